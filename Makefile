@@ -1,0 +1,39 @@
+# Two entry points for a fresh machine: `make run` (web chat) and `make test` (every test).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test lint bench system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## run: install and start the web chat on http://127.0.0.1:7860 (offline planner, embedded knowledge)
+run: $(STAMP)
+	$(BIN)/sizing web --host $${HOST:-127.0.0.1} --port $${PORT:-7860}
+
+## system-deps: Debian packages the browser tests need (Chromium, CJK and emoji fonts)
+system-deps:
+	@if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null; \
+	fi
+
+## test: install everything and run the whole test suite
+test: $(STAMP) system-deps
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

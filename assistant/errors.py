@@ -1,0 +1,47 @@
+"""The one error shape shared by tools, the CLI and the HTTP API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="Machine-readable kind: invalid_arguments, unknown_model, unknown_tool, not_found, ...")
+    message: str = Field(description="What was wrong, in one sentence.")
+    field: str | None = Field(None, description="The argument at fault, if one is.")
+    valid: Any = Field(None, description="What would have been accepted (allowed values, a range, or closest matches).")
+
+
+class ToolError(BaseModel):
+    """Returned instead of a result when a call cannot be answered."""
+
+    error: ErrorBody
+
+
+class SizingError(Exception):
+    """Raised inside the domain; turned into a ToolError at the tool boundary."""
+
+    def __init__(self, code: str, message: str, *, field: str | None = None, valid: Any = None, status: int = 400):
+        super().__init__(message)
+        self.code, self.message, self.field, self.valid, self.status = code, message, field, valid, status
+
+    def to_model(self) -> ToolError:
+        return ToolError(error=ErrorBody(code=self.code, message=self.message, field=self.field, valid=self.valid))
+
+
+def validation_error(exc) -> SizingError:
+    """Turn a pydantic ValidationError into the canonical shape, naming the first bad field."""
+    errs = exc.errors(include_url=False)
+    first = errs[0] if errs else {}
+    field = ".".join(str(p) for p in first.get("loc", ())) or None
+    parts = []
+    for e in errs[:5]:
+        loc = ".".join(str(p) for p in e.get("loc", ())) or "arguments"
+        parts.append(f"{loc}: {e.get('msg')}")
+    valid = None
+    ctx = first.get("ctx") or {}
+    if "expected" in ctx:
+        valid = ctx["expected"]
+    return SizingError("invalid_arguments", "; ".join(parts) or "invalid arguments", field=field, valid=valid)

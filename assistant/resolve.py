@@ -1,0 +1,93 @@
+"""Model and hardware name resolution: any common spelling to the catalog's canonical id."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from .errors import SizingError
+
+# Chinese and vendor names for families, replaced before matching.
+_FAMILY_WORDS = [
+    ("通义千问", "qwen"), ("千问", "qwen"), ("通义", "qwen"), ("羊驼", "llama"), ("智谱", "glm"),
+    ("百川", "baichuan"), ("零一万物", "yi"), ("书生浦语", "internlm"), ("书生", "internlm"),
+    ("深度求索", "deepseek"), ("混合专家", "mixtral"),
+]
+# Suffixes that do not change the size of a model.
+_SUFFIX = re.compile(
+    r"(?:[-_ ](?:instruct|chat|hf|base|it|bf16|fp16|fp8|awq|gptq(?:[-_]int[48])?|int[48]|gguf|bnb[-_]4bit|w8a8|w4a16))+$"
+)
+
+
+def squash(name: str) -> str:
+    """Reduce a spelling to a comparison key: lower case, family words in English, org prefix and
+    size-neutral suffixes dropped, every separator removed (dots kept: 2.5 is not 25)."""
+    s = unicodedata.normalize("NFKC", name).strip().lower()
+    for zh, en in _FAMILY_WORDS:
+        s = s.replace(zh, en)
+    if "/" in s and not re.search(r"v3/r1", s):  # "meta-llama/Llama-3.1-8B" -> "llama-3.1-8b"
+        s = s.rsplit("/", 1)[-1]
+    s = re.sub(r"^meta[-_ ]", "", s)
+    prev = None
+    while prev != s:
+        prev, s = s, _SUFFIX.sub("", s)
+    return re.sub(r"[^0-9a-z.\u4e00-\u9fff]", "", s)
+
+
+class Resolver:
+    def __init__(self, models: list[dict[str, Any]], hardware: list[dict[str, Any]]):
+        self.models = {m["id"]: m for m in models}
+        self.hardware = {h["id"]: h for h in hardware}
+        self._model_keys = self._keys(models, ("id", "display_name", "hf_repo"))
+        self._hw_keys = self._keys(hardware, ("id", "name"))
+
+    @staticmethod
+    def _keys(rows, fields) -> dict[str, str]:
+        keys: dict[str, str] = {}
+        for r in rows:
+            names = [r.get(f) for f in fields] + str(r.get("aliases") or "").split(";")
+            for n in names:
+                if n and str(n).strip():
+                    keys.setdefault(squash(str(n)), r["id"])
+        return keys
+
+    def model_id(self, name: str) -> str:
+        """Canonical id for ``name`` or a SizingError listing the closest known models."""
+        key = squash(name or "")
+        if key in self._model_keys:
+            return self._model_keys[key]
+        raise SizingError(
+            "unknown_model",
+            f"Unknown model {name!r}: it is not in the catalog. Give a known model or a raw parameter count/shape.",
+            field="model",
+            valid=self.closest_models(name),
+        )
+
+    def closest_models(self, name: str, limit: int = 5) -> list[str]:
+        key = squash(name or "")
+        if not key:
+            return []
+        prefixed = sorted({mid for k, mid in self._model_keys.items() if k.startswith(key)})
+        if prefixed:
+            return prefixed[:limit]
+        hits = process.extract(key, list(self._model_keys), scorer=fuzz.WRatio, limit=limit * 3)
+        out: list[str] = []
+        for k, _score, _ in hits:
+            mid = self._model_keys[k]
+            if mid not in out:
+                out.append(mid)
+        return out[:limit]
+
+    def hardware_id(self, name: str) -> str:
+        key = squash(name or "")
+        if key in self._hw_keys:
+            return self._hw_keys[key]
+        raise SizingError(
+            "unknown_hardware",
+            f"Unknown hardware {name!r}.",
+            field="hardware",
+            valid=sorted(self.hardware),
+        )

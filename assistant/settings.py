@@ -1,0 +1,76 @@
+"""One settings class for every front end. Environment prefix: ``SIZING_``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """Every knob of the assistant. Each field reads ``SIZING_<NAME>`` (Slack fields also read
+    Slack's usual variable names)."""
+
+    model_config = SettingsConfigDict(env_prefix="SIZING_", extra="ignore", populate_by_name=True)
+
+    knowledge_dir: Path = Field(
+        PROJECT_ROOT / "knowledge",
+        description="Folder with tables/, catalog/ and notes/ that the knowledge base is built from.",
+    )
+    cache_dir: Path | None = Field(
+        None,
+        description="Where the built DuckDB file is cached (keyed by a hash of knowledge/). "
+        "Default: $XDG_CACHE_HOME/sizing or ~/.cache/sizing, falling back to the temp dir.",
+    )
+    prompts_dir: Path = Field(PROJECT_ROOT / "prompts", description="Folder with the prompt texts.")
+
+    llm: str = Field(
+        "offline",
+        description="Chat model: 'offline' (deterministic planner, default), any init_chat_model "
+        "provider string such as 'openai:gpt-4o-mini', 'anthropic:claude-sonnet-4-5', 'ollama:qwen2.5', "
+        "or 'openai:MODEL' together with llm_base_url for an OpenAI-compatible endpoint (vLLM).",
+    )
+    llm_base_url: str | None = Field(None, description="Base URL of an OpenAI-compatible endpoint, e.g. http://host:8000/v1.")
+    llm_api_key: SecretStr | None = Field(None, description="API key for the LLM endpoint (falls back to the provider's own variable).")
+    llm_timeout_s: float = Field(60.0, description="Timeout of one LLM request, seconds.")
+    llm_fallback: bool = Field(
+        True, description="When the LLM endpoint fails, answer with the offline planner (and say so) instead of an error."
+    )
+
+    max_question_chars: int = Field(20_000, description="Longest question accepted; longer input is cut with a notice.")
+    max_body_bytes: int = Field(1_000_000, description="Largest HTTP request body the API accepts, bytes.")
+    request_timeout_s: float = Field(30.0, description="Time limit for one API request, seconds.")
+    api_keys: list[str] = Field(
+        default_factory=list,
+        description="Bearer keys for the REST/MCP API (JSON list or comma-separated). Empty: no auth.",
+    )
+
+    host: str = Field("127.0.0.1", description="Host the web chat and API bind to.")
+    port: int = Field(7860, description="Port of the web chat (the API default is 8000).")
+
+    slack_bot_token: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("SIZING_SLACK_BOT_TOKEN", "SLACK_BOT_TOKEN"), description="Slack bot token (xoxb-...)."
+    )
+    slack_signing_secret: SecretStr | None = Field(
+        None,
+        validation_alias=AliasChoices("SIZING_SLACK_SIGNING_SECRET", "SLACK_SIGNING_SECRET"),
+        description="Slack signing secret, used to verify Events API requests.",
+    )
+    slack_app_token: SecretStr | None = Field(
+        None,
+        validation_alias=AliasChoices("SIZING_SLACK_APP_TOKEN", "SLACK_APP_TOKEN"),
+        description="Slack app-level token (xapp-...); when set, `sizing slack` uses Socket Mode.",
+    )
+    slack_api_url: str | None = Field(None, description="Override of Slack's Web API base URL (tests point it at a local stand-in).")
+
+    def resolved_cache_dir(self) -> Path:
+        import os
+        import tempfile
+
+        if self.cache_dir:
+            return self.cache_dir
+        base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache" if Path.home().exists() else None)
+        return Path(base) / "sizing" if base else Path(tempfile.gettempdir()) / "sizing-cache"

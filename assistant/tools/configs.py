@@ -1,0 +1,1 @@
+"""Config generation tool (generate_config)."""

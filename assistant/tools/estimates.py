@@ -1,0 +1,1 @@
+"""Estimator tools (estimate_training_memory, plan_training, estimate_inference, compare_hardware)."""

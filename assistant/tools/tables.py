@@ -1,0 +1,365 @@
+"""Table tools: exact answers from the vendor tables, catalog look-ups and note search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..errors import SizingError
+from .common import AscendPart, Framework, ModelName, SeqLen, Strategy
+from .registry import tool
+
+PRACTICAL_NOTE = (
+    "The minimum-card table notes that jobs needing fewer than 8 cards are in practice run on 8; "
+    "on Snt9B23 1 DIE ~ 1 Snt9B card and 2 DIE is the smallest parallel unit."
+)
+
+
+def pick_seq_len(requested: int | None, listed: list[int]) -> tuple[int | None, str | None]:
+    """The table row to answer from: the requested length if listed, else the nearest listed one at
+    or above it (with a note), else None when the request is longer than anything listed."""
+    listed = sorted(set(listed))
+    if requested is None or not listed:
+        return None, None
+    if requested in listed:
+        return requested, None
+    above = [s for s in listed if s >= requested]
+    if above:
+        return above[0], f"The table lists {listed}; {requested} tokens is answered from the {above[0]}-token row."
+    return None, f"The table lists only {listed} tokens; nothing covers {requested}. Use plan_training for an estimate."
+
+
+# ---------------------------------------------------------------- resolve_model / catalog
+class ResolveModelArgs(BaseModel):
+    name: ModelName
+
+
+class ModelInfo(BaseModel):
+    id: str = Field(description="Canonical model id used by every tool.")
+    display_name: str | None = None
+    family: str | None = None
+    arch: str | None = None
+    params_b: float | None = Field(None, description="Total parameters, billions.")
+    active_params_b: float | None = Field(None, description="Parameters active per token, billions (MoE).")
+    modality: str | None = None
+    template: str | None = Field(None, description="LLaMA-Factory chat template.")
+    max_context: int | None = None
+    in_tables: list[str] = Field(default_factory=list, description="Vendor tables with rows for this model.")
+
+
+def model_info(ctx, model_id: str) -> ModelInfo:
+    m = ctx.kb.model(model_id) or {"id": model_id}
+    tables = []
+    if ctx.kb.recipes(model_id):
+        tables.append("recipes_llamafactory")
+    if ctx.kb.min_cards(model_id, None, None, None):
+        tables.append("min_cards")
+    if ctx.kb.vllm_rows(model_id):
+        tables.append("vllm_min_cards")
+    fields = set(ModelInfo.model_fields) - {"in_tables"}
+    return ModelInfo(**{k: m.get(k) for k in fields}, in_tables=tables)
+
+
+@tool
+def resolve_model(ctx, args: ResolveModelArgs) -> ModelInfo:
+    """Resolve a model name in any spelling (Chinese, HF repo, vendor-table style) to the canonical id, with its size and the vendor tables that list it.
+
+    Unknown names return an error listing the closest known models."""
+    return model_info(ctx, ctx.resolver.model_id(args.name))
+
+
+class ListModelsArgs(BaseModel):
+    family: str | None = Field(None, max_length=50, description="Only this family (e.g. qwen2.5, llama3.1).")
+    in_tables_only: bool = Field(False, description="Only models that appear in a vendor table.")
+
+
+class ModelSummary(BaseModel):
+    id: str
+    family: str | None = None
+    params_b: float | None = None
+    active_params_b: float | None = None
+    modality: str | None = None
+    in_tables: bool = False
+
+
+class ListModelsResult(BaseModel):
+    count: int
+    models: list[ModelSummary]
+
+
+@tool
+def list_models(ctx, args: ListModelsArgs) -> ListModelsResult:
+    """List the models in the catalog (optionally one family, or only those in the vendor tables)."""
+    in_tables = ctx.kb.table_model_ids()
+    fam = (args.family or "").strip().lower()
+    out = []
+    for m in ctx.kb.models():
+        if fam and fam not in str(m.get("family", "")).lower() and not str(m["id"]).startswith(fam):
+            continue
+        if args.in_tables_only and m["id"] not in in_tables:
+            continue
+        out.append(ModelSummary(id=m["id"], family=m.get("family"), params_b=m.get("params_b"),
+                                active_params_b=m.get("active_params_b"), modality=m.get("modality"),
+                                in_tables=m["id"] in in_tables))
+    return ListModelsResult(count=len(out), models=out)
+
+
+class ListHardwareArgs(BaseModel):
+    pass
+
+
+class HardwareInfo(BaseModel):
+    id: str
+    name: str
+    vendor: str | None = None
+    memory_gb: float = Field(description="Memory per device (per DIE on Snt9B23), GB.")
+    devices_per_node: int
+    unit: str = Field(description="What one device is: card or DIE.")
+    dies_per_card: int | None = None
+    min_parallel_unit: int | None = None
+    bf16_tflops: float | None = None
+    notes: str | None = None
+    source: str | None = None
+
+
+class ListHardwareResult(BaseModel):
+    hardware: list[HardwareInfo]
+
+
+@tool
+def list_hardware(ctx, args: ListHardwareArgs) -> ListHardwareResult:
+    """List the hardware catalog: Ascend Snt9B/Snt9B23 and common NVIDIA GPUs with memory and devices per node."""
+    fields = set(HardwareInfo.model_fields)
+    return ListHardwareResult(hardware=[HardwareInfo(**{k: h.get(k) for k in fields}) for h in ctx.kb.hardware()])
+
+
+# ---------------------------------------------------------------- training_recipe (table 1)
+class TrainingRecipeArgs(BaseModel):
+    model: ModelName
+    strategy: Strategy = "lora"
+    seq_len: SeqLen = 4096
+
+
+class RecipeRow(BaseModel):
+    model_id: str
+    family: str
+    template: str
+    size: str
+    strategy: str
+    cutoff_len: int
+    grad_accum: int
+    deepspeed: str = Field(description="As written in the table, e.g. ZeRO-3-Offload.")
+    zero_stage: int
+    offload: bool
+    nodes: int
+    cards_per_node: int
+    total_cards: int
+    spec_cell: str
+    source: str
+
+
+class TrainingRecipeResult(BaseModel):
+    model_id: str
+    strategy: str
+    seq_len: int = Field(description="Sequence length asked for.")
+    seq_len_used: int | None = Field(None, description="Table row's cutoff_len the answer comes from.")
+    found: bool
+    zero_stage: int | None = None
+    offload: bool | None = None
+    grad_accum: int | None = None
+    nodes: int | None = None
+    cards_per_node: int | None = None
+    total_cards: int | None = None
+    template: str | None = None
+    deepspeed: str | None = None
+    source: str | None = None
+    note: str | None = None
+    rows: list[RecipeRow] = Field(default_factory=list, description="Every table row for this model and strategy.")
+
+
+@tool
+def training_recipe(ctx, args: TrainingRecipeArgs) -> TrainingRecipeResult:
+    """LLaMA-Factory recipe from the ModelArts table: DeepSpeed ZeRO stage, offload, gradient_accumulation_steps, nodes and cards per node, chat template.
+
+    Covers the table's models at cutoff_len 4096/8192; a length not listed is answered from the next listed one above it."""
+    model_id = ctx.resolver.model_id(args.model)
+    all_rows = ctx.kb.recipes(model_id)
+    if not all_rows:
+        listed = sorted({r["model_id"] for r in ctx.kb.query("SELECT DISTINCT model_id FROM recipes_llamafactory")})
+        raise SizingError("no_table_row", f"The LLaMA-Factory recipe table has no row for {model_id}.",
+                          field="model", valid=listed, status=404)
+    rows = [RecipeRow(**r) for r in all_rows if r["strategy"] == args.strategy]
+    if not rows:
+        raise SizingError("no_table_row", f"The recipe table has no {args.strategy} row for {model_id}.",
+                          field="strategy", valid=sorted({r["strategy"] for r in all_rows}), status=404)
+    used, note = pick_seq_len(args.seq_len, [r.cutoff_len for r in rows])
+    res = TrainingRecipeResult(model_id=model_id, strategy=args.strategy, seq_len=args.seq_len,
+                               seq_len_used=used, found=used is not None, note=note, rows=rows)
+    if used is not None:
+        row = next(r for r in rows if r.cutoff_len == used)
+        for k in ("zero_stage", "offload", "grad_accum", "nodes", "cards_per_node", "total_cards", "template", "deepspeed", "source"):
+            setattr(res, k, getattr(row, k))
+    return res
+
+
+# ---------------------------------------------------------------- min_cards (table 2)
+class MinCardsArgs(BaseModel):
+    model: ModelName
+    strategy: Strategy | None = Field(None, description="lora or full; omit for both.")
+    seq_len: SeqLen | None = Field(None, description="SEQ_LEN; omit for every listed length.")
+    framework: Framework | None = Field(None, description="MindSpeed-LLM or LLaMA-Factory; omit for both.")
+    hardware: AscendPart | None = Field(None, description="Snt9B or Snt9B23; omit for both.")
+
+
+class MinCardsRow(BaseModel):
+    model: str = Field(description="Model as written in the table.")
+    model_id: str
+    strategy: str
+    seq_len: int
+    framework: str
+    hardware: str
+    cards: int | None = Field(description="Minimum cards (Snt9B) or DIE (Snt9B23); null when not supported.")
+    supported: bool
+    unit: str = Field(description="card on Snt9B, DIE on Snt9B23.")
+    nodes: int | None = Field(None, description="Whole nodes needed: 8 cards per Snt9B node, 16 DIE per Snt9B23 node.")
+    physical_cards: int | None = Field(None, description="Snt9B23 physical cards (2 DIE each).")
+    cell: str = Field(description="The table cell as written.")
+    merged_cell: bool = Field(description="True when the cell was empty in the source and takes its left neighbour's value (merged cell).")
+    source: str
+
+
+class MinCardsResult(BaseModel):
+    model_id: str
+    strategy: str | None = None
+    seq_len: int | None = None
+    seq_len_used: int | None = None
+    framework: str | None = None
+    hardware: str | None = None
+    cards: int | None = Field(None, description="Filled when exactly one row matches.")
+    supported: bool | None = None
+    unit: str | None = None
+    source: str | None = None
+    rows: list[MinCardsRow]
+    notes: list[str] = Field(default_factory=list)
+
+
+def _min_cards_row(r: dict[str, Any]) -> MinCardsRow:
+    per_node = 16 if r["hardware"] == "Snt9B23" else 8
+    cards = r["cards"]
+    return MinCardsRow(
+        **{k: r[k] for k in ("model", "model_id", "strategy", "seq_len", "framework", "hardware", "supported", "unit", "cell", "merged_cell", "source")},
+        cards=cards,
+        nodes=-(-cards // per_node) if cards else None,
+        physical_cards=-(-cards // 2) if cards and r["hardware"] == "Snt9B23" else None,
+    )
+
+
+@tool
+def min_cards(ctx, args: MinCardsArgs) -> MinCardsResult:
+    """Minimum Ascend cards (Snt9B) or DIE (Snt9B23) from the ModelArts table (2025-06-24) for MindSpeed-LLM and LLaMA-Factory SFT/PT.
+
+    Omitted filters return every matching row; unsupported combinations have cards null and supported false."""
+    model_id = ctx.resolver.model_id(args.model)
+    raw = ctx.kb.min_cards(model_id, args.strategy, args.framework, args.hardware)
+    if not raw:
+        listed = sorted({r["model_id"] for r in ctx.kb.query("SELECT DISTINCT model_id FROM min_cards")})
+        what = f"{model_id}" + (f" with {args.strategy}" if args.strategy else "")
+        raise SizingError("no_table_row", f"The minimum-card table has no row for {what}.",
+                          field="model", valid=listed, status=404)
+    notes = []
+    used = None
+    if args.seq_len is not None:
+        used, note = pick_seq_len(args.seq_len, [r["seq_len"] for r in raw])
+        if note:
+            notes.append(note)
+        raw = [r for r in raw if r["seq_len"] == used]
+    rows = [_min_cards_row(r) for r in raw]
+    res = MinCardsResult(model_id=model_id, strategy=args.strategy, seq_len=args.seq_len, seq_len_used=used,
+                         framework=args.framework, hardware=args.hardware, rows=rows, notes=notes)
+    if len(rows) == 1:
+        r = rows[0]
+        res.cards, res.supported, res.unit, res.source = r.cards, r.supported, r.unit, r.source
+    if any(r.cards and r.cards < 8 for r in rows):
+        res.notes.append(PRACTICAL_NOTE)
+    return res
+
+
+# ---------------------------------------------------------------- inference_min_cards (tables 3)
+class InferenceMinCardsArgs(BaseModel):
+    model: ModelName
+    max_model_len: SeqLen | None = Field(None, description="Context length you need (tokens); omit for every row.")
+    memory_gb: int | None = Field(None, ge=1, le=1024, description="Memory per card: 32 or 64 (GB); omit for both.")
+
+
+class VllmRow(BaseModel):
+    table: str
+    model: str
+    model_id: str
+    memory_gb: int
+    gpu_memory_utilization: float
+    cards: int | None
+    max_model_len: int | None = Field(description="Tested max-model-len in tokens (K x 1024).")
+    supported: bool
+    cell: str
+    source: str
+
+
+class InferenceMinCardsResult(BaseModel):
+    model_id: str
+    max_model_len: int | None = None
+    memory_gb: int | None = None
+    cards: int | None = Field(None, description="Fewest cards among rows that meet max_model_len (when given).")
+    rows: list[VllmRow]
+    notes: list[str] = Field(default_factory=list)
+
+
+@tool
+def inference_min_cards(ctx, args: InferenceMinCardsArgs) -> InferenceMinCardsResult:
+    """Minimum Ascend cards and tested max-model-len for vLLM serving, from the ModelArts vLLM tables (32 GB and 64 GB cards)."""
+    model_id = ctx.resolver.model_id(args.model)
+    raw = [r for r in ctx.kb.vllm_rows(model_id) if args.memory_gb is None or r["memory_gb"] == args.memory_gb]
+    if not raw:
+        listed = sorted({r["model_id"] for r in ctx.kb.query("SELECT DISTINCT model_id FROM vllm_min_cards")})
+        raise SizingError("no_table_row", f"The vLLM tables have no row for {model_id}"
+                          + (f" at {args.memory_gb} GB" if args.memory_gb else "") + ". Use estimate_inference.",
+                          field="model", valid=listed, status=404)
+    rows = [VllmRow(**{k: r[k] for k in VllmRow.model_fields}) for r in raw]
+    notes: list[str] = []
+    ok = [r for r in rows if r.supported and (args.max_model_len is None or (r.max_model_len or 0) >= args.max_model_len)]
+    cards = min((r.cards for r in ok if r.cards), default=None)
+    if args.max_model_len and not ok:
+        notes.append(f"No table row was tested at {args.max_model_len} tokens; the longest tested is "
+                     f"{max((r.max_model_len or 0) for r in rows)}. Use estimate_inference for longer contexts.")
+    return InferenceMinCardsResult(model_id=model_id, max_model_len=args.max_model_len, memory_gb=args.memory_gb,
+                                   cards=cards, rows=rows, notes=notes)
+
+
+# ---------------------------------------------------------------- search_notes
+class SearchNotesArgs(BaseModel):
+    query: str = Field(min_length=1, max_length=2000, description="What to look up, Chinese or English (e.g. 'checkpoint timeout', '显存溢出').")
+    limit: int = Field(3, ge=1, le=10)
+
+
+class NotePassage(BaseModel):
+    title: str
+    heading: str
+    text: str
+    source: str
+    file: str
+    score: float
+
+
+class SearchNotesResult(BaseModel):
+    query: str
+    results: list[NotePassage]
+
+
+@tool
+def search_notes(ctx, args: SearchNotesArgs) -> SearchNotesResult:
+    """Search the troubleshooting and how-to notes (OOM, checkpoint timeout, FlashAttention, BF16/FP16, ZeRO stages, DIE, vLLM FAQ); returns ranked passages with their source."""
+    hits = ctx.kb.notes_index().search(args.query, args.limit)
+    return SearchNotesResult(query=args.query, results=[
+        NotePassage(title=r["title"], heading=r["heading"], text=r["text"], source=r["source"], file=r["file"], score=round(s, 3))
+        for s, r in hits
+    ])
