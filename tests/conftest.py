@@ -1,0 +1,54 @@
+"""Shared fixtures: one knowledge base per test session, built from the repo's knowledge/ into a
+temporary cache folder; settings with telemetry off and no LLM; a free loopback port."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+for _k, _v in {"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1",
+               "DO_NOT_TRACK": "1", "FASTMCP_SHOW_SERVER_BANNER": "false", "FASTMCP_CHECK_FOR_UPDATES": "off",
+               "LANGCHAIN_TRACING_V2": "false"}.items():
+    os.environ.setdefault(_k, _v)
+
+from assistant.context import Context  # noqa: E402
+from assistant.settings import Settings  # noqa: E402
+from assistant.tools import REGISTRY  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def settings(tmp_path_factory) -> Settings:
+    return Settings(llm="offline", cache_dir=tmp_path_factory.mktemp("kb-cache"))
+
+
+@pytest.fixture(scope="session")
+def ctx(settings) -> Context:
+    return Context.create(settings)
+
+
+@pytest.fixture(scope="session")
+def registry():
+    return REGISTRY
+
+
+@pytest.fixture()
+def call(ctx, registry):
+    """call(tool_name, **args) -> result as a JSON-ready dict (or the canonical error dict)."""
+
+    def _call(name: str, **args):
+        return registry.call_json(name, args, ctx)
+
+    return _call
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture()
+def free_port() -> int:
+    return _free_port()
