@@ -154,7 +154,7 @@ class KnowledgeBase:
 
     def vllm_rows(self, model_id: str) -> list[dict[str, Any]]:
         return self.query(
-            "SELECT * FROM vllm_min_cards WHERE model_id = ? ORDER BY table, memory_gb", [model_id]
+            'SELECT * FROM vllm_min_cards WHERE model_id = ? ORDER BY "table", memory_gb', [model_id]
         )
 
     def table_model_ids(self) -> set[str]:

@@ -37,6 +37,17 @@ def squash(name: str) -> str:
     return re.sub(r"[^0-9a-z.\u4e00-\u9fff]", "", s)
 
 
+def _candidates(name: str) -> list[str]:
+    """Keys to try in order: the name as squashed, then without a trailing release tag
+    ("Mixtral-8x7B-Instruct-v0.1", "Qwen3-235B-A22B-Instruct-2507") which does not change the shape."""
+    base = unicodedata.normalize("NFKC", name).strip()
+    out = [squash(base)]
+    trimmed = re.sub(r"(?i)[-_ ](?:v\d+(?:\.\d+)?|\d{4})$", "", base)
+    if trimmed != base:
+        out.append(squash(trimmed))
+    return out
+
+
 class Resolver:
     def __init__(self, models: list[dict[str, Any]], hardware: list[dict[str, Any]]):
         self.models = {m["id"]: m for m in models}
@@ -56,9 +67,9 @@ class Resolver:
 
     def model_id(self, name: str) -> str:
         """Canonical id for ``name`` or a SizingError listing the closest known models."""
-        key = squash(name or "")
-        if key in self._model_keys:
-            return self._model_keys[key]
+        for key in _candidates(name or ""):
+            if key in self._model_keys:
+                return self._model_keys[key]
         raise SizingError(
             "unknown_model",
             f"Unknown model {name!r}: it is not in the catalog. Give a known model or a raw parameter count/shape.",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import AliasChoices, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,10 +44,24 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(20_000, description="Longest question accepted; longer input is cut with a notice.")
     max_body_bytes: int = Field(1_000_000, description="Largest HTTP request body the API accepts, bytes.")
     request_timeout_s: float = Field(30.0, description="Time limit for one API request, seconds.")
-    api_keys: list[str] = Field(
+    api_keys: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Bearer keys for the REST/MCP API (JSON list or comma-separated). Empty: no auth.",
     )
+    tool_cache_size: int = Field(
+        1024, ge=0, description="Tool results the API remembers per process (tools are pure over a read-only "
+        "knowledge base); 0 turns the cache off.",
+    )
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _split_keys(cls, v):
+        # Environment values arrive as text: a JSON list or comma-separated keys.
+        if isinstance(v, str):
+            import json
+
+            v = json.loads(v) if v.strip().startswith("[") else v.split(",")
+        return [k.strip() for k in v if str(k).strip()] if isinstance(v, list) else v
 
     host: str = Field("127.0.0.1", description="Host the web chat and API bind to.")
     port: int = Field(7860, description="Port of the web chat (the API default is 8000).")

@@ -37,8 +37,8 @@ def registry():
 def call(ctx, registry):
     """call(tool_name, **args) -> result as a JSON-ready dict (or the canonical error dict)."""
 
-    def _call(name: str, **args):
-        return registry.call_json(name, args, ctx)
+    def _call(_tool: str, /, **args):
+        return registry.call_json(_tool, args, ctx)
 
     return _call
 

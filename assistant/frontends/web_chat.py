@@ -1,0 +1,159 @@
+"""Turn the agent's stream events into Gradio chat messages (plain dicts, so this module does not
+import Gradio and is unit-testable): one collapsible step per tool call, the streamed answer text,
+generated configs as code blocks plus downloadable files, and the notice when an LLM failed."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..answer import AgentEvent, Answer, GeneratedFile
+
+MAX_RESULT_CHARS = 4_000  # a tool step shows at most this much JSON; long row lists are cut
+CODE_LANG = {"yaml": "yaml", "yml": "yaml", "json": "json", "sh": "bash", "env": "bash", "txt": "text"}
+SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def is_chinese(text: str) -> bool:
+    return bool(re.search(r"[\u4e00-\u9fff]", text or ""))
+
+
+def collect_sources(result: Any, limit: int = 6) -> list[str]:
+    """Every distinct ``source`` string in a tool result (top level first, then rows), in order."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if len(found) >= limit:
+            return
+        if isinstance(node, dict):
+            src = node.get("source")
+            if isinstance(src, str) and src and src not in found:
+                found.append(src)
+            for v in node.values():
+                if isinstance(v, dict | list):
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(result)
+    return found[:limit]
+
+
+def _json_block(obj: Any, limit: int = MAX_RESULT_CHARS) -> str:
+    text = json.dumps(obj, ensure_ascii=False, indent=1, default=str)
+    if len(text) > limit:
+        text = text[:limit] + f"\n… ({len(text) - limit} more characters cut)"
+    return f"```json\n{text}\n```"
+
+
+def step_content(args: dict | None, result: dict | None) -> str:
+    parts = ["**Arguments**\n" + _json_block(args or {})]
+    if result is not None:
+        err = result.get("error") if isinstance(result, dict) and len(result) == 1 else None
+        if isinstance(err, dict):
+            msg = f"**Error** `{err.get('code')}`: {err.get('message')}"
+            if err.get("valid") not in (None, [], ""):
+                msg += f"\n\nValid: `{json.dumps(err['valid'], ensure_ascii=False, default=str)[:1000]}`"
+            parts.append(msg)
+        else:
+            parts.append("**Result**\n" + _json_block(result))
+            sources = collect_sources(result)
+            parts.append("**Source**: " + ("; ".join(sources) if sources else "estimate (computed by the tool)"))
+    return "\n\n".join(parts)
+
+
+def code_language(f: GeneratedFile) -> str:
+    ext = Path(f.filename).suffix.lstrip(".").lower()
+    if ext in CODE_LANG:
+        return CODE_LANG[ext]
+    fmt = (f.format or "").lower()
+    return next((lang for key, lang in (("yaml", "yaml"), ("json", "json"), ("env", "bash"), ("launch", "bash")) if key in fmt), "text")
+
+
+def write_file(files_dir: Path, f: GeneratedFile) -> Path:
+    """Save a generated config under its own random folder (sessions never overwrite each other)
+    and return the path the chat serves for download."""
+    name = SAFE_NAME.sub("_", Path(f.filename).name).strip("._") or "config.txt"
+    folder = files_dir / uuid.uuid4().hex[:12]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f.content, encoding="utf-8")
+    return path
+
+
+class ChatRenderer:
+    """Accumulates the assistant's side of one turn as a list of chat-message dicts."""
+
+    def __init__(self, files_dir: Path | None):
+        self.files_dir = files_dir
+        self.messages: list[dict[str, Any]] = []
+        self._pending: list[int] = []  # indexes of steps still waiting for their result
+        self._text_at: int | None = None
+        self.answer: Answer | None = None
+        self.files: list[Path] = []
+
+    def _text(self, text: str, append: bool) -> None:
+        if self._text_at is None:
+            self._text_at = len(self.messages)
+            self.messages.append({"role": "assistant", "content": ""})
+        msg = self.messages[self._text_at]
+        msg["content"] = (msg["content"] + text) if append else text
+
+    def feed(self, ev: AgentEvent) -> None:
+        if ev.kind == "tool_call":
+            self._pending.append(len(self.messages))
+            self.messages.append({
+                "role": "assistant",
+                "content": step_content(ev.args, None),
+                "metadata": {"title": f"🔧 {ev.name}", "status": "pending", "id": f"step-{len(self.messages)}"},
+            })
+            self._text_at = None  # text after a tool call goes below it
+        elif ev.kind == "tool_result":
+            idx = next((i for i in self._pending if self.messages[i]["metadata"]["title"].endswith(f" {ev.name}")),
+                       self._pending[0] if self._pending else None)
+            if idx is None:  # a result without its call: show it as a finished step of its own
+                idx = len(self.messages)
+                self.messages.append({"role": "assistant", "content": "", "metadata": {"id": f"step-{idx}"}})
+            else:
+                self._pending.remove(idx)
+            failed = isinstance(ev.result, dict) and "error" in ev.result and len(ev.result) == 1
+            md = self.messages[idx]["metadata"]
+            md.update(status="done", title=f"{'⚠️' if failed else '🔧'} {ev.name}" + (" — error" if failed else ""))
+            self.messages[idx]["content"] = step_content(ev.args if ev.args is not None else self._args_of(idx), ev.result)
+        elif ev.kind == "text" and ev.text:
+            self._text(ev.text, append=True)
+        elif ev.kind == "final" and ev.answer is not None:
+            self.finish(ev.answer)
+
+    def _args_of(self, idx: int) -> dict | None:
+        m = re.search(r"```json\n(.*?)\n```", self.messages[idx]["content"], re.S)
+        try:
+            return json.loads(m.group(1)) if m else None
+        except ValueError:
+            return None
+
+    def finish(self, answer: Answer) -> None:
+        self.answer = answer
+        for i in self._pending:  # a call whose result never came (should not happen): close it
+            self.messages[i]["metadata"]["status"] = "done"
+        self._pending.clear()
+        self._text(answer.answer or "", append=False)
+        for f in answer.files:
+            if f.content.strip() and f.content.strip() not in (answer.answer or ""):
+                self.messages.append({"role": "assistant",
+                                      "content": f"**{f.filename}**\n```{code_language(f)}\n{f.content.rstrip()}\n```"})
+            if self.files_dir is not None:
+                path = write_file(self.files_dir, f)
+                self.files.append(path)
+                self.messages.append({"role": "assistant", "content": {"path": str(path)}})
+
+    def error(self, message: str) -> None:
+        for i in self._pending:
+            md = self.messages[i]["metadata"]
+            md.update(status="done", title=md["title"] + " — interrupted")
+        self._pending.clear()
+        self._text(message, append=False)

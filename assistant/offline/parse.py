@@ -1,0 +1,404 @@
+"""Read a free-form question (Chinese, English or mixed) into slots: which model, method, sequence
+length, framework, hardware, device counts and what is being asked. Deterministic and cheap: regular
+expressions plus the catalog resolver; nothing here knows any particular example question."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field, fields, replace
+
+from ..resolve import _FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
+
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Control characters other than tab and newline are dropped before parsing (and before the agent).
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
+MAX_TOKENS = 4000  # model-mention scan bound: a 20 kB paste is still answered in milliseconds
+
+# ---------------------------------------------------------------- vocabulary
+FRAMEWORKS = [
+    (re.compile(r"mind\s*speed(?:[-_ ]?llm)?|model\s*link"), "MindSpeed-LLM"),
+    (re.compile(r"llama[-_ ]?factory|llamafactory|\blf\b"), "LLaMA-Factory"),
+]
+# Hardware words -> a name the catalog resolver knows; the Ascend parts are matched before the
+# generic "910" so that "910B"/"910C" pick the right part.
+HARDWARE = [
+    (re.compile(r"snt\s*9\s*b\s*23|(?:ascend\s*)?910\s*c\b|910c|atlas\s*900\s*a3|\ba3\s*super\s*pod"), "Snt9B23"),
+    (re.compile(r"snt\s*9\s*b(?!\s*23)|(?:ascend\s*)?910\s*b\d?(?![0-9])|910b\d?|atlas\s*800t?\s*a2"), "Snt9B"),
+    (re.compile(r"\b(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s|l40|v100|a10|l20)(?:[-_ ]?(?:sxm|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?(?![a-z0-9])"), "gpu"),
+    (re.compile(r"(?:rtx\s*|geforce\s*)?(4090|3090|5090)(?:\s*d)?(?![0-9])"), "gpu"),
+]
+METHODS = [
+    ("qlora", re.compile(r"q[-_ ]?lora")),
+    ("lora", re.compile(r"(?<![a-z])lora(?![a-z])|低秩")),
+    ("freeze", re.compile(r"(?<![a-z])freeze(?![a-z])|冻结")),
+    ("full", re.compile(r"(?<![a-z])full(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
+]
+STAGES = [
+    ("dpo", re.compile(r"(?<![a-z])dpo(?![a-z])|偏好")),
+    ("kto", re.compile(r"(?<![a-z])kto(?![a-z])")),
+    ("ppo", re.compile(r"(?<![a-z])ppo(?![a-z])|rlhf")),
+    ("rm", re.compile(r"reward\s*model|奖励模型")),
+    ("pt", re.compile(r"pre[-_ ]?train|预训练|增量训练|继续训练|continued\s+training|(?<![a-z])pt(?![a-z])")),
+    ("sft", re.compile(r"(?<![a-z])sft(?![a-z])|监督微调|指令微调")),
+]
+CONFIG_FORMATS = [
+    ("mindspeed_env", re.compile(r"(?<![a-z])env(?![a-z])|环境变量|shell\s*var")),
+    ("launch", re.compile(r"launch|torchrun|启动(?:脚本|命令)?|command\s*line|(?<![a-z])command(?![a-z])|命令")),
+    ("deepspeed_json", re.compile(r"deep\s*speed|ds[-_ ]?config|(?<![a-z])json(?![a-z])|ds_z\d")),
+    ("llamafactory_yaml", re.compile(r"ya?ml")),
+]
+
+INTENTS: dict[str, re.Pattern] = {
+    "cards": re.compile(
+        r"how\s+many|minimum|(?<![a-z])min(?![a-z])|least|fewest|(?<![a-z])(?:cards?|npus?|gpus?|nodes?|devices?|dies?)(?![a-z])|"
+        r"最少|至少|几张|几卡|几个|多少|卡数|节点数|几台|资源|规格|需要.{0,6}[卡机]"),
+    "zero": re.compile(r"(?<![a-z])zero(?![a-z])|zero[-_ ]?\d|deep\s*speed|offload|卸载|(?<![a-z])stage(?![a-z])|ds_z\d"),
+    "ga": re.compile(r"gradient[-_ ]?accum|grad[-_ ]?accum|accumulation|(?<![a-z])ga(?![a-z])|梯度累[积计加]|累积步"),
+    "memory": re.compile(r"memory|(?<![a-z])mem(?![a-z])|vram|hbm|显存|内存|(?<![a-z])gi?b(?![a-z])|(?<![a-z])fit|放得下|放不下|装得下|占用|多大"),
+    "estimate": re.compile(r"estimat|估算|估计|预估|approx|roughly|大概|大约"),
+    "inference": re.compile(r"inference|infer(?![a-z])|serv(?:e|ing)|deploy|vllm|推理|部署|服务化|上线|max[-_ ]?model[-_ ]?len|"
+                            r"max(?:imum)?\s+context|context\s+(?:length|window)|最长上下文|最大上下文|kv\s*cache"),
+    "config": re.compile(r"ya?ml|(?<![a-z])json(?![a-z])|config|配置文件|配置|(?<![a-z])env(?![a-z])|环境变量|launch|torchrun|"
+                         r"script|脚本|启动命令|generate|生成|写一个|给我一[个份]|give\s+me\s+the"),
+    "troubleshoot": re.compile(
+        r"(?<![a-z])oom(?![a-z])|out\s+of\s+memory|显存不足|显存溢出|内存溢出|溢出|time[sd]?\s*out|timeout|超时|hang|卡住|"
+        r"flash\s*-?attn|flash\s*-?attention|(?<![a-z])fa2?(?![a-z])|bf16|fp16|bfloat|半精度|混合精度|nan|loss|"
+        r"error|报错|错误|失败|fail|crash|exception|why|为什么|为何|怎么办|how\s+(?:do\s+i\s+|to\s+)?fix|解决|排查|慢|slow|"
+        r"barrier|hccl|expandable|recompute|重计算|checkpoint|ckpt|断点"),
+    "list_models": re.compile(r"(?:which|what|list|all|supported)\s+(?:\w+\s+)?models|models?\s+(?:are\s+)?supported|"
+                              r"支持(?:哪些|什么|的)模型|哪些模型|什么模型|模型列表|支持列表|list\s+(?:the\s+)?models"),
+    "list_hardware": re.compile(r"(?:which|what|list)\s+(?:\w+\s+)?hardware|hardware\s+(?:list|catalog)|哪些硬件|硬件列表|支持哪些(?:卡|硬件|芯片)"),
+    "support": re.compile(r"support|可以跑|能跑|能不能|是否支持|支不支持|支持吗|支持不|可不可以|can\s+i|is\s+it\s+possible|possible\s+to"),
+    "compare": re.compile(r"compar|(?<![a-z])vs\.?(?![a-z])|versus|对比|比较|哪个(?:更|好)|which\s+(?:hardware|gpu|npu|is\s+better)"),
+    "time": re.compile(r"how\s+long|training\s+time|多久|耗时|时长|多长时间|训练时间|throughput|tokens?/s|吞吐"),
+    "tp": re.compile(r"(?<![a-z])tp(?![a-z])|(?<![a-z])pp(?![a-z])|tensor\s+parallel|pipeline\s+parallel|并行|parallelism"),
+}
+# A question with none of these words is not about sizing or training at all.
+DOMAIN = re.compile(
+    r"npu|gpu|card|node|ascend|snt9|910|die(?![a-z])|zero|deepspeed|offload|lora|fine|tun|train|infer|serv|vllm|model|"
+    r"memory|oom|flash|bf16|fp16|hccl|ckpt|checkpoint|timeout|token|seq|context|batch|accum|parallel|mindspeed|factory|"
+    r"卡|节点|显存|内存|训练|微调|推理|部署|模型|并行|超时|报错|精度|序列|上下文|梯度|算子|权重|昇腾"
+)
+FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
+
+CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "单": 1, "双": 2}
+EN_NUMBERS = {"one": 1, "a single": 1, "single": 1, "a": 1, "an": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16,
+              "thirty-two": 32, "sixty-four": 64, "three": 3, "six": 6, "twelve": 12}
+UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张卡|张|块卡|块|颗|个die|die|die数)"
+NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|个节点|节点|台机器|台服务器|台|机器|机)"
+
+
+def cn_number(s: str) -> int | None:
+    """'八' -> 8, '十六' -> 16, '三十二' -> 32, '64' -> 64."""
+    if s.isdigit():
+        return int(s)
+    if "十" in s:
+        tens, _, ones = s.partition("十")
+        t = CN_DIGITS.get(tens, 1) if tens else 1
+        o = CN_DIGITS.get(ones, 0) if ones else 0
+        return t * 10 + o
+    if len(s) == 1 and s in CN_DIGITS:
+        return CN_DIGITS[s]
+    return None
+
+
+# ---------------------------------------------------------------- slots
+@dataclass
+class Slots:
+    """What one user turn (or the conversation so far) says. None means not said."""
+
+    lang: str = "en"
+    model: str | None = None
+    model_text: str | None = None
+    unknown_model: str | None = None
+    family: str | None = None
+    params_b: float | None = None
+    method: str | None = None
+    stage: str | None = None
+    seq_len: int | None = None
+    framework: str | None = None
+    hardware: str | None = None
+    hardware_text: str | None = None
+    memory_gb: int | None = None
+    devices: int | None = None
+    nodes: int | None = None
+    zero_stage: int | None = None
+    offload: bool | None = None
+    config_format: str | None = None
+    intents: set[str] = field(default_factory=set)
+    question: str = ""
+    on_topic: bool = False
+
+    CARRIED = ("model", "model_text", "family", "params_b", "method", "stage", "seq_len", "framework", "hardware",
+               "hardware_text", "memory_gb", "devices", "nodes", "zero_stage", "offload")
+
+    def with_history(self, earlier: Slots | None, follow_up: bool) -> Slots:
+        """Fill what this turn leaves open from the conversation so far. A turn naming a new model
+        starts over unless it reads as a follow-up ("what about qwen2-7b?")."""
+        if earlier is None:
+            return self
+        new = replace(self, intents=set(self.intents))
+        starts_over = bool(self.model or self.unknown_model or self.params_b) and not follow_up
+        if starts_over:
+            return new
+        if self.unknown_model and follow_up:
+            return new
+        for name in self.CARRIED:
+            if getattr(new, name) is None and getattr(earlier, name) is not None:
+                if name in ("model", "model_text", "family", "params_b") and (self.model or self.params_b or self.unknown_model):
+                    continue
+                setattr(new, name, getattr(earlier, name))
+        # "give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again
+        asked = self.intents - {"estimate", "support"}
+        if not asked:
+            new.intents |= earlier.intents
+        new.on_topic = new.on_topic or earlier.on_topic
+        return new
+
+
+def clean_text(text: str) -> str:
+    """NFKC, control characters dropped, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text or "")
+    text = CONTROL.sub(" ", text)
+    return re.sub(r"[ \t\r\f\v]+", " ", text).strip()
+
+
+def language(text: str) -> str:
+    """'zh' when the question has Chinese words beyond a Chinese model name, else 'en'."""
+    rest = text
+    for zh, _ in _FAMILY_WORDS:
+        rest = rest.replace(zh, "")
+    return "zh" if len(CJK.findall(rest)) >= 2 else "en"
+
+
+class Parser:
+    """Parses questions against one catalog (the resolver's model and hardware names)."""
+
+    def __init__(self, resolver, models: list[dict]):
+        self.resolver = resolver
+        self.keys = resolver._model_keys  # squashed spelling -> id: a set lookup per candidate span
+        zh = "|".join(re.escape(z) for z, _ in sorted(_FAMILY_WORDS, key=lambda p: -len(p[0])))
+        self.token_rx = re.compile(rf"(?:(?:{zh})\s*)?[a-z0-9][a-z0-9._/\-]*|(?:{zh})")
+        self.families = {}
+        for m in models:
+            fam = squash(str(m.get("family") or ""))
+            if fam:
+                self.families.setdefault(fam, str(m.get("family")))
+        stems = {re.match(r"[a-z]+", k).group(0) for k in self.keys if re.match(r"[a-z]+", k)}
+        self.family_stems = {s for s in stems if len(s) >= 2} | {
+            "gpt", "llama", "qwen", "mistral", "mixtral", "phi", "gemma", "falcon", "baichuan", "chatglm", "glm",
+            "internlm", "internvl", "yi", "deepseek", "bloom", "opt", "claude", "ernie", "kimi", "minimax", "starcoder",
+            "codellama", "vicuna", "olmo", "grok", "hunyuan", "pangu", "moss", "aquila", "skywork", "telechat", "bert"}
+
+    # -- model mention -------------------------------------------------------------------------
+    def _tokens(self, text: str) -> list[tuple[int, int, str]]:
+        """Word-like runs of Latin letters and digits, with a Chinese family word attached in front
+        ("千问2.5-72b"); offsets are into ``text`` so a mention can be blanked out afterwards."""
+        out = []
+        for m in self.token_rx.finditer(text.lower()):
+            tok = m.group(0).rstrip(".-/_")
+            if tok:
+                out.append((m.start(), m.start() + len(tok), tok))
+            if len(out) >= MAX_TOKENS:
+                break
+        return out
+
+    def find_model(self, text: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
+        """(model id, the words as typed, character span) of the longest known model mention."""
+        toks = self._tokens(text)
+        best = None
+        for i in range(len(toks)):
+            if not re.search(r"[a-z\u4e00-\u9fff]", toks[i][2]):
+                continue
+            for j in range(i + 1, min(len(toks), i + 5) + 1):
+                span = " ".join(t[2] for t in toks[i:j])
+                key = squash(span)
+                if key in self.keys:
+                    length = toks[j - 1][1] - toks[i][0]
+                    if best is None or length > best[0]:
+                        best = (length, self.keys[key], (toks[i][0], toks[j - 1][1]))
+        if not best:
+            return None, None, None
+        s, e = best[2]
+        return best[1], text[s:e], best[2]
+
+    def find_unknown_model(self, text: str) -> str | None:
+        """A word that looks like a model name but is not in the catalog ('gpt-99-ultra', 'qwen9-13b')."""
+        toks = [t[2] for t in self._tokens(text)]
+        for i, tok in enumerate(toks):
+            stem = re.match(r"[a-z]+", tok)
+            if not stem:
+                continue
+            if re.fullmatch(r"(?:zero|ds|fp|bf|int|ms|lf|tp|pp|sp|cp|dp|ep|mbs|gbs|snt|sxm|pcie|cuda|cann|torch|vllm|"
+                            r"deepspeed|mindspeed|llama-factory|qlora|lora|seq|cutoff|max|rank|lr|top|stage|a\d|h\d|v\d|l\d|"
+                            r"rtx|nvidia|atlas|ascend|step|epoch|gpu|npu|die|node)[-_.\d]*.*", tok):
+                continue
+            has_digit = bool(re.search(r"\d", tok))
+            hyphened = bool(re.search(r"[-_]", tok))
+            if stem.group(0) in self.family_stems and (has_digit or (i + 1 < len(toks) and re.fullmatch(r"[\d.]+b", toks[i + 1]))):
+                nxt = toks[i + 1] if i + 1 < len(toks) and re.fullmatch(r"[\d.]+[bm]|[\d.]+x[\d.]+b", toks[i + 1]) else ""
+                return (tok + (" " + nxt if nxt else "")).strip()
+            if has_digit and hyphened and re.match(r"[a-z]{2,}", tok):
+                return tok
+        return None
+
+    # -- everything ----------------------------------------------------------------------------
+    def parse(self, question: str) -> Slots:
+        text = clean_text(question)
+        s = Slots(lang=language(text), question=text)
+        low = text.lower()
+
+        # framework and hardware first; their words are blanked so "llama factory" is not a model
+        work = low
+        for rx, name in FRAMEWORKS:
+            m = rx.search(work)
+            if m and s.framework is None:
+                s.framework = name
+            work = rx.sub(lambda m: " " * len(m.group(0)), work)
+        for rx, name in HARDWARE:
+            m = rx.search(work)
+            if m and s.hardware is None:
+                s.hardware_text = m.group(0).strip()
+                s.hardware = name if name != "gpu" else self._gpu_id(m)
+            work = rx.sub(lambda m: " " * len(m.group(0)), work)
+
+        mid, typed, span = self.find_model(work)
+        if mid:
+            s.model, s.model_text = mid, typed.strip()
+            work = work[: span[0]] + " " * (span[1] - span[0]) + work[span[1]:]
+        else:
+            raw = self._raw_size(work)
+            unknown = self.find_unknown_model(work)
+            fam = self._family(work)
+            if unknown and not (raw and unknown.endswith("b") and not re.search(r"[a-z]{2,}", unknown.replace(str(raw), ""))):
+                s.unknown_model = unknown
+            elif raw:
+                s.params_b = raw
+            elif fam:
+                s.family = fam
+            if s.unknown_model:
+                work = work.replace(s.unknown_model, " " * len(s.unknown_model))
+
+        for name, rx in METHODS:
+            if rx.search(work):
+                s.method = name
+                break
+        for name, rx in STAGES:
+            if rx.search(work):
+                s.stage = name
+                break
+        if s.stage == "pt" and s.method is None:
+            s.method = "full"
+        s.zero_stage, s.offload = self._zero(work)
+        s.memory_gb = self._memory_gb(work)
+        s.nodes = self._nodes(work)
+        s.devices = self._devices(work)
+        s.seq_len = self._seq_len(work)
+
+        s.intents = {name for name, rx in INTENTS.items() if rx.search(work)}
+        if s.hardware_text and "SNT9B23" in (s.hardware or "").upper() and re.search(r"(?<![a-z])die", work):
+            s.intents.add("cards")
+        if "config" in s.intents:
+            for name, rx in CONFIG_FORMATS:
+                if rx.search(work):
+                    s.config_format = name
+                    break
+            if s.config_format == "deepspeed_json" and s.framework == "MindSpeed-LLM":
+                s.config_format = "mindspeed_env"
+            if s.config_format is None:
+                s.config_format = "mindspeed_env" if s.framework == "MindSpeed-LLM" else "llamafactory_yaml"
+            # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
+            if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|generate|生成|give\s+me|给我|写|config\s+file|配置文件|the\s+config|config\s+for|配置", work):
+                s.intents.discard("config")
+        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or DOMAIN.search(work))
+        return s
+
+    def _gpu_id(self, m: re.Match) -> str:
+        name = m.group(0).strip()
+        for cand in (name, m.group(1) + (f"-{m.group(2)}g" if m.lastindex and m.lastindex >= 2 and m.group(2) else ""), m.group(1)):
+            try:
+                return self.resolver.hardware_id(cand)
+            except Exception:  # noqa: BLE001 - an unknown GPU keeps its name; tools will say it is unknown
+                continue
+        return name
+
+    def _family(self, work: str) -> str | None:
+        for _, _, tok in self._tokens(work):
+            key = squash(tok)
+            if key in self.families:
+                return self.families[key]
+        return None
+
+    @staticmethod
+    def _raw_size(work: str) -> float | None:
+        m = re.search(r"(?<![a-z0-9.\-])(\d+(?:\.\d+)?)\s*(?:b|bn|billion|b\s*params?|亿参数)(?![a-z0-9])", work)
+        if m:
+            return float(m.group(1))
+        m = re.search(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*(?:十亿|billion)", work)
+        if m:
+            return float(m.group(1))
+        m = re.search(r"(?<![0-9.])(\d+)\s*亿", work)
+        return float(m.group(1)) / 10 if m else None
+
+    @staticmethod
+    def _zero(work: str) -> tuple[int | None, bool | None]:
+        m = re.search(r"zero[-_ ]?(\d)|ds_z(\d)|stage\s*(\d)", work)
+        stage = int(next(g for g in m.groups() if g)) if m else None
+        offload = True if re.search(r"offload|卸载", work) else None
+        if stage is not None and stage > 3:
+            stage = None
+        return stage, offload
+
+    @staticmethod
+    def _memory_gb(work: str) -> int | None:
+        m = re.search(r"(?<![0-9.])(\d{1,3})\s*g(?:b|ib)?(?![a-z0-9])", work)
+        if m and 8 <= int(m.group(1)) <= 256:
+            return int(m.group(1))
+        return None
+
+    @staticmethod
+    def _nodes(work: str) -> int | None:
+        m = re.search(rf"(?<![0-9.])(\d+|[一二两三四五六七八九十]+)\s*{NODE_WORDS}", work)
+        if m and not re.search(r"几|多少", m.group(0)):
+            return cn_number(m.group(1))
+        if re.search(r"单机|single\s+node|one\s+node", work):
+            return 1
+        return None
+
+    @staticmethod
+    def _devices(work: str) -> int | None:
+        m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*)?\s*{UNIT_WORDS}(?![a-z])", work)
+        if m:
+            return int(m.group(1))
+        m = re.search(rf"([一二两三四五六七八九十单双]+)\s*{UNIT_WORDS}", work)
+        if m and (n := cn_number(m.group(1))):
+            return n
+        m = re.search(r"(?<![a-z])(one|a single|single|two|four|eight|sixteen|thirty-two|sixty-four|three|six|twelve)\s+"
+                      r"(?:\w+\s+)?(?:cards?|npus?|gpus?|devices?|dies?)(?![a-z])", work)
+        if m:
+            return EN_NUMBERS[m.group(1)]
+        m = re.search(r"(?<![0-9])(\d+)\s*(?:机|nodes?\s*x?)\s*(\d+)\s*卡", work)  # "2机16卡" = 16 in total
+        return int(m.group(2)) if m else None
+
+    @staticmethod
+    def _seq_len(work: str) -> int | None:
+        m = re.search(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*k(?![a-z0-9])", work)
+        if m:
+            return int(float(m.group(1)) * 1024)
+        keyword = r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|seq|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|ctx|长度|序列|上下文|length)"
+        m = re.search(keyword + r"\D{0,12}?(\d{3,7})(?![0-9])", work)
+        if m:
+            return int(m.group(1))
+        m = re.search(r"(?<![0-9.])(\d{3,7})\s*(?:tokens?|个token|token)", work)
+        if m:
+            return int(m.group(1))
+        for m in re.finditer(r"(?<![0-9.a-z])(\d{3,7})(?![0-9.])(?!\s*(?:x|×)?\s*(?:卡|张|块|cards?|npus?|gpus?|dies?|nodes?|节点|g|gb|步|steps?|iters?))", work):
+            n = int(m.group(1))
+            if n >= 512 and n % 256 == 0:
+                return n
+        return None
+
+
+def field_names() -> list[str]:
+    return [f.name for f in fields(Slots)]
