@@ -97,6 +97,7 @@ class KnowledgeBase:
         self._local = threading.local()
         self._notes: NoteIndex | None = None
         self._lock = threading.Lock()
+        self._memo: dict[tuple, list[dict[str, Any]]] = {}
 
     @classmethod
     def open(cls, knowledge_dir: Path, cache_dir: Path) -> KnowledgeBase:
@@ -114,8 +115,19 @@ class KnowledgeBase:
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
+    def cached(self, sql: str, params: list | tuple = ()) -> list[dict[str, Any]]:
+        """``query`` memoised for the life of this connection. Safe because the database is read-only
+        and rebuilt only at start; returns fresh dict copies so callers may modify them."""
+        key = (sql, tuple(params))
+        rows = self._memo.get(key)
+        if rows is None:
+            rows = self.query(sql, params)
+            with self._lock:
+                self._memo[key] = rows
+        return [dict(r) for r in rows]
+
     def tables(self) -> list[str]:
-        return [r["name"] for r in self.query("SELECT table_name AS name FROM information_schema.tables ORDER BY 1")]
+        return [r["name"] for r in self.cached("SELECT table_name AS name FROM information_schema.tables ORDER BY 1")]
 
     # -- named queries -------------------------------------------------------------------------
     def table_rows(self, table: str) -> list[dict[str, Any]]:
@@ -124,28 +136,28 @@ class KnowledgeBase:
         return self.query(f'SELECT * FROM "{table}"')  # table name checked against the catalog above
 
     def models(self) -> list[dict[str, Any]]:
-        return self.query("SELECT * FROM models ORDER BY family, params_b")
+        return self.cached("SELECT * FROM models ORDER BY family, params_b")
 
     def model(self, model_id: str) -> dict[str, Any] | None:
-        rows = self.query("SELECT * FROM models WHERE id = ?", [model_id])
+        rows = self.cached("SELECT * FROM models WHERE id = ?", [model_id])
         return rows[0] if rows else None
 
     def hardware(self) -> list[dict[str, Any]]:
-        return self.query("SELECT * FROM hardware ORDER BY vendor, memory_gb")
+        return self.cached("SELECT * FROM hardware ORDER BY vendor, memory_gb")
 
     def hardware_row(self, hw_id: str) -> dict[str, Any] | None:
-        rows = self.query("SELECT * FROM hardware WHERE id = ?", [hw_id])
+        rows = self.cached("SELECT * FROM hardware WHERE id = ?", [hw_id])
         return rows[0] if rows else None
 
     def recipes(self, model_id: str, strategy: str | None = None) -> list[dict[str, Any]]:
-        return self.query(
+        return self.cached(
             "SELECT * FROM recipes_llamafactory WHERE model_id = ? AND (? IS NULL OR strategy = ?) "
             "ORDER BY strategy, cutoff_len",
             [model_id, strategy, strategy],
         )
 
     def min_cards(self, model_id: str, strategy: str | None, framework: str | None, hardware: str | None) -> list[dict[str, Any]]:
-        return self.query(
+        return self.cached(
             "SELECT * FROM min_cards WHERE model_id = ? AND (? IS NULL OR strategy = ?) "
             "AND (? IS NULL OR framework = ?) AND (? IS NULL OR hardware = ?) "
             "ORDER BY strategy, seq_len, framework, hardware",
@@ -153,12 +165,12 @@ class KnowledgeBase:
         )
 
     def vllm_rows(self, model_id: str) -> list[dict[str, Any]]:
-        return self.query(
+        return self.cached(
             'SELECT * FROM vllm_min_cards WHERE model_id = ? ORDER BY "table", memory_gb', [model_id]
         )
 
     def table_model_ids(self) -> set[str]:
-        rows = self.query(
+        rows = self.cached(
             "SELECT model_id FROM recipes_llamafactory UNION SELECT model_id FROM min_cards "
             "UNION SELECT model_id FROM vllm_min_cards"
         )

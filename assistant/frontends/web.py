@@ -103,9 +103,11 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
             chat.append({"role": "user", "content": text})
         return gr.update(value="", interactive=False), chat, text
 
-    def take_example(chat: list, evt: gr.SelectData):
+    def take_example(chat: list, evt):
         value = evt.value if isinstance(evt.value, str) else (evt.value or {}).get("text", "")
         return take_question(value, chat)
+
+    take_example.__annotations__["evt"] = gr.SelectData  # Gradio injects event data by this annotation
 
     def answer(text: str, chat: list, turns: list):
         chat = list(chat or [])

@@ -147,3 +147,69 @@ def _int(v: Any) -> int | None:
         return int(float(v)) if v not in (None, "") else None
     except (TypeError, ValueError):
         return None
+
+
+def _chart(gr, elem_id: str):
+    return gr.BarPlot(x="bar", y="GiB", color="part", title="Memory per device vs. usable device memory (GiB)",
+                      x_title="", y_title="GiB", elem_id=elem_id, height=320)
+
+
+def _frame(rows: list[dict[str, Any]]):
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=["bar", "part", "GiB"])
+
+
+def render_plan_tab(ctx) -> None:
+    """Build the training and inference forms inside the caller's Blocks context."""
+    import gradio as gr
+
+    models = model_choices(ctx)
+    hardware = hardware_choices(ctx)
+    hw_ids = [h for _, h in hardware]
+    default_hw = next((h for h in hw_ids if h.lower() == "snt9b"), hw_ids[0] if hw_ids else None)
+    default_model = "qwen2.5-72b" if "qwen2.5-72b" in models else (models[0] if models else None)
+
+    def model_dropdown(elem_id: str):
+        return gr.Dropdown(models, value=default_model, allow_custom_value=True, filterable=True, elem_id=elem_id,
+                           label="Model (type to search; any spelling)")
+
+    with gr.Tabs():
+        with gr.Tab("Training · 训练", id="plan-training"), gr.Row():
+            with gr.Column(scale=1, min_width=280):
+                t_model = model_dropdown("plan-model")
+                t_method = gr.Dropdown(METHODS, value="lora", label="Method", elem_id="plan-method")
+                t_seq = gr.Number(4096, precision=0, minimum=1, label="Sequence length", elem_id="plan-seq")
+                t_hw = gr.Dropdown(hardware, value=default_hw, label="Hardware", elem_id="plan-hw")
+                t_fw = gr.Dropdown(FRAMEWORKS, value="LLaMA-Factory", label="Framework", elem_id="plan-fw")
+                t_max = gr.Number(None, precision=0, minimum=0, label="Max devices (optional)", elem_id="plan-max")
+                t_btn = gr.Button("Plan training", variant="primary", elem_id="plan-train")
+            with gr.Column(scale=2):
+                with gr.Row():
+                    t_plan = gr.Markdown(elem_id="plan-result")
+                    t_table = gr.Markdown(elem_id="plan-table")
+                t_chart = _chart(gr, "plan-chart")
+        with gr.Tab("Inference · 推理", id="plan-inference"), gr.Row():
+            with gr.Column(scale=1, min_width=280):
+                i_model = model_dropdown("infer-model")
+                i_len = gr.Number(32768, precision=0, minimum=1, label="max-model-len (tokens)", elem_id="infer-len")
+                i_hw = gr.Dropdown(hardware, value=default_hw, label="Hardware", elem_id="infer-hw")
+                i_util = gr.Slider(0.5, 0.98, value=0.9, step=0.01, label="gpu-memory-utilization")
+                i_conc = gr.Number(None, precision=0, minimum=0, label="Concurrent sequences (optional)")
+                i_btn = gr.Button("Estimate inference", variant="primary", elem_id="plan-infer")
+            with gr.Column(scale=2):
+                with gr.Row():
+                    i_est = gr.Markdown(elem_id="infer-result")
+                    i_table = gr.Markdown(elem_id="infer-table")
+                i_chart = _chart(gr, "infer-chart")
+
+    def on_train(model, method, seq_len, hw, framework, max_devices):
+        plan_md, table_md, rows = plan_training_view(ctx, model, method, seq_len, hw, framework, max_devices)
+        return plan_md, table_md, _frame(rows)
+
+    def on_infer(model, max_len, hw, util, concurrency):
+        est_md, table_md, rows = plan_inference_view(ctx, model, max_len, hw, util, concurrency)
+        return est_md, table_md, _frame(rows)
+
+    t_btn.click(on_train, [t_model, t_method, t_seq, t_hw, t_fw, t_max], [t_plan, t_table, t_chart])
+    i_btn.click(on_infer, [i_model, i_len, i_hw, i_util, i_conc], [i_est, i_table, i_chart])

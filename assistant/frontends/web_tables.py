@@ -82,3 +82,28 @@ def table_view(ctx, files_dir: Path, table: str, query: str):
     if srcs:
         caption += ["", "Sources: " + "; ".join(srcs[:8]) + (f" (+{len(srcs) - 8} more)" if len(srcs) > 8 else "")]
     return df, "\n".join(caption), write_csv(files_dir, table, query or "", rows, columns)
+
+
+def render_tables_tab(ctx, files_dir: Path) -> None:
+    """Build the tab's components and events inside the caller's Blocks context."""
+    import gradio as gr
+
+    tables = available_tables(ctx)
+    first = tables[0] if tables else None
+    df0, cap0, csv0 = table_view(ctx, files_dir, first, "") if first else (None, "No tables in the knowledge base.", None)
+    with gr.Row():
+        name = gr.Dropdown(tables, value=first, label="Table", scale=1, elem_id="table-name")
+        query = gr.Textbox(label="Filter (every word must occur in the row)", placeholder="e.g. qwen2.5-72b lora Snt9B",
+                           scale=2, elem_id="table-filter")
+        download = gr.DownloadButton("Download CSV", value=str(csv0) if csv0 else None, scale=0, elem_id="table-csv")
+    caption = gr.Markdown(cap0, elem_id="table-caption")
+    grid = gr.Dataframe(df0, interactive=False, max_height=560, elem_id="table-grid", buttons=["fullscreen", "copy"])
+
+    def show(table: str, text: str):
+        df, cap, path = table_view(ctx, files_dir, table, text)
+        return df, cap, gr.update(value=str(path) if path else None)
+
+    outputs = [grid, caption, download]
+    name.change(show, [name, query], outputs, show_progress="hidden")
+    query.input(show, [name, query], outputs, trigger_mode="always_last", show_progress="hidden")
+    query.submit(show, [name, query], outputs, show_progress="hidden")

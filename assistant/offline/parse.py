@@ -8,6 +8,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, fields, replace
 
+from ..errors import SizingError
 from ..resolve import _FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -23,10 +24,10 @@ FRAMEWORKS = [
 # Hardware words -> a name the catalog resolver knows; the Ascend parts are matched before the
 # generic "910" so that "910B"/"910C" pick the right part.
 HARDWARE = [
-    (re.compile(r"snt\s*9\s*b\s*23|(?:ascend\s*)?910\s*c\b|910c|atlas\s*900\s*a3|\ba3\s*super\s*pod"), "Snt9B23"),
-    (re.compile(r"snt\s*9\s*b(?!\s*23)|(?:ascend\s*)?910\s*b\d?(?![0-9])|910b\d?|atlas\s*800t?\s*a2"), "Snt9B"),
-    (re.compile(r"\b(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s|l40|v100|a10|l20)(?:[-_ ]?(?:sxm|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?(?![a-z0-9])"), "gpu"),
-    (re.compile(r"(?:rtx\s*|geforce\s*)?(4090|3090|5090)(?:\s*d)?(?![0-9])"), "gpu"),
+    (re.compile(r"snt\s*9\s*b\s*23|(?:ascend\s*)?910\s*c(?![a-z0-9])|atlas\s*(?:800t|900)\s*a3|a3\s*super\s*pod"), "snt9b23"),
+    (re.compile(r"snt\s*9\s*b(?!\s*23)|(?:ascend\s*)?910\s*b\d?(?![0-9])|atlas\s*800t?\s*a2"), "snt9b"),
+    (re.compile(r"(?<![a-z0-9])(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s)(?:[-_ ]?(?:sxm\d?|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?(?![a-z0-9])"), None),
+    (re.compile(r"(?:rtx\s*|geforce\s*)*(4090)(?:\s*d)?(?![0-9])"), None),
 ]
 METHODS = [
     ("qlora", re.compile(r"q[-_ ]?lora")),
@@ -260,7 +261,7 @@ class Parser:
             m = rx.search(work)
             if m and s.hardware is None:
                 s.hardware_text = m.group(0).strip()
-                s.hardware = name if name != "gpu" else self._gpu_id(m)
+                s.hardware = self._hardware_id(name, m)
             work = rx.sub(lambda m: " " * len(m.group(0)), work)
 
         mid, typed, span = self.find_model(work)
@@ -294,6 +295,9 @@ class Parser:
         s.memory_gb = self._memory_gb(work)
         s.nodes = self._nodes(work)
         s.devices = self._devices(work)
+        # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
+        if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
+            s.hardware = self._hardware_id("snt9b-32g", None)
         s.seq_len = self._seq_len(work)
 
         s.intents = {name for name, rx in INTENTS.items() if rx.search(work)}
@@ -314,14 +318,19 @@ class Parser:
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or DOMAIN.search(work))
         return s
 
-    def _gpu_id(self, m: re.Match) -> str:
-        name = m.group(0).strip()
-        for cand in (name, m.group(1) + (f"-{m.group(2)}g" if m.lastindex and m.lastindex >= 2 and m.group(2) else ""), m.group(1)):
+    def _hardware_id(self, name: str | None, m: re.Match) -> str:
+        """Catalog id of a hardware mention; an unknown GPU keeps its name (tools will say so)."""
+        cands = [name] if name else []
+        if not name:
+            size = m.group(2) if m.lastindex and m.lastindex >= 2 else None
+            cands += [f"{m.group(1)} {size}g"] if size else []
+            cands += [m.group(1), m.group(0).strip()]
+        for cand in cands:
             try:
                 return self.resolver.hardware_id(cand)
-            except Exception:  # noqa: BLE001 - an unknown GPU keeps its name; tools will say it is unknown
+            except SizingError:
                 continue
-        return name
+        return cands[-1]
 
     def _family(self, work: str) -> str | None:
         for _, _, tok in self._tokens(work):

@@ -82,3 +82,15 @@ def test_tables_formats(run, fmt):
 def test_tables_unknown_name(run):
     p = run("tables", "secrets")
     assert p.returncode == 2 and "min_cards" in p.stderr
+
+
+def test_call_path_imports_nothing_heavy(tmp_path):
+    """`sizing call` must stay fast: no web framework, Gradio or LangChain on that path."""
+    code = ("import sys; sys.argv=['sizing','call','resolve_model','--args','{\"name\":\"qwen2-7b\"}']\n"
+            "from assistant.frontends import cli\n"
+            "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('gradio','langchain','langchain_core','fastapi','uvicorn','fastmcp','slack_bolt','pandas','torch') if m in sys.modules]\n"
+            "print('HEAVY=' + ','.join(heavy))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "SIZING_CACHE_DIR": str(tmp_path)})
+    assert "HEAVY=\n" in p.stdout + "\n" and '"id": "qwen2-7b"' in p.stdout, p.stdout + p.stderr

@@ -1,0 +1,262 @@
+"""HTTP API for other agents and scripts: the registry's tools as REST routes, the agent as
+``POST /v1/ask``, and the MCP server over streamable HTTP at ``/mcp``, in one FastAPI app.
+
+Every error has the one shape ``{"error": {"code", "message", "field", "valid"}}`` with a 4xx
+status for bad input; a 500 means a bug. API keys, the body-size limit and the time limit apply to
+every route (``/healthz`` is open so load balancers can probe it).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import threading
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.exceptions import HTTPException
+
+from ..answer import Answer, ChatTurn
+from ..errors import ErrorBody, SizingError, ToolError, validation_error
+from ..tools import REGISTRY, Registry
+from .mcp_server import ToolRunner, build_mcp_server, streamable_http_app
+
+log = logging.getLogger(__name__)
+
+# Registry error codes that are not "the input was understood but cannot be answered" (422).
+STATUS_BY_CODE = {
+    "unknown_tool": 404, "not_found": 404, "no_table_row": 404, "invalid_json": 400, "too_large": 413,
+    "unauthorized": 401, "timeout": 504, "agent_unavailable": 503, "internal_error": 500,
+}
+CODE_BY_STATUS = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",
+                  413: "too_large", 415: "unsupported_media_type", 422: "invalid_arguments", 504: "timeout"}
+OPEN_PATHS = frozenset({"/healthz"})
+MAX_HISTORY_TURNS = 200
+
+
+def status_for(code: str) -> int:
+    return STATUS_BY_CODE.get(code, 422)
+
+
+def error_response(code: str, message: str, status: int | None = None, *, field: str | None = None,
+                   valid: Any = None, headers: dict[str, str] | None = None) -> Response:
+    body = ToolError(error=ErrorBody(code=code, message=message, field=field, valid=valid))
+    return Response(body.model_dump_json(), status_code=status or status_for(code), media_type="application/json",
+                    headers=headers)
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, description="The question, Chinese or English.")
+    history: list[ChatTurn] = Field(default_factory=list, max_length=MAX_HISTORY_TURNS,
+                                    description="Earlier turns of the conversation, oldest first.")
+
+
+class _BodyTooLarge(HTTPException):
+    """Raised from ``receive`` when a body without Content-Length grows past the limit. An
+    HTTPException so FastAPI's body parsing passes it through to the error handler untouched."""
+
+    def __init__(self, limit: int):
+        super().__init__(413, f"The request body is larger than {limit} bytes.")
+
+
+class Guard:
+    """Pure ASGI middleware (a BaseHTTPMiddleware would cost throughput): API keys, then body size."""
+
+    def __init__(self, app, *, api_keys: list[str], max_body_bytes: int):
+        self.app, self.max_body = app, max_body_bytes
+        self.keys = [k.encode() for k in api_keys]
+
+    def _authorized(self, scope) -> bool:
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                scheme, _, token = value.partition(b" ")
+                if scheme.lower() != b"bearer":
+                    return False
+                # compare_digest against every key: the time taken does not tell which key was close.
+                return any([hmac.compare_digest(token.strip(), k) for k in self.keys])
+        return False
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if self.keys and scope["path"] not in OPEN_PATHS and not self._authorized(scope):
+            resp = error_response("unauthorized", "A valid API key is required: Authorization: Bearer KEY.",
+                                  headers={"WWW-Authenticate": "Bearer"})
+            return await resp(scope, receive, send)
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                if not value.isdigit():
+                    return await error_response("bad_request", "Invalid Content-Length.", 400)(scope, receive, send)
+                if int(value) > self.max_body:
+                    resp = error_response("too_large", f"The request body is larger than {self.max_body} bytes.",
+                                          valid=f"at most {self.max_body} bytes")
+                    return await resp(scope, receive, send)
+                return await self.app(scope, receive, send)  # the server enforces the declared length
+        received = 0
+
+        async def limited_receive():
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    raise _BodyTooLarge(self.max_body)
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(HTTPException)
+    async def http_error(_request, exc: HTTPException):
+        return error_response(CODE_BY_STATUS.get(exc.status_code, "http_error"), str(exc.detail), exc.status_code,
+                              headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def request_validation_error(_request, exc: RequestValidationError):
+        errs = list(exc.errors())
+        if any(e.get("type") == "json_invalid" for e in errs):
+            return error_response("invalid_json", "The request body is not valid JSON.", 400, valid="a JSON object")
+        parts, field = [], None
+        for e in errs[:5]:
+            loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
+            field = field or loc
+            parts.append(f"{loc}: {e.get('msg')}")
+        return error_response("invalid_arguments", "; ".join(parts) or "invalid request", 422, field=field)
+
+    @app.exception_handler(Exception)
+    async def internal_error(_request, exc: Exception):  # a bug, never the caller's input
+        log.exception("unhandled error")
+        return error_response("internal_error", f"Internal error: {type(exc).__name__}.", 500)
+
+
+def _openapi(app: FastAPI, registry: Registry) -> Callable[[], dict]:
+    """FastAPI's schema plus each tool route's request and result models from the registry (the
+    routes read raw JSON themselves, so FastAPI cannot infer them)."""
+    from fastapi.openapi.utils import get_openapi
+    from pydantic.json_schema import models_json_schema
+
+    def build() -> dict:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+        pairs = [(m, mode) for t in registry for m, mode in ((t.args_model, "validation"), (t.result_model, "serialization"))]
+        pairs += [(ToolError, "serialization"), (AskRequest, "validation")]
+        refs, defs = models_json_schema(pairs, ref_template="#/components/schemas/{model}")
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components.update(defs.get("$defs", {}))
+        error = {"description": "The canonical error", "content": {"application/json": {"schema": refs[(ToolError, "serialization")]}}}
+        for t in registry:
+            op = schema["paths"].get(f"/v1/tools/{t.name}", {}).get("post")
+            if op is None:
+                continue
+            op["requestBody"] = {"required": False, "content": {"application/json": {"schema": refs[(t.args_model, "validation")]}}}
+            op["responses"] = {"200": {"description": "The tool's result", "content": {"application/json": {
+                "schema": refs[(t.result_model, "serialization")]}}}, "4XX": error}
+        ask = schema["paths"].get("/v1/ask", {}).get("post")
+        if ask is not None:
+            ask["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[(AskRequest, "validation")]}}}
+        app.openapi_schema = schema
+        return schema
+
+    return build
+
+
+def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = None, *,
+               registry: Registry = REGISTRY, host: str | None = None) -> FastAPI:
+    """The API app. ``assistant_factory(ctx)`` builds the agent for /v1/ask (default
+    ``assistant.agent.Assistant``); ``host`` is the address the server binds (for MCP's DNS-rebinding check)."""
+    runner = ToolRunner(ctx, registry, timeout_s=settings.request_timeout_s, cache_size=settings.tool_cache_size)
+    mcp_server = build_mcp_server(ctx, registry, runner)
+    mcp_app, mcp_manager = streamable_http_app(mcp_server, settings, host)
+
+    @asynccontextmanager
+    async def lifespan(_app):
+        async with mcp_manager.run():
+            yield
+
+    app = FastAPI(
+        title="Sizing assistant API", version=mcp_server.version or "0", lifespan=lifespan,
+        description="The sizing assistant's deterministic tools (the same ones the chat uses) and the agent. "
+        "MCP over streamable HTTP is served at /mcp.",
+    )
+    _install_error_handlers(app)
+    app.add_middleware(Guard, api_keys=list(settings.api_keys), max_body_bytes=settings.max_body_bytes)
+    app.openapi = _openapi(app, registry)
+    tool_count = len(registry.names())
+
+    @app.get("/healthz", tags=["meta"], summary="Liveness probe (no API key needed)")
+    async def healthz() -> dict[str, Any]:
+        return {"status": "ok", "tools": tool_count}
+
+    @app.get("/v1/tools", tags=["tools"], summary="Every tool: name, description, input and output JSON schema")
+    async def list_tools() -> dict[str, Any]:
+        return {"tools": registry.schemas()}
+
+    async def run_tool(name: str, request: Request) -> Response:
+        out = await runner.call(name, (await request.body()) or None)
+        status = 200 if out.error_code is None else status_for(out.error_code)
+        return Response(out.json, status_code=status, media_type="application/json")
+
+    def tool_route(name: str):
+        async def endpoint(request: Request) -> Response:
+            return await run_tool(name, request)
+
+        return endpoint
+
+    # One route per tool (so the OpenAPI document lists each with its schemas), one generic adapter.
+    for t in registry:
+        app.add_api_route(f"/v1/tools/{t.name}", tool_route(t.name), methods=["POST"], tags=["tools"],
+                          summary=t.description[:120], description=t.description, name=f"tool_{t.name}")
+
+    @app.post("/v1/tools/{name}", tags=["tools"], include_in_schema=False)
+    async def unknown_tool(name: str, request: Request) -> Response:
+        return await run_tool(name, request)  # the registry answers 404 unknown_tool with the valid names
+
+    assistant_lock = threading.Lock()
+    holder: dict[str, Any] = {}
+
+    def ask_sync(question: str, history: list[ChatTurn]) -> Answer:
+        with assistant_lock:  # built on first use: importing the agent (LangChain) takes about a second
+            if "assistant" not in holder:
+                factory = assistant_factory
+                if factory is None:
+                    from ..agent import Assistant as factory
+                holder["assistant"] = factory(ctx)
+        return holder["assistant"].ask(question, history=history or None)
+
+    @app.post("/v1/ask", tags=["agent"], response_model=Answer,
+              summary="Ask the assistant a question; the answer comes with the tool calls behind it",
+              responses={400: {"model": ToolError}, 422: {"model": ToolError}, 503: {"model": ToolError},
+                         504: {"model": ToolError}})
+    async def ask(request: Request) -> Response:
+        # Read and validate the body here, as the tool routes do: any content type, the canonical errors.
+        try:
+            body = AskRequest.model_validate_json((await request.body()) or b"{}")
+        except ValidationError as e:
+            if any(err["type"] == "json_invalid" for err in e.errors()):
+                return error_response("invalid_json", "The request body is not valid JSON.", 400, valid="a JSON object")
+            err = validation_error(e)
+            return error_response(err.code, err.message, field=err.field, valid=err.valid)
+        try:
+            with anyio.fail_after(settings.request_timeout_s):
+                answer = await anyio.to_thread.run_sync(ask_sync, body.question, body.history, abandon_on_cancel=True)
+        except TimeoutError:
+            return error_response("timeout", f"No answer within {settings.request_timeout_s:g} s.")
+        except ImportError as e:
+            return error_response("agent_unavailable", f"The agent is not available: {e}.")
+        except SizingError as e:
+            return error_response(e.code, e.message, field=e.field, valid=e.valid)
+        return Response(answer.model_dump_json(), media_type="application/json")
+
+    app.add_route("/mcp", mcp_app, include_in_schema=False)  # an ASGI app as endpoint: every method
+    app.state.ctx, app.state.settings, app.state.tool_runner = ctx, settings, runner
+    return app
