@@ -81,6 +81,18 @@ class Settings(BaseSettings):
     )
     slack_api_url: str | None = Field(None, description="Override of Slack's Web API base URL (tests point it at a local stand-in).")
 
+    @classmethod
+    def documentation(cls) -> list[tuple[str, str, str]]:
+        """(environment variable(s), default, description) for every field, for `sizing settings` and the README."""
+        out = []
+        for name, f in cls.model_fields.items():
+            env = " / ".join(f.validation_alias.choices) if f.validation_alias is not None else f"SIZING_{name.upper()}"
+            default = f.default_factory() if f.default_factory is not None else f.default
+            if isinstance(default, Path):
+                default = "./" + str(default.relative_to(PROJECT_ROOT)) if default.is_relative_to(PROJECT_ROOT) else str(default)
+            out.append((env, "" if default is None else str(default), f.description or ""))
+        return out
+
     def resolved_cache_dir(self) -> Path:
         import os
         import tempfile

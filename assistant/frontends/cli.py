@@ -117,6 +117,16 @@ def tables_cmd(
             typer.echo("| " + " | ".join(cell(r[c]) for c in cols) + " |")
 
 
+@app.command("settings")
+def settings_cmd():
+    """Print every setting: environment variable, default and description (markdown table)."""
+    from ..settings import Settings
+
+    typer.echo("| variable | default | description |\n|---|---|---|")
+    for env, default, desc in Settings.documentation():
+        typer.echo(f"| `{env}` | `{default}` | {desc} |")
+
+
 for _mod in COMMAND_MODULES:
     try:
         importlib.import_module(f"{__package__}.{_mod}").register(app)

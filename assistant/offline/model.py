@@ -1,0 +1,134 @@
+"""The offline planner as a LangChain chat model: it reads the conversation, emits tool calls
+deterministically, and once the results are in, writes the answer from them. The agent loop is the
+same one an LLM runs in; only the model differs."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, PrivateAttr
+
+from .compose import compose
+from .parse import FOLLOW_UP, Parser, Slots
+from .route import Done, Router
+
+HISTORY_TURNS = 8  # earlier user turns read for follow-ups
+MAX_ROUNDS = 2
+
+
+def message_text(msg: BaseMessage) -> str:
+    content = msg.content
+    if isinstance(content, str):
+        return content
+    return " ".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+
+
+def is_follow_up(text: str) -> bool:
+    """'and with 8k?', '用MindSpeed呢？', 'what about qwen2-7b': short or explicitly continuing."""
+    words = re.findall(r"[A-Za-z0-9.\-]+|[\u4e00-\u9fff]", text)
+    return bool(FOLLOW_UP.search(text.lower())) or len(words) <= 6
+
+
+class OfflinePlanner(BaseChatModel):
+    """Deterministic planner over the tool registry. ``ctx`` gives the catalog for name resolution."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    ctx: Any
+    tool_fields: dict[str, set[str]] = {}
+    _parser: Parser | None = PrivateAttr(default=None)
+
+    @property
+    def _llm_type(self) -> str:
+        return "offline-planner"
+
+    @property
+    def parser(self) -> Parser:
+        if self._parser is None:
+            self._parser = Parser(self.ctx.resolver, self.ctx.kb.models())
+        return self._parser
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> OfflinePlanner:
+        """The planner only calls the tools it is given, with the arguments their schemas accept."""
+        fields = {}
+        for t in tools:
+            fn = convert_to_openai_tool(t)["function"]
+            fields[fn["name"]] = set((fn.get("parameters") or {}).get("properties", {}))
+        bound = self.model_copy(update={"tool_fields": fields})
+        bound._parser = self.parser
+        return bound
+
+    # -- reading the conversation --------------------------------------------------------------
+    def slots(self, messages: list[BaseMessage]) -> tuple[Slots, list[BaseMessage]]:
+        """Slots of the last user turn (with earlier user turns filling the gaps) and the messages after it."""
+        humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+        if not humans:
+            return self.parser.parse(""), []
+        last = humans[-1]
+        earlier = None
+        for i in humans[:-1][-HISTORY_TURNS:]:
+            text = message_text(messages[i])
+            earlier = self.parser.parse(text).with_history(earlier, is_follow_up(text))
+        text = message_text(messages[last])
+        return self.parser.parse(text).with_history(earlier, is_follow_up(text)), messages[last + 1:]
+
+    @staticmethod
+    def done_calls(after: list[BaseMessage]) -> tuple[list[Done], int]:
+        results = {m.tool_call_id: m for m in after if isinstance(m, ToolMessage)}
+        done, rounds = [], 0
+        for m in after:
+            if isinstance(m, AIMessage) and m.tool_calls:
+                rounds += 1
+                for tc in m.tool_calls:
+                    tm = results.get(tc["id"])
+                    if tm is not None:
+                        done.append(Done(tc["name"], tc["args"], tool_result(tm)))
+        return done, rounds
+
+    def respond(self, messages: list[BaseMessage]) -> AIMessage:
+        s, after = self.slots(messages)
+        done, rounds = self.done_calls(after)
+        router = Router(self.tool_fields)
+        calls = router.first(s) if rounds == 0 else router.more(s, done) if rounds < MAX_ROUNDS else []
+        if calls:
+            return AIMessage(content="", tool_calls=[
+                {"name": c.name, "args": c.args, "id": f"offline-{rounds + 1}-{i}-{c.name}", "type": "tool_call"}
+                for i, c in enumerate(calls)
+            ])
+        return AIMessage(content=compose(s, done))
+
+    # -- LangChain entry points ----------------------------------------------------------------
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self.respond(messages))])
+
+    def _stream(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        """Tool calls in one chunk; the answer line by line so chat front ends can render as it comes."""
+        msg = self.respond(messages)
+        if msg.tool_calls:
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[
+                {"name": tc["name"], "args": json.dumps(tc["args"], ensure_ascii=False), "id": tc["id"], "index": i}
+                for i, tc in enumerate(msg.tool_calls)
+            ]))
+            return
+        for piece in re.findall(r"[^\n]*\n|[^\n]+$", msg.content):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+
+
+def tool_result(msg: ToolMessage) -> dict[str, Any]:
+    """The JSON result of a tool call: the artifact our adapter attaches, else the parsed content."""
+    if isinstance(msg.artifact, dict):
+        return msg.artifact
+    try:
+        out = json.loads(message_text(msg))
+        return out if isinstance(out, dict) else {"value": out}
+    except (ValueError, TypeError):
+        return {"error": {"code": "tool_failed", "message": message_text(msg)[:500]}}
