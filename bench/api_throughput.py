@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -135,7 +134,8 @@ def run_python_loadgen(url: str, seconds: float, conns: int) -> dict:
 
 
 # ------------------------------------------------------------------ main
-def main() -> int:
+def main(quick: bool = False, argv: list[str] | None = None) -> int:
+    """``quick`` (from run_all.py --quick): one 2-second round per endpoint."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--rounds", type=int, default=3)
@@ -144,7 +144,9 @@ def main() -> int:
     ap.add_argument("--serve", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--loadgen", help=argparse.SUPPRESS)
-    a = ap.parse_args()
+    a = ap.parse_args([] if argv is None else argv)
+    if quick:
+        a.seconds, a.rounds = 2.0, 1
     if a.serve:
         serve(a.serve, a.port)
         return 0
@@ -191,4 +193,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(argv=sys.argv[1:]))

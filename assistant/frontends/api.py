@@ -21,6 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.exceptions import HTTPException
+from starlette.routing import Route
 
 from ..answer import Answer, ChatTurn
 from ..errors import ErrorBody, SizingError, ToolError, validation_error
@@ -36,7 +37,7 @@ STATUS_BY_CODE = {
 }
 CODE_BY_STATUS = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",
                   413: "too_large", 415: "unsupported_media_type", 422: "invalid_arguments", 504: "timeout"}
-OPEN_PATHS = frozenset({"/healthz"})
+OPEN_PATHS = ("/healthz",)  # plus what other front ends add to app.state.open_paths (Slack's signed events)
 MAX_HISTORY_TURNS = 200
 
 
@@ -70,8 +71,8 @@ class _BodyTooLarge(HTTPException):
 class Guard:
     """Pure ASGI middleware (a BaseHTTPMiddleware would cost throughput): API keys, then body size."""
 
-    def __init__(self, app, *, api_keys: list[str], max_body_bytes: int):
-        self.app, self.max_body = app, max_body_bytes
+    def __init__(self, app, *, api_keys: list[str], max_body_bytes: int, open_paths: set[str]):
+        self.app, self.max_body, self.open_paths = app, max_body_bytes, open_paths
         self.keys = [k.encode() for k in api_keys]
 
     def _authorized(self, scope) -> bool:
@@ -85,12 +86,16 @@ class Guard:
         return False
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):  # lifespan
             return await self.app(scope, receive, send)
-        if self.keys and scope["path"] not in OPEN_PATHS and not self._authorized(scope):
+        if self.keys and scope["path"] not in self.open_paths and not self._authorized(scope):
+            if scope["type"] == "websocket":
+                return await send({"type": "websocket.close", "code": 1008})
             resp = error_response("unauthorized", "A valid API key is required: Authorization: Bearer KEY.",
                                   headers={"WWW-Authenticate": "Bearer"})
             return await resp(scope, receive, send)
+        if scope["type"] == "websocket":
+            return await self.app(scope, receive, send)
         for name, value in scope["headers"]:
             if name == b"content-length":
                 if not value.isdigit():
@@ -112,6 +117,23 @@ class Guard:
             return message
 
         await self.app(scope, limited_receive, send)
+
+
+class StatelessMcpEndpoint:
+    """The MCP app minus its GET stream (an ASGI object, so Starlette routes every method to it).
+
+    The stateless server never sends unprompted messages, so it offers no SSE stream; the spec allows
+    405 for GET, and an open GET would only hold a connection."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["method"] == "GET":
+            resp = error_response("method_not_allowed", "This MCP endpoint has no SSE stream; send POST requests.",
+                                  405, headers={"Allow": "POST, DELETE"})
+            return await resp(scope, receive, send)
+        await self.app(scope, receive, send)
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -139,8 +161,8 @@ def _install_error_handlers(app: FastAPI) -> None:
 
 
 def _openapi(app: FastAPI, registry: Registry) -> Callable[[], dict]:
-    """FastAPI's schema plus each tool route's request and result models from the registry (the
-    routes read raw JSON themselves, so FastAPI cannot infer them)."""
+    """FastAPI's schema plus one operation per tool with its request and result models from the
+    registry (the tool routes are plain Starlette routes, which FastAPI does not document)."""
     from fastapi.openapi.utils import get_openapi
     from pydantic.json_schema import models_json_schema
 
@@ -155,12 +177,12 @@ def _openapi(app: FastAPI, registry: Registry) -> Callable[[], dict]:
         components.update(defs.get("$defs", {}))
         error = {"description": "The canonical error", "content": {"application/json": {"schema": refs[(ToolError, "serialization")]}}}
         for t in registry:
-            op = schema["paths"].get(f"/v1/tools/{t.name}", {}).get("post")
-            if op is None:
-                continue
-            op["requestBody"] = {"required": False, "content": {"application/json": {"schema": refs[(t.args_model, "validation")]}}}
-            op["responses"] = {"200": {"description": "The tool's result", "content": {"application/json": {
-                "schema": refs[(t.result_model, "serialization")]}}}, "4XX": error}
+            schema["paths"][f"/v1/tools/{t.name}"] = {"post": {
+                "tags": ["tools"], "summary": t.name, "description": t.description, "operationId": f"tool_{t.name}",
+                "requestBody": {"required": False, "content": {"application/json": {"schema": refs[(t.args_model, "validation")]}}},
+                "responses": {"200": {"description": "The tool's result", "content": {"application/json": {
+                    "schema": refs[(t.result_model, "serialization")]}}}, "4XX": error},
+            }}
         ask = schema["paths"].get("/v1/ask", {}).get("post")
         if ask is not None:
             ask["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[(AskRequest, "validation")]}}}
@@ -189,7 +211,9 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
         "MCP over streamable HTTP is served at /mcp.",
     )
     _install_error_handlers(app)
-    app.add_middleware(Guard, api_keys=list(settings.api_keys), max_body_bytes=settings.max_body_bytes)
+    app.state.open_paths = set(OPEN_PATHS)  # the same set object: routes added later can be opened
+    app.add_middleware(Guard, api_keys=list(settings.api_keys), max_body_bytes=settings.max_body_bytes,
+                       open_paths=app.state.open_paths)
     app.openapi = _openapi(app, registry)
     tool_count = len(registry.names())
 
@@ -201,25 +225,15 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
     async def list_tools() -> dict[str, Any]:
         return {"tools": registry.schemas()}
 
-    async def run_tool(name: str, request: Request) -> Response:
-        out = await runner.call(name, (await request.body()) or None)
+    async def run_tool(request: Request) -> Response:
+        out = await runner.call(request.path_params["name"], (await request.body()) or None)
         status = 200 if out.error_code is None else status_for(out.error_code)
         return Response(out.json, status_code=status, media_type="application/json")
 
-    def tool_route(name: str):
-        async def endpoint(request: Request) -> Response:
-            return await run_tool(name, request)
-
-        return endpoint
-
-    # One route per tool (so the OpenAPI document lists each with its schemas), one generic adapter.
-    for t in registry:
-        app.add_api_route(f"/v1/tools/{t.name}", tool_route(t.name), methods=["POST"], tags=["tools"],
-                          summary=t.description[:120], description=t.description, name=f"tool_{t.name}")
-
-    @app.post("/v1/tools/{name}", tags=["tools"], include_in_schema=False)
-    async def unknown_tool(name: str, request: Request) -> Response:
-        return await run_tool(name, request)  # the registry answers 404 unknown_tool with the valid names
+    # A plain Starlette route, not a FastAPI one: it reads raw JSON and hands it to the registry, so
+    # FastAPI's parameter machinery would only add cost (about half the route's time). Unknown names
+    # reach the registry too, which answers 404 unknown_tool with the valid names.
+    app.router.routes.append(Route("/v1/tools/{name}", run_tool, methods=["POST"], name="call_tool"))
 
     assistant_lock = threading.Lock()
     holder: dict[str, Any] = {}
@@ -253,10 +267,10 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
             return error_response("timeout", f"No answer within {settings.request_timeout_s:g} s.")
         except ImportError as e:
             return error_response("agent_unavailable", f"The agent is not available: {e}.")
-        except SizingError as e:
-            return error_response(e.code, e.message, field=e.field, valid=e.valid)
+        except SizingError as e:  # e.g. the configured LLM cannot be built (503)
+            return error_response(e.code, e.message, e.status, field=e.field, valid=e.valid)
         return Response(answer.model_dump_json(), media_type="application/json")
 
-    app.add_route("/mcp", mcp_app, include_in_schema=False)  # an ASGI app as endpoint: every method
+    app.add_route("/mcp", StatelessMcpEndpoint(mcp_app), include_in_schema=False)
     app.state.ctx, app.state.settings, app.state.tool_runner = ctx, settings, runner
     return app

@@ -23,7 +23,7 @@ for _k, _v in {"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "HF_H
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="LLM sizing assistant for Ascend NPUs and GPUs.")
 
 # Modules that add their own commands with `register(app)`; each imports its heavy deps lazily.
-COMMAND_MODULES = ["cli_agent", "cli_estimate", "cli_config", "cli_api", "cli_web"]
+COMMAND_MODULES = ["cli_agent", "cli_estimate", "cli_config", "cli_api", "cli_web", "cli_slack"]
 
 
 def _context():

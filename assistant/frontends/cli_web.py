@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
         llm: Annotated[str | None, typer.Option(help="Chat model: 'offline' or a provider string (default SIZING_LLM).")] = None,
     ):
         """Start the web chat (streamed answers with tool steps, Plan and Tables tabs)."""
+        from ..errors import SizingError
         from ..settings import Settings
         from .web import quiet_env, run
 
@@ -23,4 +24,11 @@ def register(app: typer.Typer) -> None:
         overrides = {k: v for k, v in {"host": host, "port": port, "llm": llm}.items() if v is not None}
         settings = Settings(**overrides)
         typer.echo(f"Sizing assistant web chat on http://{settings.host}:{settings.port} (chat model: {settings.llm})")
-        run(settings, settings.host, settings.port)
+        try:
+            run(settings, settings.host, settings.port)
+        except SizingError as e:  # e.g. the LLM cannot be set up and fallback is off: one line, no traceback
+            typer.echo(f"error: {e.message}", err=True)
+            raise typer.Exit(2) from None
+        except OSError as e:  # port in use, bad host
+            typer.echo(f"error: cannot serve on {settings.host}:{settings.port}: {e}", err=True)
+            raise typer.Exit(2) from None

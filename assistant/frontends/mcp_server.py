@@ -153,8 +153,7 @@ def build_mcp_server(ctx, registry: Registry = REGISTRY, runner: ToolRunner | No
     from mcp_types import INVALID_PARAMS
 
     settings = ctx.settings
-    runner = runner or ToolRunner(ctx, registry, timeout_s=settings.request_timeout_s,
-                                  cache_size=getattr(settings, "tool_cache_size", 0))
+    runner = runner or ToolRunner(ctx, registry, timeout_s=settings.request_timeout_s, cache_size=settings.tool_cache_size)
     read_only = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
     # Built once: the registry is fixed after import, so the listing is too.
     listing = [

@@ -16,11 +16,14 @@ def mount_optional_frontends(app, ctx, settings: Settings) -> None:
     """Add the routes of other front ends that share this server."""
     if settings.slack_signing_secret:
         try:
-            from .slack import mount_slack
-        except ImportError as e:  # Slack configured but its front end not installed: serve the API anyway
-            log.warning("Slack settings are present but the Slack front end could not be loaded: %s", e)
-        else:
+            from .slack import EVENTS_PATH, mount_slack
+
             mount_slack(app, ctx, settings)
+        except (ImportError, ValueError) as e:  # a Slack misconfiguration must not take the API down
+            log.error("Slack settings are present but Slack could not be mounted: %s", e)
+        else:
+            # Slack signs its requests (checked by bolt) and cannot send our bearer key.
+            app.state.open_paths.add(EVENTS_PATH)
 
 
 def build_app(settings: Settings | None = None):

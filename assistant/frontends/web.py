@@ -64,21 +64,13 @@ def make_assistant(ctx: Context, settings: Settings, factory: AssistantFactory) 
     """The Assistant for the configured chat model, or the offline one with a notice when the LLM
     cannot even be set up and the settings allow falling back."""
     try:
-        return factory(ctx), None
+        assistant = factory(ctx)
+        return assistant, getattr(assistant, "startup_notice", None)
     except Exception as e:
         if not settings.llm_fallback or settings.llm == "offline":
             raise
         log.warning("LLM %s could not be set up (%s); using the offline planner", settings.llm, e)
         return factory(ctx, llm="offline"), f"The LLM `{settings.llm}` could not be set up ({type(e).__name__}: {e}); answering with the offline planner."
-
-
-def _plain_text(content: Any) -> str:
-    """Text of a chat message as Gradio hands it back (a string or a list of typed parts)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
 
 
 def build_app(ctx: Context, settings: Settings | None = None, assistant_factory: AssistantFactory | None = None,
@@ -94,7 +86,6 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
     files_dir = Path(files_dir or tempfile.mkdtemp(prefix="sizing-web-"))
     files_dir.mkdir(parents=True, exist_ok=True)
     assistant, startup_notice = make_assistant(ctx, settings, assistant_factory or default_assistant_factory)
-    limit = settings.max_question_chars
 
     def take_question(message: str, chat: list):
         text = message or ""
@@ -114,11 +105,6 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         if not (text or "").strip():
             yield chat + [{"role": "assistant", "content": EMPTY_REPLY}], turns, gr.skip()
             return
-        cut = None
-        if len(text) > limit:
-            text = text[:limit]
-            cut = (f"问题过长，只读取了前 {limit} 个字符。" if is_chinese(text)
-                   else f"The question was longer than {limit} characters; only the first {limit} were read.")
         history = [ChatTurn(role=t["role"], content=t["content"]) for t in turns or []]
         r = ChatRenderer(files_dir)
         try:
@@ -139,9 +125,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
             text_answer = r.messages[-1]["content"]
         else:
             text_answer = ans.answer
-        notices = [n for n in (cut, ans.notice if ans else None) if n]
-        if ans is not None and ans.model != assistant.model_name:
-            notices.append(f"This answer came from {model_label(ans.model)}.")
+        notices = [ans.notice] if ans and ans.notice else []  # input cut, LLM failed, ...
         new_turns = list(turns or []) + [{"role": "user", "content": text}, {"role": "assistant", "content": text_answer}]
         banner = gr.update(value="⚠️ " + " ".join(notices), visible=True) if notices else gr.update(value="", visible=False)
         yield chat + r.messages, new_turns, banner

@@ -51,7 +51,7 @@ def _json_block(obj: Any, limit: int = MAX_RESULT_CHARS) -> str:
 
 
 def step_content(args: dict | None, result: dict | None) -> str:
-    parts = ["**Arguments**\n" + _json_block(args or {})]
+    parts = []
     if result is not None:
         err = result.get("error") if isinstance(result, dict) and len(result) == 1 else None
         if isinstance(err, dict):
@@ -60,10 +60,23 @@ def step_content(args: dict | None, result: dict | None) -> str:
                 msg += f"\n\nValid: `{json.dumps(err['valid'], ensure_ascii=False, default=str)[:1000]}`"
             parts.append(msg)
         else:
-            parts.append("**Result**\n" + _json_block(result))
             sources = collect_sources(result)
             parts.append("**Source**: " + ("; ".join(sources) if sources else "estimate (computed by the tool)"))
+    parts.append("**Arguments**\n" + _json_block(args or {}))
+    if result is not None and not (isinstance(result, dict) and len(result) == 1 and "error" in result):
+        parts.append("**Result**\n" + _json_block(result))
     return "\n\n".join(parts)
+
+
+def step_log(result: dict | None) -> str:
+    """A short line beside the step's title: the error code, or where the numbers come from."""
+    if not isinstance(result, dict):
+        return ""
+    if len(result) == 1 and isinstance(result.get("error"), dict):
+        return str(result["error"].get("code", "error"))
+    sources = collect_sources(result, limit=1)
+    src = sources[0] if sources else "estimate"
+    return src if len(src) <= 70 else src[:67] + "…"
 
 
 def code_language(f: GeneratedFile) -> str:
@@ -122,7 +135,8 @@ class ChatRenderer:
                 self._pending.remove(idx)
             failed = isinstance(ev.result, dict) and "error" in ev.result and len(ev.result) == 1
             md = self.messages[idx]["metadata"]
-            md.update(status="done", title=f"{'⚠️' if failed else '🔧'} {ev.name}" + (" — error" if failed else ""))
+            md.update(status="done", title=f"{'⚠️' if failed else '🔧'} {ev.name}" + (" — error" if failed else ""),
+                      log=step_log(ev.result))
             self.messages[idx]["content"] = step_content(ev.args if ev.args is not None else self._args_of(idx), ev.result)
         elif ev.kind == "text" and ev.text:
             self._text(ev.text, append=True)

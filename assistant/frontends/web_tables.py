@@ -78,7 +78,7 @@ def table_view(ctx, files_dir: Path, table: str, query: str):
     srcs = sources_of(rows)
     caption = [f"**{TABLES.get(table, table)}**", "",
                f"{len(rows)} of {len(all_rows)} rows" + (f" match “{query.strip()}”" if (query or "").strip() else "")
-               + ". Click a column header to sort."]
+               + ". Sort with a column header's ⋮ menu."]
     if srcs:
         caption += ["", "Sources: " + "; ".join(srcs[:8]) + (f" (+{len(srcs) - 8} more)" if len(srcs) > 8 else "")]
     return df, "\n".join(caption), write_csv(files_dir, table, query or "", rows, columns)
@@ -95,9 +95,11 @@ def render_tables_tab(ctx, files_dir: Path) -> None:
         name = gr.Dropdown(tables, value=first, label="Table", scale=1, elem_id="table-name")
         query = gr.Textbox(label="Filter (every word must occur in the row)", placeholder="e.g. qwen2.5-72b lora Snt9B",
                            scale=2, elem_id="table-filter")
-        download = gr.DownloadButton("Download CSV", value=str(csv0) if csv0 else None, scale=0, elem_id="table-csv")
+        download = gr.DownloadButton("Download CSV", value=str(csv0) if csv0 else None, scale=0, size="md",
+                                      elem_id="table-csv")
     caption = gr.Markdown(cap0, elem_id="table-caption")
-    grid = gr.Dataframe(df0, interactive=False, max_height=560, elem_id="table-grid", buttons=["fullscreen", "copy"])
+    grid = gr.Dataframe(df0, interactive=False, max_height=560, max_chars=80, elem_id="table-grid",
+                        buttons=["fullscreen", "copy"])
 
     def show(table: str, text: str):
         df, cap, path = table_view(ctx, files_dir, table, text)

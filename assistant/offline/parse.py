@@ -56,14 +56,14 @@ INTENTS: dict[str, re.Pattern] = {
         r"最少|至少|几张|几卡|几个|多少|卡数|节点数|几台|资源|规格|需要.{0,6}[卡机]"),
     "zero": re.compile(r"(?<![a-z])zero(?![a-z])|zero[-_ ]?\d|deep\s*speed|offload|卸载|(?<![a-z])stage(?![a-z])|ds_z\d"),
     "ga": re.compile(r"gradient[-_ ]?accum|grad[-_ ]?accum|accumulation|(?<![a-z])ga(?![a-z])|梯度累[积计加]|累积步"),
-    "memory": re.compile(r"memory|(?<![a-z])mem(?![a-z])|vram|hbm|显存|内存|(?<![a-z])gi?b(?![a-z])|(?<![a-z])fit|放得下|放不下|装得下|占用|多大"),
+    "memory": re.compile(r"memory|(?<![a-z])mem(?![a-z])|vram|hbm|显存|内存|how\s+many\s+gi?b|多少\s*gi?b?|(?<![a-z])fit|放得下|放不下|装得下|占用|多大"),
     "estimate": re.compile(r"estimat|估算|估计|预估|approx|roughly|大概|大约"),
     "inference": re.compile(r"inference|infer(?![a-z])|serv(?:e|ing)|deploy|vllm|推理|部署|服务化|上线|max[-_ ]?model[-_ ]?len|"
                             r"max(?:imum)?\s+context|context\s+(?:length|window)|最长上下文|最大上下文|kv\s*cache"),
     "config": re.compile(r"ya?ml|(?<![a-z])json(?![a-z])|config|配置文件|配置|(?<![a-z])env(?![a-z])|环境变量|launch|torchrun|"
                          r"script|脚本|启动命令|generate|生成|写一个|给我一[个份]|give\s+me\s+the"),
     "troubleshoot": re.compile(
-        r"(?<![a-z])oom(?![a-z])|out\s+of\s+memory|显存不足|显存溢出|内存溢出|溢出|time[sd]?\s*out|timeout|超时|hang|卡住|"
+        r"(?<![a-z])oom(?:s|ed|ing)?(?![a-z])|out\s+of\s+memory|what\s+should\s+i\s+do|how\s+can\s+i\s+(?:fix|avoid|solve)|显存不足|显存溢出|内存溢出|溢出|time[sd]?\s*out|timeout|超时|hang|卡住|"
         r"flash\s*-?attn|flash\s*-?attention|(?<![a-z])fa2?(?![a-z])|bf16|fp16|bfloat|半精度|混合精度|nan|loss|"
         r"error|报错|错误|失败|fail|crash|exception|why|为什么|为何|怎么办|how\s+(?:do\s+i\s+|to\s+)?fix|解决|排查|慢|slow|"
         r"barrier|hccl|expandable|recompute|重计算|checkpoint|ckpt|断点"),
@@ -73,13 +73,14 @@ INTENTS: dict[str, re.Pattern] = {
     "support": re.compile(r"support|可以跑|能跑|能不能|是否支持|支不支持|支持吗|支持不|可不可以|can\s+i|is\s+it\s+possible|possible\s+to"),
     "compare": re.compile(r"compar|(?<![a-z])vs\.?(?![a-z])|versus|对比|比较|哪个(?:更|好)|which\s+(?:hardware|gpu|npu|is\s+better)"),
     "time": re.compile(r"how\s+long|training\s+time|多久|耗时|时长|多长时间|训练时间|throughput|tokens?/s|吞吐"),
+    "train": re.compile(r"train|fine[-_ ]?tun|finetun|(?<![a-z])sft(?![a-z])|lora|微调|训练|全参|全量|精调"),
     "tp": re.compile(r"(?<![a-z])tp(?![a-z])|(?<![a-z])pp(?![a-z])|tensor\s+parallel|pipeline\s+parallel|并行|parallelism"),
 }
 # A question with none of these words is not about sizing or training at all.
 DOMAIN = re.compile(
-    r"npu|gpu|card|node|ascend|snt9|910|die(?![a-z])|zero|deepspeed|offload|lora|fine|tun|train|infer|serv|vllm|model|"
+    r"npu|gpu|card|node|ascend|snt9|910|die(?![a-z])|zero|deepspeed|offload|lora|fine|tun|train|infer|serv|vllm|"
     r"memory|oom|flash|bf16|fp16|hccl|ckpt|checkpoint|timeout|token|seq|context|batch|accum|parallel|mindspeed|factory|"
-    r"卡|节点|显存|内存|训练|微调|推理|部署|模型|并行|超时|报错|精度|序列|上下文|梯度|算子|权重|昇腾"
+    r"卡|节点|显存|内存|训练|微调|推理|部署|并行|超时|报错|精度|序列|上下文|梯度|算子|权重|昇腾"
 )
 FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
 
@@ -129,6 +130,7 @@ class Slots:
     config_format: str | None = None
     intents: set[str] = field(default_factory=set)
     question: str = ""
+    topic_text: str = ""  # the question with the model name blanked: what the notes are searched with
     on_topic: bool = False
 
     CARRIED = ("model", "model_text", "family", "params_b", "method", "stage", "seq_len", "framework", "hardware",
@@ -165,12 +167,22 @@ def clean_text(text: str) -> str:
     return re.sub(r"[ \t\r\f\v]+", " ", text).strip()
 
 
+TECH_WORDS = {"lora", "qlora", "full", "sft", "dpo", "pt", "zero", "deepspeed", "mindspeed", "llm", "llama", "factory",
+              "llamafactory", "yaml", "json", "env", "npu", "npus", "gpu", "gpus", "vllm", "snt", "die", "oom", "bf", "fp",
+              "flashattention", "flash", "attention", "offload", "modelarts", "ascend", "token", "tokens", "cutoff", "len",
+              "seq", "tp", "pp", "ga", "mbs", "gbs", "rtx", "nvidia", "hccl", "ckpt", "checkpoint", "freeze"}
+
+
 def language(text: str) -> str:
-    """'zh' when the question has Chinese words beyond a Chinese model name, else 'en'."""
+    """'zh' when Chinese outweighs English in the question's own words. Model names, frameworks and
+    jargon do not count, so "用MindSpeed-LLM全参微调llama3.1-70b" is Chinese and "LoRA微调 with
+    LlamaFactory, how many cards?" is English."""
     rest = text
     for zh, _ in _FAMILY_WORDS:
         rest = rest.replace(zh, "")
-    return "zh" if len(CJK.findall(rest)) >= 2 else "en"
+    cjk = len(CJK.findall(rest))
+    english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", rest.lower()) if w not in TECH_WORDS]
+    return "zh" if cjk >= 2 and cjk >= len(english) else "en"
 
 
 class Parser:
@@ -281,10 +293,11 @@ class Parser:
             if s.unknown_model:
                 work = work.replace(s.unknown_model, " " * len(s.unknown_model))
 
-        for name, rx in METHODS:
-            if rx.search(work):
-                s.method = name
-                break
+        methods = [name for name, rx in METHODS if rx.search(work)]
+        if "qlora" in methods:
+            methods.remove("lora")  # "q-lora" also contains "lora"
+        if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both
+            s.method = methods[0]
         for name, rx in STAGES:
             if rx.search(work):
                 s.stage = name
@@ -315,7 +328,8 @@ class Parser:
             # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
             if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|generate|生成|give\s+me|给我|写|config\s+file|配置文件|the\s+config|config\s+for|配置", work):
                 s.intents.discard("config")
-        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or DOMAIN.search(work))
+        s.topic_text = re.sub(r"\s+", " ", low if not mid else low[: span[0]] + " " + low[span[1]:]).strip()
+        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
         return s
 
     def _hardware_id(self, name: str | None, m: re.Match) -> str:
@@ -341,7 +355,7 @@ class Parser:
 
     @staticmethod
     def _raw_size(work: str) -> float | None:
-        m = re.search(r"(?<![a-z0-9.\-])(\d+(?:\.\d+)?)\s*(?:b|bn|billion|b\s*params?|亿参数)(?![a-z0-9])", work)
+        m = re.search(r"(?<![a-z0-9.\-])(\d+(?:\.\d+)?)\s*(?:b|bn|billion|b\s*params?)(?![a-z0-9])", work)
         if m:
             return float(m.group(1))
         m = re.search(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*(?:十亿|billion)", work)
@@ -402,7 +416,7 @@ class Parser:
         m = re.search(r"(?<![0-9.])(\d{3,7})\s*(?:tokens?|个token|token)", work)
         if m:
             return int(m.group(1))
-        for m in re.finditer(r"(?<![0-9.a-z])(\d{3,7})(?![0-9.])(?!\s*(?:x|×)?\s*(?:卡|张|块|cards?|npus?|gpus?|dies?|nodes?|节点|g|gb|步|steps?|iters?))", work):
+        for m in re.finditer(r"(?<![0-9.a-z])(\d{3,7})(?![0-9.])(?!\s*(?:x|×)?\s*(?:卡|张|块|步|节点|(?:cards?|npus?|gpus?|dies?|nodes?|gi?b?|steps?|iters?)(?![a-z])))", work):
             n = int(m.group(1))
             if n >= 512 and n % 256 == 0:
                 return n

@@ -3,6 +3,7 @@ round when the first results call for it (no table row -> the estimator)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,17 @@ ASCEND = {"snt9b", "snt9b23", "snt9b-32g"}
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
 OTHER_INTENTS = {"memory", "inference", "config", "troubleshoot", "compare", "time", "list_models", "list_hardware"}
 NOTE_QUERY_CHARS = 400
+NOTE_HITS = 8  # passages fetched; the answer quotes the best note's best sections
+# Query expansion for the notes: the words a person uses -> the words the notes use (both languages).
+NOTE_TERMS = [
+    (re.compile(r"oom|out\s+of\s+memory|显存|内存不足|溢出"), "out of memory OOM 显存溢出 remedies"),
+    (re.compile(r"time[sd]?\s*out|超时|hang|卡住|barrier"), "timeout 超时"),
+    (re.compile(r"requir|constraint|condition|need|limit|要求|条件|限制|约束|前提|需要什么"), "constraints 约束"),
+    (re.compile(r"flash\s*-?att"), "FlashAttention NPU_Flash_Attn"),
+    (re.compile(r"why|cause|reason|为什么|原因|为何"), "cause 原因"),
+    (re.compile(r"fix|solve|avoid|what\s+should|解决|怎么办|处理|避免"), "remedies fix 解决"),
+    (re.compile(r"differ|versus|(?<![a-z])vs(?![a-z])|compare|区别|差别|不同|对比"), "difference 区别"),
+]
 
 
 @dataclass(frozen=True)
@@ -69,7 +81,32 @@ def effective(s: Slots) -> Effective:
     return Effective(s.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed)
 
 
+def squashed(name: str) -> str:
+    return re.sub(r"[^0-9a-z.]", "", name.lower())
+
+
+def is_family_prefix(name: str, closest: list) -> bool:
+    """True when every closest model starts with the name: "qwen3" names a family, not an unknown model."""
+    key = squashed(name)
+    return bool(key and closest) and all(squashed(str(c)).startswith(key) for c in closest)
+
+
+def note_query(s: Slots) -> str:
+    """The question without the model name (it would pull in table caveats), plus the notes' own words."""
+    text = (s.topic_text or s.question)[:NOTE_QUERY_CHARS]
+    extra = [words for rx, words in NOTE_TERMS if rx.search(text)]
+    seen = set(text.split())
+    extra = [w for words in extra for w in words.split() if w.lower() not in seen and not seen.add(w.lower())]
+    if "inference" not in s.intents and (s.method or "train" in s.intents):
+        extra.append(s.framework or "training 训练 LLaMA-Factory MindSpeed-LLM")
+    return " ".join([text, *extra]).strip() or s.question[:NOTE_QUERY_CHARS]
+
+
 def is_training_question(s: Slots) -> bool:
+    """Cards/ZeRO/GA for training: asked directly, or nothing else was asked. "How many cards to serve
+    X" is an inference question unless training is named too."""
+    if "inference" in s.intents and not ("train" in s.intents or s.method):
+        return False
     return bool(s.intents & TRAINING_INTENTS) or not (s.intents & OTHER_INTENTS)
 
 
@@ -78,11 +115,12 @@ class Router:
         """arg_fields: tool name -> argument names it accepts (tools not registered are skipped)."""
         self.arg_fields = arg_fields
 
-    def call(self, name: str, **args) -> list[Call]:
-        if name not in self.arg_fields:
+    def call(self, tool: str, /, **args) -> list[Call]:
+        """A call of ``tool`` with the arguments its schema accepts (None values left out)."""
+        if tool not in self.arg_fields:
             return []
-        fields = self.arg_fields[name]
-        return [Call(name, {k: v for k, v in args.items() if v is not None and k in fields})]
+        fields = self.arg_fields[tool]
+        return [Call(tool, {k: v for k, v in args.items() if v is not None and k in fields})]
 
     # -- round one -----------------------------------------------------------------------------
     def first(self, s: Slots) -> list[Call]:
@@ -96,7 +134,7 @@ class Router:
             if s.family:
                 return self.call("list_models", family=s.family)
             if s.on_topic:
-                return self.call("search_notes", query=s.question[:NOTE_QUERY_CHARS], limit=3)
+                return self.call("search_notes", query=note_query(s), limit=NOTE_HITS)
             return []
         e = effective(s)
         calls: list[Call] = []
@@ -110,10 +148,12 @@ class Router:
             calls += self.memory_calls(s, e)
         if "compare" in s.intents:
             calls += self.call("compare_hardware", model=s.model or self.shape_name(s), method=s.method or "lora", seq_len=e.seq_len)
-        if is_training_question(s) and not ("config" in s.intents and not s.intents & TRAINING_INTENTS):
+        # a config request brings its own plan; add the tables only when cards or GA are asked as well
+        # ("DeepSpeed config" mentions DeepSpeed, which is not a ZeRO question)
+        if is_training_question(s) and not ("config" in s.intents and not s.intents & (TRAINING_INTENTS - {"zero"})):
             calls += self.training_calls(s, e)
         if s.intents & {"troubleshoot", "time"}:
-            calls += self.call("search_notes", query=s.question[:NOTE_QUERY_CHARS], limit=3)
+            calls += self.call("search_notes", query=note_query(s), limit=NOTE_HITS)
         return calls
 
     @staticmethod
@@ -158,7 +198,8 @@ class Router:
         fmt = s.config_format or "llamafactory_yaml"
         framework = s.framework or ("MindSpeed-LLM" if fmt == "mindspeed_env" else "LLaMA-Factory")
         return self.call("generate_config", model=s.model or self.shape_name(s), method=s.method or "lora", stage=s.stage,
-                         seq_len=e.seq_len, hardware=e.hardware, framework=framework, format=fmt)
+                         seq_len=e.seq_len, hardware=e.hardware, framework=framework, format=fmt,
+                         zero_stage=s.zero_stage, offload=s.offload)
 
     # -- round two -----------------------------------------------------------------------------
     def more(self, s: Slots, done: list[Done]) -> list[Call]:
@@ -166,8 +207,12 @@ class Router:
         e = effective(s)
         calls: list[Call] = []
         for d in done:
+            if d.name == "resolve_model" and not d.ok and is_family_prefix(d.args.get("name", ""), d.error.get("valid") or []):
+                calls += self.call("list_models", family=d.args["name"])  # "qwen3": list the whole family
             if d.name == "min_cards" and d.ok and not d.result.get("rows") and "seq_len" in e.assumed:
                 calls += self.call("min_cards", **{k: v for k, v in d.args.items() if k != "seq_len"})
+            if d.name == "inference_min_cards" and not d.ok and d.args.get("memory_gb"):
+                calls += self.call("inference_min_cards", model=s.model)  # show the rows the tables do have
             if d.name == "inference_min_cards" and (not d.ok or d.result.get("cards") is None) and "estimate_inference" not in names:
                 calls += self.estimate_inference(s, e)
         return calls

@@ -1,1 +1,323 @@
-"""Config generation tool (generate_config)."""
+"""Config generation tool (generate_config): LLaMA-Factory YAML, DeepSpeed JSON, MindSpeed-LLM
+variables and launch scripts, built from a plan that comes from the vendor tables when they have
+a row and from the estimator (plan_training) otherwise.
+
+Other tools are called through the registry, so this module does not depend on how the table or
+estimator tools are written, only on their published field names.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..configs import deepspeed, launch, llamafactory, mindspeed
+from ..configs.plan import TrainingPlan, nodes_for
+from ..errors import SizingError, ToolError
+from .common import Framework, ModelName, SeqLen, _alias
+from .registry import REGISTRY, tool
+
+ConfigFormat = Annotated[
+    Literal["llamafactory_yaml", "deepspeed_json", "mindspeed_env", "launch"],
+    _alias({"yaml": "llamafactory_yaml", "llamafactory": "llamafactory_yaml", "llama-factory": "llamafactory_yaml",
+            "llamafactory-yaml": "llamafactory_yaml", "deepspeed": "deepspeed_json", "json": "deepspeed_json",
+            "ds": "deepspeed_json", "deepspeed-json": "deepspeed_json", "mindspeed": "mindspeed_env",
+            "mindspeed-env": "mindspeed_env", "env": "mindspeed_env", "shell": "launch", "sh": "launch",
+            "script": "launch", "command": "launch"}),
+    Field(description="What to produce: llamafactory_yaml, deepspeed_json, mindspeed_env (export lines) or launch (commands)."),
+]
+Method = Annotated[
+    Literal["lora", "qlora", "full", "freeze"],
+    _alias({"全参": "full", "全量": "full", "full-finetune": "full", "full-ft": "full", "q-lora": "qlora"}),
+    Field(description="Fine-tuning method; qlora = LoRA on a quantised base (quantization_bit)."),
+]
+Stage = Annotated[
+    Literal["pt", "sft", "dpo", "kto", "rm", "ppo"],
+    _alias({"pretrain": "pt", "pre-train": "pt", "reward": "rm"}),
+    Field(description="Training stage as LLaMA-Factory names it (MindSpeed-LLM scripts take pt or sft)."),
+]
+SafeText = Annotated[str, Field(min_length=1, max_length=500, pattern=r"^[^\x00-\x1f\x7f]+$")]
+_TABLE_PART = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}  # hardware ids the vendor tables describe
+
+
+class GenerateConfigArgs(BaseModel):
+    model: ModelName
+    method: Method = "lora"
+    seq_len: SeqLen = 4096
+    hardware: str = Field("snt9b", min_length=1, max_length=100, description="Hardware in any spelling: snt9b, snt9b23 (910C), h100, a100 ...")
+    framework: Framework | None = Field(None, description="Default: MindSpeed-LLM for mindspeed_env, else LLaMA-Factory.")
+    format: ConfigFormat = "llamafactory_yaml"
+    stage: Stage = "sft"
+    template: str | None = Field(None, max_length=50, pattern=r"^[A-Za-z0-9_.\-]+$", description="LLaMA-Factory chat template; default from the model catalog.")
+    lora_rank: int | None = Field(None, ge=1, le=1024)
+    lora_target: str | None = Field(None, max_length=200, pattern=r"^[A-Za-z0-9_.,\-]+$", description="'all' or module names, comma-separated.")
+    quantization_bit: Literal[2, 3, 4, 8] | None = Field(None, description="QLoRA bits (default 4).")
+    dataset: SafeText | None = Field(None, description="LLaMA-Factory dataset names (comma-separated) or the MindSpeed data path.")
+    output_dir: SafeText | None = None
+    model_path: SafeText | None = Field(None, description="Local weights path; default the Hugging Face repo id.")
+    micro_batch: int | None = Field(None, ge=1, le=1024)
+    grad_accum: int | None = Field(None, ge=1, le=65536)
+    global_batch: int | None = Field(None, ge=1, le=1_048_576, description="MindSpeed-LLM GBS; sets grad_accum = GBS / (MBS x DP).")
+    zero_stage: int | None = Field(None, ge=0, le=3)
+    offload: bool | None = None
+    tp: int | None = Field(None, ge=1, le=256)
+    pp: int | None = Field(None, ge=1, le=256)
+    cp: int | None = Field(None, ge=1, le=256)
+    learning_rate: float | None = Field(None, gt=0, le=1)
+    epochs: float | None = Field(None, gt=0, le=1000)
+    nnodes: int | None = Field(None, ge=1, le=4096)
+    master_addr: str | None = Field(None, max_length=253, pattern=r"^[A-Za-z0-9.:_\-]+$")
+    master_port: int = Field(29500, ge=1, le=65535)
+
+
+class ConfigFile(BaseModel):
+    filename: str
+    content: str
+    format: str
+
+
+class GenerateConfigResult(BaseModel):
+    model_id: str
+    format: str
+    framework: str
+    filename: str = Field(description="Suggested file name.")
+    content: str = Field(description="The file's text.")
+    plan: TrainingPlan = Field(description="The plan the file was built from, with its source.")
+    companion_files: list[ConfigFile] = Field(default_factory=list, description="Files the main one refers to (DeepSpeed JSON, the YAML a launch script runs).")
+    notes: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- the plan
+def _call(ctx, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+    """Another tool's result as a dict, None when that tool is not registered; its error re-raised."""
+    if name not in REGISTRY:
+        return None
+    res = REGISTRY.call(name, args, ctx)
+    if isinstance(res, ToolError):
+        e = res.error
+        if e.code == "no_table_row":
+            return None
+        raise SizingError(e.code, e.message, field=e.field, valid=e.valid)
+    return res.model_dump()
+
+
+def _spread(devices: int, hw: dict[str, Any]) -> tuple[int, int, int, list[str]]:
+    """(devices, nodes, per node): whole nodes, and Snt9B23's 2-DIE minimum parallel unit."""
+    notes = []
+    unit = int(hw.get("min_parallel_unit") or 1)
+    if devices % unit:
+        devices += unit - devices % unit
+        notes.append(f"{hw['id']} allocates {unit} {hw['unit']}s at a time; rounded up to {devices}.")
+    nodes, per_node = nodes_for(devices, int(hw["devices_per_node"]))
+    return devices, nodes, per_node, notes
+
+
+def _base(args: GenerateConfigArgs, framework: str, hw: dict[str, Any], **kw) -> dict[str, Any]:
+    return dict(framework=framework, hardware=hw["id"], accelerator="npu" if hw.get("kind") == "npu" else "gpu",
+                unit=hw.get("unit") or "card", seq_len=args.seq_len, **kw)
+
+
+def _recipe_plan(ctx, args, model_id, hw) -> TrainingPlan | None:
+    part = _TABLE_PART.get(hw["id"])
+    if part is None or args.method not in ("lora", "full"):
+        return None
+    r = _call(ctx, "training_recipe", {"model": model_id, "strategy": args.method, "seq_len": args.seq_len})
+    if not r or not r.get("found"):
+        return None
+    devices, nodes, per_node, notes = _spread(int(r["total_cards"]), hw)
+    if part == "Snt9B23":
+        notes.append("The recipe table counts Snt9B cards; on Snt9B23 each count is taken as DIE (1 DIE ~ 1 Snt9B card).")
+    if r.get("note"):
+        notes.append(r["note"])
+    notes.append("The recipe table assumes per_device_train_batch_size 1 and NPU FlashAttention on.")
+    row = f"{model_id} {args.method} cutoff_len {r['seq_len_used']}: {r['deepspeed']}, GA {r['grad_accum']}, " \
+          f"{r['nodes']} x {r['cards_per_node']} cards"
+    return TrainingPlan(**_base(args, "LLaMA-Factory", hw, source="table",
+                                source_detail=f"ModelArts LLaMA-Factory recipe table, row {row} ({r['source']})",
+                                devices=devices, nodes=nodes, per_node=per_node, zero_stage=r["zero_stage"],
+                                offload=r["offload"], micro_batch=1, grad_accum=r["grad_accum"],
+                                table_seq_len=r["seq_len_used"] if r["seq_len_used"] != args.seq_len else None,
+                                notes=notes))
+
+
+def _estimate(ctx, args, model_id, hw, framework, max_devices: int | None = None) -> dict[str, Any] | None:
+    req = {"model": model_id, "method": args.method, "seq_len": args.seq_len, "hardware": hw["id"], "framework": framework}
+    if max_devices:
+        req["max_devices"] = max_devices
+    return _call(ctx, "plan_training", req)
+
+
+def _estimate_plan(ctx, args, model_id, hw, framework) -> TrainingPlan:
+    p = _estimate(ctx, args, model_id, hw, framework)
+    if p is None:
+        raise SizingError("no_plan", f"No vendor table row covers {model_id} {args.method} at {args.seq_len} tokens on "
+                          f"{hw['id']}, and the estimator (plan_training) is not available.", field="model")
+    devices, nodes, per_node, notes = _spread(int(p["devices"]), hw)
+    notes += [str(n) for n in (p.get("notes") or [])][:5]
+    return TrainingPlan(**_base(args, framework, hw, source="estimate",
+                                source_detail=f"estimate (plan_training) for {model_id} {args.method} {args.seq_len} tokens on {hw['id']}",
+                                devices=devices, nodes=nodes, per_node=per_node,
+                                zero_stage=p.get("zero_stage") if framework == "LLaMA-Factory" else None,
+                                offload=bool(p.get("offload")), tp=p.get("tp") or 1, pp=p.get("pp") or 1, cp=p.get("cp") or 1,
+                                micro_batch=p.get("micro_batch") or 1, grad_accum=p.get("grad_accum") or 1, notes=notes))
+
+
+def _mindspeed_table_plan(ctx, args, model_id, hw, model) -> TrainingPlan | None:
+    part = _TABLE_PART.get(hw["id"])
+    if part is None or args.method not in ("lora", "full"):
+        return None
+    r = _call(ctx, "min_cards", {"model": model_id, "strategy": args.method, "seq_len": args.seq_len,
+                                 "framework": "MindSpeed-LLM", "hardware": part})
+    if not r or r.get("supported") is None:
+        return None
+    used = r.get("seq_len_used") or args.seq_len
+    if not r["supported"]:
+        raise SizingError("not_supported", f"The ModelArts minimum-card table marks MindSpeed-LLM {args.method} for "
+                          f"{model_id} at {used} tokens on {part} as not supported ('-').", field="framework",
+                          valid=["LLaMA-Factory"])
+    devices, nodes, per_node, notes = _spread(int(r["cards"]), hw)
+    notes += r.get("notes") or []
+    tp, pp, cp = mindspeed.default_layout(devices, per_node, args.seq_len, model.get("heads"), model.get("kv_heads"), model.get("layers"))
+    layout = "TP/PP/CP: largest TP within a node dividing the heads, PP for the rest (DP 1 at the minimum card count)"
+    est = _estimate(ctx, args, model_id, hw, "MindSpeed-LLM", max_devices=devices)
+    if est and est.get("devices") == devices and est.get("tp") and est.get("pp"):
+        tp, pp, cp = est["tp"], est["pp"], est.get("cp") or cp
+        layout = "TP/PP/CP from the estimator (plan_training) at the table's card count"
+    return TrainingPlan(**_base(args, "MindSpeed-LLM", hw, source="table",
+                                source_detail=f"ModelArts minimum-card table, MindSpeed-LLM {model_id} {args.method} SEQ_LEN "
+                                              f"{used} on {part}: {r['cards']} {r['unit']} ({r['source']}); {layout}",
+                                devices=devices, nodes=nodes, per_node=per_node, tp=tp, pp=pp, cp=cp,
+                                micro_batch=1, grad_accum=8, table_seq_len=used if used != args.seq_len else None,
+                                notes=notes))
+
+
+def _apply_overrides(plan: TrainingPlan, args: GenerateConfigArgs, hw: dict[str, Any]) -> TrainingPlan:
+    set_fields = {k for k in ("micro_batch", "grad_accum", "zero_stage", "offload", "tp", "pp", "cp", "nnodes", "global_batch")
+                  if getattr(args, k) is not None}
+    upd: dict[str, Any] = {k: getattr(args, k) for k in set_fields & {"micro_batch", "grad_accum", "zero_stage", "offload", "tp", "pp", "cp"}}
+    if "nnodes" in set_fields and args.nnodes != plan.nodes:
+        per_node = plan.per_node if plan.nodes > 1 or args.nnodes == 1 else int(hw["devices_per_node"])
+        upd.update(nodes=args.nnodes, per_node=per_node, devices=args.nnodes * per_node)
+    if plan.framework == "LLaMA-Factory" and upd.get("zero_stage") == 0 and "offload" not in upd:
+        upd["offload"] = False  # stage 0 has nothing to offload
+    new = plan.model_copy(update={**upd, "overrides": sorted(set_fields)})
+    if args.global_batch is not None:
+        per_step = new.micro_batch * new.data_parallel
+        if per_step == 0 or args.global_batch % per_step:
+            raise SizingError("invalid_arguments", f"global_batch {args.global_batch} is not divisible by MBS x DP = {per_step}.",
+                              field="global_batch", valid=f"a multiple of {per_step}")
+        new.grad_accum = args.global_batch // per_step
+    if new.framework == "LLaMA-Factory" and new.zero_stage is not None:
+        deepspeed.check(new.zero_stage, new.offload)
+    if set_fields:
+        new.notes.append("Set by hand: " + ", ".join(sorted(set_fields)) + " (the rest is the plan's).")
+    return new
+
+
+def find_plan(ctx, args: GenerateConfigArgs, model_id: str, framework: str) -> TrainingPlan:
+    hw = ctx.kb.hardware_row(ctx.resolver.hardware_id(args.hardware))
+    if framework == "MindSpeed-LLM":
+        if hw.get("kind") != "npu":
+            raise SizingError("invalid_arguments", "MindSpeed-LLM runs on Ascend NPUs only.", field="hardware",
+                              valid=["snt9b", "snt9b23"])
+        plan = _mindspeed_table_plan(ctx, args, model_id, hw, ctx.kb.model(model_id) or {})
+    else:
+        plan = _recipe_plan(ctx, args, model_id, hw)
+    plan = plan or _estimate_plan(ctx, args, model_id, hw, framework)
+    return _apply_overrides(plan, args, hw)
+
+
+# ---------------------------------------------------------------- the files
+def _header(args: GenerateConfigArgs, model_id: str, plan: TrainingPlan) -> list[str]:
+    par = (f"TP {plan.tp} x PP {plan.pp} x CP {plan.cp}, DP {plan.data_parallel}" if plan.framework == "MindSpeed-LLM"
+           else f"ZeRO-{plan.zero_stage}{'-Offload' if plan.offload else ''}")
+    return [
+        f"Generated by sizing-assistant: {model_id} {args.method} {args.stage}, {args.seq_len} tokens, {plan.hardware}, {plan.framework}",
+        f"Plan ({plan.source}): {plan.source_detail}",
+        f"{plan.nodes} node(s) x {plan.per_node} {plan.unit}(s) = {plan.devices}; {par}; "
+        f"micro batch {plan.micro_batch} x grad accum {plan.grad_accum} x DP {plan.data_parallel} = global batch {plan.global_batch}",
+        *plan.notes,
+    ]
+
+
+def _lf_options(args: GenerateConfigArgs, model_id: str, model: dict[str, Any], hw: dict[str, Any]) -> llamafactory.LlamaFactoryOptions:
+    bf16 = hw.get("kind") == "npu" or bool(hw.get("bf16_tflops"))
+    return llamafactory.LlamaFactoryOptions(
+        model_id=model_id, model_path=args.model_path or model.get("hf_repo") or model_id, template=args.template or model.get("template"),
+        method=args.method, stage=args.stage, vision=model.get("modality") == "vision-language", bf16=bf16,
+        lora_rank=args.lora_rank or 8, lora_target=args.lora_target or "all",
+        quantization_bit=args.quantization_bit if args.method == "qlora" else None,
+        dataset=args.dataset, output_dir=args.output_dir, learning_rate=args.learning_rate, epochs=args.epochs or 3.0)
+
+
+def _ds_file(plan: TrainingPlan) -> ConfigFile:
+    return ConfigFile(filename=deepspeed.filename(plan.zero_stage, plan.offload),
+                      content=deepspeed.render(plan.zero_stage, plan.offload), format="deepspeed_json")
+
+
+def _ds_note(plan: TrainingPlan) -> str:
+    name = deepspeed.path(plan.zero_stage, plan.offload)
+    if deepspeed.is_upstream(plan.zero_stage, plan.offload):
+        return f"{name} ships with LLaMA-Factory; the JSON here is the same shape."
+    return f"LLaMA-Factory ships no {deepspeed.filename(plan.zero_stage, plan.offload)}: save this JSON as {name}."
+
+
+def _ms_options(args: GenerateConfigArgs, model_id: str, model: dict[str, Any]) -> mindspeed.MindSpeedOptions:
+    return mindspeed.MindSpeedOptions(
+        model_id=model_id, model_path=args.model_path, method=args.method, stage=args.stage,
+        max_context=model.get("max_context"), heads=model.get("heads"), kv_heads=model.get("kv_heads"),
+        dataset=args.dataset, output_dir=args.output_dir, learning_rate=args.learning_rate,
+        master_addr=args.master_addr, master_port=args.master_port)
+
+
+def _check_format(args: GenerateConfigArgs) -> str:
+    framework = args.framework or ("MindSpeed-LLM" if args.format == "mindspeed_env" else "LLaMA-Factory")
+    own = {"MindSpeed-LLM": ["mindspeed_env", "launch"], "LLaMA-Factory": ["llamafactory_yaml", "deepspeed_json", "launch"]}
+    if args.format not in own[framework]:
+        raise SizingError("invalid_arguments", f"Format {args.format} belongs to another framework than {framework}.",
+                          field="format", valid=own[framework])
+    return framework
+
+
+@tool
+def generate_config(ctx, args: GenerateConfigArgs) -> GenerateConfigResult:
+    """Generate a training config file: LLaMA-Factory YAML, DeepSpeed JSON, MindSpeed-LLM launch variables, or the launch commands (one node and several), for a model, method and sequence length on given hardware.
+
+    The numbers (cards, ZeRO stage, offload, grad accum, TP/PP) come from the ModelArts tables when they have a row, else from plan_training; the result carries the file name, its text and that plan with its source. Overrides (zero_stage, micro_batch, lora_rank, dataset, ...) are applied on top."""
+    framework = _check_format(args)
+    model_id = ctx.resolver.model_id(args.model)
+    model = ctx.kb.model(model_id) or {}
+    hw = ctx.kb.hardware_row(ctx.resolver.hardware_id(args.hardware))
+    # Refuse what no plan can fix (stage, method, template) before planning.
+    if framework == "MindSpeed-LLM":
+        ms = _ms_options(args, model_id, model)
+        mindspeed.check_options(ms)
+    else:
+        lf = _lf_options(args, model_id, model, hw)
+        llamafactory.check_options(lf)
+    plan = find_plan(ctx, args, model_id, framework)
+    header = _header(args, model_id, plan)
+    notes: list[str] = []
+    companions: list[ConfigFile] = []
+    stem = llamafactory.stem(model_id, args.method, args.stage, args.seq_len)
+    if framework == "MindSpeed-LLM":
+        main = ConfigFile(filename=f"{stem}_mindspeed_env.sh", content=mindspeed.render(ms, plan, header), format="mindspeed_env")
+        notes.append("TP/PP must match the Hugging Face -> Megatron weight conversion; re-convert when you change them.")
+    else:
+        main = ConfigFile(filename=llamafactory.filename(lf, args.seq_len), content=llamafactory.render(lf, plan, header),
+                          format="llamafactory_yaml")
+        if plan.zero_stage is not None:
+            companions.append(_ds_file(plan))
+            notes.append(_ds_note(plan))
+    if args.format == "deepspeed_json":
+        if plan.zero_stage is None:
+            raise SizingError("invalid_plan", "The plan uses no DeepSpeed ZeRO stage.", field="zero_stage", valid=[0, 1, 2, 3])
+        main, companions = companions[0], [main]
+    elif args.format == "launch":
+        lopts = launch.LaunchOptions(config_file=main.filename, model_id=model_id, method=args.method,
+                                     master_addr=args.master_addr, master_port=args.master_port)
+        companions = [main, *companions]
+        main = ConfigFile(filename=f"{stem}_launch.sh", content=launch.render(lopts, plan, header), format="launch")
+    return GenerateConfigResult(model_id=model_id, format=args.format, framework=framework, filename=main.filename,
+                                content=main.content, plan=plan, companion_files=companions, notes=notes)

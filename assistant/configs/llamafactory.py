@@ -1,0 +1,188 @@
+"""LLaMA-Factory training YAML, laid out like the project's own ``examples/train_*`` files.
+
+Only keys and values LLaMA-Factory (v0.9.x) accepts: QLoRA is ``finetuning_type: lora`` plus
+``quantization_bit``; stages are pt|sft|rm|ppo|dpo|kto. The tests parse the output with
+LLaMA-Factory's own argument parser.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from ..errors import SizingError
+from . import deepspeed
+from .llamafactory_names import STAGES, TEMPLATES
+from .llamafactory_names import VERSION as LLAMAFACTORY_VERSION
+from .plan import TrainingPlan
+
+METHODS = ("lora", "qlora", "full", "freeze")
+QUANT_BITS = (2, 3, 4, 8)
+
+# LLaMA-Factory's demo datasets (data/dataset_info.json): pairwise data for rm/dpo, kto-tagged
+# data for kto, plain text for pt, image-text for vision-language models.
+_DEFAULT_DATASET = {
+    "pt": "c4_demo", "sft": "identity,alpaca_en_demo", "ppo": "identity,alpaca_en_demo",
+    "rm": "dpo_en_demo", "dpo": "dpo_en_demo", "kto": "kto_en_demo",
+}
+_VISION_SFT_DATASET = "mllm_demo,identity,alpaca_en_demo"
+# Learning rates of LLaMA-Factory's examples: LoRA 1e-4, full 1e-5, preference stages 5e-6.
+_DEFAULT_LR = {"lora": 1.0e-4, "qlora": 1.0e-4, "freeze": 1.0e-5, "full": 1.0e-5}
+_PREFERENCE_LR = 5.0e-6
+
+
+@dataclass(frozen=True)
+class LlamaFactoryOptions:
+    model_id: str
+    model_path: str
+    template: str | None
+    method: str = "lora"
+    stage: str = "sft"
+    vision: bool = False
+    bf16: bool = True
+    lora_rank: int = 8
+    lora_target: str = "all"
+    quantization_bit: int | None = None
+    dataset: str | None = None
+    output_dir: str | None = None
+    learning_rate: float | None = None
+    epochs: float = 3.0
+    extra_notes: tuple[str, ...] = field(default=())
+
+
+def stem(model_id: str, method: str, stage: str, seq_len: int) -> str:
+    """File-name stem shared by the YAML, the env file and the launch script of one job."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-")
+    return f"{safe}_{method}_{stage}_{seq_len}"
+
+
+def filename(opts: LlamaFactoryOptions, seq_len: int) -> str:
+    return stem(opts.model_id, opts.method, opts.stage, seq_len) + ".yaml"
+
+
+def check_options(opts: LlamaFactoryOptions) -> None:
+    """What can be refused before any plan exists: stage, method, template, quantisation."""
+    if opts.stage not in STAGES:
+        raise SizingError("invalid_arguments", f"LLaMA-Factory has no stage {opts.stage!r}.", field="stage", valid=list(STAGES))
+    if opts.method not in METHODS:
+        raise SizingError("invalid_arguments", f"Unknown method {opts.method!r}.", field="method", valid=list(METHODS))
+    if opts.stage != "pt" and not opts.template:
+        raise SizingError("no_template", f"{opts.model_id} has no LLaMA-Factory chat template in the catalog, "
+                          "so it cannot be fine-tuned with a chat stage; pass template.", field="template")
+    if opts.template and opts.template not in TEMPLATES:
+        raise SizingError("unknown_template", f"Template {opts.template!r} is not a LLaMA-Factory {LLAMAFACTORY_VERSION} "
+                          "template; pass template with one that is.", field="template",
+                          valid=difflib.get_close_matches(opts.template, sorted(TEMPLATES), n=5, cutoff=0.3))
+    if opts.quantization_bit is not None and opts.method != "qlora":
+        raise SizingError("invalid_arguments", "Quantization is only compatible with LoRA (QLoRA).",
+                          field="quantization_bit", valid="method qlora")
+
+
+def check(opts: LlamaFactoryOptions, plan: TrainingPlan) -> None:
+    check_options(opts)
+    if opts.stage == "ppo" and plan.zero_stage == 3:
+        raise SizingError("invalid_plan", "PPO does not support ZeRO-3 (ModelArts LLaMA-Factory guide).",
+                          field="zero_stage", valid=[0, 1, 2])
+
+
+def learning_rate(opts: LlamaFactoryOptions) -> float:
+    if opts.learning_rate is not None:
+        return opts.learning_rate
+    if opts.stage in ("dpo", "kto"):
+        return _PREFERENCE_LR
+    return _DEFAULT_LR[opts.method]
+
+
+def build(opts: LlamaFactoryOptions, plan: TrainingPlan) -> list[tuple[str, dict[str, Any]]]:
+    """The YAML as (section, keys) pairs in the order of LLaMA-Factory's examples."""
+    check(opts, plan)
+    lora = opts.method in ("lora", "qlora")
+    model: dict[str, Any] = {"model_name_or_path": opts.model_path}
+    if opts.method == "qlora":
+        model["quantization_bit"] = opts.quantization_bit or 4
+        model["quantization_method"] = "bnb"
+        if plan.accelerator == "npu":  # as in examples/train_qlora/qwen3_lora_sft_bnb_npu.yaml
+            model["double_quantization"] = False
+    if opts.vision:  # pixel budgets of LLaMA-Factory's multimodal examples
+        model["image_max_pixels"] = 262144
+        model["video_max_pixels"] = 16384
+    model["trust_remote_code"] = True
+
+    method: dict[str, Any] = {"stage": opts.stage, "do_train": True,
+                              "finetuning_type": "lora" if lora else opts.method}
+    if lora:
+        method["lora_rank"] = opts.lora_rank
+        method["lora_target"] = opts.lora_target
+    if opts.vision and opts.method == "full":  # train the language model, keep the vision tower frozen
+        method.update(freeze_vision_tower=True, freeze_multi_modal_projector=True, freeze_language_model=False)
+    if opts.stage in ("dpo", "kto"):
+        method["pref_beta"] = 0.1
+    if opts.stage == "dpo":
+        method["pref_loss"] = "sigmoid"
+    if opts.stage == "ppo":
+        method["reward_model"] = f"saves/{opts.model_id}/{'lora' if lora else 'full'}/reward"
+        method["reward_model_type"] = "lora" if lora else "full"
+    if plan.zero_stage is not None:
+        method["deepspeed"] = deepspeed.path(plan.zero_stage, plan.offload)
+
+    data: dict[str, Any] = {"dataset": opts.dataset or (_VISION_SFT_DATASET if opts.vision and opts.stage == "sft"
+                                                         else _DEFAULT_DATASET[opts.stage])}
+    if opts.stage != "pt":
+        data["template"] = opts.template
+    data.update(cutoff_len=plan.seq_len, overwrite_cache=True, preprocessing_num_workers=16, dataloader_num_workers=4)
+
+    output = {
+        "output_dir": opts.output_dir or f"saves/{opts.model_id}/{opts.method}/{opts.stage}",
+        "logging_steps": 10, "save_steps": 500, "plot_loss": True, "overwrite_output_dir": True,
+        "save_only_model": False, "report_to": "none",
+    }
+    train: dict[str, Any] = {
+        "per_device_train_batch_size": plan.micro_batch,
+        "gradient_accumulation_steps": plan.grad_accum,
+        "learning_rate": learning_rate(opts),
+        "num_train_epochs": float(opts.epochs),
+        "lr_scheduler_type": "cosine",
+        "warmup_ratio": 0.1,
+        "bf16" if opts.bf16 else "fp16": True,
+        "ddp_timeout": 180000000,
+    }
+    return [("model", model), ("method", method), ("dataset", data), ("output", output), ("train", train)]
+
+
+def flat(opts: LlamaFactoryOptions, plan: TrainingPlan) -> dict[str, Any]:
+    """All keys in one dict (what LLaMA-Factory reads from the file)."""
+    return {k: v for _, keys in build(opts, plan) for k, v in keys.items()}
+
+
+def scalar(value: Any) -> str:
+    """One YAML scalar that OmegaConf and PyYAML both read back as the same value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        text = f"{value:.6g}"
+        if "e" in text:  # YAML 1.1 floats need a dot before the exponent: 1.0e-04, not 1e-04
+            mantissa, exp = text.split("e")
+            text = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{exp}"
+        elif "." not in text:
+            text += ".0"
+        return text
+    text = str(value)
+    if yaml.safe_load(text) == text and "#" not in text and ": " not in text:
+        return text
+    return yaml.safe_dump(text, default_style='"').strip()
+
+
+def render(opts: LlamaFactoryOptions, plan: TrainingPlan, header: list[str] | None = None) -> str:
+    lines = [f"# {h}" for h in header or []]
+    for section, keys in build(opts, plan):
+        if lines:
+            lines.append("")
+        lines.append(f"### {section}")
+        lines.extend(f"{k}: {scalar(v)}" for k, v in keys.items())
+    return "\n".join(lines) + "\n"

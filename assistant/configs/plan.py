@@ -1,0 +1,80 @@
+"""The plan a generated config is built from: devices, ZeRO stage, parallel layout, batch sizes.
+
+A plan comes from a vendor table row or from the estimator (the tool layer fills it); the
+generators in this package only read it. Keeping it one pydantic model means the tool result
+can show the user exactly which numbers went into the file and where they came from.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ..errors import SizingError
+
+Accelerator = Literal["npu", "gpu"]
+
+
+class TrainingPlan(BaseModel):
+    source: Literal["table", "estimate"] = Field(
+        description="'table' when the numbers are a vendor table row, 'estimate' when they come from plan_training."
+    )
+    source_detail: str = Field(description="Which table and row, or the estimator's assumptions.")
+    framework: Literal["LLaMA-Factory", "MindSpeed-LLM"]
+    hardware: str = Field(description="Hardware catalog id, e.g. snt9b, snt9b23, h100-80g.")
+    accelerator: Accelerator
+    unit: str = Field("card", description="What one device is: card, or DIE on Snt9B23.")
+    devices: int = Field(ge=1, description="Devices (ranks) in the job.")
+    nodes: int = Field(ge=1)
+    per_node: int = Field(ge=1, description="Devices used on each node.")
+    zero_stage: int | None = Field(None, ge=0, le=3, description="DeepSpeed ZeRO stage (LLaMA-Factory).")
+    offload: bool = Field(False, description="DeepSpeed CPU offload (optimizer; parameters too on ZeRO-3).")
+    tp: int = Field(1, ge=1, description="Tensor parallel size (MindSpeed-LLM).")
+    pp: int = Field(1, ge=1, description="Pipeline parallel size (MindSpeed-LLM).")
+    cp: int = Field(1, ge=1, description="Context parallel size (MindSpeed-LLM).")
+    micro_batch: int = Field(1, ge=1)
+    grad_accum: int = Field(1, ge=1)
+    seq_len: int = Field(description="Sequence length the config is for.")
+    table_seq_len: int | None = Field(None, description="The table row's length when it differs from seq_len.")
+    overrides: list[str] = Field(default_factory=list, description="Fields the caller set by hand.")
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def data_parallel(self) -> int:
+        return self.devices // (self.tp * self.pp * self.cp)
+
+    @property
+    def global_batch(self) -> int:
+        return self.micro_batch * self.grad_accum * self.data_parallel
+
+
+def nodes_for(devices: int, devices_per_node: int) -> tuple[int, int]:
+    """Whole nodes for a job: (nodes, devices used per node). A job that spans nodes uses the same
+    number of devices on each, so the count must split evenly."""
+    if devices <= devices_per_node:
+        return 1, devices
+    nodes = -(-devices // devices_per_node)
+    if devices % nodes:
+        raise SizingError("invalid_plan", f"{devices} devices do not split evenly over {nodes} nodes "
+                          f"of {devices_per_node}.", field="devices", valid=f"a multiple of {devices_per_node}")
+    return nodes, devices // nodes
+
+
+def check_parallel_layout(plan: TrainingPlan, seq_len: int, heads: int | None = None,
+                          kv_heads: int | None = None) -> None:
+    """The MindSpeed-LLM rules from the ModelArts pages: TP x PP (x CP) divides the device count,
+    GBS divisible by MBS x DP, CP >= 2 beyond 32768 tokens; Megatron also needs TP to divide the
+    attention heads and the KV groups."""
+    model_parallel = plan.tp * plan.pp * plan.cp
+    if plan.devices % model_parallel:
+        raise SizingError("invalid_plan", f"TP x PP x CP = {plan.tp} x {plan.pp} x {plan.cp} = {model_parallel} "
+                          f"does not divide {plan.devices} devices.", field="tp",
+                          valid=[d for d in range(1, plan.devices + 1) if plan.devices % d == 0])
+    if seq_len > 32768 and plan.cp < 2:
+        raise SizingError("invalid_plan", f"SEQ_LEN {seq_len} > 32768 needs CP >= 2 (ModelArts MindSpeed-LLM rule).",
+                          field="cp", valid=">= 2")
+    for name, count in (("attention heads", heads), ("KV heads", kv_heads)):
+        if count and count % plan.tp:
+            raise SizingError("invalid_plan", f"TP {plan.tp} does not divide the model's {count} {name}.", field="tp",
+                              valid=[t for t in (1, 2, 4, 8, 16) if count % t == 0])

@@ -1,0 +1,237 @@
+"""Calibration against the vendor tables, in the open: the planner's card count for every table row,
+beside two naive anchors computed the same way, plus the rows the table itself contradicts.
+
+Pure functions over lists of row dicts (the CSV rows and catalog rows); `sizing calibrate` prints them.
+The table value is only ever compared with, never fed into, the estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .memory import Device, TrainConfig
+from .plan import device_counts, plan_training
+from .shape import Shape, from_catalog
+
+TABLE_HARDWARE = {"Snt9B": "snt9b", "Snt9B23": "snt9b23"}
+
+
+def device_from_row(h: dict[str, Any]) -> Device:
+    return Device(id=h["id"], kind=h.get("kind") or "gpu", memory_gb=float(h["memory_gb"]),
+                  devices_per_node=int(h.get("devices_per_node") or 8), min_unit=int(h.get("min_parallel_unit") or 1),
+                  unit=h.get("unit") or "card", dies_per_card=int(h.get("dies_per_card") or 1))
+
+
+def round_up(n_exact: float, dev: Device, limit: int = 1 << 16) -> int:
+    """Smallest allowed device count (the planner's rounding) that is >= n_exact."""
+    for n in device_counts(dev, limit):
+        if n >= n_exact - 1e-9:
+            return n
+    return limit
+
+
+# ---------------------------------------------------------------- naive anchors
+def naive_model_states(s: Shape, method: str, dev: Device) -> int:
+    """DeepSpeed's estimator: model states only, every parameter trainable, ZeRO-3 (its smallest):
+    per device 18·P/N + 4·largest layer (bytes) must fit the device's reported capacity."""
+    room = dev.capacity_gib * 2**30 - 4 * s.largest_module_params
+    return round_up(18 * s.params / room, dev)
+
+
+def naive_flat(s: Shape, method: str, dev: Device, quant_bits: int = 4) -> int:
+    """LLaMA-Factory's README table: 18 GB per billion parameters for full (AMP), 2 GB for
+    freeze/LoRA, 1 / 0.5 / 0.25 GB for QLoRA 8/4/2 bit; divided by the device memory."""
+    per_b = {"full": 18.0, "freeze": 2.0, "lora": 2.0, "qlora": {8: 1.0, 4: 0.5, 2: 0.25, 3: 0.375}[quant_bits]}[method]
+    return round_up(per_b * s.params / 1e9 / dev.memory_gb, dev)
+
+
+# ---------------------------------------------------------------- consistency flags
+# A model "clearly larger" than another: at least this many times the parameters. Below that,
+# vocabulary and MLP width differences can legitimately reorder memory needs.
+CLEARLY_LARGER = 1.25
+# LoRA keeps 2 bytes per frozen parameter where full fine-tuning keeps at least 16 (weights, grads,
+# fp32 master, Adam m and v); activations and logits are the same. So if full fine-tuning fits on F
+# devices, LoRA with ZeRO-3 fits on ceil(F * 2/16): its per-device states are no larger.
+LORA_STATE_RATIO = 2 / 16
+
+
+def flag_inconsistent(rows: list[dict[str, Any]], params_b: dict[str, float], unit: dict[str, int] | None = None) -> dict[int, str]:
+    """Rows the table contradicts itself on (index -> reason), decided from the table alone plus two
+    byte counts, never from the planner:
+    1. method inversion: LoRA needs more devices than full fine-tuning of the same model and length;
+    2. LoRA above the state bound: LoRA needs more than ceil(full x 2/16) (rounded to the unit);
+    3. length inversion: a shorter sequence needs more devices than a longer one (both rows);
+    4. size inversion: a model needs more devices than a clearly larger one (>= 1.25x the parameters)
+       at the same or a longer length, same framework, hardware and method; the rows contradicting the
+       most others are flagged first until no contradiction is left;
+    5. below the unit: fewer devices than the hardware's smallest parallel unit (Snt9B23: 2 DIE)."""
+    unit = unit or {"Snt9B23": 2}
+    flags: dict[int, str] = {}
+    key = defaultdict(dict)
+    for i, r in enumerate(rows):
+        key[(r["model_id"], r.get("framework"), r.get("hardware"))][(r["strategy"], r["seq_len"])] = i
+    for (_m, fw, hw), cells in key.items():
+        u = unit.get(hw, 1)
+        for (strat, seq), i in cells.items():
+            if strat == "lora" and ("full", seq) in cells and not rows[cells[("full", seq)]].get("offload"):
+                j = cells[("full", seq)]
+                lo, fu = rows[i]["cards"], rows[j]["cards"]
+                bound = max(u, 2 ** math.ceil(math.log2(max(1.0, fu * LORA_STATE_RATIO))))
+                if fw == "MindSpeed-LLM":  # activations are split by TP: LoRA keeps full's TP (<= 8)
+                    bound = max(bound, min(8, fu))
+                if lo > fu:
+                    flags[i] = flags[j] = f"method inversion: LoRA needs {lo} but full fine-tuning {fu}"
+                elif lo > bound:
+                    flags[i] = (f"LoRA above the state bound: full fine-tuning fits on {fu}, so LoRA (2 of 16+ bytes "
+                                f"per parameter) fits on {bound}; the table says {lo}")
+            for (s2, seq2), j in cells.items():
+                if s2 == strat and seq2 > seq and rows[j]["cards"] < rows[i]["cards"]:
+                    msg = f"length inversion: {seq} tokens need {rows[i]['cards']} but {seq2} need {rows[j]['cards']}"
+                    flags.setdefault(i, msg)
+                    flags.setdefault(j, msg)
+    cols = defaultdict(list)
+    for i, r in enumerate(rows):
+        if i not in flags:
+            cols[(r.get("framework"), r.get("hardware"), r["strategy"])].append(i)
+    for idx in cols.values():
+        for i, j in _size_cover(idx, rows, params_b):
+            larger = params_b.get(rows[j]["model_id"], 0) > params_b.get(rows[i]["model_id"], 0)
+            flags[i] = (f"size inversion: {rows[i]['model_id']} at {rows[i]['seq_len']} tokens needs {rows[i]['cards']} while the "
+                        f"{'larger' if larger else 'smaller'} {rows[j]['model_id']} at {rows[j]['seq_len']} needs {rows[j]['cards']}")
+    for i, r in enumerate(rows):
+        if r["cards"] < unit.get(r.get("hardware"), 1) and i not in flags:
+            flags[i] = f"below the {unit[r['hardware']]}-device minimum parallel unit of {r['hardware']}"
+    return flags
+
+
+def _size_cover(idx: list[int], rows, params_b) -> list[tuple[int, int]]:
+    """Greedy vertex cover of size contradictions: (flagged row, a row it contradicts)."""
+    def p(i):
+        return params_b.get(rows[i]["model_id"], 0.0)
+
+    edges = {(i, j) for i in idx for j in idx
+             if p(j) >= CLEARLY_LARGER * p(i) and rows[j]["seq_len"] >= rows[i]["seq_len"]
+             and rows[j]["cards"] < rows[i]["cards"]}
+    out = []
+    while edges:
+        deg = defaultdict(int)
+        for i, j in edges:
+            deg[i] += 1
+            deg[j] += 1
+        worst = max(deg, key=lambda k: (deg[k], rows[k]["cards"]))
+        other = next(j if i == worst else i for i, j in edges if worst in (i, j))
+        out.append((worst, other))
+        edges = {e for e in edges if worst not in e}
+    return out
+
+
+# ---------------------------------------------------------------- scoring
+@dataclass
+class Score:
+    rows: int = 0
+    exact: int = 0
+    within2: int = 0
+
+    def add(self, table: int, est: int) -> None:
+        self.rows += 1
+        self.exact += est == table
+        self.within2 += 0.5 <= est / table <= 2
+
+    def share(self, what: str) -> float:
+        return getattr(self, what) / self.rows if self.rows else math.nan
+
+
+@dataclass
+class CalRow:
+    table: str
+    label: str
+    table_value: int
+    planner: int
+    anchor_states: int
+    anchor_flat: int
+    flag: str | None
+    detail: str = ""
+    stage_table: str | None = None
+    stage_planner: str | None = None
+
+    @property
+    def ratio(self) -> float:
+        return self.planner / self.table_value
+
+
+@dataclass
+class Report:
+    rows: list[CalRow] = field(default_factory=list)
+
+    def scores(self, table: str, include_flagged: bool = True) -> dict[str, Score]:
+        out = {"planner": Score(), "model_states": Score(), "flat_bytes": Score()}
+        for r in self.rows:
+            if r.table != table or (r.flag and not include_flagged):
+                continue
+            out["planner"].add(r.table_value, r.planner)
+            out["model_states"].add(r.table_value, r.anchor_states)
+            out["flat_bytes"].add(r.table_value, r.anchor_flat)
+        return out
+
+    def stage_agreement(self) -> tuple[int, int, int]:
+        """(same ZeRO stage, same stage and offload, rows) on the recipe table. On one device ZeRO-0/1/2
+        are the same thing (nothing to partition), so they count as equal there."""
+        rs = [r for r in self.rows if r.table == "recipes"]
+
+        def same(r, with_offload):
+            a, b = r.stage_table, r.stage_planner
+            if not with_offload:
+                a, b = a.split("+")[0], b.split("+")[0]
+            one = r.table_value == 1 and r.planner == 1 and a.split("+")[0] != "ZeRO-3" and b.split("+")[0] != "ZeRO-3"
+            return a == b or (one and a.endswith("offload") == b.endswith("offload"))
+
+        return sum(same(r, False) for r in rs), sum(same(r, True) for r in rs), len(rs)
+
+
+def _stage_name(z: int, off: bool) -> str:
+    return f"ZeRO-{z}" + ("+offload" if off else "")
+
+
+def run(min_cards: list[dict], recipes: list[dict], models: list[dict], hardware: list[dict]) -> Report:
+    shapes = {m["id"]: from_catalog(m) for m in models}
+    devs = {h["id"]: device_from_row(h) for h in hardware}
+    report = Report()
+    known = [r for r in min_cards if r.get("cards") not in (None, "") and _truthy(r.get("supported", True))]
+    known = [dict(r, cards=int(r["cards"]), seq_len=int(r["seq_len"])) for r in known]
+    params_b = {k: v.params / 1e9 for k, v in shapes.items()}
+    flags = flag_inconsistent(known, params_b)
+    for i, r in enumerate(known):
+        s, dev = shapes[r["model_id"]], devs[TABLE_HARDWARE[r["hardware"]]]
+        base = TrainConfig(method=r["strategy"], stage="sft", seq_len=r["seq_len"], framework=r["framework"])
+        p = plan_training(s, base, dev)
+        report.rows.append(CalRow("min_cards", f"{r['model_id']} {r['strategy']} {r['seq_len']} {r['framework']} {r['hardware']}",
+                                  r["cards"], p.devices, naive_model_states(s, r["strategy"], dev),
+                                  naive_flat(s, r["strategy"], dev), flags.get(i), _describe(p)))
+    rec = [dict(r, total_cards=int(r["total_cards"]), cutoff_len=int(r["cutoff_len"]), zero_stage=int(r["zero_stage"]))
+           for r in recipes]
+    rec_rows = [dict(r, cards=r["total_cards"], seq_len=r["cutoff_len"], framework="LLaMA-Factory", hardware="Snt9B") for r in rec]
+    rec_rows = [dict(r, offload=_truthy(r["offload"])) for r in rec_rows]
+    rflags = flag_inconsistent(rec_rows, params_b)
+    dev = devs["snt9b"]
+    for i, r in enumerate(rec):
+        s = shapes[r["model_id"]]
+        p = plan_training(s, TrainConfig(method=r["strategy"], seq_len=r["cutoff_len"]), dev)
+        report.rows.append(CalRow("recipes", f"{r['model_id']} {r['strategy']} {r['cutoff_len']}", r["total_cards"], p.devices,
+                                  naive_model_states(s, r["strategy"], dev), naive_flat(s, r["strategy"], dev),
+                                  rflags.get(i), _describe(p), _stage_name(r["zero_stage"], _truthy(r["offload"])),
+                                  _stage_name(p.cfg.zero_stage, p.cfg.offload)))
+    return report
+
+
+def _truthy(v) -> bool:
+    return v is True or str(v).lower() in {"true", "1", "yes"}
+
+
+def _describe(p) -> str:
+    c = p.cfg
+    what = (f"TP{c.tp} PP{c.pp}" + (f" CP{c.cp}" if c.cp > 1 else "") + (f" EP{c.ep}" if c.ep > 1 else "")
+            + (" recompute" if c.recompute else "")) if c.megatron else _stage_name(c.zero_stage, c.offload)
+    return f"{what} {p.memory.total_gib:.1f}/{p.memory.usable_gib:.1f} GiB"

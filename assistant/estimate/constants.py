@@ -1,0 +1,119 @@
+"""Every calibrated constant of the estimator, in one place, each with the reason for its value.
+
+Sizes are bytes unless the name says GiB. "Calibrated" means the value was chosen inside its
+physically plausible range by running `sizing calibrate` against the vendor tables
+(knowledge/tables/min_cards.csv and recipes_llamafactory.csv); the tables themselves are never read
+by the estimator. Nothing here is specific to one model or one table row.
+"""
+
+from __future__ import annotations
+
+GIB = 1024**3
+
+# ---------------------------------------------------------------- device memory
+# The fraction of the nominal device memory the framework reports as "total capacity".
+# Ascend: the ModelArts OOM message reads "60.97 GiB total capacity" on a 64 GiB (HBM) Snt9B die;
+# the rest is reserved by firmware/driver. NVIDIA: an 80 GB A100/H100 reports ~79.15 GiB.
+CAPACITY_FRACTION = {"npu": 60.97 / 64, "gpu": 79.15 / 80}
+
+# Memory that exists before the first tensor: runtime context, collective-communication buffers
+# (HCCL_BUFFSIZE is 200 MB per peer ring by default; NCCL allots similar), operator workspace.
+# Calibrated within 1-4 GiB; Ascend's CANN workspace plus HCCL buffers make it larger than CUDA's.
+RUNTIME_OVERHEAD_GIB = {"npu": 3.0, "gpu": 1.5}
+
+# Caching-allocator fragmentation: share of allocated bytes that cannot be reused for a new block.
+# PyTorch's caching allocators typically lose 5-15 % without expandable segments (the ModelArts
+# OOM FAQ's first remedy is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True). Calibrated.
+FRAGMENTATION = 0.10
+
+# Host RAM of one node (GiB), used only to bound CPU offload. ModelArts Snt9B/Snt9B23 bare-metal
+# flavors ship 1.5 TiB; 8-GPU HGX servers commonly 1-2 TiB. DeepSpeed's estimator adds 1.5x for
+# pinned buffers and fragmentation of offloaded states.
+HOST_RAM_GIB_PER_NODE = 1536
+HOST_OFFLOAD_FACTOR = 1.5
+
+# ---------------------------------------------------------------- model states (bytes per parameter)
+# Mixed precision with DeepSpeed and bf16: bf16 weight 2 + bf16 grad 2 + fp32 gradient
+# accumulation/partition 4 + fp32 master 4 + Adam m 4 + Adam v 4 = 20 (DeepSpeed's BF16_Optimizer and
+# ZeRO-1/2 keep the fp32 gradient partition; their own estimator counts 2 + 18).
+WEIGHT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "pure_bf16": 2}
+GRAD_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "pure_bf16": 2}
+FP32_GRAD_BYTES = {"bf16": 4, "fp16": 4, "fp32": 0, "pure_bf16": 0}
+MASTER_BYTES = {"bf16": 4, "fp16": 4, "fp32": 0, "pure_bf16": 0}
+ADAM_BYTES = {"bf16": 8, "fp16": 8, "fp32": 8, "pure_bf16": 4}  # pure_bf16 keeps Adam moments in bf16
+
+# Megatron/MindSpeed with bf16 keeps gradients in an fp32 main-grad buffer (accumulate and all-reduce
+# in fp32) and, with --use-distributed-optimizer, shards fp32 master + Adam (12 bytes) over data parallel.
+MEGATRON_MAIN_GRAD_BYTES = 4
+MEGATRON_OPTIMIZER_BYTES = 12
+
+# LoRA adapters: LLaMA-Factory casts trainable parameters to fp32 (weight 4 + grad 4 + Adam 8).
+ADAPTER_BYTES = 16
+
+# Quantised frozen base (QLoRA): bits per weight plus scales. One fp32 absmax per 64 weights adds
+# 0.5 bit (bitsandbytes without double quantisation; HQQ group-64 scale+zero in fp16 is the same).
+# Embeddings and the LM head stay in bf16 (bitsandbytes skips them).
+QUANT_OVERHEAD_BITS = 0.5
+
+# ---------------------------------------------------------------- DeepSpeed ZeRO buffers
+# ZeRO-1/2 bucket sizes in LLaMA-Factory's ds_z{0,2}_config.json: allgather 5e8 and reduce 5e8 elements
+# (bf16), capped by the trainable parameter count.
+ZERO12_BUCKET_ELEMENTS = 5e8
+# ZeRO-3 gathers one module at a time and prefetches ahead (stage3_prefetch_bucket_size, and
+# stage3_max_reuse_distance 1e9 keeps layers that backward re-gathers): the live set is the largest
+# module (often the embedding or LM head) plus two transformer layers, in bf16. Calibrated within 1-2.
+ZERO3_LIVE_LAYERS = 2.0
+
+# ---------------------------------------------------------------- activations (per token, per layer)
+# Bytes stored per token per transformer layer without recompute, bf16, FlashAttention (no s^2 term),
+# Llama-style block: attention saves norm input, q/k/v, attention output, o_proj input
+# (10h + 4·kv_dim); SwiGLU MLP saves norm input, gate/up input (4h) and gate, up, act, down input (8·ffn);
+# the two RMSNorms keep fp32 copies (16h). Korthikanti et al. get 34h for a GeLU GPT block; this is
+# the same count for the gated MLP.
+ACT_H_BYTES = 30
+ACT_KV_BYTES = 4
+ACT_FFN_BYTES = 8
+# Megatron/MindSpeed uses fused RMSNorm (saves only its bf16 input) and fused SwiGLU (saves its 2·ffn
+# input; the product is recomputed): norm inputs 4h, QKV input 2h, q 2h, k/v 4·kv_dim, attention
+# output 2h, MLP input 2h, SwiGLU input 4·ffn, down-projection input 2·ffn.
+MEGATRON_ACT_H_BYTES = 12
+MEGATRON_ACT_FFN_BYTES = 6
+# Full recompute (gradient checkpointing, LLaMA-Factory's default; MindSpeed --recompute-granularity
+# full): each layer keeps its bf16 input (2h per token); backward re-runs one layer at a time, which
+# then holds that layer's activations and their gradients. Calibrated within 1-2 layers.
+CKPT_BYTES_PER_H = 2
+RECOMPUTE_PEAK_LAYERS = 2.0
+
+# Logits and loss: the LM head writes bf16 logits (2 bytes per vocab entry per token); the loss
+# upcasts to fp32 (4) and keeps the fp32 log-softmax (4) for backward, whose bf16 gradient (2) exists
+# at the same time. Large for 150k-260k vocabularies. Calibrated within 8-14.
+LOGITS_BYTES = 12
+
+# ---------------------------------------------------------------- RL stages
+# Sequences per sample: DPO/KTO/RM score a chosen and a rejected (or KL) sequence in one batch.
+SEQUENCES_PER_SAMPLE = {"pt": 1, "sft": 1, "dpo": 2, "kto": 2, "rm": 2, "ppo": 1}
+
+# ---------------------------------------------------------------- planner
+# Device counts below one node: 1, 2, 4, 8 (power-of-two data parallel divides the global batch and
+# TP/PP sizes); above one node: whole nodes, in powers of two (global batch and PP x DP split evenly;
+# the vendor tables list 16/32/64/128/256/512 cards, and 48 once).
+NODE_COUNT_RULE = "power_of_two"
+MAX_DEVICES_DEFAULT = 4096
+# DeepSpeed (LLaMA-Factory): "start with the fastest ZeRO stage and step down when out of memory"
+# (HF DeepSpeed guide, ModelArts OOM FAQ) within one node, where adding data-parallel cards is cheap;
+# beyond one node, the fewest devices. Alternative: "fewest_devices" everywhere.
+DEEPSPEED_POLICY = "fastest_stage_in_node"
+# The "node" for that rule is 8 devices: the ModelArts table's own note says jobs under 8 cards are
+# run on 8 (one Snt9B node; on Snt9B23 8 DIE = 4 cards, since the table counts 1 DIE ~ 1 Snt9B card).
+FAST_STAGE_BUDGET = 8
+# LLaMA-Factory examples and the vendor recipe table use per_device_train_batch_size 1 and
+# gradient_accumulation_steps 8.
+DEFAULT_MICRO_BATCH = 1
+DEFAULT_GRAD_ACCUM = 8
+DEFAULT_LORA_RANK = 8  # LLaMA-Factory's default lora_rank
+FREEZE_TRAINABLE_LAYERS = 2  # LLaMA-Factory's default freeze_trainable_layers (last 2 layers)
+
+# Inference (vLLM): activation/workspace reserve for max_num_batched_tokens prefill and the sampler,
+# and a CUDA/NPU graph pool. 8192 tokens of hidden states in fp32 and logits for 256 sequences.
+INFERENCE_ACTIVATION_TOKENS = 8192
+INFERENCE_OVERHEAD_GIB = {"npu": 2.0, "gpu": 1.0}

@@ -1,0 +1,312 @@
+"""Per-device training memory: model states, activations, logits, overhead. Pure functions.
+
+Two frameworks are modelled. LLaMA-Factory runs DeepSpeed ZeRO 0-3 (optionally with CPU offload)
+over data parallel only. MindSpeed-LLM runs Megatron: tensor (with sequence) parallel, pipeline
+parallel (1F1B), context parallel, expert parallel for MoE, the distributed optimizer, and optional
+full recompute. Every term carries a one-line "how" that says how it was computed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from . import constants as C
+from .shape import Shape
+
+METHODS = ("full", "freeze", "lora", "qlora")
+STAGES = ("pt", "sft", "dpo", "kto", "rm", "ppo")
+PRECISIONS = ("bf16", "fp16", "fp32", "pure_bf16")
+FRAMEWORKS = ("LLaMA-Factory", "MindSpeed-LLM")
+QUANT_BITS = (2, 3, 4, 8)
+
+
+@dataclass(frozen=True)
+class Device:
+    """One device as the tables count it: a card (Snt9B, GPUs) or a DIE (Snt9B23)."""
+
+    id: str
+    kind: str  # npu | gpu
+    memory_gb: float
+    devices_per_node: int = 8
+    min_unit: int = 1
+    unit: str = "card"
+    dies_per_card: int = 1
+
+    @property
+    def capacity_gib(self) -> float:
+        """What the framework reports as total capacity (nominal GB read as GiB of HBM, minus the reserve)."""
+        return self.memory_gb * C.CAPACITY_FRACTION.get(self.kind, C.CAPACITY_FRACTION["gpu"])
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    method: str = "lora"
+    stage: str = "sft"
+    seq_len: int = 4096
+    micro_batch: int = 1
+    devices: int = 1
+    framework: str = "LLaMA-Factory"
+    zero_stage: int = 0  # DeepSpeed stage (LLaMA-Factory)
+    offload: bool = False  # ZeRO-2: optimizer to host; ZeRO-3: optimizer and parameters (ds_z3_offload)
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    ep: int = 1
+    precision: str = "bf16"
+    recompute: bool = True
+    lora_rank: int = C.DEFAULT_LORA_RANK
+    lora_targets: str = "all"
+    quant_bits: int = 4
+
+    @property
+    def dp(self) -> int:
+        return max(1, self.devices // (self.tp * self.pp * self.cp))
+
+    @property
+    def megatron(self) -> bool:
+        return self.framework == "MindSpeed-LLM"
+
+
+@dataclass
+class Term:
+    gib: float
+    how: str
+
+
+@dataclass
+class Breakdown:
+    weights: Term
+    gradients: Term
+    optimizer: Term
+    activations: Term
+    logits: Term
+    overhead: Term
+    total_gib: float
+    usable_gib: float
+    fits: bool
+    host_ram_gib: Term  # per node, for offload
+    host_fits: bool
+    assumptions: list[str] = field(default_factory=list)
+
+
+def _gib(b: float) -> float:
+    return b / C.GIB
+
+
+@dataclass(frozen=True)
+class ParamSplit:
+    """Parameter counts by how they are stored."""
+
+    trainable: float  # full-precision trained weights (full / freeze)
+    adapters: float  # LoRA weights (fp32, AdamW)
+    frozen: float  # bf16 frozen weights (incl. vision tower, reference/reward copies)
+    quantized: float  # quantised frozen weights (QLoRA)
+    expert_share: float  # fraction of trainable+frozen that sits in routed experts (for EP)
+    notes: tuple[str, ...]
+
+
+def split_params(s: Shape, cfg: TrainConfig) -> ParamSplit:
+    P, vision = s.params, s.vision_params
+    notes: list[str] = []
+    trainable = adapters = quantized = 0.0
+    if cfg.method == "full":
+        trainable, frozen = P - vision, vision
+        if vision:
+            notes.append("vision tower frozen (LLaMA-Factory freeze_vision_tower default)")
+    elif cfg.method == "freeze":
+        trainable = min(C.FREEZE_TRAINABLE_LAYERS, s.layers) * s.layer_params
+        frozen = P - trainable
+        notes.append(f"freeze tuning trains the last {C.FREEZE_TRAINABLE_LAYERS} layers (LLaMA-Factory default)")
+    else:
+        adapters = s.lora_params(cfg.lora_rank, cfg.lora_targets)
+        frozen = P
+        notes.append(f"LoRA rank {cfg.lora_rank} on {cfg.lora_targets} linear layers: {adapters / 1e6:.1f}M trainable")
+        if cfg.method == "qlora":
+            keep = s.embed_params + s.head_params + vision
+            quantized, frozen = P - keep, keep
+            notes.append(f"base linear layers quantised to {cfg.quant_bits} bit; embeddings, LM head, vision in bf16")
+    # RL stages: extra frozen copies. LoRA/QLoRA reuse the base with adapters disabled (LLaMA-Factory).
+    extra = 0.0
+    if cfg.stage in ("dpo", "kto", "ppo") and cfg.method in ("full", "freeze"):
+        extra += P
+        notes.append(f"{cfg.stage}: frozen reference model (bf16 copy of the policy)")
+    if cfg.stage == "ppo":
+        if cfg.method in ("full", "freeze"):
+            extra += P
+            notes.append("ppo: full reward model of the policy's size (bf16); value head shares the policy backbone")
+        else:
+            notes.append("ppo: reward model as a LoRA adapter on the same base (LLaMA-Factory reward_model_type lora)")
+    expert_share = (s.expert_params / P) if s.is_moe and P else 0.0
+    return ParamSplit(trainable, adapters, frozen + extra, quantized, expert_share, tuple(notes))
+
+
+def _quant_bytes(cfg: TrainConfig) -> float:
+    return (cfg.quant_bits + C.QUANT_OVERHEAD_BITS) / 8
+
+
+def act_bytes_per_token_layer(s: Shape, megatron: bool = False) -> float:
+    """Bytes one token leaves in one layer without recompute (bf16, FlashAttention)."""
+    moe_extra = 0.0
+    if s.is_moe:  # token copies dispatched to k experts and back, fp32 router logits
+        moe_extra = (4 * s.hidden * s.experts_per_token + 4 * s.experts) * s.moe_layers / s.layers
+    h_b, f_b = (C.MEGATRON_ACT_H_BYTES, C.MEGATRON_ACT_FFN_BYTES) if megatron else (C.ACT_H_BYTES, C.ACT_FFN_BYTES)
+    return h_b * s.hidden + C.ACT_KV_BYTES * s.kv_dim + f_b * s.ffn_for_activations() + moe_extra
+
+
+def _activations(s: Shape, cfg: TrainConfig, seqs: int, in_flight: int) -> Term:
+    tokens = cfg.micro_batch * seqs * cfg.seq_len / cfg.cp
+    shard = cfg.tp  # sequence parallel splits every activation by TP (Megatron); 1 for DeepSpeed
+    layers = s.layers
+    if cfg.method == "freeze":  # no gradient flows below the first trainable layer
+        layers = min(C.FREEZE_TRAINABLE_LAYERS, s.layers)
+    per_layer = act_bytes_per_token_layer(s, cfg.megatron) * tokens / shard
+    stage_layers = math.ceil(layers / cfg.pp)
+    if cfg.recompute:
+        ckpt = C.CKPT_BYTES_PER_H * s.hidden * tokens / shard * stage_layers * in_flight
+        total = ckpt + C.RECOMPUTE_PEAK_LAYERS * per_layer
+        how = (f"full recompute: {stage_layers} layer inputs x {C.CKPT_BYTES_PER_H}·h B/token x {in_flight} in flight"
+               f" + {C.RECOMPUTE_PEAK_LAYERS:g} layer(s) recomputed at {act_bytes_per_token_layer(s, cfg.megatron) / s.hidden:.1f}·h B/token")
+    else:
+        total = per_layer * stage_layers * in_flight
+        how = f"no recompute: {stage_layers} layers x {act_bytes_per_token_layer(s, cfg.megatron) / s.hidden:.1f}·h B/token x {in_flight} in flight"
+    how += f"; {tokens:.0f} tokens/micro-batch" + (f", /{shard} sequence parallel" if shard > 1 else "")
+    if cfg.stage == "ppo":  # rollout generation keeps a KV cache for micro_batch sequences
+        kv = 2 * s.layers * s.kv_dim * 2 * cfg.micro_batch * cfg.seq_len / (cfg.tp * cfg.pp)
+        total += kv
+        how += f"; + rollout KV cache {_gib(kv):.2f} GiB"
+    return Term(_gib(total), how)
+
+
+def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
+    tokens = cfg.micro_batch * seqs * cfg.seq_len / cfg.cp
+    if cfg.stage == "rm":
+        return Term(_gib(tokens * 4 * 2), "reward model: scalar value head, no vocabulary logits")
+    b = tokens * s.vocab * C.LOGITS_BYTES / cfg.tp
+    how = f"{tokens:.0f} tokens x vocab {s.vocab} x {C.LOGITS_BYTES} B (bf16 logits + fp32 loss copy and grad)"
+    if cfg.tp > 1:
+        how += f" / {cfg.tp} vocab-parallel"
+    return Term(_gib(b), how)
+
+
+def _count(x: float) -> str:
+    return f"{x / 1e9:.2f}B" if x >= 1e8 else f"{x / 1e6:.1f}M"
+
+
+def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, Term, Term, float]:
+    """(weights, gradients, optimizer, host bytes per rank) under DeepSpeed ZeRO on N data-parallel devices.
+
+    Trained weights T cost bw (bf16 2) + bg (bf16 grad 2) + fp32 grad 4 + master 4 + Adam 8 bytes;
+    LoRA adapters A are fp32 (4 + 4 + 8); frozen weights F are bf16 (quantised ones Q at bits/8)."""
+    p, n, z, off = cfg.precision, max(1, cfg.devices), cfg.zero_stage, cfg.offload
+    bw, bg, b32, bm, ba = C.WEIGHT_BYTES[p], C.GRAD_BYTES[p], C.FP32_GRAD_BYTES[p], C.MASTER_BYTES[p], C.ADAM_BYTES[p]
+    T, A, F, Q = ps.trainable, ps.adapters, ps.frozen, ps.quantized
+    qb = _quant_bytes(cfg)
+    host = 0.0
+    # -- weights: replicated below ZeRO-3; split over N by ZeRO-3 (a quantised base is not split)
+    parts = []
+    shard = n if z == 3 else 1
+    w = 0.0
+    if z == 3 and off:  # offload_param: everything but the gathered modules lives in host RAM
+        host += (bw * T + 4 * A + 2 * F) / n
+    else:
+        w = (bw * T + 4 * A + 2 * F) / shard
+        if T:
+            parts.append(f"{bw} B x {_count(T)} trained")
+        if A:
+            parts.append(f"4 B x {_count(A)} LoRA")
+        if F:
+            parts.append(f"2 B x {_count(F)} frozen")
+        parts = [" + ".join(parts) + (f", / {n} (ZeRO-3)" if z == 3 else ", replicated")]
+    if Q:
+        w += qb * Q
+        parts.append(f"{qb * 8:.2f} bit x {_count(Q)} quantised (not split)")
+    if z == 3:
+        live = 2 * min(s.params, s.largest_module_params + C.ZERO3_LIVE_LAYERS * s.layer_params)
+        w += live
+        parts.append(f"gathered modules {_gib(live):.2f} GiB" + (" (parameters offloaded)" if off else ""))
+    wh = "; ".join(parts)
+    # -- gradients: bf16 grads (split from ZeRO-2) + fp32 accumulation (split from ZeRO-1)
+    g16, g32 = bg * T + 4 * A, b32 * T
+    if z == 0:
+        g, gh = g16 + g32, f"({bg}+{b32}) B x trained + 4 B x LoRA, replicated"
+    elif z == 1:
+        g, gh = g16 + g32 / n, f"{bg} B x trained + {b32} B x trained / {n} (fp32 partition)"
+    else:
+        g = g16 / n + (0 if off else g32 / n)
+        gh = f"{bg} B" + ("" if off else f" + {b32} B fp32") + f" x trained / {n}"
+        if off:
+            host += g32 / n
+    if z in (1, 2) and T + A != 0:
+        bucket = 2 * 2 * min(T + A, C.ZERO12_BUCKET_ELEMENTS)
+        g += bucket
+        gh += f"; reduce + allgather buckets {_gib(bucket):.2f} GiB"
+    # -- optimizer: fp32 master + Adam m, v (LoRA: Adam only, weights already fp32)
+    opt = (bm + ba) * T + 8 * A
+    if z == 0:
+        o, oh = opt, f"({bm}+{ba}) B x trained + 8 B x LoRA, replicated"
+    elif off:
+        o, oh = 0.0, "offloaded to host RAM (optimizer step on the CPU)"
+        host += opt / n
+    else:
+        o, oh = opt / n, f"({bm}+{ba}) B x trained + 8 B x LoRA, / {n}"
+    return Term(_gib(w), wh), Term(_gib(g), gh), Term(_gib(o), oh), host
+
+
+def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, Term, Term]:
+    """Megatron/MindSpeed: weights and fp32 main grads split by TP x PP (experts also by EP);
+    fp32 master + Adam split over data parallel by the distributed optimizer."""
+    tp, pp, dp, ep = cfg.tp, cfg.pp, cfg.dp, max(1, cfg.ep)
+    e = ps.expert_share
+
+    def per_dev(x: float) -> float:  # parameters held by one device
+        return x * ((1 - e) / (tp * pp) + e / (tp * pp * ep))
+
+    def per_dev_opt(x: float) -> float:
+        return x * ((1 - e) / (tp * pp * dp) + e / (tp * pp * dp))
+
+    T, A = ps.trainable, ps.adapters
+    w = 2 * per_dev(T + ps.frozen) + _quant_bytes(cfg) * per_dev(ps.quantized) + 4 * A / (tp * pp)
+    g = C.MEGATRON_MAIN_GRAD_BYTES * per_dev(T) + 4 * A / (tp * pp)
+    o = C.MEGATRON_OPTIMIZER_BYTES * per_dev_opt(T) + 8 * A / (tp * pp)
+    split = f"/(TP {tp} x PP {pp}" + (f", experts /EP {ep}" if e else "") + ")"
+    return (Term(_gib(w), f"bf16 weights 2 B {split}"),
+            Term(_gib(g), f"fp32 main grads {C.MEGATRON_MAIN_GRAD_BYTES} B x trainable {split}"),
+            Term(_gib(o), f"distributed optimizer: {C.MEGATRON_OPTIMIZER_BYTES} B x trainable {split} / DP {dp}"))
+
+
+def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
+    ps = split_params(s, cfg)
+    seqs = C.SEQUENCES_PER_SAMPLE[cfg.stage]
+    host = 0.0
+    if cfg.megatron:
+        w, g, o = _megatron_states(s, cfg, ps)
+        extra = []
+    else:
+        w, g, o, host = _deepspeed_states(s, cfg, ps)
+        extra = []
+    # 1F1B: the first pipeline stage holds pp micro-batches in flight; the last holds one plus the logits.
+    act = _activations(s, cfg, seqs, cfg.pp)
+    logits = _logits(s, cfg, seqs)
+    if cfg.pp > 1:
+        last = _activations(s, cfg, seqs, 1)
+        if last.gib + logits.gib > act.gib:
+            act = Term(last.gib, "last pipeline stage: " + last.how)
+        else:
+            act = Term(act.gib, "first pipeline stage: " + act.how)
+            logits = Term(0.0, "on the last pipeline stage, which is not the peak: " + logits.how)
+    subtotal = w.gib + g.gib + o.gib + act.gib + logits.gib
+    runtime = C.RUNTIME_OVERHEAD_GIB.get(dev.kind, C.RUNTIME_OVERHEAD_GIB["gpu"])
+    ov = Term(runtime + C.FRAGMENTATION * subtotal,
+              f"runtime/collectives {runtime:g} GiB + allocator fragmentation {C.FRAGMENTATION:.0%} of the rest")
+    total = subtotal + ov.gib
+    usable = dev.capacity_gib
+    per_node = min(cfg.devices, dev.devices_per_node)
+    host_node = _gib(host) * per_node * C.HOST_OFFLOAD_FACTOR
+    host_t = Term(host_node, (f"{per_node} ranks x {_gib(host):.2f} GiB offloaded x {C.HOST_OFFLOAD_FACTOR} (pinned buffers)"
+                              if host else "no offload"))
+    notes = list(ps.notes) + extra
+    if seqs > 1:
+        notes.append(f"{cfg.stage}: {seqs} sequences per sample in each micro-batch")
+    return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), total <= usable,
+                     host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes)

@@ -1,0 +1,156 @@
+"""The planner: the smallest plan that fits, trying the fastest setting first. Pure functions.
+
+Settings come in two tiers. The fast tier (LLaMA-Factory: ZeRO-0, 1, 2, 3 without offload;
+MindSpeed-LLM: TP/PP/CP with the distributed optimizer and no recompute) is searched first: the
+fewest devices at which any fast setting fits, and at that count the fastest setting. Only when
+nothing in the fast tier fits within max_devices does the planner turn to the slow tier (ZeRO-2/3
+with CPU offload; full recompute), because those trade a large slow-down for memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from . import constants as C
+from .memory import Breakdown, Device, TrainConfig, training_memory
+from .shape import Shape
+
+LF_FAST = ((0, False), (1, False), (2, False), (3, False))
+LF_SLOW = ((2, True), (3, True))
+
+
+@dataclass
+class Plan:
+    fits: bool
+    devices: int
+    nodes: int
+    per_node: int
+    cfg: TrainConfig
+    memory: Breakdown
+    grad_accum: int
+    global_batch: int
+    tier: str  # fast | slow | none
+    reason: str
+
+
+def device_counts(dev: Device, max_devices: int) -> list[int]:
+    """1, 2, 4 ... up to one node (in the device's minimum unit), then whole nodes (powers of two)."""
+    out, n = [], max(1, dev.min_unit)
+    while n < dev.devices_per_node:
+        out.append(n)
+        n *= 2
+    nodes = 1
+    while nodes * dev.devices_per_node <= max_devices:
+        out.append(nodes * dev.devices_per_node)
+        nodes = nodes * 2 if C.NODE_COUNT_RULE == "power_of_two" else nodes + 1
+    return [x for x in out if x <= max_devices]
+
+
+def _batch(n_dp: int, micro: int, global_batch: int | None) -> tuple[int, int] | None:
+    if global_batch is None:
+        return C.DEFAULT_GRAD_ACCUM, micro * C.DEFAULT_GRAD_ACCUM * n_dp
+    if global_batch % (micro * n_dp):
+        return None
+    return global_batch // (micro * n_dp), global_batch
+
+
+def _lf_settings(base: TrainConfig, slow: bool):
+    for z, off in LF_SLOW if slow else LF_FAST:
+        if z == 3 and (base.stage == "ppo" or base.precision == "pure_bf16"):
+            continue  # ModelArts: PPO does not support ZeRO-3; LLaMA-Factory: pure_bf16 not with ZeRO-3
+        yield replace(base, zero_stage=z, offload=off)
+
+
+def _pow2_upto(limit: int) -> list[int]:
+    out, x = [], 1
+    while x <= limit:
+        out.append(x)
+        x *= 2
+    return out
+
+
+def _ms_settings(s: Shape, base: TrainConfig, n: int, dev: Device, slow: bool):
+    """Megatron layouts for n devices, fastest first: least model parallelism, TP before PP."""
+    kv = s.heads if s.is_mla else s.kv_heads
+    tps = [t for t in _pow2_upto(dev.devices_per_node) if s.heads % t == 0 and kv % t == 0]
+    cps = _pow2_upto(8) if base.seq_len > 32768 else [1]
+    layouts = []
+    for tp in tps:
+        for pp in _pow2_upto(min(s.layers, n)):
+            for cp in cps:
+                mp = tp * pp * cp
+                if n % mp == 0:
+                    layouts.append((mp, pp, cp, tp))
+    for _mp, pp, cp, tp in sorted(layouts):
+        dp = n // (tp * pp * cp)
+        ep = 1
+        if s.is_moe:
+            while ep * 2 <= dp and s.experts % (ep * 2) == 0:
+                ep *= 2
+        yield replace(base, tp=tp, pp=pp, cp=cp, ep=ep, recompute=slow)
+
+
+def _fits(s: Shape, cfg: TrainConfig, dev: Device, global_batch: int | None):
+    batch = _batch(cfg.dp, cfg.micro_batch, global_batch)
+    if batch is None:
+        return None
+    mem = training_memory(s, cfg, dev)
+    return (cfg, mem, batch) if mem.fits and mem.host_fits else None
+
+
+def _fewest_devices(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow: bool,
+                    global_batch: int | None):
+    """The fewest devices at which any setting of the tier fits; the fastest setting at that count."""
+    for n in counts:
+        cands = (_ms_settings(s, replace(base, devices=n), n, dev, slow) if base.megatron
+                 else _lf_settings(replace(base, devices=n), slow))
+        for cfg in cands:
+            hit = _fits(s, cfg, dev, global_batch)
+            if hit:
+                return hit
+    return None
+
+
+def _fastest_in_node(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow: bool,
+                     global_batch: int | None):
+    """DeepSpeed: try each ZeRO stage fastest first and take the first that fits within the fast-stage
+    budget (8 devices, on the fewest devices for that stage); otherwise the fewest devices."""
+    budget = min(dev.devices_per_node, C.FAST_STAGE_BUDGET)
+    in_node = [n for n in counts if n <= budget]
+    for cfg0 in _lf_settings(base, slow):
+        for n in in_node:
+            hit = _fits(s, replace(cfg0, devices=n), dev, global_batch)
+            if hit:
+                return hit
+    return _fewest_devices(s, base, dev, [n for n in counts if n > budget], slow, global_batch)
+
+
+def _first_fit(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow: bool, global_batch: int | None):
+    if not base.megatron and C.DEEPSPEED_POLICY == "fastest_stage_in_node":
+        return _fastest_in_node(s, base, dev, counts, slow, global_batch)
+    return _fewest_devices(s, base, dev, counts, slow, global_batch)
+
+
+def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
+                  global_batch: int | None = None) -> Plan:
+    limit = max_devices or C.MAX_DEVICES_DEFAULT
+    counts = device_counts(dev, limit)
+    for tier in ("fast", "slow"):
+        hit = _first_fit(s, base, dev, counts, tier == "slow", global_batch)
+        if hit:
+            cfg, mem, (ga, gb) = hit
+            n = cfg.devices
+            per_node = min(n, dev.devices_per_node)
+            return Plan(True, n, -(-n // dev.devices_per_node), per_node, cfg, mem, ga, gb, tier,
+                        "fastest setting at the fewest devices" if tier == "fast"
+                        else "needs " + ("CPU offload" if not base.megatron else "full recompute") + " to fit")
+    # Nothing fits: report the largest allowed count with the most memory-saving setting.
+    n = counts[-1] if counts else max(1, dev.min_unit)
+    if base.megatron:
+        cfg = list(_ms_settings(s, replace(base, devices=n), n, dev, True))[-1]
+    else:
+        cfg = replace(base, devices=n, zero_stage=3 if base.stage != "ppo" else 2, offload=True)
+    mem = training_memory(s, cfg, dev)
+    ga, gb = _batch(cfg.dp, cfg.micro_batch, None) or (C.DEFAULT_GRAD_ACCUM, 0)
+    return Plan(False, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, "none",
+                f"does not fit within max_devices={limit}")

@@ -1,0 +1,121 @@
+"""`sizing ask` and `sizing chat`: the agent on the command line. LangChain and rich are imported
+inside the commands so that `sizing call` stays fast."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+LLM_OPTION = typer.Option("--llm", help="Chat model: 'offline' (default), a provider string such as 'openai:gpt-4o-mini', "
+                          "or a model name served at SIZING_LLM_BASE_URL. Overrides SIZING_LLM.")
+
+
+def _assistant(llm: str | None):
+    """Build the assistant or exit with one line (missing key, unreachable endpoint, bad provider)."""
+    from ..agent import Assistant, LLMUnavailable
+    from ..context import Context
+
+    try:
+        return Assistant(Context.create(), llm=llm)
+    except LLMUnavailable as e:
+        typer.echo(f"error: {e.message}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _emit(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def ask_cmd(
+    question: Annotated[str, typer.Argument(help="The question; '-' reads one question per line from stdin.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print {answer, tool_calls, model, files, notice} as JSON.")] = False,
+    llm: Annotated[str | None, LLM_OPTION] = None,
+):
+    """Ask one question (Chinese or English) and print the answer, with the tool calls behind it."""
+    from ..agent import LLMUnavailable
+
+    assistant = _assistant(llm)
+    questions = (line.rstrip("\r\n") for line in sys.stdin) if question == "-" else iter([question])
+    code = 0
+    for q in questions:
+        if question == "-" and not q.strip():
+            continue
+        try:
+            ans = assistant.ask(q)
+        except LLMUnavailable as e:
+            if as_json:
+                _emit({"answer": "", "error": {"code": e.code, "message": e.message}, "tool_calls": [], "model": assistant.model_name})
+            else:
+                typer.echo(f"error: {e.message}", err=True)
+            code = 2
+            continue
+        if as_json:
+            _emit(ans.model_dump(mode="json"))
+        else:
+            _print_answer(ans)
+    raise typer.Exit(code)
+
+
+def _print_answer(ans, console=None) -> None:
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    console = console or Console()
+    if ans.notice:
+        console.print(f"[yellow]note:[/] {ans.notice}", markup=True, highlight=False)
+    for c in ans.tool_calls:
+        console.print(f"[dim]· {c.name}({json.dumps(c.args, ensure_ascii=False)})[/]", markup=True, highlight=False)
+    console.print(Markdown(ans.answer))
+
+
+def chat_cmd(llm: Annotated[str | None, LLM_OPTION] = None):
+    """A conversation in the terminal: follow-ups reuse the model, method and hardware. /reset, /exit."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from ..agent import LLMUnavailable
+    from ..answer import ChatTurn
+
+    console = Console()
+    assistant = _assistant(llm)
+    console.print(f"[bold]sizing chat[/] · model: {assistant.model_name} · /reset clears the history, /exit quits", markup=True)
+    history: list[ChatTurn] = []
+    while True:
+        try:
+            q = console.input("[bold cyan]you>[/] ")
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return
+        q = q.strip()
+        if not q:
+            continue
+        if q in ("/exit", "/quit", "exit", "quit"):
+            return
+        if q == "/reset":
+            history.clear()
+            console.print("[dim]history cleared[/]", markup=True)
+            continue
+        try:
+            final = None
+            with console.status("thinking…"):
+                for ev in assistant.stream(q, history):
+                    if ev.kind == "tool_call":
+                        console.print(f"[dim]· {ev.name}({json.dumps(ev.args, ensure_ascii=False)})[/]", markup=True, highlight=False)
+                    elif ev.kind == "final":
+                        final = ev.answer
+        except LLMUnavailable as e:
+            console.print(f"[red]error:[/] {e.message}", markup=True, highlight=False)
+            continue
+        if final.notice:
+            console.print(f"[yellow]note:[/] {final.notice}", markup=True, highlight=False)
+        console.print(Markdown(final.answer))
+        history += [ChatTurn(role="user", content=q), ChatTurn(role="assistant", content=final.answer)]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ask")(ask_cmd)
+    app.command("chat")(chat_cmd)

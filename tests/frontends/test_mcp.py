@@ -1,0 +1,223 @@
+"""MCP with the SDK's own client (mcp 2.x): in process, against `sizing mcp` over stdio and against
+`sizing serve --workers 2` over streamable HTTP at /mcp (with an API key). Lists tools, calls every
+tool, reads resources, gets the prompt; and the tool names and schemas are the same over MCP, REST
+and the LangChain agent."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from assistant.frontends.mcp_server import PROMPT_NAME, build_mcp_server
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parents[2]
+SIZING = str(Path(sys.executable).parent / "sizing")
+KEY = "test-key-123"
+MIN_CARDS_72B = {"model": "qwen2.5-72b", "strategy": "lora", "seq_len": 4096, "framework": "LLaMA-Factory", "hardware": "Snt9B"}
+# Valid arguments per tool, and what the vendor tables say the answer is (seeds/004 and seeds/000).
+EXAMPLES = {
+    "min_cards": (MIN_CARDS_72B, lambda r: r["cards"] == 32),
+    "training_recipe": ({"model": "llama2-7b", "strategy": "lora", "seq_len": 4096},
+                        lambda r: (r["zero_stage"], r["grad_accum"], r["total_cards"]) == (1, 8, 1)),
+    "resolve_model": ({"name": "千问2.5-72B"}, lambda r: r["id"] == "qwen2.5-72b"),
+    "search_notes": ({"query": "显存溢出 OOM"}, lambda r: any(p["file"] == "oom.md" for p in r["results"])),
+    # seeds/000: llama2 7B lora: template llama2, gradient_accumulation_steps 8, ZeRO-1
+    "generate_config": ({"model": "llama2-7b", "method": "lora", "seq_len": 4096, "format": "llamafactory_yaml"},
+                        lambda r: all(s in r["content"] for s in ("template: llama2", "gradient_accumulation_steps: 8", "ds_z1"))),
+}
+# For tools added later: a valid value for common required argument names.
+VALUES_BY_NAME = {"model": "qwen2.5-72b", "name": "qwen2.5-72b", "query": "OOM", "hardware": "Snt9B",
+                  "strategy": "lora", "seq_len": 4096, "framework": "LLaMA-Factory"}
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def example_args(tool) -> dict:
+    if tool.name in EXAMPLES:
+        return EXAMPLES[tool.name][0]
+    schema = tool.input_schema
+    return {p: VALUES_BY_NAME[p] for p in schema.get("required", [])}
+
+
+def check_result(name: str, result) -> None:
+    assert not result.is_error, (name, result.structured_content)
+    data = result.structured_content
+    assert json.loads(result.content[0].text) == data  # text and structured content agree
+    if name in EXAMPLES:
+        assert EXAMPLES[name][1](data), (name, data)
+
+
+def strip_titles(schema):
+    """LangChain's OpenAI conversion drops pydantic's cosmetic "title" keys; nothing else may differ."""
+    if isinstance(schema, dict):
+        return {k: strip_titles(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [strip_titles(v) for v in schema]
+    return schema
+
+
+async def exercise(client: Client, registry, knowledge_dir: Path, prompt_file: Path | None) -> None:
+    """What every transport must do: list and call every tool, read a note, get the prompt."""
+    listed = (await client.list_tools()).tools
+    assert [t.name for t in listed] == registry.names()
+    for t in listed:
+        assert t.annotations.read_only_hint is True and t.annotations.destructive_hint is False
+        check_result(t.name, await client.call_tool(t.name, example_args(t)))
+    bad = await client.call_tool("min_cards", {"model": 5})
+    assert bad.is_error and bad.structured_content["error"]["code"] == "invalid_arguments"
+    unknown = await client.call_tool("min_cards", {"model": "qwen9.9-1000b"})
+    assert unknown.is_error and unknown.structured_content["error"]["code"] == "unknown_model"
+    with pytest.raises(MCPError) as e:
+        await client.call_tool("drop_tables", {})
+    assert e.value.data["error"]["code"] == "unknown_tool"
+
+    resources = (await client.list_resources()).resources
+    notes = sorted(p.name for p in (knowledge_dir / "notes").glob("*.md") if p.name.lower() != "readme.md")
+    assert sorted(str(r.uri).rsplit("/", 1)[1] for r in resources if r.mime_type == "text/markdown") == notes
+    oom = next(r for r in resources if str(r.uri) == "sizing://notes/oom.md")
+    text = (await client.read_resource(oom.uri)).contents[0].text
+    assert text == (knowledge_dir / "notes" / "oom.md").read_text(encoding="utf-8")
+    assert "NPU out-of-memory" in oom.title
+
+    prompts = (await client.list_prompts()).prompts
+    if prompt_file is None or not prompt_file.is_file():
+        assert prompts == []
+        return
+    assert [p.name for p in prompts] == [PROMPT_NAME]
+    got = await client.get_prompt(PROMPT_NAME, {"question": "72B LoRA?"})
+    assert got.messages[0].content.text == prompt_file.read_text(encoding="utf-8")
+    assert got.messages[1].content.text == "72B LoRA?"
+
+
+# ------------------------------------------------------------------ in process
+async def test_in_process_both_protocol_eras(ctx, settings, registry, tmp_path):
+    prompt = tmp_path / "system.md"
+    prompt.write_text("You are the sizing assistant. Numbers come from tools.\n", encoding="utf-8")
+    local_ctx = type(ctx)(settings=settings.model_copy(update={"prompts_dir": tmp_path}), kb=ctx.kb)
+    server = build_mcp_server(local_ctx, registry)
+    for mode in ("auto", "legacy"):  # 2026-07-28 per-request envelope, and the initialize handshake
+        async with Client(server, mode=mode) as client:
+            await exercise(client, registry, settings.knowledge_dir, prompt)
+
+
+async def test_in_process_without_a_prompt_file(ctx, settings, registry, tmp_path):
+    local_ctx = type(ctx)(settings=settings.model_copy(update={"prompts_dir": tmp_path / "none"}), kb=ctx.kb)
+    async with Client(build_mcp_server(local_ctx, registry)) as client:
+        assert (await client.list_prompts()).prompts == []
+        with pytest.raises(MCPError):
+            await client.get_prompt(PROMPT_NAME)
+        with pytest.raises(MCPError):
+            await client.read_resource("sizing://notes/../../etc/passwd")
+
+
+async def test_tool_listing_is_the_registry(ctx, registry):
+    async with Client(build_mcp_server(ctx, registry)) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+    for t in registry:
+        assert listed[t.name].description == t.description
+        assert listed[t.name].input_schema == t.input_schema()
+        assert listed[t.name].output_schema == t.output_schema()
+
+
+# ------------------------------------------------------------------ subprocesses
+def _env(tmp: Path, **extra) -> dict:
+    return {**os.environ, "SIZING_CACHE_DIR": str(tmp), "SIZING_LLM": "offline",
+            "FASTMCP_SHOW_SERVER_BANNER": "false", **extra}
+
+
+async def test_sizing_mcp_over_stdio(registry, settings, tmp_path):
+    params = StdioServerParameters(command=SIZING, args=["mcp"], env=_env(tmp_path), cwd=str(ROOT))
+    async with Client(params, read_timeout_seconds=60) as client:
+        await exercise(client, registry, settings.knowledge_dir, settings.prompts_dir / "system.md")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """`sizing serve --workers 2` with an API key: the uvicorn factory path, stateless MCP across workers."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    tmp = tmp_path_factory.mktemp("serve")
+    log = open(tmp / "serve.log", "w+")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen([SIZING, "serve", "--port", str(port), "--workers", "2", "--no-access-log"],
+                            env=_env(tmp, SIZING_API_KEYS=KEY), cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            log.seek(0)
+            pytest.fail(f"sizing serve did not start: {log.read()}")
+        time.sleep(0.2)
+    yield base
+    proc.terminate()
+    proc.wait(15)
+    log.close()
+
+
+def _http_client(base: str, key: str | None, mode: str = "auto") -> Client:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    transport = streamable_http_client(f"{base}/mcp", http_client=httpx2.AsyncClient(headers=headers, timeout=60))
+    return Client(transport, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_sizing_serve_mcp_over_http(served, registry, settings, mode):
+    async with _http_client(served, KEY, mode) as client:
+        await exercise(client, registry, settings.knowledge_dir, settings.prompts_dir / "system.md")
+    r = httpx.get(f"{served}/mcp", headers={"Authorization": f"Bearer {KEY}", "Accept": "text/event-stream"})
+    assert r.status_code == 405 and r.json()["error"]["code"] == "method_not_allowed"
+
+
+async def test_sizing_serve_mcp_needs_the_key(served):
+    for key in (None, "wrong"):
+        with pytest.raises(BaseException):  # noqa: B017 - the SDK surfaces the 401 as a transport error
+            async with _http_client(served, key) as client:
+                await client.list_tools()
+    r = httpx.post(f"{served}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
+
+
+async def test_names_and_schemas_same_over_mcp_rest_and_agent(served, ctx, registry, tmp_path):
+    expected = [(t.name, t.description, t.input_schema()) for t in registry]
+
+    rest = httpx.get(f"{served}/v1/tools", headers={"Authorization": f"Bearer {KEY}"}).json()["tools"]
+    assert [(t["name"], t["description"], t["input_schema"]) for t in rest] == expected
+    async with _http_client(served, KEY) as client:
+        over_http = (await client.list_tools()).tools
+    params = StdioServerParameters(command=SIZING, args=["mcp"], env=_env(tmp_path), cwd=str(ROOT))
+    async with Client(params, read_timeout_seconds=60) as client:
+        over_stdio = (await client.list_tools()).tools
+    for listed in (over_http, over_stdio):
+        assert [(t.name, t.description, t.input_schema) for t in listed] == expected
+
+    agent = pytest.importorskip("assistant.agent", reason="assistant/agent.py has not landed yet")
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    lc_tools = agent.langchain_tools(registry, ctx)
+    assert [(t.name, t.description, t.args_schema) for t in lc_tools] == expected
+    for t, (name, description, schema) in zip(lc_tools, expected, strict=True):
+        seen_by_llm = convert_to_openai_tool(t)["function"]
+        assert (seen_by_llm["name"], seen_by_llm["description"]) == (name, description)
+        assert seen_by_llm["parameters"] == strip_titles(schema)

@@ -1,0 +1,152 @@
+"""The web chat's pieces without a browser: turning agent events into chat messages, the Tables tab
+filter and CSV, the Plan tab's chart rows, and building the app (with an LLM that cannot start)."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from assistant.answer import AgentEvent, Answer, GeneratedFile
+from assistant.frontends import web_plan, web_tables
+from assistant.frontends.web_chat import ChatRenderer, collect_sources, step_content
+
+MIN_CARDS_ARGS = {"model": "Qwen2.5-72B-Instruct", "strategy": "lora", "seq_len": 4096,
+                  "framework": "LLaMA-Factory", "hardware": "Snt9B"}
+
+
+def test_tool_step_shows_arguments_result_and_source(call):
+    result = call("min_cards", **MIN_CARDS_ARGS)
+    r = ChatRenderer(files_dir=None)
+    r.feed(AgentEvent(kind="tool_call", name="min_cards", args=MIN_CARDS_ARGS))
+    assert r.messages[0]["metadata"]["status"] == "pending"
+    r.feed(AgentEvent(kind="tool_result", name="min_cards", result=result))
+    step = r.messages[0]
+    assert step["metadata"]["status"] == "done" and step["metadata"]["title"] == "🔧 min_cards"
+    # the vendor table's cell for Qwen2.5-72B LoRA 4096 LLaMA-Factory Snt9B is 32*Ascend (seed 004)
+    assert '"cards": 32' in step["content"]
+    assert "Qwen2.5-72B-Instruct" in step["content"]  # arguments kept even though the result event had none
+    assert "004_29a3a60428ed8cce" in step["content"].split("**Arguments**")[0]  # source first
+    assert step["metadata"]["log"].startswith("seeds/004_29a3a60428ed8cce")
+
+
+def test_tool_error_is_a_readable_step(call):
+    result = call("min_cards", model="gpt-99-ultra")
+    r = ChatRenderer(files_dir=None)
+    r.feed(AgentEvent(kind="tool_call", name="min_cards", args={"model": "gpt-99-ultra"}))
+    r.feed(AgentEvent(kind="tool_result", name="min_cards", result=result))
+    step = r.messages[0]
+    assert step["metadata"]["title"].startswith("⚠️") and "error" in step["metadata"]["title"]
+    assert "unknown_model" in step["content"] and "gpt-99-ultra" in step["content"]
+
+
+def test_text_streams_then_final_answer_replaces_it_and_files_are_served(tmp_path):
+    r = ChatRenderer(files_dir=tmp_path)
+    for chunk in ("You need ", "32 cards."):
+        r.feed(AgentEvent(kind="text", text=chunk))
+    assert r.messages == [{"role": "assistant", "content": "You need 32 cards."}]
+    yaml_text = "finetuning_type: lora\ncutoff_len: 8192\ntemplate: llama3\n"
+    ans = Answer(answer="Here is the config.", model="offline",
+                 files=[GeneratedFile(filename="../../etc/llama3 8b.yaml", content=yaml_text, format="llamafactory_yaml")])
+    r.feed(AgentEvent(kind="final", answer=ans))
+    assert r.messages[0]["content"] == "Here is the config."
+    code, file_msg = r.messages[1], r.messages[2]
+    assert code["content"].startswith("**../../etc/llama3 8b.yaml**\n```yaml\nfinetuning_type: lora")
+    path = r.files[0]
+    assert file_msg["content"] == {"path": str(path)}
+    assert path.parent.parent == tmp_path and path.name == "llama3_8b.yaml"  # no escaping the folder
+    assert path.read_text() == yaml_text
+
+
+def test_file_already_in_the_answer_is_not_repeated(tmp_path):
+    content = '{"zero_optimization": {"stage": 2}}'
+    ans = Answer(answer=f"```json\n{content}\n```", model="offline",
+                 files=[GeneratedFile(filename="ds_z2.json", content=content, format="deepspeed_json")])
+    r = ChatRenderer(files_dir=tmp_path)
+    r.finish(ans)
+    assert [m["content"] if isinstance(m["content"], str) else "file" for m in r.messages] == [ans.answer, "file"]
+
+
+def test_collect_sources_walks_rows_once():
+    res = {"source": "a", "rows": [{"source": "b"}, {"source": "a"}, {"x": {"source": "c"}}]}
+    assert collect_sources(res) == ["a", "b", "c"]
+    assert "estimate" in step_content({}, {"total_gib": 1.0})
+
+
+def test_table_filter_finds_the_vendor_row(ctx, tmp_path):
+    df, caption, path = web_tables.table_view(ctx, tmp_path, "min_cards", "qwen2.5-72b lora LLaMA-Factory snt9b 4096")
+    # both Snt9B and Snt9B23 contain "snt9b"; the Snt9B row says 32 cards, the Snt9B23 row 32 DIE
+    assert sorted(df["hardware"]) == ["Snt9B", "Snt9B23"] and set(df["cards"]) == {32}
+    assert "2 of " in caption and "004_29a3a60428ed8cce" in caption
+    with path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["cards"] for r in rows] == ["32", "32"] and path.name == "min_cards.csv"
+    # the same filter reuses the same file; another filter writes another
+    assert web_tables.table_view(ctx, tmp_path, "min_cards", " QWEN2.5-72B  lora LLaMA-Factory snt9b 4096")[2] == path
+    assert web_tables.table_view(ctx, tmp_path, "min_cards", "qwen2-72b")[2] != path
+
+
+def test_table_view_every_table_and_unknown(ctx, tmp_path):
+    for name in web_tables.available_tables(ctx):
+        df, caption, path = web_tables.table_view(ctx, tmp_path, name, "")
+        assert len(df) == len(ctx.kb.table_rows(name)) > 0 and path.exists()
+    df, caption, path = web_tables.table_view(ctx, tmp_path, "notes; drop table x", "")
+    assert path is None and "Unknown table" in caption and df.empty
+
+
+def test_memory_chart_rows_stack_parts_against_capacity():
+    breakdown = {"weights_gib": 10.0, "gradients_gib": 2.5, "optimizer_gib": 5.0, "activations_gib": 0,
+                 "total_gib": 17.5, "usable_gib": 58.0, "fits": True}
+    rows = web_plan.memory_chart_rows(breakdown, capacity_gib=64)
+    est = [r for r in rows if r["bar"] == "estimate per device"]
+    assert {r["part"]: r["GiB"] for r in est} == {"weights": 10.0, "gradients": 2.5, "optimizer": 5.0}
+    assert [r["GiB"] for r in rows if r["bar"] == "device capacity"] == [58.0]  # the tool's usable figure wins
+    assert web_plan.find_breakdown({"plan": {"memory": breakdown}}) is breakdown
+    assert web_plan.memory_chart_rows(None, 64) == []
+
+
+def test_plan_form_reports_tool_errors(ctx):
+    plan_md, table_md, rows = web_plan.plan_training_view(ctx, "gpt-99-ultra", "lora", 4096, "snt9b", "LLaMA-Factory", None)
+    assert plan_md.startswith("⚠️") and rows == []
+
+
+def test_build_app_falls_back_to_offline_when_the_llm_cannot_start(ctx, settings, tmp_path):
+    pytest.importorskip("assistant.agent")
+    from assistant.agent import Assistant
+    from assistant.frontends.web import build_app
+
+    def factory(c, llm=None):
+        if llm != "offline":
+            raise RuntimeError("no credentials for openai:gpt-test")
+        return Assistant(c, llm="offline")
+
+    s = settings.model_copy(update={"llm": "openai:gpt-test", "llm_fallback": True})
+    demo = build_app(ctx, s, assistant_factory=factory, files_dir=tmp_path)
+    assert demo.sizing_assistant.model_name == "offline"
+    notices = [b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "llm-notice"]
+    assert notices and "no credentials" in notices[0].value and notices[0].visible
+    with pytest.raises(RuntimeError):
+        build_app(ctx, s.model_copy(update={"llm_fallback": False}), assistant_factory=factory, files_dir=tmp_path)
+
+
+def test_sizing_web_reports_startup_problems_in_one_line(monkeypatch, tmp_path):
+    import socket
+
+    from typer.testing import CliRunner
+
+    from assistant.frontends.cli import app
+
+    monkeypatch.setenv("SIZING_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("SIZING_LLM_API_KEY", raising=False)
+    monkeypatch.delenv("SIZING_LLM_BASE_URL", raising=False)
+    monkeypatch.setenv("SIZING_LLM_FALLBACK", "false")
+    res = CliRunner().invoke(app, ["web", "--port", "1", "--llm", "openai:gpt-test"])
+    assert res.exit_code == 2 and "missing API key" in res.output and "Traceback" not in res.output
+
+    monkeypatch.setenv("SIZING_LLM_FALLBACK", "true")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        res = CliRunner().invoke(app, ["web", "--port", str(busy.getsockname()[1]), "--llm", "offline"])
+    assert res.exit_code == 2 and "cannot serve" in res.output
