@@ -9,7 +9,10 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,validate]'
+	# LLaMA-Factory's own parser validates generated YAML; its gradio<=5.50 pin would downgrade the web chat's
+	# gradio, so it goes on top without dependencies (what its parser needs is in the `validate` extra).
+	$(BIN)/pip install -q --no-deps llamafactory==0.9.5
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -72,8 +72,8 @@ def chat_model(spec: str, settings):
         kwargs["base_url"] = base_url
     if settings.llm_api_key:
         kwargs["api_key"] = settings.llm_api_key.get_secret_value()
-    elif base_url:
-        kwargs["api_key"] = "EMPTY"  # vLLM and most self-hosted endpoints accept any key
+    elif base_url and spec.startswith("openai:"):
+        kwargs["api_key"] = "EMPTY"  # vLLM and most self-hosted OpenAI-compatible endpoints accept any key
     try:
         return init_chat_model(spec, **kwargs)
     except ImportError as e:

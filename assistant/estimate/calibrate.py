@@ -64,10 +64,10 @@ def flag_inconsistent(rows: list[dict[str, Any]], params_b: dict[str, float], un
     1. method inversion: LoRA needs more devices than full fine-tuning of the same model and length;
     2. LoRA above the state bound: LoRA needs more than ceil(full x 2/16) (rounded to the unit);
     3. length inversion: a shorter sequence needs more devices than a longer one (both rows);
-    4. size inversion: a model needs more devices than a clearly larger one (>= 1.25x the parameters)
+    4. below the unit: fewer devices than the hardware's smallest parallel unit (Snt9B23: 2 DIE);
+    5. size inversion: a model needs more devices than a clearly larger one (>= 1.25x the parameters)
        at the same or a longer length, same framework, hardware and method; the rows contradicting the
-       most others are flagged first until no contradiction is left;
-    5. below the unit: fewer devices than the hardware's smallest parallel unit (Snt9B23: 2 DIE)."""
+       most others are flagged first until no contradiction is left (the fewest rows that explain all)."""
     unit = unit or {"Snt9B23": 2}
     flags: dict[int, str] = {}
     key = defaultdict(dict)
@@ -92,6 +92,9 @@ def flag_inconsistent(rows: list[dict[str, Any]], params_b: dict[str, float], un
                     msg = f"length inversion: {seq} tokens need {rows[i]['cards']} but {seq2} need {rows[j]['cards']}"
                     flags.setdefault(i, msg)
                     flags.setdefault(j, msg)
+    for i, r in enumerate(rows):
+        if r["cards"] < unit.get(r.get("hardware"), 1) and i not in flags:
+            flags[i] = f"below the {unit[r['hardware']]}-device minimum parallel unit of {r['hardware']}"
     cols = defaultdict(list)
     for i, r in enumerate(rows):
         if i not in flags:
@@ -101,9 +104,6 @@ def flag_inconsistent(rows: list[dict[str, Any]], params_b: dict[str, float], un
             larger = params_b.get(rows[j]["model_id"], 0) > params_b.get(rows[i]["model_id"], 0)
             flags[i] = (f"size inversion: {rows[i]['model_id']} at {rows[i]['seq_len']} tokens needs {rows[i]['cards']} while the "
                         f"{'larger' if larger else 'smaller'} {rows[j]['model_id']} at {rows[j]['seq_len']} needs {rows[j]['cards']}")
-    for i, r in enumerate(rows):
-        if r["cards"] < unit.get(r.get("hardware"), 1) and i not in flags:
-            flags[i] = f"below the {unit[r['hardware']]}-device minimum parallel unit of {r['hardware']}"
     return flags
 
 
@@ -168,12 +168,32 @@ class Report:
 
     def scores(self, table: str, include_flagged: bool = True) -> dict[str, Score]:
         out = {"planner": Score(), "model_states": Score(), "flat_bytes": Score()}
+        if table == "vllm":
+            out = {"planner": Score(), "weights_only": Score()}
         for r in self.rows:
             if r.table != table or (r.flag and not include_flagged):
                 continue
             out["planner"].add(r.table_value, r.planner)
+            if table == "vllm":
+                out["weights_only"].add(r.table_value, r.anchor_states)
+                continue
             out["model_states"].add(r.table_value, r.anchor_states)
             out["flat_bytes"].add(r.table_value, r.anchor_flat)
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """Headline shares per table, with and without flagged rows, for the planner and both anchors."""
+        out: dict[str, Any] = {}
+        for table in sorted({r.table for r in self.rows}):
+            for inc in (True, False):
+                sc = self.scores(table, inc)
+                key = table + ("" if inc else " (unflagged)")
+                out[key] = {name: {"rows": v.rows, "exact": round(v.share("exact"), 3), "within_2x": round(v.share("within2"), 3)}
+                            for name, v in sc.items()}
+        if any(r.table == "recipes" for r in self.rows):
+            st, sto, n = self.stage_agreement()
+            out["recipes zero_stage"] = {"same_stage": st, "same_stage_and_offload": sto, "rows": n}
+        out["flagged"] = {t: sum(1 for r in self.rows if r.table == t and r.flag) for t in sorted({r.table for r in self.rows})}
         return out
 
     def stage_agreement(self) -> tuple[int, int, int]:
@@ -195,7 +215,8 @@ def _stage_name(z: int, off: bool) -> str:
     return f"ZeRO-{z}" + ("+offload" if off else "")
 
 
-def run(min_cards: list[dict], recipes: list[dict], models: list[dict], hardware: list[dict]) -> Report:
+def run(min_cards: list[dict], recipes: list[dict], models: list[dict], hardware: list[dict],
+        vllm: list[dict] | None = None) -> Report:
     shapes = {m["id"]: from_catalog(m) for m in models}
     devs = {h["id"]: device_from_row(h) for h in hardware}
     report = Report()
@@ -223,6 +244,8 @@ def run(min_cards: list[dict], recipes: list[dict], models: list[dict], hardware
                                   naive_model_states(s, r["strategy"], dev), naive_flat(s, r["strategy"], dev),
                                   rflags.get(i), _describe(p), _stage_name(r["zero_stage"], _truthy(r["offload"])),
                                   _stage_name(p.cfg.zero_stage, p.cfg.offload)))
+    if vllm:
+        report.rows += run_inference(vllm, models, hardware)
     return report
 
 
@@ -235,3 +258,27 @@ def _describe(p) -> str:
     what = (f"TP{c.tp} PP{c.pp}" + (f" CP{c.cp}" if c.cp > 1 else "") + (f" EP{c.ep}" if c.ep > 1 else "")
             + (" recompute" if c.recompute else "")) if c.megatron else _stage_name(c.zero_stage, c.offload)
     return f"{what} {p.memory.total_gib:.1f}/{p.memory.usable_gib:.1f} GiB"
+
+
+# ---------------------------------------------------------------- vLLM tables
+VLLM_HARDWARE = {64: "snt9b", 32: "snt9b-32g"}
+
+
+def run_inference(vllm: list[dict], models: list[dict], hardware: list[dict]) -> list[CalRow]:
+    """Fewest devices for each vLLM table row's tested max-model-len and utilisation, beside the table's
+    card count. Anchor: weights only (bf16 weights / (utilisation x memory)), rounded the same way."""
+    from .inference import plan_inference
+
+    shapes = {m["id"]: from_catalog(m) for m in models if m.get("layers")}
+    devs = {h["id"]: device_from_row(h) for h in hardware}
+    out = []
+    for r in vllm:
+        if not _truthy(r.get("supported")) or r.get("cards") in (None, "") or r["model_id"] not in shapes:
+            continue
+        s, dev = shapes[r["model_id"]], devs[VLLM_HARDWARE[int(float(r["memory_gb"]))]]
+        util, length, cards = float(r["gpu_memory_utilization"]), int(float(r["max_model_len"])), int(float(r["cards"]))
+        p = plan_inference(s, dev, length, util)
+        naive = round_up(2 * s.params / (util * dev.capacity_gib * 2**30), dev)
+        out.append(CalRow("vllm", f"{r['model_id']} {r['table']} {r['memory_gb']}GB len {length}", cards, p.devices,
+                          naive, naive, None, f"TP{p.tp} PP{p.pp} KV room {p.kv_tokens} tokens"))
+    return out

@@ -17,14 +17,15 @@ GIB = 1024**3
 CAPACITY_FRACTION = {"npu": 60.97 / 64, "gpu": 79.15 / 80}
 
 # Memory that exists before the first tensor: runtime context, collective-communication buffers
-# (HCCL_BUFFSIZE is 200 MB per peer ring by default; NCCL allots similar), operator workspace.
-# Calibrated within 1-4 GiB; Ascend's CANN workspace plus HCCL buffers make it larger than CUDA's.
-RUNTIME_OVERHEAD_GIB = {"npu": 3.0, "gpu": 1.5}
+# (HCCL_BUFFSIZE is 200 MB per communicator by default; NCCL allots similar), operator workspace.
+# Calibrated within 2-4 GiB (the tables barely distinguish the values); CUDA's context is smaller.
+RUNTIME_OVERHEAD_GIB = {"npu": 2.0, "gpu": 1.5}
 
 # Caching-allocator fragmentation: share of allocated bytes that cannot be reused for a new block.
 # PyTorch's caching allocators typically lose 5-15 % without expandable segments (the ModelArts
-# OOM FAQ's first remedy is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True). Calibrated.
-FRAGMENTATION = 0.10
+# OOM FAQ's first remedy is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True). Calibrated within
+# 5-15 %: the upper end agrees best with the tables.
+FRAGMENTATION = 0.15
 
 # Host RAM of one node (GiB), used only to bound CPU offload. ModelArts Snt9B/Snt9B23 bare-metal
 # flavors ship 1.5 TiB; 8-GPU HGX servers commonly 1-2 TiB. DeepSpeed's estimator adds 1.5x for

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import constants as C
 from .shape import Shape
@@ -39,8 +40,10 @@ class Device:
         return self.memory_gb * C.CAPACITY_FRACTION.get(self.kind, C.CAPACITY_FRACTION["gpu"])
 
 
-@dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(NamedTuple):
+    """One training setup. A NamedTuple because the planner derives hundreds of variants per call
+    (`_replace` is cheap)."""
+
     method: str = "lora"
     stage: str = "sft"
     seq_len: int = 4096
@@ -68,10 +71,20 @@ class TrainConfig:
         return self.framework == "MindSpeed-LLM"
 
 
-@dataclass
 class Term:
-    gib: float
-    how: str
+    """One figure in GiB and how it was computed. `how` may be given as a callable so the planner,
+    which evaluates many candidates, only formats the text of the plan it returns."""
+
+    __slots__ = ("gib", "_how")
+
+    def __init__(self, gib: float, how):
+        self.gib, self._how = gib, how
+
+    @property
+    def how(self) -> str:
+        if callable(self._how):
+            self._how = self._how()
+        return self._how
 
 
 @dataclass
@@ -124,7 +137,7 @@ def split_params(s: Shape, cfg: TrainConfig) -> ParamSplit:
         notes.append(f"LoRA rank {cfg.lora_rank} on {cfg.lora_targets} linear layers: {adapters / 1e6:.1f}M trainable")
         if cfg.method == "qlora":
             keep = s.embed_params + s.head_params + vision
-            quantized, frozen = P - keep, keep
+            quantized, frozen = max(0.0, P - keep), min(P, keep)
             notes.append(f"base linear layers quantised to {cfg.quant_bits} bit; embeddings, LM head, vision in bf16")
     # RL stages: extra frozen copies. LoRA/QLoRA reuse the base with adapters disabled (LLaMA-Factory).
     extra = 0.0
@@ -160,21 +173,27 @@ def _activations(s: Shape, cfg: TrainConfig, seqs: int, in_flight: int) -> Term:
     layers = s.layers
     if cfg.method == "freeze":  # no gradient flows below the first trainable layer
         layers = min(C.FREEZE_TRAINABLE_LAYERS, s.layers)
-    per_layer = act_bytes_per_token_layer(s, cfg.megatron) * tokens / shard
+    apt = act_bytes_per_token_layer(s, cfg.megatron)
+    per_layer = apt * tokens / shard
     stage_layers = math.ceil(layers / cfg.pp)
     if cfg.recompute:
-        ckpt = C.CKPT_BYTES_PER_H * s.hidden * tokens / shard * stage_layers * in_flight
-        total = ckpt + C.RECOMPUTE_PEAK_LAYERS * per_layer
-        how = (f"full recompute: {stage_layers} layer inputs x {C.CKPT_BYTES_PER_H}·h B/token x {in_flight} in flight"
-               f" + {C.RECOMPUTE_PEAK_LAYERS:g} layer(s) recomputed at {act_bytes_per_token_layer(s, cfg.megatron) / s.hidden:.1f}·h B/token")
+        total = C.CKPT_BYTES_PER_H * s.hidden * tokens / shard * stage_layers * in_flight + C.RECOMPUTE_PEAK_LAYERS * per_layer
     else:
         total = per_layer * stage_layers * in_flight
-        how = f"no recompute: {stage_layers} layers x {act_bytes_per_token_layer(s, cfg.megatron) / s.hidden:.1f}·h B/token x {in_flight} in flight"
-    how += f"; {tokens:.0f} tokens/micro-batch" + (f", /{shard} sequence parallel" if shard > 1 else "")
+    kv = 0.0
     if cfg.stage == "ppo":  # rollout generation keeps a KV cache for micro_batch sequences
         kv = 2 * s.layers * s.kv_dim * 2 * cfg.micro_batch * cfg.seq_len / (cfg.tp * cfg.pp)
         total += kv
-        how += f"; + rollout KV cache {_gib(kv):.2f} GiB"
+
+    def how() -> str:
+        if cfg.recompute:
+            text = (f"full recompute: {stage_layers} layer inputs x {C.CKPT_BYTES_PER_H}·h B/token x {in_flight} in flight"
+                    f" + {C.RECOMPUTE_PEAK_LAYERS:g} layer(s) recomputed at {apt / s.hidden:.1f}·h B/token")
+        else:
+            text = f"no recompute: {stage_layers} layers x {apt / s.hidden:.1f}·h B/token x {in_flight} in flight"
+        text += f"; {tokens:.0f} tokens/micro-batch" + (f", /{shard} sequence parallel" if shard > 1 else "")
+        return text + (f"; + rollout KV cache {_gib(kv):.2f} GiB" if kv else "")
+
     return Term(_gib(total), how)
 
 
@@ -183,10 +202,8 @@ def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
     if cfg.stage == "rm":
         return Term(_gib(tokens * 4 * 2), "reward model: scalar value head, no vocabulary logits")
     b = tokens * s.vocab * C.LOGITS_BYTES / cfg.tp
-    how = f"{tokens:.0f} tokens x vocab {s.vocab} x {C.LOGITS_BYTES} B (bf16 logits + fp32 loss copy and grad)"
-    if cfg.tp > 1:
-        how += f" / {cfg.tp} vocab-parallel"
-    return Term(_gib(b), how)
+    return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {C.LOGITS_BYTES} B (bf16 logits + fp32 loss "
+                                 "copy and grad)" + (f" / {cfg.tp} vocab-parallel" if cfg.tp > 1 else ""))
 
 
 def _count(x: float) -> str:
@@ -204,43 +221,56 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term,
     qb = _quant_bytes(cfg)
     host = 0.0
     # -- weights: replicated below ZeRO-3; split over N by ZeRO-3 (a quantised base is not split)
-    parts = []
     shard = n if z == 3 else 1
-    w = 0.0
+    # LLaMA-Factory stores a 4-bit base as bf16-typed bytes (bnb_4bit_quant_storage) under ZeRO-3 so
+    # DeepSpeed partitions it; other bit widths are not partitioned (and LLaMA-Factory refuses them).
+    q_shard = n if z == 3 and cfg.quant_bits == 4 else 1
+    w = live = 0.0
     if z == 3 and off:  # offload_param: everything but the gathered modules lives in host RAM
         host += (bw * T + 4 * A + 2 * F) / n
     else:
         w = (bw * T + 4 * A + 2 * F) / shard
-        if T:
-            parts.append(f"{bw} B x {_count(T)} trained")
-        if A:
-            parts.append(f"4 B x {_count(A)} LoRA")
-        if F:
-            parts.append(f"2 B x {_count(F)} frozen")
-        parts = [" + ".join(parts) + (f", / {n} (ZeRO-3)" if z == 3 else ", replicated")]
-    if Q:
-        w += qb * Q
-        parts.append(f"{qb * 8:.2f} bit x {_count(Q)} quantised (not split)")
-    if z == 3:
-        live = 2 * min(s.params, s.largest_module_params + C.ZERO3_LIVE_LAYERS * s.layer_params)
+    if z == 3 and off and q_shard > 1:
+        host += qb * Q / n
+    else:
+        w += qb * Q / q_shard
+    if z == 3:  # gathered modules: the largest one plus the next layers (quantised layers at their bits)
+        if Q:
+            live = 2 * max(s.embed_params, s.head_params) + (qb * C.ZERO3_LIVE_LAYERS * s.layer_params if q_shard > 1 else 0)
+        else:
+            live = 2 * min(T + A + F, s.largest_module_params + C.ZERO3_LIVE_LAYERS * s.layer_params)
         w += live
-        parts.append(f"gathered modules {_gib(live):.2f} GiB" + (" (parameters offloaded)" if off else ""))
-    wh = "; ".join(parts)
+
+    def wh() -> str:
+        parts = []
+        if not (z == 3 and off):
+            held = [f"{bw} B x {_count(T)} trained" if T else "", f"4 B x {_count(A)} LoRA" if A else "",
+                    f"2 B x {_count(F)} frozen" if F else ""]
+            parts.append(" + ".join(x for x in held if x) + (f", / {n} (ZeRO-3)" if z == 3 else ", replicated"))
+        if Q:
+            parts.append(f"{qb * 8:.2f} bit x {_count(Q)} quantised" + (f", / {n}" if q_shard > 1 else " (not split)"))
+        if z == 3:
+            parts.append(f"gathered modules {_gib(live):.2f} GiB" + (" (parameters offloaded)" if off else ""))
+        return "; ".join(parts)
+
     # -- gradients: bf16 grads (split from ZeRO-2) + fp32 accumulation (split from ZeRO-1)
     g16, g32 = bg * T + 4 * A, b32 * T
+    # bf16 buckets: reduce (every stage below 3) and allgather (ZeRO-1/2 re-gather updated partitions)
+    bucket = (1 if z == 0 else 2) * 2 * min(T + A, C.ZERO12_BUCKET_ELEMENTS) if z < 3 else 0.0
     if z == 0:
-        g, gh = g16 + g32, f"({bg}+{b32}) B x trained + 4 B x LoRA, replicated"
+        g = g16 + g32 + bucket
     elif z == 1:
-        g, gh = g16 + g32 / n, f"{bg} B x trained + {b32} B x trained / {n} (fp32 partition)"
+        g = g16 + g32 / n + bucket
     else:
-        g = g16 / n + (0 if off else g32 / n)
-        gh = f"{bg} B" + ("" if off else f" + {b32} B fp32") + f" x trained / {n}"
+        g = g16 / n + (0 if off else g32 / n) + bucket
         if off:
             host += g32 / n
-    if z in (1, 2) and T + A != 0:
-        bucket = 2 * 2 * min(T + A, C.ZERO12_BUCKET_ELEMENTS)
-        g += bucket
-        gh += f"; reduce + allgather buckets {_gib(bucket):.2f} GiB"
+
+    def gh() -> str:
+        text = {0: f"({bg}+{b32}) B x trained + 4 B x LoRA, replicated",
+                1: f"{bg} B x trained + {b32} B x trained / {n} (fp32 partition)"}.get(
+            z, f"{bg} B" + ("" if off else f" + {b32} B fp32") + f" x trained / {n}")
+        return text + (f"; {'reduce' if z == 0 else 'reduce + allgather'} buckets {_gib(bucket):.2f} GiB" if bucket else "")
     # -- optimizer: fp32 master + Adam m, v (LoRA: Adam only, weights already fp32)
     opt = (bm + ba) * T + 8 * A
     if z == 0:
@@ -270,9 +300,9 @@ def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, 
     g = C.MEGATRON_MAIN_GRAD_BYTES * per_dev(T) + 4 * A / (tp * pp)
     o = C.MEGATRON_OPTIMIZER_BYTES * per_dev_opt(T) + 8 * A / (tp * pp)
     split = f"/(TP {tp} x PP {pp}" + (f", experts /EP {ep}" if e else "") + ")"
-    return (Term(_gib(w), f"bf16 weights 2 B {split}"),
-            Term(_gib(g), f"fp32 main grads {C.MEGATRON_MAIN_GRAD_BYTES} B x trainable {split}"),
-            Term(_gib(o), f"distributed optimizer: {C.MEGATRON_OPTIMIZER_BYTES} B x trainable {split} / DP {dp}"))
+    return (Term(_gib(w), lambda: f"bf16 weights 2 B {split}"),
+            Term(_gib(g), lambda: f"fp32 main grads {C.MEGATRON_MAIN_GRAD_BYTES} B x trainable {split}"),
+            Term(_gib(o), lambda: f"distributed optimizer: {C.MEGATRON_OPTIMIZER_BYTES} B x trainable {split} / DP {dp}"))
 
 
 def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
@@ -291,20 +321,30 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     if cfg.pp > 1:
         last = _activations(s, cfg, seqs, 1)
         if last.gib + logits.gib > act.gib:
-            act = Term(last.gib, "last pipeline stage: " + last.how)
+            act = Term(last.gib, lambda t=last: "last pipeline stage: " + t.how)
         else:
-            act = Term(act.gib, "first pipeline stage: " + act.how)
-            logits = Term(0.0, "on the last pipeline stage, which is not the peak: " + logits.how)
+            act = Term(act.gib, lambda t=act: "first pipeline stage: " + t.how)
+            logits = Term(0.0, lambda t=logits: "on the last pipeline stage, which is not the peak: " + t.how)
+    if cfg.recompute and logits.gib > 0:
+        # The loss (and its logits buffers) is done before backward starts recomputing layers, so
+        # the two transient peaks do not coexist: only the part of the logits above the recompute
+        # peak adds to the total.
+        peak = C.RECOMPUTE_PEAK_LAYERS * act_bytes_per_token_layer(s, cfg.megatron) * (
+            cfg.micro_batch * seqs * cfg.seq_len / cfg.cp) / cfg.tp / C.GIB
+        full = logits
+        logits = Term(max(0.0, full.gib - peak),
+                      lambda f=full, p=peak: f"{f.how} = {f.gib:.2f} GiB, live before the layer recompute "
+                                             f"({p:.2f} GiB) starts: adds max(0, difference)")
     subtotal = w.gib + g.gib + o.gib + act.gib + logits.gib
     runtime = C.RUNTIME_OVERHEAD_GIB.get(dev.kind, C.RUNTIME_OVERHEAD_GIB["gpu"])
     ov = Term(runtime + C.FRAGMENTATION * subtotal,
-              f"runtime/collectives {runtime:g} GiB + allocator fragmentation {C.FRAGMENTATION:.0%} of the rest")
+              lambda: f"runtime/collectives {runtime:g} GiB + allocator fragmentation {C.FRAGMENTATION:.0%} of the rest")
     total = subtotal + ov.gib
     usable = dev.capacity_gib
     per_node = min(cfg.devices, dev.devices_per_node)
     host_node = _gib(host) * per_node * C.HOST_OFFLOAD_FACTOR
-    host_t = Term(host_node, (f"{per_node} ranks x {_gib(host):.2f} GiB offloaded x {C.HOST_OFFLOAD_FACTOR} (pinned buffers)"
-                              if host else "no offload"))
+    host_t = Term(host_node, lambda: (f"{per_node} ranks x {_gib(host):.2f} GiB offloaded x {C.HOST_OFFLOAD_FACTOR} "
+                                      "(pinned buffers)" if host else "no offload"))
     notes = list(ps.notes) + extra
     if seqs > 1:
         notes.append(f"{cfg.stage}: {seqs} sequences per sample in each micro-batch")

@@ -9,10 +9,10 @@ with CPU offload; full recompute), because those trade a large slow-down for mem
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from . import constants as C
-from .memory import Breakdown, Device, TrainConfig, training_memory
+from .memory import Breakdown, Device, TrainConfig, split_params, training_memory
 from .shape import Shape
 
 LF_FAST = ((0, False), (1, False), (2, False), (3, False))
@@ -56,9 +56,10 @@ def _batch(n_dp: int, micro: int, global_batch: int | None) -> tuple[int, int] |
 
 def _lf_settings(base: TrainConfig, slow: bool):
     for z, off in LF_SLOW if slow else LF_FAST:
-        if z == 3 and (base.stage == "ppo" or base.precision == "pure_bf16"):
-            continue  # ModelArts: PPO does not support ZeRO-3; LLaMA-Factory: pure_bf16 not with ZeRO-3
-        yield replace(base, zero_stage=z, offload=off)
+        if z == 3 and (base.stage == "ppo" or base.precision == "pure_bf16"
+                       or (base.method == "qlora" and base.quant_bits != 4)):
+            continue  # ModelArts: no PPO with ZeRO-3; LLaMA-Factory: no pure_bf16, QLoRA only 4-bit with ZeRO-3
+        yield base._replace(zero_stage=z, offload=off)
 
 
 def _pow2_upto(limit: int) -> list[int]:
@@ -87,7 +88,7 @@ def _ms_settings(s: Shape, base: TrainConfig, n: int, dev: Device, slow: bool):
         if s.is_moe:
             while ep * 2 <= dp and s.experts % (ep * 2) == 0:
                 ep *= 2
-        yield replace(base, tp=tp, pp=pp, cp=cp, ep=ep, recompute=slow)
+        yield base._replace(tp=tp, pp=pp, cp=cp, ep=ep, recompute=slow)
 
 
 def _fits(s: Shape, cfg: TrainConfig, dev: Device, global_batch: int | None):
@@ -98,12 +99,24 @@ def _fits(s: Shape, cfg: TrainConfig, dev: Device, global_batch: int | None):
     return (cfg, mem, batch) if mem.fits and mem.host_fits else None
 
 
+def _floor_gib(s: Shape, base: TrainConfig, dev: Device):
+    """A lower bound of per-device memory at n devices: model states fully split n ways (>= 16 bytes per
+    trained parameter, 2 per frozen one) plus the runtime overhead. Lets the search skip hopeless counts."""
+    ps = split_params(s, base)
+    floor = 16 * ps.trainable + 16 * ps.adapters + 2 * ps.frozen + (base.quant_bits / 8) * ps.quantized
+    runtime = C.RUNTIME_OVERHEAD_GIB.get(dev.kind, C.RUNTIME_OVERHEAD_GIB["gpu"])
+    return lambda n: floor / n / C.GIB + runtime
+
+
 def _fewest_devices(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow: bool,
                     global_batch: int | None):
     """The fewest devices at which any setting of the tier fits; the fastest setting at that count."""
+    if base.megatron or not slow:  # with CPU offload the states are not on the device: no floor
+        floor = _floor_gib(s, base, dev)
+        counts = [n for n in counts if floor(n) <= dev.capacity_gib]
     for n in counts:
-        cands = (_ms_settings(s, replace(base, devices=n), n, dev, slow) if base.megatron
-                 else _lf_settings(replace(base, devices=n), slow))
+        cands = (_ms_settings(s, base._replace(devices=n), n, dev, slow) if base.megatron
+                 else _lf_settings(base._replace(devices=n), slow))
         for cfg in cands:
             hit = _fits(s, cfg, dev, global_batch)
             if hit:
@@ -119,13 +132,30 @@ def _fastest_in_node(s: Shape, base: TrainConfig, dev: Device, counts: list[int]
     in_node = [n for n in counts if n <= budget]
     for cfg0 in _lf_settings(base, slow):
         for n in in_node:
-            hit = _fits(s, replace(cfg0, devices=n), dev, global_batch)
+            hit = _fits(s, cfg0._replace(devices=n), dev, global_batch)
             if hit:
                 return hit
     return _fewest_devices(s, base, dev, [n for n in counts if n > budget], slow, global_batch)
 
 
+def _tier_possible(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow: bool) -> bool:
+    """Memory only falls as devices grow, so if no setting of the tier fits at the largest count,
+    none fits at any count: one cheap check instead of a full search."""
+    if not counts:
+        return False
+    n = counts[-1]
+    cands = (_ms_settings(s, base._replace(devices=n), n, dev, slow) if base.megatron
+             else _lf_settings(base._replace(devices=n), slow))
+    for cfg in cands:
+        m = training_memory(s, cfg, dev)
+        if m.fits and m.host_fits:
+            return True
+    return False
+
+
 def _first_fit(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow: bool, global_batch: int | None):
+    if not _tier_possible(s, base, dev, counts, slow):
+        return None
     if not base.megatron and C.DEEPSPEED_POLICY == "fastest_stage_in_node":
         return _fastest_in_node(s, base, dev, counts, slow, global_batch)
     return _fewest_devices(s, base, dev, counts, slow, global_batch)
@@ -147,9 +177,9 @@ def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | N
     # Nothing fits: report the largest allowed count with the most memory-saving setting.
     n = counts[-1] if counts else max(1, dev.min_unit)
     if base.megatron:
-        cfg = list(_ms_settings(s, replace(base, devices=n), n, dev, True))[-1]
+        cfg = list(_ms_settings(s, base._replace(devices=n), n, dev, True))[-1]
     else:
-        cfg = replace(base, devices=n, zero_stage=3 if base.stage != "ppo" else 2, offload=True)
+        cfg = base._replace(devices=n, zero_stage=3 if base.stage != "ppo" else 2, offload=True)
     mem = training_memory(s, cfg, dev)
     ga, gb = _batch(cfg.dp, cfg.micro_batch, None) or (C.DEFAULT_GRAD_ACCUM, 0)
     return Plan(False, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, "none",

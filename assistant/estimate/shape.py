@@ -184,25 +184,32 @@ def from_catalog(row: dict[str, Any]) -> Shape:
 # Shape inference from a raw parameter count. Dense decoder-only models published since 2023
 # (Llama 2/3, Qwen2/2.5, Mistral, Yi) keep hidden/layers near 128 (4096/32, 5120/40, 8192/80) and a
 # layer of ~12 h^2 parameters (GQA attention ~2.5 h^2 + SwiGLU MLP 3 h x 3.25 h ~ 9.75 h^2). Hence
-# P ~ 12 h^3 / 128 -> h = cbrt(128 P / 12), rounded to a multiple of 256; layers = P / (12 h^2).
+# P ~ 12 h^3 / 128 -> h = cbrt(128 P / 12), rounded to a multiple of 128; layers = body / (12 h^2).
 # Heads of 128 dims, 8 KV heads (GQA), vocab 152064 (a large modern vocabulary: conservative for
-# the logits buffer).
+# the logits buffer). Small models tie their embeddings and keep them under 30 % of the count, as
+# Qwen2.5-0.5B/1.5B and Llama-3.2-1B do.
 INFER_VOCAB = 152064
 INFER_KV_HEADS = 8
+INFER_EMBED_SHARE = 0.3
 
 
 def from_params(params_b: float, name: str | None = None) -> Shape:
     p = params_b * 1e9
-    h = max(512, int(round((128 * p / 12) ** (1 / 3) / 256)) * 256)
-    body = max(p - 2 * INFER_VOCAB * h, p * 0.5)
+    h = (128 * p / 12) ** (1 / 3)
+    step = 512 if h >= 2048 else 128  # wide models: whole groups of 4 heads of 128, so 8 KV heads divide
+    h = max(256, int(round(h / step)) * step)
+    tied = 2 * INFER_VOCAB * h > INFER_EMBED_SHARE * p
+    if INFER_VOCAB * h > INFER_EMBED_SHARE * p:
+        h = max(128, int(INFER_EMBED_SHARE * p / INFER_VOCAB / 128) * 128)
+    body = p - INFER_VOCAB * h * (1 if tied else 2)
     layers = max(1, round(body / (12 * h * h)))
     heads = max(1, h // 128)
-    kv = min(heads, INFER_KV_HEADS)
+    kv = max(k for k in (1, 2, 4, 8) if k <= min(heads, INFER_KV_HEADS) and heads % k == 0)
     ffn = int(round(((body / layers) - 2.5 * h * h) / (3 * h) / 128)) * 128
     return Shape(
         name=name or f"custom-{params_b:g}b", params=p, layers=layers, hidden=h, heads=heads, kv_heads=kv,
-        vocab=INFER_VOCAB, ffn=max(ffn, h), active_params=p,
-        inferred=("layers", "hidden", "ffn", "heads", "kv_heads", "vocab"),
+        vocab=INFER_VOCAB, ffn=max(ffn, h), tied=tied, active_params=p,
+        inferred=("layers", "hidden", "ffn", "heads", "kv_heads", "vocab", "tied_embeddings"),
     )
 
 

@@ -62,20 +62,29 @@ def ask_cmd(
 
 def _print_answer(ans, console=None) -> None:
     from rich.console import Console
-    from rich.markdown import Markdown
 
     console = console or Console()
     if ans.notice:
         console.print(f"[yellow]note:[/] {ans.notice}", markup=True, highlight=False)
     for c in ans.tool_calls:
         console.print(f"[dim]· {c.name}({json.dumps(c.args, ensure_ascii=False)})[/]", markup=True, highlight=False)
-    console.print(Markdown(ans.answer))
+    _print_markdown(console, ans.answer)
+
+
+def _print_markdown(console, text: str) -> None:
+    """Rendered on a terminal; the Markdown source as is when piped (configs stay copy-pasteable)."""
+    from rich.markdown import Markdown
+
+    if console.is_terminal:
+        console.print(Markdown(text))
+    else:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
 
 
 def chat_cmd(llm: Annotated[str | None, LLM_OPTION] = None):
     """A conversation in the terminal: follow-ups reuse the model, method and hardware. /reset, /exit."""
     from rich.console import Console
-    from rich.markdown import Markdown
 
     from ..agent import LLMUnavailable
     from ..answer import ChatTurn
@@ -112,7 +121,7 @@ def chat_cmd(llm: Annotated[str | None, LLM_OPTION] = None):
             continue
         if final.notice:
             console.print(f"[yellow]note:[/] {final.notice}", markup=True, highlight=False)
-        console.print(Markdown(final.answer))
+        _print_markdown(console, final.answer)
         history += [ChatTurn(role="user", content=q), ChatTurn(role="assistant", content=final.answer)]
 
 

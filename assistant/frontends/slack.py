@@ -305,8 +305,9 @@ def build_slack_app(ctx: Context, settings: Settings, assistant_factory: Assista
     @app.middleware
     def drop_retries_and_duplicates(req, resp, next):
         # Retries are dropped outright rather than matched against event ids: with several workers
-        # the first delivery may have landed in another process. Slack only retries when the
-        # first delivery was not acknowledged in time, and it was (the answer runs after the ack).
+        # the first delivery may have landed in another process, whose memory this one cannot see.
+        # The ack is immediate (the answer runs after it), so a retry almost always means a slow
+        # network, not a lost event; if the first delivery never arrived, the person asks again.
         # Socket Mode mirrors its envelope's retry_attempt into this header, as "0" on a first delivery.
         if retry_number(req.headers) > 0:
             return BoltResponse(status=200, body="", headers={"x-slack-no-retry": "1"})

@@ -11,7 +11,11 @@ import atexit
 import logging
 import os
 import shutil
+import signal
+import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,12 +46,23 @@ CSS = """
 """
 CHAT_CONCURRENCY = 4  # answers computed at once across sessions (the offline planner is CPU-light)
 
+FILE_MAX_AGE_S = 86_400  # generated configs and CSVs stay downloadable for a day
+
 AssistantFactory = Callable[..., Any]  # (ctx, llm: str | None = None) -> Assistant
 
 
 def quiet_env() -> None:
     for k, v in QUIET_ENV.items():
         os.environ.setdefault(k, v)
+
+
+def prune_files(files_dir: Path, max_age_s: float = FILE_MAX_AGE_S) -> None:
+    """Remove download folders older than ``max_age_s``, so a server that runs for months does not
+    fill its temp folder with generated configs."""
+    now = time.time()
+    for folder in [*files_dir.glob("*"), *files_dir.glob("tables/*")]:
+        if folder.is_dir() and folder.name != "tables" and now - folder.stat().st_mtime > max_age_s:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def default_assistant_factory(ctx: Context, llm: str | None = None):
@@ -85,6 +100,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
     settings = settings or ctx.settings
     files_dir = Path(files_dir or tempfile.mkdtemp(prefix="sizing-web-"))
     files_dir.mkdir(parents=True, exist_ok=True)
+    last_prune = [time.monotonic()]
     assistant, startup_notice = make_assistant(ctx, settings, assistant_factory or default_assistant_factory)
 
     def take_question(message: str, chat: list):
@@ -106,6 +122,9 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
             yield chat + [{"role": "assistant", "content": EMPTY_REPLY}], turns, gr.skip()
             return
         history = [ChatTurn(role=t["role"], content=t["content"]) for t in turns or []]
+        if time.monotonic() - last_prune[0] > 3600:  # at most hourly
+            last_prune[0] = time.monotonic()
+            prune_files(files_dir)
         r = ChatRenderer(files_dir)
         try:
             for ev in assistant.stream(text, history):
@@ -119,24 +138,24 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
             yield chat + r.messages, turns, gr.update(value=f"⚠️ {type(e).__name__}: {str(e)[:300]}", visible=True)
             return
         ans = r.answer
-        if ans is None:  # a stream without a final event: keep what was shown
-            r.error("".join(m["content"] for m in r.messages if isinstance(m["content"], str) and "metadata" not in m)
-                    or "No answer came back; try again.")
-            text_answer = r.messages[-1]["content"]
-        else:
-            text_answer = ans.answer
-        notices = [ans.notice] if ans and ans.notice else []  # input cut, LLM failed, ...
-        new_turns = list(turns or []) + [{"role": "user", "content": text}, {"role": "assistant", "content": text_answer}]
-        banner = gr.update(value="⚠️ " + " ".join(notices), visible=True) if notices else gr.update(value="", visible=False)
+        if ans is None:  # the stream ended without its final event (not expected): say so, keep no turn
+            r.error("No final answer came back; try again. · 没有得到回答，请重试。")
+            yield chat + r.messages, turns, gr.skip()
+            return
+        new_turns = [*(turns or []), {"role": "user", "content": text}, {"role": "assistant", "content": ans.answer}]
+        # the banner shows this answer's notice (question cut, LLM failed and the offline planner answered)
+        banner = gr.update(value=f"⚠️ {ans.notice}", visible=True) if ans.notice else gr.update(value="", visible=False)
         yield chat + r.messages, new_turns, banner
 
     def unlock():
         return gr.update(interactive=True)
 
     def new_conversation():
-        return [], [], "", gr.update(value="", visible=False)
+        return [], [], "", gr.update(value="", visible=False), gr.update(value="", interactive=True)
 
-    with gr.Blocks(title="Sizing assistant", analytics_enabled=False, fill_width=True) as demo:
+    # delete_cache: Gradio's copies of served files older than a day go, checked hourly (long-running servers)
+    with gr.Blocks(title="Sizing assistant", analytics_enabled=False, fill_width=True,
+                   delete_cache=(3600, FILE_MAX_AGE_S)) as demo:
         gr.Markdown("## Sizing assistant · 算力规划助手\nCards, nodes, ZeRO stage and configs for fine-tuning and "
                     "serving LLMs on Ascend NPUs and GPUs. Every number comes from a tool: the ModelArts "
                     "vendor tables or the estimator.")
@@ -155,7 +174,8 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                 box = gr.Textbox(show_label=False, placeholder="Ask a sizing question · 输入问题，回车发送",
                                  lines=1, max_lines=8, submit_btn=True, elem_id="question", autofocus=True)
                 with gr.Row():
-                    new_btn = gr.Button("New conversation · 新对话", size="sm", elem_id="new-conversation")
+                    new_btn = gr.Button("New conversation · 新对话", size="sm", scale=0, min_width=200,
+                                        elem_id="new-conversation")
                 gr.Examples(EXAMPLES, inputs=box, label="Examples — click one, then press Enter · 示例问题")
 
             with gr.Tab("Plan · 规划", id="plan"):
@@ -165,15 +185,20 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
 
         # --- chat events: lock the box, show the question, stream the answer, unlock the box ---
         def then_answer(event):
-            (event.then(answer, [pending, chatbot, turns], [chatbot, turns, notice], concurrency_limit=CHAT_CONCURRENCY,
-                        concurrency_id="chat", show_progress="hidden")
-             .then(unlock, None, box, queue=False))
+            answering = event.then(answer, [pending, chatbot, turns], [chatbot, turns, notice],
+                                   concurrency_limit=CHAT_CONCURRENCY, concurrency_id="chat", show_progress="hidden")
+            answering.then(unlock, None, box, queue=False)
+            return answering
 
-        then_answer(box.submit(take_question, [box, chatbot], [box, chatbot, pending], queue=False, show_progress="hidden"))
-        then_answer(chatbot.example_select(take_example, [chatbot], [box, chatbot, pending], queue=False,
-                                           show_progress="hidden"))
-        new_btn.click(new_conversation, None, [chatbot, turns, pending, notice], queue=False)
-        chatbot.clear(new_conversation, None, [chatbot, turns, pending, notice], queue=False)
+        answering = [
+            then_answer(box.submit(take_question, [box, chatbot], [box, chatbot, pending], queue=False,
+                                   show_progress="hidden")),
+            then_answer(chatbot.example_select(take_example, [chatbot], [box, chatbot, pending], queue=False,
+                                               show_progress="hidden")),
+        ]
+        # clearing mid-answer cancels the answer, so it cannot write the old conversation back
+        for clear in (new_btn.click, chatbot.clear):
+            clear(new_conversation, None, [chatbot, turns, pending, notice, box], cancels=answering, queue=False)
 
     demo.sizing_files_dir = files_dir
     demo.sizing_assistant = assistant
@@ -202,5 +227,8 @@ def run(settings: Settings, host: str, port: int, *, prevent_thread_lock: bool =
     ctx = Context.create(settings)
     files_dir = Path(tempfile.mkdtemp(prefix="sizing-web-"))
     atexit.register(shutil.rmtree, files_dir, True)
+    if threading.current_thread() is threading.main_thread():
+        # `kill`, systemd and container stops send SIGTERM: exit normally so the folder is removed
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     demo = build_app(ctx, settings, files_dir=files_dir)
     return serve(demo, host, port, prevent_thread_lock=prevent_thread_lock, quiet=quiet)

@@ -22,16 +22,19 @@ def is_chinese(text: str) -> bool:
 
 
 def collect_sources(result: Any, limit: int = 6) -> list[str]:
-    """Every distinct ``source`` string in a tool result (top level first, then rows), in order."""
+    """Every distinct source document named in a tool result (``source`` fields of table rows and
+    notes, ``citation`` of table rows set beside an estimate), top level first, in order."""
     found: list[str] = []
 
     def walk(node: Any) -> None:
         if len(found) >= limit:
             return
         if isinstance(node, dict):
-            src = node.get("source")
-            if isinstance(src, str) and src and src not in found:
-                found.append(src)
+            for key in ("citation", "source"):
+                src = node.get(key)
+                # a bare table name (e.g. "min_cards" beside an estimate) is not a document
+                if isinstance(src, str) and (" " in src or "/" in src) and src not in found:
+                    found.append(src)
             for v in node.values():
                 if isinstance(v, dict | list):
                     walk(v)
@@ -60,12 +63,34 @@ def step_content(args: dict | None, result: dict | None) -> str:
                 msg += f"\n\nValid: `{json.dumps(err['valid'], ensure_ascii=False, default=str)[:1000]}`"
             parts.append(msg)
         else:
-            sources = collect_sources(result)
-            parts.append("**Source**: " + ("; ".join(sources) if sources else "estimate (computed by the tool)"))
+            parts.append("**Source**: " + describe_source(result))
     parts.append("**Arguments**\n" + _json_block(args or {}))
     if result is not None and not (isinstance(result, dict) and len(result) == 1 and "error" in result):
         parts.append("**Result**\n" + _json_block(result))
     return "\n\n".join(parts)
+
+
+def step_title(name: str, result: dict | None) -> str:
+    """🔧 for a result; ℹ️ when a table simply has no row for the case (the agent then looks
+    elsewhere, so it is not a failure); ⚠️ for a real error (unknown model, bad arguments, ...)."""
+    err = result.get("error") if isinstance(result, dict) and len(result) == 1 else None
+    if not isinstance(err, dict):
+        return f"🔧 {name}"
+    if err.get("code") == "no_table_row":
+        return f"ℹ️ {name} — no table row"
+    return f"⚠️ {name} — error"
+
+
+def is_estimate(result: dict) -> bool:
+    """Estimator results list their assumptions; table look-ups do not."""
+    return "assumptions" in result
+
+
+def describe_source(result: dict) -> str:
+    sources = collect_sources(result)
+    if is_estimate(result):
+        return "estimate (assumptions in the result)" + (f"; vendor table beside it: {'; '.join(sources)}" if sources else "")
+    return "; ".join(sources) if sources else "computed by the tool"
 
 
 def step_log(result: dict | None) -> str:
@@ -73,9 +98,10 @@ def step_log(result: dict | None) -> str:
     if not isinstance(result, dict):
         return ""
     if len(result) == 1 and isinstance(result.get("error"), dict):
-        return str(result["error"].get("code", "error"))
+        code = str(result["error"].get("code", "error"))
+        return "" if code == "no_table_row" else code  # the title already says "no table row"
     sources = collect_sources(result, limit=1)
-    src = sources[0] if sources else "estimate"
+    src = "estimate" if is_estimate(result) else (sources[0] if sources else "")
     return src if len(src) <= 70 else src[:67] + "…"
 
 
@@ -133,10 +159,8 @@ class ChatRenderer:
                 self.messages.append({"role": "assistant", "content": "", "metadata": {"id": f"step-{idx}"}})
             else:
                 self._pending.remove(idx)
-            failed = isinstance(ev.result, dict) and "error" in ev.result and len(ev.result) == 1
             md = self.messages[idx]["metadata"]
-            md.update(status="done", title=f"{'⚠️' if failed else '🔧'} {ev.name}" + (" — error" if failed else ""),
-                      log=step_log(ev.result))
+            md.update(status="done", title=step_title(ev.name or "tool", ev.result), log=step_log(ev.result))
             self.messages[idx]["content"] = step_content(ev.args if ev.args is not None else self._args_of(idx), ev.result)
         elif ev.kind == "text" and ev.text:
             self._text(ev.text, append=True)

@@ -26,8 +26,8 @@ FRAMEWORKS = [
 HARDWARE = [
     (re.compile(r"snt\s*9\s*b\s*23|(?:ascend\s*)?910\s*c(?![a-z0-9])|atlas\s*(?:800t|900)\s*a3|a3\s*super\s*pod"), "snt9b23"),
     (re.compile(r"snt\s*9\s*b(?!\s*23)|(?:ascend\s*)?910\s*b\d?(?![0-9])|atlas\s*800t?\s*a2"), "snt9b"),
-    (re.compile(r"(?<![a-z0-9])(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s)(?:[-_ ]?(?:sxm\d?|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?(?![a-z0-9])"), None),
-    (re.compile(r"(?:rtx\s*|geforce\s*)*(4090)(?:\s*d)?(?![0-9])"), None),
+    (re.compile(r"(?<![a-z0-9])(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s)(?:[-_ ]?(?:sxm\d?|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?s?(?![a-z0-9])"), None),
+    (re.compile(r"(?:rtx\s*|geforce\s*)*(4090)(?:\s*d)?s?(?![0-9a-z])"), None),
 ]
 METHODS = [
     ("qlora", re.compile(r"q[-_ ]?lora")),
@@ -294,7 +294,7 @@ class Parser:
                 work = work.replace(s.unknown_model, " " * len(s.unknown_model))
 
         methods = [name for name, rx in METHODS if rx.search(work)]
-        if "qlora" in methods:
+        if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
         if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both
             s.method = methods[0]

@@ -3,6 +3,7 @@ round when the first results call for it (no table row -> the estimator)."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +63,7 @@ class Effective:
     part: str | None
     strategies: list[str]
     assumed: list[str] = field(default_factory=list)
+    devices: int | None = None  # what the user has: "16 cards", or "2 nodes" x devices per node
 
 
 def table_strategy(method: str | None) -> str | None:
@@ -78,7 +80,8 @@ def effective(s: Slots) -> Effective:
     hw = s.hardware or DEFAULT_HARDWARE
     st = table_strategy(s.method)
     strategies = [st] if st else ([] if s.method else ["lora", "full"])
-    return Effective(s.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed)
+    devices = s.devices or (s.nodes * (16 if hw == "snt9b23" else 8) if s.nodes else None)
+    return Effective(s.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices)
 
 
 def squashed(name: str) -> str:
@@ -142,23 +145,36 @@ class Router:
             calls += self.config_calls(s, e)
         if "inference" in s.intents:
             calls += self.inference_calls(s, e)
+        setup_given = False
         if "memory" in s.intents and "inference" not in s.intents and (
             s.params_b or s.devices or s.zero_stage is not None or "estimate" in s.intents or not s.intents & TRAINING_INTENTS
         ):
             calls += self.memory_calls(s, e)
+            setup_given = bool(s.devices and s.zero_stage is not None)
         if "compare" in s.intents:
-            calls += self.call("compare_hardware", model=s.model or self.shape_name(s), method=s.method or "lora", seq_len=e.seq_len)
+            calls += self.call("compare_hardware", **self.model_args(s), method=s.method or "lora", seq_len=e.seq_len,
+                               stage=s.stage, framework=s.framework)
         # a config request brings its own plan; add the tables only when cards or GA are asked as well
         # ("DeepSpeed config" mentions DeepSpeed, which is not a ZeRO question)
-        if is_training_question(s) and not ("config" in s.intents and not s.intents & (TRAINING_INTENTS - {"zero"})):
+        # (and a memory question that gives the whole setup wants that memory, not a plan)
+        if is_training_question(s) and not setup_given and not (
+                "config" in s.intents and not s.intents & (TRAINING_INTENTS - {"zero"})):
             calls += self.training_calls(s, e)
         if s.intents & {"troubleshoot", "time"}:
             calls += self.call("search_notes", query=note_query(s), limit=NOTE_HITS)
-        return calls
+        unique: dict[str, Call] = {}
+        for c in calls:
+            unique.setdefault(c.name + json.dumps(c.args, sort_keys=True), c)
+        return list(unique.values())
 
     @staticmethod
     def shape_name(s: Slots) -> str | None:
         return f"{s.params_b:g}B" if s.params_b else None
+
+    @staticmethod
+    def model_args(s: Slots) -> dict[str, Any]:
+        """A catalog model by name, or a raw size ("a 13B model") as params_b for the estimator."""
+        return {"model": s.model} if s.model else {"params_b": s.params_b}
 
     def training_calls(self, s: Slots, e: Effective) -> list[Call]:
         calls: list[Call] = []
@@ -169,30 +185,34 @@ class Router:
             if e.strategies:
                 calls += self.call("min_cards", model=s.model, strategy=e.strategies[0] if len(e.strategies) == 1 else None,
                                    seq_len=e.seq_len, hardware=e.part)
-        methods = [s.method] if s.method else e.strategies
-        for method in methods:
-            calls += self.call("plan_training", model=s.model or self.shape_name(s), params_b=s.params_b, method=method,
-                               stage=s.stage, seq_len=e.seq_len, hardware=e.hardware, framework=s.framework,
-                               max_devices=s.devices)
+        # the estimate beside the tables (they may disagree), or instead of them when they have no row
+        for method in [s.method] if s.method else e.strategies:
+            calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
+                               hardware=e.hardware, framework=s.framework, max_devices=e.devices)
         return calls
 
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
-        return self.call("estimate_training_memory", model=s.model or self.shape_name(s), params_b=s.params_b,
-                         method=s.method or "lora", stage=s.stage, seq_len=e.seq_len, devices=s.devices,
-                         zero_stage=s.zero_stage, offload=s.offload, hardware=e.hardware)
+        """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
+        the setting and its result carries the memory breakdown."""
+        if s.zero_stage is None and not s.offload:
+            return self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                             seq_len=e.seq_len, hardware=e.hardware, framework=s.framework, max_devices=e.devices)
+        return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                         seq_len=e.seq_len, devices=s.devices, zero_stage=s.zero_stage, offload=s.offload,
+                         hardware=e.hardware, framework=s.framework)
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and e.hardware in ASCEND:
             mem = s.memory_gb if s.memory_gb in (32, 64) else (32 if e.hardware == "snt9b-32g" else None)
             calls = self.call("inference_min_cards", model=s.model, max_model_len=s.seq_len, memory_gb=mem)
-            if s.devices and s.seq_len is None:  # "max context on 4 cards": the estimator answers how much fits
+            if s.seq_len and s.seq_len > 32768:  # beyond what the tables tested: the estimate too
                 calls += self.estimate_inference(s, e)
             return calls
         return self.estimate_inference(s, e)
 
     def estimate_inference(self, s: Slots, e: Effective) -> list[Call]:
-        return self.call("estimate_inference", model=s.model or self.shape_name(s), params_b=s.params_b,
-                         max_model_len=e.seq_len, hardware=e.hardware, gpu_memory_utilization=0.9, devices=s.devices)
+        return self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
+                         gpu_memory_utilization=0.9)
 
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         fmt = s.config_format or "llamafactory_yaml"
@@ -209,6 +229,10 @@ class Router:
         for d in done:
             if d.name == "resolve_model" and not d.ok and is_family_prefix(d.args.get("name", ""), d.error.get("valid") or []):
                 calls += self.call("list_models", family=d.args["name"])  # "qwen3": list the whole family
+            if (d.name == "plan_training" and d.ok and not d.result.get("fits") and not s.framework
+                    and d.args.get("framework") is None and e.hardware in ASCEND):
+                # DeepSpeed has no sequence/context parallelism: try MindSpeed-LLM's TP/PP/CP
+                calls += self.call("plan_training", **{**d.args, "framework": "MindSpeed-LLM"})
             if d.name == "min_cards" and d.ok and not d.result.get("rows") and "seq_len" in e.assumed:
                 calls += self.call("min_cards", **{k: v for k, v in d.args.items() if k != "seq_len"})
             if d.name == "inference_min_cards" and not d.ok and d.args.get("memory_gb"):

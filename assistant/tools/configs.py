@@ -39,6 +39,7 @@ Stage = Annotated[
 ]
 SafeText = Annotated[str, Field(min_length=1, max_length=500, pattern=r"^[^\x00-\x1f\x7f]+$")]
 _TABLE_PART = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}  # hardware ids the vendor tables describe
+_TABLE_STAGES = ("sft", "pt")  # stages whose memory the vendor rows describe
 
 
 class GenerateConfigArgs(BaseModel):
@@ -120,7 +121,8 @@ def _base(args: GenerateConfigArgs, framework: str, hw: dict[str, Any], **kw) ->
 
 def _recipe_plan(ctx, args, model_id, hw) -> TrainingPlan | None:
     part = _TABLE_PART.get(hw["id"])
-    if part is None or args.method not in ("lora", "full"):
+    # The recipe rows are SFT runs; preference and RL stages hold a reference model too, so the estimator plans those.
+    if part is None or args.method not in ("lora", "full") or args.stage not in _TABLE_STAGES:
         return None
     r = _call(ctx, "training_recipe", {"model": model_id, "strategy": args.method, "seq_len": args.seq_len})
     if not r or not r.get("found"):
@@ -142,7 +144,13 @@ def _recipe_plan(ctx, args, model_id, hw) -> TrainingPlan | None:
 
 
 def _estimate(ctx, args, model_id, hw, framework, max_devices: int | None = None) -> dict[str, Any] | None:
-    req = {"model": model_id, "method": args.method, "seq_len": args.seq_len, "hardware": hw["id"], "framework": framework}
+    """plan_training's answer for the same job (stage, LoRA rank, QLoRA bits, precision, batch)."""
+    req: dict[str, Any] = {"model": model_id, "method": args.method, "stage": args.stage, "seq_len": args.seq_len,
+                           "hardware": hw["id"], "framework": framework, "precision": "bf16" if _bf16(hw) else "fp16"}
+    for ours, theirs in (("lora_rank", "lora_rank"), ("quantization_bit", "quant_bits"), ("micro_batch", "micro_batch"),
+                         ("global_batch", "global_batch")):
+        if getattr(args, ours) is not None:
+            req[theirs] = getattr(args, ours)
     if max_devices:
         req["max_devices"] = max_devices
     return _call(ctx, "plan_training", req)
@@ -153,13 +161,24 @@ def _estimate_plan(ctx, args, model_id, hw, framework) -> TrainingPlan:
     if p is None:
         raise SizingError("no_plan", f"No vendor table row covers {model_id} {args.method} at {args.seq_len} tokens on "
                           f"{hw['id']}, and the estimator (plan_training) is not available.", field="model")
-    devices, nodes, per_node, notes = _spread(int(p["devices"]), hw)
-    notes += [str(n) for n in (p.get("notes") or [])][:5]
+    if not p.get("fits", True):
+        raise SizingError("does_not_fit", f"The estimator finds no setting that fits {model_id} {args.method} at "
+                          f"{args.seq_len} tokens on {hw['id']}: {p.get('note') or p.get('reason')}", field="seq_len")
+    devices, cp, notes = int(p["devices"]), p.get("cp") or 1, []
+    if framework == "MindSpeed-LLM" and args.seq_len > mindspeed.CP_THRESHOLD and cp < 2:
+        # Vendor rule: CP >= 2 beyond 32768 tokens. Doubling the devices keeps the estimator's TP/PP per replica.
+        cp, devices = 2, devices * 2
+        notes.append(f"SEQ_LEN {args.seq_len} > {mindspeed.CP_THRESHOLD}: CP set to 2 as the ModelArts MindSpeed-LLM "
+                     f"page requires, on twice the estimator's {p['devices']} devices.")
+    devices, nodes, per_node, spread_notes = _spread(devices, hw)
+    notes += spread_notes + [str(n) for n in [p.get("note"), *(p.get("notes") or [])] if n][:6]
+    assumptions = "; ".join(p.get("assumptions") or [])
     return TrainingPlan(**_base(args, framework, hw, source="estimate",
-                                source_detail=f"estimate (plan_training) for {model_id} {args.method} {args.seq_len} tokens on {hw['id']}",
+                                source_detail=f"estimate (plan_training: {p.get('reason') or 'smallest plan that fits'}"
+                                              + (f"; {assumptions}" if assumptions else "") + ")",
                                 devices=devices, nodes=nodes, per_node=per_node,
                                 zero_stage=p.get("zero_stage") if framework == "LLaMA-Factory" else None,
-                                offload=bool(p.get("offload")), tp=p.get("tp") or 1, pp=p.get("pp") or 1, cp=p.get("cp") or 1,
+                                offload=bool(p.get("offload")), tp=p.get("tp") or 1, pp=p.get("pp") or 1, cp=cp,
                                 micro_batch=p.get("micro_batch") or 1, grad_accum=p.get("grad_accum") or 1, notes=notes))
 
 
@@ -181,9 +200,13 @@ def _mindspeed_table_plan(ctx, args, model_id, hw, model) -> TrainingPlan | None
     tp, pp, cp = mindspeed.default_layout(devices, per_node, args.seq_len, model.get("heads"), model.get("kv_heads"), model.get("layers"))
     layout = "TP/PP/CP: largest TP within a node dividing the heads, PP for the rest (DP 1 at the minimum card count)"
     est = _estimate(ctx, args, model_id, hw, "MindSpeed-LLM", max_devices=devices)
-    if est and est.get("devices") == devices and est.get("tp") and est.get("pp"):
-        tp, pp, cp = est["tp"], est["pp"], est.get("cp") or cp
-        layout = "TP/PP/CP from the estimator (plan_training) at the table's card count"
+    if est and est.get("fits") and est.get("tp") and est.get("pp"):
+        e_tp, e_pp, e_cp = est["tp"], est["pp"], est.get("cp") or 1
+        # A layout that fits on fewer devices also fits on the table's count with more data parallelism.
+        if devices % (e_tp * e_pp * e_cp) == 0 and e_tp <= per_node:
+            tp, pp, cp = e_tp, e_pp, e_cp
+            layout = (f"TP/PP/CP from the estimator (plan_training fits TP{tp} PP{pp} CP{cp} on {est['devices']}); "
+                      f"the rest of the table's {devices} devices is data parallel")
     return TrainingPlan(**_base(args, "MindSpeed-LLM", hw, source="table",
                                 source_detail=f"ModelArts minimum-card table, MindSpeed-LLM {model_id} {args.method} SEQ_LEN "
                                               f"{used} on {part}: {r['cards']} {r['unit']} ({r['source']}); {layout}",
@@ -241,8 +264,13 @@ def _header(args: GenerateConfigArgs, model_id: str, plan: TrainingPlan) -> list
     ]
 
 
+def _bf16(hw: dict[str, Any]) -> bool:
+    """Ascend NPUs and GPUs with a BF16 rate in the catalog train in bf16; others in fp16."""
+    return hw.get("kind") == "npu" or bool(hw.get("bf16_tflops"))
+
+
 def _lf_options(args: GenerateConfigArgs, model_id: str, model: dict[str, Any], hw: dict[str, Any]) -> llamafactory.LlamaFactoryOptions:
-    bf16 = hw.get("kind") == "npu" or bool(hw.get("bf16_tflops"))
+    bf16 = _bf16(hw)
     return llamafactory.LlamaFactoryOptions(
         model_id=model_id, model_path=args.model_path or model.get("hf_repo") or model_id, template=args.template or model.get("template"),
         method=args.method, stage=args.stage, vision=model.get("modality") == "vision-language", bf16=bf16,

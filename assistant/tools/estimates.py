@@ -238,6 +238,9 @@ def _validate_train(a: EstimateTrainingMemoryArgs, s: Shape) -> str:
         raise SizingError("invalid_arguments", "PPO does not support ZeRO-3 on ModelArts LLaMA-Factory.", field="zero_stage", valid=[0, 1, 2])
     if a.offload and (a.zero_stage == 0 or framework != "LLaMA-Factory"):
         raise SizingError("invalid_arguments", "offload needs DeepSpeed ZeRO-1, 2 or 3 (LLaMA-Factory).", field="offload", valid=[False])
+    if a.method == "qlora" and a.zero_stage == 3 and a.quant_bits != 4:
+        raise SizingError("invalid_arguments", "LLaMA-Factory allows QLoRA with ZeRO-3 only at 4 bits.",
+                          field="quant_bits", valid=[4])
     if a.precision == "pure_bf16" and a.zero_stage == 3:
         raise SizingError("invalid_arguments", "LLaMA-Factory rejects pure_bf16 with ZeRO-3.", field="precision", valid=["bf16", "fp16", "fp32"])
     return framework

@@ -35,6 +35,9 @@ EXAMPLES = {
     # seeds/000: llama2 7B lora: template llama2, gradient_accumulation_steps 8, ZeRO-1
     "generate_config": ({"model": "llama2-7b", "method": "lora", "seq_len": 4096, "format": "llamafactory_yaml"},
                         lambda r: all(s in r["content"] for s in ("template: llama2", "gradient_accumulation_steps: 8", "ds_z1"))),
+    # Qwen2.5-72B config.json: 80 layers, 8 KV heads, head_dim 128; bf16 KV cache = 2 x 80 x 8 x 128 x 2 B per token
+    "estimate_inference": ({"model": "Qwen/Qwen2.5-72B-Instruct", "max_model_len": 4096, "hardware": "snt9b"},
+                           lambda r: r["kv_bytes_per_token"] == 2 * 80 * 8 * 128 * 2),
 }
 # For tools added later: a valid value for common required argument names.
 VALUES_BY_NAME = {"model": "qwen2.5-72b", "name": "qwen2.5-72b", "query": "OOM", "hardware": "Snt9B",
@@ -49,8 +52,9 @@ def anyio_backend():
 def example_args(tool) -> dict:
     if tool.name in EXAMPLES:
         return EXAMPLES[tool.name][0]
-    schema = tool.input_schema
-    return {p: VALUES_BY_NAME[p] for p in schema.get("required", [])}
+    props = tool.input_schema.get("properties", {})
+    # required arguments, plus the model when a tool takes one (estimators take a model or a shape)
+    return {p: VALUES_BY_NAME[p] for p in props if p in tool.input_schema.get("required", []) or p == "model"}
 
 
 def check_result(name: str, result) -> None:
@@ -61,12 +65,18 @@ def check_result(name: str, result) -> None:
         assert EXAMPLES[name][1](data), (name, data)
 
 
-def strip_titles(schema):
-    """LangChain's OpenAI conversion drops pydantic's cosmetic "title" keys; nothing else may differ."""
+def as_llm_sees_it(schema, defs=None):
+    """LangChain's OpenAI conversion inlines ``$defs`` and drops some of pydantic's cosmetic "title"
+    keys: do the same (inline, drop every title) so that nothing else may differ."""
+    defs = schema.get("$defs", {}) if defs is None and isinstance(schema, dict) else defs
     if isinstance(schema, dict):
-        return {k: strip_titles(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+        if "$ref" in schema:
+            target = defs[schema["$ref"].rsplit("/", 1)[1]]
+            return as_llm_sees_it({**target, **{k: v for k, v in schema.items() if k != "$ref"}}, defs)
+        return {k: as_llm_sees_it(v, defs) for k, v in schema.items()
+                if k != "$defs" and not (k == "title" and isinstance(v, str))}
     if isinstance(schema, list):
-        return [strip_titles(v) for v in schema]
+        return [as_llm_sees_it(v, defs) for v in schema]
     return schema
 
 
@@ -220,4 +230,4 @@ async def test_names_and_schemas_same_over_mcp_rest_and_agent(served, ctx, regis
     for t, (name, description, schema) in zip(lc_tools, expected, strict=True):
         seen_by_llm = convert_to_openai_tool(t)["function"]
         assert (seen_by_llm["name"], seen_by_llm["description"]) == (name, description)
-        assert seen_by_llm["parameters"] == strip_titles(schema)
+        assert as_llm_sees_it(seen_by_llm["parameters"]) == as_llm_sees_it(schema)

@@ -169,8 +169,13 @@ def test_english_question_answers_from_the_vendor_table(page, shots):
     page.screenshot(path=shots / "03_tool_step.png", full_page=True)
 
 
-def test_chinese_question_answers_in_chinese(page, shots):
-    reply = ask(page, ZH_QUESTION)
+def test_chinese_example_click_answers_in_chinese(page, shots):
+    # the empty chat offers example questions; clicking one asks it
+    page.locator("#chat button").filter(has_text=ZH_QUESTION).first.click()
+    expect(users(page)).to_have_count(1)
+    expect(users(page).first).to_have_text(ZH_QUESTION)
+    expect(page.locator("#question textarea")).to_be_enabled(timeout=ANSWER_TIMEOUT_MS)
+    reply = last_reply(page)
     page.screenshot(path=shots / "04_chinese.png", full_page=True)
     # LLaMA-Factory recipe table: Qwen2 72B, full, 4096 -> 4 nodes x 8 cards, ZeRO-3-Offload
     assert 4 in numbers(reply), reply
@@ -286,3 +291,51 @@ def test_tables_tab_filters_sorts_and_downloads(page, shots):
     expect(cells.first).to_have_text("141")  # H200 has the most memory in the catalog (141 GB)
     vals = [float(v) for v in cells.all_inner_texts() if v.strip()]
     assert len(vals) >= 10 and vals == sorted(vals, reverse=True), vals
+
+
+def _choose(page, elem_id: str, option: str) -> None:
+    page.locator(f"#{elem_id} input").click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def test_plan_tab_training_and_inference(page, shots):
+    page.get_by_role("tab", name=re.compile("Plan")).click()
+    model = page.locator("#plan-model input")
+    model.fill("Qwen2.5-72B-Instruct")  # free text in any spelling; the tool resolves it
+    model.press("Enter")
+    _choose(page, "plan-method", "lora")
+    page.locator("#plan-train").click()
+    table = page.locator("#plan-table")
+    # minimum-card table: Qwen2.5-72B LoRA 4096 LLaMA-Factory Snt9B -> 32 cards, beside the estimate
+    expect(table).to_contain_text("min_cards")
+    assert 32 in numbers(table.inner_text())
+    expect(page.locator("#plan-result")).to_contain_text("Estimate:")
+    expect(page.locator("#plan-chart")).to_contain_text("usable per device")
+    assert page.locator("#plan-chart canvas, #plan-chart svg").count() > 0
+    page.screenshot(path=shots / "10_plan_training.png", full_page=True)
+
+    _choose(page, "plan-fw", "MindSpeed-LLM")
+    page.locator("#plan-train").click()
+    # same row of the minimum-card table for MindSpeed-LLM: 16 cards
+    expect(page.locator("#plan-result")).to_contain_text("MindSpeed-LLM")
+    assert 16 in numbers(table.inner_text())
+
+    page.get_by_role("tab", name=re.compile("Inference")).click()
+    page.locator("#infer-len input").fill("32768")
+    page.locator("#plan-infer").click()
+    result = page.locator("#infer-result")
+    # Qwen2.5-72B KV cache: 2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 bytes per token
+    expect(result).to_contain_text("327,680")
+    # newest vLLM table: Qwen2.5-72B at 32K on 64 GB cards -> 4 cards ("4/32")
+    expect(page.locator("#infer-table")).to_contain_text("vllm-newest")
+    assert 4 in numbers(page.locator("#infer-table").inner_text())
+    page.screenshot(path=shots / "11_plan_inference.png", full_page=True)
+
+
+def test_new_conversation_forgets_the_history(page):
+    assert 32 in numbers(ask(page, EN_QUESTION))
+    page.locator("#new-conversation").click()
+    expect(users(page)).to_have_count(0)
+    follow = ask(page, "and with 8192?")
+    assert not re.search(r"qwen2\.5[- ]?72b", follow, re.I), follow  # nothing left of the earlier question
+    assert users(page).all_inner_texts() == ["and with 8192?"]

@@ -14,7 +14,8 @@ import pytest
 CHROMIUM = "/usr/bin/chromium"
 CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                "--no-first-run", "--disable-sync"]
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium not installed (make system-deps)")
+pytestmark = [pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium not installed (make system-deps)"),
+              pytest.mark.filterwarnings("ignore:.*(no_silent_downcasting|copy keyword).*")]  # inside Gradio's queue
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 

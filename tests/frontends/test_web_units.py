@@ -68,9 +68,10 @@ def test_file_already_in_the_answer_is_not_repeated(tmp_path):
 
 
 def test_collect_sources_walks_rows_once():
-    res = {"source": "a", "rows": [{"source": "b"}, {"source": "a"}, {"x": {"source": "c"}}]}
-    assert collect_sources(res) == ["a", "b", "c"]
-    assert "estimate" in step_content({}, {"total_gib": 1.0})
+    res = {"source": "seeds/a.txt", "rows": [{"source": "seeds/b.txt"}, {"source": "seeds/a.txt"},
+                                             {"x": {"citation": "doc c"}}, {"source": "min_cards"}]}
+    assert collect_sources(res) == ["seeds/a.txt", "seeds/b.txt", "doc c"]
+    assert "computed by the tool" in step_content({}, {"total_gib": 1.0})
 
 
 def test_table_filter_finds_the_vendor_row(ctx, tmp_path):
@@ -95,19 +96,45 @@ def test_table_view_every_table_and_unknown(ctx, tmp_path):
 
 
 def test_memory_chart_rows_stack_parts_against_capacity():
-    breakdown = {"weights_gib": 10.0, "gradients_gib": 2.5, "optimizer_gib": 5.0, "activations_gib": 0,
-                 "total_gib": 17.5, "usable_gib": 58.0, "fits": True}
-    rows = web_plan.memory_chart_rows(breakdown, capacity_gib=64)
-    est = [r for r in rows if r["bar"] == "estimate per device"]
-    assert {r["part"]: r["GiB"] for r in est} == {"weights": 10.0, "gradients": 2.5, "optimizer": 5.0}
-    assert [r["GiB"] for r in rows if r["bar"] == "device capacity"] == [58.0]  # the tool's usable figure wins
-    assert web_plan.find_breakdown({"plan": {"memory": breakdown}}) is breakdown
-    assert web_plan.memory_chart_rows(None, 64) == []
+    memory = {"weights_gib": 10.0, "gradients_gib": 2.5, "optimizer_gib": 5.0, "activations_gib": 0,
+              "total_gib": 17.5, "usable_gib": 58.0, "headroom_gib": 40.5, "host_ram_gib": 3.0, "fits": True,
+              "how": {"weights": "..."}}
+    rows = web_plan.memory_chart_rows(memory)
+    est = {r["part"]: r["GiB"] for r in rows if r["bar"] == web_plan.ESTIMATE_BAR}
+    assert est == {"weights": 10.0, "gradients": 2.5, "optimizer": 5.0}
+    assert [r["GiB"] for r in rows if r["bar"] == web_plan.CAPACITY_BAR] == [58.0]
+    assert web_plan.memory_chart_rows(None) == []
+
+
+def test_plan_training_view_puts_the_vendor_row_beside_the_estimate(ctx):
+    md, table_md, rows = web_plan.plan_training_view(ctx, "Qwen2.5-72B-Instruct", "lora", "sft", 4096, "snt9b",
+                                                     "LLaMA-Factory", None)
+    assert md.startswith("### Estimate: **") and "zero_stage" in md
+    # the minimum-card table's row for this case: 32*Ascend (seed 004), with its source
+    assert "| min_cards | **32** |" in table_md and "004_29a3a60428ed8cce" in table_md
+    est = [r for r in rows if r["bar"] == web_plan.ESTIMATE_BAR]
+    cap = [r["GiB"] for r in rows if r["bar"] == web_plan.CAPACITY_BAR]
+    assert {"weights", "activations"} <= {r["part"] for r in est}
+    assert cap == [60.97]  # a 64 GB Snt9B card reports ~60.97 GiB usable (hardware catalog)
+
+
+def test_plan_inference_view_chart_uses_the_kv_cache_per_token(ctx, call):
+    md, table_md, rows = web_plan.plan_inference_view(ctx, "qwen2.5-72b", 32768, "snt9b", 0.9, 1)
+    # Qwen2.5-72B: 80 layers, 8 KV heads of 128 dims, bf16: 2 x 80 x 8 x 128 x 2 B = 327,680 B per token
+    assert "327,680" in md
+    tp = call("estimate_inference", model="qwen2.5-72b", max_model_len=32768, hardware="snt9b")["tp"]
+    kv = next(r["GiB"] for r in rows if r["part"] == "KV cache for the context")
+    assert kv == round(327_680 / tp * 32768 / 2**30, 2)
+    # newest vLLM table: Qwen2.5-72B on 64 GB cards, 4 cards at 32K ("4/32")
+    assert "| vllm-newest | 64 | 4 | 32768 |" in table_md and "modelarts_llm_infer_5910003" in table_md
 
 
 def test_plan_form_reports_tool_errors(ctx):
-    plan_md, table_md, rows = web_plan.plan_training_view(ctx, "gpt-99-ultra", "lora", 4096, "snt9b", "LLaMA-Factory", None)
-    assert plan_md.startswith("⚠️") and rows == []
+    md, table_md, rows = web_plan.plan_training_view(ctx, "gpt-99-ultra", "lora", "sft", 4096, "snt9b", "LLaMA-Factory", None)
+    assert md.startswith("⚠️ **unknown_model**") and rows == []
+    md, table_md, rows = web_plan.plan_inference_view(ctx, "qwen2.5-72b", -5, "snt9b", 0.9, 1)
+    assert md.startswith("⚠️") and rows == []
+    assert web_plan.schema_choices("plan_training", "method") == ["full", "freeze", "lora", "qlora"]
 
 
 def test_build_app_falls_back_to_offline_when_the_llm_cannot_start(ctx, settings, tmp_path):
@@ -150,3 +177,78 @@ def test_sizing_web_reports_startup_problems_in_one_line(monkeypatch, tmp_path):
         busy.listen()
         res = CliRunner().invoke(app, ["web", "--port", str(busy.getsockname()[1]), "--llm", "offline"])
     assert res.exit_code == 2 and "cannot serve" in res.output
+
+
+def test_no_table_row_is_not_shown_as_a_failure(call):
+    # the recipe table has no LoRA row for qwen2.5-72b (only the minimum-card table lists it)
+    result = call("training_recipe", model="qwen2.5-72b", strategy="lora", seq_len=4096)
+    assert result["error"]["code"] == "no_table_row"
+    r = ChatRenderer(files_dir=None)
+    r.feed(AgentEvent(kind="tool_call", name="training_recipe", args={"model": "qwen2.5-72b"}))
+    r.feed(AgentEvent(kind="tool_result", name="training_recipe", result=result))
+    assert r.messages[0]["metadata"]["title"] == "ℹ️ training_recipe — no table row"
+
+
+def test_prune_files_removes_only_old_download_folders(tmp_path):
+    import os
+    import time
+
+    from assistant.frontends.web import prune_files
+
+    old, new, old_csv = tmp_path / "a1", tmp_path / "b2", tmp_path / "tables" / "c3"
+    for d in (old, new, old_csv):
+        d.mkdir(parents=True)
+        (d / "f.yaml").write_text("x: 1\n")
+    past = time.time() - 2 * 86_400
+    for d in (old, old_csv):
+        os.utime(d, (past, past))
+    prune_files(tmp_path)
+    assert not old.exists() and not old_csv.exists() and new.exists() and (tmp_path / "tables").exists()
+
+
+class _BrokenAssistant:
+    """Calls a tool, then fails (an LLM endpoint dropping mid-answer), or ends without a final event."""
+
+    model_name = "openai:broken"
+
+    def __init__(self, ctx, llm=None, final=False):
+        self.final = final
+
+    def stream(self, question, history=None):
+        yield AgentEvent(kind="tool_call", name="min_cards", args={"model": "qwen2.5-72b"})
+        if not self.final:
+            raise ConnectionError("endpoint went away")
+
+
+def _answer_fn(demo):
+    return next(f.fn for f in demo.fns.values() if getattr(f.fn, "__name__", "") == "answer")
+
+
+def test_failing_agent_leaves_a_readable_message_and_the_history_intact(ctx, settings, tmp_path):
+    from assistant.frontends.web import EMPTY_REPLY, build_app
+
+    demo = build_app(ctx, settings, assistant_factory=_BrokenAssistant, files_dir=tmp_path)
+    answer = _answer_fn(demo)
+    turns = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    *_, (chat, new_turns, banner) = answer("qwen2.5-72b 几张卡", [], turns)
+    assert chat[0]["metadata"]["title"].endswith("— interrupted")
+    assert chat[-1]["content"].startswith("回答失败: ConnectionError: endpoint went away")
+    assert new_turns == turns and banner["visible"] is True
+    # empty input: a hint, no call to the agent
+    [(chat, new_turns, _)] = list(answer("  ", [], turns))
+    assert chat == [{"role": "assistant", "content": EMPTY_REPLY}] and new_turns == turns
+
+    demo = build_app(ctx, settings, assistant_factory=lambda c, llm=None: _BrokenAssistant(c, final=True),
+                     files_dir=tmp_path)
+    *_, (chat, new_turns, _) = _answer_fn(demo)("how many cards", [], [])
+    assert "No final answer" in chat[-1]["content"] and new_turns == []
+
+
+def test_estimate_steps_say_estimate_and_cite_the_row_beside_them(call):
+    from assistant.frontends.web_chat import step_log
+
+    result = call("plan_training", model="qwen2.5-72b", method="lora", seq_len=4096, hardware="snt9b")
+    content = step_content({"model": "qwen2.5-72b"}, result)
+    source_line = content.split("\n\n")[0]
+    assert source_line.startswith("**Source**: estimate") and "004_29a3a60428ed8cce" in source_line
+    assert step_log(result) == "estimate"

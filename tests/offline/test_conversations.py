@@ -139,3 +139,26 @@ def test_offline_answers_are_fast(assistant):
         times.append(time.perf_counter() - t0)
     # measured ~5 ms p50 on the 2-core dev machine; a generous bound keeps CI on slow runners green
     assert statistics.median(times) < 0.15
+
+
+@pytest.mark.parametrize("q,tool,args", [
+    ("How many H100s to full fine-tune llama3.1-70b?", "plan_training",
+     {"model": "llama3.1-70b", "method": "full", "seq_len": 4096, "hardware": "h100-80g"}),
+    ("a 13B model LoRA how many cards", "plan_training", {"params_b": 13.0, "method": "lora", "seq_len": 4096, "hardware": "snt9b"}),
+    ("Estimate per-card memory for full fine-tuning a 13B model with ZeRO-3 on 8 cards at 4096 tokens", "estimate_training_memory",
+     {"params_b": 13.0, "method": "full", "seq_len": 4096, "devices": 8, "zero_stage": 3, "hardware": "snt9b"}),
+    ("Mixtral-8x7B inference, how many cards?", "estimate_inference",
+     {"model": "mixtral-8x7b", "max_model_len": 4096, "hardware": "snt9b", "gpu_memory_utilization": 0.9}),
+])
+def test_estimates_are_the_tools_figures_and_labelled(assistant, call, q, tool, args):
+    ans = assistant.ask(q)
+    made = [c for c in ans.tool_calls if c.name == tool]
+    assert made and made[0].args == args
+    expected = call(tool, **args)  # the estimator tool called directly, outside the agent
+    head = next(line for line in ans.answer.splitlines() if line.startswith("**Answer:**"))
+    assert "estimate" in head
+    if tool == "estimate_training_memory":
+        assert f"**{expected['total_gib']:.1f} GiB per device**" in head
+    else:
+        n = expected["devices"]
+        assert f"**{n} " in head and ("GPU" in head if "h100" in args.get("hardware", "") else "card" in head)

@@ -151,7 +151,7 @@ def test_template_override(call):
     (dict(model="llama3-8b", format="mindspeed_env", framework="LLaMA-Factory"), "invalid_arguments", "format"),
     (dict(model="llama3-8b", stage="grpo"), "invalid_arguments", "stage"),
     (dict(model="llama3-8b", method="qlora", format="mindspeed_env"), "invalid_arguments", "method"),
-    (dict(model="llama2-70b", seq_len=4096, stage="ppo"), "invalid_plan", "zero_stage"),  # table says ZeRO-3
+    (dict(model="llama3-8b", seq_len=4096, stage="ppo", zero_stage=3), "invalid_plan", "zero_stage"),
     (dict(model="qwen2.5-72b", format="mindspeed_env", tp=3), "invalid_plan", "tp"),
     (dict(model="bge-base-en-v1.5"), "no_template", "template"),
     (dict(model="llama3-8b", dataset="a\nstage: grpo"), "invalid_arguments", "dataset"),
@@ -163,9 +163,38 @@ def test_errors(call, args, code, field):
     assert (err["code"], err["field"]) == (code, field), err
 
 
+@pytest.mark.skipif(not has_estimator, reason="plan_training (estimator) not registered")
+def test_preference_stages_are_planned_by_the_estimator(call):
+    plan = _ok(call, model="llama3-8b", method="lora", seq_len=4096, stage="dpo")["plan"]
+    assert plan["source"] == "estimate"  # the recipe rows are SFT; DPO also holds a reference model
+
+
 def test_without_a_table_row(call):
     out = call("generate_config", model="qwen3-30b-a3b", method="lora", seq_len=4096)
     if has_estimator:
         assert "error" not in out and out["plan"]["source"] == "estimate"
     else:
         assert out["error"]["code"] == "no_plan"
+
+
+@pytest.mark.skipif(not has_estimator, reason="plan_training (estimator) not registered")
+def test_estimated_plan_carries_the_estimators_numbers(call):
+    out = _ok(call, model="qwen3-30b-a3b", method="lora", seq_len=4096, hardware="h100")
+    plan = out["plan"]
+    est = call("plan_training", model="qwen3-30b-a3b", method="lora", seq_len=4096, hardware="h100-80g",
+               framework="LLaMA-Factory", precision="bf16", stage="sft")
+    assert plan["source"] == "estimate" and plan["accelerator"] == "gpu"
+    assert (plan["devices"], plan["zero_stage"], plan["offload"], plan["grad_accum"]) == \
+        (est["devices"], est["zero_stage"], est["offload"], est["grad_accum"])
+    assert "CUDA_VISIBLE_DEVICES" in _ok(call, model="qwen3-30b-a3b", method="lora", seq_len=4096, hardware="h100",
+                                         format="launch")["content"]
+
+
+@pytest.mark.skipif(not has_estimator, reason="plan_training (estimator) not registered")
+def test_mindspeed_beyond_32k_gets_context_parallel(call):
+    out = _ok(call, model="llama3.1-8b", method="lora", seq_len=65536, format="mindspeed_env")
+    plan = out["plan"]
+    assert plan["cp"] >= 2 and plan["devices"] % (plan["tp"] * plan["pp"] * plan["cp"]) == 0
+    assert re.search(r"export CP=([2-9]|\d\d)", out["content"])
+    err = _err(call, model="llama3.1-8b", method="lora", seq_len=65536, format="mindspeed_env", cp=1)
+    assert err["field"] == "cp"

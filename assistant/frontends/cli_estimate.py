@@ -1,0 +1,75 @@
+"""`sizing calibrate`: the planner against every vendor table row, beside two naive anchors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+TABLES = ("min_cards", "recipes", "vllm")
+
+
+def _report(ctx):
+    from ..estimate.calibrate import run
+
+    kb = ctx.kb
+    return run(kb.table_rows("min_cards"), kb.table_rows("recipes_llamafactory"), kb.models(), kb.hardware(),
+               kb.table_rows("vllm_min_cards"))
+
+
+def _fmt_share(v: dict) -> str:
+    return f"{v['exact']:.1%} exact, {v['within_2x']:.1%} within 2x"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("calibrate")
+    def calibrate_cmd(
+        table: Annotated[str, typer.Option("--table", "-t", help="min_cards, recipes, vllm or all.")] = "all",
+        fmt: Annotated[str, typer.Option("--format", "-f", help="text, md or json.")] = "text",
+        only_disagree: Annotated[bool, typer.Option("--disagree", help="Only rows where planner and table differ.")] = False,
+        summary_only: Annotated[bool, typer.Option("--summary", help="Only the totals.")] = False,
+    ):
+        """Compare the planner with every vendor table row (min-card table: both frameworks, Snt9B and
+        Snt9B23; LLaMA-Factory recipe table; vLLM tables) beside two naive anchors, and list the rows
+        the table contradicts itself on."""
+        from .cli import _context
+
+        if table not in (*TABLES, "all") or fmt not in ("text", "md", "json"):
+            typer.echo(f"Valid: --table {', '.join(TABLES)}, all; --format text, md, json", err=True)
+            raise typer.Exit(2)
+        rep = _report(_context())
+        rows = [r for r in rep.rows if table in ("all", r.table) and not (only_disagree and r.planner == r.table_value)]
+        summary = rep.summary()
+        if fmt == "json":
+            out = {"summary": summary}
+            if not summary_only:
+                out["rows"] = [{"table": r.table, "case": r.label, "table_value": r.table_value, "planner": r.planner,
+                                "ratio": round(r.ratio, 3), "model_states": r.anchor_states, "flat_bytes": r.anchor_flat,
+                                "zero_stage_table": r.stage_table, "zero_stage_planner": r.stage_planner,
+                                "plan": r.detail, "flag": r.flag} for r in rows]
+            sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
+            return
+        md = fmt == "md"
+        if not summary_only:
+            head = ["table", "case", "table", "planner", "ratio", "states", "flat", "plan", "flag"]
+            if md:
+                typer.echo("| " + " | ".join(head) + " |")
+                typer.echo("|" + "---|" * len(head))
+            for r in rows:
+                stage = f" [{r.stage_table} vs {r.stage_planner}]" if r.stage_table else ""
+                cells = [r.table, r.label, str(r.table_value), str(r.planner), f"{r.ratio:.2g}", str(r.anchor_states),
+                         str(r.anchor_flat), r.detail + stage, r.flag or ""]
+                typer.echo("| " + " | ".join(c.replace("|", "/") for c in cells) + " |" if md else
+                           f"{r.table:9s} {r.label:58s} {r.table_value:>4} {r.planner:>4} {r.ratio:>5.2g} "
+                           f"{r.anchor_states:>4} {r.anchor_flat:>4}  {r.detail}{stage}" + (f"  FLAG {r.flag}" if r.flag else ""))
+            typer.echo("")
+        for key, val in summary.items():
+            if key == "flagged":
+                typer.echo("flagged rows: " + ", ".join(f"{k} {v}" for k, v in val.items()))
+            elif key.endswith("zero_stage"):
+                typer.echo(f"recipes ZeRO stage agreement: {val['same_stage']}/{val['rows']} stage, "
+                           f"{val['same_stage_and_offload']}/{val['rows']} stage and offload")
+            elif table in ("all", key.split(" ")[0]):
+                typer.echo(f"{key} ({val['planner']['rows']} rows): " + "; ".join(f"{name} {_fmt_share(v)}" for name, v in val.items()))

@@ -1,0 +1,273 @@
+"""Training-sizing blocks of the answer: the two vendor tables (recipe, minimum cards), where they
+disagree, the user's own device count, and the estimator's plan and memory breakdown beside them."""
+
+from __future__ import annotations
+
+import re
+
+from .route import Done
+from .wording import METHOD, MIN_LABEL, RECIPE_LABEL, STRATEGY, Writer, t
+
+
+class TrainingBlocks(Writer):
+    """Blocks for cards/nodes/ZeRO/GA questions: a one-line answer, then every row it came from."""
+
+    def training(self) -> list[str]:
+        recipes = self.results("training_recipe", ok=None)
+        mins = [d for d in self.results("min_cards") if d.result.get("rows")] or self.results("min_cards", ok=None)
+        plans = self.results("plan_training", ok=None)
+        if not (recipes or mins or plans):
+            return []
+        body: list[str] = []
+        found_recipes = [d.result for d in recipes if d.ok and d.result.get("found")]
+        min_res = mins[-1].result if mins and mins[-1].ok else None
+        rows = (min_res or {}).get("rows") or []
+
+        headline = self.training_headline(found_recipes, rows)
+        if headline:
+            body.append(t("answer", self.lang) + headline)
+        if self.s.stage in ("dpo", "kto", "ppo", "rm") and (found_recipes or rows):
+            body.append(self.L(f"- The vendor tables list SFT/PT jobs; {self.s.stage.upper()} needs more memory (a reference model, "
+                               "paired sequences), so use the estimate below for it.",
+                               f"- 厂商表格针对 SFT/PT；{self.s.stage.upper()} 需要更多显存（参考模型、成对序列），请以下方估算为准。"))
+        for d in recipes:
+            body += self.recipe_lines(d)
+        if mins:
+            body += self.min_lines(mins[-1])
+            first = self.results("min_cards")[:1]
+            if first and not first[0].result.get("rows") and first[0].args.get("seq_len") and mins[-1].result.get("rows"):
+                listed = sorted({r["seq_len"] for r in mins[-1].result["rows"]})
+                body.append(self.L(f"  No row at {first[0].args['seq_len']} tokens for this model; the table lists only {listed}.",
+                                   f"  该模型在表中没有序列长度 {first[0].args['seq_len']} 的行，只有 {listed}。"))
+        body += self.disagreement(found_recipes, rows)
+        body += self.capacity_check(found_recipes, rows)
+        for d in plans:
+            body += self.plan_lines(d, found_recipes, rows)
+        return body + [""]
+
+    def wanted_rows(self, rows: list[dict]) -> list[dict]:
+        fw = self.s.framework
+        return [r for r in rows if not fw or r["framework"] == fw]
+
+    def training_headline(self, recipes: list[dict], rows: list[dict]) -> str | None:
+        """One sentence that answers the question; the lines below give every row it came from."""
+        s = self.s
+        wanted = self.wanted_rows(rows)
+        min_source = self.L(f" ({MIN_LABEL['en']}, {{hw}}).", f"（{MIN_LABEL['zh']}，{{hw}}）。")
+        if s.framework and wanted and all(not r["supported"] for r in wanted):
+            others = [r for r in rows if r["framework"] != s.framework and r["supported"]]
+            line = self.L(f"{s.model} with {s.framework} is **not supported** in the ModelArts minimum-card table ('-').",
+                          f"{s.model} 在 {s.framework} 上**不支持**（ModelArts 最小卡数表中为“-”）。")
+            if others:
+                alt = "; ".join(self.row_summary(r, with_strategy=True) for r in others)
+                line += self.L(f" Supported instead: {alt}.", f" 可改用：{alt}。")
+            return line
+        asks_recipe = bool(s.intents & {"zero", "ga"})
+        prefer_min = s.framework == "LLaMA-Factory" and wanted and not asks_recipe
+        if recipes and s.framework in (None, "LLaMA-Factory") and not prefer_min:
+            return "; ".join(self.recipe_summary(r) for r in recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
+        if wanted:
+            multi = len({x["strategy"] for x in wanted}) > 1
+            return "; ".join(self.row_summary(r, with_strategy=multi) for r in wanted) + min_source.format(hw=wanted[0]["hardware"])
+        if recipes:
+            return "; ".join(self.recipe_summary(r) for r in recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
+        plans = [d.result for d in self.results("plan_training") if d.result.get("fits")]
+        if plans:
+            many = len({p.get("method") for p in plans}) > 1
+            parts = [(f"{METHOD[self.lang].get(p.get('method'), p.get('method'))}: " if many else "") + self.plan_summary(p)
+                     + f" ({p.get('framework')})" for p in plans]
+            return self.L(f"estimate: {'; '.join(parts)} — no vendor table row for this case.",
+                          f"估算：{'；'.join(parts)}——厂商表格中没有这个组合。")
+        if self.results("plan_training"):
+            return self.L("no setting fits on the hardware asked (estimate); see below.", "按估算，所问硬件上没有能放下的方案，详见下文。")
+        return None
+
+    def recipe_summary(self, r: dict) -> str:
+        strat = STRATEGY[self.lang][r["strategy"]]
+        if self.zh:
+            return (f"{strat}：{r['nodes']} 个节点 × 每节点 {r['cards_per_node']} 卡 = {r['total_cards']} 张卡，"
+                    f"DeepSpeed {r['deepspeed']}（ZeRO-{r['zero_stage']}，{self.offload_text(r['offload'])}），梯度累积 {r['grad_accum']}")
+        return (f"{strat}: {self.nodes(r['nodes'])} × {r['cards_per_node']} = {self.devices(r['total_cards'])}, "
+                f"DeepSpeed {r['deepspeed']} (ZeRO-{r['zero_stage']}, {self.offload_text(r['offload'])}), gradient accumulation {r['grad_accum']}")
+
+    def recipe_lines(self, d: Done) -> list[str]:
+        s = self.s
+        if not d.ok:
+            if d.error.get("code") == "no_table_row" and (s.intents & {"zero", "ga"} or s.framework == "LLaMA-Factory"):
+                return [self.L(f"- {RECIPE_LABEL['en']}: no row for {s.model} ({d.args.get('strategy')}).",
+                               f"- {RECIPE_LABEL['zh']}：没有 {s.model}（{d.args.get('strategy')}）的数据。")]
+            return []
+        r = d.result
+        self.cite(r.get("source") or (r.get("rows") or [{}])[0].get("source"))
+        strat = STRATEGY[self.lang][r["strategy"]]
+        if not r.get("found"):
+            listed = sorted({x["cutoff_len"] for x in r.get("rows", [])})
+            return [self.L(f"- {RECIPE_LABEL['en']} ({strat}): no row at {r['seq_len']} tokens; it lists {listed}.",
+                           f"- {RECIPE_LABEL['zh']}（{strat}）：没有序列长度 {r['seq_len']} 的数据，表中只有 {listed}。")]
+        note = ""
+        if r.get("seq_len_used") and r["seq_len_used"] != r["seq_len"]:
+            note = self.L(f" (answered from the {r['seq_len_used']}-token row)", f"（按表中 {r['seq_len_used']} 的行回答）")
+        if self.zh:
+            return [f"- **{RECIPE_LABEL['zh']}**（{strat}，cutoff_len {r['seq_len_used']}{note}）：{r['nodes']} 个节点 × 每节点 "
+                    f"{r['cards_per_node']} 卡 = **{r['total_cards']} 张卡**；DeepSpeed **{r['deepspeed']}**（ZeRO-{r['zero_stage']}，"
+                    f"{self.offload_text(r['offload'])}）；梯度累积 gradient_accumulation_steps **{r['grad_accum']}**；模板 template `{r['template']}`。"]
+        return [f"- **{RECIPE_LABEL['en']}** ({strat}, cutoff_len {r['seq_len_used']}{note}): {self.nodes(r['nodes'])} × "
+                f"{self.devices(r['cards_per_node'])} = **{self.devices(r['total_cards'])}**; DeepSpeed **{r['deepspeed']}** "
+                f"(ZeRO-{r['zero_stage']}, {self.offload_text(r['offload'])}); gradient_accumulation_steps **{r['grad_accum']}**; "
+                f"template `{r['template']}`."]
+
+    def row_summary(self, r: dict, with_strategy: bool = False) -> str:
+        strat = f"{STRATEGY[self.lang][r['strategy']]} " if with_strategy else ""
+        if not r["supported"]:
+            return self.L(f"{strat}{r['framework']}: **not supported** ('-')", f"{strat}{r['framework']}：**不支持**（“-”）")
+        unit = r["unit"]
+        if unit == "DIE":
+            extra = self.L(f"{r['physical_cards']} physical card(s), {self.nodes(r['nodes'])} of 16 DIE",
+                           f"{r['physical_cards']} 张物理卡，{r['nodes']} 个节点（每节点 16 DIE）")
+        else:
+            extra = self.nodes(r["nodes"])
+        extra = f"（{extra}）" if self.zh else f" ({extra})"
+        return f"{strat}{r['framework']}{'：' if self.zh else ': '}**{self.devices(r['cards'], unit)}**{extra}"
+
+    def min_lines(self, d: Done) -> list[str]:
+        s = self.s
+        if not d.ok:
+            if d.error.get("code") == "no_table_row":
+                return [self.L(f"- {MIN_LABEL['en']}: no row for {s.model}.", f"- {MIN_LABEL['zh']}：没有 {s.model} 的数据。")]
+            return [f"- {d.error.get('message')}"]
+        r = d.result
+        rows = r.get("rows") or []
+        if not rows:
+            listed = next((m.group(0) for n in r.get("notes", []) if (m := re.search(r"\[[\d, ]+\]", n))), "")
+            return [self.L(f"- {MIN_LABEL['en']}: no row at {d.args.get('seq_len')} tokens" + (f" (it lists {listed})." if listed else "."),
+                           f"- {MIN_LABEL['zh']}：没有序列长度 {d.args.get('seq_len')} 的数据" + (f"（表中只有 {listed}）。" if listed else "。"))]
+        for row in rows:
+            self.cite(row.get("source"))
+        fw_first = sorted(rows, key=lambda x: (x["strategy"], x["framework"] != (s.framework or x["framework"]), x["framework"]))
+        hw = rows[0]["hardware"]
+        seq = rows[0]["seq_len"]
+        lines = []
+        by_strategy: dict[str, list[dict]] = {}
+        for row in fw_first:
+            by_strategy.setdefault(row["strategy"], []).append(row)
+        for strat, srows in by_strategy.items():
+            items = "; ".join(self.row_summary(x) for x in srows)
+            label = STRATEGY[self.lang][strat]
+            lines.append(self.L(f"- **{MIN_LABEL['en']}** ({label}, SEQ_LEN {seq}, {hw}): {items}.",
+                                f"- **{MIN_LABEL['zh']}**（{label}，SEQ_LEN {seq}，{hw}）：{items}。"))
+        if r.get("seq_len_used") and d.args.get("seq_len") and r["seq_len_used"] != d.args["seq_len"]:
+            lines.append(self.L(f"  (no {d.args['seq_len']}-token row; answered from the {r['seq_len_used']}-token row)",
+                                f"  （表中没有 {d.args['seq_len']}，按 {r['seq_len_used']} 的行回答）"))
+        if any(x["supported"] and x["cards"] and x["cards"] < 8 and x["unit"] == "card" for x in rows):
+            lines.append(self.L("  The table notes that jobs needing fewer than 8 cards are in practice run on 8.",
+                                "  表格备注：少于 8 卡的任务实际按 8 卡运行。"))
+        if hw == "Snt9B23":
+            lines.append(self.L("  On Snt9B23 the unit is the DIE: 8 cards = 16 DIE per node; 2 DIE is the smallest parallel unit.",
+                                "  Snt9B23 以 DIE 计：每节点 8 张卡 = 16 DIE，2 DIE 为最小并行单位。"))
+        return lines
+
+    def disagreement(self, recipes: list[dict], rows: list[dict]) -> list[str]:
+        out = []
+        for rec in recipes:
+            for row in rows:
+                if (row["framework"] == "LLaMA-Factory" and row["strategy"] == rec["strategy"] and row["hardware"] == "Snt9B"
+                        and row["supported"] and row["cards"] != rec["total_cards"]):
+                    out.append(self.L(
+                        f"- Note: the two vendor tables disagree for LLaMA-Factory {STRATEGY['en'][rec['strategy']]}: the recipe table "
+                        f"uses {rec['total_cards']} cards, the minimum-card table lists {row['cards']}. Both are shown; plan for "
+                        f"{max(rec['total_cards'], row['cards'])} if memory is tight.",
+                        f"- 注意：两张厂商表对 LLaMA-Factory {STRATEGY['zh'][rec['strategy']]} 不一致：配方表为 {rec['total_cards']} 张卡，"
+                        f"最小卡数表为 {row['cards']} 张。两者都列出；显存紧张时按 {max(rec['total_cards'], row['cards'])} 张规划。"))
+        return out
+
+    def capacity_check(self, recipes: list[dict], rows: list[dict]) -> list[str]:
+        have = self.e.devices
+        if not have:
+            return []
+        needs = [(r["framework"], r["cards"]) for r in self.wanted_rows(rows) if r["supported"] and r["unit"] == "card"]
+        needs += [(self.L("LLaMA-Factory (recipe table)", "LLaMA-Factory（配方表）"), r["total_cards"]) for r in recipes]
+        if not needs:
+            return []
+        parts = []
+        for fw, n in needs:
+            ok = have >= n
+            parts.append(self.L(f"{fw} needs {n}: {'enough' if ok else 'not enough'}",
+                                f"{fw} 需要 {n} 张：{'够用' if ok else '不够'}"))
+        return [self.L(f"- With your {self.devices(have)}: ", f"- 按你的 {have} 张卡：") + "; ".join(parts) + self.L(".", "。")]
+
+    # -- estimator blocks (plan_training, estimate_training_memory, estimate_inference) --------
+    def plan_summary(self, p: dict) -> str:
+        """'64 cards (8 nodes × 8), ZeRO-3, micro batch 1, gradient accumulation 8, ~49.7 GiB per device'."""
+        unit = p.get("unit") or "card"
+        bits = [f"**{self.devices(p['devices'], unit)}**"
+                + (f" ({self.nodes(p['nodes'])} × {p.get('per_node')})" if p.get("nodes") and not self.zh
+                   else f"（{p['nodes']} 个节点 × 每节点 {p.get('per_node')}）" if p.get("nodes") else "")]
+        if p.get("zero_stage") is not None:
+            bits.append(f"ZeRO-{p['zero_stage']}" + (" + offload" if p.get("offload") else ""))
+        if (p.get("tp") or 1) > 1 or (p.get("pp") or 1) > 1 or (p.get("cp") or 1) > 1:
+            bits.append(f"TP {p.get('tp')} × PP {p.get('pp')}" + (f" × CP {p['cp']}" if (p.get("cp") or 1) > 1 else ""))
+        if p.get("micro_batch"):
+            bits.append(f"micro batch {p['micro_batch']}")
+        if p.get("grad_accum"):
+            bits.append(self.L(f"gradient accumulation {p['grad_accum']}", f"梯度累积 {p['grad_accum']}"))
+        mem = (p.get("memory") or {}).get("total_gib") if isinstance(p.get("memory"), dict) else None
+        if mem:
+            bits.append(self.L(f"~{mem:.1f} GiB per device", f"每卡约 {mem:.1f} GiB"))
+        return self.L(", ", "，").join(bits)
+
+    def plan_lines(self, d: Done, recipes: list[dict], rows: list[dict]) -> list[str]:
+        if not d.ok:
+            return [self.L(f"- Estimate not available: {d.error.get('message')}", f"- 无法估算：{d.error.get('message')}")]
+        p = d.result
+        method = p.get("method") or d.args.get("method")
+        fw = p.get("framework") or ""
+        label = self.L(f"Estimate, {METHOD['en'].get(method, method)}, {fw}", f"估算（{METHOD['zh'].get(method, method)}，{fw}）")
+        if not p.get("fits", True):
+            mem = p.get("memory") or {}
+            return [self.L(
+                f"- **{label}**: nothing fits — even {self.devices(p.get('devices'), p.get('unit') or 'card')} with the most "
+                f"memory-saving setting need {mem.get('total_gib', 0):.1f} GiB per device of {mem.get('usable_gib', 0):.1f} "
+                f"({self.estimate_label(p, short=True)}).",
+                f"- **{label}**：放不下——即使 {p.get('devices')} 张卡并用最省显存的设置，每卡仍需 {mem.get('total_gib', 0):.1f} GiB，"
+                f"可用 {mem.get('usable_gib', 0):.1f} GiB（{self.estimate_label(p, short=True)}）。")]
+        out = [self.L(f"- **{label}** ({self.estimate_label(p, short=True)}): {self.plan_summary(p)}.",
+                      f"- **{label}**（{self.estimate_label(p, short=True)}）：{self.plan_summary(p)}。")]
+        refs = [t for t in [p.get("table"), *(p.get("table_also") or [])] if isinstance(t, dict)]
+        for ref in refs:
+            name = self.L("minimum-card table", "最小卡数表") if ref.get("source") == "min_cards" else self.L("recipe table", "配方表")
+            if ref.get("cards") is not None and ref["cards"] != p["devices"]:
+                more = self.L("the estimate is the more conservative", "估算更保守") if p["devices"] > ref["cards"] else \
+                    self.L("the table is more conservative than memory requires", "表格比显存需求更保守")
+                out.append(self.L(f"  The estimate and the {name} disagree: {p['devices']} vs {ref['cards']}; {more}. Both are shown.",
+                                  f"  估算与{name}不一致：{p['devices']} 对 {ref['cards']}；{more}。两者都列出。"))
+            elif ref.get("cards") is not None:
+                out.append(self.L(f"  The estimate agrees with the {name} ({ref['cards']}).", f"  估算与{name}一致（{ref['cards']}）。"))
+        if not (recipes or [r for r in rows if r["supported"]]):
+            out.append(self.L("  The vendor tables have no row for this combination, so this is an estimate, not a vendor figure.",
+                              "  厂商表格中没有这个组合的数据，以上为估算值，不是厂商数据。"))
+        return out
+
+    def memory(self, d: Done) -> list[str]:
+        if not d.ok:
+            return [self.L(f"Memory estimate not available: {d.error.get('message')}", f"无法估算显存：{d.error.get('message')}"), ""]
+        m = d.result
+        total = m.get("total_gib")
+        lines = [t("answer", self.lang) + self.L(
+            f"about **{total:.1f} GiB per device** ({self.estimate_label(m)}).",
+            f"每卡约 **{total:.1f} GiB**（{self.estimate_label(m)}）。") if isinstance(total, int | float) else ""]
+        parts = []
+        for key, en, zh in (("weights_gib", "weights", "权重"), ("gradients_gib", "gradients", "梯度"),
+                            ("optimizer_gib", "optimizer states", "优化器状态"), ("activations_gib", "activations", "激活"),
+                            ("logits_gib", "logits/loss", "logits/loss"), ("overhead_gib", "framework overhead", "框架开销")):
+            v = m.get(key)
+            if isinstance(v, int | float):
+                parts.append(f"{self.L(en, zh)} {v:.1f} GiB")
+        if parts:
+            lines.append("- " + ", ".join(parts))
+        if m.get("usable_gib") is not None:
+            fits = m.get("fits")
+            lines.append(self.L(f"- Usable per device: {m['usable_gib']:.1f} GiB → {'fits' if fits else 'does not fit'}.",
+                                f"- 每卡可用 {m['usable_gib']:.1f} GiB → {'放得下' if fits else '放不下'}。"))
+        if m.get("host_ram_gib"):
+            lines.append(self.L(f"- Host RAM for offload: {m['host_ram_gib']:.1f} GiB.", f"- offload 所需主机内存：{m['host_ram_gib']:.1f} GiB。"))
+        return [x for x in lines if x] + [""]

@@ -1,0 +1,104 @@
+"""Answer wording shared by the offline planner's writers: phrases in English and Chinese, table
+labels, and a base class with the small formatting helpers (units, nodes, sources)."""
+
+from __future__ import annotations
+
+import re
+
+from .parse import Slots
+from .route import ASCEND, Done, Effective, effective
+
+# ---------------------------------------------------------------- wording
+W: dict[str, dict[str, str]] = {
+    "clarify": {
+        "en": "Which model, and what would you like to know: training cards/nodes, ZeRO stage, memory, inference cards, "
+              "or a config file? For example: “How many cards to LoRA fine-tune qwen2.5-7b at 4096 tokens?”",
+        "zh": "请问是哪个模型，想了解什么：训练卡数/节点数、ZeRO 配置、显存、推理卡数，还是配置文件？"
+              "例如：“qwen2.5-7b LoRA 微调，序列长度 4096，需要几张卡？”",
+    },
+    "unknown": {
+        "en": "I don't know the model “{name}”: it is not in the catalog, so there is no table row or shape for it. "
+              "Closest known models: {closest}. Name one of these, or give the parameter count (e.g. “a 13B model”) for an estimate.",
+        "zh": "未找到模型“{name}”：它不在模型目录中，没有对应的表格数据。最接近的已知模型：{closest}。"
+              "请指定其中一个，或给出参数量（例如“13B 模型”）以便估算。",
+    },
+    "which_size": {
+        "en": "“{name}” is a model family, not one model. Which one do you mean: {closest}?",
+        "zh": "“{name}”是一个模型系列，不是具体模型。请问是哪一个：{closest}？",
+    },
+    "answer": {"en": "**Answer:** ", "zh": "**结论：**"},
+    "sources": {"en": "Sources: ", "zh": "来源："},
+    "assumed": {"en": "assumed", "zh": "默认"},
+    "offer": {
+        "en": "Ask “give me the yaml” (LLaMA-Factory), “the DeepSpeed json”, “the MindSpeed env” or “the launch command” for a ready config.",
+        "zh": "需要配置文件可以继续问：“给我 yaml”（LLaMA-Factory）、“DeepSpeed json”、“MindSpeed 环境变量”或“启动命令”。",
+    },
+}
+METHOD = {
+    "en": {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning", "freeze": "freeze (partial) fine-tuning", None: "LoRA and full"},
+    "zh": {"lora": "LoRA 微调", "qlora": "QLoRA 微调", "full": "全参微调", "freeze": "冻结微调", None: "LoRA 与全参"},
+}
+STRATEGY = {"en": {"lora": "LoRA", "full": "full"}, "zh": {"lora": "LoRA", "full": "全参"}}
+RECIPE_LABEL = {"en": "ModelArts LLaMA-Factory recipe table", "zh": "ModelArts LLaMA-Factory 配方表（NPU卡数、梯度累积值取值表）"}
+MIN_LABEL = {"en": "ModelArts minimum-card table (2025-06-24)", "zh": "ModelArts 模型最小卡数表（2025-06-24）"}
+VLLM_LABEL = {"en": "ModelArts vLLM inference table", "zh": "ModelArts vLLM 推理表"}
+PASSAGE_CHARS = 900
+
+
+def t(key: str, lang: str, **kw) -> str:
+    return W[key][lang].format(**kw)
+
+
+def sentence_cut(text: str, limit: int) -> str:
+    """Cut at the last sentence or line end before ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    ends = [m.end() for m in re.finditer(r"[.。!?！？\n](?=\s|$)|[。；]", cut)]
+    return (cut[: ends[-1]] if ends and ends[-1] > limit // 3 else cut).rstrip() + " …"
+
+
+class Writer:
+    """State of one answer being written: the slots, the tool results, the sources cited so far."""
+
+    def __init__(self, s: Slots, done: list[Done]):
+        self.s, self.done, self.lang = s, done, s.lang
+        self.e: Effective = effective(s)
+        self.sources: list[str] = []
+        self.zh = self.lang == "zh"
+
+    # -- helpers -------------------------------------------------------------------------------
+    def L(self, en: str, zh: str) -> str:
+        return zh if self.zh else en
+
+    def results(self, name: str, ok: bool | None = True) -> list[Done]:
+        return [d for d in self.done if d.name == name and (ok is None or d.ok == ok)]
+
+    def cite(self, source: str | None) -> None:
+        if source and source not in self.sources:
+            self.sources.append(source)
+
+    def devices(self, n: int | None, unit: str = "card", hardware: str | None = None) -> str:
+        if n is None:
+            return "?"
+        if (unit or "").lower() == "die":
+            return f"{n} DIE"
+        if (hardware or self.e.hardware) not in ASCEND:  # NVIDIA parts
+            return self.L(f"{n} GPU" + ("s" if n != 1 else ""), f"{n} 张 GPU")
+        return self.L(f"{n} card" + ("s" if n != 1 else ""), f"{n} 张卡")
+
+    def nodes(self, n: int | None) -> str:
+        return self.L(f"{n} node" + ("s" if n != 1 else ""), f"{n} 个节点") if n else ""
+
+    def offload_text(self, offload: bool | None) -> str:
+        if offload:
+            return self.L("with offload to CPU", "开启 offload 卸载到 CPU")
+        return self.L("no offload", "不开 offload")
+
+    def estimate_label(self, result: dict, short: bool = False) -> str:
+        assumptions = result.get("assumptions") or []
+        if isinstance(assumptions, str):
+            assumptions = [assumptions]
+        shown = "; ".join(str(a) for a in assumptions[: 2 if short else 4])
+        base = self.L("estimate", "估算")
+        return f"{base}, {self.L('assumptions', '假设')}: {shown}" if shown else base

@@ -1,0 +1,170 @@
+"""Hand-computed memory terms. Every expected value is worked out here from the formula with literal
+numbers (shapes from the model configs, byte counts from DeepSpeed/Megatron), not by calling the code."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.estimate.inference import kv_bytes_per_token
+from assistant.estimate.memory import TrainConfig, training_memory
+
+GIB = 2**30
+
+
+def approx(x):
+    return pytest.approx(x, rel=1e-6, abs=1e-6)
+
+
+# ---------------------------------------------------------------- 7B dense (Llama-2-7B, MHA)
+# 32 layers, hidden 4096, ffn 11008, 32 heads = 32 KV heads of 128, vocab 32000, 6.738B parameters.
+def test_llama2_7b_full_zero2_on_8_cards(shapes, devices):
+    P = 6.738e9
+    m = training_memory(shapes["llama2-7b"], TrainConfig(method="full", seq_len=4096, devices=8, zero_stage=2),
+                        devices["snt9b"])
+    # weights: bf16 copy replicated under ZeRO-2
+    assert m.weights.gib == approx(2 * P / GIB)
+    # gradients: bf16 (2) + fp32 partition (4) split 8 ways + reduce and allgather buckets 2 x 2 B x 5e8
+    assert m.gradients.gib == approx((6 * P / 8 + 2 * 2 * 5e8) / GIB)
+    # optimizer: fp32 master 4 + Adam 8, split 8 ways
+    assert m.optimizer.gib == approx(12 * P / 8 / GIB)
+    # activations with full recompute: a 2-byte layer input per token per layer, plus two layers
+    # recomputed at 30h + 4·kv_dim + 8·ffn bytes per token = 30·4096 + 4·4096 + 8·11008 = 227,328
+    ckpt = 2 * 4096 * 4096 * 32
+    layer = 227_328 * 4096
+    assert m.activations.gib == approx((ckpt + 2 * layer) / GIB)
+    # logits: 4096 x 32000 x 12 B = 1.465 GiB, smaller than the recompute peak (2 layers = 1.734 GiB),
+    # which comes after the loss is done: it adds nothing.
+    assert 2 * layer > 4096 * 32000 * 12
+    assert m.logits.gib == 0
+    sub = (2 * P + 6 * P / 8 + 2e9 + 12 * P / 8 + ckpt + 2 * layer) / GIB
+    assert m.overhead.gib == approx(2.0 + 0.15 * sub)  # runtime 2 GiB + 15 % fragmentation
+    assert m.total_gib == pytest.approx(sub * 1.15 + 2.0, abs=1e-3)
+    assert m.usable_gib == pytest.approx(60.97, abs=1e-3)  # the NPU's reported capacity
+    assert m.fits
+
+
+def test_llama2_7b_zero_stages_follow_the_deepspeed_partitioning(shapes, devices):
+    P, n = 6.738e9, 8
+    per = {}
+    for z in (0, 1, 2, 3):
+        m = training_memory(shapes["llama2-7b"], TrainConfig(method="full", devices=n, zero_stage=z), devices["snt9b"])
+        per[z] = m.weights.gib + m.gradients.gib + m.optimizer.gib
+    bucket = 2 * 2 * 5e8
+    assert per[0] == approx((20 * P + 2 * 5e8) / GIB)  # 2 + 2 + 4 + 4 + 8 bytes replicated + reduce bucket
+    assert per[1] == approx((2 * P + 2 * P + 4 * P / n + bucket + 12 * P / n) / GIB)
+    assert per[2] == approx((2 * P + 6 * P / n + bucket + 12 * P / n) / GIB)
+    # ZeRO-3: everything split; gathered in bf16: the largest module plus 2 layers. A Llama-2-7B layer
+    # ((6.738e9 - 2 x 32000 x 4096) / 32 = 202M) is larger than its embedding (131M).
+    layer = (P - 2 * 32000 * 4096) / 32
+    assert layer > 32000 * 4096
+    assert per[3] == approx((20 * P / n + 2 * (layer + 2 * layer)) / GIB)
+
+
+def test_offload_moves_states_to_host(shapes, devices):
+    P, n = 6.738e9, 8
+    on = training_memory(shapes["llama2-7b"], TrainConfig(method="full", devices=n, zero_stage=3, offload=True), devices["snt9b"])
+    off = training_memory(shapes["llama2-7b"], TrainConfig(method="full", devices=n, zero_stage=3), devices["snt9b"])
+    assert on.optimizer.gib == 0 and on.total_gib < off.total_gib
+    # host per node: 8 ranks x (bf16 weights 2 + fp32 grads 4 + master/Adam 12) x P / 8 x 1.5 pinned
+    assert on.host_ram_gib.gib == approx(8 * (2 + 4 + 12) * P / n * 1.5 / GIB)
+    assert off.host_ram_gib.gib == 0
+
+
+# ---------------------------------------------------------------- GQA (Llama-3.1-8B)
+# 32 layers, hidden 4096, ffn 14336, 32 heads, 8 KV heads of 128, vocab 128256, 8.03B parameters.
+def test_llama31_8b_lora_terms(shapes, devices):
+    P = 8.03e9
+    m = training_memory(shapes["llama3.1-8b"], TrainConfig(method="lora", seq_len=8192, devices=1, zero_stage=0),
+                        devices["snt9b"])
+    # LoRA rank 8 on q,k,v,o,gate,up,down: r x (d_in + d_out) per matrix, 32 layers
+    per_layer = 8 * ((4096 + 4096) + (4096 + 1024) + (4096 + 1024) + (4096 + 4096) + 3 * (4096 + 14336))
+    A = 32 * per_layer
+    assert A == 20_971_520
+    assert m.weights.gib == approx((2 * P + 4 * A) / GIB)  # frozen bf16 base + fp32 adapters
+    assert m.gradients.gib == approx((4 * A + 2 * A) / GIB)  # fp32 grads + a bf16 reduce bucket
+    assert m.optimizer.gib == approx(8 * A / GIB)
+    # GQA: K and V are 8 x 128 = 1024 wide, not 4096: 30·4096 + 4·1024 + 8·14336 = 241,664 B/token/layer
+    layer = 241_664 * 8192
+    assert m.activations.gib == approx((2 * 4096 * 8192 * 32 + 2 * layer) / GIB)
+    # logits 8192 x 128256 x 12 B, minus the recompute peak that follows it
+    assert m.logits.gib == approx((8192 * 128256 * 12 - 2 * layer) / GIB)
+
+
+def test_gqa_kv_cache_per_token(shapes):
+    # 2 (K, V) x 32 layers x 8 KV heads x 128 x 2 B = 128 KiB (4x less than an MHA model of that width)
+    assert kv_bytes_per_token(shapes["llama3.1-8b"])[0] == 2 * 32 * 8 * 128 * 2 == 131072
+    assert kv_bytes_per_token(shapes["llama2-7b"])[0] == 2 * 32 * 32 * 128 * 2
+
+
+def test_mla_kv_cache_per_token(shapes):
+    # DeepSeek-V3: 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 B
+    per, how = kv_bytes_per_token(shapes["deepseek-v3"])
+    assert per == 61 * (512 + 64) * 2 == 70272 and "MLA" in how
+
+
+# ---------------------------------------------------------------- MoE (Mixtral-8x7B)
+# 32 layers, hidden 4096, 8 experts of ffn 14336, top-2, 32 heads, 8 KV heads, vocab 32000, 46.7B total.
+def test_mixtral_stores_all_experts_but_activates_two(shapes, devices):
+    P = 46.7e9
+    s = shapes["mixtral-8x7b"]
+    m = training_memory(s, TrainConfig(method="full", seq_len=4096, devices=16, zero_stage=3), devices["snt9b"])
+    # states count every expert: 20 B x 46.7B / 16
+    layer = (P - 2 * 32000 * 4096) / 32  # 1.45B: the largest module; gathered with 2 more layers
+    assert m.weights.gib + m.gradients.gib + m.optimizer.gib == approx((20 * P / 16 + 2 * (layer + 2 * layer)) / GIB)
+    # activations count the 2 routed experts: ffn 2 x 14336, plus dispatch copies 4·h·k and fp32 router logits 4·E
+    per_token = 30 * 4096 + 4 * 1024 + 8 * (2 * 14336) + (4 * 4096 * 2 + 4 * 8)
+    assert per_token == 389_152
+    assert m.activations.gib == approx((2 * 4096 * 4096 * 32 + 2 * per_token * 4096) / GIB)
+
+
+def test_mixtral_expert_parallel_splits_only_the_experts(shapes, devices):
+    P = 46.7e9
+    experts = 32 * 8 * 3 * 4096 * 14336  # routed-expert weights
+    cfg = TrainConfig(method="full", seq_len=4096, devices=16, framework="MindSpeed-LLM", tp=4, pp=1, ep=4, recompute=True)
+    m = training_memory(shapes["mixtral-8x7b"], cfg, devices["snt9b"])
+    per_dev = (P - experts) / 4 + experts / (4 * 4)  # dense part / TP, experts / (TP x EP)
+    assert m.weights.gib == approx(2 * per_dev / GIB)
+    assert m.gradients.gib == approx(4 * per_dev / GIB)  # fp32 main grads
+    assert m.optimizer.gib == approx(12 * P / 16 / GIB)  # distributed optimizer over TP x DP = 16
+
+
+# ---------------------------------------------------------------- Megatron activations
+def test_megatron_no_recompute_holds_pp_microbatches_on_the_first_stage(shapes, devices):
+    # Llama-3.1-70B: 80 layers, hidden 8192, ffn 28672, 8 KV heads; TP 8 (sequence parallel), PP 4.
+    cfg = TrainConfig(method="full", seq_len=4096, devices=32, framework="MindSpeed-LLM", tp=8, pp=4, recompute=False)
+    m = training_memory(shapes["llama3.1-70b"], cfg, devices["snt9b"])
+    per_token = 12 * 8192 + 4 * 1024 + 6 * 28672  # fused norms and SwiGLU
+    # first stage: 20 layers x 4 micro-batches in flight = all 80 layers' worth, split by TP
+    assert m.activations.gib == approx(per_token * 4096 / 8 * 20 * 4 / GIB)
+    assert m.logits.gib == 0  # the logits live on the last stage, which holds one micro-batch
+
+
+def test_dpo_holds_two_sequences_and_a_reference_model(shapes, devices):
+    s, dev = shapes["llama2-7b"], devices["snt9b"]
+    sft = training_memory(s, TrainConfig(method="full", stage="sft", devices=8, zero_stage=3), dev)
+    dpo = training_memory(s, TrainConfig(method="full", stage="dpo", devices=8, zero_stage=3), dev)
+    # reference model: a bf16 copy split 8 ways under ZeRO-3
+    assert dpo.weights.gib - sft.weights.gib == approx(2 * 6.738e9 / 8 / GIB)
+    # chosen + rejected: twice the tokens in each micro-batch
+    assert dpo.activations.gib == approx(2 * sft.activations.gib)
+    lora_sft = training_memory(s, TrainConfig(method="lora", stage="sft"), dev)
+    lora_dpo = training_memory(s, TrainConfig(method="lora", stage="dpo"), dev)
+    assert lora_dpo.weights.gib == lora_sft.weights.gib  # reference = base with adapters disabled
+
+
+def test_qlora_base_at_bits_plus_scales(shapes, devices):
+    P, emb = 6.738e9, 32000 * 4096
+    m = training_memory(shapes["llama2-7b"], TrainConfig(method="qlora", quant_bits=4), devices["snt9b"])
+    A = 32 * 8 * (4 * (4096 + 4096) + 3 * (4096 + 11008))
+    # linear layers at 4 + 0.5 bits, embeddings and LM head in bf16, adapters fp32
+    assert m.weights.gib == approx(((P - 2 * emb) * 4.5 / 8 + 2 * 2 * emb + 4 * A) / GIB)
+
+
+def test_lora_far_below_full_and_seq_len_scaling(shapes, devices):
+    s, dev = shapes["qwen2.5-7b"], devices["snt9b"]
+    full = training_memory(s, TrainConfig(method="full", devices=1), dev)
+    lora = training_memory(s, TrainConfig(method="lora", devices=1), dev)
+    assert lora.total_gib < full.total_gib / 3
+    short = training_memory(s, TrainConfig(method="lora", seq_len=2048), dev)
+    long = training_memory(s, TrainConfig(method="lora", seq_len=4096), dev)
+    assert long.activations.gib == approx(2 * short.activations.gib)  # linear in tokens with FlashAttention

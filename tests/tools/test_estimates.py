@@ -1,0 +1,158 @@
+"""The estimator tools through the registry: field names, the vendor row beside the estimate,
+hardware spellings, canonical errors, and speed."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+
+PLAN_FIELDS = {"devices", "nodes", "per_node", "zero_stage", "offload", "tp", "pp", "micro_batch", "grad_accum", "table"}
+MEMORY_FIELDS = {"weights_gib", "gradients_gib", "optimizer_gib", "activations_gib", "logits_gib", "overhead_gib",
+                 "total_gib", "usable_gib", "fits", "host_ram_gib", "how"}
+
+
+def err(out):
+    assert "error" in out and set(out) == {"error"}, out
+    return out["error"]
+
+
+def test_estimate_training_memory_breakdown(call):
+    out = call("estimate_training_memory", model="Qwen2.5-7B-Instruct", method="full", devices=8, zero_stage=2, seq_len=4096)
+    assert set(out) >= MEMORY_FIELDS
+    assert set(out["how"]) >= {"weights", "gradients", "optimizer", "activations", "logits", "overhead", "host_ram"}
+    parts = sum(out[k] for k in ("weights_gib", "gradients_gib", "optimizer_gib", "activations_gib", "logits_gib", "overhead_gib"))
+    assert abs(parts - out["total_gib"]) < 0.01
+    assert out["fits"] == (out["total_gib"] <= out["usable_gib"])
+    assert out["usable_gib"] == pytest.approx(60.97, abs=0.01)
+    assert out["weights_gib"] == pytest.approx(2 * 7.61e9 / 2**30, abs=0.01)  # bf16, replicated under ZeRO-2
+    assert out["model"] == "qwen2.5-7b" and out["zero_stage"] == 2 and out["assumptions"]
+
+
+def test_raw_parameter_count_and_custom_shape(call):
+    out = call("estimate_training_memory", params_b=13, method="lora")
+    assert out["model"] == "custom-13b" and out["shape"]["params_b"] == 13 and "layers" in out["shape"]["inferred"]
+    assert out["weights_gib"] == pytest.approx(2 * 13e9 / 2**30, rel=0.02)
+    custom = call("estimate_training_memory", params_b=13, shape={"layers": 40, "hidden": 5120, "heads": 40, "kv_heads": 40,
+                                                                  "ffn": 13824, "vocab": 32000}, method="lora")
+    assert custom["shape"]["vocab"] == 32000 and custom["logits_gib"] < out["logits_gib"]
+
+
+def test_offload_reports_host_ram(call):
+    out = call("estimate_training_memory", model="llama3.1-70b", method="full", devices=16, zero_stage=3, offload=True)
+    assert out["optimizer_gib"] == 0 and out["host_ram_gib"] > 100 and out["host_ram_fits"]
+
+
+def test_plan_training_fields_and_the_table_beside_it(call):
+    out = call("plan_training", model="qwen2.5-72b", method="lora", seq_len=4096)
+    assert set(out) >= PLAN_FIELDS and set(out["memory"]) >= MEMORY_FIELDS
+    # the minimum-card table says 32 cards for this case (seed 004); the estimate is its own
+    assert out["table"]["source"] == "min_cards" and out["table"]["cards"] == 32
+    assert out["devices"] != 32 and "32" in out["note"] and out["table"]["flagged"]
+    assert out["zero_stage"] == 3 and out["fits"]
+
+
+def test_plan_training_recipe_row_and_defaults(call):
+    out = call("plan_training", model="Meta-Llama-3.1-8B-Instruct", method="full", seq_len=8192)
+    assert out["hardware"] == "snt9b" and out["framework"] == "LLaMA-Factory" and out["stage"] == "sft"
+    assert (out["devices"], out["nodes"], out["per_node"], out["zero_stage"]) == (8, 1, 8, 2)
+    sources = {t["source"]: t for t in [out["table"], *out["table_also"]]}
+    assert sources["min_cards"]["cards"] == 8 and sources["recipes_llamafactory"]["zero_stage"] == 2
+    assert out["note"] is None  # planner and both tables agree
+
+
+def test_plan_on_snt9b23_counts_die_and_cards(call):
+    out = call("plan_training", model="llama3.1-8b", method="lora", hardware="910C")
+    assert out["hardware"] == "snt9b23" and out["devices"] == 2 and out["physical_cards"] == 1
+    big = call("plan_training", model="qwen2.5-72b", method="full", hardware="snt9b23")
+    assert big["per_node"] == 16 and big["devices"] % 16 == 0 and big["physical_cards"] == big["devices"] // 2
+
+
+def test_plan_does_not_fit_within_max_devices(call):
+    out = call("plan_training", model="qwen3-235b-a22b", method="full", max_devices=16)
+    assert out["fits"] is False and out["devices"] <= 16 and "max_devices=16" in out["note"]
+
+
+def test_plan_mindspeed_layout(call):
+    out = call("plan_training", model="llama3.1-70b", method="full", seq_len=8192, framework="mindspeed")
+    assert out["framework"] == "MindSpeed-LLM" and out["devices"] == 64 and out["zero_stage"] is None
+    assert out["tp"] * out["pp"] * out["cp"] <= 64 and out["distributed_optimizer"]
+
+
+@pytest.mark.parametrize("name,hw_id", [("910B", "snt9b"), ("A100", "a100-80g"), ("h100", "h100-80g"),
+                                         ("32G cards", "snt9b-32g"), ("4090 GPUs", "rtx4090-24g")])
+def test_hardware_spellings(call, name, hw_id):
+    assert call("plan_training", model="llama3.1-8b", method="lora", hardware=name)["hardware"] == hw_id
+
+
+def test_method_and_stage_words(call):
+    out = call("plan_training", model="llama3.1-8b", method="全参", stage="reward")
+    assert out["method"] == "full" and out["stage"] == "rm"
+    dpo = call("estimate_training_memory", model="llama3.1-8b", method="lora", stage="dpo")
+    sft = call("estimate_training_memory", model="llama3.1-8b", method="lora", stage="sft")
+    assert dpo["activations_gib"] > sft["activations_gib"]
+
+
+def test_estimate_inference_with_vllm_row(call):
+    out = call("estimate_inference", model="qwen2.5-72b", max_model_len=32768, gpu_memory_utilization=0.95)
+    assert out["devices"] == 4 and out["kv_bytes_per_token"] == 2 * 80 * 8 * 128 * 2
+    assert out["table"]["cards"] == 4 and out["note"] is None and out["kv_tokens_fit"] >= 32768
+    ds = call("estimate_inference", model="deepseek-v3", max_model_len=4096)
+    assert ds["kv_bytes_per_token"] == 61 * (512 + 64) * 2 and "MLA" in ds["kv_formula"]
+
+
+def test_compare_hardware_covers_the_catalog(call, ctx):
+    out = call("compare_hardware", model="qwen2.5-72b", method="lora", seq_len=4096)
+    ids = {p["hardware"] for p in out["plans"]}
+    assert ids == {h["id"] for h in ctx.kb.hardware()}
+    by = {p["hardware"]: p for p in out["plans"]}
+    assert by["h200-141g"]["devices"] <= by["a100-40g"]["devices"]
+    assert by["snt9b"]["table_cards"] == 32
+
+
+@pytest.mark.parametrize("tool,args,field", [
+    ("estimate_training_memory", {"model": "llama3.1-8b", "seq_len": -5}, "seq_len"),
+    ("estimate_training_memory", {"model": "llama3.1-8b", "seq_len": 10**9}, "seq_len"),
+    ("estimate_training_memory", {"model": "llama3.1-8b", "devices": 0}, "devices"),
+    ("estimate_training_memory", {"model": "llama3.1-8b", "tp": 3, "devices": 3, "framework": "MindSpeed-LLM"}, "tp"),
+    ("estimate_training_memory", {"model": "llama3.1-8b", "tp": 2, "devices": 2, "framework": "LLaMA-Factory"}, "tp"),
+    ("estimate_training_memory", {"model": "llama3.1-8b", "lora_rank": 0}, "lora_rank"),
+    ("estimate_training_memory", {"model": "llama3.1-8b", "method": "qlora", "quant_bits": 5}, "quant_bits"),
+    ("estimate_training_memory", {"model": "llama3.1-8b", "method": "banana"}, "method"),
+    ("estimate_training_memory", {"model": "llama3.1-8b", "zero_stage": 0, "offload": True}, "offload"),
+    ("estimate_training_memory", {}, "model"),
+    ("plan_training", {"model": "llama3.1-8b", "max_devices": 0}, "max_devices"),
+    ("plan_training", {"model": "llama3.1-8b", "seq_len": 0}, "seq_len"),
+    ("plan_training", {"model": "llama3.1-8b", "hardware": "tpu-v9"}, "hardware"),
+    ("estimate_inference", {"model": "llama3.1-8b", "gpu_memory_utilization": 1.5}, "gpu_memory_utilization"),
+    ("estimate_inference", {"model": "llama3.1-8b", "max_model_len": -1}, "max_model_len"),
+])
+def test_validation_errors_are_canonical(call, tool, args, field):
+    e = err(call(tool, **args))
+    assert e["field"].startswith(field) and e["message"] and e["code"] in {"invalid_arguments", "unknown_hardware"}
+
+
+def test_tp_error_lists_valid_sizes(call):
+    e = err(call("estimate_training_memory", model="qwen2.5-7b", tp=8, devices=8, framework="MindSpeed-LLM"))
+    assert e["valid"] == [1, 2, 4]  # 28 heads, 4 KV heads
+
+
+def test_unknown_model_lists_closest(call):
+    e = err(call("plan_training", model="qwen2.5-73b"))
+    assert e["code"] == "unknown_model" and any(v.startswith("qwen2.5") for v in e["valid"])
+
+
+def test_tools_are_fast(ctx, registry):
+    cases = [("plan_training", {"model": "qwen2.5-72b", "method": "lora"}),
+             ("plan_training", {"model": "llama3.1-70b", "method": "full", "framework": "MindSpeed-LLM"}),
+             ("estimate_training_memory", {"model": "llama3.1-8b", "method": "full", "devices": 8, "zero_stage": 3}),
+             ("estimate_inference", {"model": "qwen2.5-72b", "max_model_len": 32768})]
+    for name, args in cases:
+        registry.call(name, args, ctx)
+        ts = []
+        for _ in range(15):
+            t = time.process_time()
+            registry.call(name, args, ctx)
+            ts.append(time.process_time() - t)
+        assert statistics.median(ts) < 0.005, (name, statistics.median(ts))
