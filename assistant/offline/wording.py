@@ -26,7 +26,7 @@ W: dict[str, dict[str, str]] = {
         "en": "“{name}” is a model family, not one model. Which one do you mean: {closest}?",
         "zh": "“{name}”是一个模型系列，不是具体模型。请问是哪一个：{closest}？",
     },
-    "answer": {"en": "**Answer:** ", "zh": "**结论：**"},
+    "answer": {"en": "**Answer:** ", "zh": "**结论**："},
     "sources": {"en": "Sources: ", "zh": "来源："},
     "assumed": {"en": "assumed", "zh": "默认"},
     "offer": {

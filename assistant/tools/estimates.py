@@ -122,6 +122,15 @@ def resolve_shape(ctx, args: ModelArgs) -> tuple[Shape, str | None]:
     return shape, model_id
 
 
+def context_note(ctx, model_id: str | None, seq_len: int) -> list[str]:
+    row = ctx.kb.model(model_id) if model_id else None
+    limit = int(row["max_context"]) if row and row.get("max_context") else None
+    if limit and seq_len > limit:
+        return [f"{seq_len} tokens is beyond {model_id}'s max_position_embeddings ({limit}); it needs RoPE scaling "
+                "(e.g. rope_scaling in LLaMA-Factory) and the estimate assumes it is used"]
+    return []
+
+
 def shape_info(s: Shape) -> ShapeInfo:
     return ShapeInfo(model=s.name, params_b=round(s.params / 1e9, 3), active_params_b=round((s.active_params or s.params) / 1e9, 3),
                      layers=s.layers, hidden=s.hidden, ffn=s.ffn, heads=s.heads, kv_heads=s.kv_heads, head_dim=s.hd,
@@ -271,7 +280,7 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                       tp=args.tp, pp=args.pp, cp=args.cp, precision=args.precision, recompute=args.recompute,
                       lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits)
     b = training_memory(s, cfg, dev)
-    notes = list(b.assumptions)
+    notes = list(b.assumptions) + context_note(ctx, model_id, args.seq_len)
     if s.is_moe:
         notes.append(f"MoE: {s.params / 1e9:.1f}B parameters stored, {(s.active_params or s.params) / 1e9:.1f}B active per token")
     if args.devices == 1 and args.zero_stage in (1, 2, 3) and not args.offload:
@@ -418,7 +427,7 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
     note = _disagreement(p, refs, dev.unit) if p.fits else (
         p.reason + f". Even {p.devices} {dev.unit}s with the most memory-saving setting need "
         f"{p.memory.total_gib:.1f} GiB per device of {p.memory.usable_gib:.1f}.")
-    notes = list(p.memory.assumptions)
+    notes = list(p.memory.assumptions) + context_note(ctx, model_id, base.seq_len)
     if p.fits and dev.devices_per_node and p.devices < min(8, dev.devices_per_node):
         notes.append("The ModelArts table notes that jobs needing fewer than 8 cards are usually run on 8.")
     if s.is_moe:

@@ -37,7 +37,7 @@ def test_follow_ups_keep_model_method_and_hardware(assistant):
     assert args_of(a1, "min_cards")[0] == {"model": "qwen2.5-7b", "strategy": "lora", "seq_len": 4096, "hardware": "Snt9B"}
     assert args_of(a2, "min_cards")[0]["seq_len"] == 8192
     assert "LLaMA-Factory: **1 card**" in a2.answer and "MindSpeed-LLM: **2 cards**" in a2.answer
-    assert a3.answer.splitlines()[2].startswith("**结论：**MindSpeed-LLM：**2 张卡**")  # answered in Chinese now
+    assert a3.answer.splitlines()[2].startswith("**结论**：MindSpeed-LLM：**2 张卡**")  # answered in Chinese now
     assert args_of(a4, "min_cards")[0]["hardware"] == "Snt9B23"
     assert "MindSpeed-LLM: **2 DIE**" in a4.answer
 

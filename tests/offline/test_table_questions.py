@@ -21,7 +21,7 @@ def pick(options: list[str], i: int) -> str:
 
 
 def headline(answer: str) -> str:
-    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论：**")))
+    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**：")))
 
 
 @pytest.fixture(scope="module")

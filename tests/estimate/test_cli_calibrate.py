@@ -1,0 +1,25 @@
+"""`sizing calibrate` prints every table row and the totals."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from assistant.frontends.cli import app
+
+
+def test_calibrate_summary_and_rows(settings, monkeypatch):
+    monkeypatch.setenv("SIZING_CACHE_DIR", str(settings.resolved_cache_dir()))
+    runner = CliRunner()
+    out = runner.invoke(app, ["calibrate", "--summary"])
+    assert out.exit_code == 0, out.output
+    assert "min_cards (412 rows): planner" in out.output and "model_states" in out.output and "flat_bytes" in out.output
+    assert "recipes ZeRO stage agreement" in out.output and "flagged rows: min_cards" in out.output
+    js = runner.invoke(app, ["calibrate", "--table", "recipes", "--format", "json"])
+    data = json.loads(js.output)
+    rows = [r for r in data["rows"] if r["table"] == "recipes"]
+    assert len(rows) == 96 and {"table_value", "planner", "ratio", "model_states", "flat_bytes", "flag"} <= set(rows[0])
+    row = next(r for r in rows if r["case"] == "llama3.1-8b full 8192")
+    assert row["table_value"] == 8 and row["zero_stage_table"] == "ZeRO-2"
+    assert runner.invoke(app, ["calibrate", "--table", "nope"]).exit_code == 2
