@@ -311,10 +311,8 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     host = 0.0
     if cfg.megatron:
         w, g, o = _megatron_states(s, cfg, ps)
-        extra = []
     else:
         w, g, o, host = _deepspeed_states(s, cfg, ps)
-        extra = []
     # 1F1B: the first pipeline stage holds pp micro-batches in flight; the last holds one plus the logits.
     act = _activations(s, cfg, seqs, cfg.pp)
     logits = _logits(s, cfg, seqs)
@@ -345,7 +343,7 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     host_node = _gib(host) * per_node * C.HOST_OFFLOAD_FACTOR
     host_t = Term(host_node, lambda: (f"{per_node} ranks x {_gib(host):.2f} GiB offloaded x {C.HOST_OFFLOAD_FACTOR} "
                                       "(pinned buffers)" if host else "no offload"))
-    notes = list(ps.notes) + extra
+    notes = list(ps.notes)
     if seqs > 1:
         notes.append(f"{cfg.stage}: {seqs} sequences per sample in each micro-batch")
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), total <= usable,

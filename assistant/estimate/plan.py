@@ -1,10 +1,13 @@
 """The planner: the smallest plan that fits, trying the fastest setting first. Pure functions.
 
-Settings come in two tiers. The fast tier (LLaMA-Factory: ZeRO-0, 1, 2, 3 without offload;
-MindSpeed-LLM: TP/PP/CP with the distributed optimizer and no recompute) is searched first: the
-fewest devices at which any fast setting fits, and at that count the fastest setting. Only when
-nothing in the fast tier fits within max_devices does the planner turn to the slow tier (ZeRO-2/3
-with CPU offload; full recompute), because those trade a large slow-down for memory.
+Device counts are 1, 2, 4, 8 (in the device's unit: Snt9B23 starts at 2 DIE), then whole nodes.
+Settings come in two tiers; the slow tier (ZeRO-2/3 with CPU offload; Megatron full recompute) is
+tried only when nothing in the fast tier fits within max_devices, since it trades a large slow-down
+for memory. Within the fast tier:
+- LLaMA-Factory/DeepSpeed: ZeRO-0, 1, 2, 3 in that order, each on the fewest devices up to 8 (the
+  "start fastest, step down on OOM" rule within one node); if no stage fits in 8, the fewest devices.
+- MindSpeed-LLM/Megatron: the fewest devices, and at that count the least model parallelism
+  (TP before PP, CP only for sequences over 32K, EP for MoE) with the distributed optimizer.
 """
 
 from __future__ import annotations

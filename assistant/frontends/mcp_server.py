@@ -154,11 +154,13 @@ def build_mcp_server(ctx, registry: Registry = REGISTRY, runner: ToolRunner | No
 
     settings = ctx.settings
     runner = runner or ToolRunner(ctx, registry, timeout_s=settings.request_timeout_s, cache_size=settings.tool_cache_size)
-    read_only = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-    # Built once: the registry is fixed after import, so the listing is too.
+    # Built once: the registry is fixed after import, so the listing is too. Tools read a closed,
+    # read-only knowledge base: no side effects, same answer for the same arguments.
     listing = [
         types.Tool(name=t.name, description=t.description, input_schema=t.input_schema(),
-                   output_schema=t.output_schema(), annotations=read_only)
+                   output_schema=t.output_schema(),
+                   annotations=types.ToolAnnotations(read_only_hint=t.read_only, destructive_hint=False,
+                                                     idempotent_hint=True, open_world_hint=False))
         for t in registry
     ]
     schemas = {t.name: t.input_schema for t in listing}

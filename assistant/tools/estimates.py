@@ -366,9 +366,11 @@ def _flags(ctx) -> dict[tuple, str]:
     return cache["min_card_flags"]
 
 
-def table_refs(ctx, model_id: str | None, method: str, seq_len: int, framework: str, hw_id: str) -> list[TableRef]:
+def table_refs(ctx, model_id: str | None, method: str, seq_len: int, framework: str, hw_id: str,
+               stage: str = "sft") -> list[TableRef]:
+    """Vendor rows for exactly this case: the tables cover SFT/PT, LoRA and full, on Snt9B/Snt9B23."""
     part = TABLE_HARDWARE_REV.get(hw_id)
-    if not model_id or not part or method not in ("lora", "full"):
+    if not model_id or not part or method not in ("lora", "full") or stage not in ("sft", "pt"):
         return []
     out = []
     for r in ctx.kb.min_cards(model_id, method, framework, part):
@@ -423,10 +425,16 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
                 max_devices: int | None, global_batch: int | None) -> PlanResult:
     p = _plan(s, base, dev, max_devices, global_batch)
     c = p.cfg
-    refs = table_refs(ctx, model_id, base.method, base.seq_len, base.framework, hw_id)
-    note = _disagreement(p, refs, dev.unit) if p.fits else (
-        p.reason + f". Even {p.devices} {dev.unit}s with the most memory-saving setting need "
-        f"{p.memory.total_gib:.1f} GiB per device of {p.memory.usable_gib:.1f}.")
+    refs = table_refs(ctx, model_id, base.method, base.seq_len, base.framework, hw_id, base.stage)
+    if p.fits:
+        note = _disagreement(p, refs, dev.unit)
+    else:
+        note = (p.reason + f". Even {_units(p.devices, dev.unit)} with the most memory-saving setting need "
+                f"{p.memory.total_gib:.1f} GiB per device of {p.memory.usable_gib:.1f}.")
+        seq_bound = p.memory.activations.gib + p.memory.logits.gib
+        if not c.megatron and seq_bound > p.memory.usable_gib / 2:
+            note += (f" Activations and logits alone take {seq_bound:.1f} GiB per device and ZeRO does not split them: "
+                     "use MindSpeed-LLM with context parallel (CP) for this length, or a shorter cutoff_len.")
     notes = list(p.memory.assumptions) + context_note(ctx, model_id, base.seq_len)
     if p.fits and dev.devices_per_node and p.devices < min(8, dev.devices_per_node):
         notes.append("The ModelArts table notes that jobs needing fewer than 8 cards are usually run on 8.")
