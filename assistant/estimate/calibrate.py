@@ -52,20 +52,13 @@ def naive_flat(s: Shape, method: str, dev: Device, quant_bits: int = 4) -> int:
 # A model "clearly larger" than another: at least this many times the parameters. Below that,
 # vocabulary and MLP width differences can legitimately reorder memory needs.
 CLEARLY_LARGER = 1.25
-# LoRA keeps 2 bytes per frozen parameter where full fine-tuning keeps at least 16 (weights, grads,
-# fp32 master, Adam m and v); activations and logits are the same. So if full fine-tuning fits on F
-# devices, LoRA with ZeRO-3 fits on ceil(F * 2/16): its per-device states are no larger.
-LORA_STATE_RATIO = 2 / 16
-
-
 def flag_inconsistent(rows: list[dict[str, Any]], params_b: dict[str, float], unit: dict[str, int] | None = None) -> dict[int, str]:
     """Rows the table contradicts itself on (index -> reason), decided from the table alone plus two
     byte counts, never from the planner:
     1. method inversion: LoRA needs more devices than full fine-tuning of the same model and length;
-    2. LoRA above the state bound: LoRA needs more than ceil(full x 2/16) (rounded to the unit);
-    3. length inversion: a shorter sequence needs more devices than a longer one (both rows);
-    4. below the unit: fewer devices than the hardware's smallest parallel unit (Snt9B23: 2 DIE);
-    5. size inversion: a model needs more devices than a clearly larger one (>= 1.25x the parameters)
+    2. length inversion: a shorter sequence needs more devices than a longer one (both rows);
+    3. below the unit: fewer devices than the hardware's smallest parallel unit (Snt9B23: 2 DIE);
+    4. size inversion: a model needs more devices than a clearly larger one (>= 1.25x the parameters)
        at the same or a longer length, same framework, hardware and method; the rows contradicting the
        most others are flagged first until no contradiction is left (the fewest rows that explain all)."""
     unit = unit or {"Snt9B23": 2}
@@ -73,20 +66,13 @@ def flag_inconsistent(rows: list[dict[str, Any]], params_b: dict[str, float], un
     key = defaultdict(dict)
     for i, r in enumerate(rows):
         key[(r["model_id"], r.get("framework"), r.get("hardware"))][(r["strategy"], r["seq_len"])] = i
-    for (_m, fw, hw), cells in key.items():
-        u = unit.get(hw, 1)
+    for cells in key.values():
         for (strat, seq), i in cells.items():
-            if strat == "lora" and ("full", seq) in cells and not rows[cells[("full", seq)]].get("offload"):
+            if strat == "lora" and ("full", seq) in cells:
                 j = cells[("full", seq)]
                 lo, fu = rows[i]["cards"], rows[j]["cards"]
-                bound = max(u, 2 ** math.ceil(math.log2(max(1.0, fu * LORA_STATE_RATIO))))
-                if fw == "MindSpeed-LLM":  # activations are split by TP: LoRA keeps full's TP (<= 8)
-                    bound = max(bound, min(8, fu))
                 if lo > fu:
                     flags[i] = flags[j] = f"method inversion: LoRA needs {lo} but full fine-tuning {fu}"
-                elif lo > bound:
-                    flags[i] = (f"LoRA above the state bound: full fine-tuning fits on {fu}, so LoRA (2 of 16+ bytes "
-                                f"per parameter) fits on {bound}; the table says {lo}")
             for (s2, seq2), j in cells.items():
                 if s2 == strat and seq2 > seq and rows[j]["cards"] < rows[i]["cards"]:
                     msg = f"length inversion: {seq} tokens need {rows[i]['cards']} but {seq2} need {rows[j]['cards']}"

@@ -107,6 +107,21 @@ DEEPSPEED_POLICY = "fastest_stage_in_node"
 # The "node" for that rule is 8 devices: the ModelArts table's own note says jobs under 8 cards are
 # run on 8 (one Snt9B node; on Snt9B23 8 DIE = 4 cards, since the table counts 1 DIE ~ 1 Snt9B card).
 FAST_STAGE_BUDGET = 8
+# Vendor practice for LoRA device counts (an empirical rule, kept apart from the memory model).
+# Memory alone says LoRA (2 bytes per frozen parameter) fits on about 1/8 of the devices full
+# fine-tuning needs. The ModelArts tables size LoRA far more generously: across both frameworks the
+# minimum-card table gives LoRA about half of full fine-tuning's count (70B/72B: 16 vs 32 on
+# MindSpeed-LLM, 32 vs 64 on LLaMA-Factory; 7B-14B on MindSpeed-LLM: 2-4 vs 4-8), and the recipe
+# table does the same (72B LoRA 2x8 vs full 4x8). The likely reasons are throughput (a workable
+# data-parallel width for the global batch) and MindSpeed-LLM keeping a model-parallel layout that
+# the converted weights were cut for. The planner therefore recommends
+#   max(memory minimum, PRACTICE_LORA_FRACTION x the same job's full fine-tuning devices)
+# for MindSpeed-LLM at every size, and for LLaMA-Factory once full fine-tuning spans more than one
+# node (within one node LLaMA-Factory's LoRA rows are 1-2 cards, as memory says). The memory minimum
+# is always reported beside it. Calibrated on the tables: 0.5 (1.0 and 0.25 both agree less).
+PRACTICE_LORA_FRACTION = 0.5
+PRACTICE_LF_FULL_ABOVE = 8
+
 # LLaMA-Factory examples and the vendor recipe table use per_device_train_batch_size 1 and
 # gradient_accumulation_steps 8.
 DEFAULT_MICRO_BATCH = 1

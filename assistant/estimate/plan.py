@@ -34,6 +34,8 @@ class Plan:
     global_batch: int
     tier: str  # fast | slow | none
     reason: str
+    memory_devices: int | None = None  # fewest devices memory alone needs (differs when practice applies)
+    practice: str | None = None  # why the recommendation is above the memory minimum
 
 
 def device_counts(dev: Device, max_devices: int) -> list[int]:
@@ -166,6 +168,33 @@ def _first_fit(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow
 
 def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
                   global_batch: int | None = None) -> Plan:
+    """The recommended plan: the memory minimum, raised to vendor practice for LoRA (constants.py,
+    PRACTICE_LORA_FRACTION). The memory minimum stays in ``memory_devices``."""
+    plan = memory_plan(s, base, dev, max_devices, global_batch)
+    plan.memory_devices = plan.devices
+    if not plan.fits or base.method != "lora":
+        return plan
+    full = memory_plan(s, base._replace(method="full"), dev, max_devices, global_batch)
+    if not full.fits or (not base.megatron and full.devices <= C.PRACTICE_LF_FULL_ABOVE):
+        return plan
+    target = int(full.devices * C.PRACTICE_LORA_FRACTION)
+    if target <= plan.devices:
+        return plan
+    counts = [n for n in device_counts(dev, max_devices or C.MAX_DEVICES_DEFAULT) if n >= target]
+    hit = _first_fit(s, base, dev, counts, False, global_batch) or _first_fit(s, base, dev, counts, True, global_batch)
+    if not hit:
+        return plan
+    cfg, mem, (ga, gb) = hit
+    n = cfg.devices
+    return Plan(True, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, plan.tier,
+                plan.reason, memory_devices=plan.devices,
+                practice=(f"memory alone fits on {plan.devices}; recommended {n}, half of full fine-tuning's {full.devices}, "
+                          "as the ModelArts tables size LoRA jobs"))
+
+
+def memory_plan(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
+                global_batch: int | None = None) -> Plan:
+    """The smallest plan that fits in memory, fastest setting first."""
     limit = max_devices or C.MAX_DEVICES_DEFAULT
     counts = device_counts(dev, limit)
     for tier in ("fast", "slow"):

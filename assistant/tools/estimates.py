@@ -330,6 +330,9 @@ class PlanResult(BaseModel):
     framework: str
     fits: bool
     devices: int = Field(description="Devices in the plan (cards; DIE on Snt9B23).")
+    memory_devices: int | None = Field(None, description="Fewest devices memory alone needs; below `devices` when "
+                                       "vendor practice for LoRA raises the recommendation (see `practice`).")
+    practice: str | None = Field(None, description="Why the recommendation is above the memory minimum, if it is.")
     unit: str
     nodes: int
     per_node: int
@@ -442,7 +445,8 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         notes.append(f"MoE: all {s.params / 1e9:.1f}B parameters are stored; {(s.active_params or s.params) / 1e9:.1f}B are active per token")
     return PlanResult(
         model=model_id or s.name, shape=shape_info(s), method=base.method, stage=base.stage, seq_len=base.seq_len,
-        hardware=hw_id, framework=base.framework, fits=p.fits, devices=p.devices, unit=dev.unit, nodes=p.nodes,
+        hardware=hw_id, framework=base.framework, fits=p.fits, devices=p.devices, memory_devices=p.memory_devices,
+        practice=p.practice, unit=dev.unit, nodes=p.nodes,
         per_node=p.per_node, physical_cards=-(-p.devices // dev.dies_per_card) if dev.dies_per_card > 1 else None,
         zero_stage=None if c.megatron else c.zero_stage, offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, ep=c.ep,
         recompute=c.recompute, distributed_optimizer=c.megatron, micro_batch=c.micro_batch, grad_accum=p.grad_accum,

@@ -64,9 +64,9 @@ def test_min_card_all_rows_exact_share_beats_both_anchors(min_card_rows):
     assert exact >= 0.45
     for anchor in (2, 3):
         assert exact > shares((r[0], r[anchor]) for r in min_card_rows)[0]
-    # The model-states anchor is within 2x of more rows overall, because like the table's flagged LoRA
-    # rows it treats LoRA as if it trained every weight; recorded here so a change is noticed.
-    assert within >= 0.65
+    # Level with the model-states anchor on within-2x over all rows (the Qwen3 <= 14B block listed at 8
+    # for every setting caps it; see README); recorded here so a regression is noticed.
+    assert within >= 0.80 and exact >= 0.58
 
 
 def test_recipe_table_cards_and_zero_stage(shapes, devices):

@@ -80,7 +80,10 @@ def test_lora_never_more_than_full(s, cfg, dev):
     # fine-tuning's own per-device share: that is physical, not a bug.
     cfg = cfg._replace(offload=cfg.offload and cfg.zero_stage > 0, lora_rank=min(cfg.lora_rank, 64))
     full = total(s, cfg._replace(method="full"), dev)
-    assert total(s, cfg._replace(method="lora"), dev) <= full + 1e-9
+    # Below ZeRO-3 the fp32 adapter weights (4 bytes each) are replicated on every device while full
+    # fine-tuning's bf16 gradients shrink with N: on hundreds of devices that copy is the only margin.
+    adapter_copy = 0 if cfg.zero_stage == 3 else 4 * s.lora_params(cfg.lora_rank, cfg.lora_targets) / 2**30
+    assert total(s, cfg._replace(method="lora"), dev) <= full + adapter_copy + 1e-3
     if cfg.zero_stage < 3 or cfg.quant_bits == 4:  # ZeRO-3 partitions only a 4-bit base (LLaMA-Factory)
         assert total(s, cfg._replace(method="qlora"), dev) <= total(s, cfg._replace(method="lora"), dev) + 1e-9
 
