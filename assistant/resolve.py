@@ -11,7 +11,7 @@ from rapidfuzz import fuzz, process
 from .errors import SizingError
 
 # Chinese and vendor names for families, replaced before matching.
-_FAMILY_WORDS = [
+FAMILY_WORDS = [
     ("通义千问", "qwen"), ("千问", "qwen"), ("通义", "qwen"), ("羊驼", "llama"), ("智谱", "glm"),
     ("百川", "baichuan"), ("零一万物", "yi"), ("书生浦语", "internlm"), ("书生", "internlm"),
     ("深度求索", "deepseek"), ("混合专家", "mixtral"),
@@ -26,7 +26,7 @@ def squash(name: str) -> str:
     """Reduce a spelling to a comparison key: lower case, family words in English, org prefix and
     size-neutral suffixes dropped, every separator removed (dots kept: 2.5 is not 25)."""
     s = unicodedata.normalize("NFKC", name).strip().lower()
-    for zh, en in _FAMILY_WORDS:
+    for zh, en in FAMILY_WORDS:
         s = s.replace(zh, en)
     if "/" in s and not re.search(r"v3/r1", s):  # "meta-llama/Llama-3.1-8B" -> "llama-3.1-8b"
         s = s.rsplit("/", 1)[-1]
@@ -64,6 +64,11 @@ class Resolver:
                 if n and str(n).strip():
                     keys.setdefault(squash(str(n)), r["id"])
         return keys
+
+    @property
+    def model_keys(self) -> dict[str, str]:
+        """Every known spelling, squashed (see `squash`), mapped to its canonical model id."""
+        return self._model_keys
 
     def model_id(self, name: str) -> str:
         """Canonical id for ``name`` or a SizingError listing the closest known models."""

@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass, field, fields, replace
 
 from ..errors import SizingError
-from ..resolve import _FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
+from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
@@ -178,7 +178,7 @@ def language(text: str) -> str:
     jargon do not count, so "用MindSpeed-LLM全参微调llama3.1-70b" is Chinese and "LoRA微调 with
     LlamaFactory, how many cards?" is English."""
     rest = text
-    for zh, _ in _FAMILY_WORDS:
+    for zh, _ in FAMILY_WORDS:
         rest = rest.replace(zh, "")
     cjk = len(CJK.findall(rest))
     english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", rest.lower()) if w not in TECH_WORDS]
@@ -190,8 +190,8 @@ class Parser:
 
     def __init__(self, resolver, models: list[dict]):
         self.resolver = resolver
-        self.keys = resolver._model_keys  # squashed spelling -> id: a set lookup per candidate span
-        zh = "|".join(re.escape(z) for z, _ in sorted(_FAMILY_WORDS, key=lambda p: -len(p[0])))
+        self.keys = resolver.model_keys  # squashed spelling -> id: a set lookup per candidate span
+        zh = "|".join(re.escape(z) for z, _ in sorted(FAMILY_WORDS, key=lambda p: -len(p[0])))
         self.token_rx = re.compile(rf"(?:(?:{zh})\s*)?[a-z0-9][a-z0-9._/\-]*|(?:{zh})")
         self.families = {}
         for m in models:

@@ -31,6 +31,11 @@ class Tool:
     description: str
     read_only: bool = True
 
+    def arg_names(self) -> set[str]:
+        names = set(self.args_model.model_fields)
+        names |= {f.alias for f in self.args_model.model_fields.values() if f.alias}
+        return names
+
     def input_schema(self) -> dict[str, Any]:
         return self.args_model.model_json_schema()
 
@@ -90,6 +95,11 @@ class Registry:
                 raise SizingError("invalid_json", f"Arguments are not valid JSON: {e}", valid="a JSON object") from None
         if not isinstance(args, dict):
             raise SizingError("invalid_arguments", f"Arguments must be a JSON object, got {type(args).__name__}.", valid="a JSON object")
+        known = tool.arg_names()
+        unknown = sorted(str(k) for k in args if k not in known)
+        if unknown:  # a misspelt argument must not silently fall back to its default
+            raise SizingError("invalid_arguments", f"Unknown argument(s) {', '.join(map(repr, unknown))} for {tool.name}.",
+                              field=unknown[0], valid=sorted(known))
         try:
             return tool.args_model.model_validate(args)
         except ValidationError as e:

@@ -57,3 +57,9 @@ def test_no_row_is_an_error_that_lists_what_exists(call):
 def test_unsupported_row_is_a_result_not_an_error(call):
     out = call("min_cards", model="qwen2-1.5b", strategy="lora", seq_len=4096, framework="LLaMA-Factory", hardware="Snt9B")
     assert out["supported"] is False and out["cards"] is None
+
+
+def test_misspelt_argument_is_an_error_not_a_default(call):
+    e = _err(call("min_cards", model="qwen2.5-72b", cutoff_len=8192))
+    assert e["code"] == "invalid_arguments" and e["field"] == "cutoff_len"
+    assert "seq_len" in e["valid"]
