@@ -3,8 +3,11 @@ temporary cache folder; settings with telemetry off and no LLM; a free loopback 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import threading
+import time
 
 import pytest
 
@@ -52,3 +55,23 @@ def _free_port() -> int:
 @pytest.fixture()
 def free_port() -> int:
     return _free_port()
+
+
+@contextlib.contextmanager
+def serving(app, port: int | None = None):
+    """Run an ASGI ``app`` on a real uvicorn in a thread on a loopback port; yield its base URL."""
+    import uvicorn
+
+    port = port or _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

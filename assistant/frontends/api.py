@@ -19,6 +19,7 @@ import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.routing import Route
@@ -205,7 +206,8 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
         async with mcp_manager.run():
             yield
 
-    app = FastAPI(
+    # FastAPIOffline serves Swagger UI and ReDoc from the package instead of a CDN: /docs works offline.
+    app = FastAPIOffline(
         title="Sizing assistant API", version=mcp_server.version or "0", lifespan=lifespan,
         description="The sizing assistant's deterministic tools (the same ones the chat uses) and the agent. "
         "MCP over streamable HTTP is served at /mcp.",

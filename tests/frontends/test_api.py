@@ -4,47 +4,20 @@ limit, hostile bodies. Expected numbers are the vendor tables' (seeds/000 and se
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import time
-from contextlib import contextmanager
 
 import httpx
 import pytest
-import uvicorn
 from pydantic import BaseModel
 
 from assistant.answer import Answer, ToolCallRecord
 from assistant.frontends.api import create_app
 from assistant.tools import REGISTRY
 from assistant.tools.registry import Registry
+from tests.conftest import serving
 
 MIN_CARDS_72B = {"model": "qwen2.5-72b", "strategy": "lora", "seq_len": 4096, "framework": "LLaMA-Factory", "hardware": "Snt9B"}
 ERROR_KEYS = {"code", "message", "field", "valid"}
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def serving(app):
-    """Run ``app`` on a real uvicorn in a thread on a free loopback port; yield its base URL."""
-    port = _port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 class RecordingAssistant:
@@ -136,7 +109,10 @@ def test_openapi_documents_each_tool(http, registry):
         schema = doc["components"]["schemas"][ref.rsplit("/", 1)[1]]
         assert set(schema.get("properties", {})) == set(t.input_schema().get("properties", {})), t.name
     assert "/v1/ask" in doc["paths"] and "/healthz" in doc["paths"]
-    assert http.get("/docs").status_code == 200
+    docs = http.get("/docs")
+    assert docs.status_code == 200 and "cdn" not in docs.text.lower()  # served offline, no CDN
+    js = [u for u in ("/static-offline-docs/swagger-ui-bundle.js", "/static-offline-docs/swagger-ui.css") if u in docs.text]
+    assert js and all(http.get(u).status_code == 200 for u in js)
 
 
 def test_ask_passes_question_and_history(http):

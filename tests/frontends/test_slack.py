@@ -21,7 +21,6 @@ from urllib.parse import parse_qsl, urlparse
 
 import httpx
 import pytest
-import uvicorn
 from pydantic import SecretStr
 from slack_sdk.signature import SignatureVerifier
 
@@ -35,6 +34,7 @@ from assistant.frontends.slack import (
     require_settings,
     socket_mode_handler,
 )
+from tests.conftest import serving
 
 SECRET = "test-signing-secret-0123456789abcdef"
 BOT_TOKEN = "xoxb-test-token"
@@ -177,20 +177,7 @@ class SlackStandIn:
 
 
 # ---------------------------------------------------------------- the app under test
-@contextlib.contextmanager
-def serve(app, port: int):
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+serve = serving
 
 
 @pytest.fixture(scope="module")

@@ -21,12 +21,12 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-CHROMIUM = "/usr/bin/chromium"
-CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--no-first-run", "--disable-sync"]
+from tests.conftest import _free_port
+from tests.frontends.conftest import needs_chromium
+
 ANSWER_TIMEOUT_MS = 90_000
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium not installed (make system-deps)")
+pytestmark = needs_chromium
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
@@ -44,14 +44,6 @@ def shots():
     yield folder
     if not keep:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -88,13 +80,6 @@ def server(tmp_path_factory):
     text = log.read_text(errors="replace")
     assert "Traceback" not in text, text[-3000:]
 
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROME_ARGS)
-        yield b
-        b.close()
 
 
 def new_page(browser, server):

@@ -5,16 +5,14 @@ fallback forbidden the chat shows a readable error and stays usable. Apps run in
 from __future__ import annotations
 
 import re
-import socket
 import sys
-from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--no-first-run", "--disable-sync"]
-pytestmark = [pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium not installed (make system-deps)"),
+from tests.conftest import _free_port
+from tests.frontends.conftest import needs_chromium
+
+pytestmark = [needs_chromium,
               pytest.mark.filterwarnings("ignore:.*(no_silent_downcasting|copy keyword).*")]  # inside Gradio's queue
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -22,16 +20,7 @@ expect = sync_api.expect
 QUESTION = "Minimum cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?"
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:  # bound then released: nothing listens there during the test
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+_closed_port = _free_port  # bound then released: nothing listens there during the test
 
 
 _AUDIT = {"on": False, "seen": []}
@@ -55,13 +44,6 @@ def no_outbound_connections():
     _AUDIT["on"] = False
     assert _AUDIT["seen"] == [], f"outbound connections: {_AUDIT['seen']}"
 
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROME_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
