@@ -30,7 +30,7 @@ system-deps:
 ## test: install everything and run the whole test suite
 test: $(STAMP) system-deps
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

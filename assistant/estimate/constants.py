@@ -85,9 +85,14 @@ MEGATRON_ACT_FFN_BYTES = 6
 CKPT_BYTES_PER_H = 2
 RECOMPUTE_PEAK_LAYERS = 2.0
 
-# Logits and loss: the LM head writes bf16 logits (2 bytes per vocab entry per token); the loss
-# upcasts to fp32 (4) and keeps the fp32 log-softmax (4) for backward, whose bf16 gradient (2) exists
-# at the same time. Large for 150k-260k vocabularies. Calibrated within 8-14.
+# Logits and loss, bytes per token per vocabulary entry. LLaMA-Factory leaves the loss to transformers'
+# ForCausalLMLoss over the full vocabulary (a fused or chunked loss, e.g. enable_liger_kernel, is not
+# the default): the LM head writes bf16 logits (2), the loss upcasts them to fp32 (4) and log-softmax
+# keeps its fp32 output (4) for backward: 10 in the forward peak (14 on transformers 4.46-4.47, which
+# also copy the shifted logits). The bf16 logits are freed with the model output before backward, whose
+# peak is the saved log-softmax (4) + its incoming gradient (4) + the gradient it produces (4) = 12.
+# Each of these is held once per token of the micro-batch, not per layer. Large for 150k-260k
+# vocabularies. Calibrated within 8-14.
 LOGITS_BYTES = 12
 
 # ---------------------------------------------------------------- RL stages
@@ -121,6 +126,13 @@ FAST_STAGE_BUDGET = 8
 # is always reported beside it. Calibrated on the tables: 0.5 (1.0 and 0.25 both agree less).
 PRACTICE_LORA_FRACTION = 0.5
 PRACTICE_LF_FULL_ABOVE = 8
+
+# MindSpeed-LLM context parallel: the ModelArts parameter table (research/modelarts.md §7) says CP must
+# be >= 2 when SEQ_LEN > 32768. At or below that the vendor scripts split long sequences with TP
+# (sequence parallel) and PP only (glm4-9b 32K: TP2 PP2), so the planner offers CP only above it, and
+# then from 2 up. Powers of two up to 8 (the 128K llama3.1-8b script uses CP4 with TP8).
+CP_REQUIRED_ABOVE = 32768
+MAX_CP = 8
 
 # LLaMA-Factory examples and the vendor recipe table use per_device_train_batch_size 1 and
 # gradient_accumulation_steps 8.

@@ -202,8 +202,15 @@ def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
     if cfg.stage == "rm":
         return Term(_gib(tokens * 4 * 2), "reward model: scalar value head, no vocabulary logits")
     b = tokens * s.vocab * C.LOGITS_BYTES / cfg.tp
-    return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {C.LOGITS_BYTES} B (bf16 logits + fp32 loss "
-                                 "copy and grad)" + (f" / {cfg.tp} vocab-parallel" if cfg.tp > 1 else ""))
+    return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {C.LOGITS_BYTES} B (loss over the full "
+                                 "vocabulary in fp32: saved log-softmax + its gradient + the logits' gradient)"
+                                 + (f" / {cfg.tp} vocab-parallel" if cfg.tp > 1 else ""))
+
+
+def loss_gib(s: Shape, cfg: TrainConfig) -> float:
+    """Logits and loss buffers of one micro-batch at their peak. The `logits` term of a Breakdown is
+    only the part above the layer-recompute peak that follows it; this is the whole of it."""
+    return _logits(s, cfg, C.SEQUENCES_PER_SAMPLE[cfg.stage]).gib
 
 
 def _count(x: float) -> str:
@@ -285,15 +292,18 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term,
 
 def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, Term, Term]:
     """Megatron/MindSpeed: weights and fp32 main grads split by TP x PP (experts also by EP);
-    fp32 master + Adam split over data parallel by the distributed optimizer."""
-    tp, pp, dp, ep = cfg.tp, cfg.pp, cfg.dp, max(1, cfg.ep)
+    fp32 master + Adam split by the distributed optimizer over data parallel x context parallel
+    (Megatron shards it over get_data_parallel_group(with_context_parallel=True): CP ranks hold the
+    same weights and reduce their gradients together, so they share the optimizer shard too)."""
+    tp, pp, ep = cfg.tp, cfg.pp, max(1, cfg.ep)
+    dp_cp = cfg.dp * cfg.cp
     e = ps.expert_share
 
     def per_dev(x: float) -> float:  # parameters held by one device
         return x * ((1 - e) / (tp * pp) + e / (tp * pp * ep))
 
     def per_dev_opt(x: float) -> float:
-        return x * ((1 - e) / (tp * pp * dp) + e / (tp * pp * dp))
+        return x / (tp * pp * dp_cp)
 
     T, A = ps.trainable, ps.adapters
     w = 2 * per_dev(T + ps.frozen) + _quant_bytes(cfg) * per_dev(ps.quantized) + 4 * A / (tp * pp)
@@ -302,7 +312,8 @@ def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, 
     split = f"/(TP {tp} x PP {pp}" + (f", experts /EP {ep}" if e else "") + ")"
     return (Term(_gib(w), lambda: f"bf16 weights 2 B {split}"),
             Term(_gib(g), lambda: f"fp32 main grads {C.MEGATRON_MAIN_GRAD_BYTES} B x trainable {split}"),
-            Term(_gib(o), lambda: f"distributed optimizer: {C.MEGATRON_OPTIMIZER_BYTES} B x trainable {split} / DP {dp}"))
+            Term(_gib(o), lambda: f"distributed optimizer: {C.MEGATRON_OPTIMIZER_BYTES} B x trainable {split} / DP {cfg.dp}"
+                                     + (f" x CP {cfg.cp}" if cfg.cp > 1 else "")))
 
 
 def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:

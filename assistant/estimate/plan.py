@@ -7,7 +7,8 @@ for memory. Within the fast tier:
 - LLaMA-Factory/DeepSpeed: ZeRO-0, 1, 2, 3 in that order, each on the fewest devices up to 8 (the
   "start fastest, step down on OOM" rule within one node); if no stage fits in 8, the fewest devices.
 - MindSpeed-LLM/Megatron: the fewest devices, and at that count the least model parallelism
-  (TP before PP, CP only for sequences over 32K, EP for MoE) with the distributed optimizer.
+  (TP before PP, EP for MoE) with the distributed optimizer; above 32768 tokens every layout has
+  CP >= 2 (the ModelArts rule), so a job there needs at least 2 devices.
 """
 
 from __future__ import annotations
@@ -75,11 +76,16 @@ def _pow2_upto(limit: int) -> list[int]:
     return out
 
 
+def needs_cp(seq_len: int) -> bool:
+    """MindSpeed-LLM on ModelArts: CP >= 2 is required beyond 32768 tokens."""
+    return seq_len > C.CP_REQUIRED_ABOVE
+
+
 def _ms_settings(s: Shape, base: TrainConfig, n: int, dev: Device, slow: bool):
     """Megatron layouts for n devices, fastest first: least model parallelism, TP before PP."""
     kv = s.heads if s.is_mla else s.kv_heads
     tps = [t for t in _pow2_upto(dev.devices_per_node) if s.heads % t == 0 and kv % t == 0]
-    cps = _pow2_upto(8) if base.seq_len > 32768 else [1]
+    cps = [c for c in _pow2_upto(C.MAX_CP) if c >= 2] if needs_cp(base.seq_len) else [1]
     layouts = []
     for tp in tps:
         for pp in _pow2_upto(min(s.layers, n)):
@@ -192,6 +198,23 @@ def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | N
                           "as the ModelArts tables size LoRA jobs"))
 
 
+def longest_seq_len(s: Shape, cfg: TrainConfig, dev: Device, step: int = 1024) -> int:
+    """The longest sequence (a multiple of `step`, at most cfg.seq_len) at which `cfg` fits; 0 if none.
+    Memory grows with the sequence, so a binary search over multiples of `step` finds it."""
+    def fits(k: int) -> bool:
+        m = training_memory(s, cfg._replace(seq_len=k * step), dev)
+        return m.fits and m.host_fits
+
+    lo, hi = 0, cfg.seq_len // step  # fits(lo) is taken as true, the answer is in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo * step
+
+
 def memory_plan(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
                 global_batch: int | None = None) -> Plan:
     """The smallest plan that fits in memory, fastest setting first."""
@@ -208,11 +231,16 @@ def memory_plan(s: Shape, base: TrainConfig, dev: Device, max_devices: int | Non
                         else "needs " + ("CPU offload" if not base.megatron else "full recompute") + " to fit")
     # Nothing fits: report the largest allowed count with the most memory-saving setting.
     n = counts[-1] if counts else max(1, dev.min_unit)
+    reason = f"does not fit within max_devices={limit}"
     if base.megatron:
-        cfg = list(_ms_settings(s, base._replace(devices=n), n, dev, True))[-1]
+        layouts = list(_ms_settings(s, base._replace(devices=n), n, dev, True))
+        if layouts:
+            cfg = layouts[-1]
+        else:  # n = 1 beyond 32K: no layout has the CP >= 2 the vendor requires
+            cfg = base._replace(devices=n, tp=1, pp=1, cp=1, recompute=True)
+            reason += f"; beyond {C.CP_REQUIRED_ABOVE} tokens MindSpeed-LLM needs CP >= 2, so at least 2 devices"
     else:
         cfg = base._replace(devices=n, zero_stage=3 if base.stage != "ppo" else 2, offload=True)
     mem = training_memory(s, cfg, dev)
     ga, gb = _batch(cfg.dp, cfg.micro_batch, None) or (C.DEFAULT_GRAD_ACCUM, 0)
-    return Plan(False, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, "none",
-                f"does not fit within max_devices={limit}")
+    return Plan(False, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, "none", reason)

@@ -164,14 +164,11 @@ def _estimate_plan(ctx, args, model_id, hw, framework) -> TrainingPlan:
     if not p.get("fits", True):
         raise SizingError("does_not_fit", f"The estimator finds no setting that fits {model_id} {args.method} at "
                           f"{args.seq_len} tokens on {hw['id']}: {p.get('note') or p.get('reason')}", field="seq_len")
-    devices, cp, notes = int(p["devices"]), p.get("cp") or 1, []
-    if framework == "MindSpeed-LLM" and args.seq_len > mindspeed.CP_THRESHOLD and cp < 2:
-        # Vendor rule: CP >= 2 beyond 32768 tokens. Doubling the devices keeps the estimator's TP/PP per replica.
-        cp, devices = 2, devices * 2
-        notes.append(f"SEQ_LEN {args.seq_len} > {mindspeed.CP_THRESHOLD}: CP set to 2 as the ModelArts MindSpeed-LLM "
-                     f"page requires, on twice the estimator's {p['devices']} devices.")
-    devices, nodes, per_node, spread_notes = _spread(devices, hw)
-    notes += spread_notes + [str(n) for n in [p.get("note"), *(p.get("notes") or [])] if n][:6]
+    # plan_training already gives MindSpeed-LLM CP >= 2 beyond 32768 tokens (the vendor rule);
+    # mindspeed.check() rejects a plan that does not.
+    devices, cp = int(p["devices"]), p.get("cp") or 1
+    devices, nodes, per_node, notes = _spread(devices, hw)
+    notes += [str(n) for n in [p.get("note"), *(p.get("notes") or [])] if n][:6]
     assumptions = "; ".join(p.get("assumptions") or [])
     return TrainingPlan(**_base(args, framework, hw, source="estimate",
                                 source_detail=f"estimate (plan_training: {p.get('reason') or 'smallest plan that fits'}"

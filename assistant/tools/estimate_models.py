@@ -1,0 +1,99 @@
+"""Pydantic types shared by the estimator tools: argument vocabularies (method, stage, precision,
+hardware), the model-or-shape arguments, and the pieces several results embed (shape, memory
+breakdown, vendor table row). Each tool's own argument and result models live beside it in
+estimates.py; class names and docstrings here are part of the tool schemas, so keep them stable.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from .common import _alias
+
+Method = Annotated[
+    Literal["full", "freeze", "lora", "qlora"],
+    _alias({"全参": "full", "全量": "full", "full-finetune": "full", "full-ft": "full", "sft-full": "full",
+            "lora-sft": "lora", "q-lora": "qlora", "冻结": "freeze", "partial": "freeze"}),
+    Field(description="Fine-tuning method (LLaMA-Factory finetuning_type): full, freeze, lora, or qlora (LoRA on a quantised base)."),
+]
+Stage = Annotated[
+    Literal["pt", "sft", "dpo", "kto", "rm", "ppo"],
+    _alias({"pretrain": "pt", "pre-train": "pt", "reward": "rm", "reward-model": "rm"}),
+    Field(description="Training stage (LLaMA-Factory stage): pt, sft, dpo, kto, rm, ppo."),
+]
+Precision = Annotated[
+    Literal["bf16", "fp16", "fp32", "pure_bf16"],
+    _alias({"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "pure-bf16": "pure_bf16"}),
+    Field(description="bf16/fp16 mixed precision (default), fp32, or pure_bf16 (bf16 weights and optimizer)."),
+]
+HardwareName = Annotated[str, Field(min_length=1, max_length=100,
+                                    description="Hardware in any spelling: snt9b (910B), snt9b23 (910C, counted in DIE), "
+                                                "snt9b-32g (32G cards), a100, h100, h200, l40s, 4090 ...")]
+
+
+class CustomShape(BaseModel):
+    """Shape fields that replace the catalog's (or the inferred) ones."""
+
+    layers: int | None = Field(None, ge=1, le=1000)
+    hidden: int | None = Field(None, ge=64, le=131072)
+    ffn: int | None = Field(None, ge=64, le=1048576)
+    heads: int | None = Field(None, ge=1, le=1024)
+    kv_heads: int | None = Field(None, ge=1, le=1024)
+    head_dim: int | None = Field(None, ge=8, le=1024)
+    vocab: int | None = Field(None, ge=1, le=4_000_000)
+    experts: int | None = Field(None, ge=0, le=4096)
+    experts_per_token: int | None = Field(None, ge=0, le=256)
+    moe_ffn: int | None = Field(None, ge=0, le=1048576)
+
+
+class ModelArgs(BaseModel):
+    model: str | None = Field(None, min_length=1, max_length=200,
+                              description="Model name in any spelling; omit and give params_b for a model not in the catalog.")
+    params_b: float | None = Field(None, gt=0, le=100_000, description="Total parameters in billions, for a model not in the catalog (shape inferred).")
+    shape: CustomShape | None = Field(None, description="Custom shape overriding the catalog or inferred one.")
+
+
+class ShapeInfo(BaseModel):
+    model: str
+    params_b: float
+    active_params_b: float
+    layers: int
+    hidden: int
+    ffn: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    moe: bool
+    mla: bool
+    inferred: list[str] = Field(default_factory=list, description="Fields assumed rather than read from the catalog.")
+
+
+class MemoryBreakdown(BaseModel):
+    weights_gib: float
+    gradients_gib: float
+    optimizer_gib: float = Field(description="Optimizer states (fp32 master + Adam).")
+    activations_gib: float
+    logits_gib: float = Field(description="Logits and loss buffers.")
+    overhead_gib: float = Field(description="Framework overhead: runtime, collectives, allocator fragmentation.")
+    total_gib: float
+    usable_gib: float = Field(description="What the device reports as total capacity.")
+    headroom_gib: float
+    fits: bool
+    host_ram_gib: float = Field(description="Host RAM per node for offloaded states (0 without offload).")
+    host_ram_fits: bool
+    how: dict[str, str] = Field(description="How each figure was computed.")
+
+
+class TableRef(BaseModel):
+    source: str = Field(description="min_cards (ModelArts minimum-card table) or recipes_llamafactory (recipe table).")
+    cards: int | None = Field(description="The table's device count (cards; DIE on Snt9B23); null when not supported.")
+    supported: bool = True
+    zero_stage: int | None = None
+    offload: bool | None = None
+    grad_accum: int | None = None
+    cell: str | None = None
+    flagged: str | None = Field(None, description="Why the estimator considers this row inconsistent with the rest of the table.")
+    citation: str | None = None
