@@ -21,10 +21,10 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/sizing web --host $${HOST:-127.0.0.1} --port $${PORT:-7860}
 
-## system-deps: Debian packages the browser tests need (Chromium, CJK and emoji fonts)
+## system-deps: Debian packages the browser tests need (Chromium, CJK and emoji fonts) and wrk (bench load generator)
 system-deps:
-	@if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null; \
+	@if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || ! command -v wrk >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji wrk >/dev/null; \
 	fi
 
 ## test: install everything and run the whole test suite

@@ -8,10 +8,20 @@ import re
 from .parse import Slots
 from .route import Done, is_family_prefix, is_training_question
 from .sizing import TrainingBlocks
-from .wording import METHOD, PASSAGE_CHARS, VLLM_LABEL, sentence_cut, t
+from .timing import TimeBlocks
+from .wording import (
+    METHOD,
+    MIN_LABEL,
+    PASSAGE_CHARS,
+    RECIPE_LABEL,
+    VLLM_LABEL,
+    note_lead_in_zh,
+    sentence_cut,
+    t,
+)
 
 
-class Composer(TrainingBlocks):
+class Composer(TrainingBlocks, TimeBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -27,6 +37,7 @@ class Composer(TrainingBlocks):
             out += self.hardware_list(d)
         if s.model or s.params_b:
             out.append(self.header())
+        out += self.training_time()
         notes = [line for d in self.results("search_notes") for line in self.notes(d)]
         if "troubleshoot" in s.intents:  # a problem report: the remedy first, the sizing after it
             out += notes
@@ -44,7 +55,7 @@ class Composer(TrainingBlocks):
             return t("clarify", self.lang)
         if self.sources:
             out.append("")
-            out.append(t("sources", self.lang) + "; ".join(self.sources))
+            out.append(t("sources", self.lang) + self.L("; ", "；").join(self.sources))
         if s.model and is_training_question(s) and "config" not in s.intents and self.results("min_cards") + self.results("training_recipe"):
             out.append("")
             out.append(t("offer", self.lang))
@@ -73,7 +84,7 @@ class Composer(TrainingBlocks):
         if "hardware" in e.assumed:
             assumed.append(hw)
         if assumed:
-            line += f" ({t('assumed', self.lang)}: {', '.join(assumed)})"
+            line += self.L(f" (assumed: {', '.join(assumed)})", f"（默认：{'，'.join(assumed)}）")
         return line + "\n"
 
     # -- unknown models and lists --------------------------------------------------------------
@@ -94,6 +105,9 @@ class Composer(TrainingBlocks):
         if fam and not models:
             return [self.L(f"No models of the family “{fam}” are in the catalog.", f"目录中没有“{fam}”系列的模型。")]
         ids = [m["id"] for m in models]
+        fw = d.args.get("framework")
+        if fw and not fam:
+            return self.framework_list(d, fw, ids)
         if fam:
             head = self.L(f"“{fam}” is a family. Which model do you mean ({len(ids)} in the catalog):",
                           f"“{fam}”是一个模型系列，请问是哪一个（目录中共 {len(ids)} 个）：")
@@ -103,6 +117,21 @@ class Composer(TrainingBlocks):
         self.cite(self.L("model catalog (knowledge/catalog/models.csv) and the ModelArts tables",
                          "模型目录（knowledge/catalog/models.csv）与 ModelArts 表格"))
         return [head, ", ".join(ids), ""]
+
+    def framework_list(self, d: Done, fw: str, ids: list[str]) -> list[str]:
+        """Models a framework supports: the minimum-card table's rows with a card count (and the recipe table for LLaMA-Factory)."""
+        strategy = d.args.get("strategy")
+        what = METHOD[self.lang].get(strategy, strategy) if strategy else ""
+        tables = self.L(f"{MIN_LABEL['en']}" + (f" or the {RECIPE_LABEL['en']}" if fw == "LLaMA-Factory" else ""),
+                        f" {MIN_LABEL['zh']}" + (f"或 {RECIPE_LABEL['zh']}" if fw == "LLaMA-Factory" else ""))
+        head = self.L(f"**{len(ids)} models** are supported for {what + ' with ' if what else ''}{fw} by the {tables} "
+                      "(rows with a card count; '-' rows are not supported):",
+                      f"{fw} {what + ' ' if what else ''}支持的模型共 **{len(ids)} 个**（依据{tables}中有卡数的行；“-”表示不支持）：")
+        self.cite(self.L(f"{MIN_LABEL['en']}, {RECIPE_LABEL['en']}" if fw == "LLaMA-Factory" else MIN_LABEL["en"],
+                         f"{MIN_LABEL['zh']}，{RECIPE_LABEL['zh']}" if fw == "LLaMA-Factory" else MIN_LABEL["zh"]))
+        lines = [t("answer", self.lang) + head, ", ".join(ids)]
+        lines += [f"- {n}" for n in d.result.get("notes") or []]
+        return lines + [self.L("Ask about one of them for its card counts.", "可以继续问其中任一模型需要的卡数。"), ""]
 
     def hardware_list(self, d: Done) -> list[str]:
         lines = [self.L("Hardware in the catalog:", "目录中的硬件：")]
@@ -194,7 +223,9 @@ class Composer(TrainingBlocks):
             setting = f"ZeRO-{p['zero_stage']}" + (" + offload" if p.get("offload") else "") if p.get("zero_stage") is not None \
                 else f"TP {p.get('tp')} × PP {p.get('pp')}"
             table = self.L(f"; table: {p['table_cards']}", f"；表格：{p['table_cards']}") if p.get("table_cards") else ""
-            lines.append(f"- {hw}: **{self.devices(p.get('devices'), p.get('unit'), hw)}** ({self.nodes(p.get('nodes'))}), {setting}, "
+            nodes, sep = self.nodes(p.get("nodes")), self.L(", ", "，")
+            lines.append(f"- {hw}{self.L(': ', '：')}**{self.devices(p.get('devices'), p.get('unit'), hw)}**"
+                         f"{self.L(f' ({nodes})', f'（{nodes}）')}{sep}{setting}{sep}"
                          f"{p.get('total_gib', 0):.1f}/{p.get('usable_gib', 0):.1f} GiB{table}")
         return lines + [""]
 
@@ -216,10 +247,13 @@ class Composer(TrainingBlocks):
                 f"{self.nodes(plan.get('nodes'))} × 每节点 {self.devices(plan.get('per_node'), unit)} = **{self.devices(plan.get('devices'), unit)}**，"
                 f"{par}，micro batch {plan.get('micro_batch')}，梯度累积 {plan.get('grad_accum')}（来自{kind}）。"))
             self.cite(plan.get("source_detail"))
+            if plan.get("overrides"):
+                lines.append(self.L(f"- Set as you asked: {', '.join(plan['overrides'])}; the rest is the {kind}'s.",
+                                    f"- 按你的要求设置：{'，'.join(plan['overrides'])}；其余来自{kind}。"))
         files = [c] + [f for f in c.get("companion_files") or [] if len(f.get("content", "")) <= 3000]
         for f in files:
             lang = {"llamafactory_yaml": "yaml", "deepspeed_json": "json", "mindspeed_env": "bash", "launch": "bash"}.get(f.get("format"), "")
-            lines += [f"`{f.get('filename')}`:", f"```{lang}", f.get("content", "").rstrip(), "```"]
+            lines += [f"`{f.get('filename')}`" + self.L(":", "："), f"```{lang}", f.get("content", "").rstrip(), "```"]
         for n in (c.get("notes") or [])[:6]:
             lines.append(f"- {n}")
         return lines + [""]
@@ -243,7 +277,8 @@ class Composer(TrainingBlocks):
             return (bool(fw) and fw in head, serving or not re.search(r"vllm|inference|推理", head), h["score"])
 
         best = sorted(best, key=fit, reverse=True)
-        lines = [self.L("From the notes:", "笔记中的相关内容（原文引用）：")]
+        top = best[0]
+        lines = [self.L("From the notes:", note_lead_in_zh(top["file"], top["title"], top["text"]))]
         for i, h in enumerate(best[:2]):
             passage = sentence_cut(h["text"], PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3)
             quoted = "\n".join("> " + ln for ln in passage.splitlines())

@@ -10,100 +10,33 @@ from dataclasses import dataclass, field, fields, replace
 
 from ..errors import SizingError
 from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
+from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
+    ASKS_COUNT,
+    CONFIG_FORMATS,
+    COUNT_BEFORE_HW,
+    DOMAIN,
+    EN_NUMBERS,
+    EPOCHS_RX,
+    FOLLOW_UP,
+    FRAMEWORKS,
+    HARDWARE,
+    INTENTS,
+    METHODS,
+    NODE_WORDS,
+    SAMPLES_RX,
+    STAGES,
+    TOKENS_RX,
+    TPS_RX,
+    UNIT_WORDS,
+    amount,
+    blank,
+    cn_number,
+)
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
 MAX_TOKENS = 4000  # model-mention scan bound: a 20 kB paste is still answered in milliseconds
-
-# ---------------------------------------------------------------- vocabulary
-FRAMEWORKS = [
-    (re.compile(r"mind\s*speed(?:[-_ ]?llm)?|model\s*link"), "MindSpeed-LLM"),
-    (re.compile(r"llama[-_ ]?factory|llamafactory|\blf\b"), "LLaMA-Factory"),
-]
-# Hardware words -> a name the catalog resolver knows; the Ascend parts are matched before the
-# generic "910" so that "910B"/"910C" pick the right part.
-HARDWARE = [
-    (re.compile(r"snt\s*9\s*b\s*23|(?:ascend\s*)?910\s*c(?![a-z0-9])|atlas\s*(?:800t|900)\s*a3|a3\s*super\s*pod"), "snt9b23"),
-    (re.compile(r"snt\s*9\s*b(?!\s*23)|(?:ascend\s*)?910\s*b\d?(?![0-9])|atlas\s*800t?\s*a2"), "snt9b"),
-    (re.compile(r"(?<![a-z0-9])(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s)(?:[-_ ]?(?:sxm\d?|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?s?(?![a-z0-9])"), None),
-    (re.compile(r"(?:rtx\s*|geforce\s*)*(4090)(?:\s*d)?s?(?![0-9a-z])"), None),
-]
-METHODS = [
-    ("qlora", re.compile(r"q[-_ ]?lora")),
-    ("lora", re.compile(r"(?<![a-z])lora(?![a-z])|低秩")),
-    ("freeze", re.compile(r"(?<![a-z])freeze(?![a-z])|冻结")),
-    ("full", re.compile(r"(?<![a-z])full(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
-]
-STAGES = [
-    ("dpo", re.compile(r"(?<![a-z])dpo(?![a-z])|偏好")),
-    ("kto", re.compile(r"(?<![a-z])kto(?![a-z])")),
-    ("ppo", re.compile(r"(?<![a-z])ppo(?![a-z])|rlhf")),
-    ("rm", re.compile(r"reward\s*model|奖励模型")),
-    ("pt", re.compile(r"pre[-_ ]?train|预训练|增量训练|继续训练|continued\s+training|(?<![a-z])pt(?![a-z])")),
-    ("sft", re.compile(r"(?<![a-z])sft(?![a-z])|监督微调|指令微调")),
-]
-CONFIG_FORMATS = [
-    ("mindspeed_env", re.compile(r"(?<![a-z])env(?![a-z])|环境变量|shell\s*var")),
-    ("launch", re.compile(r"launch|torchrun|启动(?:脚本|命令)?|command\s*line|(?<![a-z])command(?![a-z])|命令")),
-    ("deepspeed_json", re.compile(r"deep\s*speed|ds[-_ ]?config|(?<![a-z])json(?![a-z])|ds_z\d")),
-    ("llamafactory_yaml", re.compile(r"ya?ml")),
-]
-
-INTENTS: dict[str, re.Pattern] = {
-    "cards": re.compile(
-        r"how\s+many|minimum|(?<![a-z])min(?![a-z])|least|fewest|(?<![a-z])(?:cards?|npus?|gpus?|nodes?|devices?|dies?)(?![a-z])|"
-        r"最少|至少|几张|几卡|几个|多少|卡数|节点数|几台|资源|规格|需要.{0,6}[卡机]"),
-    "zero": re.compile(r"(?<![a-z])zero(?![a-z])|zero[-_ ]?\d|deep\s*speed|offload|卸载|(?<![a-z])stage(?![a-z])|ds_z\d"),
-    "ga": re.compile(r"gradient[-_ ]?accum|grad[-_ ]?accum|accumulation|(?<![a-z])ga(?![a-z])|梯度累[积计加]|累积步"),
-    "memory": re.compile(r"memory|(?<![a-z])mem(?![a-z])|vram|hbm|显存|内存|how\s+many\s+gi?b|多少\s*gi?b?|(?<![a-z])fit|放得下|放不下|装得下|占用|多大"),
-    "estimate": re.compile(r"estimat|估算|估计|预估|approx|roughly|大概|大约"),
-    "inference": re.compile(r"inference|infer(?![a-z])|serv(?:e|ing)|deploy|vllm|推理|部署|服务化|上线|max[-_ ]?model[-_ ]?len|"
-                            r"max(?:imum)?\s+context|context\s+(?:length|window)|最长上下文|最大上下文|kv\s*cache"),
-    "config": re.compile(r"ya?ml|(?<![a-z])json(?![a-z])|config|配置文件|配置|(?<![a-z])env(?![a-z])|环境变量|launch|torchrun|"
-                         r"script|脚本|启动命令|generate|生成|写一个|给我一[个份]|give\s+me\s+the"),
-    "troubleshoot": re.compile(
-        r"(?<![a-z])oom(?:s|ed|ing)?(?![a-z])|out\s+of\s+memory|what\s+should\s+i\s+do|how\s+can\s+i\s+(?:fix|avoid|solve)|显存不足|显存溢出|内存溢出|溢出|time[sd]?\s*out|timeout|超时|hang|卡住|"
-        r"flash\s*-?attn|flash\s*-?attention|(?<![a-z])fa2?(?![a-z])|bf16|fp16|bfloat|半精度|混合精度|nan|loss|"
-        r"error|报错|错误|失败|fail|crash|exception|why|为什么|为何|怎么办|how\s+(?:do\s+i\s+|to\s+)?fix|解决|排查|慢|slow|"
-        r"barrier|hccl|expandable|recompute|重计算|checkpoint|ckpt|断点"),
-    "list_models": re.compile(r"(?:which|what|list|all|supported)\s+(?:\w+\s+)?models|models?\s+(?:are\s+)?supported|"
-                              r"支持(?:哪些|什么|的)模型|哪些模型|什么模型|模型列表|支持列表|list\s+(?:the\s+)?models"),
-    "list_hardware": re.compile(r"(?:which|what|list)\s+(?:\w+\s+)?hardware|hardware\s+(?:list|catalog)|哪些硬件|硬件列表|支持哪些(?:卡|硬件|芯片)"),
-    "support": re.compile(r"support|可以跑|能跑|能不能|是否支持|支不支持|支持吗|支持不|可不可以|can\s+i|is\s+it\s+possible|possible\s+to"),
-    "compare": re.compile(r"compar|(?<![a-z])vs\.?(?![a-z])|versus|对比|比较|哪个(?:更|好)|which\s+(?:hardware|gpu|npu|is\s+better)"),
-    "time": re.compile(r"how\s+long|training\s+time|多久|耗时|时长|多长时间|训练时间|throughput|tokens?/s|吞吐"),
-    "train": re.compile(r"train|fine[-_ ]?tun|finetun|(?<![a-z])sft(?![a-z])|lora|微调|训练|全参|全量|精调"),
-    "tp": re.compile(r"(?<![a-z])tp(?![a-z])|(?<![a-z])pp(?![a-z])|tensor\s+parallel|pipeline\s+parallel|并行|parallelism"),
-}
-# A question with none of these words is not about sizing or training at all.
-DOMAIN = re.compile(
-    r"npu|gpu|card|node|ascend|snt9|910|die(?![a-z])|zero|deepspeed|offload|lora|fine|tun|train|infer|serv|vllm|"
-    r"memory|oom|flash|bf16|fp16|hccl|ckpt|checkpoint|timeout|token|seq|context|batch|accum|parallel|mindspeed|factory|"
-    r"卡|节点|显存|内存|训练|微调|推理|部署|并行|超时|报错|精度|序列|上下文|梯度|算子|权重|昇腾"
-)
-FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
-
-CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "单": 1, "双": 2}
-EN_NUMBERS = {"one": 1, "a single": 1, "single": 1, "a": 1, "an": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16,
-              "thirty-two": 32, "sixty-four": 64, "three": 3, "six": 6, "twelve": 12}
-UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张卡|张|块卡|块|颗|个die|die|die数)"
-NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|个节点|节点|台机器|台服务器|台|机器|机)"
-
-
-def cn_number(s: str) -> int | None:
-    """'八' -> 8, '十六' -> 16, '三十二' -> 32, '64' -> 64."""
-    if s.isdigit():
-        return int(s)
-    if "十" in s:
-        tens, _, ones = s.partition("十")
-        t = CN_DIGITS.get(tens, 1) if tens else 1
-        o = CN_DIGITS.get(ones, 0) if ones else 0
-        return t * 10 + o
-    if len(s) == 1 and s in CN_DIGITS:
-        return CN_DIGITS[s]
-    return None
-
 
 # ---------------------------------------------------------------- slots
 @dataclass
@@ -124,9 +57,14 @@ class Slots:
     hardware_text: str | None = None
     memory_gb: int | None = None
     devices: int | None = None
+    device_unit: str | None = None  # "die" when counted in DIE/NPUs ("8个DIE"), "card" for cards ("16张卡")
     nodes: int | None = None
     zero_stage: int | None = None
     offload: bool | None = None
+    tokens: float | None = None  # training tokens per epoch ("1B tokens")
+    samples: int | None = None
+    epochs: float | None = None
+    tps: float | None = None  # measured tokens/s per device
     config_format: str | None = None
     intents: set[str] = field(default_factory=set)
     question: str = ""
@@ -134,7 +72,7 @@ class Slots:
     on_topic: bool = False
 
     CARRIED = ("model", "model_text", "family", "params_b", "method", "stage", "seq_len", "framework", "hardware",
-               "hardware_text", "memory_gb", "devices", "nodes", "zero_stage", "offload")
+               "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens", "samples", "epochs", "tps")
 
     def with_history(self, earlier: Slots | None, follow_up: bool) -> Slots:
         """Fill what this turn leaves open from the conversation so far. A turn naming a new model
@@ -269,12 +207,16 @@ class Parser:
             if m and s.framework is None:
                 s.framework = name
             work = rx.sub(lambda m: " " * len(m.group(0)), work)
+        hw_count = None
         for rx, name in HARDWARE:
             m = rx.search(work)
             if m and s.hardware is None:
                 s.hardware_text = m.group(0).strip()
                 s.hardware = self._hardware_id(name, m)
+                before = COUNT_BEFORE_HW.search(work[: m.start()])
+                hw_count = int(before.group(1)) if before and int(before.group(1)) > 0 else None
             work = rx.sub(lambda m: " " * len(m.group(0)), work)
+        work = self._amounts(work, s)
 
         mid, typed, span = self.find_model(work)
         if mid:
@@ -307,13 +249,19 @@ class Parser:
         s.zero_stage, s.offload = self._zero(work)
         s.memory_gb = self._memory_gb(work)
         s.nodes = self._nodes(work)
-        s.devices = self._devices(work)
+        s.devices = self._devices(work) or hw_count
+        if s.devices:
+            s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个\s*)?(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
             s.hardware = self._hardware_id("snt9b-32g", None)
         s.seq_len = self._seq_len(work)
 
         s.intents = {name for name, rx in INTENTS.items() if rx.search(work)}
+        if "cards" in s.intents and (s.devices or s.nodes) and not ASKS_COUNT.search(work):
+            s.intents.discard("cards")  # "with 16 cards" / "我只有16张卡" states what they have; nothing asks for a count
+        if (s.tokens or s.tps) and not s.intents - {"train", "estimate", "time"}:
+            s.intents.add("time")  # "llama3-8b on 1B tokens with 8 A100": a token total asks for a duration
         if s.hardware_text and "SNT9B23" in (s.hardware or "").upper() and re.search(r"(?<![a-z])die", work):
             s.intents.add("cards")
         if "config" in s.intents:
@@ -321,16 +269,42 @@ class Parser:
                 if rx.search(work):
                     s.config_format = name
                     break
-            if s.config_format == "deepspeed_json" and s.framework == "MindSpeed-LLM":
+            if s.config_format in ("deepspeed_json", "llamafactory_yaml") and s.framework == "MindSpeed-LLM":
                 s.config_format = "mindspeed_env"
+            if s.config_format == "mindspeed_env" and s.framework == "LLaMA-Factory":
+                s.config_format = "launch"  # LLaMA-Factory's variables live in its launch script
             if s.config_format is None:
                 s.config_format = "mindspeed_env" if s.framework == "MindSpeed-LLM" else "llamafactory_yaml"
             # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
-            if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|generate|生成|give\s+me|给我|写|config\s+file|配置文件|the\s+config|config\s+for|配置", work):
+            if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|变量|variables?|exports?|generate|生成|give\s+me|给我|写|"
+                             r"config\s+file|配置文件|the\s+config|config\s+for|配置", work):
                 s.intents.discard("config")
         s.topic_text = re.sub(r"\s+", " ", low if not mid else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
         return s
+
+    @staticmethod
+    def _amounts(work: str, s: Slots) -> str:
+        """Token totals, samples, epochs and TPS into ``s``; their text blanked. "4096 tokens" and "32k
+        tokens" stay: a plain count under 10 million or a k suffix is a sequence length."""
+        for m in list(TPS_RX.finditer(work)):
+            num = m.group(1) or m.group(3) or m.group(4)
+            s.tps = s.tps or amount(num, m.group(2))
+            work = blank(work, m)
+        for m in list(TOKENS_RX.finditer(work)):
+            mag = (m.group(2) or "").lower()
+            n = amount(m.group(1), mag)
+            if mag == "k" or n < 1e7:
+                continue
+            s.tokens = s.tokens or n
+            work = blank(work, m)
+        for m in list(SAMPLES_RX.finditer(work)):
+            s.samples = s.samples or int(amount(m.group(1), m.group(2)))
+            work = blank(work, m)
+        for m in list(EPOCHS_RX.finditer(work)):
+            s.epochs = s.epochs or float(m.group(1) or m.group(2))
+            work = blank(work, m)
+        return work
 
     def _hardware_id(self, name: str | None, m: re.Match) -> str:
         """Catalog id of a hardware mention; an unknown GPU keeps its name (tools will say so)."""
@@ -391,10 +365,10 @@ class Parser:
 
     @staticmethod
     def _devices(work: str) -> int | None:
-        m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*)?\s*{UNIT_WORDS}(?![a-z])", work)
+        m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*)?\s*{UNIT_WORDS}(?![a-z数])", work)  # "4096 卡数是多少" is no count
         if m:
             return int(m.group(1))
-        m = re.search(rf"([一二两三四五六七八九十单双]+)\s*{UNIT_WORDS}", work)
+        m = re.search(rf"([一二两三四五六七八九十单双]+)\s*{UNIT_WORDS}(?!数)", work)
         if m and (n := cn_number(m.group(1))):
             return n
         m = re.search(r"(?<![a-z])(one|a single|single|two|four|eight|sixteen|thirty-two|sixty-four|three|six|twelve)\s+"

@@ -28,6 +28,7 @@ NOTE_TERMS = [
     (re.compile(r"why|cause|reason|为什么|原因|为何"), "cause 原因"),
     (re.compile(r"fix|solve|avoid|what\s+should|解决|怎么办|处理|避免"), "remedies fix 解决"),
     (re.compile(r"differ|versus|(?<![a-z])vs(?![a-z])|compare|区别|差别|不同|对比"), "difference 区别"),
+    (re.compile(r"how\s+long|time|多久|时间|时长|耗时|几天|小时|hours?|days?|tps|吞吐|throughput"), "training time formula 训练时间 TPS"),
 ]
 
 
@@ -71,6 +72,11 @@ def table_strategy(method: str | None) -> str | None:
     return {"lora": "lora", "qlora": "lora", "full": "full"}.get(method or "")
 
 
+def per_node(hardware: str) -> int:
+    """Devices in one node: 16 DIE on Snt9B23, 8 cards on everything else in the catalog."""
+    return 16 if hardware == "snt9b23" else 8
+
+
 def effective(s: Slots) -> Effective:
     assumed = []
     if s.seq_len is None:
@@ -80,7 +86,9 @@ def effective(s: Slots) -> Effective:
     hw = s.hardware or DEFAULT_HARDWARE
     st = table_strategy(s.method)
     strategies = [st] if st else ([] if s.method else ["lora", "full"])
-    devices = s.devices or (s.nodes * (16 if hw == "snt9b23" else 8) if s.nodes else None)
+    devices = s.devices or (s.nodes * per_node(hw) if s.nodes else None)
+    if s.devices and hw == "snt9b23" and s.device_unit == "card":
+        devices = s.devices * 2  # Snt9B23 plans count DIE: one card is 2 DIE
     return Effective(s.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices)
 
 
@@ -133,7 +141,9 @@ class Router:
             return self.call("list_hardware")
         if not (s.model or s.params_b):
             if "list_models" in s.intents or (s.family and s.intents):
-                return self.call("list_models", family=s.family, in_tables_only=not s.family)
+                # "which models does MindSpeed-LLM support (for LoRA)": the framework's supported rows only
+                return self.call("list_models", family=s.family, in_tables_only=not s.family, framework=s.framework,
+                                 strategy=table_strategy(s.method) if s.framework else None)
             if s.family:
                 return self.call("list_models", family=s.family)
             if s.on_topic:
@@ -160,6 +170,8 @@ class Router:
         if is_training_question(s) and not setup_given and not (
                 "config" in s.intents and not s.intents & (TRAINING_INTENTS - {"zero"})):
             calls += self.training_calls(s, e)
+        if "time" in s.intents:
+            calls += self.time_calls(s, e)
         if s.intents & {"troubleshoot", "time"}:
             calls += self.call("search_notes", query=note_query(s), limit=NOTE_HITS)
         unique: dict[str, Call] = {}
@@ -185,11 +197,21 @@ class Router:
             if e.strategies:
                 calls += self.call("min_cards", model=s.model, strategy=e.strategies[0] if len(e.strategies) == 1 else None,
                                    seq_len=e.seq_len, hardware=e.part)
-        # the estimate beside the tables (they may disagree), or instead of them when they have no row
+        # the estimate beside the tables (they may disagree), or instead of them when they have no row;
+        # with the user's device count, also the plan within it: "needed" against "what you have"
         for method in [s.method] if s.method else e.strategies:
-            calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
-                               hardware=e.hardware, framework=s.framework, max_devices=e.devices)
+            for cap in ([None, e.devices] if e.devices else [None]):
+                calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
+                                   hardware=e.hardware, framework=s.framework, max_devices=cap)
         return calls
+
+    def time_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """Training time needs a model (or size) and a token count; the device count defaults to one node."""
+        if not (s.model or s.params_b) or not (s.tokens or (s.samples and s.seq_len)):
+            return []
+        return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
+                         samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
+                         epochs=s.epochs, devices=e.devices or per_node(e.hardware), hardware=e.hardware, tps=s.tps)
 
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
@@ -219,7 +241,7 @@ class Router:
         framework = s.framework or ("MindSpeed-LLM" if fmt == "mindspeed_env" else "LLaMA-Factory")
         return self.call("generate_config", model=s.model or self.shape_name(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, hardware=e.hardware, framework=framework, format=fmt,
-                         zero_stage=s.zero_stage, offload=s.offload)
+                         zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes)
 
     # -- round two -----------------------------------------------------------------------------
     def more(self, s: Slots, done: list[Done]) -> list[Call]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
+from .capacity import CapacityBlocks
 from .route import Done
-from .wording import METHOD, MIN_LABEL, RECIPE_LABEL, STRATEGY, Writer, t
+from .wording import METHOD, MIN_LABEL, RECIPE_LABEL, STRATEGY, t
 
 
-class TrainingBlocks(Writer):
+class TrainingBlocks(CapacityBlocks):
     """Blocks for cards/nodes/ZeRO/GA questions: a one-line answer, then every row it came from."""
 
     def training(self) -> list[str]:
@@ -23,9 +24,12 @@ class TrainingBlocks(Writer):
         min_res = mins[-1].result if mins and mins[-1].ok else None
         rows = (min_res or {}).get("rows") or []
 
+        verdict = self.verdict(found_recipes, rows)  # "can I with my 16 cards?": yes or no before the details
+        if verdict:
+            body.append(t("answer", self.lang) + verdict)
         headline = self.training_headline(found_recipes, rows)
         if headline:
-            body.append(t("answer", self.lang) + headline)
+            body.append((self.L("**Needed:** ", "**所需**：") if verdict else t("answer", self.lang)) + headline)
         if self.s.stage in ("dpo", "kto", "ppo", "rm") and (found_recipes or rows):
             body.append(self.L(f"- The vendor tables list SFT/PT jobs; {self.s.stage.upper()} needs more memory (a reference model, "
                                "paired sequences), so use the estimate below for it.",
@@ -40,7 +44,6 @@ class TrainingBlocks(Writer):
                 body.append(self.L(f"  No row at {first[0].args['seq_len']} tokens for this model; the table lists only {listed}.",
                                    f"  该模型在表中没有序列长度 {first[0].args['seq_len']} 的行，只有 {listed}。"))
         body += self.disagreement(found_recipes, rows)
-        body += self.capacity_check(found_recipes, rows)
         for d in plans:
             body += self.plan_lines(d, found_recipes, rows)
         return body + [""]
@@ -59,7 +62,7 @@ class TrainingBlocks(Writer):
             line = self.L(f"{s.model} with {s.framework} is **not supported** in the ModelArts minimum-card table ('-').",
                           f"{s.model} 在 {s.framework} 上**不支持**（ModelArts 最小卡数表中为“-”）。")
             if others:
-                alt = "; ".join(self.row_summary(r, with_strategy=True) for r in others)
+                alt = self.L("; ", "；").join(self.row_summary(r, with_strategy=True) for r in others)
                 line += self.L(f" Supported instead: {alt}.", f" 可改用：{alt}。")
             return line
         asks_recipe = bool(s.intents & {"zero", "ga"})
@@ -68,14 +71,14 @@ class TrainingBlocks(Writer):
             return "; ".join(self.recipe_summary(r) for r in recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
         if wanted:
             multi = len({x["strategy"] for x in wanted}) > 1
-            return "; ".join(self.row_summary(r, with_strategy=multi) for r in wanted) + min_source.format(hw=wanted[0]["hardware"])
+            return self.L("; ", "；").join(self.row_summary(r, with_strategy=multi) for r in wanted) + min_source.format(hw=wanted[0]["hardware"])
         if recipes:
             return "; ".join(self.recipe_summary(r) for r in recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
-        plans = [d.result for d in self.results("plan_training") if d.result.get("fits")]
+        plans = [d.result for d in self.results("plan_training") if d.result.get("fits") and not d.args.get("max_devices")]
         if plans:
             many = len({p.get("method") for p in plans}) > 1
             parts = [(f"{METHOD[self.lang].get(p.get('method'), p.get('method'))}: " if many else "") + self.plan_summary(p)
-                     + f" ({p.get('framework')})" for p in plans]
+                     + self.L(f" ({p.get('framework')})", f"（{p.get('framework')}）") for p in plans]
             return self.L(f"estimate: {'; '.join(parts)} — no vendor table row for this case.",
                           f"估算：{'；'.join(parts)}——厂商表格中没有这个组合。")
         if self.results("plan_training"):
@@ -151,7 +154,7 @@ class TrainingBlocks(Writer):
         for row in fw_first:
             by_strategy.setdefault(row["strategy"], []).append(row)
         for strat, srows in by_strategy.items():
-            items = "; ".join(self.row_summary(x) for x in srows)
+            items = self.L("; ", "；").join(self.row_summary(x) for x in srows)
             label = STRATEGY[self.lang][strat]
             lines.append(self.L(f"- **{MIN_LABEL['en']}** ({label}, SEQ_LEN {seq}, {hw}): {items}.",
                                 f"- **{MIN_LABEL['zh']}**（{label}，SEQ_LEN {seq}，{hw}）：{items}。"))
@@ -180,21 +183,6 @@ class TrainingBlocks(Writer):
                         f"最小卡数表为 {row['cards']} 张。两者都列出；显存紧张时按 {max(rec['total_cards'], row['cards'])} 张规划。"))
         return out
 
-    def capacity_check(self, recipes: list[dict], rows: list[dict]) -> list[str]:
-        have = self.e.devices
-        if not have:
-            return []
-        needs = [(r["framework"], r["cards"]) for r in self.wanted_rows(rows) if r["supported"] and r["unit"] == "card"]
-        needs += [(self.L("LLaMA-Factory (recipe table)", "LLaMA-Factory（配方表）"), r["total_cards"]) for r in recipes]
-        if not needs:
-            return []
-        parts = []
-        for fw, n in needs:
-            ok = have >= n
-            parts.append(self.L(f"{fw} needs {n}: {'enough' if ok else 'not enough'}",
-                                f"{fw} 需要 {n} 张：{'够用' if ok else '不够'}"))
-        return [self.L(f"- With your {self.devices(have)}: ", f"- 按你的 {have} 张卡：") + "; ".join(parts) + self.L(".", "。")]
-
     # -- estimator blocks (plan_training, estimate_training_memory, estimate_inference) --------
     def plan_summary(self, p: dict) -> str:
         """'64 cards (8 nodes × 8), ZeRO-3, micro batch 1, gradient accumulation 8, ~49.7 GiB per device'."""
@@ -212,8 +200,15 @@ class TrainingBlocks(Writer):
             bits.append(self.L(f"gradient accumulation {p['grad_accum']}", f"梯度累积 {p['grad_accum']}"))
         mem = (p.get("memory") or {}).get("total_gib") if isinstance(p.get("memory"), dict) else None
         if mem:
-            bits.append(self.L(f"~{mem:.1f} GiB per device", f"每卡约 {mem:.1f} GiB"))
+            bits.append(self.L(f"~{mem:.1f} GiB per device", f"每{self.per_device(unit, p.get('hardware'))}约 {mem:.1f} GiB"))
         return self.L(", ", "，").join(bits)
+
+    def capped_adds_nothing(self, d: Done) -> bool:
+        """True when the plan without a cap (same method and framework) fits within the user's devices."""
+        cap = d.args.get("max_devices") or 0
+        return any(x.result.get("fits") and x.result.get("devices", cap + 1) <= cap for x in self.results("plan_training")
+                   if not x.args.get("max_devices") and x.args.get("method") == d.args.get("method")
+                   and x.args.get("framework") == d.args.get("framework"))
 
     def plan_lines(self, d: Done, recipes: list[dict], rows: list[dict]) -> list[str]:
         if not d.ok:
@@ -221,9 +216,23 @@ class TrainingBlocks(Writer):
         p = d.result
         method = p.get("method") or d.args.get("method")
         fw = p.get("framework") or ""
+        cap = d.args.get("max_devices")
+        if cap and self.capped_adds_nothing(d):
+            return []  # the plan without a cap already fits the user's devices: shown once
         label = self.L(f"Estimate, {METHOD['en'].get(method, method)}, {fw}", f"估算（{METHOD['zh'].get(method, method)}，{fw}）")
+        if cap:
+            label = self.L(f"Estimate within your {self.devices(cap, p.get('unit') or 'card')}, {METHOD['en'].get(method, method)}, {fw}",
+                           f"估算（在你的 {self.devices(cap, p.get('unit') or 'card')}"
+                           f"{' ' if (p.get('unit') or '').lower() == 'die' else ''}以内，{METHOD['zh'].get(method, method)}，{fw}）")
         if not p.get("fits", True):
             mem = p.get("memory") or {}
+            if mem.get("fits") and mem.get("host_ram_fits") is False:
+                return [self.L(f"- **{label}**: does not fit — device memory would ({mem.get('total_gib', 0):.1f} of "
+                               f"{mem.get('usable_gib', 0):.1f} GiB with offload), but offload needs {mem.get('host_ram_gib', 0):,.0f} GiB "
+                               f"of host RAM ({self.estimate_label(p, short=True)}).",
+                               f"- **{label}**：放不下——开启 offload 后每卡显存够用（{mem.get('total_gib', 0):.1f}/"
+                               f"{mem.get('usable_gib', 0):.1f} GiB），但需要 {mem.get('host_ram_gib', 0):,.0f} GiB 主机内存"
+                               f"（{self.estimate_label(p, short=True)}）。")]
             return [self.L(
                 f"- **{label}**: nothing fits — even {self.devices(p.get('devices'), p.get('unit') or 'card')} with the most "
                 f"memory-saving setting need {mem.get('total_gib', 0):.1f} GiB per device of {mem.get('usable_gib', 0):.1f} "
@@ -263,7 +272,7 @@ class TrainingBlocks(Writer):
             if isinstance(v, int | float):
                 parts.append(f"{self.L(en, zh)} {v:.1f} GiB")
         if parts:
-            lines.append("- " + ", ".join(parts))
+            lines.append("- " + self.L(", ", "，").join(parts))
         if m.get("usable_gib") is not None:
             fits = m.get("fits")
             lines.append(self.L(f"- Usable per device: {m['usable_gib']:.1f} GiB → {'fits' if fits else 'does not fit'}.",

@@ -43,6 +43,31 @@ RECIPE_LABEL = {"en": "ModelArts LLaMA-Factory recipe table", "zh": "ModelArts L
 MIN_LABEL = {"en": "ModelArts minimum-card table (2025-06-24)", "zh": "ModelArts 模型最小卡数表（2025-06-24）"}
 VLLM_LABEL = {"en": "ModelArts vLLM inference table", "zh": "ModelArts vLLM 推理表"}
 PASSAGE_CHARS = 900
+# What each note (knowledge/notes/*.md) is about, in Chinese: a one-line lead-in before an English
+# passage is quoted in a Chinese answer. A note missing here gets a generic lead-in.
+NOTE_TOPIC_ZH = {
+    "oom.md": "NPU 显存溢出（OOM）的报错特征与处理办法",
+    "ckpt_timeout.md": "多机训练保存 checkpoint 超时的原因与解决办法",
+    "flash_attention.md": "NPU FlashAttention（NPU_Flash_Attn）融合算子的使用约束",
+    "bf16_fp16.md": "BF16 与 FP16 在昇腾上训练和推理时的区别与选择",
+    "zero_stages.md": "DeepSpeed ZeRO 阶段与 offload 的选择",
+    "snt9b_vs_snt9b23.md": "Snt9B 与 Snt9B23 的区别以及 DIE 的含义",
+    "training_time.md": "训练时间与集群规模的估算方法",
+    "vllm_faq.md": "昇腾上 vLLM 推理的卡数、max-model-len 与常见问题",
+    "parallelism.md": "TP/PP/CP/EP 并行与 MindSpeed-LLM 启动变量",
+    "llamafactory_on_ascend.md": "在 ModelArts 昇腾上使用 LLaMA-Factory 的配置、启动与限制",
+    "lora_qlora.md": "LoRA、QLoRA 与冻结微调的显存计算",
+    "tables_caveats.md": "厂商卡数表格中的异常与注意事项",
+}
+CJK_TEXT = re.compile(r"[\u4e00-\u9fff]")
+
+
+def note_lead_in_zh(file: str, title: str, text: str) -> str:
+    """'以下摘自笔记《...》，讲的是…；笔记为英文，原文引用如下：'"""
+    topic = NOTE_TOPIC_ZH.get(file)
+    about = f"，讲的是{' ' if topic[0].isascii() else ''}{topic}" if topic else ""
+    english = len(CJK_TEXT.findall(text)) < len(text) / 10
+    return f"以下摘自笔记《{title}》{about}" + ("；笔记为英文，原文引用如下：" if english else "，原文引用如下：")
 
 
 def t(key: str, lang: str, **kw) -> str:
@@ -87,6 +112,18 @@ class Writer:
             return self.L(f"{n} GPU" + ("s" if n != 1 else ""), f"{n} 张 GPU")
         return self.L(f"{n} card" + ("s" if n != 1 else ""), f"{n} 张卡")
 
+    def per_device(self, unit: str | None = None, hardware: str | None = None) -> str:
+        """What 'per device' is called: card, DIE (Snt9B23) or GPU; Chinese forms fit "每{x}约"."""
+        if (unit or "").lower() == "die":
+            return self.L("DIE", " DIE ")
+        if (hardware or self.e.hardware) not in ASCEND:
+            return self.L("GPU", " GPU ")
+        return self.L("card", "卡")
+
+    def hw_name(self, hardware: str | None = None) -> str:
+        hw = hardware or self.e.hardware
+        return {"snt9b": "Snt9B", "snt9b23": "Snt9B23", "snt9b-32g": "Snt9B 32G"}.get(hw, hw)
+
     def nodes(self, n: int | None) -> str:
         return self.L(f"{n} node" + ("s" if n != 1 else ""), f"{n} 个节点") if n else ""
 
@@ -99,6 +136,6 @@ class Writer:
         assumptions = result.get("assumptions") or []
         if isinstance(assumptions, str):
             assumptions = [assumptions]
-        shown = "; ".join(str(a) for a in assumptions[: 2 if short else 4])
+        shown = self.L("; ", "；").join(str(a) for a in assumptions[: 2 if short else 4])
         base = self.L("estimate", "估算")
-        return f"{base}, {self.L('assumptions', '假设')}: {shown}" if shown else base
+        return self.L(f"{base}, assumptions: {shown}", f"{base}，假设：{shown}") if shown else base

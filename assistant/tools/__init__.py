@@ -7,6 +7,7 @@ from .registry import REGISTRY, Registry, Tool, is_error
 from . import tables  # noqa: F401  (resolve_model, training_recipe, min_cards, ...)
 from . import estimates  # noqa: F401  (estimate_training_memory, plan_training, ...)
 from . import configs  # noqa: F401  (generate_config)
+from . import time_tools  # noqa: F401  (estimate_training_time)
 # isort: on
 
 __all__ = ["REGISTRY", "Registry", "Tool", "is_error"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.estimate.inference import kv_bytes_per_token
-from assistant.estimate.memory import TrainConfig, training_memory
+from assistant.estimate.memory import TrainConfig, loss_gib, training_memory
 
 GIB = 2**30
 
@@ -168,3 +168,45 @@ def test_lora_far_below_full_and_seq_len_scaling(shapes, devices):
     short = training_memory(s, TrainConfig(method="lora", seq_len=2048), dev)
     long = training_memory(s, TrainConfig(method="lora", seq_len=4096), dev)
     assert long.activations.gib == approx(2 * short.activations.gib)  # linear in tokens with FlashAttention
+
+
+# ---------------------------------------------------------------- long context (LLaMA-Factory)
+# Qwen2.5-7B: 28 layers, hidden 3584, ffn 18944, 28 heads, 4 KV heads of 128 (kv_dim 512), vocab 152064.
+def test_qwen25_7b_lora_32k_counts_the_loss_once_and_the_recompute_apart(shapes, devices):
+    s, dev = shapes["qwen2.5-7b"], devices["snt9b"]
+    tokens = 32768
+    ckpt = 2 * 3584 * tokens * 28  # each layer keeps its bf16 input: 6.125 GiB
+    per_token = 30 * 3584 + 4 * 512 + 8 * 18944
+    assert per_token == 261_120
+    recompute = 2 * per_token * tokens  # two layers re-run in backward: 15.94 GiB
+    # the loss over the full vocabulary in fp32: saved log-softmax 4 + its gradient 4 + the logits' gradient 4
+    loss = tokens * 152064 * 12  # 55.69 GiB, once per micro-batch, not per layer
+    assert loss / GIB == pytest.approx(55.69, abs=0.01)
+    for z in (0, 1, 2, 3):  # ZeRO splits model states only: the per-sequence terms never change
+        cfg = TrainConfig(method="lora", seq_len=tokens, devices=8, zero_stage=z)
+        m = training_memory(s, cfg, dev)
+        assert m.activations.gib == approx((ckpt + recompute) / GIB)
+        # the recompute peak comes after the loss buffers are freed: only the loss's excess over it adds
+        assert m.logits.gib == approx((loss - recompute) / GIB)
+        assert loss_gib(s, cfg) == approx(loss / GIB)
+    # so the sequence costs checkpoints + loss = 61.8 GiB, above the 60.97 GiB a 64 GB device reports,
+    # whatever ZeRO stage or offload the model states get
+    assert (ckpt + loss) / GIB == pytest.approx(61.82, abs=0.01) and (ckpt + loss) / GIB > 60.97
+    off = training_memory(s, TrainConfig(method="lora", seq_len=tokens, devices=4096, zero_stage=3, offload=True), dev)
+    assert not off.fits and off.activations.gib + off.logits.gib == approx((ckpt + loss) / GIB)
+
+
+def test_megatron_cp_splits_tokens_and_the_optimizer_shard(shapes, devices):
+    # Llama-3.1-8B full, TP 4 x CP 2 on 8 devices (DP 1): CP ranks hold the same weights, so weights and
+    # main grads split by TP only; the distributed optimizer shards over DP x CP = 2 (Megatron's
+    # data-parallel group with context parallel); activations and logits see 65536 / 2 tokens each.
+    P = 8.03e9
+    cfg = TrainConfig(method="full", seq_len=65536, devices=8, framework="MindSpeed-LLM", tp=4, pp=1, cp=2,
+                      recompute=False)
+    m = training_memory(shapes["llama3.1-8b"], cfg, devices["snt9b"])
+    assert m.weights.gib == approx(2 * P / 4 / GIB)
+    assert m.gradients.gib == approx(4 * P / 4 / GIB)
+    assert m.optimizer.gib == approx(12 * P / (4 * 2) / GIB)
+    per_token = 12 * 4096 + 4 * 1024 + 6 * 14336  # fused norms and SwiGLU
+    assert m.activations.gib == approx(per_token * 32768 / 4 * 32 / GIB)
+    assert m.logits.gib == approx(32768 * 128256 * 12 / 4 / GIB)  # vocab-parallel over TP, tokens over CP

@@ -3,8 +3,8 @@ devices run out. Expected device counts are the vendor tables' own where the pla
 
 from __future__ import annotations
 
-from assistant.estimate.memory import TrainConfig
-from assistant.estimate.plan import device_counts, plan_training
+from assistant.estimate.memory import TrainConfig, training_memory
+from assistant.estimate.plan import device_counts, longest_seq_len, plan_training
 
 
 def test_device_counts_round_to_powers_of_two_then_whole_nodes(devices):
@@ -82,3 +82,41 @@ def test_bigger_card_never_needs_more_devices(shapes, devices):
             small = plan_training(shapes[model], cfg, devices["a100-40g"]).devices
             big = plan_training(shapes[model], cfg, devices["h200-141g"]).devices
             assert big <= small
+
+
+def test_mindspeed_beyond_32k_always_uses_context_parallel(shapes, devices):
+    # ModelArts MindSpeed-LLM: CP >= 2 when SEQ_LEN > 32768; at 32768 itself TP/PP suffice (glm4-9b 32K: TP2 PP2)
+    dev = devices["snt9b"]
+    for model in ("llama3.1-8b", "qwen2.5-7b", "qwen2.5-14b"):
+        for method in ("lora", "full"):
+            for seq in (32769, 65536, 131072):
+                p = plan_training(shapes[model], TrainConfig(method=method, seq_len=seq, framework="MindSpeed-LLM"), dev)
+                assert p.fits and p.cfg.cp >= 2, (model, method, seq)
+                assert p.devices == p.cfg.tp * p.cfg.pp * p.cfg.cp * p.cfg.dp
+            at = plan_training(shapes[model], TrainConfig(method=method, seq_len=32768, framework="MindSpeed-LLM"), dev)
+            assert at.cfg.cp == 1
+
+
+def test_mindspeed_128k_matches_the_vendor_script(shapes, devices):
+    # MindSpeed-LLM pretrain_llama31_8b_128k_ptd: 32 cards, TP 8, PP 1, CP 4, 131072 tokens
+    p = plan_training(shapes["llama3.1-8b"], TrainConfig(method="full", stage="pt", seq_len=131072,
+                                                         framework="MindSpeed-LLM"), devices["snt9b"])
+    assert (p.devices, p.cfg.tp, p.cfg.pp, p.cfg.cp) == (32, 8, 1, 4)
+
+
+def test_mindspeed_beyond_32k_needs_two_devices(shapes, devices):
+    p = plan_training(shapes["qwen2.5-0.5b"], TrainConfig(method="lora", seq_len=65536, framework="MindSpeed-LLM"),
+                      devices["snt9b"], max_devices=1)
+    assert not p.fits and "CP >= 2" in p.reason
+    p2 = plan_training(shapes["qwen2.5-0.5b"], TrainConfig(method="lora", seq_len=65536, framework="MindSpeed-LLM"),
+                       devices["snt9b"])
+    assert p2.fits and p2.cfg.cp >= 2 and p2.devices >= 2
+
+
+def test_longest_seq_len_is_the_last_that_fits(shapes, devices):
+    s, dev = shapes["qwen2.5-7b"], devices["snt9b"]
+    cfg = TrainConfig(method="lora", seq_len=32768, devices=8, zero_stage=3, offload=True)
+    n = longest_seq_len(s, cfg, dev)
+    assert 16384 <= n < 32768 and n % 1024 == 0
+    assert training_memory(s, cfg._replace(seq_len=n), dev).fits
+    assert not training_memory(s, cfg._replace(seq_len=n + 1024), dev).fits

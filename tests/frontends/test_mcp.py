@@ -38,6 +38,9 @@ EXAMPLES = {
     # Qwen2.5-72B config.json: 80 layers, 8 KV heads, head_dim 128; bf16 KV cache = 2 x 80 x 8 x 128 x 2 B per token
     "estimate_inference": ({"model": "Qwen/Qwen2.5-72B-Instruct", "max_model_len": 4096, "hardware": "snt9b"},
                            lambda r: r["kv_bytes_per_token"] == 2 * 80 * 8 * 128 * 2),
+    # vendor formula by hand: 1e9 tokens / (1500 tokens/s x 8 cards x 0.9) = 92,592.6 s
+    "estimate_training_time": ({"model": "llama3-8b", "tokens": 1e9, "devices": 8, "tps": 1500},
+                               lambda r: abs(r["seconds"] - 1e9 / (1500 * 8 * 0.9)) < 1e-6),
 }
 # For tools added later: a valid value for common required argument names.
 VALUES_BY_NAME = {"model": "qwen2.5-72b", "name": "qwen2.5-72b", "query": "OOM", "hardware": "Snt9B",

@@ -8,7 +8,7 @@ model is named plainly and the question asks for cards with a framework, hardwar
 minimum-card table has, the number in the answer's headline is the table's, read from
 knowledge/tables/min_cards.csv in this file.
 
-QUESTION_EXAMPLES (default 150) sets the examples per test; the file runs in well under a minute."""
+QUESTION_EXAMPLES (default 400) sets the examples per test; the file runs in well under a minute."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from assistant.agent import Assistant
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = int(os.environ.get("QUESTION_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("QUESTION_EXAMPLES", "400"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 
 
@@ -256,11 +256,23 @@ def test_plain_table_question_quotes_the_table_row(assistant, tq):
 
 @SETTINGS
 @given(tq=table_question(), data=st.data())
-def test_typos_outside_the_model_name_keep_an_answer(assistant, tq, data):
-    """Typos and noise around a plain table question: still an answer, still about that model."""
-    _, q, (mid, *_rest) = tq
+def test_typos_and_noise_in_a_table_question_still_get_an_answer(assistant, tq, data):
+    q = tq[1]
     for _ in range(data.draw(st.integers(1, 3))):
         q = data.draw(typo(q))
     if data.draw(st.booleans()):
         q = data.draw(unicode_noise(q))
     check_answered(assistant.ask(q), q)
+
+
+# Found by the generator above: a name with its organisation ("Qwen/Qwen2-7B") after other words makes
+# the model-mention scan take the words before it as part of the name (the resolver drops everything
+# up to the last "/"), so the method and length typed before it are lost and the answer quotes other rows.
+@pytest.mark.xfail(strict=True, reason="offline parser: an org-prefixed model name swallows the words before it")
+@pytest.mark.parametrize("q,key", [
+    ("LoRA 8k Qwen/Qwen2-7B with MindSpeed-LLM on Snt9B, how many cards?", ("qwen2-7b", "lora", 8192, "MindSpeed-LLM", "Snt9B")),
+    ("full 8192 meta-llama/Llama-3.1-70B 用MindSpeed 在910B上最少几张卡", ("llama3.1-70b", "full", 8192, "MindSpeed-LLM", "Snt9B")),
+])
+def test_org_prefixed_name_after_other_words(assistant, q, key):
+    cards = MIN_CARDS[key]
+    assert re.search(rf"{re.escape(key[3])}(?:: |：)\*\*{cards} (?:cards?|张卡)\*\*", headline(assistant.ask(q).answer))

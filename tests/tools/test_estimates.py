@@ -3,6 +3,7 @@ hardware spellings, canonical errors, and speed."""
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 
@@ -83,6 +84,32 @@ def test_plan_mindspeed_layout(call):
     assert out["tp"] * out["pp"] * out["cp"] <= 64 and out["distributed_optimizer"]
 
 
+def test_long_context_lora_explains_the_loss_and_points_to_mindspeed(call):
+    out = call("plan_training", model="qwen2.5-7b", method="lora", seq_len=32768)
+    assert out["fits"] is False
+    note = out["note"]
+    # LLaMA-Factory's loss over the full vocabulary in fp32: 32768 x 152064 x 12 B = 59.8e9 B = 55.7 GiB,
+    # plus 28 checkpointed layer inputs of 2 x 3584 B per token = 6.1 GiB; ZeRO splits neither
+    assert "full vocabulary in fp32" in note and "55.7 GiB" in note and "6.1 GiB of activations" in note
+    ms = call("plan_training", model="qwen2.5-7b", method="lora", seq_len=32768, framework="MindSpeed-LLM")
+    assert ms["fits"] and f"MindSpeed-LLM fits it on {ms['devices']} cards" in note
+    longest = int(re.search(r"at most (\d+) tokens", note).group(1))
+    assert call("plan_training", model="qwen2.5-7b", method="lora", seq_len=longest)["fits"]
+    assert not call("plan_training", model="qwen2.5-7b", method="lora", seq_len=longest + 1024)["fits"]
+    mem = call("estimate_training_memory", model="qwen2.5-7b", method="lora", seq_len=32768)
+    assert not mem["fits"] and any("full vocabulary in fp32" in n for n in mem["notes"])
+
+
+def test_mindspeed_beyond_32k_plan_goes_into_the_config_as_is(call):
+    # plan_training gives CP >= 2 above 32768 tokens, so generate_config no longer doubles the devices
+    plan = call("plan_training", model="llama3.1-8b", method="lora", seq_len=65536, framework="MindSpeed-LLM")
+    assert plan["cp"] >= 2
+    out = call("generate_config", model="llama3.1-8b", method="lora", seq_len=65536, format="mindspeed_env")
+    got = out["plan"]
+    assert (got["devices"], got["tp"], got["pp"], got["cp"]) == (plan["devices"], plan["tp"], plan["pp"], plan["cp"])
+    assert f"export CP={plan['cp']}" in out["content"]
+
+
 @pytest.mark.parametrize("name,hw_id", [("910B", "snt9b"), ("A100", "a100-80g"), ("h100", "h100-80g"),
                                          ("32G cards", "snt9b-32g"), ("4090 GPUs", "rtx4090-24g")])
 def test_hardware_spellings(call, name, hw_id):
@@ -125,6 +152,7 @@ def test_compare_hardware_covers_the_catalog(call, ctx):
     ("estimate_training_memory", {"model": "llama3.1-8b", "method": "banana"}, "method"),
     ("estimate_training_memory", {"model": "llama3.1-8b", "zero_stage": 0, "offload": True}, "offload"),
     ("estimate_training_memory", {}, "model"),
+    ("estimate_training_memory", {"model": "llama3.1-8b", "seq_len": 65536, "tp": 4, "devices": 8}, "cp"),
     ("plan_training", {"model": "llama3.1-8b", "max_devices": 0}, "max_devices"),
     ("plan_training", {"model": "llama3.1-8b", "seq_len": 0}, "seq_len"),
     ("plan_training", {"model": "llama3.1-8b", "hardware": "tpu-v9"}, "hardware"),

@@ -1,0 +1,115 @@
+"""Training-time block of the answer: the vendor's formula first, then estimate_training_time's
+number with its basis and every assumption, or, when no throughput is known (Ascend: no published
+TPS table, no BF16 figure), the formula with the user's own numbers put in and how to measure TPS."""
+
+from __future__ import annotations
+
+import re
+
+from .route import Done
+from .wording import Writer, t
+
+FORMULA = {
+    "en": "ModelArts estimates training time as **Time = tokens / (TPS × N) / η**: TPS is the measured training throughput "
+          "in tokens/s per card, N the number of cards, η the linear speed-up factor (typically ≥ 0.9).",
+    "zh": "ModelArts 的训练时间估算公式为 **Time = tokens / (TPS × N) / η**：TPS 为每卡每秒训练的 token 数（实测吞吐），"
+          "N 为卡数，η 为线性度（加速比，一般 ≥ 0.9）。",
+}
+NEEDS = {
+    "en": "For a number, give the model, the training tokens (or samples × sequence length × epochs), the card count and, "
+          "on Ascend, your measured TPS (the vendor's TPS table is not published).",
+    "zh": "如需具体数字，请给出模型、训练 token 总数（或样本数 × 序列长度 × 轮数）、卡数；在昇腾上还需要实测的 TPS（厂商的 TPS 基准表未公开）。",
+}
+MEASURE = {
+    "en": "Measure TPS by running a few hundred steps of the real job and reading tokens/s per card from the MindSpeed-LLM log "
+          "(or LLaMA-Factory's train_runtime), then ask again with e.g. “TPS 1500”.",
+    "zh": "TPS 的获取方法：用真实任务跑几百步，从 MindSpeed-LLM 日志（或 LLaMA-Factory 的 train_runtime）读出每卡 tokens/s，"
+          "再带上例如“TPS 1500”重新提问。",
+}
+
+
+class TimeBlocks(Writer):
+    """Blocks for "how long will training take" questions."""
+
+    def training_time(self) -> list[str]:
+        if "time" not in self.s.intents:
+            return []
+        calls = self.results("estimate_training_time", ok=None)
+        if not calls:
+            return [t("answer", self.lang) + FORMULA[self.lang], "- " + NEEDS[self.lang], ""]
+        lines: list[str] = []
+        for d in calls:
+            lines += self.time_result(d) if d.ok else self.time_missing(d)
+        return lines + [""]
+
+    def duration(self, seconds: float) -> str:
+        hours = seconds / 3600
+        if hours < 1:
+            return self.L(f"{seconds / 60:.0f} minutes", f"{seconds / 60:.0f} 分钟")
+        if hours < 48:
+            return self.L(f"{hours:.1f} hours", f"{hours:.1f} 小时")
+        return self.L(f"{hours / 24:.1f} days", f"{hours / 24:.1f} 天")
+
+    def time_result(self, d: Done) -> list[str]:
+        r = d.result
+        devs = self.devices(r["devices"], r.get("unit") or "card", r.get("hardware"))
+        tokens = f"{r['tokens']:,.0f}"
+        took = self.L(f"**≈ {self.duration(r['seconds'])}**", f"**约 {self.duration(r['seconds'])}**")
+        secs = self.L(f"{r['seconds']:,.0f} s", f"{r['seconds']:,.0f} 秒")
+        sep = self.L("; ", "；")
+        if r["basis"] == "vendor_formula":
+            head = self.L(f"{took} ({secs}) for {tokens} tokens on {devs}, by the vendor formula with your TPS "
+                          f"{r['tps_per_device']:g} tokens/s per device.",
+                          f"{took}（{secs}），{tokens} 个 token，{devs}，按厂商公式并使用你给出的 TPS（每卡 {r['tps_per_device']:g} tokens/s）。")
+        else:
+            head = self.L(f"rough estimate {took} ({secs}) for {tokens} tokens on {devs} — from the 6·P·T FLOPs rule and an "
+                          "assumed MFU, not a vendor figure.",
+                          f"粗略估算 {took}（{secs}），{tokens} 个 token，{devs}——基于 6·P·T 算力公式和假设的 MFU，不是厂商数据。")
+        lines = [t("answer", self.lang) + head,
+                 self.L("- Formula: ", "- 公式：") + f"`{r['formula']}`",
+                 self.L("- Assumptions: ", "- 假设：") + sep.join(r.get("assumptions") or [] if not self.zh else self.assumptions_zh(r))]
+        if r["basis"] == "flops_estimate":
+            lines.append(self.L(f"- Implied throughput ≈ {r['tps_per_device']:,.0f} tokens/s per device; with a measured TPS the "
+                                "vendor formula Time = tokens / (TPS × N) / η replaces this estimate.",
+                                f"- 折合吞吐约每卡 {r['tps_per_device']:,.0f} tokens/s；有实测 TPS 时，用厂商公式 "
+                                "Time = tokens / (TPS × N) / η 代替此估算。"))
+        if self.zh:  # the tool's notes, said in Chinese
+            lines.append("- 厂商的卡数规则：超过 8 张时向上取整为 8 的倍数，且不少于该模型的最小卡数；还需确认显存放得下。")
+            if r["basis"] == "flops_estimate":
+                lines.append("- 6·P·T 对应全参微调；LoRA 省去大部分权重梯度（约 4·P·T），所以对 LoRA 而言此估算偏长。")
+        else:
+            lines += [f"- {n}" for n in r.get("notes") or []]
+        self.cite(r.get("source"))
+        return lines
+
+    def assumptions_zh(self, r: dict) -> list[str]:
+        """The tool's assumptions from its own fields, worded in Chinese."""
+        out = []
+        if self.s.samples and not self.s.tokens:
+            out.append("token 数 = 样本数 × 序列长度 × 轮数（定长数据，动态长度会更少）")
+        if r["basis"] == "vendor_formula":
+            if r.get("speedup") is not None and r["devices"] > 1:
+                out.append(f"线性度 η = {r['speedup']:g}")
+            out.append(f"TPS 为你给出的每卡 {r['tps_per_device']:g} tokens/s")
+            return out
+        k = r.get("flops_per_param_token")
+        factor = f"{k}·P·T" + ("（全重计算）" if k == 8 else "（不含重计算）")
+        return out + [f"MFU {r.get('mfu'):g}（默认假设，实测通常为 0.3–0.5）",
+                      f"每卡 BF16 峰值 {r.get('peak_tflops'):g} TFLOPS（硬件目录）", f"计算量 {factor}"]
+
+    def time_missing(self, d: Done) -> list[str]:
+        err = d.error
+        if err.get("code") != "no_throughput":
+            return [self.L(f"- Training time not available: {err.get('message')}", f"- 无法估算训练时间：{err.get('message')}")]
+        hw = self.hw_name(d.args.get("hardware"))
+        formula = re.search(r"Time = .*?\) s", err.get("message") or "")
+        lines = [t("answer", self.lang) + self.L(
+            f"no time estimate for {hw} without a throughput figure: the vendor's TPS table is not published and the hardware "
+            "catalog has no BF16 TFLOPS figure for Ascend, so there is no FLOPs estimate either.",
+            f"{hw} 上无法给出训练时间：厂商的 TPS 基准表未公开，硬件目录中也没有昇腾的 BF16 算力数据，因此也无法按算力估算。"),
+            "- " + FORMULA[self.lang]]
+        if formula:
+            lines.append(self.L("- With your numbers: ", "- 代入你的数字：") + f"`{formula.group(0)}`"
+                         + self.L(" (TPS = your measured tokens/s per card).", "（TPS 为实测的每卡 tokens/s）。"))
+        lines.append("- " + MEASURE[self.lang])
+        return lines

@@ -1,0 +1,124 @@
+"""The offline parser's vocabulary: the words people use for frameworks, hardware, methods, stages,
+config formats and intents (Chinese and English), and the number formats of device counts and
+training amounts ("八卡", "2机16卡", "1B tokens", "10亿 token", "TPS 1500", "3 epochs")."""
+
+from __future__ import annotations
+
+import re
+
+FRAMEWORKS = [
+    (re.compile(r"mind\s*speed(?:[-_ ]?llm)?|model\s*link"), "MindSpeed-LLM"),
+    (re.compile(r"llama[-_ ]?factory|llamafactory|\blf\b"), "LLaMA-Factory"),
+]
+# Hardware words -> a name the catalog resolver knows; the Ascend parts are matched before the
+# generic "910" so that "910B"/"910C" pick the right part.
+HARDWARE = [
+    (re.compile(r"snt\s*9\s*b\s*23|(?:ascend\s*)?910\s*c(?![a-z0-9])|atlas\s*(?:800t|900)\s*a3|a3\s*super\s*pod"), "snt9b23"),
+    (re.compile(r"snt\s*9\s*b(?!\s*23)|(?:ascend\s*)?910\s*b\d?(?![0-9])|atlas\s*800t?\s*a2"), "snt9b"),
+    (re.compile(r"(?<![a-z0-9])(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s)(?:[-_ ]?(?:sxm\d?|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?s?(?![a-z0-9])"), None),
+    (re.compile(r"(?:rtx\s*|geforce\s*)*(4090)(?:\s*d)?s?(?![0-9a-z])"), None),
+]
+METHODS = [
+    ("qlora", re.compile(r"q[-_ ]?lora")),
+    ("lora", re.compile(r"(?<![a-z])lora(?![a-z])|低秩")),
+    ("freeze", re.compile(r"(?<![a-z])freeze(?![a-z])|冻结")),
+    ("full", re.compile(r"(?<![a-z])full(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
+]
+STAGES = [
+    ("dpo", re.compile(r"(?<![a-z])dpo(?![a-z])|偏好")),
+    ("kto", re.compile(r"(?<![a-z])kto(?![a-z])")),
+    ("ppo", re.compile(r"(?<![a-z])ppo(?![a-z])|rlhf")),
+    ("rm", re.compile(r"reward\s*model|奖励模型")),
+    ("pt", re.compile(r"pre[-_ ]?train|预训练|增量训练|继续训练|continued\s+training|(?<![a-z])pt(?![a-z])")),
+    ("sft", re.compile(r"(?<![a-z])sft(?![a-z])|监督微调|指令微调")),
+]
+CONFIG_FORMATS = [
+    ("mindspeed_env", re.compile(r"(?<![a-z])env(?![a-z])|环境变量|启动变量|变量|shell\s*var|variables?|(?<![a-z])exports?(?![a-z])")),
+    ("launch", re.compile(r"launch|torchrun|启动(?:脚本|命令)?|command\s*line|(?<![a-z])command(?![a-z])|命令")),
+    ("deepspeed_json", re.compile(r"deep\s*speed|ds[-_ ]?config|(?<![a-z])json(?![a-z])|ds_z\d")),
+    ("llamafactory_yaml", re.compile(r"ya?ml")),
+]
+
+INTENTS: dict[str, re.Pattern] = {
+    "cards": re.compile(
+        r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?))|minimum|(?<![a-z])min(?![a-z])|least|fewest|"
+        r"(?<![a-z])(?:cards?|npus?|gpus?|nodes?|devices?|dies?)(?![a-z])|"
+        r"最少|至少|几张|几卡|几个(?!小时|月|星期)|多少(?!\s*(?:小时|天|时间|分钟|token))|卡数|节点数|几台|资源|规格|需要.{0,6}[卡机]"),
+    "zero": re.compile(r"(?<![a-z])zero(?![a-z])|zero[-_ ]?\d|deep\s*speed|offload|卸载|(?<![a-z])stage(?![a-z])|ds_z\d"),
+    "ga": re.compile(r"gradient[-_ ]?accum|grad[-_ ]?accum|accumulation|(?<![a-z])ga(?![a-z])|梯度累[积计加]|累积步"),
+    "memory": re.compile(r"memory|(?<![a-z])mem(?![a-z])|vram|hbm|显存|内存|how\s+many\s+gi?b|多少\s*gi?b?|(?<![a-z])fit|放得下|放不下|装得下|占用|多大"),
+    "estimate": re.compile(r"estimat|估算|估计|预估|approx|roughly|大概|大约"),
+    "inference": re.compile(r"inference|infer(?![a-z])|serv(?:e|ing)|deploy|vllm|推理|部署|服务化|上线|max[-_ ]?model[-_ ]?len|"
+                            r"max(?:imum)?\s+context|context\s+(?:length|window)|最长上下文|最大上下文|kv\s*cache"),
+    "config": re.compile(r"ya?ml|(?<![a-z])json(?![a-z])|config|配置文件|配置|(?<![a-z])env(?![a-z])|环境变量|启动变量|变量|launch|torchrun|"
+                         r"(?<![a-z])variables?(?![a-z])|(?<![a-z])exports?(?![a-z])|"
+                         r"script|脚本|启动命令|generate|生成|写一个|给我一[个份]|give\s+me\s+the"),
+    "troubleshoot": re.compile(
+        r"(?<![a-z])oom(?:s|ed|ing)?(?![a-z])|out\s+of\s+memory|what\s+should\s+i\s+do|how\s+can\s+i\s+(?:fix|avoid|solve)|显存不足|显存溢出|内存溢出|溢出|time[sd]?\s*out|timeout|超时|hang|卡住|"
+        r"flash\s*-?attn|flash\s*-?attention|(?<![a-z])fa2?(?![a-z])|bf16|fp16|bfloat|半精度|混合精度|nan|loss|"
+        r"error|报错|错误|失败|fail|crash|exception|why|为什么|为何|怎么办|how\s+(?:do\s+i\s+|to\s+)?fix|解决|排查|慢|slow|"
+        r"barrier|hccl|expandable|recompute|重计算|checkpoint|ckpt|断点"),
+    "list_models": re.compile(r"(?:which|what|list|all|supported)\s+(?:\w+\s+)?models|models?\s+(?:are\s+)?supported|"
+                              r"支持(?:哪些|什么|的)模型|哪些模型|什么模型|模型列表|支持列表|list\s+(?:the\s+)?models"),
+    "list_hardware": re.compile(r"(?:which|what|list)\s+(?:\w+\s+)?hardware|hardware\s+(?:list|catalog)|哪些硬件|硬件列表|支持哪些(?:卡|硬件|芯片)"),
+    "support": re.compile(r"support|可以跑|能跑|能不能|是否支持|支不支持|支持吗|支持不|可不可以|can\s+i|is\s+it\s+possible|possible\s+to"),
+    "compare": re.compile(r"compar|(?<![a-z])vs\.?(?![a-z])|versus|对比|比较|哪个(?:更|好)|which\s+(?:hardware|gpu|npu|is\s+better)"),
+    "time": re.compile(r"how\s+long|training\s+time|time\s+to\s+train|how\s+many\s+(?:hours?|days?|weeks?)|多久|耗时|时长|多长时间|"
+                       r"训练时间|几天|多少天|几个小时|多少小时|throughput|tokens?/s|吞吐|(?<![a-z])tps(?![a-z])"),
+    "train": re.compile(r"train|fine[-_ ]?tun|finetun|(?<![a-z])sft(?![a-z])|lora|微调|训练|全参|全量|精调"),
+    "tp": re.compile(r"(?<![a-z])tp(?![a-z])|(?<![a-z])pp(?![a-z])|tensor\s+parallel|pipeline\s+parallel|并行|parallelism"),
+}
+# A question with none of these words is not about sizing or training at all.
+DOMAIN = re.compile(
+    r"npu|gpu|card|node|ascend|snt9|910|die(?![a-z])|zero|deepspeed|offload|lora|fine|tun|train|infer|serv|vllm|"
+    r"memory|oom|flash|bf16|fp16|hccl|ckpt|checkpoint|timeout|token|seq|context|batch|accum|parallel|mindspeed|factory|"
+    r"卡|节点|显存|内存|训练|微调|推理|部署|并行|超时|报错|精度|序列|上下文|梯度|算子|权重|昇腾"
+)
+# "with 16 cards" states a count; "how many cards" asks for one.
+ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?))|minimum|(?<![a-z])min(?![a-z])|"
+                        r"least|fewest|enough|sufficient|最少|至少|几张|几卡|几个(?!小时|月)|多少(?!\s*(?:小时|天|时间|分钟|token))|"
+                        r"卡数|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)")
+FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
+
+CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "单": 1, "双": 2}
+EN_NUMBERS = {"one": 1, "a single": 1, "single": 1, "a": 1, "an": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16,
+              "thirty-two": 32, "sixty-four": 64, "three": 3, "six": 6, "twelve": 12}
+UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张卡|张|块卡|块|颗|个die|die|die数)"
+NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|个节点|节点|台机器|台服务器|台|机器|机)"
+
+
+# Training amounts ("on 1B tokens", "50000 samples, 3 epochs", "TPS 1500"): read and blanked before
+# the model, size and length parsers so "1B tokens" is not a 1B model and "1500 tokens/s" no length.
+MAGNITUDE = {"k": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
+             "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12}
+NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\d+)?)"
+MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|billion|million|bn|[kmbt])?"
+TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*(?:个\s*)?tokens?(?!\s*/)(?![a-z])")
+TPS_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
+                    rf"(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈)?\s*{NUM}|{NUM}\s*tps(?![a-z])")
+SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|条(?:数据|样本)?|个样本|sequences)(?![a-z])")
+EPOCHS_RX = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:epochs?|轮|个\s*epoch)(?![a-z])|(?<![a-z])epochs?\s*(?:=|:)?\s*(\d+(?:\.\d+)?)")
+# A count written right before a hardware name: "16 A100 80G", "8x H100", "8张910B".
+COUNT_BEFORE_HW = re.compile(r"(?<![0-9.a-z])(\d{1,3})\s*(?:x|×|\*|张|块|台)?\s*$")
+
+
+def amount(num: str, mag: str | None) -> float:
+    return float(num.replace(",", "")) * MAGNITUDE.get((mag or "").lower(), 1.0)
+
+
+def blank(work: str, m: re.Match) -> str:
+    return work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]
+
+
+def cn_number(s: str) -> int | None:
+    """'八' -> 8, '十六' -> 16, '三十二' -> 32, '64' -> 64."""
+    if s.isdigit():
+        return int(s)
+    if "十" in s:
+        tens, _, ones = s.partition("十")
+        t = CN_DIGITS.get(tens, 1) if tens else 1
+        o = CN_DIGITS.get(ones, 0) if ones else 0
+        return t * 10 + o
+    if len(s) == 1 and s in CN_DIGITS:
+        return CN_DIGITS[s]
+    return None

@@ -1,0 +1,241 @@
+"""What the estimator tools share: name and shape resolution, argument checks that need the model's
+shape or span several fields (raised as the canonical SizingError), and the wording around the
+numbers (assumptions, context-length and no-fit notes, the vLLM row). The numbers themselves come
+from assistant/estimate.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import SizingError
+from ..estimate import constants as C
+from ..estimate.calibrate import device_from_row
+from ..estimate.memory import Breakdown, Device, TrainConfig, loss_gib
+from ..estimate.plan import Plan, longest_seq_len, needs_cp, plan_training
+from ..estimate.shape import Shape, from_catalog, from_params, lora_targets_valid, with_overrides
+from .common import MAX_SEQ_LEN
+from .estimate_models import MemoryBreakdown, ModelArgs, ShapeInfo
+from .estimate_tables import setting, units
+
+if TYPE_CHECKING:  # the argument models live with their tools; only their attributes are read here
+    from .estimates import EstimateTrainingMemoryArgs, PlanTrainingArgs
+
+# ---------------------------------------------------------------- resolution
+_HW_WORDS = ("cards", "card", "gpus", "gpu", "npus", "npu", "卡", "显卡", "nodes", "node")
+
+
+def resolve_hardware(ctx, name: str) -> tuple[str, Device]:
+    """Any catalog spelling; words like 'cards' or 'GPUs' are ignored ('32G cards' -> snt9b-32g)."""
+    try:
+        hw_id = ctx.resolver.hardware_id(name)
+    except SizingError:
+        cleaned = name.lower()
+        for w in _HW_WORDS:
+            cleaned = cleaned.replace(w, " ")
+        cleaned = " ".join(cleaned.split())
+        if not cleaned:
+            raise
+        hw_id = ctx.resolver.hardware_id(cleaned)
+    return hw_id, device_from_row(ctx.kb.hardware_row(hw_id))
+
+
+def resolve_shape(ctx, args: ModelArgs) -> tuple[Shape, str | None]:
+    """(shape, catalog id or None). A raw count infers a Llama-like shape (see estimate/shape.py)."""
+    model_id = None
+    if args.model:
+        model_id = ctx.resolver.model_id(args.model)
+        row = ctx.kb.model(model_id)
+        if not row or not row.get("layers"):
+            raise SizingError("no_shape", f"The catalog has no shape for {model_id}; give params_b or a shape.", field="model")
+        shape = from_catalog(row)
+    elif args.params_b:
+        shape = from_params(args.params_b)
+    else:
+        raise SizingError("invalid_arguments", "Give a model name or params_b (total parameters in billions).",
+                          field="model", valid=["model", "params_b"])
+    if args.shape:
+        shape = with_overrides(shape, **args.shape.model_dump(exclude_none=True))
+        if shape.heads % shape.kv_heads:
+            raise SizingError("invalid_arguments", f"kv_heads {shape.kv_heads} must divide heads {shape.heads}.",
+                              field="shape.kv_heads", valid=[k for k in range(1, shape.heads + 1) if shape.heads % k == 0])
+    return shape, model_id
+
+
+def shape_info(s: Shape) -> ShapeInfo:
+    return ShapeInfo(model=s.name, params_b=round(s.params / 1e9, 3), active_params_b=round((s.active_params or s.params) / 1e9, 3),
+                     layers=s.layers, hidden=s.hidden, ffn=s.ffn, heads=s.heads, kv_heads=s.kv_heads, head_dim=s.hd,
+                     vocab=s.vocab, moe=s.is_moe, mla=s.is_mla, inferred=list(s.inferred))
+
+
+def breakdown_model(b: Breakdown) -> MemoryBreakdown:
+    terms = {"weights": b.weights, "gradients": b.gradients, "optimizer": b.optimizer, "activations": b.activations,
+             "logits": b.logits, "overhead": b.overhead, "host_ram": b.host_ram_gib}
+    how = {k: v.how for k, v in terms.items()}
+    how["total"] = "sum of the terms above"
+    how["usable"] = "nominal memory x reported-capacity fraction (Ascend: 60.97 of 64 GiB)"
+    return MemoryBreakdown(
+        weights_gib=round(b.weights.gib, 3), gradients_gib=round(b.gradients.gib, 3), optimizer_gib=round(b.optimizer.gib, 3),
+        activations_gib=round(b.activations.gib, 3), logits_gib=round(b.logits.gib, 3), overhead_gib=round(b.overhead.gib, 3),
+        total_gib=b.total_gib, usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - b.total_gib, 3), fits=b.fits,
+        host_ram_gib=round(b.host_ram_gib.gib, 3), host_ram_fits=b.host_fits, how=how)
+
+
+# ---------------------------------------------------------------- argument checks
+def _invalid(message: str, field: str, valid: Any = None) -> SizingError:
+    return SizingError("invalid_arguments", message, field=field, valid=valid)
+
+
+def check_seq_len(seq_len: int, field: str = "seq_len") -> None:
+    if seq_len < 1 or seq_len > MAX_SEQ_LEN:
+        raise _invalid(f"{field} must be between 1 and {MAX_SEQ_LEN} tokens, got {seq_len}.", field, f"1..{MAX_SEQ_LEN}")
+
+
+def check_train_args(a: EstimateTrainingMemoryArgs, s: Shape) -> str:
+    """Validate estimate_training_memory's arguments against each other and the shape; the framework."""
+    check_seq_len(a.seq_len)
+    for name in ("micro_batch", "devices", "tp", "pp", "cp"):
+        v = getattr(a, name)
+        if v < 1:
+            raise _invalid(f"{name} must be at least 1, got {v}.", name, ">= 1")
+    if a.micro_batch > 4096 or a.devices > 1_000_000:
+        raise _invalid("micro_batch <= 4096 and devices <= 1000000.", "devices")
+    if a.method in ("lora", "qlora") and a.lora_rank < 1:
+        raise _invalid(f"lora_rank must be at least 1, got {a.lora_rank}.", "lora_rank", ">= 1")
+    if a.lora_rank > 65536:
+        raise _invalid("lora_rank must be at most 65536.", "lora_rank", "1..65536")
+    if not lora_targets_valid(a.lora_targets):
+        raise _invalid(f"Unknown lora_targets {a.lora_targets!r}.", "lora_targets",
+                       ["all", "attention", "mlp", "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"])
+    kv = s.heads if s.is_mla else s.kv_heads
+    if s.heads % a.tp or kv % a.tp:
+        raise _invalid(f"tp={a.tp} must divide the attention heads ({s.heads}) and KV heads ({kv}).", "tp",
+                       [t for t in range(1, s.heads + 1) if s.heads % t == 0 and kv % t == 0])
+    if a.pp > s.layers:
+        raise _invalid(f"pp={a.pp} exceeds the {s.layers} layers.", "pp", f"1..{s.layers}")
+    mp = a.tp * a.pp * a.cp
+    if a.devices % mp:
+        raise _invalid(f"devices={a.devices} must be a multiple of tp x pp x cp = {mp}.", "devices", [mp * k for k in range(1, 9)])
+    framework = a.framework or ("MindSpeed-LLM" if mp > 1 else "LLaMA-Factory")
+    if framework == "LLaMA-Factory" and mp > 1:
+        raise _invalid("LLaMA-Factory (DeepSpeed) has no tensor/pipeline/context parallelism; "
+                       "use framework MindSpeed-LLM or tp=pp=cp=1.", "tp", [1])
+    if framework == "MindSpeed-LLM" and needs_cp(a.seq_len) and a.cp < 2:
+        raise _invalid(f"MindSpeed-LLM needs cp >= 2 beyond {C.CP_REQUIRED_ABOVE} tokens (ModelArts rule); "
+                       f"seq_len is {a.seq_len}.", "cp", [c for c in (2, 4, 8) if a.devices % (a.tp * a.pp * c) == 0] or ">= 2")
+    if a.stage == "ppo" and a.zero_stage == 3 and framework == "LLaMA-Factory":
+        raise _invalid("PPO does not support ZeRO-3 on ModelArts LLaMA-Factory.", "zero_stage", [0, 1, 2])
+    if a.offload and (a.zero_stage == 0 or framework != "LLaMA-Factory"):
+        raise _invalid("offload needs DeepSpeed ZeRO-1, 2 or 3 (LLaMA-Factory).", "offload", [False])
+    if a.method == "qlora" and a.zero_stage == 3 and a.quant_bits != 4:
+        raise _invalid("LLaMA-Factory allows QLoRA with ZeRO-3 only at 4 bits.", "quant_bits", [4])
+    if a.precision == "pure_bf16" and a.zero_stage == 3:
+        raise _invalid("LLaMA-Factory rejects pure_bf16 with ZeRO-3.", "precision", ["bf16", "fp16", "fp32"])
+    return framework
+
+
+def check_plan_args(a: PlanTrainingArgs) -> None:
+    check_seq_len(a.seq_len)
+    if a.max_devices is not None and a.max_devices < 1:
+        raise _invalid(f"max_devices must be at least 1, got {a.max_devices}.", "max_devices", ">= 1")
+    if a.max_devices is not None and a.max_devices > 65536:
+        raise _invalid("max_devices must be at most 65536.", "max_devices", "1..65536")
+    if a.global_batch is not None and not 1 <= a.global_batch <= 10_000_000:
+        raise _invalid(f"global_batch must be between 1 and 10000000, got {a.global_batch}.", "global_batch", "1..10000000")
+    if not 1 <= a.micro_batch <= 4096:
+        raise _invalid(f"micro_batch must be between 1 and 4096, got {a.micro_batch}.", "micro_batch", "1..4096")
+    if a.method in ("lora", "qlora") and not 1 <= a.lora_rank <= 65536:
+        raise _invalid(f"lora_rank must be at least 1, got {a.lora_rank}.", "lora_rank", "1..65536")
+    if a.global_batch is not None and a.global_batch % a.micro_batch:
+        raise _invalid(f"global_batch {a.global_batch} must be a multiple of micro_batch {a.micro_batch}.", "global_batch")
+
+
+# ---------------------------------------------------------------- wording
+def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
+    out = ["activations in bf16 with FlashAttention (no s^2 term)",
+           f"usable memory = {dev.memory_gb:g} GB x {C.CAPACITY_FRACTION.get(dev.kind, 1):.3f} reported capacity"]
+    if cfg.megatron:
+        out.append("MindSpeed-LLM: distributed optimizer, sequence parallel with TP, 1F1B pipeline")
+    else:
+        out.append(f"DeepSpeed ZeRO-{cfg.zero_stage}" + (" with CPU offload" if cfg.offload else "") + " over data parallel")
+    if s.inferred:
+        out.append("shape inferred from the parameter count: " + ", ".join(s.inferred))
+    return out
+
+
+def context_note(ctx, model_id: str | None, seq_len: int) -> list[str]:
+    row = ctx.kb.model(model_id) if model_id else None
+    limit = int(row["max_context"]) if row and row.get("max_context") else None
+    if limit and seq_len > limit:
+        return [f"{seq_len} tokens is beyond {model_id}'s max_position_embeddings ({limit}); it needs RoPE scaling "
+                "(e.g. rope_scaling in LLaMA-Factory) and the estimate assumes it is used"]
+    return []
+
+
+def sequence_bound_note(s: Shape, cfg: TrainConfig, b: Breakdown) -> str | None:
+    """Why a LLaMA-Factory job is out of memory whatever the ZeRO stage: the per-sequence terms, with
+    the loss spelled out (it is over the full vocabulary in fp32, held once per micro-batch and not
+    at the same time as the layer recompute; constants.LOGITS_BYTES)."""
+    seq_bound = b.activations.gib + b.logits.gib
+    if cfg.megatron or seq_bound <= b.usable_gib / 2:
+        return None
+    text = f"Activations and logits alone take {seq_bound:.1f} GiB per device, and ZeRO splits only model states, not these"
+    if cfg.stage == "rm":  # a scalar head: no vocabulary logits to explain
+        return text + "."
+    loss, added = loss_gib(s, cfg), b.logits.gib
+    tokens = cfg.micro_batch * C.SEQUENCES_PER_SAMPLE[cfg.stage] * cfg.seq_len
+    text += (f". {loss:.1f} GiB is the loss, which LLaMA-Factory computes over the full vocabulary in fp32 ({tokens} "
+             f"tokens x {s.vocab} x {C.LOGITS_BYTES} B: the saved log-softmax, its gradient and the logits' gradient; "
+             "a fused or chunked loss such as enable_liger_kernel is not the default and is not modelled)")
+    if added > 0:
+        text += f", held with {seq_bound - loss:.1f} GiB of activations"
+        if loss - added > 1e-3:
+            text += (f"; the layer recompute ({loss - added:.1f} GiB) runs after the loss buffers are freed "
+                     "and is not added to them")
+    else:
+        text += "; it is freed before the larger layer-recompute peak and is not added to it"
+    return text + "."
+
+
+def no_fit_note(s: Shape, p: Plan, base: TrainConfig, dev: Device, max_devices: int | None,
+                global_batch: int | None, suggest: bool = True) -> str:
+    """Why nothing fits and what would: for a sequence-bound LLaMA-Factory job, the MindSpeed-LLM plan
+    (TP with sequence parallel and CP split activations and the vocab-parallel loss) and the longest
+    cutoff_len LLaMA-Factory holds. `suggest=False` skips the MindSpeed-LLM search."""
+    note = (p.reason + f". Even {units(p.devices, dev.unit)} with the most memory-saving setting need "
+            f"{p.memory.total_gib:.1f} GiB per device of {p.memory.usable_gib:.1f}.")
+    why = sequence_bound_note(s, p.cfg, p.memory)
+    if why is None:
+        return note
+    note += " " + why
+    if suggest and base.method in ("full", "lora") and base.stage in ("pt", "sft"):
+        ms = plan_training(s, base._replace(framework="MindSpeed-LLM"), dev, max_devices, global_batch)
+        note += (f" MindSpeed-LLM splits both by TP (sequence and vocab parallel) and CP: plan_training with framework "
+                 f"MindSpeed-LLM fits it on {units(ms.devices, dev.unit)} ({setting(ms)})." if ms.fits else
+                 " MindSpeed-LLM, whose TP and CP split both, does not fit it within max_devices either.")
+    elif suggest:
+        note += (" MindSpeed-LLM's TP and CP would split both, but the ModelArts MindSpeed-LLM scripts take only "
+                 "pt/sft with full or lora.")
+    longest = longest_seq_len(s, p.cfg, dev)
+    if longest:
+        note += f" On LLaMA-Factory at most {longest} tokens per sequence fit (cutoff_len)."
+    return note
+
+
+def vllm_row(ctx, model_id: str | None, dev: Device, max_model_len: int, gpu_memory_utilization: float,
+             concurrency: int, devices: int) -> tuple[dict[str, Any] | None, str | None]:
+    """The ModelArts vLLM table row for this model and card memory, and a note when it differs."""
+    if not model_id or dev.kind != "npu":
+        return None, None
+    rows = [r for r in ctx.kb.vllm_rows(model_id) if int(r["memory_gb"]) == int(dev.memory_gb) and r["supported"]]
+    if not rows:
+        return None, None
+    ok = [r for r in rows if (r["max_model_len"] or 0) >= max_model_len] or rows
+    r = min(ok, key=lambda x: (x["cards"], -abs(x["gpu_memory_utilization"] - gpu_memory_utilization)))
+    row = {k: r[k] for k in ("table", "cards", "max_model_len", "gpu_memory_utilization", "memory_gb", "cell", "source")}
+    if r["max_model_len"] < max_model_len:
+        return row, f"The vLLM table tested at most {r['max_model_len']} tokens; {max_model_len} is beyond it."
+    if r["cards"] != devices:
+        return row, (f"The vLLM table ({r['table']}) serves {r['max_model_len']} tokens on {r['cards']} cards; "
+                     f"the estimate needs {devices} for {max_model_len} tokens x {concurrency}.")
+    return row, None
