@@ -28,8 +28,8 @@ NOTE_TERMS = [
     (re.compile(r"why|cause|reason|为什么|原因|为何"), "cause 原因"),
     (re.compile(r"fix|solve|avoid|what\s+should|解决|怎么办|处理|避免"), "remedies fix 解决"),
     (re.compile(r"differ|versus|(?<![a-z])vs(?![a-z])|compare|区别|差别|不同|对比"), "difference 区别"),
-    (re.compile(r"how\s+long|time|多久|时间|时长|耗时|几天|小时|hours?|days?|tps|吞吐|throughput"), "training time formula 训练时间 TPS"),
 ]
+TIME_TERMS = "training time formula 训练时间 TPS"
 
 
 @dataclass(frozen=True)
@@ -106,9 +106,12 @@ def note_query(s: Slots) -> str:
     """The question without the model name (it would pull in table caveats), plus the notes' own words."""
     text = (s.topic_text or s.question)[:NOTE_QUERY_CHARS]
     extra = [words for rx, words in NOTE_TERMS if rx.search(text)]
+    if "time" in s.intents:  # also when carried over from an earlier turn ("and with 16 cards?")
+        extra.append(TIME_TERMS)
     seen = set(text.split())
     extra = [w for words in extra for w in words.split() if w.lower() not in seen and not seen.add(w.lower())]
-    if "inference" not in s.intents and (s.method or "train" in s.intents):
+    # (not on a time question: the framework words would pull in other notes' training sections)
+    if not s.intents & {"inference", "time"} and (s.method or "train" in s.intents):
         extra.append(s.framework or "training 训练 LLaMA-Factory MindSpeed-LLM")
     return " ".join([text, *extra]).strip() or s.question[:NOTE_QUERY_CHARS]
 

@@ -82,6 +82,16 @@ def test_how_to_estimate_without_numbers_answers_with_the_formula(assistant):
     assert "以下摘自笔记《Estimating training time and card count》" in ans.answer
 
 
+def test_time_follow_up_keeps_tokens_and_model(assistant):
+    from assistant.answer import ChatTurn
+
+    q1 = "How many hours to train llama3-8b on 1B tokens with 8 H100?"
+    history = [ChatTurn(role="user", content=q1), ChatTurn(role="assistant", content=assistant.ask(q1).answer)]
+    ans = assistant.ask("and with 16 cards?", history)
+    assert calls(ans, "estimate_training_time") == [{"model": "llama3-8b", "tokens": 1e9, "devices": 16, "hardware": "h100-80g"}]
+    assert "training time formula" in calls(ans, "search_notes")[0]["query"]
+
+
 def test_a_token_total_is_not_a_model_size_or_a_length(ctx):
     from assistant.offline.parse import Parser
 
