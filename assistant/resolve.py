@@ -28,8 +28,11 @@ def squash(name: str) -> str:
     s = unicodedata.normalize("NFKC", name).strip().lower()
     for zh, en in FAMILY_WORDS:
         s = s.replace(zh, en)
-    if "/" in s and not re.search(r"v3/r1", s):  # "meta-llama/Llama-3.1-8B" -> "llama-3.1-8b"
-        s = s.rsplit("/", 1)[-1]
+    # An org prefix is one token before the slash ("meta-llama/Llama-3.1-8B" -> "llama-3.1-8b"); a slash
+    # after other words is not one, so a span of free text is never cut down to its model name.
+    org = re.match(r"^[\w.\-]+/(?=\S)", s)
+    if org and not re.search(r"v3/r1", s):
+        s = s[org.end():]
     s = re.sub(r"^meta[-_ ]", "", s)
     prev = None
     while prev != s:

@@ -34,8 +34,10 @@ CALLS = {
     "generate_config": ({"model": "llama3-8b", "method": "lora", "seq_len": 8192, "hardware": "snt9b",
                          "framework": "LLaMA-Factory", "format": "llamafactory_yaml"},
                         ("SELECT * FROM recipes_llamafactory WHERE model_id = ?", ["llama3-8b"])),
+    "estimate_training_time": ({"model": "llama3-8b", "tokens": 1e9, "devices": 8, "hardware": "a100-80g"},
+                               ("SELECT * FROM models WHERE id = ?", ["llama3-8b"])),
 }
-ESTIMATOR = {"estimate_training_memory", "plan_training", "estimate_inference", "compare_hardware", "generate_config"}
+ESTIMATOR = {"estimate_training_time", "estimate_training_memory", "plan_training", "estimate_inference", "compare_hardware", "generate_config"}
 
 
 def main(n: int = 400) -> list[list[object]]:

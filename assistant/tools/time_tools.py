@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import SizingError
 from .common import MAX_SEQ_LEN
-from .estimates import resolve_hardware
+from .estimate_support import resolve_hardware
 from .registry import tool
 
 DEFAULT_MFU = 0.35  # a typical achieved model-FLOPs utilisation for dense LLM training; an assumption, not a measurement
