@@ -166,8 +166,11 @@ class Composer(TrainingBlocks, TimeBlocks):
                     f"{row['max_model_len']} ({VLLM_LABEL['en']} {row['table']}, gpu-memory-utilization {row['gpu_memory_utilization']}).",
                     f"vLLM 推理最少 **{self.devices(row['cards'])}**（{row['memory_gb']} GB 卡），实测 max-model-len {row['max_model_len']}"
                     f"（{VLLM_LABEL['zh']} {row['table']}，gpu-memory-utilization {row['gpu_memory_utilization']}）。"))
+            several_names = len({row["model"] for row in r.get("rows", [])}) > 1  # e.g. Qwen3-235B-A22B and its -2507 variants
             for row in r.get("rows", []):
                 self.cite(row.get("source"))
+                if several_names:
+                    row = {**row, "table": f"{row['table']} ({row['model']})"}
                 if not row["supported"]:
                     out.append(self.L(f"- {row['table']}, {row['memory_gb']} GB cards: not supported ('-').",
                                       f"- {row['table']}，{row['memory_gb']} GB 卡：不支持（“-”）。"))

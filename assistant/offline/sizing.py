@@ -65,6 +65,8 @@ class TrainingBlocks(CapacityBlocks):
                 alt = self.L("; ", "；").join(self.row_summary(r, with_strategy=True) for r in others)
                 line += self.L(f" Supported instead: {alt}.", f" 可改用：{alt}。")
             return line
+        if s.stage in ("dpo", "kto", "ppo", "rm"):  # the tables size SFT/PT jobs: lead with the estimate
+            recipes, wanted = [], []
         asks_recipe = bool(s.intents & {"zero", "ga"})
         prefer_min = s.framework == "LLaMA-Factory" and wanted and not asks_recipe
         if recipes and s.framework in (None, "LLaMA-Factory") and not prefer_min:
@@ -79,6 +81,8 @@ class TrainingBlocks(CapacityBlocks):
             many = len({p.get("method") for p in plans}) > 1
             parts = [(f"{METHOD[self.lang].get(p.get('method'), p.get('method'))}: " if many else "") + self.plan_summary(p)
                      + self.L(f" ({p.get('framework')})", f"（{p.get('framework')}）") for p in plans]
+            if s.stage in ("dpo", "kto", "ppo", "rm"):
+                return self.L(f"estimate for {s.stage.upper()}: {'; '.join(parts)}.", f"{s.stage.upper()} 估算：{'；'.join(parts)}。")
             return self.L(f"estimate: {'; '.join(parts)} — no vendor table row for this case.",
                           f"估算：{'；'.join(parts)}——厂商表格中没有这个组合。")
         if self.results("plan_training"):
