@@ -123,7 +123,8 @@ FAST_STAGE_BUDGET = 8
 #   max(memory minimum, PRACTICE_LORA_FRACTION x the same job's full fine-tuning devices)
 # for MindSpeed-LLM at every size, and for LLaMA-Factory once full fine-tuning spans more than one
 # node (within one node LLaMA-Factory's LoRA rows are 1-2 cards, as memory says). The memory minimum
-# is always reported beside it. Calibrated on the tables: 0.5 (1.0 and 0.25 both agree less).
+# is always reported beside it. Calibrated on the tables: 0.5 (1.0 and 0.25 both agree less). Applied on
+# Ascend parts only: the tables are ModelArts' practice; on GPUs the memory minimum is the answer.
 PRACTICE_LORA_FRACTION = 0.5
 PRACTICE_LF_FULL_ABOVE = 8
 

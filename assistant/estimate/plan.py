@@ -178,7 +178,7 @@ def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | N
     PRACTICE_LORA_FRACTION). The memory minimum stays in ``memory_devices``."""
     plan = memory_plan(s, base, dev, max_devices, global_batch)
     plan.memory_devices = plan.devices
-    if not plan.fits or base.method != "lora":
+    if not plan.fits or base.method != "lora" or dev.kind != "npu":  # the practice is ModelArts' (Ascend) own
         return plan
     full = memory_plan(s, base._replace(method="full"), dev, max_devices, global_batch)
     if not full.fits or (not base.megatron and full.devices <= C.PRACTICE_LF_FULL_ABOVE):

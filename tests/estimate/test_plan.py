@@ -120,3 +120,12 @@ def test_longest_seq_len_is_the_last_that_fits(shapes, devices):
     assert 16384 <= n < 32768 and n % 1024 == 0
     assert training_memory(s, cfg._replace(seq_len=n), dev).fits
     assert not training_memory(s, cfg._replace(seq_len=n + 1024), dev).fits
+
+
+def test_lora_practice_rule_is_ascend_only(shapes, devices):
+    # The vendor-practice LoRA rule comes from the ModelArts tables; on a GPU the memory minimum stands.
+    s = shapes["qwen2.5-72b"]
+    npu = plan_training(s, TrainConfig(method="lora", seq_len=4096), devices["snt9b"])
+    assert npu.practice and npu.devices > npu.memory_devices
+    gpu = plan_training(s, TrainConfig(method="lora", seq_len=4096), devices["h100-80g"])
+    assert gpu.practice is None and gpu.devices == gpu.memory_devices
