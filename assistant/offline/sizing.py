@@ -282,5 +282,5 @@ class TrainingBlocks(CapacityBlocks):
             lines.append(self.L(f"- Usable per device: {m['usable_gib']:.1f} GiB → {'fits' if fits else 'does not fit'}.",
                                 f"- 每卡可用 {m['usable_gib']:.1f} GiB → {'放得下' if fits else '放不下'}。"))
         if m.get("host_ram_gib"):
-            lines.append(self.L(f"- Host RAM for offload: {m['host_ram_gib']:.1f} GiB.", f"- offload 所需主机内存：{m['host_ram_gib']:.1f} GiB。"))
+            lines.append(self.L(f"- Host RAM for offload: {m['host_ram_gib']:.1f} GiB per node.", f"- offload 所需主机内存：每节点 {m['host_ram_gib']:.1f} GiB。"))
         return [x for x in lines if x] + [""]

@@ -46,7 +46,7 @@ INTENTS: dict[str, re.Pattern] = {
         r"最少|至少|几张|几卡|几个(?!小时|月|星期)|多少(?!\s*(?:小时|天|时间|分钟|token))|卡数|节点数|几台|资源|规格|需要.{0,6}[卡机]"),
     "zero": re.compile(r"(?<![a-z])zero(?![a-z])|zero[-_ ]?\d|deep\s*speed|offload|卸载|(?<![a-z])stage(?![a-z])|ds_z\d"),
     "ga": re.compile(r"gradient[-_ ]?accum|grad[-_ ]?accum|accumulation|(?<![a-z])ga(?![a-z])|梯度累[积计加]|累积步"),
-    "memory": re.compile(r"memory|(?<![a-z])mem(?![a-z])|vram|hbm|显存|内存|how\s+many\s+gi?b|多少\s*gi?b?|(?<![a-z])fit|放得下|放不下|装得下|占用|多大"),
+    "memory": re.compile(r"memory|(?<![a-z])mem(?![a-z])|vram|hbm|(?<![a-z])ram(?![a-z])|主机内存|显存|内存|how\s+many\s+gi?b|多少\s*gi?b?|(?<![a-z])fit|放得下|放不下|装得下|占用|多大"),
     "estimate": re.compile(r"estimat|估算|估计|预估|approx|roughly|大概|大约"),
     "inference": re.compile(r"inference|infer(?![a-z])|serv(?:e|ing)|deploy|vllm|推理|部署|服务化|上线|max[-_ ]?model[-_ ]?len|"
                             r"max(?:imum)?\s+context|context\s+(?:length|window)|最长上下文|最大上下文|kv\s*cache"),

@@ -37,3 +37,13 @@ def test_vllm_variant_rows_name_their_variant(assistant):
     assert len(lines) == 3 and len(set(lines)) == 3
     assert all("16 cards" in x and "65536" in x for x in lines)
     assert any("Thinking-2507" in x for x in lines) and any("Instruct-2507" in x for x in lines)
+
+
+@pytest.mark.parametrize("q", ["How much host RAM do I need for ZeRO-3 offload of llama3-70b full on 32 cards?",
+                               "llama3-70b 全参 ZeRO-3 offload 32张卡 需要多少主机内存"])
+def test_host_ram_question_gets_the_offload_estimate(assistant, q):
+    ans = assistant.ask(q)
+    (mem,) = [c for c in ans.tool_calls if c.name == "estimate_training_memory"]
+    assert mem.args["zero_stage"] == 3 and mem.args["offload"] is True and mem.args["devices"] == 32
+    ram = mem.result["memory"]["host_ram_gib"] if "memory" in mem.result else mem.result["host_ram_gib"]
+    assert ram > 0 and f"{ram:.1f} GiB" in ans.answer
