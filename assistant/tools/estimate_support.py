@@ -210,9 +210,11 @@ def no_fit_note(s: Shape, p: Plan, base: TrainConfig, dev: Device, max_devices: 
     note += " " + why
     if suggest and base.method in ("full", "lora") and base.stage in ("pt", "sft"):
         ms = plan_training(s, base._replace(framework="MindSpeed-LLM"), dev, max_devices, global_batch)
-        note += (f" MindSpeed-LLM splits both by TP (sequence and vocab parallel) and CP: plan_training with framework "
+        # MindSpeed-LLM is Ascend's Megatron; on GPUs the same layout is Megatron-LM's.
+        megatron = "MindSpeed-LLM" if dev.kind == "npu" else "A Megatron-style layout (MindSpeed-LLM on Ascend, Megatron-LM on GPUs)"
+        note += (f" {megatron} splits both by TP (sequence and vocab parallel) and CP: plan_training with framework "
                  f"MindSpeed-LLM fits it on {units(ms.devices, dev.unit)} ({setting(ms)})." if ms.fits else
-                 " MindSpeed-LLM, whose TP and CP split both, does not fit it within max_devices either.")
+                 f" {megatron}, whose TP and CP split both, does not fit it within max_devices either.")
     elif suggest:
         note += (" MindSpeed-LLM's TP and CP would split both, but the ModelArts MindSpeed-LLM scripts take only "
                  "pt/sft with full or lora.")
