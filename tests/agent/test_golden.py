@@ -23,8 +23,9 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
 def check_golden(name: str, actual: str) -> None:
     path = GOLDEN / name
-    if os.environ.get("UPDATE_GOLDEN") or not path.exists():
+    if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(actual, encoding="utf-8")
+    assert path.exists(), f"{name} is missing: run with UPDATE_GOLDEN=1 and review it"
     assert path.read_text(encoding="utf-8") == actual, f"{name} changed; see tests/agent/test_golden.py to regenerate"
 
 

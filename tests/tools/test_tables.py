@@ -46,8 +46,9 @@ def _golden(name: str, produce):
     """Compare with tests/golden/NAME; UPDATE_GOLDEN=1 rewrites it (then review the diff)."""
     path = GOLDEN / name
     actual = produce()
-    if os.environ.get("UPDATE_GOLDEN") or not path.exists():
+    if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(json.dumps(actual, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    assert path.exists(), f"{path} is missing: run with UPDATE_GOLDEN=1 and review it"
     assert json.loads(path.read_text(encoding="utf-8")) == actual
 
 
