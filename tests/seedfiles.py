@@ -25,6 +25,15 @@ def min_cards_rows():
                 yield model, s, int(q), fw, hw, None if cell == "-" else int(cell)
 
 
+def min_cards_printed_lines():
+    """{(model spelling, strategy, seq_len): printed line number (1-based) of the seed's table}."""
+    out = {}
+    for n, (model, strategies, seqs, _ms, _lf) in enumerate(_lines("min_cards_seed.txt"), 1):
+        for s, q in product(strategies.split("/"), seqs.split("/")):
+            out[(model, s, int(q))] = n
+    return out
+
+
 def recipe_rows():
     """(model spelling, template, strategy, cutoff_len, grad_accum, zero_stage, offload, nodes, per_node)."""
     for model, template, strategies, cuts, ga, ds, spec in _lines("recipes_seed.txt"):

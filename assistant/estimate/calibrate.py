@@ -117,14 +117,14 @@ def _size_cover(idx: list[int], rows, params_b) -> list[tuple[int, int]]:
 # ---------------------------------------------------------------- scoring
 @dataclass
 class Score:
-    rows: int = 0
-    exact: int = 0
-    within2: int = 0
+    rows: float = 0
+    exact: float = 0
+    within2: float = 0
 
-    def add(self, table: int, est: int) -> None:
-        self.rows += 1
-        self.exact += est == table
-        self.within2 += 0.5 <= est / table <= 2
+    def add(self, table: int, est: int, weight: float = 1.0) -> None:
+        self.rows += weight
+        self.exact += weight * (est == table)
+        self.within2 += weight * (0.5 <= est / table <= 2)
 
     def share(self, what: str) -> float:
         return getattr(self, what) / self.rows if self.rows else math.nan
@@ -142,6 +142,7 @@ class CalRow:
     detail: str = ""
     stage_table: str | None = None
     stage_planner: str | None = None
+    cell: str | None = None  # min-card table: printed line x column; rows expanded from one cell share it
 
     @property
     def ratio(self) -> float:
@@ -167,15 +168,38 @@ class Report:
             out["flat_bytes"].add(r.table_value, r.anchor_flat)
         return out
 
+    def cell_scores(self, hardware: str) -> dict[str, Score]:
+        """The min-card table counted as printed: one unit per printed cell (line x framework column) on
+        one hardware, so a `full/lora 4096/8192` cell weighs as much as a single-row cell; the rows
+        expanded from a cell share its weight equally."""
+        cells: dict[str, list[CalRow]] = defaultdict(list)
+        for r in self.rows:
+            if r.table == "min_cards" and r.cell and r.label.endswith(" " + hardware):
+                cells[r.cell].append(r)
+        out = {"planner": Score(), "model_states": Score(), "flat_bytes": Score()}
+        for rs in cells.values():
+            for r in rs:
+                w = 1 / len(rs)
+                out["planner"].add(r.table_value, r.planner, w)
+                out["model_states"].add(r.table_value, r.anchor_states, w)
+                out["flat_bytes"].add(r.table_value, r.anchor_flat, w)
+        return out
+
     def summary(self) -> dict[str, Any]:
-        """Headline shares per table, with and without flagged rows, for the planner and both anchors."""
+        """Headline shares per table, with and without flagged rows, for the planner and both anchors;
+        the min-card table also per printed cell on each hardware."""
         out: dict[str, Any] = {}
+
+        def shares(sc: dict[str, Score]) -> dict[str, Any]:
+            return {name: {"rows": round(v.rows), "exact": round(v.share("exact"), 3), "within_2x": round(v.share("within2"), 3)}
+                    for name, v in sc.items()}
+
         for table in sorted({r.table for r in self.rows}):
             for inc in (True, False):
-                sc = self.scores(table, inc)
-                key = table + ("" if inc else " (unflagged)")
-                out[key] = {name: {"rows": v.rows, "exact": round(v.share("exact"), 3), "within_2x": round(v.share("within2"), 3)}
-                            for name, v in sc.items()}
+                out[table + ("" if inc else " (unflagged)")] = shares(self.scores(table, inc))
+            if table == "min_cards":
+                for hw in TABLE_HARDWARE:
+                    out[f"min_cards (printed cells, {hw})"] = shares(self.cell_scores(hw))
         if any(r.table == "recipes" for r in self.rows):
             st, sto, n = self.stage_agreement()
             out["recipes zero_stage"] = {"same_stage": st, "same_stage_and_offload": sto, "rows": n}
@@ -216,7 +240,8 @@ def run(min_cards: list[dict], recipes: list[dict], models: list[dict], hardware
         p = plan_training(s, base, dev)
         report.rows.append(CalRow("min_cards", f"{r['model_id']} {r['strategy']} {r['seq_len']} {r['framework']} {r['hardware']}",
                                   r["cards"], p.devices, naive_model_states(s, r["strategy"], dev),
-                                  naive_flat(s, r["strategy"], dev), flags.get(i), _describe(p)))
+                                  naive_flat(s, r["strategy"], dev), flags.get(i), _describe(p),
+                                  cell=f"{r.get('seed_row')} {r['framework']}" if r.get("seed_row") not in (None, "") else None))
     rec = [dict(r, total_cards=int(r["total_cards"]), cutoff_len=int(r["cutoff_len"]), zero_stage=int(r["zero_stage"]))
            for r in recipes]
     rec_rows = [dict(r, cards=r["total_cards"], seq_len=r["cutoff_len"], framework="LLaMA-Factory", hardware="Snt9B") for r in rec]

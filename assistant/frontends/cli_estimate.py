@@ -72,4 +72,5 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"recipes ZeRO stage agreement: {val['same_stage']}/{val['rows']} stage, "
                            f"{val['same_stage_and_offload']}/{val['rows']} stage and offload")
             elif table in ("all", key.split(" ")[0]):
-                typer.echo(f"{key} ({val['planner']['rows']} rows): " + "; ".join(f"{name} {_fmt_share(v)}" for name, v in val.items()))
+                unit = "cells" if "printed cells" in key else "rows"
+                typer.echo(f"{key} ({val['planner']['rows']} {unit}): " + "; ".join(f"{name} {_fmt_share(v)}" for name, v in val.items()))

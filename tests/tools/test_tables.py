@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.seedfiles import GOLDEN, min_cards_rows, recipe_rows
+from tests.seedfiles import GOLDEN, min_cards_printed_lines, min_cards_rows, recipe_rows
 
 MIN_ROWS = list(min_cards_rows())
 RECIPE_ROWS = list(recipe_rows())
@@ -69,6 +69,14 @@ def test_min_cards_golden_agrees_with_seed():
         rows = golden[f"{model}|{s}|{q}"]["rows"]
         (row,) = [r for r in rows if r["framework"] == fw and r["hardware"] == hw]
         assert row["cards"] == cards, (model, s, q, fw, hw)
+
+
+def test_seed_row_numbers_the_printed_line(ctx):
+    """Rows expanded from one printed cell (`full/lora`, `4096/8192`) share the seed_row of that line."""
+    lines = min_cards_printed_lines()
+    rows = ctx.kb.query("SELECT model, strategy, seq_len, seed_row FROM min_cards")
+    assert {(r["model"], r["strategy"], int(r["seq_len"])): int(r["seed_row"]) for r in rows} == lines
+    assert max(lines.values()) == 75  # the seed's table has 75 printed lines
 
 
 def test_omitted_filters_return_every_row(call):
