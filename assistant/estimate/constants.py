@@ -146,3 +146,7 @@ FREEZE_TRAINABLE_LAYERS = 2  # LLaMA-Factory's default freeze_trainable_layers (
 # and a CUDA/NPU graph pool. 8192 tokens of hidden states in fp32 and logits for 256 sequences.
 INFERENCE_ACTIVATION_TOKENS = 8192
 INFERENCE_OVERHEAD_GIB = {"npu": 2.0, "gpu": 1.0}
+# Sliding-window attention layers (Gemma 2/3, Mistral-7B-v0.1, gpt-oss) keep at most `window` tokens
+# of KV per sequence in vLLM since its hybrid KV-cache manager (v0.10, 2025); older releases reserve
+# the full length for every layer. True: size the KV cache the way current vLLM allocates it.
+SLIDING_WINDOW_KV = True

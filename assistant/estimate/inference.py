@@ -10,20 +10,30 @@ from .memory import Device
 from .shape import Shape
 
 
-def kv_bytes_per_token(s: Shape, kv_bytes: float = 2.0) -> tuple[float, str]:
-    """KV cache bytes for one token over all layers, and the formula used."""
+def kv_bytes_per_token(s: Shape, kv_bytes: float = 2.0, seq_len: int | None = None) -> tuple[float, str]:
+    """KV cache bytes for one token over all layers, and the formula used. With sliding-window layers
+    and a sequence length, the average over a sequence of that length: those layers hold at most
+    `window` tokens of it (constants.SLIDING_WINDOW_KV)."""
     if s.is_mla:  # vLLM's MLA caches the compressed latent plus the shared RoPE key per layer
         per = s.layers * (s.kv_lora_rank + s.qk_rope_head_dim) * kv_bytes
         return per, (f"MLA: layers {s.layers} x (kv_lora_rank {s.kv_lora_rank} + qk_rope_head_dim "
                      f"{s.qk_rope_head_dim}) x {kv_bytes:g} B")
-    per = 2 * s.layers * s.kv_heads * s.hd * kv_bytes
-    return per, f"2 (K,V) x layers {s.layers} x kv_heads {s.kv_heads} x head_dim {s.hd} x {kv_bytes:g} B"
+    per_layer = 2 * s.kv_heads * s.hd * kv_bytes
+    formula = f"2 (K,V) x layers {s.layers} x kv_heads {s.kv_heads} x head_dim {s.hd} x {kv_bytes:g} B"
+    windowed = min(s.sliding_layers, s.layers) if C.SLIDING_WINDOW_KV and s.sliding_window else 0
+    if not windowed or not seq_len or seq_len <= s.sliding_window:
+        return per_layer * s.layers, formula
+    full = s.layers - windowed
+    per = per_layer * (full + windowed * s.sliding_window / seq_len)
+    return per, (f"2 (K,V) x kv_heads {s.kv_heads} x head_dim {s.hd} x {kv_bytes:g} B x (full-attention layers {full} + "
+                 f"sliding-window layers {windowed} x window {s.sliding_window} / {seq_len} tokens): average per token "
+                 f"of a {seq_len}-token sequence")
 
 
-def kv_bytes_per_token_per_device(s: Shape, tp: int, pp: int, kv_bytes: float = 2.0) -> float:
+def kv_bytes_per_token_per_device(s: Shape, tp: int, pp: int, kv_bytes: float = 2.0, seq_len: int | None = None) -> float:
     """Per device: KV heads split over TP (replicated when fewer heads than TP; the MLA latent is
     replicated on every TP rank), layers split over PP."""
-    total, _ = kv_bytes_per_token(s, kv_bytes)
+    total, _ = kv_bytes_per_token(s, kv_bytes, seq_len)
     heads_share = 1.0 if s.is_mla else max(1, s.kv_heads // tp) / s.kv_heads
     return total * heads_share / pp
 
@@ -91,8 +101,8 @@ def _evaluate(s: Shape, dev: Device, n: int, tp: int, pp: int, util: float, weig
     overhead = C.INFERENCE_OVERHEAD_GIB.get(dev.kind, C.INFERENCE_OVERHEAD_GIB["gpu"])
     budget = dev.capacity_gib * util
     kv_gib = budget - weights - act - overhead
-    per_dev = kv_bytes_per_token_per_device(s, tp, pp)
-    total, formula = kv_bytes_per_token(s)
+    per_dev = kv_bytes_per_token_per_device(s, tp, pp, seq_len=max_model_len)
+    total, formula = kv_bytes_per_token(s, seq_len=max_model_len)
     kv_tokens = int(max(0.0, kv_gib) * gib // per_dev) if per_dev else 0
     return InferencePlan(False, n, tp, pp, round(weights, 3), round(act, 3), overhead, round(budget, 3),
                          round(kv_gib, 3), total, per_dev, formula, kv_tokens, kv_tokens // max(1, max_model_len), "")

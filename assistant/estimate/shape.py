@@ -34,6 +34,8 @@ class Shape:
     qk_nope_head_dim: int = 0
     v_head_dim: int = 0
     vision_params: float = 0.0
+    sliding_window: int = 0  # tokens a sliding-window attention layer sees (0: none)
+    sliding_layers: int = 0  # how many layers use it (Gemma 2: half, Gemma 3: 5 of 6, Mistral v0.1: all)
     inferred: tuple[str, ...] = field(default_factory=tuple)  # what was not given but assumed
 
     # -- derived sizes ----------------------------------------------------------------------------
@@ -178,6 +180,7 @@ def from_catalog(row: dict[str, Any]) -> Shape:
         kv_lora_rank=_int(row.get("kv_lora_rank")), q_lora_rank=_int(row.get("q_lora_rank")),
         qk_rope_head_dim=_int(row.get("qk_rope_head_dim")), qk_nope_head_dim=_int(row.get("qk_nope_head_dim")),
         v_head_dim=_int(row.get("v_head_dim")), vision_params=_float(row.get("vision_params_b")) * 1e9,
+        sliding_window=_int(row.get("sliding_window")), sliding_layers=_int(row.get("sliding_layers")),
     )
 
 
@@ -220,6 +223,8 @@ def with_overrides(base: Shape, **kw: Any) -> Shape:
     if not kw:
         return base
     shape = replace(base, **kw)
+    if shape.inferred:  # what the caller gave is no longer an assumption
+        shape = replace(shape, inferred=tuple(f for f in shape.inferred if f not in kw))
     if "params" not in kw and set(kw) & {"layers", "hidden", "ffn", "vocab", "heads", "kv_heads"}:
         shape = replace(shape, params=count_params(shape), active_params=0.0)
     return shape

@@ -46,6 +46,8 @@ class CustomShape(BaseModel):
     experts: int | None = Field(None, ge=0, le=4096)
     experts_per_token: int | None = Field(None, ge=0, le=256)
     moe_ffn: int | None = Field(None, ge=0, le=1048576)
+    sliding_window: int | None = Field(None, ge=0, le=10_000_000, description="Sliding-window attention span in tokens (0: none).")
+    sliding_layers: int | None = Field(None, ge=0, le=1000, description="How many layers use the sliding window.")
 
 
 class ModelArgs(BaseModel):
@@ -68,6 +70,8 @@ class ShapeInfo(BaseModel):
     vocab: int
     moe: bool
     mla: bool
+    sliding_window: int = Field(0, description="Sliding-window attention span in tokens; 0 when every layer attends to the whole sequence.")
+    sliding_layers: int = Field(0, description="Layers using the sliding window (their KV cache is capped at the window).")
     inferred: list[str] = Field(default_factory=list, description="Fields assumed rather than read from the catalog.")
 
 

@@ -65,7 +65,8 @@ def resolve_shape(ctx, args: ModelArgs) -> tuple[Shape, str | None]:
 def shape_info(s: Shape) -> ShapeInfo:
     return ShapeInfo(model=s.name, params_b=round(s.params / 1e9, 3), active_params_b=round((s.active_params or s.params) / 1e9, 3),
                      layers=s.layers, hidden=s.hidden, ffn=s.ffn, heads=s.heads, kv_heads=s.kv_heads, head_dim=s.hd,
-                     vocab=s.vocab, moe=s.is_moe, mla=s.is_mla, inferred=list(s.inferred))
+                     vocab=s.vocab, moe=s.is_moe, mla=s.is_mla, sliding_window=s.sliding_window,
+                     sliding_layers=min(s.sliding_layers, s.layers), inferred=list(s.inferred))
 
 
 def breakdown_model(b: Breakdown) -> MemoryBreakdown:

@@ -288,7 +288,7 @@ class InferenceResult(BaseModel):
     max_model_len: int
     gpu_memory_utilization: float
     concurrency: int
-    kv_bytes_per_token: float = Field(description="KV cache bytes per token over all layers (GQA-aware; MLA latent for DeepSeek).")
+    kv_bytes_per_token: float = Field(description="KV cache bytes per token over all layers (GQA-aware; MLA latent for DeepSeek; with sliding-window layers, the average over a max_model_len sequence).")
     kv_bytes_per_token_per_device: float
     kv_formula: str
     weights_gib_per_device: float
@@ -330,4 +330,14 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
         table=table, note=note, reason=p.reason,
         assumptions=[f"weights in {args.weight_bits}-bit, KV cache bf16",
                      f"profiling reserve for {C.INFERENCE_ACTIVATION_TOKENS} batched tokens and 256 sequences' logits",
-                     "sliding-window layers not modelled (full-length KV on every layer)"])
+                     *_sliding_window_assumption(s)])
+
+
+def _sliding_window_assumption(s) -> list[str]:
+    if not (s.sliding_window and s.sliding_layers):
+        return []
+    n = min(s.sliding_layers, s.layers)
+    if not C.SLIDING_WINDOW_KV:
+        return [f"{n} of {s.layers} layers use a {s.sliding_window}-token sliding window; sized at full length (older vLLM)"]
+    return [f"{n} of {s.layers} layers use a {s.sliding_window}-token sliding window and keep at most that many tokens of KV "
+            "per sequence (vLLM's hybrid KV cache manager, v0.10+; older releases reserve the full length)"]
