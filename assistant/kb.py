@@ -19,7 +19,7 @@ import duckdb
 
 from .notes import NoteIndex, load_notes
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: notes.lang (English and Chinese notes)
 # Never reach the network: DuckDB would otherwise try to download extensions on first use.
 DUCKDB_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
@@ -57,12 +57,12 @@ def build_database(knowledge_dir: Path, target: Path) -> None:
             )
         con.execute(
             "CREATE TABLE notes (note_id VARCHAR, section_id INTEGER, file VARCHAR, title VARCHAR, topic VARCHAR,"
-            " source VARCHAR, heading VARCHAR, text VARCHAR, keywords VARCHAR)"
+            " source VARCHAR, heading VARCHAR, text VARCHAR, keywords VARCHAR, lang VARCHAR)"
         )
         for p in load_notes(knowledge_dir / "notes"):
             con.execute(
-                "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [p.note_id, p.section_id, p.file, p.title, p.topic, p.source, p.heading, p.text, " ".join(p.keywords)],
+                "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [p.note_id, p.section_id, p.file, p.title, p.topic, p.source, p.heading, p.text, " ".join(p.keywords), p.lang],
             )
     finally:
         con.close()
@@ -179,7 +179,7 @@ class KnowledgeBase:
     def notes_index(self) -> NoteIndex:
         with self._lock:
             if self._notes is None:
-                self._notes = NoteIndex(self.query("SELECT * FROM notes ORDER BY note_id, section_id"))
+                self._notes = NoteIndex(self.query("SELECT * FROM notes ORDER BY lang, note_id, section_id"))
             return self._notes
 
     def close(self) -> None:

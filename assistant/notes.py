@@ -1,5 +1,9 @@
 """Notes: markdown files with front matter, split into sections, ranked with BM25.
 
+Every note exists in English (``notes/*.md``) and Chinese (``notes/zh/*.md``, same file names and
+the same ``##`` sections in the same order); each language has its own BM25 index, so a Chinese
+question is answered from Chinese passages and an English one from English passages.
+
 Why bm25s and not DuckDB's fts extension: fts is not bundled with the DuckDB wheel and would be
 downloaded on first use, which fails offline; bm25s is a small, maintained BM25 library that works
 on pre-tokenised text, so Chinese can be tokenised into character unigrams and bigrams here.
@@ -16,6 +20,10 @@ import yaml
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]+|[a-z0-9_]+(?:[.\-][a-z0-9_]+)*")
+LANGS = ("en", "zh")
+# Chinese function characters and question words: as unigrams they occur in every note and only add
+# noise to a question like "TP 和 PP 怎么设置" (the content bigrams carry the meaning).
+_CJK_STOP = set("的了吗呢啊吧是和与及或在把被就都也还很么什怎哪这那个些") | {"怎么", "什么", "为什", "如何", "怎样", "哪个", "是不", "不是"}
 _STOP = {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "is", "are", "do", "does", "what", "how", "why", "my", "i", "it", "with", "when", "be", "can", "that", "this", "should"}
 
 
@@ -25,13 +33,41 @@ def tokenize(text: str) -> list[str]:
     for m in _TOKEN.finditer(text.lower()):
         tok = m.group(0)
         if re.match(rf"[{_CJK}]", tok):
-            out.extend(tok)
-            out.extend(tok[i : i + 2] for i in range(len(tok) - 1))
+            out.extend(c for c in tok if c not in _CJK_STOP)
+            out.extend(b for b in (tok[i : i + 2] for i in range(len(tok) - 1)) if b not in _CJK_STOP)
         elif tok not in _STOP:
             out.append(tok)
             if re.search(r"[.\-_]", tok):  # also index the parts: "zero-3" -> zero, 3
                 out.extend(p for p in re.split(r"[.\-_]", tok) if p and p not in _STOP)
     return out
+
+
+# Latin words that Chinese questions open with as freely as English ones (jargon, product and model
+# names); they say nothing about the question's language. Words with digits, dots, hyphens or
+# underscores (qwen2.5-72b, max_model_len) and single letters are skipped as well.
+_JARGON_WORDS = """
+lora qlora zero offload deepspeed megatron mindspeed modellink ascendspeed llamafactory factory llama qwen glm chatglm
+baichuan deepseek mixtral gemma yi internvl vllm sglang npu npus gpu gpus cpu oom die dies ascend snt modelarts cann
+hccl flashattention flash attention attn sdpa checkpoint ckpt bf fp tp pp dp cp ep sp mbs gbs ga tps mfu flops kv moe
+sft pt dpo ppo rm rlhf full freeze peft yaml json config batch token tokens seq len cutoff epoch epochs torch pytorch
+nvidia rtx hbm obs sfs hf huggingface transformers bitsandbytes bnb gptq awq nf adam adamw ok
+"""
+_JARGON = frozenset(_JARGON_WORDS.split())
+_WORD = re.compile(rf"[{_CJK}]|[A-Za-z0-9_.\-']+")
+
+
+def query_lang(text: str) -> str:
+    """'zh' when the query contains Chinese, unless it starts in English: an ordinary English word
+    before the first Chinese character. Callers append glosses in the other language ("OOM? out
+    of memory 显存溢出"), so the mere presence of a few Chinese characters is not enough."""
+    for m in _WORD.finditer(text):
+        tok = m.group(0)
+        if re.match(rf"[{_CJK}]", tok):
+            return "zh"
+        word = tok.lower().removesuffix("'s").removesuffix("'t").strip("'.-")
+        if re.fullmatch(r"[a-z]{2,}", word) and word not in _JARGON:
+            return "en"
+    return "en"
 
 
 @dataclass
@@ -45,9 +81,10 @@ class NoteSection:
     heading: str
     text: str
     keywords: list[str] = field(default_factory=list)
+    lang: str = "en"
 
 
-def parse_note(path: Path) -> list[NoteSection]:
+def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
     raw = path.read_text(encoding="utf-8")
     meta: dict[str, Any] = {}
     body = raw
@@ -65,7 +102,7 @@ def parse_note(path: Path) -> list[NoteSection]:
         if text:
             sections.append(
                 NoteSection(note_id, len(sections), path.name, title, str(meta.get("topic", note_id)),
-                            str(meta.get("source", "")), heading, text, keywords)
+                            str(meta.get("source", "")), heading, text, keywords, lang)
             )
 
     for line in body.splitlines():
@@ -78,18 +115,23 @@ def parse_note(path: Path) -> list[NoteSection]:
     return sections
 
 
+def note_dirs(notes_dir: Path) -> dict[str, Path]:
+    """Language -> folder: English notes at the top, their Chinese versions in ``zh/``."""
+    return {"en": notes_dir, "zh": notes_dir / "zh"}
+
+
 def load_notes(notes_dir: Path) -> list[NoteSection]:
-    if not notes_dir.exists():
-        return []
+    """Sections of every note in every language (README.md files are indexes, not notes)."""
     out: list[NoteSection] = []
-    for p in sorted(notes_dir.glob("*.md")):
-        if p.name.lower() != "readme.md":
-            out.extend(parse_note(p))
+    for lang, folder in note_dirs(notes_dir).items():
+        for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+            if p.name.lower() != "readme.md":
+                out.extend(parse_note(p, lang))
     return out
 
 
-class NoteIndex:
-    """BM25 over note sections; the note's title and keywords are added to each section's text."""
+class _Bm25:
+    """BM25 over one language's note sections; the note's title and keywords are added to each section's text."""
 
     def __init__(self, rows: list[dict[str, Any]]):
         import bm25s
@@ -100,10 +142,22 @@ class NoteIndex:
         if docs:
             self._bm25.index(docs, show_progress=False)
 
-    def search(self, query: str, limit: int = 5) -> list[tuple[float, dict[str, Any]]]:
-        toks = tokenize(query)
+    def search(self, toks: list[str], limit: int) -> list[tuple[float, dict[str, Any]]]:
         if not toks or not self.rows:
             return []
         scores = self._bm25.get_scores(toks)
         ranked = sorted(range(len(self.rows)), key=lambda i: -scores[i])
         return [(float(scores[i]), self.rows[i]) for i in ranked[:limit] if scores[i] > 0]
+
+
+class NoteIndex:
+    """One BM25 index per language, built once from the rows of every note section."""
+
+    def __init__(self, rows: list[dict[str, Any]]):
+        self.rows = rows
+        self._by_lang = {lang: _Bm25([r for r in rows if r.get("lang", "en") == lang]) for lang in LANGS}
+
+    def search(self, query: str, limit: int = 5, lang: str = "auto") -> list[tuple[float, dict[str, Any]]]:
+        """Ranked sections of the ``lang`` notes; "auto" picks the language with ``query_lang``."""
+        index = self._by_lang[query_lang(query) if lang == "auto" else lang]
+        return index.search(tokenize(query), limit)

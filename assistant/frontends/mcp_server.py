@@ -30,6 +30,7 @@ import yaml
 from pydantic import BaseModel
 
 from ..errors import SizingError, ToolError
+from ..notes import note_dirs
 from ..tools import REGISTRY, Registry
 
 log = logging.getLogger(__name__)
@@ -117,19 +118,22 @@ def _front_matter(text: str) -> dict[str, Any]:
 
 
 def knowledge_resources(knowledge_dir: Path) -> dict[str, tuple[Any, Path]]:
-    """URI -> (Resource, file) for every note (markdown) and vendor table (CSV)."""
+    """URI -> (Resource, file) for every note (markdown) and vendor table (CSV). English notes are
+    sizing://notes/NAME, their Chinese versions sizing://notes/zh/NAME."""
     from mcp import types
 
     out: dict[str, tuple[Any, Path]] = {}
-    notes = knowledge_dir / "notes"
-    for p in sorted(notes.glob("*.md")) if notes.is_dir() else []:
-        if p.name.lower() == "readme.md":
-            continue
-        meta = _front_matter(p.read_text(encoding="utf-8"))
-        desc = f"Note: {meta.get('title', p.stem)}." + (f" Source: {meta['source']}" if meta.get("source") else "")
-        uri = NOTE_URI.format(p.name)
-        out[uri] = (types.Resource(name=p.stem, title=str(meta.get("title", p.stem)), uri=uri, description=desc,
-                                   mime_type="text/markdown", size=p.stat().st_size), p)
+    for lang, folder in note_dirs(knowledge_dir / "notes").items():
+        prefix = "" if lang == "en" else f"{lang}/"
+        for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+            if p.name.lower() == "readme.md":
+                continue
+            meta = _front_matter(p.read_text(encoding="utf-8"))
+            kind = "Note" if lang == "en" else f"Note ({lang}, same sections as {NOTE_URI.format(p.name)})"
+            desc = f"{kind}: {meta.get('title', p.stem)}." + (f" Source: {meta['source']}" if meta.get("source") else "")
+            uri = NOTE_URI.format(prefix + p.name)
+            out[uri] = (types.Resource(name=prefix + p.stem, title=str(meta.get("title", p.stem)), uri=uri, description=desc,
+                                       mime_type="text/markdown", size=p.stat().st_size), p)
     tables = knowledge_dir / "tables"
     for p in sorted(tables.glob("*.csv")) if tables.is_dir() else []:
         uri = TABLE_URI.format(p.name)

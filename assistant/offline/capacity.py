@@ -5,7 +5,7 @@ against the plan without a cap (what the job needs)."""
 from __future__ import annotations
 
 from .route import table_strategy
-from .wording import METHOD, Writer
+from .wording import Writer
 
 
 class CapacityBlocks(Writer):
@@ -61,13 +61,13 @@ class CapacityBlocks(Writer):
         yours = self.L(f"your {self.have()}", f"你的 {self.have()}")
         if self.zh and yours[-1].isascii() and yours[-1].isalnum():
             yours += " "  # "你的 8 DIE 可以放下"
-        lead = f"{METHOD[self.lang].get(method, method)}{self.L(': ', '：')}" if many else ""
+        lead = f"{self.method_name(method)}{self.L(': ', '：')}" if many else ""
         sep = self.L("; ", "；")
         if needs:
             ok = [(w, self.devices(n, u)) for w, n, u in needs if n <= have]
             short = [(w, self.devices(n, u)) for w, n, u in needs if n > have]
             if ok:
-                line = self.L(f"**Yes.** Your {self.have()} cover the vendor minimum for "
+                line = self.L(f"**Yes.** Your {self.have()} {'covers' if have == 1 else 'cover'} the vendor minimum for "
                               + ", ".join(f"{w} ({n})" for w, n in ok),
                               f"**够**。{yours}满足厂商最小卡数：" + "，".join(f"{w}（{n}）" for w, n in ok))
                 if short:

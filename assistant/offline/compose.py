@@ -64,11 +64,11 @@ class Composer(TrainingBlocks, TimeBlocks):
     def header(self) -> str:
         s, e = self.s, self.e
         training = is_training_question(s) or bool(s.intents & {"config", "memory", "compare"})
-        name = s.model or self.L(f"a {s.params_b:g}B model", f"{s.params_b:g}B 模型")
+        name = s.model or (self.shape_name() if s.shape else self.L(f"a {s.params_b:g}B model", f"{s.params_b:g}B 模型"))
         parts = [f"**{name}**"]
         if training or s.method:
-            parts.append(METHOD[self.lang][s.method])
-            if s.stage and s.stage != "sft":
+            parts.append(self.method_name(s.method))
+            if s.stage and s.stage != "sft" and not (s.stage == "pt" and s.method):
                 parts.append(s.stage.upper())
         elif "inference" in s.intents:
             parts.append(self.L("inference", "推理"))
@@ -81,11 +81,20 @@ class Composer(TrainingBlocks, TimeBlocks):
             parts.append(s.framework)
         line = " · ".join(p for p in parts if p)
         assumed = [seq] if "seq_len" in e.assumed and training else []
-        if "hardware" in e.assumed:
-            assumed.append(hw)
+        if "hardware" in e.assumed:  # "a 24GB GPU": sized as the catalog part with that memory
+            assumed.append(self.L(f"{hw} for a {s.memory_gb} GB GPU", f"{hw} 代表 {s.memory_gb} GB 显卡") if s.hardware_guessed else hw)
         if assumed:
             line += self.L(f" (assumed: {', '.join(assumed)})", f"（默认：{'，'.join(assumed)}）")
         return line + "\n"
+
+    def shape_name(self) -> str:
+        """'a custom model (layers 80, hidden 8192; ≈ 68.5B parameters counted from this shape)': the count is the tool's."""
+        given = self.L(", ", "，").join(f"{k} {v}" for k, v in (self.s.shape or {}).items())
+        shape = next((d.result["shape"] for d in self.done if d.ok and isinstance(d.result.get("shape"), dict)), None)
+        size = f"{self.s.params_b:g}B " if self.s.params_b and not self.s.shape_only else ""
+        counted = self.L(f"; ≈ {shape['params_b']:.1f}B parameters counted from this shape, other fields inferred",
+                         f"；按此结构约 {shape['params_b']:.1f}B 参数，其余字段为推断值") if shape else ""
+        return self.L(f"a custom {size}model ({given}{counted})", f"自定义 {size}模型（{given}{counted}）")
 
     # -- unknown models and lists --------------------------------------------------------------
     def unknown_model(self, d: Done) -> list[str]:
@@ -93,11 +102,12 @@ class Composer(TrainingBlocks, TimeBlocks):
             return []
         name = d.args.get("name", "")
         closest = [str(c) for c in (d.error.get("valid") or [])][:6]
+        typed = self.s.model_text if name == self.s.unknown_model and self.s.model_text else name
         if is_family_prefix(name, closest):
             if any(x.args.get("family") == name for x in self.results("list_models")):
                 return []  # the family list below asks which one
             return [t("which_size", self.lang, name=name, closest=", ".join(closest))]
-        return [t("unknown", self.lang, name=name, closest=", ".join(closest) or "-")]
+        return [t("unknown", self.lang, name=typed, closest=", ".join(closest) or "-")]
 
     def model_list(self, d: Done) -> list[str]:
         models = d.result.get("models", [])

@@ -10,24 +10,27 @@ from dataclasses import dataclass, field, fields, replace
 
 from ..errors import SizingError
 from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
+from . import numbers as num
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
     ASKS_COUNT,
     CONFIG_FORMATS,
-    COUNT_BEFORE_HW,
     DOMAIN,
-    EN_NUMBERS,
     EPOCHS_RX,
     FOLLOW_UP,
     FRAMEWORKS,
     HARDWARE,
     INTENTS,
+    MEMORY_ASKED,
     METHODS,
-    NODE_WORDS,
+    NOT_A_MODEL,
     SAMPLES_RX,
+    SIZE,
     STAGES,
     TOKENS_RX,
     TPS_RX,
-    UNIT_WORDS,
+    UNIT_AFTER_VERSION,
+    VARIANT_WORDS,
+    VERSION,
     amount,
     blank,
     cn_number,
@@ -49,16 +52,20 @@ class Slots:
     unknown_model: str | None = None
     family: str | None = None
     params_b: float | None = None
+    shape: dict[str, int] | None = None  # a custom shape: {"layers": 80, "hidden": 8192, ...}
+    shape_only: bool | None = None  # True: params_b is only a base for the shape, not a size the user gave
     method: str | None = None
     stage: str | None = None
     seq_len: int | None = None
     framework: str | None = None
     hardware: str | None = None
     hardware_text: str | None = None
+    hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
     devices: int | None = None
     device_unit: str | None = None  # "die" when counted in DIE/NPUs ("8个DIE"), "card" for cards ("16张卡")
     nodes: int | None = None
+    bare_count: int | None = None  # a lone number ("and with 16?"): a device count in a follow-up
     zero_stage: int | None = None
     offload: bool | None = None
     tokens: float | None = None  # training tokens per epoch ("1B tokens")
@@ -68,11 +75,14 @@ class Slots:
     config_format: str | None = None
     intents: set[str] = field(default_factory=set)
     question: str = ""
+    lang_weak: bool = False  # "16呢", "8k?": too few words to tell; a follow-up keeps the conversation's language
     topic_text: str = ""  # the question with the model name blanked: what the notes are searched with
     on_topic: bool = False
 
-    CARRIED = ("model", "model_text", "family", "params_b", "method", "stage", "seq_len", "framework", "hardware",
-               "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens", "samples", "epochs", "tps")
+    CARRIED = ("model", "model_text", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework", "hardware",
+               "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
+               "samples", "epochs", "tps")
+    MODEL_SLOTS = ("model", "model_text", "family", "params_b", "shape", "shape_only")
 
     def with_history(self, earlier: Slots | None, follow_up: bool) -> Slots:
         """Fill what this turn leaves open from the conversation so far. A turn naming a new model
@@ -80,16 +90,25 @@ class Slots:
         if earlier is None:
             return self
         new = replace(self, intents=set(self.intents))
+        if self.lang_weak:
+            new.lang = earlier.lang
         starts_over = bool(self.model or self.unknown_model or self.params_b) and not follow_up
         if starts_over:
             return new
         if self.unknown_model and follow_up:
             return new
+        if (new.devices is None and new.nodes is None and self.bare_count and follow_up
+                and (earlier.model or earlier.params_b) and not (self.model or self.params_b)):
+            # "and with 16?" after a sizing answer: the same job on 16 devices, counted as before
+            new.devices, new.device_unit = self.bare_count, earlier.device_unit
+            new.nodes = None
+            earlier = replace(earlier, nodes=None)
         for name in self.CARRIED:
             if getattr(new, name) is None and getattr(earlier, name) is not None:
-                if name in ("model", "model_text", "family", "params_b") and (self.model or self.params_b or self.unknown_model):
+                if name in self.MODEL_SLOTS and (self.model or self.params_b or self.unknown_model):
                     continue
                 setattr(new, name, getattr(earlier, name))
+        new.hardware_guessed = self.hardware_guessed if self.hardware else earlier.hardware_guessed
         # "give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again
         asked = self.intents - {"estimate", "support"}
         if not asked:
@@ -115,12 +134,17 @@ def language(text: str) -> str:
     """'zh' when Chinese outweighs English in the question's own words. Model names, frameworks and
     jargon do not count, so "用MindSpeed-LLM全参微调llama3.1-70b" is Chinese and "LoRA微调 with
     LlamaFactory, how many cards?" is English."""
+    cjk, english = language_words(text)
+    return "zh" if cjk >= 2 and cjk >= english else "en"
+
+
+def language_words(text: str) -> tuple[int, int]:
+    """(Chinese characters, English words) of the question's own words."""
     rest = text
     for zh, _ in FAMILY_WORDS:
         rest = rest.replace(zh, "")
-    cjk = len(CJK.findall(rest))
     english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", rest.lower()) if w not in TECH_WORDS]
-    return "zh" if cjk >= 2 and cjk >= len(english) else "en"
+    return len(CJK.findall(rest)), len(english)
 
 
 class Parser:
@@ -174,30 +198,42 @@ class Parser:
         s, e = best[2]
         return best[1], text[s:e], best[2]
 
-    def find_unknown_model(self, text: str) -> str | None:
-        """A word that looks like a model name but is not in the catalog ('gpt-99-ultra', 'qwen9-13b')."""
-        toks = [t[2] for t in self._tokens(text)]
-        for i, tok in enumerate(toks):
-            stem = re.match(r"[a-z]+", tok)
-            if not stem:
+    def find_unknown_model(self, text: str) -> tuple[str, tuple[int, int]] | None:
+        """A model-like mention that is not in the catalog, with its span: 'gpt-99-ultra', 'qwen9-13b',
+        '千问7-5b', or a family word with a version the catalog lacks ('llama 9 ultra', 'qwen 7')."""
+        toks = self._tokens(text)
+        words = [t[2] for t in toks]
+        for i, tok in enumerate(words):
+            latin = tok
+            for zh, en in FAMILY_WORDS:
+                if latin.startswith(zh):
+                    latin = en + latin[len(zh):]
+            stem = re.match(r"[a-z]+", latin)
+            if not stem or NOT_A_MODEL.fullmatch(latin):
                 continue
-            if re.fullmatch(r"(?:zero|ds|fp|bf|int|ms|lf|tp|pp|sp|cp|dp|ep|mbs|gbs|snt|sxm|pcie|cuda|cann|torch|vllm|"
-                            r"deepspeed|mindspeed|llama-factory|qlora|lora|seq|cutoff|max|rank|lr|top|stage|a\d|h\d|v\d|l\d|"
-                            r"rtx|nvidia|atlas|ascend|step|epoch|gpu|npu|die|node)[-_.\d]*.*", tok):
-                continue
-            has_digit = bool(re.search(r"\d", tok))
-            hyphened = bool(re.search(r"[-_]", tok))
-            if stem.group(0) in self.family_stems and (has_digit or (i + 1 < len(toks) and re.fullmatch(r"[\d.]+b", toks[i + 1]))):
-                nxt = toks[i + 1] if i + 1 < len(toks) and re.fullmatch(r"[\d.]+[bm]|[\d.]+x[\d.]+b", toks[i + 1]) else ""
-                return (tok + (" " + nxt if nxt else "")).strip()
-            if has_digit and hyphened and re.match(r"[a-z]{2,}", tok):
-                return tok
+            has_digit = bool(re.search(r"\d", latin))
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            after = words[i + 2] if i + 2 < len(words) else ""
+            if stem.group(0) in self.family_stems:
+                if not has_digit and VERSION.fullmatch(nxt) and not UNIT_AFTER_VERSION.fullmatch(after):
+                    return self._mention(toks, i, i + 2)  # "llama 9 ultra": the family and a version
+                if has_digit or SIZE.fullmatch(nxt):
+                    return self._mention(toks, i, i + 1)
+            if has_digit and re.search(r"[-_]", latin) and re.match(r"[a-z]{2,}", latin):
+                return toks[i][2], (toks[i][0], toks[i][1])
         return None
+
+    @staticmethod
+    def _mention(toks: list[tuple[int, int, str]], i: int, j: int) -> tuple[str, tuple[int, int]]:
+        """Tokens i..j-1 plus the size and variant words after them ("17b", "scout", "instruct"), at most three."""
+        while j < len(toks) and j < i + 5 and (SIZE.fullmatch(toks[j][2]) or toks[j][2] in VARIANT_WORDS):
+            j += 1
+        return " ".join(t[2] for t in toks[i:j]), (toks[i][0], toks[j - 1][1])
 
     # -- everything ----------------------------------------------------------------------------
     def parse(self, question: str) -> Slots:
         text = clean_text(question)
-        s = Slots(lang=language(text), question=text)
+        s = Slots(lang=language(text), question=text, lang_weak=max(language_words(text)) < 2)
         low = text.lower()
 
         # framework and hardware first; their words are blanked so "llama factory" is not a model
@@ -213,27 +249,32 @@ class Parser:
             if m and s.hardware is None:
                 s.hardware_text = m.group(0).strip()
                 s.hardware = self._hardware_id(name, m)
-                before = COUNT_BEFORE_HW.search(work[: m.start()])
-                hw_count = int(before.group(1)) if before and int(before.group(1)) > 0 else None
+                hw_count = num.count_before_hardware(work[: m.start()], work[m.end():])
             work = rx.sub(lambda m: " " * len(m.group(0)), work)
         work = self._amounts(work, s)
+        shape, work = num.shape(work)
+        s.shape = shape or None
 
         mid, typed, span = self.find_model(work)
         if mid:
             s.model, s.model_text = mid, typed.strip()
             work = work[: span[0]] + " " * (span[1] - span[0]) + work[span[1]:]
         else:
-            raw = self._raw_size(work)
-            unknown = self.find_unknown_model(work)
+            raw = num.raw_size(work)
+            found = self.find_unknown_model(work)
+            unknown, uspan = found if found else (None, None)
             fam = self._family(work)
             if unknown and not (raw and unknown.endswith("b") and not re.search(r"[a-z]{2,}", unknown.replace(str(raw), ""))):
                 s.unknown_model = unknown
+                s.model_text = text[uspan[0]:uspan[1]] if len(text) == len(low) else unknown  # as typed: "Llama 9 Ultra"
+                work = work[: uspan[0]] + " " * (uspan[1] - uspan[0]) + work[uspan[1]:]
             elif raw:
                 s.params_b = raw
+            elif s.shape and {"layers", "hidden"} <= set(s.shape):
+                s.params_b = num.shape_params_b(s.shape)  # only a base: the estimator counts the shape's own parameters
+                s.shape_only = True
             elif fam:
                 s.family = fam
-            if s.unknown_model:
-                work = work.replace(s.unknown_model, " " * len(s.unknown_model))
 
         methods = [name for name, rx in METHODS if rx.search(work)]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
@@ -244,20 +285,28 @@ class Parser:
             if rx.search(work):
                 s.stage = name
                 break
-        if s.stage == "pt" and s.method is None:
-            s.method = "full"
-        s.zero_stage, s.offload = self._zero(work)
-        s.memory_gb = self._memory_gb(work)
-        s.nodes = self._nodes(work)
-        s.devices = self._devices(work) or hw_count
+        if s.stage == "pt" and not methods:
+            s.method = "full"  # pre-training trains every weight unless LoRA is named ("LoRA continued pretraining")
+        s.zero_stage, s.offload = num.zero(work)
+        s.memory_gb = num.memory_gb(work)
+        s.nodes = num.nodes(work)
+        s.devices = num.devices(work) or hw_count
+        if s.nodes and s.devices and s.nodes > 1 and num.PER_NODE.search(work):
+            s.devices *= s.nodes  # "4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡，两台": the total
         if s.devices:
             s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个\s*)?(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
             s.hardware = self._hardware_id("snt9b-32g", None)
-        s.seq_len = self._seq_len(work)
+        s.seq_len = num.seq_len(work)
+        if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
+            s.hardware, s.hardware_guessed = self._hardware_by_memory(s.memory_gb)
+        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.tokens or s.samples or s.epochs or s.tps):
+            s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 
         s.intents = {name for name, rx in INTENTS.items() if rx.search(work)}
+        if {"memory", "cards"} <= s.intents and not INTENTS["cards"].search(MEMORY_ASKED.sub(" ", work)):
+            s.intents.discard("cards")  # "显存占用多少" / "how much memory per card" asks GiB, not a card count
         if "cards" in s.intents and (s.devices or s.nodes) and not ASKS_COUNT.search(work):
             s.intents.discard("cards")  # "with 16 cards" / "我只有16张卡" states what they have; nothing asks for a count
         if (s.tokens or s.tps) and not s.intents - {"train", "estimate", "time"}:
@@ -320,80 +369,19 @@ class Parser:
                 continue
         return cands[-1]
 
+    def _hardware_by_memory(self, gb: int) -> tuple[str | None, bool]:
+        """The catalog part with this much memory ("a 24GB GPU" -> the RTX 4090 row); when several parts
+        share the size (80 GB), the first in the catalog, marked as a guess. The 64 GB Snt9B is the default anyway."""
+        parts = [h for h in self.resolver.hardware.values() if h.get("memory_gb") == gb]
+        if not parts or gb == 64:
+            return None, False
+        return parts[0]["id"], True
+
     def _family(self, work: str) -> str | None:
         for _, _, tok in self._tokens(work):
             key = squash(tok)
             if key in self.families:
                 return self.families[key]
-        return None
-
-    @staticmethod
-    def _raw_size(work: str) -> float | None:
-        m = re.search(r"(?<![a-z0-9.\-])(\d+(?:\.\d+)?)\s*(?:b|bn|billion|b\s*params?)(?![a-z0-9])", work)
-        if m:
-            return float(m.group(1))
-        m = re.search(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*(?:十亿|billion)", work)
-        if m:
-            return float(m.group(1))
-        m = re.search(r"(?<![0-9.])(\d+)\s*亿", work)
-        return float(m.group(1)) / 10 if m else None
-
-    @staticmethod
-    def _zero(work: str) -> tuple[int | None, bool | None]:
-        m = re.search(r"zero[-_ ]?(\d)|ds_z(\d)|stage\s*(\d)", work)
-        stage = int(next(g for g in m.groups() if g)) if m else None
-        offload = True if re.search(r"offload|卸载", work) else None
-        if stage is not None and stage > 3:
-            stage = None
-        return stage, offload
-
-    @staticmethod
-    def _memory_gb(work: str) -> int | None:
-        m = re.search(r"(?<![0-9.])(\d{1,3})\s*g(?:b|ib)?(?![a-z0-9])", work)
-        if m and 8 <= int(m.group(1)) <= 256:
-            return int(m.group(1))
-        return None
-
-    @staticmethod
-    def _nodes(work: str) -> int | None:
-        m = re.search(rf"(?<![0-9.])(\d+|[一二两三四五六七八九十]+)\s*{NODE_WORDS}", work)
-        if m and not re.search(r"几|多少", m.group(0)):
-            return cn_number(m.group(1))
-        if re.search(r"单机|single\s+node|one\s+node", work):
-            return 1
-        return None
-
-    @staticmethod
-    def _devices(work: str) -> int | None:
-        m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*)?\s*{UNIT_WORDS}(?![a-z数])", work)  # "4096 卡数是多少" is no count
-        if m:
-            return int(m.group(1))
-        m = re.search(rf"([一二两三四五六七八九十单双]+)\s*{UNIT_WORDS}(?!数)", work)
-        if m and (n := cn_number(m.group(1))):
-            return n
-        m = re.search(r"(?<![a-z])(one|a single|single|two|four|eight|sixteen|thirty-two|sixty-four|three|six|twelve)\s+"
-                      r"(?:\w+\s+)?(?:cards?|npus?|gpus?|devices?|dies?)(?![a-z])", work)
-        if m:
-            return EN_NUMBERS[m.group(1)]
-        m = re.search(r"(?<![0-9])(\d+)\s*(?:机|nodes?\s*x?)\s*(\d+)\s*卡", work)  # "2机16卡" = 16 in total
-        return int(m.group(2)) if m else None
-
-    @staticmethod
-    def _seq_len(work: str) -> int | None:
-        m = re.search(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*k(?![a-z0-9])", work)
-        if m:
-            return int(float(m.group(1)) * 1024)
-        keyword = r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|seq|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|ctx|长度|序列|上下文|length)"
-        m = re.search(keyword + r"\D{0,12}?(\d{3,7})(?![0-9])", work)
-        if m:
-            return int(m.group(1))
-        m = re.search(r"(?<![0-9.])(\d{3,7})\s*(?:tokens?|个token|token)", work)
-        if m:
-            return int(m.group(1))
-        for m in re.finditer(r"(?<![0-9.a-z])(\d{3,7})(?![0-9.])(?!\s*(?:x|×)?\s*(?:卡|张|块|步|节点|(?:cards?|npus?|gpus?|dies?|nodes?|gi?b?|steps?|iters?)(?![a-z])))", work):
-            n = int(m.group(1))
-            if n >= 512 and n % 256 == 0:
-                return n
         return None
 
 

@@ -81,7 +81,7 @@ def effective(s: Slots) -> Effective:
     assumed = []
     if s.seq_len is None:
         assumed.append("seq_len")
-    if s.hardware is None:
+    if s.hardware is None or s.hardware_guessed:
         assumed.append("hardware")
     hw = s.hardware or DEFAULT_HARDWARE
     st = table_strategy(s.method)
@@ -150,7 +150,7 @@ class Router:
             if s.family:
                 return self.call("list_models", family=s.family)
             if s.on_topic:
-                return self.call("search_notes", query=note_query(s), limit=NOTE_HITS)
+                return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang)
             return []
         e = effective(s)
         calls: list[Call] = []
@@ -176,7 +176,7 @@ class Router:
         if "time" in s.intents:
             calls += self.time_calls(s, e)
         if s.intents & {"troubleshoot", "time"}:
-            calls += self.call("search_notes", query=note_query(s), limit=NOTE_HITS)
+            calls += self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang)
         unique: dict[str, Call] = {}
         for c in calls:
             unique.setdefault(c.name + json.dumps(c.args, sort_keys=True), c)
@@ -188,8 +188,11 @@ class Router:
 
     @staticmethod
     def model_args(s: Slots) -> dict[str, Any]:
-        """A catalog model by name, or a raw size ("a 13B model") as params_b for the estimator."""
-        return {"model": s.model} if s.model else {"params_b": s.params_b}
+        """A catalog model by name, or a raw size ("a 13B model") as params_b for the estimator, with the
+        user's shape fields ("80 layers, hidden 8192") over the inferred ones."""
+        if s.model:
+            return {"model": s.model}
+        return {"params_b": s.params_b, "shape": s.shape} if s.shape else {"params_b": s.params_b}
 
     def training_calls(self, s: Slots, e: Effective) -> list[Call]:
         calls: list[Call] = []

@@ -7,7 +7,7 @@ import re
 
 from .capacity import CapacityBlocks
 from .route import Done
-from .wording import METHOD, MIN_LABEL, RECIPE_LABEL, STRATEGY, t
+from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY, t
 
 
 class TrainingBlocks(CapacityBlocks):
@@ -30,6 +30,9 @@ class TrainingBlocks(CapacityBlocks):
         headline = self.training_headline(found_recipes, rows)
         if headline:
             body.append((self.L("**Needed:** ", "**所需**：") if verdict else t("answer", self.lang)) + headline)
+        if self.s.stage == "pt" and (found_recipes or rows or plans):
+            body.append(self.pretrain_note(bool(found_recipes or rows)))
+        body += self.zero_from_estimate(found_recipes, rows)
         if self.s.stage in ("dpo", "kto", "ppo", "rm") and (found_recipes or rows):
             body.append(self.L(f"- The vendor tables list SFT/PT jobs; {self.s.stage.upper()} needs more memory (a reference model, "
                                "paired sequences), so use the estimate below for it.",
@@ -47,6 +50,35 @@ class TrainingBlocks(CapacityBlocks):
         for d in plans:
             body += self.plan_lines(d, found_recipes, rows)
         return body + [""]
+
+    def pretrain_note(self, rows: bool) -> str:
+        """Pre-training is sized like SFT: same memory per device for the same method and length."""
+        per = self.per_device().strip()
+        if rows:
+            why = self.L("; the ModelArts minimum-card table covers SFT and PT alike, so the vendor rows below apply as they are",
+                         "；ModelArts 最小卡数表同时覆盖 SFT 和 PT，下列厂商数据可直接使用")
+        else:
+            why = self.L(", so the estimate below applies", "，下方估算同样适用")
+        return self.L(f"- Pre-training (stage `pt`) needs the same memory per {per} as SFT with the same method and sequence length{why}. "
+                      "From scratch or continued, the device count is the same; the number of training tokens sets the time "
+                      "(ask e.g. “how long on 100B tokens with 64 cards”).",
+                      f"- 预训练（stage `pt`）每{per}显存与同方法、同序列长度的 SFT 相同{why}。"
+                      "从头预训练与增量预训练所需卡数相同，训练时长取决于 token 总量（可以问“1000亿 token、64 张卡要多久”）。")
+
+    def zero_from_estimate(self, recipes: list[dict], rows: list[dict]) -> list[str]:
+        """"Which ZeRO stage / GA" when the recipe table has no row: the minimum-card table gives cards only,
+        so the stage comes from the estimate, said right under the card count."""
+        if not self.s.intents & {"zero", "ga"} or recipes or not self.wanted_rows(rows) or self.s.framework == "MindSpeed-LLM":
+            return []
+        plan = next((d.result for d in self.results("plan_training") if not d.args.get("max_devices") and d.result.get("fits")
+                     and d.result.get("zero_stage") is not None), None)
+        if not plan:
+            return []
+        zero = f"ZeRO-{plan['zero_stage']}" + (" + offload" if plan.get("offload") else "")
+        devs = self.devices(plan["devices"], plan.get("unit") or "card", plan.get("hardware"))
+        return [self.L(f"- **ZeRO stage** (estimate; the recipe table has no row for this case): **{zero}**, gradient accumulation "
+                       f"{plan.get('grad_accum')}, on {devs} (LLaMA-Factory).",
+                       f"- **ZeRO 配置**（估算；配方表中没有这个组合）：**{zero}**，梯度累积 {plan.get('grad_accum')}，{devs}（LLaMA-Factory）。")]
 
     def wanted_rows(self, rows: list[dict]) -> list[dict]:
         fw = self.s.framework
@@ -79,15 +111,31 @@ class TrainingBlocks(CapacityBlocks):
         plans = [d.result for d in self.results("plan_training") if d.result.get("fits") and not d.args.get("max_devices")]
         if plans:
             many = len({p.get("method") for p in plans}) > 1
-            parts = [(f"{METHOD[self.lang].get(p.get('method'), p.get('method'))}: " if many else "") + self.plan_summary(p)
+            parts = [(f"{self.method_name(p.get('method'))}: " if many else "") + self.plan_summary(p)
                      + self.L(f" ({p.get('framework')})", f"（{p.get('framework')}）") for p in plans]
+            if "memory" in s.intents and "cards" not in s.intents:  # "how much memory": the GiB per device first
+                parts = [(f"{self.method_name(p.get('method'))}: " if many else "") + self.memory_summary(p) for p in plans]
             if s.stage in ("dpo", "kto", "ppo", "rm"):
                 return self.L(f"estimate for {s.stage.upper()}: {'; '.join(parts)}.", f"{s.stage.upper()} 估算：{'；'.join(parts)}。")
+            if any(p.get("table") for p in plans):  # the plan carries the vendor row; the lines below compare them
+                return self.L(f"estimate: {'; '.join(parts)}.", f"估算：{'；'.join(parts)}。")
             return self.L(f"estimate: {'; '.join(parts)} — no vendor table row for this case.",
                           f"估算：{'；'.join(parts)}——厂商表格中没有这个组合。")
         if self.results("plan_training"):
             return self.L("no setting fits on the hardware asked (estimate); see below.", "按估算，所问硬件上没有能放下的方案，详见下文。")
         return None
+
+    def memory_summary(self, p: dict) -> str:
+        """'about **27.6 GiB per card** (LLaMA-Factory ZeRO-0 on 1 card)' from a plan_training result."""
+        mem = (p.get("memory") or {}).get("total_gib")
+        if not isinstance(mem, int | float):
+            return self.plan_summary(p)
+        per = self.per_device(p.get("unit"), p.get("hardware"))
+        devs = self.devices(p["devices"], p.get("unit") or "card", p.get("hardware"))
+        setting = (f"ZeRO-{p['zero_stage']}" + (" + offload" if p.get("offload") else "") if p.get("zero_stage") is not None
+                   else f"TP {p.get('tp')} × PP {p.get('pp')}")
+        return self.L(f"about **{mem:.1f} GiB per {per}** ({p.get('framework')} {setting} on {devs})",
+                      f"每{per}约 **{mem:.1f} GiB**（{p.get('framework')} {setting}，{devs}）")
 
     def recipe_summary(self, r: dict) -> str:
         strat = STRATEGY[self.lang][r["strategy"]]
@@ -223,11 +271,11 @@ class TrainingBlocks(CapacityBlocks):
         cap = d.args.get("max_devices")
         if cap and self.capped_adds_nothing(d):
             return []  # the plan without a cap already fits the user's devices: shown once
-        label = self.L(f"Estimate, {METHOD['en'].get(method, method)}, {fw}", f"估算（{METHOD['zh'].get(method, method)}，{fw}）")
+        label = self.L(f"Estimate, {self.method_name(method)}, {fw}", f"估算（{self.method_name(method)}，{fw}）")
         if cap:
-            label = self.L(f"Estimate within your {self.devices(cap, p.get('unit') or 'card')}, {METHOD['en'].get(method, method)}, {fw}",
+            label = self.L(f"Estimate within your {self.devices(cap, p.get('unit') or 'card')}, {self.method_name(method)}, {fw}",
                            f"估算（在你的 {self.devices(cap, p.get('unit') or 'card')}"
-                           f"{' ' if (p.get('unit') or '').lower() == 'die' else ''}以内，{METHOD['zh'].get(method, method)}，{fw}）")
+                           f"{' ' if (p.get('unit') or '').lower() == 'die' else ''}以内，{self.method_name(method)}，{fw}）")
         if not p.get("fits", True):
             mem = p.get("memory") or {}
             if mem.get("fits") and mem.get("host_ram_fits") is False:

@@ -29,7 +29,9 @@ STAGES = [
     ("kto", re.compile(r"(?<![a-z])kto(?![a-z])")),
     ("ppo", re.compile(r"(?<![a-z])ppo(?![a-z])|rlhf")),
     ("rm", re.compile(r"reward\s*model|奖励模型")),
-    ("pt", re.compile(r"pre[-_ ]?train|预训练|增量训练|继续训练|continued\s+training|(?<![a-z])pt(?![a-z])")),
+    # pre-training from scratch or continued: the same memory per card as SFT with the same method
+    ("pt", re.compile(r"pre[-_ ]?train|预训练|增量训练|继续训练|continued\s+training|(?<![a-z])c?pt(?![a-z])|from\s+scratch|"
+                      r"从头(?:开始)?训练|从零(?:开始)?训练|从头训|从零训|continu(?:ed|al|e|ing)\s+pre[-_ ]?train")),
     ("sft", re.compile(r"(?<![a-z])sft(?![a-z])|监督微调|指令微调")),
 ]
 CONFIG_FORMATS = [
@@ -43,7 +45,7 @@ INTENTS: dict[str, re.Pattern] = {
     "cards": re.compile(
         r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?))|minimum|(?<![a-z])min(?![a-z])|least|fewest|"
         r"(?<![a-z])(?:cards?|npus?|gpus?|nodes?|devices?|dies?)(?![a-z])|"
-        r"最少|至少|几张|几卡|几个(?!小时|月|星期)|多少(?!\s*(?:小时|天|时间|分钟|token))|卡数|节点数|几台|资源|规格|需要.{0,6}[卡机]"),
+        r"最少|至少|几张|几卡|几个(?!小时|月|星期)|多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory))|卡数|节点数|几台|资源|规格|需要.{0,6}[卡机]"),
     "zero": re.compile(r"(?<![a-z])zero(?![a-z])|zero[-_ ]?\d|deep\s*speed|offload|卸载|(?<![a-z])stage(?![a-z])|ds_z\d"),
     "ga": re.compile(r"gradient[-_ ]?accum|grad[-_ ]?accum|accumulation|(?<![a-z])ga(?![a-z])|梯度累[积计加]|累积步"),
     "memory": re.compile(r"memory|(?<![a-z])mem(?![a-z])|vram|hbm|(?<![a-z])ram(?![a-z])|主机内存|显存|内存|how\s+many\s+gi?b|多少\s*gi?b?|(?<![a-z])fit|放得下|放不下|装得下|占用|多大"),
@@ -76,13 +78,29 @@ DOMAIN = re.compile(
 )
 # "with 16 cards" states a count; "how many cards" asks for one.
 ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?))|minimum|(?<![a-z])min(?![a-z])|"
-                        r"least|fewest|enough|sufficient|最少|至少|几张|几卡|几个(?!小时|月)|多少(?!\s*(?:小时|天|时间|分钟|token))|"
+                        r"least|fewest|enough|sufficient|最少|至少|几张|几卡|几个(?!小时|月)|多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory))|"
                         r"卡数|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)")
 FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
 
+# "显存占用多少", "内存要多少", "多少显存", "per card": a memory amount asked, not a count of cards.
+MEMORY_ASKED = re.compile(r"(?:显存|内存|memory|hbm|vram)\s*(?:占用|需要|要|用|消耗|使用)?\s*(?:是|为|有)?\s*多少|多少\s*(?:的)?\s*(?:显存|内存)|"
+                          r"per\s+(?:card|gpu|npu|device|die)|每\s*(?:张)?\s*卡")
+
+# Model-like mentions that are not in the catalog (see Parser.find_unknown_model).
+# Words that start like a model name but are jargon, units or hardware ("zero3", "a100", "tp8").
+NOT_A_MODEL = re.compile(r"(?:zero|ds|fp|bf|int|ms|lf|tp|pp|sp|cp|dp|ep|mbs|gbs|snt|sxm|pcie|cuda|cann|torch|vllm|deepspeed|mindspeed|"
+                         r"llama-factory|qlora|lora|seq|cutoff|max|rank|lr|top|stage|a\d|h\d|v\d|l\d|rtx|nvidia|atlas|ascend|step|"
+                         r"epoch|gpu|npu|die|node)[-_.\d]*.*")
+VERSION = re.compile(r"v?\d{1,2}(?:\.\d{1,2})?")  # "llama 4", "qwen 3.5", "gemma v4"
+SIZE = re.compile(r"[\d.]+[bm]|[\d.]+x[\d.]+b|a[\d.]+b|\d+e")  # "70b", "8x7b", "a22b", "16e"
+UNIT_AFTER_VERSION = re.compile(r"(?:cards?|npus?|gpus?|nodes?|devices?|dies?|epochs?|k|gb?|x|卡|张)")  # "qwen 8 cards" is no version
+VARIANT_WORDS = {"instruct", "chat", "base", "scout", "maverick", "behemoth", "ultra", "pro", "max", "mini", "nano", "turbo",
+                 "plus", "flash", "coder", "vl", "moe", "lite", "air", "large", "medium", "small", "thinking", "omni", "math",
+                 "code", "vision", "preview", "next", "it"}
+
 CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "单": 1, "双": 2}
 EN_NUMBERS = {"one": 1, "a single": 1, "single": 1, "a": 1, "an": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16,
-              "thirty-two": 32, "sixty-four": 64, "three": 3, "six": 6, "twelve": 12}
+              "thirty-two": 32, "sixty-four": 64, "three": 3, "five": 5, "six": 6, "seven": 7, "twelve": 12}
 UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张卡|张|块卡|块|颗|个die|die|die数)"
 NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|个节点|节点|台机器|台服务器|台|机器|机)"
 
@@ -98,8 +116,6 @@ TPS_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|s
                     rf"(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈)?\s*{NUM}|{NUM}\s*tps(?![a-z])")
 SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|条(?:数据|样本)?|个样本|sequences)(?![a-z])")
 EPOCHS_RX = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:epochs?|轮|个\s*epoch)(?![a-z])|(?<![a-z])epochs?\s*(?:=|:)?\s*(\d+(?:\.\d+)?)")
-# A count written right before a hardware name: "16 A100 80G", "8x H100", "8张910B".
-COUNT_BEFORE_HW = re.compile(r"(?<![0-9.a-z])(\d{1,3})\s*(?:x|×|\*|张|块|台)?\s*$")
 
 
 def amount(num: str, mag: str | None) -> float:

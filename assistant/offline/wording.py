@@ -17,10 +17,13 @@ W: dict[str, dict[str, str]] = {
               "例如：“qwen2.5-7b LoRA 微调，序列长度 4096，需要几张卡？”",
     },
     "unknown": {
-        "en": "I don't know the model “{name}”: it is not in the catalog, so there is no table row or shape for it. "
-              "Closest known models: {closest}. Name one of these, or give the parameter count (e.g. “a 13B model”) for an estimate.",
-        "zh": "未找到模型“{name}”：它不在模型目录中，没有对应的表格数据。最接近的已知模型：{closest}。"
-              "请指定其中一个，或给出参数量（例如“13B 模型”）以便估算。",
+        "en": "**“{name}” is not in the catalog**: this exact model (version or size) is not known here, so there are no "
+              "vendor table rows and no shape for it. Closest catalog models: {closest}. Ask about one of these, or give the "
+              "parameter count (e.g. “a 100B model”) or the shape (layers, hidden size, attention heads, e.g. “80 layers, "
+              "hidden 8192, 64 heads”) for an estimate.",
+        "zh": "**未找到模型“{name}”**：这个具体型号（版本或规格）不在模型目录中，因此没有厂商表格数据，也没有它的结构参数。"
+              "目录中最接近的模型：{closest}。可以改问其中一个，或给出参数量（例如“100B 模型”）或模型结构（层数、hidden 维度、"
+              "注意力头数，例如“80 层、hidden 8192、64 个头”）来估算。",
     },
     "which_size": {
         "en": "“{name}” is a model family, not one model. Which one do you mean: {closest}?",
@@ -37,6 +40,12 @@ W: dict[str, dict[str, str]] = {
 METHOD = {
     "en": {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning", "freeze": "freeze (partial) fine-tuning", None: "LoRA and full"},
     "zh": {"lora": "LoRA 微调", "qlora": "QLoRA 微调", "full": "全参微调", "freeze": "冻结微调", None: "LoRA 与全参"},
+}
+# Pre-training (stage pt, "from scratch", "continued pretraining", "预训练") named by its method.
+PRETRAIN = {
+    "en": {"full": "pre-training (PT, full parameters)", "lora": "LoRA continued pre-training (PT)",
+           "qlora": "QLoRA continued pre-training (PT)", "freeze": "freeze (partial) continued pre-training (PT)"},
+    "zh": {"full": "预训练（PT，全参）", "lora": "LoRA 增量预训练（PT）", "qlora": "QLoRA 增量预训练（PT）", "freeze": "冻结增量预训练（PT）"},
 }
 STRATEGY = {"en": {"lora": "LoRA", "full": "full"}, "zh": {"lora": "LoRA", "full": "全参"}}
 RECIPE_LABEL = {"en": "ModelArts LLaMA-Factory recipe table", "zh": "ModelArts LLaMA-Factory 配方表（NPU卡数、梯度累积值取值表）"}
@@ -63,11 +72,14 @@ CJK_TEXT = re.compile(r"[\u4e00-\u9fff]")
 
 
 def note_lead_in_zh(file: str, title: str, text: str) -> str:
-    """'以下摘自笔记《...》，讲的是…；笔记为英文，原文引用如下：'"""
+    """'以下摘自笔记《...》，原文引用如下：'; an English note (no Chinese twin found) also gets a gloss
+    of its topic in Chinese: '…，讲的是…；笔记为英文，原文引用如下：'."""
+    english = len(CJK_TEXT.findall(text)) < len(text) / 10
+    if not english:
+        return f"以下摘自笔记《{title}》，原文引用如下："
     topic = NOTE_TOPIC_ZH.get(file)
     about = f"，讲的是{' ' if topic[0].isascii() else ''}{topic}" if topic else ""
-    english = len(CJK_TEXT.findall(text)) < len(text) / 10
-    return f"以下摘自笔记《{title}》{about}" + ("；笔记为英文，原文引用如下：" if english else "，原文引用如下：")
+    return f"以下摘自笔记《{title}》{about}；笔记为英文，原文引用如下："
 
 
 def t(key: str, lang: str, **kw) -> str:
@@ -95,6 +107,12 @@ class Writer:
     # -- helpers -------------------------------------------------------------------------------
     def L(self, en: str, zh: str) -> str:
         return zh if self.zh else en
+
+    def method_name(self, method: str | None) -> str:
+        """'full fine-tuning', or 'pre-training (PT, full parameters)' when the stage is pre-training."""
+        if self.s.stage == "pt" and method in PRETRAIN[self.lang]:
+            return PRETRAIN[self.lang][method]
+        return METHOD[self.lang].get(method, method)
 
     def results(self, name: str, ok: bool | None = True) -> list[Done]:
         return [d for d in self.done if d.name == name and (ok is None or d.ok == ok)]

@@ -43,3 +43,10 @@ AscendPart = Annotated[
 
 SeqLen = Annotated[int, Field(ge=1, le=MAX_SEQ_LEN, description="Sequence length in tokens (cutoff_len / SEQ_LEN).")]
 ModelName = Annotated[str, Field(min_length=1, max_length=200, description="Model name in any common spelling, e.g. 'Qwen2.5-72B-Instruct', 'llama3.1 8b', '千问2.5-72B'.")]
+
+NoteLang = Annotated[
+    Literal["auto", "en", "zh"],
+    _alias({"english": "en", "en-us": "en", "英文": "en", "英语": "en",
+            "chinese": "zh", "zh-cn": "zh", "zh-hans": "zh", "cn": "zh", "中文": "zh", "汉语": "zh"}),
+    Field(description="Language of the notes to search: auto (Chinese if the query is in Chinese, else English), en or zh."),
+]

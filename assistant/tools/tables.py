@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import SizingError
-from .common import AscendPart, Framework, ModelName, SeqLen, Strategy
+from .common import AscendPart, Framework, ModelName, NoteLang, SeqLen, Strategy
 from .registry import tool
 
 PRACTICAL_NOTE = (
@@ -368,6 +368,7 @@ def inference_min_cards(ctx, args: InferenceMinCardsArgs) -> InferenceMinCardsRe
 class SearchNotesArgs(BaseModel):
     query: str = Field(min_length=1, max_length=2000, description="What to look up, Chinese or English (e.g. 'checkpoint timeout', '显存溢出').")
     limit: int = Field(3, ge=1, le=10)
+    lang: NoteLang = "auto"
 
 
 class NotePassage(BaseModel):
@@ -375,7 +376,8 @@ class NotePassage(BaseModel):
     heading: str
     text: str
     source: str
-    file: str
+    file: str = Field(description="Note file name; the Chinese version has the same name under notes/zh/.")
+    lang: str = Field(description="Language of the passage: en or zh.")
     score: float
 
 
@@ -386,9 +388,12 @@ class SearchNotesResult(BaseModel):
 
 @tool
 def search_notes(ctx, args: SearchNotesArgs) -> SearchNotesResult:
-    """Search the troubleshooting and how-to notes (OOM, checkpoint timeout, FlashAttention, BF16/FP16, ZeRO stages, DIE, vLLM FAQ); returns ranked passages with their source."""
-    hits = ctx.kb.notes_index().search(args.query, args.limit)
+    """Search the troubleshooting and how-to notes (OOM, checkpoint timeout, FlashAttention, BF16/FP16, ZeRO stages, DIE, vLLM FAQ); returns ranked passages with their source, from the English or Chinese notes (lang; auto follows the query's language).
+
+    Both languages hold the same notes, sections and numbers; a passage names its note file, section and lang."""
+    hits = ctx.kb.notes_index().search(args.query, args.limit, args.lang)
     return SearchNotesResult(query=args.query, results=[
-        NotePassage(title=r["title"], heading=r["heading"], text=r["text"], source=r["source"], file=r["file"], score=round(s, 3))
+        NotePassage(title=r["title"], heading=r["heading"], text=r["text"], source=r["source"], file=r["file"],
+                    lang=r["lang"], score=round(s, 3))
         for s, r in hits
     ])

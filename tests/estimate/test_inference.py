@@ -86,3 +86,22 @@ def test_sliding_window_in_a_custom_shape(call):
     assert out["shape"]["sliding_window"] == 1024 and out["shape"]["sliding_layers"] == 52
     assert "layers" not in out["shape"]["inferred"]  # given by the caller, not assumed
     assert any("sliding window" in a for a in out["assumptions"])
+
+
+def test_catalog_sliding_windows(shapes):
+    from assistant.estimate.inference import kv_bytes_per_token
+
+    # Gemma-3-27B as in the catalog: the same hand computation as the custom shape above
+    assert kv_bytes_per_token(shapes["gemma3-27b"], seq_len=131072)[0] == 85248
+    # Gemma-2-9B alternates: 21 global + 21 windowed (4096) layers, 8 KV heads of 256
+    per_layer = 2 * 8 * 256 * 2
+    assert kv_bytes_per_token(shapes["gemma2-9b"], seq_len=8192)[0] == per_layer * (21 + 21 * 4096 / 8192)
+    # Mistral-7B-v0.1 windows every layer: a 32K sequence holds 4096 tokens of KV per layer
+    assert kv_bytes_per_token(shapes["mistral-7b-v0.1"], seq_len=32768)[0] == 2 * 8 * 128 * 2 * 32 * 4096 / 32768
+    # ... v0.3 has no window
+    assert kv_bytes_per_token(shapes["mistral-7b-v0.3"], seq_len=32768)[0] == 2 * 8 * 128 * 2 * 32
+
+
+def test_mistral_v02_is_the_windowless_row(call):
+    assert call("resolve_model", name="Mistral-7B-Instruct-v0.2")["id"] == "mistral-7b-v0.3"
+    assert call("resolve_model", name="mistral-7b-v0.1")["id"] == "mistral-7b-v0.1"

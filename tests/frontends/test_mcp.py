@@ -100,11 +100,17 @@ async def exercise(client: Client, registry, knowledge_dir: Path, prompt_file: P
 
     resources = (await client.list_resources()).resources
     notes = sorted(p.name for p in (knowledge_dir / "notes").glob("*.md") if p.name.lower() != "readme.md")
-    assert sorted(str(r.uri).rsplit("/", 1)[1] for r in resources if r.mime_type == "text/markdown") == notes
+    # every English note and its Chinese version under zh/, each with its own URI
+    assert sorted(str(r.uri).removeprefix("sizing://notes/") for r in resources if r.mime_type == "text/markdown") == \
+        sorted(notes + [f"zh/{n}" for n in notes])
     oom = next(r for r in resources if str(r.uri) == "sizing://notes/oom.md")
     text = (await client.read_resource(oom.uri)).contents[0].text
     assert text == (knowledge_dir / "notes" / "oom.md").read_text(encoding="utf-8")
     assert "NPU out-of-memory" in oom.title
+    oom_zh = next(r for r in resources if str(r.uri) == "sizing://notes/zh/oom.md")
+    text = (await client.read_resource(oom_zh.uri)).contents[0].text
+    assert text == (knowledge_dir / "notes" / "zh" / "oom.md").read_text(encoding="utf-8")
+    assert "显存溢出" in oom_zh.title
 
     prompts = (await client.list_prompts()).prompts
     if prompt_file is None or not prompt_file.is_file():

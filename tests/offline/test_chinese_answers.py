@@ -71,10 +71,18 @@ def test_chinese_wording_around_numbers(answers, q):
         assert bad not in text, (q, bad)
 
 
-def test_english_notes_get_a_chinese_lead_in(answers):
-    for q in ("训练出现OOM怎么办", "训练时间怎么估算"):
+def test_chinese_questions_quote_the_chinese_notes(answers):
+    """Chinese questions quote knowledge/notes/zh/ (the twins of the English notes), with a plain lead-in."""
+    for q, title in (("训练出现OOM怎么办", "NPU 显存溢出（OOM）的处理办法"), ("训练时间怎么估算", "训练时间与卡数的估算")):
         lines = answers[q].splitlines()
         quote = next(i for i, line in enumerate(lines) if line.startswith(">"))
         lead = next(line for line in reversed(lines[:quote]) if not line.startswith("**"))
-        assert lead.startswith("以下摘自笔记《") and "笔记为英文" in lead, (q, lead)
-    assert "讲的是 NPU 显存溢出（OOM）" in answers["训练出现OOM怎么办"]
+        assert lead == f"以下摘自笔记《{title}》，原文引用如下：", (q, lead)
+        assert "笔记为英文" not in answers[q]
+
+
+def test_english_note_lead_in_glosses_the_topic_in_chinese():
+    from assistant.offline.wording import note_lead_in_zh
+
+    lead = note_lead_in_zh("oom.md", "NPU out-of-memory remedies", "On Ascend NPUs an out-of-memory failure ...")
+    assert lead == "以下摘自笔记《NPU out-of-memory remedies》，讲的是 NPU 显存溢出（OOM）的报错特征与处理办法；笔记为英文，原文引用如下："

@@ -11,21 +11,12 @@ import time
 import pytest
 
 from assistant.agent import Assistant
-from assistant.answer import ChatTurn
+from tests.offline.dialog import converse
 
 
 @pytest.fixture(scope="module")
 def assistant(ctx):
     return Assistant(ctx)
-
-
-def converse(assistant, *questions):
-    history, answers = [], []
-    for q in questions:
-        ans = assistant.ask(q, history)
-        answers.append(ans)
-        history += [ChatTurn(role="user", content=q), ChatTurn(role="assistant", content=ans.answer)]
-    return answers
 
 
 def args_of(ans, tool):

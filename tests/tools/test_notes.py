@@ -1,32 +1,154 @@
-"""Note search: ranked passages with their source, Chinese and English queries."""
+"""Note search: ranked passages with their source, Chinese and English queries, and the Chinese
+versions of the notes (knowledge/notes/zh/) kept in step with the English ones."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
+import yaml
+
+from assistant.notes import load_notes, query_lang
+
+NOTES = Path(__file__).resolve().parents[2] / "knowledge" / "notes"
+EN_NOTES = sorted(p.name for p in NOTES.glob("*.md"))
+FENCE = re.compile(r"```.*?```", re.S)
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")  # 1,500 / 614.4e6 -> 614.4, 6 / 2^-23 -> 2, 23
 
 
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def front_matter(text: str) -> dict:
+    return yaml.safe_load(text.split("---", 2)[1]) if text.startswith("---") else {}
+
+
+# ------------------------------------------------------------------ the Chinese twins
+def test_every_note_has_a_chinese_twin():
+    assert "oom.md" in EN_NOTES and "README.md" in EN_NOTES
+    assert sorted(p.name for p in (NOTES / "zh").glob("*.md")) == EN_NOTES
+
+
+@pytest.mark.parametrize("name", EN_NOTES)
+def test_chinese_note_keeps_sections_code_and_numbers(name):
+    en, zh = read(NOTES / name), read(NOTES / "zh" / name)
+    heads = [[ln for ln in t.splitlines() if ln.startswith("## ")] for t in (en, zh)]
+    assert len(heads[0]) == len(heads[1]), heads
+    assert re.search(r"[\u4e00-\u9fff]", "".join(heads[1]) + zh.split("\n## ", 1)[0]) or not heads[1]
+    for block in FENCE.findall(en):  # commands and scripts verbatim
+        assert block in zh, (name, block)
+    prose = FENCE.sub("", en)
+    missing = sorted({c for c in re.findall(r"`([^`\n]+)`", prose) if c not in zh})
+    assert not missing, f"{name}: backticked text missing from zh/{name}: {missing}"
+    missing = sorted(set(NUMBER.findall(en)) - set(NUMBER.findall(zh)))
+    assert not missing, f"{name}: numbers missing from zh/{name}: {missing}"
+
+
+@pytest.mark.parametrize("name", [n for n in EN_NOTES if n != "README.md"])
+def test_chinese_note_front_matter_matches(name):
+    en, zh = front_matter(read(NOTES / name)), front_matter(read(NOTES / "zh" / name))
+    assert zh["topic"] == en["topic"]
+    assert zh["source"] and re.search(r"[\u4e00-\u9fff]", zh["title"])
+    assert set(map(str, en["keywords"])) <= set(map(str, zh["keywords"]))  # the zh note may add Chinese phrasings
+
+
+def test_both_languages_index_the_same_sections():
+    sections = load_notes(NOTES)
+    count = {}
+    for s in sections:
+        count[(s.lang, s.file)] = count.get((s.lang, s.file), 0) + 1
+    files = {f for _, f in count}
+    assert len(files) == len(EN_NOTES) - 1  # README.md is an index, not a note
+    assert all(count[("en", f)] == count[("zh", f)] for f in files), count
+
+
+# ------------------------------------------------------------------ search
 @pytest.mark.parametrize("query,topic_file", [
     ("checkpoint save timeout multi-node", "ckpt_timeout.md"),
-    ("保存权重超时", "ckpt_timeout.md"),
     ("NPU out of memory", "oom.md"),
-    ("显存溢出怎么办", "oom.md"),
     ("FlashAttention constraints", "flash_attention.md"),
-    ("bf16 fp16 区别", "bf16_fp16.md"),
     ("which zero stage offload", "zero_stages.md"),
     ("DIE Snt9B23", "snt9b_vs_snt9b23.md"),
+    ("how long does training take, TPS formula", "training_time.md"),
 ])
-def test_search_notes_finds_the_topic(call, query, topic_file):
+def test_english_query_finds_the_english_note(call, query, topic_file):
     out = call("search_notes", query=query)
     assert out["results"], out
-    assert out["results"][0]["file"] == topic_file
-    assert out["results"][0]["source"]
+    top = out["results"][0]
+    assert top["file"] == topic_file and top["source"]
+    assert {r["lang"] for r in out["results"]} == {"en"}
+    assert not re.search(r"[\u4e00-\u9fff]", top["heading"])
 
 
-def test_checkpoint_note_states_36_minutes(call):
-    text = " ".join(r["text"] for r in call("search_notes", query="checkpoint timeout", limit=5)["results"])
-    assert "36" in text
+@pytest.mark.parametrize("query,topic_file,heading_words", [
+    ("显存溢出怎么办", "oom.md", "显存溢出|OOM"),
+    ("训练时显存溢出 OOM", "oom.md", "显存溢出|OOM"),
+    ("保存权重超时", "ckpt_timeout.md", "超时"),
+    ("BF16 和 FP16 区别", "bf16_fp16.md", "BF16"),
+    ("bf16 fp16 区别", "bf16_fp16.md", "BF16"),
+    ("Snt9B23 的 DIE", "snt9b_vs_snt9b23.md", ""),
+    ("训练时间怎么估算", "training_time.md", ""),
+    ("ZeRO 各阶段", "zero_stages.md", "ZeRO 各阶段"),
+    ("flash_attn 报 ImportError", "flash_attention.md", "ImportError"),
+    ("TP 和 PP 怎么设置", "parallelism.md", ""),
+])
+def test_chinese_query_finds_the_chinese_section(call, query, topic_file, heading_words):
+    out = call("search_notes", query=query)
+    assert out["results"], out
+    top = out["results"][0]
+    assert top["file"] == topic_file, [(r["file"], r["heading"]) for r in out["results"]]
+    assert {r["lang"] for r in out["results"]} == {"zh"}
+    assert re.search(heading_words, top["heading"]), top["heading"]
+    assert re.search(r"[\u4e00-\u9fff]", top["title"]) and re.search(r"[\u4e00-\u9fff]", top["text"])
+    assert top["heading"] in read(NOTES / "zh" / topic_file)
+
+
+def test_checkpoint_note_states_36_minutes_in_both_languages(call):
+    for query in ("checkpoint timeout", "保存权重超时"):
+        text = " ".join(r["text"] for r in call("search_notes", query=query, limit=5)["results"])
+        assert "36" in text and "HCCL_EXEC_TIMEOUT" in text, query
+
+
+def test_lang_overrides_the_query_language(call):
+    en = call("search_notes", query="显存溢出怎么办", lang="en")
+    assert en["results"][0]["file"] == "oom.md"
+    assert {r["lang"] for r in en["results"]} == {"en"}
+    zh = call("search_notes", query="checkpoint timeout HCCL_EXEC_TIMEOUT", lang="zh")
+    assert zh["results"][0]["file"] == "ckpt_timeout.md"
+    assert {r["lang"] for r in zh["results"]} == {"zh"}
+    assert call("search_notes", query="显存溢出", lang="中文")["results"][0]["lang"] == "zh"
+    assert call("search_notes", query="显存溢出", lang="English")["results"][0]["lang"] == "en"
+
+
+def test_invalid_lang_is_the_one_error_shape(call):
+    out = call("search_notes", query="显存溢出", lang="fr")
+    assert set(out) == {"error"}
+    err = out["error"]
+    assert err["code"] == "invalid_arguments" and err["field"] == "lang"
+    assert all(v in str(err["valid"]) for v in ("auto", "en", "zh"))
+
+
+@pytest.mark.parametrize("query,lang", [
+    ("显存溢出怎么办", "zh"),
+    ("Snt9B23 的 DIE", "zh"),
+    ("ZeRO 各阶段", "zh"),
+    ("Qwen2.5-72B LoRA 微调显存不够怎么办", "zh"),
+    ("DeepSpeed ZeRO-3 offload 是什么", "zh"),
+    ("用llamafactory训练时报flash_attn importerror", "zh"),
+    ("NPU out of memory", "en"),
+    ("DIE Snt9B23", "en"),
+    # English questions with Chinese glosses appended (as the offline planner does) stay English
+    ("oom? out of memory OOM 显存溢出 remedies", "en"),
+    ("flashattention constraints 约束 NPU_Flash_Attn training 训练", "en"),
+    ("what's the difference between bf16 and fp16 区别", "en"),
+])
+def test_auto_language(query, lang):
+    assert query_lang(query) == lang
 
 
 def test_nonsense_query_returns_no_results_not_error(call):
-    out = call("search_notes", query="zzzqqq xyzzy")
-    assert out["results"] == []
+    for query in ("zzzqqq xyzzy", "嗯嗯嗯"):
+        out = call("search_notes", query=query)
+        assert out["results"] == [], query

@@ -1,0 +1,153 @@
+"""Numbers in a question: model size, ZeRO stage, memory size, node and device counts (digits,
+Chinese numerals, English words), sequence length, a custom shape ("80 layers, hidden 8192") and a
+bare count in a follow-up ("and with 16?"). Each reader takes the lower-cased question with the
+model, hardware and amount mentions already blanked out, so "8B" or "A100 80G" is never a count."""
+
+from __future__ import annotations
+
+import re
+
+from .vocab import EN_NUMBERS, NODE_WORDS, UNIT_WORDS, cn_number
+
+EN_COUNT = r"(?:a\s+single|single|one|two|three|four|five|six|seven|eight|twelve|sixteen|thirty-two|sixty-four)"
+# "a few cards" / "a couple of GPUs" / "a lot of NPUs" are no count.
+NOT_A_COUNT = r"(?!(?:few|couple|lot|bunch|number|total|handful|cluster|pair|minimum|maximum|max|min)\b)"
+# A count written right before a hardware name: "16 A100 80G", "8x H100", "8张910B", "a single RTX 4090",
+# "one 80GB A100", "two H100s". (台 is a machine, not a card: "2台910B" is read as nodes; "my 910B" says no count.)
+COUNT_BEFORE_HW = re.compile(rf"(?:(?<![0-9.a-z])(\d{{1,3}})\s*(?:x|×|\*|张|块)?|(?<![a-z])({EN_COUNT}|an?)\s+"
+                             r"(?:\d{2,3}\s*g(?:i?b)?\s+)?)\s*$")
+# A hardware name followed by one of these names a group of devices, not one: "a 910B node", "2 H100 nodes".
+GROUP_AFTER_HW = re.compile(rf"\s*(?:{NODE_WORDS}|clusters?|pods?|box(?:es)?|集群)")
+# A device count given per node ("4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡"), not in total.
+PER_NODE = re.compile(r"nodes?\s*(?:x|×|\*|of)\s*\d+|\d+\s*(?:[a-z]+\s+)?(?:each|per\s+(?:node|server|machine)|/\s*node)(?![a-z])|"
+                      r"每\s*(?:台|个节点|节点|机)[^0-9，,。]{0,4}\d+|\d+\s*(?:张|块)?\s*卡?\s*/\s*(?:台|节点|机)")
+SHAPE_FIELDS = [  # (field, regex): "80 layers" / "layers 80" / "80层", "hidden 8192" / "hidden size: 8192" ...
+    ("layers", r"(?<![0-9.])(\d{1,3})\s*(?:transformer\s+)?(?:layers?|层)|(?:layers?|num_hidden_layers|层数)\s*[:=]?\s*(\d{1,3})(?![0-9])"),
+    ("hidden", r"(?:hidden(?:[_ ]size|[_ ]dim)?|d_model|隐藏层?(?:维度|大小)?)\s*[:=]?\s*(\d{3,6})(?![0-9])|"
+               r"(?<![0-9.])(\d{3,6})\s*(?:hidden(?:[_ ]size)?|d_model)"),
+    ("kv_heads", r"(?<![0-9.])(\d{1,3})\s*(?:个\s*)?(?:kv|key[-_ ]value)[-_ ]?(?:heads?|头)|"
+                 r"(?:kv[-_ ]?(?:heads?|头数?)|num_key_value_heads)\s*[:=]?\s*(\d{1,3})(?![0-9])"),
+    ("heads", r"(?<![0-9.])(\d{1,3})\s*(?:个\s*)?(?:(?:attention\s+)?heads?|(?:注意力)?头)|"
+              r"(?<![a-z_-])(?:heads?|num_attention_heads|注意力头数?|头数)\s*[:=]?\s*(\d{1,3})(?![0-9])"),
+    ("ffn", r"(?:ffn|intermediate(?:[_ ]size)?|mlp)\s*[:=]?\s*(\d{3,6})(?![0-9])"),
+    ("vocab", r"(?:vocab(?:ulary)?(?:[_ ]size)?|词表(?:大小)?)\s*[:=]?\s*(\d{4,7})(?![0-9])"),
+]
+
+
+def raw_size(work: str) -> float | None:
+    """A parameter count: "13B", "7 billion", "70亿" (7.0), "130亿参数"."""
+    m = re.search(r"(?<![a-z0-9.\-])(\d+(?:\.\d+)?)\s*(?:b|bn|billion|b\s*params?)(?![a-z0-9])", work)
+    if m:
+        return float(m.group(1))
+    m = re.search(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*(?:十亿|billion)", work)
+    if m:
+        return float(m.group(1))
+    m = re.search(r"(?<![0-9.])(\d+)\s*亿", work)
+    return float(m.group(1)) / 10 if m else None
+
+
+def zero(work: str) -> tuple[int | None, bool | None]:
+    m = re.search(r"zero[-_ ]?(\d)|ds_z(\d)|stage\s*(\d)", work)
+    stage = int(next(g for g in m.groups() if g)) if m else None
+    offload = True if re.search(r"offload|卸载", work) else None
+    if stage is not None and stage > 3:
+        stage = None
+    return stage, offload
+
+
+def memory_gb(work: str) -> int | None:
+    m = re.search(r"(?<![0-9.])(\d{1,3})\s*g(?:b|ib)?(?![a-z0-9])", work)
+    if m and 8 <= int(m.group(1)) <= 256:
+        return int(m.group(1))
+    return None
+
+
+def memory_names_a_device(work: str) -> bool:
+    """True when a memory size describes the device: "a 24GB GPU", "24G显卡", "GPU with 48 GB"."""
+    return bool(re.search(r"(?<![0-9.])\d{2,3}\s*g(?:i?b)?\s*(?:的\s*)?(?:vram\s*|显存\s*|memory\s*)?(?:cards?|gpus?|npus?|devices?|"
+                          r"accelerators?|显卡|卡)(?![a-z])|(?:cards?|gpus?|npus?|显卡|卡)\s*(?:with|of|has|有)?\s*\d{2,3}\s*g(?:i?b)?(?![a-z0-9])",
+                          work))
+
+
+def nodes(work: str) -> int | None:
+    m = re.search(rf"(?<![0-9.])(\d+|[一二两三四五六七八九十]+)\s*{NODE_WORDS}", work)
+    if m and not re.search(r"几|多少", m.group(0)):
+        return cn_number(m.group(1))
+    m = re.search(rf"(?<![a-z])({EN_COUNT})\s+(?:[\w.\-]+\s+)?(?:nodes?|servers?|machines?|hosts?)(?![a-z])", work)
+    if m:
+        return EN_NUMBERS[re.sub(r"\s+", " ", m.group(1))]
+    if re.search(r"单机|(?:on|with|using|have|got)\s+an?\s+(?:[\w.\-]+\s+)?(?:node|server|machine)(?![a-z])", work):
+        return 1
+    return None
+
+
+def devices(work: str) -> int | None:
+    m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*)?\s*{UNIT_WORDS}(?![a-z数])", work)  # "4096 卡数是多少" is no count
+    if m:
+        return int(m.group(1))
+    m = re.search(rf"([一二两三四五六七八九十单双]+)\s*{UNIT_WORDS}(?!数)", work)
+    if m and (n := cn_number(m.group(1))):
+        return n
+    m = re.search(rf"(?<![a-z])({EN_COUNT}|an?)\s+{NOT_A_COUNT}(?:[\w.]+\s+)?(?:cards?|npus?|gpus?|devices?|dies?)(?![a-z])", work)
+    if m and not re.search(r"(?:per|each|in|of)\s+an?$", work[: m.end(1)]):  # "cards per a node" is no count
+        return EN_NUMBERS[re.sub(r"\s+", " ", m.group(1))]
+    m = re.search(r"(?<![0-9])(\d+)\s*(?:机|nodes?\s*x?)\s*(\d+)\s*卡", work)  # "2机16卡" = 16 in total
+    return int(m.group(2)) if m else None
+
+
+def count_before_hardware(before: str, after: str) -> int | None:
+    """The count written right before a hardware mention, unless the mention names a node or cluster."""
+    m = COUNT_BEFORE_HW.search(before)
+    if not m or GROUP_AFTER_HW.match(after):
+        return None
+    if m.group(1):
+        return int(m.group(1)) or None
+    return EN_NUMBERS[re.sub(r"\s+", " ", m.group(2))]
+
+
+def seq_len(work: str) -> int | None:
+    m = re.search(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*k(?![a-z0-9])", work)
+    if m:
+        return int(float(m.group(1)) * 1024)
+    keyword = r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|seq|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|ctx|长度|序列|上下文|length)"
+    m = re.search(keyword + r"\D{0,12}?(\d{3,7})(?![0-9])", work)
+    if m:
+        return int(m.group(1))
+    m = re.search(r"(?<![0-9.])(\d{3,7})\s*(?:tokens?|个token|token)", work)
+    if m:
+        return int(m.group(1))
+    for m in re.finditer(r"(?<![0-9.a-z])(\d{3,7})(?![0-9.])(?!\s*(?:x|×)?\s*(?:卡|张|块|步|节点|(?:cards?|npus?|gpus?|dies?|nodes?|gi?b?|steps?|iters?)(?![a-z])))", work):
+        n = int(m.group(1))
+        if n >= 512 and n % 256 == 0:
+            return n
+    return None
+
+
+def shape(work: str) -> tuple[dict[str, int], str]:
+    """A custom transformer shape ("80 layers, hidden 8192, 64 heads, 8 kv heads") and the text with it
+    blanked; at least two fields, so "freeze 10 layers" alone is no shape."""
+    out: dict[str, int] = {}
+    original = work
+    for name, rx in SHAPE_FIELDS:
+        m = re.search(rx, work)
+        if m:
+            out[name] = int(next(g for g in m.groups() if g))
+            work = work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]
+    return (out, work) if len(out) >= 2 else ({}, original)
+
+
+def shape_params_b(shape: dict[str, int]) -> float:
+    """A starting size for a shape given without a parameter count: 12·layers·hidden² (attention and
+    MLP of a standard block). The estimator recounts the parameters from the shape itself; this only
+    seeds the fields the user did not give (ffn, vocabulary)."""
+    return round(12 * shape["layers"] * shape["hidden"] ** 2 / 1e9, 1)
+
+
+def bare_count(work: str) -> int | None:
+    """The one plain number left in a turn ("and with 16?", "那32个呢"): a device count when it follows
+    a sizing answer. Two numbers, or one that looks like a length, are not read."""
+    nums = re.findall(r"(?<![a-z0-9.\-])(\d{1,4})(?![a-z0-9.%\-])", work)
+    if len(nums) != 1:
+        return None
+    n = int(nums[0])
+    return n if 1 <= n <= 4096 and not (n >= 512 and n % 256 == 0) else None

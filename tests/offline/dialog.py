@@ -1,0 +1,15 @@
+"""A conversation driver shared by the offline planner's tests."""
+
+from __future__ import annotations
+
+from assistant.answer import ChatTurn
+
+
+def converse(assistant, *questions):
+    """Ask each question with the earlier turns as history; the answers in order."""
+    history, answers = [], []
+    for q in questions:
+        ans = assistant.ask(q, history)
+        answers.append(ans)
+        history += [ChatTurn(role="user", content=q), ChatTurn(role="assistant", content=ans.answer)]
+    return answers
