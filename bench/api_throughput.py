@@ -58,11 +58,11 @@ def serve(kind: str, port: int) -> None:
             return {"ok": True}
     else:
         from assistant.context import Context
-        from assistant.frontends.api import create_app
+        from assistant.frontends.server import compose_app
         from assistant.settings import Settings
 
         settings = Settings(tool_cache_size=0 if kind == "tool-nocache" else Settings().tool_cache_size)
-        app = create_app(Context.create(settings), settings)
+        app = compose_app(Context.create(settings), settings)
     uvicorn.run(app, port=port, **UVICORN)
 
 

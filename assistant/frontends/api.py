@@ -12,7 +12,6 @@ import hmac
 import logging
 import threading
 from collections.abc import Callable
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -27,7 +26,7 @@ from starlette.routing import Route
 from ..answer import Answer, ChatTurn
 from ..errors import ErrorBody, SizingError, ToolError, validation_error
 from ..tools import REGISTRY, Registry
-from .mcp_server import ToolRunner, build_mcp_server, streamable_http_app
+from ..tools.runner import ToolRunner
 
 log = logging.getLogger(__name__)
 
@@ -120,21 +119,13 @@ class Guard:
         await self.app(scope, limited_receive, send)
 
 
-class StatelessMcpEndpoint:
-    """The MCP app minus its GET stream (an ASGI object, so Starlette routes every method to it).
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
 
-    The stateless server never sends unprompted messages, so it offers no SSE stream; the spec allows
-    405 for GET, and an open GET would only hold a connection."""
-
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["method"] == "GET":
-            resp = error_response("method_not_allowed", "This MCP endpoint has no SSE stream; send POST requests.",
-                                  405, headers={"Allow": "POST, DELETE"})
-            return await resp(scope, receive, send)
-        await self.app(scope, receive, send)
+    try:
+        return version("sizing-assistant")
+    except PackageNotFoundError:
+        return "0"
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -194,23 +185,16 @@ def _openapi(app: FastAPI, registry: Registry) -> Callable[[], dict]:
 
 
 def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = None, *,
-               registry: Registry = REGISTRY, host: str | None = None) -> FastAPI:
-    """The API app. ``assistant_factory(ctx)`` builds the agent for /v1/ask (default
-    ``assistant.agent.Assistant``); ``host`` is the address the server binds (for MCP's DNS-rebinding check)."""
-    runner = ToolRunner(ctx, registry, timeout_s=settings.request_timeout_s, cache_size=settings.tool_cache_size)
-    mcp_server = build_mcp_server(ctx, registry, runner)
-    mcp_app, mcp_manager = streamable_http_app(mcp_server, settings, host)
-
-    @asynccontextmanager
-    async def lifespan(_app):
-        async with mcp_manager.run():
-            yield
-
+               registry: Registry = REGISTRY, runner: ToolRunner | None = None) -> FastAPI:
+    """The REST app. ``assistant_factory(ctx)`` builds the agent for /v1/ask (default
+    ``assistant.agent.Assistant``); ``runner`` is the tool runner to share with other front ends
+    mounted on the same app (server.py mounts MCP at /mcp with it)."""
+    runner = runner or ToolRunner(ctx, registry, timeout_s=settings.request_timeout_s, cache_size=settings.tool_cache_size)
     # FastAPIOffline serves Swagger UI and ReDoc from the package instead of a CDN: /docs works offline.
     app = FastAPIOffline(
-        title="Sizing assistant API", version=mcp_server.version or "0", lifespan=lifespan,
+        title="Sizing assistant API", version=_package_version(),
         description="The sizing assistant's deterministic tools (the same ones the chat uses) and the agent. "
-        "MCP over streamable HTTP is served at /mcp.",
+        "`sizing serve` also serves MCP over streamable HTTP at /mcp.",
     )
     _install_error_handlers(app)
     app.state.open_paths = set(OPEN_PATHS)  # the same set object: routes added later can be opened
@@ -273,6 +257,5 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
             return error_response(e.code, e.message, e.status, field=e.field, valid=e.valid)
         return Response(answer.model_dump_json(), media_type="application/json")
 
-    app.add_route("/mcp", StatelessMcpEndpoint(mcp_app), include_in_schema=False)
     app.state.ctx, app.state.settings, app.state.tool_runner = ctx, settings, runner
     return app

@@ -9,29 +9,24 @@ handlers, so one generic adapter publishes ``Tool.input_schema()`` verbatim and 
 through ``Registry.call`` (validation, the canonical error shape). It is also the SDK whose client
 the tests drive, and it serves stdio and streamable HTTP from the same object.
 
-``ToolRunner`` is the single adapter from the registry to both servers (this one and the REST
-routes in api.py): it runs the sync tool off the event loop under the per-request time limit and
-remembers results, which is sound because tools are pure functions of their arguments and of a
-knowledge base that is read-only for the life of the process.
+Tool calls go through ``assistant.tools.runner.ToolRunner``, the adapter the REST routes use too
+(time limit, result cache). ``mount_http`` adds this server to an ASGI app at /mcp; the composition
+of front ends into one process is in server.py.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from collections import OrderedDict
-from dataclasses import dataclass
-from functools import cached_property
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 import yaml
-from pydantic import BaseModel
 
-from ..errors import SizingError, ToolError
+from ..errors import ErrorBody, SizingError, ToolError
 from ..notes import note_dirs
 from ..tools import REGISTRY, Registry
+from ..tools.runner import ToolRunner
 
 log = logging.getLogger(__name__)
 
@@ -44,68 +39,6 @@ INSTRUCTIONS = (
     "Snt9B23) and GPUs. Every number comes from the vendor tables or a documented estimate, with its "
     "source. Bad input returns {\"error\": {code, message, field, valid}} with what would be accepted."
 )
-# A result is remembered only when its key is this small: bounded memory per entry.
-MAX_CACHED_KEY_BYTES = 8_192
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """One tool call's result (or canonical error), serialised lazily for REST (JSON text) and MCP
-    (a dict)."""
-
-    model: BaseModel
-
-    @property
-    def error_code(self) -> str | None:
-        return self.model.error.code if isinstance(self.model, ToolError) else None
-
-    @cached_property
-    def json(self) -> str:
-        return self.model.model_dump_json()
-
-    @cached_property
-    def data(self) -> dict[str, Any]:
-        return self.model.model_dump(mode="json")
-
-
-class ToolRunner:
-    """Registry -> async call with a time limit and an LRU of results (see the module docstring)."""
-
-    def __init__(self, ctx, registry: Registry = REGISTRY, *, timeout_s: float, cache_size: int = 0):
-        self.ctx, self.registry, self.timeout_s, self.cache_size = ctx, registry, timeout_s, cache_size
-        self._cache: OrderedDict[tuple[str, bytes], ToolOutcome] = OrderedDict()
-
-    @staticmethod
-    def _key(args: bytes | str | dict | None) -> bytes:
-        if isinstance(args, bytes):
-            return args
-        if isinstance(args, str):
-            return args.encode()
-        try:
-            return json.dumps(args, sort_keys=True, ensure_ascii=False).encode()
-        except (TypeError, ValueError, RecursionError):
-            return b""  # not cacheable; the registry reports what is wrong with it
-
-    async def call(self, name: str, args: bytes | str | dict | None) -> ToolOutcome:
-        key = (name, self._key(args)) if self.cache_size else None
-        if key is not None and (hit := self._cache.get(key)) is not None:
-            self._cache.move_to_end(key)
-            return hit
-        try:
-            with anyio.fail_after(self.timeout_s):
-                # abandon_on_cancel: a tool past its time limit keeps its thread, but the caller is freed.
-                result = await anyio.to_thread.run_sync(self.registry.call, name, args, self.ctx, abandon_on_cancel=True)
-        except TimeoutError:
-            err = SizingError("timeout", f"The tool {name} did not finish within {self.timeout_s:g} s.", status=504)
-            return ToolOutcome(err.to_model())
-        outcome = ToolOutcome(result)
-        if key is not None and key[1] and len(key[1]) <= MAX_CACHED_KEY_BYTES and outcome.error_code != "internal_error":
-            self._cache[key] = outcome
-            if len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return outcome
-
-
 # ------------------------------------------------------------------ resources and the prompt
 def _front_matter(text: str) -> dict[str, Any]:
     if not text.startswith("---"):
@@ -257,3 +190,41 @@ def streamable_http_app(server, settings, host: str | None = None):
     manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True, security_settings=security,
                                            max_request_body_size=settings.max_body_bytes)
     return StreamableHTTPASGIApp(manager), manager
+
+
+class StatelessMcpEndpoint:
+    """The MCP app minus its GET stream (an ASGI object, so Starlette routes every method to it).
+
+    The stateless server never sends unprompted messages, so it offers no SSE stream; the spec allows
+    405 for GET, and an open GET would only hold a connection."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["method"] == "GET":
+            from starlette.responses import Response
+
+            body = ToolError(error=ErrorBody(code="method_not_allowed",
+                                             message="This MCP endpoint has no SSE stream; send POST requests."))
+            resp = Response(body.model_dump_json(), status_code=405, media_type="application/json",
+                            headers={"Allow": "POST, DELETE"})
+            return await resp(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+def mount_http(app, ctx, settings, runner: ToolRunner, registry: Registry = REGISTRY, host: str | None = None,
+               path: str = "/mcp") -> None:
+    """Serve MCP over streamable HTTP at ``path`` of a Starlette/FastAPI ``app``: adds the route and
+    runs the session manager inside the app's lifespan (wrapping the lifespan it already has)."""
+    server = build_mcp_server(ctx, registry, runner)
+    mcp_app, manager = streamable_http_app(server, settings, host)
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(a):
+        async with inner(a), manager.run():
+            yield
+
+    app.router.lifespan_context = lifespan
+    app.add_route(path, StatelessMcpEndpoint(mcp_app), include_in_schema=False)

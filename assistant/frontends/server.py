@@ -1,6 +1,6 @@
-"""What `sizing serve` runs: the API app (REST + MCP) plus the front ends that ride on the same HTTP
+"""What `sizing serve` runs: the REST app, MCP at /mcp, and the front ends that ride on the same HTTP
 server when they are configured (Slack's Events API at /slack/events). Composition lives here, not in
-api.py, because front ends do not import each other."""
+the front ends, because front ends do not import each other."""
 
 from __future__ import annotations
 
@@ -26,15 +26,26 @@ def mount_optional_frontends(app, ctx, settings: Settings) -> None:
             app.state.open_paths.add(EVENTS_PATH)
 
 
-def build_app(settings: Settings | None = None):
-    """The whole `sizing serve` app for one process; ``settings.host`` is the bind address."""
+def compose_app(ctx, settings: Settings, assistant_factory=None, *, registry=None, host: str | None = None):
+    """REST (api.py) with MCP at /mcp (mcp_server.py) sharing one tool runner (time limit and result
+    cache), plus the optional front ends. ``host`` is the bind address (MCP's DNS-rebinding check)."""
+    from ..tools import REGISTRY
+    from ..tools.runner import ToolRunner
     from .api import create_app
+    from .mcp_server import mount_http
 
-    settings = settings or Settings()
-    ctx = Context.create(settings)
-    app = create_app(ctx, settings, host=settings.host)
+    registry = registry or REGISTRY
+    runner = ToolRunner(ctx, registry, timeout_s=settings.request_timeout_s, cache_size=settings.tool_cache_size)
+    app = create_app(ctx, settings, assistant_factory, registry=registry, runner=runner)
+    mount_http(app, ctx, settings, runner, registry, host or settings.host)
     mount_optional_frontends(app, ctx, settings)
     return app
+
+
+def build_app(settings: Settings | None = None):
+    """The whole `sizing serve` app for one process; ``settings.host`` is the bind address."""
+    settings = settings or Settings()
+    return compose_app(Context.create(settings), settings)
 
 
 def app_factory():

@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from assistant.answer import Answer, ToolCallRecord
-from assistant.frontends.api import create_app
+from assistant.frontends.server import compose_app
 from assistant.tools import REGISTRY
 from assistant.tools.registry import Registry
 from tests.conftest import serving
@@ -38,7 +38,7 @@ class RecordingAssistant:
 
 @pytest.fixture(scope="module")
 def base(ctx, settings):
-    with serving(create_app(ctx, settings, assistant_factory=RecordingAssistant)) as url:
+    with serving(compose_app(ctx, settings, assistant_factory=RecordingAssistant)) as url:
         yield url
 
 
@@ -129,7 +129,7 @@ def test_ask_passes_question_and_history(http):
 
 def test_ask_with_the_real_agent(ctx, settings):
     pytest.importorskip("assistant.agent", reason="assistant/agent.py has not landed yet")
-    with serving(create_app(ctx, settings)) as url:
+    with serving(compose_app(ctx, settings)) as url:
         r = httpx.post(f"{url}/v1/ask", timeout=60, json={
             "question": "qwen2.5-72b LoRA, seq 4096, LLaMA-Factory on Snt9B: minimum cards?"})
     assert r.status_code == 200, r.text
@@ -212,7 +212,7 @@ def test_unknown_route_and_method_have_the_error_shape(http):
 @pytest.fixture(scope="module")
 def auth_base(ctx, settings):
     keyed = settings.model_copy(update={"api_keys": ["k-one", "k-two"]})
-    with serving(create_app(ctx, keyed, assistant_factory=RecordingAssistant)) as url:
+    with serving(compose_app(ctx, keyed, assistant_factory=RecordingAssistant)) as url:
         yield url
 
 
@@ -265,7 +265,7 @@ def test_time_limit_gives_504(ctx, settings):
             time.sleep(2)
 
     quick = settings.model_copy(update={"request_timeout_s": 0.3})
-    with serving(create_app(ctx, quick, assistant_factory=SlowAssistant, registry=reg)) as url:
+    with serving(compose_app(ctx, quick, assistant_factory=SlowAssistant, registry=reg)) as url:
         t0 = time.monotonic()
         assert_error(httpx.post(f"{url}/v1/tools/slow", json={"seconds": 2}), 504, "timeout")
         assert_error(httpx.post(f"{url}/v1/ask", json={"question": "x"}), 504, "timeout")
@@ -276,8 +276,8 @@ def test_time_limit_gives_504(ctx, settings):
 
 def test_results_are_cached_but_equal(ctx, settings):
     """The LRU returns the same bytes as a fresh call (tools are pure over a read-only KB)."""
-    with serving(create_app(ctx, settings.model_copy(update={"tool_cache_size": 0}))) as uncached, \
-            serving(create_app(ctx, settings)) as cached:
+    with serving(compose_app(ctx, settings.model_copy(update={"tool_cache_size": 0}))) as uncached, \
+            serving(compose_app(ctx, settings)) as cached:
         for url in (uncached, cached, cached):
             assert httpx.post(f"{url}/v1/tools/min_cards", json=MIN_CARDS_72B).json()["cards"] == 32
         a = httpx.post(f"{uncached}/v1/tools/search_notes", json={"query": "显存溢出"}).content
