@@ -1,5 +1,6 @@
-"""Serving memory (vLLM-style): weights, KV cache per token (GQA-aware; MLA for DeepSeek), and the
-fewest devices whose KV budget holds max_model_len x concurrency tokens. Pure functions."""
+"""Serving memory (vLLM-style): weights (at the checkpoint's native precision where the hardware serves
+it), KV cache per token (GQA-aware; MLA for DeepSeek), and the fewest devices whose KV budget holds
+max_model_len x concurrency tokens. Pure functions."""
 
 from __future__ import annotations
 
@@ -38,6 +39,49 @@ def kv_bytes_per_token_per_device(s: Shape, tp: int, pp: int, kv_bytes: float = 
     return total * heads_share / pp
 
 
+# MXFP4 (OCP microscaling): 4-bit E2M1 values plus one 8-bit E8M0 scale per block of 32 values.
+MXFP4_BITS = 4 + 8 / 32
+# catalog `native_weights` values (blank = bf16/fp16) and how they are named
+NATIVE_FORMATS = {"fp8": "FP8", "mxfp4-experts": "MXFP4-expert"}
+
+
+@dataclass(frozen=True)
+class ServingWeights:
+    bytes: float  # every weight of the model, bytes
+    note: str  # which precision, and why (one line)
+
+
+def serving_weights(s: Shape, dev: Device, weight_bits: int | None = None) -> ServingWeights:
+    """Weight bytes as vLLM holds them. An explicit `weight_bits` (int4 AWQ/GPTQ, W8A8, bf16) applies to
+    every weight. Otherwise the checkpoint's native precision where the device serves it, else bf16:
+    - fp8 (DeepSeek-V3/R1, block-scaled e4m3): every linear weight 1 B; embeddings and LM head stay bf16
+      as in the published checkpoint. GPUs with FP8 tensor cores run it W8A8; Ampere keeps the weights
+      in FP8 and dequantises in the Marlin kernel (W8A16), dense and MoE layers alike.
+    - mxfp4-experts (gpt-oss): routed experts at 4.25 bits, attention/embeddings/head bf16. vLLM's
+      MXFP4 MoE runs from Ampere on (Marlin below Hopper, Triton/FlashInfer kernels on Hopper).
+    - Ascend (910B/910C) has neither format: ModelArts converts such checkpoints to BF16.
+    FP8 block scales (4 B per 128x128 weights) and the bf16 norms and router (counted at 1 B) are below
+    0.02 % of the bytes and not counted separately."""
+    if weight_bits is not None:
+        return ServingWeights(s.params * weight_bits / 8, f"weights in {weight_bits}-bit, as requested (weight_bits)")
+    native = s.native_weights
+    if native not in NATIVE_FORMATS:
+        return ServingWeights(2 * s.params, "weights in bf16 (16-bit), the checkpoint's own precision")
+    if dev.kind == "npu":
+        return ServingWeights(2 * s.params, f"weights in bf16 (16-bit): the {NATIVE_FORMATS[native]} checkpoint is converted "
+                                            "to BF16 on Ascend, which has no FP8 or MXFP4 support (weight_bits=8 for W8A8 int8)")
+    if native == "fp8":
+        bf16 = s.embed_params + s.head_params
+        how = ("W8A8 on FP8 tensor cores" if dev.fp8 else
+               "weight-only FP8 (W8A16 Marlin): this GPU has no FP8 compute but keeps the weights in FP8")
+        return ServingWeights(2 * bf16 + (s.params - bf16),
+                              f"weights in the checkpoint's FP8: 1 B per linear weight, embeddings and LM head bf16; vLLM {how}")
+    experts = min(s.expert_params, s.params)
+    return ServingWeights(experts * MXFP4_BITS / 8 + 2 * (s.params - experts),
+                          f"weights as the checkpoint ships them: routed experts MXFP4 ({MXFP4_BITS:g} bits), the rest bf16; "
+                          "vLLM keeps MXFP4 on NVIDIA GPUs from Ampere on (Marlin below Hopper)")
+
+
 @dataclass
 class InferencePlan:
     fits: bool
@@ -55,6 +99,7 @@ class InferencePlan:
     kv_tokens: int
     max_sequences: int
     reason: str
+    weight_precision: str = ""  # ServingWeights.note
 
 
 def layouts(s: Shape, dev: Device, max_devices: int):
@@ -73,26 +118,28 @@ def layouts(s: Shape, dev: Device, max_devices: int):
 
 
 def plan_inference(s: Shape, dev: Device, max_model_len: int, util: float, concurrency: int = 1,
-                   weight_bits: int = 16, max_devices: int = 64) -> InferencePlan:
+                   weight_bits: int | None = None, max_devices: int = 64) -> InferencePlan:
+    """weight_bits None: the checkpoint's native precision where `dev` serves it (serving_weights)."""
     need = max_model_len * concurrency
+    w = serving_weights(s, dev, weight_bits)
     last = None
     for n, tp, pp in layouts(s, dev, max_devices):
-        p = _evaluate(s, dev, n, tp, pp, util, weight_bits, max_model_len)
+        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len)
         last = p
         if p.kv_tokens >= need:
             p.fits, p.reason = True, f"KV cache holds {p.kv_tokens} tokens >= {need} needed"
             p.max_sequences = p.kv_tokens // max_model_len
             return p
     if last is None:
-        last = _evaluate(s, dev, 1, 1, 1, util, weight_bits, max_model_len)
+        last = _evaluate(s, dev, 1, 1, 1, util, w, max_model_len)
     last.reason = f"does not fit within max_devices={max_devices}: KV room for {last.kv_tokens} tokens, {need} needed"
     return last
 
 
-def _evaluate(s: Shape, dev: Device, n: int, tp: int, pp: int, util: float, weight_bits: int,
+def _evaluate(s: Shape, dev: Device, n: int, tp: int, pp: int, util: float, w: ServingWeights,
               max_model_len: int) -> InferencePlan:
     gib = C.GIB
-    weights = s.params * weight_bits / 8 / (tp * pp) / gib
+    weights = w.bytes / (tp * pp) / gib
     # Profiling run: max_num_batched_tokens of hidden states and MLP activations (sharded by TP),
     # plus fp32 logits for the sampler's batch.
     tokens = max(C.INFERENCE_ACTIVATION_TOKENS, 0)
@@ -105,4 +152,5 @@ def _evaluate(s: Shape, dev: Device, n: int, tp: int, pp: int, util: float, weig
     total, formula = kv_bytes_per_token(s, seq_len=max_model_len)
     kv_tokens = int(max(0.0, kv_gib) * gib // per_dev) if per_dev else 0
     return InferencePlan(False, n, tp, pp, round(weights, 3), round(act, 3), overhead, round(budget, 3),
-                         round(kv_gib, 3), total, per_dev, formula, kv_tokens, kv_tokens // max(1, max_model_len), "")
+                         round(kv_gib, 3), total, per_dev, formula, kv_tokens, kv_tokens // max(1, max_model_len), "",
+                         w.note)

@@ -33,6 +33,7 @@ class Device:
     min_unit: int = 1
     unit: str = "card"
     dies_per_card: int = 1
+    fp8: bool = False  # FP8 tensor cores (Ada, Hopper); serving reads it, training does not
 
     @property
     def capacity_gib(self) -> float:

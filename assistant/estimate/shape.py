@@ -36,6 +36,7 @@ class Shape:
     vision_params: float = 0.0
     sliding_window: int = 0  # tokens a sliding-window attention layer sees (0: none)
     sliding_layers: int = 0  # how many layers use it (Gemma 2: half, Gemma 3: 5 of 6, Mistral v0.1: all)
+    native_weights: str = ""  # checkpoint precision when not bf16: "fp8" (DeepSeek-V3), "mxfp4-experts" (gpt-oss)
     inferred: tuple[str, ...] = field(default_factory=tuple)  # what was not given but assumed
 
     # -- derived sizes ----------------------------------------------------------------------------
@@ -181,6 +182,7 @@ def from_catalog(row: dict[str, Any]) -> Shape:
         qk_rope_head_dim=_int(row.get("qk_rope_head_dim")), qk_nope_head_dim=_int(row.get("qk_nope_head_dim")),
         v_head_dim=_int(row.get("v_head_dim")), vision_params=_float(row.get("vision_params_b")) * 1e9,
         sliding_window=_int(row.get("sliding_window")), sliding_layers=_int(row.get("sliding_layers")),
+        native_weights=str(row.get("native_weights") or "").strip().lower(),
     )
 
 

@@ -272,7 +272,10 @@ class EstimateInferenceArgs(ModelArgs):
     hardware: HardwareName = "snt9b"
     gpu_memory_utilization: float = Field(0.9, description="vLLM --gpu-memory-utilization, in (0, 1].")
     concurrency: int = Field(1, description="Sequences of max_model_len that must fit in the KV cache at once, >= 1.")
-    weight_bits: Literal[4, 8, 16] = Field(16, description="Weight precision: 16 (bf16), 8 (W8A8/FP8) or 4 (AWQ/GPTQ).")
+    weight_bits: Literal[4, 8, 16] | None = Field(
+        None, description="Weight precision for every weight: 16 (bf16), 8 (W8A8 int8/FP8) or 4 (AWQ/GPTQ int4). "
+        "None (default): the checkpoint's native precision where the hardware serves it, else 16: DeepSeek-V3/R1 FP8 "
+        "and gpt-oss MXFP4 experts on NVIDIA GPUs; Ascend converts them to bf16.")
     max_devices: int = Field(64, description="Most devices to consider, >= 1.")
 
 
@@ -328,7 +331,7 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
         kv_formula=p.kv_formula, weights_gib_per_device=p.weights_gib, activation_gib=p.activation_gib, overhead_gib=p.overhead_gib,
         budget_gib=p.budget_gib, kv_cache_gib=p.kv_cache_gib, kv_tokens_fit=p.kv_tokens, max_sequences_at_len=p.max_sequences,
         table=table, note=note, reason=p.reason,
-        assumptions=[f"weights in {args.weight_bits}-bit, KV cache bf16",
+        assumptions=[f"{p.weight_precision}; KV cache bf16",
                      f"profiling reserve for {C.INFERENCE_ACTIVATION_TOKENS} batched tokens and 256 sequences' logits",
                      *_sliding_window_assumption(s)])
 

@@ -148,6 +148,7 @@ class HardwareInfo(BaseModel):
     dies_per_card: int | None = None
     min_parallel_unit: int | None = None
     bf16_tflops: float | None = None
+    fp8: bool | None = Field(None, description="Computes in FP8 (serves FP8 checkpoints W8A8); false: converted or weight-only.")
     notes: str | None = None
     source: str | None = None
 

@@ -105,3 +105,99 @@ def test_catalog_sliding_windows(shapes):
 def test_mistral_v02_is_the_windowless_row(call):
     assert call("resolve_model", name="Mistral-7B-Instruct-v0.2")["id"] == "mistral-7b-v0.3"
     assert call("resolve_model", name="mistral-7b-v0.1")["id"] == "mistral-7b-v0.1"
+
+
+# ---------------------------------------------------------------- native checkpoint precision
+# Public values (model cards / config.json): DeepSeek-V3 671B, vocab 129280 x hidden 7168, untied
+# embeddings, published in block-scaled FP8 with embed_tokens and lm_head in bf16. gpt-oss-120b
+# 116.8B, 36 layers x 128 experts x 3 x hidden 2880 x expert width 2880 in MXFP4 (4-bit values + an
+# 8-bit scale per 32 = 4.25 bits), everything else bf16.
+DS_PARAMS = 671e9
+DS_EMBED = 129280 * 7168  # embeddings; the untied LM head is the same size
+DS_FP8_BYTES = 2 * (2 * DS_EMBED) + (DS_PARAMS - 2 * DS_EMBED)  # 672_853_358_080 B
+OSS_PARAMS = 116.8e9
+OSS_EXPERTS = 36 * 128 * 3 * 2880 * 2880  # 114_661_785_600 parameters
+OSS_BYTES = OSS_EXPERTS * 4.25 / 8 + 2 * (OSS_PARAMS - OSS_EXPERTS)  # 65_190_502_400 B
+
+
+def test_catalog_native_precisions(shapes, devices):
+    from assistant.estimate.inference import NATIVE_FORMATS
+
+    assert shapes["deepseek-v3"].native_weights == "fp8"
+    assert shapes["gpt-oss-20b"].native_weights == shapes["gpt-oss-120b"].native_weights == "mxfp4-experts"
+    # DeepSeek-V2 / V2-Lite were published in bf16
+    assert shapes["deepseek-v2"].native_weights == shapes["deepseek-v2-lite"].native_weights == ""
+    assert {s.native_weights for s in shapes.values()} <= {"", *NATIVE_FORMATS}
+    assert {d for d, dev in devices.items() if dev.fp8} == {"h100-80g", "h800-80g", "h200-141g", "h20-96g", "l40s-48g",
+                                                            "rtx4090-24g"}
+
+
+def test_deepseek_v3_fp8_on_h200_vs_bf16_on_snt9b(shapes, devices):
+    from assistant.estimate.inference import serving_weights
+
+    s = shapes["deepseek-v3"]
+    assert serving_weights(s, devices["h200-141g"]).bytes == DS_FP8_BYTES
+    h200 = plan_inference(s, devices["h200-141g"], 4096, 0.9)
+    # At TP 4 the FP8 weights alone (672.9 GB / 4 = 156.7 GiB) exceed a 141 GB card: one node of 8.
+    assert DS_FP8_BYTES / 4 / GIB > 141
+    assert (h200.devices, h200.tp, h200.pp, h200.fits) == (8, 8, 1, True)
+    assert abs(h200.weights_gib - DS_FP8_BYTES / 8 / GIB) < 1e-3  # 78.33 GiB
+    assert "FP8" in h200.weight_precision and "W8A8" in h200.weight_precision
+    # Snt9B: no FP8, the checkpoint is converted to bf16 -> 2 B per parameter
+    npu = plan_inference(s, devices["snt9b"], 4096, 0.9)
+    assert abs(npu.weights_gib - 2 * DS_PARAMS / npu.devices / GIB) < 1e-3
+    assert "converted to BF16" in npu.weight_precision
+    # A100: no FP8 compute, but vLLM keeps the FP8 weights (weight-only Marlin): same bytes as on H200
+    a100 = plan_inference(s, devices["a100-80g"], 4096, 0.9)
+    assert abs(a100.weights_gib - DS_FP8_BYTES / a100.devices / GIB) < 1e-3 and "W8A16" in a100.weight_precision
+    # bf16 on H200 would need 16: 1342 GB / 8 = 156.2 GiB per card does not fit a 141 GB card
+    assert plan_inference(s, devices["h200-141g"], 4096, 0.9, weight_bits=16).devices == 16
+
+
+def test_gpt_oss_120b_mxfp4_experts_on_h100_vs_snt9b(shapes, devices):
+    from assistant.estimate import constants as C
+
+    s = shapes["gpt-oss-120b"]
+    assert s.expert_params == OSS_EXPERTS
+    h100 = plan_inference(s, devices["h100-80g"], 4096, 0.9)
+    # 60.7 GiB of weights on one 80 GB card (vLLM's gpt-oss recipe: 120b fits a single 80 GB GPU)
+    assert (h100.devices, h100.fits) == (1, True)
+    assert abs(h100.weights_gib - OSS_BYTES / GIB) < 1e-3
+    assert "MXFP4" in h100.weight_precision
+    # Ampere keeps MXFP4 too (Marlin MXFP4 MoE): one A100 80GB
+    assert plan_inference(s, devices["a100-80g"], 4096, 0.9).devices == 1
+    # Snt9B: bf16, 233.6 GB. At TP 4 (58.4 GB = 54.39 GiB per card) the 0.9 x 60.97 GiB budget leaves
+    # less than the 2 GiB NPU runtime overhead, so TP 8.
+    npu = plan_inference(s, devices["snt9b"], 4096, 0.9)
+    room_at_tp4 = 0.9 * 60.97 - 2 * OSS_PARAMS / 4 / GIB  # 0.48 GiB
+    assert room_at_tp4 < C.INFERENCE_OVERHEAD_GIB["npu"]
+    assert (npu.devices, npu.tp) == (8, 8)
+    assert abs(npu.weights_gib - 2 * OSS_PARAMS / 8 / GIB) < 1e-3
+
+
+def test_explicit_weight_bits_override_the_native_precision(shapes, devices):
+    s = shapes["deepseek-v3"]
+    p = plan_inference(s, devices["h200-141g"], 4096, 0.9, weight_bits=4)
+    # int4 (AWQ/GPTQ) for every weight: 671e9 x 0.5 B = 335.5 GB, 78.1 GiB per card at TP 4
+    assert p.devices == 4 and abs(p.weights_gib - DS_PARAMS * 0.5 / 4 / GIB) < 1e-3
+    assert "4-bit" in p.weight_precision
+    # W8A8 int8 on Ascend: 1 B per parameter
+    w8 = plan_inference(s, devices["snt9b"], 4096, 0.9, weight_bits=8)
+    assert abs(w8.weights_gib - DS_PARAMS / w8.devices / GIB) < 1e-3
+
+
+def test_training_ignores_the_native_precision(shapes, devices):
+    from dataclasses import replace
+
+    from assistant.estimate.memory import TrainConfig, training_memory
+    from assistant.estimate.plan import plan_training
+
+    # Training runs in bf16: 2 B per parameter for gpt-oss-20b's 20.9B, replicated (ZeRO-0, one device)
+    s = shapes["gpt-oss-20b"]
+    b = training_memory(s, TrainConfig(method="full", zero_stage=0, devices=1), devices["h100-80g"])
+    assert abs(b.weights.gib - 2 * 20.9e9 / GIB) < 1e-6
+    d = shapes["deepseek-v3"]
+    cfg = TrainConfig(method="lora", framework="MindSpeed-LLM")
+    native = plan_training(d, cfg, devices["h200-141g"])
+    plain = plan_training(replace(d, native_weights=""), cfg, devices["h200-141g"])
+    assert (native.devices, native.memory.total_gib) == (plain.devices, plain.memory.total_gib)

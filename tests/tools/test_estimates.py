@@ -187,3 +187,35 @@ def test_tools_are_fast(ctx, registry):
             registry.call(name, args, ctx)
             ts.append(time.process_time() - t)
         assert statistics.median(ts) < 0.005, (name, statistics.median(ts))
+
+
+def test_estimate_inference_native_precision_per_device(call):
+    gib = 2**30
+    embed = 129280 * 7168  # DeepSeek-V3 vocab x hidden; embeddings and LM head stay bf16 in its FP8 checkpoint
+    fp8_bytes = 4 * embed + (671e9 - 2 * embed)
+    h200 = call("estimate_inference", model="DeepSeek-R1", hardware="h200")
+    assert h200["devices"] == 8 and abs(h200["weights_gib_per_device"] - fp8_bytes / 8 / gib) < 1e-3
+    assert "FP8" in h200["assumptions"][0]
+    npu = call("estimate_inference", model="DeepSeek-R1", hardware="910B")
+    assert abs(npu["weights_gib_per_device"] - 2 * 671e9 / npu["devices"] / gib) < 1e-3
+    assert "converted to BF16" in npu["assumptions"][0]
+    oss = call("estimate_inference", model="gpt-oss-120b", hardware="h100")
+    experts = 36 * 128 * 3 * 2880 * 2880
+    assert oss["devices"] == 1
+    assert abs(oss["weights_gib_per_device"] - (experts * 4.25 / 8 + 2 * (116.8e9 - experts)) / gib) < 1e-3
+    assert "MXFP4" in oss["assumptions"][0]
+    # an explicit weight_bits wins: AWQ int4 for every weight
+    awq = call("estimate_inference", model="gpt-oss-120b", hardware="h100", weight_bits=4)
+    assert abs(awq["weights_gib_per_device"] - 116.8e9 / 2 / gib) < 1e-3 and "4-bit" in awq["assumptions"][0]
+    # a bf16 checkpoint stays bf16 on an FP8 GPU
+    q = call("estimate_inference", model="qwen2.5-72b", hardware="h100")
+    assert abs(q["weights_gib_per_device"] - 2 * 72.7e9 / q["devices"] / gib) < 1e-3
+
+
+def test_training_tools_size_native_fp8_models_in_bf16(call):
+    # estimate_training_memory: 2 B per parameter whatever the checkpoint ships in (training runs in bf16);
+    # full fine-tuning with ZeRO-0 on one device holds all 20.9B
+    out = call("estimate_training_memory", model="gpt-oss-20b", method="full", zero_stage=0, devices=1, hardware="h100")
+    assert abs(out["weights_gib"] - 2 * 20.9e9 / 2**30) < 1e-3
+    plan = call("plan_training", model="deepseek-v3", method="lora", framework="MindSpeed-LLM", hardware="h200")
+    assert "bf16 weights 2 B" in plan["memory"]["how"]["weights"]

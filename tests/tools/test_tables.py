@@ -125,3 +125,13 @@ def test_inference_tables(call):
 def test_deepseek_not_supported_on_llamafactory(call):
     out = call("min_cards", model="DeepSeek-R1", framework="LLaMA-Factory")
     assert out["rows"] and all(r["supported"] is False and r["cards"] is None for r in out["rows"])
+
+
+def test_list_hardware_parts_and_fp8(call):
+    parts = {h["id"]: h for h in call("list_hardware")["hardware"]}
+    # Snt9B23 counts DIE: 16 per node of 8 cards (the minimum-card table's note)
+    assert parts["snt9b23"]["unit"] == "die" and parts["snt9b23"]["devices_per_node"] == 16
+    assert parts["snt9b"]["memory_gb"] == 64 and parts["snt9b"]["devices_per_node"] == 8
+    # FP8 tensor cores: Hopper and Ada have them, Ampere and the Ascend 910B/910C parts do not
+    assert [parts[p]["fp8"] for p in ("h100-80g", "h200-141g", "l40s-48g")] == [True, True, True]
+    assert [parts[p]["fp8"] for p in ("a100-80g", "snt9b", "snt9b23")] == [False, False, False]
