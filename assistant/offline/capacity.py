@@ -4,6 +4,8 @@ against the plan without a cap (what the job needs)."""
 
 from __future__ import annotations
 
+import re
+
 from .route import table_strategy
 from .wording import Writer
 
@@ -100,3 +102,57 @@ class CapacityBlocks(Writer):
                                f"{sep}需要 {self.devices(free['devices'], free.get('unit'), free.get('hardware'))}，{self.setting(free)}")
             return lead + line + self.L(".", "。")
         return None
+
+    # -- nothing fits at any count -------------------------------------------------------------
+    def no_fit_why(self, p: dict) -> str | None:
+        """Why a plan without a device limit fits nowhere, in one clause, when its result says so: PPO
+        without ZeRO-3 (every device holds each model's weights), or a sequence whose activations and
+        loss alone exceed a device (ZeRO splits model states only)."""
+        notes = " ".join(str(n) for n in p.get("notes") or []).lower()
+        if p.get("stage") == "ppo" and p.get("framework") == "LLaMA-Factory" and p.get("zero_stage") != 3:
+            models = [("policy", "策略模型")] + [("reference", "参考模型")] * ("reference model" in notes) \
+                + [("reward", "奖励模型")] * ("full reward model" in notes)
+            en = ", ".join(m for m, _ in models[:-1]) + (" and " if len(models) > 1 else "") + models[-1][0]
+            return self.L(f"PPO cannot use ZeRO-3 on ModelArts, so the weights of the {en} model{'s' if len(models) > 1 else ''} "
+                          "are replicated on every device",
+                          f"ModelArts 上 PPO 不能使用 ZeRO-3，{'、'.join(z for _, z in models)}的权重在每张卡上各存一份")
+        m = re.search(r"alone take ([\d.]+) GiB", p.get("note") or "")
+        if m:
+            return self.L(f"at {p.get('seq_len')} tokens the activations and loss alone take {m.group(1)} GiB per device, and ZeRO "
+                          "splits only the model states", f"序列长度 {p.get('seq_len')} 时，仅激活和 loss 每卡就要 {m.group(1)} GiB，"
+                          "而 ZeRO 只切分模型状态")
+        return None
+
+    def no_fit_alternative(self, p: dict) -> str | None:
+        """What does fit, as shown below it: MindSpeed-LLM, LoRA, or a shorter sequence (the tool's longest cutoff_len)."""
+        alts = []
+        for d in self.results("plan_training"):
+            q = d.result
+            if d.args.get("max_devices") or not q.get("fits"):
+                continue
+            devs = self.devices(q["devices"], q.get("unit") or "card", q.get("hardware"))
+            if q.get("framework") != p.get("framework") and q.get("method") == p.get("method"):
+                alts.append(self.L(f"{q['framework']} fits it on {devs} ({self.setting(q).split(' ', 1)[1]}, below)",
+                                   f"{q['framework']} 可以放下：{devs}（{self.setting(q).split(' ', 1)[1]}，见下）"))
+            elif q.get("method") != p.get("method") and q.get("framework") == p.get("framework"):
+                what = self.method_name(q.get("method")) + (f" {str(q.get('stage')).upper()}" if q.get("stage") not in (None, "sft") else "")
+                alts.append(self.L(f"{what} fits on {devs} (below)", f"{what}可以放下：{devs}（见下）"))
+        m = re.search(r"at most (\d+) tokens per sequence fit", p.get("note") or "")
+        if m:
+            alts.append(self.L(f"a sequence of at most {m.group(1)} tokens (cutoff_len) fits", f"序列长度不超过 {m.group(1)}（cutoff_len）时可以放下"))
+        return self.L("; ", "；").join(alts) or None
+
+    def no_fit_text(self, p: dict) -> str:
+        """'does not fit at any device count — <why>; <what fits instead>' (estimate)."""
+        mem = p.get("memory") or {}
+        why = self.no_fit_why(p)
+        alt = self.no_fit_alternative(p)
+        need = self.L(f"each device needs {mem.get('total_gib', 0):.1f} GiB of {mem.get('usable_gib', 0):.1f} even with the most "
+                      "memory-saving setting", f"即使用最省显存的设置，每卡仍需 {mem.get('total_gib', 0):.1f} GiB，可用 "
+                      f"{mem.get('usable_gib', 0):.1f} GiB")
+        text = self.L(f"does not fit at any device count — {why or need}", f"在任何卡数下都放不下——{why or need}")
+        if why:
+            text += self.L(f" ({need})", f"（{need}）")
+        if alt:
+            text += self.L(". Instead: ", "。可改用：") + alt
+        return text

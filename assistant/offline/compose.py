@@ -7,6 +7,7 @@ import re
 
 from .parse import Slots
 from .route import Done, is_family_prefix, is_training_question
+from .serving import ServingBlocks, quant_named
 from .sizing import TrainingBlocks
 from .timing import TimeBlocks
 from .wording import (
@@ -14,14 +15,13 @@ from .wording import (
     MIN_LABEL,
     PASSAGE_CHARS,
     RECIPE_LABEL,
-    VLLM_LABEL,
     note_lead_in_zh,
     sentence_cut,
     t,
 )
 
 
-class Composer(TrainingBlocks, TimeBlocks):
+class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -63,7 +63,8 @@ class Composer(TrainingBlocks, TimeBlocks):
 
     def header(self) -> str:
         s, e = self.s, self.e
-        training = is_training_question(s) or bool(s.intents & {"config", "memory", "compare"})
+        serving = "inference" in s.intents and not ("train" in s.intents or s.method)
+        training = is_training_question(s) or (bool(s.intents & {"config", "memory", "compare"}) and not serving)
         name = s.model or (self.shape_name() if s.shape else self.L(f"a {s.params_b:g}B model", f"{s.params_b:g}B 模型"))
         parts = [f"**{name}**"]
         if training or s.method:
@@ -72,6 +73,10 @@ class Composer(TrainingBlocks, TimeBlocks):
                 parts.append(s.stage.upper())
         elif "inference" in s.intents:
             parts.append(self.L("inference", "推理"))
+            if s.quant_text:
+                parts.append(f"{s.weight_bits}-bit" + (f" ({s.quant_text})" if quant_named(s.quant_text) else "") if s.weight_bits else s.quant_text)
+            if s.concurrency:
+                parts.append(self.L(f"{s.concurrency} concurrent", f"并发 {s.concurrency}"))
         seq = self.L(f"{e.seq_len} tokens", f"序列长度 {e.seq_len}")
         if training or s.seq_len:
             parts.append(seq)
@@ -149,78 +154,6 @@ class Composer(TrainingBlocks, TimeBlocks):
             lines.append(f"- {h['id']}: {h['name']}, {h['memory_gb']:g} GB/{h['unit']}, {h['devices_per_node']} {h['unit']}/node")
             self.cite(h.get("source"))
         return lines + [""]
-
-    def inference(self) -> list[str]:
-        tables = self.results("inference_min_cards", ok=None)
-        ests = self.results("estimate_inference", ok=None)
-        if not (tables or ests):
-            return []
-        out: list[str] = []
-        # a memory size the tables do not have ("32G cards"): their other rows are context, the estimate answers
-        answered = any(not d.ok and d.args.get("memory_gb") for d in tables) and any(d.ok for d in ests)
-        estimate_first = answered
-        for d in tables:
-            if not d.ok:
-                mem = d.args.get("memory_gb")
-                out.append(self.L(f"- {VLLM_LABEL['en']}: no row for {self.s.model}" + (f" on {mem} GB cards." if mem else "."),
-                                  f"- {VLLM_LABEL['zh']}：没有 {self.s.model}" + (f" 在 {mem} GB 卡上" if mem else "") + " 的数据。"))
-                continue
-            r = d.result
-            best = [row for row in r.get("rows", []) if row["supported"] and row["cards"] == r.get("cards")
-                    and (not r.get("max_model_len") or (row["max_model_len"] or 0) >= r["max_model_len"])]
-            if best and not answered:
-                row = max(best, key=lambda x: x["max_model_len"] or 0)
-                answered = True
-                out.append(t("answer", self.lang) + self.L(
-                    f"**{self.devices(row['cards'])}** ({row['memory_gb']} GB) for vLLM serving, tested max-model-len "
-                    f"{row['max_model_len']} ({VLLM_LABEL['en']} {row['table']}, gpu-memory-utilization {row['gpu_memory_utilization']}).",
-                    f"vLLM 推理最少 **{self.devices(row['cards'])}**（{row['memory_gb']} GB 卡），实测 max-model-len {row['max_model_len']}"
-                    f"（{VLLM_LABEL['zh']} {row['table']}，gpu-memory-utilization {row['gpu_memory_utilization']}）。"))
-            several_names = len({row["model"] for row in r.get("rows", [])}) > 1  # e.g. Qwen3-235B-A22B and its -2507 variants
-            for row in r.get("rows", []):
-                self.cite(row.get("source"))
-                if several_names:
-                    row = {**row, "table": f"{row['table']} ({row['model']})"}
-                if not row["supported"]:
-                    out.append(self.L(f"- {row['table']}, {row['memory_gb']} GB cards: not supported ('-').",
-                                      f"- {row['table']}，{row['memory_gb']} GB 卡：不支持（“-”）。"))
-                    continue
-                out.append(self.L(
-                    f"- {row['table']}, {row['memory_gb']} GB cards (gpu-memory-utilization {row['gpu_memory_utilization']}): "
-                    f"{self.devices(row['cards'])}, tested max-model-len {row['max_model_len']}",
-                    f"- {row['table']}，{row['memory_gb']} GB 卡（gpu-memory-utilization {row['gpu_memory_utilization']}）："
-                    f"{row['cards']} 张卡，实测 max-model-len {row['max_model_len']}"))
-            if r.get("max_model_len") and not best:
-                longest = max((row["max_model_len"] or 0) for row in r.get("rows", []))
-                out.append(self.L(f"  No table row was tested at {r['max_model_len']} tokens; the longest tested is {longest}.",
-                                  f"  表中没有在 {r['max_model_len']} 个 token 上测试过的行，最长为 {longest}。"))
-        for d in ests:
-            if not d.ok:
-                out.append(self.L(f"- Inference estimate not available: {d.error.get('message')}", f"- 无法估算推理：{d.error.get('message')}"))
-                continue
-            r = d.result
-            hw = r.get("hardware")
-            if not r.get("fits", True):
-                out.append(self.L(f"- **Estimate**: {r.get('max_model_len')} tokens do not fit on up to {self.devices(r.get('devices'), r.get('unit'), hw)} "
-                                  f"({r.get('reason')}).", f"- **估算**：{r.get('max_model_len')} 个 token 放不下（{r.get('reason')}）。"))
-                continue
-            par = f"TP {r['tp']}" + (f", PP {r['pp']}" if r.get("pp", 1) > 1 else "") if r.get("tp") else ""
-            bits = [f"**{self.devices(r['devices'], r.get('unit'), hw)}**" + (self.L(f" ({par})", f"（{par}）") if par else "")]
-            if r.get("kv_bytes_per_token"):
-                bits.append(self.L(f"KV cache {r['kv_bytes_per_token'] / 1024:.0f} KiB/token", f"KV cache 每 token {r['kv_bytes_per_token'] / 1024:.0f} KiB"))
-            if r.get("kv_tokens_fit"):
-                bits.append(self.L(f"{r['kv_tokens_fit']} tokens of KV cache fit", f"可容纳 {r['kv_tokens_fit']} 个 token 的 KV cache"))
-            summary = self.L(", ", "，").join(bits)
-            if not answered or estimate_first:
-                answered, estimate_first = True, False
-                out.insert(0, t("answer", self.lang) + self.L(
-                    f"estimate: {summary} for max-model-len {r.get('max_model_len')} on {hw} (no vendor table row for this).",
-                    f"估算：{summary}，max-model-len {r.get('max_model_len')}，{hw}（厂商表格中没有对应的行）。"))
-            out.append(self.L(f"- **Estimate** ({self.estimate_label(r, short=True)}): {summary}.",
-                              f"- **估算**（{self.estimate_label(r, short=True)}）：{summary}。"))
-            if r.get("note"):
-                out.append(f"  {r['note']}")
-        return out + [""]
 
     def compare(self, d: Done) -> list[str]:
         if not d.ok:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 
 from ..errors import SizingError
 from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
 from . import numbers as num
+from . import serving_words
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
     ASKS_COUNT,
     CONFIG_FORMATS,
@@ -72,6 +73,10 @@ class Slots:
     samples: int | None = None
     epochs: float | None = None
     tps: float | None = None  # measured tokens/s per device
+    weight_bits: int | None = None  # serving precision the user stated: "AWQ int4" 4, "w8a8" 8, "bf16" 16
+    quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
+    concurrency: int | None = None  # "32 concurrent users", "并发 64"
+    gpu_util: float | None = None  # vLLM --gpu-memory-utilization: "0.95", "95%"
     config_format: str | None = None
     intents: set[str] = field(default_factory=set)
     question: str = ""
@@ -81,7 +86,7 @@ class Slots:
 
     CARRIED = ("model", "model_text", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework", "hardware",
                "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-               "samples", "epochs", "tps")
+               "samples", "epochs", "tps", "weight_bits", "quant_text", "concurrency", "gpu_util")
     MODEL_SLOTS = ("model", "model_text", "family", "params_b", "shape", "shape_only")
 
     def with_history(self, earlier: Slots | None, follow_up: bool) -> Slots:
@@ -155,6 +160,7 @@ class Parser:
         self.keys = resolver.model_keys  # squashed spelling -> id: a set lookup per candidate span
         zh = "|".join(re.escape(z) for z, _ in sorted(FAMILY_WORDS, key=lambda p: -len(p[0])))
         self.token_rx = re.compile(rf"(?:(?:{zh})\s*)?[a-z0-9][a-z0-9._/\-]*|(?:{zh})")
+        self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
         self.families = {}
         for m in models:
             fam = squash(str(m.get("family") or ""))
@@ -252,6 +258,9 @@ class Parser:
                 hw_count = num.count_before_hardware(work[: m.start()], work[m.end():])
             work = rx.sub(lambda m: " " * len(m.group(0)), work)
         work = self._amounts(work, s)
+        serving, work = serving_words.read(work)  # "gptq-int4" is no model, "64 并发" no count
+        for name, value in vars(serving).items():
+            setattr(s, name, value)
         shape, work = num.shape(work)
         s.shape = shape or None
 
@@ -305,6 +314,9 @@ class Parser:
             s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 
         s.intents = {name for name, rx in INTENTS.items() if rx.search(work)}
+        s.intents = serving_words.serving_intents(s.intents, work, bool(s.method or s.stage or "train" in s.intents),
+                                                  bool(s.tps or s.tokens), s.model in self.serving_only,
+                                                  bool(s.quant_text and s.weight_bits != 16 or s.concurrency or s.gpu_util))
         if {"memory", "cards"} <= s.intents and not INTENTS["cards"].search(MEMORY_ASKED.sub(" ", work)):
             s.intents.discard("cards")  # "显存占用多少" / "how much memory per card" asks GiB, not a card count
         if "cards" in s.intents and (s.devices or s.nodes) and not ASKS_COUNT.search(work):
@@ -383,7 +395,3 @@ class Parser:
             if key in self.families:
                 return self.families[key]
         return None
-
-
-def field_names() -> list[str]:
-    return [f.name for f in fields(Slots)]

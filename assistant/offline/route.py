@@ -30,6 +30,9 @@ NOTE_TERMS = [
     (re.compile(r"differ|versus|(?<![a-z])vs(?![a-z])|compare|区别|差别|不同|对比"), "difference 区别"),
 ]
 TIME_TERMS = "training time formula 训练时间 TPS"
+SPEED_TERMS = "vLLM benchmark 性能测试 throughput 吞吐 benchmark_parallel.py benchmark_serving.py"
+TABLE_MAX_LEN = 32768  # the newest vLLM table stops at 32K for most models
+CAPACITY_PROBE = 100_000  # estimate_inference's largest concurrency: more sequences than any layout holds
 
 
 @dataclass(frozen=True)
@@ -108,12 +111,21 @@ def note_query(s: Slots) -> str:
     extra = [words for rx, words in NOTE_TERMS if rx.search(text)]
     if "time" in s.intents:  # also when carried over from an earlier turn ("and with 16 cards?")
         extra.append(TIME_TERMS)
+    if "throughput" in s.intents:  # serving speed: the vLLM benchmark tools
+        extra.append(SPEED_TERMS)
     seen = set(text.split())
     extra = [w for words in extra for w in words.split() if w.lower() not in seen and not seen.add(w.lower())]
     # (not on a time question: the framework words would pull in other notes' training sections)
     if not s.intents & {"inference", "time"} and (s.method or "train" in s.intents):
         extra.append(s.framework or "training 训练 LLaMA-Factory MindSpeed-LLM")
     return " ".join([text, *extra]).strip() or s.question[:NOTE_QUERY_CHARS]
+
+
+def beyond_tables(s: Slots, e: Effective) -> bool:
+    """The vLLM tables give the fewest cards and a tested length for the published checkpoint; a longer
+    context, a precision, concurrency, utilisation, the user's own devices, users or KV cache need the estimate."""
+    return bool((s.seq_len or 0) > TABLE_MAX_LEN or s.weight_bits not in (None, 16) or s.concurrency or s.gpu_util
+                or e.devices or s.intents & {"capacity", "kv", "memory"})
 
 
 def is_training_question(s: Slots) -> bool:
@@ -175,7 +187,7 @@ class Router:
             calls += self.training_calls(s, e)
         if "time" in s.intents:
             calls += self.time_calls(s, e)
-        if s.intents & {"troubleshoot", "time"}:
+        if s.intents & {"troubleshoot", "time", "throughput"}:
             calls += self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang)
         unique: dict[str, Call] = {}
         for c in calls:
@@ -233,14 +245,19 @@ class Router:
         if s.model and e.hardware in ASCEND:
             mem = s.memory_gb if s.memory_gb in (32, 64) else (32 if e.hardware == "snt9b-32g" else None)
             calls = self.call("inference_min_cards", model=s.model, max_model_len=s.seq_len, memory_gb=mem)
-            if s.seq_len and s.seq_len > 32768:  # beyond what the tables tested: the estimate too
+            if beyond_tables(s, e):
                 calls += self.estimate_inference(s, e)
             return calls
         return self.estimate_inference(s, e)
 
     def estimate_inference(self, s: Slots, e: Effective) -> list[Call]:
+        """The user's precision (only when stated), concurrency, utilisation and devices. "How many users
+        can 8 cards serve" asks for more sequences than fit (CAPACITY_PROBE) within the user's devices:
+        the result is then the largest layout within them, with the sequences it does hold."""
+        probe = "capacity" in s.intents and not s.concurrency and e.devices
         return self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
-                         gpu_memory_utilization=0.9)
+                         gpu_memory_utilization=s.gpu_util or 0.9, concurrency=CAPACITY_PROBE if probe else s.concurrency,
+                         weight_bits=s.weight_bits, max_devices=e.devices)
 
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         fmt = s.config_format or "llamafactory_yaml"
@@ -257,10 +274,18 @@ class Router:
         for d in done:
             if d.name == "resolve_model" and not d.ok and is_family_prefix(d.args.get("name", ""), d.error.get("valid") or []):
                 calls += self.call("list_models", family=d.args["name"])  # "qwen3": list the whole family
-            if (d.name == "plan_training" and d.ok and not d.result.get("fits") and not s.framework
-                    and d.args.get("framework") is None and e.hardware in ASCEND):
-                # DeepSpeed has no sequence/context parallelism: try MindSpeed-LLM's TP/PP/CP
-                calls += self.call("plan_training", **{**d.args, "framework": "MindSpeed-LLM"})
+            if d.name == "plan_training" and d.ok and not d.result.get("fits") and not s.framework and d.args.get("framework") is None:
+                if d.args.get("stage") in (None, "pt", "sft") and e.hardware in ASCEND:
+                    # DeepSpeed has no sequence/context parallelism: try MindSpeed-LLM's TP/PP/CP
+                    calls += self.call("plan_training", **{**d.args, "framework": "MindSpeed-LLM"})
+                elif d.args.get("method") in ("full", "freeze") and not d.args.get("max_devices"):
+                    # DPO/PPO/...: the ModelArts MindSpeed-LLM scripts take pt/sft only; LoRA is the alternative
+                    calls += self.call("plan_training", **{**d.args, "method": "lora"})
+            if d.name == "estimate_inference" and d.ok and d.args.get("max_devices") and (
+                    not d.result.get("fits") if d.args.get("concurrency") != CAPACITY_PROBE else not d.result.get("max_sequences_at_len")):
+                # nothing fits the user's devices: how many it needs
+                need = {k: v for k, v in d.args.items() if k != "max_devices"}
+                calls += self.call("estimate_inference", **{**need, "concurrency": s.concurrency})
             if d.name == "min_cards" and d.ok and not d.result.get("rows") and "seq_len" in e.assumed:
                 calls += self.call("min_cards", **{k: v for k, v in d.args.items() if k != "seq_len"})
             if d.name == "inference_min_cards" and not d.ok and d.args.get("memory_gb"):

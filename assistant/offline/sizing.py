@@ -109,6 +109,14 @@ class TrainingBlocks(CapacityBlocks):
         if recipes:
             return "; ".join(self.recipe_summary(r) for r in recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
         plans = [d.result for d in self.results("plan_training") if d.result.get("fits") and not d.args.get("max_devices")]
+        asked = [p for p in plans if not s.method or p.get("method") == s.method]
+        failed = next((d.result for d in self.results("plan_training") if d.ok and not d.args.get("max_devices")
+                       and not d.result.get("fits")), None)
+        if s.method and not asked and failed:  # the method asked fits nowhere; an alternative may (said in the sentence)
+            name = self.method_name(s.method) + (f" {s.stage.upper()}" if s.stage and s.stage != "sft" else "")
+            return self.L(f"estimate: {name} {self.no_fit_text(failed)}.",
+                          f"估算：{name}{' ' if name[-1].isascii() else ''}{self.no_fit_text(failed)}。")
+        plans = asked or plans
         if plans:
             many = len({p.get("method") for p in plans}) > 1
             parts = [(f"{self.method_name(p.get('method'))}: " if many else "") + self.plan_summary(p)
@@ -285,6 +293,9 @@ class TrainingBlocks(CapacityBlocks):
                                f"- **{label}**：放不下——开启 offload 后每卡显存够用（{mem.get('total_gib', 0):.1f}/"
                                f"{mem.get('usable_gib', 0):.1f} GiB），但需要 {mem.get('host_ram_gib', 0):,.0f} GiB 主机内存"
                                f"（{self.estimate_label(p, short=True)}）。")]
+            if not cap:  # no device limit: it fits at no count; say why and what fits instead
+                return [self.L(f"- **{label}** ({self.estimate_label(p, short=True)}): {self.no_fit_text(p)}.",
+                               f"- **{label}**（{self.estimate_label(p, short=True)}）：{self.no_fit_text(p)}。")]
             return [self.L(
                 f"- **{label}**: nothing fits — even {self.devices(p.get('devices'), p.get('unit') or 'card')} with the most "
                 f"memory-saving setting need {mem.get('total_gib', 0):.1f} GiB per device of {mem.get('usable_gib', 0):.1f} "

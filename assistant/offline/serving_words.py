@@ -1,0 +1,116 @@
+"""Serving words in a question: the weight precision ("AWQ int4", "w8a8", "4比特量化"), the concurrency
+("32 concurrent users", "并发 64"), vLLM's --gpu-memory-utilization ("0.95", "95%"), and what a serving
+question asks (how many users fit, how much KV cache, how fast). The readers take the lower-cased
+question and blank what they read, so "gptq-int4" is no model, "64 并发" no device count and
+"gpu-memory-utilization" no memory question."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .vocab import INTENTS
+
+# Weight precision, first match wins: a stated bit width before a method name ("gptq int8" is 8-bit).
+BITS = [
+    (re.compile(r"(?<![a-z0-9])w(4|8)a\d{1,2}(?![a-z0-9])"), None),  # w4a16, w8a8, w8a16: the weight bits
+    (re.compile(r"(?<![a-z0-9])int(4|8)(?![0-9])"), None),
+    (re.compile(r"(?<![a-z0-9.])(4|8|16)\s*-?\s*(?:bits?|比特|位(?=\s*(?:量化|精度|权重)))(?![a-z])"), None),
+    (re.compile(r"(?<![a-z0-9])(?:nf4|q4_k(?:_[a-z]+)?|q4_0)(?![a-z0-9])"), 4),
+    (re.compile(r"(?<![a-z0-9])(?:fp8|e4m3|q8_0)(?![a-z0-9])"), 8),
+    (re.compile(r"(?<![a-z])(?:awq|gptq)(?![a-z])"), 4),
+    (re.compile(r"smooth\s*quant"), 8),
+]
+# Said, not blanked: "bf16" and "fp16" also ask the BF16-vs-FP16 note.
+HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9])")
+QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量化")
+
+CONCURRENCY = [re.compile(p) for p in (
+    r"(?<![0-9.])(\d{1,6})\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发)"
+    r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
+    r"(?:concurrency|max[-_ ]num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*(\d{1,6})(?![0-9.kK])",
+    r"(?<![0-9.])(\d{1,6})\s*(?:users?|requests?|sessions?|clients?|个用户|用户|个请求|请求)\s*"
+    r"(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously|同时)",
+    r"(?:serv(?:e|ing)|support(?:ing)?|handle|for)\s+(\d{1,6})\s+(?:concurrent\s+)?(?:users?|requests?|clients?|sessions?)(?![a-z])",
+    r"(?:支持|服务|满足|承载)\s*(\d{1,6})\s*(?:个|路)?\s*(?:用户|请求|并发)",
+)]
+UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
+             r"显存利用率|显存使用率|显存占比|显存比例")
+UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成)?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
+                  rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)")
+
+# What a serving question asks, beside "how many cards".
+CAPACITY = re.compile(r"how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users?|requests?|sessions?|sequences?|clients?|"
+                      r"streams?|people)|max(?:imum)?\s+concurren|how\s+much\s+concurren|how\s+many\s+at\s+once|"
+                      r"多少(?:个|路)?\s*(?:并发|用户|请求|人)|并发(?:数|量)?\s*(?:能)?\s*(?:有|是|为|到|达到)?\s*多少|最大并发|几路|能服务多少|能支持多少")
+KV_ASKED = re.compile(r"kv[-_ ]?cache|kv\s*缓存|键值缓存|(?<![a-z])kv\s*(?:size|memory|显存|占用)")
+# Serving speed: no tool has a figure; the answer says so and quotes the benchmark note. ("TPS" alone is
+# the vendor's training throughput and stays a training-time word.)
+SPEED = re.compile(r"throughput|吞吐|tokens?\s*(?:/|per)\s*(?:s|sec|second)(?![a-z])|tok/s|(?<![a-z])qps(?![a-z])|latency|延迟|"
+                   r"ttft|first[-_ ]token|首\s*token|how\s+fast|速度|多快")
+TRAINING_WORDS = re.compile(r"train|fine[-_ ]?tun|finetun|(?<![a-z])sft(?![a-z])|lora|微调|训练|全参|全量|精调|epoch")
+
+
+@dataclass
+class ServingWords:
+    weight_bits: int | None = None
+    quant_text: str | None = None  # the precision words as typed ("awq int4", "量化"), said back in the answer
+    concurrency: int | None = None
+    gpu_util: float | None = None
+
+
+def read(work: str) -> tuple[ServingWords, str]:
+    """The serving words of the question, and the text with the precision, concurrency and utilisation blanked."""
+    out = ServingWords()
+    said: list[tuple[int, str]] = []  # (position, words): said back in the order typed
+    for rx, bits in BITS:
+        for m in list(rx.finditer(work)):
+            if out.weight_bits is None:
+                out.weight_bits = bits or int(m.group(1))
+            said.append((m.start(), m.group(0).strip()))
+            work = _blank(work, m)
+    if out.weight_bits is None and (m := HALF.search(work)):
+        out.weight_bits = 16
+        said.append((m.start(), m.group(0)))
+    for m in list(QUANTIZED.finditer(work)):
+        said.append((m.start(), m.group(0)))
+        work = _blank(work, m)
+    out.quant_text = " ".join(dict.fromkeys(w for _, w in sorted(said))) or None
+    for m in list(UTIL.finditer(work)):
+        raw = (m.group(1) or m.group(2) or "").replace(" ", "")
+        value = float(raw.rstrip("%")) / (100 if raw.endswith("%") or m.group(2) else 1)
+        if out.gpu_util is None and 0 < value <= 1:
+            out.gpu_util = round(value, 4)
+        work = _blank(work, m)
+    work = re.sub(UTIL_WORD, lambda m: " " * len(m.group(0)), work)  # the flag alone is no memory question
+    for rx in CONCURRENCY:
+        for m in list(rx.finditer(work)):
+            if out.concurrency is None and int(m.group(1)) >= 1:
+                out.concurrency = int(m.group(1))
+            work = _blank(work, m)
+    return out, work
+
+
+def serving_intents(intents: set[str], work: str, training: bool, tps_given: bool, serving_only: bool, served: bool) -> set[str]:
+    """The serving intents: "capacity" (how many users fit), "kv" (how much KV cache), "throughput"
+    (how fast; a serving question unless training is named or a TPS figure is given). A model that is
+    only served (embeddings, rerankers), or quantised weights, concurrency or a memory utilisation
+    without training words (``served``), ask about serving."""
+    out = set(intents)
+    if CAPACITY.search(work):
+        out |= {"capacity", "inference"}
+        if not INTENTS["cards"].search(CAPACITY.sub(" ", work)):
+            out.discard("cards")  # "how many users can 8 cards serve" asks users, not cards
+    if KV_ASKED.search(work):
+        out |= {"kv", "inference"}
+    training = training or bool(TRAINING_WORDS.search(work))
+    if SPEED.search(work) and not tps_given and ("inference" in out or not training):
+        out |= {"throughput", "inference"}
+        out.discard("time")
+    if (serving_only or served) and not training:
+        out.add("inference")
+    return out
+
+
+def _blank(work: str, m: re.Match) -> str:
+    return work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]
