@@ -17,7 +17,7 @@ class CapacityBlocks(Writer):
             par = f"ZeRO-{p['zero_stage']}" + (" + offload" if p.get("offload") else "")
         else:
             par = f"TP {p.get('tp')} × PP {p.get('pp')}" + (f" × CP {p['cp']}" if (p.get("cp") or 1) > 1 else "")
-        par = f"{p.get('framework')} {par}"
+        par = f"{self.fw_name(p)} {par}"
         mem = (p.get("memory") or {}).get("total_gib")
         if isinstance(mem, int | float):
             per = self.per_device(p.get("unit"), p.get("hardware"))
@@ -132,8 +132,8 @@ class CapacityBlocks(Writer):
                 continue
             devs = self.devices(q["devices"], q.get("unit") or "card", q.get("hardware"))
             if q.get("framework") != p.get("framework") and q.get("method") == p.get("method"):
-                alts.append(self.L(f"{q['framework']} fits it on {devs} ({self.setting(q).split(' ', 1)[1]}, below)",
-                                   f"{q['framework']} 可以放下：{devs}（{self.setting(q).split(' ', 1)[1]}，见下）"))
+                alts.append(self.L(f"{self.fw_name(q)} fits it on {devs} ({self.setting(q).split(' ', 1)[1]}, below)",
+                                   f"{self.fw_name(q)} 可以放下：{devs}（{self.setting(q).split(' ', 1)[1]}，见下）"))
             elif q.get("method") != p.get("method") and q.get("framework") == p.get("framework"):
                 what = self.method_name(q.get("method")) + (f" {str(q.get('stage')).upper()}" if q.get("stage") not in (None, "sft") else "")
                 alts.append(self.L(f"{what} fits on {devs} (below)", f"{what}可以放下：{devs}（见下）"))

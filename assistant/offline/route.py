@@ -275,10 +275,12 @@ class Router:
             if d.name == "resolve_model" and not d.ok and is_family_prefix(d.args.get("name", ""), d.error.get("valid") or []):
                 calls += self.call("list_models", family=d.args["name"])  # "qwen3": list the whole family
             if d.name == "plan_training" and d.ok and not d.result.get("fits") and not s.framework and d.args.get("framework") is None:
-                if d.args.get("stage") in (None, "pt", "sft") and e.hardware in ASCEND:
-                    # DeepSpeed has no sequence/context parallelism: try MindSpeed-LLM's TP/PP/CP
+                if d.args.get("stage") in (None, "pt", "sft"):
+                    # DeepSpeed has no sequence/context parallelism: try the Megatron layout's TP/PP/CP
+                    # (MindSpeed-LLM on Ascend, Megatron-LM on GPUs)
                     calls += self.call("plan_training", **{**d.args, "framework": "MindSpeed-LLM"})
-                elif d.args.get("method") in ("full", "freeze") and not d.args.get("max_devices"):
+                elif d.args.get("method") in ("full", "freeze") and not d.args.get("max_devices") and not any(
+                        x.name == "plan_training" and x.args == {**d.args, "method": "lora"} for x in done):
                     # DPO/PPO/...: the ModelArts MindSpeed-LLM scripts take pt/sft only; LoRA is the alternative
                     calls += self.call("plan_training", **{**d.args, "method": "lora"})
             if d.name == "estimate_inference" and d.ok and d.args.get("max_devices") and (

@@ -120,7 +120,7 @@ class TrainingBlocks(CapacityBlocks):
         if plans:
             many = len({p.get("method") for p in plans}) > 1
             parts = [(f"{self.method_name(p.get('method'))}: " if many else "") + self.plan_summary(p)
-                     + self.L(f" ({p.get('framework')})", f"（{p.get('framework')}）") for p in plans]
+                     + self.L(f" ({self.fw_name(p)})", f"（{self.fw_name(p)}）") for p in plans]
             if "memory" in s.intents and "cards" not in s.intents:  # "how much memory": the GiB per device first
                 parts = [(f"{self.method_name(p.get('method'))}: " if many else "") + self.memory_summary(p) for p in plans]
             if s.stage in ("dpo", "kto", "ppo", "rm"):
@@ -142,8 +142,8 @@ class TrainingBlocks(CapacityBlocks):
         devs = self.devices(p["devices"], p.get("unit") or "card", p.get("hardware"))
         setting = (f"ZeRO-{p['zero_stage']}" + (" + offload" if p.get("offload") else "") if p.get("zero_stage") is not None
                    else f"TP {p.get('tp')} × PP {p.get('pp')}")
-        return self.L(f"about **{mem:.1f} GiB per {per}** ({p.get('framework')} {setting} on {devs})",
-                      f"每{per}约 **{mem:.1f} GiB**（{p.get('framework')} {setting}，{devs}）")
+        return self.L(f"about **{mem:.1f} GiB per {per}** ({self.fw_name(p)} {setting} on {devs})",
+                      f"每{per}约 **{mem:.1f} GiB**（{self.fw_name(p)} {setting}，{devs}）")
 
     def recipe_summary(self, r: dict) -> str:
         strat = STRATEGY[self.lang][r["strategy"]]
@@ -275,7 +275,7 @@ class TrainingBlocks(CapacityBlocks):
             return [self.L(f"- Estimate not available: {d.error.get('message')}", f"- 无法估算：{d.error.get('message')}")]
         p = d.result
         method = p.get("method") or d.args.get("method")
-        fw = p.get("framework") or ""
+        fw = self.fw_name(p)
         cap = d.args.get("max_devices")
         if cap and self.capped_adds_nothing(d):
             return []  # the plan without a cap already fits the user's devices: shown once

@@ -108,6 +108,14 @@ class Writer:
     def L(self, en: str, zh: str) -> str:
         return zh if self.zh else en
 
+    def fw_name(self, p: dict) -> str:
+        """The framework a plan names: MindSpeed-LLM is Ascend's Megatron, so on GPUs the same TP/PP/CP
+        layout is Megatron-LM's."""
+        fw = p.get("framework") or ""
+        if fw == "MindSpeed-LLM" and p.get("hardware") and not str(p["hardware"]).startswith("snt9b"):
+            return "Megatron-LM"
+        return fw
+
     def method_name(self, method: str | None) -> str:
         """'full fine-tuning', or 'pre-training (PT, full parameters)' when the stage is pre-training."""
         if self.s.stage == "pt" and method in PRETRAIN[self.lang]:

@@ -283,3 +283,23 @@ def test_memory_question_leads_with_gib(assistant, q):
     plan = calls(ans, "plan_training")[0].result
     gib = f"{plan['memory']['total_gib']:.1f} GiB"
     assert (f"每卡约 **{gib}**" if "显存" in q else f"about **{gib} per card**") in answer_line(ans)
+
+
+def test_gpu_long_context_falls_back_to_the_megatron_layout(assistant):
+    """LLaMA-Factory (DeepSpeed) cannot split activations: Qwen2.5-32B LoRA at 32K does not fit an
+    80 GB GPU at any count (the loss buffers alone: 32768 x 152064 x 12 B = 55.7 GiB, plus the layer
+    inputs). The answer falls back to the Megatron layout, named Megatron-LM on GPUs, and plans each
+    case once."""
+    ans = assistant.ask("qwen2.5-32b lora 32k on H100, how many GPUs?")
+    calls = [(c.name, tuple(sorted(c.args.items()))) for c in ans.tool_calls]
+    assert len(calls) == len(set(calls))
+    lf = [c for c in ans.tool_calls if c.name == "plan_training" and not c.args.get("framework")]
+    mg = [c for c in ans.tool_calls if c.name == "plan_training" and c.args.get("framework") == "MindSpeed-LLM"]
+    assert lf and not lf[0].result["fits"] and mg and mg[0].result["fits"]
+    assert "(Megatron-LM)" in answer_line(ans) and "MindSpeed-LLM" not in answer_line(ans)
+
+
+def test_rl_fallback_to_lora_is_not_repeated(assistant):
+    ans = assistant.ask("How many H200 for DeepSeek-R1 DPO at 32k?")
+    calls = [(c.name, tuple(sorted((k, str(v)) for k, v in c.args.items()))) for c in ans.tool_calls]
+    assert len(calls) == len(set(calls))
