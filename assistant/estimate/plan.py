@@ -198,6 +198,24 @@ def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | N
                           "as the ModelArts tables size LoRA jobs"))
 
 
+def fewer_devices(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_devices: int | None = None,
+                  global_batch: int | None = None) -> Plan | None:
+    """The slow tier's smallest plan (CPU offload for DeepSpeed, full recompute for Megatron) when it
+    needs fewer devices than the recommended fast-tier plan, else None: the answer to "what is the
+    least I can get away with" beside the recommendation."""
+    if not plan.fits or plan.tier != "fast":
+        return None
+    below = plan.memory_devices or plan.devices
+    counts = [n for n in device_counts(dev, max_devices or C.MAX_DEVICES_DEFAULT) if n < below]
+    hit = _first_fit(s, base, dev, counts, True, global_batch)
+    if not hit:
+        return None
+    cfg, mem, (ga, gb) = hit
+    n = cfg.devices
+    return Plan(True, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, "slow",
+                "needs " + ("full recompute" if base.megatron else "CPU offload") + " to fit on fewer devices")
+
+
 def longest_seq_len(s: Shape, cfg: TrainConfig, dev: Device, step: int = 1024) -> int:
     """The longest sequence (a multiple of `step`, at most cfg.seq_len) at which `cfg` fits; 0 if none.
     Memory grows with the sequence, so a binary search over multiples of `step` finds it."""

@@ -314,6 +314,13 @@ class TrainingBlocks(CapacityBlocks):
                                   f"  估算与{name}不一致：{p['devices']} 对 {ref['cards']}；{more}。两者都列出。"))
             elif ref.get("cards") is not None:
                 out.append(self.L(f"  The estimate agrees with the {name} ({ref['cards']}).", f"  估算与{name}一致（{ref['cards']}）。"))
+        fewer = p.get("fewer_devices")
+        if isinstance(fewer, dict) and not cap:
+            devs = self.devices(fewer["devices"], p.get("unit") or "card", p.get("hardware"))
+            host = fewer.get("host_ram_gib_per_node") or 0
+            ram = self.L(f", {host:,.0f} GiB host RAM per node", f"，每节点主机内存 {host:,.0f} GiB") if host else ""
+            out.append(self.L(f"  Fewer devices, slower: {devs} with {fewer['setting']} (~{fewer['total_gib']:.1f} GiB per device{ram}).",
+                              f"  更少的卡（更慢）：{devs}，{fewer['setting']}（每卡约 {fewer['total_gib']:.1f} GiB{ram}）。"))
         if not (recipes or [r for r in rows if r["supported"]]):
             out.append(self.L("  The vendor tables have no row for this combination, so this is an estimate, not a vendor figure.",
                               "  厂商表格中没有这个组合的数据，以上为估算值，不是厂商数据。"))

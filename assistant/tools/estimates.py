@@ -17,6 +17,7 @@ from ..estimate import constants as C
 from ..estimate.calibrate import device_from_row
 from ..estimate.inference import plan_inference
 from ..estimate.memory import Device, TrainConfig, training_memory
+from ..estimate.plan import fewer_devices
 from ..estimate.plan import plan_training as _plan
 from ..estimate.shape import Shape
 from .common import Framework
@@ -133,6 +134,21 @@ class PlanTrainingArgs(ModelArgs):
     quant_bits: Literal[2, 3, 4, 8] = 4
 
 
+class FewerDevices(BaseModel):
+    devices: int
+    nodes: int
+    per_node: int
+    zero_stage: int | None
+    offload: bool
+    tp: int
+    pp: int
+    cp: int
+    recompute: bool
+    setting: str = Field(description="The slower setting, e.g. 'ZeRO-3 + CPU offload' or 'TP 4 x PP 1 + full recompute'.")
+    total_gib: float = Field(description="Per-device memory of that plan, GiB.")
+    host_ram_gib_per_node: float = Field(description="Host RAM per node the offloaded states need, GiB (0 without offload).")
+
+
 class PlanResult(BaseModel):
     model: str
     shape: ShapeInfo
@@ -168,6 +184,19 @@ class PlanResult(BaseModel):
     reason: str
     assumptions: list[str]
     notes: list[str] = Field(default_factory=list)
+    fewer_devices: FewerDevices | None = Field(None, description="A slower setting (CPU offload; full recompute) that fits "
+                                               "on fewer devices than the recommendation, if there is one.")
+
+
+def _fewer(p, dev: Device) -> FewerDevices | None:
+    if p is None:
+        return None
+    c = p.cfg
+    setting = (f"TP {c.tp} x PP {c.pp}" + (f" x CP {c.cp}" if c.cp > 1 else "") + " + full recompute" if c.megatron
+               else f"ZeRO-{c.zero_stage} + CPU offload")
+    return FewerDevices(devices=p.devices, nodes=p.nodes, per_node=p.per_node, zero_stage=None if c.megatron else c.zero_stage,
+                        offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, recompute=c.recompute, setting=setting,
+                        total_gib=round(p.memory.total_gib, 2), host_ram_gib_per_node=round(p.memory.host_ram_gib.gib, 1))
 
 
 def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, base: TrainConfig,
@@ -194,7 +223,8 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         zero_stage=None if c.megatron else c.zero_stage, offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, ep=c.ep,
         recompute=c.recompute, distributed_optimizer=c.megatron, micro_batch=c.micro_batch, grad_accum=p.grad_accum,
         global_batch=p.global_batch, memory=breakdown_model(p.memory), table=refs[0] if refs else None,
-        table_also=refs[1:], note=note, reason=p.reason, assumptions=assumptions(s, c, dev), notes=notes)
+        table_also=refs[1:], note=note, reason=p.reason, assumptions=assumptions(s, c, dev), notes=notes,
+        fewer_devices=_fewer(fewer_devices(s, base, dev, p, max_devices, global_batch), dev) if suggest else None)
 
 
 @tool

@@ -4,7 +4,7 @@ devices run out. Expected device counts are the vendor tables' own where the pla
 from __future__ import annotations
 
 from assistant.estimate.memory import TrainConfig, training_memory
-from assistant.estimate.plan import device_counts, longest_seq_len, plan_training
+from assistant.estimate.plan import device_counts, fewer_devices, longest_seq_len, plan_training
 
 
 def test_device_counts_round_to_powers_of_two_then_whole_nodes(devices):
@@ -129,3 +129,38 @@ def test_lora_practice_rule_is_ascend_only(shapes, devices):
     assert npu.practice and npu.devices > npu.memory_devices
     gpu = plan_training(s, TrainConfig(method="lora", seq_len=4096), devices["h100-80g"])
     assert gpu.practice is None and gpu.devices == gpu.memory_devices
+
+
+def test_fewer_devices_with_the_slow_setting(shapes, devices):
+    gib = 2**30
+    # Qwen2.5-7B full fine-tuning: the recommendation is one node with ZeRO-2 (min-card table: 8 cards);
+    # ZeRO-Offload keeps only bf16 weights and gradients on the device (2 + 2 B x 7.6B = 28.4 GiB), so one
+    # 64 GB card holds it, as the ZeRO-Offload paper trains a 10B model on one 32 GB GPU.
+    s, dev = shapes["qwen2.5-7b"], devices["snt9b"]
+    base = TrainConfig(method="full", seq_len=4096)
+    p = plan_training(s, base, dev)
+    f = fewer_devices(s, base, dev, p)
+    assert p.devices == 8 and (f.devices, f.cfg.zero_stage, f.cfg.offload, f.tier) == (1, 2, True, "slow")
+    assert f.memory.weights.gib + f.memory.gradients.gib >= 4 * s.params / gib and f.memory.optimizer.gib == 0
+    # fp32 master + Adam (12 B per parameter) live in host RAM, within a node's 1.5 TiB
+    assert 12 * s.params / gib <= f.memory.host_ram_gib.gib <= 1536
+    # Megatron: full recompute instead of more devices
+    s32, h100 = shapes["qwen2.5-32b"], devices["h100-80g"]
+    ms = TrainConfig(method="lora", seq_len=32768, framework="MindSpeed-LLM")
+    p = plan_training(s32, ms, h100)
+    f = fewer_devices(s32, ms, h100, p)
+    assert not p.cfg.recompute and f.cfg.recompute and f.devices < p.devices
+    # Nothing to offer when the recommendation is already one device
+    lora = TrainConfig(method="lora", seq_len=4096)
+    assert fewer_devices(s, lora, dev, plan_training(s, lora, dev)) is None
+
+
+def test_fewer_devices_respects_host_ram(shapes, devices):
+    # Llama-3.1-70B full: ZeRO-3 offload puts ~16 B x 70.6B = 1052 GiB of states in host RAM (x1.5 pinned):
+    # one node's 1.5 TiB cannot hold it, two nodes can, so 16 cards and not 8.
+    s, dev = shapes["llama3.1-70b"], devices["snt9b"]
+    base = TrainConfig(method="full", seq_len=4096)
+    f = fewer_devices(s, base, dev, plan_training(s, base, dev))
+    assert (f.devices, f.cfg.zero_stage, f.cfg.offload) == (16, 3, True)
+    assert f.memory.host_ram_gib.gib <= 1536
+    assert not training_memory(s, base._replace(devices=8, zero_stage=3, offload=True), dev).host_ram_gib.gib <= 1536

@@ -303,3 +303,12 @@ def test_rl_fallback_to_lora_is_not_repeated(assistant):
     ans = assistant.ask("How many H200 for DeepSeek-R1 DPO at 32k?")
     calls = [(c.name, tuple(sorted((k, str(v)) for k, v in c.args.items()))) for c in ans.tool_calls]
     assert len(calls) == len(set(calls))
+
+
+def test_answers_offer_fewer_devices_with_a_slower_setting(assistant):
+    # min-card table: llama3.1-70b full 4096 LLaMA-Factory Snt9B = 64 cards; the recipe table runs it on
+    # 32 with ZeRO-3-Offload. The answer keeps the recommendation and adds the offload plan on fewer cards.
+    zh = assistant.ask("Llama-3.1-70B 全参 4096 910B 需要几张卡").answer
+    assert "更少的卡（更慢）：16 张卡，ZeRO-3 + CPU offload" in zh
+    en = assistant.ask("qwen2.5-32b lora 32k on H100, how many GPUs?").answer
+    assert "Fewer devices, slower: 4 GPUs with TP 4 x PP 1 + full recompute" in en
