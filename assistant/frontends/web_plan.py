@@ -126,6 +126,13 @@ def plan_training_view(ctx, model: str, method: str, stage: str, seq_len: Any, h
     md = f"{head}\n\n{summary}\n\n{kv_table(res, keys)}"
     if res.get("note"):
         md += f"\n\n**Table vs estimate:** {res['note']}"
+    if res.get("practice"):
+        md += f"\n\n**Vendor practice:** {res['practice']}."
+    fewer = res.get("fewer_devices")
+    if fewer:
+        host = f", {fewer['host_ram_gib_per_node']:,.0f} GiB host RAM per node" if fewer.get("host_ram_gib_per_node") else ""
+        md += (f"\n\n**Fewer devices, slower:** {fewer['devices']} {unit}s with {fewer['setting']} "
+               f"({fewer['total_gib']:.1f} GiB per device{host}).")
     md += _bullets("How each figure is computed", [f"{k}: {v}" for k, v in (mem.get("how") or {}).items()])
     md += _bullets("Assumptions", res.get("assumptions", []) + res.get("notes", []))
     return md, _table_refs_md(res), memory_chart_rows(mem)

@@ -252,3 +252,10 @@ def test_estimate_steps_say_estimate_and_cite_the_row_beside_them(call):
     source_line = content.split("\n\n")[0]
     assert source_line.startswith("**Source**: estimate") and "004_29a3a60428ed8cce" in source_line
     assert step_log(result) == "estimate"
+
+
+def test_plan_view_shows_fewer_devices_with_offload(ctx):
+    # min-card table: llama3.1-70b full 4096 LLaMA-Factory Snt9B = 64 cards; offload fits on 2 nodes
+    md, table_md, _ = web_plan.plan_training_view(ctx, "llama3.1-70b", "full", "sft", 4096, "snt9b", "LLaMA-Factory", None)
+    assert "### Estimate: **64 cards**" in md and "| 64 |" in table_md.replace("**", "")
+    assert "**Fewer devices, slower:** 16 cards with ZeRO-3 + CPU offload" in md
