@@ -118,10 +118,20 @@ def layouts(s: Shape, dev: Device, max_devices: int):
 
 
 def plan_inference(s: Shape, dev: Device, max_model_len: int, util: float, concurrency: int = 1,
-                   weight_bits: int | None = None, max_devices: int = 64) -> InferencePlan:
-    """weight_bits None: the checkpoint's native precision where `dev` serves it (serving_weights)."""
+                   weight_bits: int | None = None, max_devices: int = 64, largest: bool = False) -> InferencePlan:
+    """weight_bits None: the checkpoint's native precision where `dev` serves it (serving_weights).
+    largest: the largest layout within max_devices instead of the fewest devices that fit ("how many
+    sequences do my 8 cards hold")."""
     need = max_model_len * concurrency
     w = serving_weights(s, dev, weight_bits)
+    if largest:
+        options = list(layouts(s, dev, max_devices))
+        n, tp, pp = options[-1] if options else (1, 1, 1)
+        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len)
+        p.fits = p.kv_tokens >= need
+        p.reason = (f"largest layout within max_devices={max_devices}: KV room for {p.kv_tokens} tokens, "
+                    f"{p.kv_tokens // max(1, max_model_len)} sequences of {max_model_len}")
+        return p
     last = None
     for n, tp, pp in layouts(s, dev, max_devices):
         p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len)

@@ -32,7 +32,6 @@ NOTE_TERMS = [
 TIME_TERMS = "training time formula 训练时间 TPS"
 SPEED_TERMS = "vLLM benchmark 性能测试 throughput 吞吐 benchmark_parallel.py benchmark_serving.py"
 TABLE_MAX_LEN = 32768  # the newest vLLM table stops at 32K for most models
-CAPACITY_PROBE = 100_000  # estimate_inference's largest concurrency: more sequences than any layout holds
 
 
 @dataclass(frozen=True)
@@ -252,12 +251,12 @@ class Router:
 
     def estimate_inference(self, s: Slots, e: Effective) -> list[Call]:
         """The user's precision (only when stated), concurrency, utilisation and devices. "How many users
-        can 8 cards serve" asks for more sequences than fit (CAPACITY_PROBE) within the user's devices:
-        the result is then the largest layout within them, with the sequences it does hold."""
-        probe = "capacity" in s.intents and not s.concurrency and e.devices
+        can 8 cards serve" asks for the largest layout within the user's devices (largest_layout), with
+        the sequences it holds."""
+        probe = bool("capacity" in s.intents and not s.concurrency and e.devices)
         return self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
-                         gpu_memory_utilization=s.gpu_util or 0.9, concurrency=CAPACITY_PROBE if probe else s.concurrency,
-                         weight_bits=s.weight_bits, max_devices=e.devices)
+                         gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
+                         weight_bits=s.weight_bits, max_devices=e.devices, largest_layout=probe or None)
 
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         fmt = s.config_format or "llamafactory_yaml"
@@ -284,9 +283,9 @@ class Router:
                     # DPO/PPO/...: the ModelArts MindSpeed-LLM scripts take pt/sft only; LoRA is the alternative
                     calls += self.call("plan_training", **{**d.args, "method": "lora"})
             if d.name == "estimate_inference" and d.ok and d.args.get("max_devices") and (
-                    not d.result.get("fits") if d.args.get("concurrency") != CAPACITY_PROBE else not d.result.get("max_sequences_at_len")):
+                    not d.result.get("fits") if not d.args.get("largest_layout") else not d.result.get("max_sequences_at_len")):
                 # nothing fits the user's devices: how many it needs
-                need = {k: v for k, v in d.args.items() if k != "max_devices"}
+                need = {k: v for k, v in d.args.items() if k not in ("max_devices", "largest_layout")}
                 calls += self.call("estimate_inference", **{**need, "concurrency": s.concurrency})
             if d.name == "min_cards" and d.ok and not d.result.get("rows") and "seq_len" in e.assumed:
                 calls += self.call("min_cards", **{k: v for k, v in d.args.items() if k != "seq_len"})

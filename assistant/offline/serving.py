@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from .capacity import CapacityBlocks
-from .route import CAPACITY_PROBE, Done, per_node
+from .route import Done, per_node
 from .wording import VLLM_LABEL, t
 
 GIB = 1024 ** 3
@@ -31,7 +31,7 @@ class ServingBlocks(CapacityBlocks):
             return []
         rows, best = self.table_lines(tables)
         table_answer = self.table_answer(best) if best and not self.estimate_decides(tables, best) else None
-        est = next((d for d in ests if d.ok and d.result.get("fits") and d.args.get("concurrency") != CAPACITY_PROBE), None)
+        est = next((d for d in ests if d.ok and d.result.get("fits") and not d.args.get("largest_layout")), None)
         sizing = table_answer or (self.estimate_answer(est) if est else None)
         s = self.s
         lead = self.capacity_text(ests) if "capacity" in s.intents else None
@@ -165,7 +165,7 @@ class ServingBlocks(CapacityBlocks):
         many = seqs(r["max_sequences_at_len"], r["max_model_len"], self.zh)
         room = self.L(f"KV cache {self.per_token(r)}, room for {r['kv_tokens_fit']:,} tokens ({many})",
                       f"KV cache {self.per_token(r)}，可容纳 {r['kv_tokens_fit']:,} 个 token（{many}）")
-        if d.args.get("concurrency") == CAPACITY_PROBE:
+        if d.args.get("largest_layout"):
             out = [head + self.L(f" ({label}): the largest layout is {self.layout(r)}; {room}.", f"（{label}）：最大的布局为 {self.layout(r)}；{room}。")]
         elif not r.get("fits", True):
             need = r["max_model_len"] * (r.get("concurrency") or 1)
@@ -175,7 +175,7 @@ class ServingBlocks(CapacityBlocks):
                                  f"{r['kv_tokens_fit']:,} 个。")]
         else:
             out = [head + self.L(f" ({label}): {self.layout(r)}, {room}.", f"（{label}）：{self.layout(r)}，{room}。")]
-        if r.get("note") and d.args.get("concurrency") != CAPACITY_PROBE:  # (the probe's "needs N for 100000 x" is no finding)
+        if r.get("note") and not d.args.get("largest_layout"):  # (the largest layout's note is no finding)
             out.append(f"  {r['note']}")
         return out
 
@@ -194,7 +194,7 @@ class ServingBlocks(CapacityBlocks):
         """Yes or no for the user's devices: the vLLM table's minimum when the question is within what it
         tested, else the estimate within the user's devices (estimate_inference with max_devices)."""
         have = self.e.devices
-        capped = next((d for d in ests if d.ok and d.args.get("max_devices") and d.args.get("concurrency") != CAPACITY_PROBE), None)
+        capped = next((d for d in ests if d.ok and d.args.get("max_devices") and not d.args.get("largest_layout")), None)
         yours = self.L(f"your {self.have()}", f"你的 {self.have()}" + (" " if self.have()[-1].isascii() else ""))
         est = ""
         if capped:
@@ -242,7 +242,7 @@ class ServingBlocks(CapacityBlocks):
     def capacity_text(self, ests: list[Done]) -> str | None:
         """How many sequences of max_model_len fit at once: on the user's devices (the probe's largest
         layout within them) or on the fewest devices that hold one."""
-        probe = next((d.result for d in ests if d.ok and d.args.get("concurrency") == CAPACITY_PROBE), None)
+        probe = next((d.result for d in ests if d.ok and d.args.get("largest_layout")), None)
         r = probe or next((d.result for d in ests if d.ok and d.result.get("fits")), None)
         if r is None:
             return None
@@ -271,7 +271,7 @@ class ServingBlocks(CapacityBlocks):
         if r is None:
             return None
         length = r["max_model_len"]
-        conc = r.get("concurrency") if r.get("concurrency") not in (None, 1, CAPACITY_PROBE) else None
+        conc = r.get("concurrency") if r.get("concurrency") not in (None, 1) else None
         one = r["kv_bytes_per_token"] * length / GIB
         many = self.L(f", **{one * conc:.1f} GiB** for {conc} at once", f"，{conc} 条并发约 **{one * conc:.1f} GiB**") if conc else ""
         return self.L(f"KV cache **{self.per_token(r)}** (`{r['kv_formula']}`) → **{one:.1f} GiB** for one {length}-token "

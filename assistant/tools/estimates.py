@@ -307,6 +307,8 @@ class EstimateInferenceArgs(ModelArgs):
         "None (default): the checkpoint's native precision where the hardware serves it, else 16: DeepSeek-V3/R1 FP8 "
         "and gpt-oss MXFP4 experts on NVIDIA GPUs; Ascend converts them to bf16.")
     max_devices: int = Field(64, description="Most devices to consider, >= 1.")
+    largest_layout: bool = Field(False, description="Size the largest layout within max_devices instead of the fewest "
+                                 "devices that fit: how many sequences a given set of devices holds.")
 
 
 class InferenceResult(BaseModel):
@@ -352,7 +354,8 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
         raise SizingError("invalid_arguments", f"max_devices must be between 1 and 4096, got {args.max_devices}.",
                           field="max_devices", valid="1..4096")
     hw_id, dev = resolve_hardware(ctx, args.hardware)
-    p = plan_inference(s, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, args.weight_bits, args.max_devices)
+    p = plan_inference(s, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, args.weight_bits, args.max_devices,
+                       largest=args.largest_layout)
     table, note = vllm_row(ctx, model_id, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, p.devices)
     return InferenceResult(
         model=model_id or s.name, shape=shape_info(s), hardware=hw_id, unit=dev.unit, fits=p.fits, devices=p.devices, tp=p.tp,

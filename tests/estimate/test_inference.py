@@ -201,3 +201,16 @@ def test_training_ignores_the_native_precision(shapes, devices):
     native = plan_training(d, cfg, devices["h200-141g"])
     plain = plan_training(replace(d, native_weights=""), cfg, devices["h200-141g"])
     assert (native.devices, native.memory.total_gib) == (plain.devices, plain.memory.total_gib)
+
+
+def test_largest_layout_within_the_users_devices(shapes, devices):
+    s, dev = shapes["qwen2.5-72b"], devices["snt9b"]
+    fewest = plan_inference(s, dev, 32768, 0.9, max_devices=8)
+    mine = plan_inference(s, dev, 32768, 0.9, max_devices=8, largest=True)
+    assert fewest.devices == 4  # the newest vLLM table: 4 cards at 32K
+    assert (mine.devices, mine.tp, mine.pp, mine.fits) == (8, 8, 1, True)
+    # By hand at TP 8: KV 2 x 80 layers x (8 heads / 8) x 128 x 2 B = 40,960 B per token, 1.25 GiB per 32K
+    # sequence; budget 0.9 x 60.97 GiB = 54.9, minus bf16 weights 2 x 72.7e9 / 8 = 16.9 GiB and ~3 GiB of
+    # runtime and profiling reserve: ~35 GiB, about 27 sequences.
+    assert mine.kv_per_token_device == 40960
+    assert 25 <= mine.max_sequences <= 30 and mine.max_sequences > fewest.max_sequences
