@@ -74,7 +74,9 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         elif "inference" in s.intents:
             parts.append(self.L("inference", "推理"))
             if s.quant_text:
-                parts.append(f"{s.weight_bits}-bit" + (f" ({s.quant_text})" if quant_named(s.quant_text) else "") if s.weight_bits else s.quant_text)
+                bits = self.L(f"{s.weight_bits}-bit", f"{s.weight_bits} 比特")
+                parts.append(bits + (self.L(f" ({s.quant_text})", f"（{s.quant_text}）") if quant_named(s.quant_text) else "")
+                             if s.weight_bits else s.quant_text)
             if s.concurrency:
                 parts.append(self.L(f"{s.concurrency} concurrent", f"并发 {s.concurrency}"))
         seq = self.L(f"{e.seq_len} tokens", f"序列长度 {e.seq_len}")

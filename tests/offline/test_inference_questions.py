@@ -284,3 +284,10 @@ def test_serving_word_readers(text, want):
     assert (words.weight_bits, words.concurrency, words.gpu_util) == want
     if any(want):
         assert not re.search(r"\d", rest) or text == "w8a16 2 cards"  # what was read is blanked
+
+
+def test_chinese_header_names_the_precision_in_chinese(assistant):
+    head = assistant.ask("qwen2.5-72b 用 W8A8 量化部署，单机8卡910B 能支持多少并发（32k）").answer.splitlines()[0]
+    assert "8 比特（w8a8 量化）" in head and "-bit" not in head
+    head = assistant.ask("deploy qwen2.5-72b AWQ int4 on 2 L40S").answer.splitlines()[0]
+    assert "4-bit (awq int4)" in head
