@@ -38,6 +38,8 @@ EXAMPLES = [
     "用MindSpeed-LLM全参微调llama3.1-70b 8k 最少多少卡",
     "Generate the LLaMA-Factory yaml for llama3-8b LoRA 8192",
     "NPU 训练显存溢出怎么办？",
+    "Can I full fine-tune Llama-3.1-8B on 4 A100 80G at 8k?",
+    "Qwen2.5-72B 用 AWQ int4 部署，2 张 L40S、32k 上下文够吗？",
 ]
 EMPTY_REPLY = "Please type a question, e.g. “How many Snt9B cards for Qwen2.5-72B LoRA at 4096?” / 请输入问题。"
 CSS = """
