@@ -43,6 +43,12 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
             out += notes
         for d in self.results("generate_config", ok=None):
             out += self.config(d)
+        if "config" in s.intents and not s.model and s.params_b:
+            out.append(self.L("A ready config names the model (its Hugging Face path and chat template), so it needs a model "
+                              "from the catalog; name one for the file. The plan for this size is below.",
+                              "配置文件要写明模型（Hugging Face 路径和对话模板），需要目录中的具体模型；给出模型名即可生成。"
+                              "下面是这个规模的规划。"))
+            out.append("")
         out += self.training()
         for d in self.results("estimate_training_memory", ok=None):
             out += self.memory(d)

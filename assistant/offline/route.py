@@ -259,6 +259,8 @@ class Router:
                          weight_bits=s.weight_bits, max_devices=e.devices, largest_layout=probe or None)
 
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
+        if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan
+            return self.training_calls(s, e)
         fmt = s.config_format or "llamafactory_yaml"
         framework = s.framework or ("MindSpeed-LLM" if fmt == "mindspeed_env" else "LLaMA-Factory")
         return self.call("generate_config", model=s.model or self.shape_name(s), method=s.method or "lora", stage=s.stage,

@@ -162,8 +162,9 @@ def _estimate_plan(ctx, args, model_id, hw, framework) -> TrainingPlan:
         raise SizingError("no_plan", f"No vendor table row covers {model_id} {args.method} at {args.seq_len} tokens on "
                           f"{hw['id']}, and the estimator (plan_training) is not available.", field="model")
     if not p.get("fits", True):
+        why = p.get("note") or p.get("reason") or ""
         raise SizingError("does_not_fit", f"The estimator finds no setting that fits {model_id} {args.method} at "
-                          f"{args.seq_len} tokens on {hw['id']}: {p.get('note') or p.get('reason')}", field="seq_len")
+                          f"{args.seq_len} tokens on {hw['id']}. {why[:1].upper()}{why[1:]}", field="seq_len")
     # plan_training already gives MindSpeed-LLM CP >= 2 beyond 32768 tokens (the vendor rule);
     # mindspeed.check() rejects a plan that does not.
     devices, cp = int(p["devices"]), p.get("cp") or 1

@@ -203,8 +203,12 @@ def no_fit_note(s: Shape, p: Plan, base: TrainConfig, dev: Device, max_devices: 
     """Why nothing fits and what would: for a sequence-bound LLaMA-Factory job, the MindSpeed-LLM plan
     (TP with sequence parallel and CP split activations and the vocab-parallel loss) and the longest
     cutoff_len LLaMA-Factory holds. `suggest=False` skips the MindSpeed-LLM search."""
-    note = (p.reason + f". Even {units(p.devices, dev.unit)} with the most memory-saving setting need "
-            f"{p.memory.total_gib:.1f} GiB per device of {p.memory.usable_gib:.1f}.")
+    if max_devices:
+        note = (p.reason + f". Even {units(p.devices, dev.unit)} with the most memory-saving setting need "
+                f"{p.memory.total_gib:.1f} GiB per device of {p.memory.usable_gib:.1f}.")
+    else:  # no cap from the caller: the search went to the largest count, so no count fits
+        note = (f"It does not fit at any device count: even with the most memory-saving setting each device "
+                f"needs {p.memory.total_gib:.1f} GiB of {p.memory.usable_gib:.1f}.")
     why = sequence_bound_note(s, p.cfg, p.memory)
     if why is None:
         return note

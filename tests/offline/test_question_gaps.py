@@ -312,3 +312,18 @@ def test_answers_offer_fewer_devices_with_a_slower_setting(assistant):
     assert "更少的卡（更慢）：16 张卡，ZeRO-3 + CPU offload" in zh
     en = assistant.ask("qwen2.5-32b lora 32k on H100, how many GPUs?").answer
     assert "Fewer devices, slower: 4 GPUs with TP 4 x PP 1 + full recompute" in en
+
+
+def test_config_for_a_raw_size_gives_the_plan_and_says_why_no_file(assistant):
+    ans = assistant.ask("generate config for a 20B model full 4k on A800")
+    assert [c.name for c in ans.tool_calls] == ["plan_training"] and ans.tool_calls[0].args["params_b"] == 20
+    assert "needs a model from the catalog" in ans.answer and not ans.files
+    zh = assistant.ask("给一个 13B 模型 lora 8k 的 yaml").answer
+    assert "需要目录中的具体模型" in zh
+
+
+def test_config_that_fits_nowhere_says_so_once(assistant):
+    # Phi-4-mini's 200,064-token vocabulary: the fp32 loss buffers of a 16K sequence alone (16384 x 200064 x 12 B
+    # = 36.6 GiB) exceed a 24 GB card, and ZeRO does not split them
+    ans = assistant.ask("phi4-mini qlora yaml 16k on 4090").answer
+    assert "does not fit at any device count" in ans and "Even 4096" not in ans
