@@ -94,6 +94,9 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
             parts.append(s.framework)
         line = " · ".join(p for p in parts if p)
         assumed = [seq] if "seq_len" in e.assumed and training else []
+        if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
+            # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read
+            assumed.insert(0, self.L("fine-tuning; for serving ask “serve …”", "微调；推理部署请问“部署 …”"))
         if "hardware" in e.assumed:  # "a 24GB GPU": sized as the catalog part with that memory
             assumed.append(self.L(f"{hw} for a {s.memory_gb} GB GPU", f"{hw} 代表 {s.memory_gb} GB 显卡") if s.hardware_guessed else hw)
         if assumed:

@@ -327,3 +327,12 @@ def test_config_that_fits_nowhere_says_so_once(assistant):
     # = 36.6 GiB) exceed a 24 GB card, and ZeRO does not split them
     ans = assistant.ask("phi4-mini qlora yaml 16k on 4090").answer
     assert "does not fit at any device count" in ans and "Even 4096" not in ans
+
+
+def test_header_says_when_fine_tuning_was_assumed(assistant):
+    head = assistant.ask("How many H200 for DeepSeek-R1 at 32k?").answer.splitlines()[0]
+    assert "assumed: fine-tuning; for serving ask “serve …”" in head
+    assert "微调；推理部署请问" in assistant.ask("qwen2.5-72b 需要几张卡").answer.splitlines()[0]
+    # a named method or a serving question is not an assumption
+    assert "fine-tuning;" not in assistant.ask("qwen2.5-72b lora how many cards").answer.splitlines()[0]
+    assert "fine-tuning;" not in assistant.ask("serve qwen2.5-72b at 32k on H200").answer.splitlines()[0]
