@@ -143,7 +143,7 @@ class CalRow:
     detail: str = ""
     stage_table: str | None = None
     stage_planner: str | None = None
-    cell: str | None = None  # min-card table: printed line x column; rows expanded from one cell share it
+    cell: tuple[str, str, str] | None = None  # min-card table: (printed line, framework, hardware); expanded rows share it
 
     @property
     def ratio(self) -> float:
@@ -173,9 +173,9 @@ class Report:
         """The min-card table counted as printed: one unit per printed cell (line x framework column) on
         one hardware, so a `full/lora 4096/8192` cell weighs as much as a single-row cell; the rows
         expanded from a cell share its weight equally."""
-        cells: dict[str, list[CalRow]] = defaultdict(list)
+        cells: dict[tuple[str, str, str], list[CalRow]] = defaultdict(list)
         for r in self.rows:
-            if r.table == "min_cards" and r.cell and r.label.endswith(" " + hardware):
+            if r.table == "min_cards" and r.cell and r.cell[2] == hardware:
                 cells[r.cell].append(r)
         out = {"planner": Score(), "model_states": Score(), "flat_bytes": Score()}
         for rs in cells.values():
@@ -242,7 +242,7 @@ def run(min_cards: list[dict], recipes: list[dict], models: list[dict], hardware
         report.rows.append(CalRow("min_cards", f"{r['model_id']} {r['strategy']} {r['seq_len']} {r['framework']} {r['hardware']}",
                                   r["cards"], p.devices, naive_model_states(s, r["strategy"], dev),
                                   naive_flat(s, r["strategy"], dev), flags.get(i), _describe(p),
-                                  cell=f"{r.get('seed_row')} {r['framework']}" if r.get("seed_row") not in (None, "") else None))
+                                  cell=(str(r["seed_row"]), r["framework"], r["hardware"]) if r.get("seed_row") not in (None, "") else None))
     rec = [dict(r, total_cards=int(r["total_cards"]), cutoff_len=int(r["cutoff_len"]), zero_stage=int(r["zero_stage"]))
            for r in recipes]
     rec_rows = [dict(r, cards=r["total_cards"], seq_len=r["cutoff_len"], framework="LLaMA-Factory", hardware="Snt9B") for r in rec]

@@ -39,6 +39,14 @@ class Plan:
     practice: str | None = None  # why the recommendation is above the memory minimum
 
 
+def _plan_from(hit, dev: Device, tier: str, reason: str, **extra) -> Plan:
+    """A fitting Plan from a search hit (cfg, memory, (grad_accum, global_batch)): nodes and per-node
+    count follow from the device count."""
+    cfg, mem, (ga, gb) = hit
+    n = cfg.devices
+    return Plan(True, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, tier, reason, **extra)
+
+
 def device_counts(dev: Device, max_devices: int) -> list[int]:
     """1, 2, 4 ... up to one node (in the device's minimum unit), then whole nodes (powers of two)."""
     out, n = [], max(1, dev.min_unit)
@@ -190,12 +198,9 @@ def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | N
     hit = _first_fit(s, base, dev, counts, False, global_batch) or _first_fit(s, base, dev, counts, True, global_batch)
     if not hit:
         return plan
-    cfg, mem, (ga, gb) = hit
-    n = cfg.devices
-    return Plan(True, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, plan.tier,
-                plan.reason, memory_devices=plan.devices,
-                practice=(f"memory alone fits on {plan.devices}; recommended {n}, half of full fine-tuning's {full.devices}, "
-                          "as the ModelArts tables size LoRA jobs"))
+    return _plan_from(hit, dev, plan.tier, plan.reason, memory_devices=plan.devices,
+                      practice=(f"memory alone fits on {plan.devices}; recommended {hit[0].devices}, half of full "
+                                f"fine-tuning's {full.devices}, as the ModelArts tables size LoRA jobs"))
 
 
 def fewer_devices(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_devices: int | None = None,
@@ -210,10 +215,7 @@ def fewer_devices(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_devi
     hit = _first_fit(s, base, dev, counts, True, global_batch)
     if not hit:
         return None
-    cfg, mem, (ga, gb) = hit
-    n = cfg.devices
-    return Plan(True, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, "slow",
-                "needs " + ("full recompute" if base.megatron else "CPU offload") + " to fit on fewer devices")
+    return _plan_from(hit, dev, "slow", "needs " + ("full recompute" if base.megatron else "CPU offload") + " to fit on fewer devices")
 
 
 def longest_seq_len(s: Shape, cfg: TrainConfig, dev: Device, step: int = 1024) -> int:
@@ -241,12 +243,8 @@ def memory_plan(s: Shape, base: TrainConfig, dev: Device, max_devices: int | Non
     for tier in ("fast", "slow"):
         hit = _first_fit(s, base, dev, counts, tier == "slow", global_batch)
         if hit:
-            cfg, mem, (ga, gb) = hit
-            n = cfg.devices
-            per_node = min(n, dev.devices_per_node)
-            return Plan(True, n, -(-n // dev.devices_per_node), per_node, cfg, mem, ga, gb, tier,
-                        "fastest setting at the fewest devices" if tier == "fast"
-                        else "needs " + ("CPU offload" if not base.megatron else "full recompute") + " to fit")
+            return _plan_from(hit, dev, tier, "fastest setting at the fewest devices" if tier == "fast"
+                              else "needs " + ("CPU offload" if not base.megatron else "full recompute") + " to fit")
     # Nothing fits: report the largest allowed count with the most memory-saving setting.
     n = counts[-1] if counts else max(1, dev.min_unit)
     reason = f"does not fit within max_devices={limit}"

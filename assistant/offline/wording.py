@@ -112,7 +112,7 @@ class Writer:
         """The framework a plan names: MindSpeed-LLM is Ascend's Megatron, so on GPUs the same TP/PP/CP
         layout is Megatron-LM's."""
         fw = p.get("framework") or ""
-        if fw == "MindSpeed-LLM" and p.get("hardware") and not str(p["hardware"]).startswith("snt9b"):
+        if fw == "MindSpeed-LLM" and p.get("hardware") and p["hardware"] not in ASCEND:
             return "Megatron-LM"
         return fw
 
