@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench system-deps clean
+.PHONY: install run test lint bench system-deps test-deps clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,8 +27,15 @@ system-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji wrk >/dev/null; \
 	fi
 
+## test-deps: the MCP Inspector CLI (npm), a real MCP client the tests drive
+INSPECTOR := $(VENV)/inspector/node_modules/.bin/mcp-inspector
+$(INSPECTOR): | system-deps
+	@command -v npm >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null)
+	npm install -q --no-audit --no-fund --prefix $(VENV)/inspector @modelcontextprotocol/inspector@2.12.0
+test-deps: $(INSPECTOR)
+
 ## test: install everything and run the whole test suite
-test: $(STAMP) system-deps
+test: $(STAMP) system-deps test-deps
 	$(BIN)/ruff check .
 	$(BIN)/pytest -q
 

@@ -37,7 +37,8 @@ TABLE_URI = "sizing://tables/{}"
 INSTRUCTIONS = (
     "Deterministic sizing tools for fine-tuning and serving LLMs on Ascend NPUs (ModelArts Snt9B / "
     "Snt9B23) and GPUs. Every number comes from the vendor tables or a documented estimate, with its "
-    "source. Bad input returns {\"error\": {code, message, field, valid}} with what would be accepted."
+    "source. Bad input returns a tool error (isError) whose text is {\"error\": {code, message, field, valid}}, "
+    "with what would be accepted."
 )
 # ------------------------------------------------------------------ resources and the prompt
 def _front_matter(text: str) -> dict[str, Any]:
@@ -111,8 +112,11 @@ def build_mcp_server(ctx, registry: Registry = REGISTRY, runner: ToolRunner | No
             err = SizingError("unknown_tool", f"There is no tool named {params.name!r}.", field="name", valid=registry.names())
             raise MCPError(INVALID_PARAMS, err.message, data=err.to_model().model_dump(mode="json"))
         out = await runner.call(params.name, params.arguments or {})
-        return types.CallToolResult(content=[types.TextContent(text=out.json)], structured_content=out.data,
-                                    is_error=out.error_code is not None)
+        if out.error_code is not None:
+            # The canonical error as text only: structured content must match the tool's output
+            # schema, and clients that check it (the TypeScript SDK) would hide the error otherwise.
+            return types.CallToolResult(content=[types.TextContent(text=out.json)], is_error=True)
+        return types.CallToolResult(content=[types.TextContent(text=out.json)], structured_content=out.data)
 
     async def list_resources(_ctx, _params) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[r for r, _ in knowledge_resources(settings.knowledge_dir).values()])

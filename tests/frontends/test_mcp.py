@@ -90,10 +90,14 @@ async def exercise(client: Client, registry, knowledge_dir: Path, prompt_file: P
     for t in listed:
         assert t.annotations.read_only_hint is True and t.annotations.destructive_hint is False
         check_result(t.name, await client.call_tool(t.name, example_args(t)))
+    # Errors: isError, the canonical error as text, and no structured content (it would not match
+    # the tool's output schema, and schema-checking clients would then hide the error).
     bad = await client.call_tool("min_cards", {"model": 5})
-    assert bad.is_error and bad.structured_content["error"]["code"] == "invalid_arguments"
+    assert bad.is_error and bad.structured_content is None
+    assert json.loads(bad.content[0].text)["error"]["code"] == "invalid_arguments"
     unknown = await client.call_tool("min_cards", {"model": "qwen9.9-1000b"})
-    assert unknown.is_error and unknown.structured_content["error"]["code"] == "unknown_model"
+    assert unknown.is_error and unknown.structured_content is None
+    assert json.loads(unknown.content[0].text)["error"]["code"] == "unknown_model"
     with pytest.raises(MCPError) as e:
         await client.call_tool("drop_tables", {})
     assert e.value.data["error"]["code"] == "unknown_tool"
