@@ -113,7 +113,7 @@ class Assistant:
         self.settings = ctx.settings
         self.tools = langchain_tools(REGISTRY, ctx)
         self.system_prompt = (self.settings.prompts_dir / "system.md").read_text(encoding="utf-8")
-        self._offline = None
+        self._offline: Any = None  # the offline agent graph, built on first use
         self.startup_notice: str | None = None
         if isinstance(llm, BaseChatModel):
             self.model_name = getattr(llm, "model_name", None) or getattr(llm, "model", None) or type(llm).__name__
@@ -165,6 +165,8 @@ class Assistant:
     def ask(self, question: str, history: list[ChatTurn] | None = None) -> Answer:
         """The answer with the tool calls behind it (and a notice when input was cut or the LLM failed)."""
         *_, last = self._answer(question, history, events=False)
+        if last.answer is None:  # the stream always ends with the final event, which carries the Answer
+            raise RuntimeError("the agent stream ended without its final answer")
         return last.answer
 
     def stream(self, question: str, history: list[ChatTurn] | None = None) -> Iterator[AgentEvent]:

@@ -8,7 +8,17 @@ from typing import Annotated
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = Path(__file__).resolve().parent
+PROJECT_ROOT = PACKAGE_DIR.parent
+# An installed wheel carries knowledge/ and prompts/ inside the package (pyproject's force-include);
+# a checkout (editable install, tests) has them at the top level.
+BUNDLED_DATA = PACKAGE_DIR / "_data"
+
+
+def data_dir(name: str) -> Path:
+    """``knowledge`` or ``prompts``: the copy inside the installed package, else the checkout's folder."""
+    packaged = BUNDLED_DATA / name
+    return packaged if packaged.is_dir() else PROJECT_ROOT / name
 
 
 class Settings(BaseSettings):
@@ -18,7 +28,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SIZING_", extra="ignore", populate_by_name=True)
 
     knowledge_dir: Path = Field(
-        PROJECT_ROOT / "knowledge",
+        default_factory=lambda: data_dir("knowledge"),
         description="Folder with tables/, catalog/ and notes/ that the knowledge base is built from.",
     )
     cache_dir: Path | None = Field(
@@ -26,7 +36,7 @@ class Settings(BaseSettings):
         description="Where the built DuckDB file is cached (keyed by a hash of knowledge/). "
         "Default: $XDG_CACHE_HOME/sizing or ~/.cache/sizing, falling back to the temp dir.",
     )
-    prompts_dir: Path = Field(PROJECT_ROOT / "prompts", description="Folder with the prompt texts.")
+    prompts_dir: Path = Field(default_factory=lambda: data_dir("prompts"), description="Folder with the prompt texts.")
 
     llm: str = Field(
         "offline",
@@ -55,7 +65,7 @@ class Settings(BaseSettings):
 
     @field_validator("api_keys", mode="before")
     @classmethod
-    def _split_keys(cls, v):
+    def _split_keys(cls, v: object) -> object:
         # Environment values arrive as text: a JSON list or comma-separated keys.
         if isinstance(v, str):
             import json
@@ -86,14 +96,16 @@ class Settings(BaseSettings):
         """(environment variable(s), default, description) for every field, for `sizing settings` and the README."""
         out = []
         for name, f in cls.model_fields.items():
-            env = " / ".join(f.validation_alias.choices) if f.validation_alias is not None else f"SIZING_{name.upper()}"
-            default = f.default_factory() if f.default_factory is not None else f.default
+            alias = f.validation_alias
+            env = " / ".join(map(str, alias.choices)) if isinstance(alias, AliasChoices) else f"SIZING_{name.upper()}"
+            default = f.get_default(call_default_factory=True)
             if isinstance(default, Path):
-                default = "./" + str(default.relative_to(PROJECT_ROOT)) if default.is_relative_to(PROJECT_ROOT) else str(default)
+                default = _shown_path(default)
             out.append((env, "" if default is None else str(default), f.description or ""))
         return out
 
     def resolved_cache_dir(self) -> Path:
+        """The cache folder: the setting, else the user's cache folder, else the temp dir."""
         import os
         import tempfile
 
@@ -101,3 +113,12 @@ class Settings(BaseSettings):
             return self.cache_dir
         base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache" if Path.home().exists() else None)
         return Path(base) / "sizing" if base else Path(tempfile.gettempdir()) / "sizing-cache"
+
+
+def _shown_path(path: Path) -> str:
+    """A default path as the README shows it: relative to the checkout, or to the installed package."""
+    if path.is_relative_to(BUNDLED_DATA):
+        return "<installed package>/_data/" + str(path.relative_to(BUNDLED_DATA))
+    if path.is_relative_to(PROJECT_ROOT):
+        return "./" + str(path.relative_to(PROJECT_ROOT))
+    return str(path)

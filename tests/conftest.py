@@ -1,5 +1,8 @@
 """Shared fixtures: one knowledge base per test session, built from the repo's knowledge/ into a
-temporary cache folder; settings with telemetry off and no LLM; a free loopback port."""
+temporary cache folder; settings with telemetry off and no LLM; a free loopback port.
+
+Test tiers are given by path here (markers registered in pyproject.toml), so test files need no
+marks of their own: `make check` runs the fast tier, `make test` everything."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import threading
 import time
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 for _k, _v in {"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1",
                "DO_NOT_TRACK": "1", "FASTMCP_SHOW_SERVER_BANNER": "false", "FASTMCP_CHECK_FOR_UPDATES": "off",
@@ -19,6 +23,28 @@ for _k, _v in {"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "HF_H
 from assistant.context import Context  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from assistant.tools import REGISTRY  # noqa: E402
+
+# Property tests: "full" (the default, `make test`) or "check" (`make check`: HYPOTHESIS_PROFILE=check).
+# Tests that set max_examples themselves keep their own count.
+hypothesis_settings.register_profile("full", deadline=None)
+hypothesis_settings.register_profile("check", deadline=None, max_examples=25)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "full"))
+
+# Tier marks by path (relative to tests/): what is slow or needs more than the runtime and dev extras.
+TIERS = {
+    "browser": ("frontends/test_web_browser.py", "frontends/test_web_llm.py"),
+    "real_frameworks": ("configs/test_real_frameworks.py",),
+    "packaging": ("packaging/",),
+}
+TESTS = os.path.dirname(os.path.abspath(__file__))
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        rel = os.path.relpath(str(item.path), TESTS).replace(os.sep, "/")
+        for mark, paths in TIERS.items():
+            if rel.startswith(paths):
+                item.add_marker(mark)
 
 
 @pytest.fixture(scope="session")

@@ -217,7 +217,7 @@ def _apply_overrides(plan: TrainingPlan, args: GenerateConfigArgs, hw: dict[str,
     set_fields = {k for k in ("micro_batch", "grad_accum", "zero_stage", "offload", "tp", "pp", "cp", "nnodes", "global_batch")
                   if getattr(args, k) is not None}
     upd: dict[str, Any] = {k: getattr(args, k) for k in set_fields & {"micro_batch", "grad_accum", "zero_stage", "offload", "tp", "pp", "cp"}}
-    if "nnodes" in set_fields and args.nnodes != plan.nodes:
+    if args.nnodes is not None and args.nnodes != plan.nodes:
         per_node = plan.per_node if plan.nodes > 1 or args.nnodes == 1 else int(hw["devices_per_node"])
         upd.update(nodes=args.nnodes, per_node=per_node, devices=args.nnodes * per_node)
     if plan.framework == "LLaMA-Factory" and upd.get("zero_stage") == 0 and "offload" not in upd:
@@ -277,16 +277,26 @@ def _lf_options(args: GenerateConfigArgs, model_id: str, model: dict[str, Any], 
         dataset=args.dataset, output_dir=args.output_dir, learning_rate=args.learning_rate, epochs=args.epochs or 3.0)
 
 
+def _zero_stage(plan: TrainingPlan) -> int:
+    """The plan's ZeRO stage; every LLaMA-Factory plan has one (MindSpeed-LLM plans have none)."""
+    if plan.zero_stage is None:
+        raise SizingError("invalid_arguments", f"A {plan.framework} plan has no ZeRO stage, so no DeepSpeed config.",
+                          field="zero_stage", valid=[0, 1, 2, 3])
+    return plan.zero_stage
+
+
 def _ds_file(plan: TrainingPlan) -> ConfigFile:
-    return ConfigFile(filename=deepspeed.filename(plan.zero_stage, plan.offload),
-                      content=deepspeed.render(plan.zero_stage, plan.offload), format="deepspeed_json")
+    stage = _zero_stage(plan)
+    return ConfigFile(filename=deepspeed.filename(stage, plan.offload),
+                      content=deepspeed.render(stage, plan.offload), format="deepspeed_json")
 
 
 def _ds_note(plan: TrainingPlan) -> str:
-    name = deepspeed.path(plan.zero_stage, plan.offload)
-    if deepspeed.is_upstream(plan.zero_stage, plan.offload):
+    stage = _zero_stage(plan)
+    name = deepspeed.path(stage, plan.offload)
+    if deepspeed.is_upstream(stage, plan.offload):
         return f"{name} ships with LLaMA-Factory; the JSON here is the same shape."
-    return f"LLaMA-Factory ships no {deepspeed.filename(plan.zero_stage, plan.offload)}: save this JSON as {name}."
+    return f"LLaMA-Factory ships no {deepspeed.filename(stage, plan.offload)}: save this JSON as {name}."
 
 
 def _ms_options(args: GenerateConfigArgs, model_id: str, model: dict[str, Any]) -> mindspeed.MindSpeedOptions:

@@ -11,12 +11,8 @@ import pytest
 
 from assistant.configs import deepspeed, llamafactory, llamafactory_names
 from assistant.configs.plan import TrainingPlan
-from assistant.tools import REGISTRY
-
-pytestmark = pytest.mark.real_frameworks
 
 ZERO = [(0, False), (1, False), (1, True), (2, False), (2, True), (3, False), (3, True)]
-needs_estimator = pytest.mark.skipif("plan_training" not in REGISTRY, reason="plan_training (estimator) not registered yet")
 
 
 def _generate(call, **args) -> dict:
@@ -245,7 +241,6 @@ def test_every_catalog_model_parses_or_is_refused(frameworks, ctx, call, tmp_pat
     assert parsed >= 80, (parsed, refused)
 
 
-@needs_estimator
 @pytest.mark.parametrize("args", [
     dict(model="qwen3-30b-a3b", method="lora", seq_len=4096),  # MoE, not in the recipe table
     dict(model="mixtral-8x7b", method="full", seq_len=8192),
