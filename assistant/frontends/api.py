@@ -8,7 +8,6 @@ every route (``/healthz`` is open so load balancers can probe it).
 
 from __future__ import annotations
 
-import hmac
 import logging
 import threading
 from collections.abc import Callable
@@ -24,7 +23,8 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Route
 
 from ..answer import Answer, ChatTurn
-from ..errors import ErrorBody, SizingError, ToolError, validation_error
+from ..errors import SizingError, ToolError, validation_error
+from ..httpguard import Guard, HostPolicy, json_error
 from ..tools import REGISTRY, Registry
 from ..tools.runner import ToolRunner
 
@@ -37,7 +37,12 @@ STATUS_BY_CODE = {
 }
 CODE_BY_STATUS = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",
                   413: "too_large", 415: "unsupported_media_type", 422: "invalid_arguments", 504: "timeout"}
-OPEN_PATHS = ("/healthz",)  # plus what other front ends add to app.state.open_paths (Slack's signed events)
+# Open without a key: the probe, and the docs (the page has an Authorize button for the key; the
+# schema is the tool listing, not data). Other front ends add to app.state.open_paths (Slack's signed events).
+OPEN_PATHS = ("/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json")
+DOCS_STATIC = "/static-offline-docs"  # fastapi_offline's Swagger UI and ReDoc files
+SECURITY_SCHEME = {"type": "http", "scheme": "bearer", "description": "An API key from SIZING_API_KEYS: "
+                   "Authorization: Bearer KEY. In /docs, enter it under Authorize."}
 MAX_HISTORY_TURNS = 200
 
 
@@ -47,9 +52,7 @@ def status_for(code: str) -> int:
 
 def error_response(code: str, message: str, status: int | None = None, *, field: str | None = None,
                    valid: Any = None, headers: dict[str, str] | None = None) -> Response:
-    body = ToolError(error=ErrorBody(code=code, message=message, field=field, valid=valid))
-    return Response(body.model_dump_json(), status_code=status or status_for(code), media_type="application/json",
-                    headers=headers)
+    return json_error(code, message, status or status_for(code), field=field, valid=valid, headers=headers)
 
 
 class AskRequest(BaseModel):
@@ -58,65 +61,6 @@ class AskRequest(BaseModel):
     question: str = Field(min_length=1, description="The question, Chinese or English.")
     history: list[ChatTurn] = Field(default_factory=list, max_length=MAX_HISTORY_TURNS,
                                     description="Earlier turns of the conversation, oldest first.")
-
-
-class _BodyTooLarge(HTTPException):
-    """Raised from ``receive`` when a body without Content-Length grows past the limit. An
-    HTTPException so FastAPI's body parsing passes it through to the error handler untouched."""
-
-    def __init__(self, limit: int):
-        super().__init__(413, f"The request body is larger than {limit} bytes.")
-
-
-class Guard:
-    """Pure ASGI middleware (a BaseHTTPMiddleware would cost throughput): API keys, then body size."""
-
-    def __init__(self, app, *, api_keys: list[str], max_body_bytes: int, open_paths: set[str]):
-        self.app, self.max_body, self.open_paths = app, max_body_bytes, open_paths
-        self.keys = [k.encode() for k in api_keys]
-
-    def _authorized(self, scope) -> bool:
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                scheme, _, token = value.partition(b" ")
-                if scheme.lower() != b"bearer":
-                    return False
-                # compare_digest against every key: the time taken does not tell which key was close.
-                return any([hmac.compare_digest(token.strip(), k) for k in self.keys])
-        return False
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] not in ("http", "websocket"):  # lifespan
-            return await self.app(scope, receive, send)
-        if self.keys and scope["path"] not in self.open_paths and not self._authorized(scope):
-            if scope["type"] == "websocket":
-                return await send({"type": "websocket.close", "code": 1008})
-            resp = error_response("unauthorized", "A valid API key is required: Authorization: Bearer KEY.",
-                                  headers={"WWW-Authenticate": "Bearer"})
-            return await resp(scope, receive, send)
-        if scope["type"] == "websocket":
-            return await self.app(scope, receive, send)
-        for name, value in scope["headers"]:
-            if name == b"content-length":
-                if not value.isdigit():
-                    return await error_response("bad_request", "Invalid Content-Length.", 400)(scope, receive, send)
-                if int(value) > self.max_body:
-                    resp = error_response("too_large", f"The request body is larger than {self.max_body} bytes.",
-                                          valid=f"at most {self.max_body} bytes")
-                    return await resp(scope, receive, send)
-                return await self.app(scope, receive, send)  # the server enforces the declared length
-        received = 0
-
-        async def limited_receive():
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_body:
-                    raise _BodyTooLarge(self.max_body)
-            return message
-
-        await self.app(scope, limited_receive, send)
 
 
 def _package_version() -> str:
@@ -152,9 +96,10 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response("internal_error", f"Internal error: {type(exc).__name__}.", 500)
 
 
-def _openapi(app: FastAPI, registry: Registry) -> Callable[[], dict]:
+def _openapi(app: FastAPI, registry: Registry, keyed: bool) -> Callable[[], dict]:
     """FastAPI's schema plus one operation per tool with its request and result models from the
-    registry (the tool routes are plain Starlette routes, which FastAPI does not document)."""
+    registry (the tool routes are plain Starlette routes, which FastAPI does not document). With API
+    keys, the bearer scheme and a 401 response on every operation behind it."""
     from fastapi.openapi.utils import get_openapi
     from pydantic.json_schema import models_json_schema
 
@@ -178,29 +123,44 @@ def _openapi(app: FastAPI, registry: Registry) -> Callable[[], dict]:
         ask = schema["paths"].get("/v1/ask", {}).get("post")
         if ask is not None:
             ask["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[(AskRequest, "validation")]}}}
+        if keyed:
+            _declare_bearer(schema, error)
         app.openapi_schema = schema
         return schema
 
     return build
 
 
+def _declare_bearer(schema: dict, error: dict) -> None:
+    schema["components"]["securitySchemes"] = {"bearer": SECURITY_SCHEME}
+    unauthorized = {**error, "description": "No or a wrong API key (WWW-Authenticate: Bearer)"}
+    for path, item in schema["paths"].items():
+        if path in OPEN_PATHS:
+            continue
+        for op in item.values():
+            op["security"] = [{"bearer": []}]
+            op.setdefault("responses", {})["401"] = unauthorized
+
+
 def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = None, *,
-               registry: Registry = REGISTRY, runner: ToolRunner | None = None) -> FastAPI:
+               registry: Registry = REGISTRY, runner: ToolRunner | None = None, host: str | None = None) -> FastAPI:
     """The REST app. ``assistant_factory(ctx)`` builds the agent for /v1/ask (default
     ``assistant.agent.Assistant``); ``runner`` is the tool runner to share with other front ends
-    mounted on the same app (server.py mounts MCP at /mcp with it)."""
+    mounted on the same app (server.py mounts MCP at /mcp with it); ``host`` is the bind address
+    (default ``settings.host``), which decides the default Host policy (httpguard.HostPolicy)."""
     runner = runner or ToolRunner(ctx, registry, timeout_s=settings.request_timeout_s, cache_size=settings.tool_cache_size)
     # FastAPIOffline serves Swagger UI and ReDoc from the package instead of a CDN: /docs works offline.
     app = FastAPIOffline(
-        title="Sizing assistant API", version=_package_version(),
+        title="Sizing assistant API", version=_package_version(), swagger_ui_parameters={"persistAuthorization": True},
         description="The sizing assistant's deterministic tools (the same ones the chat uses) and the agent. "
         "`sizing serve` also serves MCP over streamable HTTP at /mcp.",
     )
     _install_error_handlers(app)
     app.state.open_paths = set(OPEN_PATHS)  # the same set object: routes added later can be opened
     app.add_middleware(Guard, api_keys=list(settings.api_keys), max_body_bytes=settings.max_body_bytes,
-                       open_paths=app.state.open_paths)
-    app.openapi = _openapi(app, registry)
+                       body_timeout_s=settings.body_timeout_s, open_paths=app.state.open_paths, open_prefixes=(DOCS_STATIC,),
+                       policy=HostPolicy(host or settings.host, settings.allowed_hosts, settings.cors_origins))
+    app.openapi = _openapi(app, registry, keyed=bool(settings.api_keys))
     tool_count = len(registry.names())
 
     @app.get("/healthz", tags=["meta"], summary="Liveness probe (no API key needed)")
@@ -212,7 +172,7 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
         return {"tools": registry.schemas()}
 
     async def run_tool(request: Request) -> Response:
-        out = await runner.call(request.path_params["name"], (await request.body()) or None)
+        out = await runner.call(request.path_params["name"], await request.body())
         status = 200 if out.error_code is None else status_for(out.error_code)
         return Response(out.json, status_code=status, media_type="application/json")
 

@@ -171,7 +171,7 @@ async def run_stdio(server) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def streamable_http_app(server, settings, host: str | None = None):
+def streamable_http_app(server, settings):
     """(ASGI app, session manager) for MCP over streamable HTTP. The manager's ``run()`` must be
     entered in the hosting app's lifespan.
 
@@ -180,18 +180,10 @@ def streamable_http_app(server, settings, host: str | None = None):
     tools return one result each, so there is nothing to stream.
     """
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-    from mcp.server.transport_security import TransportSecuritySettings
 
-    host = host or settings.host
-    security = None
-    if host in ("127.0.0.1", "localhost", "::1"):
-        # Bound to loopback: refuse other Host/Origin headers (DNS rebinding), as the SDK does by default.
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-        )
-    manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True, security_settings=security,
+    # No security_settings: the SDK's Host/Origin check is off because the app this is mounted in
+    # applies one policy to every route, REST and /mcp alike (assistant.httpguard.HostPolicy).
+    manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True,
                                            max_request_body_size=settings.max_body_bytes)
     return StreamableHTTPASGIApp(manager), manager
 
@@ -217,12 +209,11 @@ class StatelessMcpEndpoint:
         await self.app(scope, receive, send)
 
 
-def mount_http(app, ctx, settings, runner: ToolRunner, registry: Registry = REGISTRY, host: str | None = None,
-               path: str = "/mcp") -> None:
+def mount_http(app, ctx, settings, runner: ToolRunner, registry: Registry = REGISTRY, path: str = "/mcp") -> None:
     """Serve MCP over streamable HTTP at ``path`` of a Starlette/FastAPI ``app``: adds the route and
     runs the session manager inside the app's lifespan (wrapping the lifespan it already has)."""
     server = build_mcp_server(ctx, registry, runner)
-    mcp_app, manager = streamable_http_app(server, settings, host)
+    mcp_app, manager = streamable_http_app(server, settings)
     inner = app.router.lifespan_context
 
     @asynccontextmanager

@@ -28,7 +28,7 @@ def mount_optional_frontends(app, ctx, settings: Settings) -> None:
 
 def compose_app(ctx, settings: Settings, assistant_factory=None, *, registry=None, host: str | None = None):
     """REST (api.py) with MCP at /mcp (mcp_server.py) sharing one tool runner (time limit and result
-    cache), plus the optional front ends. ``host`` is the bind address (MCP's DNS-rebinding check)."""
+    cache), plus the optional front ends. ``host`` is the bind address (the default Host policy)."""
     from ..tools import REGISTRY
     from ..tools.runner import ToolRunner
     from .api import create_app
@@ -36,8 +36,8 @@ def compose_app(ctx, settings: Settings, assistant_factory=None, *, registry=Non
 
     registry = registry or REGISTRY
     runner = ToolRunner(ctx, registry, timeout_s=settings.request_timeout_s, cache_size=settings.tool_cache_size)
-    app = create_app(ctx, settings, assistant_factory, registry=registry, runner=runner)
-    mount_http(app, ctx, settings, runner, registry, host or settings.host)
+    app = create_app(ctx, settings, assistant_factory, registry=registry, runner=runner, host=host)
+    mount_http(app, ctx, settings, runner, registry)
     mount_optional_frontends(app, ctx, settings)
     return app
 

@@ -90,7 +90,7 @@ class Registry:
             if len(args) > MAX_ARG_BYTES:
                 raise SizingError("too_large", f"Arguments are {len(args)} bytes; the limit is {MAX_ARG_BYTES}.")
             try:
-                args = json.loads(args or "{}")
+                args = json.loads(args if args.strip() else "{}")
             except (ValueError, RecursionError) as e:
                 raise SizingError("invalid_json", f"Arguments are not valid JSON: {e}", valid="a JSON object") from None
         if not isinstance(args, dict):

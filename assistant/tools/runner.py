@@ -50,10 +50,11 @@ class ToolRunner:
 
     @staticmethod
     def _key(args: bytes | str | dict | None) -> bytes:
-        if isinstance(args, bytes):
-            return args
         if isinstance(args, str):
-            return args.encode()
+            args = args.encode()
+        if isinstance(args, bytes):
+            # An empty body means no arguments, as {} does; a literal null is another request (refused).
+            return args if args.strip() else b"{}"
         try:
             return json.dumps(args, sort_keys=True, ensure_ascii=False).encode()
         except (TypeError, ValueError, RecursionError):
