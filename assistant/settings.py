@@ -63,7 +63,19 @@ class Settings(BaseSettings):
         "knowledge base); 0 turns the cache off.",
     )
 
-    @field_validator("api_keys", mode="before")
+    body_timeout_s: float = Field(
+        10.0, gt=0, description="Time a client has to send a whole request body, seconds; slower requests get 408.",
+    )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Host headers the API, MCP and Slack servers answer (comma-separated; '*': any). "
+        "Empty: loopback names only when bound to loopback, any otherwise.",
+    )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Browser origins allowed to call the API and MCP cross-site, with CORS headers "
+        "(comma-separated, e.g. https://app.example.com; '*': any). Empty: same origin only.",
+    )
+
+    @field_validator("api_keys", "allowed_hosts", "cors_origins", mode="before")
     @classmethod
     def _split_keys(cls, v: object) -> object:
         # Environment values arrive as text: a JSON list or comma-separated keys.
