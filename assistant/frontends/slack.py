@@ -7,8 +7,9 @@ every other front end.
 - While the agent works the question gets an hourglass reaction and the thread a placeholder
   message; the placeholder is then replaced by the answer (``chat.update``). Configs go out as code
   blocks when small, as file uploads (``files_upload_v2``) when not.
-- Requests are verified by bolt (signature and a timestamp at most 5 minutes old; else 401).
-  Events are acknowledged at once and answered on a worker thread, so Slack's 3-second deadline
+- Requests are verified on their raw bytes before anything is parsed (signature and a timestamp at
+  most 5 minutes old; else 401; a signed body that is not a JSON object: 400). Events are
+  acknowledged before bolt sees them and answered on a worker thread, so Slack's 3-second deadline
   holds however long the agent takes. Retries (``X-Slack-Retry-Num``) are acknowledged and
   dropped, and event ids are deduplicated, so nothing is answered twice. Bot messages, this bot's
   own included, are ignored.
@@ -19,6 +20,9 @@ every other front end.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import logging
 import re
 import threading
@@ -33,9 +37,11 @@ from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_r
 from slack_sdk import WebClient
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
+from starlette.responses import Response
 
 from ..answer import Answer, ChatTurn, GeneratedFile
 from ..context import Context
+from ..httpguard import Guard, HostPolicy, json_error
 from ..settings import Settings
 from .slack_format import code_block, split_message, to_mrkdwn
 
@@ -342,15 +348,69 @@ def build_slack_app(ctx: Context, settings: Settings, assistant_factory: Assista
     return app
 
 
+SIGNATURE_MAX_AGE_S = 300  # Slack's rule: a request older than five minutes is a replay
+
+
+def signature_ok(secret: bytes, headers, body: bytes, now: float | None = None) -> bool:
+    """Slack's v0 signature over the raw bytes (computed before anything is parsed or decoded: a
+    body that is not UTF-8 or not JSON is still only bytes here), and a timestamp within five minutes."""
+    timestamp = headers.get("x-slack-request-timestamp", "")
+    signature = headers.get("x-slack-signature", "")
+    if not (timestamp.isascii() and timestamp.isdigit()) or not signature:
+        return False
+    if abs((time.time() if now is None else now) - int(timestamp)) > SIGNATURE_MAX_AGE_S:
+        return False
+    digest = hmac.new(secret, b"v0:" + timestamp.encode() + b":" + body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(f"v0={digest}".encode(), signature.encode("utf-8", "replace"))
+
+
+def _payload_type(body: bytes, content_type: str) -> str | None:
+    """The payload's ``type`` for a signed body, or None when it is not a payload Slack sends."""
+    try:
+        text = body.decode("utf-8")
+        if "application/x-www-form-urlencoded" in content_type:  # interactivity: payload=<json>
+            from urllib.parse import parse_qs
+
+            data = json.loads(parse_qs(text).get("payload", ["{}"])[0])
+        else:
+            data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return str(data.get("type") or "") if isinstance(data, dict) else None
+
+
 def mount_slack(fastapi_app, ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None,
                 *, path: str = EVENTS_PATH) -> App:
-    """Add POST ``path`` (Slack's Events API request URL) to an existing FastAPI app; returns the bolt app."""
+    """Add POST ``path`` (Slack's Events API request URL) to an existing FastAPI app; returns the bolt app.
+
+    The signature is checked on the raw bytes before anything is parsed (unsigned, badly signed or
+    stale: 401), a signed body that is not a JSON object is 400, and an event is acknowledged before
+    bolt sees it: bolt's first dispatch waits on auth.test, and Slack wants the 200 within 3 s."""
     bolt = build_slack_app(ctx, settings, assistant_factory)
+    secret = settings.slack_signing_secret.get_secret_value().encode() if settings.slack_signing_secret else b""
+    dispatcher = ThreadPoolExecutor(max_workers=2, thread_name_prefix="slack-dispatch")
+
+    def dispatch_later(bolt_request) -> None:
+        try:
+            bolt.dispatch(bolt_request)
+        except Exception:  # the ack has gone; a failure here can only be logged
+            log.exception("Slack event dispatch failed")
 
     async def slack_events(request: Request):
         body = await request.body()
-        # dispatch may call auth.test (first request) and verifies the signature: off the event loop.
-        resp = await run_in_threadpool(bolt.dispatch, to_bolt_request(request, body))
+        if not signature_ok(secret, request.headers, body):
+            return json_error("unauthorized", "Missing, wrong or stale Slack signature.", 401)
+        kind = _payload_type(body, request.headers.get("content-type", ""))
+        if kind is None:
+            return json_error("bad_request", "The signed body is not a Slack payload (a JSON object).", 400)
+        bolt_request = to_bolt_request(request, body)
+        if kind == "event_callback":
+            if retry_number(dict(request.headers)) > 0:  # acknowledged and dropped, as the bolt middleware does
+                return Response(status_code=200, headers={"x-slack-no-retry": "1"})
+            dispatcher.submit(dispatch_later, bolt_request)
+            return Response(status_code=200)
+        # url_verification (the challenge) and interactivity answer with a body: dispatch now.
+        resp = await run_in_threadpool(bolt.dispatch, bolt_request)
         return to_starlette_response(resp)
 
     fastapi_app.add_api_route(path, slack_events, methods=["POST"], include_in_schema=False)
@@ -358,11 +418,16 @@ def mount_slack(fastapi_app, ctx: Context, settings: Settings, assistant_factory
     return bolt
 
 
-def build_http_app(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None):
-    """The standalone app of `sizing slack`: /slack/events and /healthz."""
+def build_http_app(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None,
+                   host: str | None = None):
+    """The standalone app of `sizing slack`: /slack/events and /healthz, behind the same HTTP guard as
+    `sizing serve` (Host policy, body limit and body time limit; Slack signs instead of an API key)."""
     from fastapi import FastAPI
 
     app = FastAPI(title="Sizing assistant: Slack bridge", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(Guard, api_keys=[], max_body_bytes=settings.max_body_bytes, body_timeout_s=settings.body_timeout_s,
+                       open_paths={"/healthz", EVENTS_PATH},
+                       policy=HostPolicy(host or settings.host, settings.allowed_hosts, settings.cors_origins))
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
@@ -376,7 +441,7 @@ def run_http(settings: Settings, host: str, port: int = DEFAULT_PORT) -> None:
     import uvicorn
 
     require_settings(settings, socket_mode=False)
-    app = build_http_app(Context.create(settings), settings)
+    app = build_http_app(Context.create(settings), settings, host=host)
     log.info("Slack Events API at http://%s:%d%s", host, port, EVENTS_PATH)
     uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
 

@@ -1,0 +1,136 @@
+"""The Slack bridge against hostile and slow counterparts (issue 16): malformed and unsigned bodies
+on /slack/events (400/401, never 500), the body limit of `sizing slack` on its own, and the first
+event acknowledged while a slow auth.test is still running. Requests are signed with slack_sdk's
+SignatureVerifier; the Web API is the loopback stand-in of test_slack.py."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from assistant.frontends.server import compose_app
+from assistant.frontends.slack import build_http_app
+from tests.conftest import serving
+from tests.frontends.test_slack import (
+    BOT_TOKEN,
+    SECRET,
+    SlackStandIn,
+    envelope,
+    final_text,
+    finished,
+    mention,
+    post,
+    signed,
+)
+
+AUTH_TEST_DELAY_S = 5.0
+
+
+class SlowAuthStandIn(SlackStandIn):
+    """Slack's Web API with an auth.test that takes five seconds."""
+
+    def answer(self, method: str, p: dict) -> dict:
+        if method == "auth.test":
+            time.sleep(AUTH_TEST_DELAY_S)
+        return super().answer(method, p)
+
+
+@pytest.fixture(scope="module")
+def standin():
+    s = SlowAuthStandIn()
+    s.thread.start()
+    yield s
+    s.server.shutdown()
+
+
+def slack_settings(settings, standin, **extra):
+    return settings.model_copy(update={"slack_bot_token": SecretStr(BOT_TOKEN), "slack_signing_secret": SecretStr(SECRET),
+                                       "slack_api_url": standin.base_url, "slack_app_token": None, **extra})
+
+
+@pytest.fixture(scope="module", params=["sizing slack", "sizing serve"])
+def events_url(request, ctx, settings, standin):
+    """/slack/events in both homes: the standalone bridge and beside the API."""
+    s = slack_settings(settings, standin, max_body_bytes=50_000)
+    app = build_http_app(ctx, s) if request.param == "sizing slack" else compose_app(ctx, s)
+    with serving(app) as base:
+        yield base + "/slack/events"
+
+
+NOW = str(int(time.time()))
+UNSIGNED = [  # (body, headers): what the issue's fuzzing sent without a signature
+    (b"not json", {"Content-Type": "application/json"}),
+    (b"[1,2]", {"Content-Type": "application/json"}),
+    (b"null", {"Content-Type": "application/json"}),
+    (b"\xff\xfe{", {"Content-Type": "application/json"}),
+    (b"{}", {"Content-Type": "application/json", "X-Slack-Request-Timestamp": "soon", "X-Slack-Signature": "v0=00"}),
+    (b"{}", {"Content-Type": "application/json", "X-Slack-Request-Timestamp": "١٢٣".encode(), "X-Slack-Signature": "v0=00"}),
+    (b"{}", {"Content-Type": "application/json", "X-Slack-Request-Timestamp": NOW, "X-Slack-Signature": b"v0=\xe9"}),
+    (b"payload=%7B", {"Content-Type": "application/x-www-form-urlencoded"}),
+]
+
+
+@pytest.mark.parametrize(("body", "headers"), UNSIGNED)
+def test_unsigned_malformed_bodies_are_401(events_url, body, headers):
+    r = httpx.post(events_url, content=body, headers=headers)
+    assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized", r.text
+
+
+@pytest.mark.parametrize("text", ["not json", "[1,2]", "null", '"x"', "payload=%7B"])
+def test_signed_bodies_that_are_not_a_payload_are_400(events_url, text):
+    raw, headers = signed(text)
+    if text.startswith("payload="):
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    r = httpx.post(events_url, content=raw, headers=headers)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request", r.text
+
+
+def test_signed_bad_utf8_is_400(events_url):
+    """Slack signs bytes: the v0 HMAC over 'v0:{timestamp}:' + body (slack_sdk's helper takes text only)."""
+    raw = b'{"type": "event_callback", "x": "\xff"}'
+    ts = str(int(time.time()))
+    sig = "v0=" + hmac.new(SECRET.encode(), f"v0:{ts}:".encode() + raw, hashlib.sha256).hexdigest()
+    r = httpx.post(events_url, content=raw, headers={"Content-Type": "application/json", "X-Slack-Request-Timestamp": ts,
+                                                     "X-Slack-Signature": sig})
+    assert r.status_code == 400, r.text
+
+
+def test_body_limit_applies_before_the_signature(events_url):
+    big = b'{"type": "event_callback", "pad": "' + b"x" * 200_000 + b'"}'
+    r = httpx.post(events_url, content=big, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+
+    def chunks():  # no Content-Length: the limit counts what arrives
+        for _ in range(100):
+            yield b"x" * 10_000
+
+    r = httpx.post(events_url, content=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_first_event_is_acknowledged_before_a_slow_auth_test(ctx, settings, standin):
+    """A fresh bridge (auth.test not yet run): the ack must not wait for it (Slack's limit is 3 s)."""
+    with serving(build_http_app(ctx, slack_settings(settings, standin))) as base:
+        ev = mention(standin, "CSLOWAUTH", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
+        t0 = time.monotonic()
+        r = post(base + "/slack/events", envelope(ev))
+        ack_s = time.monotonic() - t0
+        assert r.status_code == 200 and ack_s < 1.0, ack_s
+        [answer] = final_text(standin, "CSLOWAUTH")
+        finished(standin, ev)
+    assert "32 cards" in answer  # min_cards.csv: qwen2.5-72b lora 4096 LLaMA-Factory Snt9B
+    assert [c["method"] for c in standin.calls].count("auth.test") >= 1
+
+
+def test_retry_is_acknowledged_and_dropped(ctx, settings, standin):
+    with serving(build_http_app(ctx, slack_settings(settings, standin))) as base:
+        ev = mention(standin, "CRETRY", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
+        r = post(base + "/slack/events", envelope(ev), **{"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
+        assert r.status_code == 200 and r.headers.get("x-slack-no-retry") == "1"
+        time.sleep(1.0)
+    assert not standin.of("chat.postMessage", "CRETRY")
