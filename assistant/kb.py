@@ -3,21 +3,30 @@
 The build writes a DuckDB file into a cache folder keyed by a hash of every knowledge file, then
 every process opens it read-only. Rebuilding takes a fraction of a second; the hash makes a changed
 CSV take effect at the next start without any manual step, and concurrent starts (uvicorn workers)
-race safely because the file is written under a temporary name and renamed into place.
+race safely because the file is written under a temporary name and renamed into place. A build
+killed half-way leaves a temporary file that the next build removes; a cache file that will not
+open is built again; a cache folder that cannot be written falls back to the temp dir.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from .errors import SizingError
 from .notes import NoteIndex, load_notes
+
+log = logging.getLogger(__name__)
+STALE_BUILD_S = 3600.0  # a build takes well under a second; an hour-old temp file is abandoned whatever its pid
 
 SCHEMA_VERSION = "2"  # 2: notes.lang (English and Chinese notes)
 # Never reach the network: DuckDB would otherwise try to download extensions on first use.
@@ -68,23 +77,77 @@ def build_database(knowledge_dir: Path, target: Path) -> None:
         con.close()
 
 
-def ensure_database(knowledge_dir: Path, cache_dir: Path) -> Path:
-    """Return the path of an up-to-date DuckDB file for ``knowledge_dir``, building it if needed."""
+class KnowledgeBaseUnavailable(SizingError):
+    """No folder to build the knowledge base in: said in one line, with the setting that fixes it."""
+
+
+def fallback_cache_dir() -> Path:
+    """Where the cache goes when the configured folder cannot be written: the temp dir, per user."""
+    return Path(tempfile.gettempdir()) / f"sizing-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # another user's process, or a platform without signals: assume it is building
+    return True
+
+
+def _sweep_leftovers(cache_dir: Path) -> None:
+    """Remove temporary files of builds whose process is gone (killed mid-build). Names carry the pid:
+    kb-<hash>.<pid>.tmp and DuckDB's .wal beside it; files of live builds are left alone."""
+    for p in cache_dir.glob("kb-*.tmp*"):
+        parts = p.name.split(".")
+        pid = int(parts[1]) if len(parts) > 2 and parts[1].isdigit() else None
+        stale = pid is None or not _pid_alive(pid) or time.time() - p.stat().st_mtime > STALE_BUILD_S
+        if stale:
+            with contextlib.suppress(OSError):
+                p.unlink()
+
+
+def _build_in(knowledge_dir: Path, cache_dir: Path, rebuild: bool) -> Path:
     cache_dir.mkdir(parents=True, exist_ok=True)
     target = cache_dir / f"kb-{knowledge_hash(knowledge_dir)}.duckdb"
-    if target.exists():
+    if target.exists() and not rebuild:
         return target
-    fd, tmp = tempfile.mkstemp(prefix=target.stem, suffix=".tmp", dir=cache_dir)
-    os.close(fd)
-    os.unlink(tmp)  # DuckDB wants to create the file itself
+    _sweep_leftovers(cache_dir)
+    # Built under a temporary name and renamed into place: a reader sees the whole file or none, and
+    # concurrent builders (uvicorn workers) each rename a complete file.
+    tmp = cache_dir / f"{target.stem}.{os.getpid()}.tmp"
     try:
-        build_database(knowledge_dir, Path(tmp))
+        for leftover in (tmp, Path(f"{tmp}.wal")):
+            leftover.unlink(missing_ok=True)
+        build_database(knowledge_dir, tmp)
         os.replace(tmp, target)
     finally:
-        for leftover in (tmp, tmp + ".wal"):
-            if os.path.exists(leftover):
-                os.unlink(leftover)
+        for leftover in (tmp, Path(f"{tmp}.wal")):
+            with contextlib.suppress(OSError):
+                leftover.unlink(missing_ok=True)
     return target
+
+
+def ensure_database(knowledge_dir: Path, cache_dir: Path, *, rebuild: bool = False) -> Path:
+    """Return the path of an up-to-date DuckDB file for ``knowledge_dir``, building it if needed (or
+    always, with ``rebuild``). A cache folder that cannot be written (a read-only home) falls back to
+    the temp dir; when neither can be written, one KnowledgeBaseUnavailable says what to set."""
+    errors = []
+    try:
+        folders = [cache_dir, fallback_cache_dir()]
+    except OSError:  # no usable temp dir at all (tempfile found none)
+        folders = [cache_dir]
+    for folder in dict.fromkeys(folders):
+        try:
+            return _build_in(knowledge_dir, folder, rebuild)
+        except (OSError, duckdb.Error) as e:
+            reason = getattr(e, "strerror", None) or str(e).splitlines()[0]
+            errors.append(f"{folder} ({reason})")
+            log.warning("Cannot build the knowledge base in %s: %s", folder, reason)
+    raise KnowledgeBaseUnavailable(
+        "unavailable", "Cannot write the knowledge-base cache in " + " or ".join(errors)
+        + ": set SIZING_CACHE_DIR to a writable folder.", status=503)
 
 
 class KnowledgeBase:
@@ -101,7 +164,12 @@ class KnowledgeBase:
 
     @classmethod
     def open(cls, knowledge_dir: Path, cache_dir: Path) -> KnowledgeBase:
-        return cls(ensure_database(knowledge_dir, cache_dir))
+        path = ensure_database(knowledge_dir, cache_dir)
+        try:
+            return cls(path)
+        except duckdb.Error as e:  # a corrupt or truncated cache file: build it again
+            log.warning("The cached knowledge base %s cannot be opened (%s); rebuilding it.", path, str(e).splitlines()[0])
+            return cls(ensure_database(knowledge_dir, cache_dir, rebuild=True))
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cur = getattr(self._local, "cur", None)

@@ -136,7 +136,16 @@ for _mod in COMMAND_MODULES:
 
 
 def main() -> None:
-    app()
+    for stream in (sys.stdout, sys.stderr):  # the C locale without UTF-8 mode makes them ASCII: answers are not
+        if isinstance(stream, io.TextIOWrapper) and stream.encoding.lower().replace("-", "") != "utf8":
+            stream.reconfigure(encoding="utf-8", errors="replace")
+    if sys.getfilesystemencoding().lower().replace("-", "") != "utf8":  # argv arrived as escaped bytes: read UTF-8
+        sys.argv = [os.fsencode(a).decode("utf-8", "replace") for a in sys.argv]
+    try:
+        app()
+    except SizingError as e:  # e.g. no writable folder for the knowledge base: one line, not a traceback
+        print(f"error: {e.message}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":
