@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class ChatTurn(BaseModel):
@@ -13,6 +13,37 @@ class ChatTurn(BaseModel):
 
     role: Literal["user", "assistant"]
     content: str
+
+
+class AskLine(BaseModel):
+    """One request as REST's /v1/ask takes it, also read line by line by `sizing ask --json -`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1)
+    history: list[ChatTurn] = Field(default_factory=list)
+
+    @classmethod
+    def read(cls, line: str) -> AskLine | str:
+        """A JSON object line {"question", "history"} as a request; a plain line is the question itself.
+        A line that looks like such an object but is not valid comes back as the error message."""
+        import json
+
+        text = line.strip()
+        if not (text.startswith("{") and text.endswith("}")):
+            return cls(question=text)
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            return cls(question=text)  # braces in a plain question
+        if not isinstance(obj, dict) or "question" not in obj:
+            return cls(question=text)
+        try:
+            return cls.model_validate(obj)
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            return f"invalid request line: {where}: {first['msg']} (expected {{\"question\": str, \"history\": [{{\"role\": \"user\"|\"assistant\", \"content\": str}}]}})"
 
 
 class ToolCallRecord(BaseModel):

@@ -31,21 +31,31 @@ def _emit(obj) -> None:
 
 
 def ask_cmd(
-    question: Annotated[str, typer.Argument(help="The question; '-' reads one question per line from stdin.")],
+    question: Annotated[str, typer.Argument(help="The question; '-' reads one request per line from stdin: a plain "
+                                            "question, or a JSON object {\"question\": ..., \"history\": [...]} as REST's /v1/ask takes.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print {answer, tool_calls, model, files, notice} as JSON.")] = False,
     llm: Annotated[str | None, LLM_OPTION] = None,
 ):
     """Ask one question (Chinese or English) and print the answer, with the tool calls behind it."""
     from ..agent import LLMUnavailable
+    from ..answer import AskLine
 
     assistant = _assistant(llm)
-    questions = (line.rstrip("\r\n") for line in sys.stdin) if question == "-" else iter([question])
+    lines = (line.rstrip("\r\n") for line in sys.stdin) if question == "-" else iter([question])
     code = 0
-    for q in questions:
-        if question == "-" and not q.strip():
+    for line in lines:
+        if question == "-" and not line.strip():
+            continue
+        req = AskLine.read(line) if question == "-" else AskLine(question=line or " ")
+        if isinstance(req, str):
+            if as_json:
+                _emit({"answer": "", "error": {"code": "invalid_input", "message": req}, "tool_calls": [], "model": assistant.model_name})
+            else:
+                typer.echo(f"error: {req}", err=True)
+            code = 2
             continue
         try:
-            ans = assistant.ask(q)
+            ans = assistant.ask(req.question, req.history or None)
         except LLMUnavailable as e:
             if as_json:
                 _emit({"answer": "", "error": {"code": e.code, "message": e.message}, "tool_calls": [], "model": assistant.model_name})
