@@ -16,16 +16,22 @@ GIB = 1024**3
 # the rest is reserved by firmware/driver. NVIDIA: an 80 GB A100/H100 reports ~79.15 GiB.
 CAPACITY_FRACTION = {"npu": 60.97 / 64, "gpu": 79.15 / 80}
 
-# Memory that exists before the first tensor: runtime context, collective-communication buffers
-# (HCCL_BUFFSIZE is 200 MB per communicator by default; NCCL allots similar), operator workspace.
-# Calibrated within 2-4 GiB (the tables barely distinguish the values); CUDA's context is smaller.
-RUNTIME_OVERHEAD_GIB = {"npu": 2.0, "gpu": 1.5}
-
-# Caching-allocator fragmentation: share of allocated bytes that cannot be reused for a new block.
-# PyTorch's caching allocators typically lose 5-15 % without expandable segments (the ModelArts
-# OOM FAQ's first remedy is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True). Calibrated within
-# 5-15 %: the upper end agrees best with the tables.
-FRAGMENTATION = 0.15
+# Overhead is three terms, each from what the runtime itself reserves (not a share of the estimate):
+# - context: the runtime before the first tensor. CUDA: the context, its module images and the cuBLAS/cuDNN
+#   handles, 0.3-0.6 GiB with lazy module loading (PyTorch CUDA notes); vLLM logs it as "non_torch" memory
+#   (0.35 GiB on an RTX 3090, measurements vllm-kv-01). Ascend: the CANN runtime and torch_npu context, larger.
+# - collectives: communicator buffers, only with more than one device. HCCL_BUFFSIZE is 200 MB per
+#   communicator by default, one in and one out buffer, for the data-parallel and the global group (4 x 200 MB);
+#   NCCL allots NCCL_BUFFSIZE 4 MiB per channel and peer, a few hundred MB on 2-8 GPUs.
+# - fragmentation: caching-allocator blocks that are reserved but not reused, a share of what tensors hold.
+#   The one measurement with both figures: fsdp_qlora Llama-2-7B LoRA, 2048 tokens (measurements fq-03) peaks at
+#   9.16 GiB allocated and 10.22 GiB reserved, 11.6 %. The ModelArts OOM FAQ's first remedy for the same
+#   effect on Ascend is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True.
+CONTEXT_GIB = {"npu": 1.0, "gpu": 0.5}
+COLLECTIVES_GIB = {"npu": 0.75, "gpu": 0.5}
+# Ascend keeps the 15 % the vendor tables agreed with best (calibrated within 5-15 % before this split; the
+# torch_npu allocator is the same design without expandable segments by default); GPUs take the measured share.
+FRAGMENTATION = {"npu": 0.15, "gpu": 0.12}
 
 # Host RAM of one node (GiB), used only to bound CPU offload. ModelArts Snt9B/Snt9B23 bare-metal
 # flavors ship 1.5 TiB; 8-GPU HGX servers commonly 1-2 TiB. DeepSpeed's estimator adds 1.5x for
@@ -48,8 +54,18 @@ ADAM_BYTES = {"bf16": 8, "fp16": 8, "fp32": 8, "pure_bf16": 4}  # pure_bf16 keep
 MEGATRON_MAIN_GRAD_BYTES = 4
 MEGATRON_OPTIMIZER_BYTES = 12
 
-# LoRA adapters: LLaMA-Factory casts trainable parameters to fp32 (weight 4 + grad 4 + Adam 8).
-ADAPTER_BYTES = 16
+# LoRA adapters: LLaMA-Factory casts trainable parameters to fp32 (weight 4 + grad 4 + Adam 8), except with
+# pure_bf16, where it leaves them in bf16 (weight 2 + grad 2 + bf16 Adam 4), as torchtune does with dtype bf16.
+ADAPTER_BYTES = {"bf16": 16, "fp16": 16, "fp32": 16, "pure_bf16": 8}
+
+# Optimizers. AdamW keeps two moments (ADAM_BYTES). bitsandbytes' 8-bit AdamW keeps them in 1 byte each
+# with block-wise quantisation (one fp32 absmax per 2048 values, below 0.2 %): 2 B per trained parameter.
+# The paged variant allocates them in CUDA unified memory, which the driver pages out to host RAM when the
+# device runs short: they are counted on the host, not on the device (and not in torch's allocator).
+# optimizer_in_backward (torchtune optimizer_in_bwd) steps each parameter as soon as its gradient exists
+# and frees the gradient: only the largest parameter's gradient is alive at once.
+OPTIMIZERS = ("adamw", "adamw_8bit", "paged_adamw_8bit")
+ADAM_8BIT_BYTES = 2
 
 # Quantised frozen base (QLoRA): bits per weight plus scales. One fp32 absmax per 64 weights adds
 # 0.5 bit (bitsandbytes without double quantisation; HQQ group-64 scale+zero in fp16 is the same).
@@ -85,7 +101,19 @@ MEGATRON_ACT_FFN_BYTES = 6
 CKPT_BYTES_PER_H = 2
 RECOMPUTE_PEAK_LAYERS = 2.0
 
-# Logits and loss, bytes per token per vocabulary entry. LLaMA-Factory leaves the loss to transformers'
+# Logits and loss, bytes per token per vocabulary entry, by loss implementation:
+# - "fp32" (transformers' ForCausalLMLoss, LLaMA-Factory's default; Megatron's vocab-parallel cross entropy):
+#   below.
+# - "chunked" (torchtune CEWithChunkedOutputLoss, litgpt's chunked LM head): the bf16 logits of the whole
+#   micro-batch are kept (2) and, in backward, their bf16 gradient (2); the fp32 upcast is one chunk at a time.
+# - "fused" (Liger's fused linear cross entropy, LLaMA-Factory enable_liger_kernel; MindSpeed-LLM's fused CE):
+#   the logits never exist for the whole micro-batch; Liger picks chunks of about tokens x hidden / vocab
+#   tokens, so one fp32 chunk of logits and its gradient is about 8 bytes per token per hidden unit.
+LOSS_IMPLS = ("fp32", "chunked", "fused")
+LOSS_DEFAULT = {"LLaMA-Factory": "fp32", "MindSpeed-LLM": "fp32"}
+CHUNKED_LOGITS_BYTES = 4
+FUSED_LOSS_BYTES_PER_H = 8
+# "fp32" in detail. LLaMA-Factory leaves the loss to transformers'
 # ForCausalLMLoss over the full vocabulary (a fused or chunked loss, e.g. enable_liger_kernel, is not
 # the default): the LM head writes bf16 logits (2), the loss upcasts them to fp32 (4) and log-softmax
 # keeps its fp32 output (4) for backward: 10 in the forward peak (14 on transformers 4.46-4.47, which

@@ -62,6 +62,13 @@ class TrainConfig(NamedTuple):
     lora_rank: int = C.DEFAULT_LORA_RANK
     lora_targets: str = "all"
     quant_bits: int = 4
+    loss: str = ""  # constants.LOSS_IMPLS; "" = the framework's default (loss_impl)
+    optimizer: str = "adamw"  # constants.OPTIMIZERS
+    optimizer_in_backward: bool = False  # step and free each gradient during backward (torchtune optimizer_in_bwd)
+
+    @property
+    def loss_impl(self) -> str:
+        return self.loss or C.LOSS_DEFAULT.get(self.framework, "fp32")
 
     @property
     def dp(self) -> int:
@@ -202,10 +209,17 @@ def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
     tokens = cfg.micro_batch * seqs * cfg.seq_len / cfg.cp
     if cfg.stage == "rm":
         return Term(_gib(tokens * 4 * 2), "reward model: scalar value head, no vocabulary logits")
-    b = tokens * s.vocab * C.LOGITS_BYTES / cfg.tp
-    return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {C.LOGITS_BYTES} B (loss over the full "
-                                 "vocabulary in fp32: saved log-softmax + its gradient + the logits' gradient)"
-                                 + (f" / {cfg.tp} vocab-parallel" if cfg.tp > 1 else ""))
+    impl = cfg.loss_impl
+    vp = f" / {cfg.tp} vocab-parallel" if cfg.tp > 1 else ""
+    if impl == "fused":
+        b = tokens * s.hidden * C.FUSED_LOSS_BYTES_PER_H / cfg.tp
+        return Term(_gib(b), lambda: f"fused loss: one fp32 chunk of logits and its gradient, {tokens:.0f} tokens x hidden "
+                                     f"{s.hidden} x {C.FUSED_LOSS_BYTES_PER_H} B (the full logits never exist){vp}")
+    per = C.CHUNKED_LOGITS_BYTES if impl == "chunked" else C.LOGITS_BYTES
+    b = tokens * s.vocab * per / cfg.tp
+    what = ("chunked loss: bf16 logits + their bf16 gradient; fp32 one chunk at a time" if impl == "chunked" else
+            "loss over the full vocabulary in fp32: saved log-softmax + its gradient + the logits' gradient")
+    return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {per} B ({what}){vp}")
 
 
 def loss_gib(s: Shape, cfg: TrainConfig) -> float:
@@ -226,6 +240,8 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term,
     p, n, z, off = cfg.precision, max(1, cfg.devices), cfg.zero_stage, cfg.offload
     bw, bg, b32, bm, ba = C.WEIGHT_BYTES[p], C.GRAD_BYTES[p], C.FP32_GRAD_BYTES[p], C.MASTER_BYTES[p], C.ADAM_BYTES[p]
     T, A, F, Q = ps.trainable, ps.adapters, ps.frozen, ps.quantized
+    aw = C.ADAPTER_BYTES[p] // 4  # adapter weight = its gradient: 4 B (fp32) or 2 B (pure_bf16)
+    ba, opt_host = _adam_bytes(cfg, ba)
     qb = _quant_bytes(cfg)
     host = 0.0
     # -- weights: replicated below ZeRO-3; split over N by ZeRO-3 (a quantised base is not split)
@@ -235,9 +251,9 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term,
     q_shard = n if z == 3 and cfg.quant_bits == 4 else 1
     w = live = 0.0
     if z == 3 and off:  # offload_param: everything but the gathered modules lives in host RAM
-        host += (bw * T + 4 * A + 2 * F) / n
+        host += (bw * T + aw * A + 2 * F) / n
     else:
-        w = (bw * T + 4 * A + 2 * F) / shard
+        w = (bw * T + aw * A + 2 * F) / shard
     if z == 3 and off and q_shard > 1:
         host += qb * Q / n
     else:
@@ -252,7 +268,7 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term,
     def wh() -> str:
         parts = []
         if not (z == 3 and off):
-            held = [f"{bw} B x {_count(T)} trained" if T else "", f"4 B x {_count(A)} LoRA" if A else "",
+            held = [f"{bw} B x {_count(T)} trained" if T else "", f"{aw} B x {_count(A)} LoRA" if A else "",
                     f"2 B x {_count(F)} frozen" if F else ""]
             parts.append(" + ".join(x for x in held if x) + (f", / {n} (ZeRO-3)" if z == 3 else ", replicated"))
         if Q:
@@ -262,33 +278,59 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term,
         return "; ".join(parts)
 
     # -- gradients: bf16 grads (split from ZeRO-2) + fp32 accumulation (split from ZeRO-1)
-    g16, g32 = bg * T + 4 * A, b32 * T
-    # bf16 buckets: reduce (every stage below 3) and allgather (ZeRO-1/2 re-gather updated partitions)
-    bucket = (1 if z == 0 else 2) * 2 * min(T + A, C.ZERO12_BUCKET_ELEMENTS) if z < 3 else 0.0
-    if z == 0:
+    g16, g32 = bg * T + aw * A, b32 * T
+    # bf16 buckets: reduce (every stage below 3) and allgather (ZeRO-1/2 re-gather updated partitions);
+    # ZeRO-3 reduces through one bucket of reduce_bucket_size "auto" = hidden^2 elements (transformers).
+    if z < 3:
+        bucket = (1 if z == 0 else 2) * 2 * min(T + A, C.ZERO12_BUCKET_ELEMENTS)
+    else:
+        bucket = 2 * min(T + A, float(s.hidden) ** 2)
+    if cfg.optimizer_in_backward:  # each gradient is stepped and freed as soon as it exists
+        g = (bg + b32) * min(T, s.largest_module_params) + aw * A
+    elif off:  # DeepSpeed copies each reduced gradient partition to pinned host memory (fp32)
+        g = bucket
+        host += (4 * T + 4 * A) / n
+    elif z == 0:
         g = g16 + g32 + bucket
     elif z == 1:
         g = g16 + g32 / n + bucket
-    else:
-        g = g16 / n + (0 if off else g32 / n) + bucket
-        if off:
-            host += g32 / n
+    elif z == 2:
+        g = g16 / n + g32 / n + bucket
+    else:  # ZeRO-3 reduce-scatters through its bucket
+        g = g16 / n + g32 / n + bucket
 
     def gh() -> str:
-        text = {0: f"({bg}+{b32}) B x trained + 4 B x LoRA, replicated",
+        if cfg.optimizer_in_backward:
+            return "optimizer step in backward: one parameter's gradient at a time (the largest module)"
+        if off:
+            return f"reduced gradient partitions go to host RAM (fp32); on the device only the bucket {_gib(bucket):.2f} GiB"
+        text = {0: f"({bg}+{b32}) B x trained + {aw} B x LoRA, replicated",
                 1: f"{bg} B x trained + {b32} B x trained / {n} (fp32 partition)"}.get(
-            z, f"{bg} B" + ("" if off else f" + {b32} B fp32") + f" x trained / {n}")
-        return text + (f"; {'reduce' if z == 0 else 'reduce + allgather'} buckets {_gib(bucket):.2f} GiB" if bucket else "")
-    # -- optimizer: fp32 master + Adam m, v (LoRA: Adam only, weights already fp32)
-    opt = (bm + ba) * T + 8 * A
+            z, f"({bg}+{b32}) B x trained + {aw} B x LoRA / {n}")
+        return text + f"; {'reduce' if z in (0, 3) else 'reduce + allgather'} bucket(s) {_gib(bucket):.2f} GiB"
+    # -- optimizer: fp32 master + Adam m, v (LoRA: Adam only, the adapter weights are the master copy)
+    ad_states = (ba if cfg.optimizer != "adamw" else 2 * aw) * A
+    states = ba * T + ad_states
+    if opt_host:  # paged 8-bit states live in unified memory, paged out to the host
+        host += states / max(1, n if z else 1)
+        states = 0.0
+    opt = bm * T + states
+    name = {"adamw": "Adam", "adamw_8bit": "8-bit Adam", "paged_adamw_8bit": "paged 8-bit Adam (on the host)"}[cfg.optimizer]
     if z == 0:
-        o, oh = opt, f"({bm}+{ba}) B x trained + 8 B x LoRA, replicated"
+        o, oh = opt, f"master {bm} B + {name} {ba} B x trained + {name} x LoRA, replicated"
     elif off:
         o, oh = 0.0, "offloaded to host RAM (optimizer step on the CPU)"
         host += opt / n
     else:
-        o, oh = opt / n, f"({bm}+{ba}) B x trained + 8 B x LoRA, / {n}"
+        o, oh = opt / n, f"master {bm} B + {name} {ba} B x trained + {name} x LoRA, / {n}"
     return Term(_gib(w), wh), Term(_gib(g), gh), Term(_gib(o), oh), host
+
+
+def _adam_bytes(cfg: TrainConfig, adam: int) -> tuple[int, bool]:
+    """(bytes of optimizer moments per trained parameter, whether they are paged to the host)."""
+    if cfg.optimizer == "adamw":
+        return adam, False
+    return C.ADAM_8BIT_BYTES, cfg.optimizer == "paged_adamw_8bit"
 
 
 def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, Term, Term]:
@@ -315,6 +357,18 @@ def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, 
             Term(_gib(g), lambda: f"fp32 main grads {C.MEGATRON_MAIN_GRAD_BYTES} B x trainable {split}"),
             Term(_gib(o), lambda: f"distributed optimizer: {C.MEGATRON_OPTIMIZER_BYTES} B x trainable {split} / DP {cfg.dp}"
                                      + (f" x CP {cfg.cp}" if cfg.cp > 1 else "")))
+
+
+def overhead(dev: Device, cfg: TrainConfig, tensors_gib: float) -> Term:
+    """What the runtime reserves beside the tensors: its context, collective buffers (more than one
+    device) and the caching allocator's fragmentation (constants.CONTEXT_GIB etc.)."""
+    ctx = C.CONTEXT_GIB.get(dev.kind, C.CONTEXT_GIB["gpu"])
+    comm = C.COLLECTIVES_GIB.get(dev.kind, C.COLLECTIVES_GIB["gpu"]) if cfg.devices > 1 else 0.0
+    share = C.FRAGMENTATION.get(dev.kind, C.FRAGMENTATION["gpu"])
+    frag = share * tensors_gib
+    lib = "HCCL" if dev.kind == "npu" else "NCCL"
+    return Term(ctx + comm + frag, lambda: f"runtime context {ctx:g} GiB" + (f" + {lib} buffers {comm:g} GiB" if comm else "")
+                + f" + allocator fragmentation {share:.0%} of {tensors_gib:.2f} GiB = {frag:.2f} GiB")
 
 
 def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
@@ -346,9 +400,7 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
                       lambda f=full, p=peak: f"{f.how} = {f.gib:.2f} GiB, live before the layer recompute "
                                              f"({p:.2f} GiB) starts: adds max(0, difference)")
     subtotal = w.gib + g.gib + o.gib + act.gib + logits.gib
-    runtime = C.RUNTIME_OVERHEAD_GIB.get(dev.kind, C.RUNTIME_OVERHEAD_GIB["gpu"])
-    ov = Term(runtime + C.FRAGMENTATION * subtotal,
-              lambda: f"runtime/collectives {runtime:g} GiB + allocator fragmentation {C.FRAGMENTATION:.0%} of the rest")
+    ov = overhead(dev, cfg, subtotal)
     total = subtotal + ov.gib
     usable = dev.capacity_gib
     per_node = min(cfg.devices, dev.devices_per_node)

@@ -123,7 +123,7 @@ def _floor_gib(s: Shape, base: TrainConfig, dev: Device):
     trained parameter, 2 per frozen one) plus the runtime overhead. Lets the search skip hopeless counts."""
     ps = split_params(s, base)
     floor = 16 * ps.trainable + 16 * ps.adapters + 2 * ps.frozen + (base.quant_bits / 8) * ps.quantized
-    runtime = C.RUNTIME_OVERHEAD_GIB.get(dev.kind, C.RUNTIME_OVERHEAD_GIB["gpu"])
+    runtime = C.CONTEXT_GIB.get(dev.kind, C.CONTEXT_GIB["gpu"])
     return lambda n: floor / n / C.GIB + runtime
 
 

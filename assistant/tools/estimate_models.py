@@ -28,6 +28,24 @@ Precision = Annotated[
     _alias({"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "pure-bf16": "pure_bf16"}),
     Field(description="bf16/fp16 mixed precision (default), fp32, or pure_bf16 (bf16 weights and optimizer)."),
 ]
+LossImpl = Annotated[
+    Literal["fp32", "chunked", "fused"],
+    _alias({"hf": "fp32", "full": "fp32", "default": "fp32", "transformers": "fp32", "chunked-ce": "chunked",
+            "torchtune": "chunked", "liger": "fused", "liger-kernel": "fused", "enable-liger-kernel": "fused",
+            "fused-ce": "fused", "cut-cross-entropy": "fused"}),
+    Field(description="Loss implementation: fp32 (full-vocabulary logits upcast to fp32: transformers' default, so "
+                      "LLaMA-Factory's and MindSpeed-LLM's default), chunked (torchtune CEWithChunkedOutputLoss, "
+                      "litgpt), fused (Liger fused linear cross entropy, LLaMA-Factory enable_liger_kernel). "
+                      "Omitted: the framework's default."),
+]
+Optimizer = Annotated[
+    Literal["adamw", "adamw_8bit", "paged_adamw_8bit"],
+    _alias({"adam": "adamw", "adamw-torch": "adamw", "adamw-8bit": "adamw_8bit", "adamw8bit": "adamw_8bit",
+            "adamw-bnb-8bit": "adamw_8bit", "bnb-8bit": "adamw_8bit", "paged-adamw-8bit": "paged_adamw_8bit",
+            "pagedadamw8bit": "paged_adamw_8bit", "paged-adamw8bit": "paged_adamw_8bit"}),
+    Field(description="Optimizer: adamw (default; 8 B of moments per trained parameter), adamw_8bit (bitsandbytes, "
+                      "2 B), paged_adamw_8bit (2 B in unified memory, paged to host RAM)."),
+]
 HardwareName = Annotated[str, Field(min_length=1, max_length=100,
                                     description="Hardware in any spelling: snt9b (910B), snt9b23 (910C, counted in DIE), "
                                                 "snt9b-32g (32G cards), a100, h100, h200, l40s, 4090 ...")]

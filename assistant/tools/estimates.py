@@ -23,9 +23,11 @@ from ..estimate.shape import Shape
 from .common import Framework
 from .estimate_models import (
     HardwareName,
+    LossImpl,
     MemoryBreakdown,
     Method,
     ModelArgs,
+    Optimizer,
     Precision,
     ShapeInfo,
     Stage,
@@ -68,6 +70,10 @@ class EstimateTrainingMemoryArgs(ModelArgs):
     quant_bits: Literal[2, 3, 4, 8] = Field(4, description="QLoRA base quantisation bits.")
     hardware: HardwareName = "snt9b"
     framework: Framework | None = Field(None, description="LLaMA-Factory (DeepSpeed ZeRO) or MindSpeed-LLM (TP/PP); default LLaMA-Factory, or MindSpeed-LLM when tp/pp/cp > 1.")
+    loss: LossImpl | None = None
+    optimizer: Optimizer = "adamw"
+    optimizer_in_backward: bool = Field(False, description="Step each parameter in backward and free its gradient "
+                                        "(torchtune optimizer_in_bwd); single device or ZeRO-0 only.")
 
 
 class TrainingMemoryResult(MemoryBreakdown):
@@ -87,6 +93,8 @@ class TrainingMemoryResult(MemoryBreakdown):
     data_parallel: int
     hardware: str
     unit: str
+    loss: str = Field(description="Loss implementation assumed (fp32, chunked or fused); the framework's default unless given.")
+    optimizer: str
     assumptions: list[str]
     notes: list[str] = Field(default_factory=list)
 
@@ -102,7 +110,8 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
     cfg = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                       devices=args.devices, framework=framework, zero_stage=args.zero_stage, offload=args.offload,
                       tp=args.tp, pp=args.pp, cp=args.cp, precision=args.precision, recompute=args.recompute,
-                      lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits)
+                      lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits,
+                      loss=args.loss or "", optimizer=args.optimizer, optimizer_in_backward=args.optimizer_in_backward)
     b = training_memory(s, cfg, dev)
     notes = list(b.assumptions) + context_note(ctx, model_id, args.seq_len)
     if s.is_moe:
@@ -116,7 +125,7 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                                 devices=args.devices, framework=framework,
                                 zero_stage=None if cfg.megatron else args.zero_stage, offload=args.offload,
                                 tp=args.tp, pp=args.pp, cp=args.cp, data_parallel=cfg.dp, hardware=hw_id, unit=dev.unit,
-                                assumptions=assumptions(s, cfg, dev), notes=notes)
+                                loss=cfg.loss_impl, optimizer=args.optimizer, assumptions=assumptions(s, cfg, dev), notes=notes)
 
 
 # ---------------------------------------------------------------- plan_training

@@ -30,6 +30,9 @@ cfg_st = st.builds(
     quant_bits=st.sampled_from([2, 3, 4, 8]),
     framework=st.just("LLaMA-Factory"), tp=st.just(1), pp=st.just(1), cp=st.just(1), ep=st.just(1),
     lora_targets=st.sampled_from(["all", "attention", "q_proj,v_proj"]),
+    loss=st.sampled_from(["", "fp32", "chunked", "fused"]),
+    optimizer=st.sampled_from(["adamw", "adamw_8bit", "paged_adamw_8bit"]),
+    optimizer_in_backward=st.just(False),
 )
 dev_st = st.sampled_from(sorted(DEVICES.values(), key=lambda d: d.id))
 common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -60,7 +63,8 @@ def test_higher_zero_stage_never_more(s, cfg, dev, n):
     # ZeRO-3 adds gather buffers (largest module + 2 layers); from 4 devices on, partitioning saves more
     # than that. (On 2 devices a small QLoRA model can really use more under ZeRO-3.) LLaMA-Factory
     # allows ZeRO-3 with QLoRA only at 4 bits.
-    cfg = cfg._replace(devices=n, quant_bits=4 if cfg.method == "qlora" else cfg.quant_bits)
+    # AdamW: with 8-bit moments a tiny LoRA saves less by partitioning than ZeRO-1's allgather bucket costs.
+    cfg = cfg._replace(devices=n, quant_bits=4 if cfg.method == "qlora" else cfg.quant_bits, optimizer="adamw")
     values = [total(s, cfg._replace(zero_stage=z, offload=False), dev) for z in (0, 1, 2, 3)]
     assert all(b <= a + 1e-9 for a, b in zip(values, values[1:], strict=False)), values
 
@@ -82,7 +86,9 @@ def test_lora_never_more_than_full(s, cfg, dev):
     full = total(s, cfg._replace(method="full"), dev)
     # Below ZeRO-3 the fp32 adapter weights (4 bytes each) are replicated on every device while full
     # fine-tuning's bf16 gradients shrink with N: on hundreds of devices that copy is the only margin.
-    adapter_copy = 0 if cfg.zero_stage == 3 else 4 * s.lora_params(cfg.lora_rank, cfg.lora_targets) / 2**30
+    # (With offload the full job's gradients leave the device too, so the copy plus its allocator
+    # fragmentation, at most 15 %, is the margin.)
+    adapter_copy = 0 if cfg.zero_stage == 3 else 1.15 * 4 * s.lora_params(cfg.lora_rank, cfg.lora_targets) / 2**30
     assert total(s, cfg._replace(method="lora"), dev) <= full + adapter_copy + 1e-3
     if cfg.zero_stage < 3 or cfg.quant_bits == 4:  # ZeRO-3 partitions only a 4-bit base (LLaMA-Factory)
         assert total(s, cfg._replace(method="qlora"), dev) <= total(s, cfg._replace(method="lora"), dev) + 1e-9
@@ -91,6 +97,7 @@ def test_lora_never_more_than_full(s, cfg, dev):
 @common
 @given(shape_st, cfg_st, dev_st)
 def test_offload_never_more_device_memory_and_needs_host_ram(s, cfg, dev):
+    cfg = cfg._replace(optimizer="adamw")  # a paged optimizer uses host RAM without offload
     for z in (2, 3):
         on = training_memory(s, cfg._replace(zero_stage=z, offload=True), dev)
         off = training_memory(s, cfg._replace(zero_stage=z, offload=False), dev)
