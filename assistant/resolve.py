@@ -7,6 +7,7 @@ import unicodedata
 from typing import Any
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
 
 from .errors import SizingError
 
@@ -20,6 +21,28 @@ FAMILY_WORDS = [
 _SUFFIX = re.compile(
     r"(?:[-_ ](?:instruct|chat|hf|base|it|bf16|fp16|fp8|awq|gptq(?:[-_]int[48])?|int[48]|gguf|bnb[-_]4bit|w8a8|w4a16))+$"
 )
+
+
+# Size-neutral words a typo may hide ("instrcut", "Instuct"): each is fixed before the name is squashed.
+SUFFIX_WORDS = ("instruct", "chat", "base")
+DIGITS = re.compile(r"[0-9.]+")
+
+
+def digits(key: str) -> str:
+    """The numbers of a squashed name ("qwen2.57b" -> "2.57"): a typo never changes them, so a
+    version or size that differs is another model, not a misspelling."""
+    return "".join(DIGITS.findall(key))
+
+
+def fix_suffix_words(name: str) -> str:
+    """'qwen2.5-7b-instrcut' -> 'qwen2.5-7b-instruct': one or two edits in a size-neutral word."""
+    parts = re.split(r"([-_ ]+)", name.lower())
+    for i, w in enumerate(parts):
+        if w.isalpha() and len(w) >= 4 and w not in SUFFIX_WORDS:
+            best = min(SUFFIX_WORDS, key=lambda s: OSA.distance(w, s))
+            if OSA.distance(w, best) <= (2 if len(w) >= 7 else 1):
+                parts[i] = best
+    return "".join(parts)
 
 
 def squash(name: str) -> str:
@@ -84,6 +107,31 @@ class Resolver:
             field="model",
             valid=self.closest_models(name),
         )
+
+    def correct(self, name: str) -> tuple[list[str], int]:
+        """The models ``name`` misspells ("lama3-8b", "mixtrel-8x7b", "qwen2.5-7b-instrcut"): the ids
+        at the fewest edits (letters only: the numbers must agree), and that edit count. One id is a
+        confident reading; several are an ambiguity to list; none is an unknown model."""
+        fixed = fix_suffix_words(name or "")
+        for key in _candidates(fixed):
+            if key in self._model_keys:
+                return [self._model_keys[key]], 1
+        key = squash(fixed)
+        if len(key) < 5 or not re.search(r"[a-z]", key):
+            return [], 0
+        limit = 1 if len(key) < 10 else 2
+        sig = digits(key)
+        found: dict[str, int] = {}
+        for k, mid in self._model_keys.items():
+            if abs(len(k) - len(key)) > limit or digits(k) != sig:
+                continue
+            d = OSA.distance(key, k, score_cutoff=limit)
+            if d <= limit and d < found.get(mid, limit + 1):
+                found[mid] = d
+        if not found:
+            return [], 0
+        best = min(found.values())
+        return sorted(m for m, d in found.items() if d == best), best
 
     def closest_models(self, name: str, limit: int = 5) -> list[str]:
         key = squash(name or "")

@@ -26,6 +26,8 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
 
     def render(self) -> str:
         s = self.s
+        if s.problems:
+            return "\n\n".join(s.problems)
         if not self.done:
             return t("clarify", self.lang)
         out: list[str] = []
@@ -93,6 +95,8 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         if s.framework:
             parts.append(s.framework)
         line = " · ".join(p for p in parts if p)
+        if s.model_read_as:
+            line += self.L(f" (read “{s.model_read_as}” as {s.model})", f"（“{s.model_read_as}”按 {s.model} 理解）")
         assumed = [seq] if "seq_len" in e.assumed and training else []
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
             # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read

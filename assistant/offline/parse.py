@@ -10,8 +10,8 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import SizingError
 from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
+from . import checks, serving_words
 from . import numbers as num
-from . import serving_words
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
     ASKS_COUNT,
     CONFIG_FORMATS,
@@ -50,6 +50,8 @@ class Slots:
     lang: str = "en"
     model: str | None = None
     model_text: str | None = None
+    model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
+    problems: list[str] = field(default_factory=list)  # bad input, one sentence each (what was wrong, what is valid)
     unknown_model: str | None = None
     family: str | None = None
     params_b: float | None = None
@@ -84,10 +86,10 @@ class Slots:
     topic_text: str = ""  # the question with the model name blanked: what the notes are searched with
     on_topic: bool = False
 
-    CARRIED = ("model", "model_text", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework", "hardware",
+    CARRIED = ("model", "model_text", "model_read_as", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework", "hardware",
                "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
                "samples", "epochs", "tps", "weight_bits", "quant_text", "concurrency", "gpu_util")
-    MODEL_SLOTS = ("model", "model_text", "family", "params_b", "shape", "shape_only")
+    MODEL_SLOTS = ("model", "model_text", "model_read_as", "family", "params_b", "shape", "shape_only")
 
     def with_history(self, earlier: Slots | None, follow_up: bool) -> Slots:
         """Fill what this turn leaves open from the conversation so far. A turn naming a new model
@@ -97,6 +99,8 @@ class Slots:
         new = replace(self, intents=set(self.intents))
         if self.lang_weak:
             new.lang = earlier.lang
+        if self.problems and new.lang != self.lang:
+            new.problems = checks.problems(self.question.lower(), new.lang)
         starts_over = bool(self.model or self.unknown_model or self.params_b) and not follow_up
         if starts_over:
             return new
@@ -241,6 +245,7 @@ class Parser:
         text = clean_text(question)
         s = Slots(lang=language(text), question=text, lang_weak=max(language_words(text)) < 2)
         low = text.lower()
+        s.problems = checks.problems(low, s.lang)
 
         # framework and hardware first; their words are blanked so "llama factory" is not a model
         work = low
@@ -273,7 +278,13 @@ class Parser:
             found = self.find_unknown_model(work)
             unknown, uspan = found if found else (None, None)
             fam = self._family(work)
-            if unknown and not (raw and unknown.endswith("b") and not re.search(r"[a-z]{2,}", unknown.replace(str(raw), ""))):
+            fixed, _ = self.resolver.correct(unknown) if unknown else ([], 0)
+            if unknown and uspan and len(fixed) == 1:
+                s.model, s.model_read_as = fixed[0], text[uspan[0]:uspan[1]] if len(text) == len(low) else unknown
+                s.model_text = s.model_read_as
+                mid, span = fixed[0], uspan
+                work = work[: uspan[0]] + " " * (uspan[1] - uspan[0]) + work[uspan[1]:]
+            elif unknown and not (raw and unknown.endswith("b") and not re.search(r"[a-z]{2,}", unknown.replace(str(raw), ""))):
                 s.unknown_model = unknown
                 s.model_text = text[uspan[0]:uspan[1]] if len(text) == len(low) else unknown  # as typed: "Llama 9 Ultra"
                 work = work[: uspan[0]] + " " * (uspan[1] - uspan[0]) + work[uspan[1]:]

@@ -149,6 +149,8 @@ class Router:
 
     # -- round one -----------------------------------------------------------------------------
     def first(self, s: Slots) -> list[Call]:
+        if s.problems:  # bad input is answered by saying so, before any tool runs on a substituted value
+            return []
         if s.unknown_model:
             return self.call("resolve_model", name=s.unknown_model)
         if "list_hardware" in s.intents and not s.model:

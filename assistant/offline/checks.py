@@ -1,0 +1,83 @@
+"""Bad input, found before anything is read as a value: a device count or a sequence length that is
+zero, negative, fractional or beyond any real job. Each rule is one row of data with one message per
+language, saying what was wrong and what is valid; a question with a problem gets only these
+sentences (never a silent substitution such as 4096 for "-4096")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_DEVICES = 100_000  # more accelerators than the largest clusters have
+MAX_SEQ_LEN = 10_485_760  # 10M tokens: beyond the longest context window of any model in the catalog
+
+NUMBER = r"(?P<sign>(?<![a-z0-9_.])[-−]\s?)?(?<![a-z0-9_.])(?P<num>\d+(?:\.\d+)?(?:e\d+)?)"
+DEVICE_AFTER = re.compile(r"\s*(?:x|×)?\s*(?:个\s*)?(?:cards?|npus?|gpus?|devices?|dies?|accelerators?|张|块|卡)(?![a-z])")
+LENGTH_AFTER = re.compile(r"\s*(?:[-\s]?tokens?(?:\s+(?:sequence|context|length))|个?\s*token(?:s)?\s*(?:的)?\s*(?:序列|长度|上下文))")
+TOKENS_AFTER = re.compile(r"\s*(?:个\s*)?tokens?(?![a-z/])")  # "-4096 tokens"; "1e9 tokens" is a training amount
+LENGTH_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|"
+                           r"长度|序列|上下文|length)\s*(?:=|:|is|of|为|是|：)?\s*$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    role: str  # "devices" or "seq_len"
+    test: str  # "positive", "whole", "max"
+    en: str
+    zh: str
+
+
+RULES = [
+    Rule("devices", "positive", "“{text}” is not a valid device count: it must be a whole number of at least 1 (e.g. 8 cards).",
+         "“{text}”不是有效的卡数：卡数必须是大于 0 的正整数（例如 8 张卡）。"),
+    Rule("devices", "whole", "“{text}” is not a valid device count: devices come whole, so give an integer (e.g. 2 or 3 cards).",
+         "“{text}”不是有效的卡数：卡数必须是整数，不能是小数（例如 2 张或 3 张）。"),
+    Rule("devices", "max", f"“{{text}}” is too large a device count: it exceeds any real cluster (more than {MAX_DEVICES:,}).",
+         f"“{{text}}”卡数过大：超过任何实际集群的规模（超过 {MAX_DEVICES:,} 张）。"),
+    Rule("seq_len", "positive", "“{text}” is not a valid sequence length: it must be a positive whole number of tokens (e.g. 4096).",
+         "“{text}”不是有效的序列长度：序列长度必须是大于 0 的正整数（例如 4096）。"),
+    Rule("seq_len", "whole", "“{text}” is not a valid sequence length: tokens come whole, so give an integer (e.g. 1000 or 1024).",
+         "“{text}”不是有效的序列长度：序列长度必须是整数，不能是小数（例如 1000 或 1024）。"),
+    Rule("seq_len", "max", f"“{{text}}” tokens is too long a sequence: it exceeds the maximum context of any model here "
+         f"({MAX_SEQ_LEN:,} tokens is already beyond all of them).",
+         f"序列长度“{{text}}”过长：超过了任何模型的最大上下文（{MAX_SEQ_LEN:,} 个 token 已超出所有模型）。"),
+]
+VALID = {
+    "en": "Ask again with valid values, e.g. “qwen2.5-7b LoRA, sequence length 4096, I have 8 cards”.",
+    "zh": "请用有效的数值重新提问，例如“qwen2.5-7b LoRA 微调，序列长度 4096，我有 8 张卡”。",
+}
+
+
+def role(text: str, m: re.Match) -> str | None:
+    """What a number stands for, from the words beside it: a device count or a sequence length."""
+    after = text[m.end():]
+    if DEVICE_AFTER.match(after):
+        return "devices"
+    small = float(m.group("num")) < 1e7
+    if LENGTH_AFTER.match(after) or (small and TOKENS_AFTER.match(after)) or LENGTH_BEFORE.search(text[max(0, m.start() - 24): m.start()]):
+        return "seq_len"
+    return None
+
+
+def failed(value: float, test: str, limit: int) -> bool:
+    if test == "positive":
+        return value <= 0
+    if test == "whole":
+        return value != int(value)
+    return value > limit
+
+
+def problems(text: str, lang: str) -> list[str]:
+    """One sentence per bad number in the (lower-cased, cleaned) question, and what is valid."""
+    out: list[str] = []
+    for m in re.finditer(NUMBER, text):
+        what = role(text, m)
+        if what is None:
+            continue
+        value = float(m.group("num")) * (-1 if m.group("sign") else 1)
+        limit = MAX_DEVICES if what == "devices" else MAX_SEQ_LEN
+        rule = next((r for r in RULES if r.role == what and failed(value, r.test, limit)), None)
+        if rule:
+            shown = ("-" if m.group("sign") else "") + m.group("num")
+            out.append((rule.zh if lang == "zh" else rule.en).format(text=shown))
+    return out + [VALID[lang]] if out else out
