@@ -19,6 +19,15 @@ def _report(ctx):
                kb.table_rows("vllm_min_cards"))
 
 
+def _measured(ctx) -> dict:
+    """The estimator against the published measurements in knowledge/catalog/measurements.csv."""
+    from ..estimate.measured import evaluate, load, summary
+    from ..tools import registry_for
+
+    rows = load(ctx.settings.knowledge_dir / "catalog" / "measurements.csv")
+    return summary(evaluate(rows, lambda tool, args: registry_for(tool).call_json(tool, args, ctx)))
+
+
 def _fmt_share(v: dict) -> str:
     return f"{v['exact']:.1%} exact, {v['within_2x']:.1%} within 2x"
 
@@ -34,16 +43,18 @@ def register(app: typer.Typer) -> None:
         """Compare the planner with every vendor table row (min-card table: both frameworks, Snt9B and
         Snt9B23; LLaMA-Factory recipe table; vLLM tables) beside two naive anchors, and list the rows
         the table contradicts itself on."""
-        from .cli import _context
+        from .cli import context as _context
 
         if table not in (*TABLES, "all") or fmt not in ("text", "md", "json"):
             typer.echo(f"Valid: --table {', '.join(TABLES)}, all; --format text, md, json", err=True)
             raise typer.Exit(2)
-        rep = _report(_context())
+        ctx = _context()
+        rep = _report(ctx)
         rows = [r for r in rep.rows if table in ("all", r.table) and not (only_disagree and r.planner == r.table_value)]
         summary = rep.summary()
+        measured = _measured(ctx)
         if fmt == "json":
-            out = {"summary": summary}
+            out = {"summary": summary, "measurements": measured}
             if not summary_only:
                 out["rows"] = [{"table": r.table, "case": r.label, "table_value": r.table_value, "planner": r.planner,
                                 "ratio": round(r.ratio, 3), "model_states": r.anchor_states, "flat_bytes": r.anchor_flat,
@@ -74,3 +85,9 @@ def register(app: typer.Typer) -> None:
             elif table in ("all", key.split(" ")[0]):
                 unit = "cells" if "printed cells" in key else "rows"
                 typer.echo(f"{key} ({val['planner']['rows']} {unit}): " + "; ".join(f"{name} {_fmt_share(v)}" for name, v in val.items()))
+        m = measured
+        typer.echo(f"measurements ({m['numeric_rows']} numeric rows, knowledge/catalog/measurements.csv): median |ln(predicted/"
+                   f"measured)| {m['median_abs_log']}, {m['within_1.25x']:.1%} within 1.25x, {m['within_2x']:.1%} within 2x; "
+                   f"fits/OOM rows {m['fits_oom_agree']} agree; runs that happened predicted to fit {m['runs_predicted_to_fit']}")
+        for rid, why in m["not_expressible"].items():
+            typer.echo(f"  not expressible: {rid}: {why}")

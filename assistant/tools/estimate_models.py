@@ -48,7 +48,9 @@ Optimizer = Annotated[
 ]
 HardwareName = Annotated[str, Field(min_length=1, max_length=100,
                                     description="Hardware in any spelling: snt9b (910B), snt9b23 (910C, counted in DIE), "
-                                                "snt9b-32g (32G cards), a100, h100, h200, l40s, 4090 ...")]
+                                                "snt9b-32g (32G cards), 910a, 300i duo, a100, h100, h200, b200, l40s, "
+                                                "a6000, a10, l4, 4090, 3090, v100, t4, mi300x ...; or a memory size for a "
+                                                "part not in the catalog: '24gb' (a GPU), '64gb npu'.")]
 
 
 class CustomShape(BaseModel):

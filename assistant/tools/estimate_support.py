@@ -6,6 +6,7 @@ from assistant/estimate.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SizingError
@@ -25,8 +26,32 @@ if TYPE_CHECKING:  # the argument models live with their tools; only their attri
 _HW_WORDS = ("cards", "card", "gpus", "gpu", "npus", "npu", "卡", "显卡", "nodes", "node")
 
 
+# "24gb", "24 GB card", "16g GPU", "48gb npu": a part the catalog does not list, known by its memory alone.
+_CUSTOM_HW = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b\s*(.*)$", re.IGNORECASE)
+_NPU_WORDS = ("npu", "ascend", "昇腾")
+
+
+def custom_device(name: str) -> tuple[str, Device] | None:
+    """A custom part from "N GB [card|GPU|NPU]": N GB of memory, 8 per node, counted in cards. A GPU unless
+    the name says NPU/Ascend (the reported-capacity share differs). None if the name is not of that form."""
+    m = _CUSTOM_HW.match(name)
+    if not m or not 1 <= float(m.group(1)) <= 4096:
+        return None
+    rest = m.group(2).lower()
+    leftover = rest
+    for w in (*_HW_WORDS, *_NPU_WORDS):
+        leftover = leftover.replace(w, " ")
+    if leftover.strip():
+        return None  # "32g 910b" or "24gb rtx": a named part, not a custom one
+    kind = "npu" if any(w in rest for w in _NPU_WORDS) else "gpu"
+    gb = float(m.group(1))
+    hw_id = f"custom-{gb:g}gb-{kind}"
+    return hw_id, Device(id=hw_id, kind=kind, memory_gb=gb)
+
+
 def resolve_hardware(ctx, name: str) -> tuple[str, Device]:
-    """Any catalog spelling; words like 'cards' or 'GPUs' are ignored ('32G cards' -> snt9b-32g)."""
+    """Any catalog spelling; words like 'cards' or 'GPUs' are ignored ('32G cards' -> snt9b-32g). A name
+    that is only a memory size ("24gb", "16 GB GPU") not in the catalog is a custom part (custom_device)."""
     try:
         hw_id = ctx.resolver.hardware_id(name)
     except SizingError:
@@ -36,7 +61,13 @@ def resolve_hardware(ctx, name: str) -> tuple[str, Device]:
         cleaned = " ".join(cleaned.split())
         if not cleaned:
             raise
-        hw_id = ctx.resolver.hardware_id(cleaned)
+        try:
+            hw_id = ctx.resolver.hardware_id(cleaned)
+        except SizingError:
+            custom = custom_device(name)
+            if custom is None:
+                raise
+            return custom
     return hw_id, device_from_row(ctx.kb.hardware_row(hw_id))
 
 
@@ -44,11 +75,16 @@ def resolve_shape(ctx, args: ModelArgs) -> tuple[Shape, str | None]:
     """(shape, catalog id or None). A raw count infers a Llama-like shape (see estimate/shape.py)."""
     model_id = None
     if args.model:
+        refuse_unmodelled_family(args.model)
         model_id = ctx.resolver.model_id(args.model)
         row = ctx.kb.model(model_id)
         if not row or not row.get("layers"):
             raise SizingError("no_shape", f"The catalog has no shape for {model_id}; give params_b or a shape.", field="model")
         shape = from_catalog(row)
+        if args.params_b and abs(args.params_b * 1e9 - shape.params) > PARAMS_AGREE * shape.params:
+            raise _invalid(f"model and params_b disagree: {model_id} has {shape.params / 1e9:.2f}B parameters, params_b "
+                           f"says {args.params_b:g}B. Give only model (its catalog shape) or only params_b (a shape "
+                           "inferred from the count).", "params_b", [round(shape.params / 1e9, 2)])
     elif args.params_b:
         shape = from_params(args.params_b)
     else:
@@ -60,6 +96,24 @@ def resolve_shape(ctx, args: ModelArgs) -> tuple[Shape, str | None]:
             raise SizingError("invalid_arguments", f"kv_heads {shape.kv_heads} must divide heads {shape.heads}.",
                               field="shape.kv_heads", valid=[k for k in range(1, shape.heads + 1) if shape.heads % k == 0])
     return shape, model_id
+
+
+# params_b beside a catalog model is accepted when it names the same size (a rounded "8B" for 8.03B); the
+# catalog shape is used either way. Further apart, one of the two is wrong and the tool refuses.
+PARAMS_AGREE = 0.10
+# Encoder-decoder families: the memory model (one decoder stack, causal-LM loss, one KV cache per layer)
+# does not describe them, so they are refused by name before the catalog lookup.
+_ENCODER_DECODER = re.compile(r"(?<![a-z])(?:flan-?t5|t5|mt5|umt5|byt5|long-?t5|code-?t5|ul2|bart|mbart|pegasus|"
+                              r"marian|opus-mt|nllb|m2m-?100|whisper|seamless|prophetnet|switch-(?:base|large|xxl|c))"
+                              r"(?![a-z])", re.IGNORECASE)
+
+
+def refuse_unmodelled_family(name: str) -> None:
+    m = _ENCODER_DECODER.search(name.replace("_", "-"))
+    if m:
+        raise SizingError("unsupported_model", f"{name!r} is an encoder-decoder model ({m.group(0)} family): the estimator "
+                          "models decoder-only transformers (one stack, causal-LM loss, one KV cache per layer) and does not "
+                          "size encoder-decoder models.", field="model")
 
 
 def shape_info(s: Shape) -> ShapeInfo:
