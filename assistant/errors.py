@@ -31,6 +31,17 @@ class SizingError(Exception):
         return ToolError(error=ErrorBody(code=self.code, message=self.message, field=self.field, valid=self.valid))
 
 
+BOUNDS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
+# Input is validated strictly (no coercion): say which JSON type would have been accepted.
+EXPECTED_TYPE = {
+    "int_type": "an integer (a JSON number, not a string or true/false)",
+    "int_from_float": "an integer (a JSON number without a fraction)",
+    "float_type": "a number (a JSON number, not a string or true/false)",
+    "string_type": "a string",
+    "bool_type": "true or false",
+}
+
+
 def validation_error(exc) -> SizingError:
     """Turn a pydantic ValidationError into the canonical shape, naming the first bad field."""
     errs = exc.errors(include_url=False)
@@ -44,4 +55,8 @@ def validation_error(exc) -> SizingError:
     ctx = first.get("ctx") or {}
     if "expected" in ctx:
         valid = ctx["expected"]
+    elif bounds := [f"{sign} {ctx[k]}" for k, sign in BOUNDS.items() if k in ctx]:
+        valid = " and ".join(bounds)
+    elif first.get("type") in EXPECTED_TYPE:
+        valid = EXPECTED_TYPE[first["type"]]
     return SizingError("invalid_arguments", "; ".join(parts) or "invalid arguments", field=field, valid=valid)

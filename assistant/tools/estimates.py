@@ -20,7 +20,7 @@ from ..estimate.memory import Device, TrainConfig, training_memory
 from ..estimate.plan import fewer_devices
 from ..estimate.plan import plan_training as _plan
 from ..estimate.shape import Shape
-from .common import Framework
+from .common import MAX_SEQ_LEN, Framework
 from .estimate_models import (
     HardwareName,
     LossImpl,
@@ -55,17 +55,17 @@ from .registry import tool
 class EstimateTrainingMemoryArgs(ModelArgs):
     method: Method = "lora"
     stage: Stage = "sft"
-    seq_len: int = Field(4096, description="Tokens per sequence (cutoff_len / SEQ_LEN), 1..1048576.")
-    micro_batch: int = Field(1, description="Sequences per device per step (per_device_train_batch_size / MBS), >= 1.")
-    devices: int = Field(1, description="Devices (cards; DIE on Snt9B23) in the job, >= 1.")
+    seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence (cutoff_len / SEQ_LEN), 1..1048576.")
+    micro_batch: int = Field(1, ge=1, le=4096, description="Sequences per device per step (per_device_train_batch_size / MBS), >= 1.")
+    devices: int = Field(1, ge=1, le=1_000_000, description="Devices (cards; DIE on Snt9B23) in the job, >= 1.")
     zero_stage: Literal[0, 1, 2, 3] = Field(0, description="DeepSpeed ZeRO stage (LLaMA-Factory).")
     offload: bool = Field(False, description="CPU offload: optimizer (ZeRO-2) or optimizer and parameters (ZeRO-3).")
-    tp: int = Field(1, description="Tensor parallel size (MindSpeed-LLM); must divide the attention and KV heads.")
-    pp: int = Field(1, description="Pipeline parallel size (MindSpeed-LLM).")
-    cp: int = Field(1, description="Context parallel size (MindSpeed-LLM).")
+    tp: int = Field(1, ge=1, description="Tensor parallel size (MindSpeed-LLM); must divide the attention and KV heads.")
+    pp: int = Field(1, ge=1, description="Pipeline parallel size (MindSpeed-LLM).")
+    cp: int = Field(1, ge=1, description="Context parallel size (MindSpeed-LLM).")
     precision: Precision = "bf16"
     recompute: bool = Field(True, description="Full activation recompute (gradient checkpointing; LLaMA-Factory's default).")
-    lora_rank: int = Field(C.DEFAULT_LORA_RANK, description="LoRA rank, >= 1 (LLaMA-Factory default 8).")
+    lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1 (LLaMA-Factory default 8).")
     lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or module names (q_proj,v_proj,...).")
     quant_bits: Literal[2, 3, 4, 8] = Field(4, description="QLoRA base quantisation bits.")
     hardware: HardwareName = "snt9b"
@@ -132,14 +132,14 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
 class PlanTrainingArgs(ModelArgs):
     method: Method = "lora"
     stage: Stage = "sft"
-    seq_len: int = Field(4096, description="Tokens per sequence (cutoff_len / SEQ_LEN), 1..1048576.")
+    seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence (cutoff_len / SEQ_LEN), 1..1048576.")
     hardware: HardwareName = "snt9b"
     framework: Framework = Field("LLaMA-Factory", description="LLaMA-Factory (DeepSpeed ZeRO ladder) or MindSpeed-LLM (TP/PP/CP).")
-    max_devices: int | None = Field(None, description="Most devices available (cards; DIE on Snt9B23), >= 1.")
-    global_batch: int | None = Field(None, description="Global batch in sequences; grad_accum is derived from it.")
-    micro_batch: int = Field(C.DEFAULT_MICRO_BATCH, description="Sequences per device per step, >= 1.")
+    max_devices: int | None = Field(None, ge=1, le=65536, description="Most devices available (cards; DIE on Snt9B23), >= 1.")
+    global_batch: int | None = Field(None, ge=1, le=10_000_000, description="Global batch in sequences; grad_accum is derived from it.")
+    micro_batch: int = Field(C.DEFAULT_MICRO_BATCH, ge=1, le=4096, description="Sequences per device per step, >= 1.")
     precision: Precision = "bf16"
-    lora_rank: int = Field(C.DEFAULT_LORA_RANK, description="LoRA rank, >= 1.")
+    lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1.")
     quant_bits: Literal[2, 3, 4, 8] = 4
 
 
@@ -252,7 +252,7 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
 # ---------------------------------------------------------------- compare_hardware
 class CompareHardwareArgs(ModelArgs):
     method: Method = "lora"
-    seq_len: int = Field(4096, description="Tokens per sequence, 1..1048576.")
+    seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence, 1..1048576.")
     stage: Stage = "sft"
     framework: Framework = "LLaMA-Factory"
 
@@ -307,15 +307,15 @@ def compare_hardware(ctx, args: CompareHardwareArgs) -> CompareHardwareResult:
 
 # ---------------------------------------------------------------- estimate_inference
 class EstimateInferenceArgs(ModelArgs):
-    max_model_len: int = Field(4096, description="Context length to serve (vLLM --max-model-len), 1..1048576.")
+    max_model_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN, description="Context length to serve (vLLM --max-model-len), 1..1048576.")
     hardware: HardwareName = "snt9b"
-    gpu_memory_utilization: float = Field(0.9, description="vLLM --gpu-memory-utilization, in (0, 1].")
-    concurrency: int = Field(1, description="Sequences of max_model_len that must fit in the KV cache at once, >= 1.")
+    gpu_memory_utilization: float = Field(0.9, gt=0, le=1, description="vLLM --gpu-memory-utilization, in (0, 1].")
+    concurrency: int = Field(1, ge=1, le=100_000, description="Sequences of max_model_len that must fit in the KV cache at once, >= 1.")
     weight_bits: Literal[4, 8, 16] | None = Field(
         None, description="Weight precision for every weight: 16 (bf16), 8 (W8A8 int8/FP8) or 4 (AWQ/GPTQ int4). "
         "None (default): the checkpoint's native precision where the hardware serves it, else 16: DeepSeek-V3/R1 FP8 "
         "and gpt-oss MXFP4 experts on NVIDIA GPUs; Ascend converts them to bf16.")
-    max_devices: int = Field(64, description="Most devices to consider, >= 1.")
+    max_devices: int = Field(64, ge=1, le=4096, description="Most devices to consider, >= 1.")
     largest_layout: bool = Field(False, description="Size the largest layout within max_devices instead of the fewest "
                                  "devices that fit: how many sequences a given set of devices holds.")
 

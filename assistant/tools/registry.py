@@ -101,7 +101,8 @@ class Registry:
             raise SizingError("invalid_arguments", f"Unknown argument(s) {', '.join(map(repr, unknown))} for {tool.name}.",
                               field=unknown[0], valid=sorted(known))
         try:
-            return tool.args_model.model_validate(args)
+            # Strict: no coercion (true is not 1, "1e3" is not 1000, "8" is not 8); an int still fills a float.
+            return tool.args_model.model_validate(args, strict=True)
         except ValidationError as e:
             raise validation_error(e) from None
         except RecursionError:
