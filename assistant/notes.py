@@ -161,3 +161,39 @@ class NoteIndex:
         """Ranked sections of the ``lang`` notes; "auto" picks the language with ``query_lang``."""
         index = self._by_lang[query_lang(query) if lang == "auto" else lang]
         return index.search(tokenize(query), limit)
+
+
+# Keywords that name the setting (hardware, frameworks, generic sizing words), not a note's topic: a
+# question about cost that says "Snt9B" is not about the Snt9B-vs-Snt9B23 note.
+_SETTING_TEXT = """
+snt9b snt9b23 snt9b 910b 910c ascend 昇腾 npu gpu a2 a3 卡 卡数 节点 node nodes 多机 多节点 multi-node 显存 内存 lora 全参
+full llama-factory llamafactory mindspeed-llm deepspeed config 配置 启动 launch yaml 微调 限制 limits estimate 预估 注意
+选择 stage 8卡 单卡 64gb 32gb 64 gb 规格 flavor 1024 2048 512 3000 60g 40g sft pt 推荐 表格 range 精度 precision 区别 对比
+"""
+_SETTING_WORDS = frozenset(_SETTING_TEXT.split())
+
+
+def note_topics(sections: list[NoteSection]) -> dict[str, frozenset[str]]:
+    """Note file -> the keywords that say what it is about (lower case), both languages merged;
+    keywords that only name the setting are left out."""
+    out: dict[str, set[str]] = {}
+    for s in sections:
+        words = out.setdefault(s.file, set())
+        words.update(k.lower().strip() for k in s.keywords if k.strip() and k.lower().strip() not in _SETTING_WORDS)
+    return {f: frozenset(w) for f, w in out.items()}
+
+
+def covering(question: str, topics: dict[str, frozenset[str]]) -> set[str]:
+    """The notes whose topic words occur in the question (Latin words whole, Chinese as substrings)."""
+    text = question.lower()
+    found = set()
+    for file, words in topics.items():
+        for w in words:
+            if re.search(rf"[{_CJK}]", w) or not re.fullmatch(r"[\w\s.\-]+", w):
+                hit = w in text
+            else:
+                hit = re.search(rf"(?<![a-z0-9]){re.escape(w)}(?:s|es|ed|ing)?(?![a-z0-9])", text) is not None
+            if hit:
+                found.add(file)
+                break
+    return found

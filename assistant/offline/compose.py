@@ -29,7 +29,7 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         if s.problems:
             return "\n\n".join(s.problems)
         if not self.done:
-            return t("clarify", self.lang)
+            return self.have() + t("clarify", self.lang)
         out: list[str] = []
         for d in self.results("resolve_model", ok=None):
             out += self.unknown_model(d)
@@ -68,6 +68,15 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
             out.append("")
             out.append(t("offer", self.lang))
         return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+    def have(self) -> str:
+        """What the user said they have, repeated before asking for the model: "You have 16 Snt9B cards." """
+        e = self.e
+        if not e.devices:
+            return ""
+        hw = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}.get(e.hardware, e.hardware)
+        have = self.devices(e.devices, "die" if e.hardware == "snt9b23" else "card", e.hardware)
+        return self.L(f"Noted: you have {have} ({hw}). ", f"已记下：你有 {have}（{hw}）。")
 
     def header(self) -> str:
         s, e = self.s, self.e
@@ -224,6 +233,11 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         sections (a note about the topic matches in many sections; a stray word matches in one),
         then that note's two best sections are quoted with the source."""
         hits = d.result.get("results") or []
+        cover = self.s.notes_cover
+        if cover is not None and hits:
+            hits = [h for h in hits if h["file"] in cover] or ([] if not (self.s.model or self.s.params_b) else hits)
+            if not hits:
+                return [t("not_covered", self.lang)]
         if not hits:
             return [self.L("The notes have nothing on this.", "笔记中没有相关内容。")]
         by_note: dict[str, list[dict]] = {}
@@ -241,7 +255,7 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top["file"], top["title"], top["text"]))]
         for i, h in enumerate(best[:2]):
-            passage = sentence_cut(h["text"], PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3)
+            passage = sentence_cut(h["text"], PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
             quoted = "\n".join("> " + ln for ln in passage.splitlines())
             lines += [f"**{h['title']} — {h['heading']}**", quoted]
         lines += [self.L(f"(source: {best[0]['source']})", f"（来源：{best[0]['source']}）"), ""]

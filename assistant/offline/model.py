@@ -15,6 +15,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr
 
+from ..notes import load_notes, note_topics
 from .compose import compose
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import Done, Router
@@ -51,7 +52,8 @@ class OfflinePlanner(BaseChatModel):
     @property
     def parser(self) -> Parser:
         if self._parser is None:
-            self._parser = Parser(self.ctx.resolver, self.ctx.kb.models())
+            sections = load_notes(self.ctx.settings.knowledge_dir / "notes")
+            self._parser = Parser(self.ctx.resolver, self.ctx.kb.models(), note_topics(sections))
         return self._parser
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> OfflinePlanner:

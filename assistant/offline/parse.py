@@ -9,6 +9,7 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 
 from ..errors import SizingError
+from ..notes import covering
 from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
 from . import checks, serving_words
 from . import numbers as num
@@ -35,6 +36,7 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     amount,
     blank,
     cn_number,
+    cn_numerals_to_digits,
 )
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -51,7 +53,8 @@ class Slots:
     model: str | None = None
     model_text: str | None = None
     model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
-    problems: list[str] = field(default_factory=list)  # bad input, one sentence each (what was wrong, what is valid)
+    problems: list[str] = field(default_factory=list)
+    notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)  # bad input, one sentence each (what was wrong, what is valid)
     unknown_model: str | None = None
     family: str | None = None
     params_b: float | None = None
@@ -86,10 +89,17 @@ class Slots:
     topic_text: str = ""  # the question with the model name blanked: what the notes are searched with
     on_topic: bool = False
 
-    CARRIED = ("model", "model_text", "model_read_as", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework", "hardware",
+    CARRIED = ("model", "model_text", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework", "hardware",
                "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
                "samples", "epochs", "tps", "weight_bits", "quant_text", "concurrency", "gpu_util")
     MODEL_SLOTS = ("model", "model_text", "model_read_as", "family", "params_b", "shape", "shape_only")
+
+    def new_topic(self, follow_up: bool) -> bool:
+        """A troubleshooting or how-to question that names no model and asks no sizing ("BF16 vs FP16,
+        which one?") after a sizing answer: a new topic, so the earlier model is not carried into it."""
+        sizing = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
+        return (not follow_up and not (self.model or self.params_b or self.devices or self.nodes)
+                and bool(self.intents & {"troubleshoot", "compare"} or self.notes_cover) and not self.intents & sizing)
 
     def with_history(self, earlier: Slots | None, follow_up: bool) -> Slots:
         """Fill what this turn leaves open from the conversation so far. A turn naming a new model
@@ -102,7 +112,7 @@ class Slots:
         if self.problems and new.lang != self.lang:
             new.problems = checks.problems(self.question.lower(), new.lang)
         starts_over = bool(self.model or self.unknown_model or self.params_b) and not follow_up
-        if starts_over:
+        if starts_over or self.new_topic(follow_up):
             return new
         if self.unknown_model and follow_up:
             return new
@@ -159,8 +169,9 @@ def language_words(text: str) -> tuple[int, int]:
 class Parser:
     """Parses questions against one catalog (the resolver's model and hardware names)."""
 
-    def __init__(self, resolver, models: list[dict]):
+    def __init__(self, resolver, models: list[dict], note_topics: dict[str, frozenset[str]] | None = None):
         self.resolver = resolver
+        self.note_topics = note_topics
         self.keys = resolver.model_keys  # squashed spelling -> id: a set lookup per candidate span
         zh = "|".join(re.escape(z) for z, _ in sorted(FAMILY_WORDS, key=lambda p: -len(p[0])))
         self.token_rx = re.compile(rf"(?:(?:{zh})\s*)?[a-z0-9][a-z0-9._/\-]*|(?:{zh})")
@@ -231,6 +242,9 @@ class Parser:
                     return self._mention(toks, i, i + 1)
             if has_digit and re.search(r"[-_]", latin) and re.match(r"[a-z]{2,}", latin):
                 return toks[i][2], (toks[i][0], toks[i][1])
+            parts = re.split(r"[-_]", latin)
+            if len(parts) >= 2 and len(parts[0]) >= 3 and parts[-1] in VARIANT_WORDS:
+                return toks[i][2], (toks[i][0], toks[i][1])  # "supernova-ultra": a name with a variant word
         return None
 
     @staticmethod
@@ -242,7 +256,7 @@ class Parser:
 
     # -- everything ----------------------------------------------------------------------------
     def parse(self, question: str) -> Slots:
-        text = clean_text(question)
+        text = cn_numerals_to_digits(clean_text(question))
         s = Slots(lang=language(text), question=text, lang_weak=max(language_words(text)) < 2)
         low = text.lower()
         s.problems = checks.problems(low, s.lang)
@@ -351,6 +365,8 @@ class Parser:
             if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|变量|variables?|exports?|generate|生成|give\s+me|给我|写|"
                              r"config\s+file|配置文件|the\s+config|config\s+for|配置", work):
                 s.intents.discard("config")
+        if self.note_topics is not None:
+            s.notes_cover = covering(low, self.note_topics)
         s.topic_text = re.sub(r"\s+", " ", low if not mid else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
         return s

@@ -115,7 +115,7 @@ def note_query(s: Slots) -> str:
     seen = set(text.split())
     extra = [w for words in extra for w in words.split() if w.lower() not in seen and not seen.add(w.lower())]
     # (not on a time question: the framework words would pull in other notes' training sections)
-    if not s.intents & {"inference", "time"} and (s.method or "train" in s.intents):
+    if not s.intents & {"inference", "time"} and (s.method or "train" in s.intents) and not s.notes_cover:
         extra.append(s.framework or "training 训练 LLaMA-Factory MindSpeed-LLM")
     return " ".join([text, *extra]).strip() or s.question[:NOTE_QUERY_CHARS]
 
@@ -133,6 +133,19 @@ def is_training_question(s: Slots) -> bool:
     if "inference" in s.intents and not ("train" in s.intents or s.method):
         return False
     return bool(s.intents & TRAINING_INTENTS) or not (s.intents & OTHER_INTENTS)
+
+
+# Prices and billing: no table or note has them (the notes search then says so).
+COST = re.compile(r"(?<![a-z])(?:cost|costs|price|pricing|billing|per\s+hour|how\s+much\s+money)(?![a-z])|价格|费用|多少钱|计费|收费|单价")
+SIZING_INTENTS = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
+
+
+def asks_for_sizing(s: Slots) -> bool:
+    """A sizing question (cards, ZeRO, memory, a config...) or a bare statement of devices, with no
+    problem to look up in the notes: it cannot be answered without a model."""
+    if s.intents & {"troubleshoot", "compare", "list_models", "list_hardware"} or COST.search(s.question.lower()):
+        return False
+    return bool(s.intents & SIZING_INTENTS or s.devices or s.nodes)
 
 
 class Router:
@@ -162,6 +175,8 @@ class Router:
                                  strategy=table_strategy(s.method) if s.framework else None)
             if s.family:
                 return self.call("list_models", family=s.family)
+            if asks_for_sizing(s):
+                return []  # "how many cards?" names no model: the answer asks for one
             if s.on_topic:
                 return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang)
             return []

@@ -91,7 +91,7 @@ MEMORY_ASKED = re.compile(r"(?:显存|内存|memory|hbm|vram)\s*(?:占用|需要
 NOT_A_MODEL = re.compile(r"(?:zero|ds|fp|bf|int|ms|lf|tp|pp|sp|cp|dp|ep|mbs|gbs|snt|sxm|pcie|cuda|cann|torch|vllm|deepspeed|mindspeed|"
                          r"llama-factory|qlora|lora|seq|cutoff|max|rank|lr|top|stage|a\d|h\d|v\d|l\d|rtx|nvidia|atlas|ascend|step|"
                          r"epoch|gpu|npu|die|node)[-_.\d]*.*")
-VERSION = re.compile(r"v?\d{1,2}(?:\.\d{1,2})?")  # "llama 4", "qwen 3.5", "gemma v4"
+VERSION = re.compile(r"[vk]?\d{1,2}(?:\.\d{1,2})?")  # "llama 4", "qwen 3.5", "gemma v4", "kimi k2"
 SIZE = re.compile(r"[\d.]+[bm]|[\d.]+x[\d.]+b|a[\d.]+b|\d+e")  # "70b", "8x7b", "a22b", "16e"
 UNIT_AFTER_VERSION = re.compile(r"(?:cards?|npus?|gpus?|nodes?|devices?|dies?|epochs?|k|gb?|x|卡|张)")  # "qwen 8 cards" is no version
 VARIANT_WORDS = {"instruct", "chat", "base", "scout", "maverick", "behemoth", "ultra", "pro", "max", "mini", "nano", "turbo",
@@ -138,3 +138,28 @@ def cn_number(s: str) -> int | None:
     if len(s) == 1 and s in CN_DIGITS:
         return CN_DIGITS[s]
     return None
+
+
+CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+# A Chinese numeral with a place word: "八千", "三万两千", "十万", "两千零四十八" (a lone "千" as in 千问 is no number).
+CN_BIG = re.compile(r"[一二两三四五六七八九十][零一二两三四五六七八九十百千万]*[十百千万][零一二两三四五六七八九]?(?!亿)")
+
+
+def cn_big(s: str) -> int:
+    """'三万两千' -> 32000, '八千' -> 8000, '十万' -> 100000, '两千零四十八' -> 2048."""
+    total = section = digit = 0
+    for ch in s:
+        if ch in CN_UNITS:
+            section += (digit or 1) * CN_UNITS[ch]
+            digit = 0
+        elif ch == "万":
+            total += (section + digit) * 10_000
+            section = digit = 0
+        else:
+            digit = CN_DIGITS.get(ch, 0)
+    return total + section + digit
+
+
+def cn_numerals_to_digits(text: str) -> str:
+    """Chinese numerals with place words written as digits, so every number reader sees one form."""
+    return CN_BIG.sub(lambda m: str(cn_big(m.group(0))), text)

@@ -29,6 +29,17 @@ W: dict[str, dict[str, str]] = {
         "en": "“{name}” is a model family, not one model. Which one do you mean: {closest}?",
         "zh": "“{name}”是一个模型系列，不是具体模型。请问是哪一个：{closest}？",
     },
+    "not_covered": {
+        "en": "**The notes do not cover this question**, so I have no information to answer it from. What I can answer: "
+              "cards and nodes for fine-tuning or serving a model (Ascend Snt9B/Snt9B23 or GPUs), ZeRO stage and offload, "
+              "memory per device, training time, ready configs (LLaMA-Factory YAML, DeepSpeed JSON, MindSpeed-LLM variables), "
+              "and troubleshooting of out-of-memory errors, checkpoint-save timeouts, fused attention operators, the BF16/FP16 "
+              "choice and vLLM serving on Ascend.",
+        "zh": "**笔记中没有涉及这个问题**，我没有相关资料可以回答。我能回答的是：微调或推理部署某个模型需要的卡数和节点数"
+              "（昇腾 Snt9B/Snt9B23 或 GPU）、ZeRO 阶段与 offload、每卡显存、训练时长、现成的配置（LLaMA-Factory YAML、"
+              "DeepSpeed JSON、MindSpeed-LLM 环境变量），以及显存溢出、保存 checkpoint 超时、融合注意力算子、BF16/FP16 选择、"
+              "昇腾上 vLLM 推理的排障。",
+    },
     "answer": {"en": "**Answer:** ", "zh": "**结论**："},
     "sources": {"en": "Sources: ", "zh": "来源："},
     "assumed": {"en": "assumed", "zh": "默认"},
