@@ -447,12 +447,23 @@ def run_http(settings: Settings, host: str, port: int = DEFAULT_PORT) -> None:
 
 
 def socket_mode_handler(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None):
-    """A Socket Mode handler (no public URL needed); ``.start()`` blocks, ``.connect()`` does not."""
+    """A Socket Mode handler (no public URL needed); ``.start()`` blocks, ``.connect()`` does not.
+    Events are acknowledged on the websocket before bolt dispatches them (bolt's first dispatch
+    waits on auth.test; Slack wants the ack within 3 s), as the HTTP endpoint does."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
+    from slack_bolt.adapter.socket_mode.internals import run_bolt_app
+    from slack_sdk.socket_mode.response import SocketModeResponse
+
+    class AckFirstHandler(SocketModeHandler):
+        def handle(self, client, req) -> None:  # type: ignore[override]
+            if req.type != "events_api":  # slash commands and interactivity may answer in the ack
+                return super().handle(client, req)
+            client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
+            run_bolt_app(self.app, req)
 
     require_settings(settings, socket_mode=True)
     app = build_slack_app(ctx, settings, assistant_factory, socket_mode=True)
-    return SocketModeHandler(app, settings.slack_app_token.get_secret_value())
+    return AckFirstHandler(app, settings.slack_app_token.get_secret_value())
 
 
 def run_socket_mode(settings: Settings) -> None:

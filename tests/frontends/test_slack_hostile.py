@@ -134,3 +134,46 @@ def test_retry_is_acknowledged_and_dropped(ctx, settings, standin):
         assert r.status_code == 200 and r.headers.get("x-slack-no-retry") == "1"
         time.sleep(1.0)
     assert not standin.of("chat.postMessage", "CRETRY")
+
+
+def test_socket_mode_acknowledges_before_a_slow_auth_test(ctx, settings, standin):
+    """Socket Mode against a loopback websocket playing Slack's part: the envelope's ack comes back
+    well within 3 s although auth.test takes 5 s, and the question is still answered."""
+    import contextlib
+    import json
+    import threading
+
+    from websockets.sync.server import serve as ws_serve
+
+    from assistant.frontends.slack import socket_mode_handler
+
+    ev = mention(standin, "CSOCKSLOW", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
+    first = {"envelope_id": "env-slow", "type": "events_api", "accepts_response_payload": False,
+             "retry_attempt": 0, "retry_reason": "", "payload": envelope(ev)}
+    acks: list[tuple[float, dict]] = []
+    sent: list[float] = []
+
+    def slack_side(ws):
+        ws.send(json.dumps({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A1"}}))
+        sent.append(time.monotonic())
+        ws.send(json.dumps(first))
+        with contextlib.suppress(Exception):
+            while True:
+                acks.append((time.monotonic(), json.loads(ws.recv(timeout=30))))
+
+    s = slack_settings(settings, standin, slack_app_token=SecretStr("xapp-test"), slack_signing_secret=None)
+    with ws_serve(slack_side, "127.0.0.1", 0) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        standin.socket_url = f"ws://127.0.0.1:{server.socket.getsockname()[1]}/link"
+        handler = socket_mode_handler(ctx, s)
+        handler.connect()
+        try:
+            standin.wait_for(lambda: acks)
+            [answer] = final_text(standin, "CSOCKSLOW")
+            finished(standin, ev)
+        finally:
+            handler.close()
+            server.shutdown()
+    ack_at, ack = acks[0]
+    assert ack["envelope_id"] == "env-slow" and ack_at - sent[0] < 1.0, ack_at - sent[0]
+    assert "32 cards" in answer  # min_cards.csv: qwen2.5-72b lora 4096 LLaMA-Factory Snt9B
