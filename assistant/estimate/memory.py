@@ -281,7 +281,9 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term,
     g16, g32 = bg * T + aw * A, b32 * T
     # bf16 buckets: reduce (every stage below 3) and allgather (ZeRO-1/2 re-gather updated partitions);
     # ZeRO-3 reduces through one bucket of reduce_bucket_size "auto" = hidden^2 elements (transformers).
-    if z < 3:
+    if n == 1 and z == 0:  # one device without DeepSpeed partitioning: no gradient reduction, no bucket
+        bucket = 0.0
+    elif z < 3:
         bucket = (1 if z == 0 else 2) * 2 * min(T + A, C.ZERO12_BUCKET_ELEMENTS)
     else:
         bucket = 2 * min(T + A, float(s.hidden) ** 2)

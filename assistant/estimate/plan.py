@@ -35,7 +35,8 @@ class Plan:
     global_batch: int
     tier: str  # fast | slow | none
     reason: str
-    memory_devices: int | None = None  # fewest devices memory alone needs (differs when practice applies)
+    memory_devices: int | None = None  # fewest devices device memory holds it on, with any on-device setting
+    fast_devices: int | None = None  # fewest devices for the fast tier (before vendor practice)
     practice: str | None = None  # why the recommendation is above the memory minimum
 
 
@@ -185,7 +186,8 @@ def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | N
     """The recommended plan: the memory minimum, raised to vendor practice for LoRA (constants.py,
     PRACTICE_LORA_FRACTION). The memory minimum stays in ``memory_devices``."""
     plan = memory_plan(s, base, dev, max_devices, global_batch)
-    plan.memory_devices = plan.devices
+    plan.fast_devices = plan.devices
+    plan.memory_devices = minimum = _device_minimum(s, base, dev, plan, max_devices, global_batch)
     if not plan.fits or base.method != "lora" or dev.kind != "npu":  # the practice is ModelArts' (Ascend) own
         return plan
     full = memory_plan(s, base._replace(method="full"), dev, max_devices, global_batch)
@@ -198,9 +200,22 @@ def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | N
     hit = _first_fit(s, base, dev, counts, False, global_batch) or _first_fit(s, base, dev, counts, True, global_batch)
     if not hit:
         return plan
-    return _plan_from(hit, dev, plan.tier, plan.reason, memory_devices=plan.devices,
-                      practice=(f"memory alone fits on {plan.devices}; recommended {hit[0].devices}, half of full "
+    return _plan_from(hit, dev, plan.tier, plan.reason, memory_devices=minimum, fast_devices=plan.devices,
+                      practice=(f"memory alone fits on {minimum}; recommended {hit[0].devices}, half of full "
                                 f"fine-tuning's {full.devices}, as the ModelArts tables size LoRA jobs"))
+
+
+def _device_minimum(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_devices: int | None,
+                    global_batch: int | None) -> int:
+    """The fewest devices whose memory holds the job with any setting that keeps it on the devices: for
+    MindSpeed-LLM full recompute counts (it trades time, not memory elsewhere); CPU offload does not (the
+    states then live in host RAM). Mixtral-8x7B full fine-tuning at 4096 tokens on Snt9B: the fast plan
+    needs 32 cards, full recompute fits 16 (the minimum-card table's count)."""
+    if not plan.fits or not base.megatron or plan.tier != "fast":
+        return plan.devices
+    counts = [n for n in device_counts(dev, max_devices or C.MAX_DEVICES_DEFAULT) if n < plan.devices]
+    hit = _first_fit(s, base, dev, counts, True, global_batch)
+    return hit[0].devices if hit else plan.devices
 
 
 def fewer_devices(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_devices: int | None = None,
@@ -210,7 +225,7 @@ def fewer_devices(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_devi
     least I can get away with" beside the recommendation."""
     if not plan.fits or plan.tier != "fast":
         return None
-    below = plan.memory_devices or plan.devices
+    below = plan.fast_devices or plan.devices
     counts = [n for n in device_counts(dev, max_devices or C.MAX_DEVICES_DEFAULT) if n < below]
     hit = _first_fit(s, base, dev, counts, True, global_batch)
     if not hit:

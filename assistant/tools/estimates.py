@@ -168,8 +168,10 @@ class PlanResult(BaseModel):
     framework: str
     fits: bool
     devices: int = Field(description="Devices in the plan (cards; DIE on Snt9B23).")
-    memory_devices: int | None = Field(None, description="Fewest devices memory alone needs; below `devices` when "
-                                       "vendor practice for LoRA raises the recommendation (see `practice`).")
+    memory_devices: int | None = Field(None, description="Fewest devices memory alone needs with any setting that keeps "
+                                       "the job on the devices (MindSpeed-LLM full recompute counts, CPU offload does not); "
+                                       "below `devices` when vendor practice for LoRA raises the recommendation (see "
+                                       "`practice`) or only full recompute fits on fewer.")
     practice: str | None = Field(None, description="Why the recommendation is above the memory minimum, if it is.")
     unit: str
     nodes: int

@@ -184,3 +184,28 @@ def test_estimate_inference_fits(call, model_id):
     assert "error" not in out, out
     assert out["fits"] and out["kv_tokens_fit"] >= 8192
     assert out["kv_bytes_per_token"] == KV_BYTES[model_id]
+
+
+# ---------------------------------------------------------------- hardware parts added for common questions
+HARDWARE_SPELLINGS = {
+    "t4": "t4-16g", "Tesla T4": "t4-16g", "v100": "v100-16g", "V100 16GB": "v100-16g", "v100 32gb": "v100-32g",
+    "RTX 4060 Ti 16GB": "rtx4060ti-16g", "4080": "rtx4080-16g", "RTX A4000": "rtx-a4000-16g", "A10": "a10-24g",
+    "L4": "l4-24g", "RTX 3090": "rtx3090-24g", "3090": "rtx3090-24g", "a6000": "rtx-a6000-48g", "B200": "b200-180g",
+    "MI300X": "mi300x-192g", "Atlas 300I Duo": "atlas-300i-duo", "300i duo": "atlas-300i-duo", "Ascend 910": "ascend910a-32g",
+    "snt9": "ascend910a-32g", "910B3": "snt9b", "910B4": "snt9b-32g", "910C": "snt9b23",
+}
+
+
+@pytest.mark.parametrize("name,expected", HARDWARE_SPELLINGS.items())
+def test_hardware_spellings_resolve(ctx, name, expected):
+    assert ctx.resolver.hardware_id(name) == expected
+
+
+def test_every_hardware_row_has_memory_interconnect_and_source(ctx):
+    from assistant.resolve import squash
+
+    owner: dict[str, str] = {}
+    for h in ctx.kb.hardware():
+        assert float(h["memory_gb"]) > 0 and h["interconnect"] and h["source"] and h["aliases"], h["id"]
+        for a in str(h["aliases"]).split(";"):
+            assert owner.setdefault(squash(a), h["id"]) == h["id"], f"{a} names two parts"

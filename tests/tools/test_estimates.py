@@ -219,3 +219,51 @@ def test_training_tools_size_native_fp8_models_in_bf16(call):
     assert abs(out["weights_gib"] - 2 * 20.9e9 / 2**30) < 1e-3
     plan = call("plan_training", model="deepseek-v3", method="lora", framework="MindSpeed-LLM", hardware="h200")
     assert "bf16 weights 2 B" in plan["memory"]["how"]["weights"]
+
+
+# ---------------------------------------------------------------- inputs added with the measurement check
+def test_loss_implementation_is_an_input_and_the_result_names_it(call):
+    base = dict(model="llama3.1-8b", method="lora", seq_len=8192, hardware="a100-80g")
+    default = call("estimate_training_memory", **base)
+    assert default["loss"] == "fp32" and default["optimizer"] == "adamw"  # LLaMA-Factory's default: transformers' loss
+    liger = call("estimate_training_memory", **base, loss="liger")
+    assert liger["loss"] == "fused" and liger["total_gib"] < default["total_gib"]
+    assert call("estimate_training_memory", **base, loss="torchtune")["loss"] == "chunked"
+    assert err(call("estimate_training_memory", **base, loss="magic"))["field"] == "loss"
+
+
+def test_eight_bit_optimizers(call):
+    base = dict(model="llama3.1-8b", method="full", seq_len=2048, hardware="h100")
+    adam = call("estimate_training_memory", **base)
+    eight = call("estimate_training_memory", **base, optimizer="adamw_8bit")
+    paged = call("estimate_training_memory", **base, optimizer="PagedAdamW8bit")
+    # fp32 master 4 B stays; the moments go from 8 B to 2 B per parameter (8.03B parameters)
+    assert adam["optimizer_gib"] - eight["optimizer_gib"] == pytest.approx(6 * 8.03e9 / 2**30, rel=1e-3)
+    assert paged["optimizer"] == "paged_adamw_8bit" and paged["host_ram_gib"] > 0
+    assert paged["optimizer_gib"] == pytest.approx(4 * 8.03e9 / 2**30, rel=1e-3)
+
+
+@pytest.mark.parametrize("name,expected,usable", [
+    ("24gb", "custom-24gb-gpu", 24 * 79.15 / 80), ("16 GB GPU", "custom-16gb-gpu", 16 * 79.15 / 80),
+    ("48gb npu", "custom-48gb-npu", 48 * 60.97 / 64), ("3090", "rtx3090-24g", 24 * 79.15 / 80),
+    ("V100 32GB", "v100-32g", 32 * 79.15 / 80), ("300I Duo", "atlas-300i-duo", 48 * 60.97 / 64),
+    ("MI300X", "mi300x-192g", 192 * 79.15 / 80), ("910A", "ascend910a-32g", 32 * 60.97 / 64),
+    ("64g", "snt9b", 60.97),  # a catalog alias wins over the custom reading
+])
+def test_hardware_by_name_or_by_memory_size(call, name, expected, usable):
+    out = call("estimate_training_memory", model="qwen2.5-7b", method="qlora", seq_len=1024, hardware=name)
+    assert out["hardware"] == expected and out["usable_gib"] == pytest.approx(usable, abs=1e-3)
+
+
+def test_model_and_params_b_that_disagree_are_refused(call):
+    e = err(call("estimate_training_memory", model="llama3.1-8b", params_b=70))
+    assert e["field"] == "params_b" and "8.03B" in e["message"]
+    same = call("estimate_training_memory", model="llama3.1-8b", params_b=8)  # a rounded size of the same model
+    assert same["model"] == "llama3.1-8b" and same["shape"]["params_b"] == pytest.approx(8.03)
+
+
+@pytest.mark.parametrize("name", ["flan-t5-xl", "google/t5-v1_1-xxl", "facebook/bart-large", "whisper-large-v3", "mt5-xl"])
+def test_encoder_decoder_models_are_refused_with_the_reason(call, name):
+    for tool in ("estimate_training_memory", "estimate_inference", "plan_training"):
+        e = err(call(tool, model=name))
+        assert e["code"] == "unsupported_model" and "encoder-decoder" in e["message"]

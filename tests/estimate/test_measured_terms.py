@@ -1,0 +1,97 @@
+"""Terms corrected against published measurements (knowledge/catalog/measurements.csv, each row with its
+source). Each expected value is a hand computation with the shapes written out; the comment names the
+measurement the term was checked on."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.estimate.memory import TrainConfig, training_memory
+
+GIB = 2**30
+
+
+def approx(x):
+    return pytest.approx(x, rel=1e-6, abs=1e-6)
+
+
+# Llama-3.2-3B: 28 layers, hidden 3072, ffn 8192, 8 KV heads of 128 (kv_dim 1024), vocab 128256.
+def test_chunked_and_fused_loss_hold_a_fraction_of_the_fp32_loss(shapes, devices):
+    s, a100 = shapes["llama3.2-3b"], devices["a100-80g"]
+    cfg = TrainConfig(method="qlora", seq_len=4096, micro_batch=2, precision="pure_bf16", lora_rank=64,
+                      lora_targets="q_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
+    tokens = 2 * 4096
+    # two layers recomputed at 30h + 4 kv_dim + 8 ffn = 92160 + 4096 + 65536 = 161792 B per token
+    recompute_peak = 2 * 161_792 * tokens
+    fp32 = training_memory(s, cfg, a100)
+    assert fp32.logits.gib == approx((tokens * 128_256 * 12 - recompute_peak) / GIB)  # LLaMA-Factory's default
+    # torchtune's CEWithChunkedOutputLoss (measurement tt-10, 4.6 GiB peak): bf16 logits + their gradient
+    chunked = training_memory(s, cfg._replace(loss="chunked"), a100)
+    assert chunked.logits.gib == approx((tokens * 128_256 * 4 - recompute_peak) / GIB)
+    # Liger's fused linear cross entropy: one fp32 chunk and its gradient, 8 B per token per hidden unit;
+    # far below the recompute peak, so it adds nothing
+    fused = training_memory(s, cfg._replace(loss="fused"), a100)
+    assert tokens * 3072 * 8 < recompute_peak and fused.logits.gib == 0
+    assert fp32.total_gib > chunked.total_gib > fused.total_gib
+
+
+def test_pure_bf16_keeps_lora_adapters_in_bf16(shapes, devices):
+    # Llama-2-7B LoRA r64 on q,k,v,gate,up,down (measurement fq-07, DDP, pure bf16: 22.04 GiB reserved, which
+    # the fp32-adapter figure put above a 24 GB card). Per layer: 3 x (4096 + 4096) + 3 x (4096 + 11008).
+    s, dev = shapes["llama2-7b"], devices["rtx3090-24g"]
+    A = 64 * 32 * (3 * 8192 + 3 * 15104)
+    cfg = TrainConfig(method="lora", seq_len=2048, micro_batch=4, lora_rank=64,
+                      lora_targets="q_proj,k_proj,v_proj,gate_proj,up_proj,down_proj")
+    mixed, pure = training_memory(s, cfg, dev), training_memory(s, cfg._replace(precision="pure_bf16"), dev)
+    assert pure.optimizer.gib == approx(4 * A / GIB)  # bf16 Adam moments 2 x 2 B
+    assert mixed.optimizer.gib == approx(8 * A / GIB)  # fp32 Adam moments
+    assert mixed.weights.gib - pure.weights.gib == approx(2 * A / GIB)  # 4 B vs 2 B per adapter weight
+
+
+def test_paged_8bit_adam_with_the_step_in_backward(shapes, devices):
+    # Llama-3.1-8B full fine-tuning on one RTX 4090 (measurement tt-06: torchtune, PagedAdamW8bit,
+    # optimizer_in_bwd, chunked loss, 2 x 2048 tokens, 18.9 GiB peak active).
+    s, dev = shapes["llama3.1-8b"], devices["rtx4090-24g"]
+    cfg = TrainConfig(method="full", seq_len=2048, micro_batch=2, precision="pure_bf16", optimizer="paged_adamw_8bit",
+                      optimizer_in_backward=True, loss="chunked")
+    m = training_memory(s, cfg, dev)
+    P, embed = 8.03e9, 128_256 * 4096
+    assert m.weights.gib == approx(2 * P / GIB)
+    assert m.gradients.gib == approx(2 * embed / GIB)  # one parameter's bf16 gradient at a time: the embedding
+    assert m.optimizer.gib == 0  # 8-bit moments (2 B) paged to the host
+    assert m.host_ram_gib.gib == approx(2 * P * 1.5 / GIB)
+    # activations: 32 layer inputs 2h + two layers at 30h + 4 kv_dim + 8 ffn = 241,664 B per token
+    tokens = 4096
+    act = 2 * 4096 * tokens * 32 + 2 * 241_664 * tokens
+    assert m.activations.gib == approx(act / GIB)
+    logits = max(0.0, tokens * 128_256 * 4 - 2 * 241_664 * tokens)
+    tensors = (2 * P + 2 * embed + act + logits) / GIB
+    assert m.logits.gib == approx(logits / GIB)
+    # the tensors alone are the 18.9 GiB torchtune reports (allocator statistics exclude context and fragmentation)
+    assert tensors == pytest.approx(18.9, rel=0.01)
+    assert m.overhead.gib == approx(0.5 + 0.12 * tensors)  # one GPU: CUDA context, no NCCL
+
+
+def test_overhead_is_context_collectives_and_fragmentation(shapes, devices):
+    # GPU: CUDA context 0.5 GiB (vLLM logs 0.35 GiB of non-torch memory on an RTX 3090, vllm-kv-01), NCCL
+    # buffers 0.5 GiB with more than one device, 12 % fragmentation (fq-03: 9.16 GiB allocated, 10.22 reserved)
+    s = shapes["llama2-7b"]
+    cfg = TrainConfig(method="lora", seq_len=2048, devices=2, zero_stage=3, lora_rank=64)
+    for dev, ctx, comm, frag in ((devices["rtx3090-24g"], 0.5, 0.5, 0.12), (devices["snt9b"], 1.0, 0.75, 0.15)):
+        m = training_memory(s, cfg, dev)
+        tensors = m.weights.gib + m.gradients.gib + m.optimizer.gib + m.activations.gib + m.logits.gib
+        assert m.overhead.gib == approx(ctx + comm + frag * tensors)
+        one = training_memory(s, cfg._replace(devices=1, zero_stage=0), dev)
+        one_tensors = one.total_gib - one.overhead.gib
+        assert one.overhead.gib == pytest.approx(ctx + frag * one_tensors, abs=2e-3)  # no collectives on one device
+
+
+def test_zero_offload_keeps_gradients_on_the_host(shapes, devices):
+    # DeepSpeed's estimator counts gradients off the device with optimizer offload ("GPU 2P" for ZeRO-2,
+    # "4LL + 2P/N" for ZeRO-3); on the device only the reduce bucket remains: hidden^2 bf16 elements
+    # under ZeRO-3 (reduce_bucket_size "auto").
+    s, dev, n, P = shapes["llama2-7b"], devices["a100-80g"], 8, 6.738e9
+    m = training_memory(s, TrainConfig(method="full", devices=n, zero_stage=3, offload=True), dev)
+    assert m.gradients.gib == approx(2 * 4096**2 / GIB)
+    assert m.optimizer.gib == 0
+    assert m.host_ram_gib.gib == approx(8 * (2 + 4 + 12) * P / n * 1.5 / GIB)
