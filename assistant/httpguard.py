@@ -9,6 +9,8 @@ else). The apps behind it then get a complete body and never meet a disconnect w
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hmac
 import ipaddress
 import logging
@@ -18,6 +20,7 @@ from urllib.parse import urlsplit
 
 import anyio
 from starlette.responses import Response
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .errors import ErrorBody, ToolError
 
@@ -196,3 +199,54 @@ class Guard:
         resp = json_error("too_large", f"The request body is larger than {self.max_body} bytes.", 413,
                           valid=f"at most {self.max_body} bytes", headers={"Connection": "close"})
         await resp(scope, receive, send)
+
+
+class H11HeaderDeadline(H11Protocol):
+    """uvicorn's h11 protocol with a deadline for the request line and headers: uvicorn has none, so a
+    client that sends half a request line and stops holds the connection for ever. The clock starts
+    at the first byte of a request (idle keep-alive connections are uvicorn's, closed after
+    ``timeout_keep_alive``); the body has its own limit in the Guard. Pass it as uvicorn's ``http``,
+    e.g. ``http=functools.partial(H11HeaderDeadline, header_timeout_s=10)``."""
+
+    def __init__(self, *args: Any, header_timeout_s: float = 10.0, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.header_timeout_s = header_timeout_s
+        self._deadline: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def _waiting_for_headers(self) -> bool:
+        return self.cycle is None or self.cycle.response_complete
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._deadline = self.loop.time() + self.header_timeout_s  # a connection that says nothing is also slow
+        self._timer = self.loop.call_at(self._deadline, self._too_slow)
+
+    def data_received(self, data: bytes) -> None:
+        if self._waiting_for_headers() and self._deadline is None:
+            self._deadline = self.loop.time() + self.header_timeout_s
+        super().data_received(data)
+        if not self._waiting_for_headers():  # the headers are complete: the request is the app's now
+            self._deadline = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._deadline is not None and not self.transport.is_closing():
+            self._timer = self.loop.call_at(self._deadline, self._too_slow)
+
+    def _too_slow(self) -> None:
+        self._timer = None
+        if self._waiting_for_headers() and self._deadline is not None and not self.transport.is_closing():
+            log.info("Closed a connection whose request headers did not arrive within %g s", self.header_timeout_s)
+            self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        super().connection_lost(exc)
+
+
+def http_protocol(header_timeout_s: float) -> Any:
+    """What to pass as uvicorn's ``http``: h11 with the header deadline (a module-level partial, so
+    uvicorn's worker processes can unpickle it)."""
+    return functools.partial(H11HeaderDeadline, header_timeout_s=header_timeout_s)

@@ -26,8 +26,11 @@ def register(app: typer.Typer) -> None:
 
         if host:
             os.environ["SIZING_HOST"] = host  # worker processes read their settings from the environment
+        from ..httpguard import http_protocol
+
         settings = Settings()
-        opts = dict(host=settings.host, port=port, access_log=access_log, log_level="info", timeout_graceful_shutdown=5)
+        opts = dict(host=settings.host, port=port, access_log=access_log, log_level="info", timeout_graceful_shutdown=5,
+                    http=http_protocol(settings.body_timeout_s))
         if workers > 1:
             uvicorn.run(FACTORY, factory=True, workers=workers, **opts)
         else:

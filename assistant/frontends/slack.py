@@ -41,7 +41,7 @@ from starlette.responses import Response
 
 from ..answer import Answer, ChatTurn, GeneratedFile
 from ..context import Context
-from ..httpguard import Guard, HostPolicy, json_error
+from ..httpguard import Guard, HostPolicy, http_protocol, json_error
 from ..settings import Settings
 from .slack_format import code_block, split_message, to_mrkdwn
 
@@ -443,7 +443,8 @@ def run_http(settings: Settings, host: str, port: int = DEFAULT_PORT) -> None:
     require_settings(settings, socket_mode=False)
     app = build_http_app(Context.create(settings), settings, host=host)
     log.info("Slack Events API at http://%s:%d%s", host, port, EVENTS_PATH)
-    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5,
+                http=http_protocol(settings.body_timeout_s))
 
 
 def socket_mode_handler(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None):

@@ -154,3 +154,61 @@ def test_docs_page_loads_without_a_key_and_offers_authorize(keyed):
     assert httpx.post(f"{keyed}/v1/tools/list_hardware", json={}).status_code == 401
     r = httpx.post(f"{keyed}/v1/tools/list_hardware", json={}, headers={"Authorization": "Bearer doc-key"})
     assert r.status_code == 200
+
+
+# ------------------------------------------------------------------ headers that never finish (`sizing serve` itself)
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, settings):
+    """`sizing serve` as a user runs it, giving clients one second for a request."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import _free_port
+
+    port = _free_port()
+    env = {**os.environ, "SIZING_CACHE_DIR": str(settings.resolved_cache_dir()), "SIZING_BODY_TIMEOUT_S": "1"}
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen([str(Path(sys.executable).parent / "sizing"), "serve", "--port", str(port)],
+                                env=env, stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
+    yield base, log
+    proc.terminate()
+    proc.wait(15)
+
+
+@pytest.mark.parametrize("partial", [b"", b"POST /v1/tools/min_cards HTTP/1.1\r\nHost: 127.0.0.1\r\n", b"PO"])
+def test_incomplete_headers_are_closed_soon(served, partial):
+    base, _ = served
+    with socket.create_connection(("127.0.0.1", _port(base))) as c:
+        c.settimeout(10)
+        start = time.monotonic()
+        c.sendall(partial)
+        assert c.recv(100) == b""  # closed by the server
+        took = time.monotonic() - start
+    assert 0.9 < took < 3, took
+
+
+def test_keep_alive_and_slow_but_steady_requests_still_work(served):
+    base, _ = served
+    with httpx.Client(base_url=base) as client:  # one connection, several requests
+        for _ in range(3):
+            assert client.post("/v1/tools/list_hardware", json={}).status_code == 200
+            time.sleep(0.3)
+    with socket.create_connection(("127.0.0.1", _port(base))) as c:  # headers in pieces, within the second
+        c.settimeout(10)
+        for piece in (b"POST /v1/tools/list_hardware HTTP/1.1\r\n", b"Host: 127.0.0.1\r\n", b"Content-Length: 2\r\n\r\n{}"):
+            c.sendall(piece)
+            time.sleep(0.2)
+        assert c.recv(100).startswith(b"HTTP/1.1 200")
