@@ -64,7 +64,7 @@ def flag_inconsistent(rows: list[dict[str, Any]], params_b: dict[str, float], un
        most others are flagged first until no contradiction is left (the fewest rows that explain all)."""
     unit = unit or {"Snt9B23": 2}
     flags: dict[int, str] = {}
-    key = defaultdict(dict)
+    key: dict[tuple[Any, ...], dict[tuple[Any, Any], int]] = defaultdict(dict)
     for i, r in enumerate(rows):
         key[(r["model_id"], r.get("framework"), r.get("hardware"))][(r["strategy"], r["seq_len"])] = i
     for cells in key.values():
@@ -80,7 +80,7 @@ def flag_inconsistent(rows: list[dict[str, Any]], params_b: dict[str, float], un
                     flags.setdefault(i, msg)
                     flags.setdefault(j, msg)
     for i, r in enumerate(rows):
-        if r["cards"] < unit.get(r.get("hardware"), 1) and i not in flags:
+        if r["cards"] < unit.get(str(r.get("hardware")), 1) and i not in flags:
             flags[i] = f"below the {unit[r['hardware']]}-device minimum parallel unit of {r['hardware']}"
     cols = defaultdict(list)
     for i, r in enumerate(rows):
@@ -104,7 +104,7 @@ def _size_cover(idx: list[int], rows, params_b) -> list[tuple[int, int]]:
              and rows[j]["cards"] < rows[i]["cards"]}
     out = []
     while edges:
-        deg = defaultdict(int)
+        deg: dict[int, int] = defaultdict(int)
         for i, j in edges:
             deg[i] += 1
             deg[j] += 1

@@ -120,7 +120,7 @@ class Shape:
         wanted = _lora_modules(targets)
         per_layer_attn = sum(v for k, v in attn.items() if k in wanted)
         n_mlp = len({"gate_proj", "up_proj", "down_proj"} & wanted)
-        total = per_layer_attn * self.layers
+        total: float = per_layer_attn * self.layers
         if n_mlp:
             def mlp(f: int) -> float:
                 return n_mlp * (h + f)
