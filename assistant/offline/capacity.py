@@ -21,7 +21,7 @@ class CapacityBlocks(Writer):
         mem = (p.get("memory") or {}).get("total_gib")
         if isinstance(mem, int | float):
             per = self.per_device(p.get("unit"), p.get("hardware"))
-            par += self.L(f", ~{mem:.1f} GiB per {per}", f"，每{per}约 {mem:.1f} GiB")
+            par += self.L(f", about {mem:.1f} GiB per {per}", f"，每{per}约 {mem:.1f} GiB")
         return par
 
     def have(self) -> str:

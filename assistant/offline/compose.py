@@ -29,7 +29,7 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         if s.problems:
             return "\n\n".join(s.problems)
         if not self.done:
-            return self.have() + t("clarify", self.lang)
+            return self.stated_devices() + t("clarify", self.lang)
         out: list[str] = []
         for d in self.results("resolve_model", ok=None):
             out += self.unknown_model(d)
@@ -69,7 +69,7 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
             out.append(t("offer", self.lang))
         return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
 
-    def have(self) -> str:
+    def stated_devices(self) -> str:
         """What the user said they have, repeated before asking for the model: "You have 16 Snt9B cards." """
         e = self.e
         if not e.devices:
@@ -104,6 +104,9 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         if s.framework:
             parts.append(s.framework)
         line = " · ".join(p for p in parts if p)
+        if s.length_from_count:
+            n = s.length_from_count
+            line += self.L(f" (read {n} as the sequence length, not a device count)", f"（{n} 按序列长度理解，不是卡数）")
         if s.model_read_as:
             line += self.L(f" (read “{s.model_read_as}” as {s.model})", f"（“{s.model_read_as}”按 {s.model} 理解）")
         assumed = [seq] if "seq_len" in e.assumed and training else []
@@ -206,6 +209,11 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         c = d.result
         plan = c.get("plan") or {}
         lines = []
+        if self.s.config_format in ("llamafactory_yaml", "deepspeed_json") and d.args.get("format") == "mindspeed_env":
+            lines.append(self.L("MindSpeed-LLM has no YAML or DeepSpeed JSON; its config is the launch variables below "
+                                "(ask for the LLaMA-Factory YAML to switch frameworks).",
+                                "MindSpeed-LLM 没有 YAML 或 DeepSpeed JSON 配置，它的配置就是下面的启动环境变量"
+                                "（如需 LLaMA-Factory 的 YAML，请说明换用 LLaMA-Factory）。"))
         if plan:
             kind = self.L("vendor table", "厂商表格") if plan.get("source") == "table" else self.L("estimate", "估算")
             par = (f"TP {plan.get('tp')} × PP {plan.get('pp')}" if plan.get("framework") == "MindSpeed-LLM"
@@ -217,7 +225,11 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
                 f"{self.nodes(plan.get('nodes'))} × 每节点 {self.devices(plan.get('per_node'), unit)} = **{self.devices(plan.get('devices'), unit)}**，"
                 f"{par}，micro batch {plan.get('micro_batch')}，梯度累积 {plan.get('grad_accum')}（来自{kind}）。"))
             self.cite(plan.get("source_detail"))
-            if plan.get("overrides"):
+            capped = next((x.args["max_devices"] for x in self.results("plan_training") if x.args.get("max_devices")), None)
+            if plan.get("overrides") and capped:
+                lines.append(self.L(f"- Set to the plan that fits your {capped} devices: {', '.join(plan['overrides'])}.",
+                                    f"- 按你的 {capped} 张卡内可行的方案设置：{'，'.join(plan['overrides'])}。"))
+            elif plan.get("overrides"):
                 lines.append(self.L(f"- Set as you asked: {', '.join(plan['overrides'])}; the rest is the {kind}'s.",
                                     f"- 按你的要求设置：{'，'.join(plan['overrides'])}；其余来自{kind}。"))
         files = [c] + [f for f in c.get("companion_files") or [] if len(f.get("content", "")) <= 3000]

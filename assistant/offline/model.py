@@ -15,10 +15,10 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr
 
-from ..notes import load_notes, note_topics
+from ..notes import covering, load_notes, note_topics
 from .compose import compose
 from .parse import FOLLOW_UP, Parser, Slots
-from .route import Done, Router
+from .route import Done, Router, note_query
 
 HISTORY_TURNS = 8  # earlier user turns read for follow-ups
 MAX_ROUNDS = 2
@@ -95,6 +95,8 @@ class OfflinePlanner(BaseChatModel):
 
     def respond(self, messages: list[BaseMessage]) -> AIMessage:
         s, after = self.slots(messages)
+        if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to
+            s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics)
         done, rounds = self.done_calls(after)
         router = Router(self.tool_fields)
         calls = router.first(s) if rounds == 0 else router.more(s, done) if rounds < MAX_ROUNDS else []

@@ -95,6 +95,19 @@ def devices(work: str) -> int | None:
     return int(m.group(2)) if m else None
 
 
+TYPICAL_LENGTHS = {1024 * 2 ** i for i in range(9)}  # 1K .. 256K: lengths people write; as a device count implausible here
+POSSESSION = re.compile(r"(?:have|with|using|use|own|got|on|my|our|我有|我们有|有|用|共|总共)\s*(?:only\s*|just\s*|只有?\s*)?$")
+
+
+def length_beside_devices(work: str) -> tuple[int, re.Match] | None:
+    """"llama3.1-8b full 16384 npus": a typical length written next to a device word, with nothing
+    saying the user has that many, is a sequence length (the caller says so in the answer)."""
+    m = re.search(rf"(?<![0-9.a-z])(\d+)\s*{UNIT_WORDS}(?![a-z数])", work)
+    if not m or int(m.group(1)) not in TYPICAL_LENGTHS or POSSESSION.search(work[: m.start()].rstrip()):
+        return None
+    return int(m.group(1)), m
+
+
 def count_before_hardware(before: str, after: str) -> int | None:
     """The count written right before a hardware mention, unless the mention names a node or cluster."""
     m = COUNT_BEFORE_HW.search(before)

@@ -54,6 +54,7 @@ class Slots:
     model_text: str | None = None
     model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
     problems: list[str] = field(default_factory=list)
+    length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)  # bad input, one sentence each (what was wrong, what is valid)
     unknown_model: str | None = None
     family: str | None = None
@@ -321,6 +322,7 @@ class Parser:
                 break
         if s.stage == "pt" and not methods:
             s.method = "full"  # pre-training trains every weight unless LoRA is named ("LoRA continued pretraining")
+        work = self._length_beside_devices(work, s)
         s.zero_stage, s.offload = num.zero(work)
         s.memory_gb = num.memory_gb(work)
         s.nodes = num.nodes(work)
@@ -332,7 +334,7 @@ class Parser:
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
             s.hardware = self._hardware_id("snt9b-32g", None)
-        s.seq_len = num.seq_len(work)
+        s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self._hardware_by_memory(s.memory_gb)
         if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.tokens or s.samples or s.epochs or s.tps):
@@ -370,6 +372,19 @@ class Parser:
         s.topic_text = re.sub(r"\s+", " ", low if not mid else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
         return s
+
+    @staticmethod
+    def _length_beside_devices(work: str, s: Slots) -> str:
+        """A typical length beside a device word ("16384 npus") is the length when no other length is given."""
+        found = num.length_beside_devices(work)
+        if not found:
+            return work
+        n, m = found
+        rest = blank(work, m)
+        if num.seq_len(rest) is not None:
+            return work
+        s.seq_len = s.length_from_count = n
+        return rest
 
     @staticmethod
     def _amounts(work: str, s: Slots) -> str:

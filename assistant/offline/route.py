@@ -137,13 +137,24 @@ def is_training_question(s: Slots) -> bool:
 
 # Prices and billing: no table or note has them (the notes search then says so).
 COST = re.compile(r"(?<![a-z])(?:cost|costs|price|pricing|billing|per\s+hour|how\s+much\s+money)(?![a-z])|价格|费用|多少钱|计费|收费|单价")
-SIZING_INTENTS = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
+def config_format(s: Slots) -> str:
+    """The file asked for, in the framework of the conversation: "the yaml" after switching to MindSpeed-LLM
+    means its launch variables (it has no YAML); "the env" with LLaMA-Factory means its launch script."""
+    fmt = s.config_format or "llamafactory_yaml"
+    if s.framework == "MindSpeed-LLM" and fmt in ("deepspeed_json", "llamafactory_yaml"):
+        return "mindspeed_env"
+    if s.framework == "LLaMA-Factory" and fmt == "mindspeed_env":
+        return "launch"
+    return fmt
+
+
+SIZING_INTENTS = {"cards", "zero", "ga", "memory", "config", "inference", "tp", "capacity", "kv"}  # "time" alone: the formula note
 
 
 def asks_for_sizing(s: Slots) -> bool:
     """A sizing question (cards, ZeRO, memory, a config...) or a bare statement of devices, with no
     problem to look up in the notes: it cannot be answered without a model."""
-    if s.intents & {"troubleshoot", "compare", "list_models", "list_hardware"} or COST.search(s.question.lower()):
+    if s.intents & {"troubleshoot", "compare", "list_models", "list_hardware", "time"} or COST.search(s.question.lower()):
         return False
     return bool(s.intents & SIZING_INTENTS or s.devices or s.nodes)
 
@@ -278,17 +289,38 @@ class Router:
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan
             return self.training_calls(s, e)
-        fmt = s.config_format or "llamafactory_yaml"
-        framework = s.framework or ("MindSpeed-LLM" if fmt == "mindspeed_env" else "LLaMA-Factory")
-        return self.call("generate_config", model=s.model or self.shape_name(s), method=s.method or "lora", stage=s.stage,
-                         seq_len=e.seq_len, hardware=e.hardware, framework=framework, format=fmt,
-                         zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes)
+        if e.devices and s.zero_stage is None:
+            # the user's device limit (said now or earlier): plan within it first; the config follows that plan (round two)
+            return self.call("plan_training", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
+                             hardware=e.hardware, framework=self.config_framework(s), max_devices=e.devices)
+        return self.generate_config(s, e, zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes)
+
+    @staticmethod
+    def config_framework(s: Slots) -> str:
+        return s.framework or ("MindSpeed-LLM" if s.config_format == "mindspeed_env" else "LLaMA-Factory")
+
+    def generate_config(self, s: Slots, e: Effective, **setting: Any) -> list[Call]:
+        return self.call("generate_config", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
+                         hardware=e.hardware, framework=self.config_framework(s), format=config_format(s), **setting)
+
+    def config_within_devices(self, s: Slots, e: Effective, done: list[Done]) -> list[Call]:
+        """The config for the plan that fits the user's devices: its ZeRO stage, offload, nodes (TP/PP for MindSpeed-LLM)."""
+        if "config" not in s.intents or not s.model or any(d.name == "generate_config" for d in done):
+            return []
+        for d in done:
+            if d.name == "plan_training" and d.ok and d.args.get("max_devices") and d.result.get("fits"):
+                p = d.result
+                mindspeed = p.get("framework") == "MindSpeed-LLM"
+                return self.generate_config(s, e, zero_stage=None if mindspeed else p.get("zero_stage"),
+                                            offload=None if mindspeed else p.get("offload"), nnodes=p.get("nodes"),
+                                            tp=p.get("tp") if mindspeed else None, pp=p.get("pp") if mindspeed else None)
+        return self.generate_config(s, e, zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes)
 
     # -- round two -----------------------------------------------------------------------------
     def more(self, s: Slots, done: list[Done]) -> list[Call]:
         names = {d.name for d in done}
         e = effective(s)
-        calls: list[Call] = []
+        calls: list[Call] = self.config_within_devices(s, e, done)
         for d in done:
             if d.name == "resolve_model" and not d.ok and is_family_prefix(d.args.get("name", ""), d.error.get("valid") or []):
                 calls += self.call("list_models", family=d.args["name"])  # "qwen3": list the whole family

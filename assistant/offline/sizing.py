@@ -129,7 +129,7 @@ class TrainingBlocks(CapacityBlocks):
                 return self.L(f"estimate: {'; '.join(parts)}.", f"估算：{'；'.join(parts)}。")
             return self.L(f"estimate: {'; '.join(parts)} — no vendor table row for this case.",
                           f"估算：{'；'.join(parts)}——厂商表格中没有这个组合。")
-        if self.results("plan_training"):
+        if self.results("plan_training") and not any(d.result.get("fits") for d in self.results("plan_training")):
             return self.L("no setting fits on the hardware asked (estimate); see below.", "按估算，所问硬件上没有能放下的方案，详见下文。")
         return None
 
@@ -260,7 +260,7 @@ class TrainingBlocks(CapacityBlocks):
             bits.append(self.L(f"gradient accumulation {p['grad_accum']}", f"梯度累积 {p['grad_accum']}"))
         mem = (p.get("memory") or {}).get("total_gib") if isinstance(p.get("memory"), dict) else None
         if mem:
-            bits.append(self.L(f"~{mem:.1f} GiB per device", f"每{self.per_device(unit, p.get('hardware'))}约 {mem:.1f} GiB"))
+            bits.append(self.L(f"about {mem:.1f} GiB per device", f"每{self.per_device(unit, p.get('hardware'))}约 {mem:.1f} GiB"))
         return self.L(", ", "，").join(bits)
 
     def capped_adds_nothing(self, d: Done) -> bool:
@@ -319,9 +319,9 @@ class TrainingBlocks(CapacityBlocks):
             devs = self.devices(fewer["devices"], p.get("unit") or "card", p.get("hardware"))
             host = fewer.get("host_ram_gib_per_node") or 0
             ram = self.L(f", {host:,.0f} GiB host RAM per node", f"，每节点主机内存 {host:,.0f} GiB") if host else ""
-            out.append(self.L(f"  Fewer devices, slower: {devs} with {fewer['setting']} (~{fewer['total_gib']:.1f} GiB per device{ram}).",
+            out.append(self.L(f"  Fewer devices, slower: {devs} with {fewer['setting']} (about {fewer['total_gib']:.1f} GiB per device{ram}).",
                               f"  更少的卡（更慢）：{devs}，{fewer['setting']}（每卡约 {fewer['total_gib']:.1f} GiB{ram}）。"))
-        if not (recipes or [r for r in rows if r["supported"]]):
+        if not (recipes or refs or [r for r in rows if r["supported"]]):
             out.append(self.L("  The vendor tables have no row for this combination, so this is an estimate, not a vendor figure.",
                               "  厂商表格中没有这个组合的数据，以上为估算值，不是厂商数据。"))
         return out
