@@ -18,19 +18,21 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from .errors import SizingError
-from .notes import NoteIndex, load_notes
+
+if TYPE_CHECKING:  # notes (YAML front matter, BM25) load on first use: `sizing call` start-up
+    from .notes import NoteIndex
 
 log = logging.getLogger(__name__)
 STALE_BUILD_S = 3600.0  # a build takes well under a second; an hour-old temp file is abandoned whatever its pid
 
 SCHEMA_VERSION = "2"  # 2: notes.lang (English and Chinese notes)
 # Never reach the network: DuckDB would otherwise try to download extensions on first use.
-DUCKDB_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+DUCKDB_CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
 # Table name -> CSV path under knowledge/. Types are read from the header by DuckDB's sniffer.
 TABLE_FILES = {
@@ -68,6 +70,8 @@ def build_database(knowledge_dir: Path, target: Path) -> None:
             "CREATE TABLE notes (note_id VARCHAR, section_id INTEGER, file VARCHAR, title VARCHAR, topic VARCHAR,"
             " source VARCHAR, heading VARCHAR, text VARCHAR, keywords VARCHAR, lang VARCHAR)"
         )
+        from .notes import load_notes
+
         for p in load_notes(knowledge_dir / "notes"):
             con.execute(
                 "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -247,6 +251,8 @@ class KnowledgeBase:
     def notes_index(self) -> NoteIndex:
         with self._lock:
             if self._notes is None:
+                from .notes import NoteIndex
+
                 self._notes = NoteIndex(self.query("SELECT * FROM notes ORDER BY lang, note_id, section_id"))
             return self._notes
 

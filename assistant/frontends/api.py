@@ -101,14 +101,15 @@ def _openapi(app: FastAPI, registry: Registry, keyed: bool) -> Callable[[], dict
     registry (the tool routes are plain Starlette routes, which FastAPI does not document). With API
     keys, the bearer scheme and a 401 response on every operation behind it."""
     from fastapi.openapi.utils import get_openapi
-    from pydantic.json_schema import models_json_schema
+    from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
     def build() -> dict:
         if app.openapi_schema:
             return app.openapi_schema
         schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-        pairs = [(m, mode) for t in registry for m, mode in ((t.args_model, "validation"), (t.result_model, "serialization"))]
-        pairs += [(ToolError, "serialization"), (AskRequest, "validation")]
+        pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = [(ToolError, "serialization"), (AskRequest, "validation")]
+        for t in registry:
+            pairs += [(t.args_model, "validation"), (t.result_model, "serialization")]
         refs, defs = models_json_schema(pairs, ref_template="#/components/schemas/{model}")
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         components.update(defs.get("$defs", {}))
@@ -160,7 +161,7 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
     app.add_middleware(Guard, api_keys=list(settings.api_keys), max_body_bytes=settings.max_body_bytes,
                        body_timeout_s=settings.body_timeout_s, open_paths=app.state.open_paths, open_prefixes=(DOCS_STATIC,),
                        policy=HostPolicy(host or settings.host, settings.allowed_hosts, settings.cors_origins))
-    app.openapi = _openapi(app, registry, keyed=bool(settings.api_keys))
+    app.openapi = _openapi(app, registry, keyed=bool(settings.api_keys))  # type: ignore[method-assign]
     tool_count = len(registry.names())
 
     @app.get("/healthz", tags=["meta"], summary="Liveness probe (no API key needed)")
@@ -187,10 +188,12 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
     def ask_sync(question: str, history: list[ChatTurn]) -> Answer:
         with assistant_lock:  # built on first use: importing the agent (LangChain) takes about a second
             if "assistant" not in holder:
-                factory = assistant_factory
-                if factory is None:
-                    from ..agent import Assistant as factory
-                holder["assistant"] = factory(ctx)
+                if assistant_factory is None:
+                    from ..agent import Assistant
+
+                    holder["assistant"] = Assistant(ctx)
+                else:
+                    holder["assistant"] = assistant_factory(ctx)
         return holder["assistant"].ask(question, history=history or None)
 
     @app.post("/v1/ask", tags=["agent"], response_model=Answer,

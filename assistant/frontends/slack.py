@@ -293,8 +293,9 @@ def build_slack_app(ctx: Context, settings: Settings, assistant_factory: Assista
         from ..agent import Assistant
 
         assistant_factory = Assistant
-    client_opts = {"base_url": settings.slack_api_url} if settings.slack_api_url else {}
-    client = WebClient(token=settings.slack_bot_token.get_secret_value(), **client_opts)
+    assert settings.slack_bot_token is not None  # require_settings checked it
+    client = (WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+              if settings.slack_api_url else WebClient(token=settings.slack_bot_token.get_secret_value()))
     app = App(
         client=client,
         signing_secret=settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else "",
@@ -306,7 +307,7 @@ def build_slack_app(ctx: Context, settings: Settings, assistant_factory: Assista
     )
     bridge = SlackBridge(ctx, assistant_factory)
     seen = SeenEvents()
-    app.slack_bridge = bridge  # for tests and for anyone composing the app
+    app.slack_bridge = bridge  # type: ignore[attr-defined]  # for tests and for anyone composing the app
 
     @app.middleware
     def drop_retries_and_duplicates(req, resp, next):
@@ -456,13 +457,14 @@ def socket_mode_handler(ctx: Context, settings: Settings, assistant_factory: Ass
     from slack_sdk.socket_mode.response import SocketModeResponse
 
     class AckFirstHandler(SocketModeHandler):
-        def handle(self, client, req) -> None:  # type: ignore[override]
+        def handle(self, client, req) -> None:
             if req.type != "events_api":  # slash commands and interactivity may answer in the ack
                 return super().handle(client, req)
             client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
             run_bolt_app(self.app, req)
 
     require_settings(settings, socket_mode=True)
+    assert settings.slack_app_token is not None  # require_settings checked it
     app = build_slack_app(ctx, settings, assistant_factory, socket_mode=True)
     return AckFirstHandler(app, settings.slack_app_token.get_secret_value())
 
