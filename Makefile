@@ -1,24 +1,37 @@
-# Two entry points for a fresh machine: `make run` (web chat) and `make test` (every test).
+# Entry points for a fresh machine: `make run` (web chat, runtime only), `make check` (fast tests),
+# `make test` (every test; what CI runs). Installs come from the lock files in requirements/
+# (pip-compile with hashes; `make lock` regenerates them from pyproject.toml).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+PIP := $(BIN)/python -m pip install -q --disable-pip-version-check
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+FAST_TIER := not browser and not real_frameworks and not packaging
 
-.PHONY: install run test lint bench system-deps test-deps clean
+.PHONY: install install-test run check test lint readme bench lock system-deps test-deps clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,validate]'
-	# LLaMA-Factory's own parser validates generated YAML; its gradio<=5.50 pin would downgrade the web chat's
-	# gradio, so it goes on top without dependencies (what its parser needs is in the `validate` extra).
-	$(BIN)/pip install -q --no-deps llamafactory==0.9.5
-	touch $(STAMP)
 
-install: $(STAMP)
+# The runtime: what the web chat, the API, Slack and the CLI import (no torch, DeepSpeed or LLaMA-Factory).
+$(RUN_STAMP): requirements/run.lock pyproject.toml | $(BIN)/python
+	$(PIP) --require-hashes -r requirements/run.lock
+	$(PIP) --no-deps -e .
+	touch $@
 
-## run: install and start the web chat on http://127.0.0.1:7860 (offline planner, embedded knowledge)
-run: $(STAMP)
+# The runtime plus the dev tools and the real frameworks the config tests check with (CPU torch 2.13.0).
+$(TEST_STAMP): requirements/test.lock requirements/llamafactory.lock pyproject.toml | $(BIN)/python
+	$(PIP) --require-hashes -r requirements/test.lock
+	$(PIP) --require-hashes --no-deps -r requirements/llamafactory.lock
+	$(PIP) --no-deps -e .
+	touch $@ $(RUN_STAMP)
+
+install: $(RUN_STAMP)
+install-test: $(TEST_STAMP)
+
+## run: install the runtime and start the web chat on http://127.0.0.1:7860 (offline planner, embedded knowledge)
+run: $(RUN_STAMP)
 	$(BIN)/sizing web --host $${HOST:-127.0.0.1} --port $${PORT:-7860}
 
 ## system-deps: Debian packages the browser tests need (Chromium, CJK and emoji fonts) and wrk (bench load generator)
@@ -34,16 +47,31 @@ $(INSPECTOR): | system-deps
 	npm install -q --no-audit --no-fund --prefix $(VENV)/inspector @modelcontextprotocol/inspector@2.12.0
 test-deps: $(INSPECTOR)
 
-## test: install everything and run the whole test suite
-test: $(STAMP) system-deps test-deps
-	$(BIN)/ruff check .
+## check: the fast tier (no browser, no real frameworks, no wheel build; short property-test rounds)
+check: $(TEST_STAMP)
+	HYPOTHESIS_PROFILE=check FUZZ_EXAMPLES=100 QUESTION_EXAMPLES=60 $(BIN)/pytest -q -m "$(FAST_TIER)"
+
+## test: install everything, lint, and run the whole test suite (CI)
+test: $(TEST_STAMP) system-deps test-deps lint
 	$(BIN)/pytest -q
 
-lint: $(STAMP)
+## lint: ruff, mypy over assistant/ (config in pyproject.toml), the README's generated tables
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
-bench: $(STAMP)
+readme: $(TEST_STAMP)
+	$(BIN)/python scripts/readme_tables.py --write
+
+bench: $(RUN_STAMP)
 	$(BIN)/python bench/run_all.py
 
+## lock: re-pin requirements/*.lock from pyproject.toml (needs the registry; a few minutes)
+lock: $(TEST_STAMP)
+	$(BIN)/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
+	  --no-emit-trusted-host --extra dev --extra validate -o requirements/test.lock pyproject.toml
+	$(BIN)/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
+	  --no-emit-trusted-host -c requirements/test.lock -o requirements/run.lock pyproject.toml
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ErrorBody(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built on the first error, not at every start-up (`sizing call`)
+
     code: str = Field(description="Machine-readable kind: invalid_arguments, unknown_model, unknown_tool, not_found, ...")
     message: str = Field(description="What was wrong, in one sentence.")
     field: str | None = Field(None, description="The argument at fault, if one is.")
@@ -16,6 +18,8 @@ class ErrorBody(BaseModel):
 
 class ToolError(BaseModel):
     """Returned instead of a result when a call cannot be answered."""
+
+    model_config = ConfigDict(defer_build=True)
 
     error: ErrorBody
 

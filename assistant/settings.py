@@ -1,12 +1,14 @@
-"""One settings class for every front end. Environment prefix: ``SIZING_``."""
+"""One settings class for every front end. Environment prefix: ``SIZING_``.
 
-from __future__ import annotations
+A plain pydantic model that reads its own environment variables (a dozen lines, below) rather than a
+pydantic-settings class: importing pydantic-settings (asyncio, dotenv, argparse, its CLI parser) cost
+a third of `sizing call`'s start-up, which agents pay on every tool call."""
 
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = PACKAGE_DIR.parent
@@ -21,11 +23,17 @@ def data_dir(name: str) -> Path:
     return packaged if packaged.is_dir() else PROJECT_ROOT / name
 
 
-class Settings(BaseSettings):
-    """Every knob of the assistant. Each field reads ``SIZING_<NAME>`` (Slack fields also read
-    Slack's usual variable names)."""
+ENV_PREFIX = "SIZING_"
 
-    model_config = SettingsConfigDict(env_prefix="SIZING_", extra="ignore", populate_by_name=True)
+
+class Settings(BaseModel):
+    """Every knob of the assistant. Each field reads ``SIZING_<NAME>`` (Slack fields also read
+    Slack's usual variable names); keyword arguments override the environment."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, validate_default=True)
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**{**_from_environment(type(self), values), **values})
 
     knowledge_dir: Path = Field(
         default_factory=lambda: data_dir("knowledge"),
@@ -54,7 +62,7 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(20_000, description="Longest question accepted; longer input is cut with a notice.")
     max_body_bytes: int = Field(1_000_000, description="Largest HTTP request body the API accepts, bytes.")
     request_timeout_s: float = Field(30.0, description="Time limit for one API request, seconds.")
-    api_keys: Annotated[list[str], NoDecode] = Field(
+    api_keys: list[str] = Field(
         default_factory=list,
         description="Bearer keys for the REST/MCP API (JSON list or comma-separated). Empty: no auth.",
     )
@@ -66,11 +74,11 @@ class Settings(BaseSettings):
     body_timeout_s: float = Field(
         10.0, gt=0, description="Time a client has to send a whole request body, seconds; slower requests get 408.",
     )
-    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+    allowed_hosts: list[str] = Field(
         default_factory=list, description="Host headers the API, MCP and Slack servers answer (comma-separated; '*': any). "
         "Empty: loopback names only when bound to loopback, any otherwise.",
     )
-    cors_origins: Annotated[list[str], NoDecode] = Field(
+    cors_origins: list[str] = Field(
         default_factory=list, description="Browser origins allowed to call the API and MCP cross-site, with CORS headers "
         "(comma-separated, e.g. https://app.example.com; '*': any). Empty: same origin only.",
     )
@@ -108,8 +116,7 @@ class Settings(BaseSettings):
         """(environment variable(s), default, description) for every field, for `sizing settings` and the README."""
         out = []
         for name, f in cls.model_fields.items():
-            alias = f.validation_alias
-            env = " / ".join(map(str, alias.choices)) if isinstance(alias, AliasChoices) else f"SIZING_{name.upper()}"
+            env = " / ".join(env_names(name, f.validation_alias))
             default = f.get_default(call_default_factory=True)
             if isinstance(default, Path):
                 default = _shown_path(default)
@@ -118,13 +125,33 @@ class Settings(BaseSettings):
 
     def resolved_cache_dir(self) -> Path:
         """The cache folder: the setting, else the user's cache folder, else the temp dir."""
-        import os
         import tempfile
 
         if self.cache_dir:
             return self.cache_dir
         base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache" if Path.home().exists() else None)
         return Path(base) / "sizing" if base else Path(tempfile.gettempdir()) / "sizing-cache"
+
+
+def env_names(name: str, alias: object) -> list[str]:
+    """The environment variables a field reads, first match wins: its alias choices, else SIZING_<NAME>."""
+    if isinstance(alias, AliasChoices):
+        return [str(choice) for choice in alias.choices]
+    return [ENV_PREFIX + name.upper()]
+
+
+def _from_environment(cls: type[Settings], given: dict[str, Any]) -> dict[str, str]:
+    """Field values from the environment (names matched case-insensitively), except the fields in ``given``."""
+    env = {k.upper(): v for k, v in os.environ.items()}
+    out = {}
+    for name, f in cls.model_fields.items():
+        names = env_names(name, f.validation_alias)
+        if name in given or any(n in given for n in names):
+            continue
+        found = next((env[n.upper()] for n in names if n.upper() in env), None)
+        if found is not None:
+            out[name] = found
+    return out
 
 
 def _shown_path(path: Path) -> str:

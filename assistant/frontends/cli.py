@@ -1,149 +1,106 @@
-"""`sizing` command line. Heavy libraries (LangChain, Gradio, FastAPI) are imported inside the
-commands that need them so that `sizing call` starts fast."""
+"""`sizing` command line: the entry point. A plain ``sizing call TOOL [--args JSON | -]`` is answered
+here without importing typer or any tool module but the one that defines TOOL, because agents call
+the CLI once per tool and pay its start-up each time; everything else goes to the typer app in
+``cli_app.py`` (which imports heavy libraries only inside the commands that need them)."""
 
 from __future__ import annotations
 
-import csv
-import importlib
-import io
 import json
 import os
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from ..errors import SizingError
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..tools.registry import Registry
 
 for _k, _v in {"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1",
                "ANONYMIZED_TELEMETRY": "False", "DO_NOT_TRACK": "1", "FASTMCP_SHOW_SERVER_BANNER": "false",
                "FASTMCP_CHECK_FOR_UPDATES": "off", "LANGCHAIN_TRACING_V2": "false"}.items():
     os.environ.setdefault(_k, _v)
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="LLM sizing assistant for Ascend NPUs and GPUs.")
 
-# Modules that add their own commands with `register(app)`; each imports its heavy deps lazily.
-COMMAND_MODULES = ["cli_agent", "cli_estimate", "cli_config", "cli_api", "cli_web", "cli_slack"]
-
-
-def _context():
+def context() -> Context:
     from ..context import Context
 
     return Context.create()
 
 
-def _registry():
-    from ..tools import REGISTRY
+def registry(tool: str | None = None) -> Registry:
+    """Every tool, or (for one call) only the tool modules up to the one that defines ``tool``."""
+    from .. import tools
 
-    return REGISTRY
+    return tools.REGISTRY if tool is None else tools.registry_for(tool)
 
 
-def _print_json(obj) -> None:
+def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
     sys.stdout.flush()
 
 
-@app.command("tools")
-def tools_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print the full JSON schemas.")] = False):
-    """List the tools: names, descriptions and JSON schemas."""
-    schemas = _registry().schemas()
-    if as_json:
-        _print_json(schemas)
-        return
-    for s in schemas:
-        typer.echo(f"{s['name']}: {s['description']}")
-        typer.echo("  args: " + json.dumps(s["input_schema"].get("properties", {}), ensure_ascii=False))
+def run_call(name: str, stdin: str | None, args: str) -> int:
+    """`sizing call`: print the result (or the canonical error) as JSON; the exit code (1 on an error result)."""
+    from ..errors import SizingError
+
+    if stdin is not None and stdin != "-":
+        message = f"Unexpected argument {stdin!r}; use '-' for stdin or --args."
+        print_json(SizingError("invalid_arguments", message).to_model().model_dump())
+        return 2
+    reg, ctx = registry(name), context()
+    lines = (line for line in sys.stdin if line.strip()) if stdin == "-" else [args]
+    code = 0
+    for line in lines:
+        out = reg.call_json(name, line, ctx)
+        code = code or (1 if "error" in out else 0)
+        print_json(out)
+    return code
 
 
-@app.command("call")
-def call_cmd(
-    name: Annotated[str, typer.Argument(help="Tool name (see `sizing tools`).")],
-    stdin: Annotated[str | None, typer.Argument(help="'-' to read one JSON argument object per line from stdin.")] = None,
-    args: Annotated[str, typer.Option("--args", help="Arguments as a JSON object.")] = "{}",
-):
-    """Call one tool and print its result (or the canonical error) as JSON."""
-    reg, ctx = _registry(), _context()
-    if stdin == "-":
-        code = 0
-        for line in sys.stdin:
-            if not line.strip():
-                continue
-            out = reg.call_json(name, line, ctx)
-            code = code or (1 if "error" in out else 0)
-            _print_json(out)
-        raise typer.Exit(code)
-    if stdin is not None:
-        _print_json(SizingError("invalid_arguments", f"Unexpected argument {stdin!r}; use '-' for stdin or --args.").to_model().model_dump())
-        raise typer.Exit(2)
-    out = reg.call_json(name, args, ctx)
-    _print_json(out)
-    raise typer.Exit(1 if "error" in out else 0)
+def plain_call(argv: list[str]) -> tuple[str, str | None, str] | None:
+    """(tool, '-' or None, arguments) when ``argv`` is ``call TOOL [-] [--args JSON]``; None for anything
+    else (help, other commands, unknown options), which the typer app parses and explains."""
+    if len(argv) < 2 or argv[0] != "call" or argv[1].startswith("-"):
+        return None
+    name, rest, stdin, args = argv[1], argv[2:], None, "{}"
+    while rest:
+        head = rest.pop(0)
+        if head == "--args" and rest:
+            args = rest.pop(0)
+        elif head.startswith("--args="):
+            args = head.removeprefix("--args=")
+        elif head == "-" and stdin is None:
+            stdin = head
+        else:
+            return None
+    return name, stdin, args
 
 
-@app.command("tables")
-def tables_cmd(
-    name: Annotated[str | None, typer.Argument(help="Table name; omit to list the tables.")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="csv, json or md.")] = "csv",
-):
-    """Print a knowledge-base table (the vendor tables and catalogs) as CSV, JSON or markdown."""
-    ctx = _context()
-    tables = ctx.kb.tables()
-    if name is None:
-        for t in tables:
-            typer.echo(t)
-        return
-    if name not in tables:
-        typer.echo(f"Unknown table {name!r}. Valid: {', '.join(tables)}", err=True)
-        raise typer.Exit(2)
-    if fmt not in {"csv", "json", "md"}:
-        typer.echo(f"Unknown format {fmt!r}. Valid: csv, json, md", err=True)
-        raise typer.Exit(2)
-    rows = ctx.kb.table_rows(name)
-    cols = list(rows[0]) if rows else []
-    if fmt == "json":
-        _print_json(rows)
-    elif fmt == "csv":
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-        sys.stdout.write(buf.getvalue())
-    else:
-        def cell(v):
-            return "" if v is None else str(v).replace("|", "\\|")
-        typer.echo("| " + " | ".join(cols) + " |")
-        typer.echo("|" + "---|" * len(cols))
-        for r in rows:
-            typer.echo("| " + " | ".join(cell(r[c]) for c in cols) + " |")
+def __getattr__(attr: str) -> Any:
+    if attr == "app":  # tests and `register(app)` callers use the typer app by this name
+        from .cli_app import app
 
-
-@app.command("settings")
-def settings_cmd():
-    """Print every setting: environment variable, default and description (markdown table)."""
-    from ..settings import Settings
-
-    typer.echo("| variable | default | description |\n|---|---|---|")
-    for env, default, desc in Settings.documentation():
-        typer.echo(f"| `{env}` | `{default}` | {desc} |")
-
-
-for _mod in COMMAND_MODULES:
-    try:
-        importlib.import_module(f"{__package__}.{_mod}").register(app)
-    except ModuleNotFoundError as _e:  # a front end not built yet must not break the others
-        if _e.name != f"{__package__}.{_mod}":
-            raise
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 def main() -> None:
     for stream in (sys.stdout, sys.stderr):  # the C locale without UTF-8 mode makes them ASCII: answers are not
-        if isinstance(stream, io.TextIOWrapper) and stream.encoding.lower().replace("-", "") != "utf8":
+        if hasattr(stream, "reconfigure") and stream.encoding.lower().replace("-", "") != "utf8":
             stream.reconfigure(encoding="utf-8", errors="replace")
     if sys.getfilesystemencoding().lower().replace("-", "") != "utf8":  # argv arrived as escaped bytes: read UTF-8
         sys.argv = [os.fsencode(a).decode("utf-8", "replace") for a in sys.argv]
     try:
+        call = plain_call(sys.argv[1:])
+        if call is not None:
+            raise SystemExit(run_call(*call))
+        from .cli_app import app
+
         app()
-    except SizingError as e:  # e.g. no writable folder for the knowledge base: one line, not a traceback
+    except Exception as e:  # a SizingError (e.g. no writable folder for the knowledge base): one line
+        from ..errors import SizingError  # here, not at the top: `sizing call` starts without pydantic
+
+        if not isinstance(e, SizingError):
+            raise
         print(f"error: {e.message}", file=sys.stderr)
         raise SystemExit(2) from None
 

@@ -1,10 +1,11 @@
-"""Table tools: exact answers from the vendor tables, catalog look-ups and note search."""
+"""Table tools: exact answers from the vendor tables, catalog look-ups and note search.
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: pydantic would compile every annotation string at
+import, a measurable part of a one-shot `sizing call`."""
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SizingError
 from .common import AscendPart, Framework, ModelName, NoteLang, SeqLen, Strategy
@@ -30,12 +31,19 @@ def pick_seq_len(requested: int | None, listed: list[int]) -> tuple[int | None, 
     return None, f"The table lists only {listed} tokens; nothing covers {requested}. Use plan_training for an estimate."
 
 
+class TableModel(BaseModel):
+    """Base of this module's models: each builds its validator on first use rather than at import,
+    so a one-shot `sizing call` pays only for the two models of the tool it runs."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
 # ---------------------------------------------------------------- resolve_model / catalog
-class ResolveModelArgs(BaseModel):
+class ResolveModelArgs(TableModel):
     name: ModelName
 
 
-class ModelInfo(BaseModel):
+class ModelInfo(TableModel):
     id: str = Field(description="Canonical model id used by every tool.")
     display_name: str | None = None
     family: str | None = None
@@ -69,7 +77,7 @@ def resolve_model(ctx, args: ResolveModelArgs) -> ModelInfo:
     return model_info(ctx, ctx.resolver.model_id(args.name))
 
 
-class ListModelsArgs(BaseModel):
+class ListModelsArgs(TableModel):
     family: str | None = Field(None, max_length=50, description="Only this family (e.g. qwen2.5, llama3.1).")
     in_tables_only: bool = Field(False, description="Only models that appear in a vendor table.")
     framework: Framework | None = Field(None, description="Only models the vendor training tables list as supported with this "
@@ -94,7 +102,7 @@ ORDER BY model_id
 """
 
 
-class ModelSummary(BaseModel):
+class ModelSummary(TableModel):
     id: str
     family: str | None = None
     params_b: float | None = None
@@ -103,7 +111,7 @@ class ModelSummary(BaseModel):
     in_tables: bool = False
 
 
-class ListModelsResult(BaseModel):
+class ListModelsResult(TableModel):
     count: int
     models: list[ModelSummary]
     notes: list[str] = Field(default_factory=list)
@@ -134,11 +142,11 @@ def list_models(ctx, args: ListModelsArgs) -> ListModelsResult:
     return ListModelsResult(count=len(out), models=out, notes=notes)
 
 
-class ListHardwareArgs(BaseModel):
+class ListHardwareArgs(TableModel):
     pass
 
 
-class HardwareInfo(BaseModel):
+class HardwareInfo(TableModel):
     id: str
     name: str
     vendor: str | None = None
@@ -153,7 +161,7 @@ class HardwareInfo(BaseModel):
     source: str | None = None
 
 
-class ListHardwareResult(BaseModel):
+class ListHardwareResult(TableModel):
     hardware: list[HardwareInfo]
 
 
@@ -165,13 +173,13 @@ def list_hardware(ctx, args: ListHardwareArgs) -> ListHardwareResult:
 
 
 # ---------------------------------------------------------------- training_recipe (table 1)
-class TrainingRecipeArgs(BaseModel):
+class TrainingRecipeArgs(TableModel):
     model: ModelName
     strategy: Strategy = "lora"
     seq_len: SeqLen = 4096
 
 
-class RecipeRow(BaseModel):
+class RecipeRow(TableModel):
     model_id: str
     family: str
     template: str
@@ -189,7 +197,7 @@ class RecipeRow(BaseModel):
     source: str
 
 
-class TrainingRecipeResult(BaseModel):
+class TrainingRecipeResult(TableModel):
     model_id: str
     strategy: str
     seq_len: int = Field(description="Sequence length asked for.")
@@ -234,7 +242,7 @@ def training_recipe(ctx, args: TrainingRecipeArgs) -> TrainingRecipeResult:
 
 
 # ---------------------------------------------------------------- min_cards (table 2)
-class MinCardsArgs(BaseModel):
+class MinCardsArgs(TableModel):
     model: ModelName
     strategy: Strategy | None = Field(None, description="lora or full; omit for both.")
     seq_len: SeqLen | None = Field(None, description="SEQ_LEN; omit for every listed length.")
@@ -242,7 +250,7 @@ class MinCardsArgs(BaseModel):
     hardware: AscendPart | None = Field(None, description="Snt9B or Snt9B23; omit for both.")
 
 
-class MinCardsRow(BaseModel):
+class MinCardsRow(TableModel):
     model: str = Field(description="Model as written in the table.")
     model_id: str
     strategy: str
@@ -259,7 +267,7 @@ class MinCardsRow(BaseModel):
     source: str
 
 
-class MinCardsResult(BaseModel):
+class MinCardsResult(TableModel):
     model_id: str
     strategy: str | None = None
     seq_len: int | None = None
@@ -316,13 +324,13 @@ def min_cards(ctx, args: MinCardsArgs) -> MinCardsResult:
 
 
 # ---------------------------------------------------------------- inference_min_cards (tables 3)
-class InferenceMinCardsArgs(BaseModel):
+class InferenceMinCardsArgs(TableModel):
     model: ModelName
     max_model_len: SeqLen | None = Field(None, description="Context length you need (tokens); omit for every row.")
     memory_gb: int | None = Field(None, ge=1, le=1024, description="Memory per card: 32 or 64 (GB); omit for both.")
 
 
-class VllmRow(BaseModel):
+class VllmRow(TableModel):
     table: str
     model: str
     model_id: str
@@ -335,7 +343,7 @@ class VllmRow(BaseModel):
     source: str
 
 
-class InferenceMinCardsResult(BaseModel):
+class InferenceMinCardsResult(TableModel):
     model_id: str
     max_model_len: int | None = None
     memory_gb: int | None = None
@@ -366,13 +374,13 @@ def inference_min_cards(ctx, args: InferenceMinCardsArgs) -> InferenceMinCardsRe
 
 
 # ---------------------------------------------------------------- search_notes
-class SearchNotesArgs(BaseModel):
+class SearchNotesArgs(TableModel):
     query: str = Field(min_length=1, max_length=2000, description="What to look up, Chinese or English (e.g. 'checkpoint timeout', '显存溢出').")
     limit: int = Field(3, ge=1, le=10)
     lang: NoteLang = "auto"
 
 
-class NotePassage(BaseModel):
+class NotePassage(TableModel):
     title: str
     heading: str
     text: str
@@ -382,7 +390,7 @@ class NotePassage(BaseModel):
     score: float
 
 
-class SearchNotesResult(BaseModel):
+class SearchNotesResult(TableModel):
     query: str
     results: list[NotePassage]
 
