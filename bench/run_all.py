@@ -2,21 +2,51 @@
 
     make bench        # or: .venv/bin/python bench/run_all.py [--quick]
 
-Machines here are shared and noisy: read medians and ratios, not single times."""
+The output is also written to bench/results/latest.md (the README's Performance section quotes such
+a run). Machines here are shared and noisy: read medians and ratios, not single times."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import sys
 import time
+from typing import TextIO
 
-from _common import machine
+from _common import ROOT, machine
 
 BENCHES = ["tools_latency", "planner_latency", "cold_start", "serve_memory", "api_throughput"]
+RESULTS = ROOT / "bench" / "results" / "latest.md"
+
+
+class Tee(io.TextIOBase):
+    """Print to the terminal and keep a copy for the results file."""
+
+    def __init__(self, *streams: TextIO) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for s in self.streams:
+            s.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for s in self.streams:
+            s.flush()
 
 
 def main() -> int:
-    quick = "--quick" in sys.argv
+    copy = io.StringIO()
+    with contextlib.redirect_stdout(Tee(sys.stdout, copy)):
+        code = run_benches("--quick" in sys.argv)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(copy.getvalue(), encoding="utf-8")
+    print(f"\n(written to {RESULTS.relative_to(ROOT)})")
+    return code
+
+
+def run_benches(quick: bool) -> int:
     print(f"# Benchmarks — {time.strftime('%Y-%m-%d %H:%M')} — {machine()}")
     failed = []
     for name in BENCHES:
