@@ -156,8 +156,8 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         else:
             head = self.L(f"Models with rows in the ModelArts vendor tables ({len(ids)}):",
                           f"ModelArts 厂商表格中有数据的模型（共 {len(ids)} 个）：")
-        self.cite(self.L("model catalog (knowledge/catalog/models.csv) and the ModelArts tables",
-                         "模型目录（knowledge/catalog/models.csv）与 ModelArts 表格"))
+        self.cite(self.L("the model catalog (model cards on Hugging Face) and the ModelArts tables",
+                         "模型目录（Hugging Face 模型卡）与 ModelArts 表格"))
         return [head, ", ".join(ids), ""]
 
     def framework_list(self, d: Done, fw: str, ids: list[str]) -> list[str]:
@@ -224,7 +224,7 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
                 f"{par}, micro batch {plan.get('micro_batch')}, gradient accumulation {plan.get('grad_accum')} (from the {kind}).",
                 f"{self.nodes(plan.get('nodes'))} × 每节点 {self.devices(plan.get('per_node'), unit)} = **{self.devices(plan.get('devices'), unit)}**，"
                 f"{par}，micro batch {plan.get('micro_batch')}，梯度累积 {plan.get('grad_accum')}（来自{kind}）。"))
-            self.cite(plan.get("source_detail"))
+            self.cite(self.plan_source(plan))
             capped = next((x.args["max_devices"] for x in self.results("plan_training") if x.args.get("max_devices")), None)
             if plan.get("overrides") and capped:
                 lines.append(self.L(f"- Set to the plan that fits your {capped} devices: {', '.join(plan['overrides'])}.",
@@ -239,6 +239,13 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         for n in (c.get("notes") or [])[:6]:
             lines.append(f"- {n}")
         return lines + [""]
+
+    def plan_source(self, plan: dict) -> str:
+        """A config plan's source as users know it: the vendor table's name, or "estimate" (never a file name)."""
+        if plan.get("source") != "table":
+            return self.L("estimate (plan_training, memory model)", "估算（plan_training 显存模型）")
+        recipe = "recipe" in str(plan.get("source_detail") or "").lower()
+        return (RECIPE_LABEL if recipe else MIN_LABEL)[self.lang]
 
     def notes(self, d: Done) -> list[str]:
         """Quote the most relevant note: notes are ranked by the summed score of their matching

@@ -79,6 +79,18 @@ NOTE_TOPIC_ZH = {
     "lora_qlora.md": "LoRA、QLoRA 与冻结微调的显存计算",
     "tables_caveats.md": "厂商卡数表格中的异常与注意事项",
 }
+FILE_REF = re.compile(r"[\w\-/]+\.(?:txt|md|csv|yaml|json|py)(?:\s*§\s*[\d.]+)?\s*:?\s*")
+
+
+def source_as_known(source: str) -> str:
+    """A source as users know it (the vendor page, its title and date), not the file it was transcribed
+    into: "seeds/004_….txt (ModelArts: 模型最小卡数配置, 2025-06-24)" -> "ModelArts: 模型最小卡数配置, 2025-06-24"."""
+    text = FILE_REF.sub("", source).strip(" ;,")
+    if text.startswith("(") and text.endswith(")") and text.count("(") == 1:
+        text = text[1:-1]
+    return re.sub(r"\s{2,}", " ", text).replace("( ", "(").replace(" )", ")")
+
+
 CJK_TEXT = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -137,6 +149,7 @@ class Writer:
         return [d for d in self.done if d.name == name and (ok is None or d.ok == ok)]
 
     def cite(self, source: str | None) -> None:
+        source = source_as_known(source or "")
         if source and source not in self.sources:
             self.sources.append(source)
 
