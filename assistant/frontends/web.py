@@ -17,19 +17,21 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..answer import ChatTurn
 from ..context import Context
 from ..settings import Settings
-from .web_chat import ChatRenderer, is_chinese
+from . import web_history
+from .web_chat import ChatRenderer, as_plain_text, compact_history, is_chinese
 
 log = logging.getLogger(__name__)
 
 # Set before Gradio (or huggingface_hub) is imported: no analytics, no update check, no hub calls.
 QUIET_ENV = {"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1",
-             "DO_NOT_TRACK": "1", "GRADIO_SSR_MODE": "False", "LANGCHAIN_TRACING_V2": "false"}
+             "DO_NOT_TRACK": "1", "GRADIO_SSR_MODE": "False", "GRADIO_RUN_HISTORY": "False", "LANGCHAIN_TRACING_V2": "false"}
 
 EXAMPLES = [
     "Minimum cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?",
@@ -42,10 +44,39 @@ EXAMPLES = [
     "Qwen2.5-72B 用 AWQ int4 部署，2 张 L40S、32k 上下文够吗？",
 ]
 EMPTY_REPLY = "Please type a question, e.g. “How many Snt9B cards for Qwen2.5-72B LoRA at 4096?” / 请输入问题。"
+STATIC_DIR = Path(__file__).with_name("web_static")
+FONT = "Sizing Sans"  # Noto Sans CJK SC: Latin and CJK from one family, with a real bold face
+FONT_STACK = [FONT, "Noto Sans CJK SC", "ui-sans-serif", "system-ui", "sans-serif"]
+CJK_RANGES = "U+2E80-2FDF, U+3040-9FFF, U+AC00-D7AF, U+F900-FAFF, U+20000-2FA1F"
 CSS = """
 #llm-notice { background: #fff4e5; border: 1px solid #f0a020; border-radius: 6px; padding: 6px 12px; }
 #chat-model { font-size: 0.95em; }
+#conversation-bar { align-items: end; }
+#conversation-bar button { max-height: 2.6em; }
+/* the grid's own sort and filter menus are hidden: the tab sorts and filters, so the CSV follows */
+#table-grid button.cell-menu-button { display: none !important; }
+@media (max-width: 640px) {
+  .tab-container button[role="tab"] { padding-left: 6px !important; padding-right: 6px !important; }
+  #table-grid table { font-size: 12px; }
+  #table-grid th, #table-grid td { padding: 2px 4px !important; min-width: 0 !important; }
+}
+/* Gradio puts a "share to Hugging Face Spaces" button on file messages; it only works on Spaces */
+#chat button[title="Share"], #chat button[aria-label="Share"] { display: none !important; }
 """
+STREAM_EVERY_S = 0.2  # at most five chat updates a second while an answer streams (plus the last)
+STORE_KEY = "sizing-assistant-conversations"
+# Bring the newest question to the top of the chat's scroll box (not the page), so the start of its
+# answer is in view; the chat itself does not follow the stream to the bottom (autoscroll=False).
+SCROLL_TO_QUESTION = """() => { setTimeout(() => {
+  const qs = document.querySelectorAll("#chat [data-testid='user']"); const q = qs[qs.length - 1]; if (!q) return;
+  let box = q.parentElement; while (box && box.scrollHeight <= box.clientHeight + 1) box = box.parentElement;
+  if (box && box !== document.documentElement && box !== document.body)
+    box.scrollTop += q.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+}, 80); }"""
+# Focus the question box without scrolling: on a phone the autofocus scrolled the title out of view.
+FOCUS_WITHOUT_SCROLL = """() => { setTimeout(() => {
+  if (window.innerWidth >= 768) document.querySelector('#question textarea')?.focus({preventScroll: true});
+  window.scrollTo(0, 0); }, 100); }"""
 CHAT_CONCURRENCY = 4  # answers computed at once across sessions (the offline planner is CPU-light)
 
 FILE_MAX_AGE_S = 86_400  # generated configs and CSVs stay downloadable for a day
@@ -97,7 +128,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
     quiet_env()
     import gradio as gr
 
-    from . import web_plan, web_tables
+    from . import web_plan_form, web_tables
 
     settings = settings or ctx.settings
     files_dir = Path(files_dir or tempfile.mkdtemp(prefix="sizing-web-"))
@@ -105,20 +136,32 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
     last_prune = [time.monotonic()]
     assistant, startup_notice = make_assistant(ctx, settings, assistant_factory or default_assistant_factory)
 
-    def take_question(message: str, chat: list):
+    def take_question(message: str, chat: list, busy: bool):
+        if busy:  # a second submit that slipped in before the box locked: leave the chat alone
+            return gr.skip(), gr.skip(), None, gr.skip(), gr.skip()
         text = message or ""
-        chat = list(chat or [])
+        chat = compact_history(list(chat or []))
         if text.strip():
-            chat.append({"role": "user", "content": text})
-        return gr.update(value="", interactive=False), chat, text
+            chat.append({"role": "user", "content": as_plain_text(text)})
+        return gr.update(value="", interactive=False), chat, text, gr.update(visible=True), True
 
-    def take_example(chat: list, evt):
+    def take_example(chat: list, busy: bool, evt):
         value = evt.value if isinstance(evt.value, str) else (evt.value or {}).get("text", "")
-        return take_question(value, chat)
+        return take_question(value, chat, busy)
 
     take_example.__annotations__["evt"] = gr.SelectData  # Gradio injects event data by this annotation
 
-    def answer(text: str, chat: list, turns: list):
+    def take_retry(chat: list, turns: list, busy: bool):
+        point = None if busy else web_history.retry_point(list(chat or []), turns)
+        if point is None:
+            return gr.skip(), gr.skip(), gr.skip(), None, gr.skip(), gr.skip()
+        chat, turns, question = point
+        return gr.update(value="", interactive=False), chat, turns, question, gr.update(visible=True), True
+
+    def answer(text: str | None, chat: list, turns: list):
+        if text is None:  # nothing was taken (see take_question)
+            yield gr.skip(), gr.skip(), gr.skip()
+            return
         chat = list(chat or [])
         if not (text or "").strip():
             yield chat + [{"role": "assistant", "content": EMPTY_REPLY}], turns, gr.skip()
@@ -128,10 +171,13 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
             last_prune[0] = time.monotonic()
             prune_files(files_dir)
         r = ChatRenderer(files_dir)
+        shown = 0.0
         try:
             for ev in assistant.stream(text, history):
                 r.feed(ev)
-                yield chat + r.messages, turns, gr.skip()
+                if time.monotonic() - shown >= STREAM_EVERY_S:  # each update re-renders the chat in the browser
+                    shown = time.monotonic()
+                    yield chat + r.messages, turns, gr.skip()
         except Exception as e:  # the chat must stay usable whatever the agent or the LLM does
             log.exception("answering failed")
             r.error(("回答失败" if is_chinese(text) else "Sorry, answering failed")
@@ -150,61 +196,118 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         yield chat + r.messages, new_turns, banner
 
     def unlock():
-        return gr.update(interactive=True)
+        return gr.update(interactive=True), gr.update(visible=False), False
+
+    def save(store, conv: str, chat: list, turns: list):
+        store, conv = web_history.save(store, conv, list(chat or []), list(turns or []),
+                                       datetime.now().isoformat(timespec="minutes"))
+        return store, conv, gr.update(choices=web_history.choices(store), value=conv or None)
+
+    def restore(store):
+        convs = web_history.conversations(store)
+        latest = convs[0] if convs else {}
+        return (latest.get("chat", []), latest.get("turns", []), latest.get("id", ""),
+                gr.update(choices=web_history.choices(store), value=latest.get("id")))
+
+    def open_conversation(store, conv: str):
+        found = web_history.find(store, conv) or {}
+        return (found.get("chat", []), found.get("turns", []), found.get("id", ""), gr.update(value="", visible=False),
+                gr.update(value="", interactive=True), gr.update(visible=False), False)
 
     def new_conversation():
-        return [], [], "", gr.update(value="", visible=False), gr.update(value="", interactive=True)
+        return ([], [], "", gr.update(value="", visible=False), gr.update(value="", interactive=True),
+                gr.update(visible=False), "", gr.update(value=None), False)
+
+    def delete_conversation(store, conv: str):
+        store = web_history.delete(store, conv)
+        return (store, *restore(store))
 
     # delete_cache: Gradio's copies of served files older than a day go, checked hourly (long-running servers)
     with gr.Blocks(title="Sizing assistant", analytics_enabled=False, fill_width=True,
                    delete_cache=(3600, FILE_MAX_AGE_S)) as demo:
         gr.Markdown("## Sizing assistant · 算力规划助手\nCards, nodes, ZeRO stage and configs for fine-tuning and "
                     "serving LLMs on Ascend NPUs and GPUs. Every number comes from a tool: the ModelArts "
-                    "vendor tables or the estimator.")
+                    "vendor tables or the estimator.", elem_id="title")
         gr.Markdown(f"Chat model: **{model_label(assistant.model_name)}**", elem_id="chat-model")
         notice = gr.Markdown(f"⚠️ {startup_notice}" if startup_notice else "", visible=bool(startup_notice),
                              elem_id="llm-notice")
         turns = gr.State([])
         pending = gr.State("")
-        with gr.Tabs():
-            with gr.Tab("Chat · 对话", id="chat"):
+        busy = gr.State(False)  # an answer is on its way in this session
+        conv_id = gr.State("")
+        # kept in the reader's browser only; a fixed key and secret so it survives server restarts
+        store = gr.BrowserState(web_history.EMPTY_STORE, storage_key=STORE_KEY, secret=STORE_KEY)
+        with gr.Tabs() as tabs:
+            with gr.Tab("Chat 对话", id="chat"):
+                with gr.Row(elem_id="conversation-bar"):
+                    history_dd = gr.Dropdown([], value=None, label="Earlier conversations (kept in this browser) · 历史对话",
+                                             elem_id="history", scale=4, min_width=220)
+                    new_btn = gr.Button("New conversation · 新对话", size="sm", scale=1, min_width=150,
+                                        elem_id="new-conversation")
+                    delete_btn = gr.Button("Delete · 删除", size="sm", scale=0, min_width=90, elem_id="delete-conversation")
                 chatbot = gr.Chatbot(
-                    height=620, elem_id="chat", label="Chat", buttons=["copy", "copy_all"],
-                    examples=[{"text": q} for q in EXAMPLES], feedback_options=None,
+                    height=620, elem_id="chat", label="Chat", buttons=["copy", "copy_all"], autoscroll=False,
+                    latex_delimiters=[], examples=[{"text": q} for q in EXAMPLES], feedback_options=None,
                     placeholder="Ask in English or 中文 — e.g. how many cards, which ZeRO stage, give me the yaml.",
                 )
                 box = gr.Textbox(show_label=False, placeholder="Ask a sizing question · 输入问题，回车发送",
-                                 lines=1, max_lines=8, submit_btn=True, elem_id="question", autofocus=True)
-                with gr.Row():
-                    new_btn = gr.Button("New conversation · 新对话", size="sm", scale=0, min_width=200,
-                                        elem_id="new-conversation")
-                gr.Examples(EXAMPLES, inputs=box, label="Examples — click one, then press Enter · 示例问题")
+                                 lines=1, max_lines=8, submit_btn=True, elem_id="question")
+                stop_btn = gr.Button("Stop · 停止", size="sm", variant="stop", visible=False, elem_id="stop")
 
-            with gr.Tab("Plan · 规划", id="plan"):
-                web_plan.render_plan_tab(ctx)
-            with gr.Tab("Tables · 表格", id="tables"):
+            with gr.Tab("Plan 规划", id="plan"):
+                web_plan_form.render_plan_tab(ctx, demo, tabs)
+            with gr.Tab("Tables 表格", id="tables"):
                 web_tables.render_tables_tab(ctx, files_dir)
 
-        # --- chat events: lock the box, show the question, stream the answer, unlock the box ---
+        # --- chat events: lock the box, show the question, stream the answer, unlock the box, save ---
         def then_answer(event):
+            event.then(None, js=SCROLL_TO_QUESTION)
             answering = event.then(answer, [pending, chatbot, turns], [chatbot, turns, notice],
                                    concurrency_limit=CHAT_CONCURRENCY, concurrency_id="chat", show_progress="hidden")
-            answering.then(unlock, None, box, queue=False)
+            answering.then(unlock, None, [box, stop_btn, busy], queue=False).then(
+                save, [store, conv_id, chatbot, turns], [store, conv_id, history_dd], queue=False).then(
+                None, js=SCROLL_TO_QUESTION)
             return answering
 
+        taken = [box, chatbot, pending, stop_btn, busy]
         answering = [
-            then_answer(box.submit(take_question, [box, chatbot], [box, chatbot, pending], queue=False,
-                                   show_progress="hidden")),
-            then_answer(chatbot.example_select(take_example, [chatbot], [box, chatbot, pending], queue=False,
+            then_answer(box.submit(take_question, [box, chatbot, busy], taken, queue=False, show_progress="hidden")),
+            then_answer(chatbot.example_select(take_example, [chatbot, busy], taken, queue=False,
                                                show_progress="hidden")),
+            then_answer(chatbot.retry(take_retry, [chatbot, turns, busy], [box, chatbot, turns, pending, stop_btn, busy],
+                                      queue=False, show_progress="hidden")),
         ]
-        # clearing mid-answer cancels the answer, so it cannot write the old conversation back
+        stop_btn.click(unlock, None, [box, stop_btn, busy], cancels=answering, queue=False).then(
+            save, [store, conv_id, chatbot, turns], [store, conv_id, history_dd], queue=False)
+        # clearing or switching mid-answer cancels the answer, so it cannot write the old conversation back
         for clear in (new_btn.click, chatbot.clear):
-            clear(new_conversation, None, [chatbot, turns, pending, notice, box], cancels=answering, queue=False)
+            clear(new_conversation, None, [chatbot, turns, pending, notice, box, stop_btn, conv_id, history_dd, busy],
+                  cancels=answering, queue=False)
+        history_dd.input(open_conversation, [store, history_dd], [chatbot, turns, conv_id, notice, box, stop_btn, busy],
+                         cancels=answering, queue=False)
+        delete_btn.click(delete_conversation, [store, conv_id], [store, chatbot, turns, conv_id, history_dd],
+                         cancels=answering, queue=False)
+        demo.load(restore, [store], [chatbot, turns, conv_id, history_dd], queue=False)
+        demo.load(None, js=FOCUS_WITHOUT_SCROLL)  # apart: a load's js return value would replace its inputs
 
     demo.sizing_files_dir = files_dir
     demo.sizing_assistant = assistant
     return demo
+
+
+def font_css() -> str:
+    """@font-face rules for FONT: Latin and punctuation from the served subset, CJK from the same
+    family installed on the reader's machine (20 MB per face is too much to serve)."""
+    def face(weights: str, src: str, ranges: str | None = None) -> str:
+        return (f'@font-face {{ font-family: "{FONT}"; font-weight: {weights}; font-display: swap; src: {src};'
+                + (f" unicode-range: {ranges};" if ranges else "") + " }")
+
+    def url(weight: str) -> str:
+        return f'url("gradio_api/file={STATIC_DIR / f"NotoSansSC-{weight}-latin.woff2"}") format("woff2")'
+
+    return "\n".join([face("100 550", url("Regular")), face("551 900", url("Bold")),
+                      face("100 550", 'local("Noto Sans CJK SC"), local("NotoSansCJKsc-Regular")', CJK_RANGES),
+                      face("551 900", 'local("Noto Sans CJK SC Bold"), local("NotoSansCJKsc-Bold")', CJK_RANGES)])
 
 
 def serve(demo, host: str = "127.0.0.1", port: int = 7860, *, prevent_thread_lock: bool = False, quiet: bool = False):
@@ -216,8 +319,11 @@ def serve(demo, host: str = "127.0.0.1", port: int = 7860, *, prevent_thread_loc
     files_dir = demo.sizing_files_dir
     demo.launch(
         server_name=host, server_port=port, share=False, ssr_mode=False, mcp_server=False, pwa=False,
-        enable_monitoring=False, allowed_paths=[str(files_dir)], prevent_thread_lock=prevent_thread_lock,
-        quiet=quiet, show_error=False, footer_links=[], theme=gr.themes.Default(), css=CSS,
+        # run_history off: Gradio would copy every call's inputs and outputs (the whole chat) into the
+        # browser's storage, rewriting it on each update (what slowed long conversations), and offers
+        # to upload it to a Hugging Face bucket
+        enable_monitoring=False, run_history=False, allowed_paths=[str(files_dir), str(STATIC_DIR)], prevent_thread_lock=prevent_thread_lock,
+        quiet=quiet, show_error=False, footer_links=[], theme=gr.themes.Default(font=FONT_STACK), css=font_css() + CSS,
     )
     return demo
 

@@ -17,8 +17,58 @@ CODE_LANG = {"yaml": "yaml", "yml": "yaml", "json": "json", "sh": "bash", "env":
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+CONFIG_BLOCK = re.compile(r"\*\*[^*\n]+\*\*\n```[^\n]*\n.*\n```", re.S)  # a generated file shown as code (finish())
+CODE_SPAN = re.compile(r"(```.*?(?:```|$)|`[^`\n]*`)", re.S)
+
+
 def is_chinese(text: str) -> bool:
     return bool(re.search(r"[\u4e00-\u9fff]", text or ""))
+
+
+def as_plain_text(text: str) -> str:
+    """A user's message as the chat's Markdown shows it: every ASCII punctuation mark
+    backslash-escaped (CommonMark allows it for all of them), so typed HTML, links, bare URLs and
+    Markdown marks appear exactly as typed instead of being rendered."""
+    return ASCII_PUNCTUATION.sub(r"\\\1", text or "")
+
+
+def no_strikethrough(markdown: str) -> str:
+    """Escape ``~`` outside code: the chat's GFM renders ``~text~`` as struck-through text, and an
+    answer never means that (a stray ``~`` for "about" struck whole lines through)."""
+    parts = CODE_SPAN.split(markdown or "")
+    return "".join(p if i % 2 else p.replace("~", "\\~") for i, p in enumerate(parts))
+
+
+def message_text(message: dict[str, Any]) -> str | None:
+    """A chat message's text, whether its content is a string (as this module builds it) or a list
+    of parts (as Gradio hands the chat back to a function); None for a file."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(isinstance(p, dict) and p.get("type") == "text" for p in content):
+        return "".join(str(p.get("text", "")) for p in content)
+    return None
+
+
+def compact_history(chat: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Earlier turns as they stay on screen: tool steps keep their title, source and arguments but
+    drop the result JSON, and config code blocks already offered as downloads go. The browser
+    re-renders every message on each update, so a long conversation would otherwise slow each new
+    answer (measured: 0.8 s for the first, 7.5 s for the tenth)."""
+    out = []
+    for i, m in enumerate(chat):
+        text = message_text(m)
+        if text is not None and m.get("metadata") and "**Result**" in text:
+            m = {**m, "content": text.split("\n\n**Result**")[0]}
+        elif text is not None and CONFIG_BLOCK.fullmatch(text) and _is_file(chat, i + 1):
+            continue
+        out.append(m)
+    return out
+
+
+def _is_file(chat: list[dict[str, Any]], i: int) -> bool:
+    return i < len(chat) and message_text(chat[i]) is None
 
 
 def collect_sources(result: Any, limit: int = 6) -> list[str]:
@@ -132,15 +182,16 @@ class ChatRenderer:
         self.messages: list[dict[str, Any]] = []
         self._pending: list[int] = []  # indexes of steps still waiting for their result
         self._text_at: int | None = None
+        self._raw = ""  # the answer text as streamed, before escaping for display
         self.answer: Answer | None = None
         self.files: list[Path] = []
 
     def _text(self, text: str, append: bool) -> None:
         if self._text_at is None:
-            self._text_at = len(self.messages)
+            self._text_at, self._raw = len(self.messages), ""
             self.messages.append({"role": "assistant", "content": ""})
-        msg = self.messages[self._text_at]
-        msg["content"] = (msg["content"] + text) if append else text
+        self._raw = (self._raw + text) if append else text
+        self.messages[self._text_at]["content"] = no_strikethrough(self._raw)
 
     def feed(self, ev: AgentEvent) -> None:
         if ev.kind == "tool_call":
@@ -150,7 +201,7 @@ class ChatRenderer:
                 "content": step_content(ev.args, None),
                 "metadata": {"title": f"🔧 {ev.name}", "status": "pending", "id": f"step-{len(self.messages)}"},
             })
-            self._text_at = None  # text after a tool call goes below it
+            self._text_at, self._raw = None, ""  # text after a tool call goes below it
         elif ev.kind == "tool_result":
             idx = next((i for i in self._pending if self.messages[i]["metadata"]["title"].endswith(f" {ev.name}")),
                        self._pending[0] if self._pending else None)

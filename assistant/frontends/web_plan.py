@@ -1,21 +1,44 @@
-"""The "Plan" tab: forms that call plan_training and estimate_inference (and the vLLM table) through
-the tool registry, showing the estimate, the vendor table row beside it, and a bar chart of the
-per-device memory against what the device offers. Every figure shown is a tool's number."""
+"""The "Plan" tab: forms that call plan_training, estimate_training_time and estimate_inference (and
+the vLLM table) through the tool registry, showing the estimate for the named model, the vendor
+table row below it, and a bar chart of the per-device memory against what the device offers. Every
+figure shown is a tool's number. The form's values go into the page address, so a link reopens
+the same plan."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from ..errors import SizingError
+from ..hf_config import read_config
 from ..tools import REGISTRY
 
 CHART_COLUMNS = ["bar", "part", "GiB"]
-ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device"
+ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limit)"
 # Memory fields that are not parts of the per-device sum (the total itself, limits, host memory).
 NOT_PARTS = {"total_gib", "usable_gib", "headroom_gib", "host_ram_gib", "fits", "host_ram_fits", "how"}
+# One colour per chart part, fixed, so the same term has the same colour in every plan.
+PART_COLOURS = {"weights": "#4e79a7", "gradients": "#f28e2b", "optimizer": "#e15759", "activations": "#76b7b2",
+                "logits": "#59a14f", "overhead": "#edc948", "KV cache for the context": "#b07aa1",
+                "usable memory": "#9c9c9c", "memory x utilization": "#9c9c9c", "other": "#ff9da7"}
+LABELS = {"zero_stage": "DeepSpeed ZeRO stage", "offload": "CPU offload", "tp": "Tensor parallel (TP)",
+          "pp": "Pipeline parallel (PP)", "cp": "Context parallel (CP)", "recompute": "Activation recompute",
+          "distributed_optimizer": "Distributed optimizer", "micro_batch": "Micro batch per device",
+          "grad_accum": "Gradient accumulation steps", "global_batch": "Global batch (sequences)",
+          "max_model_len": "max-model-len (tokens)", "gpu_memory_utilization": "gpu-memory-utilization",
+          "concurrency": "Sequences at max-model-len", "weight_bits": "Weight bits",
+          "kv_bytes_per_token": "KV cache bytes per token", "kv_bytes_per_token_per_device": "KV bytes per token per device",
+          "kv_formula": "KV bytes formula", "weights_gib_per_device": "Weights per device (GiB)",
+          "activation_gib": "Activations (GiB)", "overhead_gib": "Overhead (GiB)", "budget_gib": "vLLM memory budget (GiB)",
+          "kv_cache_gib": "KV cache space (GiB)", "kv_tokens_fit": "Tokens of KV cache that fit",
+          "max_sequences_at_len": "Sequences of max-model-len that fit"}
+TRAIN_FIELDS = ["model", "params_b", "method", "stage", "seq_len", "micro_batch", "precision", "quant_bits",
+                "hardware", "framework", "max_devices", "tokens_m", "tps"]
+INFER_FIELDS = ["model", "params_b", "max_model_len", "weight_bits", "hardware", "gpu_memory_utilization", "concurrency"]
+WEIGHT_BITS = [("in the checkpoint's own precision", "native"), ("16-bit (bf16)", "16"), ("8-bit (W8A8 / FP8)", "8"), ("4-bit (AWQ / GPTQ)", "4")]
 
 
-def schema_choices(tool: str, field: str) -> list[str]:
+def schema_choices(tool: str, field: str) -> list:
     """Allowed values of an enum argument, read from the tool's own JSON schema."""
     props = REGISTRY.get(tool).input_schema().get("properties", {})
     spec = props.get(field, {})
@@ -26,7 +49,7 @@ def schema_choices(tool: str, field: str) -> list[str]:
 
 
 def model_choices(ctx) -> list[str]:
-    return [m["id"] for m in REGISTRY.call_json("list_models", {}, ctx).get("models", [])]
+    return sorted(m["id"] for m in REGISTRY.call_json("list_models", {}, ctx).get("models", []))
 
 
 def hardware_choices(ctx) -> list[tuple[str, str]]:
@@ -49,16 +72,61 @@ def _fmt(v: Any) -> str:
         return "yes" if v else "no"
     if isinstance(v, float):
         return f"{v:,.2f}".rstrip("0").rstrip(".")
+    if isinstance(v, int):
+        return f"{v:,}"
     return "—" if v is None else str(v).replace("|", "\\|")
 
 
+def count(n: Any, unit: str) -> str:
+    """"1 card", "32 cards", "1 node"."""
+    return f"{_fmt(n)} {unit}" + ("" if n == 1 else "s")
+
+
 def kv_table(d: dict[str, Any], keys: list[str]) -> str:
-    rows = [f"| {k} | {_fmt(d[k])} |" for k in keys if k in d and not isinstance(d[k], dict | list)]
-    return "| | |\n|---|---|\n" + "\n".join(rows) if rows else ""
+    rows = [f"| {LABELS.get(k, k)} | {_fmt(d[k])} |" for k in keys if k in d and not isinstance(d[k], dict | list)]
+    return "| Setting | Value |\n|---|---|\n" + "\n".join(rows) if rows else ""
 
 
 def _bullets(title: str, items: list[str]) -> str:
     return f"\n\n**{title}**\n" + "\n".join(f"- {i}" for i in items) if items else ""
+
+
+def number(v: Any) -> float | None:
+    try:
+        return float(v) if v not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+def whole(v: Any) -> int | None:
+    f = number(v)
+    return int(f) if f is not None else None
+
+
+def model_args(form: dict[str, Any]) -> dict[str, Any]:
+    """model / params_b / shape for a tool, from the model name, a raw parameter count (billions)
+    or a pasted config.json (its shape, and its parameter count unless one is given)."""
+    out: dict[str, Any] = {}
+    name = str(form.get("model") or "").strip()
+    if name:
+        out["model"] = name
+    if number(form.get("params_b")):
+        out["params_b"] = number(form.get("params_b"))
+    config = str(form.get("config") or "").strip()
+    if config:
+        shape, params_b = read_config(config)
+        out["shape"] = shape
+        out.setdefault("params_b", round(params_b, 3)) if "model" not in out else None
+    return out
+
+
+def model_line(form: dict[str, Any], res: dict[str, Any]) -> str:
+    typed = str(form.get("model") or "").strip()
+    if res.get("model") and typed and typed.lower() != str(res["model"]).lower():
+        return f"**Model:** {res['model']} (from “{typed}”)"
+    if res.get("model"):
+        return f"**Model:** {res['model']}"
+    return f"**Model:** {_fmt(res.get('params_b') or form.get('params_b'))}B parameters (shape inferred or from config.json)"
 
 
 # ---------------------------------------------------------------- chart rows
@@ -84,7 +152,7 @@ def inference_chart_rows(res: dict[str, Any]) -> list[dict[str, Any]]:
     parts = [("weights", res["weights_gib_per_device"]), ("activations", res["activation_gib"]),
              ("overhead", res["overhead_gib"]), ("KV cache for the context", kv_needed)]
     rows = [{"bar": ESTIMATE_BAR, "part": name, "GiB": round(float(v), 2)} for name, v in parts if v > 0]
-    rows.append({"bar": "vLLM budget per device", "part": "memory x utilization", "GiB": round(float(res["budget_gib"]), 2)})
+    rows.append({"bar": CAPACITY_BAR, "part": "memory x utilization", "GiB": round(float(res["budget_gib"]), 2)})
     return rows
 
 
@@ -105,22 +173,34 @@ def _table_refs_md(res: dict[str, Any]) -> str:
     return out
 
 
-def plan_training_view(ctx, model: str, method: str, stage: str, seq_len: Any, hardware: str, framework: str,
-                       max_devices: Any) -> tuple[str, str, list[dict[str, Any]]]:
-    """(estimate markdown, vendor-table markdown, chart rows) for the training form."""
-    args = {"model": (model or "").strip(), "method": method, "stage": stage, "seq_len": _int(seq_len),
-            "hardware": hardware, "framework": framework, "max_devices": _int(max_devices) or None}
-    res = REGISTRY.call_json("plan_training", {k: v for k, v in args.items() if v not in (None, "")}, ctx)
+def training_args(form: dict[str, Any]) -> dict[str, Any]:
+    args = {**model_args(form), "method": form.get("method"), "stage": form.get("stage"),
+            "seq_len": whole(form.get("seq_len")), "hardware": form.get("hardware"), "framework": form.get("framework"),
+            "max_devices": whole(form.get("max_devices")) or None, "micro_batch": whole(form.get("micro_batch")),
+            "precision": form.get("precision")}
+    if form.get("method") == "qlora":
+        args["quant_bits"] = whole(form.get("quant_bits"))
+    return {k: v for k, v in args.items() if v not in (None, "")}
+
+
+def plan_training_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
+    """(estimate markdown with the training time, vendor-table markdown, chart rows) for the training form."""
+    try:
+        args = training_args(form)
+    except SizingError as e:
+        return f"⚠️ **{e.code}**: {e.message}", "", []
+    res = REGISTRY.call_json("plan_training", args, ctx)
     err = _error_md(res)
     if err:
         return err, "", []
     unit = res["unit"]
-    cards = f" ({res['physical_cards']} physical cards)" if res.get("physical_cards") else ""
-    head = (f"### Estimate: **{res['devices']} {unit}s**{cards} = {res['nodes']} node(s) × {res['per_node']}"
+    cards = f" ({count(res['physical_cards'], 'physical card')})" if res.get("physical_cards") else ""
+    head = (f"### Estimate: **{count(res['devices'], unit)}**{cards} = {count(res['nodes'], 'node')} × {res['per_node']}"
             + ("" if res["fits"] else " — **does not fit**"))
     mem = res["memory"]
-    summary = (f"{res['framework']}, {res['method']} {res['stage']}, {res['seq_len']} tokens on {res['hardware']}: "
-               f"{mem['total_gib']:.1f} of {mem['usable_gib']:.1f} GiB per device. {res['reason'][:1].upper()}{res['reason'][1:]}.")
+    summary = (f"{model_line(form, res)} · {res['framework']}, {res['method']} {res['stage']}, {res['seq_len']:,} tokens "
+               f"on {res['hardware']}: {mem['total_gib']:.1f} of {mem['usable_gib']:.1f} GiB per device. "
+               f"{res['reason'][:1].upper()}{res['reason'][1:]}.")
     keys = ["zero_stage", "offload", "tp", "pp", "cp", "recompute", "distributed_optimizer", "micro_batch",
             "grad_accum", "global_batch"]
     md = f"{head}\n\n{summary}\n\n{kv_table(res, keys)}"
@@ -131,28 +211,62 @@ def plan_training_view(ctx, model: str, method: str, stage: str, seq_len: Any, h
     fewer = res.get("fewer_devices")
     if fewer:
         host = f", {fewer['host_ram_gib_per_node']:,.0f} GiB host RAM per node" if fewer.get("host_ram_gib_per_node") else ""
-        md += (f"\n\n**Fewer devices, slower:** {fewer['devices']} {unit}s with {fewer['setting']} "
+        md += (f"\n\n**Fewer devices, slower:** {count(fewer['devices'], unit)} with {fewer['setting']} "
                f"({fewer['total_gib']:.1f} GiB per device{host}).")
+    md += training_time_md(ctx, form, args, res)
     md += _bullets("How each figure is computed", [f"{k}: {v}" for k, v in (mem.get("how") or {}).items()])
     md += _bullets("Assumptions", res.get("assumptions", []) + res.get("notes", []))
     return md, _table_refs_md(res), memory_chart_rows(mem)
 
 
+def training_time_md(ctx, form: dict[str, Any], args: dict[str, Any], plan: dict[str, Any]) -> str:
+    """The estimate_training_time tool for the planned devices and the form's token count."""
+    tokens_m = number(form.get("tokens_m"))
+    if not tokens_m or not plan.get("fits"):
+        return ""
+    targs = {k: v for k, v in args.items() if k in ("model", "params_b")}
+    targs.update(tokens=tokens_m * 1e6, devices=plan["devices"], hardware=plan["hardware"],
+                 recompute=bool(plan.get("recompute")))
+    if number(form.get("tps")):
+        targs["tps"] = number(form.get("tps"))
+    res = REGISTRY.call_json("estimate_training_time", targs, ctx)
+    head = f"\n\n### Training time (estimate) for {tokens_m:,g} M tokens on {count(plan['devices'], plan['unit'])}\n"
+    if _error_md(res):
+        return head + res["error"]["message"]
+    out = head + f"**{res['hours']:,.1f} hours** ({res['days']:,.2f} days). {res['formula']}."
+    out += _bullets("Assumptions", res.get("assumptions", []) + res.get("notes", []))
+    return out + (f"\n\nSource: {res['source']}" if res.get("source") else "")
+
+
 # ---------------------------------------------------------------- inference
-def plan_inference_view(ctx, model: str, max_model_len: Any, hardware: str, utilization: Any,
-                        concurrency: Any) -> tuple[str, str, list[dict[str, Any]]]:
+def inference_args(form: dict[str, Any]) -> dict[str, Any]:
+    bits = str(form.get("weight_bits") or "")
+    args = {**model_args(form), "max_model_len": whole(form.get("max_model_len")), "hardware": form.get("hardware"),
+            "gpu_memory_utilization": number(form.get("gpu_memory_utilization")),
+            "concurrency": whole(form.get("concurrency")) or None,
+            "weight_bits": int(bits) if bits.isdigit() else None}
+    return {k: v for k, v in args.items() if v not in (None, "")}
+
+
+def weight_label(bits: int | None) -> str:
+    return next((label for label, value in WEIGHT_BITS if value == str(bits)), WEIGHT_BITS[0][0]) if bits else WEIGHT_BITS[0][0]
+
+
+def plan_inference_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
     """(estimate markdown, vLLM-table markdown, chart rows) for the inference form."""
-    args = {"model": (model or "").strip(), "max_model_len": _int(max_model_len), "hardware": hardware,
-            "gpu_memory_utilization": float(utilization) if utilization not in (None, "") else None,
-            "concurrency": _int(concurrency) or None}
-    res = REGISTRY.call_json("estimate_inference", {k: v for k, v in args.items() if v not in (None, "")}, ctx)
+    try:
+        args = inference_args(form)
+    except SizingError as e:
+        return f"⚠️ **{e.code}**: {e.message}", "", []
+    res = REGISTRY.call_json("estimate_inference", args, ctx)
     err = _error_md(res)
     if err:
         return err, "", []
-    md = (f"### Estimate: **{res['devices']} {res['unit']}s** (TP {res['tp']} × PP {res['pp']})"
+    md = (f"### Estimate: **{count(res['devices'], res['unit'])}** (TP {res['tp']} × PP {res['pp']})"
           + ("" if res["fits"] else " — **does not fit**")
-          + f"\n\n{res['reason']}.\n\n"
-          + kv_table(res, ["max_model_len", "gpu_memory_utilization", "concurrency", "kv_bytes_per_token",
+          + f"\n\n{model_line(form, res)} on {res['hardware']}, weights {weight_label(args.get('weight_bits'))}. "
+          + f"{res['reason'][:1].upper()}{res['reason'][1:]}.\n\n"
+          + kv_table(res, ["max_model_len", "gpu_memory_utilization", "concurrency", "weight_bits", "kv_bytes_per_token",
                            "kv_bytes_per_token_per_device", "kv_formula", "weights_gib_per_device", "activation_gib",
                            "overhead_gib", "budget_gib", "kv_cache_gib", "kv_tokens_fit", "max_sequences_at_len"]))
     if res.get("note"):
@@ -163,91 +277,15 @@ def plan_inference_view(ctx, model: str, max_model_len: Any, hardware: str, util
 
 def _vllm_table_md(ctx, res: dict[str, Any]) -> str:
     head = "### vLLM table (ModelArts, Ascend)\n"
+    if not res.get("model"):
+        return head + "The vLLM tables list catalog models only."
     tab = REGISTRY.call_json("inference_min_cards", {"model": res["model"], "max_model_len": res["max_model_len"]}, ctx)
     if _error_md(tab):
         return head + tab["error"]["message"]
-    lines = [f"Fewest cards tested at ≥ {res['max_model_len']} tokens: **{_fmt(tab.get('cards'))}**", "",
+    lines = [f"Fewest cards tested at ≥ {res['max_model_len']:,} tokens: **{_fmt(tab.get('cards'))}**", "",
              "| table | GB per card | cards | max-model-len | utilization |", "|---|---|---|---|---|"]
-    lines += [f"| {r['table']} | {r['memory_gb']} | {_fmt(r['cards'])} | {_fmt(r['max_model_len'])} | "
+    lines += [f"| {r['table']} | {r['memory_gb']} | {_fmt(r['cards'])} | {r['max_model_len']} | "
               f"{_fmt(r['gpu_memory_utilization'])} |" for r in tab.get("rows", [])]
     out = head + "\n".join(lines)
     out += _bullets("Notes", tab.get("notes", []))
     return out + _bullets("Sources", sorted({r["source"] for r in tab.get("rows", [])}))
-
-
-def _int(v: Any) -> int | None:
-    try:
-        return int(float(v)) if v not in (None, "") else None
-    except (TypeError, ValueError):
-        return None
-
-
-# ---------------------------------------------------------------- UI
-def _chart(gr, elem_id: str):
-    return gr.BarPlot(x="bar", y="GiB", color="part", title="Memory per device (GiB): estimate vs. what the device offers",
-                      x_title=" ", y_title="GiB", color_title=" ", elem_id=elem_id, height=340)
-
-
-def _frame(rows: list[dict[str, Any]]):
-    import pandas as pd
-
-    return pd.DataFrame(rows, columns=CHART_COLUMNS)
-
-
-def render_plan_tab(ctx) -> None:
-    """Build the training and inference forms inside the caller's Blocks context."""
-    import gradio as gr
-
-    models = model_choices(ctx)
-    hardware = hardware_choices(ctx)
-    hw_ids = [h for _, h in hardware]
-    default_hw = "snt9b" if "snt9b" in hw_ids else (hw_ids[0] if hw_ids else None)
-    default_model = "qwen2.5-72b" if "qwen2.5-72b" in models else (models[0] if models else None)
-
-    def model_dropdown(elem_id: str):
-        return gr.Dropdown(models, value=default_model, allow_custom_value=True, filterable=True, elem_id=elem_id,
-                           label="Model — type to search; any spelling or a name not listed")
-
-    with gr.Tabs():
-        with gr.Tab("Training · 训练", id="plan-training"), gr.Row():
-            with gr.Column(scale=1, min_width=300):
-                t_model = model_dropdown("plan-model")
-                t_method = gr.Dropdown(schema_choices("plan_training", "method"), value="lora", label="Method",
-                                       elem_id="plan-method")
-                t_stage = gr.Dropdown(schema_choices("plan_training", "stage"), value="sft", label="Stage",
-                                      elem_id="plan-stage")
-                t_seq = gr.Number(4096, precision=0, minimum=1, label="Sequence length (tokens)", elem_id="plan-seq")
-                t_hw = gr.Dropdown(hardware, value=default_hw, label="Hardware", elem_id="plan-hw")
-                t_fw = gr.Dropdown(schema_choices("plan_training", "framework"), value="LLaMA-Factory",
-                                   label="Framework", elem_id="plan-fw")
-                t_max = gr.Number(None, precision=0, minimum=0, label="Max devices (0 = no limit)", elem_id="plan-max")
-                t_btn = gr.Button("Plan training", variant="primary", elem_id="plan-train")
-            with gr.Column(scale=2):
-                t_chart = _chart(gr, "plan-chart")
-                with gr.Row():
-                    t_plan = gr.Markdown(elem_id="plan-result")
-                    t_table = gr.Markdown(elem_id="plan-table")
-        with gr.Tab("Inference · 推理", id="plan-inference"), gr.Row():
-            with gr.Column(scale=1, min_width=300):
-                i_model = model_dropdown("infer-model")
-                i_len = gr.Number(32768, precision=0, minimum=1, label="max-model-len (tokens)", elem_id="infer-len")
-                i_hw = gr.Dropdown(hardware, value=default_hw, label="Hardware", elem_id="infer-hw")
-                i_util = gr.Slider(0.5, 0.98, value=0.9, step=0.01, label="gpu-memory-utilization")
-                i_conc = gr.Number(1, precision=0, minimum=1, label="Concurrent sequences at max-model-len")
-                i_btn = gr.Button("Estimate inference", variant="primary", elem_id="plan-infer")
-            with gr.Column(scale=2):
-                i_chart = _chart(gr, "infer-chart")
-                with gr.Row():
-                    i_est = gr.Markdown(elem_id="infer-result")
-                    i_table = gr.Markdown(elem_id="infer-table")
-
-    def on_train(model, method, stage, seq_len, hw, framework, max_devices):
-        md, table_md, rows = plan_training_view(ctx, model, method, stage, seq_len, hw, framework, max_devices)
-        return md, table_md, _frame(rows)
-
-    def on_infer(model, max_len, hw, util, concurrency):
-        md, table_md, rows = plan_inference_view(ctx, model, max_len, hw, util, concurrency)
-        return md, table_md, _frame(rows)
-
-    t_btn.click(on_train, [t_model, t_method, t_stage, t_seq, t_hw, t_fw, t_max], [t_plan, t_table, t_chart])
-    i_btn.click(on_infer, [i_model, i_len, i_hw, i_util, i_conc], [i_est, i_table, i_chart])

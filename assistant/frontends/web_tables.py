@@ -38,6 +38,45 @@ def filter_rows(rows: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
     return out
 
 
+def repeated_columns(rows: list[dict[str, Any]], columns: list[str], share: float = 0.5) -> dict[str, str]:
+    """{column: earlier column} for columns that repeat an earlier one in more than ``share`` of the
+    rows (e.g. the vendor table's model spelling beside the catalog id: mostly the same name)."""
+    found: dict[str, str] = {}
+    for i, c in enumerate(columns):
+        for k in columns[:i]:
+            if k not in found and rows and sum(r.get(c) == r.get(k) for r in rows) > share * len(rows):
+                found[c] = k
+                break
+    return found
+
+
+def blank_repeats(rows: list[dict[str, Any]], columns: list[str]) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+    """(columns, rows, notes): a column equal to an earlier one in every row is dropped; one equal in
+    most rows keeps only the cells that differ (a blank cell means "same as" the earlier column)."""
+    repeats = repeated_columns(rows, columns)
+    dropped = {c for c, k in repeats.items() if all(r.get(c) == r.get(k) for r in rows)}
+    blanked = {c: k for c, k in repeats.items() if c not in dropped}
+    out = [{**r, **{c: (None if r.get(c) == r.get(k) else r.get(c)) for c, k in blanked.items()}} for r in rows]
+    notes = [f"A blank {c} cell is the same as {k}." for c, k in blanked.items()]
+    return [c for c in columns if c not in dropped], out, notes
+
+
+def sort_rows(rows: list[dict[str, Any]], column: str | None, descending: bool) -> list[dict[str, Any]]:
+    """Rows ordered by one column, numbers as numbers, empty cells last either way."""
+    if not column:
+        return rows
+    filled = [r for r in rows if r.get(column) not in (None, "")]
+    empty = [r for r in rows if r.get(column) in (None, "")]
+
+    def key(r: dict[str, Any]) -> tuple[int, float, str]:
+        v = r[column]
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return (0, float(v), "")
+        return (1, 0.0, str(v).lower())
+
+    return sorted(filled, key=key, reverse=descending) + empty
+
+
 def sources_of(rows: list[dict[str, Any]]) -> list[str]:
     seen: list[str] = []
     for r in rows:
@@ -47,10 +86,10 @@ def sources_of(rows: list[dict[str, Any]]) -> list[str]:
     return seen
 
 
-def write_csv(files_dir: Path, table: str, query: str, rows: list[dict[str, Any]], columns: list[str]) -> Path:
-    """Write the shown rows once per (table, filter): the knowledge base is read-only, so the same
-    filter always gives the same file and typing in the filter box cannot fill the disk."""
-    key = hashlib.sha1(f"{table}\0{' '.join(query.lower().split())}".encode()).hexdigest()[:16]
+def write_csv(files_dir: Path, table: str, view: str, rows: list[dict[str, Any]], columns: list[str]) -> Path:
+    """Write the shown rows once per (table, filter and order): the knowledge base is read-only, so
+    the same view always gives the same file and typing in the filter box cannot fill the disk."""
+    key = hashlib.sha1(f"{table}\0{view}".encode()).hexdigest()[:16]
     folder = files_dir / "tables" / key
     path = folder / f"{table}.csv"
     if path.exists():
@@ -58,54 +97,75 @@ def write_csv(files_dir: Path, table: str, query: str, rows: list[dict[str, Any]
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{os.getpid()}-{threading.get_ident()}.tmp"  # two sessions may write at once
     with tmp.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
+        w = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
     os.replace(tmp, path)
     return path
 
 
-def table_view(ctx, files_dir: Path, table: str, query: str):
-    """(DataFrame, caption markdown, CSV path) for one table and filter."""
+def table_columns(ctx, table: str) -> list[str]:
+    rows = ctx.kb.table_rows(table) if table in available_tables(ctx) else []
+    return blank_repeats(rows, list(rows[0]))[0] if rows else []
+
+
+def table_view(ctx, files_dir: Path, table: str, query: str, sort_by: str | None = None, descending: bool = False):
+    """(DataFrame, caption markdown, CSV path) for one table, filter and order: the grid, the
+    caption's count and the CSV always hold the same rows in the same order."""
     import pandas as pd
 
     if table not in available_tables(ctx):
         return pd.DataFrame(), f"Unknown table {table!r}. Valid: {', '.join(available_tables(ctx))}", None
     all_rows = ctx.kb.table_rows(table)
-    columns = list(all_rows[0]) if all_rows else []
-    rows = filter_rows(all_rows, query)
+    columns, all_rows, notes = blank_repeats(all_rows, list(all_rows[0]) if all_rows else [])
+    sort_by = sort_by if sort_by in columns else None
+    rows = sort_rows(filter_rows(all_rows, query), sort_by, descending)
     df = pd.DataFrame(rows, columns=columns)
     srcs = sources_of(rows)
+    order = f", sorted by {sort_by} {'descending' if descending else 'ascending'}" if sort_by else ""
     caption = [f"**{TABLES.get(table, table)}**", "",
                f"{len(rows)} of {len(all_rows)} rows" + (f" match “{query.strip()}”" if (query or "").strip() else "")
-               + ". Sort with a column header's ⋮ menu."]
+               + order + "." + "".join(f" {n}" for n in notes)]
     if srcs:
         caption += ["", "Sources: " + "; ".join(srcs[:8]) + (f" (+{len(srcs) - 8} more)" if len(srcs) > 8 else "")]
-    return df, "\n".join(caption), write_csv(files_dir, table, query or "", rows, columns)
+    view = f"{' '.join((query or '').lower().split())}\0{sort_by}\0{descending}"
+    return df, "\n".join(caption), write_csv(files_dir, table, view, rows, columns)
 
 
 def render_tables_tab(ctx, files_dir: Path) -> None:
-    """Build the tab's components and events inside the caller's Blocks context."""
+    """Build the tab's components and events inside the caller's Blocks context. Sorting is done
+    here, not in the grid (its own sort and filter menus are hidden), so the CSV follows it."""
     import gradio as gr
 
     tables = available_tables(ctx)
     first = tables[0] if tables else None
     df0, cap0, csv0 = table_view(ctx, files_dir, first, "") if first else (None, "No tables in the knowledge base.", None)
-    with gr.Row():
-        name = gr.Dropdown(tables, value=first, label="Table", scale=1, elem_id="table-name")
+    with gr.Row(elem_id="table-controls"):
+        name = gr.Dropdown(tables, value=first, label="Table", min_width=160, elem_id="table-name")
         query = gr.Textbox(label="Filter (every word must occur in the row)", placeholder="e.g. qwen2.5-72b lora Snt9B",
-                           scale=2, elem_id="table-filter")
-        download = gr.DownloadButton("Download CSV", value=str(csv0) if csv0 else None, scale=0, size="md",
-                                      elem_id="table-csv")
+                           min_width=200, elem_id="table-filter")
+        sort_by = gr.Dropdown(table_columns(ctx, first) if first else [], value=None, label="Sort by",
+                              min_width=140, elem_id="table-sort")
+        descending = gr.Checkbox(False, label="Descending", min_width=100, elem_id="table-desc")
+        download = gr.DownloadButton("Download CSV", value=str(csv0) if csv0 else None, size="md", min_width=140,
+                                     elem_id="table-csv")
     caption = gr.Markdown(cap0, elem_id="table-caption")
-    grid = gr.Dataframe(df0, interactive=False, max_height=560, max_chars=80, elem_id="table-grid",
+    grid = gr.Dataframe(df0, interactive=False, max_height=560, max_chars=60, wrap=True, elem_id="table-grid",
                         buttons=["fullscreen", "copy"])
 
-    def show(table: str, text: str):
-        df, cap, path = table_view(ctx, files_dir, table, text)
+    def show(table: str, text: str, column: str | None, desc: bool):
+        df, cap, path = table_view(ctx, files_dir, table, text, column, desc)
         return df, cap, gr.update(value=str(path) if path else None)
 
+    def switch(table: str):  # a new table starts unfiltered and unsorted
+        df, cap, path = table_view(ctx, files_dir, table, "")
+        return (df, cap, gr.update(value=str(path) if path else None), "",
+                gr.update(choices=table_columns(ctx, table), value=None), False)
+
     outputs = [grid, caption, download]
-    name.change(show, [name, query], outputs, show_progress="hidden")
-    query.input(show, [name, query], outputs, trigger_mode="always_last", show_progress="hidden")
-    query.submit(show, [name, query], outputs, show_progress="hidden")
+    inputs = [name, query, sort_by, descending]
+    name.input(switch, [name], [*outputs, query, sort_by, descending], show_progress="hidden")
+    query.input(show, inputs, outputs, trigger_mode="always_last", show_progress="hidden")
+    query.submit(show, inputs, outputs, show_progress="hidden")
+    sort_by.input(show, inputs, outputs, show_progress="hidden")
+    descending.input(show, inputs, outputs, show_progress="hidden")

@@ -29,7 +29,9 @@ ALLOWED = {
     "cli_api": {"mcp_server", "server"},
     "cli_web": {"web"},
     "cli_slack": {"slack"},
-    "web": {"web_chat", "web_plan", "web_tables"},
+    "web": {"web_chat", "web_history", "web_plan_form", "web_tables"},
+    "web_history": {"web_chat"},
+    "web_plan_form": {"web_plan"},
     "slack": {"slack_format"},
 }
 

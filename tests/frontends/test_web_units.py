@@ -11,6 +11,17 @@ from assistant.answer import AgentEvent, Answer, GeneratedFile
 from assistant.frontends import web_plan, web_tables
 from assistant.frontends.web_chat import ChatRenderer, collect_sources, step_content
 
+
+def train_form(model: str, **kw) -> dict:
+    return {"model": model, "method": "lora", "stage": "sft", "seq_len": 4096, "hardware": "snt9b",
+            "framework": "LLaMA-Factory", "micro_batch": 1, "precision": "bf16", **kw}
+
+
+def infer_form(model: str, max_model_len: int, **kw) -> dict:
+    return {"model": model, "max_model_len": max_model_len, "hardware": "snt9b", "gpu_memory_utilization": 0.9,
+            "concurrency": 1, **kw}
+
+
 MIN_CARDS_ARGS = {"model": "Qwen2.5-72B-Instruct", "strategy": "lora", "seq_len": 4096,
                   "framework": "LLaMA-Factory", "hardware": "Snt9B"}
 
@@ -107,9 +118,9 @@ def test_memory_chart_rows_stack_parts_against_capacity():
 
 
 def test_plan_training_view_puts_the_vendor_row_beside_the_estimate(ctx):
-    md, table_md, rows = web_plan.plan_training_view(ctx, "Qwen2.5-72B-Instruct", "lora", "sft", 4096, "snt9b",
-                                                     "LLaMA-Factory", None)
-    assert md.startswith("### Estimate: **") and "zero_stage" in md
+    md, table_md, rows = web_plan.plan_training_view(ctx, train_form("Qwen2.5-72B-Instruct"))
+    assert md.startswith("### Estimate: **") and "DeepSpeed ZeRO stage" in md
+    assert "**Model:** qwen2.5-72b (from “Qwen2.5-72B-Instruct”)" in md
     # the minimum-card table's row for this case: 32*Ascend (seed 004), with its source
     assert "| min_cards | **32** |" in table_md and "004_29a3a60428ed8cce" in table_md
     est = [r for r in rows if r["bar"] == web_plan.ESTIMATE_BAR]
@@ -119,7 +130,7 @@ def test_plan_training_view_puts_the_vendor_row_beside_the_estimate(ctx):
 
 
 def test_plan_inference_view_chart_uses_the_kv_cache_per_token(ctx, call):
-    md, table_md, rows = web_plan.plan_inference_view(ctx, "qwen2.5-72b", 32768, "snt9b", 0.9, 1)
+    md, table_md, rows = web_plan.plan_inference_view(ctx, infer_form("qwen2.5-72b", 32768))
     # Qwen2.5-72B: 80 layers, 8 KV heads of 128 dims, bf16: 2 x 80 x 8 x 128 x 2 B = 327,680 B per token
     assert "327,680" in md
     tp = call("estimate_inference", model="qwen2.5-72b", max_model_len=32768, hardware="snt9b")["tp"]
@@ -130,9 +141,9 @@ def test_plan_inference_view_chart_uses_the_kv_cache_per_token(ctx, call):
 
 
 def test_plan_form_reports_tool_errors(ctx):
-    md, table_md, rows = web_plan.plan_training_view(ctx, "gpt-99-ultra", "lora", "sft", 4096, "snt9b", "LLaMA-Factory", None)
+    md, table_md, rows = web_plan.plan_training_view(ctx, train_form("gpt-99-ultra"))
     assert md.startswith("⚠️ **unknown_model**") and rows == []
-    md, table_md, rows = web_plan.plan_inference_view(ctx, "qwen2.5-72b", -5, "snt9b", 0.9, 1)
+    md, table_md, rows = web_plan.plan_inference_view(ctx, infer_form("qwen2.5-72b", -5))
     assert md.startswith("⚠️") and rows == []
     assert web_plan.schema_choices("plan_training", "method") == ["full", "freeze", "lora", "qlora"]
 
@@ -256,6 +267,6 @@ def test_estimate_steps_say_estimate_and_cite_the_row_beside_them(call):
 
 def test_plan_view_shows_fewer_devices_with_offload(ctx):
     # min-card table: llama3.1-70b full 4096 LLaMA-Factory Snt9B = 64 cards; offload fits on 2 nodes
-    md, table_md, _ = web_plan.plan_training_view(ctx, "llama3.1-70b", "full", "sft", 4096, "snt9b", "LLaMA-Factory", None)
+    md, table_md, _ = web_plan.plan_training_view(ctx, train_form("llama3.1-70b", method="full"))
     assert "### Estimate: **64 cards**" in md and "| 64 |" in table_md.replace("**", "")
     assert "**Fewer devices, slower:** 16 cards with ZeRO-3 + CPU offload" in md
