@@ -128,7 +128,6 @@ def test_ask_passes_question_and_history(http):
 
 
 def test_ask_with_the_real_agent(ctx, settings):
-    pytest.importorskip("assistant.agent", reason="assistant/agent.py has not landed yet")
     with serving(compose_app(ctx, settings)) as url:
         r = httpx.post(f"{url}/v1/ask", timeout=60, json={
             "question": "qwen2.5-72b LoRA, seq 4096, LLaMA-Factory on Snt9B: minimum cards?"})

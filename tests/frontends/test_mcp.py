@@ -235,8 +235,9 @@ async def test_names_and_schemas_same_over_mcp_rest_and_agent(served, ctx, regis
     for listed in (over_http, over_stdio):
         assert [(t.name, t.description, t.input_schema) for t in listed] == expected
 
-    agent = pytest.importorskip("assistant.agent", reason="assistant/agent.py has not landed yet")
     from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from assistant import agent
 
     lc_tools = agent.langchain_tools(registry, ctx)
     assert [(t.name, t.description, t.args_schema) for t in lc_tools] == expected
