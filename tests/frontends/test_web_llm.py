@@ -8,13 +8,13 @@ import re
 import sys
 
 import pytest
+from playwright import sync_api
 
 from tests.conftest import _free_port
 from tests.frontends.conftest import needs_chromium
 
 pytestmark = [needs_chromium,
               pytest.mark.filterwarnings("ignore:.*(no_silent_downcasting|copy keyword).*")]  # inside Gradio's queue
-sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 QUESTION = "Minimum cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?"
