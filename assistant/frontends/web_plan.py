@@ -12,6 +12,7 @@ from typing import Any
 from ..errors import SizingError
 from ..hf_config import read_config
 from ..tools import REGISTRY
+from ..what_fits import what_fits
 
 CHART_COLUMNS = ["bar", "part", "GiB"]
 ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limit)"
@@ -289,3 +290,47 @@ def _vllm_table_md(ctx, res: dict[str, Any]) -> str:
     out = head + "\n".join(lines)
     out += _bullets("Notes", tab.get("notes", []))
     return out + _bullets("Sources", sorted({r["source"] for r in tab.get("rows", [])}))
+
+
+# ---------------------------------------------------------------- what fits
+GOALS = [("the largest model", "model"), ("the longest context", "context"), ("the biggest batch", "batch")]
+
+
+def what_fits_view(ctx, form: dict[str, Any]) -> str:
+    """The largest model, longest context or biggest batch on the form's devices, with the plan the
+    tool gave for it."""
+    workload, goal, devices = form.get("workload") or "training", form.get("goal") or "model", whole(form.get("devices")) or 1
+    training = workload == "training"
+    length = whole(form.get("seq_len")) or 4096
+    args: dict[str, Any] = {"hardware": form.get("hardware")}
+    if goal != "model":
+        try:
+            args.update(model_args(form))
+        except SizingError as e:
+            return f"⚠️ **{e.code}**: {e.message}"
+        if not {"model", "params_b"} & set(args):
+            return "⚠️ Name a model (or give its parameter count) to find its longest context or biggest batch."
+    if training:
+        args.update(method=form.get("method") or "lora", framework=form.get("framework") or "LLaMA-Factory")
+    if goal != "context":
+        args["seq_len" if training else "max_model_len"] = length
+    models = REGISTRY.call_json("list_models", {}, ctx).get("models", []) if goal == "model" else None
+    out = what_fits(lambda tool, a: REGISTRY.call_json(tool, a, ctx), goal, "training" if training else "inference",
+                    args, devices, models)
+    plan = out["plan"]
+    where = f"{devices} × {form.get('hardware')}"
+    if out["value"] is None or not plan:
+        return f"### Nothing fits on {where}\n\nNo {dict((v, k) for k, v in GOALS)[goal].removeprefix('the ')} fits ({out['tried']} plans tried)."
+    value = out["value"]
+    if goal == "model":
+        what = f"**{value}**"
+    elif goal == "context":
+        what = f"**{value:,} tokens**"
+    else:
+        what = f"**{value:,}** {'sequences per device (micro batch)' if training else 'sequences at max-model-len'}"
+    job = (f"{plan.get('method')} fine-tuning at {plan.get('seq_len'):,} tokens" if training
+           else f"serving at {plan.get('max_model_len'):,} tokens")
+    md = (f"### On {where}: {what}\n\nEstimate for {plan.get('model')}, {job}: "
+          f"{count(plan['devices'], plan['unit'])} used ({plan.get('reason')}). Found by asking "
+          f"{'plan_training' if training else 'estimate_inference'} {out['tried']} times.")
+    return md + _bullets("Assumptions", list(plan.get("assumptions", []))[:8])

@@ -11,6 +11,7 @@ from .web_plan import INFER_FIELDS, TRAIN_FIELDS, WEIGHT_BITS
 
 PRECISIONS = [("bf16 mixed precision", "bf16"), ("fp16 mixed precision", "fp16"), ("fp32", "fp32"),
               ("pure bf16 (bf16 weights and optimizer)", "pure_bf16")]
+HARDWARE_LABEL = "Hardware — pick one, or type a memory size such as “24 GB card”"
 CHART_TITLE = "Memory per device, GiB: the estimate's terms stacked, beside the usable memory (the limit)"
 
 
@@ -77,7 +78,8 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                 t_prec = gr.Dropdown(PRECISIONS, value="bf16", label="Training precision", elem_id="plan-precision")
                 t_bits = gr.Dropdown(web_plan.schema_choices("plan_training", "quant_bits"), value=4,
                                      label="QLoRA base weight bits (method qlora)", elem_id="plan-bits")
-                t_hw = gr.Dropdown(hardware, value=default_hw, label="Hardware", elem_id="plan-hw")
+                t_hw = gr.Dropdown(hardware, value=default_hw, label=HARDWARE_LABEL, allow_custom_value=True,
+                                   elem_id="plan-hw")
                 t_fw = gr.Dropdown(web_plan.schema_choices("plan_training", "framework"), value="LLaMA-Factory",
                                    label="Framework", elem_id="plan-fw")
                 t_max = gr.Number(None, precision=0, minimum=0, label="Most devices available (empty = no limit)",
@@ -98,7 +100,8 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                 i_len = gr.Number(32768, precision=0, minimum=1, label="max-model-len (tokens)", elem_id="infer-len")
                 i_bits = gr.Dropdown(WEIGHT_BITS, value="native", label="Weight precision / quantization",
                                      elem_id="infer-bits")
-                i_hw = gr.Dropdown(hardware, value=default_hw, label="Hardware", elem_id="infer-hw")
+                i_hw = gr.Dropdown(hardware, value=default_hw, label=HARDWARE_LABEL, allow_custom_value=True,
+                                   elem_id="infer-hw")
                 i_util = gr.Slider(0.5, 0.98, value=0.9, step=0.01, label="gpu-memory-utilization", elem_id="infer-util")
                 i_conc = gr.Number(1, precision=0, minimum=1, label="Concurrent sequences at max-model-len (batch)",
                                    elem_id="infer-conc")
@@ -108,6 +111,31 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                 i_chart = _chart(gr, "infer-chart")
                 i_est = gr.Markdown(elem_id="infer-result")
                 i_table = gr.Markdown(elem_id="infer-table")
+
+        with gr.Tab("What fits · 能放下什么", id="plan-fits"), gr.Row():
+            with gr.Column(scale=1, min_width=300):
+                f_work = gr.Radio([("Training", "training"), ("Inference", "inference")], value="inference",
+                                  label="Workload", elem_id="fits-workload")
+                f_goal = gr.Radio(web_plan.GOALS, value="model", label="Find", elem_id="fits-goal")
+                f_hw = gr.Dropdown(hardware, value=default_hw, label=HARDWARE_LABEL, allow_custom_value=True,
+                                   elem_id="fits-hw")
+                f_dev = gr.Number(8, precision=0, minimum=1, label="Devices you have", elem_id="fits-devices")
+                f_model = gr.Textbox(default_model, label="Model (for the longest context or the biggest batch)",
+                                     lines=1, max_lines=1, elem_id="fits-model")
+                f_len = gr.Number(4096, precision=0, minimum=1, label="Context (tokens) for the largest model or batch",
+                                  elem_id="fits-len")
+                f_method = gr.Dropdown(web_plan.schema_choices("plan_training", "method"), value="lora",
+                                       label="Fine-tuning method (training)", elem_id="fits-method")
+                f_btn = gr.Button("Find what fits", variant="primary", elem_id="fits-run")
+            with gr.Column(scale=2, min_width=320):
+                f_out = gr.Markdown(elem_id="fits-result")
+
+    def on_fits(workload, goal, hw, devices, model, length, method):
+        form = {"workload": workload, "goal": goal, "hardware": hw, "devices": devices, "model": model,
+                "seq_len": length, "method": method}
+        return web_plan.what_fits_view(ctx, form)
+
+    f_btn.click(on_fits, [f_work, f_goal, f_hw, f_dev, f_model, f_len, f_method], f_out)
 
     t_inputs = [t_model, t_params, t_method, t_stage, t_seq, t_mb, t_prec, t_bits, t_hw, t_fw, t_max, t_tokens, t_tps]
     i_inputs = [i_model, i_params, i_len, i_bits, i_hw, i_util, i_conc]

@@ -278,6 +278,28 @@ def test_inference_form_quantization_and_time_on_gpu(desk):
     assert re.search(r"Weights per device \(GiB\)\s+33\.85", text) and "1 card " in text, text
 
 
+def test_what_fits_and_any_device_memory(desk, shots):
+    plan_tab(desk)
+    desk.get_by_role("tab", name=re.compile("What fits")).click()
+    hw = desk.locator("#fits-hw input")
+    hw.fill("24 GB card")
+    hw.press("Enter")
+    desk.locator("#fits-devices input").fill("1")
+    desk.get_by_role("radio", name="the biggest batch").check()
+    desk.locator("#fits-model input").fill("llama3.1-8b")
+    desk.locator("#fits-len input").fill("8192")
+    desk.locator("#fits-run").click()
+    result = desk.locator("#fits-result")
+    expect(result).to_contain_text("sequences at max-model-len")
+    # Llama-3.1-8B in bf16: 8.03B x 2 B = 14.96 GiB of weights, so a 24 GB card holds a few 8K sequences, not dozens
+    n = int(re.search(r"(\d+)\s+sequences at max-model-len", result.inner_text()).group(1))
+    assert 1 <= n < 20, n
+    desk.get_by_role("radio", name="the largest model").check()
+    desk.locator("#fits-run").click()
+    expect(result).to_contain_text("Estimate for")
+    desk.screenshot(path=shots / "e10_what_fits.png", full_page=True)
+
+
 # ------------------------------------------------------------------ Tables tab
 def test_tables_csv_follows_filter_and_sort_and_switch_resets(desk, shots):
     desk.get_by_role("tab", name=re.compile("Tables")).click()
