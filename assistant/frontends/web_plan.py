@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import SizingError
 from ..hf_config import read_config
 from ..tools import REGISTRY
-from ..what_fits import what_fits
+from ..what_fits import Goal, what_fits
 
 CHART_COLUMNS = ["bar", "part", "GiB"]
 ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limit)"
@@ -299,7 +299,8 @@ GOALS = [("the largest model", "model"), ("the longest context", "context"), ("t
 def what_fits_view(ctx, form: dict[str, Any]) -> str:
     """The largest model, longest context or biggest batch on the form's devices, with the plan the
     tool gave for it."""
-    workload, goal, devices = form.get("workload") or "training", form.get("goal") or "model", whole(form.get("devices")) or 1
+    workload, devices = form.get("workload") or "training", whole(form.get("devices")) or 1
+    goal: Goal = "context" if form.get("goal") == "context" else "batch" if form.get("goal") == "batch" else "model"
     training = workload == "training"
     length = whole(form.get("seq_len")) or 4096
     args: dict[str, Any] = {"hardware": form.get("hardware")}
