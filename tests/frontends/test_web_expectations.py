@@ -350,3 +350,44 @@ def test_readme_chat_screenshot(desk):
         DOCS.mkdir(exist_ok=True)
         desk.screenshot(path=DOCS / "web-chat.png")
     assert 32 in numbers(last_reply(desk))
+
+
+class SlowAssistant:
+    """The real offline Assistant with a pause before each event, so an answer is still streaming
+    when the Stop button is pressed."""
+
+    def __init__(self, inner):
+        self.inner, self.model_name, self.startup_notice = inner, inner.model_name, None
+
+    def stream(self, text, history):
+        for ev in self.inner.stream(text, history):
+            time.sleep(0.7)
+            yield ev
+
+
+def test_stop_ends_an_answer_and_the_chat_stays_usable(browser, ctx, tmp_path):
+    from assistant.agent import Assistant
+    from assistant.frontends.web import build_app, serve
+    from tests.conftest import _free_port
+
+    demo = build_app(ctx, ctx.settings, assistant_factory=lambda c, llm=None: SlowAssistant(Assistant(c, llm="offline")),
+                     files_dir=tmp_path)
+    port = _free_port()
+    serve(demo, "127.0.0.1", port, prevent_thread_lock=True, quiet=True)
+    try:
+        page = open_page(browser, f"http://127.0.0.1:{port}/")
+        box = page.locator("#question textarea")
+        box.fill(EN_QUESTION)
+        box.press("Enter")
+        stop = page.locator("#stop")
+        expect(stop).to_be_visible(timeout=10_000)
+        expect(box).to_be_disabled()
+        stop.click()
+        expect(box).to_be_enabled(timeout=3_000)
+        expect(stop).to_be_hidden()
+        assert users(page).all_inner_texts() == [EN_QUESTION]
+        assert 32 not in numbers(last_reply(page))  # stopped before the answer's figures came
+        assert 32 in numbers(ask(page, EN_QUESTION))  # and the next question is answered in full
+        page.context.close()
+    finally:
+        demo.close()
