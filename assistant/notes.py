@@ -95,7 +95,8 @@ def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
     title = str(meta.get("title", note_id))
     keywords = [str(k) for k in meta.get("keywords", []) or []]
     sections: list[NoteSection] = []
-    heading, buf = title, []
+    heading = title
+    buf: list[str] = []  # lines of the current section
 
     def flush():
         text = "\n".join(buf).strip()
@@ -180,6 +181,9 @@ def note_topics(sections: list[NoteSection]) -> dict[str, frozenset[str]]:
     for s in sections:
         words = out.setdefault(s.file, set())
         words.update(k.lower().strip() for k in s.keywords if k.strip() and k.lower().strip() not in _SETTING_WORDS)
+        in_title = sorted({w for w in re.findall(r"[a-z0-9]+", s.title.lower()) if w in _SETTING_WORDS})
+        if len(in_title) >= 2:  # "Snt9B vs Snt9B23": a question naming both is about this note
+            words.add("+".join(in_title))
     return {f: frozenset(w) for f, w in out.items()}
 
 
@@ -189,7 +193,9 @@ def covering(question: str, topics: dict[str, frozenset[str]]) -> set[str]:
     found = set()
     for file, words in topics.items():
         for w in words:
-            if re.search(rf"[{_CJK}]", w) or not re.fullmatch(r"[\w\s.\-]+", w):
+            if "+" in w:
+                hit = all(re.search(rf"(?<![a-z0-9]){re.escape(p)}(?![a-z0-9])", text) for p in w.split("+"))
+            elif re.search(rf"[{_CJK}]", w) or not re.fullmatch(r"[\w\s.\-]+", w):
                 hit = w in text
             else:
                 hit = re.search(rf"(?<![a-z0-9]){re.escape(w)}(?:s|es|ed|ing)?(?![a-z0-9])", text) is not None

@@ -129,6 +129,9 @@ def chat_cmd(llm: Annotated[str | None, LLM_OPTION] = None):
         except LLMUnavailable as e:
             console.print(f"[red]error:[/] {e.message}", markup=True, highlight=False)
             continue
+        if final is None:  # the stream ended without its final event
+            console.print("[red]error:[/] no answer came back; try again.", markup=True, highlight=False)
+            continue
         if final.notice:
             console.print(f"[yellow]note:[/] {final.notice}", markup=True, highlight=False)
         _print_markdown(console, final.answer)

@@ -11,6 +11,11 @@ from .wording import Writer
 
 
 class CapacityBlocks(Writer):
+    def wanted_rows(self, rows: list[dict]) -> list[dict]:
+        """The minimum-card rows of the framework asked (all frameworks when none was named)."""
+        fw = self.s.framework
+        return [r for r in rows if not fw or r["framework"] == fw]
+
     def setting(self, p: dict) -> str:
         """'ZeRO-3 + offload, ~29.4 GiB per GPU' from a plan_training result."""
         if p.get("zero_stage") is not None:
@@ -50,8 +55,8 @@ class CapacityBlocks(Writer):
             return None
         methods = [self.s.method] if self.s.method else self.e.strategies
         many = len(methods) > 1
-        parts = [self.method_verdict(m, have, recipes, rows, many) for m in methods]
-        parts = [p for p in parts if p]
+        verdicts = [self.method_verdict(m, have, recipes, rows, many) for m in methods]
+        parts = [p for p in verdicts if p]
         return (" " if not self.zh else "").join(parts) or None
 
     def method_verdict(self, method: str, have: int, recipes: list[dict], rows: list[dict], many: bool) -> str | None:

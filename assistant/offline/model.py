@@ -88,7 +88,7 @@ class OfflinePlanner(BaseChatModel):
             if isinstance(m, AIMessage) and m.tool_calls:
                 rounds += 1
                 for tc in m.tool_calls:
-                    tm = results.get(tc["id"])
+                    tm = results.get(tc["id"] or "")
                     if tm is not None:
                         done.append(Done(tc["name"], tc["args"], tool_result(tm)))
         return done, rounds
@@ -120,7 +120,7 @@ class OfflinePlanner(BaseChatModel):
                 for i, tc in enumerate(msg.tool_calls)
             ]))
             return
-        for piece in re.findall(r"[^\n]*\n|[^\n]+$", msg.content):
+        for piece in re.findall(r"[^\n]*\n|[^\n]+$", message_text(msg)):
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)

@@ -137,6 +137,10 @@ class Slots:
         return new
 
 
+def blank_span(work: str, span: tuple[int, int]) -> str:
+    return work[: span[0]] + " " * (span[1] - span[0]) + work[span[1]:]
+
+
 def clean_text(text: str) -> str:
     """NFKC, control characters dropped, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text or "")
@@ -177,12 +181,12 @@ class Parser:
         zh = "|".join(re.escape(z) for z, _ in sorted(FAMILY_WORDS, key=lambda p: -len(p[0])))
         self.token_rx = re.compile(rf"(?:(?:{zh})\s*)?[a-z0-9][a-z0-9._/\-]*|(?:{zh})")
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
-        self.families = {}
+        self.families: dict[str, str] = {}
         for m in models:
             fam = squash(str(m.get("family") or ""))
             if fam:
                 self.families.setdefault(fam, str(m.get("family")))
-        stems = {re.match(r"[a-z]+", k).group(0) for k in self.keys if re.match(r"[a-z]+", k)}
+        stems = {lead.group(0) for k in self.keys if (lead := re.match(r"[a-z]+", k))}
         self.family_stems = {s for s in stems if len(s) >= 2} | {
             "gpt", "llama", "qwen", "mistral", "mixtral", "phi", "gemma", "falcon", "baichuan", "chatglm", "glm",
             "internlm", "internvl", "yi", "deepseek", "bloom", "opt", "claude", "ernie", "kimi", "minimax", "starcoder",
@@ -257,17 +261,39 @@ class Parser:
 
     # -- everything ----------------------------------------------------------------------------
     def parse(self, question: str) -> Slots:
+        """The question read step by step; each step blanks what it read so later steps do not read it again."""
         text = cn_numerals_to_digits(clean_text(question))
         s = Slots(lang=language(text), question=text, lang_weak=max(language_words(text)) < 2)
         low = text.lower()
         s.problems = checks.problems(low, s.lang)
+        work, hw_count = self._setting(low, s)
+        work = self._amounts(work, s)
+        serving, work = serving_words.read(work)  # "gptq-int4" is no model, "64 并发" no count
+        for name, value in vars(serving).items():
+            setattr(s, name, value)
+        shape, work = num.shape(work)
+        s.shape = shape or None
+        work, span = self._model(work, text, s)
+        self._method(work, s)
+        work = self._length_beside_devices(work, s)
+        self._counts(work, s, hw_count)
+        self._intents(work, s)
+        if "config" in s.intents:
+            self._config_format(work, s)
+        if self.note_topics is not None:
+            s.notes_cover = covering(low, self.note_topics)
+        s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
+        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
+        return s
 
-        # framework and hardware first; their words are blanked so "llama factory" is not a model
+    def _setting(self, low: str, s: Slots) -> tuple[str, int | None]:
+        """Framework and hardware first; their words are blanked so "llama factory" is not a model.
+        Returns the rest and a count written before the hardware ("8张910B")."""
         work = low
-        for rx, name in FRAMEWORKS:
+        for rx, fw_name in FRAMEWORKS:
             m = rx.search(work)
             if m and s.framework is None:
-                s.framework = name
+                s.framework = fw_name
             work = rx.sub(lambda m: " " * len(m.group(0)), work)
         hw_count = None
         for rx, name in HARDWARE:
@@ -277,40 +303,41 @@ class Parser:
                 s.hardware = self._hardware_id(name, m)
                 hw_count = num.count_before_hardware(work[: m.start()], work[m.end():])
             work = rx.sub(lambda m: " " * len(m.group(0)), work)
-        work = self._amounts(work, s)
-        serving, work = serving_words.read(work)  # "gptq-int4" is no model, "64 并发" no count
-        for name, value in vars(serving).items():
-            setattr(s, name, value)
-        shape, work = num.shape(work)
-        s.shape = shape or None
+        return work, hw_count
 
+    def _model(self, work: str, text: str, s: Slots) -> tuple[str, tuple[int, int] | None]:
+        """A catalog model (also misspelt), else an unknown model name, a raw size, a shape or a family."""
         mid, typed, span = self.find_model(work)
-        if mid:
+        if mid and typed and span:
             s.model, s.model_text = mid, typed.strip()
-            work = work[: span[0]] + " " * (span[1] - span[0]) + work[span[1]:]
-        else:
-            raw = num.raw_size(work)
-            found = self.find_unknown_model(work)
-            unknown, uspan = found if found else (None, None)
-            fam = self._family(work)
-            fixed, _ = self.resolver.correct(unknown) if unknown else ([], 0)
-            if unknown and uspan and len(fixed) == 1:
-                s.model, s.model_read_as = fixed[0], text[uspan[0]:uspan[1]] if len(text) == len(low) else unknown
-                s.model_text = s.model_read_as
-                mid, span = fixed[0], uspan
-                work = work[: uspan[0]] + " " * (uspan[1] - uspan[0]) + work[uspan[1]:]
-            elif unknown and not (raw and unknown.endswith("b") and not re.search(r"[a-z]{2,}", unknown.replace(str(raw), ""))):
-                s.unknown_model = unknown
-                s.model_text = text[uspan[0]:uspan[1]] if len(text) == len(low) else unknown  # as typed: "Llama 9 Ultra"
-                work = work[: uspan[0]] + " " * (uspan[1] - uspan[0]) + work[uspan[1]:]
-            elif raw:
-                s.params_b = raw
-            elif s.shape and {"layers", "hidden"} <= set(s.shape):
-                s.params_b = num.shape_params_b(s.shape)  # only a base: the estimator counts the shape's own parameters
-                s.shape_only = True
-            elif fam:
-                s.family = fam
+            return blank_span(work, span), span
+        raw = num.raw_size(work)
+        found = self.find_unknown_model(work)
 
+        def as_typed(sp: tuple[int, int], alt: str) -> str:  # "Llama 9 Ultra" as typed
+            return text[sp[0]:sp[1]] if len(text) == len(work) else alt
+
+        if found:
+            unknown, uspan = found
+            fixed, _ = self.resolver.correct(unknown)
+            if len(fixed) == 1:
+                s.model, s.model_read_as = fixed[0], as_typed(uspan, unknown)
+                s.model_text = s.model_read_as
+                return blank_span(work, uspan), uspan
+            if not (raw and unknown.endswith("b") and not re.search(r"[a-z]{2,}", unknown.replace(str(raw), ""))):
+                s.unknown_model, s.model_text = unknown, as_typed(uspan, unknown)
+                return blank_span(work, uspan), None
+        if raw:
+            s.params_b = raw
+        elif s.shape and {"layers", "hidden"} <= set(s.shape):
+            s.params_b = num.shape_params_b(s.shape)  # only a base: the estimator counts the shape's own parameters
+            s.shape_only = True
+        else:
+            s.family = self._family(work)
+        return work, None
+
+    @staticmethod
+    def _method(work: str, s: Slots) -> None:
         methods = [name for name, rx in METHODS if rx.search(work)]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
@@ -322,7 +349,9 @@ class Parser:
                 break
         if s.stage == "pt" and not methods:
             s.method = "full"  # pre-training trains every weight unless LoRA is named ("LoRA continued pretraining")
-        work = self._length_beside_devices(work, s)
+
+    def _counts(self, work: str, s: Slots, hw_count: int | None) -> None:
+        """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.zero_stage, s.offload = num.zero(work)
         s.memory_gb = num.memory_gb(work)
         s.nodes = num.nodes(work)
@@ -340,6 +369,8 @@ class Parser:
         if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.tokens or s.samples or s.epochs or s.tps):
             s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 
+
+    def _intents(self, work: str, s: Slots) -> None:
         s.intents = {name for name, rx in INTENTS.items() if rx.search(work)}
         s.intents = serving_words.serving_intents(s.intents, work, bool(s.method or s.stage or "train" in s.intents),
                                                   bool(s.tps or s.tokens), s.model in self.serving_only,
@@ -352,26 +383,24 @@ class Parser:
             s.intents.add("time")  # "llama3-8b on 1B tokens with 8 A100": a token total asks for a duration
         if s.hardware_text and "SNT9B23" in (s.hardware or "").upper() and re.search(r"(?<![a-z])die", work):
             s.intents.add("cards")
-        if "config" in s.intents:
-            for name, rx in CONFIG_FORMATS:
-                if rx.search(work):
-                    s.config_format = name
-                    break
-            if s.config_format in ("deepspeed_json", "llamafactory_yaml") and s.framework == "MindSpeed-LLM":
-                s.config_format = "mindspeed_env"
-            if s.config_format == "mindspeed_env" and s.framework == "LLaMA-Factory":
-                s.config_format = "launch"  # LLaMA-Factory's variables live in its launch script
-            if s.config_format is None:
-                s.config_format = "mindspeed_env" if s.framework == "MindSpeed-LLM" else "llamafactory_yaml"
-            # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
-            if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|变量|variables?|exports?|generate|生成|give\s+me|给我|写|"
-                             r"config\s+file|配置文件|the\s+config|config\s+for|配置", work):
-                s.intents.discard("config")
-        if self.note_topics is not None:
-            s.notes_cover = covering(low, self.note_topics)
-        s.topic_text = re.sub(r"\s+", " ", low if not mid else low[: span[0]] + " " + low[span[1]:]).strip()
-        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
-        return s
+
+    @staticmethod
+    def _config_format(work: str, s: Slots) -> None:
+        """Which file a config request asks for, in the framework named."""
+        for name, rx in CONFIG_FORMATS:
+            if rx.search(work):
+                s.config_format = name
+                break
+        if s.config_format in ("deepspeed_json", "llamafactory_yaml") and s.framework == "MindSpeed-LLM":
+            s.config_format = "mindspeed_env"
+        if s.config_format == "mindspeed_env" and s.framework == "LLaMA-Factory":
+            s.config_format = "launch"  # LLaMA-Factory's variables live in its launch script
+        if s.config_format is None:
+            s.config_format = "mindspeed_env" if s.framework == "MindSpeed-LLM" else "llamafactory_yaml"
+        # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
+        if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|变量|variables?|exports?|generate|生成|give\s+me|给我|写|"
+                         r"config\s+file|配置文件|the\s+config|config\s+for|配置", work):
+            s.intents.discard("config")
 
     @staticmethod
     def _length_beside_devices(work: str, s: Slots) -> str:
@@ -409,10 +438,10 @@ class Parser:
             work = blank(work, m)
         return work
 
-    def _hardware_id(self, name: str | None, m: re.Match) -> str:
+    def _hardware_id(self, name: str | None, m: re.Match | None) -> str:
         """Catalog id of a hardware mention; an unknown GPU keeps its name (tools will say so)."""
         cands = [name] if name else []
-        if not name:
+        if not name and m is not None:
             size = m.group(2) if m.lastindex and m.lastindex >= 2 else None
             cands += [f"{m.group(1)} {size}g"] if size else []
             cands += [m.group(1), m.group(0).strip()]

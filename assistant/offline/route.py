@@ -112,8 +112,13 @@ def note_query(s: Slots) -> str:
         extra.append(TIME_TERMS)
     if "throughput" in s.intents:  # serving speed: the vLLM benchmark tools
         extra.append(SPEED_TERMS)
-    seen = set(text.split())
-    extra = [w for words in extra for w in words.split() if w.lower() not in seen and not seen.add(w.lower())]
+    seen = {w.lower() for w in text.split()}
+    terms: list[str] = []
+    for w in (w for words in extra for w in words.split()):
+        if w.lower() not in seen:
+            seen.add(w.lower())
+            terms.append(w)
+    extra = terms
     # (not on a time question: the framework words would pull in other notes' training sections)
     if not s.intents & {"inference", "time"} and (s.method or "train" in s.intents) and not s.notes_cover:
         extra.append(s.framework or "training 训练 LLaMA-Factory MindSpeed-LLM")
@@ -289,7 +294,7 @@ class Router:
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan
             return self.training_calls(s, e)
-        if e.devices and s.zero_stage is None:
+        if s.devices and not s.nodes and s.zero_stage is None:  # "on 2 nodes" in a config request is its nnodes
             # the user's device limit (said now or earlier): plan within it first; the config follows that plan (round two)
             return self.call("plan_training", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
                              hardware=e.hardware, framework=self.config_framework(s), max_devices=e.devices)

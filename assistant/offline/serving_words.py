@@ -69,9 +69,9 @@ def read(work: str) -> tuple[ServingWords, str]:
                 out.weight_bits = bits or int(m.group(1))
             said.append((m.start(), m.group(0).strip()))
             work = _blank(work, m)
-    if out.weight_bits is None and (m := HALF.search(work)):
+    if out.weight_bits is None and (half := HALF.search(work)):
         out.weight_bits = 16
-        said.append((m.start(), m.group(0)))
+        said.append((half.start(), half.group(0)))
     for m in list(QUANTIZED.finditer(work)):
         said.append((m.start(), m.group(0)))
         work = _blank(work, m)

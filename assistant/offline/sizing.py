@@ -80,10 +80,6 @@ class TrainingBlocks(CapacityBlocks):
                        f"{plan.get('grad_accum')}, on {devs} (LLaMA-Factory).",
                        f"- **ZeRO 配置**（估算；配方表中没有这个组合）：**{zero}**，梯度累积 {plan.get('grad_accum')}，{devs}（LLaMA-Factory）。")]
 
-    def wanted_rows(self, rows: list[dict]) -> list[dict]:
-        fw = self.s.framework
-        return [r for r in rows if not fw or r["framework"] == fw]
-
     def training_headline(self, recipes: list[dict], rows: list[dict]) -> str | None:
         """One sentence that answers the question; the lines below give every row it came from."""
         s = self.s

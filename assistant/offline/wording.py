@@ -143,7 +143,7 @@ class Writer:
         """'full fine-tuning', or 'pre-training (PT, full parameters)' when the stage is pre-training."""
         if self.s.stage == "pt" and method in PRETRAIN[self.lang]:
             return PRETRAIN[self.lang][method]
-        return METHOD[self.lang].get(method, method)
+        return METHOD[self.lang].get(method, method or "")
 
     def results(self, name: str, ok: bool | None = True) -> list[Done]:
         return [d for d in self.done if d.name == name and (ok is None or d.ok == ok)]
@@ -153,7 +153,7 @@ class Writer:
         if source and source not in self.sources:
             self.sources.append(source)
 
-    def devices(self, n: int | None, unit: str = "card", hardware: str | None = None) -> str:
+    def devices(self, n: int | None, unit: str | None = "card", hardware: str | None = None) -> str:
         if n is None:
             return "?"
         if (unit or "").lower() == "die":
