@@ -71,7 +71,7 @@ SCROLL_TO_QUESTION = """() => { setTimeout(() => {
   const qs = document.querySelectorAll("#chat [data-testid='user']"); const q = qs[qs.length - 1]; if (!q) return;
   let box = q.parentElement; while (box && box.scrollHeight <= box.clientHeight + 1) box = box.parentElement;
   if (box && box !== document.documentElement && box !== document.body)
-    box.scrollTop += q.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+    box.scrollTop += q.getBoundingClientRect().top - box.getBoundingClientRect().top - 40;  // below the toolbar
 }, 80); }"""
 # Focus the question box without scrolling: on a phone the autofocus scrolled the title out of view.
 FOCUS_WITHOUT_SCROLL = """() => { setTimeout(() => {

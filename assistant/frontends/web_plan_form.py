@@ -12,7 +12,7 @@ from .web_plan import INFER_FIELDS, TRAIN_FIELDS, WEIGHT_BITS
 PRECISIONS = [("bf16 mixed precision", "bf16"), ("fp16 mixed precision", "fp16"), ("fp32", "fp32"),
               ("pure bf16 (bf16 weights and optimizer)", "pure_bf16")]
 HARDWARE_LABEL = "Hardware — pick one, or type a memory size such as “24 GB card”"
-CHART_TITLE = "Memory per device, GiB: the estimate's terms stacked, beside the usable memory (the limit)"
+CHART_TITLE = "Memory per device in GiB: the estimate's terms stacked, beside the usable memory (hover for each GiB)"
 
 
 def _link_js(plan: str, names: list[str]) -> str:
@@ -35,7 +35,7 @@ def _datalist_js(models: list[str]) -> str:
 def _chart(gr, elem_id: str):
     return gr.BarPlot(x="bar", y="GiB", color="part", title=CHART_TITLE, x_title=" ", y_title="GiB per device",
                       color_title="term", color_map=web_plan.PART_COLOURS, tooltip=["part", "GiB"],
-                      elem_id=elem_id, height=380, caption="Hover a block for its GiB.")
+                      elem_id=elem_id, height=380)
 
 
 def _frame(rows: list[dict[str, Any]]):
