@@ -174,32 +174,47 @@ full llama-factory llamafactory mindspeed-llm deepspeed config 配置 启动 lau
 _SETTING_WORDS = frozenset(_SETTING_TEXT.split())
 
 
-def note_topics(sections: list[NoteSection]) -> dict[str, frozenset[str]]:
-    """Note file -> the keywords that say what it is about (lower case), both languages merged;
-    keywords that only name the setting are left out."""
-    out: dict[str, set[str]] = {}
+@dataclass(frozen=True)
+class NoteTopic:
+    """What one note is about: any of its topic words, or all of the setting words its title pairs."""
+
+    any_word: re.Pattern[str] | None
+    all_words: tuple[re.Pattern[str], ...] = ()
+
+    def named_in(self, text: str) -> bool:
+        if self.any_word is not None and self.any_word.search(text):
+            return True
+        return bool(self.all_words) and all(rx.search(text) for rx in self.all_words)
+
+
+def _word_rx(word: str) -> str:
+    """Latin words whole (with a plural or -ed/-ing ending), Chinese and symbols as substrings."""
+    if re.search(rf"[{_CJK}]", word) or not re.fullmatch(r"[\w\s.\-]+", word):
+        return re.escape(word)
+    return rf"(?<![a-z0-9]){re.escape(word)}(?:s|es|ed|ing)?(?![a-z0-9])"
+
+
+def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
+    """Note file -> its topic (both languages merged), compiled once: the keywords that say what the
+    note is about (those that only name the setting are left out), and for a title that pairs two
+    setting words ("Snt9B vs Snt9B23") both of them."""
+    words: dict[str, set[str]] = {}
+    pairs: dict[str, set[str]] = {}
     for s in sections:
-        words = out.setdefault(s.file, set())
-        words.update(k.lower().strip() for k in s.keywords if k.strip() and k.lower().strip() not in _SETTING_WORDS)
-        in_title = sorted({w for w in re.findall(r"[a-z0-9]+", s.title.lower()) if w in _SETTING_WORDS})
-        if len(in_title) >= 2:  # "Snt9B vs Snt9B23": a question naming both is about this note
-            words.add("+".join(in_title))
-    return {f: frozenset(w) for f, w in out.items()}
+        words.setdefault(s.file, set()).update(
+            k.lower().strip() for k in s.keywords if k.strip() and k.lower().strip() not in _SETTING_WORDS)
+        in_title = {w for w in re.findall(r"[a-z0-9]+", s.title.lower()) if w in _SETTING_WORDS}
+        if len(in_title) >= 2:
+            pairs.setdefault(s.file, set()).update(in_title)
+    out = {}
+    for file, ws in words.items():
+        alternation = "|".join(_word_rx(w) for w in sorted(ws, key=len, reverse=True))
+        out[file] = NoteTopic(re.compile(alternation) if alternation else None,
+                              tuple(re.compile(_word_rx(w)) for w in sorted(pairs.get(file, ()))))
+    return out
 
 
-def covering(question: str, topics: dict[str, frozenset[str]]) -> set[str]:
-    """The notes whose topic words occur in the question (Latin words whole, Chinese as substrings)."""
+def covering(question: str, topics: dict[str, NoteTopic]) -> set[str]:
+    """The notes whose topic the question names."""
     text = question.lower()
-    found = set()
-    for file, words in topics.items():
-        for w in words:
-            if "+" in w:
-                hit = all(re.search(rf"(?<![a-z0-9]){re.escape(p)}(?![a-z0-9])", text) for p in w.split("+"))
-            elif re.search(rf"[{_CJK}]", w) or not re.fullmatch(r"[\w\s.\-]+", w):
-                hit = w in text
-            else:
-                hit = re.search(rf"(?<![a-z0-9]){re.escape(w)}(?:s|es|ed|ing)?(?![a-z0-9])", text) is not None
-            if hit:
-                found.add(file)
-                break
-    return found
+    return {file for file, topic in topics.items() if topic.named_in(text)}

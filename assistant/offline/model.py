@@ -44,6 +44,7 @@ class OfflinePlanner(BaseChatModel):
     ctx: Any
     tool_fields: dict[str, set[str]] = {}
     _parser: Parser | None = PrivateAttr(default=None)
+    _fields_cache: dict[tuple[int, ...], dict[str, set[str]]] = PrivateAttr(default_factory=dict)
 
     @property
     def _llm_type(self) -> str:
@@ -58,11 +59,18 @@ class OfflinePlanner(BaseChatModel):
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> OfflinePlanner:
         """The planner only calls the tools it is given, with the arguments their schemas accept."""
-        fields = {}
-        for t in tools:
-            fn = convert_to_openai_tool(t)["function"]
-            fields[fn["name"]] = set((fn.get("parameters") or {}).get("properties", {}))
+        key = tuple(id(t) for t in tools)  # the agent binds the same tools before every model call
+        fields = self._fields_cache.get(key)
+        if fields is None:
+            fields = {}
+            for t in tools:
+                fn = convert_to_openai_tool(t)["function"]
+                fields[fn["name"]] = set((fn.get("parameters") or {}).get("properties", {}))
+            if len(self._fields_cache) > 8:  # tools rebuilt elsewhere: keep the cache small
+                self._fields_cache.clear()
+            self._fields_cache[key] = fields
         bound = self.model_copy(update={"tool_fields": fields})
+        bound._fields_cache = self._fields_cache
         bound._parser = self.parser
         return bound
 

@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 
 from ..errors import SizingError
-from ..notes import covering
+from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
 from . import checks, serving_words
 from . import numbers as num
@@ -174,7 +174,7 @@ def language_words(text: str) -> tuple[int, int]:
 class Parser:
     """Parses questions against one catalog (the resolver's model and hardware names)."""
 
-    def __init__(self, resolver, models: list[dict], note_topics: dict[str, frozenset[str]] | None = None):
+    def __init__(self, resolver, models: list[dict], note_topics: dict[str, NoteTopic] | None = None):
         self.resolver = resolver
         self.note_topics = note_topics
         self.keys = resolver.model_keys  # squashed spelling -> id: a set lookup per candidate span
