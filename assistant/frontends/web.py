@@ -203,7 +203,9 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                                        datetime.now().isoformat(timespec="minutes"))
         return store, conv, gr.update(choices=web_history.choices(store), value=conv or None)
 
-    def restore(store):
+    def restore(store, chat: list):
+        if chat:  # a question was asked before the page finished loading: keep it
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
         convs = web_history.conversations(store)
         latest = convs[0] if convs else {}
         return (latest.get("chat", []), latest.get("turns", []), latest.get("id", ""),
@@ -220,7 +222,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
 
     def delete_conversation(store, conv: str):
         store = web_history.delete(store, conv)
-        return (store, *restore(store))
+        return (store, *restore(store, []))
 
     # delete_cache: Gradio's copies of served files older than a day go, checked hourly (long-running servers)
     with gr.Blocks(title="Sizing assistant", analytics_enabled=False, fill_width=True,
@@ -287,7 +289,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                          cancels=answering, queue=False)
         delete_btn.click(delete_conversation, [store, conv_id], [store, chatbot, turns, conv_id, history_dd],
                          cancels=answering, queue=False)
-        demo.load(restore, [store], [chatbot, turns, conv_id, history_dd], queue=False)
+        demo.load(restore, [store, chatbot], [chatbot, turns, conv_id, history_dd], queue=False)
         demo.load(None, js=FOCUS_WITHOUT_SCROLL)  # apart: a load's js return value would replace its inputs
 
     demo.sizing_files_dir = files_dir

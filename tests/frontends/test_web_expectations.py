@@ -39,6 +39,17 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 HOSTILE = "<b>bold</b> <a href='http://evil.example'>link</a> <img src=x onerror=alert(1)> https://x.example ~a~ **b**"
 
 
+def doc_shot(page, name: str) -> None:
+    """A README screenshot from the top of the page, reduced to 128 colours (a third of the bytes)."""
+    from PIL import Image
+
+    DOCS.mkdir(exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")
+    path = DOCS / name
+    page.screenshot(path=path)
+    Image.open(path).convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
+
+
 def open_page(browser, server, size=DESKTOP, context=None, path=""):
     context = context or browser.new_context(viewport=size, accept_downloads=True, locale="en-US")
     page = context.new_page()
@@ -226,13 +237,11 @@ def test_plan_chart_is_labelled_with_stable_colours(desk, shots):
     assert table["y"] > res["y"] and table["width"] >= 0.9 * res["width"]
     desk.screenshot(path=shots / "e06_plan_chart.png", full_page=True)
     if os.environ.get("SIZING_UPDATE_DOCS"):
-        DOCS.mkdir(exist_ok=True)
         desk.locator("#plan-model input").fill("qwen2.5-72b")
         _choose(desk, "plan-method", "lora")
         desk.locator("#plan-train").click()
         expect(desk.locator("#plan-result")).to_contain_text("qwen2.5-72b")
-        desk.evaluate("window.scrollTo(0, 0)")
-        desk.screenshot(path=DOCS / "web-plan.png")
+        doc_shot(desk, "web-plan.png")
 
 
 def _choose(page, elem_id: str, option: str) -> None:
@@ -347,8 +356,7 @@ def test_phone_opens_at_the_top_and_tables_fit(browser, server, shots):
 def test_readme_chat_screenshot(desk):
     ask(desk, EN_QUESTION)
     if os.environ.get("SIZING_UPDATE_DOCS"):
-        DOCS.mkdir(exist_ok=True)
-        desk.screenshot(path=DOCS / "web-chat.png")
+        doc_shot(desk, "web-chat.png")
     assert 32 in numbers(last_reply(desk))
 
 

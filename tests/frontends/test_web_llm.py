@@ -71,6 +71,8 @@ def app_url(ctx, tmp_path_factory):
 
 
 def _ask(page, text: str) -> str:
+    # the example questions show once the app is mounted and its load events have run
+    expect(page.locator("#chat button").filter(has_text=QUESTION).first).to_be_visible(timeout=30_000)
     box = page.locator("#question textarea")
     box.fill(text)
     box.press("Enter")
