@@ -350,6 +350,14 @@ def test_phone_opens_at_the_top_and_tables_fit(browser, server, shots):
     expect(grid).to_be_visible()
     assert grid.bounding_box()["width"] <= PHONE["width"]
     page.screenshot(path=shots / "e09_phone_tables.png", full_page=True)
+    # the Plan tab stacks the form above the results, each within the screen's width
+    plan_tab(page)
+    page.locator("#plan-train").click()
+    expect(page.locator("#plan-result")).to_contain_text("Model: qwen2.5-72b")
+    for part in ("#plan-model", "#plan-chart", "#plan-result", "#plan-table"):
+        box = page.locator(part).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] + 1, (part, box)
+    page.screenshot(path=shots / "e11_phone_plan.png", full_page=True)
     page.context.close()
 
 
