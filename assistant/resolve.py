@@ -96,6 +96,11 @@ class Resolver:
         """Every known spelling, squashed (see `squash`), mapped to its canonical model id."""
         return self._model_keys
 
+    @property
+    def hardware_keys(self) -> dict[str, str]:
+        """Every hardware spelling in the catalog (id, name, aliases), squashed, mapped to its id."""
+        return self._hw_keys
+
     def model_id(self, name: str) -> str:
         """Canonical id for ``name`` or a SizingError listing the closest known models."""
         for key in _candidates(name or ""):

@@ -76,3 +76,19 @@ def test_family_prefix_suggests_sizes(call):
                                            ("H100", "h100-80g"), ("4090", "rtx4090-24g")])
 def test_resolve_hardware(ctx, name, expected):
     assert ctx.resolver.hardware_id(name) == expected
+
+
+@pytest.mark.parametrize(("typed", "model"), [
+    ("lama3-8b", "llama3-8b"),                      # one letter missing
+    ("mixtrel-8x7b", "mixtral-8x7b"),               # one letter wrong
+    ("gema3-27b", "gemma3-27b"),
+    ("qwen2.5-7b-instrcut", "qwen2.5-7b"),          # a transposition in a size-neutral suffix
+    ("Qwen2.5-14B-Instuct", "qwen2.5-14b"),
+])
+def test_one_or_two_letter_typos_are_read_as_the_catalog_model(ctx, typed, model):
+    assert ctx.resolver.correct(typed) == ([model], 1)
+
+
+@pytest.mark.parametrize("typed", ["llama3-9b", "qwen9-13b", "gpt-99-ultra", "supernova-ultra"])
+def test_a_different_number_or_an_unknown_name_is_no_typo(ctx, typed):
+    assert ctx.resolver.correct(typed) == ([], 0)  # 9b is not a misspelt 8b: the numbers must agree

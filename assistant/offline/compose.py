@@ -135,6 +135,10 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         name = d.args.get("name", "")
         closest = [str(c) for c in (d.error.get("valid") or [])][:6]
         typed = self.s.model_text if name == self.s.unknown_model and self.s.model_text else name
+        size = re.fullmatch(r"([a-z\u4e00-\u9fff]+)\s*[-_ ]?\s*(\d+(?:\.\d+)?b)", name.lower())
+        same_size = [c for c in closest if size and re.search(rf"(?<![0-9.]){re.escape(size.group(2))}", c.lower())]
+        if size and same_size:  # "llama 70b": a family and a size; the catalog models that match both
+            return [t("which_size", self.lang, name=typed, closest=", ".join(same_size))]
         if is_family_prefix(name, closest):
             if any(x.args.get("family") == name for x in self.results("list_models")):
                 return []  # the family list below asks which one

@@ -303,7 +303,25 @@ class Parser:
                 s.hardware = self._hardware_id(name, m)
                 hw_count = num.count_before_hardware(work[: m.start()], work[m.end():])
             work = rx.sub(lambda m: " " * len(m.group(0)), work)
+        if s.hardware is None:
+            work, hw_count = self._catalog_hardware(work, s)
         return work, hw_count
+
+    def _catalog_hardware(self, work: str, s: Slots) -> tuple[str, int | None]:
+        """Any part of the hardware catalog by its id, name or aliases ("V100", "MI300X", "Atlas 300I Duo"):
+        the longest run of up to three words whose spelling the catalog knows, so new parts need no code."""
+        keys = self.resolver.hardware_keys
+        toks = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[a-z0-9][a-z0-9.\-]*", work)]
+        for i in range(len(toks)):
+            for j in range(min(len(toks), i + 3), i, -1):
+                key = squash(" ".join(t[2] for t in toks[i:j]))
+                memory_only = re.fullmatch(r"\d+g(?:b)?", key)  # "32G" alone is a memory size (see _counts)
+                if len(key) >= 3 and re.search(r"\d", key) and not memory_only and key in keys:
+                    start, end = toks[i][0], toks[j - 1][1]
+                    s.hardware, s.hardware_text = keys[key], work[start:end]
+                    count = num.count_before_hardware(work[:start], work[end:])
+                    return blank_span(work, (start, end)), count
+        return work, None
 
     def _model(self, work: str, text: str, s: Slots) -> tuple[str, tuple[int, int] | None]:
         """A catalog model (also misspelt), else an unknown model name, a raw size, a shape or a family."""
