@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install -q --disable-pip-version-check
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
-FAST_TIER := not browser and not real_frameworks and not packaging
+FAST_TIER := not browser and not real_frameworks and not packaging and not slow
 
 .PHONY: install install-test run check test lint readme bench lock system-deps test-deps clean
 
@@ -47,9 +47,9 @@ $(INSPECTOR): | system-deps
 	npm install -q --no-audit --no-fund --prefix $(VENV)/inspector @modelcontextprotocol/inspector@2.12.0
 test-deps: $(INSPECTOR)
 
-## check: the fast tier (no browser, no real frameworks, no wheel build; short property-test rounds)
+## check: the fast tier (no browser, real frameworks, wheel build or slow files; short property-test rounds)
 check: $(TEST_STAMP)
-	HYPOTHESIS_PROFILE=check FUZZ_EXAMPLES=100 QUESTION_EXAMPLES=60 $(BIN)/pytest -q -m "$(FAST_TIER)"
+	HYPOTHESIS_PROFILE=check FUZZ_EXAMPLES=30 QUESTION_EXAMPLES=30 $(BIN)/pytest -q -m "$(FAST_TIER)"
 
 ## test: install everything, lint, and run the whole test suite (CI)
 test: $(TEST_STAMP) system-deps test-deps lint

@@ -35,6 +35,11 @@ TIERS = {
     "browser": ("frontends/test_web_browser.py", "frontends/test_web_llm.py"),
     "real_frameworks": ("configs/test_real_frameworks.py",),
     "packaging": ("packaging/",),
+    # Tens of seconds each on 2 cores: whole-table calibration, many-thread runs, property tests with
+    # fixed large example counts, the eval question sets, and the MCP Inspector's node processes.
+    "slow": ("estimate/test_calibration.py", "estimate/test_cli_calibrate.py", "estimate/test_properties.py",
+             "agent/test_concurrency_agent.py", "tools/test_concurrency.py", "eval/",
+             "frontends/test_mcp_inspector.py"),
 }
 TESTS = os.path.dirname(os.path.abspath(__file__))
 
