@@ -118,36 +118,38 @@ def layouts(s: Shape, dev: Device, max_devices: int):
 
 
 def plan_inference(s: Shape, dev: Device, max_model_len: int, util: float, concurrency: int = 1,
-                   weight_bits: int | None = None, max_devices: int = 64, largest: bool = False) -> InferencePlan:
+                   weight_bits: int | None = None, max_devices: int = 64, largest: bool = False,
+                   kv_bytes: float = 2.0) -> InferencePlan:
     """weight_bits None: the checkpoint's native precision where `dev` serves it (serving_weights).
     largest: the largest layout within max_devices instead of the fewest devices that fit ("how many
-    sequences do my 8 cards hold")."""
+    sequences do my 8 cards hold"). kv_bytes: bytes per cached K/V element (2 for bf16/fp16, 1 for
+    vLLM's --kv-cache-dtype fp8 or an int8 KV cache)."""
     need = max_model_len * concurrency
     w = serving_weights(s, dev, weight_bits)
     if largest:
         options = list(layouts(s, dev, max_devices))
         n, tp, pp = options[-1] if options else (1, 1, 1)
-        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len)
+        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len, kv_bytes)
         p.fits = p.kv_tokens >= need
         p.reason = (f"largest layout within max_devices={max_devices}: KV room for {p.kv_tokens} tokens, "
                     f"{p.kv_tokens // max(1, max_model_len)} sequences of {max_model_len}")
         return p
     last = None
     for n, tp, pp in layouts(s, dev, max_devices):
-        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len)
+        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len, kv_bytes)
         last = p
         if p.kv_tokens >= need:
             p.fits, p.reason = True, f"KV cache holds {p.kv_tokens} tokens >= {need} needed"
             p.max_sequences = p.kv_tokens // max_model_len
             return p
     if last is None:
-        last = _evaluate(s, dev, 1, 1, 1, util, w, max_model_len)
+        last = _evaluate(s, dev, 1, 1, 1, util, w, max_model_len, kv_bytes)
     last.reason = f"does not fit within max_devices={max_devices}: KV room for {last.kv_tokens} tokens, {need} needed"
     return last
 
 
 def _evaluate(s: Shape, dev: Device, n: int, tp: int, pp: int, util: float, w: ServingWeights,
-              max_model_len: int) -> InferencePlan:
+              max_model_len: int, kv_bytes: float = 2.0) -> InferencePlan:
     gib = C.GIB
     weights = w.bytes / (tp * pp) / gib
     # Profiling run: max_num_batched_tokens of hidden states and MLP activations (sharded by TP),
@@ -158,8 +160,8 @@ def _evaluate(s: Shape, dev: Device, n: int, tp: int, pp: int, util: float, w: S
     overhead = C.INFERENCE_OVERHEAD_GIB.get(dev.kind, C.INFERENCE_OVERHEAD_GIB["gpu"])
     budget = dev.capacity_gib * util
     kv_gib = budget - weights - act - overhead
-    per_dev = kv_bytes_per_token_per_device(s, tp, pp, seq_len=max_model_len)
-    total, formula = kv_bytes_per_token(s, seq_len=max_model_len)
+    per_dev = kv_bytes_per_token_per_device(s, tp, pp, kv_bytes, seq_len=max_model_len)
+    total, formula = kv_bytes_per_token(s, kv_bytes, seq_len=max_model_len)
     kv_tokens = int(max(0.0, kv_gib) * gib // per_dev) if per_dev else 0
     return InferencePlan(False, n, tp, pp, round(weights, 3), round(act, 3), overhead, round(budget, 3),
                          round(kv_gib, 3), total, per_dev, formula, kv_tokens, kv_tokens // max(1, max_model_len), "",

@@ -27,7 +27,7 @@ LABELS = {"zero_stage": "DeepSpeed ZeRO stage", "offload": "CPU offload", "tp": 
           "distributed_optimizer": "Distributed optimizer", "micro_batch": "Micro batch per device",
           "grad_accum": "Gradient accumulation steps", "global_batch": "Global batch (sequences)",
           "max_model_len": "max-model-len (tokens)", "gpu_memory_utilization": "gpu-memory-utilization",
-          "concurrency": "Sequences at max-model-len", "weight_bits": "Weight bits",
+          "concurrency": "Sequences at max-model-len", "weight_bits": "Weight bits", "kv_cache_dtype": "KV cache precision",
           "kv_bytes_per_token": "KV cache bytes per token", "kv_bytes_per_token_per_device": "KV bytes per token per device",
           "kv_formula": "KV bytes formula", "weights_gib_per_device": "Weights per device (GiB)",
           "activation_gib": "Activations (GiB)", "overhead_gib": "Overhead (GiB)", "budget_gib": "vLLM memory budget (GiB)",
@@ -35,7 +35,9 @@ LABELS = {"zero_stage": "DeepSpeed ZeRO stage", "offload": "CPU offload", "tp": 
           "max_sequences_at_len": "Sequences of max-model-len that fit"}
 TRAIN_FIELDS = ["model", "params_b", "method", "stage", "seq_len", "micro_batch", "precision", "quant_bits",
                 "hardware", "framework", "max_devices", "tokens_m", "tps"]
-INFER_FIELDS = ["model", "params_b", "max_model_len", "weight_bits", "hardware", "gpu_memory_utilization", "concurrency"]
+INFER_FIELDS = ["model", "params_b", "max_model_len", "weight_bits", "kv_cache_dtype", "hardware", "gpu_memory_utilization",
+                "concurrency"]
+KV_CACHE_DTYPES = [("the model's bf16 / fp16", "auto"), ("fp8 (GPUs)", "fp8"), ("int8 (Ascend)", "int8")]
 WEIGHT_BITS = [("in the checkpoint's own precision", "native"), ("16-bit (bf16)", "16"), ("8-bit (W8A8 / FP8)", "8"), ("4-bit (AWQ / GPTQ)", "4")]
 
 
@@ -245,7 +247,8 @@ def inference_args(form: dict[str, Any]) -> dict[str, Any]:
     args = {**model_args(form), "max_model_len": whole(form.get("max_model_len")), "hardware": form.get("hardware"),
             "gpu_memory_utilization": number(form.get("gpu_memory_utilization")),
             "concurrency": whole(form.get("concurrency")) or None,
-            "weight_bits": int(bits) if bits.isdigit() else None}
+            "weight_bits": int(bits) if bits.isdigit() else None,
+            "kv_cache_dtype": form.get("kv_cache_dtype") if form.get("kv_cache_dtype") != "auto" else None}
     return {k: v for k, v in args.items() if v not in (None, "")}
 
 

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from . import web_plan
-from .web_plan import INFER_FIELDS, TRAIN_FIELDS, WEIGHT_BITS
+from .web_plan import INFER_FIELDS, KV_CACHE_DTYPES, TRAIN_FIELDS, WEIGHT_BITS
 
 PRECISIONS = [("bf16 mixed precision", "bf16"), ("fp16 mixed precision", "fp16"), ("fp32", "fp32"),
               ("pure bf16 (bf16 weights and optimizer)", "pure_bf16")]
@@ -100,6 +100,8 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                 i_len = gr.Number(32768, precision=0, minimum=1, label="max-model-len (tokens)", elem_id="infer-len")
                 i_bits = gr.Dropdown(WEIGHT_BITS, value="native", label="Weight precision / quantization",
                                      elem_id="infer-bits")
+                i_kv = gr.Dropdown(KV_CACHE_DTYPES, value="auto", label="KV cache precision (--kv-cache-dtype)",
+                                   elem_id="infer-kv")
                 i_hw = gr.Dropdown(hardware, value=default_hw, label=HARDWARE_LABEL, allow_custom_value=True,
                                    elem_id="infer-hw")
                 i_util = gr.Slider(0.5, 0.98, value=0.9, step=0.01, label="gpu-memory-utilization", elem_id="infer-util")
@@ -138,7 +140,7 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
     f_btn.click(on_fits, [f_work, f_goal, f_hw, f_dev, f_model, f_len, f_method], f_out)
 
     t_inputs = [t_model, t_params, t_method, t_stage, t_seq, t_mb, t_prec, t_bits, t_hw, t_fw, t_max, t_tokens, t_tps]
-    i_inputs = [i_model, i_params, i_len, i_bits, i_hw, i_util, i_conc]
+    i_inputs = [i_model, i_params, i_len, i_bits, i_kv, i_hw, i_util, i_conc]
     t_names, i_names = [*TRAIN_FIELDS, "config"], [*INFER_FIELDS, "config"]
 
     def on_train(*values):

@@ -317,6 +317,9 @@ class EstimateInferenceArgs(ModelArgs):
         None, description="Weight precision for every weight: 16 (bf16), 8 (W8A8 int8/FP8) or 4 (AWQ/GPTQ int4). "
         "None (default): the checkpoint's native precision where the hardware serves it, else 16: DeepSeek-V3/R1 FP8 "
         "and gpt-oss MXFP4 experts on NVIDIA GPUs; Ascend converts them to bf16.")
+    kv_cache_dtype: Literal["auto", "fp8", "int8"] = Field(
+        "auto", description="KV cache precision (vLLM --kv-cache-dtype): auto = the model's bf16/fp16 (2 bytes per "
+        "element); fp8 = 1 byte on GPUs; int8 = 1 byte, Ascend's KV-cache int8 quantisation (vllm-ascend).")
     max_devices: int = Field(64, ge=1, le=4096, description="Most devices to consider, >= 1.")
     largest_layout: bool = Field(False, description="Size the largest layout within max_devices instead of the fewest "
                                  "devices that fit: how many sequences a given set of devices holds.")
@@ -365,8 +368,9 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
         raise SizingError("invalid_arguments", f"max_devices must be between 1 and 4096, got {args.max_devices}.",
                           field="max_devices", valid="1..4096")
     hw_id, dev = resolve_hardware(ctx, args.hardware)
+    kv_bytes, kv_label = _kv_cache_precision(args.kv_cache_dtype, dev)
     p = plan_inference(s, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, args.weight_bits, args.max_devices,
-                       largest=args.largest_layout)
+                       largest=args.largest_layout, kv_bytes=kv_bytes)
     table, note = vllm_row(ctx, model_id, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, p.devices)
     return InferenceResult(
         model=model_id or s.name, shape=shape_info(s), hardware=hw_id, unit=dev.unit, fits=p.fits, devices=p.devices, tp=p.tp,
@@ -375,9 +379,24 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
         kv_formula=p.kv_formula, weights_gib_per_device=p.weights_gib, activation_gib=p.activation_gib, overhead_gib=p.overhead_gib,
         budget_gib=p.budget_gib, kv_cache_gib=p.kv_cache_gib, kv_tokens_fit=p.kv_tokens, max_sequences_at_len=p.max_sequences,
         table=table, note=note, reason=p.reason,
-        assumptions=[f"{p.weight_precision}; KV cache bf16",
+        assumptions=[f"{p.weight_precision}; KV cache {kv_label}",
                      f"profiling reserve for {C.INFERENCE_ACTIVATION_TOKENS} batched tokens and 256 sequences' logits",
                      *_sliding_window_assumption(s)])
+
+
+def _kv_cache_precision(dtype: str, dev) -> tuple[float, str]:
+    """Bytes per cached K/V element. fp8 KV needs a GPU (vLLM's CUDA/ROCm kernels); Ascend quantises the
+    KV cache to int8 instead (vllm-ascend), so each is refused where the runtime has no such cache."""
+    if dtype == "auto":
+        return 2.0, "bf16 (the model's dtype)"
+    ascend = dev.kind == "npu"
+    if dtype == "fp8" and ascend:
+        raise SizingError("invalid_arguments", "kv_cache_dtype fp8 is not available on Ascend NPUs; use int8 "
+                          "(vllm-ascend KV-cache quantisation) or auto.", field="kv_cache_dtype", valid="auto, int8")
+    if dtype == "int8" and not ascend:
+        raise SizingError("invalid_arguments", "kv_cache_dtype int8 is an Ascend (vllm-ascend) option; on GPUs vLLM "
+                          "offers fp8.", field="kv_cache_dtype", valid="auto, fp8")
+    return 1.0, f"{dtype} (1 byte per element, --kv-cache-dtype {dtype})"
 
 
 def _sliding_window_assumption(s) -> list[str]:

@@ -140,6 +140,15 @@ def test_plan_inference_view_chart_uses_the_kv_cache_per_token(ctx, call):
     assert "| vllm-newest | 64 | 4 | 32768 |" in table_md and "modelarts_llm_infer_5910003" in table_md
 
 
+def test_plan_inference_view_takes_the_kv_cache_precision(ctx):
+    # Qwen2.5-72B with an fp8 KV cache: 2 x 80 x 8 x 128 x 1 B = 163,840 B per token on an H100
+    form = {**infer_form("qwen2.5-72b", 32768), "hardware": "h100-80g", "kv_cache_dtype": "fp8"}
+    md, _, _ = web_plan.plan_inference_view(ctx, form)
+    assert "163,840" in md and "--kv-cache-dtype fp8" in md
+    md, _, rows = web_plan.plan_inference_view(ctx, {**form, "hardware": "snt9b"})
+    assert md.startswith("⚠️") and "int8" in md and rows == []
+
+
 def test_plan_form_reports_tool_errors(ctx):
     md, table_md, rows = web_plan.plan_training_view(ctx, train_form("gpt-99-ultra"))
     assert md.startswith("⚠️ **unknown_model**") and rows == []

@@ -267,3 +267,22 @@ def test_encoder_decoder_models_are_refused_with_the_reason(call, name):
     for tool in ("estimate_training_memory", "estimate_inference", "plan_training"):
         e = err(call(tool, model=name))
         assert e["code"] == "unsupported_model" and "encoder-decoder" in e["message"]
+
+
+def test_kv_cache_precision_halves_the_kv_bytes(call):
+    # Llama-3.1-8B: 2 (K,V) x 32 layers x 8 KV heads x head_dim 128 = 65,536 elements per token,
+    # 2 bytes each in bf16 (131,072 B) and 1 byte with vLLM's --kv-cache-dtype fp8 (65,536 B).
+    bf16 = call("estimate_inference", model="llama3.1-8b", hardware="a100-80g", max_model_len=8192)
+    fp8 = call("estimate_inference", model="llama3.1-8b", hardware="a100-80g", max_model_len=8192, kv_cache_dtype="fp8")
+    assert bf16["kv_bytes_per_token"] == 131_072 and fp8["kv_bytes_per_token"] == 65_536
+    assert fp8["kv_cache_gib"] == bf16["kv_cache_gib"]  # same budget, each token half the bytes
+    assert abs(fp8["kv_tokens_fit"] - 2 * bf16["kv_tokens_fit"]) <= 2
+    assert any("fp8" in a for a in fp8["assumptions"]) and any("KV cache bf16" in a for a in bf16["assumptions"])
+    int8 = call("estimate_inference", model="llama3.1-8b", hardware="snt9b", kv_cache_dtype="int8")
+    assert int8["kv_bytes_per_token"] == 65_536
+
+
+@pytest.mark.parametrize("hardware, dtype", [("snt9b", "fp8"), ("a100-80g", "int8")])
+def test_kv_cache_precision_the_runtime_lacks_is_refused(call, hardware, dtype):
+    e = err(call("estimate_inference", model="llama3.1-8b", hardware=hardware, kv_cache_dtype=dtype))
+    assert e["field"] == "kv_cache_dtype" and dtype in e["message"]
