@@ -17,6 +17,7 @@ from .wording import (
     RECIPE_LABEL,
     note_lead_in_zh,
     sentence_cut,
+    source_as_known,
     t,
 )
 
@@ -281,7 +282,8 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
             passage = sentence_cut(h["text"], PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
             quoted = "\n".join("> " + ln for ln in passage.splitlines())
             lines += [f"**{h['title']} — {h['heading']}**", quoted]
-        lines += [self.L(f"(source: {best[0]['source']})", f"（来源：{best[0]['source']}）"), ""]
+        source = source_as_known(best[0]["source"])
+        lines += [self.L(f"(source: {source})", f"（来源：{source}）"), ""]
         return lines
 
 
