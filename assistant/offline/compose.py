@@ -110,6 +110,9 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
             line += self.L(f" (read {n} as the sequence length, not a device count)", f"（{n} 按序列长度理解，不是卡数）")
         if s.model_read_as:
             line += self.L(f" (read “{s.model_read_as}” as {s.model})", f"（“{s.model_read_as}”按 {s.model} 理解）")
+        if s.ignored_instruction:
+            line += self.L(f" (ignored the instruction “{s.ignored_instruction}”: numbers come only from the tools)",
+                           f"（已忽略问题中的指令“{s.ignored_instruction}”：数字只来自工具）")
         assumed = [seq] if "seq_len" in e.assumed and training else []
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
             # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read
