@@ -92,6 +92,23 @@ def source_as_known(source: str) -> str:
 
 
 CJK_TEXT = re.compile(r"[\u4e00-\u9fff]")
+# The estimator's assumptions, worded in Chinese for Chinese answers (the tools speak English; the
+# answer is in the question's language throughout). Patterns not listed stay as the tool wrote them.
+ASSUMPTION_ZH = [
+    (re.compile(r"activations in bf16 with FlashAttention \(no s\^2 term\)"), "激活按 bf16 计、启用 FlashAttention（无 s² 项）"),
+    (re.compile(r"usable memory = ([\d.]+) GB x ([\d.]+) reported capacity"), r"可用显存 = \1 GB × \2（运行时报告的容量）"),
+    (re.compile(r"MindSpeed-LLM: distributed optimizer, sequence parallel with TP, 1F1B pipeline"),
+     "MindSpeed-LLM：分布式优化器，开 TP 时开启序列并行，1F1B 流水线"),
+    (re.compile(r"DeepSpeed ZeRO-(\d) with CPU offload over data parallel"), r"DeepSpeed ZeRO-\1 + CPU offload，数据并行"),
+    (re.compile(r"DeepSpeed ZeRO-(\d) over data parallel"), r"DeepSpeed ZeRO-\1，数据并行"),
+    (re.compile(r"shape inferred from the parameter count: "), "模型结构由参数量推断："),
+]
+
+
+def assumption_zh(text: str) -> str:
+    for rx, zh in ASSUMPTION_ZH:
+        text = rx.sub(zh, text)
+    return text
 
 
 def note_lead_in_zh(file: str, title: str, text: str) -> str:
@@ -186,6 +203,6 @@ class Writer:
         assumptions = result.get("assumptions") or []
         if isinstance(assumptions, str):
             assumptions = [assumptions]
-        shown = self.L("; ", "；").join(str(a) for a in assumptions[: 2 if short else 4])
+        shown = self.L("; ", "；").join(self.L(str(a), assumption_zh(str(a))) for a in assumptions[: 2 if short else 4])
         base = self.L("estimate", "估算")
         return self.L(f"{base}, assumptions: {shown}", f"{base}，假设：{shown}") if shown else base

@@ -86,3 +86,13 @@ def test_english_note_lead_in_glosses_the_topic_in_chinese():
 
     lead = note_lead_in_zh("oom.md", "NPU out-of-memory remedies", "On Ascend NPUs an out-of-memory failure ...")
     assert lead == "以下摘自笔记《NPU out-of-memory remedies》，讲的是 NPU 显存溢出（OOM）的报错特征与处理办法；笔记为英文，原文引用如下："
+
+
+
+@pytest.mark.parametrize("q", ["yi-34b 全参 8k 需要几个节点？", "mixtral 8x22b lora mindspeed 4k 最少多少卡",
+                               "qwen2.5-72b 全参微调 我只有16张卡"])
+def test_estimate_assumptions_are_worded_in_chinese(ctx, q):
+    ans = Assistant(ctx).ask(q).answer
+    assert "假设：" in ans
+    for english in ("activations in", "usable memory", "reported capacity", "over data parallel", "distributed optimizer"):
+        assert english not in ans, english
