@@ -3,6 +3,7 @@ stream events. Front ends depend on these shapes, not on LangChain types."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -77,3 +78,16 @@ class AgentEvent(BaseModel):
     result: dict[str, Any] | None = None
     text: str | None = None
     answer: Answer | None = None
+
+
+# How every front end names a source: as users know it, never by the file it was transcribed into.
+FILE_REF = re.compile(r"[\w\-/]+\.(?:txt|md|csv|yaml|json|py)(?:\s*§\s*[\d.]+)?\s*:?\s*")
+
+
+def source_as_known(source: str) -> str:
+    """A source as users know it (the vendor page, its title and date), not the file it was transcribed
+    into: "seeds/004_….txt (ModelArts: 模型最小卡数配置, 2025-06-24)" -> "ModelArts: 模型最小卡数配置, 2025-06-24"."""
+    text = FILE_REF.sub("", source).strip(" ;,")
+    if text.startswith("(") and text.endswith(")") and text.count("(") == 1:
+        text = text[1:-1]
+    return re.sub(r"\s{2,}", " ", text).replace("( ", "(").replace(" )", ")")

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..answer import AgentEvent, Answer, GeneratedFile
+from ..answer import AgentEvent, Answer, GeneratedFile, source_as_known
 
 MAX_RESULT_CHARS = 4_000  # a tool step shows at most this much JSON; long row lists are cut
 CODE_LANG = {"yaml": "yaml", "yml": "yaml", "json": "json", "sh": "bash", "env": "bash", "txt": "text"}
@@ -83,8 +83,10 @@ def collect_sources(result: Any, limit: int = 6) -> list[str]:
             for key in ("citation", "source"):
                 src = node.get(key)
                 # a bare table name (e.g. "min_cards" beside an estimate) is not a document
-                if isinstance(src, str) and (" " in src or "/" in src) and src not in found:
-                    found.append(src)
+                if isinstance(src, str) and (" " in src or "/" in src):
+                    known = source_as_known(src)  # the page as users know it, not the transcription file
+                    if known and known not in found:
+                        found.append(known)
             for v in node.values():
                 if isinstance(v, dict | list):
                     walk(v)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..answer import source_as_known
 from .parse import Slots
 from .route import Done, is_family_prefix, is_training_question
 from .serving import ServingBlocks, quant_named
@@ -17,7 +18,6 @@ from .wording import (
     RECIPE_LABEL,
     note_lead_in_zh,
     sentence_cut,
-    source_as_known,
     t,
 )
 

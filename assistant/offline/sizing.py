@@ -310,6 +310,7 @@ class TrainingBlocks(CapacityBlocks):
                                   f"  估算与{name}不一致：{p['devices']} 对 {ref['cards']}；{more}。两者都列出。"))
             elif ref.get("cards") is not None:
                 out.append(self.L(f"  The estimate agrees with the {name} ({ref['cards']}).", f"  估算与{name}一致（{ref['cards']}）。"))
+        out += self.practice_lines(p)
         fewer = p.get("fewer_devices")
         if isinstance(fewer, dict) and not cap:
             devs = self.devices(fewer["devices"], p.get("unit") or "card", p.get("hardware"))
@@ -321,6 +322,21 @@ class TrainingBlocks(CapacityBlocks):
             out.append(self.L("  The vendor tables have no row for this combination, so this is an estimate, not a vendor figure.",
                               "  厂商表格中没有这个组合的数据，以上为估算值，不是厂商数据。"))
         return out
+
+    def practice_lines(self, p: dict) -> list[str]:
+        """The memory need and the vendor practice, each with its reason, and which one to plan with: a
+        LoRA plan on Ascend is raised from the memory minimum to about half of full fine-tuning's devices."""
+        need, rec = p.get("memory_devices"), p.get("devices")
+        if not (p.get("practice") and need and rec and need < rec):
+            return []
+        unit, hw = p.get("unit") or "card", p.get("hardware")
+        need_s, rec_s = self.devices(need, unit, hw), self.devices(rec, unit, hw)
+        return [self.L(
+            f"  Why {rec_s}: device memory alone holds the job on {need_s}; ModelArts practice sizes a LoRA job at "
+            f"about half of the same model's full fine-tuning devices, which gives {rec_s}. Plan with {rec_s} to match "
+            f"the vendor's tested setup; {need_s} is the memory minimum (fits by the estimate, not run by the vendor).",
+            f"  为什么是 {rec_s}：仅按显存 {need_s}即可放下；ModelArts 的做法是 LoRA 任务按同一模型全参微调卡数的一半左右配置，"
+            f"即 {rec_s}。按 {rec_s}规划与厂商验证过的配置一致；{need_s}是显存下限（估算可放下，厂商未实测）。")]
 
     def memory(self, d: Done) -> list[str]:
         if not d.ok:

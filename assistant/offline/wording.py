@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..answer import source_as_known
 from .parse import Slots
 from .route import ASCEND, Done, Effective, effective
 
@@ -79,18 +80,6 @@ NOTE_TOPIC_ZH = {
     "lora_qlora.md": "LoRA、QLoRA 与冻结微调的显存计算",
     "tables_caveats.md": "厂商卡数表格中的异常与注意事项",
 }
-FILE_REF = re.compile(r"[\w\-/]+\.(?:txt|md|csv|yaml|json|py)(?:\s*§\s*[\d.]+)?\s*:?\s*")
-
-
-def source_as_known(source: str) -> str:
-    """A source as users know it (the vendor page, its title and date), not the file it was transcribed
-    into: "seeds/004_….txt (ModelArts: 模型最小卡数配置, 2025-06-24)" -> "ModelArts: 模型最小卡数配置, 2025-06-24"."""
-    text = FILE_REF.sub("", source).strip(" ;,")
-    if text.startswith("(") and text.endswith(")") and text.count("(") == 1:
-        text = text[1:-1]
-    return re.sub(r"\s{2,}", " ", text).replace("( ", "(").replace(" )", ")")
-
-
 CJK_TEXT = re.compile(r"[\u4e00-\u9fff]")
 # The estimator's assumptions, worded in Chinese for Chinese answers (the tools speak English; the
 # answer is in the question's language throughout). Patterns not listed stay as the tool wrote them.

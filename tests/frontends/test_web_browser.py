@@ -150,7 +150,7 @@ def test_english_question_answers_from_the_vendor_table(page, shots):
     step.locator("button, [role='button']").first.click()
     expect(step).to_contain_text("Arguments")
     expect(step).to_contain_text("Result")
-    expect(step).to_contain_text("004_29a3a60428ed8cce")  # the minimum-card table's source document
+    expect(step).to_contain_text("ModelArts: 模型最小卡数配置, 2025-06-24")  # the minimum-card table's page, as users know it
     page.screenshot(path=shots / "03_tool_step.png", full_page=True)
 
 

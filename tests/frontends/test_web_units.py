@@ -37,8 +37,10 @@ def test_tool_step_shows_arguments_result_and_source(call):
     # the vendor table's cell for Qwen2.5-72B LoRA 4096 LLaMA-Factory Snt9B is 32*Ascend (seed 004)
     assert '"cards": 32' in step["content"]
     assert "Qwen2.5-72B-Instruct" in step["content"]  # arguments kept even though the result event had none
-    assert "004_29a3a60428ed8cce" in step["content"].split("**Arguments**")[0]  # source first
-    assert step["metadata"]["log"].startswith("seeds/004_29a3a60428ed8cce")
+    # source first, named as users know the page (title and date), not by the transcription file
+    assert "ModelArts: 模型最小卡数配置, 2025-06-24" in step["content"].split("**Arguments**")[0]
+    assert step["metadata"]["log"] == "ModelArts: 模型最小卡数配置, 2025-06-24"
+    assert ".txt" not in step["content"].split("**Arguments**")[0] and ".txt" not in step["metadata"]["log"]
 
 
 def test_tool_error_is_a_readable_step(call):
@@ -79,9 +81,11 @@ def test_file_already_in_the_answer_is_not_repeated(tmp_path):
 
 
 def test_collect_sources_walks_rows_once():
-    res = {"source": "seeds/a.txt", "rows": [{"source": "seeds/b.txt"}, {"source": "seeds/a.txt"},
-                                             {"x": {"citation": "doc c"}}, {"source": "min_cards"}]}
-    assert collect_sources(res) == ["seeds/a.txt", "seeds/b.txt", "doc c"]
+    res = {"source": "seeds/a.txt (Page A, 2025-01-01)", "rows": [
+        {"source": "seeds/b.txt (Page B)"}, {"source": "seeds/a.txt (Page A, 2025-01-01)"},
+        {"x": {"citation": "doc c"}}, {"source": "min_cards"}, {"source": "research/x.md"}]}
+    # pages by title, each once; a bare table name or a bare file is no source a user knows
+    assert collect_sources(res) == ["Page A, 2025-01-01", "Page B", "doc c"]
     assert "computed by the tool" in step_content({}, {"total_gib": 1.0})
 
 
@@ -270,7 +274,7 @@ def test_estimate_steps_say_estimate_and_cite_the_row_beside_them(call):
     result = call("plan_training", model="qwen2.5-72b", method="lora", seq_len=4096, hardware="snt9b")
     content = step_content({"model": "qwen2.5-72b"}, result)
     source_line = content.split("\n\n")[0]
-    assert source_line.startswith("**Source**: estimate") and "004_29a3a60428ed8cce" in source_line
+    assert source_line.startswith("**Source**: estimate") and "ModelArts: 模型最小卡数配置, 2025-06-24" in source_line
     assert step_log(result) == "estimate"
 
 

@@ -346,3 +346,15 @@ def test_header_says_when_fine_tuning_was_assumed(assistant):
     # a named method or a serving question is not an assumption
     assert "fine-tuning;" not in assistant.ask("qwen2.5-72b lora how many cards").answer.splitlines()[0]
     assert "fine-tuning;" not in assistant.ask("serve qwen2.5-72b at 32k on H200").answer.splitlines()[0]
+
+
+def test_the_lora_practice_rule_is_stated_beside_the_memory_minimum(assistant, call):
+    # min-card table (2025-06-24): qwen2.5-72b LoRA 4096, LLaMA-Factory, Snt9B = 32 cards. The estimate's
+    # recommendation matches it by vendor practice, while memory alone needs fewer: both are said, with the rule.
+    plan = call("plan_training", model="qwen2.5-72b", method="lora", seq_len=4096)
+    assert plan["devices"] == 32 and plan["memory_devices"] < 32
+    en = assistant.ask("Minimum cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?").answer
+    assert f"Why 32 cards: device memory alone holds the job on {plan['memory_devices']} card" in en
+    assert "half of the same model's full fine-tuning devices" in en and "Plan with 32 cards" in en
+    zh = assistant.ask("qwen2.5-72b lora 4096 需要几张卡").answer
+    assert "为什么是 32 张卡" in zh and "全参微调卡数的一半" in zh
