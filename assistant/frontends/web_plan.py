@@ -7,6 +7,7 @@ the same plan."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import SizingError
@@ -58,6 +59,18 @@ def model_choices(ctx) -> list[str]:
 def hardware_choices(ctx) -> list[tuple[str, str]]:
     hw = REGISTRY.call_json("list_hardware", {}, ctx).get("hardware", [])
     return [(f"{h['name']} — {h['memory_gb']:g} GB per {h['unit']}", h["id"]) for h in hw]
+
+
+def _run_form(ctx, tool: str, build: Callable[[dict[str, Any]], dict[str, Any]],
+              form: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    """(tool arguments, tool result, error markdown or None) for one form: a form value the tool
+    cannot take and an error the tool returns read the same way."""
+    try:
+        args = build(form)
+    except SizingError as e:
+        return {}, {}, f"⚠️ **{e.code}**: {e.message}"
+    res = REGISTRY.call_json(tool, args, ctx)
+    return args, res, _error_md(res)
 
 
 def _error_md(res: dict) -> str | None:
@@ -188,12 +201,7 @@ def training_args(form: dict[str, Any]) -> dict[str, Any]:
 
 def plan_training_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
     """(estimate markdown with the training time, vendor-table markdown, chart rows) for the training form."""
-    try:
-        args = training_args(form)
-    except SizingError as e:
-        return f"⚠️ **{e.code}**: {e.message}", "", []
-    res = REGISTRY.call_json("plan_training", args, ctx)
-    err = _error_md(res)
+    args, res, err = _run_form(ctx, "plan_training", training_args, form)
     if err:
         return err, "", []
     unit = res["unit"]
@@ -258,12 +266,7 @@ def weight_label(bits: int | None) -> str:
 
 def plan_inference_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
     """(estimate markdown, vLLM-table markdown, chart rows) for the inference form."""
-    try:
-        args = inference_args(form)
-    except SizingError as e:
-        return f"⚠️ **{e.code}**: {e.message}", "", []
-    res = REGISTRY.call_json("estimate_inference", args, ctx)
-    err = _error_md(res)
+    args, res, err = _run_form(ctx, "estimate_inference", inference_args, form)
     if err:
         return err, "", []
     md = (f"### Estimate: **{count(res['devices'], res['unit'])}** (TP {res['tp']} × PP {res['pp']})"

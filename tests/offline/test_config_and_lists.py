@@ -8,13 +8,7 @@ import re
 
 import pytest
 
-from assistant.agent import Assistant
 from tests.seedfiles import min_cards_rows, recipe_rows
-
-
-@pytest.fixture(scope="module")
-def assistant(ctx):
-    return Assistant(ctx)
 
 
 def calls(ans, tool):

@@ -10,13 +10,7 @@ import time
 
 import pytest
 
-from assistant.agent import Assistant
 from tests.offline.dialog import converse
-
-
-@pytest.fixture(scope="module")
-def assistant(ctx):
-    return Assistant(ctx)
 
 
 def args_of(ans, tool):

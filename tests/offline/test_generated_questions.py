@@ -21,8 +21,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.agent import Assistant
-
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("QUESTION_EXAMPLES", "400"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -186,9 +184,6 @@ def table_question(draw) -> tuple[str, str, tuple]:
 
 
 # ---------------------------------------------------------------- checks
-@pytest.fixture(scope="module")
-def assistant(ctx):
-    return Assistant(ctx)
 
 
 def is_clarifying_question(text: str) -> bool:

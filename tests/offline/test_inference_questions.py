@@ -11,16 +11,10 @@ import re
 
 import pytest
 
-from assistant.agent import Assistant
 from assistant.offline import serving_words
 from tests.offline.dialog import converse
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture(scope="module")
-def assistant(ctx):
-    return Assistant(ctx)
 
 
 def calls(ans, tool):

@@ -11,15 +11,9 @@ import re
 
 import pytest
 
-from assistant.agent import Assistant
 from assistant.offline.parse import Parser
 from tests.offline.dialog import converse
 from tests.seedfiles import min_cards_rows, recipe_rows
-
-
-@pytest.fixture(scope="module")
-def assistant(ctx):
-    return Assistant(ctx)
 
 
 @pytest.fixture(scope="module")

@@ -5,13 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.agent import Assistant
 from assistant.offline.parse import Parser
-
-
-@pytest.fixture(scope="module")
-def assistant(ctx):
-    return Assistant(ctx)
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,6 @@ import re
 
 import pytest
 
-from assistant.agent import Assistant
-
-
-@pytest.fixture(scope="module")
-def assistant(ctx):
-    return Assistant(ctx)
-
 
 def headline(answer: str) -> str:
     return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))

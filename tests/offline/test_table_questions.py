@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.agent import Assistant
 from tests.seedfiles import min_cards_rows, recipe_rows
 
 METHOD_WORDS = {"lora": ["LoRA", "lora", "LoRA微调", "LoRA fine-tuning"], "full": ["full fine-tuning", "全参", "full-parameter", "全量微调"]}
@@ -22,11 +21,6 @@ def pick(options: list[str], i: int) -> str:
 
 def headline(answer: str) -> str:
     return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**：")))
-
-
-@pytest.fixture(scope="module")
-def assistant(ctx):
-    return Assistant(ctx)
 
 
 MIN_ROWS = list(min_cards_rows())

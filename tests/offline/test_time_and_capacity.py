@@ -6,13 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.agent import Assistant
 from tests.seedfiles import min_cards_rows
-
-
-@pytest.fixture(scope="module")
-def assistant(ctx):
-    return Assistant(ctx)
 
 
 def calls(ans, tool):
