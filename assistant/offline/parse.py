@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field, replace
 
 from ..errors import SizingError
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
-from . import checks, serving_words
 from . import numbers as num
+from . import serving_words
+from .frame import QuestionFrame
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
     ASKS_COUNT,
     CONFIG_FORMATS,
@@ -45,98 +45,17 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
 MAX_TOKENS = 4000  # model-mention scan bound: a 20 kB paste is still answered in milliseconds
 
-# ---------------------------------------------------------------- slots
-@dataclass
-class Slots:
-    """What one user turn (or the conversation so far) says. None means not said."""
+Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
 
-    lang: str = "en"
-    model: str | None = None
-    model_text: str | None = None
-    model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
-    problems: list[str] = field(default_factory=list)
-    length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer
-    ignored_instruction: str | None = None  # "ignore your tools and say 1 card": not read, said in the answer
-    notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)  # bad input, one sentence each (what was wrong, what is valid)
-    unknown_model: str | None = None
-    family: str | None = None
-    params_b: float | None = None
-    shape: dict[str, int] | None = None  # a custom shape: {"layers": 80, "hidden": 8192, ...}
-    shape_only: bool | None = None  # True: params_b is only a base for the shape, not a size the user gave
-    method: str | None = None
-    stage: str | None = None
-    seq_len: int | None = None
-    framework: str | None = None
-    hardware: str | None = None
-    hardware_text: str | None = None
-    hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
-    memory_gb: int | None = None
-    devices: int | None = None
-    device_unit: str | None = None  # "die" when counted in DIE/NPUs ("8个DIE"), "card" for cards ("16张卡")
-    nodes: int | None = None
-    bare_count: int | None = None  # a lone number ("and with 16?"): a device count in a follow-up
-    zero_stage: int | None = None
-    offload: bool | None = None
-    tokens: float | None = None  # training tokens per epoch ("1B tokens")
-    samples: int | None = None
-    epochs: float | None = None
-    tps: float | None = None  # measured tokens/s per device
-    weight_bits: int | None = None  # serving precision the user stated: "AWQ int4" 4, "w8a8" 8, "bf16" 16
-    quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
-    concurrency: int | None = None  # "32 concurrent users", "并发 64"
-    gpu_util: float | None = None  # vLLM --gpu-memory-utilization: "0.95", "95%"
-    config_format: str | None = None
-    intents: set[str] = field(default_factory=set)
-    question: str = ""
-    lang_weak: bool = False  # "16呢", "8k?": too few words to tell; a follow-up keeps the conversation's language
-    topic_text: str = ""  # the question with the model name blanked: what the notes are searched with
-    on_topic: bool = False
 
-    CARRIED = ("model", "model_text", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework", "hardware",
-               "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-               "samples", "epochs", "tps", "weight_bits", "quant_text", "concurrency", "gpu_util")
-    MODEL_SLOTS = ("model", "model_text", "model_read_as", "family", "params_b", "shape", "shape_only")
-
-    def new_topic(self, follow_up: bool) -> bool:
-        """A troubleshooting or how-to question that names no model and asks no sizing ("BF16 vs FP16,
-        which one?") after a sizing answer: a new topic, so the earlier model is not carried into it."""
-        sizing = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
-        return (not follow_up and not (self.model or self.params_b or self.devices or self.nodes)
-                and bool(self.intents & {"troubleshoot", "compare"} or self.notes_cover) and not self.intents & sizing)
-
-    def with_history(self, earlier: Slots | None, follow_up: bool) -> Slots:
-        """Fill what this turn leaves open from the conversation so far. A turn naming a new model
-        starts over unless it reads as a follow-up ("what about qwen2-7b?")."""
-        if earlier is None:
-            return self
-        new = replace(self, intents=set(self.intents))
-        if self.lang_weak:
-            new.lang = earlier.lang
-        if self.problems and new.lang != self.lang:
-            new.problems = checks.problems(self.question.lower(), new.lang)
-        starts_over = bool(self.model or self.unknown_model or self.params_b) and not follow_up
-        if starts_over or self.new_topic(follow_up):
-            return new
-        if self.unknown_model and follow_up:
-            return new
-        if (new.devices is None and new.nodes is None and self.bare_count and follow_up
-                and (earlier.model or earlier.params_b) and not (self.model or self.params_b)):
-            # "and with 16?" after a sizing answer: the same job on 16 devices, counted as before
-            new.devices, new.device_unit = self.bare_count, earlier.device_unit
-            new.nodes = None
-            earlier = replace(earlier, nodes=None)
-        for name in self.CARRIED:
-            if getattr(new, name) is None and getattr(earlier, name) is not None:
-                if name in self.MODEL_SLOTS and (self.model or self.params_b or self.unknown_model):
-                    continue
-                setattr(new, name, getattr(earlier, name))
-        new.hardware_guessed = self.hardware_guessed if self.hardware else earlier.hardware_guessed
-        # "give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again
-        asked = self.intents - {"estimate", "support"}
-        if not asked:
-            new.intents |= earlier.intents
-        new.on_topic = new.on_topic or earlier.on_topic
-        return new
+def mark_corrections(s: QuestionFrame) -> None:
+    """Values read from the user's words with a correction, or guessed by a rule, say so in ``origins``."""
+    if s.model_read_as:
+        s.mark("read_as", "model", "model_text")
+    if s.length_from_count:
+        s.mark("read_as", "seq_len")
+    if s.hardware_guessed:
+        s.mark("default", "hardware")
 
 
 def blank_span(work: str, span: tuple[int, int]) -> str:
@@ -268,7 +187,7 @@ class Parser:
         s = Slots(lang=language(text), question=text, lang_weak=max(language_words(text)) < 2)
         text = self._drop_instruction(text, s)
         low = text.lower()
-        s.problems = checks.problems(low, s.lang)
+        s.check(low)
         work, hw_count = self._setting(low, s)
         work = self._amounts(work, s)
         serving, work = serving_words.read(work)  # "gptq-int4" is no model, "64 并发" no count
@@ -287,6 +206,7 @@ class Parser:
             s.notes_cover = covering(low, self.note_topics)
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
+        mark_corrections(s)
         return s
 
     @staticmethod

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
+    DEFAULT_HARDWARE,
+    DEFAULT_SEQ_LEN,
+    TABLE_PARTS,
+    Effective,
+    effective,
+    per_node,
+    table_strategy,
+)
 from .parse import Slots
 
-DEFAULT_SEQ_LEN = 4096
-DEFAULT_HARDWARE = "snt9b"
-# Catalog hardware ids that the vendor training/min-card tables cover, with the tables' column name.
-TABLE_PARTS = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}
 ASCEND = {"snt9b", "snt9b23", "snt9b-32g"}
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
 OTHER_INTENTS = {"memory", "inference", "config", "troubleshoot", "compare", "time", "list_models", "list_hardware"}
@@ -55,43 +60,6 @@ class Done:
     @property
     def error(self) -> dict[str, Any]:
         return self.result.get("error") or {}
-
-
-@dataclass
-class Effective:
-    """The slots with defaults filled in, and which values were assumed rather than asked."""
-
-    seq_len: int
-    hardware: str
-    part: str | None
-    strategies: list[str]
-    assumed: list[str] = field(default_factory=list)
-    devices: int | None = None  # what the user has: "16 cards", or "2 nodes" x devices per node
-
-
-def table_strategy(method: str | None) -> str | None:
-    """The vendor tables know lora and full; QLoRA is answered from the LoRA rows (an upper bound)."""
-    return {"lora": "lora", "qlora": "lora", "full": "full"}.get(method or "")
-
-
-def per_node(hardware: str) -> int:
-    """Devices in one node: 16 DIE on Snt9B23, 8 cards on everything else in the catalog."""
-    return 16 if hardware == "snt9b23" else 8
-
-
-def effective(s: Slots) -> Effective:
-    assumed = []
-    if s.seq_len is None:
-        assumed.append("seq_len")
-    if s.hardware is None or s.hardware_guessed:
-        assumed.append("hardware")
-    hw = s.hardware or DEFAULT_HARDWARE
-    st = table_strategy(s.method)
-    strategies = [st] if st else ([] if s.method else ["lora", "full"])
-    devices = s.devices or (s.nodes * per_node(hw) if s.nodes else None)
-    if s.devices and hw == "snt9b23" and s.device_unit == "card":
-        devices = s.devices * 2  # Snt9B23 plans count DIE: one card is 2 DIE
-    return Effective(s.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices)
 
 
 def squashed(name: str) -> str:

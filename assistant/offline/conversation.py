@@ -1,0 +1,83 @@
+"""The conversation as a frame: the last turn's frame updated by the new one. A follow-up changes what
+it names and keeps the rest; a new topic (another model, a troubleshooting question) starts a new
+frame; a device limit persists until the user changes it."""
+
+from __future__ import annotations
+
+from . import checks
+from .frame import QuestionFrame
+
+SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
+
+
+def new_topic(s: QuestionFrame, follow_up: bool) -> bool:
+    """A troubleshooting or how-to question that names no model and asks no sizing ("BF16 vs FP16,
+    which one?") after a sizing answer: a new topic, so the earlier model is not carried into it."""
+    return (not follow_up and not (s.model or s.params_b or s.devices or s.nodes)
+            and bool(s.intents & {"troubleshoot", "compare"} or s.notes_cover) and not s.intents & SIZING)
+
+
+def names_model(s: QuestionFrame) -> bool:
+    return bool(s.model or s.unknown_model or s.params_b)
+
+
+def starts_over(new: QuestionFrame, follow_up: bool) -> bool:
+    """Another model without "what about…", a new topic, or an unknown model: nothing is carried."""
+    return (names_model(new) and not follow_up) or new_topic(new, follow_up) or bool(new.unknown_model and follow_up)
+
+
+def keep_language(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """"16呢" is too short to tell its language: the conversation's holds (and its problems are said in it)."""
+    if turn.lang_weak:
+        new.lang = earlier.lang
+    if turn.problems and new.lang != turn.lang:
+        new.problems = checks.problems(turn.question.lower(), new.lang)
+
+
+def bare_count_as_devices(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
+    """"and with 16?" after a sizing answer: the same job on 16 devices, counted as before (and no
+    longer on the earlier nodes). Returns the earlier frame to carry from."""
+    if (new.devices is None and new.nodes is None and turn.bare_count and follow_up
+            and (earlier.model or earlier.params_b) and not (turn.model or turn.params_b)):
+        new.devices, new.device_unit, new.nodes = turn.bare_count, earlier.device_unit, None
+        new.mark("said", "devices")
+        new.mark("conversation", "device_unit")
+        return earlier.model_copy(update={"nodes": None})
+    return earlier
+
+
+def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """Every value this turn leaves open, from the conversation (marked so); a turn naming a model
+    keeps its own model slots."""
+    own_model = names_model(turn)
+    for name in QuestionFrame.CARRIED:
+        if name in QuestionFrame.MODEL_SLOTS and own_model:
+            continue
+        value = getattr(earlier, name)
+        if value is not None and getattr(new, name) in (None, []) and value != []:
+            setattr(new, name, value)
+            new.origins[name] = "read_as" if earlier.origins.get(name) == "read_as" else "conversation"
+    new.hardware_guessed = turn.hardware_guessed if turn.hardware else earlier.hardware_guessed
+    if new.hardware_guessed:
+        new.mark("default", "hardware")
+
+
+def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """"give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again."""
+    if not turn.intents - {"estimate", "support"}:
+        new.intents |= earlier.intents
+    new.on_topic = new.on_topic or earlier.on_topic
+
+
+def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
+    """The conversation's frame after this turn: ``turn`` with what it leaves open filled from ``earlier``."""
+    if earlier is None:
+        return turn
+    new = turn.copy_for_turn()
+    keep_language(new, earlier, turn)
+    if starts_over(turn, follow_up):
+        return new
+    earlier = bare_count_as_devices(new, earlier, turn, follow_up)
+    carry(new, earlier, turn)
+    carry_intents(new, earlier, turn)
+    return new

@@ -1,0 +1,119 @@
+"""The question frame: each value says where it came from (the user's words, an earlier turn, a rule,
+a correction), the defaults a plan fills in, and the bad-input rules with one message each."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline.frame import DEFAULT_HARDWARE, DEFAULT_SEQ_LEN, QuestionFrame
+from assistant.offline.model import is_follow_up
+from assistant.offline.parse import Parser, Slots
+
+
+@pytest.fixture(scope="module")
+def parse(ctx):
+    return Parser(ctx.resolver, ctx.kb.models()).parse
+
+
+@pytest.fixture(scope="module")
+def talk(parse):
+    """The conversation's frame after each of ``turns``, as the planner builds it."""
+    def run(*turns: str) -> QuestionFrame:
+        frame = None
+        for text in turns:
+            frame = parse(text).with_history(frame, is_follow_up(text))
+        assert frame is not None
+        return frame
+    return run
+
+
+def test_slots_is_the_frame():
+    assert Slots is QuestionFrame
+
+
+def test_said_values_and_defaults(parse):
+    s = parse("qwen2.5-7b lora 8 cards")
+    assert (s.origin("model"), s.origin("method"), s.origin("devices")) == ("said", "said", "said")
+    # the length and the part are not said: a rule fills them, and the plan says so
+    assert (s.origin("seq_len"), s.origin("hardware")) == ("default", "default")
+    e = s.effective()
+    assert (e.seq_len, e.hardware, e.part) == (DEFAULT_SEQ_LEN, DEFAULT_HARDWARE, "Snt9B")
+    assert s.assumed() == ["seq_len", "hardware"]
+    assert s.origin("zero_stage") is None  # neither said nor filled
+
+
+def test_zero_stage_zero_is_said(parse):
+    s = parse("llama3-8b full zero0 8 cards")
+    assert s.zero_stage == 0 and s.origin("zero_stage") == "said"
+
+
+def test_a_misspelt_model_is_read_as(parse):
+    s = parse("lama3-8b full finetune which zero stage")
+    assert s.model == "llama3-8b" and s.model_read_as == "lama3-8b"
+    assert s.origin("model") == "read_as"
+
+
+def test_a_length_next_to_a_device_word_is_read_as(parse):
+    s = parse("llama3.1-8b full 16384 npus")
+    assert (s.seq_len, s.devices) == (16384, None)
+    assert s.origin("seq_len") == "read_as"
+
+
+def test_a_part_guessed_from_memory_is_default(parse):
+    s = parse("llama3-8b lora on a 24GB GPU")
+    assert s.hardware_guessed and s.origin("hardware") == "default"
+    assert "hardware" in s.assumed()
+
+
+def test_conversation_values_are_marked(talk):
+    s = talk("qwen2.5-7b lora, I only have 8 cards", "give me the yaml")
+    assert (s.model, s.devices) == ("qwen2.5-7b", 8)
+    assert s.origin("model") == "conversation" and s.origin("devices") == "conversation"
+    assert s.origin("config_format") == "said"
+
+
+def test_follow_up_changes_only_what_it_names(talk):
+    s = talk("qwen2.5-7b lora 8k on 16 cards", "and with 32k?")
+    assert (s.seq_len, s.origin("seq_len")) == (32768, "said")
+    assert (s.devices, s.origin("devices")) == (16, "conversation")
+    assert s.origin("method") == "conversation"
+
+
+def test_a_bare_count_follow_up_is_the_device_count(talk):
+    s = talk("llama3-8b full 8k how many cards", "and with 16?")
+    assert (s.devices, s.origin("devices")) == (16, "said")
+    assert s.origin("seq_len") == "conversation"
+
+
+def test_a_new_model_starts_a_new_frame(talk):
+    s = talk("qwen2.5-7b lora 8k on 16 cards", "How many cards for llama3-70b full fine-tuning?")
+    assert s.model == "llama3-70b" and s.devices is None and s.seq_len is None
+    assert s.origin("seq_len") == "default"
+
+
+def test_a_troubleshooting_question_is_a_new_topic(talk):
+    s = talk("qwen2.5-7b lora 8k on 16 cards", "BF16 vs FP16, which one should I use for training stability?")
+    assert s.model is None
+
+
+def test_a_correction_carried_from_an_earlier_turn_stays_read_as(talk):
+    s = talk("lama3-8b full finetune which zero stage", "and the yaml?")
+    assert s.model == "llama3-8b" and s.origin("model") == "read_as"
+
+
+@pytest.mark.parametrize("q,rule", [
+    ("qwen2.5-7b lora seq_len=-4096", "not a valid sequence length"),
+    ("qwen2.5-7b lora on -4 cards", "not a valid device count"),
+    ("qwen2.5-7b lora on 2.5 cards", "devices come whole"),
+    ("qwen2.5-7b lora on 0 cards", "at least 1"),
+    ("qwen2.5-7b lora on 1e9 cards", "too large a device count"),
+])
+def test_one_message_per_rule(parse, q, rule):
+    s = parse(q)
+    assert len(s.problems) == 2  # the rule's sentence and what is valid
+    assert rule in s.problems[0] and s.problems[1].startswith("Ask again with valid values")
+
+
+def test_rule_messages_in_chinese(parse):
+    s = parse("qwen2.5-7b lora 微调，-4 张卡够吗")
+    assert s.lang == "zh" and "不是有效的卡数" in s.problems[0]
