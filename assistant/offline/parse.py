@@ -43,6 +43,8 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
+# Words joining model names into a comparison: "X vs Y", "X or Y", "X 和 Y", "X、Y".
+COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
 MAX_TOKENS = 4000  # model-mention scan bound: a 20 kB paste is still answered in milliseconds
 
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
@@ -126,24 +128,40 @@ class Parser:
                 break
         return out
 
-    def find_model(self, text: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
-        """(model id, the words as typed, character span) of the longest known model mention."""
+    def model_mentions(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """Every known model mention, longest first where they overlap, in the order written: (id, span)."""
         toks = self._tokens(text)
-        best = None
+        found: list[tuple[int, str, tuple[int, int]]] = []
         for i in range(len(toks)):
             if not re.search(r"[a-z\u4e00-\u9fff]", toks[i][2]):
                 continue
             for j in range(i + 1, min(len(toks), i + 5) + 1):
-                span = " ".join(t[2] for t in toks[i:j])
-                key = squash(span)
+                key = squash(" ".join(t[2] for t in toks[i:j]))
                 if key in self.keys:
-                    length = toks[j - 1][1] - toks[i][0]
-                    if best is None or length > best[0]:
-                        best = (length, self.keys[key], (toks[i][0], toks[j - 1][1]))
-        if not best:
+                    found.append((toks[j - 1][1] - toks[i][0], self.keys[key], (toks[i][0], toks[j - 1][1])))
+        kept: list[tuple[str, tuple[int, int]]] = []
+        for _, mid, span in sorted(found, key=lambda f: (-f[0], f[2][0])):
+            if all(span[1] <= k[0] or span[0] >= k[1] for _, k in kept):
+                kept.append((mid, span))
+        return sorted(kept, key=lambda k: k[1][0])
+
+    def find_model(self, text: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
+        """(model id, the words as typed, character span) of the longest known model mention."""
+        mentions = self.model_mentions(text)
+        if not mentions:
             return None, None, None
-        s, e = best[2]
-        return best[1], text[s:e], best[2]
+        mid, (s, e) = max(mentions, key=lambda m: (m[1][1] - m[1][0], -m[1][0]))
+        return mid, text[s:e], (s, e)
+
+    @staticmethod
+    def compared_models(work: str, mentions: list[tuple[str, tuple[int, int]]]) -> list[str]:
+        """Two or more catalog models joined as a comparison ("llama3-8b vs qwen2.5-7b", "X 和 Y"), in the
+        order written; one model, or mentions not joined so: empty."""
+        ids = list(dict.fromkeys(mid for mid, _ in mentions))
+        if len(ids) < 2:
+            return []
+        joined = all(COMPARED.search(work[a[1][1]:b[1][0]]) for a, b in zip(mentions, mentions[1:]))
+        return ids if joined else []
 
     def find_unknown_model(self, text: str) -> tuple[str, tuple[int, int]] | None:
         """A model-like mention that is not in the catalog, with its span: 'gpt-99-ultra', 'qwen9-13b',
@@ -267,6 +285,12 @@ class Parser:
         """A catalog model (also misspelt), else an unknown model name, a raw size, a shape or a family."""
         mid, typed, span = self.find_model(work)
         if mid and typed and span:
+            mentions = self.model_mentions(work)
+            s.models = self.compared_models(work, mentions)
+            if s.models:  # "X vs Y": the first named leads; every mention is read (blanked)
+                (mid, span), typed = mentions[0], work[mentions[0][1][0]:mentions[0][1][1]]
+                for _, other in mentions[1:]:
+                    work = blank_span(work, other)
             s.model, s.model_text = mid, typed.strip()
             return blank_span(work, span), span
         raw = num.raw_size(work)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,53 +147,53 @@ class Router:
 
     # -- round one -----------------------------------------------------------------------------
     def first(self, s: Slots) -> list[Call]:
-        if s.problems:  # bad input is answered by saying so, before any tool runs on a substituted value
-            return []
-        if s.unknown_model:
-            return self.call("resolve_model", name=s.unknown_model)
-        if "list_hardware" in s.intents and not s.model:
-            return self.call("list_hardware")
-        if not (s.model or s.params_b):
-            if "list_models" in s.intents or (s.family and s.intents):
-                # "which models does MindSpeed-LLM support (for LoRA)": the framework's supported rows only
-                return self.call("list_models", family=s.family, in_tables_only=not s.family, framework=s.framework,
-                                 strategy=table_strategy(s.method) if s.framework else None)
-            if s.family:
-                return self.call("list_models", family=s.family)
-            if asks_for_sizing(s):
-                return []  # "how many cards?" names no model: the answer asks for one
-            if s.on_topic:
-                return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang)
-            return []
-        e = effective(s)
+        """Round one: the first rule of FIRST_ROUTES that applies to the frame gives the calls."""
+        for applies, route in FIRST_ROUTES:
+            if applies(s):
+                return unique(route(self, s))
+        return []
+
+    def resolve_unknown(self, s: Slots) -> list[Call]:
+        return self.call("resolve_model", name=s.unknown_model)
+
+    def list_hardware(self, s: Slots) -> list[Call]:
+        return self.call("list_hardware")
+
+    def list_models(self, s: Slots) -> list[Call]:
+        """"which models does MindSpeed-LLM support (for LoRA)": the framework's supported rows only;
+        a family alone ("qwen 32b" unknown, "llama models"): the family's rows."""
+        if s.intents:
+            return self.call("list_models", family=s.family, in_tables_only=not s.family, framework=s.framework,
+                             strategy=table_strategy(s.method) if s.framework else None)
+        return self.call("list_models", family=s.family)
+
+    def notes(self, s: Slots) -> list[Call]:
+        return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang)
+
+    def time_only(self, s: Slots) -> list[Call]:
+        """"10亿 token，8 张卡，TPS 1500": the vendor formula needs no model, and the formula note beside it."""
+        return self.time_calls(s, effective(s)) + self.notes(s)
+
+    def each_model(self, s: Slots) -> list[Call]:
+        """"llama3-8b vs qwen2.5-7b lora, how many cards": one set of sizing calls per model (comparing
+        models is not comparing hardware parts)."""
         calls: list[Call] = []
-        if "config" in s.intents:
-            calls += self.config_calls(s, e)
-        if "inference" in s.intents:
-            calls += self.inference_calls(s, e)
-        setup_given = False
-        if "memory" in s.intents and "inference" not in s.intents and (
-            s.params_b or s.devices or s.zero_stage is not None or "estimate" in s.intents or not s.intents & TRAINING_INTENTS
-        ):
-            calls += self.memory_calls(s, e)
-            setup_given = bool(s.devices and s.zero_stage is not None)
-        if "compare" in s.intents:
-            calls += self.call("compare_hardware", **self.model_args(s), method=s.method or "lora", seq_len=e.seq_len,
-                               stage=s.stage, framework=s.framework)
-        # a config request brings its own plan; add the tables only when cards or GA are asked as well
-        # ("DeepSpeed config" mentions DeepSpeed, which is not a ZeRO question)
-        # (and a memory question that gives the whole setup wants that memory, not a plan)
-        if is_training_question(s) and not setup_given and not (
-                "config" in s.intents and not s.intents & (TRAINING_INTENTS - {"zero"})):
-            calls += self.training_calls(s, e)
-        if "time" in s.intents:
-            calls += self.time_calls(s, e)
-        if s.intents & {"troubleshoot", "time", "throughput"}:
-            calls += self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang)
-        unique: dict[str, Call] = {}
-        for c in calls:
-            unique.setdefault(c.name + json.dumps(c.args, sort_keys=True), c)
-        return list(unique.values())
+        for model in s.models:
+            one = s.model_copy(update={"model": model, "models": [], "intents": s.intents - {"compare"}})
+            calls += self.with_model(one)
+        return calls
+
+    def with_model(self, s: Slots) -> list[Call]:
+        """A model (or a size) is named: every rule of MODEL_ROUTES that applies adds its calls, in order."""
+        e = effective(s)
+        return [c for applies, route in MODEL_ROUTES if applies(s) for c in route(self, s, e)]
+
+    def compare_calls(self, s: Slots, e: Effective) -> list[Call]:
+        return self.call("compare_hardware", **self.model_args(s), method=s.method or "lora", seq_len=e.seq_len,
+                         stage=s.stage, framework=s.framework)
+
+    def note_calls(self, s: Slots, e: Effective) -> list[Call]:
+        return self.notes(s)
 
     @staticmethod
     def shape_name(s: Slots) -> str | None:
@@ -224,8 +225,9 @@ class Router:
         return calls
 
     def time_calls(self, s: Slots, e: Effective) -> list[Call]:
-        """Training time needs a model (or size) and a token count; the device count defaults to one node."""
-        if not (s.model or s.params_b) or not (s.tokens or (s.samples and s.seq_len)):
+        """Training time needs a token count and a model (or size) or a measured TPS (the vendor formula has no
+        model term); the device count defaults to one node."""
+        if not (s.model or s.params_b or s.tps) or not (s.tokens or (s.samples and s.seq_len)):
             return []
         return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
                          samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
@@ -291,30 +293,141 @@ class Router:
 
     # -- round two -----------------------------------------------------------------------------
     def more(self, s: Slots, done: list[Done]) -> list[Call]:
-        names = {d.name for d in done}
+        """Round two: what the first results call for, one handler per tool (MORE_ROUTES)."""
         e = effective(s)
         calls: list[Call] = self.config_within_devices(s, e, done)
         for d in done:
-            if d.name == "resolve_model" and not d.ok and is_family_prefix(d.args.get("name", ""), d.error.get("valid") or []):
-                calls += self.call("list_models", family=d.args["name"])  # "qwen3": list the whole family
-            if d.name == "plan_training" and d.ok and not d.result.get("fits") and not s.framework and d.args.get("framework") is None:
-                if d.args.get("stage") in (None, "pt", "sft"):
-                    # DeepSpeed has no sequence/context parallelism: try the Megatron layout's TP/PP/CP
-                    # (MindSpeed-LLM on Ascend, Megatron-LM on GPUs)
-                    calls += self.call("plan_training", **{**d.args, "framework": "MindSpeed-LLM"})
-                elif d.args.get("method") in ("full", "freeze") and not d.args.get("max_devices") and not any(
-                        x.name == "plan_training" and x.args == {**d.args, "method": "lora"} for x in done):
-                    # DPO/PPO/...: the ModelArts MindSpeed-LLM scripts take pt/sft only; LoRA is the alternative
-                    calls += self.call("plan_training", **{**d.args, "method": "lora"})
-            if d.name == "estimate_inference" and d.ok and d.args.get("max_devices") and (
-                    not d.result.get("fits") if not d.args.get("largest_layout") else not d.result.get("max_sequences_at_len")):
-                # nothing fits the user's devices: how many it needs
-                need = {k: v for k, v in d.args.items() if k not in ("max_devices", "largest_layout")}
-                calls += self.call("estimate_inference", **{**need, "concurrency": s.concurrency})
-            if d.name == "min_cards" and d.ok and not d.result.get("rows") and "seq_len" in e.assumed:
-                calls += self.call("min_cards", **{k: v for k, v in d.args.items() if k != "seq_len"})
-            if d.name == "inference_min_cards" and not d.ok and d.args.get("memory_gb"):
-                calls += self.call("inference_min_cards", model=s.model)  # show the rows the tables do have
-            if d.name == "inference_min_cards" and (not d.ok or d.result.get("cards") is None) and "estimate_inference" not in names:
-                calls += self.estimate_inference(s, e)
+            handler = MORE_ROUTES.get(d.name)
+            if handler:
+                calls += handler(self, own_model(s, d), e, d, done)
         return calls
+
+    def family_of_unknown(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
+        """"qwen3": not one model but the start of a family's names: list the whole family."""
+        if not d.ok and is_family_prefix(d.args.get("name", ""), d.error.get("valid") or []):
+            return self.call("list_models", family=d.args["name"])
+        return []
+
+    def plan_alternative(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
+        """Nothing fits with DeepSpeed (no framework named): for pt/sft the Megatron layout's TP/PP/CP
+        (MindSpeed-LLM on Ascend, Megatron-LM on GPUs); for DPO/PPO/... full, LoRA (the ModelArts
+        MindSpeed-LLM scripts take pt/sft only)."""
+        if not d.ok or d.result.get("fits") or s.framework or d.args.get("framework") is not None:
+            return []
+        if d.args.get("stage") in (None, "pt", "sft"):
+            return self.call("plan_training", **{**d.args, "framework": "MindSpeed-LLM"})
+        lora = {**d.args, "method": "lora"}
+        if d.args.get("method") in ("full", "freeze") and not d.args.get("max_devices") and not any(
+                x.name == "plan_training" and x.args == lora for x in done):
+            return self.call("plan_training", **lora)
+        return []
+
+    def inference_need(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
+        """Nothing fits the user's devices (or none holds a sequence at that length): how many it needs."""
+        if not d.ok or not d.args.get("max_devices"):
+            return []
+        short = not d.result.get("max_sequences_at_len") if d.args.get("largest_layout") else not d.result.get("fits")
+        if not short:
+            return []
+        need = {k: v for k, v in d.args.items() if k not in ("max_devices", "largest_layout")}
+        return self.call("estimate_inference", **{**need, "concurrency": s.concurrency})
+
+    def min_cards_any_length(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
+        """No row at this length: every listed length (a shorter row bounds a longer job)."""
+        if d.ok and not d.result.get("rows") and "seq_len" in e.assumed:
+            return self.call("min_cards", **{k: v for k, v in d.args.items() if k != "seq_len"})
+        return []
+
+    def inference_table_gap(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
+        """No row for that memory size: the rows the tables do have; no card count: the estimate."""
+        calls: list[Call] = []
+        if not d.ok and d.args.get("memory_gb"):
+            calls += self.call("inference_min_cards", model=s.model)
+        if (not d.ok or d.result.get("cards") is None) and not any(x.name == "estimate_inference" for x in done):
+            calls += self.estimate_inference(s, e)
+        return calls
+
+
+def own_model(s: Slots, d: Done) -> Slots:
+    """The frame for the model a call was about: each model of "X vs Y" has its own calls."""
+    model = d.args.get("model")
+    if len(s.models) > 1 and model in s.models and model != s.model:
+        return s.model_copy(update={"model": model, "models": []})
+    return s
+
+
+MORE_ROUTES: dict[str, Callable[[Router, Slots, Effective, Done, list[Done]], list[Call]]] = {
+    "resolve_model": Router.family_of_unknown,
+    "plan_training": Router.plan_alternative,
+    "estimate_inference": Router.inference_need,
+    "min_cards": Router.min_cards_any_length,
+    "inference_min_cards": Router.inference_table_gap,
+}
+
+
+def unique(calls: list[Call]) -> list[Call]:
+    """Each call once, in first-asked order."""
+    seen: dict[str, Call] = {}
+    for c in calls:
+        seen.setdefault(c.name + json.dumps(c.args, sort_keys=True), c)
+    return list(seen.values())
+
+
+def names_model(s: Slots) -> bool:
+    return bool(s.model or s.params_b)
+
+
+def lists_models(s: Slots) -> bool:
+    return not names_model(s) and bool("list_models" in s.intents or s.family)
+
+
+def time_without_model(s: Slots) -> bool:
+    """Tokens and a measured TPS: the vendor formula Time = tokens / (TPS × N) / η needs no model."""
+    return not names_model(s) and "time" in s.intents and bool(s.tps and s.tokens)
+
+
+def notes_without_model(s: Slots) -> bool:
+    """No model and nothing to size ("how many cards?" without a model gets no call: the answer asks for one)."""
+    return not names_model(s) and s.on_topic and not asks_for_sizing(s)
+
+
+def asks_memory(s: Slots) -> bool:
+    """A memory question: with a size, a device count, a ZeRO stage or "estimate", or nothing else asked."""
+    return "memory" in s.intents and "inference" not in s.intents and bool(
+        s.params_b or s.devices or s.zero_stage is not None or "estimate" in s.intents or not s.intents & TRAINING_INTENTS)
+
+
+def asks_training_plan(s: Slots) -> bool:
+    """Cards/ZeRO/GA tables and plans, unless a memory question gives the whole setup (it wants that memory,
+    not a plan) or a config request brings its own plan (the tables only when cards or GA are asked too:
+    "DeepSpeed config" mentions DeepSpeed, which is not a ZeRO question)."""
+    setup_given = asks_memory(s) and bool(s.devices and s.zero_stage is not None)
+    config_only = "config" in s.intents and not s.intents & (TRAINING_INTENTS - {"zero"})
+    return is_training_question(s) and not setup_given and not config_only
+
+
+def asked(intent: str) -> Callable[[Slots], bool]:
+    return lambda s: intent in s.intents
+
+
+# Round one, first match wins: bad input is answered by saying so, before any tool runs on a substituted value.
+FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
+    (lambda s: bool(s.problems), lambda r, s: []),
+    (lambda s: bool(s.unknown_model), Router.resolve_unknown),
+    (lambda s: "list_hardware" in s.intents and not s.model, Router.list_hardware),
+    (lists_models, Router.list_models),
+    (time_without_model, Router.time_only),
+    (notes_without_model, Router.notes),
+    (lambda s: len(s.models) > 1, Router.each_model),
+    (names_model, Router.with_model),
+]
+# With a model: every rule that applies adds its calls, in this order.
+MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effective], list[Call]]]] = [
+    (asked("config"), Router.config_calls),
+    (asked("inference"), Router.inference_calls),
+    (asks_memory, Router.memory_calls),
+    (asked("compare"), Router.compare_calls),
+    (asks_training_plan, Router.training_calls),
+    (asked("time"), Router.time_calls),
+    (lambda s: bool(s.intents & {"troubleshoot", "time", "throughput"}), Router.note_calls),
+]

@@ -31,7 +31,8 @@ FLOPS_SOURCE = "6·P·T FLOPs rule (Kaplan et al. 2020; general knowledge, not a
 
 
 class EstimateTrainingTimeArgs(BaseModel):
-    model: str | None = Field(None, min_length=1, max_length=200, description="Model name in any spelling; or give params_b.")
+    model: str | None = Field(None, min_length=1, max_length=200,
+                              description="Model name in any spelling; or give params_b. Not needed with tps (the vendor formula has no model term).")
     params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False, description="Parameters in billions, for a model not in the catalog.")
     tokens: float | None = Field(None, ge=1, le=1e16, allow_inf_nan=False,
                                  description="Training tokens per epoch (e.g. 1e9). Or give samples and seq_len.")
@@ -51,8 +52,8 @@ class EstimateTrainingTimeArgs(BaseModel):
 
 
 class TrainingTimeResult(BaseModel):
-    model: str
-    params_b: float = Field(description="Parameters in the FLOPs count, billions (active parameters for MoE).")
+    model: str | None = Field(None, description="The model, when one was given (the vendor formula needs none).")
+    params_b: float | None = Field(None, description="Parameters in the FLOPs count, billions (active parameters for MoE).")
     tokens: float = Field(description="Total training tokens (all epochs).")
     devices: int
     unit: str = Field(description="What one device is: card or DIE.")
@@ -74,8 +75,9 @@ class TrainingTimeResult(BaseModel):
     source: str
 
 
-def _params(ctx, args: EstimateTrainingTimeArgs) -> tuple[str, float, list[str]]:
-    """(name, parameters per token in the FLOPs, notes): MoE models count their active parameters."""
+def _params(ctx, args: EstimateTrainingTimeArgs) -> tuple[str | None, float | None, list[str]]:
+    """(name, parameters per token in the FLOPs, notes): MoE models count their active parameters. With a
+    measured TPS the model may be left out: the vendor formula is tokens / (TPS × N) / η, no model term."""
     if args.model:
         model_id = ctx.resolver.model_id(args.model)
         row = ctx.kb.model(model_id) or {}
@@ -87,7 +89,10 @@ def _params(ctx, args: EstimateTrainingTimeArgs) -> tuple[str, float, list[str]]
         return model_id, active, notes
     if args.params_b:
         return f"{args.params_b:g}B model", args.params_b, []
-    raise SizingError("invalid_arguments", "Give a model name or params_b.", field="model", valid=["model", "params_b"])
+    if args.tps:
+        return None, None, []
+    raise SizingError("invalid_arguments", "Give a model name or params_b, or a measured tps for the vendor formula.",
+                      field="model", valid=["model", "params_b", "tps"])
 
 
 def _tokens(args: EstimateTrainingTimeArgs) -> tuple[float, list[str]]:
@@ -109,7 +114,7 @@ def _fmt(x: float) -> str:
 def estimate_training_time(ctx, args: EstimateTrainingTimeArgs) -> TrainingTimeResult:
     """Estimate training time from tokens and device count: the vendor formula Time = tokens / (TPS × N) / speed-up factor when you give a measured TPS (tokens/s per device), else a rough 6·P·tokens FLOPs estimate with an assumed MFU, only on hardware with a peak BF16 figure.
 
-    The vendor's TPS table is unpublished and the catalog has no BF16 figure for Ascend: there, give tps (or tflops) or get an error saying so. Every assumption is listed."""
+    The vendor's TPS table is unpublished and the catalog has no BF16 figure for Ascend: there, give tps (or tflops) or get an error saying so. With tps the model may be left out (the vendor formula has no model term). Every assumption is listed."""
     name, params_b, notes = _params(ctx, args)
     tokens, assumptions = _tokens(args)
     hw_id, dev = resolve_hardware(ctx, args.hardware)
@@ -128,7 +133,7 @@ def estimate_training_time(ctx, args: EstimateTrainingTimeArgs) -> TrainingTimeR
         if n > 1:
             assumptions.append(f"linear speed-up factor η = {eta:g}" + (" (default; the vendor gives ≥ 0.9 as typical)"
                                                                       if args.speedup == DEFAULT_SPEEDUP else ""))
-        if peak:
+        if peak and params_b:
             implied = args.tps * k * params_b * 1e9 / (peak * 1e12)
             notes.append(f"Cross-check: {_fmt(args.tps)} tokens/s per {unit} is {implied:.0%} of the {peak:g} TFLOPS peak "
                          f"({k}·P FLOPs per token); above ~60% the TPS is suspicious.")
@@ -137,7 +142,7 @@ def estimate_training_time(ctx, args: EstimateTrainingTimeArgs) -> TrainingTimeR
                                   days=seconds / 86400, tps_per_device=args.tps, speedup=eta, peak_tflops=peak,
                                   assumptions=assumptions + [f"TPS {_fmt(args.tps)} tokens/s per {unit} as given"],
                                   notes=notes, source=VENDOR_SOURCE)
-    if not peak:
+    if not peak or not params_b:
         raise SizingError(
             "no_throughput",
             f"No throughput for {hw_id}: the hardware catalog has no BF16 TFLOPS figure for it (none is officially published) "

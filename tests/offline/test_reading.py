@@ -72,3 +72,48 @@ def test_an_instruction_inside_the_question_is_not_a_stated_fact(assistant, q):
     # min-card table (2025-06-24): LLaMA-Factory 64, MindSpeed-LLM 32
     assert ("ignored the instruction" in ans.answer) or ("已忽略问题中的指令" in ans.answer)
     assert "**64 " in ans.answer and "**32 " in ans.answer
+
+
+def test_training_time_from_tps_needs_no_model(call):
+    # the vendor formula by hand: 1e9 / (1500 x 8) = 83,333 s; with linearity 0.9: 1e9 / (1500 x 8 x 0.9) = 92,593 s = 25.7 h
+    out = call("estimate_training_time", tokens=1e9, devices=8, tps=1500)
+    assert out["basis"] == "vendor_formula" and out["model"] is None and out["params_b"] is None
+    assert out["seconds"] == pytest.approx(1e9 / (1500 * 8 * 0.9))
+    assert call("estimate_training_time", tokens=1e9, devices=8, tps=1500, speedup=1)["seconds"] == pytest.approx(1e9 / 12000)
+    assert call("estimate_training_time", tokens=1e9, devices=8)["error"]["code"] == "invalid_arguments"  # no TPS: a model is needed
+
+
+def test_tokens_tps_and_cards_are_answered_with_the_formula(assistant):
+    ans = assistant.ask("10亿 token，8 张卡，TPS 1500，训练要多久？")
+    time_calls = [c.args for c in ans.tool_calls if c.name == "estimate_training_time"]
+    assert time_calls == [{"tokens": 1e9, "devices": 8, "hardware": "snt9b", "tps": 1500}]
+    assert "25.7 小时" in ans.answer and "92,593" in ans.answer  # 1e9 / (1500 x 8 x 0.9) s
+
+
+@pytest.mark.parametrize(("q", "models"), [
+    ("llama3-8b vs qwen2.5-7b lora, how many cards?", ["llama3-8b", "qwen2.5-7b"]),
+    ("qwen2.5-7b 和 llama3-8b 全参微调分别需要几张卡", ["qwen2.5-7b", "llama3-8b"]),
+    ("compare qwen2.5-7b, qwen2.5-14b and llama3-8b for lora", ["qwen2.5-7b", "qwen2.5-14b", "llama3-8b"]),
+])
+def test_models_in_a_comparison_are_all_read(parse, q, models):
+    s = parse(q)
+    assert s.models == models and s.model == models[0]
+    assert s.params_b is None  # "7b" of the second name is not read as a size
+
+
+def test_one_model_is_no_comparison(parse):
+    assert parse("llama3-8b lora vs full, how many cards").models == []
+    assert parse("qwen2.5-7b lora on A100 vs 910B").models == []
+
+
+def test_each_compared_model_is_sized_not_the_hardware_parts(assistant):
+    ans = assistant.ask("llama3-8b vs qwen2.5-7b lora, how many cards?")
+    names = {c.name for c in ans.tool_calls}
+    assert "compare_hardware" not in names
+    for tool in ("min_cards", "plan_training"):
+        assert {c.args["model"] for c in ans.tool_calls if c.name == tool} == {"llama3-8b", "qwen2.5-7b"}
+
+
+def test_comparing_hardware_parts_still_compares_them(assistant):
+    ans = assistant.ask("compare A100 vs 910B for llama3-8b lora")
+    assert [c.args["model"] for c in ans.tool_calls if c.name == "compare_hardware"] == ["llama3-8b"]
