@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import pairwise
 
 from ..errors import SizingError
 from ..notes import NoteTopic, covering
@@ -160,7 +161,7 @@ class Parser:
         ids = list(dict.fromkeys(mid for mid, _ in mentions))
         if len(ids) < 2:
             return []
-        joined = all(COMPARED.search(work[a[1][1]:b[1][0]]) for a, b in zip(mentions, mentions[1:]))
+        joined = all(COMPARED.search(work[a[1][1]:b[1][0]]) for a, b in pairwise(mentions))
         return ids if joined else []
 
     def find_unknown_model(self, text: str) -> tuple[str, tuple[int, int]] | None:
