@@ -23,15 +23,20 @@ CAPACITY_FRACTION = {"npu": 60.97 / 64, "gpu": 79.15 / 80}
 # - collectives: communicator buffers, only with more than one device. HCCL_BUFFSIZE is 200 MB per
 #   communicator by default, one in and one out buffer, for the data-parallel and the global group (4 x 200 MB);
 #   NCCL allots NCCL_BUFFSIZE 4 MiB per channel and peer, a few hundred MB on 2-8 GPUs.
-# - fragmentation: caching-allocator blocks that are reserved but not reused, a share of what tensors hold.
-#   The one measurement with both figures: fsdp_qlora Llama-2-7B LoRA, 2048 tokens (measurements fq-03) peaks at
-#   9.16 GiB allocated and 10.22 GiB reserved, 11.6 %. The ModelArts OOM FAQ's first remedy for the same
-#   effect on Ascend is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True.
+# - fragmentation: caching-allocator blocks that are reserved but not reused. Tensors allocated once (weights,
+#   optimizer states, DeepSpeed's flat buffers) leave no gaps; the gaps come from what is freed and reallocated
+#   at other sizes every step: activations, logits and loss buffers, ZeRO-3/FSDP gathered modules, gradients
+#   that are set to None. The one measurement with both figures: fsdp_qlora Llama-2-7B LoRA, 2048 tokens
+#   (measurements fq-03) peaks at 9.16 GiB allocated and 10.22 GiB reserved, 1.06 GiB over about 2.5 GiB of
+#   such tensors; single-device runs churn less than FSDP's gathers: 25 %, within 15-45 %. The ModelArts OOM
+#   FAQ's first remedy for the same effect on Ascend is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True.
+#   Ascend keeps 15 % of all tensors, the share the vendor tables agreed with best (calibrated within 5-15 %;
+#   the tables' minimum counts also absorb CANN workspaces that grow with the model), until Ascend
+#   measurements separate the two.
 CONTEXT_GIB = {"npu": 1.0, "gpu": 0.5}
 COLLECTIVES_GIB = {"npu": 0.75, "gpu": 0.5}
-# Ascend keeps the 15 % the vendor tables agreed with best (calibrated within 5-15 % before this split; the
-# torch_npu allocator is the same design without expandable segments by default); GPUs take the measured share.
-FRAGMENTATION = {"npu": 0.15, "gpu": 0.12}
+FRAGMENTATION = {"npu": 0.15, "gpu": 0.25}
+FRAGMENTATION_OF = {"npu": "all", "gpu": "transient"}
 
 # Host RAM of one node (GiB), used only to bound CPU offload. ModelArts Snt9B/Snt9B23 bare-metal
 # flavors ship 1.5 TiB; 8-GPU HGX servers commonly 1-2 TiB. DeepSpeed's estimator adds 1.5x for
@@ -67,10 +72,12 @@ ADAPTER_BYTES = {"bf16": 16, "fp16": 16, "fp32": 16, "pure_bf16": 8}
 OPTIMIZERS = ("adamw", "adamw_8bit", "paged_adamw_8bit")
 ADAM_8BIT_BYTES = 2
 
-# Quantised frozen base (QLoRA): bits per weight plus scales. One fp32 absmax per 64 weights adds
-# 0.5 bit (bitsandbytes without double quantisation; HQQ group-64 scale+zero in fp16 is the same).
-# Embeddings and the LM head stay in bf16 (bitsandbytes skips them).
-QUANT_OVERHEAD_BITS = 0.5
+# Quantised frozen base (QLoRA): bits per weight plus scales. Double quantisation is the default of
+# LLaMA-Factory (double_quantization: True) and of bitsandbytes' Linear4bit (compress_statistics=True):
+# one 8-bit absmax per 64 weights plus one fp32 constant per 256 absmax values, 8/64 + 32/(64*256) = 0.127 bit.
+# torchao's NF4 (torchtune) is the same layout; GPTQ int4 with group size 128 (fp16 scale, 4-bit zero) is
+# 0.16 bit. Embeddings and the LM head stay in bf16 (bitsandbytes skips them).
+QUANT_OVERHEAD_BITS = 8 / 64 + 32 / (64 * 256)
 
 # ---------------------------------------------------------------- DeepSpeed ZeRO buffers
 # ZeRO-1/2 bucket sizes in LLaMA-Factory's ds_z{0,2}_config.json: allgather 5e8 and reduce 5e8 elements
@@ -83,11 +90,12 @@ ZERO3_LIVE_LAYERS = 2.0
 
 # ---------------------------------------------------------------- activations (per token, per layer)
 # Bytes stored per token per transformer layer without recompute, bf16, FlashAttention (no s^2 term),
-# Llama-style block: attention saves norm input, q/k/v, attention output, o_proj input
-# (10h + 4·kv_dim); SwiGLU MLP saves norm input, gate/up input (4h) and gate, up, act, down input (8·ffn);
-# the two RMSNorms keep fp32 copies (16h). Korthikanti et al. get 34h for a GeLU GPT block; this is
-# the same count for the gated MLP.
-ACT_H_BYTES = 30
+# Llama-style block as autograd saves it: the two RMSNorms keep their fp32 input copies (8h; the bf16 layer
+# input and residual are not saved); the inputs of q/k/v, o_proj and the MLP (6h); q after RoPE and the
+# attention output, which FlashAttention saves and o_proj reuses (4h); k and v (4·kv_dim); gate, SiLU output,
+# up and their product, the down-projection input (8·ffn). 18h + 4·kv_dim + 8·ffn: Llama-2-13B without
+# checkpointing keeps 223 KB per token and layer, litgpt measured 230 KB (measurements litgpt-05).
+ACT_H_BYTES = 18
 ACT_KV_BYTES = 4
 ACT_FFN_BYTES = 8
 # Megatron/MindSpeed uses fused RMSNorm (saves only its bf16 input) and fused SwiGLU (saves its 2·ffn

@@ -65,6 +65,7 @@ class TrainConfig(NamedTuple):
     loss: str = ""  # constants.LOSS_IMPLS; "" = the framework's default (loss_impl)
     optimizer: str = "adamw"  # constants.OPTIMIZERS
     optimizer_in_backward: bool = False  # step and free each gradient during backward (torchtune optimizer_in_bwd)
+    grad_accum: int = 1  # micro-batches per optimizer step; above 1 the gradients stay allocated between them
 
     @property
     def loss_impl(self) -> str:
@@ -232,8 +233,17 @@ def _count(x: float) -> str:
     return f"{x / 1e9:.2f}B" if x >= 1e8 else f"{x / 1e6:.1f}M"
 
 
-def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, Term, Term, float]:
-    """(weights, gradients, optimizer, host bytes per rank) under DeepSpeed ZeRO on N data-parallel devices.
+class States(NamedTuple):
+    weights: Term
+    gradients: Term
+    optimizer: Term
+    host: float = 0.0  # bytes per rank offloaded to host RAM
+    gathered: float = 0.0  # bytes of ZeRO-3 modules gathered for compute (inside `weights`; transient)
+
+
+def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
+    """(weights, gradients, optimizer, host bytes per rank, gathered bytes) under DeepSpeed ZeRO on N
+    data-parallel devices.
 
     Trained weights T cost bw (bf16 2) + bg (bf16 grad 2) + fp32 grad 4 + master 4 + Adam 8 bytes;
     LoRA adapters A are fp32 (4 + 4 + 8); frozen weights F are bf16 (quantised ones Q at bits/8)."""
@@ -325,7 +335,7 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term,
         host += opt / n
     else:
         o, oh = opt / n, f"master {bm} B + {name} {ba} B x trained + {name} x LoRA, / {n}"
-    return Term(_gib(w), wh), Term(_gib(g), gh), Term(_gib(o), oh), host
+    return States(Term(_gib(w), wh), Term(_gib(g), gh), Term(_gib(o), oh), host, live)
 
 
 def _adam_bytes(cfg: TrainConfig, adam: int) -> tuple[int, bool]:
@@ -335,7 +345,7 @@ def _adam_bytes(cfg: TrainConfig, adam: int) -> tuple[int, bool]:
     return C.ADAM_8BIT_BYTES, cfg.optimizer == "paged_adamw_8bit"
 
 
-def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, Term, Term]:
+def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
     """Megatron/MindSpeed: weights and fp32 main grads split by TP x PP (experts also by EP);
     fp32 master + Adam split by the distributed optimizer over data parallel x context parallel
     (Megatron shards it over get_data_parallel_group(with_context_parallel=True): CP ranks hold the
@@ -355,32 +365,59 @@ def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[Term, 
     g = C.MEGATRON_MAIN_GRAD_BYTES * per_dev(T) + 4 * A / (tp * pp)
     o = C.MEGATRON_OPTIMIZER_BYTES * per_dev_opt(T) + 8 * A / (tp * pp)
     split = f"/(TP {tp} x PP {pp}" + (f", experts /EP {ep}" if e else "") + ")"
-    return (Term(_gib(w), lambda: f"bf16 weights 2 B {split}"),
+    return States(Term(_gib(w), lambda: f"bf16 weights 2 B {split}"),
             Term(_gib(g), lambda: f"fp32 main grads {C.MEGATRON_MAIN_GRAD_BYTES} B x trainable {split}"),
             Term(_gib(o), lambda: f"distributed optimizer: {C.MEGATRON_OPTIMIZER_BYTES} B x trainable {split} / DP {cfg.dp}"
                                      + (f" x CP {cfg.cp}" if cfg.cp > 1 else "")))
 
 
-def overhead(dev: Device, cfg: TrainConfig, tensors_gib: float) -> Term:
+def overhead(dev: Device, cfg: TrainConfig, all_gib: float, transient_gib: float) -> Term:
     """What the runtime reserves beside the tensors: its context, collective buffers (more than one
-    device) and the caching allocator's fragmentation (constants.CONTEXT_GIB etc.)."""
+    device) and the caching allocator's fragmentation (constants.CONTEXT_GIB etc.). Fragmentation is a
+    share of the tensors allocated and freed every step (`transient_gib`) on GPUs, of all tensors on
+    Ascend (constants.FRAGMENTATION_OF)."""
     ctx = C.CONTEXT_GIB.get(dev.kind, C.CONTEXT_GIB["gpu"])
     comm = C.COLLECTIVES_GIB.get(dev.kind, C.COLLECTIVES_GIB["gpu"]) if cfg.devices > 1 else 0.0
     share = C.FRAGMENTATION.get(dev.kind, C.FRAGMENTATION["gpu"])
-    frag = share * tensors_gib
+    of_transient = C.FRAGMENTATION_OF.get(dev.kind, "transient") == "transient"
+    basis = transient_gib if of_transient else all_gib
+    frag = share * basis
     lib = "HCCL" if dev.kind == "npu" else "NCCL"
+    what = "the tensors freed and reallocated every step (activations, logits, gathered weights)" if of_transient else "all tensors"
     return Term(ctx + comm + frag, lambda: f"runtime context {ctx:g} GiB" + (f" + {lib} buffers {comm:g} GiB" if comm else "")
-                + f" + allocator fragmentation {share:.0%} of {tensors_gib:.2f} GiB = {frag:.2f} GiB")
+                + f" + allocator fragmentation {share:.0%} of {what}, {basis:.2f} GiB = {frag:.2f} GiB")
+
+
+def transient_gradients(cfg: TrainConfig) -> bool:
+    """Whether the gradients exist only during backward: plain PyTorch training (no DeepSpeed gradient
+    buffers: pure bf16 or fp32 on one device with ZeRO-0) that sets them to None after each step
+    (optimizer.zero_grad(set_to_none=True), the default of torchtune and the HF Trainer) with no
+    gradient accumulation. Backward frees each layer's activations as it writes that layer's gradients,
+    so the gradients peak at its end, when the activations are gone."""
+    return (not cfg.megatron and cfg.zero_stage == 0 and cfg.devices == 1 and cfg.grad_accum == 1
+            and C.FP32_GRAD_BYTES[cfg.precision] == 0 and not cfg.optimizer_in_backward)
+
+
+def _gradient_peak(s: Shape, cfg: TrainConfig, g: Term, act: Term, logits: Term, seqs: int) -> Term:
+    """The gradient term as it adds to the peak when gradients are transient: at the end of backward all
+    gradients exist beside the first layer's working set (recomputed or stored), at its start the
+    activations and logits; only the part of the former above the latter adds."""
+    tokens = cfg.micro_batch * seqs * cfg.seq_len
+    layer = _gib(act_bytes_per_token_layer(s) * tokens)
+    start, end = act.gib + logits.gib, g.gib + layer
+    return Term(max(0.0, end - start),
+                lambda: f"{g.how} = {g.gib:.2f} GiB, allocated during backward and set to None after the step "
+                        f"(no ZeRO buffers, gradient accumulation 1): at the end of backward gradients + the first "
+                        f"layer's working set {layer:.2f} GiB = {end:.2f} GiB vs activations + logits {start:.2f} GiB "
+                        "at its start: adds max(0, difference)")
 
 
 def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     ps = split_params(s, cfg)
     seqs = C.SEQUENCES_PER_SAMPLE[cfg.stage]
     host = 0.0
-    if cfg.megatron:
-        w, g, o = _megatron_states(s, cfg, ps)
-    else:
-        w, g, o, host = _deepspeed_states(s, cfg, ps)
+    st = _megatron_states(s, cfg, ps) if cfg.megatron else _deepspeed_states(s, cfg, ps)
+    w, g, o, host = st.weights, st.gradients, st.optimizer, st.host
     # 1F1B: the first pipeline stage holds pp micro-batches in flight; the last holds one plus the logits.
     act = _activations(s, cfg, seqs, cfg.pp)
     logits = _logits(s, cfg, seqs)
@@ -401,8 +438,12 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
         logits = Term(max(0.0, full.gib - peak),
                       lambda f=full, p=peak: f"{f.how} = {f.gib:.2f} GiB, live before the layer recompute "
                                              f"({p:.2f} GiB) starts: adds max(0, difference)")
+    transient = act.gib + logits.gib + _gib(st.gathered)
+    if transient_gradients(cfg):
+        g = _gradient_peak(s, cfg, g, act, logits, seqs)
+        transient += g.gib
     subtotal = w.gib + g.gib + o.gib + act.gib + logits.gib
-    ov = overhead(dev, cfg, subtotal)
+    ov = overhead(dev, cfg, subtotal, transient)
     total = subtotal + ov.gib
     usable = dev.capacity_gib
     per_node = min(cfg.devices, dev.devices_per_node)

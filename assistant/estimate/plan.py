@@ -115,6 +115,7 @@ def _fits(s: Shape, cfg: TrainConfig, dev: Device, global_batch: int | None):
     batch = _batch(cfg.dp, cfg.micro_batch, global_batch)
     if batch is None:
         return None
+    cfg = cfg._replace(grad_accum=batch[0])  # accumulation keeps gradients alive between micro-batches
     mem = training_memory(s, cfg, dev)
     return (cfg, mem, batch) if mem.fits and mem.host_fits else None
 

@@ -241,7 +241,7 @@ def sequence_bound_note(s: Shape, cfg: TrainConfig, b: Breakdown) -> str | None:
     tokens = cfg.micro_batch * C.SEQUENCES_PER_SAMPLE[cfg.stage] * cfg.seq_len
     text += (f". {loss:.1f} GiB is the loss, which LLaMA-Factory computes over the full vocabulary in fp32 ({tokens} "
              f"tokens x {s.vocab} x {C.LOGITS_BYTES} B: the saved log-softmax, its gradient and the logits' gradient; "
-             "a fused or chunked loss such as enable_liger_kernel is not the default and is not modelled)")
+             "a fused or chunked loss such as enable_liger_kernel is not the default; loss=fused or chunked sizes one)")
     if added > 0:
         text += f", held with {seq_bound - loss:.1f} GiB of activations"
         if loss - added > 1e-3:

@@ -74,6 +74,8 @@ class EstimateTrainingMemoryArgs(ModelArgs):
     optimizer: Optimizer = "adamw"
     optimizer_in_backward: bool = Field(False, description="Step each parameter in backward and free its gradient "
                                         "(torchtune optimizer_in_bwd); single device or ZeRO-0 only.")
+    grad_accum: int = Field(1, ge=1, le=65536, description="Gradient accumulation steps; above 1 the gradients stay "
+                            "allocated between micro-batches (matters for full fine-tuning without DeepSpeed).")
 
 
 class TrainingMemoryResult(MemoryBreakdown):
@@ -111,7 +113,8 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                       devices=args.devices, framework=framework, zero_stage=args.zero_stage, offload=args.offload,
                       tp=args.tp, pp=args.pp, cp=args.cp, precision=args.precision, recompute=args.recompute,
                       lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits,
-                      loss=args.loss or "", optimizer=args.optimizer, optimizer_in_backward=args.optimizer_in_backward)
+                      loss=args.loss or "", optimizer=args.optimizer, optimizer_in_backward=args.optimizer_in_backward,
+                      grad_accum=args.grad_accum)
     b = training_memory(s, cfg, dev)
     notes = list(b.assumptions) + context_note(ctx, model_id, args.seq_len)
     if s.is_moe:
