@@ -23,7 +23,8 @@ def device_from_row(h: dict[str, Any]) -> Device:
     return Device(id=h["id"], kind=h.get("kind") or "gpu", memory_gb=float(h["memory_gb"]),
                   devices_per_node=int(h.get("devices_per_node") or 8), min_unit=int(h.get("min_parallel_unit") or 1),
                   unit=h.get("unit") or "card", dies_per_card=int(h.get("dies_per_card") or 1),
-                  fp8=str(h.get("fp8")).strip().lower() in {"true", "1"})
+                  fp8=str(h.get("fp8")).strip().lower() in {"true", "1"},
+                  bf16=str(h.get("bf16", True)).strip().lower() not in {"false", "0"})
 
 
 def round_up(n_exact: float, dev: Device, limit: int = 1 << 16) -> int:

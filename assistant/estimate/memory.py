@@ -18,6 +18,11 @@ from .shape import Shape
 METHODS = ("full", "freeze", "lora", "qlora")
 STAGES = ("pt", "sft", "dpo", "kto", "rm", "ppo")
 PRECISIONS = ("bf16", "fp16", "fp32", "pure_bf16")
+
+
+def default_precision(dev: Device) -> str:
+    """bf16 mixed precision, or fp16 on a part without BF16 (same bytes per value)."""
+    return "bf16" if dev.bf16 else "fp16"
 FRAMEWORKS = ("LLaMA-Factory", "MindSpeed-LLM")
 QUANT_BITS = (2, 3, 4, 8)
 
@@ -34,6 +39,7 @@ class Device:
     unit: str = "card"
     dies_per_card: int = 1
     fp8: bool = False  # FP8 tensor cores (Ada, Hopper); serving reads it, training does not
+    bf16: bool = True  # computes in BF16; Volta/Turing GPUs and Ascend 910A/310P train in fp16 (same bytes)
 
     @property
     def capacity_gib(self) -> float:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import SizingError
 from ..estimate import constants as C
 from ..estimate.calibrate import device_from_row
-from ..estimate.memory import Breakdown, Device, TrainConfig, loss_gib
+from ..estimate.memory import Breakdown, Device, TrainConfig, default_precision, loss_gib
 from ..estimate.plan import Plan, longest_seq_len, needs_cp, plan_training
 from ..estimate.shape import Shape, from_catalog, from_params, lora_targets_valid, with_overrides
 from .common import MAX_SEQ_LEN
@@ -206,13 +206,22 @@ def check_plan_args(a: PlanTrainingArgs) -> None:
 
 
 # ---------------------------------------------------------------- wording
+def precision_for(requested: str | None, dev: Device) -> str:
+    """The precision asked for, or the part's default: bf16, fp16 where it has no BF16 (V100, T4, 910A)."""
+    return requested or default_precision(dev)
+
+
 def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
-    out = ["activations in bf16 with FlashAttention (no s^2 term)",
+    act = {"fp16": "fp16", "fp32": "fp32"}.get(cfg.precision, "bf16")
+    out = [f"activations in {act} with FlashAttention (no s^2 term)",
            f"usable memory = {dev.memory_gb:g} GB x {C.CAPACITY_FRACTION.get(dev.kind, 1):.3f} reported capacity"]
     if cfg.megatron:
         out.append("MindSpeed-LLM: distributed optimizer, sequence parallel with TP, 1F1B pipeline")
     else:
         out.append(f"DeepSpeed ZeRO-{cfg.zero_stage}" + (" with CPU offload" if cfg.offload else "") + " over data parallel")
+    if not dev.bf16:
+        out.append(f"{dev.id} has no BF16: " + ("fp16 mixed precision assumed (same bytes per value as bf16)"
+                                               if cfg.precision == "fp16" else f"{cfg.precision} as requested, which it cannot compute"))
     if s.inferred:
         out.append("shape inferred from the parameter count: " + ", ".join(s.inferred))
     return out

@@ -286,3 +286,19 @@ def test_kv_cache_precision_halves_the_kv_bytes(call):
 def test_kv_cache_precision_the_runtime_lacks_is_refused(call, hardware, dtype):
     e = err(call("estimate_inference", model="llama3.1-8b", hardware=hardware, kv_cache_dtype=dtype))
     assert e["field"] == "kv_cache_dtype" and dtype in e["message"]
+
+
+def test_parts_without_bf16_default_to_fp16(call):
+    # V100 (Volta) and T4 (Turing) have no BF16 (NVIDIA data sheets; the hardware catalog's bf16 column): plans
+    # there assume fp16 mixed precision, which holds the same bytes per value, and say so.
+    for hw in ("v100", "t4"):
+        plan = call("plan_training", model="qwen2.5-7b", method="lora", seq_len=4096, hardware=hw)
+        assert "activations in fp16 with FlashAttention (no s^2 term)" in plan["assumptions"]
+        assert any("has no BF16: fp16 mixed precision assumed" in a for a in plan["assumptions"])
+    a100 = call("estimate_training_memory", model="qwen2.5-7b", method="lora", hardware="a100")
+    v100 = call("estimate_training_memory", model="qwen2.5-7b", method="lora", hardware="v100-32g")
+    assert "activations in bf16 with FlashAttention (no s^2 term)" in a100["assumptions"]
+    assert not any("BF16" in a for a in a100["assumptions"])
+    assert v100["weights_gib"] == a100["weights_gib"] and v100["total_gib"] > 0  # 2 bytes per weight either way
+    asked = call("estimate_training_memory", model="qwen2.5-7b", method="lora", hardware="t4", precision="bf16")
+    assert any("bf16 as requested, which it cannot compute" in a for a in asked["assumptions"])
