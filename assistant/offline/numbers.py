@@ -7,7 +7,19 @@ from __future__ import annotations
 
 import re
 
-from .vocab import EN_NUMBERS, NODE_WORDS, UNIT_WORDS, cn_number
+from .frame import QuestionFrame as Slots
+from .vocab import (
+    EN_NUMBERS,
+    EPOCHS_RX,
+    NODE_WORDS,
+    SAMPLES_RX,
+    TOKENS_RX,
+    TPS_RX,
+    UNIT_WORDS,
+    amount,
+    blank,
+    cn_number,
+)
 
 EN_COUNT = r"(?:a\s+single|single|one|two|three|four|five|six|seven|eight|twelve|sixteen|thirty-two|sixty-four)"
 # "a few cards" / "a couple of GPUs" / "a lot of NPUs" are no count.
@@ -164,3 +176,26 @@ def bare_count(work: str) -> int | None:
         return None
     n = int(nums[0])
     return n if 1 <= n <= 4096 and not (n >= 512 and n % 256 == 0) else None
+
+
+def training_amounts(work: str, s: Slots) -> str:
+    """Token totals, samples, epochs and TPS into ``s``; their text blanked. "4096 tokens" and "32k
+    tokens" stay: a plain count under 10 million or a k suffix is a sequence length."""
+    for m in list(TPS_RX.finditer(work)):
+        given = m.group(1) or m.group(3) or m.group(4)
+        s.tps = s.tps or amount(given, m.group(2))
+        work = blank(work, m)
+    for m in list(TOKENS_RX.finditer(work)):
+        mag = (m.group(2) or "").lower()
+        n = amount(m.group(1), mag)
+        if mag == "k" or n < 1e7:
+            continue
+        s.tokens = s.tokens or n
+        work = blank(work, m)
+    for m in list(SAMPLES_RX.finditer(work)):
+        s.samples = s.samples or int(amount(m.group(1), m.group(2)))
+        work = blank(work, m)
+    for m in list(EPOCHS_RX.finditer(work)):
+        s.epochs = s.epochs or float(m.group(1) or m.group(2))
+        work = blank(work, m)
+    return work

@@ -5,6 +5,8 @@ training amounts ("八卡", "2机16卡", "1B tokens", "10亿 token", "TPS 1500",
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 
 FRAMEWORKS = [
     (re.compile(r"mind\s*speed(?:[-_ ]?llm)?|model\s*link"), "MindSpeed-LLM"),
@@ -41,35 +43,18 @@ CONFIG_FORMATS = [
     ("llamafactory_yaml", re.compile(r"ya?ml")),
 ]
 
-INTENTS: dict[str, re.Pattern] = {
-    "cards": re.compile(
-        r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?))|minimum|(?<![a-z])min(?![a-z])|least|fewest|"
-        r"(?<![a-z])(?:cards?|npus?|gpus?|nodes?|devices?|dies?)(?![a-z])|"
-        r"最少|至少|几张|几卡|几个(?!小时|月|星期)|多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory))|卡数|节点数|几台|资源|规格|需要.{0,6}[卡机]"),
-    "zero": re.compile(r"(?<![a-z])zero(?![a-z])|zero[-_ ]?\d|deep\s*speed|offload|卸载|(?<![a-z])stage(?![a-z])|ds_z\d"),
-    "ga": re.compile(r"gradient[-_ ]?accum|grad[-_ ]?accum|accumulation|(?<![a-z])ga(?![a-z])|梯度累[积计加]|累积步"),
-    "memory": re.compile(r"memory|(?<![a-z])mem(?![a-z])|vram|hbm|(?<![a-z])ram(?![a-z])|主机内存|显存|内存|how\s+many\s+gi?b|多少\s*gi?b?|(?<![a-z])fit|放得下|放不下|装得下|占用|多大"),
-    "estimate": re.compile(r"estimat|估算|估计|预估|approx|roughly|大概|大约"),
-    "inference": re.compile(r"inference|infer(?![a-z])|serv(?:e|ing)|deploy|vllm|推理|部署|服务化|上线|max[-_ ]?model[-_ ]?len|"
-                            r"max(?:imum)?\s+context|context\s+(?:length|window)|最长上下文|最大上下文|kv\s*cache"),
-    "config": re.compile(r"ya?ml|(?<![a-z])json(?![a-z])|config|配置文件|配置|(?<![a-z])env(?![a-z])|环境变量|启动变量|变量|launch|torchrun|"
-                         r"(?<![a-z])variables?(?![a-z])|(?<![a-z])exports?(?![a-z])|"
-                         r"script|脚本|启动命令|generate|生成|写一个|给我一[个份]|give\s+me\s+the"),
-    "troubleshoot": re.compile(
-        r"(?<![a-z])oom(?:s|ed|ing)?(?![a-z])|out\s+of\s+memory|what\s+should\s+i\s+do|how\s+can\s+i\s+(?:fix|avoid|solve)|显存不足|显存溢出|内存溢出|溢出|time[sd]?\s*out|timeout|超时|hang|卡住|"
-        r"flash\s*-?attn|flash\s*-?attention|(?<![a-z])fa2?(?![a-z])|bf16|fp16|bfloat|半精度|混合精度|nan|loss|"
-        r"error|报错|错误|失败|fail|crash|exception|why|为什么|为何|怎么办|how\s+(?:do\s+i\s+|to\s+)?fix|解决|排查|慢|slow|"
-        r"barrier|hccl|expandable|recompute|重计算|checkpoint|ckpt|断点"),
-    "list_models": re.compile(r"(?:which|what|list|all|supported)\s+(?:\w+\s+)?models|models?\s+(?:are\s+)?supported|"
-                              r"支持(?:哪些|什么|的)模型|哪些模型|什么模型|模型列表|支持列表|list\s+(?:the\s+)?models"),
-    "list_hardware": re.compile(r"(?:which|what|list)\s+(?:\w+\s+)?hardware|hardware\s+(?:list|catalog)|哪些硬件|硬件列表|支持哪些(?:卡|硬件|芯片)"),
-    "support": re.compile(r"support|可以跑|能跑|能不能|是否支持|支不支持|支持吗|支持不|可不可以|can\s+i|is\s+it\s+possible|possible\s+to"),
-    "compare": re.compile(r"compar|(?<![a-z])vs\.?(?![a-z])|versus|对比|比较|哪个(?:更|好)|which\s+(?:hardware|gpu|npu|is\s+better)"),
-    "time": re.compile(r"how\s+long|training\s+time|time\s+to\s+train|how\s+many\s+(?:hours?|days?|weeks?)|多久|耗时|时长|多长时间|"
-                       r"训练时间|几天|多少天|几个小时|多少小时|throughput|tokens?/s|吞吐|(?<![a-z])tps(?![a-z])"),
-    "train": re.compile(r"train|fine[-_ ]?tun|finetun|(?<![a-z])sft(?![a-z])|lora|微调|训练|全参|全量|精调"),
-    "tp": re.compile(r"(?<![a-z])tp(?![a-z])|(?<![a-z])pp(?![a-z])|tensor\s+parallel|pipeline\s+parallel|并行|parallelism"),
-}
+INTENTS_FILE = Path(__file__).with_name("intents.toml")
+
+
+def load_intents(path: Path = INTENTS_FILE) -> dict[str, re.Pattern]:
+    """Intent name -> one pattern, the alternation of that intent's rows in every language (intents.toml)."""
+    with path.open("rb") as f:
+        rows = tomllib.load(f)["intent"]
+    return {row["name"]: re.compile("|".join(row.get("en", []) + row.get("zh", []))) for row in rows}
+
+
+# What a question asks (cards, memory, a config, a time...): data, one row per intent, in intents.toml.
+INTENTS: dict[str, re.Pattern] = load_intents()
 # A question with none of these words is not about sizing or training at all.
 DOMAIN = re.compile(
     r"npu|gpu|card|node|ascend|snt9|910|die(?![a-z])|zero|deepspeed|offload|lora|fine|tun|train|infer|serv|vllm|"
@@ -124,6 +109,11 @@ def amount(num: str, mag: str | None) -> float:
 
 def blank(work: str, m: re.Match) -> str:
     return work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]
+
+
+def blank_span(work: str, span: tuple[int, int]) -> str:
+    """The text with ``span`` replaced by spaces: read once, offsets kept."""
+    return work[: span[0]] + " " * (span[1] - span[0]) + work[span[1]:]
 
 
 def cn_number(s: str) -> int | None:

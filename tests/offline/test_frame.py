@@ -117,3 +117,27 @@ def test_one_message_per_rule(parse, q, rule):
 def test_rule_messages_in_chinese(parse):
     s = parse("qwen2.5-7b lora 微调，-4 张卡够吗")
     assert s.lang == "zh" and "不是有效的卡数" in s.problems[0]
+
+
+def test_intents_are_data(tmp_path):
+    from assistant.offline.vocab import INTENTS, INTENTS_FILE, load_intents
+    assert set(INTENTS) >= {"cards", "memory", "config", "inference", "time", "troubleshoot", "compare", "list_models"}
+    # a row added to the table is an intent, in either language, with no code
+    extra = tmp_path / "intents.toml"
+    extra.write_text(INTENTS_FILE.read_text(encoding="utf-8") + "\n[[intent]]\nname = \"price\"\nen = ['(?<![a-z])price']\nzh = ['价格']\n",
+                     encoding="utf-8")
+    table = load_intents(extra)
+    assert table["price"].search("what price per hour") and table["price"].search("价格是多少")
+    assert table["cards"].pattern == INTENTS["cards"].pattern
+
+
+def test_extractors_read_one_kind_each(ctx):
+    from assistant.offline.frame import QuestionFrame
+    from assistant.offline.names import ModelNames
+    from assistant.offline.setting import Setting
+    names = ModelNames(ctx.resolver, ctx.kb.models())
+    assert [m for m, _ in names.model_mentions("llama3-8b vs qwen2.5-7b")] == ["llama3-8b", "qwen2.5-7b"]
+    s = QuestionFrame()
+    rest, count = Setting(ctx.resolver).read("8张910b 用 mindspeed-llm 跑 qwen2.5-7b", s)
+    assert (s.hardware, s.framework, count) == ("snt9b", "MindSpeed-LLM", 8)
+    assert "910b" not in rest and "mindspeed" not in rest and "qwen2.5-7b" in rest

@@ -1,0 +1,46 @@
+"""What a question asks: the intents of intents.toml found in it, refined by the rules that words alone
+cannot carry (a memory amount asked is no card count; a stated device count asks nothing), and which
+config file a config request means."""
+
+from __future__ import annotations
+
+import re
+
+from . import serving_words
+from .frame import QuestionFrame as Slots
+from .vocab import ASKS_COUNT, CONFIG_FORMATS, INTENTS, MEMORY_ASKED
+
+
+def read_intents(work: str, s: Slots, serving_only: bool) -> None:
+    """The intents table (intents.toml), then what words alone cannot carry: "with 16 cards" states a
+    count, "how many cards" asks one. ``serving_only``: the model is served, never trained."""
+    s.intents = {name for name, rx in INTENTS.items() if rx.search(work)}
+    s.intents = serving_words.serving_intents(s.intents, work, bool(s.method or s.stage or "train" in s.intents),
+                                              bool(s.tps or s.tokens), serving_only,
+                                              bool(s.quant_text and s.weight_bits != 16 or s.concurrency or s.gpu_util))
+    if {"memory", "cards"} <= s.intents and not INTENTS["cards"].search(MEMORY_ASKED.sub(" ", work)):
+        s.intents.discard("cards")  # "显存占用多少" / "how much memory per card" asks GiB, not a card count
+    if "cards" in s.intents and (s.devices or s.nodes) and not ASKS_COUNT.search(work):
+        s.intents.discard("cards")  # "with 16 cards" / "我只有16张卡" states what they have; nothing asks for a count
+    if (s.tokens or s.tps) and not s.intents - {"train", "estimate", "time"}:
+        s.intents.add("time")  # "llama3-8b on 1B tokens with 8 A100": a token total asks for a duration
+    if s.hardware_text and "SNT9B23" in (s.hardware or "").upper() and re.search(r"(?<![a-z])die", work):
+        s.intents.add("cards")
+
+
+def read_config_format(work: str, s: Slots) -> None:
+    """Which file a config request asks for, in the framework named."""
+    for name, rx in CONFIG_FORMATS:
+        if rx.search(work):
+            s.config_format = name
+            break
+    if s.config_format in ("deepspeed_json", "llamafactory_yaml") and s.framework == "MindSpeed-LLM":
+        s.config_format = "mindspeed_env"
+    if s.config_format == "mindspeed_env" and s.framework == "LLaMA-Factory":
+        s.config_format = "launch"  # LLaMA-Factory's variables live in its launch script
+    if s.config_format is None:
+        s.config_format = "mindspeed_env" if s.framework == "MindSpeed-LLM" else "llamafactory_yaml"
+    # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
+    if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|变量|variables?|exports?|generate|生成|give\s+me|给我|写|"
+                     r"config\s+file|配置文件|the\s+config|config\s+for|配置", work):
+        s.intents.discard("config")

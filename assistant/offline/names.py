@@ -1,0 +1,164 @@
+"""Model names in a question: catalog models (the longest mention, or every model of a comparison),
+a misspelling read as a catalog model, an unknown model-like name, a raw size or shape, a family.
+Offsets are into the text given, so a mention can be blanked once read."""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
+from . import numbers as num
+from .frame import QuestionFrame as Slots
+from .vocab import NOT_A_MODEL, SIZE, UNIT_AFTER_VERSION, VARIANT_WORDS, VERSION, blank_span
+
+# Words joining model names into a comparison: "X vs Y", "X or Y", "X 和 Y", "X、Y".
+COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
+MAX_TOKENS = 4000  # model-mention scan bound: a 20 kB paste is still answered in milliseconds
+
+
+class ModelNames:
+    """Model mentions read against one catalog (the resolver's model spellings and the models' families)."""
+
+    def __init__(self, resolver, models: list[dict]):
+        self.resolver = resolver
+        self.keys = resolver.model_keys  # squashed spelling -> id: a set lookup per candidate span
+        zh = "|".join(re.escape(z) for z, _ in sorted(FAMILY_WORDS, key=lambda p: -len(p[0])))
+        self.token_rx = re.compile(rf"(?:(?:{zh})\s*)?[a-z0-9][a-z0-9._/\-]*|(?:{zh})")
+        self.families: dict[str, str] = {}
+        for m in models:
+            fam = squash(str(m.get("family") or ""))
+            if fam:
+                self.families.setdefault(fam, str(m.get("family")))
+        stems = {lead.group(0) for k in self.keys if (lead := re.match(r"[a-z]+", k))}
+        self.family_stems = {s for s in stems if len(s) >= 2} | {
+            "gpt", "llama", "qwen", "mistral", "mixtral", "phi", "gemma", "falcon", "baichuan", "chatglm", "glm",
+            "internlm", "internvl", "yi", "deepseek", "bloom", "opt", "claude", "ernie", "kimi", "minimax", "starcoder",
+            "codellama", "vicuna", "olmo", "grok", "hunyuan", "pangu", "moss", "aquila", "skywork", "telechat", "bert"}
+
+    def _tokens(self, text: str) -> list[tuple[int, int, str]]:
+        """Word-like runs of Latin letters and digits, with a Chinese family word attached in front
+        ("千问2.5-72b"); offsets are into ``text`` so a mention can be blanked out afterwards."""
+        out = []
+        for m in self.token_rx.finditer(text.lower()):
+            tok = m.group(0).rstrip(".-/_")
+            if tok:
+                out.append((m.start(), m.start() + len(tok), tok))
+            if len(out) >= MAX_TOKENS:
+                break
+        return out
+
+    def model_mentions(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """Every known model mention, longest first where they overlap, in the order written: (id, span)."""
+        toks = self._tokens(text)
+        found: list[tuple[int, str, tuple[int, int]]] = []
+        for i in range(len(toks)):
+            if not re.search(r"[a-z\u4e00-\u9fff]", toks[i][2]):
+                continue
+            for j in range(i + 1, min(len(toks), i + 5) + 1):
+                key = squash(" ".join(t[2] for t in toks[i:j]))
+                if key in self.keys:
+                    found.append((toks[j - 1][1] - toks[i][0], self.keys[key], (toks[i][0], toks[j - 1][1])))
+        kept: list[tuple[str, tuple[int, int]]] = []
+        for _, mid, span in sorted(found, key=lambda f: (-f[0], f[2][0])):
+            if all(span[1] <= k[0] or span[0] >= k[1] for _, k in kept):
+                kept.append((mid, span))
+        return sorted(kept, key=lambda k: k[1][0])
+
+    def find_model(self, text: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
+        """(model id, the words as typed, character span) of the longest known model mention."""
+        mentions = self.model_mentions(text)
+        if not mentions:
+            return None, None, None
+        mid, (s, e) = max(mentions, key=lambda m: (m[1][1] - m[1][0], -m[1][0]))
+        return mid, text[s:e], (s, e)
+
+    @staticmethod
+    def compared_models(work: str, mentions: list[tuple[str, tuple[int, int]]]) -> list[str]:
+        """Two or more catalog models joined as a comparison ("llama3-8b vs qwen2.5-7b", "X 和 Y"), in the
+        order written; one model, or mentions not joined so: empty."""
+        ids = list(dict.fromkeys(mid for mid, _ in mentions))
+        if len(ids) < 2:
+            return []
+        joined = all(COMPARED.search(work[a[1][1]:b[1][0]]) for a, b in pairwise(mentions))
+        return ids if joined else []
+
+    def find_unknown_model(self, text: str) -> tuple[str, tuple[int, int]] | None:
+        """A model-like mention that is not in the catalog, with its span: 'gpt-99-ultra', 'qwen9-13b',
+        '千问7-5b', or a family word with a version the catalog lacks ('llama 9 ultra', 'qwen 7')."""
+        toks = self._tokens(text)
+        words = [t[2] for t in toks]
+        for i, tok in enumerate(words):
+            latin = tok
+            for zh, en in FAMILY_WORDS:
+                if latin.startswith(zh):
+                    latin = en + latin[len(zh):]
+            stem = re.match(r"[a-z]+", latin)
+            if not stem or NOT_A_MODEL.fullmatch(latin):
+                continue
+            has_digit = bool(re.search(r"\d", latin))
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            after = words[i + 2] if i + 2 < len(words) else ""
+            if stem.group(0) in self.family_stems:
+                if not has_digit and VERSION.fullmatch(nxt) and not UNIT_AFTER_VERSION.fullmatch(after):
+                    return self._mention(toks, i, i + 2)  # "llama 9 ultra": the family and a version
+                if has_digit or SIZE.fullmatch(nxt):
+                    return self._mention(toks, i, i + 1)
+            if has_digit and re.search(r"[-_]", latin) and re.match(r"[a-z]{2,}", latin):
+                return toks[i][2], (toks[i][0], toks[i][1])
+            parts = re.split(r"[-_]", latin)
+            if len(parts) >= 2 and len(parts[0]) >= 3 and parts[-1] in VARIANT_WORDS:
+                return toks[i][2], (toks[i][0], toks[i][1])  # "supernova-ultra": a name with a variant word
+        return None
+
+    @staticmethod
+    def _mention(toks: list[tuple[int, int, str]], i: int, j: int) -> tuple[str, tuple[int, int]]:
+        """Tokens i..j-1 plus the size and variant words after them ("17b", "scout", "instruct"), at most three."""
+        while j < len(toks) and j < i + 5 and (SIZE.fullmatch(toks[j][2]) or toks[j][2] in VARIANT_WORDS):
+            j += 1
+        return " ".join(t[2] for t in toks[i:j]), (toks[i][0], toks[j - 1][1])
+
+
+    def read(self, work: str, text: str, s: Slots) -> tuple[str, tuple[int, int] | None]:
+        """A catalog model (also misspelt), else an unknown model name, a raw size, a shape or a family."""
+        mid, typed, span = self.find_model(work)
+        if mid and typed and span:
+            mentions = self.model_mentions(work)
+            s.models = self.compared_models(work, mentions)
+            if s.models:  # "X vs Y": the first named leads; every mention is read (blanked)
+                (mid, span), typed = mentions[0], work[mentions[0][1][0]:mentions[0][1][1]]
+                for _, other in mentions[1:]:
+                    work = blank_span(work, other)
+            s.model, s.model_text = mid, typed.strip()
+            return blank_span(work, span), span
+        raw = num.raw_size(work)
+        found = self.find_unknown_model(work)
+
+        def as_typed(sp: tuple[int, int], alt: str) -> str:  # "Llama 9 Ultra" as typed
+            return text[sp[0]:sp[1]] if len(text) == len(work) else alt
+
+        if found:
+            unknown, uspan = found
+            fixed, _ = self.resolver.correct(unknown)
+            if len(fixed) == 1:
+                s.model, s.model_read_as = fixed[0], as_typed(uspan, unknown)
+                s.model_text = s.model_read_as
+                return blank_span(work, uspan), uspan
+            if not (raw and unknown.endswith("b") and not re.search(r"[a-z]{2,}", unknown.replace(str(raw), ""))):
+                s.unknown_model, s.model_text = unknown, as_typed(uspan, unknown)
+                return blank_span(work, uspan), None
+        if raw:
+            s.params_b = raw
+        elif s.shape and {"layers", "hidden"} <= set(s.shape):
+            s.params_b = num.shape_params_b(s.shape)  # only a base: the estimator counts the shape's own parameters
+            s.shape_only = True
+        else:
+            s.family = self.family(work)
+        return work, None
+
+    def family(self, work: str) -> str | None:
+        for _, _, tok in self._tokens(work):
+            key = squash(tok)
+            if key in self.families:
+                return self.families[key]
+        return None

@@ -1,0 +1,86 @@
+"""Framework and hardware in a question: the frameworks' and Ascend parts' words (vocab), else any part
+of the hardware catalog by its id, name or aliases, and a count written before the part ("8张910B")."""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import SizingError
+from ..resolve import squash
+from . import numbers as num
+from .frame import QuestionFrame as Slots
+from .vocab import FRAMEWORKS, HARDWARE, blank_span
+
+
+class Setting:
+    """Reads frameworks and hardware against one hardware catalog (the resolver's)."""
+
+    def __init__(self, resolver):
+        self.resolver = resolver
+
+    def read(self, low: str, s: Slots) -> tuple[str, int | None]:
+        """Framework and hardware first; their words are blanked so "llama factory" is not a model.
+        Returns the rest and a count written before the hardware ("8张910B")."""
+        work = low
+        for rx, fw_name in FRAMEWORKS:
+            m = rx.search(work)
+            if m and s.framework is None:
+                s.framework = fw_name
+            work = rx.sub(lambda m: " " * len(m.group(0)), work)
+        hw_count = None
+        for rx, name in HARDWARE:
+            m = rx.search(work)
+            if m and s.hardware is None:
+                s.hardware_text = m.group(0).strip()
+                s.hardware = self.hardware_id(name, m)
+                hw_count = num.count_before_hardware(work[: m.start()], work[m.end():])
+            work = rx.sub(lambda m: " " * len(m.group(0)), work)
+        if s.hardware is None:
+            work, hw_count = self._catalog_hardware(work, s)
+        return work, hw_count
+
+    def _catalog_hardware(self, work: str, s: Slots) -> tuple[str, int | None]:
+        """Any part of the hardware catalog by its id, name or aliases ("V100", "MI300X", "Atlas 300I Duo"):
+        the longest run of up to three words whose spelling the catalog knows, so new parts need no code."""
+        keys = self.resolver.hardware_keys
+        toks = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[a-z0-9][a-z0-9.\-]*", work)]
+        for i in range(len(toks)):
+            for j in range(min(len(toks), i + 3), i, -1):
+                key = squash(" ".join(t[2] for t in toks[i:j]))
+                memory_only = re.fullmatch(r"\d+g(?:b)?", key)  # "32G" alone is a memory size (see _counts)
+                if self._names_part(key, keys) and not memory_only:
+                    start, end = toks[i][0], toks[j - 1][1]
+                    s.hardware, s.hardware_text = keys[key], work[start:end]
+                    count = num.count_before_hardware(work[:start], work[end:])
+                    return blank_span(work, (start, end)), count
+        return work, None
+
+    @staticmethod
+    def _names_part(key: str, keys: dict[str, str]) -> bool:
+        """A catalog spelling with a digit. Two characters are too easily noise ("a3" in a hash), so a
+        two-character word counts only as the stem of the part's own id ("t4" for t4-16g, "l4" for l4-24g)."""
+        if key not in keys or not re.search(r"\d", key):
+            return False
+        return len(key) >= 3 or keys[key].split("-")[0] == key
+
+    def hardware_id(self, name: str | None, m: re.Match | None) -> str:
+        """Catalog id of a hardware mention; an unknown GPU keeps its name (tools will say so)."""
+        cands = [name] if name else []
+        if not name and m is not None:
+            size = m.group(2) if m.lastindex and m.lastindex >= 2 else None
+            cands += [f"{m.group(1)} {size}g"] if size else []
+            cands += [m.group(1), m.group(0).strip()]
+        for cand in cands:
+            try:
+                return self.resolver.hardware_id(cand)
+            except SizingError:
+                continue
+        return cands[-1]
+
+    def by_memory(self, gb: int) -> tuple[str | None, bool]:
+        """The catalog part with this much memory ("a 24GB GPU" -> the RTX 4090 row); when several parts
+        share the size (80 GB), the first in the catalog, marked as a guess. The 64 GB Snt9B is the default anyway."""
+        parts = [h for h in self.resolver.hardware.values() if h.get("memory_gb") == gb]
+        if not parts or gb == 64:
+            return None, False
+        return parts[0]["id"], True
