@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from .plan import TrainingPlan
+from .plan import TrainingPlan, comment_lines
 
 LF_LAUNCHER = "\"$(python -c 'import llamafactory.launcher as m; print(m.__file__)')\""
 
@@ -113,7 +113,7 @@ def mindspeed(opts: LaunchOptions, plan: TrainingPlan) -> list[str]:
 
 
 def render(opts: LaunchOptions, plan: TrainingPlan, header: list[str] | None = None) -> str:
-    lines = ["#!/usr/bin/env bash", *(f"# {h}" for h in header or []), "set -euo pipefail", ""]
+    lines = ["#!/usr/bin/env bash", *comment_lines(header), "set -euo pipefail", ""]
     lines += environment(plan)
     lines += [""] + (mindspeed(opts, plan) if plan.framework == "MindSpeed-LLM" else llamafactory(opts, plan))
     return "\n".join(lines) + "\n"

@@ -18,7 +18,7 @@ from ..errors import SizingError
 from . import deepspeed
 from .llamafactory_names import STAGES, TEMPLATES
 from .llamafactory_names import VERSION as LLAMAFACTORY_VERSION
-from .plan import TrainingPlan
+from .plan import TrainingPlan, comment_lines
 
 METHODS = ("lora", "qlora", "full", "freeze")
 QUANT_BITS = (2, 3, 4, 8)
@@ -179,7 +179,7 @@ def scalar(value: Any) -> str:
 
 
 def render(opts: LlamaFactoryOptions, plan: TrainingPlan, header: list[str] | None = None) -> str:
-    lines = [f"# {h}" for h in header or []]
+    lines = comment_lines(header)
     for section, keys in build(opts, plan):
         if lines:
             lines.append("")

@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..errors import SizingError
-from .plan import TrainingPlan, check_parallel_layout
+from .plan import TrainingPlan, check_parallel_layout, comment_lines
 
 STAGES = ("pt", "sft")
 METHODS = ("lora", "full")
@@ -119,7 +119,7 @@ def _value(v) -> str:
 
 
 def render(opts: MindSpeedOptions, plan: TrainingPlan, header: list[str] | None = None) -> str:
-    lines = [f"# {h}" for h in header or []]
+    lines = comment_lines(header)
     for name, value, comment in variables(opts, plan):
         line = f"export {name}={_value(value)}"
         lines.append(f"{line}  # {comment}" if comment else line)

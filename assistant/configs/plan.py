@@ -7,10 +7,12 @@ can show the user exactly which numbers went into the file and where they came f
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ..answer import source_as_known
 from ..errors import SizingError
 
 Accelerator = Literal["npu", "gpu"]
@@ -47,6 +49,17 @@ class TrainingPlan(BaseModel):
     @property
     def global_batch(self) -> int:
         return self.micro_batch * self.grad_accum * self.data_parallel
+
+
+# A source in parentheses that holds a transcription file and, inside it, the page as users know it:
+# "(seeds/004_….txt (ModelArts: 模型最小卡数配置, 2025-06-24))".
+_FILE_SOURCE = re.compile(r"\(([^()]*\.(?:txt|md|csv)[^()]*\([^()]*\)[^()]*)\)")
+
+
+def comment_lines(header: list[str] | None) -> list[str]:
+    """A config's header comments, each source named by its page title and date (never the file it was
+    transcribed into), as every answer names it."""
+    return [f"# {_FILE_SOURCE.sub(lambda m: f'({source_as_known(m.group(1))})', h)}" for h in header or []]
 
 
 def nodes_for(devices: int, devices_per_node: int) -> tuple[int, int]:

@@ -1,33 +1,70 @@
 """"Can I do it with the devices I have?": a direct yes or no, first, from the vendor tables'
 minimum counts and the estimator's plan within the user's count (plan_training with max_devices)
-against the plan without a cap (what the job needs)."""
+against the plan without a cap (what the job needs).
+
+A table row at a shorter sequence than the one asked is a lower bound: a longer sequence never needs
+fewer devices, so when that row already needs more than the user has, the answer is no whatever the
+estimate finds (the estimate's slower setting is then offered as an untested option)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
+from ..tools.estimates import PlanResult
+from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
+from .results import Result
 from .route import table_strategy
 from .wording import Writer
 
 
+class Need(NamedTuple):
+    """One vendor row's device count: who (framework or table), how many, the unit, the row's length."""
+
+    who: str
+    devices: int
+    unit: str
+    seq_len: int
+
+
+@dataclass
+class TrainingFacts:
+    """What the training tools found, read once: the table rows at the length asked (or the next one
+    above it), the rows at the nearest shorter length when none reach it (a lower bound), the plans."""
+
+    asked: int
+    recipes: list[TrainingRecipeResult]
+    rows: list[MinCardsRow]
+    bound: list[MinCardsRow] = field(default_factory=list)
+    recipe_bound: list[TrainingRecipeResult] = field(default_factory=list)
+    min_call: Result[MinCardsResult] | None = None
+    plans: list[Result[PlanResult]] = field(default_factory=list)
+
+    @property
+    def bound_len(self) -> int | None:
+        lens = [r.seq_len for r in self.bound] + [r.cutoff_len for x in self.recipe_bound for r in x.rows]
+        return max(lens) if lens else None
+
+
+def shorter_rows(rows: list[MinCardsRow], asked: int) -> list[MinCardsRow]:
+    """The rows at the longest listed length below ``asked``: a lower bound for ``asked``."""
+    below = [r.seq_len for r in rows if r.seq_len < asked]
+    return [r for r in rows if below and r.seq_len == max(below)]
+
+
 class CapacityBlocks(Writer):
-    def wanted_rows(self, rows: list[dict]) -> list[dict]:
+    def wanted_rows(self, rows: list[MinCardsRow]) -> list[MinCardsRow]:
         """The minimum-card rows of the framework asked (all frameworks when none was named)."""
         fw = self.s.framework
-        return [r for r in rows if not fw or r["framework"] == fw]
+        return [r for r in rows if not fw or r.framework == fw]
 
-    def setting(self, p: dict) -> str:
-        """'ZeRO-3 + offload, ~29.4 GiB per GPU' from a plan_training result."""
-        if p.get("zero_stage") is not None:
-            par = f"ZeRO-{p['zero_stage']}" + (" + offload" if p.get("offload") else "")
-        else:
-            par = f"TP {p.get('tp')} × PP {p.get('pp')}" + (f" × CP {p['cp']}" if (p.get("cp") or 1) > 1 else "")
-        par = f"{self.fw_name(p)} {par}"
-        mem = (p.get("memory") or {}).get("total_gib")
-        if isinstance(mem, int | float):
-            per = self.per_device(p.get("unit"), p.get("hardware"))
-            par += self.L(f", about {mem:.1f} GiB per {per}", f"，每{per}约 {mem:.1f} GiB")
-        return par
+    def setting(self, p: PlanResult) -> str:
+        """'LLaMA-Factory ZeRO-3 + offload, about 29.4 GiB per GPU' from a plan_training result."""
+        par = f"{self.fw_name(p.framework, p.hardware)} {self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp)}"
+        per = self.per_device(p.unit, p.hardware)
+        return par + self.L(f", about {p.memory.total_gib:.1f} GiB per {per}", f"，每{per}约 {p.memory.total_gib:.1f} GiB")
 
     def have(self) -> str:
         """The user's count as they said it, with DIE beside cards on Snt9B23 ('16 cards (32 DIE)')."""
@@ -38,126 +75,183 @@ class CapacityBlocks(Writer):
             return self.devices(have, "DIE")
         return self.devices(have)
 
-    def table_needs(self, strategy: str | None, recipes: list[dict], rows: list[dict]) -> list[tuple[str, int, str]]:
-        """(who, devices, unit) for every vendor row of this strategy: minimum-card rows of the asked framework, recipe rows."""
-        recipe = [(self.L("LLaMA-Factory recipe table", "LLaMA-Factory 配方表"), r["total_cards"], "card")
-                  for r in recipes if strategy is None or r["strategy"] == strategy]
+    def yours(self) -> str:
+        yours = self.L(f"your {self.have()}", f"你的 {self.have()}")
+        return yours + " " if self.zh and yours[-1].isascii() and yours[-1].isalnum() else yours  # "你的 8 DIE 可以放下"
+
+    def table_needs(self, strategy: str | None, recipes: list[TrainingRecipeResult], rows: list[MinCardsRow]) -> list[Need]:
+        """Every vendor row of this strategy: minimum-card rows of the asked framework, recipe rows."""
+        recipe = [Need(self.L("LLaMA-Factory recipe table", "LLaMA-Factory 配方表"), r.total_cards, "card", r.seq_len_used or r.seq_len)
+                  for r in recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
         # beside a recipe row, say which table a LLaMA-Factory minimum-card row comes from
         table = self.L(" minimum-card table", " 最小卡数表") if recipe else ""
-        needs = [(r["framework"] + (table if r["framework"] == "LLaMA-Factory" else ""), r["cards"], r["unit"])
-                 for r in self.wanted_rows(rows) if r["supported"] and r["cards"] and (strategy is None or r["strategy"] == strategy)]
+        needs = [Need(r.framework + (table if r.framework == "LLaMA-Factory" else ""), r.cards, r.unit, r.seq_len)
+                 for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)]
         return needs + recipe
 
-    def verdict(self, recipes: list[dict], rows: list[dict]) -> str | None:
+    def bound_needs(self, strategy: str | None, f: TrainingFacts) -> list[Need]:
+        """The lower bounds: rows at the nearest shorter length (minimum-card table, recipe table)."""
+        recipe = [Need(self.L("LLaMA-Factory recipe table", "LLaMA-Factory 配方表"), r.total_cards, "card", r.cutoff_len)
+                  for x in f.recipe_bound for r in x.rows
+                  if r.cutoff_len == f.bound_len and (strategy is None or r.strategy == strategy)]
+        return self.table_needs(strategy, [], f.bound) + recipe
+
+    def verdict(self, f: TrainingFacts) -> str | None:
         """One sentence per method: yes/no for the user's device count, said before any detail."""
-        have = self.e.devices
-        if not have:
+        if not self.e.devices:
             return None
         methods = [self.s.method] if self.s.method else self.e.strategies
-        many = len(methods) > 1
-        verdicts = [self.method_verdict(m, have, recipes, rows, many) for m in methods]
-        parts = [p for p in verdicts if p]
+        parts = [v for m in methods if (v := self.method_verdict(m, f, len(methods) > 1))]
         return (" " if not self.zh else "").join(parts) or None
 
-    def method_verdict(self, method: str, have: int, recipes: list[dict], rows: list[dict], many: bool) -> str | None:
-        plans = [d for d in self.results("plan_training") if d.args.get("method") == method]
-        free = next((d.result for d in plans if not d.args.get("max_devices")), None)
-        capped = [d.result for d in plans if d.args.get("max_devices")]
-        fitting = next((p for p in capped if p.get("fits")), None)
-        needs = self.table_needs(table_strategy(method), recipes, rows)
-        yours = self.L(f"your {self.have()}", f"你的 {self.have()}")
-        if self.zh and yours[-1].isascii() and yours[-1].isalnum():
-            yours += " "  # "你的 8 DIE 可以放下"
-        lead = f"{self.method_name(method)}{self.L(': ', '：')}" if many else ""
-        sep = self.L("; ", "；")
-        if needs:
-            ok = [(w, self.devices(n, u)) for w, n, u in needs if n <= have]
-            short = [(w, self.devices(n, u)) for w, n, u in needs if n > have]
-            if ok:
-                line = self.L(f"**Yes.** Your {self.have()} {'covers' if have == 1 else 'cover'} the vendor minimum for "
-                              + ", ".join(f"{w} ({n})" for w, n in ok),
-                              f"**够**。{yours}满足厂商最小卡数：" + "，".join(f"{w}（{n}）" for w, n in ok))
-                if short:
-                    line += self.L("; not for " + ", ".join(f"{w}, which needs {n}" for w, n in short),
-                                   "；" + "，".join(f"{w} 需要 {n}" for w, n in short) + "，不够")
-                return lead + line + self.L(".", "。")
-            who, n, unit = min(needs, key=lambda x: x[1])
-            line = self.L(f"**Not by the vendor tables**: they list at least {self.devices(n, unit)} ({who}), you have {self.have()}.",
-                          f"**按厂商表格不够**：表格至少需要 {self.devices(n, unit)}（{who}），你只有 {self.have()}。")
-            if fitting:
-                line += self.L(f" The memory estimate does fit {yours} with {self.setting(fitting)} — below the vendor's tested "
-                               "minimum, so unverified and slower than the table's setup.",
-                               f"按显存估算，{yours}可以放下：{self.setting(fitting)}——低于厂商实测的最小卡数，未经验证，速度也会更慢。")
-            elif capped:
-                line += self.L(f" The estimate finds no setting that fits {yours} either.", f"按估算，{yours}也没有能放下的设置。")
-            return lead + line
-        if fitting:
-            line = self.L(f"**Yes** (estimate): it fits {yours} with {self.setting(fitting)}",
-                          f"**可以**（估算）：{yours}可以放下，{self.setting(fitting)}")
-            if free and free.get("fits") and (free["devices"] != fitting["devices"] or free.get("offload") != fitting.get("offload")):
-                line += self.L(f"{sep}the fastest setting uses {self.devices(free['devices'], free.get('unit'), free.get('hardware'))} "
-                               f"with {self.setting(free)}",
-                               f"{sep}最快的设置需要 {self.devices(free['devices'], free.get('unit'), free.get('hardware'))}，{self.setting(free)}")
-            return lead + line + self.L(".", "。")
-        if capped:
-            line = self.L(f"**No** (estimate): nothing fits {yours}", f"**不够**（估算）：{yours}放不下")
-            if free and free.get("fits"):
-                line += self.L(f"{sep}it needs {self.devices(free['devices'], free.get('unit'), free.get('hardware'))} "
-                               f"with {self.setting(free)}",
-                               f"{sep}需要 {self.devices(free['devices'], free.get('unit'), free.get('hardware'))}，{self.setting(free)}")
-            return lead + line + self.L(".", "。")
-        return None
+    def method_verdict(self, method: str | None, f: TrainingFacts, many: bool) -> str | None:
+        """The first rule that applies, in order: the table at the length asked; a shorter row that
+        already needs more (a lower bound); the estimate within the user's devices."""
+        v = Verdict(self, method, f)
+        rules: list[Callable[[Verdict], str | None]] = [
+            self.yes_by_table, self.no_by_table, self.no_by_bound, self.yes_by_estimate, self.no_by_estimate,
+        ]
+        line = next((text for rule in rules if (text := rule(v))), None)
+        if line is None:
+            return None
+        return (f"{self.method_name(method)}{self.L(': ', '：')}" if many else "") + line
+
+    # -- the rules, each None when it does not apply -------------------------------------------
+    def yes_by_table(self, v: Verdict) -> str | None:
+        ok = [n for n in v.needs if n.devices <= v.have]
+        if not ok:
+            return None
+        short = [n for n in v.needs if n.devices > v.have]
+        line = self.L(f"**Yes.** Your {self.have()} {'covers' if v.have == 1 else 'cover'} the vendor minimum for "
+                      + ", ".join(f"{n.who} ({self.devices(n.devices, n.unit)})" for n in ok),
+                      f"**够**。{self.yours()}满足厂商最小卡数：" + "，".join(f"{n.who}（{self.devices(n.devices, n.unit)}）" for n in ok))
+        if short:
+            line += self.L("; not for " + ", ".join(f"{n.who}, which needs {self.devices(n.devices, n.unit)}" for n in short),
+                           "；" + "，".join(f"{n.who} 需要 {self.devices(n.devices, n.unit)}" for n in short) + "，不够")
+        return line + self.L(".", "。")
+
+    def no_by_table(self, v: Verdict) -> str | None:
+        if not v.needs:
+            return None
+        least = min(v.needs, key=lambda n: n.devices)
+        line = self.L(f"**Not by the vendor tables**: they list at least {self.devices(least.devices, least.unit)} ({least.who}), "
+                      f"you have {self.have()}.",
+                      f"**按厂商表格不够**：表格至少需要 {self.devices(least.devices, least.unit)}（{least.who}），你只有 {self.have()}。")
+        return line + self.below_minimum(v)
+
+    def no_by_bound(self, v: Verdict) -> str | None:
+        """No row at the length asked, and the nearest shorter row already needs more than the user has."""
+        if v.needs or not v.bounds or any(n.devices <= v.have for n in v.bounds):
+            return None
+        sep = self.L(", ", "，")
+        listed = sep.join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
+        length = v.bounds[0].seq_len
+        line = self.L(f"**No.** The vendor tables have no row at {v.asked} tokens, but at {length} tokens they already need "
+                      f"{listed}, and a longer sequence never needs fewer devices: {self.have()} is below the minimum for {v.asked}.",
+                      f"**不够**。厂商表格没有序列长度 {v.asked} 的行，但在 {length} 时就已需要 {listed}；序列更长，"
+                      f"所需卡数只会更多，所以 {self.have()}低于 {v.asked} 的最小卡数。")
+        return line + self.below_minimum(v)
+
+    def below_minimum(self, v: Verdict) -> str:
+        """What the estimate says on the user's devices, after a no from the vendor rows."""
+        if v.fitting:
+            return self.L(f" The memory estimate does fit {self.yours()} with {self.setting(v.fitting)} — below the vendor's tested "
+                          "minimum, so an untested option, and slower than the table's setup.",
+                          f"按显存估算，{self.yours()}可以放下：{self.setting(v.fitting)}——低于厂商实测的最小卡数，"
+                          "属于未经验证的选项，速度也会更慢。")
+        if v.capped:
+            return self.L(f" The estimate finds no setting that fits {self.yours()} either.", f"按估算，{self.yours()}也没有能放下的设置。")
+        return ""
+
+    def yes_by_estimate(self, v: Verdict) -> str | None:
+        if not v.fitting:
+            return None
+        free, sep = v.free, self.L("; ", "；")
+        line = self.L(f"**Yes** (estimate): it fits {self.yours()} with {self.setting(v.fitting)}",
+                      f"**可以**（估算）：{self.yours()}可以放下，{self.setting(v.fitting)}")
+        if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
+            line += self.L(f"{sep}the fastest setting uses {self.devices(free.devices, free.unit, free.hardware)} with {self.setting(free)}",
+                           f"{sep}最快的设置需要 {self.devices(free.devices, free.unit, free.hardware)}，{self.setting(free)}")
+        if v.bounds:  # the shorter rows fit the user's count: a lower bound only, said as such
+            least = min(v.bounds, key=lambda n: n.devices)
+            line += self.L(f"{sep}the table's {least.seq_len}-token row ({least.who}, {self.devices(least.devices, least.unit)}) "
+                           f"is only a lower bound for {v.asked} tokens",
+                           f"{sep}表中 {least.seq_len} 的行（{least.who}，{self.devices(least.devices, least.unit)}）只是 {v.asked} 的下限")
+        return line + self.L(".", "。")
+
+    def no_by_estimate(self, v: Verdict) -> str | None:
+        if not v.capped:
+            return None
+        free, sep = v.free, self.L("; ", "；")
+        line = self.L(f"**No** (estimate): nothing fits {self.yours()}", f"**不够**（估算）：{self.yours()}放不下")
+        if free and free.fits:
+            line += self.L(f"{sep}it needs {self.devices(free.devices, free.unit, free.hardware)} with {self.setting(free)}",
+                           f"{sep}需要 {self.devices(free.devices, free.unit, free.hardware)}，{self.setting(free)}")
+        return line + self.L(".", "。")
 
     # -- nothing fits at any count -------------------------------------------------------------
-    def no_fit_why(self, p: dict) -> str | None:
+    def no_fit_why(self, p: PlanResult) -> str | None:
         """Why a plan without a device limit fits nowhere, in one clause, when its result says so: PPO
         without ZeRO-3 (every device holds each model's weights), or a sequence whose activations and
         loss alone exceed a device (ZeRO splits model states only)."""
-        notes = " ".join(str(n) for n in p.get("notes") or []).lower()
-        if p.get("stage") == "ppo" and p.get("framework") == "LLaMA-Factory" and p.get("zero_stage") != 3:
+        notes = " ".join(p.notes).lower()
+        if p.stage == "ppo" and p.framework == "LLaMA-Factory" and p.zero_stage != 3:
             models = [("policy", "策略模型")] + [("reference", "参考模型")] * ("reference model" in notes) \
                 + [("reward", "奖励模型")] * ("full reward model" in notes)
             en = ", ".join(m for m, _ in models[:-1]) + (" and " if len(models) > 1 else "") + models[-1][0]
             return self.L(f"PPO cannot use ZeRO-3 on ModelArts, so the weights of the {en} model{'s' if len(models) > 1 else ''} "
                           "are replicated on every device",
                           f"ModelArts 上 PPO 不能使用 ZeRO-3，{'、'.join(z for _, z in models)}的权重在每张卡上各存一份")
-        m = re.search(r"alone take ([\d.]+) GiB", p.get("note") or "")
+        m = re.search(r"alone take ([\d.]+) GiB", p.note or "")
         if m:
-            return self.L(f"at {p.get('seq_len')} tokens the activations and loss alone take {m.group(1)} GiB per device, and ZeRO "
-                          "splits only the model states", f"序列长度 {p.get('seq_len')} 时，仅激活和 loss 每卡就要 {m.group(1)} GiB，"
+            return self.L(f"at {p.seq_len} tokens the activations and loss alone take {m.group(1)} GiB per device, and ZeRO "
+                          "splits only the model states", f"序列长度 {p.seq_len} 时，仅激活和 loss 每卡就要 {m.group(1)} GiB，"
                           "而 ZeRO 只切分模型状态")
         return None
 
-    def no_fit_alternative(self, p: dict) -> str | None:
+    def no_fit_alternative(self, p: PlanResult) -> str | None:
         """What does fit, as shown below it: MindSpeed-LLM, LoRA, or a shorter sequence (the tool's longest cutoff_len)."""
         alts = []
-        for d in self.results("plan_training"):
-            q = d.result
-            if d.args.get("max_devices") or not q.get("fits"):
+        for r in self.r.of("plan_training", PlanResult):
+            q = r.value
+            if q is None or r.arg("max_devices") or not q.fits:
                 continue
-            devs = self.devices(q["devices"], q.get("unit") or "card", q.get("hardware"))
-            if q.get("framework") != p.get("framework") and q.get("method") == p.get("method"):
-                alts.append(self.L(f"{self.fw_name(q)} fits it on {devs} ({self.setting(q).split(' ', 1)[1]}, below)",
-                                   f"{self.fw_name(q)} 可以放下：{devs}（{self.setting(q).split(' ', 1)[1]}，见下）"))
-            elif q.get("method") != p.get("method") and q.get("framework") == p.get("framework"):
-                what = self.method_name(q.get("method")) + (f" {str(q.get('stage')).upper()}" if q.get("stage") not in (None, "sft") else "")
+            devs = self.devices(q.devices, q.unit, q.hardware)
+            if q.framework != p.framework and q.method == p.method:
+                alts.append(self.L(f"{self.fw_name(q.framework, q.hardware)} fits it on {devs} ({self.setting(q).split(' ', 1)[1]}, below)",
+                                   f"{self.fw_name(q.framework, q.hardware)} 可以放下：{devs}（{self.setting(q).split(' ', 1)[1]}，见下）"))
+            elif q.method != p.method and q.framework == p.framework:
+                what = self.method_name(q.method) + (f" {q.stage.upper()}" if q.stage not in (None, "sft") else "")
                 alts.append(self.L(f"{what} fits on {devs} (below)", f"{what}可以放下：{devs}（见下）"))
-        m = re.search(r"at most (\d+) tokens per sequence fit", p.get("note") or "")
+        m = re.search(r"at most (\d+) tokens per sequence fit", p.note or "")
         if m:
             alts.append(self.L(f"a sequence of at most {m.group(1)} tokens (cutoff_len) fits", f"序列长度不超过 {m.group(1)}（cutoff_len）时可以放下"))
         return self.L("; ", "；").join(alts) or None
 
-    def no_fit_text(self, p: dict) -> str:
+    def no_fit_text(self, p: PlanResult) -> str:
         """'does not fit at any device count — <why>; <what fits instead>' (estimate)."""
-        mem = p.get("memory") or {}
+        mem = p.memory
         why = self.no_fit_why(p)
         alt = self.no_fit_alternative(p)
-        need = self.L(f"each device needs {mem.get('total_gib', 0):.1f} GiB of {mem.get('usable_gib', 0):.1f} even with the most "
-                      "memory-saving setting", f"即使用最省显存的设置，每卡仍需 {mem.get('total_gib', 0):.1f} GiB，可用 "
-                      f"{mem.get('usable_gib', 0):.1f} GiB")
+        need = self.L(f"each device needs {mem.total_gib:.1f} GiB of {mem.usable_gib:.1f} even with the most "
+                      "memory-saving setting", f"即使用最省显存的设置，每卡仍需 {mem.total_gib:.1f} GiB，可用 {mem.usable_gib:.1f} GiB")
         text = self.L(f"does not fit at any device count — {why or need}", f"在任何卡数下都放不下——{why or need}")
         if why:
             text += self.L(f" ({need})", f"（{need}）")
         if alt:
             text += self.L(". Instead: ", "。可改用：") + alt
         return text
+
+
+class Verdict:
+    """The facts one method's yes/no is decided from."""
+
+    def __init__(self, w: CapacityBlocks, method: str | None, f: TrainingFacts):
+        plans = [r for r in f.plans if r.arg("method") == method and r.value is not None]
+        self.have = w.e.devices or 0
+        self.asked = f.asked
+        self.free = next((r.value for r in plans if not r.arg("max_devices")), None)
+        self.capped = [r.value for r in plans if r.arg("max_devices") and r.value is not None]
+        self.fitting = next((p for p in self.capped if p.fits), None)
+        self.needs = w.table_needs(table_strategy(method), f.recipes, f.rows)
+        self.bounds = w.bound_needs(table_strategy(method), f)

@@ -1,12 +1,19 @@
 """Write the answer from the tool results, in the question's language. Every number printed here is
-read from a tool result, and each block names the table or estimate it came from."""
+read from a tool result (typed, see results.py), and each block names the table or estimate it came from."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from ..answer import source_as_known
+from ..configs.plan import TrainingPlan
+from ..tools.configs import ConfigFile, GenerateConfigResult
+from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
+from ..tools.tables import ListHardwareResult, ListModelsResult, ModelInfo, NotePassage, SearchNotesResult
 from .parse import Slots
+from .results import Result
 from .route import Done, is_family_prefix, is_training_question
 from .serving import ServingBlocks, quant_named
 from .sizing import TrainingBlocks
@@ -31,113 +38,191 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
             return "\n\n".join(s.problems)
         if not self.done:
             return self.stated_devices() + t("clarify", self.lang)
-        out: list[str] = []
-        for d in self.results("resolve_model", ok=None):
-            out += self.unknown_model(d)
-        for d in self.results("list_models"):
-            out += self.model_list(d)
-        for d in self.results("list_hardware"):
-            out += self.hardware_list(d)
-        if s.model or s.params_b:
-            out.append(self.header())
-        out += self.training_time()
-        notes = [line for d in self.results("search_notes") for line in self.notes(d)]
-        if "troubleshoot" in s.intents:  # a problem report: the remedy first, the sizing after it
-            out += notes
-        for d in self.results("generate_config", ok=None):
-            out += self.config(d)
-        if "config" in s.intents and not s.model and s.params_b:
-            out.append(self.L("A ready config names the model (its Hugging Face path and chat template), so it needs a model "
-                              "from the catalog; name one for the file. The plan for this size is below.",
-                              "配置文件要写明模型（Hugging Face 路径和对话模板），需要目录中的具体模型；给出模型名即可生成。"
-                              "下面是这个规模的规划。"))
-            out.append("")
-        out += self.training()
-        for d in self.results("estimate_training_memory", ok=None):
-            out += self.memory(d)
-        out += self.inference()
-        for d in self.results("compare_hardware", ok=None):
-            out += self.compare(d)
-        if "troubleshoot" not in s.intents:
-            out += notes
+        out = self.compared_models() if len(s.models) > 1 and self.per_model() else self.body()
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         if self.sources:
-            out.append("")
-            out.append(t("sources", self.lang) + self.L("; ", "；").join(self.sources))
-        if s.model and is_training_question(s) and "config" not in s.intents and self.results("min_cards") + self.results("training_recipe"):
-            out.append("")
-            out.append(t("offer", self.lang))
+            out += ["", t("sources", self.lang) + self.L("; ", "；").join(self.sources)]
+        if self.offers_config():
+            out += ["", t("offer", self.lang)]
         return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+    def body(self) -> list[str]:
+        """The blocks in answer order; each is empty when its tools did not run. A problem report puts the
+        notes' remedy first, the sizing after it."""
+        remedy_first = "troubleshoot" in self.s.intents
+        blocks: list[Callable[[], list[str]]] = [
+            self.unknown_models, self.model_lists, self.hardware_lists, self.header_block, self.training_time,
+            self.notes_block if remedy_first else list, self.configs, self.config_needs_model, self.training,
+            self.memory_block, self.inference, self.comparisons, list if remedy_first else self.notes_block,
+        ]
+        return [line for block in blocks for line in block()]
+
+    def offers_config(self) -> bool:
+        s = self.s
+        return bool(s.model and is_training_question(s) and "config" not in s.intents
+                    and self.results("min_cards") + self.results("training_recipe"))
+
+    # -- "X vs Y": one block per model, a one-line comparison first ------------------------------
+    def per_model(self) -> list[Composer]:
+        """A writer per compared model, over that model's calls only."""
+        out = []
+        for model in self.s.models:
+            calls = [d for d in self.done if d.args.get("model") == model]
+            if calls:
+                one = self.s.model_copy(update={"model": model, "models": [], "intents": self.s.intents - {"compare"}})
+                out.append(Composer(one, calls, self.kinds))
+        return out
+
+    def compared_models(self) -> list[str]:
+        writers = self.per_model()
+        needs = [(w.s.model, w.fewest()) for w in writers]
+        listed = self.L(", ", "，").join(f"{m} **{n}**" for m, n in needs if n)
+        out = [self.lead(self.L(f"fewest devices by model: {listed} (each model's rows and estimate below).",
+                                               f"按模型列出最少卡数：{listed}（各模型的表格数据与估算见下）。")), ""] if listed else []
+        for w in writers:
+            w.headlined = bool(listed)  # the comparison is the headline; each model's block supports it
+            out += w.body() + [""]
+            for src in w.sources:
+                self.cite(src)
+        return out
+
+    def fewest(self) -> str | None:
+        """This model's fewest devices for the question: the vendor rows' minimum, else the estimate's."""
+        f = self.training_facts()
+        table = [(r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards]
+        table += [(r.total_cards, "card") for r in f.recipes if r.total_cards]
+        if table:
+            n, unit = min(table)
+            return self.devices(n, unit) + self.L(" (vendor table)", "（厂商表格）")
+        plans = [p for p in self.free_plans(f) if p.fits]
+        if plans:
+            p = min(plans, key=lambda x: x.devices)
+            return self.devices(p.devices, p.unit, p.hardware) + self.L(" (estimate)", "（估算）")
+        return None
 
     def stated_devices(self) -> str:
         """What the user said they have, repeated before asking for the model: "You have 16 Snt9B cards." """
         e = self.e
         if not e.devices:
             return ""
-        hw = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}.get(e.hardware, e.hardware)
         have = self.devices(e.devices, "die" if e.hardware == "snt9b23" else "card", e.hardware)
-        return self.L(f"Noted: you have {have} ({hw}). ", f"已记下：你有 {have}（{hw}）。")
+        return self.L(f"Noted: you have {have} ({self.hw_name(e.hardware)}). ", f"已记下：你有 {have}（{self.hw_name(e.hardware)}）。")
+
+    # -- the header: what was answered, how the question was read, what was assumed --------------
+    def header_block(self) -> list[str]:
+        return [self.header()] if self.s.model or self.s.params_b else []
+
+    def is_serving(self) -> bool:
+        return "inference" in self.s.intents and not ("train" in self.s.intents or self.s.method)
+
+    def is_training(self) -> bool:
+        s = self.s
+        return is_training_question(s) or (bool(s.intents & {"config", "memory", "compare"}) and not self.is_serving())
 
     def header(self) -> str:
-        s, e = self.s, self.e
-        serving = "inference" in s.intents and not ("train" in s.intents or s.method)
-        training = is_training_question(s) or (bool(s.intents & {"config", "memory", "compare"}) and not serving)
+        s = self.s
         name = s.model or (self.shape_name() if s.shape else self.L(f"a {s.params_b:g}B model", f"{s.params_b:g}B 模型"))
-        parts = [f"**{name}**"]
-        if training or s.method:
-            parts.append(self.method_name(s.method))
-            if s.stage and s.stage != "sft" and not (s.stage == "pt" and s.method):
-                parts.append(s.stage.upper())
-        elif "inference" in s.intents:
-            parts.append(self.L("inference", "推理"))
-            if s.quant_text:
-                bits = self.L(f"{s.weight_bits}-bit", f"{s.weight_bits} 比特")
-                parts.append(bits + (self.L(f" ({s.quant_text})", f"（{s.quant_text}）") if quant_named(s.quant_text) else "")
-                             if s.weight_bits else s.quant_text)
-            if s.concurrency:
-                parts.append(self.L(f"{s.concurrency} concurrent", f"并发 {s.concurrency}"))
-        seq = self.L(f"{e.seq_len} tokens", f"序列长度 {e.seq_len}")
-        if training or s.seq_len:
-            parts.append(seq)
-        hw = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}.get(e.hardware, e.hardware)
-        parts.append(hw)
+        parts = [f"**{name}**", *self.task_parts()]
+        if self.is_training() or s.seq_len:
+            parts.append(self.seq_words())
+        parts.append(self.hw_name())
         if s.framework:
             parts.append(s.framework)
-        line = " · ".join(p for p in parts if p)
-        if s.length_from_count:
+        return " · ".join(p for p in parts if p) + self.read_as() + self.assumed() + "\n"
+
+    def seq_words(self) -> str:
+        return self.L(f"{self.e.seq_len} tokens", f"序列长度 {self.e.seq_len}")
+
+    def task_parts(self) -> list[str]:
+        """'LoRA', 'full fine-tuning PT', or 'inference · 4-bit (awq) · 8 concurrent'."""
+        s = self.s
+        if self.is_training() or s.method:
+            stage = s.stage.upper() if s.stage and s.stage != "sft" and not (s.stage == "pt" and s.method) else ""
+            return [self.method_name(s.method), stage]
+        if "inference" not in s.intents:
+            return []
+        parts = [self.L("inference", "推理")]
+        if s.quant_text:
+            named = self.L(f" ({s.quant_text})", f"（{s.quant_text}）") if quant_named(s.quant_text) else ""
+            parts.append(self.L(f"{s.weight_bits}-bit", f"{s.weight_bits} 比特") + named if s.weight_bits else s.quant_text)
+        if s.concurrency:
+            parts.append(self.L(f"{s.concurrency} concurrent", f"并发 {s.concurrency}"))
+        return parts
+
+    def read_as(self) -> str:
+        """How words were read when not taken literally (the frame's origin says "read_as"), and an
+        instruction written into the question that was not followed."""
+        s, out = self.s, ""
+        if s.origin("seq_len") == "read_as" and s.length_from_count:
             n = s.length_from_count
-            line += self.L(f" (read {n} as the sequence length, not a device count)", f"（{n} 按序列长度理解，不是卡数）")
-        if s.model_read_as:
-            line += self.L(f" (read “{s.model_read_as}” as {s.model})", f"（“{s.model_read_as}”按 {s.model} 理解）")
+            out += self.L(f" (read {n} as the sequence length, not a device count)", f"（{n} 按序列长度理解，不是卡数）")
+        if s.origin("model") == "read_as" and s.model_read_as:
+            out += self.L(f" (read “{s.model_read_as}” as {s.model})", f"（“{s.model_read_as}”按 {s.model} 理解）")
         if s.ignored_instruction:
-            line += self.L(f" (ignored the instruction “{s.ignored_instruction}”: numbers come only from the tools)",
-                           f"（已忽略问题中的指令“{s.ignored_instruction}”：数字只来自工具）")
-        assumed = [seq] if "seq_len" in e.assumed and training else []
+            out += self.L(f" (ignored the instruction “{s.ignored_instruction}”: numbers come only from the tools)",
+                          f"（已忽略问题中的指令“{s.ignored_instruction}”：数字只来自工具）")
+        return out
+
+    def assumed(self) -> str:
+        """The values filled by a default (the frame's origin says "default"), said as assumed."""
+        s, training = self.s, self.is_training()
+        assumed = [self.seq_words()] if training and s.origin("seq_len") == "default" else []
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
             # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read
             assumed.insert(0, self.L("fine-tuning; for serving ask “serve …”", "微调；推理部署请问“部署 …”"))
-        if "hardware" in e.assumed:  # "a 24GB GPU": sized as the catalog part with that memory
+        if s.origin("hardware") == "default":  # "a 24GB GPU": sized as the catalog part with that memory
+            hw = self.hw_name()
             assumed.append(self.L(f"{hw} for a {s.memory_gb} GB GPU", f"{hw} 代表 {s.memory_gb} GB 显卡") if s.hardware_guessed else hw)
-        if assumed:
-            line += self.L(f" (assumed: {', '.join(assumed)})", f"（默认：{'，'.join(assumed)}）")
-        return line + "\n"
+        return self.L(f" (assumed: {', '.join(assumed)})", f"（默认：{'，'.join(assumed)}）") if assumed else ""
 
     def shape_name(self) -> str:
         """'a custom model (layers 80, hidden 8192; ≈ 68.5B parameters counted from this shape)': the count is the tool's."""
         given = self.L(", ", "，").join(f"{k} {v}" for k, v in (self.s.shape or {}).items())
-        shape = next((d.result["shape"] for d in self.done if d.ok and isinstance(d.result.get("shape"), dict)), None)
+        shapes = [p.shape for p in self.r.values("plan_training", PlanResult)] + [
+            r.shape for r in self.r.values("estimate_inference", InferenceResult)] + [
+            m.shape for m in self.r.values("estimate_training_memory", TrainingMemoryResult)]
+        shape = shapes[0] if shapes else None
         size = f"{self.s.params_b:g}B " if self.s.params_b and not self.s.shape_only else ""
-        counted = self.L(f"; ≈ {shape['params_b']:.1f}B parameters counted from this shape, other fields inferred",
-                         f"；按此结构约 {shape['params_b']:.1f}B 参数，其余字段为推断值") if shape else ""
+        counted = self.L(f"; ≈ {shape.params_b:.1f}B parameters counted from this shape, other fields inferred",
+                         f"；按此结构约 {shape.params_b:.1f}B 参数，其余字段为推断值") if shape else ""
         return self.L(f"a custom {size}model ({given}{counted})", f"自定义 {size}模型（{given}{counted}）")
 
-    # -- unknown models and lists --------------------------------------------------------------
-    def unknown_model(self, d: Done) -> list[str]:
-        if d.ok:
+    # -- blocks over one tool each -------------------------------------------------------------
+    def unknown_models(self) -> list[str]:
+        return [line for r in self.r.of("resolve_model", ModelInfo, ok=False) for line in self.unknown_model(r)]
+
+    def model_lists(self) -> list[str]:
+        return [line for r in self.r.of("list_models", ListModelsResult) for line in self.model_list(r)]
+
+    def hardware_lists(self) -> list[str]:
+        return [line for h in self.r.values("list_hardware", ListHardwareResult) for line in self.hardware_list(h)]
+
+    def notes_block(self) -> list[str]:
+        return [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
+
+    def configs(self) -> list[str]:
+        return [line for r in self.r.of("generate_config", GenerateConfigResult, ok=None) for line in self.config(r)]
+
+    def memory_block(self) -> list[str]:
+        return [line for m in self.r.of("estimate_training_memory", TrainingMemoryResult, ok=None) for line in self.memory(m)]
+
+    def comparisons(self) -> list[str]:
+        return [line for r in self.r.of("compare_hardware", CompareHardwareResult, ok=None) for line in self.compare(r)]
+
+    def config_needs_model(self) -> list[str]:
+        s = self.s
+        if not ("config" in s.intents and not s.model and s.params_b):
             return []
-        name = d.args.get("name", "")
-        closest = [str(c) for c in (d.error.get("valid") or [])][:6]
+        return [self.L("A ready config names the model (its Hugging Face path and chat template), so it needs a model "
+                       "from the catalog; name one for the file. The plan for this size is below.",
+                       "配置文件要写明模型（Hugging Face 路径和对话模板），需要目录中的具体模型；给出模型名即可生成。"
+                       "下面是这个规模的规划。"), ""]
+
+    # -- unknown models and lists --------------------------------------------------------------
+    def unknown_model(self, call: Result[ModelInfo]) -> list[str]:
+        name = str(call.arg("name") or "")
+        closest = [str(c) for c in (call.error.valid or [])][:6]
         typed = self.s.model_text if name == self.s.unknown_model and self.s.model_text else name
         size = re.fullmatch(r"([a-z\u4e00-\u9fff]+)\s*[-_ ]?\s*(\d+(?:\.\d+)?b)", name.lower())
         same_size = [c for c in closest if size and re.search(rf"(?<![0-9.]){re.escape(size.group(2))}", c.lower())]
@@ -149,15 +234,14 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
             return [t("which_size", self.lang, name=name, closest=", ".join(closest))]
         return [t("unknown", self.lang, name=typed, closest=", ".join(closest) or "-")]
 
-    def model_list(self, d: Done) -> list[str]:
-        models = d.result.get("models", [])
-        fam = d.args.get("family")
+    def model_list(self, call: Result[ListModelsResult]) -> list[str]:
+        models = call.value.models if call.value else []
+        fam, fw = call.arg("family"), call.arg("framework")
         if fam and not models:
             return [self.L(f"No models of the family “{fam}” are in the catalog.", f"目录中没有“{fam}”系列的模型。")]
-        ids = [m["id"] for m in models]
-        fw = d.args.get("framework")
-        if fw and not fam:
-            return self.framework_list(d, fw, ids)
+        ids = [m.id for m in models]
+        if fw and not fam and call.value:
+            return self.framework_list(call.value, fw, call.arg("strategy"), ids)
         if fam:
             head = self.L(f"“{fam}” is a family. Which model do you mean ({len(ids)} in the catalog):",
                           f"“{fam}”是一个模型系列，请问是哪一个（目录中共 {len(ids)} 个）：")
@@ -168,131 +252,129 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
                          "模型目录（Hugging Face 模型卡）与 ModelArts 表格"))
         return [head, ", ".join(ids), ""]
 
-    def framework_list(self, d: Done, fw: str, ids: list[str]) -> list[str]:
+    def framework_list(self, r: ListModelsResult, fw: str, strategy: str | None, ids: list[str]) -> list[str]:
         """Models a framework supports: the minimum-card table's rows with a card count (and the recipe table for LLaMA-Factory)."""
-        strategy = d.args.get("strategy")
         what = METHOD[self.lang].get(strategy, strategy) if strategy else ""
-        tables = self.L(f"{MIN_LABEL['en']}" + (f" or the {RECIPE_LABEL['en']}" if fw == "LLaMA-Factory" else ""),
-                        f" {MIN_LABEL['zh']}" + (f"或 {RECIPE_LABEL['zh']}" if fw == "LLaMA-Factory" else ""))
+        recipe = fw == "LLaMA-Factory"
+        tables = self.L(f"{MIN_LABEL['en']}" + (f" or the {RECIPE_LABEL['en']}" if recipe else ""),
+                        f" {MIN_LABEL['zh']}" + (f"或 {RECIPE_LABEL['zh']}" if recipe else ""))
         head = self.L(f"**{len(ids)} models** are supported for {what + ' with ' if what else ''}{fw} by the {tables} "
                       "(rows with a card count; '-' rows are not supported):",
                       f"{fw} {what + ' ' if what else ''}支持的模型共 **{len(ids)} 个**（依据{tables}中有卡数的行；“-”表示不支持）：")
-        self.cite(self.L(f"{MIN_LABEL['en']}, {RECIPE_LABEL['en']}" if fw == "LLaMA-Factory" else MIN_LABEL["en"],
-                         f"{MIN_LABEL['zh']}，{RECIPE_LABEL['zh']}" if fw == "LLaMA-Factory" else MIN_LABEL["zh"]))
-        lines = [t("answer", self.lang) + head, ", ".join(ids)]
-        lines += [f"- {n}" for n in d.result.get("notes") or []]
+        self.cite(self.L(f"{MIN_LABEL['en']}, {RECIPE_LABEL['en']}" if recipe else MIN_LABEL["en"],
+                         f"{MIN_LABEL['zh']}，{RECIPE_LABEL['zh']}" if recipe else MIN_LABEL["zh"]))
+        lines = [self.lead(head), ", ".join(ids)] + [f"- {n}" for n in r.notes]
         return lines + [self.L("Ask about one of them for its card counts.", "可以继续问其中任一模型需要的卡数。"), ""]
 
-    def hardware_list(self, d: Done) -> list[str]:
+    def hardware_list(self, r: ListHardwareResult) -> list[str]:
         lines = [self.L("Hardware in the catalog:", "目录中的硬件：")]
-        for h in d.result.get("hardware", []):
-            lines.append(f"- {h['id']}: {h['name']}, {h['memory_gb']:g} GB/{h['unit']}, {h['devices_per_node']} {h['unit']}/node")
-            self.cite(h.get("source"))
+        for h in r.hardware:
+            lines.append(f"- {h.id}: {h.name}, {h.memory_gb:g} GB/{h.unit}, {h.devices_per_node} {h.unit}/node")
+            self.cite(h.source)
         return lines + [""]
 
-    def compare(self, d: Done) -> list[str]:
-        if not d.ok:
-            return [f"- {d.error.get('message')}"]
-        plans = d.result.get("plans", [])
-        lines = [self.L("**Hardware comparison** (estimate, plan_training on each part; fewest GB of device memory first):",
-                        "**硬件对比**（估算：每种硬件上的 plan_training，按占用显存总量从少到多）：")]
-        for p in plans:
-            hw = p.get("hardware")
-            if not p.get("fits"):
-                lines.append(self.L(f"- {hw}: does not fit", f"- {hw}：放不下"))
+    def compare(self, call: Result[CompareHardwareResult]) -> list[str]:
+        """Every part's plan, sorted as the heading says: parts that fit first, fewest GB of device memory
+        in the plan (devices × GB per device) first; that total is shown on each line."""
+        if call.value is None:
+            return [f"- {call.error.message}"]
+        lines = [self.L("**Hardware comparison** (estimate, plan_training on each part; sorted by the device memory the plan "
+                        "takes in all, devices × GB per device, fewest first):",
+                        "**硬件对比**（估算：每种硬件上的 plan_training；按方案占用的设备显存总量，即设备数 × 每设备 GB，从少到多排列）：")]
+        sep = self.L(", ", "，")
+        for p in sorted(call.value.plans, key=lambda x: (not x.fits, x.devices * x.memory_gb, x.hardware)):
+            if not p.fits:
+                lines.append(self.L(f"- {p.hardware}: does not fit", f"- {p.hardware}：放不下"))
                 continue
-            setting = f"ZeRO-{p['zero_stage']}" + (" + offload" if p.get("offload") else "") if p.get("zero_stage") is not None \
-                else f"TP {p.get('tp')} × PP {p.get('pp')}"
-            table = self.L(f"; table: {p['table_cards']}", f"；表格：{p['table_cards']}") if p.get("table_cards") else ""
-            nodes, sep = self.nodes(p.get("nodes")), self.L(", ", "，")
-            lines.append(f"- {hw}{self.L(': ', '：')}**{self.devices(p.get('devices'), p.get('unit'), hw)}**"
-                         f"{self.L(f' ({nodes})', f'（{nodes}）')}{sep}{setting}{sep}"
-                         f"{p.get('total_gib', 0):.1f}/{p.get('usable_gib', 0):.1f} GiB{table}")
+            devs = self.devices(p.devices, p.unit, p.hardware)
+            total = self.L(f"{devs} × {p.memory_gb:g} GB = {p.devices * p.memory_gb:g} GB", f"{devs} × {p.memory_gb:g} GB = {p.devices * p.memory_gb:g} GB")
+            table = self.L(f"; table: {p.table_cards}", f"；表格：{p.table_cards}") if p.table_cards else ""
+            per = self.per_device(p.unit, p.hardware)
+            lines.append(f"- {p.hardware}{self.L(': ', '：')}**{total}**{self.L(f' ({self.nodes(p.nodes)})', f'（{self.nodes(p.nodes)}）')}"
+                         f"{sep}{self.parallel(p.zero_stage, p.offload, p.tp, p.pp)}{sep}"
+                         + self.L(f"{p.total_gib:.1f} of {p.usable_gib:.1f} GiB per {per.strip()} used", f"每{per}用 {p.total_gib:.1f}/{p.usable_gib:.1f} GiB")
+                         + table)
         return lines + [""]
 
     # -- configs and notes ---------------------------------------------------------------------
-    def config(self, d: Done) -> list[str]:
-        if not d.ok:
-            return [self.L(f"Could not generate the config: {d.error.get('message')}", f"无法生成配置：{d.error.get('message')}"), ""]
-        c = d.result
-        plan = c.get("plan") or {}
+    def config(self, call: Result[GenerateConfigResult]) -> list[str]:
+        c = call.value
+        if c is None:
+            return [self.L(f"Could not generate the config: {call.error.message}", f"无法生成配置：{call.error.message}"), ""]
         lines = []
-        if self.s.config_format in ("llamafactory_yaml", "deepspeed_json") and d.args.get("format") == "mindspeed_env":
+        if self.s.config_format in ("llamafactory_yaml", "deepspeed_json") and call.arg("format") == "mindspeed_env":
             lines.append(self.L("MindSpeed-LLM has no YAML or DeepSpeed JSON; its config is the launch variables below "
                                 "(ask for the LLaMA-Factory YAML to switch frameworks).",
                                 "MindSpeed-LLM 没有 YAML 或 DeepSpeed JSON 配置，它的配置就是下面的启动环境变量"
                                 "（如需 LLaMA-Factory 的 YAML，请说明换用 LLaMA-Factory）。"))
-        if plan:
-            kind = self.L("vendor table", "厂商表格") if plan.get("source") == "table" else self.L("estimate", "估算")
-            par = (f"TP {plan.get('tp')} × PP {plan.get('pp')}" if plan.get("framework") == "MindSpeed-LLM"
-                   else f"ZeRO-{plan.get('zero_stage')}" + (" + offload" if plan.get("offload") else ""))
-            unit = plan.get("unit") or "card"
-            lines.append(t("answer", self.lang) + self.L(
-                f"{self.nodes(plan.get('nodes'))} × {self.devices(plan.get('per_node'), unit)} = **{self.devices(plan.get('devices'), unit)}**, "
-                f"{par}, micro batch {plan.get('micro_batch')}, gradient accumulation {plan.get('grad_accum')} (from the {kind}).",
-                f"{self.nodes(plan.get('nodes'))} × 每节点 {self.devices(plan.get('per_node'), unit)} = **{self.devices(plan.get('devices'), unit)}**，"
-                f"{par}，micro batch {plan.get('micro_batch')}，梯度累积 {plan.get('grad_accum')}（来自{kind}）。"))
-            self.cite(self.plan_source(plan))
-            capped = next((x.args["max_devices"] for x in self.results("plan_training") if x.args.get("max_devices")), None)
-            if plan.get("overrides") and capped:
-                lines.append(self.L(f"- Set to the plan that fits your {capped} devices: {', '.join(plan['overrides'])}.",
-                                    f"- 按你的 {capped} 张卡内可行的方案设置：{'，'.join(plan['overrides'])}。"))
-            elif plan.get("overrides"):
-                lines.append(self.L(f"- Set as you asked: {', '.join(plan['overrides'])}; the rest is the {kind}'s.",
-                                    f"- 按你的要求设置：{'，'.join(plan['overrides'])}；其余来自{kind}。"))
-        files = [c] + [f for f in c.get("companion_files") or [] if len(f.get("content", "")) <= 3000]
+        lines += self.config_plan(c.plan)
+        files = [ConfigFile(filename=c.filename, content=c.content, format=c.format)] + [
+            f for f in c.companion_files if len(f.content) <= 3000]
         for f in files:
-            lang = {"llamafactory_yaml": "yaml", "deepspeed_json": "json", "mindspeed_env": "bash", "launch": "bash"}.get(f.get("format"), "")
-            lines += [f"`{f.get('filename')}`" + self.L(":", "："), f"```{lang}", f.get("content", "").rstrip(), "```"]
-        for n in (c.get("notes") or [])[:6]:
-            lines.append(f"- {n}")
-        return lines + [""]
+            lang = {"llamafactory_yaml": "yaml", "deepspeed_json": "json", "mindspeed_env": "bash", "launch": "bash"}.get(f.format, "")
+            lines += [f"`{f.filename}`" + self.L(":", "："), f"```{lang}", f.content.rstrip(), "```"]
+        return lines + [f"- {n}" for n in c.notes[:6]] + [""]
 
-    def plan_source(self, plan: dict) -> str:
+    def config_plan(self, plan: TrainingPlan) -> list[str]:
+        """'1 node × 8 cards = 8 cards, ZeRO-3, … (from the vendor table)', and which fields were set by hand."""
+        kind = self.L("vendor table", "厂商表格") if plan.source == "table" else self.L("estimate", "估算")
+        par = (self.parallel(None, None, plan.tp, plan.pp) if plan.framework == "MindSpeed-LLM"
+               else self.parallel(plan.zero_stage, plan.offload))
+        nodes, per, devs = self.nodes(plan.nodes), self.devices(plan.per_node, plan.unit), self.devices(plan.devices, plan.unit)
+        lines = [self.lead(self.L(
+            f"{nodes} × {per} = **{devs}**, {par}, micro batch {plan.micro_batch}, gradient accumulation {plan.grad_accum} (from the {kind}).",
+            f"{nodes} × 每节点 {per} = **{devs}**，{par}，micro batch {plan.micro_batch}，梯度累积 {plan.grad_accum}（来自{kind}）。"))]
+        self.cite(self.plan_source(plan))
+        capped = next((x.args["max_devices"] for x in self.results("plan_training") if x.args.get("max_devices")), None)
+        if plan.overrides and capped:
+            lines.append(self.L(f"- Set to the plan that fits your {capped} devices: {', '.join(plan.overrides)}.",
+                                f"- 按你的 {capped} 张卡内可行的方案设置：{'，'.join(plan.overrides)}。"))
+        elif plan.overrides:
+            lines.append(self.L(f"- Set as you asked: {', '.join(plan.overrides)}; the rest is the {kind}'s.",
+                                f"- 按你的要求设置：{'，'.join(plan.overrides)}；其余来自{kind}。"))
+        return lines
+
+    def plan_source(self, plan: TrainingPlan) -> str:
         """A config plan's source as users know it: the vendor table's name, or "estimate" (never a file name)."""
-        if plan.get("source") != "table":
+        if plan.source != "table":
             return self.L("estimate (plan_training, memory model)", "估算（plan_training 显存模型）")
-        recipe = "recipe" in str(plan.get("source_detail") or "").lower()
-        return (RECIPE_LABEL if recipe else MIN_LABEL)[self.lang]
+        return (RECIPE_LABEL if "recipe" in plan.source_detail.lower() else MIN_LABEL)[self.lang]
 
-    def notes(self, d: Done) -> list[str]:
+    def notes(self, r: SearchNotesResult) -> list[str]:
         """Quote the most relevant note: notes are ranked by the summed score of their matching
         sections (a note about the topic matches in many sections; a stray word matches in one),
         then that note's two best sections are quoted with the source."""
-        hits = d.result.get("results") or []
-        cover = self.s.notes_cover
+        hits, cover = r.results, self.s.notes_cover
         if cover is not None and hits:
-            hits = [h for h in hits if h["file"] in cover] or ([] if not (self.s.model or self.s.params_b) else hits)
+            hits = [h for h in hits if h.file in cover] or ([] if not (self.s.model or self.s.params_b) else hits)
             if not hits:
                 return [t("not_covered", self.lang)]
         if not hits:
             return [self.L("The notes have nothing on this.", "笔记中没有相关内容。")]
-        by_note: dict[str, list[dict]] = {}
+        by_note: dict[str, list[NotePassage]] = {}
         for h in hits:
-            by_note.setdefault(h["file"], []).append(h)
-        best = max(by_note.values(), key=lambda hs: sum(h["score"] for h in hs[:3]))
-        fw = (self.s.framework or "").lower()
-        serving = "inference" in self.s.intents
-
-        def fit(h: dict) -> tuple:  # the section about the user's framework and task first
-            head = h["heading"].lower()
-            return (bool(fw) and fw in head, serving or not re.search(r"vllm|inference|推理", head), h["score"])
-
-        best = sorted(best, key=fit, reverse=True)
+            by_note.setdefault(h.file, []).append(h)
+        ranked: list[NotePassage] = max(by_note.values(), key=lambda hs: sum(h.score for h in hs[:3]))
+        best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
-        lines = [self.L("From the notes:", note_lead_in_zh(top["file"], top["title"], top["text"]))]
+        lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         for i, h in enumerate(best[:2]):
-            passage = sentence_cut(h["text"], PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
-            quoted = "\n".join("> " + ln for ln in passage.splitlines())
-            lines += [f"**{h['title']} — {h['heading']}**", quoted]
-        source = source_as_known(best[0]["source"])
-        lines += [self.L(f"(source: {source})", f"（来源：{source}）"), ""]
-        return lines
+            passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
+            lines += [f"**{h.title} — {h.heading}**", "\n".join("> " + ln for ln in passage.splitlines())]
+        source = source_as_known(top.source)
+        return lines + [self.L(f"(source: {source})", f"（来源：{source}）"), ""]
+
+    def passage_fit(self, h: NotePassage) -> tuple[bool, bool, float]:
+        """The section about the user's framework and task first."""
+        head, fw = h.heading.lower(), (self.s.framework or "").lower()
+        serving = "inference" in self.s.intents
+        return (bool(fw) and fw in head, serving or not re.search(r"vllm|inference|推理", head), h.score)
 
 
-def compose(s: Slots, done: list[Done]) -> str:
+def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = None) -> str:
+    """The answer to ``s`` from the calls that ran; ``hardware`` is the hardware catalog (device nouns)."""
     try:
-        return Composer(s, done).render()
+        return Composer(s, done, {h["id"]: str(h.get("kind") or "") for h in hardware or []}).render()
     except (KeyError, TypeError, ValueError) as e:  # a result shape this writer does not know: still answer
         lines = [f"- {d.name}: {d.result}" for d in done]
         return "\n".join([f"(could not format the answer: {type(e).__name__}: {e})", *lines])[:8000]

@@ -113,7 +113,7 @@ class OfflinePlanner(BaseChatModel):
                 {"name": c.name, "args": c.args, "id": f"offline-{rounds + 1}-{i}-{c.name}", "type": "tool_call"}
                 for i, c in enumerate(calls)
             ])
-        return AIMessage(content=compose(s, done))
+        return AIMessage(content=compose(s, done, self.ctx.kb.hardware()))
 
     # -- LangChain entry points ----------------------------------------------------------------
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:

@@ -334,7 +334,7 @@ class Router:
 
     def min_cards_any_length(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """No row at this length: every listed length (a shorter row bounds a longer job)."""
-        if d.ok and not d.result.get("rows") and "seq_len" in e.assumed:
+        if d.ok and not d.result.get("rows"):
             return self.call("min_cards", **{k: v for k, v in d.args.items() if k != "seq_len"})
         return []
 

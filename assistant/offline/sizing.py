@@ -1,54 +1,66 @@
 """Training-sizing blocks of the answer: the two vendor tables (recipe, minimum cards), where they
-disagree, the user's own device count, and the estimator's plan and memory breakdown beside them."""
+disagree, the user's own device count, and the estimator's plan and memory breakdown beside them.
+The headline is the first rule of a short table that applies; the blocks under it follow in a fixed order."""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
-from .capacity import CapacityBlocks
-from .route import Done
-from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY, t
+from ..tools.estimates import PlanResult, TrainingMemoryResult
+from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
+from .capacity import CapacityBlocks, TrainingFacts, shorter_rows
+from .results import Result
+from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY
+
+PREFERENCE_STAGES = ("dpo", "kto", "ppo", "rm")  # the vendor tables size SFT/PT jobs only
 
 
 class TrainingBlocks(CapacityBlocks):
     """Blocks for cards/nodes/ZeRO/GA questions: a one-line answer, then every row it came from."""
 
+    def training_facts(self) -> TrainingFacts:
+        recipe_calls = self.r.of("training_recipe", TrainingRecipeResult, ok=None)
+        mins = self.r.of("min_cards", MinCardsResult)
+        f = TrainingFacts(self.e.seq_len, [r.value for r in recipe_calls if r.value and r.value.found], [],
+                          recipe_bound=[r.value for r in recipe_calls if r.value and not r.value.found],
+                          plans=self.r.of("plan_training", PlanResult, ok=None))
+        with_rows = [m for m in mins if m.value and m.value.rows]
+        every_call = self.r.of("min_cards", MinCardsResult, ok=None)
+        f.min_call = with_rows[0] if with_rows else (every_call[-1] if every_call else None)
+        answered = mins[0].value if mins else None
+        if answered and answered.rows:
+            f.rows = answered.rows
+        elif with_rows and with_rows[0].value:  # no row at the length asked: every listed length was fetched
+            every = with_rows[0].value.rows
+            f.bound = [] if "seq_len" in self.e.assumed else shorter_rows(every, f.asked)
+            f.rows = every if "seq_len" in self.e.assumed else []
+        return f
+
     def training(self) -> list[str]:
-        recipes = self.results("training_recipe", ok=None)
-        mins = [d for d in self.results("min_cards") if d.result.get("rows")] or self.results("min_cards", ok=None)
-        plans = self.results("plan_training", ok=None)
-        if not (recipes or mins or plans):
+        f = self.training_facts()
+        if not (f.recipes or f.recipe_bound or f.min_call or f.plans):
             return []
         body: list[str] = []
-        found_recipes = [d.result for d in recipes if d.ok and d.result.get("found")]
-        min_res = mins[-1].result if mins and mins[-1].ok else None
-        rows = (min_res or {}).get("rows") or []
-
-        verdict = self.verdict(found_recipes, rows)  # "can I with my 16 cards?": yes or no before the details
+        verdict = self.verdict(f)  # "can I with my 16 cards?": yes or no before the details
         if verdict:
-            body.append(t("answer", self.lang) + verdict)
-        headline = self.training_headline(found_recipes, rows)
+            body.append(self.lead(verdict))
+        headline = self.training_headline(f)
         if headline:
-            body.append((self.L("**Needed:** ", "**所需**：") if verdict else t("answer", self.lang)) + headline)
-        if self.s.stage == "pt" and (found_recipes or rows or plans):
-            body.append(self.pretrain_note(bool(found_recipes or rows)))
-        body += self.zero_from_estimate(found_recipes, rows)
-        if self.s.stage in ("dpo", "kto", "ppo", "rm") and (found_recipes or rows):
+            body.append(self.L("**Needed:** ", "**所需**：") + headline if verdict else self.lead(headline))
+        if self.s.stage == "pt" and (f.recipes or f.rows or f.plans):
+            body.append(self.pretrain_note(bool(f.recipes or f.rows)))
+        body += self.zero_from_estimate(f)
+        if self.s.stage in PREFERENCE_STAGES and (f.recipes or f.rows):
             body.append(self.L(f"- The vendor tables list SFT/PT jobs; {self.s.stage.upper()} needs more memory (a reference model, "
                                "paired sequences), so use the estimate below for it.",
                                f"- 厂商表格针对 SFT/PT；{self.s.stage.upper()} 需要更多显存（参考模型、成对序列），请以下方估算为准。"))
-        for d in recipes:
-            body += self.recipe_lines(d)
-        if mins:
-            body += self.min_lines(mins[-1])
-            first = self.results("min_cards")[:1]
-            if first and not first[0].result.get("rows") and first[0].args.get("seq_len") and mins[-1].result.get("rows"):
-                listed = sorted({r["seq_len"] for r in mins[-1].result["rows"]})
-                body.append(self.L(f"  No row at {first[0].args['seq_len']} tokens for this model; the table lists only {listed}.",
-                                   f"  该模型在表中没有序列长度 {first[0].args['seq_len']} 的行，只有 {listed}。"))
-        body += self.disagreement(found_recipes, rows)
-        for d in plans:
-            body += self.plan_lines(d, found_recipes, rows)
+        for r in self.r.of("training_recipe", TrainingRecipeResult, ok=None):
+            body += self.recipe_lines(r)
+        if f.min_call:
+            body += self.min_lines(f)
+        body += self.disagreement(f)
+        for p in f.plans:
+            body += self.plan_lines(p, f)
         return body + [""]
 
     def pretrain_note(self, rows: bool) -> str:
@@ -65,272 +77,343 @@ class TrainingBlocks(CapacityBlocks):
                       f"- 预训练（stage `pt`）每{per}显存与同方法、同序列长度的 SFT 相同{why}。"
                       "从头预训练与增量预训练所需卡数相同，训练时长取决于 token 总量（可以问“1000亿 token、64 张卡要多久”）。")
 
-    def zero_from_estimate(self, recipes: list[dict], rows: list[dict]) -> list[str]:
+    def free_plans(self, f: TrainingFacts) -> list[PlanResult]:
+        """The plans without the user's device cap (what the job needs)."""
+        return [r.value for r in f.plans if r.value is not None and not r.arg("max_devices")]
+
+    def zero_from_estimate(self, f: TrainingFacts) -> list[str]:
         """"Which ZeRO stage / GA" when the recipe table has no row: the minimum-card table gives cards only,
         so the stage comes from the estimate, said right under the card count."""
-        if not self.s.intents & {"zero", "ga"} or recipes or not self.wanted_rows(rows) or self.s.framework == "MindSpeed-LLM":
+        if not self.s.intents & {"zero", "ga"} or f.recipes or not self.wanted_rows(f.rows) or self.s.framework == "MindSpeed-LLM":
             return []
-        plan = next((d.result for d in self.results("plan_training") if not d.args.get("max_devices") and d.result.get("fits")
-                     and d.result.get("zero_stage") is not None), None)
+        plan = next((p for p in self.free_plans(f) if p.fits and p.zero_stage is not None), None)
         if not plan:
             return []
-        zero = f"ZeRO-{plan['zero_stage']}" + (" + offload" if plan.get("offload") else "")
-        devs = self.devices(plan["devices"], plan.get("unit") or "card", plan.get("hardware"))
+        zero = self.parallel(plan.zero_stage, plan.offload)
+        devs = self.devices(plan.devices, plan.unit, plan.hardware)
         return [self.L(f"- **ZeRO stage** (estimate; the recipe table has no row for this case): **{zero}**, gradient accumulation "
-                       f"{plan.get('grad_accum')}, on {devs} (LLaMA-Factory).",
-                       f"- **ZeRO 配置**（估算；配方表中没有这个组合）：**{zero}**，梯度累积 {plan.get('grad_accum')}，{devs}（LLaMA-Factory）。")]
+                       f"{plan.grad_accum}, on {devs} (LLaMA-Factory).",
+                       f"- **ZeRO 配置**（估算；配方表中没有这个组合）：**{zero}**，梯度累积 {plan.grad_accum}，{devs}（LLaMA-Factory）。")]
 
-    def training_headline(self, recipes: list[dict], rows: list[dict]) -> str | None:
+    # -- the headline: the first rule that applies ---------------------------------------------
+    def training_headline(self, f: TrainingFacts) -> str | None:
         """One sentence that answers the question; the lines below give every row it came from."""
-        s = self.s
-        wanted = self.wanted_rows(rows)
-        min_source = self.L(f" ({MIN_LABEL['en']}, {{hw}}).", f"（{MIN_LABEL['zh']}，{{hw}}）。")
-        if s.framework and wanted and all(not r["supported"] for r in wanted):
-            others = [r for r in rows if r["framework"] != s.framework and r["supported"]]
-            line = self.L(f"{s.model} with {s.framework} is **not supported** in the ModelArts minimum-card table ('-').",
-                          f"{s.model} 在 {s.framework} 上**不支持**（ModelArts 最小卡数表中为“-”）。")
-            if others:
-                alt = self.L("; ", "；").join(self.row_summary(r, with_strategy=True) for r in others)
-                line += self.L(f" Supported instead: {alt}.", f" 可改用：{alt}。")
-            return line
-        if s.stage in ("dpo", "kto", "ppo", "rm"):  # the tables size SFT/PT jobs: lead with the estimate
-            recipes, wanted = [], []
-        asks_recipe = bool(s.intents & {"zero", "ga"})
-        prefer_min = s.framework == "LLaMA-Factory" and wanted and not asks_recipe
-        if recipes and s.framework in (None, "LLaMA-Factory") and not prefer_min:
-            return "; ".join(self.recipe_summary(r) for r in recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
-        if wanted:
-            multi = len({x["strategy"] for x in wanted}) > 1
-            return self.L("; ", "；").join(self.row_summary(r, with_strategy=multi) for r in wanted) + min_source.format(hw=wanted[0]["hardware"])
-        if recipes:
-            return "; ".join(self.recipe_summary(r) for r in recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
-        plans = [d.result for d in self.results("plan_training") if d.result.get("fits") and not d.args.get("max_devices")]
-        asked = [p for p in plans if not s.method or p.get("method") == s.method]
-        failed = next((d.result for d in self.results("plan_training") if d.ok and not d.args.get("max_devices")
-                       and not d.result.get("fits")), None)
-        if s.method and not asked and failed:  # the method asked fits nowhere; an alternative may (said in the sentence)
-            name = self.method_name(s.method) + (f" {s.stage.upper()}" if s.stage and s.stage != "sft" else "")
-            return self.L(f"estimate: {name} {self.no_fit_text(failed)}.",
-                          f"估算：{name}{' ' if name[-1].isascii() else ''}{self.no_fit_text(failed)}。")
-        plans = asked or plans
-        if plans:
-            many = len({p.get("method") for p in plans}) > 1
-            parts = [(f"{self.method_name(p.get('method'))}: " if many else "") + self.plan_summary(p)
-                     + self.L(f" ({self.fw_name(p)})", f"（{self.fw_name(p)}）") for p in plans]
-            if "memory" in s.intents and "cards" not in s.intents:  # "how much memory": the GiB per device first
-                parts = [(f"{self.method_name(p.get('method'))}: " if many else "") + self.memory_summary(p) for p in plans]
-            if s.stage in ("dpo", "kto", "ppo", "rm"):
-                return self.L(f"estimate for {s.stage.upper()}: {'; '.join(parts)}.", f"{s.stage.upper()} 估算：{'；'.join(parts)}。")
-            if any(p.get("table") for p in plans):  # the plan carries the vendor row; the lines below compare them
-                return self.L(f"estimate: {'; '.join(parts)}.", f"估算：{'；'.join(parts)}。")
-            return self.L(f"estimate: {'; '.join(parts)} — no vendor table row for this case.",
-                          f"估算：{'；'.join(parts)}——厂商表格中没有这个组合。")
-        if self.results("plan_training") and not any(d.result.get("fits") for d in self.results("plan_training")):
-            return self.L("no setting fits on the hardware asked (estimate); see below.", "按估算，所问硬件上没有能放下的方案，详见下文。")
-        return None
+        rules: list[Callable[[TrainingFacts], str | None]] = [
+            self.headline_not_listed, self.headline_unsupported, self.headline_recipe_first, self.headline_min_rows, self.headline_recipe,
+            self.headline_method_fits_nowhere, self.headline_estimate, self.headline_nothing_fits,
+        ]
+        return next((text for rule in rules if (text := rule(f))), None)
 
-    def memory_summary(self, p: dict) -> str:
+    def headline_not_listed(self, f: TrainingFacts) -> str | None:
+        """"Is X supported by MindSpeed-LLM?" and the vendor tables do not name X: say so first, then the
+        estimate as an estimate (not listed is not the same as not supported)."""
+        call = f.min_call
+        if not self.asks_support() or f.rows or f.recipes or f.bound or call is None or call.error.code != "no_table_row":
+            return None
+        fw = self.s.framework or "MindSpeed-LLM / LLaMA-Factory"
+        line = self.L(f"**{self.s.model} is not listed** in the {MIN_LABEL['en']} or the {RECIPE_LABEL['en']}, so the vendor "
+                      f"publishes no tested {fw} setup for it (not listed is not the same as refused).",
+                      f"**{self.s.model} 不在厂商表格中**：{MIN_LABEL['zh']}和 {RECIPE_LABEL['zh']}都没有列出它，"
+                      f"因此厂商没有公布经过验证的 {fw} 配置（未列出不等于不能运行）。")
+        estimate = self.headline_estimate(f)
+        return line + (self.L(" By the ", "按") + estimate if estimate else "")
+
+    def asks_support(self) -> bool:
+        """"Is X supported by …?": asked about support, not about the user's own devices (a verdict answers those)."""
+        return "support" in self.s.intents and not self.e.devices
+
+    def table_rows_apply(self, f: TrainingFacts) -> list[MinCardsRow]:
+        """The asked framework's rows, unless the stage is one the tables do not size."""
+        return [] if self.s.stage in PREFERENCE_STAGES else self.wanted_rows(f.rows)
+
+    def headline_unsupported(self, f: TrainingFacts) -> str | None:
+        s, wanted = self.s, self.wanted_rows(f.rows)
+        if not (s.framework and wanted and all(not r.supported for r in wanted)):
+            return None
+        others = [r for r in f.rows if r.framework != s.framework and r.supported]
+        line = self.L(f"{s.model} with {s.framework} is **not supported** in the ModelArts minimum-card table ('-').",
+                      f"{s.model} 在 {s.framework} 上**不支持**（ModelArts 最小卡数表中为“-”）。")
+        if others:
+            alt = self.L("; ", "；").join(self.row_summary(r, with_strategy=True) for r in others)
+            line += self.L(f" Supported instead: {alt}.", f" 可改用：{alt}。")
+        return line
+
+    def recipe_headline(self, f: TrainingFacts) -> str:
+        return "; ".join(self.recipe_summary(r) for r in f.recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
+
+    def headline_recipe_first(self, f: TrainingFacts) -> str | None:
+        """The recipe table leads for LLaMA-Factory (or no framework), unless the question names LLaMA-Factory
+        without asking for ZeRO/GA and the minimum-card table has its row."""
+        if not f.recipes or self.s.stage in PREFERENCE_STAGES or self.s.framework not in (None, "LLaMA-Factory"):
+            return None
+        prefer_min = self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"}
+        return None if prefer_min else self.recipe_headline(f)
+
+    def headline_min_rows(self, f: TrainingFacts) -> str | None:
+        wanted = self.table_rows_apply(f)
+        if not wanted:
+            return None
+        multi = len({x.strategy for x in wanted}) > 1
+        listed = self.L("**Yes**, listed: ", "**支持**，表中列出：") if self.asks_support() and all(r.supported for r in wanted) else ""
+        return listed + self.L("; ", "；").join(self.row_summary(r, with_strategy=multi) for r in wanted) + self.L(
+            f" ({MIN_LABEL['en']}, {wanted[0].hardware}).", f"（{MIN_LABEL['zh']}，{wanted[0].hardware}）。")
+
+    def headline_recipe(self, f: TrainingFacts) -> str | None:
+        return self.recipe_headline(f) if f.recipes and self.s.stage not in PREFERENCE_STAGES else None
+
+    def asked_plans(self, f: TrainingFacts) -> list[PlanResult]:
+        fitting = [p for p in self.free_plans(f) if p.fits]
+        return [p for p in fitting if not self.s.method or p.method == self.s.method]
+
+    def headline_method_fits_nowhere(self, f: TrainingFacts) -> str | None:
+        """The method asked fits nowhere; an alternative may (said in the sentence)."""
+        s = self.s
+        failed = next((p for p in self.free_plans(f) if not p.fits), None)
+        if not (s.method and failed and not self.asked_plans(f)):
+            return None
+        name = self.method_name(s.method) + (f" {s.stage.upper()}" if s.stage and s.stage != "sft" else "")
+        return self.L(f"estimate: {name} {self.no_fit_text(failed)}.", f"估算：{name}{' ' if name[-1].isascii() else ''}{self.no_fit_text(failed)}。")
+
+    def headline_estimate(self, f: TrainingFacts) -> str | None:
+        plans = self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits]
+        if not plans:
+            return None
+        s = self.s
+        many = len({p.method for p in plans}) > 1
+        memory_first = "memory" in s.intents and "cards" not in s.intents  # "how much memory": the GiB per device first
+        parts = [(self.method_name(p.method) + self.L(": ", "：") if many else "")
+                 + (self.memory_summary(p) if memory_first else
+                    self.plan_summary(p) + self.L(f" ({self.fw_name(p.framework, p.hardware)})", f"（{self.fw_name(p.framework, p.hardware)}）"))
+                 for p in plans]
+        joined = self.L("; ", "；").join(parts)
+        if s.stage in PREFERENCE_STAGES:
+            return self.L(f"estimate for {s.stage.upper()}: {joined}.", f"{s.stage.upper()} 估算：{joined}。")
+        if f.bound:  # no row at the length asked; the shorter rows bound it from below (lines below)
+            listed = self.L(", ", "，").join(f"{r.framework} {self.devices(r.cards, r.unit)}" for r in self.wanted_rows(f.bound)
+                                              if r.supported and r.cards)
+            return self.L(f"estimate: {joined}. The vendor tables have no row at {f.asked} tokens; their {f.bound[0].seq_len}-token "
+                          f"rows ({listed}) are only a lower bound for it.",
+                          f"估算：{joined}。厂商表格没有序列长度 {f.asked} 的行；{f.bound[0].seq_len} 的行（{listed}）只是它的下限。")
+        if any(p.table for p in plans):  # the plan carries the vendor row; the lines below compare them
+            return self.L(f"estimate: {joined}.", f"估算：{joined}。")
+        return self.L(f"estimate: {joined} — no vendor table row for this case.", f"估算：{joined}——厂商表格中没有这个组合。")
+
+    def headline_nothing_fits(self, f: TrainingFacts) -> str | None:
+        if not f.plans or any(r.value and r.value.fits for r in f.plans):
+            return None
+        return self.L("no setting fits on the hardware asked (estimate); see below.", "按估算，所问硬件上没有能放下的方案，详见下文。")
+
+    # -- summaries -----------------------------------------------------------------------------
+    def memory_summary(self, p: PlanResult) -> str:
         """'about **27.6 GiB per card** (LLaMA-Factory ZeRO-0 on 1 card)' from a plan_training result."""
-        mem = (p.get("memory") or {}).get("total_gib")
-        if not isinstance(mem, int | float):
-            return self.plan_summary(p)
-        per = self.per_device(p.get("unit"), p.get("hardware"))
-        devs = self.devices(p["devices"], p.get("unit") or "card", p.get("hardware"))
-        setting = (f"ZeRO-{p['zero_stage']}" + (" + offload" if p.get("offload") else "") if p.get("zero_stage") is not None
-                   else f"TP {p.get('tp')} × PP {p.get('pp')}")
-        return self.L(f"about **{mem:.1f} GiB per {per}** ({self.fw_name(p)} {setting} on {devs})",
-                      f"每{per}约 **{mem:.1f} GiB**（{self.fw_name(p)} {setting}，{devs}）")
+        per = self.per_device(p.unit, p.hardware)
+        devs = self.devices(p.devices, p.unit, p.hardware)
+        setting = self.parallel(p.zero_stage, p.offload, p.tp, p.pp)
+        fw = self.fw_name(p.framework, p.hardware)
+        return self.L(f"about **{p.memory.total_gib:.1f} GiB per {per}** ({fw} {setting} on {devs})",
+                      f"每{per}约 **{p.memory.total_gib:.1f} GiB**（{fw} {setting}，{devs}）")
 
-    def recipe_summary(self, r: dict) -> str:
-        strat = STRATEGY[self.lang][r["strategy"]]
-        if self.zh:
-            return (f"{strat}：{r['nodes']} 个节点 × 每节点 {r['cards_per_node']} 卡 = {r['total_cards']} 张卡，"
-                    f"DeepSpeed {r['deepspeed']}（ZeRO-{r['zero_stage']}，{self.offload_text(r['offload'])}），梯度累积 {r['grad_accum']}")
-        return (f"{strat}: {self.nodes(r['nodes'])} × {r['cards_per_node']} = {self.devices(r['total_cards'])}, "
-                f"DeepSpeed {r['deepspeed']} (ZeRO-{r['zero_stage']}, {self.offload_text(r['offload'])}), gradient accumulation {r['grad_accum']}")
+    def recipe_summary(self, r: TrainingRecipeResult) -> str:
+        strat = STRATEGY[self.lang][r.strategy]
+        zero = f"ZeRO-{r.zero_stage}，{self.offload_text(r.offload)}" if self.zh else f"ZeRO-{r.zero_stage}, {self.offload_text(r.offload)}"
+        return self.L(f"{strat}: {self.nodes(r.nodes)} × {r.cards_per_node} = {self.devices(r.total_cards)}, "
+                      f"DeepSpeed {r.deepspeed} ({zero}), gradient accumulation {r.grad_accum}",
+                      f"{strat}：{r.nodes} 个节点 × 每节点 {r.cards_per_node} 卡 = {r.total_cards} 张卡，"
+                      f"DeepSpeed {r.deepspeed}（{zero}），梯度累积 {r.grad_accum}")
 
-    def recipe_lines(self, d: Done) -> list[str]:
-        s = self.s
-        if not d.ok:
-            if d.error.get("code") == "no_table_row" and (s.intents & {"zero", "ga"} or s.framework == "LLaMA-Factory"):
-                return [self.L(f"- {RECIPE_LABEL['en']}: no row for {s.model} ({d.args.get('strategy')}).",
-                               f"- {RECIPE_LABEL['zh']}：没有 {s.model}（{d.args.get('strategy')}）的数据。")]
+    def recipe_lines(self, call: Result[TrainingRecipeResult]) -> list[str]:
+        s, r = self.s, call.value
+        if r is None:
+            if call.error.code == "no_table_row" and (s.intents & {"zero", "ga"} or s.framework == "LLaMA-Factory"):
+                return [self.L(f"- {RECIPE_LABEL['en']}: no row for {s.model} ({call.arg('strategy')}).",
+                               f"- {RECIPE_LABEL['zh']}：没有 {s.model}（{call.arg('strategy')}）的数据。")]
             return []
-        r = d.result
-        self.cite(r.get("source") or (r.get("rows") or [{}])[0].get("source"))
-        strat = STRATEGY[self.lang][r["strategy"]]
-        if not r.get("found"):
-            listed = sorted({x["cutoff_len"] for x in r.get("rows", [])})
-            return [self.L(f"- {RECIPE_LABEL['en']} ({strat}): no row at {r['seq_len']} tokens; it lists {listed}.",
-                           f"- {RECIPE_LABEL['zh']}（{strat}）：没有序列长度 {r['seq_len']} 的数据，表中只有 {listed}。")]
+        self.cite(r.source or (r.rows[0].source if r.rows else None))
+        strat = STRATEGY[self.lang][r.strategy]
+        if not r.found:
+            listed = sorted({x.cutoff_len for x in r.rows})
+            return [self.L(f"- {RECIPE_LABEL['en']} ({strat}): no row at {r.seq_len} tokens; it lists {listed}.",
+                           f"- {RECIPE_LABEL['zh']}（{strat}）：没有序列长度 {r.seq_len} 的数据，表中只有 {listed}。")]
         note = ""
-        if r.get("seq_len_used") and r["seq_len_used"] != r["seq_len"]:
-            note = self.L(f" (answered from the {r['seq_len_used']}-token row)", f"（按表中 {r['seq_len_used']} 的行回答）")
+        if r.seq_len_used and r.seq_len_used != r.seq_len:
+            note = self.L(f" (answered from the {r.seq_len_used}-token row)", f"（按表中 {r.seq_len_used} 的行回答）")
         if self.zh:
-            return [f"- **{RECIPE_LABEL['zh']}**（{strat}，cutoff_len {r['seq_len_used']}{note}）：{r['nodes']} 个节点 × 每节点 "
-                    f"{r['cards_per_node']} 卡 = **{r['total_cards']} 张卡**；DeepSpeed **{r['deepspeed']}**（ZeRO-{r['zero_stage']}，"
-                    f"{self.offload_text(r['offload'])}）；梯度累积 gradient_accumulation_steps **{r['grad_accum']}**；模板 template `{r['template']}`。"]
-        return [f"- **{RECIPE_LABEL['en']}** ({strat}, cutoff_len {r['seq_len_used']}{note}): {self.nodes(r['nodes'])} × "
-                f"{self.devices(r['cards_per_node'])} = **{self.devices(r['total_cards'])}**; DeepSpeed **{r['deepspeed']}** "
-                f"(ZeRO-{r['zero_stage']}, {self.offload_text(r['offload'])}); gradient_accumulation_steps **{r['grad_accum']}**; "
-                f"template `{r['template']}`."]
+            return [f"- **{RECIPE_LABEL['zh']}**（{strat}，cutoff_len {r.seq_len_used}{note}）：{r.nodes} 个节点 × 每节点 "
+                    f"{r.cards_per_node} 卡 = **{r.total_cards} 张卡**；DeepSpeed **{r.deepspeed}**（ZeRO-{r.zero_stage}，"
+                    f"{self.offload_text(r.offload)}）；梯度累积 gradient_accumulation_steps **{r.grad_accum}**；模板 template `{r.template}`。"]
+        return [f"- **{RECIPE_LABEL['en']}** ({strat}, cutoff_len {r.seq_len_used}{note}): {self.nodes(r.nodes)} × "
+                f"{self.devices(r.cards_per_node)} = **{self.devices(r.total_cards)}**; DeepSpeed **{r.deepspeed}** "
+                f"(ZeRO-{r.zero_stage}, {self.offload_text(r.offload)}); gradient_accumulation_steps **{r.grad_accum}**; "
+                f"template `{r.template}`."]
 
-    def row_summary(self, r: dict, with_strategy: bool = False) -> str:
-        strat = f"{STRATEGY[self.lang][r['strategy']]} " if with_strategy else ""
-        if not r["supported"]:
-            return self.L(f"{strat}{r['framework']}: **not supported** ('-')", f"{strat}{r['framework']}：**不支持**（“-”）")
-        unit = r["unit"]
-        if unit == "DIE":
-            extra = self.L(f"{r['physical_cards']} physical card(s), {self.nodes(r['nodes'])} of 16 DIE",
-                           f"{r['physical_cards']} 张物理卡，{r['nodes']} 个节点（每节点 16 DIE）")
+    def row_summary(self, r: MinCardsRow, with_strategy: bool = False) -> str:
+        strat = f"{STRATEGY[self.lang][r.strategy]} " if with_strategy else ""
+        if not r.supported:
+            return self.L(f"{strat}{r.framework}: **not supported** ('-')", f"{strat}{r.framework}：**不支持**（“-”）")
+        if r.unit == "DIE":
+            extra = self.L(f"{r.physical_cards} physical card(s), {self.nodes(r.nodes)} of 16 DIE",
+                           f"{r.physical_cards} 张物理卡，{r.nodes} 个节点（每节点 16 DIE）")
         else:
-            extra = self.nodes(r["nodes"])
-        extra = f"（{extra}）" if self.zh else f" ({extra})"
-        return f"{strat}{r['framework']}{'：' if self.zh else ': '}**{self.devices(r['cards'], unit)}**{extra}"
+            extra = self.nodes(r.nodes)
+        return self.L(f"{strat}{r.framework}: **{self.devices(r.cards, r.unit)}** ({extra})",
+                      f"{strat}{r.framework}：**{self.devices(r.cards, r.unit)}**（{extra}）")
 
-    def min_lines(self, d: Done) -> list[str]:
-        s = self.s
-        if not d.ok:
-            if d.error.get("code") == "no_table_row":
-                return [self.L(f"- {MIN_LABEL['en']}: no row for {s.model}.", f"- {MIN_LABEL['zh']}：没有 {s.model} 的数据。")]
-            return [f"- {d.error.get('message')}"]
-        r = d.result
-        rows = r.get("rows") or []
+    def min_lines(self, f: TrainingFacts) -> list[str]:
+        call = f.min_call
+        if call is None or call.value is None:
+            if call is not None and call.error.code == "no_table_row":
+                return [self.L(f"- {MIN_LABEL['en']}: no row for {self.s.model}.", f"- {MIN_LABEL['zh']}：没有 {self.s.model} 的数据。")]
+            return [f"- {call.error.message}"] if call else []
+        rows = f.rows or f.bound
         if not rows:
-            listed = next((m.group(0) for n in r.get("notes", []) if (m := re.search(r"\[[\d, ]+\]", n))), "")
-            return [self.L(f"- {MIN_LABEL['en']}: no row at {d.args.get('seq_len')} tokens" + (f" (it lists {listed})." if listed else "."),
-                           f"- {MIN_LABEL['zh']}：没有序列长度 {d.args.get('seq_len')} 的数据" + (f"（表中只有 {listed}）。" if listed else "。"))]
+            listed = sorted({r.seq_len for r in call.value.rows})
+            return [self.L(f"- {MIN_LABEL['en']}: no row at {f.asked} tokens" + (f" (it lists {listed})." if listed else "."),
+                           f"- {MIN_LABEL['zh']}：没有序列长度 {f.asked} 的数据" + (f"（表中只有 {listed}）。" if listed else "。"))]
         for row in rows:
-            self.cite(row.get("source"))
-        fw_first = sorted(rows, key=lambda x: (x["strategy"], x["framework"] != (s.framework or x["framework"]), x["framework"]))
-        hw = rows[0]["hardware"]
-        seq = rows[0]["seq_len"]
-        lines = []
-        by_strategy: dict[str, list[dict]] = {}
-        for row in fw_first:
-            by_strategy.setdefault(row["strategy"], []).append(row)
-        for strat, srows in by_strategy.items():
-            items = self.L("; ", "；").join(self.row_summary(x) for x in srows)
-            label = STRATEGY[self.lang][strat]
-            lines.append(self.L(f"- **{MIN_LABEL['en']}** ({label}, SEQ_LEN {seq}, {hw}): {items}.",
-                                f"- **{MIN_LABEL['zh']}**（{label}，SEQ_LEN {seq}，{hw}）：{items}。"))
-        if r.get("seq_len_used") and d.args.get("seq_len") and r["seq_len_used"] != d.args["seq_len"]:
-            lines.append(self.L(f"  (no {d.args['seq_len']}-token row; answered from the {r['seq_len_used']}-token row)",
-                                f"  （表中没有 {d.args['seq_len']}，按 {r['seq_len_used']} 的行回答）"))
-        if any(x["supported"] and x["cards"] and x["cards"] < 8 and x["unit"] == "card" for x in rows):
+            self.cite(row.source)
+        return self.min_row_groups(rows, bound=not f.rows) + self.min_notes(f, call, rows)
+
+    def min_notes(self, f: TrainingFacts, call: Result[MinCardsResult], rows: list[MinCardsRow]) -> list[str]:
+        """Under the rows: which length answered, the table's own remarks (8-card practice, DIE)."""
+        lines: list[str] = []
+        used = call.value.seq_len_used if call.value else None
+        if f.rows and used and call.arg("seq_len") and used != call.arg("seq_len"):
+            lines.append(self.L(f"  (no {call.arg('seq_len')}-token row; answered from the {used}-token row)",
+                                f"  （表中没有 {call.arg('seq_len')}，按 {used} 的行回答）"))
+        elif f.rows and call.arg("seq_len") is None and f.asked not in {r.seq_len for r in rows}:
+            lines.append(self.L(f"  No row at {f.asked} tokens for this model; the table lists only {sorted({r.seq_len for r in rows})}.",
+                                f"  该模型在表中没有序列长度 {f.asked} 的行，只有 {sorted({r.seq_len for r in rows})}。"))
+        if any(x.supported and x.cards and x.cards < 8 and x.unit == "card" for x in rows):
             lines.append(self.L("  The table notes that jobs needing fewer than 8 cards are in practice run on 8.",
                                 "  表格备注：少于 8 卡的任务实际按 8 卡运行。"))
-        if hw == "Snt9B23":
+        if rows[0].hardware == "Snt9B23":
             lines.append(self.L("  On Snt9B23 the unit is the DIE: 8 cards = 16 DIE per node; 2 DIE is the smallest parallel unit.",
                                 "  Snt9B23 以 DIE 计：每节点 8 张卡 = 16 DIE，2 DIE 为最小并行单位。"))
         return lines
 
-    def disagreement(self, recipes: list[dict], rows: list[dict]) -> list[str]:
+    def min_row_groups(self, rows: list[MinCardsRow], bound: bool) -> list[str]:
+        """One line per (strategy, length), the asked framework first; a shorter row is labelled a lower bound."""
+        fw = self.s.framework
+        groups: dict[tuple[str, int], list[MinCardsRow]] = {}
+        for row in sorted(rows, key=lambda x: (x.strategy, x.seq_len, x.framework != (fw or x.framework), x.framework)):
+            groups.setdefault((row.strategy, row.seq_len), []).append(row)
+        lines = []
+        for (strat, seq), group in groups.items():
+            items = self.L("; ", "；").join(self.row_summary(x) for x in group)
+            label, hw = STRATEGY[self.lang][strat], group[0].hardware
+            floor = self.L(f"; a lower bound for {self.e.seq_len} tokens", f"；是序列长度 {self.e.seq_len} 的下限") if bound else ""
+            lines.append(self.L(f"- **{MIN_LABEL['en']}** ({label}, SEQ_LEN {seq}, {hw}{floor}): {items}.",
+                                f"- **{MIN_LABEL['zh']}**（{label}，SEQ_LEN {seq}，{hw}{floor}）：{items}。"))
+        return lines
+
+    def disagreement(self, f: TrainingFacts) -> list[str]:
         out = []
-        for rec in recipes:
-            for row in rows:
-                if (row["framework"] == "LLaMA-Factory" and row["strategy"] == rec["strategy"] and row["hardware"] == "Snt9B"
-                        and row["supported"] and row["cards"] != rec["total_cards"]):
+        for rec in f.recipes:
+            for row in f.rows:
+                if (row.framework == "LLaMA-Factory" and row.strategy == rec.strategy and row.hardware == "Snt9B"
+                        and row.supported and row.cards and rec.total_cards and row.cards != rec.total_cards):
+                    most = max(rec.total_cards, row.cards)
                     out.append(self.L(
-                        f"- Note: the two vendor tables disagree for LLaMA-Factory {STRATEGY['en'][rec['strategy']]}: the recipe table "
-                        f"uses {rec['total_cards']} cards, the minimum-card table lists {row['cards']}. Both are shown; plan for "
-                        f"{max(rec['total_cards'], row['cards'])} if memory is tight.",
-                        f"- 注意：两张厂商表对 LLaMA-Factory {STRATEGY['zh'][rec['strategy']]} 不一致：配方表为 {rec['total_cards']} 张卡，"
-                        f"最小卡数表为 {row['cards']} 张。两者都列出；显存紧张时按 {max(rec['total_cards'], row['cards'])} 张规划。"))
+                        f"- Note: the two vendor tables disagree for LLaMA-Factory {STRATEGY['en'][rec.strategy]}: the recipe table "
+                        f"uses {rec.total_cards} cards, the minimum-card table lists {row.cards}. Both are shown; plan for "
+                        f"{most} if memory is tight.",
+                        f"- 注意：两张厂商表对 LLaMA-Factory {STRATEGY['zh'][rec.strategy]} 不一致：配方表为 {rec.total_cards} 张卡，"
+                        f"最小卡数表为 {row.cards} 张。两者都列出；显存紧张时按 {most} 张规划。"))
         return out
 
-    # -- estimator blocks (plan_training, estimate_training_memory, estimate_inference) --------
-    def plan_summary(self, p: dict) -> str:
-        """'64 cards (8 nodes × 8), ZeRO-3, micro batch 1, gradient accumulation 8, ~49.7 GiB per device'."""
-        unit = p.get("unit") or "card"
-        bits = [f"**{self.devices(p['devices'], unit)}**"
-                + (f" ({self.nodes(p['nodes'])} × {p.get('per_node')})" if p.get("nodes") and not self.zh
-                   else f"（{p['nodes']} 个节点 × 每节点 {p.get('per_node')}）" if p.get("nodes") else "")]
-        if p.get("zero_stage") is not None:
-            bits.append(f"ZeRO-{p['zero_stage']}" + (" + offload" if p.get("offload") else ""))
-        if (p.get("tp") or 1) > 1 or (p.get("pp") or 1) > 1 or (p.get("cp") or 1) > 1:
-            bits.append(f"TP {p.get('tp')} × PP {p.get('pp')}" + (f" × CP {p['cp']}" if (p.get("cp") or 1) > 1 else ""))
-        if p.get("micro_batch"):
-            bits.append(f"micro batch {p['micro_batch']}")
-        if p.get("grad_accum"):
-            bits.append(self.L(f"gradient accumulation {p['grad_accum']}", f"梯度累积 {p['grad_accum']}"))
-        mem = (p.get("memory") or {}).get("total_gib") if isinstance(p.get("memory"), dict) else None
-        if mem:
-            bits.append(self.L(f"about {mem:.1f} GiB per device", f"每{self.per_device(unit, p.get('hardware'))}约 {mem:.1f} GiB"))
+    # -- estimator blocks (plan_training, estimate_training_memory) ----------------------------
+    def plan_summary(self, p: PlanResult) -> str:
+        """'64 cards (8 nodes × 8), ZeRO-3, micro batch 1, gradient accumulation 8, about 49.7 GiB per device'."""
+        bits = [f"**{self.devices(p.devices, p.unit)}**"
+                + self.L(f" ({self.nodes(p.nodes)} × {p.per_node})", f"（{p.nodes} 个节点 × 每节点 {p.per_node}）")]
+        if p.zero_stage is not None:
+            bits.append(self.parallel(p.zero_stage, p.offload))
+        if p.tp > 1 or p.pp > 1 or p.cp > 1:
+            bits.append(self.parallel(None, None, p.tp, p.pp, p.cp))
+        bits.append(f"micro batch {p.micro_batch}")
+        bits.append(self.L(f"gradient accumulation {p.grad_accum}", f"梯度累积 {p.grad_accum}"))
+        bits.append(self.L(f"about {p.memory.total_gib:.1f} GiB per device", f"每{self.per_device(p.unit, p.hardware)}约 {p.memory.total_gib:.1f} GiB"))
         return self.L(", ", "，").join(bits)
 
-    def capped_adds_nothing(self, d: Done) -> bool:
+    def capped_adds_nothing(self, call: Result[PlanResult], f: TrainingFacts) -> bool:
         """True when the plan without a cap (same method and framework) fits within the user's devices."""
-        cap = d.args.get("max_devices") or 0
-        return any(x.result.get("fits") and x.result.get("devices", cap + 1) <= cap for x in self.results("plan_training")
-                   if not x.args.get("max_devices") and x.args.get("method") == d.args.get("method")
-                   and x.args.get("framework") == d.args.get("framework"))
+        cap = call.arg("max_devices") or 0
+        return any(x.value is not None and x.value.fits and x.value.devices <= cap for x in f.plans
+                   if not x.arg("max_devices") and x.arg("method") == call.arg("method") and x.arg("framework") == call.arg("framework"))
 
-    def plan_lines(self, d: Done, recipes: list[dict], rows: list[dict]) -> list[str]:
-        if not d.ok:
-            return [self.L(f"- Estimate not available: {d.error.get('message')}", f"- 无法估算：{d.error.get('message')}")]
-        p = d.result
-        method = p.get("method") or d.args.get("method")
-        fw = self.fw_name(p)
-        cap = d.args.get("max_devices")
-        if cap and self.capped_adds_nothing(d):
+    def plan_label(self, call: Result[PlanResult], p: PlanResult) -> str:
+        method, fw, cap = self.method_name(p.method), self.fw_name(p.framework, p.hardware), call.arg("max_devices")
+        if not cap:
+            return self.L(f"Estimate, {method}, {fw}", f"估算（{method}，{fw}）")
+        devs = self.devices(cap, p.unit)
+        return self.L(f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if p.unit.lower() == 'die' else ''}以内，{method}，{fw}）")
+
+    def plan_lines(self, call: Result[PlanResult], f: TrainingFacts) -> list[str]:
+        p = call.value
+        if p is None:
+            return [self.L(f"- Estimate not available: {call.error.message}", f"- 无法估算：{call.error.message}")]
+        if call.arg("max_devices") and self.capped_adds_nothing(call, f):
             return []  # the plan without a cap already fits the user's devices: shown once
-        label = self.L(f"Estimate, {self.method_name(method)}, {fw}", f"估算（{self.method_name(method)}，{fw}）")
-        if cap:
-            label = self.L(f"Estimate within your {self.devices(cap, p.get('unit') or 'card')}, {self.method_name(method)}, {fw}",
-                           f"估算（在你的 {self.devices(cap, p.get('unit') or 'card')}"
-                           f"{' ' if (p.get('unit') or '').lower() == 'die' else ''}以内，{self.method_name(method)}，{fw}）")
-        if not p.get("fits", True):
-            mem = p.get("memory") or {}
-            if mem.get("fits") and mem.get("host_ram_fits") is False:
-                return [self.L(f"- **{label}**: does not fit — device memory would ({mem.get('total_gib', 0):.1f} of "
-                               f"{mem.get('usable_gib', 0):.1f} GiB with offload), but offload needs {mem.get('host_ram_gib', 0):,.0f} GiB "
-                               f"of host RAM ({self.estimate_label(p, short=True)}).",
-                               f"- **{label}**：放不下——开启 offload 后每卡显存够用（{mem.get('total_gib', 0):.1f}/"
-                               f"{mem.get('usable_gib', 0):.1f} GiB），但需要 {mem.get('host_ram_gib', 0):,.0f} GiB 主机内存"
-                               f"（{self.estimate_label(p, short=True)}）。")]
-            if not cap:  # no device limit: it fits at no count; say why and what fits instead
-                return [self.L(f"- **{label}** ({self.estimate_label(p, short=True)}): {self.no_fit_text(p)}.",
-                               f"- **{label}**（{self.estimate_label(p, short=True)}）：{self.no_fit_text(p)}。")]
-            return [self.L(
-                f"- **{label}**: nothing fits — even {self.devices(p.get('devices'), p.get('unit') or 'card')} with the most "
-                f"memory-saving setting need {mem.get('total_gib', 0):.1f} GiB per device of {mem.get('usable_gib', 0):.1f} "
-                f"({self.estimate_label(p, short=True)}).",
-                f"- **{label}**：放不下——即使 {p.get('devices')} 张卡并用最省显存的设置，每卡仍需 {mem.get('total_gib', 0):.1f} GiB，"
-                f"可用 {mem.get('usable_gib', 0):.1f} GiB（{self.estimate_label(p, short=True)}）。")]
-        out = [self.L(f"- **{label}** ({self.estimate_label(p, short=True)}): {self.plan_summary(p)}.",
-                      f"- **{label}**（{self.estimate_label(p, short=True)}）：{self.plan_summary(p)}。")]
-        refs = [t for t in [p.get("table"), *(p.get("table_also") or [])] if isinstance(t, dict)]
-        for ref in refs:
-            name = self.L("minimum-card table", "最小卡数表") if ref.get("source") == "min_cards" else self.L("recipe table", "配方表")
-            if ref.get("cards") is not None and ref["cards"] != p["devices"]:
-                more = self.L("the estimate is the more conservative", "估算更保守") if p["devices"] > ref["cards"] else \
-                    self.L("the table is more conservative than memory requires", "表格比显存需求更保守")
-                out.append(self.L(f"  The estimate and the {name} disagree: {p['devices']} vs {ref['cards']}; {more}. Both are shown.",
-                                  f"  估算与{name}不一致：{p['devices']} 对 {ref['cards']}；{more}。两者都列出。"))
-            elif ref.get("cards") is not None:
-                out.append(self.L(f"  The estimate agrees with the {name} ({ref['cards']}).", f"  估算与{name}一致（{ref['cards']}）。"))
-        out += self.practice_lines(p)
-        fewer = p.get("fewer_devices")
-        if isinstance(fewer, dict) and not cap:
-            devs = self.devices(fewer["devices"], p.get("unit") or "card", p.get("hardware"))
-            host = fewer.get("host_ram_gib_per_node") or 0
-            ram = self.L(f", {host:,.0f} GiB host RAM per node", f"，每节点主机内存 {host:,.0f} GiB") if host else ""
-            out.append(self.L(f"  Fewer devices, slower: {devs} with {fewer['setting']} (about {fewer['total_gib']:.1f} GiB per device{ram}).",
-                              f"  更少的卡（更慢）：{devs}，{fewer['setting']}（每卡约 {fewer['total_gib']:.1f} GiB{ram}）。"))
-        if not (recipes or refs or [r for r in rows if r["supported"]]):
-            out.append(self.L("  The vendor tables have no row for this combination, so this is an estimate, not a vendor figure.",
-                              "  厂商表格中没有这个组合的数据，以上为估算值，不是厂商数据。"))
+        label, how = self.plan_label(call, p), self.estimate_label(p.assumptions, short=True)
+        if not p.fits:
+            return [self.no_fit_line(call, p, label, how)]
+        out = [self.L(f"- **{label}** ({how}): {self.plan_summary(p)}.", f"- **{label}**（{how}）：{self.plan_summary(p)}。")]
+        return out + self.table_comparison(p) + self.practice_lines(p) + self.fewer_line(call, p) + self.no_row_line(call, p, f)
+
+    def no_fit_line(self, call: Result[PlanResult], p: PlanResult, label: str, how: str) -> str:
+        mem = p.memory
+        if mem.fits and not mem.host_ram_fits:
+            return self.L(f"- **{label}**: does not fit — device memory would ({mem.total_gib:.1f} of {mem.usable_gib:.1f} GiB with "
+                          f"offload), but offload needs {mem.host_ram_gib:,.0f} GiB of host RAM ({how}).",
+                          f"- **{label}**：放不下——开启 offload 后每卡显存够用（{mem.total_gib:.1f}/{mem.usable_gib:.1f} GiB），"
+                          f"但需要 {mem.host_ram_gib:,.0f} GiB 主机内存（{how}）。")
+        if not call.arg("max_devices"):  # no device limit: it fits at no count; say why and what fits instead
+            return self.L(f"- **{label}** ({how}): {self.no_fit_text(p)}.", f"- **{label}**（{how}）：{self.no_fit_text(p)}。")
+        return self.L(f"- **{label}**: nothing fits — even {self.devices(p.devices, p.unit)} with the most memory-saving setting "
+                      f"need {mem.total_gib:.1f} GiB per device of {mem.usable_gib:.1f} ({how}).",
+                      f"- **{label}**：放不下——即使 {p.devices} 张卡并用最省显存的设置，每卡仍需 {mem.total_gib:.1f} GiB，"
+                      f"可用 {mem.usable_gib:.1f} GiB（{how}）。")
+
+    def table_comparison(self, p: PlanResult) -> list[str]:
+        out = []
+        for ref in [r for r in [p.table, *p.table_also] if r is not None and r.cards is not None]:
+            name = self.L("minimum-card table", "最小卡数表") if ref.source == "min_cards" else self.L("recipe table", "配方表")
+            if ref.cards == p.devices:
+                out.append(self.L(f"  The estimate agrees with the {name} ({ref.cards}).", f"  估算与{name}一致（{ref.cards}）。"))
+                continue
+            more = self.L("the estimate is the more conservative", "估算更保守") if p.devices > (ref.cards or 0) else \
+                self.L("the table is more conservative than memory requires", "表格比显存需求更保守")
+            out.append(self.L(f"  The estimate and the {name} disagree: {p.devices} vs {ref.cards}; {more}. Both are shown.",
+                              f"  估算与{name}不一致：{p.devices} 对 {ref.cards}；{more}。两者都列出。"))
         return out
 
-    def practice_lines(self, p: dict) -> list[str]:
+    def fewer_line(self, call: Result[PlanResult], p: PlanResult) -> list[str]:
+        fewer = p.fewer_devices
+        if fewer is None or call.arg("max_devices"):
+            return []
+        devs = self.devices(fewer.devices, p.unit, p.hardware)
+        host = fewer.host_ram_gib_per_node
+        ram = self.L(f", {host:,.0f} GiB host RAM per node", f"，每节点主机内存 {host:,.0f} GiB") if host else ""
+        return [self.L(f"  Fewer devices, slower: {devs} with {fewer.setting} (about {fewer.total_gib:.1f} GiB per device{ram}).",
+                       f"  更少的卡（更慢）：{devs}，{fewer.setting}（每卡约 {fewer.total_gib:.1f} GiB{ram}）。")]
+
+    def no_row_line(self, call: Result[PlanResult], p: PlanResult, f: TrainingFacts) -> list[str]:
+        if f.recipes or p.table or p.table_also or [r for r in f.rows if r.supported] or (f.bound and call.arg("max_devices")):
+            return []
+        if f.bound:
+            return [self.L(f"  The vendor tables have no row at {f.asked} tokens, so this is an estimate; their {f.bound[0].seq_len}-token "
+                           "rows above are a lower bound for it.",
+                           f"  厂商表格没有序列长度 {f.asked} 的行，以上为估算值；上面 {f.bound[0].seq_len} 的行是它的下限。")]
+        return [self.L("  The vendor tables have no row for this combination, so this is an estimate, not a vendor figure.",
+                       "  厂商表格中没有这个组合的数据，以上为估算值，不是厂商数据。")]
+
+    def practice_lines(self, p: PlanResult) -> list[str]:
         """The memory need and the vendor practice, each with its reason, and which one to plan with: a
         LoRA plan on Ascend is raised from the memory minimum to about half of full fine-tuning's devices."""
-        need, rec = p.get("memory_devices"), p.get("devices")
-        if not (p.get("practice") and need and rec and need < rec):
+        need, rec = p.memory_devices, p.devices
+        if not (p.practice and need and need < rec):
             return []
-        unit, hw = p.get("unit") or "card", p.get("hardware")
-        need_s, rec_s = self.devices(need, unit, hw), self.devices(rec, unit, hw)
+        need_s, rec_s = self.devices(need, p.unit, p.hardware), self.devices(rec, p.unit, p.hardware)
         return [self.L(
             f"  Why {rec_s}: device memory alone holds the job on {need_s}; ModelArts practice sizes a LoRA job at "
             f"about half of the same model's full fine-tuning devices, which gives {rec_s}. Plan with {rec_s} to match "
@@ -338,27 +421,18 @@ class TrainingBlocks(CapacityBlocks):
             f"  为什么是 {rec_s}：仅按显存 {need_s}即可放下；ModelArts 的做法是 LoRA 任务按同一模型全参微调卡数的一半左右配置，"
             f"即 {rec_s}。按 {rec_s}规划与厂商验证过的配置一致；{need_s}是显存下限（估算可放下，厂商未实测）。")]
 
-    def memory(self, d: Done) -> list[str]:
-        if not d.ok:
-            return [self.L(f"Memory estimate not available: {d.error.get('message')}", f"无法估算显存：{d.error.get('message')}"), ""]
-        m = d.result
-        total = m.get("total_gib")
-        lines = [t("answer", self.lang) + self.L(
-            f"about **{total:.1f} GiB per device** ({self.estimate_label(m)}).",
-            f"每卡约 **{total:.1f} GiB**（{self.estimate_label(m)}）。") if isinstance(total, int | float) else ""]
-        parts = []
-        for key, en, zh in (("weights_gib", "weights", "权重"), ("gradients_gib", "gradients", "梯度"),
-                            ("optimizer_gib", "optimizer states", "优化器状态"), ("activations_gib", "activations", "激活"),
-                            ("logits_gib", "logits/loss", "logits/loss"), ("overhead_gib", "framework overhead", "框架开销")):
-            v = m.get(key)
-            if isinstance(v, int | float):
-                parts.append(f"{self.L(en, zh)} {v:.1f} GiB")
-        if parts:
-            lines.append("- " + self.L(", ", "，").join(parts))
-        if m.get("usable_gib") is not None:
-            fits = m.get("fits")
-            lines.append(self.L(f"- Usable per device: {m['usable_gib']:.1f} GiB → {'fits' if fits else 'does not fit'}.",
-                                f"- 每卡可用 {m['usable_gib']:.1f} GiB → {'放得下' if fits else '放不下'}。"))
-        if m.get("host_ram_gib"):
-            lines.append(self.L(f"- Host RAM for offload: {m['host_ram_gib']:.1f} GiB per node.", f"- offload 所需主机内存：每节点 {m['host_ram_gib']:.1f} GiB。"))
-        return [x for x in lines if x] + [""]
+    def memory(self, call: Result[TrainingMemoryResult]) -> list[str]:
+        m = call.value
+        if m is None:
+            return [self.L(f"Memory estimate not available: {call.error.message}", f"无法估算显存：{call.error.message}"), ""]
+        how = self.estimate_label(m.assumptions)
+        lines = [self.lead(self.L(f"about **{m.total_gib:.1f} GiB per device** ({how}).", f"每卡约 **{m.total_gib:.1f} GiB**（{how}）。"))]
+        parts = [f"{self.L(en, zh)} {v:.1f} GiB" for v, en, zh in (
+            (m.weights_gib, "weights", "权重"), (m.gradients_gib, "gradients", "梯度"), (m.optimizer_gib, "optimizer states", "优化器状态"),
+            (m.activations_gib, "activations", "激活"), (m.logits_gib, "logits/loss", "logits/loss"), (m.overhead_gib, "framework overhead", "框架开销"))]
+        lines.append("- " + self.L(", ", "，").join(parts))
+        lines.append(self.L(f"- Usable per device: {m.usable_gib:.1f} GiB → {'fits' if m.fits else 'does not fit'}.",
+                            f"- 每卡可用 {m.usable_gib:.1f} GiB → {'放得下' if m.fits else '放不下'}。"))
+        if m.host_ram_gib:
+            lines.append(self.L(f"- Host RAM for offload: {m.host_ram_gib:.1f} GiB per node.", f"- offload 所需主机内存：每节点 {m.host_ram_gib:.1f} GiB。"))
+        return lines + [""]

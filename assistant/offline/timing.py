@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
-from .route import Done
-from .wording import Writer, t
+from ..tools.time_tools import TrainingTimeResult
+from .results import Result
+from .wording import Writer
 
 FORMULA = {
     "en": "ModelArts estimates training time as **Time = tokens / (TPS × N) / η**: TPS is the measured training throughput "
@@ -34,12 +35,12 @@ class TimeBlocks(Writer):
     def training_time(self) -> list[str]:
         if "time" not in self.s.intents:
             return []
-        calls = self.results("estimate_training_time", ok=None)
+        calls = self.r.of("estimate_training_time", TrainingTimeResult, ok=None)
         if not calls:
-            return [t("answer", self.lang) + FORMULA[self.lang], "- " + NEEDS[self.lang], ""]
+            return [self.lead(FORMULA[self.lang]), "- " + NEEDS[self.lang], ""]
         lines: list[str] = []
-        for d in calls:
-            lines += self.time_result(d) if d.ok else self.time_missing(d)
+        for call in calls:
+            lines += self.time_result(call.value) if call.value else self.time_missing(call)
         return lines + [""]
 
     def duration(self, seconds: float) -> str:
@@ -50,63 +51,62 @@ class TimeBlocks(Writer):
             return self.L(f"{hours:.1f} hours", f"{hours:.1f} 小时")
         return self.L(f"{hours / 24:.1f} days", f"{hours / 24:.1f} 天")
 
-    def time_result(self, d: Done) -> list[str]:
-        r = d.result
-        devs = self.devices(r["devices"], r.get("unit") or "card", r.get("hardware"))
-        tokens = f"{r['tokens']:,.0f}"
-        took = self.L(f"**≈ {self.duration(r['seconds'])}**", f"**约 {self.duration(r['seconds'])}**")
-        secs = self.L(f"{r['seconds']:,.0f} s", f"{r['seconds']:,.0f} 秒")
+    def time_result(self, r: TrainingTimeResult) -> list[str]:
+        devs = self.devices(r.devices, r.unit, r.hardware)
+        tokens = f"{r.tokens:,.0f}"
+        took = self.L(f"**≈ {self.duration(r.seconds)}**", f"**约 {self.duration(r.seconds)}**")
+        secs = self.L(f"{r.seconds:,.0f} s", f"{r.seconds:,.0f} 秒")
         sep = self.L("; ", "；")
-        if r["basis"] == "vendor_formula":
+        if r.basis == "vendor_formula":
             head = self.L(f"{took} ({secs}) for {tokens} tokens on {devs}, by the vendor formula with your TPS "
-                          f"{r['tps_per_device']:g} tokens/s per device.",
-                          f"{took}（{secs}），{tokens} 个 token，{devs}，按厂商公式并使用你给出的 TPS（每卡 {r['tps_per_device']:g} tokens/s）。")
+                          f"{r.tps_per_device:g} tokens/s per device.",
+                          f"{took}（{secs}），{tokens} 个 token，{devs}，按厂商公式并使用你给出的 TPS（每卡 {r.tps_per_device:g} tokens/s）。")
         else:
             head = self.L(f"rough estimate {took} ({secs}) for {tokens} tokens on {devs} — from the 6·P·T FLOPs rule and an "
                           "assumed MFU, not a vendor figure.",
                           f"粗略估算 {took}（{secs}），{tokens} 个 token，{devs}——基于 6·P·T 算力公式和假设的 MFU，不是厂商数据。")
-        lines = [t("answer", self.lang) + head,
-                 self.L("- Formula: ", "- 公式：") + f"`{r['formula']}`",
-                 self.L("- Assumptions: ", "- 假设：") + sep.join(r.get("assumptions") or [] if not self.zh else self.assumptions_zh(r))]
-        if r["basis"] == "flops_estimate":
-            lines.append(self.L(f"- Implied throughput ≈ {r['tps_per_device']:,.0f} tokens/s per device; with a measured TPS the "
+        lines = [self.lead(head),
+                 self.L("- Formula: ", "- 公式：") + f"`{r.formula}`",
+                 self.L("- Assumptions: ", "- 假设：") + sep.join(r.assumptions if not self.zh else self.assumptions_zh(r))]
+        if r.basis == "flops_estimate":
+            lines.append(self.L(f"- Implied throughput ≈ {r.tps_per_device:,.0f} tokens/s per device; with a measured TPS the "
                                 "vendor formula Time = tokens / (TPS × N) / η replaces this estimate.",
-                                f"- 折合吞吐约每卡 {r['tps_per_device']:,.0f} tokens/s；有实测 TPS 时，用厂商公式 "
+                                f"- 折合吞吐约每卡 {r.tps_per_device:,.0f} tokens/s；有实测 TPS 时，用厂商公式 "
                                 "Time = tokens / (TPS × N) / η 代替此估算。"))
         if self.zh:  # the tool's notes, said in Chinese
             lines.append("- 厂商的卡数规则：超过 8 张时向上取整为 8 的倍数，且不少于该模型的最小卡数；还需确认显存放得下。")
-            if r["basis"] == "flops_estimate":
+            if r.basis == "flops_estimate":
                 lines.append("- 6·P·T 对应全参微调；LoRA 省去大部分权重梯度（约 4·P·T），所以对 LoRA 而言此估算偏长。")
         else:
-            lines += [f"- {n}" for n in r.get("notes") or []]
-        self.cite(r.get("source"))
+            lines += [f"- {n}" for n in r.notes]
+        self.cite(r.source)
         return lines
 
-    def assumptions_zh(self, r: dict) -> list[str]:
+    def assumptions_zh(self, r: TrainingTimeResult) -> list[str]:
         """The tool's assumptions from its own fields, worded in Chinese."""
         out = []
         if self.s.samples and not self.s.tokens:
             out.append("token 数 = 样本数 × 序列长度 × 轮数（定长数据，动态长度会更少）")
-        if r["basis"] == "vendor_formula":
-            if r.get("speedup") is not None and r["devices"] > 1:
-                out.append(f"线性度 η = {r['speedup']:g}")
-            out.append(f"TPS 为你给出的每卡 {r['tps_per_device']:g} tokens/s")
+        if r.basis == "vendor_formula":
+            if r.speedup is not None and r.devices > 1:
+                out.append(f"线性度 η = {r.speedup:g}")
+            out.append(f"TPS 为你给出的每卡 {r.tps_per_device:g} tokens/s")
             return out
-        k = r.get("flops_per_param_token")
+        k = r.flops_per_param_token
         factor = f"{k}·P·T" + ("（全重计算）" if k == 8 else "（不含重计算）")
-        return out + [f"MFU {r.get('mfu'):g}（默认假设，实测通常为 0.3–0.5）",
-                      f"每卡 BF16 峰值 {r.get('peak_tflops'):g} TFLOPS（硬件目录）", f"计算量 {factor}"]
+        return out + [f"MFU {r.mfu or 0:g}（默认假设，实测通常为 0.3–0.5）",
+                      f"每卡 BF16 峰值 {r.peak_tflops or 0:g} TFLOPS（硬件目录）", f"计算量 {factor}"]
 
-    def time_missing(self, d: Done) -> list[str]:
-        err = d.error
-        if err.get("code") != "no_throughput":
-            return [self.L(f"- Training time not available: {err.get('message')}", f"- 无法估算训练时间：{err.get('message')}")]
-        hw = self.hw_name(d.args.get("hardware"))
-        formula = re.search(r"Time = .*?\) s", err.get("message") or "")
-        lines = [t("answer", self.lang) + self.L(
+    def time_missing(self, call: Result[TrainingTimeResult]) -> list[str]:
+        err = call.error
+        if err.code != "no_throughput":
+            return [self.L(f"- Training time not available: {err.message}", f"- 无法估算训练时间：{err.message}")]
+        hw = self.hw_name(call.arg("hardware"))
+        formula = re.search(r"Time = .*?\) s", err.message)
+        lines = [self.lead(self.L(
             f"no time estimate for {hw} without a throughput figure: the vendor's TPS table is not published and the hardware "
             "catalog has no BF16 TFLOPS figure for Ascend, so there is no FLOPs estimate either.",
-            f"{hw} 上无法给出训练时间：厂商的 TPS 基准表未公开，硬件目录中也没有昇腾的 BF16 算力数据，因此也无法按算力估算。"),
+            f"{hw} 上无法给出训练时间：厂商的 TPS 基准表未公开，硬件目录中也没有昇腾的 BF16 算力数据，因此也无法按算力估算。")),
             "- " + FORMULA[self.lang]]
         if formula:
             lines.append(self.L("- With your numbers: ", "- 代入你的数字：") + f"`{formula.group(0)}`"

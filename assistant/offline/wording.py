@@ -7,6 +7,7 @@ import re
 
 from ..answer import source_as_known
 from .parse import Slots
+from .results import Results
 from .route import ASCEND, Done, Effective, effective
 
 # ---------------------------------------------------------------- wording
@@ -127,23 +128,41 @@ def sentence_cut(text: str, limit: int) -> str:
 class Writer:
     """State of one answer being written: the slots, the tool results, the sources cited so far."""
 
-    def __init__(self, s: Slots, done: list[Done]):
+    def __init__(self, s: Slots, done: list[Done], kinds: dict[str, str] | None = None):
+        """``kinds``: hardware id -> the catalog's kind (npu, gpu), which names a device (card or GPU)."""
         self.s, self.done, self.lang = s, done, s.lang
+        self.kinds = kinds or {}
+        self.r = Results(done)
+        self.headlined = False  # one headline per answer: the first block that answers leads with it
         self.e: Effective = effective(s)
         self.sources: list[str] = []
         self.zh = self.lang == "zh"
 
     # -- helpers -------------------------------------------------------------------------------
+    def lead(self, text: str) -> str:
+        """``text`` as the answer's headline ("**Answer:** …") if none was written yet, else as it is:
+        an answer has one headline, the blocks after it support it."""
+        if self.headlined:
+            return text
+        self.headlined = True
+        return t("answer", self.lang) + text
+
     def L(self, en: str, zh: str) -> str:
         return zh if self.zh else en
 
-    def fw_name(self, p: dict) -> str:
+    def fw_name(self, framework: str | None, hardware: str | None = None) -> str:
         """The framework a plan names: MindSpeed-LLM is Ascend's Megatron, so on GPUs the same TP/PP/CP
         layout is Megatron-LM's."""
-        fw = p.get("framework") or ""
-        if fw == "MindSpeed-LLM" and p.get("hardware") and p["hardware"] not in ASCEND:
+        if framework == "MindSpeed-LLM" and hardware and hardware not in ASCEND:
             return "Megatron-LM"
-        return fw
+        return framework or ""
+
+    @staticmethod
+    def parallel(zero_stage: int | None, offload: bool | None, tp: int | None = 1, pp: int | None = 1, cp: int | None = 1) -> str:
+        """'ZeRO-3 + offload' (LLaMA-Factory) or 'TP 4 × PP 2' (× CP when used; MindSpeed-LLM)."""
+        if zero_stage is not None:
+            return f"ZeRO-{zero_stage}" + (" + offload" if offload else "")
+        return f"TP {tp} × PP {pp}" + (f" × CP {cp}" if (cp or 1) > 1 else "")
 
     def method_name(self, method: str | None) -> str:
         """'full fine-tuning', or 'pre-training (PT, full parameters)' when the stage is pre-training."""
@@ -159,12 +178,19 @@ class Writer:
         if source and source not in self.sources:
             self.sources.append(source)
 
+    def is_gpu(self, hardware: str | None) -> bool:
+        """A GPU by the hardware catalog's kind (an Ascend inference card such as the Atlas 300I Duo is an
+        NPU card); a part the catalog does not hold ("a 24GB GPU") is a GPU unless it is an Ascend id."""
+        hw = hardware or self.e.hardware
+        kind = self.kinds.get(hw)
+        return kind == "gpu" if kind else hw not in ASCEND
+
     def devices(self, n: int | None, unit: str | None = "card", hardware: str | None = None) -> str:
         if n is None:
             return "?"
         if (unit or "").lower() == "die":
             return f"{n} DIE"
-        if (hardware or self.e.hardware) not in ASCEND:  # NVIDIA parts
+        if self.is_gpu(hardware):
             return self.L(f"{n} GPU" + ("s" if n != 1 else ""), f"{n} 张 GPU")
         return self.L(f"{n} card" + ("s" if n != 1 else ""), f"{n} 张卡")
 
@@ -172,7 +198,7 @@ class Writer:
         """What 'per device' is called: card, DIE (Snt9B23) or GPU; Chinese forms fit "每{x}约"."""
         if (unit or "").lower() == "die":
             return self.L("DIE", " DIE ")
-        if (hardware or self.e.hardware) not in ASCEND:
+        if self.is_gpu(hardware):
             return self.L("GPU", " GPU ")
         return self.L("card", "卡")
 
@@ -188,10 +214,7 @@ class Writer:
             return self.L("with offload to CPU", "开启 offload 卸载到 CPU")
         return self.L("no offload", "不开 offload")
 
-    def estimate_label(self, result: dict, short: bool = False) -> str:
-        assumptions = result.get("assumptions") or []
-        if isinstance(assumptions, str):
-            assumptions = [assumptions]
+    def estimate_label(self, assumptions: list[str], short: bool = False) -> str:
         shown = self.L("; ", "；").join(self.L(str(a), assumption_zh(str(a))) for a in assumptions[: 2 if short else 4])
         base = self.L("estimate", "估算")
         return self.L(f"{base}, assumptions: {shown}", f"{base}，假设：{shown}") if shown else base

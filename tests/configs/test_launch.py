@@ -4,6 +4,7 @@ print the environment and arguments they were started with."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -129,3 +130,14 @@ def test_config_names_are_quoted(run):
 
 
 assert os.sep == "/" and Path("/bin/bash").exists()  # these tests need a POSIX shell
+
+
+def test_header_comments_name_sources_as_users_know_them(call):
+    """A config's header cites the vendor page by title and date, never the file it was transcribed into."""
+    for args in ({"model": "qwen2.5-72b", "method": "full", "framework": "MindSpeed-LLM", "format": "mindspeed_env"},
+                 {"model": "llama3.1-8b", "method": "lora", "format": "llamafactory_yaml"},
+                 {"model": "qwen2.5-72b", "method": "full", "framework": "MindSpeed-LLM", "format": "launch"}):
+        res = call("generate_config", **args)
+        comments = [line for line in res["content"].splitlines() if line.startswith("# Plan")]
+        assert comments and "ModelArts: " in comments[0], comments
+        assert not re.search(r"[\w/-]+\.(txt|md|csv)\b", "\n".join(comments)), comments

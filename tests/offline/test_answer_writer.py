@@ -1,0 +1,99 @@
+"""The answer writer's rules, each asked as a user would: a shorter table row bounds a longer sequence
+from below; "X vs Y" answers both models; a support question says first whether the vendor lists the
+model; the hardware comparison is sorted as it says and names devices by the catalog's kind; tool
+results are read as the registry's types. Expected numbers come from the hand-typed seed
+transcriptions (tests/seedfiles.py) or the tools themselves, never from the answer writer."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from assistant.offline.results import Results, read
+from assistant.offline.route import Done
+from assistant.tools.estimates import PlanResult
+from assistant.tools.tables import MinCardsResult
+from tests.seedfiles import min_cards_rows
+
+
+def answer_line(answer: str) -> str:
+    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**：")))
+
+
+def seed_cards(model: str, strategy: str, seq: int, hw: str = "Snt9B") -> dict[str, int | None]:
+    return {fw: cards for m, s, q, fw, h, cards in min_cards_rows() if (m, s, q, h) == (model, strategy, seq, hw)}
+
+
+@pytest.mark.parametrize("question", ["qwen2.5 14b full 16384, 4 cards enough?", "qwen2.5-14b 全参 序列长度16384，4张卡够吗？"])
+def test_a_shorter_row_that_already_needs_more_devices_answers_no(assistant, question):
+    needs = seed_cards("qwen2.5-14b", "full", 8192)  # no 16384 row; the 8192 row is the nearest shorter one
+    assert min(n for n in needs.values() if n) > 4
+    ans = assistant.ask(question).answer
+    head = answer_line(ans)
+    assert head.startswith(("**Answer:** **No.**", "**结论**：**不够**")), head
+    assert "8192" in head and "16384" in head
+    for fw, n in needs.items():
+        assert re.search(rf"{fw}:? \*?\*?{n} (cards|张卡)", head), (fw, n, head)
+    # the offload estimate is offered only after the no, as an untested option; never a yes beside it
+    assert re.search(r"untested option|未经验证", head)
+    assert "**Yes" not in ans and "**可以**" not in ans and "**够**" not in ans
+
+
+def test_a_longer_sequence_than_the_table_lists_shows_the_shorter_rows_as_a_lower_bound(assistant):
+    ans = assistant.ask("qwen2.5-7b lora 32k tokens how many cards").answer
+    needs = seed_cards("qwen2.5-7b", "lora", 8192)
+    bound = next(line for line in ans.splitlines() if "SEQ_LEN 8192" in line)
+    assert "lower bound for 32768" in bound
+    for fw, n in needs.items():
+        assert re.search(rf"{fw}: \*\*{n} cards?\*\*", bound), (fw, n, bound)
+    assert "no row at 32768" in answer_line(ans)
+
+
+def test_two_models_compared_are_answered_side_by_side(assistant):
+    ans = assistant.ask("llama3-8b vs qwen2.5-7b lora, how many cards?").answer
+    head = answer_line(ans)
+    assert "llama3-8b" in head and "qwen2.5-7b" in head  # the one-line comparison comes first
+    blocks = [line for line in ans.splitlines() if line.startswith("**llama3-8b**") or line.startswith("**qwen2.5-7b**")]
+    assert len(blocks) == 2, ans
+    assert ans.index("**llama3-8b**") < ans.index("**qwen2.5-7b**")
+    assert ans.count("Sources:") == 1
+
+
+def test_a_model_the_vendor_tables_do_not_list_is_said_first(assistant, call):
+    assert call("min_cards", model="yi-34b")["error"]["code"] == "no_table_row"
+    head = answer_line(assistant.ask("Is Yi-34B supported by MindSpeed-LLM?").answer)
+    assert head.startswith("**Answer:** **yi-34b is not listed**"), head
+    assert head.index("not listed") < head.index("estimate")
+
+
+def test_a_listed_model_is_said_to_be_supported(assistant):
+    needs = seed_cards("qwen2.5-7b", "lora", 4096)
+    head = answer_line(assistant.ask("Is qwen2.5-7b supported by MindSpeed-LLM for LoRA?").answer)
+    assert head.startswith("**Answer:** **Yes**, listed: "), head
+    assert f"**{needs['MindSpeed-LLM']} cards**" in head
+
+
+def test_hardware_comparison_is_sorted_as_it_says_and_names_npus_as_cards(assistant, ctx):
+    ans = assistant.ask("compare hardware for qwen2.5-7b lora").answer
+    lines = [line for line in ans.splitlines() if re.match(r"- [\w.-]+: \*\*", line)]
+    totals = [float(m.group(1)) for line in lines if (m := re.search(r"= ([\d.]+) GB\*\*", line))]
+    assert len(totals) == len(lines) > 5 and totals == sorted(totals)
+    kinds = {h["id"]: h["kind"] for h in ctx.kb.hardware()}
+    for line in lines:
+        hw = line[2:].split(":")[0]
+        if kinds[hw] == "npu":
+            assert "GPU" not in line, line  # an Ascend card (also the Atlas 300I Duo) is a card
+        else:
+            assert "GPU" in line, line
+
+
+def test_results_are_read_as_the_registry_types(call):
+    done = [Done("min_cards", {"model": "qwen2.5-7b"}, call("min_cards", model="qwen2.5-7b")),
+            Done("plan_training", {"model": "nope"}, call("plan_training", model="no-such-model-xyz"))]
+    mins = Results(done).values("min_cards", MinCardsResult)
+    assert mins and all(r.model_id == "qwen2.5-7b" for r in mins[0].rows)
+    failed = Results(done).of("plan_training", PlanResult, ok=None)[0]
+    assert not failed.ok and failed.error.code
+    with pytest.raises(TypeError):
+        read(done[0], PlanResult)  # min_cards does not return a plan
