@@ -80,8 +80,8 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         listed = self.L(", ", "，").join(f"{m} **{n}**" for m, n in needs if n)
         out = [self.lead(self.L(f"fewest devices by model: {listed} (each model's rows and estimate below).",
                                                f"按模型列出最少卡数：{listed}（各模型的表格数据与估算见下）。")), ""] if listed else []
-        for w in writers:
-            w.headlined = bool(listed)  # the comparison is the headline; each model's block supports it
+        for i, w in enumerate(writers):
+            w.headlined = bool(listed) or i > 0  # the comparison (else the first model's answer) is the headline
             out += w.body() + [""]
             for src in w.sources:
                 self.cite(src)

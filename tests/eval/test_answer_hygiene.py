@@ -22,6 +22,10 @@ CONTRADICTIONS = [  # pairs that cannot both be said in one answer
     (r"\bagrees with the\b", r"\bhave no row for this combination\b"),
     (r"\*\*(可以|够)\*\*", r"\*\*(不可以|不够|不能)\*\*"),
     (r"估算与\S{0,8}一致", r"厂商表格中没有这个组合"),
+    (r"\*\*Yes\b", r"\*\*Not by the vendor tables\b"),
+    (r"\*\*(可以|够)\*\*", r"\*\*按厂商表格不够\*\*"),
+    (r"\bagrees with the\b", r"no vendor table row for this case"),
+    (r"\bis not listed\b", r"\*\*Yes\*\*, listed"),
 ]
 # Six or more English words in a row: a sentence, not a name ("ModelArts LLaMA-Factory", "ZeRO-3 + offload").
 ENGLISH_SENTENCE = re.compile(r"(?:\b[A-Za-z][a-z]+\b[ ,;:]+){5,}\b[A-Za-z][a-z]+\b")
@@ -47,6 +51,13 @@ def source_lines(answer: str) -> list[str]:
 def test_no_contradictions(turns):
     bad = [f"{t.label[:100]!r}: {a} / {b}" for t in turns for a, b in CONTRADICTIONS
            if re.search(a, prose(t.answer)) and re.search(b, prose(t.answer))]
+    assert not bad, "\n".join(bad)
+
+
+def test_one_headline_per_answer(turns):
+    """An answer leads with one headline; the blocks after it support it (no second "Answer:")."""
+    bad = [f"{t.label[:100]!r}: {n} headlines" for t in turns
+           if (n := len(re.findall(r"^(\*\*Answer:\*\*|\*\*结论\*\*：)", prose(t.answer), re.M))) > 1]
     assert not bad, "\n".join(bad)
 
 
