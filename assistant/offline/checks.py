@@ -11,7 +11,8 @@ from dataclasses import dataclass
 MAX_DEVICES = 100_000  # more accelerators than the largest clusters have
 MAX_SEQ_LEN = 10_485_760  # 10M tokens: beyond the longest context window of any model in the catalog
 
-NUMBER = r"(?P<sign>(?<![a-z0-9_.])[-−]\s?)?(?<![a-z0-9_.])(?P<num>\d+(?:\.\d+)?(?:e\d+)?)"
+# A sign written as "-", "−" or 负 ("负4096", "负八张卡" once the numerals are digits).
+NUMBER = r"(?P<sign>(?<![a-z0-9_.])(?:[-−]|负)\s?)?(?<![a-z0-9_.])(?P<num>\d+(?:\.\d+)?(?:e\d+)?)"
 DEVICE_AFTER = re.compile(r"\s*(?:x|×)?\s*(?:个\s*)?(?:cards?|npus?|gpus?|devices?|dies?|accelerators?|张|块|卡)(?![a-z])")
 LENGTH_AFTER = re.compile(r"\s*(?:[-\s]?tokens?(?:\s+(?:sequence|context|length))|个?\s*token(?:s)?\s*(?:的)?\s*(?:序列|长度|上下文))")
 TOKENS_AFTER = re.compile(r"\s*(?:个\s*)?tokens?(?![a-z/])")  # "-4096 tokens"; "1e9 tokens" is a training amount

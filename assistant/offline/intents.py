@@ -36,10 +36,13 @@ def read_config_format(work: str, s: Slots) -> None:
             break
     if s.config_format in ("deepspeed_json", "llamafactory_yaml") and s.framework == "MindSpeed-LLM":
         s.config_format = "mindspeed_env"
+        s.mark("read_as", "config_format")  # "the yaml" with MindSpeed-LLM: its launch variables
     if s.config_format == "mindspeed_env" and s.framework == "LLaMA-Factory":
         s.config_format = "launch"  # LLaMA-Factory's variables live in its launch script
+        s.mark("read_as", "config_format")
     if s.config_format is None:
         s.config_format = "mindspeed_env" if s.framework == "MindSpeed-LLM" else "llamafactory_yaml"
+        s.mark("default", "config_format")  # "give me the config": the framework's own file
     # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
     if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|变量|variables?|exports?|generate|生成|give\s+me|给我|写|"
                      r"config\s+file|配置文件|the\s+config|config\s+for|配置", work):

@@ -134,6 +134,7 @@ class Parser:
                 break
         if s.stage == "pt" and not methods:
             s.method = "full"  # pre-training trains every weight unless LoRA is named ("LoRA continued pretraining")
+            s.mark("default", "method")
 
     def _counts(self, work: str, s: Slots, hw_count: int | None) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
@@ -148,6 +149,7 @@ class Parser:
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
             s.hardware = self.setting.hardware_id("snt9b-32g", None)
+            s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb)

@@ -141,3 +141,20 @@ def test_extractors_read_one_kind_each(ctx):
     rest, count = Setting(ctx.resolver).read("8张910b 用 mindspeed-llm 跑 qwen2.5-7b", s)
     assert (s.hardware, s.framework, count) == ("snt9b", "MindSpeed-LLM", 8)
     assert "910b" not in rest and "mindspeed" not in rest and "qwen2.5-7b" in rest
+
+
+def test_values_filled_by_a_reading_rule_say_so(parse):
+    pt = parse("qwen2.5-7b 预训练 8 cards")
+    assert (pt.method, pt.origin("method")) == ("full", "default")  # pre-training trains every weight unless LoRA is named
+    assert parse("qwen2.5-7b lora pretrain").origin("method") == "said"
+    cfg = parse("give me the config for qwen2.5-7b lora")
+    assert (cfg.config_format, cfg.origin("config_format")) == ("llamafactory_yaml", "default")
+    ms = parse("qwen2.5-7b lora with MindSpeed-LLM, give me the yaml")
+    assert (ms.config_format, ms.origin("config_format")) == ("mindspeed_env", "read_as")  # MindSpeed-LLM has no YAML
+    card32 = parse("qwen2.5-7b lora on 32G cards")
+    assert (card32.hardware, card32.origin("hardware")) == ("snt9b-32g", "read_as")
+
+
+def test_a_negative_chinese_numeral_is_bad_input(parse):
+    s = parse("我有负八张卡，qwen3-8b lora 够吗")
+    assert s.problems and "“-8”不是有效的卡数" in s.problems[0]
