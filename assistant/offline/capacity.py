@@ -117,76 +117,58 @@ class CapacityBlocks(Writer):
         return (f"{self.method_name(method)}{self.L(': ', '：')}" if many else "") + line
 
     # -- the rules, each None when it does not apply -------------------------------------------
+    def need_list(self, needs: list[Need], key: str = "need_item") -> str:
+        return self.L(", ", "，").join(self.say(key, who=n.who, n=self.devices(n.devices, n.unit)) for n in needs)
+
     def yes_by_table(self, v: Verdict) -> str | None:
         ok = [n for n in v.needs if n.devices <= v.have]
         if not ok:
             return None
         short = [n for n in v.needs if n.devices > v.have]
-        line = self.L(f"**Yes.** Your {self.have()} {'covers' if v.have == 1 else 'cover'} the vendor minimum for "
-                      + ", ".join(f"{n.who} ({self.devices(n.devices, n.unit)})" for n in ok),
-                      f"**够**。{self.yours()}满足厂商最小卡数：" + "，".join(f"{n.who}（{self.devices(n.devices, n.unit)}）" for n in ok))
+        line = self.say("yes_by_table", have=self.have(), yours=self.yours(), cover="covers" if v.have == 1 else "cover",
+                        ok=self.need_list(ok))
         if short:
-            line += self.L("; not for " + ", ".join(f"{n.who}, which needs {self.devices(n.devices, n.unit)}" for n in short),
-                           "；" + "，".join(f"{n.who} 需要 {self.devices(n.devices, n.unit)}" for n in short) + "，不够")
+            line += self.say("not_for", short=self.need_list(short, "short_item"))
         return line + self.L(".", "。")
 
     def no_by_table(self, v: Verdict) -> str | None:
         if not v.needs:
             return None
         least = min(v.needs, key=lambda n: n.devices)
-        line = self.L(f"**Not by the vendor tables**: they list at least {self.devices(least.devices, least.unit)} ({least.who}), "
-                      f"you have {self.have()}.",
-                      f"**按厂商表格不够**：表格至少需要 {self.devices(least.devices, least.unit)}（{least.who}），你只有 {self.have()}。")
-        return line + self.below_minimum(v)
+        return self.say("no_by_table", n=self.devices(least.devices, least.unit), who=least.who, have=self.have()) + self.below_minimum(v)
 
     def no_by_bound(self, v: Verdict) -> str | None:
         """No row at the length asked, and the nearest shorter row already needs more than the user has."""
         if v.needs or not v.bounds or any(n.devices <= v.have for n in v.bounds):
             return None
-        sep = self.L(", ", "，")
-        listed = sep.join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
-        length = v.bounds[0].seq_len
-        line = self.L(f"**No.** The vendor tables have no row at {v.asked} tokens, but at {length} tokens they already need "
-                      f"{listed}, and a longer sequence never needs fewer devices: {self.have()} is below the minimum for {v.asked}.",
-                      f"**不够**。厂商表格没有序列长度 {v.asked} 的行，但在 {length} 时就已需要 {listed}；序列更长，"
-                      f"所需卡数只会更多，所以 {self.have()}低于 {v.asked} 的最小卡数。")
-        return line + self.below_minimum(v)
+        listed = self.L(", ", "，").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
+        return self.say("no_by_bound", asked=v.asked, length=v.bounds[0].seq_len, listed=listed, have=self.have()) + self.below_minimum(v)
 
     def below_minimum(self, v: Verdict) -> str:
         """What the estimate says on the user's devices, after a no from the vendor rows."""
         if v.fitting:
-            return self.L(f" The memory estimate does fit {self.yours()} with {self.setting(v.fitting)} — below the vendor's tested "
-                          "minimum, so an untested option, and slower than the table's setup.",
-                          f"按显存估算，{self.yours()}可以放下：{self.setting(v.fitting)}——低于厂商实测的最小卡数，"
-                          "属于未经验证的选项，速度也会更慢。")
-        if v.capped:
-            return self.L(f" The estimate finds no setting that fits {self.yours()} either.", f"按估算，{self.yours()}也没有能放下的设置。")
-        return ""
+            return self.say("estimate_below_minimum", yours=self.yours(), setting=self.setting(v.fitting))
+        return self.say("estimate_none_fits_either", yours=self.yours()) if v.capped else ""
 
     def yes_by_estimate(self, v: Verdict) -> str | None:
         if not v.fitting:
             return None
-        free, sep = v.free, self.L("; ", "；")
-        line = self.L(f"**Yes** (estimate): it fits {self.yours()} with {self.setting(v.fitting)}",
-                      f"**可以**（估算）：{self.yours()}可以放下，{self.setting(v.fitting)}")
+        free = v.free
+        line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(v.fitting))
         if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
-            line += self.L(f"{sep}the fastest setting uses {self.devices(free.devices, free.unit, free.hardware)} with {self.setting(free)}",
-                           f"{sep}最快的设置需要 {self.devices(free.devices, free.unit, free.hardware)}，{self.setting(free)}")
+            line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
         if v.bounds:  # the shorter rows fit the user's count: a lower bound only, said as such
             least = min(v.bounds, key=lambda n: n.devices)
-            line += self.L(f"{sep}the table's {least.seq_len}-token row ({least.who}, {self.devices(least.devices, least.unit)}) "
-                           f"is only a lower bound for {v.asked} tokens",
-                           f"{sep}表中 {least.seq_len} 的行（{least.who}，{self.devices(least.devices, least.unit)}）只是 {v.asked} 的下限")
+            line += self.say("row_only_bound", length=least.seq_len, who=least.who, n=self.devices(least.devices, least.unit), asked=v.asked)
         return line + self.L(".", "。")
 
     def no_by_estimate(self, v: Verdict) -> str | None:
         if not v.capped:
             return None
-        free, sep = v.free, self.L("; ", "；")
-        line = self.L(f"**No** (estimate): nothing fits {self.yours()}", f"**不够**（估算）：{self.yours()}放不下")
+        free = v.free
+        line = self.say("no_by_estimate", yours=self.yours())
         if free and free.fits:
-            line += self.L(f"{sep}it needs {self.devices(free.devices, free.unit, free.hardware)} with {self.setting(free)}",
-                           f"{sep}需要 {self.devices(free.devices, free.unit, free.hardware)}，{self.setting(free)}")
+            line += self.say("it_needs", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
         return line + self.L(".", "。")
 
     # -- nothing fits at any count -------------------------------------------------------------

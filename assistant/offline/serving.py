@@ -222,8 +222,7 @@ class ServingBlocks(CapacityBlocks):
             return self.table_verdict(row, capped, est)
         if capped is None:
             return None
-        return self.L(f"**Yes** (estimate): {est}.", f"**可以**（估算）：{est}。") if capped.fits else \
-            self.L(f"**No** (estimate): {est}.", f"**不够**（估算）：{est}。")
+        return self.say("serving_yes_by_estimate" if capped.fits else "serving_no_by_estimate", est=est)
 
     def table_verdict(self, row: VllmRow, capped: InferenceResult | None, est: str) -> str:
         """Yes/no by the vLLM table's row, with the estimate beside it when it says otherwise (or agrees on a no)."""
@@ -233,13 +232,12 @@ class ServingBlocks(CapacityBlocks):
                         f"{self.devices(n)}（{row.memory_gb} GB 卡，实测 max-model-len {row.max_model_len}，"
                         f"{row.table}，gpu-memory-utilization {row.gpu_memory_utilization}）")
         if n <= have:
-            line = self.L(f"**Yes.** Your {self.have()} {'covers' if have == 1 else 'cover'} the {VLLM_LABEL['en']} "
-                          f"minimum for {model}: {tested}.", f"**可以**。你的 {self.have()}满足{VLLM_LABEL['zh']}中 {model} 的最少卡数：{tested}。")
+            line = self.say("serving_yes_by_table", have=self.have(), cover="covers" if have == 1 else "cover",
+                            table=VLLM_LABEL[self.lang], model=model, tested=tested)
             if capped and not capped.fits:
                 line += self.L(f" The estimate disagrees: {est}.", f"但按估算：{est}。")
             return line
-        line = self.L(f"**No, not by the {VLLM_LABEL['en']}**: it lists at least {tested} for {model}; you have {self.have()}.",
-                      f"**按厂商表格不够**：{VLLM_LABEL['zh']}中 {model} 至少需要 {tested}，你只有 {self.have()}。")
+        line = self.say("serving_no_by_table", table=VLLM_LABEL[self.lang], tested=tested, model=model, have=self.have())
         if capped and capped.fits:
             return line + self.L(f" The memory estimate does fit: {est} — below the vendor's tested minimum, so unverified.",
                                  f"按显存估算可以放下：{est}——低于厂商实测的最少卡数，未经验证。")

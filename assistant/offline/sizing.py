@@ -111,12 +111,12 @@ class TrainingBlocks(CapacityBlocks):
         if not self.asks_support() or f.rows or f.recipes or f.bound or call is None or call.error.code != "no_table_row":
             return None
         fw = self.s.framework or "MindSpeed-LLM / LLaMA-Factory"
-        line = self.L(f"**{self.s.model} is not listed** in the {MIN_LABEL['en']} or the {RECIPE_LABEL['en']}, so the vendor "
-                      f"publishes no tested {fw} setup for it (not listed is not the same as refused).",
-                      f"**{self.s.model} 不在厂商表格中**：{MIN_LABEL['zh']}和 {RECIPE_LABEL['zh']}都没有列出它，"
-                      f"因此厂商没有公布经过验证的 {fw} 配置（未列出不等于不能运行）。")
+        recipe_missing = any(r.error.code == "no_table_row" for r in self.r.of("training_recipe", TrainingRecipeResult, ok=False))
+        # only the tables consulted: the recipe table is LLaMA-Factory's, so a MindSpeed-LLM question does not read it
+        tables = self.L(" or the ", "和 ").join([MIN_LABEL[self.lang]] + [RECIPE_LABEL[self.lang]] * recipe_missing)
+        line = self.say("not_listed", model=self.s.model, tables=tables, fw=fw)
         estimate = self.headline_estimate(f)
-        return line + (self.L(" By the ", "按") + estimate if estimate else "")
+        return line + (self.say("by_the_estimate", estimate=estimate) if estimate else "")
 
     def asks_support(self) -> bool:
         """"Is X supported by …?": asked about support, not about the user's own devices (a verdict answers those)."""
@@ -135,7 +135,7 @@ class TrainingBlocks(CapacityBlocks):
                       f"{s.model} 在 {s.framework} 上**不支持**（ModelArts 最小卡数表中为“-”）。")
         if others:
             alt = self.L("; ", "；").join(self.row_summary(r, with_strategy=True) for r in others)
-            line += self.L(f" Supported instead: {alt}.", f" 可改用：{alt}。")
+            line += self.L(f" Supported instead: {alt}.", f"可改用：{alt}。")
         return line
 
     def recipe_headline(self, f: TrainingFacts) -> str:
@@ -154,7 +154,7 @@ class TrainingBlocks(CapacityBlocks):
         if not wanted:
             return None
         multi = len({x.strategy for x in wanted}) > 1
-        listed = self.L("**Yes**, listed: ", "**支持**，表中列出：") if self.asks_support() and all(r.supported for r in wanted) else ""
+        listed = self.say("listed_yes") if self.asks_support() and all(r.supported for r in wanted) else ""
         return listed + self.L("; ", "；").join(self.row_summary(r, with_strategy=multi) for r in wanted) + self.L(
             f" ({MIN_LABEL['en']}, {wanted[0].hardware}).", f"（{MIN_LABEL['zh']}，{wanted[0].hardware}）。")
 
@@ -191,9 +191,7 @@ class TrainingBlocks(CapacityBlocks):
         if f.bound:  # no row at the length asked; the shorter rows bound it from below (lines below)
             listed = self.L(", ", "，").join(f"{r.framework} {self.devices(r.cards, r.unit)}" for r in self.wanted_rows(f.bound)
                                               if r.supported and r.cards)
-            return self.L(f"estimate: {joined}. The vendor tables have no row at {f.asked} tokens; their {f.bound[0].seq_len}-token "
-                          f"rows ({listed}) are only a lower bound for it.",
-                          f"估算：{joined}。厂商表格没有序列长度 {f.asked} 的行；{f.bound[0].seq_len} 的行（{listed}）只是它的下限。")
+            return self.say("estimate_with_bound", plans=joined, asked=f.asked, length=f.bound[0].seq_len, listed=listed)
         if any(p.table for p in plans):  # the plan carries the vendor row; the lines below compare them
             return self.L(f"estimate: {joined}.", f"估算：{joined}。")
         return self.L(f"estimate: {joined} — no vendor table row for this case.", f"估算：{joined}——厂商表格中没有这个组合。")

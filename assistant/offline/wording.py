@@ -45,6 +45,49 @@ W: dict[str, dict[str, str]] = {
     "answer": {"en": "**Answer:** ", "zh": "**结论**："},
     "sources": {"en": "Sources: ", "zh": "来源："},
     "assumed": {"en": "assumed", "zh": "默认"},
+    # -- headlines: one entry per rule of the decision tables (capacity.py, sizing.py, serving.py) ------
+    "yes_by_table": {"en": "**Yes.** Your {have} {cover} the vendor minimum for {ok}", "zh": "**够**。{yours}满足厂商最小卡数：{ok}"},
+    "not_for": {"en": "; not for {short}", "zh": "；{short}，不够"},
+    "need_item": {"en": "{who} ({n})", "zh": "{who}（{n}）"},
+    "short_item": {"en": "{who}, which needs {n}", "zh": "{who} 需要 {n}"},
+    "no_by_table": {"en": "**Not by the vendor tables**: they list at least {n} ({who}), you have {have}.",
+                    "zh": "**按厂商表格不够**：表格至少需要 {n}（{who}），你只有 {have}。"},
+    "no_by_bound": {
+        "en": "**No.** The vendor tables have no row at {asked} tokens, but at {length} tokens they already need {listed}, and a "
+              "longer sequence never needs fewer devices: {have} is below the minimum for {asked}.",
+        "zh": "**不够**。厂商表格没有序列长度 {asked} 的行，但在 {length} 时就已需要 {listed}；序列更长，所需卡数只会更多，"
+              "所以 {have}低于 {asked} 的最小卡数。",
+    },
+    "estimate_below_minimum": {
+        "en": " The memory estimate does fit {yours} with {setting} — below the vendor's tested minimum, so an untested option, "
+              "and slower than the table's setup.",
+        "zh": "按显存估算，{yours}可以放下：{setting}——低于厂商实测的最小卡数，属于未经验证的选项，速度也会更慢。",
+    },
+    "estimate_none_fits_either": {"en": " The estimate finds no setting that fits {yours} either.", "zh": "按估算，{yours}也没有能放下的设置。"},
+    "yes_by_estimate": {"en": "**Yes** (estimate): it fits {yours} with {setting}", "zh": "**可以**（估算）：{yours}可以放下，{setting}"},
+    "fastest_uses": {"en": "; the fastest setting uses {n} with {setting}", "zh": "；最快的设置需要 {n}，{setting}"},
+    "row_only_bound": {"en": "; the table's {length}-token row ({who}, {n}) is only a lower bound for {asked} tokens",
+                       "zh": "；表中 {length} 的行（{who}，{n}）只是 {asked} 的下限"},
+    "no_by_estimate": {"en": "**No** (estimate): nothing fits {yours}", "zh": "**不够**（估算）：{yours}放不下"},
+    "it_needs": {"en": "; it needs {n} with {setting}", "zh": "；需要 {n}，{setting}"},
+    "not_listed": {
+        "en": "**{model} is not listed** in the {tables}, so the vendor publishes no tested {fw} setup for it (not listed is not "
+              "the same as refused).",
+        "zh": "**{model} 不在厂商表格中**：{tables}都没有列出它，因此厂商没有公布经过验证的 {fw} 配置（未列出不等于不能运行）。",
+    },
+    "by_the_estimate": {"en": " By the {estimate}", "zh": "按{estimate}"},
+    "listed_yes": {"en": "**Yes**, listed: ", "zh": "**支持**，表中列出："},
+    "estimate_with_bound": {
+        "en": "estimate: {plans}. The vendor tables have no row at {asked} tokens; their {length}-token rows ({listed}) are only a "
+              "lower bound for it.",
+        "zh": "估算：{plans}。厂商表格没有序列长度 {asked} 的行；{length} 的行（{listed}）只是它的下限。",
+    },
+    "serving_yes_by_table": {"en": "**Yes.** Your {have} {cover} the {table} minimum for {model}: {tested}.",
+                             "zh": "**可以**。你的 {have}满足{table}中 {model} 的最少卡数：{tested}。"},
+    "serving_no_by_table": {"en": "**No, not by the {table}**: it lists at least {tested} for {model}; you have {have}.",
+                            "zh": "**按厂商表格不够**：{table}中 {model} 至少需要 {tested}，你只有 {have}。"},
+    "serving_yes_by_estimate": {"en": "**Yes** (estimate): {est}.", "zh": "**可以**（估算）：{est}。"},
+    "serving_no_by_estimate": {"en": "**No** (estimate): {est}.", "zh": "**不够**（估算）：{est}。"},
     "offer": {
         "en": "Ask “give me the yaml” (LLaMA-Factory), “the DeepSpeed json”, “the MindSpeed env” or “the launch command” for a ready config.",
         "zh": "需要配置文件可以继续问：“给我 yaml”（LLaMA-Factory）、“DeepSpeed json”、“MindSpeed 环境变量”或“启动命令”。",
@@ -146,6 +189,10 @@ class Writer:
             return text
         self.headlined = True
         return t("answer", self.lang) + text
+
+    def say(self, key: str, **kw: object) -> str:
+        """A phrase of the table above (W), in the answer's language."""
+        return W[key][self.lang].format(**kw)
 
     def L(self, en: str, zh: str) -> str:
         return zh if self.zh else en
