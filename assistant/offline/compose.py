@@ -16,8 +16,8 @@ from .parse import Slots
 from .results import Result
 from .route import Done, is_family_prefix, is_training_question
 from .serving import ServingBlocks, quant_named
-from .sizing import TrainingBlocks
 from .timing import TimeBlocks
+from .variants import VariantBlocks, compares
 from .wording import (
     METHOD,
     MIN_LABEL,
@@ -29,7 +29,7 @@ from .wording import (
 )
 
 
-class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
+class Composer(VariantBlocks, ServingBlocks, TimeBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -38,7 +38,7 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
             return "\n\n".join(s.problems)
         if not self.done:
             return self.stated_devices() + t("clarify", self.lang)
-        out = self.compared_models() if len(s.models) > 1 and self.per_model() else self.body()
+        out = self.compared() if compares(s) and self.per_variant() else self.body()
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         if self.sources:
@@ -62,44 +62,6 @@ class Composer(TrainingBlocks, ServingBlocks, TimeBlocks):
         s = self.s
         return bool(s.model and is_training_question(s) and "config" not in s.intents
                     and self.results("min_cards") + self.results("training_recipe"))
-
-    # -- "X vs Y": one block per model, a one-line comparison first ------------------------------
-    def per_model(self) -> list[Composer]:
-        """A writer per compared model, over that model's calls only."""
-        out = []
-        for model in self.s.models:
-            calls = [d for d in self.done if d.args.get("model") == model]
-            if calls:
-                one = self.s.model_copy(update={"model": model, "models": [], "intents": self.s.intents - {"compare"}})
-                out.append(Composer(one, calls, self.kinds))
-        return out
-
-    def compared_models(self) -> list[str]:
-        writers = self.per_model()
-        needs = [(w.s.model, w.fewest()) for w in writers]
-        listed = self.L(", ", "，").join(f"{m} **{n}**" for m, n in needs if n)
-        out = [self.lead(self.L(f"fewest devices by model: {listed} (each model's rows and estimate below).",
-                                               f"按模型列出最少卡数：{listed}（各模型的表格数据与估算见下）。")), ""] if listed else []
-        for i, w in enumerate(writers):
-            w.headlined = bool(listed) or i > 0  # the comparison (else the first model's answer) is the headline
-            out += w.body() + [""]
-            for src in w.sources:
-                self.cite(src)
-        return out
-
-    def fewest(self) -> str | None:
-        """This model's fewest devices for the question: the vendor rows' minimum, else the estimate's."""
-        f = self.training_facts()
-        table = [(r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards]
-        table += [(r.total_cards, "card") for r in f.recipes if r.total_cards]
-        if table:
-            n, unit = min(table)
-            return self.devices(n, unit) + self.L(" (vendor table)", "（厂商表格）")
-        plans = [p for p in self.free_plans(f) if p.fits]
-        if plans:
-            p = min(plans, key=lambda x: x.devices)
-            return self.devices(p.devices, p.unit, p.hardware) + self.L(" (estimate)", "（估算）")
-        return None
 
     def stated_devices(self) -> str:
         """What the user said they have, repeated before asking for the model: "You have 16 Snt9B cards." """

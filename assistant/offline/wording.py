@@ -88,6 +88,8 @@ W: dict[str, dict[str, str]] = {
                             "zh": "**按厂商表格不够**：{table}中 {model} 至少需要 {tested}，你只有 {have}。"},
     "serving_yes_by_estimate": {"en": "**Yes** (estimate): {est}.", "zh": "**可以**（估算）：{est}。"},
     "serving_no_by_estimate": {"en": "**No** (estimate): {est}.", "zh": "**不够**（估算）：{est}。"},
+    "compared": {"en": "fewest devices: {listed} (each one's rows and estimate below).",
+                 "zh": "最少卡数对比：{listed}（各自的表格数据与估算见下）。"},
     "offer": {
         "en": "Ask “give me the yaml” (LLaMA-Factory), “the DeepSpeed json”, “the MindSpeed env” or “the launch command” for a ready config.",
         "zh": "需要配置文件可以继续问：“给我 yaml”（LLaMA-Factory）、“DeepSpeed json”、“MindSpeed 环境变量”或“启动命令”。",

@@ -1,0 +1,87 @@
+""""X vs Y" answers: one block per compared model, framework or hardware part (the frame's variants),
+each written over the calls made for it, with a one-line comparison of the fewest devices first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tools.estimates import InferenceResult
+from ..tools.tables import InferenceMinCardsResult
+from .parse import Slots
+from .route import TABLE_PARTS, Done
+from .sizing import TrainingBlocks
+
+COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"))
+
+
+def variants(s: Slots) -> list[Slots]:
+    """The frame's variants (one per compared model x framework x part), or one per model for a frame
+    that has no ``variants`` yet."""
+    split = getattr(s, "variants", None)
+    if callable(split):
+        return list(split())
+    if len(s.models) < 2:
+        return [s]
+    return [s.model_copy(update={"model": m, "models": [], "intents": s.intents - {"compare"}}) for m in s.models]
+
+
+def compares(s: Slots) -> bool:
+    return any(len(getattr(s, many, None) or []) > 1 for many, _ in COMPARED)
+
+
+def belongs(d: Done, v: Slots, s: Slots) -> bool:
+    """A call made for variant ``v``: it names v's model, framework and part where those are compared
+    (a call that does not name the framework, e.g. the minimum-card table, serves every framework; the
+    vendor tables without a hardware argument describe Snt9B only)."""
+    if len(s.models) > 1 and d.args.get("model") != v.model:
+        return False
+    if len(getattr(s, "frameworks", None) or []) > 1 and d.args.get("framework") not in (None, v.framework):
+        return False
+    if len(getattr(s, "hardwares", None) or []) > 1:
+        hw = d.args.get("hardware")
+        return hw in (v.hardware, TABLE_PARTS.get(v.hardware or "")) if hw else v.hardware == "snt9b"
+    return True
+
+
+class VariantBlocks(TrainingBlocks):
+    def per_variant(self) -> list[Any]:
+        """A writer (of this writer's class) per variant, over that variant's calls only."""
+        out = []
+        for v in variants(self.s):
+            calls = [d for d in self.done if belongs(d, v, self.s)]
+            if calls:
+                out.append(type(self)(v, calls, self.kinds))
+        return out
+
+    def variant_label(self, v: Slots) -> str:
+        parts = [(one, str(getattr(v, one) or "")) for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]
+        return " · ".join(self.hw_name(value) if one == "hardware" else value for one, value in parts)
+
+    def compared(self) -> list[str]:
+        writers = self.per_variant()
+        needs = [(self.variant_label(w.s), w.fewest()) for w in writers]
+        listed = self.L(", ", "，").join(f"{label} **{n}**" for label, n in needs if n)
+        out = [self.lead(self.say("compared", listed=listed)), ""] if listed else []
+        for i, w in enumerate(writers):
+            w.headlined = bool(listed) or i > 0  # the comparison (else the first block's answer) is the headline
+            out += w.body() + [""]
+            for src in w.sources:
+                self.cite(src)
+        return out
+
+    def fewest(self) -> str | None:
+        """This variant's fewest devices: the vendor rows' minimum, else the estimate's (training, else serving)."""
+        f = self.training_facts()
+        table = [(r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards]
+        table += [(r.total_cards, "card") for r in f.recipes if r.total_cards]
+        table += [(r.cards, "card") for r in self.r.values("inference_min_cards", InferenceMinCardsResult) if r.cards]
+        if table:
+            n, unit = min(table)
+            return self.devices(n, unit) + self.L(" (vendor table)", "（厂商表格）")
+        fits = [(p.devices, p.unit, p.hardware) for p in self.free_plans(f) if p.fits]
+        fits += [(r.value.devices, r.value.unit, r.value.hardware) for r in self.r.of("estimate_inference", InferenceResult)
+                 if r.value and r.value.fits and not r.arg("max_devices")]
+        if fits:
+            n, unit, hw = min(fits)
+            return self.devices(n, unit, hw) + self.L(" (estimate)", "（估算）")
+        return None
