@@ -7,6 +7,7 @@ from __future__ import annotations
 from . import checks
 from .frame import QuestionFrame
 
+ONE_OF = {"hardwares": "hardware", "frameworks": "framework", "methods": "method"}  # a comparison and its one value
 SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
 
 
@@ -53,6 +54,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     for name in QuestionFrame.CARRIED:
         if name in QuestionFrame.MODEL_SLOTS and own_model:
             continue
+        if name in ONE_OF and getattr(turn, ONE_OF[name]):
+            continue  # "on H100 then?" after "A100 vs 910B": one part now, no longer the comparison
         value = getattr(earlier, name)
         if value is not None and getattr(new, name) in (None, []) and value != []:
             setattr(new, name, value)

@@ -65,6 +65,15 @@ class QuestionFrame(BaseModel):
     the router sizes each one (one set of sizing calls per model, each call's ``model`` argument names
     it); ``model`` is the first. One model or none: empty. The answer writer renders one block per model."""
     model_text: str | None = None
+    methods: list[str] = Field(default_factory=list)
+    """Every method a question names when it names more than one ("lora vs full", "LoRA 和全参分别"): both are
+    answered (``method`` stays None, the strategies are both); a comparison of methods, not of hardware parts."""
+    frameworks: list[str] = Field(default_factory=list)
+    """Every framework a comparison names, in the order written ("LLaMA-Factory vs MindSpeed-LLM"): the router
+    plans each (``framework`` is the first); one framework or none: empty."""
+    hardwares: list[str] = Field(default_factory=list)
+    """Every catalog part a comparison names, in the order written ("A100 vs 910B"): the router sizes the job
+    on each, instead of comparing every part of the catalog (``hardware`` is the first); else empty."""
     model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
     problems: list[str] = Field(default_factory=list)  # bad input, one sentence each (what was wrong, what is valid)
     length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer
@@ -107,13 +116,23 @@ class QuestionFrame(BaseModel):
     """Where a value came from when it is not the user's words this turn (see ``origin``)."""
 
     CARRIED: ClassVar[tuple[str, ...]] = (
-        "model", "models", "model_text", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
+        "model", "models", "model_text", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
         "hardware", "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
         "samples", "epochs", "tps", "weight_bits", "quant_text", "concurrency", "gpu_util")
     MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "family", "params_b", "shape",
                                               "shape_only")
 
     # -- provenance ------------------------------------------------------------------------------
+    def variants(self) -> list[QuestionFrame]:
+        """One frame per compared model x framework x part (``models``, ``frameworks``, ``hardwares``), each
+        naming one of them and no longer a comparison; a frame that compares nothing: itself."""
+        if not (self.models or self.frameworks or self.hardwares):
+            return [self]
+        frames = [self.model_copy(update={"intents": self.intents - {"compare"}})]
+        for many, one in (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware")):
+            frames = [f.model_copy(update={one: v, many: []}) for f in frames for v in (getattr(f, many) or [getattr(f, one)])]
+        return frames
+
     def origin(self, name: str) -> Origin | None:
         """Where the value of ``name`` came from: "said", "conversation", "default" (also for a value
         the question leaves open that ``effective`` fills, such as the length), "read_as", or None

@@ -5,15 +5,12 @@ Offsets are into the text given, so a mention can be blanked once read."""
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 
 from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
 from . import numbers as num
 from .frame import QuestionFrame as Slots
-from .vocab import NOT_A_MODEL, SIZE, UNIT_AFTER_VERSION, VARIANT_WORDS, VERSION, blank_span
+from .vocab import NOT_A_MODEL, SIZE, UNIT_AFTER_VERSION, VARIANT_WORDS, VERSION, blank_span, compared
 
-# Words joining model names into a comparison: "X vs Y", "X or Y", "X 和 Y", "X、Y".
-COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
 MAX_TOKENS = 4000  # model-mention scan bound: a 20 kB paste is still answered in milliseconds
 
 
@@ -80,8 +77,7 @@ class ModelNames:
         ids = list(dict.fromkeys(mid for mid, _ in mentions))
         if len(ids) < 2:
             return []
-        joined = all(COMPARED.search(work[a[1][1]:b[1][0]]) for a, b in pairwise(mentions))
-        return ids if joined else []
+        return ids if compared(work, [span for _, span in mentions]) else []
 
     def find_unknown_model(self, text: str) -> tuple[str, tuple[int, int]] | None:
         """A model-like mention that is not in the catalog, with its span: 'gpt-99-ultra', 'qwen9-13b',

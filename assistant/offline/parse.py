@@ -128,6 +128,7 @@ class Parser:
             methods.remove("lora")  # "q-lora" also contains "lora"
         if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both
             s.method = methods[0]
+        s.methods = methods if len(methods) > 1 else []
         for name, rx in STAGES:
             if rx.search(work):
                 s.stage = name

@@ -174,14 +174,10 @@ class Router:
         """"10亿 token，8 张卡，TPS 1500": the vendor formula needs no model, and the formula note beside it."""
         return self.time_calls(s, effective(s)) + self.notes(s)
 
-    def each_model(self, s: Slots) -> list[Call]:
-        """"llama3-8b vs qwen2.5-7b lora, how many cards": one set of sizing calls per model (comparing
-        models is not comparing hardware parts)."""
-        calls: list[Call] = []
-        for model in s.models:
-            one = s.model_copy(update={"model": model, "models": [], "intents": s.intents - {"compare"}})
-            calls += self.with_model(one)
-        return calls
+    def each_variant(self, s: Slots) -> list[Call]:
+        """"llama3-8b vs qwen2.5-7b lora", "LLaMA-Factory vs MindSpeed-LLM", "A100 vs 910B": one set of sizing
+        calls per model, framework and part compared (comparing them is not comparing every catalog part)."""
+        return [c for one in s.variants() for c in self.with_model(one)]
 
     def with_model(self, s: Slots) -> list[Call]:
         """A model (or a size) is named: every rule of MODEL_ROUTES that applies adds its calls, in order."""
@@ -299,7 +295,7 @@ class Router:
         for d in done:
             handler = MORE_ROUTES.get(d.name)
             if handler:
-                calls += handler(self, own_model(s, d), e, d, done)
+                calls += handler(self, own_frame(s, d), e, d, done)
         return calls
 
     def family_of_unknown(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
@@ -348,12 +344,12 @@ class Router:
         return calls
 
 
-def own_model(s: Slots, d: Done) -> Slots:
-    """The frame for the model a call was about: each model of "X vs Y" has its own calls."""
-    model = d.args.get("model")
-    if len(s.models) > 1 and model in s.models and model != s.model:
-        return s.model_copy(update={"model": model, "models": []})
-    return s
+def own_frame(s: Slots, d: Done) -> Slots:
+    """The frame a call was made for: each model, framework and part of "X vs Y" has its own calls."""
+    variants = s.variants()
+    if len(variants) == 1:
+        return s
+    return next((v for v in variants if all(d.args.get(k) in (None, getattr(v, k)) for k in ("model", "framework", "hardware"))), s)
 
 
 MORE_ROUTES: dict[str, Callable[[Router, Slots, Effective, Done, list[Done]], list[Call]]] = {
@@ -418,15 +414,14 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
     (notes_without_model, Router.notes),
-    (lambda s: len(s.models) > 1, Router.each_model),
-    (names_model, Router.with_model),
+    (names_model, Router.each_variant),
 ]
 # With a model: every rule that applies adds its calls, in this order.
 MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effective], list[Call]]]] = [
     (asked("config"), Router.config_calls),
     (asked("inference"), Router.inference_calls),
     (asks_memory, Router.memory_calls),
-    (asked("compare"), Router.compare_calls),
+    (lambda s: "compare" in s.intents and not s.methods, Router.compare_calls),  # "lora vs full" compares no parts
     (asks_training_plan, Router.training_calls),
     (asked("time"), Router.time_calls),
     (lambda s: bool(s.intents & {"troubleshoot", "time", "throughput"}), Router.note_calls),

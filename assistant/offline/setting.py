@@ -9,7 +9,7 @@ from ..errors import SizingError
 from ..resolve import squash
 from . import numbers as num
 from .frame import QuestionFrame as Slots
-from .vocab import FRAMEWORKS, HARDWARE, blank_span
+from .vocab import FRAMEWORKS, HARDWARE, blank_span, compared
 
 
 class Setting:
@@ -21,25 +21,68 @@ class Setting:
     def read(self, low: str, s: Slots) -> tuple[str, int | None]:
         """Framework and hardware first; their words are blanked so "llama factory" is not a model.
         Returns the rest and a count written before the hardware ("8张910B")."""
-        work = low
-        for rx, fw_name in FRAMEWORKS:
-            m = rx.search(work)
-            if m and s.framework is None:
-                s.framework = fw_name
-            work = rx.sub(lambda m: " " * len(m.group(0)), work)
-        hw_count = None
-        for rx, name in HARDWARE:
-            m = rx.search(work)
-            if m and s.hardware is None:
-                s.hardware_text = m.group(0).strip()
-                s.hardware = self.hardware_id(name, m)
-                hw_count = num.count_before_hardware(work[: m.start()], work[m.end():])
-            work = rx.sub(lambda m: " " * len(m.group(0)), work)
+        work = self.frameworks(low, s)
+        work, hw_count, parts = self.vocab_hardware(work, s)
         if s.hardware is None:
-            work, hw_count = self._catalog_hardware(work, s)
+            work, hw_count, parts = self._catalog_hardware(work, s)
+        rest, more = self.catalog_parts(work) if s.hardware else (work, [])
+        parts += more
+        parts.sort()
+        ids = list(dict.fromkeys(hw for _, hw in parts))
+        if len(ids) > 1 and compared(low, [span for span, _ in parts]):
+            s.hardwares, work = ids, rest  # "A100 vs 910B": each part named is sized, the first written leads
+            (start, end), s.hardware = parts[0]
+            s.hardware_text = low[start:end].strip()
         return work, hw_count
 
-    def _catalog_hardware(self, work: str, s: Slots) -> tuple[str, int | None]:
+    @staticmethod
+    def frameworks(low: str, s: Slots) -> str:
+        """The framework named (the vocabulary's first match), and every framework of a comparison."""
+        work, found = low, []
+        for rx, fw_name in FRAMEWORKS:
+            found += [(m.start(), m.end(), fw_name) for m in rx.finditer(work)]
+            if found and s.framework is None:
+                s.framework = fw_name
+            work = rx.sub(lambda m: " " * len(m.group(0)), work)
+        names = list(dict.fromkeys(name for _, _, name in sorted(found)))
+        if len(names) > 1 and compared(low, [(a, b) for a, b, _ in found]):
+            s.frameworks, s.framework = names, names[0]
+        return work
+
+    def vocab_hardware(self, work: str, s: Slots) -> tuple[str, int | None, list[tuple[tuple[int, int], str]]]:
+        """Parts by the vocabulary's words (Ascend names, common GPUs): the first list entry that matches is
+        the hardware, with the count written before it; every match is returned with its span."""
+        hw_count = None
+        parts: list[tuple[tuple[int, int], str]] = []
+        for rx, name in HARDWARE:
+            for m in rx.finditer(work):
+                parts.append((m.span(), self.hardware_id(name, m)))
+                if s.hardware is None:
+                    s.hardware_text = m.group(0).strip()
+                    s.hardware = parts[-1][1]
+                    hw_count = num.count_before_hardware(work[: m.start()], work[m.end():])
+            work = rx.sub(lambda m: " " * len(m.group(0)), work)
+        return work, hw_count, parts
+
+    def catalog_parts(self, work: str, most: int = 4) -> tuple[str, list[tuple[tuple[int, int], str]]]:
+        """Further catalog parts named in the rest ("V100 vs A10"), with the rest blanked of them."""
+        parts: list[tuple[tuple[int, int], str]] = []
+        while len(parts) < most and (found := self.catalog_part(work)):
+            span, hw = found
+            parts.append((span, hw))
+            work = blank_span(work, span)
+        return work, parts
+
+    def _catalog_hardware(self, work: str, s: Slots) -> tuple[str, int | None, list[tuple[tuple[int, int], str]]]:
+        """The first catalog part named is the hardware, with the count written before it."""
+        found = self.catalog_part(work)
+        if not found:
+            return work, None, []
+        (start, end), s.hardware = found
+        s.hardware_text = work[start:end]
+        return blank_span(work, (start, end)), num.count_before_hardware(work[:start], work[end:]), [found]
+
+    def catalog_part(self, work: str) -> tuple[tuple[int, int], str] | None:
         """Any part of the hardware catalog by its id, name or aliases ("V100", "MI300X", "Atlas 300I Duo"):
         the longest run of up to three words whose spelling the catalog knows, so new parts need no code."""
         keys = self.resolver.hardware_keys
@@ -49,11 +92,8 @@ class Setting:
                 key = squash(" ".join(t[2] for t in toks[i:j]))
                 memory_only = re.fullmatch(r"\d+g(?:b)?", key)  # "32G" alone is a memory size (see _counts)
                 if self._names_part(key, keys) and not memory_only:
-                    start, end = toks[i][0], toks[j - 1][1]
-                    s.hardware, s.hardware_text = keys[key], work[start:end]
-                    count = num.count_before_hardware(work[:start], work[end:])
-                    return blank_span(work, (start, end)), count
-        return work, None
+                    return (toks[i][0], toks[j - 1][1]), keys[key]
+        return None
 
     @staticmethod
     def _names_part(key: str, keys: dict[str, str]) -> bool:

@@ -111,6 +111,16 @@ def blank(work: str, m: re.Match) -> str:
     return work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]
 
 
+# Words joining names into a comparison: "X vs Y", "X or Y", "X 和 Y", "X、Y".
+COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
+
+
+def compared(work: str, spans: list[tuple[int, int]]) -> bool:
+    """True when every two consecutive mentions (spans in the order written) are joined as a comparison."""
+    ordered = sorted(spans)
+    return len(ordered) > 1 and all(COMPARED.search(work[a[1]:b[0]]) for a, b in zip(ordered, ordered[1:], strict=False))
+
+
 def blank_span(work: str, span: tuple[int, int]) -> str:
     """The text with ``span`` replaced by spaces: read once, offsets kept."""
     return work[: span[0]] + " " * (span[1] - span[0]) + work[span[1]:]

@@ -158,3 +158,19 @@ def test_values_filled_by_a_reading_rule_say_so(parse):
 def test_a_negative_chinese_numeral_is_bad_input(parse):
     s = parse("我有负八张卡，qwen3-8b lora 够吗")
     assert s.problems and "“-8”不是有效的卡数" in s.problems[0]
+
+
+def test_a_comparison_carries_until_one_value_is_named(talk):
+    s = talk("A100 vs 910B for llama3-8b lora", "and with full?")
+    assert s.hardwares == ["a100-80g", "snt9b"] and s.method == "full"
+    one = talk("A100 vs 910B for llama3-8b lora", "on H100 then?")
+    assert one.hardwares == [] and one.hardware == "h100-80g"
+
+
+def test_variants_name_one_value_each(parse):
+    s = parse("llama3-8b vs qwen2.5-7b lora on A100 vs 910B")
+    pairs = {(v.model, v.hardware) for v in s.variants()}
+    assert pairs == {(m, h) for m in ("llama3-8b", "qwen2.5-7b") for h in ("a100-80g", "snt9b")}
+    assert all("compare" not in v.intents and not v.models and not v.hardwares for v in s.variants())
+    single = parse("llama3-8b lora on A100")
+    assert single.variants() == [single]

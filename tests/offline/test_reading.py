@@ -114,6 +114,41 @@ def test_each_compared_model_is_sized_not_the_hardware_parts(assistant):
         assert {c.args["model"] for c in ans.tool_calls if c.name == tool} == {"llama3-8b", "qwen2.5-7b"}
 
 
-def test_comparing_hardware_parts_still_compares_them(assistant):
-    ans = assistant.ask("compare A100 vs 910B for llama3-8b lora")
+def test_comparing_hardware_without_naming_parts_compares_the_catalog(assistant):
+    ans = assistant.ask("compare hardware for llama3-8b lora")
     assert [c.args["model"] for c in ans.tool_calls if c.name == "compare_hardware"] == ["llama3-8b"]
+
+
+@pytest.mark.parametrize(("q", "frameworks", "hardwares", "methods"), [
+    ("llama-factory vs mindspeed-llm for qwen2.5-7b lora, which needs fewer cards?", ["LLaMA-Factory", "MindSpeed-LLM"], [], []),
+    ("A100 vs 910B for llama3-8b lora", [], ["a100-80g", "snt9b"], []),
+    ("qwen2.5-7b lora 在910B和A100上分别要几张卡", [], ["snt9b", "a100-80g"], []),
+    ("V100 or A10 for qwen2.5-7b lora?", [], ["v100-16g", "a10-24g"], []),
+    ("llama3-8b lora vs full, how many cards", [], [], ["lora", "full"]),
+    ("qwen2.5-7b lora on 8 A100 with LLaMA-Factory", [], [], []),
+])
+def test_what_a_comparison_compares_is_read(parse, q, frameworks, hardwares, methods):
+    s = parse(q)
+    assert (s.frameworks, s.hardwares, s.methods) == (frameworks, hardwares, methods)
+    if hardwares:
+        assert s.hardware == hardwares[0]
+    if frameworks:
+        assert s.framework == frameworks[0]
+
+
+def test_compared_frameworks_are_each_planned(assistant):
+    ans = assistant.ask("llama-factory vs mindspeed-llm for qwen2.5-7b lora, which needs fewer cards?")
+    assert "compare_hardware" not in {c.name for c in ans.tool_calls}
+    assert {c.args.get("framework") for c in ans.tool_calls if c.name == "plan_training"} == {"LLaMA-Factory", "MindSpeed-LLM"}
+
+
+def test_compared_parts_are_each_sized_not_the_whole_catalog(assistant):
+    ans = assistant.ask("A100 vs 910B for llama3-8b lora")
+    assert "compare_hardware" not in {c.name for c in ans.tool_calls}
+    assert {c.args["hardware"] for c in ans.tool_calls if c.name == "plan_training"} == {"a100-80g", "snt9b"}
+
+
+def test_compared_methods_compare_no_parts(assistant):
+    ans = assistant.ask("llama3-8b lora vs full, how many cards")
+    assert "compare_hardware" not in {c.name for c in ans.tool_calls}
+    assert {c.args["method"] for c in ans.tool_calls if c.name == "plan_training"} == {"lora", "full"}
