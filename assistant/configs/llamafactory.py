@@ -100,7 +100,11 @@ def learning_rate(opts: LlamaFactoryOptions) -> float:
 def build(opts: LlamaFactoryOptions, plan: TrainingPlan) -> list[tuple[str, dict[str, Any]]]:
     """The YAML as (section, keys) pairs in the order of LLaMA-Factory's examples."""
     check(opts, plan)
-    lora = opts.method in ("lora", "qlora")
+    return [("model", _model_keys(opts, plan)), ("method", _method_keys(opts, plan)), ("dataset", _data_keys(opts, plan)),
+            ("output", _output_keys(opts)), ("train", _train_keys(opts, plan))]
+
+
+def _model_keys(opts: LlamaFactoryOptions, plan: TrainingPlan) -> dict[str, Any]:
     model: dict[str, Any] = {"model_name_or_path": opts.model_path}
     if opts.method == "qlora":
         model["quantization_bit"] = opts.quantization_bit or 4
@@ -111,7 +115,11 @@ def build(opts: LlamaFactoryOptions, plan: TrainingPlan) -> list[tuple[str, dict
         model["image_max_pixels"] = 262144
         model["video_max_pixels"] = 16384
     model["trust_remote_code"] = True
+    return model
 
+
+def _method_keys(opts: LlamaFactoryOptions, plan: TrainingPlan) -> dict[str, Any]:
+    lora = opts.method in ("lora", "qlora")
     method: dict[str, Any] = {"stage": opts.stage, "do_train": True,
                               "finetuning_type": "lora" if lora else opts.method}
     if lora:
@@ -128,19 +136,28 @@ def build(opts: LlamaFactoryOptions, plan: TrainingPlan) -> list[tuple[str, dict
         method["reward_model_type"] = "lora" if lora else "full"
     if plan.zero_stage is not None:
         method["deepspeed"] = deepspeed.path(plan.zero_stage, plan.offload)
+    return method
 
+
+def _data_keys(opts: LlamaFactoryOptions, plan: TrainingPlan) -> dict[str, Any]:
     data: dict[str, Any] = {"dataset": opts.dataset or (_VISION_SFT_DATASET if opts.vision and opts.stage == "sft"
                                                          else _DEFAULT_DATASET[opts.stage])}
     if opts.stage != "pt":
         data["template"] = opts.template
     data.update(cutoff_len=plan.seq_len, overwrite_cache=True, preprocessing_num_workers=16, dataloader_num_workers=4)
+    return data
 
-    output = {
+
+def _output_keys(opts: LlamaFactoryOptions) -> dict[str, Any]:
+    return {
         "output_dir": opts.output_dir or f"saves/{opts.model_id}/{opts.method}/{opts.stage}",
         "logging_steps": 10, "save_steps": 500, "plot_loss": True, "overwrite_output_dir": True,
         "save_only_model": False, "report_to": "none",
     }
-    train: dict[str, Any] = {
+
+
+def _train_keys(opts: LlamaFactoryOptions, plan: TrainingPlan) -> dict[str, Any]:
+    return {
         "per_device_train_batch_size": plan.micro_batch,
         "gradient_accumulation_steps": plan.grad_accum,
         "learning_rate": learning_rate(opts),
@@ -150,7 +167,6 @@ def build(opts: LlamaFactoryOptions, plan: TrainingPlan) -> list[tuple[str, dict
         "bf16" if opts.bf16 else "fp16": True,
         "ddp_timeout": 180000000,
     }
-    return [("model", model), ("method", method), ("dataset", data), ("output", output), ("train", train)]
 
 
 def flat(opts: LlamaFactoryOptions, plan: TrainingPlan) -> dict[str, Any]:
