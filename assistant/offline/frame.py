@@ -65,6 +65,10 @@ class QuestionFrame(BaseModel):
     the router sizes each one (one set of sizing calls per model, each call's ``model`` argument names
     it); ``model`` is the first. One model or none: empty. The answer writer renders one block per model."""
     model_text: str | None = None
+    same_shape: list[str] = Field(default_factory=list)
+    """Other catalog models with exactly ``model``'s architecture (layers, hidden, FFN, heads, KV heads, vocabulary,
+    experts), e.g. llama3-70b and llama3.1-70b: they need the same memory, so when ``model`` has no vendor table row
+    the answer can point at the row of one of these (said as "same architecture as …")."""
     methods: list[str] = Field(default_factory=list)
     """Every method a question names when it names more than one ("lora vs full", "LoRA 和全参分别"): both are
     answered (``method`` stays None, the strategies are both); a comparison of methods, not of hardware parts."""
@@ -116,10 +120,10 @@ class QuestionFrame(BaseModel):
     """Where a value came from when it is not the user's words this turn (see ``origin``)."""
 
     CARRIED: ClassVar[tuple[str, ...]] = (
-        "model", "models", "model_text", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
+        "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
         "hardware", "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
         "samples", "epochs", "tps", "weight_bits", "quant_text", "concurrency", "gpu_util")
-    MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "family", "params_b", "shape",
+    MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "same_shape", "family", "params_b", "shape",
                                               "shape_only")
 
     # -- provenance ------------------------------------------------------------------------------
@@ -128,7 +132,7 @@ class QuestionFrame(BaseModel):
         naming one of them and no longer a comparison; a frame that compares nothing: itself."""
         if not (self.models or self.frameworks or self.hardwares):
             return [self]
-        frames = [self.model_copy(update={"intents": self.intents - {"compare"}})]
+        frames = [self.model_copy(update={"intents": self.intents - {"compare"}, "same_shape": [] if self.models else self.same_shape})]
         for many, one in (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware")):
             frames = [f.model_copy(update={one: v, many: []}) for f in frames for v in (getattr(f, many) or [getattr(f, one)])]
         return frames

@@ -11,6 +11,10 @@ from . import numbers as num
 from .frame import QuestionFrame as Slots
 from .vocab import NOT_A_MODEL, SIZE, UNIT_AFTER_VERSION, VARIANT_WORDS, VERSION, blank_span, compared
 
+# The architecture fields that decide a model's memory: two models equal in all of them size the same.
+SHAPE_FIELDS = ("arch", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "vocab", "tied_embeddings", "experts",
+                "experts_per_token", "moe_ffn", "shared_experts", "dense_layers", "dense_ffn", "kv_lora_rank", "q_lora_rank",
+                "modality", "vision_params_b", "sliding_window", "sliding_layers")
 MAX_TOKENS = 4000  # model-mention scan bound: a 20 kB paste is still answered in milliseconds
 
 
@@ -27,6 +31,11 @@ class ModelNames:
             fam = squash(str(m.get("family") or ""))
             if fam:
                 self.families.setdefault(fam, str(m.get("family")))
+        self.shapes: dict[tuple, list[str]] = {}
+        for m in models:
+            if m.get("layers") and m.get("hidden"):
+                self.shapes.setdefault(tuple(m.get(f) for f in SHAPE_FIELDS), []).append(str(m["id"]))
+        self.shape_of = {mid: key for key, ids in self.shapes.items() for mid in ids}
         stems = {lead.group(0) for k in self.keys if (lead := re.match(r"[a-z]+", k))}
         self.family_stems = {s for s in stems if len(s) >= 2} | {
             "gpt", "llama", "qwen", "mistral", "mixtral", "phi", "gemma", "falcon", "baichuan", "chatglm", "glm",
@@ -69,6 +78,11 @@ class ModelNames:
             return None, None, None
         mid, (s, e) = max(mentions, key=lambda m: (m[1][1] - m[1][0], -m[1][0]))
         return mid, text[s:e], (s, e)
+
+    def same_shape(self, model: str | None) -> list[str]:
+        """Other catalog models with exactly this model's architecture ("llama3-70b" and "llama3.1-70b")."""
+        key = self.shape_of.get(model or "")
+        return [mid for mid in self.shapes.get(key, []) if mid != model] if key else []
 
     @staticmethod
     def compared_models(work: str, mentions: list[tuple[str, tuple[int, int]]]) -> list[str]:

@@ -99,6 +99,7 @@ class Parser:
         shape, work = num.shape(work)
         s.shape = shape or None
         work, span = self.names.read(work, text, s)
+        s.same_shape = self.names.same_shape(s.model)
         self._method(work, s)
         work = self._length_beside_devices(work, s)
         self._counts(work, s, hw_count)

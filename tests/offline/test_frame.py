@@ -174,3 +174,11 @@ def test_variants_name_one_value_each(parse):
     assert all("compare" not in v.intents and not v.models and not v.hardwares for v in s.variants())
     single = parse("llama3-8b lora on A100")
     assert single.variants() == [single]
+
+
+def test_same_architecture_models_are_named(parse):
+    # catalog rows (HF config.json): llama3-70b and llama3.1-70b are both 80 layers, hidden 8192, FFN 28672,
+    # 64 heads, 8 KV heads, vocabulary 128256
+    assert "llama3.1-70b" in parse("llama3-70b lora how many cards").same_shape
+    assert "llama3-70b" in parse("llama3.1-70b lora").same_shape
+    assert parse("qwen2.5-7b lora").same_shape == [] or "qwen2.5-7b" not in parse("qwen2.5-7b lora").same_shape
