@@ -24,15 +24,14 @@ CAPACITY_FRACTION = {"npu": 60.97 / 64, "gpu": 79.15 / 80}
 #   communicator by default, one in and one out buffer, for the data-parallel and the global group (4 x 200 MB);
 #   NCCL allots NCCL_BUFFSIZE 4 MiB per channel and peer, a few hundred MB on 2-8 GPUs.
 # - fragmentation: caching-allocator blocks that are reserved but not reused. Tensors allocated once (weights,
-#   optimizer states, DeepSpeed's flat buffers) leave no gaps; the gaps come from what is freed and reallocated
-#   at other sizes every step: activations, logits and loss buffers, ZeRO-3/FSDP gathered modules, gradients
-#   that are set to None. The one measurement with both figures: fsdp_qlora Llama-2-7B LoRA, 2048 tokens
-#   (measurements fq-03) peaks at 9.16 GiB allocated and 10.22 GiB reserved, 1.06 GiB over about 2.5 GiB of
-#   such tensors; single-device runs churn less than FSDP's gathers: 25 %, within 15-45 %. The ModelArts OOM
-#   FAQ's first remedy for the same effect on Ascend is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True.
-#   Ascend keeps 15 % of all tensors, the share the vendor tables agreed with best (calibrated within 5-15 %;
-#   the tables' minimum counts also absorb CANN workspaces that grow with the model), until Ascend
-#   measurements separate the two.
+#   optimizer states, DeepSpeed's flat buffers) leave no gaps, and ZeRO-3/FSDP gathers repeat the same sizes
+#   every module; the gaps come from the activations and loss buffers (and gradients set to None), freed and
+#   reallocated at many sizes every step. The one measurement with both figures: fsdp_qlora Llama-2-7B LoRA,
+#   2048 tokens (measurements fq-03) peaks at 9.16 GiB allocated and 10.22 GiB reserved; 25 % of those
+#   tensors, within 15-45 %. The ModelArts OOM FAQ's first remedy for the same effect on Ascend is
+#   PYTORCH_NPU_ALLOC_CONF=expandable_segments:True. Ascend keeps 15 % of all tensors, the share the vendor
+#   tables agreed with best (calibrated within 5-15 %; the tables' minimum counts also absorb CANN
+#   workspaces that grow with the model), until Ascend measurements separate the two.
 CONTEXT_GIB = {"npu": 1.0, "gpu": 0.5}
 COLLECTIVES_GIB = {"npu": 0.75, "gpu": 0.5}
 FRAGMENTATION = {"npu": 0.15, "gpu": 0.25}
@@ -118,7 +117,14 @@ RECOMPUTE_PEAK_LAYERS = 2.0
 #   the logits never exist for the whole micro-batch; Liger picks chunks of about tokens x hidden / vocab
 #   tokens, so one fp32 chunk of logits and its gradient is about 8 bytes per token per hidden unit.
 LOSS_IMPLS = ("fp32", "chunked", "fused")
-LOSS_DEFAULT = {"LLaMA-Factory": "fp32", "MindSpeed-LLM": "fp32"}
+# Framework defaults, where the framework's own recipes state them: torchtune's recipe configs use
+# CEWithChunkedOutputLoss (2024) and LinearCrossEntropyLoss (2025), both chunked over the sequence with the
+# fp32 upcast one chunk at a time; LitGPT's finetune scripts run the LM head in 128-token chunks into
+# chunked_cross_entropy; Unsloth computes the loss with its fused cross entropy (Apple's Cut Cross Entropy
+# since late 2024), the full logits never materialised; Axolotl trains with the HF Trainer's loss unless a
+# Liger/CCE plugin is configured.
+LOSS_DEFAULT = {"LLaMA-Factory": "fp32", "MindSpeed-LLM": "fp32", "torchtune": "chunked", "litgpt": "chunked",
+                "unsloth": "fused", "axolotl": "fp32"}
 CHUNKED_LOGITS_BYTES = 4
 FUSED_LOSS_BYTES_PER_H = 8
 # "fp32" in detail. LLaMA-Factory leaves the loss to transformers'

@@ -24,6 +24,9 @@ def default_precision(dev: Device) -> str:
     """bf16 mixed precision, or fp16 on a part without BF16 (same bytes per value)."""
     return "bf16" if dev.bf16 else "fp16"
 FRAMEWORKS = ("LLaMA-Factory", "MindSpeed-LLM")
+# Frameworks whose memory follows the data-parallel (DeepSpeed ZeRO / FSDP) model, sized with their own loss
+# default (constants.LOSS_DEFAULT); FSDP full sharding is sized as ZeRO-3.
+DATA_PARALLEL_FRAMEWORKS = ("LLaMA-Factory", "torchtune", "litgpt", "unsloth", "axolotl")
 QUANT_BITS = (2, 3, 4, 8)
 
 
@@ -244,12 +247,10 @@ class States(NamedTuple):
     gradients: Term
     optimizer: Term
     host: float = 0.0  # bytes per rank offloaded to host RAM
-    gathered: float = 0.0  # bytes of ZeRO-3 modules gathered for compute (inside `weights`; transient)
 
 
 def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
-    """(weights, gradients, optimizer, host bytes per rank, gathered bytes) under DeepSpeed ZeRO on N
-    data-parallel devices.
+    """(weights, gradients, optimizer, host bytes per rank) under DeepSpeed ZeRO on N data-parallel devices.
 
     Trained weights T cost bw (bf16 2) + bg (bf16 grad 2) + fp32 grad 4 + master 4 + Adam 8 bytes;
     LoRA adapters A are fp32 (4 + 4 + 8); frozen weights F are bf16 (quantised ones Q at bits/8)."""
@@ -341,7 +342,7 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
         host += opt / n
     else:
         o, oh = opt / n, f"master {bm} B + {name} {ba} B x trained + {name} x LoRA, / {n}"
-    return States(Term(_gib(w), wh), Term(_gib(g), gh), Term(_gib(o), oh), host, live)
+    return States(Term(_gib(w), wh), Term(_gib(g), gh), Term(_gib(o), oh), host)
 
 
 def _adam_bytes(cfg: TrainConfig, adam: int) -> tuple[int, bool]:
@@ -389,7 +390,7 @@ def overhead(dev: Device, cfg: TrainConfig, all_gib: float, transient_gib: float
     basis = transient_gib if of_transient else all_gib
     frag = share * basis
     lib = "HCCL" if dev.kind == "npu" else "NCCL"
-    what = "the tensors freed and reallocated every step (activations, logits, gathered weights)" if of_transient else "all tensors"
+    what = "the activations and loss buffers, freed and reallocated every step" if of_transient else "all tensors"
     return Term(ctx + comm + frag, lambda: f"runtime context {ctx:g} GiB" + (f" + {lib} buffers {comm:g} GiB" if comm else "")
                 + f" + allocator fragmentation {share:.0%} of {what}, {basis:.2f} GiB = {frag:.2f} GiB")
 
@@ -444,7 +445,7 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
         logits = Term(max(0.0, full.gib - peak),
                       lambda f=full, p=peak: f"{f.how} = {f.gib:.2f} GiB, live before the layer recompute "
                                              f"({p:.2f} GiB) starts: adds max(0, difference)")
-    transient = act.gib + logits.gib + _gib(st.gathered)
+    transient = act.gib + logits.gib
     if transient_gradients(cfg):
         g = _gradient_peak(s, cfg, g, act, logits, seqs)
         transient += g.gib

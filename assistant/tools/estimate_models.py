@@ -34,9 +34,9 @@ LossImpl = Annotated[
             "torchtune": "chunked", "liger": "fused", "liger-kernel": "fused", "enable-liger-kernel": "fused",
             "fused-ce": "fused", "cut-cross-entropy": "fused"}),
     Field(description="Loss implementation: fp32 (full-vocabulary logits upcast to fp32: transformers' default, so "
-                      "LLaMA-Factory's and MindSpeed-LLM's default), chunked (torchtune CEWithChunkedOutputLoss, "
-                      "litgpt), fused (Liger fused linear cross entropy, LLaMA-Factory enable_liger_kernel). "
-                      "Omitted: the framework's default."),
+                      "LLaMA-Factory's, MindSpeed-LLM's and axolotl's default), chunked (torchtune CEWithChunkedOutputLoss / "
+                      "LinearCrossEntropyLoss, litgpt), fused (Liger fused linear cross entropy, LLaMA-Factory "
+                      "enable_liger_kernel; unsloth). Omitted: the framework's default."),
 ]
 Optimizer = Annotated[
     Literal["adamw", "adamw_8bit", "paged_adamw_8bit"],
@@ -45,6 +45,15 @@ Optimizer = Annotated[
             "pagedadamw8bit": "paged_adamw_8bit", "paged-adamw8bit": "paged_adamw_8bit"}),
     Field(description="Optimizer: adamw (default; 8 B of moments per trained parameter), adamw_8bit (bitsandbytes, "
                       "2 B), paged_adamw_8bit (2 B in unified memory, paged to host RAM)."),
+]
+TrainingFramework = Annotated[
+    Literal["MindSpeed-LLM", "LLaMA-Factory", "torchtune", "litgpt", "unsloth", "axolotl"],
+    _alias({"mindspeed-llm": "MindSpeed-LLM", "mindspeed": "MindSpeed-LLM", "ms": "MindSpeed-LLM", "modellink": "MindSpeed-LLM",
+            "llama-factory": "LLaMA-Factory", "llamafactory": "LLaMA-Factory", "lf": "LLaMA-Factory",
+            "torch-tune": "torchtune", "lit-gpt": "litgpt", "lightning": "litgpt"}),
+    Field(description="LLaMA-Factory (DeepSpeed ZeRO), MindSpeed-LLM (TP/PP/CP), or torchtune, litgpt, unsloth, axolotl "
+                      "(data parallel; FSDP full shard = zero_stage 3), each with its own default loss (see loss). "
+                      "Default LLaMA-Factory, or MindSpeed-LLM when tp/pp/cp > 1."),
 ]
 HardwareName = Annotated[str, Field(min_length=1, max_length=100,
                                     description="Hardware in any spelling: snt9b (910B), snt9b23 (910C, counted in DIE), "

@@ -172,19 +172,19 @@ def check_train_args(a: EstimateTrainingMemoryArgs, s: Shape) -> str:
     if a.devices % mp:
         raise _invalid(f"devices={a.devices} must be a multiple of tp x pp x cp = {mp}.", "devices", [mp * k for k in range(1, 9)])
     framework = a.framework or ("MindSpeed-LLM" if mp > 1 else "LLaMA-Factory")
-    if framework == "LLaMA-Factory" and mp > 1:
-        raise _invalid("LLaMA-Factory (DeepSpeed) has no tensor/pipeline/context parallelism; "
-                       "use framework MindSpeed-LLM or tp=pp=cp=1.", "tp", [1])
+    if framework != "MindSpeed-LLM" and mp > 1:
+        raise _invalid(f"{framework} is sized as data parallel (DeepSpeed ZeRO / FSDP), without tensor/pipeline/context "
+                       "parallelism; use framework MindSpeed-LLM or tp=pp=cp=1.", "tp", [1])
     if framework == "MindSpeed-LLM" and needs_cp(a.seq_len) and a.cp < 2:
         raise _invalid(f"MindSpeed-LLM needs cp >= 2 beyond {C.CP_REQUIRED_ABOVE} tokens (ModelArts rule); "
                        f"seq_len is {a.seq_len}.", "cp", [c for c in (2, 4, 8) if a.devices % (a.tp * a.pp * c) == 0] or ">= 2")
     if a.stage == "ppo" and a.zero_stage == 3 and framework == "LLaMA-Factory":
         raise _invalid("PPO does not support ZeRO-3 on ModelArts LLaMA-Factory.", "zero_stage", [0, 1, 2])
-    if a.offload and (a.zero_stage == 0 or framework != "LLaMA-Factory"):
-        raise _invalid("offload needs DeepSpeed ZeRO-1, 2 or 3 (LLaMA-Factory).", "offload", [False])
-    if a.method == "qlora" and a.zero_stage == 3 and a.quant_bits != 4:
+    if a.offload and (a.zero_stage == 0 or framework == "MindSpeed-LLM"):
+        raise _invalid("offload needs DeepSpeed ZeRO-1, 2 or 3 (or FSDP, sized as ZeRO-3).", "offload", [False])
+    if framework == "LLaMA-Factory" and a.method == "qlora" and a.zero_stage == 3 and a.quant_bits != 4:
         raise _invalid("LLaMA-Factory allows QLoRA with ZeRO-3 only at 4 bits.", "quant_bits", [4])
-    if a.precision == "pure_bf16" and a.zero_stage == 3:
+    if framework == "LLaMA-Factory" and a.precision == "pure_bf16" and a.zero_stage == 3:
         raise _invalid("LLaMA-Factory rejects pure_bf16 with ZeRO-3.", "precision", ["bf16", "fp16", "fp32"])
     return framework
 
@@ -217,8 +217,12 @@ def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
            f"usable memory = {dev.memory_gb:g} GB x {C.CAPACITY_FRACTION.get(dev.kind, 1):.3f} reported capacity"]
     if cfg.megatron:
         out.append("MindSpeed-LLM: distributed optimizer, sequence parallel with TP, 1F1B pipeline")
-    else:
+    elif cfg.framework == "LLaMA-Factory":
         out.append(f"DeepSpeed ZeRO-{cfg.zero_stage}" + (" with CPU offload" if cfg.offload else "") + " over data parallel")
+    else:
+        out.append(f"{cfg.framework}: data parallel sized as DeepSpeed ZeRO-{cfg.zero_stage}"
+                   + (" (FSDP full shard)" if cfg.zero_stage == 3 else "") + (" with CPU offload" if cfg.offload else "")
+                   + f"; its default loss is {C.LOSS_DEFAULT.get(cfg.framework, 'fp32')}")
     if not dev.bf16:
         out.append(f"{dev.id} has no BF16: " + ("fp16 mixed precision assumed (same bytes per value as bf16)"
                                                if cfg.precision == "fp16" else f"{cfg.precision} as requested, which it cannot compute"))
@@ -244,7 +248,7 @@ def sequence_bound_note(s: Shape, cfg: TrainConfig, b: Breakdown) -> str | None:
     if cfg.megatron or seq_bound <= b.usable_gib / 2:
         return None
     text = f"Activations and logits alone take {seq_bound:.1f} GiB per device, and ZeRO splits only model states, not these"
-    if cfg.stage == "rm":  # a scalar head: no vocabulary logits to explain
+    if cfg.stage == "rm" or cfg.loss_impl != "fp32":  # a scalar head, or a chunked/fused loss: no full fp32 logits
         return text + "."
     loss, added = loss_gib(s, cfg), b.logits.gib
     tokens = cfg.micro_batch * C.SEQUENCES_PER_SAMPLE[cfg.stage] * cfg.seq_len

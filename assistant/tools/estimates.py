@@ -32,6 +32,7 @@ from .estimate_models import (
     ShapeInfo,
     Stage,
     TableRef,
+    TrainingFramework,
 )
 from .estimate_support import (
     assumptions,
@@ -70,7 +71,7 @@ class EstimateTrainingMemoryArgs(ModelArgs):
     lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or module names (q_proj,v_proj,...).")
     quant_bits: Literal[2, 3, 4, 8] = Field(4, description="QLoRA base quantisation bits.")
     hardware: HardwareName = "snt9b"
-    framework: Framework | None = Field(None, description="LLaMA-Factory (DeepSpeed ZeRO) or MindSpeed-LLM (TP/PP); default LLaMA-Factory, or MindSpeed-LLM when tp/pp/cp > 1.")
+    framework: TrainingFramework | None = None
     loss: LossImpl | None = None
     optimizer: Optimizer = "adamw"
     optimizer_in_backward: bool = Field(False, description="Step each parameter in backward and free its gradient "

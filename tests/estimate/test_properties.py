@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from assistant.estimate.calibrate import device_from_row
@@ -33,6 +33,7 @@ cfg_st = st.builds(
     loss=st.sampled_from(["", "fp32", "chunked", "fused"]),
     optimizer=st.sampled_from(["adamw", "adamw_8bit", "paged_adamw_8bit"]),
     optimizer_in_backward=st.just(False),
+    grad_accum=st.integers(1, 16),
 )
 dev_st = st.sampled_from(sorted(DEVICES.values(), key=lambda d: d.id))
 common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -64,6 +65,9 @@ def test_higher_zero_stage_never_more(s, cfg, dev, n):
     # than that. (On 2 devices a small QLoRA model can really use more under ZeRO-3.) LLaMA-Factory
     # allows ZeRO-3 with QLoRA only at 4 bits.
     # AdamW: with 8-bit moments a tiny LoRA saves less by partitioning than ZeRO-1's allgather bucket costs.
+    # QLoRA below 1B: the bf16 embedding gathered whole (Gemma-3-270M's tied 168M of 268M) outweighs what a
+    # 4-way split of a 4-bit base saves.
+    assume(not (cfg.method == "qlora" and s.params < 1e9))
     cfg = cfg._replace(devices=n, quant_bits=4 if cfg.method == "qlora" else cfg.quant_bits, optimizer="adamw")
     values = [total(s, cfg._replace(zero_stage=z, offload=False), dev) for z in (0, 1, 2, 3)]
     assert all(b <= a + 1e-9 for a, b in zip(values, values[1:], strict=False)), values

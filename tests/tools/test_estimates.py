@@ -302,3 +302,24 @@ def test_parts_without_bf16_default_to_fp16(call):
     assert v100["weights_gib"] == a100["weights_gib"] and v100["total_gib"] > 0  # 2 bytes per weight either way
     asked = call("estimate_training_memory", model="qwen2.5-7b", method="lora", hardware="t4", precision="bf16")
     assert any("bf16 as requested, which it cannot compute" in a for a in asked["assumptions"])
+
+
+def test_framework_loss_defaults(call):
+    # torchtune's recipe configs use a chunked loss (CEWithChunkedOutputLoss / LinearCrossEntropyLoss), LitGPT a
+    # 128-token chunked LM head, Unsloth a fused cross entropy, Axolotl the HF Trainer's fp32 loss.
+    job = dict(model="llama3.2-3b", method="full", seq_len=4096, micro_batch=2, precision="pure_bf16", hardware="a100-80g")
+    loss = {fw: call("estimate_training_memory", framework=fw, **job)["loss"]
+            for fw in ("torchtune", "litgpt", "unsloth", "axolotl", "LLaMA-Factory")}
+    assert loss == {"torchtune": "chunked", "litgpt": "chunked", "unsloth": "fused", "axolotl": "fp32", "LLaMA-Factory": "fp32"}
+    # tt-08 (torchtune README, Llama-3.2-3B full, 2 x 4096 tokens, one A100: 24.9 GiB peak active): the chunked loss
+    # holds bf16 logits and their gradient, 8192 tokens x vocab 128256 x 4 B = 3.91 GiB, below the bf16 gradients
+    # (2 B x 3.213B = 5.98 GiB) + the first layer's working set at the end of backward
+    tt = call("estimate_training_memory", framework="torchtune", **job)
+    layer = (18 * 3072 + 4 * 1024 + 8 * 8192) * 8192
+    tensors = (2 + 4 + 2) * 3.213e9 + layer
+    assert tt["total_gib"] - tt["overhead_gib"] == pytest.approx(tensors / 2**30, abs=2e-3)
+    assert tensors / 2**30 == pytest.approx(24.9, rel=0.01)
+    # FSDP with pure bf16 is torchtune's normal setting; LLaMA-Factory refuses pure_bf16 with ZeRO-3
+    fsdp = dict(model="llama3.1-8b", method="lora", devices=8, zero_stage=3, precision="pure_bf16", hardware="a100-80g")
+    assert call("estimate_training_memory", framework="torchtune", **fsdp)["fits"]
+    assert err(call("estimate_training_memory", framework="LLaMA-Factory", **fsdp))["field"] == "precision"
