@@ -152,3 +152,19 @@ def test_compared_methods_compare_no_parts(assistant):
     ans = assistant.ask("llama3-8b lora vs full, how many cards")
     assert "compare_hardware" not in {c.name for c in ans.tool_calls}
     assert {c.args["method"] for c in ans.tool_calls if c.name == "plan_training"} == {"lora", "full"}
+
+
+@pytest.mark.parametrize("q", [
+    "how many 4k requests can 8 cards serve with qwen2.5-72b?",
+    "8张卡能同时服务多少个4k请求？qwen2.5-72b",
+    "qwen2.5-72b on 8 cards: how many 8192-token sequences at once?",
+])
+def test_a_request_length_inside_a_capacity_question(parse, q):
+    s = parse(q)
+    assert "capacity" in s.intents and s.devices == 8 and s.seq_len in (4096, 8192)
+
+
+def test_capacity_is_answered_for_the_users_cards(assistant):
+    ans = assistant.ask("how many 4k requests can 8 cards serve with qwen2.5-72b?")
+    probe = [c.args for c in ans.tool_calls if c.name == "estimate_inference" and c.args.get("largest_layout")]
+    assert probe and probe[0]["max_devices"] == 8 and probe[0]["max_model_len"] == 4096
