@@ -132,7 +132,7 @@ class CapacityBlocks(Writer):
         return line + self.L(".", "。")
 
     def no_by_table(self, v: Verdict) -> str | None:
-        if not v.needs:
+        if not v.needs or v.upper:  # QLoRA: the LoRA rows are an upper bound, so fewer devices may still do
             return None
         least = min(v.needs, key=lambda n: n.devices)
         return self.say("no_by_table", n=self.devices(least.devices, least.unit), who=least.who, have=self.have()) + self.below_minimum(v)
@@ -157,6 +157,8 @@ class CapacityBlocks(Writer):
         line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(v.fitting))
         if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
             line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
+        if v.upper and v.needs:
+            line += self.say("lora_rows_upper", listed=self.L(", ", "，").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in v.needs))
         if v.bounds:  # the shorter rows fit the user's count: a lower bound only, said as such
             least = min(v.bounds, key=lambda n: n.devices)
             line += self.say("row_only_bound", length=least.seq_len, who=least.who, n=self.devices(least.devices, least.unit), asked=v.asked)
@@ -236,4 +238,5 @@ class Verdict:
         self.capped = [r.value for r in plans if r.arg("max_devices") and r.value is not None]
         self.fitting = next((p for p in self.capped if p.fits), None)
         self.needs = w.table_needs(table_strategy(method), f.recipes, f.rows)
+        self.upper = method == "qlora"  # answered from the LoRA rows, which bound QLoRA from above
         self.bounds = w.bound_needs(table_strategy(method), f)

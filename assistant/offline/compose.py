@@ -263,13 +263,12 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks):
         c = call.value
         if c is None:
             return [self.L(f"Could not generate the config: {call.error.message}", f"无法生成配置：{call.error.message}"), ""]
-        lines = []
+        lines = self.config_plan(c.plan)  # the answer first; why the file is not the format asked, after it
         if self.s.config_format in ("llamafactory_yaml", "deepspeed_json") and call.arg("format") == "mindspeed_env":
             lines.append(self.L("MindSpeed-LLM has no YAML or DeepSpeed JSON; its config is the launch variables below "
                                 "(ask for the LLaMA-Factory YAML to switch frameworks).",
                                 "MindSpeed-LLM 没有 YAML 或 DeepSpeed JSON 配置，它的配置就是下面的启动环境变量"
                                 "（如需 LLaMA-Factory 的 YAML，请说明换用 LLaMA-Factory）。"))
-        lines += self.config_plan(c.plan)
         files = [ConfigFile(filename=c.filename, content=c.content, format=c.format)] + [
             f for f in c.companion_files if len(f.content) <= 3000]
         for f in files:
@@ -289,8 +288,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks):
         self.cite(self.plan_source(plan))
         capped = next((x.args["max_devices"] for x in self.results("plan_training") if x.args.get("max_devices")), None)
         if plan.overrides and capped:
-            lines.append(self.L(f"- Set to the plan that fits your {capped} devices: {', '.join(plan.overrides)}.",
-                                f"- 按你的 {capped} 张卡内可行的方案设置：{'，'.join(plan.overrides)}。"))
+            yours = self.devices(capped, plan.unit, plan.hardware)
+            earlier = self.s.origin("devices") == "conversation"
+            lines.append(self.L(f"- Set to the plan that fits your {yours}{', said earlier in the conversation' if earlier else ''}: "
+                                f"{', '.join(plan.overrides)}.",
+                                f"- 按你{'在前面对话中提到' if earlier else ''}的 {yours}内可行的方案设置：{'，'.join(plan.overrides)}。"))
         elif plan.overrides:
             lines.append(self.L(f"- Set as you asked: {', '.join(plan.overrides)}; the rest is the {kind}'s.",
                                 f"- 按你的要求设置：{'，'.join(plan.overrides)}；其余来自{kind}。"))

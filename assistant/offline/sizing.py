@@ -122,9 +122,14 @@ class TrainingBlocks(CapacityBlocks):
         """"Is X supported by …?": asked about support, not about the user's own devices (a verdict answers those)."""
         return "support" in self.s.intents and not self.e.devices
 
+    def tables_size_it(self) -> bool:
+        """The vendor rows answer the job: not a stage they do not size (DPO, PPO...) and not QLoRA, whose
+        LoRA rows are only an upper bound (a 4-bit base needs less memory than LoRA's 16-bit one)."""
+        return self.s.stage not in PREFERENCE_STAGES and self.s.method != "qlora"
+
     def table_rows_apply(self, f: TrainingFacts) -> list[MinCardsRow]:
-        """The asked framework's rows, unless the stage is one the tables do not size."""
-        return [] if self.s.stage in PREFERENCE_STAGES else self.wanted_rows(f.rows)
+        """The asked framework's rows, when the tables size this job."""
+        return self.wanted_rows(f.rows) if self.tables_size_it() else []
 
     def headline_unsupported(self, f: TrainingFacts) -> str | None:
         s, wanted = self.s, self.wanted_rows(f.rows)
@@ -144,7 +149,7 @@ class TrainingBlocks(CapacityBlocks):
     def headline_recipe_first(self, f: TrainingFacts) -> str | None:
         """The recipe table leads for LLaMA-Factory (or no framework), unless the question names LLaMA-Factory
         without asking for ZeRO/GA and the minimum-card table has its row."""
-        if not f.recipes or self.s.stage in PREFERENCE_STAGES or self.s.framework not in (None, "LLaMA-Factory"):
+        if not f.recipes or not self.tables_size_it() or self.s.framework not in (None, "LLaMA-Factory"):
             return None
         prefer_min = self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"}
         return None if prefer_min else self.recipe_headline(f)
@@ -159,7 +164,7 @@ class TrainingBlocks(CapacityBlocks):
             f" ({MIN_LABEL['en']}, {wanted[0].hardware}).", f"（{MIN_LABEL['zh']}，{wanted[0].hardware}）。")
 
     def headline_recipe(self, f: TrainingFacts) -> str | None:
-        return self.recipe_headline(f) if f.recipes and self.s.stage not in PREFERENCE_STAGES else None
+        return self.recipe_headline(f) if f.recipes and self.tables_size_it() else None
 
     def asked_plans(self, f: TrainingFacts) -> list[PlanResult]:
         fitting = [p for p in self.free_plans(f) if p.fits]
@@ -192,6 +197,11 @@ class TrainingBlocks(CapacityBlocks):
             listed = self.L(", ", "，").join(f"{r.framework} {self.devices(r.cards, r.unit)}" for r in self.wanted_rows(f.bound)
                                               if r.supported and r.cards)
             return self.say("estimate_with_bound", plans=joined, asked=f.asked, length=f.bound[0].seq_len, listed=listed)
+        upper = [(r.framework, r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards] + [
+            ("LLaMA-Factory", r.total_cards, "card") for r in f.recipes if r.total_cards]
+        if s.method == "qlora" and upper:  # the LoRA rows bound QLoRA from above
+            listed = self.L(", ", "，").join(f"{fw} {self.devices(n, unit)}" for fw, n, unit in upper)
+            return self.say("estimate_with_upper", plans=joined, listed=listed)
         if any(p.table for p in plans):  # the plan carries the vendor row; the lines below compare them
             return self.L(f"estimate: {joined}.", f"估算：{joined}。")
         return self.L(f"estimate: {joined} — no vendor table row for this case.", f"估算：{joined}——厂商表格中没有这个组合。")
@@ -300,6 +310,8 @@ class TrainingBlocks(CapacityBlocks):
             items = self.L("; ", "；").join(self.row_summary(x) for x in group)
             label, hw = STRATEGY[self.lang][strat], group[0].hardware
             floor = self.L(f"; a lower bound for {self.e.seq_len} tokens", f"；是序列长度 {self.e.seq_len} 的下限") if bound else ""
+            if self.s.method == "qlora":
+                floor += self.say("upper_for_qlora")
             lines.append(self.L(f"- **{MIN_LABEL['en']}** ({label}, SEQ_LEN {seq}, {hw}{floor}): {items}.",
                                 f"- **{MIN_LABEL['zh']}**（{label}，SEQ_LEN {seq}，{hw}{floor}）：{items}。"))
         return lines

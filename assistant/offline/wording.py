@@ -88,6 +88,14 @@ W: dict[str, dict[str, str]] = {
                             "zh": "**按厂商表格不够**：{table}中 {model} 至少需要 {tested}，你只有 {have}。"},
     "serving_yes_by_estimate": {"en": "**Yes** (estimate): {est}.", "zh": "**可以**（估算）：{est}。"},
     "serving_no_by_estimate": {"en": "**No** (estimate): {est}.", "zh": "**不够**（估算）：{est}。"},
+    "estimate_with_upper": {
+        "en": "estimate: {plans}. The vendor tables have no QLoRA rows; their LoRA rows ({listed}) are an upper bound for it "
+              "(QLoRA's 4-bit base needs less memory than LoRA's 16-bit one).",
+        "zh": "估算：{plans}。厂商表格没有 QLoRA 的行；LoRA 的行（{listed}）是它的上限（QLoRA 的 4 比特基座比 LoRA 的 16 比特基座省显存）。",
+    },
+    "upper_for_qlora": {"en": "; LoRA rows, an upper bound for QLoRA", "zh": "；LoRA 的行，是 QLoRA 的上限"},
+    "lora_rows_upper": {"en": "; the vendor's LoRA rows ({listed}) are an upper bound for QLoRA, not a minimum",
+                        "zh": "；厂商 LoRA 的行（{listed}）是 QLoRA 的上限，不是最低要求"},
     "compared": {"en": "fewest devices: {listed} (each one's rows and estimate below).",
                  "zh": "最少卡数对比：{listed}（各自的表格数据与估算见下）。"},
     "offer": {

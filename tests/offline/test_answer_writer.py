@@ -97,3 +97,26 @@ def test_results_are_read_as_the_registry_types(call):
     assert not failed.ok and failed.error.code
     with pytest.raises(TypeError):
         read(done[0], PlanResult)  # min_cards does not return a plan
+
+
+def test_qlora_reads_the_lora_rows_as_an_upper_bound(assistant, call):
+    lora_rows = seed_cards("qwen2.5-72b", "lora", 4096)
+    assert min(n for n in lora_rows.values() if n) > 8  # the LoRA rows alone would say no
+    within = call("plan_training", model="qwen2.5-72b", method="qlora", seq_len=4096, max_devices=8)
+    ans = assistant.ask("qwen2.5-72b qlora 4096, 8 cards enough?").answer
+    head = answer_line(ans)
+    assert not head.startswith("**Answer:** **Not by the vendor tables")  # an upper bound is not a minimum
+    assert head.startswith("**Answer:** **Yes** (estimate)" if within["fits"] else "**Answer:** **No** (estimate)"), head
+    assert "upper bound for QLoRA" in head
+    assert "LoRA rows, an upper bound for QLoRA" in next(line for line in ans.splitlines() if "SEQ_LEN 4096" in line)
+
+
+def test_a_config_after_a_device_limit_says_where_the_limit_came_from(assistant):
+    from .dialog import converse
+
+    first, config = converse(assistant, "I only have 8 cards. What do I need to full finetune qwen2.5-32b at 4096?",
+                             "ok, give me the yaml")
+    assert {c.args.get("max_devices") for c in config.tool_calls if c.name == "plan_training"} == {8}
+    assert "fits your 8 cards, said earlier in the conversation" in config.answer
+    head = answer_line(config.answer)
+    assert config.answer.index(head) < config.answer.index("```")  # the answer first, the file after it
