@@ -82,6 +82,7 @@ class NoteSection:
     text: str
     keywords: list[str] = field(default_factory=list)
     lang: str = "en"
+    summary: str = ""  # the note's answer-first summary (front matter), the same for every section
 
 
 def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
@@ -103,7 +104,8 @@ def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
         if text:
             sections.append(
                 NoteSection(note_id, len(sections), path.name, title, str(meta.get("topic", note_id)),
-                            str(meta.get("source", "")), heading, text, keywords, lang)
+                            str(meta.get("source", "")), heading, text, keywords, lang,
+                            str(meta.get("summary", "") or "").strip())
             )
 
     for line in body.splitlines():

@@ -387,6 +387,7 @@ class NotePassage(TableModel):
     source: str
     file: str = Field(description="Note file name; the Chinese version has the same name under notes/zh/.")
     lang: str = Field(description="Language of the passage: en or zh.")
+    summary: str = Field(description="The note's answer-first summary, in the passage's language.")
     score: float
 
 
@@ -403,6 +404,6 @@ def search_notes(ctx, args: SearchNotesArgs) -> SearchNotesResult:
     hits = ctx.kb.notes_index().search(args.query, args.limit, args.lang)
     return SearchNotesResult(query=args.query, results=[
         NotePassage(title=r["title"], heading=r["heading"], text=r["text"], source=r["source"], file=r["file"],
-                    lang=r["lang"], score=round(s, 3))
+                    lang=r["lang"], summary=r["summary"], score=round(s, 3))
         for s, r in hits
     ])

@@ -152,3 +152,63 @@ def test_nonsense_query_returns_no_results_not_error(call):
     for query in ("zzzqqq xyzzy", "嗯嗯嗯"):
         out = call("search_notes", query=query)
         assert out["results"] == [], query
+
+
+# ------------------------------------------------------------------ answer-first summaries
+NOTE_FILES = [n for n in EN_NOTES if n != "README.md"]
+CODE = re.compile(r"`([^`\n]+)`")
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LANG_DIRS = {"en": NOTES, "zh": NOTES / "zh"}
+MAX_CHARS = {"en": 420, "zh": 260}  # "about 400" / "about 200" characters, code spans included
+
+
+def summary_and_body(name: str, lang: str) -> tuple[str, str]:
+    text = read(LANG_DIRS[lang] / name)
+    return str(front_matter(text).get("summary") or "").strip(), text.split("---", 2)[2]
+
+
+def prose(summary: str) -> str:
+    return CODE.sub(" ", summary)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", NOTE_FILES)
+def test_summary_states_only_what_its_note_says(name, lang):
+    summary, body = summary_and_body(name, lang)
+    assert summary, f"{lang}/{name} has no summary"
+    assert len(summary) <= MAX_CHARS[lang], (name, lang, len(summary))
+    assert "~" not in summary and "seeds/" not in summary  # strikethrough; seed file names
+    missing = sorted(set(NUMBER.findall(summary)) - set(NUMBER.findall(body)))
+    assert not missing, f"{lang}/{name}: numbers not in the note body: {missing}"
+    missing = sorted(c for c in CODE.findall(summary) if c not in body)
+    assert not missing, f"{lang}/{name}: code not in the note body: {missing}"
+
+
+@pytest.mark.parametrize("name", NOTE_FILES)
+def test_summary_is_in_its_notes_language(name):
+    zh, _ = summary_and_body(name, "zh")
+    cjk, latin = len(CJK.findall(prose(zh))), len(re.findall(r"[A-Za-z]+", prose(zh)))
+    assert cjk >= 2 * latin, (name, cjk, latin)  # each Latin word counted once against each Chinese character
+    en, _ = summary_and_body(name, "en")
+    unquoted = re.sub(r"\([^()]*\)", lambda m: "" if CJK.search(m.group()) else m.group(), prose(en))
+    assert not CJK.search(unquoted), (name, en)  # Chinese only as a vendor term in parentheses
+
+
+@pytest.mark.parametrize("name", NOTE_FILES)
+def test_both_summaries_state_the_same_numbers(name):
+    en, zh = (summary_and_body(name, lang)[0] for lang in ("en", "zh"))
+    assert set(NUMBER.findall(en)) == set(NUMBER.findall(zh)), name
+
+
+def test_every_section_carries_its_notes_summary():
+    for s in load_notes(NOTES):
+        assert s.summary == summary_and_body(s.file, s.lang)[0], (s.lang, s.file, s.heading)
+
+
+@pytest.mark.parametrize("query,lang", [("NPU out of memory", "en"), ("显存溢出怎么办", "zh"),
+                                        ("checkpoint save timeout multi-node", "en"), ("保存权重超时", "zh")])
+def test_search_notes_returns_the_summary_with_each_passage(call, query, lang):
+    results = call("search_notes", query=query, limit=5)["results"]
+    assert results
+    for r in results:
+        assert r["lang"] == lang and r["summary"] == summary_and_body(r["file"], lang)[0]
