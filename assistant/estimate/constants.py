@@ -184,9 +184,26 @@ DEFAULT_GRAD_ACCUM = 8
 DEFAULT_LORA_RANK = 8  # LLaMA-Factory's default lora_rank
 FREEZE_TRAINABLE_LAYERS = 2  # LLaMA-Factory's default freeze_trainable_layers (last 2 layers)
 
-# Inference (vLLM): activation/workspace reserve for max_num_batched_tokens prefill and the sampler,
-# and a CUDA/NPU graph pool. 8192 tokens of hidden states in fp32 and logits for 256 sequences.
+# Inference (vLLM): before sizing the KV cache, vLLM runs one profiling forward pass over
+# max_num_batched_tokens tokens spread over max_num_seqs requests and samples the last token of each
+# (gpu_model_runner.profile_run: _dummy_run + _dummy_sampler_run); the KV budget is what is left of
+# gpu_memory_utilization x capacity after the weights, that pass's peak and non-torch memory. Defaults: vLLM
+# V1's for GPUs under 70 GiB with the LLM class (8192 tokens, 256 sequences; `vllm serve` takes 2048 tokens, and
+# 16384/8192 tokens with 1024 sequences on larger GPUs other than the A100). V0 without chunked prefill profiled
+# max(max_model_len, 2048) tokens (vllm-kv-01: 20000 tokens, a 2.07 GiB peak for Llama-3.1-8B).
 INFERENCE_ACTIVATION_TOKENS = 8192
+INFERENCE_PROFILE_SEQS = 256
+# The forward pass keeps nothing for backward: its peak is one MLP at a time over all batched tokens,
+# the gate/up output (2 x ffn) and the SiLU product (ffn) beside the hidden state and the residual (2 x h),
+# bf16: 6·ffn/TP + 4·h bytes per token (MoE: the fused-MoE caches of the top-k experts, ffn = k x moe_ffn,
+# plus the k expert outputs of h each). The sampler holds the bf16 logits of each sampled token, their fp32
+# copy, the probabilities and the exponential draws of random sampling: 2 + 4 + 4 + 4 = 14 B per vocab entry.
+INFERENCE_MLP_FFN_BYTES = 6
+INFERENCE_HIDDEN_BYTES = 4
+SAMPLER_BYTES_PER_VOCAB = 14
+# Beside the profiled peak: non-torch memory (CUDA context and NCCL: vLLM logs 0.10-0.35 GiB on one GPU,
+# vllm-kv-01/03) and the CUDA-graph pool, which current vLLM counts in its profile (about 0.5 GiB for the
+# default capture sizes); Ascend's CANN context and ACL graphs are larger.
 INFERENCE_OVERHEAD_GIB = {"npu": 2.0, "gpu": 1.0}
 # Sliding-window attention layers (Gemma 2/3, Mistral-7B-v0.1, gpt-oss) keep at most `window` tokens
 # of KV per sequence in vLLM since its hybrid KV-cache manager (v0.10, 2025); older releases reserve

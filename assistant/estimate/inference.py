@@ -119,44 +119,51 @@ def layouts(s: Shape, dev: Device, max_devices: int):
 
 def plan_inference(s: Shape, dev: Device, max_model_len: int, util: float, concurrency: int = 1,
                    weight_bits: int | None = None, max_devices: int = 64, largest: bool = False,
-                   kv_bytes: float = 2.0) -> InferencePlan:
+                   kv_bytes: float = 2.0, profile: tuple[int, int] | None = None) -> InferencePlan:
     """weight_bits None: the checkpoint's native precision where `dev` serves it (serving_weights).
     largest: the largest layout within max_devices instead of the fewest devices that fit ("how many
     sequences do my 8 cards hold"). kv_bytes: bytes per cached K/V element (2 for bf16/fp16, 1 for
-    vLLM's --kv-cache-dtype fp8 or an int8 KV cache)."""
+    vLLM's --kv-cache-dtype fp8 or an int8 KV cache). profile: (max_num_batched_tokens, max_num_seqs) of
+    vLLM's profiling run; None: constants.INFERENCE_ACTIVATION_TOKENS and INFERENCE_PROFILE_SEQS."""
     need = max_model_len * concurrency
     w = serving_weights(s, dev, weight_bits)
     if largest:
         options = list(layouts(s, dev, max_devices))
         n, tp, pp = options[-1] if options else (1, 1, 1)
-        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len, kv_bytes)
+        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len, kv_bytes, profile)
         p.fits = p.kv_tokens >= need
         p.reason = (f"largest layout within max_devices={max_devices}: KV room for {p.kv_tokens} tokens, "
                     f"{p.kv_tokens // max(1, max_model_len)} sequences of {max_model_len}")
         return p
     last = None
     for n, tp, pp in layouts(s, dev, max_devices):
-        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len, kv_bytes)
+        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len, kv_bytes, profile)
         last = p
         if p.kv_tokens >= need:
             p.fits, p.reason = True, f"KV cache holds {p.kv_tokens} tokens >= {need} needed"
             p.max_sequences = p.kv_tokens // max_model_len
             return p
     if last is None:
-        last = _evaluate(s, dev, 1, 1, 1, util, w, max_model_len, kv_bytes)
+        last = _evaluate(s, dev, 1, 1, 1, util, w, max_model_len, kv_bytes, profile)
     last.reason = f"does not fit within max_devices={max_devices}: KV room for {last.kv_tokens} tokens, {need} needed"
     return last
 
 
+def profile_peak_bytes(s: Shape, tp: int, tokens: int, seqs: int) -> float:
+    """Peak bytes of vLLM's profiling run on one device (constants.INFERENCE_*): the forward pass over
+    `tokens` batched tokens (one MLP at a time) and the sampler over `seqs` last tokens."""
+    ffn = s.ffn_for_activations()
+    moe_out = 2 * s.hidden * s.experts_per_token * s.moe_layers / s.layers if s.is_moe else 0.0
+    per_token = C.INFERENCE_MLP_FFN_BYTES * ffn / tp + C.INFERENCE_HIDDEN_BYTES * s.hidden + moe_out
+    return tokens * per_token + min(seqs, tokens) * s.vocab * C.SAMPLER_BYTES_PER_VOCAB
+
+
 def _evaluate(s: Shape, dev: Device, n: int, tp: int, pp: int, util: float, w: ServingWeights,
-              max_model_len: int, kv_bytes: float = 2.0) -> InferencePlan:
+              max_model_len: int, kv_bytes: float = 2.0, profile: tuple[int, int] | None = None) -> InferencePlan:
     gib = C.GIB
     weights = w.bytes / (tp * pp) / gib
-    # Profiling run: max_num_batched_tokens of hidden states and MLP activations (sharded by TP),
-    # plus fp32 logits for the sampler's batch.
-    tokens = max(C.INFERENCE_ACTIVATION_TOKENS, 0)
-    act = tokens * (C.ACT_H_BYTES * s.hidden + C.ACT_FFN_BYTES * s.ffn_for_activations() / tp) / gib
-    act += 256 * s.vocab * 4 / tp / gib
+    tokens, seqs = profile or (C.INFERENCE_ACTIVATION_TOKENS, C.INFERENCE_PROFILE_SEQS)
+    act = profile_peak_bytes(s, tp, tokens, seqs) / gib
     overhead = C.INFERENCE_OVERHEAD_GIB.get(dev.kind, C.INFERENCE_OVERHEAD_GIB["gpu"])
     budget = dev.capacity_gib * util
     kv_gib = budget - weights - act - overhead

@@ -330,6 +330,11 @@ class EstimateInferenceArgs(ModelArgs):
     max_devices: int = Field(64, ge=1, le=4096, description="Most devices to consider, >= 1.")
     largest_layout: bool = Field(False, description="Size the largest layout within max_devices instead of the fewest "
                                  "devices that fit: how many sequences a given set of devices holds.")
+    max_num_batched_tokens: int = Field(C.INFERENCE_ACTIVATION_TOKENS, ge=1, le=MAX_SEQ_LEN, description=(
+        "vLLM --max-num-batched-tokens: tokens of its memory-profiling forward pass (V1 default 8192; vllm serve 2048; "
+        "V0 without chunked prefill profiled max(max_model_len, 2048))."))
+    max_num_seqs: int = Field(C.INFERENCE_PROFILE_SEQS, ge=1, le=1_000_000, description=(
+        "vLLM --max-num-seqs: sequences whose last token the profiling run samples (fp32 logits over the vocabulary)."))
 
 
 class InferenceResult(BaseModel):
@@ -376,8 +381,9 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
                           field="max_devices", valid="1..4096")
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     kv_bytes, kv_label = _kv_cache_precision(args.kv_cache_dtype, dev)
+    profile = (args.max_num_batched_tokens, args.max_num_seqs)
     p = plan_inference(s, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, args.weight_bits, args.max_devices,
-                       largest=args.largest_layout, kv_bytes=kv_bytes)
+                       largest=args.largest_layout, kv_bytes=kv_bytes, profile=profile)
     table, note = vllm_row(ctx, model_id, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, p.devices)
     return InferenceResult(
         model=model_id or s.name, shape=shape_info(s), hardware=hw_id, unit=dev.unit, fits=p.fits, devices=p.devices, tp=p.tp,
@@ -387,7 +393,8 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
         budget_gib=p.budget_gib, kv_cache_gib=p.kv_cache_gib, kv_tokens_fit=p.kv_tokens, max_sequences_at_len=p.max_sequences,
         table=table, note=note, reason=p.reason,
         assumptions=[f"{p.weight_precision}; KV cache {kv_label}",
-                     f"profiling reserve for {C.INFERENCE_ACTIVATION_TOKENS} batched tokens and 256 sequences' logits",
+                     f"vLLM's profiling run: a forward pass over {args.max_num_batched_tokens} batched tokens and the sampler "
+                     f"over {min(args.max_num_seqs, args.max_num_batched_tokens)} sequences' logits",
                      *_sliding_window_assumption(s)])
 
 

@@ -216,3 +216,20 @@ def test_largest_layout_within_the_users_devices(shapes, devices):
     # runtime and profiling reserve: ~35 GiB, about 27 sequences.
     assert mine.kv_per_token_device == 40960
     assert 25 <= mine.max_sequences <= 30 and mine.max_sequences > fewest.max_sequences
+
+
+def test_profiling_run_reserves_one_mlp_over_the_batched_tokens_and_the_sampler(shapes, devices):
+    # vllm-kv-03 (vLLM issue 12330, V0 log): Llama-3-8B on an A100 40GB, max_model_len 8192 (so 8192 batched tokens
+    # profiled), max_num_seqs set high for a load test: "PyTorch activation peak 9.37 GiB", KV 91056 tokens.
+    s, dev = shapes["llama3-8b"], devices["a100-40g"]  # hidden 4096, ffn 14336, vocab 128256, 8 KV heads of 128
+    forward = 8192 * (6 * 14336 + 4 * 4096)  # gate/up (2 ffn) + SiLU product (ffn) + hidden and residual, bf16
+    per_seq = 128256 * (2 + 4 + 4 + 4)  # bf16 logits, fp32 copy, probabilities, exponential draws
+    default = plan_inference(s, dev, 8192, 0.9, largest=True, max_devices=1)
+    assert default.activation_gib == round((forward + 256 * per_seq) / GIB, 3)  # 256 sequences by default
+    # about 5120 sampled sequences reproduce the logged peak: the sampler, not the forward pass, dominates it
+    busy = plan_inference(s, dev, 8192, 0.9, largest=True, max_devices=1, profile=(8192, 5120))
+    assert busy.activation_gib == round((forward + 5120 * per_seq) / GIB, 3)
+    assert abs(busy.activation_gib - 9.37) / 9.37 < 0.01
+    # KV: 0.9 x 39.57 GiB - 14.96 GiB of weights - 9.34 - 1 GiB (context, CUDA graphs) at 128 KiB per token
+    assert abs(busy.kv_tokens / 91056 - 1) < 0.1
+    assert busy.kv_tokens < default.kv_tokens
