@@ -1,0 +1,122 @@
+"""The vendor training tables as answer lines: the recipe table's row, the minimum-card table's rows
+(grouped by strategy and length; a shorter row labelled as a lower bound, a LoRA row under QLoRA as an
+upper bound), and where the two tables disagree."""
+
+from __future__ import annotations
+
+from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
+from .capacity import CapacityBlocks, TrainingFacts
+from .results import Result
+from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY
+
+
+class TableBlocks(CapacityBlocks):
+    def recipe_summary(self, r: TrainingRecipeResult) -> str:
+        strat = STRATEGY[self.lang][r.strategy]
+        zero = f"ZeRO-{r.zero_stage}，{self.offload_text(r.offload)}" if self.zh else f"ZeRO-{r.zero_stage}, {self.offload_text(r.offload)}"
+        return self.L(f"{strat}: {self.nodes(r.nodes)} × {r.cards_per_node} = {self.devices(r.total_cards)}, "
+                      f"DeepSpeed {r.deepspeed} ({zero}), gradient accumulation {r.grad_accum}",
+                      f"{strat}：{r.nodes} 个节点 × 每节点 {r.cards_per_node} 卡 = {r.total_cards} 张卡，"
+                      f"DeepSpeed {r.deepspeed}（{zero}），梯度累积 {r.grad_accum}")
+
+    def recipe_lines(self, call: Result[TrainingRecipeResult]) -> list[str]:
+        s, r = self.s, call.value
+        if r is None:
+            if call.error.code == "no_table_row" and (s.intents & {"zero", "ga"} or s.framework == "LLaMA-Factory"):
+                return [self.L(f"- {RECIPE_LABEL['en']}: no row for {s.model} ({call.arg('strategy')}).",
+                               f"- {RECIPE_LABEL['zh']}：没有 {s.model}（{call.arg('strategy')}）的数据。")]
+            return []
+        self.cite(r.source or (r.rows[0].source if r.rows else None))
+        strat = STRATEGY[self.lang][r.strategy]
+        if not r.found:
+            listed = sorted({x.cutoff_len for x in r.rows})
+            return [self.L(f"- {RECIPE_LABEL['en']} ({strat}): no row at {r.seq_len} tokens; it lists {listed}.",
+                           f"- {RECIPE_LABEL['zh']}（{strat}）：没有序列长度 {r.seq_len} 的数据，表中只有 {listed}。")]
+        note = ""
+        if r.seq_len_used and r.seq_len_used != r.seq_len:
+            note = self.L(f" (answered from the {r.seq_len_used}-token row)", f"（按表中 {r.seq_len_used} 的行回答）")
+        if self.zh:
+            return [f"- **{RECIPE_LABEL['zh']}**（{strat}，cutoff_len {r.seq_len_used}{note}）：{r.nodes} 个节点 × 每节点 "
+                    f"{r.cards_per_node} 卡 = **{r.total_cards} 张卡**；DeepSpeed **{r.deepspeed}**（ZeRO-{r.zero_stage}，"
+                    f"{self.offload_text(r.offload)}）；梯度累积 gradient_accumulation_steps **{r.grad_accum}**；模板 template `{r.template}`。"]
+        return [f"- **{RECIPE_LABEL['en']}** ({strat}, cutoff_len {r.seq_len_used}{note}): {self.nodes(r.nodes)} × "
+                f"{self.devices(r.cards_per_node)} = **{self.devices(r.total_cards)}**; DeepSpeed **{r.deepspeed}** "
+                f"(ZeRO-{r.zero_stage}, {self.offload_text(r.offload)}); gradient_accumulation_steps **{r.grad_accum}**; "
+                f"template `{r.template}`."]
+
+    def row_summary(self, r: MinCardsRow, with_strategy: bool = False) -> str:
+        strat = f"{STRATEGY[self.lang][r.strategy]} " if with_strategy else ""
+        if not r.supported:
+            return self.L(f"{strat}{r.framework}: **not supported** ('-')", f"{strat}{r.framework}：**不支持**（“-”）")
+        if r.unit == "DIE":
+            extra = self.L(f"{r.physical_cards} physical card(s), {self.nodes(r.nodes)} of 16 DIE",
+                           f"{r.physical_cards} 张物理卡，{r.nodes} 个节点（每节点 16 DIE）")
+        else:
+            extra = self.nodes(r.nodes)
+        return self.L(f"{strat}{r.framework}: **{self.devices(r.cards, r.unit)}** ({extra})",
+                      f"{strat}{r.framework}：**{self.devices(r.cards, r.unit)}**（{extra}）")
+
+    def min_lines(self, f: TrainingFacts) -> list[str]:
+        call = f.min_call
+        if call is None or call.value is None:
+            if call is not None and call.error.code == "no_table_row":
+                return [self.L(f"- {MIN_LABEL['en']}: no row for {self.s.model}.", f"- {MIN_LABEL['zh']}：没有 {self.s.model} 的数据。")]
+            return [f"- {call.error.message}"] if call else []
+        rows = f.rows or f.bound
+        if not rows:
+            listed = sorted({r.seq_len for r in call.value.rows})
+            return [self.L(f"- {MIN_LABEL['en']}: no row at {f.asked} tokens" + (f" (it lists {listed})." if listed else "."),
+                           f"- {MIN_LABEL['zh']}：没有序列长度 {f.asked} 的数据" + (f"（表中只有 {listed}）。" if listed else "。"))]
+        for row in rows:
+            self.cite(row.source)
+        return self.min_row_groups(rows, bound=not f.rows) + self.min_notes(f, call, rows)
+
+    def min_notes(self, f: TrainingFacts, call: Result[MinCardsResult], rows: list[MinCardsRow]) -> list[str]:
+        """Under the rows: which length answered, the table's own remarks (8-card practice, DIE)."""
+        lines: list[str] = []
+        used = call.value.seq_len_used if call.value else None
+        if f.rows and used and call.arg("seq_len") and used != call.arg("seq_len"):
+            lines.append(self.L(f"  (no {call.arg('seq_len')}-token row; answered from the {used}-token row)",
+                                f"  （表中没有 {call.arg('seq_len')}，按 {used} 的行回答）"))
+        elif f.rows and call.arg("seq_len") is None and f.asked not in {r.seq_len for r in rows}:
+            lines.append(self.L(f"  No row at {f.asked} tokens for this model; the table lists only {sorted({r.seq_len for r in rows})}.",
+                                f"  该模型在表中没有序列长度 {f.asked} 的行，只有 {sorted({r.seq_len for r in rows})}。"))
+        if any(x.supported and x.cards and x.cards < 8 and x.unit == "card" for x in rows):
+            lines.append(self.L("  The table notes that jobs needing fewer than 8 cards are in practice run on 8.",
+                                "  表格备注：少于 8 卡的任务实际按 8 卡运行。"))
+        if rows[0].hardware == "Snt9B23":
+            lines.append(self.L("  On Snt9B23 the unit is the DIE: 8 cards = 16 DIE per node; 2 DIE is the smallest parallel unit.",
+                                "  Snt9B23 以 DIE 计：每节点 8 张卡 = 16 DIE，2 DIE 为最小并行单位。"))
+        return lines
+
+    def min_row_groups(self, rows: list[MinCardsRow], bound: bool) -> list[str]:
+        """One line per (strategy, length), the asked framework first; a shorter row is labelled a lower bound."""
+        fw = self.s.framework
+        groups: dict[tuple[str, int], list[MinCardsRow]] = {}
+        for row in sorted(rows, key=lambda x: (x.strategy, x.seq_len, x.framework != (fw or x.framework), x.framework)):
+            groups.setdefault((row.strategy, row.seq_len), []).append(row)
+        lines = []
+        for (strat, seq), group in groups.items():
+            items = self.L("; ", "；").join(self.row_summary(x) for x in group)
+            label, hw = STRATEGY[self.lang][strat], group[0].hardware
+            floor = self.L(f"; a lower bound for {self.e.seq_len} tokens", f"；是序列长度 {self.e.seq_len} 的下限") if bound else ""
+            if self.s.method == "qlora":
+                floor += self.say("upper_for_qlora")
+            lines.append(self.L(f"- **{MIN_LABEL['en']}** ({label}, SEQ_LEN {seq}, {hw}{floor}): {items}.",
+                                f"- **{MIN_LABEL['zh']}**（{label}，SEQ_LEN {seq}，{hw}{floor}）：{items}。"))
+        return lines
+
+    def disagreement(self, f: TrainingFacts) -> list[str]:
+        out = []
+        for rec in f.recipes:
+            for row in f.rows:
+                if (row.framework == "LLaMA-Factory" and row.strategy == rec.strategy and row.hardware == "Snt9B"
+                        and row.supported and row.cards and rec.total_cards and row.cards != rec.total_cards):
+                    most = max(rec.total_cards, row.cards)
+                    out.append(self.L(
+                        f"- Note: the two vendor tables disagree for LLaMA-Factory {STRATEGY['en'][rec.strategy]}: the recipe table "
+                        f"uses {rec.total_cards} cards, the minimum-card table lists {row.cards}. Both are shown; plan for "
+                        f"{most} if memory is tight.",
+                        f"- 注意：两张厂商表对 LLaMA-Factory {STRATEGY['zh'][rec.strategy]} 不一致：配方表为 {rec.total_cards} 张卡，"
+                        f"最小卡数表为 {row.cards} 张。两者都列出；显存紧张时按 {most} 张规划。"))
+        return out
