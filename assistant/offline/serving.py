@@ -107,8 +107,17 @@ class ServingBlocks(CapacityBlocks):
                                   f"  表中没有在 {r.max_model_len} 个 token 上测试过的行，最长为 {longest}。"))
         return out, answer
 
+    def vllm_source(self, row: VllmRow) -> str:
+        """'ModelArts vLLM inference table vllm-newest (page modelarts_llm_infer_5910003, updated 2025-11-19)', in the
+        answer's language: the vendor page by its id and date, as the transcription names it."""
+        page = re.search(r"modelarts_llm_infer_\d+", row.source)
+        date = re.search(r"\d{4}-\d{2}-\d{2}", row.source)
+        en = ", ".join(x for x in (f"page {page.group(0)}" if page else "", f"updated {date.group(0)}" if date else "") if x)
+        zh = "，".join(x for x in (f"页面 {page.group(0)}" if page else "", f"{date.group(0)} 更新" if date else "") if x)
+        return f"{VLLM_LABEL[self.lang]} {row.table}" + (self.L(f" ({en})", f"（{zh}）") if en else "")
+
     def vllm_row_line(self, row: VllmRow, several_names: bool) -> str:
-        self.cite(row.source)
+        self.cite(self.vllm_source(row))
         table = f"{row.table} ({row.model})" if several_names else row.table
         if not row.supported:
             return self.L(f"- {table}, {row.memory_gb} GB cards: not supported ('-').", f"- {table}，{row.memory_gb} GB 卡：不支持（“-”）。")
