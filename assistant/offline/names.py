@@ -71,9 +71,10 @@ class ModelNames:
                 kept.append((mid, span))
         return sorted(kept, key=lambda k: k[1][0])
 
-    def find_model(self, text: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
+    def find_model(self, text: str, mentions: list[tuple[str, tuple[int, int]]] | None = None,
+                   ) -> tuple[str | None, str | None, tuple[int, int] | None]:
         """(model id, the words as typed, character span) of the longest known model mention."""
-        mentions = self.model_mentions(text)
+        mentions = self.model_mentions(text) if mentions is None else mentions
         if not mentions:
             return None, None, None
         mid, (s, e) = max(mentions, key=lambda m: (m[1][1] - m[1][0], -m[1][0]))
@@ -128,12 +129,11 @@ class ModelNames:
             j += 1
         return " ".join(t[2] for t in toks[i:j]), (toks[i][0], toks[j - 1][1])
 
-
     def read(self, work: str, text: str, s: Slots) -> tuple[str, tuple[int, int] | None]:
         """A catalog model (also misspelt), else an unknown model name, a raw size, a shape or a family."""
-        mid, typed, span = self.find_model(work)
+        mentions = self.model_mentions(work)
+        mid, typed, span = self.find_model(work, mentions)
         if mid and typed and span:
-            mentions = self.model_mentions(work)
             s.models = self.compared_models(work, mentions)
             if s.models:  # "X vs Y": the first named leads; every mention is read (blanked)
                 (mid, span), typed = mentions[0], work[mentions[0][1][0]:mentions[0][1][1]]

@@ -5,6 +5,7 @@ expressions plus the catalog resolver; nothing here knows any particular example
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 
 from ..notes import NoteTopic, covering
@@ -31,6 +32,7 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
 
+CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
 
 
@@ -82,9 +84,23 @@ class Parser:
         self.note_topics = note_topics
         self.names = ModelNames(resolver, models)
         self.setting = Setting(resolver)
+        self.cache: dict[str, QuestionFrame] = {}
+        self.cache_lock = threading.Lock()
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
 
     def parse(self, question: str) -> Slots:
+        """The question's frame. The planner reads the conversation again on every tool round, so a turn
+        already read is copied from a small cache (a copy: the conversation update changes frames)."""
+        read = self.cache.get(question)
+        if read is None:
+            read = self.read(question)
+            with self.cache_lock:  # front ends answer several conversations at once
+                if len(self.cache) >= CACHE_TURNS:
+                    self.cache.pop(next(iter(self.cache)))
+                self.cache[question] = read
+        return read.model_copy(deep=True)
+
+    def read(self, question: str) -> Slots:
         """The question read step by step; each step blanks what it read so later steps do not read it again."""
         text = cn_numerals_to_digits(clean_text(question))
         s = Slots(lang=language(text), question=text, lang_weak=max(language_words(text)) < 2)

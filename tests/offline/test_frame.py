@@ -182,3 +182,13 @@ def test_same_architecture_models_are_named(parse):
     assert "llama3.1-70b" in parse("llama3-70b lora how many cards").same_shape
     assert "llama3-70b" in parse("llama3.1-70b lora").same_shape
     assert parse("qwen2.5-7b lora").same_shape == [] or "qwen2.5-7b" not in parse("qwen2.5-7b lora").same_shape
+
+
+def test_a_turn_read_again_is_an_independent_copy(ctx):
+    parser = Parser(ctx.resolver, ctx.kb.models())
+    first = parser.parse("qwen2.5-7b lora 8 cards")
+    first.intents.add("config")
+    first.devices = 16
+    again = parser.parse("qwen2.5-7b lora 8 cards")
+    assert again.devices == 8 and "config" not in again.intents
+    assert again == parser.read("qwen2.5-7b lora 8 cards")
