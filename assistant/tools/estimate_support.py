@@ -182,6 +182,9 @@ def check_train_args(a: EstimateTrainingMemoryArgs, s: Shape) -> str:
         raise _invalid("PPO does not support ZeRO-3 on ModelArts LLaMA-Factory.", "zero_stage", [0, 1, 2])
     if a.offload and (a.zero_stage == 0 or framework == "MindSpeed-LLM"):
         raise _invalid("offload needs DeepSpeed ZeRO-1, 2 or 3 (or FSDP, sized as ZeRO-3).", "offload", [False])
+    if a.optimizer_in_backward and (a.zero_stage != 0 or a.grad_accum != 1):
+        raise _invalid("optimizer_in_backward steps each parameter as its gradient arrives: it needs zero_stage 0 and "
+                       "grad_accum 1 (torchtune optimizer_in_bwd).", "grad_accum" if a.zero_stage == 0 else "zero_stage", [1] if a.zero_stage == 0 else [0])
     if framework == "LLaMA-Factory" and a.method == "qlora" and a.zero_stage == 3 and a.quant_bits != 4:
         raise _invalid("LLaMA-Factory allows QLoRA with ZeRO-3 only at 4 bits.", "quant_bits", [4])
     if framework == "LLaMA-Factory" and a.precision == "pure_bf16" and a.zero_stage == 3:

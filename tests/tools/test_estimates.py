@@ -323,3 +323,12 @@ def test_framework_loss_defaults(call):
     fsdp = dict(model="llama3.1-8b", method="lora", devices=8, zero_stage=3, precision="pure_bf16", hardware="a100-80g")
     assert call("estimate_training_memory", framework="torchtune", **fsdp)["fits"]
     assert err(call("estimate_training_memory", framework="LLaMA-Factory", **fsdp))["field"] == "precision"
+
+
+def test_optimizer_in_backward_needs_one_micro_batch_per_step(call):
+    # torchtune: "optimizer_in_bwd: True  # Requires gradient_accumulation_steps=1"; accumulated gradients would
+    # otherwise be stepped and freed before the next micro-batch adds to them.
+    job = dict(model="llama3.1-8b", method="full", precision="pure_bf16", optimizer_in_backward=True, hardware="4090")
+    assert call("estimate_training_memory", **job)["gradients_gib"] > 0
+    assert err(call("estimate_training_memory", grad_accum=4, **job))["field"] == "grad_accum"
+    assert err(call("estimate_training_memory", zero_stage=2, devices=2, **job))["field"] == "zero_stage"
