@@ -215,7 +215,7 @@ class KnowledgeBase:
         return rows[0] if rows else None
 
     def hardware(self) -> list[dict[str, Any]]:
-        return self.cached("SELECT * FROM hardware ORDER BY vendor, memory_gb")
+        return self.cached("SELECT * FROM hardware ORDER BY vendor, memory_gb, rowid")  # rowid: catalog order among equals
 
     def hardware_row(self, hw_id: str) -> dict[str, Any] | None:
         rows = self.cached("SELECT * FROM hardware WHERE id = ?", [hw_id])

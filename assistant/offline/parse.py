@@ -170,7 +170,7 @@ class Parser:
             s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
-            s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb)
+            s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
         if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.tokens or s.samples or s.epochs or s.tps):
             s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 

@@ -117,10 +117,14 @@ class Setting:
                 continue
         return cands[-1]
 
-    def by_memory(self, gb: int) -> tuple[str | None, bool]:
-        """The catalog part with this much memory ("a 24GB GPU" -> the RTX 4090 row); when several parts
-        share the size (80 GB), the first in the catalog, marked as a guess. The 64 GB Snt9B is the default anyway."""
+    def by_memory(self, gb: int, work: str = "") -> tuple[str | None, bool]:
+        """The catalog part with this much memory ("a 24GB GPU" -> a 24 GB GPU row), marked as a guess. The device
+        word picks the kind: "NPU" an Ascend part, anything else ("card", "GPU", "显卡") a GPU, because people
+        say "a 48GB card" for a GPU, never for the Atlas 300I Duo inference card. Same-size parts: catalog order.
+        The 64 GB Snt9B is the default anyway."""
+        kind = "npu" if re.search(r"npu|昇腾|ascend", work) else "gpu"
         parts = [h for h in self.resolver.hardware.values() if h.get("memory_gb") == gb]
         if not parts or gb == 64:
             return None, False
-        return parts[0]["id"], True
+        same_kind = [h for h in parts if h.get("kind") == kind] or parts
+        return same_kind[0]["id"], True

@@ -168,3 +168,14 @@ def test_capacity_is_answered_for_the_users_cards(assistant):
     ans = assistant.ask("how many 4k requests can 8 cards serve with qwen2.5-72b?")
     probe = [c.args for c in ans.tool_calls if c.name == "estimate_inference" and c.args.get("largest_layout")]
     assert probe and probe[0]["max_devices"] == 8 and probe[0]["max_model_len"] == 4096
+
+
+@pytest.mark.parametrize(("q", "hardware"), [
+    # hardware.csv: l40s-48g and rtx-a6000-48g are the 48 GB GPUs (L40S first); atlas-300i-duo is a 48 GB NPU
+    ("Can I fine-tune Llama 3.3 70B with QLoRA on a single 48GB card?", "l40s-48g"),
+    ("qwen2.5-7b lora on a 48GB NPU?", "atlas-300i-duo"),
+    ("llama3-8b full on one 80GB GPU?", "a100-80g"),  # the first 80 GB row of the catalog
+])
+def test_a_memory_size_alone_guesses_a_part_of_the_kind_named(parse, q, hardware):
+    frame = parse(q)
+    assert (frame.hardware, frame.hardware_guessed) == (hardware, True)
