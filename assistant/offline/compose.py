@@ -100,8 +100,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks):
         """'LoRA', 'full fine-tuning PT', or 'inference · 4-bit (awq) · 8 concurrent'."""
         s = self.s
         if self.is_training() or s.method:
-            stage = s.stage.upper() if s.stage and s.stage != "sft" and not (s.stage == "pt" and s.method) else ""
-            return [self.method_name(s.method), stage]
+            method = s.method or self.method_by_default()
+            stage = s.stage.upper() if s.stage and s.stage != "sft" and not (s.stage == "pt" and method) else ""
+            return [self.method_name(method), stage]
         if "inference" not in s.intents:
             return []
         parts = [self.L("inference", "推理")]
@@ -126,10 +127,21 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks):
                           f"（已忽略问题中的指令“{s.ignored_instruction}”：数字只来自工具）")
         return out
 
+    def method_by_default(self) -> str | None:
+        """The one method the calls used when the question named none ("memory to fine-tune X" is sized as
+        LoRA); None when both were answered (the tables' LoRA and full rows)."""
+        if self.s.method:
+            return None
+        names = {"plan_training", "estimate_training_memory", "generate_config", "training_recipe", "min_cards"}
+        used = {d.args.get("method") or d.args.get("strategy") for d in self.done if d.name in names}
+        return used.pop() if len(used) == 1 and None not in used else None
+
     def assumed(self) -> str:
         """The values filled by a default (the frame's origin says "default"), said as assumed."""
         s, training = self.s, self.is_training()
         assumed = [self.seq_words()] if training and s.origin("seq_len") == "default" else []
+        if training and (method := self.method_by_default()):
+            assumed.insert(0, self.method_name(method))
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
             # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read
             assumed.insert(0, self.L("fine-tuning; for serving ask “serve …”", "微调；推理部署请问“部署 …”"))

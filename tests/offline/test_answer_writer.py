@@ -120,3 +120,11 @@ def test_a_config_after_a_device_limit_says_where_the_limit_came_from(assistant)
     assert "fits your 8 cards, said earlier in the conversation" in config.answer
     head = answer_line(config.answer)
     assert config.answer.index(head) < config.answer.index("```")  # the answer first, the file after it
+
+
+def test_a_method_the_question_left_open_is_said_as_assumed(assistant):
+    ans = assistant.ask("how much memory per card to fine-tune qwen2.5-7b?")
+    methods = {c.args.get("method") for c in ans.tool_calls if c.name in ("plan_training", "estimate_training_memory")}
+    assert methods == {"lora"}  # sized as one method: the header names it and says it was assumed
+    header = ans.answer.splitlines()[0]
+    assert header.startswith("**qwen2.5-7b** · LoRA · ") and "(assumed: LoRA," in header, header
