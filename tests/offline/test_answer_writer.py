@@ -128,3 +128,22 @@ def test_a_method_the_question_left_open_is_said_as_assumed(assistant):
     assert methods == {"lora"}  # sized as one method: the header names it and says it was assumed
     header = ans.answer.splitlines()[0]
     assert header.startswith("**qwen2.5-7b** · LoRA · ") and "(assumed: LoRA," in header, header
+
+
+def test_two_frameworks_compared_get_one_block_each(assistant):
+    needs = seed_cards("qwen2.5-7b", "lora", 4096)
+    ans = assistant.ask("qwen2.5-7b lora: LLaMA-Factory vs MindSpeed-LLM, how many cards?").answer
+    head = answer_line(ans)
+    for fw, n in needs.items():
+        assert re.search(rf"{fw} \*\*{n} cards? \(vendor table\)\*\*", head), (fw, n, head)
+    headers = [line for line in ans.splitlines() if line.startswith("**qwen2.5-7b** ·")]
+    assert [h.split(" · ")[4].split(" ")[0] for h in headers] == ["LLaMA-Factory", "MindSpeed-LLM"]
+
+
+def test_two_parts_compared_name_each_device_by_its_kind(assistant, call):
+    gpu = call("plan_training", model="qwen2.5-72b", method="lora", seq_len=4096, hardware="a100-80g")
+    ans = assistant.ask("qwen2.5-72b lora on A100 vs 910B, how many?").answer
+    head = answer_line(ans)
+    assert f"a100-80g **{gpu['devices']} GPUs (estimate)**" in head, head
+    assert re.search(r"Snt9B \*\*\d+ cards \(vendor table\)\*\*", head), head
+    assert "Hardware comparison" not in ans  # the two parts asked, not the whole catalog
