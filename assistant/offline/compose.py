@@ -12,6 +12,7 @@ from ..configs.plan import TrainingPlan
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import ListHardwareResult, ListModelsResult, ModelInfo, NotePassage, SearchNotesResult
+from .fits import FitsBlocks
 from .parse import Slots
 from .results import Result
 from .route import Done, is_family_prefix, is_training_question
@@ -29,7 +30,7 @@ from .wording import (
 )
 
 
-class Composer(VariantBlocks, ServingBlocks, TimeBlocks):
+class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -52,7 +53,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks):
         notes' remedy first, the sizing after it."""
         remedy_first = "troubleshoot" in self.s.intents
         blocks: list[Callable[[], list[str]]] = [
-            self.unknown_models, self.model_lists, self.hardware_lists, self.header_block, self.training_time,
+            self.unknown_models, self.model_lists, self.hardware_lists, self.what_fits_block, self.header_block, self.training_time,
             self.notes_block if remedy_first else list, self.configs, self.config_needs_model, self.training,
             self.memory_block, self.inference, self.comparisons, list if remedy_first else self.notes_block,
         ]
@@ -73,7 +74,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks):
 
     # -- the header: what was answered, how the question was read, what was assumed --------------
     def header_block(self) -> list[str]:
-        return [self.header()] if self.s.model or self.s.params_b else []
+        fits = self.results("what_fits", ok=None)  # its own lead names the model, devices and length
+        return [self.header()] if (self.s.model or self.s.params_b) and not fits else []
 
     def is_serving(self) -> bool:
         return "inference" in self.s.intents and not ("train" in self.s.intents or self.s.method)

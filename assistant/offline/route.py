@@ -174,6 +174,21 @@ class Router:
         """"10亿 token，8 张卡，TPS 1500": the vendor formula needs no model, and the formula note beside it."""
         return self.time_calls(s, effective(s)) + self.notes(s)
 
+    def what_fits(self, s: Slots, e: Effective, goal: str) -> list[Call]:
+        """The largest model or the longest context on the user's devices (one node's worth unless said)."""
+        training = not serving(s)
+        model = self.model_args(s) if goal != "model" else {}
+        return self.call("what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
+                         devices=e.devices or 1, method=(s.method or "lora") if training else None,
+                         framework=s.framework if training else None,
+                         seq_len=e.seq_len if goal == "model" else None, **model)
+
+    def largest_model(self, s: Slots) -> list[Call]:
+        return self.what_fits(s, effective(s), "model")
+
+    def max_context(self, s: Slots, e: Effective) -> list[Call]:
+        return self.what_fits(s, e, "context")
+
     def each_variant(self, s: Slots) -> list[Call]:
         """"llama3-8b vs qwen2.5-7b lora", "LLaMA-Factory vs MindSpeed-LLM", "A100 vs 910B": one set of sizing
         calls per model, framework and part compared (comparing them is not comparing every catalog part)."""
@@ -182,6 +197,10 @@ class Router:
     def with_model(self, s: Slots) -> list[Call]:
         """A model (or a size) is named: every rule of MODEL_ROUTES that applies adds its calls, in order."""
         e = effective(s)
+        if asks_max_context(s) and not (serving(s) and e.hardware in ASCEND and s.model):
+            # one search over the planning tools answers it, no default-length plan beside it; on Ascend the
+            # vLLM tables' tested max-model-len comes first (round two searches when they have no row)
+            return self.max_context(s, e)
         return [c for applies, route in MODEL_ROUTES if applies(s) for c in route(self, s, e)]
 
     def compare_calls(self, s: Slots, e: Effective) -> list[Call]:
@@ -243,7 +262,7 @@ class Router:
         if s.model and e.hardware in ASCEND:
             mem = s.memory_gb if s.memory_gb in (32, 64) else (32 if e.hardware == "snt9b-32g" else None)
             calls = self.call("inference_min_cards", model=s.model, max_model_len=s.seq_len, memory_gb=mem)
-            if beyond_tables(s, e):
+            if beyond_tables(s, e) and not asks_max_context(s):  # the longest context: searched if no row
                 calls += self.estimate_inference(s, e)
             return calls
         return self.estimate_inference(s, e)
@@ -340,7 +359,7 @@ class Router:
         if not d.ok and d.args.get("memory_gb"):
             calls += self.call("inference_min_cards", model=s.model)
         if (not d.ok or d.result.get("cards") is None) and not any(x.name == "estimate_inference" for x in done):
-            calls += self.estimate_inference(s, e)
+            calls += self.max_context(s, e) if asks_max_context(s) else self.estimate_inference(s, e)
         return calls
 
 
@@ -402,6 +421,20 @@ def asks_training_plan(s: Slots) -> bool:
     return is_training_question(s) and not setup_given and not config_only
 
 
+def asks_largest_model(s: Slots) -> bool:
+    """"What model can I fine-tune on one A100?": no model named, the devices or the part are."""
+    return "largest_model" in s.intents and not names_model(s) and not s.problems
+
+
+def asks_max_context(s: Slots) -> bool:
+    """"What max context?" with no length given (a length said is the user's, not a question)."""
+    return "max_context" in s.intents and s.seq_len is None
+
+
+def serving(s: Slots) -> bool:
+    return "inference" in s.intents and not ("train" in s.intents or s.method)
+
+
 def asked(intent: str) -> Callable[[Slots], bool]:
     return lambda s: intent in s.intents
 
@@ -413,6 +446,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (lambda s: "list_hardware" in s.intents and not s.model, Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
+    (asks_largest_model, Router.largest_model),
     (notes_without_model, Router.notes),
     (names_model, Router.each_variant),
 ]

@@ -1,0 +1,102 @@
+""""What fits" block of the answer: the largest model or the longest context on the user's devices,
+from the what_fits tool. The figure leads; the plan the tool found for it (the planner's own result)
+and the assumptions follow, so the number is never shown without the setting it holds for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tools.fits_tools import WhatFitsResult
+from .wording import Writer
+
+SETTING_KEYS = ("zero_stage", "offload", "tp", "pp", "cp")
+
+
+class FitsBlocks(Writer):
+    """Blocks for "what model can I fine-tune on X" and "what max context" questions."""
+
+    def what_fits_block(self) -> list[str]:
+        lines: list[str] = []
+        for call in self.r.of("what_fits", WhatFitsResult, ok=None):
+            if call.value is None:
+                lines += [self.lead(self.L(f"could not search: {call.error.message}", f"无法查找：{call.error.message}")), ""]
+                continue
+            r = call.value
+            where = self.devices(r.devices, (r.plan or {}).get("unit") or "card", r.hardware)
+            where = f"{where}（{self.hw_name(r.hardware)}）" if self.zh else f"{where} ({self.hw_name(r.hardware)})"
+            if r.value is None:
+                fast = self.L(" without offload", "（不开 offload）") if r.offload_value else ""
+                lines.append(self.lead(self.L(f"no catalog model fits on {where}{fast} (estimate, {r.tried} plans tried).",
+                                              f"{where}上{fast}放不下任何目录模型（估算，试了 {r.tried} 个方案）。")
+                                       if r.goal == "model" else
+                                       self.L(f"nothing fits on {where} (estimate, {r.tried} plans tried).",
+                                              f"{where}上放不下（估算，试了 {r.tried} 个方案）。")))
+            elif r.goal == "model":
+                lines.append(self.lead(self.largest_model(r, where)))
+            else:
+                lines.append(self.lead(self.longest_context(r, where)))
+            lines += [f"- {self.plan_line(r, r.plan)}" for _ in [0] if r.plan]
+            if r.offload_value and r.offload_plan:
+                lines.append("- " + self.L(f"Slower, with CPU offload: **{r.offload_value}**. ",
+                                           f"更慢、开 CPU offload 时：**{r.offload_value}**。")
+                             + self.plan_line(r, r.offload_plan))
+            lines.append("- " + self.L("Assumptions: ", "假设：") + self.L("; ", "；").join(self.fits_assumptions(r)))
+            lines.append("")
+        return lines
+
+    def job(self, r: WhatFitsResult) -> str:
+        if r.workload == "inference":
+            return self.L("serving with vLLM", "vLLM 推理")
+        method = (r.plan or {}).get("method") or "lora"
+        return self.L(f"{self.method_name(method)}", f"{self.method_name(method)}")
+
+    def largest_model(self, r: WhatFitsResult, where: str) -> str:
+        length = (r.plan or {}).get("seq_len") or (r.plan or {}).get("max_model_len")
+        fast = self.L(" without offload", "不开 offload 时") if r.offload_value else ""
+        return self.L(f"the largest catalog model for {self.job(r)} on {where} at {length:,} tokens{fast} is "
+                      f"**{r.value}** (estimate).",
+                      f"在 {where} 上、序列长度 {length:,} 时，{fast}{self.job(r)}能放下的最大目录模型是 **{r.value}**（估算）。")
+
+    def longest_context(self, r: WhatFitsResult, where: str) -> str:
+        n = f"{int(r.value or 0):,}"
+        if r.limited_by == "model":
+            return self.L(f"**{n} tokens** for {r.model} on {where}: the model's own limit (its max_context); memory would "
+                          f"allow {r.memory_limit:,} (estimate).",
+                          f"{r.model} 在 {where} 上最长 **{n} token**：这是模型自身的上限（max_context）；按显存估算可到 "
+                          f"{r.memory_limit:,}。")
+        limit = self.L(f" (the model itself allows {r.model_limit:,})", f"（模型自身上限为 {r.model_limit:,}）") \
+            if r.model_limit else ""
+        return self.L(f"about **{n} tokens** for {r.model} on {where}, {self.job(r)} (estimate: device memory is the "
+                      f"limit{limit}).",
+                      f"{r.model} 在 {where} 上{self.job(r)}最长约 **{n} token**（估算：受显存限制{limit}）。")
+
+    def plan_line(self, r: WhatFitsResult, p: dict[str, Any]) -> str:
+        if "error" in p:
+            return self.L(f"plan: {p['error'].get('message', '')}", f"方案：{p['error'].get('message', '')}")
+        unit = p.get("unit") or "card"
+        if r.workload == "inference":
+            kv = p.get("kv_tokens_fit")
+            return self.L(f"Plan (estimate_inference): TP {p.get('tp')}, max-model-len {p.get('max_model_len'):,}, "
+                          f"KV cache room for {kv:,} tokens.",
+                          f"方案（estimate_inference）：TP {p.get('tp')}，max-model-len {p.get('max_model_len'):,}，"
+                          f"KV cache 可容纳 {kv:,} 个 token。")
+        setting = self.parallel(p.get("zero_stage"), p.get("offload"), p.get("tp"), p.get("pp"), p.get("cp"))
+        per = (p.get("memory") or {}).get("total_gib")
+        host = ((p.get("memory") or {}).get("host_ram_gib") or 0) if p.get("offload") else 0
+        used = self.devices(p.get("devices"), unit, r.hardware)
+        gib = self.L(f", about {per:.1f} GiB per {self.per_device(unit, r.hardware)}", f"，每{self.per_device(unit, r.hardware)}约 {per:.1f} GiB") \
+            if per else ""
+        ram = self.L(f", {host:,.0f} GiB host RAM per node for the offloaded states", f"，offload 需每节点主机内存 {host:,.0f} GiB") \
+            if host else ""
+        fw = self.fw_name(p.get("framework"), r.hardware)
+        return self.L(f"Plan (plan_training, {fw}): {used}, {setting}{gib}{ram}.",
+                      f"方案（plan_training，{fw}）：{used}，{setting}{gib}{ram}。")
+
+    def fits_assumptions(self, r: WhatFitsResult) -> list[str]:
+        if not self.zh:
+            return r.assumptions
+        out = ["vLLM 推理，gpu-memory-utilization 0.9，权重按模型原始精度" if r.workload == "inference" else
+               "每个规模都用 plan_training 在这些卡内选的设置（ZeRO 阶段与 offload，或 TP/PP）"]
+        if r.goal == "model":
+            out.append("“最大”指目录中能放下的生成式模型里参数最多的一个")
+        return out

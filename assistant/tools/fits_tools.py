@@ -1,0 +1,131 @@
+"""The "what fits" tool: the largest catalog model, the longest context or the biggest batch on a
+given set of devices, found by searching over the planning tools' own answers (assistant/what_fits).
+Every figure is still plan_training's or estimate_inference's; this tool only asks them in a loop.
+
+A longest context is also bounded by the model itself: the catalog's max_context (its config's
+max_position_embeddings) caps what memory would allow, and the result says which of the two binds."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..errors import SizingError
+from ..what_fits import what_fits as search
+from .common import MAX_SEQ_LEN, Framework
+from .estimate_models import HardwareName, Method
+from .registry import REGISTRY, tool
+
+
+class WhatFitsArgs(BaseModel):
+    goal: Literal["model", "context", "batch"] = Field(
+        description="model: the largest catalog model; context: the longest sequence (training) or max-model-len "
+                    "(serving); batch: the biggest micro batch (training) or sequences at max-model-len (serving).")
+    workload: Literal["training", "inference"] = Field("training", description="Fine-tuning or vLLM serving.")
+    hardware: HardwareName = "snt9b"
+    devices: int = Field(1, ge=1, le=4096, description="Devices available (cards; DIE on Snt9B23), >= 1.")
+    model: str | None = Field(None, min_length=1, max_length=200,
+                              description="The model, for goal context or batch (any spelling).")
+    params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False,
+                                   description="Parameters in billions, for a model not in the catalog (context or batch).")
+    method: Method = "lora"
+    framework: Framework = Field("LLaMA-Factory", description="Training framework: LLaMA-Factory or MindSpeed-LLM.")
+    seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN,
+                         description="Tokens per sequence for goals model and batch (training length or max-model-len).")
+
+
+class WhatFitsResult(BaseModel):
+    goal: str
+    workload: str
+    hardware: str
+    devices: int
+    value: str | int | None = Field(description="The model id, tokens or sequences found; None when nothing fits.")
+    model: str | None = Field(None, description="The model the plan is for.")
+    memory_limit: int | None = Field(None, description="goal context: the longest length device memory allows (tokens).")
+    model_limit: int | None = Field(None, description="goal context: the model's own longest context (catalog max_context).")
+    limited_by: Literal["memory", "model"] | None = Field(None, description="goal context: which limit binds.")
+    plan_tool: str = Field(description="The tool whose plan is given: plan_training or estimate_inference.")
+    plan: dict[str, Any] | None = Field(None, description="That tool's result for the value found, unchanged.")
+    offload_value: str | None = Field(None, description="goal model, training: the largest model when CPU offload "
+                                      "(slow, needs host RAM) is allowed too, if larger than value.")
+    offload_plan: dict[str, Any] | None = Field(None, description="plan_training's result for offload_value.")
+    tried: int = Field(description="Plans the search asked for.")
+    assumptions: list[str] = Field(default_factory=list)
+
+
+@tool
+def what_fits(ctx, args: WhatFitsArgs) -> WhatFitsResult:
+    """Find what fits on given devices: the largest catalog model, the longest context or the biggest batch, for fine-tuning or vLLM serving; the plan found is plan_training's or estimate_inference's own (an estimate), and a longest context is capped by the model's own limit.
+
+    goal model searches the catalog from the largest model down; goal context and batch need model or params_b."""
+    training = args.workload == "training"
+    call_args: dict[str, Any] = {"hardware": args.hardware}
+    if args.goal != "model":
+        if not (args.model or args.params_b):
+            raise SizingError("missing_model", f"goal {args.goal} needs a model (or params_b): which model's "
+                              f"{'longest context' if args.goal == 'context' else 'biggest batch'}?", field="model")
+        call_args.update({"model": args.model} if args.model else {"params_b": args.params_b})
+    if training:
+        call_args.update(method=args.method, framework=args.framework)
+    if args.goal != "context":
+        call_args["seq_len" if training else "max_model_len"] = args.seq_len
+    models = _candidates(ctx) if args.goal == "model" else None
+    def call(name: str, a: dict[str, Any]) -> dict[str, Any]:
+        return REGISTRY.call_json(name, a, ctx)
+
+    slow = None
+    if args.goal == "model" and training:  # the largest model at full speed first; offload only beside it
+        slow = search(call, args.goal, args.workload, call_args, args.devices, models)
+        out = search(without_offload(call), args.goal, args.workload, call_args, args.devices, models)
+        out["tried"] += slow["tried"]
+    else:
+        out = search(call, args.goal, args.workload, call_args, args.devices, models)
+    plan, value = out["plan"], out["value"]
+    result = WhatFitsResult(goal=args.goal, workload=args.workload, hardware=plan.get("hardware", args.hardware) if plan
+                            else args.hardware, devices=args.devices, value=value,
+                            model=plan.get("model") if plan else args.model,
+                            plan_tool="plan_training" if training else "estimate_inference", plan=plan, tried=out["tried"],
+                            assumptions=_assumptions(args, training))
+    if slow and slow["value"] not in (None, value):
+        result.offload_value, result.offload_plan = slow["value"], slow["plan"]
+    if args.goal == "context" and value is not None:
+        _cap_by_model(ctx, result, call_args)
+    return result
+
+
+def without_offload(call):
+    """The same tool caller, with plans that offload to the host counted as not fitting."""
+    def call_fast(name: str, a: dict[str, Any]) -> dict[str, Any]:
+        res = call(name, a)
+        return {**res, "fits": False} if res.get("offload") else res
+    return call_fast
+
+
+def _candidates(ctx) -> list[dict[str, Any]]:
+    """Catalog generative models: embedding and reranker models are not what "the largest model" means."""
+    rows = REGISTRY.call_json("list_models", {}, ctx).get("models", [])
+    return [m for m in rows if m.get("modality") in (None, "text", "vision-language")]
+
+
+def _cap_by_model(ctx, result: WhatFitsResult, call_args: dict[str, Any]) -> None:
+    """The longest context is the smaller of what memory allows and the model's own limit; when the model's
+    limit binds, the plan is asked again at that length so plan and value agree."""
+    row = ctx.kb.model(result.model) if result.model else None
+    limit = int(row["max_context"]) if row and row.get("max_context") else None
+    result.memory_limit = int(result.value) if isinstance(result.value, int) else None
+    result.model_limit = limit
+    result.limited_by = "memory"
+    if limit and result.memory_limit and limit < result.memory_limit:
+        field = "seq_len" if result.plan_tool == "plan_training" else "max_model_len"
+        result.value, result.limited_by = limit, "model"
+        result.plan = REGISTRY.call_json(result.plan_tool, {**call_args, field: limit, "max_devices": result.devices}, ctx)
+
+
+def _assumptions(args: WhatFitsArgs, training: bool) -> list[str]:
+    out: list[str] = ([f"{args.method} fine-tuning with {args.framework}: at each size the setting plan_training chooses "
+            "within the devices (ZeRO stage and offload, or TP/PP)"] if training else
+           ["vLLM serving at gpu-memory-utilization 0.9, weights at the checkpoint's own precision"])
+    if args.goal == "model":
+        out.append("largest = most parameters among the catalog's generative models that fit")
+    return out

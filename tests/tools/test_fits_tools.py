@@ -1,0 +1,50 @@
+"""The what_fits tool: its answer is checked against the planning tools called directly (the value fits,
+the next step up does not) and against the catalog's own limits, never against a copy of its output."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def fits(call, tool: str, **args) -> dict | None:
+    res = call(tool, **args)
+    ok = "error" not in res and res.get("fits") and res["devices"] <= args["max_devices"]
+    return res if ok else None
+
+
+def test_largest_model_without_offload_fits_and_no_bigger_one_does(call):
+    out = call("what_fits", goal="model", hardware="a100-80g", method="full", devices=1)
+    models = call("list_models")["models"]
+    generative = [m for m in models if m["modality"] in ("text", "vision-language")]
+    best = next(m for m in generative if m["id"] == out["value"])
+    args = {"method": "full", "hardware": "a100-80g", "seq_len": 4096, "framework": "LLaMA-Factory", "max_devices": 1}
+    plan = fits(call, "plan_training", model=best["id"], **args)
+    assert plan and not plan["offload"]
+    for m in (m for m in generative if m["params_b"] > best["params_b"]):
+        bigger = fits(call, "plan_training", model=m["id"], **args)
+        assert bigger is None or bigger["offload"], m["id"]
+    # with offload allowed a larger model fits, and it is named beside the fast one with its host RAM
+    slow = next(m for m in generative if m["id"] == out["offload_value"])
+    assert slow["params_b"] > best["params_b"] and out["offload_plan"]["offload"] is True
+
+
+def test_longest_serving_context_is_capped_by_the_model(call):
+    # models.csv: gemma2-27b max_context 8192 (its config's max_position_embeddings)
+    out = call("what_fits", goal="context", workload="inference", hardware="l40s-48g", devices=2, model="gemma2-27b")
+    assert (out["value"], out["model_limit"], out["limited_by"]) == (8192, 8192, "model")
+    assert out["memory_limit"] > 8192 and out["plan"]["max_model_len"] == 8192 and out["plan"]["fits"]
+
+
+def test_longest_training_context_is_the_memory_edge(call):
+    out = call("what_fits", goal="context", hardware="a100-80g", model="llama3.1-8b", method="lora")
+    n = out["value"]
+    assert out["limited_by"] == "memory" and n < out["model_limit"] == 131072  # models.csv: llama3.1-8b 131072
+    args = {"model": "llama3.1-8b", "method": "lora", "hardware": "a100-80g", "framework": "LLaMA-Factory", "max_devices": 1}
+    assert fits(call, "plan_training", seq_len=n, **args)
+    assert not fits(call, "plan_training", seq_len=n + 1, **args)
+
+
+@pytest.mark.parametrize("goal", ["context", "batch"])
+def test_context_and_batch_need_a_model(call, goal):
+    err = call("what_fits", goal=goal)["error"]
+    assert err["code"] == "missing_model" and err["field"] == "model"
