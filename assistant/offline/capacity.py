@@ -60,9 +60,12 @@ class CapacityBlocks(Writer):
         fw = self.s.framework
         return [r for r in rows if not fw or r.framework == fw]
 
-    def setting(self, p: PlanResult) -> str:
-        """'LLaMA-Factory ZeRO-3 + offload, about 29.4 GiB per GPU' from a plan_training result."""
+    def setting(self, p: PlanResult, within: int | None = None) -> str:
+        """'LLaMA-Factory ZeRO-3 + offload, about 29.4 GiB per GPU' from a plan_training result; with
+        ``within`` (the user's count) and a plan that uses fewer, also how many it uses ('on 1 card')."""
         par = f"{self.fw_name(p.framework, p.hardware)} {self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp)}"
+        if within and p.devices < within:
+            par += self.L(f" on {self.devices(p.devices, p.unit, p.hardware)}", f"，用 {self.devices(p.devices, p.unit, p.hardware)}")
         per = self.per_device(p.unit, p.hardware)
         return par + self.L(f", about {p.memory.total_gib:.1f} GiB per {per}", f"，每{per}约 {p.memory.total_gib:.1f} GiB")
 
@@ -147,14 +150,14 @@ class CapacityBlocks(Writer):
     def below_minimum(self, v: Verdict) -> str:
         """What the estimate says on the user's devices, after a no from the vendor rows."""
         if v.fitting:
-            return self.say("estimate_below_minimum", yours=self.yours(), setting=self.setting(v.fitting))
+            return self.say("estimate_below_minimum", yours=self.yours(), setting=self.setting(v.fitting, v.have))
         return self.say("estimate_none_fits_either", yours=self.yours()) if v.capped else ""
 
     def yes_by_estimate(self, v: Verdict) -> str | None:
         if not v.fitting:
             return None
         free = v.free
-        line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(v.fitting))
+        line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(v.fitting, v.have))
         if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
             line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
         if v.upper and v.needs:
