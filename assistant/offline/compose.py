@@ -24,6 +24,8 @@ from .wording import (
     MIN_LABEL,
     PASSAGE_CHARS,
     RECIPE_LABEL,
+    TOOL_NOTE_ZH,
+    assumption_zh,
     note_lead_in_zh,
     sentence_cut,
     t,
@@ -239,7 +241,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
                       f"{fw} {what + ' ' if what else ''}支持的模型共 **{len(ids)} 个**（依据{tables}中有卡数的行；“-”表示不支持）：")
         self.cite(self.L(f"{MIN_LABEL['en']}, {RECIPE_LABEL['en']}" if recipe else MIN_LABEL["en"],
                          f"{MIN_LABEL['zh']}，{RECIPE_LABEL['zh']}" if recipe else MIN_LABEL["zh"]))
-        lines = [self.lead(head), ", ".join(ids)] + [f"- {n}" for n in r.notes]
+        lines = [self.lead(head), ", ".join(ids)] + [f"- {self.L(n, assumption_zh(n, TOOL_NOTE_ZH))}" for n in r.notes]
         return lines + [self.L("Ask about one of them for its card counts.", "可以继续问其中任一模型需要的卡数。"), ""]
 
     def hardware_list(self, r: ListHardwareResult) -> list[str]:
@@ -288,7 +290,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         for f in files:
             lang = {"llamafactory_yaml": "yaml", "deepspeed_json": "json", "mindspeed_env": "bash", "launch": "bash"}.get(f.format, "")
             lines += [f"`{f.filename}`" + self.L(":", "："), f"```{lang}", f.content.rstrip(), "```"]
-        return lines + [f"- {n}" for n in c.notes[:6]] + [""]
+        return lines + [f"- {self.L(n, assumption_zh(n, TOOL_NOTE_ZH))}" for n in c.notes[:6]] + [""]
 
     def config_plan(self, plan: TrainingPlan) -> list[str]:
         """'1 node × 8 cards = 8 cards, ZeRO-3, … (from the vendor table)', and which fields were set by hand."""

@@ -148,8 +148,22 @@ ASSUMPTION_ZH = [
 ]
 
 
-def assumption_zh(text: str) -> str:
-    for rx, zh in ASSUMPTION_ZH:
+# The tools' notes shown as bullets, worded in Chinese (every note generate_config and list_models write; a new one
+# stays as written).
+TOOL_NOTE_ZH = [
+    (re.compile(r"^(\S+) ships with LLaMA-Factory; the JSON here is the same shape\.$"), r"\1 随 LLaMA-Factory 提供；这里的 JSON 与它相同。"),
+    (re.compile(r"^LLaMA-Factory ships no (\S+): save this JSON as (\S+)\.$"), r"LLaMA-Factory 没有自带 \1：请把这份 JSON 保存为 \2。"),
+    (re.compile(r"^TP/PP must match the Hugging Face -> Megatron weight conversion; re-convert when you change them\.$"),
+     "TP/PP 必须与 Hugging Face → Megatron 权重转换时的设置一致；修改 TP/PP 后需要重新转换权重。"),
+    (re.compile(r"^(\S+): in the older LLaMA-Factory recipe table, but '-' \(not supported\) for LLaMA-Factory in the "
+                r"(\d{4}-\d{2}-\d{2}) minimum-card table, so left out\.$"),
+     r"\1：较早的 LLaMA-Factory 配方表中有它，但 \2 的最小卡数表中 LLaMA-Factory 为“-”（不支持），因此未列入。"),
+]
+
+
+def assumption_zh(text: str, table: list[tuple[re.Pattern[str], str]] | None = None) -> str:
+    """``text`` with every pattern of ``table`` (the estimator's assumptions by default) worded in Chinese."""
+    for rx, zh in ASSUMPTION_ZH if table is None else table:
         text = rx.sub(zh, text)
     return text
 

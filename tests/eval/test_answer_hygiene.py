@@ -75,3 +75,12 @@ def test_chinese_answers_have_no_english_sentences(turns):
 def test_sources_are_named_not_file_names(turns):
     bad = [f"{t.label[:100]!r}: {line[:200]!r}" for t in turns for line in source_lines(t.answer) if SOURCE_FILE.search(line)]
     assert not bad, "\n".join(bad)
+
+
+def test_chinese_answers_word_bullets_and_sources_in_chinese(turns):
+    """A bullet or source line of an answer to a Chinese question holds Chinese words (the tools' notes are
+    worded in Chinese, not passed through in English)."""
+    bad = [f"{t.label[:100]!r}: {line[:160]!r}" for t in turns if language(t.question) == "zh"
+           for line in prose(t.answer).splitlines()
+           if line.startswith(("- ", "来源：")) and not re.search(r"[\u4e00-\u9fff]", line)]
+    assert not bad, "\n".join(bad)

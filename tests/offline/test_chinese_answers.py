@@ -34,6 +34,9 @@ QUESTIONS_ZH = [
     "给我 qwen2.5-72b lora 4096 的 MindSpeed 启动变量",
     "llama3.1-70b 在 H100 上全参需要几张卡",
     "gpt-99-ultra 微调要几张卡",
+    "给我 qwen2.5-14b lora 的 yaml",
+    "给我 qwen2-72b lora 8192 的 deepspeed json",
+    "部署 deepseek-ai/DeepSeek-R1-Distill-Qwen-32B 推理最少几张卡",
 ]
 
 
@@ -96,3 +99,12 @@ def test_estimate_assumptions_are_worded_in_chinese(ctx, q):
     assert "假设：" in ans
     for english in ("activations in", "usable memory", "reported capacity", "over data parallel", "distributed optimizer"):
         assert english not in ans, english
+
+
+@pytest.mark.parametrize("q", QUESTIONS_ZH)
+def test_every_bullet_and_source_is_worded_in_chinese(answers, q):
+    """A bullet or a source line of a Chinese answer (the tools' notes, the vLLM table's page) has Chinese
+    words in it, not a note passed through in English."""
+    lines = [line for line in prose(answers[q]).splitlines() if line.startswith(("- ", "来源："))]
+    english = [line for line in lines if not re.search(r"[\u4e00-\u9fff]", line)]
+    assert not english, (q, english)
