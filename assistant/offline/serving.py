@@ -12,7 +12,7 @@ from ..tools.tables import InferenceMinCardsResult, VllmRow
 from .capacity import CapacityBlocks
 from .results import Result
 from .route import per_node
-from .wording import VLLM_LABEL
+from .wording import TOOL_NOTE_ZH, VLLM_LABEL, assumption_zh
 
 GIB = 1024 ** 3
 
@@ -193,7 +193,7 @@ class ServingBlocks(CapacityBlocks):
         line = (head + self.L(f": {self.layout(r)}, {room}.", f"：{self.layout(r)}，{room}。") if r.fits else
                 head + self.L(f": does not fit — {need:,} tokens of KV cache needed, room for {r.kv_tokens_fit:,} on {self.layout(r)}.",
                               f"：放不下——需要 {need:,} 个 token 的 KV cache，{self.layout(r)} 只能容纳 {r.kv_tokens_fit:,} 个。"))
-        return [line] + ([f"  {r.note}"] if r.note else [])
+        return [line] + ([f"  {self.L(r.note, assumption_zh(r.note, TOOL_NOTE_ZH))}"] if r.note else [])
 
     # -- what was asked ------------------------------------------------------------------------
     def needed(self, ests: list[Result[InferenceResult]]) -> str:

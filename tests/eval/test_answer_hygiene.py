@@ -82,5 +82,5 @@ def test_chinese_answers_word_bullets_and_sources_in_chinese(turns):
     worded in Chinese, not passed through in English)."""
     bad = [f"{t.label[:100]!r}: {line[:160]!r}" for t in turns if language(t.question) == "zh"
            for line in prose(t.answer).splitlines()
-           if line.startswith(("- ", "来源：")) and not re.search(r"[\u4e00-\u9fff]", line)]
+           if line.startswith(("- ", "  ", "来源：")) and line.strip() and not re.search(r"[\u4e00-\u9fff]", line)]
     assert not bad, "\n".join(bad)

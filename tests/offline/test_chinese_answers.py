@@ -37,6 +37,9 @@ QUESTIONS_ZH = [
     "给我 qwen2.5-14b lora 的 yaml",
     "给我 qwen2-72b lora 8192 的 deepspeed json",
     "部署 deepseek-ai/DeepSeek-R1-Distill-Qwen-32B 推理最少几张卡",
+    "qwen2.5-72b 推理 128k 上下文需要几张卡",
+    "qwen2.5-72b 推理 8 并发 32k 需要几张卡",
+    "llama3.1-70b 全参 32k 需要几张卡",
 ]
 
 
@@ -105,6 +108,6 @@ def test_estimate_assumptions_are_worded_in_chinese(ctx, q):
 def test_every_bullet_and_source_is_worded_in_chinese(answers, q):
     """A bullet or a source line of a Chinese answer (the tools' notes, the vLLM table's page) has Chinese
     words in it, not a note passed through in English."""
-    lines = [line for line in prose(answers[q]).splitlines() if line.startswith(("- ", "来源："))]
+    lines = [line for line in prose(answers[q]).splitlines() if line.startswith(("- ", "  ", "来源：")) and line.strip()]
     english = [line for line in lines if not re.search(r"[\u4e00-\u9fff]", line)]
     assert not english, (q, english)
