@@ -338,6 +338,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
+        if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
+            lines = [self.lead(top.summary + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")), "", *lines]
         for i, h in enumerate(best[:2]):
             passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
             lines += [f"**{h.title} — {h.heading}**", "\n".join("> " + ln for ln in passage.splitlines())]
