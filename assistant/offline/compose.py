@@ -151,7 +151,10 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             assumed.insert(0, self.L("fine-tuning; for serving ask “serve …”", "微调；推理部署请问“部署 …”"))
         if s.origin("hardware") == "default":  # "a 24GB GPU": sized as the catalog part with that memory
             hw = self.hw_name()
-            assumed.append(self.L(f"{hw} for a {s.memory_gb} GB GPU", f"{hw} 代表 {s.memory_gb} GB 显卡") if s.hardware_guessed else hw)
+            noun = self.L("GPU", "显卡") if self.is_gpu(s.hardware) else self.L("card", "卡")
+            article = "an" if str(s.memory_gb).startswith(("8", "11", "18")) else "a"  # "an 80 GB", "an 18 GB"
+            assumed.append(self.L(f"{hw} for {article} {s.memory_gb} GB {noun}", f"{hw} 代表 {s.memory_gb} GB {noun}")
+                           if s.hardware_guessed else hw)
         return self.L(f" (assumed: {', '.join(assumed)})", f"（默认：{'，'.join(assumed)}）") if assumed else ""
 
     def shape_name(self) -> str:
