@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..tools.estimates import PlanResult, TrainingMemoryResult
 from .capacity import CapacityBlocks, TrainingFacts
 from .results import Result
+from .wording import TOOL_NOTE_ZH, assumption_zh
 
 
 class PlanBlocks(CapacityBlocks):
@@ -82,8 +83,9 @@ class PlanBlocks(CapacityBlocks):
         devs = self.devices(fewer.devices, p.unit, p.hardware)
         host = fewer.host_ram_gib_per_node
         ram = self.L(f", {host:,.0f} GiB host RAM per node", f"，每节点主机内存 {host:,.0f} GiB") if host else ""
-        return [self.L(f"  Fewer devices, slower: {devs} with {fewer.setting} (about {fewer.total_gib:.1f} GiB per device{ram}).",
-                       f"  更少的卡（更慢）：{devs}，{fewer.setting}（每卡约 {fewer.total_gib:.1f} GiB{ram}）。")]
+        setting = fewer.setting.replace(" x ", " × ")  # the tool writes 'TP 4 x PP 1 + full recompute'
+        return [self.L(f"  Fewer devices, slower: {devs} with {setting} (about {fewer.total_gib:.1f} GiB per device{ram}).",
+                       f"  更少的卡（更慢）：{devs}，{assumption_zh(setting, TOOL_NOTE_ZH)}（每卡约 {fewer.total_gib:.1f} GiB{ram}）。")]
 
     def no_row_line(self, call: Result[PlanResult], p: PlanResult, f: TrainingFacts) -> list[str]:
         if f.recipes or p.table or p.table_also or [r for r in f.rows if r.supported] or (f.bound and call.arg("max_devices")):

@@ -309,7 +309,7 @@ def test_answers_offer_fewer_devices_with_a_slower_setting(assistant, call):
     en = assistant.ask("qwen2.5-32b lora 32k on H100, how many GPUs?").answer
     # The slower plan is the estimator's own: it must need fewer GPUs than the 16 recommended, and the memory
     # tool must agree that this layout with full recompute fits, at the GiB the answer quotes.
-    m = re.search(r"Fewer devices, slower: (\d+) GPUs with TP (\d+) x PP (\d+) \+ full recompute \(about ([\d.]+) GiB", en)
+    m = re.search(r"Fewer devices, slower: (\d+) GPUs with TP (\d+) × PP (\d+) \+ full recompute \(about ([\d.]+) GiB", en)
     assert m, en
     n, tp, pp, gib = int(m[1]), int(m[2]), int(m[3]), float(m[4])
     assert n < 16 and "**16 GPUs**" in en
