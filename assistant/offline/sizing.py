@@ -11,7 +11,7 @@ from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
 from .capacity import TrainingFacts, shorter_rows
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
-from .wording import MIN_LABEL, RECIPE_LABEL
+from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY
 
 PREFERENCE_STAGES = ("dpo", "kto", "ppo", "rm")  # the vendor tables size SFT/PT jobs only
 
@@ -195,8 +195,10 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if s.stage in PREFERENCE_STAGES:
             return self.L(f"estimate for {s.stage.upper()}: {joined}.", f"{s.stage.upper()} 估算：{joined}。")
         if f.bound:  # no row at the length asked; the shorter rows bound it from below (lines below)
-            listed = self.L(", ", "，").join(f"{r.framework} {self.devices(r.cards, r.unit)}" for r in self.wanted_rows(f.bound)
-                                              if r.supported and r.cards)
+            rows = [r for r in self.wanted_rows(f.bound) if r.supported and r.cards]
+            many = len({r.strategy for r in rows}) > 1  # LoRA and full: say which row is which
+            listed = self.L(", ", "，").join((f"{STRATEGY[self.lang][r.strategy]} " if many else "")
+                                            + f"{r.framework} {self.devices(r.cards, r.unit)}" for r in rows)
             return self.say("estimate_with_bound", plans=joined, asked=f.asked, length=f.bound[0].seq_len, listed=listed)
         upper = [(r.framework, r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards] + [
             ("LLaMA-Factory", r.total_cards, "card") for r in f.recipes if r.total_cards]
