@@ -301,11 +301,16 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         par = (self.parallel(None, None, plan.tp, plan.pp) if plan.framework == "MindSpeed-LLM"
                else self.parallel(plan.zero_stage, plan.offload))
         nodes, per, devs = self.nodes(plan.nodes), self.devices(plan.per_node, plan.unit), self.devices(plan.devices, plan.unit)
-        lines = [self.lead(self.L(
-            f"{nodes} × {per} = **{devs}**, {par}, micro batch {plan.micro_batch}, gradient accumulation {plan.grad_accum} (from the {kind}).",
-            f"{nodes} × 每节点 {per} = **{devs}**，{par}，micro batch {plan.micro_batch}，梯度累积 {plan.grad_accum}（来自{kind}）。"))]
-        self.cite(self.plan_source(plan))
         capped = next((x.args["max_devices"] for x in self.results("plan_training") if x.args.get("max_devices")), None)
+        basis = self.L(f"from the {kind}", f"来自{kind}")
+        if plan.overrides and capped:  # the table's row needs more devices than the user has: the estimate's setting
+            basis = self.L("the estimate's setting within your devices, over the vendor table's row",
+                           "按估算在你的卡数内可行的设置，替换厂商表格中的对应项") if plan.source == "table" \
+                else self.L("from the estimate", "来自估算")
+        lines = [self.lead(self.L(
+            f"{nodes} × {per} = **{devs}**, {par}, micro batch {plan.micro_batch}, gradient accumulation {plan.grad_accum} ({basis}).",
+            f"{nodes} × 每节点 {per} = **{devs}**，{par}，micro batch {plan.micro_batch}，梯度累积 {plan.grad_accum}（{basis}）。"))]
+        self.cite(self.plan_source(plan))
         if plan.overrides and capped:
             yours = self.devices(capped, plan.unit, plan.hardware)
             earlier = self.s.origin("devices") == "conversation"

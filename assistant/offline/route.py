@@ -294,15 +294,20 @@ class Router:
                          hardware=e.hardware, framework=self.config_framework(s), format=config_format(s), **setting)
 
     def config_within_devices(self, s: Slots, e: Effective, done: list[Done]) -> list[Call]:
-        """The config for the plan that fits the user's devices: its ZeRO stage, offload, nodes (TP/PP for MindSpeed-LLM)."""
+        """The config for the user's devices: the vendor table's plan when its count fits them (the config
+        follows the table, as the answer does); else the plan that fits, spread over all the user's devices
+        (a ZeRO stage or a TP/PP layout that fits on fewer devices fits on more, only faster)."""
         if "config" not in s.intents or not s.model or any(d.name == "generate_config" for d in done):
             return []
         for d in done:
             if d.name == "plan_training" and d.ok and d.args.get("max_devices") and d.result.get("fits"):
-                p = d.result
+                p, limit = d.result, int(d.args["max_devices"])
+                if table_fits(p, limit):
+                    return self.generate_config(s, e)
                 mindspeed = p.get("framework") == "MindSpeed-LLM"
                 return self.generate_config(s, e, zero_stage=None if mindspeed else p.get("zero_stage"),
-                                            offload=None if mindspeed else p.get("offload"), nnodes=p.get("nodes"),
+                                            offload=None if mindspeed else p.get("offload"),
+                                            devices=spread(p, limit, mindspeed),
                                             tp=p.get("tp") if mindspeed else None, pp=p.get("pp") if mindspeed else None)
         return self.generate_config(s, e, zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes)
 
@@ -361,6 +366,20 @@ class Router:
         if (not d.ok or d.result.get("cards") is None) and not any(x.name == "estimate_inference" for x in done):
             calls += self.max_context(s, e) if asks_max_context(s) else self.estimate_inference(s, e)
         return calls
+
+
+def table_fits(plan: dict[str, Any], limit: int) -> bool:
+    """The vendor row a config is built from (LLaMA-Factory: the recipe table; MindSpeed-LLM: the minimum-card
+    table) is on the plan's result; True when it is supported and its count is within ``limit``."""
+    source = "min_cards" if plan.get("framework") == "MindSpeed-LLM" else "recipes_llamafactory"
+    rows = [plan.get("table") or {}, *(plan.get("table_also") or [])]
+    return any(r.get("source") == source and r.get("supported") and (r.get("cards") or limit + 1) <= limit for r in rows)
+
+
+def spread(plan: dict[str, Any], limit: int, mindspeed: bool) -> int:
+    """All the user's devices when the plan's layout divides them (more data parallelism); else the plan's count."""
+    unit = int(plan.get("tp") or 1) * int(plan.get("pp") or 1) * int(plan.get("cp") or 1) if mindspeed else 1
+    return limit if limit % unit == 0 else int(plan["devices"])
 
 
 def own_frame(s: Slots, d: Done) -> Slots:

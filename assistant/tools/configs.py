@@ -68,6 +68,8 @@ class GenerateConfigArgs(BaseModel):
     learning_rate: float | None = Field(None, gt=0, le=1)
     epochs: float | None = Field(None, gt=0, le=1000)
     nnodes: int | None = Field(None, ge=1, le=4096)
+    devices: int | None = Field(None, ge=1, le=65536, description="Devices the job uses in all (cards; DIE on Snt9B23), "
+                                "e.g. the user's limit; default the plan's. Nodes follow from the part's devices per node.")
     master_addr: str | None = Field(None, max_length=253, pattern=r"^[A-Za-z0-9.:_\-]+$")
     master_port: int = Field(29500, ge=1, le=65535)
 
@@ -214,12 +216,15 @@ def _mindspeed_table_plan(ctx, args, model_id, hw, model) -> TrainingPlan | None
 
 
 def _apply_overrides(plan: TrainingPlan, args: GenerateConfigArgs, hw: dict[str, Any]) -> TrainingPlan:
-    set_fields = {k for k in ("micro_batch", "grad_accum", "zero_stage", "offload", "tp", "pp", "cp", "nnodes", "global_batch")
-                  if getattr(args, k) is not None}
+    set_fields = {k for k in ("micro_batch", "grad_accum", "zero_stage", "offload", "tp", "pp", "cp", "nnodes", "global_batch",
+                              "devices") if getattr(args, k) is not None}
     upd: dict[str, Any] = {k: getattr(args, k) for k in set_fields & {"micro_batch", "grad_accum", "zero_stage", "offload", "tp", "pp", "cp"}}
     if args.nnodes is not None and args.nnodes != plan.nodes:
         per_node = plan.per_node if plan.nodes > 1 or args.nnodes == 1 else int(hw["devices_per_node"])
         upd.update(nodes=args.nnodes, per_node=per_node, devices=args.nnodes * per_node)
+    if args.devices is not None and args.devices != plan.devices:
+        nodes, per_node = nodes_for(args.devices, int(hw["devices_per_node"]))
+        upd.update(nodes=nodes, per_node=per_node, devices=args.devices)
     if plan.framework == "LLaMA-Factory" and upd.get("zero_stage") == 0 and "offload" not in upd:
         upd["offload"] = False  # stage 0 has nothing to offload
     new = plan.model_copy(update={**upd, "overrides": sorted(set_fields)})
