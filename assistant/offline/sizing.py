@@ -194,7 +194,17 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         joined = self.L("; ", "；").join(parts)
         if s.stage in PREFERENCE_STAGES:
             return self.L(f"estimate for {s.stage.upper()}: {joined}.", f"{s.stage.upper()} 估算：{joined}。")
-        if f.bound:  # no row at the length asked; the shorter rows bound it from below (lines below)
+        bounded = self.estimate_within_bounds(f, joined)
+        if bounded:
+            return bounded
+        if any(p.table for p in plans):  # the plan carries the vendor row; the lines below compare them
+            return self.L(f"estimate: {joined}.", f"估算：{joined}。")
+        return self.L(f"estimate: {joined} — no vendor table row for this case.", f"估算：{joined}——厂商表格中没有这个组合。")
+
+    def estimate_within_bounds(self, f: TrainingFacts, joined: str) -> str | None:
+        """The estimate with the vendor rows that bound it: shorter rows from below (no row at the length
+        asked), LoRA rows from above (QLoRA)."""
+        if f.bound:
             rows = [r for r in self.wanted_rows(f.bound) if r.supported and r.cards]
             many = len({r.strategy for r in rows}) > 1  # LoRA and full: say which row is which
             listed = self.L(", ", "，").join((f"{STRATEGY[self.lang][r.strategy]} " if many else "")
@@ -202,12 +212,10 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return self.say("estimate_with_bound", plans=joined, asked=f.asked, length=f.bound[0].seq_len, listed=listed)
         upper = [(r.framework, r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards] + [
             ("LLaMA-Factory", r.total_cards, "card") for r in f.recipes if r.total_cards]
-        if s.method == "qlora" and upper:  # the LoRA rows bound QLoRA from above
+        if self.s.method == "qlora" and upper:
             listed = self.L(", ", "，").join(f"{fw} {self.devices(n, unit)}" for fw, n, unit in upper)
             return self.say("estimate_with_upper", plans=joined, listed=listed)
-        if any(p.table for p in plans):  # the plan carries the vendor row; the lines below compare them
-            return self.L(f"estimate: {joined}.", f"估算：{joined}。")
-        return self.L(f"estimate: {joined} — no vendor table row for this case.", f"估算：{joined}——厂商表格中没有这个组合。")
+        return None
 
     def headline_nothing_fits(self, f: TrainingFacts) -> str | None:
         if not f.plans or any(r.value and r.value.fits for r in f.plans):
