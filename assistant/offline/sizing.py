@@ -43,7 +43,10 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return []
         body: list[str] = []
         verdict = self.verdict(f)  # "can I with my 16 cards?": yes or no before the details
-        if verdict:
+        setting = self.setting_on_your_devices(f) if verdict else None
+        if setting and verdict:  # "which ZeRO stage / what GA on my 4 cards": that setting is the answer, the yes/no backs it
+            body += [self.lead(setting), "- " + verdict]
+        elif verdict:
             body.append(self.lead(verdict))
         headline = self.training_headline(f)
         if headline:
@@ -63,6 +66,30 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         for p in f.plans:
             body += self.plan_lines(p, f)
         return body + [""]
+
+    def setting_on_your_devices(self, f: TrainingFacts) -> str | None:
+        """The ZeRO stage / gradient accumulation asked for, on the user's devices: the recipe row's when its
+        count fits them (with the accumulation that keeps the row's global batch on the user's count), else
+        the estimator's plan within them. None when the question asks for a device count too."""
+        if not self.s.intents & {"zero", "ga"} or "cards" in self.s.intents or not self.e.devices:
+            return None
+        have = self.e.devices
+        recipe = next((r for r in f.recipes if r.total_cards and r.total_cards <= have and self.tables_size_it()), None)
+        if recipe and recipe.grad_accum and recipe.total_cards and recipe.zero_stage is not None:
+            batch = recipe.grad_accum * recipe.total_cards  # micro batch 1 in the recipe table
+            keep = self.L(f"; to keep its global batch of {batch} on all your {self.devices(have)}: gradient accumulation "
+                          f"{batch // have}", f"；在你的全部 {self.devices(have)}上保持其全局 batch {batch}：梯度累积 {batch // have}") \
+                if batch % have == 0 and have != recipe.total_cards else ""
+            return self.L(f"**{self.parallel(recipe.zero_stage, recipe.offload)}**, gradient accumulation **{recipe.grad_accum}** "
+                          f"on {self.devices(recipe.total_cards)} ({RECIPE_LABEL['en']}){keep}.",
+                          f"**{self.parallel(recipe.zero_stage, recipe.offload)}**，梯度累积 **{recipe.grad_accum}**，"
+                          f"{self.devices(recipe.total_cards)}（{RECIPE_LABEL['zh']}）{keep}。")
+        plan = next((r.value for r in f.plans if r.value and r.arg("max_devices") and r.value.fits), None)
+        if plan is None:
+            return None
+        fw = self.fw_name(plan.framework, plan.hardware)
+        return self.L(f"estimate for your {self.devices(have, plan.unit, plan.hardware)}: {self.plan_summary(plan)} ({fw}).",
+                      f"估算（你的 {self.devices(have, plan.unit, plan.hardware)}）：{self.plan_summary(plan)}（{fw}）。")
 
     def pretrain_note(self, rows: bool) -> str:
         """Pre-training is sized like SFT: same memory per device for the same method and length."""

@@ -16,10 +16,10 @@ FRONTENDS = PACKAGE / "frontends"
 LAYERS = [
     {"assistant", "assistant.settings", "assistant.errors", "assistant.answer"},  # shared types and settings
     {"assistant.notes", "assistant.kb"},  # knowledge/ -> DuckDB, note index
-    {"assistant.resolve", "assistant.estimate", "assistant.configs", "assistant.hf_config"},  # pure domain functions
+    {"assistant.resolve", "assistant.estimate", "assistant.configs", "assistant.hf_config", "assistant.what_fits"},  # pure domain functions
     {"assistant.context"},  # the dependencies a tool receives (settings, kb, resolver)
     {"assistant.tools"},  # the registry and the LLM-facing tools
-    {"assistant.offline", "assistant.what_fits"},  # composed over tool calls
+    {"assistant.offline"},  # composed over tool calls
     {"assistant.agent"},  # the agent loop over the tools
     {"assistant.httpguard"},  # the HTTP policy the servers share
     {"assistant.frontends"},

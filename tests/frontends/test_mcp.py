@@ -44,7 +44,7 @@ EXAMPLES = {
 }
 # For tools added later: a valid value for common required argument names.
 VALUES_BY_NAME = {"model": "qwen2.5-72b", "name": "qwen2.5-72b", "query": "OOM", "hardware": "Snt9B",
-                  "strategy": "lora", "seq_len": 4096, "framework": "LLaMA-Factory"}
+                  "strategy": "lora", "seq_len": 4096, "framework": "LLaMA-Factory", "goal": "context"}
 
 
 @pytest.fixture

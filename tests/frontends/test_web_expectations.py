@@ -55,8 +55,10 @@ def open_page(browser, server, size=DESKTOP, context=None, path=""):
     page = context.new_page()
     page.requested_hosts = set()
     page.on("request", lambda r: page.requested_hosts.add(urlparse(r.url).netloc) if r.url.startswith("http") else None)
-    page.goto(server + path, wait_until="domcontentloaded")
-    page.locator("#question textarea").wait_for(state="attached", timeout=30_000)
+    page.goto(server + path, wait_until="load")
+    # the app mounts after the page loads: an example clicked before its handlers exist does nothing (a
+    # flake under load), so wait for the question box to be visible and editable
+    expect(page.locator("#question textarea")).to_be_editable(timeout=30_000)
     return page
 
 

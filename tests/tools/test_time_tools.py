@@ -69,7 +69,7 @@ def test_moe_counts_active_parameters(call):
 
 @pytest.mark.parametrize("args,field", [
     ({"model": "llama3-8b", "devices": 8, "tps": 1000}, "tokens"),
-    ({"tokens": 1e9, "devices": 8, "tps": 1000}, "model"),
+    ({"tokens": 1e9, "devices": 8, "hardware": "a100"}, "model"),  # no model, no TPS: neither formula applies
     ({"model": "llama3-8b", "tokens": 1e9, "tps": 1000}, "devices"),
     ({"model": "llama3-8b", "tokens": float("nan"), "devices": 8, "tps": 1000}, "tokens"),
     ({"model": "llama3-8b", "tokens": 1e9, "devices": 8, "tps": -5}, "tps"),
@@ -78,3 +78,10 @@ def test_moe_counts_active_parameters(call):
 def test_bad_input_is_the_canonical_error(call, args, field):
     err = call("estimate_training_time", **args)["error"]
     assert err["code"] == "invalid_arguments" and err["field"] == field
+
+
+def test_the_vendor_formula_needs_no_model(call):
+    # 1e9 tokens / (1000 tokens/s/card x 8 cards x 0.9) = 138,888.9 s
+    out = call("estimate_training_time", tokens=1e9, devices=8, tps=1000)
+    assert out["basis"] == "vendor_formula" and out["model"] is None
+    assert out["seconds"] == pytest.approx(1e9 / (1000 * 8 * 0.9))
