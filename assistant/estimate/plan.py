@@ -257,7 +257,13 @@ def memory_plan(s: Shape, base: TrainConfig, dev: Device, max_devices: int | Non
     limit = max_devices or C.MAX_DEVICES_DEFAULT
     counts = device_counts(dev, limit)
     for tier in ("fast", "slow"):
-        hit = _first_fit(s, base, dev, counts, tier == "slow", global_batch)
+        # within the user's devices a slow setting (offload, full recompute) runs faster on all of them and
+        # needs less per device: the most devices first; without a cap, the fewest (the memory minimum)
+        slow = tier == "slow"
+        if slow and max_devices:
+            hit = next((h for n in counts[::-1] if (h := _first_fit(s, base, dev, [n], True, global_batch))), None)
+        else:
+            hit = _first_fit(s, base, dev, counts, slow, global_batch)
         if hit:
             return _plan_from(hit, dev, tier, "fastest setting at the fewest devices" if tier == "fast"
                               else "needs " + ("CPU offload" if not base.megatron else "full recompute") + " to fit")

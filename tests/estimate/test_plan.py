@@ -168,3 +168,13 @@ def test_fewer_devices_respects_host_ram(shapes, devices):
     assert (f.devices, f.cfg.zero_stage, f.cfg.offload) == (16, 3, True)
     assert f.memory.host_ram_gib.gib <= 1536
     assert not training_memory(s, base._replace(devices=8, zero_stage=3, offload=True), dev).host_ram_gib.gib <= 1536
+
+
+def test_within_the_users_devices_a_slow_setting_uses_all_of_them(shapes, devices):
+    # 70B full fine-tuning needs 64 cards at full speed (min-card table); capped at 16 the plan offloads, and
+    # an offloaded job runs faster and needs less per device on all 16 than on the fewest that hold it
+    s, dev = shapes["llama3.1-70b"], devices["snt9b"]
+    mine = plan_training(s, TrainConfig(method="full"), dev, max_devices=16)
+    fewest = plan_training(s, TrainConfig(method="full"), dev)
+    assert mine.tier == "slow" and mine.cfg.offload and mine.devices == 16
+    assert fewest.tier == "fast" and fewest.devices == 64  # without a cap: unchanged, the memory minimum at full speed
