@@ -252,8 +252,10 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                     latex_delimiters=[], examples=[{"text": q} for q in EXAMPLES], feedback_options=None,
                     placeholder="Ask in English or 中文 — e.g. how many cards, which ZeRO stage, give me the yaml.",
                 )
+                # locked until the saved conversation is restored: a question typed before that would be
+                # overwritten by the restore (the load event's chat is the empty one it was sent with)
                 box = gr.Textbox(show_label=False, placeholder="Ask a sizing question · 输入问题，回车发送",
-                                 lines=1, max_lines=8, submit_btn=True, elem_id="question")
+                                 lines=1, max_lines=8, submit_btn=True, elem_id="question", interactive=False)
                 stop_btn = gr.Button("Stop · 停止", size="sm", variant="stop", visible=False, elem_id="stop")
 
             with gr.Tab("Plan 规划", id="plan"):
@@ -289,7 +291,8 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                          cancels=answering, queue=False)
         delete_btn.click(delete_conversation, [store, conv_id], [store, chatbot, turns, conv_id, history_dd],
                          cancels=answering, queue=False)
-        demo.load(restore, [store, chatbot], [chatbot, turns, conv_id, history_dd], queue=False)
+        demo.load(restore, [store, chatbot], [chatbot, turns, conv_id, history_dd], queue=False).then(
+            lambda: gr.update(interactive=True), None, box, queue=False)
         demo.load(None, js=FOCUS_WITHOUT_SCROLL)  # apart: a load's js return value would replace its inputs
 
     demo.sizing_files_dir = files_dir
