@@ -35,7 +35,8 @@ class FitsBlocks(Writer):
                 lines.append(self.lead(self.largest_model(r, where)))
             else:
                 lines.append(self.lead(self.longest_context(r, where)))
-            lines += [f"- {self.plan_line(r, r.plan)}" for _ in [0] if r.plan]
+            if r.plan:
+                lines.append(f"- {self.plan_line(r, r.plan)}")
             if r.offload_value and r.offload_plan:
                 lines.append("- " + self.L(f"Slower, with CPU offload: **{r.offload_value}**. ",
                                            f"更慢、开 CPU offload 时：**{r.offload_value}**。")

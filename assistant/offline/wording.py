@@ -73,7 +73,7 @@ W: dict[str, dict[str, str]] = {
     "not_listed": {
         "en": "**{model} is not listed** in the {tables}, so the vendor publishes no tested {fw} setup for it (not listed is not "
               "the same as refused).",
-        "zh": "**{model} 不在厂商表格中**：{tables}都没有列出它，因此厂商没有公布经过验证的 {fw} 配置（未列出不等于不能运行）。",
+        "zh": "**{model} 不在厂商表格中**：{tables}中没有列出它，因此厂商没有公布经过验证的 {fw} 配置（未列出不等于不能运行）。",
     },
     "by_the_estimate": {"en": " By the {estimate}", "zh": "按{estimate}"},
     "listed_yes": {"en": "**Yes**, listed: ", "zh": "**支持**，表中列出："},

@@ -45,13 +45,19 @@ def check(answer: str, must: str, must_not: str | None) -> None:
         assert not re.search(must_not, answer), answer
 
 
-def test_ask_command(tmp_path):
+def ask_all(tmp_path, questions: list[str]) -> list[dict]:
+    """Every question through one `sizing ask --json -` process, one JSON answer per line."""
     env = {**os.environ, "SIZING_CACHE_DIR": str(tmp_path), "SIZING_LLM": "offline"}
-    stdin = "".join(q + "\n" for q, _, _ in CASES)
+    stdin = "".join(q + "\n" for q in questions)
     p = subprocess.run([SIZING, "ask", "--json", "-"], input=stdin, capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
     outs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
-    assert len(outs) == len(CASES)
+    assert len(outs) == len(questions)
+    return outs
+
+
+def test_ask_command(tmp_path):
+    outs = ask_all(tmp_path, [q for q, _, _ in CASES])
     for (_, must, must_not), out in zip(CASES, outs, strict=True):
         check(out["answer"], must, must_not)
         assert out["tool_calls"] == []  # nothing was computed on a value the user did not give
@@ -122,11 +128,7 @@ def check_read(answer: str, must: str, must_not: str | None) -> None:
 
 
 def test_ask_command_says_how_it_read(tmp_path):
-    env = {**os.environ, "SIZING_CACHE_DIR": str(tmp_path), "SIZING_LLM": "offline"}
-    stdin = "".join(q + "\n" for q, _, _ in READ_AS)
-    p = subprocess.run([SIZING, "ask", "--json", "-"], input=stdin, capture_output=True, text=True, env=env, timeout=300)
-    assert p.returncode == 0, p.stderr[-2000:]
-    outs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+    outs = ask_all(tmp_path, [q for q, _, _ in READ_AS])
     for (_, must, must_not), out in zip(READ_AS, outs, strict=True):
         check_read(out["answer"], must, must_not)
 
