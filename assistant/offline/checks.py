@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..tools.common import MAX_SEQ_LEN  # the tools' own bound: a longer length reaches no tool
+
 MAX_DEVICES = 100_000  # more accelerators than the largest clusters have
-MAX_SEQ_LEN = 10_485_760  # 10M tokens: beyond the longest context window of any model in the catalog
 
 # A sign written as "-", "−" or 负 ("负4096", "负八张卡" once the numerals are digits).
 NUMBER = r"(?P<sign>(?<![a-z0-9_.])(?:[-−]|负)\s?)?(?<![a-z0-9_.])(?P<num>\d+(?:\.\d+)?(?:e\d+)?)"
@@ -39,9 +40,9 @@ RULES = [
          "“{text}”不是有效的序列长度：序列长度必须是大于 0 的正整数（例如 4096）。"),
     Rule("seq_len", "whole", "“{text}” is not a valid sequence length: tokens come whole, so give an integer (e.g. 1000 or 1024).",
          "“{text}”不是有效的序列长度：序列长度必须是整数，不能是小数（例如 1000 或 1024）。"),
-    Rule("seq_len", "max", f"“{{text}}” tokens is too long a sequence: it exceeds the maximum context of any model here "
-         f"({MAX_SEQ_LEN:,} tokens is already beyond all of them).",
-         f"序列长度“{{text}}”过长：超过了任何模型的最大上下文（{MAX_SEQ_LEN:,} 个 token 已超出所有模型）。"),
+    Rule("seq_len", "max", f"“{{text}}” tokens is too long a sequence: it exceeds {MAX_SEQ_LEN:,} tokens, the longest "
+         "context of any model in the catalog and the most the estimator takes.",
+         f"序列长度“{{text}}”过长：超过 {MAX_SEQ_LEN:,} 个 token，即目录中任何模型的最长上下文，也是估算工具接受的上限。"),
 ]
 VALID = {
     "en": "Ask again with valid values, e.g. “qwen2.5-7b LoRA, sequence length 4096, I have 8 cards”.",

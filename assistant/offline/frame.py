@@ -106,6 +106,8 @@ class QuestionFrame(BaseModel):
     samples: int | None = None
     epochs: float | None = None
     tps: float | None = None  # measured tokens/s per device
+    micro_batch: int | None = None  # "batch size 4", "micro batch 2", "bs=4": sequences per device per step
+    global_batch: int | None = None  # "global batch 128", "GBS 256": sequences per optimizer step over all devices
     weight_bits: int | None = None  # serving precision the user stated: "AWQ int4" 4, "w8a8" 8, "bf16" 16
     quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
     concurrency: int | None = None  # "32 concurrent users", "并发 64"
@@ -122,7 +124,7 @@ class QuestionFrame(BaseModel):
     CARRIED: ClassVar[tuple[str, ...]] = (
         "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
         "hardware", "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-        "samples", "epochs", "tps", "weight_bits", "quant_text", "concurrency", "gpu_util")
+        "samples", "epochs", "tps", "micro_batch", "global_batch", "weight_bits", "quant_text", "concurrency", "gpu_util")
     MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "same_shape", "family", "params_b", "shape",
                                               "shape_only")
 

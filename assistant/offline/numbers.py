@@ -135,10 +135,10 @@ def seq_len(work: str) -> int | None:
     if m:
         return int(float(m.group(1)) * 1024)
     keyword = r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|seq|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|ctx|长度|序列|上下文|length)"
-    m = re.search(keyword + r"\D{0,12}?(\d{3,7})(?![0-9])", work)
+    m = re.search(keyword + r"\D{0,12}?(\d{3,8})(?![0-9])", work)  # 8 digits: an absurd length is read, then refused
     if m:
         return int(m.group(1))
-    m = re.search(r"(?<![0-9.])(\d{3,7})\s*(?:tokens?|个token|token)", work)
+    m = re.search(r"(?<![0-9.])(\d{3,8})\s*(?:tokens?|个token|token)", work)
     if m:
         return int(m.group(1))
     for m in re.finditer(r"(?<![0-9.a-z])(\d{3,7})(?![0-9.])(?!\s*(?:x|×)?\s*(?:卡|张|块|步|节点|(?:cards?|npus?|gpus?|dies?|nodes?|gi?b?|steps?|iters?)(?![a-z])))", work):
@@ -176,6 +176,26 @@ def bare_count(work: str) -> int | None:
         return None
     n = int(nums[0])
     return n if 1 <= n <= 4096 and not (n >= 512 and n % 256 == 0) else None
+
+
+SAID = r"\s*(?:of|=|:|is|为|是|设为|：)?\s*(\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))"
+GLOBAL_BATCH = re.compile(r"(?:global|total|effective)[-_ ]?batch(?:[-_ ]?size)?" + SAID + r"|(?<![a-z])gbs" + SAID +
+                          r"|全局\s*(?:批|batch)\s*(?:大小|size)?" + SAID)
+MICRO_BATCH = re.compile(r"(?:micro[-_ ]?batch(?:[-_ ]?size)?|per[-_ ]?device[-_ ]?(?:train[-_ ]?)?batch(?:[-_ ]?size)?|"
+                         r"batch[-_ ]?size|(?<![a-z])m?bs|(?<![a-z])batch|批大小|批次大小|每卡\s*batch)" + SAID)
+
+
+def batches(work: str, s: Slots) -> str:
+    """The batch the user runs or wants: a global batch ("global batch 128", "GBS 256", "全局批大小 128") and a
+    per-device one ("batch size 4", "micro batch 2", "bs=4"); their numbers blanked so they are no count or length."""
+    for rx, name in ((GLOBAL_BATCH, "global_batch"), (MICRO_BATCH, "micro_batch")):
+        m = rx.search(work)
+        if m:
+            value = int(next(g for g in m.groups() if g))
+            if value >= 1:
+                setattr(s, name, value)
+            work = blank(work, m)
+    return work
 
 
 def training_amounts(work: str, s: Slots) -> str:

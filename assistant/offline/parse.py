@@ -109,6 +109,7 @@ class Parser:
         s.check(low)
         work, hw_count = self.setting.read(low, s)
         work = num.training_amounts(work, s)
+        work = num.batches(work, s)
         serving, work = serving_words.read(work)  # "gptq-int4" is no model, "64 并发" no count
         for name, value in vars(serving).items():
             setattr(s, name, value)

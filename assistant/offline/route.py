@@ -236,7 +236,7 @@ class Router:
         for method in [s.method] if s.method else e.strategies:
             for cap in ([None, e.devices] if e.devices else [None]):
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
-                                   hardware=e.hardware, framework=s.framework, max_devices=cap)
+                                   hardware=e.hardware, framework=s.framework, max_devices=cap, **batch_args(s))
         return calls
 
     def time_calls(self, s: Slots, e: Effective) -> list[Call]:
@@ -253,10 +253,11 @@ class Router:
         the setting and its result carries the memory breakdown."""
         if s.zero_stage is None and not s.offload:
             return self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                             seq_len=e.seq_len, hardware=e.hardware, framework=s.framework, max_devices=e.devices)
+                             seq_len=e.seq_len, hardware=e.hardware, framework=s.framework, max_devices=e.devices,
+                             **batch_args(s))
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=s.devices, zero_stage=s.zero_stage, offload=s.offload,
-                         hardware=e.hardware, framework=s.framework)
+                         hardware=e.hardware, framework=s.framework, micro_batch=s.micro_batch)
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and e.hardware in ASCEND:
@@ -282,7 +283,7 @@ class Router:
         if s.devices and not s.nodes and s.zero_stage is None:  # "on 2 nodes" in a config request is its nnodes
             # the user's device limit (said now or earlier): plan within it first; the config follows that plan (round two)
             return self.call("plan_training", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
-                             hardware=e.hardware, framework=self.config_framework(s), max_devices=e.devices)
+                             hardware=e.hardware, framework=self.config_framework(s), max_devices=e.devices, **batch_args(s))
         return self.generate_config(s, e, zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes)
 
     @staticmethod
@@ -291,7 +292,8 @@ class Router:
 
     def generate_config(self, s: Slots, e: Effective, **setting: Any) -> list[Call]:
         return self.call("generate_config", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
-                         hardware=e.hardware, framework=self.config_framework(s), format=config_format(s), **setting)
+                         hardware=e.hardware, framework=self.config_framework(s), format=config_format(s),
+                         **{**batch_args(s), **setting})
 
     def config_within_devices(self, s: Slots, e: Effective, done: list[Done]) -> list[Call]:
         """The config for the user's devices: the vendor table's plan when its count fits them (the config
@@ -366,6 +368,11 @@ class Router:
         if (not d.ok or d.result.get("cards") is None) and not any(x.name == "estimate_inference" for x in done):
             calls += self.max_context(s, e) if asks_max_context(s) else self.estimate_inference(s, e)
         return calls
+
+
+def batch_args(s: Slots) -> dict[str, int | None]:
+    """The batch the user said (None when not: the tools' own defaults); the tools derive the accumulation from them."""
+    return {"micro_batch": s.micro_batch, "global_batch": s.global_batch}
 
 
 def table_fits(plan: dict[str, Any], limit: int) -> bool:

@@ -86,13 +86,16 @@ class Setting:
         """Any part of the hardware catalog by its id, name or aliases ("V100", "MI300X", "Atlas 300I Duo"):
         the longest run of up to three words whose spelling the catalog knows, so new parts need no code."""
         keys = self.resolver.hardware_keys
-        toks = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[a-z0-9][a-z0-9.\-]*", work)]
+        toks = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?", work)]  # no sentence-end dot
         for i in range(len(toks)):
             for j in range(min(len(toks), i + 3), i, -1):
                 key = squash(" ".join(t[2] for t in toks[i:j]))
                 memory_only = re.fullmatch(r"\d+g(?:b)?", key)  # "32G" alone is a memory size (see _counts)
-                if self._names_part(key, keys) and not memory_only:
-                    return (toks[i][0], toks[j - 1][1]), keys[key]
+                if memory_only:
+                    continue
+                for spelling in (key, re.sub(r"(?<=\d)s$", "", key)):  # a plural: "two RTX 3090s", "8 V100s"
+                    if self._names_part(spelling, keys):
+                        return (toks[i][0], toks[j - 1][1]), keys[spelling]
         return None
 
     @staticmethod
