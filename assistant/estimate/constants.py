@@ -124,7 +124,21 @@ LOSS_IMPLS = ("fp32", "chunked", "fused")
 # since late 2024), the full logits never materialised; Axolotl trains with the HF Trainer's loss unless a
 # Liger/CCE plugin is configured.
 LOSS_DEFAULT = {"LLaMA-Factory": "fp32", "MindSpeed-LLM": "fp32", "torchtune": "chunked", "litgpt": "chunked",
-                "unsloth": "fused", "axolotl": "fp32"}
+                "unsloth": "fused", "axolotl": "fp32", "transformers": "fp32"}
+# QLoRA through the Hugging Face stack (TRL's SFTTrainer, or a script calling peft's
+# prepare_model_for_kbit_training) casts every weight that is not quantised (embeddings, LM head, norms)
+# from bf16/fp16 to fp32: 4 B instead of 2 per such parameter. LLaMA-Factory does not call it (it upcasts
+# only the layer norms, and only with upcast_layernorm), nor does torchtune or unsloth. Under DeepSpeed
+# (zero_stage 1-3) the engine casts the whole module back to its fp16/bf16 dtype, so only zero_stage 0 keeps it.
+KBIT_UPCAST_FRAMEWORKS = ("transformers",)
+# Activation offloading (torchtune enable_activation_offloading, unsloth's use_gradient_checkpointing="unsloth",
+# DeepSpeed activation_checkpointing.cpu_checkpointing): the tensors saved for backward (with recompute, the layer
+# inputs) are copied to pinned host memory as forward leaves each layer and brought back as backward reaches it,
+# on a side stream that overlaps the copies with compute. The device keeps the layer being written and the one
+# being read back (or prefetched); the rest lives on the host. Unsloth turns it on in its notebooks and docs
+# (use_gradient_checkpointing="unsloth"), so it is that framework's default.
+ACTIVATION_OFFLOAD_LIVE_LAYERS = 2
+ACTIVATION_OFFLOAD_DEFAULT = ("unsloth",)
 CHUNKED_LOGITS_BYTES = 4
 FUSED_LOSS_BYTES_PER_H = 8
 # "fp32" in detail. LLaMA-Factory leaves the loss to transformers'

@@ -26,7 +26,7 @@ def default_precision(dev: Device) -> str:
 FRAMEWORKS = ("LLaMA-Factory", "MindSpeed-LLM")
 # Frameworks whose memory follows the data-parallel (DeepSpeed ZeRO / FSDP) model, sized with their own loss
 # default (constants.LOSS_DEFAULT); FSDP full sharding is sized as ZeRO-3.
-DATA_PARALLEL_FRAMEWORKS = ("LLaMA-Factory", "torchtune", "litgpt", "unsloth", "axolotl")
+DATA_PARALLEL_FRAMEWORKS = ("LLaMA-Factory", "torchtune", "litgpt", "unsloth", "axolotl", "transformers")
 QUANT_BITS = (2, 3, 4, 8)
 
 
@@ -75,6 +75,7 @@ class TrainConfig(NamedTuple):
     optimizer: str = "adamw"  # constants.OPTIMIZERS
     optimizer_in_backward: bool = False  # step and free each gradient during backward (torchtune optimizer_in_bwd)
     grad_accum: int = 1  # micro-batches per optimizer step; above 1 the gradients stay allocated between them
+    activation_offload: bool = False  # saved activations go to host RAM between forward and backward
 
     @property
     def loss_impl(self) -> str:
@@ -135,12 +136,13 @@ class ParamSplit:
     quantized: float  # quantised frozen weights (QLoRA)
     expert_share: float  # fraction of trainable+frozen that sits in routed experts (for EP)
     notes: tuple[str, ...]
+    upcast: float = 0.0  # frozen weights kept in fp32 (QLoRA through peft's prepare_model_for_kbit_training)
 
 
 def split_params(s: Shape, cfg: TrainConfig) -> ParamSplit:
     P, vision = s.params, s.vision_params
     notes: list[str] = []
-    trainable = adapters = quantized = 0.0
+    trainable = adapters = quantized = upcast = 0.0
     if cfg.method == "full":
         trainable, frozen = P - vision, vision
         if vision:
@@ -156,7 +158,12 @@ def split_params(s: Shape, cfg: TrainConfig) -> ParamSplit:
         if cfg.method == "qlora":
             keep = s.embed_params + s.head_params + vision
             quantized, frozen = max(0.0, P - keep), min(P, keep)
-            notes.append(f"base linear layers quantised to {cfg.quant_bits} bit; embeddings, LM head, vision in bf16")
+            if kbit_upcast(cfg):
+                upcast, frozen = frozen, 0.0
+                notes.append(f"base linear layers quantised to {cfg.quant_bits} bit; embeddings, LM head, vision cast "
+                             "to fp32 (peft prepare_model_for_kbit_training, called by TRL's SFTTrainer)")
+            else:
+                notes.append(f"base linear layers quantised to {cfg.quant_bits} bit; embeddings, LM head, vision in bf16")
     # RL stages: extra frozen copies. LoRA/QLoRA reuse the base with adapters disabled (LLaMA-Factory).
     extra = 0.0
     if cfg.stage in ("dpo", "kto", "ppo") and cfg.method in ("full", "freeze"):
@@ -169,35 +176,52 @@ def split_params(s: Shape, cfg: TrainConfig) -> ParamSplit:
         else:
             notes.append("ppo: reward model as a LoRA adapter on the same base (LLaMA-Factory reward_model_type lora)")
     expert_share = (s.expert_params / P) if s.is_moe and P else 0.0
-    return ParamSplit(trainable, adapters, frozen + extra, quantized, expert_share, tuple(notes))
+    return ParamSplit(trainable, adapters, frozen + extra, quantized, expert_share, tuple(notes), upcast)
 
 
 def _quant_bytes(cfg: TrainConfig) -> float:
     return (cfg.quant_bits + C.QUANT_OVERHEAD_BITS) / 8
 
 
-def act_bytes_per_token_layer(s: Shape, megatron: bool = False) -> float:
-    """Bytes one token leaves in one layer without recompute (bf16, FlashAttention)."""
+def fp32_activations(cfg: TrainConfig) -> bool:
+    """Whether the residual stream, and so most activations, is fp32: fp32 training, or QLoRA through peft's
+    prepare_model_for_kbit_training, whose fp32 embeddings make every layer's input and (with the 4-bit
+    layers returning their input's dtype) its outputs fp32; transformers warns that FlashAttention's
+    inputs were "silently casted in float32" in that setup."""
+    return cfg.precision == "fp32" or kbit_upcast(cfg)
+
+
+def kbit_upcast(cfg: TrainConfig) -> bool:
+    """QLoRA with the unquantised weights cast to fp32 (constants.KBIT_UPCAST_FRAMEWORKS, without DeepSpeed)."""
+    return cfg.method == "qlora" and cfg.framework in C.KBIT_UPCAST_FRAMEWORKS and cfg.zero_stage == 0
+
+
+def act_bytes_per_token_layer(s: Shape, cfg: TrainConfig) -> float:
+    """Bytes one token leaves in one layer without recompute (bf16, FlashAttention; twice that in fp32)."""
     moe_extra = 0.0
     if s.is_moe:  # token copies dispatched to k experts and back, fp32 router logits
         moe_extra = (4 * s.hidden * s.experts_per_token + 4 * s.experts) * s.moe_layers / s.layers
-    h_b, f_b = (C.MEGATRON_ACT_H_BYTES, C.MEGATRON_ACT_FFN_BYTES) if megatron else (C.ACT_H_BYTES, C.ACT_FFN_BYTES)
-    return h_b * s.hidden + C.ACT_KV_BYTES * s.kv_dim + f_b * s.ffn_for_activations() + moe_extra
+    h_b, f_b = (C.MEGATRON_ACT_H_BYTES, C.MEGATRON_ACT_FFN_BYTES) if cfg.megatron else (C.ACT_H_BYTES, C.ACT_FFN_BYTES)
+    bf16 = h_b * s.hidden + C.ACT_KV_BYTES * s.kv_dim + f_b * s.ffn_for_activations() + moe_extra
+    return 2 * bf16 if fp32_activations(cfg) else bf16
 
 
-def _activations(s: Shape, cfg: TrainConfig, seqs: int, in_flight: int) -> Term:
+def _activations(s: Shape, cfg: TrainConfig, seqs: int, in_flight: int) -> tuple[Term, float]:
+    """(activations on the device, bytes of saved activations offloaded to host RAM per rank)."""
     tokens = cfg.micro_batch * seqs * cfg.seq_len / cfg.cp
     shard = cfg.tp  # sequence parallel splits every activation by TP (Megatron); 1 for DeepSpeed
     layers = s.layers
     if cfg.method == "freeze":  # no gradient flows below the first trainable layer
         layers = min(C.FREEZE_TRAINABLE_LAYERS, s.layers)
-    apt = act_bytes_per_token_layer(s, cfg.megatron)
+    apt = act_bytes_per_token_layer(s, cfg)
     per_layer = apt * tokens / shard
     stage_layers = math.ceil(layers / cfg.pp)
-    if cfg.recompute:
-        total = C.CKPT_BYTES_PER_H * s.hidden * tokens / shard * stage_layers * in_flight + C.RECOMPUTE_PEAK_LAYERS * per_layer
-    else:
-        total = per_layer * stage_layers * in_flight
+    ckpt_h = C.CKPT_BYTES_PER_H * (2 if fp32_activations(cfg) else 1)
+    saved = ckpt_h * s.hidden * tokens / shard if cfg.recompute else per_layer  # kept per layer
+    held = stage_layers * in_flight  # layers whose saved tensors wait for backward
+    on_device = min(held, C.ACTIVATION_OFFLOAD_LIVE_LAYERS) if cfg.activation_offload else held
+    host = saved * (held - on_device)
+    total = saved * on_device + (C.RECOMPUTE_PEAK_LAYERS * per_layer if cfg.recompute else 0.0)
     kv = 0.0
     if cfg.stage == "ppo":  # rollout generation keeps a KV cache for micro_batch sequences
         kv = 2 * s.layers * s.kv_dim * 2 * cfg.micro_batch * cfg.seq_len / (cfg.tp * cfg.pp)
@@ -205,14 +229,17 @@ def _activations(s: Shape, cfg: TrainConfig, seqs: int, in_flight: int) -> Term:
 
     def how() -> str:
         if cfg.recompute:
-            text = (f"full recompute: {stage_layers} layer inputs x {C.CKPT_BYTES_PER_H}·h B/token x {in_flight} in flight"
+            text = (f"full recompute: {stage_layers} layer inputs x {ckpt_h}·h B/token x {in_flight} in flight"
                     f" + {C.RECOMPUTE_PEAK_LAYERS:g} layer(s) recomputed at {apt / s.hidden:.1f}·h B/token")
         else:
             text = f"no recompute: {stage_layers} layers x {apt / s.hidden:.1f}·h B/token x {in_flight} in flight"
+        if cfg.activation_offload:
+            text += (f"; activation offloading: {on_device} of the {held} layers' saved tensors on the device, "
+                     f"{_gib(host):.2f} GiB in host RAM")
         text += f"; {tokens:.0f} tokens/micro-batch" + (f", /{shard} sequence parallel" if shard > 1 else "")
         return text + (f"; + rollout KV cache {_gib(kv):.2f} GiB" if kv else "")
 
-    return Term(_gib(total), how)
+    return Term(_gib(total), how), host
 
 
 def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
@@ -256,7 +283,8 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
     LoRA adapters A are fp32 (4 + 4 + 8); frozen weights F are bf16 (quantised ones Q at bits/8)."""
     p, n, z, off = cfg.precision, max(1, cfg.devices), cfg.zero_stage, cfg.offload
     bw, bg, b32, bm, ba = C.WEIGHT_BYTES[p], C.GRAD_BYTES[p], C.FP32_GRAD_BYTES[p], C.MASTER_BYTES[p], C.ADAM_BYTES[p]
-    T, A, F, Q = ps.trainable, ps.adapters, ps.frozen, ps.quantized
+    T, A, Q = ps.trainable, ps.adapters, ps.quantized
+    F = ps.frozen + 2 * ps.upcast  # in bf16-sized units: an fp32 frozen weight counts twice
     aw = C.ADAPTER_BYTES[p] // 4  # adapter weight = its gradient: 4 B (fp32) or 2 B (pure_bf16)
     ba, opt_host = _adam_bytes(cfg, ba)
     qb = _quant_bytes(cfg)
@@ -277,7 +305,7 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
         w += qb * Q / q_shard
     if z == 3:  # gathered modules: the largest one plus the next layers (quantised layers at their bits)
         if Q:
-            live = 2 * max(s.embed_params, s.head_params) + (qb * C.ZERO3_LIVE_LAYERS * s.layer_params if q_shard > 1 else 0)
+            live = (4 if ps.upcast else 2) * max(s.embed_params, s.head_params) + (qb * C.ZERO3_LIVE_LAYERS * s.layer_params if q_shard > 1 else 0)
         else:
             live = 2 * min(T + A + F, s.largest_module_params + C.ZERO3_LIVE_LAYERS * s.layer_params)
         w += live
@@ -286,7 +314,8 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
         parts = []
         if not (z == 3 and off):
             held = [f"{bw} B x {_count(T)} trained" if T else "", f"{aw} B x {_count(A)} LoRA" if A else "",
-                    f"2 B x {_count(F)} frozen" if F else ""]
+                    f"2 B x {_count(ps.frozen)} frozen" if ps.frozen else "",
+                    f"4 B x {_count(ps.upcast)} frozen in fp32" if ps.upcast else ""]
             parts.append(" + ".join(x for x in held if x) + (f", / {n} (ZeRO-3)" if z == 3 else ", replicated"))
         if Q:
             parts.append(f"{qb * 8:.2f} bit x {_count(Q)} quantised" + (f", / {n}" if q_shard > 1 else " (not split)"))
@@ -368,7 +397,7 @@ def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
         return x / (tp * pp * dp_cp)
 
     T, A = ps.trainable, ps.adapters
-    w = 2 * per_dev(T + ps.frozen) + _quant_bytes(cfg) * per_dev(ps.quantized) + 4 * A / (tp * pp)
+    w = 2 * per_dev(T + ps.frozen) + 4 * per_dev(ps.upcast) + _quant_bytes(cfg) * per_dev(ps.quantized) + 4 * A / (tp * pp)
     g = C.MEGATRON_MAIN_GRAD_BYTES * per_dev(T) + 4 * A / (tp * pp)
     o = C.MEGATRON_OPTIMIZER_BYTES * per_dev_opt(T) + 8 * A / (tp * pp)
     split = f"/(TP {tp} x PP {pp}" + (f", experts /EP {ep}" if e else "") + ")"
@@ -410,7 +439,7 @@ def _gradient_peak(s: Shape, cfg: TrainConfig, g: Term, act: Term, logits: Term,
     gradients exist beside the first layer's working set (recomputed or stored), at its start the
     activations and logits; only the part of the former above the latter adds."""
     tokens = cfg.micro_batch * seqs * cfg.seq_len
-    layer = _gib(act_bytes_per_token_layer(s) * tokens)
+    layer = _gib(act_bytes_per_token_layer(s, cfg) * tokens)
     start, end = act.gib + logits.gib, g.gib + layer
     return Term(max(0.0, end - start),
                 lambda: f"{g.how} = {g.gib:.2f} GiB, allocated during backward and set to None after the step "
@@ -426,10 +455,11 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     st = _megatron_states(s, cfg, ps) if cfg.megatron else _deepspeed_states(s, cfg, ps)
     w, g, o, host = st.weights, st.gradients, st.optimizer, st.host
     # 1F1B: the first pipeline stage holds pp micro-batches in flight; the last holds one plus the logits.
-    act = _activations(s, cfg, seqs, cfg.pp)
+    act, act_host = _activations(s, cfg, seqs, cfg.pp)
+    host += act_host
     logits = _logits(s, cfg, seqs)
     if cfg.pp > 1:
-        last = _activations(s, cfg, seqs, 1)
+        last, _ = _activations(s, cfg, seqs, 1)
         if last.gib + logits.gib > act.gib:
             act = Term(last.gib, lambda t=last: "last pipeline stage: " + t.how)
         else:
@@ -439,7 +469,7 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
         # The loss (and its logits buffers) is done before backward starts recomputing layers, so
         # the two transient peaks do not coexist: only the part of the logits above the recompute
         # peak adds to the total.
-        peak = C.RECOMPUTE_PEAK_LAYERS * act_bytes_per_token_layer(s, cfg.megatron) * (
+        peak = C.RECOMPUTE_PEAK_LAYERS * act_bytes_per_token_layer(s, cfg) * (
             cfg.micro_batch * seqs * cfg.seq_len / cfg.cp) / cfg.tp / C.GIB
         full = logits
         logits = Term(max(0.0, full.gib - peak),

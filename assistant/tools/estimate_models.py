@@ -47,11 +47,14 @@ Optimizer = Annotated[
                       "2 B), paged_adamw_8bit (2 B in unified memory, paged to host RAM)."),
 ]
 TrainingFramework = Annotated[
-    Literal["MindSpeed-LLM", "LLaMA-Factory", "torchtune", "litgpt", "unsloth", "axolotl"],
+    Literal["MindSpeed-LLM", "LLaMA-Factory", "torchtune", "litgpt", "unsloth", "axolotl", "transformers"],
     _alias({"mindspeed-llm": "MindSpeed-LLM", "mindspeed": "MindSpeed-LLM", "ms": "MindSpeed-LLM", "modellink": "MindSpeed-LLM",
             "llama-factory": "LLaMA-Factory", "llamafactory": "LLaMA-Factory", "lf": "LLaMA-Factory",
-            "torch-tune": "torchtune", "lit-gpt": "litgpt", "lightning": "litgpt"}),
-    Field(description="LLaMA-Factory (DeepSpeed ZeRO), MindSpeed-LLM (TP/PP/CP), or torchtune, litgpt, unsloth, axolotl "
+            "torch-tune": "torchtune", "lit-gpt": "litgpt", "lightning": "litgpt", "hf": "transformers",
+            "huggingface": "transformers", "hf-trainer": "transformers", "trl": "transformers", "peft": "transformers",
+            "sfttrainer": "transformers"}),
+    Field(description="LLaMA-Factory (DeepSpeed ZeRO), MindSpeed-LLM (TP/PP/CP), or torchtune, litgpt, unsloth, axolotl, "
+                      "transformers (HF Trainer / TRL with peft: QLoRA keeps the unquantised weights in fp32) "
                       "(data parallel; FSDP full shard = zero_stage 3), each with its own default loss (see loss). "
                       "Default LLaMA-Factory, or MindSpeed-LLM when tp/pp/cp > 1."),
 ]

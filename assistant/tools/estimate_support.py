@@ -226,6 +226,10 @@ def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
         out.append(f"{cfg.framework}: data parallel sized as DeepSpeed ZeRO-{cfg.zero_stage}"
                    + (" (FSDP full shard)" if cfg.zero_stage == 3 else "") + (" with CPU offload" if cfg.offload else "")
                    + f"; its default loss is {C.LOSS_DEFAULT.get(cfg.framework, 'fp32')}")
+    if cfg.activation_offload:
+        out.append("activation offloading: the activations saved for backward wait in host RAM, "
+                   f"{C.ACTIVATION_OFFLOAD_LIVE_LAYERS} layers' worth on the device"
+                   + (f" ({cfg.framework}'s default)" if cfg.framework in C.ACTIVATION_OFFLOAD_DEFAULT else ""))
     if not dev.bf16:
         out.append(f"{dev.id} has no BF16: " + ("fp16 mixed precision assumed (same bytes per value as bf16)"
                                                if cfg.precision == "fp16" else f"{cfg.precision} as requested, which it cannot compute"))

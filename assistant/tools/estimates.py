@@ -78,6 +78,9 @@ class EstimateTrainingMemoryArgs(ModelArgs):
                                         "(torchtune optimizer_in_bwd); single device or ZeRO-0 only.")
     grad_accum: int = Field(1, ge=1, le=65536, description="Gradient accumulation steps; above 1 the gradients stay "
                             "allocated between micro-batches (matters for full fine-tuning without DeepSpeed).")
+    activation_offload: bool | None = Field(None, description="Keep the activations saved for backward in host RAM "
+                                            "(torchtune enable_activation_offloading, unsloth's gradient checkpointing, "
+                                            "DeepSpeed cpu_checkpointing). Omitted: the framework's default (on for unsloth).")
 
 
 class TrainingMemoryResult(MemoryBreakdown):
@@ -99,6 +102,7 @@ class TrainingMemoryResult(MemoryBreakdown):
     unit: str
     loss: str = Field(description="Loss implementation assumed (fp32, chunked or fused); the framework's default unless given.")
     optimizer: str
+    activation_offload: bool = Field(description="Whether the saved activations were sized in host RAM (given, or the framework's default).")
     assumptions: list[str]
     notes: list[str] = Field(default_factory=list)
 
@@ -116,7 +120,9 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                       tp=args.tp, pp=args.pp, cp=args.cp, precision=precision_for(args.precision, dev), recompute=args.recompute,
                       lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits,
                       loss=args.loss or "", optimizer=args.optimizer, optimizer_in_backward=args.optimizer_in_backward,
-                      grad_accum=args.grad_accum)
+                      grad_accum=args.grad_accum,
+                      activation_offload=(framework in C.ACTIVATION_OFFLOAD_DEFAULT if args.activation_offload is None
+                                          else args.activation_offload))
     b = training_memory(s, cfg, dev)
     notes = list(b.assumptions) + context_note(ctx, model_id, args.seq_len)
     if s.is_moe:
@@ -130,7 +136,8 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                                 devices=args.devices, framework=framework,
                                 zero_stage=None if cfg.megatron else args.zero_stage, offload=args.offload,
                                 tp=args.tp, pp=args.pp, cp=args.cp, data_parallel=cfg.dp, hardware=hw_id, unit=dev.unit,
-                                loss=cfg.loss_impl, optimizer=args.optimizer, assumptions=assumptions(s, cfg, dev), notes=notes)
+                                loss=cfg.loss_impl, optimizer=args.optimizer, activation_offload=cfg.activation_offload,
+                                assumptions=assumptions(s, cfg, dev), notes=notes)
 
 
 # ---------------------------------------------------------------- plan_training

@@ -136,3 +136,59 @@ def test_zero_offload_keeps_gradients_on_the_host(shapes, devices):
     assert m.gradients.gib == approx(2 * 4096**2 / GIB)
     assert m.optimizer.gib == 0
     assert m.host_ram_gib.gib == approx(8 * (2 + 4 + 12) * P / n * 1.5 / GIB)
+
+
+# Llama-3.1-8B: 32 layers, hidden 4096, ffn 14336, kv_dim 1024, vocab 128256, untied embedding and LM head of
+# 128256 x 4096 = 525,336,576 parameters each. One layer keeps 18h + 4 kv_dim + 8 ffn = 192,512 B per token in bf16.
+def test_hf_qlora_keeps_embeddings_and_the_residual_stream_in_fp32(shapes, devices):
+    # us-01 / us-03 (unsloth README, 'Hugging Face + FA2' column): Llama-3.1-8B QLoRA r32 on all linear layers,
+    # batch 1, trains up to 5,789 tokens on a 24 GB GPU and 15,502 on 48 GB. TRL's SFTTrainer prepares the 4-bit
+    # model with peft's prepare_model_for_kbit_training, which casts the embeddings and LM head to fp32; the fp32
+    # embedding output then makes the residual stream, every layer input and (the 4-bit layers return their
+    # input's dtype) most activations fp32.
+    s, dev = shapes["llama3.1-8b"], devices["rtx4090-24g"]
+    cfg = TrainConfig(method="qlora", seq_len=4096, lora_rank=32, framework="transformers")
+    hf, lf = training_memory(s, cfg, dev), training_memory(s, cfg._replace(framework="LLaMA-Factory"), dev)
+    embed = 128_256 * 4096
+    assert hf.weights.gib - lf.weights.gib == approx(2 * 2 * embed / GIB)  # 4 B instead of 2, embedding + head
+    tokens, layer = 4096, 192_512
+    assert hf.activations.gib == approx((32 * 4 * 4096 * tokens + 2 * 2 * layer * tokens) / GIB)
+    assert lf.activations.gib == approx((32 * 2 * 4096 * tokens + 2 * layer * tokens) / GIB)
+    assert hf.logits.gib == approx(max(0.0, tokens * 128_256 * 12 - 2 * 2 * layer * tokens) / GIB)
+    # the measured limits: the lengths that trained fit, and 1.25x of them do not
+    for measured, part in ((5789, "rtx4090-24g"), (15502, "l40s-48g")):
+        assert training_memory(s, cfg._replace(seq_len=measured), devices[part]).fits
+        assert not training_memory(s, cfg._replace(seq_len=round(1.25 * measured)), devices[part]).fits
+    # under DeepSpeed the engine casts the module back to bf16: no upcast
+    z2 = cfg._replace(zero_stage=2)
+    assert training_memory(s, z2, dev).weights.gib == training_memory(s, z2._replace(framework="LLaMA-Factory"), dev).weights.gib
+
+
+def test_activation_offloading_keeps_two_layer_inputs_on_the_device(shapes, devices):
+    # torchtune README 'Optimization flags' (commit 1814feb17): Llama-3.2-3B full fine-tuning, 2 x 4096 tokens,
+    # activation checkpointing, optimizer step in backward: '+ Activation Offloading' takes the peak from 23.1 to
+    # 21.8 GiB. The 28 layer inputs (2h B per token) go to host RAM but for the two in flight:
+    # 26 x 2 x 3072 x 8192 B = 1.22 GiB.
+    s, dev = shapes["llama3.2-3b"], devices["a100-80g"]
+    cfg = TrainConfig(method="full", seq_len=4096, micro_batch=2, precision="pure_bf16", loss="chunked",
+                      optimizer_in_backward=True, framework="torchtune")
+    on, off = training_memory(s, cfg._replace(activation_offload=True), dev), training_memory(s, cfg, dev)
+    tokens = 8192
+    moved = 26 * 2 * 3072 * tokens
+    assert off.activations.gib - on.activations.gib == approx(moved / GIB)
+    assert (off.activations.gib - on.activations.gib) == pytest.approx(23.1 - 21.8, rel=0.1)
+    assert on.activations.gib == approx((2 * 2 * 3072 * tokens + 2 * 124_928 * tokens) / GIB)
+    assert on.host_ram_gib.gib - off.host_ram_gib.gib == approx(moved * 1.5 / GIB)  # pinned buffers, x 1.5
+
+
+def test_unsloth_offloads_activations_by_default(ctx):
+    from assistant.tools.estimates import EstimateTrainingMemoryArgs, estimate_training_memory
+
+    base = {"model": "llama3.1-8b", "method": "qlora", "seq_len": 16384, "hardware": "rtx4090-24g"}
+    uns = estimate_training_memory(ctx, EstimateTrainingMemoryArgs(**base, framework="unsloth"))
+    assert uns.activation_offload and uns.loss == "fused"
+    assert any("activation offloading" in a and "unsloth's default" in a for a in uns.assumptions)
+    kept = estimate_training_memory(ctx, EstimateTrainingMemoryArgs(**base, framework="unsloth", activation_offload=False))
+    assert not kept.activation_offload and kept.activations_gib > uns.activations_gib
+    lf = estimate_training_memory(ctx, EstimateTrainingMemoryArgs(**base))
+    assert not lf.activation_offload

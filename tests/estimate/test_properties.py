@@ -34,6 +34,7 @@ cfg_st = st.builds(
     optimizer=st.sampled_from(["adamw", "adamw_8bit", "paged_adamw_8bit"]),
     optimizer_in_backward=st.just(False),
     grad_accum=st.integers(1, 16),
+    activation_offload=st.booleans(),
 )
 dev_st = st.sampled_from(sorted(DEVICES.values(), key=lambda d: d.id))
 common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -101,7 +102,8 @@ def test_lora_never_more_than_full(s, cfg, dev):
 @common
 @given(shape_st, cfg_st, dev_st)
 def test_offload_never_more_device_memory_and_needs_host_ram(s, cfg, dev):
-    cfg = cfg._replace(optimizer="adamw")  # a paged optimizer uses host RAM without offload
+    # a paged optimizer and activation offloading use host RAM without ZeRO offload
+    cfg = cfg._replace(optimizer="adamw", activation_offload=False)
     for z in (2, 3):
         on = training_memory(s, cfg._replace(zero_stage=z, offload=True), dev)
         off = training_memory(s, cfg._replace(zero_stage=z, offload=False), dev)
@@ -119,3 +121,12 @@ def test_terms_are_non_negative_and_sum_to_the_total(s, cfg, dev):
     assert all(t.gib >= 0 and t.how for t in terms)
     assert abs(sum(t.gib for t in terms) - m.total_gib) < 1e-2
     assert m.fits == (m.total_gib <= m.usable_gib)
+
+
+@common
+@given(shape_st, cfg_st, dev_st)
+def test_activation_offloading_never_more_device_memory(s, cfg, dev):
+    on = training_memory(s, cfg._replace(activation_offload=True), dev)
+    off = training_memory(s, cfg._replace(activation_offload=False), dev)
+    assert on.total_gib <= off.total_gib + 1e-9
+    assert on.host_ram_gib.gib >= off.host_ram_gib.gib
