@@ -179,4 +179,8 @@ INSTRUCTION = re.compile(
     r"|simply\s+(?:say|answer|reply)|always\s+(?:say|answer|reply))\b"
     r"|忽略|无视|不要(?:用|调用|使用)工具|别(?:用|调用)工具|直接(?:说|回答|告诉我)(?=\s*\d))"
     # up to the end of its sentence, or up to "for"/"of" where the user's own question goes on
-    r"(?:(?!\s(?:for|of|on|with)\s)[^.?!;\n。？！；])*")
+    r"(?:(?!\s(?:for|of|on|with)\s)(?:[^.?!;\n。？！；]|\.(?=[^\s.])))*")  # "Llama-3.1" is no sentence end
+# What an instruction claims: a count, a memory size, a setting ("1 card", "zero-0", "8 GB"); blanked when the
+# instruction's names are read (the question sat inside it), so no claimed number reaches a tool.
+CLAIM = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:x|×)?\s*(?:个\s*)?(?:cards?|npus?|gpus?|devices?|dies?|nodes?|张|块|卡|台|节点|"
+                   r"gi?b|g(?![a-z])|hours?|小时|天|days?)(?![a-z])|zero[-_ ]?\d|stage\s*\d|offload|卸载")
