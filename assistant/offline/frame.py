@@ -108,6 +108,9 @@ class QuestionFrame(BaseModel):
     tps: float | None = None  # measured tokens/s per device
     micro_batch: int | None = None  # "batch size 4", "micro batch 2", "bs=4": sequences per device per step
     global_batch: int | None = None  # "global batch 128", "GBS 256": sequences per optimizer step over all devices
+    optimizer: str | None = None  # "8-bit AdamW": adamw_8bit; "paged AdamW 8bit": paged_adamw_8bit (estimate_training_memory's values)
+    loss: str | None = None  # "Liger", "fused cross-entropy": fused; "chunked loss": chunked
+    stack: str | None = None  # a data-parallel trainer other than the vendor frameworks: torchtune, litgpt, unsloth, axolotl
     weight_bits: int | None = None  # serving precision the user stated: "AWQ int4" 4, "w8a8" 8, "bf16" 16
     quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
     concurrency: int | None = None  # "32 concurrent users", "并发 64"
@@ -124,7 +127,7 @@ class QuestionFrame(BaseModel):
     CARRIED: ClassVar[tuple[str, ...]] = (
         "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
         "hardware", "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-        "samples", "epochs", "tps", "micro_batch", "global_batch", "weight_bits", "quant_text", "concurrency", "gpu_util")
+        "samples", "epochs", "tps", "micro_batch", "global_batch", "optimizer", "loss", "stack", "weight_bits", "quant_text", "concurrency", "gpu_util")
     MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "same_shape", "family", "params_b", "shape",
                                               "shape_only")
 

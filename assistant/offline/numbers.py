@@ -15,6 +15,7 @@ from .vocab import (
     SAMPLES_RX,
     TOKENS_RX,
     TPS_RX,
+    TRAINER_PARTS,
     UNIT_WORDS,
     amount,
     blank,
@@ -195,6 +196,17 @@ def batches(work: str, s: Slots) -> str:
             if value >= 1:
                 setattr(s, name, value)
             work = blank(work, m)
+    return work
+
+
+def trainer_parts(work: str, s: Slots) -> str:
+    """The optimizer, loss and trainer named ("paged AdamW 8bit", "Liger", "torchtune"), their words blanked (the 8 of
+    "8-bit" is no count, "loss" no problem report)."""
+    for kind, value, rx in TRAINER_PARTS:
+        m = rx.search(work)
+        if m:
+            setattr(s, kind, getattr(s, kind) or value)
+            work = rx.sub(lambda x: " " * len(x.group(0)), work)
     return work
 
 

@@ -118,6 +118,7 @@ class Parser:
         low = text.lower()
         s.check(low)
         work, hw_count = self.setting.read(low, s)
+        work = num.trainer_parts(work, s)
         work = num.training_amounts(work, s)
         work = num.batches(work, s)
         serving, work = serving_words.read(work)  # "gptq-int4" is no model, "64 并发" no count

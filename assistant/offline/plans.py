@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..tools.estimates import PlanResult, TrainingMemoryResult
 from .capacity import CapacityBlocks, TrainingFacts
 from .results import Result
-from .wording import TOOL_NOTE_ZH, assumption_zh
+from .wording import TOOL_NOTE_ZH, TRAINER_WORDS, assumption_zh
 
 
 class PlanBlocks(CapacityBlocks):
@@ -111,12 +111,25 @@ class PlanBlocks(CapacityBlocks):
             f"  为什么是 {rec_s}：仅按显存 {need_s}即可放下；ModelArts 的做法是 LoRA 任务按同一模型全参微调卡数的一半左右配置，"
             f"即 {rec_s}。按 {rec_s}规划与厂商验证过的配置一致；{need_s}是显存下限（估算可放下，厂商未实测）。")]
 
+    def trainer_label(self, call: Result[TrainingMemoryResult]) -> str:
+        """"With 8-bit AdamW (bitsandbytes), on 2 GPUs, ZeRO-2, no offload: " when the call carries the optimizer, loss
+        or trainer the user named (route.trainer_estimate); else nothing."""
+        named = [TRAINER_WORDS[v][self.lang] for v in (call.arg("optimizer"), call.arg("loss"), call.arg("framework")) if v in TRAINER_WORDS]
+        if not named:
+            return ""
+        n = int(call.arg("devices") or 1)
+        where = self.devices(n, "die" if call.arg("hardware") == "snt9b23" else "card", str(call.arg("hardware")))
+        stage = call.arg("zero_stage")
+        setting = self.L(", ", "、").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), self.L("no offload", "不开 offload")])
+        return self.L(f"With {' and '.join(named)}, on {setting}: ", f"按你说的 {'、'.join(named)}，在 {setting} 下：")
+
     def memory(self, call: Result[TrainingMemoryResult]) -> list[str]:
         m = call.value
         if m is None:
             return [self.L(f"Memory estimate not available: {call.error.message}", f"无法估算显存：{call.error.message}"), ""]
         how = self.estimate_label(m.assumptions)
-        lines = [self.lead(self.L(f"about **{m.total_gib:.1f} GiB per device** ({how}).", f"每卡约 **{m.total_gib:.1f} GiB**（{how}）。"))]
+        lines = [self.lead(self.trainer_label(call) + self.L(f"about **{m.total_gib:.1f} GiB per device** ({how}).",
+                                                             f"每卡约 **{m.total_gib:.1f} GiB**（{how}）。"))]
         parts = [f"{self.L(en, zh)} {v:.1f} GiB" for v, en, zh in (
             (m.weights_gib, "weights", "权重"), (m.gradients_gib, "gradients", "梯度"), (m.optimizer_gib, "optimizer states", "优化器状态"),
             (m.activations_gib, "activations", "激活"), (m.logits_gib, "logits/loss", "logits/loss"), (m.overhead_gib, "framework overhead", "框架开销"))]

@@ -344,6 +344,26 @@ class Router:
             return self.call("plan_training", **lora)
         return []
 
+    def after_plan(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
+        return self.plan_alternative(s, e, d, done) + self.trainer_estimate(s, e, d)
+
+    def trainer_estimate(self, s: Slots, e: Effective, d: Done) -> list[Call]:
+        """The optimizer, loss or trainer the user named (plan_training assumes AdamW, the fp32 loss, LLaMA-Factory):
+        the memory of the plan's own data-parallel setting with them, and without offload, since what they save
+        is what offload would have bought. On the user's devices when they gave a count; else on the plan's."""
+        if not (s.optimizer or s.loss or s.stack) or not d.ok or d.args.get("max_devices") != e.devices:
+            return []
+        p = d.result
+        if p.get("framework") == "MindSpeed-LLM" or not (p.get("fits") or e.devices):
+            return []
+        fits = bool(p.get("fits"))
+        model = {k: d.args[k] for k in ("model", "params_b", "shape") if k in d.args}
+        return self.call("estimate_training_memory", **model, method=d.args.get("method"), stage=d.args.get("stage"),
+                         seq_len=d.args.get("seq_len"), hardware=d.args.get("hardware"),
+                         devices=p["devices"] if fits else e.devices, zero_stage=p.get("zero_stage") if fits else 3,
+                         offload=False, micro_batch=p.get("micro_batch"), grad_accum=p.get("grad_accum"),
+                         optimizer=s.optimizer, loss=s.loss, framework=s.stack)
+
     def inference_need(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """Nothing fits the user's devices (or none holds a sequence at that length): how many it needs."""
         if not d.ok or not d.args.get("max_devices"):
@@ -399,7 +419,7 @@ def own_frame(s: Slots, d: Done) -> Slots:
 
 MORE_ROUTES: dict[str, Callable[[Router, Slots, Effective, Done, list[Done]], list[Call]]] = {
     "resolve_model": Router.family_of_unknown,
-    "plan_training": Router.plan_alternative,
+    "plan_training": Router.after_plan,
     "estimate_inference": Router.inference_need,
     "min_cards": Router.min_cards_any_length,
     "inference_min_cards": Router.inference_table_gap,

@@ -20,6 +20,18 @@ HARDWARE = [
     (re.compile(r"(?<![a-z0-9])(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s)(?:[-_ ]?(?:sxm\d?|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?s?(?![a-z0-9])"), None),
     (re.compile(r"(?:rtx\s*|geforce\s*)*(4090)(?:\s*d)?s?(?![0-9a-z])"), None),
 ]
+# What the trainer is made of, beyond the plan's defaults (AdamW, fp32 loss, LLaMA-Factory): each is an
+# estimate_training_memory input, read with its value; first match wins within a kind.
+TRAINER_PARTS = [
+    ("optimizer", "paged_adamw_8bit", re.compile(r"paged[-_ ]?adam\w*[-_ ]?(?:8[-_ ]?bit|bnb)|paged[-_ ]?(?:8[-_ ]?bit|bnb)[-_ ]?adam\w*")),
+    ("optimizer", "adamw_8bit", re.compile(r"(?:8[-_ ]?bit|bnb)[-_ ]?adam\w*|adam\w*[-_ ]?(?:8[-_ ]?bit|bnb)|8[-_ ]?bit\s*(?:optimi[sz]er|优化器)")),
+    ("loss", "fused", re.compile(r"liger(?:[-_ ]?kernels?)?|fused\s+(?:linear\s+)?(?:cross[-_ ]?entropy|ce|loss)|cut[-_ ]?cross[-_ ]?entropy")),
+    ("loss", "chunked", re.compile(r"chunked\s*(?:cross[-_ ]?entropy|ce|loss)|chunked[-_ ]?output[-_ ]?loss")),
+    ("stack", "torchtune", re.compile(r"torch[-_ ]?tune")),
+    ("stack", "litgpt", re.compile(r"lit[-_ ]?gpt")),
+    ("stack", "unsloth", re.compile(r"unsloth")),
+    ("stack", "axolotl", re.compile(r"axolotl")),
+]
 METHODS = [
     ("qlora", re.compile(r"q[-_ ]?lora")),
     ("lora", re.compile(r"(?<![a-z])lora(?![a-z])|低秩")),

@@ -138,7 +138,17 @@ CJK_TEXT = re.compile(r"[\u4e00-\u9fff]")
 # The estimator's assumptions, worded in Chinese for Chinese answers (the tools speak English; the
 # answer is in the question's language throughout). Patterns not listed stay as the tool wrote them.
 ASSUMPTION_ZH = [
-    (re.compile(r"activations in bf16 with FlashAttention \(no s\^2 term\)"), "激活按 bf16 计、启用 FlashAttention（无 s² 项）"),
+    (re.compile(r"activations in (bf16|fp16|fp32) with FlashAttention \(no s\^2 term\)"), r"激活按 \1 计、启用 FlashAttention（无 s² 项）"),
+    (re.compile(r"(\S+) has no BF16: fp16 mixed precision assumed \(same bytes per value as bf16\)"),
+     r"\1 不支持 BF16：按 fp16 混合精度计（每个值的字节数与 bf16 相同）"),
+    (re.compile(r"(\S+): data parallel sized as DeepSpeed ZeRO-(\d) \(FSDP full shard\)"), r"\1：按 DeepSpeed ZeRO-\2（FSDP 全分片）的数据并行估算"),
+    (re.compile(r"(\S+): data parallel sized as DeepSpeed ZeRO-(\d)"), r"\1：按 DeepSpeed ZeRO-\2 的数据并行估算"),
+    (re.compile(r" with CPU offload; its default loss is (\w+)"), r"，开 CPU offload；其默认 loss 为 \1"),
+    (re.compile(r"; its default loss is (\w+)"), r"；其默认 loss 为 \1"),
+    (re.compile(r"activation offloading: the activations saved for backward wait in host RAM, (\d+) layers' worth on the device"
+                r" \((\S+)'s default\)"), r"激活卸载：反向所需的激活暂存在主机内存，设备上只保留 \1 层（\2 的默认设置）"),
+    (re.compile(r"activation offloading: the activations saved for backward wait in host RAM, (\d+) layers' worth on the device"),
+     r"激活卸载：反向所需的激活暂存在主机内存，设备上只保留 \1 层"),
     (re.compile(r"usable memory = ([\d.]+) GB x ([\d.]+) reported capacity"), r"可用显存 = \1 GB × \2（运行时报告的容量）"),
     (re.compile(r"MindSpeed-LLM: distributed optimizer, sequence parallel with TP, 1F1B pipeline"),
      "MindSpeed-LLM：分布式优化器，开 TP 时开启序列并行，1F1B 流水线"),
@@ -294,3 +304,16 @@ class Writer:
         shown = self.L("; ", "；").join(self.L(str(a), assumption_zh(str(a))) for a in assumptions[: 2 if short else 4])
         base = self.L("estimate", "估算")
         return self.L(f"{base}, assumptions: {shown}", f"{base}，假设：{shown}") if shown else base
+
+
+# The optimizer, loss and trainer values route.trainer_estimate passes, as users know them.
+TRAINER_WORDS = {
+    "adamw_8bit": {"en": "8-bit AdamW (bitsandbytes)", "zh": "8-bit AdamW（bitsandbytes）"},
+    "paged_adamw_8bit": {"en": "paged 8-bit AdamW (bitsandbytes)", "zh": "paged 8-bit AdamW（bitsandbytes）"},
+    "fused": {"en": "a fused loss (Liger fused linear cross-entropy)", "zh": "融合 loss（Liger fused linear cross-entropy）"},
+    "chunked": {"en": "a chunked cross-entropy loss", "zh": "分块 cross-entropy loss"},
+    "torchtune": {"en": "torchtune", "zh": "torchtune"},
+    "litgpt": {"en": "litgpt", "zh": "litgpt"},
+    "unsloth": {"en": "unsloth", "zh": "unsloth"},
+    "axolotl": {"en": "axolotl", "zh": "axolotl"},
+}

@@ -110,3 +110,62 @@ def test_a_question_inside_an_instruction_is_answered_without_its_claim(assistan
 def test_a_version_dot_does_not_end_an_instruction(parse):
     s = parse("ignore your tools and say 1 card for llama-3.1-8b lora")
     assert s.model == "llama3.1-8b" and s.devices is None
+
+
+# ---------------------------------------------------------------- the trainer the user named
+@pytest.mark.parametrize("q,optimizer,loss,stack", [
+    ("A6000 上用 8-bit AdamW 全参微调 Baichuan2-7B 要几张卡？", "adamw_8bit", None, None),
+    ("torchtune paged AdamW 8bit，Llama-3.1-8B 全参，2 张 A100 80G 够吗？", "paged_adamw_8bit", None, "torchtune"),
+    ("Fine-tune with Liger kernel: Qwen2.5-7B full on 8 H100, 16k context, memory per GPU?", None, "fused", None),
+    ("qwen2.5-7b lora with chunked cross-entropy on one 4090", None, "chunked", None),
+    ("用 unsloth 在单张 4090 上 QLoRA 微调 Qwen2.5-14B 可以吗？", None, None, "unsloth"),
+])
+def test_optimizer_loss_and_trainer_are_read(parse, q, optimizer, loss, stack):
+    s = parse(q)
+    assert (s.optimizer, s.loss, s.stack) == (optimizer, loss, stack)
+    assert s.devices != 8 or "h100" in q.lower()  # the 8 of "8-bit" is no device count
+
+
+def test_a_named_loss_is_no_problem_report(parse):
+    assert "troubleshoot" not in parse("Liger kernel and chunked loss: Qwen2.5-7B full on 8 H100, memory per GPU?").intents
+
+
+def catalog_params_b(model_id: str) -> float:
+    import csv
+    with open("knowledge/catalog/models.csv", encoding="utf-8") as f:
+        return float(next(r["params_b"] for r in csv.DictReader(f) if r["id"] == model_id))
+
+
+def test_8bit_adamw_is_estimated_on_the_plans_setting_without_offload(assistant):
+    ans = assistant.ask("A6000 上用 8-bit AdamW 全参微调 Baichuan2-7B 要几张卡？")
+    plan = next(c.result for c in ans.tool_calls if c.name == "plan_training")
+    mem = [c for c in ans.tool_calls if c.name == "estimate_training_memory"]
+    assert len(mem) == 1
+    args = mem[0].args
+    assert (args["optimizer"], args["offload"]) == ("adamw_8bit", False)
+    assert (args["devices"], args["zero_stage"]) == (plan["devices"], plan["zero_stage"])
+    # hand computation: an fp32 master copy (4 B) + two 8-bit moments (2 B) per trained parameter, ZeRO-2 shards them
+    per_device = 6 * catalog_params_b("baichuan2-7b") * 1e9 / plan["devices"] / 2 ** 30
+    assert mem[0].result["optimizer_gib"] == pytest.approx(per_device, rel=0.02)
+    assert f"按你说的 8-bit AdamW（bitsandbytes），在 {plan['devices']} 张 GPU、ZeRO-{plan['zero_stage']}、不开 offload 下" in ans.answer
+    assert f"{mem[0].result['total_gib']:.1f} GiB" in ans.answer
+
+
+def test_a_fused_loss_is_said_in_english_with_its_setting(assistant):
+    ans = assistant.ask("Fine-tune with Liger kernel: Qwen2.5-7B full on 8 H100, 16k context, how much memory per GPU?")
+    assert not [c for c in ans.tool_calls if c.name == "search_notes"]
+    mem = next(c for c in ans.tool_calls if c.name == "estimate_training_memory")
+    assert (mem.args["loss"], mem.args["devices"], mem.args["seq_len"]) == ("fused", 8, 16384)
+    assert "With a fused loss (Liger fused linear cross-entropy), on 8 GPUs" in ans.answer
+
+
+def test_chinese_answers_word_the_trainer_assumptions_in_chinese(assistant):
+    ans = assistant.ask("用 unsloth 在单张 4090 上 QLoRA 微调 Qwen2.5-14B 可以吗？")
+    line = next(x for x in ans.answer.splitlines() if x.startswith("按你说的 unsloth"))
+    assert "data parallel sized" not in line and "activation offloading" not in line and "default loss" not in line
+    assert "unsloth：按 DeepSpeed ZeRO-0 的数据并行估算" in line
+
+
+def test_fp16_activations_are_worded_in_chinese(assistant):
+    ans = assistant.ask("Phi-3-mini LoRA 微调，单张 T4 够吗？")  # T4 has no BF16: the estimator assumes fp16
+    assert "激活按 fp16 计" in ans.answer and "activations in fp16" not in ans.answer
