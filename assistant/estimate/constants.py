@@ -36,6 +36,11 @@ CONTEXT_GIB = {"npu": 1.0, "gpu": 0.5}
 COLLECTIVES_GIB = {"npu": 0.75, "gpu": 0.5}
 FRAGMENTATION = {"npu": 0.15, "gpu": 0.25}
 FRAGMENTATION_OF = {"npu": "all", "gpu": "transient"}
+# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (the remedy PyTorch's own OOM message names) maps memory into
+# segments that grow in place and unmaps freed pages, so freed blocks leave no reserved-but-unusable gaps: no
+# fragmentation term on GPUs. Unsloth sets it when imported, so it is that framework's default. On Ascend the
+# share stays: it was calibrated on the vendor's tables and also covers CANN workspaces.
+EXPANDABLE_SEGMENTS_DEFAULT = ("unsloth",)
 
 # Host RAM of one node (GiB), used only to bound CPU offload. ModelArts Snt9B/Snt9B23 bare-metal
 # flavors ship 1.5 TiB; 8-GPU HGX servers commonly 1-2 TiB. DeepSpeed's estimator adds 1.5x for
@@ -102,6 +107,12 @@ ACT_FFN_BYTES = 8
 # output 2h, MLP input 2h, SwiGLU input 4·ffn, down-projection input 2·ffn.
 MEGATRON_ACT_H_BYTES = 12
 MEGATRON_ACT_FFN_BYTES = 6
+# Unsloth's LoRA kernels (unsloth/kernels/fast_lora.py, fast_rms_layernorm): the RMSNorms keep only their bf16
+# input and a per-token scale (4h for two), LoRA_QKV its input X (2h), FlashAttention q and the output (4h) and
+# k, v (4·kv_dim), LoRA_MLP its input X (2h) and the gate and up outputs e and g (4·ffn); the SwiGLU product and
+# the down-projection input are recomputed in backward, which writes dX into X's buffer.
+UNSLOTH_LORA_ACT_H_BYTES = 12
+UNSLOTH_LORA_ACT_FFN_BYTES = 4
 # Full recompute (gradient checkpointing, LLaMA-Factory's default; MindSpeed --recompute-granularity
 # full): each layer keeps its bf16 input (2h per token); backward re-runs one layer at a time, which
 # then holds that layer's activations and their gradients. Calibrated within 1-2 layers.

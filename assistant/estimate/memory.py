@@ -76,6 +76,7 @@ class TrainConfig(NamedTuple):
     optimizer_in_backward: bool = False  # step and free each gradient during backward (torchtune optimizer_in_bwd)
     grad_accum: int = 1  # micro-batches per optimizer step; above 1 the gradients stay allocated between them
     activation_offload: bool = False  # saved activations go to host RAM between forward and backward
+    expandable_segments: bool = False  # allocator with expandable segments: no fragmentation on GPUs
 
     @property
     def loss_impl(self) -> str:
@@ -201,7 +202,12 @@ def act_bytes_per_token_layer(s: Shape, cfg: TrainConfig) -> float:
     moe_extra = 0.0
     if s.is_moe:  # token copies dispatched to k experts and back, fp32 router logits
         moe_extra = (4 * s.hidden * s.experts_per_token + 4 * s.experts) * s.moe_layers / s.layers
-    h_b, f_b = (C.MEGATRON_ACT_H_BYTES, C.MEGATRON_ACT_FFN_BYTES) if cfg.megatron else (C.ACT_H_BYTES, C.ACT_FFN_BYTES)
+    if cfg.megatron:
+        h_b, f_b = C.MEGATRON_ACT_H_BYTES, C.MEGATRON_ACT_FFN_BYTES
+    elif cfg.framework == "unsloth" and cfg.method in ("lora", "qlora"):
+        h_b, f_b = C.UNSLOTH_LORA_ACT_H_BYTES, C.UNSLOTH_LORA_ACT_FFN_BYTES
+    else:
+        h_b, f_b = C.ACT_H_BYTES, C.ACT_FFN_BYTES
     bf16 = h_b * s.hidden + C.ACT_KV_BYTES * s.kv_dim + f_b * s.ffn_for_activations() + moe_extra
     return 2 * bf16 if fp32_activations(cfg) else bf16
 
@@ -415,13 +421,17 @@ def overhead(dev: Device, cfg: TrainConfig, all_gib: float, transient_gib: float
     ctx = C.CONTEXT_GIB.get(dev.kind, C.CONTEXT_GIB["gpu"])
     comm = C.COLLECTIVES_GIB.get(dev.kind, C.COLLECTIVES_GIB["gpu"]) if cfg.devices > 1 else 0.0
     share = C.FRAGMENTATION.get(dev.kind, C.FRAGMENTATION["gpu"])
+    expandable = cfg.expandable_segments and dev.kind == "gpu"
+    if expandable:
+        share = 0.0
     of_transient = C.FRAGMENTATION_OF.get(dev.kind, "transient") == "transient"
     basis = transient_gib if of_transient else all_gib
     frag = share * basis
     lib = "HCCL" if dev.kind == "npu" else "NCCL"
     what = "the activations and loss buffers, freed and reallocated every step" if of_transient else "all tensors"
     return Term(ctx + comm + frag, lambda: f"runtime context {ctx:g} GiB" + (f" + {lib} buffers {comm:g} GiB" if comm else "")
-                + f" + allocator fragmentation {share:.0%} of {what}, {basis:.2f} GiB = {frag:.2f} GiB")
+                + (" + no allocator fragmentation (expandable segments)" if expandable else
+                   f" + allocator fragmentation {share:.0%} of {what}, {basis:.2f} GiB = {frag:.2f} GiB"))
 
 
 def transient_gradients(cfg: TrainConfig) -> bool:

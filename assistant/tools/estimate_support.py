@@ -230,6 +230,10 @@ def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
         out.append("activation offloading: the activations saved for backward wait in host RAM, "
                    f"{C.ACTIVATION_OFFLOAD_LIVE_LAYERS} layers' worth on the device"
                    + (f" ({cfg.framework}'s default)" if cfg.framework in C.ACTIVATION_OFFLOAD_DEFAULT else ""))
+    if cfg.expandable_segments:
+        out.append("allocator with expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True): "
+                   + ("no fragmentation term" if dev.kind == "gpu" else "Ascend keeps its calibrated fragmentation share")
+                   + (f" ({cfg.framework} sets it)" if cfg.framework in C.EXPANDABLE_SEGMENTS_DEFAULT else ""))
     if not dev.bf16:
         out.append(f"{dev.id} has no BF16: " + ("fp16 mixed precision assumed (same bytes per value as bf16)"
                                                if cfg.precision == "fp16" else f"{cfg.precision} as requested, which it cannot compute"))

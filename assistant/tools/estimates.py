@@ -81,6 +81,9 @@ class EstimateTrainingMemoryArgs(ModelArgs):
     activation_offload: bool | None = Field(None, description="Keep the activations saved for backward in host RAM "
                                             "(torchtune enable_activation_offloading, unsloth's gradient checkpointing, "
                                             "DeepSpeed cpu_checkpointing). Omitted: the framework's default (on for unsloth).")
+    expandable_segments: bool | None = Field(None, description="PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: no "
+                                             "allocator fragmentation on GPUs (Ascend keeps its calibrated share). "
+                                             "Omitted: the framework's default (on for unsloth, which sets it).")
 
 
 class TrainingMemoryResult(MemoryBreakdown):
@@ -103,6 +106,7 @@ class TrainingMemoryResult(MemoryBreakdown):
     loss: str = Field(description="Loss implementation assumed (fp32, chunked or fused); the framework's default unless given.")
     optimizer: str
     activation_offload: bool = Field(description="Whether the saved activations were sized in host RAM (given, or the framework's default).")
+    expandable_segments: bool = Field(description="Whether the allocator was sized with expandable segments (given, or the framework's default).")
     assumptions: list[str]
     notes: list[str] = Field(default_factory=list)
 
@@ -122,7 +126,9 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                       loss=args.loss or "", optimizer=args.optimizer, optimizer_in_backward=args.optimizer_in_backward,
                       grad_accum=args.grad_accum,
                       activation_offload=(framework in C.ACTIVATION_OFFLOAD_DEFAULT if args.activation_offload is None
-                                          else args.activation_offload))
+                                          else args.activation_offload),
+                      expandable_segments=(framework in C.EXPANDABLE_SEGMENTS_DEFAULT if args.expandable_segments is None
+                                           else args.expandable_segments))
     b = training_memory(s, cfg, dev)
     notes = list(b.assumptions) + context_note(ctx, model_id, args.seq_len)
     if s.is_moe:
@@ -137,6 +143,7 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                                 zero_stage=None if cfg.megatron else args.zero_stage, offload=args.offload,
                                 tp=args.tp, pp=args.pp, cp=args.cp, data_parallel=cfg.dp, hardware=hw_id, unit=dev.unit,
                                 loss=cfg.loss_impl, optimizer=args.optimizer, activation_offload=cfg.activation_offload,
+                                expandable_segments=cfg.expandable_segments,
                                 assumptions=assumptions(s, cfg, dev), notes=notes)
 
 

@@ -16,12 +16,12 @@ def test_calibrate_summary_and_rows(settings, monkeypatch):
     assert out.exit_code == 0, out.output
     assert "min_cards (412 rows): planner" in out.output and "model_states" in out.output and "flat_bytes" in out.output
     assert "recipes ZeRO stage agreement" in out.output and "flagged rows: min_cards" in out.output
-    # the measurement check beside the table check (knowledge/catalog/measurements.csv: 44 rows, 42 numeric)
-    assert "measurements (42 numeric rows, knowledge/catalog/measurements.csv): median |ln(predicted/measured)|" in out.output
+    # the measurement check beside the table check (knowledge/catalog/measurements.csv: 61 rows, 55 numeric)
+    assert "measurements (55 numeric rows, knowledge/catalog/measurements.csv): median |ln(predicted/measured)|" in out.output
     js = runner.invoke(app, ["calibrate", "--table", "recipes", "--format", "json"])
     data = json.loads(js.output)
     m = data["measurements"]
-    assert m["numeric_rows"] == 42 and m["not_expressible"] == {} and m["fits_oom_agree"] == "4/4"
+    assert m["numeric_rows"] == 55 and m["not_expressible"] == {} and m["fits_oom_agree"] == "6/6"
     rows = [r for r in data["rows"] if r["table"] == "recipes"]
     assert len(rows) == 96 and {"table_value", "planner", "ratio", "model_states", "flat_bytes", "flag"} <= set(rows[0])
     row = next(r for r in rows if r["case"] == "llama3.1-8b full 8192")

@@ -35,6 +35,7 @@ cfg_st = st.builds(
     optimizer_in_backward=st.just(False),
     grad_accum=st.integers(1, 16),
     activation_offload=st.booleans(),
+    expandable_segments=st.booleans(),
 )
 dev_st = st.sampled_from(sorted(DEVICES.values(), key=lambda d: d.id))
 common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -130,3 +131,5 @@ def test_activation_offloading_never_more_device_memory(s, cfg, dev):
     off = training_memory(s, cfg._replace(activation_offload=False), dev)
     assert on.total_gib <= off.total_gib + 1e-9
     assert on.host_ram_gib.gib >= off.host_ram_gib.gib
+    expandable = training_memory(s, cfg._replace(expandable_segments=True), dev)
+    assert expandable.total_gib <= training_memory(s, cfg._replace(expandable_segments=False), dev).total_gib + 1e-9
