@@ -53,6 +53,8 @@ CSS = """
 #chat-model { font-size: 0.95em; }
 #conversation-bar { align-items: end; }
 #conversation-bar button { max-height: 2.6em; }
+/* a long saved title ends in an ellipsis before the dropdown's arrow instead of running under it (phones) */
+#history input { padding-right: 2em; text-overflow: ellipsis; }
 /* the grid's own sort and filter menus are hidden: the tab sorts and filters, so the CSV follows */
 #table-grid button.cell-menu-button { display: none !important; }
 @media (max-width: 640px) {
@@ -248,7 +250,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                                         elem_id="new-conversation")
                     delete_btn = gr.Button("Delete · 删除", size="sm", scale=0, min_width=90, elem_id="delete-conversation")
                 chatbot = gr.Chatbot(
-                    height=620, elem_id="chat", label="Chat", buttons=["copy", "copy_all"], autoscroll=False,
+                    height=620, elem_id="chat", label="Chat", show_label=False, buttons=["copy", "copy_all"], autoscroll=False,
                     latex_delimiters=[], examples=[{"text": q} for q in EXAMPLES], feedback_options=None,
                     placeholder="Ask in English or 中文 — e.g. how many cards, which ZeRO stage, give me the yaml.",
                 )

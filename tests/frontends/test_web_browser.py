@@ -323,3 +323,23 @@ def test_new_conversation_forgets_the_history(page):
     follow = ask(page, "and with 8192?")
     assert not re.search(r"qwen2\.5[- ]?72b", follow, re.I), follow  # nothing left of the earlier question
     assert users(page).all_inner_texts() == ["and with 8192?"]
+
+
+def test_phone_layout_keeps_text_clear_of_controls(browser, server, shots):
+    """At 390 px: the chat's empty-state text is not covered by a "Chat" label (there is none), and a long saved
+    title in the history dropdown ends before the dropdown's arrow instead of running under it."""
+    page = new_page(browser, server)
+    try:
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.locator("#chat [data-testid='block-label']").count() == 0
+        ask(page, "I have 2 RTX 3090s. Can I do QLoRA on a 13B model with 4096 tokens, and which ZeRO stage?")
+        expect(page.locator("#history input")).not_to_have_value("", timeout=10_000)
+        text_right, arrow_left = page.evaluate("""() => {
+            const i = document.querySelector('#history input'), a = document.querySelector('#history .icon-wrap');
+            const r = i.getBoundingClientRect();
+            return [r.right - parseFloat(getComputedStyle(i).paddingRight), a.getBoundingClientRect().left];
+        }""")
+        assert text_right <= arrow_left + 1
+        page.screenshot(path=shots / "12_phone_history.png")
+    finally:
+        page.context.close()
