@@ -64,7 +64,7 @@ class PlanBlocks(CapacityBlocks):
                       f"可用 {mem.usable_gib:.1f} GiB（{how}）。")
 
     def table_comparison(self, p: PlanResult) -> list[str]:
-        out = []
+        out = self.unsupported_row_note(p)
         for ref in [r for r in [p.table, *p.table_also] if r is not None and r.cards is not None]:
             name = self.L("minimum-card table", "最小卡数表") if ref.source == "min_cards" else self.L("recipe table", "配方表")
             if ref.cards == p.devices:
@@ -76,6 +76,17 @@ class PlanBlocks(CapacityBlocks):
                               f"  估算与{name}不一致：{p.devices} 对 {ref.cards}；{more}。两者都列出。"))
         return out
 
+    def unsupported_row_note(self, p: PlanResult) -> list[str]:
+        """An estimate beside the table's '-' for the same framework: what each says, so the two do not read as a contradiction."""
+        if not any(r is not None and r.supported is False for r in [p.table, *p.table_also]):
+            return []
+        fw = p.framework
+        return [self.L(f"  The minimum-card table marks {fw} '-' (not supported) for this case: the vendor gives no tested setup "
+                       f"for it. This estimate is ours, from device memory alone; it does not mean {fw} runs this model, so check "
+                       f"that {fw} supports it first.",
+                       f"  最小卡数表中 {fw} 为“-”（不支持）：厂商没有为这个组合给出验证过的配置。以上是本工具按显存做的估算，"
+                       f"并不表示 {fw} 能跑这个模型，请先确认 {fw} 支持它。")]
+
     def fewer_line(self, call: Result[PlanResult], p: PlanResult) -> list[str]:
         fewer = p.fewer_devices
         if fewer is None or call.arg("max_devices"):
@@ -85,7 +96,8 @@ class PlanBlocks(CapacityBlocks):
         ram = self.L(f", {host:,.0f} GiB host RAM per node", f"，每节点主机内存 {host:,.0f} GiB") if host else ""
         setting = fewer.setting.replace(" x ", " × ")  # the tool writes 'TP 4 x PP 1 + full recompute'
         return [self.L(f"  Fewer devices, slower: {devs} with {setting} (about {fewer.total_gib:.1f} GiB per device{ram}).",
-                       f"  更少的卡（更慢）：{devs}，{assumption_zh(setting, TOOL_NOTE_ZH)}（每卡约 {fewer.total_gib:.1f} GiB{ram}）。")]
+                       f"  更少的卡（更慢）：{devs}，{assumption_zh(setting, TOOL_NOTE_ZH)}"
+                       f"（每{self.per_device(p.unit, p.hardware)}约 {fewer.total_gib:.1f} GiB{ram}）。")]
 
     def no_row_line(self, call: Result[PlanResult], p: PlanResult, f: TrainingFacts) -> list[str]:
         if f.recipes or p.table or p.table_also or [r for r in f.rows if r.supported] or (f.bound and call.arg("max_devices")):

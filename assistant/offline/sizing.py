@@ -236,7 +236,10 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             many = len({r.strategy for r in rows}) > 1  # LoRA and full: say which row is which
             listed = self.L(", ", "，").join((f"{STRATEGY[self.lang][r.strategy]} " if many else "")
                                             + f"{r.framework} {self.devices(r.cards, r.unit)}" for r in rows)
-            return self.say("estimate_with_bound", plans=joined, asked=f.asked, length=f.bound[0].seq_len, listed=listed)
+            below = any(p.devices < (r.cards or 0) for p in self.asked_plans(f) or self.free_plans(f) if p.fits
+                        for r in rows if r.framework == p.framework)  # a longer job on fewer devices than the shorter row
+            key = "bound_above_estimate" if below else "estimate_with_bound"
+            return self.say(key, plans=joined, asked=f.asked, length=f.bound[0].seq_len, listed=listed)
         upper = [(r.framework, r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards] + [
             ("LLaMA-Factory", r.total_cards, "card") for r in f.recipes if r.total_cards]
         if self.s.method == "qlora" and upper:

@@ -88,6 +88,13 @@ W: dict[str, dict[str, str]] = {
                             "zh": "**按厂商表格不够**：{table}中 {model} 至少需要 {tested}，你只有 {have}。"},
     "serving_yes_by_estimate": {"en": "**Yes** (estimate): {est}.", "zh": "**可以**（估算）：{est}。"},
     "serving_no_by_estimate": {"en": "**No** (estimate): {est}.", "zh": "**不够**（估算）：{est}。"},
+    "bound_above_estimate": {
+        "en": "at least {listed}: the vendor tables' {length}-token rows, a lower bound for {asked} tokens (a longer sequence "
+              "needs no fewer devices). The estimate ({plans}) comes out below that bound: memory alone would allow it, but the "
+              "vendor has not run it on fewer, so plan with at least the table's count.",
+        "zh": "至少 {listed}：厂商表格序列长度 {length} 的行是 {asked} 的下限（序列更长，所需卡数不会更少）。估算（{plans}）"
+              "低于这个下限：仅按显存可以，但厂商没有用更少的卡跑过，请至少按表中的数量规划。",
+    },
     "estimate_with_upper": {
         "en": "estimate: {plans}. The vendor tables have no QLoRA rows; their LoRA rows ({listed}) are an upper bound for it "
               "(QLoRA's 4-bit base needs less memory than LoRA's 16-bit one).",

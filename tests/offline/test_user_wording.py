@@ -1,0 +1,50 @@
+"""Answer wording a new user tripped on (found by asking as a user, 2026-12-03): an estimate beside the
+table's '-' for the same framework, an estimate below the shorter row that bounds it, and the DIE unit in
+the slower-setting line on Snt9B23. Table values come from the hand-typed seeds (tests/seedfiles.py)."""
+
+from __future__ import annotations
+
+from tests.seedfiles import min_cards_rows
+
+
+def seed_cards(model, strategy, seq, framework, hardware="Snt9B"):
+    return next(c for m, s, q, fw, hw, c in min_cards_rows() if (m, s, q, fw, hw) == (model, strategy, seq, framework, hardware))
+
+
+def lead_line(ans) -> str:
+    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+
+
+def test_an_estimate_beside_a_dash_says_what_the_dash_means(assistant):
+    assert seed_cards("mixtral-8x7b", "full", 4096, "LLaMA-Factory") is None  # the seed's '-'
+    zh = assistant.ask("Mixtral 8x7B 全参微调，Snt9B 要几张卡？").answer
+    assert "LLaMA-Factory：**不支持**（“-”）" in zh
+    assert "最小卡数表中 LLaMA-Factory 为“-”（不支持）：厂商没有为这个组合给出验证过的配置。以上是本工具按显存做的估算" in zh
+    en = assistant.ask("How many Snt9B cards to fully fine-tune Mixtral 8x7B?").answer
+    assert "The minimum-card table marks LLaMA-Factory '-' (not supported) for this case" in en
+    assert "it does not mean LLaMA-Factory runs this model" in en
+
+
+def test_an_estimate_below_the_shorter_rows_bound_leads_with_the_bound(assistant):
+    # the 8192-token rows bound a 32768-token job from below; the estimate's MindSpeed-LLM layout needs fewer
+    bound = seed_cards("llama3.1-70b", "full", 8192, "MindSpeed-LLM", "Snt9B23")
+    ans = assistant.ask("Llama-3.1-70B full fine-tuning with MindSpeed-LLM on Snt9B23 at 32k, how many DIE?")
+    plan = next(c.result for c in ans.tool_calls if c.name == "plan_training" and "devices" in c.result)
+    assert plan["framework"] == "MindSpeed-LLM" and plan["devices"] < bound  # the case this wording is for
+    lead = lead_line(ans)
+    assert lead.startswith(f"**Answer:** at least MindSpeed-LLM {bound} DIE")
+    assert f"The estimate (**{plan['devices']} DIE**" in lead and "below that bound" in lead
+
+
+def test_an_estimate_at_the_bound_keeps_the_estimate_first(assistant):
+    bound = seed_cards("qwen2.5-7b", "full", 8192, "MindSpeed-LLM")
+    ans = assistant.ask("qwen2.5-7b 全参 32k 需要几张 910B")
+    plans = [c.result for c in ans.tool_calls if c.name == "plan_training" and c.result.get("fits")]
+    assert plans and all(p["devices"] >= bound for p in plans if p["framework"] == "MindSpeed-LLM")
+    assert lead_line(ans).startswith("**结论**：估算：")
+
+
+def test_snt9b23_slower_setting_is_per_die(assistant):
+    ans = assistant.ask("在 Snt9B23 上全参微调 GLM-4-9B，需要几个节点？")
+    slower = next(line for line in ans.answer.splitlines() if line.strip().startswith("更少的卡（更慢）"))
+    assert "DIE" in slower and "每 DIE 约" in slower and "每卡约" not in slower
