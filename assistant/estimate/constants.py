@@ -41,6 +41,9 @@ FRAGMENTATION_OF = {"npu": "all", "gpu": "transient"}
 # fragmentation term on GPUs. Unsloth sets it when imported, so it is that framework's default. On Ascend the
 # share stays: it was calibrated on the vendor's tables and also covers CANN workspaces.
 EXPANDABLE_SEGMENTS_DEFAULT = ("unsloth",)
+# Frameworks that neither shard nor offload model states (no DeepSpeed or FSDP integration): the planner keeps them
+# to ZeRO-0, one full copy per device. Unsloth trains on one GPU or with plain data parallel.
+UNSHARDED_FRAMEWORKS = ("unsloth",)
 
 # Host RAM of one node (GiB), used only to bound CPU offload. ModelArts Snt9B/Snt9B23 bare-metal
 # flavors ship 1.5 TiB; 8-GPU HGX servers commonly 1-2 TiB. DeepSpeed's estimator adds 1.5x for

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 from . import constants as C
 from .shape import Shape
@@ -89,6 +89,18 @@ class TrainConfig(NamedTuple):
     @property
     def megatron(self) -> bool:
         return self.framework == "MindSpeed-LLM"
+
+
+class FrameworkDefaults(TypedDict):
+    activation_offload: bool
+    expandable_segments: bool
+
+
+def framework_defaults(framework: str) -> FrameworkDefaults:
+    """What a framework sets on its own beside the loss (constants.LOSS_DEFAULT): activation offloading and the
+    allocator's expandable segments (constants.ACTIVATION_OFFLOAD_DEFAULT, EXPANDABLE_SEGMENTS_DEFAULT)."""
+    return FrameworkDefaults(activation_offload=framework in C.ACTIVATION_OFFLOAD_DEFAULT,
+                             expandable_segments=framework in C.EXPANDABLE_SEGMENTS_DEFAULT)
 
 
 class Term:

@@ -180,6 +180,9 @@ def check_train_args(a: EstimateTrainingMemoryArgs, s: Shape) -> str:
                        f"seq_len is {a.seq_len}.", "cp", [c for c in (2, 4, 8) if a.devices % (a.tp * a.pp * c) == 0] or ">= 2")
     if a.stage == "ppo" and a.zero_stage == 3 and framework == "LLaMA-Factory":
         raise _invalid("PPO does not support ZeRO-3 on ModelArts LLaMA-Factory.", "zero_stage", [0, 1, 2])
+    if a.zero_stage and framework in C.UNSHARDED_FRAMEWORKS:
+        raise _invalid(f"{framework} neither shards nor offloads model states (no DeepSpeed or FSDP): use zero_stage 0.",
+                       "zero_stage", [0])
     if a.offload and (a.zero_stage == 0 or framework == "MindSpeed-LLM"):
         raise _invalid("offload needs DeepSpeed ZeRO-1, 2 or 3 (or FSDP, sized as ZeRO-3).", "offload", [False])
     if a.optimizer_in_backward and (a.zero_stage != 0 or a.grad_accum != 1):

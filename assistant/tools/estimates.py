@@ -16,7 +16,7 @@ from ..errors import SizingError
 from ..estimate import constants as C
 from ..estimate.calibrate import device_from_row
 from ..estimate.inference import plan_inference
-from ..estimate.memory import Device, TrainConfig, training_memory
+from ..estimate.memory import Device, TrainConfig, framework_defaults, training_memory
 from ..estimate.plan import fewer_devices
 from ..estimate.plan import plan_training as _plan
 from ..estimate.shape import Shape
@@ -124,11 +124,11 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                       tp=args.tp, pp=args.pp, cp=args.cp, precision=precision_for(args.precision, dev), recompute=args.recompute,
                       lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits,
                       loss=args.loss or "", optimizer=args.optimizer, optimizer_in_backward=args.optimizer_in_backward,
-                      grad_accum=args.grad_accum,
-                      activation_offload=(framework in C.ACTIVATION_OFFLOAD_DEFAULT if args.activation_offload is None
-                                          else args.activation_offload),
-                      expandable_segments=(framework in C.EXPANDABLE_SEGMENTS_DEFAULT if args.expandable_segments is None
-                                           else args.expandable_segments))
+                      grad_accum=args.grad_accum, **framework_defaults(framework))
+    if args.activation_offload is not None:  # given: overrides the framework's default
+        cfg = cfg._replace(activation_offload=args.activation_offload)
+    if args.expandable_segments is not None:
+        cfg = cfg._replace(expandable_segments=args.expandable_segments)
     b = training_memory(s, cfg, dev)
     notes = list(b.assumptions) + context_note(ctx, model_id, args.seq_len)
     if s.is_moe:
@@ -153,7 +153,9 @@ class PlanTrainingArgs(ModelArgs):
     stage: Stage = "sft"
     seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence (cutoff_len / SEQ_LEN), 1..1048576.")
     hardware: HardwareName = "snt9b"
-    framework: Framework = Field("LLaMA-Factory", description="LLaMA-Factory (DeepSpeed ZeRO ladder) or MindSpeed-LLM (TP/PP/CP).")
+    framework: TrainingFramework = Field("LLaMA-Factory", description="LLaMA-Factory (DeepSpeed ZeRO ladder), MindSpeed-LLM "
+                                         "(TP/PP/CP), or torchtune, litgpt, unsloth, axolotl, transformers (data parallel, "
+                                         "sized on the same ZeRO ladder, FSDP full shard as ZeRO-3, with their own defaults).")
     max_devices: int | None = Field(None, ge=1, le=65536, description="Most devices available (cards; DIE on Snt9B23), >= 1.")
     global_batch: int | None = Field(None, ge=1, le=10_000_000, description="Global batch in sequences; grad_accum is derived from it.")
     micro_batch: int = Field(C.DEFAULT_MICRO_BATCH, ge=1, le=4096, description="Sequences per device per step, >= 1.")
@@ -267,7 +269,7 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     base = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                        framework=args.framework, precision=precision_for(args.precision, dev), lora_rank=args.lora_rank,
-                       quant_bits=args.quant_bits)
+                       quant_bits=args.quant_bits, **framework_defaults(args.framework))
     return plan_result(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
 
 

@@ -13,8 +13,8 @@ from pydantic import BaseModel, Field
 
 from ..errors import SizingError
 from ..what_fits import what_fits as search
-from .common import MAX_SEQ_LEN, Framework
-from .estimate_models import HardwareName, Method
+from .common import MAX_SEQ_LEN
+from .estimate_models import HardwareName, Method, TrainingFramework
 from .registry import REGISTRY, tool
 
 
@@ -30,7 +30,8 @@ class WhatFitsArgs(BaseModel):
     params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False,
                                    description="Parameters in billions, for a model not in the catalog (context or batch).")
     method: Method = "lora"
-    framework: Framework = Field("LLaMA-Factory", description="Training framework: LLaMA-Factory or MindSpeed-LLM.")
+    framework: TrainingFramework = Field("LLaMA-Factory", description="Training framework: LLaMA-Factory, MindSpeed-LLM, "
+                                         "or torchtune, litgpt, unsloth, axolotl, transformers (their own defaults).")
     seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN,
                          description="Tokens per sequence for goals model and batch (training length or max-model-len).")
 
