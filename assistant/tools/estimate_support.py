@@ -266,7 +266,7 @@ def sequence_bound_note(s: Shape, cfg: TrainConfig, b: Breakdown) -> str | None:
         return text + "."
     loss, added = loss_gib(s, cfg), b.logits.gib
     tokens = cfg.micro_batch * C.SEQUENCES_PER_SAMPLE[cfg.stage] * cfg.seq_len
-    text += (f". {loss:.1f} GiB is the loss, which LLaMA-Factory computes over the full vocabulary in fp32 ({tokens} "
+    text += (f". {loss:.1f} GiB is the loss, which {cfg.framework} computes over the full vocabulary in fp32 ({tokens} "
              f"tokens x {s.vocab} x {C.LOGITS_BYTES} B: the saved log-softmax, its gradient and the logits' gradient; "
              "a fused or chunked loss such as enable_liger_kernel is not the default; loss=fused or chunked sizes one)")
     if added > 0:
