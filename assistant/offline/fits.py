@@ -17,7 +17,10 @@ class FitsBlocks(Writer):
 
     def what_fits_block(self) -> list[str]:
         lines: list[str] = []
-        for call in self.r.of("what_fits", WhatFitsResult, ok=None):
+        calls = self.r.of("what_fits", WhatFitsResult, ok=None)
+        # per-framework context searches: the longest first, since that answers "how long can it go"
+        calls.sort(key=lambda c: -int(c.value.value or 0) if c.value is not None and c.value.goal == "context" else 0)
+        for call in calls:
             if call.value is None:
                 lines += [self.lead(self.L(f"could not search: {call.error.message}", f"无法查找：{call.error.message}")), ""]
                 continue
@@ -48,28 +51,36 @@ class FitsBlocks(Writer):
     def job(self, r: WhatFitsResult) -> str:
         if r.workload == "inference":
             return self.L("serving with vLLM", "vLLM 推理")
-        method = (r.plan or {}).get("method") or "lora"
-        return self.L(f"{self.method_name(method)}", f"{self.method_name(method)}")
+        method = self.method_name((r.plan or {}).get("method") or "lora")
+        if len(self.r.of("what_fits", WhatFitsResult)) < 2:
+            return method
+        fw = (r.plan or {}).get("framework") or "LLaMA-Factory"  # searches per framework: each names its own
+        return self.L(f"{method} with {fw}", f"{method}（{fw}）")
 
     def largest_model(self, r: WhatFitsResult, where: str) -> str:
         length = (r.plan or {}).get("seq_len") or (r.plan or {}).get("max_model_len")
         fast = self.L(" without offload", "不开 offload 时") if r.offload_value else ""
         return self.L(f"the largest catalog model for {self.job(r)} on {where} at {length:,} tokens{fast} is "
                       f"**{r.value}** (estimate).",
-                      f"在 {where} 上、序列长度 {length:,} 时，{fast}{self.job(r)}能放下的最大目录模型是 **{r.value}**（估算）。")
+                      f"在 {where}上、序列长度 {length:,} 时，{fast}{self.cjk_gap(self.job(r))}能放下的最大目录模型是 **{r.value}**（估算）。")
 
     def longest_context(self, r: WhatFitsResult, where: str) -> str:
         n = f"{int(r.value or 0):,}"
         if r.limited_by == "model":
-            return self.L(f"**{n} tokens** for {r.model} on {where}: the model's own limit (its max_context); memory would "
+            return self.L(f"**{n} tokens** for {r.model} on {where}, {self.job(r)}: the model's own limit (its max_context); memory would "
                           f"allow {r.memory_limit:,} (estimate).",
-                          f"{r.model} 在 {where} 上最长 **{n} token**：这是模型自身的上限（max_context）；按显存估算可到 "
+                          f"{r.model} 在 {where}上{self.cjk_gap(self.job(r))}最长 **{n} token**：这是模型自身的上限（max_context）；按显存估算可到 "
                           f"{r.memory_limit:,}。")
         limit = self.L(f" (the model itself allows {r.model_limit:,})", f"（模型自身上限为 {r.model_limit:,}）") \
             if r.model_limit else ""
         return self.L(f"about **{n} tokens** for {r.model} on {where}, {self.job(r)} (estimate: device memory is the "
                       f"limit{limit}).",
-                      f"{r.model} 在 {where} 上{self.job(r)}最长约 **{n} token**（估算：受显存限制{limit}）。")
+                      f"{r.model} 在 {where}上{self.cjk_gap(self.job(r))}最长约 **{n} token**（估算：受显存限制{limit}）。")
+
+    @staticmethod
+    def cjk_gap(text: str) -> str:
+        """A space before Latin text that follows Chinese ("上 LoRA 微调"), none before Chinese."""
+        return (" " if text[:1].isascii() else "") + text + (" " if text[-1:].isascii() else "")
 
     def plan_line(self, r: WhatFitsResult, p: dict[str, Any]) -> str:
         if "error" in p:
@@ -96,8 +107,9 @@ class FitsBlocks(Writer):
     def fits_assumptions(self, r: WhatFitsResult) -> list[str]:
         if not self.zh:
             return r.assumptions
+        each = "每个长度" if r.goal == "context" else "每个规模"
         out = ["vLLM 推理，gpu-memory-utilization 0.9，权重按模型原始精度" if r.workload == "inference" else
-               "每个规模都用 plan_training 在这些卡内选的设置（ZeRO 阶段与 offload，或 TP/PP）"]
+               f"{each}都用 plan_training 在这些卡内选的设置（ZeRO 阶段与 offload，或 TP/PP/CP）"]
         if r.goal == "model":
             out.append("“最大”指目录中能放下的生成式模型里参数最多的一个")
         return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
@@ -178,10 +178,14 @@ class Router:
         """The largest model or the longest context on the user's devices (one node's worth unless said)."""
         training = not serving(s)
         model = self.model_args(s) if goal != "model" else {}
-        return self.call("what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
-                         devices=e.devices or 1, method=(s.method or "lora") if training else None,
-                         framework=s.framework if training else None,
-                         seq_len=e.seq_len if goal == "model" else None, **model)
+        # the longest training context on Ascend: MindSpeed-LLM's context parallelism splits a sequence over cards
+        # and goes further than LLaMA-Factory, so with no framework named both are searched
+        both = training and goal == "context" and not s.framework and e.hardware in ASCEND
+        frameworks = [None, "MindSpeed-LLM"] if both else [s.framework if training else None]
+        return [c for fw in frameworks for c in self.call(
+            "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
+            devices=e.devices or 1, method=(s.method or "lora") if training else None, framework=fw,
+            seq_len=e.seq_len if goal == "model" else None, **model)]
 
     def largest_model(self, s: Slots) -> list[Call]:
         return self.what_fits(s, effective(s), "model")
@@ -200,6 +204,8 @@ class Router:
         if asks_max_context(s) and not (serving(s) and e.hardware in ASCEND and s.model):
             # one search over the planning tools answers it, no default-length plan beside it; on Ascend the
             # vLLM tables' tested max-model-len comes first (round two searches when they have no row)
+            if serving(s) and "cards" in s.intents and not e.devices:
+                return self.estimate_inference(s, e)  # "how many cards, and what max context": the count first (round two)
             return self.max_context(s, e)
         return [c for applies, route in MODEL_ROUTES if applies(s) for c in route(self, s, e)]
 
@@ -365,7 +371,10 @@ class Router:
                          optimizer=s.optimizer, loss=s.loss, framework=s.stack)
 
     def inference_need(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
-        """Nothing fits the user's devices (or none holds a sequence at that length): how many it needs."""
+        """Nothing fits the user's devices (or none holds a sequence at that length): how many it needs. "How many
+        cards and what max context": the longest context on the count the estimate needs."""
+        if d.ok and asks_max_context(s) and d.result.get("fits") and not d.args.get("max_devices"):
+            return self.max_context(s, replace(e, devices=int(d.result["devices"])))
         if not d.ok or not d.args.get("max_devices"):
             return []
         short = not d.result.get("max_sequences_at_len") if d.args.get("largest_layout") else not d.result.get("fits")

@@ -4,6 +4,8 @@ the slower-setting line on Snt9B23. Table values come from the hand-typed seeds 
 
 from __future__ import annotations
 
+import pytest
+
 from tests.seedfiles import min_cards_rows
 
 
@@ -48,3 +50,35 @@ def test_snt9b23_slower_setting_is_per_die(assistant):
     ans = assistant.ask("在 Snt9B23 上全参微调 GLM-4-9B，需要几个节点？")
     slower = next(line for line in ans.answer.splitlines() if line.strip().startswith("更少的卡（更慢）"))
     assert "DIE" in slower and "每 DIE 约" in slower and "每卡约" not in slower
+
+
+def calls_of(ans, tool):
+    return [c for c in ans.tool_calls if c.name == tool]
+
+
+@pytest.mark.parametrize("q,model,hardware", [
+    ("用 vLLM 部署 DeepSeek-V2-Lite，L4 需要几张？最大上下文多少？", "deepseek-v2-lite", "l4-24g"),
+    ("How many L40S to serve Qwen2.5-32B with vLLM, and what max context?", "qwen2.5-32b", "l40s-48g"),
+])
+def test_how_many_cards_and_what_max_context_searches_on_the_count_needed(assistant, q, model, hardware):
+    ans = assistant.ask(q)
+    (need,) = calls_of(ans, "estimate_inference")
+    (fits,) = calls_of(ans, "what_fits")
+    assert need.args["model"] == model and "max_devices" not in need.args
+    # the longest context is searched on the devices the estimate needs, not on one device by default
+    assert (fits.args["devices"], fits.args["hardware"]) == (need.result["devices"], hardware)
+    assert fits.result["value"] and f"{fits.result['value']:,}" in lead_line(ans)
+
+
+def test_longest_training_context_on_ascend_searches_both_frameworks_longest_first(assistant):
+    ans = assistant.ask("what max context can I LoRA fine-tune qwen2.5-7b on 8 910B?")
+    found = {c.args.get("framework", "LLaMA-Factory"): c.result["value"] for c in calls_of(ans, "what_fits")}
+    assert set(found) == {"LLaMA-Factory", "MindSpeed-LLM"}
+    best = max(found, key=lambda fw: found[fw])
+    lead = lead_line(ans)
+    assert f"{found[best]:,}" in lead and f"with {best}" in lead
+
+
+def test_a_named_framework_searches_only_that_one(assistant):
+    ans = assistant.ask("what max context can I LoRA fine-tune qwen2.5-7b on 8 910B with LLaMA-Factory?")
+    assert [c.args.get("framework") for c in calls_of(ans, "what_fits")] == ["LLaMA-Factory"]
