@@ -116,6 +116,12 @@ MEGATRON_ACT_FFN_BYTES = 6
 # the down-projection input are recomputed in backward, which writes dX into X's buffer.
 UNSLOTH_LORA_ACT_H_BYTES = 12
 UNSLOTH_LORA_ACT_FFN_BYTES = 4
+# torch.compile (torchtune `compile: True`, HF `torch_compile`): AOTAutograd's min-cut partitioner saves what is
+# expensive to recompute and recomputes pointwise ops in backward: the layer input and the post-attention residual
+# (the norms and their outputs are recomputed from them, 4h), q after RoPE and the attention output (4h), k and v
+# (4·kv_dim), the gate and up outputs (4·ffn; SiLU and the product are recomputed): 8h + 4·kv_dim + 4·ffn.
+COMPILED_ACT_H_BYTES = 8
+COMPILED_ACT_FFN_BYTES = 4
 # Full recompute (gradient checkpointing, LLaMA-Factory's default; MindSpeed --recompute-granularity
 # full): each layer keeps its bf16 input (2h per token); backward re-runs one layer at a time, which
 # then holds that layer's activations and their gradients. Calibrated within 1-2 layers.
@@ -154,6 +160,9 @@ KBIT_UPCAST_FRAMEWORKS = ("transformers",)
 ACTIVATION_OFFLOAD_LIVE_LAYERS = 2
 ACTIVATION_OFFLOAD_DEFAULT = ("unsloth",)
 CHUNKED_LOGITS_BYTES = 4
+# Compiled (torchtune compiles the loss with the model), the chunked loss saves only each chunk's bf16 logits and its
+# log-sum-exp and recomputes the fp32 softmax in backward, chunk by chunk: 2 B for the whole micro-batch.
+COMPILED_CHUNKED_LOGITS_BYTES = 2
 FUSED_LOSS_BYTES_PER_H = 8
 # "fp32" in detail. LLaMA-Factory leaves the loss to transformers'
 # ForCausalLMLoss over the full vocabulary (a fused or chunked loss, e.g. enable_liger_kernel, is not

@@ -77,6 +77,7 @@ class TrainConfig(NamedTuple):
     grad_accum: int = 1  # micro-batches per optimizer step; above 1 the gradients stay allocated between them
     activation_offload: bool = False  # saved activations go to host RAM between forward and backward
     expandable_segments: bool = False  # allocator with expandable segments: no fragmentation on GPUs
+    compile: bool = False  # torch.compile: the partitioner saves matmul inputs/outputs, recomputes pointwise ops
 
     @property
     def loss_impl(self) -> str:
@@ -218,6 +219,8 @@ def act_bytes_per_token_layer(s: Shape, cfg: TrainConfig) -> float:
         h_b, f_b = C.MEGATRON_ACT_H_BYTES, C.MEGATRON_ACT_FFN_BYTES
     elif cfg.framework == "unsloth" and cfg.method in ("lora", "qlora"):
         h_b, f_b = C.UNSLOTH_LORA_ACT_H_BYTES, C.UNSLOTH_LORA_ACT_FFN_BYTES
+    elif cfg.compile:
+        h_b, f_b = C.COMPILED_ACT_H_BYTES, C.COMPILED_ACT_FFN_BYTES
     else:
         h_b, f_b = C.ACT_H_BYTES, C.ACT_FFN_BYTES
     bf16 = h_b * s.hidden + C.ACT_KV_BYTES * s.kv_dim + f_b * s.ffn_for_activations() + moe_extra
@@ -270,10 +273,12 @@ def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
         b = tokens * s.hidden * C.FUSED_LOSS_BYTES_PER_H / cfg.tp
         return Term(_gib(b), lambda: f"fused loss: one fp32 chunk of logits and its gradient, {tokens:.0f} tokens x hidden "
                                      f"{s.hidden} x {C.FUSED_LOSS_BYTES_PER_H} B (the full logits never exist){vp}")
-    per = C.CHUNKED_LOGITS_BYTES if impl == "chunked" else C.LOGITS_BYTES
+    chunked = C.COMPILED_CHUNKED_LOGITS_BYTES if cfg.compile else C.CHUNKED_LOGITS_BYTES
+    per = chunked if impl == "chunked" else C.LOGITS_BYTES
     b = tokens * s.vocab * per / cfg.tp
-    what = ("chunked loss: bf16 logits + their bf16 gradient; fp32 one chunk at a time" if impl == "chunked" else
-            "loss over the full vocabulary in fp32: saved log-softmax + its gradient + the logits' gradient")
+    what = ("compiled chunked loss: the bf16 logits; the fp32 softmax recomputed one chunk at a time" if impl == "chunked"
+            and cfg.compile else "chunked loss: bf16 logits + their bf16 gradient; fp32 one chunk at a time"
+            if impl == "chunked" else "loss over the full vocabulary in fp32: saved log-softmax + its gradient + the logits' gradient")
     return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {per} B ({what}){vp}")
 
 

@@ -81,6 +81,8 @@ class EstimateTrainingMemoryArgs(ModelArgs):
     activation_offload: bool | None = Field(None, description="Keep the activations saved for backward in host RAM "
                                             "(torchtune enable_activation_offloading, unsloth's gradient checkpointing, "
                                             "DeepSpeed cpu_checkpointing). Omitted: the framework's default (on for unsloth).")
+    compile: bool = Field(False, description="torch.compile (torchtune compile, HF torch_compile): the compiled layers "
+                          "save 8h + 4·kv + 4·ffn bytes per token instead of 18h + 4·kv + 8·ffn.")
     expandable_segments: bool | None = Field(None, description="PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: no "
                                              "allocator fragmentation on GPUs (Ascend keeps its calibrated share). "
                                              "Omitted: the framework's default (on for unsloth, which sets it).")
@@ -124,7 +126,7 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                       tp=args.tp, pp=args.pp, cp=args.cp, precision=precision_for(args.precision, dev), recompute=args.recompute,
                       lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits,
                       loss=args.loss or "", optimizer=args.optimizer, optimizer_in_backward=args.optimizer_in_backward,
-                      grad_accum=args.grad_accum, **framework_defaults(framework))
+                      grad_accum=args.grad_accum, compile=args.compile, **framework_defaults(framework))
     if args.activation_offload is not None:  # given: overrides the framework's default
         cfg = cfg._replace(activation_offload=args.activation_offload)
     if args.expandable_segments is not None:

@@ -36,6 +36,7 @@ cfg_st = st.builds(
     grad_accum=st.integers(1, 16),
     activation_offload=st.booleans(),
     expandable_segments=st.booleans(),
+    compile=st.booleans(),
 )
 dev_st = st.sampled_from(sorted(DEVICES.values(), key=lambda d: d.id))
 common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -126,10 +127,12 @@ def test_terms_are_non_negative_and_sum_to_the_total(s, cfg, dev):
 
 @common
 @given(shape_st, cfg_st, dev_st)
-def test_activation_offloading_never_more_device_memory(s, cfg, dev):
+def test_offloading_compile_and_expandable_segments_never_more_device_memory(s, cfg, dev):
     on = training_memory(s, cfg._replace(activation_offload=True), dev)
     off = training_memory(s, cfg._replace(activation_offload=False), dev)
     assert on.total_gib <= off.total_gib + 1e-9
     assert on.host_ram_gib.gib >= off.host_ram_gib.gib
+    compiled = training_memory(s, cfg._replace(compile=True), dev)
+    assert compiled.total_gib <= training_memory(s, cfg._replace(compile=False), dev).total_gib + 1e-9
     expandable = training_memory(s, cfg._replace(expandable_segments=True), dev)
     assert expandable.total_gib <= training_memory(s, cfg._replace(expandable_segments=False), dev).total_gib + 1e-9
