@@ -15,7 +15,7 @@ from ..tools.tables import ListHardwareResult, ListModelsResult, ModelInfo, Note
 from .fits import FitsBlocks
 from .parse import Slots
 from .results import Result
-from .route import Done, is_family_prefix, is_training_question
+from .route import ASCEND, Done, is_family_prefix, is_training_question
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -53,7 +53,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
     def body(self) -> list[str]:
         """The blocks in answer order; each is empty when its tools did not run. A problem report puts the
         notes' remedy first, the sizing after it."""
-        remedy_first = "troubleshoot" in self.s.intents
+        # on a GPU the notes' remedies are the Ascend vendor's: the sizing on the user's part answers first
+        remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu()
         blocks: list[Callable[[], list[str]]] = [
             self.unknown_models, self.model_lists, self.hardware_lists, self.what_fits_block, self.header_block, self.training_time,
             self.notes_block if remedy_first else list, self.configs, self.config_needs_model, self.training,
@@ -180,7 +181,19 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         return [line for h in self.r.values("list_hardware", ListHardwareResult) for line in self.hardware_list(h)]
 
     def notes_block(self) -> list[str]:
-        return [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
+        lines = [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
+        if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover:
+            lines.insert(0, self.L(
+                "On a GPU: the remedies below are the Ascend vendor's; the same levers apply (smaller per-device batch, a higher "
+                "ZeRO stage or offload, more devices), with nvidia-smi for npu-smi and PYTORCH_CUDA_ALLOC_CONF for "
+                "PYTORCH_NPU_ALLOC_CONF.",
+                "在 GPU 上：下面是昇腾厂商给出的办法，同样的手段适用（减小每卡 batch、提高 ZeRO 阶段或开 offload、加卡），"
+                "把 npu-smi 换成 nvidia-smi，PYTORCH_NPU_ALLOC_CONF 换成 PYTORCH_CUDA_ALLOC_CONF。"))
+        return lines
+
+    def on_gpu(self) -> bool:
+        """The question names a part that is not an Ascend NPU (the notes and vendor tables are Ascend's)."""
+        return bool(self.s.hardware) and self.e.hardware not in ASCEND
 
     def configs(self) -> list[str]:
         return [line for r in self.r.of("generate_config", GenerateConfigResult, ok=None) for line in self.config(r)]

@@ -225,6 +225,9 @@ def training_amounts(work: str, s: Slots) -> str:
         s.tokens = s.tokens or n
         work = blank(work, m)
     for m in list(SAMPLES_RX.finditer(work)):
+        if (m.group(2) or "").lower() == "k" and m.group(0).rstrip().endswith("sequences") and \
+                re.search(r"how\s+many\s*$", work[: m.start()]):
+            continue  # "how many 32k sequences fit": a length to count sequences of, not a training set
         s.samples = s.samples or int(amount(m.group(1), m.group(2)))
         work = blank(work, m)
     for m in list(EPOCHS_RX.finditer(work)):

@@ -35,7 +35,7 @@ class PlanBlocks(CapacityBlocks):
         if not cap:
             return self.L(f"Estimate, {method}, {fw}", f"估算（{method}，{fw}）")
         devs = self.devices(cap, p.unit)
-        return self.L(f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if p.unit.lower() == 'die' else ''}以内，{method}，{fw}）")
+        return self.L(f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
 
     def plan_lines(self, call: Result[PlanResult], f: TrainingFacts) -> list[str]:
         p = call.value

@@ -169,3 +169,27 @@ def test_chinese_answers_word_the_trainer_assumptions_in_chinese(assistant):
 def test_fp16_activations_are_worded_in_chinese(assistant):
     ans = assistant.ask("Phi-3-mini LoRA 微调，单张 T4 够吗？")  # T4 has no BF16: the estimator assumes fp16
     assert "激活按 fp16 计" in ans.answer and "activations in fp16" not in ans.answer
+
+
+def test_how_many_32k_sequences_is_a_length_not_a_training_set(parse):
+    s = parse("What is the KV cache per token for Llama-3.1-8B in vLLM, and how many 32k sequences fit on one A10?")
+    assert (s.seq_len, s.samples) == (32768, None)
+    assert parse("fine-tune qwen2.5-7b on 50k sequences of 2k tokens").samples == 50_000  # a training set stays one
+
+
+def test_will_it_oom_on_gpus_answers_with_the_plan_on_them_first(assistant):
+    ans = assistant.ask("Baichuan2-13B LoRA，3090 两张卡，batch size 2，会不会 OOM？")
+    plan = next(c for c in ans.tool_calls if c.name == "plan_training")
+    assert (plan.args["hardware"], plan.args["max_devices"], plan.args["micro_batch"]) == ("rtx3090-24g", 2, 2)
+    lines = ans.answer.splitlines()
+    lead = next(i for i, x in enumerate(lines) if x.startswith("**结论**"))
+    gpu_note = next(i for i, x in enumerate(lines) if x.startswith("在 GPU 上：下面是昇腾厂商给出的办法"))
+    assert "你的 2 张 GPU" in lines[lead] and lead < gpu_note  # the verdict on the user's GPUs, then the remedies
+    assert "估算（在你的 2 张 GPU 以内" in ans.answer
+
+
+def test_npu_oom_keeps_the_remedy_first(assistant):
+    ans = assistant.ask("qwen2.5-7b LoRA 8 张 910B 训练显存溢出怎么办？")
+    lead = next(x for x in ans.answer.splitlines() if x.startswith("**结论**"))
+    assert "npu-smi" in lead or "PYTORCH_NPU_ALLOC_CONF" in lead
+    assert "在 GPU 上" not in ans.answer
