@@ -36,6 +36,8 @@ class FitsBlocks(Writer):
                                               f"{where}上放不下（估算，试了 {r.tried} 个方案）。")))
             elif r.goal == "model":
                 lines.append(self.lead(self.largest_model(r, where)))
+            elif r.goal == "batch":
+                lines.append(self.lead(self.biggest_batch(r, where)))
             else:
                 lines.append(self.lead(self.longest_context(r, where)))
             if r.plan:
@@ -63,6 +65,20 @@ class FitsBlocks(Writer):
         return self.L(f"the largest catalog model for {self.job(r)} on {where} at {length:,} tokens{fast} is "
                       f"**{r.value}** (estimate).",
                       f"在 {where}上、序列长度 {length:,} 时，{fast}{self.cjk_gap(self.job(r))}能放下的最大目录模型是 **{r.value}**（估算）。")
+
+    def biggest_batch(self, r: WhatFitsResult, where: str) -> str:
+        """Training: the micro batch per device; serving: sequences of max-model-len at once."""
+        n, p = int(r.value or 0), r.plan or {}
+        length = p.get("seq_len") or p.get("max_model_len") or 0
+        if r.workload == "inference":
+            return self.L(f"about **{n} sequences of {length:,} tokens** at once for {r.model} on {where} (estimate).",
+                          f"{r.model} 在 {where}上同时约 **{n} 条 {length:,} token 的序列**（估算）。")
+        ga = p.get("grad_accum")
+        keep = self.L(f", gradient accumulation {ga}", f"，梯度累积 {ga}") if ga else ""
+        return self.L(f"micro batch **{n}** per device for {r.model} on {where}, {self.job(r)} at {length:,} tokens{keep} "
+                      "(estimate: the largest that fits device memory).",
+                      f"{r.model} 在 {where}上{self.cjk_gap(self.job(r))}、序列长度 {length:,} 时，每卡 micro batch 最大 **{n}**"
+                      f"{keep}（估算：显存能放下的最大值）。")
 
     def longest_context(self, r: WhatFitsResult, where: str) -> str:
         n = f"{int(r.value or 0):,}"
@@ -107,7 +123,7 @@ class FitsBlocks(Writer):
     def fits_assumptions(self, r: WhatFitsResult) -> list[str]:
         if not self.zh:
             return r.assumptions
-        each = "每个长度" if r.goal == "context" else "每个规模"
+        each = {"context": "每个长度", "batch": "每个 batch"}.get(r.goal, "每个规模")
         out = ["vLLM 推理，gpu-memory-utilization 0.9，权重按模型原始精度" if r.workload == "inference" else
                f"{each}都用 plan_training 在这些卡内选的设置（ZeRO 阶段与 offload，或 TP/PP/CP）"]
         if r.goal == "model":

@@ -185,7 +185,7 @@ class Router:
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
             devices=e.devices or 1, method=(s.method or "lora") if training else None, framework=fw,
-            seq_len=e.seq_len if goal == "model" else None, **model)]
+            seq_len=e.seq_len if goal in ("model", "batch") else None, **model)]
 
     def largest_model(self, s: Slots) -> list[Call]:
         return self.what_fits(s, effective(s), "model")
@@ -201,6 +201,8 @@ class Router:
     def with_model(self, s: Slots) -> list[Call]:
         """A model (or a size) is named: every rule of MODEL_ROUTES that applies adds its calls, in order."""
         e = effective(s)
+        if asks_max_batch(s):
+            return self.what_fits(s, e, "batch")
         if asks_max_context(s) and not (serving(s) and e.hardware in ASCEND and s.model):
             # one search over the planning tools answers it, no default-length plan beside it; on Ascend the
             # vLLM tables' tested max-model-len comes first (round two searches when they have no row)
@@ -484,6 +486,11 @@ def asks_largest_model(s: Slots) -> bool:
 def asks_max_context(s: Slots) -> bool:
     """"What max context?" with no length given (a length said is the user's, not a question)."""
     return "max_context" in s.intents and s.seq_len is None
+
+
+def asks_max_batch(s: Slots) -> bool:
+    """"What micro batch can I use?" with no batch given (a batch said is the user's, not a question)."""
+    return "max_batch" in s.intents and s.micro_batch is None and s.global_batch is None
 
 
 def serving(s: Slots) -> bool:

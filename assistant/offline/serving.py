@@ -272,7 +272,8 @@ class ServingBlocks(CapacityBlocks):
         else:
             where = self.L(f"on the fewest devices that hold one, {self.layout(r)}; more devices hold more",
                            f"在能放下的最少设备 {self.layout(r)} 上；设备越多可容纳越多")
-        return self.L(f"about **{m} concurrent sequences of {length} tokens** {where} — estimate, {self.precision(r)}: the KV cache "
+        seqs = "sequence" if str(m) == "1" else "sequences"
+        return self.L(f"about **{m} concurrent {seqs} of {length} tokens** {where} — estimate, {self.precision(r)}: the KV cache "
                       f"holds {r.kv_tokens_fit:,} tokens at {self.per_token(r)}. Shorter requests share that pool, so more of them "
                       "fit; vLLM's --max-num-seqs also caps how many run at once.",
                       f"约 **{m} 条 {length} token 的并发序列**，{where}——估算，{self.precision(r)}：KV cache 可容纳 "

@@ -82,3 +82,25 @@ def test_longest_training_context_on_ascend_searches_both_frameworks_longest_fir
 def test_a_named_framework_searches_only_that_one(assistant):
     ans = assistant.ask("what max context can I LoRA fine-tune qwen2.5-7b on 8 910B with LLaMA-Factory?")
     assert [c.args.get("framework") for c in calls_of(ans, "what_fits")] == ["LLaMA-Factory"]
+
+
+@pytest.mark.parametrize("q,model,hardware,method,seq_len,lang", [
+    ("Phi-3-medium QLoRA on a T4, what micro batch can I use at 2048 tokens?", "phi3-medium", "t4-16g", "qlora", 2048, "en"),
+    ("qwen2.5-7b LoRA 单张 910B，序列 4096，batch size 最大能开多大？", "qwen2.5-7b", "snt9b", "lora", 4096, "zh"),
+])
+def test_what_micro_batch_can_i_use_searches_the_biggest_batch(assistant, call, q, model, hardware, method, seq_len, lang):
+    ans = assistant.ask(q)
+    (fits,) = calls_of(ans, "what_fits")
+    assert (fits.args["goal"], fits.args["model"], fits.args["hardware"], fits.args["method"], fits.args["seq_len"]) == \
+        ("batch", model, hardware, method, seq_len)
+    n = fits.result["value"]
+    # the bound is real: one more sequence per device does not fit on the user's one device
+    more = call("plan_training", model=model, method=method, seq_len=seq_len, hardware=hardware, max_devices=1, micro_batch=n + 1)
+    assert not (more.get("fits") and more.get("devices", 2) <= 1)
+    lead = lead_line(ans)
+    assert (f"micro batch **{n}** per device" in lead) if lang == "en" else (f"每卡 micro batch 最大 **{n}**" in lead)
+
+
+def test_a_given_batch_is_not_a_max_batch_question(assistant):
+    ans = assistant.ask("qwen2.5-7b LoRA on one 910B with batch size 4, will the largest batch fit?")
+    assert not calls_of(ans, "what_fits")
