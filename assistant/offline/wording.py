@@ -146,6 +146,16 @@ CJK_TEXT = re.compile(r"[\u4e00-\u9fff]")
 # answer is in the question's language throughout). Patterns not listed stay as the tool wrote them.
 ASSUMPTION_ZH = [
     (re.compile(r"activations in (bf16|fp16|fp32) with FlashAttention \(no s\^2 term\)"), r"激活按 \1 计、启用 FlashAttention（无 s² 项）"),
+    (re.compile(r"activations in (bf16|fp16|fp32) with memory-efficient SDPA, FlashAttention-2 needing Ampere or newer "
+                r"\(no s\^2 term\)"), r"激活按 \1 计、使用 PyTorch SDPA 的省显存内核（无 s² 项；FlashAttention-2 需要 Ampere 及更新的 GPU）"),
+    (re.compile(r"torch\.compile: the compiled layers keep 8h \+ 4·kv_dim \+ 4·ffn bytes per token and layer, a chunked "
+                r"loss only the bf16 logits"), "torch.compile：编译后每层每 token 保留 8h + 4·kv_dim + 4·ffn 字节，分块 loss 只保留 bf16 logits"),
+    (re.compile(r"allocator with expandable segments \(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\): no fragmentation "
+                r"term \((\S+) sets it\)"), r"显存分配器开启 expandable segments（PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True，\1 会自动设置）：不计碎片"),
+    (re.compile(r"allocator with expandable segments \(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\): no fragmentation "
+                r"term"), "显存分配器开启 expandable segments（PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True）：不计碎片"),
+    (re.compile(r"allocator with expandable segments \(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\): Ascend keeps "
+                r"its calibrated fragmentation share"), "显存分配器开启 expandable segments：昇腾仍按标定的碎片比例计"),
     (re.compile(r"(\S+) has no BF16: fp16 mixed precision assumed \(same bytes per value as bf16\)"),
      r"\1 不支持 BF16：按 fp16 混合精度计（每个值的字节数与 bf16 相同）"),
     (re.compile(r"(\S+): data parallel sized as DeepSpeed ZeRO-(\d) \(FSDP full shard\)"), r"\1：按 DeepSpeed ZeRO-\2（FSDP 全分片）的数据并行估算"),

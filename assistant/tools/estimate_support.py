@@ -219,7 +219,10 @@ def precision_for(requested: str | None, dev: Device) -> str:
 
 def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
     act = {"fp16": "fp16", "fp32": "fp32"}.get(cfg.precision, "bf16")
-    out = [f"activations in {act} with FlashAttention (no s^2 term)",
+    # FlashAttention-2 needs Ampere or newer: on V100/T4 (the GPUs without BF16) PyTorch's SDPA picks its
+    # memory-efficient kernel, which also keeps no s x s matrix.
+    attn = "FlashAttention" if dev.kind == "npu" or dev.bf16 else "memory-efficient SDPA, FlashAttention-2 needing Ampere or newer"
+    out = [f"activations in {act} with {attn} (no s^2 term)",
            f"usable memory = {dev.memory_gb:g} GB x {C.CAPACITY_FRACTION.get(dev.kind, 1):.3f} reported capacity"]
     if cfg.megatron:
         out.append("MindSpeed-LLM: distributed optimizer, sequence parallel with TP, 1F1B pipeline")
@@ -233,6 +236,9 @@ def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
         out.append("activation offloading: the activations saved for backward wait in host RAM, "
                    f"{C.ACTIVATION_OFFLOAD_LIVE_LAYERS} layers' worth on the device"
                    + (f" ({cfg.framework}'s default)" if cfg.framework in C.ACTIVATION_OFFLOAD_DEFAULT else ""))
+    if cfg.compile:
+        out.append("torch.compile: the compiled layers keep 8h + 4·kv_dim + 4·ffn bytes per token and layer, a chunked "
+                   "loss only the bf16 logits")
     if cfg.expandable_segments:
         out.append("allocator with expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True): "
                    + ("no fragmentation term" if dev.kind == "gpu" else "Ascend keeps its calibrated fragmentation share")

@@ -293,7 +293,7 @@ def test_parts_without_bf16_default_to_fp16(call):
     # there assume fp16 mixed precision, which holds the same bytes per value, and say so.
     for hw in ("v100", "t4"):
         plan = call("plan_training", model="qwen2.5-7b", method="lora", seq_len=4096, hardware=hw)
-        assert "activations in fp16 with FlashAttention (no s^2 term)" in plan["assumptions"]
+        assert "activations in fp16 with memory-efficient SDPA, FlashAttention-2 needing Ampere or newer (no s^2 term)" in plan["assumptions"]
         assert any("has no BF16: fp16 mixed precision assumed" in a for a in plan["assumptions"])
     a100 = call("estimate_training_memory", model="qwen2.5-7b", method="lora", hardware="a100")
     v100 = call("estimate_training_memory", model="qwen2.5-7b", method="lora", hardware="v100-32g")
