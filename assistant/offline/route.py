@@ -386,9 +386,12 @@ class Router:
         return self.call("estimate_inference", **{**need, "concurrency": s.concurrency})
 
     def min_cards_any_length(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
-        """No row at this length: every listed length (a shorter row bounds a longer job)."""
+        """No row at this length: every listed length (a shorter row bounds a longer job). No row for the model:
+        the rows of a model with exactly its architecture (same memory), said as such."""
         if d.ok and not d.result.get("rows"):
             return self.call("min_cards", **{k: v for k, v in d.args.items() if k != "seq_len"})
+        if not d.ok and d.error.get("code") == "no_table_row" and d.args.get("model") == s.model and not s.models:
+            return [c for twin in s.same_shape[:6] for c in self.call("min_cards", **{**d.args, "model": twin})]
         return []
 
     def inference_table_gap(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:

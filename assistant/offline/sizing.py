@@ -21,12 +21,13 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
 
     def training_facts(self) -> TrainingFacts:
         recipe_calls = self.r.of("training_recipe", TrainingRecipeResult, ok=None)
-        mins = self.r.of("min_cards", MinCardsResult)
+        own = self.s.model
+        mins = [m for m in self.r.of("min_cards", MinCardsResult) if m.arg("model") in (None, own)]  # not a twin's rows
         f = TrainingFacts(self.e.seq_len, [r.value for r in recipe_calls if r.value and r.value.found], [],
                           recipe_bound=[r.value for r in recipe_calls if r.value and not r.value.found],
                           plans=self.r.of("plan_training", PlanResult, ok=None))
         with_rows = [m for m in mins if m.value and m.value.rows]
-        every_call = self.r.of("min_cards", MinCardsResult, ok=None)
+        every_call = [m for m in self.r.of("min_cards", MinCardsResult, ok=None) if m.arg("model") in (None, own)]
         f.min_call = with_rows[0] if with_rows else (every_call[-1] if every_call else None)
         answered = mins[0].value if mins else None
         if answered and answered.rows:

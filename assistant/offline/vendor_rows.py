@@ -60,7 +60,8 @@ class TableBlocks(CapacityBlocks):
         call = f.min_call
         if call is None or call.value is None:
             if call is not None and call.error.code == "no_table_row":
-                return [self.L(f"- {MIN_LABEL['en']}: no row for {self.s.model}.", f"- {MIN_LABEL['zh']}：没有 {self.s.model} 的数据。")]
+                return [self.L(f"- {MIN_LABEL['en']}: no row for {self.s.model}.", f"- {MIN_LABEL['zh']}：没有 {self.s.model} 的数据。")
+                        ] + self.same_shape_rows()
             return [f"- {call.error.message}"] if call else []
         rows = f.rows or f.bound
         if not rows:
@@ -70,6 +71,24 @@ class TableBlocks(CapacityBlocks):
         for row in rows:
             self.cite(row.source)
         return self.min_row_groups(rows, bound=not f.rows) + self.min_notes(f, call, rows)
+
+    def same_shape_rows(self) -> list[str]:
+        """The rows of a model with exactly this one's architecture (frame.same_shape): the same memory, so its row applies."""
+        out = []
+        for call in self.r.of("min_cards", MinCardsResult):
+            twin = call.arg("model")
+            if twin == self.s.model or twin not in self.s.same_shape or call.value is None or not call.value.rows:
+                continue
+            rows = [r for r in call.value.rows if r.seq_len == call.value.seq_len_used] or call.value.rows
+            for r in rows:
+                self.cite(r.source)
+            items = self.L("; ", "；").join(self.row_summary(r) for r in rows)
+            out.append(self.L(f"  {twin} has the same architecture (layers, hidden size, heads, vocabulary), so it needs the "
+                              f"same memory; its row (SEQ_LEN {rows[0].seq_len}, {rows[0].hardware}): {items}.",
+                              f"  {twin} 与它结构完全相同（层数、隐藏维度、注意力头、词表），显存需求相同；它的行"
+                              f"（SEQ_LEN {rows[0].seq_len}，{rows[0].hardware}）：{items}。"))
+            break
+        return out
 
     def min_notes(self, f: TrainingFacts, call: Result[MinCardsResult], rows: list[MinCardsRow]) -> list[str]:
         """Under the rows: which length answered, the table's own remarks (8-card practice, DIE)."""

@@ -104,3 +104,17 @@ def test_what_micro_batch_can_i_use_searches_the_biggest_batch(assistant, call, 
 def test_a_given_batch_is_not_a_max_batch_question(assistant):
     ans = assistant.ask("qwen2.5-7b LoRA on one 910B with batch size 4, will the largest batch fit?")
     assert not calls_of(ans, "what_fits")
+
+
+def test_no_row_for_the_model_points_at_the_row_of_its_same_architecture_twin(assistant):
+    # seeds: no min-card row for llama3-70b; llama3.1-70b (same layers, hidden, heads, vocabulary) full 4096 on Snt9B
+    assert not [r for r in min_cards_rows() if r[0] == "llama3-70b"]
+    lf, ms = seed_cards("llama3.1-70b", "full", 4096, "LLaMA-Factory"), seed_cards("llama3.1-70b", "full", 4096, "MindSpeed-LLM")
+    ans = assistant.ask("How many Snt9B cards to fully fine-tune Llama-3-70B?")
+    twin = [c for c in calls_of(ans, "min_cards") if c.args["model"] == "llama3.1-70b"]
+    assert twin and twin[0].args["strategy"] == "full"
+    lines = ans.answer.splitlines()
+    i = next(i for i, x in enumerate(lines) if "no row for llama3-70b" in x)
+    assert lines[i + 1].strip().startswith("llama3.1-70b has the same architecture")
+    assert f"LLaMA-Factory: **{lf} cards**" in lines[i + 1] and f"MindSpeed-LLM: **{ms} cards**" in lines[i + 1]
+    assert f"**{ms} cards**" not in lead_line(ans)  # the twin's row supports the answer; it is not the model's own row
