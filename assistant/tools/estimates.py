@@ -16,22 +16,21 @@ from ..errors import SizingError
 from ..estimate import constants as C
 from ..estimate.calibrate import device_from_row
 from ..estimate.inference import plan_inference
-from ..estimate.memory import Device, TrainConfig, framework_defaults, training_memory
+from ..estimate.memory import Device, TrainConfig, training_memory
 from ..estimate.plan import fewer_devices
 from ..estimate.plan import plan_training as _plan
 from ..estimate.shape import Shape
 from .common import MAX_SEQ_LEN, Framework
 from .estimate_models import (
     HardwareName,
-    LossImpl,
     MemoryBreakdown,
     Method,
     ModelArgs,
-    Optimizer,
     Precision,
     ShapeInfo,
     Stage,
     TableRef,
+    TrainerOptions,
     TrainingFramework,
 )
 from .estimate_support import (
@@ -54,7 +53,7 @@ from .registry import tool
 
 
 # ---------------------------------------------------------------- estimate_training_memory
-class EstimateTrainingMemoryArgs(ModelArgs):
+class EstimateTrainingMemoryArgs(TrainerOptions, ModelArgs):
     method: Method = "lora"
     stage: Stage = "sft"
     seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence (cutoff_len / SEQ_LEN), 1..1048576.")
@@ -72,20 +71,10 @@ class EstimateTrainingMemoryArgs(ModelArgs):
     quant_bits: Literal[2, 3, 4, 8] = Field(4, description="QLoRA base quantisation bits.")
     hardware: HardwareName = "snt9b"
     framework: TrainingFramework | None = None
-    loss: LossImpl | None = None
-    optimizer: Optimizer = "adamw"
     optimizer_in_backward: bool = Field(False, description="Step each parameter in backward and free its gradient "
                                         "(torchtune optimizer_in_bwd); single device or ZeRO-0 only.")
     grad_accum: int = Field(1, ge=1, le=65536, description="Gradient accumulation steps; above 1 the gradients stay "
                             "allocated between micro-batches (matters for full fine-tuning without DeepSpeed).")
-    activation_offload: bool | None = Field(None, description="Keep the activations saved for backward in host RAM "
-                                            "(torchtune enable_activation_offloading, unsloth's gradient checkpointing, "
-                                            "DeepSpeed cpu_checkpointing). Omitted: the framework's default (on for unsloth).")
-    compile: bool = Field(False, description="torch.compile (torchtune compile, HF torch_compile): the compiled layers "
-                          "save 8h + 4·kv + 4·ffn bytes per token instead of 18h + 4·kv + 8·ffn.")
-    expandable_segments: bool | None = Field(None, description="PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: no "
-                                             "allocator fragmentation on GPUs (Ascend keeps its calibrated share). "
-                                             "Omitted: the framework's default (on for unsloth, which sets it).")
 
 
 class TrainingMemoryResult(MemoryBreakdown):
@@ -125,12 +114,8 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                       devices=args.devices, framework=framework, zero_stage=args.zero_stage, offload=args.offload,
                       tp=args.tp, pp=args.pp, cp=args.cp, precision=precision_for(args.precision, dev), recompute=args.recompute,
                       lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits,
-                      loss=args.loss or "", optimizer=args.optimizer, optimizer_in_backward=args.optimizer_in_backward,
-                      grad_accum=args.grad_accum, compile=args.compile, **framework_defaults(framework))
-    if args.activation_offload is not None:  # given: overrides the framework's default
-        cfg = cfg._replace(activation_offload=args.activation_offload)
-    if args.expandable_segments is not None:
-        cfg = cfg._replace(expandable_segments=args.expandable_segments)
+                      optimizer_in_backward=args.optimizer_in_backward, grad_accum=args.grad_accum,
+                      **args.trainer_config(framework))
     b = training_memory(s, cfg, dev)
     notes = list(b.assumptions) + context_note(ctx, model_id, args.seq_len)
     if s.is_moe:
@@ -150,7 +135,7 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
 
 
 # ---------------------------------------------------------------- plan_training
-class PlanTrainingArgs(ModelArgs):
+class PlanTrainingArgs(TrainerOptions, ModelArgs):
     method: Method = "lora"
     stage: Stage = "sft"
     seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence (cutoff_len / SEQ_LEN), 1..1048576.")
@@ -271,7 +256,7 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     base = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                        framework=args.framework, precision=precision_for(args.precision, dev), lora_rank=args.lora_rank,
-                       quant_bits=args.quant_bits, **framework_defaults(args.framework))
+                       quant_bits=args.quant_bits, **args.trainer_config(args.framework))
     return plan_result(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
 
 

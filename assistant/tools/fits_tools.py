@@ -14,11 +14,11 @@ from pydantic import BaseModel, Field
 from ..errors import SizingError
 from ..what_fits import what_fits as search
 from .common import MAX_SEQ_LEN
-from .estimate_models import HardwareName, Method, TrainingFramework
+from .estimate_models import HardwareName, Method, TrainerOptions, TrainingFramework
 from .registry import REGISTRY, tool
 
 
-class WhatFitsArgs(BaseModel):
+class WhatFitsArgs(TrainerOptions):
     goal: Literal["model", "context", "batch"] = Field(
         description="model: the largest catalog model; context: the longest sequence (training) or max-model-len "
                     "(serving); batch: the biggest micro batch (training) or sequences at max-model-len (serving).")
@@ -67,8 +67,9 @@ def what_fits(ctx, args: WhatFitsArgs) -> WhatFitsResult:
             raise SizingError("missing_model", f"goal {args.goal} needs a model (or params_b): which model's "
                               f"{'longest context' if args.goal == 'context' else 'biggest batch'}?", field="model")
         call_args.update({"model": args.model} if args.model else {"params_b": args.params_b})
-    if training:
-        call_args.update(method=args.method, framework=args.framework)
+    if training:  # the trainer's options go to plan_training as given (its defaults follow the framework)
+        call_args.update(method=args.method, framework=args.framework,
+                         **args.model_dump(include=set(TrainerOptions.model_fields), exclude_none=True))
     if args.goal != "context":
         call_args["seq_len" if training else "max_model_len"] = args.seq_len
     models = _candidates(ctx) if args.goal == "model" else None

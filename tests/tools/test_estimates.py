@@ -332,3 +332,21 @@ def test_optimizer_in_backward_needs_one_micro_batch_per_step(call):
     assert call("estimate_training_memory", **job)["gradients_gib"] > 0
     assert err(call("estimate_training_memory", grad_accum=4, **job))["field"] == "grad_accum"
     assert err(call("estimate_training_memory", zero_stage=2, devices=2, **job))["field"] == "zero_stage"
+
+
+def test_plan_training_takes_the_trainer_options(call):
+    # Llama-3.1-8B (8.03B) full fine-tuning on A100 80GB with bitsandbytes' 8-bit AdamW: the optimizer states are the
+    # fp32 master (4 B) + two 1-byte moments (2 B) per parameter, split over the plan's devices from ZeRO-1 up.
+    plan = call("plan_training", model="llama3.1-8b", method="full", hardware="a100-80g", optimizer="adamw_8bit")
+    n = plan["devices"] if plan["zero_stage"] else 1
+    assert plan["memory"]["optimizer_gib"] == pytest.approx(6 * 8.03e9 / n / 2**30, rel=1e-3)
+    adamw = call("plan_training", model="llama3.1-8b", method="full", hardware="a100-80g")
+    assert plan["devices"] <= adamw["devices"]
+    # the plan's own memory is estimate_training_memory's at the same setting
+    same = call("estimate_training_memory", model="llama3.1-8b", method="full", hardware="a100-80g", optimizer="adamw_8bit",
+                devices=plan["devices"], zero_stage=plan["zero_stage"], offload=plan["offload"],
+                grad_accum=plan["grad_accum"])
+    assert same["total_gib"] == pytest.approx(plan["memory"]["total_gib"], abs=1e-3)
+    # unsloth's defaults reach the plan: offloaded activations and expandable segments
+    u = call("plan_training", model="llama3.1-8b", method="qlora", hardware="rtx4090-24g", framework="unsloth", seq_len=32768)
+    assert u["fits"] and u["zero_stage"] == 0 and any("unsloth's default" in a for a in u["assumptions"])
