@@ -15,7 +15,7 @@ from ..tools.tables import ListHardwareResult, ListModelsResult, ModelInfo, Note
 from .fits import FitsBlocks
 from .parse import Slots
 from .results import Result
-from .route import ASCEND, Done, is_family_prefix, is_training_question
+from .route import ASCEND, COST, Done, is_family_prefix, is_training_question
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -31,6 +31,8 @@ from .wording import (
     t,
 )
 
+SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_inference", "inference_min_cards", "compare_hardware"}
+
 
 class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
@@ -44,6 +46,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         out = self.compared() if compares(s) and self.per_variant() else self.body()
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
+        sized = any(d.name in SIZING_TOOLS for d in self.done)
+        if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
+            out = [self.L("Prices are in none of the vendor tables or the catalog, so no cost is given here; below are the "
+                          "devices the job needs, to weigh with your own prices.",
+                          "厂商表格和目录中都没有价格，这里不给出费用；下面是任务所需的卡数，请按你自己的价格换算。"), ""] + out
         if self.sources:
             out += ["", t("sources", self.lang) + self.L("; ", "；").join(self.sources)]
         if self.offers_config():

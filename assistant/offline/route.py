@@ -110,7 +110,8 @@ def is_training_question(s: Slots) -> bool:
 
 
 # Prices and billing: no table or note has them (the notes search then says so).
-COST = re.compile(r"(?<![a-z])(?:cost|costs|price|pricing|billing|per\s+hour|how\s+much\s+money)(?![a-z])|价格|费用|多少钱|计费|收费|单价")
+COST = re.compile(r"(?<![a-z])(?:cost|costs|price|pricing|billing|per\s+hour|how\s+much\s+money|cheap(?:er|est)?)(?![a-z])|"
+                  r"价格|费用|多少钱|计费|收费|单价|便宜|划算|性价比")
 def config_format(s: Slots) -> str:
     """The file asked for, in the framework of the conversation: "the yaml" after switching to MindSpeed-LLM
     means its launch variables (it has no YAML); "the env" with LLaMA-Factory means its launch script."""

@@ -118,3 +118,17 @@ def test_no_row_for_the_model_points_at_the_row_of_its_same_architecture_twin(as
     assert lines[i + 1].strip().startswith("llama3.1-70b has the same architecture")
     assert f"LLaMA-Factory: **{lf} cards**" in lines[i + 1] and f"MindSpeed-LLM: **{ms} cards**" in lines[i + 1]
     assert f"**{ms} cards**" not in lead_line(ans)  # the twin's row supports the answer; it is not the model's own row
+
+
+@pytest.mark.parametrize("q,lang", [
+    ("Which is cheaper for LoRA on Qwen2.5-72B: 910B or H100?", "en"),
+    ("训练 qwen2.5-7b 一小时多少钱？", "zh"),
+])
+def test_a_price_question_says_first_that_no_price_is_known(assistant, q, lang):
+    first = assistant.ask(q).answer.splitlines()[0]
+    assert first.startswith("Prices are in none of the vendor tables" if lang == "en" else "厂商表格和目录中都没有价格")
+
+
+def test_a_price_question_with_nothing_sized_gets_only_the_not_covered_answer(assistant):
+    ans = assistant.ask("How much does a Snt9B node cost per hour on Huawei Cloud?")
+    assert "Prices are in none" not in ans.answer and "do not cover" in ans.answer
