@@ -136,7 +136,10 @@ RECOMPUTE_PEAK_LAYERS = 2.0
 # - "fused" (Liger's fused linear cross entropy, LLaMA-Factory enable_liger_kernel; MindSpeed-LLM's fused CE):
 #   the logits never exist for the whole micro-batch; Liger picks chunks of about tokens x hidden / vocab
 #   tokens, so one fp32 chunk of logits and its gradient is about 8 bytes per token per hidden unit.
-LOSS_IMPLS = ("fp32", "chunked", "fused")
+# - "half": the cross entropy of fp16/bf16 logits without an upcast: a model whose own code does not call .float()
+#   (Qwen-1's modeling_qwen.py and other trust_remote_code models) trained under DeepSpeed fp16/bf16, where the engine
+#   casts the module to half and no autocast lifts the loss to fp32 (HF Trainer's autocast would): HALF_LOGITS_BYTES.
+LOSS_IMPLS = ("fp32", "chunked", "fused", "half")
 # Framework defaults, where the framework's own recipes state them: torchtune's recipe configs use
 # CEWithChunkedOutputLoss (2024) and LinearCrossEntropyLoss (2025), both chunked over the sequence with the
 # fp32 upcast one chunk at a time; LitGPT's finetune scripts run the LM head in 128-token chunks into
@@ -160,6 +163,8 @@ KBIT_UPCAST_FRAMEWORKS = ("transformers",)
 ACTIVATION_OFFLOAD_LIVE_LAYERS = 2
 ACTIVATION_OFFLOAD_DEFAULT = ("unsloth",)
 CHUNKED_LOGITS_BYTES = 4
+# "half": the saved log-softmax, its gradient and the logits' gradient, 2 B each (the fp32 path's 12 B at half width).
+HALF_LOGITS_BYTES = 6
 # Compiled (torchtune compiles the loss with the model), the chunked loss saves only each chunk's bf16 logits and its
 # log-sum-exp and recomputes the fp32 softmax in backward, chunk by chunk: 2 B for the whole micro-batch.
 COMPILED_CHUNKED_LOGITS_BYTES = 2

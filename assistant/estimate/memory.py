@@ -274,11 +274,12 @@ def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
         return Term(_gib(b), lambda: f"fused loss: one fp32 chunk of logits and its gradient, {tokens:.0f} tokens x hidden "
                                      f"{s.hidden} x {C.FUSED_LOSS_BYTES_PER_H} B (the full logits never exist){vp}")
     chunked = C.COMPILED_CHUNKED_LOGITS_BYTES if cfg.compile else C.CHUNKED_LOGITS_BYTES
-    per = chunked if impl == "chunked" else C.LOGITS_BYTES
+    per = {"chunked": chunked, "half": C.HALF_LOGITS_BYTES}.get(impl, C.LOGITS_BYTES)
     b = tokens * s.vocab * per / cfg.tp
-    what = ("compiled chunked loss: the bf16 logits; the fp32 softmax recomputed one chunk at a time" if impl == "chunked"
-            and cfg.compile else "chunked loss: bf16 logits + their bf16 gradient; fp32 one chunk at a time"
-            if impl == "chunked" else "loss over the full vocabulary in fp32: saved log-softmax + its gradient + the logits' gradient")
+    what = {"chunked": "compiled chunked loss: the bf16 logits; the fp32 softmax recomputed one chunk at a time"
+            if cfg.compile else "chunked loss: bf16 logits + their bf16 gradient; fp32 one chunk at a time",
+            "half": "loss in half precision over the full vocabulary: saved log-softmax + its gradient + the logits' gradient",
+            }.get(impl, "loss over the full vocabulary in fp32: saved log-softmax + its gradient + the logits' gradient")
     return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {per} B ({what}){vp}")
 
 

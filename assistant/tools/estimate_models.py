@@ -30,14 +30,15 @@ Precision = Annotated[
     Field(description="bf16/fp16 mixed precision (default), fp32, or pure_bf16 (bf16 weights and optimizer)."),
 ]
 LossImpl = Annotated[
-    Literal["fp32", "chunked", "fused"],
+    Literal["fp32", "chunked", "fused", "half"],
     _alias({"hf": "fp32", "full": "fp32", "default": "fp32", "transformers": "fp32", "chunked-ce": "chunked",
             "torchtune": "chunked", "liger": "fused", "liger-kernel": "fused", "enable-liger-kernel": "fused",
-            "fused-ce": "fused", "cut-cross-entropy": "fused"}),
+            "fused-ce": "fused", "cut-cross-entropy": "fused", "fp16": "half", "bf16": "half", "no-upcast": "half"}),
     Field(description="Loss implementation: fp32 (full-vocabulary logits upcast to fp32: transformers' default, so "
                       "LLaMA-Factory's, MindSpeed-LLM's and axolotl's default), chunked (torchtune CEWithChunkedOutputLoss / "
                       "LinearCrossEntropyLoss, litgpt), fused (Liger fused linear cross entropy, LLaMA-Factory "
-                      "enable_liger_kernel; unsloth). Omitted: the framework's default."),
+                      "enable_liger_kernel; unsloth), half (fp16/bf16 logits with no upcast: a model's own loss code, e.g. "
+                      "Qwen-1's, under DeepSpeed fp16/bf16 without autocast). Omitted: the framework's default."),
 ]
 Optimizer = Annotated[
     Literal["adamw", "adamw_8bit", "paged_adamw_8bit"],

@@ -244,3 +244,19 @@ def test_torch_compile_saves_fewer_activations_and_only_bf16_logits(shapes, devi
     for flags, measured in (({}, 24.9), ({"optimizer_in_backward": True, "activation_offload": True}, 21.8)):
         r = training_memory(s, cfg._replace(**flags), dev)
         assert r.total_gib - r.overhead.gib == pytest.approx(measured, rel=0.05)
+
+
+def test_half_precision_loss_of_a_models_own_code(shapes, devices):
+    # qwen-19 (QwenLM/Qwen README, 'Profiling of Memory and Speed'): Qwen-72B Q-LoRA on one A100-SXM4-80G at 8192 tokens,
+    # 75.6 GB. The Q-LoRA script runs DeepSpeed fp16 (the model cast to fp16, no autocast) and Qwen-1's own code takes
+    # the cross entropy of the fp16 logits: saved log-softmax, its gradient and the logits' gradient at 2 B each, 6 B
+    # per token per vocabulary entry instead of the fp32 path's 12. The run happened; with 12 B it is predicted not to fit.
+    s, dev = shapes["qwen1.5-72b"], devices["a100-80g"]
+    cfg = TrainConfig(method="qlora", seq_len=8192, zero_stage=2, precision="fp16", lora_rank=64)
+    half, fp32 = training_memory(s, cfg._replace(loss="half"), dev), training_memory(s, cfg, dev)
+    tokens, layer = 8192, 18 * 8192 + 4 * 8192 + 8 * 24576  # Qwen-72B: 80 layers, hidden 8192, MHA (kv_dim 8192)
+    peak = 2 * layer * tokens
+    assert half.logits.gib == approx(max(0.0, tokens * 152_064 * 6 - peak) / GIB)
+    assert fp32.logits.gib == approx(max(0.0, tokens * 152_064 * 12 - peak) / GIB)
+    assert half.fits and not fp32.fits
+    assert half.total_gib == pytest.approx(75.6e9 / GIB, rel=0.1)
