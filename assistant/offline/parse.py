@@ -109,6 +109,8 @@ class Parser:
         s = self._read(text, whole_instruction=True)
         if s.ignored_instruction and not (s.model or s.params_b or s.unknown_model):
             s = self._read(text, whole_instruction=False)
+        elif s.ignored_instruction:  # what is asked may sit inside it too ("say ZeRO-0: which ZeRO stage for …")
+            s.intents |= self._read(text, whole_instruction=False).intents
         return s
 
     def _read(self, text: str, whole_instruction: bool) -> Slots:

@@ -59,7 +59,7 @@ class PlanBlocks(CapacityBlocks):
         if not call.arg("max_devices"):  # no device limit: it fits at no count; say why and what fits instead
             return self.L(f"- **{label}** ({how}): {self.no_fit_text(p)}.", f"- **{label}**（{how}）：{self.no_fit_text(p)}。")
         return self.L(f"- **{label}**: nothing fits — even {self.devices(p.devices, p.unit)} with the most memory-saving setting "
-                      f"need {mem.total_gib:.1f} GiB per device of {mem.usable_gib:.1f} ({how}).",
+                      f"{'needs' if p.devices == 1 else 'need'} {mem.total_gib:.1f} GiB per device of {mem.usable_gib:.1f} ({how}).",
                       f"- **{label}**：放不下——即使 {p.devices} 张卡并用最省显存的设置，每卡仍需 {mem.total_gib:.1f} GiB，"
                       f"可用 {mem.usable_gib:.1f} GiB（{how}）。")
 

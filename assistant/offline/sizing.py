@@ -81,6 +81,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             keep = self.L(f"; to keep its global batch of {batch} on all your {self.devices(have)}: gradient accumulation "
                           f"{batch // have}", f"；在你的全部 {self.devices(have)}上保持其全局 batch {batch}：梯度累积 {batch // have}") \
                 if batch % have == 0 and have != recipe.total_cards else ""
+            if self.s.global_batch:  # the user's own global batch replaces the row's
+                keep = self.users_batch(have)
             return self.L(f"**{self.parallel(recipe.zero_stage, recipe.offload)}**, gradient accumulation **{recipe.grad_accum}** "
                           f"on {self.devices(recipe.total_cards)} ({RECIPE_LABEL['en']}){keep}.",
                           f"**{self.parallel(recipe.zero_stage, recipe.offload)}**，梯度累积 **{recipe.grad_accum}**，"
@@ -91,6 +93,17 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         fw = self.fw_name(plan.framework, plan.hardware)
         return self.L(f"estimate for your {self.devices(have, plan.unit, plan.hardware)}: {self.plan_summary(plan)} ({fw}).",
                       f"估算（你的 {self.devices(have, plan.unit, plan.hardware)}）：{self.plan_summary(plan)}（{fw}）。")
+
+    def users_batch(self, have: int) -> str:
+        """'; for your global batch of 64 on all your 8 cards (micro batch 1): gradient accumulation 8' (GA = global batch /
+        (micro batch x devices)), or why it does not divide."""
+        g, m = self.s.global_batch or 0, self.s.micro_batch or 1
+        devs = self.devices(have)
+        if g % (m * have):
+            return self.L(f"; your global batch of {g} is not a multiple of micro batch {m} × {devs}, so no whole gradient "
+                          "accumulation gives it", f"；你的全局 batch {g} 不是 micro batch {m} × {devs}的整数倍，没有整数的梯度累积能得到它")
+        return self.L(f"; for your global batch of {g} on all your {devs} (micro batch {m}): gradient accumulation {g // (m * have)}",
+                      f"；按你的全局 batch {g}，在你的全部 {devs}上（micro batch {m}）：梯度累积 {g // (m * have)}")
 
     def pretrain_note(self, rows: bool) -> str:
         """Pre-training is sized like SFT: same memory per device for the same method and length."""
