@@ -25,6 +25,7 @@ from .wording import (
     PASSAGE_CHARS,
     RECIPE_LABEL,
     TOOL_NOTE_ZH,
+    TRAINER_WORDS,
     assumption_zh,
     note_lead_in_zh,
     sentence_cut,
@@ -103,6 +104,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         parts.append(self.hw_name())
         if s.framework:
             parts.append(s.framework)
+        # the optimizer, loss and trainer the user named: the plans and estimates below use them
+        parts += [TRAINER_WORDS[v][self.lang] for v in (s.stack if not s.framework else None, s.optimizer, s.loss) if v in TRAINER_WORDS]
         return " · ".join(p for p in parts if p) + self.read_as() + self.assumed() + "\n"
 
     def seq_words(self) -> str:

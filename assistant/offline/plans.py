@@ -125,14 +125,15 @@ class PlanBlocks(CapacityBlocks):
 
     def trainer_label(self, call: Result[TrainingMemoryResult]) -> str:
         """"With 8-bit AdamW (bitsandbytes), on 2 GPUs, ZeRO-2, no offload: " when the call carries the optimizer, loss
-        or trainer the user named (route.trainer_estimate); else nothing."""
+        or trainer the user named (route.trainer_args); else nothing."""
         named = [TRAINER_WORDS[v][self.lang] for v in (call.arg("optimizer"), call.arg("loss"), call.arg("framework")) if v in TRAINER_WORDS]
         if not named:
             return ""
         n = int(call.arg("devices") or 1)
         where = self.devices(n, "die" if call.arg("hardware") == "snt9b23" else "card", str(call.arg("hardware")))
         stage = call.arg("zero_stage")
-        setting = self.L(", ", "、").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), self.L("no offload", "不开 offload")])
+        offload = self.L("with offload", "开 offload") if call.arg("offload") else self.L("no offload", "不开 offload")
+        setting = self.L(", ", "、").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), offload])
         return self.L(f"With {' and '.join(named)}, on {setting}: ", f"按你说的 {'、'.join(named)}，在 {setting} 下：")
 
     def memory(self, call: Result[TrainingMemoryResult]) -> list[str]:

@@ -181,12 +181,13 @@ class Router:
         model = self.model_args(s) if goal != "model" else {}
         # the longest training context on Ascend: MindSpeed-LLM's context parallelism splits a sequence over cards
         # and goes further than LLaMA-Factory, so with no framework named both are searched
-        both = training and goal == "context" and not s.framework and e.hardware in ASCEND
-        frameworks = [None, "MindSpeed-LLM"] if both else [s.framework if training else None]
+        both = training and goal == "context" and not (s.framework or s.stack) and e.hardware in ASCEND
+        frameworks = [None, "MindSpeed-LLM"] if both else [(s.framework or s.stack) if training else None]
+        trainer = trainer_args(s) if training else {}
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
             devices=e.devices or 1, method=(s.method or "lora") if training else None, framework=fw,
-            seq_len=e.seq_len if goal in ("model", "batch") else None, **model)]
+            seq_len=e.seq_len if goal in ("model", "batch") else None, **model, **trainer)]
 
     def largest_model(self, s: Slots) -> list[Call]:
         return self.what_fits(s, effective(s), "model")
@@ -245,7 +246,8 @@ class Router:
         for method in [s.method] if s.method else e.strategies:
             for cap in ([None, e.devices] if e.devices else [None]):
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
-                                   hardware=e.hardware, framework=s.framework, max_devices=cap, **batch_args(s))
+                                   hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
+                                   **trainer_args(s))
         return calls
 
     def time_calls(self, s: Slots, e: Effective) -> list[Call]:
@@ -262,11 +264,11 @@ class Router:
         the setting and its result carries the memory breakdown."""
         if s.zero_stage is None and not s.offload:
             return self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                             seq_len=e.seq_len, hardware=e.hardware, framework=s.framework, max_devices=e.devices,
-                             **batch_args(s))
+                             seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=e.devices,
+                             **batch_args(s), **trainer_args(s))
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=s.devices, zero_stage=s.zero_stage, offload=s.offload,
-                         hardware=e.hardware, framework=s.framework, micro_batch=s.micro_batch)
+                         hardware=e.hardware, framework=s.framework or s.stack, micro_batch=s.micro_batch, **trainer_args(s))
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and e.hardware in ASCEND:
@@ -353,26 +355,6 @@ class Router:
             return self.call("plan_training", **lora)
         return []
 
-    def after_plan(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
-        return self.plan_alternative(s, e, d, done) + self.trainer_estimate(s, e, d)
-
-    def trainer_estimate(self, s: Slots, e: Effective, d: Done) -> list[Call]:
-        """The optimizer, loss or trainer the user named (plan_training assumes AdamW, the fp32 loss, LLaMA-Factory):
-        the memory of the plan's own data-parallel setting with them, and without offload, since what they save
-        is what offload would have bought. On the user's devices when they gave a count; else on the plan's."""
-        if not (s.optimizer or s.loss or s.stack) or not d.ok or d.args.get("max_devices") != e.devices:
-            return []
-        p = d.result
-        if p.get("framework") == "MindSpeed-LLM" or not (p.get("fits") or e.devices):
-            return []
-        fits = bool(p.get("fits"))
-        model = {k: d.args[k] for k in ("model", "params_b", "shape") if k in d.args}
-        return self.call("estimate_training_memory", **model, method=d.args.get("method"), stage=d.args.get("stage"),
-                         seq_len=d.args.get("seq_len"), hardware=d.args.get("hardware"),
-                         devices=p["devices"] if fits else e.devices, zero_stage=p.get("zero_stage") if fits else 3,
-                         offload=False, micro_batch=p.get("micro_batch"), grad_accum=p.get("grad_accum"),
-                         optimizer=s.optimizer, loss=s.loss, framework=s.stack)
-
     def inference_need(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """Nothing fits the user's devices (or none holds a sequence at that length): how many it needs. "How many
         cards and what max context": the longest context on the count the estimate needs."""
@@ -405,6 +387,11 @@ class Router:
         return calls
 
 
+def trainer_args(s: Slots) -> dict[str, str | None]:
+    """The optimizer and loss the user named (None: the tools' defaults, AdamW and the framework's loss)."""
+    return {"optimizer": s.optimizer, "loss": s.loss}
+
+
 def batch_args(s: Slots) -> dict[str, int | None]:
     """The batch the user said (None when not: the tools' own defaults); the tools derive the accumulation from them."""
     return {"micro_batch": s.micro_batch, "global_batch": s.global_batch}
@@ -434,7 +421,7 @@ def own_frame(s: Slots, d: Done) -> Slots:
 
 MORE_ROUTES: dict[str, Callable[[Router, Slots, Effective, Done, list[Done]], list[Call]]] = {
     "resolve_model": Router.family_of_unknown,
-    "plan_training": Router.after_plan,
+    "plan_training": Router.plan_alternative,
     "estimate_inference": Router.inference_need,
     "min_cards": Router.min_cards_any_length,
     "inference_min_cards": Router.inference_table_gap,

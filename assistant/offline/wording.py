@@ -323,7 +323,7 @@ class Writer:
         return self.L(f"{base}, assumptions: {shown}", f"{base}，假设：{shown}") if shown else base
 
 
-# The optimizer, loss and trainer values route.trainer_estimate passes, as users know them.
+# The optimizer, loss and trainer values route.trainer_args passes, as users know them.
 TRAINER_WORDS = {
     "adamw_8bit": {"en": "8-bit AdamW (bitsandbytes)", "zh": "8-bit AdamW（bitsandbytes）"},
     "paged_adamw_8bit": {"en": "paged 8-bit AdamW (bitsandbytes)", "zh": "paged 8-bit AdamW（bitsandbytes）"},

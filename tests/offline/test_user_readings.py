@@ -136,34 +136,29 @@ def catalog_params_b(model_id: str) -> float:
         return float(next(r["params_b"] for r in csv.DictReader(f) if r["id"] == model_id))
 
 
-def test_8bit_adamw_is_estimated_on_the_plans_setting_without_offload(assistant):
+def test_8bit_adamw_is_planned_with(assistant):
     ans = assistant.ask("A6000 上用 8-bit AdamW 全参微调 Baichuan2-7B 要几张卡？")
-    plan = next(c.result for c in ans.tool_calls if c.name == "plan_training")
-    mem = [c for c in ans.tool_calls if c.name == "estimate_training_memory"]
-    assert len(mem) == 1
-    args = mem[0].args
-    assert (args["optimizer"], args["offload"]) == ("adamw_8bit", False)
-    assert (args["devices"], args["zero_stage"]) == (plan["devices"], plan["zero_stage"])
+    (call,) = [c for c in ans.tool_calls if c.name == "plan_training"]
+    assert call.args["optimizer"] == "adamw_8bit"
+    plan = call.result
+    assert plan["zero_stage"] == 2  # the case the hand computation is for: optimizer states sharded over the devices
     # hand computation: an fp32 master copy (4 B) + two 8-bit moments (2 B) per trained parameter, ZeRO-2 shards them
     per_device = 6 * catalog_params_b("baichuan2-7b") * 1e9 / plan["devices"] / 2 ** 30
-    assert mem[0].result["optimizer_gib"] == pytest.approx(per_device, rel=0.02)
-    assert f"按你说的 8-bit AdamW（bitsandbytes），在 {plan['devices']} 张 GPU、ZeRO-{plan['zero_stage']}、不开 offload 下" in ans.answer
-    assert f"{mem[0].result['total_gib']:.1f} GiB" in ans.answer
+    assert plan["memory"]["optimizer_gib"] == pytest.approx(per_device, rel=0.02)
+    header = ans.answer.splitlines()[0]
+    assert "8-bit AdamW（bitsandbytes）" in header  # said as read, so the plan below is known to use it
+    assert f"**{plan['devices']} 张 GPU**" in next(x for x in ans.answer.splitlines() if x.startswith("**结论**"))
 
 
-def test_a_fused_loss_is_said_in_english_with_its_setting(assistant):
+def test_a_fused_loss_and_a_trainer_reach_the_plan_and_the_header(assistant):
     ans = assistant.ask("Fine-tune with Liger kernel: Qwen2.5-7B full on 8 H100, 16k context, how much memory per GPU?")
     assert not [c for c in ans.tool_calls if c.name == "search_notes"]
-    mem = next(c for c in ans.tool_calls if c.name == "estimate_training_memory")
-    assert (mem.args["loss"], mem.args["devices"], mem.args["seq_len"]) == ("fused", 8, 16384)
-    assert "With a fused loss (Liger fused linear cross-entropy), on 8 GPUs" in ans.answer
-
-
-def test_chinese_answers_word_the_trainer_assumptions_in_chinese(assistant):
-    ans = assistant.ask("用 unsloth 在单张 4090 上 QLoRA 微调 Qwen2.5-14B 可以吗？")
-    line = next(x for x in ans.answer.splitlines() if x.startswith("按你说的 unsloth"))
-    assert "data parallel sized" not in line and "activation offloading" not in line and "default loss" not in line
-    assert "unsloth：按 DeepSpeed ZeRO-0 的数据并行估算" in line
+    plan = next(c for c in ans.tool_calls if c.name == "plan_training")
+    assert (plan.args["loss"], plan.args["max_devices"], plan.args["seq_len"]) == ("fused", 8, 16384)
+    assert "a fused loss (Liger fused linear cross-entropy)" in ans.answer.splitlines()[0]
+    zh = assistant.ask("用 unsloth 在单张 4090 上 QLoRA 微调 Qwen2.5-14B 可以吗？")
+    assert {c.args.get("framework") for c in zh.tool_calls if c.name == "plan_training"} == {"unsloth"}
+    assert " · unsloth" in zh.answer.splitlines()[0]
 
 
 def test_fp16_activations_are_worded_in_chinese(assistant):
@@ -215,3 +210,14 @@ def test_what_is_asked_inside_an_instruction_still_shapes_the_answer(assistant):
     plan = next(c.result for c in ans.tool_calls if c.name == "plan_training" and c.args.get("max_devices") == 8)
     assert lead.startswith("**Answer:** estimate for your 8 GPUs") and f"ZeRO-{plan['zero_stage']}" in lead  # the stage leads
     assert "ZeRO-0" not in lead
+
+
+def test_a_given_setup_with_a_trainer_words_its_assumptions_in_chinese(assistant):
+    ans = assistant.ask("torchtune 全参 llama3.1-8b 2 张 A100 80G ZeRO-3 每卡显存多少？")
+    (mem,) = [c for c in ans.tool_calls if c.name == "estimate_training_memory"]
+    assert (mem.args["framework"], mem.args["zero_stage"], mem.args["devices"]) == ("torchtune", 3, 2)
+    lead = next(x for x in ans.answer.splitlines() if x.startswith("**结论**"))
+    assert lead.startswith("**结论**：按你说的 torchtune，在 2 张 GPU、ZeRO-3、不开 offload 下：")
+    assert f"{mem.result['total_gib']:.1f} GiB" in lead
+    assert "torchtune：按 DeepSpeed ZeRO-3（FSDP 全分片）的数据并行估算；其默认 loss 为 chunked" in lead
+    assert "data parallel sized" not in lead and "default loss is" not in lead
