@@ -121,6 +121,21 @@ class FitsBlocks(Writer):
                       f"方案（plan_training，{fw}）：{used}，{setting}{gib}{ram}。")
 
     def fits_assumptions(self, r: WhatFitsResult) -> list[str]:
+        return self.fits_defaults(r) + self.fits_method(r)
+
+    def fits_defaults(self, r: WhatFitsResult) -> list[str]:
+        """What the question left open and the search filled: one device, a part guessed from a memory size."""
+        s, out = self.s, []
+        if not (s.devices or s.nodes):
+            out.append(self.L(f"one device ({self.devices(r.devices, (r.plan or {}).get('unit') or 'card', r.hardware)}); "
+                              "give a count for more", f"按 {self.devices(r.devices, (r.plan or {}).get('unit') or 'card', r.hardware)}"
+                              "计算（问题中没有给出卡数）"))
+        if s.hardware_guessed and s.memory_gb:
+            out.append(self.L(f"{self.hw_name(r.hardware)} for the {s.memory_gb} GB device asked",
+                              f"{self.hw_name(r.hardware)} 代表问题中的 {s.memory_gb} GB 卡"))
+        return out
+
+    def fits_method(self, r: WhatFitsResult) -> list[str]:
         if not self.zh:
             return r.assumptions
         each = {"context": "每个长度", "batch": "每个 batch"}.get(r.goal, "每个规模")

@@ -132,3 +132,13 @@ def test_a_price_question_says_first_that_no_price_is_known(assistant, q, lang):
 def test_a_price_question_with_nothing_sized_gets_only_the_not_covered_answer(assistant):
     ans = assistant.ask("How much does a Snt9B node cost per hour on Huawei Cloud?")
     assert "Prices are in none" not in ans.answer and "do not cover" in ans.answer
+
+
+def test_what_fits_says_the_one_device_and_the_guessed_part_it_assumed(assistant):
+    ans = assistant.ask("DeepSeek-V2-Lite 在 Snt9B 上 LoRA 最长能跑多长的序列？")
+    assert {c.args["devices"] for c in calls_of(ans, "what_fits")} == {1}
+    assert "按 1 张卡计算（问题中没有给出卡数）" in ans.answer
+    guessed = assistant.ask("一张 24GB 的卡能 LoRA 微调多大的模型？")
+    (fits,) = calls_of(guessed, "what_fits")
+    assert f"{fits.args['hardware']} 代表问题中的 24 GB 卡" in guessed.answer
+    assert "问题中没有给出卡数" not in guessed.answer  # "一张" gave the count
