@@ -91,8 +91,11 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if plan is None:
             return None
         fw = self.fw_name(plan.framework, plan.hardware)
-        return self.L(f"estimate for your {self.devices(have, plan.unit, plan.hardware)}: {self.plan_summary(plan)} ({fw}).",
-                      f"估算（你的 {self.devices(have, plan.unit, plan.hardware)}）：{self.plan_summary(plan)}（{fw}）。")
+        # "which stage with offload?": say whether offload is needed at all
+        offload = "" if not self.s.offload else self.L("; CPU offload is needed", "；需要开 CPU offload") if plan.offload else \
+            self.L("; no CPU offload needed", "；不需要 CPU offload")
+        return self.L(f"estimate for your {self.devices(have, plan.unit, plan.hardware)}: {self.plan_summary(plan)} ({fw}){offload}.",
+                      f"估算（你的 {self.devices(have, plan.unit, plan.hardware)}）：{self.plan_summary(plan)}（{fw}）{offload}。")
 
     def users_batch(self, have: int) -> str:
         """'; for your global batch of 64 on all your 8 cards (micro batch 1): gradient accumulation 8' (GA = global batch /
@@ -128,7 +131,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         so the stage comes from the estimate, said right under the card count."""
         if not self.s.intents & {"zero", "ga"} or f.recipes or not self.wanted_rows(f.rows) or self.s.framework == "MindSpeed-LLM":
             return []
-        plan = next((p for p in self.free_plans(f) if p.fits and p.zero_stage is not None), None)
+        within = [r.value for r in f.plans if r.value is not None and r.arg("max_devices")]  # on the user's devices first
+        plan = next((p for p in within + self.free_plans(f) if p.fits and p.zero_stage is not None), None)
         if not plan:
             return []
         zero = self.parallel(plan.zero_stage, plan.offload)

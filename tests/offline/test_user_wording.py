@@ -142,3 +142,16 @@ def test_what_fits_says_the_one_device_and_the_guessed_part_it_assumed(assistant
     (fits,) = calls_of(guessed, "what_fits")
     assert f"{fits.args['hardware']} 代表问题中的 24 GB 卡" in guessed.answer
     assert "问题中没有给出卡数" not in guessed.answer  # "一张" gave the count
+
+
+def test_which_stage_with_offload_on_fewer_cards_is_said_once_and_answers_the_offload_part(assistant):
+    from tests.offline.dialog import converse
+
+    *_, ans = converse(assistant, "How many Snt9B cards to fully fine-tune Qwen2.5-7B?",
+                       "and if I only have 4 cards, which ZeRO stage with offload?")
+    plan = next(c.result for c in ans.tool_calls if c.name == "plan_training" and c.args.get("max_devices") == 4)
+    lead = lead_line(ans)
+    stage = f"ZeRO-{plan['zero_stage']}" + (" + offload" if plan["offload"] else "")
+    assert stage in lead and ("CPU offload is needed" if plan["offload"] else "no CPU offload needed") in lead
+    bullet = next(x for x in ans.answer.splitlines() if x.startswith("- **ZeRO stage**"))
+    assert f"**{stage}**" in bullet and "on 4 cards" in bullet  # the same setting as the headline, on the user's 4
