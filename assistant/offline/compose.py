@@ -155,6 +155,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         """The values filled by a default (the frame's origin says "default"), said as assumed."""
         s, training = self.s, self.is_training()
         assumed = [self.seq_words()] if training and s.origin("seq_len") == "default" else []
+        if self.is_serving() and s.seq_len is None and self.results("estimate_inference"):  # the vLLM length it was sized at
+            assumed.append(f"max-model-len {self.e.seq_len}")
         if training and (method := self.method_by_default()):
             assumed.insert(0, self.method_name(method))
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):

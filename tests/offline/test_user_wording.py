@@ -155,3 +155,18 @@ def test_which_stage_with_offload_on_fewer_cards_is_said_once_and_answers_the_of
     assert stage in lead and ("CPU offload is needed" if plan["offload"] else "no CPU offload needed") in lead
     bullet = next(x for x in ans.answer.splitlines() if x.startswith("- **ZeRO stage**"))
     assert f"**{stage}**" in bullet and "on 4 cards" in bullet  # the same setting as the headline, on the user's 4
+
+
+@pytest.mark.parametrize("q,said", [
+    ("MI300X 上 vLLM 跑 Llama-3.1-405B 需要几张卡？", "（默认：max-model-len 4096）"),
+    ("How many H100 to serve Mixtral-8x7B with 32 concurrent users?", "(assumed: max-model-len 4096)"),
+])
+def test_serving_without_a_length_says_the_max_model_len_it_assumed(assistant, q, said):
+    ans = assistant.ask(q)
+    assert {c.args["max_model_len"] for c in calls_of(ans, "estimate_inference")} == {4096}
+    assert said in ans.answer.splitlines()[0]
+
+
+def test_serving_with_a_length_assumes_none(assistant):
+    ans = assistant.ask("How many H100 to serve Mixtral-8x7B at 32k context?")
+    assert "max-model-len 4096" not in ans.answer.splitlines()[0]
