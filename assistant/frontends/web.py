@@ -205,8 +205,10 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                                        datetime.now().isoformat(timespec="minutes"))
         return store, conv, gr.update(choices=web_history.choices(store), value=conv or None)
 
-    def restore(store, chat: list):
-        if chat:  # a question was asked before the page finished loading: keep it
+    def restore(store, chat: list, busy: bool = False):
+        # A question was asked before the page finished loading: keep it. `chat` is the browser's value when the
+        # page loaded; `busy` is server-side session state, so an example clicked after that but taken first counts.
+        if chat or busy:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip()
         convs = web_history.conversations(store)
         latest = convs[0] if convs else {}
@@ -293,8 +295,8 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                          cancels=answering, queue=False)
         delete_btn.click(delete_conversation, [store, conv_id], [store, chatbot, turns, conv_id, history_dd],
                          cancels=answering, queue=False)
-        demo.load(restore, [store, chatbot], [chatbot, turns, conv_id, history_dd], queue=False).then(
-            lambda: gr.update(interactive=True), None, box, queue=False)
+        demo.load(restore, [store, chatbot, busy], [chatbot, turns, conv_id, history_dd], queue=False).then(
+            lambda b: gr.update(interactive=not b), busy, box, queue=False)  # an answer already on its way keeps it locked
         demo.load(None, js=FOCUS_WITHOUT_SCROLL)  # apart: a load's js return value would replace its inputs
 
     demo.sizing_files_dir = files_dir

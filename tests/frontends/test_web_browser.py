@@ -155,7 +155,8 @@ def test_english_question_answers_from_the_vendor_table(page, shots):
 
 
 def test_chinese_example_click_answers_in_chinese(page, shots):
-    # the empty chat offers example questions; clicking one asks it
+    # the empty chat offers example questions; clicking one asks it (once the page has loaded: the box unlocks then)
+    expect(page.locator("#question textarea")).to_be_enabled(timeout=30_000)
     page.locator("#chat button").filter(has_text=ZH_QUESTION).first.click()
     expect(users(page)).to_have_count(1)
     expect(users(page).first).to_have_text(ZH_QUESTION)
