@@ -44,6 +44,9 @@ EXPANDABLE_SEGMENTS_DEFAULT = ("unsloth",)
 # Frameworks that neither shard nor offload model states (no DeepSpeed or FSDP integration): the planner keeps them
 # to ZeRO-0, one full copy per device. Unsloth trains on one GPU or with plain data parallel.
 UNSHARDED_FRAMEWORKS = ("unsloth",)
+# Frameworks that shard with FSDP only (full shard, optionally with CPU offload): the planner offers them one copy per
+# device (ZeRO-0) or FSDP full shard (sized as ZeRO-3), not DeepSpeed's ZeRO-1/2.
+FSDP_FRAMEWORKS = ("torchtune", "litgpt")
 
 # Host RAM of one node (GiB), used only to bound CPU offload. ModelArts Snt9B/Snt9B23 bare-metal
 # flavors ship 1.5 TiB; 8-GPU HGX servers commonly 1-2 TiB. DeepSpeed's estimator adds 1.5x for

@@ -71,7 +71,7 @@ def _batch(n_dp: int, micro: int, global_batch: int | None) -> tuple[int, int] |
 
 def _lf_settings(base: TrainConfig, slow: bool):
     for z, off in LF_SLOW if slow else LF_FAST:
-        if z and base.framework in C.UNSHARDED_FRAMEWORKS:
+        if (z and base.framework in C.UNSHARDED_FRAMEWORKS) or (z in (1, 2) and base.framework in C.FSDP_FRAMEWORKS):
             continue
         if z == 3 and (base.stage == "ppo" or base.precision == "pure_bf16"
                        or (base.method == "qlora" and base.quant_bits != 4)):

@@ -350,3 +350,13 @@ def test_plan_training_takes_the_trainer_options(call):
     # unsloth's defaults reach the plan: offloaded activations and expandable segments
     u = call("plan_training", model="llama3.1-8b", method="qlora", hardware="rtx4090-24g", framework="unsloth", seq_len=32768)
     assert u["fits"] and u["zero_stage"] == 0 and any("unsloth's default" in a for a in u["assumptions"])
+
+
+@pytest.mark.parametrize("framework", ["torchtune", "litgpt"])
+def test_fsdp_frameworks_plan_one_copy_or_full_shard(call, framework):
+    # torchtune's and LitGPT's distributed recipes shard with FSDP (full shard, CPU offload optional): no ZeRO-1/2
+    for model, method in (("llama3.1-8b", "full"), ("llama3.1-70b", "full"), ("qwen2.5-14b", "lora")):
+        for cap in (None, 8):
+            plan = call("plan_training", model=model, method=method, hardware="a100-80g", framework=framework,
+                        **({"max_devices": cap} if cap else {}))
+            assert plan["zero_stage"] in (0, 3), (model, method, cap, plan["zero_stage"])
