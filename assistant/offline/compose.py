@@ -105,7 +105,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         if s.framework:
             parts.append(s.framework)
         # the optimizer, loss and trainer the user named: the plans and estimates below use them
-        parts += [TRAINER_WORDS[v][self.lang] for v in (s.stack if not s.framework else None, s.optimizer, s.loss) if v in TRAINER_WORDS]
+        named = (s.stack if not s.framework else None, s.optimizer, s.loss, "compile" if s.compile else None,
+                 "activation_offload" if s.activation_offload else None)
+        parts += [TRAINER_WORDS[v][self.lang] for v in named if v in TRAINER_WORDS]
         return " · ".join(p for p in parts if p) + self.read_as() + self.assumed() + "\n"
 
     def seq_words(self) -> str:

@@ -111,6 +111,8 @@ class QuestionFrame(BaseModel):
     optimizer: str | None = None  # "8-bit AdamW": adamw_8bit; "paged AdamW 8bit": paged_adamw_8bit (estimate_training_memory's values)
     loss: str | None = None  # "Liger", "fused cross-entropy": fused; "chunked loss": chunked
     stack: str | None = None  # a data-parallel trainer other than the vendor frameworks: torchtune, litgpt, unsloth, axolotl
+    compile: bool | None = None  # "torch.compile": estimate_training_memory / plan_training compile
+    activation_offload: bool | None = None  # "activation offloading" (not DeepSpeed's offload of model states)
     weight_bits: int | None = None  # serving precision the user stated: "AWQ int4" 4, "w8a8" 8, "bf16" 16
     quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
     concurrency: int | None = None  # "32 concurrent users", "并发 64"
@@ -127,7 +129,7 @@ class QuestionFrame(BaseModel):
     CARRIED: ClassVar[tuple[str, ...]] = (
         "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
         "hardware", "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-        "samples", "epochs", "tps", "micro_batch", "global_batch", "optimizer", "loss", "stack", "weight_bits", "quant_text", "concurrency", "gpu_util")
+        "samples", "epochs", "tps", "micro_batch", "global_batch", "optimizer", "loss", "stack", "compile", "activation_offload", "weight_bits", "quant_text", "concurrency", "gpu_util")
     MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "same_shape", "family", "params_b", "shape",
                                               "shape_only")
 

@@ -387,9 +387,10 @@ class Router:
         return calls
 
 
-def trainer_args(s: Slots) -> dict[str, str | None]:
-    """The optimizer and loss the user named (None: the tools' defaults, AdamW and the framework's loss)."""
-    return {"optimizer": s.optimizer, "loss": s.loss}
+def trainer_args(s: Slots) -> dict[str, str | bool | None]:
+    """The optimizer, loss, compilation and activation offloading the user named (None: the tools' defaults, AdamW and
+    the framework's own)."""
+    return {"optimizer": s.optimizer, "loss": s.loss, "compile": s.compile, "activation_offload": s.activation_offload}
 
 
 def batch_args(s: Slots) -> dict[str, int | None]:

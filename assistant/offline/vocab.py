@@ -27,6 +27,12 @@ TRAINER_PARTS = [
     ("optimizer", "adamw_8bit", re.compile(r"(?:8[-_ ]?bit|bnb)[-_ ]?adam\w*|adam\w*[-_ ]?(?:8[-_ ]?bit|bnb)|8[-_ ]?bit\s*(?:optimi[sz]er|优化器)")),
     ("loss", "fused", re.compile(r"liger(?:[-_ ]?kernels?)?|fused\s+(?:linear\s+)?(?:cross[-_ ]?entropy|ce|loss)|cut[-_ ]?cross[-_ ]?entropy")),
     ("loss", "chunked", re.compile(r"chunked\s*(?:cross[-_ ]?entropy|ce|loss)|chunked[-_ ]?output[-_ ]?loss")),
+    # before the trainers: "activation offloading" is not DeepSpeed's offload, "torch.compile" not torchtune
+    ("activation_offload", True, re.compile(r"activations?[-_ ]?offload\w*|offload\w*\s+(?:the\s+)?activations?|激活(?:值)?(?:的)?\s*(?:卸载|offload)"
+                                            r"|(?:卸载|offload)\s*激活")),
+    ("compile", True, re.compile(r"torch\.?[-_ ]?compile\w*|(?<![a-z])compiled?\s+(?:model|mode|graph)|编译")),
+    ("stack", "transformers", re.compile(r"(?<![a-z])trl(?![a-z])|sft[-_ ]?trainer|(?:hf|hugging\s*face|transformers)(?:'s)?\s+trainer|"
+                                         r"(?<![a-z])peft(?![a-z])")),
     ("stack", "torchtune", re.compile(r"torch[-_ ]?tune")),
     ("stack", "litgpt", re.compile(r"lit[-_ ]?gpt")),
     ("stack", "unsloth", re.compile(r"unsloth")),

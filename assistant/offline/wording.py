@@ -333,4 +333,7 @@ TRAINER_WORDS = {
     "litgpt": {"en": "litgpt", "zh": "litgpt"},
     "unsloth": {"en": "unsloth", "zh": "unsloth"},
     "axolotl": {"en": "axolotl", "zh": "axolotl"},
+    "transformers": {"en": "Hugging Face Trainer / TRL", "zh": "Hugging Face Trainer / TRL"},
+    "compile": {"en": "torch.compile", "zh": "torch.compile"},
+    "activation_offload": {"en": "activation offloading", "zh": "激活卸载"},
 }

@@ -221,3 +221,20 @@ def test_a_given_setup_with_a_trainer_words_its_assumptions_in_chinese(assistant
     assert f"{mem.result['total_gib']:.1f} GiB" in lead
     assert "torchtune：按 DeepSpeed ZeRO-3（FSDP 全分片）的数据并行估算；其默认 loss 为 chunked" in lead
     assert "data parallel sized" not in lead and "default loss is" not in lead
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("torchtune full fine-tune llama3.2-3b on one A100 80GB with torch.compile and activation offloading, 4096 tokens",
+     {"framework": "torchtune", "compile": True, "activation_offload": True}),
+    ("用 torchtune 开启激活卸载和 torch.compile，在一张 4090 上 LoRA 微调 llama3.1-8b，4096 长度，显存够吗？",
+     {"framework": "torchtune", "compile": True, "activation_offload": True}),
+    ("With TRL SFTTrainer, QLoRA Llama 3.1 8B on one RTX 4090: longest context?", {"framework": "transformers"}),
+])
+def test_trainer_flags_reach_the_tools_and_are_not_deepspeed_offload(assistant, question, expected):
+    # "activation offloading" keeps saved activations in host RAM; it is not DeepSpeed's offload of model states
+    answer = assistant.ask(question)
+    calls = [c for c in answer.tool_calls if c.name in ("plan_training", "what_fits", "estimate_training_memory")]
+    assert calls, answer.answer
+    for c in calls:
+        assert {k: c.args.get(k) for k in expected} == expected, c
+        assert not c.args.get("offload"), c
