@@ -106,7 +106,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             parts.append(s.framework)
         # the optimizer, loss and trainer the user named: the plans and estimates below use them
         named = (s.stack if not s.framework else None, s.optimizer, s.loss, "compile" if s.compile else None,
-                 "activation_offload" if s.activation_offload else None)
+                 "activation_offload" if s.activation_offload else None,
+                 "expandable_segments" if s.expandable_segments else None)
         parts += [TRAINER_WORDS[v][self.lang] for v in named if v in TRAINER_WORDS]
         return " · ".join(p for p in parts if p) + self.read_as() + self.assumed() + "\n"
 

@@ -113,6 +113,7 @@ class QuestionFrame(BaseModel):
     stack: str | None = None  # a data-parallel trainer other than the vendor frameworks: torchtune, litgpt, unsloth, axolotl
     compile: bool | None = None  # "torch.compile": estimate_training_memory / plan_training compile
     activation_offload: bool | None = None  # "activation offloading" (not DeepSpeed's offload of model states)
+    expandable_segments: bool | None = None  # "expandable_segments": the allocator setting, not an OOM report
     weight_bits: int | None = None  # serving precision the user stated: "AWQ int4" 4, "w8a8" 8, "bf16" 16
     quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
     concurrency: int | None = None  # "32 concurrent users", "并发 64"
@@ -129,7 +130,7 @@ class QuestionFrame(BaseModel):
     CARRIED: ClassVar[tuple[str, ...]] = (
         "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
         "hardware", "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-        "samples", "epochs", "tps", "micro_batch", "global_batch", "optimizer", "loss", "stack", "compile", "activation_offload", "weight_bits", "quant_text", "concurrency", "gpu_util")
+        "samples", "epochs", "tps", "micro_batch", "global_batch", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text", "concurrency", "gpu_util")
     MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "same_shape", "family", "params_b", "shape",
                                               "shape_only")
 

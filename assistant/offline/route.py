@@ -390,7 +390,8 @@ class Router:
 def trainer_args(s: Slots) -> dict[str, str | bool | None]:
     """The optimizer, loss, compilation and activation offloading the user named (None: the tools' defaults, AdamW and
     the framework's own)."""
-    return {"optimizer": s.optimizer, "loss": s.loss, "compile": s.compile, "activation_offload": s.activation_offload}
+    return {"optimizer": s.optimizer, "loss": s.loss, "compile": s.compile, "activation_offload": s.activation_offload,
+            "expandable_segments": s.expandable_segments}
 
 
 def batch_args(s: Slots) -> dict[str, int | None]:

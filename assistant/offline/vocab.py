@@ -30,6 +30,7 @@ TRAINER_PARTS = [
     # before the trainers: "activation offloading" is not DeepSpeed's offload, "torch.compile" not torchtune
     ("activation_offload", True, re.compile(r"activations?[-_ ]?offload\w*|offload\w*\s+(?:the\s+)?activations?|激活(?:值)?(?:的)?\s*(?:卸载|offload)"
                                             r"|(?:卸载|offload)\s*激活")),
+    ("expandable_segments", True, re.compile(r"expandable[-_ ]?segments?(?:\s*[:=]\s*true)?")),
     ("compile", True, re.compile(r"torch\.?[-_ ]?compile\w*|(?<![a-z])compiled?\s+(?:model|mode|graph)|编译")),
     ("stack", "transformers", re.compile(r"(?<![a-z])trl(?![a-z])|sft[-_ ]?trainer|(?:hf|hugging\s*face|transformers)(?:'s)?\s+trainer|"
                                          r"(?<![a-z])peft(?![a-z])")),

@@ -336,4 +336,5 @@ TRAINER_WORDS = {
     "transformers": {"en": "Hugging Face Trainer / TRL", "zh": "Hugging Face Trainer / TRL"},
     "compile": {"en": "torch.compile", "zh": "torch.compile"},
     "activation_offload": {"en": "activation offloading", "zh": "激活卸载"},
+    "expandable_segments": {"en": "expandable segments", "zh": "expandable segments"},
 }

@@ -229,6 +229,7 @@ def test_a_given_setup_with_a_trainer_words_its_assumptions_in_chinese(assistant
     ("用 torchtune 开启激活卸载和 torch.compile，在一张 4090 上 LoRA 微调 llama3.1-8b，4096 长度，显存够吗？",
      {"framework": "torchtune", "compile": True, "activation_offload": True}),
     ("With TRL SFTTrainer, QLoRA Llama 3.1 8B on one RTX 4090: longest context?", {"framework": "transformers"}),
+    ("expandable_segments 打开之后，4090 上 LoRA 微调 qwen2.5-7b 4096 长度够吗？", {"expandable_segments": True}),
 ])
 def test_trainer_flags_reach_the_tools_and_are_not_deepspeed_offload(assistant, question, expected):
     # "activation offloading" keeps saved activations in host RAM; it is not DeepSpeed's offload of model states
