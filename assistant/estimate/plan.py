@@ -38,6 +38,7 @@ class Plan:
     memory_devices: int | None = None  # fewest devices device memory holds it on, with any on-device setting
     fast_devices: int | None = None  # fewest devices for the fast tier (before vendor practice)
     practice: str | None = None  # why the recommendation is above the memory minimum
+    faster: Plan | None = None  # the fast-tier plan on more nodes, when a GPU job is kept on one node with offload
 
 
 def _plan_from(hit, dev: Device, tier: str, reason: str, **extra) -> Plan:
@@ -214,6 +215,8 @@ def _device_minimum(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_de
     MindSpeed-LLM full recompute counts (it trades time, not memory elsewhere); CPU offload does not (the
     states then live in host RAM). Mixtral-8x7B full fine-tuning at 4096 tokens on Snt9B: the fast plan
     needs 32 cards, full recompute fits 16 (the minimum-card table's count)."""
+    if plan.faster:  # kept on one node with offload: without offload it takes the multi-node plan's devices
+        return plan.faster.devices
     if not plan.fits or not base.megatron or plan.tier != "fast":
         return plan.devices
     counts = [n for n in device_counts(dev, max_devices or C.MAX_DEVICES_DEFAULT) if n < plan.devices]
@@ -226,9 +229,9 @@ def fewer_devices(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_devi
     """The slow tier's smallest plan (CPU offload for DeepSpeed, full recompute for Megatron) when it
     needs fewer devices than the recommended fast-tier plan, else None: the answer to "what is the
     least I can get away with" beside the recommendation."""
-    if not plan.fits or plan.tier != "fast":
+    if not plan.fits or (plan.tier != "fast" and not plan.faster):  # a GPU job kept on one node: its fewest too
         return None
-    below = plan.fast_devices or plan.devices
+    below = plan.devices if plan.faster else (plan.fast_devices or plan.devices)
     counts = [n for n in device_counts(dev, max_devices or C.MAX_DEVICES_DEFAULT) if n < below]
     hit = _first_fit(s, base, dev, counts, True, global_batch)
     if not hit:
@@ -253,6 +256,23 @@ def longest_seq_len(s: Shape, cfg: TrainConfig, dev: Device, step: int = 1024) -
     return lo * step
 
 
+def _one_node_with_offload(s: Shape, base: TrainConfig, dev: Device, fast_hit, max_devices: int | None,
+                           global_batch: int | None) -> Plan | None:
+    """On GPUs, a job whose fastest setting needs more than one node but that one node holds with CPU offload is planned
+    on all of that node's devices (DeepSpeed's advice: step down to offload when out of memory; a second node costs more
+    than the slow-down), with the multi-node plan beside it (`faster`). Ascend keeps the vendor tables' practice of
+    adding cards."""
+    if dev.kind != "gpu" or max_devices or base.megatron or fast_hit[0].devices <= dev.devices_per_node:
+        return None
+    # the whole node, as a device limit would (constants: within a limit the slow tier uses every device it has)
+    hit = _first_fit(s, base, dev, [dev.devices_per_node], True, global_batch)
+    if not hit:
+        return None
+    fast = _plan_from(fast_hit, dev, "fast", "fastest setting at the fewest devices")
+    return _plan_from(hit, dev, "slow", f"needs CPU offload to fit on one node (without offload: {fast.devices} devices "
+                                        f"on {fast.nodes} nodes)", faster=fast)
+
+
 def memory_plan(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
                 global_batch: int | None = None) -> Plan:
     """The smallest plan that fits in memory, fastest setting first."""
@@ -266,6 +286,8 @@ def memory_plan(s: Shape, base: TrainConfig, dev: Device, max_devices: int | Non
             hit = next((h for n in counts[::-1] if (h := _first_fit(s, base, dev, [n], True, global_batch))), None)
         else:
             hit = _first_fit(s, base, dev, counts, slow, global_batch)
+        if hit and not slow and (kept := _one_node_with_offload(s, base, dev, hit, max_devices, global_batch)):
+            return kept
         if hit:
             return _plan_from(hit, dev, tier, "fastest setting at the fewest devices" if tier == "fast"
                               else "needs " + ("CPU offload" if not base.megatron else "full recompute") + " to fit")

@@ -47,7 +47,8 @@ class PlanBlocks(CapacityBlocks):
         if not p.fits:
             return [self.no_fit_line(call, p, label, how)]
         out = [self.L(f"- **{label}** ({how}): {self.plan_summary(p)}.", f"- **{label}**（{how}）：{self.plan_summary(p)}。")]
-        return out + self.table_comparison(p) + self.practice_lines(p) + self.fewer_line(call, p) + self.no_row_line(call, p, f)
+        return (out + self.table_comparison(p) + self.practice_lines(p) + self.fewer_line(call, p) + self.faster_line(p)
+                + self.no_row_line(call, p, f))
 
     def no_fit_line(self, call: Result[PlanResult], p: PlanResult, label: str, how: str) -> str:
         mem = p.memory
@@ -98,6 +99,18 @@ class PlanBlocks(CapacityBlocks):
         return [self.L(f"  Fewer devices, slower: {devs} with {setting} (about {fewer.total_gib:.1f} GiB per device{ram}).",
                        f"  更少的卡（更慢）：{devs}，{assumption_zh(setting, TOOL_NOTE_ZH)}"
                        f"（每{self.per_device(p.unit, p.hardware)}约 {fewer.total_gib:.1f} GiB{ram}）。")]
+
+    def faster_line(self, p: PlanResult) -> list[str]:
+        """On GPUs a job kept on one node with offload: the setting without offload and the nodes it takes."""
+        fast = p.faster_devices
+        if fast is None:
+            return []
+        devs = self.devices(fast.devices, p.unit, p.hardware)
+        return [self.L(f"  Faster, without offload: {devs} ({fast.nodes} nodes) with {fast.setting} (about "
+                       f"{fast.total_gib:.1f} GiB per device); one node with CPU offload is planned instead, as DeepSpeed "
+                       "advises before adding nodes.",
+                       f"  不开 offload 更快：{devs}（{fast.nodes} 个节点），{fast.setting}（每{self.per_device(p.unit, p.hardware)}约 "
+                       f"{fast.total_gib:.1f} GiB）；这里按 DeepSpeed 的建议先用一个节点加 CPU offload，而不是加节点。")]
 
     def no_row_line(self, call: Result[PlanResult], p: PlanResult, f: TrainingFacts) -> list[str]:
         if f.recipes or p.table or p.table_also or [r for r in f.rows if r.supported] or (f.bound and call.arg("max_devices")):

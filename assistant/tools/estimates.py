@@ -152,6 +152,8 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
 
 
 class FewerDevices(BaseModel):
+    """Another plan beside the recommendation: a slower one on fewer devices, or a faster one on more nodes."""
+
     devices: int
     nodes: int
     per_node: int
@@ -205,6 +207,8 @@ class PlanResult(BaseModel):
     notes: list[str] = Field(default_factory=list)
     fewer_devices: FewerDevices | None = Field(None, description="A slower setting (CPU offload; full recompute) that fits "
                                                "on fewer devices than the recommendation, if there is one.")
+    faster_devices: FewerDevices | None = Field(None, description="On GPUs, when the recommendation keeps the job on one node "
+                                                "with CPU offload: the setting without offload and the nodes it needs.")
 
 
 def _fewer(p, dev: Device) -> FewerDevices | None:
@@ -212,7 +216,7 @@ def _fewer(p, dev: Device) -> FewerDevices | None:
         return None
     c = p.cfg
     setting = (f"TP {c.tp} x PP {c.pp}" + (f" x CP {c.cp}" if c.cp > 1 else "") + " + full recompute" if c.megatron
-               else f"ZeRO-{c.zero_stage} + CPU offload")
+               else f"ZeRO-{c.zero_stage}" + (" + CPU offload" if c.offload else ""))
     return FewerDevices(devices=p.devices, nodes=p.nodes, per_node=p.per_node, zero_stage=None if c.megatron else c.zero_stage,
                         offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, recompute=c.recompute, setting=setting,
                         total_gib=round(p.memory.total_gib, 2), host_ram_gib_per_node=round(p.memory.host_ram_gib.gib, 1))
@@ -243,7 +247,8 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         recompute=c.recompute, distributed_optimizer=c.megatron, micro_batch=c.micro_batch, grad_accum=p.grad_accum,
         global_batch=p.global_batch, memory=breakdown_model(p.memory), table=refs[0] if refs else None,
         table_also=refs[1:], note=note, reason=p.reason, assumptions=assumptions(s, c, dev), notes=notes,
-        fewer_devices=_fewer(fewer_devices(s, base, dev, p, max_devices, global_batch), dev) if suggest else None)
+        fewer_devices=_fewer(fewer_devices(s, base, dev, p, max_devices, global_batch), dev) if suggest else None,
+        faster_devices=_fewer(p.faster, dev))
 
 
 @tool

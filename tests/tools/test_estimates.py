@@ -360,3 +360,19 @@ def test_fsdp_frameworks_plan_one_copy_or_full_shard(call, framework):
             plan = call("plan_training", model=model, method=method, hardware="a100-80g", framework=framework,
                         **({"max_devices": cap} if cap else {}))
             assert plan["zero_stage"] in (0, 3), (model, method, cap, plan["zero_stage"])
+
+
+def test_a_gpu_job_stays_on_one_node_with_offload_before_adding_nodes(call):
+    # GLM-4-9B LoRA at 8192 tokens on RTX 4090s: no ZeRO stage without offload fits on the 8 GPUs of one node (the
+    # fp32 loss and activations of 8192 tokens do not shrink with ZeRO), so the fast plan needs several nodes;
+    # DeepSpeed's advice is to step down to CPU offload first, which one GPU holds.
+    args = {"model": "glm4-9b", "method": "lora", "seq_len": 8192, "hardware": "rtx4090-24g"}
+    plan = call("plan_training", **args)
+    fast = plan["faster_devices"]
+    assert plan["fits"] and plan["offload"] and plan["devices"] <= 8
+    assert fast["devices"] > 8 and not fast["offload"] and plan["memory_devices"] == fast["devices"]
+    for z in (0, 1, 2, 3):
+        assert not call("estimate_training_memory", devices=8, zero_stage=z, **args)["fits"]
+    assert call("estimate_training_memory", devices=fast["devices"], zero_stage=fast["zero_stage"], **args)["fits"]
+    # Ascend follows the vendor tables' practice of adding cards: no such trade there
+    assert call("plan_training", **{**args, "hardware": "snt9b"})["faster_devices"] is None
