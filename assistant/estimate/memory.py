@@ -273,14 +273,21 @@ def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
         b = tokens * s.hidden * C.FUSED_LOSS_BYTES_PER_H / cfg.tp
         return Term(_gib(b), lambda: f"fused loss: one fp32 chunk of logits and its gradient, {tokens:.0f} tokens x hidden "
                                      f"{s.hidden} x {C.FUSED_LOSS_BYTES_PER_H} B (the full logits never exist){vp}")
-    chunked = C.COMPILED_CHUNKED_LOGITS_BYTES if cfg.compile else C.CHUNKED_LOGITS_BYTES
-    per = {"chunked": chunked, "half": C.HALF_LOGITS_BYTES}.get(impl, C.LOGITS_BYTES)
+    per, what = _vocab_loss(impl, cfg.compile)
     b = tokens * s.vocab * per / cfg.tp
-    what = {"chunked": "compiled chunked loss: the bf16 logits; the fp32 softmax recomputed one chunk at a time"
-            if cfg.compile else "chunked loss: bf16 logits + their bf16 gradient; fp32 one chunk at a time",
-            "half": "loss in half precision over the full vocabulary: saved log-softmax + its gradient + the logits' gradient",
-            }.get(impl, "loss over the full vocabulary in fp32: saved log-softmax + its gradient + the logits' gradient")
     return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {per} B ({what}){vp}")
+
+
+def _vocab_loss(impl: str, compiled: bool) -> tuple[int, str]:
+    """Bytes per token per vocabulary entry of a loss over the full logits, and what they hold."""
+    if impl == "chunked" and compiled:
+        return C.COMPILED_CHUNKED_LOGITS_BYTES, "compiled chunked loss: the bf16 logits; the fp32 softmax recomputed one chunk at a time"
+    if impl == "chunked":
+        return C.CHUNKED_LOGITS_BYTES, "chunked loss: bf16 logits + their bf16 gradient; fp32 one chunk at a time"
+    held = "saved log-softmax + its gradient + the logits' gradient"
+    if impl == "half":
+        return C.HALF_LOGITS_BYTES, f"loss in half precision over the full vocabulary: {held}"
+    return C.LOGITS_BYTES, f"loss over the full vocabulary in fp32: {held}"
 
 
 def loss_gib(s: Shape, cfg: TrainConfig) -> float:

@@ -211,7 +211,7 @@ class PlanResult(BaseModel):
                                                 "with CPU offload: the setting without offload and the nodes it needs.")
 
 
-def _fewer(p, dev: Device) -> FewerDevices | None:
+def _alternative(p, dev: Device) -> FewerDevices | None:
     if p is None:
         return None
     c = p.cfg
@@ -247,8 +247,8 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         recompute=c.recompute, distributed_optimizer=c.megatron, micro_batch=c.micro_batch, grad_accum=p.grad_accum,
         global_batch=p.global_batch, memory=breakdown_model(p.memory), table=refs[0] if refs else None,
         table_also=refs[1:], note=note, reason=p.reason, assumptions=assumptions(s, c, dev), notes=notes,
-        fewer_devices=_fewer(fewer_devices(s, base, dev, p, max_devices, global_batch), dev) if suggest else None,
-        faster_devices=_fewer(p.faster, dev))
+        fewer_devices=_alternative(fewer_devices(s, base, dev, p, max_devices, global_batch), dev) if suggest else None,
+        faster_devices=_alternative(p.faster, dev))
 
 
 @tool
