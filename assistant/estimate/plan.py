@@ -186,13 +186,15 @@ def _first_fit(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow
 
 
 def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
-                  global_batch: int | None = None) -> Plan:
+                  global_batch: int | None = None, practice: bool = True) -> Plan:
     """The recommended plan: the memory minimum, raised to vendor practice for LoRA (constants.py,
-    PRACTICE_LORA_FRACTION). The memory minimum stays in ``memory_devices``."""
+    PRACTICE_LORA_FRACTION). The memory minimum stays in ``memory_devices``. ``practice=False``: the memory
+    plan alone (the practice rule stands in for the vendor's count where its tables have no row for the job;
+    where they have one, the row itself is that count)."""
     plan = memory_plan(s, base, dev, max_devices, global_batch)
     plan.fast_devices = plan.devices
     plan.memory_devices = minimum = _device_minimum(s, base, dev, plan, max_devices, global_batch)
-    if not plan.fits or base.method != "lora" or dev.kind != "npu":  # the practice is ModelArts' (Ascend) own
+    if not practice or not plan.fits or base.method != "lora" or dev.kind != "npu":  # the practice is ModelArts' (Ascend) own
         return plan
     full = memory_plan(s, base._replace(method="full"), dev, max_devices, global_batch)
     if not full.fits or (not base.megatron and full.devices <= C.PRACTICE_LF_FULL_ABOVE):

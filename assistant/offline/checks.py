@@ -9,12 +9,15 @@ import re
 from dataclasses import dataclass
 
 from ..tools.common import MAX_SEQ_LEN  # the tools' own bound: a longer length reaches no tool
+from .serving_words import UTIL_WORD
 
 MAX_DEVICES = 100_000  # more accelerators than the largest clusters have
+MAX_NODES = MAX_DEVICES // 8  # the same bound in 8-device servers
 
 # A sign written as "-", "−" or 负 ("负4096", "负八张卡" once the numerals are digits).
 NUMBER = r"(?P<sign>(?<![a-z0-9_.])(?:[-−]|负)\s?)?(?<![a-z0-9_.])(?P<num>\d+(?:\.\d+)?(?:e\d+)?)"
 DEVICE_AFTER = re.compile(r"\s*(?:x|×)?\s*(?:个\s*)?(?:cards?|npus?|gpus?|devices?|dies?|accelerators?|张|块|卡)(?![a-z])")
+NODES_AFTER = re.compile(r"\s*(?:x|×)?\s*(?:个\s*)?(?:nodes?|servers?|machines?|hosts?|节点|台)(?![a-z])")
 LENGTH_AFTER = re.compile(r"\s*(?:[-\s]?tokens?(?:\s+(?:sequence|context|length))|个?\s*token(?:s)?\s*(?:的)?\s*(?:序列|长度|上下文))")
 TOKENS_AFTER = re.compile(r"\s*(?:个\s*)?tokens?(?![a-z/])")  # "-4096 tokens"; "1e9 tokens" is a training amount
 LENGTH_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|"
@@ -23,7 +26,7 @@ LENGTH_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?len|m
 
 @dataclass(frozen=True)
 class Rule:
-    role: str  # "devices" or "seq_len"
+    role: str  # "devices", "nodes" or "seq_len"
     test: str  # "positive", "whole", "max"
     en: str
     zh: str
@@ -36,6 +39,13 @@ RULES = [
          "“{text}”不是有效的卡数：卡数必须是整数，不能是小数（例如 2 张或 3 张）。"),
     Rule("devices", "max", f"“{{text}}” is too large a device count: it exceeds any real cluster (more than {MAX_DEVICES:,}).",
          f"“{{text}}”卡数过大：超过任何实际集群的规模（超过 {MAX_DEVICES:,} 张）。"),
+    Rule("nodes", "positive", "“{text}” is not a valid node count: it must be a whole number of at least 1 (e.g. 2 nodes).",
+         "“{text}”不是有效的节点数：节点数必须是大于 0 的正整数（例如 2 个节点）。"),
+    Rule("nodes", "whole", "“{text}” is not a valid node count: nodes come whole, so give an integer (e.g. 1 or 2 nodes; "
+         "for part of a node give the device count, e.g. 4 cards).",
+         "“{text}”不是有效的节点数：节点数必须是整数（例如 1 或 2 个节点；只用部分卡时请给卡数，例如 4 张卡）。"),
+    Rule("nodes", "max", f"“{{text}}” is too large a node count: it exceeds any real cluster (more than {MAX_NODES:,}).",
+         f"“{{text}}”节点数过大：超过任何实际集群的规模（超过 {MAX_NODES:,} 个节点）。"),
     Rule("seq_len", "positive", "“{text}” is not a valid sequence length: it must be a positive whole number of tokens (e.g. 4096).",
          "“{text}”不是有效的序列长度：序列长度必须是大于 0 的正整数（例如 4096）。"),
     Rule("seq_len", "whole", "“{text}” is not a valid sequence length: tokens come whole, so give an integer (e.g. 1000 or 1024).",
@@ -44,6 +54,11 @@ RULES = [
          "context of any model in the catalog and the most the estimator takes.",
          f"序列长度“{{text}}”过长：超过 {MAX_SEQ_LEN:,} 个 token，即目录中任何模型的最长上下文，也是估算工具接受的上限。"),
 ]
+# vLLM's --gpu-memory-utilization is the share of device memory it may take: in (0, 1], or a percentage up to 100.
+UTIL_GIVEN = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成)?\s*(?P<num>-?\d+(?:\.\d+)?)\s*(?P<pct>%)?")
+UTIL_RULE = {"en": "“{text}” is not a valid --gpu-memory-utilization: it is the share of each device's memory vLLM may use, "
+                   "greater than 0 and at most 1 (e.g. 0.9, or 90%).",
+             "zh": "“{text}”不是有效的 --gpu-memory-utilization：它是 vLLM 可使用的每卡显存比例，须大于 0 且不超过 1（例如 0.9 或 90%）。"}
 VALID = {
     "en": "Ask again with valid values, e.g. “qwen2.5-7b LoRA, sequence length 4096, I have 8 cards”.",
     "zh": "请用有效的数值重新提问，例如“qwen2.5-7b LoRA 微调，序列长度 4096，我有 8 张卡”。",
@@ -55,6 +70,8 @@ def role(text: str, m: re.Match) -> str | None:
     after = text[m.end():]
     if DEVICE_AFTER.match(after):
         return "devices"
+    if NODES_AFTER.match(after):
+        return "nodes"
     small = float(m.group("num")) < 1e7
     if LENGTH_AFTER.match(after) or (small and TOKENS_AFTER.match(after)) or LENGTH_BEFORE.search(text[max(0, m.start() - 24): m.start()]):
         return "seq_len"
@@ -77,9 +94,13 @@ def problems(text: str, lang: str) -> list[str]:
         if what is None:
             continue
         value = float(m.group("num")) * (-1 if m.group("sign") else 1)
-        limit = MAX_DEVICES if what == "devices" else MAX_SEQ_LEN
+        limit = {"devices": MAX_DEVICES, "nodes": MAX_NODES}.get(what, MAX_SEQ_LEN)
         rule = next((r for r in RULES if r.role == what and failed(value, r.test, limit)), None)
         if rule:
             shown = ("-" if m.group("sign") else "") + m.group("num")
             out.append((rule.zh if lang == "zh" else rule.en).format(text=shown))
+    for m in UTIL_GIVEN.finditer(text):
+        value = float(m.group("num")) / (100 if m.group("pct") else 1)
+        if not 0 < value <= 1:
+            out.append(UTIL_RULE[lang].format(text=m.group("num") + (m.group("pct") or "")))
     return out + [VALID[lang]] if out else out

@@ -11,11 +11,19 @@ from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
-from ..tools.tables import ListHardwareResult, ListModelsResult, ModelInfo, NotePassage, SearchNotesResult
+from ..tools.tables import (
+    HardwareInfo,
+    ListHardwareResult,
+    ListModelsResult,
+    ModelInfo,
+    NotePassage,
+    SearchNotesResult,
+)
+from . import batch_math, stated
 from .fits import FitsBlocks
 from .parse import Slots
 from .results import Result
-from .route import ASCEND, COST, Done, is_family_prefix, is_training_question
+from .route import ASCEND, COST, Done, is_family_prefix, is_training_question, names_model
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -42,6 +50,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         s = self.s
         if s.problems:
             return "\n\n".join(s.problems)
+        if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
+            return batch_math.render(batch, self.lang)
         if not self.done:
             return self.stated_devices() + t("clarify", self.lang)
         out = self.compared() if compares(s) and self.per_variant() else self.body()
@@ -52,6 +62,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             out = [self.L("Prices are in none of the vendor tables or the catalog, so no cost is given here; below are the "
                           "devices the job needs, to weigh with your own prices.",
                           "厂商表格和目录中都没有价格，这里不给出费用；下面是任务所需的卡数，请按你自己的价格换算。"), ""] + out
+        if sized or self.results("generate_config", ok=None):
+            out += self.not_used()
         if self.sources:
             out += ["", t("sources", self.lang) + self.L("; ", "；").join(self.sources)]
         if self.offers_config():
@@ -62,7 +74,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         """The blocks in answer order; each is empty when its tools did not run. A problem report puts the
         notes' remedy first, the sizing after it."""
         # on a GPU the notes' remedies are the Ascend vendor's: the sizing on the user's part answers first
-        remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu()
+        # a quantity asked of a named model comes first unless the user reports a problem ("bf16" is a topic word)
+        quantity = bool(self.s.model and self.s.intents & {"kv", "memory", "cards", "zero", "ga", "capacity", "config", "tp"})
+        remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu() and ("problem" in self.s.intents or not quantity)
         blocks: list[Callable[[], list[str]]] = [
             self.unknown_models, self.model_lists, self.hardware_lists, self.what_fits_block, self.header_block, self.training_time,
             self.notes_block if remedy_first else list, self.configs, self.config_needs_model, self.training,
@@ -86,7 +100,19 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
     # -- the header: what was answered, how the question was read, what was assumed --------------
     def header_block(self) -> list[str]:
         fits = self.results("what_fits", ok=None)  # its own lead names the model, devices and length
-        return [self.header()] if (self.s.model or self.s.params_b) and not fits else []
+        if not (self.s.model or self.s.params_b) or fits:
+            return []
+        batch = batch_math.solve(self.s)  # the user's own batch figures: their product answers "global batch?" first
+        return [self.header()] + ([batch_math.render(batch, self.lang), ""] if batch else [])
+
+    def not_used(self) -> list[str]:
+        """The numbers of the question that no slot took, named so nothing stated is dropped silently."""
+        left = [f"“{m.text}”" for m in stated.unused(self.s, [d.args for d in self.done])]
+        if not left:
+            return []
+        return ["", self.L(f"Not used from your question: {', '.join(left)} (no tool input takes it; the figures above use "
+                           "the settings stated in the header and lines).",
+                           f"问题中未使用的数值：{'、'.join(left)}（没有工具参数接受它；上面的数字按标题和各行所述的设置计算）。")]
 
     def is_serving(self) -> bool:
         return "inference" in self.s.intents and not ("train" in self.s.intents or self.s.method)
@@ -109,7 +135,19 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
                  "activation_offload" if s.activation_offload else None,
                  "expandable_segments" if s.expandable_segments else None)
         parts += [TRAINER_WORDS[v][self.lang] for v in named if v in TRAINER_WORDS]
-        return " · ".join(p for p in parts if p) + self.read_as() + self.assumed() + "\n"
+        return " · ".join(p for p in parts if p) + self.read_as() + self.assumed() + self.beyond_context() + "\n"
+
+    def beyond_context(self) -> str:
+        """A length past the model's own context (the tools' model_max_context): said in the header, since every
+        figure below assumes RoPE scaling that the user has to switch on."""
+        limits = [r.model_max_context for r in self.r.values("plan_training", PlanResult)] + [
+            r.model_max_context for r in self.r.values("estimate_inference", InferenceResult)]
+        limit, n = next((x for x in limits if x), None), self.e.seq_len
+        if not limit or n <= limit:
+            return ""
+        return self.L(f" (⚠ {n:,} tokens is beyond {self.s.model}'s own context of {limit:,}: it needs RoPE scaling "
+                      "(rope_scaling / YaRN), and the figures below assume it is on)",
+                      f"（⚠ {n:,} 超出 {self.s.model} 自身的上下文 {limit:,}：需要开启 RoPE 缩放（rope_scaling / YaRN），以下数字按已开启估算）")
 
     def seq_words(self) -> str:
         return self.L(f"{self.e.seq_len} tokens", f"序列长度 {self.e.seq_len}")
@@ -276,10 +314,39 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         return lines + [self.L("Ask about one of them for its card counts.", "可以继续问其中任一模型需要的卡数。"), ""]
 
     def hardware_list(self, r: ListHardwareResult) -> list[str]:
+        named = [h for h in r.hardware if h.id == self.s.hardware] if "hardware_facts" in self.s.intents else []
+        if named:
+            return self.hardware_facts(named[0])
         lines = [self.L("Hardware in the catalog:", "目录中的硬件：")]
         for h in r.hardware:
             lines.append(f"- {h.id}: {h.name}, {h.memory_gb:g} GB/{h.unit}, {h.devices_per_node} {h.unit}/node")
             self.cite(h.source)
+        return lines + [""]
+
+    def hardware_facts(self, h: HardwareInfo) -> list[str]:
+        """One part's facts from the catalog, a count the user stated checked against them first."""
+        dies = h.dies_per_card or 1
+        per_node_cards = h.devices_per_node // dies if h.unit == "die" else h.devices_per_node
+        said, unit = self.s.devices, self.s.device_unit or "card"
+        lines = []
+        if said and said > 1 and re.search(r"node|server|machine|节点|台|服务器|机器|单机|一机", self.s.question.lower()):
+            actual = h.devices_per_node if unit == "die" and h.unit == "die" else per_node_cards
+            word = self.L("DIE" if unit == "die" else ("card" if said == 1 else "cards"), "个 DIE" if unit == "die" else "张卡")
+            lines.append(self.L(f"**{'Yes' if said == actual else 'No'}**: a {h.name} node has {actual} {word if said == actual else ('DIE' if unit == 'die' else 'cards')}, not {said}." if said != actual
+                                else f"**Yes**: a {h.name} node has {actual} {word}.",
+                                f"**{'是' if said == actual else '不是'}**：一个 {h.name} 节点有 {actual} {word}" + ("。" if said == actual else f"，不是 {said}。")))
+        if h.unit == "die":
+            lines.append(self.L(
+                f"A {h.name} node has {h.devices_per_node} DIE = {per_node_cards} cards ({dies} DIE per card); {h.memory_gb:g} GB per DIE "
+                f"({h.memory_gb * dies:g} GB per card); the smallest parallel unit is {h.min_parallel_unit or dies} DIE. The vendor "
+                "tables count Snt9B23 jobs in DIE (“4*Ascend” = 4 DIE).",
+                f"一个 {h.name} 节点有 {h.devices_per_node} 个 DIE，即 {per_node_cards} 张卡（每张卡 {dies} 个 DIE）；每个 DIE {h.memory_gb:g} GB"
+                f"（每张卡 {h.memory_gb * dies:g} GB）；最小并行单位是 {h.min_parallel_unit or dies} 个 DIE。厂商表格按 DIE 计数（“4*Ascend”即 4 个 DIE）。"))
+        else:
+            noun = self.L("GPUs" if h.vendor != "huawei" else "cards", "张卡")
+            lines.append(self.L(f"A {h.name} node has {h.devices_per_node} {noun}, {h.memory_gb:g} GB per device.",
+                                f"一个 {h.name} 节点有 {h.devices_per_node} {noun}，每张 {h.memory_gb:g} GB。"))
+        self.cite(h.source)
         return lines + [""]
 
     def compare(self, call: Result[CompareHardwareResult]) -> list[str]:

@@ -4,6 +4,8 @@ frame; a device limit persists until the user changes it."""
 
 from __future__ import annotations
 
+import re
+
 from . import checks
 from .frame import QuestionFrame
 
@@ -51,9 +53,13 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     """Every value this turn leaves open, from the conversation (marked so); a turn naming a model
     keeps its own model slots."""
     own_model = names_model(turn)
+    switched = turn.task() is not None and earlier.task() not in (None, turn.task())
+    left_behind = set(QuestionFrame.TASK_SLOTS.get(earlier.task() or "", ())) if switched else set()
     for name in QuestionFrame.CARRIED:
         if name in QuestionFrame.MODEL_SLOTS and own_model:
             continue
+        if name in left_behind:
+            continue  # the earlier task's settings do not apply to the new one
         if name in ONE_OF and getattr(turn, ONE_OF[name]):
             continue  # "on H100 then?" after "A100 vs 910B": one part now, no longer the comparison
         value = getattr(earlier, name)
@@ -69,6 +75,8 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     """"give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again."""
     if not turn.intents - {"estimate", "support"}:
         new.intents |= earlier.intents
+    if turn.task() == "serving" and earlier.task() == "training":
+        new.intents -= {"train", "cards", "zero", "ga", "config"} - turn.intents
     new.on_topic = new.on_topic or earlier.on_topic
 
 
@@ -84,3 +92,23 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     carry(new, earlier, turn)
     carry_intents(new, earlier, turn)
     return new
+
+
+# "that many cards", "those cards", "那么多卡": the count the last answer led with, not one the user typed
+THAT_MANY = re.compile(r"that\s+many|those\s+(?:\d+\s+)?(?:cards?|gpus?|npus?|devices?|dies?)|the\s+same\s+(?:cards?|gpus?|npus?)|"
+                       r"那么多|这么多|那些卡|这些卡|这么多卡|那个卡数|这个卡数")
+# the lead of an earlier answer: "**Answer:** … **32 cards**" / "**结论**：… **32 张卡**" / "= 16 DIE"
+LEAD_COUNT = re.compile(r"\*\*(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡|张 GPU)\*\*|=\s*\*{0,2}(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡)")
+
+
+def that_many(new: QuestionFrame, question: str, last_answer: str | None) -> None:
+    """A count the question refers to ("that many cards") is the one the last answer led with."""
+    if new.devices or not last_answer or not THAT_MANY.search(question.lower()):
+        return
+    lead = next((line for line in last_answer.splitlines() if line.startswith(("**Answer:**", "**结论**"))), "")
+    m = LEAD_COUNT.search(lead)
+    if m:
+        new.devices = int(m.group(1) or m.group(2))
+        new.device_unit = "die" if "DIE" in m.group(0) else "card"
+        new.bare_count = None
+        new.mark("conversation", "devices", "device_unit")

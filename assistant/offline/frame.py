@@ -106,7 +106,10 @@ class QuestionFrame(BaseModel):
     samples: int | None = None
     epochs: float | None = None
     tps: float | None = None  # measured tokens/s per device
+    learning_rate: float | None = None  # "lr 2e-5", "学习率 1e-4": generate_config learning_rate
+    lora_rank: int | None = None  # "rank 16", "lora_rank=64", "秩 32": plan_training / generate_config lora_rank
     micro_batch: int | None = None  # "batch size 4", "micro batch 2", "bs=4": sequences per device per step
+    grad_accum: int | None = None  # "GA 16", "梯度累积 16": generate_config / estimate_training_memory grad_accum
     global_batch: int | None = None  # "global batch 128", "GBS 256": sequences per optimizer step over all devices
     optimizer: str | None = None  # "8-bit AdamW": adamw_8bit; "paged AdamW 8bit": paged_adamw_8bit (estimate_training_memory's values)
     loss: str | None = None  # "Liger", "fused cross-entropy": fused; "chunked loss": chunked
@@ -117,6 +120,8 @@ class QuestionFrame(BaseModel):
     weight_bits: int | None = None  # serving precision the user stated: "AWQ int4" 4, "w8a8" 8, "bf16" 16
     quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
     concurrency: int | None = None  # "32 concurrent users", "并发 64"
+    kv_cache_dtype: str | None = None  # "int8 kv cache", "--kv-cache-dtype fp8": estimate_inference kv_cache_dtype
+    tp: int | None = None  # "tp=2", "TP 4", "--tensor-parallel-size 4": the serving layout's devices / MindSpeed TP
     gpu_util: float | None = None  # vLLM --gpu-memory-utilization: "0.95", "95%"
     config_format: str | None = None
     intents: set[str] = Field(default_factory=set)
@@ -130,7 +135,15 @@ class QuestionFrame(BaseModel):
     CARRIED: ClassVar[tuple[str, ...]] = (
         "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
         "hardware", "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-        "samples", "epochs", "tps", "micro_batch", "global_batch", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text", "concurrency", "gpu_util")
+        "samples", "epochs", "tps", "learning_rate", "lora_rank", "micro_batch", "grad_accum", "global_batch", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text", "concurrency", "gpu_util", "kv_cache_dtype", "tp")
+    # Slots that belong to one task: a turn that switches from training to serving (or back) leaves the other
+    # task's settings behind ("what about serving it with vllm on those cards?" after a full fine-tuning plan).
+    TASK_SLOTS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "training": ("method", "methods", "stage", "zero_stage", "offload", "micro_batch", "grad_accum", "global_batch", "optimizer", "loss",
+                     "stack", "compile", "activation_offload", "learning_rate", "lora_rank", "tokens", "samples", "epochs",
+                     "tps", "framework", "frameworks"),
+        "serving": ("concurrency", "gpu_util", "kv_cache_dtype", "weight_bits", "quant_text"),
+    }
     MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "same_shape", "family", "params_b", "shape",
                                               "shape_only")
 
@@ -191,6 +204,14 @@ class QuestionFrame(BaseModel):
         """A copy whose containers can change without touching this frame."""
         return self.model_copy(update={"intents": set(self.intents), "origins": dict(self.origins),
                                        "models": list(self.models), "problems": list(self.problems)})
+
+    def task(self) -> str | None:
+        """"serving" or "training" when this turn says which (vLLM / 部署 words, or a method / training words)."""
+        if "inference" in self.intents and not (self.method or self.stage or "train" in self.intents):
+            return "serving"
+        if self.method or self.stage or "train" in self.intents:
+            return "training"
+        return None
 
     def with_history(self, earlier: QuestionFrame | None, follow_up: bool) -> QuestionFrame:
         """This turn updated onto the conversation so far (see conversation.update)."""

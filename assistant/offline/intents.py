@@ -10,6 +10,12 @@ from . import serving_words
 from .frame import QuestionFrame as Slots
 from .vocab import ASKS_COUNT, CONFIG_FORMATS, INTENTS, MEMORY_ASKED
 
+# A question whether a setting would run out of memory, against a report that it did.
+WILL_IT_OOM = re.compile(r"(?:will|would|could|does|do|is\s+it\s+going\s+to|am\s+i\s+going\s+to)\s+(?:it|this|that|i|we|my\s+\w+)?\s*(?:still\s+)?"
+                         r"(?:oom|run\s+out\s+of\s+memory|go\s+oom)|会不会\s*(?:oom|爆显存|显存不足|溢出)|会\s*(?:oom|爆显存|显存不足|溢出)|"
+                         r"(?:oom|爆显存|溢出)\s*吗")
+REPORTED = re.compile(r"error|traceback|tried\s+to\s+allocate|报错|出现|got\s+(?:an?\s+)?oom|ran\s+out|已经|又")
+
 
 def read_intents(work: str, s: Slots, serving_only: bool) -> None:
     """The intents table (intents.toml), then what words alone cannot carry: "with 16 cards" states a
@@ -24,6 +30,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.discard("cards")  # "with 16 cards" / "我只有16张卡" states what they have; nothing asks for a count
     if (s.tokens or s.tps) and not s.intents - {"train", "estimate", "time"}:
         s.intents.add("time")  # "llama3-8b on 1B tokens with 8 A100": a token total asks for a duration
+    if "problem" in s.intents and WILL_IT_OOM.search(work) and not REPORTED.search(work):
+        s.intents.discard("problem")  # "会OOM吗" / "will it OOM?" asks for the memory, it reports nothing
     if s.hardware_text and "SNT9B23" in (s.hardware or "").upper() and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
 

@@ -17,6 +17,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from ..notes import covering, load_notes, note_topics
 from .compose import compose
+from .conversation import that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import Done, Router, note_query
 
@@ -86,7 +87,10 @@ class OfflinePlanner(BaseChatModel):
             text = message_text(messages[i])
             earlier = self.parser.parse(text).with_history(earlier, is_follow_up(text))
         text = message_text(messages[last])
-        return self.parser.parse(text).with_history(earlier, is_follow_up(text)), messages[last + 1:]
+        frame = self.parser.parse(text).with_history(earlier, is_follow_up(text))
+        answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
+        that_many(frame, text, message_text(answers[-1]) if answers else None)
+        return frame, messages[last + 1:]
 
     @staticmethod
     def done_calls(after: list[BaseMessage]) -> tuple[list[Done], int]:

@@ -179,17 +179,22 @@ def bare_count(work: str) -> int | None:
     return n if 1 <= n <= 4096 and not (n >= 512 and n % 256 == 0) else None
 
 
-SAID = r"\s*(?:of|=|:|is|为|是|设为|：)?\s*(\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))"
+SAID = r"\s*(?:of|=|:|is|to|->|为|是|设为|设成|改成|改为|换成|调到|调成|：)?\s*(\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))"
 GLOBAL_BATCH = re.compile(r"(?:global|total|effective)[-_ ]?batch(?:[-_ ]?size)?" + SAID + r"|(?<![a-z])gbs" + SAID +
                           r"|全局\s*(?:批|batch)\s*(?:大小|size)?" + SAID)
 MICRO_BATCH = re.compile(r"(?:micro[-_ ]?batch(?:[-_ ]?size)?|per[-_ ]?device[-_ ]?(?:train[-_ ]?)?batch(?:[-_ ]?size)?|"
                          r"batch[-_ ]?size|(?<![a-z])m?bs|(?<![a-z])batch|批大小|批次大小|每卡\s*batch)" + SAID)
 
 
+GRAD_ACCUM = re.compile(r"(?:gradient[-_ ]?accumulation(?:[-_ ]?steps)?|grad[-_ ]?accum(?:ulation)?(?:[-_ ]?steps)?|(?<![a-z])ga|"
+                        r"梯度累[积计加](?:步数|步|次数)?|累积步数?)" + SAID)
+
+
 def batches(work: str, s: Slots) -> str:
-    """The batch the user runs or wants: a global batch ("global batch 128", "GBS 256", "全局批大小 128") and a
-    per-device one ("batch size 4", "micro batch 2", "bs=4"); their numbers blanked so they are no count or length."""
-    for rx, name in ((GLOBAL_BATCH, "global_batch"), (MICRO_BATCH, "micro_batch")):
+    """The batch the user runs or wants: a global batch ("global batch 128", "GBS 256", "全局批大小 128"), a
+    per-device one ("batch size 4", "micro batch 2", "bs=4") and the accumulation ("GA 16", "梯度累积 16"); their
+    numbers blanked so they are no count or length."""
+    for rx, name in ((GLOBAL_BATCH, "global_batch"), (GRAD_ACCUM, "grad_accum"), (MICRO_BATCH, "micro_batch")):
         m = rx.search(work)
         if m:
             value = int(next(g for g in m.groups() if g))
@@ -234,3 +239,33 @@ def training_amounts(work: str, s: Slots) -> str:
         s.epochs = s.epochs or float(m.group(1) or m.group(2))
         work = blank(work, m)
     return work
+
+
+LORA_RANK = re.compile(r"(?:lora[-_ ]?)?(?<![a-z])(?:rank|lora_r|秩)\s*(?:of|=|:|is|为|是|设为|设成)?\s*(\d{1,4})(?![0-9.])|"
+                       r"(?<![a-z])r\s*=\s*(\d{1,4})(?![0-9.])|(?<![0-9.])(\d{1,4})\s*(?:-|\s)?rank(?![a-z])")
+
+
+def lora_rank(work: str) -> int | None:
+    """The LoRA rank: "rank 16", "lora_rank: 64", "r=32", "秩为 8", "a 64-rank adapter"."""
+    m = LORA_RANK.search(work)
+    return int(next(g for g in m.groups() if g)) if m else None
+
+
+LEARNING_RATE = re.compile(r"(?<![a-z])(?:lr|learning[-_ ]?rate|学习率)\s*(?:of|=|:|is|为|是|设为|设成)?\s*(\d+(?:\.\d+)?(?:e-?\d+)?)(?![0-9])")
+
+
+def learning_rate(work: str) -> float | None:
+    """The learning rate: "lr 2e-5", "learning_rate: 1.0e-4", "学习率 5e-5" (between 0 and 1, else not a rate)."""
+    m = LEARNING_RATE.search(work)
+    value = float(m.group(1)) if m else None
+    return value if value is not None and 0 < value <= 1 else None
+
+
+TENSOR_PARALLEL = re.compile(r"(?<![a-z])(?:tp|tensor[-_ ]?parallel(?:[-_ ]?size)?|tensor[-_ ]model[-_ ]parallel[-_ ]size)\s*(?:=|:|of|is|为|是|设为)?\s*"
+                             r"(\d{1,3})(?![0-9.])|--tensor[-_]parallel[-_]size[= ]+(\d{1,3})")
+
+
+def tensor_parallel(work: str) -> int | None:
+    """The tensor-parallel size the user set: "tp=2", "TP 4", "--tensor-parallel-size 8"."""
+    m = TENSOR_PARALLEL.search(work)
+    return int(next(g for g in m.groups() if g)) if m else None

@@ -33,6 +33,7 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
 
+LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
 CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
 
@@ -161,6 +162,8 @@ class Parser:
 
     @staticmethod
     def _method(work: str, s: Slots) -> None:
+        # "lora rank 16" / "lora_alpha" name a LoRA setting, not a second method beside "qlora"
+        work = LORA_SETTING.sub(" ", work)
         methods = [name for name, rx in METHODS if rx.search(work)]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
@@ -178,6 +181,9 @@ class Parser:
     def _counts(self, work: str, s: Slots, hw_count: int | None) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.zero_stage, s.offload = num.zero(work)
+        s.lora_rank = num.lora_rank(work)
+        s.tp = num.tensor_parallel(work)
+        s.learning_rate = num.learning_rate(work)
         s.memory_gb = num.memory_gb(work)
         s.nodes = num.nodes(work)
         s.devices = num.devices(work) or hw_count
@@ -192,7 +198,7 @@ class Parser:
         s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
-        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.tokens or s.samples or s.epochs or s.tps):
+        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.lora_rank or s.tp or s.tokens or s.samples or s.epochs or s.tps):
             s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 
 

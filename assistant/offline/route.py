@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from . import batch_math
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -22,7 +23,8 @@ from .parse import Slots
 
 ASCEND = {"snt9b", "snt9b23", "snt9b-32g"}
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
-OTHER_INTENTS = {"memory", "inference", "config", "troubleshoot", "compare", "time", "list_models", "list_hardware"}
+OTHER_INTENTS = {"memory", "inference", "config", "troubleshoot", "compare", "time", "list_models", "list_hardware",
+                 "hardware_facts"}
 NOTE_QUERY_CHARS = 400
 NOTE_HITS = 8  # passages fetched; the answer quotes the best note's best sections
 # Query expansion for the notes: the words a person uses -> the words the notes use (both languages).
@@ -268,7 +270,7 @@ class Router:
                              **batch_args(s), **trainer_args(s))
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=s.devices, zero_stage=s.zero_stage, offload=s.offload,
-                         hardware=e.hardware, framework=s.framework or s.stack, micro_batch=s.micro_batch, **trainer_args(s))
+                         hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and e.hardware in ASCEND:
@@ -286,7 +288,8 @@ class Router:
         probe = bool("capacity" in s.intents and not s.concurrency and e.devices)
         return self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
                          gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
-                         weight_bits=s.weight_bits, max_devices=e.devices, largest_layout=probe or None)
+                         weight_bits=s.weight_bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
+                         largest_layout=probe or None)
 
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan
@@ -394,9 +397,15 @@ def trainer_args(s: Slots) -> dict[str, str | bool | None]:
             "expandable_segments": s.expandable_segments}
 
 
-def batch_args(s: Slots) -> dict[str, int | None]:
-    """The batch the user said (None when not: the tools' own defaults); the tools derive the accumulation from them."""
-    return {"micro_batch": s.micro_batch, "global_batch": s.global_batch}
+def batch_args(s: Slots) -> dict[str, float | None]:
+    """The batch and adapter the user said (None when not: the tools' own defaults); the tools derive the accumulation
+    from the batch. QLoRA's base bits are the precision the user named ("qlora 8bit"); each tool takes its own name."""
+    bits = s.weight_bits if s.method == "qlora" and s.weight_bits in (2, 3, 4, 8) else None
+    # an accumulation said with the user's devices is their global batch: GBS = micro batch x devices x GA
+    derived = s.grad_accum * (s.micro_batch or 1) * s.devices if s.grad_accum and s.devices and not s.global_batch else None
+    return {"micro_batch": s.micro_batch, "global_batch": s.global_batch or derived, "grad_accum": s.grad_accum,
+            "lora_rank": s.lora_rank,
+            "quant_bits": bits, "quantization_bit": bits, "learning_rate": s.learning_rate, "epochs": s.epochs}
 
 
 def table_fits(plan: dict[str, Any], limit: int) -> bool:
@@ -471,6 +480,11 @@ def asks_training_plan(s: Slots) -> bool:
     return is_training_question(s) and not setup_given and not config_only
 
 
+def batch_sum_only(s: Slots) -> bool:
+    """"16 cards, micro batch 2, global batch 256: what GA?" names no model: GBS = MBS x DP x GA is the answer."""
+    return not names_model(s) and batch_math.solve(s) is not None
+
+
 def asks_largest_model(s: Slots) -> bool:
     """"What model can I fine-tune on one A100?": no model named, the devices or the part are."""
     return "largest_model" in s.intents and not names_model(s) and not s.problems
@@ -498,10 +512,11 @@ def asked(intent: str) -> Callable[[Slots], bool]:
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
-    (lambda s: "list_hardware" in s.intents and not s.model, Router.list_hardware),
+    (lambda s: bool(s.intents & {"list_hardware", "hardware_facts"}) and not names_model(s), Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
     (asks_largest_model, Router.largest_model),
+    (batch_sum_only, lambda r, s: []),  # the user's own batch figures: the answer is their product, no tool
     (notes_without_model, Router.notes),
     (names_model, Router.each_variant),
 ]

@@ -179,8 +179,8 @@ class ServingBlocks(CapacityBlocks):
         r = call.value
         if r is None:
             return [self.L(f"- Inference estimate not available: {call.error.message}", f"- 无法估算推理：{call.error.message}")]
-        label = self.L(f"estimate; {self.precision(r)}; KV cache BF16; gpu-memory-utilization {r.gpu_memory_utilization}",
-                       f"估算；{self.precision(r)}；KV cache 为 BF16；gpu-memory-utilization {r.gpu_memory_utilization}")
+        label = self.L(f"estimate; {self.precision(r)}; KV cache {kv_name(r)}; gpu-memory-utilization {r.gpu_memory_utilization}",
+                       f"估算；{self.precision(r)}；KV cache 为 {kv_name(r)}；gpu-memory-utilization {r.gpu_memory_utilization}")
         cap = call.arg("max_devices")
         within = self.L(f" within your {self.have()}", f"（在你的 {self.have()}以内）") if cap and cap == self.e.devices else ""
         head = self.L(f"- **Estimate{within}** ({label})", f"- **估算{within}**（{label}）")
@@ -289,9 +289,9 @@ class ServingBlocks(CapacityBlocks):
         many = self.L(f", **{one * conc:.1f} GiB** for {conc} at once", f"，{conc} 条并发约 **{one * conc:.1f} GiB**") if conc else ""
         return self.L(f"KV cache **{self.per_token(r)}** (`{r.kv_formula}`) → **{one:.1f} GiB** for one {length}-token "
                       f"sequence{many}; on {self.layout(r)} there is room for {r.kv_tokens_fit:,} tokens (estimate; KV cache in "
-                      "BF16, split over the tensor-parallel devices).",
+                      f"{kv_name(r)}, split over the tensor-parallel devices).",
                       f"KV cache **{self.per_token(r)}**（`{r.kv_formula}`）→ 一条 {length} token 的序列约 **{one:.1f} GiB**{many}；"
-                      f"{self.layout(r)}可容纳 {r.kv_tokens_fit:,} 个 token（估算；KV cache 为 BF16，按张量并行分摊到各设备）。")
+                      f"{self.layout(r)}可容纳 {r.kv_tokens_fit:,} 个 token（估算；KV cache 为 {kv_name(r)}，按张量并行分摊到各设备）。")
 
     def memory_text(self, ests: list[Result[InferenceResult]]) -> str | None:
         """'How much memory to serve X': weights, workspace and KV cache per device of the plan."""
@@ -315,3 +315,8 @@ class ServingBlocks(CapacityBlocks):
                       "vendor's benchmark tools (quoted from the notes below).",
                       f"这里没有 {self.s.model or '该模型'} 的推理吞吐（tokens/s）数据：ModelArts vLLM 推理表只给出卡数和实测 max-model-len，"
                       "估算工具只计算显存、不估算速度。可以用厂商的性能测试工具实测（见下方笔记摘录）。")
+
+
+def kv_name(r: InferenceResult) -> str:
+    """The KV cache precision the estimate was sized at: BF16 (the model's own), or INT8 / FP8 as asked."""
+    return "BF16" if r.kv_cache_dtype == "auto" else r.kv_cache_dtype.upper()

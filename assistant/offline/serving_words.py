@@ -21,6 +21,11 @@ BITS = [
     (re.compile(r"(?<![a-z])(?:awq|gptq)(?![a-z])"), 4),
     (re.compile(r"smooth\s*quant"), 8),
 ]
+# The KV cache's own precision (vLLM --kv-cache-dtype), read before the weight precision: "int8 kv cache" is
+# no int8 weight.
+KV_DTYPE = re.compile(r"(?<![a-z0-9])(int8|fp8|8[-_ ]?bit)\s*(?:的)?\s*(?:kv[-_ ]?cache|kv\s*缓存|kv)(?![a-z])|"
+                      r"(?:kv[-_ ]?cache|kv\s*缓存)(?:[-_ ]?dtype)?\s*(?:=|:|用|为|是|in|of|to|设为|改成|换成)?\s*(int8|fp8)(?![0-9])|"
+                      r"--kv[-_]cache[-_]dtype[= ]+(int8|fp8|auto)")
 # Said, not blanked: "bf16" and "fp16" also ask the BF16-vs-FP16 note.
 HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9])")
 QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量化")
@@ -59,11 +64,16 @@ class ServingWords:
     quant_text: str | None = None  # the precision words as typed ("awq int4", "量化"), said back in the answer
     concurrency: int | None = None
     gpu_util: float | None = None
+    kv_cache_dtype: str | None = None  # "int8 kv cache": estimate_inference kv_cache_dtype (int8 / fp8)
 
 
 def read(work: str) -> tuple[ServingWords, str]:
     """The serving words of the question, and the text with the precision, concurrency and utilisation blanked."""
     out = ServingWords()
+    for m in list(KV_DTYPE.finditer(work)):
+        raw = next(g for g in m.groups() if g)
+        out.kv_cache_dtype = out.kv_cache_dtype or ("int8" if raw.startswith(("int8", "8")) else raw)
+        work = work[: m.start()] + " kv cache " + " " * max(0, m.end() - m.start() - 10) + work[m.end():]  # still asks about the KV cache
     said: list[tuple[int, str]] = []  # (position, words): said back in the order typed
     for rx, bits in BITS:
         for m in list(rx.finditer(work)):

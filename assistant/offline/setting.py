@@ -11,6 +11,10 @@ from . import numbers as num
 from .frame import QuestionFrame as Slots
 from .vocab import FRAMEWORKS, HARDWARE, blank_span, compared
 
+DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|clusters?|super\s*pods?|"
+                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢)")
+PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto)|用|在|换成|改成|换到|改用|换)\s*$")
+
 
 class Setting:
     """Reads frameworks and hardware against one hardware catalog (the resolver's)."""
@@ -94,17 +98,20 @@ class Setting:
                 if memory_only:
                     continue
                 for spelling in (key, re.sub(r"(?<=\d)s$", "", key)):  # a plural: "two RTX 3090s", "8 V100s"
-                    if self._names_part(spelling, keys):
+                    if self._names_part(spelling, keys, work[toks[j - 1][1]:], work[: toks[i][0]]):
                         return (toks[i][0], toks[j - 1][1]), keys[spelling]
         return None
 
     @staticmethod
-    def _names_part(key: str, keys: dict[str, str]) -> bool:
+    def _names_part(key: str, keys: dict[str, str], after: str = "", before: str = "") -> bool:
         """A catalog spelling with a digit. Two characters are too easily noise ("a3" in a hash), so a
-        two-character word counts only as the stem of the part's own id ("t4" for t4-16g, "l4" for l4-24g)."""
+        two-character word counts as the stem of the part's own id ("t4" for t4-16g, "l4" for l4-24g), or as
+        any alias when a device or node word follows it ("A3 cards", "A2 节点", "a3 superpod") or a word that
+        places the job on it comes before or after it ("on A3", "换成A3", "A3上呢")."""
         if key not in keys or not re.search(r"\d", key):
             return False
-        return len(key) >= 3 or keys[key].split("-")[0] == key
+        return (len(key) >= 3 or keys[key].split("-")[0] == key or bool(DEVICE_WORD_AFTER.match(after))
+                or bool(PLACE_BEFORE.search(before)))
 
     def hardware_id(self, name: str | None, m: re.Match | None) -> str:
         """Catalog id of a hardware mention; an unknown GPU keeps its name (tools will say so)."""

@@ -88,6 +88,7 @@ FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|same|instead|then|a
 
 # "显存占用多少", "内存要多少", "多少显存", "per card": a memory amount asked, not a count of cards.
 MEMORY_ASKED = re.compile(r"(?:显存|内存|memory|hbm|vram)\s*(?:占用|需要|要|用|消耗|使用)?\s*(?:是|为|有)?\s*多少|多少\s*(?:的)?\s*(?:显存|内存)|"
+                          r"how\s+many\s+(?:gb|gib|mb|mib|gigabytes?|g)(?![a-z])|多少\s*(?:gb|gib|g|mb)(?![a-z])|"
                           r"per\s+(?:card|gpu|npu|device|die)|每\s*(?:张)?\s*卡")
 
 # Model-like mentions that are not in the catalog (see Parser.find_unknown_model).

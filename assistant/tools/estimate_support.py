@@ -251,9 +251,14 @@ def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
     return out
 
 
-def context_note(ctx, model_id: str | None, seq_len: int) -> list[str]:
+def model_context(ctx, model_id: str | None) -> int | None:
+    """The model's own context limit (max_position_embeddings in the catalog), when known."""
     row = ctx.kb.model(model_id) if model_id else None
-    limit = int(row["max_context"]) if row and row.get("max_context") else None
+    return int(row["max_context"]) if row and row.get("max_context") else None
+
+
+def context_note(ctx, model_id: str | None, seq_len: int) -> list[str]:
+    limit = model_context(ctx, model_id)
     if limit and seq_len > limit:
         return [f"{seq_len} tokens is beyond {model_id}'s max_position_embeddings ({limit}); it needs RoPE scaling "
                 "(e.g. rope_scaling in LLaMA-Factory) and the estimate assumes it is used"]

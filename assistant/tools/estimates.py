@@ -40,6 +40,7 @@ from .estimate_support import (
     check_seq_len,
     check_train_args,
     context_note,
+    model_context,
     no_fit_note,
     precision_for,
     resolve_hardware,
@@ -174,6 +175,8 @@ class PlanResult(BaseModel):
     method: str
     stage: str
     seq_len: int
+    model_max_context: int | None = Field(None, description="The model's own context limit (max_position_embeddings); "
+                                          "a longer seq_len needs RoPE scaling.")
     hardware: str
     framework: str
     fits: bool
@@ -226,9 +229,13 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
                 max_devices: int | None, global_batch: int | None, suggest: bool = True) -> PlanResult:
     """The plan as a tool result, with the vendor rows beside it. `suggest=False` (compare_hardware,
     which shows no note) skips searching for another framework when nothing fits."""
-    p = _plan(s, base, dev, max_devices, global_batch)
-    c = p.cfg
     refs = table_refs(ctx, model_id, base.method, base.seq_len, base.framework, hw_id, base.stage)
+    # the LoRA practice rule estimates the vendor's count where its tables have no row; a row for this very job
+    # is that count, so the estimate stays the memory plan and the row is shown beside it (never two counts
+    # both called "the vendor's")
+    row_for_job = any(r.supported and r.cards for r in refs)
+    p = _plan(s, base, dev, max_devices, global_batch, practice=not row_for_job)
+    c = p.cfg
     if p.fits:
         note = disagreement(p, refs, dev.unit)
     else:
@@ -240,7 +247,7 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         notes.append(f"MoE: all {s.params / 1e9:.1f}B parameters are stored; {(s.active_params or s.params) / 1e9:.1f}B are active per token")
     return PlanResult(
         model=model_id or s.name, shape=shape_info(s), method=base.method, stage=base.stage, seq_len=base.seq_len,
-        hardware=hw_id, framework=base.framework, fits=p.fits, devices=p.devices, memory_devices=p.memory_devices,
+        model_max_context=model_context(ctx, model_id), hardware=hw_id, framework=base.framework, fits=p.fits, devices=p.devices, memory_devices=p.memory_devices,
         practice=p.practice, unit=dev.unit, nodes=p.nodes,
         per_node=p.per_node, physical_cards=-(-p.devices // dev.dies_per_card) if dev.dies_per_card > 1 else None,
         zero_stage=None if c.megatron else c.zero_stage, offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, ep=c.ep,
@@ -357,6 +364,10 @@ class InferenceResult(BaseModel):
     max_model_len: int
     gpu_memory_utilization: float
     concurrency: int
+    model_max_context: int | None = Field(None, description="The model's own context limit (max_position_embeddings); "
+                                          "a longer max_model_len needs RoPE scaling (vLLM refuses it otherwise).")
+    kv_cache_dtype: Literal["auto", "fp8", "int8"] = Field("auto", description="The KV cache precision sized: auto = the "
+                                                           "model's bf16/fp16; fp8 / int8 = 1 byte per element.")
     kv_bytes_per_token: float = Field(description="KV cache bytes per token over all layers (GQA-aware; MLA latent for DeepSeek; with sliding-window layers, the average over a max_model_len sequence).")
     kv_bytes_per_token_per_device: float
     kv_formula: str
@@ -396,7 +407,7 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
     return InferenceResult(
         model=model_id or s.name, shape=shape_info(s), hardware=hw_id, unit=dev.unit, fits=p.fits, devices=p.devices, tp=p.tp,
         pp=p.pp, max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
-        concurrency=args.concurrency, kv_bytes_per_token=p.kv_per_token_total, kv_bytes_per_token_per_device=p.kv_per_token_device,
+        concurrency=args.concurrency, model_max_context=model_context(ctx, model_id), kv_cache_dtype=args.kv_cache_dtype, kv_bytes_per_token=p.kv_per_token_total, kv_bytes_per_token_per_device=p.kv_per_token_device,
         kv_formula=p.kv_formula, weights_gib_per_device=p.weights_gib, activation_gib=p.activation_gib, overhead_gib=p.overhead_gib,
         budget_gib=p.budget_gib, kv_cache_gib=p.kv_cache_gib, kv_tokens_fit=p.kv_tokens, max_sequences_at_len=p.max_sequences,
         table=table, note=note, reason=p.reason,

@@ -343,12 +343,27 @@ def test_header_says_when_fine_tuning_was_assumed(assistant):
 
 
 def test_the_lora_practice_rule_is_stated_beside_the_memory_minimum(assistant, call):
-    # min-card table (2025-06-24): qwen2.5-72b LoRA 4096, LLaMA-Factory, Snt9B = 32 cards. The estimate's
-    # recommendation matches it by vendor practice, while memory alone needs fewer: both are said, with the rule.
+    # llama3.3-70b has no row in either vendor table: the estimate raises the LoRA plan from the memory minimum to
+    # about half of full fine-tuning's devices (the tables' practice), and says both with the rule.
+    plan = call("plan_training", model="llama3.3-70b", method="lora", seq_len=4096)
+    assert plan["table"] is None and plan["devices"] > plan["memory_devices"]
+    n, need = plan["devices"], plan["memory_devices"]
+    en = assistant.ask("Minimum cards for llama3.3-70b LoRA at 4096 with LLaMA-Factory on Snt9B?").answer
+    assert f"Why {n} cards: device memory alone holds the job on {need} card" in en
+    assert "half of the same model's full fine-tuning devices" in en and f"Plan with {n} cards" in en
+    zh = assistant.ask("llama3.3-70b lora 4096 需要几张卡").answer
+    assert f"为什么是 {n} 张卡" in zh and "全参微调卡数的一半" in zh
+
+
+def test_a_vendor_row_for_the_job_replaces_the_practice_rule(assistant, call):
+    # min-card table (2025-06-24): qwen2.5-72b LoRA 4096, LLaMA-Factory, Snt9B = 32 cards. That row is the vendor's
+    # count for this very job, so the estimate stays the memory plan and never says "plan with N to match the
+    # vendor's tested setup" with an N other than the row it shows (fresh round 1, 2026-12-04: s08, s09, l03).
     plan = call("plan_training", model="qwen2.5-72b", method="lora", seq_len=4096)
-    assert plan["devices"] == 32 and plan["memory_devices"] < 32
+    assert plan["table"]["cards"] == 32 and plan["practice"] is None
+    assert plan["devices"] == plan["memory_devices"] < 32
     en = assistant.ask("Minimum cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?").answer
-    assert f"Why 32 cards: device memory alone holds the job on {plan['memory_devices']} card" in en
-    assert "half of the same model's full fine-tuning devices" in en and "Plan with 32 cards" in en
-    zh = assistant.ask("qwen2.5-72b lora 4096 需要几张卡").answer
-    assert "为什么是 32 张卡" in zh and "全参微调卡数的一半" in zh
+    assert "**32 cards**" in en and "to match the vendor's tested setup" not in en
+    assert f"disagree: {plan['devices']} vs 32" in en
+    zh = assistant.ask("yi-34b lora 8192, 910b 几张卡").answer  # recipe row: 1 node x 4 cards
+    assert "4 张卡" in zh and "与厂商验证过的配置一致" not in zh

@@ -1,0 +1,64 @@
+"""The batch identity the vendor pages state (MindSpeed-LLM's GBS = MBS x DP x GA; LLaMA-Factory's global batch =
+per_device_train_batch_size x devices x gradient_accumulation_steps), solved for the one figure a question asks when
+it gives the other three: "16 cards, micro batch 2, global batch 256: what GA?". The figures are the user's own, so
+no tool is involved; the rule is stated beside the result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .frame import QuestionFrame
+
+
+@dataclass(frozen=True)
+class BatchSum:
+    asked: str  # "grad_accum" or "global_batch"
+    value: int | None  # None: the figures do not divide into a whole accumulation
+    data_parallel: int
+    micro_batch: int
+    grad_accum: int | None
+    global_batch: int | None
+    tp: int
+
+
+def solve(s: QuestionFrame) -> BatchSum | None:
+    """The asked figure from the other three, data parallelism being the devices over TP (when TP is said)."""
+    devices, tp = s.devices or (s.nodes * 8 if s.nodes else None), s.tp or 1
+    if not devices or not s.micro_batch or devices % tp:
+        return None
+    dp = devices // tp
+    if s.global_batch and not s.grad_accum and "ga" in s.intents:
+        per_step = s.micro_batch * dp
+        value = s.global_batch // per_step if s.global_batch % per_step == 0 else None
+        return BatchSum("grad_accum", value, dp, s.micro_batch, value, s.global_batch, tp)
+    if s.grad_accum and not s.global_batch:
+        return BatchSum("global_batch", s.micro_batch * dp * s.grad_accum, dp, s.micro_batch, s.grad_accum, None, tp)
+    return None
+
+
+def render(b: BatchSum, lang: str) -> str:
+    """The answer first, then the identity with the user's figures in it."""
+    dp = f"{b.data_parallel}" + (f" (= devices / TP {b.tp})" if b.tp > 1 else "")
+    dp_zh = f"{b.data_parallel}" + (f"（= 卡数 / TP {b.tp}）" if b.tp > 1 else "")
+    if b.asked == "global_batch":
+        return (f"**Global batch {b.value}** = micro batch {b.micro_batch} × data parallel {dp} × gradient accumulation "
+                f"{b.grad_accum} (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; LLaMA-Factory's is the "
+                "same with per_device_train_batch_size).") if lang == "en" else (
+                f"**全局 batch 为 {b.value}** = micro batch {b.micro_batch} × 数据并行 {dp_zh} × 梯度累积 {b.grad_accum}"
+                "（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 同理，用 per_device_train_batch_size）。")
+    per_step = b.micro_batch * b.data_parallel
+    if b.value is None:
+        target = b.global_batch or per_step
+        nearest = per_step * max(1, target // per_step)
+        return (f"**No whole accumulation gives a global batch of {b.global_batch}**: each step takes micro batch "
+                f"{b.micro_batch} × data parallel {dp} = {per_step} sequences, and {b.global_batch} is not a multiple of "
+                f"{per_step} (GBS = MBS × DP × GA). Choose a global batch that is, e.g. {nearest}."
+                ) if lang == "en" else (
+                f"**没有整数的梯度累积能得到全局 batch {b.global_batch}**：每步处理 micro batch {b.micro_batch} × 数据并行 {dp_zh} = "
+                f"{per_step} 条序列，而 {b.global_batch} 不是 {per_step} 的整数倍（GBS = MBS × DP × GA）。"
+                f"请选它的整数倍，例如 {nearest}。")
+    return (f"**Gradient accumulation {b.value}** = global batch {b.global_batch} / (micro batch {b.micro_batch} × data "
+            f"parallel {dp}) (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; in LLaMA-Factory set "
+            f"gradient_accumulation_steps: {b.value}).") if lang == "en" else (
+            f"**梯度累积设为 {b.value}** = 全局 batch {b.global_batch} / (micro batch {b.micro_batch} × 数据并行 {dp_zh})"
+            f"（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 中设 gradient_accumulation_steps: {b.value}）。")

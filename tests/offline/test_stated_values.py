@@ -1,0 +1,200 @@
+"""Every value a user states is used or said to be unused (issue 22), and the readings behind the misses of the
+fresh-question round of 2026-12-04 (tests/eval/fresh/2026-12-04-round1*.{yaml,md}), each as its general class:
+node counts checked like device counts, a catalog alias of a part ("A3"), QLoRA's bits, a LoRA rank and a learning
+rate, a part's own facts, vLLM's utilisation bound, the KV cache's precision, a switch from training to serving, the
+KV cache asked first, and a length beyond the model's own context.
+
+Expected figures come from the hardware catalog (knowledge/catalog/hardware.csv: Snt9B23 = 16 DIE per node, 2 DIE per
+card, 64 GB per DIE) and the model catalog (llama2-7b max_position_embeddings 4096), read in this file."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = max(10, int(os.environ.get("QUESTION_EXAMPLES", "400")) // 8)
+
+
+def _catalog(name: str) -> dict[str, dict]:
+    with open(ROOT / "knowledge/catalog" / name, encoding="utf-8", newline="") as f:
+        return {r["id"]: r for r in csv.DictReader(f)}
+
+
+HARDWARE, MODELS = _catalog("hardware.csv"), _catalog("models.csv")
+
+
+def tool_numbers(value) -> set[float]:
+    if isinstance(value, bool):
+        return set()
+    if isinstance(value, (int, float)):
+        return {float(value)}
+    if isinstance(value, dict):
+        return {n for v in value.values() for n in tool_numbers(v)}
+    if isinstance(value, list):
+        return {n for v in value for n in tool_numbers(v)}
+    return set()
+
+
+def args_of(ans, tool):
+    return [c.args for c in ans.tool_calls if c.name == tool]
+
+
+# (phrase template, the value it states): what people add to a sizing question; some have a tool input, some not
+PHRASES = [
+    ("at {v} tokens", st.sampled_from([1024, 2048, 4096, 8192, 16384])),
+    ("on {v} cards", st.integers(2, 64)),
+    ("micro batch {v}", st.integers(2, 8)),
+    ("lora rank {v}", st.sampled_from([4, 16, 32, 64, 128])),
+    ("warmup {v} steps", st.integers(11, 999)),
+    ("seed {v}", st.integers(1000, 99999)),
+    ("save every {v} steps", st.integers(101, 5000)),
+]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(range(len(PHRASES))), min_size=1, max_size=4, unique=True), st.data())
+def test_every_stated_number_is_used_or_named_as_unused(assistant, picks, data):
+    stated = []
+    for i in picks:
+        template, values = PHRASES[i]
+        v = data.draw(values)
+        stated.append((template.format(v=v), v))
+    question = "qwen2.5-7b lora " + ", ".join(p for p, _ in stated) + ", how many cards?"
+    ans = assistant.ask(question)
+    used = {n for c in ans.tool_calls for n in tool_numbers(c.args)}
+    unused_line = next((line for line in ans.answer.splitlines() if line.startswith("Not used from your question")), "")
+    for phrase, v in stated:
+        assert float(v) in used or re.search(rf"(?<![0-9]){v}(?![0-9])", unused_line), (question, phrase, ans.answer)
+
+
+def test_an_unread_value_is_named_in_both_languages(assistant):
+    en = assistant.ask("qwen2.5-7b lora 4096 on 8 snt9b, warmup 300 steps, which zero?").answer
+    assert "Not used from your question: “warmup 300”" in en
+    zh = assistant.ask("qwen2.5-7b lora 4096，8张910B，学习率 2e-5，zero几").answer
+    assert "问题中未使用的数值：“学习率 2e-5”" in zh
+
+
+def test_node_counts_are_checked_like_device_counts(assistant):
+    half = assistant.ask("0.5 nodes for qwen2.5-7b lora?")
+    assert "“0.5” is not a valid node count" in half.answer and not half.tool_calls
+    huge = assistant.ask("1e6 nodes of snt9b for llama3-8b full 4096, enough?")
+    assert "“1e6” is too large a node count" in huge.answer and not huge.tool_calls
+    assert "“0.5”不是有效的节点数" in assistant.ask("用0.5台机器微调qwen2.5-7b").answer
+
+
+def test_a_short_catalog_alias_names_the_part_when_placed_as_one(assistant):
+    # hardware.csv: "a3" is an alias of snt9b23 (Atlas A3); "a2" of snt9b
+    assert {a["hardware"] for a in args_of(assistant.ask("How many A3 cards to LoRA qwen2.5-72b at 8k?"), "min_cards")} == {"Snt9B23"}
+    assert {a["hardware"] for a in args_of(assistant.ask("qwen3-32b lora on 2 A2 nodes?"), "plan_training")} == {"snt9b"}
+
+
+def test_qlora_bits_rank_and_learning_rate_reach_the_config(assistant):
+    ans = assistant.ask("give me the qlora yaml for qwen2.5-7b, 8bit quantization, lora rank 16, lr 2e-5, 3 epochs, on snt9b")
+    (args,) = args_of(ans, "generate_config")
+    assert (args["quantization_bit"], args["lora_rank"], args["learning_rate"], args["epochs"]) == (8, 16, 2e-5, 3.0)
+    assert "quantization_bit: 8" in ans.answer and "lora_rank: 16" in ans.answer
+
+
+def test_a_parts_own_facts_answer_a_question_about_the_part(assistant):
+    a3 = HARDWARE["snt9b23"]
+    per_node, dies = int(a3["devices_per_node"]), int(a3["dies_per_card"])
+    en = assistant.ask("does a snt9b23 node have 16 cards?").answer
+    assert en.startswith("· list_hardware") or en.splitlines()[0].startswith("**No**")
+    assert f"node has {per_node // dies} cards, not 16" in en
+    assert f"{per_node} DIE = {per_node // dies} cards ({dies} DIE per card)" in en
+    zh = assistant.ask("一台910C几张卡？").answer
+    assert f"{per_node} 个 DIE，即 {per_node // dies} 张卡" in zh and "Catalog" not in zh
+
+
+def test_gpu_memory_utilization_above_one_is_refused(assistant):
+    ans = assistant.ask("vllm qwen2.5-7b 4090 gpu-memory-utilization 1.5 可以吗")
+    assert "“1.5”不是有效的 --gpu-memory-utilization" in ans.answer and not ans.tool_calls
+    ok = assistant.ask("vllm qwen2.5-7b on a 4090, gpu-memory-utilization 95%")
+    assert {a["gpu_memory_utilization"] for a in args_of(ok, "estimate_inference")} == {0.95}
+
+
+def test_int8_kv_cache_is_the_kv_precision_not_the_weights(assistant):
+    first = "vllm 部署 qwen2.5-32b 910B 64G 几张卡"
+    history = [{"role": "user", "content": first}, {"role": "assistant", "content": assistant.ask(first).answer}]
+    ans = assistant.ask("那用int8 kv cache呢", history)
+    (args,) = args_of(ans, "estimate_inference")
+    assert args.get("kv_cache_dtype") == "int8" and "weight_bits" not in args
+    # qwen2.5-32b: 64 layers x 8 KV heads x 128 x 2 (K, V) x 1 B = 128 KiB per token in int8
+    assert "每 token 128 KiB" in ans.answer and "KV cache 为 INT8" in ans.answer
+
+
+def test_a_serving_follow_up_after_training_is_served(assistant):
+    first = "I have 8x RTX 4090 24GB. LoRA on qwen2.5-7b, seq 2048, mbs 4"
+    history = [{"role": "user", "content": first}, {"role": "assistant", "content": assistant.ask(first).answer}]
+    ans = assistant.ask("what about serving it with vllm on those same cards, tp=2?", history)
+    assert args_of(ans, "estimate_inference") and not args_of(ans, "plan_training")
+    assert all(a.get("max_devices") == 2 for a in args_of(ans, "estimate_inference"))
+    assert "LoRA" not in ans.answer.splitlines()[2]
+
+
+def test_a_part_named_in_a_follow_up_replaces_the_earlier_one(assistant):
+    first = "qwen3-30b-a3b 全参 4096 910B 要几卡"
+    history = [{"role": "user", "content": first}, {"role": "assistant", "content": assistant.ask(first).answer}]
+    ans = assistant.ask("A3上呢", history)
+    assert {a["hardware"] for a in args_of(ans, "min_cards")} == {"Snt9B23"} and "DIE" in ans.answer
+
+
+def test_the_kv_cache_asked_comes_first(assistant):
+    ans = assistant.ask("KV cache for qwen3-8b at 32k, one sequence, how many GB?")
+    lead = next(line for line in ans.answer.splitlines() if line.startswith("**Answer:**"))
+    # qwen3-8b: 36 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 144 KiB per token; x 32768 = 4.5 GiB
+    assert "144 KiB per token" in lead and "4.5 GiB" in lead
+    bf16 = assistant.ask("KV cache size per token for llama3-8b in bf16?").answer
+    assert next(line for line in bf16.splitlines() if line.startswith("**Answer:**")).startswith("**Answer:** KV cache **128 KiB")
+
+
+def test_a_length_beyond_the_models_context_is_said(assistant):
+    limit = int(MODELS["llama2-7b"]["max_context"])
+    ans = assistant.ask("llama2-7b 推理 max-model-len 200k 要几张910B").answer
+    assert f"超出 llama2-7b 自身的上下文 {limit:,}" in ans
+    en = assistant.ask("qwen3-8b full fine-tuning at 320000 tokens on snt9b, how many cards?").answer
+    assert f"beyond qwen3-8b's own context of {int(MODELS['qwen3-8b']['max_context']):,}" in en
+
+
+def test_the_batch_identity_answers_with_the_users_own_figures(assistant):
+    # GBS = MBS x DP x GA (MindSpeed-LLM's identity on the ModelArts pages): 256 / (2 x 16) = 8
+    ga = assistant.ask("16卡 910B，micro batch 2，想要global batch 256，梯度累积设多少")
+    assert ga.answer.startswith("**梯度累积设为 8**") and not ga.tool_calls
+    gbs = assistant.ask("8 GPUs, micro batch 4, GA 8, what's my global batch?").answer
+    assert gbs.startswith("**Global batch 256**")  # 4 x 8 x 8
+    odd = assistant.ask("16 cards mbs 2 gbs 100 what GA").answer  # 100 is no multiple of 2 x 16 = 32
+    assert odd.startswith("**No whole accumulation gives a global batch of 100**") and "96" in odd
+    named = assistant.ask("glm4-9b 全量 8卡 batch 2 梯度累积 16，全局batch多少")
+    assert "**全局 batch 为 256**" in named.answer.split("**结论**")[0]  # 2 x 8 x 16, before the sizing
+    assert all(a.get("global_batch") == 256 for a in args_of(named, "plan_training"))
+
+
+def converse(assistant, *turns):
+    history, ans = [], None
+    for q in turns:
+        ans = assistant.ask(q, history)
+        history += [{"role": "user", "content": q}, {"role": "assistant", "content": ans.answer}]
+    return ans
+
+
+def test_that_many_cards_is_the_count_the_last_answer_led_with(assistant):
+    # recipe table: llama3.1-70b full 8192 = 4 nodes x 8 = 32 cards, ZeRO-3-Offload, GA 4
+    ans = converse(assistant, "llama3.1-70b lora 4096 on snt9b, 几个节点?", "改成 full 和 8k 呢", "那么多卡 zero 用哪个，要不要 offload")
+    assert all(a.get("max_devices") in (None, 32) for a in args_of(ans, "plan_training"))
+    assert any(a.get("max_devices") == 32 for a in args_of(ans, "plan_training"))
+    assert next(line for line in ans.answer.splitlines() if line.startswith("**结论**")).startswith("**结论**：**ZeRO-3 + offload**")
+
+
+def test_will_it_oom_is_a_memory_question_not_a_problem_report(assistant):
+    ans = converse(assistant, "GLM4-9B lora 在 910B 上训练 8192，推荐配置？", "batch size 改成 4 会OOM吗")
+    assert all(a.get("micro_batch") == 4 for a in args_of(ans, "plan_training")) and args_of(ans, "plan_training")
+    lead = next(line for line in ans.answer.splitlines() if line.startswith("**结论**"))
+    assert "GiB" in lead and "npu-smi" not in lead
+    reported = assistant.ask("glm4-9b lora 8192 910B 出现 NPU out of memory 了，怎么办").answer
+    assert "npu-smi" in next(line for line in reported.splitlines() if line.startswith("**结论**"))
