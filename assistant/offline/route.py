@@ -19,6 +19,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
     table_strategy,
 )
 from .parse import Slots
+from .vocab import ASKS_COUNT
 
 ASCEND = {"snt9b", "snt9b23", "snt9b-32g"}
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
@@ -451,9 +452,33 @@ def time_without_model(s: Slots) -> bool:
     return not names_model(s) and "time" in s.intents and bool(s.tps and s.tokens)
 
 
+# What a knowledge question may ask: a meaning, a difference, a rule, a way ("what is ZeRO-3", "PP must
+# match what?", "训练脚本会怎么做"): a ZeRO stage, GA or script named that way is explained, not sized.
+EXPLAINS = re.compile(r"what\s+(?:does|do|is|are|happens)|mean(?:s|ing)?(?![a-z])|explain|differen|(?<![a-z])vs(?![a-z])|match|"
+                      r"how\s+(?:do|does|is|to|should)|是什么|什么意思|含义|作用|解释|区别|一致|怎么|如何|怎样")
+# Intents that ask an amount of a job (a count, memory, a ZeRO stage, GA, a config file): they need a model.
+AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga", "config"}
+
+
+def asks_amount(s: Slots) -> bool:
+    """A count ("how many", "几张卡"), memory, capacity or KV cache, or a ZeRO stage, GA or config file not
+    merely explained. "cards" and "inference" alone are not asked amounts: they are read from any mention
+    of NPUs or serving ("NPU_Flash_Attn", "my vLLM service")."""
+    explained = bool(EXPLAINS.search(s.question.lower()))
+    amounts = s.intents & (AMOUNT_INTENTS - ({"zero", "ga", "config"} if explained else set()))
+    return bool(amounts or ASKS_COUNT.search(s.question.lower()))
+
+
+def knowledge_question(s: Slots) -> bool:
+    """No model, no amount asked, and a note's topic named in the question's own words ("head_dim 576,
+    does NPU_Flash_Attn support it?", "GBS vs MBS", "训练作业一直Pending怎么办"): answered from the notes."""
+    return not names_model(s) and bool(s.notes_named) and not asks_amount(s) and not s.intents & {"list_models", "list_hardware"}
+
+
 def notes_without_model(s: Slots) -> bool:
-    """No model and nothing to size ("how many cards?" without a model gets no call: the answer asks for one)."""
-    return not names_model(s) and s.on_topic and not asks_for_sizing(s)
+    """No model and nothing to size, or a knowledge question ("how many cards?" without a model gets no
+    call: the answer asks for one)."""
+    return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s))
 
 
 def asks_memory(s: Slots) -> bool:
