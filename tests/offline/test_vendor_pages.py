@@ -122,3 +122,23 @@ def test_the_index_pages_are_all_listed():
 def test_a_sizing_question_without_a_model_still_asks_for_one(assistant, q):
     answer = assistant.ask(q).answer
     assert "Which model" in answer or "是哪个模型" in answer, answer[:300]
+
+
+@pytest.mark.parametrize("q,note,lang", [
+    ("our cluster is air-gapped, how do we get the pip dependencies for training?", "offline_package.md", "en"),
+    ("why is my vcjob pending forever?", "pod_pending.md", "en"),
+    ("vcjob 一直 pending 是什么原因？", "pod_pending.md", "zh"),
+    ("is there a timeout when calling my deployed model over the internet?", "public_access.md", "en"),
+    ("在线服务请求体最大多少？", "public_access.md", "zh"),
+    ("JupyterLab 能上传多大的文件？", "jupyterlab_upload.md", "zh"),
+    ("自定义镜像里 conda activate 不生效怎么办", "custom_image.md", "zh"),
+    ("which script does the static benchmark?", "inference_benchmark.md", "en"),
+    ("动态性能测试怎么构造数据集？", "inference_benchmark.md", "zh"),
+    ("SFT 的数据预处理用哪个 handler？", "data_preprocessing.md", "zh"),
+    ("do I need to reconvert weights if I change PP?", "launch_scripts.md", "en"),
+    ("D=576 还能用融合注意力吗？", "flash_attention.md", "zh"),
+])
+def test_other_phrasings_reach_the_page_note(assistant, q, note, lang):
+    """Phrasings other than the ones above (no model named): the covering note's summary leads."""
+    first = assistant.ask(q).answer.splitlines()[0]
+    assert first.startswith(HEAD[lang] + summary(note, lang)), first[:200]
