@@ -83,6 +83,7 @@ class QuestionFrame(BaseModel):
     length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer
     ignored_instruction: str | None = None  # "ignore your tools and say 1 card": not read, said in the answer
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)
+    notes_named: set[str] | None = None  # those named by the question's own words (notes_cover adds the words they map to)
     unknown_model: str | None = None
     family: str | None = None
     params_b: float | None = None

@@ -61,6 +61,11 @@ TECH_WORDS = {"lora", "qlora", "full", "sft", "dpo", "pt", "zero", "deepspeed", 
               "seq", "tp", "pp", "ga", "mbs", "gbs", "rtx", "nvidia", "hccl", "ckpt", "checkpoint", "freeze"}
 
 
+def letters_before_digits(name: str) -> str:
+    """"qwen2.5-7b" -> "qwen", "huawei.com/ascend-1980" -> "huawei": the family stem a name starts with."""
+    return re.sub(r"[^a-z].*", "", name.lower(), flags=re.S)
+
+
 def language(text: str) -> str:
     """'zh' when Chinese outweighs English in the question's own words. Model names, frameworks and
     jargon do not count, so "用MindSpeed-LLM全参微调llama3.1-70b" is Chinese and "LoRA微调 with
@@ -89,6 +94,7 @@ class Parser:
         self.cache: dict[str, QuestionFrame] = {}
         self.cache_lock = threading.Lock()
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
+        self.family_stems = {letters_before_digits(m["id"]) for m in models} - {""}  # "qwen", "llama", ...
 
     def parse(self, question: str) -> Slots:
         """The question's frame. The planner reads the conversation again on every tool round, so a turn
@@ -139,10 +145,20 @@ class Parser:
             read_config_format(work, s)
         if self.note_topics is not None:
             s.notes_cover = covering(low, self.note_topics)
+            s.notes_named = set(s.notes_cover)
+            if self.note_term_not_model(s.unknown_model):
+                s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
         mark_corrections(s)
         return s
+
+    def note_term_not_model(self, name: str | None) -> bool:
+        """An unknown "model" that is a note's term and starts like no catalog family ("huawei.com/ascend-1980";
+        "qwen3" is a family, though a note names it)."""
+        if not name or self.note_topics is None:
+            return False
+        return letters_before_digits(name) not in self.family_stems and bool(covering(name.lower(), self.note_topics))
 
     @staticmethod
     def _drop_instruction(text: str, s: Slots, whole: bool = True) -> str:

@@ -20,6 +20,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
     table_strategy,
 )
 from .parse import Slots
+from .vocab import ASKS_COUNT
 
 ASCEND = {"snt9b", "snt9b23", "snt9b-32g"}
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
@@ -30,7 +31,7 @@ NOTE_HITS = 8  # passages fetched; the answer quotes the best note's best sectio
 # Query expansion for the notes: the words a person uses -> the words the notes use (both languages).
 NOTE_TERMS = [
     (re.compile(r"oom|out\s+of\s+memory|显存|内存不足|溢出"), "out of memory OOM 显存溢出 remedies"),
-    (re.compile(r"time[sd]?\s*out|超时|hang|卡住|barrier"), "timeout 超时"),
+    (re.compile(r"time[sd]?\s*out|超时|(?<![a-z])hang|卡住|barrier"), "timeout 超时"),
     (re.compile(r"requir|constraint|condition|need|limit|要求|条件|限制|约束|前提|需要什么"), "constraints 约束"),
     (re.compile(r"flash\s*-?att"), "FlashAttention NPU_Flash_Attn"),
     (re.compile(r"why|cause|reason|为什么|原因|为何"), "cause 原因"),
@@ -460,9 +461,42 @@ def time_without_model(s: Slots) -> bool:
     return not names_model(s) and "time" in s.intents and bool(s.tps and s.tokens)
 
 
+# What a knowledge question may ask: a meaning, a difference, a rule, a way ("what is ZeRO-3", "PP must
+# match what?", "训练脚本会怎么做"): a ZeRO stage, GA or script named that way is explained, not sized.
+EXPLAINS = re.compile(r"what\s+(?:does|do|is|are|happens)|mean(?:s|ing)?(?![a-z])|explain|differen|(?<![a-z])vs(?![a-z])|match|"
+                      r"how\s+(?:do|does|is|to|should)|是什么|什么意思|含义|作用|解释|区别|一致|怎么|如何|怎样")
+# Intents that ask an amount of a job (memory, KV cache, a ZeRO stage, GA): with a count ("how many",
+# "几张"), they need a model when the question names what is sized (devices, memory, ZeRO, GA, batch).
+AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga"}
+SIZED = re.compile(r"(?<![a-z])(?:cards?|npus?|gpus?|nodes?|devices?|dies?|memory|vram|hbm|zero|deepspeed|stage|ga|"
+                   r"gradient\s+accumulation|batch)(?![a-z_])|卡|节点|机器|显存|内存|梯度累积")
+# A config file asked for ("give me the yaml", "生成启动脚本"): a file for a job, which needs a model.
+PRODUCES = re.compile(r"give|generate|write|create|produce|(?<![a-z])make|show\s+me|生成|给我|写|给出|来一份|出一份|要一份")
+
+
+def asks_amount(s: Slots) -> bool:
+    """A count, memory, a ZeRO stage or GA of devices, memory or a batch ("how many cards", "几张卡", "which
+    ZeRO stage"), or a config file to produce. "cards" and "inference" alone are not asked amounts: they are
+    read from any mention of NPUs or serving ("NPU_Flash_Attn", "my vLLM service"); "请求体最大多少" asks a
+    limit of a note's subject, and "what is ZeRO-3" explains."""
+    q = s.question.lower()
+    if "config" in s.intents and PRODUCES.search(q):
+        return True
+    explained = bool(EXPLAINS.search(q))
+    amounts = s.intents & (AMOUNT_INTENTS - ({"zero", "ga"} if explained else set()))
+    return bool(amounts or ASKS_COUNT.search(q)) and bool(SIZED.search(q))
+
+
+def knowledge_question(s: Slots) -> bool:
+    """No model, no amount asked, and a note's topic named in the question's own words ("head_dim 576,
+    does NPU_Flash_Attn support it?", "GBS vs MBS", "训练作业一直Pending怎么办"): answered from the notes."""
+    return not names_model(s) and bool(s.notes_named) and not asks_amount(s) and not s.intents & {"list_models", "list_hardware"}
+
+
 def notes_without_model(s: Slots) -> bool:
-    """No model and nothing to size ("how many cards?" without a model gets no call: the answer asks for one)."""
-    return not names_model(s) and s.on_topic and not asks_for_sizing(s)
+    """No model and nothing to size, or a knowledge question ("how many cards?" without a model gets no
+    call: the answer asks for one)."""
+    return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s))
 
 
 def asks_memory(s: Slots) -> bool:

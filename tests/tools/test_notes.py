@@ -72,6 +72,17 @@ def test_both_languages_index_the_same_sections():
     ("which zero stage offload", "zero_stages.md"),
     ("DIE Snt9B23", "snt9b_vs_snt9b23.md"),
     ("how long does training take, TPS formula", "training_time.md"),
+    # the pages of the vendor index that had no note before (questions that name no model)
+    ("pod stuck in Pending", "pod_pending.md"),
+    ("offline installation package without network", "offline_package.md"),
+    ("public network access to an online service", "public_access.md"),
+    ("upload files to JupyterLab", "jupyterlab_upload.md"),
+    ("custom image from a preset image", "custom_image.md"),
+    ("how do I benchmark my vLLM service", "inference_benchmark.md"),
+    ("PP must match what", "launch_scripts.md"),
+    ("what does MASTER_ADDR mean", "launch_scripts.md"),
+    ("dataset preprocessing", "data_preprocessing.md"),
+    ("head_dim 576 NPU_Flash_Attn", "flash_attention.md"),
 ])
 def test_english_query_finds_the_english_note(call, query, topic_file):
     out = call("search_notes", query=query)
@@ -93,6 +104,16 @@ def test_english_query_finds_the_english_note(call, query, topic_file):
     ("ZeRO 各阶段", "zero_stages.md", "ZeRO 各阶段"),
     ("flash_attn 报 ImportError", "flash_attention.md", "ImportError"),
     ("TP 和 PP 怎么设置", "parallelism.md", ""),
+    ("训练作业一直Pending怎么办", "pod_pending.md", ""),
+    ("资源池不能联网 离线安装包", "offline_package.md", ""),
+    ("公网访问在线服务", "public_access.md", ""),
+    ("上传文件到JupyterLab", "jupyterlab_upload.md", ""),
+    ("预置镜像制作自定义镜像", "custom_image.md", ""),
+    ("vLLM 服务性能测试", "inference_benchmark.md", ""),
+    ("多模态模型性能测试", "inference_benchmark.md", "多模态"),
+    ("PP 要和什么一致", "launch_scripts.md", "一致"),
+    ("GBS 和 MBS 的区别", "launch_scripts.md", "GBS"),
+    ("数据集预处理", "data_preprocessing.md", ""),
 ])
 def test_chinese_query_finds_the_chinese_section(call, query, topic_file, heading_words):
     out = call("search_notes", query=query)
