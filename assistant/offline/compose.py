@@ -23,7 +23,7 @@ from . import batch_math, stated
 from .fits import FitsBlocks
 from .parse import Slots
 from .results import Result
-from .route import ASCEND, COST, Done, is_family_prefix, is_training_question, names_model
+from .route import COST, Done, is_family_prefix, is_training_question, names_model
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -246,7 +246,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
 
     def on_gpu(self) -> bool:
         """The question names a part that is not an Ascend NPU (the notes and vendor tables are Ascend's)."""
-        return bool(self.s.hardware) and self.e.hardware not in ASCEND
+        return bool(self.s.hardware) and self.is_gpu(self.e.hardware)
 
     def configs(self) -> list[str]:
         return [line for r in self.r.of("generate_config", GenerateConfigResult, ok=None) for line in self.config(r)]
@@ -459,7 +459,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
 def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = None) -> str:
     """The answer to ``s`` from the calls that ran; ``hardware`` is the hardware catalog (device nouns)."""
     try:
-        return Composer(s, done, {h["id"]: str(h.get("kind") or "") for h in hardware or []}).render()
+        return Composer(s, done, {h["id"]: h for h in hardware or []}).render()
     except (KeyError, TypeError, ValueError) as e:  # a result shape this writer does not know: still answer
         lines = [f"- {d.name}: {d.result}" for d in done]
         return "\n".join([f"(could not format the answer: {type(e).__name__}: {e})", *lines])[:8000]

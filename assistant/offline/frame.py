@@ -95,6 +95,7 @@ class QuestionFrame(BaseModel):
     framework: str | None = None
     hardware: str | None = None
     hardware_text: str | None = None
+    node_size: int | None = None  # devices per node of ``hardware``, from its catalog row (None: the default part's 8)
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
     devices: int | None = None
@@ -135,7 +136,7 @@ class QuestionFrame(BaseModel):
 
     CARRIED: ClassVar[tuple[str, ...]] = (
         "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
-        "hardware", "hardware_text", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
+        "hardware", "hardware_text", "node_size", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
         "samples", "epochs", "tps", "learning_rate", "lora_rank", "micro_batch", "grad_accum", "global_batch", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text", "concurrency", "gpu_util", "kv_cache_dtype", "tp")
     # Slots that belong to one task: a turn that switches from training to serving (or back) leaves the other
     # task's settings behind ("what about serving it with vllm on those cards?" after a full fine-tuning plan).
@@ -189,7 +190,7 @@ class QuestionFrame(BaseModel):
         hw = self.hardware or DEFAULT_HARDWARE
         st = table_strategy(self.method)
         strategies = [st] if st else ([] if self.method else ["lora", "full"])
-        devices = self.devices or (self.nodes * per_node(hw) if self.nodes else None)
+        devices = self.devices or (self.nodes * (self.node_size or per_node(hw)) if self.nodes else None)
         if self.devices and hw == "snt9b23" and self.device_unit == "card":
             devices = self.devices * 2  # Snt9B23 plans count DIE: one card is 2 DIE
         return Effective(self.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices)

@@ -115,6 +115,10 @@ class ModelNames:
                     return self._mention(toks, i, i + 2)  # "llama 9 ultra": the family and a version
                 if has_digit or SIZE.fullmatch(nxt):
                     return self._mention(toks, i, i + 1)
+                if nxt in VARIANT_WORDS and not has_digit and not any(latin + nxt in k for k in self.keys):
+                    # "Mistral Large 2", "Qwen Max": a variant the catalog lacks ("mistral small" it has)
+                    end = i + 3 if VERSION.fullmatch(after) and not UNIT_AFTER_VERSION.fullmatch(words[i + 3] if i + 3 < len(words) else "") else i + 2
+                    return self._mention(toks, i, end)
             if has_digit and re.search(r"[-_]", latin) and re.match(r"[a-z]{2,}", latin):
                 return toks[i][2], (toks[i][0], toks[i][1])
             parts = re.split(r"[-_]", latin)

@@ -150,6 +150,8 @@ class Parser:
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
+        if s.hardware in self.resolver.hardware:  # the part's own node size, from the catalog
+            s.node_size = int(self.resolver.hardware[s.hardware].get("devices_per_node") or 0) or None
         mark_corrections(s)
         return s
 

@@ -11,7 +11,6 @@ from ..tools.estimates import InferenceResult
 from ..tools.tables import InferenceMinCardsResult, VllmRow
 from .capacity import CapacityBlocks
 from .results import Result
-from .route import per_node
 from .wording import TOOL_NOTE_ZH, VLLM_LABEL, assumption_zh
 
 GIB = 1024 ** 3
@@ -157,7 +156,7 @@ class ServingBlocks(CapacityBlocks):
     def layout(self, r: InferenceResult) -> str:
         """'**4 GPUs** (TP 4)', '**32 cards** (TP 8, PP 4; 4 nodes)' from an estimate_inference result."""
         par = f"TP {r.tp}" + (f", PP {r.pp}" if r.pp > 1 else "") if r.tp else ""
-        nodes = -(-r.devices // per_node(r.hardware or self.e.hardware))
+        nodes = -(-r.devices // self.node_size(r.hardware))
         if nodes > 1:
             par += self.L(f"; {self.nodes(nodes)}", f"；{self.nodes(nodes)}")
         return f"**{self.devices(r.devices, r.unit, r.hardware)}**" + (self.L(f" ({par})", f"（{par}）") if par else "")

@@ -50,7 +50,7 @@ class VariantBlocks(TrainingBlocks):
         for v in variants(self.s):
             calls = [d for d in self.done if belongs(d, v, self.s)]
             if calls:
-                out.append(type(self)(v, calls, self.kinds))
+                out.append(type(self)(v, calls, self.parts))
         return out
 
     def variant_label(self, v: Slots) -> str:

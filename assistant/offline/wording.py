@@ -8,7 +8,7 @@ import re
 from ..answer import source_as_known
 from .parse import Slots
 from .results import Results
-from .route import ASCEND, Done, Effective, effective
+from .route import ASCEND, Done, Effective, effective, per_node
 
 # ---------------------------------------------------------------- wording
 W: dict[str, dict[str, str]] = {
@@ -227,10 +227,12 @@ def sentence_cut(text: str, limit: int) -> str:
 class Writer:
     """State of one answer being written: the slots, the tool results, the sources cited so far."""
 
-    def __init__(self, s: Slots, done: list[Done], kinds: dict[str, str] | None = None):
-        """``kinds``: hardware id -> the catalog's kind (npu, gpu), which names a device (card or GPU)."""
+    def __init__(self, s: Slots, done: list[Done], parts: dict[str, dict] | None = None):
+        """``parts``: hardware id -> its hardware catalog row: the kind (npu, gpu) names a device (card or GPU), the
+        devices per node count nodes."""
         self.s, self.done, self.lang = s, done, s.lang
-        self.kinds = kinds or {}
+        self.parts = parts or {}
+        self.kinds = {hw: str(row.get("kind") or "") for hw, row in self.parts.items()}
         self.r = Results(done)
         self.headlined = False  # one headline per answer: the first block that answers leads with it
         self.e: Effective = effective(s)
@@ -256,7 +258,7 @@ class Writer:
     def fw_name(self, framework: str | None, hardware: str | None = None) -> str:
         """The framework a plan names: MindSpeed-LLM is Ascend's Megatron, so on GPUs the same TP/PP/CP
         layout is Megatron-LM's."""
-        if framework == "MindSpeed-LLM" and hardware and hardware not in ASCEND:
+        if framework == "MindSpeed-LLM" and hardware and self.is_gpu(hardware):
             return "Megatron-LM"
         return framework or ""
 
@@ -287,6 +289,12 @@ class Writer:
         hw = hardware or self.e.hardware
         kind = self.kinds.get(hw)
         return kind == "gpu" if kind else hw not in ASCEND
+
+    def node_size(self, hardware: str | None) -> int:
+        """Devices in one node of ``hardware``, from its catalog row (16 DIE on Snt9B23, 4 on a 4-GPU server)."""
+        hw = hardware or self.e.hardware
+        row = self.parts.get(hw) or {}
+        return int(row.get("devices_per_node") or per_node(hw))
 
     def devices(self, n: int | None, unit: str | None = "card", hardware: str | None = None) -> str:
         if n is None:
