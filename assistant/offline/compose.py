@@ -19,7 +19,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, stated
+from . import batch_math, fused_attention, stated
 from .fits import FitsBlocks
 from .parse import Slots
 from .results import Result
@@ -442,18 +442,29 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
-            lines = [self.lead(top.summary + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")), "", *lines]
+            lines = [self.lead(self.note_verdict(top.file) + top.summary + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
+                     "", *lines]
         for i, h in enumerate(best[:2]):
             passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
             lines += [f"**{h.title} — {h.heading}**", "\n".join("> " + ln for ln in passage.splitlines())]
         source = source_as_known(top.source)
         return lines + [self.L(f"(source: {source})", f"（来源：{source}）"), ""]
 
+    def note_verdict(self, note: str) -> str:
+        """Yes or no first when the question states the numbers a note's limits judge (no model named)."""
+        if note != FUSED_ATTENTION_NOTE or self.s.model or self.s.params_b:
+            return ""
+        found = fused_attention.check(self.s.question)
+        return f"**{found.text(self.lang)}** " if found else ""
+
     def passage_fit(self, h: NotePassage) -> tuple[bool, bool, float]:
         """The section about the user's framework and task first."""
         head, fw = h.heading.lower(), (self.s.framework or "").lower()
         serving = "inference" in self.s.intents
         return (bool(fw) and fw in head, serving or not re.search(r"vllm|inference|推理", head), h.score)
+
+
+FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
 
 
 def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = None) -> str:

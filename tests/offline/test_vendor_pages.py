@@ -102,8 +102,9 @@ def test_every_vendor_page_is_answered_with_its_own_fact(assistant, page, lang):
     assert "Which model" not in answer and "是哪个模型" not in answer, answer[:300]
     missing = [f for f in page.facts[lang] if f not in answer]
     assert not missing, (missing, answer[:600])
-    if page.note:  # a knowledge question: the note's summary, in the question's language, comes first
-        assert answer.splitlines()[0].startswith(HEAD[lang] + summary(page.note, lang)), answer[:400]
+    if page.note:  # a knowledge question: the note's summary, in the question's language, is the headline
+        first = answer.splitlines()[0]
+        assert first.startswith(HEAD[lang]) and summary(page.note, lang) in first, answer[:400]
 
 
 def test_the_index_pages_are_all_listed():
@@ -141,4 +142,16 @@ def test_a_sizing_question_without_a_model_still_asks_for_one(assistant, q):
 def test_other_phrasings_reach_the_page_note(assistant, q, note, lang):
     """Phrasings other than the ones above (no model named): the covering note's summary leads."""
     first = assistant.ask(q).answer.splitlines()[0]
-    assert first.startswith(HEAD[lang] + summary(note, lang)), first[:200]
+    assert first.startswith(HEAD[lang]) and summary(note, lang) in first, first[:200]
+
+
+@pytest.mark.parametrize("q,lead", [
+    ("head_dim 576, does NPU_Flash_Attn support it?", "**Answer:** **No: head_dim D = 576 > 512"),
+    ("head_dim 576 支持 NPU_Flash_Attn 吗？", "**结论**：**不能：head_dim D = 576 > 512"),
+    ("my model has 40 query heads and 6 kv heads, can NPU_Flash_Attn be used?",
+     "**Answer:** **No: 40 query heads are not a multiple of 6 KV heads"),
+    ("我的模型 40 个注意力头、6 个 KV 头，能用 NPU_Flash_Attn 吗？", "**结论**：**不能：40 个查询头不是 6 个 KV 头的整数倍"),
+])
+def test_a_fused_attention_question_with_numbers_is_answered_yes_or_no_first(assistant, q, lead):
+    """The page's limits (D ≤ 512, N1 a multiple of N2) applied to the numbers asked about, before the note."""
+    assert assistant.ask(q).answer.startswith(lead)

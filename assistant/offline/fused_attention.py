@@ -1,0 +1,77 @@
+"""The fused attention operator's shape limits, checked against the numbers a question states ("head_dim
+576, does NPU_Flash_Attn support it?", "40 query heads and 6 kv heads"), so that the answer can say yes or
+no first. The limits are the vendor's page NPU_Flash_Attn融合算子约束 (modelarts_llm_train_5901150):
+query [B, N1, S1, D] with N1 ≤ 2048 and D ≤ 512, key [B, N2, S2, D] with N2 ≤ 2048, N1 a positive
+integer multiple of N2. The page's other conditions (q, k and v need gradients; attn_mask bool or None)
+are not numbers a question states, so a "within the limits" verdict says they still apply."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HEADS_LIMIT = 2048  # N1 and N2
+HEAD_DIM_LIMIT = 512  # D
+# The shape reader (numbers.SHAPE_FIELDS) reads "64 heads, 8 kv heads" of a model to size; these also read
+# the operator's own words ("40 query heads", "N1=40", "head_dim 576", "D=576").
+QUERY_HEADS = re.compile(r"(?<![0-9.])(\d{1,4})\s*(?:个\s*)?(?:query\s+|attention\s+|查询|注意力)?(?:heads?|头)(?![a-z_])|"
+                         r"(?:query\s+heads?|num_attention_heads|(?<![a-z0-9])n1|查询头数?|注意力头数?)\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
+KV_HEADS = re.compile(r"(?<![0-9.])(\d{1,4})\s*(?:个\s*)?(?:kv|key[-_ ]value)[-_ ]?(?:heads?|头)|"
+                      r"(?:kv[-_ ]?(?:heads?|头数?)|num_key_value_heads|(?<![a-z0-9])n2)\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
+HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)\s*(?:is|=|:|为|是)?\s*(\d{1,5})(?![0-9])|"
+                      r"(?<![0-9.])(\d{1,5})\s*(?:-|的)?\s*head[_\s-]?dim")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    fits: bool
+    reasons_en: list[str]
+    reasons_zh: list[str]
+
+    def text(self, lang: str) -> str:
+        zh = lang == "zh"
+        reasons = ("；" if zh else "; ").join(self.reasons_zh if zh else self.reasons_en)
+        if self.fits:
+            return (f"给出的数值在 NPU_Flash_Attn 的限制内（{reasons}）；其余条件见下。" if zh else
+                    f"The numbers you gave are within NPU_Flash_Attn's limits ({reasons}); the other conditions below still apply.")
+        return (f"不能：{reasons}，因此不会使用 NPU_Flash_Attn。" if zh else
+                f"No: {reasons}, so NPU_Flash_Attn is not used.")
+
+
+def first_number(rx: re.Pattern[str], text: str) -> int | None:
+    m = rx.search(text)
+    return int(next(g for g in m.groups() if g)) if m else None
+
+
+def check(question: str) -> Verdict | None:
+    """The verdict on the head dimension and head counts the question gives; None when it gives none."""
+    text = question.lower()
+    head_dim = first_number(HEAD_DIM, text)
+    kv_heads = first_number(KV_HEADS, text)
+    heads = first_number(QUERY_HEADS, KV_HEADS.sub(" ", text))
+    if head_dim is None and heads is None and kv_heads is None:
+        return None
+    broken_en: list[str] = []
+    broken_zh: list[str] = []
+    held_en: list[str] = []
+    held_zh: list[str] = []
+
+    def rule(ok: bool, en: str, zh: str) -> None:
+        (held_en if ok else broken_en).append(en)
+        (held_zh if ok else broken_zh).append(zh)
+
+    if head_dim is not None:
+        ok = head_dim <= HEAD_DIM_LIMIT
+        rule(ok, f"head_dim D = {head_dim} {'≤' if ok else '>'} {HEAD_DIM_LIMIT}",
+             f"head_dim D = {head_dim} {'≤' if ok else '>'} {HEAD_DIM_LIMIT}")
+    for name, n in (("N1", heads), ("N2", kv_heads)):
+        if n is not None:
+            ok = n <= HEADS_LIMIT
+            rule(ok, f"{name} = {n} {'≤' if ok else '>'} {HEADS_LIMIT}", f"{name} = {n} {'≤' if ok else '>'} {HEADS_LIMIT}")
+    if heads and kv_heads:
+        ok = heads % kv_heads == 0
+        rule(ok, f"{heads} query heads are {'' if ok else 'not '}a multiple of {kv_heads} KV heads",
+             f"{heads} 个查询头{'是' if ok else '不是'} {kv_heads} 个 KV 头的整数倍")
+    if broken_en:
+        return Verdict(False, broken_en, broken_zh)
+    return Verdict(True, held_en, held_zh)

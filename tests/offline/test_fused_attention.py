@@ -1,0 +1,33 @@
+"""The fused attention operator's limits (vendor page NPU_Flash_Attn融合算子约束: N1, N2 ≤ 2048, D ≤ 512,
+N1 a positive integer multiple of N2) applied to the numbers a question states."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline.fused_attention import check
+
+
+@pytest.mark.parametrize("q,fits", [
+    ("head_dim 576, does NPU_Flash_Attn support it?", False),  # 576 > 512
+    ("D=512 ok for NPU_Flash_Attn?", True),  # the limit itself is allowed (D ≤ 512)
+    ("40 query heads, 6 kv heads", False),  # 40 / 6 is not an integer
+    ("40 heads and 8 kv heads, head_dim 128", True),  # 40 = 5 × 8, 128 ≤ 512
+    ("N1=4096, N2=8", False),  # 4096 > 2048
+    ("查询头数 64，KV 头数 8，head_dim 128", True),
+])
+def test_limits(q, fits):
+    verdict = check(q)
+    assert verdict is not None and verdict.fits is fits, verdict
+
+
+def test_a_question_without_the_numbers_gets_no_verdict():
+    assert check("what are the NPU_Flash_Attn constraints?") is None
+    assert check("flash_attn ImportError on 8 cards") is None
+
+
+def test_the_verdict_names_the_broken_rule_in_both_languages():
+    verdict = check("40 query heads and 6 kv heads")
+    assert verdict is not None
+    assert verdict.text("en") == "No: 40 query heads are not a multiple of 6 KV heads, so NPU_Flash_Attn is not used."
+    assert verdict.text("zh") == "不能：40 个查询头不是 6 个 KV 头的整数倍，因此不会使用 NPU_Flash_Attn。"
