@@ -204,7 +204,9 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
     pairs: dict[str, set[str]] = {}
     for s in sections:
         words.setdefault(s.file, set()).update(
-            k.lower().strip() for k in s.keywords if k.strip() and k.lower().strip() not in _SETTING_WORDS)
+            k.lower().strip() for k in s.keywords
+            # a keyword of punctuation alone ("-", the tables' not-supported mark) names no topic: "--" is in any junk
+            if re.search(r"\w", k) and k.lower().strip() not in _SETTING_WORDS)
         in_title = {w for w in re.findall(r"[a-z0-9]+", s.title.lower()) if w in _SETTING_WORDS}
         if len(in_title) >= 2:
             pairs.setdefault(s.file, set()).update(in_title)

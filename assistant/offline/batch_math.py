@@ -19,27 +19,30 @@ class BatchSum:
     grad_accum: int | None
     global_batch: int | None
     tp: int
+    pp: int = 1
 
 
 def solve(s: QuestionFrame) -> BatchSum | None:
     """The asked figure from the other three, data parallelism being the devices over TP (when TP is said)."""
-    devices, tp = s.devices or (s.nodes * 8 if s.nodes else None), s.tp or 1
-    if not devices or not s.micro_batch or devices % tp:
+    devices, tp, pp = s.devices or (s.nodes * (s.node_size or 8) if s.nodes else None), s.tp or 1, s.pp or 1
+    if not devices or not s.micro_batch or devices % (tp * pp):
         return None
-    dp = devices // tp
+    dp = devices // (tp * pp)
     if s.global_batch and not s.grad_accum and "ga" in s.intents:
         per_step = s.micro_batch * dp
         value = s.global_batch // per_step if s.global_batch % per_step == 0 else None
-        return BatchSum("grad_accum", value, dp, s.micro_batch, value, s.global_batch, tp)
+        return BatchSum("grad_accum", value, dp, s.micro_batch, value, s.global_batch, tp, pp)
     if s.grad_accum and not s.global_batch:
-        return BatchSum("global_batch", s.micro_batch * dp * s.grad_accum, dp, s.micro_batch, s.grad_accum, None, tp)
+        return BatchSum("global_batch", s.micro_batch * dp * s.grad_accum, dp, s.micro_batch, s.grad_accum, None, tp, pp)
     return None
 
 
 def render(b: BatchSum, lang: str) -> str:
     """The answer first, then the identity with the user's figures in it."""
-    dp = f"{b.data_parallel}" + (f" (= devices / TP {b.tp})" if b.tp > 1 else "")
-    dp_zh = f"{b.data_parallel}" + (f"（= 卡数 / TP {b.tp}）" if b.tp > 1 else "")
+    split = " / ".join([f"TP {b.tp}"] * (b.tp > 1) + [f"PP {b.pp}"] * (b.pp > 1))
+    split = f"({split})" if b.tp > 1 and b.pp > 1 else split
+    dp = f"{b.data_parallel}" + (f" (= devices / {split})" if split else "")
+    dp_zh = f"{b.data_parallel}" + (f"（= 卡数 / {split}）" if split else "")
     if b.asked == "global_batch":
         return (f"**Global batch {b.value}** = micro batch {b.micro_batch} × data parallel {dp} × gradient accumulation "
                 f"{b.grad_accum} (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; LLaMA-Factory's is the "

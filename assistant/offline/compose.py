@@ -62,6 +62,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             out = [self.L("Prices are in none of the vendor tables or the catalog, so no cost is given here; below are the "
                           "devices the job needs, to weigh with your own prices.",
                           "厂商表格和目录中都没有价格，这里不给出费用；下面是任务所需的卡数，请按你自己的价格换算。"), ""] + out
+        out += self.host_ram_check()
         if sized or self.results("generate_config", ok=None):
             out += self.not_used()
         if self.sources:
@@ -104,6 +105,26 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             return []
         batch = batch_math.solve(self.s)  # the user's own batch figures: their product answers "global batch?" first
         return [self.header()] + ([batch_math.render(batch, self.lang), ""] if batch else [])
+
+    def host_ram_check(self) -> list[str]:
+        """The host RAM the user has, against what the offload plans above need per node."""
+        have = self.s.host_ram_gb
+        if not have:
+            return []
+        needs = [(p.memory.host_ram_gib, p.devices) for p in self.r.values("plan_training", PlanResult) if p.offload] + [
+            (p.fewer_devices.host_ram_gib_per_node, p.fewer_devices.devices) for p in self.r.values("plan_training", PlanResult)
+            if p.fewer_devices and p.fewer_devices.offload] + [
+            (m.value.host_ram_gib, int(m.arg("devices") or 1)) for m in self.r.of("estimate_training_memory", TrainingMemoryResult)
+            if m.value and m.value.host_ram_gib]
+        if not needs:
+            return ["", self.L(f"Host RAM: your {have} GB is not needed by the plans above (no CPU offload in them).",
+                               f"主机内存：上面的方案不做 CPU offload，用不到你的 {have} GB 主机内存。")]
+        need, n = max(needs)
+        enough = need <= have * 1e9 / 2**30 * 0.9  # leave a tenth for the OS, data loaders and pinned buffers
+        return ["", self.L(f"Host RAM: the offload setting above needs about {need:,.0f} GiB per node (on {n}); your {have} GB "
+                           f"{'is enough' if enough else 'is not enough'} (about 90% of it usable).",
+                           f"主机内存：上面的 offload 方案每节点约需 {need:,.0f} GiB（{n} 卡时）；你的 {have} GB "
+                           f"{'够用' if enough else '不够'}（按约 90% 可用计）。")]
 
     def not_used(self) -> list[str]:
         """The numbers of the question that no slot took, named so nothing stated is dropped silently."""

@@ -98,6 +98,7 @@ class QuestionFrame(BaseModel):
     node_size: int | None = None  # devices per node of ``hardware``, from its catalog row (None: the default part's 8)
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
+    host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
     devices: int | None = None
     device_unit: str | None = None  # "die" when counted in DIE/NPUs ("8个DIE"), "card" for cards ("16张卡")
     nodes: int | None = None
@@ -123,6 +124,7 @@ class QuestionFrame(BaseModel):
     quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
     concurrency: int | None = None  # "32 concurrent users", "并发 64"
     kv_cache_dtype: str | None = None  # "int8 kv cache", "--kv-cache-dtype fp8": estimate_inference kv_cache_dtype
+    pp: int | None = None  # "PP 2", "pp=4": pipeline stages (data parallel = devices / (TP x PP))
     tp: int | None = None  # "tp=2", "TP 4", "--tensor-parallel-size 4": the serving layout's devices / MindSpeed TP
     gpu_util: float | None = None  # vLLM --gpu-memory-utilization: "0.95", "95%"
     config_format: str | None = None
@@ -136,8 +138,8 @@ class QuestionFrame(BaseModel):
 
     CARRIED: ClassVar[tuple[str, ...]] = (
         "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
-        "hardware", "hardware_text", "node_size", "memory_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-        "samples", "epochs", "tps", "learning_rate", "lora_rank", "micro_batch", "grad_accum", "global_batch", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text", "concurrency", "gpu_util", "kv_cache_dtype", "tp")
+        "hardware", "hardware_text", "node_size", "memory_gb", "host_ram_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
+        "samples", "epochs", "tps", "learning_rate", "lora_rank", "micro_batch", "grad_accum", "global_batch", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text", "concurrency", "gpu_util", "kv_cache_dtype", "tp", "pp")
     # Slots that belong to one task: a turn that switches from training to serving (or back) leaves the other
     # task's settings behind ("what about serving it with vllm on those cards?" after a full fine-tuning plan).
     TASK_SLOTS: ClassVar[dict[str, tuple[str, ...]]] = {

@@ -32,7 +32,8 @@ COUNT_BEFORE_HW = re.compile(rf"(?:(?<![0-9.a-z])(\d{{1,3}})\s*(?:x|×|\*|张|�
 # A hardware name followed by one of these names a group of devices, not one: "a 910B node", "2 H100 nodes".
 GROUP_AFTER_HW = re.compile(rf"\s*(?:{NODE_WORDS}|clusters?|pods?|box(?:es)?|集群)")
 # A device count given per node ("4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡"), not in total.
-PER_NODE = re.compile(r"nodes?\s*(?:x|×|\*|of)\s*\d+|\d+\s*(?:[a-z]+\s+)?(?:each|per\s+(?:node|server|machine)|/\s*node)(?![a-z])|"
+PER_NODE = re.compile(r"nodes?\s*(?:x|×|\*|of)\s*\d+|(?<![0-9.])(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|个节点|节点)\s*(?:x|×|\*)?\s*\d+\s*(?:张|块)?\s*(?:卡|gpus?|npus?|cards?)|"
+                      r"\d+\s*(?:张|块|cards?|gpus?|npus?)?\s*(?:x|×|\*)\s*\d+\s*(?:个)?\s*(?:节点|台|nodes?|servers?|machines?)|\d+\s*(?:[a-z]+\s+)?(?:each|per\s+(?:node|server|machine)|/\s*node)(?![a-z])|"
                       r"每\s*(?:台|个节点|节点|机)[^0-9，,。]{0,4}\d+|\d+\s*(?:张|块)?\s*卡?\s*/\s*(?:台|节点|机)")
 SHAPE_FIELDS = [  # (field, regex): "80 layers" / "layers 80" / "80层", "hidden 8192" / "hidden size: 8192" ...
     ("layers", r"(?<![0-9.])(\d{1,3})\s*(?:transformer\s+)?(?:layers?|层)|(?:layers?|num_hidden_layers|层数)\s*[:=]?\s*(\d{1,3})(?![0-9])"),
@@ -268,4 +269,29 @@ TENSOR_PARALLEL = re.compile(r"(?<![a-z])(?:tp|tensor[-_ ]?parallel(?:[-_ ]?size
 def tensor_parallel(work: str) -> int | None:
     """The tensor-parallel size the user set: "tp=2", "TP 4", "--tensor-parallel-size 8"."""
     m = TENSOR_PARALLEL.search(work)
+    return int(next(g for g in m.groups() if g)) if m else None
+
+
+HOST_RAM = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:host|cpu|system|主机|机器)\s*(?:ram|memory|mem|内存)|"
+                      r"(?:host|cpu|system|主机)\s*(?:ram|memory|mem|内存)\s*(?:of|=|:|is|为|是|有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])")
+
+
+def host_ram(work: str, s: Slots) -> str:
+    """Host RAM the user has ("256GB host RAM", "主机内存 512G"): offload is checked against it; blanked, so it is
+    no device memory and no length."""
+    m = HOST_RAM.search(work)
+    if not m:
+        return work
+    value, unit = int(m.group(1) or m.group(2)), m.group(0).lower()
+    s.host_ram_gb = value * (1024 if re.search(r"\d\s*t", unit) else 1)
+    return blank(work, m)
+
+
+PIPELINE_PARALLEL = re.compile(r"(?<![a-z])(?:pp|pipeline[-_ ]?(?:model[-_ ]?)?parallel(?:[-_ ]?size)?)\s*(?:=|:|of|is|为|是|设为)?\s*"
+                               r"(\d{1,3})(?![0-9.])|--pipeline[-_](?:model[-_])?parallel[-_]size[= ]+(\d{1,3})")
+
+
+def pipeline_parallel(work: str) -> int | None:
+    """The pipeline-parallel size the user set: "PP 2", "pp=4", "--pipeline-model-parallel-size 2"."""
+    m = PIPELINE_PARALLEL.search(work)
     return int(next(g for g in m.groups() if g)) if m else None

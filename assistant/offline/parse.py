@@ -130,6 +130,7 @@ class Parser:
         work = num.trainer_parts(work, s)
         work = num.training_amounts(work, s)
         work = num.batches(work, s)
+        work = num.host_ram(work, s)
         serving, work = serving_words.read(work)  # "gptq-int4" is no model, "64 并发" no count
         for name, value in vars(serving).items():
             setattr(s, name, value)
@@ -180,9 +181,10 @@ class Parser:
 
     @staticmethod
     def _method(work: str, s: Slots) -> None:
-        # "lora rank 16" / "lora_alpha" name a LoRA setting, not a second method beside "qlora"
-        work = LORA_SETTING.sub(" ", work)
         methods = [name for name, rx in METHODS if rx.search(work)]
+        if {"qlora", "lora"} <= set(methods):  # "qlora … lora rank 16": the rank is a LoRA setting, not a second method
+            work = LORA_SETTING.sub(" ", work)
+            methods = [name for name, rx in METHODS if rx.search(work)]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
         if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both
@@ -201,6 +203,7 @@ class Parser:
         s.zero_stage, s.offload = num.zero(work)
         s.lora_rank = num.lora_rank(work)
         s.tp = num.tensor_parallel(work)
+        s.pp = num.pipeline_parallel(work)
         s.learning_rate = num.learning_rate(work)
         s.memory_gb = num.memory_gb(work)
         s.nodes = num.nodes(work)
@@ -216,7 +219,7 @@ class Parser:
         s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
-        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.lora_rank or s.tp or s.tokens or s.samples or s.epochs or s.tps):
+        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.lora_rank or s.tp or s.pp or s.tokens or s.samples or s.epochs or s.tps):
             s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 
 

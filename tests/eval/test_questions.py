@@ -16,10 +16,18 @@ from .runner import failures, run_file
 
 # Items of dev_questions2.yaml the offline planner does not answer yet, each with the reason.
 KNOWN_GAPS: set[str] = set()  # (none today; an item added here says why it is not answered yet)
+# Items whose expectation the shared example file states from before the vendor page had a note: they expected "not
+# covered"; issue 22 asks that every page of the vendor index be answered, and tests/offline/test_vendor_pages.py checks
+# each page's own fact in its answer (kubectl describe pod for a Pending pod; install.sh and the pinned commits for the
+# offline package).
+SUPERSEDED: dict[str, str] = {
+    "My training pod is stuck in Pending on the Kubernetes cluster — what should I check?": "pod_pending.md (工作负载Pod异常)",
+    "机器不能联网，怎么离线安装 LLaMA-Factory 的 python 依赖？": "offline_package.md (离线训练安装包准备说明)",
+}
 
 
 @pytest.mark.parametrize("name", ["dev_questions.yaml", "dev_questions2.yaml", "more_questions.yaml"])
 def test_question_set(name, tmp_path):
     turns = run_file(name, tmp_path)
-    bad = [b for b in failures(turns) if not any(b.startswith(repr(g)[:100]) for g in KNOWN_GAPS)]
+    bad = [b for b in failures(turns) if not any(b.startswith(repr(g)[:100]) for g in KNOWN_GAPS | set(SUPERSEDED))]
     assert not bad, f"{len(bad)}/{len(turns)} failed:\n" + "\n".join(bad)
