@@ -24,8 +24,11 @@ def read_setup(text: str) -> tuple[Reading, list[str]]:
     oom.read_messages(text, out)
     found, question = blocks(text)
     json_blocks: list[dict] = []
+    shell_blocks: list[str] = []
     for b in found:
-        _read_block(b, out, json_blocks)
+        _read_block(b, out, json_blocks, shell_blocks)
+    if shell_blocks:  # one script: variables set in one block are used in the next
+        shell.read("\n".join(shell_blocks), out)
     for data in json_blocks:  # the YAML's own batch settings win over the JSON's fixed ones
         deepspeed.read(data, out, out.deepspeed_file.rsplit("/", 1)[-1] if out.deepspeed_file else "DeepSpeed JSON")
     if out.deepspeed_file and "zero_stage" not in out.settings:
@@ -34,7 +37,7 @@ def read_setup(text: str) -> tuple[Reading, list[str]]:
     return out, hardware_words
 
 
-def _read_block(b: Block, out: Reading, json_blocks: list) -> None:
+def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -> None:
     body = b.text.strip()
     if not body:
         return
@@ -46,7 +49,7 @@ def _read_block(b: Block, out: Reading, json_blocks: list) -> None:
             json_blocks.append(data)
         return
     if b.lang in ("sh", "bash", "shell", "console", "zsh") or _is_shell(body):
-        shell.read(body, out)
+        shell_blocks.append(body)
         return
     if oom.OOM.search(body) or oom.read_vllm_log(body):
         return  # a log block: its messages were read from the whole text

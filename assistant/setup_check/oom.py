@@ -27,7 +27,7 @@ _FIELDS = {
     "allocated_gib": [_SIZE + r"\s*already allocated", _SIZE + r"\s*is allocated by PyTorch"],
     "free_gib": [_SIZE + r"\s*free\b", r"of which\s*" + _SIZE + r"\s*is free"],
     "reserved_gib": [_SIZE + r"\s*reserved in total"],
-    "in_use_gib": [r"this process has\s*" + _SIZE + r"\s*memory in use"],
+    "in_use_gib": [r"(?:this process|Process \d+) has\s*" + _SIZE + r"\s*memory in use"],
 }
 _UNALLOCATED = re.compile(_SIZE + r"\s*is reserved by PyTorch but unallocated", re.IGNORECASE)
 
@@ -75,6 +75,7 @@ _VLLM = [
 _KV_TOKENS = re.compile(r"(?:GPU|NPU)?\s*KV cache size:\s*([\d,]+)\s*tokens", re.I)
 _TOO_LONG = re.compile(r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV "
                        r"cache \((\d+)\)", re.I)
+_NEEDED = re.compile(r"max seq len \((\d+)\),?\s*\(?([\d.]+)\s*GiB KV cache is needed", re.I)  # vLLM V1
 _NO_CACHE = re.compile(r"No available memory for the cache blocks", re.I)
 
 
@@ -92,6 +93,10 @@ def read_vllm_log(text: str) -> VllmLog | None:
         found = True
     if m := _TOO_LONG.search(text):
         log.max_seq_len, log.kv_capacity_tokens = int(m.group(1)), int(m.group(2))
+        log.lines.append(_line(text, m.start()))
+        found = True
+    if m := _NEEDED.search(text):
+        log.max_seq_len, log.kv_needed_gib = int(m.group(1)), float(m.group(2))
         log.lines.append(_line(text, m.start()))
         found = True
     if m := _NO_CACHE.search(text):

@@ -33,6 +33,7 @@ class VllmLog(BaseModel):
     kv_tokens: int | None = Field(None, description="KV cache size in tokens.")
     max_seq_len: int | None = Field(None, description="The model's max seq len a 'larger than ... KV cache' error names.")
     kv_capacity_tokens: int | None = Field(None, description="Tokens the KV cache could hold, from that error.")
+    kv_needed_gib: float | None = Field(None, description="KV cache one max-length request needs, from vLLM V1's error.")
     no_cache_memory: bool = Field(False, description="vLLM found no memory at all for the KV cache blocks.")
     lines: list[str] = Field(default_factory=list)
 

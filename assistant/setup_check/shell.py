@@ -98,12 +98,15 @@ def _command(line: str, env: dict[str, str], out: Reading) -> None:
     if not words:
         return
     text = " ".join(words)
+    megatron = any(w.startswith(("--tensor-model-parallel-size", "--micro-batch-size")) for w in words)
     if (words[0] == "vllm" and len(words) > 1 and words[1] == "serve") or "vllm.entrypoints" in text:
         _vllm(words, out)
+    elif megatron:  # a MindSpeed-LLM training script: Megatron flags, its launcher's device counts
+        for name, val in _flags(words, out, MEGATRON_FLAGS, "MindSpeed-LLM flag"):
+            if name in LAUNCHER_FLAGS and val and val.isdigit():
+                out.put(LAUNCHER_FLAGS[name], int(val), f"launch line --{name} {val}", keep=True)
     elif words[0].rsplit("/", 1)[-1] in _LAUNCHERS or "torch.distributed.run" in text:
         _launcher(words, out)
-    elif any(w.startswith("--tensor-model-parallel-size") or w.startswith("--micro-batch-size") for w in words):
-        _flags(words, out, MEGATRON_FLAGS, "MindSpeed-LLM flag")
 
 
 def _pairs(words: list[str]) -> list[tuple[str, str | None]]:
@@ -142,6 +145,10 @@ def _flags(words: list[str], out: Reading, table: dict[str, str], what: str) -> 
                 out.put("precision", name, f"{what} --{name}")
             elif name == "use-distributed-optimizer":
                 continue
+            elif name in LAUNCHER_FLAGS or name in ("node_rank", "master_addr", "master_port"):
+                continue
+            elif name in ("tokenizer-name-or-path", "load") and val:  # the model, when no MODEL_NAME says it
+                out.put("model", val, f"{what} --{name} {val}", keep=True)
             else:
                 out.unused.append(f"{what} --{name}")
     return rest

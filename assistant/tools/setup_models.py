@@ -37,6 +37,7 @@ class ReadSetting(BaseModel):
 
 class OomDiagnosis(BaseModel):
     platform: Literal["npu", "cuda"]
+    device_index: int | None = Field(None, description="The local device the message names (NPU 4, GPU 0).")
     cause: Literal["too_big", "fragmenting"] = Field(description="too_big: allocated near capacity; fragmenting: "
                                                      "reserved well above allocated.")
     capacity_gib: float
@@ -46,6 +47,8 @@ class OomDiagnosis(BaseModel):
     tried_gib: float
     allocated_share: float | None = Field(description="(allocated + the failed request) / capacity.")
     cached_gib: float | None = Field(description="Reserved but not allocated (the allocator's cache).")
+    outside_gib: float | None = Field(None, description="Capacity minus reserved minus free: memory held outside PyTorch's "
+                                      "allocator (other processes, the runtime, communication buffers).")
     short_by_gib: float = Field(description="The failed request minus the free memory: a lower bound on how far over.")
     allocator_setting: str | None = Field(description="The environment setting that removes fragmentation, when it helps.")
     line: str

@@ -7,6 +7,7 @@ The reading is assistant/setup_check (pure); the ladder of changes and the verdi
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Any
 
@@ -51,7 +52,8 @@ def _model(ctx, r: Reading, args: CheckSetupArgs, assumed: list[str]) -> tuple[s
         assumed.append(f"model shape from the pasted config.json ({params_b:.2f}B parameters)")
         return None, {"params_b": round(params_b, 3), "shape": shape}
     if name:
-        for candidate in (name, name.rstrip("/").rsplit("/", 1)[-1]):
+        base = name.rstrip("/").rsplit("/", 1)[-1]
+        for candidate in (name, base, re.sub(r"[-_](hf|mcore|megatron|tp\d+pp\d+)$", "", base, flags=re.IGNORECASE)):
             try:
                 model_id = ctx.resolver.model_id(candidate)
                 return model_id, {"model": model_id}
