@@ -12,6 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from ..setup_check.text import blocks
 from .parse import language
 
+CJK = re.compile(r"[\u4e00-\u9fff]")
 TOOL = "check_setup"
 OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more than the runtime's usual reserve
 _PASTED = re.compile(
@@ -49,9 +50,9 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]]) -
 
 def question_language(text: str) -> str:
     """The language of the words around the paste (the paste itself is English whatever the question)."""
-    prose = blocks(text)[1]
-    prose = "\n".join(ln for ln in prose.splitlines() if not _PASTED.search(ln) and "Error" not in ln)
-    return language(prose)
+    prose = [ln for ln in blocks(text)[1].splitlines() if not _PASTED.search(ln)]
+    chinese = [ln for ln in prose if CJK.search(ln)]  # an unfenced log is English whatever the question
+    return language("\n".join(chinese)) if chinese else "en"
 
 
 def _text(m: BaseMessage) -> str:

@@ -27,6 +27,8 @@ VLLM_DEFAULTS = {"gpu_memory_utilization": 0.9, "tp": 1, "pp": 1}
 _TRAIN_FIELDS = ("method", "stage", "seq_len", "micro_batch", "devices", "zero_stage", "offload", "tp", "pp", "cp",
                  "precision", "recompute", "lora_rank", "lora_targets", "quant_bits", "framework", "grad_accum", "loss",
                  "optimizer", "compile", "activation_offload", "expandable_segments")
+# Reported capacity / catalog memory of the same part: 64 GB Ascend cards report 60.97 GiB, 80 GB GPUs 79.2 GiB.
+CAPACITY_SHARE = (0.93, 1.0)
 _TRAIN_KINDS = {"llamafactory_yaml", "deepspeed_json", "mindspeed", "launch_command"}
 
 
@@ -77,7 +79,7 @@ def _hardware(ctx, r: Reading, args: CheckSetupArgs, words: list[str], assumed: 
             continue
     if r.oom:  # the capacity the message reports: an Ascend 64 GB card reports ~61 GiB
         same = [h for h in ctx.kb.hardware() if (h["kind"] == "npu") == (r.oom.platform == "npu")
-                and 0.90 <= r.oom.capacity_gib / (h["memory_gb"] * 1e9 / 2**30) <= 1.0]
+                and CAPACITY_SHARE[0] <= r.oom.capacity_gib / h["memory_gb"] <= CAPACITY_SHARE[1]]
         if same:
             assumed.append(f"hardware {same[0]['id']}: the message reports {r.oom.capacity_gib} GiB total capacity"
                            + (f" (also {', '.join(h['id'] for h in same[1:4])})" if len(same) > 1 else ""))
@@ -348,6 +350,9 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
         _check_training(ctx, reading, args, words, result)
     elif kind == "serving" and (reading.settings.get("model") or reading.hf_config or args.params_b):
         _check_serving(ctx, reading, args, words, result)
+    elif (log := reading.vllm_log) and log.kv_needed_gib is not None and log.kv_cache_gib is not None:
+        result.update(verdict="fits" if log.kv_needed_gib <= log.kv_cache_gib else "does_not_fit",
+                      over_gib=round(log.kv_needed_gib - log.kv_cache_gib, 2))  # vLLM's own figures
     return CheckSetupResult(**result)
 
 
