@@ -143,9 +143,7 @@ def _flags(words: list[str], out: Reading, table: dict[str, str], what: str) -> 
                 out.put("recompute", val == "full", f"{what} --recompute-granularity {val}")
             elif name in ("bf16", "fp16"):
                 out.put("precision", name, f"{what} --{name}")
-            elif name == "use-distributed-optimizer":
-                continue
-            elif name in LAUNCHER_FLAGS or name in ("node_rank", "master_addr", "master_port"):
+            elif name == "use-distributed-optimizer" or name in LAUNCHER_FLAGS or name in ("node_rank", "master_addr", "master_port"):
                 continue
             elif name in ("tokenizer-name-or-path", "load") and val:  # the model, when no MODEL_NAME says it
                 out.put("model", val, f"{what} --{name} {val}", keep=True)
