@@ -89,6 +89,10 @@ P = {
                        "tokens** ({kv:.1f} GiB left for it per {unit}; estimate).",
                  "zh": "**放不下：{hw} {devices} {unit}（TP {tp}）的 KV cache 放不下一条 {length} token 的序列**"
                        "（每{unit}留给 KV cache {kv:.1f} GiB；估算）。"},
+    "serve_weights": {"en": "**Does not fit: on {devices} {unit}(s) (TP {tp}) of {hw} the weights alone take {w:.1f} GiB per {unit} "
+                            "of the {budget:.1f} GiB vLLM may use** (gpu-memory-utilization × capacity; estimate).",
+                      "zh": "**放不下：{hw} {devices} {unit}（TP {tp}）上仅权重就占每{unit} {w:.1f} GiB，超过 vLLM 可用的 {budget:.1f} GiB**"
+                            "（gpu-memory-utilization × 容量；估算）。"},
     "too_big": {"en": "Out-of-memory message: **too big**: {platform} {dev} had {alloc:.2f} of {cap:.2f} GiB allocated when "
                       "{tried:.2f} GiB more was asked ({share:.0%} of capacity); at least {short:.2f} GiB short at that "
                       "moment, and the step was not done allocating.",
@@ -135,6 +139,23 @@ P = {
                  "zh": "请把配置文件或启动命令一起贴上，以便给出每卡估算和能放下的改动。"},
     "source": {"en": "Source: estimate ({how}).", "zh": "来源：估算（{how}）。"},
 }
+ASSUMED = {
+    "framework_default": {"en": "{name} {value} ({detail}'s default)", "zh": "{name} {value}（{detail} 默认值）"},
+    "vllm_default": {"en": "{name} {value} (vLLM's default)", "zh": "{name} {value}（vLLM 默认值）"},
+    "model_context": {"en": "{name} {value} (vLLM's default: the model's context length)",
+                      "zh": "{name} {value}（vLLM 默认：模型的上下文长度）"},
+    "devices_not_given": {"en": "{name} {value} (the text does not say how many; give devices)",
+                          "zh": "{name} {value}（文本未说明卡数，可另行给出）"},
+    "per_node_default": {"en": "{name} {value} (a full node; NPUS_PER_NODE not given)",
+                         "zh": "{name} {value}（整机；未给出 NPUS_PER_NODE）"},
+    "no_part_named": {"en": "{name} {value} (the text names no part)", "zh": "{name} {value}（文本未指明硬件）"},
+    "capacity": {"en": "{name} {value} (from the total capacity the message reports{detail})",
+                 "zh": "{name} {value}（按报错中的总容量{detail}）"},
+    "params_b": {"en": "{name} {value}B as given, Llama-like shape inferred",
+                 "zh": "{name} {value}B（按给定参数量，推断为 Llama 式结构）"},
+    "config_json": {"en": "{name} {value}B from the pasted config.json", "zh": "{name} {value}B（来自粘贴的 config.json）"},
+}
+KEPT_BATCH = {"en": " (global batch kept)", "zh": "（全局 batch 不变）"}
 VERDICT = {"fits": {"en": "fits", "zh": "放得下"}, "tight": {"en": "tight", "zh": "勉强"},
            "does_not_fit": {"en": "does not fit", "zh": "放不下"}}
 SPEED_ZH = {"micro_batch": "吞吐基本不变：同样的全局 batch 分成更多更小的 micro step",
@@ -159,7 +180,9 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     sep = "；" if lang == "zh" else "; "
     if r.get("read"):
         out.append(_p("read", lang, items=sep.join(f"{x['name']} {x['value']} ({x['source']})" for x in r["read"])))
-    for key in ("assumed", "unused", "kept", "unknown"):
+    if r.get("assumed"):
+        out.append(_p("assumed", lang, items=sep.join(_assumed(a, lang) for a in r["assumed"])))
+    for key in ("unused", "kept", "unknown"):
         if r.get(key):
             out.append(_p(key, lang, items=sep.join(r[key])))
     out += r.get("notices") or []
@@ -172,6 +195,19 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     return "\n\n".join(out)
 
 
+def _assumed(a: dict[str, Any], lang: str) -> str:
+    detail = a.get("detail") or ""
+    if a["why"] == "capacity" and detail:
+        detail = f"; also {detail}" if lang == "en" else f"；也可能是 {detail}"
+    return ASSUMED[a["why"]][lang].format(name=a["name"], value=a["value"], detail=detail)
+
+
+def _description(c: dict[str, Any], lang: str) -> str:
+    before = c.get("before") or {}
+    parts = [f"{k} {before.get(k)} → {v}" for k, v in c["settings"].items() if before.get(k) != v]
+    return ("，" if lang == "zh" else ", ").join(parts) + (KEPT_BATCH[lang] if c["kind"] == "micro_batch" else "")
+
+
 def _headline(r: dict[str, Any], lang: str) -> list[str]:
     t, s = r.get("training"), r.get("serving")
     unit = {"en": r.get("unit") or "device", "zh": "卡" if (r.get("unit") or "card") == "card" else r.get("unit") or "卡"}[lang]
@@ -179,8 +215,8 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
         return [_p(r["verdict"], lang, total=t["total_gib"], usable=t["usable_gib"], hw=r["hardware"], unit=unit,
                    head=t["headroom_gib"], over=t["total_gib"] - t["usable_gib"])]
     if s:
-        key = "serve_fits" if s["fits"] else "serve_no"
-        return [_p(key, lang, seqs=s["max_sequences_at_len"], length=s["max_model_len"], devices=s["devices"], tp=s["tp"],
+        key = "serve_fits" if s["fits"] else "serve_weights" if s["kv_cache_gib"] < 0 else "serve_no"
+        return [_p(key, lang, w=s["weights_gib_per_device"], budget=s["budget_gib"], seqs=s["max_sequences_at_len"], length=s["max_model_len"], devices=s["devices"], tp=s["tp"],
                    unit=unit, hw=r["hardware"], kv=s["kv_cache_gib"])]
     return []
 
@@ -233,7 +269,7 @@ def _change(r: dict[str, Any], lang: str) -> list[str]:
             out.append(_p("no_change", lang))
         return out
     speed = SPEED_ZH.get(c["kind"], c["speed_cost"]) if lang == "zh" else c["speed_cost"]
-    out.insert(0, _p("change", lang, desc=c["description"], total=c["total_gib"], usable=c["usable_gib"],
+    out.insert(0, _p("change", lang, desc=_description(c, lang), total=c["total_gib"], usable=c["usable_gib"],
                      verdict=VERDICT[c["verdict"]][lang], speed=speed))
     if c.get("host_ram_gib"):
         out.append(_p("host_ram", lang, ram=c["host_ram_gib"]))

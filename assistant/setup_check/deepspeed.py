@@ -23,7 +23,7 @@ def read_name(path: str, out: Reading) -> None:
         out.notices.append(f"The DeepSpeed file {path} was named but not pasted; its ZeRO stage is not known "
                            "(paste it beside the YAML).")
         return
-    where = f"the file name {path.rsplit('/', 1)[-1]} (LLaMA-Factory's example file; not pasted)"
+    where = f"deepspeed: {path}"  # LLaMA-Factory's example file, known by its name
     out.put("zero_stage", int(m.group(1)), where)
     out.put("offload", bool(m.group(2)), where)
 

@@ -57,7 +57,7 @@ def _int(v: Any) -> int | None:
 
 def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
     out.add_kind("llamafactory_yaml")
-    out.put("framework", "LLaMA-Factory", f"{name}: LLaMA-Factory arguments")
+    out.put("framework", "LLaMA-Factory", name)
     used: set[str] = set()
 
     def take(key: str, setting: str, value: Any, shown: Any = None) -> None:

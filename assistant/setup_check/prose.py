@@ -7,12 +7,12 @@ import re
 
 from .reading import Reading
 
-_TIMES = re.compile(r"(?<![\w.])(\d{1,5})\s*[x×*]\s*([A-Za-z][\w.\-]*|\d{3,4}[A-Za-z]*[\w.\-]*)", re.IGNORECASE)
-_COUNT = re.compile(r"(?<![\w.])(\d{1,5})\s*(?:张|块|个)?\s*(?:卡|cards?\b|GPUs?\b|NPUs?\b|devices?\b|DIEs?\b)", re.IGNORECASE)
-_ON = re.compile(r"(?<![\w.])(\d{1,5})\s+([A-Za-z][\w.\-]*\d[\w.\-]*)s?\b")  # "8 A100s", "16 910B"
-_NODES = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:nodes?\b|机|台(?:机器)?|个节点)", re.IGNORECASE)
-_HW_WORD = re.compile(r"(?<![\w-])(snt9b23|snt9b|910[abc]\d?|atlas\s*\d{3}\w*|[ahlbt]\d{2,3}\w*|rtx\s*\d{4}|\d{4}(?:\s*ti)?|"
-                      r"mi\d{3}x?|v100|a6000|300i\s*duo)(?:[-\s]?(\d{2,3})\s*g[bi]?)?(?![\w])", re.IGNORECASE)
+_TIMES = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*[x×*]\s*([A-Za-z][\w.\-]*|\d{3,4}[A-Za-z]*[\w.\-]*)", re.IGNORECASE)
+_COUNT = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*(?:张|块|个)?\s*(?:卡|cards?\b|GPUs?\b|NPUs?\b|devices?\b|DIEs?\b)", re.IGNORECASE)
+_ON = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s+([A-Za-z][\w.\-]*\d[\w.\-]*)s?\b")  # "8 A100s", "16 910B"
+_NODES = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,4})\s*(?:nodes?\b|机|台(?:机器)?|个节点)", re.IGNORECASE)
+_HW_WORD = re.compile(r"(?<![A-Za-z0-9_-])(snt9b23|snt9b|910[abc]\d?|atlas\s*\d{3}\w*|[ahlbt]\d{2,3}\w*|rtx\s*\d{4}|\d{4}(?:\s*ti)?|"
+                      r"mi\d{3}x?|v100|a6000|300i\s*duo)(?:[-\s]?(\d{2,3})\s*g[bi]?)?(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
 def read(prose: str, out: Reading) -> list[str]:

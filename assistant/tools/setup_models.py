@@ -35,6 +35,20 @@ class ReadSetting(BaseModel):
     source: str = Field(description="Where it was read: the key, flag or words as written.")
 
 
+AssumedWhy = Literal["framework_default", "vllm_default", "model_context", "devices_not_given", "per_node_default",
+                     "no_part_named", "capacity", "params_b", "config_json"]
+
+
+class Assumed(BaseModel):
+    name: str = Field(description="The setting (estimator names).")
+    value: Any
+    why: AssumedWhy = Field(description="framework_default / vllm_default: the framework's default for a key the text "
+                            "leaves out; model_context: vLLM's default max_model_len; devices_not_given; per_node_default; "
+                            "no_part_named: the default part; capacity: the part whose reported capacity the OOM message "
+                            "gives; params_b / config_json: the model's shape from its size or its config.json.")
+    detail: str = Field("", description="The framework, the capacity or the other parts that match, as applies.")
+
+
 class OomDiagnosis(BaseModel):
     platform: Literal["npu", "cuda"]
     device_index: int | None = Field(None, description="The local device the message names (NPU 4, GPU 0).")
@@ -65,6 +79,7 @@ class Change(BaseModel):
     description: str = Field(description="The change in words, e.g. 'per_device_train_batch_size 4 -> 1, "
                              "gradient_accumulation_steps 2 -> 8 (global batch kept)'.")
     settings: dict[str, Any] = Field(description="The changed settings (estimator names).")
+    before: dict[str, Any] = Field(default_factory=dict, description="The same settings as read (or assumed).")
     total_gib: float = Field(description="Per-device memory with the change, GiB (KV-cache budget for serving).")
     usable_gib: float
     verdict: Verdict
@@ -84,7 +99,7 @@ class CheckSetupResult(BaseModel):
     unit: str | None
     framework: str | None
     read: list[ReadSetting]
-    assumed: list[str] = Field(description="Values not in the text, and what was taken for them.")
+    assumed: list[Assumed] = Field(description="Values not in the text, and what was taken for them.")
     unused: list[str] = Field(description="Keys and flags read that do not change per-device memory (not modelled).")
     kept: list[str] = Field(default_factory=list, description="Keys carried into the changed file unchanged.")
     unknown: list[str] = Field(description="Keys the framework does not have: listed, not guessed.")

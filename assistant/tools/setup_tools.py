@@ -18,7 +18,7 @@ from ..setup_check import Reading, read_setup
 from .estimates import InferenceResult, TrainingMemoryResult
 from .registry import REGISTRY, tool
 from .setup_changes import SPEED_COST, diagnose_oom, serving_ladder, training_ladder, verdict_of
-from .setup_models import Change, CheckSetupArgs, CheckSetupResult, ConfigFileOut, ReadSetting
+from .setup_models import Assumed, Change, CheckSetupArgs, CheckSetupResult, ConfigFileOut, ReadSetting
 
 # Framework defaults a config leaves out (LLaMA-Factory 0.9.x / transformers TrainingArguments; MindSpeed-LLM).
 LF_DEFAULTS = {"method": "lora", "stage": "sft", "seq_len": 2048, "micro_batch": 8, "grad_accum": 1, "zero_stage": 0}
@@ -46,12 +46,12 @@ def _try(ctx, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
 
 
 # ---------------------------------------------------------------- model and hardware
-def _model(ctx, r: Reading, args: CheckSetupArgs, assumed: list[str]) -> tuple[str | None, dict[str, Any]]:
+def _model(ctx, r: Reading, args: CheckSetupArgs, assumed: list[Assumed]) -> tuple[str | None, dict[str, Any]]:
     """(catalog id or None, the estimator's model arguments)."""
     name = r.settings.get("model")
     if r.hf_config:
         shape, params_b = read_config(r.hf_config)
-        assumed.append(f"model shape from the pasted config.json ({params_b:.2f}B parameters)")
+        assumed.append(Assumed(name="params_b", value=round(params_b, 2), why="config_json"))
         return None, {"params_b": round(params_b, 3), "shape": shape}
     if name:
         base = name.rstrip("/").rsplit("/", 1)[-1]
@@ -62,14 +62,14 @@ def _model(ctx, r: Reading, args: CheckSetupArgs, assumed: list[str]) -> tuple[s
             except SizingError:
                 continue
     if args.params_b:
-        assumed.append(f"{name or 'the model'}: {args.params_b:g}B parameters as given, Llama-like shape inferred")
+        assumed.append(Assumed(name="params_b", value=args.params_b, why="params_b", detail=name or ""))
         return None, {"params_b": args.params_b}
     raise SizingError("unknown_model", f"The model {name!r} is not in the catalog. Give its size (params_b, e.g. 7) "
                       "or paste its config.json beside the setup." if name else "The text names no model. Give its name "
                       "or size (params_b), or paste its config.json.", field="params_b", valid="params_b or config.json")
 
 
-def _hardware(ctx, r: Reading, args: CheckSetupArgs, words: list[str], assumed: list[str]) -> str:
+def _hardware(ctx, r: Reading, args: CheckSetupArgs, words: list[str], assumed: list[Assumed]) -> str:
     if args.hardware:
         return args.hardware
     for w in words:
@@ -81,25 +81,25 @@ def _hardware(ctx, r: Reading, args: CheckSetupArgs, words: list[str], assumed: 
         same = [h for h in ctx.kb.hardware() if (h["kind"] == "npu") == (r.oom.platform == "npu")
                 and CAPACITY_SHARE[0] <= r.oom.capacity_gib / h["memory_gb"] <= CAPACITY_SHARE[1]]
         if same:
-            assumed.append(f"hardware {same[0]['id']}: the message reports {r.oom.capacity_gib} GiB total capacity"
-                           + (f" (also {', '.join(h['id'] for h in same[1:4])})" if len(same) > 1 else ""))
+            assumed.append(Assumed(name="hardware", value=same[0]["id"], why="capacity",
+                                   detail=", ".join(h["id"] for h in same[1:4])))
             return same[0]["id"]
     if r.settings.get("accelerator") == "gpu":
         raise SizingError("no_hardware", "The setup runs on GPUs but does not say which; give hardware (e.g. a100, h100).",
                           field="hardware", valid="a catalog part: a100, h100, 4090, ...")
-    assumed.append("hardware snt9b (Ascend 910B, 64 GB): the text does not name the part")
+    assumed.append(Assumed(name="hardware", value="snt9b", why="no_part_named"))
     return "snt9b"
 
 
 # ---------------------------------------------------------------- training
-def _training_base(r: Reading, args: CheckSetupArgs, hw: dict[str, Any], assumed: list[str]) -> dict[str, Any]:
+def _training_base(r: Reading, args: CheckSetupArgs, hw: dict[str, Any], assumed: list[Assumed]) -> dict[str, Any]:
     s = dict(r.settings)
     framework = s.get("framework") or "LLaMA-Factory"
     defaults = MS_DEFAULTS if framework == "MindSpeed-LLM" else LF_DEFAULTS
     for k, v in defaults.items():
         if k not in s:
             s[k] = v
-            assumed.append(f"{k} {v} ({framework}'s default; not in the text)")
+            assumed.append(Assumed(name=k, value=v, why="framework_default", detail=framework))
     per_node = s.get("per_node")
     if args.devices:
         s["devices"] = args.devices
@@ -109,10 +109,10 @@ def _training_base(r: Reading, args: CheckSetupArgs, hw: dict[str, Any], assumed
             s["devices"] = nodes * per_node
         elif framework == "MindSpeed-LLM":
             s["devices"] = nodes * int(hw["devices_per_node"])
-            assumed.append(f"{hw['devices_per_node']} {hw['unit']}s per node (NPUS_PER_NODE not given)")
+            assumed.append(Assumed(name="per_node", value=int(hw["devices_per_node"]), why="per_node_default"))
         else:
             s["devices"] = 1
-            assumed.append("1 device: the text does not say how many (give devices)")
+            assumed.append(Assumed(name="devices", value=1, why="devices_not_given"))
     if framework == "MindSpeed-LLM":
         dp = max(s["devices"] // (s["tp"] * s["pp"] * s["cp"]), 1)
         if s.get("global_batch"):
@@ -162,6 +162,10 @@ def _file(ctx, model_id: str | None, hw_id: str, s: dict[str, Any], fmt: str) ->
 
 
 _UNSTATED = {"tp": 1, "pp": 1, "cp": 1, "recompute": True, "offload": False}  # a default that needs no mention
+
+
+def _before(before: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    return {k: before.get(k, _UNSTATED.get(k)) for k in settings}
 
 
 def _describe(kind: str, before: dict[str, Any], settings: dict[str, Any]) -> str:
@@ -222,7 +226,7 @@ def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], res
     fmt = "mindspeed_env" if s["framework"] == "MindSpeed-LLM" else (
         "deepspeed_json" if r.kinds == ["deepspeed_json"] else "llamafactory_yaml")
     files, why = _file(ctx, model_id, hw_id, new, fmt)
-    result["change"] = Change(kind=kind, description=_describe(kind, s, settings), settings=settings,
+    result["change"] = Change(kind=kind, description=_describe(kind, s, settings), settings=settings, before=_before(s, settings),
                               total_gib=r2["total_gib"], usable_gib=r2["usable_gib"], verdict=verdict_of(r2),
                               host_ram_gib=r2.get("host_ram_gib", 0.0), speed_cost=SPEED_COST[kind], files=files,
                               file_note=why)
@@ -286,11 +290,11 @@ def _check_serving(ctx, r: Reading, args: CheckSetupArgs, words: list[str], resu
     for k, v in VLLM_DEFAULTS.items():
         if k not in s:
             s[k] = v
-            assumed.append(f"{k} {v} (vLLM's default)")
+            assumed.append(Assumed(name=k, value=v, why="vllm_default"))
     if "max_model_len" not in s:
         row = ctx.kb.model(model_id) if model_id else None
         s["max_model_len"] = int((row or {}).get("max_context") or 4096)
-        assumed.append(f"max_model_len {s['max_model_len']} (vLLM's default: the model's context length)")
+        assumed.append(Assumed(name="max_model_len", value=s["max_model_len"], why="model_context"))
     s["kv_cache_dtype"] = _KV_DTYPES.get(str(s.get("kv_cache_dtype", "auto")), "auto")
     est = _call(ctx, "estimate_inference", _inference_args(model_args, hw_id, s))
     result.update(model=est["model"], hardware=hw_id, unit=hw["unit"], framework="vLLM", verdict=verdict_of(est),
@@ -308,6 +312,7 @@ def _check_serving(ctx, r: Reading, args: CheckSetupArgs, words: list[str], resu
         kind, settings, r2 = found
         command = _vllm_command(r.command or f"vllm serve {model_id}", settings)
         result["change"] = Change(kind=kind, description=_describe(kind, s, settings), settings=settings,
+                                  before=_before(s, settings),
                                   total_gib=r2["kv_cache_gib"], usable_gib=r2["budget_gib"], verdict=verdict_of(r2),
                                   speed_cost=SPEED_COST[kind],
                                   files=[ConfigFileOut(filename="serve.sh", content=command, format="vllm_command")])

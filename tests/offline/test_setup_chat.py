@@ -20,7 +20,7 @@ def test_english_question_with_yaml_and_json(assistant):
     assert [c.name for c in a.tool_calls] == ["check_setup"] and a.tool_calls[0].args == {"text": clean_text(q)}
     r = a.tool_calls[0].result
     assert a.answer.startswith(f"**Does not fit: {r['training']['total_gib']:.1f} GiB per card needed, 61.0 GiB usable on snt9b**")
-    assert "**Smallest change that fits: micro_batch 4 -> 1, grad_accum 2 -> 8 (global batch kept)**" in a.answer
+    assert "**Smallest change that fits: micro_batch 4 → 1, grad_accum 2 → 8 (global batch kept)**" in a.answer
     assert "per_device_train_batch_size: 1" in a.answer and "gradient_accumulation_steps: 8" in a.answer
     assert "1 card (ModelArts: 模型最小卡数配置, 2025-06-24)" in a.answer
     assert "Read but not used for memory:" in a.answer and "flash_attn" in a.answer
@@ -38,8 +38,9 @@ def test_chinese_question_with_an_oom_message(assistant):
 def test_chinese_question_with_a_vllm_command(assistant):
     q = "这样启动 vLLM 放得下吗？\n```\nvllm serve Qwen/Qwen2.5-72B-Instruct --tensor-parallel-size 2 --max-model-len 32768\n```"
     a = assistant.ask(q)
-    assert a.answer.startswith("**放不下：snt9b 2 卡（TP 2）的 KV cache 放不下一条 32768 token 的序列**")
-    assert "**能放下的最小改动：tp 2 -> 4**" in a.answer and "--tensor-parallel-size 4" in a.answer
+    w = a.tool_calls[0].result["serving"]["weights_gib_per_device"]
+    assert a.answer.startswith(f"**放不下：snt9b 2 卡（TP 2）上仅权重就占每卡 {w:.1f} GiB，超过 vLLM 可用的 54.9 GiB**")
+    assert "**能放下的最小改动：tp 2 → 4**" in a.answer and "--tensor-parallel-size 4" in a.answer
 
 
 def test_bad_yaml_in_the_chat_is_the_specific_error(assistant):

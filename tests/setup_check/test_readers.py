@@ -54,7 +54,7 @@ def test_dpo_with_zero3_offload_json():
 def test_deepspeed_file_named_but_not_pasted_reads_llamafactory_example_names():
     r, _ = read_setup("model_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\ndeepspeed: examples/deepspeed/ds_z3_offload_config.json\n")
     assert (r.settings["zero_stage"], r.settings["offload"]) == (3, True)
-    assert "not pasted" in r.sources["zero_stage"]
+    assert r.sources["zero_stage"] == "deepspeed: examples/deepspeed/ds_z3_offload_config.json"
     r, _ = read_setup("model_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\ndeepspeed: my_ds.json\n")
     assert "zero_stage" not in r.settings and "my_ds.json was named but not pasted" in r.notices[0]
 

@@ -99,8 +99,8 @@ def test_qlora_on_one_4090_fits_and_says_what_it_assumed(call):
     out = ok(call, text=text("qwen14b_qlora_4090.yaml"), hardware="4090")
     assert out["verdict"] == "fits" and out["change"] is None
     assert out["training"]["method"] == "qlora" and out["training"]["devices"] == 1
-    assert "1 device: the text does not say how many (give devices)" in out["assumed"]
-    assert "zero_stage 0 (LLaMA-Factory's default; not in the text)" in out["assumed"]
+    assert {"name": "devices", "value": 1, "why": "devices_not_given", "detail": ""} in out["assumed"]
+    assert {"name": "zero_stage", "value": 0, "why": "framework_default", "detail": "LLaMA-Factory"} in out["assumed"]
 
 
 def test_dpo_zero3_offload_reads_offload_and_stage(call):
@@ -161,7 +161,7 @@ def test_unknown_model_asks_for_its_size_then_uses_it(call):
     assert err["code"] == "unknown_model" and "params_b" in err["message"] and "config.json" in err["message"]
     out = ok(call, text=t, params_b=7.0)
     assert out["training"]["shape"]["params_b"] == pytest.approx(7.0, rel=0.05)
-    assert any("7B parameters as given" in a for a in out["assumed"])
+    assert {"name": "params_b", "value": 7.0, "why": "params_b", "detail": "/data/my-company-llm-v3"} in out["assumed"]
     assert out["change"] is None or out["change"]["files"] == []
 
 
