@@ -16,11 +16,12 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 TOOL = "check_setup"
 OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more than the runtime's usual reserve
 _PASTED = re.compile(
-    r"out of memory\.?\s*Tried to allocate|No available memory for the cache blocks|is larger than the maximum number of "
+    r"out of memory\.?\s*Tried to allocate[^\n]*total capacity|No available memory for the cache blocks|is larger than the maximum number of "
     r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
     r"(?:^|\n)\s*(?:export\s+)?(?:TP|PP|MBS|GBS|SEQ_LEN)=\d|\"zero_optimization\"\s*:|"
     r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
-    r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?:torchrun|deepspeed|llamafactory-cli)\s+\S", re.IGNORECASE)
+    r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)",
+    re.IGNORECASE)
 
 
 def is_pasted_setup(text: str) -> bool:

@@ -50,7 +50,10 @@ def test_bad_yaml_in_the_chat_is_the_specific_error(assistant):
 
 def test_plain_questions_do_not_go_to_check_setup(assistant):
     for q in ("How many cards to LoRA fine-tune qwen2.5-7b at 4096 tokens?", "NPU out of memory with qwen2.5-72b lora, what to do?",
-              "expandable_segments on, qwen2.5-7b full 8192 on 8 cards: enough?", "qwen2.5-72b 用 zero3 需要几张卡"):
+              "expandable_segments on, qwen2.5-7b full 8192 on 8 cards: enough?", "qwen2.5-72b 用 zero3 需要几张卡",
+              "DeepSpeed json for llama2-13b full",
+              # a quoted fragment without the figures is a troubleshooting question (the notes' remedies)
+              "训练报 RuntimeError: NPU out of memory. Tried to allocate 1.04 GiB，用的 MindSpeed-LLM，怎么调"):
         assert not is_pasted_setup(q), q
     a = assistant.ask("How many cards to LoRA fine-tune qwen2.5-7b at 4096 tokens?")
     assert "check_setup" not in [c.name for c in a.tool_calls]
