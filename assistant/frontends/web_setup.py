@@ -32,7 +32,7 @@ def check(ctx, pasted: str | None, upload: str | None, hardware: str | None, dev
     args: dict[str, Any] = {"text": text}
     if hardware:
         args["hardware"] = hardware
-    if devices:
+    if devices and int(devices) >= 1:
         args["devices"] = int(devices)
     return render_setup(REGISTRY.call_json("check_setup", args, ctx), question_language(text))
 
@@ -51,7 +51,8 @@ def render_setup_tab(ctx) -> None:
             with gr.Row():
                 hw = gr.Dropdown(hardware, value="", label="Hardware (if the text does not say) · 硬件",
                                  elem_id="setup-hardware")
-                devices = gr.Number(None, precision=0, minimum=1, label="Devices (if not said) · 卡数",
+                # no minimum: an empty field arrives as 0, which means "not given"
+                devices = gr.Number(None, precision=0, label="Devices (if not said) · 卡数",
                                     elem_id="setup-devices")
             run = gr.Button("Check · 检查", variant="primary", elem_id="setup-check")
         with gr.Column(scale=2):
