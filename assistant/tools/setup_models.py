@@ -25,6 +25,8 @@ class CheckSetupArgs(BaseModel):
     hardware: HardwareName | None = Field(None, description="The hardware, when the text does not name it (default: "
                                           "read from the text, else snt9b).")
     devices: int | None = Field(None, ge=1, le=65536, description="Devices in the job, when the text does not say.")
+    model: str | None = Field(None, min_length=1, max_length=200, description="The model, when the text does not name "
+                              "it (a DeepSpeed JSON alone); any spelling.")
     params_b: float | None = Field(None, gt=0, le=100_000, description="Parameters in billions, for a model the "
                                    "catalog does not know (or paste its config.json in text).")
 

@@ -48,7 +48,7 @@ def _try(ctx, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
 # ---------------------------------------------------------------- model and hardware
 def _model(ctx, r: Reading, args: CheckSetupArgs, assumed: list[Assumed]) -> tuple[str | None, dict[str, Any]]:
     """(catalog id or None, the estimator's model arguments)."""
-    name = r.settings.get("model")
+    name = args.model or r.settings.get("model")
     if r.hf_config:
         shape, params_b = read_config(r.hf_config)
         assumed.append(Assumed(name="params_b", value=round(params_b, 2), why="config_json"))
@@ -351,13 +351,18 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
                                   framework=None, read=read, assumed=[], unused=reading.unused, kept=kept,
                                   unknown=reading.unknown, notices=reading.notices, verdict=None,
                                   oom=diagnose_oom(reading.oom) if reading.oom else None, vllm_log=reading.vllm_log)
-    if kind == "training":
+    named = reading.settings.get("model") or reading.hf_config or args.model or args.params_b
+    log = reading.vllm_log
+    if kind == "training" and named:
         _check_training(ctx, reading, args, words, result)
-    elif kind == "serving" and (reading.settings.get("model") or reading.hf_config or args.params_b):
+    elif kind == "serving" and named:
         _check_serving(ctx, reading, args, words, result)
-    elif (log := reading.vllm_log) and log.kv_needed_gib is not None and log.kv_cache_gib is not None:
+    elif log and log.kv_needed_gib is not None and log.kv_cache_gib is not None:
         result.update(verdict="fits" if log.kv_needed_gib <= log.kv_cache_gib else "does_not_fit",
                       over_gib=round(log.kv_needed_gib - log.kv_cache_gib, 2))  # vLLM's own figures
+    elif kind != "oom_only":
+        result["notices"] = [*reading.notices, "The text names no model: give it (model) or its size (params_b) for "
+                             "the per-device memory and the verdict."]
     return CheckSetupResult(**result)
 
 

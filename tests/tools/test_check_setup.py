@@ -182,3 +182,15 @@ def test_pasted_config_json_sizes_an_unknown_model(call):
 def test_bad_input_is_the_canonical_error(call, bad, code):
     err = call("check_setup", text=bad)["error"]
     assert err["code"] == code and err["field"] == "text" and err["valid"]
+
+
+def test_deepspeed_json_alone_is_read_and_asks_for_the_model(call):
+    out = ok(call, text=text("ds_z3_offload_config.json"))
+    read = {r["name"]: r["value"] for r in out["read"]}
+    assert (out["kind"], read["zero_stage"], read["offload"], out["verdict"]) == ("training", 3, True, None)
+    assert "names no model" in out["notices"][-1]
+    # with the model and the cards given, the same JSON is sized as LLaMA-Factory with ZeRO-3 offload
+    out = ok(call, text=text("ds_z3_offload_config.json"), model="qwen2.5-14b", devices=8)
+    t = out["training"]
+    assert (t["model"], t["zero_stage"], t["offload"], t["framework"]) == ("qwen2.5-14b", 3, True, "LLaMA-Factory")
+    assert {"name": "method", "value": "lora", "why": "framework_default", "detail": "LLaMA-Factory"} in out["assumed"]

@@ -19,6 +19,11 @@ CASES = [  # (model, method, stage, seq_len, hardware, framework)
     ("qwen2.5-72b", "full", "sft", 4096, "snt9b", "MindSpeed-LLM"),
     ("qwen2.5-7b", "lora", "sft", 32768, "snt9b", "MindSpeed-LLM"),
     ("llama3-8b", "full", "sft", 8192, "snt9b23", "MindSpeed-LLM"),
+    ("qwen2.5-14b", "lora", "sft", 4096, "snt9b23", "MindSpeed-LLM"),
+    ("qwen2.5-7b", "full", "sft", 4096, "snt9b-32g", "LLaMA-Factory"),
+    ("llama3-8b", "lora", "kto", 4096, "l40s", "LLaMA-Factory"),
+    ("qwen2.5-72b", "qlora", "sft", 4096, "h100", "LLaMA-Factory"),
+    ("qwen2.5-32b", "full", "rm", 2048, "a100", "LLaMA-Factory"),
 ]
 
 
