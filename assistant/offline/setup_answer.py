@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from ..setup_check.text import blocks
 from .parse import language
+from .wording import assumption_zh
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 TOOL = "check_setup"
@@ -156,6 +157,7 @@ ASSUMED = {
                  "zh": "{name} {value}B（按给定参数量，推断为 Llama 式结构）"},
     "config_json": {"en": "{name} {value}B from the pasted config.json", "zh": "{name} {value}B（来自粘贴的 config.json）"},
 }
+NO_MODEL_ZH = "文本未写明模型：请给出模型名（model）或参数量（params_b），以便估算每卡显存并给出结论。"
 KEPT_BATCH = {"en": " (global batch kept)", "zh": "（全局 batch 不变）"}
 VERDICT = {"fits": {"en": "fits", "zh": "放得下"}, "tight": {"en": "tight", "zh": "勉强"},
            "does_not_fit": {"en": "does not fit", "zh": "放不下"}}
@@ -186,13 +188,11 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     for key in ("unused", "kept", "unknown"):
         if r.get(key):
             out.append(_p(key, lang, items=sep.join(r[key])))
-    out += r.get("notices") or []
-    t = r.get("training")
-    if t and t.get("assumptions"):
-        out.append(_p("source", lang, how="; ".join(t["assumptions"])))
-    s = r.get("serving")
-    if s and s.get("assumptions"):
-        out.append(_p("source", lang, how="; ".join(s["assumptions"])))
+    out += [NO_MODEL_ZH if lang == "zh" and n.startswith("The text names no model") else n for n in r.get("notices") or []]
+    for part in ("training", "serving"):
+        how = (r.get(part) or {}).get("assumptions") or []
+        if how:
+            out.append(_p("source", lang, how=sep.join(assumption_zh(a) if lang == "zh" else a for a in how)))
     return "\n\n".join(out)
 
 
