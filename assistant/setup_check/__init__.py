@@ -62,6 +62,6 @@ def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -
 
 def _is_shell(body: str) -> bool:
     first = next((ln for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
-    return bool(shell._ASSIGN.match(first) or first.split()[0:1] and first.split()[0].rsplit("/", 1)[-1] in
+    return bool(shell.ASSIGN.match(first) or first.split()[0:1] and first.split()[0].rsplit("/", 1)[-1] in
                 ("vllm", "python", "python3", "torchrun", "deepspeed", "llamafactory-cli", "accelerate", "bash", "sh",
                  "msrun", "export", "set", "cd", "source"))

@@ -13,7 +13,7 @@ from ..configs.llamafactory_names import ARGUMENT_NAMES
 from . import llamafactory
 from .reading import Reading
 
-_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(.*)$")
+ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(.*)$")
 # MindSpeed-LLM launch variables (ModelArts pages and the example scripts) -> setting
 MINDSPEED_VARS = {"TP": "tp", "PP": "pp", "CP": "cp", "EP": "ep", "MBS": "micro_batch", "GBS": "global_batch",
                   "SEQ_LEN": "seq_len", "SEQ_LENGTH": "seq_len", "MODEL_NAME": "model", "FINETUNING_TYPE": "method",
@@ -59,7 +59,7 @@ def read(text: str, out: Reading) -> None:
     env: dict[str, str] = {}
     joined = re.sub(r"\\\s*\n", " ", text)
     for line in joined.splitlines():
-        m = _ASSIGN.match(line)
+        m = ASSIGN.match(line)
         if m and " " not in m.group(2).split(" #", 1)[0].strip().strip("'\""):
             name, value = m.group(1), _value(m.group(2), env)
             env[name] = value
@@ -91,8 +91,8 @@ def _command(line: str, env: dict[str, str], out: Reading) -> None:
         words = [_value(w, env) for w in shlex.split(line, comments=True)]
     except ValueError:
         return
-    while words and _ASSIGN.match(words[0]):  # FORCE_TORCHRUN=1 NNODES=2 llamafactory-cli ...
-        m = _ASSIGN.match(words.pop(0))
+    while words and ASSIGN.match(words[0]):  # FORCE_TORCHRUN=1 NNODES=2 llamafactory-cli ...
+        m = ASSIGN.match(words.pop(0))
         if m:
             _assignment(m.group(1), m.group(2), out)
     if not words:

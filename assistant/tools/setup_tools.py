@@ -183,12 +183,18 @@ def _table(ctx, model_id: str | None, s: dict[str, Any], hw_id: str) -> list[str
         return []
     r = _try(ctx, "min_cards", {"model": model_id, "strategy": s["method"], "seq_len": s["seq_len"],
                                 "framework": s["framework"], "hardware": part})
-    if not r or not r.get("rows"):
-        return []
-    row = r["rows"][0]
-    cards = f"{row['cards']} {row['unit']}" if row["supported"] else "not supported ('-')"
-    return [f"{row['framework']} {row['model']} {row['strategy']} SEQ_LEN {row['seq_len']} on {row['hardware']}: "
-            f"{cards} ({source_as_known(row['source'])})"]
+    out = []
+    for row in (r or {}).get("rows", [])[:1]:
+        cards = f"{row['cards']} {row['unit']}" if row["supported"] else "not supported ('-')"
+        out.append(f"{row['framework']} {row['model']} {row['strategy']} SEQ_LEN {row['seq_len']} on {row['hardware']}: "
+                   f"{cards} ({source_as_known(row['source'])})")
+    if s["framework"] == "LLaMA-Factory" and part == "Snt9B":
+        rec = _try(ctx, "training_recipe", {"model": model_id, "strategy": s["method"], "seq_len": s["seq_len"]})
+        if rec and rec.get("found"):
+            out.append(f"LLaMA-Factory recipe {model_id} {s['method']} cutoff_len {rec['seq_len_used']}: {rec['deepspeed']}, "
+                       f"GA {rec['grad_accum']}, {rec['nodes']} x {rec['cards_per_node']} cards "
+                       f"({source_as_known(rec['source'])})")
+    return out
 
 
 def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], result: dict[str, Any]) -> None:

@@ -194,3 +194,12 @@ def test_deepspeed_json_alone_is_read_and_asks_for_the_model(call):
     t = out["training"]
     assert (t["model"], t["zero_stage"], t["offload"], t["framework"]) == ("qwen2.5-14b", 3, True, "LLaMA-Factory")
     assert {"name": "method", "value": "lora", "why": "framework_default", "detail": "LLaMA-Factory"} in out["assumed"]
+
+
+def test_llamafactory_recipe_row_beside_the_estimate(call):
+    t = ("8 cards\n```yaml\nmodel_name_or_path: meta-llama/Llama-2-7b-hf\nstage: sft\nfinetuning_type: lora\n"
+         "cutoff_len: 4096\nper_device_train_batch_size: 1\ngradient_accumulation_steps: 8\n```")
+    out = ok(call, text=t)
+    # seeds/000: llama2 7B lora 4096: ZeRO-1, gradient accumulation 8, 1 node x 1 card
+    assert out["table"] == ["LLaMA-Factory recipe llama2-7b lora cutoff_len 4096: ZeRO-1, GA 8, 1 x 1 cards "
+                            "(ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory)"]
