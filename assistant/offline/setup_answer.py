@@ -109,6 +109,10 @@ P = {
                         "communication buffers): check `npu-smi info` / `nvidia-smi` for leftover processes.",
                 "zh": "{cap:.2f} GiB 中有 {outside:.2f} GiB 不在 PyTorch 手里（其他进程、运行时、通信缓冲）：用 `npu-smi info` / "
                       "`nvidia-smi` 检查残留进程。"},
+    "no_cache": {"en": "**Does not fit: vLLM found no memory left for the KV cache** after the weights and its profiling "
+                       "run: raise `--gpu-memory-utilization`, use more tensor parallel, or lower `--max-num-batched-tokens`.",
+                 "zh": "**放不下：vLLM 在权重和 profiling 之后没有剩余显存给 KV cache**：调高 `--gpu-memory-utilization`、"
+                       "加大张量并行，或调小 `--max-num-batched-tokens`。"},
     "vllm_log": {"en": "vLLM start-up lines: {items}.", "zh": "vLLM 启动日志：{items}。"},
     "vllm_over": {"en": "**Does not fit: one request of {length} tokens needs {need:.2f} GiB of KV cache, {have:.2f} GiB is "
                         "available** (over by {over:.2f} GiB; vLLM's own figures).",
@@ -226,7 +230,7 @@ def _vllm_log(r: dict[str, Any], lang: str) -> list[str]:
     v = r.get("vllm_log")
     if not v:
         return []
-    out = []
+    out = [_p("no_cache", lang)] if v.get("no_cache_memory") and not r.get("serving") else []
     if v.get("kv_needed_gib") and v.get("kv_cache_gib") is not None and not r.get("serving"):
         out.append(_p("vllm_over", lang, length=v["max_seq_len"], need=v["kv_needed_gib"], have=v["kv_cache_gib"],
                       over=v["kv_needed_gib"] - v["kv_cache_gib"]))

@@ -366,6 +366,8 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
     elif log and log.kv_needed_gib is not None and log.kv_cache_gib is not None:
         result.update(verdict="fits" if log.kv_needed_gib <= log.kv_cache_gib else "does_not_fit",
                       over_gib=round(log.kv_needed_gib - log.kv_cache_gib, 2))  # vLLM's own figures
+    elif log and log.no_cache_memory:
+        result["verdict"] = "does_not_fit"  # vLLM's own finding: nothing left for the KV cache
     elif kind != "oom_only":
         result["notices"] = [*reading.notices, "The text names no model: give it (model) or its size (params_b) for "
                              "the per-device memory and the verdict."]

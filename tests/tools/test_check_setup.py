@@ -203,3 +203,21 @@ def test_llamafactory_recipe_row_beside_the_estimate(call):
     # seeds/000: llama2 7B lora 4096: ZeRO-1, gradient accumulation 8, 1 node x 1 card
     assert out["table"] == ["LLaMA-Factory recipe llama2-7b lora cutoff_len 4096: ZeRO-1, GA 8, 1 x 1 cards "
                             "(ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory)"]
+
+
+def test_vllm_no_cache_blocks_line(call, ctx):
+    from assistant.offline.setup_answer import render_setup
+
+    line = ("ERROR 03-05 07:15:39 engine.py:387] ValueError: No available memory for the cache blocks. Try increasing "
+            "`gpu_memory_utilization` when initializing the engine.")
+    out = ok(call, text=line)
+    assert out["vllm_log"]["no_cache_memory"] is True and out["verdict"] == "does_not_fit"
+    assert render_setup(out, "en").startswith("**Does not fit: vLLM found no memory left for the KV cache**")
+
+
+def test_weights_are_the_shapes_parameters_in_bf16(call):
+    """Hand check of one figure: LoRA keeps the frozen base in bf16, 2 bytes per parameter of the catalog shape
+    (qwen2.5-7b: 7.61B), and the adapters in fp32 (rank 16 on every linear layer: 40.4M parameters, 4 bytes each)."""
+    t = ok(call, text="OOM on 8 cards of 910B:\n" + text("qwen7b_lora_sft_z2.yaml"))["training"]
+    assert t["shape"]["params_b"] == 7.61
+    assert t["weights_gib"] == pytest.approx((7.61e9 * 2 + 40.4e6 * 4) / 2**30, abs=0.005)  # 14.326
