@@ -130,7 +130,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
     quiet_env()
     import gradio as gr
 
-    from . import web_plan_form, web_tables
+    from . import web_plan_form, web_setup, web_tables
 
     settings = settings or ctx.settings
     files_dir = Path(files_dir or tempfile.mkdtemp(prefix="sizing-web-"))
@@ -266,6 +266,8 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                 web_plan_form.render_plan_tab(ctx, demo, tabs)
             with gr.Tab("Tables 表格", id="tables"):
                 web_tables.render_tables_tab(ctx, files_dir)
+            with gr.Tab("Check my setup 检查配置", id="setup"):
+                web_setup.render_setup_tab(ctx)
 
         # --- chat events: lock the box, show the question, stream the answer, unlock the box, save ---
         def then_answer(event):

@@ -20,6 +20,7 @@ from .compose import compose
 from .conversation import that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import Done, Router, note_query
+from .setup_answer import setup_reply
 
 HISTORY_TURNS = 8  # earlier user turns read for follow-ups
 MAX_ROUNDS = 2
@@ -106,6 +107,8 @@ class OfflinePlanner(BaseChatModel):
         return done, rounds
 
     def respond(self, messages: list[BaseMessage]) -> AIMessage:
+        if (reply := setup_reply(messages, self.tool_fields)) is not None:  # a pasted config, command or OOM message
+            return reply
         s, after = self.slots(messages)
         if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to
             s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics)

@@ -218,6 +218,19 @@ def test_template_names_match_the_installed_llamafactory(frameworks):
     assert frameworks.versions["llamafactory"] == llamafactory_names.VERSION
 
 
+def test_argument_names_match_the_installed_llamafactory():
+    """check_setup lists a YAML key outside these names as unknown: they must be LLaMA-Factory's own."""
+    import dataclasses
+
+    from llamafactory.hparams import DataArguments, FinetuningArguments, GeneratingArguments, ModelArguments
+    from llamafactory.hparams.training_args import TrainingArguments
+
+    names = set()
+    for cls in (ModelArguments, DataArguments, FinetuningArguments, GeneratingArguments, TrainingArguments):
+        names |= {f.name for f in dataclasses.fields(cls)}
+    assert set(llamafactory_names.ARGUMENT_NAMES) == names
+
+
 def test_every_catalog_model_parses_or_is_refused(frameworks, ctx, call, tmp_path, monkeypatch):
     """LoRA at 4096 tokens for every model in the catalog: LLaMA-Factory's parser accepts the YAML,
     or generate_config refuses the model by name (unknown template, no plan) — never a YAML that

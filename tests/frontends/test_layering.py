@@ -16,7 +16,8 @@ FRONTENDS = PACKAGE / "frontends"
 LAYERS = [
     {"assistant", "assistant.settings", "assistant.errors", "assistant.answer"},  # shared types and settings
     {"assistant.notes", "assistant.kb"},  # knowledge/ -> DuckDB, note index
-    {"assistant.resolve", "assistant.estimate", "assistant.configs", "assistant.hf_config", "assistant.what_fits"},  # pure domain functions
+    {"assistant.resolve", "assistant.estimate", "assistant.configs", "assistant.hf_config", "assistant.what_fits",
+     "assistant.setup_check"},  # pure domain functions
     {"assistant.context"},  # the dependencies a tool receives (settings, kb, resolver)
     {"assistant.tools"},  # the registry and the LLM-facing tools
     {"assistant.offline"},  # composed over tool calls
@@ -29,7 +30,7 @@ ALLOWED = {
     "cli_api": {"mcp_server", "server"},
     "cli_web": {"web"},
     "cli_slack": {"slack"},
-    "web": {"web_chat", "web_history", "web_plan_form", "web_tables"},
+    "web": {"web_chat", "web_history", "web_plan_form", "web_setup", "web_tables"},
     "web_history": {"web_chat"},
     "web_plan_form": {"web_plan"},
     "slack": {"slack_format"},

@@ -41,6 +41,11 @@ EXAMPLES = {
     # vendor formula by hand: 1e9 tokens / (1500 tokens/s x 8 cards x 0.9) = 92,592.6 s
     "estimate_training_time": ({"model": "llama3-8b", "tokens": 1e9, "devices": 8, "tps": 1500},
                                lambda r: abs(r["seconds"] - 1e9 / (1500 * 8 * 0.9)) < 1e-6),
+    # LLaMA-Factory #5491 (910B): 59.57 of 60.97 GiB allocated when 386 MiB more was asked: (59.57 + 0.377) / 60.97 = 98 %
+    "check_setup": ({"text": "RuntimeError: NPU out of memory. Tried to allocate 386.00 MiB (NPU 2; 60.97 GiB total capacity; "
+                             "59.57 GiB already allocated; 59.57 GiB current active; 16.54 MiB free; 60.06 GiB reserved in "
+                             "total by PyTorch)"},
+                    lambda r: (r["oom"]["cause"], r["oom"]["allocated_share"]) == ("too_big", 0.983)),
 }
 # For tools added later: a valid value for common required argument names.
 VALUES_BY_NAME = {"model": "qwen2.5-72b", "name": "qwen2.5-72b", "query": "OOM", "hardware": "Snt9B",

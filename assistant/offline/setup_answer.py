@@ -1,0 +1,288 @@
+"""A pasted setup in the chat (a config, a command line, an out-of-memory message): detected here,
+routed to check_setup with the whole message, and its result written in the question's language,
+the verdict first. Kept apart from the planner's reader: one detection, one route, one renderer."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from ..setup_check.text import blocks
+from .parse import language
+from .wording import assumption_zh
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+TOOL = "check_setup"
+OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more than the runtime's usual reserve
+_PASTED = re.compile(
+    r"out of memory\.?\s*Tried to allocate[^\n]*total capacity|No available memory for the cache blocks|is larger than the maximum number of "
+    r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
+    r"(?:^|\n)\s*(?:export\s+)?(?:TP|PP|MBS|GBS|SEQ_LEN)=\d|\"zero_optimization\"\s*:|"
+    r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
+    r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)",
+    re.IGNORECASE)
+
+
+def is_pasted_setup(text: str) -> bool:
+    """A message that carries a config, a launch or serve command, or an out-of-memory message."""
+    return bool(_PASTED.search(text))
+
+
+def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]]) -> AIMessage | None:
+    """The planner's turn for a pasted setup: the check_setup call, then the answer from its result;
+    None when the last question carries no setup (the planner's own reader takes it)."""
+    if TOOL not in tool_fields:
+        return None
+    humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    if not humans:
+        return None
+    text = _text(messages[humans[-1]])
+    if not is_pasted_setup(text):
+        return None
+    after = messages[humans[-1] + 1:]
+    result = next((m for m in after if isinstance(m, ToolMessage) and m.name in (TOOL, None)
+                   and str(m.tool_call_id).endswith(TOOL)), None)
+    if result is None:
+        return AIMessage(content="", tool_calls=[{"name": TOOL, "args": {"text": text}, "id": f"offline-1-0-{TOOL}",
+                                                  "type": "tool_call"}])
+    return AIMessage(content=render_setup(_result(result), question_language(text)))
+
+
+def question_language(text: str) -> str:
+    """The language of the words around the paste (the paste itself is English whatever the question)."""
+    prose = [ln for ln in blocks(text)[1].splitlines() if not _PASTED.search(ln)]
+    chinese = [ln for ln in prose if CJK.search(ln)]  # an unfenced log is English whatever the question
+    return language("\n".join(chinese)) if chinese else "en"
+
+
+def _text(m: BaseMessage) -> str:
+    c = m.content
+    return c if isinstance(c, str) else " ".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in c)
+
+
+def _result(m: ToolMessage) -> dict[str, Any]:
+    import json
+
+    if isinstance(m.artifact, dict):
+        return m.artifact
+    try:
+        out = json.loads(_text(m))
+        return out if isinstance(out, dict) else {}
+    except ValueError:
+        return {"error": {"code": "tool_failed", "message": _text(m)[:500]}}
+
+
+# ---------------------------------------------------------------- the answer
+P = {
+    "fits": {"en": "**Fits: {total:.1f} GiB per {unit} of {usable:.1f} GiB usable on {hw}** ({head:.1f} GiB to spare; estimate).",
+             "zh": "**放得下：每{unit} {total:.1f} GiB，{hw} 可用 {usable:.1f} GiB**（余 {head:.1f} GiB；估算）。"},
+    "tight": {"en": "**Tight: {total:.1f} GiB per {unit} of {usable:.1f} GiB usable on {hw}** (only {head:.1f} GiB to spare; estimate).",
+              "zh": "**勉强放得下：每{unit} {total:.1f} GiB，{hw} 可用 {usable:.1f} GiB**（仅余 {head:.1f} GiB；估算）。"},
+    "does_not_fit": {"en": "**Does not fit: {total:.1f} GiB per {unit} needed, {usable:.1f} GiB usable on {hw}** "
+                           "(over by {over:.1f} GiB; estimate).",
+                     "zh": "**放不下：每{unit}需要 {total:.1f} GiB，{hw} 可用 {usable:.1f} GiB**（超出 {over:.1f} GiB；估算）。"},
+    "serve_fits": {"en": "**Fits: the KV cache holds {seqs} sequence(s) of {length} tokens on {devices} {unit}(s) (TP {tp}) of {hw}** "
+                         "({kv:.1f} GiB of KV cache per {unit}; estimate).",
+                   "zh": "**放得下：{hw} {devices} {unit}（TP {tp}）的 KV cache 可容纳 {seqs} 条 {length} token 的序列**"
+                         "（每{unit} KV cache {kv:.1f} GiB；估算）。"},
+    "serve_no": {"en": "**Does not fit: on {devices} {unit}(s) (TP {tp}) of {hw} the KV cache cannot hold one sequence of {length} "
+                       "tokens** ({kv:.1f} GiB left for it per {unit}; estimate).",
+                 "zh": "**放不下：{hw} {devices} {unit}（TP {tp}）的 KV cache 放不下一条 {length} token 的序列**"
+                       "（每{unit}留给 KV cache {kv:.1f} GiB；估算）。"},
+    "serve_weights": {"en": "**Does not fit: on {devices} {unit}(s) (TP {tp}) of {hw} the weights alone take {w:.1f} GiB per {unit} "
+                            "of the {budget:.1f} GiB vLLM may use** (gpu-memory-utilization × capacity; estimate).",
+                      "zh": "**放不下：{hw} {devices} {unit}（TP {tp}）上仅权重就占每{unit} {w:.1f} GiB，超过 vLLM 可用的 {budget:.1f} GiB**"
+                            "（gpu-memory-utilization × 容量；估算）。"},
+    "too_big": {"en": "Out-of-memory message: **too big**: {platform} {dev} had {alloc:.2f} of {cap:.2f} GiB allocated when "
+                      "{tried:.2f} GiB more was asked ({share:.0%} of capacity); at least {short:.2f} GiB short at that "
+                      "moment, and the step was not done allocating.",
+                "zh": "OOM 报错：**模型/配置太大**：{platform} {dev} 已分配 {alloc:.2f} / {cap:.2f} GiB 时再申请 {tried:.2f} GiB"
+                      "（占容量 {share:.0%}）；当时至少差 {short:.2f} GiB，而这一步还没分配完。"},
+    "fragmenting": {"en": "Out-of-memory message: **fragmenting**: {platform} {dev} had {reserved:.2f} GiB reserved but only "
+                          "{alloc:.2f} GiB allocated ({cached:.2f} GiB cached, more than the {tried:.2f} GiB asked): set "
+                          "`{env}` and run again.",
+                    "zh": "OOM 报错：**显存碎片**：{platform} {dev} 已保留 {reserved:.2f} GiB，但只分配了 {alloc:.2f} GiB"
+                          "（缓存 {cached:.2f} GiB，多于申请的 {tried:.2f} GiB）：设置 `{env}` 后重跑。"},
+    "outside": {"en": "{outside:.2f} GiB of the {cap:.2f} GiB was held outside PyTorch (other processes, the runtime, "
+                        "communication buffers): check `npu-smi info` / `nvidia-smi` for leftover processes.",
+                "zh": "{cap:.2f} GiB 中有 {outside:.2f} GiB 不在 PyTorch 手里（其他进程、运行时、通信缓冲）：用 `npu-smi info` / "
+                      "`nvidia-smi` 检查残留进程。"},
+    "no_cache": {"en": "**Does not fit: vLLM found no memory left for the KV cache** after the weights and its profiling "
+                       "run: raise `--gpu-memory-utilization`, use more tensor parallel, or lower `--max-num-batched-tokens`.",
+                 "zh": "**放不下：vLLM 在权重和 profiling 之后没有剩余显存给 KV cache**：调高 `--gpu-memory-utilization`、"
+                       "加大张量并行，或调小 `--max-num-batched-tokens`。"},
+    "vllm_log": {"en": "vLLM start-up lines: {items}.", "zh": "vLLM 启动日志：{items}。"},
+    "vllm_over": {"en": "**Does not fit: one request of {length} tokens needs {need:.2f} GiB of KV cache, {have:.2f} GiB is "
+                        "available** (over by {over:.2f} GiB; vLLM's own figures).",
+                  "zh": "**放不下：一条 {length} token 的请求需要 {need:.2f} GiB KV cache，可用 {have:.2f} GiB**"
+                        "（超出 {over:.2f} GiB；vLLM 自己的数字）。"},
+    "vllm_fit_len": {"en": "The KV cache holds {tokens:,} tokens: `--max-model-len {tokens}` or less fits one request "
+                           "(or free memory: more tensor parallel, an 8-bit KV cache).",
+                     "zh": "KV cache 可容纳 {tokens:,} 个 token：`--max-model-len {tokens}` 或更小即可放下一条请求"
+                           "（或腾出显存：加大张量并行、8 bit KV cache）。"},
+    "also_env": {"en": "Setting `{env}` also lets the allocator use the {cached:.2f} GiB it holds in cache.",
+                 "zh": "设置 `{env}` 也能让分配器用上缓存中的 {cached:.2f} GiB。"},
+    "change": {"en": "**Smallest change that fits: {desc}** → {total:.1f} GiB of {usable:.1f} GiB ({verdict}; estimate). "
+                     "Speed: {speed}.",
+               "zh": "**能放下的最小改动：{desc}** → {total:.1f} / {usable:.1f} GiB（{verdict}；估算）。速度代价：{speed}。"},
+    "host_ram": {"en": "Offload needs {ram:.0f} GiB of host RAM per node.", "zh": "卸载需要每节点 {ram:.0f} GiB 主机内存。"},
+    "no_change": {"en": "No change in the usual order (micro batch, ZeRO stage, recompute, offload, more devices, shorter "
+                        "length) fits on its own.",
+                  "zh": "按常用顺序（micro batch、ZeRO 阶段、重计算、卸载、加卡、缩短长度）逐项尝试，都放不下。"},
+    "tried": {"en": "Tried first, not enough on its own: {items}.", "zh": "先试过但单独不够：{items}。"},
+    "file": {"en": "The changed file, ready to use:", "zh": "改好的配置文件，可直接使用："},
+    "table": {"en": "Vendor table for the same job: {rows}.", "zh": "厂商表格中同一任务：{rows}。"},
+    "read": {"en": "Read: {items}.", "zh": "读到：{items}。"},
+    "assumed": {"en": "Assumed: {items}.", "zh": "假设：{items}。"},
+    "unused": {"en": "Read but not used for memory: {items}.", "zh": "已读取但不影响显存：{items}。"},
+    "kept": {"en": "Kept as they are in the changed file: {items}.", "zh": "改动后的文件中原样保留：{items}。"},
+    "unknown": {"en": "Not a setting the framework has (check the spelling): {items}.",
+                "zh": "框架没有这些参数（请检查拼写）：{items}。"},
+    "error": {"en": "I could not check this setup: {message}", "zh": "无法检查这个配置：{message}"},
+    "oom_only": {"en": "Paste the config or command beside the message to get the per-device estimate and the change that fits.",
+                 "zh": "请把配置文件或启动命令一起贴上，以便给出每卡估算和能放下的改动。"},
+    "source": {"en": "Source: estimate ({how}).", "zh": "来源：估算（{how}）。"},
+}
+ASSUMED = {
+    "framework_default": {"en": "{name} {value} ({detail}'s default)", "zh": "{name} {value}（{detail} 默认值）"},
+    "vllm_default": {"en": "{name} {value} (vLLM's default)", "zh": "{name} {value}（vLLM 默认值）"},
+    "model_context": {"en": "{name} {value} (vLLM's default: the model's context length)",
+                      "zh": "{name} {value}（vLLM 默认：模型的上下文长度）"},
+    "devices_not_given": {"en": "{name} {value} (the text does not say how many; give devices)",
+                          "zh": "{name} {value}（文本未说明卡数，可另行给出）"},
+    "per_node_default": {"en": "{name} {value} (a full node; NPUS_PER_NODE not given)",
+                         "zh": "{name} {value}（整机；未给出 NPUS_PER_NODE）"},
+    "no_part_named": {"en": "{name} {value} (the text names no part)", "zh": "{name} {value}（文本未指明硬件）"},
+    "capacity": {"en": "{name} {value} (from the total capacity the message reports{detail})",
+                 "zh": "{name} {value}（按报错中的总容量{detail}）"},
+    "params_b": {"en": "{name} {value}B as given, Llama-like shape inferred",
+                 "zh": "{name} {value}B（按给定参数量，推断为 Llama 式结构）"},
+    "config_json": {"en": "{name} {value}B from the pasted config.json", "zh": "{name} {value}B（来自粘贴的 config.json）"},
+}
+NO_MODEL_ZH = "文本未写明模型：请给出模型名（model）或参数量（params_b），以便估算每卡显存并给出结论。"
+KEPT_BATCH = {"en": " (global batch kept)", "zh": "（全局 batch 不变）"}
+VERDICT = {"fits": {"en": "fits", "zh": "放得下"}, "tight": {"en": "tight", "zh": "勉强"},
+           "does_not_fit": {"en": "does not fit", "zh": "放不下"}}
+SPEED_ZH = {"micro_batch": "吞吐基本不变：同样的全局 batch 分成更多更小的 micro step",
+            "zero_stage": "ZeRO-3 在前向和反向中还要聚合参数：通信量约为 1.5 倍（每步 3 份 vs 2 份模型大小）",
+            "recompute": "每步计算量约多 1/3：反向时重算一次前向",
+            "offload": "每步变慢：优化器在主机 CPU 上运行，梯度和参数每步经 PCIe 传输（视主机而定，先跑几步测一下）",
+            "devices": "单步不变慢；需要更多卡（和节点）", "seq_len": "不变慢；超出新长度的样本会被截断（数据变化，请检查样本长度）",
+            "kv_cache_dtype": "在支持的硬件上基本不变慢；8 bit KV cache 有少量精度损失",
+            "tensor_parallel": "需要更多卡；每层的 token 在卡间做两次 all-reduce", "max_model_len": "不变慢；超出新长度的请求会被拒绝"}
+
+
+def _p(key: str, lang: str, **kw: Any) -> str:
+    return P[key][lang].format(**kw)
+
+
+def render_setup(r: dict[str, Any], lang: str) -> str:
+    if "error" in r:
+        return _p("error", lang, message=r["error"].get("message", ""))
+    out = [*_headline(r, lang), *_vllm_log(r, lang), *_oom(r, lang), *_change(r, lang)]
+    if r.get("table"):
+        out.append(_p("table", lang, rows="; ".join(r["table"])))
+    sep = "；" if lang == "zh" else "; "
+    if r.get("read"):
+        out.append(_p("read", lang, items=sep.join(f"{x['name']} {x['value']} ({x['source']})" for x in r["read"])))
+    if r.get("assumed"):
+        out.append(_p("assumed", lang, items=sep.join(_assumed(a, lang) for a in r["assumed"])))
+    for key in ("unused", "kept", "unknown"):
+        if r.get(key):
+            out.append(_p(key, lang, items=sep.join(r[key])))
+    out += [NO_MODEL_ZH if lang == "zh" and n.startswith("The text names no model") else n for n in r.get("notices") or []]
+    for part in ("training", "serving"):
+        how = (r.get(part) or {}).get("assumptions") or []
+        if how:
+            out.append(_p("source", lang, how=sep.join(assumption_zh(a) if lang == "zh" else a for a in how)))
+    return "\n\n".join(out)
+
+
+def _assumed(a: dict[str, Any], lang: str) -> str:
+    detail = a.get("detail") or ""
+    if a["why"] == "capacity" and detail:
+        detail = f"; also {detail}" if lang == "en" else f"；也可能是 {detail}"
+    return ASSUMED[a["why"]][lang].format(name=a["name"], value=a["value"], detail=detail)
+
+
+def _description(c: dict[str, Any], lang: str) -> str:
+    before = c.get("before") or {}
+    parts = [f"{k} {before.get(k)} → {v}" for k, v in c["settings"].items() if before.get(k) != v]
+    return ("，" if lang == "zh" else ", ").join(parts) + (KEPT_BATCH[lang] if c["kind"] == "micro_batch" else "")
+
+
+def _headline(r: dict[str, Any], lang: str) -> list[str]:
+    t, s = r.get("training"), r.get("serving")
+    unit = {"en": r.get("unit") or "device", "zh": "卡" if (r.get("unit") or "card") == "card" else r.get("unit") or "卡"}[lang]
+    if t:
+        return [_p(r["verdict"], lang, total=t["total_gib"], usable=t["usable_gib"], hw=r["hardware"], unit=unit,
+                   head=t["headroom_gib"], over=t["total_gib"] - t["usable_gib"])]
+    if s:
+        key = "serve_fits" if s["fits"] else "serve_weights" if s["kv_cache_gib"] < 0 else "serve_no"
+        return [_p(key, lang, w=s["weights_gib_per_device"], budget=s["budget_gib"], seqs=s["max_sequences_at_len"], length=s["max_model_len"], devices=s["devices"], tp=s["tp"],
+                   unit=unit, hw=r["hardware"], kv=s["kv_cache_gib"])]
+    return []
+
+
+def _vllm_log(r: dict[str, Any], lang: str) -> list[str]:
+    v = r.get("vllm_log")
+    if not v:
+        return []
+    out = [_p("no_cache", lang)] if v.get("no_cache_memory") and not r.get("serving") else []
+    if v.get("kv_needed_gib") and v.get("kv_cache_gib") is not None and not r.get("serving"):
+        out.append(_p("vllm_over", lang, length=v["max_seq_len"], need=v["kv_needed_gib"], have=v["kv_cache_gib"],
+                      over=v["kv_needed_gib"] - v["kv_cache_gib"]))
+    names = {"weights_gib": ("weights", "权重"), "kv_cache_gib": ("KV cache memory", "KV cache 显存")}
+    items = [f"{names[k][lang == 'zh']} {v[k]} GiB" for k in names if v.get(k) is not None]
+    if v.get("kv_tokens"):
+        items.append(f"KV cache {v['kv_tokens']:,} tokens")
+    if items:
+        out.append(_p("vllm_log", lang, items=", ".join(items)))
+    if v.get("kv_tokens") and v.get("max_seq_len") and v["kv_tokens"] < v["max_seq_len"]:
+        out.append(_p("vllm_fit_len", lang, tokens=v["kv_tokens"]))
+    return out
+
+
+def _oom(r: dict[str, Any], lang: str) -> list[str]:
+    o = r.get("oom")
+    if not o:
+        return []
+    dev = "" if o.get("device_index") is None else str(o["device_index"])
+    env = o.get("allocator_setting") or ""
+    kw = dict(platform=o["platform"].upper(), dev=dev, alloc=o.get("allocated_gib") or 0.0, cap=o["capacity_gib"],
+              tried=o["tried_gib"], share=o.get("allocated_share") or 0.0, short=o["short_by_gib"],
+              reserved=o.get("reserved_gib") or 0.0, cached=o.get("cached_gib") or 0.0, env=env)
+    out = [_p(o["cause"], lang, **kw)]
+    if (o.get("outside_gib") or 0) > OUTSIDE_SHARE * o["capacity_gib"]:
+        out.append(_p("outside", lang, outside=o["outside_gib"], cap=o["capacity_gib"]))
+    if o["cause"] == "too_big" and env:
+        out.append(_p("also_env", lang, **kw))
+    if r.get("kind") == "oom_only":
+        out.append(_p("oom_only", lang))
+    return out
+
+
+def _change(r: dict[str, Any], lang: str) -> list[str]:
+    c = r.get("change")
+    out = []
+    if r.get("tried") and (c or r.get("verdict") == "does_not_fit"):
+        out.append(_p("tried", lang, items=", ".join(r["tried"])))
+    if not c:
+        if r.get("verdict") == "does_not_fit":
+            out.append(_p("no_change", lang))
+        return out
+    speed = SPEED_ZH.get(c["kind"], c["speed_cost"]) if lang == "zh" else c["speed_cost"]
+    out.insert(0, _p("change", lang, desc=_description(c, lang), total=c["total_gib"], usable=c["usable_gib"],
+                     verdict=VERDICT[c["verdict"]][lang], speed=speed))
+    if c.get("host_ram_gib"):
+        out.append(_p("host_ram", lang, ram=c["host_ram_gib"]))
+    if c.get("files"):
+        out.append(_p("file", lang))
+        for f in c["files"]:
+            fence = "json" if f["filename"].endswith(".json") else "bash" if f["filename"].endswith(".sh") else "yaml"
+            out.append(f"`{f['filename']}`\n```{fence}\n{f['content'].rstrip()}\n```")
+    elif c.get("file_note"):
+        out.append(c["file_note"])
+    return out

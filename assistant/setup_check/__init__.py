@@ -1,0 +1,67 @@
+"""Reading a pasted setup: a LLaMA-Factory YAML and its DeepSpeed JSON, a DeepSpeed JSON alone,
+MindSpeed-LLM launch variables or script, vLLM / torchrun / deepspeed / llamafactory-cli command lines,
+out-of-memory messages and vLLM start-up lines, with or without code fences and a question around
+them. One module per input kind; ``read_setup`` puts their findings into one ``Reading``.
+
+Pure: YAML is read with yaml.safe_load, nothing is run, nothing is fetched. Malformed YAML or JSON is
+a SizingError naming the line and the problem."""
+
+from __future__ import annotations
+
+from . import deepspeed, llamafactory, oom, prose, shell
+from .reading import OomReport, Reading, VllmLog
+from .text import Block, blocks, cut_log
+
+__all__ = ["OomReport", "Reading", "VllmLog", "read_setup"]
+
+
+def read_setup(text: str) -> tuple[Reading, list[str]]:
+    """(what was read, the words of the question that may name the hardware)."""
+    out = Reading()
+    text, notice = cut_log(text.replace("\r\n", "\n"))
+    if notice:
+        out.notices.append(notice)
+    oom.read_messages(text, out)
+    found, question = blocks(text)
+    json_blocks: list[dict] = []
+    shell_blocks: list[str] = []
+    for b in found:
+        _read_block(b, out, json_blocks, shell_blocks)
+    if shell_blocks:  # one script: variables set in one block are used in the next
+        shell.read("\n".join(shell_blocks), out)
+    for data in json_blocks:  # the YAML's own batch settings win over the JSON's fixed ones
+        deepspeed.read(data, out, out.deepspeed_file.rsplit("/", 1)[-1] if out.deepspeed_file else "DeepSpeed JSON")
+    if out.deepspeed_file and "zero_stage" not in out.settings:
+        deepspeed.read_name(out.deepspeed_file, out)
+    hardware_words = prose.read(question, out)
+    return out, hardware_words
+
+
+def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -> None:
+    body = b.text.strip()
+    if not body:
+        return
+    if b.lang == "json" or body.startswith("{"):
+        data = deepspeed.parse(body)
+        if {"num_hidden_layers", "hidden_size"} & set(data):
+            out.hf_config = body
+        elif deepspeed.looks_like(data):
+            json_blocks.append(data)
+        return
+    if b.lang in ("sh", "bash", "shell", "console", "zsh") or _is_shell(body):
+        shell_blocks.append(body)
+        return
+    if oom.OOM.search(body) or oom.read_vllm_log(body):
+        return  # a log block: its messages were read from the whole text
+    if b.lang not in ("yaml", "yml", "") or not llamafactory.names_arguments(body):
+        return  # prose that happens to look like 'key: value'
+    data = llamafactory.parse(body)
+    if llamafactory.looks_like(data):
+        llamafactory.read(data, out)
+
+
+def _is_shell(body: str) -> bool:
+    first = next((ln for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    return bool(shell.ASSIGN.match(first) or first.split()[0:1] and first.split()[0].rsplit("/", 1)[-1] in
+                ("vllm", "python", "python3", "torchrun", "deepspeed", "llamafactory-cli", "accelerate", "bash", "sh",
+                 "msrun", "export", "set", "cd", "source"))

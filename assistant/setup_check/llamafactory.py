@@ -1,0 +1,117 @@
+"""A LLaMA-Factory training YAML (or the same arguments on a launch line): what sizes memory, what
+only the changed file keeps, what LLaMA-Factory has but the estimate does not use, and what it does
+not have at all (listed, never guessed)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from ..configs.llamafactory_names import ARGUMENT_NAMES
+from . import deepspeed
+from .errors import yaml_error
+from .reading import Reading
+
+# Arguments carried into the changed file unchanged; they do not change per-device memory.
+KEPT = ("template", "dataset", "output_dir", "learning_rate", "num_train_epochs")
+_OPTIM = {"adamw_torch": "adamw", "adamw_hf": "adamw", "adamw_torch_fused": "adamw", "adamw_apex_fused": "adamw",
+          "adamw_8bit": "adamw_8bit", "adamw_bnb_8bit": "adamw_8bit", "paged_adamw_8bit": "paged_adamw_8bit"}
+
+
+def parse(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)  # safe_load: no tags, no objects, no code
+    except yaml.YAMLError as e:
+        raise yaml_error(e, "LLaMA-Factory YAML", text) from None
+
+
+def names_arguments(text: str) -> bool:
+    """Whether the text has at least two lines 'name:' with a LLaMA-Factory argument name."""
+    keys = {m.group(1) for m in re.finditer(r"^\s*([A-Za-z_]\w*)\s*:", text, re.MULTILINE)}
+    return len(keys & ARGUMENT_NAMES) >= 2
+
+
+def looks_like(data: Any) -> bool:
+    return isinstance(data, dict) and len({str(k) for k in data} & ARGUMENT_NAMES) >= 2
+
+
+def _bool(v: Any) -> bool | None:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.lower() in ("true", "false"):
+        return v.lower() == "true"
+    return None
+
+
+def _int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v)
+    return None
+
+
+def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
+    out.add_kind("llamafactory_yaml")
+    out.put("framework", "LLaMA-Factory", name)
+    used: set[str] = set()
+
+    def take(key: str, setting: str, value: Any, shown: Any = None) -> None:
+        if value is not None:
+            out.put(setting, value, f"{name}: {key}: {data[key] if shown is None else shown}")
+            used.add(key)
+
+    for key, value in data.items():
+        key = str(key)
+        if key == "model_name_or_path" and isinstance(value, str):
+            take(key, "model", value)
+        elif key == "stage" and isinstance(value, str):
+            take(key, "stage", value)
+        elif key == "finetuning_type" and value in ("lora", "full", "freeze", "oft"):
+            take(key, "method", "lora" if value == "oft" else value)
+        elif key == "quantization_bit" and _int(value):
+            take(key, "quant_bits", _int(value))
+        elif key == "cutoff_len":
+            take(key, "seq_len", _int(value))
+        elif key == "per_device_train_batch_size":
+            take(key, "micro_batch", _int(value))
+        elif key == "gradient_accumulation_steps":
+            take(key, "grad_accum", _int(value))
+        elif key == "lora_rank":
+            take(key, "lora_rank", _int(value))
+        elif key == "lora_target" and isinstance(value, str):
+            take(key, "lora_targets", value)
+        elif key in ("bf16", "fp16", "pure_bf16") and _bool(value):
+            take(key, "precision", key)
+        elif key in ("bf16", "fp16", "pure_bf16") and _bool(value) is False:
+            used.add(key)
+        elif key == "disable_gradient_checkpointing" and _bool(value) is not None:
+            take(key, "recompute", not _bool(value))
+        elif key == "enable_liger_kernel" and _bool(value) is not None:
+            take(key, "loss", "fused" if _bool(value) else None)
+            used.add(key)
+        elif key == "optim" and str(value) in _OPTIM:
+            take(key, "optimizer", _OPTIM[str(value)])
+        elif key == "torch_compile" and _bool(value) is not None:
+            take(key, "compile", _bool(value))
+        elif key == "deepspeed":
+            used.add(key)
+            if isinstance(value, dict):
+                deepspeed.read(value, out, f"{name}: deepspeed (inline)")
+            elif isinstance(value, str):
+                out.deepspeed_file = value
+                out.sources["deepspeed_file"] = f"{name}: deepspeed: {value}"
+        elif key in KEPT:
+            out.put(f"keep_{key}", value, f"{name}: {key}")
+            used.add(key)
+    if "quant_bits" in out.settings and out.settings.get("method") == "lora":
+        out.put("method", "qlora", f"{name}: finetuning_type: lora + quantization_bit: {out.settings['quant_bits']}")
+    for key in data:
+        key = str(key)
+        if key in used:
+            continue
+        (out.unused if key in ARGUMENT_NAMES else out.unknown).append(f"{name}: {key}")

@@ -1,0 +1,63 @@
+"""What the setup reader found in a pasted text: the settings (in the estimator's names), where each
+was read, the keys it did not use, and any out-of-memory or vLLM start-up figures."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Kind = Literal["llamafactory_yaml", "deepspeed_json", "mindspeed", "vllm_command", "launch_command", "oom_message",
+               "vllm_log"]
+
+
+class OomReport(BaseModel):
+    """The figures of one out-of-memory message (PyTorch on CUDA, torch_npu on Ascend), in GiB."""
+
+    platform: Literal["npu", "cuda"]
+    device_index: int | None = None
+    tried_gib: float = Field(description="The allocation that failed.")
+    capacity_gib: float = Field(description="Total capacity the device reports.")
+    allocated_gib: float | None = Field(None, description="Allocated by PyTorch when it failed.")
+    reserved_gib: float | None = Field(None, description="Reserved by PyTorch's caching allocator (allocated + cached).")
+    free_gib: float | None = None
+    in_use_gib: float | None = Field(None, description="Memory the process had in use, non-PyTorch included (newer CUDA messages).")
+    line: str = Field(description="The message as read (cut to 500 characters).")
+
+
+class VllmLog(BaseModel):
+    """Figures from vLLM start-up lines."""
+
+    weights_gib: float | None = None
+    kv_cache_gib: float | None = Field(None, description="Available KV cache memory.")
+    kv_tokens: int | None = Field(None, description="KV cache size in tokens.")
+    max_seq_len: int | None = Field(None, description="The model's max seq len a 'larger than ... KV cache' error names.")
+    kv_capacity_tokens: int | None = Field(None, description="Tokens the KV cache could hold, from that error.")
+    kv_needed_gib: float | None = Field(None, description="KV cache one max-length request needs, from vLLM V1's error.")
+    no_cache_memory: bool = Field(False, description="vLLM found no memory at all for the KV cache blocks.")
+    lines: list[str] = Field(default_factory=list)
+
+
+class Reading(BaseModel):
+    kinds: list[Kind] = Field(default_factory=list, description="What was recognised, in order.")
+    settings: dict[str, Any] = Field(default_factory=dict, description="Settings in the estimator's names.")
+    sources: dict[str, str] = Field(default_factory=dict, description="Where each setting was read: the key or flag as written.")
+    unused: list[str] = Field(default_factory=list, description="Keys read that do not change per-device memory.")
+    unknown: list[str] = Field(default_factory=list, description="Keys or flags the framework does not have: listed, not guessed.")
+    oom: OomReport | None = None
+    vllm_log: VllmLog | None = None
+    deepspeed_file: str | None = Field(None, description="The DeepSpeed JSON a YAML or launch line names.")
+    command: str | None = Field(None, description="The vLLM command line as pasted (continuations joined).")
+    hf_config: str | None = Field(None, description="A pasted Hugging Face config.json, for a model not in the catalog.")
+    notices: list[str] = Field(default_factory=list)
+
+    def put(self, name: str, value: Any, source: str, *, keep: bool = False) -> None:
+        """Record a setting; ``keep``: an earlier reading of the same setting wins (a YAML beats its 'auto' JSON)."""
+        if value is None or (keep and name in self.settings):
+            return
+        self.settings[name] = value
+        self.sources[name] = source
+
+    def add_kind(self, kind: Kind) -> None:
+        if kind not in self.kinds:
+            self.kinds.append(kind)

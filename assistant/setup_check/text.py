@@ -1,0 +1,84 @@
+"""Cutting a pasted text into blocks a reader can take: fenced code, or runs of lines that look like
+YAML, JSON, shell or a log, and the prose around them. A very long paste (a whole training log) is cut
+to the lines that matter first, with a notice."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_LINES = 600  # more than any config; a longer paste is a log
+FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w.+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
+# Lines of a long log worth keeping: memory figures, errors, commands and the settings they echo.
+LOG_KEEP = re.compile(r"out of memory|tried to allocate|kv cache|model weights|model loading took|max seq len|"
+                      r"gpu_memory_utilization|cache blocks|vllm serve|vllm\.entrypoints|torchrun|deepspeed|"
+                      r"llamafactory-cli|^\s*export\s|^\s*[A-Za-z_][\w.]*\s*:\s|^\s*--[a-z]", re.IGNORECASE)
+
+
+@dataclass
+class Block:
+    text: str
+    lang: str = ""  # the fence's language tag, if any
+
+
+def cut_log(text: str) -> tuple[str, str | None]:
+    """The text, or its lines that matter when it is longer than MAX_LINES, with the notice to show."""
+    lines = text.splitlines()
+    if len(lines) <= MAX_LINES:
+        return text, None
+    kept = [ln[:2000] for ln in lines if LOG_KEEP.search(ln)][-MAX_LINES:]
+    notice = (f"The paste had {len(lines)} lines ({len(text) // 1024} KiB); read the {len(kept)} lines that name memory, "
+              "an error, a command or a setting, and skipped the rest.")
+    return "\n".join(kept), notice
+
+
+def blocks(text: str) -> tuple[list[Block], str]:
+    """(code blocks, prose). With fences, each fenced block is one block and the rest is prose; without,
+    the whole text is split into runs of config-like lines (see runs) and the rest is prose."""
+    fenced = [Block(m.group(3), m.group(2).lower()) for m in FENCE.finditer(text)]
+    if fenced:
+        return fenced, FENCE.sub(" ", text)
+    found = runs(text)
+    prose = text
+    for b in found:
+        prose = prose.replace(b.text, " ")
+    return found, prose
+
+
+_YAML_LINE = re.compile(r"^\s*(#.*|[A-Za-z_][\w.\-]*\s*:(\s.*)?|-\s+\S.*)$")
+_SHELL_LINE = re.compile(r"^\s*(export\s+\w+=|\w+=\S*\s*(#.*)?$|(\S+=\S+\s+)*(vllm|python3?|torchrun|deepspeed|"
+                         r"llamafactory-cli|accelerate|bash|sh|msrun)\b|--[\w-]+)")
+
+
+def runs(text: str) -> list[Block]:
+    """Unfenced text: consecutive lines that are YAML-like, shell-like (with backslash continuations) or
+    a JSON object from '{' to its closing '}' become blocks; prose lines end them."""
+    out: list[Block] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.strip().startswith("{"):
+            depth, j = 0, i
+            while j < len(lines):
+                depth += lines[j].count("{") - lines[j].count("}")
+                if depth <= 0:
+                    break
+                j += 1
+            out.append(Block("\n".join(lines[i:j + 1]), "json"))
+            i = j + 1
+            continue
+        kind = "sh" if _SHELL_LINE.match(line) else "yaml" if _YAML_LINE.match(line) and line.strip() else ""
+        if not kind:
+            i += 1
+            continue
+        j = i
+        pattern = _SHELL_LINE if kind == "sh" else _YAML_LINE
+        while j + 1 < len(lines) and (lines[j].rstrip().endswith("\\") or pattern.match(lines[j + 1])
+                                      or (kind == "yaml" and lines[j + 1].startswith((" ", "\t")) and lines[j + 1].strip())):
+            j += 1
+        chunk = "\n".join(lines[i:j + 1])
+        if kind == "sh" or ":" in chunk:
+            out.append(Block(chunk, kind))
+        i = j + 1
+    return out

@@ -1,0 +1,150 @@
+"""The verdict of an estimate, the out-of-memory diagnosis, and the ladder of changes check_setup
+tries, in the order people accept them: a lower micro batch with the global batch kept (more
+accumulation), a higher ZeRO stage, recompute, CPU offload (with its host RAM), more devices, and a
+shorter length last. Every figure comes from the estimator tools, called through the registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .setup_models import OomDiagnosis, Verdict
+
+TIGHT_SHARE = 0.05  # headroom under 5 % of usable memory: fits on paper, no room for the allocator's spikes
+NEAR_FULL = 0.90  # allocated + the failed request at 90 % of capacity or more: the job is too big
+
+# What each change costs in speed (why, in the terms people check: FLOPs, bytes moved).
+SPEED_COST = {
+    "micro_batch": "about the same tokens per second: the same global batch in more, smaller micro-steps (smaller "
+                   "matrix multiplies use the device a little less well)",
+    "zero_stage": "ZeRO-1/2 move the same bytes as plain data parallel; ZeRO-3 also gathers the parameters in forward "
+                  "and backward: about 1.5x the communication (3 vs 2 model sizes per step)",
+    "recompute": "about 1/3 more compute per step: the forward pass runs again in backward (4 instead of 3 passes' FLOPs)",
+    "offload": "slower steps: the optimizer runs on the host CPU and gradients and parameters cross PCIe each step; "
+               "how much depends on the host (measure a few steps)",
+    "devices": "no slower per step; the job uses more devices (and nodes)",
+    "seq_len": "no slower; samples longer than the new length are truncated (a data change: check your lengths)",
+    "kv_cache_dtype": "no slower in vLLM's benchmarks on supported parts; a small accuracy cost of the 8-bit cache",
+    "tensor_parallel": "more devices; each token crosses the devices twice per layer (all-reduce)",
+    "max_model_len": "no slower; requests longer than the new length are refused",
+}
+
+
+def verdict_of(result: dict[str, Any]) -> Verdict:
+    """The estimator's verdict when it gives one; else fits / tight / does_not_fit from fits and headroom.
+    The one place to switch to the estimator's own verdict (and range) once every result carries it."""
+    if result.get("verdict") in ("fits", "tight", "does_not_fit"):
+        return result["verdict"]
+    if not result.get("fits"):
+        return "does_not_fit"
+    usable = result.get("usable_gib") or result.get("budget_gib") or 0.0
+    headroom = result.get("headroom_gib")
+    if headroom is not None and usable and headroom < TIGHT_SHARE * usable:
+        return "tight"
+    return "fits"
+
+
+def diagnose_oom(o) -> OomDiagnosis:
+    cached = None if o.reserved_gib is None or o.allocated_gib is None else round(o.reserved_gib - o.allocated_gib, 3)
+    share = None if o.allocated_gib is None else round((o.allocated_gib + o.tried_gib) / o.capacity_gib, 3)
+    near_full = share is None or share >= NEAR_FULL
+    cause = "fragmenting" if not near_full and cached is not None and cached >= o.tried_gib else "too_big"
+    env = "PYTORCH_NPU_ALLOC_CONF" if o.platform == "npu" else "PYTORCH_CUDA_ALLOC_CONF"
+    helps = cached is not None and cached >= o.tried_gib
+    return OomDiagnosis(platform=o.platform, device_index=o.device_index, cause=cause, capacity_gib=o.capacity_gib, allocated_gib=o.allocated_gib,
+                        reserved_gib=o.reserved_gib, free_gib=o.free_gib, tried_gib=o.tried_gib, allocated_share=share,
+                        cached_gib=cached, outside_gib=None if o.reserved_gib is None or o.free_gib is None else
+                        round(o.capacity_gib - o.reserved_gib - o.free_gib, 3), short_by_gib=round(max(o.tried_gib - (o.free_gib or 0.0), 0.0), 3),
+                        allocator_setting=f"{env}=expandable_segments:True" if helps else None, line=o.line)
+
+
+Estimate = Callable[[dict[str, Any]], dict[str, Any] | None]
+
+
+def training_ladder(base: dict[str, Any], estimate: Estimate, plan: Callable[[], dict[str, Any] | None]
+                    ) -> tuple[tuple[str, dict[str, Any], dict[str, Any]] | None, list[str]]:
+    """(kind, changed settings, estimate) of the first change that fits, and the changes tried that did not.
+    Each step is tried alone on the setup as read, then on top of the steps before it."""
+    tried: list[str] = []
+    cumulative: dict[str, Any] = {}
+    megatron = base.get("framework") == "MindSpeed-LLM"
+    steps: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any] | None]]] = [
+        ("micro_batch", _lower_micro_batch),
+        *([] if megatron else [("zero_stage", _higher_zero)]),
+        ("recompute", lambda s: {"recompute": True} if s.get("recompute") is False else None),
+        *([] if megatron else [("offload", _offload)]),
+    ]
+    for kind, step in steps:
+        for start in ({}, cumulative) if cumulative else ({},):
+            change = step({**base, **start})
+            if not change:
+                continue
+            settings = {**start, **change}
+            r = estimate({**base, **settings})
+            if r is not None and verdict_of(r) != "does_not_fit" and r.get("host_ram_fits", True):
+                return (kind, settings, r), tried
+        if change := step({**base, **cumulative}):
+            cumulative.update(change)
+            tried.append(kind)
+    p = plan()
+    if p is not None and p.get("fits"):
+        keys = ("tp", "pp", "cp") if megatron else ("zero_stage", "offload")
+        settings = {k: p[k] for k in ("devices", *keys, "micro_batch", "grad_accum") if p.get(k) is not None}
+        settings["recompute"] = p.get("recompute", True)
+        r = estimate({**base, **settings})
+        if r is not None and r.get("fits"):
+            return ("devices", settings, r), tried
+    tried.append("devices")
+    seq = base.get("seq_len") or 0
+    while seq > 512:
+        seq //= 2
+        r = estimate({**base, **cumulative, "seq_len": seq})
+        if r is not None and r.get("fits") and r.get("host_ram_fits", True):
+            return ("seq_len", {**cumulative, "seq_len": seq}, r), tried
+    tried.append("seq_len")
+    return None, tried
+
+
+def _lower_micro_batch(s: dict[str, Any]) -> dict[str, Any] | None:
+    mbs = s.get("micro_batch") or 1
+    if mbs <= 1:
+        return None
+    return {"micro_batch": 1, "grad_accum": (s.get("grad_accum") or 1) * mbs}
+
+
+def _higher_zero(s: dict[str, Any]) -> dict[str, Any] | None:
+    if (s.get("devices") or 1) <= 1 or (s.get("zero_stage") or 0) >= 3 or s.get("offload"):
+        return None
+    return {"zero_stage": 3}
+
+
+def _offload(s: dict[str, Any]) -> dict[str, Any] | None:
+    if s.get("offload"):
+        return None
+    return {"zero_stage": max(s.get("zero_stage") or 0, 2 if (s.get("devices") or 1) > 1 else 3), "offload": True}
+
+
+def serving_ladder(base: dict[str, Any], estimate: Estimate, npu: bool, per_node: int
+                   ) -> tuple[tuple[str, dict[str, Any], dict[str, Any]] | None, list[str]]:
+    tried: list[str] = []
+    if base.get("kv_cache_dtype", "auto") == "auto":
+        change = {"kv_cache_dtype": "int8" if npu else "fp8"}
+        r = estimate({**base, **change})
+        if r is not None and r.get("fits"):
+            return ("kv_cache_dtype", change, r), tried
+        tried.append("kv_cache_dtype")
+    tp = base.get("tp") or 1
+    while tp * 2 <= per_node:
+        tp *= 2
+        r = estimate({**base, "tp": tp})
+        if r is not None and r.get("fits"):
+            return ("tensor_parallel", {"tp": tp}, r), tried
+    tried.append("tensor_parallel")
+    length = base.get("max_model_len") or 0
+    while length > 1024:
+        length //= 2
+        r = estimate({**base, "max_model_len": length})
+        if r is not None and r.get("fits"):
+            return ("max_model_len", {"max_model_len": length}, r), tried
+    tried.append("max_model_len")
+    return None, tried

@@ -1,0 +1,118 @@
+"""Types of the check_setup tool: its arguments and its result (what was read, the estimate, the
+verdict, the out-of-memory diagnosis, the smallest change that fits with its file)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..setup_check import VllmLog
+from .estimate_models import HardwareName
+from .estimates import InferenceResult, TrainingMemoryResult
+
+Verdict = Literal["fits", "tight", "does_not_fit"]
+ChangeKind = Literal["micro_batch", "zero_stage", "recompute", "offload", "devices", "seq_len", "kv_cache_dtype",
+                     "tensor_parallel", "max_model_len"]
+MAX_TEXT = 2_000_000  # a whole training log; cut to the lines that matter before reading
+
+
+class CheckSetupArgs(BaseModel):
+    text: str = Field(min_length=1, max_length=MAX_TEXT, description=(
+        "The pasted setup, as is: a LLaMA-Factory YAML (with its DeepSpeed JSON), a DeepSpeed JSON, MindSpeed-LLM "
+        "launch variables or script, a vllm serve / torchrun / deepspeed / llamafactory-cli command line, an "
+        "out-of-memory message or vLLM start-up lines; code fences and a question around it are fine."))
+    hardware: HardwareName | None = Field(None, description="The hardware, when the text does not name it (default: "
+                                          "read from the text, else snt9b).")
+    devices: int | None = Field(None, ge=1, le=65536, description="Devices in the job, when the text does not say.")
+    model: str | None = Field(None, min_length=1, max_length=200, description="The model, when the text does not name "
+                              "it (a DeepSpeed JSON alone); any spelling.")
+    params_b: float | None = Field(None, gt=0, le=100_000, description="Parameters in billions, for a model the "
+                                   "catalog does not know (or paste its config.json in text).")
+
+
+class ReadSetting(BaseModel):
+    name: str = Field(description="The setting in the estimator's terms (model, method, seq_len, micro_batch, ...).")
+    value: Any
+    source: str = Field(description="Where it was read: the key, flag or words as written.")
+
+
+AssumedWhy = Literal["framework_default", "vllm_default", "model_context", "devices_not_given", "per_node_default",
+                     "no_part_named", "capacity", "params_b", "config_json"]
+
+
+class Assumed(BaseModel):
+    name: str = Field(description="The setting (estimator names).")
+    value: Any
+    why: AssumedWhy = Field(description="framework_default / vllm_default: the framework's default for a key the text "
+                            "leaves out; model_context: vLLM's default max_model_len; devices_not_given; per_node_default; "
+                            "no_part_named: the default part; capacity: the part whose reported capacity the OOM message "
+                            "gives; params_b / config_json: the model's shape from its size or its config.json.")
+    detail: str = Field("", description="The framework, the capacity or the other parts that match, as applies.")
+
+
+class OomDiagnosis(BaseModel):
+    platform: Literal["npu", "cuda"]
+    device_index: int | None = Field(None, description="The local device the message names (NPU 4, GPU 0).")
+    cause: Literal["too_big", "fragmenting"] = Field(description="too_big: allocated near capacity; fragmenting: "
+                                                     "reserved well above allocated.")
+    capacity_gib: float
+    allocated_gib: float | None
+    reserved_gib: float | None
+    free_gib: float | None
+    tried_gib: float
+    allocated_share: float | None = Field(description="(allocated + the failed request) / capacity.")
+    cached_gib: float | None = Field(description="Reserved but not allocated (the allocator's cache).")
+    outside_gib: float | None = Field(None, description="Capacity minus reserved minus free: memory held outside PyTorch's "
+                                      "allocator (other processes, the runtime, communication buffers).")
+    short_by_gib: float = Field(description="The failed request minus the free memory: a lower bound on how far over.")
+    allocator_setting: str | None = Field(description="The environment setting that removes fragmentation, when it helps.")
+    line: str
+
+
+class ConfigFileOut(BaseModel):
+    filename: str
+    content: str
+    format: str
+
+
+class Change(BaseModel):
+    kind: ChangeKind
+    description: str = Field(description="The change in words, e.g. 'per_device_train_batch_size 4 -> 1, "
+                             "gradient_accumulation_steps 2 -> 8 (global batch kept)'.")
+    settings: dict[str, Any] = Field(description="The changed settings (estimator names).")
+    before: dict[str, Any] = Field(default_factory=dict, description="The same settings as read (or assumed).")
+    total_gib: float = Field(description="Per-device memory with the change, GiB (KV-cache budget for serving).")
+    usable_gib: float
+    verdict: Verdict
+    host_ram_gib: float = Field(0.0, description="Host RAM per node the offload needs, GiB.")
+    speed_cost: str = Field(description="What the change costs in speed.")
+    files: list[ConfigFileOut] = Field(default_factory=list, description="The changed config, ready to use (and the "
+                                       "files it names).")
+    file_note: str | None = Field(None, description="Why no file was written, if none was.")
+
+
+class CheckSetupResult(BaseModel):
+    kind: Literal["training", "serving", "oom_only"]
+    recognised: list[str] = Field(description="What the text held: llamafactory_yaml, deepspeed_json, mindspeed, "
+                                  "vllm_command, launch_command, oom_message, vllm_log.")
+    model: str | None
+    hardware: str | None
+    unit: str | None
+    framework: str | None
+    read: list[ReadSetting]
+    assumed: list[Assumed] = Field(description="Values not in the text, and what was taken for them.")
+    unused: list[str] = Field(description="Keys and flags read that do not change per-device memory (not modelled).")
+    kept: list[str] = Field(default_factory=list, description="Keys carried into the changed file unchanged.")
+    unknown: list[str] = Field(description="Keys the framework does not have: listed, not guessed.")
+    notices: list[str] = Field(default_factory=list)
+    verdict: Verdict | None = Field(description="fits / tight / does_not_fit for the setup as read (none for an "
+                                    "out-of-memory message alone).")
+    over_gib: float | None = Field(None, description="Estimated per-device total minus usable memory, GiB (negative: headroom).")
+    training: TrainingMemoryResult | None = None
+    serving: InferenceResult | None = None
+    oom: OomDiagnosis | None = None
+    vllm_log: VllmLog | None = None
+    change: Change | None = Field(None, description="The smallest change that fits, in the order people accept them.")
+    tried: list[str] = Field(default_factory=list, description="Changes tried that did not fit on their own.")
+    table: list[str] = Field(default_factory=list, description="The vendor table row(s) for the same job, with source.")

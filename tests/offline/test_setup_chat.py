@@ -1,0 +1,64 @@
+"""A pasted config, command or out-of-memory message in the chat: the planner calls check_setup with the
+whole message and answers in the question's language, the verdict first; plain questions are untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assistant.offline.parse import clean_text
+from assistant.offline.setup_answer import is_pasted_setup, question_language
+
+FIXTURES = Path(__file__).parents[1] / "setup_check" / "fixtures"
+YAML = (FIXTURES / "qwen7b_lora_sft_z2.yaml").read_text()
+DS = (FIXTURES / "ds_z2_config.json").read_text()
+
+
+def test_english_question_with_yaml_and_json(assistant):
+    q = f"My LoRA run OOMs on 8×910B, config below.\n```yaml\n{YAML}```\n```json\n{DS}```\nWhat should I change?"
+    a = assistant.ask(q)
+    # the whole message, as the agent cleans every question (spaces collapsed; flat YAML and JSON read the same)
+    assert [c.name for c in a.tool_calls] == ["check_setup"] and a.tool_calls[0].args == {"text": clean_text(q)}
+    r = a.tool_calls[0].result
+    assert a.answer.startswith(f"**Does not fit: {r['training']['total_gib']:.1f} GiB per card needed, 61.0 GiB usable on snt9b**")
+    assert "**Smallest change that fits: micro_batch 4 → 1, grad_accum 2 → 8 (global batch kept)**" in a.answer
+    assert "per_device_train_batch_size: 1" in a.answer and "gradient_accumulation_steps: 8" in a.answer
+    assert "1 card (ModelArts: 模型最小卡数配置, 2025-06-24)" in a.answer
+    assert "Read but not used for memory:" in a.answer and "flash_attn" in a.answer
+
+
+def test_chinese_question_with_an_oom_message(assistant):
+    q = "昇腾910B 8卡训练显存不足，报错如下，怎么办？\n" + (FIXTURES / "oom_5491_npu.log").read_text()
+    a = assistant.ask(q)
+    assert [c.name for c in a.tool_calls] == ["check_setup"]
+    assert a.answer.startswith("OOM 报错：**模型/配置太大**：NPU 2 已分配 59.57 / 60.97 GiB 时再申请 0.38 GiB（占容量 98%）")
+    assert "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True" in a.answer
+    assert "请把配置文件或启动命令一起贴上" in a.answer
+
+
+def test_chinese_question_with_a_vllm_command(assistant):
+    q = "这样启动 vLLM 放得下吗？\n```\nvllm serve Qwen/Qwen2.5-72B-Instruct --tensor-parallel-size 2 --max-model-len 32768\n```"
+    a = assistant.ask(q)
+    w = a.tool_calls[0].result["serving"]["weights_gib_per_device"]
+    assert a.answer.startswith(f"**放不下：snt9b 2 卡（TP 2）上仅权重就占每卡 {w:.1f} GiB，超过 vLLM 可用的 54.9 GiB**")
+    assert "**能放下的最小改动：tp 2 → 4**" in a.answer and "--tensor-parallel-size 4" in a.answer
+
+
+def test_bad_yaml_in_the_chat_is_the_specific_error(assistant):
+    a = assistant.ask("Is this OK?\n```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\ncutoff_len: [4096\nstage: sft\n```")
+    assert a.answer.startswith("I could not check this setup: The LLaMA-Factory YAML is not valid YAML at line")
+
+
+def test_plain_questions_do_not_go_to_check_setup(assistant):
+    for q in ("How many cards to LoRA fine-tune qwen2.5-7b at 4096 tokens?", "NPU out of memory with qwen2.5-72b lora, what to do?",
+              "expandable_segments on, qwen2.5-7b full 8192 on 8 cards: enough?", "qwen2.5-72b 用 zero3 需要几张卡",
+              "DeepSpeed json for llama2-13b full",
+              # a quoted fragment without the figures is a troubleshooting question (the notes' remedies)
+              "训练报 RuntimeError: NPU out of memory. Tried to allocate 1.04 GiB，用的 MindSpeed-LLM，怎么调"):
+        assert not is_pasted_setup(q), q
+    a = assistant.ask("How many cards to LoRA fine-tune qwen2.5-7b at 4096 tokens?")
+    assert "check_setup" not in [c.name for c in a.tool_calls]
+
+
+def test_language_is_the_question_not_the_paste():
+    assert question_language(f"显存不够，帮我看看这个配置\n```yaml\n{YAML}```") == "zh"
+    assert question_language(f"Please check this config\n```yaml\n{YAML}```") == "en"
