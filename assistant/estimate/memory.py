@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, TypedDict
 
 from . import constants as C
+from .margin import training_range, verdict
 from .shape import Shape
 
 METHODS = ("full", "freeze", "lora", "qlora")
@@ -78,6 +79,7 @@ class TrainConfig(NamedTuple):
     activation_offload: bool = False  # saved activations go to host RAM between forward and backward
     expandable_segments: bool = False  # allocator with expandable segments: no fragmentation on GPUs
     compile: bool = False  # torch.compile: the partitioner saves matmul inputs/outputs, recomputes pointwise ops
+    tightest: bool = False  # the planner sizes on the point estimate instead of the range's upper end (margin.py)
 
     @property
     def loss_impl(self) -> str:
@@ -134,6 +136,11 @@ class Breakdown:
     host_ram_gib: Term  # per node, for offload
     host_fits: bool
     assumptions: list[str] = field(default_factory=list)
+    allocated_gib: float = 0.0  # the tensors alone (what torch.cuda.max_memory_allocated reports)
+    low_gib: float = 0.0  # the range of the pool (total_gib) the measured errors allow (margin.py)
+    high_gib: float = 0.0
+    verdict: str = "fits"  # fits | tight | does_not_fit (margin.verdict)
+    plan_fits: bool = True  # what the planner sizes on: the range's upper end fits, or the point with cfg.tightest
 
 
 def _gib(b: float) -> float:
@@ -525,5 +532,9 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     notes = list(ps.notes)
     if seqs > 1:
         notes.append(f"{cfg.stage}: {seqs} sequences per sample in each micro-batch")
+    low, high = training_range(w.gib + g.gib + o.gib, act.gib + logits.gib, ov.gib, dev.kind)
+    word = verdict(low, high, usable)
+    plan_fits = total <= usable if cfg.tightest or not C.PLAN_ON_UPPER_END.get(dev.kind, True) else high <= usable
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), total <= usable,
-                     host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes)
+                     host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low, 3),
+                     round(high, 3), word, plan_fits)
