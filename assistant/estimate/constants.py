@@ -130,6 +130,20 @@ COMPILED_ACT_FFN_BYTES = 4
 # then holds that layer's activations and their gradients. Calibrated within 1-2 layers.
 CKPT_BYTES_PER_H = 2
 RECOMPUTE_PEAK_LAYERS = 2.0
+# Attention without a fused kernel ("eager": transformers' attn_implementation="eager", or SDPA's math fallback where
+# FlashAttention / NPU_Flash_Attn does not apply: a float mask, head dimensions or shapes outside the kernel's limits,
+# older stacks). The scores are materialised per layer, per head, s x s per sequence. transformers' eager attention
+# (LlamaAttention) computes q·kᵀ in bf16 (2 B), adds the causal mask into a new tensor (2 B), takes the softmax in fp32
+# (4 B) and casts it back to bf16 (2 B) for the product with v. Autograd saves the fp32 softmax output (softmax
+# backward) and the bf16 probabilities (matmul backward): 6 B per score kept for backward. At a layer's forward the
+# working set beside them is the masked scores (2 B); in its backward the gradient of the probabilities (2 B), its fp32
+# cast (4 B) and the softmax gradient (4 B): 10 B beside the 6 saved, the peak. One causal mask (bf16, s x s per
+# sequence) is shared by every layer. Checked on LLaMA-Factory issue 4572 (d3-lfnpu-05 in
+# ../shared/eval/measurements_dev2.csv: Qwen2-7B full, 8192 tokens, `flash_attn: sdpa` on 910B, out of memory).
+ATTENTIONS = ("fused", "eager")
+EAGER_SCORE_SAVED_BYTES = 6
+EAGER_SCORE_BACKWARD_BYTES = 10
+EAGER_MASK_BYTES = 2
 
 # Logits and loss, bytes per token per vocabulary entry, by loss implementation:
 # - "fp32" (transformers' ForCausalLMLoss, LLaMA-Factory's default; Megatron's vocab-parallel cross entropy):

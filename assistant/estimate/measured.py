@@ -38,6 +38,8 @@ class Measured:
     verdict: str | None = None  # fits | tight | does_not_fit (training rows)
     states: float | None = None  # model states GiB of the prediction (training peaks)
     rest: float | None = None  # activations + logits + overhead GiB of the prediction
+    low: float | None = None  # the prediction's likely range (margin.py)
+    high: float | None = None
 
     @property
     def factor(self) -> float | None:
@@ -146,6 +148,7 @@ def evaluate(rows: list[dict[str, Any]], call: Call) -> list[Measured]:
             m.predicted, m.predicted_fits, m.verdict = float(x["total_gib"]), bool(x["fits"]), x.get("verdict")
             m.states = x["weights_gib"] + x["gradients_gib"] + x["optimizer_gib"]
             m.rest = x["total_gib"] - m.states
+            m.low, m.high = x.get("low_gib"), x.get("high_gib")
     return out
 
 
@@ -164,7 +167,10 @@ def summary(results: list[Measured]) -> dict[str, Any]:
                                "median_ratio": round(statistics.median(rs), 3)}
     ooms = [m for m in fo if m.kind == "oom"]
     verdict_right = sum((m.verdict != "fits") if m.kind == "oom" else (m.verdict != "does_not_fit") for m in fo)
+    ranged = [(m.low, m.measured, m.high) for m in results if m.kind == "train_peak_gib"]
+    spans = [(lo, x, hi) for lo, x, hi in ranged if lo is not None and x is not None and hi is not None]
     return {"numeric_rows": len(logs),
+            "peaks_in_range": f"{sum(lo <= x <= hi for lo, x, hi in spans)}/{len(spans)}",
             "median_ratio": round(statistics.median(ratios), 3) if ratios else None,
             "train_peak_by_metric": by_metric,
             "verdicts_right": f"{verdict_right}/{len(fo)}",

@@ -80,6 +80,7 @@ class TrainConfig(NamedTuple):
     expandable_segments: bool = False  # allocator with expandable segments: no fragmentation on GPUs
     compile: bool = False  # torch.compile: the partitioner saves matmul inputs/outputs, recomputes pointwise ops
     tightest: bool = False  # the planner sizes on the point estimate instead of the range's upper end (margin.py)
+    attention: str = "fused"  # constants.ATTENTIONS: fused (FlashAttention / NPU_Flash_Attn, no s^2) or eager (scores kept)
 
     @property
     def loss_impl(self) -> str:
@@ -250,6 +251,8 @@ def _activations(s: Shape, cfg: TrainConfig, seqs: int, in_flight: int) -> tuple
     on_device = min(held, C.ACTIVATION_OFFLOAD_LIVE_LAYERS) if cfg.activation_offload else held
     host = saved * (held - on_device)
     total = saved * on_device + (C.RECOMPUTE_PEAK_LAYERS * per_layer if cfg.recompute else 0.0)
+    scores = _eager_scores(s, cfg, seqs, on_device if not cfg.recompute else 0)
+    total += scores
     kv = 0.0
     if cfg.stage == "ppo":  # rollout generation keeps a KV cache for micro_batch sequences
         kv = 2 * s.layers * s.kv_dim * 2 * cfg.micro_batch * cfg.seq_len / (cfg.tp * cfg.pp)
@@ -265,9 +268,25 @@ def _activations(s: Shape, cfg: TrainConfig, seqs: int, in_flight: int) -> tuple
             text += (f"; activation offloading: {on_device} of the {held} layers' saved tensors on the device, "
                      f"{_gib(host):.2f} GiB in host RAM")
         text += f"; {tokens:.0f} tokens/micro-batch" + (f", /{shard} sequence parallel" if shard > 1 else "")
+        if scores:
+            text += (f"; + eager attention scores {_gib(scores):.2f} GiB (heads x s^2: {C.EAGER_SCORE_SAVED_BYTES} B kept "
+                     f"per score " + ("in the recomputed layer" if cfg.recompute else f"in each of {on_device} layers")
+                     + f", {C.EAGER_SCORE_BACKWARD_BYTES} B more in its backward, one {C.EAGER_MASK_BYTES} B causal mask)")
         return text + (f"; + rollout KV cache {_gib(kv):.2f} GiB" if kv else "")
 
     return Term(_gib(total), how), host
+
+
+def _eager_scores(s: Shape, cfg: TrainConfig, seqs: int, saved_layers: int) -> float:
+    """Bytes of materialised attention scores (constants.EAGER_*) on one device; 0 with a fused kernel. With
+    recompute only the layer being recomputed holds them; without, `saved_layers` layers keep theirs for backward,
+    beside the backward working set of one layer."""
+    if cfg.attention != "eager":
+        return 0.0
+    per_seq = cfg.seq_len / cfg.cp * cfg.seq_len  # this rank's queries x all keys
+    per_layer = cfg.micro_batch * seqs * (s.heads / cfg.tp) * per_seq
+    kept = per_layer * C.EAGER_SCORE_SAVED_BYTES * max(1, saved_layers)
+    return kept + per_layer * C.EAGER_SCORE_BACKWARD_BYTES + cfg.micro_batch * seqs * per_seq * C.EAGER_MASK_BYTES
 
 
 def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:

@@ -190,6 +190,21 @@ def _first_fit(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow
 
 def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
                   global_batch: int | None = None) -> Plan:
+    """The recommended plan (see _recommended), sized so the upper end of the estimate's range fits; when no
+    device count holds the upper end (activations and loss buffers that no sharding splits), the tightest plan,
+    whose verdict then says `tight`, rather than none."""
+    plan = _recommended(s, base, dev, max_devices, global_batch)
+    if plan.fits or base.tightest:
+        return plan
+    tight = _recommended(s, base._replace(tightest=True), dev, max_devices, global_batch)
+    if not tight.fits:
+        return plan
+    tight.reason = f"tight: no device count holds the upper end of the estimate's range; {tight.reason}"
+    return tight
+
+
+def _recommended(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
+                 global_batch: int | None = None) -> Plan:
     """The recommended plan: the memory minimum, raised to vendor practice for LoRA (constants.py,
     PRACTICE_LORA_FRACTION). The memory minimum stays in ``memory_devices``."""
     plan = memory_plan(s, base, dev, max_devices, global_batch)

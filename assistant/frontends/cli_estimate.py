@@ -37,7 +37,8 @@ def _measured_lines(name: str, m: dict) -> list[str]:
              f"{m['within_2x']:.1%} within 2x; fits/OOM rows {m['fits_oom_agree']} agree; runs that happened predicted "
              f"to fit {m['runs_predicted_to_fit']}"]
     lines.append(f"  verdicts: {m['verdicts_right']} right; reported OOMs called 'fits' {m['oom_called_fits']}; runs that "
-                 f"happened called 'does_not_fit' {m['runs_called_does_not_fit']}")
+                 f"happened called 'does_not_fit' {m['runs_called_does_not_fit']}; measured peaks inside the likely range "
+                 f"{m['peaks_in_range']}")
     for metric, v in m["train_peak_by_metric"].items():
         lines.append(f"  training peaks, {metric}: {v['rows']} rows, median |ln| {v['median_abs_log']}, "
                      f"median ratio {v['median_ratio']}")

@@ -105,10 +105,15 @@ class TrainerOptions(BaseModel):
                                              "allocator fragmentation on GPUs (Ascend keeps its calibrated share). "
                                              "Omitted: the framework's default (on for unsloth, which sets it).")
 
+    attention: Literal["fused", "eager"] = Field("fused", description="fused: FlashAttention / NPU_Flash_Attn / "
+                                                 "memory-efficient SDPA (no s x s scores); eager: the scores are "
+                                                 "materialised (attn_implementation eager, SDPA's math fallback, "
+                                                 "NPU_Flash_Attn constraints not met): heads x s^2 per layer.")
+
     def trainer_config(self, framework: str) -> dict[str, Any]:
         """These options as TrainConfig fields, the framework's own defaults where one is not given."""
         defaults = framework_defaults(framework)
-        return {"loss": self.loss or "", "optimizer": self.optimizer, "compile": self.compile,
+        return {"loss": self.loss or "", "optimizer": self.optimizer, "compile": self.compile, "attention": self.attention,
                 "activation_offload": defaults["activation_offload"] if self.activation_offload is None
                 else self.activation_offload,
                 "expandable_segments": defaults["expandable_segments"] if self.expandable_segments is None

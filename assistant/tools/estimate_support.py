@@ -225,7 +225,9 @@ def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
     # FlashAttention-2 needs Ampere or newer: on V100/T4 (the GPUs without BF16) PyTorch's SDPA picks its
     # memory-efficient kernel, which also keeps no s x s matrix.
     attn = "FlashAttention" if dev.kind == "npu" or dev.bf16 else "memory-efficient SDPA, FlashAttention-2 needing Ampere or newer"
-    out = [f"activations in {act} with {attn} (no s^2 term)",
+    attn_text = (f"{attn} (no s^2 term)" if cfg.attention == "fused"
+                 else "eager attention (the heads x s^2 scores materialised per layer)")
+    out = [f"activations in {act} with {attn_text}",
            f"usable memory = {dev.memory_gb:g} GB x {C.CAPACITY_FRACTION.get(dev.kind, 1):.3f} reported capacity"]
     if cfg.megatron:
         out.append("MindSpeed-LLM: distributed optimizer, sequence parallel with TP, 1F1B pipeline")

@@ -104,7 +104,7 @@ class TrainingMemoryResult(MemoryBreakdown):
 
 @tool
 def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingMemoryResult:
-    """Estimate per-device training memory (GiB) for a model and setup: weights, gradients, optimizer states, activations, logits/loss buffers, framework overhead, total vs usable memory, fits, host RAM for offload; each figure says how it was computed.
+    """Estimate per-device training memory (GiB) for a model and setup: weights, gradients, optimizer states, activations, logits/loss buffers, framework overhead, total (the allocator's pool) vs usable memory with its likely range and verdict (fits | tight | does_not_fit), host RAM for offload; each figure says how it was computed.
 
     Methods full|freeze|lora|qlora; stages pt|sft|dpo|kto|rm|ppo; DeepSpeed ZeRO 0-3 with or without offload (LLaMA-Factory) or TP/PP/CP (MindSpeed-LLM). Give model, or params_b for a model not in the catalog."""
     s, model_id = resolve_shape(ctx, args)
@@ -184,7 +184,8 @@ class PlanResult(BaseModel):
     fits: bool = Field(description="A plan was found: its upper end fits (or, with tightest, its point estimate).")
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="The plan's memory verdict: fits (the upper end "
                                                               "of the range fits), tight (the range crosses the usable memory), does_not_fit.")
-    tightest: bool = Field(False, description="Whether the plan was sized on the point estimate (asked for the tightest plan).")
+    tightest: bool = Field(False, description="Whether the plan was sized on the point estimate: asked for the tightest "
+                           "plan, or no device count holds the upper end of the range (then the verdict is tight).")
     devices: int = Field(description="Devices in the plan (cards; DIE on Snt9B23).")
     memory_devices: int | None = Field(None, description="Fewest devices memory alone needs with any setting that keeps "
                                        "the job on the devices (MindSpeed-LLM full recompute counts, CPU offload does not); "
@@ -249,7 +250,7 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         notes.append(f"MoE: all {s.params / 1e9:.1f}B parameters are stored; {(s.active_params or s.params) / 1e9:.1f}B are active per token")
     return PlanResult(
         model=model_id or s.name, shape=shape_info(s), method=base.method, stage=base.stage, seq_len=base.seq_len,
-        hardware=hw_id, framework=base.framework, fits=p.fits, verdict=p.memory.verdict, tightest=base.tightest,
+        hardware=hw_id, framework=base.framework, fits=p.fits, verdict=p.memory.verdict, tightest=c.tightest,
         devices=p.devices, memory_devices=p.memory_devices,
         practice=p.practice, unit=dev.unit, nodes=p.nodes,
         per_node=p.per_node, physical_cards=-(-p.devices // dev.dies_per_card) if dev.dies_per_card > 1 else None,

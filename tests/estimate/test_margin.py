@@ -117,10 +117,11 @@ def test_metric_of_a_measurement_row():
 
 
 common = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+any_cfg = st.tuples(cfg_st, st.sampled_from(C.ATTENTIONS)).map(lambda x: x[0]._replace(attention=x[1]))
 
 
 @common
-@given(shape_st, cfg_st, dev_st)
+@given(shape_st, any_cfg, dev_st)
 def test_the_point_lies_inside_its_range(s, cfg, dev):
     b = training_memory(s, cfg, dev)
     assert b.low_gib - 1e-3 <= b.total_gib <= b.high_gib + 1e-3
@@ -128,7 +129,7 @@ def test_the_point_lies_inside_its_range(s, cfg, dev):
 
 
 @common
-@given(shape_st, cfg_st, dev_st, st.floats(1.01, 8.0))
+@given(shape_st, any_cfg, dev_st, st.floats(1.01, 8.0))
 def test_more_memory_never_turns_fits_into_tight(s, cfg, dev, k):
     rank = {w: i for i, w in enumerate(VERDICTS)}  # fits < tight < does_not_fit
     small, big = training_memory(s, cfg, dev), training_memory(s, cfg, replace(dev, memory_gb=dev.memory_gb * k))
@@ -138,3 +139,33 @@ def test_more_memory_never_turns_fits_into_tight(s, cfg, dev, k):
 
 def test_the_planner_end_per_device_kind():
     assert C.PLAN_ON_UPPER_END == {"gpu": True, "npu": False}
+
+
+def test_with_no_count_holding_the_upper_end_the_plan_is_the_tightest_and_says_tight(shapes, devices):
+    # Llama-3.1-8B LoRA at 8192 tokens on RTX 4090s: the fp32 loss over 8192 x 128256 logits (12 B each, 11.7 GiB)
+    # and the activations are not split by ZeRO, so the upper end of the range (2.65 x that rest) exceeds the
+    # card's 23.7 GiB at every device count; the plan falls back to the tightest one and its verdict says so.
+    s, rtx4090 = shapes["llama3.1-8b"], devices["rtx4090-24g"]
+    assert 8192 * 128256 * 12 / GIB > 11.7
+    plan = plan_training(s, TrainConfig(method="lora", seq_len=8192), rtx4090)
+    assert plan.fits and plan.cfg.tightest and plan.memory.verdict == "tight" and plan.reason.startswith("tight:")
+    assert plan.memory.total_gib <= plan.memory.usable_gib < plan.memory.high_gib
+
+
+def test_eager_attention_keeps_the_scores(shapes, devices):
+    # LLaMA-Factory issue 4572 (d3-lfnpu-05, ../shared/eval/measurements_dev2.csv): Qwen2-7B full fine-tuning at 8192
+    # tokens, ZeRO-3 + offload on 64 Ascend 910B cards, `flash_attn: sdpa` where NPU_Flash_Attn did not apply: out of
+    # memory. Qwen2-7B has 28 heads; one sequence's scores are 28 x 8192^2 = 1.879e9 per layer. With recompute the
+    # layer being recomputed keeps 6 B per score for backward (fp32 softmax + bf16 probabilities) and its backward
+    # works on 10 B more; one bf16 causal mask of 8192^2 is shared: 1.879e9 x 16 + 8192^2 x 2 B = 28.1 GiB.
+    s, snt9b = shapes["qwen2-7b"], devices["snt9b"]
+    cfg = TrainConfig(method="full", seq_len=8192, devices=64, zero_stage=3, offload=True)
+    fused, eager = training_memory(s, cfg, snt9b), training_memory(s, cfg._replace(attention="eager"), snt9b)
+    scores = 28 * 8192**2
+    assert s.heads == 28
+    assert eager.activations.gib - fused.activations.gib == pytest.approx((scores * 16 + 8192**2 * 2) / GIB, rel=1e-9)
+    assert fused.verdict == "fits" and eager.verdict != "fits"
+    # without recompute every layer keeps its 6 B per score: 28 layers
+    nr = cfg._replace(recompute=False)
+    diff = training_memory(s, nr._replace(attention="eager"), snt9b).activations.gib - training_memory(s, nr, snt9b).activations.gib
+    assert diff == pytest.approx((scores * (6 * 28 + 10) + 8192**2 * 2) / GIB, rel=1e-9)
