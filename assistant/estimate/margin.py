@@ -38,8 +38,3 @@ def verdict(low_gib: float, high_gib: float, usable_gib: float) -> str:
         return "does_not_fit"
     return "tight"
 
-
-def scaled_range(point: float, low_ratio: float, high_ratio: float) -> tuple[float, float]:
-    """A range from measured ratios predicted/measured: a prediction that ran `r` times the measurement
-    means the truth may be point / r."""
-    return min(point, point / high_ratio), max(point, point / low_ratio)
