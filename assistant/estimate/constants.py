@@ -130,6 +130,20 @@ COMPILED_ACT_FFN_BYTES = 4
 # then holds that layer's activations and their gradients. Calibrated within 1-2 layers.
 CKPT_BYTES_PER_H = 2
 RECOMPUTE_PEAK_LAYERS = 2.0
+# Attention without a fused kernel ("eager": transformers' attn_implementation="eager", or SDPA's math fallback where
+# FlashAttention / NPU_Flash_Attn does not apply: a float mask, head dimensions or shapes outside the kernel's limits,
+# older stacks). The scores are materialised per layer, per head, s x s per sequence. transformers' eager attention
+# (LlamaAttention) computes q·kᵀ in bf16 (2 B), adds the causal mask into a new tensor (2 B), takes the softmax in fp32
+# (4 B) and casts it back to bf16 (2 B) for the product with v. Autograd saves the fp32 softmax output (softmax
+# backward) and the bf16 probabilities (matmul backward): 6 B per score kept for backward. At a layer's forward the
+# working set beside them is the masked scores (2 B); in its backward the gradient of the probabilities (2 B), its fp32
+# cast (4 B) and the softmax gradient (4 B): 10 B beside the 6 saved, the peak. One causal mask (bf16, s x s per
+# sequence) is shared by every layer. Checked on LLaMA-Factory issue 4572 (d3-lfnpu-05 in
+# ../shared/eval/measurements_dev2.csv: Qwen2-7B full, 8192 tokens, `flash_attn: sdpa` on 910B, out of memory).
+ATTENTIONS = ("fused", "eager")
+EAGER_SCORE_SAVED_BYTES = 6
+EAGER_SCORE_BACKWARD_BYTES = 10
+EAGER_MASK_BYTES = 2
 
 # Logits and loss, bytes per token per vocabulary entry, by loss implementation:
 # - "fp32" (transformers' ForCausalLMLoss, LLaMA-Factory's default; Megatron's vocab-parallel cross entropy):
@@ -254,3 +268,35 @@ INFERENCE_OVERHEAD_GIB = {"npu": 2.0, "gpu": 1.0}
 # of KV per sequence in vLLM since its hybrid KV-cache manager (v0.10, 2025); older releases reserve
 # the full length for every layer. True: size the KV cache the way current vLLM allocates it.
 SLIDING_WINDOW_KV = True
+
+# ---------------------------------------------------------------- ranges (margin.py)
+# Each training figure comes with a range built per term from the estimator's measured errors over the measurement
+# files (knowledge/catalog/measurements.csv and the two published-run files `sizing calibrate --measurements` reads;
+# `sizing calibrate` prints the factors below as measured):
+# - model states are counted bytes; on the rows where they dominate (full fine-tuning on one device, LoRA of a
+#   large model) the estimate lands within a few per cent: ± STATES_BAND.
+# - every measured training peak implies a factor k = (measured - states) / (activations + logits + overhead);
+#   VARIABLE_RANGE holds, per device kind, the 10th and 90th percentile of k over those rows (GPU rows; Ascend
+#   rows are few, so Ascend takes the GPU spread widened to the Ascend rows' own extremes).
+# Measured (`sizing calibrate -m ...` over the three files, 51 training peaks): 10th-90th percentile 0.70-2.65 over
+# all rows; the rows that report the allocator's pool (peak reserved, 33 rows) sit at 1.1-3.9, those that report
+# allocated tensors at 0.7-1.6: the pool runs above the tensors by more than the fragmentation term holds for
+# variable-length HF Trainer runs (ms-swift's benchmark, d3-swift-*), which the range carries until the mechanism
+# is modelled. The three Ascend rows (lf-02 1.52, lf-04 2.72, ms-01 0.69; all low certainty) fall inside the same spread.
+STATES_BAND = 0.05
+VARIABLE_RANGE = {"gpu": (0.7, 2.65), "npu": (0.7, 2.65)}
+# Which end the planner sizes on by default (TrainConfig.tightest forces the point everywhere). GPUs: the upper end,
+# so a plan holds where the estimate runs low as the measured GPU runs show it can. Ascend: the point, because the
+# vendor's minimum-card and recipe tables are runs that happened at the point's counts (the Ascend constants above
+# were calibrated on them, and the vendor's count is better evidence than a spread read off GPU runs): sizing Ascend
+# plans on the upper end would contradict 40 % of the tested rows (73 % -> 33 % exact). The verdict still says
+# `tight` where the range crosses the usable memory.
+PLAN_ON_UPPER_END = {"gpu": True, "npu": False}
+# Serving (vLLM): the KV cache is what the budget leaves after the weights (exact to 1-2 %, measurements vllm-w-*)
+# and the profiled peak plus non-torch memory; the latter is where the measured KV capacities scatter. Each
+# measured capacity implies k = (budget - weights - measured KV) / (profiled peak + overhead): 1.18 (vllm-kv-01),
+# 4.3 (vllm-kv-03, an older vLLM whose CUDA-graph pool sat outside its profile) and 1.04 (vllm-kv-05). The KV
+# range spans them; the verdict is `fits` when the low end of the KV cache holds the tokens asked for. Plans stay
+# sized on the point: vLLM measures its own peak at start-up and refuses to start when the KV cache cannot hold
+# one max_model_len sequence, so the vLLM tables (tested counts) are compared with the point.
+INFERENCE_REST_RANGE = (1.0, 4.3)

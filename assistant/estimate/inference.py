@@ -100,6 +100,9 @@ class InferencePlan:
     max_sequences: int
     reason: str
     weight_precision: str = ""  # ServingWeights.note
+    kv_tokens_low: int = 0  # the KV capacity if the profiled peak and overhead run high (constants.INFERENCE_REST_RANGE)
+    kv_tokens_high: int = 0
+    verdict: str = "does_not_fit"  # fits | tight | does_not_fit: whether the KV range holds the tokens needed
 
 
 def layouts(s: Shape, dev: Device, max_devices: int):
@@ -132,6 +135,7 @@ def plan_inference(s: Shape, dev: Device, max_model_len: int, util: float, concu
         n, tp, pp = options[-1] if options else (1, 1, 1)
         p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len, kv_bytes, profile)
         p.fits = p.kv_tokens >= need
+        p.verdict = serving_verdict(p, need)
         p.reason = (f"largest layout within max_devices={max_devices}: KV room for {p.kv_tokens} tokens, "
                     f"{p.kv_tokens // max(1, max_model_len)} sequences of {max_model_len}")
         return p
@@ -141,10 +145,12 @@ def plan_inference(s: Shape, dev: Device, max_model_len: int, util: float, concu
         last = p
         if p.kv_tokens >= need:
             p.fits, p.reason = True, f"KV cache holds {p.kv_tokens} tokens >= {need} needed"
+            p.verdict = serving_verdict(p, need)
             p.max_sequences = p.kv_tokens // max_model_len
             return p
     if last is None:
         last = _evaluate(s, dev, 1, 1, 1, util, w, max_model_len, kv_bytes, profile)
+    last.verdict = serving_verdict(last, need)
     last.reason = f"does not fit within max_devices={max_devices}: KV room for {last.kv_tokens} tokens, {need} needed"
     return last
 
@@ -169,7 +175,19 @@ def _evaluate(s: Shape, dev: Device, n: int, tp: int, pp: int, util: float, w: S
     kv_gib = budget - weights - act - overhead
     per_dev = kv_bytes_per_token_per_device(s, tp, pp, kv_bytes, seq_len=max_model_len)
     total, formula = kv_bytes_per_token(s, kv_bytes, seq_len=max_model_len)
-    kv_tokens = int(max(0.0, kv_gib) * gib // per_dev) if per_dev else 0
+    def tokens_at(k: float) -> int:
+        return int(max(0.0, budget - weights - k * (act + overhead)) * gib // per_dev) if per_dev else 0
+
+    lo_k, hi_k = C.INFERENCE_REST_RANGE
+    kv_tokens = tokens_at(1.0)
     return InferencePlan(False, n, tp, pp, round(weights, 3), round(act, 3), overhead, round(budget, 3),
                          round(kv_gib, 3), total, per_dev, formula, kv_tokens, kv_tokens // max(1, max_model_len), "",
-                         w.note)
+                         w.note, min(kv_tokens, tokens_at(hi_k)), max(kv_tokens, tokens_at(lo_k)))
+
+
+def serving_verdict(p: InferencePlan, need: int) -> str:
+    """fits: even the low end of the KV capacity holds `need` tokens; tight: the high end does, the low end not;
+    does_not_fit: not even the high end does."""
+    if p.kv_tokens_low >= need:
+        return "fits"
+    return "tight" if p.kv_tokens_high >= need else "does_not_fit"

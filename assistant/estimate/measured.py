@@ -34,12 +34,36 @@ class Measured:
     measured_fits: bool | None = None
     predicted_fits: bool | None = None
     why_not: str = ""  # why the row cannot be expressed
+    metric: str = ""  # reserved | allocated | unstated: what the row's source reports (metric_of)
+    verdict: str | None = None  # fits | tight | does_not_fit (training rows)
+    states: float | None = None  # model states GiB of the prediction (training peaks)
+    rest: float | None = None  # activations + logits + overhead GiB of the prediction
+    low: float | None = None  # the prediction's likely range (margin.py)
+    high: float | None = None
+
+    @property
+    def factor(self) -> float | None:
+        """k = (measured - states) / rest: how far the non-state terms were off on this row (margin.py)."""
+        if self.kind != "train_peak_gib" or self.measured is None or self.states is None or not self.rest:
+            return None
+        return (self.measured - self.states) / self.rest
 
     @property
     def ratio(self) -> float | None:
         if self.measured and self.predicted is not None and self.measured > 0 and self.predicted > 0:
             return self.predicted / self.measured
         return None
+
+
+def metric_of(text: str) -> str:
+    """What a row's `metric` column says it measured: the allocator's pool (peak reserved, npu-smi / nvidia-smi
+    device memory), the tensors (peak allocated or active), or unstated."""
+    t = (text or "").lower()
+    if "reserved" in t or "smi" in t:
+        return "reserved"
+    if "allocated" in t or "active" in t:
+        return "allocated"
+    return "unstated"
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -100,7 +124,7 @@ def longest_fitting(call: Call, r: dict[str, Any], lo: int = 128, hi: int = 1 <<
 def evaluate(rows: list[dict[str, Any]], call: Call) -> list[Measured]:
     out = []
     for r in rows:
-        m = Measured(r["id"], r["kind"], r["source"], _measured(r))
+        m = Measured(r["id"], r["kind"], r["source"], _measured(r), metric=metric_of(r.get("metric", "")))
         value = str(r["measured_value"]).strip().lower()
         m.measured_fits = False if r["kind"] == "oom" else (value in {"yes", "true"} if r["kind"] == "fits" else None)
         out.append(m)
@@ -121,7 +145,10 @@ def evaluate(rows: list[dict[str, Any]], call: Call) -> list[Measured]:
         elif r["kind"] == "capacity_gib":
             m.predicted = float(x["usable_gib"])
         else:
-            m.predicted, m.predicted_fits = float(x["total_gib"]), bool(x["fits"])
+            m.predicted, m.predicted_fits, m.verdict = float(x["total_gib"]), bool(x["fits"]), x.get("verdict")
+            m.states = x["weights_gib"] + x["gradients_gib"] + x["optimizer_gib"]
+            m.rest = x["total_gib"] - m.states
+            m.low, m.high = x.get("low_gib"), x.get("high_gib")
     return out
 
 
@@ -132,10 +159,37 @@ def summary(results: list[Measured]) -> dict[str, Any]:
     logs = [abs(math.log(x)) for x in ratios]
     ran = [m for m in results if m.kind == "train_peak_gib" and m.predicted_fits is not None]
     fo = [m for m in results if m.kind in ("fits", "oom") and m.predicted_fits is not None]
+    by_metric = {}
+    for name in ("reserved", "allocated", "unstated"):
+        rs = [m.ratio for m in results if m.kind == "train_peak_gib" and m.metric == name and m.ratio]
+        if rs:
+            by_metric[name] = {"rows": len(rs), "median_abs_log": round(statistics.median(abs(math.log(x)) for x in rs), 3),
+                               "median_ratio": round(statistics.median(rs), 3)}
+    ooms = [m for m in fo if m.kind == "oom"]
+    verdict_right = sum((m.verdict != "fits") if m.kind == "oom" else (m.verdict != "does_not_fit") for m in fo)
+    ranged = [(m.low, m.measured, m.high) for m in results if m.kind == "train_peak_gib"]
+    spans = [(lo, x, hi) for lo, x, hi in ranged if lo is not None and x is not None and hi is not None]
     return {"numeric_rows": len(logs),
+            "peaks_in_range": f"{sum(lo <= x <= hi for lo, x, hi in spans)}/{len(spans)}",
+            "median_ratio": round(statistics.median(ratios), 3) if ratios else None,
+            "train_peak_by_metric": by_metric,
+            "verdicts_right": f"{verdict_right}/{len(fo)}",
+            "oom_called_fits": f"{sum(m.verdict == 'fits' for m in ooms)}/{len(ooms)}",
+            "runs_called_does_not_fit": f"{sum(m.verdict == 'does_not_fit' for m in ran)}/{len(ran)}",
             "median_abs_log": round(statistics.median(logs), 3) if logs else None,
             "within_1.25x": round(sum(v <= math.log(1.25) for v in logs) / len(logs), 3) if logs else None,
             "within_2x": round(sum(v <= math.log(2) for v in logs) / len(logs), 3) if logs else None,
             "fits_oom_agree": f"{sum(m.predicted_fits == m.measured_fits for m in fo)}/{len(fo)}",
             "runs_predicted_to_fit": f"{sum(bool(m.predicted_fits) for m in ran)}/{len(ran)}",
             "not_expressible": {m.id: m.why_not for m in results if m.why_not}}
+
+
+def factor_spread(results: list[Measured], low_q: float = 0.1, high_q: float = 0.9) -> dict[str, float] | None:
+    """The spread of k = (measured - states) / rest over the measured training peaks: the percentiles that
+    constants.VARIABLE_RANGE holds (margin.py)."""
+    ks = sorted(k for m in results if (k := m.factor) is not None)
+    if len(ks) < 3:
+        return None
+    qs = statistics.quantiles(ks, n=20, method="inclusive")  # 5 %, 10 %, ... 95 %
+    return {"rows": len(ks), "low": round(qs[round(low_q * 20) - 1], 2), "high": round(qs[round(high_q * 20) - 1], 2),
+            "min": round(ks[0], 2), "max": round(ks[-1], 2)}

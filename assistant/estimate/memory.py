@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, TypedDict
 
 from . import constants as C
+from .margin import training_range, verdict
 from .shape import Shape
 
 METHODS = ("full", "freeze", "lora", "qlora")
@@ -78,6 +79,8 @@ class TrainConfig(NamedTuple):
     activation_offload: bool = False  # saved activations go to host RAM between forward and backward
     expandable_segments: bool = False  # allocator with expandable segments: no fragmentation on GPUs
     compile: bool = False  # torch.compile: the partitioner saves matmul inputs/outputs, recomputes pointwise ops
+    tightest: bool = False  # the planner sizes on the point estimate instead of the range's upper end (margin.py)
+    attention: str = "fused"  # constants.ATTENTIONS: fused (FlashAttention / NPU_Flash_Attn, no s^2) or eager (scores kept)
 
     @property
     def loss_impl(self) -> str:
@@ -134,6 +137,11 @@ class Breakdown:
     host_ram_gib: Term  # per node, for offload
     host_fits: bool
     assumptions: list[str] = field(default_factory=list)
+    allocated_gib: float = 0.0  # the tensors alone (what torch.cuda.max_memory_allocated reports)
+    low_gib: float = 0.0  # the range of the pool (total_gib) the measured errors allow (margin.py)
+    high_gib: float = 0.0
+    verdict: str = "fits"  # fits | tight | does_not_fit (margin.verdict)
+    plan_fits: bool = True  # what the planner sizes on: the range's upper end fits, or the point with cfg.tightest
 
 
 def _gib(b: float) -> float:
@@ -243,6 +251,8 @@ def _activations(s: Shape, cfg: TrainConfig, seqs: int, in_flight: int) -> tuple
     on_device = min(held, C.ACTIVATION_OFFLOAD_LIVE_LAYERS) if cfg.activation_offload else held
     host = saved * (held - on_device)
     total = saved * on_device + (C.RECOMPUTE_PEAK_LAYERS * per_layer if cfg.recompute else 0.0)
+    scores = _eager_scores(s, cfg, seqs, on_device if not cfg.recompute else 0)
+    total += scores
     kv = 0.0
     if cfg.stage == "ppo":  # rollout generation keeps a KV cache for micro_batch sequences
         kv = 2 * s.layers * s.kv_dim * 2 * cfg.micro_batch * cfg.seq_len / (cfg.tp * cfg.pp)
@@ -258,9 +268,25 @@ def _activations(s: Shape, cfg: TrainConfig, seqs: int, in_flight: int) -> tuple
             text += (f"; activation offloading: {on_device} of the {held} layers' saved tensors on the device, "
                      f"{_gib(host):.2f} GiB in host RAM")
         text += f"; {tokens:.0f} tokens/micro-batch" + (f", /{shard} sequence parallel" if shard > 1 else "")
+        if scores:
+            text += (f"; + eager attention scores {_gib(scores):.2f} GiB (heads x s^2: {C.EAGER_SCORE_SAVED_BYTES} B kept "
+                     f"per score " + ("in the recomputed layer" if cfg.recompute else f"in each of {on_device} layers")
+                     + f", {C.EAGER_SCORE_BACKWARD_BYTES} B more in its backward, one {C.EAGER_MASK_BYTES} B causal mask)")
         return text + (f"; + rollout KV cache {_gib(kv):.2f} GiB" if kv else "")
 
     return Term(_gib(total), how), host
+
+
+def _eager_scores(s: Shape, cfg: TrainConfig, seqs: int, saved_layers: int) -> float:
+    """Bytes of materialised attention scores (constants.EAGER_*) on one device; 0 with a fused kernel. With
+    recompute only the layer being recomputed holds them; without, `saved_layers` layers keep theirs for backward,
+    beside the backward working set of one layer."""
+    if cfg.attention != "eager":
+        return 0.0
+    per_seq = cfg.seq_len / cfg.cp * cfg.seq_len  # this rank's queries x all keys
+    per_layer = cfg.micro_batch * seqs * (s.heads / cfg.tp) * per_seq
+    kept = per_layer * C.EAGER_SCORE_SAVED_BYTES * max(1, saved_layers)
+    return kept + per_layer * C.EAGER_SCORE_BACKWARD_BYTES + cfg.micro_batch * seqs * per_seq * C.EAGER_MASK_BYTES
 
 
 def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
@@ -525,5 +551,9 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     notes = list(ps.notes)
     if seqs > 1:
         notes.append(f"{cfg.stage}: {seqs} sequences per sample in each micro-batch")
+    low, high = training_range(w.gib + g.gib + o.gib, act.gib + logits.gib, ov.gib, dev.kind)
+    word = verdict(low, high, usable)
+    plan_fits = total <= usable if cfg.tightest or not C.PLAN_ON_UPPER_END.get(dev.kind, True) else high <= usable
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), total <= usable,
-                     host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes)
+                     host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low, 3),
+                     round(high, 3), word, plan_fits)

@@ -1,5 +1,8 @@
 """The planner: the smallest plan that fits, trying the fastest setting first. Pure functions.
 
+"Fits" here is the upper end of the estimate's range (margin.py): a plan holds even where the estimate
+runs low, as the measurements show it can; TrainConfig.tightest sizes on the point estimate instead.
+
 Device counts are 1, 2, 4, 8 (in the device's unit: Snt9B23 starts at 2 DIE), then whole nodes.
 Settings come in two tiers; the slow tier (ZeRO-2/3 with CPU offload; Megatron full recompute) is
 tried only when nothing in the fast tier fits within max_devices, since it trades a large slow-down
@@ -120,7 +123,7 @@ def _fits(s: Shape, cfg: TrainConfig, dev: Device, global_batch: int | None):
         return None
     cfg = cfg._replace(grad_accum=batch[0])  # accumulation keeps gradients alive between micro-batches
     mem = training_memory(s, cfg, dev)
-    return (cfg, mem, batch) if mem.fits and mem.host_fits else None
+    return (cfg, mem, batch) if mem.plan_fits and mem.host_fits else None
 
 
 def _floor_gib(s: Shape, base: TrainConfig, dev: Device):
@@ -172,7 +175,7 @@ def _tier_possible(s: Shape, base: TrainConfig, dev: Device, counts: list[int], 
              else _lf_settings(base._replace(devices=n), slow))
     for cfg in cands:
         m = training_memory(s, cfg, dev)
-        if m.fits and m.host_fits:
+        if m.plan_fits and m.host_fits:
             return True
     return False
 
@@ -187,6 +190,21 @@ def _first_fit(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow
 
 def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
                   global_batch: int | None = None, practice: bool = True) -> Plan:
+    """The recommended plan (see _recommended), sized so the upper end of the estimate's range fits; when no
+    device count holds the upper end (activations and loss buffers that no sharding splits), the tightest plan,
+    whose verdict then says `tight`, rather than none."""
+    plan = _recommended(s, base, dev, max_devices, global_batch, practice)
+    if plan.fits or base.tightest:
+        return plan
+    tight = _recommended(s, base._replace(tightest=True), dev, max_devices, global_batch, practice)
+    if not tight.fits:
+        return plan
+    tight.reason = f"tight: no device count holds the upper end of the estimate's range; {tight.reason}"
+    return tight
+
+
+def _recommended(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
+                 global_batch: int | None = None, practice: bool = True) -> Plan:
     """The recommended plan: the memory minimum, raised to vendor practice for LoRA (constants.py,
     PRACTICE_LORA_FRACTION). The memory minimum stays in ``memory_devices``. ``practice=False``: the memory
     plan alone (the practice rule stands in for the vendor's count where its tables have no row for the job;
@@ -246,7 +264,7 @@ def longest_seq_len(s: Shape, cfg: TrainConfig, dev: Device, step: int = 1024) -
     Memory grows with the sequence, so a binary search over multiples of `step` finds it."""
     def fits(k: int) -> bool:
         m = training_memory(s, cfg._replace(seq_len=k * step), dev)
-        return m.fits and m.host_fits
+        return m.plan_fits and m.host_fits
 
     lo, hi = 0, cfg.seq_len // step  # fits(lo) is taken as true, the answer is in [lo, hi]
     while lo < hi:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,13 +20,33 @@ def _report(ctx):
                kb.table_rows("vllm_min_cards"))
 
 
-def _measured(ctx) -> dict:
-    """The estimator against the published measurements in knowledge/catalog/measurements.csv."""
-    from ..estimate.measured import evaluate, load, summary
+def _measured(ctx, path: Path) -> dict:
+    """The estimator against the published measurements in one measurement file, with the spread of the
+    factor the estimate's range is built from (constants.VARIABLE_RANGE)."""
+    from ..estimate.measured import evaluate, factor_spread, load, summary
     from ..tools import registry_for
 
-    rows = load(ctx.settings.knowledge_dir / "catalog" / "measurements.csv")
-    return summary(evaluate(rows, lambda tool, args: registry_for(tool).call_json(tool, args, ctx)))
+    results = evaluate(load(path), lambda tool, args: registry_for(tool).call_json(tool, args, ctx))
+    return {**summary(results), "range_factor": factor_spread(results)}
+
+
+def _measured_lines(name: str, m: dict) -> list[str]:
+    """The measurement lines `sizing calibrate` prints for one file."""
+    lines = [f"measurements ({m['numeric_rows']} numeric rows, {name}): median |ln(predicted/measured)| "
+             f"{m['median_abs_log']}, median ratio {m['median_ratio']}, {m['within_1.25x']:.1%} within 1.25x, "
+             f"{m['within_2x']:.1%} within 2x; fits/OOM rows {m['fits_oom_agree']} agree; runs that happened predicted "
+             f"to fit {m['runs_predicted_to_fit']}"]
+    lines.append(f"  verdicts: {m['verdicts_right']} right; reported OOMs called 'fits' {m['oom_called_fits']}; runs that "
+                 f"happened called 'does_not_fit' {m['runs_called_does_not_fit']}; measured peaks inside the likely range "
+                 f"{m['peaks_in_range']}")
+    for metric, v in m["train_peak_by_metric"].items():
+        lines.append(f"  training peaks, {metric}: {v['rows']} rows, median |ln| {v['median_abs_log']}, "
+                     f"median ratio {v['median_ratio']}")
+    if f := m.get("range_factor"):
+        lines.append(f"  range factor k = (measured - states) / rest over {f['rows']} peaks: 10th-90th percentile "
+                     f"{f['low']}-{f['high']} (min {f['min']}, max {f['max']}); constants.VARIABLE_RANGE")
+    lines += [f"  not expressible: {rid}: {why}" for rid, why in m["not_expressible"].items()]
+    return lines
 
 
 def _fmt_share(v: dict) -> str:
@@ -39,6 +60,9 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[str, typer.Option("--format", "-f", help="text, md or json.")] = "text",
         only_disagree: Annotated[bool, typer.Option("--disagree", help="Only rows where planner and table differ.")] = False,
         summary_only: Annotated[bool, typer.Option("--summary", help="Only the totals.")] = False,
+        measurements: Annotated[list[Path] | None, typer.Option(
+            "--measurements", "-m", help="Measurement CSV files (same columns as knowledge/catalog/measurements.csv); "
+            "repeatable. Default: the project's copy.")] = None,
     ):
         """Compare the planner with every vendor table row (min-card table: both frameworks, Snt9B and
         Snt9B23; LLaMA-Factory recipe table; vLLM tables) beside two naive anchors, and list the rows
@@ -52,9 +76,17 @@ def register(app: typer.Typer) -> None:
         rep = _report(ctx)
         rows = [r for r in rep.rows if table in ("all", r.table) and not (only_disagree and r.planner == r.table_value)]
         summary = rep.summary()
-        measured = _measured(ctx)
+        files = measurements or [ctx.settings.knowledge_dir / "catalog" / "measurements.csv"]
+        for f in files:
+            if not f.is_file():
+                typer.echo(f"No measurement file {f}: give CSV files with the columns of knowledge/catalog/measurements.csv.",
+                           err=True)
+                raise typer.Exit(2)
+        root = ctx.settings.knowledge_dir.resolve().parent
+        measured = {str(f.resolve().relative_to(root)) if f.resolve().is_relative_to(root) else str(f): _measured(ctx, f)
+                    for f in files}
         if fmt == "json":
-            out = {"summary": summary, "measurements": measured}
+            out = {"summary": summary, "measurements": next(iter(measured.values())), "measurement_files": measured}
             if not summary_only:
                 out["rows"] = [{"table": r.table, "case": r.label, "table_value": r.table_value, "planner": r.planner,
                                 "ratio": round(r.ratio, 3), "model_states": r.anchor_states, "flat_bytes": r.anchor_flat,
@@ -85,9 +117,6 @@ def register(app: typer.Typer) -> None:
             elif table in ("all", key.split(" ")[0]):
                 unit = "cells" if "printed cells" in key else "rows"
                 typer.echo(f"{key} ({val['planner']['rows']} {unit}): " + "; ".join(f"{name} {_fmt_share(v)}" for name, v in val.items()))
-        m = measured
-        typer.echo(f"measurements ({m['numeric_rows']} numeric rows, knowledge/catalog/measurements.csv): median |ln(predicted/"
-                   f"measured)| {m['median_abs_log']}, {m['within_1.25x']:.1%} within 1.25x, {m['within_2x']:.1%} within 2x; "
-                   f"fits/OOM rows {m['fits_oom_agree']} agree; runs that happened predicted to fit {m['runs_predicted_to_fit']}")
-        for rid, why in m["not_expressible"].items():
-            typer.echo(f"  not expressible: {rid}: {why}")
+        for name, m in measured.items():
+            for line in _measured_lines(name, m):
+                typer.echo(line)

@@ -17,12 +17,16 @@ from ..what_fits import Goal, what_fits
 
 CHART_COLUMNS = ["bar", "part", "GiB"]
 ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limit)"
-# Memory fields that are not parts of the per-device sum (the total itself, limits, host memory).
-NOT_PARTS = {"total_gib", "usable_gib", "headroom_gib", "host_ram_gib", "fits", "host_ram_fits", "how"}
+RANGE_BAR = "likely range of the estimate"
+VERDICT_WORDS = {"fits": "fits", "tight": "tight", "does_not_fit": "does not fit"}
+# Memory fields that are not parts of the per-device sum (the total itself, its range, limits, host memory).
+NOT_PARTS = {"total_gib", "usable_gib", "headroom_gib", "host_ram_gib", "fits", "host_ram_fits", "how",
+             "allocated_gib", "low_gib", "high_gib", "verdict", "metric"}
 # One colour per chart part, fixed, so the same term has the same colour in every plan.
 PART_COLOURS = {"weights": "#4e79a7", "gradients": "#f28e2b", "optimizer": "#e15759", "activations": "#76b7b2",
                 "logits": "#59a14f", "overhead": "#edc948", "KV cache for the context": "#b07aa1",
-                "usable memory": "#9c9c9c", "memory x utilization": "#9c9c9c", "other": "#ff9da7"}
+                "usable memory": "#9c9c9c", "memory x utilization": "#9c9c9c", "other": "#ff9da7",
+                "range low end": "#d4d4d4", "likely range": "#f1a340"}
 LABELS = {"zero_stage": "DeepSpeed ZeRO stage", "offload": "CPU offload", "tp": "Tensor parallel (TP)",
           "pp": "Pipeline parallel (PP)", "cp": "Context parallel (CP)", "recompute": "Activation recompute",
           "distributed_optimizer": "Distributed optimizer", "micro_batch": "Micro batch per device",
@@ -154,6 +158,10 @@ def memory_chart_rows(memory: dict[str, Any] | None) -> list[dict[str, Any]]:
     rows = [{"bar": ESTIMATE_BAR, "part": k.removesuffix("_gib"), "GiB": round(float(v), 2)}
             for k, v in memory.items()
             if k not in NOT_PARTS and isinstance(v, int | float) and not isinstance(v, bool) and v > 0]
+    if isinstance(memory.get("low_gib"), int | float) and isinstance(memory.get("high_gib"), int | float):
+        low, high = float(memory["low_gib"]), float(memory["high_gib"])
+        rows += [{"bar": RANGE_BAR, "part": "range low end", "GiB": round(low, 2)},
+                 {"bar": RANGE_BAR, "part": "likely range", "GiB": round(high - low, 2)}]
     if isinstance(memory.get("usable_gib"), int | float):
         rows.append({"bar": CAPACITY_BAR, "part": "usable memory", "GiB": round(float(memory["usable_gib"]), 2)})
     return rows
@@ -210,7 +218,8 @@ def plan_training_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[s
             + ("" if res["fits"] else " — **does not fit**"))
     mem = res["memory"]
     summary = (f"{model_line(form, res)} · {res['framework']}, {res['method']} {res['stage']}, {res['seq_len']:,} tokens "
-               f"on {res['hardware']}: {mem['total_gib']:.1f} of {mem['usable_gib']:.1f} GiB per device. "
+               f"on {res['hardware']}: about {mem['total_gib']:.1f} GiB, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} "
+               f"GiB (estimate) of {mem['usable_gib']:.1f} GiB per device — {VERDICT_WORDS[mem['verdict']]}. "
                f"{res['reason'][:1].upper()}{res['reason'][1:]}.")
     keys = ["zero_stage", "offload", "tp", "pp", "cp", "recompute", "distributed_optimizer", "micro_batch",
             "grad_accum", "global_batch"]

@@ -222,6 +222,11 @@ class CapacityBlocks(Writer):
         alt = self.no_fit_alternative(p)
         need = self.L(f"each device needs {mem.total_gib:.1f} GiB of {mem.usable_gib:.1f} even with the most "
                       "memory-saving setting", f"即使用最省显存的设置，每卡仍需 {mem.total_gib:.1f} GiB，可用 {mem.usable_gib:.1f} GiB")
+        if mem.fits and mem.verdict == "tight":  # the point fits, the upper end of its range does not (plans hold it)
+            need = self.L(f"each device needs about {mem.total_gib:.1f} GiB, likely up to {mem.high_gib:.1f}, of "
+                          f"{mem.usable_gib:.1f} even with the most memory-saving setting (tight)",
+                          f"即使用最省显存的设置，每卡约 {mem.total_gib:.1f} GiB，可能高达 {mem.high_gib:.1f} GiB，"
+                          f"可用 {mem.usable_gib:.1f} GiB（偏紧）")
         text = self.L(f"does not fit at any device count — {why or need}", f"在任何卡数下都放不下——{why or need}")
         if why:
             text += self.L(f" ({need})", f"（{need}）")

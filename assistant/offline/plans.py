@@ -22,6 +22,9 @@ class PlanBlocks(CapacityBlocks):
         bits.append(f"micro batch {p.micro_batch}")
         bits.append(self.L(f"gradient accumulation {p.grad_accum}", f"梯度累积 {p.grad_accum}"))
         bits.append(self.L(f"about {p.memory.total_gib:.1f} GiB per device", f"每{self.per_device(p.unit, p.hardware)}约 {p.memory.total_gib:.1f} GiB"))
+        if p.verdict == "tight":  # the range's upper end does not fit (Ascend plans on the vendor-tested point, or no count holds it)
+            bits.append(self.L(f"tight: likely up to {p.memory.high_gib:.1f} of {p.memory.usable_gib:.1f} GiB (estimate)",
+                               f"偏紧：可能高达 {p.memory.high_gib:.1f} GiB，可用 {p.memory.usable_gib:.1f} GiB（估算）"))
         return self.L(", ", "，").join(bits)
 
     def capped_adds_nothing(self, call: Result[PlanResult], f: TrainingFacts) -> bool:
@@ -59,9 +62,16 @@ class PlanBlocks(CapacityBlocks):
                           f"但需要 {mem.host_ram_gib:,.0f} GiB 主机内存（{how}）。")
         if not call.arg("max_devices"):  # no device limit: it fits at no count; say why and what fits instead
             return self.L(f"- **{label}** ({how}): {self.no_fit_text(p)}.", f"- **{label}**（{how}）：{self.no_fit_text(p)}。")
-        return self.L(f"- **{label}**: nothing fits — even {self.devices(p.devices, p.unit)} with the most memory-saving setting "
+        batch = self.L(f" at micro batch {p.micro_batch}", f"、micro batch {p.micro_batch}") if p.micro_batch > 1 else ""
+        if mem.fits and mem.verdict == "tight":  # the point fits, the upper end of its range does not: plans hold it
+            return self.L(f"- **{label}**: tight — {self.devices(p.devices, p.unit)} with the most memory-saving setting{batch} "
+                          f"{'needs' if p.devices == 1 else 'need'} about {mem.total_gib:.1f} GiB per device, likely up to "
+                          f"{mem.high_gib:.1f}, of {mem.usable_gib:.1f} ({how}); plans are sized so the upper end fits.",
+                          f"- **{label}**：偏紧——{p.devices} 张卡并用最省显存的设置{batch}，每卡约 {mem.total_gib:.1f} GiB，"
+                          f"可能高达 {mem.high_gib:.1f} GiB，可用 {mem.usable_gib:.1f} GiB（{how}）；方案按范围上限放得下来定。")
+        return self.L(f"- **{label}**: nothing fits — even {self.devices(p.devices, p.unit)} with the most memory-saving setting{batch} "
                       f"{'needs' if p.devices == 1 else 'need'} {mem.total_gib:.1f} GiB per device of {mem.usable_gib:.1f} ({how}).",
-                      f"- **{label}**：放不下——即使 {p.devices} 张卡并用最省显存的设置，每卡仍需 {mem.total_gib:.1f} GiB，"
+                      f"- **{label}**：放不下——即使 {p.devices} 张卡并用最省显存的设置{batch}，每卡仍需 {mem.total_gib:.1f} GiB，"
                       f"可用 {mem.usable_gib:.1f} GiB（{how}）。")
 
     def table_comparison(self, p: PlanResult) -> list[str]:
@@ -160,8 +170,11 @@ class PlanBlocks(CapacityBlocks):
             (m.weights_gib, "weights", "权重"), (m.gradients_gib, "gradients", "梯度"), (m.optimizer_gib, "optimizer states", "优化器状态"),
             (m.activations_gib, "activations", "激活"), (m.logits_gib, "logits/loss", "logits/loss"), (m.overhead_gib, "framework overhead", "框架开销"))]
         lines.append("- " + self.L(", ", "，").join(parts))
-        lines.append(self.L(f"- Usable per device: {m.usable_gib:.1f} GiB → {'fits' if m.fits else 'does not fit'}.",
-                            f"- 每卡可用 {m.usable_gib:.1f} GiB → {'放得下' if m.fits else '放不下'}。"))
+        word = {"fits": ("fits", "放得下"), "tight": ("tight", "偏紧"), "does_not_fit": ("does not fit", "放不下")}[m.verdict]
+        lines.append(self.L(f"- Usable per device: {m.usable_gib:.1f} GiB; about {m.total_gib:.1f} GiB, likely {m.low_gib:.1f}-"
+                            f"{m.high_gib:.1f} GiB (estimate: the allocator's pool, range from measured errors) → {word[0]}.",
+                            f"- 每卡可用 {m.usable_gib:.1f} GiB；约 {m.total_gib:.1f} GiB，可能在 {m.low_gib:.1f}-{m.high_gib:.1f} GiB"
+                            f"（估算：分配器占用的显存，范围来自实测误差）→ {word[1]}。"))
         if m.host_ram_gib:
             lines.append(self.L(f"- Host RAM for offload: {m.host_ram_gib:.1f} GiB per node.", f"- offload 所需主机内存：每节点 {m.host_ram_gib:.1f} GiB。"))
         return lines + [""]

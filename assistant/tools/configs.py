@@ -72,6 +72,8 @@ class GenerateConfigArgs(BaseModel):
                                 "e.g. the user's limit; default the plan's. Nodes follow from the part's devices per node.")
     master_addr: str | None = Field(None, max_length=253, pattern=r"^[A-Za-z0-9.:_\-]+$")
     master_port: int = Field(29500, ge=1, le=65535)
+    tightest: bool = Field(False, description="Size an estimated plan on the point estimate (the tightest plan) instead of "
+                           "the upper end of its likely range (the default on GPUs; Ascend plans follow the vendor-tested point).")
 
 
 class ConfigFile(BaseModel):
@@ -155,6 +157,8 @@ def _estimate(ctx, args, model_id, hw, framework, max_devices: int | None = None
             req[theirs] = getattr(args, ours)
     if max_devices:
         req["max_devices"] = max_devices
+    if args.tightest:
+        req["tightest"] = True
     return _call(ctx, "plan_training", req)
 
 

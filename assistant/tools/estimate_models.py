@@ -105,10 +105,15 @@ class TrainerOptions(BaseModel):
                                              "allocator fragmentation on GPUs (Ascend keeps its calibrated share). "
                                              "Omitted: the framework's default (on for unsloth, which sets it).")
 
+    attention: Literal["fused", "eager"] = Field("fused", description="fused: FlashAttention / NPU_Flash_Attn / "
+                                                 "memory-efficient SDPA (no s x s scores); eager: the scores are "
+                                                 "materialised (attn_implementation eager, SDPA's math fallback, "
+                                                 "NPU_Flash_Attn constraints not met): heads x s^2 per layer.")
+
     def trainer_config(self, framework: str) -> dict[str, Any]:
         """These options as TrainConfig fields, the framework's own defaults where one is not given."""
         defaults = framework_defaults(framework)
-        return {"loss": self.loss or "", "optimizer": self.optimizer, "compile": self.compile,
+        return {"loss": self.loss or "", "optimizer": self.optimizer, "compile": self.compile, "attention": self.attention,
                 "activation_offload": defaults["activation_offload"] if self.activation_offload is None
                 else self.activation_offload,
                 "expandable_segments": defaults["expandable_segments"] if self.expandable_segments is None
@@ -140,10 +145,19 @@ class MemoryBreakdown(BaseModel):
     activations_gib: float
     logits_gib: float = Field(description="Logits and loss buffers.")
     overhead_gib: float = Field(description="Framework overhead: runtime, collectives, allocator fragmentation.")
-    total_gib: float
+    total_gib: float = Field(description="The point estimate of the allocator's pool on one device (reserved memory: the "
+                             "tensors plus runtime context, HCCL/NCCL buffers and fragmentation), what an OOM is judged on.")
+    metric: Literal["reserved"] = Field("reserved", description="What total_gib stands for: the allocator's pool "
+                                        "(torch.cuda.max_memory_reserved / npu-smi minus the runtime), not allocated tensors.")
+    allocated_gib: float = Field(description="The tensors alone (torch.cuda.max_memory_allocated): total_gib without overhead.")
+    low_gib: float = Field(description="Lower end of the likely range of total_gib (from the estimator's measured errors).")
+    high_gib: float = Field(description="Upper end of the likely range of total_gib; plans are sized so it fits unless "
+                            "the tightest plan is asked for.")
+    verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="fits: the upper end fits; tight: the range "
+                                                              "crosses the usable memory; does_not_fit: the lower end does not fit.")
     usable_gib: float = Field(description="What the device reports as total capacity.")
     headroom_gib: float
-    fits: bool
+    fits: bool = Field(description="The point estimate fits (kept for compatibility; plan with `verdict`).")
     host_ram_gib: float = Field(description="Host RAM per node for offloaded states (0 without offload).")
     host_ram_fits: bool
     how: dict[str, str] = Field(description="How each figure was computed.")

@@ -127,12 +127,15 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     terms = {"weights": b.weights, "gradients": b.gradients, "optimizer": b.optimizer, "activations": b.activations,
              "logits": b.logits, "overhead": b.overhead, "host_ram": b.host_ram_gib}
     how = {k: v.how for k, v in terms.items()}
-    how["total"] = "sum of the terms above"
+    how["total"] = "sum of the terms above: the allocator's pool (reserved), the tensors being allocated_gib"
+    how["range"] = (f"likely {b.low_gib:.1f}-{b.high_gib:.1f} GiB: model states ±{C.STATES_BAND:.0%}, the rest "
+                    "(activations, logits, overhead) scaled by the spread the measurements show (constants.VARIABLE_RANGE)")
     how["usable"] = "nominal memory x reported-capacity fraction (Ascend: 60.97 of 64 GiB)"
     return MemoryBreakdown(
         weights_gib=round(b.weights.gib, 3), gradients_gib=round(b.gradients.gib, 3), optimizer_gib=round(b.optimizer.gib, 3),
         activations_gib=round(b.activations.gib, 3), logits_gib=round(b.logits.gib, 3), overhead_gib=round(b.overhead.gib, 3),
-        total_gib=b.total_gib, usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - b.total_gib, 3), fits=b.fits,
+        total_gib=b.total_gib, allocated_gib=b.allocated_gib, low_gib=b.low_gib, high_gib=b.high_gib, verdict=b.verdict,
+        usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - b.total_gib, 3), fits=b.fits,
         host_ram_gib=round(b.host_ram_gib.gib, 3), host_ram_fits=b.host_fits, how=how)
 
 
@@ -222,7 +225,9 @@ def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
     # FlashAttention-2 needs Ampere or newer: on V100/T4 (the GPUs without BF16) PyTorch's SDPA picks its
     # memory-efficient kernel, which also keeps no s x s matrix.
     attn = "FlashAttention" if dev.kind == "npu" or dev.bf16 else "memory-efficient SDPA, FlashAttention-2 needing Ampere or newer"
-    out = [f"activations in {act} with {attn} (no s^2 term)",
+    attn_text = (f"{attn} (no s^2 term)" if cfg.attention == "fused"
+                 else "eager attention (the heads x s^2 scores materialised per layer)")
+    out = [f"activations in {act} with {attn_text}",
            f"usable memory = {dev.memory_gb:g} GB x {C.CAPACITY_FRACTION.get(dev.kind, 1):.3f} reported capacity"]
     if cfg.megatron:
         out.append("MindSpeed-LLM: distributed optimizer, sequence parallel with TP, 1F1B pipeline")

@@ -105,7 +105,7 @@ class TrainingMemoryResult(MemoryBreakdown):
 
 @tool
 def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingMemoryResult:
-    """Estimate per-device training memory (GiB) for a model and setup: weights, gradients, optimizer states, activations, logits/loss buffers, framework overhead, total vs usable memory, fits, host RAM for offload; each figure says how it was computed.
+    """Estimate per-device training memory (GiB) for a model and setup: weights, gradients, optimizer states, activations, logits/loss buffers, framework overhead, total (the allocator's pool) vs usable memory with its likely range and verdict (fits | tight | does_not_fit), host RAM for offload; each figure says how it was computed.
 
     Methods full|freeze|lora|qlora; stages pt|sft|dpo|kto|rm|ppo; DeepSpeed ZeRO 0-3 with or without offload (LLaMA-Factory) or TP/PP/CP (MindSpeed-LLM). Give model, or params_b for a model not in the catalog."""
     s, model_id = resolve_shape(ctx, args)
@@ -150,6 +150,8 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
     precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: bf16, or fp16 on parts without BF16 (V100, T4, Ascend 910A/310P).")
     lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1.")
     quant_bits: Literal[2, 3, 4, 8] = 4
+    tightest: bool = Field(False, description="Size the plan on the point estimate (the tightest plan, verdict may be "
+                           "'tight') instead of the upper end of its likely range (the default: verdict 'fits').")
 
 
 class FewerDevices(BaseModel):
@@ -166,6 +168,9 @@ class FewerDevices(BaseModel):
     recompute: bool
     setting: str = Field(description="The slower setting, e.g. 'ZeRO-3 + CPU offload' or 'TP 4 x PP 1 + full recompute'.")
     total_gib: float = Field(description="Per-device memory of that plan, GiB.")
+    low_gib: float = Field(description="Lower end of its likely range, GiB.")
+    high_gib: float = Field(description="Upper end of its likely range, GiB.")
+    verdict: Literal["fits", "tight", "does_not_fit"]
     host_ram_gib_per_node: float = Field(description="Host RAM per node the offloaded states need, GiB (0 without offload).")
 
 
@@ -179,7 +184,11 @@ class PlanResult(BaseModel):
                                           "a longer seq_len needs RoPE scaling.")
     hardware: str
     framework: str
-    fits: bool
+    fits: bool = Field(description="A plan was found: its upper end fits (or, with tightest, its point estimate).")
+    verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="The plan's memory verdict: fits (the upper end "
+                                                              "of the range fits), tight (the range crosses the usable memory), does_not_fit.")
+    tightest: bool = Field(False, description="Whether the plan was sized on the point estimate: asked for the tightest "
+                           "plan, or no device count holds the upper end of the range (then the verdict is tight).")
     devices: int = Field(description="Devices in the plan (cards; DIE on Snt9B23).")
     memory_devices: int | None = Field(None, description="Fewest devices memory alone needs with any setting that keeps "
                                        "the job on the devices (MindSpeed-LLM full recompute counts, CPU offload does not); "
@@ -222,7 +231,8 @@ def _alternative(p, dev: Device) -> FewerDevices | None:
                else f"ZeRO-{c.zero_stage}" + (" + CPU offload" if c.offload else ""))
     return FewerDevices(devices=p.devices, nodes=p.nodes, per_node=p.per_node, zero_stage=None if c.megatron else c.zero_stage,
                         offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, recompute=c.recompute, setting=setting,
-                        total_gib=round(p.memory.total_gib, 2), host_ram_gib_per_node=round(p.memory.host_ram_gib.gib, 1))
+                        total_gib=round(p.memory.total_gib, 2), low_gib=round(p.memory.low_gib, 2),
+                        high_gib=round(p.memory.high_gib, 2), verdict=p.memory.verdict, host_ram_gib_per_node=round(p.memory.host_ram_gib.gib, 1))
 
 
 def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, base: TrainConfig,
@@ -247,7 +257,8 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         notes.append(f"MoE: all {s.params / 1e9:.1f}B parameters are stored; {(s.active_params or s.params) / 1e9:.1f}B are active per token")
     return PlanResult(
         model=model_id or s.name, shape=shape_info(s), method=base.method, stage=base.stage, seq_len=base.seq_len,
-        model_max_context=model_context(ctx, model_id), hardware=hw_id, framework=base.framework, fits=p.fits, devices=p.devices, memory_devices=p.memory_devices,
+        model_max_context=model_context(ctx, model_id), hardware=hw_id, framework=base.framework, fits=p.fits,
+        verdict=p.memory.verdict, tightest=c.tightest, devices=p.devices, memory_devices=p.memory_devices,
         practice=p.practice, unit=dev.unit, nodes=p.nodes,
         per_node=p.per_node, physical_cards=-(-p.devices // dev.dies_per_card) if dev.dies_per_card > 1 else None,
         zero_stage=None if c.megatron else c.zero_stage, offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, ep=c.ep,
@@ -268,7 +279,7 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     base = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                        framework=args.framework, precision=precision_for(args.precision, dev), lora_rank=args.lora_rank,
-                       quant_bits=args.quant_bits, **args.trainer_config(args.framework))
+                       quant_bits=args.quant_bits, tightest=args.tightest, **args.trainer_config(args.framework))
     return plan_result(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
 
 
@@ -286,6 +297,7 @@ class HardwarePlan(BaseModel):
     memory_gb: float
     unit: str
     fits: bool
+    verdict: Literal["fits", "tight", "does_not_fit"]
     devices: int
     nodes: int
     per_node: int
@@ -320,6 +332,7 @@ def compare_hardware(ctx, args: CompareHardwareArgs) -> CompareHardwareResult:
         p = plan_result(ctx, s, model_id, h["id"], dev, base._replace(precision=precision_for(None, dev)), None, None,
                         suggest=False)
         plans.append(HardwarePlan(hardware=h["id"], name=h["name"], memory_gb=dev.memory_gb, unit=dev.unit, fits=p.fits,
+                                  verdict=p.verdict,
                                   devices=p.devices, nodes=p.nodes, per_node=p.per_node, physical_cards=p.physical_cards,
                                   zero_stage=p.zero_stage, offload=p.offload, tp=p.tp, pp=p.pp, total_gib=p.memory.total_gib,
                                   usable_gib=p.memory.usable_gib, table_cards=p.table.cards if p.table else None))
@@ -377,6 +390,11 @@ class InferenceResult(BaseModel):
     budget_gib: float = Field(description="gpu_memory_utilization x reported capacity.")
     kv_cache_gib: float
     kv_tokens_fit: int = Field(description="Tokens of KV cache that fit across the plan.")
+    kv_tokens_low: int = Field(description="Low end of the KV capacity's likely range (the profiled peak and overhead "
+                               "running as high as the measurements show).")
+    kv_tokens_high: int = Field(description="High end of the KV capacity's likely range.")
+    verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="fits: the low end of the KV range holds "
+                                                              "max_model_len x concurrency; tight: only the high end does; does_not_fit: neither.")
     max_sequences_at_len: int
     table: dict[str, Any] | None = Field(description="The vLLM table row for this model and card memory, if any.")
     note: str | None = None
@@ -409,7 +427,8 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
         pp=p.pp, max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
         concurrency=args.concurrency, model_max_context=model_context(ctx, model_id), kv_cache_dtype=args.kv_cache_dtype, kv_bytes_per_token=p.kv_per_token_total, kv_bytes_per_token_per_device=p.kv_per_token_device,
         kv_formula=p.kv_formula, weights_gib_per_device=p.weights_gib, activation_gib=p.activation_gib, overhead_gib=p.overhead_gib,
-        budget_gib=p.budget_gib, kv_cache_gib=p.kv_cache_gib, kv_tokens_fit=p.kv_tokens, max_sequences_at_len=p.max_sequences,
+        budget_gib=p.budget_gib, kv_cache_gib=p.kv_cache_gib, kv_tokens_fit=p.kv_tokens, kv_tokens_low=p.kv_tokens_low,
+        kv_tokens_high=p.kv_tokens_high, verdict=p.verdict, max_sequences_at_len=p.max_sequences,
         table=table, note=note, reason=p.reason,
         assumptions=[f"{p.weight_precision}; KV cache {kv_label}",
                      f"vLLM's profiling run: a forward pass over {args.max_num_batched_tokens} batched tokens and the sampler "

@@ -34,6 +34,8 @@ class WhatFitsArgs(TrainerOptions):
                                          "or torchtune, litgpt, unsloth, axolotl, transformers (their own defaults).")
     seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN,
                          description="Tokens per sequence for goals model and batch (training length or max-model-len).")
+    tightest: bool = Field(False, description="Training: count a plan whose point estimate fits (verdict may be 'tight') "
+                           "instead of one whose likely range fits entirely (the default).")
 
 
 class WhatFitsResult(BaseModel):
@@ -46,6 +48,8 @@ class WhatFitsResult(BaseModel):
     memory_limit: int | None = Field(None, description="goal context: the longest length device memory allows (tokens).")
     model_limit: int | None = Field(None, description="goal context: the model's own longest context (catalog max_context).")
     limited_by: Literal["memory", "model"] | None = Field(None, description="goal context: which limit binds.")
+    verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="The plan's memory verdict (fits: the likely "
+                                                              "range fits; tight: it crosses the usable memory); does_not_fit when nothing fits.")
     plan_tool: str = Field(description="The tool whose plan is given: plan_training or estimate_inference.")
     plan: dict[str, Any] | None = Field(None, description="That tool's result for the value found, unchanged.")
     offload_value: str | None = Field(None, description="goal model, training: the largest model when CPU offload "
@@ -70,6 +74,8 @@ def what_fits(ctx, args: WhatFitsArgs) -> WhatFitsResult:
     if training:  # the trainer's options go to plan_training as given (its defaults follow the framework)
         call_args.update(method=args.method, framework=args.framework,
                          **args.model_dump(include=set(TrainerOptions.model_fields), exclude_none=True))
+        if args.tightest:
+            call_args["tightest"] = True
     if args.goal != "context":
         call_args["seq_len" if training else "max_model_len"] = args.seq_len
     models = _candidates(ctx) if args.goal == "model" else None
@@ -87,6 +93,7 @@ def what_fits(ctx, args: WhatFitsArgs) -> WhatFitsResult:
     result = WhatFitsResult(goal=args.goal, workload=args.workload, hardware=plan.get("hardware", args.hardware) if plan
                             else args.hardware, devices=args.devices, value=value,
                             model=plan.get("model") if plan else args.model,
+                            verdict=plan.get("verdict", "fits") if plan else "does_not_fit",
                             plan_tool="plan_training" if training else "estimate_inference", plan=plan, tried=out["tried"],
                             assumptions=_assumptions(args, training))
     if slow and slow["value"] not in (None, value):

@@ -18,6 +18,9 @@ def test_calibrate_summary_and_rows(settings, monkeypatch):
     assert "recipes ZeRO stage agreement" in out.output and "flagged rows: min_cards" in out.output
     # the measurement check beside the table check (knowledge/catalog/measurements.csv: 61 rows, 55 numeric)
     assert "measurements (55 numeric rows, knowledge/catalog/measurements.csv): median |ln(predicted/measured)|" in out.output
+    # per file: the verdicts, the training peaks by what they measured, and the spread the range is built from
+    assert "  verdicts: 6/6 right; reported OOMs called 'fits' 0/5" in out.output
+    assert "  training peaks, reserved: 6 rows" in out.output and "  range factor k = (measured - states) / rest" in out.output
     js = runner.invoke(app, ["calibrate", "--table", "recipes", "--format", "json"])
     data = json.loads(js.output)
     m = data["measurements"]
@@ -27,3 +30,5 @@ def test_calibrate_summary_and_rows(settings, monkeypatch):
     row = next(r for r in rows if r["case"] == "llama3.1-8b full 8192")
     assert row["table_value"] == 8 and row["zero_stage_table"] == "ZeRO-2"
     assert runner.invoke(app, ["calibrate", "--table", "nope"]).exit_code == 2
+    missing = runner.invoke(app, ["calibrate", "--summary", "--measurements", "no/such.csv"])
+    assert missing.exit_code == 2 and "No measurement file no/such.csv" in missing.output

@@ -112,11 +112,14 @@ def test_table_view_every_table_and_unknown(ctx, tmp_path):
 
 def test_memory_chart_rows_stack_parts_against_capacity():
     memory = {"weights_gib": 10.0, "gradients_gib": 2.5, "optimizer_gib": 5.0, "activations_gib": 0,
-              "total_gib": 17.5, "usable_gib": 58.0, "headroom_gib": 40.5, "host_ram_gib": 3.0, "fits": True,
+              "total_gib": 17.5, "allocated_gib": 17.0, "low_gib": 16.6, "high_gib": 19.1, "verdict": "fits",
+              "metric": "reserved", "usable_gib": 58.0, "headroom_gib": 40.5, "host_ram_gib": 3.0, "fits": True,
               "how": {"weights": "..."}}
     rows = web_plan.memory_chart_rows(memory)
     est = {r["part"]: r["GiB"] for r in rows if r["bar"] == web_plan.ESTIMATE_BAR}
     assert est == {"weights": 10.0, "gradients": 2.5, "optimizer": 5.0}
+    # the range as its own bar: the low end, then the likely spread up to the high end
+    assert {r["part"]: r["GiB"] for r in rows if r["bar"] == web_plan.RANGE_BAR} == {"range low end": 16.6, "likely range": 2.5}
     assert [r["GiB"] for r in rows if r["bar"] == web_plan.CAPACITY_BAR] == [58.0]
     assert web_plan.memory_chart_rows(None) == []
 
@@ -131,6 +134,12 @@ def test_plan_training_view_puts_the_vendor_row_beside_the_estimate(ctx):
     cap = [r["GiB"] for r in rows if r["bar"] == web_plan.CAPACITY_BAR]
     assert {"weights", "activations"} <= {r["part"] for r in est}
     assert cap == [60.97]  # a 64 GB Snt9B card reports ~60.97 GiB usable (hardware catalog)
+    # the summary says the point, its range and the verdict; the chart has the range as its own bar
+    mem = web_plan.REGISTRY.call_json("plan_training", web_plan.training_args(train_form("Qwen2.5-72B-Instruct")), ctx)["memory"]
+    word = {"fits": "fits", "tight": "tight", "does_not_fit": "does not fit"}[mem["verdict"]]
+    assert (f"about {mem['total_gib']:.1f} GiB, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} GiB (estimate) of "
+            f"61.0 GiB per device — {word}") in md
+    assert [r["part"] for r in rows if r["bar"] == web_plan.RANGE_BAR] == ["range low end", "likely range"]
 
 
 def test_plan_inference_view_chart_uses_the_kv_cache_per_token(ctx, call):

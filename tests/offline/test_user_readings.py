@@ -141,7 +141,9 @@ def test_8bit_adamw_is_planned_with(assistant):
     (call,) = [c for c in ans.tool_calls if c.name == "plan_training"]
     assert call.args["optimizer"] == "adamw_8bit"
     plan = call.result
-    assert plan["zero_stage"] == 2  # the case the hand computation is for: optimizer states sharded over the devices
+    # the case the hand computation is for: optimizer states sharded over the devices (ZeRO-2 or, when the upper end
+    # of the estimate's range needs it, ZeRO-3: both split the fp32 master and moments n ways)
+    assert plan["zero_stage"] in (2, 3)
     # hand computation: an fp32 master copy (4 B) + two 8-bit moments (2 B) per trained parameter, ZeRO-2 shards them
     per_device = 6 * catalog_params_b("baichuan2-7b") * 1e9 / plan["devices"] / 2 ** 30
     assert plan["memory"]["optimizer_gib"] == pytest.approx(per_device, rel=0.02)

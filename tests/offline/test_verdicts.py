@@ -1,0 +1,29 @@
+"""The offline answers say the estimate's range and verdict (assistant/estimate/margin.py) where the plan is tight
+and in the memory answer; the figures are the tools' own, read back from the tool calls."""
+
+from __future__ import annotations
+
+
+def test_a_tight_gpu_plan_says_so_with_its_upper_end(assistant):
+    # Llama-3.1-8B LoRA at 8192 tokens on RTX 4090s: no count holds the upper end of the range (the fp32 loss over
+    # 8192 x 128256 logits is not split by ZeRO), so the plan is the tightest one and the answer says "tight"
+    ans = assistant.ask("Llama-3.1-8B LoRA 8k on RTX 4090, how many GPUs?")
+    (call,) = [c for c in ans.tool_calls if c.name == "plan_training"]
+    mem = call.result["memory"]
+    assert call.result["verdict"] == "tight" and mem["total_gib"] <= mem["usable_gib"] < mem["high_gib"]
+    assert f"tight: likely up to {mem['high_gib']:.1f} of {mem['usable_gib']:.1f} GiB (estimate)" in ans.answer
+
+
+def test_the_memory_answer_gives_the_point_the_range_and_the_verdict(assistant):
+    ans = assistant.ask("Qwen2.5-7B LoRA at 2048 tokens on 2 A100 80GB with ZeRO-2: how much memory per GPU?")
+    (call,) = [c for c in ans.tool_calls if c.name == "estimate_training_memory"]
+    m = call.result
+    word = {"fits": "fits", "tight": "tight", "does_not_fit": "does not fit"}[m["verdict"]]
+    assert (f"about {m['total_gib']:.1f} GiB, likely {m['low_gib']:.1f}-{m['high_gib']:.1f} GiB (estimate: the allocator's "
+            f"pool, range from measured errors) → {word}") in ans.answer
+
+    zh = assistant.ask("显存估算：Qwen2.5-7B LoRA 2048 在 1 张 A100 上 ZeRO-0 每卡要多少显存")
+    (call,) = [c for c in zh.tool_calls if c.name == "estimate_training_memory"]
+    m = call.result
+    word = {"fits": "放得下", "tight": "偏紧", "does_not_fit": "放不下"}[m["verdict"]]
+    assert f"约 {m['total_gib']:.1f} GiB，可能在 {m['low_gib']:.1f}-{m['high_gib']:.1f} GiB" in zh.answer and f"→ {word}。" in zh.answer
