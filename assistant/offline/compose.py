@@ -256,7 +256,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
 
     def notes_block(self) -> list[str]:
         lines = [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
-        if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover:
+        if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover and self.s.intents & {"problem", "memory"}:
             lines.insert(0, self.L(
                 "On a GPU: the remedies below are the Ascend vendor's; the same levers apply (smaller per-device batch, a higher "
                 "ZeRO stage or offload, more devices), with nvidia-smi for npu-smi and PYTORCH_CUDA_ALLOC_CONF for "
@@ -335,9 +335,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         return lines + [self.L("Ask about one of them for its card counts.", "可以继续问其中任一模型需要的卡数。"), ""]
 
     def hardware_list(self, r: ListHardwareResult) -> list[str]:
-        named = [h for h in r.hardware if h.id == self.s.hardware] if "hardware_facts" in self.s.intents else []
+        # the parts the question names (a comparison is written one part per variant); the whole catalog only for a list
+        asked = self.s.hardwares or ([self.s.hardware] if self.s.hardware and "list_hardware" not in self.s.intents else [])
+        named = [h for hw in asked for h in r.hardware if h.id == hw]
         if named:
-            return self.hardware_facts(named[0])
+            return [line for h in named for line in self.hardware_facts(h)]
         lines = [self.L("Hardware in the catalog:", "目录中的硬件：")]
         for h in r.hardware:
             lines.append(f"- {h.id}: {h.name}, {h.memory_gb:g} GB/{h.unit}, {h.devices_per_node} {h.unit}/node")

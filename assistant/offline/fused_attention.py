@@ -22,11 +22,15 @@ HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)\s*(?:is|=|:
                       r"(?<![0-9.])(\d{1,5})\s*(?:-|的)?\s*head[_\s-]?dim")
 
 
+CAUSE_ASKED = re.compile(r"reason|why|cause|because|原因|为什么|是不是因为|导致|造成")
+
+
 @dataclass(frozen=True)
 class Verdict:
     fits: bool
     reasons_en: list[str]
     reasons_zh: list[str]
+    cause_asked: bool = False  # "could that be the reason?": a broken limit answers it yes
 
     def text(self, lang: str) -> str:
         zh = lang == "zh"
@@ -34,6 +38,9 @@ class Verdict:
         if self.fits:
             return (f"给出的数值在 NPU_Flash_Attn 的限制内（{reasons}）；其余条件见下。" if zh else
                     f"The numbers you gave are within NPU_Flash_Attn's limits ({reasons}); the other conditions below still apply.")
+        if self.cause_asked:
+            return (f"是的，这就是原因：{reasons}，因此不会使用 NPU_Flash_Attn。" if zh else
+                    f"Yes, that is the reason: {reasons}, so NPU_Flash_Attn is not used.")
         return (f"不能：{reasons}，因此不会使用 NPU_Flash_Attn。" if zh else
                 f"No: {reasons}, so NPU_Flash_Attn is not used.")
 
@@ -73,5 +80,5 @@ def check(question: str) -> Verdict | None:
         rule(ok, f"{heads} query heads are {'' if ok else 'not '}a multiple of {kv_heads} KV heads",
              f"{heads} 个查询头{'是' if ok else '不是'} {kv_heads} 个 KV 头的整数倍")
     if broken_en:
-        return Verdict(False, broken_en, broken_zh)
+        return Verdict(False, broken_en, broken_zh, bool(CAUSE_ASKED.search(text)))
     return Verdict(True, held_en, held_zh)

@@ -30,8 +30,9 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.discard("cards")  # "with 16 cards" / "我只有16张卡" states what they have; nothing asks for a count
     if (s.tokens or s.tps) and not s.intents - {"train", "estimate", "time"}:
         s.intents.add("time")  # "llama3-8b on 1B tokens with 8 A100": a token total asks for a duration
-    if "problem" in s.intents and WILL_IT_OOM.search(work) and not REPORTED.search(work):
+    if WILL_IT_OOM.search(work) and not REPORTED.search(work):
         s.intents.discard("problem")  # "会OOM吗" / "will it OOM?" asks for the memory, it reports nothing
+        s.intents.add("oom_asked")
     if s.hardware_text and "SNT9B23" in (s.hardware or "").upper() and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
 

@@ -33,6 +33,7 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
 
+PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Traceback)\b[^\u3400-\u9fff]*|`[^`]*`|\"[^\"]{12,}\"")
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
 CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
@@ -76,7 +77,7 @@ def language(text: str) -> str:
 
 def language_words(text: str) -> tuple[int, int]:
     """(Chinese characters, English words) of the question's own words."""
-    rest = text
+    rest = PASTED_MESSAGE.sub(" ", text)  # an error message pasted into a Chinese question is not its language
     for zh, _ in FAMILY_WORDS:
         rest = rest.replace(zh, "")
     english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", rest.lower()) if w not in TECH_WORDS]

@@ -208,6 +208,10 @@ class Router:
         e = effective(s)
         if asks_max_batch(s):
             return self.what_fits(s, e, "batch")
+        if asks_max_context(s) and serving(s) and e.hardware in ASCEND and s.model and e.devices:
+            # "what max context on my 8 910B?": the search on the user's devices leads, the vLLM tables' tested
+            # lengths beside it
+            return self.max_context(s, e) + self.call("inference_min_cards", model=s.model)
         if asks_max_context(s) and not (serving(s) and e.hardware in ASCEND and s.model):
             # one search over the planning tools answers it, no default-length plan beside it; on Ascend the
             # vLLM tables' tested max-model-len comes first (round two searches when they have no row)
@@ -514,6 +518,11 @@ def asks_training_plan(s: Slots) -> bool:
     return is_training_question(s) and not setup_given and not config_only
 
 
+def parts_compared(s: Slots) -> bool:
+    """"A2 和 A3 有什么区别", "H100 vs 910B?" with no model and nothing to size: the parts' own facts side by side."""
+    return len(s.hardwares) >= 2 and not names_model(s) and not asks_for_sizing(s)
+
+
 def batch_sum_only(s: Slots) -> bool:
     """"16 cards, micro batch 2, global batch 256: what GA?" names no model: GBS = MBS x DP x GA is the answer."""
     return not names_model(s) and batch_math.solve(s) is not None
@@ -546,7 +555,8 @@ def asked(intent: str) -> Callable[[Slots], bool]:
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
-    (lambda s: bool(s.intents & {"list_hardware", "hardware_facts"}) and not names_model(s), Router.list_hardware),
+    (lambda s: bool(s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s)) and not names_model(s),
+     Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
     (asks_largest_model, Router.largest_model),

@@ -12,8 +12,8 @@ from .frame import QuestionFrame as Slots
 from .vocab import FRAMEWORKS, HARDWARE, blank_span, compared
 
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|clusters?|super\s*pods?|"
-                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢)")
-PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto)|用|在|换成|改成|换到|改用|换)\s*$")
+                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s)")
+PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus)|用|在|换成|改成|换到|改用|换|和|与|跟)\s*$")
 
 
 class Setting:

@@ -38,6 +38,8 @@ def belongs(d: Done, v: Slots, s: Slots) -> bool:
     if len(getattr(s, "frameworks", None) or []) > 1 and d.args.get("framework") not in (None, v.framework):
         return False
     if len(getattr(s, "hardwares", None) or []) > 1:
+        if d.name == "list_hardware":
+            return True  # the catalog serves every part compared (each variant shows its own row)
         hw = d.args.get("hardware")
         return hw in (v.hardware, TABLE_PARTS.get(v.hardware or "")) if hw else v.hardware == "snt9b"
     return True

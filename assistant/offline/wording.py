@@ -224,6 +224,11 @@ def sentence_cut(text: str, limit: int) -> str:
     return (cut[: ends[-1]] if ends and ends[-1] > limit // 3 else cut).rstrip() + " …"
 
 
+# "Will it OOM?" is answered by the fit verdict with its polarity turned: "**Yes** … it fits" means no OOM.
+OOM_POLARITY = (("**Yes**", "**No OOM expected**"), ("**No**", "**Yes, it would run out of memory**"),
+                ("**可以**", "**不会 OOM**"), ("**不够**", "**会 OOM**"), ("**够**", "**不会 OOM**"))
+
+
 class Writer:
     """State of one answer being written: the slots, the tool results, the sources cited so far."""
 
@@ -246,6 +251,11 @@ class Writer:
         if self.headlined:
             return text
         self.headlined = True
+        if "oom_asked" in self.s.intents:  # "will it OOM?": a fit verdict answers it the other way round
+            for fits, oom in OOM_POLARITY:
+                if text.startswith(fits):
+                    text = oom + text[len(fits):]
+                    break
         return t("answer", self.lang) + text
 
     def say(self, key: str, **kw: object) -> str:
