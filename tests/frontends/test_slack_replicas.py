@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,7 +33,6 @@ from tests.frontends.test_slack import (
     settle,
 )
 
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 QUESTION = "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?"
 LEASE_S = 3  # how long a question stays with a replica that stopped renewing (kill -9)
 
@@ -45,28 +43,6 @@ def standin():
     s.thread.start()
     yield s
     s.server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def redis_url():
-    """A real redis-server on a free loopback port, no persistence, stopped at the end."""
-    import redis
-
-    port = _free_port()
-    proc = subprocess.Popen([REDIS_SERVER, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
-                             "--protected-mode", "yes"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    client = redis.Redis(port=port)
-    deadline = time.monotonic() + 20
-    while True:
-        with contextlib.suppress(redis.ConnectionError):
-            if client.ping():
-                break
-        assert proc.poll() is None and time.monotonic() < deadline, "redis-server did not start"
-        time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
-    client.close()
-    proc.terminate()
-    proc.wait(10)
 
 
 @pytest.fixture()
