@@ -163,11 +163,35 @@ class SlackBridge:
         self._local = threading.local()  # one assistant per worker thread: no sharing, no locks
         self._ids: tuple[str | None, str | None] | None = None
         self._ids_lock = threading.Lock()
+        self._warmed = threading.Event()
+        self.warm_error: str | None = None
 
     def assistant(self):
         if getattr(self._local, "assistant", None) is None:
             self._local.assistant = self.factory(self.ctx)
         return self._local.assistant
+
+    def warm_up(self) -> None:
+        """Build an agent once at start-up (the imports behind it take a second or more), for /readyz."""
+        try:
+            self.assistant()
+            self.warm_error = None
+            self._warmed.set()
+        except Exception as e:
+            self.warm_error = f"{type(e).__name__}: {e}"
+            log.error("Slack: the agent could not be built: %s", self.warm_error)
+
+    def readiness(self) -> tuple[bool, str]:
+        """(ready, why not): the agent built and the shared store answering."""
+        if self.warm_error:
+            return False, self.warm_error
+        if not self._warmed.is_set():
+            return False, "starting"
+        try:
+            self.store.pending()
+        except Exception as e:
+            return False, f"the shared store does not answer: {type(e).__name__}"
+        return True, "ready"
 
     def bot_ids(self) -> tuple[str | None, str | None]:
         """(bot user id, bot id) from auth.test, asked once per process (on the first question, not at start)."""
@@ -570,6 +594,7 @@ def mount_slack(fastapi_app, ctx: Context, settings: Settings, assistant_factory
     @asynccontextmanager
     async def lifespan(a):
         async with inner(a):
+            threading.Thread(target=bridge.warm_up, name="slack-warm-up", daemon=True).start()
             workers.start()
             try:
                 yield
@@ -584,20 +609,31 @@ def mount_slack(fastapi_app, ctx: Context, settings: Settings, assistant_factory
 
 def build_http_app(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None,
                    host: str | None = None):
-    """The standalone app of `sizing slack`: /slack/events and /healthz, behind the same HTTP guard as
+    """The standalone app of `sizing slack`: /slack/events, /healthz (alive) and /readyz (able to answer), behind the same HTTP guard as
     `sizing serve` (Host policy, body limit and body time limit; Slack signs instead of an API key)."""
     from fastapi import FastAPI
 
     app = FastAPI(title="Sizing assistant: Slack bridge", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(Guard, api_keys=[], max_body_bytes=settings.max_body_bytes, body_timeout_s=settings.body_timeout_s,
-                       open_paths={"/healthz", EVENTS_PATH},
+                       open_paths={"/healthz", "/readyz", EVENTS_PATH},
                        policy=HostPolicy(host or settings.host, settings.allowed_hosts, settings.cors_origins))
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    mount_slack(app, ctx, settings, assistant_factory)
+    bolt = mount_slack(app, ctx, settings, assistant_factory)
+    bridge: SlackBridge = bolt.slack_bridge  # type: ignore[attr-defined]
+
+    @app.get("/readyz")
+    async def readyz() -> Response:
+        """200 once questions can be answered (the agent built, the shared store answering), else 503."""
+        ready, why = await run_in_threadpool(bridge.readiness)
+        if ready:
+            return Response('{"status":"ready"}', media_type="application/json")
+        body = {"status": "starting" if why == "starting" else "unavailable", "reason": why}
+        return Response(json.dumps(body), status_code=503, media_type="application/json", headers={"Retry-After": "1"})
+
     return app
 
 
