@@ -238,7 +238,7 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
         except ValidationError as e:
             if any(err["type"] == "json_invalid" for err in e.errors()):
                 return error_response("invalid_json", "The request body is not valid JSON.", 400, valid="a JSON object")
-            err = validation_error(e)
+            err = validation_error(e, AskRequest)
             return error_response(err.code, err.message, field=err.field, valid=err.valid)
         try:
             with anyio.fail_after(settings.request_timeout_s):
