@@ -149,6 +149,8 @@ def test_manifest_grants_what_the_bridge_calls():
     needed = {"chat.postMessage": "chat:write", "chat.update": "chat:write", "reactions.add": "reactions:write",
               "reactions.remove": "reactions:write", "files.getUploadURLExternal": "files:write",
               "files.completeUploadExternal": "files:write", "conversations.replies (DM)": "im:history",
+              "conversations.replies (channel)": "channels:history", "conversations.replies (private)": "groups:history",
+              "chat.delete (own message)": "chat:write",
               "app_mention event": "app_mentions:read", "message.im event": "im:history"}
     assert set(needed.values()) <= scopes
     events = manifest["settings"]["event_subscriptions"]
