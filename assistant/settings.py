@@ -117,7 +117,7 @@ class Settings(BaseModel):
     )
     slack_state_file: Path | None = Field(
         None, description="SQLite file of the Slack bridge's state when redis_url is empty. Default: slack-state.sqlite "
-        "in the cache folder.",
+        "beside the knowledge-base cache file.",
     )
     slack_lease_s: float = Field(
         60.0, gt=0, description="Seconds a Slack question stays with the worker answering it without a sign of life "

@@ -468,8 +468,10 @@ def web_client(settings: Settings) -> WebClient:
     return client
 
 
-def open_slack_store(settings: Settings) -> SlackStore:
-    return open_store(settings.redis_url, settings.slack_state_file or settings.resolved_cache_dir() / "slack-state.sqlite")
+def open_slack_store(settings: Settings, ctx: Context) -> SlackStore:
+    """Redis when SIZING_REDIS_URL is set, else the SQLite file: the setting, or beside the knowledge
+    base in the folder it was actually built in (writable, and private when it is the temp fallback)."""
+    return open_store(settings.redis_url, settings.slack_state_file or ctx.kb.path.parent / "slack-state.sqlite")
 
 
 def build_slack_app(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None,
@@ -492,7 +494,7 @@ def build_slack_app(ctx: Context, settings: Settings, assistant_factory: Assista
         process_before_response=False,
         raise_error_for_unhandled_request=False,
     )
-    bridge = SlackBridge(ctx, assistant_factory, open_slack_store(settings), client)
+    bridge = SlackBridge(ctx, assistant_factory, open_slack_store(settings, ctx), client)
     app.slack_bridge = bridge  # type: ignore[attr-defined]  # for tests and for anyone composing the app
     app.slack_workers = AnswerWorkers(bridge, lease_s=settings.slack_lease_s)  # type: ignore[attr-defined]
 
@@ -571,7 +573,11 @@ def mount_slack(fastapi_app, ctx: Context, settings: Settings, assistant_factory
         if kind is None:
             return json_error("bad_request", "The signed body is not a Slack payload (a JSON object).", 400)
         if kind == "event_callback":
-            accepted = await run_in_threadpool(bridge.accept, json.loads(body))
+            try:
+                accepted = await run_in_threadpool(bridge.accept, json.loads(body))
+            except Exception as e:  # the shared store is down: not acknowledged, so Slack delivers it again
+                log.warning("Slack event not queued, the shared store failed: %s", type(e).__name__)
+                return json_error("unavailable", "The queue of questions is unavailable; Slack will retry.", 503)
             if accepted:
                 workers.wake.set()
             retried = retry_number(dict(request.headers)) > 0

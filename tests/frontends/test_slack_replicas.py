@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from tests.conftest import _free_port
 from tests.frontends.test_slack import (
@@ -227,3 +228,41 @@ def test_sigterm_drains_within_its_bound_and_hands_the_rest_back(bridges, fresh_
             c["params"]["timestamp"] for c in standin.started if c["params"].get("channel") == ch}
         removed = {r["timestamp"] for r in standin.reaction_removed(ch, events[channels.index(ch)]["ts"])}
         assert added <= removed and all(r["name"] == THINKING_REACTION for r in standin.of("reactions.remove", ch))
+
+
+def test_with_redis_down_an_event_is_not_acknowledged_and_its_retry_is_answered(ctx, settings, standin, tmp_path):
+    """No store, no ack: a 503 makes Slack deliver the event again; once Redis is back the retry is
+    queued and answered (the first delivery was never accepted, so the retry is not a duplicate)."""
+    import redis
+
+    from assistant.frontends.slack import build_http_app
+    from tests.conftest import serving
+    from tests.frontends.conftest import REDIS_SERVER
+
+    port = _free_port()
+    s = settings.model_copy(update={"slack_bot_token": SecretStr(BOT_TOKEN), "slack_signing_secret": SecretStr(SECRET),
+                                    "slack_api_url": standin.base_url, "redis_url": f"redis://127.0.0.1:{port}/0"})
+    with serving(build_http_app(ctx, s)) as base:
+        ev = mention(standin, "CNOREDIS", QUESTION)
+        body = envelope(ev)
+        down = post(base + "/slack/events", body)
+        assert down.status_code == 503 and down.json()["error"]["code"] == "unavailable"
+        assert httpx.get(base + "/readyz", timeout=10).status_code == 503
+        proc = subprocess.Popen([REDIS_SERVER, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 20
+            while True:
+                with contextlib.suppress(redis.ConnectionError):
+                    if redis.Redis(port=port).ping():
+                        break
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            retry = post(base + "/slack/events", body, **{"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_error"})
+            assert retry.status_code == 200
+            [answer] = final_text(standin, "CNOREDIS")
+            finished(standin, ev)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    assert "32 cards" in answer
