@@ -120,7 +120,7 @@ class Settings(BaseModel):
         "beside the knowledge-base cache file.",
     )
     slack_lease_s: float = Field(
-        60.0, gt=0, description="Seconds a Slack question stays with the worker answering it without a sign of life "
+        30.0, gt=0, description="Seconds a Slack question stays with the worker answering it without a sign of life "
         "(renewed while it works); after a crash another worker or replica takes it then.",
     )
     slack_drain_s: float = Field(

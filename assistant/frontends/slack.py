@@ -363,7 +363,7 @@ class AnswerWorkers:
     while they work. ``stop`` stops taking, waits up to ``drain_s`` for the questions in progress and
     hands the rest back to the queue."""
 
-    def __init__(self, bridge: SlackBridge, *, workers: int = ANSWER_WORKERS, lease_s: float = 60.0,
+    def __init__(self, bridge: SlackBridge, *, workers: int = ANSWER_WORKERS, lease_s: float = 30.0,
                  poll_s: float = QUEUE_POLL_S, max_attempts: int = MAX_ATTEMPTS):
         self.bridge, self.store = bridge, bridge.store
         self.workers, self.lease_s, self.poll_s, self.max_attempts = workers, lease_s, poll_s, max_attempts
