@@ -434,8 +434,9 @@ class AnswerWorkers:
         except DeliveryFailed as e:
             log.warning("Slack: %s; question %s goes back to the queue (attempt %d)", e, job.event_id, job.attempts)
             return "retry"
-        except Exception:  # a bug: logged, and the question is not retried forever
-            log.exception("Slack: answering %s failed", job.event_id)
+        except Exception:  # the store or Slack failing mid-way (or a bug): tried again, at most max_attempts times
+            log.exception("Slack: answering %s failed (attempt %d)", job.event_id, job.attempts)
+            return "retry"
         return "done"
 
     def _renew(self) -> None:

@@ -629,6 +629,27 @@ def test_a_longer_rate_limit_sends_the_question_back_to_the_queue(ctx, slack_set
     assert bot_message["text"] == answer  # the placeholder became the answer
 
 
+def test_after_the_last_attempt_the_thread_gets_a_one_line_apology(ctx, slack_settings, standin, free_port, tmp_path):
+    """Slack refused every try of the only allowed attempt: the next take posts UNDELIVERED (what
+    happened and what to do) instead of trying forever or leaving nothing."""
+    import assistant.frontends.slack as slack_module
+
+    app = build_http_app(ctx, own_state(slack_settings, tmp_path))
+    app.state.slack_app.slack_workers.max_attempts = 1
+    old, slack_module.RETRY_DELAY_S = slack_module.RETRY_DELAY_S, 0.2
+    try:
+        with serve(app, free_port) as base:
+            ev = mention(standin, "CGIVEUP", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
+            standin.rate_limited["chat.postMessage"] = 8  # attempt 1: 4 tries of the placeholder, 4 of the answer
+            assert post(base + "/slack/events", envelope(ev)).status_code == 200
+            standin.wait_for(lambda: standin.of("chat.postMessage", "CGIVEUP"))
+            finished(standin, ev)
+    finally:
+        slack_module.RETRY_DELAY_S = old
+    [apology] = [p["text"] for p in standin.of("chat.postMessage", "CGIVEUP")]
+    assert apology == slack_module.UNDELIVERED["en"] and "ask again" in apology and "\n" not in apology
+
+
 def test_an_update_refused_for_good_posts_the_answer_and_removes_the_placeholder(url, standin):
     ev = mention(standin, "CLIMIT3", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
     standin.rate_limited["chat.update"] = 4  # more than slack_sdk retries
