@@ -40,7 +40,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-from slack_bolt import App, BoltResponse
+from slack_bolt import App
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
@@ -207,7 +207,7 @@ class SlackBridge:
     def accept(self, payload: dict) -> bool:
         """Queue an event_callback's question in the shared store. False for a duplicate, a retry of
         an event already accepted (by any process) or answered, and anything that is not a question."""
-        event = payload.get("event")
+        event = payload.get("event") if isinstance(payload, dict) else None
         if not isinstance(event, dict) or not is_question_candidate(event) or not isinstance(event.get("ts"), str):
             return False
         thread = thread_key(str(event["channel"]), str(event.get("thread_ts") or event["ts"]))
@@ -478,7 +478,9 @@ def open_slack_store(settings: Settings, ctx: Context) -> SlackStore:
 def build_slack_app(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None,
                     *, socket_mode: bool = False) -> App:
     """The bolt app. ``assistant_factory(ctx)`` builds the agent (default: assistant.agent.Assistant).
-    Events go to the shared queue (``app.slack_bridge.accept``) and are answered by ``app.slack_workers``
+    The runners put events in the shared queue themselves (``app.slack_bridge.accept``), first
+    delivery or retry alike: a retry of an event some process accepted (or answered) is a duplicate
+    and dropped; one nobody accepted is a question like any other. ``app.slack_workers`` answer them
     (started by the runners); bolt itself answers only the URL check and interactivity."""
     require_settings(settings, socket_mode=socket_mode)
     if assistant_factory is None:
@@ -498,17 +500,6 @@ def build_slack_app(ctx: Context, settings: Settings, assistant_factory: Assista
     bridge = SlackBridge(ctx, assistant_factory, open_slack_store(settings, ctx), client)
     app.slack_bridge = bridge  # type: ignore[attr-defined]  # for tests and for anyone composing the app
     app.slack_workers = AnswerWorkers(bridge, lease_s=settings.slack_lease_s)  # type: ignore[attr-defined]
-
-    @app.middleware
-    def queue_events(req, resp, next):
-        # Events are queued in the shared store, first delivery or retry alike: a retry of an event
-        # some process accepted (or answered) is a duplicate and dropped; one nobody accepted (the
-        # first delivery died with a process) is a question like any other.
-        if req.body.get("type") == "event_callback":
-            if bridge.accept(req.body):
-                app.slack_workers.wake.set()  # type: ignore[attr-defined]
-            return BoltResponse(status=200, body="", headers={"x-slack-no-retry": "1"} if retry_number(req.headers) else {})
-        return next()
 
     @app.action(re.compile(".*"))
     def ignore_actions(ack):  # buttons in the bot's messages (none today): acknowledged, nothing else
@@ -656,10 +647,9 @@ def run_http(settings: Settings, host: str, port: int = DEFAULT_PORT) -> None:
 
 def socket_mode_handler(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None):
     """A Socket Mode handler (no public URL needed); ``.start()`` blocks, ``.connect()`` does not.
-    Events go to the shared queue and are acknowledged on the websocket; ``.connect()`` starts the
+    Events are acknowledged on the websocket once they are in the shared queue; ``.connect()`` starts the
     answer workers and ``.close()`` drains them (``slack_drain_s``)."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
-    from slack_bolt.adapter.socket_mode.internals import run_bolt_app
     from slack_sdk.socket_mode.response import SocketModeResponse
 
     require_settings(settings, socket_mode=True)
@@ -667,12 +657,20 @@ def socket_mode_handler(ctx: Context, settings: Settings, assistant_factory: Ass
     app = build_slack_app(ctx, settings, assistant_factory, socket_mode=True)
     workers: AnswerWorkers = app.slack_workers  # type: ignore[attr-defined]
 
+    bridge: SlackBridge = app.slack_bridge  # type: ignore[attr-defined]
+
     class QueueingHandler(SocketModeHandler):
         def handle(self, client, req) -> None:
             if req.type != "events_api":  # slash commands and interactivity may answer in the ack
                 return super().handle(client, req)
+            try:
+                accepted = bridge.accept(req.payload)
+            except Exception as e:  # the shared store is down: no ack, so Slack delivers the envelope again
+                log.warning("Slack event not queued, the shared store failed: %s", type(e).__name__)
+                return
             client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
-            run_bolt_app(self.app, req)  # the middleware queues the event
+            if accepted:
+                workers.wake.set()
 
         def connect(self) -> None:
             workers.start()
