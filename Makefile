@@ -34,10 +34,11 @@ install-test: $(TEST_STAMP)
 run: $(RUN_STAMP)
 	$(BIN)/sizing web --host $${HOST:-127.0.0.1} --port $${PORT:-7860}
 
-## system-deps: Debian packages the browser tests need (Chromium, CJK and emoji fonts) and wrk (bench load generator)
+## system-deps: Debian packages the tests need: Chromium, CJK and emoji fonts (browser tests), redis-server (the
+## Slack replicas' shared store) and wrk (bench load generator)
 system-deps:
-	@if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || ! command -v wrk >/dev/null; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji wrk >/dev/null; \
+	@if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || ! command -v wrk >/dev/null || ! command -v redis-server >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji wrk redis-server >/dev/null; \
 	fi
 
 ## test-deps: the MCP Inspector CLI (npm), a real MCP client the tests drive

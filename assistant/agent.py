@@ -52,9 +52,14 @@ def langchain_tools(registry: Registry, ctx) -> list[StructuredTool]:
 
         return run
 
+    def function_schema(schema: dict[str, Any]) -> dict[str, Any]:
+        # LLM function calling (OpenAI and others) wants a plain object at the root: the "model or
+        # params_b" anyOf stays in the MCP and REST schemas; the model's description says it.
+        return {k: v for k, v in schema.items() if k != "anyOf"}
+
     return [
         StructuredTool.from_function(func=runner(t.name), name=t.name, description=t.description,
-                                     args_schema=t.input_schema(), response_format="content_and_artifact")
+                                     args_schema=function_schema(t.input_schema()), response_format="content_and_artifact")
         for t in registry
     ]
 

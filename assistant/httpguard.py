@@ -133,7 +133,9 @@ class Guard:
             if refusal is not None:
                 return await send({"type": "websocket.close", "code": 1008})
             return await self.app(scope, receive, send)
-        if refusal is None and origin and self.policy.cross_origin_ok(origin):
+        # A 401 to an allowed origin carries the CORS headers too: without them a browser app sees a
+        # network error instead of "a valid API key is required".
+        if origin and (refusal is None or refusal.status_code == 401) and self.policy.cross_origin_ok(origin):
             send = self._with_cors(origin, send)
         if refusal is not None:
             return await refusal(scope, receive, send)

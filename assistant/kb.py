@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -90,6 +91,40 @@ def fallback_cache_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"sizing-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
 
 
+class UntrustedFolder(OSError):
+    """A folder in the shared temp dir that someone else owns or can write: nothing in it is read."""
+
+
+def _private_fallback(folder: Path) -> tuple[Path, bool]:
+    """The temp-dir fallback made safe to read from: (folder, whether its files can be trusted).
+
+    Anyone can create ``/tmp/sizing-cache-<uid>`` first and put a knowledge base of their own in it.
+    The folder is used only when it is a real folder this user owns that no one else can write; one
+    that is ours but was open to others is closed (0700) and its files are not trusted (rebuilt). A
+    folder someone else owns is left alone: a fresh private folder (mkdtemp) is used instead."""
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    info = folder.lstat()
+    if uid is None:  # no owners to check (Windows): the folder is per user already
+        return folder, True
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid:
+        log.warning("%s is not a folder owned by this user (uid %s); using a private temp folder instead", folder, uid)
+        return Path(tempfile.mkdtemp(prefix="sizing-cache-")), True
+    if info.st_mode & 0o077:
+        folder.chmod(0o700)
+        return folder, False
+    return folder, True
+
+
+def _trusted_file(path: Path) -> bool:
+    """A cached file this user owns and no one else can write."""
+    if not hasattr(os, "geteuid"):
+        return True
+    info = path.lstat()
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -112,10 +147,16 @@ def _sweep_leftovers(cache_dir: Path) -> None:
                 p.unlink()
 
 
-def _build_in(knowledge_dir: Path, cache_dir: Path, rebuild: bool) -> Path:
-    cache_dir.mkdir(parents=True, exist_ok=True)
+def _build_in(knowledge_dir: Path, cache_dir: Path, rebuild: bool, *, shared: bool = False) -> Path:
+    """Build (or reuse) the knowledge base in ``cache_dir``; ``shared`` marks the temp-dir fallback,
+    where only a private folder and files this user owns are read."""
+    if shared:
+        cache_dir, trusted = _private_fallback(cache_dir)
+        rebuild = rebuild or not trusted
+    else:
+        cache_dir.mkdir(parents=True, exist_ok=True)
     target = cache_dir / f"kb-{knowledge_hash(knowledge_dir)}.duckdb"
-    if target.exists() and not rebuild:
+    if target.exists() and not rebuild and (not shared or _trusted_file(target)):
         return target
     _sweep_leftovers(cache_dir)
     # Built under a temporary name and renamed into place: a reader sees the whole file or none, and
@@ -144,7 +185,7 @@ def ensure_database(knowledge_dir: Path, cache_dir: Path, *, rebuild: bool = Fal
         folders = [cache_dir]
     for folder in dict.fromkeys(folders):
         try:
-            return _build_in(knowledge_dir, folder, rebuild)
+            return _build_in(knowledge_dir, folder, rebuild, shared=folder != cache_dir)
         except (OSError, duckdb.Error) as e:
             reason = getattr(e, "strerror", None) or str(e).splitlines()[0]
             errors.append(f"{folder} ({reason})")

@@ -110,6 +110,23 @@ class Settings(BaseModel):
         description="Slack app-level token (xapp-...); when set, `sizing slack` uses Socket Mode.",
     )
     slack_api_url: str | None = Field(None, description="Override of Slack's Web API base URL (tests point it at a local stand-in).")
+    redis_url: str | None = Field(
+        None, description="Redis the Slack bridge keeps its shared state in (accepted and answered events, the queue of "
+        "questions, threads it answers in), e.g. redis://redis:6379/0. Required for more than one Slack replica. "
+        "Empty: a SQLite file (slack_state_file), which processes on one host share.",
+    )
+    slack_state_file: Path | None = Field(
+        None, description="SQLite file of the Slack bridge's state when redis_url is empty. Default: slack-state.sqlite "
+        "beside the knowledge-base cache file.",
+    )
+    slack_lease_s: float = Field(
+        30.0, gt=0, description="Seconds a Slack question stays with the worker answering it without a sign of life "
+        "(renewed while it works); after a crash another worker or replica takes it then.",
+    )
+    slack_drain_s: float = Field(
+        20.0, ge=0, description="On SIGTERM, seconds the Slack bridge waits for questions in progress; the rest go back "
+        "to the queue for another replica or the next start.",
+    )
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:

@@ -148,3 +148,72 @@ def test_c_locale_without_utf8_mode(tmp_path, settings, argv):
         assert "8 张卡" in out and "4 张卡" in out
     else:
         assert "finetuning_type: full" in out
+
+
+# ---------------------------------------------------------------- issue 25: a knowledge base planted in the temp fallback
+def _planted_copy(tmp_path: Path) -> Path:
+    """A knowledge base built from knowledge/ with one row changed (qwen2.5-72b LoRA 4096 LLaMA-Factory
+    Snt9B: 1 card instead of min_cards.csv's 32), named as the real one's cache file would be."""
+    from assistant.kb import build_database
+
+    fake = tmp_path / "fake-knowledge"
+    shutil.copytree(KNOWLEDGE, fake)
+    table = fake / "tables" / "min_cards.csv"
+    row = "qwen2.5-72b,qwen2.5-72b,lora,4096,LLaMA-Factory,Snt9B,32,"
+    assert row in table.read_text()
+    table.write_text(table.read_text().replace(row, "qwen2.5-72b,qwen2.5-72b,lora,4096,LLaMA-Factory,Snt9B,1,"))
+    planted = tmp_path / f"kb-{knowledge_hash(KNOWLEDGE)}.duckdb"
+    build_database(fake, planted)
+    return planted
+
+
+def _lora_4096_lf_snt9b(kb: KnowledgeBase) -> int:
+    [row] = [r for r in kb.min_cards("qwen2.5-72b", "lora", "LLaMA-Factory", "Snt9B") if r["seq_len"] == 4096]
+    return row["cards"]
+
+
+@pytest.mark.parametrize("setup", ["folder of another user", "folder open to all", "file of another user"])
+def test_a_knowledge_base_planted_in_the_temp_fallback_is_not_read(tmp_path, monkeypatch, setup):
+    import tempfile
+
+    from assistant.kb import fallback_cache_dir
+
+    planted = _planted_copy(tmp_path)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    shared = fallback_cache_dir()
+    shared.mkdir(mode=0o700)
+    shutil.copy(planted, shared / planted.name)
+    other = os.geteuid() + 4242
+    if setup == "folder of another user":
+        os.chown(shared, other, other)
+    elif setup == "folder open to all":
+        shared.chmod(0o777)
+        (shared / planted.name).chmod(0o666)
+    else:
+        os.chown(shared / planted.name, other, other)
+    unwritable = tmp_path / "a-file" / "cache"  # a folder under a file: cannot be created, so the fallback is used
+    (tmp_path / "a-file").write_text("")
+    kb = KnowledgeBase.open(KNOWLEDGE, unwritable)
+    try:
+        assert _lora_4096_lf_snt9b(kb) == 32  # min_cards.csv, not the planted 1
+    finally:
+        kb.close()
+    if setup == "folder of another user":
+        assert kb.path.parent != shared and kb.path.parent.stat().st_mode & 0o077 == 0
+    else:
+        assert kb.path.parent == shared and shared.stat().st_mode & 0o777 == 0o700
+        assert kb.path.stat().st_uid == os.geteuid()
+
+
+def test_our_own_private_fallback_is_reused(tmp_path, monkeypatch):
+    import tempfile
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    (tmp_path / "a-file").write_text("")
+    first = ensure_database(KNOWLEDGE, tmp_path / "a-file" / "cache")
+    mtime = first.stat().st_mtime_ns
+    assert ensure_database(KNOWLEDGE, tmp_path / "a-file" / "cache") == first and first.stat().st_mtime_ns == mtime

@@ -3,14 +3,16 @@
 
 Every error has the one shape ``{"error": {"code", "message", "field", "valid"}}`` with a 4xx
 status for bad input; a 500 means a bug. API keys, the body-size limit and the time limit apply to
-every route (``/healthz`` is open so load balancers can probe it).
+every route (``/healthz`` and ``/readyz`` are open so load balancers can probe them).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -39,7 +41,7 @@ CODE_BY_STATUS = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405
                   413: "too_large", 415: "unsupported_media_type", 422: "invalid_arguments", 504: "timeout"}
 # Open without a key: the probe, and the docs (the page has an Authorize button for the key; the
 # schema is the tool listing, not data). Other front ends add to app.state.open_paths (Slack's signed events).
-OPEN_PATHS = ("/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json")
+OPEN_PATHS = ("/healthz", "/readyz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json")
 DOCS_STATIC = "/static-offline-docs"  # fastapi_offline's Swagger UI and ReDoc files
 SECURITY_SCHEME = {"type": "http", "scheme": "bearer", "description": "An API key from SIZING_API_KEYS: "
                    "Authorization: Bearer KEY. In /docs, enter it under Authorize."}
@@ -185,8 +187,8 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
     assistant_lock = threading.Lock()
     holder: dict[str, Any] = {}
 
-    def ask_sync(question: str, history: list[ChatTurn]) -> Answer:
-        with assistant_lock:  # built on first use: importing the agent (LangChain) takes about a second
+    def the_assistant():
+        with assistant_lock:  # built once: importing the agent (LangChain) takes about a second
             if "assistant" not in holder:
                 if assistant_factory is None:
                     from ..agent import Assistant
@@ -194,7 +196,36 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
                     holder["assistant"] = Assistant(ctx)
                 else:
                     holder["assistant"] = assistant_factory(ctx)
-        return holder["assistant"].ask(question, history=history or None)
+        return holder["assistant"]
+
+    def ask_sync(question: str, history: list[ChatTurn]) -> Answer:
+        return the_assistant().ask(question, history=history or None)
+
+    def warm_up() -> None:
+        """Build the agent at start-up, so /readyz says ready only when /v1/ask can answer at once."""
+        try:
+            the_assistant()
+        except Exception as e:  # e.g. the configured LLM cannot be built: /readyz says why, /v1/ask answers 503
+            holder["error"] = f"{type(e).__name__}: {e}"
+            log.error("The agent could not be built: %s", holder["error"])
+
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(a):
+        threading.Thread(target=warm_up, name="agent-warm-up", daemon=True).start()
+        async with inner(a) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan
+
+    @app.get("/readyz", tags=["meta"], summary="Readiness probe: 200 once /v1/ask can answer, else 503 (no API key needed)",
+             responses={503: {"description": "Still starting, or the agent cannot be built (the reason is given)"}})
+    async def readyz() -> Response:
+        if "assistant" in holder:
+            return Response('{"status":"ready"}', media_type="application/json")
+        body = {"status": "unavailable", "reason": holder["error"]} if "error" in holder else {"status": "starting"}
+        return Response(json.dumps(body), status_code=503, media_type="application/json", headers={"Retry-After": "1"})
 
     @app.post("/v1/ask", tags=["agent"], response_model=Answer,
               summary="Ask the assistant a question; the answer comes with the tool calls behind it",
@@ -207,7 +238,7 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
         except ValidationError as e:
             if any(err["type"] == "json_invalid" for err in e.errors()):
                 return error_response("invalid_json", "The request body is not valid JSON.", 400, valid="a JSON object")
-            err = validation_error(e)
+            err = validation_error(e, AskRequest)
             return error_response(err.code, err.message, field=err.field, valid=err.valid)
         try:
             with anyio.fail_after(settings.request_timeout_s):

@@ -19,7 +19,7 @@ def mount_optional_frontends(app, ctx, settings: Settings) -> None:
             from .slack import EVENTS_PATH, mount_slack
 
             mount_slack(app, ctx, settings)
-        except (ImportError, ValueError) as e:  # a Slack misconfiguration must not take the API down
+        except (ImportError, ValueError, OSError) as e:  # a Slack misconfiguration must not take the API down
             log.error("Slack settings are present but Slack could not be mounted: %s", e)
         else:
             # Slack signs its requests (checked by bolt) and cannot send our bearer key.

@@ -1,18 +1,22 @@
 """Slack bridge: a slack-bolt app that answers mentions and direct messages with the same agent as
-every other front end.
+every other front end, from any number of processes and replicas.
 
-- Replies go in the thread of the question, and the thread is the conversation: earlier turns come
-  from a bounded in-process memory, or from ``conversations.replies`` when this process has not
-  seen the thread (a restart, another worker).
+- Replies go in the thread of the question, and the thread is the conversation: earlier turns are
+  read back from Slack (``conversations.replies``), so every replica sees the same thread.
+- Nothing a person asks is lost: an event is acknowledged once it is in a store every replica shares
+  (slack_store.py: SQLite beside the cache, or Redis with ``SIZING_REDIS_URL``) and answered from that
+  queue by worker threads, at least once: a worker killed mid-answer stops renewing its lease and
+  another takes the question over; SIGTERM waits ``slack_drain_s`` for work in progress and hands
+  the rest back. A retry (``X-Slack-Retry-Num``) of an event some process accepted is dropped; one
+  nobody accepted is answered. Questions of one thread are answered in order.
 - While the agent works the question gets an hourglass reaction and the thread a placeholder
-  message; the placeholder is then replaced by the answer (``chat.update``). Configs go out as code
-  blocks when small, as file uploads (``files_upload_v2``) when not.
+  message; the placeholder is then replaced by the answer (``chat.update``), or by an apology. Slack's
+  rate limits (429 with Retry-After) are waited out by slack_sdk's retry handler; when Slack still
+  refuses, the question goes back to the queue and is tried again. Configs go out as code blocks
+  when small (a file is never split across messages), as uploads (``files_upload_v2``) when not.
 - Requests are verified on their raw bytes before anything is parsed (signature and a timestamp at
-  most 5 minutes old; else 401; a signed body that is not a JSON object: 400). Events are
-  acknowledged before bolt sees them and answered on a worker thread, so Slack's 3-second deadline
-  holds however long the agent takes. Retries (``X-Slack-Retry-Num``) are acknowledged and
-  dropped, and event ids are deduplicated, so nothing is answered twice. Bot messages, this bot's
-  own included, are ignored.
+  most 5 minutes old; else 401; a signed body that is not a JSON object: 400). Bot messages, this
+  bot's own included, are ignored.
 
 ``mount_slack`` adds POST /slack/events to an existing FastAPI app (``sizing serve``);
 ``build_http_app`` / ``run_http`` / ``run_socket_mode`` are the standalone runners of ``sizing slack``.
@@ -20,21 +24,26 @@ every other front end.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import logging
+import os
 import re
+import socket
 import threading
 import time
-from collections import OrderedDict
+import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from typing import Any
 
-from slack_bolt import App, BoltResponse
+import anyio
+from slack_bolt import App
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
 from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -44,6 +53,7 @@ from ..context import Context
 from ..httpguard import Guard, HostPolicy, http_protocol, json_error
 from ..settings import Settings
 from .slack_format import code_block, split_message, to_mrkdwn
+from .slack_store import Job, SlackStore, open_store
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +69,20 @@ EMPTY_QUESTION = {
     "en": "Ask me a sizing question, e.g. “How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?”",
     "zh": "请提一个算力规划问题，例如：“Qwen2.5-72B LoRA 微调，序列 4096，LLaMA-Factory，Snt9B 需要几张卡？”",
 }
+UNDELIVERED = {
+    "en": "Sorry, Slack kept refusing this answer (rate limits). Please ask again in this thread in a few minutes.",
+    "zh": "抱歉，Slack 多次拒收这条回答（频率限制）。请过几分钟在本话题中再问一次。",
+}
 ATTACHED = {"en": "`{name}`: attached below.", "zh": "`{name}`：见下方附件。"}
 INLINE_FILE_CHARS = 2500  # configs up to this size are posted as a code block; larger ones are uploaded
 INLINE_FILE_LINES = 60
-HISTORY_THREADS = 500  # threads remembered per process (least recently used dropped first)
 HISTORY_TURNS = 20  # turns kept per thread
 HISTORY_CHARS = 4000  # of each bot message read back from Slack (a posted config need not be re-read whole)
-SEEN_EVENT_TTL_S = 3600.0  # Slack retries within minutes; an hour of event ids is ample
-SEEN_EVENT_MAX = 10_000
-ANSWER_WORKERS = 4  # concurrent questions per process; more wait in the executor's queue
+ANSWER_WORKERS = 4  # concurrent questions per process; more wait in the shared queue
+QUEUE_POLL_S = 1.0  # how often an idle worker looks at the shared queue (questions this process accepts wake it at once)
+RATE_LIMIT_RETRIES = 3  # 429s slack_sdk waits out (Retry-After) per call before the question goes back to the queue
+RETRY_DELAY_S = 5.0  # a question Slack refused waits this long times its attempts before the next try
+MAX_ATTEMPTS = 5  # then the placeholder gets UNDELIVERED instead of another try
 # Message subtypes that are people writing; edits, deletions, joins and bot posts are not questions.
 HUMAN_SUBTYPES = {None, "file_share", "thread_broadcast"}
 
@@ -125,95 +140,136 @@ def retry_number(headers: dict) -> int:
     return int(value) if str(value).strip().isdigit() else 1  # a malformed retry header is still a retry
 
 
-class ThreadMemory:
-    """Bounded in-process memory of the conversations: (channel, thread_ts) -> turns."""
-
-    def __init__(self, max_threads: int = HISTORY_THREADS, max_turns: int = HISTORY_TURNS):
-        self.max_threads, self.max_turns = max_threads, max_turns
-        self._threads: OrderedDict[tuple[str, str], list[ChatTurn]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, str]) -> list[ChatTurn] | None:
-        with self._lock:
-            if key not in self._threads:
-                return None
-            self._threads.move_to_end(key)
-            return list(self._threads[key])
-
-    def __contains__(self, key: tuple[str, str]) -> bool:
-        with self._lock:
-            return key in self._threads
-
-    def record(self, key: tuple[str, str], earlier: list[ChatTurn], question: str, answer: str) -> None:
-        turns = [*earlier, ChatTurn(role="user", content=question), ChatTurn(role="assistant", content=answer)]
-        with self._lock:
-            self._threads[key] = turns[-self.max_turns:]
-            self._threads.move_to_end(key)
-            while len(self._threads) > self.max_threads:
-                self._threads.popitem(last=False)
+class DeliveryFailed(RuntimeError):
+    """Slack refused both the update of the placeholder and a new message (after its own retries)."""
 
 
-class SeenEvents:
-    """Event ids already taken, for a while: a second delivery of one event is dropped."""
+def thread_key(channel: str, thread_ts: str) -> str:
+    return f"{channel}:{thread_ts}"
 
-    def __init__(self, ttl_s: float = SEEN_EVENT_TTL_S, max_size: int = SEEN_EVENT_MAX):
-        self.ttl_s, self.max_size = ttl_s, max_size
-        self._seen: OrderedDict[str, float] = OrderedDict()
-        self._lock = threading.Lock()
 
-    def first_time(self, event_id: str) -> bool:
-        now = time.monotonic()
-        with self._lock:
-            while self._seen and (next(iter(self._seen.values())) < now - self.ttl_s or len(self._seen) >= self.max_size):
-                self._seen.popitem(last=False)
-            if event_id in self._seen:
-                return False
-            self._seen[event_id] = now
-            return True
+def is_question_candidate(event: dict) -> bool:
+    """An event that may be a question (a person's mention or message); the rest is acknowledged and dropped."""
+    return event.get("type") in ("app_mention", "message") and is_from_person(event) and bool(event.get("channel"))
 
 
 class SlackBridge:
-    """What happens to one question: reaction and placeholder, the agent, the answer in the thread."""
+    """What happens to one question: reaction and placeholder, the agent, the answer in the thread.
+    State shared with other processes (accepted events, the queue, threads joined) is in ``store``."""
 
-    def __init__(self, ctx: Context, assistant_factory: AssistantFactory):
-        self.ctx, self.factory = ctx, assistant_factory
-        self.memory = ThreadMemory()
+    def __init__(self, ctx: Context, assistant_factory: AssistantFactory, store: SlackStore, client: WebClient):
+        self.ctx, self.factory, self.store, self.client = ctx, assistant_factory, store, client
         self.inline_file_chars, self.inline_file_lines = INLINE_FILE_CHARS, INLINE_FILE_LINES
         self._local = threading.local()  # one assistant per worker thread: no sharing, no locks
+        self._ids: tuple[str | None, str | None] | None = None
+        self._ids_lock = threading.Lock()
+        self._warmed = threading.Event()
+        self.warm_error: str | None = None
 
     def assistant(self):
         if getattr(self._local, "assistant", None) is None:
             self._local.assistant = self.factory(self.ctx)
         return self._local.assistant
 
+    def warm_up(self) -> None:
+        """Build an agent once at start-up (the imports behind it take a second or more), for /readyz."""
+        try:
+            self.assistant()
+            self.warm_error = None
+            self._warmed.set()
+        except Exception as e:
+            self.warm_error = f"{type(e).__name__}: {e}"
+            log.error("Slack: the agent could not be built: %s", self.warm_error)
+
+    def readiness(self) -> tuple[bool, str]:
+        """(ready, why not): the agent built and the shared store answering."""
+        if self.warm_error:
+            return False, self.warm_error
+        if not self._warmed.is_set():
+            return False, "starting"
+        try:
+            self.store.pending()
+        except Exception as e:
+            return False, f"the shared store does not answer: {type(e).__name__}"
+        return True, "ready"
+
+    def bot_ids(self) -> tuple[str | None, str | None]:
+        """(bot user id, bot id) from auth.test, asked once per process (on the first question, not at start)."""
+        with self._ids_lock:
+            if self._ids is None:
+                resp = self._call(self.client.auth_test)
+                if resp is None:
+                    return None, None  # asked again next time
+                self._ids = (resp.get("user_id"), resp.get("bot_id"))
+            return self._ids
+
+    # -- arriving events ------------------------------------------------------------------------
+    def accept(self, payload: dict) -> bool:
+        """Queue an event_callback's question in the shared store. False for a duplicate, a retry of
+        an event already accepted (by any process) or answered, and anything that is not a question."""
+        event = payload.get("event") if isinstance(payload, dict) else None
+        if not isinstance(event, dict) or not is_question_candidate(event) or not isinstance(event.get("ts"), str):
+            return False
+        thread = thread_key(str(event["channel"]), str(event.get("thread_ts") or event["ts"]))
+        event_id = str(payload.get("event_id") or f"{event['channel']}:{event['ts']}")
+        return self.store.accept(event_id, thread, {"event": event})
+
+    def handle(self, job: Job) -> None:
+        """Answer one queued question (or drop it when, on a closer look, it is not for this bot)."""
+        event = job.body["event"]
+        bot_user_id, bot_id = self.bot_ids()
+        if self.addressed(event, bot_user_id):
+            self.answer(event, bot_user_id, bot_id, job)
+
+    def addressed(self, event: dict, bot_user_id: str | None) -> bool:
+        if event.get("type") == "app_mention" or event.get("channel_type") == "im":
+            return True
+        # In channels (only when message.channels is subscribed) a reply without a mention is answered
+        # when it continues a thread the bot took part in; mentions come as app_mention.
+        thread_ts = event.get("thread_ts")
+        mentioned = bool(bot_user_id) and f"<@{bot_user_id}" in (event.get("text") or "")
+        return bool(thread_ts) and not mentioned and self.store.in_thread(thread_key(event["channel"], str(thread_ts)))
+
     # -- one question ---------------------------------------------------------------------------
-    def answer(self, event: dict, client: WebClient, bot_user_id: str | None, bot_id: str | None) -> None:
+    def answer(self, event: dict, bot_user_id: str | None, bot_id: str | None, job: Job | None = None) -> None:
+        client = self.client
         channel, ts = event["channel"], event["ts"]
         thread_ts = event.get("thread_ts") or ts
         question = question_text(event.get("text") or "", bot_user_id)
         lang = language(question)
         if not question:
-            self._post(client, channel, thread_ts, EMPTY_QUESTION[lang])
+            self._post(channel, thread_ts, EMPTY_QUESTION[lang])
             return
-        key = (channel, thread_ts)
-        history = self.memory.get(key)
-        if history is None:
-            history = self.thread_history(client, channel, thread_ts, ts, bot_user_id, bot_id) if thread_ts != ts else []
+        history = self.thread_history(channel, thread_ts, ts, bot_user_id, bot_id) if thread_ts != ts else []
         self._call(client.reactions_add, channel=channel, timestamp=ts, name=THINKING_REACTION)
-        placeholder = self._post(client, channel, thread_ts, PLACEHOLDER[lang])
+        placeholder = job.placeholder_ts if job else None
+        if placeholder is None:
+            placeholder = self._post(channel, thread_ts, PLACEHOLDER[lang])
+            if placeholder and job:
+                self.store.set_placeholder(job.event_id, placeholder)
         try:
-            answer: Answer = self.assistant().ask(question, history=history)
-        except Exception:
-            log.exception("The agent failed on a Slack question in %s", channel)
-            self._deliver_text(client, channel, thread_ts, placeholder, APOLOGY[lang])
-        else:
+            try:
+                answer: Answer = self.assistant().ask(question, history=history)
+            except Exception:
+                log.exception("The agent failed on a Slack question in %s", channel)
+                self._deliver_text(channel, thread_ts, placeholder, APOLOGY[lang])
+                return
             text, files = self.attachments(answer, lang)
-            self._deliver_text(client, channel, thread_ts, placeholder, to_mrkdwn(text))
+            self._deliver_text(channel, thread_ts, placeholder, to_mrkdwn(text))
             for f in files:
-                self._deliver_file(client, channel, thread_ts, f.filename, f.content)
-            self.memory.record(key, history, question, answer.answer)
+                self._deliver_file(channel, thread_ts, f.filename, f.content)
+            self.store.join_thread(thread_key(channel, thread_ts))
         finally:
             self._call(client.reactions_remove, channel=channel, timestamp=ts, name=THINKING_REACTION)
+
+    def give_up(self, job: Job) -> None:
+        """The last attempt at a question whose answer Slack kept refusing: the apology, once more."""
+        event = job.body["event"]
+        channel, ts = event["channel"], event["ts"]
+        lang = language(event.get("text") or "")
+        with contextlib.suppress(DeliveryFailed):
+            self._deliver_text(channel, event.get("thread_ts") or ts, job.placeholder_ts, UNDELIVERED[lang])
+        self._call(self.client.reactions_remove, channel=channel, timestamp=ts, name=THINKING_REACTION)
 
     def is_small(self, content: str) -> bool:
         return len(content) <= self.inline_file_chars and content.count("\n") < self.inline_file_lines
@@ -236,14 +292,16 @@ class SlackBridge:
             files.append(f)
         return text, files
 
-    def thread_history(self, client: WebClient, channel: str, thread_ts: str, current_ts: str,
+    def thread_history(self, channel: str, thread_ts: str, current_ts: str,
                        bot_user_id: str | None, bot_id: str | None) -> list[ChatTurn]:
-        """Earlier turns of a thread this process has not seen, read back from Slack."""
-        resp = self._call(client.conversations_replies, channel=channel, ts=thread_ts, limit=100)
+        """Earlier turns of the thread, read back from Slack: every replica sees the same thread."""
+        resp = self._call(self.client.conversations_replies, channel=channel, ts=thread_ts, limit=100)
         turns = []
         for m in resp.get("messages", []) if resp else []:
             if m.get("ts") == current_ts or not m.get("text"):
                 continue
+            if current_ts and _ts_after(m.get("ts"), current_ts):
+                continue  # a later turn (answered out of order after a crash) is not this question's context
             mine = (bot_user_id and m.get("user") == bot_user_id) or (bot_id and m.get("bot_id") == bot_id)
             if mine and m["text"] not in PLACEHOLDER.values():
                 turns.append(ChatTurn(role="assistant", content=m["text"][:HISTORY_CHARS]))
@@ -252,32 +310,40 @@ class SlackBridge:
         return turns[-HISTORY_TURNS:]
 
     # -- posting --------------------------------------------------------------------------------
-    def _deliver_text(self, client, channel, thread_ts, placeholder_ts, text: str) -> None:
+    def _deliver_text(self, channel, thread_ts, placeholder_ts, text: str) -> None:
+        """The answer in place of the placeholder (or as a new message); DeliveryFailed when Slack
+        takes neither, so the question goes back to the queue instead of leaving the placeholder."""
         chunks = split_message(text)
         first, rest = chunks[0], chunks[1:]
-        if not placeholder_ts or self._call(client.chat_update, channel=channel, ts=placeholder_ts, text=first) is None:
-            self._post(client, channel, thread_ts, first)
+        updated = bool(placeholder_ts) and self._call(self.client.chat_update, channel=channel, ts=placeholder_ts,
+                                                      text=first) is not None
+        if not updated:
+            if self._post(channel, thread_ts, first) is None:
+                raise DeliveryFailed(f"Slack took neither chat.update nor chat.postMessage in {channel}")
+            if placeholder_ts:  # the answer came as a new message: the placeholder must not stay behind
+                self._call(self.client.chat_delete, channel=channel, ts=placeholder_ts)
         for chunk in rest:
-            self._post(client, channel, thread_ts, chunk)
+            self._post(channel, thread_ts, chunk)
 
-    def _deliver_file(self, client, channel, thread_ts, filename: str, content: str) -> None:
+    def _deliver_file(self, channel, thread_ts, filename: str, content: str) -> None:
         if self.is_small(content):
-            self._post(client, channel, thread_ts, code_block(content, filename))
+            self._post(channel, thread_ts, code_block(content, filename))
             return
-        uploaded = self._call(client.files_upload_v2, channel=channel, thread_ts=thread_ts, content=content,
+        uploaded = self._call(self.client.files_upload_v2, channel=channel, thread_ts=thread_ts, content=content,
                               filename=filename, title=filename)
         if uploaded is None:  # no files:write scope, or uploads blocked: the text still gets through
             for chunk in split_message(code_block(content, filename)):
-                self._post(client, channel, thread_ts, chunk)
+                self._post(channel, thread_ts, chunk)
 
-    def _post(self, client, channel, thread_ts, text: str) -> str | None:
-        resp = self._call(client.chat_postMessage, channel=channel, thread_ts=thread_ts, text=text,
+    def _post(self, channel, thread_ts, text: str) -> str | None:
+        resp = self._call(self.client.chat_postMessage, channel=channel, thread_ts=thread_ts, text=text,
                           unfurl_links=False, unfurl_media=False)
         return resp.get("ts") if resp else None
 
     @staticmethod
     def _call(method, **kwargs):
-        """One Web API call; a failure is logged and returns None so the answer still goes out."""
+        """One Web API call (slack_sdk retries 429s after Retry-After and connection errors itself);
+        a failure is logged and returns None so one refused call does not sink the answer."""
         try:
             return method(**kwargs)
         except Exception as e:  # SlackApiError, a network error: never let a reaction sink an answer
@@ -285,70 +351,166 @@ class SlackBridge:
             return None
 
 
+def _ts_after(ts: object, current: str) -> bool:
+    try:
+        return float(str(ts)) > float(current)
+    except ValueError:
+        return False
+
+
+class AnswerWorkers:
+    """Threads that take questions from the shared queue and answer them, with their leases renewed
+    while they work. ``stop`` stops taking, waits up to ``drain_s`` for the questions in progress and
+    hands the rest back to the queue."""
+
+    def __init__(self, bridge: SlackBridge, *, workers: int = ANSWER_WORKERS, lease_s: float = 30.0,
+                 poll_s: float = QUEUE_POLL_S, max_attempts: int = MAX_ATTEMPTS):
+        self.bridge, self.store = bridge, bridge.store
+        self.workers, self.lease_s, self.poll_s, self.max_attempts = workers, lease_s, poll_s, max_attempts
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.wake = threading.Event()
+        self._stopping = threading.Event()
+        self._in_progress: dict[str, Job] = {}
+        self._lock = threading.Condition()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        if self._threads:
+            return
+        self._stopping.clear()
+        self._threads = [threading.Thread(target=self._work, name=f"slack-answer-{i}", daemon=True)
+                         for i in range(self.workers)]
+        self._threads.append(threading.Thread(target=self._renew, name="slack-lease", daemon=True))
+        for t in self._threads:
+            t.start()
+
+    def stop(self, drain_s: float) -> list[str]:
+        """Stop taking questions; wait up to ``drain_s`` for those in progress; hand the rest back.
+        Returns the event ids handed back."""
+        self._stopping.set()
+        self.wake.set()
+        deadline = time.monotonic() + drain_s
+        with self._lock:
+            while self._in_progress and (left := deadline - time.monotonic()) > 0:
+                self._lock.wait(left)
+            handed_back = list(self._in_progress)
+            self._in_progress.clear()  # their threads may still finish; they no longer mark anything done
+        for event_id in handed_back:
+            self._store_call(self.store.release, event_id)
+        if handed_back:
+            log.warning("Slack: handed %d question(s) in progress back to the queue at shutdown", len(handed_back))
+        self._threads = []
+        return handed_back
+
+    def _work(self) -> None:
+        while not self._stopping.is_set():
+            job = self._store_call(self.store.take, self.owner, self.lease_s)
+            if job is None:
+                self.wake.wait(self.poll_s)
+                self.wake.clear()
+                continue
+            with self._lock:
+                if self._stopping.is_set():  # taken while shutting down: straight back
+                    self._store_call(self.store.release, job.event_id)
+                    return
+                self._in_progress[job.event_id] = job
+            outcome = self._answer(job)
+            with self._lock:
+                mine = self._in_progress.pop(job.event_id, None) is not None
+                self._lock.notify_all()
+            if not mine:
+                continue  # handed back at shutdown meanwhile
+            if outcome == "retry":
+                self._store_call(self.store.release, job.event_id, RETRY_DELAY_S * job.attempts)
+            else:
+                self._store_call(self.store.done, job.event_id)
+
+    def _answer(self, job: Job) -> str:
+        try:
+            if job.attempts > self.max_attempts:
+                self.bridge.give_up(job)
+            else:
+                self.bridge.handle(job)
+        except DeliveryFailed as e:
+            log.warning("Slack: %s; question %s goes back to the queue (attempt %d)", e, job.event_id, job.attempts)
+            return "retry"
+        except Exception:  # the store or Slack failing mid-way (or a bug): tried again, at most max_attempts times
+            log.exception("Slack: answering %s failed (attempt %d)", job.event_id, job.attempts)
+            return "retry"
+        return "done"
+
+    def _renew(self) -> None:
+        while not self._stopping.wait(self.lease_s / 3):
+            with self._lock:
+                ids = list(self._in_progress)
+            if ids:
+                self._store_call(self.store.renew, ids, self.owner, self.lease_s)
+
+    @staticmethod
+    def _store_call(method, *args):
+        """A store step; the store being briefly unreachable (Redis restarting) is logged, not fatal."""
+        try:
+            return method(*args)
+        except Exception as e:
+            log.warning("Slack store %s failed: %s", getattr(method, "__name__", method), e)
+            time.sleep(1.0)
+            return None
+
+
+def web_client(settings: Settings) -> WebClient:
+    """slack_sdk's WebClient with its retry handlers: connection errors, and 429s retried after
+    Slack's Retry-After (``RATE_LIMIT_RETRIES`` times; then the question goes back to the queue)."""
+    assert settings.slack_bot_token is not None  # require_settings checked it
+    kwargs: dict[str, Any] = {"token": settings.slack_bot_token.get_secret_value()}
+    if settings.slack_api_url:
+        kwargs["base_url"] = settings.slack_api_url
+    client = WebClient(**kwargs)
+    client.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES))
+    return client
+
+
+def open_slack_store(settings: Settings, ctx: Context) -> SlackStore:
+    """Redis when SIZING_REDIS_URL is set, else the SQLite file: the setting, or beside the knowledge
+    base in the folder it was actually built in (writable, and private when it is the temp fallback)."""
+    return open_store(settings.redis_url, settings.slack_state_file or ctx.kb.path.parent / "slack-state.sqlite")
+
+
 def build_slack_app(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None,
                     *, socket_mode: bool = False) -> App:
-    """The bolt app. ``assistant_factory(ctx)`` builds the agent (default: assistant.agent.Assistant)."""
+    """The bolt app. ``assistant_factory(ctx)`` builds the agent (default: assistant.agent.Assistant).
+    The runners put events in the shared queue themselves (``app.slack_bridge.accept``), first
+    delivery or retry alike: a retry of an event some process accepted (or answered) is a duplicate
+    and dropped; one nobody accepted is a question like any other. ``app.slack_workers`` answer them
+    (started by the runners); bolt itself answers only the URL check and interactivity."""
     require_settings(settings, socket_mode=socket_mode)
     if assistant_factory is None:
         from ..agent import Assistant
 
         assistant_factory = Assistant
-    assert settings.slack_bot_token is not None  # require_settings checked it
-    client = (WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
-              if settings.slack_api_url else WebClient(token=settings.slack_bot_token.get_secret_value()))
+    client = web_client(settings)
     app = App(
         client=client,
         signing_secret=settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else "",
         # Socket Mode requests arrive over the authenticated websocket and carry no signature.
         request_verification_enabled=not socket_mode,
         token_verification_enabled=False,  # auth.test runs on the first event instead of at start-up
-        process_before_response=False,  # acknowledge first, answer on a worker thread
-        listener_executor=ThreadPoolExecutor(max_workers=ANSWER_WORKERS, thread_name_prefix="slack-answer"),
+        process_before_response=False,
+        raise_error_for_unhandled_request=False,
     )
-    bridge = SlackBridge(ctx, assistant_factory)
-    seen = SeenEvents()
+    bridge = SlackBridge(ctx, assistant_factory, open_slack_store(settings, ctx), client)
     app.slack_bridge = bridge  # type: ignore[attr-defined]  # for tests and for anyone composing the app
+    app.slack_workers = AnswerWorkers(bridge, lease_s=settings.slack_lease_s)  # type: ignore[attr-defined]
 
-    @app.middleware
-    def drop_retries_and_duplicates(req, resp, next):
-        # Retries are dropped outright rather than matched against event ids: with several workers
-        # the first delivery may have landed in another process, whose memory this one cannot see.
-        # The ack is immediate (the answer runs after it), so a retry almost always means a slow
-        # network, not a lost event; if the first delivery never arrived, the person asks again.
-        # Socket Mode mirrors its envelope's retry_attempt into this header, as "0" on a first delivery.
-        if retry_number(req.headers) > 0:
-            return BoltResponse(status=200, body="", headers={"x-slack-no-retry": "1"})
-        event_id = req.body.get("event_id")
-        if event_id and not seen.first_time(event_id):
-            return BoltResponse(status=200, body="")
-        return next()
-
-    def ids(context) -> tuple[str | None, str | None]:
-        return context.get("bot_user_id"), context.get("bot_id")
-
-    @app.event("app_mention")
-    def on_mention(event, context, client):
-        if is_from_person(event):
-            bridge.answer(event, client, *ids(context))
-
-    @app.event("message")
-    def on_message(event, context, client):
-        if not is_from_person(event):
-            return
-        if event.get("channel_type") == "im":
-            bridge.answer(event, client, *ids(context))
-            return
-        # In channels (only when message.channels is subscribed) a reply without a mention is
-        # answered when it continues a thread the bot took part in; mentions come as app_mention.
-        bot_user_id = context.get("bot_user_id")
-        thread_ts = event.get("thread_ts")
-        mentioned = bool(bot_user_id) and f"<@{bot_user_id}" in (event.get("text") or "")
-        if thread_ts and not mentioned and (event["channel"], thread_ts) in bridge.memory:
-            bridge.answer(event, client, *ids(context))
+    @app.action(re.compile(".*"))
+    def ignore_actions(ack):  # buttons in the bot's messages (none today): acknowledged, nothing else
+        ack()
 
     return app
 
 
+# Signed payloads other than events that bolt answers: the URL check and interactivity.
+BOLT_PAYLOADS = {"url_verification", "block_actions", "block_suggestion", "view_submission", "view_closed",
+                 "shortcut", "message_action", "interactive_message", "dialog_submission"}
 SIGNATURE_MAX_AGE_S = 300  # Slack's rule: a request older than five minutes is a replay
 
 
@@ -383,19 +545,17 @@ def _payload_type(body: bytes, content_type: str) -> str | None:
 def mount_slack(fastapi_app, ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None,
                 *, path: str = EVENTS_PATH) -> App:
     """Add POST ``path`` (Slack's Events API request URL) to an existing FastAPI app; returns the bolt app.
+    The answer workers run inside the app's lifespan: started with it, drained when it shuts down.
 
     The signature is checked on the raw bytes before anything is parsed (unsigned, badly signed or
-    stale: 401), a signed body that is not a JSON object is 400, and an event is acknowledged before
-    bolt sees it: bolt's first dispatch waits on auth.test, and Slack wants the 200 within 3 s."""
+    stale: 401), a signed body that is not a JSON object is 400, and an event is acknowledged as soon
+    as it is in the shared queue (bolt's first dispatch would wait on auth.test; Slack wants the 200
+    within 3 s). Other signed payloads (the URL check, interactivity) go to bolt; one bolt cannot
+    handle is 400, never a 500 with a traceback."""
     bolt = build_slack_app(ctx, settings, assistant_factory)
+    bridge: SlackBridge = bolt.slack_bridge  # type: ignore[attr-defined]
+    workers: AnswerWorkers = bolt.slack_workers  # type: ignore[attr-defined]
     secret = settings.slack_signing_secret.get_secret_value().encode() if settings.slack_signing_secret else b""
-    dispatcher = ThreadPoolExecutor(max_workers=2, thread_name_prefix="slack-dispatch")
-
-    def dispatch_later(bolt_request) -> None:
-        try:
-            bolt.dispatch(bolt_request)
-        except Exception:  # the ack has gone; a failure here can only be logged
-            log.exception("Slack event dispatch failed")
 
     async def slack_events(request: Request):
         body = await request.body()
@@ -404,16 +564,42 @@ def mount_slack(fastapi_app, ctx: Context, settings: Settings, assistant_factory
         kind = _payload_type(body, request.headers.get("content-type", ""))
         if kind is None:
             return json_error("bad_request", "The signed body is not a Slack payload (a JSON object).", 400)
-        bolt_request = to_bolt_request(request, body)
         if kind == "event_callback":
-            if retry_number(dict(request.headers)) > 0:  # acknowledged and dropped, as the bolt middleware does
-                return Response(status_code=200, headers={"x-slack-no-retry": "1"})
-            dispatcher.submit(dispatch_later, bolt_request)
-            return Response(status_code=200)
+            try:
+                accepted = await run_in_threadpool(bridge.accept, json.loads(body))
+            except Exception as e:  # the shared store is down: not acknowledged, so Slack delivers it again
+                log.warning("Slack event not queued, the shared store failed: %s", type(e).__name__)
+                return json_error("unavailable", "The queue of questions is unavailable; Slack will retry.", 503)
+            if accepted:
+                workers.wake.set()
+            retried = retry_number(dict(request.headers)) > 0
+            return Response(status_code=200, headers={"x-slack-no-retry": "1"} if retried else None)
+        if kind not in BOLT_PAYLOADS:
+            return json_error("bad_request", f"Unknown Slack payload type {kind[:40]!r}.", 400,
+                              valid=sorted(BOLT_PAYLOADS | {"event_callback"}))
         # url_verification (the challenge) and interactivity answer with a body: dispatch now.
-        resp = await run_in_threadpool(bolt.dispatch, bolt_request)
+        try:
+            resp = await run_in_threadpool(bolt.dispatch, to_bolt_request(request, body))
+        except Exception as e:  # a signed payload bolt cannot read (e.g. block_actions without actions)
+            log.warning("Slack %s payload not handled: %s", kind or "untyped", type(e).__name__)
+            return json_error("bad_request", f"The signed {kind or 'untyped'} payload could not be handled.", 400)
+        if resp.status >= 500:
+            return json_error("bad_request", f"The signed {kind or 'untyped'} payload could not be handled.", 400)
         return to_starlette_response(resp)
 
+    inner = fastapi_app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(a):
+        async with inner(a):
+            threading.Thread(target=bridge.warm_up, name="slack-warm-up", daemon=True).start()
+            workers.start()
+            try:
+                yield
+            finally:
+                await anyio.to_thread.run_sync(workers.stop, settings.slack_drain_s)
+
+    fastapi_app.router.lifespan_context = lifespan
     fastapi_app.add_api_route(path, slack_events, methods=["POST"], include_in_schema=False)
     fastapi_app.state.slack_app = bolt
     return bolt
@@ -421,20 +607,31 @@ def mount_slack(fastapi_app, ctx: Context, settings: Settings, assistant_factory
 
 def build_http_app(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None,
                    host: str | None = None):
-    """The standalone app of `sizing slack`: /slack/events and /healthz, behind the same HTTP guard as
+    """The standalone app of `sizing slack`: /slack/events, /healthz (alive) and /readyz (able to answer), behind the same HTTP guard as
     `sizing serve` (Host policy, body limit and body time limit; Slack signs instead of an API key)."""
     from fastapi import FastAPI
 
     app = FastAPI(title="Sizing assistant: Slack bridge", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(Guard, api_keys=[], max_body_bytes=settings.max_body_bytes, body_timeout_s=settings.body_timeout_s,
-                       open_paths={"/healthz", EVENTS_PATH},
+                       open_paths={"/healthz", "/readyz", EVENTS_PATH},
                        policy=HostPolicy(host or settings.host, settings.allowed_hosts, settings.cors_origins))
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    mount_slack(app, ctx, settings, assistant_factory)
+    bolt = mount_slack(app, ctx, settings, assistant_factory)
+    bridge: SlackBridge = bolt.slack_bridge  # type: ignore[attr-defined]
+
+    @app.get("/readyz")
+    async def readyz() -> Response:
+        """200 once questions can be answered (the agent built, the shared store answering), else 503."""
+        ready, why = await run_in_threadpool(bridge.readiness)
+        if ready:
+            return Response('{"status":"ready"}', media_type="application/json")
+        body = {"status": "starting" if why == "starting" else "unavailable", "reason": why}
+        return Response(json.dumps(body), status_code=503, media_type="application/json", headers={"Retry-After": "1"})
+
     return app
 
 
@@ -450,25 +647,55 @@ def run_http(settings: Settings, host: str, port: int = DEFAULT_PORT) -> None:
 
 def socket_mode_handler(ctx: Context, settings: Settings, assistant_factory: AssistantFactory | None = None):
     """A Socket Mode handler (no public URL needed); ``.start()`` blocks, ``.connect()`` does not.
-    Events are acknowledged on the websocket before bolt dispatches them (bolt's first dispatch
-    waits on auth.test; Slack wants the ack within 3 s), as the HTTP endpoint does."""
+    Events are acknowledged on the websocket once they are in the shared queue; ``.connect()`` starts the
+    answer workers and ``.close()`` drains them (``slack_drain_s``)."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
-    from slack_bolt.adapter.socket_mode.internals import run_bolt_app
     from slack_sdk.socket_mode.response import SocketModeResponse
-
-    class AckFirstHandler(SocketModeHandler):
-        def handle(self, client, req) -> None:
-            if req.type != "events_api":  # slash commands and interactivity may answer in the ack
-                return super().handle(client, req)
-            client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
-            run_bolt_app(self.app, req)
 
     require_settings(settings, socket_mode=True)
     assert settings.slack_app_token is not None  # require_settings checked it
     app = build_slack_app(ctx, settings, assistant_factory, socket_mode=True)
-    return AckFirstHandler(app, settings.slack_app_token.get_secret_value())
+    workers: AnswerWorkers = app.slack_workers  # type: ignore[attr-defined]
+
+    bridge: SlackBridge = app.slack_bridge  # type: ignore[attr-defined]
+
+    class QueueingHandler(SocketModeHandler):
+        def handle(self, client, req) -> None:
+            if req.type != "events_api":  # slash commands and interactivity may answer in the ack
+                return super().handle(client, req)
+            try:
+                accepted = bridge.accept(req.payload)
+            except Exception as e:  # the shared store is down: no ack, so Slack delivers the envelope again
+                log.warning("Slack event not queued, the shared store failed: %s", type(e).__name__)
+                return
+            client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
+            if accepted:
+                workers.wake.set()
+
+        def connect(self) -> None:
+            workers.start()
+            super().connect()
+
+        def start(self) -> None:
+            workers.start()
+            super().start()
+
+        def close(self) -> None:
+            super().close()
+            workers.stop(settings.slack_drain_s)
+
+    return QueueingHandler(app, settings.slack_app_token.get_secret_value())
 
 
 def run_socket_mode(settings: Settings) -> None:
     require_settings(settings, socket_mode=True)
-    socket_mode_handler(Context.create(settings), settings).start()
+    import signal
+
+    handler = socket_mode_handler(Context.create(settings), settings)
+
+    def drain_and_exit(*_) -> None:  # SIGTERM: questions in progress get slack_drain_s, the rest go back
+        handler.close()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, drain_and_exit)
+    handler.start()

@@ -130,14 +130,65 @@ def code_block(content: str, title: str | None = None) -> str:
     return head + "```\n" + escape(content.rstrip("\n")) + "\n```"
 
 
+def _blocks(text: str) -> list[list[str]]:
+    """The text as units that should stay in one message: each code block together with the line
+    naming it (the line just before, when not blank), and each other line on its own."""
+    lines = text.split("\n")
+    units: list[list[str]] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == "```":
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "```"), None)
+            if end is not None:
+                block = lines[i:end + 1]
+                if units and len(units[-1]) == 1 and units[-1][0].strip() and units[-1][0].strip() != "```":
+                    block = units.pop() + block  # "`train.yaml`:" stays with its file
+                units.append(block)
+                i = end + 1
+                continue
+        units.append([lines[i]])
+        i += 1
+    return units
+
+
 def split_message(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
-    """Cut mrkdwn into messages of at most ``limit`` characters, at line ends; a code block cut in
-    two is closed at the end of one message and reopened at the start of the next."""
+    """Cut mrkdwn into messages of at most ``limit`` characters, at line ends. A code block (a config
+    file) that fits in one message is never cut: when it does not fit in what is left of the current
+    message it starts the next one. Only a block longer than a whole message is cut, closed at the end
+    of one message and reopened at the start of the next."""
+    messages: list[str] = []
+    current: list[str] = []
+
+    def size(lines: list[str]) -> int:
+        return sum(len(x) + 1 for x in lines) - 1 if lines else 0
+
+    for unit in _blocks(text):
+        if size(current + unit) <= limit or not current and size(unit) <= limit:
+            current += unit
+            continue
+        if current and size(unit) <= limit:
+            messages.append("\n".join(current))
+            current = list(unit)
+            continue
+        if current:
+            messages.append("\n".join(current))
+            current = []
+        pieces = _cut(unit, limit)
+        messages += pieces[:-1]
+        current = pieces[-1].split("\n")
+    messages.append("\n".join(current))
+    out = [m.strip("\n") for m in messages]
+    return [m for m in out if m.strip()] or [""]
+
+
+def _cut(lines: list[str], limit: int) -> list[str]:
+    """Lines too long for one message, at line ends; a code block cut in two is closed at the end of
+    one message and reopened at the start of the next."""
     fence = "```"
     chunks: list[list[str]] = [[]]
     size, in_code = 0, False
     room = limit - 2 * (len(fence) + 1)  # space kept for a closing and a reopening fence
-    for raw in text.split("\n"):
+    for raw in lines:
         # Lines longer than a message are hard-cut (rare: a minified JSON file, a long URL).
         for line in [raw[k:k + room] for k in range(0, len(raw), room)] or [""]:
             if size + len(line) + 1 > room and chunks[-1]:
@@ -154,5 +205,4 @@ def split_message(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
             size += len(line) + 1
         if raw.strip() == fence:
             in_code = not in_code
-    out = ["\n".join(c).strip("\n") for c in chunks]
-    return [c for c in out if c.strip()] or [""]
+    return ["\n".join(c) for c in chunks if c] or [""]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field
+from pydantic_core import PydanticCustomError
 
 MAX_SEQ_LEN = 1_048_576  # 1M tokens: beyond any released model's context; larger is a typo
 
@@ -19,10 +20,21 @@ def _alias(mapping: dict[str, str]):
     return BeforeValidator(norm)
 
 
+def _not_a_bool(v):
+    # JSON true is not the integer 1 (Python's bool is an int, so Literal[0, 1, 2, 3] would take it).
+    if isinstance(v, bool):
+        raise PydanticCustomError("literal_error", "Input should be an integer, not true/false",
+                                  {"expected": "an integer (a JSON number, not true/false)"})
+    return v
+
+
+NOT_A_BOOL = BeforeValidator(_not_a_bool)
+
 Strategy = Annotated[
     Literal["lora", "full"],
     _alias({"全参": "full", "全量": "full", "full-finetune": "full", "full-ft": "full", "sft-full": "full", "lora-sft": "lora"}),
-    Field(description="Fine-tuning strategy in the vendor tables: lora or full."),
+    Field(description="Fine-tuning strategy in the vendor tables: lora or full. The estimator and config tools call "
+                      "the same choice `method` (which also has freeze and qlora, not in the tables)."),
 ]
 
 Framework = Annotated[

@@ -51,27 +51,28 @@ class GenerateConfigArgs(BaseModel):
     format: ConfigFormat = "llamafactory_yaml"
     stage: Stage = "sft"
     template: str | None = Field(None, max_length=50, pattern=r"^[A-Za-z0-9_.\-]+$", description="LLaMA-Factory chat template; default from the model catalog.")
-    lora_rank: int | None = Field(None, ge=1, le=1024)
+    lora_rank: int | None = Field(None, ge=1, le=1024, description="LoRA rank; default 8.")
     lora_target: str | None = Field(None, max_length=200, pattern=r"^[A-Za-z0-9_.,\-]+$", description="'all' or module names, comma-separated.")
     quantization_bit: Literal[2, 3, 4, 8] | None = Field(None, description="QLoRA bits (default 4).")
     dataset: SafeText | None = Field(None, description="LLaMA-Factory dataset names (comma-separated) or the MindSpeed data path.")
-    output_dir: SafeText | None = None
+    output_dir: SafeText | None = Field(None, description="Where checkpoints go; default saves/<model>/<method>/<stage> (LLaMA-Factory) or a save_dir under the work folder (MindSpeed-LLM).")
     model_path: SafeText | None = Field(None, description="Local weights path; default the Hugging Face repo id.")
-    micro_batch: int | None = Field(None, ge=1, le=1024)
-    grad_accum: int | None = Field(None, ge=1, le=65536)
+    micro_batch: int | None = Field(None, ge=1, le=1024, description="Sequences per device per step; default the plan's.")
+    grad_accum: int | None = Field(None, ge=1, le=65536, description="Gradient accumulation steps; default the plan's.")
     global_batch: int | None = Field(None, ge=1, le=1_048_576, description="MindSpeed-LLM GBS; sets grad_accum = GBS / (MBS x DP).")
-    zero_stage: int | None = Field(None, ge=0, le=3)
-    offload: bool | None = None
-    tp: int | None = Field(None, ge=1, le=256)
-    pp: int | None = Field(None, ge=1, le=256)
-    cp: int | None = Field(None, ge=1, le=256)
-    learning_rate: float | None = Field(None, gt=0, le=1)
-    epochs: float | None = Field(None, gt=0, le=1000)
-    nnodes: int | None = Field(None, ge=1, le=4096)
+    zero_stage: int | None = Field(None, ge=0, le=3, description="DeepSpeed ZeRO stage 0-3 (LLaMA-Factory); default the plan's.")
+    offload: bool | None = Field(None, description="DeepSpeed CPU offload of optimizer states (and parameters at ZeRO-3); default the plan's.")
+    tp: int | None = Field(None, ge=1, le=256, description="Tensor parallel size (MindSpeed-LLM); default the plan's.")
+    pp: int | None = Field(None, ge=1, le=256, description="Pipeline parallel size (MindSpeed-LLM); default the plan's.")
+    cp: int | None = Field(None, ge=1, le=256, description="Context parallel size (MindSpeed-LLM); default the plan's.")
+    learning_rate: float | None = Field(None, gt=0, le=1, description="Peak learning rate; default the recipe's.")
+    epochs: float | None = Field(None, gt=0, le=1000, description="Training epochs; default the recipe's.")
+    nnodes: int | None = Field(None, ge=1, le=4096, description="Nodes the launch script starts; default the plan's.")
     devices: int | None = Field(None, ge=1, le=65536, description="Devices the job uses in all (cards; DIE on Snt9B23), "
                                 "e.g. the user's limit; default the plan's. Nodes follow from the part's devices per node.")
-    master_addr: str | None = Field(None, max_length=253, pattern=r"^[A-Za-z0-9.:_\-]+$")
-    master_port: int = Field(29500, ge=1, le=65535)
+    master_addr: str | None = Field(None, max_length=253, pattern=r"^[A-Za-z0-9.:_\-]+$",
+                                    description="Address of node 0 for a multi-node launch (host name or IP).")
+    master_port: int = Field(29500, ge=1, le=65535, description="Port of node 0 for a multi-node launch.")
     tightest: bool = Field(False, description="Size an estimated plan on the point estimate (the tightest plan) instead of "
                            "the upper end of its likely range (the default on GPUs; Ascend plans follow the vendor-tested point).")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..estimate.memory import framework_defaults
 from .common import _alias
@@ -17,7 +17,8 @@ Method = Annotated[
     Literal["full", "freeze", "lora", "qlora"],
     _alias({"全参": "full", "全量": "full", "full-finetune": "full", "full-ft": "full", "sft-full": "full",
             "lora-sft": "lora", "q-lora": "qlora", "冻结": "freeze", "partial": "freeze"}),
-    Field(description="Fine-tuning method (LLaMA-Factory finetuning_type): full, freeze, lora, or qlora (LoRA on a quantised base)."),
+    Field(description="Fine-tuning method (LLaMA-Factory finetuning_type): full, freeze, lora, or qlora (LoRA on a quantised "
+                      "base). The vendor-table tools (min_cards, training_recipe) call the same choice `strategy`."),
 ]
 Stage = Annotated[
     Literal["pt", "sft", "dpo", "kto", "rm", "ppo"],
@@ -68,23 +69,29 @@ HardwareName = Annotated[str, Field(min_length=1, max_length=100,
 
 
 class CustomShape(BaseModel):
-    """Shape fields that replace the catalog's (or the inferred) ones."""
+    """Shape fields that replace the catalog's (or the inferred) ones. Unknown keys are refused: a
+    misspelt one (``layer``, ``hiden``) must not leave the shape silently unchanged."""
 
-    layers: int | None = Field(None, ge=1, le=1000)
-    hidden: int | None = Field(None, ge=64, le=131072)
-    ffn: int | None = Field(None, ge=64, le=1048576)
-    heads: int | None = Field(None, ge=1, le=1024)
-    kv_heads: int | None = Field(None, ge=1, le=1024)
-    head_dim: int | None = Field(None, ge=8, le=1024)
-    vocab: int | None = Field(None, ge=1, le=4_000_000)
-    experts: int | None = Field(None, ge=0, le=4096)
-    experts_per_token: int | None = Field(None, ge=0, le=256)
-    moe_ffn: int | None = Field(None, ge=0, le=1048576)
+    model_config = ConfigDict(extra="forbid")
+
+    layers: int | None = Field(None, ge=1, le=1000, description="Transformer layers (num_hidden_layers).")
+    hidden: int | None = Field(None, ge=64, le=131072, description="Hidden size (hidden_size).")
+    ffn: int | None = Field(None, ge=64, le=1048576, description="MLP intermediate size (intermediate_size).")
+    heads: int | None = Field(None, ge=1, le=1024, description="Attention heads (num_attention_heads).")
+    kv_heads: int | None = Field(None, ge=1, le=1024, description="Key/value heads (num_key_value_heads); must divide heads.")
+    head_dim: int | None = Field(None, ge=8, le=1024, description="Size of one attention head; default hidden / heads.")
+    vocab: int | None = Field(None, ge=1, le=4_000_000, description="Vocabulary size (vocab_size).")
+    experts: int | None = Field(None, ge=0, le=4096, description="Routed experts per MoE layer (0: dense).")
+    experts_per_token: int | None = Field(None, ge=0, le=256, description="Experts each token is routed to (top-k).")
+    moe_ffn: int | None = Field(None, ge=0, le=1048576, description="Intermediate size of one expert (moe_intermediate_size).")
     sliding_window: int | None = Field(None, ge=0, le=10_000_000, description="Sliding-window attention span in tokens (0: none).")
     sliding_layers: int | None = Field(None, ge=0, le=1000, description="How many layers use the sliding window.")
 
 
 class ModelArgs(BaseModel):
+    # The tools need one of the two (estimate_support.resolve_shape); the schema says so.
+    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["model"]}, {"required": ["params_b"]}]})
+
     model: str | None = Field(None, min_length=1, max_length=200,
                               description="Model name in any spelling; omit and give params_b for a model not in the catalog.")
     params_b: float | None = Field(None, gt=0, le=100_000, description="Total parameters in billions, for a model not in the catalog (shape inferred).")
@@ -94,7 +101,7 @@ class ModelArgs(BaseModel):
 class TrainerOptions(BaseModel):
     """How the trainer runs beside its parallel layout: loss, optimizer, compilation, offloaded activations, allocator."""
 
-    loss: LossImpl | None = None
+    loss: LossImpl | None = Field(None, description="Loss implementation (see the values); omitted: the framework's default.")
     optimizer: Optimizer = "adamw"
     compile: bool = Field(False, description="torch.compile (torchtune compile, HF torch_compile): the compiled layers "
                           "save 8h + 4·kv + 4·ffn bytes per token instead of 18h + 4·kv + 8·ffn.")

@@ -8,7 +8,7 @@ field), never into it, and estimate_models.py holds the types several tools shar
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -20,7 +20,7 @@ from ..estimate.memory import Device, TrainConfig, training_memory
 from ..estimate.plan import fewer_devices
 from ..estimate.plan import plan_training as _plan
 from ..estimate.shape import Shape
-from .common import MAX_SEQ_LEN, Framework
+from .common import MAX_SEQ_LEN, NOT_A_BOOL, Framework
 from .estimate_models import (
     HardwareName,
     MemoryBreakdown,
@@ -60,7 +60,7 @@ class EstimateTrainingMemoryArgs(TrainerOptions, ModelArgs):
     seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence (cutoff_len / SEQ_LEN), 1..1048576.")
     micro_batch: int = Field(1, ge=1, le=4096, description="Sequences per device per step (per_device_train_batch_size / MBS), >= 1.")
     devices: int = Field(1, ge=1, le=1_000_000, description="Devices (cards; DIE on Snt9B23) in the job, >= 1.")
-    zero_stage: Literal[0, 1, 2, 3] = Field(0, description="DeepSpeed ZeRO stage (LLaMA-Factory).")
+    zero_stage: Annotated[Literal[0, 1, 2, 3], NOT_A_BOOL] = Field(0, description="DeepSpeed ZeRO stage (LLaMA-Factory).")
     offload: bool = Field(False, description="CPU offload: optimizer (ZeRO-2) or optimizer and parameters (ZeRO-3).")
     tp: int = Field(1, ge=1, description="Tensor parallel size (MindSpeed-LLM); must divide the attention and KV heads.")
     pp: int = Field(1, ge=1, description="Pipeline parallel size (MindSpeed-LLM).")
@@ -71,7 +71,8 @@ class EstimateTrainingMemoryArgs(TrainerOptions, ModelArgs):
     lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or module names (q_proj,v_proj,...).")
     quant_bits: Literal[2, 3, 4, 8] = Field(4, description="QLoRA base quantisation bits.")
     hardware: HardwareName = "snt9b"
-    framework: TrainingFramework | None = None
+    framework: TrainingFramework | None = Field(None, description="Training framework (see the values); default LLaMA-Factory, "
+                                                "or MindSpeed-LLM when tp/pp/cp > 1.")
     optimizer_in_backward: bool = Field(False, description="Step each parameter in backward and free its gradient "
                                         "(torchtune optimizer_in_bwd); single device or ZeRO-0 only.")
     grad_accum: int = Field(1, ge=1, le=65536, description="Gradient accumulation steps; above 1 the gradients stay "
@@ -149,7 +150,7 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
     micro_batch: int = Field(C.DEFAULT_MICRO_BATCH, ge=1, le=4096, description="Sequences per device per step, >= 1.")
     precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: bf16, or fp16 on parts without BF16 (V100, T4, Ascend 910A/310P).")
     lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1.")
-    quant_bits: Literal[2, 3, 4, 8] = 4
+    quant_bits: Literal[2, 3, 4, 8] = Field(4, description="QLoRA base quantisation bits.")
     tightest: bool = Field(False, description="Size the plan on the point estimate (the tightest plan, verdict may be "
                            "'tight') instead of the upper end of its likely range (the default: verdict 'fits').")
 

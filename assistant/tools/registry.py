@@ -56,6 +56,10 @@ class Registry:
         doc = inspect.getdoc(fn) or ""
         description = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
         tool = Tool(fn.__name__, fn, hints[params[1]], hints["return"], description)
+        if tool.args_model.model_config.get("extra") != "forbid":
+            # parse_args refuses unknown arguments; the schemas (MCP, OpenAPI) say so: additionalProperties false.
+            tool.args_model.model_config["extra"] = "forbid"
+            tool.args_model.model_rebuild(force=True)
         if tool.name in self._tools:
             raise ValueError(f"tool {tool.name} registered twice")
         self._tools[tool.name] = tool
@@ -104,7 +108,7 @@ class Registry:
             # Strict: no coercion (true is not 1, "1e3" is not 1000, "8" is not 8); an int still fills a float.
             return tool.args_model.model_validate(args, strict=True)
         except ValidationError as e:
-            raise validation_error(e) from None
+            raise validation_error(e, tool.args_model) from None
         except RecursionError:
             raise SizingError("invalid_arguments", "Arguments are nested too deeply.") from None
 

@@ -356,7 +356,13 @@ class InferenceMinCardsResult(TableModel):
 def inference_min_cards(ctx, args: InferenceMinCardsArgs) -> InferenceMinCardsResult:
     """Minimum Ascend cards and tested max-model-len for vLLM serving, from the ModelArts vLLM tables (32 GB and 64 GB cards)."""
     model_id = ctx.resolver.model_id(args.model)
-    raw = [r for r in ctx.kb.vllm_rows(model_id) if args.memory_gb is None or r["memory_gb"] == args.memory_gb]
+    every = ctx.kb.vllm_rows(model_id)
+    raw = [r for r in every if args.memory_gb is None or r["memory_gb"] == args.memory_gb]
+    if every and not raw:  # the model is in the tables, not at that memory size: memory_gb is what is wrong
+        sizes = sorted({r["memory_gb"] for r in every})
+        raise SizingError("no_table_row", f"The vLLM tables list {model_id} at {', '.join(f'{m} GB' for m in sizes)} "
+                          f"per card, not at {args.memory_gb} GB. Give one of those, omit memory_gb, or use "
+                          "estimate_inference.", field="memory_gb", valid=sizes, status=404)
     if not raw:
         listed = sorted({r["model_id"] for r in ctx.kb.query("SELECT DISTINCT model_id FROM vllm_min_cards")})
         raise SizingError("no_table_row", f"The vLLM tables have no row for {model_id}"
@@ -376,7 +382,7 @@ def inference_min_cards(ctx, args: InferenceMinCardsArgs) -> InferenceMinCardsRe
 # ---------------------------------------------------------------- search_notes
 class SearchNotesArgs(TableModel):
     query: str = Field(min_length=1, max_length=2000, description="What to look up, Chinese or English (e.g. 'checkpoint timeout', '显存溢出').")
-    limit: int = Field(3, ge=1, le=10)
+    limit: int = Field(3, ge=1, le=10, description="How many notes to return, best first.")
     lang: NoteLang = "auto"
 
 

@@ -120,6 +120,20 @@ def test_configured_origin_gets_cors_on_rest_and_mcp(with_partner):
         assert r.status_code == 403
 
 
+def test_a_401_to_an_allowed_origin_carries_cors_headers(ctx, settings):
+    """Issue 25: without them a browser app on the partner's site sees a network error, not the 401."""
+    keyed = settings.model_copy(update={"cors_origins": [PARTNER], "api_keys": ["k-partner"]})
+    with serving(compose_app(ctx, keyed)) as base:
+        for r in _both(base, {"Origin": PARTNER}):
+            assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized", r.text
+            assert r.headers["access-control-allow-origin"] == PARTNER
+            assert "www-authenticate" in r.headers["access-control-expose-headers"].lower()
+        for r in _both(base, {"Origin": "https://other.example"}):
+            assert r.status_code == 403 and "access-control-allow-origin" not in r.headers
+        ok = httpx.post(f"{base}/v1/tools/list_hardware", json={}, headers={"Origin": PARTNER, "Authorization": "Bearer k-partner"})
+        assert ok.status_code == 200 and ok.headers["access-control-allow-origin"] == PARTNER
+
+
 def test_policy_settings_read_from_the_environment(monkeypatch):
     from assistant.settings import Settings
 

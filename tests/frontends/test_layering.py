@@ -1,6 +1,6 @@
 """The package is layered (ARCHITECTURE.md): a module imports only its own layer and the layers below,
 and every module has a layer. Front ends are thin modules over the core and do not import each other.
-Allowed: a front end's own helper modules (web_* for web.py, slack_format for slack.py), the CLI
+Allowed: a front end's own helper modules (web_* for web.py, slack_format and slack_store for slack.py), the CLI
 command modules launching the front end they name, and server.py, the composition root that puts
 REST, MCP and Slack in one app."""
 
@@ -33,7 +33,7 @@ ALLOWED = {
     "web": {"web_chat", "web_history", "web_plan_form", "web_setup", "web_tables"},
     "web_history": {"web_chat"},
     "web_plan_form": {"web_plan"},
-    "slack": {"slack_format"},
+    "slack": {"slack_format", "slack_store"},
 }
 
 

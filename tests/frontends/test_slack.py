@@ -29,7 +29,6 @@ from assistant.frontends.slack import (
     PLACEHOLDER,
     THINKING_REACTION,
     SlackSettingsError,
-    ThreadMemory,
     build_http_app,
     require_settings,
     socket_mode_handler,
@@ -47,13 +46,18 @@ WAIT_S = 30.0
 class SlackStandIn:
     """Answers Web API methods like Slack does and records each call (method, params, headers).
     Messages posted by the bot and messages the test "writes" are kept per channel, so
-    conversations.replies returns real threads. Methods in ``failing`` answer ``ok: false``."""
+    conversations.replies returns real threads. Methods in ``failing`` answer ``ok: false``; the next
+    ``rate_limited[method]`` calls of a method get Slack's 429 with ``Retry-After: 1``; ``delays[method]``
+    holds a method's answer back that many seconds."""
 
     def __init__(self):
         self.calls: list[dict] = []
         self.messages: dict[str, list[dict]] = {}
         self.uploads: dict[str, bytes] = {}
         self.failing: set[str] = set()
+        self.rate_limited: dict[str, int] = {}
+        self.delays: dict[str, float] = {}
+        self.started: list[dict] = []  # calls of delayed methods, as they arrive
         self.socket_url = ""  # what apps.connections.open hands out (a loopback websocket in the Socket Mode test)
         self._n = itertools.count(1)
         self.cond = threading.Condition()
@@ -65,6 +69,8 @@ class SlackStandIn:
                 status, payload = standin.handle(self.path, raw, dict(self.headers))
                 out = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 self.send_response(status)
+                if status == 429:
+                    self.send_header("Retry-After", "1")
                 self.send_header("Content-Type", "text/plain" if isinstance(payload, str) else "application/json")
                 self.send_header("Content-Length", str(len(out)))
                 self.end_headers()
@@ -110,9 +116,18 @@ class SlackStandIn:
             params.update(json.loads(raw))
         elif raw:
             params.update(parse_qsl(raw.decode()))
+        if self.delays.get(method):  # recorded when it arrives (tests see it started), answered after the delay
+            with self.cond:
+                self.started.append({"method": method, "params": params})
+                self.cond.notify_all()
+            time.sleep(self.delays[method])
         with self.cond:
             self.calls.append({"method": method, "params": params, "headers": headers})
             try:
+                if self.rate_limited.get(method, 0) > 0:
+                    self.rate_limited[method] -= 1
+                    self.calls[-1]["status"] = 429
+                    return 429, {"ok": False, "error": "ratelimited"}
                 return 200, self.answer(method, params)
             finally:
                 self.cond.notify_all()
@@ -137,6 +152,9 @@ class SlackStandIn:
             return {"ok": True, "channel": p["channel"], "ts": p["ts"], "text": p.get("text", "")}
         if method == "apps.connections.open":
             return {"ok": True, "url": self.socket_url}
+        if method == "chat.delete":
+            self.messages[p["channel"]] = [m for m in self.messages.get(p["channel"], []) if m["ts"] != p["ts"]]
+            return {"ok": True, "channel": p["channel"], "ts": p["ts"]}
         if method in ("reactions.add", "reactions.remove"):
             return {"ok": True}
         if method == "conversations.replies":
@@ -152,9 +170,16 @@ class SlackStandIn:
 
     # -- what tests read ------------------------------------------------------------------------
     def of(self, method: str, channel: str | None = None) -> list[dict]:
+        """The calls of ``method`` (in ``channel``) that Slack took (not the ones answered with a 429)."""
         with self.cond:
             return [c["params"] for c in self.calls
-                    if c["method"] == method and channel in (None, c["params"].get("channel"), c["params"].get("channel_id"))]
+                    if c["method"] == method and c.get("status") != 429
+                    and channel in (None, c["params"].get("channel"), c["params"].get("channel_id"))]
+
+    def refused(self, method: str, channel: str) -> int:
+        with self.cond:
+            return sum(1 for c in self.calls if c["method"] == method and c.get("status") == 429
+                       and c["params"].get("channel") == channel)
 
     def in_channel(self, channel: str) -> list[dict]:
         with self.cond:
@@ -189,9 +214,15 @@ def standin():
 
 
 @pytest.fixture(scope="module")
-def slack_settings(settings, standin):
+def slack_settings(settings, standin, tmp_path_factory):
     return settings.model_copy(update={"slack_bot_token": SecretStr(BOT_TOKEN), "slack_signing_secret": SecretStr(SECRET),
-                                       "slack_api_url": standin.base_url, "slack_app_token": None})
+                                       "slack_api_url": standin.base_url, "slack_app_token": None,
+                                       "slack_state_file": tmp_path_factory.mktemp("slack") / "state.sqlite"})
+
+
+def own_state(settings, tmp_path, **extra):
+    """Settings for a bridge with a queue of its own (another deployment, not a replica)."""
+    return settings.model_copy(update={"slack_state_file": tmp_path / f"state-{uuid.uuid4().hex[:6]}.sqlite", **extra})
 
 
 @pytest.fixture(scope="module")
@@ -346,8 +377,8 @@ def test_large_configs_are_uploaded_as_files(url, app, standin):
     assert '"stage": 2' in answer  # ds_z2_config.json is small: still inline
 
 
-def test_upload_refused_falls_back_to_code_blocks(ctx, slack_settings, standin, free_port):
-    app = build_http_app(ctx, slack_settings)
+def test_upload_refused_falls_back_to_code_blocks(ctx, slack_settings, standin, free_port, tmp_path):
+    app = build_http_app(ctx, own_state(slack_settings, tmp_path))
     app.state.slack_app.slack_bridge.inline_file_chars = 100
     standin.failing.add("files.getUploadURLExternal")
     try:
@@ -404,7 +435,7 @@ def test_bot_messages_are_ignored(url, standin):
     assert not standin.in_channel("DBOTS")
 
 
-def test_agent_error_becomes_an_apology_in_the_thread(ctx, slack_settings, standin, free_port):
+def test_agent_error_becomes_an_apology_in_the_thread(ctx, slack_settings, standin, free_port, tmp_path):
     class BrokenAssistant:
         """Slower than Slack's 3-second deadline, then fails: the ack must not wait for it."""
 
@@ -415,7 +446,7 @@ def test_agent_error_becomes_an_apology_in_the_thread(ctx, slack_settings, stand
             time.sleep(3.2)
             raise RuntimeError("model endpoint exploded")
 
-    with serve(build_http_app(ctx, slack_settings, assistant_factory=BrokenAssistant), free_port) as base:
+    with serve(build_http_app(ctx, own_state(slack_settings, tmp_path), assistant_factory=BrokenAssistant), free_port) as base:
         ev = mention(standin, "CBROKEN", "How many cards for Qwen2.5-72B LoRA at 4096?")
         t0 = time.monotonic()
         assert post(base + "/slack/events", envelope(ev)).status_code == 200
@@ -426,11 +457,11 @@ def test_agent_error_becomes_an_apology_in_the_thread(ctx, slack_settings, stand
     assert standin.of("chat.postMessage", "CBROKEN")[0]["thread_ts"] == ev["ts"]
 
 
-def test_thread_context_survives_a_restart_through_conversations_replies(url, app, standin):
+def test_thread_context_is_read_from_slack(url, standin):
+    """Every replica sees the same thread: the follow-up's context comes from conversations.replies."""
     first = mention(standin, "CRESTART", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
     post(url, envelope(first))
     finished(standin, first)
-    app.state.slack_app.slack_bridge.memory = ThreadMemory()  # as after a restart, or in another worker
     post(url, envelope(mention(standin, "CRESTART", "and with full fine-tuning?", thread_ts=first["ts"])))
     answer = final_text(standin, "CRESTART", 2)[1]
     assert [r["ts"] for r in standin.of("conversations.replies", "CRESTART")] == [first["ts"]]
@@ -451,7 +482,7 @@ def test_missing_settings_give_a_clear_error(settings):
         require_settings(bare.model_copy(update={"slack_bot_token": SecretStr("xoxb-1")}), socket_mode=True)
 
 
-def test_socket_mode_answers_events_from_a_websocket(ctx, slack_settings, standin):
+def test_socket_mode_answers_events_from_a_websocket(ctx, slack_settings, standin, tmp_path):
     """Socket Mode: apps.connections.open hands out a loopback websocket that plays Slack's part:
     hello, an events_api envelope and its redelivery (retry_attempt 1); both are acknowledged,
     the question is answered once."""
@@ -471,7 +502,7 @@ def test_socket_mode_answers_events_from_a_websocket(ctx, slack_settings, standi
             while True:
                 acks.append(json.loads(ws.recv(timeout=WAIT_S)))
 
-    settings = slack_settings.model_copy(update={"slack_app_token": SecretStr("xapp-test"), "slack_signing_secret": None})
+    settings = own_state(slack_settings, tmp_path, slack_app_token=SecretStr("xapp-test"), slack_signing_secret=None)
     with ws_serve(slack_side, "127.0.0.1", 0) as server:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         standin.socket_url = f"ws://127.0.0.1:{server.socket.getsockname()[1]}/link"
@@ -492,11 +523,11 @@ def test_socket_mode_answers_events_from_a_websocket(ctx, slack_settings, standi
     assert opened["headers"]["Authorization"] == "Bearer xapp-test"
 
 
-def test_sizing_serve_mounts_the_events_endpoint(slack_settings, standin, free_port):
+def test_sizing_serve_mounts_the_events_endpoint(slack_settings, standin, free_port, tmp_path):
     """`sizing serve` composes the API app with /slack/events when Slack settings are present."""
     from assistant.frontends.server import build_app
 
-    with serve(build_app(slack_settings), free_port) as base:
+    with serve(build_app(own_state(slack_settings, tmp_path)), free_port) as base:
         assert httpx.get(base + "/healthz", timeout=10).status_code == 200
         ev = mention(standin, "CSERVE", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
         assert post(base + "/slack/events", envelope(ev)).status_code == 200
@@ -506,11 +537,12 @@ def test_sizing_serve_mounts_the_events_endpoint(slack_settings, standin, free_p
     assert "32 cards" in answer
 
 
-def test_sizing_slack_command_serves_the_events_api(settings, standin, free_port):
+def test_sizing_slack_command_serves_the_events_api(settings, standin, free_port, tmp_path):
     """`sizing slack --http` as a user runs it: a subprocess with Slack's usual variable names."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "SIZING_"))}
     env |= {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SECRET, "SIZING_SLACK_API_URL": standin.base_url,
-            "SIZING_CACHE_DIR": str(settings.resolved_cache_dir()), "SIZING_LLM": "offline"}
+            "SIZING_CACHE_DIR": str(settings.resolved_cache_dir()), "SIZING_LLM": "offline",
+            "SIZING_SLACK_STATE_FILE": str(tmp_path / "state.sqlite")}
     sizing = str(Path(sys.executable).parent / "sizing")
     proc = subprocess.Popen([sizing, "slack", "--http", "--port", str(free_port), "--host", "127.0.0.1"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -542,3 +574,109 @@ def test_sizing_slack_without_tokens_exits_with_a_clear_error(tmp_path):
     p = subprocess.run([sizing, "slack", "--socket-mode"], env=env | {"SLACK_BOT_TOKEN": "xoxb-1"},
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "SLACK_APP_TOKEN" in p.stderr and "SLACK_BOT_TOKEN" not in p.stderr
+
+
+# ---------------------------------------------------------------- issue 25: retries, rate limits, junk
+def test_a_retry_of_an_event_nobody_accepted_is_answered(url, standin):
+    """The first delivery died with a process before it was queued: Slack's retry is the question."""
+    ev = mention(standin, "CRETRYNEW", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
+    r = post(url, envelope(ev, event_id="EvNEVERSEEN"), **{"X-Slack-Retry-Num": "2", "X-Slack-Retry-Reason": "http_timeout"})
+    assert r.status_code == 200
+    [answer] = final_text(standin, "CRETRYNEW")
+    assert "32 cards" in answer  # min_cards.csv: qwen2.5-72b lora 4096 LLaMA-Factory Snt9B
+    finished(standin, ev)
+    again = post(url, envelope(ev, event_id="EvNEVERSEEN"), **{"X-Slack-Retry-Num": "3", "X-Slack-Retry-Reason": "http_timeout"})
+    assert again.status_code == 200 and again.headers.get("x-slack-no-retry") == "1"
+    settle()
+    assert len(standin.of("chat.update", "CRETRYNEW")) == 1 and len(standin.of("chat.postMessage", "CRETRYNEW")) == 1
+
+
+def test_rate_limits_are_waited_out_and_the_placeholder_replaced(url, standin):
+    """429 with Retry-After on the placeholder's update and on the fallback post (the failure of issue
+    25): slack_sdk waits and retries, and the answer replaces the placeholder."""
+    ev = mention(standin, "CLIMIT", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
+    standin.rate_limited.update({"chat.update": 2, "chat.postMessage": 1})
+    assert post(url, envelope(ev)).status_code == 200
+    [answer] = final_text(standin, "CLIMIT")
+    finished(standin, ev)
+    assert "32 cards" in answer
+    assert standin.refused("chat.update", "CLIMIT") == 2 and standin.refused("chat.postMessage", "CLIMIT") == 1
+    [placeholder] = standin.of("chat.postMessage", "CLIMIT")
+    assert placeholder["text"] == PLACEHOLDER["en"]
+    assert next(m for m in standin.messages["CLIMIT"] if m["ts"] == standin.of("chat.update", "CLIMIT")[0]["ts"])["text"] == answer
+
+
+def test_a_longer_rate_limit_sends_the_question_back_to_the_queue(ctx, slack_settings, standin, free_port, tmp_path):
+    """Slack refuses chat.postMessage more often than slack_sdk retries (4 tries a call): no placeholder and
+    no answer get through, so the question goes back to the queue; the next attempt answers it."""
+    import assistant.frontends.slack as slack_module
+
+    app = build_http_app(ctx, own_state(slack_settings, tmp_path))
+    old, slack_module.RETRY_DELAY_S = slack_module.RETRY_DELAY_S, 0.5
+    try:
+        with serve(app, free_port) as base:
+            ev = mention(standin, "CLIMIT2", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
+            standin.rate_limited["chat.postMessage"] = 8  # 4 tries of the placeholder, 4 of the answer
+            assert post(base + "/slack/events", envelope(ev)).status_code == 200
+            [answer] = final_text(standin, "CLIMIT2")
+            finished(standin, ev)
+    finally:
+        slack_module.RETRY_DELAY_S = old
+    assert "32 cards" in answer
+    assert standin.refused("chat.postMessage", "CLIMIT2") == 8
+    assert [p["text"] for p in standin.of("chat.postMessage", "CLIMIT2")] == [PLACEHOLDER["en"]]  # one placeholder
+    [bot_message] = [m for m in standin.messages["CLIMIT2"] if m.get("user") == BOT_USER]
+    assert bot_message["text"] == answer  # the placeholder became the answer
+
+
+def test_after_the_last_attempt_the_thread_gets_a_one_line_apology(ctx, slack_settings, standin, free_port, tmp_path):
+    """Slack refused every try of the only allowed attempt: the next take posts UNDELIVERED (what
+    happened and what to do) instead of trying forever or leaving nothing."""
+    import assistant.frontends.slack as slack_module
+
+    app = build_http_app(ctx, own_state(slack_settings, tmp_path))
+    app.state.slack_app.slack_workers.max_attempts = 1
+    old, slack_module.RETRY_DELAY_S = slack_module.RETRY_DELAY_S, 0.2
+    try:
+        with serve(app, free_port) as base:
+            ev = mention(standin, "CGIVEUP", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
+            standin.rate_limited["chat.postMessage"] = 8  # attempt 1: 4 tries of the placeholder, 4 of the answer
+            assert post(base + "/slack/events", envelope(ev)).status_code == 200
+            standin.wait_for(lambda: standin.of("chat.postMessage", "CGIVEUP"))
+            finished(standin, ev)
+    finally:
+        slack_module.RETRY_DELAY_S = old
+    [apology] = [p["text"] for p in standin.of("chat.postMessage", "CGIVEUP")]
+    assert apology == slack_module.UNDELIVERED["en"] and "ask again" in apology and "\n" not in apology
+
+
+def test_an_update_refused_for_good_posts_the_answer_and_removes_the_placeholder(url, standin):
+    ev = mention(standin, "CLIMIT3", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
+    standin.rate_limited["chat.update"] = 4  # more than slack_sdk retries
+    assert post(url, envelope(ev)).status_code == 200
+    finished(standin, ev)
+    placeholder, answer = [p["text"] for p in standin.of("chat.postMessage", "CLIMIT3")]
+    assert placeholder == PLACEHOLDER["en"] and "32 cards" in answer
+    [deleted] = standin.of("chat.delete", "CLIMIT3")
+    assert not [m for m in standin.messages["CLIMIT3"] if m["ts"] == deleted["ts"]]  # gone from the thread
+
+
+def test_signed_block_actions_without_actions_is_400_without_a_traceback(url, caplog):
+    from urllib.parse import urlencode
+
+    payload = {"type": "block_actions", "user": {"id": ALICE}, "team": {"id": "T1"}, "api_app_id": "A1", "token": "legacy"}
+    raw = urlencode({"payload": json.dumps(payload)})
+    _, headers = signed(raw)
+    headers["Content-Type"] = "application/x-www-form-urlencoded"
+    with caplog.at_level("DEBUG"):
+        r = httpx.post(url, content=raw.encode(), headers=headers, timeout=10)
+    assert 400 <= r.status_code < 500  # issue 25: was a 500
+    with_action = payload | {"actions": [{"action_id": "x", "block_id": "b", "type": "button", "value": "1"}]}
+    raw = urlencode({"payload": json.dumps(with_action)})
+    _, headers = signed(raw)
+    headers["Content-Type"] = "application/x-www-form-urlencoded"
+    assert httpx.post(url, content=raw.encode(), headers=headers, timeout=10).status_code == 200  # acknowledged
+    for junk in ({"type": "totally_unknown", "event": "x"}, {"type": "event_callback", "event": "not an object"},
+                 {"type": "event_callback", "event": {"type": "app_mention", "user": ALICE, "channel": 5, "ts": None}}):
+        assert 200 <= post(url, junk).status_code < 500
+    assert not any(rec.exc_info for rec in caplog.records)

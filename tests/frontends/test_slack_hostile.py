@@ -49,8 +49,15 @@ def standin():
 
 
 def slack_settings(settings, standin, **extra):
+    """Settings of a bridge with a queue of its own (a SQLite file no other app in the test reads)."""
+    import tempfile
+    import uuid
+    from pathlib import Path
+
+    state = Path(tempfile.mkdtemp(prefix="slack-state-")) / f"{uuid.uuid4().hex[:6]}.sqlite"
     return settings.model_copy(update={"slack_bot_token": SecretStr(BOT_TOKEN), "slack_signing_secret": SecretStr(SECRET),
-                                       "slack_api_url": standin.base_url, "slack_app_token": None, **extra})
+                                       "slack_api_url": standin.base_url, "slack_app_token": None,
+                                       "slack_state_file": state, **extra})
 
 
 @pytest.fixture(scope="module", params=["sizing slack", "sizing serve"])
@@ -127,13 +134,21 @@ def test_first_event_is_acknowledged_before_a_slow_auth_test(ctx, settings, stan
     assert [c["method"] for c in standin.calls].count("auth.test") >= 1
 
 
-def test_retry_is_acknowledged_and_dropped(ctx, settings, standin):
+def test_a_retry_nobody_accepted_is_answered_and_its_next_retry_dropped(ctx, settings, standin):
+    """Issue 25: the first delivery never reached a bridge (or died with one before it was queued):
+    its retry is answered. A further retry of the same event is acknowledged and dropped."""
     with serving(build_http_app(ctx, slack_settings(settings, standin))) as base:
         ev = mention(standin, "CRETRY", "How many cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?")
-        r = post(base + "/slack/events", envelope(ev), **{"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
+        body = envelope(ev)
+        r = post(base + "/slack/events", body, **{"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
         assert r.status_code == 200 and r.headers.get("x-slack-no-retry") == "1"
+        [answer] = final_text(standin, "CRETRY")
+        finished(standin, ev)
+        again = post(base + "/slack/events", body, **{"X-Slack-Retry-Num": "2", "X-Slack-Retry-Reason": "http_timeout"})
+        assert again.status_code == 200
         time.sleep(1.0)
-    assert not standin.of("chat.postMessage", "CRETRY")
+    assert "32 cards" in answer  # min_cards.csv: qwen2.5-72b lora 4096 LLaMA-Factory Snt9B
+    assert len(standin.of("chat.postMessage", "CRETRY")) == 1 and len(standin.of("chat.update", "CRETRY")) == 1
 
 
 def test_socket_mode_acknowledges_before_a_slow_auth_test(ctx, settings, standin):

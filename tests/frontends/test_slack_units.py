@@ -10,9 +10,7 @@ from hypothesis import strategies as st
 from assistant.answer import Answer, GeneratedFile
 from assistant.frontends.slack import (
     ATTACHED,
-    SeenEvents,
     SlackBridge,
-    ThreadMemory,
     is_from_person,
     question_text,
     retry_number,
@@ -75,6 +73,24 @@ def test_split_message_keeps_code_blocks_closed_and_under_the_limit():
     assert split_message("short") == ["short"] and split_message("") == [""]
 
 
+def test_split_message_never_cuts_a_file_that_fits_in_a_message():
+    """Issue 25: a launch script, a YAML and a DeepSpeed JSON each fit in a message, together they do
+    not; each must arrive whole (the YAML's batch size, accumulation and learning rate included)."""
+    launch = "\n".join(f"export VAR_{i}=value_{i}" for i in range(40))  # ~800 characters
+    yaml = "\n".join([f"key_{i}: {i}" for i in range(120)] + ["per_device_train_batch_size: 1",
+                      "gradient_accumulation_steps: 8", "learning_rate: 1.0e-5"])  # ~1.4k
+    ds = "{\n" + ",\n".join(f'  "k{i}": {i}' for i in range(60)) + "\n}"  # ~700
+    text = (f"*Answer* first.\n`train_launch.sh`:\n```\n{launch}\n```\n`train.yaml`:\n```\n{yaml}\n```\n"
+            f"`ds_z2_config.json`:\n```\n{ds}\n```\nThat is all.")
+    parts = split_message(text, limit=2000)
+    assert len(parts) == 3 and all(len(p) <= 2000 for p in parts)
+    for name, body in (("train_launch.sh", launch), ("train.yaml", yaml), ("ds_z2_config.json", ds)):
+        [holder] = [p for p in parts if f"`{name}`:" in p]
+        assert f"`{name}`:\n```\n{body}\n```" in holder  # whole, with its name, in one message
+    assert "\n".join(parts).count("```") == 6  # no block closed and reopened
+    assert parts[0].startswith("*Answer* first.") and parts[-1].endswith("That is all.")
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.one_of(st.just("```"), st.text(alphabet="ab c*|#-\n", max_size=120)), max_size=40),
        st.integers(min_value=60, max_value=400))
@@ -107,30 +123,8 @@ def test_retry_number():
     assert retry_number({"x-slack-retry-num": ["2"]}) == 2 and retry_number({"x-slack-retry-num": ["?"]}) == 1
 
 
-def test_thread_memory_is_bounded():
-    mem = ThreadMemory(max_threads=2, max_turns=4)
-    for i in range(3):
-        mem.record(("C", str(i)), [], f"q{i}", f"a{i}")
-    assert mem.get(("C", "0")) is None and ("C", "2") in mem
-    turns = mem.get(("C", "2"))
-    for i in range(3):
-        mem.record(("C", "2"), turns, f"more{i}", f"ans{i}")
-        turns = mem.get(("C", "2"))
-    assert [t.content for t in turns] == ["more1", "ans1", "more2", "ans2"]
-
-
-def test_seen_events_dedupe_and_expire():
-    seen = SeenEvents(ttl_s=3600, max_size=3)
-    assert seen.first_time("E1") and not seen.first_time("E1")
-    for e in ("E2", "E3", "E4"):
-        assert seen.first_time(e)
-    assert seen.first_time("E1")  # pushed out by size: taken again rather than growing without bound
-    quick = SeenEvents(ttl_s=0.0)
-    assert quick.first_time("E") and quick.first_time("E")
-
-
 def test_attachments_keep_small_configs_inline_and_take_large_ones_out(ctx):
-    bridge = SlackBridge(ctx, assistant_factory=lambda c: None)
+    bridge = SlackBridge(ctx, assistant_factory=lambda c: None, store=None, client=None)  # type: ignore[arg-type]
     small, large = "a: 1\nb: 2", "\n".join(f"k{i}: {i}" for i in range(100))
     answer = Answer(
         answer=f"Here:\n`s.yaml`:\n```yaml\n{small}\n```\n`l.yaml`:\n```yaml\n{large}\n```\nend",
@@ -155,6 +149,8 @@ def test_manifest_grants_what_the_bridge_calls():
     needed = {"chat.postMessage": "chat:write", "chat.update": "chat:write", "reactions.add": "reactions:write",
               "reactions.remove": "reactions:write", "files.getUploadURLExternal": "files:write",
               "files.completeUploadExternal": "files:write", "conversations.replies (DM)": "im:history",
+              "conversations.replies (channel)": "channels:history", "conversations.replies (private)": "groups:history",
+              "chat.delete (own message)": "chat:write",
               "app_mention event": "app_mentions:read", "message.im event": "im:history"}
     assert set(needed.values()) <= scopes
     events = manifest["settings"]["event_subscriptions"]
