@@ -66,7 +66,6 @@ CSS = """
 #chat button[title="Share"], #chat button[aria-label="Share"] { display: none !important; }
 """
 STREAM_EVERY_S = 0.2  # at most five chat updates a second while an answer streams (plus the last)
-STORE_KEY = "sizing-assistant-conversations"
 # Bring the newest question to the top of the chat's scroll box (not the page), so the start of its
 # answer is in view; the chat itself does not follow the stream to the bottom (autoscroll=False).
 SCROLL_TO_QUESTION = """() => { setTimeout(() => {
@@ -200,23 +199,28 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
     def unlock():
         return gr.update(interactive=True), gr.update(visible=False), False
 
-    def save(store, conv: str, chat: list, turns: list):
-        store, conv = web_history.save(store, conv, list(chat or []), list(turns or []),
-                                       datetime.now().isoformat(timespec="minutes"))
-        return store, conv, gr.update(choices=web_history.choices(store), value=conv or None)
+    def save(conv: str, chat: list, turns: list):
+        """This conversation for the page to write under its own key (web_history.WRITE_JS)."""
+        return web_history.save_ops(conv, list(chat or []), list(turns or []), datetime.now().isoformat(timespec="seconds"))
 
-    def restore(store, chat: list, busy: bool = False):
+    def list_saved(saved: str, conv: str):
+        return gr.update(choices=web_history.choices(web_history.parse(saved).get("index")), value=conv or None)
+
+    def restore(saved: str, legacy, chat: list, busy: bool = False):
         # A question was asked before the page finished loading: keep it. `chat` is the browser's value when the
         # page loaded; `busy` is server-side session state, so an example clicked after that but taken first counts.
+        index = web_history.conversations(web_history.parse(saved).get("index"))
+        old = web_history.conversations(legacy)  # saved before one key per conversation: moved to their own keys
+        move = (web_history.legacy_ops(legacy), web_history.EMPTY_STORE) if old else (gr.skip(), gr.skip())
+        listed = gr.update(choices=web_history.choices([*index, *[c for c in old if c["id"] not in {i["id"] for i in index}]]))
         if chat or busy:
-            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
-        convs = web_history.conversations(store)
-        latest = convs[0] if convs else {}
+            return gr.skip(), gr.skip(), gr.skip(), listed, *move
+        latest = web_history.opened(saved) or (old[0] if old else {})
         return (latest.get("chat", []), latest.get("turns", []), latest.get("id", ""),
-                gr.update(choices=web_history.choices(store), value=latest.get("id")))
+                gr.update(choices=listed["choices"], value=latest.get("id")), *move)
 
-    def open_conversation(store, conv: str):
-        found = web_history.find(store, conv) or {}
+    def open_conversation(saved: str, conv: str):
+        found = web_history.opened(saved)
         return (found.get("chat", []), found.get("turns", []), found.get("id", ""), gr.update(value="", visible=False),
                 gr.update(value="", interactive=True), gr.update(visible=False), False)
 
@@ -224,9 +228,10 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         return ([], [], "", gr.update(value="", visible=False), gr.update(value="", interactive=True),
                 gr.update(visible=False), "", gr.update(value=None), False)
 
-    def delete_conversation(store, conv: str):
-        store = web_history.delete(store, conv)
-        return (store, *restore(store, []))
+    def delete_conversation(saved: str, conv: str):
+        latest = web_history.opened(saved)
+        return (latest.get("chat", []), latest.get("turns", []), latest.get("id", ""),
+                gr.update(choices=web_history.choices(web_history.parse(saved).get("index")), value=latest.get("id")))
 
     # delete_cache: Gradio's copies of served files older than a day go, checked hourly (long-running servers)
     with gr.Blocks(title="Sizing assistant", analytics_enabled=False, fill_width=True,
@@ -241,8 +246,11 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         pending = gr.State("")
         busy = gr.State(False)  # an answer is on its way in this session
         conv_id = gr.State("")
-        # kept in the reader's browser only; a fixed key and secret so it survives server restarts
-        store = gr.BrowserState(web_history.EMPTY_STORE, storage_key=STORE_KEY, secret=STORE_KEY)
+        # Conversations are kept in the reader's browser only, one localStorage key each, read and written by
+        # the page's scripts (web_history); this hidden box carries what they read or what the server saves.
+        saved = gr.Textbox(visible=False, elem_id="saved-conversations")
+        # before one key per conversation, the whole list in one key: read once, moved, then emptied
+        legacy = gr.BrowserState(web_history.EMPTY_STORE, storage_key=web_history.LEGACY_KEY, secret=web_history.LEGACY_KEY)
         with gr.Tabs() as tabs:
             with gr.Tab("Chat 对话", id="chat"):
                 with gr.Row(elem_id="conversation-bar"):
@@ -272,10 +280,13 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
             event.then(None, js=SCROLL_TO_QUESTION)
             answering = event.then(answer, [pending, chatbot, turns], [chatbot, turns, notice],
                                    concurrency_limit=CHAT_CONCURRENCY, concurrency_id="chat", show_progress="hidden")
-            answering.then(unlock, None, [box, stop_btn, busy], queue=False).then(
-                save, [store, conv_id, chatbot, turns], [store, conv_id, history_dd], queue=False).then(
-                None, js=SCROLL_TO_QUESTION)
+            saving(answering.then(unlock, None, [box, stop_btn, busy], queue=False)).then(None, js=SCROLL_TO_QUESTION)
             return answering
+
+        def saving(event):
+            """Save this conversation under its own key, then list what the browser holds (other tabs' too)."""
+            return event.then(save, [conv_id, chatbot, turns], [saved, conv_id], queue=False).then(
+                list_saved, [saved, conv_id], history_dd, js=web_history.WRITE_JS, queue=False)
 
         taken = [box, chatbot, pending, stop_btn, busy]
         answering = [
@@ -285,18 +296,20 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
             then_answer(chatbot.retry(take_retry, [chatbot, turns, busy], [box, chatbot, turns, pending, stop_btn, busy],
                                       queue=False, show_progress="hidden")),
         ]
-        stop_btn.click(unlock, None, [box, stop_btn, busy], cancels=answering, queue=False).then(
-            save, [store, conv_id, chatbot, turns], [store, conv_id, history_dd], queue=False)
+        saving(stop_btn.click(unlock, None, [box, stop_btn, busy], cancels=answering, queue=False))
         # clearing or switching mid-answer cancels the answer, so it cannot write the old conversation back
         for clear in (new_btn.click, chatbot.clear):
             clear(new_conversation, None, [chatbot, turns, pending, notice, box, stop_btn, conv_id, history_dd, busy],
                   cancels=answering, queue=False)
-        history_dd.input(open_conversation, [store, history_dd], [chatbot, turns, conv_id, notice, box, stop_btn, busy],
-                         cancels=answering, queue=False)
-        delete_btn.click(delete_conversation, [store, conv_id], [store, chatbot, turns, conv_id, history_dd],
-                         cancels=answering, queue=False)
-        demo.load(restore, [store, chatbot, busy], [chatbot, turns, conv_id, history_dd], queue=False).then(
-            lambda b: gr.update(interactive=not b), busy, box, queue=False)  # an answer already on its way keeps it locked
+        history_dd.input(open_conversation, [saved, history_dd], [chatbot, turns, conv_id, notice, box, stop_btn, busy],
+                         cancels=answering, queue=False, js=web_history.OPEN_JS)
+        # the list's value, not conv_id: the page's script reads component values, and a State stays on the server
+        delete_btn.click(delete_conversation, [saved, history_dd], [chatbot, turns, conv_id, history_dd],
+                         cancels=answering, queue=False, js=web_history.DELETE_JS)
+        restored = demo.load(restore, [saved, legacy, chatbot, busy], [chatbot, turns, conv_id, history_dd, saved, legacy],
+                             queue=False, js=web_history.RESTORE_JS)
+        restored.then(lambda b: gr.update(interactive=not b), busy, box, queue=False)  # an answer on its way keeps it locked
+        restored.then(None, saved, None, js=web_history.WRITE_JS, queue=False)  # legacy conversations to their own keys
         demo.load(None, js=FOCUS_WITHOUT_SCROLL)  # apart: a load's js return value would replace its inputs
 
     demo.sizing_files_dir = files_dir

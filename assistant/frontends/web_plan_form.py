@@ -131,13 +131,15 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                 f_btn = gr.Button("Find what fits", variant="primary", elem_id="fits-run")
             with gr.Column(scale=2, min_width=320):
                 f_out = gr.Markdown(elem_id="fits-result")
+                f_chart = _chart(gr, "fits-chart")
 
     def on_fits(workload, goal, hw, devices, model, length, method):
         form = {"workload": workload, "goal": goal, "hardware": hw, "devices": devices, "model": model,
                 "seq_len": length, "method": method}
-        return web_plan.what_fits_view(ctx, form)
+        md, rows = web_plan.what_fits_view(ctx, form)
+        return md, _frame(rows)
 
-    f_btn.click(on_fits, [f_work, f_goal, f_hw, f_dev, f_model, f_len, f_method], f_out)
+    f_btn.click(on_fits, [f_work, f_goal, f_hw, f_dev, f_model, f_len, f_method], [f_out, f_chart])
 
     t_inputs = [t_model, t_params, t_method, t_stage, t_seq, t_mb, t_prec, t_bits, t_hw, t_fw, t_max, t_tokens, t_tps]
     i_inputs = [i_model, i_params, i_len, i_bits, i_kv, i_hw, i_util, i_conc]

@@ -39,15 +39,23 @@ def filter_rows(rows: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
 
 
 def repeated_columns(rows: list[dict[str, Any]], columns: list[str], share: float = 0.5) -> dict[str, str]:
-    """{column: earlier column} for columns that repeat an earlier one in more than ``share`` of the
-    rows (e.g. the vendor table's model spelling beside the catalog id: mostly the same name)."""
+    """{column: earlier column} for text columns that repeat an earlier one in more than ``share`` of
+    the rows where either has text (e.g. the vendor table's model spelling beside the catalog id:
+    mostly the same name). Numbers and flags are never "the same as" another column: two empty
+    cells are no repeat, True equals 1 in Python, and 128 experts are not 128 head_dim."""
     found: dict[str, str] = {}
     for i, c in enumerate(columns):
         for k in columns[:i]:
-            if k not in found and rows and sum(r.get(c) == r.get(k) for r in rows) > share * len(rows):
+            filled = [r for r in rows if _is_text(r.get(c)) or _is_text(r.get(k))]
+            if k not in found and filled and all(_is_text(r.get(c)) or r.get(c) is None for r in rows) \
+                    and sum(r.get(c) == r.get(k) for r in filled) > share * len(filled):
                 found[c] = k
                 break
     return found
+
+
+def _is_text(v: Any) -> bool:
+    return isinstance(v, str) and v != ""
 
 
 def blank_repeats(rows: list[dict[str, Any]], columns: list[str]) -> tuple[list[str], list[dict[str, Any]], list[str]]:

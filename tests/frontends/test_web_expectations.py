@@ -307,7 +307,7 @@ def test_what_fits_and_any_device_memory(desk, shots):
     assert 1 <= n < 20, n
     desk.get_by_role("radio", name="the largest model").check()
     desk.locator("#fits-run").click()
-    expect(result).to_contain_text("Estimate for")
+    expect(result).to_contain_text("Plan (estimate_inference)")
     desk.screenshot(path=shots / "e10_what_fits.png", full_page=True)
 
 
