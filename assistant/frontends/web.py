@@ -78,6 +78,9 @@ SCROLL_TO_QUESTION = """() => { setTimeout(() => {
 FOCUS_WITHOUT_SCROLL = """() => { setTimeout(() => {
   if (window.innerWidth >= 768) document.querySelector('#question textarea')?.focus({preventScroll: true});
   window.scrollTo(0, 0); }, 100); }"""
+# Questions shown in the chat; older turns stay in the conversation (saved, read by the assistant) behind a
+# "show earlier" button: the browser re-renders every shown message on each update (turn 30 took 1.65x turn 1).
+SHOWN_QUESTIONS = 8
 CHAT_CONCURRENCY = 4  # answers computed at once across sessions (the offline planner is CPU-light)
 
 FILE_MAX_AGE_S = 86_400  # generated configs and CSVs stay downloadable for a day
@@ -137,18 +140,19 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
     last_prune = [time.monotonic()]
     assistant, startup_notice = make_assistant(ctx, settings, assistant_factory or default_assistant_factory)
 
-    def take_question(message: str, chat: list, busy: bool):
+    def take_question(message: str, chat: list, busy: bool, earlier: list):
         if busy:  # a second submit that slipped in before the box locked: leave the chat alone
-            return gr.skip(), gr.skip(), None, gr.skip(), gr.skip()
+            return gr.skip(), gr.skip(), None, gr.skip(), gr.skip(), gr.skip()
         text = message or ""
-        chat = compact_history(list(chat or []))
+        hidden, chat = web_history.split_shown(compact_history(list(chat or [])), SHOWN_QUESTIONS - 1)
         if text.strip():
             chat.append({"role": "user", "content": as_plain_text(text)})
-        return gr.update(value="", interactive=False), chat, text, gr.update(visible=True), True
+        return (gr.update(value="", interactive=False), chat, text, gr.update(visible=True), True,
+                [*(earlier or []), *hidden] if hidden else gr.skip())
 
-    def take_example(chat: list, busy: bool, evt):
+    def take_example(chat: list, busy: bool, earlier: list, evt):
         value = evt.value if isinstance(evt.value, str) else (evt.value or {}).get("text", "")
-        return take_question(value, chat, busy)
+        return take_question(value, chat, busy, earlier)
 
     take_example.__annotations__["evt"] = gr.SelectData  # Gradio injects event data by this annotation
 
@@ -199,9 +203,24 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
     def unlock():
         return gr.update(interactive=True), gr.update(visible=False), False
 
-    def save(conv: str, chat: list, turns: list):
-        """This conversation for the page to write under its own key (web_history.WRITE_JS)."""
-        return web_history.save_ops(conv, list(chat or []), list(turns or []), datetime.now().isoformat(timespec="seconds"))
+    def save(conv: str, chat: list, turns: list, earlier: list):
+        """This conversation (the turns hidden from the chat too) for the page to write under its own key."""
+        return web_history.save_ops(conv, [*(earlier or []), *(chat or [])], list(turns or []),
+                                    datetime.now().isoformat(timespec="milliseconds"))
+
+    def shown(conv: dict) -> tuple[list, list]:
+        """(chat shown, earlier turns hidden) for a conversation opened from the browser's storage."""
+        hidden, chat = web_history.split_shown(conv.get("chat", []), SHOWN_QUESTIONS)
+        return chat, hidden
+
+    def show_earlier(earlier: list, chat: list, busy: bool):
+        if busy:  # the answer on its way would write the chat it started from back over them
+            return gr.skip(), gr.skip()
+        return [], [*(earlier or []), *(chat or [])]
+
+    def earlier_button(earlier: list):
+        n = sum(1 for m in earlier or [] if m.get("role") == "user")
+        return gr.update(visible=bool(n), value=f"Show {n} earlier question{'s' if n != 1 else ''} · 显示更早的 {n} 个问题")
 
     def list_saved(saved: str, conv: str):
         return gr.update(choices=web_history.choices(web_history.parse(saved).get("index")), value=conv or None)
@@ -214,24 +233,27 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         move = (web_history.legacy_ops(legacy), web_history.EMPTY_STORE) if old else (gr.skip(), gr.skip())
         listed = gr.update(choices=web_history.choices([*index, *[c for c in old if c["id"] not in {i["id"] for i in index}]]))
         if chat or busy:
-            return gr.skip(), gr.skip(), gr.skip(), listed, *move
+            return gr.skip(), gr.skip(), gr.skip(), listed, *move, gr.skip()
         latest = web_history.opened(saved) or (old[0] if old else {})
-        return (latest.get("chat", []), latest.get("turns", []), latest.get("id", ""),
-                gr.update(choices=listed["choices"], value=latest.get("id")), *move)
+        chat, hidden = shown(latest)
+        return (chat, latest.get("turns", []), latest.get("id", ""),
+                gr.update(choices=listed["choices"], value=latest.get("id")), *move, hidden)
 
     def open_conversation(saved: str, conv: str):
         found = web_history.opened(saved)
-        return (found.get("chat", []), found.get("turns", []), found.get("id", ""), gr.update(value="", visible=False),
-                gr.update(value="", interactive=True), gr.update(visible=False), False)
+        chat, hidden = shown(found)
+        return (chat, found.get("turns", []), found.get("id", ""), gr.update(value="", visible=False),
+                gr.update(value="", interactive=True), gr.update(visible=False), False, hidden)
 
     def new_conversation():
         return ([], [], "", gr.update(value="", visible=False), gr.update(value="", interactive=True),
-                gr.update(visible=False), "", gr.update(value=None), False)
+                gr.update(visible=False), "", gr.update(value=None), False, [])
 
     def delete_conversation(saved: str, conv: str):
         latest = web_history.opened(saved)
-        return (latest.get("chat", []), latest.get("turns", []), latest.get("id", ""),
-                gr.update(choices=web_history.choices(web_history.parse(saved).get("index")), value=latest.get("id")))
+        chat, hidden = shown(latest)
+        return (chat, latest.get("turns", []), latest.get("id", ""),
+                gr.update(choices=web_history.choices(web_history.parse(saved).get("index")), value=latest.get("id")), hidden)
 
     # delete_cache: Gradio's copies of served files older than a day go, checked hourly (long-running servers)
     with gr.Blocks(title="Sizing assistant", analytics_enabled=False, fill_width=True,
@@ -246,6 +268,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         pending = gr.State("")
         busy = gr.State(False)  # an answer is on its way in this session
         conv_id = gr.State("")
+        earlier = gr.State([])  # this conversation's older turns, kept out of the chat so a turn costs the same at 30
         # Conversations are kept in the reader's browser only, one localStorage key each, read and written by
         # the page's scripts (web_history); this hidden box carries what they read or what the server saves.
         saved = gr.Textbox(visible=False, elem_id="saved-conversations")
@@ -259,6 +282,8 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                     new_btn = gr.Button("New conversation · 新对话", size="sm", scale=1, min_width=150,
                                         elem_id="new-conversation")
                     delete_btn = gr.Button("Delete · 删除", size="sm", scale=0, min_width=90, elem_id="delete-conversation")
+                more_btn = gr.Button("Show earlier questions", size="sm", variant="secondary", visible=False,
+                                     elem_id="show-earlier")
                 chatbot = gr.Chatbot(
                     height=620, elem_id="chat", label="Chat", show_label=False, buttons=["copy", "copy_all"], autoscroll=False,
                     latex_delimiters=[], examples=[{"text": q} for q in EXAMPLES], feedback_options=None,
@@ -276,8 +301,11 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                 web_tables.render_tables_tab(ctx, files_dir)
 
         # --- chat events: lock the box, show the question, stream the answer, unlock the box, save ---
+        def then_label(event):  # the "show earlier" button follows the turns hidden (a State's change event did not fire)
+            return event.then(earlier_button, earlier, more_btn, queue=False, show_progress="hidden")
+
         def then_answer(event):
-            event.then(None, js=SCROLL_TO_QUESTION)
+            then_label(event).then(None, js=SCROLL_TO_QUESTION)
             answering = event.then(answer, [pending, chatbot, turns], [chatbot, turns, notice],
                                    concurrency_limit=CHAT_CONCURRENCY, concurrency_id="chat", show_progress="hidden")
             saving(answering.then(unlock, None, [box, stop_btn, busy], queue=False)).then(None, js=SCROLL_TO_QUESTION)
@@ -285,29 +313,34 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
 
         def saving(event):
             """Save this conversation under its own key, then list what the browser holds (other tabs' too)."""
-            return event.then(save, [conv_id, chatbot, turns], [saved, conv_id], queue=False).then(
+            return event.then(save, [conv_id, chatbot, turns, earlier], [saved, conv_id], queue=False).then(
                 list_saved, [saved, conv_id], history_dd, js=web_history.WRITE_JS, queue=False)
 
-        taken = [box, chatbot, pending, stop_btn, busy]
+        taken = [box, chatbot, pending, stop_btn, busy, earlier]
         answering = [
-            then_answer(box.submit(take_question, [box, chatbot, busy], taken, queue=False, show_progress="hidden")),
-            then_answer(chatbot.example_select(take_example, [chatbot, busy], taken, queue=False,
+            then_answer(box.submit(take_question, [box, chatbot, busy, earlier], taken, queue=False, show_progress="hidden")),
+            then_answer(chatbot.example_select(take_example, [chatbot, busy, earlier], taken, queue=False,
                                                show_progress="hidden")),
             then_answer(chatbot.retry(take_retry, [chatbot, turns, busy], [box, chatbot, turns, pending, stop_btn, busy],
                                       queue=False, show_progress="hidden")),
         ]
+        then_label(more_btn.click(show_earlier, [earlier, chatbot, busy], [earlier, chatbot], queue=False,
+                                  show_progress="hidden"))
         saving(stop_btn.click(unlock, None, [box, stop_btn, busy], cancels=answering, queue=False))
         # clearing or switching mid-answer cancels the answer, so it cannot write the old conversation back
         for clear in (new_btn.click, chatbot.clear):
-            clear(new_conversation, None, [chatbot, turns, pending, notice, box, stop_btn, conv_id, history_dd, busy],
-                  cancels=answering, queue=False)
-        history_dd.input(open_conversation, [saved, history_dd], [chatbot, turns, conv_id, notice, box, stop_btn, busy],
-                         cancels=answering, queue=False, js=web_history.OPEN_JS)
+            then_label(clear(new_conversation, None,
+                             [chatbot, turns, pending, notice, box, stop_btn, conv_id, history_dd, busy, earlier],
+                             cancels=answering, queue=False))
+        then_label(history_dd.input(open_conversation, [saved, history_dd],
+                                    [chatbot, turns, conv_id, notice, box, stop_btn, busy, earlier],
+                                    cancels=answering, queue=False, js=web_history.OPEN_JS))
         # the list's value, not conv_id: the page's script reads component values, and a State stays on the server
-        delete_btn.click(delete_conversation, [saved, history_dd], [chatbot, turns, conv_id, history_dd],
-                         cancels=answering, queue=False, js=web_history.DELETE_JS)
-        restored = demo.load(restore, [saved, legacy, chatbot, busy], [chatbot, turns, conv_id, history_dd, saved, legacy],
+        then_label(delete_btn.click(delete_conversation, [saved, history_dd], [chatbot, turns, conv_id, history_dd, earlier],
+                                    cancels=answering, queue=False, js=web_history.DELETE_JS))
+        restored = demo.load(restore, [saved, legacy, chatbot, busy], [chatbot, turns, conv_id, history_dd, saved, legacy, earlier],
                              queue=False, js=web_history.RESTORE_JS)
+        then_label(restored)
         restored.then(lambda b: gr.update(interactive=not b), busy, box, queue=False)  # an answer on its way keeps it locked
         restored.then(None, saved, None, js=web_history.WRITE_JS, queue=False)  # legacy conversations to their own keys
         demo.load(None, js=FOCUS_WITHOUT_SCROLL)  # apart: a load's js return value would replace its inputs

@@ -112,6 +112,17 @@ def choices(index: Any) -> list[tuple[str, str]]:
             for c in conversations(index)]
 
 
+def split_shown(chat: list[dict[str, Any]], questions: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(earlier messages, the last ``questions`` questions with their answers): the chat shows only
+    the latter, so a long conversation costs the browser the same per turn as a short one."""
+    starts = [i for i, m in enumerate(chat) if m.get("role") == "user"]
+    if len(starts) <= questions:
+        return [], list(chat)
+    if questions <= 0:
+        return list(chat), []
+    return list(chat[:starts[-questions]]), list(chat[starts[-questions]:])
+
+
 def retry_point(chat: list[dict[str, Any]], turns: list[dict[str, str]]) -> tuple[list, list, str] | None:
     """For "regenerate": the chat up to and including the last question, the turns without its
     answer, and the question as typed; None when there is no question to ask again."""

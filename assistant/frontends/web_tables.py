@@ -173,7 +173,8 @@ def render_tables_tab(ctx, files_dir: Path) -> None:
     outputs = [grid, caption, download]
     inputs = [name, query, sort_by, descending]
     name.input(switch, [name], [*outputs, query, sort_by, descending], show_progress="hidden")
-    query.input(show, inputs, outputs, trigger_mode="always_last", show_progress="hidden")
+    # change, not input: a pasted or dropped filter is applied too (input missed it: the box showed it, unapplied)
+    query.change(show, inputs, outputs, trigger_mode="always_last", show_progress="hidden")
     query.submit(show, inputs, outputs, show_progress="hidden")
     sort_by.input(show, inputs, outputs, show_progress="hidden")
     descending.input(show, inputs, outputs, show_progress="hidden")

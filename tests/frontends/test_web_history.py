@@ -99,3 +99,10 @@ def test_tables_never_blank_numbers_or_flags(ctx, tmp_path):
     assert df["bf16"].isna().sum() == 0 and "blank" not in caption
     rows = [{"a": 1, "b": 1}, {"a": None, "b": None}, {"a": True, "b": 1}]
     assert web_tables.repeated_columns(rows, ["a", "b"]) == {}
+
+
+def test_split_shown_keeps_the_last_questions_with_their_answers():
+    chat = _turn("q1", "a1") + _turn("q2", "a2") + _turn("q3", "a3")
+    earlier, shown = web_history.split_shown(chat, 2)
+    assert earlier == chat[:5] and shown == chat[5:] and earlier + shown == chat
+    assert web_history.split_shown(chat, 3) == ([], chat) and web_history.split_shown(chat, 0) == (chat, [])
