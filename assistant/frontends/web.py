@@ -81,6 +81,10 @@ FOCUS_WITHOUT_SCROLL = """() => { setTimeout(() => {
 # Questions shown in the chat; older turns stay in the conversation (saved, read by the assistant) behind a
 # "show earlier" button: the browser re-renders every shown message on each update (turn 30 took 1.65x turn 1).
 SHOWN_QUESTIONS = 8
+# Screen readers: the send button is an icon with no name (tried until the box is mounted).
+NAME_CONTROLS = """() => { let tries = 0; const name = () => {
+  const b = document.querySelector('#question button'); if (b) b.setAttribute('aria-label', 'Send · 发送');
+  else if (tries++ < 50) setTimeout(name, 200); }; name(); }"""
 CHAT_CONCURRENCY = 4  # answers computed at once across sessions (the offline planner is CPU-light)
 
 FILE_MAX_AGE_S = 86_400  # generated configs and CSVs stay downloadable for a day
@@ -200,6 +204,16 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         banner = gr.update(value=f"⚠️ {ans.notice}", visible=True) if ans.notice else gr.update(value="", visible=False)
         yield chat + r.messages, new_turns, banner
 
+    def stopped(chat: list, question: str):
+        """After Stop: a step still running says it was stopped, and so does the chat."""
+        chat = [dict(m) for m in chat or []]
+        for m in chat:
+            md = m.get("metadata") or {}
+            if md.get("status") == "pending":
+                m["metadata"] = {**md, "status": "done", "title": f"{md.get('title', '')} — stopped"}
+        zh = is_chinese(question or "")
+        return [*chat, {"role": "assistant", "content": "⏹ 已停止：回答没有完成。" if zh else "⏹ Stopped: the answer was not finished."}]
+
     def unlock():
         return gr.update(interactive=True), gr.update(visible=False), False
 
@@ -250,6 +264,8 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                 gr.update(visible=False), "", gr.update(value=None), False, [])
 
     def delete_conversation(saved: str, conv: str):
+        if web_history.parse(saved).get("cancel"):  # not confirmed, or nothing open
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         latest = web_history.opened(saved)
         chat, hidden = shown(latest)
         return (chat, latest.get("turns", []), latest.get("id", ""),
@@ -281,6 +297,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                                              elem_id="history", scale=4, min_width=220)
                     new_btn = gr.Button("New conversation · 新对话", size="sm", scale=1, min_width=150,
                                         elem_id="new-conversation")
+                    export_btn = gr.Button("Export · 导出", size="sm", scale=0, min_width=90, elem_id="export-conversation")
                     delete_btn = gr.Button("Delete · 删除", size="sm", scale=0, min_width=90, elem_id="delete-conversation")
                 more_btn = gr.Button("Show earlier questions", size="sm", variant="secondary", visible=False,
                                      elem_id="show-earlier")
@@ -326,7 +343,8 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         ]
         then_label(more_btn.click(show_earlier, [earlier, chatbot, busy], [earlier, chatbot], queue=False,
                                   show_progress="hidden"))
-        saving(stop_btn.click(unlock, None, [box, stop_btn, busy], cancels=answering, queue=False))
+        saving(stop_btn.click(unlock, None, [box, stop_btn, busy], cancels=answering, queue=False).then(
+            stopped, [chatbot, pending], chatbot, queue=False, show_progress="hidden"))
         # clearing or switching mid-answer cancels the answer, so it cannot write the old conversation back
         for clear in (new_btn.click, chatbot.clear):
             then_label(clear(new_conversation, None,
@@ -335,15 +353,19 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         then_label(history_dd.input(open_conversation, [saved, history_dd],
                                     [chatbot, turns, conv_id, notice, box, stop_btn, busy, earlier],
                                     cancels=answering, queue=False, js=web_history.OPEN_JS))
+        export_btn.click(None, history_dd, None, js=web_history.EXPORT_JS, queue=False)  # a Markdown file, made in the page
         # the list's value, not conv_id: the page's script reads component values, and a State stays on the server
         then_label(delete_btn.click(delete_conversation, [saved, history_dd], [chatbot, turns, conv_id, history_dd, earlier],
                                     cancels=answering, queue=False, js=web_history.DELETE_JS))
         restored = demo.load(restore, [saved, legacy, chatbot, busy], [chatbot, turns, conv_id, history_dd, saved, legacy, earlier],
                              queue=False, js=web_history.RESTORE_JS)
         then_label(restored)
-        restored.then(lambda b: gr.update(interactive=not b), busy, box, queue=False)  # an answer on its way keeps it locked
+        # an answer on its way keeps the box locked; then the cursor goes into it (it was locked when the page
+        # loaded, so focusing earlier did nothing) and the chat shows the last question, not the first
+        restored.then(lambda b: gr.update(interactive=not b), busy, box, queue=False).then(
+            None, js=FOCUS_WITHOUT_SCROLL).then(None, js=SCROLL_TO_QUESTION)
         restored.then(None, saved, None, js=web_history.WRITE_JS, queue=False)  # legacy conversations to their own keys
-        demo.load(None, js=FOCUS_WITHOUT_SCROLL)  # apart: a load's js return value would replace its inputs
+        demo.load(None, js=NAME_CONTROLS)  # apart: a load's js return value would replace its inputs
 
     demo.sizing_files_dir = files_dir
     demo.sizing_assistant = assistant

@@ -42,15 +42,41 @@ RESTORE_JS = f"""(saved, ...rest) => {{ {_STORE_JS}
 # picking a conversation from the list: that one conversation
 OPEN_JS = f"""(saved, id, ...rest) => {{ {_STORE_JS}
   return [JSON.stringify({{open: id ? read(id) : null}}), id, ...rest]; }}"""
-# delete: remove its key, then the list and the newest one left
+# delete, once confirmed: remove its keys, then the list and the newest one left
 DELETE_JS = f"""(saved, id, ...rest) => {{ {_STORE_JS}
-  if (id) drop(id); const idx = index();
+  if (!id || !confirm("Delete this conversation from this browser? · 从此浏览器删除这个对话？"))
+    return [JSON.stringify({{cancel: true}}), id, ...rest];
+  drop(id); const idx = index();
   return [JSON.stringify({{index: idx, open: idx.length ? read(idx[0].id) : null}}), id, ...rest]; }}"""
 # after a save: write what the server returned ({{put: [...]}}), then hand back the fresh list
 WRITE_JS = f"""(saved, ...rest) => {{ {_STORE_JS}
   let ops = {{}}; try {{ ops = JSON.parse(saved || "{{}}") || {{}}; }} catch (e) {{}}
   for (const c of ops.put || []) if (c && c.id && !(ops.if_absent && read(c.id))) put(c);
   return [JSON.stringify({{index: index()}}), ...rest]; }}"""
+
+
+# export: the open conversation as a Markdown file, made in the page from its stored copy (no server file)
+EXPORT_JS = f"""(id) => {{ {_STORE_JS}
+  const c = id ? read(id) : null; if (!c) return;
+  const unescape = t => t.replace(/\\\\([!-\\/:-@\\[-`{{-~])/g, "$1");
+  const text = m => typeof m.content === "string" ? m.content : Array.isArray(m.content) && m.content.every(p => p && p.type === "text")
+    ? m.content.map(p => p.text || "").join("") : null;
+  const file = m => {{ const f = Array.isArray(m.content) ? (m.content[0] || {{}}).file || m.content[0] : m.content;
+    return f && (f.path || f.orig_name) ? String(f.orig_name || f.path).split("/").pop() : "file"; }};
+  const out = ["# " + (c.title || "Conversation"), "", "Saved " + String(c.updated || "").replace("T", " ").slice(0, 16), ""];
+  let answering = false;
+  for (const m of c.chat || []) {{
+    const t = text(m);
+    if (m.role === "user") {{ out.push("## You", "", unescape(t || ""), ""); answering = false; continue; }}
+    if (!answering) {{ out.push("## Assistant", ""); answering = true; }}
+    if (m.metadata && m.metadata.title) out.push("> " + m.metadata.title + (m.metadata.log ? " · " + m.metadata.log : ""), "");
+    else if (t !== null) out.push(t, "");
+    else out.push("(file: " + file(m) + ")", "");
+  }}
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([out.join("\\n")], {{type: "text/markdown;charset=utf-8"}}));
+  a.download = (c.title || "conversation").replace(/[^\\w\\u4e00-\\u9fff.-]+/g, "_").slice(0, 60) + ".md";
+  document.body.appendChild(a); a.click(); setTimeout(() => {{ URL.revokeObjectURL(a.href); a.remove(); }}, 1000); }}"""
 
 
 def raw_text(shown: str) -> str:

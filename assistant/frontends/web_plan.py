@@ -7,14 +7,17 @@ the same plan."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
+from ..answer import source_as_known
 from ..errors import SizingError
 from ..hf_config import read_config
 from ..tools import REGISTRY
 
 CHART_COLUMNS = ["bar", "part", "GiB"]
+TOOL_HINT = re.compile(r"\s*Use estimate_inference[^.]*\.")
 ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limit)"
 # Memory fields that are not parts of the per-device sum (the total itself, limits, host memory).
 NOT_PARTS = {"total_gib", "usable_gib", "headroom_gib", "host_ram_gib", "fits", "host_ram_fits", "how"}
@@ -209,7 +212,7 @@ def _table_refs_md(res: dict[str, Any]) -> str:
               for r in refs]
     out = head + "\n".join(lines)
     out += _bullets("Flagged", [f"{r['source']}: {r['flagged']}" for r in refs if r.get("flagged")])
-    out += _bullets("Sources", sorted({r["citation"] for r in refs if r.get("citation")}))
+    out += _bullets("Sources", sorted({source_as_known(r["citation"]) for r in refs if r.get("citation")}))
     return out
 
 
@@ -234,7 +237,7 @@ def plan_training_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[s
             + ("" if res["fits"] else " — **does not fit**"))
     mem = res["memory"]
     summary = (f"{model_line(form, res)} · {res['framework']}, {res['method']} {res['stage']}, {res['seq_len']:,} tokens "
-               f"on {res['hardware']}: {mem['total_gib']:.1f} of {mem['usable_gib']:.1f} GiB per device. "
+               f"on {hardware_name(ctx, res['hardware'])}: {mem['total_gib']:.1f} of {mem['usable_gib']:.1f} GiB per device. "
                f"{res['reason'][:1].upper()}{res['reason'][1:]}.")
     keys = ["zero_stage", "offload", "tp", "pp", "cp", "recompute", "distributed_optimizer", "micro_batch",
             "grad_accum", "global_batch"]
@@ -295,7 +298,7 @@ def plan_inference_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[
         return err, "", []
     md = (f"### Estimate: **{count(res['devices'], res['unit'])}** (TP {res['tp']} × PP {res['pp']})"
           + ("" if res["fits"] else " — **does not fit**")
-          + f"\n\n{model_line(form, res)} on {res['hardware']}, weights {weight_label(args.get('weight_bits'))}. "
+          + f"\n\n{model_line(form, res)} on {hardware_name(ctx, res['hardware'])}, weights {weight_label(args.get('weight_bits'))}. "
           + f"{res['reason'][:1].upper()}{res['reason'][1:]}.\n\n"
           + kv_table(res, ["max_model_len", "gpu_memory_utilization", "concurrency", "weight_bits", "kv_bytes_per_token",
                            "kv_bytes_per_token_per_device", "kv_formula", "weights_gib_per_device", "activation_gib",
@@ -334,8 +337,9 @@ def _vllm_table_md(ctx, res: dict[str, Any]) -> str:
     lines += [f"| {r['table']} | {r['memory_gb']} | {_fmt(r['cards'])} | {r['max_model_len']} | "
               f"{_fmt(r['gpu_memory_utilization'])} |" for r in tab.get("rows", [])]
     out = head + "\n".join(lines)
-    out += _bullets("Notes", tab.get("notes", []))
-    return out + _bullets("Sources", sorted({r["source"] for r in tab.get("rows", [])}))
+    # the tool's hint to an agent ("Use estimate_inference ...") is what the Estimate above already is
+    out += _bullets("Notes", [TOOL_HINT.sub(" The estimate above covers it.", n) for n in tab.get("notes", [])])
+    return out + _bullets("Sources", sorted({source_as_known(r["source"]) for r in tab.get("rows", [])}))
 
 
 # ---------------------------------------------------------------- what fits

@@ -10,6 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..answer import source_as_known
+
 # The tables a person can browse, in this order, with a one-line caption.
 TABLES = {
     "min_cards": "Minimum cards (Snt9B) / DIE (Snt9B23) for MindSpeed-LLM and LLaMA-Factory — ModelArts, 2025-06-24",
@@ -86,11 +88,13 @@ def sort_rows(rows: list[dict[str, Any]], column: str | None, descending: bool) 
 
 
 def sources_of(rows: list[dict[str, Any]]) -> list[str]:
+    """The distinct sources of the rows as users know them (the vendor page and date, not the file it
+    was transcribed into)."""
     seen: list[str] = []
     for r in rows:
-        s = r.get("source")
+        s = source_as_known(str(r.get("source") or ""))
         if s and s not in seen:
-            seen.append(str(s))
+            seen.append(s)
     return seen
 
 

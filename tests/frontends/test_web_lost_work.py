@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -58,7 +59,13 @@ def test_two_tabs_of_one_browser_keep_each_others_conversations(browser, server,
     second.locator("#history input").click()
     second.get_by_role("option").filter(has_text="Minimum cards for Qwen2.5").first.click()
     expect(users(second)).to_have_count(2)
-    # delete in one tab removes only that conversation
+    # delete asks first: dismissed, nothing goes; confirmed, that one conversation goes (from every tab's list)
+    second.once("dialog", lambda d: d.dismiss())
+    second.locator("#delete-conversation").click()
+    second.wait_for_timeout(500)
+    expect(users(second)).to_have_count(2)
+    assert len(listed(open_page(browser, server, context=context))) == 2
+    second.once("dialog", lambda d: d.accept())
     second.locator("#delete-conversation").click()
     expect(users(second).first).to_have_text(YAML_QUESTION, timeout=10_000)
     fourth = open_page(browser, server, context=context)
@@ -213,3 +220,17 @@ def desk(browser, server):
     page = open_page(browser, server)
     yield page
     page.context.close()
+
+
+def test_a_conversation_exports_as_markdown(desk, shots):
+    question = "Minimum cards for <Qwen2.5-72B> LoRA at 4096 with LLaMA-Factory on Snt9B?"
+    ask(desk, question)
+    expect(desk.locator("#history input")).to_have_value(re.compile("Minimum cards"))  # saved
+    with desk.expect_download() as dl:
+        desk.locator("#export-conversation").click()
+    assert dl.value.suggested_filename.endswith(".md")
+    text = Path(dl.value.path()).read_text(encoding="utf-8")
+    # the question as typed (not backslash-escaped), the tool steps by name, the answer's figure (the
+    # ModelArts minimum-card table: 32 cards for Qwen2.5-72B LoRA at 4096 on Snt9B)
+    assert f"## You\n\n{question}\n" in text and "## Assistant" in text, text[:500]
+    assert "> 🔧 min_cards" in text and re.search(r"\b32\b", text) and "undefined" not in text
