@@ -93,7 +93,7 @@ def test_table_filter_finds_the_vendor_row(ctx, tmp_path):
     df, caption, path = web_tables.table_view(ctx, tmp_path, "min_cards", "qwen2.5-72b lora LLaMA-Factory snt9b 4096")
     # both Snt9B and Snt9B23 contain "snt9b"; the Snt9B row says 32 cards, the Snt9B23 row 32 DIE
     assert sorted(df["hardware"]) == ["Snt9B", "Snt9B23"] and set(df["cards"]) == {32}
-    assert "2 of " in caption and "004_29a3a60428ed8cce" in caption
+    assert "2 of " in caption and "ModelArts: 模型最小卡数配置, 2025-06-24" in caption and "seeds/" not in caption
     with path.open() as fh:
         rows = list(csv.DictReader(fh))
     assert [r["cards"] for r in rows] == ["32", "32"] and path.name == "min_cards.csv"
@@ -126,7 +126,7 @@ def test_plan_training_view_puts_the_vendor_row_beside_the_estimate(ctx):
     assert md.startswith("### Estimate: **") and "DeepSpeed ZeRO stage" in md
     assert "**Model:** qwen2.5-72b (from “Qwen2.5-72B-Instruct”)" in md
     # the minimum-card table's row for this case: 32*Ascend (seed 004), with its source
-    assert "| min_cards | **32** |" in table_md and "004_29a3a60428ed8cce" in table_md
+    assert "| min_cards | **32** |" in table_md and "ModelArts: 模型最小卡数配置, 2025-06-24" in table_md and "seeds/" not in table_md
     est = [r for r in rows if r["bar"] == web_plan.ESTIMATE_BAR]
     cap = [r["GiB"] for r in rows if r["bar"] == web_plan.CAPACITY_BAR]
     assert {"weights", "activations"} <= {r["part"] for r in est}
