@@ -62,6 +62,13 @@ CSS = """
   #table-grid table { font-size: 12px; }
   #table-grid th, #table-grid td { padding: 2px 4px !important; min-width: 0 !important; }
 }
+/* the question box in view without scrolling: the chat takes the height the window leaves it */
+@media (min-width: 768px) { #chat { height: max(360px, calc(100dvh - 400px)) !important; } }
+@media (max-width: 767px) {
+  #title p, #chat-model { display: none; }
+  #chat { height: max(280px, calc(100dvh - 480px)) !important; }
+  #chat pre, #chat pre code { white-space: pre-wrap !important; overflow-wrap: anywhere; }  /* no sideways scroll */
+}
 /* Gradio puts a "share to Hugging Face Spaces" button on file messages; it only works on Spaces */
 #chat button[title="Share"], #chat button[aria-label="Share"] { display: none !important; }
 """

@@ -234,3 +234,17 @@ def test_a_conversation_exports_as_markdown(desk, shots):
     # ModelArts minimum-card table: 32 cards for Qwen2.5-72B LoRA at 4096 on Snt9B)
     assert f"## You\n\n{question}\n" in text and "## Assistant" in text, text[:500]
     assert "> 🔧 min_cards" in text and re.search(r"\b32\b", text) and "undefined" not in text
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_question_box_in_view_named_and_focused(browser, server, size, shots):
+    page = open_page(browser, server, size)
+    page.wait_for_timeout(500)
+    box = page.locator("#question").bounding_box()
+    assert box["y"] + box["height"] <= size["height"], box  # no scrolling to find where to type
+    assert page.locator("#title").bounding_box()["y"] < 100  # and the page still opens at its top
+    expect(page.get_by_role("button", name="Send · 发送")).to_be_visible()  # a name for screen readers
+    if size is DESKTOP:  # on a phone the keyboard would cover the page
+        assert page.evaluate("document.activeElement?.closest('#question') !== null")
+    page.screenshot(path=shots / f"l06_first_view_{size['width']}.png")
+    page.context.close()
