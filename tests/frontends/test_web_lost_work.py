@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -95,7 +96,7 @@ def test_pasted_config_is_sized_not_the_name_left_in_the_box(desk, shots):
     expect(result).to_contain_text("sized from the parameter count given, 7B parameters")
 
 
-def test_what_fits_context_is_capped_by_the_model_and_inference_warns(desk, shots):
+def test_what_fits_context_is_capped_by_the_model_and_inference_warns(browser, server, desk, shots):
     plan_tab(desk)
     desk.get_by_role("tab", name=re.compile("What fits")).click()
     desk.get_by_role("radio", name="the longest context").check()
@@ -110,6 +111,14 @@ def test_what_fits_context_is_capped_by_the_model_and_inference_warns(desk, shot
     assert "918,013 tokens for" not in text
     expect(desk.locator("#fits-chart")).to_contain_text("usable per device")
     desk.screenshot(path=shots / "l03_fits_context.png", full_page=True)
+    # the link reopens the same answer, as the Plan forms' links do
+    link = desk.locator("#fits-link input, #fits-link textarea").first
+    expect(link).to_have_value(re.compile(r"plan=fits"))
+    query = parse_qs(urlparse(link.input_value()).query)
+    assert query["goal"] == ["context"] and query["devices"] == ["8"] and query["model"] == ["qwen2.5-72b"], query
+    other = open_page(browser, server, context=desk.context, path="?" + urlparse(link.input_value()).query)
+    expect(other.locator("#fits-result")).to_contain_text("131,072 tokens for qwen2.5-72b", timeout=15_000)
+    other.close()
     # the Inference form warns about a length beyond the model's own limit (Llama-3-8B: 8,192)
     desk.get_by_role("tab", name=re.compile("Inference")).click()
     desk.locator("#infer-model input").fill("llama3-8b")
