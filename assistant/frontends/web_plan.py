@@ -233,8 +233,11 @@ def plan_training_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[s
         return err, "", []
     unit = res["unit"]
     cards = f" ({count(res['physical_cards'], 'physical card')})" if res.get("physical_cards") else ""
-    head = (f"### Estimate: **{count(res['devices'], unit)}**{cards} = {count(res['nodes'], 'node')} × {res['per_node']}"
-            + ("" if res["fits"] else " — **does not fit**"))
+    head = f"### Estimate: **{count(res['devices'], unit)}**{cards} = {count(res['nodes'], 'node')} × {res['per_node']}"
+    if not res["fits"]:  # not "4,096 cards … does not fit": the count is where the search stopped, not a need
+        limit = whole(form.get("max_devices"))
+        head = (f"### Does not fit within **{count(limit, unit)}** (estimate)" if limit else
+                f"### Does not fit on any number of {unit}s (estimate; tried up to {count(res['devices'], unit)})")
     mem = res["memory"]
     summary = (f"{model_line(form, res)} · {res['framework']}, {res['method']} {res['stage']}, {res['seq_len']:,} tokens "
                f"on {hardware_name(ctx, res['hardware'])}: {mem['total_gib']:.1f} of {mem['usable_gib']:.1f} GiB per device. "
