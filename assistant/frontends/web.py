@@ -82,9 +82,11 @@ SCROLL_TO_QUESTION = """() => { setTimeout(() => {
     box.scrollTop += q.getBoundingClientRect().top - box.getBoundingClientRect().top - 40;  // below the toolbar
 }, 80); }"""
 # Focus the question box without scrolling: on a phone the autofocus scrolled the title out of view.
+# Not when the reader has already clicked into something else (the list of conversations would close).
 FOCUS_WITHOUT_SCROLL = """() => { setTimeout(() => {
-  if (window.innerWidth >= 768) document.querySelector('#question textarea')?.focus({preventScroll: true});
-  window.scrollTo(0, 0); }, 100); }"""
+  const idle = !document.activeElement || document.activeElement === document.body;
+  if (idle && window.innerWidth >= 768) document.querySelector('#question textarea')?.focus({preventScroll: true});
+  if (idle) window.scrollTo(0, 0); }, 100); }"""
 # Questions shown in the chat; older turns stay in the conversation (saved, read by the assistant) behind a
 # "show earlier" button: the browser re-renders every shown message on each update (turn 30 took 1.65x turn 1).
 SHOWN_QUESTIONS = 8

@@ -7,6 +7,7 @@ printed, not asserted). Screenshots are kept when SIZING_TEST_SCREENSHOTS is set
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 from assistant.frontends.web import SHOWN_QUESTIONS
 from tests.frontends.conftest import needs_chromium
 from tests.frontends.test_web_browser import EN_QUESTION, YAML_QUESTION, ask, server, shots, users
-from tests.frontends.test_web_expectations import DESKTOP, PHONE, _choose, open_page, plan_tab
+from tests.frontends.test_web_expectations import DESKTOP, PHONE, _choose, doc_shot, open_page, plan_tab
 
 pytestmark = needs_chromium
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -32,6 +33,7 @@ QWEN25_7B_CONFIG = ('{"hidden_size": 3584, "intermediate_size": 18944, "num_atte
 
 def listed(page) -> list[str]:
     page.locator("#history input").click()
+    page.get_by_role("option").first.wait_for(timeout=10_000)  # the list is filled once the page has read the storage
     options = page.get_by_role("option").all_inner_texts()
     page.keyboard.press("Escape")
     return options
@@ -45,6 +47,7 @@ def test_two_tabs_of_one_browser_keep_each_others_conversations(browser, server,
     second = open_page(browser, server, context=context)
     ask(first, EN_QUESTION)
     second.locator("#new-conversation").click()  # the second tab opened on the first's conversation: start anew
+    expect(users(second)).to_have_count(0)
     ask(second, YAML_QUESTION)
     ask(first, "and with 8192?")  # the first tab saves again after the second saved
     third = open_page(browser, server, context=context)
@@ -153,6 +156,8 @@ def test_what_fits_training_gives_the_no_offload_answer_first(desk, shots):
     assert int(offload.group(2).replace(",", "")) > 141e9 * 2 / 2**30, text
     assert text.index("without CPU offload") < text.index("With CPU offload")
     desk.screenshot(path=shots / "l04_fits_training.png", full_page=True)
+    if os.environ.get("SIZING_UPDATE_DOCS"):
+        doc_shot(desk, "web-what-fits.png")
 
 
 # ------------------------------------------------------------------ chat carry-over
@@ -163,6 +168,7 @@ def test_which_model_fits_after_an_earlier_model_searches_the_catalog(desk):
     assert "largest catalog model" in lead and "llama3-8b" not in lead, lead
     assert "Yes, it fits" not in reply
     desk.locator("#new-conversation").click()
+    expect(users(desk)).to_have_count(0)
     ask(desk, "qwen2.5-72b lora 4096 on snt9b 最少几张卡")
     reply = ask(desk, "单卡4090最大能跑多大的模型")
     lead = next(line for line in reply.splitlines() if line.startswith("结论"))
