@@ -62,11 +62,17 @@ CSS = """
   #table-grid table { font-size: 12px; }
   #table-grid th, #table-grid td { padding: 2px 4px !important; min-width: 0 !important; }
 }
+/* the question box in view without scrolling: the chat takes the height the window leaves it */
+@media (min-width: 768px) { #chat { height: max(360px, calc(100dvh - 400px)) !important; } }
+@media (max-width: 767px) {
+  #title p, #chat-model { display: none; }
+  #chat { height: max(280px, calc(100dvh - 480px)) !important; }
+  #chat pre, #chat pre code { white-space: pre-wrap !important; overflow-wrap: anywhere; }  /* no sideways scroll */
+}
 /* Gradio puts a "share to Hugging Face Spaces" button on file messages; it only works on Spaces */
 #chat button[title="Share"], #chat button[aria-label="Share"] { display: none !important; }
 """
 STREAM_EVERY_S = 0.2  # at most five chat updates a second while an answer streams (plus the last)
-STORE_KEY = "sizing-assistant-conversations"
 # Bring the newest question to the top of the chat's scroll box (not the page), so the start of its
 # answer is in view; the chat itself does not follow the stream to the bottom (autoscroll=False).
 SCROLL_TO_QUESTION = """() => { setTimeout(() => {
@@ -76,9 +82,18 @@ SCROLL_TO_QUESTION = """() => { setTimeout(() => {
     box.scrollTop += q.getBoundingClientRect().top - box.getBoundingClientRect().top - 40;  // below the toolbar
 }, 80); }"""
 # Focus the question box without scrolling: on a phone the autofocus scrolled the title out of view.
+# Not when the reader has already clicked into something else (the list of conversations would close).
 FOCUS_WITHOUT_SCROLL = """() => { setTimeout(() => {
-  if (window.innerWidth >= 768) document.querySelector('#question textarea')?.focus({preventScroll: true});
-  window.scrollTo(0, 0); }, 100); }"""
+  const idle = !document.activeElement || document.activeElement === document.body;
+  if (idle && window.innerWidth >= 768) document.querySelector('#question textarea')?.focus({preventScroll: true});
+  if (idle) window.scrollTo(0, 0); }, 100); }"""
+# Questions shown in the chat; older turns stay in the conversation (saved, read by the assistant) behind a
+# "show earlier" button: the browser re-renders every shown message on each update (turn 30 took 1.65x turn 1).
+SHOWN_QUESTIONS = 8
+# Screen readers: the send button is an icon with no name (tried until the box is mounted).
+NAME_CONTROLS = """() => { let tries = 0; const name = () => {
+  const b = document.querySelector('#question button'); if (b) b.setAttribute('aria-label', 'Send · 发送');
+  else if (tries++ < 50) setTimeout(name, 200); }; name(); }"""
 CHAT_CONCURRENCY = 4  # answers computed at once across sessions (the offline planner is CPU-light)
 
 FILE_MAX_AGE_S = 86_400  # generated configs and CSVs stay downloadable for a day
@@ -138,18 +153,19 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
     last_prune = [time.monotonic()]
     assistant, startup_notice = make_assistant(ctx, settings, assistant_factory or default_assistant_factory)
 
-    def take_question(message: str, chat: list, busy: bool):
+    def take_question(message: str, chat: list, busy: bool, earlier: list):
         if busy:  # a second submit that slipped in before the box locked: leave the chat alone
-            return gr.skip(), gr.skip(), None, gr.skip(), gr.skip()
+            return gr.skip(), gr.skip(), None, gr.skip(), gr.skip(), gr.skip()
         text = message or ""
-        chat = compact_history(list(chat or []))
+        hidden, chat = web_history.split_shown(compact_history(list(chat or [])), SHOWN_QUESTIONS - 1)
         if text.strip():
             chat.append({"role": "user", "content": as_plain_text(text)})
-        return gr.update(value="", interactive=False), chat, text, gr.update(visible=True), True
+        return (gr.update(value="", interactive=False), chat, text, gr.update(visible=True), True,
+                [*(earlier or []), *hidden] if hidden else gr.skip())
 
-    def take_example(chat: list, busy: bool, evt):
+    def take_example(chat: list, busy: bool, earlier: list, evt):
         value = evt.value if isinstance(evt.value, str) else (evt.value or {}).get("text", "")
-        return take_question(value, chat, busy)
+        return take_question(value, chat, busy, earlier)
 
     take_example.__annotations__["evt"] = gr.SelectData  # Gradio injects event data by this annotation
 
@@ -197,36 +213,72 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         banner = gr.update(value=f"⚠️ {ans.notice}", visible=True) if ans.notice else gr.update(value="", visible=False)
         yield chat + r.messages, new_turns, banner
 
+    def stopped(chat: list, question: str):
+        """After Stop: a step still running says it was stopped, and so does the chat."""
+        chat = [dict(m) for m in chat or []]
+        for m in chat:
+            md = m.get("metadata") or {}
+            if md.get("status") == "pending":
+                m["metadata"] = {**md, "status": "done", "title": f"{md.get('title', '')} — stopped"}
+        zh = is_chinese(question or "")
+        return [*chat, {"role": "assistant", "content": "⏹ 已停止：回答没有完成。" if zh else "⏹ Stopped: the answer was not finished."}]
+
     def unlock():
         return gr.update(interactive=True), gr.update(visible=False), False
 
-    def save(store, conv: str, chat: list, turns: list):
-        store, conv = web_history.save(store, conv, list(chat or []), list(turns or []),
-                                       datetime.now().isoformat(timespec="minutes"))
-        return store, conv, gr.update(choices=web_history.choices(store), value=conv or None)
+    def save(conv: str, chat: list, turns: list, earlier: list):
+        """This conversation (the turns hidden from the chat too) for the page to write under its own key."""
+        return web_history.save_ops(conv, [*(earlier or []), *(chat or [])], list(turns or []),
+                                    datetime.now().isoformat(timespec="milliseconds"))
 
-    def restore(store, chat: list, busy: bool = False):
+    def shown(conv: dict) -> tuple[list, list]:
+        """(chat shown, earlier turns hidden) for a conversation opened from the browser's storage."""
+        hidden, chat = web_history.split_shown(conv.get("chat", []), SHOWN_QUESTIONS)
+        return chat, hidden
+
+    def show_earlier(earlier: list, chat: list, busy: bool):
+        if busy:  # the answer on its way would write the chat it started from back over them
+            return gr.skip(), gr.skip()
+        return [], [*(earlier or []), *(chat or [])]
+
+    def earlier_button(earlier: list):
+        n = sum(1 for m in earlier or [] if m.get("role") == "user")
+        return gr.update(visible=bool(n), value=f"Show {n} earlier question{'s' if n != 1 else ''} · 显示更早的 {n} 个问题")
+
+    def list_saved(saved: str, conv: str):
+        return gr.update(choices=web_history.choices(web_history.parse(saved).get("index")), value=conv or None)
+
+    def restore(saved: str, legacy, chat: list, busy: bool = False):
         # A question was asked before the page finished loading: keep it. `chat` is the browser's value when the
         # page loaded; `busy` is server-side session state, so an example clicked after that but taken first counts.
+        index = web_history.conversations(web_history.parse(saved).get("index"))
+        old = web_history.conversations(legacy)  # saved before one key per conversation: moved to their own keys
+        move = (web_history.legacy_ops(legacy), web_history.EMPTY_STORE) if old else (gr.skip(), gr.skip())
+        listed = gr.update(choices=web_history.choices([*index, *[c for c in old if c["id"] not in {i["id"] for i in index}]]))
         if chat or busy:
-            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
-        convs = web_history.conversations(store)
-        latest = convs[0] if convs else {}
-        return (latest.get("chat", []), latest.get("turns", []), latest.get("id", ""),
-                gr.update(choices=web_history.choices(store), value=latest.get("id")))
+            return gr.skip(), gr.skip(), gr.skip(), listed, *move, gr.skip()
+        latest = web_history.opened(saved) or (old[0] if old else {})
+        chat, hidden = shown(latest)
+        return (chat, latest.get("turns", []), latest.get("id", ""),
+                gr.update(choices=listed["choices"], value=latest.get("id")), *move, hidden)
 
-    def open_conversation(store, conv: str):
-        found = web_history.find(store, conv) or {}
-        return (found.get("chat", []), found.get("turns", []), found.get("id", ""), gr.update(value="", visible=False),
-                gr.update(value="", interactive=True), gr.update(visible=False), False)
+    def open_conversation(saved: str, conv: str):
+        found = web_history.opened(saved)
+        chat, hidden = shown(found)
+        return (chat, found.get("turns", []), found.get("id", ""), gr.update(value="", visible=False),
+                gr.update(value="", interactive=True), gr.update(visible=False), False, hidden)
 
     def new_conversation():
         return ([], [], "", gr.update(value="", visible=False), gr.update(value="", interactive=True),
-                gr.update(visible=False), "", gr.update(value=None), False)
+                gr.update(visible=False), "", gr.update(value=None), False, [])
 
-    def delete_conversation(store, conv: str):
-        store = web_history.delete(store, conv)
-        return (store, *restore(store, []))
+    def delete_conversation(saved: str, conv: str):
+        if web_history.parse(saved).get("cancel"):  # not confirmed, or nothing open
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+        latest = web_history.opened(saved)
+        chat, hidden = shown(latest)
+        return (chat, latest.get("turns", []), latest.get("id", ""),
+                gr.update(choices=web_history.choices(web_history.parse(saved).get("index")), value=latest.get("id")), hidden)
 
     # delete_cache: Gradio's copies of served files older than a day go, checked hourly (long-running servers)
     with gr.Blocks(title="Sizing assistant", analytics_enabled=False, fill_width=True,
@@ -241,8 +293,12 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         pending = gr.State("")
         busy = gr.State(False)  # an answer is on its way in this session
         conv_id = gr.State("")
-        # kept in the reader's browser only; a fixed key and secret so it survives server restarts
-        store = gr.BrowserState(web_history.EMPTY_STORE, storage_key=STORE_KEY, secret=STORE_KEY)
+        earlier = gr.State([])  # this conversation's older turns, kept out of the chat so a turn costs the same at 30
+        # Conversations are kept in the reader's browser only, one localStorage key each, read and written by
+        # the page's scripts (web_history); this hidden box carries what they read or what the server saves.
+        saved = gr.Textbox(visible=False, elem_id="saved-conversations")
+        # before one key per conversation, the whole list in one key: read once, moved, then emptied
+        legacy = gr.BrowserState(web_history.EMPTY_STORE, storage_key=web_history.LEGACY_KEY, secret=web_history.LEGACY_KEY)
         with gr.Tabs() as tabs:
             with gr.Tab("Chat 对话", id="chat"):
                 with gr.Row(elem_id="conversation-bar"):
@@ -250,7 +306,10 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                                              elem_id="history", scale=4, min_width=220)
                     new_btn = gr.Button("New conversation · 新对话", size="sm", scale=1, min_width=150,
                                         elem_id="new-conversation")
+                    export_btn = gr.Button("Export · 导出", size="sm", scale=0, min_width=90, elem_id="export-conversation")
                     delete_btn = gr.Button("Delete · 删除", size="sm", scale=0, min_width=90, elem_id="delete-conversation")
+                more_btn = gr.Button("Show earlier questions", size="sm", variant="secondary", visible=False,
+                                     elem_id="show-earlier")
                 chatbot = gr.Chatbot(
                     height=620, elem_id="chat", label="Chat", show_label=False, buttons=["copy", "copy_all"], autoscroll=False,
                     latex_delimiters=[], examples=[{"text": q} for q in EXAMPLES], feedback_options=None,
@@ -270,36 +329,54 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                 web_setup.render_setup_tab(ctx)
 
         # --- chat events: lock the box, show the question, stream the answer, unlock the box, save ---
+        def then_label(event):  # the "show earlier" button follows the turns hidden (a State's change event did not fire)
+            return event.then(earlier_button, earlier, more_btn, queue=False, show_progress="hidden")
+
         def then_answer(event):
-            event.then(None, js=SCROLL_TO_QUESTION)
+            then_label(event).then(None, js=SCROLL_TO_QUESTION)
             answering = event.then(answer, [pending, chatbot, turns], [chatbot, turns, notice],
                                    concurrency_limit=CHAT_CONCURRENCY, concurrency_id="chat", show_progress="hidden")
-            answering.then(unlock, None, [box, stop_btn, busy], queue=False).then(
-                save, [store, conv_id, chatbot, turns], [store, conv_id, history_dd], queue=False).then(
-                None, js=SCROLL_TO_QUESTION)
+            saving(answering.then(unlock, None, [box, stop_btn, busy], queue=False)).then(None, js=SCROLL_TO_QUESTION)
             return answering
 
-        taken = [box, chatbot, pending, stop_btn, busy]
+        def saving(event):
+            """Save this conversation under its own key, then list what the browser holds (other tabs' too)."""
+            return event.then(save, [conv_id, chatbot, turns, earlier], [saved, conv_id], queue=False).then(
+                list_saved, [saved, conv_id], history_dd, js=web_history.WRITE_JS, queue=False)
+
+        taken = [box, chatbot, pending, stop_btn, busy, earlier]
         answering = [
-            then_answer(box.submit(take_question, [box, chatbot, busy], taken, queue=False, show_progress="hidden")),
-            then_answer(chatbot.example_select(take_example, [chatbot, busy], taken, queue=False,
+            then_answer(box.submit(take_question, [box, chatbot, busy, earlier], taken, queue=False, show_progress="hidden")),
+            then_answer(chatbot.example_select(take_example, [chatbot, busy, earlier], taken, queue=False,
                                                show_progress="hidden")),
             then_answer(chatbot.retry(take_retry, [chatbot, turns, busy], [box, chatbot, turns, pending, stop_btn, busy],
                                       queue=False, show_progress="hidden")),
         ]
-        stop_btn.click(unlock, None, [box, stop_btn, busy], cancels=answering, queue=False).then(
-            save, [store, conv_id, chatbot, turns], [store, conv_id, history_dd], queue=False)
+        then_label(more_btn.click(show_earlier, [earlier, chatbot, busy], [earlier, chatbot], queue=False,
+                                  show_progress="hidden"))
+        saving(stop_btn.click(unlock, None, [box, stop_btn, busy], cancels=answering, queue=False).then(
+            stopped, [chatbot, pending], chatbot, queue=False, show_progress="hidden"))
         # clearing or switching mid-answer cancels the answer, so it cannot write the old conversation back
         for clear in (new_btn.click, chatbot.clear):
-            clear(new_conversation, None, [chatbot, turns, pending, notice, box, stop_btn, conv_id, history_dd, busy],
-                  cancels=answering, queue=False)
-        history_dd.input(open_conversation, [store, history_dd], [chatbot, turns, conv_id, notice, box, stop_btn, busy],
-                         cancels=answering, queue=False)
-        delete_btn.click(delete_conversation, [store, conv_id], [store, chatbot, turns, conv_id, history_dd],
-                         cancels=answering, queue=False)
-        demo.load(restore, [store, chatbot, busy], [chatbot, turns, conv_id, history_dd], queue=False).then(
-            lambda b: gr.update(interactive=not b), busy, box, queue=False)  # an answer already on its way keeps it locked
-        demo.load(None, js=FOCUS_WITHOUT_SCROLL)  # apart: a load's js return value would replace its inputs
+            then_label(clear(new_conversation, None,
+                             [chatbot, turns, pending, notice, box, stop_btn, conv_id, history_dd, busy, earlier],
+                             cancels=answering, queue=False))
+        then_label(history_dd.input(open_conversation, [saved, history_dd],
+                                    [chatbot, turns, conv_id, notice, box, stop_btn, busy, earlier],
+                                    cancels=answering, queue=False, js=web_history.OPEN_JS))
+        export_btn.click(None, history_dd, None, js=web_history.EXPORT_JS, queue=False)  # a Markdown file, made in the page
+        # the list's value, not conv_id: the page's script reads component values, and a State stays on the server
+        then_label(delete_btn.click(delete_conversation, [saved, history_dd], [chatbot, turns, conv_id, history_dd, earlier],
+                                    cancels=answering, queue=False, js=web_history.DELETE_JS))
+        restored = demo.load(restore, [saved, legacy, chatbot, busy], [chatbot, turns, conv_id, history_dd, saved, legacy, earlier],
+                             queue=False, js=web_history.RESTORE_JS)
+        then_label(restored)
+        # an answer on its way keeps the box locked; then the cursor goes into it (it was locked when the page
+        # loaded, so focusing earlier did nothing) and the chat shows the last question, not the first
+        restored.then(lambda b: gr.update(interactive=not b), busy, box, queue=False).then(
+            None, js=FOCUS_WITHOUT_SCROLL).then(None, js=SCROLL_TO_QUESTION)
+        restored.then(None, saved, None, js=web_history.WRITE_JS, queue=False)  # legacy conversations to their own keys
+        demo.load(None, js=NAME_CONTROLS)  # apart: a load's js return value would replace its inputs
 
     demo.sizing_files_dir = files_dir
     demo.sizing_assistant = assistant

@@ -7,15 +7,17 @@ the same plan."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
+from ..answer import source_as_known
 from ..errors import SizingError
 from ..hf_config import read_config
 from ..tools import REGISTRY
-from ..what_fits import Goal, what_fits
 
 CHART_COLUMNS = ["bar", "part", "GiB"]
+TOOL_HINT = re.compile(r"\s*Use estimate_inference[^.]*\.")
 ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limit)"
 RANGE_BAR = "likely range of the estimate"
 VERDICT_WORDS = {"fits": "fits", "tight": "tight", "does_not_fit": "does not fit"}
@@ -63,6 +65,13 @@ def model_choices(ctx) -> list[str]:
 def hardware_choices(ctx) -> list[tuple[str, str]]:
     hw = REGISTRY.call_json("list_hardware", {}, ctx).get("hardware", [])
     return [(f"{h['name']} — {h['memory_gb']:g} GB per {h['unit']}", h["id"]) for h in hw]
+
+
+def hardware_name(ctx, hw_id: str) -> str:
+    """The part's name as its vendor writes it ("NVIDIA H100 80GB"), not the catalog id; a memory size
+    typed into the box keeps the tool's own name for it."""
+    names = {h["id"]: h["name"] for h in REGISTRY.call_json("list_hardware", {}, ctx).get("hardware", [])}
+    return names.get(hw_id, hw_id)
 
 
 def _run_form(ctx, tool: str, build: Callable[[dict[str, Any]], dict[str, Any]],
@@ -123,30 +132,48 @@ def whole(v: Any) -> int | None:
     return int(f) if f is not None else None
 
 
+def sized_from(form: dict[str, Any]) -> str:
+    """What the form sizes: "config" (a pasted config.json), "params" (a parameter count) or "name".
+    A config or a count is something the user entered on purpose, so it wins over the name in the
+    model box (which starts filled in)."""
+    if str(form.get("config") or "").strip():
+        return "config"
+    return "params" if number(form.get("params_b")) else "name"
+
+
 def model_args(form: dict[str, Any]) -> dict[str, Any]:
-    """model / params_b / shape for a tool, from the model name, a raw parameter count (billions)
-    or a pasted config.json (its shape, and its parameter count unless one is given)."""
+    """model / params_b / shape for a tool, from a pasted config.json (its shape, and its parameter
+    count unless one is given), a raw parameter count (billions), or else the model name."""
     out: dict[str, Any] = {}
-    name = str(form.get("model") or "").strip()
-    if name:
-        out["model"] = name
+    source = sized_from(form)
+    if source == "name":
+        name = str(form.get("model") or "").strip()
+        return {"model": name} if name else out
     if number(form.get("params_b")):
         out["params_b"] = number(form.get("params_b"))
-    config = str(form.get("config") or "").strip()
-    if config:
-        shape, params_b = read_config(config)
+    if source == "config":
+        shape, params_b = read_config(str(form.get("config")).strip())
         out["shape"] = shape
-        out.setdefault("params_b", round(params_b, 3)) if "model" not in out else None
+        out.setdefault("params_b", round(params_b, 3))
     return out
 
 
 def model_line(form: dict[str, Any], res: dict[str, Any]) -> str:
+    """Which model was sized: the catalog model the name resolved to, or the pasted config.json or
+    parameter count (and that a name left in the model box was not used)."""
     typed = str(form.get("model") or "").strip()
+    source = sized_from(form)
+    if source != "name":
+        what = "the pasted config.json" if source == "config" else "the parameter count given"
+        params = number(res.get("params_b") or form.get("params_b") or (res.get("shape") or {}).get("params_b"))
+        size = f", {_fmt(params)}B parameters" if params else ""
+        unused = f"; the name “{typed}” in the model box was not used" if typed else ""
+        return f"**Model:** {res.get('model') or 'custom model'} (sized from {what}{size}{unused})"
     if res.get("model") and typed and typed.lower() != str(res["model"]).lower():
         return f"**Model:** {res['model']} (from “{typed}”)"
     if res.get("model"):
         return f"**Model:** {res['model']}"
-    return f"**Model:** {_fmt(res.get('params_b') or form.get('params_b'))}B parameters (shape inferred or from config.json)"
+    return f"**Model:** {_fmt(res.get('params_b') or form.get('params_b'))}B parameters"
 
 
 # ---------------------------------------------------------------- chart rows
@@ -193,7 +220,7 @@ def _table_refs_md(res: dict[str, Any]) -> str:
               for r in refs]
     out = head + "\n".join(lines)
     out += _bullets("Flagged", [f"{r['source']}: {r['flagged']}" for r in refs if r.get("flagged")])
-    out += _bullets("Sources", sorted({r["citation"] for r in refs if r.get("citation")}))
+    out += _bullets("Sources", sorted({source_as_known(r["citation"]) for r in refs if r.get("citation")}))
     return out
 
 
@@ -214,11 +241,14 @@ def plan_training_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[s
         return err, "", []
     unit = res["unit"]
     cards = f" ({count(res['physical_cards'], 'physical card')})" if res.get("physical_cards") else ""
-    head = (f"### Estimate: **{count(res['devices'], unit)}**{cards} = {count(res['nodes'], 'node')} × {res['per_node']}"
-            + ("" if res["fits"] else " — **does not fit**"))
+    head = f"### Estimate: **{count(res['devices'], unit)}**{cards} = {count(res['nodes'], 'node')} × {res['per_node']}"
+    if not res["fits"]:  # not "4,096 cards … does not fit": the count is where the search stopped, not a need
+        limit = whole(form.get("max_devices"))
+        head = (f"### Does not fit within **{count(limit, unit)}** (estimate)" if limit else
+                f"### Does not fit on any number of {unit}s (estimate; tried up to {count(res['devices'], unit)})")
     mem = res["memory"]
     summary = (f"{model_line(form, res)} · {res['framework']}, {res['method']} {res['stage']}, {res['seq_len']:,} tokens "
-               f"on {res['hardware']}: about {mem['total_gib']:.1f} GiB, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} "
+               f"on {hardware_name(ctx, res['hardware'])}: about {mem['total_gib']:.1f} GiB, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} "
                f"GiB (estimate) of {mem['usable_gib']:.1f} GiB per device — {VERDICT_WORDS[mem['verdict']]}. "
                f"{res['reason'][:1].upper()}{res['reason'][1:]}.")
     keys = ["zero_stage", "offload", "tp", "pp", "cp", "recompute", "distributed_optimizer", "micro_batch",
@@ -280,15 +310,31 @@ def plan_inference_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[
         return err, "", []
     md = (f"### Estimate: **{count(res['devices'], res['unit'])}** (TP {res['tp']} × PP {res['pp']})"
           + ("" if res["fits"] else " — **does not fit**")
-          + f"\n\n{model_line(form, res)} on {res['hardware']}, weights {weight_label(args.get('weight_bits'))}. "
+          + f"\n\n{model_line(form, res)} on {hardware_name(ctx, res['hardware'])}, weights {weight_label(args.get('weight_bits'))}. "
           + f"{res['reason'][:1].upper()}{res['reason'][1:]}.\n\n"
           + kv_table(res, ["max_model_len", "gpu_memory_utilization", "concurrency", "weight_bits", "kv_bytes_per_token",
                            "kv_bytes_per_token_per_device", "kv_formula", "weights_gib_per_device", "activation_gib",
                            "overhead_gib", "budget_gib", "kv_cache_gib", "kv_tokens_fit", "max_sequences_at_len"]))
+    warning = beyond_model_limit(ctx, res) if sized_from(form) == "name" else ""
+    md = md.replace("\n\n", f"\n\n{warning}\n\n", 1) if warning else md
     if res.get("note"):
         md += f"\n\n**Table vs estimate:** {res['note']}"
     md += _bullets("Assumptions", res.get("assumptions", []))
-    return md, _vllm_table_md(ctx, res), inference_chart_rows(res)
+    return md, _vllm_table_md(ctx, res if sized_from(form) == "name" else {}), inference_chart_rows(res)
+
+
+def beyond_model_limit(ctx, res: dict[str, Any]) -> str:
+    """A warning when max-model-len is longer than the model's own context (its config's
+    max_position_embeddings, from resolve_model): vLLM refuses such a length unless RoPE scaling is
+    configured, so the memory estimate alone would mislead."""
+    info = REGISTRY.call_json("resolve_model", {"name": res["model"]}, ctx) if res.get("model") else {}
+    limit = info.get("max_context") if isinstance(info, dict) else None
+    if not isinstance(limit, int) or res["max_model_len"] <= limit:
+        return ""
+    return (f"⚠️ **{res['max_model_len']:,} tokens is beyond {res['model']}'s own limit of {limit:,} tokens** "
+            "(max_position_embeddings in its config.json): vLLM refuses a longer max-model-len unless RoPE scaling "
+            "(--rope-scaling) extends the model, and quality beyond the trained length is not assured. "
+            "The memory estimate below is for the length asked.")
 
 
 def _vllm_table_md(ctx, res: dict[str, Any]) -> str:
@@ -303,50 +349,88 @@ def _vllm_table_md(ctx, res: dict[str, Any]) -> str:
     lines += [f"| {r['table']} | {r['memory_gb']} | {_fmt(r['cards'])} | {r['max_model_len']} | "
               f"{_fmt(r['gpu_memory_utilization'])} |" for r in tab.get("rows", [])]
     out = head + "\n".join(lines)
-    out += _bullets("Notes", tab.get("notes", []))
-    return out + _bullets("Sources", sorted({r["source"] for r in tab.get("rows", [])}))
+    # the tool's hint to an agent ("Use estimate_inference ...") is what the Estimate above already is
+    out += _bullets("Notes", [TOOL_HINT.sub(" The estimate above covers it.", n) for n in tab.get("notes", [])])
+    return out + _bullets("Sources", sorted({source_as_known(r["source"]) for r in tab.get("rows", [])}))
 
 
 # ---------------------------------------------------------------- what fits
 GOALS = [("the largest model", "model"), ("the longest context", "context"), ("the biggest batch", "batch")]
 
 
-def what_fits_view(ctx, form: dict[str, Any]) -> str:
-    """The largest model, longest context or biggest batch on the form's devices, with the plan the
-    tool gave for it."""
-    workload, devices = form.get("workload") or "training", whole(form.get("devices")) or 1
-    goal: Goal = "context" if form.get("goal") == "context" else "batch" if form.get("goal") == "batch" else "model"
-    training = workload == "training"
-    length = whole(form.get("seq_len")) or 4096
-    args: dict[str, Any] = {"hardware": form.get("hardware")}
+def what_fits_args(form: dict[str, Any]) -> dict[str, Any]:
+    goal = form.get("goal") if form.get("goal") in ("context", "batch") else "model"
+    training = form.get("workload") == "training"
+    args: dict[str, Any] = {"goal": goal, "workload": "training" if training else "inference",
+                            "hardware": form.get("hardware"), "devices": whole(form.get("devices")) or 1}
     if goal != "model":
-        try:
-            args.update(model_args(form))
-        except SizingError as e:
-            return f"⚠️ **{e.code}**: {e.message}"
-        if not {"model", "params_b"} & set(args):
-            return "⚠️ Name a model (or give its parameter count) to find its longest context or biggest batch."
-    if training:
-        args.update(method=form.get("method") or "lora", framework=form.get("framework") or "LLaMA-Factory")
-    if goal != "context":
-        args["seq_len" if training else "max_model_len"] = length
-    models = REGISTRY.call_json("list_models", {}, ctx).get("models", []) if goal == "model" else None
-    out = what_fits(lambda tool, a: REGISTRY.call_json(tool, a, ctx), goal, "training" if training else "inference",
-                    args, devices, models)
-    plan = out["plan"]
-    where = f"{devices} × {form.get('hardware')}"
-    if out["value"] is None or not plan:
-        return f"### Nothing fits on {where}\n\nNo {dict((v, k) for k, v in GOALS)[goal].removeprefix('the ')} fits ({out['tried']} plans tried)."
-    value = out["value"]
-    if goal == "model":
-        what = f"**{value}**"
-    elif goal == "context":
-        what = f"**{value:,} tokens**"
+        name = str(form.get("model") or "").strip()
+        if not name:
+            raise SizingError("missing_model", "Name a model in the Model box to find its longest context or "
+                              "biggest batch.", field="model")
+        args["model"] = name
+        args["seq_len"] = whole(form.get("seq_len")) or 4096
     else:
-        what = f"**{value:,}** {'sequences per device (micro batch)' if training else 'sequences at max-model-len'}"
-    job = (f"{plan.get('method')} fine-tuning at {plan.get('seq_len'):,} tokens" if training
-           else f"serving at {plan.get('max_model_len'):,} tokens")
-    md = (f"### On {where}: {what}\n\nEstimate for {plan.get('model')}, {job}: "
-          f"{count(plan['devices'], plan['unit'])} used ({plan.get('reason')}). Found by asking "
-          f"{'plan_training' if training else 'estimate_inference'} {out['tried']} times.")
-    return md + _bullets("Assumptions", list(plan.get("assumptions", []))[:8])
+        args["seq_len"] = whole(form.get("seq_len")) or 4096
+    if training:
+        args["method"] = form.get("method") or "lora"
+    return args
+
+
+def _fits_plan_line(training: bool, plan: dict[str, Any]) -> str:
+    """The plan the tool found, in one line: devices, setting, memory per device and host RAM when offloading."""
+    devices = count(plan["devices"], plan["unit"])
+    if not training:
+        return (f"{devices} (TP {plan.get('tp')} × PP {plan.get('pp')}) serving at "
+                f"{_fmt(plan.get('max_model_len'))} tokens; {plan.get('reason')}")
+    mem = plan.get("memory") or {}
+    setting = f"ZeRO-{plan.get('zero_stage')}" + (" + CPU offload" if plan.get("offload") else "")
+    if (plan.get("tp") or 1) > 1 or (plan.get("pp") or 1) > 1:
+        setting += f", TP {plan.get('tp')} × PP {plan.get('pp')}"
+    host = (f", and about **{mem['host_ram_gib']:,.0f} GiB of host RAM** per node for the offloaded states"
+            if plan.get("offload") and mem.get("host_ram_gib") else "")
+    return (f"{devices}, {setting}, {plan.get('method')} at {_fmt(plan.get('seq_len'))} tokens: "
+            f"{mem.get('total_gib', 0):.1f} of {mem.get('usable_gib', 0):.1f} GiB per device{host}")
+
+
+def what_fits_view(ctx, form: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """(markdown, chart rows): the what_fits tool's answer for the form, as the chat gives it: for
+    training the largest model without CPU offload first, then the larger one offload allows with
+    its host RAM; a longest context capped by the model's own limit, saying which limit binds."""
+    args, res, err = _run_form(ctx, "what_fits", what_fits_args, form)
+    if err:
+        return err, []
+    training, goal, plan = res["workload"] == "training", res["goal"], res.get("plan")
+    where = f"{res['devices']} × {hardware_name(ctx, res['hardware'])}"
+    if res["value"] is None or not plan:
+        what = dict((v, k) for k, v in GOALS)[goal].removeprefix("the ")
+        fast = " without CPU offload" if res.get("offload_value") else ""
+        md = f"### Nothing fits on {where}{fast}\n\nNo {what} fits (estimate, {res['tried']} plans tried)."
+        if res.get("offload_value") and res.get("offload_plan"):
+            md += (f"\n\n**With CPU offload (slower):** **{res['offload_value']}** — "
+                   f"{_fits_plan_line(training, res['offload_plan'])}.")
+        return md, []
+    value = res["value"]
+    if goal == "model":
+        what = f"**{value}**" + (" without CPU offload" if training else "")
+    elif goal == "context":
+        what = f"**{value:,} tokens** for {res['model']}"
+    else:
+        what = (f"**{value:,}** {'sequences per device (micro batch)' if training else 'sequences at max-model-len'} "
+                f"for {res['model']}")
+    md = f"### On {where}: {what} (estimate)\n\n**Plan** ({res['plan_tool']}): {_fits_plan_line(training, plan)}."
+    if goal == "context":
+        memory, model = res.get("memory_limit"), res.get("model_limit")
+        if res.get("limited_by") == "model":
+            md += (f"\n\n**The model's own limit binds:** {res['model']} was trained for {model:,} tokens "
+                   f"(max_position_embeddings in its config.json); memory alone would allow {memory:,}.")
+        else:
+            md += (f"\n\n**Memory binds:** {memory:,} tokens fit in device memory"
+                   + (f"; the model's own limit is {model:,} (max_position_embeddings)." if model else "."))
+    if res.get("offload_value") and res.get("offload_plan"):
+        md += (f"\n\n**With CPU offload (slower):** **{res['offload_value']}** — "
+               f"{_fits_plan_line(training, res['offload_plan'])}.")
+    md += f"\n\nFound by asking {res['plan_tool']} {count(res['tried'], 'time')}."
+    md += _bullets("Assumptions", [*res.get("assumptions", []), *list(plan.get("assumptions", []))[:6]])
+    rows = memory_chart_rows(plan.get("memory")) if training else inference_chart_rows(plan)
+    return md, rows

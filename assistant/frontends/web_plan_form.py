@@ -129,15 +129,20 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                 f_method = gr.Dropdown(web_plan.schema_choices("plan_training", "method"), value="lora",
                                        label="Fine-tuning method (training)", elem_id="fits-method")
                 f_btn = gr.Button("Find what fits", variant="primary", elem_id="fits-run")
+                f_link = gr.Textbox(label="Link to this answer", interactive=False, buttons=["copy"], elem_id="fits-link")
             with gr.Column(scale=2, min_width=320):
                 f_out = gr.Markdown(elem_id="fits-result")
+                f_chart = _chart(gr, "fits-chart")
 
     def on_fits(workload, goal, hw, devices, model, length, method):
         form = {"workload": workload, "goal": goal, "hardware": hw, "devices": devices, "model": model,
                 "seq_len": length, "method": method}
-        return web_plan.what_fits_view(ctx, form)
+        md, rows = web_plan.what_fits_view(ctx, form)
+        return md, _frame(rows)
 
-    f_btn.click(on_fits, [f_work, f_goal, f_hw, f_dev, f_model, f_len, f_method], f_out)
+    f_all, f_out_all = [f_work, f_goal, f_hw, f_dev, f_model, f_len, f_method], [f_out, f_chart]
+    f_names = ["workload", "goal", "hardware", "devices", "model", "seq_len", "method"]
+    f_btn.click(on_fits, f_all, f_out_all).then(None, f_all, f_link, js=_link_js("fits", f_names))
 
     t_inputs = [t_model, t_params, t_method, t_stage, t_seq, t_mb, t_prec, t_bits, t_hw, t_fw, t_max, t_tokens, t_tps]
     i_inputs = [i_model, i_params, i_len, i_bits, i_kv, i_hw, i_util, i_conc]
@@ -158,40 +163,42 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
     for trigger in (i_btn.click, i_model.submit):
         trigger(on_infer, i_all, i_out).then(None, i_all, i_link, js=_link_js("inference", i_names))
 
-    def link_values(request) -> tuple[bool, list[Any]] | None:
-        """(training?, the form's values) from ``?plan=...`` in the page address, or None."""
+    forms = {"training": (t_names, t_all, on_train), "inference": (i_names, i_all, on_infer),
+             "fits": (f_names, f_all, on_fits)}
+
+    def link_values(request) -> tuple[str, list[Any]] | None:
+        """(which form, its values) from ``?plan=training|inference|fits&...`` in the page address, or None."""
         q = dict(request.query_params) if request else {}
-        if q.get("plan") not in ("training", "inference"):
+        if q.get("plan") not in forms:
             return None
-        training = q["plan"] == "training"
-        names, comps = (t_names, t_all) if training else (i_names, i_all)
-        return training, [_typed(c, q.get(name)) for c, name in zip(comps, names, strict=True)]
+        names, comps, _ = forms[q["plan"]]
+        return q["plan"], [_typed(c, q.get(name)) for c, name in zip(comps, names, strict=True)]
 
     def open_link(request: gr.Request):
         """Select the Plan tab and fill the form the address names (its results come next, once
         the tab is on screen: results sent to a tab not yet shown were lost)."""
         found, skip = link_values(request), gr.skip()
         if found is None:
-            return [skip] * (len(t_all) + len(i_all) + 4)
-        training, values = found
-        fills = [gr.update(value=v) if v is not None else skip for v in values]
-        custom = gr.update(open=True) if values[1] is not None or values[-1] else skip
-        return [gr.update(selected="plan"), gr.update(selected="plan-training" if training else "plan-inference"),
-                *(fills if training else [skip] * len(t_all)), *([skip] * len(i_all) if training else fills),
-                custom if training else skip, skip if training else custom]
+            return [skip] * (len(t_all) + len(i_all) + len(f_all) + 4)
+        kind, values = found
+        fills = {k: [skip] * len(forms[k][1]) for k in forms}
+        fills[kind] = [gr.update(value=v) if v is not None else skip for v in values]
+        custom = gr.update(open=True) if kind != "fits" and (values[1] is not None or values[-1]) else skip
+        return [gr.update(selected="plan"), gr.update(selected=f"plan-{kind}"), *fills["training"], *fills["inference"],
+                *fills["fits"], custom if kind == "training" else skip, custom if kind == "inference" else skip]
 
     def show_link(request: gr.Request):
         found, skip = link_values(request), gr.skip()
-        if found is None:
-            return [skip] * 6
-        training, values = found
-        view = on_train(*values) if training else on_infer(*values)
-        return [*view, *[skip] * 3] if training else [*[skip] * 3, *view]
+        views = {"training": [skip] * 3, "inference": [skip] * 3, "fits": [skip] * 2}
+        if found is not None:
+            kind, values = found
+            views[kind] = list(forms[kind][2](*values))
+        return [*views["training"], *views["inference"], *views["fits"]]
 
     for fn in (open_link, show_link):
         fn.__annotations__["request"] = gr.Request  # Gradio injects the request by this annotation
-    demo.load(open_link, None, [main_tabs, plan_tabs, *t_all, *i_all, t_custom, i_custom], show_progress="hidden").then(
-        show_link, None, [*t_out, *i_out], show_progress="hidden")
+    demo.load(open_link, None, [main_tabs, plan_tabs, *t_all, *i_all, *f_all, t_custom, i_custom],
+              show_progress="hidden").then(show_link, None, [*t_out, *i_out, *f_out_all], show_progress="hidden")
     demo.load(None, js=_datalist_js(models))
 
 

@@ -10,6 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..answer import source_as_known
+
 # The tables a person can browse, in this order, with a one-line caption.
 TABLES = {
     "min_cards": "Minimum cards (Snt9B) / DIE (Snt9B23) for MindSpeed-LLM and LLaMA-Factory — ModelArts, 2025-06-24",
@@ -39,15 +41,23 @@ def filter_rows(rows: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
 
 
 def repeated_columns(rows: list[dict[str, Any]], columns: list[str], share: float = 0.5) -> dict[str, str]:
-    """{column: earlier column} for columns that repeat an earlier one in more than ``share`` of the
-    rows (e.g. the vendor table's model spelling beside the catalog id: mostly the same name)."""
+    """{column: earlier column} for text columns that repeat an earlier one in more than ``share`` of
+    the rows where either has text (e.g. the vendor table's model spelling beside the catalog id:
+    mostly the same name). Numbers and flags are never "the same as" another column: two empty
+    cells are no repeat, True equals 1 in Python, and 128 experts are not 128 head_dim."""
     found: dict[str, str] = {}
     for i, c in enumerate(columns):
         for k in columns[:i]:
-            if k not in found and rows and sum(r.get(c) == r.get(k) for r in rows) > share * len(rows):
+            filled = [r for r in rows if _is_text(r.get(c)) or _is_text(r.get(k))]
+            if k not in found and filled and all(_is_text(r.get(c)) or r.get(c) is None for r in rows) \
+                    and sum(r.get(c) == r.get(k) for r in filled) > share * len(filled):
                 found[c] = k
                 break
     return found
+
+
+def _is_text(v: Any) -> bool:
+    return isinstance(v, str) and v != ""
 
 
 def blank_repeats(rows: list[dict[str, Any]], columns: list[str]) -> tuple[list[str], list[dict[str, Any]], list[str]]:
@@ -78,11 +88,13 @@ def sort_rows(rows: list[dict[str, Any]], column: str | None, descending: bool) 
 
 
 def sources_of(rows: list[dict[str, Any]]) -> list[str]:
+    """The distinct sources of the rows as users know them (the vendor page and date, not the file it
+    was transcribed into)."""
     seen: list[str] = []
     for r in rows:
-        s = r.get("source")
+        s = source_as_known(str(r.get("source") or ""))
         if s and s not in seen:
-            seen.append(str(s))
+            seen.append(s)
     return seen
 
 
@@ -165,7 +177,8 @@ def render_tables_tab(ctx, files_dir: Path) -> None:
     outputs = [grid, caption, download]
     inputs = [name, query, sort_by, descending]
     name.input(switch, [name], [*outputs, query, sort_by, descending], show_progress="hidden")
-    query.input(show, inputs, outputs, trigger_mode="always_last", show_progress="hidden")
+    # change, not input: a pasted or dropped filter is applied too (input missed it: the box showed it, unapplied)
+    query.change(show, inputs, outputs, trigger_mode="always_last", show_progress="hidden")
     query.submit(show, inputs, outputs, show_progress="hidden")
     sort_by.input(show, inputs, outputs, show_progress="hidden")
     descending.input(show, inputs, outputs, show_progress="hidden")

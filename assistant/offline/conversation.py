@@ -51,8 +51,9 @@ def bare_count_as_devices(new: QuestionFrame, earlier: QuestionFrame, turn: Ques
 
 def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """Every value this turn leaves open, from the conversation (marked so); a turn naming a model
-    keeps its own model slots."""
-    own_model = names_model(turn)
+    keeps its own model slots, and one asking which model fits ("what model fits on one A100?",
+    "最大能跑多大的模型") asks for a model, so the earlier one is not carried into it."""
+    own_model = names_model(turn) or "largest_model" in turn.intents
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
     left_behind = set(QuestionFrame.TASK_SLOTS.get(earlier.task() or "", ())) if switched else set()
     for name in QuestionFrame.CARRIED:

@@ -307,7 +307,7 @@ def test_what_fits_and_any_device_memory(desk, shots):
     assert 1 <= n < 20, n
     desk.get_by_role("radio", name="the largest model").check()
     desk.locator("#fits-run").click()
-    expect(result).to_contain_text("Estimate for")
+    expect(result).to_contain_text("Plan (estimate_inference)")
     desk.screenshot(path=shots / "e10_what_fits.png", full_page=True)
 
 
@@ -403,6 +403,9 @@ def test_stop_ends_an_answer_and_the_chat_stays_usable(browser, ctx, tmp_path):
         stop.click()
         expect(box).to_be_enabled(timeout=3_000)
         expect(stop).to_be_hidden()
+        # the chat says it stopped, and no step is left spinning
+        expect(page.locator("#chat")).to_contain_text("Stopped: the answer was not finished")
+        expect(page.locator("#chat .thought-group [class*='pending'], #chat .loading")).to_have_count(0)
         expect(users(page)).to_have_text([EN_QUESTION], timeout=10_000)  # the question stays
         assert 32 not in numbers(last_reply(page))  # stopped before the answer's figures came
         assert 32 in numbers(ask(page, EN_QUESTION))  # and the next question is answered in full

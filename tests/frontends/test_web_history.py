@@ -4,6 +4,7 @@ regenerate, and the Tables tab's order and columns."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from assistant.frontends import web_history, web_tables
@@ -44,18 +45,21 @@ def test_compact_history_drops_results_and_repeated_config_blocks():
     assert len(compact_history(parts)) == 4
 
 
-def test_save_find_choices_delete_and_limit():
-    store, cid = web_history.save(web_history.EMPTY_STORE, "", _turn("Qwen <b>72B</b>?", "32"), [], "2026-12-03T09:00")
-    assert cid and web_history.find(store, cid)["title"] == "Qwen <b>72B</b>?"
-    assert web_history.choices(store) == [("Qwen <b>72B</b>? · 2026-12-03 09:00", cid)]
-    store2, cid2 = web_history.save(store, "", _turn("second", "x"), [], "2026-12-03T09:05")
-    assert [c["id"] for c in web_history.conversations(store2)] == [cid2, cid]  # newest first
-    assert web_history.conversations(web_history.delete(store2, cid2))[0]["id"] == cid
-    for i in range(web_history.MAX_CONVERSATIONS + 5):
-        store2, _ = web_history.save(store2, "", _turn(f"q{i}", "x"), [], "t")
-    assert len(web_history.conversations(store2)) == web_history.MAX_CONVERSATIONS
-    assert web_history.save(store, "", [], [], "t")[1] == ""  # an empty chat is not saved
+def test_save_writes_one_conversation_and_lists_newest_first():
+    ops, cid = web_history.save_ops("", _turn("Qwen <b>72B</b>?", "32"), [], "2026-12-03T09:00:00")
+    (conv,) = json.loads(ops)["put"]
+    assert cid and conv["id"] == cid and conv["title"] == "Qwen <b>72B</b>?"
+    assert json.loads(web_history.save_ops(cid, _turn("Qwen", "32"), [], "t")[0])["put"][0]["id"] == cid  # same key
+    index = [{"id": "b", "title": "second", "updated": "2026-12-03T09:05:00"}, {"id": cid, "title": conv["title"],
+                                                                              "updated": conv["updated"]}]
+    assert web_history.choices(index) == [("second · 2026-12-03 09:05", "b"), ("Qwen <b>72B</b>? · 2026-12-03 09:00", cid)]
+    saved = json.dumps({"index": index, "open": conv})
+    assert web_history.opened(saved)["chat"] == conv["chat"] and web_history.opened("junk") == {}
+    assert web_history.save_ops("", [], [], "t") == ('{"put": []}', "")  # an empty chat is not saved
     assert web_history.conversations(None) == [] and web_history.conversations({"conversations": "junk"}) == []
+    # the old whole-list key: its conversations move to their own keys, never over a newer one
+    moved = json.loads(web_history.legacy_ops({"conversations": [conv, {"no": "id"}]}))
+    assert moved == {"put": [conv], "if_absent": True}
 
 
 def test_retry_point_drops_the_last_answer():
@@ -83,3 +87,22 @@ def test_tables_drop_repeated_columns_and_sort_numbers_as_numbers(ctx, tmp_path)
     df, caption, _ = web_tables.table_view(ctx, tmp_path, "min_cards", "")
     # the vendor's spelling differs from the catalog id for a few models only (e.g. qwen2vl-2b)
     assert set(df["model"].dropna()) and df["model"].isna().mean() > 0.5 and "same as model_id" in caption
+
+
+def test_tables_never_blank_numbers_or_flags(ctx, tmp_path):
+    """Qwen3's MoE configs have 128 experts and head_dim 128, and True == 1 in Python: neither is a
+    repeated column (issue 24: both were blanked as "same as" an earlier column)."""
+    df, caption, _ = web_tables.table_view(ctx, tmp_path, "models", "qwen3-30b-a3b")
+    # Qwen3-30B-A3B config.json: num_experts 128, head_dim 128
+    assert df["experts"].tolist() == [128] and df["head_dim"].tolist() == [128] and "blank" not in caption
+    df, caption, _ = web_tables.table_view(ctx, tmp_path, "hardware", "")
+    assert df["bf16"].isna().sum() == 0 and "blank" not in caption
+    rows = [{"a": 1, "b": 1}, {"a": None, "b": None}, {"a": True, "b": 1}]
+    assert web_tables.repeated_columns(rows, ["a", "b"]) == {}
+
+
+def test_split_shown_keeps_the_last_questions_with_their_answers():
+    chat = _turn("q1", "a1") + _turn("q2", "a2") + _turn("q3", "a3")
+    earlier, shown = web_history.split_shown(chat, 2)
+    assert earlier == chat[:5] and shown == chat[5:] and earlier + shown == chat
+    assert web_history.split_shown(chat, 3) == ([], chat) and web_history.split_shown(chat, 0) == (chat, [])

@@ -93,7 +93,7 @@ def test_table_filter_finds_the_vendor_row(ctx, tmp_path):
     df, caption, path = web_tables.table_view(ctx, tmp_path, "min_cards", "qwen2.5-72b lora LLaMA-Factory snt9b 4096")
     # both Snt9B and Snt9B23 contain "snt9b"; the Snt9B row says 32 cards, the Snt9B23 row 32 DIE
     assert sorted(df["hardware"]) == ["Snt9B", "Snt9B23"] and set(df["cards"]) == {32}
-    assert "2 of " in caption and "004_29a3a60428ed8cce" in caption
+    assert "2 of " in caption and "ModelArts: 模型最小卡数配置, 2025-06-24" in caption and "seeds/" not in caption
     with path.open() as fh:
         rows = list(csv.DictReader(fh))
     assert [r["cards"] for r in rows] == ["32", "32"] and path.name == "min_cards.csv"
@@ -129,7 +129,7 @@ def test_plan_training_view_puts_the_vendor_row_beside_the_estimate(ctx):
     assert md.startswith("### Estimate: **") and "DeepSpeed ZeRO stage" in md
     assert "**Model:** qwen2.5-72b (from “Qwen2.5-72B-Instruct”)" in md
     # the minimum-card table's row for this case: 32*Ascend (seed 004), with its source
-    assert "| min_cards | **32** |" in table_md and "004_29a3a60428ed8cce" in table_md
+    assert "| min_cards | **32** |" in table_md and "ModelArts: 模型最小卡数配置, 2025-06-24" in table_md and "seeds/" not in table_md
     est = [r for r in rows if r["bar"] == web_plan.ESTIMATE_BAR]
     cap = [r["GiB"] for r in rows if r["bar"] == web_plan.CAPACITY_BAR]
     assert {"weights", "activations"} <= {r["part"] for r in est}
@@ -292,3 +292,28 @@ def test_plan_view_shows_fewer_devices_with_offload(ctx):
     md, table_md, _ = web_plan.plan_training_view(ctx, train_form("llama3.1-70b", method="full"))
     assert "### Estimate: **64 cards**" in md and "| 64 |" in table_md.replace("**", "")
     assert "**Fewer devices, slower:** 16 cards with ZeRO-3 + CPU offload" in md
+
+
+def test_a_plan_that_does_not_fit_is_headed_so(ctx):
+    """Not "4,096 cards … does not fit": the count is where the search stopped, not what the job needs."""
+    # Llama-3.1-405B full fine-tuning at 131,072 tokens: the activations alone exceed a 24 GB card at any count
+    md, _, _ = web_plan.plan_training_view(ctx, train_form("llama3.1-405b", method="full", seq_len=131072,
+                                                            hardware="rtx4090-24g"))
+    assert md.startswith("### Does not fit on any number of cards") and "Estimate: **4,096" not in md
+    # Qwen2.5-72B full fine-tuning needs far more than 2 × 24 GB (72.7B parameters x 16 B of model states alone)
+    md, _, _ = web_plan.plan_training_view(ctx, train_form("qwen2.5-72b", method="full", hardware="rtx4090-24g",
+                                                            max_devices=2))
+    assert md.startswith("### Does not fit within **2 cards**")
+
+
+def test_pasted_config_or_parameter_count_is_sized_instead_of_the_name(ctx):
+    # Qwen2.5-7B's config.json (28 layers, hidden 3584, ffn 18944, 28 heads, 4 KV heads, vocab 152064): 7.6B parameters
+    config = ('{"hidden_size": 3584, "intermediate_size": 18944, "num_attention_heads": 28, "num_hidden_layers": 28,'
+              ' "num_key_value_heads": 4, "vocab_size": 152064, "tie_word_embeddings": false}')
+    md, table_md, _ = web_plan.plan_training_view(ctx, train_form("qwen2.5-72b", config=config))
+    assert "sized from the pasted config.json, 7.6" in md and "“qwen2.5-72b” in the model box was not used" in md
+    assert "No vendor-table row" in table_md  # not the 72B model's 32-card row
+    md, _, _ = web_plan.plan_inference_view(ctx, infer_form("qwen2.5-72b", 4096, params_b=7))
+    assert "sized from the parameter count given, 7B parameters" in md
+    md, _, _ = web_plan.plan_inference_view(ctx, infer_form("llama3-8b", 1_000_000))
+    assert "beyond llama3-8b's own limit of 8,192 tokens" in md  # Llama-3-8B config: max_position_embeddings 8192

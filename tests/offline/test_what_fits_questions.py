@@ -46,3 +46,19 @@ def test_max_context_leads_with_the_model_limit_when_it_binds(assistant, q, mode
 def test_a_given_length_is_not_a_max_context_question(assistant):
     ans = assistant.ask("qwen2.5-7b serving, max context 32768, how many 910B cards?")
     assert not calls(ans, "what_fits")
+
+
+@pytest.mark.parametrize("earlier,q,hardware,devices", [
+    ("Can I full fine-tune Llama-3-8B on 4 A100 80G at 8k?", "What model fits on one A100 80GB?", "a100-80g", 1),
+    ("qwen2.5-72b lora 4096 on snt9b 最少几张卡", "单卡4090最大能跑多大的模型", "rtx4090-24g", 1),
+    ("qwen2.5-72b lora 4096 on snt9b 最少几张卡", "what is the biggest model I can fine-tune on 8 H100?", "h100-80g", 8),
+])
+def test_which_model_fits_after_an_earlier_model_searches_the_catalog(assistant, earlier, q, hardware, devices):
+    """Asking which model fits asks for a model: the earlier conversation's model is not carried into it."""
+    from tests.offline.dialog import converse
+
+    _, ans = converse(assistant, earlier, q)
+    (args,) = calls(ans, "what_fits")
+    assert (args["goal"], args["hardware"], args["devices"]) == ("model", hardware, devices) and "model" not in args
+    assert not calls(ans, "plan_training") and not calls(ans, "min_cards")
+    assert "llama3-8b" not in lead(ans) and "qwen2.5-72b" not in lead(ans)
