@@ -452,7 +452,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         then that note's two best sections are quoted with the source."""
         hits, cover = r.results, self.s.notes_cover
         if cover is not None and hits:
-            hits = [h for h in hits if h.file in cover] or ([] if not (self.s.model or self.s.params_b) else hits)
+            hits = [h for h in hits if h.file in cover or title_overlap(h.title, self.s.question) >= 0.5] or (
+                [] if not (self.s.model or self.s.params_b) else hits)
             if not hits:
                 return [t("not_covered", self.lang)]
         if not hits:
@@ -460,12 +461,20 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         by_note: dict[str, list[NotePassage]] = {}
         for h in hits:
             by_note.setdefault(h.file, []).append(h)
-        ranked: list[NotePassage] = max(by_note.values(), key=lambda hs: sum(h.score for h in hs[:3]))
+        # a question worded like a note's title is about that note, whatever body words it shares with others
+        ranked: list[NotePassage] = max(by_note.values(), key=lambda hs: (
+            title_overlap(hs[0].title, self.s.question) >= 0.5, sum(h.score for h in hs[:3])))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
-            lines = [self.lead(self.note_verdict(top.file) + top.summary + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
+            # unless one section answers the question's own words clearly better than the summary does ("convert the
+            # weights back to Hugging Face format" is one paragraph of the launch-script note): that section leads
+            asked = title_words(self.s.question)
+            opening = sentence_cut(top.text, PASSAGE_CHARS // 2)
+            better = len(asked & title_words(top.text)) > len(asked & title_words(top.summary)) + 2
+            lead = opening if better and "problem" not in self.s.intents else top.summary  # a problem report: the remedy
+            lines = [self.lead(self.note_verdict(top.file) + lead + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
                      "", *lines]
         for i, h in enumerate(best[:2]):
             passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
@@ -497,3 +506,20 @@ def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = 
     except (KeyError, TypeError, ValueError) as e:  # a result shape this writer does not know: still answer
         lines = [f"- {d.name}: {d.result}" for d in done]
         return "\n".join([f"(could not format the answer: {type(e).__name__}: {e})", *lines])[:8000]
+
+
+TITLE_STOP = frozenset(["the", "a", "an", "and", "or", "of", "on", "in", "for", "to", "from", "with", "its", "their", "how", "what", "why", "is", "are", "do", "does", "training"])
+
+
+def title_words(text: str) -> set[str]:
+    """Content words of a text: Latin words (a plural's s dropped) and Chinese character pairs."""
+    low = text.lower()
+    latin = {w.rstrip("s") for w in re.findall(r"[a-z][a-z0-9_-]{2,}", low) if w not in TITLE_STOP}
+    cjk = re.findall(r"[\u4e00-\u9fff]+", low)
+    return latin | {run[i:i + 2] for run in cjk for i in range(len(run) - 1)}
+
+
+def title_overlap(title: str, question: str) -> float:
+    """The share of a note title's content words that the question uses."""
+    words = title_words(re.sub(r"\(.*?\)|（.*?）", " ", title))
+    return len(words & title_words(question)) / len(words) if words else 0.0
