@@ -1,0 +1,54 @@
+"""The grounding check on its own: which figures in an answer trace to a source and which do not."""
+
+from __future__ import annotations
+
+from assistant.llm.grounding import check, mark
+
+MIN_CARDS = {"model_id": "qwen2.5-72b", "cards": 32, "unit": "card", "seq_len": 4096, "supported": True,
+             "source": "ModelArts: 模型最小卡数配置, 2025-06-24"}
+
+
+def test_figures_from_the_tool_result_and_the_question_pass():
+    q = "Minimum cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?"
+    ans = "You need 32 cards for Qwen2.5-72B at 4,096 tokens (4k) on Snt9B (ModelArts table, 2025-06-24)."
+    assert check(ans, texts=[q], results=[MIN_CARDS], tools_called=["min_cards"]).ok
+
+
+def test_invented_figures_are_named():
+    # the answers a 0.5B model gave with no tool call (issue 27)
+    ans = "A Snt9B node costs approximately 0.18 dollars. You need 12 nodes."
+    found = check(ans, texts=["how much is a Snt9B node?"], results=[])
+    assert found.named() == ["0.18", "12"]
+
+
+def test_identifiers_are_not_figures_but_list_numbers_and_zero_stages_are_checked_apart():
+    ans = "1. Use ZeRO-3 on H100 or Snt9B with fp16.\n2. Keep llama3 as the template."
+    found = check(ans, texts=["which stage?"], results=[{"deepspeed": "ZeRO-3-Offload"}], tools_called=["training_recipe"])
+    assert found.ok  # 1./2. number a list; H100, Snt9B, fp16, llama3 are names; 3 comes from the tool
+    assert check("Use ZeRO-2.", texts=["which stage?"], results=[{"deepspeed": "ZeRO-3"}]).named() == ["2"]
+
+
+def test_rounded_and_percent_figures_trace_to_the_tool_value():
+    result = {"total_gib": 74.23, "mfu": 0.4}
+    assert check("About 74.2 GiB (74 GiB) per card at 40% MFU.", texts=[""], results=[result]).ok
+    assert check("About 75.3 GiB.", texts=[""], results=[result]).named() == ["75.3"]
+
+
+def test_support_claims_need_a_table_tool_this_turn():
+    ans = "LLaMA-Factory does not support DeepSeek-V3 on ModelArts."
+    found = check(ans, texts=["Does LLaMA-Factory support DeepSeek-V3 on ModelArts?"], results=[])
+    assert [f.text for f in found.claims] == ["does not support"]
+    assert check(ans, texts=["q"], results=[{"supported": False}], tools_called=["min_cards"]).ok
+    assert not check("该模型不支持。", texts=["q"], results=[]).ok
+
+
+def test_chinese_answer_numbers_next_to_characters_are_checked():
+    found = check("需要64卡，即8个节点。", texts=["qwen2 72b 几张卡"], results=[{"cards": 64}])
+    assert found.named() == ["8"]
+
+
+def test_mark_tags_each_failing_figure_where_it_stands():
+    ans = "You need 12 nodes and 32 cards."
+    found = check(ans, texts=["q"], results=[{"cards": 32}])
+    assert mark(ans, found, chinese=False) == "You need 12 [not from a tool] nodes and 32 cards."
+    assert mark("需要12个节点", check("需要12个节点", texts=["q"], results=[]), chinese=True) == "需要12［未经工具核实］个节点"
