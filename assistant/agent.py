@@ -176,7 +176,9 @@ class Assistant:
 
     def llm_agent(self, model: BaseChatModel):
         s = self.settings
-        guard = ProtocolGuard([t.name for t in self.llm_tools], Limits(s.llm_max_steps, s.llm_max_corrections, s.llm_max_reply_chars))
+        timeouts = (s.llm_timeout_s, s.llm_connect_timeout_s) if getattr(model, "_llm_type", "") == "openai-chat" else None
+        guard = ProtocolGuard([t.name for t in self.llm_tools],
+                              Limits(s.llm_max_steps, s.llm_max_corrections, s.llm_max_reply_chars, timeouts))
         return create_agent(model, self.llm_tools, system_prompt=self.system_prompt, middleware=[guard],
                             context_schema=TurnBudget)
 

@@ -40,6 +40,9 @@ class Limits:
     max_steps: int
     max_corrections: int
     max_reply_chars: int
+    # (read, connect) timeouts in seconds, cut to the time left of the budget on each call; None for a
+    # model whose client takes no per-call timeout (only OpenAI-compatible ones do)
+    timeouts: tuple[float, float] | None = None
 
 
 def text_of(msg: BaseMessage) -> str:
@@ -91,7 +94,7 @@ class ProtocolGuard(AgentMiddleware):
         problem: str | None = ""
         for _ in range(self.limits.max_corrections + 1):
             check_deadline(budget)
-            response = handler(request.override(messages=[*request.messages, *extra]) if extra else request)
+            response = handler(self.bounded(request, budget, extra))
             msg = next((m for m in reversed(response.result) if isinstance(m, AIMessage)), None)
             if msg is None:
                 raise LLMGaveUp("the model returned no message")
@@ -109,6 +112,19 @@ class ProtocolGuard(AgentMiddleware):
                 return ModelResponse(result=[repaired], structured_response=response.structured_response)
             extra += [AIMessage(content=text_of(msg)[:2000] or _invalid_calls_text(msg)), HumanMessage(correction)]
         raise LLMGaveUp(problem or "the model's replies could not be used")
+
+    def bounded(self, request: ModelRequest, budget: TurnBudget | None, extra: list[Any]) -> ModelRequest:
+        """The request with the corrections so far and timeouts that end by the deadline, so no request
+        outlives its answer (REST /v1/ask must not leave one running for the next caller to wait on)."""
+        changes: dict[str, Any] = {"messages": [*request.messages, *extra]} if extra else {}
+        if self.limits.timeouts is not None and budget is not None:
+            import httpx
+
+            left = max(0.1, budget.deadline - time.monotonic())
+            read, connect = self.limits.timeouts
+            changes["model_settings"] = {**request.model_settings,
+                                         "timeout": httpx.Timeout(min(read, left), connect=min(connect, left))}
+        return request.override(**changes) if changes else request
 
     def repair(self, msg: AIMessage) -> tuple[AIMessage | None, str | None, str]:
         """(the message to use, or None) and, when None, the problem and what to tell the model."""

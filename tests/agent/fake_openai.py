@@ -35,6 +35,7 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.closed = threading.Event()  # set when the server stops: a sleeping reply gives up
         self.finished = 0  # replies written to the end (a stream cut by the client does not count)
+        self.cut = 0  # replies the client hung up on while they were being written
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -61,7 +62,7 @@ class FakeOpenAI:
                         self._json(body, reply)
                     outer.finished += 1
                 except (BrokenPipeError, ConnectionResetError):  # the client hung up (the agent stopped the reply)
-                    pass
+                    outer.cut += 1
 
             def _raw(self, status, text):
                 data = text.encode()
