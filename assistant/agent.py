@@ -231,6 +231,7 @@ class Assistant:
                 yield self._final([], f"Sorry, I could not answer this: internal error ({type(e).__name__}).",
                                   OFFLINE, [*notices, f"internal error: {type(e).__name__}: {e}"[:300]])
             return
+        started = time.monotonic()
         try:
             final: Answer | None = None
             for ev in self._run_llm(messages, notices, events):
@@ -243,6 +244,8 @@ class Assistant:
             if problem:
                 raise LLMGaveUp(problem)
         except Exception as e:  # noqa: BLE001 - the LLM failed, ran out of budget or a bug: offline, or one line
+            if not isinstance(e, LLMGaveUp) and time.monotonic() - started >= self.budget_s:  # a timeout cut to the budget
+                e = LLMGaveUp(f"no answer within the time budget of {self.budget_s:g} s")
             reason = f"LLM {self.model_name!r} failed: {describe_llm_error(e)}"
             if not isinstance(e, LLMGaveUp):
                 log.info("%s", reason)

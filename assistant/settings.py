@@ -55,7 +55,7 @@ class Settings(BaseModel):
     llm_base_url: str | None = Field(None, description="Base URL of an OpenAI-compatible endpoint, e.g. http://host:8000/v1.")
     llm_api_key: SecretStr | None = Field(None, description="API key for the LLM endpoint (falls back to the provider's own variable).")
     llm_timeout_s: float = Field(
-        10.0, gt=0, description="Longest wait for the next piece of an LLM reply (replies are streamed), seconds: a stalled "
+        5.0, gt=0, description="Longest wait for the next piece of an LLM reply (replies are streamed), seconds: a stalled "
         "endpoint is given up after this. Raise it for a local model on CPU, whose first token comes after the whole prompt is read.",
     )
     llm_connect_timeout_s: float = Field(3.0, gt=0, description="Time to connect to the LLM endpoint, seconds (a dead one fails in this).")
