@@ -153,6 +153,9 @@ class Assistant:
         self.llm_tools = langchain_tools(REGISTRY, ctx, compact_from=self.settings.prompts_dir)
         self.system_prompt = (self.settings.prompts_dir / "system.md").read_text(encoding="utf-8")
         self.budget_s = min(self.settings.llm_budget_s, budget_s or self.settings.llm_budget_s)
+        # devices and DIE per node of the catalog's hardware: a node count the LLM works out from a device count is grounded
+        self.per_node = sorted({int(n) for h in ctx.kb.hardware() for n in (h.get("devices_per_node"),
+                                (h.get("devices_per_node") or 0) * (h.get("dies_per_card") or 1)) if n})
         self._offline: Any = None  # the offline agent graph, built on first use
         self.startup_notice: str | None = None
         if isinstance(llm, BaseChatModel):
@@ -258,7 +261,8 @@ class Assistant:
             found = grounding.check(final.answer, texts=[question, *[m.content for m in messages if isinstance(m.content, str)],
                                                           self.system_prompt],
                                     results=[r.result for r in final.tool_calls],
-                                    tools_called=[r.name for r in final.tool_calls if not is_error(r.result)])
+                                    tools_called=[r.name for r in final.tool_calls if not is_error(r.result)],
+                                    per_node=self.per_node)
             if not found.ok:
                 yield from self._ungrounded(final, found, messages, notices, events, question)
                 return

@@ -77,10 +77,12 @@ def source_values(texts: Iterable[str], results: Iterable[Any]) -> set[float]:
     return values
 
 
-def _grounded(value: float, decimals: int, suffix: str, sources: set[float]) -> bool:
+def _grounded(value: float, decimals: int, suffix: str, sources: set[float], per_node: Iterable[int] = ()) -> bool:
     candidates = {value}
     if suffix in ("k", "K"):
         candidates |= {value * 1000, value * 1024}
+    if value == int(value):  # a node count from a device count: "32 cards = 4 nodes" (the prompt says how)
+        candidates |= {value * n for n in per_node}
     for c in candidates:
         if c in sources:
             return True
@@ -91,9 +93,13 @@ def _grounded(value: float, decimals: int, suffix: str, sources: set[float]) -> 
     return False
 
 
-def check(answer: str, *, texts: Iterable[str], results: Iterable[Any], tools_called: Iterable[str] = ()) -> Grounding:
+def check(answer: str, *, texts: Iterable[str], results: Iterable[Any], tools_called: Iterable[str] = (),
+          per_node: Iterable[int] = ()) -> Grounding:
     """Check ``answer`` against the sources. ``results`` are this turn's tool results (JSON objects);
-    ``tools_called`` the names of tools that returned without error (support claims need a table tool)."""
+    ``tools_called`` the names of tools that returned without error (support claims need a table tool);
+    ``per_node`` the devices (and DIE) per node of the catalog's hardware, so a node count worked out from
+    a device count passes."""
+    per_node = tuple(per_node)
     results = list(results)
     sources = source_values(texts, results)
     body = LIST_MARKER.sub(lambda m: " " * len(m.group()), answer)
@@ -101,7 +107,7 @@ def check(answer: str, *, texts: Iterable[str], results: Iterable[Any], tools_ca
     for m in ANSWER_NUMBER.finditer(body):
         whole, frac, suffix = m.group(1), m.group(2) or "", m.group(3) or ""
         value = float(whole.replace(",", "") + frac)
-        if not _grounded(value, len(frac) - 1 if frac else 0, suffix, sources):
+        if not _grounded(value, len(frac) - 1 if frac else 0, suffix, sources, per_node):
             out.ungrounded.append(Figure(answer[m.start():m.end()].strip(), m.start(), m.end()))
     if not TABLE_TOOLS & set(tools_called):
         out.claims = [Figure(m.group(), m.start(), m.end()) for m in SUPPORT_CLAIM.finditer(body)]

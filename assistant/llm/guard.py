@@ -9,6 +9,7 @@ LLM's turn with ``LLMGaveUp`` (a one-line reason), and the agent falls back to t
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Sequence
@@ -155,6 +156,17 @@ class ProtocolGuard(AgentMiddleware):
 
 def _invalid_calls_text(msg: AIMessage) -> str:
     return " ".join(f"{c.get('name')}({c.get('args')})" for c in msg.invalid_tool_calls) or "(empty reply)"
+
+
+class _QuietStops(logging.Filter):
+    """LangChain logs every exception a callback raises as a warning before re-raising it; a StreamWatch
+    stop is the intended way out (the agent reports it in the answer's notice), not a warning."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "StreamWatch" not in str(record.msg % record.args if record.args else record.msg)
+
+
+logging.getLogger("langchain_core.callbacks.manager").addFilter(_QuietStops())
 
 
 class StreamWatch(BaseCallbackHandler):

@@ -43,8 +43,16 @@ def test_support_claims_need_a_table_tool_this_turn():
 
 
 def test_chinese_answer_numbers_next_to_characters_are_checked():
-    found = check("需要64卡，即8个节点。", texts=["qwen2 72b 几张卡"], results=[{"cards": 64}])
-    assert found.named() == ["8"]
+    found = check("需要64卡，即9个节点。", texts=["qwen2 72b 几张卡"], results=[{"cards": 64}])
+    assert found.named() == ["9"]
+
+
+def test_node_count_worked_out_from_the_device_count():
+    # seed 004: qwen2.5-72b lora 4096 LLaMA-Factory on Snt9B = 32 cards; 8 cards (16 DIE on Snt9B23) per node
+    ans = "32 cards, that is 4 nodes."
+    assert check(ans, texts=["q"], results=[{"cards": 32}], per_node=[8, 16]).ok
+    assert check("32 DIE, that is 2 nodes.", texts=["q"], results=[{"cards": 32}], per_node=[8, 16]).ok
+    assert check("32 cards, that is 5 nodes.", texts=["q"], results=[{"cards": 32}], per_node=[8, 16]).named() == ["5"]
 
 
 def test_mark_tags_each_failing_figure_where_it_stands():
