@@ -258,8 +258,8 @@ class Assistant:
                                  OFFLINE, events)
             return
         if self.settings.grounding_check:
-            found = grounding.check(final.answer, texts=[question, *[m.content for m in messages if isinstance(m.content, str)],
-                                                          self.system_prompt],
+            conversation = [grounding.without_marked(m.content) for m in messages if isinstance(m.content, str)]
+            found = grounding.check(final.answer, texts=[question, *conversation, self.system_prompt],
                                     results=[r.result for r in final.tool_calls],
                                     tools_called=[r.name for r in final.tool_calls if not is_error(r.result)],
                                     per_node=self.per_node)

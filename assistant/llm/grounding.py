@@ -114,9 +114,18 @@ def check(answer: str, *, texts: Iterable[str], results: Iterable[Any], tools_ca
     return out
 
 
+MARK_EN, MARK_ZH = " [not from a tool]", "［未经工具核实］"
+MARKED = re.compile(r"[\d.,]+[kK%]?(?: \[not from a tool\]|［未经工具核实］)")
+
+
+def without_marked(text: str) -> str:
+    """An earlier answer as a source: the figures it showed marked ground nothing later in the conversation."""
+    return MARKED.sub(" ", text)
+
+
 def mark(answer: str, grounding: Grounding, chinese: bool) -> str:
     """The answer with each failing figure and claim marked where it stands."""
-    tag = "［未经工具核实］" if chinese else " [not from a tool]"
+    tag = MARK_ZH if chinese else MARK_EN
     spans = sorted([*grounding.ungrounded, *grounding.claims], key=lambda f: f.start, reverse=True)
     text = answer
     for f in spans:

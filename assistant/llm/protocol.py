@@ -32,13 +32,15 @@ class TextCalls:
     unreadable: str | None = None
 
 
-def _as_call(obj: Any) -> tuple[str, dict[str, Any]] | None:
+def _as_call(obj: Any, tool_names: set[str]) -> tuple[str, dict[str, Any]] | None:
+    """A call from one JSON object: it names a known tool, or has the shape of a call (a name and
+    arguments); an object that merely has a "name" (a config, a model card) is not one."""
     if not isinstance(obj, dict):
         return None
     if isinstance(obj.get("function"), dict):  # OpenAI's own shape written out: {"type": "function", "function": {...}}
-        return _as_call(obj["function"])
+        return _as_call(obj["function"], tool_names)
     name = next((obj[k] for k in NAME_KEYS if isinstance(obj.get(k), str)), None)
-    if name is None:
+    if name is None or (name not in tool_names and not any(k in obj for k in ARG_KEYS)):
         return None
     args: Any = next((obj[k] for k in ARG_KEYS if k in obj), {})
     if isinstance(args, str):  # arguments as a JSON string, as the API itself sends them
@@ -49,14 +51,14 @@ def _as_call(obj: Any) -> tuple[str, dict[str, Any]] | None:
     return (name, args) if isinstance(args, dict) else None
 
 
-def _calls_in(payload: str) -> list[tuple[str, dict[str, Any]]] | None:
+def _calls_in(payload: str, tool_names: set[str]) -> list[tuple[str, dict[str, Any]]] | None:
     """The calls in one JSON payload (an object or a list of objects), or None when it is not one."""
     try:
         obj = json.loads(payload)
     except ValueError:
         return None
     items = obj if isinstance(obj, list) else [obj]
-    calls = [_as_call(i) for i in items]
+    calls = [_as_call(i, tool_names) for i in items]
     return [c for c in calls if c] if calls and all(calls) else None
 
 
@@ -78,10 +80,10 @@ def read_text_calls(text: str, tool_names: set[str]) -> TextCalls:
         payloads.append(stripped)
     looked_like_call = False
     for payload in payloads:
-        found = _calls_in(payload.strip())
+        found = _calls_in(payload.strip(), tool_names)
         if found:
             calls += found
-        elif any(f'"{n}"' in payload for n in tool_names) or re.search(r'"(?:name|arguments|parameters)"\s*:', payload):
+        elif any(f'"{n}"' in payload for n in tool_names) or re.search(r'"(?:arguments|parameters)"\s*:', payload):
             looked_like_call = True
     if calls:
         unique = list({json.dumps(c, sort_keys=True): c for c in calls}.values())

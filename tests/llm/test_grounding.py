@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.llm.grounding import check, mark
+from assistant.llm.grounding import check, mark, without_marked
 
 MIN_CARDS = {"model_id": "qwen2.5-72b", "cards": 32, "unit": "card", "seq_len": 4096, "supported": True,
              "source": "ModelArts: 模型最小卡数配置, 2025-06-24"}
@@ -60,3 +60,9 @@ def test_mark_tags_each_failing_figure_where_it_stands():
     found = check(ans, texts=["q"], results=[{"cards": 32}])
     assert mark(ans, found, chinese=False) == "You need 12 [not from a tool] nodes and 32 cards."
     assert mark("需要12个节点", check("需要12个节点", texts=["q"], results=[]), chinese=True) == "需要12［未经工具核实］个节点"
+
+
+def test_figures_marked_in_an_earlier_answer_ground_nothing_later():
+    earlier = "You need 12 [not from a tool] nodes and 32 cards."
+    assert check("So 12 nodes.", texts=[without_marked(earlier)], results=[]).named() == ["12"]
+    assert check("So 32 cards.", texts=[without_marked(earlier)], results=[]).ok

@@ -34,6 +34,8 @@ def test_broken_call_text_is_reported_and_ordinary_json_is_left_alone():
     assert broken.calls == [] and "not valid JSON" in (broken.unreadable or "")
     config = read_text_calls('Here is the DeepSpeed config:\n```json\n{"zero_optimization": {"stage": 2}}\n```', NAMES)
     assert config.calls == [] and config.unreadable is None
+    card = read_text_calls('```json\n{"name": "qwen2.5-72b", "params_b": 72.7}\n```', NAMES)  # a name, but no call
+    assert card.calls == [] and card.unreadable is None
 
 
 def test_replies_that_cannot_be_answers():
