@@ -10,6 +10,7 @@ import json
 import pytest
 
 from assistant.agent import Assistant, LLMUnavailable
+from assistant.answer import ChatTurn
 from assistant.context import Context
 from tests.agent.fake_openai import FakeOpenAI, last_tool_result, sequence
 
@@ -203,3 +204,19 @@ def test_wall_clock_budget(ctx, free_port):
         ans = assistant(ctx, srv, llm_budget_s=1).ask(QWEN3_8B)
     answered_offline(ans, "time budget of 1 s")
     assert len(srv.requests) == 2  # the third model call was not made: the budget had run out
+
+
+# ---------------------------------------------------------------- the conversation as a source
+def test_a_follow_up_may_use_the_figures_of_the_conversation(ctx, free_port):
+    # seed 004: qwen2.5-72b lora 4096, LLaMA-Factory on Snt9B = 32 cards (said in the earlier answer);
+    # 32 cards / 8 per node = 4 nodes is worked out, not invented
+    history = [ChatTurn(role="user", content="Minimum cards for Qwen2.5-72B LoRA with LLaMA-Factory on Snt9B?"),
+               ChatTurn(role="assistant", content="32 cards (ModelArts minimum-card table, 2025-06-24).")]
+    with FakeOpenAI(sequence({"content": "32 cards are 4 nodes of 8."}), free_port) as srv:
+        ans = assistant(ctx, srv).ask("how many nodes is that?", history)
+    assert ans.model == "openai:small-model" and ans.answer == "32 cards are 4 nodes of 8." and ans.notice is None
+    # a figure the earlier answer showed marked grounds nothing
+    history[1] = ChatTurn(role="assistant", content="About 12 [not from a tool] nodes.")
+    with FakeOpenAI(sequence({"content": "Yes, 12 nodes."}), free_port) as srv:
+        ans = assistant(ctx, srv, llm_fallback=False).ask("so how many nodes?", history)
+    assert ans.answer == "Yes, 12 [not from a tool] nodes." and "12" in ans.notice
