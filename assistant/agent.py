@@ -134,6 +134,8 @@ def describe_llm_error(e: BaseException) -> str:
         return "the endpoint rejected the API key."
     if name == "NotFoundError" or "404" in low:
         return f"the endpoint does not know this model ({text})."
+    if "no generations found" in low or name in ("JSONDecodeError", "APIResponseValidationError"):
+        return "the endpoint's reply is not an OpenAI-compatible chat completion (no JSON or SSE data)."
     if name == "GraphRecursionError":
         return "the model kept calling tools without finishing."
     return f"{name}: {text}"[:300]

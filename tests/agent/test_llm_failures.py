@@ -182,7 +182,7 @@ def test_without_the_fallback_a_bad_reply_is_one_clear_error(ctx, free_port):
 # ---------------------------------------------------------------- the endpoint itself
 @pytest.mark.parametrize("reply, reason", [
     ({"status": 500}, "Error code: 500"),
-    ({"body": "<html>Bad gateway</html>"}, "failed"),
+    ({"body": "<html>Bad gateway</html>"}, "not an OpenAI-compatible chat completion"),
     ({"sleep": 30, "content": "late"}, "timed out"),
 ])
 def test_endpoint_failures_fall_back_without_retrying(ctx, free_port, reply, reason):
