@@ -42,7 +42,8 @@ class Limits:
     max_corrections: int
     max_reply_chars: int
     # (read, connect) timeouts in seconds, cut to the time left of the budget on each call; None for a
-    # model whose client takes no per-call timeout (only OpenAI-compatible ones do)
+    # model whose client takes no per-call timeout (only OpenAI-compatible ones do, and only their
+    # streams are known to end with a finish_reason)
     timeouts: tuple[float, float] | None = None
 
 
@@ -100,7 +101,8 @@ class ProtocolGuard(AgentMiddleware):
             if msg is None:
                 raise LLMGaveUp("the model returned no message")
             watch = budget.watch if budget is not None else None
-            if watch is not None and watch.streamed and not (msg.response_metadata or {}).get("finish_reason"):
+            if (self.limits.timeouts is not None and watch is not None and watch.streamed
+                    and not (msg.response_metadata or {}).get("finish_reason")):  # an OpenAI stream always ends with one
                 raise LLMGaveUp("the reply stream ended before the model finished (no finish_reason)")
             if watch is not None and watch.bad_arguments and msg.tool_calls:
                 # streamed arguments are parsed leniently ('{"model": "x", "strategy": lora' reads as {"model": "x"}):
@@ -136,7 +138,8 @@ class ProtocolGuard(AgentMiddleware):
         if msg.tool_calls:
             return msg, "", ""
         text = text_of(msg)
-        finish = (msg.response_metadata or {}).get("finish_reason")
+        meta = msg.response_metadata or {}
+        finish = meta.get("finish_reason") or ("length" if meta.get("stop_reason") == "max_tokens" else None)  # Anthropic's name
         problem = reply_problem(text, finish, self.limits.max_reply_chars)
         if problem and "empty" not in problem:
             raise LLMGaveUp(problem)  # cut, oversized or looping: asking again costs as much and rarely helps
