@@ -24,6 +24,7 @@ ANSWER_NUMBER = re.compile(r"(?<![A-Za-z0-9_.\\])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)
 # Every digit run in a source counts, identifiers included ("llama2" grounds a "2").
 SOURCE_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.M)  # "1. Install ..." numbers a list, it states nothing
+DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")  # one figure: "2025-06-24" grounds no 6 or 24
 
 # Vendor support claims: "not supported", "LLaMA-Factory supports", "不支持", "支持".
 SUPPORT_CLAIM = re.compile(
@@ -61,20 +62,22 @@ class Grounding:
         return seen
 
 
-def source_values(texts: Iterable[str], results: Iterable[Any]) -> set[float]:
-    """Every number in the sources: the question, the conversation, the system prompt (as text) and the
-    tool results (walked: numbers as values and inside strings, keys included)."""
+def source_values(texts: Iterable[str], results: Iterable[Any]) -> tuple[set[float], set[str]]:
+    """Every number in the sources, and every date: the question, the conversation, the system prompt
+    (as text) and the tool results (as JSON text: numbers as values and inside strings)."""
     values: set[float] = set()
+    dates: set[str] = set()
 
     def add_text(text: str) -> None:
-        for m in SOURCE_NUMBER.finditer(text.replace(",", "")):
+        dates.update(DATE.findall(text))
+        for m in SOURCE_NUMBER.finditer(DATE.sub(" ", text).replace(",", "")):
             values.add(float(m.group()))
 
     for t in texts:
         add_text(LIST_MARKER.sub(" ", t or ""))  # the system prompt's rule numbers ground nothing
     for r in results:
         add_text(json.dumps(r, ensure_ascii=False))
-    return values
+    return values, dates
 
 
 def _grounded(value: float, decimals: int, suffix: str, sources: set[float], per_node: Iterable[int] = ()) -> bool:
@@ -101,9 +104,13 @@ def check(answer: str, *, texts: Iterable[str], results: Iterable[Any], tools_ca
     a device count passes."""
     per_node = tuple(per_node)
     results = list(results)
-    sources = source_values(texts, results)
+    sources, dates = source_values(texts, results)
     body = LIST_MARKER.sub(lambda m: " " * len(m.group()), answer)
     out = Grounding()
+    for m in DATE.finditer(body):
+        if m.group() not in dates:
+            out.ungrounded.append(Figure(m.group(), m.start(), m.end()))
+    body = DATE.sub(lambda m: " " * len(m.group()), body)
     for m in ANSWER_NUMBER.finditer(body):
         whole, frac, suffix = m.group(1), m.group(2) or "", m.group(3) or ""
         value = float(whole.replace(",", "") + frac)

@@ -66,3 +66,10 @@ def test_figures_marked_in_an_earlier_answer_ground_nothing_later():
     earlier = "You need 12 [not from a tool] nodes and 32 cards."
     assert check("So 12 nodes.", texts=[without_marked(earlier)], results=[]).named() == ["12"]
     assert check("So 32 cards.", texts=[without_marked(earlier)], results=[]).ok
+
+
+def test_a_date_is_one_figure():
+    # the minimum-card table's page is dated 2025-06-24; its parts ground no "6" or "24"
+    assert check("From the table of 2025-06-24.", texts=["q"], results=[MIN_CARDS]).ok
+    assert check("You need 24 cards.", texts=["q"], results=[MIN_CARDS]).named() == ["24"]
+    assert check("Table of 2025-07-01.", texts=["q"], results=[MIN_CARDS]).named() == ["2025-07-01"]
