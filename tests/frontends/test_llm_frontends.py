@@ -1,6 +1,6 @@
 """The LLM path's failures as each front end shows them (issue 27), against the fake OpenAI-compatible
-endpoint on loopback: `sizing ask` (a real process), REST `/v1/ask` (real uvicorn, httpx) and the web
-chat's answer handler. The checks themselves live in the agent layer (tests/agent/test_llm_failures.py);
+endpoint on loopback: `sizing ask` (a real process), REST `/v1/ask` (real uvicorn, httpx), the web
+chat's answer handler and the Slack bridge's message. The checks themselves live in the agent layer (tests/agent/test_llm_failures.py);
 here: that each front end gets them, and that /v1/ask leaves no LLM request running past its answer."""
 
 from __future__ import annotations
@@ -97,3 +97,16 @@ def test_web_chat(ctx, free_port, tmp_path):
     assert "**8 cards**" in shown and "0.18" not in shown and "12 nodes" not in shown
     assert banner["visible"] and "12, 0.18" in banner["value"] and "offline planner" in banner["value"]
     assert turns[-1] == {"role": "assistant", "content": shown}
+
+
+def test_slack_message(ctx, free_port):
+    """The Slack bridge's own assistant and message text (posting is tested in test_slack.py)."""
+    from assistant.agent import Assistant
+    from assistant.frontends.slack import SlackBridge
+
+    with FakeOpenAI(small_model, free_port) as srv:
+        bridge = SlackBridge(Context(settings=llm_settings(ctx, srv), kb=ctx.kb), assistant_factory=Assistant)
+        answer = bridge.assistant().ask(QWEN3_8B)
+    text, _ = bridge.attachments(answer, "en")
+    assert "**8 cards**" in text and "12 nodes" not in text.split("\n\n_")[0]
+    assert text.endswith("_") and "12, 0.18" in text.rsplit("\n\n_", 1)[1]
