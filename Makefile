@@ -9,7 +9,7 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 FAST_TIER := not browser and not real_frameworks and not packaging and not slow
 
-.PHONY: install install-test run check test lint readme bench lock system-deps test-deps clean
+.PHONY: install install-test run check test test-llm lint readme bench lock system-deps test-deps clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -55,6 +55,11 @@ check: $(TEST_STAMP)
 ## test: install everything, lint, and run the whole test suite (CI)
 test: $(TEST_STAMP) system-deps test-deps lint
 	$(BIN)/pytest -q
+
+## test-llm: the LLM path against a real model (opt-in, not part of `test`): builds llama.cpp's llama-server once
+## from the llama-cpp-python sdist (~15 min on 2 cores), serves LLM_GGUF=/path/model.gguf on loopback, runs a few questions
+test-llm: $(TEST_STAMP)
+	PY=$(BIN)/python LLM_GGUF="$(LLM_GGUF)" bash scripts/test_llm.sh
 
 ## lint: ruff, mypy over assistant/ (config in pyproject.toml), the README's generated tables
 lint: $(TEST_STAMP)

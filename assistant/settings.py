@@ -54,9 +54,29 @@ class Settings(BaseModel):
     )
     llm_base_url: str | None = Field(None, description="Base URL of an OpenAI-compatible endpoint, e.g. http://host:8000/v1.")
     llm_api_key: SecretStr | None = Field(None, description="API key for the LLM endpoint (falls back to the provider's own variable).")
-    llm_timeout_s: float = Field(60.0, description="Timeout of one LLM request, seconds.")
+    llm_timeout_s: float = Field(
+        5.0, gt=0, description="Longest wait for the next piece of an LLM reply (replies are streamed), seconds: a stalled "
+        "endpoint is given up after this. Raise it for a local model on CPU, whose first token comes after the whole prompt is read.",
+    )
+    llm_connect_timeout_s: float = Field(3.0, gt=0, description="Time to connect to the LLM endpoint, seconds (a dead one fails in this).")
+    llm_budget_s: float = Field(
+        60.0, gt=0, description="Wall-clock budget of one LLM answer, all steps included, seconds; past it the offline planner answers. "
+        "REST /v1/ask keeps it under request_timeout_s.",
+    )
+    llm_max_tokens: int = Field(1024, ge=16, description="max_tokens sent with every LLM request (a looping model stops there).")
+    llm_max_steps: int = Field(6, ge=1, description="Model calls per answer (each tool round is one); past it the offline planner answers.")
+    llm_max_corrections: int = Field(
+        2, ge=0, description="Tool errors and unreadable replies (bad arguments, unknown tools, empty replies, broken tool-call "
+        "text) sent back to the model per answer before the offline planner answers instead.",
+    )
+    llm_max_reply_chars: int = Field(20_000, ge=100, description="Longest LLM reply accepted, characters; a longer one is cut off while it streams.")
     llm_fallback: bool = Field(
         True, description="When the LLM endpoint fails, answer with the offline planner (and say so) instead of an error."
+    )
+    grounding_check: bool = Field(
+        True, description="Check every number and vendor support claim in an LLM answer against this turn's tool results, the "
+        "question and the conversation; an answer that fails is replaced by the offline planner's (with a notice naming the "
+        "figures) or, where the planner cannot answer, shown with those figures marked.",
     )
 
     max_question_chars: int = Field(20_000, description="Longest question accepted; longer input is cut with a notice.")

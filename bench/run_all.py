@@ -16,7 +16,8 @@ from typing import TextIO
 
 from _common import ROOT, machine
 
-BENCHES = ["tools_latency", "planner_latency", "cold_start", "serve_memory", "api_throughput", "slack_queue"]
+BENCHES = ["tools_latency", "planner_latency", "cold_start", "serve_memory", "api_throughput", "slack_queue",
+           "llm_fallback"]
 RESULTS = ROOT / "bench" / "results" / "latest.md"
 
 

@@ -38,12 +38,13 @@ TIERS = {
     # Seconds to tens of seconds each on 2 cores (`make check` timed with --durations): whole-table
     # calibration, many-thread runs, property tests with fixed large example counts, the eval question
     # sets, and the end-to-end runs of servers and `sizing` subprocesses (MCP, Slack, hostile HTTP
-    # clients, bad input through every front end, LLM endpoint timeouts, read-only homes).
+    # clients, bad input through every front end, LLM endpoint timeouts and failures, read-only homes).
     "slow": ("estimate/test_calibration.py", "estimate/test_cli_calibrate.py", "estimate/test_properties.py",
              "agent/test_concurrency_agent.py", "agent/test_llm_endpoint.py", "tools/test_concurrency.py", "eval/",
              "frontends/test_mcp_inspector.py", "frontends/test_mcp.py", "frontends/test_slack.py",
              "frontends/test_slack_hostile.py", "frontends/test_api_hostile.py", "frontends/test_bad_input.py",
-             "frontends/test_cli_agent.py", "test_kb_environment.py"),
+             "frontends/test_cli_agent.py", "test_kb_environment.py", "agent/test_llm_failures.py",
+             "frontends/test_llm_frontends.py", "test_eval_llm.py"),
 }
 TESTS = os.path.dirname(os.path.abspath(__file__))
 

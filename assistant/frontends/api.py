@@ -145,6 +145,11 @@ def _declare_bearer(schema: dict, error: dict) -> None:
             op.setdefault("responses", {})["401"] = unauthorized
 
 
+def answer_budget_s(request_timeout_s: float) -> float:
+    """The LLM's share of one /v1/ask request: all of it but a quarter (at most 5 s) for the offline fallback."""
+    return max(0.5, request_timeout_s - min(5.0, request_timeout_s / 4))
+
+
 def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = None, *,
                registry: Registry = REGISTRY, runner: ToolRunner | None = None, host: str | None = None) -> FastAPI:
     """The REST app. ``assistant_factory(ctx)`` builds the agent for /v1/ask (default
@@ -193,7 +198,9 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
                 if assistant_factory is None:
                     from ..agent import Assistant
 
-                    holder["assistant"] = Assistant(ctx)
+                    # the LLM's budget ends before the request's time limit, leaving the offline planner time to
+                    # answer in its place: no LLM request outlives the HTTP request that made it
+                    holder["assistant"] = Assistant(ctx, budget_s=answer_budget_s(settings.request_timeout_s))
                 else:
                     holder["assistant"] = assistant_factory(ctx)
         return holder["assistant"]

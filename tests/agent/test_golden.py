@@ -34,5 +34,6 @@ def test_system_prompt_golden(ctx):
 
 
 def test_tool_schemas_golden(ctx):
-    schemas = [convert_to_openai_tool(t) for t in Assistant(ctx).tools]
+    """The compact schemas an LLM is sent (llm/schemas.py); REST and MCP show the registry's complete ones."""
+    schemas = [convert_to_openai_tool(t) for t in Assistant(ctx).llm_tools]
     check_golden("agent_tool_schemas.json", json.dumps(schemas, ensure_ascii=False, indent=1, sort_keys=True) + "\n")

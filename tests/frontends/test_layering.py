@@ -21,7 +21,7 @@ LAYERS = [
     {"assistant.context"},  # the dependencies a tool receives (settings, kb, resolver)
     {"assistant.tools"},  # the registry and the LLM-facing tools
     {"assistant.offline"},  # composed over tool calls
-    {"assistant.agent"},  # the agent loop over the tools
+    {"assistant.llm", "assistant.agent"},  # the agent loop over the tools, and its guards for a real LLM
     {"assistant.httpguard"},  # the HTTP policy the servers share
     {"assistant.frontends"},
 ]

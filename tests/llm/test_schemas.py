@@ -1,0 +1,36 @@
+"""What the LLM sees stays small enough for small and local models: the system prompt and the compact
+tool schemas at most about 4,000 tokens, measured as characters / 4 (printed with -s)."""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from assistant.agent import Assistant
+from assistant.llm.schemas import compact_schema, prompt_tokens
+from assistant.tools import REGISTRY
+
+PROMPT_TOKEN_LIMIT = 4_000
+
+
+def test_llm_prompt_fits_small_models(ctx):
+    a = Assistant(ctx)
+    tools = json.dumps([convert_to_openai_tool(t) for t in a.llm_tools], ensure_ascii=False)
+    full = json.dumps([convert_to_openai_tool(t) for t in a.tools], ensure_ascii=False)
+    system, compact, complete = prompt_tokens(a.system_prompt), prompt_tokens(tools), prompt_tokens(full)
+    print(f"\nLLM prompt: system {system} + tools {compact} = {system + compact} tokens (chars/4); "
+          f"full schemas would be {complete} ({complete / compact:.1f}x)")
+    assert system + compact <= PROMPT_TOKEN_LIMIT
+    # same tools, same required arguments: only descriptions and optional extras are trimmed
+    assert [t.name for t in a.llm_tools] == REGISTRY.names()
+    for t in a.llm_tools:
+        assert set(t.args_schema.get("required", [])) == set(REGISTRY.get(t.name).input_schema().get("required", []))
+
+
+def test_front_ends_keep_the_complete_schemas(ctx):
+    full = REGISTRY.get("min_cards").input_schema()
+    assert "title" in json.dumps(full) and REGISTRY.schemas()[0]["input_schema"] == REGISTRY.get("resolve_model").input_schema()
+    small = compact_schema(full)
+    assert small["properties"]["framework"]["enum"] == ["MindSpeed-LLM", "LLaMA-Factory"]
+    assert "title" not in json.dumps(small) and "anyOf" not in json.dumps(small)
