@@ -28,6 +28,7 @@ from .llm.schemas import compact_description, llm_schema, tool_use_lines
 from .offline import OfflinePlanner
 from .offline.model import message_text, tool_result
 from .offline.parse import clean_text
+from .setup_check.text import cut_log
 from .tools import REGISTRY
 from .tools.registry import Registry, is_error
 
@@ -206,8 +207,12 @@ class Assistant:
         notice = None
         text = question or ""
         if len(text) > limit:
-            notice = f"The question was {len(text)} characters; only the first {limit} were read."
-            text = text[:limit]
+            kept, log_notice = cut_log(text)  # a pasted log: the lines that name memory, an error or a setting
+            if log_notice and len(kept) <= limit:
+                text, notice = kept, log_notice
+            else:
+                notice = f"The question was {len(text)} characters; only the first {limit} were read."
+                text = text[:limit]
         text = clean_text(text) if text.strip() else ""
         messages: list[BaseMessage] = []
         for turn in (history or [])[-HISTORY_TURNS:]:

@@ -26,7 +26,10 @@ def cut_log(text: str) -> tuple[str, str | None]:
     lines = text.splitlines()
     if len(lines) <= MAX_LINES:
         return text, None
-    kept = [ln[:2000] for ln in lines if LOG_KEEP.search(ln)][-MAX_LINES:]
+    # the question around a paste is its first or last lines ("why does this OOM?" / "为什么OOM"): kept as well
+    edge = 3
+    middle = [ln[:2000] for ln in lines[edge:-edge] if LOG_KEEP.search(ln)][-(MAX_LINES - 2 * edge):]
+    kept = [ln[:2000] for ln in lines[:edge]] + middle + [ln[:2000] for ln in lines[-edge:]]
     notice = (f"The paste had {len(lines)} lines ({len(text) // 1024} KiB); read the {len(kept)} lines that name memory, "
               "an error, a command or a setting, and skipped the rest.")
     return "\n".join(kept), notice

@@ -62,3 +62,14 @@ def test_plain_questions_do_not_go_to_check_setup(assistant):
 def test_language_is_the_question_not_the_paste():
     assert question_language(f"显存不够，帮我看看这个配置\n```yaml\n{YAML}```") == "zh"
     assert question_language(f"Please check this config\n```yaml\n{YAML}```") == "en"
+
+
+def test_a_pasted_log_longer_than_a_question_keeps_its_oom_message_and_the_question(assistant):
+    # 20,000 log lines (1.2 MB, past the 20,000-character question limit) with the OOM message and the question at the end:
+    # the chat reads the lines that matter (the vendor sample: 56.45 of 60.97 GiB allocated, 1.04 GiB asked, 94 %)
+    log = "\n".join(f"[rank0] step {i} loss 1.23 lr 1e-5 throughput 1234 tokens/s" for i in range(20000))
+    log += ("\nRuntimeError: NPU out of memory. Tried to allocate 1.04 GiB (NPU 4; 60.97 GiB total capacity; 56.45 GiB "
+            "already allocated; 56.45 GiB current active; 0.73 GiB free; 58.87 GiB reserved in total by PyTorch)\n为什么OOM")
+    ans = assistant.ask(log)
+    assert ans.notice and "20002 lines" in ans.notice
+    assert "56.45 / 60.97 GiB" in ans.answer and "94%" in ans.answer and ans.answer.startswith("OOM 报错")
