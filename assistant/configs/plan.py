@@ -23,24 +23,24 @@ class TrainingPlan(BaseModel):
         description="'table' when the numbers are a vendor table row, 'estimate' when they come from plan_training."
     )
     source_detail: str = Field(description="Which table and row, or the estimator's assumptions.")
-    framework: Literal["LLaMA-Factory", "MindSpeed-LLM"]
+    framework: Literal["LLaMA-Factory", "MindSpeed-LLM"] = Field(description="Training framework the config is for.")
     hardware: str = Field(description="Hardware catalog id, e.g. snt9b, snt9b23, h100-80g.")
-    accelerator: Accelerator
+    accelerator: Accelerator = Field(description="npu (Ascend) or gpu (NVIDIA), from the hardware catalog.")
     unit: str = Field("card", description="What one device is: card, or DIE on Snt9B23.")
     devices: int = Field(ge=1, description="Devices (ranks) in the job.")
-    nodes: int = Field(ge=1)
+    nodes: int = Field(ge=1, description="Nodes in the job.")
     per_node: int = Field(ge=1, description="Devices used on each node.")
     zero_stage: int | None = Field(None, ge=0, le=3, description="DeepSpeed ZeRO stage (LLaMA-Factory).")
     offload: bool = Field(False, description="DeepSpeed CPU offload (optimizer; parameters too on ZeRO-3).")
     tp: int = Field(1, ge=1, description="Tensor parallel size (MindSpeed-LLM).")
     pp: int = Field(1, ge=1, description="Pipeline parallel size (MindSpeed-LLM).")
     cp: int = Field(1, ge=1, description="Context parallel size (MindSpeed-LLM).")
-    micro_batch: int = Field(1, ge=1)
-    grad_accum: int = Field(1, ge=1)
+    micro_batch: int = Field(1, ge=1, description="Sequences per device per step (per_device_train_batch_size / MBS).")
+    grad_accum: int = Field(1, ge=1, description="Gradient accumulation steps.")
     seq_len: int = Field(description="Sequence length the config is for.")
     table_seq_len: int | None = Field(None, description="The table row's length when it differs from seq_len.")
     overrides: list[str] = Field(default_factory=list, description="Fields the caller set by hand.")
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="Caveats about the plan: device rounding, how a table row was applied, the table's own assumptions.")
 
     @property
     def data_parallel(self) -> int:

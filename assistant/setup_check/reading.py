@@ -28,14 +28,14 @@ class OomReport(BaseModel):
 class VllmLog(BaseModel):
     """Figures from vLLM start-up lines."""
 
-    weights_gib: float | None = None
+    weights_gib: float | None = Field(None, description="Memory the model weights took, GiB, as vLLM's start-up line reports it.")
     kv_cache_gib: float | None = Field(None, description="Available KV cache memory.")
     kv_tokens: int | None = Field(None, description="KV cache size in tokens.")
     max_seq_len: int | None = Field(None, description="The model's max seq len a 'larger than ... KV cache' error names.")
     kv_capacity_tokens: int | None = Field(None, description="Tokens the KV cache could hold, from that error.")
     kv_needed_gib: float | None = Field(None, description="KV cache one max-length request needs, from vLLM V1's error.")
     no_cache_memory: bool = Field(False, description="vLLM found no memory at all for the KV cache blocks.")
-    lines: list[str] = Field(default_factory=list)
+    lines: list[str] = Field(default_factory=list, description="The vLLM log lines the figures were read from, as written.")
 
 
 class Reading(BaseModel):

@@ -78,20 +78,20 @@ class GenerateConfigArgs(BaseModel):
 
 
 class ConfigFile(BaseModel):
-    filename: str
-    content: str
-    format: str
+    filename: str = Field(description="Suggested file name.")
+    content: str = Field(description="The file's text.")
+    format: str = Field(description="File kind: llamafactory_yaml, deepspeed_json, mindspeed_env or launch.")
 
 
 class GenerateConfigResult(BaseModel):
-    model_id: str
-    format: str
-    framework: str
+    model_id: str = Field(description="Canonical catalog id of the model.")
+    format: str = Field(description="The main file's kind, as asked: llamafactory_yaml, deepspeed_json, mindspeed_env or launch.")
+    framework: str = Field(description="Training framework the file is for.")
     filename: str = Field(description="Suggested file name.")
     content: str = Field(description="The file's text.")
     plan: TrainingPlan = Field(description="The plan the file was built from, with its source.")
     companion_files: list[ConfigFile] = Field(default_factory=list, description="Files the main one refers to (DeepSpeed JSON, the YAML a launch script runs).")
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="Caveats: where the numbers come from, values to check before running.")
 
 
 # ---------------------------------------------------------------- the plan

@@ -128,28 +128,28 @@ class TrainerOptions(BaseModel):
 
 
 class ShapeInfo(BaseModel):
-    model: str
-    params_b: float
-    active_params_b: float
-    layers: int
-    hidden: int
-    ffn: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    vocab: int
-    moe: bool
-    mla: bool
+    model: str = Field(description="The model's catalog id, or the name of a custom shape.")
+    params_b: float = Field(description="Total parameters, billions (from the catalog, or given).")
+    active_params_b: float = Field(description="Parameters active per token, billions (equals params_b for dense models).")
+    layers: int = Field(description="Transformer layers.")
+    hidden: int = Field(description="Hidden size.")
+    ffn: int = Field(description="Feed-forward (intermediate) size.")
+    heads: int = Field(description="Attention heads.")
+    kv_heads: int = Field(description="Key/value heads (GQA; equals heads without it).")
+    head_dim: int = Field(description="Dimension per attention head.")
+    vocab: int = Field(description="Vocabulary size.")
+    moe: bool = Field(description="Mixture-of-experts model.")
+    mla: bool = Field(description="Uses multi-head latent attention (DeepSeek); the KV cache is the latent.")
     sliding_window: int = Field(0, description="Sliding-window attention span in tokens; 0 when every layer attends to the whole sequence.")
     sliding_layers: int = Field(0, description="Layers using the sliding window (their KV cache is capped at the window).")
     inferred: list[str] = Field(default_factory=list, description="Fields assumed rather than read from the catalog.")
 
 
 class MemoryBreakdown(BaseModel):
-    weights_gib: float
-    gradients_gib: float
+    weights_gib: float = Field(description="Model weights on one device, GiB (estimate; after ZeRO-3/TP/PP sharding).")
+    gradients_gib: float = Field(description="Gradients on one device, GiB (estimate; trainable parameters only).")
     optimizer_gib: float = Field(description="Optimizer states (fp32 master + Adam).")
-    activations_gib: float
+    activations_gib: float = Field(description="Saved activations on one device, GiB (estimate; with recompute, the checkpoints and one layer's peak).")
     logits_gib: float = Field(description="Logits and loss buffers.")
     overhead_gib: float = Field(description="Framework overhead: runtime, collectives, allocator fragmentation.")
     total_gib: float = Field(description="The point estimate of the allocator's pool on one device (reserved memory: the "
@@ -163,20 +163,20 @@ class MemoryBreakdown(BaseModel):
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="fits: the upper end fits; tight: the range "
                                                               "crosses the usable memory; does_not_fit: the lower end does not fit.")
     usable_gib: float = Field(description="What the device reports as total capacity.")
-    headroom_gib: float
+    headroom_gib: float = Field(description="usable_gib minus total_gib, GiB (negative: over by that much).")
     fits: bool = Field(description="The point estimate fits (kept for compatibility; plan with `verdict`).")
     host_ram_gib: float = Field(description="Host RAM per node for offloaded states (0 without offload).")
-    host_ram_fits: bool
+    host_ram_fits: bool = Field(description="Whether host_ram_gib fits in a node's host RAM (the estimator assumes 1536 GiB per node).")
     how: dict[str, str] = Field(description="How each figure was computed.")
 
 
 class TableRef(BaseModel):
     source: str = Field(description="min_cards (ModelArts minimum-card table) or recipes_llamafactory (recipe table).")
     cards: int | None = Field(description="The table's device count (cards; DIE on Snt9B23); null when not supported.")
-    supported: bool = True
-    zero_stage: int | None = None
-    offload: bool | None = None
-    grad_accum: int | None = None
-    cell: str | None = None
+    supported: bool = Field(True, description="False when the table marks the case '-' (not supported).")
+    zero_stage: int | None = Field(None, description="DeepSpeed ZeRO stage of the recipe row (recipe table only).")
+    offload: bool | None = Field(None, description="Whether the recipe row uses CPU offload (recipe table only).")
+    grad_accum: int | None = Field(None, description="gradient_accumulation_steps of the recipe row (recipe table only).")
+    cell: str | None = Field(None, description="The table cell as written.")
     flagged: str | None = Field(None, description="Why the estimator considers this row inconsistent with the rest of the table.")
-    citation: str | None = None
+    citation: str | None = Field(None, description="The vendor document the row was transcribed from (title, page id or seed file).")

@@ -80,28 +80,28 @@ class EstimateTrainingMemoryArgs(TrainerOptions, ModelArgs):
 
 
 class TrainingMemoryResult(MemoryBreakdown):
-    model: str
-    shape: ShapeInfo
-    method: str
-    stage: str
-    seq_len: int
-    micro_batch: int
-    devices: int
-    framework: str
-    zero_stage: int | None
-    offload: bool
-    tp: int
-    pp: int
-    cp: int
-    data_parallel: int
-    hardware: str
-    unit: str
+    model: str = Field(description="Canonical catalog id of the model, or the name of a custom shape.")
+    shape: ShapeInfo = Field(description="The model shape the estimate used (from the catalog, config.json, or inferred from params_b).")
+    method: str = Field(description="Fine-tuning method: full, freeze, lora or qlora.")
+    stage: str = Field(description="Training stage: pt, sft, dpo, kto, rm or ppo.")
+    seq_len: int = Field(description="Tokens per sequence.")
+    micro_batch: int = Field(description="Sequences per device per step.")
+    devices: int = Field(description="Devices in the job (cards; DIE on Snt9B23), as given.")
+    framework: str = Field(description="Training framework.")
+    zero_stage: int | None = Field(description="DeepSpeed ZeRO stage; null for MindSpeed-LLM (Megatron parallelism instead).")
+    offload: bool = Field(description="DeepSpeed CPU offload (optimizer; parameters too on ZeRO-3).")
+    tp: int = Field(description="Tensor parallel size.")
+    pp: int = Field(description="Pipeline parallel size.")
+    cp: int = Field(description="Context parallel size.")
+    data_parallel: int = Field(description="Data-parallel replicas: devices / (tp x pp x cp).")
+    hardware: str = Field(description="Hardware catalog id.")
+    unit: str = Field(description="What one device is: card, or DIE on Snt9B23.")
     loss: str = Field(description="Loss implementation assumed (fp32, chunked or fused); the framework's default unless given.")
-    optimizer: str
+    optimizer: str = Field(description="Optimizer assumed (the framework's default unless given).")
     activation_offload: bool = Field(description="Whether the saved activations were sized in host RAM (given, or the framework's default).")
     expandable_segments: bool = Field(description="Whether the allocator was sized with expandable segments (given, or the framework's default).")
-    assumptions: list[str]
-    notes: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(description="What the estimate assumed (precision, framework defaults, shape).")
+    notes: list[str] = Field(default_factory=list, description="Caveats: MoE, context limits, vendor practice, the estimator's remarks.")
 
 
 @tool
@@ -158,33 +158,33 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
 class FewerDevices(BaseModel):
     """Another plan beside the recommendation: a slower one on fewer devices, or a faster one on more nodes."""
 
-    devices: int
-    nodes: int
-    per_node: int
-    zero_stage: int | None
-    offload: bool
-    tp: int
-    pp: int
-    cp: int
-    recompute: bool
+    devices: int = Field(description="Devices in that plan (cards; DIE on Snt9B23).")
+    nodes: int = Field(description="Nodes the devices span.")
+    per_node: int = Field(description="Devices used on each node.")
+    zero_stage: int | None = Field(description="DeepSpeed ZeRO stage; null for MindSpeed-LLM (Megatron parallelism instead).")
+    offload: bool = Field(description="DeepSpeed CPU offload (optimizer; parameters too on ZeRO-3).")
+    tp: int = Field(description="Tensor parallel size.")
+    pp: int = Field(description="Pipeline parallel size.")
+    cp: int = Field(description="Context parallel size.")
+    recompute: bool = Field(description="Full activation recompute (gradient checkpointing).")
     setting: str = Field(description="The slower setting, e.g. 'ZeRO-3 + CPU offload' or 'TP 4 x PP 1 + full recompute'.")
     total_gib: float = Field(description="Per-device memory of that plan, GiB.")
     low_gib: float = Field(description="Lower end of its likely range, GiB.")
     high_gib: float = Field(description="Upper end of its likely range, GiB.")
-    verdict: Literal["fits", "tight", "does_not_fit"]
+    verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="That plan's memory verdict: fits, tight or does_not_fit.")
     host_ram_gib_per_node: float = Field(description="Host RAM per node the offloaded states need, GiB (0 without offload).")
 
 
 class PlanResult(BaseModel):
-    model: str
-    shape: ShapeInfo
-    method: str
-    stage: str
-    seq_len: int
+    model: str = Field(description="Canonical catalog id of the model, or the name of a custom shape.")
+    shape: ShapeInfo = Field(description="The model shape the estimate used (from the catalog, config.json, or inferred from params_b).")
+    method: str = Field(description="Fine-tuning method: full, freeze, lora or qlora.")
+    stage: str = Field(description="Training stage: pt, sft, dpo, kto, rm or ppo.")
+    seq_len: int = Field(description="Tokens per sequence.")
     model_max_context: int | None = Field(None, description="The model's own context limit (max_position_embeddings); "
                                           "a longer seq_len needs RoPE scaling.")
-    hardware: str
-    framework: str
+    hardware: str = Field(description="Hardware catalog id.")
+    framework: str = Field(description="Training framework.")
     fits: bool = Field(description="A plan was found: its upper end fits (or, with tightest, its point estimate).")
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="The plan's memory verdict: fits (the upper end "
                                                               "of the range fits), tight (the range crosses the usable memory), does_not_fit.")
@@ -196,28 +196,28 @@ class PlanResult(BaseModel):
                                        "below `devices` when vendor practice for LoRA raises the recommendation (see "
                                        "`practice`) or only full recompute fits on fewer.")
     practice: str | None = Field(None, description="Why the recommendation is above the memory minimum, if it is.")
-    unit: str
-    nodes: int
-    per_node: int
+    unit: str = Field(description="What one device is: card, or DIE on Snt9B23.")
+    nodes: int = Field(description="Nodes the devices span.")
+    per_node: int = Field(description="Devices used on each node.")
     physical_cards: int | None = Field(None, description="Physical cards on Snt9B23 (2 DIE each).")
-    zero_stage: int | None
-    offload: bool
-    tp: int
-    pp: int
-    cp: int
-    ep: int
-    recompute: bool
-    distributed_optimizer: bool
-    micro_batch: int
-    grad_accum: int
-    global_batch: int
-    memory: MemoryBreakdown
+    zero_stage: int | None = Field(description="DeepSpeed ZeRO stage; null for MindSpeed-LLM (Megatron parallelism instead).")
+    offload: bool = Field(description="DeepSpeed CPU offload (optimizer; parameters too on ZeRO-3).")
+    tp: int = Field(description="Tensor parallel size.")
+    pp: int = Field(description="Pipeline parallel size.")
+    cp: int = Field(description="Context parallel size.")
+    ep: int = Field(description="Expert parallel size (MoE).")
+    recompute: bool = Field(description="Full activation recompute (gradient checkpointing).")
+    distributed_optimizer: bool = Field(description="Megatron distributed optimizer (optimizer states sharded over data-parallel ranks); true for MindSpeed-LLM.")
+    micro_batch: int = Field(description="Sequences per device per step.")
+    grad_accum: int = Field(description="Gradient accumulation steps.")
+    global_batch: int = Field(description="Sequences per optimizer step: micro_batch x data-parallel devices x grad_accum.")
+    memory: MemoryBreakdown = Field(description="The per-device memory breakdown of the plan (estimate).")
     table: TableRef | None = Field(description="The vendor table row for this case (never the source of the estimate).")
     table_also: list[TableRef] = Field(default_factory=list, description="Other vendor rows for the same case.")
     note: str | None = Field(None, description="Where the table and the estimate disagree, or why nothing fits.")
-    reason: str
-    assumptions: list[str]
-    notes: list[str] = Field(default_factory=list)
+    reason: str = Field(description="Why this plan was chosen, or why nothing fits (estimator).")
+    assumptions: list[str] = Field(description="What the estimate assumed (precision, framework defaults, shape).")
+    notes: list[str] = Field(default_factory=list, description="Caveats: MoE, context limits, vendor practice, the estimator's remarks.")
     fewer_devices: FewerDevices | None = Field(None, description="A slower setting (CPU offload; full recompute) that fits "
                                                "on fewer devices than the recommendation, if there is one.")
     faster_devices: FewerDevices | None = Field(None, description="On GPUs, when the recommendation keeps the job on one node "
@@ -293,32 +293,32 @@ class CompareHardwareArgs(ModelArgs):
 
 
 class HardwarePlan(BaseModel):
-    hardware: str
-    name: str
-    memory_gb: float
-    unit: str
-    fits: bool
-    verdict: Literal["fits", "tight", "does_not_fit"]
-    devices: int
-    nodes: int
-    per_node: int
-    physical_cards: int | None = None
-    zero_stage: int | None
-    offload: bool
-    tp: int
-    pp: int
-    total_gib: float
-    usable_gib: float
-    table_cards: int | None = None
+    hardware: str = Field(description="Hardware catalog id.")
+    name: str = Field(description="Hardware name from the catalog.")
+    memory_gb: float = Field(description="Memory per device (per DIE on Snt9B23), GB, from the catalog.")
+    unit: str = Field(description="What one device is: card, or DIE on Snt9B23.")
+    fits: bool = Field(description="Whether a plan fits on this hardware.")
+    verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="The plan's memory verdict: fits, tight or does_not_fit.")
+    devices: int = Field(description="Devices the plan needs (cards; DIE on Snt9B23).")
+    nodes: int = Field(description="Nodes the devices span.")
+    per_node: int = Field(description="Devices used on each node.")
+    physical_cards: int | None = Field(None, description="Physical cards on Snt9B23 (2 DIE each); null elsewhere.")
+    zero_stage: int | None = Field(description="DeepSpeed ZeRO stage; null for MindSpeed-LLM (Megatron parallelism instead).")
+    offload: bool = Field(description="DeepSpeed CPU offload (optimizer; parameters too on ZeRO-3).")
+    tp: int = Field(description="Tensor parallel size.")
+    pp: int = Field(description="Pipeline parallel size.")
+    total_gib: float = Field(description="Estimated per-device memory of the plan, GiB (the allocator's pool).")
+    usable_gib: float = Field(description="Usable memory per device, GiB (what the device reports as capacity).")
+    table_cards: int | None = Field(None, description="The vendor table's device count for the same case, if it has a row; null otherwise.")
 
 
 class CompareHardwareResult(BaseModel):
-    model: str
-    method: str
-    seq_len: int
-    framework: str
-    plans: list[HardwarePlan]
-    notes: list[str] = Field(default_factory=list)
+    model: str = Field(description="Canonical catalog id of the model, or the name of a custom shape.")
+    method: str = Field(description="Fine-tuning method: full, freeze, lora or qlora.")
+    seq_len: int = Field(description="Tokens per sequence.")
+    framework: str = Field(description="Training framework.")
+    plans: list[HardwarePlan] = Field(description="One plan per catalog hardware, fewest total device memory first.")
+    notes: list[str] = Field(default_factory=list, description="How to read the plans (units, order).")
 
 
 @tool
@@ -367,40 +367,40 @@ class EstimateInferenceArgs(ModelArgs):
 
 
 class InferenceResult(BaseModel):
-    model: str
-    shape: ShapeInfo
-    hardware: str
-    unit: str
-    fits: bool
+    model: str = Field(description="Canonical catalog id of the model, or the name of a custom shape.")
+    shape: ShapeInfo = Field(description="The model shape the estimate used (from the catalog, config.json, or inferred from params_b).")
+    hardware: str = Field(description="Hardware catalog id.")
+    unit: str = Field(description="What one device is: card, or DIE on Snt9B23.")
+    fits: bool = Field(description="Whether the KV cache holds max_model_len x concurrency tokens on the devices found.")
     devices: int = Field(description="Fewest devices (TP a power of two dividing the heads; PP across nodes).")
-    tp: int
-    pp: int
-    max_model_len: int
-    gpu_memory_utilization: float
-    concurrency: int
+    tp: int = Field(description="Tensor parallel size (vLLM --tensor-parallel-size).")
+    pp: int = Field(description="Pipeline parallel size (vLLM --pipeline-parallel-size).")
+    max_model_len: int = Field(description="Context length sized, tokens (vLLM --max-model-len), as given.")
+    gpu_memory_utilization: float = Field(description="vLLM --gpu-memory-utilization used, as given.")
+    concurrency: int = Field(description="Sequences of max_model_len sized to fit at once, as given.")
     model_max_context: int | None = Field(None, description="The model's own context limit (max_position_embeddings); "
                                           "a longer max_model_len needs RoPE scaling (vLLM refuses it otherwise).")
     kv_cache_dtype: Literal["auto", "fp8", "int8"] = Field("auto", description="The KV cache precision sized: auto = the "
                                                            "model's bf16/fp16; fp8 / int8 = 1 byte per element.")
     kv_bytes_per_token: float = Field(description="KV cache bytes per token over all layers (GQA-aware; MLA latent for DeepSeek; with sliding-window layers, the average over a max_model_len sequence).")
-    kv_bytes_per_token_per_device: float
-    kv_formula: str
-    weights_gib_per_device: float
-    activation_gib: float
-    overhead_gib: float
+    kv_bytes_per_token_per_device: float = Field(description="KV cache bytes per token on one device: KV heads split over TP (the MLA latent replicated), layers over PP.")
+    kv_formula: str = Field(description="The KV-bytes-per-token formula with the model's numbers put in.")
+    weights_gib_per_device: float = Field(description="Model weights on one device, GiB (estimate, at the weight precision in assumptions).")
+    activation_gib: float = Field(description="Peak of vLLM's memory-profiling run on one device, GiB (estimate).")
+    overhead_gib: float = Field(description="Runtime and communication overhead on one device, GiB (the estimator's constant for NPUs or GPUs).")
     budget_gib: float = Field(description="gpu_memory_utilization x reported capacity.")
-    kv_cache_gib: float
+    kv_cache_gib: float = Field(description="Memory left for the KV cache on one device, GiB: budget minus weights, activation and overhead.")
     kv_tokens_fit: int = Field(description="Tokens of KV cache that fit across the plan.")
     kv_tokens_low: int = Field(description="Low end of the KV capacity's likely range (the profiled peak and overhead "
                                "running as high as the measurements show).")
     kv_tokens_high: int = Field(description="High end of the KV capacity's likely range.")
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="fits: the low end of the KV range holds "
                                                               "max_model_len x concurrency; tight: only the high end does; does_not_fit: neither.")
-    max_sequences_at_len: int
+    max_sequences_at_len: int = Field(description="Sequences of max_model_len the KV cache holds at once (kv_tokens_fit / max_model_len).")
     table: dict[str, Any] | None = Field(description="The vLLM table row for this model and card memory, if any.")
-    note: str | None = None
-    reason: str
-    assumptions: list[str]
+    note: str | None = Field(None, description="Where the vLLM table row differs from the estimate (a longer length than it tested, a different card count).")
+    reason: str = Field(description="Why this layout was chosen, or why nothing fits (estimator).")
+    assumptions: list[str] = Field(description="What the estimate assumed (weight and KV precision, vLLM's profiling run, sliding window).")
 
 
 @tool

@@ -39,10 +39,10 @@ class WhatFitsArgs(TrainerOptions):
 
 
 class WhatFitsResult(BaseModel):
-    goal: str
-    workload: str
-    hardware: str
-    devices: int
+    goal: str = Field(description="What was searched for: model, context or batch.")
+    workload: str = Field(description="training or inference.")
+    hardware: str = Field(description="Hardware catalog id.")
+    devices: int = Field(description="Devices available (cards; DIE on Snt9B23), as given.")
     value: str | int | None = Field(description="The model id, tokens or sequences found; None when nothing fits.")
     model: str | None = Field(None, description="The model the plan is for.")
     memory_limit: int | None = Field(None, description="goal context: the longest length device memory allows (tokens).")
@@ -56,7 +56,7 @@ class WhatFitsResult(BaseModel):
                                       "(slow, needs host RAM) is allowed too, if larger than value.")
     offload_plan: dict[str, Any] | None = Field(None, description="plan_training's result for offload_value.")
     tried: int = Field(description="Plans the search asked for.")
-    assumptions: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list, description="What the search assumed (method, lengths, defaults).")
 
 
 @tool

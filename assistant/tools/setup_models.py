@@ -33,7 +33,7 @@ class CheckSetupArgs(BaseModel):
 
 class ReadSetting(BaseModel):
     name: str = Field(description="The setting in the estimator's terms (model, method, seq_len, micro_batch, ...).")
-    value: Any
+    value: Any = Field(description="The value as read, in the estimator's units.")
     source: str = Field(description="Where it was read: the key, flag or words as written.")
 
 
@@ -43,7 +43,7 @@ AssumedWhy = Literal["framework_default", "vllm_default", "model_context", "devi
 
 class Assumed(BaseModel):
     name: str = Field(description="The setting (estimator names).")
-    value: Any
+    value: Any = Field(description="The value taken.")
     why: AssumedWhy = Field(description="framework_default / vllm_default: the framework's default for a key the text "
                             "leaves out; model_context: vLLM's default max_model_len; devices_not_given; per_node_default; "
                             "no_part_named: the default part; capacity: the part whose reported capacity the OOM message "
@@ -52,39 +52,39 @@ class Assumed(BaseModel):
 
 
 class OomDiagnosis(BaseModel):
-    platform: Literal["npu", "cuda"]
+    platform: Literal["npu", "cuda"] = Field(description="npu (Ascend) or cuda (NVIDIA), from the message's wording.")
     device_index: int | None = Field(None, description="The local device the message names (NPU 4, GPU 0).")
     cause: Literal["too_big", "fragmenting"] = Field(description="too_big: allocated near capacity; fragmenting: "
                                                      "reserved well above allocated.")
-    capacity_gib: float
-    allocated_gib: float | None
-    reserved_gib: float | None
-    free_gib: float | None
-    tried_gib: float
+    capacity_gib: float = Field(description="Total capacity the device reports, GiB, from the message.")
+    allocated_gib: float | None = Field(description="Allocated by PyTorch when it failed, GiB, from the message (null if not given).")
+    reserved_gib: float | None = Field(description="Reserved by PyTorch's caching allocator, GiB, from the message (null if not given).")
+    free_gib: float | None = Field(description="Free device memory, GiB, from the message (null if not given).")
+    tried_gib: float = Field(description="The allocation that failed, GiB, from the message.")
     allocated_share: float | None = Field(description="(allocated + the failed request) / capacity.")
     cached_gib: float | None = Field(description="Reserved but not allocated (the allocator's cache).")
     outside_gib: float | None = Field(None, description="Capacity minus reserved minus free: memory held outside PyTorch's "
                                       "allocator (other processes, the runtime, communication buffers).")
     short_by_gib: float = Field(description="The failed request minus the free memory: a lower bound on how far over.")
     allocator_setting: str | None = Field(description="The environment setting that removes fragmentation, when it helps.")
-    line: str
+    line: str = Field(description="The message as read (cut to 500 characters).")
 
 
 class ConfigFileOut(BaseModel):
-    filename: str
-    content: str
-    format: str
+    filename: str = Field(description="File name.")
+    content: str = Field(description="The file's text.")
+    format: str = Field(description="File kind: llamafactory_yaml, deepspeed_json, mindspeed_env, launch or vllm_command.")
 
 
 class Change(BaseModel):
-    kind: ChangeKind
+    kind: ChangeKind = Field(description="What kind of change this is.")
     description: str = Field(description="The change in words, e.g. 'per_device_train_batch_size 4 -> 1, "
                              "gradient_accumulation_steps 2 -> 8 (global batch kept)'.")
     settings: dict[str, Any] = Field(description="The changed settings (estimator names).")
     before: dict[str, Any] = Field(default_factory=dict, description="The same settings as read (or assumed).")
     total_gib: float = Field(description="Per-device memory with the change, GiB (KV-cache budget for serving).")
-    usable_gib: float
-    verdict: Verdict
+    usable_gib: float = Field(description="Usable memory per device, GiB (what the device reports).")
+    verdict: Verdict = Field(description="fits, tight or does_not_fit with the change (estimate).")
     host_ram_gib: float = Field(0.0, description="Host RAM per node the offload needs, GiB.")
     speed_cost: str = Field(description="What the change costs in speed.")
     files: list[ConfigFileOut] = Field(default_factory=list, description="The changed config, ready to use (and the "
@@ -93,26 +93,26 @@ class Change(BaseModel):
 
 
 class CheckSetupResult(BaseModel):
-    kind: Literal["training", "serving", "oom_only"]
+    kind: Literal["training", "serving", "oom_only"] = Field(description="What was checked: training, serving, or an out-of-memory message alone (oom_only).")
     recognised: list[str] = Field(description="What the text held: llamafactory_yaml, deepspeed_json, mindspeed, "
                                   "vllm_command, launch_command, oom_message, vllm_log.")
-    model: str | None
-    hardware: str | None
-    unit: str | None
-    framework: str | None
-    read: list[ReadSetting]
+    model: str | None = Field(description="Canonical catalog id of the model the text names (null if none).")
+    hardware: str | None = Field(description="Hardware catalog id the check used (null for an OOM message alone).")
+    unit: str | None = Field(description="What one device is: card, or DIE on Snt9B23.")
+    framework: str | None = Field(description="Framework the text was read as (LLaMA-Factory, MindSpeed-LLM, vLLM, ...).")
+    read: list[ReadSetting] = Field(description="Settings read from the text, with where each was read.")
     assumed: list[Assumed] = Field(description="Values not in the text, and what was taken for them.")
     unused: list[str] = Field(description="Keys and flags read that do not change per-device memory (not modelled).")
     kept: list[str] = Field(default_factory=list, description="Keys carried into the changed file unchanged.")
     unknown: list[str] = Field(description="Keys the framework does not have: listed, not guessed.")
-    notices: list[str] = Field(default_factory=list)
+    notices: list[str] = Field(default_factory=list, description="Remarks about the reading (files named but not pasted, partial offload, no model named).")
     verdict: Verdict | None = Field(description="fits / tight / does_not_fit for the setup as read (none for an "
                                     "out-of-memory message alone).")
     over_gib: float | None = Field(None, description="Estimated per-device total minus usable memory, GiB (negative: headroom).")
-    training: TrainingMemoryResult | None = None
-    serving: InferenceResult | None = None
-    oom: OomDiagnosis | None = None
-    vllm_log: VllmLog | None = None
+    training: TrainingMemoryResult | None = Field(None, description="estimate_training_memory's result for the setup as read (training).")
+    serving: InferenceResult | None = Field(None, description="estimate_inference's result for the setup as read (serving).")
+    oom: OomDiagnosis | None = Field(None, description="What the out-of-memory message says, when one was pasted.")
+    vllm_log: VllmLog | None = Field(None, description="Figures read from vLLM start-up lines, when pasted.")
     change: Change | None = Field(None, description="The smallest change that fits, in the order people accept them.")
     tried: list[str] = Field(default_factory=list, description="Changes tried that did not fit on their own.")
     table: list[str] = Field(default_factory=list, description="The vendor table row(s) for the same job, with source.")

@@ -45,14 +45,14 @@ class ResolveModelArgs(TableModel):
 
 class ModelInfo(TableModel):
     id: str = Field(description="Canonical model id used by every tool.")
-    display_name: str | None = None
-    family: str | None = None
-    arch: str | None = None
+    display_name: str | None = Field(None, description="The model's name as usually written (catalog).")
+    family: str | None = Field(None, description="Model family (catalog), e.g. qwen2.5.")
+    arch: str | None = Field(None, description="Architecture class (catalog): dense, moe, mla_moe or encoder.")
     params_b: float | None = Field(None, description="Total parameters, billions.")
     active_params_b: float | None = Field(None, description="Parameters active per token, billions (MoE).")
-    modality: str | None = None
+    modality: str | None = Field(None, description="text, vision-language, embedding or reranker (catalog).")
     template: str | None = Field(None, description="LLaMA-Factory chat template.")
-    max_context: int | None = None
+    max_context: int | None = Field(None, description="The model's own context limit in tokens (catalog, max_position_embeddings).")
     in_tables: list[str] = Field(default_factory=list, description="Vendor tables with rows for this model.")
 
 
@@ -103,18 +103,18 @@ ORDER BY model_id
 
 
 class ModelSummary(TableModel):
-    id: str
-    family: str | None = None
-    params_b: float | None = None
-    active_params_b: float | None = None
-    modality: str | None = None
-    in_tables: bool = False
+    id: str = Field(description="Canonical model id.")
+    family: str | None = Field(None, description="Model family (catalog).")
+    params_b: float | None = Field(None, description="Total parameters, billions (catalog).")
+    active_params_b: float | None = Field(None, description="Parameters active per token, billions (MoE; catalog).")
+    modality: str | None = Field(None, description="text, vision-language, embedding or reranker (catalog).")
+    in_tables: bool = Field(False, description="Whether any vendor table has a row for this model.")
 
 
 class ListModelsResult(TableModel):
-    count: int
-    models: list[ModelSummary]
-    notes: list[str] = Field(default_factory=list)
+    count: int = Field(description="Number of models listed.")
+    models: list[ModelSummary] = Field(description="The models that match the filters.")
+    notes: list[str] = Field(default_factory=list, description="Models left out and why (framework filter).")
 
 
 @tool
@@ -147,22 +147,22 @@ class ListHardwareArgs(TableModel):
 
 
 class HardwareInfo(TableModel):
-    id: str
-    name: str
-    vendor: str | None = None
+    id: str = Field(description="Hardware catalog id (the hardware argument of the estimator tools).")
+    name: str = Field(description="Hardware name.")
+    vendor: str | None = Field(None, description="Vendor: huawei, nvidia or amd.")
     memory_gb: float = Field(description="Memory per device (per DIE on Snt9B23), GB.")
-    devices_per_node: int
+    devices_per_node: int = Field(description="Devices per node (cards; DIE on Snt9B23).")
     unit: str = Field(description="What one device is: card or DIE.")
-    dies_per_card: int | None = None
-    min_parallel_unit: int | None = None
-    bf16_tflops: float | None = None
+    dies_per_card: int | None = Field(None, description="DIE per physical card (2 on Snt9B23).")
+    min_parallel_unit: int | None = Field(None, description="Smallest device count a job uses (2 DIE on Snt9B23).")
+    bf16_tflops: float | None = Field(None, description="Peak dense BF16 TFLOPS per device (vendor datasheet; null where none is published, as for Ascend), used by estimate_training_time.")
     fp8: bool | None = Field(None, description="Computes in FP8 (serves FP8 checkpoints W8A8); false: converted or weight-only.")
-    notes: str | None = None
-    source: str | None = None
+    notes: str | None = Field(None, description="Catalog remarks: memory per DIE, usable capacity, what is inferred or unverified.")
+    source: str | None = Field(None, description="Where the catalog row's figures come from (vendor pages, datasheets).")
 
 
 class ListHardwareResult(TableModel):
-    hardware: list[HardwareInfo]
+    hardware: list[HardwareInfo] = Field(description="Every hardware in the catalog.")
 
 
 @tool
@@ -180,39 +180,39 @@ class TrainingRecipeArgs(TableModel):
 
 
 class RecipeRow(TableModel):
-    model_id: str
-    family: str
-    template: str
-    size: str
-    strategy: str
-    cutoff_len: int
-    grad_accum: int
+    model_id: str = Field(description="Canonical model id.")
+    family: str = Field(description="Model family (recipe table).")
+    template: str = Field(description="LLaMA-Factory chat template.")
+    size: str = Field(description="Model size as written in the table.")
+    strategy: str = Field(description="lora or full.")
+    cutoff_len: int = Field(description="cutoff_len (tokens) of the row.")
+    grad_accum: int = Field(description="gradient_accumulation_steps.")
     deepspeed: str = Field(description="As written in the table, e.g. ZeRO-3-Offload.")
-    zero_stage: int
-    offload: bool
-    nodes: int
-    cards_per_node: int
-    total_cards: int
-    spec_cell: str
-    source: str
+    zero_stage: int = Field(description="DeepSpeed ZeRO stage, from the deepspeed column.")
+    offload: bool = Field(description="CPU offload, from the deepspeed column.")
+    nodes: int = Field(description="Nodes.")
+    cards_per_node: int = Field(description="Cards per node.")
+    total_cards: int = Field(description="Total cards (nodes x cards_per_node).")
+    spec_cell: str = Field(description="The table's nodes-and-cards cell, e.g. '1*节点 & 8*Ascend'.")
+    source: str = Field(description="The vendor document the row was transcribed from (title, page id or seed file).")
 
 
 class TrainingRecipeResult(TableModel):
-    model_id: str
-    strategy: str
+    model_id: str = Field(description="Canonical model id.")
+    strategy: str = Field(description="lora or full, as asked.")
     seq_len: int = Field(description="Sequence length asked for.")
     seq_len_used: int | None = Field(None, description="Table row's cutoff_len the answer comes from.")
-    found: bool
-    zero_stage: int | None = None
-    offload: bool | None = None
-    grad_accum: int | None = None
-    nodes: int | None = None
-    cards_per_node: int | None = None
-    total_cards: int | None = None
-    template: str | None = None
-    deepspeed: str | None = None
-    source: str | None = None
-    note: str | None = None
+    found: bool = Field(description="Whether a row covers seq_len.")
+    zero_stage: int | None = Field(None, description="DeepSpeed ZeRO stage of the row used.")
+    offload: bool | None = Field(None, description="CPU offload in the row used.")
+    grad_accum: int | None = Field(None, description="gradient_accumulation_steps of the row used.")
+    nodes: int | None = Field(None, description="Nodes in the row used.")
+    cards_per_node: int | None = Field(None, description="Cards per node in the row used.")
+    total_cards: int | None = Field(None, description="Total cards in the row used.")
+    template: str | None = Field(None, description="LLaMA-Factory chat template.")
+    deepspeed: str | None = Field(None, description="The deepspeed column as written, e.g. ZeRO-3-Offload.")
+    source: str | None = Field(None, description="The vendor document the row was transcribed from (title, page id or seed file).")
+    note: str | None = Field(None, description="Which row answered when seq_len is not listed, or that none covers it.")
     rows: list[RecipeRow] = Field(default_factory=list, description="Every table row for this model and strategy.")
 
 
@@ -252,34 +252,34 @@ class MinCardsArgs(TableModel):
 
 class MinCardsRow(TableModel):
     model: str = Field(description="Model as written in the table.")
-    model_id: str
-    strategy: str
-    seq_len: int
-    framework: str
-    hardware: str
+    model_id: str = Field(description="Canonical model id.")
+    strategy: str = Field(description="lora or full.")
+    seq_len: int = Field(description="SEQ_LEN of the row, tokens.")
+    framework: str = Field(description="MindSpeed-LLM or LLaMA-Factory.")
+    hardware: str = Field(description="Snt9B or Snt9B23.")
     cards: int | None = Field(description="Minimum cards (Snt9B) or DIE (Snt9B23); null when not supported.")
-    supported: bool
+    supported: bool = Field(description="False where the table has '-'.")
     unit: str = Field(description="card on Snt9B, DIE on Snt9B23.")
     nodes: int | None = Field(None, description="Whole nodes needed: 8 cards per Snt9B node, 16 DIE per Snt9B23 node.")
     physical_cards: int | None = Field(None, description="Snt9B23 physical cards (2 DIE each).")
     cell: str = Field(description="The table cell as written.")
     merged_cell: bool = Field(description="True when the cell was empty in the source and takes its left neighbour's value (merged cell).")
-    source: str
+    source: str = Field(description="The vendor document the row was transcribed from (title, page id or seed file).")
 
 
 class MinCardsResult(TableModel):
-    model_id: str
-    strategy: str | None = None
-    seq_len: int | None = None
-    seq_len_used: int | None = None
-    framework: str | None = None
-    hardware: str | None = None
+    model_id: str = Field(description="Canonical model id.")
+    strategy: str | None = Field(None, description="The strategy filter given, if any.")
+    seq_len: int | None = Field(None, description="The sequence length asked for, if any.")
+    seq_len_used: int | None = Field(None, description="The table row's SEQ_LEN that answers it.")
+    framework: str | None = Field(None, description="The framework filter given, if any.")
+    hardware: str | None = Field(None, description="The hardware filter given, if any.")
     cards: int | None = Field(None, description="Filled when exactly one row matches.")
-    supported: bool | None = None
-    unit: str | None = None
-    source: str | None = None
-    rows: list[MinCardsRow]
-    notes: list[str] = Field(default_factory=list)
+    supported: bool | None = Field(None, description="Filled when exactly one row matches: false where the table has '-'.")
+    unit: str | None = Field(None, description="Filled when exactly one row matches: card (Snt9B) or DIE (Snt9B23).")
+    source: str | None = Field(None, description="Filled when exactly one row matches: the vendor document.")
+    rows: list[MinCardsRow] = Field(description="Every matching table row.")
+    notes: list[str] = Field(default_factory=list, description="Which row answered an unlisted length; the table's practical note on jobs under 8 cards.")
 
 
 def _min_cards_row(r: dict[str, Any]) -> MinCardsRow:
@@ -331,25 +331,25 @@ class InferenceMinCardsArgs(TableModel):
 
 
 class VllmRow(TableModel):
-    table: str
-    model: str
-    model_id: str
-    memory_gb: int
-    gpu_memory_utilization: float
-    cards: int | None
+    table: str = Field(description="Which ModelArts vLLM table: vllm-v0.7.2, vllm-newest, vllm-newest-6.5.908 or vllm-older-fragment.")
+    model: str = Field(description="Model as written in the table.")
+    model_id: str = Field(description="Canonical model id.")
+    memory_gb: int = Field(description="Memory per card the row is for (the table's 32 GB or 64 GB column), GB.")
+    gpu_memory_utilization: float = Field(description="--gpu-memory-utilization the table was tested with.")
+    cards: int | None = Field(description="Minimum cards; null when not supported.")
     max_model_len: int | None = Field(description="Tested max-model-len in tokens (K x 1024).")
-    supported: bool
-    cell: str
-    source: str
+    supported: bool = Field(description="False where the table has no card count.")
+    cell: str = Field(description="The table cell as written (cards/length in K, e.g. 4/32).")
+    source: str = Field(description="The vendor document the row was transcribed from (title, page id or seed file).")
 
 
 class InferenceMinCardsResult(TableModel):
-    model_id: str
-    max_model_len: int | None = None
-    memory_gb: int | None = None
+    model_id: str = Field(description="Canonical model id.")
+    max_model_len: int | None = Field(None, description="The context length asked for, tokens, if any.")
+    memory_gb: int | None = Field(None, description="The card memory filter given, GB, if any.")
     cards: int | None = Field(None, description="Fewest cards among rows that meet max_model_len (when given).")
-    rows: list[VllmRow]
-    notes: list[str] = Field(default_factory=list)
+    rows: list[VllmRow] = Field(description="Every matching vLLM table row.")
+    notes: list[str] = Field(default_factory=list, description="Why no row answers the length asked for, if none does.")
 
 
 @tool
@@ -387,19 +387,19 @@ class SearchNotesArgs(TableModel):
 
 
 class NotePassage(TableModel):
-    title: str
-    heading: str
-    text: str
-    source: str
+    title: str = Field(description="The note's title.")
+    heading: str = Field(description="The section heading.")
+    text: str = Field(description="The section's text.")
+    source: str = Field(description="Where the note's facts come from (vendor pages with their ids and dates).")
     file: str = Field(description="Note file name; the Chinese version has the same name under notes/zh/.")
     lang: str = Field(description="Language of the passage: en or zh.")
     summary: str = Field(description="The note's answer-first summary, in the passage's language.")
-    score: float
+    score: float = Field(description="Search relevance (BM25), higher is better.")
 
 
 class SearchNotesResult(TableModel):
-    query: str
-    results: list[NotePassage]
+    query: str = Field(description="The query as given.")
+    results: list[NotePassage] = Field(description="Matching passages, best first.")
 
 
 @tool

@@ -55,24 +55,24 @@ class TrainingTimeResult(BaseModel):
     model: str | None = Field(None, description="The model, when one was given (the vendor formula needs none).")
     params_b: float | None = Field(None, description="Parameters in the FLOPs count, billions (active parameters for MoE).")
     tokens: float = Field(description="Total training tokens (all epochs).")
-    devices: int
+    devices: int = Field(description="Devices (cards; DIE on Snt9B23), as given.")
     unit: str = Field(description="What one device is: card or DIE.")
-    hardware: str
+    hardware: str = Field(description="Hardware catalog id.")
     basis: Literal["vendor_formula", "flops_estimate"] = Field(
         description="vendor_formula: from the TPS you gave; flops_estimate: rough, from 6·P·T and an assumed MFU.")
     formula: str = Field(description="The formula with the numbers put in.")
-    seconds: float
-    hours: float
-    days: float
+    seconds: float = Field(description="Training time, seconds.")
+    hours: float = Field(description="Training time, hours.")
+    days: float = Field(description="Training time, days.")
     tps_per_device: float = Field(description="Tokens/s per device: the one given, or the one the FLOPs estimate implies.")
-    total_flops: float | None = None
+    total_flops: float | None = Field(None, description="Total training FLOPs (flops_per_param_token x P x tokens); FLOPs estimate only.")
     flops_per_param_token: int | None = Field(None, description="6 (2 forward + 4 backward), 8 with full recomputation.")
-    peak_tflops: float | None = None
-    mfu: float | None = None
-    speedup: float | None = None
-    assumptions: list[str]
-    notes: list[str] = Field(default_factory=list)
-    source: str
+    peak_tflops: float | None = Field(None, description="Peak BF16 TFLOPS per device: given, or from the hardware catalog.")
+    mfu: float | None = Field(None, description="Model FLOPs utilisation assumed (FLOPs estimate only).")
+    speedup: float | None = Field(None, description="Speed-up factor η applied in the vendor formula (1 on one device); null for the FLOPs estimate.")
+    assumptions: list[str] = Field(description="What the estimate assumed.")
+    notes: list[str] = Field(default_factory=list, description="Cross-checks and caveats.")
+    source: str = Field(description="The vendor document of the formula, or the FLOPs rule.")
 
 
 def _params(ctx, args: EstimateTrainingTimeArgs) -> tuple[str | None, float | None, list[str]]:
