@@ -39,7 +39,7 @@ def solve(s: QuestionFrame) -> BatchSum | None:
 
 def render(b: BatchSum, lang: str) -> str:
     """The answer first, then the identity with the user's figures in it."""
-    split = " / ".join([f"TP {b.tp}"] * (b.tp > 1) + [f"PP {b.pp}"] * (b.pp > 1))
+    split = " × ".join([f"TP {b.tp}"] * (b.tp > 1) + [f"PP {b.pp}"] * (b.pp > 1))
     split = f"({split})" if b.tp > 1 and b.pp > 1 else split
     dp = f"{b.data_parallel}" + (f" (= devices / {split})" if split else "")
     dp_zh = f"{b.data_parallel}" + (f"（= 卡数 / {split}）" if split else "")

@@ -11,8 +11,8 @@ from .frame import QuestionFrame as Slots
 from .vocab import ASKS_COUNT, CONFIG_FORMATS, INTENTS, MEMORY_ASKED
 
 # A question whether a setting would run out of memory, against a report that it did.
-WILL_IT_OOM = re.compile(r"(?:will|would|could|does|do|is\s+it\s+going\s+to|am\s+i\s+going\s+to)\s+(?:it|this|that|i|we|my\s+\w+)?\s*(?:still\s+)?"
-                         r"(?:oom|run\s+out\s+of\s+memory|go\s+oom)|会不会\s*(?:oom|爆显存|显存不足|溢出)|会\s*(?:oom|爆显存|显存不足|溢出)|"
+WILL_IT_OOM = re.compile(r"(?:(?<![a-z])(?:will|would|could|does|do|is\s+it\s+going\s+to|am\s+i\s+going\s+to)\s[^?.。！!]{0,80}?)"
+                         r"(?<![a-z])(?:oom|run\s+out\s+of\s+memory|go\s+oom)|会不会\s*(?:oom|爆显存|显存不足|溢出)|会\s*(?:oom|爆显存|显存不足|溢出)|"
                          r"(?:oom|爆显存|溢出)\s*吗")
 REPORTED = re.compile(r"error|traceback|tried\s+to\s+allocate|报错|出现|got\s+(?:an?\s+)?oom|ran\s+out|已经|又")
 

@@ -72,7 +72,9 @@ def language(text: str) -> str:
     jargon do not count, so "用MindSpeed-LLM全参微调llama3.1-70b" is Chinese and "LoRA微调 with
     LlamaFactory, how many cards?" is English."""
     cjk, english = language_words(text)
-    return "zh" if cjk >= 2 and cjk >= english else "en"
+    # a Chinese sentence around English identifiers ("vllm启动报错 max_model_len is greater than …，怎么办") ends in Chinese
+    ends_chinese = bool(CJK.search(text.strip()[-4:])) if text.strip() else False
+    return "zh" if cjk >= 2 and (cjk >= english or (cjk >= 4 and ends_chinese)) else "en"
 
 
 def language_words(text: str) -> tuple[int, int]:

@@ -468,7 +468,8 @@ def time_without_model(s: Slots) -> bool:
 # What a knowledge question may ask: a meaning, a difference, a rule, a way ("what is ZeRO-3", "PP must
 # match what?", "训练脚本会怎么做"): a ZeRO stage, GA or script named that way is explained, not sized.
 EXPLAINS = re.compile(r"what\s+(?:does|do|is|are|happens)|mean(?:s|ing)?(?![a-z])|explain|differen|(?<![a-z])vs(?![a-z])|match|"
-                      r"how\s+(?:do|does|is|to|should)|是什么|什么意思|含义|作用|解释|区别|一致|怎么|如何|怎样")
+                      r"how\s+(?:do|does|is|to|should)|when\s+(?:should|do|to|is)|rule\s+of\s+thumb|是什么|什么意思|含义|作用|解释|区别|一致|怎么|如何|怎样|"
+                      r"什么时候|何时")
 # Intents that ask an amount of a job (memory, KV cache, a ZeRO stage, GA): with a count ("how many",
 # "几张"), they need a model when the question names what is sized (devices, memory, ZeRO, GA, batch).
 AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga"}

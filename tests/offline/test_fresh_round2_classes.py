@@ -72,3 +72,18 @@ def test_a_note_worded_like_the_question_is_the_one_quoted(assistant):
     assert "custom image" in image and "install.sh" not in image
     back = lead(assistant.ask("how do i convert my trained megatron weights back to hugging face format after training?"))
     assert "CONVERT_MG2HF=TRUE" in back
+
+
+def test_round3_classes(assistant):
+    """Fresh round 3 (tests/eval/fresh/2026-12-04-round3*): a rule of thumb asked without a model is a knowledge
+    question; "will <job> OOM on <cards>?" is answered yes or no; a memory size asked of a part gets the part's facts
+    (hardware.csv: Snt9B 64 GB per card); a Chinese sentence around English identifiers is answered in Chinese."""
+    zero = assistant.ask("when should I go from ZeRO-2 to ZeRO-3, and when do I need offload? rule of thumb pls")
+    assert "Which model" not in zero.answer and args_of(zero, "search_notes")
+    oom = lead(assistant.ask("will qwen2.5-7b full fine-tuning at 8192 OOM on 4 910B cards?"))
+    assert oom.startswith(("**Answer:** **No OOM expected**", "**Answer:** **Yes, it would run out of memory**"))
+    assert "每张 64 GB" in assistant.ask("910B 单卡显存是32G还是64G").answer
+    vllm = assistant.ask("vllm启动报错 max_model_len is greater than the derived max_model_len，怎么办")
+    assert lead(vllm).startswith("**结论**")
+    back = lead(assistant.ask("mindspeed训练完的权重怎么转回huggingface格式拿去推理"))
+    assert "CONVERT_MG2HF=TRUE" in back
