@@ -106,8 +106,15 @@ class OfflinePlanner(BaseChatModel):
                         done.append(Done(tc["name"], tc["args"], tool_result(tm)))
         return done, rounds
 
+    def prose_args(self, prose: str) -> dict[str, Any]:
+        """What the words around a pasted setup state, as check_setup arguments: model (or size), part, devices."""
+        s = self.parser.parse(prose)
+        devices = s.effective().devices if (s.devices or s.nodes) else None
+        said = {"model": s.model, "params_b": None if s.model else s.params_b, "hardware": s.hardware, "devices": devices}
+        return {k: v for k, v in said.items() if v}
+
     def respond(self, messages: list[BaseMessage]) -> AIMessage:
-        if (reply := setup_reply(messages, self.tool_fields)) is not None:  # a pasted config, command or OOM message
+        if (reply := setup_reply(messages, self.tool_fields, self.prose_args)) is not None:  # a pasted setup
             return reply
         s, after = self.slots(messages)
         if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to

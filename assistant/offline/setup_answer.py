@@ -5,6 +5,7 @@ the verdict first. Kept apart from the planner's reader: one detection, one rout
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -30,9 +31,12 @@ def is_pasted_setup(text: str) -> bool:
     return bool(_PASTED.search(text))
 
 
-def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]]) -> AIMessage | None:
+def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
+                read_prose: Callable[[str], dict[str, Any]] | None = None) -> AIMessage | None:
     """The planner's turn for a pasted setup: the check_setup call, then the answer from its result;
-    None when the last question carries no setup (the planner's own reader takes it)."""
+    None when the last question carries no setup (the planner's own reader takes it). ``read_prose`` reads the
+    words around the paste with the planner's own reader ("2台8卡910B", "llama3-8b full", "on 8 A100 40GB"): the
+    model, part and device count they state go to the tool beside the text."""
     if TOOL not in tool_fields:
         return None
     humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
@@ -45,7 +49,9 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]]) -
     result = next((m for m in after if isinstance(m, ToolMessage) and m.name in (TOOL, None)
                    and str(m.tool_call_id).endswith(TOOL)), None)
     if result is None:
-        return AIMessage(content="", tool_calls=[{"name": TOOL, "args": {"text": text}, "id": f"offline-1-0-{TOOL}",
+        said = read_prose(blocks(text)[1]) if read_prose else {}
+        args = {"text": text, **{k: v for k, v in said.items() if k in tool_fields[TOOL]}}
+        return AIMessage(content="", tool_calls=[{"name": TOOL, "args": args, "id": f"offline-1-0-{TOOL}",
                                                   "type": "tool_call"}])
     return AIMessage(content=render_setup(_result(result), question_language(text)))
 

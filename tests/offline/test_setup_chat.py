@@ -16,8 +16,10 @@ DS = (FIXTURES / "ds_z2_config.json").read_text()
 def test_english_question_with_yaml_and_json(assistant):
     q = f"My LoRA run OOMs on 8×910B, config below.\n```yaml\n{YAML}```\n```json\n{DS}```\nWhat should I change?"
     a = assistant.ask(q)
-    # the whole message, as the agent cleans every question (spaces collapsed; flat YAML and JSON read the same)
-    assert [c.name for c in a.tool_calls] == ["check_setup"] and a.tool_calls[0].args == {"text": clean_text(q)}
+    # the whole message, as the agent cleans every question (spaces collapsed; flat YAML and JSON read the same), with
+    # what the words around it state ("on 8×910B")
+    assert [c.name for c in a.tool_calls] == ["check_setup"]
+    assert a.tool_calls[0].args == {"text": clean_text(q), "hardware": "snt9b", "devices": 8}
     r = a.tool_calls[0].result
     assert a.answer.startswith(f"**Does not fit: {r['training']['total_gib']:.1f} GiB per card needed, 61.0 GiB usable on snt9b**")
     assert "**Smallest change that fits: micro_batch 4 → 1, grad_accum 2 → 8 (global batch kept)**" in a.answer
@@ -73,3 +75,18 @@ def test_a_pasted_log_longer_than_a_question_keeps_its_oom_message_and_the_quest
     ans = assistant.ask(log)
     assert ans.notice and "20002 lines" in ans.notice
     assert "56.45 / 60.97 GiB" in ans.answer and "94%" in ans.answer and ans.answer.startswith("OOM 报错")
+
+
+def test_the_words_around_a_paste_give_the_model_part_and_devices(assistant):
+    # fresh round 3 (2026-12-04, p01/p02/p10): "2台8卡910B" is 16 cards, "8张910B" 8, and a model named only in the
+    # question ("llama3-8b full … with this ds config") is the model the DeepSpeed JSON is sized for
+    yaml_text = ("model_name_or_path: /data/glm-4-9b-chat\nstage: sft\nfinetuning_type: full\ncutoff_len: 8192\n"
+                 "per_device_train_batch_size: 2\ngradient_accumulation_steps: 8\nbf16: true")
+    for prose, devices in (("这个配置2台8卡910B够吗？", 16), ("8张910B，会不会OOM？", 8)):
+        (call,) = [c for c in assistant.ask(prose + "\n" + yaml_text).tool_calls if c.name == "check_setup"]
+        assert (call.args.get("devices"), call.args.get("hardware")) == (devices, "snt9b")
+    ds = ('will this fit? llama3-8b full finetune, cutoff 4096, on 8x A100 40GB with this ds config:\n'
+          '{\n  "train_micro_batch_size_per_gpu": 4,\n  "gradient_accumulation_steps": 2,\n  "bf16": {"enabled": true},\n'
+          '  "zero_optimization": {"stage": 2}\n}')
+    (call,) = [c for c in assistant.ask(ds).tool_calls if c.name == "check_setup"]
+    assert (call.args.get("model"), call.args.get("hardware"), call.args.get("devices")) == ("llama3-8b", "a100-40g", 8)
