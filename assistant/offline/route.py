@@ -390,7 +390,7 @@ class Router:
         calls: list[Call] = []
         if not d.ok and d.args.get("memory_gb"):
             calls += self.call("inference_min_cards", model=s.model)
-        if (not d.ok or d.result.get("cards") is None) and not any(x.name == "estimate_inference" for x in done):
+        if (not d.ok or d.result.get("cards") is None) and not any(x.name in ("estimate_inference", "what_fits") for x in done):
             calls += self.max_context(s, e) if asks_max_context(s) else self.estimate_inference(s, e)
         return calls
 
