@@ -105,7 +105,9 @@ def test_slack_message(ctx, free_port):
     from assistant.frontends.slack import SlackBridge
 
     with FakeOpenAI(small_model, free_port) as srv:
-        bridge = SlackBridge(Context(settings=llm_settings(ctx, srv), kb=ctx.kb), assistant_factory=Assistant)
+        # the message text needs neither the shared store nor Slack's client (posting is tested in test_slack.py)
+        bridge = SlackBridge(Context(settings=llm_settings(ctx, srv), kb=ctx.kb), assistant_factory=Assistant,
+                             store=None, client=None)  # type: ignore[arg-type]
         answer = bridge.assistant().ask(QWEN3_8B)
     text, _ = bridge.attachments(answer, "en")
     assert "**8 cards**" in text and "12 nodes" not in text.split("\n\n_")[0]
