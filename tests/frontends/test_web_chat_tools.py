@@ -1,0 +1,97 @@
+"""Issue 24, the chat's tools, in Debian's Chromium against `sizing web` with the offline planner: copying a
+question gives it as typed (not the escaped Markdown the chat stores), copying an answer gives the answer
+as shown (not its tool steps' JSON), and "copy conversation" names every message (no "undefined" for a
+config file); a deleted conversation can be brought back for a few seconds, and a conversation renamed."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from assistant.frontends.web_history import UNDO_SECONDS
+from tests.frontends.conftest import needs_chromium
+from tests.frontends.test_web_browser import EN_QUESTION, YAML_QUESTION, ask, server, shots, users
+from tests.frontends.test_web_expectations import DESKTOP, open_page
+from tests.frontends.test_web_lost_work import listed
+
+pytestmark = needs_chromium
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+__all__ = ["server", "shots"]  # module fixtures shared with test_web_browser (one server per module)
+
+
+def clipboard(page) -> str:
+    return page.evaluate("navigator.clipboard.readText()")
+
+
+def copy_button(page, nth: int):
+    """The nth "Copy message" button of the chat (questions and answers alternate)."""
+    return page.locator("#chat button[aria-label='Copy message']").nth(nth)
+
+
+def test_copy_buttons_copy_what_is_shown(browser, server, shots):
+    context = browser.new_context(viewport=DESKTOP, locale="en-US", permissions=["clipboard-read", "clipboard-write"])
+    page = open_page(browser, server, context=context)
+    ask(page, EN_QUESTION)
+    # the question as typed: the chat stores it Markdown-escaped ("Qwen2\.5\-72B … Snt9B\?")
+    page.get_by_text(EN_QUESTION).first.hover()
+    copy_button(page, 0).click()
+    assert clipboard(page) == EN_QUESTION
+    # the answer as shown: its text, without the folded tool steps' arguments and JSON results
+    answer = page.locator("#chat [data-testid='bot'] > .message-content").last.inner_text().strip()
+    copy_button(page, 1).click()
+    copied = clipboard(page)
+    assert copied == answer, (len(copied), len(answer))
+    assert "32 cards" in copied or "32 " in copied  # the vendor's 32 Snt9B cards for Qwen2.5-72B LoRA at 4096
+    assert "```json" not in copied and '"model_id"' not in copied and "**Result**" not in copied
+    # a config file answer, then the whole conversation: every message named, none "undefined"
+    ask(page, YAML_QUESTION)
+    page.locator("#chat button[aria-label='Copy conversation']").click()
+    whole = clipboard(page)
+    assert "undefined" not in whole and "```json" not in whole, whole[:500]
+    assert whole.startswith(f"You: {EN_QUESTION}\n\nAssistant: ")
+    assert f"You: {YAML_QUESTION}" in whole and ".yaml" in whole
+    assert whole.count("You: ") == users(page).count() == 2
+    page.screenshot(path=shots / "c01_copied.png")
+    context.close()
+
+
+def test_delete_can_be_undone_and_a_rename_is_kept(browser, server, shots):
+    """Delete removes a conversation at once with an Undo link that brings it back (reopened, listed in a
+    new tab); a renamed conversation keeps its name after its next answer and in a new tab."""
+    context = browser.new_context(viewport=DESKTOP, locale="en-US")
+    page = open_page(browser, server, context=context)
+    ask(page, EN_QUESTION)
+    page.locator("#new-conversation").click()
+    ask(page, YAML_QUESTION)
+    assert len(listed(page)) == 2
+    page.locator("#delete-conversation").click()
+    bar = page.locator("#undo-bar")
+    expect(bar).to_contain_text("Deleted “Generate the LLaMA-Factory yaml")
+    expect(users(page).first).to_have_text(EN_QUESTION)  # the newest one left is opened
+    assert len(listed(open_page(browser, server, context=context))) == 1  # gone from the browser's storage
+    page.screenshot(path=shots / "c02_undo_bar.png")
+    bar.get_by_role("button", name="Undo · 撤销").click()
+    expect(bar).to_have_count(0)
+    expect(users(page).first).to_have_text(YAML_QUESTION)  # back, and open
+    again = open_page(browser, server, context=context)
+    assert len(listed(again)) == 2
+    # the bar goes by itself after UNDO_SECONDS, and then nothing is left to undo
+    page.locator("#delete-conversation").click()
+    expect(bar).to_be_visible()
+    expect(bar).to_have_count(0, timeout=(UNDO_SECONDS + 5) * 1000)
+    assert len(listed(page)) == 1
+    # rename: the name typed is listed, kept after the next answer and in another tab
+    page.once("dialog", lambda d: d.accept("Qwen 72B LoRA plan"))
+    page.locator("#rename-conversation").click()
+    expect(page.locator("#history input")).to_have_value(re.compile("^Qwen 72B LoRA plan · "))
+    ask(page, "and with 8192?")
+    expect(page.locator("#history input")).to_have_value(re.compile("^Qwen 72B LoRA plan · "))  # listed again after the save
+    assert "Qwen 72B LoRA plan · " in listed(open_page(browser, server, context=context))[0]
+    # a dismissed prompt changes nothing
+    page.once("dialog", lambda d: d.dismiss())
+    page.locator("#rename-conversation").click()
+    page.wait_for_timeout(500)
+    expect(page.locator("#history input")).to_have_value(re.compile("^Qwen 72B LoRA plan · "))
+    context.close()
