@@ -1,7 +1,8 @@
 """Issue 24, the chat's tools, in Debian's Chromium against `sizing web` with the offline planner: copying a
 question gives it as typed (not the escaped Markdown the chat stores), copying an answer gives the answer
 as shown (not its tool steps' JSON), and "copy conversation" names every message (no "undefined" for a
-config file); a deleted conversation can be brought back for a few seconds, and a conversation renamed."""
+config file); a deleted conversation can be brought back for a few seconds, and a conversation renamed; a
+Plan form run with a bad number clears the old result and names the field."""
 
 from __future__ import annotations
 
@@ -95,3 +96,25 @@ def test_delete_can_be_undone_and_a_rename_is_kept(browser, server, shots):
     page.wait_for_timeout(500)
     expect(page.locator("#history input")).to_have_value(re.compile("^Qwen 72B LoRA plan · "))
     context.close()
+
+
+def test_a_failed_form_run_clears_the_old_result_and_names_the_field(browser, server, shots):
+    page = open_page(browser, server)
+    page.get_by_role("tab", name=re.compile("Plan")).click()
+    result, table = page.locator("#plan-result"), page.locator("#plan-table")
+    page.locator("#plan-train").click()
+    expect(result).to_contain_text("Estimate")
+    expect(table).to_contain_text("card")
+    page.locator("#plan-seq input").fill("0")
+    page.locator("#plan-train").click()
+    expect(result).to_contain_text("Sequence length (tokens)")
+    text = result.inner_text()
+    assert "0 is not allowed; the least is 1" in text and "Estimate" not in text, text
+    expect(table).to_have_text("")  # the vendor rows of the earlier run went with it
+    expect(page.locator(".toast-body")).to_have_count(0)  # no Gradio error toast beside it
+    page.screenshot(path=shots / "c03_form_error.png", full_page=True)
+    # fixed, the form answers again
+    page.locator("#plan-seq input").fill("4096")
+    page.locator("#plan-train").click()
+    expect(result).to_contain_text("Estimate")
+    page.context.close()
