@@ -118,3 +118,13 @@ def test_a_failed_form_run_clears_the_old_result_and_names_the_field(browser, se
     page.locator("#plan-train").click()
     expect(result).to_contain_text("Estimate")
     page.context.close()
+
+
+def test_longest_context_on_ascend_in_the_chat_is_searched(browser, server):
+    """The chat answers "the longest context … on 8 Snt9B" with the searched length (Qwen2.5-7B's own limit,
+    131,072, binds), the vLLM table's tested 32768 beside it for comparison and no yes/no."""
+    page = open_page(browser, server)
+    reply = ask(page, "What is the longest context for qwen2.5-7b serving on 8 Snt9B?")
+    assert "131,072 tokens" in reply.split("\n\n")[0] or "131,072 tokens" in reply[:400], reply[:600]
+    assert "Yes." not in reply and "for comparison" in reply and "32768" in reply.split("for comparison")[1], reply
+    page.context.close()
