@@ -125,6 +125,21 @@ COPY_AS_SHOWN = """() => { if (window.sizingCopyAsShown) return; window.sizingCo
     const done = () => { b.title = 'Copied · 已复制'; setTimeout(() => { b.title = label; }, 2000); };
     if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, err => console.error(err));
   }, true); }"""
+# Screen readers: Gradio labels each message with its raw Markdown (the tool steps' JSON too) and its step
+# toggles have no expanded state. Each message is labelled with the text shown (a step by its title), each
+# toggle says whether it is open (its arrow turns when it is), re-checked whenever the chat changes.
+NAME_MESSAGES = """() => { if (window.sizingNameMessages) return; window.sizingNameMessages = true;
+  const set = (el, k, v) => { if (el.getAttribute(k) !== v) el.setAttribute(k, v); };
+  const name = () => { for (const m of document.querySelectorAll('#chat [data-testid="user"], #chat [data-testid="bot"]')) {
+      const step = m.querySelector(':scope > .thought-group > .title');
+      const text = (step || m).innerText.replace(/\\s+/g, ' ').trim().slice(0, 400);
+      set(m, 'aria-label', (m.dataset.testid === 'user' ? 'Your question: ' : step ? 'Tool step: ' : 'Answer: ') + text); }
+    for (const t of document.querySelectorAll('#chat .thought-group > .title[role="button"]')) {
+      const arrow = t.querySelector('.arrow'); const turned = arrow && !/rotate\\(0deg\\)/.test(arrow.style.transform || 'rotate(0deg)');
+      set(t, 'aria-expanded', turned ? 'true' : 'false'); } };
+  let queued = false;
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; name(); }); } })
+    .observe(document.documentElement, {subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['style']}); }"""
 CHAT_CONCURRENCY = 4  # answers computed at once across sessions (the offline planner is CPU-light)
 
 FILE_MAX_AGE_S = 86_400  # generated configs and CSVs stay downloadable for a day
@@ -448,7 +463,7 @@ def serve(demo, host: str = "127.0.0.1", port: int = 7860, *, prevent_thread_loc
         # to upload it to a Hugging Face bucket
         enable_monitoring=False, run_history=False, allowed_paths=[str(files_dir), str(STATIC_DIR)], prevent_thread_lock=prevent_thread_lock,
         quiet=quiet, show_error=False, footer_links=[], theme=gr.themes.Default(font=FONT_STACK), css=font_css() + CSS,
-        head=f"<script>({COPY_AS_SHOWN})();</script>",  # in the head: set before any copy button can be clicked
+        head=f"<script>({COPY_AS_SHOWN})(); ({NAME_MESSAGES})();</script>",  # in the head: set before any copy button can be clicked
     )
     return demo
 

@@ -128,3 +128,22 @@ def test_longest_context_on_ascend_in_the_chat_is_searched(browser, server):
     assert "131,072 tokens" in reply.split("\n\n")[0] or "131,072 tokens" in reply[:400], reply[:600]
     assert "Yes." not in reply and "for comparison" in reply and "32768" in reply.split("for comparison")[1], reply
     page.context.close()
+
+
+def test_screen_readers_get_the_text_shown_and_the_steps_state(browser, server):
+    """Each message's accessible name is its text as shown (not raw Markdown or tool JSON); each step toggle
+    says whether it is open."""
+    page = open_page(browser, server)
+    ask(page, EN_QUESTION)
+    expect(users(page).first).to_have_attribute("aria-label", f"Your question: {EN_QUESTION}")
+    labels = page.locator("#chat [data-testid='bot']").evaluate_all("ms => ms.map(m => m.getAttribute('aria-label'))")
+    assert labels and all(a.startswith(("Answer: ", "Tool step: ")) for a in labels), labels
+    assert not any("**" in a or "```" in a or '"model_id"' in a for a in labels), labels
+    assert any(a.startswith("Answer: ") and "32" in a for a in labels), labels
+    toggle = page.locator("#chat .thought-group > .title[role='button']").first
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    page.context.close()
