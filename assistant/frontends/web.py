@@ -71,6 +71,22 @@ CSS = """
 }
 /* Gradio puts a "share to Hugging Face Spaces" button on file messages; it only works on Spaces */
 #chat button[title="Share"], #chat button[aria-label="Share"] { display: none !important; }
+/* text at 4.5:1 at least (WCAG AA), measured in Chromium: the file type on a download (#bbbbc2, 1.8:1), the
+   selected tab (orange, 2.8:1), code tokens on the light code background (comments 3.7:1, booleans 2.1:1) and
+   YAML comments in dark mode (2.5:1) */
+#chat .file-type { color: #4b5563 !important; }
+.dark #chat .file-type { color: #d1d5db !important; }
+.tab-container button[role="tab"].selected { color: #c2410c !important; }
+.dark .tab-container button[role="tab"].selected { color: #fb923c !important; }
+#chat .token.comment, #chat .token.punctuation { color: #57606a !important; }
+#chat .token.boolean, #chat .token.important, #chat .token.number { color: #9a4d00 !important; }
+#chat .token.string { color: #3d6b00 !important; }
+.dark #chat .token.comment { color: #a1a1aa !important; }  /* one selector per .dark rule: Gradio's CSS scoping */
+.dark #chat .token.punctuation { color: #a1a1aa !important; }  /* kept only the first of a list in dark mode */
+.dark #chat .token.boolean { color: #fdba74 !important; }
+.dark #chat .token.important { color: #fdba74 !important; }
+.dark #chat .token.number { color: #fdba74 !important; }
+.dark #chat .token.string { color: #bef264 !important; }
 #undo-delete { display: none !important; }  /* clicked by the Undo link of the bar a delete shows */
 #undo-bar { position: fixed; left: 50%; bottom: 24px; transform: translateX(-50%); z-index: 1000; padding: 10px 16px;
   border-radius: 8px; background: #1f2937; color: #fff; box-shadow: 0 4px 16px rgba(0,0,0,.25); max-width: 90vw; }

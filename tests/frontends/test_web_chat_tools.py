@@ -147,3 +147,31 @@ def test_screen_readers_get_the_text_shown_and_the_steps_state(browser, server):
     toggle.click()
     expect(toggle).to_have_attribute("aria-expanded", "false")
     page.context.close()
+
+
+# WCAG contrast of every visible text in the chat and the tab bar, against the nearest opaque background
+LOW_CONTRAST_JS = """() => {
+  const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => { const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const bg = el => { for (; el; el = el.parentElement) { const c = rgb(getComputedStyle(el).backgroundColor);
+    if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c; } return [255, 255, 255]; };
+  const low = [];
+  for (const el of document.querySelectorAll('#chat *, .tab-container *')) {
+    if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) || !el.getClientRects().length) continue;
+    const a = lum(rgb(getComputedStyle(el).color)), b = lum(bg(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 4.5) low.push(`${el.className} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+  }
+  return low; }"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_text_in_the_chat_has_contrast_in_light_and_dark(browser, server, theme):
+    """A YAML answer (comments, booleans, numbers), its download links' file types and the tab bar at 4.5:1 or more
+    (were 1.8:1 for the file type, 2.5:1 for YAML comments in dark mode)."""
+    page = open_page(browser, server, path=f"?__theme={theme}")
+    ask(page, YAML_QUESTION)
+    expect(page.locator("#chat .token.comment").first).to_be_visible()
+    assert page.evaluate(LOW_CONTRAST_JS) == []
+    page.context.close()
