@@ -71,6 +71,26 @@ CSS = """
 }
 /* Gradio puts a "share to Hugging Face Spaces" button on file messages; it only works on Spaces */
 #chat button[title="Share"], #chat button[aria-label="Share"] { display: none !important; }
+/* text at 4.5:1 at least (WCAG AA), measured in Chromium: the file type on a download (#bbbbc2, 1.8:1), the
+   selected tab (orange, 2.8:1), code tokens on the light code background (comments 3.7:1, booleans 2.1:1) and
+   YAML comments in dark mode (2.5:1) */
+#chat .file-type { color: #4b5563 !important; }
+.dark #chat .file-type { color: #d1d5db !important; }
+.tab-container button[role="tab"].selected { color: #c2410c !important; }
+.dark .tab-container button[role="tab"].selected { color: #fb923c !important; }
+#chat .token.comment, #chat .token.punctuation { color: #57606a !important; }
+#chat .token.boolean, #chat .token.important, #chat .token.number { color: #9a4d00 !important; }
+#chat .token.string { color: #3d6b00 !important; }
+.dark #chat .token.comment { color: #a1a1aa !important; }  /* one selector per .dark rule: Gradio's CSS scoping */
+.dark #chat .token.punctuation { color: #a1a1aa !important; }  /* kept only the first of a list in dark mode */
+.dark #chat .token.boolean { color: #fdba74 !important; }
+.dark #chat .token.important { color: #fdba74 !important; }
+.dark #chat .token.number { color: #fdba74 !important; }
+.dark #chat .token.string { color: #bef264 !important; }
+#undo-delete { display: none !important; }  /* clicked by the Undo link of the bar a delete shows */
+#undo-bar { position: fixed; left: 50%; bottom: 24px; transform: translateX(-50%); z-index: 1000; padding: 10px 16px;
+  border-radius: 8px; background: #1f2937; color: #fff; box-shadow: 0 4px 16px rgba(0,0,0,.25); max-width: 90vw; }
+#undo-bar button { margin-left: 12px; color: #93c5fd; font-weight: 600; text-decoration: underline; }
 """
 STREAM_EVERY_S = 0.2  # at most five chat updates a second while an answer streams (plus the last)
 # Bring the newest question to the top of the chat's scroll box (not the page), so the start of its
@@ -94,6 +114,48 @@ SHOWN_QUESTIONS = 8
 NAME_CONTROLS = """() => { let tries = 0; const name = () => {
   const b = document.querySelector('#question button'); if (b) b.setAttribute('aria-label', 'Send · 发送');
   else if (tries++ < 50) setTimeout(name, 200); }; name(); }"""
+# Copy buttons copy what the reader sees: Gradio's copy the stored Markdown (a question backslash-escaped
+# by as_plain_text), an answer with all its tool steps' JSON, and "assistant: undefined" for a file. The
+# page's text of each message instead, tool steps left out (they are folded away), a file by its name.
+COPY_AS_SHOWN = """() => { if (window.sizingCopyAsShown) return; window.sizingCopyAsShown = true;
+  const shown = row => [...row.querySelectorAll('[data-testid]')]
+    .filter(m => !(m.firstElementChild && m.firstElementChild.classList.contains('thought-group')))
+    .map(m => m.innerText.trim()).filter(t => t).join('\\n\\n');
+  const whole = () => [...document.querySelectorAll('#chat .message-row')].map(r => {
+    const t = shown(r); return t ? (r.classList.contains('user-row') ? 'You: ' : 'Assistant: ') + t : ''; })
+    .filter(t => t).join('\\n\\n');
+  // a message's buttons sit after its row, or inside it: the row itself or the nearest one before
+  const rowOf = b => { let n = b; while (n && n !== document.body) {
+    if (n.classList.contains('message-row')) return n;
+    const p = n.previousElementSibling; if (!p) { n = n.parentElement; continue; }
+    if (p.classList.contains('message-row')) return p;
+    const inner = p.querySelectorAll('.message-row'); if (inner.length) return inner[inner.length - 1];
+    n = p; } return document.createElement('div'); };
+  window.addEventListener('click', e => {
+    const b = e.target.closest && e.target.closest('#chat button[aria-label]'); if (!b) return;
+    const label = b.getAttribute('aria-label');
+    const text = label === 'Copy message' ? shown(rowOf(b))
+      : label === 'Copy conversation' ? whole() : null;
+    if (text === null) return;
+    e.stopImmediatePropagation(); e.preventDefault();
+    const done = () => { b.title = 'Copied · 已复制'; setTimeout(() => { b.title = label; }, 2000); };
+    if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, err => console.error(err));
+  }, true); }"""
+# Screen readers: Gradio labels each message with its raw Markdown (the tool steps' JSON too) and its step
+# toggles have no expanded state. Each message is labelled with the text shown (a step by its title), each
+# toggle says whether it is open (its arrow turns when it is), re-checked whenever the chat changes.
+NAME_MESSAGES = """() => { if (window.sizingNameMessages) return; window.sizingNameMessages = true;
+  const set = (el, k, v) => { if (el.getAttribute(k) !== v) el.setAttribute(k, v); };
+  const name = () => { for (const m of document.querySelectorAll('#chat [data-testid="user"], #chat [data-testid="bot"]')) {
+      const step = m.querySelector(':scope > .thought-group > .title');
+      const text = (step || m).innerText.replace(/\\s+/g, ' ').trim().slice(0, 400);
+      set(m, 'aria-label', (m.dataset.testid === 'user' ? 'Your question: ' : step ? 'Tool step: ' : 'Answer: ') + text); }
+    for (const t of document.querySelectorAll('#chat .thought-group > .title[role="button"]')) {
+      const arrow = t.querySelector('.arrow'); const turned = arrow && !/rotate\\(0deg\\)/.test(arrow.style.transform || 'rotate(0deg)');
+      set(t, 'aria-expanded', turned ? 'true' : 'false'); } };
+  let queued = false;
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; name(); }); } })
+    .observe(document.documentElement, {subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['style']}); }"""
 CHAT_CONCURRENCY = 4  # answers computed at once across sessions (the offline planner is CPU-light)
 
 FILE_MAX_AGE_S = 86_400  # generated configs and CSVs stay downloadable for a day
@@ -273,7 +335,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                 gr.update(visible=False), "", gr.update(value=None), False, [])
 
     def delete_conversation(saved: str, conv: str):
-        if web_history.parse(saved).get("cancel"):  # not confirmed, or nothing open
+        if web_history.parse(saved).get("cancel"):  # nothing open (or nothing to undo)
             return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         latest = web_history.opened(saved)
         chat, hidden = shown(latest)
@@ -307,7 +369,9 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
                     new_btn = gr.Button("New conversation · 新对话", size="sm", scale=1, min_width=150,
                                         elem_id="new-conversation")
                     export_btn = gr.Button("Export · 导出", size="sm", scale=0, min_width=90, elem_id="export-conversation")
+                    rename_btn = gr.Button("Rename · 重命名", size="sm", scale=0, min_width=90, elem_id="rename-conversation")
                     delete_btn = gr.Button("Delete · 删除", size="sm", scale=0, min_width=90, elem_id="delete-conversation")
+                    undo_btn = gr.Button("Undo delete", elem_id="undo-delete")  # hidden: the Undo link clicks it
                 more_btn = gr.Button("Show earlier questions", size="sm", variant="secondary", visible=False,
                                      elem_id="show-earlier")
                 chatbot = gr.Chatbot(
@@ -368,6 +432,9 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         # the list's value, not conv_id: the page's script reads component values, and a State stays on the server
         then_label(delete_btn.click(delete_conversation, [saved, history_dd], [chatbot, turns, conv_id, history_dd, earlier],
                                     cancels=answering, queue=False, js=web_history.DELETE_JS))
+        then_label(undo_btn.click(delete_conversation, [saved, history_dd], [chatbot, turns, conv_id, history_dd, earlier],
+                                  cancels=answering, queue=False, js=web_history.UNDO_JS))
+        rename_btn.click(list_saved, [saved, history_dd], history_dd, queue=False, js=web_history.RENAME_JS)
         restored = demo.load(restore, [saved, legacy, chatbot, busy], [chatbot, turns, conv_id, history_dd, saved, legacy, earlier],
                              queue=False, js=web_history.RESTORE_JS)
         then_label(restored)
@@ -412,6 +479,7 @@ def serve(demo, host: str = "127.0.0.1", port: int = 7860, *, prevent_thread_loc
         # to upload it to a Hugging Face bucket
         enable_monitoring=False, run_history=False, allowed_paths=[str(files_dir), str(STATIC_DIR)], prevent_thread_lock=prevent_thread_lock,
         quiet=quiet, show_error=False, footer_links=[], theme=gr.themes.Default(font=FONT_STACK), css=font_css() + CSS,
+        head=f"<script>({COPY_AS_SHOWN})(); ({NAME_MESSAGES})();</script>",  # in the head: set before any copy button can be clicked
     )
     return demo
 

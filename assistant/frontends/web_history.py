@@ -42,16 +42,39 @@ RESTORE_JS = f"""(saved, ...rest) => {{ {_STORE_JS}
 # picking a conversation from the list: that one conversation
 OPEN_JS = f"""(saved, id, ...rest) => {{ {_STORE_JS}
   return [JSON.stringify({{open: id ? read(id) : null}}), id, ...rest]; }}"""
-# delete, once confirmed: remove its keys, then the list and the newest one left
+UNDO_SECONDS = 10  # how long a deleted conversation can be brought back
+# delete: remove its keys at once (no question asked), keep the conversation in the page and offer to undo
+# for UNDO_SECONDS (a bar with an Undo link that clicks the hidden #undo-delete button); then the list and
+# the newest one left
 DELETE_JS = f"""(saved, id, ...rest) => {{ {_STORE_JS}
-  if (!id || !confirm("Delete this conversation from this browser? · 从此浏览器删除这个对话？"))
-    return [JSON.stringify({{cancel: true}}), id, ...rest];
-  drop(id); const idx = index();
+  const c = id ? read(id) : null; if (!c) return [JSON.stringify({{cancel: true}}), id, ...rest];
+  drop(id); window.sizingDeleted = c;
+  document.getElementById("undo-bar")?.remove(); clearTimeout(window.sizingUndoTimer);
+  const bar = document.createElement("div"); bar.id = "undo-bar"; bar.setAttribute("role", "status");
+  bar.append("Deleted “" + (c.title || "conversation") + "” · 已删除 ");
+  const undo = document.createElement("button"); undo.type = "button"; undo.textContent = "Undo · 撤销";
+  undo.onclick = () => document.querySelector("#undo-delete")?.click(); bar.append(undo); document.body.append(bar);
+  window.sizingUndoTimer = setTimeout(() => {{ bar.remove(); window.sizingDeleted = null; }}, {UNDO_SECONDS * 1000});
+  const idx = index();
   return [JSON.stringify({{index: idx, open: idx.length ? read(idx[0].id) : null}}), id, ...rest]; }}"""
+# undo: write the deleted conversation back under its own key and open it (the list's value is passed on
+# unchanged: the server checks it against the choices it sent, which do not hold the restored one yet)
+UNDO_JS = f"""(saved, id, ...rest) => {{ {_STORE_JS}
+  const c = window.sizingDeleted; window.sizingDeleted = null; document.getElementById("undo-bar")?.remove();
+  if (!c) return [JSON.stringify({{cancel: true}}), id, ...rest];
+  put(c); return [JSON.stringify({{index: index(), open: read(c.id)}}), id, ...rest]; }}"""
+# rename: the title the reader types is kept (a later save keeps it: see WRITE_JS), then the fresh list
+RENAME_JS = f"""(saved, id, ...rest) => {{ {_STORE_JS}
+  const c = id ? read(id) : null;
+  const title = c ? prompt("New name for this conversation · 对话的新名称", c.title || "") : null;
+  if (c && title && title.trim()) put({{...c, title: title.trim().slice(0, {TITLE_CHARS}), renamed: true}});
+  return [JSON.stringify({{index: index()}}), id, ...rest]; }}"""
 # after a save: write what the server returned ({{put: [...]}}), then hand back the fresh list
 WRITE_JS = f"""(saved, ...rest) => {{ {_STORE_JS}
   let ops = {{}}; try {{ ops = JSON.parse(saved || "{{}}") || {{}}; }} catch (e) {{}}
-  for (const c of ops.put || []) if (c && c.id && !(ops.if_absent && read(c.id))) put(c);
+  for (const c of ops.put || []) {{ if (!c || !c.id) continue; const was = read(c.id);
+    if (ops.if_absent && was) continue;
+    put(was && was.renamed ? {{...c, title: was.title, renamed: true}} : c); }}
   return [JSON.stringify({{index: index()}}), ...rest]; }}"""
 
 

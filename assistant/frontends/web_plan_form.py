@@ -49,7 +49,7 @@ def _model_inputs(gr, prefix: str, default: str | None):
                        placeholder="e.g. qwen2.5-72b, Llama-3.1-8B-Instruct", elem_id=f"{prefix}-model")
     with gr.Accordion("Model not in the catalog: parameter count or config.json", open=False,
                       elem_id=f"{prefix}-custom") as custom:
-        params = gr.Number(None, minimum=0, label="Parameters (billions)", elem_id=f"{prefix}-params")
+        params = gr.Number(None, label="Parameters (billions)", elem_id=f"{prefix}-params")
         config = gr.Textbox(label="Paste a Hugging Face config.json (its shape is used)", lines=3, max_lines=12,
                             elem_id=f"{prefix}-config")
     return model, params, config, custom
@@ -73,8 +73,8 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                                        label="Fine-tuning method", elem_id="plan-method")
                 t_stage = gr.Dropdown(web_plan.schema_choices("plan_training", "stage"), value="sft",
                                       label="Training stage", elem_id="plan-stage")
-                t_seq = gr.Number(4096, precision=0, minimum=1, label="Sequence length (tokens)", elem_id="plan-seq")
-                t_mb = gr.Number(1, precision=0, minimum=1, label="Batch size per device (micro batch)", elem_id="plan-mb")
+                t_seq = gr.Number(4096, precision=0, label="Sequence length (tokens)", elem_id="plan-seq")
+                t_mb = gr.Number(1, precision=0, label="Batch size per device (micro batch)", elem_id="plan-mb")
                 t_prec = gr.Dropdown(PRECISIONS, value="bf16", label="Training precision", elem_id="plan-precision")
                 t_bits = gr.Dropdown(web_plan.schema_choices("plan_training", "quant_bits"), value=4,
                                      label="QLoRA base weight bits (method qlora)", elem_id="plan-bits")
@@ -82,11 +82,11 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                                    elem_id="plan-hw")
                 t_fw = gr.Dropdown(web_plan.schema_choices("plan_training", "framework"), value="LLaMA-Factory",
                                    label="Framework", elem_id="plan-fw")
-                t_max = gr.Number(None, precision=0, minimum=0, label="Most devices available (empty = no limit)",
+                t_max = gr.Number(None, precision=0, label="Most devices available (empty = no limit)",
                                   elem_id="plan-max")
-                t_tokens = gr.Number(None, minimum=0, label="Training tokens, millions (for the time estimate)",
+                t_tokens = gr.Number(None, label="Training tokens, millions (for the time estimate)",
                                      elem_id="plan-tokens")
-                t_tps = gr.Number(None, minimum=0, label="Measured tokens/s per device (needed on Ascend)",
+                t_tps = gr.Number(None, label="Measured tokens/s per device (needed on Ascend)",
                                   elem_id="plan-tps")
                 t_btn = gr.Button("Plan training", variant="primary", elem_id="plan-train")
                 t_link = gr.Textbox(label="Link to this plan", interactive=False, buttons=["copy"], elem_id="plan-link")
@@ -97,7 +97,7 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
         with gr.Tab("Inference · 推理", id="plan-inference"), gr.Row():
             with gr.Column(scale=1, min_width=300):
                 i_model, i_params, i_config, i_custom = _model_inputs(gr, "infer", default_model)
-                i_len = gr.Number(32768, precision=0, minimum=1, label="max-model-len (tokens)", elem_id="infer-len")
+                i_len = gr.Number(32768, precision=0, label="max-model-len (tokens)", elem_id="infer-len")
                 i_bits = gr.Dropdown(WEIGHT_BITS, value="native", label="Weight precision / quantization",
                                      elem_id="infer-bits")
                 i_kv = gr.Dropdown(KV_CACHE_DTYPES, value="auto", label="KV cache precision (--kv-cache-dtype)",
@@ -105,7 +105,7 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                 i_hw = gr.Dropdown(hardware, value=default_hw, label=HARDWARE_LABEL, allow_custom_value=True,
                                    elem_id="infer-hw")
                 i_util = gr.Slider(0.5, 0.98, value=0.9, step=0.01, label="gpu-memory-utilization", elem_id="infer-util")
-                i_conc = gr.Number(1, precision=0, minimum=1, label="Concurrent sequences at max-model-len (batch)",
+                i_conc = gr.Number(1, precision=0, label="Concurrent sequences at max-model-len (batch)",
                                    elem_id="infer-conc")
                 i_btn = gr.Button("Estimate inference", variant="primary", elem_id="plan-infer")
                 i_link = gr.Textbox(label="Link to this plan", interactive=False, buttons=["copy"], elem_id="infer-link")
@@ -121,10 +121,10 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                 f_goal = gr.Radio(web_plan.GOALS, value="model", label="Find", elem_id="fits-goal")
                 f_hw = gr.Dropdown(hardware, value=default_hw, label=HARDWARE_LABEL, allow_custom_value=True,
                                    elem_id="fits-hw")
-                f_dev = gr.Number(8, precision=0, minimum=1, label="Devices you have", elem_id="fits-devices")
+                f_dev = gr.Number(8, precision=0, label="Devices you have", elem_id="fits-devices")
                 f_model = gr.Textbox(default_model, label="Model (for the longest context or the biggest batch)",
                                      lines=1, max_lines=1, elem_id="fits-model")
-                f_len = gr.Number(4096, precision=0, minimum=1, label="Context (tokens) for the largest model or batch",
+                f_len = gr.Number(4096, precision=0, label="Context (tokens) for the largest model or batch",
                                   elem_id="fits-len")
                 f_method = gr.Dropdown(web_plan.schema_choices("plan_training", "method"), value="lora",
                                        label="Fine-tuning method (training)", elem_id="fits-method")
@@ -134,29 +134,48 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
                 f_out = gr.Markdown(elem_id="fits-result")
                 f_chart = _chart(gr, "fits-chart")
 
+    t_inputs = [t_model, t_params, t_method, t_stage, t_seq, t_mb, t_prec, t_bits, t_hw, t_fw, t_max, t_tokens, t_tps]
+    i_inputs = [i_model, i_params, i_len, i_bits, i_kv, i_hw, i_util, i_conc]
+    t_all, i_all = [*t_inputs, t_config], [*i_inputs, i_config]
+    f_all, f_out_all = [f_work, f_goal, f_hw, f_dev, f_model, f_len, f_method], [f_out, f_chart]
+    # Each number's least value is checked here, naming the field: Gradio's own check (``minimum=``) kept the
+    # last result on screen under a red mark and said only "Value 0 is less than minimum value 1".
+    minimums = {id(c): least for c, least in [(t_params, 0), (t_seq, 1), (t_mb, 1), (t_max, 0), (t_tokens, 0), (t_tps, 0),
+                                              (i_params, 0), (i_len, 1), (i_conc, 1), (f_dev, 1), (f_len, 1)]}
+
+    def below_minimum(comps: list, values: tuple) -> str | None:
+        for c, v in zip(comps, values, strict=True):
+            least = minimums.get(id(c))
+            if least is not None and isinstance(v, int | float) and v < least:
+                return (f"⚠️ **{c.label}**: {v:g} is not allowed; the least is {least:g}. "
+                        "Change it and run again (the result shown before was cleared).")
+        return None
+
     def on_fits(workload, goal, hw, devices, model, length, method):
+        if bad := below_minimum(f_all, (workload, goal, hw, devices, model, length, method)):
+            return bad, _frame([])
         form = {"workload": workload, "goal": goal, "hardware": hw, "devices": devices, "model": model,
                 "seq_len": length, "method": method}
         md, rows = web_plan.what_fits_view(ctx, form)
         return md, _frame(rows)
 
-    f_all, f_out_all = [f_work, f_goal, f_hw, f_dev, f_model, f_len, f_method], [f_out, f_chart]
     f_names = ["workload", "goal", "hardware", "devices", "model", "seq_len", "method"]
     f_btn.click(on_fits, f_all, f_out_all).then(None, f_all, f_link, js=_link_js("fits", f_names))
 
-    t_inputs = [t_model, t_params, t_method, t_stage, t_seq, t_mb, t_prec, t_bits, t_hw, t_fw, t_max, t_tokens, t_tps]
-    i_inputs = [i_model, i_params, i_len, i_bits, i_kv, i_hw, i_util, i_conc]
     t_names, i_names = [*TRAIN_FIELDS, "config"], [*INFER_FIELDS, "config"]
 
     def on_train(*values):
+        if bad := below_minimum(t_all, values):
+            return _frame([]), bad, ""
         md, table_md, rows = web_plan.plan_training_view(ctx, dict(zip(t_names, values, strict=True)))
         return _frame(rows), md, table_md
 
     def on_infer(*values):
+        if bad := below_minimum(i_all, values):
+            return _frame([]), bad, ""
         md, table_md, rows = web_plan.plan_inference_view(ctx, dict(zip(i_names, values, strict=True)))
         return _frame(rows), md, table_md
 
-    t_all, i_all = [*t_inputs, t_config], [*i_inputs, i_config]
     t_out, i_out = [t_chart, t_plan, t_table], [i_chart, i_est, i_table]
     for trigger in (t_btn.click, t_model.submit):
         trigger(on_train, t_all, t_out).then(None, t_all, t_link, js=_link_js("training", t_names))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ..tools.estimates import InferenceResult
+from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, VllmRow
 from .capacity import CapacityBlocks
 from .results import Result
@@ -32,6 +33,11 @@ class ServingBlocks(CapacityBlocks):
         if not (tables or ests):
             return []
         rows, best = self.table_lines(tables)
+        if any(c.value is not None and c.value.goal == "context" for c in self.r.of("what_fits", WhatFitsResult, ok=None)):
+            # "the longest context on my 8 Snt9B?": the search leads (the fits block); the table's tested lengths
+            # follow for comparison, with no yes/no for devices the question did not ask about
+            return [self.L(f"{VLLM_LABEL[self.lang]}, for comparison (the lengths the vendor tested, not limits):",
+                           f"{VLLM_LABEL[self.lang]}（厂商实测的长度，不是上限），供对照：")] + rows + [""]
         lead, sizing_line = self.serving_lead(tables, ests, best)
         out = [self.lead(lead)] if lead else []
         if sizing_line:

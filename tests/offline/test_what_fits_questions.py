@@ -62,3 +62,17 @@ def test_which_model_fits_after_an_earlier_model_searches_the_catalog(assistant,
     assert (args["goal"], args["hardware"], args["devices"]) == ("model", hardware, devices) and "model" not in args
     assert not calls(ans, "plan_training") and not calls(ans, "min_cards")
     assert "llama3-8b" not in lead(ans) and "qwen2.5-72b" not in lead(ans)
+
+
+@pytest.mark.parametrize("q,head", [
+    ("What is the longest context for qwen2.5-7b serving on 8 Snt9B?", "ModelArts vLLM inference table, for comparison"),
+    ("8张Snt9B部署qwen2.5-7b最长上下文是多少？", "ModelArts vLLM 推理表（厂商实测的长度，不是上限），供对照"),
+])
+def test_longest_context_on_ascend_is_searched_with_no_yes_or_no(assistant, q, head):
+    """Issue 24: the searched length leads (Qwen2.5-7B's config.json, max_position_embeddings 131072, binds
+    before 8 cards' memory); the vLLM table's tested 32768 follows as a comparison, not a "Yes, your 8 cards cover it"."""
+    ans = assistant.ask(q)
+    assert calls(ans, "what_fits")[0]["goal"] == "context"
+    assert "131,072" in lead(ans)
+    assert "**Yes.**" not in ans.answer and "**够**" not in ans.answer, ans.answer
+    assert head in ans.answer and "32768" in ans.answer.split(head)[1]
