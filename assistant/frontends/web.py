@@ -361,7 +361,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         saved = gr.Textbox(visible=False, elem_id="saved-conversations")
         # before one key per conversation, the whole list in one key: read once, moved, then emptied
         legacy = gr.BrowserState(web_history.EMPTY_STORE, storage_key=web_history.LEGACY_KEY, secret=web_history.LEGACY_KEY)
-        with gr.Tabs() as tabs:
+        with gr.Tabs(overflow_behavior="wrap") as tabs:  # every tab in view on a phone, no "⋯" menu
             with gr.Tab("Chat 对话", id="chat"):
                 with gr.Row(elem_id="conversation-bar"):
                     history_dd = gr.Dropdown([], value=None, label="Earlier conversations (kept in this browser) · 历史对话",

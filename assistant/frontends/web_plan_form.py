@@ -65,7 +65,7 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
     default_hw = "snt9b" if "snt9b" in hw_ids else (hw_ids[0] if hw_ids else None)
     default_model = "qwen2.5-72b" if "qwen2.5-72b" in models else None
 
-    with gr.Tabs() as plan_tabs:
+    with gr.Tabs(overflow_behavior="wrap") as plan_tabs:
         with gr.Tab("Training · 训练", id="plan-training"), gr.Row():
             with gr.Column(scale=1, min_width=300):
                 t_model, t_params, t_config, t_custom = _model_inputs(gr, "plan", default_model)
