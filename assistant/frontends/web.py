@@ -66,7 +66,7 @@ CSS = """
 @media (min-width: 768px) { #chat { height: max(360px, calc(100dvh - 400px)) !important; } }
 @media (max-width: 767px) {
   #title p, #chat-model { display: none; }
-  #chat { height: max(280px, calc(100dvh - 480px)) !important; }
+  #chat { height: max(280px, calc(100dvh - 530px)) !important; }  /* the tabs wrap to two rows on a phone */
   #chat pre, #chat pre code { white-space: pre-wrap !important; overflow-wrap: anywhere; }  /* no sideways scroll */
 }
 /* Gradio puts a "share to Hugging Face Spaces" button on file messages; it only works on Spaces */
