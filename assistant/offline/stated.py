@@ -23,7 +23,7 @@ SCALE = {"k": (1000, 1024), "m": (1e6,), "b": (1, 1e9), "bn": (1, 1e9), "t": (1e
 # Frame slots the answer itself states whatever the tools take ("your 16 cards", "4096 tokens", "a 24 GB card");
 # every other number counts as used only when a tool call of this turn took it as an argument.
 STATED_SLOTS = ("seq_len", "devices", "nodes", "memory_gb", "params_b", "weight_bits",
-                "concurrency", "tp", "pp", "grad_accum", "micro_batch", "global_batch", "host_ram_gb")
+                "concurrency", "grad_accum", "micro_batch", "global_batch", "host_ram_gb")
 KEY_BEFORE = re.compile(r"([a-z_][a-z_\-]{1,30}|[\u4e00-\u9fff]{1,6})\s*[:=为是]?\s*$")
 
 
