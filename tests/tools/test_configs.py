@@ -209,3 +209,26 @@ def test_gpu_configs_hold_the_upper_end_unless_the_tightest_is_asked(call):
     assert default["source"] == tight["source"] == "estimate" and tight["devices"] <= default["devices"]
     plan = call("plan_training", model="llama3.1-8b", method="full", seq_len=4096, hardware="a100-80g")
     assert plan["devices"] == default["devices"] and plan["memory"]["high_gib"] <= 79.15 and plan["verdict"] == "fits"
+
+
+# ---------------------------------------------------------------- a plan changed by hand is checked again
+@pytest.mark.skipif(not has_estimator, reason="needs the estimator")
+def test_hand_changed_plan_gets_its_own_memory_check(call):
+    # Qwen2.5-72B full fine-tuning with ZeRO-2 on 8 Snt9B cards: ZeRO-2 keeps every bf16 weight on each card, and
+    # 72.7e9 parameters x 2 bytes = 135 GiB alone is over the card's 60.97 GiB. The file must say so, not only
+    # describe the plan it started from.
+    out = _ok(call, model="qwen2.5-72b", method="full", seq_len=4096, hardware="snt9b", zero_stage=2, devices=8)
+    check = out["memory_check"]
+    assert check["verdict"] == "does_not_fit" and check["low_gib"] > 72.7e9 * 2 / 2**30 > check["usable_gib"]
+    assert sorted(check["changed"]) == ["devices", "zero_stage"]
+    assert out["content"].startswith("# Generated") and "# Started from (" in out["content"]
+    assert "does not fit" in out["notes"][0] and "does not fit" in out["content"].split("###")[0]
+
+
+@pytest.mark.skipif(not has_estimator, reason="needs the estimator")
+def test_changes_that_move_no_memory_get_no_check(call):
+    # Gradient accumulation changes the global batch, not the memory of a step: the recipe row still describes it.
+    out = _ok(call, model="llama3-8b", method="lora", seq_len=8192, grad_accum=16)
+    assert out["memory_check"] is None and "# Started from (table)" in out["content"] and "estimate is" not in out["content"]
+    plain = _ok(call, model="llama3-8b", method="lora", seq_len=8192)
+    assert plain["memory_check"] is None and "Started from" not in plain["content"]
