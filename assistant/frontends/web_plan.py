@@ -16,7 +16,6 @@ from ..errors import SizingError
 from ..hf_config import read_config
 from ..tools import REGISTRY
 
-CHART_COLUMNS = ["bar", "part", "GiB"]
 TOOL_HINT = re.compile(r"\s*Use estimate_inference[^.]*\.")
 ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limit)"
 RANGE_BAR = "likely range of the estimate"
