@@ -30,7 +30,8 @@ def _step(top: float) -> float:
 
 
 def _num(v: float) -> str:
-    return f"{v:,.1f}" if v < 100 else f"{v:,.0f}"
+    """GiB as the rows hold them (two decimals): rounding again would put 23.75 beside the plan's 23.7."""
+    return f"{v:,.2f}"
 
 
 def memory_chart_html(rows: list[dict[str, Any]], title: str = TITLE) -> str:

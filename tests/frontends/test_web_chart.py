@@ -32,11 +32,11 @@ def test_bars_are_as_long_as_their_gib_on_a_round_scale():
 
 def test_every_term_is_named_with_its_gib_in_the_labels_titles_and_legend():
     html = memory_chart_html(web_plan.memory_chart_rows(MEMORY))
-    assert "estimate per device: 17.5 GiB" in html and "likely range of the estimate: 16.6–19.1 GiB" in html
-    assert "usable per device (the limit): 58.0 GiB" in html
+    assert "estimate per device: 17.50 GiB" in html and "likely range of the estimate: 16.60–19.10 GiB" in html
+    assert "usable per device (the limit): 58.00 GiB" in html
     titles = [t for *_, t in rects(html)]
     assert titles == ["weights: 10.00 GiB", "gradients: 2.50 GiB", "optimizer: 5.00 GiB",
-                      "low end of the likely range: 16.60 GiB", "likely range: 16.6–19.1 GiB", "usable memory: 58.00 GiB"]
+                      "low end of the likely range: 16.60 GiB", "likely range: 16.60–19.10 GiB", "usable memory: 58.00 GiB"]
     legend = re.findall(r'<li data-part="([^"]+)">', html)
     assert legend == ["weights", "gradients", "optimizer", "likely range", "usable memory"]
     assert f'background:{web_plan.PART_COLOURS["weights"]}' in html  # the same colour for a term in every plan

@@ -17,7 +17,7 @@ import pytest
 
 from tests.frontends.conftest import needs_chromium
 from tests.frontends.test_web_browser import ANSWER_TIMEOUT_MS, YAML_QUESTION, ask, server, shots
-from tests.frontends.test_web_expectations import DESKTOP, PHONE
+from tests.frontends.test_web_expectations import DESKTOP, PHONE, chat_box_view
 
 pytestmark = needs_chromium
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -152,6 +152,27 @@ def test_plan_chart_is_readable_on_a_phone(browser, server, theme, shots):
     # every term is named with its GiB in the legend and on hover; a tiny term is in the legend though its bar is thin
     assert any(t.startswith("weights") and t.endswith("GiB") for t in got["legend"]), got["legend"]
     assert all(re.search(r"\d GiB$", t) for bar in got["bars"] for t in bar["tips"])
+    page.wait_for_timeout(AFTER_ABORTS_MS)
+    assert page.problems == []
+    page.context.close()
+
+
+# ------------------------------------------------------------------ a reload opens at the last turn
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_reload_opens_the_chat_at_the_last_question(browser, server, size, shots):
+    page = watched_page(browser, server, size)
+    for q in (YAML_QUESTION, "Minimum cards for Qwen2.5-72B LoRA at 4096 with LLaMA-Factory on Snt9B?", YAML_QUESTION):
+        ask(page, q)
+    page.reload(wait_until="load")
+    page.problems[:] = [p for p in page.problems if "/heartbeat/" not in p]  # the page left closes its heartbeat
+    last = page.locator("#chat [data-testid='user']").last
+    expect(page.locator("#chat [data-testid='user']")).to_have_count(3, timeout=15_000)
+    page.wait_for_timeout(500)  # the chat scrolls once it is filled
+    top, box_top, box_bottom = chat_box_view(page, last)
+    page.screenshot(path=shots / f"c04_reloaded_{size['width']}.png")
+    assert box_top <= top <= box_bottom - 40, (top, box_top, box_bottom)  # the last question in view, not the first
+    first_top = chat_box_view(page, page.locator("#chat [data-testid='user']").first)[0]
+    assert first_top < box_top, first_top  # scrolled past the first turns (three long answers)
     page.wait_for_timeout(AFTER_ABORTS_MS)
     assert page.problems == []
     page.context.close()
