@@ -24,7 +24,7 @@ from typing import Any
 from ..answer import ChatTurn
 from ..context import Context
 from ..settings import Settings
-from . import web_history
+from . import web_downloads, web_history
 from .web_chat import ChatRenderer, as_plain_text, compact_history, is_chinese
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,13 @@ CSS = """
 #history input { padding-right: 2em; text-overflow: ellipsis; }
 /* the grid's own sort and filter menus are hidden: the tab sorts and filters, so the CSV follows */
 #table-grid button.cell-menu-button { display: none !important; }
+/* the CSV link (to the app's download route) looks like the buttons beside it */
+#table-csv { align-self: end; }
+#table-csv a.csv-link { display: block; text-align: center; text-decoration: none; padding: var(--button-large-padding);
+  border: var(--button-border-width) solid var(--button-secondary-border-color); border-radius: var(--button-large-radius);
+  background: var(--button-secondary-background-fill); color: var(--button-secondary-text-color);
+  font-weight: var(--button-large-text-weight); font-size: var(--button-large-text-size); }
+#table-csv a.csv-link:hover { background: var(--button-secondary-background-fill-hover); }
 @media (max-width: 640px) {
   .tab-container button[role="tab"] { padding-left: 6px !important; padding-right: 6px !important; }
   #table-grid table { font-size: 12px; }
@@ -87,6 +94,16 @@ CSS = """
 .dark #chat .token.important { color: #fdba74 !important; }
 .dark #chat .token.number { color: #fdba74 !important; }
 .dark #chat .token.string { color: #bef264 !important; }
+/* the Plan tab's memory chart (web_chart): text in the theme's colours, light and dark */
+.mem-chart { margin: 0; padding: 4px 2px; }
+.mem-chart figcaption { font-weight: 600; margin-bottom: 8px; color: var(--body-text-color); }
+.mem-chart text { fill: var(--body-text-color); font-size: 13px; }
+.mem-chart text.tick { font-size: 12px; }
+.mem-chart line.grid { stroke: var(--border-color-primary); stroke-width: 1; }
+.mem-chart rect.part { stroke: var(--background-fill-primary); stroke-width: 1; }
+.mem-chart ul.mem-legend { list-style: none; display: flex; flex-wrap: wrap; gap: 4px 14px; padding: 0; margin: 8px 0 0; }
+.mem-chart ul.mem-legend li { display: flex; align-items: center; gap: 6px; margin: 0; padding: 0; font-size: 13px; }
+.mem-chart .swatch { display: inline-block; width: 14px; height: 14px; border-radius: 3px; flex: none; }
 #undo-delete { display: none !important; }  /* clicked by the Undo link of the bar a delete shows */
 #undo-bar { position: fixed; left: 50%; bottom: 24px; transform: translateX(-50%); z-index: 1000; padding: 10px 16px;
   border-radius: 8px; background: #1f2937; color: #fff; box-shadow: 0 4px 16px rgba(0,0,0,.25); max-width: 90vw; }
@@ -156,6 +173,21 @@ NAME_MESSAGES = """() => { if (window.sizingNameMessages) return; window.sizingN
   let queued = false;
   new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; name(); }); } })
     .observe(document.documentElement, {subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['style']}); }"""
+# Gradio's client aborts its event stream (queue/data) as soon as the server says "close_stream", a moment
+# before the server ends it: answers and plans showed a failed request in the browser's network log. The
+# stream's request gets a signal that aborts a few seconds later instead, once the server has ended it (a
+# stream the server still holds open, as when the page closes mid-answer, is aborted then). Gradio makes
+# the request with `new Request(url, {signal})` and reads the body checking that same signal.
+DEFER_STREAM_ABORT = """() => { if (window.sizingDeferStreamAbort) return; window.sizingDeferStreamAbort = true;
+  const Native = window.Request;
+  window.Request = class extends Native { constructor(input, init) {
+    const signal = init && init.signal;
+    if (signal && /\\/queue\\/data\\?/.test(input instanceof Native ? input.url : String(input))) {
+      const later = new AbortController();
+      signal.addEventListener('abort', () => setTimeout(() => later.abort(signal.reason), 3000), {once: true});
+      init = {...init, signal: later.signal};
+    }
+    super(input, init); } }; }"""
 CHAT_CONCURRENCY = 4  # answers computed at once across sessions (the offline planner is CPU-light)
 
 FILE_MAX_AGE_S = 86_400  # generated configs and CSVs stay downloadable for a day
@@ -238,7 +270,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         chat, turns, question = point
         return gr.update(value="", interactive=False), chat, turns, question, gr.update(visible=True), True
 
-    def answer(text: str | None, chat: list, turns: list):
+    def answer(text: str | None, chat: list, turns: list, request=None):
         if text is None:  # nothing was taken (see take_question)
             yield gr.skip(), gr.skip(), gr.skip()
             return
@@ -250,7 +282,7 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         if time.monotonic() - last_prune[0] > 3600:  # at most hourly
             last_prune[0] = time.monotonic()
             prune_files(files_dir)
-        r = ChatRenderer(files_dir)
+        r = ChatRenderer(files_dir, web_downloads.root_url(request, getattr(demo, "root_path", None) or None))
         shown = 0.0
         try:
             for ev in assistant.stream(text, history):
@@ -274,6 +306,8 @@ def build_app(ctx: Context, settings: Settings | None = None, assistant_factory:
         # the banner shows this answer's notice (question cut, LLM failed and the offline planner answered)
         banner = gr.update(value=f"⚠️ {ans.notice}", visible=True) if ans.notice else gr.update(value="", visible=False)
         yield chat + r.messages, new_turns, banner
+
+    answer.__annotations__["request"] = gr.Request  # the address the browser used, for download links
 
     def stopped(chat: list, question: str):
         """After Stop: a step still running says it was stopped, and so does the chat."""
@@ -477,9 +511,11 @@ def serve(demo, host: str = "127.0.0.1", port: int = 7860, *, prevent_thread_loc
         # run_history off: Gradio would copy every call's inputs and outputs (the whole chat) into the
         # browser's storage, rewriting it on each update (what slowed long conversations), and offers
         # to upload it to a Hugging Face bucket
-        enable_monitoring=False, run_history=False, allowed_paths=[str(files_dir), str(STATIC_DIR)], prevent_thread_lock=prevent_thread_lock,
+        # downloads at /download/<key>/<name> (web_downloads), not at Gradio's address of their path on the server
+        app_kwargs={"routes": [web_downloads.download_route(files_dir)]},
+        enable_monitoring=False, run_history=False, allowed_paths=[str(STATIC_DIR)], prevent_thread_lock=prevent_thread_lock,
         quiet=quiet, show_error=False, footer_links=[], theme=gr.themes.Default(font=FONT_STACK), css=font_css() + CSS,
-        head=f"<script>({COPY_AS_SHOWN})(); ({NAME_MESSAGES})();</script>",  # in the head: set before any copy button can be clicked
+        head=f"<script>({COPY_AS_SHOWN})(); ({NAME_MESSAGES})(); ({DEFER_STREAM_ABORT})();</script>",  # in the head: set before any copy button can be clicked
     )
     return demo
 

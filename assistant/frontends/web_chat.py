@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..answer import AgentEvent, Answer, GeneratedFile, source_as_known
+from .web_downloads import file_value
 
 MAX_RESULT_CHARS = 4_000  # a tool step shows at most this much JSON; long row lists are cut
 CODE_LANG = {"yaml": "yaml", "yml": "yaml", "json": "json", "sh": "bash", "env": "bash", "txt": "text"}
@@ -179,8 +180,9 @@ def write_file(files_dir: Path, f: GeneratedFile) -> Path:
 class ChatRenderer:
     """Accumulates the assistant's side of one turn as a list of chat-message dicts."""
 
-    def __init__(self, files_dir: Path | None):
+    def __init__(self, files_dir: Path | None, root: str | None = None):
         self.files_dir = files_dir
+        self.root = root  # the app's public address: files are linked at <root>/download/..., not by their path
         self.messages: list[dict[str, Any]] = []
         self._pending: list[int] = []  # indexes of steps still waiting for their result
         self._text_at: int | None = None
@@ -240,7 +242,8 @@ class ChatRenderer:
             if self.files_dir is not None:
                 path = write_file(self.files_dir, f)
                 self.files.append(path)
-                self.messages.append({"role": "assistant", "content": {"path": str(path)}})
+                value = file_value(self.files_dir, path, self.root)
+                self.messages.append({"role": "assistant", "content": {"file": value} if isinstance(value, dict) else {"path": value}})
 
     def error(self, message: str) -> None:
         for i in self._pending:

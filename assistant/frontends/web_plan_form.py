@@ -7,12 +7,12 @@ import json
 from typing import Any
 
 from . import web_plan
+from .web_chart import memory_chart_html
 from .web_plan import INFER_FIELDS, KV_CACHE_DTYPES, TRAIN_FIELDS, WEIGHT_BITS
 
 PRECISIONS = [("bf16 mixed precision", "bf16"), ("fp16 mixed precision", "fp16"), ("fp32", "fp32"),
               ("pure bf16 (bf16 weights and optimizer)", "pure_bf16")]
 HARDWARE_LABEL = "Hardware — pick one, or type a memory size such as “24 GB card”"
-CHART_TITLE = "Memory per device in GiB: the estimate's terms stacked, beside the usable memory (hover for each GiB)"
 
 
 def _link_js(plan: str, names: list[str]) -> str:
@@ -33,15 +33,7 @@ def _datalist_js(models: list[str]) -> str:
 
 
 def _chart(gr, elem_id: str):
-    return gr.BarPlot(x="bar", y="GiB", color="part", title=CHART_TITLE, x_title=" ", y_title="GiB per device",
-                      color_title="term", color_map=web_plan.PART_COLOURS, tooltip=["part", "GiB"],
-                      elem_id=elem_id, height=380)
-
-
-def _frame(rows: list[dict[str, Any]]):
-    import pandas as pd
-
-    return pd.DataFrame(rows, columns=web_plan.CHART_COLUMNS)
+    return gr.HTML("", elem_id=elem_id, padding=False)
 
 
 def _model_inputs(gr, prefix: str, default: str | None):
@@ -153,11 +145,11 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
 
     def on_fits(workload, goal, hw, devices, model, length, method):
         if bad := below_minimum(f_all, (workload, goal, hw, devices, model, length, method)):
-            return bad, _frame([])
+            return bad, memory_chart_html([])
         form = {"workload": workload, "goal": goal, "hardware": hw, "devices": devices, "model": model,
                 "seq_len": length, "method": method}
         md, rows = web_plan.what_fits_view(ctx, form)
-        return md, _frame(rows)
+        return md, memory_chart_html(rows)
 
     f_names = ["workload", "goal", "hardware", "devices", "model", "seq_len", "method"]
     f_btn.click(on_fits, f_all, f_out_all).then(None, f_all, f_link, js=_link_js("fits", f_names))
@@ -166,15 +158,15 @@ def render_plan_tab(ctx, demo, main_tabs) -> None:
 
     def on_train(*values):
         if bad := below_minimum(t_all, values):
-            return _frame([]), bad, ""
+            return memory_chart_html([]), bad, ""
         md, table_md, rows = web_plan.plan_training_view(ctx, dict(zip(t_names, values, strict=True)))
-        return _frame(rows), md, table_md
+        return memory_chart_html(rows), md, table_md
 
     def on_infer(*values):
         if bad := below_minimum(i_all, values):
-            return _frame([]), bad, ""
+            return memory_chart_html([]), bad, ""
         md, table_md, rows = web_plan.plan_inference_view(ctx, dict(zip(i_names, values, strict=True)))
-        return _frame(rows), md, table_md
+        return memory_chart_html(rows), md, table_md
 
     t_out, i_out = [t_chart, t_plan, t_table], [i_chart, i_est, i_table]
     for trigger in (t_btn.click, t_model.submit):

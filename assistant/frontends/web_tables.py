@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import html
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
 from ..answer import source_as_known
+from .web_downloads import download_url
 
 # The tables a person can browse, in this order, with a one-line caption.
 TABLES = {
@@ -116,6 +118,14 @@ def write_csv(files_dir: Path, table: str, view: str, rows: list[dict[str, Any]]
     return path
 
 
+def csv_link(files_dir: Path, path: Path | None) -> str:
+    """The Download CSV link: a relative address under the app's download route, the table's name as the file's."""
+    if path is None:
+        return ""
+    href = download_url(files_dir, path, "").lstrip("/")
+    return f'<a class="csv-link" href="{html.escape(href)}" download="{html.escape(path.name)}">Download CSV</a>'
+
+
 def table_columns(ctx, table: str) -> list[str]:
     rows = ctx.kb.table_rows(table) if table in available_tables(ctx) else []
     return blank_repeats(rows, list(rows[0]))[0] if rows else []
@@ -159,19 +169,20 @@ def render_tables_tab(ctx, files_dir: Path) -> None:
         sort_by = gr.Dropdown(table_columns(ctx, first) if first else [], value=None, label="Sort by",
                               min_width=140, elem_id="table-sort")
         descending = gr.Checkbox(False, label="Descending", min_width=100, elem_id="table-desc")
-        download = gr.DownloadButton("Download CSV", value=str(csv0) if csv0 else None, size="md", min_width=140,
-                                     elem_id="table-csv")
+        # a link to the app's download route (a relative address: right behind a proxy's path too), not a
+        # DownloadButton, whose address is the file's path on the server
+        download = gr.HTML(csv_link(files_dir, csv0), min_width=140, elem_id="table-csv", padding=False)
     caption = gr.Markdown(cap0, elem_id="table-caption")
     grid = gr.Dataframe(df0, interactive=False, max_height=560, max_chars=60, wrap=True, elem_id="table-grid",
                         buttons=["fullscreen", "copy"])
 
     def show(table: str, text: str, column: str | None, desc: bool):
         df, cap, path = table_view(ctx, files_dir, table, text, column, desc)
-        return df, cap, gr.update(value=str(path) if path else None)
+        return df, cap, csv_link(files_dir, path)
 
     def switch(table: str):  # a new table starts unfiltered and unsorted
         df, cap, path = table_view(ctx, files_dir, table, "")
-        return (df, cap, gr.update(value=str(path) if path else None), "",
+        return (df, cap, csv_link(files_dir, path), "",
                 gr.update(choices=table_columns(ctx, table), value=None), False)
 
     outputs = [grid, caption, download]
