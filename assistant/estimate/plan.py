@@ -259,6 +259,24 @@ def fewer_devices(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_devi
     return _plan_from(hit, dev, "slow", "needs " + ("full recompute" if base.megatron else "CPU offload") + " to fit on fewer devices")
 
 
+def smaller_micro_batch(s: Shape, base: TrainConfig, dev: Device, plan: Plan, max_devices: int | None = None,
+                        global_batch: int | None = None, practice: bool = True) -> Plan | None:
+    """The plan at micro batch 1 when the user's larger micro batch does not fit or needs more devices: the
+    activations and the fp32 loss grow with the sequences of one micro-batch, the model states do not, so a
+    sequence-bound job is usually fitted by the batch, not by more devices. The sequences per optimizer step
+    are kept by multiplying gradient accumulation by the old micro batch (the returned grad_accum and
+    global_batch say so). None when the micro batch is already 1 or 1 does not help."""
+    if base.micro_batch <= 1:
+        return None
+    one = plan_training(s, base._replace(micro_batch=1), dev, max_devices, global_batch, practice)
+    if not one.fits or (plan.fits and one.devices >= plan.devices):
+        return None
+    if global_batch is None:  # keep the sequences per step per device: GA x old micro batch
+        one.grad_accum *= base.micro_batch
+        one.global_batch *= base.micro_batch
+    return one
+
+
 def longest_seq_len(s: Shape, cfg: TrainConfig, dev: Device, step: int = 1024) -> int:
     """The longest sequence (a multiple of `step`, at most cfg.seq_len) at which `cfg` fits; 0 if none.
     Memory grows with the sequence, so a binary search over multiples of `step` finds it."""

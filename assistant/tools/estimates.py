@@ -17,7 +17,7 @@ from ..estimate import constants as C
 from ..estimate.calibrate import device_from_row
 from ..estimate.inference import plan_inference
 from ..estimate.memory import Device, TrainConfig, training_memory
-from ..estimate.plan import fewer_devices
+from ..estimate.plan import fewer_devices, smaller_micro_batch
 from ..estimate.plan import plan_training as _plan
 from ..estimate.shape import Shape
 from .common import MAX_SEQ_LEN, NOT_A_BOOL, Framework
@@ -49,7 +49,7 @@ from .estimate_support import (
     shape_info,
     vllm_row,
 )
-from .estimate_tables import disagreement, table_refs
+from .estimate_tables import disagreement, table_refs, units
 from .registry import tool
 
 
@@ -175,6 +175,15 @@ class FewerDevices(BaseModel):
     host_ram_gib_per_node: float = Field(description="Host RAM per node the offloaded states need, GiB (0 without offload).")
 
 
+class SmallerMicroBatch(FewerDevices):
+    """The plan at micro batch 1, beside a larger micro batch that does not fit or needs more devices."""
+
+    micro_batch: int = Field(description="Sequences per device per step in that plan: 1.")
+    grad_accum: int = Field(description="Gradient accumulation that keeps the sequences per optimizer step (the old "
+                            "micro batch times the plan's accumulation, unless a global batch was given).")
+    global_batch: int = Field(description="Sequences per optimizer step in that plan.")
+
+
 class PlanResult(BaseModel):
     model: str = Field(description="Canonical catalog id of the model, or the name of a custom shape.")
     shape: ShapeInfo = Field(description="The model shape the estimate used (from the catalog, config.json, or inferred from params_b).")
@@ -222,6 +231,11 @@ class PlanResult(BaseModel):
                                                "on fewer devices than the recommendation, if there is one.")
     faster_devices: FewerDevices | None = Field(None, description="On GPUs, when the recommendation keeps the job on one node "
                                                 "with CPU offload: the setting without offload and the nodes it needs.")
+    smaller_micro_batch: SmallerMicroBatch | None = Field(None, description="When the micro batch asked for is above 1 and "
+                                                          "does not fit, or needs more devices than micro batch 1: the plan "
+                                                          "at micro batch 1 with gradient accumulation raised to keep the "
+                                                          "sequences per step (activations and the loss shrink; the model "
+                                                          "states do not).")
 
 
 def _alternative(p, dev: Device) -> FewerDevices | None:
@@ -247,10 +261,16 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
     row_for_job = any(r.supported and r.cards for r in refs)
     p = _plan(s, base, dev, max_devices, global_batch, practice=not row_for_job)
     c = p.cfg
+    one = smaller_micro_batch(s, base, dev, p, max_devices, global_batch, practice=not row_for_job) if suggest else None
     if p.fits:
         note = disagreement(p, refs, dev.unit)
     else:
         note = no_fit_note(s, p, base, dev, max_devices, global_batch, suggest)
+    if one is not None:  # the user's own lever first: it keeps the job on the fewest devices
+        one_alt = _alternative(one, dev)
+        note = (f"With micro batch 1 instead of {base.micro_batch} (gradient accumulation {one.grad_accum} keeps the "
+                f"sequences per step) it fits on {units(one.devices, dev.unit)} ({one_alt.setting if one_alt else ''}, "
+                f"about {one.memory.total_gib:.1f} GiB per device). " + (note or "")).strip()
     notes = list(p.memory.assumptions) + context_note(ctx, model_id, base.seq_len)
     if p.fits and dev.devices_per_node and p.devices < min(8, dev.devices_per_node):
         notes.append("The ModelArts table notes that jobs needing fewer than 8 cards are usually run on 8.")
@@ -267,7 +287,10 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         global_batch=p.global_batch, memory=breakdown_model(p.memory), table=refs[0] if refs else None,
         table_also=refs[1:], note=note, reason=p.reason, assumptions=assumptions(s, c, dev), notes=notes,
         fewer_devices=_alternative(fewer_devices(s, base, dev, p, max_devices, global_batch), dev) if suggest else None,
-        faster_devices=_alternative(p.faster, dev))
+        faster_devices=_alternative(p.faster, dev),
+        smaller_micro_batch=None if one is None else SmallerMicroBatch(
+            **_alternative(one, dev).model_dump(), micro_batch=1, grad_accum=one.grad_accum,  # type: ignore[union-attr]
+            global_batch=one.global_batch))
 
 
 @tool

@@ -383,3 +383,27 @@ def test_a_gpu_job_stays_on_one_node_with_offload_before_adding_nodes(call):
     assert call("estimate_training_memory", devices=fast["devices"], zero_stage=fast["zero_stage"], **args)["fits"]
     # Ascend follows the vendor tables' practice of adding cards: no such trade there
     assert call("plan_training", **{**args, "hardware": "snt9b"})["faster_devices"] is None
+
+
+# ---------------------------------------------------------------- the user's micro batch as the lever
+def test_a_micro_batch_that_cannot_fit_gets_the_micro_batch_1_plan(call):
+    # Llama-3.2-1B full fine-tuning at 8192 tokens, micro batch 4, on RTX 4090s (23.7 GiB usable). LLaMA-Factory's
+    # fp32 loss over the vocabulary alone is 4 x 8192 tokens x 128256 x 12 B = 47.0 GiB per device, which no ZeRO
+    # stage splits; at micro batch 1 it is 11.7 GiB, so the job fits on a handful of GPUs instead of none.
+    loss_mb4 = 4 * 8192 * 128256 * 12 / 2**30
+    assert loss_mb4 > 23.7 > loss_mb4 / 4
+    out = call("plan_training", model="llama3.2-1b", method="full", seq_len=8192, micro_batch=4, hardware="rtx4090-24g")
+    one = out["smaller_micro_batch"]
+    assert one is not None and one["micro_batch"] == 1 and one["verdict"] in ("fits", "tight")
+    assert one["grad_accum"] % 4 == 0 and one["global_batch"] == one["grad_accum"] * one["devices"]
+    assert one["devices"] <= 8 < out["devices"] or out["verdict"] == "does_not_fit"
+    assert out["note"].startswith("With micro batch 1 instead of 4")
+
+
+def test_no_micro_batch_plan_when_the_asked_batch_is_1_or_already_fits(call):
+    assert call("plan_training", model="llama3.2-1b", method="full", seq_len=8192, hardware="rtx4090-24g")[
+        "smaller_micro_batch"] is None
+    # Qwen2.5-7B LoRA at 4096 tokens, micro batch 2 on Snt9B: one card holds it either way (weights 14.2 GiB, loss
+    # 2 x 4096 x 152064 x 12 B = 13.9 GiB), so micro batch 1 saves no device.
+    out = call("plan_training", model="qwen2.5-7b", method="lora", seq_len=4096, micro_batch=2, hardware="snt9b")
+    assert out["smaller_micro_batch"] is None
