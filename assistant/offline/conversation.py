@@ -10,6 +10,7 @@ from . import checks
 from .frame import QuestionFrame
 
 ONE_OF = {"hardwares": "hardware", "frameworks": "framework", "methods": "method"}  # a comparison and its one value
+FOLLOWS_HARDWARE = {"node_size"}  # the default part's value gives way to the conversation's part
 SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
 
 
@@ -64,7 +65,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         if name in ONE_OF and getattr(turn, ONE_OF[name]):
             continue  # "on H100 then?" after "A100 vs 910B": one part now, no longer the comparison
         value = getattr(earlier, name)
-        if value is not None and getattr(new, name) in (None, []) and value != []:
+        open_here = getattr(new, name) in (None, []) or new.origins.get(name) == "default" and name in FOLLOWS_HARDWARE
+        if value is not None and open_here and value != []:
             setattr(new, name, value)
             new.origins[name] = "read_as" if earlier.origins.get(name) == "read_as" else "conversation"
     new.hardware_guessed = turn.hardware_guessed if turn.hardware else earlier.hardware_guessed

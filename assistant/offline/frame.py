@@ -30,9 +30,7 @@ def table_strategy(method: str | None) -> str | None:
     return {"lora": "lora", "qlora": "lora", "full": "full"}.get(method or "")
 
 
-def per_node(hardware: str) -> int:
-    """Devices in one node: 16 DIE on Snt9B23, 8 cards on everything else in the catalog."""
-    return 16 if hardware == "snt9b23" else 8
+UNKNOWN_PART_NODE_SIZE = 8  # devices per node of a part the catalog does not hold ("a 24GB GPU"); catalog parts carry their own
 
 
 @dataclass
@@ -45,6 +43,7 @@ class Effective:
     strategies: list[str]
     assumed: list[str] = field(default_factory=list)
     devices: int | None = None  # what the user has: "16 cards", or "2 nodes" x devices per node
+    per_node: int = UNKNOWN_PART_NODE_SIZE  # devices in one node of ``hardware``, from its catalog row
 
 
 def _unset(value: Any) -> bool:
@@ -95,7 +94,7 @@ class QuestionFrame(BaseModel):
     framework: str | None = None
     hardware: str | None = None
     hardware_text: str | None = None
-    node_size: int | None = None  # devices per node of ``hardware``, from its catalog row (None: the default part's 8)
+    node_size: int | None = None  # devices per node of ``hardware`` (or of the default part), from its catalog row
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
@@ -192,10 +191,11 @@ class QuestionFrame(BaseModel):
         hw = self.hardware or DEFAULT_HARDWARE
         st = table_strategy(self.method)
         strategies = [st] if st else ([] if self.method else ["lora", "full"])
-        devices = self.devices or (self.nodes * (self.node_size or per_node(hw)) if self.nodes else None)
+        node = self.node_size or UNKNOWN_PART_NODE_SIZE
+        devices = self.devices or (self.nodes * node if self.nodes else None)
         if self.devices and hw == "snt9b23" and self.device_unit == "card":
             devices = self.devices * 2  # Snt9B23 plans count DIE: one card is 2 DIE
-        return Effective(self.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices)
+        return Effective(self.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices, node)
 
     # -- validation ------------------------------------------------------------------------------
     def check(self, low_text: str) -> None:

@@ -29,6 +29,7 @@ NOT_A_COUNT = r"(?!(?:few|couple|lot|bunch|number|total|handful|cluster|pair|min
 # "one 80GB A100", "two H100s". (台 is a machine, not a card: "2台910B" is read as nodes; "my 910B" says no count.)
 COUNT_BEFORE_HW = re.compile(rf"(?:(?<![0-9.a-z])(\d{{1,3}})\s*(?:x|×|\*|张|块)?|(?<![a-z])({EN_COUNT}|an?)\s+"
                              r"(?:\d{2,3}\s*g(?:i?b)?\s+)?)\s*$")
+COUNT_AFTER_HW = re.compile(rf"\s*s?\s*(?:x|×|\*)\s*(\d{{1,3}})(?![0-9.a-z])(?!\s*{NODE_WORDS})")  # "3090 x2", "A100 * 4"
 # A hardware name followed by one of these names a group of devices, not one: "a 910B node", "2 H100 nodes".
 GROUP_AFTER_HW = re.compile(rf"\s*(?:{NODE_WORDS}|clusters?|pods?|box(?:es)?|集群)")
 # A device count given per node ("4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡"), not in total.
@@ -123,10 +124,14 @@ def length_beside_devices(work: str) -> tuple[int, re.Match] | None:
 
 
 def count_before_hardware(before: str, after: str) -> int | None:
-    """The count written right before a hardware mention, unless the mention names a node or cluster."""
-    m = COUNT_BEFORE_HW.search(before)
-    if not m or GROUP_AFTER_HW.match(after):
+    """The count written right before a hardware mention ("8张910B"), or as a multiplier right after it ("3090 x2"),
+    unless the mention names a node or cluster."""
+    if GROUP_AFTER_HW.match(after):
         return None
+    m = COUNT_BEFORE_HW.search(before)
+    if not m:
+        times = COUNT_AFTER_HW.match(after)
+        return int(times.group(1)) or None if times else None
     if m.group(1):
         return int(m.group(1)) or None
     return EN_NUMBERS[re.sub(r"\s+", " ", m.group(2))]

@@ -12,7 +12,7 @@ from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from . import numbers as num
 from . import serving_words
-from .frame import QuestionFrame
+from .frame import DEFAULT_HARDWARE, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
 from .setting import Setting
@@ -154,8 +154,11 @@ class Parser:
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
-        if s.hardware in self.resolver.hardware:  # the part's own node size, from the catalog
-            s.node_size = int(self.resolver.hardware[s.hardware].get("devices_per_node") or 0) or None
+        part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
+        if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
+            s.node_size = int(part.get("devices_per_node") or 0) or None
+            if s.hardware is None:
+                s.mark("default", "node_size")
         mark_corrections(s)
         return s
 
@@ -217,7 +220,7 @@ class Parser:
             s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个\s*)?(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
-            s.hardware = self.setting.hardware_id("snt9b-32g", None)
+            s.hardware = self.setting.hardware_id("snt9b-32g")
             s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):

@@ -1,5 +1,5 @@
 """The offline parser's vocabulary: the words people use for frameworks, hardware, methods, stages,
-config formats and intents (Chinese and English), and the number formats of device counts and
+config formats and intents (hardware parts are the catalog's) (Chinese and English), and the number formats of device counts and
 training amounts ("八卡", "2机16卡", "1B tokens", "10亿 token", "TPS 1500", "3 epochs")."""
 
 from __future__ import annotations
@@ -11,14 +11,6 @@ from pathlib import Path
 FRAMEWORKS = [
     (re.compile(r"mind\s*speed(?:[-_ ]?llm)?|model\s*link"), "MindSpeed-LLM"),
     (re.compile(r"llama[-_ ]?factory|llamafactory|\blf\b"), "LLaMA-Factory"),
-]
-# Hardware words -> a name the catalog resolver knows; the Ascend parts are matched before the
-# generic "910" so that "910B"/"910C" pick the right part.
-HARDWARE = [
-    (re.compile(r"snt\s*9\s*b\s*23|(?:ascend\s*)?910\s*c(?![a-z0-9])|atlas\s*(?:800t|900)\s*a3|a3\s*super\s*pod"), "snt9b23"),
-    (re.compile(r"snt\s*9\s*b(?!\s*23)|(?:ascend\s*)?910\s*b\d?(?![0-9])|atlas\s*800t?\s*a2"), "snt9b"),
-    (re.compile(r"(?<![a-z0-9])(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s)(?:[-_ ]?(?:sxm\d?|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?s?(?![a-z0-9])"), None),
-    (re.compile(r"(?:rtx\s*|geforce\s*)*(4090)(?:\s*d)?s?(?![0-9a-z])"), None),
 ]
 # What the trainer is made of, beyond the plan's defaults (AdamW, fp32 loss, LLaMA-Factory): each is an
 # estimate_training_memory input, read with its value; first match wins within a kind.
