@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import checks
+from .spans import Span
 
 Origin = Literal["said", "conversation", "default", "read_as"]
 """said: the user's words this turn; conversation: an earlier turn; default: filled by a rule
@@ -130,8 +131,10 @@ class QuestionFrame(BaseModel):
     intents: set[str] = Field(default_factory=set)
     question: str = ""
     lang_weak: bool = False  # "16呢", "8k?": too few words to tell; a follow-up keeps the conversation's language
-    topic_text: str = ""  # the question with the model name blanked: what the notes are searched with
+    topic_text: str = ""  # the question without the model name: what the notes are searched with
     on_topic: bool = False
+    spans: list[Span] = Field(default_factory=list, repr=False)
+    """What the reader read, where: one typed span per reading (slot, value, how) on the question as typed."""
     origins: dict[str, Origin] = Field(default_factory=dict, repr=False)
     """Where a value came from when it is not the user's words this turn (see ``origin``)."""
 

@@ -1,13 +1,15 @@
 """Numbers in a question: model size, ZeRO stage, memory size, node and device counts (digits,
 Chinese numerals, English words), sequence length, a custom shape ("80 layers, hidden 8192") and a
-bare count in a follow-up ("and with 16?"). Each reader takes the lower-cased question with the
-model, hardware and amount mentions already blanked out, so "8B" or "A100 80G" is never a count."""
+bare count in a follow-up ("and with 16?"). The readers of settings and amounts claim what they read
+(spans.Reading); the count and length readers see only what no name, setting or amount claimed, so "8B"
+or "A100 80G" is never a count."""
 
 from __future__ import annotations
 
 import re
 
 from .frame import QuestionFrame as Slots
+from .spans import Reading
 from .vocab import (
     EN_NUMBERS,
     EPOCHS_RX,
@@ -18,7 +20,6 @@ from .vocab import (
     TRAINER_PARTS,
     UNIT_WORDS,
     amount,
-    blank,
     cn_number,
 )
 
@@ -155,17 +156,20 @@ def seq_len(work: str) -> int | None:
     return None
 
 
-def shape(work: str) -> tuple[dict[str, int], str]:
-    """A custom transformer shape ("80 layers, hidden 8192, 64 heads, 8 kv heads") and the text with it
-    blanked; at least two fields, so "freeze 10 layers" alone is no shape."""
-    out: dict[str, int] = {}
-    original = work
-    for name, rx in SHAPE_FIELDS:
-        m = re.search(rx, work)
+def shape(r: Reading) -> dict[str, int]:
+    """A custom transformer shape ("80 layers, hidden 8192, 64 heads, 8 kv heads"), its fields claimed; at least
+    two fields, so "freeze 10 layers" alone is no shape."""
+    found: list[tuple[re.Match, str, int]] = []
+    work = r.unread()
+    for name, rx in SHAPE_FIELDS:  # a field's words are not also another's ("8 kv heads" is no 8 heads)
+        m = next((m for m in re.finditer(rx, work) if not any(f.start() < m.end() and m.start() < f.end() for f, _, _ in found)), None)
         if m:
-            out[name] = int(next(g for g in m.groups() if g))
-            work = work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]
-    return (out, work) if len(out) >= 2 else ({}, original)
+            found.append((m, name, int(next(g for g in m.groups() if g))))
+    if len(found) < 2:
+        return {}
+    for m, name, value in found:
+        r.claim_match(m, f"shape.{name}", value)
+    return {name: value for _, name, value in found}
 
 
 def shape_params_b(shape: dict[str, int]) -> float:
@@ -196,55 +200,54 @@ GRAD_ACCUM = re.compile(r"(?:gradient[-_ ]?accumulation(?:[-_ ]?steps)?|grad[-_ 
                         r"梯度累[积计加](?:步数|步|次数)?|累积步数?)" + SAID)
 
 
-def batches(work: str, s: Slots) -> str:
+def batches(r: Reading, s: Slots) -> None:
     """The batch the user runs or wants: a global batch ("global batch 128", "GBS 256", "全局批大小 128"), a
     per-device one ("batch size 4", "micro batch 2", "bs=4") and the accumulation ("GA 16", "梯度累积 16"); their
-    numbers blanked so they are no count or length."""
+    numbers claimed so they are no count or length."""
     for rx, name in ((GLOBAL_BATCH, "global_batch"), (GRAD_ACCUM, "grad_accum"), (MICRO_BATCH, "micro_batch")):
-        m = rx.search(work)
+        m = r.search(rx)
         if m:
             value = int(next(g for g in m.groups() if g))
             if value >= 1:
                 setattr(s, name, value)
-            work = blank(work, m)
-    return work
+            r.claim_match(m, name, value)
 
 
-def trainer_parts(work: str, s: Slots) -> str:
-    """The optimizer, loss and trainer named ("paged AdamW 8bit", "Liger", "torchtune"), their words blanked (the 8 of
+def trainer_parts(r: Reading, s: Slots) -> None:
+    """The optimizer, loss and trainer named ("paged AdamW 8bit", "Liger", "torchtune"), their words claimed (the 8 of
     "8-bit" is no count, "loss" no problem report)."""
     for kind, value, rx in TRAINER_PARTS:
-        m = rx.search(work)
-        if m:
+        found = list(r.finditer(rx))
+        if found:
             setattr(s, kind, getattr(s, kind) or value)
-            work = rx.sub(lambda x: " " * len(x.group(0)), work)
-    return work
+        for m in found:
+            r.claim_match(m, kind, value, "vocabulary")
 
 
-def training_amounts(work: str, s: Slots) -> str:
-    """Token totals, samples, epochs and TPS into ``s``; their text blanked. "4096 tokens" and "32k
+def training_amounts(r: Reading, s: Slots) -> None:
+    """Token totals, samples, epochs and TPS into ``s``; their text claimed. "4096 tokens" and "32k
     tokens" stay: a plain count under 10 million or a k suffix is a sequence length."""
-    for m in list(TPS_RX.finditer(work)):
+    for m in list(r.finditer(TPS_RX)):
         given = m.group(1) or m.group(3) or m.group(4)
         s.tps = s.tps or amount(given, m.group(2))
-        work = blank(work, m)
-    for m in list(TOKENS_RX.finditer(work)):
+        r.claim_match(m, "tps", amount(given, m.group(2)))
+    for m in list(r.finditer(TOKENS_RX)):
         mag = (m.group(2) or "").lower()
         n = amount(m.group(1), mag)
         if mag == "k" or n < 1e7:
             continue
         s.tokens = s.tokens or n
-        work = blank(work, m)
+        r.claim_match(m, "tokens", n)
+    work = r.unread()
     for m in list(SAMPLES_RX.finditer(work)):
         if (m.group(2) or "").lower() == "k" and m.group(0).rstrip().endswith("sequences") and \
                 re.search(r"how\s+many\s*$", work[: m.start()]):
             continue  # "how many 32k sequences fit": a length to count sequences of, not a training set
         s.samples = s.samples or int(amount(m.group(1), m.group(2)))
-        work = blank(work, m)
-    for m in list(EPOCHS_RX.finditer(work)):
+        r.claim_match(m, "samples", int(amount(m.group(1), m.group(2))))
+    for m in list(r.finditer(EPOCHS_RX)):
         s.epochs = s.epochs or float(m.group(1) or m.group(2))
-        work = blank(work, m)
-    return work
+        r.claim_match(m, "epochs", float(m.group(1) or m.group(2)))
 
 
 LORA_RANK = re.compile(r"(?:lora[-_ ]?)?(?<![a-z])(?:rank|lora_r|秩)\s*(?:of|=|:|is|为|是|设为|设成)?\s*(\d{1,4})(?![0-9.])|"
@@ -281,15 +284,15 @@ HOST_RAM = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:
                       r"(?:host|cpu|system|主机)\s*(?:ram|memory|mem|内存)\s*(?:of|=|:|is|为|是|有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])")
 
 
-def host_ram(work: str, s: Slots) -> str:
-    """Host RAM the user has ("256GB host RAM", "主机内存 512G"): offload is checked against it; blanked, so it is
+def host_ram(r: Reading, s: Slots) -> None:
+    """Host RAM the user has ("256GB host RAM", "主机内存 512G"): offload is checked against it; claimed, so it is
     no device memory and no length."""
-    m = HOST_RAM.search(work)
+    m = r.search(HOST_RAM)
     if not m:
-        return work
+        return
     value, unit = int(m.group(1) or m.group(2)), m.group(0).lower()
     s.host_ram_gb = value * (1024 if re.search(r"\d\s*t", unit) else 1)
-    return blank(work, m)
+    r.claim_match(m, "host_ram_gb", s.host_ram_gb)
 
 
 PIPELINE_PARALLEL = re.compile(r"(?<![a-z])(?:pp|pipeline[-_ ]?(?:model[-_ ]?)?parallel(?:[-_ ]?size)?)\s*(?:=|:|of|is|为|是|设为)?\s*"

@@ -10,7 +10,8 @@ from ..errors import SizingError
 from ..resolve import squash
 from . import numbers as num
 from .frame import QuestionFrame as Slots
-from .vocab import FRAMEWORKS, blank_span, compared
+from .spans import Reading
+from .vocab import FRAMEWORKS, compared
 
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|clusters?|super\s*pods?|"
                                r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s)")
@@ -25,43 +26,45 @@ class Setting:
     def __init__(self, resolver):
         self.resolver = resolver
 
-    def read(self, low: str, s: Slots) -> tuple[str, int | None]:
-        """Framework and hardware first; their words are blanked so "llama factory" is not a model.
-        Returns the rest and a count written before the hardware ("8张910B")."""
-        work = self.frameworks(low, s)
-        work, parts = self.catalog_parts(work)
+    def read(self, r: Reading, s: Slots) -> int | None:
+        """Framework and hardware first; their words are claimed so "llama factory" is not a model.
+        Returns a count written with the hardware ("8张910B", "3090 x2")."""
+        self.frameworks(r, s)
+        parts = self.catalog_parts(r)
         if not parts:
-            return work, None
+            return None
         (start, end), s.hardware = parts[0]  # the first part written is the hardware
-        s.hardware_text = low[start:end].strip()
-        hw_count = num.count_before_hardware(low[:start], low[end:])
+        s.hardware_text = r.text[start:end].strip()
+        rest = r.unread()
+        hw_count = num.count_before_hardware(rest[:start], rest[end:])
         ids = list(dict.fromkeys(hw for _, hw in parts))
-        if len(ids) > 1 and compared(low, [span for span, _ in parts]):
+        if len(ids) > 1 and compared(r.text, [span for span, _ in parts]):
             s.hardwares = ids  # "A100 vs 910B": each part named is sized, the first written leads
-        return work, hw_count
+        return hw_count
 
     @staticmethod
-    def frameworks(low: str, s: Slots) -> str:
+    def frameworks(r: Reading, s: Slots) -> None:
         """The framework named (the vocabulary's first match), and every framework of a comparison."""
-        work, found = low, []
+        found = []
         for rx, fw_name in FRAMEWORKS:
-            found += [(m.start(), m.end(), fw_name) for m in rx.finditer(work)]
+            matches = list(r.finditer(rx))
+            found += [(m.start(), m.end(), fw_name) for m in matches]
             if found and s.framework is None:
                 s.framework = fw_name
-            work = rx.sub(lambda m: " " * len(m.group(0)), work)
+            for m in matches:
+                r.claim_match(m, "framework", fw_name, "vocabulary")
         names = list(dict.fromkeys(name for _, _, name in sorted(found)))
-        if len(names) > 1 and compared(low, [(a, b) for a, b, _ in found]):
+        if len(names) > 1 and compared(r.text, [(a, b) for a, b, _ in found]):
             s.frameworks, s.framework = names, names[0]
-        return work
 
-    def catalog_parts(self, work: str, most: int = 5) -> tuple[str, list[tuple[tuple[int, int], str]]]:
-        """Every catalog part named, in the order written, with the rest blanked of them."""
+    def catalog_parts(self, r: Reading, most: int = 5) -> list[tuple[tuple[int, int], str]]:
+        """Every catalog part named, in the order written, each claimed."""
         parts: list[tuple[tuple[int, int], str]] = []
-        while len(parts) < most and (found := self.catalog_part(work)):
+        while len(parts) < most and (found := self.catalog_part(r.unread())):
             span, hw = found
             parts.append((span, hw))
-            work = blank_span(work, span)
-        return work, sorted(parts)
+            r.claim(*span, "hardware", hw, "catalog")
+        return sorted(parts)
 
     def catalog_part(self, work: str) -> tuple[tuple[int, int], str] | None:
         """Any part of the hardware catalog by its id, name or aliases ("910B", "A100 80G", "Atlas 800T A2",

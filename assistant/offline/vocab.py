@@ -102,7 +102,7 @@ UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张
 NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|个节点|节点|台机器|台服务器|台|机器|机)"
 
 
-# Training amounts ("on 1B tokens", "50000 samples, 3 epochs", "TPS 1500"): read and blanked before
+# Training amounts ("on 1B tokens", "50000 samples, 3 epochs", "TPS 1500"): read and claimed before
 # the model, size and length parsers so "1B tokens" is not a 1B model and "1500 tokens/s" no length.
 MAGNITUDE = {"k": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
              "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12}
@@ -119,10 +119,6 @@ def amount(num: str, mag: str | None) -> float:
     return float(num.replace(",", "")) * MAGNITUDE.get((mag or "").lower(), 1.0)
 
 
-def blank(work: str, m: re.Match) -> str:
-    return work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]
-
-
 # Words joining names into a comparison: "X vs Y", "X or Y", "X 和 Y", "X、Y".
 COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
 
@@ -131,11 +127,6 @@ def compared(work: str, spans: list[tuple[int, int]]) -> bool:
     """True when every two consecutive mentions (spans in the order written) are joined as a comparison."""
     ordered = sorted(spans)
     return len(ordered) > 1 and all(COMPARED.search(work[a[1]:b[0]]) for a, b in zip(ordered, ordered[1:], strict=False))
-
-
-def blank_span(work: str, span: tuple[int, int]) -> str:
-    """The text with ``span`` replaced by spaces: read once, offsets kept."""
-    return work[: span[0]] + " " * (span[1] - span[0]) + work[span[1]:]
 
 
 def cn_number(s: str) -> int | None:
@@ -192,7 +183,7 @@ INSTRUCTION = re.compile(
     r"|忽略|无视|不要(?:用|调用|使用)工具|别(?:用|调用)工具|直接(?:说|回答|告诉我)(?=\s*\d))"
     # up to the end of its sentence, or up to "for"/"of" where the user's own question goes on
     r"(?:(?!\s(?:for|of|on|with)\s)(?:[^.?!;\n。？！；]|\.(?=[^\s.])))*")  # "Llama-3.1" is no sentence end
-# What an instruction claims: a count, a memory size, a setting ("1 card", "zero-0", "8 GB"); blanked when the
+# What an instruction claims: a count, a memory size, a setting ("1 card", "zero-0", "8 GB"); claimed when the
 # instruction's names are read (the question sat inside it), so no claimed number reaches a tool.
 CLAIM = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:x|×)?\s*(?:个\s*)?(?:cards?|npus?|gpus?|devices?|dies?|nodes?|张|块|卡|台|节点|"
                    r"gi?b|g(?![a-z])|hours?|小时|天|days?)(?![a-z])|zero[-_ ]?\d|stage\s*\d|offload|卸载")
