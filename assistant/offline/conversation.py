@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from . import checks
+from . import checks, spec
 from .frame import QuestionFrame
 
 ONE_OF = {"hardwares": "hardware", "frameworks": "framework", "methods": "method"}  # a comparison and its one value
@@ -69,6 +69,10 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         if value is not None and open_here and value != []:
             setattr(new, name, value)
             new.origins[name] = "read_as" if earlier.origins.get(name) == "read_as" else "conversation"
+    for name, value in earlier.settings.items():  # the specification's settings, carried by their declared task
+        if name not in new.settings and (not switched or spec.BY_NAME[name].task != earlier.task()):
+            new.settings[name] = value
+            new.origins[name] = "conversation"
     new.hardware_guessed = turn.hardware_guessed if turn.hardware else earlier.hardware_guessed
     if new.hardware_guessed:
         new.mark("default", "hardware")

@@ -133,6 +133,8 @@ class QuestionFrame(BaseModel):
     lang_weak: bool = False  # "16呢", "8k?": too few words to tell; a follow-up keeps the conversation's language
     topic_text: str = ""  # the question without the model name: what the notes are searched with
     on_topic: bool = False
+    settings: dict[str, float] = Field(default_factory=dict)
+    """Stated settings of the slot specification (slots.toml) that have no attribute of their own ("warmup 100")."""
     spans: list[Span] = Field(default_factory=list, repr=False)
     """What the reader read, where: one typed span per reading (slot, value, how) on the question as typed."""
     origins: dict[str, Origin] = Field(default_factory=dict, repr=False)
@@ -210,7 +212,7 @@ class QuestionFrame(BaseModel):
     def copy_for_turn(self) -> QuestionFrame:
         """A copy whose containers can change without touching this frame."""
         return self.model_copy(update={"intents": set(self.intents), "origins": dict(self.origins),
-                                       "models": list(self.models), "problems": list(self.problems)})
+                                       "models": list(self.models), "problems": list(self.problems), "settings": dict(self.settings)})
 
     def task(self) -> str | None:
         """"serving" or "training" when this turn says which (vLLM / 部署 words, or a method / training words)."""

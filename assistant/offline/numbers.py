@@ -189,30 +189,6 @@ def bare_count(work: str) -> int | None:
     return n if 1 <= n <= 4096 and not (n >= 512 and n % 256 == 0) else None
 
 
-SAID = r"\s*(?:of|=|:|is|to|->|为|是|设为|设成|改成|改为|换成|调到|调成|：)?\s*(\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))"
-GLOBAL_BATCH = re.compile(r"(?:global|total|effective)[-_ ]?batch(?:[-_ ]?size)?" + SAID + r"|(?<![a-z])gbs" + SAID +
-                          r"|全局\s*(?:批|batch)\s*(?:大小|size)?" + SAID)
-MICRO_BATCH = re.compile(r"(?:micro[-_ ]?batch(?:[-_ ]?size)?|per[-_ ]?device[-_ ]?(?:train[-_ ]?)?batch(?:[-_ ]?size)?|"
-                         r"batch[-_ ]?size|(?<![a-z])m?bs|(?<![a-z])batch|批大小|批次大小|每卡\s*batch)" + SAID)
-
-
-GRAD_ACCUM = re.compile(r"(?:gradient[-_ ]?accumulation(?:[-_ ]?steps)?|grad[-_ ]?accum(?:ulation)?(?:[-_ ]?steps)?|(?<![a-z])ga|"
-                        r"梯度累[积计加](?:步数|步|次数)?|累积步数?)" + SAID)
-
-
-def batches(r: Reading, s: Slots) -> None:
-    """The batch the user runs or wants: a global batch ("global batch 128", "GBS 256", "全局批大小 128"), a
-    per-device one ("batch size 4", "micro batch 2", "bs=4") and the accumulation ("GA 16", "梯度累积 16"); their
-    numbers claimed so they are no count or length."""
-    for rx, name in ((GLOBAL_BATCH, "global_batch"), (GRAD_ACCUM, "grad_accum"), (MICRO_BATCH, "micro_batch")):
-        m = r.search(rx)
-        if m:
-            value = int(next(g for g in m.groups() if g))
-            if value >= 1:
-                setattr(s, name, value)
-            r.claim_match(m, name, value)
-
-
 def trainer_parts(r: Reading, s: Slots) -> None:
     """The optimizer, loss and trainer named ("paged AdamW 8bit", "Liger", "torchtune"), their words claimed (the 8 of
     "8-bit" is no count, "loss" no problem report)."""
@@ -250,36 +226,6 @@ def training_amounts(r: Reading, s: Slots) -> None:
         r.claim_match(m, "epochs", float(m.group(1) or m.group(2)))
 
 
-LORA_RANK = re.compile(r"(?:lora[-_ ]?)?(?<![a-z])(?:rank|lora_r|秩)\s*(?:of|=|:|is|为|是|设为|设成)?\s*(\d{1,4})(?![0-9.])|"
-                       r"(?<![a-z])r\s*=\s*(\d{1,4})(?![0-9.])|(?<![0-9.])(\d{1,4})\s*(?:-|\s)?rank(?![a-z])")
-
-
-def lora_rank(work: str) -> int | None:
-    """The LoRA rank: "rank 16", "lora_rank: 64", "r=32", "秩为 8", "a 64-rank adapter"."""
-    m = LORA_RANK.search(work)
-    return int(next(g for g in m.groups() if g)) if m else None
-
-
-LEARNING_RATE = re.compile(r"(?<![a-z])(?:lr|learning[-_ ]?rate|学习率)\s*(?:of|=|:|is|为|是|设为|设成)?\s*(\d+(?:\.\d+)?(?:e-?\d+)?)(?![0-9])")
-
-
-def learning_rate(work: str) -> float | None:
-    """The learning rate: "lr 2e-5", "learning_rate: 1.0e-4", "学习率 5e-5" (between 0 and 1, else not a rate)."""
-    m = LEARNING_RATE.search(work)
-    value = float(m.group(1)) if m else None
-    return value if value is not None and 0 < value <= 1 else None
-
-
-TENSOR_PARALLEL = re.compile(r"(?<![a-z])(?:tp|tensor[-_ ]?parallel(?:[-_ ]?size)?|tensor[-_ ]model[-_ ]parallel[-_ ]size)\s*(?:=|:|of|is|为|是|设为)?\s*"
-                             r"(\d{1,3})(?![0-9.])|--tensor[-_]parallel[-_]size[= ]+(\d{1,3})")
-
-
-def tensor_parallel(work: str) -> int | None:
-    """The tensor-parallel size the user set: "tp=2", "TP 4", "--tensor-parallel-size 8"."""
-    m = TENSOR_PARALLEL.search(work)
-    return int(next(g for g in m.groups() if g)) if m else None
-
-
 HOST_RAM = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:host|cpu|system|主机|机器)\s*(?:ram|memory|mem|内存)|"
                       r"(?:host|cpu|system|主机)\s*(?:ram|memory|mem|内存)\s*(?:of|=|:|is|为|是|有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])")
 
@@ -293,13 +239,3 @@ def host_ram(r: Reading, s: Slots) -> None:
     value, unit = int(m.group(1) or m.group(2)), m.group(0).lower()
     s.host_ram_gb = value * (1024 if re.search(r"\d\s*t", unit) else 1)
     r.claim_match(m, "host_ram_gb", s.host_ram_gb)
-
-
-PIPELINE_PARALLEL = re.compile(r"(?<![a-z])(?:pp|pipeline[-_ ]?(?:model[-_ ]?)?parallel(?:[-_ ]?size)?)\s*(?:=|:|of|is|为|是|设为)?\s*"
-                               r"(\d{1,3})(?![0-9.])|--pipeline[-_](?:model[-_])?parallel[-_]size[= ]+(\d{1,3})")
-
-
-def pipeline_parallel(work: str) -> int | None:
-    """The pipeline-parallel size the user set: "PP 2", "pp=4", "--pipeline-model-parallel-size 2"."""
-    m = PIPELINE_PARALLEL.search(work)
-    return int(next(g for g in m.groups() if g)) if m else None

@@ -11,7 +11,7 @@ import unicodedata
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from . import numbers as num
-from . import serving_words
+from . import serving_words, spec
 from .frame import DEFAULT_HARDWARE, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
@@ -133,7 +133,7 @@ class Parser:
         hw_count = self.setting.read(r, s)
         num.trainer_parts(r, s)
         num.training_amounts(r, s)
-        num.batches(r, s)
+        spec.read(r, s, "amounts")  # the batch settings (slots.toml)
         num.host_ram(r, s)
         for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count
             setattr(s, name, value)
@@ -143,6 +143,7 @@ class Parser:
         self._method(r.unread(), s)
         self._length_beside_devices(r, s)
         work = r.unread()
+        spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count)
         read_intents(work, s, s.model in self.serving_only)
         if "config" in s.intents:
@@ -208,10 +209,6 @@ class Parser:
     def _counts(self, work: str, s: Slots, hw_count: int | None) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.zero_stage, s.offload = num.zero(work)
-        s.lora_rank = num.lora_rank(work)
-        s.tp = num.tensor_parallel(work)
-        s.pp = num.pipeline_parallel(work)
-        s.learning_rate = num.learning_rate(work)
         s.memory_gb = num.memory_gb(work)
         s.nodes = num.nodes(work)
         s.devices = num.devices(work) or hw_count
@@ -226,7 +223,8 @@ class Parser:
         s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
-        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.lora_rank or s.tp or s.pp or s.tokens or s.samples or s.epochs or s.tps):
+        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.lora_rank or s.tp or s.pp or s.tokens or s.samples or s.epochs
+                or s.tps or s.settings):
             s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 
 
