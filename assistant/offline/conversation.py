@@ -58,6 +58,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
     left_behind = set(QuestionFrame.TASK_SLOTS.get(earlier.task() or "", ())) if switched else set()
     for name in QuestionFrame.CARRIED:
+        if name not in QuestionFrame.model_fields:
+            continue  # a specification slot without an attribute: carried in ``settings`` below
         if name in QuestionFrame.MODEL_SLOTS and own_model:
             continue
         if name in left_behind:

@@ -12,7 +12,6 @@ from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import (
     EN_NUMBERS,
-    EPOCHS_RX,
     NODE_WORDS,
     SAMPLES_RX,
     TOKENS_RX,
@@ -201,7 +200,7 @@ def trainer_parts(r: Reading, s: Slots) -> None:
 
 
 def training_amounts(r: Reading, s: Slots) -> None:
-    """Token totals, samples, epochs and TPS into ``s``; their text claimed. "4096 tokens" and "32k
+    """Token totals, samples and TPS into ``s``; their text claimed (epochs: slots.toml). "4096 tokens" and "32k
     tokens" stay: a plain count under 10 million or a k suffix is a sequence length."""
     for m in list(r.finditer(TPS_RX)):
         given = m.group(1) or m.group(3) or m.group(4)
@@ -221,9 +220,6 @@ def training_amounts(r: Reading, s: Slots) -> None:
             continue  # "how many 32k sequences fit": a length to count sequences of, not a training set
         s.samples = s.samples or int(amount(m.group(1), m.group(2)))
         r.claim_match(m, "samples", int(amount(m.group(1), m.group(2))))
-    for m in list(r.finditer(EPOCHS_RX)):
-        s.epochs = s.epochs or float(m.group(1) or m.group(2))
-        r.claim_match(m, "epochs", float(m.group(1) or m.group(2)))
 
 
 HOST_RAM = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:host|cpu|system|主机|机器)\s*(?:ram|memory|mem|内存)|"

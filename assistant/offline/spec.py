@@ -64,6 +64,11 @@ SLOTS: list[SlotSpec] = load()
 BY_NAME = {slot.name: slot for slot in SLOTS}
 
 
+def of_task(task: str) -> tuple[str, ...]:
+    """The slots a conversation leaves behind when it switches away from ``task``."""
+    return tuple(slot.name for slot in SLOTS if slot.task == task)
+
+
 def read(r: Reading, frame: Any, phase: str) -> None:
     """Every slot of ``phase``: the first value written is the frame's (its attribute, else ``frame.settings``)."""
     for slot in SLOTS:

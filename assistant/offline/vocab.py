@@ -112,7 +112,6 @@ TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*(?:个\s*)?tokens?(?!\
 TPS_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
                     rf"(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈)?\s*{NUM}|{NUM}\s*tps(?![a-z])")
 SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|条(?:数据|样本)?|个样本|sequences)(?![a-z])")
-EPOCHS_RX = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:epochs?|轮|个\s*epoch)(?![a-z])|(?<![a-z])epochs?\s*(?:=|:)?\s*(\d+(?:\.\d+)?)")
 
 
 def amount(num: str, mag: str | None) -> float:
