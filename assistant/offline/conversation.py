@@ -10,7 +10,7 @@ from . import checks, spec
 from .frame import QuestionFrame
 
 ONE_OF = {"hardwares": "hardware", "frameworks": "framework", "methods": "method"}  # a comparison and its one value
-FOLLOWS_HARDWARE = {"node_size"}  # the default part's value gives way to the conversation's part
+FOLLOWS_HARDWARE = {"node_size", "dies_per_card"}  # the default part's value gives way to the conversation's part
 SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
 
 

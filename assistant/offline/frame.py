@@ -96,6 +96,7 @@ class QuestionFrame(BaseModel):
     hardware: str | None = None
     hardware_text: str | None = None
     node_size: int | None = None  # devices per node of ``hardware`` (or of the default part), from its catalog row
+    dies_per_card: int | None = None  # devices on one card of ``hardware`` (2 DIE on Snt9B23), from its catalog row
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
@@ -142,7 +143,7 @@ class QuestionFrame(BaseModel):
 
     CARRIED: ClassVar[tuple[str, ...]] = (
         "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
-        "hardware", "hardware_text", "node_size", "memory_gb", "host_ram_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
+        "hardware", "hardware_text", "node_size", "dies_per_card", "memory_gb", "host_ram_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
         "samples", "tps", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text",
         "concurrency", "gpu_util", "kv_cache_dtype", *spec.BY_NAME)  # the specification's slots carry over too
     # Slots that belong to one task: a turn that switches from training to serving (or back) leaves the other
@@ -198,8 +199,8 @@ class QuestionFrame(BaseModel):
         strategies = [st] if st else ([] if self.method else ["lora", "full"])
         node = self.node_size or UNKNOWN_PART_NODE_SIZE
         devices = self.devices or (self.nodes * node if self.nodes else None)
-        if self.devices and hw == "snt9b23" and self.device_unit == "card":
-            devices = self.devices * 2  # Snt9B23 plans count DIE: one card is 2 DIE
+        if self.devices and (self.dies_per_card or 1) > 1 and self.device_unit == "card":
+            devices = self.devices * (self.dies_per_card or 1)  # plans count DIE (Snt9B23: one card is 2 DIE)
         return Effective(self.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices, node)
 
     # -- validation ------------------------------------------------------------------------------

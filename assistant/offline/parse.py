@@ -145,6 +145,13 @@ class Parser:
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count)
+        part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
+        if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
+            s.node_size = int(part.get("devices_per_node") or 0) or None
+            # a part counted in DIE (catalog unit "die"): a card count is converted; the writer has no word for other units yet
+            s.dies_per_card = int(part.get("dies_per_card") or 1) if part.get("unit") == "die" else 1
+            if s.hardware is None:
+                s.mark("default", "node_size", "dies_per_card")
         read_intents(work, s, s.model in self.serving_only)
         if "config" in s.intents:
             read_config_format(work, s)
@@ -155,11 +162,6 @@ class Parser:
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
-        part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
-        if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
-            s.node_size = int(part.get("devices_per_node") or 0) or None
-            if s.hardware is None:
-                s.mark("default", "node_size")
         s.spans = r.spans
         mark_corrections(s)
         return s
