@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 
-from . import checks
+from . import checks, spec
 from .frame import QuestionFrame
 
 ONE_OF = {"hardwares": "hardware", "frameworks": "framework", "methods": "method"}  # a comparison and its one value
+FOLLOWS_HARDWARE = {"node_size", "dies_per_card"}  # the default part's value gives way to the conversation's part
 SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
 
 
@@ -57,6 +58,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
     left_behind = set(QuestionFrame.TASK_SLOTS.get(earlier.task() or "", ())) if switched else set()
     for name in QuestionFrame.CARRIED:
+        if name not in QuestionFrame.model_fields:
+            continue  # a specification slot without an attribute: carried in ``settings`` below
         if name in QuestionFrame.MODEL_SLOTS and own_model:
             continue
         if name in left_behind:
@@ -64,9 +67,14 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         if name in ONE_OF and getattr(turn, ONE_OF[name]):
             continue  # "on H100 then?" after "A100 vs 910B": one part now, no longer the comparison
         value = getattr(earlier, name)
-        if value is not None and getattr(new, name) in (None, []) and value != []:
+        open_here = getattr(new, name) in (None, []) or new.origins.get(name) == "default" and name in FOLLOWS_HARDWARE
+        if value is not None and open_here and value != []:
             setattr(new, name, value)
             new.origins[name] = "read_as" if earlier.origins.get(name) == "read_as" else "conversation"
+    for name, value in earlier.settings.items():  # the specification's settings, carried by their declared task
+        if name not in new.settings and (not switched or spec.BY_NAME[name].task != earlier.task()):
+            new.settings[name] = value
+            new.origins[name] = "conversation"
     new.hardware_guessed = turn.hardware_guessed if turn.hardware else earlier.hardware_guessed
     if new.hardware_guessed:
         new.mark("default", "hardware")

@@ -11,7 +11,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import checks
+from . import checks, spec
+from .spans import Span
 
 Origin = Literal["said", "conversation", "default", "read_as"]
 """said: the user's words this turn; conversation: an earlier turn; default: filled by a rule
@@ -30,9 +31,7 @@ def table_strategy(method: str | None) -> str | None:
     return {"lora": "lora", "qlora": "lora", "full": "full"}.get(method or "")
 
 
-def per_node(hardware: str) -> int:
-    """Devices in one node: 16 DIE on Snt9B23, 8 cards on everything else in the catalog."""
-    return 16 if hardware == "snt9b23" else 8
+UNKNOWN_PART_NODE_SIZE = 8  # devices per node of a part the catalog does not hold ("a 24GB GPU"); catalog parts carry their own
 
 
 @dataclass
@@ -45,6 +44,7 @@ class Effective:
     strategies: list[str]
     assumed: list[str] = field(default_factory=list)
     devices: int | None = None  # what the user has: "16 cards", or "2 nodes" x devices per node
+    per_node: int = UNKNOWN_PART_NODE_SIZE  # devices in one node of ``hardware``, from its catalog row
 
 
 def _unset(value: Any) -> bool:
@@ -95,7 +95,8 @@ class QuestionFrame(BaseModel):
     framework: str | None = None
     hardware: str | None = None
     hardware_text: str | None = None
-    node_size: int | None = None  # devices per node of ``hardware``, from its catalog row (None: the default part's 8)
+    node_size: int | None = None  # devices per node of ``hardware`` (or of the default part), from its catalog row
+    dies_per_card: int | None = None  # devices on one card of ``hardware`` (2 DIE on Snt9B23), from its catalog row
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
@@ -131,21 +132,25 @@ class QuestionFrame(BaseModel):
     intents: set[str] = Field(default_factory=set)
     question: str = ""
     lang_weak: bool = False  # "16呢", "8k?": too few words to tell; a follow-up keeps the conversation's language
-    topic_text: str = ""  # the question with the model name blanked: what the notes are searched with
+    topic_text: str = ""  # the question without the model name: what the notes are searched with
     on_topic: bool = False
+    settings: dict[str, float] = Field(default_factory=dict)
+    """Stated settings of the slot specification (slots.toml) that have no attribute of their own ("warmup 100")."""
+    spans: list[Span] = Field(default_factory=list, repr=False)
+    """What the reader read, where: one typed span per reading (slot, value, how) on the question as typed."""
     origins: dict[str, Origin] = Field(default_factory=dict, repr=False)
     """Where a value came from when it is not the user's words this turn (see ``origin``)."""
 
     CARRIED: ClassVar[tuple[str, ...]] = (
         "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
-        "hardware", "hardware_text", "node_size", "memory_gb", "host_ram_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-        "samples", "epochs", "tps", "learning_rate", "lora_rank", "micro_batch", "grad_accum", "global_batch", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text", "concurrency", "gpu_util", "kv_cache_dtype", "tp", "pp")
+        "hardware", "hardware_text", "node_size", "dies_per_card", "memory_gb", "host_ram_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
+        "samples", "tps", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text",
+        "concurrency", "gpu_util", "kv_cache_dtype", *spec.BY_NAME)  # the specification's slots carry over too
     # Slots that belong to one task: a turn that switches from training to serving (or back) leaves the other
     # task's settings behind ("what about serving it with vllm on those cards?" after a full fine-tuning plan).
     TASK_SLOTS: ClassVar[dict[str, tuple[str, ...]]] = {
-        "training": ("method", "methods", "stage", "zero_stage", "offload", "micro_batch", "grad_accum", "global_batch", "optimizer", "loss",
-                     "stack", "compile", "activation_offload", "learning_rate", "lora_rank", "tokens", "samples", "epochs",
-                     "tps", "framework", "frameworks"),
+        "training": ("method", "methods", "stage", "zero_stage", "offload", "optimizer", "loss", "stack", "compile", "activation_offload",
+                     "tokens", "samples", "tps", "framework", "frameworks", *spec.of_task("training")),
         "serving": ("concurrency", "gpu_util", "kv_cache_dtype", "weight_bits", "quant_text"),
     }
     MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "same_shape", "family", "params_b", "shape",
@@ -192,10 +197,11 @@ class QuestionFrame(BaseModel):
         hw = self.hardware or DEFAULT_HARDWARE
         st = table_strategy(self.method)
         strategies = [st] if st else ([] if self.method else ["lora", "full"])
-        devices = self.devices or (self.nodes * (self.node_size or per_node(hw)) if self.nodes else None)
-        if self.devices and hw == "snt9b23" and self.device_unit == "card":
-            devices = self.devices * 2  # Snt9B23 plans count DIE: one card is 2 DIE
-        return Effective(self.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices)
+        node = self.node_size or UNKNOWN_PART_NODE_SIZE
+        devices = self.devices or (self.nodes * node if self.nodes else None)
+        if self.devices and (self.dies_per_card or 1) > 1 and self.device_unit == "card":
+            devices = self.devices * (self.dies_per_card or 1)  # plans count DIE (Snt9B23: one card is 2 DIE)
+        return Effective(self.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices, node)
 
     # -- validation ------------------------------------------------------------------------------
     def check(self, low_text: str) -> None:
@@ -207,7 +213,7 @@ class QuestionFrame(BaseModel):
     def copy_for_turn(self) -> QuestionFrame:
         """A copy whose containers can change without touching this frame."""
         return self.model_copy(update={"intents": set(self.intents), "origins": dict(self.origins),
-                                       "models": list(self.models), "problems": list(self.problems)})
+                                       "models": list(self.models), "problems": list(self.problems), "settings": dict(self.settings)})
 
     def task(self) -> str | None:
         """"serving" or "training" when this turn says which (vLLM / 部署 words, or a method / training words)."""

@@ -23,7 +23,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
     s.intents = {name for name, rx in INTENTS.items() if rx.search(work)}
     s.intents = serving_words.serving_intents(s.intents, work, bool(s.method or s.stage or "train" in s.intents),
                                               bool(s.tps or s.tokens), serving_only,
-                                              bool(s.quant_text and s.weight_bits != 16 or s.concurrency or s.gpu_util))
+                                              bool(s.quant_text and s.weight_bits != 16 or s.concurrency or s.gpu_util),
+                                              bool(s.kv_cache_dtype))
     if {"memory", "cards"} <= s.intents and not INTENTS["cards"].search(MEMORY_ASKED.sub(" ", work)):
         s.intents.discard("cards")  # "显存占用多少" / "how much memory per card" asks GiB, not a card count
     if "cards" in s.intents and (s.devices or s.nodes) and not ASKS_COUNT.search(work):
@@ -33,7 +34,7 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
     if WILL_IT_OOM.search(work) and not REPORTED.search(work):
         s.intents.discard("problem")  # "会OOM吗" / "will it OOM?" asks for the memory, it reports nothing
         s.intents.add("oom_asked")
-    if s.hardware_text and "SNT9B23" in (s.hardware or "").upper() and re.search(r"(?<![a-z])die", work):
+    if s.hardware_text and (s.dies_per_card or 1) > 1 and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
 
 

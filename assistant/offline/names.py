@@ -1,6 +1,6 @@
 """Model names in a question: catalog models (the longest mention, or every model of a comparison),
 a misspelling read as a catalog model, an unknown model-like name, a raw size or shape, a family.
-Offsets are into the text given, so a mention can be blanked once read."""
+Offsets are into the question, so a mention is claimed as a span once read."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import re
 from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
 from . import numbers as num
 from .frame import QuestionFrame as Slots
-from .vocab import NOT_A_MODEL, SIZE, UNIT_AFTER_VERSION, VARIANT_WORDS, VERSION, blank_span, compared
+from .spans import Reading
+from .vocab import NOT_A_MODEL, SIZE, UNIT_AFTER_VERSION, VARIANT_WORDS, VERSION, compared
 
 # The architecture fields that decide a model's memory: two models equal in all of them size the same.
 SHAPE_FIELDS = ("arch", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "vocab", "tied_embeddings", "experts",
@@ -44,7 +45,7 @@ class ModelNames:
 
     def _tokens(self, text: str) -> list[tuple[int, int, str]]:
         """Word-like runs of Latin letters and digits, with a Chinese family word attached in front
-        ("千问2.5-72b"); offsets are into ``text`` so a mention can be blanked out afterwards."""
+        ("千问2.5-72b"); offsets are into ``text`` so a mention can be claimed afterwards."""
         out = []
         for m in self.token_rx.finditer(text.lower()):
             tok = m.group(0).rstrip(".-/_")
@@ -133,18 +134,21 @@ class ModelNames:
             j += 1
         return " ".join(t[2] for t in toks[i:j]), (toks[i][0], toks[j - 1][1])
 
-    def read(self, work: str, text: str, s: Slots) -> tuple[str, tuple[int, int] | None]:
-        """A catalog model (also misspelt), else an unknown model name, a raw size, a shape or a family."""
+    def read(self, r: Reading, text: str, s: Slots) -> tuple[int, int] | None:
+        """A catalog model (also misspelt), else an unknown model name, a raw size, a shape or a family; the
+        model's span (None when no catalog model was read)."""
+        work = r.unread()
         mentions = self.model_mentions(work)
         mid, typed, span = self.find_model(work, mentions)
         if mid and typed and span:
             s.models = self.compared_models(work, mentions)
-            if s.models:  # "X vs Y": the first named leads; every mention is read (blanked)
+            if s.models:  # "X vs Y": the first named leads; every mention is read
                 (mid, span), typed = mentions[0], work[mentions[0][1][0]:mentions[0][1][1]]
-                for _, other in mentions[1:]:
-                    work = blank_span(work, other)
+                for other_id, other in mentions[1:]:
+                    r.claim(*other, "models", other_id, "catalog")
             s.model, s.model_text = mid, typed.strip()
-            return blank_span(work, span), span
+            r.claim(*span, "model", mid, "catalog")
+            return span
         raw = num.raw_size(work)
         found = self.find_unknown_model(work)
 
@@ -157,10 +161,12 @@ class ModelNames:
             if len(fixed) == 1:
                 s.model, s.model_read_as = fixed[0], as_typed(uspan, unknown)
                 s.model_text = s.model_read_as
-                return blank_span(work, uspan), uspan
+                r.claim(*uspan, "model", s.model, "read_as")
+                return uspan
             if not (raw and unknown.endswith("b") and not re.search(r"[a-z]{2,}", unknown.replace(str(raw), ""))):
                 s.unknown_model, s.model_text = unknown, as_typed(uspan, unknown)
-                return blank_span(work, uspan), None
+                r.claim(*uspan, "unknown_model", unknown)
+                return None
         if raw:
             s.params_b = raw
         elif s.shape and {"layers", "hidden"} <= set(s.shape):
@@ -168,7 +174,7 @@ class ModelNames:
             s.shape_only = True
         else:
             s.family = self.family(work)
-        return work, None
+        return None
 
     def family(self, work: str) -> str | None:
         for _, _, tok in self._tokens(work):

@@ -1,16 +1,17 @@
 """Numbers in a question: model size, ZeRO stage, memory size, node and device counts (digits,
 Chinese numerals, English words), sequence length, a custom shape ("80 layers, hidden 8192") and a
-bare count in a follow-up ("and with 16?"). Each reader takes the lower-cased question with the
-model, hardware and amount mentions already blanked out, so "8B" or "A100 80G" is never a count."""
+bare count in a follow-up ("and with 16?"). The readers of settings and amounts claim what they read
+(spans.Reading); the count and length readers see only what no name, setting or amount claimed, so "8B"
+or "A100 80G" is never a count."""
 
 from __future__ import annotations
 
 import re
 
 from .frame import QuestionFrame as Slots
+from .spans import Reading
 from .vocab import (
     EN_NUMBERS,
-    EPOCHS_RX,
     NODE_WORDS,
     SAMPLES_RX,
     TOKENS_RX,
@@ -18,7 +19,6 @@ from .vocab import (
     TRAINER_PARTS,
     UNIT_WORDS,
     amount,
-    blank,
     cn_number,
 )
 
@@ -29,6 +29,7 @@ NOT_A_COUNT = r"(?!(?:few|couple|lot|bunch|number|total|handful|cluster|pair|min
 # "one 80GB A100", "two H100s". (台 is a machine, not a card: "2台910B" is read as nodes; "my 910B" says no count.)
 COUNT_BEFORE_HW = re.compile(rf"(?:(?<![0-9.a-z])(\d{{1,3}})\s*(?:x|×|\*|张|块)?|(?<![a-z])({EN_COUNT}|an?)\s+"
                              r"(?:\d{2,3}\s*g(?:i?b)?\s+)?)\s*$")
+COUNT_AFTER_HW = re.compile(rf"\s*s?\s*(?:x|×|\*)\s*(\d{{1,3}})(?![0-9.a-z])(?!\s*{NODE_WORDS})")  # "3090 x2", "A100 * 4"
 # A hardware name followed by one of these names a group of devices, not one: "a 910B node", "2 H100 nodes".
 GROUP_AFTER_HW = re.compile(rf"\s*(?:{NODE_WORDS}|clusters?|pods?|box(?:es)?|集群)")
 # A device count given per node ("4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡"), not in total.
@@ -123,10 +124,14 @@ def length_beside_devices(work: str) -> tuple[int, re.Match] | None:
 
 
 def count_before_hardware(before: str, after: str) -> int | None:
-    """The count written right before a hardware mention, unless the mention names a node or cluster."""
-    m = COUNT_BEFORE_HW.search(before)
-    if not m or GROUP_AFTER_HW.match(after):
+    """The count written right before a hardware mention ("8张910B"), or as a multiplier right after it ("3090 x2"),
+    unless the mention names a node or cluster."""
+    if GROUP_AFTER_HW.match(after):
         return None
+    m = COUNT_BEFORE_HW.search(before)
+    if not m:
+        times = COUNT_AFTER_HW.match(after)
+        return int(times.group(1)) or None if times else None
     if m.group(1):
         return int(m.group(1)) or None
     return EN_NUMBERS[re.sub(r"\s+", " ", m.group(2))]
@@ -150,17 +155,20 @@ def seq_len(work: str) -> int | None:
     return None
 
 
-def shape(work: str) -> tuple[dict[str, int], str]:
-    """A custom transformer shape ("80 layers, hidden 8192, 64 heads, 8 kv heads") and the text with it
-    blanked; at least two fields, so "freeze 10 layers" alone is no shape."""
-    out: dict[str, int] = {}
-    original = work
-    for name, rx in SHAPE_FIELDS:
-        m = re.search(rx, work)
+def shape(r: Reading) -> dict[str, int]:
+    """A custom transformer shape ("80 layers, hidden 8192, 64 heads, 8 kv heads"), its fields claimed; at least
+    two fields, so "freeze 10 layers" alone is no shape."""
+    found: list[tuple[re.Match, str, int]] = []
+    work = r.unread()
+    for name, rx in SHAPE_FIELDS:  # a field's words are not also another's ("8 kv heads" is no 8 heads)
+        m = next((m for m in re.finditer(rx, work) if not any(f.start() < m.end() and m.start() < f.end() for f, _, _ in found)), None)
         if m:
-            out[name] = int(next(g for g in m.groups() if g))
-            work = work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]
-    return (out, work) if len(out) >= 2 else ({}, original)
+            found.append((m, name, int(next(g for g in m.groups() if g))))
+    if len(found) < 2:
+        return {}
+    for m, name, value in found:
+        r.claim_match(m, f"shape.{name}", value)
+    return {name: value for _, name, value in found}
 
 
 def shape_params_b(shape: dict[str, int]) -> float:
@@ -180,118 +188,50 @@ def bare_count(work: str) -> int | None:
     return n if 1 <= n <= 4096 and not (n >= 512 and n % 256 == 0) else None
 
 
-SAID = r"\s*(?:of|=|:|is|to|->|为|是|设为|设成|改成|改为|换成|调到|调成|：)?\s*(\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))"
-GLOBAL_BATCH = re.compile(r"(?:global|total|effective)[-_ ]?batch(?:[-_ ]?size)?" + SAID + r"|(?<![a-z])gbs" + SAID +
-                          r"|全局\s*(?:批|batch)\s*(?:大小|size)?" + SAID)
-MICRO_BATCH = re.compile(r"(?:micro[-_ ]?batch(?:[-_ ]?size)?|per[-_ ]?device[-_ ]?(?:train[-_ ]?)?batch(?:[-_ ]?size)?|"
-                         r"batch[-_ ]?size|(?<![a-z])m?bs|(?<![a-z])batch|批大小|批次大小|每卡\s*batch)" + SAID)
-
-
-GRAD_ACCUM = re.compile(r"(?:gradient[-_ ]?accumulation(?:[-_ ]?steps)?|grad[-_ ]?accum(?:ulation)?(?:[-_ ]?steps)?|(?<![a-z])ga|"
-                        r"梯度累[积计加](?:步数|步|次数)?|累积步数?)" + SAID)
-
-
-def batches(work: str, s: Slots) -> str:
-    """The batch the user runs or wants: a global batch ("global batch 128", "GBS 256", "全局批大小 128"), a
-    per-device one ("batch size 4", "micro batch 2", "bs=4") and the accumulation ("GA 16", "梯度累积 16"); their
-    numbers blanked so they are no count or length."""
-    for rx, name in ((GLOBAL_BATCH, "global_batch"), (GRAD_ACCUM, "grad_accum"), (MICRO_BATCH, "micro_batch")):
-        m = rx.search(work)
-        if m:
-            value = int(next(g for g in m.groups() if g))
-            if value >= 1:
-                setattr(s, name, value)
-            work = blank(work, m)
-    return work
-
-
-def trainer_parts(work: str, s: Slots) -> str:
-    """The optimizer, loss and trainer named ("paged AdamW 8bit", "Liger", "torchtune"), their words blanked (the 8 of
+def trainer_parts(r: Reading, s: Slots) -> None:
+    """The optimizer, loss and trainer named ("paged AdamW 8bit", "Liger", "torchtune"), their words claimed (the 8 of
     "8-bit" is no count, "loss" no problem report)."""
     for kind, value, rx in TRAINER_PARTS:
-        m = rx.search(work)
-        if m:
+        found = list(r.finditer(rx))
+        if found:
             setattr(s, kind, getattr(s, kind) or value)
-            work = rx.sub(lambda x: " " * len(x.group(0)), work)
-    return work
+        for m in found:
+            r.claim_match(m, kind, value, "vocabulary")
 
 
-def training_amounts(work: str, s: Slots) -> str:
-    """Token totals, samples, epochs and TPS into ``s``; their text blanked. "4096 tokens" and "32k
+def training_amounts(r: Reading, s: Slots) -> None:
+    """Token totals, samples and TPS into ``s``; their text claimed (epochs: slots.toml). "4096 tokens" and "32k
     tokens" stay: a plain count under 10 million or a k suffix is a sequence length."""
-    for m in list(TPS_RX.finditer(work)):
+    for m in list(r.finditer(TPS_RX)):
         given = m.group(1) or m.group(3) or m.group(4)
         s.tps = s.tps or amount(given, m.group(2))
-        work = blank(work, m)
-    for m in list(TOKENS_RX.finditer(work)):
+        r.claim_match(m, "tps", amount(given, m.group(2)))
+    for m in list(r.finditer(TOKENS_RX)):
         mag = (m.group(2) or "").lower()
         n = amount(m.group(1), mag)
         if mag == "k" or n < 1e7:
             continue
         s.tokens = s.tokens or n
-        work = blank(work, m)
+        r.claim_match(m, "tokens", n)
+    work = r.unread()
     for m in list(SAMPLES_RX.finditer(work)):
         if (m.group(2) or "").lower() == "k" and m.group(0).rstrip().endswith("sequences") and \
                 re.search(r"how\s+many\s*$", work[: m.start()]):
             continue  # "how many 32k sequences fit": a length to count sequences of, not a training set
         s.samples = s.samples or int(amount(m.group(1), m.group(2)))
-        work = blank(work, m)
-    for m in list(EPOCHS_RX.finditer(work)):
-        s.epochs = s.epochs or float(m.group(1) or m.group(2))
-        work = blank(work, m)
-    return work
-
-
-LORA_RANK = re.compile(r"(?:lora[-_ ]?)?(?<![a-z])(?:rank|lora_r|秩)\s*(?:of|=|:|is|为|是|设为|设成)?\s*(\d{1,4})(?![0-9.])|"
-                       r"(?<![a-z])r\s*=\s*(\d{1,4})(?![0-9.])|(?<![0-9.])(\d{1,4})\s*(?:-|\s)?rank(?![a-z])")
-
-
-def lora_rank(work: str) -> int | None:
-    """The LoRA rank: "rank 16", "lora_rank: 64", "r=32", "秩为 8", "a 64-rank adapter"."""
-    m = LORA_RANK.search(work)
-    return int(next(g for g in m.groups() if g)) if m else None
-
-
-LEARNING_RATE = re.compile(r"(?<![a-z])(?:lr|learning[-_ ]?rate|学习率)\s*(?:of|=|:|is|为|是|设为|设成)?\s*(\d+(?:\.\d+)?(?:e-?\d+)?)(?![0-9])")
-
-
-def learning_rate(work: str) -> float | None:
-    """The learning rate: "lr 2e-5", "learning_rate: 1.0e-4", "学习率 5e-5" (between 0 and 1, else not a rate)."""
-    m = LEARNING_RATE.search(work)
-    value = float(m.group(1)) if m else None
-    return value if value is not None and 0 < value <= 1 else None
-
-
-TENSOR_PARALLEL = re.compile(r"(?<![a-z])(?:tp|tensor[-_ ]?parallel(?:[-_ ]?size)?|tensor[-_ ]model[-_ ]parallel[-_ ]size)\s*(?:=|:|of|is|为|是|设为)?\s*"
-                             r"(\d{1,3})(?![0-9.])|--tensor[-_]parallel[-_]size[= ]+(\d{1,3})")
-
-
-def tensor_parallel(work: str) -> int | None:
-    """The tensor-parallel size the user set: "tp=2", "TP 4", "--tensor-parallel-size 8"."""
-    m = TENSOR_PARALLEL.search(work)
-    return int(next(g for g in m.groups() if g)) if m else None
+        r.claim_match(m, "samples", int(amount(m.group(1), m.group(2))))
 
 
 HOST_RAM = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:host|cpu|system|主机|机器)\s*(?:ram|memory|mem|内存)|"
                       r"(?:host|cpu|system|主机)\s*(?:ram|memory|mem|内存)\s*(?:of|=|:|is|为|是|有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])")
 
 
-def host_ram(work: str, s: Slots) -> str:
-    """Host RAM the user has ("256GB host RAM", "主机内存 512G"): offload is checked against it; blanked, so it is
+def host_ram(r: Reading, s: Slots) -> None:
+    """Host RAM the user has ("256GB host RAM", "主机内存 512G"): offload is checked against it; claimed, so it is
     no device memory and no length."""
-    m = HOST_RAM.search(work)
+    m = r.search(HOST_RAM)
     if not m:
-        return work
+        return
     value, unit = int(m.group(1) or m.group(2)), m.group(0).lower()
     s.host_ram_gb = value * (1024 if re.search(r"\d\s*t", unit) else 1)
-    return blank(work, m)
-
-
-PIPELINE_PARALLEL = re.compile(r"(?<![a-z])(?:pp|pipeline[-_ ]?(?:model[-_ ]?)?parallel(?:[-_ ]?size)?)\s*(?:=|:|of|is|为|是|设为)?\s*"
-                               r"(\d{1,3})(?![0-9.])|--pipeline[-_](?:model[-_])?parallel[-_]size[= ]+(\d{1,3})")
-
-
-def pipeline_parallel(work: str) -> int | None:
-    """The pipeline-parallel size the user set: "PP 2", "pp=4", "--pipeline-model-parallel-size 2"."""
-    m = PIPELINE_PARALLEL.search(work)
-    return int(next(g for g in m.groups() if g)) if m else None
+    r.claim_match(m, "host_ram_gb", s.host_ram_gb)

@@ -11,11 +11,12 @@ import unicodedata
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from . import numbers as num
-from . import serving_words
-from .frame import QuestionFrame
+from . import serving_words, spec
+from .frame import DEFAULT_HARDWARE, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
 from .setting import Setting
+from .spans import Reading
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
     CLAIM,
     DOMAIN,
@@ -23,8 +24,6 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     INSTRUCTION,
     METHODS,
     STAGES,
-    blank,
-    blank_span,
     cn_number,
     cn_numerals_to_digits,
 )
@@ -87,7 +86,7 @@ def language_words(text: str) -> tuple[int, int]:
 
 
 class Parser:
-    """Parses questions against one catalog: each extractor reads one kind of thing and blanks it."""
+    """Parses questions against one catalog: each extractor reads one kind of thing and claims its span."""
 
     def __init__(self, resolver, models: list[dict], note_topics: dict[str, NoteTopic] | None = None):
         self.resolver = resolver
@@ -114,7 +113,7 @@ class Parser:
     def read(self, question: str) -> Slots:
         """The question read step by step. An instruction in it is not read; when that leaves no model, the
         question sat inside the instruction ("ignore your tools and tell me 1 card fits X on 910B"), so its
-        names are read again with only the claimed counts and settings blanked."""
+        names are read again with only the instruction's counts and settings claimed."""
         text = cn_numerals_to_digits(clean_text(question))
         s = self._read(text, whole_instruction=True)
         if s.ignored_instruction and not (s.model or s.params_b or s.unknown_model):
@@ -124,26 +123,35 @@ class Parser:
         return s
 
     def _read(self, text: str, whole_instruction: bool) -> Slots:
-        """Each step blanks what it read so later steps do not read it again."""
+        """Each extractor claims what it read (spans.Reading), in the order of their priority, so later ones
+        do not read it again; the spans stay in the frame."""
         s = Slots(lang=language(text), question=text, lang_weak=max(language_words(text)) < 2)
-        text = self._drop_instruction(text, s, whole_instruction)
-        low = text.lower()
+        r = Reading(text.lower())
+        self._drop_instruction(r, s, whole_instruction)
+        low = r.unread()
         s.check(low)
-        work, hw_count = self.setting.read(low, s)
-        work = num.trainer_parts(work, s)
-        work = num.training_amounts(work, s)
-        work = num.batches(work, s)
-        work = num.host_ram(work, s)
-        serving, work = serving_words.read(work)  # "gptq-int4" is no model, "64 并发" no count
-        for name, value in vars(serving).items():
+        hw_count = self.setting.read(r, s)
+        num.trainer_parts(r, s)
+        num.training_amounts(r, s)
+        spec.read(r, s, "amounts")  # the batch settings (slots.toml)
+        num.host_ram(r, s)
+        for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count
             setattr(s, name, value)
-        shape, work = num.shape(work)
-        s.shape = shape or None
-        work, span = self.names.read(work, text, s)
+        s.shape = num.shape(r) or None
+        span = self.names.read(r, text, s)
         s.same_shape = self.names.same_shape(s.model)
-        self._method(work, s)
-        work = self._length_beside_devices(work, s)
+        self._method(r.unread(), s)
+        self._length_beside_devices(r, s)
+        work = r.unread()
+        spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count)
+        part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
+        if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
+            s.node_size = int(part.get("devices_per_node") or 0) or None
+            # a part counted in DIE (catalog unit "die"): a card count is converted; the writer has no word for other units yet
+            s.dies_per_card = int(part.get("dies_per_card") or 1) if part.get("unit") == "die" else 1
+            if s.hardware is None:
+                s.mark("default", "node_size", "dies_per_card")
         read_intents(work, s, s.model in self.serving_only)
         if "config" in s.intents:
             read_config_format(work, s)
@@ -154,8 +162,7 @@ class Parser:
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
-        if s.hardware in self.resolver.hardware:  # the part's own node size, from the catalog
-            s.node_size = int(self.resolver.hardware[s.hardware].get("devices_per_node") or 0) or None
+        s.spans = r.spans
         mark_corrections(s)
         return s
 
@@ -167,27 +174,27 @@ class Parser:
         return letters_before_digits(name) not in self.family_stems and bool(covering(name.lower(), self.note_topics))
 
     @staticmethod
-    def _drop_instruction(text: str, s: Slots, whole: bool = True) -> str:
-        """Blank each instruction written into the question: what it says is not a fact the user stated. Not
-        ``whole``: only its claims (counts, sizes, settings) are blanked and its names stay readable."""
-        found = list(INSTRUCTION.finditer(text.lower()))
+    def _drop_instruction(r: Reading, s: Slots, whole: bool = True) -> None:
+        """Claim each instruction written into the question: what it says is not a fact the user stated. Not
+        ``whole``: only its claims (counts, sizes, settings) are claimed and its names stay readable."""
+        found = list(INSTRUCTION.finditer(r.text))
         if not found:
-            return text
-        s.ignored_instruction = " … ".join(text[m.start():m.end()].strip() for m in found)
+            return
+        s.ignored_instruction = " … ".join(s.question[m.start():m.end()].strip() for m in found)
         for m in found:
             if whole:
-                text = blank_span(text, m.span())
+                r.claim_match(m, "ignored_instruction", None, "instruction")
                 continue
-            for claim in CLAIM.finditer(text.lower(), m.start(), m.end()):
-                text = blank_span(text, claim.span())
-        return text
+            for claim in CLAIM.finditer(r.text, m.start(), m.end()):
+                r.claim_match(claim, "ignored_instruction", None, "instruction")
 
     @staticmethod
     def _method(work: str, s: Slots) -> None:
         methods = [name for name, rx in METHODS if rx.search(work)]
         if {"qlora", "lora"} <= set(methods):  # "qlora … lora rank 16": the rank is a LoRA setting, not a second method
-            work = LORA_SETTING.sub(" ", work)
-            methods = [name for name, rx in METHODS if rx.search(work)]
+            settings = [m.span() for m in LORA_SETTING.finditer(work)]
+            methods = [name for name, rx in METHODS
+                       if any(not any(a < m.end() and m.start() < b for a, b in settings) for m in rx.finditer(work))]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
         if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both
@@ -204,10 +211,6 @@ class Parser:
     def _counts(self, work: str, s: Slots, hw_count: int | None) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.zero_stage, s.offload = num.zero(work)
-        s.lora_rank = num.lora_rank(work)
-        s.tp = num.tensor_parallel(work)
-        s.pp = num.pipeline_parallel(work)
-        s.learning_rate = num.learning_rate(work)
         s.memory_gb = num.memory_gb(work)
         s.nodes = num.nodes(work)
         s.devices = num.devices(work) or hw_count
@@ -217,25 +220,26 @@ class Parser:
             s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个\s*)?(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
-            s.hardware = self.setting.hardware_id("snt9b-32g", None)
+            s.hardware = self.setting.hardware_id("snt9b-32g")
             s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
-        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.lora_rank or s.tp or s.pp or s.tokens or s.samples or s.epochs or s.tps):
+        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.lora_rank or s.tp or s.pp or s.tokens or s.samples or s.epochs
+                or s.tps or s.settings):
             s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 
 
     @staticmethod
-    def _length_beside_devices(work: str, s: Slots) -> str:
+    def _length_beside_devices(r: Reading, s: Slots) -> None:
         """A typical length beside a device word ("16384 npus") is the length when no other length is given."""
+        work = r.unread()
         found = num.length_beside_devices(work)
         if not found:
-            return work
+            return
         n, m = found
-        rest = blank(work, m)
-        if num.seq_len(rest) is not None:
-            return work
+        if num.seq_len(work[: m.start()] + work[m.end():]) is not None:
+            return
         s.seq_len = s.length_from_count = n
-        return rest
+        r.claim_match(m, "seq_len", n, "read_as")
 

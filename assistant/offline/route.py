@@ -16,7 +16,6 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
     TABLE_PARTS,
     Effective,
     effective,
-    per_node,
     table_strategy,
 )
 from .parse import Slots
@@ -264,7 +263,7 @@ class Router:
             return []
         return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
                          samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
-                         epochs=s.epochs, devices=e.devices or per_node(e.hardware), hardware=e.hardware, tps=s.tps)
+                         epochs=s.epochs, devices=e.devices or e.per_node, hardware=e.hardware, tps=s.tps)
 
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks

@@ -1,14 +1,15 @@
 """Serving words in a question: the weight precision ("AWQ int4", "w8a8", "4比特量化"), the concurrency
 ("32 concurrent users", "并发 64"), vLLM's --gpu-memory-utilization ("0.95", "95%"), and what a serving
-question asks (how many users fit, how much KV cache, how fast). The readers take the lower-cased
-question and blank what they read, so "gptq-int4" is no model, "64 并发" no device count and
-"gpu-memory-utilization" no memory question."""
+question asks (how many users fit, how much KV cache, how fast). The readers claim what they read
+(spans.Reading), so "gptq-int4" is no model, "64 并发" no device count and "gpu-memory-utilization" no
+memory question."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from .spans import Reading
 from .vocab import INTENTS
 
 # Weight precision, first match wins: a stated bit width before a method name ("gptq int8" is 8-bit).
@@ -26,7 +27,7 @@ BITS = [
 KV_DTYPE = re.compile(r"(?<![a-z0-9])(int8|fp8|8[-_ ]?bit)\s*(?:的)?\s*(?:kv[-_ ]?cache|kv\s*缓存|kv)(?![a-z])|"
                       r"(?:kv[-_ ]?cache|kv\s*缓存)(?:[-_ ]?dtype)?\s*(?:=|:|用|为|是|in|of|to|设为|改成|换成)?\s*(int8|fp8)(?![0-9])|"
                       r"--kv[-_]cache[-_]dtype[= ]+(int8|fp8|auto)")
-# Said, not blanked: "bf16" and "fp16" also ask the BF16-vs-FP16 note.
+# Said, not claimed: "bf16" and "fp16" also ask the BF16-vs-FP16 note.
 HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9])")
 QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量化")
 
@@ -41,6 +42,7 @@ CONCURRENCY = [re.compile(p) for p in (
 )]
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
              r"显存利用率|显存使用率|显存占比|显存比例")
+UTIL_WORD_RX = re.compile(UTIL_WORD)
 UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成)?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
                   rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)")
 
@@ -67,53 +69,56 @@ class ServingWords:
     kv_cache_dtype: str | None = None  # "int8 kv cache": estimate_inference kv_cache_dtype (int8 / fp8)
 
 
-def read(work: str) -> tuple[ServingWords, str]:
-    """The serving words of the question, and the text with the precision, concurrency and utilisation blanked."""
+def read(r: Reading) -> ServingWords:
+    """The serving words of the question; the precision, concurrency and utilisation words claimed."""
     out = ServingWords()
-    for m in list(KV_DTYPE.finditer(work)):
+    for m in list(r.finditer(KV_DTYPE)):
         raw = next(g for g in m.groups() if g)
-        out.kv_cache_dtype = out.kv_cache_dtype or ("int8" if raw.startswith(("int8", "8")) else raw)
-        work = work[: m.start()] + " kv cache " + " " * max(0, m.end() - m.start() - 10) + work[m.end():]  # still asks about the KV cache
+        value = "int8" if raw.startswith(("int8", "8")) else raw
+        out.kv_cache_dtype = out.kv_cache_dtype or value
+        r.claim_match(m, "kv_cache_dtype", value)  # still asks about the KV cache (serving_intents)
     said: list[tuple[int, str]] = []  # (position, words): said back in the order typed
     for rx, bits in BITS:
-        for m in list(rx.finditer(work)):
+        for m in list(r.finditer(rx)):
             if out.weight_bits is None:
                 out.weight_bits = bits or int(m.group(1))
             said.append((m.start(), m.group(0).strip()))
-            work = _blank(work, m)
-    if out.weight_bits is None and (half := HALF.search(work)):
-        out.weight_bits = 16
+            r.claim_match(m, "weight_bits", bits or int(m.group(1)))
+    if out.weight_bits is None and (half := r.search(HALF)):
+        out.weight_bits = 16  # said, not claimed: "bf16" and "fp16" also ask the BF16-vs-FP16 note
         said.append((half.start(), half.group(0)))
-    for m in list(QUANTIZED.finditer(work)):
+    for m in list(r.finditer(QUANTIZED)):
         said.append((m.start(), m.group(0)))
-        work = _blank(work, m)
+        r.claim_match(m, "quant_text", m.group(0), "vocabulary")
     out.quant_text = " ".join(dict.fromkeys(w for _, w in sorted(said))) or None
-    for m in list(UTIL.finditer(work)):
+    for m in list(r.finditer(UTIL)):
         raw = (m.group(1) or m.group(2) or "").replace(" ", "")
         value = float(raw.rstrip("%")) / (100 if raw.endswith("%") or m.group(2) else 1)
         if out.gpu_util is None and 0 < value <= 1:
             out.gpu_util = round(value, 4)
-        work = _blank(work, m)
-    work = re.sub(UTIL_WORD, lambda m: " " * len(m.group(0)), work)  # the flag alone is no memory question
+        r.claim_match(m, "gpu_util", round(value, 4))
+    for m in list(r.finditer(UTIL_WORD_RX)):
+        r.claim_match(m, "gpu_util", None, "vocabulary")  # the flag alone is no memory question
     for rx in CONCURRENCY:
-        for m in list(rx.finditer(work)):
+        for m in list(r.finditer(rx)):
             if out.concurrency is None and int(m.group(1)) >= 1:
                 out.concurrency = int(m.group(1))
-            work = _blank(work, m)
-    return out, work
+            r.claim_match(m, "concurrency", int(m.group(1)))
+    return out
 
 
-def serving_intents(intents: set[str], work: str, training: bool, tps_given: bool, serving_only: bool, served: bool) -> set[str]:
+def serving_intents(intents: set[str], work: str, training: bool, tps_given: bool, serving_only: bool, served: bool,
+                    kv_said: bool = False) -> set[str]:
     """The serving intents: "capacity" (how many users fit), "kv" (how much KV cache), "throughput"
     (how fast; a serving question unless training is named or a TPS figure is given). A model that is
     only served (embeddings, rerankers), or quantised weights, concurrency or a memory utilisation
-    without training words (``served``), ask about serving."""
+    without training words (``served``), ask about serving; a KV cache precision (``kv_said``) asks about the KV cache."""
     out = set(intents)
     if CAPACITY.search(work):
         out |= {"capacity", "inference"}
         if not INTENTS["cards"].search(CAPACITY.sub(" ", work)):
             out.discard("cards")  # "how many users can 8 cards serve" asks users, not cards
-    if KV_ASKED.search(work):
+    if KV_ASKED.search(work) or kv_said:
         out |= {"kv", "inference"}
     training = training or bool(TRAINING_WORDS.search(work))
     if SPEED.search(work) and not tps_given and ("inference" in out or not training):
@@ -123,6 +128,3 @@ def serving_intents(intents: set[str], work: str, training: bool, tps_given: boo
         out.add("inference")
     return out
 
-
-def _blank(work: str, m: re.Match) -> str:
-    return work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]

@@ -4,13 +4,15 @@ The reader fills the frame slot by slot; this module checks the result from the 
 each number written in the question (with its unit) and looks for a frame value it became. A number
 that became nothing (a LoRA rank, a learning rate, "0.5" nodes that no slot took) is named in the
 answer as not used, so nothing the user stated is dropped silently, whichever phrasing it came in.
-Numbers inside the model's and the part's own names ("qwen2.5-7b", "A100 80GB") are part of a name."""
+Numbers inside the model's and the part's own names ("qwen2.5-7b", "A100 80GB"), the spans the reader claimed
+for them, are part of a name."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from . import spec
 from .frame import QuestionFrame
 
 # A number standing on its own: not glued to letters before it ("qwen2.5", "a100", "llama3-8b", "zero-3",
@@ -22,8 +24,9 @@ SCALE = {"k": (1000, 1024), "m": (1e6,), "b": (1, 1e9), "bn": (1, 1e9), "t": (1e
          "亿": (1e8, 0.1), "千": (1000,), "g": (1,), "gb": (1,), "gib": (1,), "x": (1,)}
 # Frame slots the answer itself states whatever the tools take ("your 16 cards", "4096 tokens", "a 24 GB card");
 # every other number counts as used only when a tool call of this turn took it as an argument.
-STATED_SLOTS = ("seq_len", "devices", "nodes", "memory_gb", "params_b", "weight_bits",
-                "concurrency", "grad_accum", "micro_batch", "global_batch", "host_ram_gb")
+STATED_SLOTS = ("seq_len", "devices", "nodes", "memory_gb", "params_b", "weight_bits", "concurrency", "host_ram_gb",
+                *(slot.name for slot in spec.SLOTS if slot.stated))
+NAME_SLOTS = {"model", "models", "unknown_model", "hardware"}  # spans whose digits belong to a name
 KEY_BEFORE = re.compile(r"([a-z_][a-z_\-]{1,30}|[\u4e00-\u9fff]{1,6})\s*[:=为是]?\s*$")
 
 
@@ -55,12 +58,8 @@ def mentions(question: str) -> list[Mention]:
 
 
 def name_spans(frame: QuestionFrame) -> list[tuple[int, int]]:
-    """Where the model's and the part's names sit in the question: their digits are part of a name."""
-    low, spans = frame.question.lower(), []
-    for name in (frame.model_text, frame.hardware_text, frame.model_read_as, frame.unknown_model):
-        if name:
-            spans += [(m.start(), m.end()) for m in re.finditer(re.escape(name.lower()), low)]
-    return spans
+    """Where the reader read model and part names in the question: their digits are part of a name."""
+    return [(span.start, span.end) for span in frame.spans if span.slot in NAME_SLOTS]
 
 
 def numbers_in(value: object) -> set[float]:
@@ -81,7 +80,7 @@ def frame_values(frame: QuestionFrame) -> set[float]:
     DIE per card, a part's memory in its name, a shape's fields)."""
     values: set[float] = set()
     for slot in STATED_SLOTS:
-        value = getattr(frame, slot, None)
+        value = spec.value_of(frame, slot)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             values.add(float(value))
     if frame.nodes and frame.devices:

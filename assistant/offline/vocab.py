@@ -1,5 +1,5 @@
 """The offline parser's vocabulary: the words people use for frameworks, hardware, methods, stages,
-config formats and intents (Chinese and English), and the number formats of device counts and
+config formats and intents (hardware parts are the catalog's) (Chinese and English), and the number formats of device counts and
 training amounts ("八卡", "2机16卡", "1B tokens", "10亿 token", "TPS 1500", "3 epochs")."""
 
 from __future__ import annotations
@@ -11,14 +11,6 @@ from pathlib import Path
 FRAMEWORKS = [
     (re.compile(r"mind\s*speed(?:[-_ ]?llm)?|model\s*link"), "MindSpeed-LLM"),
     (re.compile(r"llama[-_ ]?factory|llamafactory|\blf\b"), "LLaMA-Factory"),
-]
-# Hardware words -> a name the catalog resolver knows; the Ascend parts are matched before the
-# generic "910" so that "910B"/"910C" pick the right part.
-HARDWARE = [
-    (re.compile(r"snt\s*9\s*b\s*23|(?:ascend\s*)?910\s*c(?![a-z0-9])|atlas\s*(?:800t|900)\s*a3|a3\s*super\s*pod"), "snt9b23"),
-    (re.compile(r"snt\s*9\s*b(?!\s*23)|(?:ascend\s*)?910\s*b\d?(?![0-9])|atlas\s*800t?\s*a2"), "snt9b"),
-    (re.compile(r"(?<![a-z0-9])(?:nvidia\s*)?(a100|a800|h100|h800|h200|h20|l40s)(?:[-_ ]?(?:sxm\d?|pcie))?(?:[-_ ]?(\d{2,3})\s*g(?:b)?)?s?(?![a-z0-9])"), None),
-    (re.compile(r"(?:rtx\s*|geforce\s*)*(4090)(?:\s*d)?s?(?![0-9a-z])"), None),
 ]
 # What the trainer is made of, beyond the plan's defaults (AdamW, fp32 loss, LLaMA-Factory): each is an
 # estimate_training_memory input, read with its value; first match wins within a kind.
@@ -110,7 +102,7 @@ UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张
 NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|个节点|节点|台机器|台服务器|台|机器|机)"
 
 
-# Training amounts ("on 1B tokens", "50000 samples, 3 epochs", "TPS 1500"): read and blanked before
+# Training amounts ("on 1B tokens", "50000 samples, 3 epochs", "TPS 1500"): read and claimed before
 # the model, size and length parsers so "1B tokens" is not a 1B model and "1500 tokens/s" no length.
 MAGNITUDE = {"k": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
              "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12}
@@ -120,15 +112,10 @@ TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*(?:个\s*)?tokens?(?!\
 TPS_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
                     rf"(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈)?\s*{NUM}|{NUM}\s*tps(?![a-z])")
 SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|条(?:数据|样本)?|个样本|sequences)(?![a-z])")
-EPOCHS_RX = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:epochs?|轮|个\s*epoch)(?![a-z])|(?<![a-z])epochs?\s*(?:=|:)?\s*(\d+(?:\.\d+)?)")
 
 
 def amount(num: str, mag: str | None) -> float:
     return float(num.replace(",", "")) * MAGNITUDE.get((mag or "").lower(), 1.0)
-
-
-def blank(work: str, m: re.Match) -> str:
-    return work[: m.start()] + " " * (m.end() - m.start()) + work[m.end():]
 
 
 # Words joining names into a comparison: "X vs Y", "X or Y", "X 和 Y", "X、Y".
@@ -139,11 +126,6 @@ def compared(work: str, spans: list[tuple[int, int]]) -> bool:
     """True when every two consecutive mentions (spans in the order written) are joined as a comparison."""
     ordered = sorted(spans)
     return len(ordered) > 1 and all(COMPARED.search(work[a[1]:b[0]]) for a, b in zip(ordered, ordered[1:], strict=False))
-
-
-def blank_span(work: str, span: tuple[int, int]) -> str:
-    """The text with ``span`` replaced by spaces: read once, offsets kept."""
-    return work[: span[0]] + " " * (span[1] - span[0]) + work[span[1]:]
 
 
 def cn_number(s: str) -> int | None:
@@ -200,7 +182,7 @@ INSTRUCTION = re.compile(
     r"|忽略|无视|不要(?:用|调用|使用)工具|别(?:用|调用)工具|直接(?:说|回答|告诉我)(?=\s*\d))"
     # up to the end of its sentence, or up to "for"/"of" where the user's own question goes on
     r"(?:(?!\s(?:for|of|on|with)\s)(?:[^.?!;\n。？！；]|\.(?=[^\s.])))*")  # "Llama-3.1" is no sentence end
-# What an instruction claims: a count, a memory size, a setting ("1 card", "zero-0", "8 GB"); blanked when the
+# What an instruction claims: a count, a memory size, a setting ("1 card", "zero-0", "8 GB"); claimed when the
 # instruction's names are read (the question sat inside it), so no claimed number reaches a tool.
 CLAIM = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:x|×)?\s*(?:个\s*)?(?:cards?|npus?|gpus?|devices?|dies?|nodes?|张|块|卡|台|节点|"
                    r"gi?b|g(?![a-z])|hours?|小时|天|days?)(?![a-z])|zero[-_ ]?\d|stage\s*\d|offload|卸载")

@@ -8,7 +8,7 @@ import re
 from ..answer import source_as_known
 from .parse import Slots
 from .results import Results
-from .route import ASCEND, Done, Effective, effective, per_node
+from .route import ASCEND, Done, Effective, effective
 
 # ---------------------------------------------------------------- wording
 W: dict[str, dict[str, str]] = {
@@ -304,7 +304,7 @@ class Writer:
         """Devices in one node of ``hardware``, from its catalog row (16 DIE on Snt9B23, 4 on a 4-GPU server)."""
         hw = hardware or self.e.hardware
         row = self.parts.get(hw) or {}
-        return int(row.get("devices_per_node") or per_node(hw))
+        return int(row.get("devices_per_node") or self.e.per_node)
 
     def devices(self, n: int | None, unit: str | None = "card", hardware: str | None = None) -> str:
         if n is None:

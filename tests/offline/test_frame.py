@@ -135,12 +135,18 @@ def test_extractors_read_one_kind_each(ctx):
     from assistant.offline.frame import QuestionFrame
     from assistant.offline.names import ModelNames
     from assistant.offline.setting import Setting
+    from assistant.offline.spans import Reading
     names = ModelNames(ctx.resolver, ctx.kb.models())
     assert [m for m, _ in names.model_mentions("llama3-8b vs qwen2.5-7b")] == ["llama3-8b", "qwen2.5-7b"]
     s = QuestionFrame()
-    rest, count = Setting(ctx.resolver).read("8张910b 用 mindspeed-llm 跑 qwen2.5-7b", s)
+    text = "8张910b 用 mindspeed-llm 跑 qwen2.5-7b"
+    r = Reading(text)
+    count = Setting(ctx.resolver).read(r, s)
     assert (s.hardware, s.framework, count) == ("snt9b", "MindSpeed-LLM", 8)
-    assert "910b" not in rest and "mindspeed" not in rest and "qwen2.5-7b" in rest
+    # each reading is a typed span on the question as typed; the model's words are left for the name reader
+    assert {(text[sp.start:sp.end], sp.slot, sp.value, sp.how) for sp in r.spans} == {
+        ("910b", "hardware", "snt9b", "catalog"), ("mindspeed-llm", "framework", "MindSpeed-LLM", "vocabulary")}
+    assert not r.claimed(text.index("qwen"), len(text))
 
 
 def test_values_filled_by_a_reading_rule_say_so(parse):

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from assistant.offline import serving_words
+from assistant.offline.spans import Reading
 from tests.offline.dialog import converse
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -274,10 +275,11 @@ def test_sequence_bound_plan_points_to_mindspeed_and_a_shorter_length(assistant)
     ("max-num-seqs 256", (None, 256, None)), ("20 users at once", (None, 20, None)), ("tensor parallel 8", (None, None, None)),
 ])
 def test_serving_word_readers(text, want):
-    words, rest = serving_words.read(text)
+    r = Reading(text)
+    words = serving_words.read(r)
     assert (words.weight_bits, words.concurrency, words.gpu_util) == want
     if any(want):
-        assert not re.search(r"\d", rest) or text == "w8a16 2 cards"  # what was read is blanked
+        assert not re.search(r"\d", r.unread()) or text == "w8a16 2 cards"  # what was read is claimed
 
 
 def test_chinese_header_names_the_precision_in_chinese(assistant):

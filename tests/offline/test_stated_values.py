@@ -54,6 +54,8 @@ PHRASES = [
     ("warmup {v} steps", st.integers(11, 999)),
     ("seed {v}", st.integers(1000, 99999)),
     ("save every {v} steps", st.integers(101, 5000)),
+    ("max_grad_norm {v}", st.sampled_from([0.3, 0.5, 2.5])),  # a slot of the specification no tool takes
+    ("{v} epochs", st.integers(2, 9)),
 ]
 
 

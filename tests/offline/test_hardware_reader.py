@@ -1,0 +1,39 @@
+"""The hardware reader's examples (tests/offline/readers/hardware.yaml): the part, the count and the node size, all
+from the catalog's rows and aliases. The node sizes are the catalog's (8 cards per Snt9B node, 16 DIE per Snt9B23
+node: ModelArts docs; 8 per GPU server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from assistant.offline.parse import Parser
+
+EXAMPLES = yaml.safe_load((Path(__file__).parent / "readers" / "hardware.yaml").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def parse(ctx):
+    return Parser(ctx.resolver, ctx.kb.models()).parse
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e["q"] for e in EXAMPLES])
+def test_hardware_examples(parse, example):
+    frame = parse(example["q"])
+    e = frame.effective()
+    assert (frame.hardware, e.devices) == (example["hardware"], example["devices"])
+    assert e.per_node == example["per_node"]
+    if frame.hardware:  # the part is a span read from the catalog
+        assert [sp.value for sp in frame.spans if sp.slot == "hardware"][:1] == [frame.hardware]
+        assert {sp.how for sp in frame.spans if sp.slot == "hardware"} == {"catalog"}
+
+
+def test_the_reader_keeps_no_part_names_of_its_own():
+    """No part name or node size is written in the planner's code: they are the catalog's."""
+    src = Path(__file__).parents[2] / "assistant" / "offline"
+    for path in src.glob("*.py"):
+        text = path.read_text(encoding="utf-8").lower()
+        for word in ("910\\s*b", "h100|", "a100|", "(4090)", "def per_node"):
+            assert word not in text, (path.name, word)
