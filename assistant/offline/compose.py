@@ -79,7 +79,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         quantity = bool(self.s.model and self.s.intents & {"kv", "memory", "cards", "zero", "ga", "capacity", "config", "tp"})
         remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu() and ("problem" in self.s.intents or not quantity)
         blocks: list[Callable[[], list[str]]] = [
-            self.unknown_models, self.model_lists, self.hardware_lists, self.what_fits_block, self.header_block, self.training_time,
+            self.unknown_models, self.model_lists, self.hardware_lists, self.what_fits_block, self.header_block, self.asked_first, self.training_time,
             self.notes_block if remedy_first else list, self.configs, self.config_needs_model, self.training,
             self.memory_block, self.inference, self.comparisons, list if remedy_first else self.notes_block,
         ]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import batch_math
+from .asked import named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -255,6 +256,11 @@ class Router:
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
                                    hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
                                    **trainer_args(s))
+        named = named_setting(s)
+        if named and e.devices and not asks_memory(s):  # "zero2 行不行 on my 8 GPUs": that setting, estimated on them
+            calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                               seq_len=e.seq_len, devices=e.devices, zero_stage=named.zero_stage, offload=named.offload,
+                               hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
         return calls
 
     def time_calls(self, s: Slots, e: Effective) -> list[Call]:
@@ -274,7 +280,7 @@ class Router:
                              seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=e.devices,
                              **batch_args(s), **trainer_args(s))
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                         seq_len=e.seq_len, devices=s.devices, zero_stage=s.zero_stage, offload=s.offload,
+                         seq_len=e.seq_len, devices=e.devices, zero_stage=s.zero_stage, offload=s.offload,
                          hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:

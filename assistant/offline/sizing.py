@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
+from .asked import implausible
 from .capacity import TrainingFacts, shorter_rows
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
@@ -51,7 +52,11 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             body.append(self.lead(verdict))
         headline = self.training_headline(f)
         if headline:
-            body.append(self.L("**Needed:** ", "**所需**：") + headline if verdict else self.lead(headline))
+            # beside a yes, a larger count is what the job takes without the user's limit, not what it needs
+            beyond = not (f.recipes or f.rows) and any(p.fits and p.devices > (self.e.devices or 0) for p in self.free_plans(f))
+            said_no = not verdict or verdict.startswith(("**No", "**不", "**Not", "**按"))
+            label = "unlimited" if beyond and not said_no else "needed"
+            body.append(self.say(label) + headline if verdict else self.lead(headline))
         if self.s.stage == "pt" and (f.recipes or f.rows or f.plans):
             body.append(self.pretrain_note(bool(f.recipes or f.rows)))
         body += self.zero_from_estimate(f)
@@ -91,6 +96,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if plan is None:
             return None
         fw = self.fw_name(plan.framework, plan.hardware)
+        self.stated.append(plan)  # stated here in full: the plan's line below refers to it
         # "which stage with offload?": say whether offload is needed at all
         offload = "" if not self.s.offload else self.L("; CPU offload is needed", "；需要开 CPU offload") if plan.offload else \
             self.L("; no CPU offload needed", "；不需要 CPU offload")
@@ -236,7 +242,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
                  + (self.memory_summary(p) if memory_first else
                     self.plan_summary(p) + self.L(f" ({self.fw_name(p.framework, p.hardware)})", f"（{self.fw_name(p.framework, p.hardware)}）"))
                  for p in plans]
-        joined = self.L("; ", "；").join(parts)
+        joined = self.L("; ", "；").join(parts) + (self.say("check_flag") if any(implausible(p) for p in plans) else "")
+        if not memory_first:
+            self.stated += plans
         if s.stage in PREFERENCE_STAGES:
             return self.L(f"estimate for {s.stage.upper()}: {joined}.", f"{s.stage.upper()} 估算：{joined}。")
         bounded = self.estimate_within_bounds(f, joined)
