@@ -467,20 +467,43 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
+        quoted = best[:2]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
-            # unless one section answers the question's own words clearly better than the summary does ("convert the
-            # weights back to Hugging Face format" is one paragraph of the launch-script note): that section leads
-            asked = title_words(self.s.question)
-            opening = sentence_cut(top.text, PASSAGE_CHARS // 2)
-            better = len(asked & title_words(top.text)) > len(asked & title_words(top.summary)) + 2
-            lead = opening if better and "problem" not in self.s.intents else top.summary  # a problem report: the remedy
+            section = self.answering_section(best, top.summary)
+            lead = self.summary_or_opening(top) if section is None else flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
+            if section is not None:  # said once: the lead, then the other sections
+                quoted = [h for h in best if h is not section][:2]
             lines = [self.lead(self.note_verdict(top.file) + lead + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
                      "", *lines]
-        for i, h in enumerate(best[:2]):
+        for i, h in enumerate(quoted):
             passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
             lines += [f"**{h.title} — {h.heading}**", "\n".join("> " + ln for ln in passage.splitlines())]
         source = source_as_known(top.source)
         return lines + [self.L(f"(source: {source})", f"（来源：{source}）"), ""]
+
+    def answering_section(self, best: list[NotePassage], summary: str) -> NotePassage | None:
+        """The section that holds what the question quotes ('Error waiting on exit barrier', `max_model_len is
+        greater…`) when the note's summary does not: the user asks about that text, so that section leads. The
+        opening of the top section leads instead when it shares far more of the question's words than the summary
+        ("convert the weights back to Hugging Face format" is one paragraph of the launch-script note), unless the
+        user reports a problem (the note's remedy, its summary, leads). None: the summary leads."""
+        low, question = summary.lower(), self.s.question.lower()
+        for h in best:  # a heading that names a quoted message the question contains, quoted or not
+            if any(q.strip().lower() in question and q.strip().lower() not in low for quote in QUOTED.findall(h.heading)
+                   for q in quote if q):
+                return h
+        for quote in QUOTED.findall(self.s.question):
+            text = next(q for q in quote if q).strip().lower()
+            if len(text) >= 8 and text not in low:
+                section = next((h for h in best if text in (h.heading + " " + h.text).lower()), None)
+                if section is not None:
+                    return section
+        return None
+
+    def summary_or_opening(self, top: NotePassage) -> str:
+        asked = title_words(self.s.question)
+        better = len(asked & title_words(top.text)) > len(asked & title_words(top.summary or "")) + 2
+        return sentence_cut(top.text, PASSAGE_CHARS // 2) if better and "problem" not in self.s.intents else top.summary or ""
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge (no model named)."""
@@ -496,6 +519,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         return (bool(fw) and fw in head, serving or not re.search(r"vllm|inference|推理", head), h.score)
 
 
+# Text the question quotes: 'an error message', "a flag", `code`, “中文引号”, 「…」.
+QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|“([^”\n]{8,200})”|「([^」\n]{8,200})」")
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
 
 
@@ -509,6 +534,12 @@ def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = 
 
 
 TITLE_STOP = frozenset(["the", "a", "an", "and", "or", "of", "on", "in", "for", "to", "from", "with", "its", "their", "how", "what", "why", "is", "are", "do", "does", "training"])
+
+
+def flat(text: str) -> str:
+    """A quoted section as one paragraph for the lead: its lines and bullets joined."""
+    lines = [re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", ln).strip() for ln in text.splitlines()]
+    return " ".join(ln for ln in lines if ln)
 
 
 def title_words(text: str) -> set[str]:

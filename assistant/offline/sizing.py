@@ -45,12 +45,13 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return []
         body: list[str] = []
         verdict = self.verdict(f)  # "can I with my 16 cards?": yes or no before the details
-        setting = self.setting_on_your_devices(f) if verdict else None
+        # the setting on the user's devices, unless the verdict on the setting they named already leads
+        setting = self.setting_on_your_devices(f) if verdict and not self.headlined else None
         if setting and verdict:  # "which ZeRO stage / what GA on my 4 cards": that setting is the answer, the yes/no backs it
             body += [self.lead(setting), "- " + verdict]
         elif verdict:
             body.append(self.lead(verdict))
-        headline = self.training_headline(f)
+        headline = None if verdict and self.same_as_yours(f) else self.training_headline(f)
         if headline:
             # beside a yes, a larger count is what the job takes without the user's limit, not what it needs
             beyond = not (f.recipes or f.rows) and any(p.fits and p.devices > (self.e.devices or 0) for p in self.free_plans(f))
@@ -102,6 +103,14 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             self.L("; no CPU offload needed", "；不需要 CPU offload")
         return self.L(f"estimate for your {self.devices(have, plan.unit, plan.hardware)}: {self.plan_summary(plan)} ({fw}){offload}.",
                       f"估算（你的 {self.devices(have, plan.unit, plan.hardware)}）：{self.plan_summary(plan)}（{fw}）{offload}。")
+
+    def same_as_yours(self, f: TrainingFacts) -> bool:
+        """No vendor row, and the plan without a limit is the one on the user's devices: said once, by the verdict."""
+        capped = [r.value for r in f.plans if r.value is not None and r.arg("max_devices") and r.value.fits]
+        free = [p for p in self.free_plans(f) if p.fits]
+        return bool(free) and not (f.recipes or f.rows or f.bound) and all(
+            any((c.devices, c.zero_stage, c.offload, c.tp, c.pp) == (p.devices, p.zero_stage, p.offload, p.tp, p.pp) for c in capped)
+            for p in free)
 
     def users_batch(self, have: int) -> str:
         """'; for your global batch of 64 on all your 8 cards (micro batch 1): gradient accumulation 8' (GA = global batch /
