@@ -470,7 +470,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         quoted = best[:2]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
             section = self.answering_section(best, top.summary)
-            lead = self.summary_or_opening(top) if section is None else flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
+            lead = self.summary_or_opening(top) if section is None else self.section_lead(section)
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
             lines = [self.lead(self.note_verdict(top.file) + lead + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
@@ -492,13 +492,34 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             if any(q.strip().lower() in question and q.strip().lower() not in low for quote in QUOTED.findall(h.heading)
                    for q in quote if q):
                 return h
-        for quote in QUOTED.findall(self.s.question):
-            text = next(q for q in quote if q).strip().lower()
+        quoted = self.quoted_texts()
+        for text in quoted:
             if len(text) >= 8 and text not in low:
                 section = next((h for h in best if text in (h.heading + " " + h.text).lower()), None)
                 if section is not None:
                     return section
         return None
+
+    def quoted_texts(self) -> list[str]:
+        """What the question quotes, lower-cased: quoted text, and every run of five or more words of an error
+        pasted without quotes, longest first ("vllm says User-specified max_model_len is … max_model_len")."""
+        texts = [next(q for q in quote if q).strip().lower() for quote in QUOTED.findall(self.s.question)]
+        for m in ERROR_WORDS.finditer(self.s.question):
+            words = m.group(0).lower().split()
+            texts += [run for n in range(len(words), 4, -1) for i in range(len(words) - n + 1)
+                      if ERROR_TOKEN.search(run := " ".join(words[i:i + n]))]  # an error's words, not plain prose
+        return texts
+
+    def section_lead(self, section: NotePassage) -> str:
+        """The lead taken from a section: the bullet or paragraph that holds the quoted text, else the section's opening."""
+        question = self.s.question.lower()
+        quoted = self.quoted_texts()
+        in_heading = any(t in section.heading.lower() or section.heading.lower() in question for t in quoted)
+        if not in_heading:
+            for para in re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)", section.text):
+                if any(t in para.lower() for t in quoted if len(t) >= 8):
+                    return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
+        return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
 
     def summary_or_opening(self, top: NotePassage) -> str:
         asked = title_words(self.s.question)
@@ -521,6 +542,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
 
 # Text the question quotes: 'an error message', "a flag", `code`, “中文引号”, 「…」.
 QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|“([^”\n]{8,200})”|「([^」\n]{8,200})」")
+# An error message pasted into the question without quotes: a run of at least five Latin words.
+ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.:'-]*){4,}")
+ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
 
 

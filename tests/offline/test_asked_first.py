@@ -194,3 +194,16 @@ def test_every_phrase_has_both_languages_and_the_same_placeholders(tmp_path):
     bad.write_text('[only_english]\nen = "hello"\n', encoding="utf-8")
     with pytest.raises(ValueError, match="only_english"):
         load_phrases(bad)
+
+
+@pytest.mark.parametrize("q,lang", [
+    ("vllm启动报错 max_model_len is greater than the derived max_model_len，怎么办", "zh"),
+    ("vllm says User-specified max_model_len is greater than the derived max_model_len, what now?", "en"),
+])
+def test_a_pasted_error_leads_with_its_own_fix(assistant, q, lang):
+    text = note_text("vllm_faq.md", lang)
+    line = next(ln for ln in text.splitlines() if "is greater than the derived max_model_len" in ln)
+    fix = re.search(r"export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", line).group(0)  # the vendor FAQ's fix, on the error's line
+    ans = assistant.ask(q).answer
+    head = lead(type("A", (), {"answer": ans})())
+    assert head.startswith("**结论**：" if lang == "zh" else "**Answer:** ") and fix in head
