@@ -53,13 +53,21 @@ def weights_floor(p: PlanResult) -> int:
     return max(1, math.ceil(need_gib / max(p.memory.usable_gib, 1e-9)))
 
 
-def implausible(p: PlanResult) -> list[str]:
+USABLE = re.compile(r"usable memory = ([\d.]+) GB")
+
+
+def implausible(p: PlanResult, memory_gb: float | None = None) -> list[str]:
     """Why a plan cannot be shown as it is, one code per problem (empty when it holds together):
     ``over_usable``: a plan called fitting whose point estimate exceeds the usable memory;
     ``far_beyond_states``: far more devices than the model states need over ZeRO-3 while each one is
     nearly full: the estimate's per-device figures do not add up for that count (DeepSeek-V3 LoRA on A100s:
-    256 GPUs at 79 GiB each, where its weights over ZeRO-3 need a few dozen)."""
+    256 GPUs at 79 GiB each, where its weights over ZeRO-3 need a few dozen);
+    ``other_part_memory``: the usable memory explained with another part's size than the plan's part
+    (``memory_gb``, from the hardware catalog): a GPU plan worded with the 64 GB of an Ascend card."""
     problems = []
+    said = [float(m.group(1)) for a in getattr(p, "assumptions", None) or [] for m in [USABLE.search(str(a))] if m]
+    if memory_gb and any(abs(x - memory_gb) > 0.5 for x in said):
+        problems.append("other_part_memory")
     if p.fits and p.memory.total_gib > p.memory.usable_gib:
         problems.append("over_usable")
     floor = weights_floor(p)

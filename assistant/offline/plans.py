@@ -93,8 +93,10 @@ class PlanBlocks(CapacityBlocks):
     def plausibility(self, p: PlanResult) -> list[str]:
         """What the one plausibility check (asked.implausible) finds in a plan, said under it."""
         lines = []
-        for problem in implausible(p):
-            if problem == "over_usable":
+        for problem in implausible(p, (self.parts.get(p.hardware) or {}).get("memory_gb")):
+            if problem == "other_part_memory":
+                lines.append(self.say("check_part_memory", part=p.hardware, gb=self.parts[p.hardware]["memory_gb"]))
+            elif problem == "over_usable":
                 lines.append(self.say("check_over_usable", total=f"{p.memory.total_gib:.1f}", usable=f"{p.memory.usable_gib:.1f}"))
             else:
                 sharded = p.shape.params_b * 1e9 * (0.5 if p.method == "qlora" else 2) / p.devices / 2**30

@@ -207,3 +207,34 @@ def test_a_pasted_error_leads_with_its_own_fix(assistant, q, lang):
     ans = assistant.ask(q).answer
     head = lead(type("A", (), {"answer": ans})())
     assert head.startswith("**结论**：" if lang == "zh" else "**Answer:** ") and fix in head
+
+
+@pytest.mark.parametrize("q,hw", [
+    ("qwen2.5-7b lora 4096 on A100 40GB, how many GPUs?", "a100-40g"),
+    ("llama3-8b full 4096 on RTX 4090, how many GPUs?", "rtx4090-24g"),
+    ("qwen2.5-14b lora on L40S, how many GPUs?", "l40s-48g"),
+    ("qwen2.5-72b lora on H100, how many GPUs?", "h100-80g"),
+])
+def test_gpu_plans_speak_of_their_own_part(assistant, ctx, q, hw):
+    """A GPU plan's usable memory is its own part's (hardware catalog), and it carries no ModelArts-only notes."""
+    ans = assistant.ask(q)
+    gb = part(ctx, hw)["memory_gb"]
+    for said in re.findall(r"usable memory = ([\d.]+) GB", ans.answer):
+        assert float(said) == gb, (q, said, gb)
+    assert "Check: the usable memory above is worded with another part" not in ans.answer
+    assert "fewer than 8 cards are in practice run on 8" not in ans.answer and "ModelArts practice" not in ans.answer
+
+
+def test_the_check_catches_a_plan_worded_with_another_parts_memory():
+    from assistant.offline.asked import implausible
+    from assistant.tools.estimates import PlanResult
+
+    class Mem:
+        total_gib, usable_gib, weights_gib = 20.0, 61.0, 10.0
+
+    class Shape:
+        params_b = 7.0
+
+    plan = PlanResult.model_construct(fits=True, devices=8, method="lora", memory=Mem(), shape=Shape(),
+                                      assumptions=["usable memory = 64 GB x 0.953 reported capacity"])
+    assert implausible(plan, 80) == ["other_part_memory"] and implausible(plan, 64) == []
