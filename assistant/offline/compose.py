@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..answer import source_as_known
@@ -40,6 +41,16 @@ from .wording import (
     t,
 )
 
+# Tool -> (its result type, which calls: failed (False), successful (True) or all (None), the renderer method).
+RENDERERS: dict[str, tuple[type, bool | None, str]] = {
+    "resolve_model": (ModelInfo, False, "unknown_model"),
+    "list_models": (ListModelsResult, True, "model_list"),
+    "list_hardware": (ListHardwareResult, True, "hardware_list"),
+    "generate_config": (GenerateConfigResult, None, "config"),
+    "estimate_training_memory": (TrainingMemoryResult, None, "memory"),
+    "compare_hardware": (CompareHardwareResult, None, "compare"),
+}
+VALUE_ONLY = {"list_hardware"}  # renderers that take the result's value rather than the call
 SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_inference", "inference_min_cards", "compare_hardware"}
 
 
@@ -79,9 +90,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         quantity = bool(self.s.model and self.s.intents & {"kv", "memory", "cards", "zero", "ga", "capacity", "config", "tp"})
         remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu() and ("problem" in self.s.intents or not quantity)
         blocks: list[Callable[[], list[str]]] = [
-            self.unknown_models, self.model_lists, self.hardware_lists, self.what_fits_block, self.header_block, self.asked_first, self.training_time,
-            self.notes_block if remedy_first else list, self.configs, self.config_needs_model, self.training,
-            self.memory_block, self.inference, self.comparisons, list if remedy_first else self.notes_block,
+            partial(self.rendered, "resolve_model"), partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            self.what_fits_block, self.header_block, self.asked_first, self.training_time,
+            self.notes_block if remedy_first else list, partial(self.rendered, "generate_config"), self.config_needs_model,
+            self.training, partial(self.rendered, "estimate_training_memory"), self.inference,
+            partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
 
@@ -244,15 +257,14 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
                          f"；按此结构约 {shape.params_b:.1f}B 参数，其余字段为推断值") if shape else ""
         return self.L(f"a custom {size}model ({given}{counted})", f"自定义 {size}模型（{given}{counted}）")
 
-    # -- blocks over one tool each -------------------------------------------------------------
-    def unknown_models(self) -> list[str]:
-        return [line for r in self.r.of("resolve_model", ModelInfo, ok=False) for line in self.unknown_model(r)]
-
-    def model_lists(self) -> list[str]:
-        return [line for r in self.r.of("list_models", ListModelsResult) for line in self.model_list(r)]
-
-    def hardware_lists(self) -> list[str]:
-        return [line for h in self.r.values("list_hardware", ListHardwareResult) for line in self.hardware_list(h)]
+    # -- blocks over one tool each: one renderer per result type (RENDERERS) ---------------------
+    def rendered(self, tool: str) -> list[str]:
+        """Every result of ``tool`` through its renderer: the failed lookups of resolve_model, the successful
+        lists, every call of the others (a failed one says why)."""
+        kind, ok, name = RENDERERS[tool]
+        render: Callable[[Any], list[str]] = getattr(self, name)
+        calls: list[Result[Any]] = self.r.of(tool, kind, ok=ok)
+        return [line for r in calls for line in render(r if tool not in VALUE_ONLY else r.value)]
 
     def notes_block(self) -> list[str]:
         lines = [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
@@ -268,15 +280,6 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
     def on_gpu(self) -> bool:
         """The question names a part that is not an Ascend NPU (the notes and vendor tables are Ascend's)."""
         return bool(self.s.hardware) and self.is_gpu(self.e.hardware)
-
-    def configs(self) -> list[str]:
-        return [line for r in self.r.of("generate_config", GenerateConfigResult, ok=None) for line in self.config(r)]
-
-    def memory_block(self) -> list[str]:
-        return [line for m in self.r.of("estimate_training_memory", TrainingMemoryResult, ok=None) for line in self.memory(m)]
-
-    def comparisons(self) -> list[str]:
-        return [line for r in self.r.of("compare_hardware", CompareHardwareResult, ok=None) for line in self.compare(r)]
 
     def config_needs_model(self) -> list[str]:
         s = self.s
