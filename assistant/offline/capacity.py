@@ -264,9 +264,6 @@ class CapacityBlocks(Writer):
             nodes = max(1, math.ceil(m.devices / self.node_size(m.hardware)))
             return self.say("host_ram_first", gib=f"{m.host_ram_gib:,.0f}", setting=self.parallel(m.zero_stage, m.offload),
                             nodes=self.nodes(nodes), devs=devs)
-        plans = [p for p in self.r.values("plan_training", PlanResult) if p.fits]
-        if plans and not any(p.offload for p in plans):
-            return self.say("host_ram_not_needed", devs=self.devices(plans[0].devices, plans[0].unit, plans[0].hardware))
         return None
 
     def setting_verdict(self, call: Result[TrainingMemoryResult]) -> str:

@@ -238,3 +238,19 @@ def test_the_check_catches_a_plan_worded_with_another_parts_memory():
     plan = PlanResult.model_construct(fits=True, devices=8, method="lora", memory=Mem(), shape=Shape(),
                                       assumptions=["usable memory = 64 GB x 0.953 reported capacity"])
     assert implausible(plan, 80) == ["other_part_memory"] and implausible(plan, 64) == []
+
+
+def test_host_ram_as_a_follow_up_and_without_a_stage_still_leads(assistant, ctx):
+    from tests.offline.dialog import converse
+
+    _, ram = converse(assistant, "llama3-70b 全参微调需要几台", "主机内存要多少")
+    (mem,) = calls(ram, "estimate_training_memory")
+    per_node = int(part(ctx, "snt9b")["devices_per_node"])
+    assert mem.args["offload"] is True and mem.args["devices"] == per_node  # no count given: one node's worth
+    assert lead(ram).startswith(f"**结论**：每节点约需 **{mem.result['host_ram_gib']:,.0f} GiB 主机内存**")
+    assert mem.result["host_ram_gib"] * 2**30 >= 12 * params(ctx, "llama3-70b")  # fp32 master + Adam, one node
+    # offload named without a stage: DeepSpeed's offload needs one, ZeRO-3 is estimated (no invalid-arguments error)
+    ans = assistant.ask("how much host RAM for qwen2.5-7b full finetune with offload on 2 A100 80GB?")
+    (mem,) = calls(ans, "estimate_training_memory")
+    assert mem.result.get("host_ram_gib") and mem.args["zero_stage"] == 3 and mem.args["devices"] == 2
+    assert lead(ans).startswith(f"**Answer:** about **{mem.result['host_ram_gib']:,.0f} GiB of host RAM per node**")
