@@ -70,9 +70,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             return t("clarify", self.lang)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
         if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
-            out = [self.L("Prices are in none of the vendor tables or the catalog, so no cost is given here; below are the "
-                          "devices the job needs, to weigh with your own prices.",
-                          "厂商表格和目录中都没有价格，这里不给出费用；下面是任务所需的卡数，请按你自己的价格换算。"), ""] + out
+            out = [self.say("no_prices"), ""] + out
         out += self.host_ram_check()
         if sized or self.results("generate_config", ok=None):
             out += self.not_used()
@@ -144,9 +142,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         left = [f"“{m.text}”" for m in stated.unused(self.s, [d.args for d in self.done])]
         if not left:
             return []
-        return ["", self.L(f"Not used from your question: {', '.join(left)} (no tool input takes it; the figures above use "
-                           "the settings stated in the header and lines).",
-                           f"问题中未使用的数值：{'、'.join(left)}（没有工具参数接受它；上面的数字按标题和各行所述的设置计算）。")]
+        return ["", self.say("not_used", values=self.L(", ", "、").join(left))]
 
     def is_serving(self) -> bool:
         return "inference" in self.s.intents and not ("train" in self.s.intents or self.s.method)
@@ -269,12 +265,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
     def notes_block(self) -> list[str]:
         lines = [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
         if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover and self.s.intents & {"problem", "memory"}:
-            lines.insert(0, self.L(
-                "On a GPU: the remedies below are the Ascend vendor's; the same levers apply (smaller per-device batch, a higher "
-                "ZeRO stage or offload, more devices), with nvidia-smi for npu-smi and PYTORCH_CUDA_ALLOC_CONF for "
-                "PYTORCH_NPU_ALLOC_CONF.",
-                "在 GPU 上：下面是昇腾厂商给出的办法，同样的手段适用（减小每卡 batch、提高 ZeRO 阶段或开 offload、加卡），"
-                "把 npu-smi 换成 nvidia-smi，PYTORCH_NPU_ALLOC_CONF 换成 PYTORCH_CUDA_ALLOC_CONF。"))
+            lines.insert(0, self.say("gpu_remedies"))
         return lines
 
     def on_gpu(self) -> bool:
@@ -285,10 +276,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         s = self.s
         if not ("config" in s.intents and not s.model and s.params_b):
             return []
-        return [self.L("A ready config names the model (its Hugging Face path and chat template), so it needs a model "
-                       "from the catalog; name one for the file. The plan for this size is below.",
-                       "配置文件要写明模型（Hugging Face 路径和对话模板），需要目录中的具体模型；给出模型名即可生成。"
-                       "下面是这个规模的规划。"), ""]
+        return [self.say("config_needs_model"), ""]
 
     # -- unknown models and lists --------------------------------------------------------------
     def unknown_model(self, call: Result[ModelInfo]) -> list[str]:
@@ -460,7 +448,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             if not hits:
                 return [t("not_covered", self.lang)]
         if not hits:
-            return [self.L("The notes have nothing on this.", "笔记中没有相关内容。")]
+            return [self.say("notes_nothing")]
         by_note: dict[str, list[NotePassage]] = {}
         for h in hits:
             by_note.setdefault(h.file, []).append(h)

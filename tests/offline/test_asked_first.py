@@ -254,3 +254,22 @@ def test_host_ram_as_a_follow_up_and_without_a_stage_still_leads(assistant, ctx)
     (mem,) = calls(ans, "estimate_training_memory")
     assert mem.result.get("host_ram_gib") and mem.args["zero_stage"] == 3 and mem.args["devices"] == 2
     assert lead(ans).startswith(f"**Answer:** about **{mem.result['host_ram_gib']:,.0f} GiB of host RAM per node**")
+
+
+ENGLISH_RUN = re.compile(r"(?:\b[A-Za-z][a-z]+\b[ ,;:]+){6,}")
+
+
+@pytest.mark.parametrize("q", [
+    "4090 上 lora 微调 llama3-8b 报 CUDA out of memory 怎么办",          # the GPU remedies notice
+    "qwen2.5-7b 全参 8张910B 学习率 2e-5 warmup 100 步，要几张卡，多少钱",   # prices and an unused value
+    "给我一个 7B 模型的 deepspeed 配置",                                    # a config needs a model
+    "八张4090 24G，lora微调 qwen2.5-14b，cutoff_len 4096，deepspeed zero2 行不行",
+    "ZeRO-3 offload 全参 llama3-8b 单机8卡，主机内存要多少",
+])
+def test_chinese_answers_carry_no_english_notices(assistant, q):
+    ans = assistant.ask(q).answer
+    assert ans.startswith(("**", "问题", "厂商", "在 GPU")) or "结论" in ans
+    for line in ans.splitlines():
+        if line.startswith((">", "```", "    ")) or line.startswith("- `"):
+            continue  # quoted notes and code are the sources' own words
+        assert not ENGLISH_RUN.search(re.sub(r"`[^`]*`|\([^)]*\)|（[^）]*）", "", line)), line
