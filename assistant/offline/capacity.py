@@ -8,13 +8,15 @@ estimate finds (the estimate's slower setting is then offered as an untested opt
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..tools.estimates import PlanResult
+from ..tools.estimates import PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
+from .asked import asks_host_ram, named_setting
 from .results import Result
 from .route import table_strategy
 from .wording import Writer
@@ -156,8 +158,12 @@ class CapacityBlocks(Writer):
     def yes_by_estimate(self, v: Verdict) -> str | None:
         if not v.fitting:
             return None
-        free = v.free
-        line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(v.fitting, v.have))
+        free, fit = v.free, v.fitting
+        if fit.memory.high_gib > fit.memory.usable_gib:  # the range's upper end does not fit: not a plain yes
+            line = self.say("tight_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have),
+                            high=f"{fit.memory.high_gib:.1f}", usable=f"{fit.memory.usable_gib:.1f}")
+        else:
+            line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have))
         if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
             line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
         if v.upper and v.needs:
@@ -233,6 +239,44 @@ class CapacityBlocks(Writer):
         if alt:
             text += self.L(". Instead: ", "。可改用：") + alt
         return text
+
+    # -- what was asked first: host RAM per node, or a verdict on the setting the user names ----------
+    def asked_first(self) -> list[str]:
+        if self.headlined:
+            return []
+        calls = self.r.of("estimate_training_memory", TrainingMemoryResult)
+        if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
+            return [self.lead(line)]
+        setting = named_setting(self.s)
+        judged = next((c for c in calls if setting and c.arg("zero_stage") == setting.zero_stage
+                       and bool(c.arg("offload")) == setting.offload and c.arg("devices")), None)
+        if judged is None or judged.value is None or self.r.of("plan_training", PlanResult) == []:
+            return []
+        return [self.lead(self.setting_verdict(judged)), ""]
+
+    def host_ram_first(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
+        """'About **460 GiB of host RAM per node** for ZeRO-3 + offload on your 4 nodes (32 cards; estimate)'."""
+        with_ram = [c for c in calls if c.value is not None and c.value.offload]
+        if with_ram:
+            m = with_ram[0].value
+            assert m is not None
+            devs = self.devices(m.devices, m.unit, m.hardware)
+            nodes = max(1, math.ceil(m.devices / self.node_size(m.hardware)))
+            return self.say("host_ram_first", gib=f"{m.host_ram_gib:,.0f}", setting=self.parallel(m.zero_stage, m.offload),
+                            nodes=self.nodes(nodes), devs=devs)
+        return None
+
+    def setting_verdict(self, call: Result[TrainingMemoryResult]) -> str:
+        """'**ZeRO-2 on your 8 GPUs: no** (estimate): about 30.1 GiB per GPU, likely up to 41.9, of 23.7 usable.'"""
+        m = call.value
+        assert m is not None
+        key = {"fits": "setting_yes", "tight": "setting_tight", "does_not_fit": "setting_no"}[m.verdict]
+        setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
+        return self.say(key, setting=setting, yours=self.yours_count(m.devices, m.unit, m.hardware), total=f"{m.total_gib:.1f}",
+                        high=f"{m.high_gib:.1f}", usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware))
+
+    def yours_count(self, n: int, unit: str, hardware: str) -> str:
+        return self.L(f"your {self.devices(n, unit, hardware)}", f"你的 {self.devices(n, unit, hardware)}")
 
 
 class Verdict:

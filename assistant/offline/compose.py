@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..answer import source_as_known
@@ -40,6 +41,16 @@ from .wording import (
     t,
 )
 
+# Tool -> (its result type, which calls: failed (False), successful (True) or all (None), the renderer method).
+RENDERERS: dict[str, tuple[type, bool | None, str]] = {
+    "resolve_model": (ModelInfo, False, "unknown_model"),
+    "list_models": (ListModelsResult, True, "model_list"),
+    "list_hardware": (ListHardwareResult, True, "hardware_list"),
+    "generate_config": (GenerateConfigResult, None, "config"),
+    "estimate_training_memory": (TrainingMemoryResult, None, "memory"),
+    "compare_hardware": (CompareHardwareResult, None, "compare"),
+}
+VALUE_ONLY = {"list_hardware"}  # renderers that take the result's value rather than the call
 SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_inference", "inference_min_cards", "compare_hardware"}
 
 
@@ -59,9 +70,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             return t("clarify", self.lang)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
         if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
-            out = [self.L("Prices are in none of the vendor tables or the catalog, so no cost is given here; below are the "
-                          "devices the job needs, to weigh with your own prices.",
-                          "厂商表格和目录中都没有价格，这里不给出费用；下面是任务所需的卡数，请按你自己的价格换算。"), ""] + out
+            out = [self.say("no_prices"), ""] + out
         out += self.host_ram_check()
         if sized or self.results("generate_config", ok=None):
             out += self.not_used()
@@ -79,9 +88,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         quantity = bool(self.s.model and self.s.intents & {"kv", "memory", "cards", "zero", "ga", "capacity", "config", "tp"})
         remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu() and ("problem" in self.s.intents or not quantity)
         blocks: list[Callable[[], list[str]]] = [
-            self.unknown_models, self.model_lists, self.hardware_lists, self.what_fits_block, self.header_block, self.training_time,
-            self.notes_block if remedy_first else list, self.configs, self.config_needs_model, self.training,
-            self.memory_block, self.inference, self.comparisons, list if remedy_first else self.notes_block,
+            partial(self.rendered, "resolve_model"), partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            self.what_fits_block, self.header_block, self.asked_first, self.training_time,
+            self.notes_block if remedy_first else list, partial(self.rendered, "generate_config"), self.config_needs_model,
+            self.training, partial(self.rendered, "estimate_training_memory"), self.inference,
+            partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
 
@@ -131,9 +142,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         left = [f"“{m.text}”" for m in stated.unused(self.s, [d.args for d in self.done])]
         if not left:
             return []
-        return ["", self.L(f"Not used from your question: {', '.join(left)} (no tool input takes it; the figures above use "
-                           "the settings stated in the header and lines).",
-                           f"问题中未使用的数值：{'、'.join(left)}（没有工具参数接受它；上面的数字按标题和各行所述的设置计算）。")]
+        return ["", self.say("not_used", values=self.L(", ", "、").join(left))]
 
     def is_serving(self) -> bool:
         return "inference" in self.s.intents and not ("train" in self.s.intents or self.s.method)
@@ -244,48 +253,30 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
                          f"；按此结构约 {shape.params_b:.1f}B 参数，其余字段为推断值") if shape else ""
         return self.L(f"a custom {size}model ({given}{counted})", f"自定义 {size}模型（{given}{counted}）")
 
-    # -- blocks over one tool each -------------------------------------------------------------
-    def unknown_models(self) -> list[str]:
-        return [line for r in self.r.of("resolve_model", ModelInfo, ok=False) for line in self.unknown_model(r)]
-
-    def model_lists(self) -> list[str]:
-        return [line for r in self.r.of("list_models", ListModelsResult) for line in self.model_list(r)]
-
-    def hardware_lists(self) -> list[str]:
-        return [line for h in self.r.values("list_hardware", ListHardwareResult) for line in self.hardware_list(h)]
+    # -- blocks over one tool each: one renderer per result type (RENDERERS) ---------------------
+    def rendered(self, tool: str) -> list[str]:
+        """Every result of ``tool`` through its renderer: the failed lookups of resolve_model, the successful
+        lists, every call of the others (a failed one says why)."""
+        kind, ok, name = RENDERERS[tool]
+        render: Callable[[Any], list[str]] = getattr(self, name)
+        calls: list[Result[Any]] = self.r.of(tool, kind, ok=ok)
+        return [line for r in calls for line in render(r if tool not in VALUE_ONLY else r.value)]
 
     def notes_block(self) -> list[str]:
         lines = [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
         if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover and self.s.intents & {"problem", "memory"}:
-            lines.insert(0, self.L(
-                "On a GPU: the remedies below are the Ascend vendor's; the same levers apply (smaller per-device batch, a higher "
-                "ZeRO stage or offload, more devices), with nvidia-smi for npu-smi and PYTORCH_CUDA_ALLOC_CONF for "
-                "PYTORCH_NPU_ALLOC_CONF.",
-                "在 GPU 上：下面是昇腾厂商给出的办法，同样的手段适用（减小每卡 batch、提高 ZeRO 阶段或开 offload、加卡），"
-                "把 npu-smi 换成 nvidia-smi，PYTORCH_NPU_ALLOC_CONF 换成 PYTORCH_CUDA_ALLOC_CONF。"))
+            lines.insert(0, self.say("gpu_remedies"))
         return lines
 
     def on_gpu(self) -> bool:
         """The question names a part that is not an Ascend NPU (the notes and vendor tables are Ascend's)."""
         return bool(self.s.hardware) and self.is_gpu(self.e.hardware)
 
-    def configs(self) -> list[str]:
-        return [line for r in self.r.of("generate_config", GenerateConfigResult, ok=None) for line in self.config(r)]
-
-    def memory_block(self) -> list[str]:
-        return [line for m in self.r.of("estimate_training_memory", TrainingMemoryResult, ok=None) for line in self.memory(m)]
-
-    def comparisons(self) -> list[str]:
-        return [line for r in self.r.of("compare_hardware", CompareHardwareResult, ok=None) for line in self.compare(r)]
-
     def config_needs_model(self) -> list[str]:
         s = self.s
         if not ("config" in s.intents and not s.model and s.params_b):
             return []
-        return [self.L("A ready config names the model (its Hugging Face path and chat template), so it needs a model "
-                       "from the catalog; name one for the file. The plan for this size is below.",
-                       "配置文件要写明模型（Hugging Face 路径和对话模板），需要目录中的具体模型；给出模型名即可生成。"
-                       "下面是这个规模的规划。"), ""]
+        return [self.say("config_needs_model"), ""]
 
     # -- unknown models and lists --------------------------------------------------------------
     def unknown_model(self, call: Result[ModelInfo]) -> list[str]:
@@ -457,7 +448,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             if not hits:
                 return [t("not_covered", self.lang)]
         if not hits:
-            return [self.L("The notes have nothing on this.", "笔记中没有相关内容。")]
+            return [self.say("notes_nothing")]
         by_note: dict[str, list[NotePassage]] = {}
         for h in hits:
             by_note.setdefault(h.file, []).append(h)
@@ -467,20 +458,64 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
+        quoted = best[:2]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
-            # unless one section answers the question's own words clearly better than the summary does ("convert the
-            # weights back to Hugging Face format" is one paragraph of the launch-script note): that section leads
-            asked = title_words(self.s.question)
-            opening = sentence_cut(top.text, PASSAGE_CHARS // 2)
-            better = len(asked & title_words(top.text)) > len(asked & title_words(top.summary)) + 2
-            lead = opening if better and "problem" not in self.s.intents else top.summary  # a problem report: the remedy
+            section = self.answering_section(best, top.summary)
+            lead = self.summary_or_opening(top) if section is None else self.section_lead(section)
+            if section is not None:  # said once: the lead, then the other sections
+                quoted = [h for h in best if h is not section][:2]
             lines = [self.lead(self.note_verdict(top.file) + lead + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
                      "", *lines]
-        for i, h in enumerate(best[:2]):
+        for i, h in enumerate(quoted):
             passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
             lines += [f"**{h.title} — {h.heading}**", "\n".join("> " + ln for ln in passage.splitlines())]
         source = source_as_known(top.source)
         return lines + [self.L(f"(source: {source})", f"（来源：{source}）"), ""]
+
+    def answering_section(self, best: list[NotePassage], summary: str) -> NotePassage | None:
+        """The section that holds what the question quotes ('Error waiting on exit barrier', `max_model_len is
+        greater…`) when the note's summary does not: the user asks about that text, so that section leads. The
+        opening of the top section leads instead when it shares far more of the question's words than the summary
+        ("convert the weights back to Hugging Face format" is one paragraph of the launch-script note), unless the
+        user reports a problem (the note's remedy, its summary, leads). None: the summary leads."""
+        low, question = summary.lower(), self.s.question.lower()
+        for h in best:  # a heading that names a quoted message the question contains, quoted or not
+            if any(q.strip().lower() in question and q.strip().lower() not in low for quote in QUOTED.findall(h.heading)
+                   for q in quote if q):
+                return h
+        quoted = self.quoted_texts()
+        for text in quoted:
+            if len(text) >= 8 and text not in low:
+                section = next((h for h in best if text in (h.heading + " " + h.text).lower()), None)
+                if section is not None:
+                    return section
+        return None
+
+    def quoted_texts(self) -> list[str]:
+        """What the question quotes, lower-cased: quoted text, and every run of five or more words of an error
+        pasted without quotes, longest first ("vllm says User-specified max_model_len is … max_model_len")."""
+        texts = [next(q for q in quote if q).strip().lower() for quote in QUOTED.findall(self.s.question)]
+        for m in ERROR_WORDS.finditer(self.s.question):
+            words = m.group(0).lower().split()
+            texts += [run for n in range(len(words), 4, -1) for i in range(len(words) - n + 1)
+                      if ERROR_TOKEN.search(run := " ".join(words[i:i + n]))]  # an error's words, not plain prose
+        return texts
+
+    def section_lead(self, section: NotePassage) -> str:
+        """The lead taken from a section: the bullet or paragraph that holds the quoted text, else the section's opening."""
+        question = self.s.question.lower()
+        quoted = self.quoted_texts()
+        in_heading = any(t in section.heading.lower() or section.heading.lower() in question for t in quoted)
+        if not in_heading:
+            for para in re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)", section.text):
+                if any(t in para.lower() for t in quoted if len(t) >= 8):
+                    return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
+        return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
+
+    def summary_or_opening(self, top: NotePassage) -> str:
+        asked = title_words(self.s.question)
+        better = len(asked & title_words(top.text)) > len(asked & title_words(top.summary or "")) + 2
+        return sentence_cut(top.text, PASSAGE_CHARS // 2) if better and "problem" not in self.s.intents else top.summary or ""
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge (no model named)."""
@@ -496,6 +531,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         return (bool(fw) and fw in head, serving or not re.search(r"vllm|inference|推理", head), h.score)
 
 
+# Text the question quotes: 'an error message', "a flag", `code`, “中文引号”, 「…」.
+QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|“([^”\n]{8,200})”|「([^」\n]{8,200})」")
+# An error message pasted into the question without quotes: a run of at least five Latin words.
+ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.:'-]*){4,}")
+ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
 
 
@@ -509,6 +549,12 @@ def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = 
 
 
 TITLE_STOP = frozenset(["the", "a", "an", "and", "or", "of", "on", "in", "for", "to", "from", "with", "its", "their", "how", "what", "why", "is", "are", "do", "does", "training"])
+
+
+def flat(text: str) -> str:
+    """A quoted section as one paragraph for the lead: its lines and bullets joined."""
+    lines = [re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", ln).strip() for ln in text.splitlines()]
+    return " ".join(ln for ln in lines if ln)
 
 
 def title_words(text: str) -> set[str]:

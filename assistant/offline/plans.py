@@ -5,6 +5,7 @@ beside the vendor practice, the slower plan on fewer devices, and why nothing fi
 from __future__ import annotations
 
 from ..tools.estimates import PlanResult, TrainingMemoryResult
+from .asked import implausible, weights_floor
 from .capacity import CapacityBlocks, TrainingFacts
 from .results import Result
 from .wording import TOOL_NOTE_ZH, TRAINER_WORDS, assumption_zh
@@ -49,8 +50,10 @@ class PlanBlocks(CapacityBlocks):
         label, how = self.plan_label(call, p), self.estimate_label(p.assumptions, short=True)
         if not p.fits:
             return [self.no_fit_line(call, p, label, how)]
-        out = [self.L(f"- **{label}** ({how}): {self.plan_summary(p)}.", f"- **{label}**（{how}）：{self.plan_summary(p)}。")]
-        return (out + self.table_comparison(p) + self.practice_lines(p) + self.fewer_line(call, p) + self.faster_line(p)
+        summary = self.say("plan_above") if any(x is p for x in self.stated) else self.plan_summary(p)
+        self.stated.append(p)
+        out = [self.L(f"- **{label}** ({how}): {summary}.", f"- **{label}**（{how}）：{summary}。")]
+        return (out + self.plausibility(p) + self.table_comparison(p) + self.practice_lines(p) + self.fewer_line(call, p) + self.faster_line(p)
                 + self.no_row_line(call, p, f))
 
     def no_fit_line(self, call: Result[PlanResult], p: PlanResult, label: str, how: str) -> str:
@@ -86,6 +89,20 @@ class PlanBlocks(CapacityBlocks):
             out.append(self.L(f"  The estimate and the {name} disagree: {p.devices} vs {ref.cards}; {more}. Both are shown.",
                               f"  估算与{name}不一致：{p.devices} 对 {ref.cards}；{more}。两者都列出。"))
         return out
+
+    def plausibility(self, p: PlanResult) -> list[str]:
+        """What the one plausibility check (asked.implausible) finds in a plan, said under it."""
+        lines = []
+        for problem in implausible(p, (self.parts.get(p.hardware) or {}).get("memory_gb")):
+            if problem == "other_part_memory":
+                lines.append(self.say("check_part_memory", part=p.hardware, gb=self.parts[p.hardware]["memory_gb"]))
+            elif problem == "over_usable":
+                lines.append(self.say("check_over_usable", total=f"{p.memory.total_gib:.1f}", usable=f"{p.memory.usable_gib:.1f}"))
+            else:
+                sharded = p.shape.params_b * 1e9 * (0.5 if p.method == "qlora" else 2) / p.devices / 2**30
+                lines.append(self.say("check_far_beyond", devs=self.devices(p.devices, p.unit, p.hardware), floor=weights_floor(p),
+                                      params=f"{p.shape.params_b:g}", sharded=f"{sharded:.1f}", weights=f"{p.memory.weights_gib:.1f}"))
+        return lines
 
     def unsupported_row_note(self, p: PlanResult) -> list[str]:
         """An estimate beside the table's '-' for the same framework: what each says, so the two do not read as a contradiction."""
@@ -136,7 +153,7 @@ class PlanBlocks(CapacityBlocks):
         """The memory need and the vendor practice, each with its reason, and which one to plan with: a
         LoRA plan on Ascend is raised from the memory minimum to about half of full fine-tuning's devices."""
         need, rec = p.memory_devices, p.devices
-        if not (p.practice and need and need < rec):
+        if not (p.practice and need and need < rec) or self.is_gpu(p.hardware):  # ModelArts practice is Ascend's
             return []
         need_s, rec_s = self.devices(need, p.unit, p.hardware), self.devices(rec, p.unit, p.hardware)
         return [self.L(

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import batch_math
+from .asked import asks_host_ram, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -254,7 +255,21 @@ class Router:
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
                                    hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
                                    **trainer_args(s))
+        named = named_setting(s)
+        if named and e.devices and not asks_memory(s):  # "zero2 行不行 on my 8 GPUs": that setting, estimated on them
+            calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                               seq_len=e.seq_len, devices=e.devices, zero_stage=named.zero_stage, offload=named.offload,
+                               hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
         return calls
+
+    def host_ram_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """"How much host RAM?": the offload setting (ZeRO-3 unless another stage is named) on the user's devices,
+        or on one node, so the answer has a host-RAM figure per node to lead with."""
+        if s.offload is False or not (s.model or s.params_b):
+            return []
+        return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                         seq_len=e.seq_len, devices=e.devices or per_node(e.hardware), zero_stage=s.zero_stage or 3,
+                         offload=True, hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
     def time_calls(self, s: Slots, e: Effective) -> list[Call]:
         """Training time needs a token count and a model (or size) or a measured TPS (the vendor formula has no
@@ -269,11 +284,13 @@ class Router:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
         the setting and its result carries the memory breakdown."""
         if s.zero_stage is None and not s.offload:
-            return self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+            host = self.host_ram_calls(s, e) if asks_host_ram(s) else []  # "host RAM?": the offload setting's need too
+            return host + self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                              seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=e.devices,
                              **batch_args(s), **trainer_args(s))
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                         seq_len=e.seq_len, devices=s.devices, zero_stage=s.zero_stage, offload=s.offload,
+                         seq_len=e.seq_len, devices=e.devices, offload=s.offload,  # offload needs a stage: ZeRO-3's
+                         zero_stage=s.zero_stage if s.zero_stage is not None or not s.offload else 3,
                          hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
@@ -569,6 +586,7 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (asked("config"), Router.config_calls),
     (asked("inference"), Router.inference_calls),
     (asks_memory, Router.memory_calls),
+    (lambda s: asks_host_ram(s) and not asks_memory(s) and "inference" not in s.intents, Router.host_ram_calls),
     (lambda s: "compare" in s.intents and not s.methods, Router.compare_calls),  # "lora vs full" compares no parts
     (asks_training_plan, Router.training_calls),
     (asked("time"), Router.time_calls),

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
+from .asked import implausible
 from .capacity import TrainingFacts, shorter_rows
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
@@ -44,14 +45,19 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return []
         body: list[str] = []
         verdict = self.verdict(f)  # "can I with my 16 cards?": yes or no before the details
-        setting = self.setting_on_your_devices(f) if verdict else None
+        # the setting on the user's devices, unless the verdict on the setting they named already leads
+        setting = self.setting_on_your_devices(f) if verdict and not self.headlined else None
         if setting and verdict:  # "which ZeRO stage / what GA on my 4 cards": that setting is the answer, the yes/no backs it
             body += [self.lead(setting), "- " + verdict]
         elif verdict:
             body.append(self.lead(verdict))
-        headline = self.training_headline(f)
+        headline = None if verdict and self.same_as_yours(f) else self.training_headline(f)
         if headline:
-            body.append(self.L("**Needed:** ", "**所需**：") + headline if verdict else self.lead(headline))
+            # beside a yes, a larger count is what the job takes without the user's limit, not what it needs
+            beyond = not (f.recipes or f.rows) and any(p.fits and p.devices > (self.e.devices or 0) for p in self.free_plans(f))
+            said_no = not verdict or verdict.startswith(("**No", "**不", "**Not", "**按"))
+            label = "unlimited" if beyond and not said_no else "needed"
+            body.append(self.say(label) + headline if verdict else self.lead(headline))
         if self.s.stage == "pt" and (f.recipes or f.rows or f.plans):
             body.append(self.pretrain_note(bool(f.recipes or f.rows)))
         body += self.zero_from_estimate(f)
@@ -91,11 +97,20 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if plan is None:
             return None
         fw = self.fw_name(plan.framework, plan.hardware)
+        self.stated.append(plan)  # stated here in full: the plan's line below refers to it
         # "which stage with offload?": say whether offload is needed at all
         offload = "" if not self.s.offload else self.L("; CPU offload is needed", "；需要开 CPU offload") if plan.offload else \
             self.L("; no CPU offload needed", "；不需要 CPU offload")
         return self.L(f"estimate for your {self.devices(have, plan.unit, plan.hardware)}: {self.plan_summary(plan)} ({fw}){offload}.",
                       f"估算（你的 {self.devices(have, plan.unit, plan.hardware)}）：{self.plan_summary(plan)}（{fw}）{offload}。")
+
+    def same_as_yours(self, f: TrainingFacts) -> bool:
+        """No vendor row, and the plan without a limit is the one on the user's devices: said once, by the verdict."""
+        capped = [r.value for r in f.plans if r.value is not None and r.arg("max_devices") and r.value.fits]
+        free = [p for p in self.free_plans(f) if p.fits]
+        return bool(free) and not (f.recipes or f.rows or f.bound) and all(
+            any((c.devices, c.zero_stage, c.offload, c.tp, c.pp) == (p.devices, p.zero_stage, p.offload, p.tp, p.pp) for c in capped)
+            for p in free)
 
     def users_batch(self, have: int) -> str:
         """'; for your global batch of 64 on all your 8 cards (micro batch 1): gradient accumulation 8' (GA = global batch /
@@ -236,7 +251,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
                  + (self.memory_summary(p) if memory_first else
                     self.plan_summary(p) + self.L(f" ({self.fw_name(p.framework, p.hardware)})", f"（{self.fw_name(p.framework, p.hardware)}）"))
                  for p in plans]
-        joined = self.L("; ", "；").join(parts)
+        joined = self.L("; ", "；").join(parts) + (self.say("check_flag") if any(implausible(p) for p in plans) else "")
+        if not memory_first:
+            self.stated += plans
         if s.stage in PREFERENCE_STAGES:
             return self.L(f"estimate for {s.stage.upper()}: {joined}.", f"{s.stage.upper()} 估算：{joined}。")
         bounded = self.estimate_within_bounds(f, joined)

@@ -33,7 +33,8 @@ class TimeBlocks(Writer):
     """Blocks for "how long will training take" questions."""
 
     def training_time(self) -> list[str]:
-        if "time" not in self.s.intents:
+        serving = "inference" in self.s.intents and not ("train" in self.s.intents or self.s.method)
+        if "time" not in self.s.intents or serving:  # a serving question's "timeout, how long" is not a training time
             return []
         calls = self.r.of("estimate_training_time", TrainingTimeResult, ok=None)
         if not calls:

@@ -100,7 +100,7 @@ class TableBlocks(CapacityBlocks):
         elif f.rows and call.arg("seq_len") is None and f.asked not in {r.seq_len for r in rows}:
             lines.append(self.L(f"  No row at {f.asked} tokens for this model; the table lists only {sorted({r.seq_len for r in rows})}.",
                                 f"  该模型在表中没有序列长度 {f.asked} 的行，只有 {sorted({r.seq_len for r in rows})}。"))
-        if any(x.supported and x.cards and x.cards < 8 and x.unit == "card" for x in rows):
+        if any(x.supported and x.cards and x.cards < 8 and x.unit == "card" for x in rows) and not self.is_gpu(None):
             lines.append(self.L("  The table notes that jobs needing fewer than 8 cards are in practice run on 8.",
                                 "  表格备注：少于 8 卡的任务实际按 8 卡运行。"))
         if rows[0].hardware == "Snt9B23":

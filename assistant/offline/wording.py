@@ -4,6 +4,9 @@ labels, and a base class with the small formatting helpers (units, nodes, source
 from __future__ import annotations
 
 import re
+import string
+import tomllib
+from pathlib import Path
 
 from ..answer import source_as_known
 from .parse import Slots
@@ -11,105 +14,24 @@ from .results import Results
 from .route import ASCEND, Done, Effective, effective
 
 # ---------------------------------------------------------------- wording
-W: dict[str, dict[str, str]] = {
-    "clarify": {
-        "en": "Which model, and what would you like to know: training cards/nodes, ZeRO stage, memory, inference cards, "
-              "or a config file? For example: “How many cards to LoRA fine-tune qwen2.5-7b at 4096 tokens?”",
-        "zh": "请问是哪个模型，想了解什么：训练卡数/节点数、ZeRO 配置、显存、推理卡数，还是配置文件？"
-              "例如：“qwen2.5-7b LoRA 微调，序列长度 4096，需要几张卡？”",
-    },
-    "unknown": {
-        "en": "**“{name}” is not in the catalog**: this exact model (version or size) is not known here, so there are no "
-              "vendor table rows and no shape for it. Closest catalog models: {closest}. Ask about one of these, or give the "
-              "parameter count (e.g. “a 100B model”) or the shape (layers, hidden size, attention heads, e.g. “80 layers, "
-              "hidden 8192, 64 heads”) for an estimate.",
-        "zh": "**未找到模型“{name}”**：这个具体型号（版本或规格）不在模型目录中，因此没有厂商表格数据，也没有它的结构参数。"
-              "目录中最接近的模型：{closest}。可以改问其中一个，或给出参数量（例如“100B 模型”）或模型结构（层数、hidden 维度、"
-              "注意力头数，例如“80 层、hidden 8192、64 个头”）来估算。",
-    },
-    "which_size": {
-        "en": "“{name}” is a model family, not one model. Which one do you mean: {closest}?",
-        "zh": "“{name}”是一个模型系列，不是具体模型。请问是哪一个：{closest}？",
-    },
-    "not_covered": {
-        "en": "**The notes do not cover this question**, so I have no information to answer it from. What I can answer: "
-              "cards and nodes for fine-tuning or serving a model (Ascend Snt9B/Snt9B23 or GPUs), ZeRO stage and offload, "
-              "memory per device, training time, ready configs (LLaMA-Factory YAML, DeepSpeed JSON, MindSpeed-LLM variables), "
-              "and troubleshooting of out-of-memory errors, checkpoint-save timeouts, fused attention operators, the BF16/FP16 "
-              "choice and vLLM serving on Ascend.",
-        "zh": "**笔记中没有涉及这个问题**，我没有相关资料可以回答。我能回答的是：微调或推理部署某个模型需要的卡数和节点数"
-              "（昇腾 Snt9B/Snt9B23 或 GPU）、ZeRO 阶段与 offload、每卡显存、训练时长、现成的配置（LLaMA-Factory YAML、"
-              "DeepSpeed JSON、MindSpeed-LLM 环境变量），以及显存溢出、保存 checkpoint 超时、融合注意力算子、BF16/FP16 选择、"
-              "昇腾上 vLLM 推理的排障。",
-    },
-    "answer": {"en": "**Answer:** ", "zh": "**结论**："},
-    "sources": {"en": "Sources: ", "zh": "来源："},
-    "assumed": {"en": "assumed", "zh": "默认"},
-    # -- headlines: one entry per rule of the decision tables (capacity.py, sizing.py, serving.py) ------
-    "yes_by_table": {"en": "**Yes.** Your {have} {cover} the vendor minimum for {ok}", "zh": "**够**。{yours}满足厂商最小卡数：{ok}"},
-    "not_for": {"en": "; not for {short}", "zh": "；{short}，不够"},
-    "need_item": {"en": "{who} ({n})", "zh": "{who}（{n}）"},
-    "short_item": {"en": "{who}, which needs {n}", "zh": "{who} 需要 {n}"},
-    "no_by_table": {"en": "**Not by the vendor tables**: they list at least {n} ({who}), you have {have}.",
-                    "zh": "**按厂商表格不够**：表格至少需要 {n}（{who}），你只有 {have}。"},
-    "no_by_bound": {
-        "en": "**No.** The vendor tables have no row at {asked} tokens, but at {length} tokens they already need {listed}, and a "
-              "longer sequence never needs fewer devices: {have} is below the minimum for {asked}.",
-        "zh": "**不够**。厂商表格没有序列长度 {asked} 的行，但在 {length} 时就已需要 {listed}；序列更长，所需卡数只会更多，"
-              "所以 {have}低于 {asked} 的最小卡数。",
-    },
-    "estimate_below_minimum": {
-        "en": " The memory estimate does fit {yours} with {setting} — below the vendor's tested minimum, so an untested option, "
-              "and slower than the table's setup.",
-        "zh": "按显存估算，{yours}可以放下：{setting}——低于厂商实测的最小卡数，属于未经验证的选项，速度也会更慢。",
-    },
-    "estimate_none_fits_either": {"en": " The estimate finds no setting that fits {yours} either.", "zh": "按估算，{yours}也没有能放下的设置。"},
-    "yes_by_estimate": {"en": "**Yes** (estimate): it fits {yours} with {setting}", "zh": "**可以**（估算）：{yours}可以放下，{setting}"},
-    "fastest_uses": {"en": "; the fastest setting uses {n} with {setting}", "zh": "；最快的设置需要 {n}，{setting}"},
-    "row_only_bound": {"en": "; the table's {length}-token row ({who}, {n}) is only a lower bound for {asked} tokens",
-                       "zh": "；表中 {length} 的行（{who}，{n}）只是 {asked} 的下限"},
-    "no_by_estimate": {"en": "**No** (estimate): nothing fits {yours}", "zh": "**不够**（估算）：{yours}放不下"},
-    "it_needs": {"en": "; it needs {n} with {setting}", "zh": "；需要 {n}，{setting}"},
-    "not_listed": {
-        "en": "**{model} is not listed** in the {tables}, so the vendor publishes no tested {fw} setup for it (not listed is not "
-              "the same as refused).",
-        "zh": "**{model} 不在厂商表格中**：{tables}中没有列出它，因此厂商没有公布经过验证的 {fw} 配置（未列出不等于不能运行）。",
-    },
-    "by_the_estimate": {"en": " By the {estimate}", "zh": "按{estimate}"},
-    "listed_yes": {"en": "**Yes**, listed: ", "zh": "**支持**，表中列出："},
-    "estimate_with_bound": {
-        "en": "estimate: {plans}. The vendor tables have no row at {asked} tokens; their {length}-token rows ({listed}) are only a "
-              "lower bound for it.",
-        "zh": "估算：{plans}。厂商表格没有序列长度 {asked} 的行；{length} 的行（{listed}）只是它的下限。",
-    },
-    "serving_yes_by_table": {"en": "**Yes.** Your {have} {cover} the {table} minimum for {model}: {tested}.",
-                             "zh": "**可以**。你的 {have}满足{table}中 {model} 的最少卡数：{tested}。"},
-    "serving_no_by_table": {"en": "**No, not by the {table}**: it lists at least {tested} for {model}; you have {have}.",
-                            "zh": "**按厂商表格不够**：{table}中 {model} 至少需要 {tested}，你只有 {have}。"},
-    "serving_yes_by_estimate": {"en": "**Yes** (estimate): {est}.", "zh": "**可以**（估算）：{est}。"},
-    "serving_no_by_estimate": {"en": "**No** (estimate): {est}.", "zh": "**不够**（估算）：{est}。"},
-    "bound_above_estimate": {
-        "en": "at least {listed}: the vendor tables' {length}-token rows, a lower bound for {asked} tokens (a longer sequence "
-              "needs no fewer devices). The estimate ({plans}) comes out below that bound: memory alone would allow it, but the "
-              "vendor has not run it on fewer, so plan with at least the table's count.",
-        "zh": "至少 {listed}：厂商表格序列长度 {length} 的行是 {asked} 的下限（序列更长，所需卡数不会更少）。估算（{plans}）"
-              "低于这个下限：仅按显存可以，但厂商没有用更少的卡跑过，请至少按表中的数量规划。",
-    },
-    "estimate_with_upper": {
-        "en": "estimate: {plans}. The vendor tables have no QLoRA rows; their LoRA rows ({listed}) are an upper bound for it "
-              "(QLoRA's 4-bit base needs less memory than LoRA's 16-bit one).",
-        "zh": "估算：{plans}。厂商表格没有 QLoRA 的行；LoRA 的行（{listed}）是它的上限（QLoRA 的 4 比特基座比 LoRA 的 16 比特基座省显存）。",
-    },
-    "upper_for_qlora": {"en": "; LoRA rows, an upper bound for QLoRA", "zh": "；LoRA 的行，是 QLoRA 的上限"},
-    "lora_rows_upper": {"en": "; the vendor's LoRA rows ({listed}) are an upper bound for QLoRA, not a minimum",
-                        "zh": "；厂商 LoRA 的行（{listed}）是 QLoRA 的上限，不是最低要求"},
-    "compared": {"en": "fewest devices: {listed} (each one's rows and estimate below).",
-                 "zh": "最少卡数对比：{listed}（各自的表格数据与估算见下）。"},
-    "offer": {
-        "en": "Ask “give me the yaml” (LLaMA-Factory), “the DeepSpeed json”, “the MindSpeed env” or “the launch command” for a ready config.",
-        "zh": "需要配置文件可以继续问：“给我 yaml”（LLaMA-Factory）、“DeepSpeed json”、“MindSpeed 环境变量”或“启动命令”。",
-    },
-}
+PHRASES_FILE = Path(__file__).with_name("phrases.toml")
+
+
+def load_phrases(path: Path = PHRASES_FILE) -> dict[str, dict[str, str]]:
+    """Phrase id -> {"en": ..., "zh": ...}: the writer's phrase catalogue (phrases.toml), checked so every
+    phrase has both languages and neither uses a placeholder the other cannot be given (a language may leave
+    one out: Chinese needs no plural verb)."""
+    with path.open("rb") as fh:
+        table = tomllib.load(fh)
+    for key, pair in table.items():
+        if set(pair) != {"en", "zh"} or not all(isinstance(v, str) for v in pair.values()):
+            raise ValueError(f"{path.name}: phrase {key!r} needs an 'en' and a 'zh' string")
+        for lang in pair:
+            list(string.Formatter().parse(pair[lang]))  # a stray brace fails here, at load, not in an answer
+    return table
+
+
+W: dict[str, dict[str, str]] = load_phrases()  # read once at import; Writer takes another catalogue as an argument
 METHOD = {
     "en": {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning", "freeze": "freeze (partial) fine-tuning", None: "LoRA and full"},
     "zh": {"lora": "LoRA 微调", "qlora": "QLoRA 微调", "full": "全参微调", "freeze": "冻结微调", None: "LoRA 与全参"},
@@ -226,20 +148,24 @@ def sentence_cut(text: str, limit: int) -> str:
 
 # "Will it OOM?" is answered by the fit verdict with its polarity turned: "**Yes** … it fits" means no OOM.
 OOM_POLARITY = (("**Yes**", "**No OOM expected**"), ("**No**", "**Yes, it would run out of memory**"),
-                ("**可以**", "**不会 OOM**"), ("**不够**", "**会 OOM**"), ("**够**", "**不会 OOM**"))
+                ("**可以**", "**不会 OOM**"), ("**不够**", "**会 OOM**"), ("**够**", "**不会 OOM**"),
+                ("**Tight**", "**It may run out of memory**"), ("**偏紧**", "**可能会 OOM**"))
 
 
 class Writer:
     """State of one answer being written: the slots, the tool results, the sources cited so far."""
 
-    def __init__(self, s: Slots, done: list[Done], parts: dict[str, dict] | None = None):
+    def __init__(self, s: Slots, done: list[Done], parts: dict[str, dict] | None = None,
+                 phrases: dict[str, dict[str, str]] | None = None):
         """``parts``: hardware id -> its hardware catalog row: the kind (npu, gpu) names a device (card or GPU), the
-        devices per node count nodes."""
+        devices per node count nodes. ``phrases``: the phrase catalogue (phrases.toml unless another is given)."""
         self.s, self.done, self.lang = s, done, s.lang
+        self.phrases = phrases or W
         self.parts = parts or {}
         self.kinds = {hw: str(row.get("kind") or "") for hw, row in self.parts.items()}
         self.r = Results(done)
         self.headlined = False  # one headline per answer: the first block that answers leads with it
+        self.stated: list[object] = []  # plans already stated in full: each plan is stated once
         self.e: Effective = effective(s)
         self.sources: list[str] = []
         self.zh = self.lang == "zh"
@@ -256,11 +182,11 @@ class Writer:
                 if text.startswith(fits):
                     text = oom + text[len(fits):]
                     break
-        return t("answer", self.lang) + text
+        return self.say("answer") + text
 
     def say(self, key: str, **kw: object) -> str:
-        """A phrase of the table above (W), in the answer's language."""
-        return W[key][self.lang].format(**kw)
+        """A phrase of the catalogue (phrases.toml), in the answer's language."""
+        return self.phrases[key][self.lang].format(**kw)
 
     def L(self, en: str, zh: str) -> str:
         return zh if self.zh else en

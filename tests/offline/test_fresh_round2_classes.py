@@ -80,7 +80,8 @@ def test_round3_classes(assistant):
     zero = assistant.ask("when should I go from ZeRO-2 to ZeRO-3, and when do I need offload? rule of thumb pls")
     assert "Which model" not in zero.answer and args_of(zero, "search_notes")
     oom = lead(assistant.ask("will qwen2.5-7b full fine-tuning at 8192 OOM on 4 910B cards?"))
-    assert oom.startswith(("**Answer:** **No OOM expected**", "**Answer:** **Yes, it would run out of memory**"))
+    assert oom.startswith(("**Answer:** **No OOM expected**", "**Answer:** **Yes, it would run out of memory**",
+                           "**Answer:** **It may run out of memory**"))  # a tight plan is not a plain no
     assert "每张 64 GB" in assistant.ask("910B 单卡显存是32G还是64G").answer
     vllm = assistant.ask("vllm启动报错 max_model_len is greater than the derived max_model_len，怎么办")
     assert lead(vllm).startswith("**结论**")

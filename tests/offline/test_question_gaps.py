@@ -130,8 +130,11 @@ def verdict_matches_capped_plan(ans, cap):
     capped = [c.result for c in calls(ans, "plan_training") if c.args.get("max_devices") == cap]
     assert capped, "no plan within the user's devices"
     fits = any(p.get("fits") for p in capped)
+    # a fitting plan whose range's upper end exceeds the usable memory is "Tight", not a plain yes (round 3, class 8)
+    tight = fits and all(p["memory"]["high_gib"] > p["memory"]["usable_gib"] for p in capped if p.get("fits"))
     line = answer_line(ans)
-    assert line.split("**")[3] in (("Yes", "Yes.") if fits else ("No", "Not by the vendor tables")), line
+    yes = ("Tight",) if tight else ("Yes", "Yes.")
+    assert line.split("**")[3] in (yes if fits else ("No", "Not by the vendor tables")), line
     return capped
 
 

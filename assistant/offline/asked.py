@@ -1,0 +1,76 @@
+"""What a sizing question asks for first, read from the frame the reader made: host RAM per node, or a
+verdict on a setting the user names ("zero2 行不行", "能不能不开 offload"). The router adds the estimate
+of that setting on the user's devices; the writer (CapacityBlocks.asked_first) states it before any plan.
+
+Also the one plausibility check every estimate passes before it is shown (``implausible``)."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import NamedTuple
+
+from ..tools.estimates import PlanResult
+from .frame import QuestionFrame
+
+HOST_RAM = re.compile(r"host\s*(?:ram|memory)|cpu\s*(?:ram|memory)|system\s+ram|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))",
+                      re.I)
+NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offload|关(?:掉|闭)?\s*offload|without\s+(?:cpu\s+)?offload|"
+                        r"no\s+(?:cpu\s+)?offload|(?:skip|drop|turn\s+off|disable)\s+(?:the\s+)?(?:cpu\s+)?offload", re.I)
+JUDGE = re.compile(r"行不行|行吗|可以吗|可不可以|能不能|能否|够不够|够吗|ok\b|okay|work|enough|will\s+it|would\s+it|can\s+i|could\s+i|"
+                   r"is\s+it\s+possible|fit|\?|？", re.I)
+
+
+class NamedSetting(NamedTuple):
+    """The DeepSpeed setting the user asks about: a ZeRO stage and whether CPU offload is on."""
+
+    zero_stage: int
+    offload: bool
+
+
+def asks_host_ram(s: QuestionFrame) -> bool:
+    """"How much host RAM per node": the CPU memory that offload needs, not device memory."""
+    return bool(HOST_RAM.search(s.question)) and bool(s.model or s.params_b)
+
+
+def named_setting(s: QuestionFrame) -> NamedSetting | None:
+    """The ZeRO stage (and offload) a training question asks to be judged on the user's own devices:
+    "zero2 行不行", "ZeRO-3 能不能不开 offload". None when no stage is named or nothing is judged."""
+    if s.zero_stage is None or not (s.method or "train" in s.intents) or "inference" in s.intents:
+        return None
+    if not JUDGE.search(s.question):
+        return None
+    offload = False if NO_OFFLOAD.search(s.question) else bool(s.offload)
+    return NamedSetting(s.zero_stage, offload)
+
+
+def weights_floor(p: PlanResult) -> int:
+    """The fewest devices whose memory holds the model states alone (ZeRO-3 sharding, no activations):
+    16 bytes per parameter for full fine-tuning (bf16 weights and gradients, fp32 master and Adam), the
+    16-bit (4-bit for QLoRA) base for LoRA, over the plan's usable memory per device."""
+    per_param = {"full": 16.0, "freeze": 16.0, "qlora": 0.55}.get(p.method, 2.0)
+    need_gib = p.shape.params_b * 1e9 * per_param / 2**30
+    return max(1, math.ceil(need_gib / max(p.memory.usable_gib, 1e-9)))
+
+
+USABLE = re.compile(r"usable memory = ([\d.]+) GB")
+
+
+def implausible(p: PlanResult, memory_gb: float | None = None) -> list[str]:
+    """Why a plan cannot be shown as it is, one code per problem (empty when it holds together):
+    ``over_usable``: a plan called fitting whose point estimate exceeds the usable memory;
+    ``far_beyond_states``: far more devices than the model states need over ZeRO-3 while each one is
+    nearly full: the estimate's per-device figures do not add up for that count (DeepSeek-V3 LoRA on A100s:
+    256 GPUs at 79 GiB each, where its weights over ZeRO-3 need a few dozen);
+    ``other_part_memory``: the usable memory explained with another part's size than the plan's part
+    (``memory_gb``, from the hardware catalog): a GPU plan worded with the 64 GB of an Ascend card."""
+    problems = []
+    said = [float(m.group(1)) for a in getattr(p, "assumptions", None) or [] for m in [USABLE.search(str(a))] if m]
+    if memory_gb and any(abs(x - memory_gb) > 0.5 for x in said):
+        problems.append("other_part_memory")
+    if p.fits and p.memory.total_gib > p.memory.usable_gib:
+        problems.append("over_usable")
+    floor = weights_floor(p)
+    if p.fits and p.devices > max(8 * floor, 64) and p.memory.total_gib > 0.8 * p.memory.usable_gib:
+        problems.append("far_beyond_states")
+    return problems
