@@ -23,6 +23,8 @@ _METHOD = [("qlora", re.compile(r"\bq-?lora\b", re.I)), ("lora", re.compile(r"(?
 _LEN_KEYED = re.compile(r"(?:cutoff(?:_len)?|seq(?:uence)?[_ ]?len(?:gth)?|max[_ ]?len|length|长度|上下文)\s*[:=]?\s*(\d{2,6})\s*(k\b)?",
                         re.I)
 _LEN_BARE = re.compile(r"(?<![\w.])(512|1024|2048|4096|8192|16384|32768|65536|131072|[1-9]\d?k)(?![\w.])", re.I)
+# the word right before a bare number that makes it something else: "global batch 2048", "rank 16"
+_NOT_LENGTH = re.compile(r"(?:batch(?:[_ ]size)?|GBS|MBS|\bbs|steps|iters?|rank|epochs?|样本|步)\s*[:=]?\s*$", re.I)
 _ZERO = re.compile(r"\bzero[-_ ]?(?:stage[-_ ]?)?([0-3])\b|\bz([0-3])\b", re.I)
 _MICRO = re.compile(r"(?:per_device_train_batch_size|micro[_ ]?batch(?:[_ ]?size)?|\bMBS)\s*[:=]?\s*(\d{1,4})", re.I)
 _FRAMEWORK = [("MindSpeed-LLM", re.compile(r"mindspeed", re.I)), ("LLaMA-Factory", re.compile(r"llama-?factory", re.I))]
@@ -42,7 +44,8 @@ def read_settings(prose: str, out: Reading) -> None:
         if m := pattern.search(prose):
             said["method"] = (method, m.group(0))
             break
-    if m := _LEN_KEYED.search(prose) or _LEN_BARE.search(prose):
+    bare = [b for b in _LEN_BARE.finditer(prose) if not _NOT_LENGTH.search(prose[max(b.start() - 14, 0):b.start()])]
+    if m := _LEN_KEYED.search(prose) or (bare[0] if bare else None):
         said["seq_len"] = (_length(m), m.group(0))
     if m := _ZERO.search(prose):
         said["zero_stage"] = (int(m.group(1) or m.group(2)), m.group(0))

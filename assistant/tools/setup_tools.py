@@ -347,7 +347,7 @@ def _kept_and_read(r: Reading) -> tuple[list[ReadSetting], list[str]]:
 
 @tool
 def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
-    """Check a pasted setup: a LLaMA-Factory YAML (+ DeepSpeed JSON), DeepSpeed JSON, MindSpeed-LLM variables or script, a vllm serve / torchrun / deepspeed / llamafactory-cli line, or an NPU/CUDA out-of-memory message; returns what was read and assumed (unused and unknown keys named), the per-device memory and verdict (fits / tight / does_not_fit), for an OOM whether it is too big or fragmenting, the smallest change that fits with the changed file and its speed cost, and the vendor table row.
+    """Check a pasted setup: a LLaMA-Factory YAML (+ DeepSpeed JSON), DeepSpeed JSON, MindSpeed-LLM variables or script, a vllm serve / torchrun / deepspeed / llamafactory-cli line, or an NPU/CUDA out-of-memory message; returns what was read and assumed (unused and unknown keys named), values the framework refuses at launch with what is valid and the corrected line, the per-device memory and verdict (fits / tight / does_not_fit), for an OOM whether it is too big or fragmenting and the vendor's remedies in order, the smallest change that fits with the changed file and its speed cost, and the vendor table row.
 
     Nothing in the text is run. Malformed YAML/JSON is an error naming the line; a model the catalog does not know needs params_b or its config.json pasted."""
     reading, words = read_setup(args.text)

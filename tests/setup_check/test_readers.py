@@ -203,3 +203,12 @@ def test_method_and_length_stated_beside_a_message(question, method, seq_len):
            "59.00 GiB already allocated; 0 bytes free)")
     r, _ = read_setup(f"{question}\n{msg}")
     assert (r.settings["method"], r.settings["seq_len"]) == (method, seq_len)
+
+
+@pytest.mark.parametrize(("question", "seq_len"), [("qwen full, global batch 2048, 8192 tokens", 8192), ("GBS 1024, lora", None),
+                                                   ("lora rank 16 at 4096", 4096)])
+def test_a_batch_or_rank_is_not_a_length(question, seq_len):
+    msg = ("RuntimeError: NPU out of memory. Tried to allocate 1.00 GiB (NPU 0; 60.97 GiB total capacity; "
+           "59.00 GiB already allocated; 0 bytes free)")
+    r, _ = read_setup(f"{question}\n{msg}")
+    assert r.settings.get("seq_len") == seq_len
