@@ -243,7 +243,17 @@ FINDING = {
                              "the block's value is used.",
                        "zh": "问题中写的 {key} 是 {value}（“{question}”），粘贴的配置是 {valid}（{block}）：按配置中的值计算。"},
 }
+ERROR_ZH = {  # the tool's errors a Chinese question meets most, in Chinese (the English message kept where it names a line)
+    "unknown_model": "模型不在目录中：请给出参数量（params_b，例如 7）或把它的 config.json 一起贴上。",
+    "no_hardware": "配置在 GPU 上运行，但没有说明型号：请给出硬件（例如 a100、h100、4090）。",
+    "nothing_recognised": "没有识别到可读取的配置：LLaMA-Factory YAML、DeepSpeed JSON、MindSpeed-LLM 变量、vLLM / torchrun / "
+                          "deepspeed / llamafactory-cli 命令或 OOM 报错。",
+    "invalid_yaml": "YAML 格式有误（{message}）",
+    "invalid_json": "JSON 格式有误（{message}）",
+}
 FIX = {"en": "Corrected line:", "zh": "改为："}
+GA_FIX = {"en": "Or keep {value} and set `\"gradient_accumulation_steps\": {ga_fix}` ({value} / ({micro} × {dp})).",
+          "zh": "或保留 {value}，把 `\"gradient_accumulation_steps\"` 改为 {ga_fix}（{value} / ({micro} × {dp})）。"}
 APPLIED = {"en": "The estimate below uses the corrected value.", "zh": "下面的估算按改正后的值计算。"}
 NO_MODEL_ZH = "文本未写明模型：请给出模型名（model）或参数量（params_b），以便估算每卡显存并给出结论。"
 KEPT_BATCH = {"en": " (global batch kept)", "zh": "（全局 batch 不变）"}
@@ -264,7 +274,9 @@ def _p(key: str, lang: str, **kw: Any) -> str:
 
 def render_setup(r: dict[str, Any], lang: str) -> str:
     if "error" in r:
-        return _p("error", lang, message=r["error"].get("message", ""))
+        e = r["error"]
+        zh = ERROR_ZH.get(e.get("code", "")) if lang == "zh" else None
+        return _p("error", lang, message=zh.format(message=e.get("message", "")) if zh else e.get("message", ""))
     findings = [_finding(f, lang) for f in r.get("findings") or []]
     if r.get("oom"):  # a message: what it says and what to change first, then the estimate of the job it names
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
@@ -378,6 +390,8 @@ def _next_zero(x: dict[str, Any], lang: str) -> str:
 def _finding(f: dict[str, Any], lang: str) -> str:
     fig = f.get("figures") or {}
     text = FINDING[f["code"]][lang].format(key=f["key"], value=f["value"], valid=f["valid"], **fig)
+    if f["code"] == "ds_train_batch_size" and fig.get("ga_fix"):
+        text += " " + GA_FIX[lang].format(value=f["value"], **fig)
     if f.get("applied"):
         text += " " + APPLIED[lang]
     if f.get("corrected"):

@@ -23,13 +23,15 @@ def check_training(r: Reading, s: dict[str, Any]) -> dict[str, Any]:
     devices = s.get("devices")
     tp, pp, cp = (int(s.get(k) or 1) for k in ("tp", "pp", "cp"))
     if devices and (tp * pp * cp > devices or devices % (tp * pp * cp)):
-        new_pp = max((p for p in range(1, pp + 1) if devices % (tp * p * cp) == 0), default=None)
+        # keep TP (it must match the weight conversion) and lower PP; else the largest TP x PP that divides the cards
+        fits = [(t, p) for t in range(tp, 0, -1) for p in range(pp, 0, -1) if devices % (t * p * cp) == 0]
+        best = max(fits, key=lambda tp_pp: (tp_pp[0] == tp, tp_pp[0] * tp_pp[1], tp_pp[0]), default=None)
+        corrected = "" if best is None else f"PP={best[1]}" if best[0] == tp else f"TP={best[0]}\nPP={best[1]}"
         r.findings.append(Finding(code="parallel_exceeds_devices", key="TP x PP x CP", value=tp * pp * cp,
-                                  valid=f"TP x PP x CP divides {devices}",
-                                  corrected=f"PP={new_pp}" if new_pp else "", applied=new_pp is not None,
-                                  figures={"tp": tp, "pp": pp, "cp": cp, "devices": devices, "new_pp": new_pp}))
-        if new_pp:
-            s["pp"] = new_pp
+                                  valid=f"TP x PP x CP divides {devices}", corrected=corrected, applied=best is not None,
+                                  figures={"tp": tp, "pp": pp, "cp": cp, "devices": devices}))
+        if best:
+            s["tp"], s["pp"] = best
     _batch_identity(r, s)
     return s
 
@@ -48,7 +50,7 @@ def _batch_identity(r: Reading, s: dict[str, Any]) -> None:
     if product == gbs:
         return
     ga_fix = gbs // (mbs * dp) if gbs % (mbs * dp) == 0 else None
-    corrected = f'"train_batch_size": {product}' + (f'  (or "gradient_accumulation_steps": {ga_fix})' if ga_fix else "")
+    corrected = f'"train_batch_size": {product}'
     r.findings.append(Finding(code="ds_train_batch_size", key="train_batch_size", value=gbs,
                               valid="train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x "
                                     "data-parallel size", corrected=corrected,

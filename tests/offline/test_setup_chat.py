@@ -137,3 +137,18 @@ def test_two_nodes_of_eight_below_the_vendor_minimum_is_said(assistant):
     # ModelArts minimum-card table (2025-06-24): LLaMA-Factory qwen2.5-72b LoRA 8192 on Snt9B = 32 cards
     assert r["table_min_devices"] == 32
     assert "**低于厂商最小卡数：最小卡数表中此任务为 32 卡，你只有 16 卡。**" in a.answer
+
+
+def test_deepspeed_batch_mismatch_names_both_fixes(assistant):
+    a = assistant.ask('deepspeed throws an assertion about train_batch_size on my 8 GPUs, why?\n{\n  "train_batch_size": 256,\n'
+                      '  "train_micro_batch_size_per_gpu": 2,\n  "gradient_accumulation_steps": 8,\n'
+                      '  "zero_optimization": {"stage": 3}\n}')
+    # 2 x 8 x 8 = 128 != 256; 256 / (2 x 8) = 16
+    assert a.answer.startswith("**`train_batch_size` 256 ≠ micro batch 2 × gradient accumulation 8 × data-parallel size 8 = 128**")
+    assert 'Or keep 256 and set `"gradient_accumulation_steps": 16`' in a.answer
+    assert 'Corrected line:\n```\n"train_batch_size": 128\n```' in a.answer
+
+
+def test_chinese_error_is_chinese(assistant):
+    a = assistant.ask("这个能跑吗\nmodel_name_or_path: /data/my-private-model\nfinetuning_type: lora\ncutoff_len: 4096")
+    assert a.answer.startswith("无法检查这个配置：模型不在目录中") and "catalog" not in a.answer
