@@ -216,6 +216,15 @@ FINDING = {
                                  "with ZeRO-2.",
                            "zh": "**LLaMA-Factory 不允许 `pure_bf16: true` 与 DeepSpeed ZeRO-3 同用**：ZeRO-3 请改用 "
                                  "`bf16: true`，或保留 pure_bf16 改用 ZeRO-2。"},
+    "lf_quantization_zero3": {"en": "**{method} `quantization_bit: {value}` with DeepSpeed ZeRO-3 is refused by LLaMA-Factory**: "
+                                    "with ZeRO-3 only 4-bit bitsandbytes works (HQQ and EETQ not at all).",
+                              "zh": "**LLaMA-Factory 不允许 {method} `quantization_bit: {value}` 与 DeepSpeed ZeRO-3 同用**："
+                                    "ZeRO-3 下只能用 4 bit bitsandbytes（HQQ、EETQ 都不行）。"},
+    "lf_quantization_npu": {"en": "On Ascend, on-the-fly QLoRA ({method}, `quantization_bit: {value}`) may not work: "
+                                  "bitsandbytes is built around CUDA kernels and the vendor has not validated it; the "
+                                  "practical path is bf16 LoRA with ZeRO-2/3 (the estimate below is the formula's, not the vendor's).",
+                            "zh": "在昇腾上，在线量化 QLoRA（{method}，`quantization_bit: {value}`）可能无法运行：bitsandbytes "
+                                  "基于 CUDA 内核，厂商未验证；实际可行的是 bf16 LoRA 加 ZeRO-2/3（下面的估算来自公式，非厂商数据）。"},
     "ds_train_batch_size": {"en": "**`train_batch_size` {value} ≠ micro batch {micro} × gradient accumulation {ga} × "
                                   "data-parallel size {dp} = {product}**: DeepSpeed asserts {valid}.",
                             "zh": "**`train_batch_size` {value} ≠ micro batch {micro} × 梯度累积 {ga} × 数据并行数 {dp} = "

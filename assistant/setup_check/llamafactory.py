@@ -84,7 +84,7 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
                  "full" if str(value).lower() in ("full", "fft", "all") else None)
         elif key == "quantization_method":
             _check_quant_method(str(value), data, out)
-            used.add(key)
+            take(key, "quant_method", _QUANT_ALIASES.get(str(value).lower(), str(value).lower()))
         elif key == "quantization_bit" and _int(value):
             take(key, "quant_bits", _int(value))
         elif key == "cutoff_len":

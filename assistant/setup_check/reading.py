@@ -39,6 +39,7 @@ class VllmLog(BaseModel):
 
 
 FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quantization_bits", "lf_pure_bf16_zero3",
+                      "lf_quantization_zero3", "lf_quantization_npu",
                       "ds_train_batch_size", "vllm_gpu_memory_utilization", "vllm_max_model_len", "vllm_tp_heads",
                       "vllm_tp_devices", "parallel_exceeds_devices", "prose_conflict"]
 

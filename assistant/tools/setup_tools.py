@@ -19,7 +19,7 @@ from .estimates import InferenceResult, TrainingMemoryResult
 from .registry import REGISTRY, tool
 from .setup_changes import SPEED_COST, diagnose_oom, oom_remedies, serving_ladder, training_ladder, verdict_of
 from .setup_models import Assumed, Change, CheckSetupArgs, CheckSetupResult, ConfigFileOut, ReadSetting
-from .setup_validity import check_serving, check_training
+from .setup_validity import check_quantization_on_npu, check_serving, check_training
 
 # Framework defaults a config leaves out (LLaMA-Factory 0.9.x / transformers TrainingArguments; MindSpeed-LLM).
 LF_DEFAULTS = {"method": "lora", "stage": "sft", "seq_len": 2048, "micro_batch": 8, "grad_accum": 1, "zero_stage": 0}
@@ -210,6 +210,7 @@ def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], res
     hw_id = ctx.resolver.hardware_id(_hardware(ctx, r, args, words, assumed))
     hw = ctx.kb.hardware_row(hw_id)
     s = check_training(r, _training_base(r, args, hw, assumed))
+    check_quantization_on_npu(r, s, hw["kind"])
     est = _call(ctx, "estimate_training_memory", _estimate_args(model_args, hw_id, s))
     verdict = verdict_of(est)
     result.update(model=est["model"], hardware=hw_id, unit=hw["unit"], framework=s["framework"], verdict=verdict,

@@ -20,6 +20,15 @@ def check_training(r: Reading, s: dict[str, Any]) -> dict[str, Any]:
         r.findings.append(Finding(code="lf_pure_bf16_zero3", key="pure_bf16", value=True, valid="pure_bf16 with ZeRO-0/1/2; "
                                   "bf16 with ZeRO-3", corrected="bf16: true", applied=True))
         s["precision"] = "bf16"
+    if s.get("quant_bits") and s.get("zero_stage") == 3:
+        method = s.get("quant_method") or "bnb"  # LLaMA-Factory's default
+        if method in ("hqq", "eetq") or s["quant_bits"] != 4:
+            # quantization.py: "Only 4-bit quantized model can use fsdp+qlora"; "HQQ/EETQ quantization is incompatible
+            # with DeepSpeed ZeRO-3 or FSDP."
+            r.findings.append(Finding(code="lf_quantization_zero3", key="quantization_bit", value=s["quant_bits"],
+                                      valid="4-bit bnb with ZeRO-3", figures={"method": method},
+                                      corrected="quantization_method: bnb\nquantization_bit: 4", applied=True))
+            s["quant_bits"] = 4
     devices = s.get("devices")
     tp, pp, cp = (int(s.get(k) or 1) for k in ("tp", "pp", "cp"))
     if devices and (tp * pp * cp > devices or devices % (tp * pp * cp)):
@@ -34,6 +43,14 @@ def check_training(r: Reading, s: dict[str, Any]) -> dict[str, Any]:
             s["tp"], s["pp"] = best
     _batch_identity(r, s)
     return s
+
+
+def check_quantization_on_npu(r: Reading, s: dict[str, Any], kind: str) -> None:
+    """The notes' caveat (knowledge/notes/lora_qlora.md): bitsandbytes is built around CUDA kernels; on-the-fly
+    QLoRA on an Ascend image may not work, and the vendor has not validated it."""
+    if kind == "npu" and s.get("quant_bits"):
+        r.findings.append(Finding(code="lf_quantization_npu", key="quantization_bit", value=s["quant_bits"],
+                                  valid="bf16 LoRA with ZeRO-2/3 on Ascend", figures={"method": s.get("quant_method") or "bnb"}))
 
 
 def _batch_identity(r: Reading, s: dict[str, Any]) -> None:

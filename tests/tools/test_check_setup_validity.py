@@ -57,7 +57,7 @@ def test_quantization_bit_the_method_does_not_take(call, method, bits, valid):
 
 def test_valid_values_give_no_finding(call):
     out = ok(call, text=lf_yaml("Qwen/Qwen2.5-7B-Instruct", finetuning_type="lora", quantization_bit=4,
-                                quantization_method="bnb"))
+                                quantization_method="bnb"), hardware="a100-80g")
     assert out["findings"] == []
 
 
@@ -193,3 +193,19 @@ def test_mindspeed_oom_gets_the_mindspeed_list(call):
            "capacity; 59.00 GiB already allocated; 0 bytes free)")
     o = ok(call, text=msg)["oom"]
     assert [r["code"] for r in o["remedies"]] == ["tp_pp", "mbs_1", "seq_len", "recompute", "expandable_segments"]
+
+
+@pytest.mark.parametrize(("method", "bits"), [("bnb", 8), ("hqq", 4), ("eetq", 8)])
+def test_quantization_that_zero3_refuses(call, method, bits):
+    """quantization.py: only 4-bit bitsandbytes with ZeRO-3; HQQ and EETQ are incompatible with ZeRO-3."""
+    out = ok(call, text=lf_yaml("Qwen/Qwen2.5-7B-Instruct", finetuning_type="lora", quantization_bit=bits,
+                                quantization_method=method, deepspeed="examples/deepspeed/ds_z3_config.json"),
+             hardware="a100-80g")
+    f = findings(out)["lf_quantization_zero3"]
+    assert f["corrected"] == "quantization_method: bnb\nquantization_bit: 4" and "lf_quantization_npu" not in findings(out)
+    assert f["applied"] and out["verdict"] is not None  # sized as the 4-bit it must be
+
+
+def test_qlora_on_ascend_carries_the_notes_caveat(call):
+    out = ok(call, text=lf_yaml("Qwen/Qwen2.5-7B-Instruct", finetuning_type="lora", quantization_bit=4), hardware="snt9b")
+    assert findings(out)["lf_quantization_npu"]["figures"] == {"method": "bnb"}
