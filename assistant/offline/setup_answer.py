@@ -106,6 +106,15 @@ P = {
                       "moment, and the step was not done allocating.",
                 "zh": "OOM 报错：**模型/配置太大**：{platform} {dev} 已分配 {alloc:.2f} / {cap:.2f} GiB 时再申请 {tried:.2f} GiB"
                       "（占容量 {share:.0%}）；当时至少差 {short:.2f} GiB，而这一步还没分配完。"},
+    "too_big_in_use": {"en": "Out-of-memory message: **too big**: {platform} {dev} had {alloc:.2f} of {cap:.2f} GiB in use "
+                             "when {tried:.2f} GiB more was asked ({share:.0%} of capacity); at least {short:.2f} GiB short.",
+                       "zh": "OOM 报错：**模型/配置太大**：{platform} {dev} 已占用 {alloc:.2f} / {cap:.2f} GiB 时再申请 "
+                             "{tried:.2f} GiB（占容量 {share:.0%}）；至少差 {short:.2f} GiB。"},
+    "below_table": {"en": "**Below the vendor's minimum: its minimum-card table lists {table} {unit}s for this job, you have "
+                          "{devices}.** The estimate fits on paper; the vendor has not run it on fewer than {table}.",
+                    "zh": "**低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。** 按估算能放下，"
+                          "但厂商未在少于 {table} {unit}上验证过。"},
+    "remedies": {"en": "What to change, first to last:", "zh": "按顺序尝试："},
     "fragmenting": {"en": "Out-of-memory message: **fragmenting**: {platform} {dev} had {reserved:.2f} GiB reserved but only "
                           "{alloc:.2f} GiB allocated ({cached:.2f} GiB cached, more than the {tried:.2f} GiB asked): set "
                           "`{env}` and run again.",
@@ -161,12 +170,100 @@ ASSUMED = {
     "per_node_default": {"en": "{name} {value} (a full node; NPUS_PER_NODE not given)",
                          "zh": "{name} {value}（整机；未给出 NPUS_PER_NODE）"},
     "no_part_named": {"en": "{name} {value} (the text names no part)", "zh": "{name} {value}（文本未指明硬件）"},
+    "recipe_default": {"en": "{name} {value} (the vendor recipe tables' value; the message gives no config)",
+                       "zh": "{name} {value}（厂商配方表的取值；报错中没有配置）"},
     "capacity": {"en": "{name} {value} (from the total capacity the message reports{detail})",
                  "zh": "{name} {value}（按报错中的总容量{detail}）"},
     "params_b": {"en": "{name} {value}B as given, Llama-like shape inferred",
                  "zh": "{name} {value}B（按给定参数量，推断为 Llama 式结构）"},
     "config_json": {"en": "{name} {value}B from the pasted config.json", "zh": "{name} {value}B（来自粘贴的 config.json）"},
 }
+REMEDY = {
+    "expandable_segments": {"en": "`export {env}` (the allocator grows segments instead of splitting them: less fragmentation)",
+                            "zh": "`export {env}`（分配器扩展内存段而不是切分，减少碎片）"},
+    "micro_batch": {"en": "lower `per_device_train_batch_size` (to 1) and raise `gradient_accumulation_steps` to keep the global batch",
+                    "zh": "调小 `per_device_train_batch_size`（到 1），调大 `gradient_accumulation_steps` 保持全局 batch"},
+    "zero_next": {"en": "a more memory-saving DeepSpeed stage, one step at a time: {next}",
+                  "zh": "逐级换更省显存的 DeepSpeed 阶段：{next}"},
+    "offload": {"en": "ZeRO-3 with CPU offload (`ds_z3_offload_config.json`), if the host has the RAM; slower steps",
+                "zh": "ZeRO-3 加 CPU 卸载（`ds_z3_offload_config.json`），前提是主机内存够；每步变慢"},
+    "more_devices": {"en": "more cards, so ZeRO-2/3 split the states further", "zh": "增加卡数，让 ZeRO-2/3 切分得更细"},
+    "seq_len": {"en": "a shorter `cutoff_len` / `SEQ_LEN` (activations grow with the length)",
+                "zh": "缩短 `cutoff_len` / `SEQ_LEN`（激活随长度增长）"},
+    "tp_pp": {"en": "raise `TP` and/or `PP` (TP × PP must divide the card count)", "zh": "加大 `TP` 和/或 `PP`（TP × PP 须整除卡数）"},
+    "mbs_1": {"en": "`MBS=1` (GBS / MBS must stay divisible by the data-parallel size)",
+              "zh": "`MBS=1`（GBS / MBS 仍须能被数据并行数整除）"},
+    "recompute": {"en": "full recomputation: `--recompute-granularity full --recompute-method block --recompute-num-layers <num-layers>`",
+                  "zh": "开启完全重计算：`--recompute-granularity full --recompute-method block --recompute-num-layers <层数>`"},
+    "lower_utilization": {"en": "lower `--gpu-memory-utilization` (vLLM FAQ)", "zh": "调低 `--gpu-memory-utilization`（vLLM 常见问题）"},
+    "max_model_len": {"en": "a smaller `--max-model-len` or fewer `--max-num-seqs`", "zh": "调小 `--max-model-len` 或 `--max-num-seqs`"},
+    "tensor_parallel": {"en": "a larger `--tensor-parallel-size`", "zh": "加大 `--tensor-parallel-size`"},
+    "leftover_processes": {"en": "", "zh": ""},
+}
+FINDING = {
+    "lf_finetuning_type": {"en": "**`finetuning_type: {value}` is not a LLaMA-Factory value**: it accepts {valid}. QLoRA is "
+                                 "`finetuning_type: lora` with `quantization_bit` (4 or 8).",
+                           "zh": "**`finetuning_type: {value}` 不是 LLaMA-Factory 的取值**：只接受 {valid}。QLoRA 的写法是 "
+                                 "`finetuning_type: lora` 加 `quantization_bit`（4 或 8）。"},
+    "lf_quantization_method": {"en": "**`quantization_method: {value}` is not a LLaMA-Factory value**: it accepts {valid} "
+                                     "(bitsandbytes is `bnb`; on-the-fly `quantization_bit` works with bnb, hqq, eetq).",
+                               "zh": "**`quantization_method: {value}` 不是 LLaMA-Factory 的取值**：只接受 {valid}"
+                                     "（bitsandbytes 写作 `bnb`；在线量化 `quantization_bit` 只配 bnb、hqq、eetq）。"},
+    "lf_quantization_bits": {"en": "**`quantization_bit: {value}` is not accepted by {method}**: it takes {valid} bits.",
+                             "zh": "**{method} 不接受 `quantization_bit: {value}`**：只接受 {valid} bit。"},
+    "lf_pure_bf16_zero3": {"en": "**`pure_bf16: true` with DeepSpeed ZeRO-3 is refused by LLaMA-Factory** (\"`pure_bf16` is "
+                                 "incompatible with DeepSpeed ZeRO-3\"): use `bf16: true` with ZeRO-3, or keep pure_bf16 "
+                                 "with ZeRO-2.",
+                           "zh": "**LLaMA-Factory 不允许 `pure_bf16: true` 与 DeepSpeed ZeRO-3 同用**：ZeRO-3 请改用 "
+                                 "`bf16: true`，或保留 pure_bf16 改用 ZeRO-2。"},
+    "lf_quantization_zero3": {"en": "**{method} `quantization_bit: {value}` with DeepSpeed ZeRO-3 is refused by LLaMA-Factory**: "
+                                    "with ZeRO-3 only 4-bit bitsandbytes works (HQQ and EETQ not at all).",
+                              "zh": "**LLaMA-Factory 不允许 {method} `quantization_bit: {value}` 与 DeepSpeed ZeRO-3 同用**："
+                                    "ZeRO-3 下只能用 4 bit bitsandbytes（HQQ、EETQ 都不行）。"},
+    "lf_quantization_npu": {"en": "On Ascend, on-the-fly QLoRA ({method}, `quantization_bit: {value}`) may not work: "
+                                  "bitsandbytes is built around CUDA kernels and the vendor has not validated it; the "
+                                  "practical path is bf16 LoRA with ZeRO-2/3 (the estimate below is the formula's, not the vendor's).",
+                            "zh": "在昇腾上，在线量化 QLoRA（{method}，`quantization_bit: {value}`）可能无法运行：bitsandbytes "
+                                  "基于 CUDA 内核，厂商未验证；实际可行的是 bf16 LoRA 加 ZeRO-2/3（下面的估算来自公式，非厂商数据）。"},
+    "ds_train_batch_size": {"en": "**`train_batch_size` {value} ≠ micro batch {micro} × gradient accumulation {ga} × "
+                                  "data-parallel size {dp} = {product}**: DeepSpeed asserts {valid}.",
+                            "zh": "**`train_batch_size` {value} ≠ micro batch {micro} × 梯度累积 {ga} × 数据并行数 {dp} = "
+                                  "{product}**：DeepSpeed 要求 train_batch_size = 每卡 micro batch × 梯度累积 × 数据并行数。"},
+    "vllm_gpu_memory_utilization": {"en": "**`--gpu-memory-utilization {value}` is outside (0, 1]**: it is the share of "
+                                          "each device's memory vLLM may use; vLLM refuses a value above 1.",
+                                    "zh": "**`--gpu-memory-utilization {value}` 超出 (0, 1] 范围**：它是 vLLM 可用的"
+                                          "每卡显存比例，大于 1 时 vLLM 拒绝启动。"},
+    "vllm_max_model_len": {"en": "**`--max-model-len {value}` is above {model}'s own context of {context} tokens** "
+                                 "(catalog): vLLM refuses it at start unless you extend the context (rope scaling).",
+                           "zh": "**`--max-model-len {value}` 超过 {model} 自身的上下文 {context} token**（模型目录）："
+                                 "除非扩展上下文（rope scaling），vLLM 启动时会拒绝。"},
+    "vllm_tp_heads": {"en": "**`--tensor-parallel-size {value}` does not divide the model's {heads} attention heads**: "
+                            "vLLM needs heads % TP == 0 (valid TP: {valid}).",
+                      "zh": "**`--tensor-parallel-size {value}` 不能整除模型的 {heads} 个注意力头**：vLLM 要求头数能被 TP "
+                            "整除（可用 TP：{valid}）。"},
+    "vllm_tp_devices": {"en": "**TP {tp} × PP {pp} = {value} does not match your {devices} cards**: vLLM uses TP × PP "
+                              "devices.",
+                        "zh": "**TP {tp} × PP {pp} 与你的 {devices} 张卡不一致**：vLLM 使用 TP × PP 张卡。"},
+    "parallel_exceeds_devices": {"en": "**TP {tp} × PP {pp} × CP {cp} = {value} does not fit {devices} cards**: the card "
+                                       "count must be a multiple of TP × PP × CP.",
+                                 "zh": "**TP {tp} × PP {pp} × CP {cp} = {value} 与 {devices} 张卡不匹配**：卡数必须是 "
+                                       "TP × PP × CP 的整数倍。"},
+    "prose_conflict": {"en": "The question says {key} {value} (“{question}”), the pasted block {valid} ({block}): "
+                             "the block's value is used.",
+                       "zh": "问题中写的 {key} 是 {value}（“{question}”），粘贴的配置是 {valid}（{block}）：按配置中的值计算。"},
+}
+ERROR_ZH = {  # the tool's errors a Chinese question meets most, in Chinese (the English message kept where it names a line)
+    "unknown_model": "模型不在目录中：请给出参数量（params_b，例如 7）或把它的 config.json 一起贴上。",
+    "no_hardware": "配置在 GPU 上运行，但没有说明型号：请给出硬件（例如 a100、h100、4090）。",
+    "nothing_recognised": "没有识别到可读取的配置：LLaMA-Factory YAML、DeepSpeed JSON、MindSpeed-LLM 变量、vLLM / torchrun / "
+                          "deepspeed / llamafactory-cli 命令或 OOM 报错。",
+    "invalid_yaml": "YAML 格式有误（{message}）",
+    "invalid_json": "JSON 格式有误（{message}）",
+}
+FIX = {"en": "Corrected line:", "zh": "改为："}
+GA_FIX = {"en": "Or keep {value} and set `\"gradient_accumulation_steps\": {ga_fix}` ({value} / ({micro} × {dp})).",
+          "zh": "或保留 {value}，把 `\"gradient_accumulation_steps\"` 改为 {ga_fix}（{value} / ({micro} × {dp})）。"}
+APPLIED = {"en": "The estimate below uses the corrected value.", "zh": "下面的估算按改正后的值计算。"}
 NO_MODEL_ZH = "文本未写明模型：请给出模型名（model）或参数量（params_b），以便估算每卡显存并给出结论。"
 KEPT_BATCH = {"en": " (global batch kept)", "zh": "（全局 batch 不变）"}
 VERDICT = {"fits": {"en": "fits", "zh": "放得下"}, "tight": {"en": "tight", "zh": "勉强"},
@@ -186,8 +283,14 @@ def _p(key: str, lang: str, **kw: Any) -> str:
 
 def render_setup(r: dict[str, Any], lang: str) -> str:
     if "error" in r:
-        return _p("error", lang, message=r["error"].get("message", ""))
-    out = [*_headline(r, lang), *_vllm_log(r, lang), *_oom(r, lang), *_change(r, lang)]
+        e = r["error"]
+        zh = ERROR_ZH.get(e.get("code", "")) if lang == "zh" else None
+        return _p("error", lang, message=zh.format(message=e.get("message", "")) if zh else e.get("message", ""))
+    findings = [_finding(f, lang) for f in r.get("findings") or []]
+    if r.get("oom"):  # a message: what it says and what to change first, then the estimate of the job it names
+        out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
+    else:
+        out = [*findings, *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     if r.get("table"):
         out.append(_p("table", lang, rows="; ".join(r["table"])))
     sep = "；" if lang == "zh" else "; "
@@ -223,8 +326,11 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
     t, s = r.get("training"), r.get("serving")
     unit = {"en": r.get("unit") or "device", "zh": "卡" if (r.get("unit") or "card") == "card" else r.get("unit") or "卡"}[lang]
     if t:
-        return [_p(r["verdict"], lang, total=t["total_gib"], usable=t["usable_gib"], hw=r["hardware"], unit=unit,
+        line = [_p(r["verdict"], lang, total=t["total_gib"], usable=t["usable_gib"], hw=r["hardware"], unit=unit,
                    head=t["headroom_gib"], over=t["total_gib"] - t["usable_gib"])]
+        if (r.get("table_min_devices") or 0) > t["devices"]:  # the estimate fits where the vendor never tested
+            line.append(_p("below_table", lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
+        return line
     if s:
         key = "serve_fits" if s["fits"] else "serve_weights" if s["kv_cache_gib"] < 0 else "serve_no"
         return [_p(key, lang, w=s["weights_gib_per_device"], budget=s["budget_gib"], seqs=s["max_sequences_at_len"], length=s["max_model_len"], devices=s["devices"], tp=s["tp"],
@@ -260,14 +366,46 @@ def _oom(r: dict[str, Any], lang: str) -> list[str]:
     kw = dict(platform=o["platform"].upper(), dev=dev, alloc=o.get("allocated_gib") or 0.0, cap=o["capacity_gib"],
               tried=o["tried_gib"], share=o.get("allocated_share") or 0.0, short=o["short_by_gib"],
               reserved=o.get("reserved_gib") or 0.0, cached=o.get("cached_gib") or 0.0, env=env)
-    out = [_p(o["cause"], lang, **kw)]
+    if o.get("allocated_gib") is None and o.get("in_use_gib") is not None:
+        out = [_p("too_big_in_use", lang, **{**kw, "alloc": o["in_use_gib"]})]
+    else:
+        out = [_p(o["cause"], lang, **kw)]
     if (o.get("outside_gib") or 0) > OUTSIDE_SHARE * o["capacity_gib"]:
         out.append(_p("outside", lang, outside=o["outside_gib"], cap=o["capacity_gib"]))
-    if o["cause"] == "too_big" and env:
+    remedies = [x for x in o.get("remedies") or [] if x["code"] != "leftover_processes"]
+    if remedies:
+        out.append(_p("remedies", lang) + "\n" + "\n".join(
+            f"{i}. {REMEDY[x['code']][lang].format(value=x.get('value'), env=_env(o), next=_next_zero(x, lang))}"
+            for i, x in enumerate(remedies, 1)))
+    elif o["cause"] == "too_big" and env:
         out.append(_p("also_env", lang, **kw))
     if r.get("kind") == "oom_only":
         out.append(_p("oom_only", lang))
     return out
+
+
+def _env(o: dict[str, Any]) -> str:
+    return ("PYTORCH_NPU_ALLOC_CONF" if o["platform"] == "npu" else "PYTORCH_CUDA_ALLOC_CONF") + "=expandable_segments:True"
+
+
+def _next_zero(x: dict[str, Any], lang: str) -> str:
+    if x["code"] != "zero_next":
+        return ""
+    if x.get("value") is None:
+        return "ZeRO-1 → ZeRO-2 → ZeRO-3" if lang == "en" else "ZeRO-1 → ZeRO-2 → ZeRO-3"
+    return f"ZeRO-{x['value'] - 1} → ZeRO-{x['value']}"
+
+
+def _finding(f: dict[str, Any], lang: str) -> str:
+    fig = f.get("figures") or {}
+    text = FINDING[f["code"]][lang].format(key=f["key"], value=f["value"], valid=f["valid"], **fig)
+    if f["code"] == "ds_train_batch_size" and fig.get("ga_fix"):
+        text += " " + GA_FIX[lang].format(value=f["value"], **fig)
+    if f.get("applied"):
+        text += " " + APPLIED[lang]
+    if f.get("corrected"):
+        text += "\n" + FIX[lang] + f"\n```\n{f['corrected']}\n```"
+    return text
 
 
 def _change(r: dict[str, Any], lang: str) -> list[str]:

@@ -9,10 +9,10 @@ a SizingError naming the line and the problem."""
 from __future__ import annotations
 
 from . import deepspeed, llamafactory, oom, prose, shell
-from .reading import OomReport, Reading, VllmLog
+from .reading import Finding, OomReport, Reading, VllmLog
 from .text import Block, blocks, cut_log
 
-__all__ = ["OomReport", "Reading", "VllmLog", "read_setup"]
+__all__ = ["Finding", "OomReport", "Reading", "VllmLog", "read_setup"]
 
 
 def read_setup(text: str) -> tuple[Reading, list[str]]:
@@ -34,6 +34,8 @@ def read_setup(text: str) -> tuple[Reading, list[str]]:
     if out.deepspeed_file and "zero_stage" not in out.settings:
         deepspeed.read_name(out.deepspeed_file, out)
     hardware_words = prose.read(question, out)
+    if "vllm_command" not in out.kinds:  # a serve line's length is --max-model-len, not a training length
+        prose.read_settings(question, out)
     return out, hardware_words
 
 

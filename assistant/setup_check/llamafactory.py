@@ -9,13 +9,18 @@ from typing import Any
 
 import yaml
 
-from ..configs.llamafactory_names import ARGUMENT_NAMES
+from ..configs.llamafactory_names import ARGUMENT_NAMES, FINETUNING_TYPES
 from . import deepspeed
 from .errors import yaml_error
-from .reading import Reading
+from .reading import Finding, Reading
 
 # Arguments carried into the changed file unchanged; they do not change per-device memory.
 KEPT = ("template", "dataset", "output_dir", "learning_rate", "num_train_epochs")
+# llamafactory.extras.constants.QuantizationMethod (0.9.5); on-the-fly quantization (quantization_bit) takes bnb
+# (4 or 8 bit), hqq (1-6 or 8) or eetq (8); gptq/awq/aqlm/... load models already quantized.
+QUANT_METHODS = ("bnb", "gptq", "awq", "aqlm", "quanto", "eetq", "hqq", "mxfp4", "fp8")
+QUANT_BITS = {"bnb": (4, 8), "hqq": (1, 2, 3, 4, 5, 6, 8), "eetq": (8,)}
+_QUANT_ALIASES = {"bitsandbytes": "bnb", "bnb4": "bnb", "bnb8": "bnb", "nf4": "bnb", "llm.int8": "bnb"}
 _OPTIM = {"adamw_torch": "adamw", "adamw_hf": "adamw", "adamw_torch_fused": "adamw", "adamw_apex_fused": "adamw",
           "adamw_8bit": "adamw_8bit", "adamw_bnb_8bit": "adamw_8bit", "paged_adamw_8bit": "paged_adamw_8bit"}
 
@@ -71,8 +76,15 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
             take(key, "model", value)
         elif key == "stage" and isinstance(value, str):
             take(key, "stage", value)
-        elif key == "finetuning_type" and value in ("lora", "full", "freeze", "oft"):
+        elif key == "finetuning_type" and value in FINETUNING_TYPES:
             take(key, "method", "lora" if value == "oft" else value)
+        elif key == "finetuning_type":
+            _bad_finetuning_type(str(value), data, out)
+            take(key, "method", "lora" if str(value).lower() in ("qlora", "lora") else
+                 "full" if str(value).lower() in ("full", "fft", "all") else None)
+        elif key == "quantization_method":
+            _check_quant_method(str(value), data, out)
+            take(key, "quant_method", _QUANT_ALIASES.get(str(value).lower(), str(value).lower()))
         elif key == "quantization_bit" and _int(value):
             take(key, "quant_bits", _int(value))
         elif key == "cutoff_len":
@@ -115,3 +127,28 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
         if key in used:
             continue
         (out.unused if key in ARGUMENT_NAMES else out.unknown).append(f"{name}: {key}")
+
+
+def _bad_finetuning_type(value: str, data: dict[str, Any], out: Reading) -> None:
+    """finetuning_type outside LLaMA-Factory's Literal: QLoRA is lora plus quantization_bit."""
+    qlora = value.lower() == "qlora"
+    corrected = "finetuning_type: lora" + ("" if data.get("quantization_bit") or not qlora else "\nquantization_bit: 4")
+    if not qlora and value.lower() in ("full", "fft", "all"):
+        corrected = "finetuning_type: full"
+    elif not qlora and value.lower() != "lora":
+        corrected = ""
+    out.findings.append(Finding(code="lf_finetuning_type", key="finetuning_type", value=value,
+                                valid=" | ".join(FINETUNING_TYPES), corrected=corrected, figures={"qlora": qlora}))
+
+
+def _check_quant_method(value: str, data: dict[str, Any], out: Reading) -> None:
+    method = _QUANT_ALIASES.get(value.lower(), value.lower())
+    bits = _int(data.get("quantization_bit"))
+    if value not in QUANT_METHODS:
+        out.findings.append(Finding(code="lf_quantization_method", key="quantization_method", value=value,
+                                    valid=" | ".join(QUANT_METHODS), applied=method in QUANT_METHODS,
+                                    corrected=f"quantization_method: {method}" if method in QUANT_METHODS else ""))
+    if bits and method in QUANT_BITS and bits not in QUANT_BITS[method]:
+        out.findings.append(Finding(code="lf_quantization_bits", key="quantization_bit", value=bits,
+                                    valid=" | ".join(map(str, QUANT_BITS[method])), figures={"method": method},
+                                    corrected=f"quantization_bit: {QUANT_BITS[method][0] if method == 'bnb' else QUANT_BITS[method][-1]}"))

@@ -5,14 +5,62 @@ from __future__ import annotations
 
 import re
 
-from .reading import Reading
+from .reading import Finding, Reading
 
 _TIMES = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*[x×*]\s*([A-Za-z][\w.\-]*|\d{3,4}[A-Za-z]*[\w.\-]*)", re.IGNORECASE)
 _COUNT = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*(?:张|块|个)?\s*(?:卡|cards?\b|GPUs?\b|NPUs?\b|devices?\b|DIEs?\b)", re.IGNORECASE)
-_ON = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s+([A-Za-z][\w.\-]*\d[\w.\-]*)s?\b")  # "8 A100s", "16 910B"
+_ON = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})(?:\s*[张块]\s*|\s+)([A-Za-z][\w.\-]*\d[\w.\-]*|\d{3,4}[A-Za-z][\w.\-]*)s?"
+                 r"(?![\w])")  # "8 A100s", "16 910B", "8张910B"
 _NODES = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,4})\s*(?:nodes?\b|机|台(?:机器)?|个节点)", re.IGNORECASE)
+_PER_NODE = re.compile(r"\s*(?:of|×|x|\*|每台)?\s*")  # between a node count and the cards per node
 _HW_WORD = re.compile(r"(?<![A-Za-z0-9_-])(snt9b23|snt9b|910[abc]\d?|atlas\s*\d{3}\w*|[ahlbt]\d{2,3}\w*|rtx\s*\d{4}|\d{4}(?:\s*ti)?|"
                       r"mi\d{3}x?|v100|a6000|300i\s*duo)(?:[-\s]?(\d{2,3})\s*g[bi]?)?(?![A-Za-z0-9_])", re.IGNORECASE)
+
+
+_METHOD = [("qlora", re.compile(r"\bq-?lora\b", re.I)), ("lora", re.compile(r"(?<![\w-])lora\b", re.I)),
+           ("full", re.compile(r"\bfull(?:[- ]?(?:param(?:eter)?s?|fine[- ]?tun\w*|finetun\w*|ft|sft))?\b|全参|全量", re.I)),
+           ("freeze", re.compile(r"\bfreeze\b", re.I))]
+_LEN_KEYED = re.compile(r"(?:cutoff(?:_len)?|seq(?:uence)?[_ ]?len(?:gth)?|max[_ ]?len|length|长度|上下文)\s*[:=]?\s*(\d{2,6})\s*(k\b)?",
+                        re.I)
+_LEN_BARE = re.compile(r"(?<![\w.])(512|1024|2048|4096|8192|16384|32768|65536|131072|[1-9]\d?k)(?![\w.])", re.I)
+# the word right before a bare number that makes it something else: "global batch 2048", "rank 16"
+_NOT_LENGTH = re.compile(r"(?:batch(?:[_ ]size)?|GBS|MBS|\bbs|steps|iters?|rank|epochs?|样本|步)\s*[:=]?\s*$", re.I)
+_ZERO = re.compile(r"\bzero[-_ ]?(?:stage[-_ ]?)?([0-3])\b|\bz([0-3])\b", re.I)
+_MICRO = re.compile(r"(?:per_device_train_batch_size|micro[_ ]?batch(?:[_ ]?size)?|\bMBS)\s*[:=]?\s*(\d{1,4})", re.I)
+_FRAMEWORK = [("MindSpeed-LLM", re.compile(r"mindspeed", re.I)), ("LLaMA-Factory", re.compile(r"llama-?factory", re.I))]
+
+
+def _length(m: re.Match) -> int:
+    text = m.group(0) if m.re is _LEN_BARE else m.group(1) + (m.group(2) or "")
+    digits = re.sub(r"\D", "", text.split(":")[-1])
+    return int(digits) * (1024 if text.lower().endswith("k") else 1)
+
+
+def read_settings(prose: str, out: Reading) -> None:
+    """Method, length, ZeRO stage, micro batch and framework stated in the words around the paste: they fill what the
+    block lacks; a value the block sets otherwise is a conflict (named; the block's value is used)."""
+    said: dict[str, tuple[object, str]] = {}
+    for method, pattern in _METHOD:
+        if m := pattern.search(prose):
+            said["method"] = (method, m.group(0))
+            break
+    bare = [b for b in _LEN_BARE.finditer(prose) if not _NOT_LENGTH.search(prose[max(b.start() - 14, 0):b.start()])]
+    if m := _LEN_KEYED.search(prose) or (bare[0] if bare else None):
+        said["seq_len"] = (_length(m), m.group(0))
+    if m := _ZERO.search(prose):
+        said["zero_stage"] = (int(m.group(1) or m.group(2)), m.group(0))
+    if m := _MICRO.search(prose):
+        said["micro_batch"] = (int(m.group(1)), m.group(0))
+    for framework, pattern in _FRAMEWORK:
+        if m := pattern.search(prose):
+            said["framework"] = (framework, m.group(0))
+            break
+    for name, (value, words) in said.items():
+        block = out.settings.get(name)
+        if block is not None and block != value and not (name == "method" and {block, value} == {"lora", "qlora"}):
+            out.findings.append(Finding(code="prose_conflict", key=name, value=value, valid=str(block),
+                                        figures={"question": words.strip(), "block": out.sources.get(name, "")}))
+        out.put(name, value, f"question: {words.strip()}", keep=True)
 
 
 def read(prose: str, out: Reading) -> list[str]:
@@ -28,5 +76,8 @@ def read(prose: str, out: Reading) -> list[str]:
         words.append(m.group(2))
     if m := _NODES.search(prose):
         out.put("nodes", int(m.group(1)), f"question: {m.group(0)}", keep=True)
+        per = _COUNT.match(prose, _PER_NODE.match(prose, m.end()).end())  # type: ignore[union-attr]
+        if per and out.sources.get("devices", "").endswith(per.group(0).strip()):  # "2台8卡", "2 nodes of 8 cards"
+            out.put("devices", int(m.group(1)) * int(per.group(1)), f"question: {prose[m.start():per.end()].strip()}")
     words += [m.group(0) for m in _HW_WORD.finditer(prose)]
     return words

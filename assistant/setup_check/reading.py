@@ -38,6 +38,24 @@ class VllmLog(BaseModel):
     lines: list[str] = Field(default_factory=list, description="The vLLM log lines the figures were read from, as written.")
 
 
+FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quantization_bits", "lf_pure_bf16_zero3",
+                      "lf_quantization_zero3", "lf_quantization_npu",
+                      "ds_train_batch_size", "vllm_gpu_memory_utilization", "vllm_max_model_len", "vllm_tp_heads",
+                      "vllm_tp_devices", "parallel_exceeds_devices", "prose_conflict"]
+
+
+class Finding(BaseModel):
+    """A value the framework would refuse (or that contradicts another), with what is valid and the corrected line."""
+
+    code: FindingCode = Field(description="Which check: the framework and the setting.")
+    key: str = Field(description="The key or flag as written.")
+    value: Any = Field(description="The value as written.")
+    valid: str = Field(description="What the framework accepts (values or range), language-neutral.")
+    corrected: str = Field("", description="The corrected line, ready to paste ('' when the user must choose).")
+    figures: dict[str, Any] = Field(default_factory=dict, description="The numbers the check used (for the answer).")
+    applied: bool = Field(False, description="The estimate used the corrected value.")
+
+
 class Reading(BaseModel):
     kinds: list[Kind] = Field(default_factory=list, description="What was recognised, in order.")
     settings: dict[str, Any] = Field(default_factory=dict, description="Settings in the estimator's names.")
@@ -50,6 +68,7 @@ class Reading(BaseModel):
     command: str | None = Field(None, description="The vLLM command line as pasted (continuations joined).")
     hf_config: str | None = Field(None, description="A pasted Hugging Face config.json, for a model not in the catalog.")
     notices: list[str] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list, description="Values the framework would refuse, with the fix.")
 
     def put(self, name: str, value: Any, source: str, *, keep: bool = False) -> None:
         """Record a setting; ``keep``: an earlier reading of the same setting wins (a YAML beats its 'auto' JSON)."""
@@ -57,6 +76,10 @@ class Reading(BaseModel):
             return
         self.settings[name] = value
         self.sources[name] = source
+
+    def kinds_of_config(self) -> list[Kind]:
+        """What was read besides messages and logs: the configs and command lines."""
+        return [k for k in self.kinds if k not in ("oom_message", "vllm_log")]
 
     def add_kind(self, kind: Kind) -> None:
         if kind not in self.kinds:

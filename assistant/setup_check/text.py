@@ -49,8 +49,10 @@ def blocks(text: str) -> tuple[list[Block], str]:
 
 
 _YAML_LINE = re.compile(r"^\s*(#.*|[A-Za-z_][\w.\-]*\s*:(\s.*)?|-\s+\S.*)$")
-_SHELL_LINE = re.compile(r"^\s*(export\s+\w+=|\w+=\S*\s*(#.*)?$|(\S+=\S+\s+)*(vllm|python3?|torchrun|deepspeed|"
-                         r"llamafactory-cli|accelerate|bash|sh|msrun)\b|--[\w-]+)")
+# A command line: vllm serve, or a launcher followed by a flag or a file ("deepspeed throws an assertion" is prose).
+_SHELL_LINE = re.compile(r"^\s*(export\s+\w+=|\w+=\S*\s*(#.*)?$|(\S+=\S+\s+)*(vllm\s+serve\b|(vllm|python3?|torchrun|"
+                         r"deepspeed|llamafactory-cli|accelerate|bash|sh|msrun)\s+(-|\S+\.(py|ya?ml|json|sh)\b|train\b|"
+                         r"\$|\S*/))|--[\w-]+)")
 
 
 def runs(text: str) -> list[Block]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .setup_models import OomDiagnosis, Verdict
+from .setup_models import OomDiagnosis, Remedy, Verdict
 
 TIGHT_SHARE = 0.05  # headroom under 5 % of usable memory: fits on paper, no room for the allocator's spikes
 NEAR_FULL = 0.90  # allocated + the failed request at 90 % of capacity or more: the job is too big
@@ -46,7 +46,8 @@ def verdict_of(result: dict[str, Any]) -> Verdict:
 
 def diagnose_oom(o) -> OomDiagnosis:
     cached = None if o.reserved_gib is None or o.allocated_gib is None else round(o.reserved_gib - o.allocated_gib, 3)
-    share = None if o.allocated_gib is None else round((o.allocated_gib + o.tried_gib) / o.capacity_gib, 3)
+    used = o.allocated_gib if o.allocated_gib is not None else o.in_use_gib  # newer CUDA messages: "in use" only
+    share = None if used is None else round((used + o.tried_gib) / o.capacity_gib, 3)
     near_full = share is None or share >= NEAR_FULL
     cause = "fragmenting" if not near_full and cached is not None and cached >= o.tried_gib else "too_big"
     env = "PYTORCH_NPU_ALLOC_CONF" if o.platform == "npu" else "PYTORCH_CUDA_ALLOC_CONF"
@@ -55,7 +56,37 @@ def diagnose_oom(o) -> OomDiagnosis:
                         reserved_gib=o.reserved_gib, free_gib=o.free_gib, tried_gib=o.tried_gib, allocated_share=share,
                         cached_gib=cached, outside_gib=None if o.reserved_gib is None or o.free_gib is None else
                         round(o.capacity_gib - o.reserved_gib - o.free_gib, 3), short_by_gib=round(max(o.tried_gib - (o.free_gib or 0.0), 0.0), 3),
-                        allocator_setting=f"{env}=expandable_segments:True" if helps else None, line=o.line)
+                        allocator_setting=f"{env}=expandable_segments:True" if helps else None, line=o.line,
+                        in_use_gib=o.in_use_gib)
+
+
+OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth a look for leftover processes
+
+
+def oom_remedies(d: OomDiagnosis, framework: str | None, s: dict[str, Any]) -> list[Remedy]:
+    """The vendor's OOM remedies for the framework (knowledge/notes/oom.md), ordered for what the message shows:
+    fragmentation puts the allocator setting first; a job too big starts with what shrinks it."""
+    env = ("PYTORCH_NPU_ALLOC_CONF" if d.platform == "npu" else "PYTORCH_CUDA_ALLOC_CONF") + "=expandable_segments:True"
+    out: list[Remedy] = []
+    if (d.outside_gib or 0) > OUTSIDE_SHARE * d.capacity_gib:
+        out.append(Remedy(code="leftover_processes"))
+    if framework == "vLLM":  # the vendor's first remedy frees room others hold; a model too big needs more TP first
+        vendor = [Remedy(code="lower_utilization"), Remedy(code="max_model_len"), Remedy(code="tensor_parallel")]
+        return out + (vendor if out else vendor[::-1])
+    allocator = Remedy(code="expandable_segments", value=env)
+    if framework == "MindSpeed-LLM":
+        rest = [Remedy(code="tp_pp"), Remedy(code="mbs_1"), Remedy(code="seq_len"), Remedy(code="recompute")]
+    else:
+        zero = s.get("zero_stage")
+        rest = []
+        if (s.get("micro_batch") or 2) > 1:
+            rest.append(Remedy(code="micro_batch"))
+        if zero is None or zero < 3:
+            rest.append(Remedy(code="zero_next", value=None if zero is None else zero + 1))
+        elif not s.get("offload"):
+            rest.append(Remedy(code="offload"))
+        rest += [Remedy(code="more_devices"), Remedy(code="seq_len")]
+    return out + ([allocator, *rest] if d.cause == "fragmenting" else [*rest, allocator])
 
 
 Estimate = Callable[[dict[str, Any]], dict[str, Any] | None]

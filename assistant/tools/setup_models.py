@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..setup_check import VllmLog
+from ..setup_check import Finding, VllmLog
 from .estimate_models import HardwareName
 from .estimates import InferenceResult, TrainingMemoryResult
 
@@ -38,7 +38,7 @@ class ReadSetting(BaseModel):
 
 
 AssumedWhy = Literal["framework_default", "vllm_default", "model_context", "devices_not_given", "per_node_default",
-                     "no_part_named", "capacity", "params_b", "config_json"]
+                     "no_part_named", "capacity", "params_b", "config_json", "recipe_default"]
 
 
 class Assumed(BaseModel):
@@ -47,8 +47,19 @@ class Assumed(BaseModel):
     why: AssumedWhy = Field(description="framework_default / vllm_default: the framework's default for a key the text "
                             "leaves out; model_context: vLLM's default max_model_len; devices_not_given; per_node_default; "
                             "no_part_named: the default part; capacity: the part whose reported capacity the OOM message "
-                            "gives; params_b / config_json: the model's shape from its size or its config.json.")
+                            "gives; params_b / config_json: the model's shape from its size or its config.json; recipe_default: the vendor "
+                            "recipe tables' value, for an out-of-memory message pasted without its config.")
     detail: str = Field("", description="The framework, the capacity or the other parts that match, as applies.")
+
+
+RemedyCode = Literal["leftover_processes", "expandable_segments", "micro_batch", "zero_next", "offload", "more_devices",
+                     "seq_len", "tp_pp", "mbs_1", "recompute", "lower_utilization", "max_model_len", "tensor_parallel"]
+
+
+class Remedy(BaseModel):
+    code: RemedyCode = Field(description="The remedy, from the vendor's OOM lists (ModelArts LLaMA-Factory FAQ, "
+                             "MindSpeed-LLM OOM page, vLLM FAQ) and the CUDA equivalents.")
+    value: Any = Field(None, description="Its value where it has one: the next ZeRO stage, the allocator setting.")
 
 
 class OomDiagnosis(BaseModel):
@@ -67,6 +78,9 @@ class OomDiagnosis(BaseModel):
                                       "allocator (other processes, the runtime, communication buffers).")
     short_by_gib: float = Field(description="The failed request minus the free memory: a lower bound on how far over.")
     allocator_setting: str | None = Field(description="The environment setting that removes fragmentation, when it helps.")
+    in_use_gib: float | None = Field(None, description="Memory the process had in use (newer CUDA messages), GiB.")
+    remedies: list[Remedy] = Field(default_factory=list, description="What to change, first to last, ordered for what "
+                                   "the message shows (fragmentation: the allocator setting first).")
     line: str = Field(description="The message as read (cut to 500 characters).")
 
 
@@ -106,6 +120,8 @@ class CheckSetupResult(BaseModel):
     kept: list[str] = Field(default_factory=list, description="Keys carried into the changed file unchanged.")
     unknown: list[str] = Field(description="Keys the framework does not have: listed, not guessed.")
     notices: list[str] = Field(default_factory=list, description="Remarks about the reading (files named but not pasted, partial offload, no model named).")
+    findings: list[Finding] = Field(default_factory=list, description="Values the framework would refuse at launch (or "
+                                    "that contradict the question), with what is valid and the corrected line.")
     verdict: Verdict | None = Field(description="fits / tight / does_not_fit for the setup as read (none for an "
                                     "out-of-memory message alone).")
     over_gib: float | None = Field(None, description="Estimated per-device total minus usable memory, GiB (negative: headroom).")
@@ -116,3 +132,5 @@ class CheckSetupResult(BaseModel):
     change: Change | None = Field(None, description="The smallest change that fits, in the order people accept them.")
     tried: list[str] = Field(default_factory=list, description="Changes tried that did not fit on their own.")
     table: list[str] = Field(default_factory=list, description="The vendor table row(s) for the same job, with source.")
+    table_min_devices: int | None = Field(None, description="The vendor minimum-card table's count for the same job "
+                                          "(same length), to set against the devices checked.")

@@ -17,8 +17,9 @@ from ..hf_config import read_config
 from ..setup_check import Reading, read_setup
 from .estimates import InferenceResult, TrainingMemoryResult
 from .registry import REGISTRY, tool
-from .setup_changes import SPEED_COST, diagnose_oom, serving_ladder, training_ladder, verdict_of
+from .setup_changes import SPEED_COST, diagnose_oom, oom_remedies, serving_ladder, training_ladder, verdict_of
 from .setup_models import Assumed, Change, CheckSetupArgs, CheckSetupResult, ConfigFileOut, ReadSetting
+from .setup_validity import check_quantization_on_npu, check_serving, check_training
 
 # Framework defaults a config leaves out (LLaMA-Factory 0.9.x / transformers TrainingArguments; MindSpeed-LLM).
 LF_DEFAULTS = {"method": "lora", "stage": "sft", "seq_len": 2048, "micro_batch": 8, "grad_accum": 1, "zero_stage": 0}
@@ -98,6 +99,10 @@ def _training_base(r: Reading, args: CheckSetupArgs, hw: dict[str, Any], assumed
     defaults = MS_DEFAULTS if framework == "MindSpeed-LLM" else LF_DEFAULTS
     for k, v in defaults.items():
         if k not in s:
+            if k == "micro_batch" and r.oom and not r.kinds_of_config():  # a message alone: the recipe tables' 1
+                s[k] = 1
+                assumed.append(Assumed(name=k, value=1, why="recipe_default"))
+                continue
             s[k] = v
             assumed.append(Assumed(name=k, value=v, why="framework_default", detail=framework))
     per_node = s.get("per_node")
@@ -177,7 +182,7 @@ def _describe(kind: str, before: dict[str, Any], settings: dict[str, Any]) -> st
     return ", ".join(parts) + extra
 
 
-def _table(ctx, model_id: str | None, s: dict[str, Any], hw_id: str) -> list[str]:
+def _table(ctx, model_id: str | None, s: dict[str, Any], hw_id: str, result: dict[str, Any]) -> list[str]:
     part = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}.get(hw_id)
     if model_id is None or part is None or s["method"] not in ("lora", "full") or s["stage"] not in ("sft", "pt"):
         return []
@@ -185,6 +190,8 @@ def _table(ctx, model_id: str | None, s: dict[str, Any], hw_id: str) -> list[str
                                 "framework": s["framework"], "hardware": part})
     out = []
     for row in (r or {}).get("rows", [])[:1]:
+        if row["supported"] and row["seq_len"] == s["seq_len"]:
+            result["table_min_devices"] = row["cards"]
         cards = f"{row['cards']} {row['unit']}" if row["supported"] else "not supported ('-')"
         out.append(f"{row['framework']} {row['model']} {row['strategy']} SEQ_LEN {row['seq_len']} on {row['hardware']}: "
                    f"{cards} ({source_as_known(row['source'])})")
@@ -202,12 +209,13 @@ def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], res
     model_id, model_args = _model(ctx, r, args, assumed)
     hw_id = ctx.resolver.hardware_id(_hardware(ctx, r, args, words, assumed))
     hw = ctx.kb.hardware_row(hw_id)
-    s = _training_base(r, args, hw, assumed)
+    s = check_training(r, _training_base(r, args, hw, assumed))
+    check_quantization_on_npu(r, s, hw["kind"])
     est = _call(ctx, "estimate_training_memory", _estimate_args(model_args, hw_id, s))
     verdict = verdict_of(est)
     result.update(model=est["model"], hardware=hw_id, unit=hw["unit"], framework=s["framework"], verdict=verdict,
                   over_gib=round(est["total_gib"] - est["usable_gib"], 2), training=TrainingMemoryResult(**est),
-                  table=_table(ctx, model_id, s, hw_id))
+                  table=_table(ctx, model_id, s, hw_id, result))
     if verdict != "does_not_fit":
         return
 
@@ -302,6 +310,7 @@ def _check_serving(ctx, r: Reading, args: CheckSetupArgs, words: list[str], resu
         s["max_model_len"] = int((row or {}).get("max_context") or 4096)
         assumed.append(Assumed(name="max_model_len", value=s["max_model_len"], why="model_context"))
     s["kv_cache_dtype"] = _KV_DTYPES.get(str(s.get("kv_cache_dtype", "auto")), "auto")
+    s = check_serving(r, s, ctx.kb.model(model_id) if model_id else None, args.devices or r.settings.get("devices"))
     est = _call(ctx, "estimate_inference", _inference_args(model_args, hw_id, s))
     result.update(model=est["model"], hardware=hw_id, unit=hw["unit"], framework="vLLM", verdict=verdict_of(est),
                   over_gib=None, serving=InferenceResult(**est),
@@ -339,7 +348,7 @@ def _kept_and_read(r: Reading) -> tuple[list[ReadSetting], list[str]]:
 
 @tool
 def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
-    """Check a pasted setup: a LLaMA-Factory YAML (+ DeepSpeed JSON), DeepSpeed JSON, MindSpeed-LLM variables or script, a vllm serve / torchrun / deepspeed / llamafactory-cli line, or an NPU/CUDA out-of-memory message; returns what was read and assumed (unused and unknown keys named), the per-device memory and verdict (fits / tight / does_not_fit), for an OOM whether it is too big or fragmenting, the smallest change that fits with the changed file and its speed cost, and the vendor table row.
+    """Check a pasted setup: a LLaMA-Factory YAML (+ DeepSpeed JSON), DeepSpeed JSON, MindSpeed-LLM variables or script, a vllm serve / torchrun / deepspeed / llamafactory-cli line, or an NPU/CUDA out-of-memory message; returns what was read and assumed (unused and unknown keys named), values the framework refuses at launch with what is valid and the corrected line, the per-device memory and verdict (fits / tight / does_not_fit), for an OOM whether it is too big or fragmenting and the vendor's remedies in order, the smallest change that fits with the changed file and its speed cost, and the vendor table row.
 
     Nothing in the text is run. Malformed YAML/JSON is an error naming the line; a model the catalog does not know needs params_b or its config.json pasted."""
     reading, words = read_setup(args.text)
@@ -359,6 +368,8 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
                                   oom=diagnose_oom(reading.oom) if reading.oom else None, vllm_log=reading.vllm_log)
     named = reading.settings.get("model") or reading.hf_config or args.model or args.params_b
     log = reading.vllm_log
+    if kind == "oom_only" and named:  # the words around the message name the model: size the job they describe
+        result["kind"] = kind = "training"
     if kind == "training" and named:
         _check_training(ctx, reading, args, words, result)
     elif kind == "serving" and named:
@@ -369,8 +380,14 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
     elif log and log.no_cache_memory:
         result["verdict"] = "does_not_fit"  # vLLM's own finding: nothing left for the KV cache
     elif kind != "oom_only":
+        if kind == "training":  # validity needs no model: DeepSpeed's batch identity, TP x PP against the cards
+            check_training(reading, {**reading.settings, "devices": args.devices or reading.settings.get("devices")})
         result["notices"] = [*reading.notices, "The text names no model: give it (model) or its size (params_b) for "
                              "the per-device memory and the verdict."]
+    if result["oom"] is not None:
+        framework = "vLLM" if kind == "serving" else result.get("framework") or reading.settings.get("framework")
+        result["oom"].remedies = oom_remedies(result["oom"], framework, reading.settings)
+    result["findings"] = reading.findings
     return CheckSetupResult(**result)
 
 

@@ -90,3 +90,65 @@ def test_the_words_around_a_paste_give_the_model_part_and_devices(assistant):
           '  "zero_optimization": {"stage": 2}\n}')
     (call,) = [c for c in assistant.ask(ds).tool_calls if c.name == "check_setup"]
     assert (call.args.get("model"), call.args.get("hardware"), call.args.get("devices")) == ("llama3-8b", "a100-40g", 8)
+
+
+def test_chinese_vllm_line_with_utilization_above_1_gets_the_fix_in_chinese(assistant):
+    a = assistant.ask("vllm serve /home/ma-user/Qwen3-14B --tensor-parallel-size 1 --max-model-len 16384 "
+                      "--gpu-memory-utilization 1.2\n单卡910B，这样能起来吗")
+    assert a.answer.startswith("**`--gpu-memory-utilization 1.2` 超出 (0, 1] 范围**")
+    assert "改为：\n```\n--gpu-memory-utilization 0.9\n```" in a.answer
+    assert "Input should be" not in a.answer and "下面的估算按改正后的值计算" in a.answer
+
+
+def test_chinese_yaml_with_pure_bf16_and_zero3_is_answered_in_chinese(assistant):
+    a = assistant.ask("帮我看看这个yaml有没有问题\nmodel_name_or_path: /data/Qwen2.5-32B\nstage: sft\nfinetuning_type: full\n"
+                      "deepspeed: examples/deepspeed/ds_z3_offload_config.json\npure_bf16: true\ncutoff_len: 4096\n"
+                      "per_device_train_batch_size: 1\ngradient_accumulation_steps: 8")
+    assert a.answer.startswith("**LLaMA-Factory 不允许 `pure_bf16: true` 与 DeepSpeed ZeRO-3 同用**")
+    assert "改为：\n```\nbf16: true\n```" in a.answer and "rejects" not in a.answer
+
+
+def test_english_oom_question_gets_the_llamafactory_remedies(assistant):
+    a = assistant.ask("RuntimeError: NPU out of memory. Tried to allocate 2.10 GiB (NPU 0; 60.97 GiB total capacity; "
+                      "58.12 GiB already allocated; 0 bytes free). What should I try first with LLaMA-Factory?")
+    assert "What to change, first to last:\n1. lower `per_device_train_batch_size`" in a.answer
+    assert "`export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True`" in a.answer
+
+
+def test_cuda_oom_with_model_and_batch_in_the_question_is_sized_with_the_cuda_setting(assistant):
+    a = assistant.ask("training llama3.1-8b lora on a 4090, cutoff_len 4096, per_device_train_batch_size 4:\n"
+                      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity "
+                      "of 23.64 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 22.60 GiB "
+                      "memory in use.\nwhy and what do I change?")
+    r = a.tool_calls[0].result
+    assert a.answer.startswith("Out-of-memory message: **too big**: CUDA 0 had 22.60 of 23.64 GiB in use")
+    assert "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in a.answer and "PYTORCH_NPU" not in a.answer
+    assert (r["training"]["seq_len"], r["training"]["micro_batch"], r["model"]) == (4096, 4, "llama3.1-8b")
+    assert f"{r['training']['total_gib']:.1f} GiB per card needed" in a.answer
+
+
+def test_two_nodes_of_eight_below_the_vendor_minimum_is_said(assistant):
+    a = assistant.ask("这个配置2台8卡910B够吗？\nmodel_name_or_path: /home/ma-user/models/Qwen2.5-72B-Instruct\nstage: sft\n"
+                      "finetuning_type: lora\nlora_rank: 16\nlora_target: all\ndeepspeed: examples/deepspeed/ds_z3_config.json\n"
+                      "template: qwen\ncutoff_len: 8192\nper_device_train_batch_size: 1\ngradient_accumulation_steps: 8\n"
+                      "bf16: true")
+    r = a.tool_calls[0].result
+    assert r["training"]["devices"] == 16
+    # ModelArts minimum-card table (2025-06-24): LLaMA-Factory qwen2.5-72b LoRA 8192 on Snt9B = 32 cards
+    assert r["table_min_devices"] == 32
+    assert "**低于厂商最小卡数：最小卡数表中此任务为 32 卡，你只有 16 卡。**" in a.answer
+
+
+def test_deepspeed_batch_mismatch_names_both_fixes(assistant):
+    a = assistant.ask('deepspeed throws an assertion about train_batch_size on my 8 GPUs, why?\n{\n  "train_batch_size": 256,\n'
+                      '  "train_micro_batch_size_per_gpu": 2,\n  "gradient_accumulation_steps": 8,\n'
+                      '  "zero_optimization": {"stage": 3}\n}')
+    # 2 x 8 x 8 = 128 != 256; 256 / (2 x 8) = 16
+    assert a.answer.startswith("**`train_batch_size` 256 ≠ micro batch 2 × gradient accumulation 8 × data-parallel size 8 = 128**")
+    assert 'Or keep 256 and set `"gradient_accumulation_steps": 16`' in a.answer
+    assert 'Corrected line:\n```\n"train_batch_size": 128\n```' in a.answer
+
+
+def test_chinese_error_is_chinese(assistant):
+    a = assistant.ask("这个能跑吗\nmodel_name_or_path: /data/my-private-model\nfinetuning_type: lora\ncutoff_len: 4096")
+    assert a.answer.startswith("无法检查这个配置：模型不在目录中") and "catalog" not in a.answer

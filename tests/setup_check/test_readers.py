@@ -179,3 +179,36 @@ def test_a_huge_log_is_cut_to_the_lines_that_matter():
     assert r.oom is not None and r.oom.tried_gib == round(386 / 1024, 3)
     assert len(r.notices) == 1 and f"{len(text.splitlines())} lines" in r.notices[0]
     assert len(text.splitlines()) > MAX_LINES
+
+
+@pytest.mark.parametrize(("question", "devices"), [("2台8卡910B够吗", 16), ("on 2 nodes of 8 cards", 16), ("4台8卡", 32),
+                                                   ("on 2 nodes, 16 cards", 16), ("8张910B，会不会OOM", 8)])
+def test_cards_in_the_question_per_node_times_nodes(question, devices):
+    r, _ = read_setup(f"{question}\nexport TP=8\nexport PP=2")
+    assert r.settings["devices"] == devices
+
+
+def test_a_command_word_starting_a_sentence_is_prose():
+    """'deepspeed throws an assertion …' is the question, not a launch line: its '8 GPUs' is read."""
+    r, _ = read_setup('deepspeed throws an assertion on my 8 GPUs, why?\n{"train_batch_size": 256}')
+    assert r.kinds == ["deepspeed_json"] and r.settings["devices"] == 8
+
+
+@pytest.mark.parametrize(("question", "method", "seq_len"), [("qwen2-7b 全参 8192，4张910B", "full", 8192),
+                                                             ("llama3-8b full finetune, cutoff 4096", "full", 4096),
+                                                             ("qwen 32b qlora at 8k", "qlora", 8192),
+                                                             ("glm4 lora, seq_len: 2048", "lora", 2048)])
+def test_method_and_length_stated_beside_a_message(question, method, seq_len):
+    msg = ("RuntimeError: NPU out of memory. Tried to allocate 1.00 GiB (NPU 0; 60.97 GiB total capacity; "
+           "59.00 GiB already allocated; 0 bytes free)")
+    r, _ = read_setup(f"{question}\n{msg}")
+    assert (r.settings["method"], r.settings["seq_len"]) == (method, seq_len)
+
+
+@pytest.mark.parametrize(("question", "seq_len"), [("qwen full, global batch 2048, 8192 tokens", 8192), ("GBS 1024, lora", None),
+                                                   ("lora rank 16 at 4096", 4096)])
+def test_a_batch_or_rank_is_not_a_length(question, seq_len):
+    msg = ("RuntimeError: NPU out of memory. Tried to allocate 1.00 GiB (NPU 0; 60.97 GiB total capacity; "
+           "59.00 GiB already allocated; 0 bytes free)")
+    r, _ = read_setup(f"{question}\n{msg}")
+    assert r.settings.get("seq_len") == seq_len
