@@ -311,7 +311,7 @@ SLIDING_WINDOW_KV = True
 # (litgpt-08, an FSDP run whose peak is the unsharded state dict at save time). The 10th-90th percentile, 0.63-1.70,
 # would leave d3-lfgpu-01, a reported OOM, at `fits`; pooling all 77 rows of the three files gives 0.31-2.72 (5th-95th),
 # which sizes Llama-3.1-8B LoRA at 2048 tokens on 4090s at 64 GPUs without offload. Before the variable-lengths term
-# the spread was 0.70-2.65 (10th-90th) with the ms-swift rows (d3-swift-*) at 1.5-3.9; they now sit at 1.0-1.8.
+# the spread was 0.70-2.65 (10th-90th) with the ms-swift rows (d3-swift-*) at 1.5-3.9; they now sit at 0.8-2.0.
 STATES_BAND = 0.05
 VARIABLE_RANGE = {"gpu": (0.49, 2.37), "npu": (0.49, 2.37)}
 # Which end the planner sizes on by default (TrainConfig.tightest forces the point everywhere). GPUs: the upper end,
