@@ -268,7 +268,7 @@ class Router:
         if s.offload is False or not (s.model or s.params_b):
             return []
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                         seq_len=e.seq_len, devices=e.devices or per_node(e.hardware), zero_stage=s.zero_stage or 3,
+                         seq_len=e.seq_len, devices=e.devices or e.per_node, zero_stage=s.zero_stage or 3,
                          offload=True, hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
     def time_calls(self, s: Slots, e: Effective) -> list[Call]:
