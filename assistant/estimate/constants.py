@@ -36,23 +36,6 @@ CONTEXT_GIB = {"npu": 1.0, "gpu": 0.5}
 COLLECTIVES_GIB = {"npu": 0.75, "gpu": 0.5}
 FRAGMENTATION = {"npu": 0.15, "gpu": 0.25}
 FRAGMENTATION_OF = {"npu": "all", "gpu": "transient"}
-# That 25 % holds where every step has the same shapes (fq-03: dummy data padded to the context length). Where the
-# batches are padded only to their own longest sequence (the HF Trainer's and LLaMA-Factory's sft default, torchtune
-# without packing), every step allocates the activations and the tokens x vocab loss buffers at a new size: a block
-# cached for a longer step is split to serve a shorter one, and the split remainder, pinned beside the tensors that
-# outlive the step, cannot serve the next longer one, which takes a new segment. The pool then holds, beside the
-# tensors of the longest step, up to one more copy of that step's transient working set: 100 % of it. Checked on the
-# ms-swift benchmark (../shared/eval/measurements_dev2.csv d3-swift-*, torch.cuda.max_memory_reserved on an A100,
-# cls-fudan-news, 3234 ± 2548 tokens per sample, batch 1, no packing): Qwen-7B LoRA at 2048 tokens reserves 27.74 GiB;
-# the tensors come to 18.45 GiB, of which 3.98 are transient; 18.45 + 0.5 context + 3.98 = 22.9 GiB, and the remaining
-# 4.8 GiB sit in the model code's own buffers the estimate does not see (Qwen-1's trust_remote_code model). Qwen's own
-# profiling of the same model on fixed-length inputs (measurements qwen-07, 22.17 GB) carries no such pool. Ascend keeps
-# its share of all tensors (calibrated on the vendor tables, which do not say how their data was padded).
-SEQUENCE_LENGTHS = ("variable", "fixed")
-FRAGMENTATION_VARIABLE_LENGTHS = 1.0
-# Frameworks whose data arrive at one length by default: MindSpeed-LLM trains on data preprocessed to --seq-length
-# (packed or padded); LLaMA-Factory packs by default in pre-training (stage pt, packing defaults to True there only).
-FIXED_LENGTHS_DEFAULT = ("MindSpeed-LLM",)
 # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (the remedy PyTorch's own OOM message names) maps memory into
 # segments that grow in place and unmaps freed pages, so freed blocks leave no reserved-but-unusable gaps: no
 # fragmentation term on GPUs. Unsloth sets it when imported, so it is that framework's default. On Ascend the
@@ -157,16 +140,7 @@ RECOMPUTE_PEAK_LAYERS = 2.0
 # cast (4 B) and the softmax gradient (4 B): 10 B beside the 6 saved, the peak. One causal mask (bf16, s x s per
 # sequence) is shared by every layer. Checked on LLaMA-Factory issue 4572 (d3-lfnpu-05 in
 # ../shared/eval/measurements_dev2.csv: Qwen2-7B full, 8192 tokens, `flash_attn: sdpa` on 910B, out of memory).
-ATTENTIONS = ("fused", "eager", "sdpa")
-# "sdpa" (torch.nn.functional.scaled_dot_product_attention: transformers' default attn_implementation since 4.36, so
-# LLaMA-Factory's with flash_attn auto or sdpa, and torchtune's) picks its kernel at run time. On CUDA a causal mask
-# goes to the FlashAttention or memory-efficient kernel: no s x s scores. On Ascend, torch_npu answered SDPA with its
-# math fallback (Ascend/pytorch issue 25, March 2024: "use torch_npu.npu_fusion_attention" for a fused kernel) until
-# op-plugin's ScaledDotProductAttention kernel, which still falls back outside its limits (mask and head-count limits
-# in ScaledDotProductAttentionKernelNpuOpApi.cpp). So on Ascend the point stays fused, as the vendor's stacks run it,
-# and the range's upper end adds the eager scores: d3-lfnpu-05 (Qwen2-7B full, 8192 tokens, `flash_attn: sdpa` on
-# 910B, out of memory) reads `tight` instead of `fits`. MindSpeed-LLM's scripts set --use-flash-attn (NPU_Flash_Attn).
-ATTENTION_DEFAULT = {"MindSpeed-LLM": "fused"}  # every other framework: "sdpa"
+ATTENTIONS = ("fused", "eager")
 EAGER_SCORE_SAVED_BYTES = 6
 EAGER_SCORE_BACKWARD_BYTES = 10
 EAGER_MASK_BYTES = 2
@@ -302,18 +276,15 @@ SLIDING_WINDOW_KV = True
 # - model states are counted bytes; on the rows where they dominate (full fine-tuning on one device, LoRA of a
 #   large model) the estimate lands within a few per cent: ± STATES_BAND.
 # - every measured training peak implies a factor k = (measured - states) / (activations + logits + overhead);
-#   VARIABLE_RANGE holds the 5th and 95th percentile of k over the distinct measurements, so a plan sized on the upper
-#   end holds in about 19 runs of 20. Ascend rows are few (lf-02, lf-04, ms-01, all low certainty, inside the same
-#   spread): Ascend takes the same factors.
-# Measured (`sizing calibrate -m` on the project's copy and measurements_dev2.csv: 51 distinct training peaks; the
-# 26 of measurements_dev.csv are the project's rows with fewer of their sources' facts as tool arguments), after the
-# variable-lengths pool (FRAGMENTATION_VARIABLE_LENGTHS): 5th-95th percentile 0.49-2.37, min 0.45, max 5.28
-# (litgpt-08, an FSDP run whose peak is the unsharded state dict at save time). The 10th-90th percentile, 0.63-1.70,
-# would leave d3-lfgpu-01, a reported OOM, at `fits`; pooling all 77 rows of the three files gives 0.31-2.72 (5th-95th),
-# which sizes Llama-3.1-8B LoRA at 2048 tokens on 4090s at 64 GPUs without offload. Before the variable-lengths term
-# the spread was 0.70-2.65 (10th-90th) with the ms-swift rows (d3-swift-*) at 1.5-3.9; they now sit at 0.8-2.0.
+#   VARIABLE_RANGE holds, per device kind, the 10th and 90th percentile of k over those rows (GPU rows; Ascend
+#   rows are few, so Ascend takes the GPU spread widened to the Ascend rows' own extremes).
+# Measured (`sizing calibrate -m ...` over the three files, 51 training peaks): 10th-90th percentile 0.70-2.65 over
+# all rows; the rows that report the allocator's pool (peak reserved, 33 rows) sit at 1.1-3.9, those that report
+# allocated tensors at 0.7-1.6: the pool runs above the tensors by more than the fragmentation term holds for
+# variable-length HF Trainer runs (ms-swift's benchmark, d3-swift-*), which the range carries until the mechanism
+# is modelled. The three Ascend rows (lf-02 1.52, lf-04 2.72, ms-01 0.69; all low certainty) fall inside the same spread.
 STATES_BAND = 0.05
-VARIABLE_RANGE = {"gpu": (0.49, 2.37), "npu": (0.49, 2.37)}
+VARIABLE_RANGE = {"gpu": (0.7, 2.65), "npu": (0.7, 2.65)}
 # Which end the planner sizes on by default (TrainConfig.tightest forces the point everywhere). GPUs: the upper end,
 # so a plan holds where the estimate runs low as the measured GPU runs show it can. Ascend: the point, because the
 # vendor's minimum-card and recipe tables are runs that happened at the point's counts (the Ascend constants above

@@ -20,17 +20,13 @@ from . import constants as C
 VERDICTS = ("fits", "tight", "does_not_fit")
 
 
-def training_range(states_gib: float, transient_gib: float, overhead_gib: float, kind: str,
-                   upper_only_gib: float = 0.0, in_point_only_gib: float = 0.0) -> tuple[float, float]:
-    """(low, high) GiB around states + transient + overhead; the point always lies inside. `upper_only_gib` is a
-    term that may or may not exist at run time (the eager scores of SDPA's math fallback on Ascend): it widens the
-    upper end only. `in_point_only_gib` is a part of the overhead the point counts but the low end leaves out (the
-    pool variable lengths may build up, constants.FRAGMENTATION_VARIABLE_LENGTHS)."""
+def training_range(states_gib: float, transient_gib: float, overhead_gib: float, kind: str) -> tuple[float, float]:
+    """(low, high) GiB around states + transient + overhead; the point always lies inside."""
     point = states_gib + transient_gib + overhead_gib
     lo_k, hi_k = C.VARIABLE_RANGE.get(kind, C.VARIABLE_RANGE["gpu"])
     rest = transient_gib + overhead_gib
-    low = states_gib * (1 - C.STATES_BAND) + max(0.0, rest - in_point_only_gib) * lo_k
-    high = states_gib * (1 + C.STATES_BAND) + rest * hi_k + max(0.0, upper_only_gib)
+    low = states_gib * (1 - C.STATES_BAND) + rest * lo_k
+    high = states_gib * (1 + C.STATES_BAND) + rest * hi_k
     return min(low, point), max(high, point)
 
 

@@ -4,8 +4,7 @@ project's external evaluation script, run in-process: `sizing calibrate` prints 
 check. The tools are reached through `call(tool, args) -> result dict`, passed in by the caller.
 
 Row kinds: kv_tokens (estimate_inference kv_tokens_fit, largest layout on n_gpus), weights_gib
-(weights per device), train_peak_gib (estimate_training_memory total_gib, the pool; allocated_gib for a row whose
-`metric` says it reports the tensors), max_seq (longest seq_len
+(weights per device), train_peak_gib (estimate_training_memory total_gib), max_seq (longest seq_len
 that fits), fits/oom (fits), capacity_gib (usable_gib). Units: GiB, GB1e9 (decimal GB), G? (read as GiB), tokens.
 """
 
@@ -146,10 +145,7 @@ def evaluate(rows: list[dict[str, Any]], call: Call) -> list[Measured]:
         elif r["kind"] == "capacity_gib":
             m.predicted = float(x["usable_gib"])
         else:
-            # like with like: a row that reports the tensors (peak allocated) against allocated_gib, any other
-            # (the allocator's pool, device memory in use, unstated) against the pool, total_gib
-            figure = "allocated_gib" if m.metric == "allocated" else "total_gib"
-            m.predicted, m.predicted_fits, m.verdict = float(x[figure]), bool(x["fits"]), x.get("verdict")
+            m.predicted, m.predicted_fits, m.verdict = float(x["total_gib"]), bool(x["fits"]), x.get("verdict")
             m.states = x["weights_gib"] + x["gradients_gib"] + x["optimizer_gib"]
             m.rest = x["total_gib"] - m.states
             m.low, m.high = x.get("low_gib"), x.get("high_gib")
@@ -188,7 +184,7 @@ def summary(results: list[Measured]) -> dict[str, Any]:
             "not_expressible": {m.id: m.why_not for m in results if m.why_not}}
 
 
-def factor_spread(results: list[Measured], low_q: float = 0.05, high_q: float = 0.95) -> dict[str, float] | None:
+def factor_spread(results: list[Measured], low_q: float = 0.1, high_q: float = 0.9) -> dict[str, float] | None:
     """The spread of k = (measured - states) / rest over the measured training peaks: the percentiles that
     constants.VARIABLE_RANGE holds (margin.py)."""
     ks = sorted(k for m in results if (k := m.factor) is not None)

@@ -80,8 +80,7 @@ class TrainConfig(NamedTuple):
     expandable_segments: bool = False  # allocator with expandable segments: no fragmentation on GPUs
     compile: bool = False  # torch.compile: the partitioner saves matmul inputs/outputs, recomputes pointwise ops
     tightest: bool = False  # the planner sizes on the point estimate instead of the range's upper end (margin.py)
-    attention: str = "fused"  # constants.ATTENTIONS: fused (FlashAttention / NPU_Flash_Attn, no s^2), eager (scores kept), sdpa
-    lengths: str = ""  # constants.SEQUENCE_LENGTHS: variable (padded per batch) or fixed; "" = the default (fixed_lengths)
+    attention: str = "fused"  # constants.ATTENTIONS: fused (FlashAttention / NPU_Flash_Attn, no s^2) or eager (scores kept)
 
     @property
     def loss_impl(self) -> str:
@@ -94,14 +93,6 @@ class TrainConfig(NamedTuple):
     @property
     def megatron(self) -> bool:
         return self.framework == "MindSpeed-LLM"
-
-    @property
-    def fixed_lengths(self) -> bool:
-        """Whether every step has the same shapes: stated, or the default (constants.FIXED_LENGTHS_DEFAULT; LLaMA-Factory
-        packs pre-training data)."""
-        if self.lengths:
-            return self.lengths == "fixed"
-        return self.framework in C.FIXED_LENGTHS_DEFAULT or self.stage == "pt"
 
 
 class FrameworkDefaults(TypedDict):
@@ -292,21 +283,6 @@ def _eager_scores(s: Shape, cfg: TrainConfig, seqs: int, saved_layers: int) -> f
     beside the backward working set of one layer."""
     if cfg.attention != "eager":
         return 0.0
-    return eager_score_bytes(s, cfg, seqs, saved_layers)
-
-
-def sdpa_fallback_gib(s: Shape, cfg: TrainConfig, dev: Device) -> float:
-    """GiB the eager scores would add where SDPA may fall back to its math path (attention "sdpa" on Ascend,
-    constants.ATTENTION_DEFAULT): the range's upper end carries them, the point does not."""
-    if cfg.attention != "sdpa" or dev.kind != "npu":
-        return 0.0
-    seqs = C.SEQUENCES_PER_SAMPLE[cfg.stage]
-    held = 0 if cfg.recompute else math.ceil(s.layers / cfg.pp) * cfg.pp
-    return _gib(eager_score_bytes(s, cfg, seqs, held))
-
-
-def eager_score_bytes(s: Shape, cfg: TrainConfig, seqs: int, saved_layers: int) -> float:
-    """Bytes of materialised attention scores: saved per kept layer, the backward working set of one, the mask."""
     per_seq = cfg.seq_len / cfg.cp * cfg.seq_len  # this rank's queries x all keys
     per_layer = cfg.micro_batch * seqs * (s.heads / cfg.tp) * per_seq
     kept = per_layer * C.EAGER_SCORE_SAVED_BYTES * max(1, saved_layers)
@@ -496,9 +472,6 @@ def overhead(dev: Device, cfg: TrainConfig, all_gib: float, transient_gib: float
     ctx = C.CONTEXT_GIB.get(dev.kind, C.CONTEXT_GIB["gpu"])
     comm = C.COLLECTIVES_GIB.get(dev.kind, C.COLLECTIVES_GIB["gpu"]) if cfg.devices > 1 else 0.0
     share = C.FRAGMENTATION.get(dev.kind, C.FRAGMENTATION["gpu"])
-    variable = varying_pool(dev, cfg)
-    if variable:
-        share = C.FRAGMENTATION_VARIABLE_LENGTHS
     expandable = cfg.expandable_segments and dev.kind == "gpu"
     if expandable:
         share = 0.0
@@ -507,16 +480,9 @@ def overhead(dev: Device, cfg: TrainConfig, all_gib: float, transient_gib: float
     frag = share * basis
     lib = "HCCL" if dev.kind == "npu" else "NCCL"
     what = "the activations and loss buffers, freed and reallocated every step" if of_transient else "all tensors"
-    if variable:
-        what += " at a new size (batches padded to their own longest sequence)"
     return Term(ctx + comm + frag, lambda: f"runtime context {ctx:g} GiB" + (f" + {lib} buffers {comm:g} GiB" if comm else "")
                 + (" + no allocator fragmentation (expandable segments)" if expandable else
                    f" + allocator fragmentation {share:.0%} of {what}, {basis:.2f} GiB = {frag:.2f} GiB"))
-
-
-def varying_pool(dev: Device, cfg: TrainConfig) -> bool:
-    """Whether the GPU allocator's pool carries the variable-lengths share (constants.FRAGMENTATION_VARIABLE_LENGTHS)."""
-    return dev.kind == "gpu" and not cfg.fixed_lengths and not cfg.expandable_segments
 
 
 def transient_gradients(cfg: TrainConfig) -> bool:
@@ -585,10 +551,7 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     notes = list(ps.notes)
     if seqs > 1:
         notes.append(f"{cfg.stage}: {seqs} sequences per sample in each micro-batch")
-    # the variable-lengths share above the fixed-lengths one may or may not build up: the low end leaves it out
-    varying = (C.FRAGMENTATION_VARIABLE_LENGTHS - C.FRAGMENTATION["gpu"]) * transient if varying_pool(dev, cfg) else 0.0
-    low, high = training_range(w.gib + g.gib + o.gib, act.gib + logits.gib, ov.gib, dev.kind,
-                               sdpa_fallback_gib(s, cfg, dev), varying)
+    low, high = training_range(w.gib + g.gib + o.gib, act.gib + logits.gib, ov.gib, dev.kind)
     word = verdict(low, high, usable)
     plan_fits = total <= usable if cfg.tightest or not C.PLAN_ON_UPPER_END.get(dev.kind, True) else high <= usable
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), total <= usable,

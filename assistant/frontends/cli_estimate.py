@@ -43,7 +43,7 @@ def _measured_lines(name: str, m: dict) -> list[str]:
         lines.append(f"  training peaks, {metric}: {v['rows']} rows, median |ln| {v['median_abs_log']}, "
                      f"median ratio {v['median_ratio']}")
     if f := m.get("range_factor"):
-        lines.append(f"  range factor k = (measured - states) / rest over {f['rows']} peaks: 5th-95th percentile "
+        lines.append(f"  range factor k = (measured - states) / rest over {f['rows']} peaks: 10th-90th percentile "
                      f"{f['low']}-{f['high']} (min {f['min']}, max {f['max']}); constants.VARIABLE_RANGE")
     lines += [f"  not expressible: {rid}: {why}" for rid, why in m["not_expressible"].items()]
     return lines

@@ -94,9 +94,6 @@ ASSUMPTION_ZH = [
     (re.compile(r"DeepSpeed ZeRO-(\d) with CPU offload over data parallel"), r"DeepSpeed ZeRO-\1 + CPU offload，数据并行"),
     (re.compile(r"DeepSpeed ZeRO-(\d) over data parallel"), r"DeepSpeed ZeRO-\1，数据并行"),
     (re.compile(r"shape inferred from the parameter count: "), "模型结构由参数量推断："),
-    (re.compile(r"SDPA on Ascend: the range's upper end adds the heads x s\^2 scores of its math fallback"), "昇腾上的 SDPA：范围上限计入其 math 回退路径的 heads × s² 注意力分数"),
-    (re.compile(r"sequence lengths fixed \(packed or padded to seq_len\): the allocator reuses each step's blocks"), "序列长度固定（packing 或补齐到 seq_len）：分配器每步复用同样大小的显存块"),
-    (re.compile(r"sequence lengths vary between steps: the allocator's pool keeps one more copy of the activations and loss buffers \(lengths: fixed if packed or padded to seq_len\)"), "各步序列长度不同：显存分配器的缓存池多保留一份激活与 loss 缓冲（已 packing 或补齐到 seq_len 时可设 lengths: fixed）"),
 ]
 
 

@@ -10,7 +10,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..estimate import constants as C
 from ..estimate.memory import framework_defaults
 from .common import _alias
 
@@ -113,24 +112,15 @@ class TrainerOptions(BaseModel):
                                              "allocator fragmentation on GPUs (Ascend keeps its calibrated share). "
                                              "Omitted: the framework's default (on for unsloth, which sets it).")
 
-    attention: Literal["fused", "eager", "sdpa"] | None = Field(
-        None, description="fused: FlashAttention / NPU_Flash_Attn / memory-efficient SDPA (no s x s scores); eager: the "
-        "scores are materialised (attn_implementation eager, SDPA's math fallback, NPU_Flash_Attn constraints not met): "
-        "heads x s^2 per layer; sdpa: torch's scaled_dot_product_attention (flash_attn sdpa / auto), fused on GPUs, on "
-        "Ascend fused in the estimate with the math fallback's scores in the range's upper end. Omitted: the "
-        "framework's default (fused for MindSpeed-LLM, sdpa otherwise).")
-    lengths: Literal["variable", "fixed"] | None = Field(
-        None, description="Sequence lengths across steps: variable (each batch padded to its own longest sequence, the "
-        "HF Trainer / LLaMA-Factory sft default) or fixed (packing, or padding to seq_len). On GPUs variable lengths "
-        "leave the allocator's pool one more copy of the activations and loss buffers. Omitted: fixed for "
-        "MindSpeed-LLM and LLaMA-Factory pre-training (packed), variable otherwise.")
+    attention: Literal["fused", "eager"] = Field("fused", description="fused: FlashAttention / NPU_Flash_Attn / "
+                                                 "memory-efficient SDPA (no s x s scores); eager: the scores are "
+                                                 "materialised (attn_implementation eager, SDPA's math fallback, "
+                                                 "NPU_Flash_Attn constraints not met): heads x s^2 per layer.")
 
     def trainer_config(self, framework: str) -> dict[str, Any]:
         """These options as TrainConfig fields, the framework's own defaults where one is not given."""
         defaults = framework_defaults(framework)
-        attention = self.attention or C.ATTENTION_DEFAULT.get(framework, "sdpa")
-        return {"loss": self.loss or "", "optimizer": self.optimizer, "compile": self.compile, "attention": attention,
-                "lengths": self.lengths or "",
+        return {"loss": self.loss or "", "optimizer": self.optimizer, "compile": self.compile, "attention": self.attention,
                 "activation_offload": defaults["activation_offload"] if self.activation_offload is None
                 else self.activation_offload,
                 "expandable_segments": defaults["expandable_segments"] if self.expandable_segments is None

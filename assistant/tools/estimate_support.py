@@ -220,19 +220,12 @@ def precision_for(requested: str | None, dev: Device) -> str:
     return requested or default_precision(dev)
 
 
-# Assumption lines the answers word in the user's language (offline/wording.py ASSUMPTION_ZH matches them).
-SDPA_ON_ASCEND = "SDPA on Ascend: the range's upper end adds the heads x s^2 scores of its math fallback"
-FIXED_LENGTHS = "sequence lengths fixed (packed or padded to seq_len): the allocator reuses each step's blocks"
-VARIABLE_LENGTHS = ("sequence lengths vary between steps: the allocator's pool keeps one more copy of the activations "
-                    "and loss buffers (lengths: fixed if packed or padded to seq_len)")
-
-
 def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
     act = {"fp16": "fp16", "fp32": "fp32"}.get(cfg.precision, "bf16")
     # FlashAttention-2 needs Ampere or newer: on V100/T4 (the GPUs without BF16) PyTorch's SDPA picks its
     # memory-efficient kernel, which also keeps no s x s matrix.
     attn = "FlashAttention" if dev.kind == "npu" or dev.bf16 else "memory-efficient SDPA, FlashAttention-2 needing Ampere or newer"
-    attn_text = (f"{attn} (no s^2 term)" if cfg.attention != "eager"
+    attn_text = (f"{attn} (no s^2 term)" if cfg.attention == "fused"
                  else "eager attention (the heads x s^2 scores materialised per layer)")
     out = [f"activations in {act} with {attn_text}",
            f"usable memory = {dev.memory_gb:g} GB x {C.CAPACITY_FRACTION.get(dev.kind, 1):.3f} reported capacity"]
@@ -255,10 +248,6 @@ def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:
         out.append("allocator with expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True): "
                    + ("no fragmentation term" if dev.kind == "gpu" else "Ascend keeps its calibrated fragmentation share")
                    + (f" ({cfg.framework} sets it)" if cfg.framework in C.EXPANDABLE_SEGMENTS_DEFAULT else ""))
-    if cfg.attention == "sdpa" and dev.kind == "npu":
-        out.append(SDPA_ON_ASCEND)
-    if dev.kind == "gpu" and not cfg.expandable_segments:
-        out.append(FIXED_LENGTHS if cfg.fixed_lengths else VARIABLE_LENGTHS)
     if not dev.bf16:
         out.append(f"{dev.id} has no BF16: " + ("fp16 mixed precision assumed (same bytes per value as bf16)"
                                                if cfg.precision == "fp16" else f"{cfg.precision} as requested, which it cannot compute"))

@@ -112,7 +112,7 @@ def training_ladder(base: dict[str, Any], estimate: Estimate, plan: Callable[[],
                 continue
             settings = {**start, **change}
             r = estimate({**base, **settings})
-            if r is not None and r.get("fits") and r.get("host_ram_fits", True):  # the point fits (tight allowed)
+            if r is not None and verdict_of(r) != "does_not_fit" and r.get("host_ram_fits", True):
                 return (kind, settings, r), tried
         if change := step({**base, **cumulative}):
             cumulative.update(change)

@@ -216,7 +216,7 @@ def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], res
     result.update(model=est["model"], hardware=hw_id, unit=hw["unit"], framework=s["framework"], verdict=verdict,
                   over_gib=round(est["total_gib"] - est["usable_gib"], 2), training=TrainingMemoryResult(**est),
                   table=_table(ctx, model_id, s, hw_id, result))
-    if verdict == "fits" or (verdict == "tight" and est["fits"]):  # a change is proposed once the point is over
+    if verdict != "does_not_fit":
         return
 
     def estimate(settings: dict[str, Any]) -> dict[str, Any] | None:

@@ -53,7 +53,7 @@ def test_paged_8bit_adam_with_the_step_in_backward(shapes, devices):
     # optimizer_in_bwd, chunked loss, 2 x 2048 tokens, 18.9 GiB peak active).
     s, dev = shapes["llama3.1-8b"], devices["rtx4090-24g"]
     cfg = TrainConfig(method="full", seq_len=2048, micro_batch=2, precision="pure_bf16", optimizer="paged_adamw_8bit",
-                      optimizer_in_backward=True, loss="chunked", lengths="fixed")  # the dataset packed to 2048
+                      optimizer_in_backward=True, loss="chunked")
     m = training_memory(s, cfg, dev)
     P, embed = 8.03e9, 128_256 * 4096
     assert m.weights.gib == approx(2 * P / GIB)
@@ -80,8 +80,7 @@ def test_overhead_is_context_collectives_and_fragmentation(shapes, devices):
     # and ZeRO-3's same-size gathers leave no gaps. fq-03 (FSDP LoRA, 2048 tokens): 10.22 GiB reserved for
     # 9.16 allocated.
     s = shapes["llama2-7b"]
-    cfg = TrainConfig(method="lora", seq_len=2048, devices=2, zero_stage=3, lora_rank=64,
-                      lengths="fixed")  # fsdp_qlora's dummy data, padded to 2048
+    cfg = TrainConfig(method="lora", seq_len=2048, devices=2, zero_stage=3, lora_rank=64)
     m = training_memory(s, cfg, devices["rtx3090-24g"])
     assert m.overhead.gib == approx(0.5 + 0.5 + 0.25 * (m.activations.gib + m.logits.gib))
     one = training_memory(s, cfg._replace(devices=1, zero_stage=0), devices["rtx3090-24g"])
@@ -148,8 +147,7 @@ def test_hf_qlora_keeps_embeddings_and_the_residual_stream_in_fp32(shapes, devic
     # embedding output then makes the residual stream, every layer input and (the 4-bit layers return their
     # input's dtype) most activations fp32.
     s, dev = shapes["llama3.1-8b"], devices["rtx4090-24g"]
-    cfg = TrainConfig(method="qlora", seq_len=4096, lora_rank=32, framework="transformers",
-                      lengths="fixed")  # the benchmark pads its sequences to the length
+    cfg = TrainConfig(method="qlora", seq_len=4096, lora_rank=32, framework="transformers")
     hf, lf = training_memory(s, cfg, dev), training_memory(s, cfg._replace(framework="LLaMA-Factory"), dev)
     embed = 128_256 * 4096
     assert hf.weights.gib - lf.weights.gib == approx(2 * 2 * embed / GIB)  # 4 B instead of 2, embedding + head
@@ -254,8 +252,7 @@ def test_half_precision_loss_of_a_models_own_code(shapes, devices):
     # the cross entropy of the fp16 logits: saved log-softmax, its gradient and the logits' gradient at 2 B each, 6 B
     # per token per vocabulary entry instead of the fp32 path's 12. The run happened; with 12 B it is predicted not to fit.
     s, dev = shapes["qwen1.5-72b"], devices["a100-80g"]
-    # Qwen's finetune.py pads every sample to model_max_length: fixed lengths
-    cfg = TrainConfig(method="qlora", seq_len=8192, zero_stage=2, precision="fp16", lora_rank=64, lengths="fixed")
+    cfg = TrainConfig(method="qlora", seq_len=8192, zero_stage=2, precision="fp16", lora_rank=64)
     half, fp32 = training_memory(s, cfg._replace(loss="half"), dev), training_memory(s, cfg, dev)
     tokens, layer = 8192, 18 * 8192 + 4 * 8192 + 8 * 24576  # Qwen-72B: 80 layers, hidden 8192, MHA (kv_dim 8192)
     peak = 2 * layer * tokens

@@ -130,7 +130,7 @@ def test_lora_practice_rule_is_ascend_only(shapes, devices):
     npu = plan_training(s, TrainConfig(method="lora", seq_len=4096), devices["snt9b"])
     assert npu.practice and npu.devices > npu.memory_devices
     gpu = plan_training(s, TrainConfig(method="lora", seq_len=4096), devices["h100-80g"])
-    assert gpu.practice is None and gpu.devices == gpu.fast_devices  # no practice raise on GPUs
+    assert gpu.practice is None and gpu.devices == gpu.memory_devices
 
 
 def test_fewer_devices_with_the_slow_setting(shapes, devices):

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 
 def test_a_tight_gpu_plan_says_so_with_its_upper_end(assistant):
-    # Llama-3.1-8B LoRA at 4096 tokens on RTX 4090s: no count holds the upper end of the range (the fp32 loss over
-    # 4096 x 128256 logits and its second copy in the pool of variable-length batches are not split by ZeRO), so the
-    # plan is the tightest one and the answer says "tight"
-    ans = assistant.ask("Llama-3.1-8B LoRA 4k on RTX 4090, how many GPUs?")
+    # Llama-3.1-8B LoRA at 8192 tokens on RTX 4090s: no count holds the upper end of the range (the fp32 loss over
+    # 8192 x 128256 logits is not split by ZeRO), so the plan is the tightest one and the answer says "tight"
+    ans = assistant.ask("Llama-3.1-8B LoRA 8k on RTX 4090, how many GPUs?")
     (call,) = [c for c in ans.tool_calls if c.name == "plan_training"]
     mem = call.result["memory"]
     assert call.result["verdict"] == "tight" and mem["total_gib"] <= mem["usable_gib"] < mem["high_gib"]
