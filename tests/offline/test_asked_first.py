@@ -129,7 +129,7 @@ def test_each_estimated_plan_is_stated_once(assistant):
 @pytest.mark.parametrize("q", ["deepseek-v3 lora on A100 80GB, how many GPUs?", "deepseek-v3 lora 4096 on H100, how many GPUs?"])
 def test_a_count_far_beyond_what_the_weights_need_is_flagged(assistant, ctx, q):
     ans = assistant.ask(q)
-    (p,) = [c.result for c in calls(ans, "plan_training")]
+    p = [c.result for c in calls(ans, "plan_training")][0]  # LLaMA-Factory's; a Megatron plan may follow it
     usable = p["memory"]["usable_gib"]
     floor = math.ceil(params(ctx, "deepseek-v3") * 2 / 2**30 / usable)  # bf16 base over ZeRO-3, no activations
     if p["fits"] and p["devices"] > max(8 * floor, 64) and p["memory"]["total_gib"] > 0.8 * usable:
