@@ -29,6 +29,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.discard("cards")  # "显存占用多少" / "how much memory per card" asks GiB, not a card count
     if "cards" in s.intents and (s.devices or s.nodes) and not ASKS_COUNT.search(work):
         s.intents.discard("cards")  # "with 16 cards" / "我只有16张卡" states what they have; nothing asks for a count
+    if {"cards", "problem"} <= s.intents and not (s.devices or s.nodes) and not ASKS_COUNT.search(work):
+        s.intents.discard("cards")  # "saving times out on multi-node": a device word in a report asks for no count
     if (s.tokens or s.tps) and not s.intents - {"train", "estimate", "time"}:
         s.intents.add("time")  # "llama3-8b on 1B tokens with 8 A100": a token total asks for a duration
     if WILL_IT_OOM.search(work) and not REPORTED.search(work):

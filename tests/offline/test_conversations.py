@@ -147,3 +147,17 @@ def test_estimates_are_the_tools_figures_and_labelled(assistant, call, q, tool, 
     else:
         n = expected["devices"]
         assert f"**{n} " in head and ("GPU" in head if "h100" in args.get("hardware", "") else "card" in head)
+
+
+@pytest.mark.parametrize("report", ["checkpoint saving times out on multi-node, what do I do",
+                                    "多机训练保存权重一直超时，怎么处理",
+                                    "our 2-node job dies with Error waiting on exit barrier, any fix?"])
+def test_a_problem_report_naming_only_device_words_is_a_new_topic(assistant, report):
+    # A device word ("multi-node", "2-node") in a reported problem asks for no count, so after a sizing turn the
+    # report is answered from the notes, with no sizing of the earlier model and no header naming it.
+    _, a2 = converse(assistant, "llama3-8b lora 8192 on 16 910B cards, give me the yaml", report)
+    assert [c.name for c in a2.tool_calls] == ["search_notes"]
+    assert "llama3-8b" not in a2.answer.split("\n\n")[0]
+    # a count asked beside the report still sizes: "how many" asks one
+    _, a3 = converse(assistant, "qwen2.5-72b full 4096 on 910B", "got NPU out of memory on 16 cards, how many cards do I need?")
+    assert any(c.name in ("plan_training", "min_cards", "check_setup") for c in a3.tool_calls)
