@@ -114,6 +114,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         fits = self.results("what_fits", ok=None)  # its own lead names the model, devices and length
         if not (self.s.model or self.s.params_b) or fits:
             return []
+        if all(d.name == "search_notes" for d in self.done):  # a how-to answered from the notes sizes no job: no job header
+            return []
         batch = batch_math.solve(self.s)  # the user's own batch figures: their product answers "global batch?" first
         return [self.header()] + ([batch_math.render(batch, self.lang), ""] if batch else [])
 

@@ -514,6 +514,15 @@ def knowledge_question(s: Slots) -> bool:
     return not names_model(s) and bool(s.notes_named) and not asks_amount(s) and not s.intents & {"list_models", "list_hardware"}
 
 
+def knowledge_about_model(s: Slots) -> bool:
+    """A how-to on a note's topic that names a model only as the example ("what does NPU_Flash_Attn require? my
+    qwen2.5-7b has head_dim 128", "数据集预处理是怎么触发的？llama2-13b 举例"): no job is stated (no method, length,
+    devices), nothing is asked in amounts and nothing is reported, so the notes answer it, not a sizing of the model."""
+    job_stated = s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None
+    return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
+            and not asks_amount(s) and not s.intents & {"problem", "config", "oom_asked", "list_models", "list_hardware"})
+
+
 def notes_without_model(s: Slots) -> bool:
     """No model and nothing to size, or a knowledge question ("how many cards?" without a model gets no
     call: the answer asks for one)."""
@@ -579,6 +588,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (asks_largest_model, Router.largest_model),
     (batch_sum_only, lambda r, s: []),  # the user's own batch figures: the answer is their product, no tool
     (notes_without_model, Router.notes),
+    (knowledge_about_model, Router.notes),
     (names_model, Router.each_variant),
 ]
 # With a model: every rule that applies adds its calls, in this order.

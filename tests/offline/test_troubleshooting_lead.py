@@ -27,3 +27,26 @@ def test_the_notes_summary_leads(assistant, q, file, lang):
     first = assistant.ask(q).answer.splitlines()[0]
     head = "**结论**：" if lang == "zh" else "**Answer:** "
     assert first.startswith(head + summary(file, lang))
+
+
+# ---------------------------------------------------------------- fresh round 5: a model named only as the example
+@pytest.mark.parametrize("q,fact", [
+    # seeds/002 NPU_Flash_Attn constraints: attn_mask bool or None
+    ("What does NPU_Flash_Attn require for the attn_mask and head dim? My qwen2.5-7b has head_dim 128.", "attn_mask"),
+    # the launch script checks the data and runs scripts/llama2/1_preprocess_data.sh itself
+    ("训练的数据集预处理是怎么自动触发的？llama2-13b 举例", "1_preprocess_data"),
+    # the vendor's benchmark page: multimodal models only have the static test, modal_benchmark_parallel.py
+    ("多模态模型推理性能测试怎么做，qwen2.5-vl-7b", "modal_benchmark_parallel"),
+    ("how do I run the serving benchmark for my qwen2.5-7b vllm service?", "benchmark"),
+])
+def test_a_how_to_naming_a_model_as_the_example_is_answered_from_the_notes(assistant, q, fact):
+    ans = assistant.ask(q)
+    assert [c.name for c in ans.tool_calls] == ["search_notes"], [c.name for c in ans.tool_calls]
+    lead = ans.answer[:600]
+    assert fact in lead and "4096" not in lead  # the answer, not a job header with an assumed length
+
+
+@pytest.mark.parametrize("q", ["qwen2.5-7b lora how many cards?", "how do I pick the zero stage for qwen2.5-72b full 4096?",
+                               "qwen2.5-14b 全参 8卡 训练时显存溢出怎么办"])
+def test_a_job_stated_beside_a_how_to_is_still_sized(assistant, q):
+    assert {"min_cards", "plan_training"} & {c.name for c in assistant.ask(q).tool_calls}
