@@ -30,9 +30,12 @@ ALLOWED = {
     "cli_api": {"mcp_server", "server"},
     "cli_web": {"web"},
     "cli_slack": {"slack"},
-    "web": {"web_chat", "web_history", "web_plan_form", "web_setup", "web_tables"},
+    "web": {"web_chat", "web_downloads", "web_history", "web_plan_form", "web_setup", "web_tables"},
     "web_history": {"web_chat"},
-    "web_plan_form": {"web_plan"},
+    "web_plan_form": {"web_chart", "web_plan"},
+    "web_chart": {"web_plan"},
+    "web_chat": {"web_downloads"},
+    "web_tables": {"web_downloads"},
     "slack": {"slack_format", "slack_store"},
 }
 
