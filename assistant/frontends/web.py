@@ -492,7 +492,8 @@ def font_css() -> str:
                 + (f" unicode-range: {ranges};" if ranges else "") + " }")
 
     def url(weight: str) -> str:
-        return f'url("gradio_api/file={STATIC_DIR / f"NotoSansSC-{weight}-latin.woff2"}") format("woff2")'
+        # relative to the page, through the app's own route: a gradio_api/file= address names the install folder
+        return f'url("{web_downloads.FONTS_ROUTE.lstrip("/")}/NotoSansSC-{weight}-latin.woff2") format("woff2")'
 
     return "\n".join([face("100 550", url("Regular")), face("551 900", url("Bold")),
                       face("100 550", 'local("Noto Sans CJK SC"), local("NotoSansCJKsc-Regular")', CJK_RANGES),
@@ -512,8 +513,8 @@ def serve(demo, host: str = "127.0.0.1", port: int = 7860, *, prevent_thread_loc
         # browser's storage, rewriting it on each update (what slowed long conversations), and offers
         # to upload it to a Hugging Face bucket
         # downloads at /download/<key>/<name> (web_downloads), not at Gradio's address of their path on the server
-        app_kwargs={"routes": [web_downloads.download_route(files_dir)]},
-        enable_monitoring=False, run_history=False, allowed_paths=[str(STATIC_DIR)], prevent_thread_lock=prevent_thread_lock,
+        app_kwargs={"routes": [web_downloads.download_route(files_dir), web_downloads.fonts_route(STATIC_DIR)]},
+        enable_monitoring=False, run_history=False, prevent_thread_lock=prevent_thread_lock,
         quiet=quiet, show_error=False, footer_links=[], theme=gr.themes.Default(font=FONT_STACK), css=font_css() + CSS,
         head=f"<script>({COPY_AS_SHOWN})(); ({NAME_MESSAGES})(); ({DEFER_STREAM_ABORT})();</script>",  # in the head: set before any copy button can be clicked
     )

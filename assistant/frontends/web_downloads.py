@@ -43,6 +43,27 @@ def download_route(files_dir: Path):
     return Route(ROUTE + "/{relative:path}", send, methods=["GET", "HEAD"])
 
 
+FONTS_ROUTE = "/static/fonts"
+FONT_FILE = re.compile(r"^[A-Za-z0-9_-]+\.woff2$")
+
+
+def fonts_route(static_dir: Path):
+    """The Starlette route for the served font subsets, ``/static/fonts/<name>.woff2``: through Gradio's
+    ``file=`` route their address held the server's install folder."""
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, PlainTextResponse
+    from starlette.routing import Route
+
+    async def send(request: Request):
+        name = request.path_params["name"]
+        path = static_dir / name
+        if not FONT_FILE.match(name) or not path.is_file():
+            return PlainTextResponse("No such font.", status_code=404)
+        return FileResponse(path, media_type="font/woff2", headers={"Cache-Control": "public, max-age=604800"})
+
+    return Route(FONTS_ROUTE + "/{name}", send, methods=["GET", "HEAD"])
+
+
 def root_url(request: Any, root_path: str | None = None) -> str | None:
     """The app's public address as the browser reached it (a proxy's forwarded host and scheme
     included), without a trailing slash; None without a request (a unit test)."""

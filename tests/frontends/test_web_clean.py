@@ -95,6 +95,16 @@ def test_the_download_route_serves_only_files_the_app_wrote(server, path):
     assert err.value.code == 404
 
 
+def test_fonts_are_served_under_a_neutral_address(server):
+    # the page's own font subsets, by name only; the install folder is never part of the address
+    with urllib.request.urlopen(server + "static/fonts/NotoSansSC-Regular-latin.woff2", timeout=10) as r:
+        assert r.status == 200 and r.headers["Content-Type"] == "font/woff2" and r.read(4) == b"wOF2"
+    for path in ("static/fonts/OFL.txt", "static/fonts/..%2fweb.py", "static/fonts/nothing.woff2"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(server + path, timeout=10)
+        assert err.value.code == 404
+
+
 # ------------------------------------------------------------------ a clean browser console and network log
 @pytest.mark.parametrize(("size", "theme"), [(DESKTOP, "light"), (PHONE, "dark")], ids=["desktop-light", "phone-dark"])
 def test_a_question_and_a_plan_leave_no_failed_request_or_warning(browser, server, size, theme, shots):
