@@ -33,6 +33,20 @@ CAPACITY_FRACTION = {"npu": 60.97 / 64, "gpu": 79.15 / 80}
 #   tables agreed with best (calibrated within 5-15 %; the tables' minimum counts also absorb CANN
 #   workspaces that grow with the model), until Ascend measurements separate the two.
 CONTEXT_GIB = {"npu": 1.0, "gpu": 0.5}
+# Cached blocks the allocator gives back before an out-of-memory error. The caching allocator (PyTorch's CUDA
+# allocator, torch_npu's NPU allocator) keeps every freed block for reuse and returns memory to the device only when an
+# allocation fails: it then frees every cached segment with nothing alive in it and retries before raising the OOM
+# (c10 CUDACachingAllocator::malloc: release_cached_blocks, then alloc_block again). So peak *reserved* on a device with
+# room counts blocks an OOM is never judged on. The largest of them are the loss path's buffers (tokens x vocabulary:
+# bf16 logits, the shifted copy, the fp32 upcast, the saved log-softmax and its gradients): batches padded to their
+# longest sequence (HF Trainer's DataCollatorForSeq2Seq, LLaMA-Factory without packing, ms-swift, torchtune, litgpt)
+# change length every step, and blocks cached at a shorter step are too small for a longer one, which allocates its
+# own set beside them. One set of the loss buffers stays cached: POOL_CACHED_LOSS_SETS x the loss path at the
+# micro-batch's length. Checked on ms-swift's benchmark (../shared/eval/measurements_dev2.csv d3-swift-01/03/04,
+# torch.cuda.max_memory_reserved, Qwen vocabulary 151,936): Qwen-7B LoRA 512 tokens, the loss path 512 x 151,936 x
+# 12 B = 0.87 GiB, measured 1.8 GiB above the tensors' estimate; 8192 tokens 13.9 GiB, measured 13.5 above. With
+# expandable segments (unsloth) freed pages are unmapped instead of cached: no such blocks.
+POOL_CACHED_LOSS_SETS = 1.0
 COLLECTIVES_GIB = {"npu": 0.75, "gpu": 0.5}
 FRAGMENTATION = {"npu": 0.15, "gpu": 0.25}
 FRAGMENTATION_OF = {"npu": "all", "gpu": "transient"}
@@ -270,28 +284,25 @@ INFERENCE_OVERHEAD_GIB = {"npu": 2.0, "gpu": 1.0}
 SLIDING_WINDOW_KV = True
 
 # ---------------------------------------------------------------- ranges (margin.py)
-# Each training figure comes with a range built per term from the estimator's measured errors over the measurement
-# files (knowledge/catalog/measurements.csv and the two published-run files `sizing calibrate --measurements` reads;
-# `sizing calibrate` prints the factors below as measured):
-# - model states are counted bytes; on the rows where they dominate (full fine-tuning on one device, LoRA of a
-#   large model) the estimate lands within a few per cent: ± STATES_BAND.
-# - every measured training peak implies a factor k = (measured - states) / (activations + logits + overhead);
-#   VARIABLE_RANGE holds, per device kind, the 10th and 90th percentile of k over those rows (GPU rows; Ascend
-#   rows are few, so Ascend takes the GPU spread widened to the Ascend rows' own extremes).
-# Measured (`sizing calibrate -m ...` over the three files, 51 training peaks): 10th-90th percentile 0.70-2.65 over
-# all rows; the rows that report the allocator's pool (peak reserved, 33 rows) sit at 1.1-3.9, those that report
-# allocated tensors at 0.7-1.6: the pool runs above the tensors by more than the fragmentation term holds for
-# variable-length HF Trainer runs (ms-swift's benchmark, d3-swift-*), which the range carries until the mechanism
-# is modelled. The three Ascend rows (lf-02 1.52, lf-04 2.72, ms-01 0.69; all low certainty) fall inside the same spread.
-STATES_BAND = 0.05
-VARIABLE_RANGE = {"gpu": (0.7, 2.65), "npu": (0.7, 2.65)}
-# Which end the planner sizes on by default (TrainConfig.tightest forces the point everywhere). GPUs: the upper end,
-# so a plan holds where the estimate runs low as the measured GPU runs show it can. Ascend: the point, because the
-# vendor's minimum-card and recipe tables are runs that happened at the point's counts (the Ascend constants above
-# were calibrated on them, and the vendor's count is better evidence than a spread read off GPU runs): sizing Ascend
-# plans on the upper end would contradict 40 % of the tested rows (73 % -> 33 % exact). The verdict still says
-# `tight` where the range crosses the usable memory.
-PLAN_ON_UPPER_END = {"gpu": True, "npu": False}
+# Each training figure comes with a range read off the estimator's own errors after every term above is modelled:
+# over the measured training peaks of the three measurement files (knowledge/catalog/measurements.csv and the two
+# published-run files of ../shared/eval, given to `sizing calibrate -m`; a row in two files counted once, the
+# project's copy first), the ratio measured / predicted, like with like (rows reporting peak allocated or active
+# memory against allocated_gib, every other row against total_gib, the pool). RANGE_RATIO holds its 10th and 90th
+# percentile ("likely": 8 measured peaks in 10 fall inside): the range is [point x low, point x high] around what the
+# allocator cannot give back (total_gib less cached_gib; the cached blocks are added back to report the pool's range).
+# Measured (51 peaks; `sizing calibrate` prints the percentiles it measures): 5th 0.88, 10th 0.92, 25th 0.97, median
+# 1.02, 75th 1.16, 90th 1.35, 95th 1.49. The same rows spread 0.70-2.65 in the per-term factor used before the
+# cached-blocks term (memory.cached_blocks) and the fixed-length input were modelled.
+RANGE_RATIO = (0.92, 1.35)
+# What the planner sizes on (TrainConfig.tightest forces the point everywhere). GPUs: the point x PLAN_MARGIN, the
+# 75th percentile of the same ratio (three measured peaks in four lie below it). Sizing on the range's upper end
+# (x 1.35) made plans over-conservative against public practice: Llama-3.1-8B LoRA at 2048 tokens, which
+# LLaMA-Factory's hardware table puts in the 16 GB class for 7-8B LoRA, would need 2 RTX 4090s instead of 1 (before
+# this range: 4); the verdict still says `tight` where the range crosses the usable memory. Ascend: the point, because
+# the vendor's minimum-card and recipe tables are runs that happened at the point's counts (the Ascend constants above
+# were calibrated on them): a margin on Ascend would contradict the tested rows.
+PLAN_MARGIN = {"gpu": 1.16, "npu": 1.0}
 # Serving (vLLM): the KV cache is what the budget leaves after the weights (exact to 1-2 %, measurements vllm-w-*)
 # and the profiled peak plus non-torch memory; the latter is where the measured KV capacities scatter. Each
 # measured capacity implies k = (budget - weights - measured KV) / (profiled peak + overhead): 1.18 (vllm-kv-01),

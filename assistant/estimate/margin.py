@@ -1,16 +1,15 @@
 """The range around a memory estimate and the three-word verdict people plan with. Pure functions.
 
-A training estimate is a point (total_gib: the allocator's pool on one device, what an out-of-memory error is
-judged on) and a range. The range is built per term from the estimator's own measured errors
-(constants.STATES_BAND, VARIABLE_RANGE; `sizing calibrate` prints the errors they were read from):
-- the model states (weights, gradients, optimizer states) are counted bytes; what they miss is a framework's
-  own buffers and padding: ± STATES_BAND;
-- the rest (activations, logits and loss buffers, and the runtime's pool: context, HCCL/NCCL buffers,
-  fragmentation) is where the measurements scatter: each measured training peak implies a factor
-  k = (measured - states) / that rest, and the range spans the spread of k over the measurement files.
+A training estimate is a point (total_gib: the allocator's pool on one device) and a range. The verdict is judged on
+what the allocator cannot give back: the pool less the cached blocks it frees and retries with before an
+out-of-memory error (memory.cached_blocks). The range around that figure is read off the estimator's own errors
+after every modelled term (constants.RANGE_RATIO: the 5th and 95th percentile of measured / predicted over the
+measured training peaks of the measurement files, like with like; `sizing calibrate` prints the percentiles it
+measures). Where the inputs leave a mechanism open (the fused attention kernel on Ascend, memory.attention_unsure),
+its bytes are added to the upper end only.
 
-The verdict: `fits` when the upper end fits the usable memory, `does_not_fit` when the lower end does not,
-`tight` in between (the range crosses the usable memory). More memory can only move a verdict towards `fits`.
+The verdict: `fits` when the upper end fits the usable memory, `does_not_fit` when the lower end does not, `tight` in
+between (the range crosses the usable memory). More memory can only move a verdict towards `fits`.
 """
 
 from __future__ import annotations
@@ -20,14 +19,11 @@ from . import constants as C
 VERDICTS = ("fits", "tight", "does_not_fit")
 
 
-def training_range(states_gib: float, transient_gib: float, overhead_gib: float, kind: str) -> tuple[float, float]:
-    """(low, high) GiB around states + transient + overhead; the point always lies inside."""
-    point = states_gib + transient_gib + overhead_gib
-    lo_k, hi_k = C.VARIABLE_RANGE.get(kind, C.VARIABLE_RANGE["gpu"])
-    rest = transient_gib + overhead_gib
-    low = states_gib * (1 - C.STATES_BAND) + rest * lo_k
-    high = states_gib * (1 + C.STATES_BAND) + rest * hi_k
-    return min(low, point), max(high, point)
+def training_range(point_gib: float, open_gib: float = 0.0) -> tuple[float, float]:
+    """(low, high) GiB around a point; `open_gib`: bytes of a mechanism the inputs leave open, on the upper end only.
+    The point always lies inside."""
+    lo, hi = C.RANGE_RATIO
+    return min(point_gib * lo, point_gib), max((point_gib + open_gib) * hi, point_gib)
 
 
 def verdict(low_gib: float, high_gib: float, usable_gib: float) -> str:
@@ -37,4 +33,3 @@ def verdict(low_gib: float, high_gib: float, usable_gib: float) -> str:
     if low_gib > usable_gib:
         return "does_not_fit"
     return "tight"
-

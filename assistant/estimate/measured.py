@@ -36,22 +36,28 @@ class Measured:
     why_not: str = ""  # why the row cannot be expressed
     metric: str = ""  # reserved | allocated | unstated: what the row's source reports (metric_of)
     verdict: str | None = None  # fits | tight | does_not_fit (training rows)
-    states: float | None = None  # model states GiB of the prediction (training peaks)
-    rest: float | None = None  # activations + logits + overhead GiB of the prediction
+    allocated: float | None = None  # the prediction's tensors alone (allocated_gib), for rows that report those
     low: float | None = None  # the prediction's likely range (margin.py)
     high: float | None = None
 
     @property
-    def factor(self) -> float | None:
-        """k = (measured - states) / rest: how far the non-state terms were off on this row (margin.py)."""
-        if self.kind != "train_peak_gib" or self.measured is None or self.states is None or not self.rest:
-            return None
-        return (self.measured - self.states) / self.rest
+    def like_for_like(self) -> float | None:
+        """The prediction of what the row measured: allocated_gib for rows reporting peak allocated/active tensors,
+        total_gib (the pool) for the rest."""
+        return self.allocated if self.metric == "allocated" and self.allocated is not None else self.predicted
 
     @property
     def ratio(self) -> float | None:
         if self.measured and self.predicted is not None and self.measured > 0 and self.predicted > 0:
             return self.predicted / self.measured
+        return None
+
+    @property
+    def metric_ratio(self) -> float | None:
+        """predicted / measured, like with like (like_for_like); training peaks only."""
+        p = self.like_for_like
+        if self.kind == "train_peak_gib" and self.measured and p and self.measured > 0:
+            return p / self.measured
         return None
 
 
@@ -146,8 +152,7 @@ def evaluate(rows: list[dict[str, Any]], call: Call) -> list[Measured]:
             m.predicted = float(x["usable_gib"])
         else:
             m.predicted, m.predicted_fits, m.verdict = float(x["total_gib"]), bool(x["fits"]), x.get("verdict")
-            m.states = x["weights_gib"] + x["gradients_gib"] + x["optimizer_gib"]
-            m.rest = x["total_gib"] - m.states
+            m.allocated = x.get("allocated_gib")
             m.low, m.high = x.get("low_gib"), x.get("high_gib")
     return out
 
@@ -159,15 +164,13 @@ def summary(results: list[Measured]) -> dict[str, Any]:
     logs = [abs(math.log(x)) for x in ratios]
     ran = [m for m in results if m.kind == "train_peak_gib" and m.predicted_fits is not None]
     fo = [m for m in results if m.kind in ("fits", "oom") and m.predicted_fits is not None]
-    by_metric = {}
-    for name in ("reserved", "allocated", "unstated"):
-        rs = [m.ratio for m in results if m.kind == "train_peak_gib" and m.metric == name and m.ratio]
-        if rs:
-            by_metric[name] = {"rows": len(rs), "median_abs_log": round(statistics.median(abs(math.log(x)) for x in rs), 3),
-                               "median_ratio": round(statistics.median(rs), 3)}
+    by_metric = metric_lines(results)
     ooms = [m for m in fo if m.kind == "oom"]
     verdict_right = sum((m.verdict != "fits") if m.kind == "oom" else (m.verdict != "does_not_fit") for m in fo)
-    ranged = [(m.low, m.measured, m.high) for m in results if m.kind == "train_peak_gib"]
+    # like with like: a row reporting tensors is held against the range shifted down to allocated_gib
+    ranged = [(m.low - shift, m.measured, m.high - shift) for m in results if m.kind == "train_peak_gib"
+              and m.low is not None and m.high is not None and m.predicted is not None
+              for shift in [m.predicted - (m.like_for_like or m.predicted)]]
     spans = [(lo, x, hi) for lo, x, hi in ranged if lo is not None and x is not None and hi is not None]
     return {"numeric_rows": len(logs),
             "peaks_in_range": f"{sum(lo <= x <= hi for lo, x, hi in spans)}/{len(spans)}",
@@ -184,12 +187,35 @@ def summary(results: list[Measured]) -> dict[str, Any]:
             "not_expressible": {m.id: m.why_not for m in results if m.why_not}}
 
 
-def factor_spread(results: list[Measured], low_q: float = 0.1, high_q: float = 0.9) -> dict[str, float] | None:
-    """The spread of k = (measured - states) / rest over the measured training peaks: the percentiles that
-    constants.VARIABLE_RANGE holds (margin.py)."""
-    ks = sorted(k for m in results if (k := m.factor) is not None)
-    if len(ks) < 3:
+def metric_lines(results: list[Measured]) -> dict[str, dict[str, Any]]:
+    """Training peaks per metric, like with like (Measured.metric_ratio): rows reporting the allocator's pool
+    (reserved) and rows whose statistic is unstated against total_gib, rows reporting tensors against allocated_gib."""
+    out = {}
+    for name in ("reserved", "allocated", "unstated"):
+        rs = [r for m in results if m.metric == name and (r := m.metric_ratio)]
+        if rs:
+            out[name] = {"rows": len(rs), "median_abs_log": round(statistics.median(abs(math.log(x)) for x in rs), 3),
+                         "median_ratio": round(statistics.median(rs), 3),
+                         "compared_with": "allocated_gib" if name == "allocated" else "total_gib"}
+    return out
+
+
+def unique(results_by_file: list[list[Measured]]) -> list[Measured]:
+    """The rows of several files, a measurement id counted once (the first file's row wins)."""
+    seen: dict[str, Measured] = {}
+    for results in results_by_file:
+        for m in results:
+            seen.setdefault(m.id, m)
+    return list(seen.values())
+
+
+def ratio_spread(results: list[Measured]) -> dict[str, Any] | None:
+    """Percentiles of measured / predicted over the training peaks, like with like: the numbers constants.RANGE_RATIO
+    (10th and 90th) and PLAN_MARGIN (75th) hold (margin.py)."""
+    xs = sorted(1 / r for m in results if (r := m.metric_ratio))
+    if len(xs) < 3:
         return None
-    qs = statistics.quantiles(ks, n=20, method="inclusive")  # 5 %, 10 %, ... 95 %
-    return {"rows": len(ks), "low": round(qs[round(low_q * 20) - 1], 2), "high": round(qs[round(high_q * 20) - 1], 2),
-            "min": round(ks[0], 2), "max": round(ks[-1], 2)}
+    qs = statistics.quantiles(xs, n=20, method="inclusive")  # 5 %, 10 %, ... 95 %
+    return {"rows": len(xs), "p5": round(qs[0], 2), "p10": round(qs[1], 2), "p25": round(qs[4], 2),
+            "median": round(qs[9], 2), "p75": round(qs[14], 2), "p90": round(qs[17], 2), "p95": round(qs[18], 2),
+            "min": round(xs[0], 2), "max": round(xs[-1], 2)}

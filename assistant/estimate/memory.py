@@ -81,6 +81,8 @@ class TrainConfig(NamedTuple):
     compile: bool = False  # torch.compile: the partitioner saves matmul inputs/outputs, recomputes pointwise ops
     tightest: bool = False  # the planner sizes on the point estimate instead of the range's upper end (margin.py)
     attention: str = "fused"  # constants.ATTENTIONS: fused (FlashAttention / NPU_Flash_Attn, no s^2) or eager (scores kept)
+    fixed_length: bool = False  # every batch the same length (packing, padding to the maximum): no cached_blocks
+    attention_given: bool = True  # False: the user did not say; on Ascend the range's upper end then holds the s^2 scores
 
     @property
     def loss_impl(self) -> str:
@@ -133,7 +135,7 @@ class Breakdown:
     overhead: Term
     total_gib: float
     usable_gib: float
-    fits: bool
+    fits: bool  # the verdict is "fits": the upper end of the range, less the cached blocks, fits the usable memory
     host_ram_gib: Term  # per node, for offload
     host_fits: bool
     assumptions: list[str] = field(default_factory=list)
@@ -141,7 +143,12 @@ class Breakdown:
     low_gib: float = 0.0  # the range of the pool (total_gib) the measured errors allow (margin.py)
     high_gib: float = 0.0
     verdict: str = "fits"  # fits | tight | does_not_fit (margin.verdict)
-    plan_fits: bool = True  # what the planner sizes on: the range's upper end fits, or the point with cfg.tightest
+    plan_fits: bool = True  # what the planner sizes on: point x constants.PLAN_MARGIN fits (the point with cfg.tightest)
+    cached: Term = field(default_factory=lambda: Term(0.0, "no cached blocks"))  # cached_blocks: in total_gib, not in the verdict
+
+    @property
+    def cached_gib(self) -> float:
+        return self.cached.gib
 
 
 def _gib(b: float) -> float:
@@ -485,6 +492,38 @@ def overhead(dev: Device, cfg: TrainConfig, all_gib: float, transient_gib: float
                    f" + allocator fragmentation {share:.0%} of {what}, {basis:.2f} GiB = {frag:.2f} GiB"))
 
 
+def cached_blocks(s: Shape, cfg: TrainConfig, room_gib: float) -> Term:
+    """Blocks the caching allocator keeps from steps at other batch lengths, which it frees and retries with before
+    an out-of-memory error (constants.POOL_CACHED_LOSS_SETS): in the pool (peak reserved), not in what an OOM is
+    judged on, and never more than the room the device has left (`room_gib`: usable less the rest of the pool),
+    since the allocator frees them when it runs out. None with fixed-length batches (packing, padding to the maximum
+    length; MindSpeed-LLM pads to the sequence length) or expandable segments."""
+    if cfg.megatron or cfg.fixed_length or cfg.expandable_segments:
+        why = "expandable segments" if cfg.expandable_segments else "fixed-length batches"
+        return Term(0.0, f"no cached loss blocks from other batch lengths ({why})")
+    full = C.POOL_CACHED_LOSS_SETS * loss_gib(s, cfg)
+    b = max(0.0, min(full, room_gib))
+    return Term(b, lambda: f"{C.POOL_CACHED_LOSS_SETS:g} set of the loss buffers "
+                           f"({full:.2f} GiB) from a step at another batch length"
+                           + (", capped at the device's free room" if b < full else "")
+                           + "; kept until an allocation fails, then freed and retried, so not in the verdict")
+
+
+def attention_unsure(s: Shape, cfg: TrainConfig, dev: Device, seqs: int) -> float:
+    """GiB of materialised attention scores (constants.EAGER_*) the range's upper end holds when the inputs leave the
+    kernel open: attention not stated, on Ascend, in a Hugging Face based stack (Megatron/MindSpeed-LLM runs
+    NPU_Flash_Attn through --use-flash-attn). There `sdpa` (LLaMA-Factory's `flash_attn: auto` on NPU) reaches the
+    fused kernel only on newer torch_npu and mask forms, and falls back to the math path (s x s per head) otherwise:
+    LLaMA-Factory issue 4572 (../shared/eval/measurements_dev2.csv d3-lfnpu-05: Qwen2-7B full, 8192 tokens,
+    `flash_attn: sdpa` on 910B, out of memory on 64 cards where the fused estimate is 22 GiB): 28 heads x 8192^2
+    x (6 + 10) B + an 8192^2 x 2 B mask = 28.1 GiB."""
+    if cfg.attention_given or cfg.attention == "eager" or cfg.megatron or dev.kind != "npu":
+        return 0.0
+    eager = cfg._replace(attention="eager")
+    saved = 0 if cfg.recompute else math.ceil(s.layers / cfg.pp)
+    return _gib(_eager_scores(s, eager, seqs, saved))
+
+
 def transient_gradients(cfg: TrainConfig) -> bool:
     """Whether the gradients exist only during backward: plain PyTorch training (no DeepSpeed gradient
     buffers: pure bf16 or fp32 on one device with ZeRO-0) that sets them to None after each step
@@ -542,8 +581,9 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
         transient += g.gib
     subtotal = w.gib + g.gib + o.gib + act.gib + logits.gib
     ov = overhead(dev, cfg, subtotal, transient)
-    total = subtotal + ov.gib
     usable = dev.capacity_gib
+    cache = cached_blocks(s, cfg, usable - subtotal - ov.gib)
+    total = subtotal + ov.gib + cache.gib
     per_node = min(cfg.devices, dev.devices_per_node)
     host_node = _gib(host) * per_node * C.HOST_OFFLOAD_FACTOR
     host_t = Term(host_node, lambda: (f"{per_node} ranks x {_gib(host):.2f} GiB offloaded x {C.HOST_OFFLOAD_FACTOR} "
@@ -551,9 +591,18 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     notes = list(ps.notes)
     if seqs > 1:
         notes.append(f"{cfg.stage}: {seqs} sequences per sample in each micro-batch")
-    low, high = training_range(w.gib + g.gib + o.gib, act.gib + logits.gib, ov.gib, dev.kind)
+    # The verdict and the plan are judged on what the allocator cannot give back: the pool less its cached blocks
+    # (cached_blocks). The range reported is the pool's (the cached blocks added back to both ends).
+    needed = total - cache.gib
+    open_gib = attention_unsure(s, cfg, dev, seqs)
+    if open_gib:
+        notes.append(f"the range's upper end holds {open_gib:.1f} GiB of attention scores (s x s per head): whether "
+                     "SDPA reaches NPU_Flash_Attn on Ascend depends on the torch_npu version and the mask; say "
+                     "attention 'fused' or 'eager' to settle it")
+    low, high = training_range(needed, open_gib)
     word = verdict(low, high, usable)
-    plan_fits = total <= usable if cfg.tightest or not C.PLAN_ON_UPPER_END.get(dev.kind, True) else high <= usable
-    return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), total <= usable,
-                     host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low, 3),
-                     round(high, 3), word, plan_fits)
+    margin = 1.0 if cfg.tightest else C.PLAN_MARGIN.get(dev.kind, C.PLAN_MARGIN["gpu"])
+    plan_fits = needed * margin <= usable
+    return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), word == "fits",
+                     host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low + cache.gib, 3),
+                     round(high + cache.gib, 3), word, plan_fits, cache)

@@ -190,8 +190,8 @@ def _first_fit(s: Shape, base: TrainConfig, dev: Device, counts: list[int], slow
 
 def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | None = None,
                   global_batch: int | None = None, practice: bool = True) -> Plan:
-    """The recommended plan (see _recommended), sized so the upper end of the estimate's range fits; when no
-    device count holds the upper end (activations and loss buffers that no sharding splits), the tightest plan,
+    """The recommended plan (see _recommended), sized so the point times the planning margin fits
+    (constants.PLAN_MARGIN: GPUs 1.16, Ascend 1.0); when no device count holds that (activations and loss buffers that no sharding splits), the tightest plan,
     whose verdict then says `tight`, rather than none."""
     plan = _recommended(s, base, dev, max_devices, global_batch, practice)
     if plan.fits or base.tightest:
@@ -199,7 +199,7 @@ def plan_training(s: Shape, base: TrainConfig, dev: Device, max_devices: int | N
     tight = _recommended(s, base._replace(tightest=True), dev, max_devices, global_batch, practice)
     if not tight.fits:
         return plan
-    tight.reason = f"tight: no device count holds the upper end of the estimate's range; {tight.reason}"
+    tight.reason = f"tight: no device count holds the estimate with its planning margin; {tight.reason}"
     return tight
 
 

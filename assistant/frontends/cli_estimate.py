@@ -20,14 +20,25 @@ def _report(ctx):
                kb.table_rows("vllm_min_cards"))
 
 
-def _measured(ctx, path: Path) -> dict:
-    """The estimator against the published measurements in one measurement file, with the spread of the
-    factor the estimate's range is built from (constants.VARIABLE_RANGE)."""
-    from ..estimate.measured import evaluate, factor_spread, load, summary
+def _measured(ctx, path: Path) -> tuple[dict, list]:
+    """The estimator against the published measurements in one measurement file (summary, per-row results)."""
+    from ..estimate.measured import evaluate, load, ratio_spread, summary
     from ..tools import registry_for
 
     results = evaluate(load(path), lambda tool, args: registry_for(tool).call_json(tool, args, ctx))
-    return {**summary(results), "range_factor": factor_spread(results)}
+    return {**summary(results), "range_ratio": ratio_spread(results)}, results
+
+
+def _spread_line(what: str, f: dict) -> str:
+    return (f"  {what}: measured / predicted over {f['rows']} peaks (like with like): percentiles 5th {f['p5']}, "
+            f"10th {f['p10']}, 25th {f['p25']}, median {f['median']}, 75th {f['p75']}, 90th {f['p90']}, 95th {f['p95']} "
+            f"(min {f['min']}, max {f['max']}); constants.RANGE_RATIO holds the 10th-90th of the files together, "
+            "PLAN_MARGIN (GPU) the 75th")
+
+
+def _metric_lines(by_metric: dict) -> list[str]:
+    return [f"  training peaks, {metric} (vs {v['compared_with']}): {v['rows']} rows, median |ln| {v['median_abs_log']}, "
+            f"median ratio {v['median_ratio']}" for metric, v in by_metric.items()]
 
 
 def _measured_lines(name: str, m: dict) -> list[str]:
@@ -39,13 +50,25 @@ def _measured_lines(name: str, m: dict) -> list[str]:
     lines.append(f"  verdicts: {m['verdicts_right']} right; reported OOMs called 'fits' {m['oom_called_fits']}; runs that "
                  f"happened called 'does_not_fit' {m['runs_called_does_not_fit']}; measured peaks inside the likely range "
                  f"{m['peaks_in_range']}")
-    for metric, v in m["train_peak_by_metric"].items():
-        lines.append(f"  training peaks, {metric}: {v['rows']} rows, median |ln| {v['median_abs_log']}, "
-                     f"median ratio {v['median_ratio']}")
-    if f := m.get("range_factor"):
-        lines.append(f"  range factor k = (measured - states) / rest over {f['rows']} peaks: 10th-90th percentile "
-                     f"{f['low']}-{f['high']} (min {f['min']}, max {f['max']}); constants.VARIABLE_RANGE")
+    lines += _metric_lines(m["train_peak_by_metric"])
+    if f := m.get("range_ratio"):
+        lines.append(_spread_line("range", f))
     lines += [f"  not expressible: {rid}: {why}" for rid, why in m["not_expressible"].items()]
+    return lines
+
+
+def _together_lines(results_by_file: list[list]) -> list[str]:
+    """The files together, each measurement id once (the first file's row wins): per metric and the ratio spread."""
+    from ..estimate.measured import metric_lines, ratio_spread, summary, unique
+
+    rows = unique(results_by_file)
+    s = summary(rows)
+    lines = [f"measurements, {len(results_by_file)} files together ({len(rows)} distinct rows): fits/OOM rows "
+             f"{s['fits_oom_agree']} agree; reported OOMs called 'fits' {s['oom_called_fits']}; runs that happened called "
+             f"'does_not_fit' {s['runs_called_does_not_fit']}"]
+    lines += _metric_lines(metric_lines(rows))
+    if f := ratio_spread(rows):
+        lines.append(_spread_line("range", f))
     return lines
 
 
@@ -83,8 +106,10 @@ def register(app: typer.Typer) -> None:
                            err=True)
                 raise typer.Exit(2)
         root = ctx.settings.knowledge_dir.resolve().parent
-        measured = {str(f.resolve().relative_to(root)) if f.resolve().is_relative_to(root) else str(f): _measured(ctx, f)
-                    for f in files}
+        evaluated = {str(f.resolve().relative_to(root)) if f.resolve().is_relative_to(root) else str(f): _measured(ctx, f)
+                     for f in files}
+        measured = {name: m for name, (m, _) in evaluated.items()}
+        together = _together_lines([r for _, r in evaluated.values()]) if len(files) > 1 else []
         if fmt == "json":
             out = {"summary": summary, "measurements": next(iter(measured.values())), "measurement_files": measured}
             if not summary_only:
@@ -120,3 +145,5 @@ def register(app: typer.Typer) -> None:
         for name, m in measured.items():
             for line in _measured_lines(name, m):
                 typer.echo(line)
+        for line in together:
+            typer.echo(line)

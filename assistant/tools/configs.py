@@ -74,7 +74,7 @@ class GenerateConfigArgs(BaseModel):
                                     description="Address of node 0 for a multi-node launch (host name or IP).")
     master_port: int = Field(29500, ge=1, le=65535, description="Port of node 0 for a multi-node launch.")
     tightest: bool = Field(False, description="Size an estimated plan on the point estimate (the tightest plan) instead of "
-                           "the upper end of its likely range (the default on GPUs; Ascend plans follow the vendor-tested point).")
+                           "the point x the planning margin 1.16 (the default on GPUs; Ascend plans follow the vendor-tested point).")
 
 
 class ConfigFile(BaseModel):

@@ -112,15 +112,22 @@ class TrainerOptions(BaseModel):
                                              "allocator fragmentation on GPUs (Ascend keeps its calibrated share). "
                                              "Omitted: the framework's default (on for unsloth, which sets it).")
 
-    attention: Literal["fused", "eager"] = Field("fused", description="fused: FlashAttention / NPU_Flash_Attn / "
-                                                 "memory-efficient SDPA (no s x s scores); eager: the scores are "
-                                                 "materialised (attn_implementation eager, SDPA's math fallback, "
-                                                 "NPU_Flash_Attn constraints not met): heads x s^2 per layer.")
+    fixed_length: bool = Field(False, description="Every batch has the same length (packing: LLaMA-Factory packing, "
+                               "ms-swift --packing, torchtune packed; or padding to the maximum length): no cached blocks "
+                               "from steps at other lengths (cached_gib 0).")
+    attention: Literal["fused", "eager"] | None = Field(None, description="fused: FlashAttention / NPU_Flash_Attn / "
+                                                        "memory-efficient SDPA (no s x s scores); eager: the scores are "
+                                                        "materialised (attn_implementation eager, SDPA's math fallback, "
+                                                        "NPU_Flash_Attn constraints not met): heads x s^2 per layer. "
+                                                        "Omitted: sized as fused; on Ascend outside MindSpeed-LLM the "
+                                                        "range's upper end also holds the scores.")
 
     def trainer_config(self, framework: str) -> dict[str, Any]:
         """These options as TrainConfig fields, the framework's own defaults where one is not given."""
         defaults = framework_defaults(framework)
-        return {"loss": self.loss or "", "optimizer": self.optimizer, "compile": self.compile, "attention": self.attention,
+        return {"loss": self.loss or "", "optimizer": self.optimizer, "compile": self.compile,
+                "attention": self.attention or "fused", "attention_given": self.attention is not None,
+                "fixed_length": self.fixed_length,
                 "activation_offload": defaults["activation_offload"] if self.activation_offload is None
                 else self.activation_offload,
                 "expandable_segments": defaults["expandable_segments"] if self.expandable_segments is None
@@ -161,10 +168,16 @@ class MemoryBreakdown(BaseModel):
     high_gib: float = Field(description="Upper end of the likely range of total_gib; plans are sized so it fits unless "
                             "the tightest plan is asked for.")
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="fits: the upper end fits; tight: the range "
-                                                              "crosses the usable memory; does_not_fit: the lower end does not fit.")
+                                                              "crosses the usable memory; does_not_fit: the lower end does "
+                                                              "not fit (both ends less cached_gib).")
     usable_gib: float = Field(description="What the device reports as total capacity.")
     headroom_gib: float = Field(description="usable_gib minus total_gib, GiB (negative: over by that much).")
-    fits: bool = Field(description="The point estimate fits (kept for compatibility; plan with `verdict`).")
+    fits: bool = Field(description="verdict == 'fits': the upper end of the likely range, less the cached blocks the "
+                       "allocator frees before an out-of-memory error (cached_gib), fits the usable memory; false for "
+                       "'tight' and 'does_not_fit'.")
+    cached_gib: float = Field(0.0, description="Blocks the caching allocator keeps from steps at other batch lengths "
+                              "(part of total_gib, not of overhead_gib); it frees them and retries before an out-of-memory "
+                              "error, so the verdict is judged without them.")
     host_ram_gib: float = Field(description="Host RAM per node for offloaded states (0 without offload).")
     host_ram_fits: bool = Field(description="Whether host_ram_gib fits in a node's host RAM (the estimator assumes 1536 GiB per node).")
     how: dict[str, str] = Field(description="How each figure was computed.")

@@ -125,17 +125,20 @@ def shape_info(s: Shape) -> ShapeInfo:
 
 def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     terms = {"weights": b.weights, "gradients": b.gradients, "optimizer": b.optimizer, "activations": b.activations,
-             "logits": b.logits, "overhead": b.overhead, "host_ram": b.host_ram_gib}
+             "logits": b.logits, "overhead": b.overhead, "cached": b.cached, "host_ram": b.host_ram_gib}
     how = {k: v.how for k, v in terms.items()}
-    how["total"] = "sum of the terms above: the allocator's pool (reserved), the tensors being allocated_gib"
-    how["range"] = (f"likely {b.low_gib:.1f}-{b.high_gib:.1f} GiB: model states ±{C.STATES_BAND:.0%}, the rest "
-                    "(activations, logits, overhead) scaled by the spread the measurements show (constants.VARIABLE_RANGE)")
+    how["total"] = ("sum of the terms above: the allocator's pool (peak reserved); the tensors alone are allocated_gib, "
+                    "the pool less cached blocks is what the verdict judges")
+    lo, hi = C.RANGE_RATIO
+    how["range"] = (f"likely {b.low_gib:.1f}-{b.high_gib:.1f} GiB: the point less cached blocks x {lo:g}-{hi:g}, the 5th-95th "
+                    "percentile of measured / predicted over the measurement files (constants.RANGE_RATIO), cached "
+                    f"blocks {b.cached_gib:.2f} GiB added back; the verdict compares the range without them")
     how["usable"] = "nominal memory x reported-capacity fraction (Ascend: 60.97 of 64 GiB)"
     return MemoryBreakdown(
         weights_gib=round(b.weights.gib, 3), gradients_gib=round(b.gradients.gib, 3), optimizer_gib=round(b.optimizer.gib, 3),
         activations_gib=round(b.activations.gib, 3), logits_gib=round(b.logits.gib, 3), overhead_gib=round(b.overhead.gib, 3),
         total_gib=b.total_gib, allocated_gib=b.allocated_gib, low_gib=b.low_gib, high_gib=b.high_gib, verdict=b.verdict,
-        usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - b.total_gib, 3), fits=b.fits,
+        usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - b.total_gib, 3), fits=b.fits, cached_gib=round(b.cached_gib, 3),
         host_ram_gib=round(b.host_ram_gib.gib, 3), host_ram_fits=b.host_fits, how=how)
 
 

@@ -152,7 +152,8 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
     lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1.")
     quant_bits: Literal[2, 3, 4, 8] = Field(4, description="QLoRA base quantisation bits.")
     tightest: bool = Field(False, description="Size the plan on the point estimate (the tightest plan, verdict may be "
-                           "'tight') instead of the upper end of its likely range (the default: verdict 'fits').")
+                           "'tight') instead of the point x the planning margin (GPUs 1.16, the 75th percentile of measured / "
+                           "predicted; Ascend 1.0, the vendor-tested point).")
 
 
 class FewerDevices(BaseModel):
@@ -194,11 +195,12 @@ class PlanResult(BaseModel):
                                           "a longer seq_len needs RoPE scaling.")
     hardware: str = Field(description="Hardware catalog id.")
     framework: str = Field(description="Training framework.")
-    fits: bool = Field(description="A plan was found: its upper end fits (or, with tightest, its point estimate).")
+    fits: bool = Field(description="A plan was found: its point x the planning margin fits (or, with tightest, its point "
+                       "estimate); its memory.verdict says whether the whole likely range fits.")
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="The plan's memory verdict: fits (the upper end "
                                                               "of the range fits), tight (the range crosses the usable memory), does_not_fit.")
     tightest: bool = Field(False, description="Whether the plan was sized on the point estimate: asked for the tightest "
-                           "plan, or no device count holds the upper end of the range (then the verdict is tight).")
+                           "plan, or no device count holds the point with its planning margin (then the verdict is tight).")
     devices: int = Field(description="Devices in the plan (cards; DIE on Snt9B23).")
     memory_devices: int | None = Field(None, description="Fewest devices memory alone needs with any setting that keeps "
                                        "the job on the devices (MindSpeed-LLM full recompute counts, CPU offload does not); "

@@ -122,15 +122,15 @@ def training_ladder(base: dict[str, Any], estimate: Estimate, plan: Callable[[],
         keys = ("tp", "pp", "cp") if megatron else ("zero_stage", "offload")
         settings = {k: p[k] for k in ("devices", *keys, "micro_batch", "grad_accum") if p.get(k) is not None}
         settings["recompute"] = p.get("recompute", True)
-        r = estimate({**base, **settings})
-        if r is not None and r.get("fits"):
+        r = estimate({**base, **settings})  # the planner's count: its verdict may be tight (sized on the point)
+        if r is not None and verdict_of(r) != "does_not_fit":
             return ("devices", settings, r), tried
     tried.append("devices")
     seq = base.get("seq_len") or 0
     while seq > 512:
         seq //= 2
         r = estimate({**base, **cumulative, "seq_len": seq})
-        if r is not None and r.get("fits") and r.get("host_ram_fits", True):
+        if r is not None and verdict_of(r) != "does_not_fit" and r.get("host_ram_fits", True):
             return ("seq_len", {**cumulative, "seq_len": seq}, r), tried
     tried.append("seq_len")
     return None, tried

@@ -40,9 +40,12 @@ def test_llama2_7b_full_zero2_on_8_cards(shapes, devices):
     sub = (2 * P + 6 * P / 8 + 2e9 + 12 * P / 8 + ckpt + loss) / GIB
     # overhead: NPU runtime context 1 GiB + HCCL buffers 0.75 GiB (8 devices) + 15 % fragmentation
     assert m.overhead.gib == approx(1.0 + 0.75 + 0.15 * sub)
-    assert m.total_gib == pytest.approx(sub * 1.15 + 1.75, abs=1e-3)
+    # + cached blocks: LLaMA-Factory pads each batch to its longest sample, so one set of the loss buffers from a step
+    # at another length stays in the pool (memory.cached_blocks), 1.465 GiB, in total_gib but not in the verdict
+    assert m.cached_gib == approx(loss / GIB)
+    assert m.total_gib == pytest.approx(sub * 1.15 + 1.75 + loss / GIB, abs=1e-3)
     assert m.usable_gib == pytest.approx(60.97, abs=1e-3)  # the NPU's reported capacity
-    assert m.fits
+    assert m.fits and m.verdict == "fits"
 
 
 def test_llama2_7b_zero_stages_follow_the_deepspeed_partitioning(shapes, devices):

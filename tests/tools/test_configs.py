@@ -203,12 +203,15 @@ def test_mindspeed_beyond_32k_gets_context_parallel(call):
 @pytest.mark.skipif(not has_estimator, reason="needs plan_training")
 def test_gpu_configs_hold_the_upper_end_unless_the_tightest_is_asked(call):
     # Llama-3.1-8B full fine-tuning at 4096 tokens on A100 80GB (no vendor row): the default config is sized so the
-    # upper end of the estimate's range fits; tightest=true sizes it on the point, on no more GPUs.
+    # point x the GPU planning margin (constants.PLAN_MARGIN, the 75th percentile of measured / predicted) fits;
+    # tightest=true sizes it on the point, on no more GPUs.
     args = dict(model="llama3.1-8b", method="full", seq_len=4096, hardware="a100-80g", format="yaml")
     default, tight = _ok(call, **args)["plan"], _ok(call, tightest=True, **args)["plan"]
     assert default["source"] == tight["source"] == "estimate" and tight["devices"] <= default["devices"]
     plan = call("plan_training", model="llama3.1-8b", method="full", seq_len=4096, hardware="a100-80g")
-    assert plan["devices"] == default["devices"] and plan["memory"]["high_gib"] <= 79.15 and plan["verdict"] == "fits"
+    m = plan["memory"]
+    assert plan["devices"] == default["devices"] and (m["total_gib"] - m["cached_gib"]) * 1.16 <= 79.15
+    assert plan["verdict"] in ("fits", "tight")
 
 
 # ---------------------------------------------------------------- a plan changed by hand is checked again
