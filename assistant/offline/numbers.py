@@ -61,13 +61,9 @@ def raw_size(work: str) -> float | None:
     return float(m.group(1)) / 10 if m else None
 
 
-def zero(work: str) -> tuple[int | None, bool | None]:
-    m = re.search(r"zero[-_ ]?(\d)|ds_z(\d)|stage\s*(\d)", work)
-    stage = int(next(g for g in m.groups() if g)) if m else None
-    offload = True if re.search(r"offload|卸载", work) else None
-    if stage is not None and stage > 3:
-        stage = None
-    return stage, offload
+def offload(work: str) -> bool | None:
+    """DeepSpeed's CPU offload named ("offload", "卸载"); the ZeRO stage itself is a slot of slots.toml."""
+    return True if re.search(r"offload|卸载", work) else None
 
 
 def memory_gb(work: str) -> int | None:

@@ -10,9 +10,9 @@ import unicodedata
 
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
+from . import checks, serving_words, spec
 from . import numbers as num
-from . import serving_words, spec
-from .frame import DEFAULT_HARDWARE, QuestionFrame
+from .frame import DEFAULT_HARDWARE, TABLE_PARTS, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
 from .setting import Setting
@@ -153,6 +153,7 @@ class Parser:
             if s.hardware is None:
                 s.mark("default", "node_size", "dies_per_card")
         read_intents(work, s, s.model in self.serving_only)
+        self._layout(s, part)
         if "config" in s.intents:
             read_config_format(work, s)
         if self.note_topics is not None:
@@ -189,6 +190,20 @@ class Parser:
                 r.claim_match(claim, "ignored_instruction", None, "instruction")
 
     @staticmethod
+    def _layout(s: Slots, part: dict | None) -> None:
+        """The devices the user counted against what they can be: whole cards of a part counted in DIE, and a TP × PP
+        (× CP) layout that divides them (training) or fits in them (serving); each mismatch is said, not planned on."""
+        name = TABLE_PARTS.get(s.hardware or "") or str((part or {}).get("name") or s.hardware or "")
+        if s.device_unit == "die" and (odd := checks.whole_cards(s.devices, s.dies_per_card or 1, name, s.lang)):
+            checks.add(s.problems, odd, s.lang)
+            return
+        devices = s.effective().devices
+        die = (s.dies_per_card or 1) > 1
+        have = f"{devices} DIE" if die else (f"{devices} cards" if s.lang == "en" else f"{devices} 张卡")
+        if sentence := checks.layout(s.tp, s.pp, spec.value_of(s, "cp"), devices, s.task() or "serving", have, s.lang):
+            checks.add(s.problems, sentence, s.lang)
+
+    @staticmethod
     def _method(work: str, s: Slots) -> None:
         methods = [name for name, rx in METHODS if rx.search(work)]
         if {"qlora", "lora"} <= set(methods):  # "qlora … lora rank 16": the rank is a LoRA setting, not a second method
@@ -210,14 +225,16 @@ class Parser:
 
     def _counts(self, work: str, s: Slots, hw_count: int | None) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
-        s.zero_stage, s.offload = num.zero(work)
+        s.offload = num.offload(work)
         s.memory_gb = num.memory_gb(work)
-        s.nodes = num.nodes(work)
-        s.devices = num.devices(work) or hw_count
+        s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
+        per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
+        s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)
         if s.nodes and s.devices and s.nodes > 1 and num.PER_NODE.search(work):
             s.devices *= s.nodes  # "4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡，两台": the total
         if s.devices:
-            s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个\s*)?(?:dies?|npus?)(?![a-z])", work) else "card"
+            # "8个DIE", "3 张 Snt9B23 DIE" (the part's name between them is claimed, so blank here)
+            s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个|张)?\s*(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
             s.hardware = self.setting.hardware_id("snt9b-32g")

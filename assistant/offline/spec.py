@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import checks
 from .spans import Reading
 
 SPEC_FILE = Path(__file__).with_name("slots.toml")
-# The words between a setting and its value: "rank 16", "lr=2e-5", "GA: 16", "batch size to 8", "秩为 8".
-CONNECT = r"\s*(?:of|=|:|is|to|->|为|是|设为|设成|改成|改为|换成|调到|调成|：)?\s*"
+# The words between a setting and its value, in prose, YAML, JSON, env-var and flag form: "rank 16", "lr=2e-5",
+# "GA: 16", "batch size to 8", "秩为 8", '"stage": 4', "NNODES=2", "--lora-rank 64".
+CONNECT = r"[\"']?\s*(?:of|=|:|is|to|->|为|是|设为|设成|改成|改为|换成|调到|调成|：)?\s*[\"']?"
 VALUE = {
     "int": r"(\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",  # "batch 4", not "batch 4k" (a length) or "4.5"
     "float": r"(\d+(?:\.\d+)?(?:e-?\d+)?)(?![0-9])",
@@ -36,6 +38,8 @@ class SlotSpec:
     min_exclusive: bool = False
     task: str | None = None
     stated: bool = False
+    invalid: dict[str, str] | None = None  # per language: why a value outside the range is no value of this slot
+
 
     def valid(self, value: float) -> bool:
         low = self.min is None or (value > self.min if self.min_exclusive else value >= self.min)
@@ -56,7 +60,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
         alternatives = ([f"(?:{'|'.join(keys)}){CONNECT}{VALUE[row['type']]}"] if keys else []) + [
             p for lang in ("en", "zh") for p in row.get("patterns", {}).get(lang, [])]
         out.append(SlotSpec(row["name"], row["type"], row["phase"], re.compile("|".join(alternatives)), row.get("unit", ""),
-                            row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated"))))
+                            row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated")),
+                            row.get("invalid")))
     return out
 
 
@@ -81,8 +86,10 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if slot.valid(value):
             r.claim_match(m, slot.name, value)
             put(frame, slot.name, value)
-        else:
-            r.claim_match(m, slot.name, None)  # said but out of range: no count or length either; the ledger names it
+        else:  # said but out of range: no count or length either; the reason given, else the ledger names it
+            r.claim_match(m, slot.name, None)
+            if slot.invalid:
+                checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", m.group(0)).strip()), frame.lang)
 
 
 def put(frame: Any, name: str, value: Any) -> None:

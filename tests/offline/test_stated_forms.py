@@ -1,0 +1,64 @@
+"""A value stated in any form (prose, env var, YAML, JSON, CLI flag) reaches the same slot, and a value that cannot be
+what it names is answered with why (fresh round 5, tests/eval/fresh/2026-12-04-round5-misses.md classes 2 and 4).
+
+Hand computations: Megatron-style training runs data parallel over TP x PP x CP groups, so the device count must be a
+multiple of their product (16 cards: TP 8 x PP 3 = 24 is not a divisor). Snt9B23 counts DIE, 2 DIE per card, and the
+vendor's minimum-card table (seeds/004: "Snt9B23规格 … 2*DIE为最小单位") makes 2 DIE the smallest unit, so an odd
+DIE count is no count. DeepSpeed ZeRO has stages 0-3."""
+
+from __future__ import annotations
+
+from assistant.offline import checks
+
+
+def names(ans) -> list[str]:
+    return [c.name for c in ans.tool_calls]
+
+
+def test_layout_must_divide_the_training_devices():
+    said = checks.layout(8, 3, None, 16, "training", "16 cards", "en")
+    assert said and said.startswith("No: TP 8 × PP 3 = 24 does not divide your 16 cards")
+    assert "TP 8 × PP 2 (DP 1), TP 8 × PP 1 (DP 2)" in said  # 16 / (8 x 2) = 1, 16 / 8 = 2
+    assert checks.layout(2, 2, None, 8, "training", "8 cards", "en") is None  # 8 / 4 = 2 data-parallel groups
+    assert checks.layout(8, 2, 4, 64, "training", "64 cards", "en") is None  # 64 / 64 = 1
+    assert checks.layout(3, None, None, 8, "serving", "8 cards", "en") is None  # vLLM only needs TP x PP <= devices
+    assert "需要 16 个设备" in (checks.layout(8, 2, None, 8, "serving", "8 张卡", "zh") or "")
+
+
+def test_an_odd_die_count_is_no_count_on_a_two_die_card():
+    assert checks.whole_cards(4, 2, "Snt9B23", "en") is None
+    said = checks.whole_cards(3, 2, "Snt9B23", "zh") or ""
+    assert said.startswith("不能：Snt9B23 上不能用 3 个 DIE") and "2 或 4 个 DIE" in said
+    assert checks.whole_cards(3, 1, "Snt9B", "en") is None  # one device per card: any count
+
+
+def test_env_var_layout_is_checked_against_nodes_times_devices_per_node(assistant):
+    ans = assistant.ask("MindSpeed 环境变量：MODEL_NAME=qwen2.5-72b FINETUNING_TYPE=lora TP=8 PP=3 MBS=1 GBS=128 SEQ_LEN=4096 "
+                        "NNODES=2 NPUS_PER_NODE=8，这个TP/PP能整除吗").answer
+    assert ans.startswith("不能：TP 8 × PP 3 = 24，不能整除你的 16 张卡")  # NNODES 2 x NPUS_PER_NODE 8 = 16, not 2 cards
+    en = assistant.ask("torchrun --nnodes 1 --nproc_per_node 8 with TP=4 PP=4 for llama3.1-70b lora 8192: ok?").answer
+    assert "TP 4 × PP 4 = 16 does not divide your 8 cards" in en
+
+
+def test_an_odd_die_count_is_answered_not_doubled(assistant):
+    ans = assistant.ask("qwen2.5-7b lora 4096 on 3 张 Snt9B23 DIE，奇数 DIE 可以吗").answer
+    assert "3 个 DIE" in ans and "2 的倍数" in ans and "（6 DIE）" not in ans  # 3 DIE, not "3 张卡（6 DIE）"
+
+
+def test_a_zero_stage_beyond_three_is_named_in_any_form(assistant):
+    pasted = assistant.ask('ds config check pls: {"zero_optimization": {"stage": 4, "offload_optimizer": {"device": "cpu"}}, '
+                           '"train_micro_batch_size_per_gpu": 2} — for llama3.1-8b full on 8 910B').answer
+    assert pasted.startswith("“stage: 4” is not a ZeRO stage") and "0, 1, 2 and 3" in pasted
+    prose = assistant.ask("deepspeed stage 7 for qwen2.5-7b 全参, 8 卡 910B 行吗").answer
+    assert "“stage 7”不是有效的 ZeRO 阶段" in prose
+
+
+def test_a_paste_the_setup_checker_cannot_read_is_read_by_the_slots(assistant):
+    ans = assistant.ask("per_device_train_batch_size: 1 gradient_accumulation_steps: 8 cutoff_len 4096 finetuning_type: lora  "
+                        "model qwen3-14b   cards?? zero??")
+    assert "min_cards" in names(ans) and "no setup I can read" not in ans.answer
+    assert "**8 cards**" in ans.answer  # seeds/004: qwen3-14b LoRA 4096 on Snt9B, 8 cards
+    plan = next(c for c in ans.tool_calls if c.name == "plan_training")
+    assert plan.args.get("global_batch") != 1  # "per_device_train_batch_size" is no global "train_batch_size"
+    serve = assistant.ask("vllm serve line for llama3.1-70b-instruct on 4 x 910B, max len 32k").answer
+    assert "'line'" not in serve and "llama3.1-70b" in serve
