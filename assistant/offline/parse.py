@@ -153,6 +153,8 @@ class Parser:
             if s.hardware is None:
                 s.mark("default", "node_size", "dies_per_card")
         read_intents(work, s, s.model in self.serving_only)
+        if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
+            s.concurrency, s.micro_batch = s.micro_batch, None
         self._layout(s, part)
         if "config" in s.intents:
             read_config_format(work, s)

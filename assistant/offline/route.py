@@ -190,7 +190,8 @@ class Router:
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
             devices=e.devices or 1, method=(s.method or "lora") if training else None, framework=fw,
-            seq_len=e.seq_len if goal in ("model", "batch") else None, **model, **trainer)]
+            seq_len=e.seq_len if goal in ("model", "batch") else None, **model, **trainer,
+            gpu_memory_utilization=None if training else s.gpu_util)]
 
     def largest_model(self, s: Slots) -> list[Call]:
         return self.what_fits(s, effective(s), "model")

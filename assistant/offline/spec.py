@@ -39,6 +39,8 @@ class SlotSpec:
     task: str | None = None
     stated: bool = False
     invalid: dict[str, str] | None = None  # per language: why a value outside the range is no value of this slot
+    said: dict[str, str] | None = None  # per language: how the answer's header says the value a tool took ("LoRA rank {v}")
+    unused: dict[str, str] | None = None  # per language: why no tool takes the value, said when it is named as unused
 
 
     def valid(self, value: float) -> bool:
@@ -61,7 +63,7 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
             p for lang in ("en", "zh") for p in row.get("patterns", {}).get(lang, [])]
         out.append(SlotSpec(row["name"], row["type"], row["phase"], re.compile("|".join(alternatives)), row.get("unit", ""),
                             row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated")),
-                            row.get("invalid")))
+                            row.get("invalid"), row.get("said"), row.get("unused")))
     return out
 
 
@@ -90,6 +92,26 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             r.claim_match(m, slot.name, None)
             if slot.invalid:
                 checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", m.group(0)).strip()), frame.lang)
+
+
+def said_back(frame: Any, call_args: list[dict], lang: str) -> list[str]:
+    """The stated values a tool took under the slot's own name, as the header says them ("LoRA rank 64"): a value
+    used is also seen to be used."""
+    out = []
+    for slot in SLOTS:
+        value = value_of(frame, slot.name)
+        if slot.said and value is not None and any(args.get(slot.name) == value for args in call_args):
+            out.append(slot.said[lang].format(v=f"{value:g}"))
+    return out
+
+
+def why_unused(frame: Any, start: int, end: int, lang: str) -> str:
+    """Why the value written at start..end is not used, when a slot read it and says why (else "")."""
+    for span in frame.spans:
+        slot = BY_NAME.get(span.slot)
+        if slot and slot.unused and span.start < end and start < span.end:
+            return slot.unused[lang]
+    return ""
 
 
 def put(frame: Any, name: str, value: Any) -> None:

@@ -62,3 +62,34 @@ def test_a_paste_the_setup_checker_cannot_read_is_read_by_the_slots(assistant):
     assert plan.args.get("global_batch") != 1  # "per_device_train_batch_size" is no global "train_batch_size"
     serve = assistant.ask("vllm serve line for llama3.1-70b-instruct on 4 x 910B, max len 32k").answer
     assert "'line'" not in serve and "llama3.1-70b" in serve
+
+
+def test_a_parameter_count_in_trillions_is_a_size_to_estimate(assistant):
+    ans = assistant.ask("I want to fine-tune a 1.5 trillion parameter model on 2 cards with seq len 1M, how many cards?")
+    plans = [c.args for c in ans.tool_calls if c.name == "plan_training"]
+    assert plans and {(a["params_b"], a["seq_len"]) for a in plans} == {(1500.0, 2**20)}  # 1.5e12 parameters, 1M = 2^20
+    assert "Which model" not in ans.answer and "nothing fits your 2 cards" in ans.answer
+    zh = assistant.ask("1万亿参数模型 lora 4096 要多少张 910B")
+    assert {c.args.get("params_b") for c in zh.tool_calls if c.name == "plan_training"} == {1000.0}
+
+
+def test_a_stated_utilisation_is_the_one_the_longest_context_uses(assistant):
+    ans = assistant.ask("qwen3-8b 推理，单卡 4090，显存利用率 0.8，最大上下文多少")
+    (fits,) = [c for c in ans.tool_calls if c.name == "what_fits"]
+    assert fits.args["gpu_memory_utilization"] == 0.8 and "gpu-memory-utilization 0.8" in ans.answer
+    assert "gpu-memory-utilization 0.9" not in ans.answer
+
+
+def test_a_batch_in_a_serving_question_is_the_sequences_at_once(assistant):
+    ans = assistant.ask("KV cache GB for llama3.1-70b at 32k context, batch 8, bf16?").answer
+    # 2 (K, V) x 80 layers x 8 KV heads x 128 x 2 B = 320 KiB per token; x 32768 = 10 GiB per sequence; x 8 = 80 GiB
+    assert "**10.0 GiB** for one 32768-token sequence, **80.0 GiB** for 8 at once" in ans
+
+
+def test_a_setting_a_tool_took_is_said_and_one_none_takes_is_named_with_why(assistant):
+    ans = assistant.ask("llama3.1-8b qlora rank 128 alpha 256 on a single 3090, seq 4096 — fits?")
+    assert [c.args.get("lora_rank") for c in ans.tool_calls if c.name == "plan_training"] == [128]
+    assert ans.answer.splitlines()[0].endswith("· LoRA rank 128")
+    assert "Not used from your question: “alpha 256” (LoRA alpha only scales" in ans.answer
+    zh = assistant.ask("我有 4 张 H100 80G，想 lora 微调 qwen2.5-72b，seq 4096，lora_rank 16，batch 1，zero3 够不够").answer
+    assert zh.splitlines()[0].endswith("· LoRA 秩 16")
