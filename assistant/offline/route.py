@@ -294,6 +294,12 @@ class Router:
                          zero_stage=s.zero_stage if s.zero_stage is not None or not s.offload else 3,
                          hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
+    def layout_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device."""
+        return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                         seq_len=e.seq_len, devices=e.devices, tp=s.tp or 1, pp=s.pp or 1, cp=s.settings.get("cp"),
+                         hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
+
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and e.hardware in ASCEND:
             mem = s.memory_gb if s.memory_gb in (32, 64) else (32 if e.hardware == "snt9b-32g" else None)
@@ -530,6 +536,11 @@ def notes_without_model(s: Slots) -> bool:
     return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s))
 
 
+def stated_layout(s: Slots) -> bool:
+    """A training question that states its own TP / PP on a device count: that layout is estimated as given."""
+    return bool((s.tp or s.pp) and s.task() != "serving" and effective(s).devices and "inference" not in s.intents)
+
+
 def asks_memory(s: Slots) -> bool:
     """A memory question: with a size, a device count, a ZeRO stage or "estimate", or nothing else asked."""
     return "memory" in s.intents and "inference" not in s.intents and bool(
@@ -597,6 +608,7 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (asked("config"), Router.config_calls),
     (asked("inference"), Router.inference_calls),
     (asks_memory, Router.memory_calls),
+    (lambda s: stated_layout(s) and not asks_memory(s), Router.layout_calls),
     (lambda s: asks_host_ram(s) and not asks_memory(s) and "inference" not in s.intents, Router.host_ram_calls),
     (lambda s: "compare" in s.intents and not s.methods, Router.compare_calls),  # "lora vs full" compares no parts
     (asks_training_plan, Router.training_calls),

@@ -54,6 +54,8 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
                    and str(m.tool_call_id).endswith(TOOL)), None)
     if result is None:
         said = read_prose(blocks(text)[1]) if read_prose else {}
+        if read_prose and not {"hardware", "devices"} & set(said):  # "vllm serve X on 2 x A100 80G with --flag …": the
+            said |= {k: v for k, v in read_prose(text).items() if k in ("hardware", "devices")}  # words sat in the line
         args = {"text": text, **{k: v for k, v in said.items() if k in tool_fields[TOOL]}}
         return AIMessage(content="", tool_calls=[{"name": TOOL, "args": args, "id": f"offline-1-0-{TOOL}",
                                                   "type": "tool_call"}])
