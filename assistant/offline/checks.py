@@ -168,3 +168,19 @@ def whole_cards(dies: int | None, per_card: int, part: str, lang: str) -> str | 
         return None
     low = dies // per_card * per_card
     return ODD_DIE[lang].format(n=dies, part=part, k=per_card, low=low or per_card, high=low + per_card)
+
+
+TP_HEADS = {
+    "en": "No: TP {tp} does not divide the {heads} attention heads of {model}. vLLM and Megatron give every tensor-parallel "
+          "rank the same number of heads, so TP must divide {heads}: TP {options}.",
+    "zh": "不能：TP {tp} 不能整除 {model} 的 {heads} 个注意力头。vLLM 和 Megatron 给每个张量并行 rank 分同样多的头，"
+          "所以 TP 必须整除 {heads}：TP {options}。",
+}
+
+
+def tp_heads(tp: int | None, heads: int | None, model: str, lang: str) -> str | None:
+    """A stated TP against the model's attention heads (catalog): each TP rank holds heads / TP of them."""
+    if not tp or not heads or heads % tp == 0:
+        return None
+    options = [str(t) for t in (1, 2, 4, 8, 16, 32) if heads % t == 0 and t <= max(tp * 2, 8)]
+    return TP_HEADS[lang].format(tp=tp, heads=heads, model=model, options=" / ".join(options))

@@ -97,6 +97,7 @@ class Parser:
         self.cache_lock = threading.Lock()
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
         self.family_stems = {letters_before_digits(m["id"]) for m in models} - {""}  # "qwen", "llama", ...
+        self.heads = {m["id"]: int(m["heads"]) for m in models if str(m.get("heads") or "").isdigit()}  # a TP must divide them
 
     def parse(self, question: str) -> Slots:
         """The question's frame. The planner reads the conversation again on every tool round, so a turn
@@ -155,7 +156,7 @@ class Parser:
         read_intents(work, s, s.model in self.serving_only)
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
-        self._layout(s, part)
+        self._layout(s, part, self.heads.get(s.model or ""))
         if "config" in s.intents:
             read_config_format(work, s)
         if self.note_topics is not None:
@@ -192,12 +193,16 @@ class Parser:
                 r.claim_match(claim, "ignored_instruction", None, "instruction")
 
     @staticmethod
-    def _layout(s: Slots, part: dict | None) -> None:
-        """The devices the user counted against what they can be: whole cards of a part counted in DIE, and a TP × PP
-        (× CP) layout that divides them (training) or fits in them (serving); each mismatch is said, not planned on."""
+    def _layout(s: Slots, part: dict | None, heads: int | None = None) -> None:
+        """The devices the user counted against what they can be: whole cards of a part counted in DIE, a TP that divides
+        the model's attention heads, and a TP × PP (× CP) layout that divides the devices (training) or fits in them
+        (serving); each mismatch is said, not planned on."""
         name = TABLE_PARTS.get(s.hardware or "") or str((part or {}).get("name") or s.hardware or "")
         if s.device_unit == "die" and (odd := checks.whole_cards(s.devices, s.dies_per_card or 1, name, s.lang)):
             checks.add(s.problems, odd, s.lang)
+            return
+        if s.model and (split := checks.tp_heads(s.tp, heads, s.model, s.lang)):
+            checks.add(s.problems, split, s.lang)
             return
         devices = s.effective().devices
         die = (s.dies_per_card or 1) > 1

@@ -93,3 +93,26 @@ def test_a_setting_a_tool_took_is_said_and_one_none_takes_is_named_with_why(assi
     assert "Not used from your question: “alpha 256” (LoRA alpha only scales" in ans.answer
     zh = assistant.ask("我有 4 张 H100 80G，想 lora 微调 qwen2.5-72b，seq 4096，lora_rank 16，batch 1，zero3 够不够").answer
     assert zh.splitlines()[0].endswith("· LoRA 秩 16")
+
+
+def test_a_tp_that_does_not_divide_the_heads_is_said(assistant):
+    # models.csv: llama3.1-8b has 32 attention heads, qwen2.5-7b 28; 3 divides neither
+    assert checks.tp_heads(4, 32, "llama3.1-8b", "en") is None
+    ans = assistant.ask("--model llama3.1-8b --tensor-parallel-size 3 --max-model-len 16384 on 4090s, ok?").answer
+    assert ans.startswith("No: TP 3 does not divide the 32 attention heads of llama3.1-8b") and "TP 1 / 2 / 4 / 8" in ans
+    assert assistant.ask("qwen2.5-7b 推理 TP 3 行不行").answer.startswith("不能：TP 3 不能整除 qwen2.5-7b 的 28 个注意力头")
+
+
+def test_a_stated_layout_that_divides_the_devices_is_estimated_as_given(assistant):
+    ans = assistant.ask("qwen2.5-14b 全参 8192，TP 2 PP 2，一共 8 张卡，能整除吗")
+    (mem,) = [c.args for c in ans.tool_calls if c.name == "estimate_training_memory"]
+    assert (mem["tp"], mem["pp"], mem["devices"]) == (2, 2, 8)
+    assert "TP 2 × PP 2，数据并行 2，共 8 个设备" in ans.answer  # 8 / (2 x 2) = 2
+    assert "问题中未使用的数值" not in ans.answer
+
+
+def test_a_part_written_inside_a_serve_line_reaches_the_check(assistant):
+    ans = assistant.ask("vllm serve qwen2.5-32b on 2 x A100 80G with --gpu-memory-utilization 0.85, how long can it go?")
+    (call,) = [c for c in ans.tool_calls if c.name == "check_setup"]
+    assert (call.args.get("hardware"), call.args.get("devices")) == ("a100-80g", 2)
+    assert "gpu_memory_utilization 0.9 (vLLM's default)" not in ans.answer  # 0.85 read, its comma no part of it
