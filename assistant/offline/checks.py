@@ -184,3 +184,29 @@ def tp_heads(tp: int | None, heads: int | None, model: str, lang: str) -> str | 
         return None
     options = [str(t) for t in (1, 2, 4, 8, 16, 32) if heads % t == 0 and t <= max(tp * 2, 8)]
     return TP_HEADS[lang].format(tp=tp, heads=heads, model=model, options=" / ".join(options))
+
+
+BATCH_SPLIT = {
+    "en": "No: the global batch {gbs} is not a multiple of MBS {mbs} × DP {dp} = {n} (DP = {devices} / (TP {tp} × PP {pp}{cp}) "
+          "= {dp}). Megatron-style training (MindSpeed-LLM) runs GBS = MBS × GA × DP with a whole GA, so it refuses to "
+          "start: use GBS {low} or {high}.",
+    "zh": "不能：全局 batch {gbs} 不是 MBS {mbs} × DP {dp} = {n} 的整数倍（DP = {devices} / (TP {tp} × PP {pp}{cp}) = {dp}）。"
+          "Megatron 式训练（MindSpeed-LLM）要求 GBS = MBS × GA × DP 且 GA 为整数，所以无法启动：改用 GBS {low} 或 {high}。",
+}
+
+
+def batch_split(gbs: int | None, mbs: int | None, tp: int | None, pp: int | None, cp: int | None, devices: int | None,
+                lang: str) -> str | None:
+    """A global batch against the data parallel a stated TP × PP (× CP) leaves on the devices: GBS / (MBS × DP) must be whole."""
+    if not (gbs and devices and (tp or pp)):
+        return None
+    tp, pp, cp, mbs = tp or 1, pp or 1, cp or 1, mbs or 1
+    if devices % (tp * pp * cp):
+        return None  # the layout itself is said first
+    dp = devices // (tp * pp * cp)
+    n = mbs * dp
+    if gbs % n == 0:
+        return None
+    low = gbs // n * n
+    return BATCH_SPLIT[lang].format(gbs=gbs, mbs=mbs, dp=dp, n=n, devices=devices, tp=tp, pp=pp,
+                                    cp=f" × CP {cp}" if cp > 1 else "", low=low or n, high=low + n)

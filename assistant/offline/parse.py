@@ -207,7 +207,9 @@ class Parser:
         devices = s.effective().devices
         die = (s.dies_per_card or 1) > 1
         have = f"{devices} DIE" if die else (f"{devices} cards" if s.lang == "en" else f"{devices} 张卡")
-        if sentence := checks.layout(s.tp, s.pp, spec.value_of(s, "cp"), devices, s.task() or "serving", have, s.lang):
+        cp = spec.value_of(s, "cp")
+        if sentence := checks.layout(s.tp, s.pp, cp, devices, s.task() or "serving", have, s.lang) or \
+                checks.batch_split(s.global_batch, s.micro_batch, s.tp, s.pp, cp, devices, s.lang):
             checks.add(s.problems, sentence, s.lang)
 
     @staticmethod

@@ -317,7 +317,7 @@ class Router:
         return self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
                          gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
                          weight_bits=s.weight_bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
-                         largest_layout=probe or None)
+                         largest_layout=probe or bool(s.tp) or None)  # "tp=8 on 8 cards": TP 8, not the fewest
 
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan

@@ -21,7 +21,8 @@ SPEC_FILE = Path(__file__).with_name("slots.toml")
 # "GA: 16", "batch size to 8", "秩为 8", '"stage": 4', "NNODES=2", "--lora-rank 64".
 CONNECT = r"[\"']?\s*(?:of|=|:|is|to|->|为|是|设为|设成|改成|改为|换成|调到|调成|：)?\s*[\"']?"
 VALUE = {
-    "int": r"(\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",  # "batch 4", not "batch 4k" (a length) or "4.5"
+    # "batch 4", not "batch 4k" (a length) or "4.5"; a sign after a space or "=" is read ("batch_size -4": said invalid)
+    "int": r"((?:(?<=[\s=:：])-)?\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",
     "float": r"(\d+(?:\.\d+)?(?:e-?\d+)?)(?![0-9])",
 }
 

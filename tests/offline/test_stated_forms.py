@@ -116,3 +116,30 @@ def test_a_part_written_inside_a_serve_line_reaches_the_check(assistant):
     (call,) = [c for c in ans.tool_calls if c.name == "check_setup"]
     assert (call.args.get("hardware"), call.args.get("devices")) == ("a100-80g", 2)
     assert "gpu_memory_utilization 0.9 (vLLM's default)" not in ans.answer  # 0.85 read, its comma no part of it
+
+
+def test_a_global_batch_must_split_over_the_data_parallel_groups(assistant):
+    # 24 cards / (TP 8 x PP 1) = DP 3; GBS 100 / (MBS 1 x 3) is not whole; 99 and 102 are the nearest that are
+    ans = assistant.ask("24 cards (3 nodes), TP 8 PP 1, MBS 1, GBS 100 — mindspeed refuses to start. why?").answer
+    assert ans.startswith("No: the global batch 100 is not a multiple of MBS 1 × DP 3 = 3") and "GBS 99 or 102" in ans
+    assert checks.batch_split(128, 1, 8, 1, None, 16, "en") is None  # 128 / (1 x 2) = 64
+
+
+def test_a_negative_or_zero_batch_setting_is_refused_in_any_form(assistant):
+    ans = assistant.ask("llama3.1-8b lora 8 cards, per_device_train_batch_size -4, gradient_accumulation_steps 0, "
+                        "what global batch do I get").answer
+    assert "“gradient_accumulation_steps 0” is not a valid gradient accumulation" in ans
+    assert "“per_device_train_batch_size -4” is not a valid micro batch" in ans and "Yes" not in ans
+
+
+def test_offload_ruled_out_is_not_planned(assistant):
+    ans = assistant.ask("H20 96GB x8, full finetune qwen2.5-72b at 4096, zero3 without offload — enough memory?")
+    (mem,) = [c.args for c in ans.tool_calls if c.name == "estimate_training_memory"]
+    assert (mem["zero_stage"], mem.get("offload")) == (3, False) and "does not fit" in ans.answer
+
+
+def test_a_stated_serving_tp_is_the_layout_sized(assistant):
+    ans = assistant.ask("8 张 910B tp=8 部署 llama3.1-70b，util 0.9，max-model-len 32k，能同时跑多少个满长请求")
+    (est,) = [c.args for c in ans.tool_calls if c.name == "estimate_inference"]
+    assert est["max_devices"] == 8 and est["largest_layout"] is True and est["gpu_memory_utilization"] == 0.9
+    assert "（TP 8）" in ans.answer and "28 条 32768 token 的序列" in ans.answer
