@@ -107,13 +107,13 @@ def problems(text: str, lang: str) -> list[str]:
 
 
 def add(found: list[str], sentence: str, lang: str) -> None:
-    """One more bad-input sentence, kept before the closing "ask again with valid values"."""
+    """One more bad-input sentence (it says what is valid itself), kept before a closing "ask again with valid values"."""
     if sentence in found:
         return
     if found and found[-1] == VALID[lang]:
         found.insert(len(found) - 1, sentence)
     else:
-        found += [sentence, VALID[lang]]
+        found.append(sentence)
 
 
 LAYOUT = {

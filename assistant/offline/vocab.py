@@ -35,7 +35,8 @@ METHODS = [
     ("qlora", re.compile(r"q[-_ ]?lora")),
     ("lora", re.compile(r"(?<![a-z])lora(?![a-z])|低秩")),
     ("freeze", re.compile(r"(?<![a-z])freeze(?![a-z])|冻结")),
-    ("full", re.compile(r"(?<![a-z])full(?![a-z])|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
+    # "full-length sequences", "full context", "满长" are no method
+    ("full", re.compile(r"(?<![a-z])full(?![a-z])(?![-_ ]?(?:length|len|context|ctx|size|precision|node|batch|kv)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
 ]
 STAGES = [
     ("dpo", re.compile(r"(?<![a-z])dpo(?![a-z])|偏好")),

@@ -143,3 +143,10 @@ def test_a_stated_serving_tp_is_the_layout_sized(assistant):
     (est,) = [c.args for c in ans.tool_calls if c.name == "estimate_inference"]
     assert est["max_devices"] == 8 and est["largest_layout"] is True and est["gpu_memory_utilization"] == 0.9
     assert "（TP 8）" in ans.answer and "28 条 32768 token 的序列" in ans.answer
+
+
+def test_full_length_sequences_are_no_full_fine_tuning(assistant):
+    ans = assistant.ask("qwen3-30b-a3b on 2 910B, tp 2, util 0.95, 32k context - how many full length seqs can run at once?")
+    (est,) = [c.args for c in ans.tool_calls if c.name == "estimate_inference"]
+    assert est["gpu_memory_utilization"] == 0.95 and est["max_devices"] == 2
+    assert "plan_training" not in names(ans) and "full fine-tuning" not in ans.answer
