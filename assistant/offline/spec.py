@@ -92,7 +92,8 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         else:  # said but out of range: no count or length either; the reason given, else the ledger names it
             r.claim_match(m, slot.name, None)
             if slot.invalid:
-                checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", m.group(0)).strip()), frame.lang)
+                typed = frame.question[m.start():m.end()] if len(frame.question) == len(r.text) else m.group(0)  # as written
+                checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
 
 
 def said_back(frame: Any, call_args: list[dict], lang: str) -> list[str]:

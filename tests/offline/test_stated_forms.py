@@ -150,3 +150,16 @@ def test_full_length_sequences_are_no_full_fine_tuning(assistant):
     (est,) = [c.args for c in ans.tool_calls if c.name == "estimate_inference"]
     assert est["gpu_memory_utilization"] == 0.95 and est["max_devices"] == 2
     assert "plan_training" not in names(ans) and "full fine-tuning" not in ans.answer
+
+
+def test_an_invalid_variable_is_named_as_written_and_once(assistant):
+    ans = assistant.ask("NNODES=0 NPUS_PER_NODE=8 qwen2.5-7b lora").answer
+    assert ans == "“NNODES=0” is not a valid node count: a whole number of at least 1 (e.g. 2 nodes)."
+
+
+def test_the_words_around_an_oom_paste_give_its_zero_stage_and_micro_batch(assistant):
+    ans = assistant.ask("llamafactory 全参 qwen2.5-14b 8192，8 张 Snt9B，ds_z3，per_device 2，OOM 了：RuntimeError: NPU out of "
+                        "memory. Tried to allocate 1.50 GiB (NPU 6; 60.97 GiB total capacity; 59.02 GiB already allocated)")
+    (call,) = [c for c in ans.tool_calls if c.name == "check_setup"]
+    read = {r["name"]: r["value"] for r in call.result.get("read", [])}
+    assert (read.get("zero_stage"), read.get("micro_batch")) == (3, 2)  # "ds_z3", "per_device 2"
