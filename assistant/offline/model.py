@@ -89,6 +89,8 @@ class OfflinePlanner(BaseChatModel):
             earlier = self.parser.parse(text).with_history(earlier, is_follow_up(text))
         text = message_text(messages[last])
         frame = self.parser.parse(text).with_history(earlier, is_follow_up(text))
+        if earlier is not None:
+            self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
         answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
         that_many(frame, text, message_text(answers[-1]) if answers else None)
         return frame, messages[last + 1:]

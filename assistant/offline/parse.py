@@ -156,7 +156,7 @@ class Parser:
         read_intents(work, s, s.model in self.serving_only)
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
-        self._layout(s, part, self.heads.get(s.model or ""))
+        self.check_layout(s)
         if "config" in s.intents:
             read_config_format(work, s)
         if self.note_topics is not None:
@@ -192,8 +192,13 @@ class Parser:
             for claim in CLAIM.finditer(r.text, m.start(), m.end()):
                 r.claim_match(claim, "ignored_instruction", None, "instruction")
 
+    def check_layout(self, s: Slots) -> None:
+        """The layout checks (``layout``) on a frame: one turn's, or the conversation's after a follow-up ("and with
+        PP=4?" on the devices said before)."""
+        self.layout(s, self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""))
+
     @staticmethod
-    def _layout(s: Slots, part: dict | None, heads: int | None = None) -> None:
+    def layout(s: Slots, part: dict | None, heads: int | None = None) -> None:
         """The devices the user counted against what they can be: whole cards of a part counted in DIE, a TP that divides
         the model's attention heads, and a TP × PP (× CP) layout that divides the devices (training) or fits in them
         (serving); each mismatch is said, not planned on."""

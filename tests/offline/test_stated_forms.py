@@ -163,3 +163,13 @@ def test_the_words_around_an_oom_paste_give_its_zero_stage_and_micro_batch(assis
     (call,) = [c for c in ans.tool_calls if c.name == "check_setup"]
     read = {r["name"]: r["value"] for r in call.result.get("read", [])}
     assert (read.get("zero_stage"), read.get("micro_batch")) == (3, 2)  # "ds_z3", "per_device 2"
+
+
+def test_a_follow_up_changes_one_stated_setting_and_keeps_the_layout(assistant):
+    from .dialog import converse
+
+    first, rank = converse(assistant, "qwen2.5-7b lora 4096 on 8 910B, lora rank 16", "what if lora rank goes to 128")
+    assert [c.args.get("lora_rank") for c in rank.tool_calls if c.name == "plan_training"][:1] == [128]
+    ok, bad = converse(assistant, "MindSpeed TP=8 PP=2 NNODES=2 NPUS_PER_NODE=8 qwen2.5-72b lora 4096, memory?", "and with PP=4?")
+    assert "does not divide" not in ok.answer
+    assert bad.answer.startswith("No: TP 8 × PP 4 = 32 does not divide your 16 cards")  # 2 nodes x 8, carried over
