@@ -538,7 +538,7 @@ def notes_without_model(s: Slots) -> bool:
 
 def stated_layout(s: Slots) -> bool:
     """A training question that states its own TP / PP on a device count: that layout is estimated as given."""
-    return bool((s.tp or s.pp) and s.task() != "serving" and effective(s).devices and "inference" not in s.intents)
+    return bool((s.tp or s.pp) and s.task() == "training" and effective(s).devices)
 
 
 def asks_memory(s: Slots) -> bool:

@@ -44,6 +44,7 @@ class SlotSpec:
     invalid: dict[str, str] | None = None  # per language: why a value outside the range is no value of this slot
     said: dict[str, str] | None = None  # per language: how the answer's header says the value a tool took ("LoRA rank {v}")
     unused: dict[str, str] | None = None  # per language: why no tool takes the value, said when it is named as unused
+    methods: tuple[str, ...] = ()  # the training methods the setting belongs to (empty: any)
 
 
     def valid(self, value: float) -> bool:
@@ -66,7 +67,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
             p for lang in ("en", "zh") for p in row.get("patterns", {}).get(lang, [])]
         out.append(SlotSpec(row["name"], row["type"], row["phase"], re.compile("|".join(alternatives)), row.get("unit", ""),
                             row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated")),
-                            row.get("invalid"), row.get("said"), row.get("unused")))
+                            row.get("invalid"), row.get("said"), row.get("unused"),
+                            tuple(row.get("methods", ()))))
     return out
 
 
@@ -104,6 +106,8 @@ def said_back(frame: Any, call_args: list[dict], lang: str) -> list[str]:
     out = []
     for slot in SLOTS:
         value = value_of(frame, slot.name)
+        if slot.methods and getattr(frame, "method", None) not in slot.methods:
+            continue  # "LoRA rank 64" carried into a full fine-tuning turn is no setting of it
         if slot.said and value is not None and any(args.get(slot.name) == value for args in call_args):
             out.append(slot.said[lang].format(v=f"{value:g}"))
     return out

@@ -173,3 +173,11 @@ def test_a_follow_up_changes_one_stated_setting_and_keeps_the_layout(assistant):
     ok, bad = converse(assistant, "MindSpeed TP=8 PP=2 NNODES=2 NPUS_PER_NODE=8 qwen2.5-72b lora 4096, memory?", "and with PP=4?")
     assert "does not divide" not in ok.answer
     assert bad.answer.startswith("No: TP 8 × PP 4 = 32 does not divide your 16 cards")  # 2 nodes x 8, carried over
+
+
+def test_a_lora_setting_carried_into_full_fine_tuning_is_not_said_as_its_setting(assistant):
+    from .dialog import converse
+
+    lora, full = converse(assistant, "8x A100 80GB, qwen2.5-14b lora 8192, lora rank 64, micro batch 2, zero2 - fits?",
+                          "what if I switch to full finetune on the same cards?")
+    assert lora.answer.splitlines()[0].endswith("· LoRA rank 64") and "LoRA rank" not in full.answer.splitlines()[0]
