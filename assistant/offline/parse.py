@@ -256,8 +256,8 @@ class Parser:
         s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
-        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.lora_rank or s.tp or s.pp or s.tokens or s.samples or s.epochs
-                or s.tps or s.settings):
+        stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # a setting of slots.toml
+        if not (stated or s.devices or s.seq_len or s.tokens or s.samples or s.tps):
             s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 
 
