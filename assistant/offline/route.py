@@ -284,6 +284,8 @@ class Router:
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
         the setting and its result carries the memory breakdown."""
+        if stated_layout(s):  # "TP 8 PP 2 on 16 cards, memory per card?": that layout's memory
+            return self.layout_calls(s, e)
         if s.zero_stage is None and not s.offload:
             host = self.host_ram_calls(s, e) if asks_host_ram(s) else []  # "host RAM?": the offload setting's need too
             return host + self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
@@ -538,7 +540,8 @@ def notes_without_model(s: Slots) -> bool:
 
 def stated_layout(s: Slots) -> bool:
     """A training question that states its own TP / PP on a device count: that layout is estimated as given."""
-    return bool((s.tp or s.pp) and s.task() == "training" and effective(s).devices)
+    return bool((s.tp or s.pp) and s.task() == "training" and effective(s).devices
+                and s.framework in (None, "MindSpeed-LLM") and not s.stack)  # data-parallel trainers have no TP / PP
 
 
 def asks_memory(s: Slots) -> bool:

@@ -181,3 +181,13 @@ def test_a_lora_setting_carried_into_full_fine_tuning_is_not_said_as_its_setting
     lora, full = converse(assistant, "8x A100 80GB, qwen2.5-14b lora 8192, lora rank 64, micro batch 2, zero2 - fits?",
                           "what if I switch to full finetune on the same cards?")
     assert lora.answer.splitlines()[0].endswith("· LoRA rank 64") and "LoRA rank" not in full.answer.splitlines()[0]
+
+
+def test_a_tp_on_a_data_parallel_trainer_is_named_unused_with_why(assistant):
+    ans = assistant.ask("qwen2.5-7b lora 4096 on 8 A100 80G with llama-factory, tp=2, which zero?")
+    assert "estimate_training_memory" not in names(ans)
+    assert "Not used from your question: “tp=2” (DeepSpeed ZeRO / FSDP trainers such as LLaMA-Factory are data parallel only" \
+        in ans.answer
+    mem = assistant.ask("llama3.1-70b full 8192 on 16 H100, TP 8 PP 2, memory per gpu?")
+    (args,) = [c.args for c in mem.tool_calls if c.name == "estimate_training_memory"]
+    assert (args["tp"], args["pp"], args["devices"]) == (8, 2, 16)  # 16 / (8 x 2) = DP 1
