@@ -117,7 +117,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             return []
         if all(d.name == "search_notes" for d in self.done):  # a how-to answered from the notes sizes no job: no job header
             return []
-        batch = batch_math.solve(self.s)  # the user's own batch figures: their product answers "global batch?" first
+        # the user's own batch figures: their product answers "global batch?" first (again only when this turn changes one)
+        said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
+        batch = batch_math.solve(self.s) if said else None
         return [self.header()] + ([batch_math.render(batch, self.lang), ""] if batch else [])
 
     def host_ram_check(self) -> list[str]:
