@@ -191,3 +191,9 @@ def test_a_tp_on_a_data_parallel_trainer_is_named_unused_with_why(assistant):
     mem = assistant.ask("llama3.1-70b full 8192 on 16 H100, TP 8 PP 2, memory per gpu?")
     (args,) = [c.args for c in mem.tool_calls if c.name == "estimate_training_memory"]
     assert (args["tp"], args["pp"], args["devices"]) == (8, 2, 16)  # 16 / (8 x 2) = DP 1
+
+
+def test_util_alone_is_vllms_utilisation_only_as_a_share(assistant):
+    ans = assistant.ask("my GPU util is 100 during training of qwen2.5-7b lora on 8 A100")
+    assert "gpu-memory-utilization" not in ans.answer.split("\n", 1)[0]  # a compute load, no bad vLLM setting
+    assert not any(c.args.get("gpu_memory_utilization") for c in ans.tool_calls)
