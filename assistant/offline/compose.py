@@ -20,7 +20,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, stated
+from . import batch_math, fused_attention, spec, stated
 from .fits import FitsBlocks
 from .parse import Slots
 from .results import Result
@@ -51,7 +51,8 @@ RENDERERS: dict[str, tuple[type, bool | None, str]] = {
     "compare_hardware": (CompareHardwareResult, None, "compare"),
 }
 VALUE_ONLY = {"list_hardware"}  # renderers that take the result's value rather than the call
-SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_inference", "inference_min_cards", "compare_hardware"}
+SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_inference", "inference_min_cards", "compare_hardware",
+                "what_fits"}
 
 
 class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
@@ -116,7 +117,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             return []
         if all(d.name == "search_notes" for d in self.done):  # a how-to answered from the notes sizes no job: no job header
             return []
-        batch = batch_math.solve(self.s)  # the user's own batch figures: their product answers "global batch?" first
+        # the user's own batch figures: their product answers "global batch?" first (again only when this turn changes one)
+        said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
+        batch = batch_math.solve(self.s) if said else None
         return [self.header()] + ([batch_math.render(batch, self.lang), ""] if batch else [])
 
     def host_ram_check(self) -> list[str]:
@@ -141,7 +144,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
 
     def not_used(self) -> list[str]:
         """The numbers of the question that no slot took, named so nothing stated is dropped silently."""
-        left = [f"“{m.text}”" for m in stated.unused(self.s, [d.args for d in self.done])]
+        left = [f"“{m.text}”" + (self.L(f" ({why})", f"（{why}）") if (why := spec.why_unused(self.s, m.start, m.end, self.lang)) else "")
+                for m in stated.unused(self.s, [d.args for d in self.done])]
         if not left:
             return []
         return ["", self.say("not_used", values=self.L(", ", "、").join(left))]
@@ -167,6 +171,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
                  "activation_offload" if s.activation_offload else None,
                  "expandable_segments" if s.expandable_segments else None)
         parts += [TRAINER_WORDS[v][self.lang] for v in named if v in TRAINER_WORDS]
+        parts += spec.said_back(s, [d.args for d in self.done if d.ok], self.lang)  # "LoRA rank 64": seen to be used
         return " · ".join(p for p in parts if p) + self.read_as() + self.assumed() + self.beyond_context() + "\n"
 
     def beyond_context(self) -> str:

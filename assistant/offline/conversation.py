@@ -17,7 +17,8 @@ SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", 
 def new_topic(s: QuestionFrame, follow_up: bool) -> bool:
     """A troubleshooting or how-to question that names no model and asks no sizing ("BF16 vs FP16,
     which one?") after a sizing answer: a new topic, so the earlier model is not carried into it."""
-    return (not follow_up and not (s.model or s.params_b or s.devices or s.nodes)
+    stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # "lora rank goes to 128": a setting of the job
+    return (not follow_up and not (s.model or s.params_b or s.devices or s.nodes or stated)
             and bool(s.intents & {"troubleshoot", "compare"} or s.notes_cover) and not s.intents & SIZING)
 
 

@@ -20,7 +20,7 @@ from .compose import compose
 from .conversation import that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import Done, Router, note_query
-from .setup_answer import setup_reply
+from .setup_answer import setup_reply, without_setup_turn
 
 HISTORY_TURNS = 8  # earlier user turns read for follow-ups
 MAX_ROUNDS = 2
@@ -89,6 +89,8 @@ class OfflinePlanner(BaseChatModel):
             earlier = self.parser.parse(text).with_history(earlier, is_follow_up(text))
         text = message_text(messages[last])
         frame = self.parser.parse(text).with_history(earlier, is_follow_up(text))
+        if earlier is not None:
+            self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
         answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
         that_many(frame, text, message_text(answers[-1]) if answers else None)
         return frame, messages[last + 1:]
@@ -117,6 +119,7 @@ class OfflinePlanner(BaseChatModel):
         if (reply := setup_reply(messages, self.tool_fields, self.prose_args)) is not None:  # a pasted setup
             return reply
         s, after = self.slots(messages)
+        after = without_setup_turn(after)  # a paste check_setup could not read: the reader answers it
         if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to
             s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics)
         done, rounds = self.done_calls(after)

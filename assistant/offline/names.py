@@ -149,7 +149,8 @@ class ModelNames:
             s.model, s.model_text = mid, typed.strip()
             r.claim(*span, "model", mid, "catalog")
             return span
-        raw = num.raw_size(work)
+        sized = num.raw_size(work)
+        raw = sized[0] if sized else None
         found = self.find_unknown_model(work)
 
         def as_typed(sp: tuple[int, int], alt: str) -> str:  # "Llama 9 Ultra" as typed
@@ -167,8 +168,9 @@ class ModelNames:
                 s.unknown_model, s.model_text = unknown, as_typed(uspan, unknown)
                 r.claim(*uspan, "unknown_model", unknown)
                 return None
-        if raw:
+        if sized:
             s.params_b = raw
+            r.claim_match(sized[1], "params_b", raw)  # "70亿": no count left for a follow-up
         elif s.shape and {"layers", "hidden"} <= set(s.shape):
             s.params_b = num.shape_params_b(s.shape)  # only a base: the estimator counts the shape's own parameters
             s.shape_only = True

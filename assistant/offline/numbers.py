@@ -49,25 +49,32 @@ SHAPE_FIELDS = [  # (field, regex): "80 layers" / "layers 80" / "80层", "hidden
 ]
 
 
-def raw_size(work: str) -> float | None:
-    """A parameter count: "13B", "7 billion", "70亿" (7.0), "130亿参数"."""
-    m = re.search(r"(?<![a-z0-9.\-])(\d+(?:\.\d+)?)\s*(?:b|bn|billion|b\s*params?)(?![a-z0-9])", work)
-    if m:
-        return float(m.group(1))
-    m = re.search(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*(?:十亿|billion)", work)
-    if m:
-        return float(m.group(1))
-    m = re.search(r"(?<![0-9.])(\d+)\s*亿", work)
-    return float(m.group(1)) / 10 if m else None
+SIZES = [  # (pattern, billions per unit): a parameter count as people write it
+    (re.compile(r"(?<![a-z0-9.\-])(\d+(?:\.\d+)?)\s*(?:trillion|tn?)\s*(?:-\s*)?(?:params?|parameters?|参数)|"
+                r"(?<![0-9.])(\d+(?:\.\d+)?)\s*(?:trillion(?![a-z])|万亿)"), 1000.0),
+    (re.compile(r"(?<![a-z0-9.\-])(\d+(?:\.\d+)?)\s*(?:b|bn|billion|b\s*params?)(?![a-z0-9])"), 1.0),
+    (re.compile(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*(?:十亿|billion)"), 1.0),
+    (re.compile(r"(?<![0-9.])(\d+)\s*亿"), 0.1),
+]
 
 
-def zero(work: str) -> tuple[int | None, bool | None]:
-    m = re.search(r"zero[-_ ]?(\d)|ds_z(\d)|stage\s*(\d)", work)
-    stage = int(next(g for g in m.groups() if g)) if m else None
-    offload = True if re.search(r"offload|卸载", work) else None
-    if stage is not None and stage > 3:
-        stage = None
-    return stage, offload
+def raw_size(work: str) -> tuple[float, re.Match] | None:
+    """A parameter count in billions and where it is written: "13B", "7 billion", "70亿" (7.0), "130亿参数",
+    "1.5 trillion parameters" (1500), "1T params", "1万亿参数" (1000): a size the estimator takes (it says itself when
+    nothing fits)."""
+    for rx, scale in SIZES:
+        if m := rx.search(work):
+            return float(next(g for g in m.groups() if g)) * scale, m
+    return None
+
+
+def offload(work: str) -> bool | None:
+    """DeepSpeed's CPU offload named ("offload", "卸载"): True, or False when it is ruled out ("zero3 without offload",
+    "不开 offload", "offload: none"); the ZeRO stage itself is a slot of slots.toml."""
+    if re.search(r"(?:without|no|not|w/o|disable[ds]?|不开|不用|不要|关闭|关掉|无|没有|不)\s*(?:cpu\s*)?(?:offload|卸载)|"
+                 r"offload(?:_optimizer|_param)?\s*(?:[:=]\s*)?[\"']?(?:none|false|off|disabled?)", work):
+        return False
+    return True if re.search(r"offload|卸载", work) else None
 
 
 def memory_gb(work: str) -> int | None:
@@ -142,6 +149,9 @@ def seq_len(work: str) -> int | None:
     if m:
         return int(float(m.group(1)) * 1024)
     keyword = r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|seq|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|ctx|长度|序列|上下文|length)"
+    m = re.search(keyword + r"\D{0,12}?(\d+(?:\.\d+)?)\s*m(?![a-z0-9])", work)  # "seq len 1M": 1,048,576 (2^20) tokens
+    if m:
+        return int(float(m.group(1)) * 1024 * 1024)
     m = re.search(keyword + r"\D{0,12}?(\d{3,8})(?![0-9])", work)  # 8 digits: an absurd length is read, then refused
     if m:
         return int(m.group(1))

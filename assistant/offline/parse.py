@@ -10,9 +10,9 @@ import unicodedata
 
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
+from . import checks, serving_words, spec
 from . import numbers as num
-from . import serving_words, spec
-from .frame import DEFAULT_HARDWARE, QuestionFrame
+from .frame import DEFAULT_HARDWARE, TABLE_PARTS, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
 from .setting import Setting
@@ -97,6 +97,7 @@ class Parser:
         self.cache_lock = threading.Lock()
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
         self.family_stems = {letters_before_digits(m["id"]) for m in models} - {""}  # "qwen", "llama", ...
+        self.heads = {m["id"]: int(m["heads"]) for m in models if str(m.get("heads") or "").isdigit()}  # a TP must divide them
 
     def parse(self, question: str) -> Slots:
         """The question's frame. The planner reads the conversation again on every tool round, so a turn
@@ -153,6 +154,9 @@ class Parser:
             if s.hardware is None:
                 s.mark("default", "node_size", "dies_per_card")
         read_intents(work, s, s.model in self.serving_only)
+        if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
+            s.concurrency, s.micro_batch = s.micro_batch, None
+        self.check_layout(s)
         if "config" in s.intents:
             read_config_format(work, s)
         if self.note_topics is not None:
@@ -188,6 +192,31 @@ class Parser:
             for claim in CLAIM.finditer(r.text, m.start(), m.end()):
                 r.claim_match(claim, "ignored_instruction", None, "instruction")
 
+    def check_layout(self, s: Slots) -> None:
+        """The layout checks (``layout``) on a frame: one turn's, or the conversation's after a follow-up ("and with
+        PP=4?" on the devices said before)."""
+        self.layout(s, self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""))
+
+    @staticmethod
+    def layout(s: Slots, part: dict | None, heads: int | None = None) -> None:
+        """The devices the user counted against what they can be: whole cards of a part counted in DIE, a TP that divides
+        the model's attention heads, and a TP × PP (× CP) layout that divides the devices (training) or fits in them
+        (serving); each mismatch is said, not planned on."""
+        name = TABLE_PARTS.get(s.hardware or "") or str((part or {}).get("name") or s.hardware or "")
+        if s.device_unit == "die" and (odd := checks.whole_cards(s.devices, s.dies_per_card or 1, name, s.lang)):
+            checks.add(s.problems, odd, s.lang)
+            return
+        if s.model and (split := checks.tp_heads(s.tp, heads, s.model, s.lang)):
+            checks.add(s.problems, split, s.lang)
+            return
+        devices = s.effective().devices
+        die = (s.dies_per_card or 1) > 1
+        have = f"{devices} DIE" if die else (f"{devices} cards" if s.lang == "en" else f"{devices} 张卡")
+        cp = spec.value_of(s, "cp")
+        if sentence := checks.layout(s.tp, s.pp, cp, devices, s.task() or "serving", have, s.lang) or \
+                checks.batch_split(s.global_batch, s.micro_batch, s.tp, s.pp, cp, devices, s.lang):
+            checks.add(s.problems, sentence, s.lang)
+
     @staticmethod
     def _method(work: str, s: Slots) -> None:
         methods = [name for name, rx in METHODS if rx.search(work)]
@@ -210,14 +239,16 @@ class Parser:
 
     def _counts(self, work: str, s: Slots, hw_count: int | None) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
-        s.zero_stage, s.offload = num.zero(work)
+        s.offload = num.offload(work)
         s.memory_gb = num.memory_gb(work)
-        s.nodes = num.nodes(work)
-        s.devices = num.devices(work) or hw_count
+        s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
+        per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
+        s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)
         if s.nodes and s.devices and s.nodes > 1 and num.PER_NODE.search(work):
             s.devices *= s.nodes  # "4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡，两台": the total
         if s.devices:
-            s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个\s*)?(?:dies?|npus?)(?![a-z])", work) else "card"
+            # "8个DIE", "3 张 Snt9B23 DIE" (the part's name between them is claimed, so blank here)
+            s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个|张)?\s*(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
             s.hardware = self.setting.hardware_id("snt9b-32g")
@@ -225,8 +256,8 @@ class Parser:
         s.seq_len = s.seq_len or num.seq_len(work)
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
-        if not (s.devices or s.nodes or s.seq_len or s.zero_stage is not None or s.lora_rank or s.tp or s.pp or s.tokens or s.samples or s.epochs
-                or s.tps or s.settings):
+        stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # a setting of slots.toml
+        if not (stated or s.devices or s.seq_len or s.tokens or s.samples or s.tps):
             s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
 
 

@@ -181,7 +181,11 @@ class PlanBlocks(CapacityBlocks):
         if m is None:
             return [self.L(f"Memory estimate not available: {call.error.message}", f"无法估算显存：{call.error.message}"), ""]
         how = self.estimate_label(m.assumptions)
-        lines = [self.lead(self.trainer_label(call) + self.L(f"about **{m.total_gib:.1f} GiB per device** ({how}).",
+        # a Megatron layout as given: its groups and the data parallel they leave ("TP 2 × PP 2, DP 2, on 8 devices")
+        split = "" if m.tp * m.pp * m.cp == 1 else self.L(
+            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}, data parallel {m.data_parallel}, on {m.devices} devices: ",
+            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}，数据并行 {m.data_parallel}，共 {m.devices} 个设备：")
+        lines = [self.lead(self.trainer_label(call) + split + self.L(f"about **{m.total_gib:.1f} GiB per device** ({how}).",
                                                              f"每卡约 **{m.total_gib:.1f} GiB**（{how}）。"))]
         parts = [f"{self.L(en, zh)} {v:.1f} GiB" for v, en, zh in (
             (m.weights_gib, "weights", "权重"), (m.gradients_gib, "gradients", "梯度"), (m.optimizer_gib, "optimizer states", "优化器状态"),

@@ -190,7 +190,8 @@ class Router:
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
             devices=e.devices or 1, method=(s.method or "lora") if training else None, framework=fw,
-            seq_len=e.seq_len if goal in ("model", "batch") else None, **model, **trainer)]
+            seq_len=e.seq_len if goal in ("model", "batch") else None, **model, **trainer,
+            gpu_memory_utilization=None if training else s.gpu_util)]
 
     def largest_model(self, s: Slots) -> list[Call]:
         return self.what_fits(s, effective(s), "model")
@@ -283,6 +284,8 @@ class Router:
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
         the setting and its result carries the memory breakdown."""
+        if stated_layout(s):  # "TP 8 PP 2 on 16 cards, memory per card?": that layout's memory
+            return self.layout_calls(s, e)
         if s.zero_stage is None and not s.offload:
             host = self.host_ram_calls(s, e) if asks_host_ram(s) else []  # "host RAM?": the offload setting's need too
             return host + self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
@@ -292,6 +295,12 @@ class Router:
                          seq_len=e.seq_len, devices=e.devices, offload=s.offload,  # offload needs a stage: ZeRO-3's
                          zero_stage=s.zero_stage if s.zero_stage is not None or not s.offload else 3,
                          hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
+
+    def layout_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device."""
+        return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                         seq_len=e.seq_len, devices=e.devices, tp=s.tp or 1, pp=s.pp or 1, cp=s.settings.get("cp"),
+                         hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and e.hardware in ASCEND:
@@ -310,7 +319,7 @@ class Router:
         return self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
                          gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
                          weight_bits=s.weight_bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
-                         largest_layout=probe or None)
+                         largest_layout=probe or bool(s.tp) or None)  # "tp=8 on 8 cards": TP 8, not the fewest
 
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan
@@ -529,6 +538,12 @@ def notes_without_model(s: Slots) -> bool:
     return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s))
 
 
+def stated_layout(s: Slots) -> bool:
+    """A training question that states its own TP / PP on a device count: that layout is estimated as given."""
+    return bool((s.tp or s.pp) and s.task() == "training" and effective(s).devices
+                and s.framework in (None, "MindSpeed-LLM") and not s.stack)  # data-parallel trainers have no TP / PP
+
+
 def asks_memory(s: Slots) -> bool:
     """A memory question: with a size, a device count, a ZeRO stage or "estimate", or nothing else asked."""
     return "memory" in s.intents and "inference" not in s.intents and bool(
@@ -596,6 +611,7 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (asked("config"), Router.config_calls),
     (asked("inference"), Router.inference_calls),
     (asks_memory, Router.memory_calls),
+    (lambda s: stated_layout(s) and not asks_memory(s), Router.layout_calls),
     (lambda s: asks_host_ram(s) and not asks_memory(s) and "inference" not in s.intents, Router.host_ram_calls),
     (lambda s: "compare" in s.intents and not s.methods, Router.compare_calls),  # "lora vs full" compares no parts
     (asks_training_plan, Router.training_calls),

@@ -41,6 +41,7 @@ CONCURRENCY = [re.compile(p) for p in (
     r"(?:支持|服务|满足|承载)\s*(\d{1,6})\s*(?:个|路)?\s*(?:用户|请求|并发)",
 )]
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
+             r"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at)?\s*0?\.\d)|"  # "util 0.9"; "GPU util 100%" is compute load
              r"显存利用率|显存使用率|显存占比|显存比例")
 UTIL_WORD_RX = re.compile(UTIL_WORD)
 UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成)?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"

@@ -16,6 +16,10 @@ from .wording import assumption_zh
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 TOOL = "check_setup"
+# check_setup found no setup it can read, or read a word of the question as the model ("vllm serve line for X"): when
+# the planner's own reader finds a model in the words (its slots read YAML, JSON, env-var and flag forms too), the
+# question is answered as a question instead of with the tool's refusal
+READER_TAKES_OVER = {"nothing_recognised", "unknown_model", "invalid_json"}
 OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more than the runtime's usual reserve
 _PASTED = re.compile(
     r"out of memory\.?\s*Tried to allocate[^\n]*total capacity|No available memory for the cache blocks|is larger than the maximum number of "
@@ -50,10 +54,28 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
                    and str(m.tool_call_id).endswith(TOOL)), None)
     if result is None:
         said = read_prose(blocks(text)[1]) if read_prose else {}
+        if read_prose and not {"hardware", "devices"} & set(said):  # "vllm serve X on 2 x A100 80G with --flag …": the
+            said |= {k: v for k, v in read_prose(text).items() if k in ("hardware", "devices")}  # words sat in the line
         args = {"text": text, **{k: v for k, v in said.items() if k in tool_fields[TOOL]}}
         return AIMessage(content="", tool_calls=[{"name": TOOL, "args": args, "id": f"offline-1-0-{TOOL}",
                                                   "type": "tool_call"}])
-    return AIMessage(content=render_setup(_result(result), question_language(text)))
+    r = _result(result)
+    if read_prose and not_checked(r) and set(read_prose(text)) & {"model", "params_b"}:
+        return None
+    return AIMessage(content=render_setup(r, question_language(text)))
+
+
+def not_checked(r: dict[str, Any]) -> bool:
+    """check_setup read nothing, or nothing it could size or find fault with (a launch line without its model)."""
+    if "error" in r:
+        return (r["error"] or {}).get("code") in READER_TAKES_OVER
+    return not (r.get("findings") or r.get("training") or r.get("serving") or r.get("oom") or r.get("vllm_log"))
+
+
+def without_setup_turn(after: list[BaseMessage]) -> list[BaseMessage]:
+    """The messages after the question without the check_setup call and its result (the reader took the question over)."""
+    return [m for m in after if not (isinstance(m, ToolMessage) and str(m.tool_call_id).endswith(TOOL))
+            and not (isinstance(m, AIMessage) and m.tool_calls and all(c["name"] == TOOL for c in m.tool_calls))]
 
 
 def question_language(text: str) -> str:

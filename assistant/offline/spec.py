@@ -13,13 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import checks
 from .spans import Reading
 
 SPEC_FILE = Path(__file__).with_name("slots.toml")
-# The words between a setting and its value: "rank 16", "lr=2e-5", "GA: 16", "batch size to 8", "秩为 8".
-CONNECT = r"\s*(?:of|=|:|is|to|->|为|是|设为|设成|改成|改为|换成|调到|调成|：)?\s*"
+# The words between a setting and its value, in prose, YAML, JSON, env-var and flag form: "rank 16", "lr=2e-5",
+# "GA: 16", "batch size to 8", "rank goes to 128", "秩为 8", '"stage": 4', "NNODES=2", "--lora-rank 64".
+CONNECT = (r"[\"']?\s*(?:of|=|:|is|->|(?:(?:goes|go|went|drops?|dropped|falls?|fell|rises?|rose|changed?|set|increased?|"
+           r"decreased?|raised?|lowered?|bumped|moved?|up|down)\s+)?to|为|是|设为|设成|改成|改为|换成|调到|调成|降到|升到|提高到|"
+           r"增加到|减少到|变成|：)?\s*[\"']?")
 VALUE = {
-    "int": r"(\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",  # "batch 4", not "batch 4k" (a length) or "4.5"
+    # "batch 4", not "batch 4k" (a length) or "4.5"; a sign after a space or "=" is read ("batch_size -4": said invalid)
+    "int": r"((?:(?<=[\s=:：])-)?\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",
     "float": r"(\d+(?:\.\d+)?(?:e-?\d+)?)(?![0-9])",
 }
 
@@ -36,6 +41,11 @@ class SlotSpec:
     min_exclusive: bool = False
     task: str | None = None
     stated: bool = False
+    invalid: dict[str, str] | None = None  # per language: why a value outside the range is no value of this slot
+    said: dict[str, str] | None = None  # per language: how the answer's header says the value a tool took ("LoRA rank {v}")
+    unused: dict[str, str] | None = None  # per language: why no tool takes the value, said when it is named as unused
+    methods: tuple[str, ...] = ()  # the training methods the setting belongs to (empty: any)
+
 
     def valid(self, value: float) -> bool:
         low = self.min is None or (value > self.min if self.min_exclusive else value >= self.min)
@@ -56,7 +66,9 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
         alternatives = ([f"(?:{'|'.join(keys)}){CONNECT}{VALUE[row['type']]}"] if keys else []) + [
             p for lang in ("en", "zh") for p in row.get("patterns", {}).get(lang, [])]
         out.append(SlotSpec(row["name"], row["type"], row["phase"], re.compile("|".join(alternatives)), row.get("unit", ""),
-                            row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated"))))
+                            row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated")),
+                            row.get("invalid"), row.get("said"), row.get("unused"),
+                            tuple(row.get("methods", ()))))
     return out
 
 
@@ -81,8 +93,33 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if slot.valid(value):
             r.claim_match(m, slot.name, value)
             put(frame, slot.name, value)
-        else:
-            r.claim_match(m, slot.name, None)  # said but out of range: no count or length either; the ledger names it
+        else:  # said but out of range: no count or length either; the reason given, else the ledger names it
+            r.claim_match(m, slot.name, None)
+            if slot.invalid:
+                typed = frame.question[m.start():m.end()] if len(frame.question) == len(r.text) else m.group(0)  # as written
+                checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
+
+
+def said_back(frame: Any, call_args: list[dict], lang: str) -> list[str]:
+    """The stated values a tool took under the slot's own name, as the header says them ("LoRA rank 64"): a value
+    used is also seen to be used."""
+    out = []
+    for slot in SLOTS:
+        value = value_of(frame, slot.name)
+        if slot.methods and getattr(frame, "method", None) not in slot.methods:
+            continue  # "LoRA rank 64" carried into a full fine-tuning turn is no setting of it
+        if slot.said and value is not None and any(args.get(slot.name) == value for args in call_args):
+            out.append(slot.said[lang].format(v=f"{value:g}"))
+    return out
+
+
+def why_unused(frame: Any, start: int, end: int, lang: str) -> str:
+    """Why the value written at start..end is not used, when a slot read it and says why (else "")."""
+    for span in frame.spans:
+        slot = BY_NAME.get(span.slot)
+        if slot and slot.unused and span.start < end and start < span.end:
+            return slot.unused[lang]
+    return ""
 
 
 def put(frame: Any, name: str, value: Any) -> None:

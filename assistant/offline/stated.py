@@ -19,12 +19,14 @@ from .frame import QuestionFrame
 # "bf16"), with the units people write after it. ASCII-only look-arounds: "8卡" and "4096长度" are numbers.
 MENTION = re.compile(
     r"(?<![a-z0-9_.])(?<![a-z0-9]-)(?P<num>\d+(?:\.\d+)?(?:e[-+]?\d+)?)"
-    r"(?P<unit>\s?(?:k|m|b|bn|g|gb|gib|t|%|x|万|亿|千))?(?![a-z0-9_])(?!\.\d)")
-SCALE = {"k": (1000, 1024), "m": (1e6,), "b": (1, 1e9), "bn": (1, 1e9), "t": (1e12,), "%": (0.01, 1), "万": (1e4,),
+    r"(?P<unit>\s?(?:k|m|b|bn|g|gb|gib|trillion|t|%|x|万亿|万|亿|千))?(?![a-z0-9_])(?!\.\d)")
+# What a number with its unit can stand for: "1m" tokens is 2^20, "1.5 trillion" parameters 1500 (billion)
+SCALE = {"k": (1000, 1024), "m": (1e6, 2**20), "b": (1, 1e9), "bn": (1, 1e9), "t": (1e12, 1000), "trillion": (1e12, 1000),
+         "万亿": (1e12, 1000), "%": (0.01, 1), "万": (1e4,),
          "亿": (1e8, 0.1), "千": (1000,), "g": (1,), "gb": (1,), "gib": (1,), "x": (1,)}
 # Frame slots the answer itself states whatever the tools take ("your 16 cards", "4096 tokens", "a 24 GB card");
 # every other number counts as used only when a tool call of this turn took it as an argument.
-STATED_SLOTS = ("seq_len", "devices", "nodes", "memory_gb", "params_b", "weight_bits", "concurrency", "host_ram_gb",
+STATED_SLOTS = ("seq_len", "devices", "memory_gb", "params_b", "weight_bits", "concurrency", "host_ram_gb",
                 *(slot.name for slot in spec.SLOTS if slot.stated))
 NAME_SLOTS = {"model", "models", "unknown_model", "hardware"}  # spans whose digits belong to a name
 KEY_BEFORE = re.compile(r"([a-z_][a-z_\-]{1,30}|[\u4e00-\u9fff]{1,6})\s*[:=为是]?\s*$")

@@ -35,7 +35,8 @@ METHODS = [
     ("qlora", re.compile(r"q[-_ ]?lora")),
     ("lora", re.compile(r"(?<![a-z])lora(?![a-z])|低秩")),
     ("freeze", re.compile(r"(?<![a-z])freeze(?![a-z])|冻结")),
-    ("full", re.compile(r"(?<![a-z])full(?![a-z])|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
+    # "full-length sequences", "full context", "满长" are no method
+    ("full", re.compile(r"(?<![a-z])full(?![a-z])(?![-_ ]?(?:length|len|context|ctx|size|precision|node|batch|kv)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
 ]
 STAGES = [
     ("dpo", re.compile(r"(?<![a-z])dpo(?![a-z])|偏好")),
@@ -76,7 +77,7 @@ DOMAIN = re.compile(
 ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?))|minimum|(?<![a-z])min(?![a-z])|"
                         r"least|fewest|(?<![a-z])(?:enough|sufficient)|最少|至少|几张|几卡|几个(?!小时|月)|多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory))|"
                         r"卡数|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)")
-FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
+FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|what\s+if|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
 
 # "显存占用多少", "内存要多少", "多少显存", "per card": a memory amount asked, not a count of cards.
 MEMORY_ASKED = re.compile(r"(?:显存|内存|memory|hbm|vram)\s*(?:占用|需要|要|用|消耗|使用)?\s*(?:是|为|有)?\s*多少|多少\s*(?:的)?\s*(?:显存|内存)|"

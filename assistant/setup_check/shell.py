@@ -40,7 +40,7 @@ _QUANT_BITS = {"awq": 4, "gptq": 4, "awq_marlin": 4, "gptq_marlin": 4, "bitsandb
 
 
 def _value(raw: str, env: dict[str, str]) -> str:
-    raw = raw.split(" #", 1)[0].strip().strip("'\"")
+    raw = raw.split(" #", 1)[0].strip().strip("'\"").rstrip(",;，；。")  # "--gpu-memory-utilization 0.85, how long…"
     return re.sub(r"\$\{?(\w+)(?::-([^}]*))?\}?", lambda m: env.get(m.group(1), m.group(2) or m.group(0)), raw)
 
 

@@ -34,6 +34,7 @@ class WhatFitsArgs(TrainerOptions):
                                          "or torchtune, litgpt, unsloth, axolotl, transformers (their own defaults).")
     seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN,
                          description="Tokens per sequence for goals model and batch (training length or max-model-len).")
+    gpu_memory_utilization: float = Field(0.9, gt=0, le=1, description="Serving: vLLM --gpu-memory-utilization, in (0, 1].")
     tightest: bool = Field(False, description="Training: count a plan whose point estimate fits (verdict may be 'tight') "
                            "instead of one whose likely range fits entirely (the default).")
 
@@ -76,6 +77,8 @@ def what_fits(ctx, args: WhatFitsArgs) -> WhatFitsResult:
                          **args.model_dump(include=set(TrainerOptions.model_fields), exclude_none=True))
         if args.tightest:
             call_args["tightest"] = True
+    else:
+        call_args["gpu_memory_utilization"] = args.gpu_memory_utilization
     if args.goal != "context":
         call_args["seq_len" if training else "max_model_len"] = args.seq_len
     models = _candidates(ctx) if args.goal == "model" else None
@@ -134,7 +137,7 @@ def _cap_by_model(ctx, result: WhatFitsResult, call_args: dict[str, Any]) -> Non
 def _assumptions(args: WhatFitsArgs, training: bool) -> list[str]:
     out: list[str] = ([f"{args.method} fine-tuning with {args.framework}: at each size the setting plan_training chooses "
             "within the devices (ZeRO stage and offload, or TP/PP)"] if training else
-           ["vLLM serving at gpu-memory-utilization 0.9, weights at the checkpoint's own precision"])
+           [f"vLLM serving at gpu-memory-utilization {args.gpu_memory_utilization:g}, weights at the checkpoint's own precision"])
     if args.goal == "model":
         out.append("largest = most parameters among the catalog's generative models that fit")
     return out

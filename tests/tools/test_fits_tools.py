@@ -35,6 +35,17 @@ def test_longest_serving_context_is_capped_by_the_model(call):
     assert out["memory_limit"] > 8192 and out["plan"]["max_model_len"] == 8192 and out["plan"]["fits"]
 
 
+def test_longest_serving_context_is_searched_at_the_utilisation_given(call):
+    out = call("what_fits", goal="context", workload="inference", hardware="rtx4090-24g", devices=1, model="qwen3-8b",
+               gpu_memory_utilization=0.8)
+    n = out["value"]
+    assert out["limited_by"] == "memory" and out["plan"]["gpu_memory_utilization"] == 0.8
+    assert "gpu-memory-utilization 0.8" in out["assumptions"][0]
+    args = {"model": "qwen3-8b", "hardware": "rtx4090-24g", "max_devices": 1, "gpu_memory_utilization": 0.8}
+    assert call("estimate_inference", max_model_len=n, **args)["fits"]
+    assert not call("estimate_inference", max_model_len=n + 1, **args)["fits"]
+
+
 def test_longest_training_context_is_the_memory_edge(call):
     out = call("what_fits", goal="context", hardware="a100-80g", model="llama3.1-8b", method="lora")
     n = out["value"]
