@@ -242,17 +242,21 @@ class CapacityBlocks(Writer):
 
     # -- what was asked first: host RAM per node, or a verdict on the setting the user names ----------
     def asked_first(self) -> list[str]:
+        """The yes/no on the setting the user names (the estimator's own verdict), then the host RAM per node the
+        offload setting needs: a verdict asked for comes before any figure that supports it."""
         if self.headlined:
             return []
         calls = self.r.of("estimate_training_memory", TrainingMemoryResult)
-        if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
-            return [self.lead(line)]
         setting = named_setting(self.s)
         judged = next((c for c in calls if setting and c.arg("zero_stage") == setting.zero_stage
                        and bool(c.arg("offload")) == setting.offload and c.arg("devices")), None)
-        if judged is None or judged.value is None or self.r.of("plan_training", PlanResult) == []:
-            return []
-        return [self.lead(self.setting_verdict(judged)), ""]
+        lines = []
+        if judged is not None and judged.value is not None and self.r.of("plan_training", PlanResult):
+            lines.append(self.setting_verdict(judged))
+        if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
+            # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
+            lines.insert(0 if setting and setting.offload else len(lines), line)
+        return [self.lead(line) for line in lines] + [""] if lines else []
 
     def host_ram_first(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
         """'About **460 GiB of host RAM per node** for ZeRO-3 + offload on your 4 nodes (32 cards; estimate)'."""
@@ -271,9 +275,18 @@ class CapacityBlocks(Writer):
         m = call.value
         assert m is not None
         key = {"fits": "setting_yes", "tight": "setting_tight", "does_not_fit": "setting_no"}[m.verdict]
+        if m.verdict == "tight" and m.total_gib > m.usable_gib:  # the tool's "tight" with its point above the usable memory
+            key = "setting_tight_over"
         setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
         return self.say(key, setting=setting, yours=self.yours_count(m.devices, m.unit, m.hardware), total=f"{m.total_gib:.1f}",
-                        high=f"{m.high_gib:.1f}", usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware))
+                        high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
+                        per=self.per_device(m.unit, m.hardware), batch=self.batch_as_set(m.micro_batch, call.arg("grad_accum")))
+
+    def batch_as_set(self, micro_batch: int, grad_accum: object) -> str:
+        """' (micro batch 2, gradient accumulation 4, as you set)': the user's own batch figures, echoed with the verdict."""
+        said = [self.say("micro_batch", n=micro_batch)] * (self.s.micro_batch is not None) + \
+            [self.say("grad_accum", n=grad_accum)] * (self.s.grad_accum is not None and grad_accum is not None)
+        return self.say("as_you_set", values=self.L(", ", "，").join(said)) if said else ""
 
     def yours_count(self, n: int, unit: str, hardware: str) -> str:
         return self.L(f"your {self.devices(n, unit, hardware)}", f"你的 {self.devices(n, unit, hardware)}")

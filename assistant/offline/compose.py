@@ -21,6 +21,7 @@ from ..tools.tables import (
     SearchNotesResult,
 )
 from . import batch_math, fused_attention, stated
+from .asked import asks_verdict
 from .fits import FitsBlocks
 from .parse import Slots
 from .results import Result
@@ -65,7 +66,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             return batch_math.render(batch, self.lang)
         if not self.done:
             return self.stated_devices() + t("clarify", self.lang)
-        out = self.compared() if compares(s) and self.per_variant() else self.body()
+        out = self.compared() if compares(s) and self.per_variant() else self.batch_after_lead(self.body())
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
@@ -116,8 +117,21 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             return []
         if all(d.name == "search_notes" for d in self.done):  # a how-to answered from the notes sizes no job: no job header
             return []
-        batch = batch_math.solve(self.s)  # the user's own batch figures: their product answers "global batch?" first
-        return [self.header()] + ([batch_math.render(batch, self.lang), ""] if batch else [])
+        return [self.header()]
+
+    def batch_after_lead(self, out: list[str]) -> list[str]:
+        """The user's own batch figures (their product: the global batch), under the headline when the answer has one
+        (a verdict or a count asked for comes first), else right under the header."""
+        batch = batch_math.solve(self.s)
+        if not batch or not self.header_block() or self.results("what_fits", ok=None):
+            return out
+        if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
+            return out[:1] + ["", batch_math.render(batch, self.lang), ""] + out[1:]
+        lead = self.say("answer")
+        at = next((i + 1 for i, line in enumerate(out) if line.startswith(lead)), None)
+        if at is None:
+            at = next((i + 1 for i, line in enumerate(out) if line.startswith("**")), 0)
+        return out[:at] + [batch_math.render(batch, self.lang), ""] + out[at:]
 
     def host_ram_check(self) -> list[str]:
         """The host RAM the user has, against what the offload plans above need per node."""
