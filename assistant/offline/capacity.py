@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..tools.estimates import PlanResult, TrainingMemoryResult
+from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import asks_host_ram, named_setting
+from .asked import asks_host_ram, implausible, named_setting
 from .results import Result
 from .route import table_strategy
-from .wording import Writer
+from .wording import TOOL_NOTE_ZH, Writer, assumption_zh
 
 
 class Need(NamedTuple):
@@ -202,6 +202,16 @@ class CapacityBlocks(Writer):
                           "而 ZeRO 只切分模型状态")
         return None
 
+    @staticmethod
+    def plausible_fewer(p: PlanResult) -> FewerDevices | None:
+        """The plan's slower setting on fewer devices when it passes the plausibility check (asked.implausible):
+        shown instead of a plan that fails it."""
+        alt = p.fewer_devices
+        if not alt or alt.verdict == "does_not_fit" or alt.total_gib > p.memory.usable_gib:
+            return None
+        memory = p.memory.model_copy(update={"total_gib": alt.total_gib})
+        return None if implausible(p.model_copy(update={"devices": alt.devices, "memory": memory})) else alt
+
     def no_fit_alternative(self, p: PlanResult) -> str | None:
         """What does fit, as shown below it: MindSpeed-LLM, LoRA, or a shorter sequence (the tool's longest cutoff_len)."""
         alts = []
@@ -210,9 +220,17 @@ class CapacityBlocks(Writer):
             if q is None or r.arg("max_devices") or not q.fits:
                 continue
             devs = self.devices(q.devices, q.unit, q.hardware)
+            how = self.setting(q).split(" ", 1)[1]
+            if implausible(q):  # the plan that passes the check is the one named (its slower setting), or none
+                fewer = self.plausible_fewer(q)
+                if fewer is None:
+                    continue
+                devs = self.devices(fewer.devices, q.unit, q.hardware)
+                how = self.L(f"{fewer.setting.replace(' x ', ' × ')}, about {fewer.total_gib:.1f} GiB per {self.per_device(q.unit, q.hardware)}",
+                             f"{assumption_zh(fewer.setting.replace(' x ', ' × '), TOOL_NOTE_ZH)}，每{self.per_device(q.unit, q.hardware)}约 {fewer.total_gib:.1f} GiB")
             if q.framework != p.framework and q.method == p.method:
-                alts.append(self.L(f"{self.fw_name(q.framework, q.hardware)} fits it on {devs} ({self.setting(q).split(' ', 1)[1]}, below)",
-                                   f"{self.fw_name(q.framework, q.hardware)} 可以放下：{devs}（{self.setting(q).split(' ', 1)[1]}，见下）"))
+                alts.append(self.L(f"{self.fw_name(q.framework, q.hardware)} fits it on {devs} ({how}, below)",
+                                   f"{self.fw_name(q.framework, q.hardware)} 可以放下：{devs}（{how}，见下）"))
             elif q.method != p.method and q.framework == p.framework:
                 what = self.method_name(q.method) + (f" {q.stage.upper()}" if q.stage not in (None, "sft") else "")
                 alts.append(self.L(f"{what} fits on {devs} (below)", f"{what}可以放下：{devs}（见下）"))

@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import implausible
+from .asked import implausible, weights_floor
 from .capacity import TrainingFacts, shorter_rows
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
-from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY
+from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY, TOOL_NOTE_ZH, assumption_zh
 
 PREFERENCE_STAGES = ("dpo", "kto", "ppo", "rm")  # the vendor tables size SFT/PT jobs only
 
@@ -244,14 +244,17 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         plans = self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits]
         if not plans:
             return None
-        s = self.s
+        checked = [p for p in plans if not implausible(p)]  # the plausibility check picks what is shown, before it is shown
+        if not checked:
+            return self.rejected_headline(f, plans[0])
+        plans, s = checked, self.s
         many = len({p.method for p in plans}) > 1
         memory_first = "memory" in s.intents and "cards" not in s.intents  # "how much memory": the GiB per device first
         parts = [(self.method_name(p.method) + self.L(": ", "：") if many else "")
                  + (self.memory_summary(p) if memory_first else
                     self.plan_summary(p) + self.L(f" ({self.fw_name(p.framework, p.hardware)})", f"（{self.fw_name(p.framework, p.hardware)}）"))
                  for p in plans]
-        joined = self.L("; ", "；").join(parts) + (self.say("check_flag") if any(implausible(p) for p in plans) else "")
+        joined = self.L("; ", "；").join(parts)
         if not memory_first:
             self.stated += plans
         if s.stage in PREFERENCE_STAGES:
@@ -263,7 +266,21 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return self.L(f"estimate: {joined}.", f"估算：{joined}。")
         return self.L(f"estimate: {joined} — no vendor table row for this case.", f"估算：{joined}——厂商表格中没有这个组合。")
 
-    def estimate_within_bounds(self, f: TrainingFacts, joined: str) -> str | None:
+    def rejected_headline(self, f: TrainingFacts, p: PlanResult) -> str:
+        """The planner's count fails the plausibility check (asked.implausible): its slower setting on fewer devices
+        leads when that one passes, else no count is given, only the floor the model states set."""
+        alt, floor = self.plausible_fewer(p), weights_floor(p)
+        devs = self.devices(p.devices, p.unit, p.hardware)
+        if alt:
+            shown = self.say("check_alternative", devs=self.devices(alt.devices, p.unit, p.hardware),
+                             setting=assumption_zh(alt.setting.replace(" x ", " × "), TOOL_NOTE_ZH) if self.zh else alt.setting.replace(" x ", " × "),
+                             total=f"{alt.total_gib:.1f}", per=self.per_device(p.unit, p.hardware), fw=self.fw_name(p.framework, p.hardware))
+            picked = p.model_copy(update={"devices": alt.devices})
+            line = self.estimate_within_bounds(f, shown, picked) or self.say("estimate_plain", plans=shown)
+            return line + self.say("check_rejected_count", devs=devs)
+        return self.say("check_no_count", devs=devs, floor=self.devices(floor, p.unit, p.hardware))
+
+    def estimate_within_bounds(self, f: TrainingFacts, joined: str, shown: PlanResult | None = None) -> str | None:
         """The estimate with the vendor rows that bound it: shorter rows from below (no row at the length
         asked), LoRA rows from above (QLoRA)."""
         if f.bound:
@@ -271,7 +288,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             many = len({r.strategy for r in rows}) > 1  # LoRA and full: say which row is which
             listed = self.L(", ", "，").join((f"{STRATEGY[self.lang][r.strategy]} " if many else "")
                                             + f"{r.framework} {self.devices(r.cards, r.unit)}" for r in rows)
-            below = any(p.devices < (r.cards or 0) for p in self.asked_plans(f) or self.free_plans(f) if p.fits
+            plans = [shown] if shown else [p for p in self.asked_plans(f) or self.free_plans(f) if p.fits]
+            below = any(p.devices < (r.cards or 0) for p in plans
                         for r in rows if r.framework == p.framework)  # a longer job on fewer devices than the shorter row
             key = "bound_above_estimate" if below else "estimate_with_bound"
             return self.say(key, plans=joined, asked=f.asked, length=f.bound[0].seq_len, listed=listed)
