@@ -49,6 +49,14 @@ def named_setting(s: QuestionFrame) -> NamedSetting | None:
     return NamedSetting(s.zero_stage, offload)
 
 
+RECIPE = re.compile(r"recipe|配方|取值表", re.I)
+
+
+def asks_recipe(s: QuestionFrame) -> bool:
+    """"What does the recipe say?": the LLaMA-Factory recipe table is read whatever part the conversation is on."""
+    return bool(RECIPE.search(s.question))
+
+
 def asks_verdict(s: QuestionFrame) -> bool:
     """"Enough? / 够吗 / does it fit / will it OOM": the yes/no comes first, every supporting figure after it."""
     return bool(ASKS_VERDICT.search(s.question)) or "oom_asked" in s.intents

@@ -155,6 +155,8 @@ class PlanBlocks(CapacityBlocks):
         need, rec = p.memory_devices, p.devices
         if not (p.practice and need and need < rec) or self.is_gpu(p.hardware):  # ModelArts practice is Ascend's
             return []
+        if any(r is not None and r.supported is False for r in [p.table, *p.table_also]):
+            return []  # the vendor marks the framework '-' here: there is no tested setup to match
         need_s, rec_s = self.devices(need, p.unit, p.hardware), self.devices(rec, p.unit, p.hardware)
         return [self.L(
             f"  Why {rec_s}: device memory alone holds the job on {need_s}; ModelArts practice sizes a LoRA job at "

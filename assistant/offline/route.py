@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import batch_math
-from .asked import asks_host_ram, asks_verdict, named_setting
+from .asked import asks_host_ram, asks_recipe, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -242,7 +242,7 @@ class Router:
     def training_calls(self, s: Slots, e: Effective) -> list[Call]:
         calls: list[Call] = []
         if s.model and e.part:
-            if s.framework != "MindSpeed-LLM" and e.part == "Snt9B":
+            if s.framework != "MindSpeed-LLM" and (e.part == "Snt9B" or asks_recipe(s)):
                 for st in e.strategies:
                     calls += self.call("training_recipe", model=s.model, strategy=st, seq_len=e.seq_len)
             if e.strategies:

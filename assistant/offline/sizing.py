@@ -152,9 +152,12 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return []
         zero = self.parallel(plan.zero_stage, plan.offload)
         devs = self.devices(plan.devices, plan.unit, plan.hardware)
-        return [self.L(f"- **ZeRO stage** (estimate; the recipe table has no row for this case): **{zero}**, gradient accumulation "
-                       f"{plan.grad_accum}, on {devs} (LLaMA-Factory).",
-                       f"- **ZeRO 配置**（估算；配方表中没有这个组合）：**{zero}**，梯度累积 {plan.grad_accum}，{devs}（LLaMA-Factory）。")]
+        # the headline's count is the table's: a setting sized for another count says so, so the two do not contradict
+        table = min((r.cards for r in self.wanted_rows(f.rows) if r.supported and r.cards and r.framework == plan.framework), default=None)
+        if table and table != plan.devices and not any(plan is p for p in within):  # a plan on the user's devices is theirs
+            return [self.say("zero_from_estimate_other", zero=zero, ga=plan.grad_accum, devs=devs,
+                             table=self.devices(table, plan.unit, plan.hardware))]
+        return [self.say("zero_from_estimate", zero=zero, ga=plan.grad_accum, devs=devs)]
 
     # -- the headline: the first rule that applies ---------------------------------------------
     def training_headline(self, f: TrainingFacts) -> str | None:
@@ -193,15 +196,20 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         return self.wanted_rows(f.rows) if self.tables_size_it() else []
 
     def headline_unsupported(self, f: TrainingFacts) -> str | None:
-        s, wanted = self.s, self.wanted_rows(f.rows)
+        """The framework asked is '-' in the minimum-card table (at the length asked, or at the shorter length that
+        bounds it): that leads, before any estimate; a recipe-table row for the same job is named as a conflict."""
+        s, pool = self.s, f.rows or f.bound
+        wanted = self.wanted_rows(pool)
         if not (s.framework and wanted and all(not r.supported for r in wanted)):
             return None
-        others = [r for r in f.rows if r.framework != s.framework and r.supported]
-        line = self.L(f"{s.model} with {s.framework} is **not supported** in the ModelArts minimum-card table ('-').",
-                      f"{s.model} 在 {s.framework} 上**不支持**（ModelArts 最小卡数表中为“-”）。")
+        length = wanted[0].seq_len
+        line = self.say("unsupported", model=s.model, fw=s.framework) + (
+            self.say("unsupported_at", length=length, asked=f.asked) if length != f.asked else "")
+        others = [r for r in pool if r.framework != s.framework and r.supported]
         if others:
-            alt = self.L("; ", "；").join(self.row_summary(r, with_strategy=True) for r in others)
-            line += self.L(f" Supported instead: {alt}.", f"可改用：{alt}。")
+            line += self.say("supported_instead", alt=self.L("; ", "；").join(self.row_summary(r, with_strategy=True) for r in others))
+        if s.framework == "LLaMA-Factory" and f.recipes:  # seeds 000 and 004 disagree: say so, do not pick one silently
+            line += self.say("recipe_conflict", rows=self.L("; ", "；").join(self.recipe_summary(r) for r in f.recipes))
         return line
 
     def recipe_headline(self, f: TrainingFacts) -> str:
@@ -283,8 +291,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
     def estimate_within_bounds(self, f: TrainingFacts, joined: str, shown: PlanResult | None = None) -> str | None:
         """The estimate with the vendor rows that bound it: shorter rows from below (no row at the length
         asked), LoRA rows from above (QLoRA)."""
-        if f.bound:
-            rows = [r for r in self.wanted_rows(f.bound) if r.supported and r.cards]
+        rows = [r for r in self.wanted_rows(f.bound) if r.supported and r.cards]
+        if f.bound and rows:  # (a bound of '-' rows only is said by headline_unsupported)
             many = len({r.strategy for r in rows}) > 1  # LoRA and full: say which row is which
             listed = self.L(", ", "，").join((f"{STRATEGY[self.lang][r.strategy]} " if many else "")
                                             + f"{r.framework} {self.devices(r.cards, r.unit)}" for r in rows)

@@ -35,14 +35,11 @@ class TableBlocks(CapacityBlocks):
         note = ""
         if r.seq_len_used and r.seq_len_used != r.seq_len:
             note = self.L(f" (answered from the {r.seq_len_used}-token row)", f"（按表中 {r.seq_len_used} 的行回答）")
-        if self.zh:
-            return [f"- **{RECIPE_LABEL['zh']}**（{strat}，cutoff_len {r.seq_len_used}{note}）：{r.nodes} 个节点 × 每节点 "
-                    f"{r.cards_per_node} 卡 = **{r.total_cards} 张卡**；DeepSpeed **{r.deepspeed}**（ZeRO-{r.zero_stage}，"
-                    f"{self.offload_text(r.offload)}）；梯度累积 gradient_accumulation_steps **{r.grad_accum}**；模板 template `{r.template}`。"]
-        return [f"- **{RECIPE_LABEL['en']}** ({strat}, cutoff_len {r.seq_len_used}{note}): {self.nodes(r.nodes)} × "
-                f"{self.devices(r.cards_per_node)} = **{self.devices(r.total_cards)}**; DeepSpeed **{r.deepspeed}** "
-                f"(ZeRO-{r.zero_stage}, {self.offload_text(r.offload)}); gradient_accumulation_steps **{r.grad_accum}**; "
-                f"template `{r.template}`."]
+        part = self.say("recipe_part") if self.e.part != "Snt9B" else ""  # the recipe rows are Snt9B (910B) cards
+        return [self.say("recipe_row", label=RECIPE_LABEL[self.lang], strat=strat, seq=r.seq_len_used, note=note,
+                         nodes=self.nodes(r.nodes), per=self.devices(r.cards_per_node),
+                         total=self.devices(r.total_cards), ds=r.deepspeed, stage=r.zero_stage, offload=self.offload_text(r.offload),
+                         ga=r.grad_accum, template=r.template) + part]
 
     def row_summary(self, r: MinCardsRow, with_strategy: bool = False) -> str:
         strat = f"{STRATEGY[self.lang][r.strategy]} " if with_strategy else ""
