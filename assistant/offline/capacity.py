@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import asks_host_ram, implausible, named_setting
+from .asked import NamedSetting, asks_host_ram, implausible, named_setting
 from .results import Result
 from .route import table_strategy
 from .wording import TOOL_NOTE_ZH, Writer, assumption_zh
@@ -284,8 +284,14 @@ class CapacityBlocks(Writer):
             assert m is not None
             devs = self.devices(m.devices, m.unit, m.hardware)
             nodes = max(1, math.ceil(m.devices / self.node_size(m.hardware)))
-            return self.say("host_ram_first", gib=f"{m.host_ram_gib:,.0f}", setting=self.parallel(m.zero_stage, m.offload),
+            line = self.say("host_ram_first", gib=f"{m.host_ram_gib:,.0f}", setting=self.parallel(m.zero_stage, m.offload),
                             nodes=self.nodes(nodes), devs=devs)
+            # the plan for the user's devices keeps everything on them: its host RAM is nil, the offload figure an option
+            yours = next((r.value for r in self.r.of("plan_training", PlanResult) if r.arg("max_devices") and r.value
+                          and r.value.fits and not r.value.offload), None)
+            if yours is not None and not (named_setting(self.s) or NamedSetting(0, False)).offload:
+                return self.say("host_ram_not_needed", plan=self.setting(yours, self.e.devices), offload=line[0].lower() + line[1:])
+            return line
         return None
 
     def setting_verdict(self, call: Result[TrainingMemoryResult]) -> str:

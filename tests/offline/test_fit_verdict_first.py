@@ -75,3 +75,16 @@ def test_a_memory_question_without_a_yes_no_is_not_given_one(assistant):
     ans = assistant.ask("qwen2.5-7b full 4096 on 4 A100 80G with zero3, how much memory per GPU?")
     assert not [c for c in ans.tool_calls if c.name == "plan_training"]
     assert lead(ans).startswith("**Answer:** about **")
+
+
+def test_host_ram_for_a_plan_without_offload_says_so_before_the_offload_figure(assistant):
+    """A host-RAM follow-up where the plan for the user's cards keeps everything on them: the offload figure is an
+    option, not what the plan below needs (fresh round 5, c3 T3)."""
+    history = []
+    for q in ["我有24张910B，qwen2.5-72b lora 4096 够吗", "主机内存要多少"]:
+        ans = assistant.ask(q, history or None)
+        history += [{"role": "user", "content": q}, {"role": "assistant", "content": ans.answer}]
+    plan = next(c.result for c in ans.tool_calls if c.name == "plan_training" and c.args.get("max_devices"))
+    first = lead(ans)
+    if plan["fits"] and not plan["offload"]:
+        assert first.startswith("**结论**：**你的卡上的方案不开 CPU offload**") and "如果改开 ZeRO-3 offload" in first
