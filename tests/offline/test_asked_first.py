@@ -186,8 +186,9 @@ def test_public_access_limits_lead(assistant, q, lang):
 
 # ---------------------------------------------------------------- the phrase catalogue
 def test_every_phrase_has_both_languages_and_the_same_placeholders(tmp_path):
-    # English needs a verb's number ("cover"/"covers") and "have" where Chinese says "你的…"; nothing else may differ
-    grammar = {"cover", "have", "yours"}
+    # English needs a verb's number ("cover"/"covers") and "have" where Chinese says "你的…", and says "per device"
+    # where Chinese names the unit ("每卡", "每 DIE"); nothing else may differ
+    grammar = {"cover", "have", "yours", "per"}
     for key, pair in W.items():
         en, zh = ({f for _, f, _, _ in string.Formatter().parse(pair[lang]) if f} for lang in ("en", "zh"))
         assert set(pair) == {"en", "zh"} and (en ^ zh) <= grammar, key
