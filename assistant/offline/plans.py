@@ -78,7 +78,7 @@ class PlanBlocks(CapacityBlocks):
             if ref.cards == p.devices:
                 out.append(self.say("estimate_agrees", name=name, n=ref.cards))
                 continue
-            more = self.say("estimate_more_conservative" if p.devices > ref.cards else "table_more_conservative")
+            more = self.say("estimate_more_conservative" if p.devices > (ref.cards or 0) else "table_more_conservative")
             out.append(self.say("estimate_disagrees", name=name, n=p.devices, table=ref.cards, more=more))
         return out
 
