@@ -81,7 +81,7 @@ class CapacityBlocks(Writer):
         return self.devices(have)
 
     def yours(self) -> str:
-        yours = self.L(f"your {self.have()}", f"你的 {self.have()}")
+        yours = self.say("your", devs=self.have())
         return yours + " " if self.zh and yours[-1].isascii() and yours[-1].isalnum() else yours  # "你的 8 DIE 可以放下"
 
     def table_needs(self, strategy: str | None, recipes: list[TrainingRecipeResult], rows: list[MinCardsRow]) -> list[Need]:
@@ -119,11 +119,11 @@ class CapacityBlocks(Writer):
         line = next((text for rule in rules if (text := rule(v))), None)
         if line is None:
             return None
-        return (f"{self.method_name(method)}{self.L(': ', '：')}" if many else "") + line
+        return (f"{self.method_name(method)}{self.say('colon')}" if many else "") + line
 
     # -- the rules, each None when it does not apply -------------------------------------------
     def need_list(self, needs: list[Need], key: str = "need_item") -> str:
-        return self.L(", ", "，").join(self.say(key, who=n.who, n=self.devices(n.devices, n.unit)) for n in needs)
+        return self.say("comma").join(self.say(key, who=n.who, n=self.devices(n.devices, n.unit)) for n in needs)
 
     def yes_by_table(self, v: Verdict) -> str | None:
         ok = [n for n in v.needs if n.devices <= v.have]
@@ -134,7 +134,7 @@ class CapacityBlocks(Writer):
                         ok=self.need_list(ok))
         if short:
             line += self.say("not_for", short=self.need_list(short, "short_item"))
-        return line + self.L(".", "。")
+        return line + self.say("period")
 
     def no_by_table(self, v: Verdict) -> str | None:
         if not v.needs or v.upper:  # QLoRA: the LoRA rows are an upper bound, so fewer devices may still do
@@ -146,7 +146,7 @@ class CapacityBlocks(Writer):
         """No row at the length asked, and the nearest shorter row already needs more than the user has."""
         if v.needs or not v.bounds or any(n.devices <= v.have for n in v.bounds):
             return None
-        listed = self.L(", ", "，").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
+        listed = self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
         return self.say("no_by_bound", asked=v.asked, length=v.bounds[0].seq_len, listed=listed, have=self.have()) + self.below_minimum(v)
 
     def below_minimum(self, v: Verdict) -> str:
@@ -167,11 +167,11 @@ class CapacityBlocks(Writer):
         if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
             line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
         if v.upper and v.needs:
-            line += self.say("lora_rows_upper", listed=self.L(", ", "，").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in v.needs))
+            line += self.say("lora_rows_upper", listed=self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in v.needs))
         if v.bounds:  # the shorter rows fit the user's count: a lower bound only, said as such
             least = min(v.bounds, key=lambda n: n.devices)
             line += self.say("row_only_bound", length=least.seq_len, who=least.who, n=self.devices(least.devices, least.unit), asked=v.asked)
-        return line + self.L(".", "。")
+        return line + self.say("period")
 
     def no_by_estimate(self, v: Verdict) -> str | None:
         if not v.capped:
@@ -180,7 +180,7 @@ class CapacityBlocks(Writer):
         line = self.say("no_by_estimate", yours=self.yours())
         if free and free.fits:
             line += self.say("it_needs", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
-        return line + self.L(".", "。")
+        return line + self.say("period")
 
     # -- nothing fits at any count -------------------------------------------------------------
     def no_fit_why(self, p: PlanResult) -> str | None:
@@ -237,7 +237,7 @@ class CapacityBlocks(Writer):
         m = re.search(r"at most (\d+) tokens per sequence fit", p.note or "")
         if m:
             alts.append(self.L(f"a sequence of at most {m.group(1)} tokens (cutoff_len) fits", f"序列长度不超过 {m.group(1)}（cutoff_len）时可以放下"))
-        return self.L("; ", "；").join(alts) or None
+        return self.say("semicolon").join(alts) or None
 
     def no_fit_text(self, p: PlanResult) -> str:
         """'does not fit at any device count — <why>; <what fits instead>' (estimate)."""
@@ -302,7 +302,7 @@ class CapacityBlocks(Writer):
         if m.verdict == "tight" and m.total_gib > m.usable_gib:  # the tool's "tight" with its point above the usable memory
             key = "setting_tight_over"
         setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
-        return self.say(key, setting=setting, yours=self.yours_count(m.devices, m.unit, m.hardware), total=f"{m.total_gib:.1f}",
+        return self.say(key, setting=setting, yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
                         high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
                         per=self.per_device(m.unit, m.hardware), batch=self.batch_as_set(m.micro_batch, call.arg("grad_accum")))
 
@@ -310,10 +310,7 @@ class CapacityBlocks(Writer):
         """' (micro batch 2, gradient accumulation 4, as you set)': the user's own batch figures, echoed with the verdict."""
         said = [self.say("micro_batch", n=micro_batch)] * (self.s.micro_batch is not None) + \
             [self.say("grad_accum", n=grad_accum)] * (self.s.grad_accum is not None and grad_accum is not None)
-        return self.say("as_you_set", values=self.L(", ", "，").join(said)) if said else ""
-
-    def yours_count(self, n: int, unit: str, hardware: str) -> str:
-        return self.L(f"your {self.devices(n, unit, hardware)}", f"你的 {self.devices(n, unit, hardware)}")
+        return self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
 
 
 class Verdict:

@@ -26,7 +26,7 @@ class PlanBlocks(CapacityBlocks):
         if p.verdict == "tight":  # the range's upper end does not fit (Ascend plans on the vendor-tested point, or no count holds it)
             bits.append(self.L(f"tight: likely up to {p.memory.high_gib:.1f} of {p.memory.usable_gib:.1f} GiB (estimate)",
                                f"偏紧：可能高达 {p.memory.high_gib:.1f} GiB，可用 {p.memory.usable_gib:.1f} GiB（估算）"))
-        return self.L(", ", "，").join(bits)
+        return self.say("comma").join(bits)
 
     def capped_adds_nothing(self, call: Result[PlanResult], f: TrainingFacts) -> bool:
         """True when the plan without a cap (same method and framework) fits within the user's devices."""
@@ -137,7 +137,7 @@ class PlanBlocks(CapacityBlocks):
         where = self.devices(n, "die" if call.arg("hardware") == "snt9b23" else "card", str(call.arg("hardware")))
         stage = call.arg("zero_stage")
         offload = self.L("with offload", "开 offload") if call.arg("offload") else self.L("no offload", "不开 offload")
-        setting = self.L(", ", "、").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), offload])
+        setting = self.say("enum").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), offload])
         return self.L(f"With {' and '.join(named)}, on {setting}: ", f"按你说的 {'、'.join(named)}，在 {setting} 下：")
 
     def memory(self, call: Result[TrainingMemoryResult]) -> list[str]:
@@ -147,7 +147,7 @@ class PlanBlocks(CapacityBlocks):
         lines = [self.lead(self.trainer_label(call) + self.say("memory_lead", total=f"{m.total_gib:.1f}", how=self.estimate_label(m.assumptions)))]
         terms = zip(("weights", "gradients", "optimizer", "activations", "logits", "overhead"),
                     (m.weights_gib, m.gradients_gib, m.optimizer_gib, m.activations_gib, m.logits_gib, m.overhead_gib), strict=True)
-        lines.append("- " + self.L(", ", "，").join(f"{self.say('term_' + k)} {v:.1f} GiB" for k, v in terms))
+        lines.append("- " + self.say("comma").join(f"{self.say('term_' + k)} {v:.1f} GiB" for k, v in terms))
         lines.append(self.say("memory_range", usable=f"{m.usable_gib:.1f}", total=f"{m.total_gib:.1f}", low=f"{m.low_gib:.1f}",
                               high=f"{m.high_gib:.1f}", word=self.say("verdict_" + m.verdict)))
         if m.host_ram_gib:

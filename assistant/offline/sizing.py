@@ -5,6 +5,7 @@ The headline is the first rule of a short table that applies; the blocks under i
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
@@ -163,7 +164,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
     def training_headline(self, f: TrainingFacts) -> str | None:
         """One sentence that answers the question; the lines below give every row it came from."""
         rules: list[Callable[[TrainingFacts], str | None]] = [
-            self.headline_not_listed, self.headline_unsupported, self.headline_recipe_first, self.headline_min_rows, self.headline_recipe,
+            self.headline_not_listed, self.headline_unsupported, partial(self.headline_recipe, first=True), self.headline_min_rows, self.headline_recipe,
             self.headline_method_fits_nowhere, self.headline_estimate, self.headline_nothing_fits,
         ]
         return next((text for rule in rules if (text := rule(f))), None)
@@ -207,21 +208,20 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             self.say("unsupported_at", length=length, asked=f.asked) if length != f.asked else "")
         others = [r for r in pool if r.framework != s.framework and r.supported]
         if others:
-            line += self.say("supported_instead", alt=self.L("; ", "；").join(self.row_summary(r, with_strategy=True) for r in others))
+            line += self.say("supported_instead", alt=self.say("semicolon").join(self.row_summary(r, with_strategy=True) for r in others))
         if s.framework == "LLaMA-Factory" and f.recipes:  # seeds 000 and 004 disagree: say so, do not pick one silently
-            line += self.say("recipe_conflict", rows=self.L("; ", "；").join(self.recipe_summary(r) for r in f.recipes))
+            line += self.say("recipe_conflict", rows=self.say("semicolon").join(self.recipe_summary(r) for r in f.recipes))
         return line
 
-    def recipe_headline(self, f: TrainingFacts) -> str:
-        return "; ".join(self.recipe_summary(r) for r in f.recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
-
-    def headline_recipe_first(self, f: TrainingFacts) -> str | None:
-        """The recipe table leads for LLaMA-Factory (or no framework), unless the question names LLaMA-Factory
-        without asking for ZeRO/GA and the minimum-card table has its row."""
-        if not f.recipes or not self.tables_size_it() or self.s.framework not in (None, "LLaMA-Factory"):
+    def headline_recipe(self, f: TrainingFacts, first: bool = False) -> str | None:
+        """The recipe row as the headline. ``first``: ahead of the minimum-card rows, for LLaMA-Factory (or no framework),
+        unless the question names LLaMA-Factory without asking for ZeRO/GA and the minimum-card table has its row."""
+        if not f.recipes or not self.tables_size_it():
             return None
-        prefer_min = self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"}
-        return None if prefer_min else self.recipe_headline(f)
+        if first and (self.s.framework not in (None, "LLaMA-Factory") or (
+                self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"})):
+            return None
+        return "; ".join(self.recipe_summary(r) for r in f.recipes) + self.say("recipe_source", label=RECIPE_LABEL[self.lang])
 
     def headline_min_rows(self, f: TrainingFacts) -> str | None:
         wanted = self.table_rows_apply(f)
@@ -229,11 +229,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return None
         multi = len({x.strategy for x in wanted}) > 1
         listed = self.say("listed_yes") if self.asks_support() and all(r.supported for r in wanted) else ""
-        return listed + self.L("; ", "；").join(self.row_summary(r, with_strategy=multi) for r in wanted) + self.L(
-            f" ({MIN_LABEL['en']}, {wanted[0].hardware}).", f"（{MIN_LABEL['zh']}，{wanted[0].hardware}）。")
-
-    def headline_recipe(self, f: TrainingFacts) -> str | None:
-        return self.recipe_headline(f) if f.recipes and self.tables_size_it() else None
+        return listed + self.say("semicolon").join(self.row_summary(r, with_strategy=multi) for r in wanted) + self.say(
+            "min_source", label=MIN_LABEL[self.lang], part=wanted[0].hardware)
 
     def asked_plans(self, f: TrainingFacts) -> list[PlanResult]:
         fitting = [p for p in self.free_plans(f) if p.fits]
@@ -258,11 +255,11 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         plans, s = checked, self.s
         many = len({p.method for p in plans}) > 1
         memory_first = "memory" in s.intents and "cards" not in s.intents  # "how much memory": the GiB per device first
-        parts = [(self.method_name(p.method) + self.L(": ", "：") if many else "")
+        parts = [(self.method_name(p.method) + self.say("colon") if many else "")
                  + (self.memory_summary(p) if memory_first else
                     self.plan_summary(p) + self.L(f" ({self.fw_name(p.framework, p.hardware)})", f"（{self.fw_name(p.framework, p.hardware)}）"))
                  for p in plans]
-        joined = self.L("; ", "；").join(parts)
+        joined = self.say("semicolon").join(parts)
         if not memory_first:
             self.stated += plans
         if s.stage in PREFERENCE_STAGES:
@@ -294,7 +291,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         rows = [r for r in self.wanted_rows(f.bound) if r.supported and r.cards]
         if f.bound and rows:  # (a bound of '-' rows only is said by headline_unsupported)
             many = len({r.strategy for r in rows}) > 1  # LoRA and full: say which row is which
-            listed = self.L(", ", "，").join((f"{STRATEGY[self.lang][r.strategy]} " if many else "")
+            listed = self.say("comma").join((f"{STRATEGY[self.lang][r.strategy]} " if many else "")
                                             + f"{r.framework} {self.devices(r.cards, r.unit)}" for r in rows)
             plans = [shown] if shown else [p for p in self.asked_plans(f) or self.free_plans(f) if p.fits]
             below = any(p.devices < (r.cards or 0) for p in plans
@@ -304,7 +301,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         upper = [(r.framework, r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards] + [
             ("LLaMA-Factory", r.total_cards, "card") for r in f.recipes if r.total_cards]
         if self.s.method == "qlora" and upper:
-            listed = self.L(", ", "，").join(f"{fw} {self.devices(n, unit)}" for fw, n, unit in upper)
+            listed = self.say("comma").join(f"{fw} {self.devices(n, unit)}" for fw, n, unit in upper)
             return self.say("estimate_with_upper", plans=joined, listed=listed)
         return None
 

@@ -79,7 +79,7 @@ class TableBlocks(CapacityBlocks):
             rows = [r for r in call.value.rows if r.seq_len == call.value.seq_len_used] or call.value.rows
             for r in rows:
                 self.cite(r.source)
-            items = self.L("; ", "；").join(self.row_summary(r) for r in rows)
+            items = self.say("semicolon").join(self.row_summary(r) for r in rows)
             out.append(self.L(f"  {twin} has the same architecture (layers, hidden size, heads, vocabulary), so it needs the "
                               f"same memory; its row (SEQ_LEN {rows[0].seq_len}, {rows[0].hardware}): {items}.",
                               f"  {twin} 与它结构完全相同（层数、隐藏维度、注意力头、词表），显存需求相同；它的行"
@@ -113,7 +113,7 @@ class TableBlocks(CapacityBlocks):
             groups.setdefault((row.strategy, row.seq_len), []).append(row)
         lines = []
         for (strat, seq), group in groups.items():
-            items = self.L("; ", "；").join(self.row_summary(x) for x in group)
+            items = self.say("semicolon").join(self.row_summary(x) for x in group)
             label, hw = STRATEGY[self.lang][strat], group[0].hardware
             floor = self.L(f"; a lower bound for {self.e.seq_len} tokens", f"；是序列长度 {self.e.seq_len} 的下限") if bound else ""
             if self.s.method == "qlora":

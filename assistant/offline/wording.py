@@ -262,7 +262,7 @@ class Writer:
         return self.L("no offload", "不开 offload")
 
     def estimate_label(self, assumptions: list[str], short: bool = False) -> str:
-        shown = self.L("; ", "；").join(self.L(str(a), assumption_zh(str(a))) for a in assumptions[: 2 if short else 4])
+        shown = self.say("semicolon").join(self.L(str(a), assumption_zh(str(a))) for a in assumptions[: 2 if short else 4])
         base = self.L("estimate", "估算")
         return self.L(f"{base}, assumptions: {shown}", f"{base}，假设：{shown}") if shown else base
 
