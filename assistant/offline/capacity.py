@@ -244,18 +244,12 @@ class CapacityBlocks(Writer):
         mem = p.memory
         why = self.no_fit_why(p)
         alt = self.no_fit_alternative(p)
-        need = self.L(f"each device needs {mem.total_gib:.1f} GiB of {mem.usable_gib:.1f} even with the most "
-                      "memory-saving setting", f"即使用最省显存的设置，每卡仍需 {mem.total_gib:.1f} GiB，可用 {mem.usable_gib:.1f} GiB")
-        if mem.fits and mem.verdict == "tight":  # the point fits, the upper end of its range does not (plans hold it)
-            need = self.L(f"each device needs about {mem.total_gib:.1f} GiB, likely up to {mem.high_gib:.1f}, of "
-                          f"{mem.usable_gib:.1f} even with the most memory-saving setting (tight)",
-                          f"即使用最省显存的设置，每卡约 {mem.total_gib:.1f} GiB，可能高达 {mem.high_gib:.1f} GiB，"
-                          f"可用 {mem.usable_gib:.1f} GiB（偏紧）")
-        text = self.L(f"does not fit at any device count — {why or need}", f"在任何卡数下都放不下——{why or need}")
-        if why:
-            text += self.L(f" ({need})", f"（{need}）")
+        figures = dict(total=f"{mem.total_gib:.1f}", high=f"{mem.high_gib:.1f}", usable=f"{mem.usable_gib:.1f}")
+        # the point fits, the upper end of its range does not (plans hold it): tight
+        need = self.say("no_fit_need_tight" if mem.fits and mem.verdict == "tight" else "no_fit_need", **figures)
+        text = self.say("no_fit_anywhere", why=why or need) + (self.say("bracketed", text=need) if why else "")
         if alt:
-            text += self.L(". Instead: ", "。可改用：") + alt
+            text += self.say("instead", alt=alt)
         return text
 
     # -- what was asked first: host RAM per node, or a verdict on the setting the user names ----------

@@ -243,7 +243,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if not (s.method and failed and not self.asked_plans(f)):
             return None
         name = self.method_name(s.method) + (f" {s.stage.upper()}" if s.stage and s.stage != "sft" else "")
-        return self.L(f"estimate: {name} {self.no_fit_text(failed)}.", f"估算：{name}{' ' if name[-1].isascii() else ''}{self.no_fit_text(failed)}。")
+        return self.say("estimate_plain", plans=f"{name}{' ' if self.lang == 'en' or name[-1].isascii() else ''}{self.no_fit_text(failed)}")
 
     def headline_estimate(self, f: TrainingFacts) -> str | None:
         plans = self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits]
@@ -257,7 +257,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         memory_first = "memory" in s.intents and "cards" not in s.intents  # "how much memory": the GiB per device first
         parts = [(self.method_name(p.method) + self.say("colon") if many else "")
                  + (self.memory_summary(p) if memory_first else
-                    self.plan_summary(p) + self.L(f" ({self.fw_name(p.framework, p.hardware)})", f"（{self.fw_name(p.framework, p.hardware)}）"))
+                    self.plan_summary(p) + self.say("bracketed", text=self.fw_name(p.framework, p.hardware)))
                  for p in plans]
         joined = self.say("semicolon").join(parts)
         if not memory_first:
@@ -268,8 +268,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if bounded:
             return bounded
         if any(p.table for p in plans):  # the plan carries the vendor row; the lines below compare them
-            return self.L(f"estimate: {joined}.", f"估算：{joined}。")
-        return self.L(f"estimate: {joined} — no vendor table row for this case.", f"估算：{joined}——厂商表格中没有这个组合。")
+            return self.say("estimate_plain", plans=joined)
+        return self.say("estimate_no_row", plans=joined)
 
     def rejected_headline(self, f: TrainingFacts, p: PlanResult) -> str:
         """The planner's count fails the plausibility check (asked.implausible): its slower setting on fewer devices
