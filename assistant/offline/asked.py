@@ -16,9 +16,14 @@ from .frame import QuestionFrame
 HOST_RAM = re.compile(r"host\s*(?:ram|memory)|cpu\s*(?:ram|memory)|system\s+ram|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))",
                       re.I)
 NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offload|关(?:掉|闭)?\s*offload|without\s+(?:cpu\s+)?offload|"
-                        r"no\s+(?:cpu\s+)?offload|(?:skip|drop|turn\s+off|disable)\s+(?:the\s+)?(?:cpu\s+)?offload", re.I)
-JUDGE = re.compile(r"行不行|行吗|可以吗|可不可以|能不能|能否|够不够|够吗|ok\b|okay|work|enough|will\s+it|would\s+it|can\s+i|could\s+i|"
-                   r"is\s+it\s+possible|fit|\?|？", re.I)
+                        r"no\s+(?:cpu\s+)?offload|(?:skip|drop|turn\s+off|disable)\s+(?:the\s+)?(?:cpu\s+)?offload|"
+                        # offload as the fallback ("host RAM for offload if not", "不够的话开 offload"): judged without it
+                        r"offload\s+if\s+(?:not|needed|it\s+does\s*n[o']t)|(?:if\s+not|otherwise)\b.{0,30}offload|"
+                        r"(?:不够|放不下|不行)(?:的话)?.{0,12}offload", re.I)
+VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能不能|能否|够不够|够吗|放得下|ok\b|okay|work|enough|will\s+it|"
+                 r"would\s+it|can\s+i|could\s+i|is\s+it\s+possible|fit")
+JUDGE = re.compile(VERDICT_WORDS + r"|\?|？", re.I)
+ASKS_VERDICT = re.compile(VERDICT_WORDS, re.I)  # a yes/no asked in words, not only by a question mark
 
 
 class NamedSetting(NamedTuple):
@@ -42,6 +47,19 @@ def named_setting(s: QuestionFrame) -> NamedSetting | None:
         return None
     offload = False if NO_OFFLOAD.search(s.question) else bool(s.offload)
     return NamedSetting(s.zero_stage, offload)
+
+
+RECIPE = re.compile(r"recipe|配方|取值表", re.I)
+
+
+def asks_recipe(s: QuestionFrame) -> bool:
+    """"What does the recipe say?": the LLaMA-Factory recipe table is read whatever part the conversation is on."""
+    return bool(RECIPE.search(s.question))
+
+
+def asks_verdict(s: QuestionFrame) -> bool:
+    """"Enough? / 够吗 / does it fit / will it OOM": the yes/no comes first, every supporting figure after it."""
+    return bool(ASKS_VERDICT.search(s.question)) or "oom_asked" in s.intents
 
 
 def weights_floor(p: PlanResult) -> int:

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..tools.estimates import PlanResult, TrainingMemoryResult
+from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import asks_host_ram, named_setting
+from .asked import NamedSetting, asks_host_ram, implausible, named_setting
 from .results import Result
 from .route import table_strategy
-from .wording import Writer
+from .wording import TOOL_NOTE_ZH, Writer, assumption_zh
 
 
 class Need(NamedTuple):
@@ -81,7 +81,7 @@ class CapacityBlocks(Writer):
         return self.devices(have)
 
     def yours(self) -> str:
-        yours = self.L(f"your {self.have()}", f"你的 {self.have()}")
+        yours = self.say("your", devs=self.have())
         return yours + " " if self.zh and yours[-1].isascii() and yours[-1].isalnum() else yours  # "你的 8 DIE 可以放下"
 
     def table_needs(self, strategy: str | None, recipes: list[TrainingRecipeResult], rows: list[MinCardsRow]) -> list[Need]:
@@ -119,11 +119,11 @@ class CapacityBlocks(Writer):
         line = next((text for rule in rules if (text := rule(v))), None)
         if line is None:
             return None
-        return (f"{self.method_name(method)}{self.L(': ', '：')}" if many else "") + line
+        return (f"{self.method_name(method)}{self.say('colon')}" if many else "") + line
 
     # -- the rules, each None when it does not apply -------------------------------------------
     def need_list(self, needs: list[Need], key: str = "need_item") -> str:
-        return self.L(", ", "，").join(self.say(key, who=n.who, n=self.devices(n.devices, n.unit)) for n in needs)
+        return self.say("comma").join(self.say(key, who=n.who, n=self.devices(n.devices, n.unit)) for n in needs)
 
     def yes_by_table(self, v: Verdict) -> str | None:
         ok = [n for n in v.needs if n.devices <= v.have]
@@ -134,7 +134,7 @@ class CapacityBlocks(Writer):
                         ok=self.need_list(ok))
         if short:
             line += self.say("not_for", short=self.need_list(short, "short_item"))
-        return line + self.L(".", "。")
+        return line + self.say("period")
 
     def no_by_table(self, v: Verdict) -> str | None:
         if not v.needs or v.upper:  # QLoRA: the LoRA rows are an upper bound, so fewer devices may still do
@@ -146,7 +146,7 @@ class CapacityBlocks(Writer):
         """No row at the length asked, and the nearest shorter row already needs more than the user has."""
         if v.needs or not v.bounds or any(n.devices <= v.have for n in v.bounds):
             return None
-        listed = self.L(", ", "，").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
+        listed = self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
         return self.say("no_by_bound", asked=v.asked, length=v.bounds[0].seq_len, listed=listed, have=self.have()) + self.below_minimum(v)
 
     def below_minimum(self, v: Verdict) -> str:
@@ -167,11 +167,11 @@ class CapacityBlocks(Writer):
         if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
             line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
         if v.upper and v.needs:
-            line += self.say("lora_rows_upper", listed=self.L(", ", "，").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in v.needs))
+            line += self.say("lora_rows_upper", listed=self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in v.needs))
         if v.bounds:  # the shorter rows fit the user's count: a lower bound only, said as such
             least = min(v.bounds, key=lambda n: n.devices)
             line += self.say("row_only_bound", length=least.seq_len, who=least.who, n=self.devices(least.devices, least.unit), asked=v.asked)
-        return line + self.L(".", "。")
+        return line + self.say("period")
 
     def no_by_estimate(self, v: Verdict) -> str | None:
         if not v.capped:
@@ -180,7 +180,7 @@ class CapacityBlocks(Writer):
         line = self.say("no_by_estimate", yours=self.yours())
         if free and free.fits:
             line += self.say("it_needs", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
-        return line + self.L(".", "。")
+        return line + self.say("period")
 
     # -- nothing fits at any count -------------------------------------------------------------
     def no_fit_why(self, p: PlanResult) -> str | None:
@@ -202,6 +202,16 @@ class CapacityBlocks(Writer):
                           "而 ZeRO 只切分模型状态")
         return None
 
+    @staticmethod
+    def plausible_fewer(p: PlanResult) -> FewerDevices | None:
+        """The plan's slower setting on fewer devices when it passes the plausibility check (asked.implausible):
+        shown instead of a plan that fails it."""
+        alt = p.fewer_devices
+        if not alt or alt.verdict == "does_not_fit" or alt.total_gib > p.memory.usable_gib:
+            return None
+        memory = p.memory.model_copy(update={"total_gib": alt.total_gib})
+        return None if implausible(p.model_copy(update={"devices": alt.devices, "memory": memory})) else alt
+
     def no_fit_alternative(self, p: PlanResult) -> str | None:
         """What does fit, as shown below it: MindSpeed-LLM, LoRA, or a shorter sequence (the tool's longest cutoff_len)."""
         alts = []
@@ -210,49 +220,55 @@ class CapacityBlocks(Writer):
             if q is None or r.arg("max_devices") or not q.fits:
                 continue
             devs = self.devices(q.devices, q.unit, q.hardware)
+            how = self.setting(q).split(" ", 1)[1]
+            if implausible(q):  # the plan that passes the check is the one named (its slower setting), or none
+                fewer = self.plausible_fewer(q)
+                if fewer is None:
+                    continue
+                devs = self.devices(fewer.devices, q.unit, q.hardware)
+                how = self.L(f"{fewer.setting.replace(' x ', ' × ')}, about {fewer.total_gib:.1f} GiB per {self.per_device(q.unit, q.hardware)}",
+                             f"{assumption_zh(fewer.setting.replace(' x ', ' × '), TOOL_NOTE_ZH)}，每{self.per_device(q.unit, q.hardware)}约 {fewer.total_gib:.1f} GiB")
             if q.framework != p.framework and q.method == p.method:
-                alts.append(self.L(f"{self.fw_name(q.framework, q.hardware)} fits it on {devs} ({self.setting(q).split(' ', 1)[1]}, below)",
-                                   f"{self.fw_name(q.framework, q.hardware)} 可以放下：{devs}（{self.setting(q).split(' ', 1)[1]}，见下）"))
+                alts.append(self.L(f"{self.fw_name(q.framework, q.hardware)} fits it on {devs} ({how}, below)",
+                                   f"{self.fw_name(q.framework, q.hardware)} 可以放下：{devs}（{how}，见下）"))
             elif q.method != p.method and q.framework == p.framework:
                 what = self.method_name(q.method) + (f" {q.stage.upper()}" if q.stage not in (None, "sft") else "")
                 alts.append(self.L(f"{what} fits on {devs} (below)", f"{what}可以放下：{devs}（见下）"))
         m = re.search(r"at most (\d+) tokens per sequence fit", p.note or "")
         if m:
             alts.append(self.L(f"a sequence of at most {m.group(1)} tokens (cutoff_len) fits", f"序列长度不超过 {m.group(1)}（cutoff_len）时可以放下"))
-        return self.L("; ", "；").join(alts) or None
+        return self.say("semicolon").join(alts) or None
 
     def no_fit_text(self, p: PlanResult) -> str:
         """'does not fit at any device count — <why>; <what fits instead>' (estimate)."""
         mem = p.memory
         why = self.no_fit_why(p)
         alt = self.no_fit_alternative(p)
-        need = self.L(f"each device needs {mem.total_gib:.1f} GiB of {mem.usable_gib:.1f} even with the most "
-                      "memory-saving setting", f"即使用最省显存的设置，每卡仍需 {mem.total_gib:.1f} GiB，可用 {mem.usable_gib:.1f} GiB")
-        if mem.fits and mem.verdict == "tight":  # the point fits, the upper end of its range does not (plans hold it)
-            need = self.L(f"each device needs about {mem.total_gib:.1f} GiB, likely up to {mem.high_gib:.1f}, of "
-                          f"{mem.usable_gib:.1f} even with the most memory-saving setting (tight)",
-                          f"即使用最省显存的设置，每卡约 {mem.total_gib:.1f} GiB，可能高达 {mem.high_gib:.1f} GiB，"
-                          f"可用 {mem.usable_gib:.1f} GiB（偏紧）")
-        text = self.L(f"does not fit at any device count — {why or need}", f"在任何卡数下都放不下——{why or need}")
-        if why:
-            text += self.L(f" ({need})", f"（{need}）")
+        figures = dict(total=f"{mem.total_gib:.1f}", high=f"{mem.high_gib:.1f}", usable=f"{mem.usable_gib:.1f}")
+        # the point fits, the upper end of its range does not (plans hold it): tight
+        need = self.say("no_fit_need_tight" if mem.fits and mem.verdict == "tight" else "no_fit_need", **figures)
+        text = self.say("no_fit_anywhere", why=why or need) + (self.say("bracketed", text=need) if why else "")
         if alt:
-            text += self.L(". Instead: ", "。可改用：") + alt
+            text += self.say("instead", alt=alt)
         return text
 
     # -- what was asked first: host RAM per node, or a verdict on the setting the user names ----------
     def asked_first(self) -> list[str]:
+        """The yes/no on the setting the user names (the estimator's own verdict), then the host RAM per node the
+        offload setting needs: a verdict asked for comes before any figure that supports it."""
         if self.headlined:
             return []
         calls = self.r.of("estimate_training_memory", TrainingMemoryResult)
-        if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
-            return [self.lead(line)]
         setting = named_setting(self.s)
         judged = next((c for c in calls if setting and c.arg("zero_stage") == setting.zero_stage
                        and bool(c.arg("offload")) == setting.offload and c.arg("devices")), None)
-        if judged is None or judged.value is None or self.r.of("plan_training", PlanResult) == []:
-            return []
-        return [self.lead(self.setting_verdict(judged)), ""]
+        lines = []
+        if judged is not None and judged.value is not None and self.r.of("plan_training", PlanResult):
+            lines.append(self.setting_verdict(judged))
+        if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
+            # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
+            lines.insert(0 if setting and setting.offload else len(lines), line)
+        return [self.lead(line) for line in lines] + [""] if lines else []
 
     def host_ram_first(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
         """'About **460 GiB of host RAM per node** for ZeRO-3 + offload on your 4 nodes (32 cards; estimate)'."""
@@ -262,8 +278,14 @@ class CapacityBlocks(Writer):
             assert m is not None
             devs = self.devices(m.devices, m.unit, m.hardware)
             nodes = max(1, math.ceil(m.devices / self.node_size(m.hardware)))
-            return self.say("host_ram_first", gib=f"{m.host_ram_gib:,.0f}", setting=self.parallel(m.zero_stage, m.offload),
+            line = self.say("host_ram_first", gib=f"{m.host_ram_gib:,.0f}", setting=self.parallel(m.zero_stage, m.offload),
                             nodes=self.nodes(nodes), devs=devs)
+            # the plan for the user's devices keeps everything on them: its host RAM is nil, the offload figure an option
+            yours = next((r.value for r in self.r.of("plan_training", PlanResult) if r.arg("max_devices") and r.value
+                          and r.value.fits and not r.value.offload), None)
+            if yours is not None and not (named_setting(self.s) or NamedSetting(0, False)).offload:
+                return self.say("host_ram_not_needed", plan=self.setting(yours, self.e.devices), offload=line[0].lower() + line[1:])
+            return line
         return None
 
     def setting_verdict(self, call: Result[TrainingMemoryResult]) -> str:
@@ -271,12 +293,18 @@ class CapacityBlocks(Writer):
         m = call.value
         assert m is not None
         key = {"fits": "setting_yes", "tight": "setting_tight", "does_not_fit": "setting_no"}[m.verdict]
+        if m.verdict == "tight" and m.total_gib > m.usable_gib:  # the tool's "tight" with its point above the usable memory
+            key = "setting_tight_over"
         setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
-        return self.say(key, setting=setting, yours=self.yours_count(m.devices, m.unit, m.hardware), total=f"{m.total_gib:.1f}",
-                        high=f"{m.high_gib:.1f}", usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware))
+        return self.say(key, setting=setting, yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
+                        high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
+                        per=self.per_device(m.unit, m.hardware), batch=self.batch_as_set(m.micro_batch, call.arg("grad_accum")))
 
-    def yours_count(self, n: int, unit: str, hardware: str) -> str:
-        return self.L(f"your {self.devices(n, unit, hardware)}", f"你的 {self.devices(n, unit, hardware)}")
+    def batch_as_set(self, micro_batch: int, grad_accum: object) -> str:
+        """' (micro batch 2, gradient accumulation 4, as you set)': the user's own batch figures, echoed with the verdict."""
+        said = [self.say("micro_batch", n=micro_batch)] * (self.s.micro_batch is not None) + \
+            [self.say("grad_accum", n=grad_accum)] * (self.s.grad_accum is not None and grad_accum is not None)
+        return self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
 
 
 class Verdict:

@@ -21,6 +21,7 @@ from ..tools.tables import (
     SearchNotesResult,
 )
 from . import batch_math, fused_attention, spec, stated
+from .asked import asks_verdict
 from .fits import FitsBlocks
 from .parse import Slots
 from .results import Result
@@ -65,8 +66,10 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang)
         if not self.done:
-            return self.stated_devices() + t("clarify", self.lang)
-        out = self.compared() if compares(s) and self.per_variant() else self.body()
+            e = self.e  # what the user said they have, repeated before asking for the model
+            have = self.devices(e.devices, "die" if e.hardware == "snt9b23" else "card", e.hardware)
+            return (self.say("noted_devices", have=have, part=self.hw_name(e.hardware)) if e.devices else "") + t("clarify", self.lang)
+        out = self.compared() if compares(s) and self.per_variant() else self.batch_after_lead(self.body())
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
@@ -76,8 +79,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         if sized or self.results("generate_config", ok=None):
             out += self.not_used()
         if self.sources:
-            out += ["", t("sources", self.lang) + self.L("; ", "；").join(self.sources)]
-        if self.offers_config():
+            out += ["", t("sources", self.lang) + self.say("semicolon").join(self.sources)]
+        if s.model and is_training_question(s) and "config" not in s.intents and self.results("min_cards") + self.results("training_recipe"):
             out += ["", t("offer", self.lang)]
         return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
 
@@ -97,19 +100,6 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         ]
         return [line for block in blocks for line in block()]
 
-    def offers_config(self) -> bool:
-        s = self.s
-        return bool(s.model and is_training_question(s) and "config" not in s.intents
-                    and self.results("min_cards") + self.results("training_recipe"))
-
-    def stated_devices(self) -> str:
-        """What the user said they have, repeated before asking for the model: "You have 16 Snt9B cards." """
-        e = self.e
-        if not e.devices:
-            return ""
-        have = self.devices(e.devices, "die" if e.hardware == "snt9b23" else "card", e.hardware)
-        return self.L(f"Noted: you have {have} ({self.hw_name(e.hardware)}). ", f"已记下：你有 {have}（{self.hw_name(e.hardware)}）。")
-
     # -- the header: what was answered, how the question was read, what was assumed --------------
     def header_block(self) -> list[str]:
         fits = self.results("what_fits", ok=None)  # its own lead names the model, devices and length
@@ -117,10 +107,23 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             return []
         if all(d.name == "search_notes" for d in self.done):  # a how-to answered from the notes sizes no job: no job header
             return []
-        # the user's own batch figures: their product answers "global batch?" first (again only when this turn changes one)
+        return [self.header()]
+
+    def batch_after_lead(self, out: list[str]) -> list[str]:
+        """The user's own batch figures (their product: the global batch), under the headline when the answer has one
+        (a verdict or a count asked for comes first), else right under the header."""
+        # again only when this turn changes one of the figures
         said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
         batch = batch_math.solve(self.s) if said else None
-        return [self.header()] + ([batch_math.render(batch, self.lang), ""] if batch else [])
+        if not batch or not self.header_block() or self.results("what_fits", ok=None):
+            return out
+        if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
+            return out[:1] + ["", batch_math.render(batch, self.lang), ""] + out[1:]
+        lead = self.say("answer")
+        at = next((i + 1 for i, line in enumerate(out) if line.startswith(lead)), None)
+        if at is None:
+            at = next((i + 1 for i, line in enumerate(out) if line.startswith("**")), 0)
+        return out[:at] + [batch_math.render(batch, self.lang), ""] + out[at:]
 
     def host_ram_check(self) -> list[str]:
         """The host RAM the user has, against what the offload plans above need per node."""
@@ -148,7 +151,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
                 for m in stated.unused(self.s, [d.args for d in self.done])]
         if not left:
             return []
-        return ["", self.say("not_used", values=self.L(", ", "、").join(left))]
+        return ["", self.say("not_used", values=self.say("enum").join(left))]
 
     def is_serving(self) -> bool:
         return "inference" in self.s.intents and not ("train" in self.s.intents or self.s.method)
@@ -250,7 +253,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
 
     def shape_name(self) -> str:
         """'a custom model (layers 80, hidden 8192; ≈ 68.5B parameters counted from this shape)': the count is the tool's."""
-        given = self.L(", ", "，").join(f"{k} {v}" for k, v in (self.s.shape or {}).items())
+        given = self.say("comma").join(f"{k} {v}" for k, v in (self.s.shape or {}).items())
         shapes = [p.shape for p in self.r.values("plan_training", PlanResult)] + [
             r.shape for r in self.r.values("estimate_inference", InferenceResult)] + [
             m.shape for m in self.r.values("estimate_training_memory", TrainingMemoryResult)]
@@ -378,7 +381,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         lines = [self.L("**Hardware comparison** (estimate, plan_training on each part; sorted by the device memory the plan "
                         "takes in all, devices × GB per device, fewest first):",
                         "**硬件对比**（估算：每种硬件上的 plan_training；按方案占用的设备显存总量，即设备数 × 每设备 GB，从少到多排列）：")]
-        sep = self.L(", ", "，")
+        sep = self.say("comma")
         for p in sorted(call.value.plans, key=lambda x: (not x.fits, x.devices * x.memory_gb, x.hardware)):
             if not p.fits:
                 lines.append(self.L(f"- {p.hardware}: does not fit", f"- {p.hardware}：放不下"))
@@ -387,7 +390,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             total = self.L(f"{devs} × {p.memory_gb:g} GB = {p.devices * p.memory_gb:g} GB", f"{devs} × {p.memory_gb:g} GB = {p.devices * p.memory_gb:g} GB")
             table = self.L(f"; table: {p.table_cards}", f"；表格：{p.table_cards}") if p.table_cards else ""
             per = self.per_device(p.unit, p.hardware)
-            lines.append(f"- {p.hardware}{self.L(': ', '：')}**{total}**{self.L(f' ({self.nodes(p.nodes)})', f'（{self.nodes(p.nodes)}）')}"
+            lines.append(f"- {p.hardware}{self.say('colon')}**{total}**{self.L(f' ({self.nodes(p.nodes)})', f'（{self.nodes(p.nodes)}）')}"
                          f"{sep}{self.parallel(p.zero_stage, p.offload, p.tp, p.pp)}{sep}"
                          + self.L(f"{p.total_gib:.1f} of {p.usable_gib:.1f} GiB per {per.strip()} used", f"每{per}用 {p.total_gib:.1f}/{p.usable_gib:.1f} GiB")
                          + table)

@@ -46,7 +46,7 @@ class FitsBlocks(Writer):
                 lines.append("- " + self.L(f"Slower, with CPU offload: **{r.offload_value}**. ",
                                            f"更慢、开 CPU offload 时：**{r.offload_value}**。")
                              + self.plan_line(r, r.offload_plan))
-            lines.append("- " + self.L("Assumptions: ", "假设：") + self.L("; ", "；").join(self.fits_assumptions(r)))
+            lines.append("- " + self.L("Assumptions: ", "假设：") + self.say("semicolon").join(self.fits_assumptions(r)))
             lines.append("")
         return lines
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import batch_math
-from .asked import asks_host_ram, named_setting
+from .asked import asks_host_ram, asks_recipe, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -243,7 +243,7 @@ class Router:
     def training_calls(self, s: Slots, e: Effective) -> list[Call]:
         calls: list[Call] = []
         if s.model and e.part:
-            if s.framework != "MindSpeed-LLM" and e.part == "Snt9B":
+            if s.framework != "MindSpeed-LLM" and (e.part == "Snt9B" or asks_recipe(s)):
                 for st in e.strategies:
                     calls += self.call("training_recipe", model=s.model, strategy=st, seq_len=e.seq_len)
             if e.strategies:
@@ -291,10 +291,22 @@ class Router:
             return host + self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                              seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=e.devices,
                              **batch_args(s), **trainer_args(s))
+        named = named_setting(s)  # "zero3 不开 offload 放得下吗": the setting judged, offload as the judgement says
+        offload = named.offload if named else s.offload
+        judged: list[Call] = []
+        # a yes/no on the user's devices: what fits them, and how many the job needs, beside it (not for the host RAM
+        # of an offload setting the user has chosen: that figure is the answer)
+        if named and e.devices and asks_verdict(s) and not (named.offload and asks_host_ram(s)):
+            for cap in (e.devices, None):
+                judged += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                                    seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap,
+                                    **batch_args(s), **trainer_args(s))
+            if not offload and asks_host_ram(s):  # "…, and host RAM if I need offload": the offload setting's need too
+                judged += self.host_ram_calls(s, e)
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                         seq_len=e.seq_len, devices=e.devices, offload=s.offload,  # offload needs a stage: ZeRO-3's
-                         zero_stage=s.zero_stage if s.zero_stage is not None or not s.offload else 3,
-                         hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
+                         seq_len=e.seq_len, devices=e.devices, offload=offload,  # offload needs a stage: ZeRO-3's
+                         zero_stage=s.zero_stage if s.zero_stage is not None or not offload else 3,
+                         hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s)) + judged
 
     def layout_calls(self, s: Slots, e: Effective) -> list[Call]:
         """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device."""

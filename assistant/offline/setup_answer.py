@@ -15,6 +15,7 @@ from .parse import language
 from .wording import assumption_zh
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+CJK_RUN = re.compile(r"[\u4e00-\u9fff][\u4e00-\u9fff\w\s？?，,]*")
 TOOL = "check_setup"
 # check_setup found no setup it can read, or read a word of the question as the model ("vllm serve line for X"): when
 # the planner's own reader finds a model in the words (its slots read YAML, JSON, env-var and flag forms too), the
@@ -80,8 +81,12 @@ def without_setup_turn(after: list[BaseMessage]) -> list[BaseMessage]:
 
 def question_language(text: str) -> str:
     """The language of the words around the paste (the paste itself is English whatever the question)."""
-    prose = [ln for ln in blocks(text)[1].splitlines() if not _PASTED.search(ln)]
+    pasted, words = blocks(text)
+    prose = [ln for ln in words.splitlines() if not _PASTED.search(ln)]
     chinese = [ln for ln in prose if CJK.search(ln)]  # an unfenced log is English whatever the question
+    # a question written on the command's own line ("vllm serve … 这行有问题吗"): its Chinese words count too
+    pasted_lines = [ln for b in pasted for ln in b.text.splitlines()] + [ln for ln in words.splitlines() if _PASTED.search(ln)]
+    chinese += [" ".join(CJK_RUN.findall(ln)) for ln in pasted_lines if CJK_RUN.search(ln)]
     return language("\n".join(chinese)) if chinese else "en"
 
 
@@ -115,6 +120,9 @@ P = {
                          "({kv:.1f} GiB of KV cache per {unit}; estimate).",
                    "zh": "**放得下：{hw} {devices} {unit}（TP {tp}）的 KV cache 可容纳 {seqs} 条 {length} token 的序列**"
                          "（每{unit} KV cache {kv:.1f} GiB；估算）。"},
+    "serve_beyond": {"en": "Only with the context extended to {length} tokens (rope scaling; at {context} tokens, the model's own, "
+                           "it holds more): ",
+                     "zh": "仅在用 rope scaling 把上下文扩展到 {length} token 时（按模型自身的 {context} token 可容纳更多）："},
     "serve_no": {"en": "**Does not fit: on {devices} {unit}(s) (TP {tp}) of {hw} the KV cache cannot hold one sequence of {length} "
                        "tokens** ({kv:.1f} GiB left for it per {unit}; estimate).",
                  "zh": "**放不下：{hw} {devices} {unit}（TP {tp}）的 KV cache 放不下一条 {length} token 的序列**"
@@ -355,7 +363,10 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
         return line
     if s:
         key = "serve_fits" if s["fits"] else "serve_weights" if s["kv_cache_gib"] < 0 else "serve_no"
-        return [_p(key, lang, w=s["weights_gib_per_device"], budget=s["budget_gib"], seqs=s["max_sequences_at_len"], length=s["max_model_len"], devices=s["devices"], tp=s["tp"],
+        # a length above the model's context was flagged, not corrected, in the estimate: say what the figure assumes
+        beyond = next((f for f in r.get("findings") or [] if f["code"] == "vllm_max_model_len" and not f.get("applied")), None)
+        basis = _p("serve_beyond", lang, length=s["max_model_len"], context=(beyond.get("figures") or {}).get("context")) if beyond else ""
+        return [basis + _p(key, lang, w=s["weights_gib_per_device"], budget=s["budget_gib"], seqs=s["max_sequences_at_len"], length=s["max_model_len"], devices=s["devices"], tp=s["tp"],
                    unit=unit, hw=r["hardware"], kv=s["kv_cache_gib"])]
     return []
 

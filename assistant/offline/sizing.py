@@ -5,14 +5,15 @@ The headline is the first rule of a short table that applies; the blocks under i
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import implausible
+from .asked import implausible, weights_floor
 from .capacity import TrainingFacts, shorter_rows
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
-from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY
+from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY, TOOL_NOTE_ZH, assumption_zh
 
 PREFERENCE_STAGES = ("dpo", "kto", "ppo", "rm")  # the vendor tables size SFT/PT jobs only
 
@@ -152,15 +153,18 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return []
         zero = self.parallel(plan.zero_stage, plan.offload)
         devs = self.devices(plan.devices, plan.unit, plan.hardware)
-        return [self.L(f"- **ZeRO stage** (estimate; the recipe table has no row for this case): **{zero}**, gradient accumulation "
-                       f"{plan.grad_accum}, on {devs} (LLaMA-Factory).",
-                       f"- **ZeRO 配置**（估算；配方表中没有这个组合）：**{zero}**，梯度累积 {plan.grad_accum}，{devs}（LLaMA-Factory）。")]
+        # the headline's count is the table's: a setting sized for another count says so, so the two do not contradict
+        table = min((r.cards for r in self.wanted_rows(f.rows) if r.supported and r.cards and r.framework == plan.framework), default=None)
+        if table and table != plan.devices and not any(plan is p for p in within):  # a plan on the user's devices is theirs
+            return [self.say("zero_from_estimate_other", zero=zero, ga=plan.grad_accum, devs=devs,
+                             table=self.devices(table, plan.unit, plan.hardware))]
+        return [self.say("zero_from_estimate", zero=zero, ga=plan.grad_accum, devs=devs)]
 
     # -- the headline: the first rule that applies ---------------------------------------------
     def training_headline(self, f: TrainingFacts) -> str | None:
         """One sentence that answers the question; the lines below give every row it came from."""
         rules: list[Callable[[TrainingFacts], str | None]] = [
-            self.headline_not_listed, self.headline_unsupported, self.headline_recipe_first, self.headline_min_rows, self.headline_recipe,
+            self.headline_not_listed, self.headline_unsupported, partial(self.headline_recipe, first=True), self.headline_min_rows, self.headline_recipe,
             self.headline_method_fits_nowhere, self.headline_estimate, self.headline_nothing_fits,
         ]
         return next((text for rule in rules if (text := rule(f))), None)
@@ -193,27 +197,31 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         return self.wanted_rows(f.rows) if self.tables_size_it() else []
 
     def headline_unsupported(self, f: TrainingFacts) -> str | None:
-        s, wanted = self.s, self.wanted_rows(f.rows)
+        """The framework asked is '-' in the minimum-card table (at the length asked, or at the shorter length that
+        bounds it): that leads, before any estimate; a recipe-table row for the same job is named as a conflict."""
+        s, pool = self.s, f.rows or f.bound
+        wanted = self.wanted_rows(pool)
         if not (s.framework and wanted and all(not r.supported for r in wanted)):
             return None
-        others = [r for r in f.rows if r.framework != s.framework and r.supported]
-        line = self.L(f"{s.model} with {s.framework} is **not supported** in the ModelArts minimum-card table ('-').",
-                      f"{s.model} 在 {s.framework} 上**不支持**（ModelArts 最小卡数表中为“-”）。")
+        length = wanted[0].seq_len
+        line = self.say("unsupported", model=s.model, fw=s.framework) + (
+            self.say("unsupported_at", length=length, asked=f.asked) if length != f.asked else "")
+        others = [r for r in pool if r.framework != s.framework and r.supported]
         if others:
-            alt = self.L("; ", "；").join(self.row_summary(r, with_strategy=True) for r in others)
-            line += self.L(f" Supported instead: {alt}.", f"可改用：{alt}。")
+            line += self.say("supported_instead", alt=self.say("semicolon").join(self.row_summary(r, with_strategy=True) for r in others))
+        if s.framework == "LLaMA-Factory" and f.recipes:  # seeds 000 and 004 disagree: say so, do not pick one silently
+            line += self.say("recipe_conflict", rows=self.say("semicolon").join(self.recipe_summary(r) for r in f.recipes))
         return line
 
-    def recipe_headline(self, f: TrainingFacts) -> str:
-        return "; ".join(self.recipe_summary(r) for r in f.recipes) + self.L(f" ({RECIPE_LABEL['en']}).", f"（{RECIPE_LABEL['zh']}）。")
-
-    def headline_recipe_first(self, f: TrainingFacts) -> str | None:
-        """The recipe table leads for LLaMA-Factory (or no framework), unless the question names LLaMA-Factory
-        without asking for ZeRO/GA and the minimum-card table has its row."""
-        if not f.recipes or not self.tables_size_it() or self.s.framework not in (None, "LLaMA-Factory"):
+    def headline_recipe(self, f: TrainingFacts, first: bool = False) -> str | None:
+        """The recipe row as the headline. ``first``: ahead of the minimum-card rows, for LLaMA-Factory (or no framework),
+        unless the question names LLaMA-Factory without asking for ZeRO/GA and the minimum-card table has its row."""
+        if not f.recipes or not self.tables_size_it():
             return None
-        prefer_min = self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"}
-        return None if prefer_min else self.recipe_headline(f)
+        if first and (self.s.framework not in (None, "LLaMA-Factory") or (
+                self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"})):
+            return None
+        return "; ".join(self.recipe_summary(r) for r in f.recipes) + self.say("recipe_source", label=RECIPE_LABEL[self.lang])
 
     def headline_min_rows(self, f: TrainingFacts) -> str | None:
         wanted = self.table_rows_apply(f)
@@ -221,11 +229,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return None
         multi = len({x.strategy for x in wanted}) > 1
         listed = self.say("listed_yes") if self.asks_support() and all(r.supported for r in wanted) else ""
-        return listed + self.L("; ", "；").join(self.row_summary(r, with_strategy=multi) for r in wanted) + self.L(
-            f" ({MIN_LABEL['en']}, {wanted[0].hardware}).", f"（{MIN_LABEL['zh']}，{wanted[0].hardware}）。")
-
-    def headline_recipe(self, f: TrainingFacts) -> str | None:
-        return self.recipe_headline(f) if f.recipes and self.tables_size_it() else None
+        return listed + self.say("semicolon").join(self.row_summary(r, with_strategy=multi) for r in wanted) + self.say(
+            "min_source", label=MIN_LABEL[self.lang], part=wanted[0].hardware)
 
     def asked_plans(self, f: TrainingFacts) -> list[PlanResult]:
         fitting = [p for p in self.free_plans(f) if p.fits]
@@ -238,20 +243,23 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if not (s.method and failed and not self.asked_plans(f)):
             return None
         name = self.method_name(s.method) + (f" {s.stage.upper()}" if s.stage and s.stage != "sft" else "")
-        return self.L(f"estimate: {name} {self.no_fit_text(failed)}.", f"估算：{name}{' ' if name[-1].isascii() else ''}{self.no_fit_text(failed)}。")
+        return self.say("estimate_plain", plans=f"{name}{' ' if self.lang == 'en' or name[-1].isascii() else ''}{self.no_fit_text(failed)}")
 
     def headline_estimate(self, f: TrainingFacts) -> str | None:
         plans = self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits]
         if not plans:
             return None
-        s = self.s
+        checked = [p for p in plans if not implausible(p)]  # the plausibility check picks what is shown, before it is shown
+        if not checked:
+            return self.rejected_headline(f, plans[0])
+        plans, s = checked, self.s
         many = len({p.method for p in plans}) > 1
         memory_first = "memory" in s.intents and "cards" not in s.intents  # "how much memory": the GiB per device first
-        parts = [(self.method_name(p.method) + self.L(": ", "：") if many else "")
+        parts = [(self.method_name(p.method) + self.say("colon") if many else "")
                  + (self.memory_summary(p) if memory_first else
-                    self.plan_summary(p) + self.L(f" ({self.fw_name(p.framework, p.hardware)})", f"（{self.fw_name(p.framework, p.hardware)}）"))
+                    self.plan_summary(p) + self.say("bracketed", text=self.fw_name(p.framework, p.hardware)))
                  for p in plans]
-        joined = self.L("; ", "；").join(parts) + (self.say("check_flag") if any(implausible(p) for p in plans) else "")
+        joined = self.say("semicolon").join(parts)
         if not memory_first:
             self.stated += plans
         if s.stage in PREFERENCE_STAGES:
@@ -260,25 +268,40 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if bounded:
             return bounded
         if any(p.table for p in plans):  # the plan carries the vendor row; the lines below compare them
-            return self.L(f"estimate: {joined}.", f"估算：{joined}。")
-        return self.L(f"estimate: {joined} — no vendor table row for this case.", f"估算：{joined}——厂商表格中没有这个组合。")
+            return self.say("estimate_plain", plans=joined)
+        return self.say("estimate_no_row", plans=joined)
 
-    def estimate_within_bounds(self, f: TrainingFacts, joined: str) -> str | None:
+    def rejected_headline(self, f: TrainingFacts, p: PlanResult) -> str:
+        """The planner's count fails the plausibility check (asked.implausible): its slower setting on fewer devices
+        leads when that one passes, else no count is given, only the floor the model states set."""
+        alt, floor = self.plausible_fewer(p), weights_floor(p)
+        devs = self.devices(p.devices, p.unit, p.hardware)
+        if alt:
+            shown = self.say("check_alternative", devs=self.devices(alt.devices, p.unit, p.hardware),
+                             setting=assumption_zh(alt.setting.replace(" x ", " × "), TOOL_NOTE_ZH) if self.zh else alt.setting.replace(" x ", " × "),
+                             total=f"{alt.total_gib:.1f}", per=self.per_device(p.unit, p.hardware), fw=self.fw_name(p.framework, p.hardware))
+            picked = p.model_copy(update={"devices": alt.devices})
+            line = self.estimate_within_bounds(f, shown, picked) or self.say("estimate_plain", plans=shown)
+            return line + self.say("check_rejected_count", devs=devs)
+        return self.say("check_no_count", devs=devs, floor=self.devices(floor, p.unit, p.hardware))
+
+    def estimate_within_bounds(self, f: TrainingFacts, joined: str, shown: PlanResult | None = None) -> str | None:
         """The estimate with the vendor rows that bound it: shorter rows from below (no row at the length
         asked), LoRA rows from above (QLoRA)."""
-        if f.bound:
-            rows = [r for r in self.wanted_rows(f.bound) if r.supported and r.cards]
+        rows = [r for r in self.wanted_rows(f.bound) if r.supported and r.cards]
+        if f.bound and rows:  # (a bound of '-' rows only is said by headline_unsupported)
             many = len({r.strategy for r in rows}) > 1  # LoRA and full: say which row is which
-            listed = self.L(", ", "，").join((f"{STRATEGY[self.lang][r.strategy]} " if many else "")
+            listed = self.say("comma").join((f"{STRATEGY[self.lang][r.strategy]} " if many else "")
                                             + f"{r.framework} {self.devices(r.cards, r.unit)}" for r in rows)
-            below = any(p.devices < (r.cards or 0) for p in self.asked_plans(f) or self.free_plans(f) if p.fits
+            plans = [shown] if shown else [p for p in self.asked_plans(f) or self.free_plans(f) if p.fits]
+            below = any(p.devices < (r.cards or 0) for p in plans
                         for r in rows if r.framework == p.framework)  # a longer job on fewer devices than the shorter row
             key = "bound_above_estimate" if below else "estimate_with_bound"
             return self.say(key, plans=joined, asked=f.asked, length=f.bound[0].seq_len, listed=listed)
         upper = [(r.framework, r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards] + [
             ("LLaMA-Factory", r.total_cards, "card") for r in f.recipes if r.total_cards]
         if self.s.method == "qlora" and upper:
-            listed = self.L(", ", "，").join(f"{fw} {self.devices(n, unit)}" for fw, n, unit in upper)
+            listed = self.say("comma").join(f"{fw} {self.devices(n, unit)}" for fw, n, unit in upper)
             return self.say("estimate_with_upper", plans=joined, listed=listed)
         return None
 

@@ -57,7 +57,7 @@ class TimeBlocks(Writer):
         tokens = f"{r.tokens:,.0f}"
         took = self.L(f"**≈ {self.duration(r.seconds)}**", f"**约 {self.duration(r.seconds)}**")
         secs = self.L(f"{r.seconds:,.0f} s", f"{r.seconds:,.0f} 秒")
-        sep = self.L("; ", "；")
+        sep = self.say("semicolon")
         if r.basis == "vendor_formula":
             head = self.L(f"{took} ({secs}) for {tokens} tokens on {devs}, by the vendor formula with your TPS "
                           f"{r.tps_per_device:g} tokens/s per device.",

@@ -62,7 +62,7 @@ class VariantBlocks(TrainingBlocks):
     def compared(self) -> list[str]:
         writers = self.per_variant()
         needs = [(self.variant_label(w.s), w.fewest()) for w in writers]
-        listed = self.L(", ", "，").join(f"{label} **{n}**" for label, n in needs if n)
+        listed = self.say("comma").join(f"{label} **{n}**" for label, n in needs if n)
         out = [self.lead(self.say("compared", listed=listed)), ""] if listed else []
         for i, w in enumerate(writers):
             w.headlined = bool(listed) or i > 0  # the comparison (else the first block's answer) is the headline

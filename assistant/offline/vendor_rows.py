@@ -35,14 +35,11 @@ class TableBlocks(CapacityBlocks):
         note = ""
         if r.seq_len_used and r.seq_len_used != r.seq_len:
             note = self.L(f" (answered from the {r.seq_len_used}-token row)", f"（按表中 {r.seq_len_used} 的行回答）")
-        if self.zh:
-            return [f"- **{RECIPE_LABEL['zh']}**（{strat}，cutoff_len {r.seq_len_used}{note}）：{r.nodes} 个节点 × 每节点 "
-                    f"{r.cards_per_node} 卡 = **{r.total_cards} 张卡**；DeepSpeed **{r.deepspeed}**（ZeRO-{r.zero_stage}，"
-                    f"{self.offload_text(r.offload)}）；梯度累积 gradient_accumulation_steps **{r.grad_accum}**；模板 template `{r.template}`。"]
-        return [f"- **{RECIPE_LABEL['en']}** ({strat}, cutoff_len {r.seq_len_used}{note}): {self.nodes(r.nodes)} × "
-                f"{self.devices(r.cards_per_node)} = **{self.devices(r.total_cards)}**; DeepSpeed **{r.deepspeed}** "
-                f"(ZeRO-{r.zero_stage}, {self.offload_text(r.offload)}); gradient_accumulation_steps **{r.grad_accum}**; "
-                f"template `{r.template}`."]
+        part = self.say("recipe_part") if self.e.part != "Snt9B" else ""  # the recipe rows are Snt9B (910B) cards
+        return [self.say("recipe_row", label=RECIPE_LABEL[self.lang], strat=strat, seq=r.seq_len_used, note=note,
+                         nodes=self.nodes(r.nodes), per=self.devices(r.cards_per_node),
+                         total=self.devices(r.total_cards), ds=r.deepspeed, stage=r.zero_stage, offload=self.offload_text(r.offload),
+                         ga=r.grad_accum, template=r.template) + part]
 
     def row_summary(self, r: MinCardsRow, with_strategy: bool = False) -> str:
         strat = f"{STRATEGY[self.lang][r.strategy]} " if with_strategy else ""
@@ -82,7 +79,7 @@ class TableBlocks(CapacityBlocks):
             rows = [r for r in call.value.rows if r.seq_len == call.value.seq_len_used] or call.value.rows
             for r in rows:
                 self.cite(r.source)
-            items = self.L("; ", "；").join(self.row_summary(r) for r in rows)
+            items = self.say("semicolon").join(self.row_summary(r) for r in rows)
             out.append(self.L(f"  {twin} has the same architecture (layers, hidden size, heads, vocabulary), so it needs the "
                               f"same memory; its row (SEQ_LEN {rows[0].seq_len}, {rows[0].hardware}): {items}.",
                               f"  {twin} 与它结构完全相同（层数、隐藏维度、注意力头、词表），显存需求相同；它的行"
@@ -116,7 +113,7 @@ class TableBlocks(CapacityBlocks):
             groups.setdefault((row.strategy, row.seq_len), []).append(row)
         lines = []
         for (strat, seq), group in groups.items():
-            items = self.L("; ", "；").join(self.row_summary(x) for x in group)
+            items = self.say("semicolon").join(self.row_summary(x) for x in group)
             label, hw = STRATEGY[self.lang][strat], group[0].hardware
             floor = self.L(f"; a lower bound for {self.e.seq_len} tokens", f"；是序列长度 {self.e.seq_len} 的下限") if bound else ""
             if self.s.method == "qlora":

@@ -148,7 +148,7 @@ def sentence_cut(text: str, limit: int) -> str:
 
 # "Will it OOM?" is answered by the fit verdict with its polarity turned: "**Yes** … it fits" means no OOM.
 OOM_POLARITY = (("**Yes**", "**No OOM expected**"), ("**No**", "**Yes, it would run out of memory**"),
-                ("**可以**", "**不会 OOM**"), ("**不够**", "**会 OOM**"), ("**够**", "**不会 OOM**"),
+                ("**可以**", "**不会 OOM**"), ("**不够**", "**会 OOM**"), ("**不行**", "**会 OOM**"), ("**够**", "**不会 OOM**"),
                 ("**Tight**", "**It may run out of memory**"), ("**偏紧**", "**可能会 OOM**"))
 
 
@@ -262,7 +262,7 @@ class Writer:
         return self.L("no offload", "不开 offload")
 
     def estimate_label(self, assumptions: list[str], short: bool = False) -> str:
-        shown = self.L("; ", "；").join(self.L(str(a), assumption_zh(str(a))) for a in assumptions[: 2 if short else 4])
+        shown = self.say("semicolon").join(self.L(str(a), assumption_zh(str(a))) for a in assumptions[: 2 if short else 4])
         base = self.L("estimate", "估算")
         return self.L(f"{base}, assumptions: {shown}", f"{base}，假设：{shown}") if shown else base
 

@@ -264,7 +264,12 @@ def test_sequence_bound_plan_points_to_mindspeed_and_a_shorter_length(assistant)
     longest = re.search(r"at most (\d+) tokens per sequence fit", lf.result["note"]).group(1)
     line = next(x for x in ans.answer.splitlines() if x.startswith("- **Estimate, full fine-tuning, LLaMA-Factory**"))
     assert "does not fit at any device count — at 131072 tokens the activations and loss alone take" in line
-    assert f"MindSpeed-LLM fits it on {ms.result['devices']} cards" in line and f"at most {longest} tokens" in line
+    from assistant.offline.asked import implausible
+    from assistant.tools.estimates import PlanResult
+
+    # the MindSpeed-LLM plan named is the one the plausibility check passes: its slower setting when the fastest fails
+    named = ms.result["fewer_devices"]["devices"] if implausible(PlanResult(**ms.result)) else ms.result["devices"]
+    assert f"MindSpeed-LLM fits it on {named} cards" in line and f"at most {longest} tokens" in line
     assert "4096 cards" not in ans.answer
 
 

@@ -1,0 +1,90 @@
+""""Enough? / 够吗 / will it OOM?" on the user's own devices and setting: the yes/no leads, worded from the
+estimator's own `verdict` field (never recomputed by the writer); the user's micro batch and GA are echoed with
+it; what does fit follows; the host RAM and global-batch lines come after it (fresh round 5, class 3).
+Hand computations: full fine-tuning keeps 16 bytes of model states per parameter (bf16 weights and gradients,
+fp32 master and two Adam moments); ZeRO-3 without offload splits them over the devices."""
+
+from __future__ import annotations
+
+VERDICT_EN = {"fits": "**Yes**", "tight": "**Tight**", "does_not_fit": "**No**"}
+VERDICT_ZH = {"fits": "**可以**", "tight": "**偏紧**", "does_not_fit": "**不行**"}
+
+
+def lead(ans) -> str:
+    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+
+
+def judged(ans, offload: bool = False) -> dict:
+    """The estimate of the setting the user named, on their devices."""
+    return next(c.result for c in ans.tool_calls if c.name == "estimate_training_memory" and bool(c.args.get("offload")) == offload)
+
+
+def test_states_alone_over_usable_lead_with_no_then_host_ram_in_chinese(assistant):
+    # qwen2.5-72b: 72.7B parameters x 16 B / 16 cards = 67.7 GiB of model states per card, above a 64 GB card's
+    # usable memory before any activation: ZeRO-3 without offload cannot fit 16 Snt9B cards
+    assert 72.7e9 * 16 / 16 / 2**30 > 64
+    ans = assistant.ask("16 张 Snt9B 做 qwen2.5-72b 全参 4096，zero3 不开 offload，放得下吗？主机内存要多少")
+    first = lead(ans)
+    est = judged(ans)
+    assert est["verdict"] == "does_not_fit"
+    assert first.startswith("**结论**：" + VERDICT_ZH[est["verdict"]]) and "不开 offload" in first
+    after = ans.answer.split(first, 1)[1]
+    assert after.index("主机内存") < after.index("估算（在你的 16 张卡以内")  # host RAM right after the verdict
+    assert "offload" in after.split("\n\n")[1]  # what fits the 16 cards: the offload setting
+
+
+def test_offload_as_the_fallback_is_judged_without_it(assistant):
+    # "host RAM for offload if not": the setting judged is ZeRO-3 without offload; the offload figure follows
+    ans = assistant.ask("H100 80GB x 16, full SFT llama3.1-70b at 8192, zero3, gradient accumulation 8. "
+                        "enough? how much host RAM for offload if not")
+    est = judged(ans)
+    first = lead(ans)
+    assert first.startswith("**Answer:** " + VERDICT_EN[est["verdict"]]) and "without offload" in first
+    assert "gradient accumulation 8, as you set" in first
+    assert "GiB of host RAM per node" in ans.answer.split(first, 1)[1]
+
+
+def test_the_users_batch_is_echoed_and_the_global_batch_follows_the_verdict(assistant):
+    ans = assistant.ask("does qwen2.5-32b full finetune at 4096 fit on 8 x 910B with zero3, micro batch 1, GA 4?")
+    first = lead(ans)
+    est = judged(ans)
+    assert first.startswith("**Answer:** " + VERDICT_EN[est["verdict"]])
+    assert "(micro batch 1, gradient accumulation 4, as you set)" in first
+    assert ans.answer.index("**Global batch 32**") > ans.answer.index(first)  # 1 x 8 x 4, after the yes/no
+
+
+def test_will_it_oom_turns_the_verdict_around(assistant):
+    # qwen2.5-7b (7.6B) full: 7.6B x 16 B / 2 GPUs = 56.6 GiB of states per GPU, above an A100-40G: it runs out
+    assert 7.6e9 * 16 / 2 / 2**30 > 40
+    ans = assistant.ask("qwen2.5-7b 全参 8192 on 2x A100 40GB, per_device_train_batch_size 1, GA 32, zero3 — 会不会 OOM")
+    assert judged(ans)["verdict"] == "does_not_fit"
+    assert lead(ans).startswith("**Answer:** **Yes, it would run out of memory**")
+
+
+def test_a_point_above_usable_called_tight_by_the_tool_is_not_worded_as_a_maybe(assistant):
+    """The tool's word is kept; a point estimate above the usable memory is said plainly beside it."""
+    ans = assistant.ask("4x RTX 3090, full finetune qwen3-32b at 8192 with zero3 offload, per_device 1, GA 8. fits?")
+    est = judged(ans, offload=True)
+    first = lead(ans)
+    assert first.startswith("**Answer:** " + VERDICT_EN[est["verdict"]])
+    if est["verdict"] == "tight" and est["total_gib"] > est["usable_gib"]:
+        assert "above the" in first and "expect it to run out of memory" in first
+
+
+def test_a_memory_question_without_a_yes_no_is_not_given_one(assistant):
+    ans = assistant.ask("qwen2.5-7b full 4096 on 4 A100 80G with zero3, how much memory per GPU?")
+    assert not [c for c in ans.tool_calls if c.name == "plan_training"]
+    assert lead(ans).startswith("**Answer:** about **")
+
+
+def test_host_ram_for_a_plan_without_offload_says_so_before_the_offload_figure(assistant):
+    """A host-RAM follow-up where the plan for the user's cards keeps everything on them: the offload figure is an
+    option, not what the plan below needs (fresh round 5, c3 T3)."""
+    history = []
+    for q in ["我有24张910B，qwen2.5-72b lora 4096 够吗", "主机内存要多少"]:
+        ans = assistant.ask(q, history or None)
+        history += [{"role": "user", "content": q}, {"role": "assistant", "content": ans.answer}]
+    plan = next(c.result for c in ans.tool_calls if c.name == "plan_training" and c.args.get("max_devices"))
+    first = lead(ans)
+    if plan["fits"] and not plan["offload"]:
+        assert first.startswith("**结论**：**你的卡上的方案不开 CPU offload**") and "如果改开 ZeRO-3 offload" in first
