@@ -549,6 +549,32 @@ def parts_compared(s: Slots) -> bool:
     return len(s.hardwares) >= 2 and not names_model(s) and not asks_for_sizing(s)
 
 
+# What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
+PART_FACTS = {"part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit"}
+# A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
+NEEDS = re.compile(r"(?:do|would|will|should)\s+(?:i|we)\s+need|enough|(?<![a-z])fits?(?![a-z])|需要(?:几|多少)|要几|够|放得下|装得下|跑得")
+JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
+
+
+def about_parts(s: Slots) -> bool:
+    """What parts are, with no model and no job: the catalog's list, a part's node and DIE facts, or a property of
+    the parts the question names ("910B vs H100 — HBM and FP16 TFLOPS?", "Snt9B23 一个节点 memory 总共多少 GB",
+    "Snt9B23 上 tp 必须是偶数吗"), one part or several compared."""
+    if names_model(s):
+        return False
+    if s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s):
+        return True
+    job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
+    named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
+    q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
+    return named and not job and bool(part_facts_asked(s)) and not NEEDS.search(q) and not COST.search(q)
+
+
+def part_facts_asked(s: Slots) -> set[str]:
+    """The parts' properties asked; a precision word ("FP8", "bf16") is read as a precision, not as an intent."""
+    return s.intents & PART_FACTS | ({"part_precision"} if s.quant_text else set())
+
+
 def batch_sum_only(s: Slots) -> bool:
     """"16 cards, micro batch 2, global batch 256: what GA?" names no model: GBS = MBS x DP x GA is the answer."""
     return not names_model(s) and batch_math.solve(s) is not None
@@ -581,8 +607,7 @@ def asked(intent: str) -> Callable[[Slots], bool]:
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
-    (lambda s: bool(s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s)) and not names_model(s),
-     Router.list_hardware),
+    (about_parts, Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
     (asks_largest_model, Router.largest_model),

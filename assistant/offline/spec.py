@@ -16,8 +16,8 @@ from typing import Any
 from .spans import Reading
 
 SPEC_FILE = Path(__file__).with_name("slots.toml")
-# The words between a setting and its value: "rank 16", "lr=2e-5", "GA: 16", "batch size to 8", "秩为 8".
-CONNECT = r"\s*(?:of|=|:|is|to|->|为|是|设为|设成|改成|改为|换成|调到|调成|：)?\s*"
+# The words between a setting and its value: "rank 16", "lr=2e-5", "GA: 16", "batch size to 8", "秩为 8", "TP 可以设成 3".
+CONNECT = r"\s*(?:可以|能)?\s*(?:of|=|:|is|to|->|为|是|设为|设成|改成|改为|换成|调到|调成|：)?\s*"
 VALUE = {
     "int": r"(\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",  # "batch 4", not "batch 4k" (a length) or "4.5"
     "float": r"(\d+(?:\.\d+)?(?:e-?\d+)?)(?![0-9])",
