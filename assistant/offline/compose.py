@@ -453,7 +453,14 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
                 section = next((h for h in best if text in (h.heading + " " + h.text).lower()), None)
                 if section is not None:
                     return section
-        return None
+        # a term the note defines (`60.97 GiB total capacity` is …) that the question types without quotes
+        return next((h for h in best if any(c not in low for c in self.code_asked(h.text))), None)
+
+    def code_asked(self, text: str) -> list[str]:
+        """The terms a note defines (a line or bullet that opens with the term in code: "- `60.97 GiB total capacity` is
+        what torch_npu sees…") that the question contains, lower-cased, 8 characters or more."""
+        question = self.s.question.lower()
+        return [c for c in (m.lower() for m in re.findall(r"(?m)^\s*(?:[-*]\s+)?`([^`\n]{8,80})`", text)) if c in question]
 
     def quoted_texts(self) -> list[str]:
         """What the question quotes, lower-cased: quoted text, and every run of five or more words of an error
@@ -468,12 +475,15 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
     def section_lead(self, section: NotePassage) -> str:
         """The lead taken from a section: the bullet or paragraph that holds the quoted text, else the section's opening."""
         question = self.s.question.lower()
+        # a term the question types is led by the bullet that explains it (`term` …), before any text quoting it
+        code = [f"`{c}`" for c in self.code_asked(section.text)]
         quoted = self.quoted_texts()
         in_heading = any(t in section.heading.lower() or section.heading.lower() in question for t in quoted)
-        if not in_heading:
-            for para in re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)", section.text):
-                if any(t in para.lower() for t in quoted if len(t) >= 8):
-                    return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
+        paras = re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)", section.text)
+        for terms in ([code, quoted] if not in_heading else [code]):
+            para = next((p for p in paras if any(t in p.lower() for t in terms if len(t) >= 8)), None)
+            if para is not None:
+                return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
         return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
 
     def summary_or_opening(self, top: NotePassage) -> str:
@@ -482,8 +492,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         return sentence_cut(top.text, PASSAGE_CHARS // 2) if better and "problem" not in self.s.intents else top.summary or ""
 
     def note_verdict(self, note: str) -> str:
-        """Yes or no first when the question states the numbers a note's limits judge (no model named)."""
-        if note != FUSED_ATTENTION_NOTE or self.s.model or self.s.params_b:
+        """Yes or no first when the question states the numbers a note's limits judge, in an answer from the notes
+        alone (a model named only as the example: "my qwen2.5-7b has head_dim 128")."""
+        if note != FUSED_ATTENTION_NOTE or any(d.name != "search_notes" for d in self.done):
             return ""
         found = fused_attention.check(self.s.question)
         return f"**{found.text(self.lang)}** " if found else ""

@@ -334,7 +334,7 @@ class Router:
         """The config for the user's devices: the vendor table's plan when its count fits them (the config
         follows the table, as the answer does); else the plan that fits, spread over all the user's devices
         (a ZeRO stage or a TP/PP layout that fits on fewer devices fits on more, only faster)."""
-        if "config" not in s.intents or not s.model or any(d.name == "generate_config" for d in done):
+        if not asks_config(s) or not s.model or any(d.name == "generate_config" for d in done):
             return []
         for d in done:
             if d.name == "plan_training" and d.ok and d.args.get("max_devices") and d.result.get("fits"):
@@ -485,7 +485,7 @@ def time_without_model(s: Slots) -> bool:
 # match what?", "训练脚本会怎么做"): a ZeRO stage, GA or script named that way is explained, not sized.
 EXPLAINS = re.compile(r"what\s+(?:does|do|is|are|happens)|mean(?:s|ing)?(?![a-z])|explain|differen|(?<![a-z])vs(?![a-z])|match|"
                       r"how\s+(?:do|does|is|to|should)|when\s+(?:should|do|to|is)|rule\s+of\s+thumb|是什么|什么意思|含义|作用|解释|区别|一致|怎么|如何|怎样|"
-                      r"什么时候|何时")
+                      r"什么时候|何时|requirements?|constraints?|要求|限制|约束")
 # Intents that ask an amount of a job (memory, KV cache, a ZeRO stage, GA): with a count ("how many",
 # "几张"), they need a model when the question names what is sized (devices, memory, ZeRO, GA, batch).
 AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga"}
@@ -519,8 +519,10 @@ def knowledge_about_model(s: Slots) -> bool:
     qwen2.5-7b has head_dim 128", "数据集预处理是怎么触发的？llama2-13b 举例"): no job is stated (no method, length,
     devices), nothing is asked in amounts and nothing is reported, so the notes answer it, not a sizing of the model."""
     job_stated = s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None
+    # a script or config named is a topic ("how does the launch script convert the weights?"); one asked for
+    # ("give me the yaml") is an amount (asks_amount)
     return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
-            and not asks_amount(s) and not s.intents & {"problem", "config", "oom_asked", "list_models", "list_hardware"})
+            and not asks_amount(s) and not s.intents & {"problem", "oom_asked", "list_models", "list_hardware"})
 
 
 def notes_without_model(s: Slots) -> bool:
@@ -553,6 +555,9 @@ def parts_compared(s: Slots) -> bool:
 PART_FACTS = {"part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit"}
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
 NEEDS = re.compile(r"(?:do|would|will|should)\s+(?:i|we)\s+need|enough|(?<![a-z])fits?(?![a-z])|需要(?:几|多少)|要几|够|放得下|装得下|跑得")
+# Something asked ("我们有两台机器，每台8张910B" states the user's devices: which model is the question to ask back)
+QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|区别|对比|(?<![a-z])(?:what|how|which|does|do|is|are|can|could|"
+                      r"should|why|whether|difference|compare|vs)(?![a-z])")
 JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
 
 
@@ -567,7 +572,8 @@ def about_parts(s: Slots) -> bool:
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
     named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
     q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
-    return named and not job and bool(part_facts_asked(s)) and not NEEDS.search(q) and not COST.search(q)
+    return (named and not job and bool(part_facts_asked(s)) and bool(QUESTION.search(q)) and not NEEDS.search(q)
+            and not COST.search(q))
 
 
 def part_facts_asked(s: Slots) -> set[str]:
@@ -599,6 +605,13 @@ def serving(s: Slots) -> bool:
     return "inference" in s.intents and not ("train" in s.intents or s.method)
 
 
+def asks_config(s: Slots) -> bool:
+    """A training config file asked for: a serving frame's "give me the vllm serve line" is answered by the serving
+    answer's command line, and a script named as a how-to's topic ("how does the launch script convert the weights?")
+    by the notes."""
+    return "config" in s.intents and not serving(s) and not knowledge_about_model(s)
+
+
 def asked(intent: str) -> Callable[[Slots], bool]:
     return lambda s: intent in s.intents
 
@@ -618,7 +631,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
 ]
 # With a model: every rule that applies adds its calls, in this order.
 MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effective], list[Call]]]] = [
-    (asked("config"), Router.config_calls),
+    (asks_config, Router.config_calls),
     (asked("inference"), Router.inference_calls),
     (asks_memory, Router.memory_calls),
     (lambda s: asks_host_ram(s) and not asks_memory(s) and "inference" not in s.intents, Router.host_ram_calls),
