@@ -13,7 +13,6 @@ from ..configs.plan import TrainingPlan
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import (
-    HardwareInfo,
     ListHardwareResult,
     ListModelsResult,
     ModelInfo,
@@ -24,6 +23,7 @@ from . import batch_math, fused_attention, spec, stated
 from .asked import asks_verdict
 from .fits import FitsBlocks
 from .parse import Slots
+from .part_facts import PartFactsBlocks
 from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model
 from .serving import ServingBlocks, quant_named
@@ -56,7 +56,7 @@ SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_infer
                 "what_fits"}
 
 
-class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
+class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -335,44 +335,6 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         lines = [self.lead(head), ", ".join(ids)] + [f"- {self.L(n, assumption_zh(n, TOOL_NOTE_ZH))}" for n in r.notes]
         return lines + [self.L("Ask about one of them for its card counts.", "可以继续问其中任一模型需要的卡数。"), ""]
 
-    def hardware_list(self, r: ListHardwareResult) -> list[str]:
-        # the parts the question names (a comparison is written one part per variant); the whole catalog only for a list
-        asked = self.s.hardwares or ([self.s.hardware] if self.s.hardware and "list_hardware" not in self.s.intents else [])
-        named = [h for hw in asked for h in r.hardware if h.id == hw]
-        if named:
-            return [line for h in named for line in self.hardware_facts(h)]
-        lines = [self.L("Hardware in the catalog:", "目录中的硬件：")]
-        for h in r.hardware:
-            lines.append(f"- {h.id}: {h.name}, {h.memory_gb:g} GB/{h.unit}, {h.devices_per_node} {h.unit}/node")
-            self.cite(h.source)
-        return lines + [""]
-
-    def hardware_facts(self, h: HardwareInfo) -> list[str]:
-        """One part's facts from the catalog, a count the user stated checked against them first."""
-        dies = h.dies_per_card or 1
-        per_node_cards = h.devices_per_node // dies if h.unit == "die" else h.devices_per_node
-        said, unit = self.s.devices, self.s.device_unit or "card"
-        lines = []
-        if said and said > 1 and re.search(r"node|server|machine|节点|台|服务器|机器|单机|一机", self.s.question.lower()):
-            actual = h.devices_per_node if unit == "die" and h.unit == "die" else per_node_cards
-            word = self.L("DIE" if unit == "die" else ("card" if said == 1 else "cards"), "个 DIE" if unit == "die" else "张卡")
-            lines.append(self.L(f"**{'Yes' if said == actual else 'No'}**: a {h.name} node has {actual} {word if said == actual else ('DIE' if unit == 'die' else 'cards')}, not {said}." if said != actual
-                                else f"**Yes**: a {h.name} node has {actual} {word}.",
-                                f"**{'是' if said == actual else '不是'}**：一个 {h.name} 节点有 {actual} {word}" + ("。" if said == actual else f"，不是 {said}。")))
-        if h.unit == "die":
-            lines.append(self.L(
-                f"A {h.name} node has {h.devices_per_node} DIE = {per_node_cards} cards ({dies} DIE per card); {h.memory_gb:g} GB per DIE "
-                f"({h.memory_gb * dies:g} GB per card); the smallest parallel unit is {h.min_parallel_unit or dies} DIE. The vendor "
-                "tables count Snt9B23 jobs in DIE (“4*Ascend” = 4 DIE).",
-                f"一个 {h.name} 节点有 {h.devices_per_node} 个 DIE，即 {per_node_cards} 张卡（每张卡 {dies} 个 DIE）；每个 DIE {h.memory_gb:g} GB"
-                f"（每张卡 {h.memory_gb * dies:g} GB）；最小并行单位是 {h.min_parallel_unit or dies} 个 DIE。厂商表格按 DIE 计数（“4*Ascend”即 4 个 DIE）。"))
-        else:
-            noun = self.L("GPUs" if h.vendor != "huawei" else "cards", "张卡")
-            lines.append(self.L(f"A {h.name} node has {h.devices_per_node} {noun}, {h.memory_gb:g} GB per device.",
-                                f"一个 {h.name} 节点有 {h.devices_per_node} {noun}，每张 {h.memory_gb:g} GB。"))
-        self.cite(h.source)
-        return lines + [""]
-
     def compare(self, call: Result[CompareHardwareResult]) -> list[str]:
         """Every part's plan, sorted as the heading says: parts that fit first, fewest GB of device memory
         in the plan (devices × GB per device) first; that total is shown on each line."""
@@ -499,7 +461,14 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
                 section = next((h for h in best if text in (h.heading + " " + h.text).lower()), None)
                 if section is not None:
                     return section
-        return None
+        # a term the note defines (`60.97 GiB total capacity` is …) that the question types without quotes
+        return next((h for h in best if any(c not in low for c in self.code_asked(h.text))), None)
+
+    def code_asked(self, text: str) -> list[str]:
+        """The terms a note defines (a line or bullet that opens with the term in code: "- `60.97 GiB total capacity` is
+        what torch_npu sees…") that the question contains, lower-cased, 8 characters or more."""
+        question = self.s.question.lower()
+        return [c for c in (m.lower() for m in re.findall(r"(?m)^\s*(?:[-*]\s+)?`([^`\n]{8,80})`", text)) if c in question]
 
     def quoted_texts(self) -> list[str]:
         """What the question quotes, lower-cased: quoted text, and every run of five or more words of an error
@@ -514,12 +483,15 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
     def section_lead(self, section: NotePassage) -> str:
         """The lead taken from a section: the bullet or paragraph that holds the quoted text, else the section's opening."""
         question = self.s.question.lower()
+        # a term the question types is led by the bullet that explains it (`term` …), before any text quoting it
+        code = [f"`{c}`" for c in self.code_asked(section.text)]
         quoted = self.quoted_texts()
         in_heading = any(t in section.heading.lower() or section.heading.lower() in question for t in quoted)
-        if not in_heading:
-            for para in re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)", section.text):
-                if any(t in para.lower() for t in quoted if len(t) >= 8):
-                    return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
+        paras = re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)", section.text)
+        for terms in ([code, quoted] if not in_heading else [code]):
+            para = next((p for p in paras if any(t in p.lower() for t in terms if len(t) >= 8)), None)
+            if para is not None:
+                return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
         return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
 
     def summary_or_opening(self, top: NotePassage) -> str:
@@ -528,8 +500,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         return sentence_cut(top.text, PASSAGE_CHARS // 2) if better and "problem" not in self.s.intents else top.summary or ""
 
     def note_verdict(self, note: str) -> str:
-        """Yes or no first when the question states the numbers a note's limits judge (no model named)."""
-        if note != FUSED_ATTENTION_NOTE or self.s.model or self.s.params_b:
+        """Yes or no first when the question states the numbers a note's limits judge, in an answer from the notes
+        alone (a model named only as the example: "my qwen2.5-7b has head_dim 128")."""
+        if note != FUSED_ATTENTION_NOTE or any(d.name != "search_notes" for d in self.done):
             return ""
         found = fused_attention.check(self.s.question)
         return f"**{found.text(self.lang)}** " if found else ""

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 HEADS_LIMIT = 2048  # N1 and N2
 HEAD_DIM_LIMIT = 512  # D
 # The shape reader (numbers.SHAPE_FIELDS) reads "64 heads, 8 kv heads" of a model to size; these also read
-# the operator's own words ("40 query heads", "N1=40", "head_dim 576", "D=576").
-QUERY_HEADS = re.compile(r"(?<![0-9.])(\d{1,4})\s*(?:个\s*)?(?:query\s+|attention\s+|查询|注意力)?(?:heads?|头)(?![a-z_])|"
+# the operator's own words ("40 query heads", "N1=40", "head_dim 576", "D=576"); a number inside a name is none
+# ("deepseek-v3 head dim is 576": not 3 heads).
+QUERY_HEADS = re.compile(r"(?<![0-9a-z.\-])(\d{1,4})\s*(?:个\s*)?(?:query\s+|attention\s+|查询|注意力)?(?:heads?|头)(?![a-z_])|"
                          r"(?:query\s+heads?|num_attention_heads|(?<![a-z0-9])n1|查询头数?|注意力头数?)\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
-KV_HEADS = re.compile(r"(?<![0-9.])(\d{1,4})\s*(?:个\s*)?(?:kv|key[-_ ]value)[-_ ]?(?:heads?|头)|"
+KV_HEADS = re.compile(r"(?<![0-9a-z.\-])(\d{1,4})\s*(?:个\s*)?(?:kv|key[-_ ]value)[-_ ]?(?:heads?|头)|"
                       r"(?:kv[-_ ]?(?:heads?|头数?)|num_key_value_heads|(?<![a-z0-9])n2)\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
 HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)\s*(?:is|=|:|为|是)?\s*(\d{1,5})(?![0-9])|"
-                      r"(?<![0-9.])(\d{1,5})\s*(?:-|的)?\s*head[_\s-]?dim")
+                      r"(?<![0-9a-z.\-])(\d{1,5})\s*(?:-|的)?\s*head[_\s-]?dim")
 
 
 CAUSE_ASKED = re.compile(r"reason|why|cause|because|原因|为什么|是不是因为|导致|造成")

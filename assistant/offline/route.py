@@ -355,7 +355,7 @@ class Router:
         """The config for the user's devices: the vendor table's plan when its count fits them (the config
         follows the table, as the answer does); else the plan that fits, spread over all the user's devices
         (a ZeRO stage or a TP/PP layout that fits on fewer devices fits on more, only faster)."""
-        if "config" not in s.intents or not s.model or any(d.name == "generate_config" for d in done):
+        if not asks_config(s) or not s.model or any(d.name == "generate_config" for d in done):
             return []
         for d in done:
             if d.name == "plan_training" and d.ok and d.args.get("max_devices") and d.result.get("fits"):
@@ -506,7 +506,7 @@ def time_without_model(s: Slots) -> bool:
 # match what?", "训练脚本会怎么做"): a ZeRO stage, GA or script named that way is explained, not sized.
 EXPLAINS = re.compile(r"what\s+(?:does|do|is|are|happens)|mean(?:s|ing)?(?![a-z])|explain|differen|(?<![a-z])vs(?![a-z])|match|"
                       r"how\s+(?:do|does|is|to|should)|when\s+(?:should|do|to|is)|rule\s+of\s+thumb|是什么|什么意思|含义|作用|解释|区别|一致|怎么|如何|怎样|"
-                      r"什么时候|何时")
+                      r"什么时候|何时|requirements?|constraints?|要求|限制|约束")
 # Intents that ask an amount of a job (memory, KV cache, a ZeRO stage, GA): with a count ("how many",
 # "几张"), they need a model when the question names what is sized (devices, memory, ZeRO, GA, batch).
 AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga"}
@@ -540,8 +540,10 @@ def knowledge_about_model(s: Slots) -> bool:
     qwen2.5-7b has head_dim 128", "数据集预处理是怎么触发的？llama2-13b 举例"): no job is stated (no method, length,
     devices), nothing is asked in amounts and nothing is reported, so the notes answer it, not a sizing of the model."""
     job_stated = s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None
+    # a script or config named is a topic ("how does the launch script convert the weights?"); one asked for
+    # ("give me the yaml") is an amount (asks_amount)
     return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
-            and not asks_amount(s) and not s.intents & {"problem", "config", "oom_asked", "list_models", "list_hardware"})
+            and not asks_amount(s) and not s.intents & {"problem", "oom_asked", "list_models", "list_hardware"})
 
 
 def notes_without_model(s: Slots) -> bool:
@@ -576,6 +578,36 @@ def parts_compared(s: Slots) -> bool:
     return len(s.hardwares) >= 2 and not names_model(s) and not asks_for_sizing(s)
 
 
+# What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
+PART_FACTS = {"part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit"}
+# A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
+NEEDS = re.compile(r"(?:do|would|will|should)\s+(?:i|we)\s+need|enough|(?<![a-z])fits?(?![a-z])|需要(?:几|多少)|要几|够|放得下|装得下|跑得")
+# Something asked ("我们有两台机器，每台8张910B" states the user's devices: which model is the question to ask back)
+QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|区别|对比|(?<![a-z])(?:what|how|which|does|do|is|are|can|could|"
+                      r"should|why|whether|difference|compare|vs)(?![a-z])")
+JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
+
+
+def about_parts(s: Slots) -> bool:
+    """What parts are, with no model and no job: the catalog's list, a part's node and DIE facts, or a property of
+    the parts the question names ("910B vs H100 — HBM and FP16 TFLOPS?", "Snt9B23 一个节点 memory 总共多少 GB",
+    "Snt9B23 上 tp 必须是偶数吗"), one part or several compared."""
+    if names_model(s):
+        return False
+    if s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s):
+        return True
+    job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
+    named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
+    q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
+    return (named and not job and bool(part_facts_asked(s)) and bool(QUESTION.search(q)) and not NEEDS.search(q)
+            and not COST.search(q))
+
+
+def part_facts_asked(s: Slots) -> set[str]:
+    """The parts' properties asked; a precision word ("FP8", "bf16") is read as a precision, not as an intent."""
+    return s.intents & PART_FACTS | ({"part_precision"} if s.quant_text else set())
+
+
 def batch_sum_only(s: Slots) -> bool:
     """"16 cards, micro batch 2, global batch 256: what GA?" names no model: GBS = MBS x DP x GA is the answer."""
     return not names_model(s) and batch_math.solve(s) is not None
@@ -600,6 +632,13 @@ def serving(s: Slots) -> bool:
     return "inference" in s.intents and not ("train" in s.intents or s.method)
 
 
+def asks_config(s: Slots) -> bool:
+    """A training config file asked for: a serving frame's "give me the vllm serve line" is answered by the serving
+    answer's command line, and a script named as a how-to's topic ("how does the launch script convert the weights?")
+    by the notes."""
+    return "config" in s.intents and not serving(s) and not knowledge_about_model(s)
+
+
 def asked(intent: str) -> Callable[[Slots], bool]:
     return lambda s: intent in s.intents
 
@@ -608,8 +647,7 @@ def asked(intent: str) -> Callable[[Slots], bool]:
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
-    (lambda s: bool(s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s)) and not names_model(s),
-     Router.list_hardware),
+    (about_parts, Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
     (asks_largest_model, Router.largest_model),
@@ -620,7 +658,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
 ]
 # With a model: every rule that applies adds its calls, in this order.
 MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effective], list[Call]]]] = [
-    (asked("config"), Router.config_calls),
+    (asks_config, Router.config_calls),
     (asked("inference"), Router.inference_calls),
     (asks_memory, Router.memory_calls),
     (lambda s: stated_layout(s) and not asks_memory(s), Router.layout_calls),

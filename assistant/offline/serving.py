@@ -42,6 +42,7 @@ class ServingBlocks(CapacityBlocks):
         out = [self.lead(lead)] if lead else []
         if sizing_line:
             out.append(self.L("**Sizing:** ", "**部署规模**：") + sizing_line)
+        out += self.serve_command(best, ests)
         if "kv" in self.s.intents and (kv := self.kv_text(ests)) and kv != lead:
             out.append("- " + kv)
         out += self.quantised_note(tables)
@@ -88,6 +89,26 @@ class ServingBlocks(CapacityBlocks):
         s = self.s
         return bool(s.weight_bits not in (None, 16) or (s.concurrency or 1) > 1
                     or any(not r.ok and r.arg("memory_gb") for r in tables))
+
+    def serve_command(self, best: VllmRow | None, ests: list[Result[InferenceResult]]) -> list[str]:
+        """"Give me the vllm serve line": the command for the layout above, the estimate's (the TP, PP, length and
+        utilisation it sized) or else the vendor row's (its cards as TP, its tested length, its utilisation)."""
+        model = self.s.model
+        if "config" not in self.s.intents or not model:
+            return []
+        est = next((r.value for r in ests if r.value and r.value.fits), None)
+        if est:
+            tp, pp, length, util = est.tp, est.pp, est.max_model_len, est.gpu_memory_utilization
+        elif best and best.cards and best.max_model_len:
+            tp, pp, length, util = best.cards, 1, self.s.seq_len or best.max_model_len, best.gpu_memory_utilization
+        else:
+            return []
+        flags = [f"--served-model-name {model}", f"--tensor-parallel-size {tp}"] + (
+            [f"--pipeline-parallel-size {pp}"] if pp and pp > 1 else []) + [
+            f"--max-model-len {length}", f"--gpu-memory-utilization {util:g}"]
+        return [self.L("`vllm serve` for this layout (the path is your copy of the weights):",
+                       "按上面的部署规模，`vllm serve` 命令如下（路径换成你的权重目录）："),
+                "```bash", f"vllm serve /path/to/{model} " + " ".join(flags), "```"]
 
     def table_lines(self, tables: list[Result[InferenceMinCardsResult]]) -> tuple[list[str], VllmRow | None]:
         """Every row of the vLLM tables for the model, and the row that answers (fewest cards for the length)."""

@@ -17,6 +17,7 @@ DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|no
                                r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s)")
 PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end dot
 MEMORY_ONLY = re.compile(r"\d+g(?:b)?")
+CJK = re.compile(r"[\u4e00-\u9fff]")
 PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus)|用|在|换成|改成|换到|改用|换|和|与|跟)\s*$")
 
 
@@ -74,6 +75,8 @@ class Setting:
         toks = [(m.start(), m.end(), m.group(0)) for m in PART_TOKEN.finditer(work)]
         for i in range(len(toks)):
             for j in range(min(len(toks), i + 4), i, -1):
+                if any(CJK.search(work[toks[k][1]:toks[k + 1][0]]) for k in range(i, j - 1)):
+                    continue  # words a Chinese phrase separates are not one name ("910B 支持 FP8")
                 key = squash(" ".join(t[2] for t in toks[i:j]))
                 if MEMORY_ONLY.fullmatch(key):
                     continue  # "32G" alone is a memory size (see Parser._counts)

@@ -48,10 +48,10 @@ def test_pipeline_stages_divide_the_data_parallel_size(assistant):
 
 
 def test_parts_without_a_model_get_their_facts(assistant):
-    both = assistant.ask("A2 和 A3 有什么区别").answer
-    assert "Snt9B (Ascend 910B class, Atlas A2) 节点有 8 张卡" in both and "16 个 DIE，即 8 张卡" in both
+    both = assistant.ask("A2 和 A3 有什么区别").answer  # hardware catalog: 8 cards per Snt9B node, 16 DIE = 8 cards per Snt9B23 node
+    assert "Atlas A2)**：**每张卡 64 GB**；每节点 8 张卡" in both and "每节点 16 个 DIE（8 张卡）" in both
     unit = assistant.ask("what's the minimum parallel unit on snt9b23?").answer
-    assert "the smallest parallel unit is 2 DIE" in unit and "Which model" not in unit
+    assert "the vendor makes 2 DIE (one card) the smallest unit of a parallel strategy" in unit and "Which model" not in unit
 
 
 def test_a_pasted_english_error_keeps_a_chinese_question_chinese(assistant):
@@ -82,7 +82,7 @@ def test_round3_classes(assistant):
     oom = lead(assistant.ask("will qwen2.5-7b full fine-tuning at 8192 OOM on 4 910B cards?"))
     assert oom.startswith(("**Answer:** **No OOM expected**", "**Answer:** **Yes, it would run out of memory**",
                            "**Answer:** **It may run out of memory**"))  # a tight plan is not a plain no
-    assert "每张 64 GB" in assistant.ask("910B 单卡显存是32G还是64G").answer
+    assert "**每张卡 64 GB**" in assistant.ask("910B 单卡显存是32G还是64G").answer
     vllm = assistant.ask("vllm启动报错 max_model_len is greater than the derived max_model_len，怎么办")
     assert lead(vllm).startswith("**结论**")
     back = lead(assistant.ask("mindspeed训练完的权重怎么转回huggingface格式拿去推理"))

@@ -107,11 +107,11 @@ def test_a_parts_own_facts_answer_a_question_about_the_part(assistant):
     a3 = HARDWARE["snt9b23"]
     per_node, dies = int(a3["devices_per_node"]), int(a3["dies_per_card"])
     en = assistant.ask("does a snt9b23 node have 16 cards?").answer
-    assert en.splitlines()[0].startswith("**No**")
+    assert en.splitlines()[0].startswith("**Answer:** **No**")
     assert f"node has {per_node // dies} cards, not 16" in en
-    assert f"{per_node} DIE = {per_node // dies} cards ({dies} DIE per card)" in en
+    assert f"{per_node} DIE = {per_node // dies} cards per node" in en
     zh = assistant.ask("一台910C几张卡？").answer
-    assert f"{per_node} 个 DIE，即 {per_node // dies} 张卡" in zh and "Catalog" not in zh
+    assert f"每节点 {per_node} 个 DIE（{per_node // dies} 张卡）" in zh and "Catalog" not in zh
 
 
 def test_gpu_memory_utilization_above_one_is_refused(assistant):

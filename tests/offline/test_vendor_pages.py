@@ -132,7 +132,6 @@ def test_a_sizing_question_without_a_model_still_asks_for_one(assistant, q):
     ("is there a timeout when calling my deployed model over the internet?", "public_access.md", "en"),
     ("在线服务请求体最大多少？", "public_access.md", "zh"),
     ("JupyterLab 能上传多大的文件？", "jupyterlab_upload.md", "zh"),
-    ("自定义镜像里 conda activate 不生效怎么办", "custom_image.md", "zh"),
     ("which script does the static benchmark?", "inference_benchmark.md", "en"),
     ("动态性能测试怎么构造数据集？", "inference_benchmark.md", "zh"),
     ("SFT 的数据预处理用哪个 handler？", "data_preprocessing.md", "zh"),

@@ -1,0 +1,233 @@
+"""What a part is, from its hardware catalog row (the list_hardware tool): memory per device and per card, devices
+per node, the total of a node (or of the devices the user said), TFLOPS with their source, precisions and the
+smallest parallel unit, for one part or several side by side. What is asked is read as intents (intents.toml,
+``part_*``); a part named with none of them asked gets its whole row."""
+
+from __future__ import annotations
+
+import re
+
+from ..tools.tables import HardwareInfo, ListHardwareResult
+from .route import part_facts_asked
+from .wording import Writer
+
+ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
+# "how many cards per node", "what is a DIE" (the hardware_facts intent): what a device and a node are
+NODE_FACTS = {"part_memory", "part_node", "part_unit"}
+NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
+
+
+def fig(x: float) -> str:
+    return f"{x:g}"
+
+
+class PartFactsBlocks(Writer):
+    """The hardware block: the parts the question names, or the whole catalog for a list."""
+
+    def hardware_list(self, r: ListHardwareResult) -> list[str]:
+        asked = self.s.hardwares or (
+            [self.s.hardware] if self.s.hardware and "list_hardware" not in self.s.intents else []
+        )
+        named = [h for hw in asked for h in r.hardware if h.id == hw]
+        if named:
+            return self.part_facts(named)
+        lines = [self.L("Hardware in the catalog:", "目录中的硬件：")]
+        for h in r.hardware:
+            lines.append(
+                f"- {h.id}: {h.name}, {h.memory_gb:g} GB/{h.unit}, {h.devices_per_node} {h.unit}/node"
+            )
+            self.cite(h.source)
+        return lines + [""]
+
+    def part_facts(self, parts: list[HardwareInfo]) -> list[str]:
+        """One line per part with what was asked, the first as the answer's headline; a count the user said of a
+        node is checked against the catalog first."""
+        asked = part_facts_asked(self.s)
+        if {"part_compute", "part_precision"} <= asked:
+            asked.discard("part_precision")  # "FP16 TFLOPS": the precision names the figure asked
+        if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
+            asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
+        lines = [line for h in parts[:1] for line in self.part_count_said(h)]
+        for h in parts:
+            facts = [
+                f
+                for f in (
+                    self.fact_memory(h, asked),
+                    self.fact_node(h, asked),
+                    self.fact_total(h, asked),
+                    self.fact_compute(h, asked),
+                    self.fact_precision(h, asked),
+                    self.fact_unit(h, asked),
+                )
+                if f
+            ]
+            text = f"**{h.name}**{self.L(': ', '：')}" + self.L("; ", "；").join(facts) + self.L(".", "。")
+            lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
+            self.cite(h.source)
+        if len(parts) > 1 and not self.headlined:
+            lines.insert(
+                0, self.lead(self.L("side by side, from the hardware catalog:", "按硬件目录逐项对比："))
+            )
+        return lines + [""]
+
+    def part_count_said(self, h: HardwareInfo) -> list[str]:
+        """ "Does a Snt9B23 node have 16 cards?": yes or no, with the catalog's count."""
+        said, unit = self.s.devices, self.s.device_unit or "card"
+        if not (said and said > 1 and NODE_WORDS.search(self.s.question.lower())):
+            return []
+        dies = h.dies_per_card or 1
+        actual = (
+            h.devices_per_node
+            if unit == "die" and h.unit == "die"
+            else (h.devices_per_node // dies if h.unit == "die" else h.devices_per_node)
+        )
+        word = "DIE" if unit == "die" else self.L("cards", "张卡")
+        if said == actual:
+            return [
+                self.lead(
+                    self.L(
+                        f"**Yes**: a {h.name} node has {actual} {word}.",
+                        f"**是**：一个 {h.name} 节点有 {actual} {word}。",
+                    )
+                )
+            ]
+        return [
+            self.lead(
+                self.L(
+                    f"**No**: a {h.name} node has {actual} {word}, not {said}.",
+                    f"**不是**：一个 {h.name} 节点有 {actual} {word}，不是 {said}。",
+                )
+            )
+        ]
+
+    def part_device(self, h: HardwareInfo) -> str:
+        """What one device of the part is called: DIE, chip (a card of several), GPU or card."""
+        if h.unit in ("die", "chip"):
+            return self.L("DIE" if h.unit == "die" else "chip", " DIE" if h.unit == "die" else "芯片")
+        return self.L("GPU" if self.is_gpu(h.id) else "card", " GPU" if self.is_gpu(h.id) else "卡")
+
+    def fact_memory(self, h: HardwareInfo, asked: set[str]) -> str:
+        if "part_memory" not in asked:
+            return ""
+        dies, dev = h.dies_per_card or 1, self.part_device(h)
+        if dies > 1:
+            return self.L(
+                f"**{fig(h.memory_gb)} GB per {dev}, {fig(h.memory_gb * dies)} GB per card** ({dies} {dev} per card)",
+                f"**每个{dev} {fig(h.memory_gb)} GB，每张卡 {fig(h.memory_gb * dies)} GB**（每张卡 {dies} 个{dev}）",
+            )
+        return self.L(f"**{fig(h.memory_gb)} GB per {dev}**", f"**每张{dev} {fig(h.memory_gb)} GB**")
+
+    def fact_node(self, h: HardwareInfo, asked: set[str]) -> str:
+        if "part_node" not in asked:
+            return ""
+        dies, dev, n = h.dies_per_card or 1, self.part_device(h), h.devices_per_node
+        if dies > 1:
+            return self.L(
+                f"{n} {dev} = {n // dies} cards per node", f"每节点 {n} 个{dev}（{n // dies} 张卡）"
+            )
+        return self.L(f"{n} {dev}s per node", f"每节点 {n} 张{dev}")
+
+    def fact_total(self, h: HardwareInfo, asked: set[str]) -> str:
+        """A node's memory (devices per node × memory per device), or that of the devices the user said."""
+        if "part_total" not in asked:
+            return ""
+        n = self.s.devices or 0
+        if n and h.unit == "die" and self.s.device_unit != "die":
+            n *= h.dies_per_card or 1  # "2 cards" of a DIE part: 4 DIE
+        if n > 1 and n != h.devices_per_node:
+            count = self.L(
+                f"{self.s.devices} {'DIE' if self.s.device_unit == 'die' else 'devices'}",
+                f"{self.s.devices} {'个 DIE' if self.s.device_unit == 'die' else '张'}",
+            )
+            return self.L(
+                f"{count} in all: {n} × {fig(h.memory_gb)} GB = **{fig(n * h.memory_gb)} GB**",
+                f"{count}合计 {n} × {fig(h.memory_gb)} GB = **{fig(n * h.memory_gb)} GB**",
+            )
+        per = h.devices_per_node
+        return self.L(
+            f"a node in all: {per} × {fig(h.memory_gb)} GB = **{fig(per * h.memory_gb)} GB**",
+            f"整节点合计 {per} × {fig(h.memory_gb)} GB = **{fig(per * h.memory_gb)} GB**",
+        )
+
+    def fact_compute(self, h: HardwareInfo, asked: set[str]) -> str:
+        """Peak dense TFLOPS per device in the precision named (both when none is), each with its source."""
+        if "part_compute" not in asked:
+            return ""
+        q = self.s.question.lower()
+        figures = {"BF16": fig(h.bf16_tflops) if h.bf16_tflops else None, "FP16": h.fp16_tflops}
+        wanted = [p for p in figures if p.lower() in q] or list(figures)
+        # a precision with no figure: say so, and give the other precision's figure where there is one
+        shown = wanted + [
+            p for p in figures if p not in wanted and figures[p] and not all(figures[w] for w in wanted)
+        ]
+        per = self.part_device(h)
+        missing = self.L(" or ", " 或 ").join(p for p in shown if not figures[p])
+        dense = self.L(" dense", "稠密") if not h.compute_source else ""  # third-party figures do not say
+        said = (
+            [self.L(f"no {missing} TFLOPS figure in the catalog", f"目录中没有 {missing} TFLOPS 数据")]
+            if missing
+            else []
+        ) + [
+            self.L(
+                f"{p} **{figures[p]} TFLOPS**{dense} per {per}",
+                f"{p} {dense}算力每{per} **{figures[p]} TFLOPS**",
+            )
+            for p in shown
+            if figures[p]
+        ]
+        where = h.compute_source or h.source
+        return self.L(", ".join(said) + f" (source: {where})", "，".join(said) + f"（来源：{where}）")
+
+    def fact_precision(self, h: HardwareInfo, asked: set[str]) -> str:
+        """The precisions the question names ("does the L40S support FP8?") answered yes or no first; none named: both."""
+        if "part_precision" not in asked:
+            return ""
+        has = {"BF16": h.bf16, "FP8": h.fp8}
+        q = self.s.question.lower()
+        named = [p for p in has if p.lower() in q] or list(has)
+        yes, no = self.L("Yes", "支持"), self.L("No", "不支持")
+        return self.L("; ", "；").join(
+            self.L(
+                f"**{yes}**: {p} compute" if has[p] else f"**{no}**: no {p} compute",
+                f"**{p} 计算：{yes if has[p] else no}**",
+            )
+            for p in named
+        )
+
+    def fact_unit(self, h: HardwareInfo, asked: set[str]) -> str:
+        """The smallest parallel unit and what it makes of TP: on a part whose card is 2 DIE the vendor counts a
+        parallel strategy in steps of 2 DIE; a TP the user said is checked against it."""
+        step = h.min_parallel_unit or 1
+        if "part_unit" not in asked or ("whole_row" in asked and step <= 1):
+            return ""
+        tp = self.s.tp
+        if step <= 1:
+            said = (
+                self.L(
+                    f"TP {tp} is allowed when it divides the attention heads; ",
+                    f"TP {tp} 可以，只要能整除注意力头数；",
+                )
+                if tp
+                else ""
+            )
+            return said + self.L(
+                f"one {self.part_device(h)} is one device, so TP need not be even: TP must divide the attention heads "
+                "and TP × PP the device count",
+                f"一张{self.part_device(h)}就是一个设备，TP 不必是偶数：TP 要整除注意力头数，TP × PP 要整除卡数",
+            )
+        options = [n for n in range(step, h.devices_per_node + 1, step) if h.devices_per_node % n == 0]
+        verdict = ""
+        if tp:
+            ok = tp % step == 0
+            verdict = self.L(
+                f"**{'Yes' if ok else 'No'}**, TP {tp} {'is' if ok else 'is not'} a multiple of {step} DIE; ",
+                f"**{'可以' if ok else '不可以'}**，TP {tp} {'是' if ok else '不是'} {step} 的倍数；",
+            )
+        listed = ", ".join(str(n) for n in options)
+        return verdict + self.L(
+            f"**TP counts DIE and goes in steps of {step} DIE** ({listed} within a node): the vendor makes {step} DIE "
+            f"(one card) the smallest unit of a parallel strategy, each DIE being its own device and HCCL rank; "
+            f"TP × PP must also divide the job's DIE count",
+            f"**TP 按 DIE 计，以 {step} 个 DIE 为步长**（单节点内可取 {listed}）：厂商规定设置并行策略时 {step} 个 DIE（一张卡）为最小单位，"
+            f"每个 DIE 是一个独立设备和 HCCL rank；TP × PP 还要整除作业的 DIE 数",
+        )

@@ -1,0 +1,97 @@
+"""A how-to on a note's topic that names a model only as the example is answered from the note, with the note's rule
+applied to the values the user stated (route.knowledge_about_model, compose.note_verdict); a serving word in a
+follow-up asks for the serving answer and its `vllm serve` line, not a training config (route.asks_config,
+serving.serve_command). Fresh round 5, section 1. The expected facts are the vendor pages' as the notes hold them:
+NPU_Flash_Attn needs D ≤ 512 (modelarts_llm_train_5901150), the one-click script runs
+scripts/llama2/1_preprocess_data.sh and 2_convert_mg_hf.sh itself, multimodal models have the static benchmark only
+(modal_benchmark_parallel.py, modelarts_llm_infer_5905030), and 60.97 GiB is what torch_npu reports of a 64 GB card."""
+
+from __future__ import annotations
+
+import pytest
+
+from .dialog import converse
+
+
+def tools(ans) -> set[str]:
+    return {c.name for c in ans.tool_calls}
+
+
+@pytest.mark.parametrize(
+    ("question", "verdict"),
+    [
+        (
+            "What does NPU_Flash_Attn require for the head dim? My llama3-8b uses head_dim 128, is that ok?",
+            "**The numbers you gave are within NPU_Flash_Attn's limits (head_dim D = 128 ≤ 512)",
+        ),
+        (
+            "NPU_Flash_Attn 对 head_dim 有什么要求？我的 qwen2.5-7b head_dim 是 128",
+            "**给出的数值在 NPU_Flash_Attn 的限制内（head_dim D = 128 ≤ 512）",
+        ),
+        ("What does NPU_Flash_Attn require? my deepseek-v3 head dim is 576", "**No: head_dim D = 576 > 512"),
+    ],
+)
+def test_the_notes_rule_is_applied_to_the_head_dim_stated_beside_a_model(assistant, question, verdict):
+    ans = assistant.ask(question)
+    assert tools(ans) == {"search_notes"} and verdict in ans.answer.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("how is the dataset preprocessing triggered? llama2-13b for example", "1_preprocess_data.sh"),
+        ("多模态推理的性能测试脚本怎么用？比如 internvl2.5-8b", "modal_benchmark_parallel.py"),
+        (
+            "How does the launch script trigger the weight conversion? take qwen2.5-7b as example",
+            "2_convert_mg_hf.sh",
+        ),
+    ],
+)
+def test_a_how_to_naming_a_model_as_the_example_is_not_sized(assistant, question, fact):
+    ans = assistant.ask(question)
+    assert tools(ans) == {"search_notes"} and fact in ans.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["60.97 GiB total capacity 是怎么回事", "why does the NPU say 60.97 GiB total capacity on a 64 GB card?"],
+)
+def test_the_reported_capacity_is_explained_by_the_oom_note(assistant, question):
+    ans = assistant.ask(question)
+    lead = ans.answer.split("(notes:")[0].split("（笔记")[0]  # the answer before the quoted note
+    assert tools(ans) == {"search_notes"} and (
+        "is what torch_npu sees on a 64 GB card" in lead or "是 torch_npu 在一张 64 GB 的卡" in lead
+    )
+
+
+@pytest.mark.parametrize(
+    ("training", "follow_up"),
+    [
+        (
+            "qwen2.5-7b lora 4096 on 8 910B, give me the llamafactory yaml",
+            "now give me the vllm serve command for it",
+        ),
+        ("qwen2.5-14b lora 4096 在 8 张 910B 上，给我 llamafactory 的 yaml", "给我 vllm 的启动命令"),
+    ],
+)
+def test_a_serving_follow_up_gets_the_serve_line_not_a_training_config(assistant, training, follow_up):
+    _, ans = converse(assistant, training, follow_up)
+    assert "generate_config" not in tools(ans) and "estimate_inference" in tools(ans)
+    (est,) = [c.result for c in ans.tool_calls if c.name == "estimate_inference"]
+    assert (
+        f"--tensor-parallel-size {est['tp']} " in ans.answer and "vllm serve /path/to/qwen2.5-" in ans.answer
+    )
+    assert "llamafactory-cli" not in ans.answer and "```yaml" not in ans.answer
+
+
+def test_a_config_asked_for_is_still_generated(assistant):
+    assert "generate_config" in tools(assistant.ask("give me the yaml for qwen2.5-7b lora on 910B"))
+
+
+def test_a_term_the_note_defines_leads_with_its_definition(assistant):
+    """The custom-image note defines `conda activate` in a bullet (the job does not run in a shell): that bullet answers."""
+    first = assistant.ask("自定义镜像里 conda activate 不生效怎么办").answer.splitlines()[0]
+    assert (
+        first.startswith("**结论**：`conda activate` 不生效，因为作业不是在 shell 中运行的")
+        and "custom" not in first
+    )

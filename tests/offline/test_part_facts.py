@@ -1,0 +1,124 @@
+"""The hardware answer (assistant/offline/part_facts.py): a question that names parts, no model and no job, and asks a
+property of them is answered from the hardware catalog (knowledge/catalog/hardware.csv), one part, a node's total or
+several parts side by side, each figure with its source (fresh round 5, sections 1 and 7). The expected figures are
+computed here from the catalog rows: Snt9B 64 GB per card and 8 per node, Snt9B23 64 GB per DIE, 2 DIE per card and
+16 DIE per node with a 2-DIE parallel unit (ModelArts pages 590804/5905044), H100 989 TFLOPS dense (NVIDIA data
+sheet), the 910B's FP16 figures third-party only (research/modelarts.md §10: 280 ai.gitee.com vs ~320 boardor.com)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+with open(ROOT / "knowledge/catalog/hardware.csv", encoding="utf-8", newline="") as f:
+    HARDWARE = {r["id"]: r for r in csv.DictReader(f)}
+A2, A3, H100 = HARDWARE["snt9b"], HARDWARE["snt9b23"], HARDWARE["h100-80g"]
+
+
+def g(x: str) -> str:
+    return f"{float(x):g}"
+
+
+def tools(ans) -> list[str]:
+    return [c.name for c in ans.tool_calls]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "difference between 910B and 910C in memory per card and cards per node?",
+        "910B 和 910C 每卡显存、每节点卡数有什么区别？",
+    ],
+)
+def test_two_parts_compared_on_memory_per_card_and_cards_per_node(assistant, question):
+    ans = assistant.ask(question)
+    assert (
+        tools(ans) == ["list_hardware"] and "Which model" not in ans.answer and "哪个模型" not in ans.answer
+    )
+    per_card_a3 = g(str(float(A3["memory_gb"]) * int(A3["dies_per_card"])))
+    cards_a3 = int(A3["devices_per_node"]) // int(A3["dies_per_card"])
+    if question.isascii():
+        assert f"**{g(A2['memory_gb'])} GB per card**; {A2['devices_per_node']} cards per node" in ans.answer
+        assert (
+            f"{per_card_a3} GB per card" in ans.answer
+            and f"{A3['devices_per_node']} DIE = {cards_a3} cards per node" in ans.answer
+        )
+    else:
+        assert f"**每张卡 {g(A2['memory_gb'])} GB**；每节点 {A2['devices_per_node']} 张卡" in ans.answer
+        assert (
+            f"每张卡 {per_card_a3} GB" in ans.answer
+            and f"每节点 {A3['devices_per_node']} 个 DIE（{cards_a3} 张卡）" in ans.answer
+        )
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Snt9B23 一个节点 memory 总共多少 GB", "整节点合计 {n} × {m} GB = **{t} GB**"),
+        ("what is the total memory of a snt9b23 node?", "a node in all: {n} × {m} GB = **{t} GB**"),
+    ],
+)
+def test_a_nodes_total_is_devices_per_node_times_memory(assistant, question, expected):
+    n, m = int(A3["devices_per_node"]), float(A3["memory_gb"])  # 16 DIE x 64 GB = 1024 GB
+    ans = assistant.ask(question)
+    assert expected.format(n=n, m=g(str(m)), t=g(str(n * m))) in ans.answer.splitlines()[0]
+
+
+def test_tflops_are_given_with_their_source_and_a_missing_official_figure_is_said(assistant):
+    ans = assistant.ask("910B vs H100 — HBM and FP16 TFLOPS?").answer
+    assert f"FP16 **{A2['fp16_tflops']} TFLOPS**" in ans and "ai.gitee.com" in ans and "boardor.com" in ans
+    assert "no official figure" in ans  # the research found none for the 910B
+    assert f"FP16 **{g(H100['fp16_tflops'])} TFLOPS** dense per GPU (source: {H100['source']})" in ans
+    assert f"**{g(H100['memory_gb'])} GB per GPU**" in ans and f"**{g(A2['memory_gb'])} GB per card**" in ans
+    zh = assistant.ask("昇腾910B 的 BF16 算力是多少 TFLOPS？").answer
+    assert zh.startswith("**结论**") and "目录中没有 BF16 TFLOPS 数据" in zh and A2["fp16_tflops"] in zh
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        (
+            "Snt9B23 上 2 DIE 是最小并行单位是什么意思？tp 必须是偶数吗",
+            "**TP 按 DIE 计，以 2 个 DIE 为步长**",
+        ),
+        ("在 Snt9B23 上 TP 可以设成 3 吗？", "**不可以**，TP 3 不是 2 的倍数"),
+        ("on snt9b23, can I use tp 4?", "**Yes**, TP 4 is a multiple of 2 DIE"),
+    ],
+)
+def test_what_tp_must_be_on_a_part_whose_card_is_two_die(assistant, question, lead):
+    assert A3["min_parallel_unit"] == "2"  # ModelArts: 并行策略时2*DIE为最小单位
+    ans = assistant.ask(question).answer
+    assert lead in ans.splitlines()[0] and "Which model" not in ans
+
+
+def test_one_card_one_device_has_no_evenness_rule(assistant):
+    ans = assistant.ask("on snt9b must tp be even?").answer
+    assert "TP need not be even" in ans
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("Does the L40S support FP8?", "**Yes**: FP8 compute"),
+        ("Does the A100 support FP8?", "**No**: no FP8 compute"),
+        ("T4 支持 bf16 吗", "**BF16 计算：不支持**"),
+    ],
+)
+def test_a_precision_asked_of_a_part_is_answered_yes_or_no(assistant, question, lead):
+    ans = assistant.ask(question)
+    assert tools(ans) == ["list_hardware"] and lead in ans.answer.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many H100 do I need?",  # a need: the model is missing, not a fact of the part
+        "8 张 910B 显存够吗",
+        "How much does a Snt9B node cost per hour?",
+    ],
+)
+def test_a_need_or_a_price_is_not_a_hardware_fact(assistant, question):
+    assert "list_hardware" not in tools(assistant.ask(question))
