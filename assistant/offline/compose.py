@@ -440,9 +440,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         return (RECIPE_LABEL if "recipe" in plan.source_detail.lower() else MIN_LABEL)[self.lang]
 
     def notes(self, r: SearchNotesResult) -> list[str]:
-        """Quote the most relevant note: notes are ranked by the summed score of their matching
-        sections (a note about the topic matches in many sections; a stray word matches in one),
-        then that note's two best sections are quoted with the source."""
+        """Quote the most relevant note: notes are ranked by their best section's score plus their best
+        fact's (the search weighs each query term by how rare it is), then the facts that answer lead and
+        that note's two best sections are quoted with the source."""
         hits, cover = r.results, self.s.notes_cover
         if cover is not None and hits:
             hits = [h for h in hits if h.file in cover or title_overlap(h.title, self.s.question) >= 0.5] or (
@@ -454,16 +454,17 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         by_note: dict[str, list[NotePassage]] = {}
         for h in hits:
             by_note.setdefault(h.file, []).append(h)
-        # a question worded like a note's title is about that note, whatever body words it shares with others
+        # a question worded like a note's title is about that note, whatever body words it shares with others;
+        # else the note whose sections and best fact (sentence, bullet, table row, weighted twice) match best
         ranked: list[NotePassage] = max(by_note.values(), key=lambda hs: (
-            title_overlap(hs[0].title, self.s.question) >= 0.5, sum(h.score for h in hs[:3])))
+            title_overlap(hs[0].title, self.s.question) >= 0.5, sum(h.score for h in hs[:3]) + 2 * hs[0].lead_score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         quoted = best[:2]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
             section = self.answering_section(best, top.summary)
-            lead = self.summary_or_opening(top) if section is None else self.section_lead(section)
+            lead = self.fact_lead(top) if section is None else self.section_lead(section)
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
             lines = [self.lead(self.note_verdict(top.file) + lead + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
@@ -514,10 +515,10 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
                     return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
         return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
 
-    def summary_or_opening(self, top: NotePassage) -> str:
-        asked = title_words(self.s.question)
-        better = len(asked & title_words(top.text)) > len(asked & title_words(top.summary or "")) + 2
-        return sentence_cut(top.text, PASSAGE_CHARS // 2) if better and "problem" not in self.s.intents else top.summary or ""
+    def fact_lead(self, top: NotePassage) -> str:
+        """The facts of the note that best match the question's terms (the search picked them, rare terms
+        weighing most), whole; the note's summary when it matches best or no fact matches."""
+        return top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge (no model named)."""
