@@ -27,7 +27,9 @@ LANGS = ("en", "zh")
 _CJK_STOP = set("的了吗呢啊吧是和与及或在把被就都也还很么什怎哪这那个些") | {"怎么", "什么", "为什", "如何", "怎样", "哪个", "是不", "不是"}
 _STOP = {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "is", "are", "do", "does", "what", "how", "why", "my", "i", "it", "with", "when", "be", "can", "that", "this", "should",
          "but", "from", "did", "t", "s", "will", "just", "if", "at", "by", "as", "so", "any", "our", "we", "you", "your", "me",
-         "there", "which", "then", "than", "was", "were", "has", "have", "had", "its", "their", "they"}
+         "there", "which", "then", "than", "was", "were", "has", "have", "had", "its", "their", "they",
+         # generic modifiers and wants: a question's "extra pip packages" or "I need" names nothing a fact is about
+         "extra", "additional", "more", "other", "some", "also", "really", "actually", "still", "need", "want", "get"}
 
 
 def _stem(word: str) -> str:
@@ -308,20 +310,22 @@ class NoteIndex:
         units, _, fact_index = self._facts[lang]
         fact_scores = fact_index.scores(tokenize(query, unigrams=False))
         best_fact = [0.0] * len(own)
-        for (row, _f, _n, _t), sc in zip(units, fact_scores, strict=True):
+        note_best: dict[str, float] = {}  # each note's best fact for the whole query: how well the note answers it
+        for (row, file, _n, _t), sc in zip(units, fact_scores, strict=True):
             if row >= 0:
                 best_fact[row] = max(best_fact[row], sc)
+                note_best[file] = max(note_best.get(file, 0.0), sc)
         scores = [sec + FACT_WEIGHT * fact for sec, fact in zip(index.scores(toks), best_fact, strict=True)]
         ranked = [i for i in sorted(range(len(own)), key=lambda i: -scores[i])[:limit] if scores[i] > 0]
         leads: dict[str, Lead] = {}
         for i in ranked:
             file = own[i]["file"]
             if file not in leads:
-                leads[file] = self.lead(tokenize(focus or query, unigrams=False), file, lang)
-        return [(scores[i], {**own[i], "lead": leads[own[i]["file"]].text, "lead_score": leads[own[i]["file"]].score,
+                leads[file] = self.lead(focus or query, file, lang)
+        return [(scores[i], {**own[i], "lead": leads[own[i]["file"]].text, "lead_score": note_best.get(own[i]["file"], 0.0),
                              "lead_is_summary": leads[own[i]["file"]].summary}) for i in ranked]
 
-    def lead(self, toks: list[str], file: str, lang: str) -> Lead:
+    def lead(self, text: str, file: str, lang: str) -> Lead:
         """The facts of ``file`` that answer ``toks``. The note's title words are left out (the note was
         chosen for them; the lead answers the rest): the best-scoring fact leads, then, while query terms are
         left unmatched, the fact that best matches those (a second part of the question: "TRAIN_ITERS default?
@@ -332,9 +336,12 @@ class NoteIndex:
         mine = [k for k, u in enumerate(units) if u[1] == file]
         summary = next((k for k in mine if units[k][0] < 0), None)
         facts_ = [k for k in mine if units[k][0] >= 0]
+        if ASKS_FIX.search(text.lower()):  # "…怎么办", "how do I fix…": only a fact that says what to do answers it
+            facts_ = [k for k in facts_ if SAYS_WHAT_TO_DO.search(units[k][3])]
         own = next((r for r in self._sections[lang][0] if r["file"] == file), None)
-        title = set(tokenize(own["title"], unigrams=False)) if own else set()
-        asked = sorted(set(toks) - title)
+        title_text = own["title"].lower() if own else ""
+        title = set(tokenize(title_text, unigrams=False))
+        asked = sorted(set(tokenize(without_runs_of(text.lower(), title_text), unigrams=False)) - title)
         summary_lead = Lead(units[summary][3], 0.0, True) if summary is not None else Lead("", 0.0, False)
         if not asked or not facts_:
             return summary_lead
@@ -344,25 +351,63 @@ class NoteIndex:
             return summary_lead
         if summary is not None:
             beyond = sorted((unit_toks[top] & set(asked)) - unit_toks[summary])
-            if not set(beyond) & self._rare[lang] or index.scores(beyond)[top] < scores[top] / 3:
+            # a rare word of the question's own, not a stop-character pair or a product name it merely mentions ("pytorch")
+            specific = {w for w in beyond if w in self._rare[lang] and not _CJK_STOP_CHAR.search(w) and w not in _JARGON}
+            weight = index.scores(beyond)[top]
+            if not (specific and weight >= scores[top] / 3 or len(beyond) >= 2 and weight >= scores[top] * 2 / 3):
                 return Lead(units[summary][3], scores[top], True)
         picked, left = [top], set(asked) - unit_toks[top]
         while left and len(picked) < MAX_LEAD_FACTS:
             rest = index.scores(sorted(left))
             nxt = max((k for k in facts_ if k not in picked), key=lambda k: rest[k], default=None)
-            if nxt is None or rest[nxt] < SECOND_FACT_SHARE * scores[top]:
+            if nxt is None or rest[nxt] < max(SECOND_FACT_SHARE * scores[top], MIN_FURTHER_FACT):
                 break
             picked.append(nxt)
             left -= unit_toks[nxt]
-        picked.sort(key=lambda k: (units[k][0], units[k][2]))
+        if ASKS_HOW.search(text.lower()) and not any(SAYS_WHAT_TO_DO.search(units[k][3]) for k in picked):
+            # "how do I …?": a fact that only describes is followed by the next ones of its section up to one that says how
+            row, n = units[top][0], units[top][2]
+            after = sorted((k for k in facts_ if units[k][0] == row and units[k][2] > n and k not in picked), key=lambda k: units[k][2])
+            for k in after[:2]:
+                picked.append(k)
+                if SAYS_WHAT_TO_DO.search(units[k][3]):
+                    break
+            else:
+                picked = picked[: len(picked) - len(after[:2])]
+        picked[1:] = sorted(picked[1:], key=lambda k: (units[k][0], units[k][2]))  # the best fact first, the rest in order
         joiner = "" if lang == "zh" else " "
         text = joiner.join(units[k][3] if "\n" not in units[k][3] else "\n" + units[k][3] + "\n" for k in picked).strip()
         return Lead(text, scores[top], False)
 
 
+def without_runs_of(text: str, other: str) -> str:
+    """``text`` with every run of two or more Chinese characters that ``other`` also contains blanked out: the
+    bigrams left are the question's own words, not halves of the note title's words ("离线安装包" leaves no "线安")."""
+    out, i = [], 0
+    while i < len(text):
+        j = i
+        while j < len(text) and re.match(rf"[{_CJK}]", text[j]) and text[i:j + 1] in other:
+            j += 1
+        if j - i >= 2:
+            out.append(" ")
+            i = j
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+# A fact that says what to do (an instruction, or names a way) and a question that asks how to do something.
+SAYS_WHAT_TO_DO = re.compile(r"办法|解决|改用|设置|设为|拷贝|复制|补拷|执行|删除|调大|调低|加上|换成|运行|(?<![A-Za-z])(?:use|set|copy|run|add|"
+                             r"export|delete|raise|lower|install|remove|replace|switch|upgrade|restart|kill|reduce|increase)(?![A-Za-z])", re.I)
+ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|what\s+(?:should|can|do)\s+i\s+do|how\s+(?:do\s+i|to|can\s+i)\s+"
+                      r"(?:fix|solve|avoid|resolve)|(?<![a-z])(?:fix|workaround)(?![a-z])")
+ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
+_CJK_STOP_CHAR = re.compile("[" + "".join(c for c in _CJK_STOP if len(c) == 1) + "]")
 MAX_LEAD_FACTS = 3
-RARE_FACTS = 2  # a word in at most this many facts of one language is specific enough to lead with its fact
+RARE_FACTS = 6  # a word in at most this many facts of one language is specific enough to lead with its fact
 FACT_WEIGHT = 0.5  # a section is ranked by its own score and half its best fact's (a one-line pointer to another note stays below that note)
+MIN_FURTHER_FACT = 2.0  # ... and at least this well (a common word alone, "need", adds no fact)
 SECOND_FACT_SHARE = 0.4  # a further fact leads too when it matches the terms left at least this well
 
 

@@ -454,10 +454,14 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         by_note: dict[str, list[NotePassage]] = {}
         for h in hits:
             by_note.setdefault(h.file, []).append(h)
-        # a question worded like a note's title is about that note, whatever body words it shares with others;
-        # else the note whose sections and best fact (sentence, bullet, table row, weighted twice) match best
+        # a question worded like a note's title is about that note, whatever body words it shares with others, unless
+        # another note holds a fact that matches the question clearly better ("original Ascend 910: FP16 TFLOPS?"
+        # shares two title words with the BF16-vs-FP16 note; the hardware note has the sentence); else the
+        # note whose sections and best fact (sentence, bullet, table row) match the question best
+        best_fact = max(h.lead_score for h in hits)
         ranked: list[NotePassage] = max(by_note.values(), key=lambda hs: (
-            title_overlap(hs[0].title, self.s.question) >= 0.5, sum(h.score for h in hs[:3]) + 2 * hs[0].lead_score))
+            title_overlap(hs[0].title, self.s.question) >= 0.5 and hs[0].lead_score >= TITLE_FACT_SHARE * best_fact,
+            sum(h.score for h in hs[:3]) + hs[0].lead_score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
@@ -539,6 +543,7 @@ QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|â
 # An error message pasted into the question without quotes: a run of at least five Latin words.
 ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.:'-]*){4,}")
 ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
+TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
 
 

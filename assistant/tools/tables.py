@@ -399,7 +399,7 @@ class NotePassage(TableModel):
     score: float = Field(description="Search relevance (BM25 of the section plus its best-matching fact), higher is better.")
     lead: str = Field("", description="The sentences, bullets or table rows of this passage's note that best answer the query "
                       "(whole, in the note's order), or the note's summary when that answers it best.")
-    lead_score: float = Field(0.0, description="How well the lead matches the query (BM25 over the notes' facts).")
+    lead_score: float = Field(0.0, description="How well the note's best fact matches the query (BM25 over the notes' facts).")
     lead_is_summary: bool = Field(False, description="True when the lead is the note's summary.")
 
 
