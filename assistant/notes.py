@@ -354,7 +354,7 @@ class NoteIndex:
             # a rare word of the question's own, not a stop-character pair or a product name it merely mentions ("pytorch")
             specific = {w for w in beyond if w in self._rare[lang] and not _CJK_STOP_CHAR.search(w) and w not in _JARGON}
             weight = index.scores(beyond)[top]
-            if not (specific and weight >= scores[top] / 3 or len(beyond) >= 2 and weight >= scores[top] * 2 / 3):
+            if not (specific and weight >= min(scores[top] / 3, MIN_FURTHER_FACT) or len(beyond) >= 2 and weight >= scores[top] * 2 / 3):
                 return Lead(units[summary][3], scores[top], True)
         picked, left = [top], set(asked) - unit_toks[top]
         while left and len(picked) < MAX_LEAD_FACTS:
