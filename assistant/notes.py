@@ -295,7 +295,10 @@ class NoteIndex:
             units += [(-1, file, -1, text) for file, text in summaries.items()]
             toks = [tokenize(u[3], unigrams=False) for u in units]
             self._facts[lang] = (units, [set(t) for t in toks], _Bm25(toks))
-            self._rare[lang] = {w for w, n in Counter(w for t in toks for w in set(t)).items() if n <= RARE_FACTS}
+            # rarity over the facts' prose: a flag repeated in every example command ("--backend openai") is still
+            # a rare word where the prose says what it takes
+            prose = [set(tokenize(re.sub(r"```.*?```", " ", u[3], flags=re.S), unigrams=False)) for u in units]
+            self._rare[lang] = {w for w, n in Counter(w for t in prose for w in t).items() if n <= RARE_FACTS}
 
     def search(self, query: str, limit: int = 5, lang: str = "auto", focus: str | None = None) -> list[tuple[float, dict[str, Any]]]:
         """Ranked sections of the ``lang`` notes ("auto" picks the language with ``query_lang``): each
@@ -409,6 +412,65 @@ RARE_FACTS = 6  # a word in at most this many facts of one language is specific 
 FACT_WEIGHT = 0.5  # a section is ranked by its own score and half its best fact's (a one-line pointer to another note stays below that note)
 MIN_FURTHER_FACT = 2.0  # ... and at least this well (a common word alone, "need", adds no fact)
 SECOND_FACT_SHARE = 0.4  # a further fact leads too when it matches the terms left at least this well
+
+
+# -- the user's numbers against a limit a lead states ---------------------------------------------
+# A size or a duration, in the unit it was written ("60GB", "75G", "12 MB", "40 s", "50 秒", "36 minutes").
+_UNITS = {"tb": ("size", 1024**2), "t": ("size", 1024**2), "gb": ("size", 1024), "g": ("size", 1024), "mb": ("size", 1),
+          "m": ("size", 1), "kb": ("size", 1 / 1024), "s": ("time", 1), "sec": ("time", 1), "secs": ("time", 1),
+          "second": ("time", 1), "seconds": ("time", 1), "秒": ("time", 1), "min": ("time", 60), "mins": ("time", 60),
+          "minute": ("time", 60), "minutes": ("time", 60), "分钟": ("time", 60), "h": ("time", 3600), "hour": ("time", 3600),
+          "hours": ("time", 3600), "小时": ("time", 3600)}
+_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(tb|gb|mb|kb|g|m|t|seconds?|secs?|s|minutes?|mins?|min|hours?|h|秒|分钟|小时)"
+                       r"(?![a-z0-9])", re.I)
+# What makes a number a limit: a maximum ("at most 12 MB", "最长 40 s", "up to 50 GB") or a minimum ("at least 64 GB").
+_MAXIMUM = re.compile(r"(?:at\s+most|up\s+to|no\s+more\s+than|not\s+exceed|maximum(?:\s+of)?|max\.?|under|below|within|limited\s+to|≤|"
+                      r"最大|最多|最长|不超过|不能超过|上限|以内|不到)\W{0,3}$", re.I)
+_MINIMUM = re.compile(r"(?:at\s+least|minimum(?:\s+of)?|no\s+less\s+than|≥|至少|不低于|不少于|最少)\W{0,3}$", re.I)
+
+
+@dataclass(frozen=True)
+class LimitCheck:
+    """A number the user wrote measured against a limit of the same kind that a note states."""
+
+    said: str  # the user's quantity as written ("60GB")
+    limit: str  # the note's limit as written ("50 GB")
+    kind: str  # "max" or "min"
+    breaks: bool  # above the maximum, or below the minimum
+
+
+def _quantities(text: str) -> list[tuple[str, str, float, int]]:
+    """(as written, dimension, value in MB or seconds, end offset) of each size or duration in ``text``."""
+    out = []
+    for m in _QUANTITY.finditer(text):
+        dim, scale = _UNITS[m.group(2).lower()]
+        out.append((m.group(0).strip(), dim, float(m.group(1)) * scale, m.start()))
+    return out
+
+
+def limit_checks(question: str, text: str) -> list[LimitCheck]:
+    """Each size or duration of the question against the limits ``text`` states for that kind of quantity: the
+    largest maximum it exceeds, else the smallest it stays within; a minimum it falls short of. Numbers in the
+    text with no limit word just before them (a default, an example) are not limits."""
+    limits = []
+    for said, dim, value, start in _quantities(text):
+        before = text[max(0, start - 24):start].replace("*", "")
+        kind = "max" if _MAXIMUM.search(before) else "min" if _MINIMUM.search(before) else None
+        if kind:
+            limits.append((said, dim, value, kind))
+    out = []
+    for said, dim, value, _ in _quantities(question):
+        maxima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "max")
+        minima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "min")
+        broken = [w for v, w in maxima if value > v]
+        if broken:
+            out.append(LimitCheck(said, broken[-1], "max", True))
+        elif maxima:
+            out.append(LimitCheck(said, maxima[0][1], "max", False))
+        short = [w for v, w in minima if value < v]
+        if short:
+            out.append(LimitCheck(said, short[-1], "min", True))
+    return out[:2]
 
 
 # Keywords that name the setting (hardware, frameworks, generic sizing words), not a note's topic: a

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
+from ..notes import limit_checks
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import (
@@ -471,7 +472,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
             lead = self.fact_lead(top) if section is None else self.section_lead(section)
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
-            lines = [self.lead(self.note_verdict(top.file) + lead + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
+            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + lead
+                               + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
                      "", *lines]
         for i, h in enumerate(quoted):
             passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
@@ -523,6 +525,14 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         """The facts of the note that best match the question's terms (the search picked them, rare terms
         weighing most), whole; the note's summary when it matches best or no fact matches."""
         return top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
+
+    def limits_said(self, lead: str) -> str:
+        """The user's own sizes and durations measured against the limits the lead states ("60GB" against "up to
+        50 GB"), first: the rule applied to their number, not only quoted."""
+        keys = {("max", True): "limit_over", ("max", False): "limit_within", ("min", True): "limit_short"}
+        said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
+                for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
+        return " ".join(said) + " " if said else ""
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge (no model named)."""
