@@ -458,11 +458,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
         # a question worded like a note's title is about that note, whatever body words it shares with others, unless
         # another note holds a fact that matches the question clearly better ("original Ascend 910: FP16 TFLOPS?"
         # shares two title words with the BF16-vs-FP16 note; the hardware note has the sentence); else the
-        # note whose sections and best fact (sentence, bullet, table row) match the question best
+        # note whose best section (its other two at half weight) and best fact (sentence, bullet, table row) match best
         best_fact = max(h.lead_score for h in hits)
         ranked: list[NotePassage] = max(by_note.values(), key=lambda hs: (
             title_overlap(hs[0].title, self.s.question) >= 0.5 and hs[0].lead_score >= TITLE_FACT_SHARE * best_fact,
-            sum(h.score for h in hs[:3]) + hs[0].lead_score))
+            hs[0].score + sum(h.score for h in hs[1:3]) / 2 + hs[0].lead_score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
