@@ -57,6 +57,8 @@ def tokenize(text: str, unigrams: bool = True) -> list[str]:
             out.append(_stem(tok))
             if re.search(r"[.\-_]", tok):  # also index the parts: "zero-3" -> zero, 3
                 out.extend(p for p in re.split(r"[.\-_]", tok) if p and p not in _STOP)
+            elif m2 := re.fullmatch(r"(\d+)([a-z]{1,2})", tok):  # "32gb" -> 32, gb: the notes write "32 GB"
+                out.extend(m2.groups())
     return out
 
 

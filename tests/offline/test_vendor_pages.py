@@ -227,3 +227,10 @@ def test_asking_what_to_write_is_a_knowledge_question(assistant, q, fact):
     """'写什么' asks what to write, not for a config file of a model: answered from the notes (oom.md)."""
     answer = assistant.ask(q).answer
     assert "是哪个模型" not in answer and fact in lead_of(answer), answer[:300]
+
+
+def test_asking_what_utilization_the_vllm_table_was_measured_at_needs_no_model(assistant):
+    """Round 6 s74: '多少 gpu-memory-utilization' counts no cards and '最小卡数表' names the table: the vLLM appendix
+    was measured at 0.9 (v0.6.0, v0.7.2) and 0.95 (newest table, modelarts_llm_infer_5910003)."""
+    answer = assistant.ask("vllm 附录里那个最小卡数表是在多少 gpu-memory-utilization 下测的？").answer
+    assert "是哪个模型" not in answer and all(v in lead_of(answer) for v in ("0.9", "0.95")), answer[:300]
