@@ -413,7 +413,7 @@ MAX_LEAD_FACTS = 3
 RARE_FACTS = 6  # a word in at most this many facts of one language is specific enough to lead with its fact
 FACT_WEIGHT = 0.5  # a section is ranked by its own score and half its best fact's (a one-line pointer to another note stays below that note)
 MIN_FURTHER_FACT = 2.0  # ... and at least this well (a common word alone, "need", adds no fact)
-SECOND_FACT_SHARE = 0.4  # a further fact leads too when it matches the terms left at least this well
+SECOND_FACT_SHARE = 0.25  # a further fact leads too when it matches the terms left at least this well
 
 
 # -- the user's numbers against a limit a lead states ---------------------------------------------
