@@ -11,6 +11,8 @@ on pre-tokenised text, so Chinese can be tokenised into character unigrams and b
 
 from __future__ import annotations
 
+import ast
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -473,6 +475,41 @@ def limit_checks(question: str, text: str) -> list[LimitCheck]:
         if short:
             out.append(LimitCheck(said, short[-1], "min", True))
     return out[:2]
+
+
+# -- a formula of a lead worked with the user's values ---------------------------------------------
+_FORMULA = re.compile(r"`([A-Z][A-Z0-9_]*(?:\s*(?://|[-+*/])\s*(?:[A-Z][A-Z0-9_]*|\d+))+)`")
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+        ast.FloorDiv: operator.floordiv}
+
+
+def _evaluate(node: ast.AST) -> float:
+    """Numbers and + - * / // only (a formula of the notes with numbers put in), nothing else is evaluated."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        return _OPS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    raise ValueError("not arithmetic")
+
+
+def worked_formulas(question: str, text: str) -> list[tuple[str, str, float]]:
+    """(formula, formula with the user's numbers, result) for each backticked formula of ``text`` whose every
+    variable the question gives a value ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100" and `TRAIN_ITERS//SAVE_INTERVAL + 1`)."""
+    out = []
+    for m in _FORMULA.finditer(text):
+        formula, values = m.group(1), {}
+        for name in set(re.findall(r"[A-Z][A-Z0-9_]*", formula)):
+            said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*(\d+)", question)
+            if not said:
+                break
+            values[name] = said.group(1)
+        else:
+            filled = re.sub(r"[A-Z][A-Z0-9_]*", lambda v, given=values: given[v.group(0)], formula)
+            try:
+                out.append((formula, filled, _evaluate(ast.parse(filled, mode="eval").body)))
+            except (ValueError, ZeroDivisionError, SyntaxError):
+                continue
+    return out
 
 
 # Keywords that name the setting (hardware, frameworks, generic sizing words), not a note's topic: a

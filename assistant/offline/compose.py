@@ -10,7 +10,7 @@ from typing import Any
 
 from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
-from ..notes import limit_checks
+from ..notes import limit_checks, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import (
@@ -528,10 +528,13 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks):
 
     def limits_said(self, lead: str) -> str:
         """The user's own sizes and durations measured against the limits the lead states ("60GB" against "up to
-        50 GB"), first: the rule applied to their number, not only quoted."""
+        50 GB"), and the lead's formulas worked with the values they gave, first: the rule applied to their
+        numbers, not only quoted."""
         keys = {("max", True): "limit_over", ("max", False): "limit_within", ("min", True): "limit_short"}
         said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
                 for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
+        said += [self.say("formula_worked", formula=f, filled=filled, result=f"{result:.4g}")  # the note's formula, their numbers
+                 for f, filled, result in worked_formulas(self.s.question, lead)]
         return " ".join(said) + " " if said else ""
 
     def note_verdict(self, note: str) -> str:

@@ -234,3 +234,20 @@ def test_asking_what_utilization_the_vllm_table_was_measured_at_needs_no_model(a
     was measured at 0.9 (v0.6.0, v0.7.2) and 0.95 (newest table, modelarts_llm_infer_5910003)."""
     answer = assistant.ask("vllm 附录里那个最小卡数表是在多少 gpu-memory-utilization 下测的？").answer
     assert "是哪个模型" not in answer and all(v in lead_of(answer) for v in ("0.9", "0.95")), answer[:300]
+
+
+@pytest.mark.parametrize("q,said", [
+    # research/modelarts_pages.md §7: checkpoints saved = TRAIN_ITERS//SAVE_INTERVAL + 1 -> 100//10 + 1 = 11
+    ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100，最后会存几个 checkpoint", "**按你给的值：TRAIN_ITERS//SAVE_INTERVAL + 1 = 100//10 + 1 = 11。**"),
+    ("with SAVE_INTERVAL=10 and TRAIN_ITERS=100, how many checkpoints are saved?",
+     "**With your values: TRAIN_ITERS//SAVE_INTERVAL + 1 = 100//10 + 1 = 11.**"),
+])
+def test_the_pages_formula_is_worked_with_the_users_values(assistant, q, said):
+    lead = lead_of(assistant.ask(q).answer)
+    assert said in lead, lead
+
+
+def test_a_question_in_two_parts_gets_a_fact_for_each(assistant):
+    """Round 6 s69: TRAIN_ITERS defaults to SN / GBS * EPOCH; CP >= 2 when SEQ_LEN > 32768 (Llama3 only)."""
+    lead = lead_of(assistant.ask("MindSpeed 启动脚本里 TRAIN_ITERS 不设的话默认是多少？CP 什么时候需要改").answer)
+    assert "SN / GBS * EPOCH" in lead and "32768" in lead, lead

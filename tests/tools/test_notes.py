@@ -270,3 +270,11 @@ def test_a_number_without_a_limit_word_is_no_limit():
     from assistant.notes import limit_checks
 
     assert limit_checks("my 20 MB body", "the example sends 64 MB") == []
+
+
+def test_a_formula_is_worked_only_with_every_value_given():
+    from assistant.notes import worked_formulas
+
+    text = "保存的 checkpoint 个数为 `TRAIN_ITERS//SAVE_INTERVAL + 1`。"
+    assert worked_formulas("SAVE_INTERVAL 设 10，TRAIN_ITERS 100", text) == [("TRAIN_ITERS//SAVE_INTERVAL + 1", "100//10 + 1", 11)]
+    assert worked_formulas("TRAIN_ITERS 100", text) == []  # SAVE_INTERVAL not given: nothing to work out
