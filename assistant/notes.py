@@ -40,7 +40,9 @@ def _stem(word: str) -> str:
     if len(word) > 4 and word.isalpha():
         for suffix in ("ing", "ed", "es", "s"):
             if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith(("ss", "eed")):
-                return word[: -len(suffix)]
+                stem = word[: -len(suffix)]
+                # "pinned" -> pin, "running" -> run: a doubled last consonant before -ed/-ing is one
+                return stem[:-1] if suffix in ("ed", "ing") and stem[-1] == stem[-2] and stem[-1] not in "aeiouls" else stem
     return word
 
 
@@ -382,6 +384,8 @@ class NoteIndex:
             else:
                 picked = picked[: len(picked) - len(after[:2])]
         picked[1:] = sorted(picked[1:], key=lambda k: (units[k][0], units[k][2]))  # the best fact first, the rest in order
+        # a bullet picked with the list that holds it is said once, in the list
+        picked = [k for k in picked if not any(j != k and units[k][3] in units[j][3] for j in picked)]
         joiner = "" if lang == "zh" else " "
         text = joiner.join(units[k][3] if "\n" not in units[k][3] else "\n" + units[k][3] + "\n" for k in picked).strip()
         return Lead(text, scores[top], False)
