@@ -11,7 +11,10 @@ on pre-tokenised text, so Chinese can be tokenised into character unigrams and b
 
 from __future__ import annotations
 
+import ast
+import operator
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,21 +27,42 @@ LANGS = ("en", "zh")
 # Chinese function characters and question words: as unigrams they occur in every note and only add
 # noise to a question like "TP 和 PP 怎么设置" (the content bigrams carry the meaning).
 _CJK_STOP = set("的了吗呢啊吧是和与及或在把被就都也还很么什怎哪这那个些") | {"怎么", "什么", "为什", "如何", "怎样", "哪个", "是不", "不是"}
-_STOP = {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "is", "are", "do", "does", "what", "how", "why", "my", "i", "it", "with", "when", "be", "can", "that", "this", "should"}
+_STOP = {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "is", "are", "do", "does", "what", "how", "why", "my", "i", "it", "with", "when", "be", "can", "that", "this", "should",
+         "but", "from", "did", "t", "s", "will", "just", "if", "at", "by", "as", "so", "any", "our", "we", "you", "your", "me",
+         "there", "which", "then", "than", "was", "were", "has", "have", "had", "its", "their", "they",
+         # generic modifiers and wants: a question's "extra pip packages" or "I need" names nothing a fact is about
+         "extra", "additional", "more", "other", "some", "also", "really", "actually", "still", "need", "want", "get"}
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-case words (keeping `expandable_segments`, `ds_z3`, `3.1`), plus CJK unigrams and bigrams."""
+def _stem(word: str) -> str:
+    """A plain English word without its -ing/-ed/-es/-s ending ("missing" -> "miss", "requests" -> "request"), so
+    a question's wording meets the note's; names with digits, dots or underscores stay whole."""
+    if len(word) > 4 and word.isalpha():
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith(("ss", "eed")):
+                stem = word[: -len(suffix)]
+                # "pinned" -> pin, "running" -> run: a doubled last consonant before -ed/-ing is one
+                return stem[:-1] if suffix in ("ed", "ing") and stem[-1] == stem[-2] and stem[-1] not in "aeiouls" else stem
+    return word
+
+
+def tokenize(text: str, unigrams: bool = True) -> list[str]:
+    """Lower-case words (keeping `expandable_segments`, `ds_z3`, `3.1`), plus CJK unigrams and bigrams; without
+    ``unigrams``, a single Chinese character counts only where it stands alone (the facts' index: in a sentence
+    every common character would match)."""
     out: list[str] = []
     for m in _TOKEN.finditer(text.lower()):
         tok = m.group(0)
         if re.match(rf"[{_CJK}]", tok):
-            out.extend(c for c in tok if c not in _CJK_STOP)
+            if unigrams or len(tok) == 1:
+                out.extend(c for c in tok if c not in _CJK_STOP)
             out.extend(b for b in (tok[i : i + 2] for i in range(len(tok) - 1)) if b not in _CJK_STOP)
         elif tok not in _STOP:
-            out.append(tok)
+            out.append(_stem(tok))
             if re.search(r"[.\-_]", tok):  # also index the parts: "zero-3" -> zero, 3
                 out.extend(p for p in re.split(r"[.\-_]", tok) if p and p not in _STOP)
+            elif m2 := re.fullmatch(r"(\d+)([a-z]{1,2})", tok):  # "32gb" -> 32, gb: the notes write "32 GB"
+                out.extend(m2.groups())
     return out
 
 
@@ -134,36 +158,362 @@ def load_notes(notes_dir: Path) -> list[NoteSection]:
 
 
 class _Bm25:
-    """BM25 over one language's note sections; the note's title and keywords are added to each section's text."""
+    """BM25 over a list of token lists (one language's sections, or its facts)."""
 
-    def __init__(self, rows: list[dict[str, Any]]):
+    def __init__(self, docs: list[list[str]]):
         import bm25s
 
-        self.rows = rows
         self._bm25 = bm25s.BM25()
-        docs = [tokenize(f"{r['title']} {r['heading']} {r['keywords']} {r['text']}") or ["_"] for r in rows]
+        self.size = len(docs)
         if docs:
-            self._bm25.index(docs, show_progress=False)
+            self._bm25.index([d or ["_"] for d in docs], show_progress=False)
 
-    def search(self, toks: list[str], limit: int) -> list[tuple[float, dict[str, Any]]]:
-        if not toks or not self.rows:
-            return []
-        scores = self._bm25.get_scores(toks)
-        ranked = sorted(range(len(self.rows)), key=lambda i: -scores[i])
-        return [(float(scores[i]), self.rows[i]) for i in ranked[:limit] if scores[i] > 0]
+    def scores(self, toks: list[str]) -> list[float]:
+        if not toks or not self.size:
+            return [0.0] * self.size
+        return [float(x) for x in self._bm25.get_scores(toks)]
+
+
+# A sentence ends at 。！？ or at . ! ? before a capital, a backtick or an opening bracket ("v0.6.0", "e.g. the")
+# do not end one; a semicolon joins the parts of one fact.
+_SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)(?<!etc\.)(?<!vs\.)\s+(?=[A-Z`*“\"(（])")
+_BULLET = re.compile(r"^\s*(?:[-*]|\d+\.)\s+")
+# A sentence that names something of the sentence before ("If that wait exceeds…", "这段等待…") is kept with it.
+_LEANS_BACK = re.compile(r"(?i:(?:if\s+)?(?:this|that|these|those|it|its|they|their|then|so|otherwise|both|such)\b)|(?:如果)?(?:这|那|该|此|它|其|所以|因此|否则)")
+_INTRO = re.compile(r"[:：]\s*$")  # a sentence that introduces the list or block after it
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """(kind, text) of a section's paragraphs, bullets, table rows and code blocks, in order. A table row
+    is written with its header's names ("`TP` / `PP` / `CP`: 8 / 4 / 1 …"); a bullet keeps its indented lines."""
+    out: list[tuple[str, str]] = []
+    kind, buf, header, fence = "", [], [], False  # type: ignore[var-annotated]
+
+    def flush():
+        nonlocal kind, buf
+        if buf:
+            out.append((kind, " ".join(x.strip() for x in buf if x.strip())))
+        kind, buf = "", []
+
+    for line in text.splitlines():
+        if fence or line.strip().startswith("```"):
+            if not fence:
+                flush()
+                kind = "code"
+            buf.append(line)
+            fence = not fence if line.strip().startswith("```") else fence
+            if not fence:
+                out.append(("code", "\n".join(buf)))
+                kind, buf = "", []
+            continue
+        if line.strip().startswith("|"):
+            flush()
+            cells = _cells(line)
+            if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                continue
+            if not header:
+                header = cells
+                continue
+            if len(cells) == 2 or len(header) != len(cells):
+                out.append(("row", f"{cells[0]}: {' | '.join(cells[1:])}"))
+            else:
+                out.append(("row", f"{cells[0]}: " + "; ".join(f"{h} {c}" for h, c in zip(header[1:], cells[1:], strict=True))))
+            continue
+        header = []
+        if not line.strip():
+            flush()
+        elif _BULLET.match(line):
+            flush()
+            kind, buf = "bullet", [_BULLET.sub("", line)]
+        elif kind and line.startswith((" ", "\t")) or kind == "para":
+            buf.append(line)
+        else:
+            flush()
+            kind, buf = "para", [line]
+    flush()
+    return out
+
+
+def facts(text: str) -> list[str]:
+    """A section's text cut into facts, each whole: every sentence of a paragraph or bullet, every table row,
+    a code block kept with the sentence before it, and a sentence that ends in a colon kept with the list
+    or block it introduces (as well as each item on its own)."""
+    out: list[str] = []
+    blocks = _blocks(text)
+    for i, (kind, block) in enumerate(blocks):
+        if kind == "code":
+            if out:
+                out[-1] = f"{out[-1]}\n{block}"
+            continue
+        sentences: list[str] = []
+        for x in _SENTENCE_END.split(block) if kind == "para" else [block]:  # a bullet is one fact, as written
+            if x and x.strip():
+                if sentences and _LEANS_BACK.match(x.strip()):
+                    sentences[-1] = f"{sentences[-1]} {x.strip()}"
+                else:
+                    sentences.append(x.strip())
+        out.extend(sentences)
+        if sentences and _INTRO.search(sentences[-1]):
+            items = []
+            for k, b in blocks[i + 1:]:
+                if k not in ("bullet", "row"):
+                    break
+                items.append(b)
+            if items:
+                out[-1] = "\n".join([sentences[-1], *("- " + b for b in items)])
+    return out
+
+
+@dataclass(frozen=True)
+class Lead:
+    """The facts of one note that answer a query best, in the note's order; ``summary`` when the note's
+    own summary answers it better than any fact does."""
+
+    text: str
+    score: float
+    summary: bool
 
 
 class NoteIndex:
-    """One BM25 index per language, built once from the rows of every note section."""
+    """Per language, one BM25 index over note sections and one over their facts (sentences, bullets, table
+    rows) plus each note's summary: sections are ranked by their own score and their best fact's, and a
+    note's lead is the facts whose terms best match the query's, weighted by how rare each term is."""
 
     def __init__(self, rows: list[dict[str, Any]]):
         self.rows = rows
-        self._by_lang = {lang: _Bm25([r for r in rows if r.get("lang", "en") == lang]) for lang in LANGS}
+        self._sections: dict[str, tuple[list[dict[str, Any]], _Bm25]] = {}
+        # per language: (row index or -1 for a summary, note file, order, text), their tokens and the index
+        self._facts: dict[str, tuple[list[tuple[int, str, int, str]], list[set[str]], _Bm25]] = {}
+        self._rare: dict[str, set[str]] = {}  # per language: words found in only a few facts
+        for lang in LANGS:
+            own = [r for r in rows if r.get("lang", "en") == lang]
+            self._sections[lang] = (own, _Bm25([tokenize(f"{r['title']} {r['heading']} {r['keywords']} {r['text']}") for r in own]))
+            units: list[tuple[int, str, int, str]] = []
+            summaries: dict[str, str] = {}
+            for i, r in enumerate(own):
+                units += [(i, r["file"], n, f) for n, f in enumerate(facts(r["text"]))]
+                if r.get("summary"):
+                    summaries.setdefault(r["file"], r["summary"])
+            units += [(-1, file, -1, text) for file, text in summaries.items()]
+            toks = [tokenize(u[3], unigrams=False) for u in units]
+            self._facts[lang] = (units, [set(t) for t in toks], _Bm25(toks))
+            # rarity over the facts' prose: a flag repeated in every example command ("--backend openai") is still
+            # a rare word where the prose says what it takes
+            prose = [set(tokenize(re.sub(r"```.*?```", " ", u[3], flags=re.S), unigrams=False)) for u in units]
+            self._rare[lang] = {w for w, n in Counter(w for t in prose for w in t).items() if n <= RARE_FACTS}
 
-    def search(self, query: str, limit: int = 5, lang: str = "auto") -> list[tuple[float, dict[str, Any]]]:
-        """Ranked sections of the ``lang`` notes; "auto" picks the language with ``query_lang``."""
-        index = self._by_lang[query_lang(query) if lang == "auto" else lang]
-        return index.search(tokenize(query), limit)
+    def search(self, query: str, limit: int = 5, lang: str = "auto", focus: str | None = None) -> list[tuple[float, dict[str, Any]]]:
+        """Ranked sections of the ``lang`` notes ("auto" picks the language with ``query_lang``): each
+        section scores its own BM25 plus its best fact's, so a section holding the one sentence that
+        answers ranks above one that merely shares the topic's words. Every row carries its note's lead, chosen
+        for ``focus`` (the user's own words) when given, else for the query (which may carry added synonyms)."""
+        lang = query_lang(query) if lang == "auto" else lang
+        own, index = self._sections[lang]
+        toks = tokenize(query)
+        if not toks or not own:
+            return []
+        units, _, fact_index = self._facts[lang]
+        fact_scores = fact_index.scores(tokenize(query, unigrams=False))
+        best_fact = [0.0] * len(own)
+        note_best: dict[str, float] = {}  # each note's best fact for the whole query: how well the note answers it
+        for (row, file, _n, _t), sc in zip(units, fact_scores, strict=True):
+            if row >= 0:
+                best_fact[row] = max(best_fact[row], sc)
+                note_best[file] = max(note_best.get(file, 0.0), sc)
+        scores = [sec + FACT_WEIGHT * fact for sec, fact in zip(index.scores(toks), best_fact, strict=True)]
+        ranked = [i for i in sorted(range(len(own)), key=lambda i: -scores[i])[:limit] if scores[i] > 0]
+        leads: dict[str, Lead] = {}
+        for i in ranked:
+            file = own[i]["file"]
+            if file not in leads:
+                leads[file] = self.lead(focus or query, file, lang)
+        return [(scores[i], {**own[i], "lead": leads[own[i]["file"]].text, "lead_score": note_best.get(own[i]["file"], 0.0),
+                             "lead_is_summary": leads[own[i]["file"]].summary}) for i in ranked]
+
+    def lead(self, text: str, file: str, lang: str) -> Lead:
+        """The facts of ``file`` that answer ``toks``. The note's title words are left out (the note was
+        chosen for them; the lead answers the rest): the best-scoring fact leads, then, while query terms are
+        left unmatched, the fact that best matches those (a second part of the question: "TRAIN_ITERS default?
+        and when CP?"), at most three. The note's summary leads instead when nothing is left to match, or when
+        the best fact's terms that the summary lacks are no rare word ("conda", "过期", "tokenizer") or weigh less
+        than a third of its score: a question as broad as the note gets the note's answer-first summary."""
+        units, unit_toks, index = self._facts[lang]
+        mine = [k for k, u in enumerate(units) if u[1] == file]
+        summary = next((k for k in mine if units[k][0] < 0), None)
+        facts_ = [k for k in mine if units[k][0] >= 0]
+        if ASKS_FIX.search(text.lower()):  # "…怎么办", "how do I fix…": only a fact that says what to do answers it
+            facts_ = [k for k in facts_ if SAYS_WHAT_TO_DO.search(units[k][3])]
+        own = next((r for r in self._sections[lang][0] if r["file"] == file), None)
+        title_text = own["title"].lower() if own else ""
+        title = set(tokenize(title_text, unigrams=False))
+        asked = sorted(set(tokenize(without_runs_of(text.lower(), title_text), unigrams=False)) - title)
+        summary_lead = Lead(units[summary][3], 0.0, True) if summary is not None else Lead("", 0.0, False)
+        if not asked or not facts_:
+            return summary_lead
+        scores = index.scores(asked)
+        top = max(facts_, key=lambda k: scores[k])
+        if scores[top] <= 0:
+            return summary_lead
+        if summary is not None:
+            beyond = sorted((unit_toks[top] & set(asked)) - unit_toks[summary])
+            # a rare word of the question's own, not a stop-character pair or a product name it merely mentions ("pytorch")
+            specific = {w for w in beyond if w in self._rare[lang] and not _CJK_STOP_CHAR.search(w) and w not in _JARGON}
+            weight = index.scores(beyond)[top]
+            if not (specific and weight >= min(scores[top] / 3, MIN_FURTHER_FACT) or len(beyond) >= 2 and weight >= scores[top] * 2 / 3):
+                return Lead(units[summary][3], scores[top], True)
+        picked, left = [top], set(asked) - unit_toks[top]
+        while left and len(picked) < MAX_LEAD_FACTS:
+            rest = index.scores(sorted(left))
+            nxt = max((k for k in facts_ if k not in picked), key=lambda k: rest[k], default=None)
+            if nxt is None or rest[nxt] < max(SECOND_FACT_SHARE * scores[top], MIN_FURTHER_FACT):
+                break
+            picked.append(nxt)
+            left -= unit_toks[nxt]
+        if ASKS_HOW.search(text.lower()) and not any(SAYS_WHAT_TO_DO.search(units[k][3]) for k in picked):
+            # "how do I …?": a fact that only describes is followed by the next ones of its section up to one that says how
+            row, n = units[top][0], units[top][2]
+            after = sorted((k for k in facts_ if units[k][0] == row and units[k][2] > n and k not in picked), key=lambda k: units[k][2])
+            for k in after[:2]:
+                picked.append(k)
+                if SAYS_WHAT_TO_DO.search(units[k][3]):
+                    break
+            else:
+                picked = picked[: len(picked) - len(after[:2])]
+        picked[1:] = sorted(picked[1:], key=lambda k: (units[k][0], units[k][2]))  # the best fact first, the rest in order
+        # a bullet picked with the list that holds it is said once, in the list
+        picked = [k for k in picked if not any(j != k and units[k][3] in units[j][3] for j in picked)]
+        joiner = "" if lang == "zh" else " "
+        text = joiner.join(units[k][3] if "\n" not in units[k][3] else "\n" + units[k][3] + "\n" for k in picked).strip()
+        return Lead(text, scores[top], False)
+
+
+def without_runs_of(text: str, other: str) -> str:
+    """``text`` with every run of two or more Chinese characters that ``other`` also contains blanked out: the
+    bigrams left are the question's own words, not halves of the note title's words ("离线安装包" leaves no "线安")."""
+    out, i = [], 0
+    while i < len(text):
+        j = i
+        while j < len(text) and re.match(rf"[{_CJK}]", text[j]) and text[i:j + 1] in other:
+            j += 1
+        if j - i >= 2:
+            out.append(" ")
+            i = j
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+# A fact that says what to do (an instruction, or names a way) and a question that asks how to do something.
+SAYS_WHAT_TO_DO = re.compile(r"办法|解决|改用|设置|设为|拷贝|复制|补拷|执行|删除|调大|调低|加上|换成|运行|(?<![A-Za-z])(?:use|set|copy|run|add|"
+                             r"export|delete|raise|lower|install|remove|replace|switch|upgrade|restart|kill|reduce|increase)(?![A-Za-z])", re.I)
+ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|what\s+(?:should|can|do)\s+i\s+do|how\s+(?:do\s+i|to|can\s+i)\s+"
+                      r"(?:fix|solve|avoid|resolve)|(?<![a-z])(?:fix|workaround)(?![a-z])")
+ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
+_CJK_STOP_CHAR = re.compile("[" + "".join(c for c in _CJK_STOP if len(c) == 1) + "]")
+MAX_LEAD_FACTS = 3
+RARE_FACTS = 6  # a word in at most this many facts of one language is specific enough to lead with its fact
+FACT_WEIGHT = 0.5  # a section is ranked by its own score and half its best fact's (a one-line pointer to another note stays below that note)
+MIN_FURTHER_FACT = 2.0  # ... and at least this well (a common word alone, "need", adds no fact)
+SECOND_FACT_SHARE = 0.25  # a further fact leads too when it matches the terms left at least this well
+
+
+# -- the user's numbers against a limit a lead states ---------------------------------------------
+# A size or a duration, in the unit it was written ("60GB", "75G", "12 MB", "40 s", "50 秒", "36 minutes").
+_UNITS = {"tb": ("size", 1024**2), "t": ("size", 1024**2), "gb": ("size", 1024), "g": ("size", 1024), "mb": ("size", 1),
+          "m": ("size", 1), "kb": ("size", 1 / 1024), "s": ("time", 1), "sec": ("time", 1), "secs": ("time", 1),
+          "second": ("time", 1), "seconds": ("time", 1), "秒": ("time", 1), "min": ("time", 60), "mins": ("time", 60),
+          "minute": ("time", 60), "minutes": ("time", 60), "分钟": ("time", 60), "h": ("time", 3600), "hour": ("time", 3600),
+          "hours": ("time", 3600), "小时": ("time", 3600)}
+_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(tb|gb|mb|kb|g|m|t|seconds?|secs?|s|minutes?|mins?|min|hours?|h|秒|分钟|小时)"
+                       r"(?![a-z0-9])", re.I)
+# What makes a number a limit: a maximum ("at most 12 MB", "最长 40 s", "up to 50 GB") or a minimum ("at least 64 GB").
+_MAXIMUM = re.compile(r"(?:at\s+most|up\s+to|no\s+more\s+than|not\s+exceed|maximum(?:\s+of)?|max\.?|under|below|within|limited\s+to|≤|"
+                      r"最大|最多|最长|不超过|不能超过|上限|以内|不到)\W{0,3}$", re.I)
+_MINIMUM = re.compile(r"(?:at\s+least|minimum(?:\s+of)?|no\s+less\s+than|≥|至少|不低于|不少于|最少)\W{0,3}$", re.I)
+
+
+@dataclass(frozen=True)
+class LimitCheck:
+    """A number the user wrote measured against a limit of the same kind that a note states."""
+
+    said: str  # the user's quantity as written ("60GB")
+    limit: str  # the note's limit as written ("50 GB")
+    kind: str  # "max" or "min"
+    breaks: bool  # above the maximum, or below the minimum
+
+
+def _quantities(text: str) -> list[tuple[str, str, float, int]]:
+    """(as written, dimension, value in MB or seconds, end offset) of each size or duration in ``text``."""
+    out = []
+    for m in _QUANTITY.finditer(text):
+        dim, scale = _UNITS[m.group(2).lower()]
+        out.append((m.group(0).strip(), dim, float(m.group(1)) * scale, m.start()))
+    return out
+
+
+def limit_checks(question: str, text: str) -> list[LimitCheck]:
+    """Each size or duration of the question against the limits ``text`` states for that kind of quantity: the
+    largest maximum it exceeds, else the smallest it stays within; a minimum it falls short of. Numbers in the
+    text with no limit word just before them (a default, an example) are not limits."""
+    limits = []
+    for said, dim, value, start in _quantities(text):
+        before = text[max(0, start - 24):start].replace("*", "")
+        kind = "max" if _MAXIMUM.search(before) else "min" if _MINIMUM.search(before) else None
+        if kind:
+            limits.append((said, dim, value, kind))
+    out = []
+    for said, dim, value, _ in _quantities(question):
+        maxima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "max")
+        minima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "min")
+        broken = [w for v, w in maxima if value > v]
+        if broken:
+            out.append(LimitCheck(said, broken[-1], "max", True))
+        elif maxima:
+            out.append(LimitCheck(said, maxima[0][1], "max", False))
+        short = [w for v, w in minima if value < v]
+        if short:
+            out.append(LimitCheck(said, short[-1], "min", True))
+    return out[:2]
+
+
+# -- a formula of a lead worked with the user's values ---------------------------------------------
+_FORMULA = re.compile(r"`([A-Z][A-Z0-9_]*(?:\s*(?://|[-+*/])\s*(?:[A-Z][A-Z0-9_]*|\d+))+)`")
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+        ast.FloorDiv: operator.floordiv}
+
+
+def _evaluate(node: ast.AST) -> float:
+    """Numbers and + - * / // only (a formula of the notes with numbers put in), nothing else is evaluated."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        return _OPS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    raise ValueError("not arithmetic")
+
+
+def worked_formulas(question: str, text: str) -> list[tuple[str, str, float]]:
+    """(formula, formula with the user's numbers, result) for each backticked formula of ``text`` whose every
+    variable the question gives a value ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100" and `TRAIN_ITERS//SAVE_INTERVAL + 1`)."""
+    out = []
+    for m in _FORMULA.finditer(text):
+        formula, values = m.group(1), {}
+        for name in set(re.findall(r"[A-Z][A-Z0-9_]*", formula)):
+            said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*(\d+)", question)
+            if not said:
+                break
+            values[name] = said.group(1)
+        else:
+            filled = re.sub(r"[A-Z][A-Z0-9_]*", lambda v, given=values: given[v.group(0)], formula)
+            try:
+                out.append((formula, filled, _evaluate(ast.parse(filled, mode="eval").body)))
+            except (ValueError, ZeroDivisionError, SyntaxError):
+                continue
+    return out
 
 
 # Keywords that name the setting (hardware, frameworks, generic sizing words), not a note's topic: a

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
+from ..notes import limit_checks, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import (
@@ -410,9 +411,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         return (RECIPE_LABEL if "recipe" in plan.source_detail.lower() else MIN_LABEL)[self.lang]
 
     def notes(self, r: SearchNotesResult) -> list[str]:
-        """Quote the most relevant note: notes are ranked by the summed score of their matching
-        sections (a note about the topic matches in many sections; a stray word matches in one),
-        then that note's two best sections are quoted with the source."""
+        """Quote the most relevant note: notes are ranked by their best section's score plus their best
+        fact's (the search weighs each query term by how rare it is), then the facts that answer lead and
+        that note's two best sections are quoted with the source."""
         hits, cover = r.results, self.s.notes_cover
         if cover is not None and hits:
             hits = [h for h in hits if h.file in cover or title_overlap(h.title, self.s.question) >= 0.5] or (
@@ -424,19 +425,25 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         by_note: dict[str, list[NotePassage]] = {}
         for h in hits:
             by_note.setdefault(h.file, []).append(h)
-        # a question worded like a note's title is about that note, whatever body words it shares with others
+        # a question worded like a note's title is about that note, whatever body words it shares with others, unless
+        # another note holds a fact that matches the question clearly better ("original Ascend 910: FP16 TFLOPS?"
+        # shares two title words with the BF16-vs-FP16 note; the hardware note has the sentence); else the
+        # note whose best section (its other two at half weight) and best fact (sentence, bullet, table row) match best
+        best_fact = max(h.lead_score for h in hits)
         ranked: list[NotePassage] = max(by_note.values(), key=lambda hs: (
-            title_overlap(hs[0].title, self.s.question) >= 0.5, sum(h.score for h in hs[:3])))
+            title_overlap(hs[0].title, self.s.question) >= 0.5 and hs[0].lead_score >= TITLE_FACT_SHARE * best_fact,
+            hs[0].score + sum(h.score for h in hs[1:3]) / 2 + hs[0].lead_score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         quoted = best[:2]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
             section = self.answering_section(best, top.summary)
-            lead = self.summary_or_opening(top) if section is None else self.section_lead(section)
+            lead = self.fact_lead(top) if section is None else self.section_lead(section)
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
-            lines = [self.lead(self.note_verdict(top.file) + lead + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
+            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + lead
+                               + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
                      "", *lines]
         for i, h in enumerate(quoted):
             passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
@@ -494,10 +501,21 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
                 return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
         return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
 
-    def summary_or_opening(self, top: NotePassage) -> str:
-        asked = title_words(self.s.question)
-        better = len(asked & title_words(top.text)) > len(asked & title_words(top.summary or "")) + 2
-        return sentence_cut(top.text, PASSAGE_CHARS // 2) if better and "problem" not in self.s.intents else top.summary or ""
+    def fact_lead(self, top: NotePassage) -> str:
+        """The facts of the note that best match the question's terms (the search picked them, rare terms
+        weighing most), whole; the note's summary when it matches best or no fact matches."""
+        return top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
+
+    def limits_said(self, lead: str) -> str:
+        """The user's own sizes and durations measured against the limits the lead states ("60GB" against "up to
+        50 GB"), and the lead's formulas worked with the values they gave, first: the rule applied to their
+        numbers, not only quoted."""
+        keys = {("max", True): "limit_over", ("max", False): "limit_within", ("min", True): "limit_short"}
+        said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
+                for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
+        said += [self.say("formula_worked", formula=f, filled=filled, result=f"{result:.4g}")  # the note's formula, their numbers
+                 for f, filled, result in worked_formulas(self.s.question, lead)]
+        return " ".join(said) + " " if said else ""
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge, in an answer from the notes
@@ -519,6 +537,7 @@ QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|�
 # An error message pasted into the question without quotes: a run of at least five Latin words.
 ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.:'-]*){4,}")
 ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
+TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
 
 

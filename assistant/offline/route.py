@@ -172,7 +172,8 @@ class Router:
         return self.call("list_models", family=s.family)
 
     def notes(self, s: Slots) -> list[Call]:
-        return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang)
+        return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang,
+                         focus=(s.topic_text or s.question)[:NOTE_QUERY_CHARS])
 
     def time_only(self, s: Slots) -> list[Call]:
         """"10亿 token，8 张卡，TPS 1500": the vendor formula needs no model, and the formula note beside it."""
@@ -513,7 +514,7 @@ AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga"}
 SIZED = re.compile(r"(?<![a-z])(?:cards?|npus?|gpus?|nodes?|devices?|dies?|memory|vram|hbm|zero|deepspeed|stage|ga|"
                    r"gradient\s+accumulation|batch)(?![a-z_])|卡|节点|机器|显存|内存|梯度累积")
 # A config file asked for ("give me the yaml", "生成启动脚本"): a file for a job, which needs a model.
-PRODUCES = re.compile(r"give|generate|write|create|produce|(?<![a-z])make|show\s+me|生成|给我|写|给出|来一份|出一份|要一份")
+PRODUCES = re.compile(r"give|generate|write|create|produce|(?<![a-z])make|show\s+me|生成|给我|写(?!成?什么|成哪|法)|给出|来一份|出一份|要一份")
 
 
 def asks_amount(s: Slots) -> bool:

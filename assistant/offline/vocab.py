@@ -75,8 +75,8 @@ DOMAIN = re.compile(
 )
 # "with 16 cards" states a count; "how many cards" asks for one.
 ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?))|minimum|(?<![a-z])min(?![a-z])|"
-                        r"least|fewest|(?<![a-z])(?:enough|sufficient)|最少|至少|几张|几卡|几个(?!小时|月)|多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory))|"
-                        r"卡数|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)")
+                        r"least|fewest|(?<![a-z])(?:enough|sufficient)|最少|至少|几张|几卡|几个(?!小时|月)|多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory|gpu|利用率|utili))|"
+                        r"卡数(?!表)|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)")
 FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|what\s+if|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
 
 # "显存占用多少", "内存要多少", "多少显存", "per card": a memory amount asked, not a count of cards.

@@ -387,6 +387,8 @@ class SearchNotesArgs(TableModel):
     query: str = Field(min_length=1, max_length=2000, description="What to look up, Chinese or English (e.g. 'checkpoint timeout', '显存溢出').")
     limit: int = Field(3, ge=1, le=10, description="How many notes to return, best first.")
     lang: NoteLang = "auto"
+    focus: str | None = Field(None, max_length=2000, description="The user's own question, when the query adds synonyms: "
+                              "the lead facts are chosen for these words.")
 
 
 class NotePassage(TableModel):
@@ -397,7 +399,11 @@ class NotePassage(TableModel):
     file: str = Field(description="Note file name; the Chinese version has the same name under notes/zh/.")
     lang: str = Field(description="Language of the passage: en or zh.")
     summary: str = Field(description="The note's answer-first summary, in the passage's language.")
-    score: float = Field(description="Search relevance (BM25), higher is better.")
+    score: float = Field(description="Search relevance (BM25 of the section plus its best-matching fact), higher is better.")
+    lead: str = Field("", description="The sentences, bullets or table rows of this passage's note that best answer the query "
+                      "(whole, in the note's order), or the note's summary when that answers it best.")
+    lead_score: float = Field(0.0, description="How well the note's best fact matches the query (BM25 over the notes' facts).")
+    lead_is_summary: bool = Field(False, description="True when the lead is the note's summary.")
 
 
 class SearchNotesResult(TableModel):
@@ -410,9 +416,10 @@ def search_notes(ctx, args: SearchNotesArgs) -> SearchNotesResult:
     """Search the troubleshooting and how-to notes (OOM, checkpoint timeout, FlashAttention, BF16/FP16, ZeRO stages, DIE, vLLM FAQ); returns ranked passages with their source, from the English or Chinese notes (lang; auto follows the query's language).
 
     Both languages hold the same notes, sections and numbers; a passage names its note file, section and lang."""
-    hits = ctx.kb.notes_index().search(args.query, args.limit, args.lang)
+    hits = ctx.kb.notes_index().search(args.query, args.limit, args.lang, args.focus)
     return SearchNotesResult(query=args.query, results=[
         NotePassage(title=r["title"], heading=r["heading"], text=r["text"], source=r["source"], file=r["file"],
-                    lang=r["lang"], summary=r["summary"], score=round(s, 3))
+                    lang=r["lang"], summary=r["summary"], score=round(s, 3), lead=r.get("lead", ""),
+                    lead_score=round(r.get("lead_score", 0.0), 3), lead_is_summary=bool(r.get("lead_is_summary")))
         for s, r in hits
     ])

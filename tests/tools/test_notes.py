@@ -233,3 +233,48 @@ def test_search_notes_returns_the_summary_with_each_passage(call, query, lang):
     assert results
     for r in results:
         assert r["lang"] == lang and r["summary"] == summary_and_body(r["file"], lang)[0]
+
+
+# ------------------------------------------------------------------ facts and limits (assistant/notes.py)
+def test_a_section_is_cut_into_whole_facts():
+    from assistant.notes import facts
+
+    text = ("Trained weights are not converted back by default. Set `CONVERT_MG2HF=TRUE` to do it, e.g. in the run "
+            "script. Afterwards copy any missing `tokenizer.json`.\n\n| variable | meaning |\n|---|---|\n"
+            "| `TP` / `PP` / `CP` | 8 / 4 / 1 (`CP` ≥ 2 when `SEQ_LEN` > 32768) |\n\n- **Token**: valid for **24 h**. Cache it.")
+    got = facts(text)
+    assert "Set `CONVERT_MG2HF=TRUE` to do it, e.g. in the run script." in got  # "e.g." ends no sentence
+    assert "`TP` / `PP` / `CP`: 8 / 4 / 1 (`CP` ≥ 2 when `SEQ_LEN` > 32768)" in got  # a table row, named by its cells
+    assert "**Token**: valid for **24 h**. Cache it." in got  # a bullet is one fact, as written
+
+
+@pytest.mark.parametrize("question,text,said,limit,kind,breaks", [
+    # seeds/002 上传本地文件至JupyterLab: ≤ 100 MB direct, > 100 MB and ≤ 50 GB through OBS
+    ("drag a 60GB checkpoint into JupyterLab", "files up to 100 MB upload directly; over 100 MB and up to 50 GB via OBS",
+     "60GB", "50 GB", "max", True),
+    ("上传一个 80MB 的 csv", "不超过 100 MB 的文件直接上传；超过 100 MB、不超过 50 GB 的文件通过 OBS 中转", "80MB", "100 MB", "max", False),
+    # seeds/002 保存ckpt时超时报错: 单个节点内最大只有60G
+    ("单节点要写 75G", "每节点最多 60 GB（实际不到 40 GB）", "75G", "60 GB", "max", True),
+    # public access page: 单次预测请求最长 40 s
+    ("请求跑了 50 秒就被断开", "单次预测请求最长 40 s", "50 秒", "40 s", "max", True),
+    # MindSpeed-LLM supported_models.md: ≥ 64 GB per NPU
+    ("MindSpeed-LLM on a 32GB 910B", "requires at least 64 GB of on-chip memory per NPU", "32GB", "64 GB", "min", True),
+])
+def test_a_users_number_is_measured_against_the_limit_stated(question, text, said, limit, kind, breaks):
+    from assistant.notes import LimitCheck, limit_checks
+
+    assert limit_checks(question, text) == [LimitCheck(said, limit, kind, breaks)]
+
+
+def test_a_number_without_a_limit_word_is_no_limit():
+    from assistant.notes import limit_checks
+
+    assert limit_checks("my 20 MB body", "the example sends 64 MB") == []
+
+
+def test_a_formula_is_worked_only_with_every_value_given():
+    from assistant.notes import worked_formulas
+
+    text = "保存的 checkpoint 个数为 `TRAIN_ITERS//SAVE_INTERVAL + 1`。"
+    assert worked_formulas("SAVE_INTERVAL 设 10，TRAIN_ITERS 100", text) == [("TRAIN_ITERS//SAVE_INTERVAL + 1", "100//10 + 1", 11)]
+    assert worked_formulas("TRAIN_ITERS 100", text) == []  # SAVE_INTERVAL not given: nothing to work out
