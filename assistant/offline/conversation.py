@@ -13,6 +13,7 @@ from typing import Any
 
 from . import checks, spec
 from .frame import QuestionFrame
+from .vocab import ASKS_COUNT
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 
@@ -25,6 +26,8 @@ class CarrySpec:
     stated_by: dict[str, str]
     resets: dict[str, tuple[str, ...]]
     domain: frozenset[str]
+    reported: frozenset[str]
+    on_last_count: frozenset[str]
     refers_back: re.Pattern
     that_many: re.Pattern
 
@@ -40,6 +43,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
     return CarrySpec(frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
                      {k: tuple(v) for k, v in asked.get("resets", {}).items()},
                      frozenset(i for intents in raw["domain"].values() for i in intents),
+                     frozenset(raw["reported"]["intents"]), frozenset(raw["on_last_count"]["intents"]),
                      words(raw["refers_back"]), words(raw["that_many"]))
 
 
@@ -98,9 +102,13 @@ def bare_count_as_devices(new: QuestionFrame, earlier: QuestionFrame, turn: Ques
 
 
 def asks(turn: QuestionFrame) -> set[str]:
-    """The quantities this turn asks itself; an intent its own stated value raises ("int8 kv cache") asks nothing."""
-    return {i for i in turn.intents & CARRY.asked
-            if not (i in CARRY.stated_by and spec.value_of(turn, CARRY.stated_by[i]) is not None)}
+    """The quantities this turn asks itself; an intent its own stated value raises ("int8 kv cache") asks nothing,
+    and a device word asks no count unless a count is asked ("per card", "on those cards")."""
+    out = {i for i in turn.intents & CARRY.asked
+           if not (i in CARRY.stated_by and spec.value_of(turn, CARRY.stated_by[i]) is not None)}
+    if "cards" in out and not ASKS_COUNT.search(turn.question.lower()):
+        out.discard("cards")
+    return out
 
 
 def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
@@ -140,9 +148,11 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     so does a turn that only changes a value ("int8 kv cache?", "tps drops to 1500"). The domain (serving or
     training) stays until a turn names the other task."""
     if not turn.intents - {"estimate", "support"}:
-        new.intents |= earlier.intents
+        new.intents |= earlier.intents - CARRY.reported
     elif not asks(turn):
         new.intents |= earlier.intents & (CARRY.asked | CARRY.domain)
+        # a device word that asks no count ("tps drops to 1500 per card") does not add a card count to the question
+        new.intents -= (turn.intents & CARRY.asked) - set(CARRY.stated_by) - earlier.intents
     if turn.task() is None:
         new.intents |= earlier.intents & CARRY.domain
     if turn.task() == "serving" and earlier.task() == "training":
@@ -179,8 +189,10 @@ LEAD_COUNT = re.compile(r"\*\*(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡|张 GPU)\*\
 
 
 def that_many(new: QuestionFrame, question: str, last_answer: str | None) -> None:
-    """A count the question refers to ("that many cards") is the one the last answer led with."""
-    if new.devices or not last_answer or not CARRY.that_many.search(question.lower()):
+    """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
+    one the last answer led with."""
+    refers = CARRY.that_many.search(question.lower()) or asks(new) & CARRY.on_last_count
+    if new.devices or not last_answer or not refers:
         return
     lead = next((line for line in last_answer.splitlines() if line.startswith(("**Answer:**", "**结论**"))), "")
     m = LEAD_COUNT.search(lead)
