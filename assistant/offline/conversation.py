@@ -20,8 +20,14 @@ CARRY_FILE = Path(__file__).with_name("carry.toml")
 
 @dataclass(frozen=True)
 class CarrySpec:
-    """carry.toml, loaded: the asked intents (and what states or resets them), the domain, the words that refer back."""
+    """carry.toml, loaded: each slot's policy, the asked intents (and what states or resets them), the domain, the
+    words that refer back."""
 
+    model_slots: tuple[str, ...]
+    carried: tuple[str, ...]
+    task_slots: dict[str, tuple[str, ...]]
+    comparisons: dict[str, str]
+    follow_part: frozenset[str]
     asked: frozenset[str]
     stated_by: dict[str, str]
     resets: dict[str, tuple[str, ...]]
@@ -39,8 +45,11 @@ def words(table: dict[str, Any]) -> re.Pattern:
 def load(path: Path = CARRY_FILE) -> CarrySpec:
     with path.open("rb") as f:
         raw = tomllib.load(f)
-    asked = raw["asked"]
-    return CarrySpec(frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
+    asked, slots = raw["asked"], raw["slots"]
+    tasks = {task: (*slots[task], *spec.of_task(task)) for task in raw["domain"]}  # and the stated settings of that task
+    return CarrySpec(tuple(slots["model"]), (*slots["model"], *slots["persist"], *slots["training"], *slots["serving"], *spec.BY_NAME),
+                     tasks, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
+                     frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
                      {k: tuple(v) for k, v in asked.get("resets", {}).items()},
                      frozenset(i for intents in raw["domain"].values() for i in intents),
                      frozenset(raw["reported"]["intents"]), frozenset(raw["on_last_count"]["intents"]),
@@ -49,8 +58,6 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
 
 CARRY = load()
 
-ONE_OF = {"hardwares": "hardware", "frameworks": "framework", "methods": "method"}  # a comparison and its one value
-FOLLOWS_HARDWARE = {"node_size", "dies_per_card"}  # the default part's value gives way to the conversation's part
 SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
 
 
@@ -118,19 +125,19 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     turn asks ("最长能开多少") is not carried either: carry.toml's resets."""
     own_model = names_model(turn) or "largest_model" in turn.intents
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
-    left_behind = set(QuestionFrame.TASK_SLOTS.get(earlier.task() or "", ())) if switched else set()
+    left_behind = set(CARRY.task_slots.get(earlier.task() or "", ())) if switched else set()
     left_behind |= {slot for intent in asks(turn) for slot in CARRY.resets.get(intent, ())}
-    for name in QuestionFrame.CARRIED:
+    for name in CARRY.carried:
         if name not in QuestionFrame.model_fields:
             continue  # a specification slot without an attribute: carried in ``settings`` below
-        if name in QuestionFrame.MODEL_SLOTS and own_model:
+        if name in CARRY.model_slots and own_model:
             continue
         if name in left_behind:
             continue  # the earlier task's settings do not apply to the new one
-        if name in ONE_OF and getattr(turn, ONE_OF[name]):
+        if name in CARRY.comparisons and getattr(turn, CARRY.comparisons[name]):
             continue  # "on H100 then?" after "A100 vs 910B": one part now, no longer the comparison
         value = getattr(earlier, name)
-        open_here = getattr(new, name) in (None, []) or new.origins.get(name) == "default" and name in FOLLOWS_HARDWARE
+        open_here = getattr(new, name) in (None, []) or new.origins.get(name) == "default" and name in CARRY.follow_part
         if value is not None and open_here and value != []:
             setattr(new, name, value)
             new.origins[name] = "read_as" if earlier.origins.get(name) == "read_as" else "conversation"
