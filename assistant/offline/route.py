@@ -186,7 +186,8 @@ class Router:
         # and goes further than LLaMA-Factory, so with no framework named both are searched
         both = training and goal == "context" and not (s.framework or s.stack) and e.hardware in ASCEND
         frameworks = [None, "MindSpeed-LLM"] if both else [(s.framework or s.stack) if training else None]
-        trainer = trainer_args(s) if training else {}
+        trainer = trainer_args(s) if training else {"gpu_memory_utilization": s.gpu_util, "weight_bits": s.weight_bits,
+                                                    "kv_cache_dtype": s.kv_cache_dtype}
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
             devices=e.devices or 1, method=(s.method or "lora") if training else None, framework=fw,

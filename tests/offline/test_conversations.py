@@ -206,6 +206,8 @@ def test_a_serving_thread_stays_serving_and_keeps_asking_the_longest_context(ass
         assert (fits["goal"], fits["workload"], fits["devices"]) == ("context", "inference", devices)
         assert not args_of(ans, "plan_training") and not args_of(ans, "training_recipe")  # no fine-tuning in a serving thread
         assert "max-model-len 4096" not in ans.answer  # a length is asked, not token room at an assumed length
+    assert args_of(a2, "what_fits")[0]["gpu_memory_utilization"] == 0.8  # the changed value is searched with, and persists
+    assert args_of(a3, "what_fits")[0]["gpu_memory_utilization"] == 0.8 and "not used" not in a2.answer.lower()
 
 
 def test_the_longest_context_asked_after_a_stated_length_is_searched(assistant):
@@ -213,6 +215,8 @@ def test_the_longest_context_asked_after_a_stated_length_is_searched(assistant):
     fits = args_of(a3, "what_fits")[0]
     assert (fits["goal"], fits["workload"], fits["model"]) == ("context", "inference", "qwen2.5-72b")
     assert fits["devices"] == 4  # the vLLM table's card count for qwen2.5-72b (newest table, 64 GB cards)
+    *_, b3 = converse(assistant, "Qwen2.5-72B 用 vLLM 部署到 910B 上，最少几张卡", "上下文要 32k 的话呢", "开 int8 kv cache，最长能开多少")
+    assert args_of(b3, "what_fits")[0]["kv_cache_dtype"] == "int8" and "KV cache 为 INT8" in b3.answer
     assert a3.answer.splitlines()[0].startswith("**结论**") and "最长" in a3.answer.splitlines()[0]
 
 
