@@ -256,6 +256,10 @@ class Router:
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
                                    hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
                                    **trainer_args(s))
+        if "tp" in s.intents and not (s.tp or s.pp) and e.devices and s.framework != "MindSpeed-LLM" and s.model:
+            # "TP PP 怎么切": TP and PP are MindSpeed-LLM's; its split within the devices beside the framework's own plan
+            calls += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
+                               hardware=e.hardware, framework="MindSpeed-LLM", max_devices=e.devices, **batch_args(s))
         named = named_setting(s)
         if named and e.devices and not asks_memory(s):  # "zero2 行不行 on my 8 GPUs": that setting, estimated on them
             calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import statistics
 import time
 
@@ -245,3 +246,22 @@ def test_after_a_troubleshooting_detour_a_config_request_keeps_the_job(assistant
                       "HCCL timeout 一般怎么处理", "ok give me the mindspeed env vars")
     call = args_of(a3, "generate_config")[0]
     assert (call["model"], call["method"], call["seq_len"], call["format"]) == ("qwen3-8b", "lora", 4096, "mindspeed_env")
+
+
+def test_tp_pp_asked_after_a_table_answer_splits_its_count(assistant):
+    *_, a3 = converse(assistant, "qwen2.5-72b lora 8192 用 mindspeed 在 Snt9B23 上要多少 DIE", "lora 呢", "TP PP 怎么切")
+    count = seed_min_cards("qwen2.5-72b", "lora", 8192, "MindSpeed-LLM", "Snt9B23")  # seed 004: 16 DIE
+    plan = next(c.args for c in a3.tool_calls if c.name == "plan_training" and c.args.get("max_devices"))
+    assert plan["max_devices"] == count and plan["framework"] == "MindSpeed-LLM"
+    lead = next(line for line in a3.answer.splitlines() if line.startswith("**结论**"))
+    tp, pp, dp = (int(x) for x in re.search(r"TP (\d+) × PP (\d+)\*\*，数据并行 (\d+)", lead).groups())
+    assert tp * pp * dp == count and f"共 {count} DIE" in lead  # the split covers exactly the table's count
+
+
+def test_tp_pp_asked_in_a_llama_factory_thread_says_it_splits_nothing(assistant):
+    *_, a2 = converse(assistant, "qwen2.5-32b lora 8192 with llama-factory on Snt9B, min cards?", "how should I set TP and PP on that many cards?")
+    count = seed_min_cards("qwen2.5-32b", "lora", 8192, "LLaMA-Factory", "Snt9B")  # seed 004: 16
+    lead = next(line for line in a2.answer.splitlines() if line.startswith("**Answer:**"))
+    tp, pp, dp = (int(x) for x in re.search(r"TP (\d+) × PP (\d+)\*\* with data parallel (\d+)", lead).groups())
+    assert tp * pp * dp == count
+    assert "LLaMA-Factory has no TP/PP" in a2.answer
