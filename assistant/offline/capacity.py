@@ -259,6 +259,8 @@ class CapacityBlocks(Writer):
         if self.headlined:
             return []
         calls = self.r.of("estimate_training_memory", TrainingMemoryResult)
+        if split := self.split_first():
+            return [self.lead(split[0]), *split[1:], ""]
         setting = named_setting(self.s)
         judged = next((c for c in calls if setting and c.arg("zero_stage") == setting.zero_stage
                        and bool(c.arg("offload")) == setting.offload and c.arg("devices")), None)
@@ -269,6 +271,27 @@ class CapacityBlocks(Writer):
             # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
             lines.insert(0 if setting and setting.offload else len(lines), line)
         return [self.lead(line) for line in lines] + [""] if lines else []
+
+    def split_first(self) -> list[str]:
+        """"TP PP 怎么切" on a count (the user's, or the one the last answer led with): MindSpeed-LLM's TP x PP from the
+        plan within that count, the rest of it data parallel; LLaMA-Factory splits nothing (DeepSpeed data parallel)."""
+        s = self.s
+        if "tp" not in s.intents or s.tp or s.pp:
+            return []
+        within = [c for c in self.r.of("plan_training", PlanResult) if c.arg("max_devices") and c.value and c.value.fits]
+        ms = next((c for c in within if c.value and c.value.framework == "MindSpeed-LLM" and c.value.tp), None)
+        if ms is None or ms.value is None:
+            return []
+        p, count = ms.value, int(ms.arg("max_devices"))
+        unit = p.tp * (p.pp or 1) * (p.cp or 1)
+        if count % unit:
+            return []
+        out = [self.say("split_first", split=self.parallel(None, None, p.tp, p.pp, p.cp), dp=count // unit,
+                        devs=self.devices(count, p.unit, p.hardware), gib=f"{p.memory.total_gib:.1f}",
+                        per=self.per_device(p.unit, p.hardware))]
+        if s.framework == "LLaMA-Factory" or any(c.value and c.value.framework == "LLaMA-Factory" for c in within):
+            out.append("- " + self.say("split_not_in_lf"))
+        return out
 
     def host_ram_first(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
         """'About **460 GiB of host RAM per node** for ZeRO-3 + offload on your 4 nodes (32 cards; estimate)'."""

@@ -1,25 +1,83 @@
 """The conversation as a frame: the last turn's frame updated by the new one. A follow-up changes what
 it names and keeps the rest; a new topic (another model, a troubleshooting question) starts a new
-frame; a device limit persists until the user changes it."""
+frame; a device limit persists until the user changes it. What the conversation asks, its domain and the
+words that refer back to the last answer are declared in carry.toml."""
 
 from __future__ import annotations
 
 import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from . import checks, spec
 from .frame import QuestionFrame
+from .vocab import ASKS_COUNT
 
-ONE_OF = {"hardwares": "hardware", "frameworks": "framework", "methods": "method"}  # a comparison and its one value
-FOLLOWS_HARDWARE = {"node_size", "dies_per_card"}  # the default part's value gives way to the conversation's part
+CARRY_FILE = Path(__file__).with_name("carry.toml")
+
+
+@dataclass(frozen=True)
+class CarrySpec:
+    """carry.toml, loaded: each slot's policy, the asked intents (and what states or resets them), the domain, the
+    words that refer back."""
+
+    model_slots: tuple[str, ...]
+    carried: tuple[str, ...]
+    task_slots: dict[str, tuple[str, ...]]
+    comparisons: dict[str, str]
+    follow_part: frozenset[str]
+    asked: frozenset[str]
+    stated_by: dict[str, str]
+    resets: dict[str, tuple[str, ...]]
+    domain: frozenset[str]
+    reported: frozenset[str]
+    on_last_count: frozenset[str]
+    refers_back: re.Pattern
+    that_many: re.Pattern
+
+
+def words(table: dict[str, Any]) -> re.Pattern:
+    return re.compile("|".join(w for lang in ("en", "zh") for w in table.get(lang, [])))
+
+
+def load(path: Path = CARRY_FILE) -> CarrySpec:
+    with path.open("rb") as f:
+        raw = tomllib.load(f)
+    asked, slots = raw["asked"], raw["slots"]
+    tasks = {task: (*slots[task], *spec.of_task(task)) for task in raw["domain"]}  # and the stated settings of that task
+    return CarrySpec(tuple(slots["model"]), (*slots["model"], *slots["persist"], *slots["training"], *slots["serving"], *spec.BY_NAME),
+                     tasks, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
+                     frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
+                     {k: tuple(v) for k, v in asked.get("resets", {}).items()},
+                     frozenset(i for intents in raw["domain"].values() for i in intents),
+                     frozenset(raw["reported"]["intents"]), frozenset(raw["on_last_count"]["intents"]),
+                     words(raw["refers_back"]), words(raw["that_many"]))
+
+
+CARRY = load()
+
 SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
+
+
+def refers_back(s: QuestionFrame) -> bool:
+    """"for the same?", "full fine-tuning of it", "同样的配置" with no model of its own: about the last answer."""
+    return not names_model(s) and bool(CARRY.refers_back.search(s.question.lower()))
 
 
 def new_topic(s: QuestionFrame, follow_up: bool) -> bool:
     """A troubleshooting or how-to question that names no model and asks no sizing ("BF16 vs FP16,
-    which one?") after a sizing answer: a new topic, so the earlier model is not carried into it."""
+    which one?", "what does ZeRO-3 offload move to the CPU?") after a sizing answer: a new topic, so the
+    earlier model is not carried into it."""
+    from .route import knowledge_question  # the router's test of a question the notes answer
+
     stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # "lora rank goes to 128": a setting of the job
-    return (not follow_up and not (s.model or s.params_b or s.devices or s.nodes or stated)
-            and bool(s.intents & {"troubleshoot", "compare"} or s.notes_cover) and not s.intents & SIZING)
+    if follow_up or s.model or s.params_b or s.devices or s.nodes or stated:
+        return False
+    if s.intents & (SIZING - {"zero", "ga"}):
+        return False  # "what does ZeRO-3 do" explains a stage; a KV cache, a length or a count asked is sizing
+    return bool(s.intents & {"troubleshoot", "compare"} or s.notes_cover) and not s.intents & SIZING or knowledge_question(s)
 
 
 def names_model(s: QuestionFrame) -> bool:
@@ -51,29 +109,41 @@ def bare_count_as_devices(new: QuestionFrame, earlier: QuestionFrame, turn: Ques
     return earlier
 
 
+def asks(turn: QuestionFrame) -> set[str]:
+    """The quantities this turn asks itself; an intent its own stated value raises ("int8 kv cache") asks nothing,
+    and a device word asks no count unless a count is asked ("per card", "on those cards")."""
+    out = {i for i in turn.intents & CARRY.asked
+           if not (i in CARRY.stated_by and spec.value_of(turn, CARRY.stated_by[i]) is not None)}
+    if "cards" in out and not ASKS_COUNT.search(turn.question.lower()):
+        out.discard("cards")
+    return out
+
+
 def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """Every value this turn leaves open, from the conversation (marked so); a turn naming a model
     keeps its own model slots, and one asking which model fits ("what model fits on one A100?",
-    "最大能跑多大的模型") asks for a model, so the earlier one is not carried into it."""
+    "最大能跑多大的模型") asks for a model, so the earlier one is not carried into it. A quantity the
+    turn asks ("最长能开多少") is not carried either: carry.toml's resets."""
     own_model = names_model(turn) or "largest_model" in turn.intents
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
-    left_behind = set(QuestionFrame.TASK_SLOTS.get(earlier.task() or "", ())) if switched else set()
-    for name in QuestionFrame.CARRIED:
+    left_behind = set(CARRY.task_slots.get(earlier.task() or "", ())) if switched else set()
+    left_behind |= {slot for intent in asks(turn) for slot in CARRY.resets.get(intent, ())}
+    for name in CARRY.carried:
         if name not in QuestionFrame.model_fields:
             continue  # a specification slot without an attribute: carried in ``settings`` below
-        if name in QuestionFrame.MODEL_SLOTS and own_model:
+        if name in CARRY.model_slots and own_model:
             continue
         if name in left_behind:
             continue  # the earlier task's settings do not apply to the new one
-        if name in ONE_OF and getattr(turn, ONE_OF[name]):
+        if name in CARRY.comparisons and getattr(turn, CARRY.comparisons[name]):
             continue  # "on H100 then?" after "A100 vs 910B": one part now, no longer the comparison
         value = getattr(earlier, name)
-        open_here = getattr(new, name) in (None, []) or new.origins.get(name) == "default" and name in FOLLOWS_HARDWARE
+        open_here = getattr(new, name) in (None, []) or new.origins.get(name) == "default" and name in CARRY.follow_part
         if value is not None and open_here and value != []:
             setattr(new, name, value)
             new.origins[name] = "read_as" if earlier.origins.get(name) == "read_as" else "conversation"
     for name, value in earlier.settings.items():  # the specification's settings, carried by their declared task
-        if name not in new.settings and (not switched or spec.BY_NAME[name].task != earlier.task()):
+        if name not in new.settings and name not in left_behind and (not switched or spec.BY_NAME[name].task != earlier.task()):
             new.settings[name] = value
             new.origins[name] = "conversation"
     new.hardware_guessed = turn.hardware_guessed if turn.hardware else earlier.hardware_guessed
@@ -82,9 +152,17 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
 
 
 def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
-    """"give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again."""
+    """"give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again, and
+    so does a turn that only changes a value ("int8 kv cache?", "tps drops to 1500"). The domain (serving or
+    training) stays until a turn names the other task."""
     if not turn.intents - {"estimate", "support"}:
-        new.intents |= earlier.intents
+        new.intents |= earlier.intents - CARRY.reported
+    elif not asks(turn):
+        new.intents |= earlier.intents & (CARRY.asked | CARRY.domain)
+        # a device word that asks no count ("tps drops to 1500 per card") does not add a card count to the question
+        new.intents -= (turn.intents & CARRY.asked) - set(CARRY.stated_by) - earlier.intents
+    if turn.task() is None:
+        new.intents |= earlier.intents & CARRY.domain
     if turn.task() == "serving" and earlier.task() == "training":
         new.intents -= {"train", "cards", "zero", "ga", "config"} - turn.intents
     new.on_topic = new.on_topic or earlier.on_topic
@@ -94,6 +172,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     """The conversation's frame after this turn: ``turn`` with what it leaves open filled from ``earlier``."""
     if earlier is None:
         return turn
+    follow_up = follow_up or refers_back(turn)
     new = turn.copy_for_turn()
     keep_language(new, earlier, turn)
     if starts_over(turn, follow_up):
@@ -104,16 +183,24 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     return new
 
 
-# "that many cards", "those cards", "那么多卡": the count the last answer led with, not one the user typed
-THAT_MANY = re.compile(r"that\s+many|those\s+(?:\d+\s+)?(?:cards?|gpus?|npus?|devices?|dies?)|the\s+same\s+(?:cards?|gpus?|npus?)|"
-                       r"那么多|这么多|那些卡|这些卡|这么多卡|那个卡数|这个卡数")
+def remembered(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
+    """What the conversation holds after ``turn``, for the turns after it: a knowledge or troubleshooting detour
+    that names no model ("what does ZeRO-3 offload move to the CPU?") leaves the job asked before in place, so
+    "ok, and for full fine-tuning of it?" still means that job."""
+    if earlier is not None and new_topic(turn, follow_up or refers_back(turn)):
+        return earlier
+    return turn.with_history(earlier, follow_up)
+
+
 # the lead of an earlier answer: "**Answer:** … **32 cards**" / "**结论**：… **32 张卡**" / "= 16 DIE"
 LEAD_COUNT = re.compile(r"\*\*(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡|张 GPU)\*\*|=\s*\*{0,2}(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡)")
 
 
 def that_many(new: QuestionFrame, question: str, last_answer: str | None) -> None:
-    """A count the question refers to ("that many cards") is the one the last answer led with."""
-    if new.devices or not last_answer or not THAT_MANY.search(question.lower()):
+    """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
+    one the last answer led with."""
+    refers = CARRY.that_many.search(question.lower()) or asks(new) & CARRY.on_last_count
+    if new.devices or not last_answer or not refers:
         return
     lead = next((line for line in last_answer.splitlines() if line.startswith(("**Answer:**", "**结论**"))), "")
     m = LEAD_COUNT.search(lead)

@@ -139,8 +139,11 @@ class FitsBlocks(Writer):
         if not self.zh:
             return r.assumptions
         each = {"context": "每个长度", "batch": "每个 batch"}.get(r.goal, "每个规模")
-        util = (r.plan or {}).get("gpu_memory_utilization") or 0.9
-        out = [f"vLLM 推理，gpu-memory-utilization {util:g}，权重按模型原始精度" if r.workload == "inference" else
+        plan = r.plan or {}  # the serving settings the search used, from its plan (estimate_inference's own result)
+        kv = plan.get("kv_cache_dtype") or "auto"
+        bits = f"{self.s.weight_bits} 比特" if self.s.weight_bits else "模型原始精度"  # as the router passed it
+        out = [f"vLLM 推理，gpu-memory-utilization {plan.get('gpu_memory_utilization', 0.9)}，权重按{bits}"
+               + (f"，KV cache 为 {kv.upper()}" if kv != "auto" else "") if r.workload == "inference" else
                f"{each}都用 plan_training 在这些卡内选的设置（ZeRO 阶段与 offload，或 TP/PP/CP）"]
         if r.goal == "model":
             out.append("“最大”指目录中能放下的生成式模型里参数最多的一个")

@@ -7,11 +7,11 @@ the router turns it into tool calls and the answer writer reads it (``origin`` f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import checks, spec
+from . import checks
 from .spans import Span
 
 Origin = Literal["said", "conversation", "default", "read_as"]
@@ -140,21 +140,6 @@ class QuestionFrame(BaseModel):
     """What the reader read, where: one typed span per reading (slot, value, how) on the question as typed."""
     origins: dict[str, Origin] = Field(default_factory=dict, repr=False)
     """Where a value came from when it is not the user's words this turn (see ``origin``)."""
-
-    CARRIED: ClassVar[tuple[str, ...]] = (
-        "model", "models", "model_text", "same_shape", "methods", "frameworks", "hardwares", "family", "params_b", "shape", "shape_only", "method", "stage", "seq_len", "framework",
-        "hardware", "hardware_text", "node_size", "dies_per_card", "memory_gb", "host_ram_gb", "devices", "device_unit", "nodes", "zero_stage", "offload", "tokens",
-        "samples", "tps", "optimizer", "loss", "stack", "compile", "activation_offload", "expandable_segments", "weight_bits", "quant_text",
-        "concurrency", "gpu_util", "kv_cache_dtype", *spec.BY_NAME)  # the specification's slots carry over too
-    # Slots that belong to one task: a turn that switches from training to serving (or back) leaves the other
-    # task's settings behind ("what about serving it with vllm on those cards?" after a full fine-tuning plan).
-    TASK_SLOTS: ClassVar[dict[str, tuple[str, ...]]] = {
-        "training": ("method", "methods", "stage", "zero_stage", "offload", "optimizer", "loss", "stack", "compile", "activation_offload",
-                     "tokens", "samples", "tps", "framework", "frameworks", *spec.of_task("training")),
-        "serving": ("concurrency", "gpu_util", "kv_cache_dtype", "weight_bits", "quant_text"),
-    }
-    MODEL_SLOTS: ClassVar[tuple[str, ...]] = ("model", "models", "model_text", "model_read_as", "same_shape", "family", "params_b", "shape",
-                                              "shape_only")
 
     # -- provenance ------------------------------------------------------------------------------
     def variants(self) -> list[QuestionFrame]:

@@ -17,7 +17,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from ..notes import covering, load_notes, note_topics
 from .compose import compose
-from .conversation import that_many
+from .conversation import remembered, that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import Done, Router, note_query
 from .setup_answer import setup_reply, without_setup_turn
@@ -86,7 +86,7 @@ class OfflinePlanner(BaseChatModel):
         earlier = None
         for i in humans[:-1][-HISTORY_TURNS:]:
             text = message_text(messages[i])
-            earlier = self.parser.parse(text).with_history(earlier, is_follow_up(text))
+            earlier = remembered(earlier, self.parser.parse(text), is_follow_up(text))
         text = message_text(messages[last])
         frame = self.parser.parse(text).with_history(earlier, is_follow_up(text))
         if earlier is not None:

@@ -213,7 +213,7 @@ def training_amounts(r: Reading, s: Slots) -> None:
     """Token totals, samples and TPS into ``s``; their text claimed (epochs: slots.toml). "4096 tokens" and "32k
     tokens" stay: a plain count under 10 million or a k suffix is a sequence length."""
     for m in list(r.finditer(TPS_RX)):
-        given = m.group(1) or m.group(3) or m.group(4)
+        given = m.group(1) or m.group(3) or m.group(4) or m.group(5)
         s.tps = s.tps or amount(given, m.group(2))
         r.claim_match(m, "tps", amount(given, m.group(2)))
     for m in list(r.finditer(TOKENS_RX)):

@@ -187,7 +187,8 @@ class Router:
         # and goes further than LLaMA-Factory, so with no framework named both are searched
         both = training and goal == "context" and not (s.framework or s.stack) and e.hardware in ASCEND
         frameworks = [None, "MindSpeed-LLM"] if both else [(s.framework or s.stack) if training else None]
-        trainer = trainer_args(s) if training else {}
+        trainer = trainer_args(s) if training else {"gpu_memory_utilization": s.gpu_util, "weight_bits": s.weight_bits,
+                                                    "kv_cache_dtype": s.kv_cache_dtype}
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
             devices=e.devices or 1, method=(s.method or "lora") if training else None, framework=fw,
@@ -257,6 +258,10 @@ class Router:
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
                                    hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
                                    **trainer_args(s))
+        if "tp" in s.intents and not (s.tp or s.pp) and e.devices and s.framework != "MindSpeed-LLM" and s.model:
+            # "TP PP 怎么切": TP and PP are MindSpeed-LLM's; its split within the devices beside the framework's own plan
+            calls += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
+                               hardware=e.hardware, framework="MindSpeed-LLM", max_devices=e.devices, **batch_args(s))
         named = named_setting(s)
         if named and e.devices and not asks_memory(s):  # "zero2 行不行 on my 8 GPUs": that setting, estimated on them
             calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
@@ -430,6 +435,9 @@ class Router:
             calls += self.call("inference_min_cards", model=s.model)
         if (not d.ok or d.result.get("cards") is None) and not any(x.name in ("estimate_inference", "what_fits") for x in done):
             calls += self.max_context(s, e) if asks_max_context(s) else self.estimate_inference(s, e)
+        elif asks_max_context(s) and not e.devices and not any(x.name == "what_fits" for x in done):
+            # "最长能开多少" with no devices named: the longest context on the table's card count
+            calls += self.max_context(s, replace(e, devices=int(d.result["cards"])))
         return calls
 
 

@@ -110,8 +110,12 @@ MAGNITUDE = {"k": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion":
 NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\d+)?)"
 MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|billion|million|bn|[kmbt])?"
 TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*(?:个\s*)?tokens?(?!\s*/)(?![a-z])")
+# A value said to change ("tps drops to 1500", "吞吐只有 1200", "降到 0.8"): the words between a setting and its new value.
+CHANGE = (r"(?:(?:drops?|dropped|falls?|fell|goes|went|rises?|rose|changes?|changed|is\s+now|becomes?|only)\s+(?:to\s+)?|"
+          r"只有|降到|降为|降至|掉到|变成|变为|改成|改为|提到|升到|涨到)")
 TPS_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
-                    rf"(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈)?\s*{NUM}|{NUM}\s*tps(?![a-z])")
+                    rf"(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
+                    rf"(?:(?<![a-z])throughput|吞吐量?)\s*{CHANGE}\s*{NUM}(?![\d.,])(?!\s*(?:k|tokens?|tok|requests?|个请求|请求)(?![a-z]))")
 SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|条(?:数据|样本)?|个样本|sequences)(?![a-z])")
 
 

@@ -17,6 +17,8 @@ from .common import MAX_SEQ_LEN
 from .estimate_models import HardwareName, Method, TrainerOptions, TrainingFramework
 from .registry import REGISTRY, tool
 
+SERVING_OPTIONS = {"gpu_memory_utilization", "weight_bits", "kv_cache_dtype"}  # passed to estimate_inference when set
+
 
 class WhatFitsArgs(TrainerOptions):
     goal: Literal["model", "context", "batch"] = Field(
@@ -34,9 +36,14 @@ class WhatFitsArgs(TrainerOptions):
                                          "or torchtune, litgpt, unsloth, axolotl, transformers (their own defaults).")
     seq_len: int = Field(4096, ge=1, le=MAX_SEQ_LEN,
                          description="Tokens per sequence for goals model and batch (training length or max-model-len).")
-    gpu_memory_utilization: float = Field(0.9, gt=0, le=1, description="Serving: vLLM --gpu-memory-utilization, in (0, 1].")
     tightest: bool = Field(False, description="Training: count a plan whose point estimate fits (verdict may be 'tight') "
                            "instead of one whose likely range fits entirely (the default).")
+    gpu_memory_utilization: float | None = Field(None, gt=0, le=1, description="Serving: vLLM --gpu-memory-utilization, "
+                                                 "in (0, 1]; None: estimate_inference's default (0.9).")
+    weight_bits: Literal[4, 8, 16] | None = Field(None, description="Serving: weight precision (16, 8 or 4 bits); None: the "
+                                                  "checkpoint's own, as estimate_inference.")
+    kv_cache_dtype: Literal["auto", "fp8", "int8"] | None = Field(None, description="Serving: KV cache precision (vLLM "
+                                                                  "--kv-cache-dtype); None: the model's own (auto).")
 
 
 class WhatFitsResult(BaseModel):
@@ -77,8 +84,8 @@ def what_fits(ctx, args: WhatFitsArgs) -> WhatFitsResult:
                          **args.model_dump(include=set(TrainerOptions.model_fields), exclude_none=True))
         if args.tightest:
             call_args["tightest"] = True
-    else:
-        call_args["gpu_memory_utilization"] = args.gpu_memory_utilization
+    if not training:  # the serving settings stated go to estimate_inference as given (its defaults otherwise)
+        call_args.update(args.model_dump(include=SERVING_OPTIONS, exclude_none=True))
     if args.goal != "context":
         call_args["seq_len" if training else "max_model_len"] = args.seq_len
     models = _candidates(ctx) if args.goal == "model" else None
@@ -137,7 +144,9 @@ def _cap_by_model(ctx, result: WhatFitsResult, call_args: dict[str, Any]) -> Non
 def _assumptions(args: WhatFitsArgs, training: bool) -> list[str]:
     out: list[str] = ([f"{args.method} fine-tuning with {args.framework}: at each size the setting plan_training chooses "
             "within the devices (ZeRO stage and offload, or TP/PP)"] if training else
-           [f"vLLM serving at gpu-memory-utilization {args.gpu_memory_utilization:g}, weights at the checkpoint's own precision"])
+           [f"vLLM serving at gpu-memory-utilization {args.gpu_memory_utilization or 0.9}, weights at "
+            + (f"{args.weight_bits} bits" if args.weight_bits else "the checkpoint's own precision")
+            + (f", KV cache {args.kv_cache_dtype.upper()}" if args.kv_cache_dtype not in (None, "auto") else "")])
     if args.goal == "model":
         out.append("largest = most parameters among the catalog's generative models that fit")
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import statistics
 import time
 
@@ -161,3 +162,106 @@ def test_a_problem_report_naming_only_device_words_is_a_new_topic(assistant, rep
     # a count asked beside the report still sizes: "how many" asks one
     _, a3 = converse(assistant, "qwen2.5-72b full 4096 on 910B", "got NPU out of memory on 16 cards, how many cards do I need?")
     assert any(c.name in ("plan_training", "min_cards", "check_setup") for c in a3.tool_calls)
+
+
+# ---------------------------------------------------------------- carry-over (carry.toml), issue 22
+# Card counts are the hand-typed seeds (tests/seedfiles.py: seed 004 minimum cards, seed 000 recipes); times by hand.
+
+def seed_min_cards(model, strategy, seq, framework, hardware):
+    from tests.seedfiles import min_cards_rows
+
+    return next(c for m, s, q, fw, hw, c in min_cards_rows() if (m, s, q, fw, hw) == (model, strategy, seq, framework, hardware))
+
+
+def test_a_restated_throughput_replaces_the_carried_one_and_the_time_question_stays(assistant):
+    a1, a2, a3 = converse(assistant, "qwen2.5-14b 全参训练，32 张 Snt9B，5 亿 token，每卡吞吐 1800 tokens/s，大概要多久",
+                          "如果吞吐只有 1200 呢", "那换成 16 张卡")
+    assert args_of(a2, "estimate_training_time")[0] == {"model": "qwen2.5-14b", "tokens": 5e8, "devices": 32, "hardware": "snt9b",
+                                                        "tps": 1200.0}
+    assert "14,468" in a2.answer  # 5e8 / (1200 x 32 x 0.9) = 14,467.6 s: "1200" is the TPS, no device count, no serving question
+    assert not args_of(a2, "estimate_inference")
+    assert args_of(a3, "estimate_training_time")[0]["devices"] == 16 and "28,935" in a3.answer  # 5e8 / (1200 x 16 x 0.9)
+
+
+def test_a_value_said_to_drop_replaces_it_in_english(assistant):
+    *_, a3 = converse(assistant, "how long to train qwen2-7b full on 300M tokens with 16 Snt9B cards at 2000 tokens/s per card?",
+                      "and on 8 cards?", "what if tps falls to 1600 per card on those 8?")
+    assert args_of(a3, "estimate_training_time")[0]["tps"] == 1600.0
+    assert "≈ 7.2 hours** (26,042 s)" in a3.answer  # 3e8 / (1600 x 8 x 0.9) = 26,042 s = 7.2 h
+    assert not args_of(a3, "plan_training")  # "per card" asks no card count
+
+
+def test_a_changed_setting_is_no_device_count(assistant):
+    _, a2 = converse(assistant, "qwen2.5-7b full 8192 on 8 Snt9B cards, per_device 4, zero3: how much memory per card?",
+                     "那 per_device 改成 2 呢")
+    est = args_of(a2, "estimate_training_memory")[0]
+    assert (est["devices"], est["micro_batch"], est["zero_stage"]) == (8, 2, 3)
+    assert "1 张卡" not in a2.answer
+
+
+def test_a_serving_thread_stays_serving_and_keeps_asking_the_longest_context(assistant):
+    a1, a2, a3 = converse(assistant, "serving qwen2.5-7b with vllm on one 910B card: what's the longest max-model-len I can set?",
+                          "with gpu-memory-utilization 0.8?", "and if I go to tp=2 on two cards?")
+    for ans, devices in ((a1, 1), (a2, 1), (a3, 2)):
+        fits = args_of(ans, "what_fits")[0]
+        assert (fits["goal"], fits["workload"], fits["devices"]) == ("context", "inference", devices)
+        assert not args_of(ans, "plan_training") and not args_of(ans, "training_recipe")  # no fine-tuning in a serving thread
+        assert "max-model-len 4096" not in ans.answer  # a length is asked, not token room at an assumed length
+    assert args_of(a2, "what_fits")[0]["gpu_memory_utilization"] == 0.8  # the changed value is searched with, and persists
+    assert args_of(a3, "what_fits")[0]["gpu_memory_utilization"] == 0.8 and "not used" not in a2.answer.lower()
+
+
+def test_the_longest_context_asked_after_a_stated_length_is_searched(assistant):
+    *_, a3 = converse(assistant, "Qwen2.5-72B 用 vLLM 部署到 910B 上，最少几张卡", "上下文要 32k 的话呢", "最长能开多少")
+    fits = args_of(a3, "what_fits")[0]
+    assert (fits["goal"], fits["workload"], fits["model"]) == ("context", "inference", "qwen2.5-72b")
+    assert fits["devices"] == 4  # the vLLM table's card count for qwen2.5-72b (newest table, 64 GB cards)
+    *_, b3 = converse(assistant, "Qwen2.5-72B 用 vLLM 部署到 910B 上，最少几张卡", "上下文要 32k 的话呢", "开 int8 kv cache，最长能开多少")
+    assert args_of(b3, "what_fits")[0]["kv_cache_dtype"] == "int8" and "KV cache 为 INT8" in b3.answer
+    assert a3.answer.splitlines()[0].startswith("**结论**") and "最长" in a3.answer.splitlines()[0]
+
+
+def test_the_same_refers_to_the_last_job(assistant):
+    _, a2, a3 = converse(assistant, "glm4-9b lora 8192 with llama-factory on Snt9B, min cards?", "and on Snt9B23?",
+                         "what does mindspeed need for the same?")
+    assert args_of(a3, "min_cards")[0] == {"model": "glm4-9b", "strategy": "lora", "seq_len": 8192, "hardware": "Snt9B23"}
+    cards = seed_min_cards("glm4-9b", "lora", 8192, "MindSpeed-LLM", "Snt9B23")
+    assert f"MindSpeed-LLM: **{cards} DIE**" in a3.answer.split("\n\n")[1]
+    assert not args_of(a3, "search_notes")
+
+
+def test_a_knowledge_detour_does_not_drag_the_model_in_and_leaves_the_job_in_place(assistant):
+    _, a2, a3, a4 = converse(assistant, "qwen2-72b lora 4096 with llama-factory: how many nodes and which zero stage?",
+                             "what does ZeRO-3 offload actually move to the CPU?", "ok and for full fine-tuning of it?",
+                             "give me the deepspeed json")
+    assert [c.name for c in a2.tool_calls] == ["search_notes"] and "qwen2-72b" not in a2.answer.split("\n\n")[0]
+    assert args_of(a3, "training_recipe")[0] == {"model": "qwen2-72b", "strategy": "full", "seq_len": 4096}
+    assert "4 nodes × 8 = 32 cards" in a3.answer and "ZeRO-3-Offload" in a3.answer  # seed 000: Qwen2 72B full, 4 x 8, ZeRO-3-Offload
+    call = args_of(a4, "generate_config")[0]
+    assert (call["model"], call["method"], call["format"]) == ("qwen2-72b", "full", "deepspeed_json")
+
+
+def test_after_a_troubleshooting_detour_a_config_request_keeps_the_job(assistant):
+    *_, a3 = converse(assistant, "qwen3-8b lora 4096 on Snt9B23 with mindspeed, how many DIE?",
+                      "HCCL timeout 一般怎么处理", "ok give me the mindspeed env vars")
+    call = args_of(a3, "generate_config")[0]
+    assert (call["model"], call["method"], call["seq_len"], call["format"]) == ("qwen3-8b", "lora", 4096, "mindspeed_env")
+
+
+def test_tp_pp_asked_after_a_table_answer_splits_its_count(assistant):
+    *_, a3 = converse(assistant, "qwen2.5-72b lora 8192 用 mindspeed 在 Snt9B23 上要多少 DIE", "lora 呢", "TP PP 怎么切")
+    count = seed_min_cards("qwen2.5-72b", "lora", 8192, "MindSpeed-LLM", "Snt9B23")  # seed 004: 16 DIE
+    plan = next(c.args for c in a3.tool_calls if c.name == "plan_training" and c.args.get("max_devices"))
+    assert plan["max_devices"] == count and plan["framework"] == "MindSpeed-LLM"
+    lead = next(line for line in a3.answer.splitlines() if line.startswith("**结论**"))
+    tp, pp, dp = (int(x) for x in re.search(r"TP (\d+) × PP (\d+)\*\*，数据并行 (\d+)", lead).groups())
+    assert tp * pp * dp == count and f"共 {count} DIE" in lead  # the split covers exactly the table's count
+
+
+def test_tp_pp_asked_in_a_llama_factory_thread_says_it_splits_nothing(assistant):
+    *_, a2 = converse(assistant, "qwen2.5-32b lora 8192 with llama-factory on Snt9B, min cards?", "how should I set TP and PP on that many cards?")
+    count = seed_min_cards("qwen2.5-32b", "lora", 8192, "LLaMA-Factory", "Snt9B")  # seed 004: 16
+    lead = next(line for line in a2.answer.splitlines() if line.startswith("**Answer:**"))
+    tp, pp, dp = (int(x) for x in re.search(r"TP (\d+) × PP (\d+)\*\* with data parallel (\d+)", lead).groups())
+    assert tp * pp * dp == count
+    assert "LLaMA-Factory has no TP/PP" in a2.answer

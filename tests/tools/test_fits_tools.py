@@ -78,3 +78,17 @@ def test_longest_context_with_unsloth_uses_its_defaults(call):
     assert not fits(call, "plan_training", seq_len=out["value"] + 1024, **args)
     refused = call("estimate_training_memory", model="llama3.1-8b", framework="unsloth", zero_stage=3, devices=2)
     assert refused["error"]["field"] == "zero_stage" and "unsloth" in refused["error"]["message"]
+
+
+def test_serving_settings_stated_are_searched_with(call):
+    # qwen2.5-14b: 48 layers, 8 KV heads, head_dim 128 (its config.json): the KV cache per token is 2 x 48 x 8 x 128 bytes at
+    # int8 (96 KiB), half of bf16's; the utilisation is the one given, and the search's room is the planner's own at it.
+    out = call("what_fits", goal="context", workload="inference", hardware="snt9b", devices=1, model="qwen2.5-14b",
+               gpu_memory_utilization=0.85, kv_cache_dtype="int8")
+    plan = out["plan"]
+    assert plan["kv_bytes_per_token"] == 2 * 48 * 8 * 128 * 1 and plan["kv_cache_dtype"] == "int8"
+    assert plan["gpu_memory_utilization"] == 0.85
+    direct = call("estimate_inference", model="qwen2.5-14b", hardware="snt9b", max_model_len=4096, max_devices=1,
+                  gpu_memory_utilization=0.85, kv_cache_dtype="int8")
+    assert out["memory_limit"] <= direct["kv_tokens_fit"]  # no longer than the KV room at those settings
+    assert any("0.85" in a and "INT8" in a for a in out["assumptions"])
