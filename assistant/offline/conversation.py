@@ -47,7 +47,9 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
         raw = tomllib.load(f)
     asked, slots = raw["asked"], raw["slots"]
     tasks = {task: (*slots[task], *spec.of_task(task)) for task in raw["domain"]}  # and the stated settings of that task
-    return CarrySpec(tuple(slots["model"]), (*slots["model"], *slots["persist"], *slots["training"], *slots["serving"], *spec.BY_NAME),
+    # one policy per slot: the spec's slots that carry.toml also names are counted once
+    carried = tuple(dict.fromkeys((*slots["model"], *slots["persist"], *slots["training"], *slots["serving"], *spec.BY_NAME)))
+    return CarrySpec(tuple(slots["model"]), carried,
                      tasks, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
                      frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
                      {k: tuple(v) for k, v in asked.get("resets", {}).items()},
@@ -72,7 +74,8 @@ def new_topic(s: QuestionFrame, follow_up: bool) -> bool:
     earlier model is not carried into it."""
     from .route import knowledge_question  # the router's test of a question the notes answer
 
-    stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # "lora rank goes to 128": a setting of the job
+    # "lora rank goes to 128": a setting of the job; a ZeRO stage is also what an explaining question is about
+    stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME if name != "zero_stage")
     if follow_up or s.model or s.params_b or s.devices or s.nodes or stated:
         return False
     if s.intents & (SIZING - {"zero", "ga"}):

@@ -192,8 +192,7 @@ class Router:
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
             devices=e.devices or 1, method=(s.method or "lora") if training else None, framework=fw,
-            seq_len=e.seq_len if goal in ("model", "batch") else None, **model, **trainer,
-            gpu_memory_utilization=None if training else s.gpu_util)]
+            seq_len=e.seq_len if goal in ("model", "batch") else None, **model, **trainer)]
 
     def largest_model(self, s: Slots) -> list[Call]:
         return self.what_fits(s, effective(s), "model")
@@ -269,10 +268,11 @@ class Router:
                                hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
         return calls
 
-    def host_ram_calls(self, s: Slots, e: Effective) -> list[Call]:
+    def host_ram_calls(self, s: Slots, e: Effective, fallback: bool = False) -> list[Call]:
         """"How much host RAM?": the offload setting (ZeRO-3 unless another stage is named) on the user's devices,
-        or on one node, so the answer has a host-RAM figure per node to lead with."""
-        if s.offload is False or not (s.model or s.params_b):
+        or on one node, so the answer has a host-RAM figure per node to lead with. ``fallback``: the user judged a
+        setting without offload and asks the host RAM in case they need it, so their "no offload" does not stop it."""
+        if (s.offload is False and not fallback) or not (s.model or s.params_b):
             return []
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=e.devices or e.per_node, zero_stage=s.zero_stage or 3,
@@ -308,7 +308,7 @@ class Router:
                                     seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap,
                                     **batch_args(s), **trainer_args(s))
             if not offload and asks_host_ram(s):  # "…, and host RAM if I need offload": the offload setting's need too
-                judged += self.host_ram_calls(s, e)
+                judged += self.host_ram_calls(s, e, fallback=True)
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=e.devices, offload=offload,  # offload needs a stage: ZeRO-3's
                          zero_stage=s.zero_stage if s.zero_stage is not None or not offload else 3,
