@@ -115,9 +115,12 @@ def serve_args(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def longest_fitting(call: Call, r: dict[str, Any], lo: int = 128, hi: int = 1 << 20) -> int:
-    """Largest seq_len at which the training estimate fits (memory grows with length: binary search)."""
+    """Largest seq_len at which the training estimate does not rule the run out (memory grows with length: binary
+    search). A length that trained is a run that happened, so it is held against "fits or tight", as the verdicts of
+    the other rows that ran are: ``fits`` alone (the upper end fits) would make the longest length the range's floor."""
     def fits(n: int) -> bool:
-        return bool(call("estimate_training_memory", train_args(r, n)).get("fits"))
+        x = call("estimate_training_memory", train_args(r, n))
+        return "error" not in x and x.get("verdict", "fits" if x.get("fits") else "does_not_fit") != "does_not_fit"
 
     if not fits(lo):
         return 0

@@ -20,7 +20,10 @@ def test_calibrate_summary_and_rows(settings, monkeypatch):
     assert "measurements (55 numeric rows, knowledge/catalog/measurements.csv): median |ln(predicted/measured)|" in out.output
     # per file: the verdicts, the training peaks by what they measured, and the spread the range is built from
     assert "  verdicts: 6/6 right; reported OOMs called 'fits' 0/5" in out.output
-    assert "  training peaks, reserved: 6 rows" in out.output and "  range factor k = (measured - states) / rest" in out.output
+    # like with like: the pool rows against total_gib, the allocated rows against allocated_gib (the row's `metric`)
+    assert "  training peaks, reserved (vs total_gib): 6 rows" in out.output
+    assert "  training peaks, allocated (vs allocated_gib): 9 rows" in out.output
+    assert "  range: measured / predicted over 31 peaks (like with like): percentiles" in out.output
     js = runner.invoke(app, ["calibrate", "--table", "recipes", "--format", "json"])
     data = json.loads(js.output)
     m = data["measurements"]
