@@ -184,8 +184,11 @@ class PartFactsBlocks(Writer):
             return ""
         has = {"BF16": h.bf16, "FP8": h.fp8}
         q = self.s.question.lower()
-        named = [p for p in has if p.lower() in q] or list(has)
+        named = [p for p in has if p.lower() in q]
         yes, no = self.L("Yes", "支持"), self.L("No", "不支持")
+        if not named:  # nothing asked of a precision (a part's whole row): a plain fact, no yes/no headline
+            return self.L("; ", "；").join(self.L(f"{p} compute: {'yes' if has[p] else 'no'}", f"{p} 计算：{yes if has[p] else no}")
+                                          for p in has)
         return self.L("; ", "；").join(
             self.L(
                 f"**{yes}**: {p} compute" if has[p] else f"**{no}**: no {p} compute",
