@@ -20,6 +20,8 @@ TOOL_HINT = re.compile(r"\s*Use estimate_inference[^.]*\.")
 ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limit)"
 RANGE_BAR = "likely range of the estimate"
 VERDICT_WORDS = {"fits": "fits", "tight": "tight", "does_not_fit": "does not fit"}
+# What a memory figure stands for (the training result's `metric`): the point is the allocator's pool.
+METRIC_WORDS = {"reserved": "the allocator's pool, what peak reserved memory and npu-smi show"}
 # Memory fields that are not parts of the per-device sum (the total itself, its range, limits, host memory).
 NOT_PARTS = {"total_gib", "usable_gib", "headroom_gib", "host_ram_gib", "fits", "host_ram_fits", "how",
              "allocated_gib", "low_gib", "high_gib", "verdict", "metric"}
@@ -175,6 +177,15 @@ def model_line(form: dict[str, Any], res: dict[str, Any]) -> str:
     return f"**Model:** {_fmt(res.get('params_b') or form.get('params_b'))}B parameters"
 
 
+def _metric(mem: dict[str, Any]) -> str:
+    """What the figure stands for: the pool (the point and its range), with the tensors alone beside it."""
+    words = METRIC_WORDS.get(str(mem.get("metric")))
+    if not words:
+        return ""
+    alloc = mem.get("allocated_gib")
+    return f" (the figure is {words}" + (f"; the tensors alone {alloc:.1f} GiB)" if isinstance(alloc, int | float) else ")")
+
+
 # ---------------------------------------------------------------- chart rows
 def memory_chart_rows(memory: dict[str, Any] | None) -> list[dict[str, Any]]:
     """A plan's ``memory`` breakdown as rows for a stacked bar chart: one bar stacks the parts of
@@ -248,7 +259,7 @@ def plan_training_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[s
     mem = res["memory"]
     summary = (f"{model_line(form, res)} · {res['framework']}, {res['method']} {res['stage']}, {res['seq_len']:,} tokens "
                f"on {hardware_name(ctx, res['hardware'])}: about {mem['total_gib']:.1f} GiB, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} "
-               f"GiB (estimate) of {mem['usable_gib']:.1f} GiB per device — {VERDICT_WORDS[mem['verdict']]}. "
+               f"GiB (estimate) of {mem['usable_gib']:.1f} GiB per device — {VERDICT_WORDS[mem['verdict']]}{_metric(mem)}. "
                f"{res['reason'][:1].upper()}{res['reason'][1:]}.")
     keys = ["zero_stage", "offload", "tp", "pp", "cp", "recompute", "distributed_optimizer", "micro_batch",
             "grad_accum", "global_batch"]
