@@ -29,7 +29,8 @@ NOT_PARTS = {"total_gib", "usable_gib", "headroom_gib", "host_ram_gib", "fits", 
 PART_COLOURS = {"weights": "#4e79a7", "gradients": "#f28e2b", "optimizer": "#e15759", "activations": "#76b7b2",
                 "logits": "#59a14f", "overhead": "#edc948", "KV cache for the context": "#b07aa1",
                 "usable memory": "#9c9c9c", "memory x utilization": "#9c9c9c", "other": "#ff9da7",
-                "range low end": "#d4d4d4", "likely range": "#9d7660"}  # brown: not the gradients' orange
+                "range low end": "#d4d4d4", "likely range": "#9d7660",  # brown: not the gradients' orange
+                "cached": "#bab0ac"}  # the pool's cached loss blocks (memory.cached_blocks): grey-brown, not "other"
 LABELS = {"zero_stage": "DeepSpeed ZeRO stage", "offload": "CPU offload", "tp": "Tensor parallel (TP)",
           "pp": "Pipeline parallel (PP)", "cp": "Context parallel (CP)", "recompute": "Activation recompute",
           "distributed_optimizer": "Distributed optimizer", "micro_batch": "Micro batch per device",
