@@ -3,8 +3,8 @@
 A training estimate is a point (total_gib: the allocator's pool on one device) and a range. The verdict is judged on
 what the allocator cannot give back: the pool less the cached blocks it frees and retries with before an
 out-of-memory error (memory.cached_blocks). The range around that figure is read off the estimator's own errors
-after every modelled term (constants.RANGE_RATIO: the 5th and 95th percentile of measured / predicted over the
-measured training peaks of the measurement files, like with like; `sizing calibrate` prints the percentiles it
+after every modelled term (constants.RANGE_RATIO: the 10th and 90th percentile of measured / predicted over the
+measured training peaks of the measurement files, like with like, so 8 measured peaks in 10 fall inside; `sizing calibrate` prints the percentiles it
 measures). Where the inputs leave a mechanism open (the fused attention kernel on Ascend, memory.attention_unsure),
 its bytes are added to the upper end only.
 

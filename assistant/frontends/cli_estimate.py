@@ -54,6 +54,7 @@ def _measured_lines(name: str, m: dict) -> list[str]:
     if f := m.get("range_ratio"):
         lines.append(_spread_line("range", f))
     lines += [f"  not expressible: {rid}: {why}" for rid, why in m["not_expressible"].items()]
+    lines += [f"  flagged, out of the verdicts: {rid}: {why}" for rid, why in m["contradicted"].items()]
     return lines
 
 
@@ -65,7 +66,8 @@ def _together_lines(results_by_file: list[list]) -> list[str]:
     s = summary(rows)
     lines = [f"measurements, {len(results_by_file)} files together ({len(rows)} distinct rows): fits/OOM rows "
              f"{s['fits_oom_agree']} agree; reported OOMs called 'fits' {s['oom_called_fits']}; runs that happened called "
-             f"'does_not_fit' {s['runs_called_does_not_fit']}"]
+             f"'does_not_fit' {s['runs_called_does_not_fit']}"
+             + (f" (flagged, out of the verdicts: {', '.join(s['contradicted'])})" if s["contradicted"] else "")]
     lines += _metric_lines(metric_lines(rows))
     if f := ratio_spread(rows):
         lines.append(_spread_line("range", f))

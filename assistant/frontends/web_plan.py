@@ -20,6 +20,8 @@ TOOL_HINT = re.compile(r"\s*Use estimate_inference[^.]*\.")
 ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limit)"
 RANGE_BAR = "likely range of the estimate"
 VERDICT_WORDS = {"fits": "fits", "tight": "tight", "does_not_fit": "does not fit"}
+# What a memory figure stands for (the training result's `metric`): the point is the allocator's pool.
+METRIC_WORDS = {"reserved": "the allocator's pool, what peak reserved memory and npu-smi show"}
 # Memory fields that are not parts of the per-device sum (the total itself, its range, limits, host memory).
 NOT_PARTS = {"total_gib", "usable_gib", "headroom_gib", "host_ram_gib", "fits", "host_ram_fits", "how",
              "allocated_gib", "low_gib", "high_gib", "verdict", "metric"}
@@ -27,7 +29,8 @@ NOT_PARTS = {"total_gib", "usable_gib", "headroom_gib", "host_ram_gib", "fits", 
 PART_COLOURS = {"weights": "#4e79a7", "gradients": "#f28e2b", "optimizer": "#e15759", "activations": "#76b7b2",
                 "logits": "#59a14f", "overhead": "#edc948", "KV cache for the context": "#b07aa1",
                 "usable memory": "#9c9c9c", "memory x utilization": "#9c9c9c", "other": "#ff9da7",
-                "range low end": "#d4d4d4", "likely range": "#9d7660"}  # brown: not the gradients' orange
+                "range low end": "#d4d4d4", "likely range": "#9d7660",  # brown: not the gradients' orange
+                "cached": "#bab0ac"}  # the pool's cached loss blocks (memory.cached_blocks): grey-brown, not "other"
 LABELS = {"zero_stage": "DeepSpeed ZeRO stage", "offload": "CPU offload", "tp": "Tensor parallel (TP)",
           "pp": "Pipeline parallel (PP)", "cp": "Context parallel (CP)", "recompute": "Activation recompute",
           "distributed_optimizer": "Distributed optimizer", "micro_batch": "Micro batch per device",
@@ -175,6 +178,15 @@ def model_line(form: dict[str, Any], res: dict[str, Any]) -> str:
     return f"**Model:** {_fmt(res.get('params_b') or form.get('params_b'))}B parameters"
 
 
+def _metric(mem: dict[str, Any]) -> str:
+    """What the figure stands for: the pool (the point and its range), with the tensors alone beside it."""
+    words = METRIC_WORDS.get(str(mem.get("metric")))
+    if not words:
+        return ""
+    alloc = mem.get("allocated_gib")
+    return f" (the figure is {words}" + (f"; the tensors alone {alloc:.1f} GiB)" if isinstance(alloc, int | float) else ")")
+
+
 # ---------------------------------------------------------------- chart rows
 def memory_chart_rows(memory: dict[str, Any] | None) -> list[dict[str, Any]]:
     """A plan's ``memory`` breakdown as rows for a stacked bar chart: one bar stacks the parts of
@@ -248,7 +260,7 @@ def plan_training_view(ctx, form: dict[str, Any]) -> tuple[str, str, list[dict[s
     mem = res["memory"]
     summary = (f"{model_line(form, res)} · {res['framework']}, {res['method']} {res['stage']}, {res['seq_len']:,} tokens "
                f"on {hardware_name(ctx, res['hardware'])}: about {mem['total_gib']:.1f} GiB, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} "
-               f"GiB (estimate) of {mem['usable_gib']:.1f} GiB per device — {VERDICT_WORDS[mem['verdict']]}. "
+               f"GiB (estimate) of {mem['usable_gib']:.1f} GiB per device — {VERDICT_WORDS[mem['verdict']]}{_metric(mem)}. "
                f"{res['reason'][:1].upper()}{res['reason'][1:]}.")
     keys = ["zero_stage", "offload", "tp", "pp", "cp", "recompute", "distributed_optimizer", "micro_batch",
             "grad_accum", "global_batch"]

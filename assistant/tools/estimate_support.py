@@ -130,7 +130,7 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     how["total"] = ("sum of the terms above: the allocator's pool (peak reserved); the tensors alone are allocated_gib, "
                     "the pool less cached blocks is what the verdict judges")
     lo, hi = C.RANGE_RATIO
-    how["range"] = (f"likely {b.low_gib:.1f}-{b.high_gib:.1f} GiB: the point less cached blocks x {lo:g}-{hi:g}, the 5th-95th "
+    how["range"] = (f"likely {b.low_gib:.1f}-{b.high_gib:.1f} GiB: the point less cached blocks x {lo:g}-{hi:g}, the 10th-90th "
                     "percentile of measured / predicted over the measurement files (constants.RANGE_RATIO), cached "
                     f"blocks {b.cached_gib:.2f} GiB added back; the verdict compares the range without them")
     how["usable"] = "nominal memory x reported-capacity fraction (Ascend: 60.97 of 64 GiB)"

@@ -47,6 +47,27 @@ EXAMPLES = {
                              "total by PyTorch)"},
                     lambda r: (r["oom"]["cause"], r["oom"]["allocated_share"]) == ("too_big", 0.983)),
 }
+# ms-swift's benchmark (../shared/eval/measurements_dev2.csv d3-swift-03): Qwen-7B LoRA on q,k,v, 8192 tokens on one A100 80GB,
+# torch.cuda.max_memory_reserved 48.41 GiB. The point is the pool, with one set of the loss buffers of another batch
+# length cached: 8192 x 151,936 x 12 B = 13.91 GiB; the range is the rest x 0.92-1.35 with them added back.
+SWIFT_03 = {"model": "qwen1.5-7b", "method": "lora", "seq_len": 8192, "framework": "transformers", "hardware": "a100-80g",
+            "lora_rank": 8, "lora_targets": "q_proj,k_proj,v_proj", "recompute": True}
+
+
+def swift_03_holds(r: dict) -> bool:
+    cached = 8192 * 151936 * 12 / 1024**3
+    rest = r["total_gib"] - cached
+    return (r["metric"] == "reserved" and abs(r["cached_gib"] - cached) < 0.01
+            and abs(r["low_gib"] - (0.92 * rest + cached)) < 0.01 and abs(r["high_gib"] - (1.35 * rest + cached)) < 0.01
+            and r["low_gib"] <= 48.41 <= r["high_gib"] and r["verdict"] == "fits" and r["high_gib"] <= r["usable_gib"])
+
+
+EXAMPLES["estimate_training_memory"] = (SWIFT_03, swift_03_holds)
+# the plan carries the same point, range, verdict and metric in its memory (one A100 holds it)
+EXAMPLES["plan_training"] = ({k: v for k, v in SWIFT_03.items() if k not in ("lora_targets", "recompute")},
+                             lambda r: r["devices"] == 1 and r["verdict"] == r["memory"]["verdict"] == "fits"
+                             and r["memory"]["metric"] == "reserved"
+                             and r["memory"]["low_gib"] <= r["memory"]["total_gib"] <= r["memory"]["high_gib"])
 # For tools added later: a valid value for common required argument names.
 VALUES_BY_NAME = {"model": "qwen2.5-72b", "name": "qwen2.5-72b", "query": "OOM", "hardware": "Snt9B",
                   "strategy": "lora", "seq_len": 4096, "framework": "LLaMA-Factory", "goal": "context"}

@@ -122,6 +122,9 @@ def test_memory_chart_rows_stack_parts_against_capacity():
     assert {r["part"]: r["GiB"] for r in rows if r["bar"] == web_plan.RANGE_BAR} == {"range low end": 16.6, "likely range": 2.5}
     assert [r["GiB"] for r in rows if r["bar"] == web_plan.CAPACITY_BAR] == [58.0]
     assert web_plan.memory_chart_rows(None) == []
+    # the cached blocks are a part of the pool's estimate, with their own colour
+    cached = web_plan.memory_chart_rows({**memory, "cached_gib": 1.5})
+    assert {"bar": web_plan.ESTIMATE_BAR, "part": "cached", "GiB": 1.5} in cached and "cached" in web_plan.PART_COLOURS
 
 
 def test_plan_training_view_puts_the_vendor_row_beside_the_estimate(ctx):
@@ -139,6 +142,10 @@ def test_plan_training_view_puts_the_vendor_row_beside_the_estimate(ctx):
     word = {"fits": "fits", "tight": "tight", "does_not_fit": "does not fit"}[mem["verdict"]]
     assert (f"about {mem['total_gib']:.1f} GiB, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} GiB (estimate) of "
             f"61.0 GiB per device — {word}") in md
+    # and what the figure stands for: the allocator's pool (the result's metric), the tensors alone beside it
+    assert mem["metric"] == "reserved"
+    assert (f"{word} (the figure is the allocator's pool, what peak reserved memory and npu-smi show; the tensors alone "
+            f"{mem['allocated_gib']:.1f} GiB).") in md
     assert [r["part"] for r in rows if r["bar"] == web_plan.RANGE_BAR] == ["range low end", "likely range"]
 
 
