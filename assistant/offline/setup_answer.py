@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from ..setup_check.text import blocks
 from .parse import language
-from .wording import assumption_zh
+from .wording import W, assumption_zh
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CJK_RUN = re.compile(r"[\u4e00-\u9fff][\u4e00-\u9fff\w\s？?，,]*")
@@ -27,7 +27,8 @@ _PASTED = re.compile(
     r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
     r"(?:^|\n)\s*(?:export\s+)?(?:TP|PP|MBS|GBS|SEQ_LEN)=\d|\"zero_optimization\"\s*:|"
     r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
-    r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)",
+    r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
+    r"--(?:prompt|output)-tokens[ =]+\d",  # the vendor's benchmark script: its lists are checked
     re.IGNORECASE)
 
 
@@ -230,58 +231,6 @@ REMEDY = {
     "tensor_parallel": {"en": "a larger `--tensor-parallel-size`", "zh": "加大 `--tensor-parallel-size`"},
     "leftover_processes": {"en": "", "zh": ""},
 }
-FINDING = {
-    "lf_finetuning_type": {"en": "**`finetuning_type: {value}` is not a LLaMA-Factory value**: it accepts {valid}. QLoRA is "
-                                 "`finetuning_type: lora` with `quantization_bit` (4 or 8).",
-                           "zh": "**`finetuning_type: {value}` 不是 LLaMA-Factory 的取值**：只接受 {valid}。QLoRA 的写法是 "
-                                 "`finetuning_type: lora` 加 `quantization_bit`（4 或 8）。"},
-    "lf_quantization_method": {"en": "**`quantization_method: {value}` is not a LLaMA-Factory value**: it accepts {valid} "
-                                     "(bitsandbytes is `bnb`; on-the-fly `quantization_bit` works with bnb, hqq, eetq).",
-                               "zh": "**`quantization_method: {value}` 不是 LLaMA-Factory 的取值**：只接受 {valid}"
-                                     "（bitsandbytes 写作 `bnb`；在线量化 `quantization_bit` 只配 bnb、hqq、eetq）。"},
-    "lf_quantization_bits": {"en": "**`quantization_bit: {value}` is not accepted by {method}**: it takes {valid} bits.",
-                             "zh": "**{method} 不接受 `quantization_bit: {value}`**：只接受 {valid} bit。"},
-    "lf_pure_bf16_zero3": {"en": "**`pure_bf16: true` with DeepSpeed ZeRO-3 is refused by LLaMA-Factory** (\"`pure_bf16` is "
-                                 "incompatible with DeepSpeed ZeRO-3\"): use `bf16: true` with ZeRO-3, or keep pure_bf16 "
-                                 "with ZeRO-2.",
-                           "zh": "**LLaMA-Factory 不允许 `pure_bf16: true` 与 DeepSpeed ZeRO-3 同用**：ZeRO-3 请改用 "
-                                 "`bf16: true`，或保留 pure_bf16 改用 ZeRO-2。"},
-    "lf_quantization_zero3": {"en": "**{method} `quantization_bit: {value}` with DeepSpeed ZeRO-3 is refused by LLaMA-Factory**: "
-                                    "with ZeRO-3 only 4-bit bitsandbytes works (HQQ and EETQ not at all).",
-                              "zh": "**LLaMA-Factory 不允许 {method} `quantization_bit: {value}` 与 DeepSpeed ZeRO-3 同用**："
-                                    "ZeRO-3 下只能用 4 bit bitsandbytes（HQQ、EETQ 都不行）。"},
-    "lf_quantization_npu": {"en": "On Ascend, on-the-fly QLoRA ({method}, `quantization_bit: {value}`) may not work: "
-                                  "bitsandbytes is built around CUDA kernels and the vendor has not validated it; the "
-                                  "practical path is bf16 LoRA with ZeRO-2/3 (the estimate below is the formula's, not the vendor's).",
-                            "zh": "在昇腾上，在线量化 QLoRA（{method}，`quantization_bit: {value}`）可能无法运行：bitsandbytes "
-                                  "基于 CUDA 内核，厂商未验证；实际可行的是 bf16 LoRA 加 ZeRO-2/3（下面的估算来自公式，非厂商数据）。"},
-    "ds_train_batch_size": {"en": "**`train_batch_size` {value} ≠ micro batch {micro} × gradient accumulation {ga} × "
-                                  "data-parallel size {dp} = {product}**: DeepSpeed asserts {valid}.",
-                            "zh": "**`train_batch_size` {value} ≠ micro batch {micro} × 梯度累积 {ga} × 数据并行数 {dp} = "
-                                  "{product}**：DeepSpeed 要求 train_batch_size = 每卡 micro batch × 梯度累积 × 数据并行数。"},
-    "vllm_gpu_memory_utilization": {"en": "**`--gpu-memory-utilization {value}` is outside (0, 1]**: it is the share of "
-                                          "each device's memory vLLM may use; vLLM refuses a value above 1.",
-                                    "zh": "**`--gpu-memory-utilization {value}` 超出 (0, 1] 范围**：它是 vLLM 可用的"
-                                          "每卡显存比例，大于 1 时 vLLM 拒绝启动。"},
-    "vllm_max_model_len": {"en": "**`--max-model-len {value}` is above {model}'s own context of {context} tokens** "
-                                 "(catalog): vLLM refuses it at start unless you extend the context (rope scaling).",
-                           "zh": "**`--max-model-len {value}` 超过 {model} 自身的上下文 {context} token**（模型目录）："
-                                 "除非扩展上下文（rope scaling），vLLM 启动时会拒绝。"},
-    "vllm_tp_heads": {"en": "**`--tensor-parallel-size {value}` does not divide the model's {heads} attention heads**: "
-                            "vLLM needs heads % TP == 0 (valid TP: {valid}).",
-                      "zh": "**`--tensor-parallel-size {value}` 不能整除模型的 {heads} 个注意力头**：vLLM 要求头数能被 TP "
-                            "整除（可用 TP：{valid}）。"},
-    "vllm_tp_devices": {"en": "**TP {tp} × PP {pp} = {value} does not match your {devices} cards**: vLLM uses TP × PP "
-                              "devices.",
-                        "zh": "**TP {tp} × PP {pp} 与你的 {devices} 张卡不一致**：vLLM 使用 TP × PP 张卡。"},
-    "parallel_exceeds_devices": {"en": "**TP {tp} × PP {pp} × CP {cp} = {value} does not fit {devices} cards**: the card "
-                                       "count must be a multiple of TP × PP × CP.",
-                                 "zh": "**TP {tp} × PP {pp} × CP {cp} = {value} 与 {devices} 张卡不匹配**：卡数必须是 "
-                                       "TP × PP × CP 的整数倍。"},
-    "prose_conflict": {"en": "The question says {key} {value} (“{question}”), the pasted block {valid} ({block}): "
-                             "the block's value is used.",
-                       "zh": "问题中写的 {key} 是 {value}（“{question}”），粘贴的配置是 {valid}（{block}）：按配置中的值计算。"},
-}
 ERROR_ZH = {  # the tool's errors a Chinese question meets most, in Chinese (the English message kept where it names a line)
     "unknown_model": "模型不在目录中：请给出参数量（params_b，例如 7）或把它的 config.json 一起贴上。",
     "no_hardware": "配置在 GPU 上运行，但没有说明型号：请给出硬件（例如 a100、h100、4090）。",
@@ -429,9 +378,19 @@ def _next_zero(x: dict[str, Any], lang: str) -> str:
     return f"ZeRO-{x['value'] - 1} → ZeRO-{x['value']}"
 
 
+def finding_text(f: dict[str, Any], lang: str) -> str:
+    """One finding (setup_check/rules.py) in the question's language: the rule broken by the user's value, with the
+    numbers it used and where the rule is written."""
+    fig = f.get("figures") or {}
+    text = W[f"finding_{f['code']}"][lang].format(key=f["key"], value=f["value"], valid=f["valid"], **fig)
+    if f.get("source"):
+        text += " " + W["finding_source"][lang].format(source=f["source"])
+    return text
+
+
 def _finding(f: dict[str, Any], lang: str) -> str:
     fig = f.get("figures") or {}
-    text = FINDING[f["code"]][lang].format(key=f["key"], value=f["value"], valid=f["valid"], **fig)
+    text = finding_text(f, lang)
     if f["code"] == "ds_train_batch_size" and fig.get("ga_fix"):
         text += " " + GA_FIX[lang].format(value=f["value"], **fig)
     if f.get("applied"):

@@ -25,7 +25,7 @@ _LEN_KEYED = re.compile(r"(?:cutoff(?:_len)?|seq(?:uence)?[_ ]?len(?:gth)?|max[_
 _LEN_BARE = re.compile(r"(?<![\w.])(512|1024|2048|4096|8192|16384|32768|65536|131072|[1-9]\d?k)(?![\w.])", re.I)
 # the word right before a bare number that makes it something else: "global batch 2048", "rank 16"
 _NOT_LENGTH = re.compile(r"(?:batch(?:[_ ]size)?|GBS|MBS|\bbs|steps|iters?|rank|epochs?|样本|步)\s*[:=]?\s*$", re.I)
-_ZERO = re.compile(r"\bzero[-_ ]?(?:stage[-_ ]?)?([0-3])\b|(?:\b|ds_)z([0-3])\b", re.I)  # "ds_z3" too
+_ZERO = re.compile(r"\bzero[-_ ]?(?:stage[-_ ]?)?(\d)\b|(?:\b|(?<=ds_))z(\d)\b", re.I)  # a stage beyond 3 is a finding
 _MICRO = re.compile(r"(?:per_device(?:_train_batch_size)?|per device|micro[_ ]?batch(?:[_ ]?size)?|\bMBS)\s*[:=]?\s*(\d{1,4})", re.I)
 _FRAMEWORK = [("MindSpeed-LLM", re.compile(r"mindspeed", re.I)), ("LLaMA-Factory", re.compile(r"llama-?factory", re.I))]
 

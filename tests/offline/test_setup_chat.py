@@ -152,3 +152,11 @@ def test_deepspeed_batch_mismatch_names_both_fixes(assistant):
 def test_chinese_error_is_chinese(assistant):
     a = assistant.ask("这个能跑吗\nmodel_name_or_path: /data/my-private-model\nfinetuning_type: lora\ncutoff_len: 4096")
     assert a.answer.startswith("无法检查这个配置：模型不在目录中") and "catalog" not in a.answer
+
+
+def test_a_yaml_with_another_zero_stage_than_the_recipe_names_it(assistant):
+    # seeds/000: llama2-13b full, cutoff_len 8192 -> ZeRO-3
+    a = assistant.ask("这个配置在 Snt9B 上用 8 卡跑全参有没有问题？\n```yaml\nmodel_name_or_path: /data/llama2-13b\nstage: sft\n"
+                      "finetuning_type: full\ndeepspeed: examples/deepspeed/ds_z1_config.json\ncutoff_len: 8192\n"
+                      "per_device_train_batch_size: 1\ngradient_accumulation_steps: 8\nbf16: true\n```").answer
+    assert a.startswith("**你的配置用的是 ZeRO-1，厂商配方表中同一任务用的是 ZeRO-3**")
