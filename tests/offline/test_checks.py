@@ -1,0 +1,49 @@
+"""The setup rules (setup_check/rules.py) applied to the values a question states in words, not only to a paste:
+the finding leads the answer, names the user's numbers and the rule's source; a batch value below 1 is bad input
+(only the problem is answered, never "Yes, your cards cover"). Expected numbers are worked by hand from the rule."""
+
+from __future__ import annotations
+
+
+def test_global_batch_not_divisible_by_dp_is_worked_out_in_chinese(assistant):
+    # 16 cards / (TP 8 x PP 1) = DP 2; MBS 1 x 2 = 2 does not divide GBS 25: nearest 24 / 26 (Megatron's check)
+    a = assistant.ask(
+        "MindSpeed 训练 llama3-8b，16 张卡，TP=8 PP=1 MBS=1 GBS=25，启动时报错，为什么？"
+    ).answer
+    assert a.startswith("**GBS 25 不能被 MBS × DP = 1 × 2 = 2 整除**")
+    assert "24 / 26" in a and "Megatron" in a
+
+
+def test_tp_not_dividing_the_cards_is_said_first(assistant):
+    a = assistant.ask(
+        "my mindspeed job on 8 cards with TP 3 and PP 1 for llama3.1-8b fails at init, what's wrong?"
+    ).answer
+    assert a.startswith("**TP 3 × PP 1 × CP 1 = 3 does not fit 8 cards**")
+
+
+def test_zero_stages_that_do_not_exist_are_named_before_the_recommendation(assistant):
+    a = assistant.ask("Should I pick ZeRO-4 or ZeRO-6 to LoRA fine-tune qwen2.5-7b on 8 910B cards?").answer
+    assert a.startswith("**ZeRO-4 / ZeRO-6: no such ZeRO stage**: DeepSpeed's ZeRO stages are 0 | 1 | 2 | 3")
+    assert "**Answer:**" in a  # the sizing still follows
+
+
+def test_batch_values_below_one_are_rejected_not_sized(assistant):
+    a = assistant.ask(
+        "qwen2.5-14b lora 8卡，per_device_train_batch_size 设为 -1，梯度累积 0，能跑吗？"
+    ).answer
+    assert "**per_device_train_batch_size -1 无效**" in a and "**梯度累积 0 无效**" in a
+    assert "够" not in a
+
+
+def test_reward_model_training_on_a_qwen_model_names_the_llama3_only_limit(assistant):
+    a = assistant.ask(
+        "在 ModelArts 上用 LLaMA-Factory 给 qwen2.5-7b 做 reward model（stage rm）训练，8 张 Snt9B 够吗？"
+    ).answer
+    assert a.startswith("**ModelArts LLaMA-Factory 的 RM 训练只支持 llama3 系列**") and "590620" in a
+
+
+def test_a_llama3_model_meets_the_same_limit(assistant):
+    a = assistant.ask(
+        "在 ModelArts 上用 LLaMA-Factory 给 llama3.1-8b 做 reward model（stage rm）训练，8 张 Snt9B 够吗？"
+    ).answer
+    assert "只支持 llama3 系列" not in a
