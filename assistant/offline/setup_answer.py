@@ -10,7 +10,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from ..setup_check.text import blocks
+from ..setup_check.text import FENCE, blocks
 from .parse import language
 from .wording import W, assumption_zh
 
@@ -30,6 +30,13 @@ _PASTED = re.compile(
     r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
     r"--(?:prompt|output)-tokens[ =]+\d",  # the vendor's benchmark script: its lists are checked
     re.IGNORECASE)
+# What a paste is made of, besides the user's own words: flags and their values, KEY=value, key: value, JSON, paths,
+# identifiers with digits or underscores, and a log message from its error word to the end of the line.
+_ASCII = r"[^\s\u3000-\u303f\u3400-\u9fff\uff00-\uffef]"  # a character of a pasted token: Chinese words have no spaces
+_PASTE_TOKENS = re.compile(
+    rf"\{{.*?\}}|(?:[A-Za-z_.]*(?:Error|Exception)|Traceback|out of memory)\b[^\n\u3400-\u9fff]*|"
+    rf"--[A-Za-z][\w-]*(?:(?:[ =]+\d[\d.]*(?!{_ASCII}))+|[ =]+[^\s-]{_ASCII}*)?|"
+    rf"\b[A-Za-z_][A-Za-z0-9_.]*\s*[=:]\s*{_ASCII}+|{_ASCII}*[/_\d]{_ASCII}*", re.IGNORECASE)
 
 
 def is_pasted_setup(text: str) -> bool:

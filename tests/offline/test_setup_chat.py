@@ -154,6 +154,24 @@ def test_chinese_error_is_chinese(assistant):
     assert a.answer.startswith("无法检查这个配置：模型不在目录中") and "catalog" not in a.answer
 
 
+def test_a_chinese_question_on_the_same_line_as_a_serve_command_is_answered_in_chinese(assistant):
+    a = assistant.ask("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 --gpu-memory-utilization 0.95 "
+                      "这样在单卡 910B 上能起来吗").answer
+    assert a.startswith("**放得下") or a.startswith("**放不下")
+
+
+def test_chinese_words_before_an_oom_message_on_one_line_keep_the_answer_chinese(assistant):
+    a = assistant.ask("训练报这个错怎么办：RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB "
+                      "total capacity; 58.10 GiB already allocated; 0.50 GiB free) qwen2.5-7b 全参 4096，8 卡").answer
+    assert a.startswith("OOM 报错")
+
+
+def test_benchmark_lists_in_a_chinese_sentence(assistant):
+    a = assistant.ask("跑性能测试 --prompt-tokens 1024 2048 4096 --output-tokens 512 --parallel-num 1 2 4 这样写对吗").answer
+    assert a.startswith("**`--prompt-tokens` 有 3 个值（1024 2048 4096），`--output-tokens` 只有 1 个（512）**")
+    assert "5905029" in a
+
+
 def test_a_yaml_with_another_zero_stage_than_the_recipe_names_it(assistant):
     # seeds/000: llama2-13b full, cutoff_len 8192 -> ZeRO-3
     a = assistant.ask("这个配置在 Snt9B 上用 8 卡跑全参有没有问题？\n```yaml\nmodel_name_or_path: /data/llama2-13b\nstage: sft\n"
