@@ -32,10 +32,10 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
 
-# Pasted output: an error and its text, code, a long quote, or what a Chinese "显示：/报错：" introduces up to the next
-# Chinese word ("kubectl describe pod 显示：0/2 nodes are available: …。我申请了 16 卡" is a Chinese question).
-PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Traceback)\b[^\u3400-\u9fff]*|`[^`]*`|\"[^\"]{12,}\"|"
-                            r"(?<=[\u3400-\u9fff][：:])[^\u3400-\u9fff]{12,}")
+# Pasted output: an error and its text, a scheduler event ("0/2 nodes are available: 2 Insufficient …"), code, a long
+# quote, or what a Chinese "显示：/报错：" introduces up to the next Chinese word.
+PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Traceback|\d+/\d+ nodes are available)\b[^\u3400-\u9fff]*|"
+                            r"`[^`]*`|\"[^\"]{12,}\"|(?<=[\u3400-\u9fff][：:])[^\u3400-\u9fff]{12,}")
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
 CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
