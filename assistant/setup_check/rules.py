@@ -21,6 +21,7 @@ SOURCES = {
     "megatron_batch": "Megatron's micro-batch calculator (\"global batch size is not divisible by micro batch size times "
     'data parallel size"); ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041)',
     "lf_parser": "LLaMA-Factory's argument parser (hparams/parser.py)",
+    "lf_arguments": "LLaMA-Factory's argument definitions (hparams/finetuning_args.py, extras/constants.py)",
     "lf_quant": "LLaMA-Factory's quantization check (model/model_utils/quantization.py)",
     "lf_modelarts": "ModelArts LLaMA-Factory guide 修改训练yaml文件配置 (modelarts_llm_train_590620)",
     "lf_qlora_npu": "the notes' caveat (lora_qlora.md): bitsandbytes is built on CUDA kernels, not validated by the vendor",
