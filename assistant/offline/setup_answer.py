@@ -30,13 +30,6 @@ _PASTED = re.compile(
     r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
     r"--(?:prompt|output)-tokens[ =]+\d",  # the vendor's benchmark script: its lists are checked
     re.IGNORECASE)
-# What a paste is made of, besides the user's own words: flags and their values, KEY=value, key: value, JSON, paths,
-# identifiers with digits or underscores, and a log message from its error word to the end of the line.
-_ASCII = r"[^\s\u3000-\u303f\u3400-\u9fff\uff00-\uffef]"  # a character of a pasted token: Chinese words have no spaces
-_PASTE_TOKENS = re.compile(
-    rf"\{{.*?\}}|(?:[A-Za-z_.]*(?:Error|Exception)|Traceback|out of memory)\b[^\n\u3400-\u9fff]*|"
-    rf"--[A-Za-z][\w-]*(?:(?:[ =]+\d[\d.]*(?!{_ASCII}))+|[ =]+[^\s-]{_ASCII}*)?|"
-    rf"\b[A-Za-z_][A-Za-z0-9_.]*\s*[=:]\s*{_ASCII}+|{_ASCII}*[/_\d]{_ASCII}*", re.IGNORECASE)
 
 
 def is_pasted_setup(text: str) -> bool:
@@ -96,6 +89,7 @@ def question_language(text: str) -> str:
     pasted_lines = [ln for b in pasted for ln in b.text.splitlines()] + [ln for ln in words.splitlines() if _PASTED.search(ln)]
     chinese += [" ".join(CJK_RUN.findall(ln)) for ln in pasted_lines if CJK_RUN.search(ln)]
     return language("\n".join(chinese)) if chinese else "en"
+
 
 
 def _text(m: BaseMessage) -> str:

@@ -178,3 +178,11 @@ def test_a_yaml_with_another_zero_stage_than_the_recipe_names_it(assistant):
                       "finetuning_type: full\ndeepspeed: examples/deepspeed/ds_z1_config.json\ncutoff_len: 8192\n"
                       "per_device_train_batch_size: 1\ngradient_accumulation_steps: 8\nbf16: true\n```").answer
     assert a.startswith("**你的配置用的是 ZeRO-1，厂商配方表中同一任务用的是 ZeRO-3**")
+
+
+def test_the_part_named_after_a_serve_command_on_the_same_line_is_the_users(assistant):
+    a = assistant.ask("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 16384 --gpu-memory-utilization 0.9 "
+                      "在单张 4090 上够不够").answer
+    r = assistant.ask("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 16384 --gpu-memory-utilization 0.9 "
+                      "在单张 4090 上够不够").tool_calls[0].result
+    assert r["hardware"].startswith("rtx4090") and "rtx4090" in a
