@@ -47,3 +47,15 @@ def test_a_llama3_model_meets_the_same_limit(assistant):
         "在 ModelArts 上用 LLaMA-Factory 给 llama3.1-8b 做 reward model（stage rm）训练，8 张 Snt9B 够吗？"
     ).answer
     assert "只支持 llama3 系列" not in a
+
+
+def test_serving_tensor_parallel_beyond_the_cards_is_said_first(assistant):
+    # vLLM runs one instance on TP x PP devices: TP 8 cannot start on 4 cards
+    a = assistant.ask("vLLM 部署 qwen2.5-14b，tensor parallel 8，只有 4 张 910B，行不行").answer
+    assert a.startswith("**TP 8 × PP 1 与你的 4 张卡不一致**")
+
+
+def test_serving_tensor_parallel_below_the_cards_is_no_finding(assistant):
+    # fewer devices per instance than cards is a valid layout (the rest can serve replicas)
+    a = assistant.ask("serve qwen2.5-14b with vllm, tensor parallel 2 on 8 910B cards").answer
+    assert "does not match" not in a
