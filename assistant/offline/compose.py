@@ -64,6 +64,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         s = self.s
         if s.problems:
             return "\n\n".join(s.problems)
+        body = self.answer()
+        return "\n\n".join([*s.rule_notes, body]) if s.rule_notes else body  # a vendor limit the values break: first
+
+    def answer(self) -> str:
+        s = self.s
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang)
         if not self.done:

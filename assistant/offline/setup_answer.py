@@ -10,7 +10,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from ..setup_check.text import FENCE, blocks
+from ..setup_check.text import blocks
 from .parse import language
 from .wording import W, assumption_zh
 
@@ -381,12 +381,35 @@ def _next_zero(x: dict[str, Any], lang: str) -> str:
 
 def finding_text(f: dict[str, Any], lang: str) -> str:
     """One finding (setup_check/rules.py) in the question's language: the rule broken by the user's value, with the
-    numbers it used and where the rule is written."""
+    numbers it used and where the rule is written. The same sentence for a paste and for values said in words."""
     fig = f.get("figures") or {}
-    text = W[f"finding_{f['code']}"][lang].format(key=f["key"], value=f["value"], valid=f["valid"], **fig)
+    text = W[f"finding_{f['code']}"][lang].format(key=f["key"], value=f["value"], valid=f["valid"],
+                                                  **{**_worded(fig, lang), **fig})
     if f.get("source"):
         text += " " + W["finding_source"][lang].format(source=f["source"])
     return text
+
+
+def _worded(fig: dict[str, Any], lang: str) -> dict[str, str]:
+    """The parts of a finding's sentence that depend on the language: the user's devices, a CP factor, the layouts
+    that fit, and the recipe's cards beside the user's."""
+    en = lang == "en"
+
+    def have(n: Any) -> str:
+        return f"{n} DIE" if fig.get("die") else (f"{n} cards" if en else f"{n} 张卡")
+
+    cp = fig.get("cp") or 1
+    out = {"have": have(fig.get("devices")), "cp_part": f" × CP {cp}" if cp > 1 else "", "cpx": " × CP" if cp > 1 else "",
+           "fix": "", "yours": "", "theirs": ""}
+    if fig.get("options"):
+        dp = "({} {})" if en else "（{}{}）"
+        shown = (", " if en else "，").join(f"TP {t} × PP {p}{out['cp_part']}" + (" " if en else "")
+                                           + dp.format("DP" if en else "数据并行 ", n) for t, p, n in fig["options"])
+        out["fix"] = W["finding_layout_options"][lang].format(devices=fig["devices"], options=shown)
+    if fig.get("recipe_devices"):
+        out["yours"] = (f" on {have(fig['devices'])}" if en else f"，{have(fig['devices'])}") if fig.get("devices") else ""
+        out["theirs"] = f" on {have(fig['recipe_devices'])}" if en else f"，{have(fig['recipe_devices'])}"
+    return out
 
 
 def _finding(f: dict[str, Any], lang: str) -> str:

@@ -43,7 +43,8 @@ FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quanti
                       "ds_train_batch_size", "vllm_gpu_memory_utilization", "vllm_max_model_len", "vllm_tp_heads",
                       "vllm_tp_devices", "parallel_exceeds_devices", "prose_conflict", "batch_positive", "zero_stage_range",
                       "gbs_not_divisible", "lf_stage_model", "lf_ppo_zero3", "lf_dpo_lora", "recipe_zero_mismatch",
-                      "benchmark_list_lengths"]
+                      "benchmark_list_lengths", "benchmark_rates_prompts", "die_whole_cards", "cards_multiple_of_8",
+                      "both_precisions", "lf_loraplus_model"]
 
 
 class Finding(BaseModel):

@@ -28,10 +28,16 @@ SOURCES = {
     "lf_recipe": "ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory (seeds/000)",
     "vllm": "vLLM's engine argument check",
     "benchmark": "ModelArts 语言模型推理性能测试 (modelarts_llm_infer_5905029, updated 2025-08-06)",
+    "precision": "DeepSpeed's config check (\"bfloat16 and fp16 modes cannot be simultaneously enabled\"); transformers' "
+    "TrainingArguments (\"At most one of fp16 and bf16 can be True\")",
+    "megatron_heads": "Megatron's and vLLM's argument checks (attention heads divisible by the tensor-parallel size)",
+    "min_cards_die": "ModelArts: 模型最小卡数配置, 2025-06-24 (seeds/004: Snt9B23 单机 8 卡 = 16 DIE, 2 DIE 为最小单位)",
+    "train_time": "ModelArts 训练时间估算 (modelarts_llm_train_590604: 卡数大于 8 时取 8 的倍数，且不小于最小卡数)",
 }
 ZERO_STAGES = (0, 1, 2, 3)
 PREFERENCE_STAGES = ("dpo", "rm", "ppo")  # the guide: "DPO, RM and PPO only for the llama3 series"
 PREFERENCE_SERIES = "llama3"  # llama3, llama3.1, llama3.2, llama3.3 (catalog ids)
+LORAPLUS_MODEL = "qwen1.5-7b"  # the guide: "lora+ … 目前仅支持 qwen1.5-7B"
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,7 @@ class Rule:
     test: Callable[[dict[str, Any]], Broken | None]
     source: str  # a key of SOURCES
     task: str | None = None  # "training" or "serving": the rule applies only there; None: both
+    refuses: bool = False  # the framework refuses to start: a question in words gets only this (nothing is sized on it)
 
 
 def _whole(v: Any) -> bool:
@@ -98,28 +105,21 @@ def _parallel_fits(f: dict[str, Any]) -> Broken | None:
     fits = [(t, p) for t in range(tp, 0, -1) for p in range(pp, 0, -1) if devices % (t * p * cp) == 0]
     best = max(fits, key=lambda tp_pp: (tp_pp[0] == tp, tp_pp[0] * tp_pp[1], tp_pp[0]), default=None)
     corrected = "" if best is None else f"PP={best[1]}" if best[0] == tp else f"TP={best[0]}\nPP={best[1]}"
-    return Broken(
-        tp * pp * cp,
-        f"TP x PP x CP divides {devices}",
-        corrected=corrected,
-        figures={
-            "tp": tp,
-            "pp": pp,
-            "cp": cp,
-            "devices": devices,
-            "per_node": f.get("per_node") or devices,
-            "over": tp * pp * cp > devices,
-        },
-        fix=None if best is None else {"tp": best[0], "pp": best[1]},
-    )
+    keep = best[0] if best else None
+    options = [] if keep is None else [(keep, p, devices // (keep * p * cp)) for p in range(min(pp, devices // (keep * cp)), 0, -1)
+                                       if devices % (keep * p * cp) == 0][:2]
+    return Broken(tp * pp * cp, f"TP x PP x CP divides {devices}", corrected=corrected,
+                  figures={"tp": tp, "pp": pp, "cp": cp, "devices": devices, "die": bool(f.get("die")), "options": options,
+                           "over": tp * pp * cp > devices},
+                  fix=None if best is None else {"tp": best[0], "pp": best[1]})
 
 
 def _gbs_divisible(f: dict[str, Any]) -> Broken | None:
     """Megatron: global batch = micro batch x data-parallel size x micro-batches per step (a whole number)."""
-    if f.get("framework") != "MindSpeed-LLM":
-        return None
+    if f.get("framework") not in (None, "MindSpeed-LLM") or not (f.get("tp") or f.get("pp")):
+        return None  # a Megatron layout: LLaMA-Factory's data parallel is all the devices
     tp, pp, cp, devices = _parallel(f)
-    gbs, mbs = f["global_batch"], f["micro_batch"]
+    gbs, mbs = f["global_batch"], f.get("micro_batch") or 1
     if devices % (tp * pp * cp) or not (_whole(gbs) and _whole(mbs)) or gbs < 1 or mbs < 1:
         return None  # the TP x PP rule, or the positive-value rules, speak first
     dp = devices // (tp * pp * cp)
@@ -128,6 +128,7 @@ def _gbs_divisible(f: dict[str, Any]) -> Broken | None:
         return None
     lower, upper = gbs // step * step, (gbs // step + 1) * step
     nearest = [v for v in (lower, upper) if v > 0]
+    low = lower or step
     return Broken(
         gbs,
         f"a multiple of MBS x DP = {step}",
@@ -141,6 +142,8 @@ def _gbs_divisible(f: dict[str, Any]) -> Broken | None:
             "cp": cp,
             "devices": devices,
             "nearest": " / ".join(map(str, nearest)),
+            "low": low,
+            "high": upper,
         },
     )
 
@@ -230,15 +233,19 @@ def _dpo_lora(f: dict[str, Any]) -> Broken | None:
 
 
 def _recipe_zero(f: dict[str, Any]) -> Broken | None:
-    """The vendor recipe row for the same model, method and length names a ZeRO stage; the setup uses another."""
-    if f["zero_stage"] == f["recipe_zero_stage"] and bool(f.get("offload")) == bool(f.get("recipe_offload")):
+    """The vendor recipe row for the same model, method and length names a ZeRO stage and a card count; the setup uses
+    another (said in the answer's body, not only in the generated file's comment)."""
+    same_zero = f["zero_stage"] == f["recipe_zero_stage"] and bool(f.get("offload")) == bool(f.get("recipe_offload"))
+    devices, recipe_devices = f.get("devices"), f.get("recipe_devices")
+    if same_zero and (not devices or not recipe_devices or devices == recipe_devices):
         return None
     offload = "_offload" if f.get("recipe_offload") else ""
     return Broken(
         f["zero_stage"],
         f"ZeRO-{f['recipe_zero_stage']}{' + offload' if offload else ''}",
-        figures={"recipe": f["recipe_row"], "recipe_stage": f["recipe_zero_stage"]},
-        corrected=f"deepspeed: examples/deepspeed/ds_z{f['recipe_zero_stage']}{offload}_config.json",
+        figures={"recipe": f["recipe_row"], "recipe_stage": f["recipe_zero_stage"], "devices": devices,
+                 "recipe_devices": recipe_devices},
+        corrected="" if same_zero else f"deepspeed: examples/deepspeed/ds_z{f['recipe_zero_stage']}{offload}_config.json",
     )
 
 
@@ -276,21 +283,20 @@ def _tp_heads(f: dict[str, Any]) -> Broken | None:
         tp,
         ", ".join(str(t) for t in ok if t <= 64),
         corrected=f"--tensor-parallel-size {better}",
-        figures={"heads": heads},
+        figures={"heads": heads, "model": f.get("model_id") or "the model",
+                 "tp_options": " / ".join(str(t) for t in ok if t <= max(tp * 2, 8))},
         fix={"tp": better},
     )
 
 
 def _tp_devices(f: dict[str, Any]) -> Broken | None:
+    """vLLM runs one instance on TP x PP devices: more than the user has cannot start (fewer is a valid layout:
+    replicas on the rest)."""
     tp, pp, devices = int(f["tp"] or 1), int(f.get("pp") or 1), int(f["devices"])
-    if tp * pp == devices:
+    if tp * pp <= devices:
         return None
-    return Broken(
-        tp,
-        f"TP x PP = {devices}" if tp * pp > devices else f"TP x PP <= {devices}",
-        corrected=f"--tensor-parallel-size {devices // pp}" if devices % pp == 0 else "",
-        figures={"tp": tp, "pp": pp, "devices": devices, "over": tp * pp > devices},
-    )
+    return Broken(tp, f"TP x PP <= {devices}", corrected=f"--tensor-parallel-size {devices // pp}" if devices % pp == 0 else "",
+                  figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True})
 
 
 def _benchmark_lists(f: dict[str, Any]) -> Broken | None:
@@ -311,139 +317,97 @@ def _benchmark_lists(f: dict[str, Any]) -> Broken | None:
     )
 
 
+def _whole_cards(f: dict[str, Any]) -> Broken | None:
+    """A count in DIE on a part whose cards hold several: only whole cards can be had (seeds/004: 2 DIE the unit)."""
+    dies, k = int(f["die_count"]), int(f["dies_per_card"])
+    if k <= 1 or dies % k == 0:
+        return None
+    low = dies // k * k
+    return Broken(dies, f"a multiple of {k} DIE", figures={"k": k, "low": low or k, "high": low + k,
+                                                           "part": f.get("part_name") or "Snt9B23"})
+
+
+def _both_precisions(f: dict[str, Any]) -> Broken | None:
+    """bf16 and fp16 both enabled: DeepSpeed and the HF Trainer refuse to start; keep one (bf16 on Ascend)."""
+    both = list(f["precisions_enabled"])
+    if not {"bf16", "fp16"} <= set(both):
+        return None
+    return Broken(" + ".join(both), "one of bf16 / fp16", corrected='"fp16": {"enabled": false}' if f.get("json") else "fp16: false")
+
+
+def _loraplus_model(f: dict[str, Any]) -> Broken | None:
+    """The ModelArts LLaMA-Factory guide: lora+ (loraplus_lr_ratio) is supported only for qwen1.5-7B."""
+    if f["accelerator_kind"] != "npu" or str(f["model_id"]).lower() == LORAPLUS_MODEL:
+        return None
+    return Broken(f["loraplus"], LORAPLUS_MODEL, figures={"model": f["model_id"]}, corrected="# loraplus_lr_ratio: 16.0")
+
+
+def _rates_prompts(f: dict[str, Any]) -> Broken | None:
+    rates, counts = f["request_rate"], f["num_prompts"]
+    if len(rates) == len(counts):
+        return None
+    n = len(rates)
+    fixed = (list(counts) + [counts[-1]] * n)[:n]
+    return Broken(len(counts), "one --num-prompts per --request-rate",
+                  figures={"rates": len(rates), "counts": len(counts), "rate_list": " ".join(map(str, rates)),
+                           "count_list": " ".join(map(str, counts))},
+                  corrected=f"--request-rate {' '.join(map(str, rates))} --num-prompts {' '.join(map(str, fixed))}")
+
+
+def _cards_multiple_of_8(f: dict[str, Any]) -> Broken | None:
+    """The vendor's card-count rule for training on Snt9B: above 8 cards, a multiple of 8 (whole 8-card nodes)."""
+    d = int(f["devices"])
+    if f["accelerator_kind"] != "npu" or f.get("die") or d <= 8 or d % 8 == 0:
+        return None
+    return Broken(d, "a multiple of 8 above 8 cards", figures={"low": d // 8 * 8, "high": (d // 8 + 1) * 8})
+
+
 RULES: list[Rule] = [
-    Rule(
-        "batch_positive",
-        "per_device_train_batch_size / MBS",
-        ("micro_batch",),
-        _positive("micro_batch"),
-        "deepspeed_batch",
-        "training",
-    ),
-    Rule(
-        "batch_positive",
-        "gradient_accumulation_steps",
-        ("grad_accum",),
-        _positive("grad_accum"),
-        "deepspeed_batch",
-        "training",
-    ),
-    Rule(
-        "batch_positive",
-        "global batch (GBS / train_batch_size)",
-        ("global_batch",),
-        _positive("global_batch"),
-        "deepspeed_batch",
-        "training",
-    ),
+    Rule("batch_positive", "per_device_train_batch_size / MBS", ("micro_batch",), _positive("micro_batch"), "deepspeed_batch",
+         "training", refuses=True),
+    Rule("batch_positive", "gradient_accumulation_steps", ("grad_accum",), _positive("grad_accum"), "deepspeed_batch",
+         "training", refuses=True),
+    Rule("batch_positive", "global batch (GBS / train_batch_size)", ("global_batch",), _positive("global_batch"),
+         "deepspeed_batch", "training", refuses=True),
     Rule("zero_stage_range", "ZeRO stage", ("zero_stage",), _zero_stage, "deepspeed_zero", "training"),
-    Rule(
-        "parallel_exceeds_devices",
-        "TP x PP x CP",
-        ("devices", "tp"),
-        _parallel_fits,
-        "megatron_world",
-        "training",
-    ),
-    Rule(
-        "parallel_exceeds_devices",
-        "TP x PP x CP",
-        ("devices", "pp"),
-        _parallel_fits,
-        "megatron_world",
-        "training",
-    ),
-    Rule(
-        "gbs_not_divisible",
-        "GBS",
-        ("global_batch", "micro_batch", "devices"),
-        _gbs_divisible,
-        "megatron_batch",
-        "training",
-    ),
-    Rule(
-        "ds_train_batch_size",
-        "train_batch_size",
-        ("global_batch", "micro_batch", "grad_accum", "devices"),
-        _ds_batch_identity,
-        "deepspeed_batch",
-        "training",
-    ),
-    Rule(
-        "lf_pure_bf16_zero3",
-        "pure_bf16",
-        ("precision", "zero_stage"),
-        _pure_bf16_zero3,
-        "lf_parser",
-        "training",
-    ),
-    Rule(
-        "lf_quantization_zero3",
-        "quantization_bit",
-        ("quant_bits", "zero_stage"),
-        _quant_zero3,
-        "lf_quant",
-        "training",
-    ),
-    Rule(
-        "lf_quantization_npu",
-        "quantization_bit",
-        ("quant_bits", "accelerator_kind"),
-        _quant_npu,
-        "lf_qlora_npu",
-        "training",
-    ),
-    Rule(
-        "lf_stage_model",
-        "stage",
-        ("stage", "model_id", "accelerator_kind"),
-        _preference_series,
-        "lf_modelarts",
-        "training",
-    ),
+    Rule("die_whole_cards", "DIE", ("die_count", "dies_per_card"), _whole_cards, "min_cards_die", refuses=True),
+    Rule("vllm_tp_heads", "--tensor-parallel-size", ("tp", "heads"), _tp_heads, "megatron_heads", refuses=True),
+    Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "tp"), _parallel_fits, "megatron_world", "training",
+         refuses=True),
+    Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "pp"), _parallel_fits, "megatron_world", "training",
+         refuses=True),
+    Rule("gbs_not_divisible", "GBS", ("global_batch", "devices"), _gbs_divisible, "megatron_batch", "training",
+         refuses=True),
+    Rule("vllm_tp_devices", "--tensor-parallel-size", ("tp", "devices"), _tp_devices, "vllm", "serving", refuses=True),
+    Rule("cards_multiple_of_8", "devices", ("devices", "accelerator_kind"), _cards_multiple_of_8, "train_time", "training"),
+    Rule("ds_train_batch_size", "train_batch_size", ("global_batch", "micro_batch", "grad_accum", "devices"),
+         _ds_batch_identity, "deepspeed_batch", "training"),
+    Rule("both_precisions", "bf16 / fp16", ("precisions_enabled",), _both_precisions, "precision", "training"),
+    Rule("lf_pure_bf16_zero3", "pure_bf16", ("precision", "zero_stage"), _pure_bf16_zero3, "lf_parser", "training"),
+    Rule("lf_quantization_zero3", "quantization_bit", ("quant_bits", "zero_stage"), _quant_zero3, "lf_quant", "training"),
+    Rule("lf_quantization_npu", "quantization_bit", ("quant_bits", "accelerator_kind"), _quant_npu, "lf_qlora_npu",
+         "training"),
+    Rule("lf_stage_model", "stage", ("stage", "model_id", "accelerator_kind"), _preference_series, "lf_modelarts",
+         "training"),
     Rule("lf_ppo_zero3", "stage: ppo", ("stage", "zero_stage"), _ppo_zero3, "lf_modelarts", "training"),
-    Rule(
-        "lf_dpo_lora",
-        "finetuning_type",
-        ("stage", "method", "accelerator_kind"),
-        _dpo_lora,
-        "lf_modelarts",
-        "training",
-    ),
-    Rule(
-        "recipe_zero_mismatch",
-        "deepspeed",
-        ("zero_stage", "recipe_zero_stage", "recipe_row"),
-        _recipe_zero,
-        "lf_recipe",
-        "training",
-    ),
-    Rule(
-        "vllm_gpu_memory_utilization",
-        "--gpu-memory-utilization",
-        ("gpu_memory_utilization",),
-        _utilization,
-        "vllm",
-        "serving",
-    ),
-    Rule(
-        "vllm_max_model_len",
-        "--max-model-len",
-        ("max_model_len", "max_context"),
-        _max_model_len,
-        "vllm",
-        "serving",
-    ),
-    Rule("vllm_tp_heads", "--tensor-parallel-size", ("tp", "heads"), _tp_heads, "vllm", "serving"),
-    Rule("vllm_tp_devices", "--tensor-parallel-size", ("tp", "devices"), _tp_devices, "vllm", "serving"),
-    Rule(
-        "benchmark_list_lengths",
-        "--prompt-tokens / --output-tokens",
-        ("prompt_tokens", "output_tokens"),
-        _benchmark_lists,
-        "benchmark",
-    ),
+    Rule("lf_dpo_lora", "finetuning_type", ("stage", "method", "accelerator_kind"), _dpo_lora, "lf_modelarts", "training"),
+    Rule("lf_loraplus_model", "loraplus_lr_ratio", ("loraplus", "model_id", "accelerator_kind"), _loraplus_model,
+         "lf_modelarts", "training"),
+    Rule("recipe_zero_mismatch", "deepspeed", ("zero_stage", "recipe_zero_stage", "recipe_row"), _recipe_zero,
+         "lf_recipe", "training"),
+    Rule("vllm_gpu_memory_utilization", "--gpu-memory-utilization", ("gpu_memory_utilization",), _utilization, "vllm",
+         "serving"),
+    Rule("vllm_max_model_len", "--max-model-len", ("max_model_len", "max_context"), _max_model_len, "vllm", "serving"),
+    Rule("benchmark_list_lengths", "--prompt-tokens / --output-tokens", ("prompt_tokens", "output_tokens"),
+         _benchmark_lists, "benchmark"),
+    Rule("benchmark_rates_prompts", "--request-rate / --num-prompts", ("request_rate", "num_prompts"), _rates_prompts,
+         "benchmark"),
 ]
+
+
+def refuses(code: str) -> bool:
+    """The framework refuses to start on this finding (a question in words is answered with it alone)."""
+    return any(r.refuses for r in RULES if r.code == code)
 
 
 def check(fields: dict[str, Any], task: str | None = None, codes: set[str] | None = None) -> list[Finding]:

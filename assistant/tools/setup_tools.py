@@ -227,6 +227,7 @@ def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], res
     s = check_training(r, base, {
         "accelerator_kind": hw["kind"], "model_id": model_id,
         "recipe_zero_stage": (recipe or {}).get("zero_stage"), "recipe_offload": (recipe or {}).get("offload"),
+        "recipe_devices": recipe["nodes"] * recipe["cards_per_node"] if recipe else None,
         "recipe_row": _recipe_line(model_id, base, recipe) if recipe else None})
     est = _call(ctx, "estimate_training_memory", _estimate_args(model_args, hw_id, s))
     verdict = verdict_of(est)

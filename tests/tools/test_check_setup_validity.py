@@ -124,7 +124,7 @@ def test_tensor_parallel_must_divide_attention_heads(call, model, tp, heads, bet
 def test_tensor_parallel_beyond_the_stated_cards(call):
     out = ok(call, text="vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4 --max-model-len 4096\non 2x A100 80G")
     f = findings(out)["vllm_tp_devices"]
-    assert f["figures"] == {"tp": 4, "pp": 1, "devices": 2, "over": True}
+    assert f["figures"] == {"tp": 4, "pp": 1, "n": 4, "devices": 2, "die": False, "over": True}
 
 
 # ---------------------------------------------------------------- MindSpeed-LLM parallel sizes
