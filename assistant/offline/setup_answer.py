@@ -28,7 +28,7 @@ _PASTED = re.compile(
     r"(?:^|\n)\s*(?:export\s+)?(?:TP|PP|MBS|GBS|SEQ_LEN)=\d|\"zero_optimization\"\s*:|"
     r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
     r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
-    r"--(?:prompt|output)-tokens[ =]+\d",  # the vendor's benchmark script: its lists are checked
+    r"--(?:prompt-tokens|output-tokens|request-rate|num-prompts)[ =]+\d",  # the vendor's benchmark scripts: lists checked
     re.IGNORECASE)
 
 
@@ -396,7 +396,7 @@ def _worded(fig: dict[str, Any], lang: str) -> dict[str, str]:
     en = lang == "en"
 
     def have(n: Any) -> str:
-        return f"{n} DIE" if fig.get("die") else (f"{n} cards" if en else f"{n} 张卡")
+        return f"{n} DIE" if fig.get("die") else (f"{n} card{'s' * (n != 1)}" if en else f"{n} 张卡")
 
     cp = fig.get("cp") or 1
     out = {"have": have(fig.get("devices")), "cp_part": f" × CP {cp}" if cp > 1 else "", "cpx": " × CP" if cp > 1 else "",
@@ -406,9 +406,8 @@ def _worded(fig: dict[str, Any], lang: str) -> dict[str, str]:
         shown = (", " if en else "，").join(f"TP {t} × PP {p}{out['cp_part']}" + (" " if en else "")
                                            + dp.format("DP" if en else "数据并行 ", n) for t, p, n in fig["options"])
         out["fix"] = W["finding_layout_options"][lang].format(devices=fig["devices"], options=shown)
-    if fig.get("recipe_devices"):
-        out["yours"] = (f" on {have(fig['devices'])}" if en else f"，{have(fig['devices'])}") if fig.get("devices") else ""
-        out["theirs"] = f" on {have(fig['recipe_devices'])}" if en else f"，{have(fig['recipe_devices'])}"
+    if fig.get("devices") and fig.get("recipe_devices") and fig["devices"] != fig["recipe_devices"]:
+        out["yours"], out["theirs"] = ((f" on {have(n)}" if en else f"，{have(n)}") for n in (fig["devices"], fig["recipe_devices"]))
     return out
 
 

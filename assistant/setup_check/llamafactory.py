@@ -94,12 +94,15 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
             take(key, "micro_batch", _int(value))
         elif key == "gradient_accumulation_steps":
             take(key, "grad_accum", _int(value))
+        elif key == "loraplus_lr_ratio" and value is not None:
+            take(key, "loraplus", value)
         elif key == "lora_rank":
             take(key, "lora_rank", _int(value))
         elif key == "lora_target" and isinstance(value, str):
             take(key, "lora_targets", value)
         elif key in ("bf16", "fp16", "pure_bf16") and _bool(value):
             take(key, "precision", key)
+            out.settings.setdefault("precisions_enabled", []).append(key)  # both bf16 and fp16: a rule (rules.py)
         elif key in ("bf16", "fp16", "pure_bf16") and _bool(value) is False:
             used.add(key)
         elif key == "disable_gradient_checkpointing" and _bool(value) is not None:

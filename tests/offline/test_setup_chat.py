@@ -185,3 +185,51 @@ def test_the_part_named_after_a_serve_command_on_the_same_line_is_the_users(assi
     a = assistant.ask("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 16384 --gpu-memory-utilization 0.9 "
                       "在单张 4090 上够不够")
     assert a.tool_calls[0].result["hardware"].startswith("rtx4090") and a.answer.startswith("**放")
+
+
+def test_a_serve_line_with_the_question_after_it_generates_only_real_flags(assistant):
+    # fresh round 7 s73 / s75: the question's words after the flags are not part of the command
+    a = assistant.ask("vllm serve /models/Qwen2.5-32B-Instruct --tensor-parallel-size 1 --max-model-len 32768 "
+                      "--gpu-memory-utilization 0.9  单张 910B 能起吗").answer
+    assert "能起吗'" not in a and "'单张'" not in a and "--gpu-memory-utilization 0.9\n```" in a
+    b = assistant.ask("vllm serve Qwen2.5-72B-Instruct --tensor-parallel-size 2 on 2x 910B -> ValueError: No available "
+                      "memory for the cache blocks. what now?").answer
+    assert "on 2x 910B" not in b.split("```bash")[-1] and "'->'" not in b
+
+
+def test_the_layout_said_beside_an_oom_log_reaches_the_estimate(assistant):
+    # fresh round 7 s71: TP 4 PP 2 stated beside the log; the estimate runs on them, not on TP 1 PP 1
+    ans = assistant.ask("MindSpeed 训 qwen2.5-32b 全参，16 卡 TP 4 PP 2 MBS 2，报：RuntimeError: NPU out of memory. Tried to "
+                        "allocate 768.00 MiB (NPU 1; 60.97 GiB total capacity; 59.40 GiB already allocated; 0 bytes free)，怎么改")
+    (call,) = [c for c in ans.tool_calls if c.name == "check_setup"]
+    read = {r["name"]: r["value"] for r in call.result["read"]}
+    assert (read["tp"], read["pp"], read["devices"]) == (4, 2, 16)
+
+
+def test_bf16_and_fp16_both_enabled_leads_the_answer(assistant):
+    # fresh round 7 s74 class: DeepSpeed refuses both; it must be said first, not only in a quoted note
+    a = assistant.ask("Is this ok for llama3.1-8b full on 8 910B?\n```json\n{\"zero_optimization\": {\"stage\": 3}, "
+                      "\"bf16\": {\"enabled\": true}, \"fp16\": {\"enabled\": true}, \"train_micro_batch_size_per_gpu\": 1}\n```").answer
+    assert a.startswith("**bf16 and fp16 are both enabled (bf16 + fp16)**")
+
+
+def test_lora_plus_on_another_model_names_the_vendor_limit(assistant):
+    # fresh round 7 s78: the guide (590620) allows DPO only for llama3 and lora+ only for qwen1.5-7B
+    a = assistant.ask("这个 yaml 在 8 张 Snt9B 上跑行吗？\nmodel_name_or_path: /data/Qwen2.5-7B-Instruct\nstage: dpo\n"
+                      "finetuning_type: lora\ndeepspeed: examples/deepspeed/ds_z2_config.json\ncutoff_len: 4096\n"
+                      "loraplus_lr_ratio: 16.0").answer
+    assert "DPO 训练只支持 llama3 系列" in a and "lora+（`loraplus_lr_ratio: 16.0`）只支持 qwen1.5-7B" in a
+
+
+def test_request_rates_and_num_prompts_pair_up(assistant):
+    # fresh round 7 s77: 3 rates, 2 counts; 5905029: one --num-prompts per rate
+    a = assistant.ask("python benchmark_serving.py --backend openai --dataset custom.json --dataset-type custom "
+                      "--tokenizer /data/qwen2.5-7b --request-rate 1 2 4 --num-prompts 100 200   <- errors out, why?").answer
+    assert a.startswith("**`--request-rate` has 3 values (1 2 4) but `--num-prompts` has 2 (100 200)**")
+
+
+def test_a_setup_unlike_the_recipe_row_says_so_in_the_body(assistant):
+    # fresh round 7 s70: seeds/000 Yi 34B lora 8192 is ZeRO-3 on 1 x 4 cards; the user has ZeRO-2 on 2 cards
+    a = assistant.ask("2 snt9b cards, ok?\nmodel_name_or_path: /data/Yi-34B\nstage: sft\nfinetuning_type: lora\n"
+                      "deepspeed: examples/deepspeed/ds_z2_config.json\ncutoff_len: 8192\nper_device_train_batch_size: 1").answer
+    assert "you use ZeRO-2 on 2 cards; the recipe uses ZeRO-3 on 4 cards" in a.split("```")[0]

@@ -94,3 +94,47 @@ def test_every_finding_names_its_source():
         "training",
     )
     assert found and all(f.source for f in found)
+
+
+def test_bf16_and_fp16_both_enabled_is_refused():
+    # DeepSpeed's config check: "bfloat16 and fp16 modes cannot be simultaneously enabled"
+    f = codes({"precisions_enabled": ["bf16", "fp16"]})["both_precisions"]
+    assert f.value == "bf16 + fp16" and "DeepSpeed" in f.source
+    assert "both_precisions" not in codes({"precisions_enabled": ["bf16"]})
+
+
+def test_lora_plus_only_for_qwen1_5_7b_on_modelarts():
+    # research/modelarts.md (590620): "lora+ (loraplus_lr_ratio: 16.0) only for qwen1.5-7B"
+    f = codes({"loraplus": 16.0, "model_id": "qwen2.5-7b", "accelerator_kind": "npu"})["lf_loraplus_model"]
+    assert f.figures["model"] == "qwen2.5-7b" and "590620" in f.source
+    assert "lf_loraplus_model" not in codes({"loraplus": 16.0, "model_id": "qwen1.5-7b", "accelerator_kind": "npu"})
+
+
+def test_one_num_prompts_per_request_rate():
+    # research/modelarts_pages.md (5905029): "--num-prompts needs one count per rate"; 3 rates, 2 counts
+    f = codes({"request_rate": [1, 2, 4], "num_prompts": [100, 200]}, None)["benchmark_rates_prompts"]
+    assert (f.figures["rates"], f.figures["counts"]) == (3, 2) and "5905029" in f.source
+    assert f.corrected == "--request-rate 1 2 4 --num-prompts 100 200 200"
+
+
+def test_cards_above_8_a_multiple_of_8():
+    # research/modelarts.md (590604): "N > 8 must be rounded to a multiple of 8": 12 -> 8 or 16; 16 and 8 are fine
+    f = codes({"devices": 12, "accelerator_kind": "npu"})["cards_multiple_of_8"]
+    assert (f.figures["low"], f.figures["high"]) == (8, 16) and "590604" in f.source
+    assert "cards_multiple_of_8" not in codes({"devices": 16, "accelerator_kind": "npu"})
+    assert "cards_multiple_of_8" not in codes({"devices": 6, "accelerator_kind": "npu"})
+
+
+def test_an_odd_die_count_on_snt9b23():
+    # seeds/004: "Snt9B23规格实际训练过程中设置并行策略时2*DIE为最小单位": 3 DIE -> 2 or 4
+    f = codes({"die_count": 3, "dies_per_card": 2})["die_whole_cards"]
+    assert (f.figures["low"], f.figures["high"]) == (2, 4) and "2025-06-24" in f.source
+
+
+def test_the_recipe_rows_cards_beside_its_zero_stage():
+    # seeds/000: Yi 34B lora 8192 -> ZeRO-3, 1*节点 & 4*Ascend; the user runs ZeRO-2 on 2 cards
+    f = codes({"zero_stage": 2, "devices": 2, "recipe_zero_stage": 3, "recipe_devices": 4, "recipe_row": "yi-34b lora"})
+    g = f["recipe_zero_mismatch"]
+    assert (g.value, g.valid, g.figures["recipe_devices"]) == (2, "ZeRO-3", 4)
+    same = codes({"zero_stage": 3, "devices": 2, "recipe_zero_stage": 3, "recipe_devices": 4, "recipe_row": "yi-34b lora"})
+    assert same["recipe_zero_mismatch"].corrected == ""  # the stage is the recipe's; only the cards differ
