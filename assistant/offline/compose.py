@@ -463,10 +463,12 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         ("convert the weights back to Hugging Face format" is one paragraph of the launch-script note), unless the
         user reports a problem (the note's remedy, its summary, leads). None: the summary leads."""
         low, question = summary.lower(), self.s.question.lower()
-        for h in best:  # a heading that names a quoted message the question contains, quoted or not
-            if any(q.strip().lower() in question and q.strip().lower() not in low for quote in QUOTED.findall(h.heading)
-                   for q in quote if q):
-                return h
+        # a heading that names a quoted message the question contains, quoted or not; the most specific (longest)
+        # signature wins ("not same node idle" over "Insufficient" when an event holds both words)
+        named = [(len(q.strip()), -i, h) for i, h in enumerate(best) for quote in QUOTED.findall(h.heading) for q in quote
+                 if q and q.strip().lower() in question and q.strip().lower() not in low]
+        if named:
+            return max(named, key=lambda n: n[:2])[2]
         quoted = self.quoted_texts()
         for text in quoted:
             if len(text) >= 8 and text not in low:

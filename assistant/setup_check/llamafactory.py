@@ -102,7 +102,7 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
             take(key, "lora_targets", value)
         elif key in ("bf16", "fp16", "pure_bf16") and _bool(value):
             take(key, "precision", key)
-            out.settings.setdefault("precisions_enabled", []).append(key)  # both bf16 and fp16: a rule (rules.py)
+            out.precisions.append(key)
         elif key in ("bf16", "fp16", "pure_bf16") and _bool(value) is False:
             used.add(key)
         elif key == "disable_gradient_checkpointing" and _bool(value) is not None:

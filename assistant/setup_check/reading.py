@@ -73,6 +73,8 @@ class Reading(BaseModel):
     command: str | None = Field(None, description="The vLLM command line as pasted (continuations joined).")
     hf_config: str | None = Field(None, description="A pasted Hugging Face config.json, for a model not in the catalog.")
     notices: list[str] = Field(default_factory=list)
+    precisions: list[str] = Field(default_factory=list, description="Every precision switched on, as written "
+                                  "('bf16', '\"fp16\"' in a JSON): more than one is a rule (rules.py).")
     findings: list[Finding] = Field(default_factory=list, description="Values the framework would refuse, with the fix.")
 
     def put(self, name: str, value: Any, source: str, *, keep: bool = False) -> None:

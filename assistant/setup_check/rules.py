@@ -329,10 +329,12 @@ def _whole_cards(f: dict[str, Any]) -> Broken | None:
 
 def _both_precisions(f: dict[str, Any]) -> Broken | None:
     """bf16 and fp16 both enabled: DeepSpeed and the HF Trainer refuse to start; keep one (bf16 on Ascend)."""
-    both = list(f["precisions_enabled"])
-    if not {"bf16", "fp16"} <= set(both):
+    both = list(dict.fromkeys(f["precisions_enabled"]))
+    if not {"bf16", "fp16"} <= {p.strip('"') for p in both}:
         return None
-    return Broken(" + ".join(both), "one of bf16 / fp16", corrected='"fp16": {"enabled": false}' if f.get("json") else "fp16: false")
+    json = any(p.startswith('"') for p in both)
+    return Broken(" + ".join(p.strip('"') for p in both), "one of bf16 / fp16",
+                  corrected='"fp16": {"enabled": false}' if json else "fp16: false")
 
 
 def _loraplus_model(f: dict[str, Any]) -> Broken | None:

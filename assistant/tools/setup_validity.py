@@ -27,7 +27,8 @@ def _apply(r: Reading, s: dict[str, Any], fields: dict[str, Any], task: str) -> 
 def check_training(r: Reading, s: dict[str, Any], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Findings on a training setup (added to r.findings); returns the settings the estimate can run on. ``extra``:
     what the catalog and tables know (accelerator_kind, model_id, model_family, recipe_zero_stage, recipe_row, ...)."""
-    fields = {**s, **(extra or {}), "train_batch_size_in_json": "train_batch_size" in r.sources.get("global_batch", "") or None}
+    fields = {**s, **(extra or {}), "train_batch_size_in_json": "train_batch_size" in r.sources.get("global_batch", "") or None,
+              "precisions_enabled": r.precisions or None}
     return _apply(r, s, fields, "training")
 
 

@@ -98,8 +98,8 @@ def test_every_finding_names_its_source():
 
 def test_bf16_and_fp16_both_enabled_is_refused():
     # DeepSpeed's config check: "bfloat16 and fp16 modes cannot be simultaneously enabled"
-    f = codes({"precisions_enabled": ["bf16", "fp16"]})["both_precisions"]
-    assert f.value == "bf16 + fp16" and "DeepSpeed" in f.source
+    f = codes({"precisions_enabled": ["\"bf16\"", "\"fp16\""]})["both_precisions"]
+    assert f.value == "bf16 + fp16" and "DeepSpeed" in f.source and f.corrected == "\"fp16\": {\"enabled\": false}"
     assert "both_precisions" not in codes({"precisions_enabled": ["bf16"]})
 
 
