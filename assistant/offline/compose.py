@@ -62,8 +62,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
 
     def render(self) -> str:
         s = self.s
-        if s.problems:
-            return "\n\n".join(s.problems)
+        if s.problems:  # what the framework refuses is the answer; a vendor limit the values break follows it
+            return "\n\n".join([*s.problems, *s.rule_notes])
         body = self.answer()
         return "\n\n".join([*s.rule_notes, body]) if s.rule_notes else body  # a vendor limit the values break: first
 

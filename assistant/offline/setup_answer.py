@@ -146,6 +146,9 @@ P = {
                           "{devices}.** The estimate fits on paper; the vendor has not run it on fewer than {table}.",
                     "zh": "**低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。** 按估算能放下，"
                           "但厂商未在少于 {table} {unit}上验证过。"},
+    "below_table_no_fit": {"en": "**Below the vendor's minimum too: its minimum-card table lists {table} {unit}s for this job, "
+                                 "you have {devices}.**",
+                           "zh": "**也低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。**"},
     "remedies": {"en": "What to change, first to last:", "zh": "按顺序尝试："},
     "fragmenting": {"en": "Out-of-memory message: **fragmenting**: {platform} {dev} had {reserved:.2f} GiB reserved but only "
                           "{alloc:.2f} GiB allocated ({cached:.2f} GiB cached, more than the {tried:.2f} GiB asked): set "
@@ -308,8 +311,9 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
     if t:
         line = [_p(r["verdict"], lang, total=t["total_gib"], usable=t["usable_gib"], hw=r["hardware"], unit=unit,
                    head=t["headroom_gib"], over=t["total_gib"] - t["usable_gib"])]
-        if (r.get("table_min_devices") or 0) > t["devices"]:  # the estimate fits where the vendor never tested
-            line.append(_p("below_table", lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
+        if (r.get("table_min_devices") or 0) > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all
+            below = "below_table_no_fit" if r["verdict"] == "does_not_fit" else "below_table"
+            line.append(_p(below, lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
         return line
     if s:
         key = "serve_fits" if s["fits"] else "serve_weights" if s["kv_cache_gib"] < 0 else "serve_no"

@@ -295,8 +295,10 @@ def _tp_devices(f: dict[str, Any]) -> Broken | None:
     tp, pp, devices = int(f["tp"] or 1), int(f.get("pp") or 1), int(f["devices"])
     if tp * pp <= devices:
         return None
-    return Broken(tp, f"TP x PP <= {devices}", corrected=f"--tensor-parallel-size {devices // pp}" if devices % pp == 0 else "",
-                  figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True})
+    fits = devices // pp if devices >= pp else None
+    return Broken(tp, f"TP x PP <= {devices}", corrected=f"--tensor-parallel-size {fits}" if fits else "",
+                  figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True},
+                  fix={"tp": fits} if fits else None)  # the estimate runs on the devices the user has
 
 
 def _benchmark_lists(f: dict[str, Any]) -> Broken | None:
