@@ -269,7 +269,6 @@ def _max_model_len(f: dict[str, Any]) -> Broken | None:
         f"<= {f['max_context']}",
         corrected=f"--max-model-len {f['max_context']}",
         figures={"context": f["max_context"], "model": f.get("model_id")},
-        fix={"max_model_len": int(f["max_context"])},  # sized as vLLM starts, not at a refused length
     )
 
 

@@ -109,7 +109,6 @@ def test_max_model_len_above_the_models_context(call, model, context):
     out = ok(call, text=f"vllm serve {model} --max-model-len {2 * context}", hardware="a100-80g")
     f = findings(out)["vllm_max_model_len"]
     assert f["figures"]["context"] == context and f["corrected"] == f"--max-model-len {context}"
-    assert f["applied"] and out["serving"]["max_model_len"] == context  # sized at what vLLM accepts: no "fits at 2x"
 
 
 @pytest.mark.parametrize(("model", "tp", "heads", "better"), [("Qwen/Qwen2.5-32B-Instruct", 3, 40, 4),
