@@ -173,9 +173,7 @@ def _ds_batch_identity(f: dict[str, Any]) -> Broken | None:
 def _pure_bf16_zero3(f: dict[str, Any]) -> Broken | None:
     if f["precision"] != "pure_bf16" or f["zero_stage"] != 3:
         return None
-    return Broken(
-        True, "pure_bf16 with ZeRO-0/1/2; bf16 with ZeRO-3", corrected="bf16: true", fix={"precision": "bf16"}
-    )
+    return Broken(True, "pure_bf16 with ZeRO-0/1/2; bf16 with ZeRO-3", corrected="bf16: true", fix={"precision": "bf16"})
 
 
 def _quant_zero3(f: dict[str, Any]) -> Broken | None:
@@ -194,11 +192,7 @@ def _quant_zero3(f: dict[str, Any]) -> Broken | None:
 def _quant_npu(f: dict[str, Any]) -> Broken | None:
     if f["accelerator_kind"] != "npu":
         return None
-    return Broken(
-        f["quant_bits"],
-        "bf16 LoRA with ZeRO-2/3 on Ascend",
-        figures={"method": f.get("quant_method") or "bnb"},
-    )
+    return Broken(f["quant_bits"], "bf16 LoRA with ZeRO-2/3 on Ascend", figures={"method": f.get("quant_method") or "bnb"})
 
 
 def _preference_series(f: dict[str, Any]) -> Broken | None:
@@ -218,12 +212,7 @@ def _ppo_zero3(f: dict[str, Any]) -> Broken | None:
         or f.get("framework", "LLaMA-Factory") != "LLaMA-Factory"
     ):
         return None
-    return Broken(
-        3,
-        "ZeRO-0 | 1 | 2",
-        corrected="deepspeed: examples/deepspeed/ds_z2_config.json",
-        fix={"zero_stage": 2},
-    )
+    return Broken(3, "ZeRO-0 | 1 | 2", corrected="deepspeed: examples/deepspeed/ds_z2_config.json", fix={"zero_stage": 2})
 
 
 def _dpo_lora(f: dict[str, Any]) -> Broken | None:
