@@ -146,6 +146,10 @@ P = {
                           "{devices}.** The estimate fits on paper; the vendor has not run it on fewer than {table}.",
                     "zh": "**低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。** 按估算能放下，"
                           "但厂商未在少于 {table} {unit}上验证过。"},
+    "gbs_splits": {"en": "**GBS {gbs} splits whole**: MBS {mbs} × DP {dp} × GA {ga} = {gbs} (DP = {devices} / (TP {tp} × PP {pp}"
+                         "{cp}) = {dp}); Megatron needs the global batch to be a multiple of MBS × DP.",
+                   "zh": "**GBS {gbs} 可以整除**：MBS {mbs} × DP {dp} × GA {ga} = {gbs}（DP = {devices} / (TP {tp} × PP {pp}{cp}) = "
+                         "{dp}）；Megatron 要求全局 batch 是 MBS × DP 的整数倍。"},
     "below_table_no_fit": {"en": "**Below the vendor's minimum too: its minimum-card table lists {table} {unit}s for this job, "
                                  "you have {devices}.**",
                            "zh": "**也低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。**"},
@@ -273,7 +277,7 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     if r.get("oom"):  # a message: what it says and what to change first, then the estimate of the job it names
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     else:
-        out = [*findings, *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
+        out = [*findings, *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     if r.get("table"):
         out.append(_p("table", lang, rows="; ".join(r["table"])))
     sep = "；" if lang == "zh" else "; "
@@ -290,6 +294,22 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
         if how:
             out.append(_p("source", lang, how=sep.join(assumption_zh(a) if lang == "zh" else a for a in how)))
     return "\n\n".join(out)
+
+
+def _batch_split(r: dict[str, Any], lang: str) -> list[str]:
+    """A MindSpeed-LLM global batch that the rule (rules.py gbs_not_divisible) found whole: the split it makes, so a
+    stated GBS is used and checked in the answer, not only read."""
+    t = r.get("training") or {}
+    gbs = next((x["value"] for x in r.get("read") or [] if x["name"] == "global_batch"), None)
+    if t.get("framework") != "MindSpeed-LLM" or not isinstance(gbs, int) or any(
+            f["code"] == "gbs_not_divisible" for f in r.get("findings") or []):
+        return []
+    tp, pp, cp, mbs = t.get("tp") or 1, t.get("pp") or 1, t.get("cp") or 1, t.get("micro_batch") or 1
+    dp = t["devices"] // (tp * pp * cp)
+    if not dp or gbs % (mbs * dp):
+        return []
+    return [_p("gbs_splits", lang, gbs=gbs, mbs=mbs, dp=dp, ga=gbs // (mbs * dp), devices=t["devices"], tp=tp, pp=pp,
+               cp=f" × CP {cp}" if cp > 1 else "")]
 
 
 def _assumed(a: dict[str, Any], lang: str) -> str:

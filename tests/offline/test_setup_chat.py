@@ -233,3 +233,18 @@ def test_a_setup_unlike_the_recipe_row_says_so_in_the_body(assistant):
     a = assistant.ask("2 snt9b cards, ok?\nmodel_name_or_path: /data/Yi-34B\nstage: sft\nfinetuning_type: lora\n"
                       "deepspeed: examples/deepspeed/ds_z2_config.json\ncutoff_len: 8192\nper_device_train_batch_size: 1").answer
     assert "you use ZeRO-2 on 2 cards; the recipe uses ZeRO-3 on 4 cards" in a.split("```")[0]
+
+
+def test_a_global_batch_that_splits_whole_is_shown_split(assistant):
+    # hand computation: 2 nodes x 8 = 16 cards; DP = 16 / (TP 4 x PP 1) = 4; GBS 60 / (MBS 1 x 4) = GA 15
+    a = assistant.ask("qwen2.5-14b full, MindSpeed, 16 cards:\n```bash\nNNODES=2\nNPUS_PER_NODE=8\nTP=4\nPP=1\nMBS=1\n"
+                      "GBS=60\nSEQ_LEN=4096\n```\n这样 GBS 设置对吗？").answer
+    assert "**GBS 60 可以整除**：MBS 1 × DP 4 × GA 15 = 60" in a
+
+
+def test_nodes_and_a_total_above_a_node_are_the_total(assistant):
+    # "2 机 16 卡": 16 cards in all (no node holds more than 8); seeds/000 Yi 34B full 8192 is 4 x 8 = 32 cards
+    a = assistant.ask("Yi-34B 全参 8192，我打算 2 机 16 卡，yaml 如下，行不行：\nmodel_name_or_path: /data/Yi-34B\nstage: sft\n"
+                      "finetuning_type: full\ndeepspeed: examples/deepspeed/ds_z3_config.json\ncutoff_len: 8192\n"
+                      "per_device_train_batch_size: 1\ngradient_accumulation_steps: 8").answer
+    assert a.startswith("**你的配置与厂商配方表中同一任务不同：你用的是 ZeRO-3，16 张卡，配方表用的是 ZeRO-3，32 张卡**")
