@@ -61,3 +61,10 @@ def test_serving_tensor_parallel_below_the_cards_is_no_finding(assistant):
     # fewer devices per instance than cards is a valid layout (the rest can serve replicas)
     a = assistant.ask("serve qwen2.5-14b with vllm, tensor parallel 2 on 8 910B cards").answer
     assert "does not match" not in a
+
+
+def test_a_global_batch_said_in_words_is_split_and_twelve_cards_meet_the_vendor_rule(assistant):
+    # fresh round 7 s27: 12 / (TP 4 x PP 1) = DP 3; GBS 96 / (MBS 1 x 3) = GA 32. 590604: above 8 cards, a multiple of 8
+    a = assistant.ask("12 x 910B, qwen3-32b lora 8192 with mindspeed, TP 4 PP 1 MBS 1 GBS 96 — ok?").answer
+    assert a.startswith("**12 cards is not a whole number of 8-card nodes**") and "590604" in a.split("\n")[0]
+    assert "data parallel 3, gradient accumulation 32 (GBS 96 / (MBS 1 × DP 3))" in a
