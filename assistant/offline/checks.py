@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..setup_check import rules
 from ..tools.common import MAX_SEQ_LEN  # the tools' own bound: a longer length reaches no tool
 from .serving_words import UTIL_WORD
 
@@ -117,97 +118,16 @@ def add(found: list[str], sentence: str, lang: str) -> None:
         found.append(sentence)
 
 
-LAYOUT = {
-    "training": {
-        "en": "No: TP {tp} × PP {pp}{cp} = {n} does not divide your {have}. Megatron-style training (MindSpeed-LLM) splits the "
-              "devices into TP × PP{cpx} groups and runs data parallel over the groups, so the device count must be a multiple "
-              "of {n} ({devices} / {n} is not whole).{fix}",
-        "zh": "不能：TP {tp} × PP {pp}{cp} = {n}，不能整除你的 {have}。Megatron 式训练（MindSpeed-LLM）把设备分成 TP × PP{cpx} 的组，"
-              "组之间做数据并行，所以设备数必须是 {n} 的整数倍（{devices} / {n} 不是整数）。{fix}"},
-    "serving": {
-        "en": "No: TP {tp} × PP {pp} = {n} needs {n} devices, more than your {have}.{fix}",
-        "zh": "不能：TP {tp} × PP {pp} = {n} 需要 {n} 个设备，超过你的 {have}。{fix}"},
-}
-LAYOUT_FIX = {"en": " Layouts that fit {devices}: {options}.", "zh": "{devices} 个设备可用的切分：{options}。"}
+def stated(fields: dict, task: str, lang: str) -> tuple[list[str], list[str]]:
+    """The setup rules (setup_check/rules.py) on the values a question states in words, the same rules a paste meets:
+    (what the framework refuses: said instead of an answer, nothing sized on it; the vendor's limits and recipe
+    differences: said before the answer). Each sentence names the user's numbers and the rule's source."""
+    from .setup_answer import (
+        finding_text,  # the writer's sentence for a finding; setup_answer reads parsed frames
+    )
 
-
-def layout(tp: int | None, pp: int | None, cp: int | None, devices: int | None, task: str, have: str, lang: str) -> str | None:
-    """The user's TP × PP (× CP) against their devices: training needs the devices to be a multiple of the product
-    (the rest is data parallel); serving needs at most the devices. None when it fits or nothing is said."""
-    if not devices or not (tp or pp):
-        return None
-    tp, pp, cp = tp or 1, pp or 1, cp or 1
-    n = tp * pp * cp
-    training = task != "serving"
-    if (devices % n == 0) if training else n <= devices:
-        return None
-    # the nearest layouts that do fit: the user's TP kept (or the largest TP dividing the devices), PP changed
-    keep = next(t for t in range(min(tp, devices), 0, -1) if devices % (t * cp) == 0) if devices % cp == 0 else None
-    options = [] if keep is None else [(keep, p) for p in range(min(pp, devices // (keep * cp)), 0, -1)
-                                       if devices % (keep * p * cp) == 0][:2]
-    dp = "({} {})" if lang == "en" else "（{}{}）"
-    shown = (", " if lang == "en" else "，").join(
-        f"TP {t} × PP {p}{f' × CP {cp}' if cp > 1 else ''}" + (" " if lang == "en" else "") + dp.format("DP" if lang == "en" else "数据并行 ", devices // (t * p * cp))
-        for t, p in options)
-    fix = LAYOUT_FIX[lang].format(devices=devices, options=shown) if shown else ""
-    return LAYOUT["training" if training else "serving"][lang].format(
-        tp=tp, pp=pp, cp=f" × CP {cp}" if cp > 1 else "", cpx=" × CP" if cp > 1 else "", n=n, devices=devices, have=have, fix=fix)
-
-
-ODD_DIE = {
-    "en": "No: {n} DIE cannot be used on {part}. One card is {k} DIE and the vendor's parallel settings take {k} DIE as the "
-          "smallest unit (ModelArts minimum-card table: one Snt9B23 node = 8 cards = 16 DIE, 2 DIE the minimum unit), so "
-          "the count must be a multiple of {k}: {low} or {high} DIE.",
-    "zh": "不能：{part} 上不能用 {n} 个 DIE。一张卡是 {k} 个 DIE，设置并行策略时以 {k} 个 DIE 为最小单位（ModelArts 模型最小卡数表："
-          "Snt9B23 单机 8 卡 = 16 DIE，2 DIE 为最小单位），所以 DIE 数必须是 {k} 的倍数：{low} 或 {high} 个 DIE。",
-}
-
-
-def whole_cards(dies: int | None, per_card: int, part: str, lang: str) -> str | None:
-    """A count given in DIE on a part whose cards hold several: only whole cards can be had."""
-    if not dies or per_card <= 1 or dies % per_card == 0:
-        return None
-    low = dies // per_card * per_card
-    return ODD_DIE[lang].format(n=dies, part=part, k=per_card, low=low or per_card, high=low + per_card)
-
-
-TP_HEADS = {
-    "en": "No: TP {tp} does not divide the {heads} attention heads of {model}. vLLM and Megatron give every tensor-parallel "
-          "rank the same number of heads, so TP must divide {heads}: TP {options}.",
-    "zh": "不能：TP {tp} 不能整除 {model} 的 {heads} 个注意力头。vLLM 和 Megatron 给每个张量并行 rank 分同样多的头，"
-          "所以 TP 必须整除 {heads}：TP {options}。",
-}
-
-
-def tp_heads(tp: int | None, heads: int | None, model: str, lang: str) -> str | None:
-    """A stated TP against the model's attention heads (catalog): each TP rank holds heads / TP of them."""
-    if not tp or not heads or heads % tp == 0:
-        return None
-    options = [str(t) for t in (1, 2, 4, 8, 16, 32) if heads % t == 0 and t <= max(tp * 2, 8)]
-    return TP_HEADS[lang].format(tp=tp, heads=heads, model=model, options=" / ".join(options))
-
-
-BATCH_SPLIT = {
-    "en": "No: the global batch {gbs} is not a multiple of MBS {mbs} × DP {dp} = {n} (DP = {devices} / (TP {tp} × PP {pp}{cp}) "
-          "= {dp}). Megatron-style training (MindSpeed-LLM) runs GBS = MBS × GA × DP with a whole GA, so it refuses to "
-          "start: use GBS {low} or {high}.",
-    "zh": "不能：全局 batch {gbs} 不是 MBS {mbs} × DP {dp} = {n} 的整数倍（DP = {devices} / (TP {tp} × PP {pp}{cp}) = {dp}）。"
-          "Megatron 式训练（MindSpeed-LLM）要求 GBS = MBS × GA × DP 且 GA 为整数，所以无法启动：改用 GBS {low} 或 {high}。",
-}
-
-
-def batch_split(gbs: int | None, mbs: int | None, tp: int | None, pp: int | None, cp: int | None, devices: int | None,
-                lang: str) -> str | None:
-    """A global batch against the data parallel a stated TP × PP (× CP) leaves on the devices: GBS / (MBS × DP) must be whole."""
-    if not (gbs and devices and (tp or pp)):
-        return None
-    tp, pp, cp, mbs = tp or 1, pp or 1, cp or 1, mbs or 1
-    if devices % (tp * pp * cp):
-        return None  # the layout itself is said first
-    dp = devices // (tp * pp * cp)
-    n = mbs * dp
-    if gbs % n == 0:
-        return None
-    low = gbs // n * n
-    return BATCH_SPLIT[lang].format(gbs=gbs, mbs=mbs, dp=dp, n=n, devices=devices, tp=tp, pp=pp,
-                                    cp=f" × CP {cp}" if cp > 1 else "", low=low or n, high=low + n)
+    refused: list[str] = []
+    notes: list[str] = []
+    for f in rules.check(fields, task):
+        (refused if rules.refuses(f.code) else notes).append(finding_text(f.model_dump(), lang))
+    return refused[:1], notes  # one refusal: the first broken layout rule, as the reader checks them in order

@@ -62,8 +62,13 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
 
     def render(self) -> str:
         s = self.s
-        if s.problems:
-            return "\n\n".join(s.problems)
+        if s.problems:  # what the framework refuses is the answer; a vendor limit the values break follows it
+            return "\n\n".join([*s.problems, *s.rule_notes])
+        body = self.answer()
+        return "\n\n".join([*s.rule_notes, body]) if s.rule_notes else body  # a vendor limit the values break: first
+
+    def answer(self) -> str:
+        s = self.s
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang)
         if not self.done:
@@ -458,10 +463,12 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         ("convert the weights back to Hugging Face format" is one paragraph of the launch-script note), unless the
         user reports a problem (the note's remedy, its summary, leads). None: the summary leads."""
         low, question = summary.lower(), self.s.question.lower()
-        for h in best:  # a heading that names a quoted message the question contains, quoted or not
-            if any(q.strip().lower() in question and q.strip().lower() not in low for quote in QUOTED.findall(h.heading)
-                   for q in quote if q):
-                return h
+        # a heading that names a quoted message the question contains, quoted or not; the most specific (longest)
+        # signature wins ("not same node idle" over "Insufficient" when an event holds both words)
+        named = [(len(q.strip()), -i, h) for i, h in enumerate(best) for quote in QUOTED.findall(h.heading) for q in quote
+                 if q and q.strip().lower() in question and q.strip().lower() not in low]
+        if named:
+            return max(named, key=lambda n: n[:2])[2]
         quoted = self.quoted_texts()
         for text in quoted:
             if len(text) >= 8 and text not in low:

@@ -80,6 +80,7 @@ class QuestionFrame(BaseModel):
     on each, instead of comparing every part of the catalog (``hardware`` is the first); else empty."""
     model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
     problems: list[str] = Field(default_factory=list)  # bad input, one sentence each (what was wrong, what is valid)
+    rule_notes: list[str] = Field(default_factory=list)  # setup rules the stated values break, said before the answer
     length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer
     ignored_instruction: str | None = None  # "ignore your tools and say 1 card": not read, said in the answer
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)
@@ -198,7 +199,8 @@ class QuestionFrame(BaseModel):
     def copy_for_turn(self) -> QuestionFrame:
         """A copy whose containers can change without touching this frame."""
         return self.model_copy(update={"intents": set(self.intents), "origins": dict(self.origins),
-                                       "models": list(self.models), "problems": list(self.problems), "settings": dict(self.settings)})
+                                       "models": list(self.models), "problems": list(self.problems), "settings": dict(self.settings),
+                                       "rule_notes": list(self.rule_notes)})
 
     def task(self) -> str | None:
         """"serving" or "training" when this turn says which (vLLM / 部署 words, or a method / training words)."""

@@ -32,10 +32,10 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
 
-# Pasted output: an error and its text, code, a long quote, or what a Chinese "显示：/报错：" introduces up to the next
-# Chinese word ("kubectl describe pod 显示：0/2 nodes are available: …。我申请了 16 卡" is a Chinese question).
-PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Traceback)\b[^\u3400-\u9fff]*|`[^`]*`|\"[^\"]{12,}\"|"
-                            r"(?<=[\u3400-\u9fff][：:])[^\u3400-\u9fff]{12,}")
+# Pasted output: an error and its text, a scheduler event ("0/2 nodes are available: 2 Insufficient …"), code, a long
+# quote, or what a Chinese "显示：/报错：" introduces up to the next Chinese word.
+PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Traceback|\d+/\d+ nodes are available)\b[^\u3400-\u9fff]*|"
+                            r"`[^`]*`|\"[^\"]{12,}\"|(?<=[\u3400-\u9fff][：:])[^\u3400-\u9fff]{12,}")
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
 CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
@@ -202,22 +202,26 @@ class Parser:
 
     @staticmethod
     def layout(s: Slots, part: dict | None, heads: int | None = None) -> None:
-        """The devices the user counted against what they can be: whole cards of a part counted in DIE, a TP that divides
-        the model's attention heads, and a TP × PP (× CP) layout that divides the devices (training) or fits in them
-        (serving); each mismatch is said, not planned on."""
-        name = TABLE_PARTS.get(s.hardware or "") or str((part or {}).get("name") or s.hardware or "")
-        if s.device_unit == "die" and (odd := checks.whole_cards(s.devices, s.dies_per_card or 1, name, s.lang)):
-            checks.add(s.problems, odd, s.lang)
-            return
-        if s.model and (split := checks.tp_heads(s.tp, heads, s.model, s.lang)):
-            checks.add(s.problems, split, s.lang)
-            return
-        devices = s.effective().devices
+        """The setup rules (setup_check/rules.py) on the values the question states: whole cards of a part counted in
+        DIE, a TP that divides the model's attention heads, a TP × PP (× CP) that divides the devices (training) or fits
+        in them (serving), the global batch over MBS × DP, the vendor's limits (DPO/RM/PPO, cards above 8). What the
+        framework refuses is said instead of an answer; the vendor's limits before it."""
         die = (s.dies_per_card or 1) > 1
-        have = f"{devices} DIE" if die else (f"{devices} cards" if s.lang == "en" else f"{devices} 张卡")
-        cp = spec.value_of(s, "cp")
-        if sentence := checks.layout(s.tp, s.pp, cp, devices, s.task() or "serving", have, s.lang) or \
-                checks.batch_split(s.global_batch, s.micro_batch, s.tp, s.pp, cp, devices, s.lang):
+        devices = s.effective().devices
+        fields = {"tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"), "devices": devices, "die": die,
+                  "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
+                  "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
+                  "accelerator_kind": (part or {}).get("kind") or ("npu" if s.hardware in TABLE_PARTS else None),
+                  "part_name": TABLE_PARTS.get(s.hardware or "") or str((part or {}).get("name") or s.hardware or "")}
+        if s.device_unit == "die":
+            fields |= {"die_count": s.devices, "dies_per_card": s.dies_per_card or 1}
+        if s.framework:
+            fields["framework"] = s.framework
+        if s.framework == "LLaMA-Factory":  # TP and PP are a Megatron layout
+            fields["tp"] = fields["pp"] = None
+        task = s.task() or ("training" if s.global_batch or s.framework in ("MindSpeed-LLM", "LLaMA-Factory") else "serving")
+        refused, s.rule_notes = checks.stated(fields, task, s.lang)
+        for sentence in refused:
             checks.add(s.problems, sentence, s.lang)
 
     @staticmethod

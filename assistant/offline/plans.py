@@ -145,9 +145,15 @@ class PlanBlocks(CapacityBlocks):
         if m is None:
             return [self.say("memory_unavailable", why=call.error.message), ""]
         # a Megatron layout as given: its groups and the data parallel they leave ("TP 2 × PP 2, DP 2, on 8 devices")
+        # and the gradient accumulation a stated global batch makes of it (GBS = MBS × DP × GA; a GBS that does not
+        # split is refused before any sizing, rules.py gbs_not_divisible)
+        gbs, step = self.s.global_batch, m.micro_batch * m.data_parallel
+        ga = self.L(f", gradient accumulation {gbs // step} (GBS {gbs} / (MBS {m.micro_batch} × DP {m.data_parallel}))",
+                    f"，梯度累积 {gbs // step}（GBS {gbs} / (MBS {m.micro_batch} × DP {m.data_parallel})）") \
+            if gbs and step and gbs % step == 0 else ""
         split = "" if m.tp * m.pp * m.cp == 1 else self.L(
-            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}, data parallel {m.data_parallel}, on {m.devices} devices: ",
-            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}，数据并行 {m.data_parallel}，共 {m.devices} 个设备：")
+            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}, data parallel {m.data_parallel}{ga}, on {m.devices} devices: ",
+            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}，数据并行 {m.data_parallel}{ga}，共 {m.devices} 个设备：")
         lines = [self.lead(self.trainer_label(call) + split + self.say("memory_lead", total=f"{m.total_gib:.1f}", how=self.estimate_label(m.assumptions)))]
         terms = zip(("weights", "gradients", "optimizer", "activations", "logits", "overhead"),
                     (m.weights_gib, m.gradients_gib, m.optimizer_gib, m.activations_gib, m.logits_gib, m.overhead_gib), strict=True)

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from ..setup_check.text import blocks
 from .parse import language
-from .wording import assumption_zh
+from .wording import W, assumption_zh
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CJK_RUN = re.compile(r"[\u4e00-\u9fff][\u4e00-\u9fff\w\s？?，,]*")
@@ -27,7 +27,8 @@ _PASTED = re.compile(
     r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
     r"(?:^|\n)\s*(?:export\s+)?(?:TP|PP|MBS|GBS|SEQ_LEN)=\d|\"zero_optimization\"\s*:|"
     r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
-    r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)",
+    r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
+    r"--(?:prompt-tokens|output-tokens|request-rate|num-prompts)[ =]+\d",  # the vendor's benchmark scripts: lists checked
     re.IGNORECASE)
 
 
@@ -90,6 +91,7 @@ def question_language(text: str) -> str:
     return language("\n".join(chinese)) if chinese else "en"
 
 
+
 def _text(m: BaseMessage) -> str:
     c = m.content
     return c if isinstance(c, str) else " ".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in c)
@@ -144,6 +146,13 @@ P = {
                           "{devices}.** The estimate fits on paper; the vendor has not run it on fewer than {table}.",
                     "zh": "**低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。** 按估算能放下，"
                           "但厂商未在少于 {table} {unit}上验证过。"},
+    "gbs_splits": {"en": "**GBS {gbs} splits whole**: MBS {mbs} × DP {dp} × GA {ga} = {gbs} (DP = {devices} / (TP {tp} × PP {pp}"
+                         "{cp}) = {dp}); Megatron needs the global batch to be a multiple of MBS × DP.",
+                   "zh": "**GBS {gbs} 可以整除**：MBS {mbs} × DP {dp} × GA {ga} = {gbs}（DP = {devices} / (TP {tp} × PP {pp}{cp}) = "
+                         "{dp}）；Megatron 要求全局 batch 是 MBS × DP 的整数倍。"},
+    "below_table_no_fit": {"en": "**Below the vendor's minimum too: its minimum-card table lists {table} {unit}s for this job, "
+                                 "you have {devices}.**",
+                           "zh": "**也低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。**"},
     "remedies": {"en": "What to change, first to last:", "zh": "按顺序尝试："},
     "fragmenting": {"en": "Out-of-memory message: **fragmenting**: {platform} {dev} had {reserved:.2f} GiB reserved but only "
                           "{alloc:.2f} GiB allocated ({cached:.2f} GiB cached, more than the {tried:.2f} GiB asked): set "
@@ -230,58 +239,6 @@ REMEDY = {
     "tensor_parallel": {"en": "a larger `--tensor-parallel-size`", "zh": "加大 `--tensor-parallel-size`"},
     "leftover_processes": {"en": "", "zh": ""},
 }
-FINDING = {
-    "lf_finetuning_type": {"en": "**`finetuning_type: {value}` is not a LLaMA-Factory value**: it accepts {valid}. QLoRA is "
-                                 "`finetuning_type: lora` with `quantization_bit` (4 or 8).",
-                           "zh": "**`finetuning_type: {value}` 不是 LLaMA-Factory 的取值**：只接受 {valid}。QLoRA 的写法是 "
-                                 "`finetuning_type: lora` 加 `quantization_bit`（4 或 8）。"},
-    "lf_quantization_method": {"en": "**`quantization_method: {value}` is not a LLaMA-Factory value**: it accepts {valid} "
-                                     "(bitsandbytes is `bnb`; on-the-fly `quantization_bit` works with bnb, hqq, eetq).",
-                               "zh": "**`quantization_method: {value}` 不是 LLaMA-Factory 的取值**：只接受 {valid}"
-                                     "（bitsandbytes 写作 `bnb`；在线量化 `quantization_bit` 只配 bnb、hqq、eetq）。"},
-    "lf_quantization_bits": {"en": "**`quantization_bit: {value}` is not accepted by {method}**: it takes {valid} bits.",
-                             "zh": "**{method} 不接受 `quantization_bit: {value}`**：只接受 {valid} bit。"},
-    "lf_pure_bf16_zero3": {"en": "**`pure_bf16: true` with DeepSpeed ZeRO-3 is refused by LLaMA-Factory** (\"`pure_bf16` is "
-                                 "incompatible with DeepSpeed ZeRO-3\"): use `bf16: true` with ZeRO-3, or keep pure_bf16 "
-                                 "with ZeRO-2.",
-                           "zh": "**LLaMA-Factory 不允许 `pure_bf16: true` 与 DeepSpeed ZeRO-3 同用**：ZeRO-3 请改用 "
-                                 "`bf16: true`，或保留 pure_bf16 改用 ZeRO-2。"},
-    "lf_quantization_zero3": {"en": "**{method} `quantization_bit: {value}` with DeepSpeed ZeRO-3 is refused by LLaMA-Factory**: "
-                                    "with ZeRO-3 only 4-bit bitsandbytes works (HQQ and EETQ not at all).",
-                              "zh": "**LLaMA-Factory 不允许 {method} `quantization_bit: {value}` 与 DeepSpeed ZeRO-3 同用**："
-                                    "ZeRO-3 下只能用 4 bit bitsandbytes（HQQ、EETQ 都不行）。"},
-    "lf_quantization_npu": {"en": "On Ascend, on-the-fly QLoRA ({method}, `quantization_bit: {value}`) may not work: "
-                                  "bitsandbytes is built around CUDA kernels and the vendor has not validated it; the "
-                                  "practical path is bf16 LoRA with ZeRO-2/3 (the estimate below is the formula's, not the vendor's).",
-                            "zh": "在昇腾上，在线量化 QLoRA（{method}，`quantization_bit: {value}`）可能无法运行：bitsandbytes "
-                                  "基于 CUDA 内核，厂商未验证；实际可行的是 bf16 LoRA 加 ZeRO-2/3（下面的估算来自公式，非厂商数据）。"},
-    "ds_train_batch_size": {"en": "**`train_batch_size` {value} ≠ micro batch {micro} × gradient accumulation {ga} × "
-                                  "data-parallel size {dp} = {product}**: DeepSpeed asserts {valid}.",
-                            "zh": "**`train_batch_size` {value} ≠ micro batch {micro} × 梯度累积 {ga} × 数据并行数 {dp} = "
-                                  "{product}**：DeepSpeed 要求 train_batch_size = 每卡 micro batch × 梯度累积 × 数据并行数。"},
-    "vllm_gpu_memory_utilization": {"en": "**`--gpu-memory-utilization {value}` is outside (0, 1]**: it is the share of "
-                                          "each device's memory vLLM may use; vLLM refuses a value above 1.",
-                                    "zh": "**`--gpu-memory-utilization {value}` 超出 (0, 1] 范围**：它是 vLLM 可用的"
-                                          "每卡显存比例，大于 1 时 vLLM 拒绝启动。"},
-    "vllm_max_model_len": {"en": "**`--max-model-len {value}` is above {model}'s own context of {context} tokens** "
-                                 "(catalog): vLLM refuses it at start unless you extend the context (rope scaling).",
-                           "zh": "**`--max-model-len {value}` 超过 {model} 自身的上下文 {context} token**（模型目录）："
-                                 "除非扩展上下文（rope scaling），vLLM 启动时会拒绝。"},
-    "vllm_tp_heads": {"en": "**`--tensor-parallel-size {value}` does not divide the model's {heads} attention heads**: "
-                            "vLLM needs heads % TP == 0 (valid TP: {valid}).",
-                      "zh": "**`--tensor-parallel-size {value}` 不能整除模型的 {heads} 个注意力头**：vLLM 要求头数能被 TP "
-                            "整除（可用 TP：{valid}）。"},
-    "vllm_tp_devices": {"en": "**TP {tp} × PP {pp} = {value} does not match your {devices} cards**: vLLM uses TP × PP "
-                              "devices.",
-                        "zh": "**TP {tp} × PP {pp} 与你的 {devices} 张卡不一致**：vLLM 使用 TP × PP 张卡。"},
-    "parallel_exceeds_devices": {"en": "**TP {tp} × PP {pp} × CP {cp} = {value} does not fit {devices} cards**: the card "
-                                       "count must be a multiple of TP × PP × CP.",
-                                 "zh": "**TP {tp} × PP {pp} × CP {cp} = {value} 与 {devices} 张卡不匹配**：卡数必须是 "
-                                       "TP × PP × CP 的整数倍。"},
-    "prose_conflict": {"en": "The question says {key} {value} (“{question}”), the pasted block {valid} ({block}): "
-                             "the block's value is used.",
-                       "zh": "问题中写的 {key} 是 {value}（“{question}”），粘贴的配置是 {valid}（{block}）：按配置中的值计算。"},
-}
 ERROR_ZH = {  # the tool's errors a Chinese question meets most, in Chinese (the English message kept where it names a line)
     "unknown_model": "模型不在目录中：请给出参数量（params_b，例如 7）或把它的 config.json 一起贴上。",
     "no_hardware": "配置在 GPU 上运行，但没有说明型号：请给出硬件（例如 a100、h100、4090）。",
@@ -320,7 +277,7 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     if r.get("oom"):  # a message: what it says and what to change first, then the estimate of the job it names
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     else:
-        out = [*findings, *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
+        out = [*findings, *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     if r.get("table"):
         out.append(_p("table", lang, rows="; ".join(r["table"])))
     sep = "；" if lang == "zh" else "; "
@@ -337,6 +294,22 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
         if how:
             out.append(_p("source", lang, how=sep.join(assumption_zh(a) if lang == "zh" else a for a in how)))
     return "\n\n".join(out)
+
+
+def _batch_split(r: dict[str, Any], lang: str) -> list[str]:
+    """A MindSpeed-LLM global batch that the rule (rules.py gbs_not_divisible) found whole: the split it makes, so a
+    stated GBS is used and checked in the answer, not only read."""
+    t = r.get("training") or {}
+    gbs = next((x["value"] for x in r.get("read") or [] if x["name"] == "global_batch"), None)
+    if t.get("framework") != "MindSpeed-LLM" or not isinstance(gbs, int) or any(
+            f["code"] == "gbs_not_divisible" for f in r.get("findings") or []):
+        return []
+    tp, pp, cp, mbs = t.get("tp") or 1, t.get("pp") or 1, t.get("cp") or 1, t.get("micro_batch") or 1
+    dp = t["devices"] // (tp * pp * cp)
+    if not dp or gbs % (mbs * dp):
+        return []
+    return [_p("gbs_splits", lang, gbs=gbs, mbs=mbs, dp=dp, ga=gbs // (mbs * dp), devices=t["devices"], tp=tp, pp=pp,
+               cp=f" × CP {cp}" if cp > 1 else "")]
 
 
 def _assumed(a: dict[str, Any], lang: str) -> str:
@@ -358,8 +331,9 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
     if t:
         line = [_p(r["verdict"], lang, total=t["total_gib"], usable=t["usable_gib"], hw=r["hardware"], unit=unit,
                    head=t["headroom_gib"], over=t["total_gib"] - t["usable_gib"])]
-        if (r.get("table_min_devices") or 0) > t["devices"]:  # the estimate fits where the vendor never tested
-            line.append(_p("below_table", lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
+        if (r.get("table_min_devices") or 0) > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all
+            below = "below_table_no_fit" if r["verdict"] == "does_not_fit" else "below_table"
+            line.append(_p(below, lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
         return line
     if s:
         key = "serve_fits" if s["fits"] else "serve_weights" if s["kv_cache_gib"] < 0 else "serve_no"
@@ -429,9 +403,41 @@ def _next_zero(x: dict[str, Any], lang: str) -> str:
     return f"ZeRO-{x['value'] - 1} → ZeRO-{x['value']}"
 
 
+def finding_text(f: dict[str, Any], lang: str) -> str:
+    """One finding (setup_check/rules.py) in the question's language: the rule broken by the user's value, with the
+    numbers it used and where the rule is written. The same sentence for a paste and for values said in words."""
+    fig = f.get("figures") or {}
+    text = W[f"finding_{f['code']}"][lang].format(key=f["key"], value=f["value"], valid=f["valid"],
+                                                  **{**_worded(fig, lang), **fig})
+    if f.get("source"):
+        text += " " + W["finding_source"][lang].format(source=f["source"])
+    return text
+
+
+def _worded(fig: dict[str, Any], lang: str) -> dict[str, str]:
+    """The parts of a finding's sentence that depend on the language: the user's devices, a CP factor, the layouts
+    that fit, and the recipe's cards beside the user's."""
+    en = lang == "en"
+
+    def have(n: Any) -> str:
+        return f"{n} DIE" if fig.get("die") else (f"{n} card{'s' * (n != 1)}" if en else f"{n} 张卡")
+
+    cp = fig.get("cp") or 1
+    out = {"have": have(fig.get("devices")), "cp_part": f" × CP {cp}" if cp > 1 else "", "cpx": " × CP" if cp > 1 else "",
+           "fix": "", "yours": "", "theirs": ""}
+    if fig.get("options"):
+        dp = "({} {})" if en else "（{}{}）"
+        shown = (", " if en else "，").join(f"TP {t} × PP {p}{out['cp_part']}" + (" " if en else "")
+                                           + dp.format("DP" if en else "数据并行 ", n) for t, p, n in fig["options"])
+        out["fix"] = W["finding_layout_options"][lang].format(devices=fig["devices"], options=shown)
+    if fig.get("devices") and fig.get("recipe_devices") and fig["devices"] != fig["recipe_devices"]:
+        out["yours"], out["theirs"] = ((f" on {have(n)}" if en else f"，{have(n)}") for n in (fig["devices"], fig["recipe_devices"]))
+    return out
+
+
 def _finding(f: dict[str, Any], lang: str) -> str:
     fig = f.get("figures") or {}
-    text = FINDING[f["code"]][lang].format(key=f["key"], value=f["value"], valid=f["valid"], **fig)
+    text = finding_text(f, lang)
     if f["code"] == "ds_train_batch_size" and fig.get("ga_fix"):
         text += " " + GA_FIX[lang].format(value=f["value"], **fig)
     if f.get("applied"):

@@ -8,7 +8,7 @@ a SizingError naming the line and the problem."""
 
 from __future__ import annotations
 
-from . import deepspeed, llamafactory, oom, prose, shell
+from . import benchmark, deepspeed, llamafactory, oom, prose, shell
 from .reading import Finding, OomReport, Reading, VllmLog
 from .text import Block, blocks, cut_log
 
@@ -22,6 +22,7 @@ def read_setup(text: str) -> tuple[Reading, list[str]]:
     if notice:
         out.notices.append(notice)
     oom.read_messages(text, out)
+    benchmark.read(text, out)
     found, question = blocks(text)
     json_blocks: list[dict] = []
     shell_blocks: list[str] = []
@@ -34,7 +35,8 @@ def read_setup(text: str) -> tuple[Reading, list[str]]:
     if out.deepspeed_file and "zero_stage" not in out.settings:
         deepspeed.read_name(out.deepspeed_file, out)
     hardware_words = prose.read(question, out)
-    if "vllm_command" not in out.kinds:  # a serve line's length is --max-model-len, not a training length
+    if not {"vllm_command", "benchmark_command"} & set(out.kinds):  # a serve line's length is --max-model-len; a
+        # benchmark's lengths are its lists
         prose.read_settings(question, out)
     return out, hardware_words
 

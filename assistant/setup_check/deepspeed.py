@@ -68,6 +68,7 @@ def read(data: dict[str, Any], out: Reading, name: str = "DeepSpeed JSON") -> No
         block = data.get(key)
         if isinstance(block, dict) and block.get("enabled") is True:
             out.put("precision", precision, f"{name}: {key}.enabled true", keep=True)
+            out.precisions.append(f'"{key}"')  # a JSON key
     ac = data.get("activation_checkpointing")
     if isinstance(ac, dict) and ac.get("cpu_checkpointing") is True:
         out.put("activation_offload", True, f"{name}: activation_checkpointing.cpu_checkpointing true")

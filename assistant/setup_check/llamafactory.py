@@ -13,6 +13,7 @@ from ..configs.llamafactory_names import ARGUMENT_NAMES, FINETUNING_TYPES
 from . import deepspeed
 from .errors import yaml_error
 from .reading import Finding, Reading
+from .rules import SOURCES
 
 # Arguments carried into the changed file unchanged; they do not change per-device memory.
 KEPT = ("template", "dataset", "output_dir", "learning_rate", "num_train_epochs")
@@ -93,12 +94,15 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
             take(key, "micro_batch", _int(value))
         elif key == "gradient_accumulation_steps":
             take(key, "grad_accum", _int(value))
+        elif key == "loraplus_lr_ratio" and value is not None:
+            take(key, "loraplus", value)
         elif key == "lora_rank":
             take(key, "lora_rank", _int(value))
         elif key == "lora_target" and isinstance(value, str):
             take(key, "lora_targets", value)
         elif key in ("bf16", "fp16", "pure_bf16") and _bool(value):
             take(key, "precision", key)
+            out.precisions.append(key)
         elif key in ("bf16", "fp16", "pure_bf16") and _bool(value) is False:
             used.add(key)
         elif key == "disable_gradient_checkpointing" and _bool(value) is not None:
@@ -138,7 +142,8 @@ def _bad_finetuning_type(value: str, data: dict[str, Any], out: Reading) -> None
     elif not qlora and value.lower() != "lora":
         corrected = ""
     out.findings.append(Finding(code="lf_finetuning_type", key="finetuning_type", value=value,
-                                valid=" | ".join(FINETUNING_TYPES), corrected=corrected, figures={"qlora": qlora}))
+                                valid=" | ".join(FINETUNING_TYPES), corrected=corrected, figures={"qlora": qlora},
+                                source=SOURCES["lf_arguments"]))
 
 
 def _check_quant_method(value: str, data: dict[str, Any], out: Reading) -> None:
@@ -147,8 +152,10 @@ def _check_quant_method(value: str, data: dict[str, Any], out: Reading) -> None:
     if value not in QUANT_METHODS:
         out.findings.append(Finding(code="lf_quantization_method", key="quantization_method", value=value,
                                     valid=" | ".join(QUANT_METHODS), applied=method in QUANT_METHODS,
-                                    corrected=f"quantization_method: {method}" if method in QUANT_METHODS else ""))
+                                    corrected=f"quantization_method: {method}" if method in QUANT_METHODS else "",
+                                    source=SOURCES["lf_arguments"]))
     if bits and method in QUANT_BITS and bits not in QUANT_BITS[method]:
         out.findings.append(Finding(code="lf_quantization_bits", key="quantization_bit", value=bits,
                                     valid=" | ".join(map(str, QUANT_BITS[method])), figures={"method": method},
-                                    corrected=f"quantization_bit: {QUANT_BITS[method][0] if method == 'bnb' else QUANT_BITS[method][-1]}"))
+                                    corrected=f"quantization_bit: {QUANT_BITS[method][0] if method == 'bnb' else QUANT_BITS[method][-1]}",
+                                    source=SOURCES["lf_quant"]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from .reading import Finding, Reading
+from .shell import MEGATRON_FLAGS, MINDSPEED_VARS
 
 _TIMES = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*[x×*]\s*([A-Za-z][\w.\-]*|\d{3,4}[A-Za-z]*[\w.\-]*)", re.IGNORECASE)
 _COUNT = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*(?:张|块|个)?\s*(?:卡|cards?\b|GPUs?\b|NPUs?\b|devices?\b|DIEs?\b)", re.IGNORECASE)
@@ -25,9 +26,15 @@ _LEN_KEYED = re.compile(r"(?:cutoff(?:_len)?|seq(?:uence)?[_ ]?len(?:gth)?|max[_
 _LEN_BARE = re.compile(r"(?<![\w.])(512|1024|2048|4096|8192|16384|32768|65536|131072|[1-9]\d?k)(?![\w.])", re.I)
 # the word right before a bare number that makes it something else: "global batch 2048", "rank 16"
 _NOT_LENGTH = re.compile(r"(?:batch(?:[_ ]size)?|GBS|MBS|\bbs|steps|iters?|rank|epochs?|样本|步)\s*[:=]?\s*$", re.I)
-_ZERO = re.compile(r"\bzero[-_ ]?(?:stage[-_ ]?)?([0-3])\b|(?:\b|ds_)z([0-3])\b", re.I)  # "ds_z3" too
+_ZERO = re.compile(r"\bzero[-_ ]?(?:stage[-_ ]?)?(\d)\b|(?:\b|(?<=ds_))z(\d)\b", re.I)  # a stage beyond 3 is a finding
 _MICRO = re.compile(r"(?:per_device(?:_train_batch_size)?|per device|micro[_ ]?batch(?:[_ ]?size)?|\bMBS)\s*[:=]?\s*(\d{1,4})", re.I)
 _FRAMEWORK = [("MindSpeed-LLM", re.compile(r"mindspeed", re.I)), ("LLaMA-Factory", re.compile(r"llama-?factory", re.I))]
+# A layout said in words or flags beside a pasted log ("16 卡 TP 4 PP 2 MBS 2", "--tensor-model-parallel-size 8"): the
+# script's own names (shell.py), so the estimate runs on the layout the log came from, not TP 1 PP 1.
+_LAYOUT = [(setting, re.compile(rf"(?<![\w-])(?:{name}|--{flag})\s*[:=]?\s*(\d{{1,4}})(?![\w.])"))
+           for setting in ("tp", "pp", "cp", "ep", "global_batch")
+           for name in [k for k, v in MINDSPEED_VARS.items() if v == setting][:1]
+           for flag in [k for k, v in MEGATRON_FLAGS.items() if v == setting][:1]]
 
 
 def _length(m: re.Match) -> int:
@@ -55,12 +62,18 @@ def read_settings(prose: str, out: Reading) -> None:
         if m := pattern.search(prose):
             said["framework"] = (framework, m.group(0))
             break
+    for setting, pattern in _LAYOUT:
+        if m := pattern.search(prose):
+            said[setting] = (int(m.group(1)), m.group(0))
     for name, (value, words) in said.items():
         block = out.settings.get(name)
         if block is not None and block != value and not (name == "method" and {block, value} == {"lora", "qlora"}):
             out.findings.append(Finding(code="prose_conflict", key=name, value=value, valid=str(block),
                                         figures={"question": words.strip(), "block": out.sources.get(name, "")}))
         out.put(name, value, f"question: {words.strip()}", keep=True)
+
+
+MAX_PER_NODE = 8  # the most devices one server holds (Snt9B/Snt9B23 nodes, 8-GPU servers)
 
 
 def read(prose: str, out: Reading) -> list[str]:
@@ -77,7 +90,8 @@ def read(prose: str, out: Reading) -> list[str]:
     if m := _NODES.search(prose):
         out.put("nodes", int(m.group(1)), f"question: {m.group(0)}", keep=True)
         per = _COUNT.match(prose, _PER_NODE.match(prose, m.end()).end())  # type: ignore[union-attr]
-        if per and out.sources.get("devices", "").endswith(per.group(0).strip()):  # "2台8卡", "2 nodes of 8 cards"
+        if per and out.sources.get("devices", "").endswith(per.group(0).strip()) and int(per.group(1)) <= MAX_PER_NODE:
+            # "2台8卡", "2 nodes of 8 cards"; "2 机 16 卡" is the total (no node holds more than 8 of these parts)
             out.put("devices", int(m.group(1)) * int(per.group(1)), f"question: {prose[m.start():per.end()].strip()}")
     words += [m.group(0) for m in _HW_WORD.finditer(prose)]
     return words

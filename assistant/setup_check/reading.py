@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Kind = Literal["llamafactory_yaml", "deepspeed_json", "mindspeed", "vllm_command", "launch_command", "oom_message",
-               "vllm_log"]
+               "vllm_log", "benchmark_command"]
 
 
 class OomReport(BaseModel):
@@ -41,7 +41,10 @@ class VllmLog(BaseModel):
 FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quantization_bits", "lf_pure_bf16_zero3",
                       "lf_quantization_zero3", "lf_quantization_npu",
                       "ds_train_batch_size", "vllm_gpu_memory_utilization", "vllm_max_model_len", "vllm_tp_heads",
-                      "vllm_tp_devices", "parallel_exceeds_devices", "prose_conflict"]
+                      "vllm_tp_devices", "parallel_exceeds_devices", "prose_conflict", "batch_positive", "zero_stage_range",
+                      "gbs_not_divisible", "lf_stage_model", "lf_ppo_zero3", "lf_dpo_lora", "recipe_zero_mismatch",
+                      "benchmark_list_lengths", "benchmark_rates_prompts", "die_whole_cards", "cards_multiple_of_8",
+                      "both_precisions", "lf_loraplus_model"]
 
 
 class Finding(BaseModel):
@@ -54,6 +57,8 @@ class Finding(BaseModel):
     corrected: str = Field("", description="The corrected line, ready to paste ('' when the user must choose).")
     figures: dict[str, Any] = Field(default_factory=dict, description="The numbers the check used (for the answer).")
     applied: bool = Field(False, description="The estimate used the corrected value.")
+    source: str = Field("", description="Where the rule is written: the framework's own check or the vendor page.")
+    fix: dict[str, Any] = Field(default_factory=dict, description="The settings the estimate ran on instead (applied).")
 
 
 class Reading(BaseModel):
@@ -68,6 +73,8 @@ class Reading(BaseModel):
     command: str | None = Field(None, description="The vLLM command line as pasted (continuations joined).")
     hf_config: str | None = Field(None, description="A pasted Hugging Face config.json, for a model not in the catalog.")
     notices: list[str] = Field(default_factory=list)
+    precisions: list[str] = Field(default_factory=list, description="Every precision switched on, as written "
+                                  "('bf16', '\"fp16\"' in a JSON): more than one is a rule (rules.py).")
     findings: list[Finding] = Field(default_factory=list, description="Values the framework would refuse, with the fix.")
 
     def put(self, name: str, value: Any, source: str, *, keep: bool = False) -> None:
@@ -79,7 +86,7 @@ class Reading(BaseModel):
 
     def kinds_of_config(self) -> list[Kind]:
         """What was read besides messages and logs: the configs and command lines."""
-        return [k for k in self.kinds if k not in ("oom_message", "vllm_log")]
+        return [k for k in self.kinds if k not in ("oom_message", "vllm_log", "benchmark_command")]
 
     def add_kind(self, kind: Kind) -> None:
         if kind not in self.kinds:

@@ -89,8 +89,8 @@ def _assignment(name: str, value: str, out: Reading) -> None:
 def _command(line: str, env: dict[str, str], out: Reading) -> None:
     try:
         words = [_value(w, env) for w in shlex.split(line, comments=True)]
-    except ValueError:
-        return
+    except ValueError:  # an apostrophe in the user's words after the command ("… what's wrong?"): split on spaces
+        words = [_value(w, env) for w in line.split("#")[0].split()]
     while words and ASSIGN.match(words[0]):  # FORCE_TORCHRUN=1 NNODES=2 llamafactory-cli ...
         m = ASSIGN.match(words.pop(0))
         if m:
@@ -152,7 +152,23 @@ def _flags(words: list[str], out: Reading, table: dict[str, str], what: str) -> 
     return rest
 
 
+def command_extent(words: list[str]) -> list[str]:
+    """The words of a command line up to where the user's own words start: after the first flag, each word is a flag
+    or the value of the flag before it; the first word that is neither ("on 2x 910B", "单张 910B 能起吗", "-> ValueError")
+    ends the command, so a generated command carries only real flags."""
+    first = next((i for i, w in enumerate(words) if w.startswith("-")), len(words))
+    out = words[:first]
+    for w in words[first:]:
+        flag = w.startswith("-") and len(w) > 1 and not w[1:2].isdigit()
+        value_of_flag = out and out[-1].startswith("-") and "=" not in out[-1] and not out[-1][1:2].isdigit()
+        if not (flag or value_of_flag) or w in ("->", "=>", "|"):
+            break
+        out.append(w)
+    return out
+
+
 def _vllm(words: list[str], out: Reading) -> None:
+    words = command_extent(words)
     out.add_kind("vllm_command")
     out.command = shlex.join(words)
     if words[:2] == ["vllm", "serve"] and len(words) > 2 and not words[2].startswith("-"):

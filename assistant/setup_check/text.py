@@ -55,6 +55,19 @@ _SHELL_LINE = re.compile(r"^\s*(export\s+\w+=|\w+=\S*\s*(#.*)?$|(\S+=\S+\s+)*(vl
                          r"\$|\S*/))|--[\w-]+)")
 
 
+def inline_json(line: str) -> str | None:
+    """A JSON object written inside a sentence, from its first '{"' to the brace that closes it."""
+    start = line.find('{"')
+    if start < 0:
+        return None
+    depth = 0
+    for k, ch in enumerate(line[start:], start):
+        depth += (ch == "{") - (ch == "}")
+        if depth == 0:
+            return line[start:k + 1]
+    return None
+
+
 def runs(text: str) -> list[Block]:
     """Unfenced text: consecutive lines that are YAML-like, shell-like (with backslash continuations) or
     a JSON object from '{' to its closing '}' become blocks; prose lines end them."""
@@ -75,6 +88,8 @@ def runs(text: str) -> list[Block]:
             continue
         kind = "sh" if _SHELL_LINE.match(line) else "yaml" if _YAML_LINE.match(line) and line.strip() else ""
         if not kind:
+            if obj := inline_json(line):  # "ds config: {"zero_optimization": …} — problems?": the object in the sentence
+                out.append(Block(obj, "json"))
             i += 1
             continue
         j = i

@@ -107,9 +107,9 @@ class Change(BaseModel):
 
 
 class CheckSetupResult(BaseModel):
-    kind: Literal["training", "serving", "oom_only"] = Field(description="What was checked: training, serving, or an out-of-memory message alone (oom_only).")
+    kind: Literal["training", "serving", "oom_only", "benchmark"] = Field(description="What was checked: training, serving, an out-of-memory message alone (oom_only), or a benchmark command's lists (benchmark).")
     recognised: list[str] = Field(description="What the text held: llamafactory_yaml, deepspeed_json, mindspeed, "
-                                  "vllm_command, launch_command, oom_message, vllm_log.")
+                                  "vllm_command, launch_command, oom_message, vllm_log, benchmark_command.")
     model: str | None = Field(description="Canonical catalog id of the model the text names (null if none).")
     hardware: str | None = Field(description="Hardware catalog id the check used (null for an OOM message alone).")
     unit: str | None = Field(description="What one device is: card, or DIE on Snt9B23.")

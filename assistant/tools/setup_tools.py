@@ -19,7 +19,7 @@ from .estimates import InferenceResult, TrainingMemoryResult
 from .registry import REGISTRY, tool
 from .setup_changes import SPEED_COST, diagnose_oom, oom_remedies, serving_ladder, training_ladder, verdict_of
 from .setup_models import Assumed, Change, CheckSetupArgs, CheckSetupResult, ConfigFileOut, ReadSetting
-from .setup_validity import check_quantization_on_npu, check_serving, check_training
+from .setup_validity import check_any, check_serving, check_training
 
 # Framework defaults a config leaves out (LLaMA-Factory 0.9.x / transformers TrainingArguments; MindSpeed-LLM).
 LF_DEFAULTS = {"method": "lora", "stage": "sft", "seq_len": 2048, "micro_batch": 8, "grad_accum": 1, "zero_stage": 0}
@@ -195,13 +195,24 @@ def _table(ctx, model_id: str | None, s: dict[str, Any], hw_id: str, result: dic
         cards = f"{row['cards']} {row['unit']}" if row["supported"] else "not supported ('-')"
         out.append(f"{row['framework']} {row['model']} {row['strategy']} SEQ_LEN {row['seq_len']} on {row['hardware']}: "
                    f"{cards} ({source_as_known(row['source'])})")
-    if s["framework"] == "LLaMA-Factory" and part == "Snt9B":
-        rec = _try(ctx, "training_recipe", {"model": model_id, "strategy": s["method"], "seq_len": s["seq_len"]})
-        if rec and rec.get("found"):
-            out.append(f"LLaMA-Factory recipe {model_id} {s['method']} cutoff_len {rec['seq_len_used']}: {rec['deepspeed']}, "
-                       f"GA {rec['grad_accum']}, {rec['nodes']} x {rec['cards_per_node']} cards "
-                       f"({source_as_known(rec['source'])})")
+    rec = _recipe(ctx, model_id, s, hw_id)
+    if rec:
+        out.append(_recipe_line(model_id, s, rec))
     return out
+
+
+def _recipe(ctx, model_id: str | None, s: dict[str, Any], hw_id: str) -> dict[str, Any] | None:
+    """The LLaMA-Factory recipe row (seeds/000, Snt9B) for the same model, method and length, if the table has one."""
+    if model_id is None or hw_id != "snt9b" or s["framework"] != "LLaMA-Factory" or s["method"] not in ("lora", "full") \
+            or s["stage"] not in ("sft", "pt"):
+        return None
+    rec = _try(ctx, "training_recipe", {"model": model_id, "strategy": s["method"], "seq_len": s["seq_len"]})
+    return rec if rec and rec.get("found") else None
+
+
+def _recipe_line(model_id: str | None, s: dict[str, Any], rec: dict[str, Any]) -> str:
+    return (f"LLaMA-Factory recipe {model_id} {s['method']} cutoff_len {rec['seq_len_used']}: {rec['deepspeed']}, "
+            f"GA {rec['grad_accum']}, {rec['nodes']} x {rec['cards_per_node']} cards ({source_as_known(rec['source'])})")
 
 
 def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], result: dict[str, Any]) -> None:
@@ -209,8 +220,15 @@ def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], res
     model_id, model_args = _model(ctx, r, args, assumed)
     hw_id = ctx.resolver.hardware_id(_hardware(ctx, r, args, words, assumed))
     hw = ctx.kb.hardware_row(hw_id)
-    s = check_training(r, _training_base(r, args, hw, assumed))
-    check_quantization_on_npu(r, s, hw["kind"])
+    base = _training_base(r, args, hw, assumed)
+    recipe = _recipe(ctx, model_id, base, hw_id) if "zero_stage" in r.settings else None  # a stage the user chose
+    if recipe and recipe["seq_len_used"] != base["seq_len"]:
+        recipe = None  # a row for another length is no rule for this one
+    s = check_training(r, base, {
+        "accelerator_kind": hw["kind"], "model_id": model_id,
+        "recipe_zero_stage": (recipe or {}).get("zero_stage"), "recipe_offload": (recipe or {}).get("offload"),
+        "recipe_devices": recipe["nodes"] * recipe["cards_per_node"] if recipe else None,
+        "recipe_row": _recipe_line(model_id, base, recipe) if recipe else None})
     est = _call(ctx, "estimate_training_memory", _estimate_args(model_args, hw_id, s))
     verdict = verdict_of(est)
     result.update(model=est["model"], hardware=hw_id, unit=hw["unit"], framework=s["framework"], verdict=verdict,
@@ -357,11 +375,11 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
                           "JSON, MindSpeed-LLM variables, vLLM / torchrun / deepspeed / llamafactory-cli command or "
                           "out-of-memory message.", field="text",
                           valid=["llamafactory_yaml", "deepspeed_json", "mindspeed", "vllm_command", "launch_command",
-                                 "oom_message", "vllm_log"])
+                                 "oom_message", "vllm_log", "benchmark_command"])
     read, kept = _kept_and_read(reading)
     kinds = set(reading.kinds)
     kind = "serving" if "vllm_command" in kinds or ("vllm_log" in kinds and not kinds & _TRAIN_KINDS) else (
-        "training" if kinds & _TRAIN_KINDS else "oom_only")
+        "training" if kinds & _TRAIN_KINDS else "benchmark" if kinds == {"benchmark_command"} else "oom_only")
     result: dict[str, Any] = dict(kind=kind, recognised=list(reading.kinds), model=None, hardware=None, unit=None,
                                   framework=None, read=read, assumed=[], unused=reading.unused, kept=kept,
                                   unknown=reading.unknown, notices=reading.notices, verdict=None,
@@ -379,6 +397,8 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
                       over_gib=round(log.kv_needed_gib - log.kv_cache_gib, 2))  # vLLM's own figures
     elif log and log.no_cache_memory:
         result["verdict"] = "does_not_fit"  # vLLM's own finding: nothing left for the KV cache
+    elif kind == "benchmark":  # the lists the script pairs up; no memory to size
+        check_any(reading)
     elif kind != "oom_only":
         if kind == "training":  # validity needs no model: DeepSpeed's batch identity, TP x PP against the cards
             check_training(reading, {**reading.settings, "devices": args.devices or reading.settings.get("devices")})

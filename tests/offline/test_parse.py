@@ -126,6 +126,10 @@ def test_config_formats(parse, q, fmt):
     ("qwen2 72b 全参微调，序列长度4096，需要几个节点？", "zh"), ("用MindSpeed-LLM全参微调llama3.1-70b 8k 最少多少卡", "zh"),
     ("How many cards for 千问2.5-72B LoRA?", "en"), ("How many cards for llama3.1-8b LoRA微调 with LlamaFactory?", "en"),
     ("qwen3-8b lora 多少卡", "zh"), ("那8k呢", "zh"), ("and with 8k?", "en"),
+    # a scheduler event pasted into a Chinese question is not its language
+    ("事件是 0/4 nodes are available: 4 Insufficient huawei.com/ascend-1980 and 4 node(s) had untolerated taint，我要 32 卡怎么办",
+     "zh"),
+    ("the job says 0/4 nodes are available: 4 Insufficient huawei.com/ascend-1980, why?", "en"),
 ])
 def test_language(q, lang):
     assert language(q) == lang

@@ -152,3 +152,99 @@ def test_deepspeed_batch_mismatch_names_both_fixes(assistant):
 def test_chinese_error_is_chinese(assistant):
     a = assistant.ask("这个能跑吗\nmodel_name_or_path: /data/my-private-model\nfinetuning_type: lora\ncutoff_len: 4096")
     assert a.answer.startswith("无法检查这个配置：模型不在目录中") and "catalog" not in a.answer
+
+
+def test_a_chinese_question_on_the_same_line_as_a_serve_command_is_answered_in_chinese(assistant):
+    a = assistant.ask("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 --gpu-memory-utilization 0.95 "
+                      "这样在单卡 910B 上能起来吗").answer
+    assert a.startswith("**放得下") or a.startswith("**放不下")
+
+
+def test_chinese_words_before_an_oom_message_on_one_line_keep_the_answer_chinese(assistant):
+    a = assistant.ask("训练报这个错怎么办：RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB "
+                      "total capacity; 58.10 GiB already allocated; 0.50 GiB free) qwen2.5-7b 全参 4096，8 卡").answer
+    assert a.startswith("OOM 报错")
+
+
+def test_benchmark_lists_in_a_chinese_sentence(assistant):
+    a = assistant.ask("跑性能测试 --prompt-tokens 1024 2048 4096 --output-tokens 512 --parallel-num 1 2 4 这样写对吗").answer
+    assert a.startswith("**`--prompt-tokens` 有 3 个值（1024 2048 4096），`--output-tokens` 只有 1 个（512）**")
+    assert "5905029" in a
+
+
+def test_a_yaml_with_another_zero_stage_than_the_recipe_names_it(assistant):
+    # seeds/000: llama2-13b full, cutoff_len 8192 -> ZeRO-3
+    a = assistant.ask("这个配置在 Snt9B 上用 8 卡跑全参有没有问题？\n```yaml\nmodel_name_or_path: /data/llama2-13b\nstage: sft\n"
+                      "finetuning_type: full\ndeepspeed: examples/deepspeed/ds_z1_config.json\ncutoff_len: 8192\n"
+                      "per_device_train_batch_size: 1\ngradient_accumulation_steps: 8\nbf16: true\n```").answer
+    assert a.startswith("**你的配置与厂商配方表中同一任务不同：你用的是 ZeRO-1")
+    assert "配方表用的是 ZeRO-3" in a.split("\n")[0]
+
+
+def test_the_part_named_after_a_serve_command_on_the_same_line_is_the_users(assistant):
+    a = assistant.ask("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 16384 --gpu-memory-utilization 0.9 "
+                      "在单张 4090 上够不够")
+    assert a.tool_calls[0].result["hardware"].startswith("rtx4090") and a.answer.startswith("**放")
+
+
+def test_a_serve_line_with_the_question_after_it_generates_only_real_flags(assistant):
+    # fresh round 7 s73 / s75: the question's words after the flags are not part of the command
+    a = assistant.ask("vllm serve /models/Qwen2.5-32B-Instruct --tensor-parallel-size 1 --max-model-len 32768 "
+                      "--gpu-memory-utilization 0.9  单张 910B 能起吗").answer
+    assert "能起吗'" not in a and "'单张'" not in a and "--gpu-memory-utilization 0.9\n```" in a
+    b = assistant.ask("vllm serve Qwen2.5-72B-Instruct --tensor-parallel-size 2 on 2x 910B -> ValueError: No available "
+                      "memory for the cache blocks. what now?").answer
+    assert "on 2x 910B" not in b.split("```bash")[-1] and "'->'" not in b
+
+
+def test_the_layout_said_beside_an_oom_log_reaches_the_estimate(assistant):
+    # fresh round 7 s71: TP 4 PP 2 stated beside the log; the estimate runs on them, not on TP 1 PP 1
+    ans = assistant.ask("MindSpeed 训 qwen2.5-32b 全参，16 卡 TP 4 PP 2 MBS 2，报：RuntimeError: NPU out of memory. Tried to "
+                        "allocate 768.00 MiB (NPU 1; 60.97 GiB total capacity; 59.40 GiB already allocated; 0 bytes free)，怎么改")
+    (call,) = [c for c in ans.tool_calls if c.name == "check_setup"]
+    read = {r["name"]: r["value"] for r in call.result["read"]}
+    assert (read["tp"], read["pp"], read["devices"]) == (4, 2, 16)
+
+
+def test_bf16_and_fp16_both_enabled_leads_the_answer(assistant):
+    # fresh round 7 s74 class: DeepSpeed refuses both; it must be said first, not only in a quoted note
+    a = assistant.ask("Is this ok for llama3.1-8b full on 8 910B?\n```json\n{\"zero_optimization\": {\"stage\": 3}, "
+                      "\"bf16\": {\"enabled\": true}, \"fp16\": {\"enabled\": true}, \"train_micro_batch_size_per_gpu\": 1}\n```").answer
+    assert a.startswith("**bf16 and fp16 are both enabled (bf16 + fp16)**")
+
+
+def test_lora_plus_on_another_model_names_the_vendor_limit(assistant):
+    # fresh round 7 s78: the guide (590620) allows DPO only for llama3 and lora+ only for qwen1.5-7B
+    a = assistant.ask("这个 yaml 在 8 张 Snt9B 上跑行吗？\nmodel_name_or_path: /data/Qwen2.5-7B-Instruct\nstage: dpo\n"
+                      "finetuning_type: lora\ndeepspeed: examples/deepspeed/ds_z2_config.json\ncutoff_len: 4096\n"
+                      "loraplus_lr_ratio: 16.0").answer
+    assert "DPO 训练只支持 llama3 系列" in a and "lora+（`loraplus_lr_ratio: 16.0`）只支持 qwen1.5-7B" in a
+
+
+def test_request_rates_and_num_prompts_pair_up(assistant):
+    # fresh round 7 s77: 3 rates, 2 counts; 5905029: one --num-prompts per rate
+    a = assistant.ask("python benchmark_serving.py --backend openai --dataset custom.json --dataset-type custom "
+                      "--tokenizer /data/qwen2.5-7b --request-rate 1 2 4 --num-prompts 100 200   <- errors out, why?").answer
+    assert a.startswith("**`--request-rate` has 3 values (1 2 4) but `--num-prompts` has 2 (100 200)**")
+
+
+def test_a_setup_unlike_the_recipe_row_says_so_in_the_body(assistant):
+    # fresh round 7 s70: seeds/000 Yi 34B lora 8192 is ZeRO-3 on 1 x 4 cards; the user has ZeRO-2 on 2 cards
+    a = assistant.ask("2 snt9b cards, ok?\nmodel_name_or_path: /data/Yi-34B\nstage: sft\nfinetuning_type: lora\n"
+                      "deepspeed: examples/deepspeed/ds_z2_config.json\ncutoff_len: 8192\nper_device_train_batch_size: 1").answer
+    assert "you use ZeRO-2 on 2 cards; the recipe uses ZeRO-3 on 4 cards" in a.split("```")[0]
+
+
+def test_a_global_batch_that_splits_whole_is_shown_split(assistant):
+    # hand computation: 2 nodes x 8 = 16 cards; DP = 16 / (TP 4 x PP 1) = 4; GBS 60 / (MBS 1 x 4) = GA 15
+    a = assistant.ask("qwen2.5-14b full, MindSpeed, 16 cards:\n```bash\nNNODES=2\nNPUS_PER_NODE=8\nTP=4\nPP=1\nMBS=1\n"
+                      "GBS=60\nSEQ_LEN=4096\n```\n这样 GBS 设置对吗？").answer
+    assert "**GBS 60 可以整除**：MBS 1 × DP 4 × GA 15 = 60" in a
+
+
+def test_nodes_and_a_total_above_a_node_are_the_total(assistant):
+    # "2 机 16 卡": 16 cards in all (no node holds more than 8); seeds/000 Yi 34B full 8192 is 4 x 8 = 32 cards
+    a = assistant.ask("Yi-34B 全参 8192，我打算 2 机 16 卡，yaml 如下，行不行：\nmodel_name_or_path: /data/Yi-34B\nstage: sft\n"
+                      "finetuning_type: full\ndeepspeed: examples/deepspeed/ds_z3_config.json\ncutoff_len: 8192\n"
+                      "per_device_train_batch_size: 1\ngradient_accumulation_steps: 8").answer
+    assert a.startswith("**你的配置与厂商配方表中同一任务不同：你用的是 ZeRO-3，16 张卡，配方表用的是 ZeRO-3，32 张卡**")

@@ -15,21 +15,27 @@ def names(ans) -> list[str]:
     return [c.name for c in ans.tool_calls]
 
 
+def refused(lang: str = "en", task: str = "training", **fields) -> str | None:
+    """What the setup rules (setup_check/rules.py) refuse in values said in words, as the answer says it."""
+    said = checks.stated(fields, task, lang)[0]
+    return said[0] if said else None
+
+
 def test_layout_must_divide_the_training_devices():
-    said = checks.layout(8, 3, None, 16, "training", "16 cards", "en")
+    said = refused(tp=8, pp=3, devices=16)
     assert said and said.startswith("No: TP 8 × PP 3 = 24 does not divide your 16 cards")
     assert "TP 8 × PP 2 (DP 1), TP 8 × PP 1 (DP 2)" in said  # 16 / (8 x 2) = 1, 16 / 8 = 2
-    assert checks.layout(2, 2, None, 8, "training", "8 cards", "en") is None  # 8 / 4 = 2 data-parallel groups
-    assert checks.layout(8, 2, 4, 64, "training", "64 cards", "en") is None  # 64 / 64 = 1
-    assert checks.layout(3, None, None, 8, "serving", "8 cards", "en") is None  # vLLM only needs TP x PP <= devices
-    assert "需要 16 个设备" in (checks.layout(8, 2, None, 8, "serving", "8 张卡", "zh") or "")
+    assert refused(tp=2, pp=2, devices=8) is None  # 8 / 4 = 2 data-parallel groups
+    assert refused(tp=8, pp=2, cp=4, devices=64) is None  # 64 / 64 = 1
+    assert refused(task="serving", tp=3, devices=8) is None  # vLLM only needs TP x PP <= devices
+    assert "需要 16 个设备" in (refused("zh", "serving", tp=8, pp=2, devices=8) or "")
 
 
 def test_an_odd_die_count_is_no_count_on_a_two_die_card():
-    assert checks.whole_cards(4, 2, "Snt9B23", "en") is None
-    said = checks.whole_cards(3, 2, "Snt9B23", "zh") or ""
+    assert refused(die_count=4, dies_per_card=2, part_name="Snt9B23") is None
+    said = refused("zh", die_count=3, dies_per_card=2, part_name="Snt9B23") or ""
     assert said.startswith("不能：Snt9B23 上不能用 3 个 DIE") and "2 或 4 个 DIE" in said
-    assert checks.whole_cards(3, 1, "Snt9B", "en") is None  # one device per card: any count
+    assert refused(die_count=3, dies_per_card=1, part_name="Snt9B") is None  # one device per card: any count
 
 
 def test_env_var_layout_is_checked_against_nodes_times_devices_per_node(assistant):
@@ -48,7 +54,8 @@ def test_an_odd_die_count_is_answered_not_doubled(assistant):
 def test_a_zero_stage_beyond_three_is_named_in_any_form(assistant):
     pasted = assistant.ask('ds config check pls: {"zero_optimization": {"stage": 4, "offload_optimizer": {"device": "cpu"}}, '
                            '"train_micro_batch_size_per_gpu": 2} — for llama3.1-8b full on 8 910B').answer
-    assert pasted.startswith("“stage: 4” is not a ZeRO stage") and "0, 1, 2 and 3" in pasted
+    # the JSON inside the sentence is read as a paste: the setup rule's sentence (DeepSpeed's stages 0-3) leads
+    assert pasted.startswith("**ZeRO-4: no such ZeRO stage**: DeepSpeed's ZeRO stages are 0 | 1 | 2 | 3")
     prose = assistant.ask("deepspeed stage 7 for qwen2.5-7b 全参, 8 卡 910B 行吗").answer
     assert "“stage 7”不是有效的 ZeRO 阶段" in prose
 
@@ -97,7 +104,7 @@ def test_a_setting_a_tool_took_is_said_and_one_none_takes_is_named_with_why(assi
 
 def test_a_tp_that_does_not_divide_the_heads_is_said(assistant):
     # models.csv: llama3.1-8b has 32 attention heads, qwen2.5-7b 28; 3 divides neither
-    assert checks.tp_heads(4, 32, "llama3.1-8b", "en") is None
+    assert refused(task="serving", tp=4, heads=32, model_id="llama3.1-8b") is None
     ans = assistant.ask("--model llama3.1-8b --tensor-parallel-size 3 --max-model-len 16384 on 4090s, ok?").answer
     assert ans.startswith("No: TP 3 does not divide the 32 attention heads of llama3.1-8b") and "TP 1 / 2 / 4 / 8" in ans
     assert assistant.ask("qwen2.5-7b 推理 TP 3 行不行").answer.startswith("不能：TP 3 不能整除 qwen2.5-7b 的 28 个注意力头")
@@ -122,7 +129,7 @@ def test_a_global_batch_must_split_over_the_data_parallel_groups(assistant):
     # 24 cards / (TP 8 x PP 1) = DP 3; GBS 100 / (MBS 1 x 3) is not whole; 99 and 102 are the nearest that are
     ans = assistant.ask("24 cards (3 nodes), TP 8 PP 1, MBS 1, GBS 100 — mindspeed refuses to start. why?").answer
     assert ans.startswith("No: the global batch 100 is not a multiple of MBS 1 × DP 3 = 3") and "GBS 99 or 102" in ans
-    assert checks.batch_split(128, 1, 8, 1, None, 16, "en") is None  # 128 / (1 x 2) = 64
+    assert refused(global_batch=128, micro_batch=1, tp=8, pp=1, devices=16) is None  # 128 / (1 x 2) = 64
 
 
 def test_a_negative_or_zero_batch_setting_is_refused_in_any_form(assistant):

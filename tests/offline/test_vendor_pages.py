@@ -252,3 +252,12 @@ def test_a_question_in_two_parts_gets_a_fact_for_each(assistant):
     """Round 6 s69: TRAIN_ITERS defaults to SN / GBS * EPOCH; CP >= 2 when SEQ_LEN > 32768 (Llama3 only)."""
     lead = lead_of(assistant.ask("MindSpeed 启动脚本里 TRAIN_ITERS 不设的话默认是多少？CP 什么时候需要改").answer)
     assert "SN / GBS * EPOCH" in lead and "32768" in lead, lead
+
+
+def test_the_most_specific_event_signature_leads(assistant):
+    # fresh round 7 s76: MindX FAQ dlug_guide_03_000046 ("annotations(7) not same node idle(8)": reinstall Ascend Device
+    # Plugin) leads, not the Volcano restart of the general Pending section
+    a = assistant.ask("Events: Warning FailedScheduling volcano all nodes are unavailable: 1 node annotations(7) not same "
+                      "node idle(8). 这是啥问题").answer
+    lead = a.split("\n")[0]
+    assert lead.startswith("**结论**") and "重新安装 Ascend Device Plugin" in lead and "dlug_guide_03_000046" in lead

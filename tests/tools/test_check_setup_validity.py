@@ -123,7 +123,7 @@ def test_tensor_parallel_must_divide_attention_heads(call, model, tp, heads, bet
 def test_tensor_parallel_beyond_the_stated_cards(call):
     out = ok(call, text="vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4 --max-model-len 4096\non 2x A100 80G")
     f = findings(out)["vllm_tp_devices"]
-    assert f["figures"] == {"tp": 4, "pp": 1, "devices": 2, "over": True}
+    assert f["figures"] == {"tp": 4, "pp": 1, "n": 4, "devices": 2, "die": False, "over": True}
 
 
 # ---------------------------------------------------------------- MindSpeed-LLM parallel sizes
@@ -209,3 +209,46 @@ def test_quantization_that_zero3_refuses(call, method, bits):
 def test_qlora_on_ascend_carries_the_notes_caveat(call):
     out = ok(call, text=lf_yaml("Qwen/Qwen2.5-7B-Instruct", finetuning_type="lora", quantization_bit=4), hardware="snt9b")
     assert findings(out)["lf_quantization_npu"]["figures"] == {"method": "bnb"}
+
+
+# ---------------------------------------------------------------- the setup rules (setup_check/rules.py) on a paste
+def test_ppo_on_a_qwen_model_names_the_vendor_limits_instead_of_failing(call):
+    # ModelArts LLaMA-Factory guide (590620): DPO/RM/PPO only for the llama3 series; PPO does not support ZeRO-3
+    out = ok(call, text="stage: ppo\nfinetuning_type: lora\nmodel_name_or_path: /data/Qwen2.5-7B-Instruct\n"
+                        "deepspeed: examples/deepspeed/ds_z3_config.json\ncutoff_len: 2048\non 8 910B")
+    f = findings(out)
+    assert f["lf_stage_model"]["figures"] == {"stage": "PPO", "model": "qwen2.5-7b"}
+    assert "590620" in f["lf_stage_model"]["source"]
+    assert f["lf_ppo_zero3"]["applied"] and out["training"]["zero_stage"] == 2  # the estimate runs on ZeRO-2
+
+
+def test_a_zero_stage_beyond_3_in_a_deepspeed_json(call):
+    out = ok(call, text='{"zero_optimization": {"stage": 4}, "train_micro_batch_size_per_gpu": 1, '
+                        '"gradient_accumulation_steps": 8}', model="qwen2.5-7b", hardware="a100-80g", devices=8)
+    f = findings(out)["zero_stage_range"]
+    assert (f["value"], f["valid"], f["applied"]) == (4, "0 | 1 | 2 | 3", True)
+    assert out["training"]["zero_stage"] == 3
+
+
+def test_a_yaml_zero_stage_other_than_the_recipe_rows(call):
+    # seeds/000 (模型NPU卡数、梯度累积值取值表): glm4-9b full, cutoff_len 4096 -> ZeRO-3, GA 8, 1 x 8 cards
+    out = ok(call, text=lf_yaml("/data/glm-4-9b-chat", finetuning_type="full", cutoff_len=4096,
+                                deepspeed="examples/deepspeed/ds_z2_config.json") + "\non 8 910B")
+    f = findings(out)["recipe_zero_mismatch"]
+    assert (f["value"], f["valid"], f["corrected"]) == (2, "ZeRO-3", "deepspeed: examples/deepspeed/ds_z3_config.json")
+    assert "seeds/000" in f["source"]
+
+
+def test_mindspeed_global_batch_not_divisible_by_data_parallel(call):
+    # 16 NPUs / (TP 4 x PP 2) = DP 2; MBS 2 x DP 2 = 4 does not divide GBS 30: nearest 28 / 32
+    out = ok(call, text="NNODES=2\nNPUS_PER_NODE=8\nTP=4\nPP=2\nMBS=2\nGBS=30\nSEQ_LEN=4096\nMODEL_NAME=qwen2.5-14b")
+    f = findings(out)["gbs_not_divisible"]
+    assert (f["figures"]["dp"], f["figures"]["step"], f["figures"]["nearest"]) == (2, 4, "28 / 32")
+
+
+def test_benchmark_lists_that_do_not_pair_up(call):
+    out = ok(call, text="python benchmark_parallel.py --backend openai --tokenizer /data/m --prompt-tokens 512 1024 2048 "
+                        "--output-tokens 128 256 --parallel-num 1 8")
+    assert out["kind"] == "benchmark"
+    f = findings(out)["benchmark_list_lengths"]
+    assert (f["figures"]["prompts"], f["figures"]["outputs"]) == (3, 2)

@@ -1,0 +1,438 @@
+"""The frameworks' and the vendor's rules on a setup, each in one place: which fields it needs, the test, what is
+valid, and where the rule is written. ``check`` applies every rule whose fields are present, whatever they were read
+from (a YAML, a DeepSpeed JSON, MindSpeed-LLM variables, command-line flags or the question's words), so a rule the
+notes quote is also applied to the user's own numbers. The answer writers phrase each finding by its code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .reading import Finding
+
+# Where each rule is written: the framework's own argument check, or the vendor page (and its date when it has one).
+SOURCES = {
+    "deepspeed_batch": "DeepSpeed's config check (deepspeed/runtime/config.py: micro batch, gradient accumulation and "
+    "train batch > 0, train_batch_size = micro x GA x DP)",
+    "deepspeed_zero": "DeepSpeed's ZeRO config (deepspeed/runtime/zero/config.py: stages 0-3)",
+    "megatron_world": "Megatron's argument check (arguments.py: world size divisible by TP x PP x CP); ModelArts "
+    "显存溢出错误 (modelarts_llm_train_c_5910041)",
+    "megatron_batch": "Megatron's micro-batch calculator (\"global batch size is not divisible by micro batch size times "
+    'data parallel size"); ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041)',
+    "lf_parser": "LLaMA-Factory's argument parser (hparams/parser.py)",
+    "lf_arguments": "LLaMA-Factory's argument definitions (hparams/finetuning_args.py, extras/constants.py)",
+    "lf_quant": "LLaMA-Factory's quantization check (model/model_utils/quantization.py)",
+    "lf_modelarts": "ModelArts LLaMA-Factory guide 修改训练yaml文件配置 (modelarts_llm_train_590620)",
+    "lf_qlora_npu": "the notes' caveat (lora_qlora.md): bitsandbytes is built on CUDA kernels, not validated by the vendor",
+    "lf_recipe": "ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory (seeds/000)",
+    "vllm": "vLLM's engine argument check",
+    "benchmark": "ModelArts 语言模型推理性能测试 (modelarts_llm_infer_5905029, updated 2025-08-06)",
+    "precision": "DeepSpeed's config check (\"bfloat16 and fp16 modes cannot be simultaneously enabled\"); transformers' "
+    "TrainingArguments (\"At most one of fp16 and bf16 can be True\")",
+    "megatron_heads": "Megatron's and vLLM's argument checks (attention heads divisible by the tensor-parallel size)",
+    "min_cards_die": "ModelArts: 模型最小卡数配置, 2025-06-24 (seeds/004: Snt9B23 单机 8 卡 = 16 DIE, 2 DIE 为最小单位)",
+    "train_time": "ModelArts 训练时间估算 (modelarts_llm_train_590604: 卡数大于 8 时取 8 的倍数，且不小于最小卡数)",
+}
+ZERO_STAGES = (0, 1, 2, 3)
+PREFERENCE_STAGES = ("dpo", "rm", "ppo")  # the guide: "DPO, RM and PPO only for the llama3 series"
+PREFERENCE_SERIES = "llama3"  # llama3, llama3.1, llama3.2, llama3.3 (catalog ids)
+LORAPLUS_MODEL = "qwen1.5-7b"  # the guide: "lora+ … 目前仅支持 qwen1.5-7B"
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A rule's finding on one setup: the value as written, what is valid, the numbers it used, and (when the
+    estimate cannot run on the value as written) the settings it runs on instead."""
+
+    value: Any
+    valid: str
+    figures: dict[str, Any] = field(default_factory=dict)
+    corrected: str = ""
+    fix: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    key: str  # the setting as users write it
+    needs: tuple[str, ...]  # fields that must all be present (not None)
+    test: Callable[[dict[str, Any]], Broken | None]
+    source: str  # a key of SOURCES
+    task: str | None = None  # "training" or "serving": the rule applies only there; None: both
+    refuses: bool = False  # the framework refuses to start: a question in words gets only this (nothing is sized on it)
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _positive(name: str) -> Callable[[dict[str, Any]], Broken | None]:
+    def test(f: dict[str, Any]) -> Broken | None:
+        v = f[name]
+        return (
+            None
+            if _whole(v) and v >= 1
+            else Broken(v, "a whole number >= 1", corrected=f"{name}: 1", fix={name: 1})
+        )
+
+    return test
+
+
+def _zero_stage(f: dict[str, Any]) -> Broken | None:
+    z = f["zero_stage"]
+    if z in ZERO_STAGES:
+        return None
+    return Broken(
+        z,
+        " | ".join(map(str, ZERO_STAGES)),
+        figures={"stages": f"ZeRO-{z}"},
+        corrected='"zero_optimization": {"stage": 3}',
+        fix={"zero_stage": 3},
+    )
+
+
+def _parallel(f: dict[str, Any]) -> tuple[int, int, int, int]:
+    return int(f.get("tp") or 1), int(f.get("pp") or 1), int(f.get("cp") or 1), int(f["devices"])
+
+
+def _parallel_fits(f: dict[str, Any]) -> Broken | None:
+    """TP x PP x CP must divide the devices (MindSpeed-LLM / Megatron); keep TP (it must match the weight conversion)
+    and lower PP, else the largest TP x PP that divides the devices."""
+    tp, pp, cp, devices = _parallel(f)
+    if devices % (tp * pp * cp) == 0:
+        return None
+    fits = [(t, p) for t in range(tp, 0, -1) for p in range(pp, 0, -1) if devices % (t * p * cp) == 0]
+    best = max(fits, key=lambda tp_pp: (tp_pp[0] == tp, tp_pp[0] * tp_pp[1], tp_pp[0]), default=None)
+    corrected = "" if best is None else f"PP={best[1]}" if best[0] == tp else f"TP={best[0]}\nPP={best[1]}"
+    keep = best[0] if best else None
+    options = [] if keep is None else [(keep, p, devices // (keep * p * cp)) for p in range(min(pp, devices // (keep * cp)), 0, -1)
+                                       if devices % (keep * p * cp) == 0][:2]
+    return Broken(tp * pp * cp, f"TP x PP x CP divides {devices}", corrected=corrected,
+                  figures={"tp": tp, "pp": pp, "cp": cp, "devices": devices, "die": bool(f.get("die")), "options": options,
+                           "over": tp * pp * cp > devices},
+                  fix=None if best is None else {"tp": best[0], "pp": best[1]})
+
+
+def _gbs_divisible(f: dict[str, Any]) -> Broken | None:
+    """Megatron: global batch = micro batch x data-parallel size x micro-batches per step (a whole number)."""
+    if f.get("framework") not in (None, "MindSpeed-LLM") or not (f.get("tp") or f.get("pp")):
+        return None  # a Megatron layout: LLaMA-Factory's data parallel is all the devices
+    tp, pp, cp, devices = _parallel(f)
+    gbs, mbs = f["global_batch"], f.get("micro_batch") or 1
+    if devices % (tp * pp * cp) or not (_whole(gbs) and _whole(mbs)) or gbs < 1 or mbs < 1:
+        return None  # the TP x PP rule, or the positive-value rules, speak first
+    dp = devices // (tp * pp * cp)
+    step = mbs * dp
+    if gbs % step == 0:
+        return None
+    lower, upper = gbs // step * step, (gbs // step + 1) * step
+    nearest = [v for v in (lower, upper) if v > 0]
+    low = lower or step
+    return Broken(
+        gbs,
+        f"a multiple of MBS x DP = {step}",
+        corrected=f"GBS={nearest[0] if gbs - lower <= upper - gbs and lower else upper}",
+        figures={
+            "dp": dp,
+            "mbs": mbs,
+            "step": step,
+            "tp": tp,
+            "pp": pp,
+            "cp": cp,
+            "devices": devices,
+            "nearest": " / ".join(map(str, nearest)),
+            "low": low,
+            "high": upper,
+        },
+    )
+
+
+def _ds_batch_identity(f: dict[str, Any]) -> Broken | None:
+    """DeepSpeed asserts train_batch_size == micro x GA x data-parallel size; only a JSON's own train_batch_size."""
+    if not f.get("train_batch_size_in_json"):
+        return None
+    gbs, mbs, ga = f["global_batch"], f["micro_batch"], f["grad_accum"]
+    if not all(_whole(v) and v >= 1 for v in (gbs, mbs, ga)):
+        return None
+    tp, pp, cp, devices = _parallel(f)
+    dp = max(devices // (tp * pp * cp), 1)
+    product = mbs * ga * dp
+    if product == gbs:
+        return None
+    ga_fix = gbs // (mbs * dp) if gbs % (mbs * dp) == 0 else None
+    return Broken(
+        gbs,
+        "train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel "
+        "size",
+        corrected=f'"train_batch_size": {product}',
+        figures={"micro": mbs, "ga": ga, "dp": dp, "product": product, "ga_fix": ga_fix},
+    )
+
+
+def _pure_bf16_zero3(f: dict[str, Any]) -> Broken | None:
+    if f["precision"] != "pure_bf16" or f["zero_stage"] != 3:
+        return None
+    return Broken(True, "pure_bf16 with ZeRO-0/1/2; bf16 with ZeRO-3", corrected="bf16: true", fix={"precision": "bf16"})
+
+
+def _quant_zero3(f: dict[str, Any]) -> Broken | None:
+    method = f.get("quant_method") or "bnb"  # LLaMA-Factory's default
+    if f["zero_stage"] != 3 or (method not in ("hqq", "eetq") and f["quant_bits"] == 4):
+        return None
+    return Broken(
+        f["quant_bits"],
+        "4-bit bnb with ZeRO-3",
+        figures={"method": method},
+        corrected="quantization_method: bnb\nquantization_bit: 4",
+        fix={"quant_bits": 4},
+    )
+
+
+def _quant_npu(f: dict[str, Any]) -> Broken | None:
+    if f["accelerator_kind"] != "npu":
+        return None
+    return Broken(f["quant_bits"], "bf16 LoRA with ZeRO-2/3 on Ascend", figures={"method": f.get("quant_method") or "bnb"})
+
+
+def _preference_series(f: dict[str, Any]) -> Broken | None:
+    """The ModelArts LLaMA-Factory guide: DPO, RM and PPO are supported only for the llama3 series."""
+    if f["accelerator_kind"] != "npu" or f.get("framework", "LLaMA-Factory") != "LLaMA-Factory":
+        return None
+    stage = str(f["stage"]).lower()
+    if stage not in PREFERENCE_STAGES or str(f["model_id"]).lower().startswith(PREFERENCE_SERIES):
+        return None
+    return Broken(stage, "the llama3 series", figures={"stage": stage.upper(), "model": f["model_id"]})
+
+
+def _ppo_zero3(f: dict[str, Any]) -> Broken | None:
+    if (
+        str(f["stage"]).lower() != "ppo"
+        or f["zero_stage"] != 3
+        or f.get("framework", "LLaMA-Factory") != "LLaMA-Factory"
+    ):
+        return None
+    return Broken(3, "ZeRO-0 | 1 | 2", corrected="deepspeed: examples/deepspeed/ds_z2_config.json", fix={"zero_stage": 2})
+
+
+def _dpo_lora(f: dict[str, Any]) -> Broken | None:
+    if f["accelerator_kind"] != "npu" or str(f["stage"]).lower() != "dpo" or f["method"] in ("lora", "qlora"):
+        return None
+    return Broken(f["method"], "lora", corrected="finetuning_type: lora")
+
+
+def _recipe_zero(f: dict[str, Any]) -> Broken | None:
+    """The vendor recipe row for the same model, method and length names a ZeRO stage and a card count; the setup uses
+    another (said in the answer's body, not only in the generated file's comment)."""
+    same_zero = f["zero_stage"] == f["recipe_zero_stage"] and bool(f.get("offload")) == bool(f.get("recipe_offload"))
+    devices, recipe_devices = f.get("devices"), f.get("recipe_devices")
+    if same_zero and (not devices or not recipe_devices or devices == recipe_devices):
+        return None
+    offload = "_offload" if f.get("recipe_offload") else ""
+    return Broken(
+        f["zero_stage"],
+        f"ZeRO-{f['recipe_zero_stage']}{' + offload' if offload else ''}",
+        figures={"recipe": f["recipe_row"], "recipe_stage": f["recipe_zero_stage"], "devices": devices,
+                 "recipe_devices": recipe_devices},
+        corrected="" if same_zero else f"deepspeed: examples/deepspeed/ds_z{f['recipe_zero_stage']}{offload}_config.json",
+    )
+
+
+def _utilization(f: dict[str, Any]) -> Broken | None:
+    u = float(f["gpu_memory_utilization"])
+    if 0 < u <= 1:
+        return None
+    return Broken(
+        f["gpu_memory_utilization"],
+        "0 < value <= 1 (a share of each device's memory)",
+        corrected="--gpu-memory-utilization 0.9",
+        fix={"gpu_memory_utilization": 0.9},
+    )
+
+
+def _max_model_len(f: dict[str, Any]) -> Broken | None:
+    if not f["max_context"] or int(f["max_model_len"]) <= int(f["max_context"]):
+        return None
+    return Broken(
+        f["max_model_len"],
+        f"<= {f['max_context']}",
+        corrected=f"--max-model-len {f['max_context']}",
+        figures={"context": f["max_context"], "model": f.get("model_id")},
+    )
+
+
+def _tp_heads(f: dict[str, Any]) -> Broken | None:
+    heads, tp = int(f["heads"] or 0), int(f["tp"] or 1)
+    if not heads or heads % tp == 0:
+        return None
+    ok = [t for t in range(1, heads + 1) if heads % t == 0]
+    better = min((t for t in ok if t > tp), default=max(ok))
+    return Broken(
+        tp,
+        ", ".join(str(t) for t in ok if t <= 64),
+        corrected=f"--tensor-parallel-size {better}",
+        figures={"heads": heads, "model": f.get("model_id") or "the model",
+                 "tp_options": " / ".join(str(t) for t in ok if t <= max(tp * 2, 8))},
+        fix={"tp": better},
+    )
+
+
+def _tp_devices(f: dict[str, Any]) -> Broken | None:
+    """vLLM runs one instance on TP x PP devices: more than the user has cannot start (fewer is a valid layout:
+    replicas on the rest)."""
+    tp, pp, devices = int(f["tp"] or 1), int(f.get("pp") or 1), int(f["devices"])
+    if tp * pp <= devices:
+        return None
+    fits = devices // pp if devices >= pp else None
+    return Broken(tp, f"TP x PP <= {devices}", corrected=f"--tensor-parallel-size {fits}" if fits else "",
+                  figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True},
+                  fix={"tp": fits} if fits else None)  # the estimate runs on the devices the user has
+
+
+def _benchmark_lists(f: dict[str, Any]) -> Broken | None:
+    prompts, outputs = f["prompt_tokens"], f["output_tokens"]
+    if len(prompts) == len(outputs):
+        return None
+    n = min(len(prompts), len(outputs))
+    return Broken(
+        len(prompts),
+        "--prompt-tokens and --output-tokens with the same number of entries, paired in order",
+        figures={
+            "prompts": len(prompts),
+            "outputs": len(outputs),
+            "prompt_list": " ".join(map(str, prompts)),
+            "output_list": " ".join(map(str, outputs)),
+        },
+        corrected=f"--prompt-tokens {' '.join(map(str, prompts[:n]))} --output-tokens {' '.join(map(str, outputs[:n]))}",
+    )
+
+
+def _whole_cards(f: dict[str, Any]) -> Broken | None:
+    """A count in DIE on a part whose cards hold several: only whole cards can be had (seeds/004: 2 DIE the unit)."""
+    dies, k = int(f["die_count"]), int(f["dies_per_card"])
+    if k <= 1 or dies % k == 0:
+        return None
+    low = dies // k * k
+    return Broken(dies, f"a multiple of {k} DIE", figures={"k": k, "low": low or k, "high": low + k,
+                                                           "part": f.get("part_name") or "Snt9B23"})
+
+
+def _both_precisions(f: dict[str, Any]) -> Broken | None:
+    """bf16 and fp16 both enabled: DeepSpeed and the HF Trainer refuse to start; keep one (bf16 on Ascend)."""
+    both = list(dict.fromkeys(f["precisions_enabled"]))
+    if not {"bf16", "fp16"} <= {p.strip('"') for p in both}:
+        return None
+    json = any(p.startswith('"') for p in both)
+    return Broken(" + ".join(p.strip('"') for p in both), "one of bf16 / fp16",
+                  corrected='"fp16": {"enabled": false}' if json else "fp16: false")
+
+
+def _loraplus_model(f: dict[str, Any]) -> Broken | None:
+    """The ModelArts LLaMA-Factory guide: lora+ (loraplus_lr_ratio) is supported only for qwen1.5-7B."""
+    if f["accelerator_kind"] != "npu" or str(f["model_id"]).lower() == LORAPLUS_MODEL:
+        return None
+    return Broken(f["loraplus"], LORAPLUS_MODEL, figures={"model": f["model_id"]}, corrected="# loraplus_lr_ratio: 16.0")
+
+
+def _rates_prompts(f: dict[str, Any]) -> Broken | None:
+    rates, counts = f["request_rate"], f["num_prompts"]
+    if len(rates) == len(counts):
+        return None
+    n = len(rates)
+    fixed = (list(counts) + [counts[-1]] * n)[:n]
+    return Broken(len(counts), "one --num-prompts per --request-rate",
+                  figures={"rates": len(rates), "counts": len(counts), "rate_list": " ".join(map(str, rates)),
+                           "count_list": " ".join(map(str, counts))},
+                  corrected=f"--request-rate {' '.join(map(str, rates))} --num-prompts {' '.join(map(str, fixed))}")
+
+
+def _cards_multiple_of_8(f: dict[str, Any]) -> Broken | None:
+    """The vendor's card-count rule for training on Snt9B: above 8 cards, a multiple of 8 (whole 8-card nodes)."""
+    d = int(f["devices"])
+    if f["accelerator_kind"] != "npu" or f.get("die") or d <= 8 or d % 8 == 0:
+        return None
+    return Broken(d, "a multiple of 8 above 8 cards", figures={"low": d // 8 * 8, "high": (d // 8 + 1) * 8})
+
+
+RULES: list[Rule] = [
+    Rule("batch_positive", "per_device_train_batch_size / MBS", ("micro_batch",), _positive("micro_batch"), "deepspeed_batch",
+         "training", refuses=True),
+    Rule("batch_positive", "gradient_accumulation_steps", ("grad_accum",), _positive("grad_accum"), "deepspeed_batch",
+         "training", refuses=True),
+    Rule("batch_positive", "global batch (GBS / train_batch_size)", ("global_batch",), _positive("global_batch"),
+         "deepspeed_batch", "training", refuses=True),
+    Rule("zero_stage_range", "ZeRO stage", ("zero_stage",), _zero_stage, "deepspeed_zero", "training"),
+    Rule("die_whole_cards", "DIE", ("die_count", "dies_per_card"), _whole_cards, "min_cards_die", refuses=True),
+    Rule("vllm_tp_heads", "--tensor-parallel-size", ("tp", "heads"), _tp_heads, "megatron_heads", refuses=True),
+    Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "tp"), _parallel_fits, "megatron_world", "training",
+         refuses=True),
+    Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "pp"), _parallel_fits, "megatron_world", "training",
+         refuses=True),
+    Rule("gbs_not_divisible", "GBS", ("global_batch", "devices"), _gbs_divisible, "megatron_batch", "training",
+         refuses=True),
+    Rule("vllm_tp_devices", "--tensor-parallel-size", ("tp", "devices"), _tp_devices, "vllm", "serving", refuses=True),
+    Rule("cards_multiple_of_8", "devices", ("devices", "accelerator_kind"), _cards_multiple_of_8, "train_time", "training"),
+    Rule("ds_train_batch_size", "train_batch_size", ("global_batch", "micro_batch", "grad_accum", "devices"),
+         _ds_batch_identity, "deepspeed_batch", "training"),
+    Rule("both_precisions", "bf16 / fp16", ("precisions_enabled",), _both_precisions, "precision", "training"),
+    Rule("lf_pure_bf16_zero3", "pure_bf16", ("precision", "zero_stage"), _pure_bf16_zero3, "lf_parser", "training"),
+    Rule("lf_quantization_zero3", "quantization_bit", ("quant_bits", "zero_stage"), _quant_zero3, "lf_quant", "training"),
+    Rule("lf_quantization_npu", "quantization_bit", ("quant_bits", "accelerator_kind"), _quant_npu, "lf_qlora_npu",
+         "training"),
+    Rule("lf_stage_model", "stage", ("stage", "model_id", "accelerator_kind"), _preference_series, "lf_modelarts",
+         "training"),
+    Rule("lf_ppo_zero3", "stage: ppo", ("stage", "zero_stage"), _ppo_zero3, "lf_modelarts", "training"),
+    Rule("lf_dpo_lora", "finetuning_type", ("stage", "method", "accelerator_kind"), _dpo_lora, "lf_modelarts", "training"),
+    Rule("lf_loraplus_model", "loraplus_lr_ratio", ("loraplus", "model_id", "accelerator_kind"), _loraplus_model,
+         "lf_modelarts", "training"),
+    Rule("recipe_zero_mismatch", "deepspeed", ("zero_stage", "recipe_zero_stage", "recipe_row"), _recipe_zero,
+         "lf_recipe", "training"),
+    Rule("vllm_gpu_memory_utilization", "--gpu-memory-utilization", ("gpu_memory_utilization",), _utilization, "vllm",
+         "serving"),
+    Rule("vllm_max_model_len", "--max-model-len", ("max_model_len", "max_context"), _max_model_len, "vllm", "serving"),
+    Rule("benchmark_list_lengths", "--prompt-tokens / --output-tokens", ("prompt_tokens", "output_tokens"),
+         _benchmark_lists, "benchmark"),
+    Rule("benchmark_rates_prompts", "--request-rate / --num-prompts", ("request_rate", "num_prompts"), _rates_prompts,
+         "benchmark"),
+]
+
+
+def refuses(code: str) -> bool:
+    """The framework refuses to start on this finding (a question in words is answered with it alone)."""
+    return any(r.refuses for r in RULES if r.code == code)
+
+
+def check(fields: dict[str, Any], task: str | None = None, codes: set[str] | None = None) -> list[Finding]:
+    """Every rule whose fields are present (and whose task is ``task``, when given): one finding per broken rule, in
+    RULES order; a rule already found (same code and key) is not repeated. ``fields`` is not changed; each finding's
+    ``fix`` says what the estimate can run on instead."""
+    out: list[Finding] = []
+    f = dict(fields)
+    for rule in RULES:
+        if (task and rule.task and rule.task != task) or (codes is not None and rule.code not in codes):
+            continue
+        if any(f.get(n) is None for n in rule.needs):
+            continue
+        if any(x.code == rule.code and x.key == rule.key for x in out):
+            continue
+        broken = rule.test(f)
+        if broken is None:
+            continue
+        out.append(
+            Finding(
+                code=rule.code,
+                key=rule.key,
+                value=broken.value,
+                valid=broken.valid,
+                corrected=broken.corrected,
+                figures=broken.figures,
+                applied=bool(broken.fix),
+                source=SOURCES[rule.source],
+                fix=broken.fix or {},
+            )
+        )
+        if broken.fix:
+            f.update(
+                broken.fix
+            )  # later rules see the value the estimate runs on (TP changed: the TP x PP rule)
+    return out
