@@ -588,11 +588,14 @@ def parts_compared(s: Slots) -> bool:
 
 
 # What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
-PART_FACTS = {"part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit"}
+PART_FACTS = {"part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit", "part_naming", "part_flavor",
+              "part_topology", "part_job_devices", "part_cores"}
+# "what is modelarts.bm.arm.24u.192g.npu.1d910b?", "910B3 是什么": a part named and what it is asked (its whole row)
+WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
 NEEDS = re.compile(r"(?:do|would|will|should)\s+(?:i|we)\s+need|enough|(?<![a-z])fits?(?![a-z])|需要(?:几|多少)|要几|够|放得下|装得下|跑得")
 # Something asked ("我们有两台机器，每台8张910B" states the user's devices: which model is the question to ask back)
-QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|区别|对比|(?<![a-z])(?:what|how|which|does|do|is|are|can|could|"
+QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|区别|对比|还是|(?<![a-z])(?:what|how|which|does|do|is|are|can|could|"
                       r"should|why|whether|difference|compare|vs)(?![a-z])")
 JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
 
@@ -608,8 +611,8 @@ def about_parts(s: Slots) -> bool:
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
     named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
     q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
-    return (named and not job and bool(part_facts_asked(s)) and bool(QUESTION.search(q)) and not NEEDS.search(q)
-            and not COST.search(q))
+    return (named and not job and bool(part_facts_asked(s) or WHAT_IS.search(q)) and bool(QUESTION.search(q))
+            and not NEEDS.search(q) and not COST.search(q))
 
 
 def part_facts_asked(s: Slots) -> set[str]:

@@ -162,6 +162,16 @@ class HardwareInfo(TableModel):
     fp8: bool | None = Field(None, description="Computes in FP8 (serves FP8 checkpoints W8A8); false: converted or weight-only.")
     notes: str | None = Field(None, description="Catalog remarks: memory per DIE, usable capacity, what is inferred or unverified.")
     source: str | None = Field(None, description="Where the catalog row's figures come from (vendor pages, datasheets).")
+    interconnect: str | None = Field(None, description="How the devices are joined within a node and between nodes.")
+    interconnect_zh: str | None = Field(None, description="The same in Chinese, where the catalog has it.")
+    naming: str | None = Field(None, description="Other names and variants of the part (with their sources), and what about them is unverified.")
+    naming_zh: str | None = Field(None, description="The same in Chinese, where the catalog has it.")
+    flavors: str | None = Field(None, description="ModelArts flavor names of the part, ';'-separated, each with its device count.")
+    flavors_source: str | None = Field(None, description="Where the flavor names come from.")
+    job_devices: str | None = Field(None, description="Device counts a job on one node may get, ';'-separated (null: any).")
+    job_devices_source: str | None = Field(None, description="Where the allowed job device counts come from, with the rule.")
+    ai_cores: int | None = Field(None, description="AI cores per device, where a source gives them.")
+    ai_cores_source: str | None = Field(None, description="Where the AI-core count comes from.")
 
 
 class ListHardwareResult(TableModel):
