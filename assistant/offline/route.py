@@ -515,7 +515,12 @@ def time_without_model(s: Slots) -> bool:
 # match what?", "训练脚本会怎么做"): a ZeRO stage, GA or script named that way is explained, not sized.
 EXPLAINS = re.compile(r"what\s+(?:does|do|is|are|happens)|mean(?:s|ing)?(?![a-z])|explain|differen|(?<![a-z])vs(?![a-z])|match|"
                       r"how\s+(?:do|does|is|to|should)|when\s+(?:should|do|to|is)|rule\s+of\s+thumb|是什么|什么意思|含义|作用|解释|区别|一致|怎么|如何|怎样|"
-                      r"什么时候|何时|requirements?|constraints?|要求|限制|约束")
+                      r"什么时候|何时|requirements?|constraints?|要求|限制|约束|"
+                      # a place ("where does preprocessing write", "输出到哪个目录") or an order ("which is faster", "分别切分什么")
+                      r"where\s+(?:does|do|is|are|should|can|will)|(?:which|what)\s+(?:directory|folder|path)|哪个目录|什么目录|哪个路径|"
+                      r"在哪|哪里|哪儿|(?:faster|slower|quicker)(?![a-z])|what\s+order|更快|更慢|哪个快|哪个慢|顺序|分别")
+# A meaning asked ("what does ZeRO-0 mean there", "这个参数什么意思"): a note's term explained even beside a job the user states
+MEANING = re.compile(r"mean(?:s|ing)?(?![a-z])|explain|什么意思|含义|意思是|解释一下|是指")
 # Intents that ask an amount of a job (memory, KV cache, a ZeRO stage, GA): with a count ("how many",
 # "几张"), they need a model when the question names what is sized (devices, memory, ZeRO, GA, batch).
 AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga"}
@@ -548,7 +553,7 @@ def knowledge_about_model(s: Slots) -> bool:
     """A how-to on a note's topic that names a model only as the example ("what does NPU_Flash_Attn require? my
     qwen2.5-7b has head_dim 128", "数据集预处理是怎么触发的？llama2-13b 举例"): no job is stated (no method, length,
     devices), nothing is asked in amounts and nothing is reported, so the notes answer it, not a sizing of the model."""
-    job_stated = s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None
+    job_stated = (s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None) and not MEANING.search(s.question.lower())
     # a script or config named is a topic ("how does the launch script convert the weights?"); one asked for
     # ("give me the yaml") is an amount (asks_amount)
     return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
