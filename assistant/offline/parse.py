@@ -200,7 +200,8 @@ class Parser:
         if not name:
             return
         shown = s.question[work.find(name): work.find(name) + len(name)] or name
-        closest = ", ".join(self.setting.closest_parts(name))
+        near = self.setting.closest_parts(name)
+        closest = ", ".join(near[:-1]) + ((" 或 " if s.lang == "zh" else " or ") if near[:-1] else "") + near[-1] if near else "-"
         every = ", ".join(self.resolver.hardware)
         checks.add(s.problems, UNKNOWN_PART[s.lang].format(name=shown, closest=closest, every=every), s.lang)
 

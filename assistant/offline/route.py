@@ -166,6 +166,8 @@ class Router:
     def list_models(self, s: Slots) -> list[Call]:
         """"which models does MindSpeed-LLM support (for LoRA)": the framework's supported rows only;
         a family alone ("qwen 32b" unknown, "llama models"): the family's rows."""
+        if "inference" in s.intents and s.devices and not s.family:  # "哪些模型要 4 张卡起步 (vLLM 表)": the table's rows at that count
+            return self.call("list_models", in_tables_only=True, serving_cards=s.devices)
         if s.intents:
             return self.call("list_models", family=s.family, in_tables_only=not s.family, framework=s.framework,
                              strategy=table_strategy(s.method) if s.framework else None)

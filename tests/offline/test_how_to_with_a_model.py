@@ -109,11 +109,12 @@ def test_a_term_the_note_defines_leads_with_its_definition(assistant):
         ),
         (
             "the recipe table says ZeRO-0 for qwen2-7b lora. what does ZeRO-0 mean there, vs ZeRO-1/2/3?",
-            "ZeRO-0",
+            "plain data parallelism",
         ),
+        ("ZeRO-1 和 ZeRO-3 分别切分了什么？", "**ZeRO-1**：切分优化器状态"),
         (
             "which is faster, ZeRO-2 with offload or ZeRO-3 without? what order does the modelarts guidance give",
-            "ZeRO-2",
+            "ZeRO-2 with offload is faster than ZeRO-3",
         ),
     ],
 )
@@ -141,3 +142,15 @@ def test_an_error_about_a_flag_in_a_chinese_question_is_chinese(assistant):
     """s80: the question's own words are Chinese ("行吗"); the vLLM flags are identifiers, not English."""
     ans = assistant.ask("qwen3-8b vllm gpu-memory-utilization -0.3，max-model-len 8192 行吗")
     assert ans.answer.startswith("“-0.3”不是有效的 --gpu-memory-utilization")
+
+
+def test_which_models_take_n_cards_in_the_newest_vllm_table_lists_those_rows(assistant):
+    """s24: the newest table's 4-card / 32K row (research/modelarts.md §1), not the 68 models with any table row."""
+    ans = assistant.ask("在最新的 vLLM 附录表里，哪些模型要 4 张卡起步，max-model-len 多少")
+    lead = ans.answer.split("\n\n")[0]
+    assert (
+        "**4 张卡**" in lead
+        and "共 **5 个**" in lead
+        and "qwen2.5-72b（32K）" in lead
+        and "baichuan" not in ans.answer
+    )
