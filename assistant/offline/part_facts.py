@@ -275,7 +275,15 @@ class PartFactsBlocks(Writer):
         text = (h.naming_zh if self.lang == "zh" else None) or h.naming
         if not text:
             return self.not_in_catalog("other names or variants", "其他名称或子型号", h)
-        return self.L(f"names: {text.rstrip('.')}", f"名称：{text.rstrip('。')}")
+        said = list(dict.fromkeys(self.s.question[sp.start:sp.end] for sp in self.s.spans if sp.slot == "hardware" and sp.value == h.id))
+        verdict = ""
+        if len(said) > 1:  # "is Snt9b2 the same chip as 910B3?": yes when the row's naming equates the spellings said
+            key = lambda x: re.sub(r"[^0-9a-z]", "", x.lower())  # noqa: E731
+            same = all(key(x) in key(text) for x in said)
+            both = self.L(" and ", " 和 ").join(said)
+            verdict = self.L(f"**Yes**, {both} are the same part; " if same else f"{both} are one catalog part (their differences are not verified); ",
+                             f"**是**，{both} 是同一款；" if same else f"{both} 在目录中是同一行（差别未经核实）；")
+        return verdict + self.L(f"names: {text.rstrip('.')}", f"名称：{text.rstrip('。')}")
 
     def fact_flavor(self, h: HardwareInfo, asked: set[str]) -> str:
         """The ModelArts flavor names of the part; the one with the device count the user said first."""

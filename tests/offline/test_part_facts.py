@@ -132,10 +132,16 @@ def test_a_need_or_a_price_is_not_a_hardware_fact(assistant, question):
 @pytest.mark.parametrize(
     "question,lead",
     [
-        ("is Snt9b2 the same chip as 910B3?", ("Snt9b2 = Ascend 910B3",)),
-        ("910B3 和 Snt9b2 是同一款芯片吗？", ("Snt9b2 = 昇腾 910B3",)),
+        (
+            "is Snt9b2 the same chip as 910B3?",
+            ("**Yes**, Snt9b2 and 910B3 are the same part", "Snt9b2 = Ascend 910B3"),
+        ),
+        ("910B3 和 Snt9b2 是同一款芯片吗？", ("**是**，910B3 和 Snt9b2 是同一款", "Snt9b2 = 昇腾 910B3")),
         ("Snt9B 的 B1 B2 B3 有啥区别，显存都是 64G 吗", ("64 GB", "B1、B2、B3", "未经核实")),
-        ("whats the diffrence between 910b1 and 910b2, same hbm?", ("64 GB", "not verified")),
+        (
+            "whats the diffrence between 910b1 and 910b2, same hbm?",
+            ("64 GB", "one catalog part (their differences are not verified)"),
+        ),
         (
             "modelarts 上 1 张 910b 的规格 flavor 名字叫什么",
             ("**`modelarts.bm.arm.24u.192g.npu.1d910b`（1 张 NPU）**",),
