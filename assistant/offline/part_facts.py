@@ -54,7 +54,8 @@ class PartFactsBlocks(Writer):
         said = (self.s.hardware_text or "").lower()
         if any(said == f.split(" (")[0].lower() for h in parts for f in (h.flavors or "").split(";")):
             asked.add("part_flavor")  # "what is modelarts.bm.arm.24u.192g.npu.1d910b?": the flavor named is one of its own
-        lines = [line for h in parts[:1] for line in self.part_count_said(h)]
+        # a node's count said beside another question ("how are the 8 cards in a 910B node connected?") is no yes/no question
+        lines = [] if asked & set(NAMED_ONLY) else [line for h in parts[:1] for line in self.part_count_said(h)]
         for h in parts:
             facts = [
                 f

@@ -141,7 +141,8 @@ class ServingBlocks(CapacityBlocks):
         if not r.models:
             return [self.lead(self.L(f"no model of the {source} is served on exactly {self.devices(cards)}.",
                                      f"{source}中没有正好用 {cards} 张卡的模型。")), ""]
-        listed = [m.id + self.L(f" ({m.vllm_max_model_len // 1024}K)", f"（{m.vllm_max_model_len // 1024}K）")
+        length = lambda n: f"{n // 1024}K" if n >= 1024 else str(n)  # noqa: E731  (the rerankers' 512)
+        listed = [m.id + self.L(f" ({length(m.vllm_max_model_len)})", f"（{length(m.vllm_max_model_len)}）")
                   if m.vllm_max_model_len else m.id for m in r.models]
         return [self.lead(self.L(
             f"**{len(listed)} model{'s' if len(listed) > 1 else ''}** take{'' if len(listed) > 1 else 's'} **{self.devices(cards)}** (64 GB, gpu-memory-utilization 0.95) in the {source}, "
