@@ -259,11 +259,14 @@ class PartFactsBlocks(Writer):
         )
 
     # -- names, flavors, wiring, job sizes, AI cores (asked by name only) --------------------------------------------
-    @staticmethod
-    def missing(h: HardwareInfo, asked: str) -> bool:
-        column = {"part_naming": h.naming, "part_flavor": h.flavors, "part_topology": h.interconnect,
-                  "part_job_devices": h.job_devices, "part_cores": h.ai_cores}[asked]
+    def missing(self, h: HardwareInfo, asked: str) -> bool:
+        column = {"part_naming": h.naming or len(self.spellings(h)) > 1, "part_flavor": h.flavors,
+                  "part_topology": h.interconnect, "part_job_devices": h.job_devices, "part_cores": h.ai_cores}[asked]
         return not column
+
+    def spellings(self, h: HardwareInfo) -> list[str]:
+        """The spellings of the part the question wrote ("Snt9b2", "910B3"), once each."""
+        return list(dict.fromkeys(self.s.question[sp.start:sp.end] for sp in self.s.spans if sp.slot == "hardware" and sp.value == h.id))
 
     def not_in_catalog(self, what_en: str, what_zh: str, h: HardwareInfo) -> str:
         return self.L(f"**not covered**: the catalog and notes have no {what_en} for {h.name}",
@@ -274,16 +277,18 @@ class PartFactsBlocks(Writer):
         if "part_naming" not in asked:
             return ""
         text = (h.naming_zh if self.lang == "zh" else None) or h.naming
-        if not text:
+        said = self.spellings(h)
+        if not text and len(said) < 2:
             return self.not_in_catalog("other names or variants", "其他名称或子型号", h)
-        said = list(dict.fromkeys(self.s.question[sp.start:sp.end] for sp in self.s.spans if sp.slot == "hardware" and sp.value == h.id))
         verdict = ""
-        if len(said) > 1:  # "is Snt9b2 the same chip as 910B3?": yes when the row's naming equates the spellings said
+        if len(said) > 1:  # "is Snt9b2 the same chip as 910B3?": yes when the row's name or naming equates the spellings said
             key = lambda x: re.sub(r"[^0-9a-z]", "", x.lower())  # noqa: E731
-            same = all(key(x) in key(text) for x in said)
+            same = all(key(x) in key((text or "") + h.name) for x in said)
             both = self.L(" and ", " 和 ").join(said)
             verdict = self.L(f"**Yes**, {both} are the same part; " if same else f"{both} are one catalog part (their differences are not verified); ",
                              f"**是**，{both} 是同一款；" if same else f"{both} 在目录中是同一行（差别未经核实）；")
+        if not text:
+            return verdict.rstrip("；; ") + self.L(f" (catalog name: {h.name})", f"（目录名称：{h.name}）")
         return verdict + self.L(f"names: {text.rstrip('.')}", f"名称：{text.rstrip('。')}")
 
     def fact_flavor(self, h: HardwareInfo, asked: set[str]) -> str:

@@ -602,7 +602,7 @@ WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
 NEEDS = re.compile(r"(?:do|would|will|should)\s+(?:i|we)\s+need|enough|(?<![a-z])fits?(?![a-z])|需要(?:几|多少)|要几|够|放得下|装得下|跑得")
 # Something asked ("我们有两台机器，每台8张910B" states the user's devices: which model is the question to ask back)
-QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|区别|对比|还是|(?<![a-z])(?:what|how|which|does|do|is|are|can|could|"
+QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|是不是|区别|对比|还是|(?<![a-z])(?:what|how|which|does|do|is|are|can|could|"
                       r"should|why|whether|difference|compare|vs)(?![a-z])")
 JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
 

@@ -15,7 +15,7 @@ from .spans import Reading
 from .vocab import FRAMEWORKS, compared
 
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
-                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s)")
+                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
 PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end dot
 MEMORY_ONLY = re.compile(r"\d+g(?:b)?")
 CJK = re.compile(r"[\u4e00-\u9fff]")

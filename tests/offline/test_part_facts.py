@@ -138,6 +138,9 @@ def test_a_need_or_a_price_is_not_a_hardware_fact(assistant, question):
         ),
         ("910B3 和 Snt9b2 是同一款芯片吗？", ("**是**，910B3 和 Snt9b2 是同一款", "Snt9b2 = 昇腾 910B3")),
         ("Snt9B 的 B1 B2 B3 有啥区别，显存都是 64G 吗", ("64 GB", "B1、B2、B3", "未经核实")),
+        # two aliases of one row (the catalog's name says 910C class, Atlas A3): the same part
+        ("是不是 Snt9B23 和 A3 一样", ("**是**，Snt9B23 和 A3 是同一款",)),
+        ("is A2 the same as 910B?", ("**Yes**, A2 and 910B are the same part",)),
         (
             "whats the diffrence between 910b1 and 910b2, same hbm?",
             ("64 GB", "one catalog part (their differences are not verified)"),
