@@ -355,6 +355,8 @@ class NoteIndex:
         title = set(tokenize(title_text, unigrams=False))
         asked = sorted(set(tokenize(without_runs_of(text.lower(), title_text), unigrams=False)) - title)
         summary_lead = Lead(units[summary][3], 0.0, True) if summary is not None else Lead("", 0.0, False)
+        if meaning:  # with nothing else asked ("explain ZeRO offload": its words are the note's title), the definition
+            summary_lead = Lead(units[meaning[0]][3], 0.0, False)
         if not asked or not facts_:
             return summary_lead
         scores = index.scores(asked)
