@@ -112,6 +112,8 @@ def test_a_term_the_note_defines_leads_with_its_definition(assistant):
             "plain data parallelism",
         ),
         ("ZeRO-1 和 ZeRO-3 分别切分了什么？", "**ZeRO-1**：切分优化器状态"),
+        ("ZeRO-3 是什么意思", "**ZeRO-3**：在 ZeRO-2 基础上再切分参数本身"),
+        ("explain ZeRO offload", "move to host CPU RAM"),
         (
             "which is faster, ZeRO-2 with offload or ZeRO-3 without? what order does the modelarts guidance give",
             "ZeRO-2 with offload is faster than ZeRO-3",
