@@ -347,11 +347,16 @@ class NoteIndex:
         facts_ = [k for k in mine if units[k][0] >= 0]
         if ASKS_FIX.search(text.lower()):  # "…怎么办", "how do I fix…": only a fact that says what to do answers it
             facts_ = [k for k in facts_ if SAYS_WHAT_TO_DO.search(units[k][3])]
+        meaning = ASKS_MEANING.search(text.lower()) and [k for k in facts_ if SAYS_MEANING.search(units[k][3])]
+        if meaning:  # the fact that says what the terms mean, over the note's summary of what to do
+            facts_, summary = meaning, None
         own = next((r for r in self._sections[lang][0] if r["file"] == file), None)
         title_text = own["title"].lower() if own else ""
         title = set(tokenize(title_text, unigrams=False))
         asked = sorted(set(tokenize(without_runs_of(text.lower(), title_text), unigrams=False)) - title)
         summary_lead = Lead(units[summary][3], 0.0, True) if summary is not None else Lead("", 0.0, False)
+        if meaning:  # with nothing else asked ("explain ZeRO offload": its words are the note's title), the definition
+            summary_lead = Lead(units[meaning[0]][3], 0.0, False)
         if not asked or not facts_:
             return summary_lead
         scores = index.scores(asked)
@@ -413,6 +418,9 @@ SAYS_WHAT_TO_DO = re.compile(r"办法|解决|改用|设置|设为|拷贝|复制|
                              r"export|delete|raise|lower|install|remove|replace|switch|upgrade|restart|kill|reduce|increase)(?![A-Za-z])", re.I)
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|what\s+(?:should|can|do)\s+i\s+do|how\s+(?:do\s+i|to|can\s+i)\s+"
                       r"(?:fix|solve|avoid|resolve)|(?<![a-z])(?:fix|workaround)(?![a-z])")
+# "what does ZeRO-0 mean", "各阶段什么意思": a meaning asked is answered by the fact that says what things mean
+ASKS_MEANING = re.compile(r"(?<![a-z])(?:mean(?:s|ing)?|explain)(?![a-z])|什么意思|含义|意思是|是指")
+SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意思|是指")
 ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
 _CJK_STOP_CHAR = re.compile("[" + "".join(c for c in _CJK_STOP if len(c) == 1) + "]")
 MAX_LEAD_FACTS = 3

@@ -79,13 +79,16 @@ class Resolver:
         self.models = {m["id"]: m for m in models}
         self.hardware = {h["id"]: h for h in hardware}
         self._model_keys = self._keys(models, ("id", "display_name", "hf_repo"))
-        self._hw_keys = self._keys(hardware, ("id", "name"))
+        self._hw_keys = self._keys(hardware, ("id", "name"), ("aliases", "flavors"))
 
     @staticmethod
-    def _keys(rows, fields) -> dict[str, str]:
+    def _keys(rows, fields, lists=("aliases",)) -> dict[str, str]:
+        """Each row's names; ``lists`` are ";"-separated fields whose items name the row by their first word (a ModelArts
+        flavor "modelarts.bm.arm.24u.192g.npu.1d910b (1 NPU)" names its part)."""
         keys: dict[str, str] = {}
         for r in rows:
-            names = [r.get(f) for f in fields] + str(r.get("aliases") or "").split(";")
+            items = [item for f in lists for item in str(r.get(f) or "").split(";")]
+            names = [r.get(f) for f in fields] + [item.split(" (")[0] for item in items]
             for n in names:
                 if n and str(n).strip():
                     keys.setdefault(squash(str(n)), r["id"])

@@ -315,6 +315,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         if fam and not models:
             return [self.L(f"No models of the family “{fam}” are in the catalog.", f"目录中没有“{fam}”系列的模型。")]
         ids = [m.id for m in models]
+        if call.arg("serving_cards") and call.value:
+            return self.served_on(call.value, int(call.arg("serving_cards")))
         if fw and not fam and call.value:
             return self.framework_list(call.value, fw, call.arg("strategy"), ids)
         if fam:

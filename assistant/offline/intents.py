@@ -14,6 +14,8 @@ from .vocab import ASKS_COUNT, CONFIG_FORMATS, INTENTS, MEMORY_ASKED
 WILL_IT_OOM = re.compile(r"(?:(?<![a-z])(?:will|would|could|does|do|is\s+it\s+going\s+to|am\s+i\s+going\s+to)\s[^?.。！!]{0,80}?)"
                          r"(?<![a-z])(?:oom|run\s+out\s+of\s+memory|go\s+oom)|会不会\s*(?:oom|爆显存|显存不足|溢出)|会\s*(?:oom|爆显存|显存不足|溢出)|"
                          r"(?:oom|爆显存|溢出)\s*吗")
+# a difference asked where the question names one catalog part (two of its spellings, or its variants B1/B2/B3)
+DIFFERENCE = re.compile(r"differ|(?<![a-z])same(?![a-z])|区别|差别|不同|一样|有啥|还是")
 REPORTED = re.compile(r"error|traceback|tried\s+to\s+allocate|报错|出现|got\s+(?:an?\s+)?oom|ran\s+out|已经|又")
 
 
@@ -38,6 +40,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.add("oom_asked")
     if s.hardware_text and (s.dies_per_card or 1) > 1 and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
+    if s.hardware_text and not s.model and len(s.hardwares) < 2 and DIFFERENCE.search(work):
+        s.intents.add("part_naming")  # "910b1 和 910b2 有啥区别": spellings or variants of one catalog part, what its names are
 
 
 def read_config_format(work: str, s: Slots) -> None:

@@ -84,8 +84,25 @@ def language_words(text: str) -> tuple[int, int]:
     rest = PASTED_MESSAGE.sub(" ", text)  # an error message pasted into a Chinese question is not its language
     for zh, _ in FAMILY_WORDS:
         rest = rest.replace(zh, "")
-    english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", rest.lower()) if w not in TECH_WORDS]
+    # a command-line flag ("gpu-memory-utilization", "--max-model-len") is an identifier, not English words
+    rest = re.sub(r"(?<![\w-])-{0,2}[a-z0-9]+(?:-[a-z0-9]+){2,}", " ", rest.lower())
+    english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", rest) if w not in TECH_WORDS]
     return len(CJK.findall(rest)), len(english)
+
+
+OUT_OF_SCOPE = {
+    "en": "That is outside what I do. I size LLM fine-tuning and serving jobs: cards and nodes (Ascend Snt9B/Snt9B23 or GPUs), "
+          "ZeRO stage and offload, memory per device, training time and ready configs, and I answer questions on the ModelArts "
+          "and Ascend pages (hardware facts, vLLM serving, troubleshooting). For example: “How many cards to LoRA fine-tune "
+          "qwen2.5-7b at 4096 tokens?”",
+    "zh": "这不在我能回答的范围内。我能做的是估算大模型微调和推理部署：卡数和节点数（昇腾 Snt9B/Snt9B23 或 GPU）、ZeRO 阶段与 offload、"
+          "每卡显存、训练时长和现成的配置，并回答 ModelArts 和昇腾页面上的问题（硬件参数、vLLM 推理、排障）。例如：“qwen2.5-7b LoRA 微调，"
+          "序列长度 4096，需要几张卡？”",
+}
+UNKNOWN_PART = {
+    "en": "“{name}” is not a part in the hardware catalog. Did you mean {closest}? The parts it has: {every}.",
+    "zh": "“{name}”不是硬件目录中的型号。是指 {closest} 吗？目录中的硬件：{every}。",
+}
 
 
 class Parser:
@@ -143,6 +160,7 @@ class Parser:
             setattr(s, name, value)
         s.shape = num.shape(r) or None
         span = self.names.read(r, text, s)
+        self._unknown_part(r.unread(), s)
         s.same_shape = self.names.same_shape(s.model)
         self._method(r.unread(), s)
         self._length_beside_devices(r, s)
@@ -171,7 +189,21 @@ class Parser:
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
         s.spans = r.spans
         mark_corrections(s)
+        if not (s.model or s.params_b or s.unknown_model) and ("off_topic" in s.intents or s.ignored_instruction and not s.on_topic):
+            s.problems = [OUT_OF_SCOPE[s.lang]]  # a poem, the weather, an instruction with nothing else asked: what this does
         return s
+
+    def _unknown_part(self, work: str, s: Slots) -> None:
+        """A part the catalog does not have ("Snt9B99") is said with the nearest parts and every part there is, never
+        read as the default part."""
+        name = self.setting.unknown_part(work)
+        if not name:
+            return
+        shown = s.question[work.find(name): work.find(name) + len(name)] or name
+        near = self.setting.closest_parts(name)
+        closest = ", ".join(near[:-1]) + ((" 或 " if s.lang == "zh" else " or ") if near[:-1] else "") + near[-1] if near else "-"
+        every = ", ".join(self.resolver.hardware)
+        checks.add(s.problems, UNKNOWN_PART[s.lang].format(name=shown, closest=closest, every=every), s.lang)
 
     def note_term_not_model(self, name: str | None) -> bool:
         """An unknown "model" that is a note's term and starts like no catalog family ("huawei.com/ascend-1980";

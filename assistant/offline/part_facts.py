@@ -12,6 +12,10 @@ from .route import part_facts_asked
 from .wording import Writer
 
 ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
+# asked only by name: a part's whole row leaves them out
+NAMED_ONLY = ("part_naming", "part_flavor", "part_topology", "part_job_devices", "part_cores")
+# "can a job get 3 processors": a count said with a processor word (the reader's device count knows cards and DIE)
+PROCESSORS = re.compile(r"(?<![0-9.])(\d+)\s*(?:个|颗|张)?\s*(?:processors?|处理器|npus?|dies?|芯片)(?![a-z])")
 # "how many cards per node", "what is a DIE" (the hardware_facts intent): what a device and a node are
 NODE_FACTS = {"part_memory", "part_node", "part_unit"}
 NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
@@ -47,7 +51,11 @@ class PartFactsBlocks(Writer):
             asked.discard("part_precision")  # "FP16 TFLOPS": the precision names the figure asked
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
-        lines = [line for h in parts[:1] for line in self.part_count_said(h)]
+        said = (self.s.hardware_text or "").lower()
+        if any(said == f.split(" (")[0].lower() for h in parts for f in (h.flavors or "").split(";")):
+            asked.add("part_flavor")  # "what is modelarts.bm.arm.24u.192g.npu.1d910b?": the flavor named is one of its own
+        # a node's count said beside another question ("how are the 8 cards in a 910B node connected?") is no yes/no question
+        lines = [] if asked & set(NAMED_ONLY) else [line for h in parts[:1] for line in self.part_count_said(h)]
         for h in parts:
             facts = [
                 f
@@ -58,9 +66,18 @@ class PartFactsBlocks(Writer):
                     self.fact_compute(h, asked),
                     self.fact_precision(h, asked),
                     self.fact_unit(h, asked),
+                    self.fact_naming(h, asked),
+                    self.fact_flavor(h, asked),
+                    self.fact_topology(h, asked),
+                    self.fact_job_devices(h, asked),
+                    self.fact_cores(h, asked),
                 )
                 if f
             ]
+            if asked & set(NAMED_ONLY) and all(self.missing(h, a) for a in asked & set(NAMED_ONLY)) and not asked & set(ASKED):
+                # none of it in the catalog: say so, with what the catalog does have
+                facts.append(self.L("what the catalog has: ", "目录中有的是：") + self.L("; ", "；").join(
+                    f for f in (self.fact_memory(h, {"part_memory"}), self.fact_node(h, {"part_node"})) if f))
             text = f"**{h.name}**{self.L(': ', '：')}" + self.L("; ", "；").join(facts) + self.L(".", "。")
             lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
             self.cite(h.source)
@@ -220,6 +237,12 @@ class PartFactsBlocks(Writer):
             )
         options = [n for n in range(step, h.devices_per_node + 1, step) if h.devices_per_node % n == 0]
         verdict = ""
+        n = self.s.devices if self.s.device_unit == "die" and h.unit == "die" else None
+        if n and not tp:  # "6 个 DIE = 几张物理卡，作为并行单位 OK 吗": the cards it is, and whether it keeps to the unit
+            ok, cards = n % step == 0, n / (h.dies_per_card or 1)
+            verdict = self.L(
+                f"**{n} DIE = {cards:g} cards**; **{'yes' if ok else 'no'}**, {n} {'is' if ok else 'is not'} a multiple of {step} DIE; ",
+                f"**{n} 个 DIE = {cards:g} 张卡**；**{'可以' if ok else '不可以'}**，{n} {'是' if ok else '不是'} {step} 的倍数；")
         if tp:
             ok = tp % step == 0
             verdict = self.L(
@@ -234,3 +257,86 @@ class PartFactsBlocks(Writer):
             f"**TP 按 DIE 计，以 {step} 个 DIE 为步长**（单节点内可取 {listed}）：厂商规定设置并行策略时 {step} 个 DIE（一张卡）为最小单位，"
             f"每个 DIE 是一个独立设备和 HCCL rank；TP × PP 还要整除作业的 DIE 数",
         )
+
+    # -- names, flavors, wiring, job sizes, AI cores (asked by name only) --------------------------------------------
+    def missing(self, h: HardwareInfo, asked: str) -> bool:
+        column = {"part_naming": h.naming or len(self.spellings(h)) > 1, "part_flavor": h.flavors,
+                  "part_topology": h.interconnect, "part_job_devices": h.job_devices, "part_cores": h.ai_cores}[asked]
+        return not column
+
+    def spellings(self, h: HardwareInfo) -> list[str]:
+        """The spellings of the part the question wrote ("Snt9b2", "910B3"), once each."""
+        return list(dict.fromkeys(self.s.question[sp.start:sp.end] for sp in self.s.spans if sp.slot == "hardware" and sp.value == h.id))
+
+    def not_in_catalog(self, what_en: str, what_zh: str, h: HardwareInfo) -> str:
+        return self.L(f"**not covered**: the catalog and notes have no {what_en} for {h.name}",
+                      f"**未收录**：目录和笔记中没有 {h.name} 的{what_zh}")
+
+    def fact_naming(self, h: HardwareInfo, asked: set[str]) -> str:
+        """Other names and variants of the part, as the catalog row has them with their sources."""
+        if "part_naming" not in asked:
+            return ""
+        text = (h.naming_zh if self.lang == "zh" else None) or h.naming
+        said = self.spellings(h)
+        if not text and len(said) < 2:
+            return self.not_in_catalog("other names or variants", "其他名称或子型号", h)
+        verdict = ""
+        if len(said) > 1:  # "is Snt9b2 the same chip as 910B3?": yes when the row's name or naming equates the spellings said
+            key = lambda x: re.sub(r"[^0-9a-z]", "", x.lower())  # noqa: E731
+            same = all(key(x) in key((text or "") + h.name) for x in said)
+            both = self.L(" and ", " 和 ").join(said)
+            verdict = self.L(f"**Yes**, {both} are the same part; " if same else f"{both} are one catalog part (their differences are not verified); ",
+                             f"**是**，{both} 是同一款；" if same else f"{both} 在目录中是同一行（差别未经核实）；")
+        if not text:
+            return verdict.rstrip("；; ") + self.L(f" (catalog name: {h.name})", f"（目录名称：{h.name}）")
+        return verdict + self.L(f"names: {text.rstrip('.')}", f"名称：{text.rstrip('。')}")
+
+    def fact_flavor(self, h: HardwareInfo, asked: set[str]) -> str:
+        """The ModelArts flavor names of the part; the one with the device count the user said first."""
+        if "part_flavor" not in asked:
+            return ""
+        if not h.flavors:
+            return self.not_in_catalog("ModelArts flavor name", " ModelArts 规格（flavor）名", h)
+        flavors = [f.strip() for f in h.flavors.split(";") if f.strip()]
+        count = lambda f: int(m.group(1)) if (m := re.search(r"\((\d+)", f)) else 0  # noqa: E731
+        said = self.s.devices
+        flavors.sort(key=lambda f: count(f) != said)
+        named = [self.L(f"`{f.split(' (')[0]}` ({count(f)} NPU{'s' if count(f) > 1 else ''})",
+                        f"`{f.split(' (')[0]}`（{count(f)} 张 NPU）") for f in flavors]
+        return self.L(f"ModelArts flavor **{named[0]}**", f"ModelArts 规格（flavor）**{named[0]}**") + (
+            self.L(", also " + ", ".join(named[1:]), "，另有 " + "、".join(named[1:])) if named[1:] else "") + self.L(
+            f" (source: {h.flavors_source})", f"（来源：{h.flavors_source}）")
+
+    def fact_topology(self, h: HardwareInfo, asked: set[str]) -> str:
+        if "part_topology" not in asked:
+            return ""
+        text = (h.interconnect_zh if self.lang == "zh" else None) or h.interconnect
+        if not text:
+            return self.not_in_catalog("interconnect", "互联方式", h)
+        return self.L(f"wiring: **{text}**", f"互联：**{text}**")
+
+    def fact_job_devices(self, h: HardwareInfo, asked: set[str]) -> str:
+        """The device counts a job may get on one node, and whether the count the user said is one of them."""
+        if "part_job_devices" not in asked:
+            return ""
+        if not h.job_devices:
+            return self.not_in_catalog("rule on the device counts a job may get", "作业可申请设备数的规定", h)
+        allowed = [int(n) for n in h.job_devices.split(";") if n.strip()]
+        m = PROCESSORS.search(self.s.question.lower())
+        said = self.s.devices or (int(m.group(1)) if m else None)
+        listed = ", ".join(str(n) for n in allowed)
+        verdict = ""
+        if said:
+            ok = said in allowed
+            verdict = self.L(f"**{'Yes' if ok else 'No'}**, {said} {'is' if ok else 'is not'} one of them: ",
+                             f"**{'可以' if ok else '不可以'}**，{said} {'在' if ok else '不在'}其中：")
+        return verdict + self.L(f"a job on one node gets **{listed}** processors (DIE) (source: {h.job_devices_source})",
+                                f"单节点作业可分配 **{listed}** 个处理器（DIE）（来源：{h.job_devices_source}）")
+
+    def fact_cores(self, h: HardwareInfo, asked: set[str]) -> str:
+        if "part_cores" not in asked:
+            return ""
+        if not h.ai_cores:
+            return self.not_in_catalog("AI-core count", " AI Core 数", h)
+        return self.L(f"**{h.ai_cores} AI cores** (source: {h.ai_cores_source})",
+                      f"**{h.ai_cores} 个 AI Core**（来源：{h.ai_cores_source}）")

@@ -166,6 +166,8 @@ class Router:
     def list_models(self, s: Slots) -> list[Call]:
         """"which models does MindSpeed-LLM support (for LoRA)": the framework's supported rows only;
         a family alone ("qwen 32b" unknown, "llama models"): the family's rows."""
+        if "inference" in s.intents and s.devices and not s.family:  # "哪些模型要 4 张卡起步 (vLLM 表)": the table's rows at that count
+            return self.call("list_models", in_tables_only=True, serving_cards=s.devices)
         if s.intents:
             return self.call("list_models", family=s.family, in_tables_only=not s.family, framework=s.framework,
                              strategy=table_strategy(s.method) if s.framework else None)
@@ -515,7 +517,12 @@ def time_without_model(s: Slots) -> bool:
 # match what?", "训练脚本会怎么做"): a ZeRO stage, GA or script named that way is explained, not sized.
 EXPLAINS = re.compile(r"what\s+(?:does|do|is|are|happens)|mean(?:s|ing)?(?![a-z])|explain|differen|(?<![a-z])vs(?![a-z])|match|"
                       r"how\s+(?:do|does|is|to|should)|when\s+(?:should|do|to|is)|rule\s+of\s+thumb|是什么|什么意思|含义|作用|解释|区别|一致|怎么|如何|怎样|"
-                      r"什么时候|何时|requirements?|constraints?|要求|限制|约束")
+                      r"什么时候|何时|requirements?|constraints?|要求|限制|约束|"
+                      # a place ("where does preprocessing write", "输出到哪个目录") or an order ("which is faster", "分别切分什么")
+                      r"where\s+(?:does|do|is|are|should|can|will)|(?:which|what)\s+(?:directory|folder|path)|哪个目录|什么目录|哪个路径|"
+                      r"在哪|哪里|哪儿|(?:faster|slower|quicker)(?![a-z])|what\s+order|更快|更慢|哪个快|哪个慢|顺序|分别")
+# A meaning asked ("what does ZeRO-0 mean there", "这个参数什么意思"): a note's term explained even beside a job the user states
+MEANING = re.compile(r"mean(?:s|ing)?(?![a-z])|explain|什么意思|含义|意思是|解释一下|是指")
 # Intents that ask an amount of a job (memory, KV cache, a ZeRO stage, GA): with a count ("how many",
 # "几张"), they need a model when the question names what is sized (devices, memory, ZeRO, GA, batch).
 AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga"}
@@ -548,7 +555,7 @@ def knowledge_about_model(s: Slots) -> bool:
     """A how-to on a note's topic that names a model only as the example ("what does NPU_Flash_Attn require? my
     qwen2.5-7b has head_dim 128", "数据集预处理是怎么触发的？llama2-13b 举例"): no job is stated (no method, length,
     devices), nothing is asked in amounts and nothing is reported, so the notes answer it, not a sizing of the model."""
-    job_stated = s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None
+    job_stated = (s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None) and not MEANING.search(s.question.lower())
     # a script or config named is a topic ("how does the launch script convert the weights?"); one asked for
     # ("give me the yaml") is an amount (asks_amount)
     return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
@@ -588,11 +595,14 @@ def parts_compared(s: Slots) -> bool:
 
 
 # What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
-PART_FACTS = {"part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit"}
+PART_FACTS = {"part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit", "part_naming", "part_flavor",
+              "part_topology", "part_job_devices", "part_cores"}
+# "what is modelarts.bm.arm.24u.192g.npu.1d910b?", "910B3 是什么": a part named and what it is asked (its whole row)
+WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
 NEEDS = re.compile(r"(?:do|would|will|should)\s+(?:i|we)\s+need|enough|(?<![a-z])fits?(?![a-z])|需要(?:几|多少)|要几|够|放得下|装得下|跑得")
 # Something asked ("我们有两台机器，每台8张910B" states the user's devices: which model is the question to ask back)
-QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|区别|对比|(?<![a-z])(?:what|how|which|does|do|is|are|can|could|"
+QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|是不是|区别|对比|还是|(?<![a-z])(?:what|how|which|does|do|is|are|can|could|"
                       r"should|why|whether|difference|compare|vs)(?![a-z])")
 JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
 
@@ -608,8 +618,8 @@ def about_parts(s: Slots) -> bool:
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
     named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
     q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
-    return (named and not job and bool(part_facts_asked(s)) and bool(QUESTION.search(q)) and not NEEDS.search(q)
-            and not COST.search(q))
+    return (named and not job and bool(part_facts_asked(s) or WHAT_IS.search(q)) and bool(QUESTION.search(q))
+            and not NEEDS.search(q) and not COST.search(q))
 
 
 def part_facts_asked(s: Slots) -> set[str]:

@@ -9,7 +9,7 @@ import re
 
 from ..tools.estimates import InferenceResult
 from ..tools.fits_tools import WhatFitsResult
-from ..tools.tables import InferenceMinCardsResult, VllmRow
+from ..tools.tables import InferenceMinCardsResult, ListModelsResult, VllmRow
 from .capacity import CapacityBlocks
 from .results import Result
 from .wording import TOOL_NOTE_ZH, VLLM_LABEL, assumption_zh
@@ -133,14 +133,34 @@ class ServingBlocks(CapacityBlocks):
                                   f"  表中没有在 {r.max_model_len} 个 token 上测试过的行，最长为 {longest}。"))
         return out, answer
 
+    def served_on(self, r: ListModelsResult, cards: int) -> list[str]:
+        """The newest vLLM table's models at one card count, each with the max-model-len it tested (list_models
+        serving_cards)."""
+        source = self.table_source("vllm-newest", r.vllm_source or "")
+        self.cite(source)
+        if not r.models:
+            return [self.lead(self.L(f"no model of the {source} is served on exactly {self.devices(cards)}.",
+                                     f"{source}中没有正好用 {cards} 张卡的模型。")), ""]
+        length = lambda n: f"{n // 1024}K" if n >= 1024 else str(n)  # noqa: E731  (the rerankers' 512)
+        listed = [m.id + self.L(f" ({length(m.vllm_max_model_len)})", f"（{length(m.vllm_max_model_len)}）")
+                  if m.vllm_max_model_len else m.id for m in r.models]
+        return [self.lead(self.L(
+            f"**{len(listed)} model{'s' if len(listed) > 1 else ''}** take{'' if len(listed) > 1 else 's'} **{self.devices(cards)}** (64 GB, gpu-memory-utilization 0.95) in the {source}, "
+            f"with the max-model-len tested: " + ", ".join(listed) + ".",
+            f"{source}中 **{cards} 张卡**（64 GB，gpu-memory-utilization 0.95）起步的模型共 **{len(listed)} 个**，括号内为实测 "
+            f"max-model-len：" + "、".join(listed) + "。")), ""]
+
     def vllm_source(self, row: VllmRow) -> str:
+        return self.table_source(row.table, row.source)
+
+    def table_source(self, table: str, source: str) -> str:
         """'ModelArts vLLM inference table vllm-newest (page modelarts_llm_infer_5910003, updated 2025-11-19)', in the
         answer's language: the vendor page by its id and date, as the transcription names it."""
-        page = re.search(r"modelarts_llm_infer_\d+", row.source)
-        date = re.search(r"\d{4}-\d{2}-\d{2}", row.source)
+        page = re.search(r"modelarts_llm_infer_\d+", source)
+        date = re.search(r"\d{4}-\d{2}-\d{2}", source)
         en = ", ".join(x for x in (f"page {page.group(0)}" if page else "", f"updated {date.group(0)}" if date else "") if x)
         zh = "，".join(x for x in (f"页面 {page.group(0)}" if page else "", f"{date.group(0)} 更新" if date else "") if x)
-        return f"{VLLM_LABEL[self.lang]} {row.table}" + (self.L(f" ({en})", f"（{zh}）") if en else "")
+        return f"{VLLM_LABEL[self.lang]} {table}" + (self.L(f" ({en})", f"（{zh}）") if en else "")
 
     def vllm_row_line(self, row: VllmRow, several_names: bool) -> str:
         self.cite(self.vllm_source(row))

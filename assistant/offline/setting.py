@@ -4,6 +4,7 @@ count written before the part ("8张910B")."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from ..errors import SizingError
@@ -13,12 +14,12 @@ from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import FRAMEWORKS, compared
 
-DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|clusters?|super\s*pods?|"
-                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s)")
+DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
+                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
 PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end dot
 MEMORY_ONLY = re.compile(r"\d+g(?:b)?")
 CJK = re.compile(r"[\u4e00-\u9fff]")
-PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus)|用|在|换成|改成|换到|改用|换|和|与|跟)\s*$")
+PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus)(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟)\s*$")
 
 
 class Setting:
@@ -95,6 +96,32 @@ class Setting:
             return False
         return (len(key) >= 3 or keys[key].split("-")[0] == key or bool(DEVICE_WORD_AFTER.match(after))
                 or bool(PLACE_BEFORE.search(before)))
+
+    def unknown_part(self, work: str) -> str | None:
+        """A word spelled like a catalog part that the catalog does not have ("Snt9B99", "snt9c", "MI300A"): it shares a
+        part spelling's first four characters or more, letters and digits among them, and goes on differently. A count
+        glued on ("h100x8"), a plural or other words glued on is no other part."""
+        keys = [k for k in self.resolver.hardware_keys if re.search(r"\d", k)]
+        for m in PART_TOKEN.finditer(work):
+            word = squash(m.group(0))
+            if word in self.resolver.hardware_keys or not (re.search(r"\d", word) and re.search(r"[a-z]", word)):
+                continue
+            shared = max((os.path.commonprefix([word, k]) for k in keys), key=len, default="")
+            rest = word[len(shared):]  # a short tail: "99", "c", "a"; a longer one is other words glued on ("snt9blora")
+            if (len(shared) >= 4 and re.search(r"\d", shared) and re.search(r"[a-z]", shared) and len(rest) <= 3
+                    and not re.fullmatch(r"x\d+|s", rest)):
+                return m.group(0)
+        return None
+
+    def closest_parts(self, name: str) -> list[str]:
+        """The catalog ids whose spellings share the longest start with ``name``."""
+        word = squash(name)
+        best: dict[str, tuple[int, bool]] = {}  # id -> (characters shared, a whole spelling of it shared)
+        for k, hw in self.resolver.hardware_keys.items():
+            n = len(os.path.commonprefix([word, k]))
+            best[hw] = max(best.get(hw, (0, False)), (n, n == len(k)))
+        top = max((n for n, _ in best.values()), default=0)
+        return sorted((hw for hw, (n, _) in best.items() if n == top and n > 0), key=lambda hw: not best[hw][1])
 
     def hardware_id(self, name: str) -> str:
         """Catalog id of a part's spelling; one the catalog lacks keeps its name (tools will say so)."""

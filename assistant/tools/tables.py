@@ -83,6 +83,7 @@ class ListModelsArgs(TableModel):
     framework: Framework | None = Field(None, description="Only models the vendor training tables list as supported with this "
                                         "framework (a minimum-card row with a card count; for LLaMA-Factory also recipe-table rows).")
     strategy: Strategy | None = Field(None, description="With framework: only rows of this strategy (lora or full).")
+    serving_cards: int | None = Field(None, ge=1, le=1024, description="Serving cards: only the models the newest ModelArts vLLM table serves on this many 64 GB cards, with the max-model-len it tested.")
 
 
 # Models a framework supports: a min_cards row with a card count ('-' rows are unsupported), plus,
@@ -94,6 +95,10 @@ UNION
 SELECT DISTINCT model_id FROM recipes_llamafactory
 WHERE $1 = 'LLaMA-Factory' AND ($2 IS NULL OR strategy = $2)
   AND model_id NOT IN (SELECT model_id FROM min_cards WHERE framework = 'LLaMA-Factory' GROUP BY model_id HAVING NOT bool_or(supported))
+"""
+# "which models need 4 cards in the newest vLLM table": its supported rows with that card count (64 GB, utilisation 0.95)
+NEWEST_VLLM_ROWS = """
+SELECT model_id, cards, max_model_len, source FROM vllm_min_cards WHERE "table" = 'vllm-newest' AND supported AND cards = $1
 """
 OVERRIDDEN_RECIPE_IDS = """
 SELECT DISTINCT model_id FROM recipes_llamafactory
@@ -109,12 +114,15 @@ class ModelSummary(TableModel):
     active_params_b: float | None = Field(None, description="Parameters active per token, billions (MoE; catalog).")
     modality: str | None = Field(None, description="text, vision-language, embedding or reranker (catalog).")
     in_tables: bool = Field(False, description="Whether any vendor table has a row for this model.")
+    vllm_cards: int | None = Field(None, description="With serving_cards: the newest vLLM table's card count for the model.")
+    vllm_max_model_len: int | None = Field(None, description="With serving_cards: the max-model-len that table tested.")
 
 
 class ListModelsResult(TableModel):
     count: int = Field(description="Number of models listed.")
     models: list[ModelSummary] = Field(description="The models that match the filters.")
     notes: list[str] = Field(default_factory=list, description="Models left out and why (framework filter).")
+    vllm_source: str | None = Field(None, description="With serving_cards: the vLLM table the rows come from.")
 
 
 @tool
@@ -128,6 +136,7 @@ def list_models(ctx, args: ListModelsArgs) -> ListModelsResult:
         if args.framework == "LLaMA-Factory":
             notes += [f"{r['model_id']}: in the older LLaMA-Factory recipe table, but '-' (not supported) for LLaMA-Factory in the "
                       "2025-06-24 minimum-card table, so left out." for r in ctx.kb.cached(OVERRIDDEN_RECIPE_IDS)]
+    served = {r["model_id"]: r for r in ctx.kb.cached(NEWEST_VLLM_ROWS, [args.serving_cards])} if args.serving_cards else None
     out = []
     for m in ctx.kb.models():
         if fam and fam not in str(m.get("family", "")).lower() and not str(m["id"]).startswith(fam):
@@ -136,10 +145,15 @@ def list_models(ctx, args: ListModelsArgs) -> ListModelsResult:
             continue
         if supported is not None and m["id"] not in supported:
             continue
+        if served is not None and m["id"] not in served:
+            continue
+        row = (served or {}).get(m["id"]) or {}
         out.append(ModelSummary(id=m["id"], family=m.get("family"), params_b=m.get("params_b"),
                                 active_params_b=m.get("active_params_b"), modality=m.get("modality"),
-                                in_tables=m["id"] in in_tables))
-    return ListModelsResult(count=len(out), models=out, notes=notes)
+                                in_tables=m["id"] in in_tables, vllm_cards=row.get("cards"),
+                                vllm_max_model_len=row.get("max_model_len")))
+    source = next((r["source"] for r in (served or {}).values()), None)
+    return ListModelsResult(count=len(out), models=out, notes=notes, vllm_source=source)
 
 
 class ListHardwareArgs(TableModel):
@@ -162,6 +176,16 @@ class HardwareInfo(TableModel):
     fp8: bool | None = Field(None, description="Computes in FP8 (serves FP8 checkpoints W8A8); false: converted or weight-only.")
     notes: str | None = Field(None, description="Catalog remarks: memory per DIE, usable capacity, what is inferred or unverified.")
     source: str | None = Field(None, description="Where the catalog row's figures come from (vendor pages, datasheets).")
+    interconnect: str | None = Field(None, description="How the devices are joined within a node and between nodes.")
+    interconnect_zh: str | None = Field(None, description="The same in Chinese, where the catalog has it.")
+    naming: str | None = Field(None, description="Other names and variants of the part (with their sources), and what about them is unverified.")
+    naming_zh: str | None = Field(None, description="The same in Chinese, where the catalog has it.")
+    flavors: str | None = Field(None, description="ModelArts flavor names of the part, ';'-separated, each with its device count.")
+    flavors_source: str | None = Field(None, description="Where the flavor names come from.")
+    job_devices: str | None = Field(None, description="Device counts a job on one node may get, ';'-separated (null: any).")
+    job_devices_source: str | None = Field(None, description="Where the allowed job device counts come from, with the rule.")
+    ai_cores: int | None = Field(None, description="AI cores per device, where a source gives them.")
+    ai_cores_source: str | None = Field(None, description="Where the AI-core count comes from.")
 
 
 class ListHardwareResult(TableModel):

@@ -122,3 +122,59 @@ def test_a_precision_asked_of_a_part_is_answered_yes_or_no(assistant, question, 
 )
 def test_a_need_or_a_price_is_not_a_hardware_fact(assistant, question):
     assert "list_hardware" not in tools(assistant.ask(question))
+
+
+# Names, flavors, wiring, job sizes and AI cores (catalog columns naming, flavors, interconnect, job_devices, ai_cores;
+# fresh round 7 s62-s69): research/modelarts.md §10 (Snt9b2 = 910B3 = A2 and the two flavors, a third-party sample;
+# B1/B2/B3 named by modelarts_llm_train_590604, their differences unverified; the 2019 910's 32 AI cores), hiascend
+# MindCluster dl_affinity_0007/0040 (two processors joined by SIO form a HiAM, 8 HiAMs per server on HCCS; a job gets
+# 1, 2, 4, 6, ... 16 processors).
+@pytest.mark.parametrize(
+    "question,lead",
+    [
+        (
+            "is Snt9b2 the same chip as 910B3?",
+            ("**Yes**, Snt9b2 and 910B3 are the same part", "Snt9b2 = Ascend 910B3"),
+        ),
+        ("910B3 和 Snt9b2 是同一款芯片吗？", ("**是**，910B3 和 Snt9b2 是同一款", "Snt9b2 = 昇腾 910B3")),
+        ("Snt9B 的 B1 B2 B3 有啥区别，显存都是 64G 吗", ("64 GB", "B1、B2、B3", "未经核实")),
+        # two aliases of one row (the catalog's name says 910C class, Atlas A3): the same part
+        ("是不是 Snt9B23 和 A3 一样", ("**是**，Snt9B23 和 A3 是同一款",)),
+        ("is A2 the same as 910B?", ("**Yes**, A2 and 910B are the same part",)),
+        (
+            "whats the diffrence between 910b1 and 910b2, same hbm?",
+            ("64 GB", "one catalog part (their differences are not verified)"),
+        ),
+        (
+            "modelarts 上 1 张 910b 的规格 flavor 名字叫什么",
+            ("**`modelarts.bm.arm.24u.192g.npu.1d910b`（1 张 NPU）**",),
+        ),
+        (
+            "what is the modelarts flavor name for 2 x 910B npus?",
+            ("**`modelarts.bm.arm.48u.384g.npu.2d910b` (2 NPUs)**",),
+        ),
+        ("what is modelarts.bm.arm.24u.192g.npu.1d910b?", ("Snt9B", "64 GB per card")),
+        (
+            "A3 superpod server: how are the processors wired, how many HiAM modules per server?",
+            ("two processors (DIE) joined by SIO", "8 HiAM modules per server joined by HCCS"),
+        ),
+        (
+            "on an A3 box can a job get 3 processors, or only certain counts?",
+            ("**No**, 3", "1, 2, 4, 6, 8, 10, 12, 14, 16"),
+        ),
+        (
+            "Snt9B23 的 6 个 DIE = 几张物理卡？这个 count 作为并行单位 OK 吗",
+            ("**6 个 DIE = 3 张卡**", "**可以**"),
+        ),
+        (
+            "original Ascend 910 (the 2019 one): how many FP16 TFLOPS and AI cores?",
+            ("256 TFLOPS", "32 AI cores"),
+        ),
+        ("how many AI cores does a 910B have?", ("not covered", "64 GB per card")),
+    ],
+)
+def test_names_flavors_wiring_job_sizes_and_cores_come_from_the_catalog(assistant, question, lead):
+    ans = assistant.ask(question)
+    first = ans.answer.split("\n\n")[0]
+    assert tools(ans) == ["list_hardware"], ans.answer[:300]
+    assert all(x in first for x in lead), (lead, first)

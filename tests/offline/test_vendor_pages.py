@@ -186,9 +186,7 @@ def lead_of(answer: str) -> str:
     ("how long does a Token for calling my online service stay valid?", "public_access.md", ("24 h",)),
     ("APP 认证方式调用在线服务会过期吗", "public_access.md", ("永不过期",)),
     ("docker build AscendFactory 镜像的时候，Dockerfile 里的 FROM 基础镜像要写成什么", "offline_package.md", ("FROM", "SWR")),
-    # the hardware-facts answer (catalog) gives the TFLOPS but has no AI-core column yet: the 32 AI cores are only in the note
-    pytest.param("original Ascend 910 (the 2019 one): how many FP16 TFLOPS and AI cores?", "snt9b_vs_snt9b23.md",
-                 ("256 TFLOPS", "32 AI cores"), marks=pytest.mark.xfail(reason="no AI-core count in the hardware catalog", strict=True)),
+    # ("original Ascend 910: FP16 TFLOPS and AI cores?" is a hardware fact now: tests/offline/test_part_facts.py)
     ("what --backend values does benchmark_parallel.py accept?", "inference_benchmark.md", ("tgi", "mindspore", "openai")),
 ])
 def test_the_fact_asked_leads(assistant, q, note, facts):

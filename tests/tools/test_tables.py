@@ -135,3 +135,19 @@ def test_list_hardware_parts_and_fp8(call):
     # FP8 tensor cores: Hopper and Ada have them, Ampere and the Ascend 910B/910C parts do not
     assert [parts[p]["fp8"] for p in ("h100-80g", "h200-141g", "l40s-48g")] == [True, True, True]
     assert [parts[p]["fp8"] for p in ("a100-80g", "snt9b", "snt9b23")] == [False, False, False]
+
+
+# The newest vLLM table's rows at one card count (research/modelarts.md §1, modelarts_llm_infer_5910003, 2025-11-19):
+# 4 cards / 32K for DS-R1-Distill-Llama-70B, Llama3-70B, Llama3.1-70B, Qwen2-72B, Qwen2.5-72B; 16 / 64K for Qwen3-235B-A22B.
+@pytest.mark.parametrize(
+    "cards,models,length",
+    [
+        (4, {"deepseek-r1-distill-llama-70b", "llama3-70b", "llama3.1-70b", "qwen2-72b", "qwen2.5-72b"}, 32768),
+        (16, {"qwen3-235b-a22b"}, 65536),
+    ],
+)
+def test_list_models_by_the_newest_vllm_tables_card_count(call, cards, models, length):
+    out = call("list_models", in_tables_only=True, serving_cards=cards)
+    assert {m["id"] for m in out["models"]} == models
+    assert {m["vllm_cards"] for m in out["models"]} == {cards} and {m["vllm_max_model_len"] for m in out["models"]} == {length}
+    assert "modelarts_llm_infer_5910003" in out["vllm_source"]
