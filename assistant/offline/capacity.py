@@ -16,10 +16,10 @@ from typing import NamedTuple
 
 from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import NamedSetting, asks_host_ram, implausible, named_setting
+from .asked import NamedSetting, asks_host_ram, asks_recipe, implausible, named_setting
 from .results import Result
 from .route import table_strategy
-from .wording import TOOL_NOTE_ZH, Writer, assumption_zh
+from .wording import RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
 
 
 class Need(NamedTuple):
@@ -57,6 +57,41 @@ def shorter_rows(rows: list[MinCardsRow], asked: int) -> list[MinCardsRow]:
 
 
 class CapacityBlocks(Writer):
+    # The one verdict of an answer is derived once: the vendor table's no leads (the named setting's estimate then
+    # follows it, named as the estimate); else the estimator's verdict on the setting the user names leads and the
+    # table's counts follow as counts. ``setting_led``/``setting_after`` record which.
+    setting_led = False
+    setting_after: Result[TrainingMemoryResult] | None = None
+
+    def training_facts(self) -> TrainingFacts:
+        recipe_calls = self.r.of("training_recipe", TrainingRecipeResult, ok=None)
+        own = self.s.model
+        mins = [m for m in self.r.of("min_cards", MinCardsResult) if m.arg("model") in (None, own)]  # not a twin's rows
+        f = TrainingFacts(self.e.seq_len, [r.value for r in recipe_calls if r.value and r.value.found], [],
+                          recipe_bound=[r.value for r in recipe_calls if r.value and not r.value.found],
+                          plans=self.r.of("plan_training", PlanResult, ok=None))
+        with_rows = [m for m in mins if m.value and m.value.rows]
+        every_call = [m for m in self.r.of("min_cards", MinCardsResult, ok=None) if m.arg("model") in (None, own)]
+        f.min_call = with_rows[0] if with_rows else (every_call[-1] if every_call else None)
+        answered = mins[0].value if mins else None
+        if answered and answered.rows:
+            f.rows = answered.rows
+        elif with_rows and with_rows[0].value:  # no row at the length asked: every listed length was fetched
+            every = with_rows[0].value.rows
+            f.bound = [] if "seq_len" in self.e.assumed else shorter_rows(every, f.asked)
+            f.rows = every if "seq_len" in self.e.assumed else []
+        return f
+
+    def table_says_no(self, f: TrainingFacts) -> bool:
+        """The vendor rows for the method asked need more devices than the user has (at the length asked, or a
+        shorter row that already needs more): that no is the answer's verdict, whatever an estimate says."""
+        if not self.e.devices:
+            return False
+        v = Verdict(self, self.s.method, f)
+        if v.needs:
+            return not v.upper and all(n.devices > v.have for n in v.needs)
+        return bool(v.bounds) and all(n.devices > v.have for n in v.bounds)
+
     def wanted_rows(self, rows: list[MinCardsRow]) -> list[MinCardsRow]:
         """The minimum-card rows of the framework asked (all frameworks when none was named)."""
         fw = self.s.framework
@@ -115,7 +150,7 @@ class CapacityBlocks(Writer):
         v = Verdict(self, method, f)
         rules: list[Callable[[Verdict], str | None]] = [
             self.yes_by_table, self.no_by_table, self.no_by_bound, self.yes_by_estimate, self.no_by_estimate,
-        ]
+        ] if not self.setting_led else [self.table_counts]
         line = next((text for rule in rules if (text := rule(v))), None)
         if line is None:
             return None
@@ -136,21 +171,48 @@ class CapacityBlocks(Writer):
             line += self.say("not_for", short=self.need_list(short, "short_item"))
         return line + self.say("period")
 
+    def table_counts(self, v: Verdict) -> str | None:
+        """Under the verdict on the setting the user named: the vendor counts their devices meet, and the recipe's own
+        setting when it is not the one named (the count alone does not say their setting runs)."""
+        ok = [n for n in v.needs if n.devices <= v.have]
+        if not ok:
+            return None
+        short = [n for n in v.needs if n.devices > v.have]
+        line = self.say("table_counts", yours=self.yours(), ok=self.need_list(ok))
+        if short:
+            line += self.say("not_for", short=self.need_list(short, "short_item"))
+        named = named_setting(self.s)
+        other = [r for r in v.recipes if named and r.zero_stage is not None and r.total_cards and r.total_cards <= v.have
+                 and (r.zero_stage, bool(r.offload)) != (named.zero_stage, named.offload)]
+        if named and other:
+            line += self.say("recipe_setting_differs", recipe=self.parallel(other[0].zero_stage, other[0].offload),
+                             named=self.parallel(named.zero_stage, named.offload))
+        return line + self.say("period")
+
     def no_by_table(self, v: Verdict) -> str | None:
         if not v.needs or v.upper:  # QLoRA: the LoRA rows are an upper bound, so fewer devices may still do
             return None
         least = min(v.needs, key=lambda n: n.devices)
-        return self.say("no_by_table", n=self.devices(least.devices, least.unit), who=least.who, have=self.have()) + self.below_minimum(v)
+        n = self.devices(least.devices, least.unit)
+        return self.say("no_by_table", n=n, who=least.who, have=self.have()) + self.below_minimum(v, n)
 
     def no_by_bound(self, v: Verdict) -> str | None:
         """No row at the length asked, and the nearest shorter row already needs more than the user has."""
         if v.needs or not v.bounds or any(n.devices <= v.have for n in v.bounds):
             return None
         listed = self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
-        return self.say("no_by_bound", asked=v.asked, length=v.bounds[0].seq_len, listed=listed, have=self.have()) + self.below_minimum(v)
+        least = min(v.bounds, key=lambda n: n.devices)
+        return self.say("no_by_bound", asked=v.asked, length=v.bounds[0].seq_len, listed=listed, have=self.have()) + self.below_minimum(
+            v, self.devices(least.devices, least.unit))
 
-    def below_minimum(self, v: Verdict) -> str:
-        """What the estimate says on the user's devices, after a no from the vendor rows."""
+    def below_minimum(self, v: Verdict, least: str) -> str:
+        """What the estimate says on the user's devices, after a no from the vendor rows: the setting the user named
+        when there is one (its estimate disagrees or agrees, said as such), else the plan within their devices."""
+        if (call := self.setting_after) is not None and call.value is not None:
+            m = call.value
+            return self.say("setting_below_minimum", setting=self.parallel(m.zero_stage, m.offload), yours=self.yours(),
+                            word=self.say("verdict_" + m.verdict), total=f"{m.total_gib:.1f}", high=f"{m.high_gib:.1f}",
+                            usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware), n=least)
         if v.fitting:
             return self.say("estimate_below_minimum", yours=self.yours(), setting=self.setting(v.fitting, v.have))
         return self.say("estimate_none_fits_either", yours=self.yours()) if v.capped else ""
@@ -266,11 +328,31 @@ class CapacityBlocks(Writer):
                        and bool(c.arg("offload")) == setting.offload and c.arg("devices")), None)
         lines = []
         if judged is not None and judged.value is not None and self.r.of("plan_training", PlanResult):
-            lines.append(self.setting_verdict(judged))
+            f = self.training_facts()
+            if asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
+                self.setting_led = True  # "matches the recipe?": the recipe row answers; the estimate of their setting backs it
+                lines += [match, "- " + self.setting_verdict(judged, after=True)]
+            elif self.table_says_no(f):
+                self.setting_after = judged  # the table's no leads (training); this estimate is said under it
+            else:
+                self.setting_led = True
+                lines.append(self.setting_verdict(judged))
         if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
             # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
             lines.insert(0 if setting and setting.offload else len(lines), line)
-        return [self.lead(line) for line in lines] + [""] if lines else []
+        return [self.lead(line) if not line.startswith("- ") else line for line in lines] + [""] if lines else []
+
+    def recipe_match(self, f: TrainingFacts, named: NamedSetting) -> str | None:
+        """Yes or no: the setting and device count the user runs against the recipe row for the job."""
+        row = next((r for r in f.recipes if r.zero_stage is not None and r.total_cards
+                    and (self.s.method is None or r.strategy == table_strategy(self.s.method))), None)
+        if row is None:
+            return None
+        theirs, recipe = self.parallel(named.zero_stage, named.offload), self.parallel(row.zero_stage, row.offload)
+        same = (row.zero_stage, bool(row.offload)) == (named.zero_stage, named.offload) and (
+            not self.e.devices or self.e.devices == row.total_cards) and (self.s.grad_accum in (None, row.grad_accum))
+        return self.say("recipe_matches" if same else "recipe_differs", theirs=theirs, recipe=recipe,
+                        n=self.devices(row.total_cards), ga=row.grad_accum, label=RECIPE_LABEL[self.lang])
 
     def split_first(self) -> list[str]:
         """"TP PP 怎么切" on a count (the user's, or the one the last answer led with): MindSpeed-LLM's TP x PP from the
@@ -311,15 +393,18 @@ class CapacityBlocks(Writer):
             return line
         return None
 
-    def setting_verdict(self, call: Result[TrainingMemoryResult]) -> str:
-        """'**ZeRO-2 on your 8 GPUs: no** (estimate): about 30.1 GiB per GPU, likely up to 41.9, of 23.7 usable.'"""
+    def setting_verdict(self, call: Result[TrainingMemoryResult], after: bool = False) -> str:
+        """'**ZeRO-2 on your 8 GPUs: no** (estimate): about 30.1 GiB per GPU, likely up to 41.9, of 23.7 usable.';
+        ``after``: under another verdict, the same figures without a yes/no of their own."""
         m = call.value
         assert m is not None
         key = {"fits": "setting_yes", "tight": "setting_tight", "does_not_fit": "setting_no"}[m.verdict]
         if m.verdict == "tight" and m.total_gib > m.usable_gib:  # the tool's "tight" with its point above the usable memory
             key = "setting_tight_over"
+        if after:
+            key = "setting_estimate_after"
         setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
-        return self.say(key, setting=setting, yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
+        return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
                         high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
                         per=self.per_device(m.unit, m.hardware), batch=self.batch_as_set(m.micro_batch, call.arg("grad_accum")))
 
@@ -343,3 +428,4 @@ class Verdict:
         self.needs = w.table_needs(table_strategy(method), f.recipes, f.rows)
         self.upper = method == "qlora"  # answered from the LoRA rows, which bound QLoRA from above
         self.bounds = w.bound_needs(table_strategy(method), f)
+        self.recipes = [r for r in f.recipes if r.total_cards and (table_strategy(method) is None or r.strategy == table_strategy(method))]

@@ -22,10 +22,11 @@ class PlanBlocks(CapacityBlocks):
             bits.append(self.parallel(None, None, p.tp, p.pp, p.cp))
         bits.append(f"micro batch {p.micro_batch}")
         bits.append(self.L(f"gradient accumulation {p.grad_accum}", f"梯度累积 {p.grad_accum}"))
-        bits.append(self.L(f"about {p.memory.total_gib:.1f} GiB per device", f"每{self.per_device(p.unit, p.hardware)}约 {p.memory.total_gib:.1f} GiB"))
-        if p.verdict == "tight":  # the range's upper end does not fit (Ascend plans on the vendor-tested point, or no count holds it)
-            bits.append(self.L(f"tight: likely up to {p.memory.high_gib:.1f} of {p.memory.usable_gib:.1f} GiB (estimate)",
-                               f"偏紧：可能高达 {p.memory.high_gib:.1f} GiB，可用 {p.memory.usable_gib:.1f} GiB（估算）"))
+        # the per-device figure, its likely range and the usable memory, each named; "tight" when the range crosses it
+        m = p.memory
+        bits.append(self.say("plan_memory_tight" if p.verdict == "tight" else "plan_memory", total=f"{m.total_gib:.1f}",
+                             low=f"{m.low_gib:.1f}", high=f"{m.high_gib:.1f}", usable=f"{m.usable_gib:.1f}",
+                             per=self.per_device(p.unit, p.hardware)))
         return self.say("comma").join(bits)
 
     def capped_adds_nothing(self, call: Result[PlanResult], f: TrainingFacts) -> bool:

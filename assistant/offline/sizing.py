@@ -8,9 +8,9 @@ from collections.abc import Callable
 from functools import partial
 
 from ..tools.estimates import PlanResult
-from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
+from ..tools.tables import MinCardsRow, TrainingRecipeResult
 from .asked import implausible, weights_floor
-from .capacity import TrainingFacts, shorter_rows
+from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
 from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY, TOOL_NOTE_ZH, assumption_zh
@@ -21,25 +21,6 @@ PREFERENCE_STAGES = ("dpo", "kto", "ppo", "rm")  # the vendor tables size SFT/PT
 class TrainingBlocks(TableBlocks, PlanBlocks):
     """Blocks for cards/nodes/ZeRO/GA questions: a one-line answer, then every row it came from."""
 
-    def training_facts(self) -> TrainingFacts:
-        recipe_calls = self.r.of("training_recipe", TrainingRecipeResult, ok=None)
-        own = self.s.model
-        mins = [m for m in self.r.of("min_cards", MinCardsResult) if m.arg("model") in (None, own)]  # not a twin's rows
-        f = TrainingFacts(self.e.seq_len, [r.value for r in recipe_calls if r.value and r.value.found], [],
-                          recipe_bound=[r.value for r in recipe_calls if r.value and not r.value.found],
-                          plans=self.r.of("plan_training", PlanResult, ok=None))
-        with_rows = [m for m in mins if m.value and m.value.rows]
-        every_call = [m for m in self.r.of("min_cards", MinCardsResult, ok=None) if m.arg("model") in (None, own)]
-        f.min_call = with_rows[0] if with_rows else (every_call[-1] if every_call else None)
-        answered = mins[0].value if mins else None
-        if answered and answered.rows:
-            f.rows = answered.rows
-        elif with_rows and with_rows[0].value:  # no row at the length asked: every listed length was fetched
-            every = with_rows[0].value.rows
-            f.bound = [] if "seq_len" in self.e.assumed else shorter_rows(every, f.asked)
-            f.rows = every if "seq_len" in self.e.assumed else []
-        return f
-
     def training(self) -> list[str]:
         f = self.training_facts()
         if not (f.recipes or f.recipe_bound or f.min_call or f.plans):
@@ -47,9 +28,11 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         body: list[str] = []
         verdict = self.verdict(f)  # "can I with my 16 cards?": yes or no before the details
         # the setting on the user's devices, unless the verdict on the setting they named already leads
-        setting = self.setting_on_your_devices(f) if verdict and not self.headlined else None
+        setting = self.setting_on_your_devices(f) if verdict and not self.headlined and not self.setting_after else None
         if setting and verdict:  # "which ZeRO stage / what GA on my 4 cards": that setting is the answer, the yes/no backs it
             body += [self.lead(setting), "- " + verdict]
+        elif verdict and self.setting_led:  # the verdict on the named setting leads; the table's counts back it
+            body.append("- " + verdict)
         elif verdict:
             body.append(self.lead(verdict))
         headline = None if verdict and self.same_as_yours(f) else self.training_headline(f)
@@ -58,7 +41,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             beyond = not (f.recipes or f.rows) and any(p.fits and p.devices > (self.e.devices or 0) for p in self.free_plans(f))
             said_no = not verdict or verdict.startswith(("**No", "**不", "**Not", "**按"))
             label = "unlimited" if beyond and not said_no else "needed"
-            body.append(self.say(label) + headline if verdict else self.lead(headline))
+            body.append(self.say(label) + headline if verdict or self.setting_led else self.lead(headline))
         if self.s.stage == "pt" and (f.recipes or f.rows or f.plans):
             body.append(self.pretrain_note(bool(f.recipes or f.rows)))
         body += self.zero_from_estimate(f)
@@ -163,8 +146,10 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
     # -- the headline: the first rule that applies ---------------------------------------------
     def training_headline(self, f: TrainingFacts) -> str | None:
         """One sentence that answers the question; the lines below give every row it came from."""
+        memory_first = "memory" in self.s.intents and "cards" not in self.s.intents  # "how much memory per device": the GiB lead
         rules: list[Callable[[TrainingFacts], str | None]] = [
-            self.headline_not_listed, self.headline_unsupported, partial(self.headline_recipe, first=True), self.headline_min_rows, self.headline_recipe,
+            self.headline_not_listed, self.headline_unsupported, *([self.headline_estimate] if memory_first else []),
+            partial(self.headline_recipe, first=True), self.headline_min_rows, self.headline_recipe,
             self.headline_method_fits_nowhere, self.headline_estimate, self.headline_nothing_fits,
         ]
         return next((text for rule in rules if (text := rule(f))), None)

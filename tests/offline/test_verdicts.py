@@ -11,7 +11,11 @@ def test_a_tight_gpu_plan_says_so_with_its_upper_end(assistant):
     (call,) = [c for c in ans.tool_calls if c.name == "plan_training"]
     mem = call.result["memory"]
     assert call.result["verdict"] == "tight" and mem["total_gib"] <= mem["usable_gib"] < mem["high_gib"]
-    assert f"tight: likely up to {mem['high_gib']:.1f} of {mem['usable_gib']:.1f} GiB (estimate)" in ans.answer
+    # one per-device figure, its range and the usable memory, each named (round 7 s01 read "61.0 GiB per device, tight:
+    # likely up to 114.6 of 61.0 GiB", the figure and the usable memory run together)
+    assert (f"about {mem['total_gib']:.1f} GiB per GPU, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} GiB, against "
+            f"{mem['usable_gib']:.1f} GiB usable: tight (estimate)") in ans.answer
+    assert "tight: likely up to" not in ans.answer
 
 
 def test_the_memory_answer_gives_the_point_the_range_and_the_verdict(assistant):
