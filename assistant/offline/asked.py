@@ -63,10 +63,12 @@ TABLE_NAMED = re.compile(r"\btable\b|表格|推理表|取值表|卡数表|按\s*
 LENGTH_ASKED = re.compile(r"max[-_ ]?model[-_ ]?len|max(?:imum)?\s+context|context\s+length|上下文|最长|最大长度", re.I)
 
 
-def asks_table_length(s: QuestionFrame) -> bool:
+def asks_table_length(s: QuestionFrame, searched: bool = False) -> bool:
     """"max-model-len per the ModelArts table?", "max-model-len 是多少": the vendor table's tested length is the
-    answer, so it leads (the model's own limit and the memory estimate follow it)."""
-    return bool(LENGTH_ASKED.search(s.question)) and (bool(TABLE_NAMED.search(s.question)) or not s.seq_len)
+    answer, so it leads (the model's own limit and the memory estimate follow it). ``searched``: the longest context
+    was also searched on the user's devices (what_fits); the table's length leads that only when the table is named."""
+    asked = bool(LENGTH_ASKED.search(s.question)) and not s.seq_len
+    return asked and (bool(TABLE_NAMED.search(s.question)) or not searched)
 
 
 def asks_verdict(s: QuestionFrame) -> bool:

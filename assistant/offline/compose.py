@@ -14,6 +14,7 @@ from ..notes import limit_checks, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import (
+    InferenceMinCardsResult,
     ListHardwareResult,
     ListModelsResult,
     ModelInfo,
@@ -21,7 +22,7 @@ from ..tools.tables import (
     SearchNotesResult,
 )
 from . import batch_math, fused_attention, spec, stated
-from .asked import asks_verdict
+from .asked import asks_table_length, asks_verdict
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
@@ -92,11 +93,15 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         # a quantity asked of a named model comes first unless the user reports a problem ("bf16" is a topic word)
         quantity = bool(self.s.model and self.s.intents & {"kv", "memory", "cards", "zero", "ga", "capacity", "config", "tp"})
         remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu() and ("problem" in self.s.intents or not quantity)
+        # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
+        table_first = self.searched_context() and asks_table_length(self.s, searched=True) and bool(
+            self.r.of("inference_min_cards", InferenceMinCardsResult))
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            *([self.inference] if table_first else []),
             self.what_fits_block, self.header_block, self.asked_first, self.training_time,
             self.notes_block if remedy_first else list, partial(self.rendered, "generate_config"), self.config_needs_model,
-            self.training, partial(self.rendered, "estimate_training_memory"), self.inference,
+            self.training, partial(self.rendered, "estimate_training_memory"), *([] if table_first else [self.inference]),
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
@@ -440,6 +445,10 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
             section = self.answering_section(best, top.summary)
             lead = self.fact_lead(top) if section is None else self.section_lead(section)
+            rows, every = table_rows_asked([h.text for h in best], self.s.question)
+            if rows:  # "FP16 的指数位": that row leads; "… and why": the note's answer after it, without the table's rows
+                rest = re.sub("|".join(map(re.escape, every)), " ", lead).strip() if WHY.search(self.s.question) else ""
+                lead = rows + ("\n" + rest if rest else "")
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
             lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + lead
@@ -551,6 +560,40 @@ def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = 
 
 
 TITLE_STOP = frozenset(["the", "a", "an", "and", "or", "of", "on", "in", "for", "to", "from", "with", "its", "their", "how", "what", "why", "is", "are", "do", "does", "training"])
+
+
+WHY = re.compile(r"\bwhy\b|为什么|为何|怎么|\bhow\b", re.I)
+TABLE_ROW = re.compile(r"^\s*(?:>\s*)?\|(.+)\|\s*$")
+
+
+def table_rows_asked(texts: list[str], question: str) -> tuple[str, list[str]]:
+    """The rows of a note's table whose first cell the question names ("FP16 的指数位是几位" → the FP16 row), each as
+    'FP16: exponent 5; …' with the table's own column names, and every row of that table in the same form (the search's
+    facts quote rows so); empty when the question names no row. The row asked is the answer, not the first row the
+    search matched (round 7: the FP32 row led a question about BF16 and FP16)."""
+    low = question.lower()
+    for text in texts:
+        rows = [[c.strip() for c in m.group(1).split("|")] for line in text.splitlines() if (m := TABLE_ROW.match(line))]
+        rows = [r for r in rows if not all(set(c) <= set("-: ") for c in r)]  # drop the |---| rule
+        if len(rows) < 2:
+            continue
+        head = rows[0][1:]
+        cols = [i for i, h in enumerate(head) if column_named(h, low)]  # no column named ("bf16 or fp16?"): not a cell question
+        facts = [(r[0].strip("*` "), r[1:]) for r in rows[1:]]
+        asked = ["**" + key + "**: " + "; ".join(f"{head[i]} {cells[i]}" for i in cols if i < len(cells) and cells[i]).replace("~", "≈")
+                 for key, cells in facts
+                 if cols and len(key) >= 3 and re.search(rf"(?<![a-z0-9]){re.escape(key.lower())}(?![a-z0-9])", low)]
+        if asked:
+            every = [f"{key}: " + "; ".join(f"{h} {c}" for h, c in zip(head, cells, strict=False) if c) for key, cells in facts]
+            return (asked[0] if len(asked) == 1 else "\n" + "\n".join(f"- {line}" for line in asked)), every
+    return "", []
+
+
+def column_named(header: str, question: str) -> bool:
+    """A table column the (lower-cased) question names: its header without the bracketed gloss ("尾数位（小数部分）" → 尾数位),
+    or for a Latin header one of its words of five letters or more ("largest finite" → "largest")."""
+    name = re.sub(r"\(.*?\)|（.*?）", "", header).strip().lower()
+    return bool(name) and (name in question or any(len(w) >= 5 and re.search(rf"\b{w}", question) for w in re.findall(r"[a-z]+", name)))
 
 
 def flat(text: str) -> str:

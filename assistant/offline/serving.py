@@ -10,6 +10,7 @@ import re
 from ..tools.estimates import InferenceResult
 from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, VllmRow
+from .asked import asks_table_length
 from .capacity import CapacityBlocks
 from .results import Result
 from .wording import TOOL_NOTE_ZH, VLLM_LABEL, assumption_zh
@@ -33,7 +34,13 @@ class ServingBlocks(CapacityBlocks):
         if not (tables or ests):
             return []
         rows, best = self.table_lines(tables)
-        if any(c.value is not None and c.value.goal == "context" for c in self.r.of("what_fits", WhatFitsResult, ok=None)):
+        searched = self.searched_context()
+        if best and best.max_model_len and asks_table_length(self.s, searched):
+            # the table's tested length is the value asked: it leads; the yes/no for the devices (or the search) backs it
+            lead = None if searched else self.serving_lead(tables, ests, best)[0]
+            return [self.lead(self.table_length(best)), *(["- " + lead] if lead else []), *rows,
+                    *[line for r in ests for line in self.estimate_lines(r)], ""]
+        if searched:
             # "the longest context on my 8 Snt9B?": the search leads (the fits block); the table's tested lengths
             # follow for comparison, with no yes/no for devices the question did not ask about
             return [self.L(f"{VLLM_LABEL[self.lang]}, for comparison (the lengths the vendor tested, not limits):",
@@ -50,6 +57,15 @@ class ServingBlocks(CapacityBlocks):
         for r in ests:
             out += self.estimate_lines(r)
         return out + [""]
+
+    def searched_context(self) -> bool:
+        """The longest context on the user's devices was searched (what_fits with the context goal)."""
+        return any(c.value is not None and c.value.goal == "context" for c in self.r.of("what_fits", WhatFitsResult, ok=None))
+
+    def table_length(self, row: VllmRow) -> str:
+        """'**32,768 tokens**: the tested max-model-len of qwen2.5-7b on 1 card (64 GB) in the ModelArts vLLM table …'."""
+        return self.say("table_length_first", n=f"{row.max_model_len:,}", model=self.s.model, devs=self.devices(row.cards),
+                        gb=row.memory_gb, table=VLLM_LABEL[self.lang], version=row.table, util=row.gpu_memory_utilization)
 
     def serving_lead(self, tables: list[Result[InferenceMinCardsResult]], ests: list[Result[InferenceResult]],
                      best: VllmRow | None) -> tuple[str | None, str | None]:
