@@ -169,6 +169,8 @@ class CapacityBlocks(Writer):
                         ok=self.need_list(ok))
         if short:
             line += self.say("not_for", short=self.need_list(short, "short_item"))
+        if v.capped and not v.fitting:  # the estimate on their devices says otherwise: named, not left to a later line
+            line += self.say("table_yes_estimate_no", yours=self.yours())
         return line + self.say("period")
 
     def table_counts(self, v: Verdict) -> str | None:

@@ -27,7 +27,7 @@ from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .results import Result
-from .route import COST, Done, is_family_prefix, is_training_question, names_model
+from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -93,6 +93,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         # a quantity asked of a named model comes first unless the user reports a problem ("bf16" is a topic word)
         quantity = bool(self.s.model and self.s.intents & {"kv", "memory", "cards", "zero", "ga", "capacity", "config", "tp"})
         remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu() and ("problem" in self.s.intents or not quantity)
+        # a config that could not be written follows the sizing verdict (the verdict leads; the failure names how it differs)
+        config_failed = bool(self.results("generate_config", ok=False)) and not self.results("generate_config")
         # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
         table_first = self.searched_context() and asks_table_length(self.s, searched=True) and bool(
             self.r.of("inference_min_cards", InferenceMinCardsResult))
@@ -100,8 +102,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             partial(self.rendered, "resolve_model"), partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             *([self.inference] if table_first else []),
             self.what_fits_block, self.header_block, self.asked_first, self.training_time,
-            self.notes_block if remedy_first else list, partial(self.rendered, "generate_config"), self.config_needs_model,
-            self.training, partial(self.rendered, "estimate_training_memory"), *([] if table_first else [self.inference]),
+            self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
+            self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []), partial(self.rendered, "estimate_training_memory"), *([] if table_first else [self.inference]),
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
@@ -368,7 +370,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
     def config(self, call: Result[GenerateConfigResult]) -> list[str]:
         c = call.value
         if c is None:
-            return [self.L(f"Could not generate the config: {call.error.message}", f"无法生成配置：{call.error.message}"), ""]
+            return self.config_failed(call)
         lines = self.config_plan(c.plan)  # the answer first; why the file is not the format asked, after it
         if self.s.config_format in ("llamafactory_yaml", "deepspeed_json") and call.arg("format") == "mindspeed_env":
             lines.append(self.L("MindSpeed-LLM has no YAML or DeepSpeed JSON; its config is the launch variables below "
@@ -381,6 +383,19 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             lang = {"llamafactory_yaml": "yaml", "deepspeed_json": "json", "mindspeed_env": "bash", "launch": "bash"}.get(f.format, "")
             lines += [f"`{f.filename}`" + self.L(":", "："), f"```{lang}", f.content.rstrip(), "```"]
         return lines + [f"- {self.L(n, assumption_zh(n, TOOL_NOTE_ZH))}" for n in c.notes[:6]] + [""]
+
+    def config_failed(self, call: Result[GenerateConfigResult]) -> list[str]:
+        """Why no config was written, in the answer's language; when the estimate fits the job nowhere while the vendor
+        rows list it, that disagreement is named and the table is the one to plan with (one verdict per answer)."""
+        e = call.error
+        if e.code != "does_not_fit":
+            return [self.say("config_failed", why=e.message), ""]
+        f = self.training_facts()
+        needs = self.table_needs(table_strategy(self.s.method), f.recipes, f.rows)
+        line = self.say("config_no_fit", model=self.s.model, seq=self.e.seq_len, part=self.hw_name())
+        if needs:
+            line += self.say("config_no_fit_table", listed=self.need_list(needs))
+        return [line] + ([f"> {e.message}"] if not self.zh else []) + [""]  # the estimator's own reasons are English
 
     def config_plan(self, plan: TrainingPlan) -> list[str]:
         """'1 node × 8 cards = 8 cards, ZeRO-3, … (from the vendor table)', and which fields were set by hand."""
