@@ -577,7 +577,7 @@ def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = 
 TITLE_STOP = frozenset(["the", "a", "an", "and", "or", "of", "on", "in", "for", "to", "from", "with", "its", "their", "how", "what", "why", "is", "are", "do", "does", "training"])
 
 
-WHY = re.compile(r"\bwhy\b|为什么|为何|怎么|\bhow\b", re.I)
+WHY = re.compile(r"\bwhy\b|为什么|为何|\bhow come\b", re.I)  # "how many" is not a why
 TABLE_ROW = re.compile(r"^\s*(?:>\s*)?\|(.+)\|\s*$")
 
 
