@@ -102,16 +102,16 @@ class CapacityBlocks(Writer):
         ``within`` (the user's count) and a plan that uses fewer, also how many it uses ('on 1 card')."""
         par = f"{self.fw_name(p.framework, p.hardware)} {self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp)}"
         if within and p.devices < within:
-            par += self.L(f" on {self.devices(p.devices, p.unit, p.hardware)}", f"，用 {self.devices(p.devices, p.unit, p.hardware)}")
+            par += self.say("setting_on", devs=self.devices(p.devices, p.unit, p.hardware))
         per = self.per_device(p.unit, p.hardware)
-        return par + self.L(f", about {p.memory.total_gib:.1f} GiB per {per}", f"，每{per}约 {p.memory.total_gib:.1f} GiB")
+        return par + self.say("setting_about_gib_per", total_gib=p.memory.total_gib, per=per)
 
     def have(self) -> str:
         """The user's count as they said it, with DIE beside cards on Snt9B23 ('16 cards (32 DIE)')."""
         have, s = self.e.devices, self.s
         if self.e.hardware == "snt9b23":
             if s.devices and s.device_unit == "card":
-                return self.L(f"{s.devices} cards ({have} DIE)", f"{s.devices} 张卡（{have} DIE）")
+                return self.say("have_cards_die", devices=s.devices, have=have)
             return self.devices(have, "DIE")
         return self.devices(have)
 
@@ -121,17 +121,17 @@ class CapacityBlocks(Writer):
 
     def table_needs(self, strategy: str | None, recipes: list[TrainingRecipeResult], rows: list[MinCardsRow]) -> list[Need]:
         """Every vendor row of this strategy: minimum-card rows of the asked framework, recipe rows."""
-        recipe = [Need(self.L("LLaMA-Factory recipe table", "LLaMA-Factory 配方表"), r.total_cards, "card", r.seq_len_used or r.seq_len)
+        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.seq_len_used or r.seq_len)
                   for r in recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
         # beside a recipe row, say which table a LLaMA-Factory minimum-card row comes from
-        table = self.L(" minimum-card table", " 最小卡数表") if recipe else ""
+        table = self.say("table_needs_minimum_card_table") if recipe else ""
         needs = [Need(r.framework + (table if r.framework == "LLaMA-Factory" else ""), r.cards, r.unit, r.seq_len)
                  for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)]
         return needs + recipe
 
     def bound_needs(self, strategy: str | None, f: TrainingFacts) -> list[Need]:
         """The lower bounds: rows at the nearest shorter length (minimum-card table, recipe table)."""
-        recipe = [Need(self.L("LLaMA-Factory recipe table", "LLaMA-Factory 配方表"), r.total_cards, "card", r.cutoff_len)
+        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.cutoff_len)
                   for x in f.recipe_bound for r in x.rows
                   if r.cutoff_len == f.bound_len and (strategy is None or r.strategy == strategy)]
         return self.table_needs(strategy, [], f.bound) + recipe
@@ -261,9 +261,7 @@ class CapacityBlocks(Writer):
                           f"ModelArts 上 PPO 不能使用 ZeRO-3，{'、'.join(z for _, z in models)}的权重在每张卡上各存一份")
         m = re.search(r"alone take ([\d.]+) GiB", p.note or "")
         if m:
-            return self.L(f"at {p.seq_len} tokens the activations and loss alone take {m.group(1)} GiB per device, and ZeRO "
-                          "splits only the model states", f"序列长度 {p.seq_len} 时，仅激活和 loss 每卡就要 {m.group(1)} GiB，"
-                          "而 ZeRO 只切分模型状态")
+            return self.say("no_fit_why_at_tokens_the", seq_len=p.seq_len, value=m.group(1))
         return None
 
     @staticmethod
@@ -293,14 +291,13 @@ class CapacityBlocks(Writer):
                 how = self.L(f"{fewer.setting.replace(' x ', ' × ')}, about {fewer.total_gib:.1f} GiB per {self.per_device(q.unit, q.hardware)}",
                              f"{assumption_zh(fewer.setting.replace(' x ', ' × '), TOOL_NOTE_ZH)}，每{self.per_device(q.unit, q.hardware)}约 {fewer.total_gib:.1f} GiB")
             if q.framework != p.framework and q.method == p.method:
-                alts.append(self.L(f"{self.fw_name(q.framework, q.hardware)} fits it on {devs} ({how}, below)",
-                                   f"{self.fw_name(q.framework, q.hardware)} 可以放下：{devs}（{how}，见下）"))
+                alts.append(self.say("no_fit_alternative_fits_it_on", fw=self.fw_name(q.framework, q.hardware), devs=devs, how=how))
             elif q.method != p.method and q.framework == p.framework:
                 what = self.method_name(q.method) + (f" {q.stage.upper()}" if q.stage not in (None, "sft") else "")
-                alts.append(self.L(f"{what} fits on {devs} (below)", f"{what}可以放下：{devs}（见下）"))
+                alts.append(self.say("no_fit_alternative_fits_on_below", what=what, devs=devs))
         m = re.search(r"at most (\d+) tokens per sequence fit", p.note or "")
         if m:
-            alts.append(self.L(f"a sequence of at most {m.group(1)} tokens (cutoff_len) fits", f"序列长度不超过 {m.group(1)}（cutoff_len）时可以放下"))
+            alts.append(self.say("no_fit_alternative_sequence_of_at", value=m.group(1)))
         return self.say("semicolon").join(alts) or None
 
     def no_fit_text(self, p: PlanResult) -> str:

@@ -21,7 +21,7 @@ class PlanBlocks(CapacityBlocks):
         if p.tp > 1 or p.pp > 1 or p.cp > 1:
             bits.append(self.parallel(None, None, p.tp, p.pp, p.cp))
         bits.append(f"micro batch {p.micro_batch}")
-        bits.append(self.L(f"gradient accumulation {p.grad_accum}", f"梯度累积 {p.grad_accum}"))
+        bits.append(self.say("plan_summary_gradient_accumulation", grad_accum=p.grad_accum))
         # the per-device figure, its likely range and the usable memory, each named; "tight" when the range crosses it
         m = p.memory
         bits.append(self.say("plan_memory_tight" if p.verdict == "tight" else "plan_memory", total=f"{m.total_gib:.1f}",
@@ -38,7 +38,7 @@ class PlanBlocks(CapacityBlocks):
     def plan_label(self, call: Result[PlanResult], p: PlanResult) -> str:
         method, fw, cap = self.method_name(p.method), self.fw_name(p.framework, p.hardware), call.arg("max_devices")
         if not cap:
-            return self.L(f"Estimate, {method}, {fw}", f"估算（{method}，{fw}）")
+            return self.say("plan_label_estimate", method=method, fw=fw)
         devs = self.devices(cap, p.unit)
         return self.L(f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
 
@@ -137,7 +137,7 @@ class PlanBlocks(CapacityBlocks):
         n = int(call.arg("devices") or 1)
         where = self.devices(n, "die" if call.arg("hardware") == "snt9b23" else "card", str(call.arg("hardware")))
         stage = call.arg("zero_stage")
-        offload = self.L("with offload", "开 offload") if call.arg("offload") else self.L("no offload", "不开 offload")
+        offload = self.say("trainer_label_with_offload") if call.arg("offload") else self.say("trainer_label_no_offload")
         setting = self.say("enum").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), offload])
         return self.L(f"With {' and '.join(named)}, on {setting}: ", f"按你说的 {'、'.join(named)}，在 {setting} 下：")
 
@@ -146,9 +146,7 @@ class PlanBlocks(CapacityBlocks):
         if m is None:
             return [self.say("memory_unavailable", why=call.error.message), ""]
         # a Megatron layout as given: its groups and the data parallel they leave ("TP 2 × PP 2, DP 2, on 8 devices")
-        split = "" if m.tp * m.pp * m.cp == 1 else self.L(
-            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}, data parallel {m.data_parallel}, on {m.devices} devices: ",
-            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}，数据并行 {m.data_parallel}，共 {m.devices} 个设备：")
+        split = "" if m.tp * m.pp * m.cp == 1 else self.say("memory_tp_pp_data", tp=m.tp, pp=m.pp, value=f' × CP {m.cp}' if m.cp > 1 else '', data_parallel=m.data_parallel, devices=m.devices)
         lines = [self.lead(self.trainer_label(call) + split + self.say("memory_lead", total=f"{m.total_gib:.1f}", how=self.estimate_label(m.assumptions)))]
         terms = zip(("weights", "gradients", "optimizer", "activations", "logits", "overhead"),
                     (m.weights_gib, m.gradients_gib, m.optimizer_gib, m.activations_gib, m.logits_gib, m.overhead_gib), strict=True)
