@@ -82,16 +82,6 @@ class CapacityBlocks(Writer):
             f.rows = every if "seq_len" in self.e.assumed else []
         return f
 
-    def table_says_no(self, f: TrainingFacts) -> bool:
-        """The vendor rows for the method asked need more devices than the user has (at the length asked, or a
-        shorter row that already needs more): that no is the answer's verdict, whatever an estimate says."""
-        if not self.e.devices:
-            return False
-        v = Verdict(self, self.s.method, f)
-        if v.needs:
-            return not v.upper and all(n.devices > v.have for n in v.needs)
-        return bool(v.bounds) and all(n.devices > v.have for n in v.bounds)
-
     def wanted_rows(self, rows: list[MinCardsRow]) -> list[MinCardsRow]:
         """The minimum-card rows of the framework asked (all frameworks when none was named)."""
         fw = self.s.framework
@@ -129,13 +119,6 @@ class CapacityBlocks(Writer):
                  for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)]
         return needs + recipe
 
-    def bound_needs(self, strategy: str | None, f: TrainingFacts) -> list[Need]:
-        """The lower bounds: rows at the nearest shorter length (minimum-card table, recipe table)."""
-        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.cutoff_len)
-                  for x in f.recipe_bound for r in x.rows
-                  if r.cutoff_len == f.bound_len and (strategy is None or r.strategy == strategy)]
-        return self.table_needs(strategy, [], f.bound) + recipe
-
     def verdict(self, f: TrainingFacts) -> str | None:
         """One sentence per method: yes/no for the user's device count, said before any detail."""
         if not self.e.devices:
@@ -150,7 +133,7 @@ class CapacityBlocks(Writer):
         v = Verdict(self, method, f)
         rules: list[Callable[[Verdict], str | None]] = [
             self.yes_by_table, self.no_by_table, self.no_by_bound, self.yes_by_estimate, self.no_by_estimate,
-        ] if not self.setting_led else [self.table_counts]
+        ] if not self.setting_led else [self.yes_by_table]
         line = next((text for rule in rules if (text := rule(v))), None)
         if line is None:
             return None
@@ -165,30 +148,19 @@ class CapacityBlocks(Writer):
         if not ok:
             return None
         short = [n for n in v.needs if n.devices > v.have]
-        line = self.say("yes_by_table", have=self.have(), yours=self.yours(), cover="covers" if v.have == 1 else "cover",
-                        ok=self.need_list(ok))
+        # under the verdict on the setting the user named, the counts their devices meet (no yes of its own)
+        line = self.say("table_counts", yours=self.yours(), ok=self.need_list(ok)) if self.setting_led else self.say(
+            "yes_by_table", have=self.have(), yours=self.yours(), cover="covers" if v.have == 1 else "cover", ok=self.need_list(ok))
         if short:
             line += self.say("not_for", short=self.need_list(short, "short_item"))
-        if v.capped and not v.fitting:  # the estimate on their devices says otherwise: named, not left to a later line
-            line += self.say("table_yes_estimate_no", yours=self.yours())
-        return line + self.say("period")
-
-    def table_counts(self, v: Verdict) -> str | None:
-        """Under the verdict on the setting the user named: the vendor counts their devices meet, and the recipe's own
-        setting when it is not the one named (the count alone does not say their setting runs)."""
-        ok = [n for n in v.needs if n.devices <= v.have]
-        if not ok:
-            return None
-        short = [n for n in v.needs if n.devices > v.have]
-        line = self.say("table_counts", yours=self.yours(), ok=self.need_list(ok))
-        if short:
-            line += self.say("not_for", short=self.need_list(short, "short_item"))
-        named = named_setting(self.s)
+        named = named_setting(self.s) if self.setting_led else None
         other = [r for r in v.recipes if named and r.zero_stage is not None and r.total_cards and r.total_cards <= v.have
                  and (r.zero_stage, bool(r.offload)) != (named.zero_stage, named.offload)]
-        if named and other:
+        if named and other:  # the recipe's own setting is not the one named: the count alone does not say theirs runs
             line += self.say("recipe_setting_differs", recipe=self.parallel(other[0].zero_stage, other[0].offload),
                              named=self.parallel(named.zero_stage, named.offload))
+        elif v.capped and not v.fitting and not self.setting_led:  # the estimate on their devices says otherwise: named here
+            line += self.say("table_yes_estimate_no", yours=self.yours())
         return line + self.say("period")
 
     def no_by_table(self, v: Verdict) -> str | None:
@@ -331,7 +303,7 @@ class CapacityBlocks(Writer):
             if asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
                 self.setting_led = True  # "matches the recipe?": the recipe row answers; the estimate of their setting backs it
                 lines += [match, "- " + self.setting_verdict(judged, after=True)]
-            elif self.table_says_no(f):
+            elif self.e.devices and Verdict(self, self.s.method, f).table_says_no:
                 self.setting_after = judged  # the table's no leads (training); this estimate is said under it
             else:
                 self.setting_led = True
@@ -403,15 +375,13 @@ class CapacityBlocks(Writer):
         if after:
             key = "setting_estimate_after"
         setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
+        # ' (micro batch 2, gradient accumulation 4, as you set)': the user's own batch figures, echoed with the verdict
+        ga = call.arg("grad_accum")
+        said = [self.say("micro_batch", n=m.micro_batch)] * (self.s.micro_batch is not None) + \
+            [self.say("grad_accum", n=ga)] * (self.s.grad_accum is not None and ga is not None)
         return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
                         high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
-                        per=self.per_device(m.unit, m.hardware), batch=self.batch_as_set(m.micro_batch, call.arg("grad_accum")))
-
-    def batch_as_set(self, micro_batch: int, grad_accum: object) -> str:
-        """' (micro batch 2, gradient accumulation 4, as you set)': the user's own batch figures, echoed with the verdict."""
-        said = [self.say("micro_batch", n=micro_batch)] * (self.s.micro_batch is not None) + \
-            [self.say("grad_accum", n=grad_accum)] * (self.s.grad_accum is not None and grad_accum is not None)
-        return self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
+                        per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else "")
 
 
 class Verdict:
@@ -426,5 +396,17 @@ class Verdict:
         self.fitting = next((p for p in self.capped if p.fits), None)
         self.needs = w.table_needs(table_strategy(method), f.recipes, f.rows)
         self.upper = method == "qlora"  # answered from the LoRA rows, which bound QLoRA from above
-        self.bounds = w.bound_needs(table_strategy(method), f)
-        self.recipes = [r for r in f.recipes if r.total_cards and (table_strategy(method) is None or r.strategy == table_strategy(method))]
+        strategy = table_strategy(method)
+        # the lower bounds: rows at the nearest shorter length (minimum-card table, recipe table)
+        self.bounds = w.table_needs(strategy, [], f.bound) + [
+            Need(w.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.cutoff_len) for x in f.recipe_bound
+            for r in x.rows if r.cutoff_len == f.bound_len and (strategy is None or r.strategy == strategy)]
+        self.recipes = [r for r in f.recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
+
+    @property
+    def table_says_no(self) -> bool:
+        """The vendor rows need more devices than the user has (at the length asked, or a shorter row that already
+        needs more): that no is the answer's verdict, whatever an estimate says."""
+        if self.needs:
+            return not self.upper and all(n.devices > self.have for n in self.needs)
+        return bool(self.bounds) and all(n.devices > self.have for n in self.bounds)

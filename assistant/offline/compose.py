@@ -396,7 +396,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             basis = self.say("config_plan_the_estimate_setting") if plan.source == "table" \
                 else self.say("config_plan_from_the_estimate")
         lines = [self.lead(self.say("config_plan_micro_batch_gradient", nodes=nodes, per=per, devs=devs, par=par, micro_batch=plan.micro_batch, grad_accum=plan.grad_accum, basis=basis))]
-        self.cite(self.plan_source(plan))
+        # the source as users know it: the vendor table's name, or "estimate" (never a file name)
+        self.cite((RECIPE_LABEL if "recipe" in plan.source_detail.lower() else MIN_LABEL)[self.lang] if plan.source == "table"
+                  else self.say("plan_source_estimate_plan_training"))
         if plan.overrides and capped:
             yours = self.devices(capped, plan.unit, plan.hardware)
             earlier = self.s.origin("devices") == "conversation"
@@ -407,12 +409,6 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             lines.append(self.L(f"- Set as you asked: {', '.join(plan.overrides)}; the rest is the {kind}'s.",
                                 f"- 按你的要求设置：{'，'.join(plan.overrides)}；其余来自{kind}。"))
         return lines
-
-    def plan_source(self, plan: TrainingPlan) -> str:
-        """A config plan's source as users know it: the vendor table's name, or "estimate" (never a file name)."""
-        if plan.source != "table":
-            return self.say("plan_source_estimate_plan_training")
-        return (RECIPE_LABEL if "recipe" in plan.source_detail.lower() else MIN_LABEL)[self.lang]
 
     def notes(self, r: SearchNotesResult) -> list[str]:
         """Quote the most relevant note: notes are ranked by their best section's score plus their best
@@ -443,7 +439,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         quoted = best[:2]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
             section = self.answering_section(best, top.summary)
-            lead = self.fact_lead(top) if section is None else self.section_lead(section)
+            # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary
+            fact = top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
+            lead = fact if section is None else self.section_lead(section)
             rows, every = table_rows_asked([h.text for h in best], self.s.question)
             if rows:  # "FP16 的指数位": that row leads; "… and why": the note's answer after it, without the table's rows
                 rest = re.sub("|".join(map(re.escape, every)), " ", lead).strip() if WHY.search(self.s.question) else ""
@@ -508,11 +506,6 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             if para is not None:
                 return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
         return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
-
-    def fact_lead(self, top: NotePassage) -> str:
-        """The facts of the note that best match the question's terms (the search picked them, rare terms
-        weighing most), whole; the note's summary when it matches best or no fact matches."""
-        return top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
 
     def limits_said(self, lead: str) -> str:
         """The user's own sizes and durations measured against the limits the lead states ("60GB" against "up to

@@ -113,25 +113,20 @@ class FitsBlocks(Writer):
         return self.say("plan_line_plan_plan_training", fw=fw, used=used, setting=setting, gib=gib, ram=ram)
 
     def fits_assumptions(self, r: WhatFitsResult) -> list[str]:
-        return self.fits_defaults(r) + self.fits_method(r)
-
-    def fits_defaults(self, r: WhatFitsResult) -> list[str]:
-        """What the question left open and the search filled: one device, a part guessed from a memory size."""
+        """What the question left open and the search filled (one device, a part guessed from a memory size), then how
+        each candidate was sized (the tool's assumptions; worded in Chinese for a Chinese answer)."""
         s, out = self.s, []
         if not (s.devices or s.nodes):
             out.append(self.say("fits_defaults_one_device_give", devs=self.devices(r.devices, (r.plan or {}).get('unit') or 'card', r.hardware)))
         if s.hardware_guessed and s.memory_gb:
             out.append(self.say("fits_defaults_for_the_gb", part=self.hw_name(r.hardware), memory_gb=s.memory_gb))
-        return out
-
-    def fits_method(self, r: WhatFitsResult) -> list[str]:
         if not self.zh:
-            return r.assumptions
+            return out + r.assumptions
         each = {"context": "每个长度", "batch": "每个 batch"}.get(r.goal, "每个规模")
         plan = r.plan or {}  # the serving settings the search used, from its plan (estimate_inference's own result)
         kv = plan.get("kv_cache_dtype") or "auto"
         bits = f"{self.s.weight_bits} 比特" if self.s.weight_bits else "模型原始精度"  # as the router passed it
-        out = [f"vLLM 推理，gpu-memory-utilization {plan.get('gpu_memory_utilization', 0.9)}，权重按{bits}"
+        out += [f"vLLM 推理，gpu-memory-utilization {plan.get('gpu_memory_utilization', 0.9)}，权重按{bits}"
                + (f"，KV cache 为 {kv.upper()}" if kv != "auto" else "") if r.workload == "inference" else
                f"{each}都用 plan_training 在这些卡内选的设置（ZeRO 阶段与 offload，或 TP/PP/CP）"]
         if r.goal == "model":

@@ -29,27 +29,19 @@ class PlanBlocks(CapacityBlocks):
                              per=self.per_device(p.unit, p.hardware)))
         return self.say("comma").join(bits)
 
-    def capped_adds_nothing(self, call: Result[PlanResult], f: TrainingFacts) -> bool:
-        """True when the plan without a cap (same method and framework) fits within the user's devices."""
-        cap = call.arg("max_devices") or 0
-        return any(x.value is not None and x.value.fits and x.value.devices <= cap for x in f.plans
-                   if not x.arg("max_devices") and x.arg("method") == call.arg("method") and x.arg("framework") == call.arg("framework"))
-
-    def plan_label(self, call: Result[PlanResult], p: PlanResult) -> str:
-        method, fw, cap = self.method_name(p.method), self.fw_name(p.framework, p.hardware), call.arg("max_devices")
-        if not cap:
-            return self.say("plan_label_estimate", method=method, fw=fw)
-        devs = self.devices(cap, p.unit)
-        return self.L(f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
-
     def plan_lines(self, call: Result[PlanResult], f: TrainingFacts) -> list[str]:
         """One plan: the line, then what the check, the vendor rows, the practice and the other settings say of it."""
         p = call.value
         if p is None:
             return [self.say("estimate_unavailable", why=call.error.message)]
-        if call.arg("max_devices") and self.capped_adds_nothing(call, f):
-            return []  # the plan without a cap already fits the user's devices: shown once
-        label, how = self.plan_label(call, p), self.estimate_label(p.assumptions, short=True)
+        cap = call.arg("max_devices")
+        if cap and any(x.value is not None and x.value.fits and x.value.devices <= cap for x in f.plans if not x.arg("max_devices")
+                       and (x.arg("method"), x.arg("framework")) == (call.arg("method"), call.arg("framework"))):
+            return []  # the plan without a cap (same method and framework) already fits the user's devices: shown once
+        method, fw, devs = self.method_name(p.method), self.fw_name(p.framework, p.hardware), self.devices(cap, p.unit)
+        label = self.say("plan_label_estimate", method=method, fw=fw) if not cap else self.L(
+            f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
+        how = self.estimate_label(p.assumptions, short=True)
         if not p.fits:
             return [self.no_fit_line(call, p, label, how)]
         summary = self.say("plan_above") if any(x is p for x in self.stated) else self.plan_summary(p)

@@ -38,7 +38,7 @@ class ServingBlocks(CapacityBlocks):
         if best and best.max_model_len and asks_table_length(self.s, searched):
             # the table's tested length is the value asked: it leads; the yes/no for the devices (or the search) backs it
             lead = None if searched else self.serving_lead(tables, ests, best)[0]
-            return [self.lead(self.table_length(best)), *(["- " + lead] if lead else []), *rows,
+            return [self.lead(self.say("table_length_first", n=f"{best.max_model_len:,}", model=self.s.model, devs=self.devices(best.cards), gb=best.memory_gb, table=VLLM_LABEL[self.lang], version=best.table, util=best.gpu_memory_utilization)), *(["- " + lead] if lead else []), *rows,
                     *[line for r in ests for line in self.estimate_lines(r)], ""]
         if searched:
             # "the longest context on my 8 Snt9B?": the search leads (the fits block); the table's tested lengths
@@ -61,11 +61,6 @@ class ServingBlocks(CapacityBlocks):
         """The longest context on the user's devices was searched (what_fits with the context goal)."""
         return any(c.value is not None and c.value.goal == "context" for c in self.r.of("what_fits", WhatFitsResult, ok=None))
 
-    def table_length(self, row: VllmRow) -> str:
-        """'**32,768 tokens**: the tested max-model-len of qwen2.5-7b on 1 card (64 GB) in the ModelArts vLLM table …'."""
-        return self.say("table_length_first", n=f"{row.max_model_len:,}", model=self.s.model, devs=self.devices(row.cards),
-                        gb=row.memory_gb, table=VLLM_LABEL[self.lang], version=row.table, util=row.gpu_memory_utilization)
-
     def serving_lead(self, tables: list[Result[InferenceMinCardsResult]], ests: list[Result[InferenceResult]],
                      best: VllmRow | None) -> tuple[str | None, str | None]:
         """(headline, sizing line under it): the first rule that applies — how many sequences fit, no
@@ -73,7 +68,7 @@ class ServingBlocks(CapacityBlocks):
         s = self.s
         table_answer = self.table_answer(best) if best and not self.estimate_decides(tables) else None
         est = next((r.value for r in ests if r.value and r.value.fits and not r.arg("largest_layout")), None)
-        sizing = table_answer or (self.estimate_answer(est) if est else None)
+        sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=est.hardware, precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
             sizing = self.serving_verdict(best if table_answer and self.e.hardware != "snt9b23" else None, ests) or sizing
         if "capacity" in s.intents and (lead := self.capacity_text(ests)):
@@ -204,10 +199,6 @@ class ServingBlocks(CapacityBlocks):
 
     def concurrent(self, r: InferenceResult, en: str = " concurrent", zh: str = " 并发") -> str:
         return self.L(f" × {r.concurrency}{en}", f" × {r.concurrency}{zh}") if r.concurrency > 1 else ""
-
-    def estimate_answer(self, r: InferenceResult) -> str:
-        conc = self.concurrent(r)
-        return self.say("estimate_answer_estimate_for_max", layout=self.layout(r), max_model_len=r.max_model_len, conc=conc, hardware=r.hardware, precision=self.precision(r), per_token=self.per_token(r), kv_tokens_fit=r.kv_tokens_fit)
 
     def estimate_lines(self, call: Result[InferenceResult]) -> list[str]:
         r = call.value
