@@ -9,7 +9,7 @@ from functools import partial
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
-from .asked import implausible, weights_floor
+from .asked import asks_verdict, implausible, weights_floor
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
@@ -34,7 +34,10 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         elif verdict and self.setting_led:  # the verdict on the named setting leads; the table's counts back it
             body.append("- " + verdict)
         elif verdict:
-            body.append(self.lead(verdict))
+            # "how much memory per card on my 1 card?" (no yes/no asked): the figure leads, the verdict on it follows
+            mem = next((r.value for r in f.plans if r.value is not None and r.value.fits and r.arg("max_devices")), None) \
+                if "memory" in self.s.intents and not asks_verdict(self.s) else None
+            body += [self.lead(self.memory_summary(mem) + self.say("period")), "- " + verdict] if mem else [self.lead(verdict)]
         headline = None if verdict and self.same_as_yours(f) else self.training_headline(f)
         if headline:
             # beside a yes, a larger count is what the job takes without the user's limit, not what it needs

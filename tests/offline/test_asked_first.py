@@ -299,3 +299,13 @@ def test_the_table_cell_asked_leads(assistant, q, lang, rows):
     first = assistant.ask(q).answer.split("\n\n")[0]
     assert first.startswith("**结论**：" if lang == "zh" else "**Answer:** ")
     assert all(r in first for r in rows) and "FP32" not in first, first
+
+
+def test_memory_per_card_on_the_users_card_leads_with_the_figure(assistant):
+    # "每卡显存要多少" on one card asks a quantity, not a yes/no: the plan's GiB per card leads, its verdict follows it
+    ans = assistant.ask("qwen2.5-1.5b 全参 4096，单卡 910B，每卡显存大概多少？")
+    (call,) = [c for c in calls(ans, "plan_training") if c.args.get("max_devices") == 1]
+    first = lead(ans)
+    assert first.startswith(f"**结论**：每卡约 **{call.result['memory']['total_gib']:.1f} GiB**")
+    verdict = ans.answer.split(first, 1)[1].lstrip("\n").splitlines()[0]
+    assert verdict.startswith("- **") and f"{call.result['memory']['total_gib']:.1f} GiB" in verdict
