@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
 from .asked import NamedSetting, asks_host_ram, asks_recipe, implausible, named_setting
@@ -381,7 +382,17 @@ class CapacityBlocks(Writer):
             [self.say("grad_accum", n=ga)] * (self.s.grad_accum is not None and ga is not None)
         return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
                         high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
-                        per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else "")
+                        per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
+                        ) + self.cached_back(m)
+
+    def cached_back(self, m: MemoryBreakdown) -> str:
+        """Why a range whose upper end passes the usable memory is still a fit: the estimator judges it without the
+        allocator's cached blocks (freed before an out-of-memory error); said, so "fits" never stands beside a larger
+        figure unexplained (round 7 s30: "Yes … likely up to 91.8, of 79.2 GiB usable")."""
+        if m.verdict != "fits" or m.high_gib <= m.usable_gib or not m.cached_gib:
+            return ""
+        return self.say("cached_back", high=f"{m.high_gib:.1f}", cached=f"{m.cached_gib:.1f}",
+                        judged=f"{m.high_gib - m.cached_gib:.1f}", usable=f"{m.usable_gib:.1f}")
 
 
 class Verdict:

@@ -144,7 +144,8 @@ class PlanBlocks(CapacityBlocks):
                     (m.weights_gib, m.gradients_gib, m.optimizer_gib, m.activations_gib, m.logits_gib, m.overhead_gib), strict=True)
         lines.append("- " + self.say("comma").join(f"{self.say('term_' + k)} {v:.1f} GiB" for k, v in terms))
         lines.append(self.say("memory_range", usable=f"{m.usable_gib:.1f}", total=f"{m.total_gib:.1f}", low=f"{m.low_gib:.1f}",
-                              high=f"{m.high_gib:.1f}", word=self.say("verdict_" + m.verdict)))
+                              high=f"{m.high_gib:.1f}", word=self.say("verdict_" + m.verdict))
+                     + ("" if self.setting_led or self.setting_after else self.cached_back(m)))  # said once, by the verdict
         if m.host_ram_gib:
             lines.append(self.say("memory_host_ram", gib=f"{m.host_ram_gib:.1f}"))
         return lines + [""]
