@@ -386,7 +386,10 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
 
     def config_plan(self, plan: TrainingPlan) -> list[str]:
         """'1 node × 8 cards = 8 cards, ZeRO-3, … (from the vendor table)', and which fields were set by hand."""
-        kind = self.say("config_plan_vendor_table") if plan.source == "table" else self.say("config_plan_estimate")
+        # which vendor table, by name: the recipe table and the minimum-card table can disagree on the count (seeds 000
+        # and 004), so "the vendor table" alone reads as a contradiction of an earlier answer from the other one
+        table = (RECIPE_LABEL if "recipe" in plan.source_detail.lower() else MIN_LABEL)[self.lang]
+        kind = table if plan.source == "table" else self.say("config_plan_estimate")
         par = (self.parallel(None, None, plan.tp, plan.pp) if plan.framework == "MindSpeed-LLM"
                else self.parallel(plan.zero_stage, plan.offload))
         nodes, per, devs = self.nodes(plan.nodes), self.devices(plan.per_node, plan.unit), self.devices(plan.devices, plan.unit)
@@ -397,8 +400,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
                 else self.say("config_plan_from_the_estimate")
         lines = [self.lead(self.say("config_plan_micro_batch_gradient", nodes=nodes, per=per, devs=devs, par=par, micro_batch=plan.micro_batch, grad_accum=plan.grad_accum, basis=basis))]
         # the source as users know it: the vendor table's name, or "estimate" (never a file name)
-        self.cite((RECIPE_LABEL if "recipe" in plan.source_detail.lower() else MIN_LABEL)[self.lang] if plan.source == "table"
-                  else self.say("plan_source_estimate_plan_training"))
+        self.cite(table if plan.source == "table" else self.say("plan_source_estimate_plan_training"))
         if plan.overrides and capped:
             yours = self.devices(capped, plan.unit, plan.hardware)
             earlier = self.s.origin("devices") == "conversation"
