@@ -32,12 +32,8 @@ class FitsBlocks(Writer):
                 lines.append(self.lead(self.say("what_fits_block_no_catalog_model", where=where, fast=fast, tried=r.tried)
                                        if r.goal == "model" else
                                        self.say("what_fits_block_nothing_fits_on", where=where, tried=r.tried)))
-            elif r.goal == "model":
-                lines.append(self.lead(self.largest_model(r, where)))
-            elif r.goal == "batch":
-                lines.append(self.lead(self.biggest_batch(r, where)))
             else:
-                lines.append(self.lead(self.longest_context(r, where)))
+                lines.append(self.lead(self.fits_lead(r, where)))
             if r.plan:
                 lines.append(f"- {self.plan_line(r, r.plan)}")
             if r.offload_value and r.offload_plan:
@@ -56,43 +52,24 @@ class FitsBlocks(Writer):
         fw = (r.plan or {}).get("framework") or "LLaMA-Factory"  # searches per framework: each names its own
         return self.say("job_with", method=method, fw=fw)
 
-    def largest_model(self, r: WhatFitsResult, where: str) -> str:
-        length = (r.plan or {}).get("seq_len") or (r.plan or {}).get("max_model_len")
-        fast = self.say("largest_model_without_offload") if r.offload_value else ""
-        return self.L(f"the largest catalog model for {self.job(r)} on {where} at {length:,} tokens{fast} is "
-                      f"**{r.value}** (estimate).",
-                      f"在 {where}上、序列长度 {length:,} 时，{fast}{self.cjk_gap(self.job(r))}能放下的最大目录模型是 **{r.value}**（估算）。")
-
-    def biggest_batch(self, r: WhatFitsResult, where: str) -> str:
-        """Training: the micro batch per device; serving: sequences of max-model-len at once."""
-        n, p = int(r.value or 0), r.plan or {}
+    def fits_lead(self, r: WhatFitsResult, where: str) -> str:
+        """The figure found, by the search's goal: the largest catalog model, the largest micro batch per device (serving:
+        sequences of max-model-len at once), or the longest context and what limits it (the model or device memory)."""
+        p = r.plan or {}
         length = p.get("seq_len") or p.get("max_model_len") or 0
-        if r.workload == "inference":
+        job = self.job(r)
+        if self.zh:  # a space between Chinese and Latin text ("上 LoRA 微调"), none between Chinese
+            job = (" " if job[:1].isascii() else "") + job + (" " if job[-1:].isascii() else "")
+        n = 0 if r.goal == "model" else int(r.value or 0)  # the model search's value is a model id
+        if r.goal == "batch" and r.workload == "inference":
             return self.say("biggest_batch_about_sequences_of", n=n, length=length, model=r.model, where=where)
+        key = {"model": "fits_largest_model", "batch": "fits_biggest_batch"}.get(
+            r.goal, "fits_context_model_limit" if r.limited_by == "model" else "fits_context_memory")
         ga = p.get("grad_accum")
-        keep = self.say("biggest_batch_gradient_accumulation", ga=ga) if ga else ""
-        return self.L(f"micro batch **{n}** per device for {r.model} on {where}, {self.job(r)} at {length:,} tokens{keep} "
-                      "(estimate: the largest that fits device memory).",
-                      f"{r.model} 在 {where}上{self.cjk_gap(self.job(r))}、序列长度 {length:,} 时，每卡 micro batch 最大 **{n}**"
-                      f"{keep}（估算：显存能放下的最大值）。")
-
-    def longest_context(self, r: WhatFitsResult, where: str) -> str:
-        n = f"{int(r.value or 0):,}"
-        if r.limited_by == "model":
-            return self.L(f"**{n} tokens** for {r.model} on {where}, {self.job(r)}: the model's own limit (its max_context); memory would "
-                          f"allow {r.memory_limit:,} (estimate).",
-                          f"{r.model} 在 {where}上{self.cjk_gap(self.job(r))}最长 **{n} token**：这是模型自身的上限（max_context）；按显存估算可到 "
-                          f"{r.memory_limit:,}。")
-        limit = self.say("longest_context_the_model_itself", model_limit=r.model_limit) \
-            if r.model_limit else ""
-        return self.L(f"about **{n} tokens** for {r.model} on {where}, {self.job(r)} (estimate: device memory is the "
-                      f"limit{limit}).",
-                      f"{r.model} 在 {where}上{self.cjk_gap(self.job(r))}最长约 **{n} token**（估算：受显存限制{limit}）。")
-
-    @staticmethod
-    def cjk_gap(text: str) -> str:
-        """A space before Latin text that follows Chinese ("上 LoRA 微调"), none before Chinese."""
-        return (" " if text[:1].isascii() else "") + text + (" " if text[-1:].isascii() else "")
+        return self.say(key, job=job, where=where, length=length, value=r.value, model=r.model, n=f"{n:,}", memory_limit=r.memory_limit,
+                        fast=self.say("largest_model_without_offload") if r.offload_value else "",
+                        keep=self.say("biggest_batch_gradient_accumulation", ga=ga) if ga else "",
+                        limit=self.say("longest_context_the_model_itself", model_limit=r.model_limit) if r.model_limit else "")
 
     def plan_line(self, r: WhatFitsResult, p: dict[str, Any]) -> str:
         if "error" in p:
