@@ -66,7 +66,11 @@ class ServingBlocks(CapacityBlocks):
         """(headline, sizing line under it): the first rule that applies — how many sequences fit, no
         throughput figure, the KV cache, memory — else the sizing itself (yes/no for the user's devices first)."""
         s = self.s
-        table_answer = self.table_answer(best) if best and not self.estimate_decides(tables) else None
+        # the tables tested the published checkpoint at one utilisation, one sequence at a time: a stated precision,
+        # concurrency, or a memory size they lack is the estimate's question
+        estimate_decides = s.weight_bits not in (None, 16) or (s.concurrency or 1) > 1 or any(
+            not r.ok and r.arg("memory_gb") for r in tables)
+        table_answer = self.table_answer(best) if best and not estimate_decides else None
         est = next((r.value for r in ests if r.value and r.value.fits and not r.arg("largest_layout")), None)
         sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=est.hardware, precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
@@ -74,7 +78,7 @@ class ServingBlocks(CapacityBlocks):
         if "capacity" in s.intents and (lead := self.capacity_text(ests)):
             return lead, None
         if "throughput" in s.intents:
-            return self.throughput_text(), sizing
+            return self.say("no_throughput", model=s.model or self.say("this_model")), sizing
         if "kv" in s.intents and not (s.intents & {"cards"} or self.e.devices) and (kv := self.kv_text(ests)):
             return kv, None
         if "memory" in s.intents and not self.e.devices and (mem := self.memory_text(ests)):
@@ -85,21 +89,10 @@ class ServingBlocks(CapacityBlocks):
         s = self.s
         if not (s.quant_text and s.weight_bits != 16 and any(r.ok for r in tables)):
             return []
-        return [self.L(f"- The {VLLM_LABEL['en']} lists the published checkpoint (no quantised rows); "
-                       + (f"the {s.weight_bits}-bit figures are the estimate's." if s.weight_bits else
-                          f"you said “{s.quant_text}” without a bit width — say int8/W8A8 or int4/AWQ for a quantised estimate."),
-                       f"- {VLLM_LABEL['zh']}只列出原始权重（没有量化的行）；"
-                       + (f"{s.weight_bits} 比特的结果来自估算。" if s.weight_bits else
-                          f"你提到“{s.quant_text}”但没有给出位宽，可说明 int8/W8A8 或 int4/AWQ 再估算。"))]
+        return [self.say("quantised_bits" if s.weight_bits else "quantised_no_bits", table=VLLM_LABEL[self.lang],
+                         bits=s.weight_bits, said=s.quant_text)]
 
     # -- the vLLM tables -----------------------------------------------------------------------
-    def estimate_decides(self, tables: list[Result[InferenceMinCardsResult]]) -> bool:
-        """The tables tested the published checkpoint at one utilisation, one sequence at a time: a
-        stated precision, concurrency, or a memory size they lack is the estimate's question."""
-        s = self.s
-        return bool(s.weight_bits not in (None, 16) or (s.concurrency or 1) > 1
-                    or any(not r.ok and r.arg("memory_gb") for r in tables))
-
     def serve_command(self, best: VllmRow | None, ests: list[Result[InferenceResult]]) -> list[str]:
         """"Give me the vllm serve line": the command for the layout above, the estimate's (the TP, PP, length and
         utilisation it sized) or else the vendor row's (its cards as TP, its tested length, its utilisation)."""
@@ -305,13 +298,6 @@ class ServingBlocks(CapacityBlocks):
             return None
         weights = r.weights_gib_per_device * r.tp * r.pp
         return self.say("memory_text_about_gib_of", weights=weights, precision=self.precision(r), per_token=self.per_token(r), max_model_len=r.max_model_len, layout=self.layout(r), weights_gib_per_device=r.weights_gib_per_device, activation_gib=r.activation_gib, overhead_gib=r.overhead_gib, kv_cache_gib=r.kv_cache_gib, budget_gib=r.budget_gib, gpu_memory_utilization=r.gpu_memory_utilization)
-
-    def throughput_text(self) -> str:
-        return self.L(f"no serving throughput figure (tokens/s) for {self.s.model or 'this model'} here: the ModelArts vLLM tables list "
-                      "card counts and tested max-model-len only, and the estimator sizes memory, not speed. Measure it with the "
-                      "vendor's benchmark tools (quoted from the notes below).",
-                      f"这里没有 {self.s.model or '该模型'} 的推理吞吐（tokens/s）数据：ModelArts vLLM 推理表只给出卡数和实测 max-model-len，"
-                      "估算工具只计算显存、不估算速度。可以用厂商的性能测试工具实测（见下方笔记摘录）。")
 
 
 def kv_name(r: InferenceResult) -> str:

@@ -55,13 +55,11 @@ class VariantBlocks(TrainingBlocks):
                 out.append(type(self)(v, calls, self.parts))
         return out
 
-    def variant_label(self, v: Slots) -> str:
-        parts = [(one, str(getattr(v, one) or "")) for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]
-        return " · ".join(self.hw_name(value) if one == "hardware" else value for one, value in parts)
-
     def compared(self) -> list[str]:
         writers = self.per_variant()
-        needs = [(self.variant_label(w.s), w.fewest()) for w in writers]
+        compared = [one for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]  # each variant by what differs
+        needs = [(" · ".join(self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared),
+                  w.fewest()) for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         out = [self.lead(self.say("compared", listed=listed)), ""] if listed else []
         for i, w in enumerate(writers):
