@@ -14,24 +14,20 @@ class TableBlocks(CapacityBlocks):
     def recipe_summary(self, r: TrainingRecipeResult) -> str:
         strat = STRATEGY[self.lang][r.strategy]
         zero = f"ZeRO-{r.zero_stage}，{self.offload_text(r.offload)}" if self.zh else f"ZeRO-{r.zero_stage}, {self.offload_text(r.offload)}"
-        return self.L(f"{strat}: {self.nodes(r.nodes)} × {r.cards_per_node} = {self.devices(r.total_cards)}, "
-                      f"DeepSpeed {r.deepspeed} ({zero}), gradient accumulation {r.grad_accum}",
-                      f"{strat}：{r.nodes} 个节点 × 每节点 {r.cards_per_node} 卡 = {r.total_cards} 张卡，"
-                      f"DeepSpeed {r.deepspeed}（{zero}），梯度累积 {r.grad_accum}")
+        return self.say("recipe_summary", strat=strat, nodes=self.nodes(r.nodes), per=r.cards_per_node,
+                        total=self.devices(r.total_cards), ds=r.deepspeed, zero=zero, ga=r.grad_accum)
 
     def recipe_lines(self, call: Result[TrainingRecipeResult]) -> list[str]:
         s, r = self.s, call.value
         if r is None:
             if call.error.code == "no_table_row" and (s.intents & {"zero", "ga"} or s.framework == "LLaMA-Factory"):
-                return [self.L(f"- {RECIPE_LABEL['en']}: no row for {s.model} ({call.arg('strategy')}).",
-                               f"- {RECIPE_LABEL['zh']}：没有 {s.model}（{call.arg('strategy')}）的数据。")]
+                return [self.say("recipe_no_row", label=RECIPE_LABEL[self.lang], model=s.model, strat=call.arg("strategy"))]
             return []
         self.cite(r.source or (r.rows[0].source if r.rows else None))
         strat = STRATEGY[self.lang][r.strategy]
         if not r.found:
             listed = sorted({x.cutoff_len for x in r.rows})
-            return [self.L(f"- {RECIPE_LABEL['en']} ({strat}): no row at {r.seq_len} tokens; it lists {listed}.",
-                           f"- {RECIPE_LABEL['zh']}（{strat}）：没有序列长度 {r.seq_len} 的数据，表中只有 {listed}。")]
+            return [self.say("recipe_no_row_at", label=RECIPE_LABEL[self.lang], strat=strat, seq=r.seq_len, listed=listed)]
         note = ""
         if r.seq_len_used and r.seq_len_used != r.seq_len:
             note = self.say("recipe_lines_answered_from_the", seq_len_used=r.seq_len_used)
@@ -46,8 +42,7 @@ class TableBlocks(CapacityBlocks):
         if not r.supported:
             return self.say("row_summary_not_supported", strat=strat, framework=r.framework)
         if r.unit == "DIE":
-            extra = self.L(f"{r.physical_cards} physical card(s), {self.nodes(r.nodes)} of 16 DIE",
-                           f"{r.physical_cards} 张物理卡，{r.nodes} 个节点（每节点 16 DIE）")
+            extra = self.say("die_row_extra", physical=r.physical_cards, nodes=self.nodes(r.nodes))
         else:
             extra = self.nodes(r.nodes)
         return self.say("row_summary_text", strat=strat, framework=r.framework, devs=self.devices(r.cards, r.unit), extra=extra)
@@ -56,14 +51,12 @@ class TableBlocks(CapacityBlocks):
         call = f.min_call
         if call is None or call.value is None:
             if call is not None and call.error.code == "no_table_row":
-                return [self.L(f"- {MIN_LABEL['en']}: no row for {self.s.model}.", f"- {MIN_LABEL['zh']}：没有 {self.s.model} 的数据。")
-                        ] + self.same_shape_rows()
+                return [self.say("min_no_row", label=MIN_LABEL[self.lang], model=self.s.model)] + self.same_shape_rows()
             return [f"- {call.error.message}"] if call else []
         rows = f.rows or f.bound
         if not rows:
             listed = sorted({r.seq_len for r in call.value.rows})
-            return [self.L(f"- {MIN_LABEL['en']}: no row at {f.asked} tokens" + (f" (it lists {listed})." if listed else "."),
-                           f"- {MIN_LABEL['zh']}：没有序列长度 {f.asked} 的数据" + (f"（表中只有 {listed}）。" if listed else "。"))]
+            return [self.say("min_no_row_at_listed" if listed else "min_no_row_at", label=MIN_LABEL[self.lang], seq=f.asked, listed=listed)]
         for row in rows:
             self.cite(row.source)
         return self.min_row_groups(rows, bound=not f.rows) + self.min_notes(f, call, rows)
