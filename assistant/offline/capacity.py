@@ -320,10 +320,13 @@ class CapacityBlocks(Writer):
                     and (self.s.method is None or r.strategy == table_strategy(self.s.method))), None)
         if row is None:
             return None
-        theirs, recipe = self.parallel(named.zero_stage, named.offload), self.parallel(row.zero_stage, row.offload)
+        recipe = self.parallel(row.zero_stage, row.offload)
+        # what they run, as they stated it, each part that differs from the row named: setting, device count, accumulation
+        theirs = [self.parallel(named.zero_stage, named.offload)] + [self.devices(self.e.devices)] * bool(self.e.devices) + [
+            self.say("grad_accum", n=self.s.grad_accum)] * bool(self.s.grad_accum)
         same = (row.zero_stage, bool(row.offload)) == (named.zero_stage, named.offload) and (
             not self.e.devices or self.e.devices == row.total_cards) and (self.s.grad_accum in (None, row.grad_accum))
-        return self.say("recipe_matches" if same else "recipe_differs", theirs=theirs, recipe=recipe,
+        return self.say("recipe_matches" if same else "recipe_differs", theirs=self.say("comma").join(theirs), recipe=recipe,
                         n=self.devices(row.total_cards), ga=row.grad_accum, label=RECIPE_LABEL[self.lang])
 
     def split_first(self) -> list[str]:
