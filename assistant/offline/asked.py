@@ -21,7 +21,9 @@ NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offloa
                         r"offload\s+if\s+(?:not|needed|it\s+does\s*n[o']t)|(?:if\s+not|otherwise)\b.{0,30}offload|"
                         r"(?:不够|放不下|不行)(?:的话)?.{0,12}offload", re.I)
 VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能不能|能否|够不够|够吗|放得下|ok\b|okay|work|enough|will\s+it|"
-                 r"would\s+it|can\s+i|could\s+i|is\s+it\s+possible|fit")
+                 r"would\s+it|can\s+i|could\s+i|is\s+it\s+possible|fit|"
+                 # "能跑吗", "跑得起来吗", "和配方一致吗", "does it match the recipe": a yes/no on the run the user describes
+                 r"能跑|跑得(?:起来|动|了)|一致吗|对不对|\bmatch(?:es)?\b|can\s+it\s+run|does\s+it\s+run")
 JUDGE = re.compile(VERDICT_WORDS + r"|\?|？", re.I)
 ASKS_VERDICT = re.compile(VERDICT_WORDS, re.I)  # a yes/no asked in words, not only by a question mark
 
@@ -55,6 +57,18 @@ RECIPE = re.compile(r"recipe|配方|取值表", re.I)
 def asks_recipe(s: QuestionFrame) -> bool:
     """"What does the recipe say?": the LLaMA-Factory recipe table is read whatever part the conversation is on."""
     return bool(RECIPE.search(s.question))
+
+
+TABLE_NAMED = re.compile(r"\btable\b|表格|推理表|取值表|卡数表|按\s*(?:modelarts|厂商|官方)", re.I)
+LENGTH_ASKED = re.compile(r"max[-_ ]?model[-_ ]?len|max(?:imum)?\s+context|context\s+length|上下文|最长|最大长度", re.I)
+
+
+def asks_table_length(s: QuestionFrame, searched: bool = False) -> bool:
+    """"max-model-len per the ModelArts table?", "max-model-len 是多少": the vendor table's tested length is the
+    answer, so it leads (the model's own limit and the memory estimate follow it). ``searched``: the longest context
+    was also searched on the user's devices (what_fits); the table's length leads that only when the table is named."""
+    asked = bool(LENGTH_ASKED.search(s.question)) and not s.seq_len
+    return asked and (bool(TABLE_NAMED.search(s.question)) or not searched)
 
 
 def asks_verdict(s: QuestionFrame) -> bool:

@@ -14,12 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import NamedSetting, asks_host_ram, implausible, named_setting
+from .asked import NamedSetting, asks_host_ram, asks_recipe, implausible, named_setting
 from .results import Result
 from .route import table_strategy
-from .wording import TOOL_NOTE_ZH, Writer, assumption_zh
+from .wording import RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
 
 
 class Need(NamedTuple):
@@ -57,6 +58,31 @@ def shorter_rows(rows: list[MinCardsRow], asked: int) -> list[MinCardsRow]:
 
 
 class CapacityBlocks(Writer):
+    # The one verdict of an answer is derived once: the vendor table's no leads (the named setting's estimate then
+    # follows it, named as the estimate); else the estimator's verdict on the setting the user names leads and the
+    # table's counts follow as counts. ``setting_led``/``setting_after`` record which.
+    setting_led = False
+    setting_after: Result[TrainingMemoryResult] | None = None
+
+    def training_facts(self) -> TrainingFacts:
+        recipe_calls = self.r.of("training_recipe", TrainingRecipeResult, ok=None)
+        own = self.s.model
+        mins = [m for m in self.r.of("min_cards", MinCardsResult) if m.arg("model") in (None, own)]  # not a twin's rows
+        f = TrainingFacts(self.e.seq_len, [r.value for r in recipe_calls if r.value and r.value.found], [],
+                          recipe_bound=[r.value for r in recipe_calls if r.value and not r.value.found],
+                          plans=self.r.of("plan_training", PlanResult, ok=None))
+        with_rows = [m for m in mins if m.value and m.value.rows]
+        every_call = [m for m in self.r.of("min_cards", MinCardsResult, ok=None) if m.arg("model") in (None, own)]
+        f.min_call = with_rows[0] if with_rows else (every_call[-1] if every_call else None)
+        answered = mins[0].value if mins else None
+        if answered and answered.rows:
+            f.rows = answered.rows
+        elif with_rows and with_rows[0].value:  # no row at the length asked: every listed length was fetched
+            every = with_rows[0].value.rows
+            f.bound = [] if "seq_len" in self.e.assumed else shorter_rows(every, f.asked)
+            f.rows = every if "seq_len" in self.e.assumed else []
+        return f
+
     def wanted_rows(self, rows: list[MinCardsRow]) -> list[MinCardsRow]:
         """The minimum-card rows of the framework asked (all frameworks when none was named)."""
         fw = self.s.framework
@@ -67,16 +93,16 @@ class CapacityBlocks(Writer):
         ``within`` (the user's count) and a plan that uses fewer, also how many it uses ('on 1 card')."""
         par = f"{self.fw_name(p.framework, p.hardware)} {self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp)}"
         if within and p.devices < within:
-            par += self.L(f" on {self.devices(p.devices, p.unit, p.hardware)}", f"，用 {self.devices(p.devices, p.unit, p.hardware)}")
+            par += self.say("setting_on", devs=self.devices(p.devices, p.unit, p.hardware))
         per = self.per_device(p.unit, p.hardware)
-        return par + self.L(f", about {p.memory.total_gib:.1f} GiB per {per}", f"，每{per}约 {p.memory.total_gib:.1f} GiB")
+        return par + self.say("setting_about_gib_per", total_gib=p.memory.total_gib, per=per)
 
     def have(self) -> str:
         """The user's count as they said it, with DIE beside cards on Snt9B23 ('16 cards (32 DIE)')."""
         have, s = self.e.devices, self.s
         if self.e.hardware == "snt9b23":
             if s.devices and s.device_unit == "card":
-                return self.L(f"{s.devices} cards ({have} DIE)", f"{s.devices} 张卡（{have} DIE）")
+                return self.say("have_cards_die", devices=s.devices, have=have)
             return self.devices(have, "DIE")
         return self.devices(have)
 
@@ -86,20 +112,13 @@ class CapacityBlocks(Writer):
 
     def table_needs(self, strategy: str | None, recipes: list[TrainingRecipeResult], rows: list[MinCardsRow]) -> list[Need]:
         """Every vendor row of this strategy: minimum-card rows of the asked framework, recipe rows."""
-        recipe = [Need(self.L("LLaMA-Factory recipe table", "LLaMA-Factory 配方表"), r.total_cards, "card", r.seq_len_used or r.seq_len)
+        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.seq_len_used or r.seq_len)
                   for r in recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
         # beside a recipe row, say which table a LLaMA-Factory minimum-card row comes from
-        table = self.L(" minimum-card table", " 最小卡数表") if recipe else ""
+        table = self.say("table_needs_minimum_card_table") if recipe else ""
         needs = [Need(r.framework + (table if r.framework == "LLaMA-Factory" else ""), r.cards, r.unit, r.seq_len)
                  for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)]
         return needs + recipe
-
-    def bound_needs(self, strategy: str | None, f: TrainingFacts) -> list[Need]:
-        """The lower bounds: rows at the nearest shorter length (minimum-card table, recipe table)."""
-        recipe = [Need(self.L("LLaMA-Factory recipe table", "LLaMA-Factory 配方表"), r.total_cards, "card", r.cutoff_len)
-                  for x in f.recipe_bound for r in x.rows
-                  if r.cutoff_len == f.bound_len and (strategy is None or r.strategy == strategy)]
-        return self.table_needs(strategy, [], f.bound) + recipe
 
     def verdict(self, f: TrainingFacts) -> str | None:
         """One sentence per method: yes/no for the user's device count, said before any detail."""
@@ -115,7 +134,7 @@ class CapacityBlocks(Writer):
         v = Verdict(self, method, f)
         rules: list[Callable[[Verdict], str | None]] = [
             self.yes_by_table, self.no_by_table, self.no_by_bound, self.yes_by_estimate, self.no_by_estimate,
-        ]
+        ] if not self.setting_led else [self.yes_by_table]
         line = next((text for rule in rules if (text := rule(v))), None)
         if line is None:
             return None
@@ -130,27 +149,45 @@ class CapacityBlocks(Writer):
         if not ok:
             return None
         short = [n for n in v.needs if n.devices > v.have]
-        line = self.say("yes_by_table", have=self.have(), yours=self.yours(), cover="covers" if v.have == 1 else "cover",
-                        ok=self.need_list(ok))
+        # under the verdict on the setting the user named, the counts their devices meet (no yes of its own)
+        line = self.say("table_counts", yours=self.yours(), ok=self.need_list(ok)) if self.setting_led else self.say(
+            "yes_by_table", have=self.have(), yours=self.yours(), cover="covers" if v.have == 1 else "cover", ok=self.need_list(ok))
         if short:
             line += self.say("not_for", short=self.need_list(short, "short_item"))
+        named = named_setting(self.s) if self.setting_led else None
+        other = [r for r in v.recipes if named and r.zero_stage is not None and r.total_cards and r.total_cards <= v.have
+                 and (r.zero_stage, bool(r.offload)) != (named.zero_stage, named.offload)]
+        if named and other:  # the recipe's own setting is not the one named: the count alone does not say theirs runs
+            line += self.say("recipe_setting_differs", recipe=self.parallel(other[0].zero_stage, other[0].offload),
+                             named=self.parallel(named.zero_stage, named.offload))
+        elif v.capped and not v.fitting and not self.setting_led:  # the estimate on their devices says otherwise: named here
+            line += self.say("table_yes_estimate_no", yours=self.yours())
         return line + self.say("period")
 
     def no_by_table(self, v: Verdict) -> str | None:
         if not v.needs or v.upper:  # QLoRA: the LoRA rows are an upper bound, so fewer devices may still do
             return None
         least = min(v.needs, key=lambda n: n.devices)
-        return self.say("no_by_table", n=self.devices(least.devices, least.unit), who=least.who, have=self.have()) + self.below_minimum(v)
+        n = self.devices(least.devices, least.unit)
+        return self.say("no_by_table", n=n, who=least.who, have=self.have()) + self.below_minimum(v, n)
 
     def no_by_bound(self, v: Verdict) -> str | None:
         """No row at the length asked, and the nearest shorter row already needs more than the user has."""
         if v.needs or not v.bounds or any(n.devices <= v.have for n in v.bounds):
             return None
         listed = self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
-        return self.say("no_by_bound", asked=v.asked, length=v.bounds[0].seq_len, listed=listed, have=self.have()) + self.below_minimum(v)
+        least = min(v.bounds, key=lambda n: n.devices)
+        return self.say("no_by_bound", asked=v.asked, length=v.bounds[0].seq_len, listed=listed, have=self.have()) + self.below_minimum(
+            v, self.devices(least.devices, least.unit))
 
-    def below_minimum(self, v: Verdict) -> str:
-        """What the estimate says on the user's devices, after a no from the vendor rows."""
+    def below_minimum(self, v: Verdict, least: str) -> str:
+        """What the estimate says on the user's devices, after a no from the vendor rows: the setting the user named
+        when there is one (its estimate disagrees or agrees, said as such), else the plan within their devices."""
+        if (call := self.setting_after) is not None and call.value is not None:
+            m = call.value
+            return self.say("setting_below_minimum", setting=self.parallel(m.zero_stage, m.offload), yours=self.yours(),
+                            word=self.say("verdict_" + m.verdict), total=f"{m.total_gib:.1f}", high=f"{m.high_gib:.1f}",
+                            usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware), n=least)
         if v.fitting:
             return self.say("estimate_below_minimum", yours=self.yours(), setting=self.setting(v.fitting, v.have))
         return self.say("estimate_none_fits_either", yours=self.yours()) if v.capped else ""
@@ -197,9 +234,7 @@ class CapacityBlocks(Writer):
                           f"ModelArts 上 PPO 不能使用 ZeRO-3，{'、'.join(z for _, z in models)}的权重在每张卡上各存一份")
         m = re.search(r"alone take ([\d.]+) GiB", p.note or "")
         if m:
-            return self.L(f"at {p.seq_len} tokens the activations and loss alone take {m.group(1)} GiB per device, and ZeRO "
-                          "splits only the model states", f"序列长度 {p.seq_len} 时，仅激活和 loss 每卡就要 {m.group(1)} GiB，"
-                          "而 ZeRO 只切分模型状态")
+            return self.say("no_fit_why_at_tokens_the", seq_len=p.seq_len, value=m.group(1))
         return None
 
     @staticmethod
@@ -229,14 +264,13 @@ class CapacityBlocks(Writer):
                 how = self.L(f"{fewer.setting.replace(' x ', ' × ')}, about {fewer.total_gib:.1f} GiB per {self.per_device(q.unit, q.hardware)}",
                              f"{assumption_zh(fewer.setting.replace(' x ', ' × '), TOOL_NOTE_ZH)}，每{self.per_device(q.unit, q.hardware)}约 {fewer.total_gib:.1f} GiB")
             if q.framework != p.framework and q.method == p.method:
-                alts.append(self.L(f"{self.fw_name(q.framework, q.hardware)} fits it on {devs} ({how}, below)",
-                                   f"{self.fw_name(q.framework, q.hardware)} 可以放下：{devs}（{how}，见下）"))
+                alts.append(self.say("no_fit_alternative_fits_it_on", fw=self.fw_name(q.framework, q.hardware), devs=devs, how=how))
             elif q.method != p.method and q.framework == p.framework:
                 what = self.method_name(q.method) + (f" {q.stage.upper()}" if q.stage not in (None, "sft") else "")
-                alts.append(self.L(f"{what} fits on {devs} (below)", f"{what}可以放下：{devs}（见下）"))
+                alts.append(self.say("no_fit_alternative_fits_on_below", what=what, devs=devs))
         m = re.search(r"at most (\d+) tokens per sequence fit", p.note or "")
         if m:
-            alts.append(self.L(f"a sequence of at most {m.group(1)} tokens (cutoff_len) fits", f"序列长度不超过 {m.group(1)}（cutoff_len）时可以放下"))
+            alts.append(self.say("no_fit_alternative_sequence_of_at", value=m.group(1)))
         return self.say("semicolon").join(alts) or None
 
     def no_fit_text(self, p: PlanResult) -> str:
@@ -266,11 +300,34 @@ class CapacityBlocks(Writer):
                        and bool(c.arg("offload")) == setting.offload and c.arg("devices")), None)
         lines = []
         if judged is not None and judged.value is not None and self.r.of("plan_training", PlanResult):
-            lines.append(self.setting_verdict(judged))
+            f = self.training_facts()
+            if asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
+                self.setting_led = True  # "matches the recipe?": the recipe row answers; the estimate of their setting backs it
+                lines += [match, "- " + self.setting_verdict(judged, after=True)]
+            elif self.e.devices and Verdict(self, self.s.method, f).table_says_no:
+                self.setting_after = judged  # the table's no leads (training); this estimate is said under it
+            else:
+                self.setting_led = True
+                lines.append(self.setting_verdict(judged))
         if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
             # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
             lines.insert(0 if setting and setting.offload else len(lines), line)
-        return [self.lead(line) for line in lines] + [""] if lines else []
+        return [self.lead(line) if not line.startswith("- ") else line for line in lines] + [""] if lines else []
+
+    def recipe_match(self, f: TrainingFacts, named: NamedSetting) -> str | None:
+        """Yes or no: the setting and device count the user runs against the recipe row for the job."""
+        row = next((r for r in f.recipes if r.zero_stage is not None and r.total_cards
+                    and (self.s.method is None or r.strategy == table_strategy(self.s.method))), None)
+        if row is None:
+            return None
+        recipe = self.parallel(row.zero_stage, row.offload)
+        # what they run, as they stated it, each part that differs from the row named: setting, device count, accumulation
+        theirs = [self.parallel(named.zero_stage, named.offload)] + [self.devices(self.e.devices)] * bool(self.e.devices) + [
+            self.say("grad_accum", n=self.s.grad_accum)] * bool(self.s.grad_accum)
+        same = (row.zero_stage, bool(row.offload)) == (named.zero_stage, named.offload) and (
+            not self.e.devices or self.e.devices == row.total_cards) and (self.s.grad_accum in (None, row.grad_accum))
+        return self.say("recipe_matches" if same else "recipe_differs", theirs=self.say("comma").join(theirs), recipe=recipe,
+                        n=self.devices(row.total_cards), ga=row.grad_accum, label=RECIPE_LABEL[self.lang])
 
     def split_first(self) -> list[str]:
         """"TP PP 怎么切" on a count (the user's, or the one the last answer led with): MindSpeed-LLM's TP x PP from the
@@ -311,23 +368,34 @@ class CapacityBlocks(Writer):
             return line
         return None
 
-    def setting_verdict(self, call: Result[TrainingMemoryResult]) -> str:
-        """'**ZeRO-2 on your 8 GPUs: no** (estimate): about 30.1 GiB per GPU, likely up to 41.9, of 23.7 usable.'"""
+    def setting_verdict(self, call: Result[TrainingMemoryResult], after: bool = False) -> str:
+        """'**ZeRO-2 on your 8 GPUs: no** (estimate): about 30.1 GiB per GPU, likely up to 41.9, of 23.7 usable.';
+        ``after``: under another verdict, the same figures without a yes/no of their own."""
         m = call.value
         assert m is not None
         key = {"fits": "setting_yes", "tight": "setting_tight", "does_not_fit": "setting_no"}[m.verdict]
         if m.verdict == "tight" and m.total_gib > m.usable_gib:  # the tool's "tight" with its point above the usable memory
             key = "setting_tight_over"
+        if after:
+            key = "setting_estimate_after"
         setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
-        return self.say(key, setting=setting, yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
+        # ' (micro batch 2, gradient accumulation 4, as you set)': the user's own batch figures, echoed with the verdict
+        ga = call.arg("grad_accum")
+        said = [self.say("micro_batch", n=m.micro_batch)] * (self.s.micro_batch is not None) + \
+            [self.say("grad_accum", n=ga)] * (self.s.grad_accum is not None and ga is not None)
+        return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
                         high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
-                        per=self.per_device(m.unit, m.hardware), batch=self.batch_as_set(m.micro_batch, call.arg("grad_accum")))
+                        per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
+                        ) + self.cached_back(m)
 
-    def batch_as_set(self, micro_batch: int, grad_accum: object) -> str:
-        """' (micro batch 2, gradient accumulation 4, as you set)': the user's own batch figures, echoed with the verdict."""
-        said = [self.say("micro_batch", n=micro_batch)] * (self.s.micro_batch is not None) + \
-            [self.say("grad_accum", n=grad_accum)] * (self.s.grad_accum is not None and grad_accum is not None)
-        return self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
+    def cached_back(self, m: MemoryBreakdown) -> str:
+        """Why a range whose upper end passes the usable memory is still a fit: the estimator judges it without the
+        allocator's cached blocks (freed before an out-of-memory error); said, so "fits" never stands beside a larger
+        figure unexplained (round 7 s30: "Yes … likely up to 91.8, of 79.2 GiB usable")."""
+        if m.verdict != "fits" or m.high_gib <= m.usable_gib or not m.cached_gib:
+            return ""
+        return self.say("cached_back", high=f"{m.high_gib:.1f}", cached=f"{m.cached_gib:.1f}",
+                        judged=f"{m.high_gib - m.cached_gib:.1f}", usable=f"{m.usable_gib:.1f}")
 
 
 class Verdict:
@@ -342,4 +410,17 @@ class Verdict:
         self.fitting = next((p for p in self.capped if p.fits), None)
         self.needs = w.table_needs(table_strategy(method), f.recipes, f.rows)
         self.upper = method == "qlora"  # answered from the LoRA rows, which bound QLoRA from above
-        self.bounds = w.bound_needs(table_strategy(method), f)
+        strategy = table_strategy(method)
+        # the lower bounds: rows at the nearest shorter length (minimum-card table, recipe table)
+        self.bounds = w.table_needs(strategy, [], f.bound) + [
+            Need(w.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.cutoff_len) for x in f.recipe_bound
+            for r in x.rows if r.cutoff_len == f.bound_len and (strategy is None or r.strategy == strategy)]
+        self.recipes = [r for r in f.recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
+
+    @property
+    def table_says_no(self) -> bool:
+        """The vendor rows need more devices than the user has (at the length asked, or a shorter row that already
+        needs more): that no is the answer's verdict, whatever an estimate says."""
+        if self.needs:
+            return not self.upper and all(n.devices > self.have for n in self.needs)
+        return bool(self.bounds) and all(n.devices > self.have for n in self.bounds)

@@ -14,6 +14,7 @@ from ..notes import limit_checks, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import (
+    InferenceMinCardsResult,
     ListHardwareResult,
     ListModelsResult,
     ModelInfo,
@@ -21,12 +22,12 @@ from ..tools.tables import (
     SearchNotesResult,
 )
 from . import batch_math, fused_attention, spec, stated
-from .asked import asks_verdict
+from .asked import asks_table_length, asks_verdict
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .results import Result
-from .route import COST, Done, is_family_prefix, is_training_question, names_model
+from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -97,11 +98,17 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         # a quantity asked of a named model comes first unless the user reports a problem ("bf16" is a topic word)
         quantity = bool(self.s.model and self.s.intents & {"kv", "memory", "cards", "zero", "ga", "capacity", "config", "tp"})
         remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu() and ("problem" in self.s.intents or not quantity)
+        # a config that could not be written follows the sizing verdict (the verdict leads; the failure names how it differs)
+        config_failed = bool(self.results("generate_config", ok=False)) and not self.results("generate_config")
+        # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
+        table_first = self.searched_context() and asks_table_length(self.s, searched=True) and bool(
+            self.r.of("inference_min_cards", InferenceMinCardsResult))
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            *([self.inference] if table_first else []),
             self.what_fits_block, self.header_block, self.asked_first, self.training_time,
-            self.notes_block if remedy_first else list, partial(self.rendered, "generate_config"), self.config_needs_model,
-            self.training, partial(self.rendered, "estimate_training_memory"), self.inference,
+            self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
+            self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []), partial(self.rendered, "estimate_training_memory"), *([] if table_first else [self.inference]),
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
@@ -142,8 +149,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             (m.value.host_ram_gib, int(m.arg("devices") or 1)) for m in self.r.of("estimate_training_memory", TrainingMemoryResult)
             if m.value and m.value.host_ram_gib]
         if not needs:
-            return ["", self.L(f"Host RAM: your {have} GB is not needed by the plans above (no CPU offload in them).",
-                               f"主机内存：上面的方案不做 CPU offload，用不到你的 {have} GB 主机内存。")]
+            return ["", self.say("host_ram_check_host_ram_your", have=have)]
         need, n = max(needs)
         enough = need <= have * 1e9 / 2**30 * 0.9  # leave a tenth for the OS, data loaders and pinned buffers
         return ["", self.L(f"Host RAM: the offload setting above needs about {need:,.0f} GiB per node (on {n}); your {have} GB "
@@ -153,7 +159,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
 
     def not_used(self) -> list[str]:
         """The numbers of the question that no slot took, named so nothing stated is dropped silently."""
-        left = [f"“{m.text}”" + (self.L(f" ({why})", f"（{why}）") if (why := spec.why_unused(self.s, m.start, m.end, self.lang)) else "")
+        left = [f"“{m.text}”" + (self.say("not_used_text", why=why) if (why := spec.why_unused(self.s, m.start, m.end, self.lang)) else "")
                 for m in stated.unused(self.s, [d.args for d in self.done])]
         if not left:
             return []
@@ -168,7 +174,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
 
     def header(self) -> str:
         s = self.s
-        name = s.model or (self.shape_name() if s.shape else self.L(f"a {s.params_b:g}B model", f"{s.params_b:g}B 模型"))
+        name = s.model or (self.shape_name() if s.shape else self.say("header_model", params_b=s.params_b))
         parts = [f"**{name}**", *self.task_parts()]
         if self.is_training() or s.seq_len:
             parts.append(self.seq_words())
@@ -191,12 +197,10 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         limit, n = next((x for x in limits if x), None), self.e.seq_len
         if not limit or n <= limit:
             return ""
-        return self.L(f" (⚠ {n:,} tokens is beyond {self.s.model}'s own context of {limit:,}: it needs RoPE scaling "
-                      "(rope_scaling / YaRN), and the figures below assume it is on)",
-                      f"（⚠ {n:,} 超出 {self.s.model} 自身的上下文 {limit:,}：需要开启 RoPE 缩放（rope_scaling / YaRN），以下数字按已开启估算）")
+        return self.say("beyond_context_tokens_is_beyond", n=n, model=self.s.model, limit=limit)
 
     def seq_words(self) -> str:
-        return self.L(f"{self.e.seq_len} tokens", f"序列长度 {self.e.seq_len}")
+        return self.say("seq_words_tokens", seq_len=self.e.seq_len)
 
     def task_parts(self) -> list[str]:
         """'LoRA', 'full fine-tuning PT', or 'inference · 4-bit (awq) · 8 concurrent'."""
@@ -207,12 +211,12 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             return [self.method_name(method), stage]
         if "inference" not in s.intents:
             return []
-        parts = [self.L("inference", "推理")]
+        parts = [self.say("task_parts_inference")]
         if s.quant_text:
-            named = self.L(f" ({s.quant_text})", f"（{s.quant_text}）") if quant_named(s.quant_text) else ""
-            parts.append(self.L(f"{s.weight_bits}-bit", f"{s.weight_bits} 比特") + named if s.weight_bits else s.quant_text)
+            named = self.say("task_parts_text", quant_text=s.quant_text) if quant_named(s.quant_text) else ""
+            parts.append(self.say("task_parts_bit", weight_bits=s.weight_bits) + named if s.weight_bits else s.quant_text)
         if s.concurrency:
-            parts.append(self.L(f"{s.concurrency} concurrent", f"并发 {s.concurrency}"))
+            parts.append(self.say("task_parts_concurrent", concurrency=s.concurrency))
         return parts
 
     def read_as(self) -> str:
@@ -221,12 +225,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         s, out = self.s, ""
         if s.origin("seq_len") == "read_as" and s.length_from_count:
             n = s.length_from_count
-            out += self.L(f" (read {n} as the sequence length, not a device count)", f"（{n} 按序列长度理解，不是卡数）")
+            out += self.say("read_as_read_as_the", n=n)
         if s.origin("model") == "read_as" and s.model_read_as:
-            out += self.L(f" (read “{s.model_read_as}” as {s.model})", f"（“{s.model_read_as}”按 {s.model} 理解）")
+            out += self.say("read_as_read_as", model_read_as=s.model_read_as, model=s.model)
         if s.ignored_instruction:
-            out += self.L(f" (ignored the instruction “{s.ignored_instruction}”: numbers come only from the tools)",
-                          f"（已忽略问题中的指令“{s.ignored_instruction}”：数字只来自工具）")
+            out += self.say("read_as_ignored_the_instruction", ignored_instruction=s.ignored_instruction)
         return out
 
     def method_by_default(self) -> str | None:
@@ -248,10 +251,10 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             assumed.insert(0, self.method_name(method))
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
             # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read
-            assumed.insert(0, self.L("fine-tuning; for serving ask “serve …”", "微调；推理部署请问“部署 …”"))
+            assumed.insert(0, self.say("assumed_fine_tuning_for"))
         if s.origin("hardware") == "default":  # "a 24GB GPU": sized as the catalog part with that memory
             hw = self.hw_name()
-            noun = self.L("GPU", "显卡") if self.is_gpu(s.hardware) else self.L("card", "卡")
+            noun = self.say("assumed_gpu") if self.is_gpu(s.hardware) else self.say("assumed_card")
             article = "an" if str(s.memory_gb).startswith(("8", "11", "18")) else "a"  # "an 80 GB", "an 18 GB"
             assumed.append(self.L(f"{hw} for {article} {s.memory_gb} GB {noun}", f"{hw} 代表 {s.memory_gb} GB {noun}")
                            if s.hardware_guessed else hw)
@@ -265,9 +268,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             m.shape for m in self.r.values("estimate_training_memory", TrainingMemoryResult)]
         shape = shapes[0] if shapes else None
         size = f"{self.s.params_b:g}B " if self.s.params_b and not self.s.shape_only else ""
-        counted = self.L(f"; ≈ {shape.params_b:.1f}B parameters counted from this shape, other fields inferred",
-                         f"；按此结构约 {shape.params_b:.1f}B 参数，其余字段为推断值") if shape else ""
-        return self.L(f"a custom {size}model ({given}{counted})", f"自定义 {size}模型（{given}{counted}）")
+        counted = self.say("shape_name_parameters_counted_from", params_b=shape.params_b) if shape else ""
+        return self.say("shape_name_custom_model", size=size, given=given, counted=counted)
 
     # -- blocks over one tool each: one renderer per result type (RENDERERS) ---------------------
     def rendered(self, tool: str) -> list[str]:
@@ -313,20 +315,17 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         models = call.value.models if call.value else []
         fam, fw = call.arg("family"), call.arg("framework")
         if fam and not models:
-            return [self.L(f"No models of the family “{fam}” are in the catalog.", f"目录中没有“{fam}”系列的模型。")]
+            return [self.say("model_list_no_models_of", fam=fam)]
         ids = [m.id for m in models]
         if call.arg("serving_cards") and call.value:
             return self.served_on(call.value, int(call.arg("serving_cards")))
         if fw and not fam and call.value:
             return self.framework_list(call.value, fw, call.arg("strategy"), ids)
         if fam:
-            head = self.L(f"“{fam}” is a family. Which model do you mean ({len(ids)} in the catalog):",
-                          f"“{fam}”是一个模型系列，请问是哪一个（目录中共 {len(ids)} 个）：")
+            head = self.say("model_list_is_family_which", fam=fam, value=len(ids))
         else:
-            head = self.L(f"Models with rows in the ModelArts vendor tables ({len(ids)}):",
-                          f"ModelArts 厂商表格中有数据的模型（共 {len(ids)} 个）：")
-        self.cite(self.L("the model catalog (model cards on Hugging Face) and the ModelArts tables",
-                         "模型目录（Hugging Face 模型卡）与 ModelArts 表格"))
+            head = self.say("model_list_models_with_rows", value=len(ids))
+        self.cite(self.say("model_list_the_model_catalog"))
         return [head, ", ".join(ids), ""]
 
     def framework_list(self, r: ListModelsResult, fw: str, strategy: str | None, ids: list[str]) -> list[str]:
@@ -341,26 +340,24 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         self.cite(self.L(f"{MIN_LABEL['en']}, {RECIPE_LABEL['en']}" if recipe else MIN_LABEL["en"],
                          f"{MIN_LABEL['zh']}，{RECIPE_LABEL['zh']}" if recipe else MIN_LABEL["zh"]))
         lines = [self.lead(head), ", ".join(ids)] + [f"- {self.L(n, assumption_zh(n, TOOL_NOTE_ZH))}" for n in r.notes]
-        return lines + [self.L("Ask about one of them for its card counts.", "可以继续问其中任一模型需要的卡数。"), ""]
+        return lines + [self.say("framework_list_ask_about_one"), ""]
 
     def compare(self, call: Result[CompareHardwareResult]) -> list[str]:
         """Every part's plan, sorted as the heading says: parts that fit first, fewest GB of device memory
         in the plan (devices × GB per device) first; that total is shown on each line."""
         if call.value is None:
             return [f"- {call.error.message}"]
-        lines = [self.L("**Hardware comparison** (estimate, plan_training on each part; sorted by the device memory the plan "
-                        "takes in all, devices × GB per device, fewest first):",
-                        "**硬件对比**（估算：每种硬件上的 plan_training；按方案占用的设备显存总量，即设备数 × 每设备 GB，从少到多排列）：")]
+        lines = [self.say("compare_hardware_comparison_estimate")]
         sep = self.say("comma")
         for p in sorted(call.value.plans, key=lambda x: (not x.fits, x.devices * x.memory_gb, x.hardware)):
             if not p.fits:
-                lines.append(self.L(f"- {p.hardware}: does not fit", f"- {p.hardware}：放不下"))
+                lines.append(self.say("compare_does_not_fit", hardware=p.hardware))
                 continue
             devs = self.devices(p.devices, p.unit, p.hardware)
-            total = self.L(f"{devs} × {p.memory_gb:g} GB = {p.devices * p.memory_gb:g} GB", f"{devs} × {p.memory_gb:g} GB = {p.devices * p.memory_gb:g} GB")
-            table = self.L(f"; table: {p.table_cards}", f"；表格：{p.table_cards}") if p.table_cards else ""
+            total = self.say("compare_gb_gb", devs=devs, memory_gb=p.memory_gb, value=p.devices * p.memory_gb)
+            table = self.say("compare_table", table_cards=p.table_cards) if p.table_cards else ""
             per = self.per_device(p.unit, p.hardware)
-            lines.append(f"- {p.hardware}{self.say('colon')}**{total}**{self.L(f' ({self.nodes(p.nodes)})', f'（{self.nodes(p.nodes)}）')}"
+            lines.append(f"- {p.hardware}{self.say('colon')}**{total}**{self.say('compare_text', nodes=self.nodes(p.nodes))}"
                          f"{sep}{self.parallel(p.zero_stage, p.offload, p.tp, p.pp)}{sep}"
                          + self.L(f"{p.total_gib:.1f} of {p.usable_gib:.1f} GiB per {per.strip()} used", f"每{per}用 {p.total_gib:.1f}/{p.usable_gib:.1f} GiB")
                          + table)
@@ -370,36 +367,47 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
     def config(self, call: Result[GenerateConfigResult]) -> list[str]:
         c = call.value
         if c is None:
-            return [self.L(f"Could not generate the config: {call.error.message}", f"无法生成配置：{call.error.message}"), ""]
+            return self.config_failed(call)
         lines = self.config_plan(c.plan)  # the answer first; why the file is not the format asked, after it
         if self.s.config_format in ("llamafactory_yaml", "deepspeed_json") and call.arg("format") == "mindspeed_env":
-            lines.append(self.L("MindSpeed-LLM has no YAML or DeepSpeed JSON; its config is the launch variables below "
-                                "(ask for the LLaMA-Factory YAML to switch frameworks).",
-                                "MindSpeed-LLM 没有 YAML 或 DeepSpeed JSON 配置，它的配置就是下面的启动环境变量"
-                                "（如需 LLaMA-Factory 的 YAML，请说明换用 LLaMA-Factory）。"))
+            lines.append(self.say("config_mindspeed_llm_has"))
         files = [ConfigFile(filename=c.filename, content=c.content, format=c.format)] + [
             f for f in c.companion_files if len(f.content) <= 3000]
         for f in files:
             lang = {"llamafactory_yaml": "yaml", "deepspeed_json": "json", "mindspeed_env": "bash", "launch": "bash"}.get(f.format, "")
-            lines += [f"`{f.filename}`" + self.L(":", "："), f"```{lang}", f.content.rstrip(), "```"]
+            lines += [f"`{f.filename}`" + self.say("config_text"), f"```{lang}", f.content.rstrip(), "```"]
         return lines + [f"- {self.L(n, assumption_zh(n, TOOL_NOTE_ZH))}" for n in c.notes[:6]] + [""]
+
+    def config_failed(self, call: Result[GenerateConfigResult]) -> list[str]:
+        """Why no config was written, in the answer's language; when the estimate fits the job nowhere while the vendor
+        rows list it, that disagreement is named and the table is the one to plan with (one verdict per answer)."""
+        e = call.error
+        if e.code != "does_not_fit":
+            return [self.say("config_failed", why=e.message), ""]
+        f = self.training_facts()
+        needs = self.table_needs(table_strategy(self.s.method), f.recipes, f.rows)
+        line = self.say("config_no_fit", model=self.s.model, seq=self.e.seq_len, part=self.hw_name())
+        if needs:
+            line += self.say("config_no_fit_table", listed=self.need_list(needs))
+        return [line] + ([f"> {e.message}"] if not self.zh else []) + [""]  # the estimator's own reasons are English
 
     def config_plan(self, plan: TrainingPlan) -> list[str]:
         """'1 node × 8 cards = 8 cards, ZeRO-3, … (from the vendor table)', and which fields were set by hand."""
-        kind = self.L("vendor table", "厂商表格") if plan.source == "table" else self.L("estimate", "估算")
+        # which vendor table, by name: the recipe table and the minimum-card table can disagree on the count (seeds 000
+        # and 004), so "the vendor table" alone reads as a contradiction of an earlier answer from the other one
+        table = (RECIPE_LABEL if "recipe" in plan.source_detail.lower() else MIN_LABEL)[self.lang]
+        kind = table if plan.source == "table" else self.say("config_plan_estimate")
         par = (self.parallel(None, None, plan.tp, plan.pp) if plan.framework == "MindSpeed-LLM"
                else self.parallel(plan.zero_stage, plan.offload))
         nodes, per, devs = self.nodes(plan.nodes), self.devices(plan.per_node, plan.unit), self.devices(plan.devices, plan.unit)
         capped = next((x.args["max_devices"] for x in self.results("plan_training") if x.args.get("max_devices")), None)
-        basis = self.L(f"from the {kind}", f"来自{kind}")
+        basis = self.say("config_plan_from_the", kind=kind)
         if plan.overrides and capped:  # the table's row needs more devices than the user has: the estimate's setting
-            basis = self.L("the estimate's setting within your devices, over the vendor table's row",
-                           "按估算在你的卡数内可行的设置，替换厂商表格中的对应项") if plan.source == "table" \
-                else self.L("from the estimate", "来自估算")
-        lines = [self.lead(self.L(
-            f"{nodes} × {per} = **{devs}**, {par}, micro batch {plan.micro_batch}, gradient accumulation {plan.grad_accum} ({basis}).",
-            f"{nodes} × 每节点 {per} = **{devs}**，{par}，micro batch {plan.micro_batch}，梯度累积 {plan.grad_accum}（{basis}）。"))]
-        self.cite(self.plan_source(plan))
+            basis = self.say("config_plan_the_estimate_setting") if plan.source == "table" \
+                else self.say("config_plan_from_the_estimate")
+        lines = [self.lead(self.say("config_plan_micro_batch_gradient", nodes=nodes, per=per, devs=devs, par=par, micro_batch=plan.micro_batch, grad_accum=plan.grad_accum, basis=basis))]
+        # the source as users know it: the vendor table's name, or "estimate" (never a file name)
+        self.cite(table if plan.source == "table" else self.say("plan_source_estimate_plan_training"))
         if plan.overrides and capped:
             yours = self.devices(capped, plan.unit, plan.hardware)
             earlier = self.s.origin("devices") == "conversation"
@@ -410,12 +418,6 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             lines.append(self.L(f"- Set as you asked: {', '.join(plan.overrides)}; the rest is the {kind}'s.",
                                 f"- 按你的要求设置：{'，'.join(plan.overrides)}；其余来自{kind}。"))
         return lines
-
-    def plan_source(self, plan: TrainingPlan) -> str:
-        """A config plan's source as users know it: the vendor table's name, or "estimate" (never a file name)."""
-        if plan.source != "table":
-            return self.L("estimate (plan_training, memory model)", "估算（plan_training 显存模型）")
-        return (RECIPE_LABEL if "recipe" in plan.source_detail.lower() else MIN_LABEL)[self.lang]
 
     def notes(self, r: SearchNotesResult) -> list[str]:
         """Quote the most relevant note: notes are ranked by their best section's score plus their best
@@ -446,17 +448,23 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         quoted = best[:2]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
             section = self.answering_section(best, top.summary)
-            lead = self.fact_lead(top) if section is None else self.section_lead(section)
+            # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary
+            fact = top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
+            lead = fact if section is None else self.section_lead(section)
+            rows, every = table_rows_asked([h.text for h in best], self.s.question)
+            if rows:  # "FP16 的指数位": that row leads; "… and why": the note's answer after it, without the table's rows
+                rest = re.sub("|".join(map(re.escape, every)), " ", lead).strip() if WHY.search(self.s.question) else ""
+                lead = rows + ("\n" + rest if rest else "")
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
             lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + lead
-                               + self.L(f" (notes: {top.title})", f"（笔记：《{top.title}》）")),
+                               + self.say("notes_notes", title=top.title)),
                      "", *lines]
         for i, h in enumerate(quoted):
             passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
             lines += [f"**{h.title} — {h.heading}**", "\n".join("> " + ln for ln in passage.splitlines())]
         source = source_as_known(top.source)
-        return lines + [self.L(f"(source: {source})", f"（来源：{source}）"), ""]
+        return lines + [self.say("notes_source", source=source), ""]
 
     def answering_section(self, best: list[NotePassage], summary: str) -> NotePassage | None:
         """The section that holds what the question quotes ('Error waiting on exit barrier', `max_model_len is
@@ -510,11 +518,6 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
                 return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
         return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
 
-    def fact_lead(self, top: NotePassage) -> str:
-        """The facts of the note that best match the question's terms (the search picked them, rare terms
-        weighing most), whole; the note's summary when it matches best or no fact matches."""
-        return top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
-
     def limits_said(self, lead: str) -> str:
         """The user's own sizes and durations measured against the limits the lead states ("60GB" against "up to
         50 GB"), and the lead's formulas worked with the values they gave, first: the rule applied to their
@@ -560,6 +563,40 @@ def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = 
 
 
 TITLE_STOP = frozenset(["the", "a", "an", "and", "or", "of", "on", "in", "for", "to", "from", "with", "its", "their", "how", "what", "why", "is", "are", "do", "does", "training"])
+
+
+WHY = re.compile(r"\bwhy\b|为什么|为何|\bhow come\b", re.I)  # "how many" is not a why
+TABLE_ROW = re.compile(r"^\s*(?:>\s*)?\|(.+)\|\s*$")
+
+
+def table_rows_asked(texts: list[str], question: str) -> tuple[str, list[str]]:
+    """The rows of a note's table whose first cell the question names ("FP16 的指数位是几位" → the FP16 row), each as
+    'FP16: exponent 5; …' with the table's own column names, and every row of that table in the same form (the search's
+    facts quote rows so); empty when the question names no row. The row asked is the answer, not the first row the
+    search matched (round 7: the FP32 row led a question about BF16 and FP16)."""
+    low = question.lower()
+    for text in texts:
+        rows = [[c.strip() for c in m.group(1).split("|")] for line in text.splitlines() if (m := TABLE_ROW.match(line))]
+        rows = [r for r in rows if not all(set(c) <= set("-: ") for c in r)]  # drop the |---| rule
+        if len(rows) < 2:
+            continue
+        head = rows[0][1:]
+        cols = [i for i, h in enumerate(head) if column_named(h, low)]  # no column named ("bf16 or fp16?"): not a cell question
+        facts = [(r[0].strip("*` "), r[1:]) for r in rows[1:]]
+        asked = ["**" + key + "**: " + "; ".join(f"{head[i]} {cells[i]}" for i in cols if i < len(cells) and cells[i]).replace("~", "≈")
+                 for key, cells in facts
+                 if cols and len(key) >= 3 and re.search(rf"(?<![a-z0-9]){re.escape(key.lower())}(?![a-z0-9])", low)]
+        if asked:
+            every = [f"{key}: " + "; ".join(f"{h} {c}" for h, c in zip(head, cells, strict=False) if c) for key, cells in facts]
+            return (asked[0] if len(asked) == 1 else "\n" + "\n".join(f"- {line}" for line in asked)), every
+    return "", []
+
+
+def column_named(header: str, question: str) -> bool:
+    """A table column the (lower-cased) question names: its header without the bracketed gloss ("尾数位（小数部分）" → 尾数位),
+    or for a Latin header one of its words of five letters or more ("largest finite" → "largest")."""
+    name = re.sub(r"\(.*?\)|（.*?）", "", header).strip().lower()
+    return bool(name) and (name in question or any(len(w) >= 5 and re.search(rf"\b{w}", question) for w in re.findall(r"[a-z]+", name)))
 
 
 def flat(text: str) -> str:

@@ -22,127 +22,88 @@ class FitsBlocks(Writer):
         calls.sort(key=lambda c: -int(c.value.value or 0) if c.value is not None and c.value.goal == "context" else 0)
         for call in calls:
             if call.value is None:
-                lines += [self.lead(self.L(f"could not search: {call.error.message}", f"无法查找：{call.error.message}")), ""]
+                lines += [self.lead(self.say("what_fits_block_could_not_search", message=call.error.message)), ""]
                 continue
             r = call.value
             where = self.devices(r.devices, (r.plan or {}).get("unit") or "card", r.hardware)
             where = f"{where}（{self.hw_name(r.hardware)}）" if self.zh else f"{where} ({self.hw_name(r.hardware)})"
             if r.value is None:
-                fast = self.L(" without offload", "（不开 offload）") if r.offload_value else ""
-                lines.append(self.lead(self.L(f"no catalog model fits on {where}{fast} (estimate, {r.tried} plans tried).",
-                                              f"{where}上{fast}放不下任何目录模型（估算，试了 {r.tried} 个方案）。")
+                fast = self.say("what_fits_block_without_offload") if r.offload_value else ""
+                lines.append(self.lead(self.say("what_fits_block_no_catalog_model", where=where, fast=fast, tried=r.tried)
                                        if r.goal == "model" else
-                                       self.L(f"nothing fits on {where} (estimate, {r.tried} plans tried).",
-                                              f"{where}上放不下（估算，试了 {r.tried} 个方案）。")))
-            elif r.goal == "model":
-                lines.append(self.lead(self.largest_model(r, where)))
-            elif r.goal == "batch":
-                lines.append(self.lead(self.biggest_batch(r, where)))
+                                       self.say("what_fits_block_nothing_fits_on", where=where, tried=r.tried)))
             else:
-                lines.append(self.lead(self.longest_context(r, where)))
+                lines.append(self.lead(self.fits_lead(r, where)))
             if r.plan:
                 lines.append(f"- {self.plan_line(r, r.plan)}")
             if r.offload_value and r.offload_plan:
-                lines.append("- " + self.L(f"Slower, with CPU offload: **{r.offload_value}**. ",
-                                           f"更慢、开 CPU offload 时：**{r.offload_value}**。")
+                lines.append("- " + self.say("what_fits_block_slower_with_cpu", offload_value=r.offload_value)
                              + self.plan_line(r, r.offload_plan))
-            lines.append("- " + self.L("Assumptions: ", "假设：") + self.say("semicolon").join(self.fits_assumptions(r)))
+            lines.append("- " + self.say("what_fits_block_assumptions") + self.say("semicolon").join(self.fits_assumptions(r)))
             lines.append("")
         return lines
 
     def job(self, r: WhatFitsResult) -> str:
         if r.workload == "inference":
-            return self.L("serving with vLLM", "vLLM 推理")
+            return self.say("job_serving_with_vllm")
         method = self.method_name((r.plan or {}).get("method") or "lora")
         if len(self.r.of("what_fits", WhatFitsResult)) < 2:
             return method
         fw = (r.plan or {}).get("framework") or "LLaMA-Factory"  # searches per framework: each names its own
-        return self.L(f"{method} with {fw}", f"{method}（{fw}）")
+        return self.say("job_with", method=method, fw=fw)
 
-    def largest_model(self, r: WhatFitsResult, where: str) -> str:
-        length = (r.plan or {}).get("seq_len") or (r.plan or {}).get("max_model_len")
-        fast = self.L(" without offload", "不开 offload 时") if r.offload_value else ""
-        return self.L(f"the largest catalog model for {self.job(r)} on {where} at {length:,} tokens{fast} is "
-                      f"**{r.value}** (estimate).",
-                      f"在 {where}上、序列长度 {length:,} 时，{fast}{self.cjk_gap(self.job(r))}能放下的最大目录模型是 **{r.value}**（估算）。")
-
-    def biggest_batch(self, r: WhatFitsResult, where: str) -> str:
-        """Training: the micro batch per device; serving: sequences of max-model-len at once."""
-        n, p = int(r.value or 0), r.plan or {}
+    def fits_lead(self, r: WhatFitsResult, where: str) -> str:
+        """The figure found, by the search's goal: the largest catalog model, the largest micro batch per device (serving:
+        sequences of max-model-len at once), or the longest context and what limits it (the model or device memory)."""
+        p = r.plan or {}
         length = p.get("seq_len") or p.get("max_model_len") or 0
-        if r.workload == "inference":
-            return self.L(f"about **{n} sequences of {length:,} tokens** at once for {r.model} on {where} (estimate).",
-                          f"{r.model} 在 {where}上同时约 **{n} 条 {length:,} token 的序列**（估算）。")
+        job = self.job(r)
+        if self.zh:  # a space between Chinese and Latin text ("上 LoRA 微调"), none between Chinese
+            job = (" " if job[:1].isascii() else "") + job + (" " if job[-1:].isascii() else "")
+        n = 0 if r.goal == "model" else int(r.value or 0)  # the model search's value is a model id
+        if r.goal == "batch" and r.workload == "inference":
+            return self.say("biggest_batch_about_sequences_of", n=n, length=length, model=r.model, where=where)
+        key = {"model": "fits_largest_model", "batch": "fits_biggest_batch"}.get(
+            r.goal, "fits_context_model_limit" if r.limited_by == "model" else "fits_context_memory")
         ga = p.get("grad_accum")
-        keep = self.L(f", gradient accumulation {ga}", f"，梯度累积 {ga}") if ga else ""
-        return self.L(f"micro batch **{n}** per device for {r.model} on {where}, {self.job(r)} at {length:,} tokens{keep} "
-                      "(estimate: the largest that fits device memory).",
-                      f"{r.model} 在 {where}上{self.cjk_gap(self.job(r))}、序列长度 {length:,} 时，每卡 micro batch 最大 **{n}**"
-                      f"{keep}（估算：显存能放下的最大值）。")
-
-    def longest_context(self, r: WhatFitsResult, where: str) -> str:
-        n = f"{int(r.value or 0):,}"
-        if r.limited_by == "model":
-            return self.L(f"**{n} tokens** for {r.model} on {where}, {self.job(r)}: the model's own limit (its max_context); memory would "
-                          f"allow {r.memory_limit:,} (estimate).",
-                          f"{r.model} 在 {where}上{self.cjk_gap(self.job(r))}最长 **{n} token**：这是模型自身的上限（max_context）；按显存估算可到 "
-                          f"{r.memory_limit:,}。")
-        limit = self.L(f" (the model itself allows {r.model_limit:,})", f"（模型自身上限为 {r.model_limit:,}）") \
-            if r.model_limit else ""
-        return self.L(f"about **{n} tokens** for {r.model} on {where}, {self.job(r)} (estimate: device memory is the "
-                      f"limit{limit}).",
-                      f"{r.model} 在 {where}上{self.cjk_gap(self.job(r))}最长约 **{n} token**（估算：受显存限制{limit}）。")
-
-    @staticmethod
-    def cjk_gap(text: str) -> str:
-        """A space before Latin text that follows Chinese ("上 LoRA 微调"), none before Chinese."""
-        return (" " if text[:1].isascii() else "") + text + (" " if text[-1:].isascii() else "")
+        return self.say(key, job=job, where=where, length=length, value=r.value, model=r.model, n=f"{n:,}", memory_limit=r.memory_limit,
+                        fast=self.say("largest_model_without_offload") if r.offload_value else "",
+                        keep=self.say("biggest_batch_gradient_accumulation", ga=ga) if ga else "",
+                        limit=self.say("longest_context_the_model_itself", model_limit=r.model_limit) if r.model_limit else "")
 
     def plan_line(self, r: WhatFitsResult, p: dict[str, Any]) -> str:
         if "error" in p:
-            return self.L(f"plan: {p['error'].get('message', '')}", f"方案：{p['error'].get('message', '')}")
+            return self.say("plan_line_plan", message=p['error'].get('message', ''))
         unit = p.get("unit") or "card"
         if r.workload == "inference":
             kv = p.get("kv_tokens_fit")
-            return self.L(f"Plan (estimate_inference): TP {p.get('tp')}, max-model-len {p.get('max_model_len'):,}, "
-                          f"KV cache room for {kv:,} tokens.",
-                          f"方案（estimate_inference）：TP {p.get('tp')}，max-model-len {p.get('max_model_len'):,}，"
-                          f"KV cache 可容纳 {kv:,} 个 token。")
+            return self.say("plan_line_plan_estimate_inference", tp=p.get('tp'), max_model_len=p.get('max_model_len'), kv=kv)
         setting = self.parallel(p.get("zero_stage"), p.get("offload"), p.get("tp"), p.get("pp"), p.get("cp"))
         per = (p.get("memory") or {}).get("total_gib")
         host = ((p.get("memory") or {}).get("host_ram_gib") or 0) if p.get("offload") else 0
         used = self.devices(p.get("devices"), unit, r.hardware)
-        gib = self.L(f", about {per:.1f} GiB per {self.per_device(unit, r.hardware)}", f"，每{self.per_device(unit, r.hardware)}约 {per:.1f} GiB") \
+        gib = self.say("plan_line_about_gib_per", per=per, per2=self.per_device(unit, r.hardware)) \
             if per else ""
-        ram = self.L(f", {host:,.0f} GiB host RAM per node for the offloaded states", f"，offload 需每节点主机内存 {host:,.0f} GiB") \
+        ram = self.say("plan_line_gib_host_ram", host=host) \
             if host else ""
         fw = self.fw_name(p.get("framework"), r.hardware)
-        return self.L(f"Plan (plan_training, {fw}): {used}, {setting}{gib}{ram}.",
-                      f"方案（plan_training，{fw}）：{used}，{setting}{gib}{ram}。")
+        return self.say("plan_line_plan_plan_training", fw=fw, used=used, setting=setting, gib=gib, ram=ram)
 
     def fits_assumptions(self, r: WhatFitsResult) -> list[str]:
-        return self.fits_defaults(r) + self.fits_method(r)
-
-    def fits_defaults(self, r: WhatFitsResult) -> list[str]:
-        """What the question left open and the search filled: one device, a part guessed from a memory size."""
+        """What the question left open and the search filled (one device, a part guessed from a memory size), then how
+        each candidate was sized (the tool's assumptions; worded in Chinese for a Chinese answer)."""
         s, out = self.s, []
         if not (s.devices or s.nodes):
-            out.append(self.L(f"one device ({self.devices(r.devices, (r.plan or {}).get('unit') or 'card', r.hardware)}); "
-                              "give a count for more", f"按 {self.devices(r.devices, (r.plan or {}).get('unit') or 'card', r.hardware)}"
-                              "计算（问题中没有给出卡数）"))
+            out.append(self.say("fits_defaults_one_device_give", devs=self.devices(r.devices, (r.plan or {}).get('unit') or 'card', r.hardware)))
         if s.hardware_guessed and s.memory_gb:
-            out.append(self.L(f"{self.hw_name(r.hardware)} for the {s.memory_gb} GB device asked",
-                              f"{self.hw_name(r.hardware)} 代表问题中的 {s.memory_gb} GB 卡"))
-        return out
-
-    def fits_method(self, r: WhatFitsResult) -> list[str]:
+            out.append(self.say("fits_defaults_for_the_gb", part=self.hw_name(r.hardware), memory_gb=s.memory_gb))
         if not self.zh:
-            return r.assumptions
+            return out + r.assumptions
         each = {"context": "每个长度", "batch": "每个 batch"}.get(r.goal, "每个规模")
         plan = r.plan or {}  # the serving settings the search used, from its plan (estimate_inference's own result)
         kv = plan.get("kv_cache_dtype") or "auto"
         bits = f"{self.s.weight_bits} 比特" if self.s.weight_bits else "模型原始精度"  # as the router passed it
-        out = [f"vLLM 推理，gpu-memory-utilization {plan.get('gpu_memory_utilization', 0.9)}，权重按{bits}"
+        out += [f"vLLM 推理，gpu-memory-utilization {plan.get('gpu_memory_utilization', 0.9)}，权重按{bits}"
                + (f"，KV cache 为 {kv.upper()}" if kv != "auto" else "") if r.workload == "inference" else
                f"{each}都用 plan_training 在这些卡内选的设置（ZeRO 阶段与 offload，或 TP/PP/CP）"]
         if r.goal == "model":

@@ -21,34 +21,27 @@ class PlanBlocks(CapacityBlocks):
         if p.tp > 1 or p.pp > 1 or p.cp > 1:
             bits.append(self.parallel(None, None, p.tp, p.pp, p.cp))
         bits.append(f"micro batch {p.micro_batch}")
-        bits.append(self.L(f"gradient accumulation {p.grad_accum}", f"梯度累积 {p.grad_accum}"))
-        bits.append(self.L(f"about {p.memory.total_gib:.1f} GiB per device", f"每{self.per_device(p.unit, p.hardware)}约 {p.memory.total_gib:.1f} GiB"))
-        if p.verdict == "tight":  # the range's upper end does not fit (Ascend plans on the vendor-tested point, or no count holds it)
-            bits.append(self.L(f"tight: likely up to {p.memory.high_gib:.1f} of {p.memory.usable_gib:.1f} GiB (estimate)",
-                               f"偏紧：可能高达 {p.memory.high_gib:.1f} GiB，可用 {p.memory.usable_gib:.1f} GiB（估算）"))
+        bits.append(self.say("plan_summary_gradient_accumulation", grad_accum=p.grad_accum))
+        # the per-device figure, its likely range and the usable memory, each named; "tight" when the range crosses it
+        m = p.memory
+        bits.append(self.say("plan_memory_tight" if p.verdict == "tight" else "plan_memory", total=f"{m.total_gib:.1f}",
+                             low=f"{m.low_gib:.1f}", high=f"{m.high_gib:.1f}", usable=f"{m.usable_gib:.1f}",
+                             per=self.per_device(p.unit, p.hardware)))
         return self.say("comma").join(bits)
-
-    def capped_adds_nothing(self, call: Result[PlanResult], f: TrainingFacts) -> bool:
-        """True when the plan without a cap (same method and framework) fits within the user's devices."""
-        cap = call.arg("max_devices") or 0
-        return any(x.value is not None and x.value.fits and x.value.devices <= cap for x in f.plans
-                   if not x.arg("max_devices") and x.arg("method") == call.arg("method") and x.arg("framework") == call.arg("framework"))
-
-    def plan_label(self, call: Result[PlanResult], p: PlanResult) -> str:
-        method, fw, cap = self.method_name(p.method), self.fw_name(p.framework, p.hardware), call.arg("max_devices")
-        if not cap:
-            return self.L(f"Estimate, {method}, {fw}", f"估算（{method}，{fw}）")
-        devs = self.devices(cap, p.unit)
-        return self.L(f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
 
     def plan_lines(self, call: Result[PlanResult], f: TrainingFacts) -> list[str]:
         """One plan: the line, then what the check, the vendor rows, the practice and the other settings say of it."""
         p = call.value
         if p is None:
             return [self.say("estimate_unavailable", why=call.error.message)]
-        if call.arg("max_devices") and self.capped_adds_nothing(call, f):
-            return []  # the plan without a cap already fits the user's devices: shown once
-        label, how = self.plan_label(call, p), self.estimate_label(p.assumptions, short=True)
+        cap = call.arg("max_devices")
+        if cap and any(x.value is not None and x.value.fits and x.value.devices <= cap for x in f.plans if not x.arg("max_devices")
+                       and (x.arg("method"), x.arg("framework")) == (call.arg("method"), call.arg("framework"))):
+            return []  # the plan without a cap (same method and framework) already fits the user's devices: shown once
+        method, fw, devs = self.method_name(p.method), self.fw_name(p.framework, p.hardware), self.devices(cap, p.unit)
+        label = self.say("plan_label_estimate", method=method, fw=fw) if not cap else self.L(
+            f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
+        how = self.estimate_label(p.assumptions, short=True)
         if not p.fits:
             return [self.no_fit_line(call, p, label, how)]
         summary = self.say("plan_above") if any(x is p for x in self.stated) else self.plan_summary(p)
@@ -136,7 +129,7 @@ class PlanBlocks(CapacityBlocks):
         n = int(call.arg("devices") or 1)
         where = self.devices(n, "die" if call.arg("hardware") == "snt9b23" else "card", str(call.arg("hardware")))
         stage = call.arg("zero_stage")
-        offload = self.L("with offload", "开 offload") if call.arg("offload") else self.L("no offload", "不开 offload")
+        offload = self.say("trainer_label_with_offload") if call.arg("offload") else self.say("trainer_label_no_offload")
         setting = self.say("enum").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), offload])
         return self.L(f"With {' and '.join(named)}, on {setting}: ", f"按你说的 {'、'.join(named)}，在 {setting} 下：")
 
@@ -151,15 +144,16 @@ class PlanBlocks(CapacityBlocks):
         ga = self.L(f", gradient accumulation {gbs // step} (GBS {gbs} / (MBS {m.micro_batch} × DP {m.data_parallel}))",
                     f"，梯度累积 {gbs // step}（GBS {gbs} / (MBS {m.micro_batch} × DP {m.data_parallel})）") \
             if gbs and step and gbs % step == 0 else ""
-        split = "" if m.tp * m.pp * m.cp == 1 else self.L(
-            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}, data parallel {m.data_parallel}{ga}, on {m.devices} devices: ",
-            f"TP {m.tp} × PP {m.pp}{f' × CP {m.cp}' if m.cp > 1 else ''}，数据并行 {m.data_parallel}{ga}，共 {m.devices} 个设备：")
+        split = "" if m.tp * m.pp * m.cp == 1 else self.say(
+            "memory_tp_pp_data", tp=m.tp, pp=m.pp, cp=f" × CP {m.cp}" if m.cp > 1 else "", data_parallel=m.data_parallel,
+            ga=ga, devices=m.devices)
         lines = [self.lead(self.trainer_label(call) + split + self.say("memory_lead", total=f"{m.total_gib:.1f}", how=self.estimate_label(m.assumptions)))]
         terms = zip(("weights", "gradients", "optimizer", "activations", "logits", "overhead"),
                     (m.weights_gib, m.gradients_gib, m.optimizer_gib, m.activations_gib, m.logits_gib, m.overhead_gib), strict=True)
         lines.append("- " + self.say("comma").join(f"{self.say('term_' + k)} {v:.1f} GiB" for k, v in terms))
         lines.append(self.say("memory_range", usable=f"{m.usable_gib:.1f}", total=f"{m.total_gib:.1f}", low=f"{m.low_gib:.1f}",
-                              high=f"{m.high_gib:.1f}", word=self.say("verdict_" + m.verdict)))
+                              high=f"{m.high_gib:.1f}", word=self.say("verdict_" + m.verdict))
+                     + ("" if self.setting_led or self.setting_after else self.cached_back(m)))  # said once, by the verdict
         if m.host_ram_gib:
             lines.append(self.say("memory_host_ram", gib=f"{m.host_ram_gib:.1f}"))
         return lines + [""]

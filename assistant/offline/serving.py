@@ -10,6 +10,7 @@ import re
 from ..tools.estimates import InferenceResult
 from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, ListModelsResult, VllmRow
+from .asked import asks_table_length
 from .capacity import CapacityBlocks
 from .results import Result
 from .wording import TOOL_NOTE_ZH, VLLM_LABEL, assumption_zh
@@ -33,15 +34,20 @@ class ServingBlocks(CapacityBlocks):
         if not (tables or ests):
             return []
         rows, best = self.table_lines(tables)
-        if any(c.value is not None and c.value.goal == "context" for c in self.r.of("what_fits", WhatFitsResult, ok=None)):
+        searched = self.searched_context()
+        if best and best.max_model_len and asks_table_length(self.s, searched):
+            # the table's tested length is the value asked: it leads; the yes/no for the devices (or the search) backs it
+            lead = None if searched else self.serving_lead(tables, ests, best)[0]
+            return [self.lead(self.say("table_length_first", n=f"{best.max_model_len:,}", model=self.s.model, devs=self.devices(best.cards), gb=best.memory_gb, table=VLLM_LABEL[self.lang], version=best.table, util=best.gpu_memory_utilization)), *(["- " + lead] if lead else []), *rows,
+                    *[line for r in ests for line in self.estimate_lines(r)], ""]
+        if searched:
             # "the longest context on my 8 Snt9B?": the search leads (the fits block); the table's tested lengths
             # follow for comparison, with no yes/no for devices the question did not ask about
-            return [self.L(f"{VLLM_LABEL[self.lang]}, for comparison (the lengths the vendor tested, not limits):",
-                           f"{VLLM_LABEL[self.lang]}（厂商实测的长度，不是上限），供对照：")] + rows + [""]
+            return [self.say("inference_for_comparison_the", value=VLLM_LABEL[self.lang])] + rows + [""]
         lead, sizing_line = self.serving_lead(tables, ests, best)
         out = [self.lead(lead)] if lead else []
         if sizing_line:
-            out.append(self.L("**Sizing:** ", "**部署规模**：") + sizing_line)
+            out.append(self.say("inference_sizing") + sizing_line)
         out += self.serve_command(best, ests)
         if "kv" in self.s.intents and (kv := self.kv_text(ests)) and kv != lead:
             out.append("- " + kv)
@@ -51,20 +57,28 @@ class ServingBlocks(CapacityBlocks):
             out += self.estimate_lines(r)
         return out + [""]
 
+    def searched_context(self) -> bool:
+        """The longest context on the user's devices was searched (what_fits with the context goal)."""
+        return any(c.value is not None and c.value.goal == "context" for c in self.r.of("what_fits", WhatFitsResult, ok=None))
+
     def serving_lead(self, tables: list[Result[InferenceMinCardsResult]], ests: list[Result[InferenceResult]],
                      best: VllmRow | None) -> tuple[str | None, str | None]:
         """(headline, sizing line under it): the first rule that applies — how many sequences fit, no
         throughput figure, the KV cache, memory — else the sizing itself (yes/no for the user's devices first)."""
         s = self.s
-        table_answer = self.table_answer(best) if best and not self.estimate_decides(tables) else None
+        # the tables tested the published checkpoint at one utilisation, one sequence at a time: a stated precision,
+        # concurrency, or a memory size they lack is the estimate's question
+        estimate_decides = s.weight_bits not in (None, 16) or (s.concurrency or 1) > 1 or any(
+            not r.ok and r.arg("memory_gb") for r in tables)
+        table_answer = self.table_answer(best) if best and not estimate_decides else None
         est = next((r.value for r in ests if r.value and r.value.fits and not r.arg("largest_layout")), None)
-        sizing = table_answer or (self.estimate_answer(est) if est else None)
+        sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=est.hardware, precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
             sizing = self.serving_verdict(best if table_answer and self.e.hardware != "snt9b23" else None, ests) or sizing
         if "capacity" in s.intents and (lead := self.capacity_text(ests)):
             return lead, None
         if "throughput" in s.intents:
-            return self.throughput_text(), sizing
+            return self.say("no_throughput", model=s.model or self.say("this_model")), sizing
         if "kv" in s.intents and not (s.intents & {"cards"} or self.e.devices) and (kv := self.kv_text(ests)):
             return kv, None
         if "memory" in s.intents and not self.e.devices and (mem := self.memory_text(ests)):
@@ -75,21 +89,10 @@ class ServingBlocks(CapacityBlocks):
         s = self.s
         if not (s.quant_text and s.weight_bits != 16 and any(r.ok for r in tables)):
             return []
-        return [self.L(f"- The {VLLM_LABEL['en']} lists the published checkpoint (no quantised rows); "
-                       + (f"the {s.weight_bits}-bit figures are the estimate's." if s.weight_bits else
-                          f"you said “{s.quant_text}” without a bit width — say int8/W8A8 or int4/AWQ for a quantised estimate."),
-                       f"- {VLLM_LABEL['zh']}只列出原始权重（没有量化的行）；"
-                       + (f"{s.weight_bits} 比特的结果来自估算。" if s.weight_bits else
-                          f"你提到“{s.quant_text}”但没有给出位宽，可说明 int8/W8A8 或 int4/AWQ 再估算。"))]
+        return [self.say("quantised_bits" if s.weight_bits else "quantised_no_bits", table=VLLM_LABEL[self.lang],
+                         bits=s.weight_bits, said=s.quant_text)]
 
     # -- the vLLM tables -----------------------------------------------------------------------
-    def estimate_decides(self, tables: list[Result[InferenceMinCardsResult]]) -> bool:
-        """The tables tested the published checkpoint at one utilisation, one sequence at a time: a
-        stated precision, concurrency, or a memory size they lack is the estimate's question."""
-        s = self.s
-        return bool(s.weight_bits not in (None, 16) or (s.concurrency or 1) > 1
-                    or any(not r.ok and r.arg("memory_gb") for r in tables))
-
     def serve_command(self, best: VllmRow | None, ests: list[Result[InferenceResult]]) -> list[str]:
         """"Give me the vllm serve line": the command for the layout above, the estimate's (the TP, PP, length and
         utilisation it sized) or else the vendor row's (its cards as TP, its tested length, its utilisation)."""
@@ -106,8 +109,7 @@ class ServingBlocks(CapacityBlocks):
         flags = [f"--served-model-name {model}", f"--tensor-parallel-size {tp}"] + (
             [f"--pipeline-parallel-size {pp}"] if pp and pp > 1 else []) + [
             f"--max-model-len {length}", f"--gpu-memory-utilization {util:g}"]
-        return [self.L("`vllm serve` for this layout (the path is your copy of the weights):",
-                       "按上面的部署规模，`vllm serve` 命令如下（路径换成你的权重目录）："),
+        return [self.say("serve_command_vllm_serve_for"),
                 "```bash", f"vllm serve /path/to/{model} " + " ".join(flags), "```"]
 
     def table_lines(self, tables: list[Result[InferenceMinCardsResult]]) -> tuple[list[str], VllmRow | None]:
@@ -129,8 +131,7 @@ class ServingBlocks(CapacityBlocks):
             out += [self.vllm_row_line(row, several_names) for row in r.rows]
             if r.max_model_len and not best:
                 longest = max((row.max_model_len or 0) for row in r.rows)
-                out.append(self.L(f"  No table row was tested at {r.max_model_len} tokens; the longest tested is {longest}.",
-                                  f"  表中没有在 {r.max_model_len} 个 token 上测试过的行，最长为 {longest}。"))
+                out.append(self.say("table_lines_no_table_row", max_model_len=r.max_model_len, longest=longest))
         return out, answer
 
     def served_on(self, r: ListModelsResult, cards: int) -> list[str]:
@@ -166,7 +167,7 @@ class ServingBlocks(CapacityBlocks):
         self.cite(self.vllm_source(row))
         table = f"{row.table} ({row.model})" if several_names else row.table
         if not row.supported:
-            return self.L(f"- {table}, {row.memory_gb} GB cards: not supported ('-').", f"- {table}，{row.memory_gb} GB 卡：不支持（“-”）。")
+            return self.say("vllm_row_line_gb_cards_not", table=table, memory_gb=row.memory_gb)
         return self.L(f"- {table}, {row.memory_gb} GB cards (gpu-memory-utilization {row.gpu_memory_utilization}): "
                       f"{self.devices(row.cards)}, tested max-model-len {row.max_model_len}",
                       f"- {table}，{row.memory_gb} GB 卡（gpu-memory-utilization {row.gpu_memory_utilization}）："
@@ -189,56 +190,44 @@ class ServingBlocks(CapacityBlocks):
                           f"权重 {s.weight_bits} 比特（按你说的" + (f"“{s.quant_text}”" if named else "") + "）")
         note = str((r.assumptions or [""])[0]).lower()
         if "converted" in note:  # Ascend has no FP8/MXFP4: the tool sizes such checkpoints in BF16
-            native = self.L("BF16, converted from the FP8/MXFP4 checkpoint on Ascend", "BF16，昇腾上由 FP8/MXFP4 权重转换")
+            native = self.say("precision_bf_converted_from")
         elif "mxfp4" in note:
-            native = self.L("MXFP4 experts, the rest BF16", "专家 MXFP4，其余 BF16")
+            native = self.say("precision_mxfp_experts_the")
         else:
             native = "FP8" if "fp8" in note else "BF16"
         if s.quant_text:  # "量化" / "quantized" without a bit width
-            return self.L(f"weights at the checkpoint's own precision ({native}): you said “{s.quant_text}” without a bit width — "
-                          "say int8/W8A8 or int4/AWQ for a quantised figure",
-                          f"权重按模型原始精度（{native}）：你提到“{s.quant_text}”但没有给出位宽，可说明 int8/W8A8 或 int4/AWQ 再估算")
-        return self.L(f"weights at the checkpoint's own precision ({native})", f"权重按模型原始精度（{native}）")
+            return self.say("precision_weights_at_the_2", native=native, quant_text=s.quant_text)
+        return self.say("precision_weights_at_the", native=native)
 
     def layout(self, r: InferenceResult) -> str:
         """'**4 GPUs** (TP 4)', '**32 cards** (TP 8, PP 4; 4 nodes)' from an estimate_inference result."""
         par = f"TP {r.tp}" + (f", PP {r.pp}" if r.pp > 1 else "") if r.tp else ""
         nodes = -(-r.devices // self.node_size(r.hardware))
         if nodes > 1:
-            par += self.L(f"; {self.nodes(nodes)}", f"；{self.nodes(nodes)}")
-        return f"**{self.devices(r.devices, r.unit, r.hardware)}**" + (self.L(f" ({par})", f"（{par}）") if par else "")
+            par += self.say("layout_text", nodes=self.nodes(nodes))
+        return f"**{self.devices(r.devices, r.unit, r.hardware)}**" + (self.say("layout_text_2", par=par) if par else "")
 
     def per_token(self, r: InferenceResult) -> str:
-        return self.L(f"{r.kv_bytes_per_token / 1024:.0f} KiB per token", f"每 token {r.kv_bytes_per_token / 1024:.0f} KiB")
+        return self.say("per_token_kib_per_token", value=r.kv_bytes_per_token / 1024)
 
     def concurrent(self, r: InferenceResult, en: str = " concurrent", zh: str = " 并发") -> str:
         return self.L(f" × {r.concurrency}{en}", f" × {r.concurrency}{zh}") if r.concurrency > 1 else ""
 
-    def estimate_answer(self, r: InferenceResult) -> str:
-        conc = self.concurrent(r)
-        return self.L(f"estimate: {self.layout(r)} for max-model-len {r.max_model_len}{conc} on {r.hardware} "
-                      f"({self.precision(r)}; KV cache {self.per_token(r)}, room for {r.kv_tokens_fit:,} tokens).",
-                      f"估算：{self.layout(r)}，max-model-len {r.max_model_len}{conc}，{r.hardware}"
-                      f"（{self.precision(r)}；KV cache {self.per_token(r)}，可容纳 {r.kv_tokens_fit:,} 个 token）。")
-
     def estimate_lines(self, call: Result[InferenceResult]) -> list[str]:
         r = call.value
         if r is None:
-            return [self.L(f"- Inference estimate not available: {call.error.message}", f"- 无法估算推理：{call.error.message}")]
-        label = self.L(f"estimate; {self.precision(r)}; KV cache {kv_name(r)}; gpu-memory-utilization {r.gpu_memory_utilization}",
-                       f"估算；{self.precision(r)}；KV cache 为 {kv_name(r)}；gpu-memory-utilization {r.gpu_memory_utilization}")
+            return [self.say("estimate_lines_inference_estimate_not", message=call.error.message)]
+        label = self.say("estimate_lines_estimate_kv_cache", precision=self.precision(r), value=kv_name(r), gpu_memory_utilization=r.gpu_memory_utilization)
         cap = call.arg("max_devices")
-        within = self.L(f" within your {self.have()}", f"（在你的 {self.have()}以内）") if cap and cap == self.e.devices else ""
-        head = self.L(f"- **Estimate{within}** ({label})", f"- **估算{within}**（{label}）")
+        within = self.say("estimate_lines_within_your", have=self.have()) if cap and cap == self.e.devices else ""
+        head = self.say("estimate_lines_estimate", within=within, label=label)
         many = seqs(r.max_sequences_at_len, r.max_model_len, self.zh)
-        room = self.L(f"KV cache {self.per_token(r)}, room for {r.kv_tokens_fit:,} tokens ({many})",
-                      f"KV cache {self.per_token(r)}，可容纳 {r.kv_tokens_fit:,} 个 token（{many}）")
+        room = self.say("estimate_lines_kv_cache_room", per_token=self.per_token(r), kv_tokens_fit=r.kv_tokens_fit, many=many)
         if call.arg("largest_layout"):
-            return [head + self.L(f": the largest layout is {self.layout(r)}; {room}.", f"：最大的布局为 {self.layout(r)}；{room}。")]
+            return [head + self.say("estimate_lines_the_largest_layout", layout=self.layout(r), room=room)]
         need = r.max_model_len * r.concurrency
-        line = (head + self.L(f": {self.layout(r)}, {room}.", f"：{self.layout(r)}，{room}。") if r.fits else
-                head + self.L(f": does not fit — {need:,} tokens of KV cache needed, room for {r.kv_tokens_fit:,} on {self.layout(r)}.",
-                              f"：放不下——需要 {need:,} 个 token 的 KV cache，{self.layout(r)} 只能容纳 {r.kv_tokens_fit:,} 个。"))
+        line = (head + self.say("estimate_lines_text", layout=self.layout(r), room=room) if r.fits else
+                head + self.say("estimate_lines_does_not_fit", need=need, kv_tokens_fit=r.kv_tokens_fit, layout=self.layout(r)))
         return [line] + ([f"  {self.L(r.note, assumption_zh(r.note, TOOL_NOTE_ZH))}"] if r.note else [])
 
     # -- what was asked ------------------------------------------------------------------------
@@ -248,9 +237,8 @@ class ServingBlocks(CapacityBlocks):
         if free is None:
             return ""
         if not free.fits:
-            return self.L(f"; it does not fit on {self.devices(free.devices, free.unit, free.hardware)} either",
-                          f"；{self.devices(free.devices, free.unit, free.hardware)}也放不下")
-        return self.L(f"; it needs {self.layout(free)}", f"；需要 {self.layout(free)}")
+            return self.say("needed_it_does_not", devs=self.devices(free.devices, free.unit, free.hardware))
+        return self.say("needed_it_needs", layout=self.layout(free))
 
     def capped_text(self, r: InferenceResult, ests: list[Result[InferenceResult]]) -> str:
         """The estimate within the user's devices, as a clause: it fits (layout, KV room) or why not."""
@@ -258,15 +246,11 @@ class ServingBlocks(CapacityBlocks):
         conc = self.concurrent(r, " concurrent sequences", " 条并发")
         if r.fits:
             many = seqs(r.max_sequences_at_len, r.max_model_len, self.zh)
-            return self.L(f"it fits {yours} — {self.layout(r)}, max-model-len {r.max_model_len}{conc}, {self.precision(r)}; "
-                          f"KV cache room for {r.kv_tokens_fit:,} tokens ({many})",
-                          f"{yours}放得下——{self.layout(r)}，max-model-len {r.max_model_len}{conc}，{self.precision(r)}；"
-                          f"KV cache 可容纳 {r.kv_tokens_fit:,} 个 token（{many}）")
+            return self.say("capped_text_it_fits_max", yours=yours, layout=self.layout(r), max_model_len=r.max_model_len, conc=conc, precision=self.precision(r), kv_tokens_fit=r.kv_tokens_fit, many=many)
         need = r.max_model_len * r.concurrency
-        room = (self.L("the weights leave no room for the KV cache", "权重放下后没有 KV cache 的空间") if not r.kv_tokens_fit else
-                self.L(f"KV room for {r.kv_tokens_fit:,} tokens, {need:,} needed", f"KV cache 只能容纳 {r.kv_tokens_fit:,} 个 token，需要 {need:,} 个"))
-        return self.L(f"max-model-len {r.max_model_len}{conc} does not fit {yours}: {room} ({self.precision(r)})",
-                      f"max-model-len {r.max_model_len}{conc} 在{yours}上放不下：{room}（{self.precision(r)}）") + self.needed(ests)
+        room = (self.say("capped_text_the_weights_leave") if not r.kv_tokens_fit else
+                self.say("capped_text_kv_room_for", kv_tokens_fit=r.kv_tokens_fit, need=need))
+        return self.say("capped_text_max_model_len", max_model_len=r.max_model_len, conc=conc, yours=yours, room=room, precision=self.precision(r)) + self.needed(ests)
 
     def serving_verdict(self, row: VllmRow | None, ests: list[Result[InferenceResult]]) -> str | None:
         """Yes or no for the user's devices: the vLLM table's minimum when the question is within what it
@@ -282,21 +266,17 @@ class ServingBlocks(CapacityBlocks):
     def table_verdict(self, row: VllmRow, capped: InferenceResult | None, est: str) -> str:
         """Yes/no by the vLLM table's row, with the estimate beside it when it says otherwise (or agrees on a no)."""
         have, n, model = self.e.devices or 0, row.cards or 0, self.s.model
-        tested = self.L(f"{self.devices(n)} ({row.memory_gb} GB, tested max-model-len {row.max_model_len}, "
-                        f"{row.table}, gpu-memory-utilization {row.gpu_memory_utilization})",
-                        f"{self.devices(n)}（{row.memory_gb} GB 卡，实测 max-model-len {row.max_model_len}，"
-                        f"{row.table}，gpu-memory-utilization {row.gpu_memory_utilization}）")
+        tested = self.say("table_verdict_gb_tested_max", devs=self.devices(n), memory_gb=row.memory_gb, max_model_len=row.max_model_len, table=row.table, gpu_memory_utilization=row.gpu_memory_utilization)
         if n <= have:
             line = self.say("serving_yes_by_table", have=self.have(), cover="covers" if have == 1 else "cover",
                             table=VLLM_LABEL[self.lang], model=model, tested=tested)
             if capped and not capped.fits:
-                line += self.L(f" The estimate disagrees: {est}.", f"但按估算：{est}。")
+                line += self.say("table_verdict_the_estimate_disagrees", est=est)
             return line
         line = self.say("serving_no_by_table", table=VLLM_LABEL[self.lang], tested=tested, model=model, have=self.have())
         if capped and capped.fits:
-            return line + self.L(f" The memory estimate does fit: {est} — below the vendor's tested minimum, so unverified.",
-                                 f"按显存估算可以放下：{est}——低于厂商实测的最少卡数，未经验证。")
-        return line + (self.L(f" The estimate agrees: {est}.", f"估算结论相同：{est}。") if capped else "")
+            return line + self.say("table_verdict_the_memory_estimate", est=est)
+        return line + (self.say("table_verdict_the_estimate_agrees", est=est) if capped else "")
 
     def capacity_text(self, ests: list[Result[InferenceResult]]) -> str | None:
         """How many sequences of max_model_len fit at once: on the user's devices (the probe's largest
@@ -307,17 +287,13 @@ class ServingBlocks(CapacityBlocks):
             return None
         n, m, length = r.devices, r.max_sequences_at_len, r.max_model_len
         if probe and m < 1:
-            return self.L(f"**No** (estimate): not even one {length}-token sequence fits your {self.have()} "
-                          f"({self.precision(r)}; KV room for {r.kv_tokens_fit:,} tokens){self.needed(ests)}.",
-                          f"**不够**（估算）：你的 {self.have()}连一条 {length} token 的序列都放不下"
-                          f"（{self.precision(r)}；KV cache 只能容纳 {r.kv_tokens_fit:,} 个 token）{self.needed(ests)}。")
+            return self.say("capacity_text_no_estimate_not", length=length, have=self.have(), precision=self.precision(r), kv_tokens_fit=r.kv_tokens_fit, needed=self.needed(ests))
         fewer = probe and n < (self.e.devices or 0)
         if probe:
             where = self.L(f"on {self.layout(r)}" + (f" of your {self.have()} (tensor parallel must divide the attention heads)" if fewer else ""),
                            f"{self.layout(r)}" + (f"（你的 {self.have()}中；TP 须整除注意力头数）" if fewer else ""))
         else:
-            where = self.L(f"on the fewest devices that hold one, {self.layout(r)}; more devices hold more",
-                           f"在能放下的最少设备 {self.layout(r)} 上；设备越多可容纳越多")
+            where = self.say("capacity_text_on_the_fewest", layout=self.layout(r))
         seqs = "sequence" if str(m) == "1" else "sequences"
         return self.L(f"about **{m} concurrent {seqs} of {length} tokens** {where} — estimate, {self.precision(r)}: the KV cache "
                       f"holds {r.kv_tokens_fit:,} tokens at {self.per_token(r)}. Shorter requests share that pool, so more of them "
@@ -332,12 +308,8 @@ class ServingBlocks(CapacityBlocks):
             return None
         length, conc = r.max_model_len, r.concurrency if r.concurrency > 1 else None
         one = r.kv_bytes_per_token * length / GIB
-        many = self.L(f", **{one * conc:.1f} GiB** for {conc} at once", f"，{conc} 条并发约 **{one * conc:.1f} GiB**") if conc else ""
-        return self.L(f"KV cache **{self.per_token(r)}** (`{r.kv_formula}`) → **{one:.1f} GiB** for one {length}-token "
-                      f"sequence{many}; on {self.layout(r)} there is room for {r.kv_tokens_fit:,} tokens (estimate; KV cache in "
-                      f"{kv_name(r)}, split over the tensor-parallel devices).",
-                      f"KV cache **{self.per_token(r)}**（`{r.kv_formula}`）→ 一条 {length} token 的序列约 **{one:.1f} GiB**{many}；"
-                      f"{self.layout(r)}可容纳 {r.kv_tokens_fit:,} 个 token（估算；KV cache 为 {kv_name(r)}，按张量并行分摊到各设备）。")
+        many = self.say("kv_text_gib_for_at", value=one * conc, conc=conc) if conc else ""
+        return self.say("kv_text_kv_cache_gib", per_token=self.per_token(r), kv_formula=r.kv_formula, one=one, length=length, many=many, layout=self.layout(r), kv_tokens_fit=r.kv_tokens_fit, value=kv_name(r))
 
     def memory_text(self, ests: list[Result[InferenceResult]]) -> str | None:
         """'How much memory to serve X': weights, workspace and KV cache per device of the plan."""
@@ -345,22 +317,7 @@ class ServingBlocks(CapacityBlocks):
         if r is None:
             return None
         weights = r.weights_gib_per_device * r.tp * r.pp
-        return self.L(f"about **{weights:.0f} GiB of weights** in all ({self.precision(r)}), plus KV cache at {self.per_token(r)}. "
-                      f"The estimate serves max-model-len {r.max_model_len} on {self.layout(r)}: per device {r.weights_gib_per_device:.1f} "
-                      f"GiB weights, {r.activation_gib:.1f} GiB activation workspace, {r.overhead_gib:.1f} GiB overhead and "
-                      f"{r.kv_cache_gib:.1f} GiB KV cache within the {r.budget_gib:.1f} GiB budget (gpu-memory-utilization "
-                      f"{r.gpu_memory_utilization}).",
-                      f"权重共约 **{weights:.0f} GiB**（{self.precision(r)}），另加 KV cache（{self.per_token(r)}）。估算在 {self.layout(r)}上"
-                      f"服务 max-model-len {r.max_model_len}：每设备权重 {r.weights_gib_per_device:.1f} GiB、激活工作区 "
-                      f"{r.activation_gib:.1f} GiB、框架开销 {r.overhead_gib:.1f} GiB、KV cache {r.kv_cache_gib:.1f} GiB，"
-                      f"预算 {r.budget_gib:.1f} GiB（gpu-memory-utilization {r.gpu_memory_utilization}）。")
-
-    def throughput_text(self) -> str:
-        return self.L(f"no serving throughput figure (tokens/s) for {self.s.model or 'this model'} here: the ModelArts vLLM tables list "
-                      "card counts and tested max-model-len only, and the estimator sizes memory, not speed. Measure it with the "
-                      "vendor's benchmark tools (quoted from the notes below).",
-                      f"这里没有 {self.s.model or '该模型'} 的推理吞吐（tokens/s）数据：ModelArts vLLM 推理表只给出卡数和实测 max-model-len，"
-                      "估算工具只计算显存、不估算速度。可以用厂商的性能测试工具实测（见下方笔记摘录）。")
+        return self.say("memory_text_about_gib_of", weights=weights, precision=self.precision(r), per_token=self.per_token(r), max_model_len=r.max_model_len, layout=self.layout(r), weights_gib_per_device=r.weights_gib_per_device, activation_gib=r.activation_gib, overhead_gib=r.overhead_gib, kv_cache_gib=r.kv_cache_gib, budget_gib=r.budget_gib, gpu_memory_utilization=r.gpu_memory_utilization)
 
 
 def kv_name(r: InferenceResult) -> str:

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from functools import partial
 
 from ..tools.estimates import PlanResult
-from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import implausible, weights_floor
-from .capacity import TrainingFacts, shorter_rows
+from ..tools.tables import MinCardsRow, TrainingRecipeResult
+from .asked import asks_verdict, implausible, weights_floor
+from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
 from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY, TOOL_NOTE_ZH, assumption_zh
@@ -21,25 +21,6 @@ PREFERENCE_STAGES = ("dpo", "kto", "ppo", "rm")  # the vendor tables size SFT/PT
 class TrainingBlocks(TableBlocks, PlanBlocks):
     """Blocks for cards/nodes/ZeRO/GA questions: a one-line answer, then every row it came from."""
 
-    def training_facts(self) -> TrainingFacts:
-        recipe_calls = self.r.of("training_recipe", TrainingRecipeResult, ok=None)
-        own = self.s.model
-        mins = [m for m in self.r.of("min_cards", MinCardsResult) if m.arg("model") in (None, own)]  # not a twin's rows
-        f = TrainingFacts(self.e.seq_len, [r.value for r in recipe_calls if r.value and r.value.found], [],
-                          recipe_bound=[r.value for r in recipe_calls if r.value and not r.value.found],
-                          plans=self.r.of("plan_training", PlanResult, ok=None))
-        with_rows = [m for m in mins if m.value and m.value.rows]
-        every_call = [m for m in self.r.of("min_cards", MinCardsResult, ok=None) if m.arg("model") in (None, own)]
-        f.min_call = with_rows[0] if with_rows else (every_call[-1] if every_call else None)
-        answered = mins[0].value if mins else None
-        if answered and answered.rows:
-            f.rows = answered.rows
-        elif with_rows and with_rows[0].value:  # no row at the length asked: every listed length was fetched
-            every = with_rows[0].value.rows
-            f.bound = [] if "seq_len" in self.e.assumed else shorter_rows(every, f.asked)
-            f.rows = every if "seq_len" in self.e.assumed else []
-        return f
-
     def training(self) -> list[str]:
         f = self.training_facts()
         if not (f.recipes or f.recipe_bound or f.min_call or f.plans):
@@ -47,25 +28,28 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         body: list[str] = []
         verdict = self.verdict(f)  # "can I with my 16 cards?": yes or no before the details
         # the setting on the user's devices, unless the verdict on the setting they named already leads
-        setting = self.setting_on_your_devices(f) if verdict and not self.headlined else None
+        setting = self.setting_on_your_devices(f) if verdict and not self.headlined and not self.setting_after else None
         if setting and verdict:  # "which ZeRO stage / what GA on my 4 cards": that setting is the answer, the yes/no backs it
             body += [self.lead(setting), "- " + verdict]
+        elif verdict and self.setting_led:  # the verdict on the named setting leads; the table's counts back it
+            body.append("- " + verdict)
         elif verdict:
-            body.append(self.lead(verdict))
+            # "how much memory per card on my 1 card?" (no yes/no asked): the figure leads, the verdict on it follows
+            mem = next((r.value for r in f.plans if r.value is not None and r.value.fits and r.arg("max_devices")), None) \
+                if "memory" in self.s.intents and not asks_verdict(self.s) else None
+            body += [self.lead(self.memory_summary(mem) + self.say("period")), "- " + verdict] if mem else [self.lead(verdict)]
         headline = None if verdict and self.same_as_yours(f) else self.training_headline(f)
         if headline:
             # beside a yes, a larger count is what the job takes without the user's limit, not what it needs
             beyond = not (f.recipes or f.rows) and any(p.fits and p.devices > (self.e.devices or 0) for p in self.free_plans(f))
             said_no = not verdict or verdict.startswith(("**No", "**不", "**Not", "**按"))
             label = "unlimited" if beyond and not said_no else "needed"
-            body.append(self.say(label) + headline if verdict else self.lead(headline))
+            body.append(self.say(label) + headline if verdict or self.setting_led else self.lead(headline))
         if self.s.stage == "pt" and (f.recipes or f.rows or f.plans):
             body.append(self.pretrain_note(bool(f.recipes or f.rows)))
         body += self.zero_from_estimate(f)
         if self.s.stage in PREFERENCE_STAGES and (f.recipes or f.rows):
-            body.append(self.L(f"- The vendor tables list SFT/PT jobs; {self.s.stage.upper()} needs more memory (a reference model, "
-                               "paired sequences), so use the estimate below for it.",
-                               f"- 厂商表格针对 SFT/PT；{self.s.stage.upper()} 需要更多显存（参考模型、成对序列），请以下方估算为准。"))
+            body.append(self.say("training_the_vendor_tables", value=self.s.stage.upper()))
         for r in self.r.of("training_recipe", TrainingRecipeResult, ok=None):
             body += self.recipe_lines(r)
         if f.min_call:
@@ -85,8 +69,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         recipe = next((r for r in f.recipes if r.total_cards and r.total_cards <= have and self.tables_size_it()), None)
         if recipe and recipe.grad_accum and recipe.total_cards and recipe.zero_stage is not None:
             batch = recipe.grad_accum * recipe.total_cards  # micro batch 1 in the recipe table
-            keep = self.L(f"; to keep its global batch of {batch} on all your {self.devices(have)}: gradient accumulation "
-                          f"{batch // have}", f"；在你的全部 {self.devices(have)}上保持其全局 batch {batch}：梯度累积 {batch // have}") \
+            keep = self.say("setting_on_your_devices_to_keep_its", batch=batch, devs=self.devices(have), value=batch // have) \
                 if batch % have == 0 and have != recipe.total_cards else ""
             if self.s.global_batch:  # the user's own global batch replaces the row's
                 keep = self.users_batch(have)
@@ -100,10 +83,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         fw = self.fw_name(plan.framework, plan.hardware)
         self.stated.append(plan)  # stated here in full: the plan's line below refers to it
         # "which stage with offload?": say whether offload is needed at all
-        offload = "" if not self.s.offload else self.L("; CPU offload is needed", "；需要开 CPU offload") if plan.offload else \
-            self.L("; no CPU offload needed", "；不需要 CPU offload")
-        return self.L(f"estimate for your {self.devices(have, plan.unit, plan.hardware)}: {self.plan_summary(plan)} ({fw}){offload}.",
-                      f"估算（你的 {self.devices(have, plan.unit, plan.hardware)}）：{self.plan_summary(plan)}（{fw}）{offload}。")
+        offload = "" if not self.s.offload else self.say("setting_on_your_devices_cpu_offload_is") if plan.offload else \
+            self.say("setting_on_your_devices_no_cpu_offload")
+        return self.say("setting_on_your_devices_estimate_for_your", devs=self.devices(have, plan.unit, plan.hardware), plan_summary=self.plan_summary(plan), fw=fw, offload=offload)
 
     def same_as_yours(self, f: TrainingFacts) -> bool:
         """No vendor row, and the plan without a limit is the one on the user's devices: said once, by the verdict."""
@@ -119,24 +101,17 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         g, m = self.s.global_batch or 0, self.s.micro_batch or 1
         devs = self.devices(have)
         if g % (m * have):
-            return self.L(f"; your global batch of {g} is not a multiple of micro batch {m} × {devs}, so no whole gradient "
-                          "accumulation gives it", f"；你的全局 batch {g} 不是 micro batch {m} × {devs}的整数倍，没有整数的梯度累积能得到它")
-        return self.L(f"; for your global batch of {g} on all your {devs} (micro batch {m}): gradient accumulation {g // (m * have)}",
-                      f"；按你的全局 batch {g}，在你的全部 {devs}上（micro batch {m}）：梯度累积 {g // (m * have)}")
+            return self.say("users_batch_your_global_batch", g=g, value=m, devs=devs)
+        return self.say("users_batch_for_your_global", g=g, devs=devs, value=m, value2=g // (m * have))
 
     def pretrain_note(self, rows: bool) -> str:
         """Pre-training is sized like SFT: same memory per device for the same method and length."""
         per = self.per_device().strip()
         if rows:
-            why = self.L("; the ModelArts minimum-card table covers SFT and PT alike, so the vendor rows below apply as they are",
-                         "；ModelArts 最小卡数表同时覆盖 SFT 和 PT，下列厂商数据可直接使用")
+            why = self.say("pretrain_note_the_modelarts_minimum")
         else:
-            why = self.L(", so the estimate below applies", "，下方估算同样适用")
-        return self.L(f"- Pre-training (stage `pt`) needs the same memory per {per} as SFT with the same method and sequence length{why}. "
-                      "From scratch or continued, the device count is the same; the number of training tokens sets the time "
-                      "(ask e.g. “how long on 100B tokens with 64 cards”).",
-                      f"- 预训练（stage `pt`）每{per}显存与同方法、同序列长度的 SFT 相同{why}。"
-                      "从头预训练与增量预训练所需卡数相同，训练时长取决于 token 总量（可以问“1000亿 token、64 张卡要多久”）。")
+            why = self.say("pretrain_note_so_the_estimate")
+        return self.say("pretrain_note_pre_training_stage", per=per, why=why)
 
     def free_plans(self, f: TrainingFacts) -> list[PlanResult]:
         """The plans without the user's device cap (what the job needs)."""
@@ -163,8 +138,10 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
     # -- the headline: the first rule that applies ---------------------------------------------
     def training_headline(self, f: TrainingFacts) -> str | None:
         """One sentence that answers the question; the lines below give every row it came from."""
+        memory_first = "memory" in self.s.intents and "cards" not in self.s.intents  # "how much memory per device": the GiB lead
         rules: list[Callable[[TrainingFacts], str | None]] = [
-            self.headline_not_listed, self.headline_unsupported, partial(self.headline_recipe, first=True), self.headline_min_rows, self.headline_recipe,
+            self.headline_not_listed, self.headline_unsupported, *([self.headline_estimate] if memory_first else []),
+            partial(self.headline_recipe, first=True), self.headline_min_rows, self.headline_recipe,
             self.headline_method_fits_nowhere, self.headline_estimate, self.headline_nothing_fits,
         ]
         return next((text for rule in rules if (text := rule(f))), None)
@@ -178,7 +155,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         fw = self.s.framework or "MindSpeed-LLM / LLaMA-Factory"
         recipe_missing = any(r.error.code == "no_table_row" for r in self.r.of("training_recipe", TrainingRecipeResult, ok=False))
         # only the tables consulted: the recipe table is LLaMA-Factory's, so a MindSpeed-LLM question does not read it
-        tables = self.L(" or the ", "和 ").join([MIN_LABEL[self.lang]] + [RECIPE_LABEL[self.lang]] * recipe_missing)
+        tables = self.say("headline_not_listed_or_the").join([MIN_LABEL[self.lang]] + [RECIPE_LABEL[self.lang]] * recipe_missing)
         line = self.say("not_listed", model=self.s.model, tables=tables, fw=fw)
         estimate = self.headline_estimate(f)
         return line + (self.say("by_the_estimate", estimate=estimate) if estimate else "")
@@ -263,7 +240,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if not memory_first:
             self.stated += plans
         if s.stage in PREFERENCE_STAGES:
-            return self.L(f"estimate for {s.stage.upper()}: {joined}.", f"{s.stage.upper()} 估算：{joined}。")
+            return self.say("headline_estimate_estimate_for", value=s.stage.upper(), joined=joined)
         bounded = self.estimate_within_bounds(f, joined)
         if bounded:
             return bounded
@@ -308,7 +285,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
     def headline_nothing_fits(self, f: TrainingFacts) -> str | None:
         if not f.plans or any(r.value and r.value.fits for r in f.plans):
             return None
-        return self.L("no setting fits on the hardware asked (estimate); see below.", "按估算，所问硬件上没有能放下的方案，详见下文。")
+        return self.say("headline_nothing_fits_no_setting_fits")
 
     # -- summaries -----------------------------------------------------------------------------
     def memory_summary(self, p: PlanResult) -> str:
@@ -317,5 +294,4 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         devs = self.devices(p.devices, p.unit, p.hardware)
         setting = self.parallel(p.zero_stage, p.offload, p.tp, p.pp)
         fw = self.fw_name(p.framework, p.hardware)
-        return self.L(f"about **{p.memory.total_gib:.1f} GiB per {per}** ({fw} {setting} on {devs})",
-                      f"每{per}约 **{p.memory.total_gib:.1f} GiB**（{fw} {setting}，{devs}）")
+        return self.say("memory_summary_about_gib_per", total_gib=p.memory.total_gib, per=per, fw=fw, setting=setting, devs=devs)

@@ -47,33 +47,26 @@ class TimeBlocks(Writer):
     def duration(self, seconds: float) -> str:
         hours = seconds / 3600
         if hours < 1:
-            return self.L(f"{seconds / 60:.0f} minutes", f"{seconds / 60:.0f} 分钟")
+            return self.say("duration_minutes", value=seconds / 60)
         if hours < 48:
-            return self.L(f"{hours:.1f} hours", f"{hours:.1f} 小时")
-        return self.L(f"{hours / 24:.1f} days", f"{hours / 24:.1f} 天")
+            return self.say("duration_hours", hours=hours)
+        return self.say("duration_days", value=hours / 24)
 
     def time_result(self, r: TrainingTimeResult) -> list[str]:
         devs = self.devices(r.devices, r.unit, r.hardware)
         tokens = f"{r.tokens:,.0f}"
-        took = self.L(f"**≈ {self.duration(r.seconds)}**", f"**约 {self.duration(r.seconds)}**")
-        secs = self.L(f"{r.seconds:,.0f} s", f"{r.seconds:,.0f} 秒")
+        took = self.say("time_result_text", duration=self.duration(r.seconds))
+        secs = self.say("time_result_text_2", seconds=r.seconds)
         sep = self.say("semicolon")
         if r.basis == "vendor_formula":
-            head = self.L(f"{took} ({secs}) for {tokens} tokens on {devs}, by the vendor formula with your TPS "
-                          f"{r.tps_per_device:g} tokens/s per device.",
-                          f"{took}（{secs}），{tokens} 个 token，{devs}，按厂商公式并使用你给出的 TPS（每卡 {r.tps_per_device:g} tokens/s）。")
+            head = self.say("time_result_for_tokens_on", took=took, secs=secs, tokens=tokens, devs=devs, tps_per_device=r.tps_per_device)
         else:
-            head = self.L(f"rough estimate {took} ({secs}) for {tokens} tokens on {devs} — from the 6·P·T FLOPs rule and an "
-                          "assumed MFU, not a vendor figure.",
-                          f"粗略估算 {took}（{secs}），{tokens} 个 token，{devs}——基于 6·P·T 算力公式和假设的 MFU，不是厂商数据。")
+            head = self.say("time_result_rough_estimate_for", took=took, secs=secs, tokens=tokens, devs=devs)
         lines = [self.lead(head),
-                 self.L("- Formula: ", "- 公式：") + f"`{r.formula}`",
-                 self.L("- Assumptions: ", "- 假设：") + sep.join(r.assumptions if not self.zh else self.assumptions_zh(r))]
+                 self.say("time_result_formula") + f"`{r.formula}`",
+                 self.say("time_result_assumptions") + sep.join(r.assumptions if not self.zh else self.assumptions_zh(r))]
         if r.basis == "flops_estimate":
-            lines.append(self.L(f"- Implied throughput ≈ {r.tps_per_device:,.0f} tokens/s per device; with a measured TPS the "
-                                "vendor formula Time = tokens / (TPS × N) / η replaces this estimate.",
-                                f"- 折合吞吐约每卡 {r.tps_per_device:,.0f} tokens/s；有实测 TPS 时，用厂商公式 "
-                                "Time = tokens / (TPS × N) / η 代替此估算。"))
+            lines.append(self.say("time_result_implied_throughput_tokens", tps_per_device=r.tps_per_device))
         if self.zh:  # the tool's notes, said in Chinese
             lines.append("- 厂商的卡数规则：超过 8 张时向上取整为 8 的倍数，且不少于该模型的最小卡数；还需确认显存放得下。")
             if r.basis == "flops_estimate":
@@ -101,16 +94,13 @@ class TimeBlocks(Writer):
     def time_missing(self, call: Result[TrainingTimeResult]) -> list[str]:
         err = call.error
         if err.code != "no_throughput":
-            return [self.L(f"- Training time not available: {err.message}", f"- 无法估算训练时间：{err.message}")]
+            return [self.say("time_missing_training_time_not", message=err.message)]
         hw = self.hw_name(call.arg("hardware"))
         formula = re.search(r"Time = .*?\) s", err.message)
-        lines = [self.lead(self.L(
-            f"no time estimate for {hw} without a throughput figure: the vendor's TPS table is not published and the hardware "
-            "catalog has no BF16 TFLOPS figure for Ascend, so there is no FLOPs estimate either.",
-            f"{hw} 上无法给出训练时间：厂商的 TPS 基准表未公开，硬件目录中也没有昇腾的 BF16 算力数据，因此也无法按算力估算。")),
+        lines = [self.lead(self.say("time_missing_no_time_estimate", hw=hw)),
             "- " + FORMULA[self.lang]]
         if formula:
-            lines.append(self.L("- With your numbers: ", "- 代入你的数字：") + f"`{formula.group(0)}`"
-                         + self.L(" (TPS = your measured tokens/s per card).", "（TPS 为实测的每卡 tokens/s）。"))
+            lines.append(self.say("time_missing_with_your_numbers") + f"`{formula.group(0)}`"
+                         + self.say("time_missing_tps_your_measured"))
         lines.append("- " + MEASURE[self.lang])
         return lines

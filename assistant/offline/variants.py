@@ -55,14 +55,12 @@ class VariantBlocks(TrainingBlocks):
                 out.append(type(self)(v, calls, self.parts))
         return out
 
-    def variant_label(self, v: Slots) -> str:
-        parts = [(one, str(getattr(v, one) or "")) for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]
-        return " · ".join(self.hw_name(value) if one == "hardware" else value for one, value in parts)
-
     def compared(self) -> list[str]:
         writers = self.per_variant()
-        needs = [(self.variant_label(w.s), w.fewest()) for w in writers]
-        listed = self.say("comma").join(f"{label} **{n}**" for label, n in needs if n)
+        compared = [one for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]  # each variant by what differs
+        needs = [(" · ".join(self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared),
+                  w.fewest()) for w in writers]
+        listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         out = [self.lead(self.say("compared", listed=listed)), ""] if listed else []
         for i, w in enumerate(writers):
             w.headlined = bool(listed) or i > 0  # the comparison (else the first block's answer) is the headline
@@ -72,18 +70,22 @@ class VariantBlocks(TrainingBlocks):
         return out
 
     def fewest(self) -> str | None:
-        """This variant's fewest devices: the vendor rows' minimum, else the estimate's (training, else serving)."""
+        """This variant's fewest devices: the vendor rows' minimum, else the estimate's (training, else serving); a
+        framework the minimum-card table marks '-' gets no count: it is not supported, whatever memory allows."""
         f = self.training_facts()
+        asked = self.wanted_rows(f.rows or f.bound) if self.s.framework else []
+        if asked and not any(r.supported for r in asked):
+            return self.say("fewest_unsupported")
         table = [(r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards]
         table += [(r.total_cards, "card") for r in f.recipes if r.total_cards]
         table += [(r.cards, "card") for r in self.r.values("inference_min_cards", InferenceMinCardsResult) if r.cards]
         if table:
             n, unit = min(table)
-            return self.devices(n, unit) + self.L(" (vendor table)", "（厂商表格）")
+            return self.say("fewest_table", n=self.devices(n, unit))
         fits = [(p.devices, p.unit, p.hardware) for p in self.free_plans(f) if p.fits]
         fits += [(r.value.devices, r.value.unit, r.value.hardware) for r in self.r.of("estimate_inference", InferenceResult)
                  if r.value and r.value.fits and not r.arg("max_devices")]
         if fits:
             n, unit, hw = min(fits)
-            return self.devices(n, unit, hw) + self.L(" (estimate)", "（估算）")
+            return self.say("fewest_estimate", n=self.devices(n, unit, hw))
         return None

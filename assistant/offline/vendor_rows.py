@@ -14,27 +14,23 @@ class TableBlocks(CapacityBlocks):
     def recipe_summary(self, r: TrainingRecipeResult) -> str:
         strat = STRATEGY[self.lang][r.strategy]
         zero = f"ZeRO-{r.zero_stage}，{self.offload_text(r.offload)}" if self.zh else f"ZeRO-{r.zero_stage}, {self.offload_text(r.offload)}"
-        return self.L(f"{strat}: {self.nodes(r.nodes)} × {r.cards_per_node} = {self.devices(r.total_cards)}, "
-                      f"DeepSpeed {r.deepspeed} ({zero}), gradient accumulation {r.grad_accum}",
-                      f"{strat}：{r.nodes} 个节点 × 每节点 {r.cards_per_node} 卡 = {r.total_cards} 张卡，"
-                      f"DeepSpeed {r.deepspeed}（{zero}），梯度累积 {r.grad_accum}")
+        return self.say("recipe_summary", strat=strat, nodes=self.nodes(r.nodes), per=r.cards_per_node,
+                        total=self.devices(r.total_cards), ds=r.deepspeed, zero=zero, ga=r.grad_accum)
 
     def recipe_lines(self, call: Result[TrainingRecipeResult]) -> list[str]:
         s, r = self.s, call.value
         if r is None:
             if call.error.code == "no_table_row" and (s.intents & {"zero", "ga"} or s.framework == "LLaMA-Factory"):
-                return [self.L(f"- {RECIPE_LABEL['en']}: no row for {s.model} ({call.arg('strategy')}).",
-                               f"- {RECIPE_LABEL['zh']}：没有 {s.model}（{call.arg('strategy')}）的数据。")]
+                return [self.say("recipe_no_row", label=RECIPE_LABEL[self.lang], model=s.model, strat=call.arg("strategy"))]
             return []
         self.cite(r.source or (r.rows[0].source if r.rows else None))
         strat = STRATEGY[self.lang][r.strategy]
         if not r.found:
             listed = sorted({x.cutoff_len for x in r.rows})
-            return [self.L(f"- {RECIPE_LABEL['en']} ({strat}): no row at {r.seq_len} tokens; it lists {listed}.",
-                           f"- {RECIPE_LABEL['zh']}（{strat}）：没有序列长度 {r.seq_len} 的数据，表中只有 {listed}。")]
+            return [self.say("recipe_no_row_at", label=RECIPE_LABEL[self.lang], strat=strat, seq=r.seq_len, listed=listed)]
         note = ""
         if r.seq_len_used and r.seq_len_used != r.seq_len:
-            note = self.L(f" (answered from the {r.seq_len_used}-token row)", f"（按表中 {r.seq_len_used} 的行回答）")
+            note = self.say("recipe_lines_answered_from_the", seq_len_used=r.seq_len_used)
         part = self.say("recipe_part") if self.e.part != "Snt9B" else ""  # the recipe rows are Snt9B (910B) cards
         return [self.say("recipe_row", label=RECIPE_LABEL[self.lang], strat=strat, seq=r.seq_len_used, note=note,
                          nodes=self.nodes(r.nodes), per=self.devices(r.cards_per_node),
@@ -44,27 +40,23 @@ class TableBlocks(CapacityBlocks):
     def row_summary(self, r: MinCardsRow, with_strategy: bool = False) -> str:
         strat = f"{STRATEGY[self.lang][r.strategy]} " if with_strategy else ""
         if not r.supported:
-            return self.L(f"{strat}{r.framework}: **not supported** ('-')", f"{strat}{r.framework}：**不支持**（“-”）")
+            return self.say("row_summary_not_supported", strat=strat, framework=r.framework)
         if r.unit == "DIE":
-            extra = self.L(f"{r.physical_cards} physical card(s), {self.nodes(r.nodes)} of 16 DIE",
-                           f"{r.physical_cards} 张物理卡，{r.nodes} 个节点（每节点 16 DIE）")
+            extra = self.say("die_row_extra", physical=r.physical_cards, nodes=self.nodes(r.nodes))
         else:
             extra = self.nodes(r.nodes)
-        return self.L(f"{strat}{r.framework}: **{self.devices(r.cards, r.unit)}** ({extra})",
-                      f"{strat}{r.framework}：**{self.devices(r.cards, r.unit)}**（{extra}）")
+        return self.say("row_summary_text", strat=strat, framework=r.framework, devs=self.devices(r.cards, r.unit), extra=extra)
 
     def min_lines(self, f: TrainingFacts) -> list[str]:
         call = f.min_call
         if call is None or call.value is None:
             if call is not None and call.error.code == "no_table_row":
-                return [self.L(f"- {MIN_LABEL['en']}: no row for {self.s.model}.", f"- {MIN_LABEL['zh']}：没有 {self.s.model} 的数据。")
-                        ] + self.same_shape_rows()
+                return [self.say("min_no_row", label=MIN_LABEL[self.lang], model=self.s.model)] + self.same_shape_rows()
             return [f"- {call.error.message}"] if call else []
         rows = f.rows or f.bound
         if not rows:
             listed = sorted({r.seq_len for r in call.value.rows})
-            return [self.L(f"- {MIN_LABEL['en']}: no row at {f.asked} tokens" + (f" (it lists {listed})." if listed else "."),
-                           f"- {MIN_LABEL['zh']}：没有序列长度 {f.asked} 的数据" + (f"（表中只有 {listed}）。" if listed else "。"))]
+            return [self.say("min_no_row_at_listed" if listed else "min_no_row_at", label=MIN_LABEL[self.lang], seq=f.asked, listed=listed)]
         for row in rows:
             self.cite(row.source)
         return self.min_row_groups(rows, bound=not f.rows) + self.min_notes(f, call, rows)
@@ -80,10 +72,7 @@ class TableBlocks(CapacityBlocks):
             for r in rows:
                 self.cite(r.source)
             items = self.say("semicolon").join(self.row_summary(r) for r in rows)
-            out.append(self.L(f"  {twin} has the same architecture (layers, hidden size, heads, vocabulary), so it needs the "
-                              f"same memory; its row (SEQ_LEN {rows[0].seq_len}, {rows[0].hardware}): {items}.",
-                              f"  {twin} 与它结构完全相同（层数、隐藏维度、注意力头、词表），显存需求相同；它的行"
-                              f"（SEQ_LEN {rows[0].seq_len}，{rows[0].hardware}）：{items}。"))
+            out.append(self.say("same_shape_rows_has_the_same", twin=twin, value=rows[0].seq_len, value2=rows[0].hardware, items=items))
             break
         return out
 
@@ -92,17 +81,13 @@ class TableBlocks(CapacityBlocks):
         lines: list[str] = []
         used = call.value.seq_len_used if call.value else None
         if f.rows and used and call.arg("seq_len") and used != call.arg("seq_len"):
-            lines.append(self.L(f"  (no {call.arg('seq_len')}-token row; answered from the {used}-token row)",
-                                f"  （表中没有 {call.arg('seq_len')}，按 {used} 的行回答）"))
+            lines.append(self.say("min_notes_no_token_row", value=call.arg('seq_len'), used=used))
         elif f.rows and call.arg("seq_len") is None and f.asked not in {r.seq_len for r in rows}:
-            lines.append(self.L(f"  No row at {f.asked} tokens for this model; the table lists only {sorted({r.seq_len for r in rows})}.",
-                                f"  该模型在表中没有序列长度 {f.asked} 的行，只有 {sorted({r.seq_len for r in rows})}。"))
+            lines.append(self.say("min_notes_no_row_at", asked=f.asked, value=sorted({r.seq_len for r in rows})))
         if any(x.supported and x.cards and x.cards < 8 and x.unit == "card" for x in rows) and not self.is_gpu(None):
-            lines.append(self.L("  The table notes that jobs needing fewer than 8 cards are in practice run on 8.",
-                                "  表格备注：少于 8 卡的任务实际按 8 卡运行。"))
+            lines.append(self.say("min_notes_the_table_notes"))
         if rows[0].hardware == "Snt9B23":
-            lines.append(self.L("  On Snt9B23 the unit is the DIE: 8 cards = 16 DIE per node; 2 DIE is the smallest parallel unit.",
-                                "  Snt9B23 以 DIE 计：每节点 8 张卡 = 16 DIE，2 DIE 为最小并行单位。"))
+            lines.append(self.say("min_notes_on_snt_the"))
         return lines
 
     def min_row_groups(self, rows: list[MinCardsRow], bound: bool) -> list[str]:
@@ -115,7 +100,7 @@ class TableBlocks(CapacityBlocks):
         for (strat, seq), group in groups.items():
             items = self.say("semicolon").join(self.row_summary(x) for x in group)
             label, hw = STRATEGY[self.lang][strat], group[0].hardware
-            floor = self.L(f"; a lower bound for {self.e.seq_len} tokens", f"；是序列长度 {self.e.seq_len} 的下限") if bound else ""
+            floor = self.say("min_row_groups_lower_bound_for", seq_len=self.e.seq_len) if bound else ""
             if self.s.method == "qlora":
                 floor += self.say("upper_for_qlora")
             lines.append(self.L(f"- **{MIN_LABEL['en']}** ({label}, SEQ_LEN {seq}, {hw}{floor}): {items}.",

@@ -244,10 +244,10 @@ class Writer:
     def per_device(self, unit: str | None = None, hardware: str | None = None) -> str:
         """What 'per device' is called: card, DIE (Snt9B23) or GPU; Chinese forms fit "每{x}约"."""
         if (unit or "").lower() == "die":
-            return self.L("DIE", " DIE ")
+            return self.say("per_device_die")
         if self.is_gpu(hardware):
-            return self.L("GPU", " GPU ")
-        return self.L("card", "卡")
+            return self.say("per_device_gpu")
+        return self.say("assumed_card")
 
     def hw_name(self, hardware: str | None = None) -> str:
         hw = hardware or self.e.hardware
@@ -258,13 +258,13 @@ class Writer:
 
     def offload_text(self, offload: bool | None) -> str:
         if offload:
-            return self.L("with offload to CPU", "开启 offload 卸载到 CPU")
-        return self.L("no offload", "不开 offload")
+            return self.say("offload_text_with_offload_to")
+        return self.say("trainer_label_no_offload")
 
     def estimate_label(self, assumptions: list[str], short: bool = False) -> str:
         shown = self.say("semicolon").join(self.L(str(a), assumption_zh(str(a))) for a in assumptions[: 2 if short else 4])
-        base = self.L("estimate", "估算")
-        return self.L(f"{base}, assumptions: {shown}", f"{base}，假设：{shown}") if shown else base
+        base = self.say("config_plan_estimate")
+        return self.say("estimate_label_assumptions", base=base, shown=shown) if shown else base
 
 
 # The optimizer, loss and trainer values route.trainer_args passes, as users know them.

@@ -150,3 +150,13 @@ def test_two_parts_compared_name_each_device_by_its_kind(assistant, call):
     assert f"a100-80g **{gpu['devices']} GPUs (estimate)**" in head, head
     assert re.search(r"Snt9B \*\*\d+ cards \(vendor table\)\*\*", head), head
     assert "Hardware comparison" not in ans  # the two parts asked, not the whole catalog
+
+
+def test_a_framework_the_table_marks_unsupported_gets_no_count_in_the_comparison(assistant):
+    # seeds/004 (2025-06-24): gemma3-27b lora 4096: MindSpeed-LLM "-", LLaMA-Factory 16*Ascend; qwen2-1.5b: LLaMA-Factory
+    # "-", MindSpeed-LLM 1*Ascend (Snt9B). An estimate for the "-" framework is no answer to "fewest cards" (round 7 s02, s20)
+    head = answer_line(assistant.ask("gemma3-27b lora 4096 on Snt9B: fewest cards, MindSpeed-LLM vs LLaMA-Factory?").answer)
+    assert "MindSpeed-LLM **not supported** ('-' in the minimum-card table; no count)" in head
+    assert "LLaMA-Factory **16 cards (vendor table)**" in head and "(estimate)" not in head
+    zh = answer_line(assistant.ask("qwen2-1.5b 全参 8192，Snt9B 上 MindSpeed 和 LLaMA-Factory 各最少几张卡？").answer)
+    assert "LLaMA-Factory **不支持**（最小卡数表中为“-”，不给卡数）" in zh and "MindSpeed-LLM **1 张卡（厂商表格）**" in zh

@@ -275,3 +275,37 @@ def test_chinese_answers_carry_no_english_notices(assistant, q):
         if line.startswith((">", "```", "    ")) or line.startswith("- `"):
             continue  # quoted notes and code are the sources' own words
         assert not ENGLISH_RUN.search(re.sub(r"`[^`]*`|\([^)]*\)|（[^）]*）", "", line)), line
+
+
+# ---------------------------------------------------------------- the value the user asks for leads (round 7 s44, s50, c3)
+def test_the_tables_max_model_len_leads_when_asked(assistant):
+    # the ModelArts vLLM table (vllm-newest, 2025-11-19): qwen3-14b on 1 card of 64 GB, tested max-model-len 32768;
+    # the model's own limit (40,960) and the memory search follow it, not the other way round
+    ans = assistant.ask("vllm on one 910B for qwen3-14b: what max context does the ModelArts table give?")
+    row = next(r for c in calls(ans, "inference_min_cards") for r in c.result["rows"] if r["cards"] == 1)
+    assert row["max_model_len"] == 32768
+    assert lead(ans).startswith("**Answer:** **32,768 tokens**: the max-model-len the ModelArts vLLM inference table tested")
+    zh = assistant.ask("Qwen2.5-7B 用 vllm 单卡 910B，max-model-len 设多少？")
+    assert lead(zh).startswith("**结论**：**32,768 token**：ModelArts vLLM 推理表中 qwen2.5-7b 在 1 张卡")
+
+
+@pytest.mark.parametrize("q,lang,rows", [
+    # knowledge/notes/bf16_fp16.md's table (IEEE 754 / bfloat16): FP16 exponent 5, mantissa 10; BF16 exponent 8, mantissa 7
+    ("FP16 的指数位有几位？", "zh", ["**FP16**: 指数位 5"]),
+    ("How many exponent and mantissa bits do BF16 and FP16 have?", "en",
+     ["- **BF16**: exponent 8; mantissa (fraction) 7", "- **FP16**: exponent 5; mantissa (fraction) 10"]),
+])
+def test_the_table_cell_asked_leads(assistant, q, lang, rows):
+    first = assistant.ask(q).answer.split("\n\n")[0]
+    assert first.startswith("**结论**：" if lang == "zh" else "**Answer:** ")
+    assert all(r in first for r in rows) and "FP32" not in first, first
+
+
+def test_memory_per_card_on_the_users_card_leads_with_the_figure(assistant):
+    # "每卡显存要多少" on one card asks a quantity, not a yes/no: the plan's GiB per card leads, its verdict follows it
+    ans = assistant.ask("qwen2.5-1.5b 全参 4096，单卡 910B，每卡显存大概多少？")
+    (call,) = [c for c in calls(ans, "plan_training") if c.args.get("max_devices") == 1]
+    first = lead(ans)
+    assert first.startswith(f"**结论**：每卡约 **{call.result['memory']['total_gib']:.1f} GiB**")
+    verdict = ans.answer.split(first, 1)[1].lstrip("\n").splitlines()[0]
+    assert verdict.startswith("- **") and f"{call.result['memory']['total_gib']:.1f} GiB" in verdict

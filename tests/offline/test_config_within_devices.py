@@ -23,7 +23,7 @@ def test_a_table_row_within_the_limit_is_the_config(assistant):
     assert "devices" not in call.args and "zero_stage" not in call.args  # nothing set over the table's row
     plan = call.result["plan"]
     assert (plan["devices"], plan["zero_stage"], plan["offload"]) == (nodes * per_node, stage, offload)
-    assert "from the vendor table" in ans.answer
+    assert "from the ModelArts LLaMA-Factory recipe table" in ans.answer  # the table named: seeds 000 and 004 can differ
 
 
 def test_a_limit_below_the_table_row_uses_all_the_users_devices(assistant):

@@ -88,3 +88,73 @@ def test_host_ram_for_a_plan_without_offload_says_so_before_the_offload_figure(a
     first = lead(ans)
     if plan["fits"] and not plan["offload"]:
         assert first.startswith("**结论**：**你的卡上的方案不开 CPU offload**") and "如果改开 ZeRO-3 offload" in first
+
+
+# -- one verdict per answer, derived once (fresh round 7, s29/s30/s35/s36) ------------------------------------------
+BOLD_VERDICTS = ("**Yes", "**No", "**Tight", "**Not by", "**可以", "**不行", "**偏紧", "**够", "**不够", "**按厂商表格不够", "**与配方")
+
+
+def verdict_lines(ans) -> list[str]:
+    """Lines that open with a yes/no of their own (after the headline label, if any)."""
+    out = []
+    for line in ans.answer.splitlines():
+        body = line.removeprefix("**Answer:** ").removeprefix("**结论**：").removeprefix("- ")
+        if body.startswith(BOLD_VERDICTS):
+            out.append(line)
+    return out
+
+
+def test_the_vendor_tables_no_leads_and_the_named_settings_estimate_is_said_under_it(assistant):
+    # seeds/004 (2025-06-24): qwen2.5-72b full 4096, LLaMA-Factory on Snt9B = 64*Ascend, above the user's 32 cards
+    ans = assistant.ask("qwen2.5-72b full 4096 with llamafactory on 32 Snt9B cards, ZeRO-3 + offload, GA 4 — enough?")
+    est = judged(ans, offload=True)
+    first = lead(ans)
+    assert first.startswith("**Answer:** **Not by the vendor tables**") and "at least 64 cards" in first
+    # the estimate of the setting they named is in the same sentence, named as the estimate, with its own word
+    word = {"fits": "fits", "tight": "tight", "does_not_fit": "does not fit"}[est["verdict"]]
+    assert f"The memory estimate for ZeRO-3 + offload on your 32 cards: {word}" in first and "plan with 64 cards" in first
+    assert verdict_lines(ans) == [first]  # no second yes/no ("**Yes** (estimate)") anywhere
+
+
+def test_a_named_setting_leads_and_the_tables_follow_as_counts_naming_the_recipes_setting(assistant):
+    # seeds/000: llama3.1 70B LoRA 8192 = ZeRO-3-Offload on 2 nodes x 8; seeds/004: MindSpeed-LLM 16, LLaMA-Factory 32.
+    # The user runs plain ZeRO-3 on 16 cards: the estimate of that setting leads; the recipe's count is met, but with
+    # offload, which the answer says (round 7 s29 said "Tight" then "Yes" and never named ZeRO-3-Offload)
+    ans = assistant.ask("llama3.1-70b lora 8192, 16 Snt9B cards, zero3 without offload — will that work?")
+    est = judged(ans)
+    first = lead(ans)
+    assert first.startswith("**Answer:** " + VERDICT_EN[est["verdict"]]) and "ZeRO-3 without offload" in first
+    assert verdict_lines(ans) == [first]
+    counts = next(line for line in ans.answer.splitlines() if line.startswith("- Vendor counts:"))
+    assert "LLaMA-Factory recipe table (16 cards)" in counts and "needs 32 cards" in counts
+    assert "runs it with ZeRO-3 + offload, not the ZeRO-3 you named" in counts
+
+
+def test_matches_the_recipe_is_answered_from_the_recipe_row(assistant):
+    # seeds/000: GLM4 9B full 4096/8192 = ZeRO-3, 1 node x 8, GA 8. ZeRO-2 on 8 cards is not the recipe (round 7 s36
+    # opened with the global batch and never said no)
+    ans = assistant.ask("glm4-9b 全参 4096，8 张 910B，ZeRO-2，mbs 1 GA 8，和官方配方一致吗？")
+    first = lead(ans)
+    assert first.startswith("**结论**：**与配方不一致**：配方是 ZeRO-3，8 张卡，梯度累积 8") and "你用的是 ZeRO-2" in first
+    assert ans.answer.index(first) < ans.answer.index("全局 batch")  # the global batch backs the answer, after it
+    # seeds/000: Qwen2 7B full 4096/8192 = ZeRO-2, 1 node x 8, GA 8: the same setting matches
+    same = lead(assistant.ask("qwen2-7b full 8192 on 8 910B cards with zero2 and GA 8 — does it match the recipe?"))
+    assert same.startswith("**Answer:** **Yes, it matches the recipe**: ZeRO-2 on 8 cards, gradient accumulation 8")
+
+
+def test_can_it_run_puts_the_yes_or_no_before_the_global_batch(assistant):
+    # seeds/004: qwen2.5-32b full 4096, LLaMA-Factory on Snt9B23 = 32*Ascend = 32 DIE > the user's 16 DIE
+    ans = assistant.ask("Snt9B23 一台 16 DIE，llamafactory 全参 qwen2.5-32b 4096，micro batch 1 GA 4，能跑吗")
+    first = ans.answer.split("\n\n", 1)[1].splitlines()[0]  # the line under the header
+    assert first.startswith("**结论**：**按厂商表格不够**") and "32 DIE" in first
+    assert ans.answer.index(first) < ans.answer.index("全局 batch")
+
+
+def test_a_plans_memory_names_the_figure_its_range_and_the_usable_memory(assistant):
+    # round 7 s01: "about 61.0 GiB per device, tight: likely up to 114.6 of 61.0 GiB" ran the three together
+    ans = assistant.ask("llama3.2-3b full 8192 on snt9b23 with llama-factory: how many DIE?")
+    (call,) = [c for c in ans.tool_calls if c.name == "plan_training" and not c.args.get("max_devices")]
+    p, m = call.result, call.result["memory"]
+    assert p["verdict"] == "tight"
+    assert (f"about {m['total_gib']:.1f} GiB per DIE, likely {m['low_gib']:.1f}-{m['high_gib']:.1f} GiB, against "
+            f"{m['usable_gib']:.1f} GiB usable: tight (estimate)") in ans.answer
