@@ -157,4 +157,4 @@ def test_a_plans_memory_names_the_figure_its_range_and_the_usable_memory(assista
     p, m = call.result, call.result["memory"]
     assert p["verdict"] == "tight"
     assert (f"about {m['total_gib']:.1f} GiB per DIE, likely {m['low_gib']:.1f}-{m['high_gib']:.1f} GiB, against "
-            f"{m['usable_gib']:.1f} GiB usable: tight (estimate)") in ans.answer
+            f"{m['usable_gib']:.1f} GiB usable: tight (estimate of the allocator's pool)") in ans.answer

@@ -14,7 +14,7 @@ def test_a_tight_gpu_plan_says_so_with_its_upper_end(assistant):
     # one per-device figure, its range and the usable memory, each named (round 7 s01 read "61.0 GiB per device, tight:
     # likely up to 114.6 of 61.0 GiB", the figure and the usable memory run together)
     assert (f"about {mem['total_gib']:.1f} GiB per GPU, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} GiB, against "
-            f"{mem['usable_gib']:.1f} GiB usable: tight (estimate)") in ans.answer
+            f"{mem['usable_gib']:.1f} GiB usable: tight (estimate of the allocator's pool)") in ans.answer
     assert "tight: likely up to" not in ans.answer
 
 
