@@ -101,6 +101,7 @@ class Parser:
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
         self.family_stems = {letters_before_digits(m["id"]) for m in models} - {""}  # "qwen", "llama", ...
         self.heads = {m["id"]: int(m["heads"]) for m in models if str(m.get("heads") or "").isdigit()}  # a TP must divide them
+        self.dense = {m["id"] for m in models if not str(m.get("experts") or "").isdigit()}  # no experts for an EP to split
 
     def parse(self, question: str) -> Slots:
         """The question's frame. The planner reads the conversation again on every tool round, so a turn
@@ -151,11 +152,12 @@ class Parser:
         self._counts(work, s, hw_count)
         part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
         if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
-            s.node_size = int(part.get("devices_per_node") or 0) or None
+            said_size = int(s.settings.get("node_cards") or 0)  # "how many 8-card nodes?": the user's nodes, in cards
             # a part counted in DIE (catalog unit "die"): a card count is converted; the writer has no word for other units yet
             s.dies_per_card = int(part.get("dies_per_card") or 1) if part.get("unit") == "die" else 1
+            s.node_size = said_size * s.dies_per_card if said_size else int(part.get("devices_per_node") or 0) or None
             if s.hardware is None:
-                s.mark("default", "node_size", "dies_per_card")
+                s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
         read_intents(work, s, s.model in self.serving_only)
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
@@ -199,6 +201,8 @@ class Parser:
         """The layout checks (``layout``) on a frame: one turn's, or the conversation's after a follow-up ("and with
         PP=4?" on the devices said before)."""
         self.layout(s, self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""))
+        if s.model in self.dense:  # "TP 2 EP 2" on a dense model: EP is no setting of it (its span names it as not used)
+            s.settings.pop("ep", None)
 
     @staticmethod
     def layout(s: Slots, part: dict | None, heads: int | None = None) -> None:

@@ -45,6 +45,7 @@ class SlotSpec:
     said: dict[str, str] | None = None  # per language: how the answer's header says the value a tool took ("LoRA rank {v}")
     unused: dict[str, str] | None = None  # per language: why no tool takes the value, said when it is named as unused
     methods: tuple[str, ...] = ()  # the training methods the setting belongs to (empty: any)
+    args: tuple[str, ...] = ()  # tool arguments besides the slot's own name that take its value
 
 
     def valid(self, value: float) -> bool:
@@ -68,7 +69,7 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
         out.append(SlotSpec(row["name"], row["type"], row["phase"], re.compile("|".join(alternatives)), row.get("unit", ""),
                             row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated")),
                             row.get("invalid"), row.get("said"), row.get("unused"),
-                            tuple(row.get("methods", ()))))
+                            tuple(row.get("methods", ())), tuple(row.get("args", ()))))
     return out
 
 

@@ -200,3 +200,49 @@ def test_will_it_oom_is_a_memory_question_not_a_problem_report(assistant):
     assert "GiB" in lead and "npu-smi" not in lead
     reported = assistant.ask("glm4-9b lora 8192 910B 出现 NPU out of memory 了，怎么办").answer
     assert "npu-smi" in next(line for line in reported.splitlines() if line.startswith("**结论**"))
+
+
+# One phrase per slot of the specification (slots.toml): each states the slot's value as people write it. A slot
+# added to the specification without a phrase here fails test_every_slot_has_a_phrase.
+SLOT_PHRASES = {
+    "epochs": "epochs {v}", "global_batch": "GBS {v}", "grad_accum": "GA {v}", "micro_batch": "MBS {v}",
+    "lora_rank": "lora rank {v}", "learning_rate": "lr {v}", "tp": "TP {v}", "pp": "PP {v}", "warmup_steps": "warmup {v}",
+    "max_grad_norm": "max_grad_norm {v}", "zero_stage": "zero stage {v}", "nodes": "NNODES={v}", "per_node": "NPUS_PER_NODE={v}",
+    "cp": "CP {v}", "lora_alpha": "lora alpha {v}", "ep": "EP {v}", "node_cards": "{v}-card nodes",
+}
+# Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
+# TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.
+SLOT_VALUES = {
+    "epochs": st.sampled_from([2, 3]), "global_batch": st.sampled_from([64, 128]), "grad_accum": st.sampled_from([4, 16]),
+    "micro_batch": st.sampled_from([1, 2]), "lora_rank": st.sampled_from([16, 64]), "learning_rate": st.sampled_from([2e-5, 1e-4]),
+    "tp": st.just(2), "pp": st.just(2), "warmup_steps": st.sampled_from([100, 300]), "max_grad_norm": st.sampled_from([0.5, 2.5]),
+    "lora_alpha": st.sampled_from([32, 128]), "ep": st.sampled_from([2, 4]), "node_cards": st.just(8),
+    "zero_stage": st.sampled_from([1, 3]), "cp": st.just(2),
+}
+
+
+def test_every_slot_has_a_phrase():
+    from assistant.offline import spec
+
+    assert {slot.name for slot in spec.SLOTS} <= set(SLOT_PHRASES)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(sorted(SLOT_VALUES)), min_size=1, max_size=4, unique=True), st.data())
+def test_each_stated_setting_is_used_or_named_never_both(assistant, slots, data):
+    """Issue 22: a generated question with N stated settings (slots.toml) yields an answer where each is used (a tool
+    took it under the slot's name, or the answer states it) or named as not used, and none is both."""
+    from assistant.offline import spec
+
+    stated = {name: data.draw(SLOT_VALUES[name]) for name in slots}
+    phrases = {name: SLOT_PHRASES[name].format(v=v) for name, v in stated.items()}
+    question = "qwen3-30b-a3b lora 4096 mindspeed on 16 snt9b, " + ", ".join(phrases.values()) + ", is that enough?"
+    ans = assistant.ask(question)
+    unused_line = next((line for line in ans.answer.splitlines() if line.startswith("Not used from your question")), "")
+    for name, v in stated.items():
+        slot = spec.BY_NAME[name]
+        took = any(c.args.get(arg) == v for c in ans.tool_calls for arg in (name, *slot.args))
+        used = took or slot.stated
+        key = SLOT_PHRASES[name].split("{v}")[0].strip(" =").split(" ")[-1]  # “alpha 32”: the value with its key word
+        named = bool(re.search(rf"“(?:[^”]*\s)?{re.escape(key)}\s*=?\s*{re.escape(str(v))}”", unused_line, re.I))
+        assert used != named, (question, name, v, used, named, ans.answer)
