@@ -202,13 +202,16 @@ LEAD_COUNT = re.compile(r"\*\*(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡|张 GPU)\*\
 def that_many(new: QuestionFrame, question: str, last_answer: str | None) -> None:
     """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
     one the last answer led with."""
-    refers = CARRY.that_many.search(question.lower()) or asks(new) & CARRY.on_last_count
-    if new.devices or not last_answer or not refers:
+    said = CARRY.that_many.search(question.lower())
+    if new.devices or not last_answer or not (said or asks(new) & CARRY.on_last_count):
         return
     lead = next((line for line in last_answer.splitlines() if line.startswith(("**Answer:**", "**结论**"))), "")
-    m = LEAD_COUNT.search(lead)
+    # a lead with one count per framework ("LLaMA-Factory: 32 cards; MindSpeed-LLM: 16 cards"): the framework asked now
+    at = lead.find(new.framework) if new.framework else -1
+    m = LEAD_COUNT.search(lead, max(at, 0))
     if m:
         new.devices = int(m.group(1) or m.group(2))
         new.device_unit = "die" if "DIE" in m.group(0) else "card"
         new.bare_count = None
-        new.mark("conversation", "devices", "device_unit")
+        # "that many cards" adopts the count; a split asked of it ("TP PP 怎么设") does not make it the user's cards
+        new.mark("conversation" if said else "last_answer", "devices", "device_unit")

@@ -172,6 +172,9 @@ class Parser:
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
         s.spans = r.spans
+        # "per_device 1, GA 8?": a turn of English setting names and values has no words of its own to tell its
+        # language ("并发 32 呢" does: its setting is said in Chinese)
+        s.lang_weak = s.lang_weak or max(language_words(text)[0], language_words(r.unread())[1]) < 2
         mark_corrections(s)
         return s
 
@@ -227,7 +230,7 @@ class Parser:
     @staticmethod
     def _method(work: str, s: Slots) -> None:
         methods = [name for name, rx in METHODS if rx.search(work)]
-        if {"qlora", "lora"} <= set(methods):  # "qlora … lora rank 16": the rank is a LoRA setting, not a second method
+        if "lora" in methods and len(methods) > 1:  # "qlora … lora rank 16", "full … lora_alpha 32": a setting, not a method
             settings = [m.span() for m in LORA_SETTING.finditer(work)]
             methods = [name for name, rx in METHODS
                        if any(not any(a < m.end() and m.start() < b for a, b in settings) for m in rx.finditer(work))]

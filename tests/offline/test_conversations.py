@@ -265,3 +265,23 @@ def test_tp_pp_asked_in_a_llama_factory_thread_says_it_splits_nothing(assistant)
     tp, pp, dp = (int(x) for x in re.search(r"TP (\d+) × PP (\d+)\*\* with data parallel (\d+)", lead).groups())
     assert tp * pp * dp == count
     assert "LLaMA-Factory has no TP/PP" in a2.answer
+
+
+def test_a_split_asked_of_the_last_count_takes_the_framework_asked_and_is_not_the_users(assistant):
+    # c5 (round 7): 004 qwen3_moe-30B_A3B lora 4096 on Snt9B: LLaMA-Factory 32, MindSpeed-LLM 16. The split asked for
+    # MindSpeed splits its 16; the user said no cards, so no "你的 N 张卡".
+    _, a2 = converse(assistant, "qwen3_moe-30B_A3B lora 4096 在 snt9b 上要几张卡", "用 MindSpeed 的话 TP PP EP 怎么设")
+    assert "共 16 张卡" in a2.answer.splitlines()[2]
+    assert "你的" not in a2.answer
+
+
+def test_a_turn_of_settings_only_keeps_the_threads_language(assistant):
+    # "per_device 1, GA 8?" has no words of its own: the Chinese thread is answered in Chinese
+    _, a2 = converse(assistant, "qwen2.5-7b 全参 8192 llamafactory 8 张 Snt9B 每卡 batch 2 放得下吗", "per_device 1, GA 8?")
+    assert "**全局 batch 为 64** = micro batch 1 × 数据并行 8 × 梯度累积 8" in a2.answer
+
+
+def test_expert_parallel_changed_in_a_follow_up_is_a_setting_not_a_count(assistant):
+    _, a2 = converse(assistant, "qwen3-30b-a3b lora 4096 mindspeed on snt9b23 32 DIE, TP PP EP 怎么切", "EP 改成 4 呢")
+    assert {a.get("ep") for a in args_of(a2, "estimate_training_memory")} == {4}
+    assert "你只有 4" not in a2.answer and "EP 4" in a2.answer.splitlines()[0]

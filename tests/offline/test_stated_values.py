@@ -246,3 +246,44 @@ def test_each_stated_setting_is_used_or_named_never_both(assistant, slots, data)
         key = SLOT_PHRASES[name].split("{v}")[0].strip(" =").split(" ")[-1]  # “alpha 32”: the value with its key word
         named = bool(re.search(rf"“(?:[^”]*\s)?{re.escape(key)}\s*=?\s*{re.escape(str(v))}”", unused_line, re.I))
         assert used != named, (question, name, v, used, named, ans.answer)
+
+
+# ---------------------------------------------------------------- round 7 (2026-12-05-round7.yaml), as classes
+def test_expert_parallel_is_used_on_a_moe_layout(assistant):
+    # s34. qwen3-30b-a3b has 128 experts (models.csv); TP 4 x PP 2 on 32 DIE leaves data parallel 4, which EP 2 divides.
+    ans = assistant.ask("32 DIE on Snt9B23, mindspeed qwen3-30b-a3b full 8192, TP 4 PP 2 EP 2 — is that enough DIE?")
+    (layout,) = [a for a in args_of(ans, "estimate_training_memory") if a.get("tp") == 4]
+    assert (layout["pp"], layout["ep"], layout["devices"]) == (2, 2, 32)
+    assert "EP 2" in ans.answer.splitlines()[0] and "Not used from your question" not in ans.answer
+    # 004: qwen3_moe-30B_A3B full 8192, MindSpeed-LLM 32 (Snt9B23: DIE)
+    assert "Your 32 DIE cover the vendor minimum for MindSpeed-LLM (32 DIE)" in ans.answer
+
+
+def test_expert_parallel_on_a_dense_model_or_llamafactory_is_named_with_why(assistant):
+    dense = assistant.ask("llama3.1-8b lora 4096 on 8 snt9b with mindspeed, TP 2 EP 2 ok?")
+    assert all("ep" not in a for a in args_of(dense, "estimate_training_memory"))
+    assert "Not used from your question: “EP 2” (EP splits the routed experts of a MoE model" in dense.answer
+    zh = assistant.ask("qwen2.5-7b lora 4096 llamafactory 8 张 snt9b，ep 4，每卡显存多少").answer
+    assert "问题中未使用的数值：“ep 4”（EP 把 MoE 模型的路由专家切到" in zh
+
+
+def test_a_value_inside_a_name_or_a_node_size_is_not_listed_as_unused(assistant):
+    # s03: the 0.6b is qwen3-0.6b's own size; 004 qwen3-0.6b lora 4096: MindSpeed-LLM 8
+    small = assistant.ask("min cards for qwen3-0.6b lora 4096 with MindSpeed-LLM on Snt9B? seems like a lot for a 0.6b model")
+    assert "MindSpeed-LLM: **8 cards**" in small.answer and "Not used from your question" not in small.answer
+    # s18: "8-card nodes" is the node's size (Snt9B: 8 per node, hardware.csv), not the user's device count;
+    # 004 llama3.1-70b full 8192: LLaMA-Factory 64 = 8 nodes
+    nodes = assistant.ask("llama3.1-70b full 8192 with llama-factory on Snt9B: how many 8-card nodes?")
+    assert "LLaMA-Factory: **64 cards** (8 nodes)" in nodes.answer.splitlines()[2]
+    assert "Not used from your question" not in nodes.answer and "Your 8" not in nodes.answer
+    # 004 qwen2.5-72b lora 4096: MindSpeed-LLM 16 (2 nodes), LLaMA-Factory 32 (4 nodes); no "你只有 8 张卡"
+    zh = assistant.ask("qwen2.5-72b lora 4096 在 Snt9B 上要几台 8 卡的机器").answer
+    assert "MindSpeed-LLM：**16 张卡**（2 个节点）" in zh and "你只有" not in zh and "你的 8" not in zh
+
+
+def test_a_lora_setting_beside_full_fine_tuning_is_named_not_read_as_the_method(assistant):
+    ans = assistant.ask("qwen3-8b full 8192 on 2 nodes of 8 snt9b, micro batch 2, gbs 64, lora rank 16 - fits?")
+    assert {a["method"] for a in args_of(ans, "plan_training")} == {"full"}
+    assert "“rank 16” (the LoRA rank sizes a LoRA or QLoRA adapter; full fine-tuning" in ans.answer
+    # GBS = MBS x DP x GA: 64 = 2 x 16 x 2
+    assert "micro batch 2, gradient accumulation 2" in ans.answer
