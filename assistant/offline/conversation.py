@@ -33,6 +33,7 @@ class CarrySpec:
     resets: dict[str, tuple[str, ...]]
     domain: frozenset[str]
     reported: frozenset[str]
+    persists: re.Pattern
     on_last_count: frozenset[str]
     refers_back: re.Pattern
     that_many: re.Pattern
@@ -54,7 +55,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
                      {k: tuple(v) for k, v in asked.get("resets", {}).items()},
                      frozenset(i for intents in raw["domain"].values() for i in intents),
-                     frozenset(raw["reported"]["intents"]), frozenset(raw["on_last_count"]["intents"]),
+                     frozenset(raw["reported"]["intents"]), words(raw["reported"]["persists"]), frozenset(raw["on_last_count"]["intents"]),
                      words(raw["refers_back"]), words(raw["that_many"]))
 
 
@@ -157,7 +158,11 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
 def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """"give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again, and
     so does a turn that only changes a value ("int8 kv cache?", "tps drops to 1500"). The domain (serving or
-    training) stays until a turn names the other task."""
+    training) stays until a turn names the other task. A turn saying the reported problem persists asks the earlier
+    question again."""
+    if earlier.intents & CARRY.reported and CARRY.persists.search(turn.question.lower()):
+        new.intents = earlier.intents | (turn.intents - CARRY.asked)
+        return
     if not turn.intents - {"estimate", "support"}:
         new.intents |= earlier.intents - CARRY.reported
     elif not asks(turn):

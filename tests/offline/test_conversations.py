@@ -285,3 +285,15 @@ def test_expert_parallel_changed_in_a_follow_up_is_a_setting_not_a_count(assista
     _, a2 = converse(assistant, "qwen3-30b-a3b lora 4096 mindspeed on snt9b23 32 DIE, TP PP EP 怎么切", "EP 改成 4 呢")
     assert {a.get("ep") for a in args_of(a2, "estimate_training_memory")} == {4}
     assert "你只有 4" not in a2.answer and "EP 4" in a2.answer.splitlines()[0]
+
+
+def test_a_problem_that_persists_after_a_remedy_asks_the_earlier_question_again(assistant):
+    # c7 (round 7): the OOM thread goes on with "still fails after the remedy"; it is no config request ("export …"), so
+    # no config tool refuses it in English, and the carried per_device 4 is said in the header beside the estimate
+    oom = ("llamafactory 训 qwen2.5-7b 全参 8192，8 张 Snt9B，ds_z2，per_device 4，报 RuntimeError: NPU out of memory. "
+           "Tried to allocate 2.00 GiB (NPU 7; 60.97 GiB total capacity; 57.30 GiB already allocated)")
+    _, a2 = converse(assistant, oom, "已经 export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True 了还是不行")
+    assert not args_of(a2, "generate_config") and "The estimator" not in a2.answer
+    (est,) = args_of(a2, "estimate_training_memory")
+    assert (est["micro_batch"], est["expandable_segments"], est["zero_stage"], est["devices"]) == (4, True, 2, 8)
+    assert "micro batch 4" in a2.answer.splitlines()[0]
