@@ -120,11 +120,12 @@ def unused(frame: QuestionFrame, call_args: list[dict] | None = None) -> list[Me
     spans, held = name_spans(frame), frame_values(frame) | numbers_in(args)
     if frame.gpu_util:
         held |= {v * 100 for v in held if 0 < v <= 1}  # "--gpu-memory-utilization 95%"
-    out = []
+    out, seen = [], []
     for m in mentions(frame.question):
         if any(a <= m.start < b or a < m.end <= b for a, b in spans):
             continue
         settings = [sp for sp in frame.spans if sp.slot in spec.BY_NAME and sp.overlaps(m.at, m.end)]
+        seen += settings
         if settings:  # read as a setting: its own provenance decides, never a coincidence of values
             if not any(slot_used(frame, sp.slot, sp.value, args) for sp in settings):
                 out.append(m)
@@ -132,4 +133,9 @@ def unused(frame: QuestionFrame, call_args: list[dict] | None = None) -> list[Me
         if any(abs(v - h) <= 1e-9 * max(1.0, abs(h)) for v in m.values for h in held):
             continue
         out.append(m)
-    return out
+    # a setting whose value is glued to its key ("zero3", "EP2", "ds_z2") is no number standing alone: its span is
+    # the mention
+    for sp in frame.spans:
+        if sp.slot in spec.BY_NAME and sp not in seen and not slot_used(frame, sp.slot, sp.value, args):
+            out.append(Mention(sp.start, sp.end, frame.question[sp.start:sp.end].strip(), (), sp.start))
+    return sorted(out, key=lambda m: m.start)

@@ -297,3 +297,12 @@ def test_a_problem_that_persists_after_a_remedy_asks_the_earlier_question_again(
     (est,) = args_of(a2, "estimate_training_memory")
     assert (est["micro_batch"], est["expandable_segments"], est["zero_stage"], est["devices"]) == (4, True, 2, 8)
     assert "micro batch 4" in a2.answer.splitlines()[0]
+
+
+def test_a_stage_named_in_a_follow_up_is_the_jobs_setting_not_a_which_stage_question(assistant):
+    # "换成 zero3 offload 呢" sets the stage of the job asked about (carry.toml asked.stated_by)
+    *_, a3 = converse(assistant, "qwen2.5-7b 全参 8192 llamafactory 8 张 Snt9B 每卡 batch 2 放得下吗", "per_device 1, GA 8?",
+                      "换成 zero3 offload 呢")
+    (est,) = args_of(a3, "estimate_training_memory")
+    assert (est["zero_stage"], est["offload"], est["devices"], est["micro_batch"], est["grad_accum"]) == (3, True, 8, 1, 8)
+    assert "未使用" not in a3.answer and "ZeRO-3 + CPU offload" in a3.answer

@@ -287,3 +287,11 @@ def test_a_lora_setting_beside_full_fine_tuning_is_named_not_read_as_the_method(
     assert "“rank 16” (the LoRA rank sizes a LoRA or QLoRA adapter; full fine-tuning" in ans.answer
     # GBS = MBS x DP x GA: 64 = 2 x 16 x 2
     assert "micro batch 2, gradient accumulation 2" in ans.answer
+
+
+def test_a_setting_glued_to_its_key_is_named_when_no_tool_takes_it(assistant):
+    # "ds_z3" is no number standing alone; the reader's span is the mention. A min-card question takes no ZeRO stage.
+    ans = assistant.ask("qwen2.5-7b lora ds_z3 on 8 910b how many cards")
+    assert "Not used from your question: “ds_z3”" in ans.answer
+    used = assistant.ask("qwen3-30b-a3b lora 4096 mindspeed 16 snt9b TP4 PP2 EP2 够吗")
+    assert "未使用" not in used.answer and "EP 2" in used.answer.splitlines()[0]
