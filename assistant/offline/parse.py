@@ -101,7 +101,8 @@ class Parser:
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
         self.family_stems = {letters_before_digits(m["id"]) for m in models} - {""}  # "qwen", "llama", ...
         self.heads = {m["id"]: int(m["heads"]) for m in models if str(m.get("heads") or "").isdigit()}  # a TP must divide them
-        self.dense = {m["id"] for m in models if not str(m.get("experts") or "").isdigit()}  # no experts for an EP to split
+        self.experts = {m["id"]: int(m["experts"]) for m in models if str(m.get("experts") or "").isdigit()}  # what an EP splits
+        self.catalog = {m["id"] for m in models}
 
     def parse(self, question: str) -> Slots:
         """The question's frame. The planner reads the conversation again on every tool round, so a turn
@@ -161,6 +162,7 @@ class Parser:
         read_intents(work, s, s.model in self.serving_only)
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
+        s.spans = r.spans  # the layout checks quote the words as written
         self.check_layout(s)
         if "config" in s.intents:
             read_config_format(work, s)
@@ -204,8 +206,26 @@ class Parser:
         """The layout checks (``layout``) on a frame: one turn's, or the conversation's after a follow-up ("and with
         PP=4?" on the devices said before)."""
         self.layout(s, self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""))
-        if s.model in self.dense:  # "TP 2 EP 2" on a dense model: EP is no setting of it (its span names it as not used)
+        self.expert_layout(s, self.experts.get(s.model, 0) if s.model in self.catalog else None)
+
+    @staticmethod
+    def expert_layout(s: Slots, experts: int | None) -> None:
+        """An EP on a known dense model is no setting of it (its span names it as not used); on a MoE model it must divide
+        the experts and the data parallel left by TP × PP × CP (MindSpeed-LLM takes expert ranks from data-parallel ones),
+        else it is said, not planned on."""
+        ep = spec.value_of(s, "ep")
+        if ep is None or experts is None:  # no EP, or a model the catalog does not know
+            return
+        if not experts:
             s.settings.pop("ep", None)
+            return
+        devices, split = s.effective().devices, (s.tp or 1) * (s.pp or 1) * int(spec.value_of(s, "cp") or 1)
+        if experts % ep == 0 and (not devices or devices % split or (devices // split) % ep == 0):
+            return
+        said = next((sp for sp in s.spans if sp.slot == "ep"), None)
+        text = s.question[said.start:said.end] if said and len(s.question) >= said.end else f"EP {ep:g}"
+        invalid = spec.BY_NAME["ep"].invalid or {}
+        checks.add(s.problems, invalid[s.lang].format(text=text.strip()), s.lang)
 
     @staticmethod
     def layout(s: Slots, part: dict | None, heads: int | None = None) -> None:

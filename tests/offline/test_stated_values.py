@@ -238,6 +238,9 @@ def test_each_stated_setting_is_used_or_named_never_both(assistant, slots, data)
     phrases = {name: SLOT_PHRASES[name].format(v=v) for name, v in stated.items()}
     question = "qwen3-30b-a3b lora 4096 mindspeed on 16 snt9b, " + ", ".join(phrases.values()) + ", is that enough?"
     ans = assistant.ask(question)
+    if not ans.tool_calls:  # a layout that cannot be (EP 4 beside TP 2 x PP 2 x CP 2 on 16): said first, nothing planned
+        assert any(f"“{phrase}”" in ans.answer.splitlines()[0] for phrase in phrases.values()), (question, ans.answer)
+        return
     unused_line = next((line for line in ans.answer.splitlines() if line.startswith("Not used from your question")), "")
     for name, v in stated.items():
         slot = spec.BY_NAME[name]
@@ -295,3 +298,12 @@ def test_a_setting_glued_to_its_key_is_named_when_no_tool_takes_it(assistant):
     assert "Not used from your question: “ds_z3”" in ans.answer
     used = assistant.ask("qwen3-30b-a3b lora 4096 mindspeed 16 snt9b TP4 PP2 EP2 够吗")
     assert "未使用" not in used.answer and "EP 2" in used.answer.splitlines()[0]
+
+
+def test_an_expert_parallel_size_the_layout_cannot_take_is_said_first(assistant):
+    # mixtral-8x7b: 8 experts (models.csv); TP 8 x PP 2 on 16 cards leaves data parallel 1, which EP 2 does not divide
+    # (the vendor's mixtral script, research/modelarts.md: 16 cards, TP 8, PP 2, EP 1)
+    ans = assistant.ask("mixtral-8x7b full 4096 mindspeed on 16 snt9b, tp 8 pp 2 ep 2 - memory per card?")
+    assert ans.answer.startswith("“ep 2” is not a valid expert-parallel size here") and not ans.tool_calls
+    zh = assistant.ask("qwen3-30b-a3b 全参 4096 在 Snt9B 上 16 卡，TP 4 PP 2 EP 8 能跑吗")
+    assert zh.answer.startswith("“EP 8”在这里不是有效的专家并行大小") and not zh.tool_calls
