@@ -122,7 +122,7 @@ class CapacityBlocks(Writer):
 
     def verdict(self, f: TrainingFacts) -> str | None:
         """One sentence per method: yes/no for the user's device count, said before any detail."""
-        if not self.e.devices:
+        if not self.e.devices or self.s.origin("devices") == "last_answer":  # the last answer's count is not the user's
             return None
         methods = [self.s.method] if self.s.method else self.e.strategies
         parts = [v for m in methods if (v := self.method_verdict(m, f, len(methods) > 1))]

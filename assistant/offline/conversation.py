@@ -33,6 +33,7 @@ class CarrySpec:
     resets: dict[str, tuple[str, ...]]
     domain: frozenset[str]
     reported: frozenset[str]
+    persists: re.Pattern
     on_last_count: frozenset[str]
     refers_back: re.Pattern
     that_many: re.Pattern
@@ -54,7 +55,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
                      {k: tuple(v) for k, v in asked.get("resets", {}).items()},
                      frozenset(i for intents in raw["domain"].values() for i in intents),
-                     frozenset(raw["reported"]["intents"]), frozenset(raw["on_last_count"]["intents"]),
+                     frozenset(raw["reported"]["intents"]), words(raw["reported"]["persists"]), frozenset(raw["on_last_count"]["intents"]),
                      words(raw["refers_back"]), words(raw["that_many"]))
 
 
@@ -157,7 +158,11 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
 def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """"give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again, and
     so does a turn that only changes a value ("int8 kv cache?", "tps drops to 1500"). The domain (serving or
-    training) stays until a turn names the other task."""
+    training) stays until a turn names the other task. A turn saying the reported problem persists asks the earlier
+    question again."""
+    if earlier.intents & CARRY.reported and CARRY.persists.search(turn.question.lower()):
+        new.intents = earlier.intents | (turn.intents - CARRY.asked)
+        return
     if not turn.intents - {"estimate", "support"}:
         new.intents |= earlier.intents - CARRY.reported
     elif not asks(turn):
@@ -202,13 +207,16 @@ LEAD_COUNT = re.compile(r"\*\*(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡|张 GPU)\*\
 def that_many(new: QuestionFrame, question: str, last_answer: str | None) -> None:
     """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
     one the last answer led with."""
-    refers = CARRY.that_many.search(question.lower()) or asks(new) & CARRY.on_last_count
-    if new.devices or not last_answer or not refers:
+    said = CARRY.that_many.search(question.lower())
+    if new.devices or not last_answer or not (said or asks(new) & CARRY.on_last_count):
         return
     lead = next((line for line in last_answer.splitlines() if line.startswith(("**Answer:**", "**结论**"))), "")
-    m = LEAD_COUNT.search(lead)
+    # a lead with one count per framework ("LLaMA-Factory: 32 cards; MindSpeed-LLM: 16 cards"): the framework asked now
+    at = lead.find(new.framework) if new.framework else -1
+    m = LEAD_COUNT.search(lead, max(at, 0))
     if m:
         new.devices = int(m.group(1) or m.group(2))
         new.device_unit = "die" if "DIE" in m.group(0) else "card"
         new.bare_count = None
-        new.mark("conversation", "devices", "device_unit")
+        # "that many cards" adopts the count; a split asked of it ("TP PP 怎么设") does not make it the user's cards
+        new.mark("conversation" if said else "last_answer", "devices", "device_unit")

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import checks
 from .spans import Span
 
-Origin = Literal["said", "conversation", "default", "read_as"]
+Origin = Literal["said", "conversation", "default", "read_as", "last_answer"]
 """said: the user's words this turn; conversation: an earlier turn; default: filled by a rule
 (a default length or part, a part guessed from a memory size); read_as: the user's words corrected
 (a misspelt model, a length written next to a device word)."""
@@ -155,8 +155,8 @@ class QuestionFrame(BaseModel):
 
     def origin(self, name: str) -> Origin | None:
         """Where the value of ``name`` came from: "said", "conversation", "default" (also for a value
-        the question leaves open that ``effective`` fills, such as the length), "read_as", or None
-        when nothing says it and no rule fills it."""
+        the question leaves open that ``effective`` fills, such as the length), "read_as", "last_answer" (a count
+        the last answer led with, split as asked: not the user's), or None when nothing says it and no rule fills it."""
         if name in self.origins:
             return self.origins[name]
         if not _unset(getattr(self, name, None)):

@@ -118,6 +118,8 @@ class Parser:
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
         self.family_stems = {letters_before_digits(m["id"]) for m in models} - {""}  # "qwen", "llama", ...
         self.heads = {m["id"]: int(m["heads"]) for m in models if str(m.get("heads") or "").isdigit()}  # a TP must divide them
+        self.experts = {m["id"]: int(m["experts"]) for m in models if str(m.get("experts") or "").isdigit()}  # what an EP splits
+        self.catalog = {m["id"] for m in models}
 
     def parse(self, question: str) -> Slots:
         """The question's frame. The planner reads the conversation again on every tool round, so a turn
@@ -169,14 +171,16 @@ class Parser:
         self._counts(work, s, hw_count)
         part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
         if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
-            s.node_size = int(part.get("devices_per_node") or 0) or None
+            said_size = int(s.settings.get("node_cards") or 0)  # "how many 8-card nodes?": the user's nodes, in cards
             # a part counted in DIE (catalog unit "die"): a card count is converted; the writer has no word for other units yet
             s.dies_per_card = int(part.get("dies_per_card") or 1) if part.get("unit") == "die" else 1
+            s.node_size = said_size * s.dies_per_card if said_size else int(part.get("devices_per_node") or 0) or None
             if s.hardware is None:
-                s.mark("default", "node_size", "dies_per_card")
+                s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
         read_intents(work, s, s.model in self.serving_only)
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
+        s.spans = r.spans  # the layout checks quote the words as written
         self.check_layout(s)
         if "config" in s.intents:
             read_config_format(work, s)
@@ -188,6 +192,9 @@ class Parser:
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
         s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
         s.spans = r.spans
+        # "per_device 1, GA 8?": a turn of English setting names and values has no words of its own to tell its
+        # language ("并发 32 呢" does: its setting is said in Chinese)
+        s.lang_weak = s.lang_weak or max(language_words(text)[0], language_words(r.unread())[1]) < 2
         mark_corrections(s)
         if not (s.model or s.params_b or s.unknown_model) and ("off_topic" in s.intents or s.ignored_instruction and not s.on_topic):
             s.problems = [OUT_OF_SCOPE[s.lang]]  # a poem, the weather, an instruction with nothing else asked: what this does
@@ -231,6 +238,26 @@ class Parser:
         """The layout checks (``layout``) on a frame: one turn's, or the conversation's after a follow-up ("and with
         PP=4?" on the devices said before)."""
         self.layout(s, self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""))
+        self.expert_layout(s, self.experts.get(s.model, 0) if s.model in self.catalog else None)
+
+    @staticmethod
+    def expert_layout(s: Slots, experts: int | None) -> None:
+        """An EP on a known dense model is no setting of it (its span names it as not used); on a MoE model it must divide
+        the experts and the data parallel left by TP × PP × CP (MindSpeed-LLM takes expert ranks from data-parallel ones),
+        else it is said, not planned on."""
+        ep = spec.value_of(s, "ep")
+        if ep is None or experts is None:  # no EP, or a model the catalog does not know
+            return
+        if not experts:
+            s.settings.pop("ep", None)
+            return
+        devices, split = s.effective().devices, (s.tp or 1) * (s.pp or 1) * int(spec.value_of(s, "cp") or 1)
+        if experts % ep == 0 and (not devices or devices % split or (devices // split) % ep == 0):
+            return
+        said = next((sp for sp in s.spans if sp.slot == "ep"), None)
+        text = s.question[said.start:said.end] if said and len(s.question) >= said.end else f"EP {ep:g}"
+        invalid = spec.BY_NAME["ep"].invalid or {}
+        checks.add(s.problems, invalid[s.lang].format(text=text.strip()), s.lang)
 
     @staticmethod
     def layout(s: Slots, part: dict | None, heads: int | None = None) -> None:
@@ -259,7 +286,7 @@ class Parser:
     @staticmethod
     def _method(work: str, s: Slots) -> None:
         methods = [name for name, rx in METHODS if rx.search(work)]
-        if {"qlora", "lora"} <= set(methods):  # "qlora … lora rank 16": the rank is a LoRA setting, not a second method
+        if "lora" in methods and len(methods) > 1:  # "qlora … lora rank 16", "full … lora_alpha 32": a setting, not a method
             settings = [m.span() for m in LORA_SETTING.finditer(work)]
             methods = [name for name, rx in METHODS
                        if any(not any(a < m.end() and m.start() < b for a, b in settings) for m in rx.finditer(work))]

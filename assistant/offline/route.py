@@ -319,7 +319,7 @@ class Router:
     def layout_calls(self, s: Slots, e: Effective) -> list[Call]:
         """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device."""
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                         seq_len=e.seq_len, devices=e.devices, tp=s.tp or 1, pp=s.pp or 1, cp=s.settings.get("cp"),
+                         seq_len=e.seq_len, devices=e.devices, tp=s.tp or 1, pp=s.pp or 1, cp=s.settings.get("cp"), ep=s.settings.get("ep"),
                          hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
@@ -570,7 +570,7 @@ def notes_without_model(s: Slots) -> bool:
 
 def stated_layout(s: Slots) -> bool:
     """A training question that states its own TP / PP on a device count: that layout is estimated as given."""
-    return bool((s.tp or s.pp) and s.task() == "training" and effective(s).devices
+    return bool((s.tp or s.pp or s.settings.get("ep")) and s.task() == "training" and effective(s).devices
                 and s.framework in (None, "MindSpeed-LLM") and not s.stack)  # data-parallel trainers have no TP / PP
 
 

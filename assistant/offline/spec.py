@@ -45,6 +45,8 @@ class SlotSpec:
     said: dict[str, str] | None = None  # per language: how the answer's header says the value a tool took ("LoRA rank {v}")
     unused: dict[str, str] | None = None  # per language: why no tool takes the value, said when it is named as unused
     methods: tuple[str, ...] = ()  # the training methods the setting belongs to (empty: any)
+    args: tuple[str, ...] = ()  # tool arguments besides the slot's own name that take its value
+    default: float | None = None  # the tools' own value: not said back in the header
 
 
     def valid(self, value: float) -> bool:
@@ -68,7 +70,7 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
         out.append(SlotSpec(row["name"], row["type"], row["phase"], re.compile("|".join(alternatives)), row.get("unit", ""),
                             row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated")),
                             row.get("invalid"), row.get("said"), row.get("unused"),
-                            tuple(row.get("methods", ()))))
+                            tuple(row.get("methods", ())), tuple(row.get("args", ())), row.get("default")))
     return out
 
 
@@ -108,7 +110,7 @@ def said_back(frame: Any, call_args: list[dict], lang: str) -> list[str]:
         value = value_of(frame, slot.name)
         if slot.methods and getattr(frame, "method", None) not in slot.methods:
             continue  # "LoRA rank 64" carried into a full fine-tuning turn is no setting of it
-        if slot.said and value is not None and any(args.get(slot.name) == value for args in call_args):
+        if slot.said and value is not None and value != slot.default and any(args.get(slot.name) == value for args in call_args):
             out.append(slot.said[lang].format(v=f"{value:g}"))
     return out
 

@@ -1,11 +1,13 @@
 """Every number the user wrote is either used or said to be unused.
 
-The reader fills the frame slot by slot; this module checks the result from the other side: it lists
-each number written in the question (with its unit) and looks for a frame value it became. A number
-that became nothing (a LoRA rank, a learning rate, "0.5" nodes that no slot took) is named in the
-answer as not used, so nothing the user stated is dropped silently, whichever phrasing it came in.
-Numbers inside the model's and the part's own names ("qwen2.5-7b", "A100 80GB"), the spans the reader claimed
-for them, are part of a name."""
+The reader fills the frame slot by slot and claims the words of each value it read as a typed span. This module
+checks the result from the other side: it lists each number written in the question (with its unit) and asks
+where it went. A number inside a span is judged by that span's provenance: the digits of a model's or a part's
+name are part of the name; a stated setting (slots.toml) is used when the answer states it or a tool call of this
+turn took it under the slot's own name, and otherwise is named as not used with the slot's reason (a LoRA rank in
+a full fine-tuning, EP on a dense model). Only a number no extractor claimed (counts and lengths read without a
+span) is matched by value against what the answer used. Nothing the user stated is dropped silently, and nothing
+the answer used is listed as unused."""
 
 from __future__ import annotations
 
@@ -34,12 +36,14 @@ KEY_BEFORE = re.compile(r"([a-z_][a-z_\-]{1,30}|[\u4e00-\u9fff]{1,6})\s*[:=ä¸ºæ˜
 
 @dataclass(frozen=True)
 class Mention:
-    """One number as written: where it is, the words shown for it, and the values it can stand for."""
+    """One number as written: where it is (with its key words; the number itself from ``at``), the words shown
+    for it, and the values it can stand for."""
 
     start: int
     end: int
     text: str
     values: tuple[float, ...]
+    at: int = -1
 
 
 def mentions(question: str) -> list[Mention]:
@@ -55,7 +59,7 @@ def mentions(question: str) -> list[Mention]:
         values = tuple(number * f for f in SCALE.get(unit, (1,)))
         key = KEY_BEFORE.search(low[max(0, m.start() - 32): m.start()]) if not unit else None
         start = m.start() - (len(key.group(0)) if key else 0)
-        out.append(Mention(start, m.end(), question[start: m.end()].strip(), values))
+        out.append(Mention(start, m.end(), question[start: m.end()].strip(), values, m.start()))
     return out
 
 
@@ -91,21 +95,47 @@ def frame_values(frame: QuestionFrame) -> set[float]:
         values.add(frame.devices / 2)  # cards counted as DIE on Snt9B23
     for part in (frame.hardware or "", *frame.hardwares):
         values |= {float(d) for d in re.findall(r"\d+", part)}  # "h100-80g": the 80 of "H100 80GB"
+    for model in (frame.model or "", *frame.models):  # "seems a lot for a 0.6b model": the size of qwen3-0.6b
+        values |= {float(d) for d in re.findall(r"\d+(?:\.\d+)?", model)}
     values |= {float(v) for v in (frame.shape or {}).values()}
     return values
 
 
+def slot_used(frame: QuestionFrame, name: str, value: object, call_args: list[dict]) -> bool:
+    """Whether the setting ``name`` read as ``value`` reached the answer: stated by it (its frame value is set), or
+    taken by a tool call under the slot's own name (or a name slots.toml declares for it)."""
+    slot = spec.BY_NAME[name]
+    if value is None or slot.methods and frame.method not in slot.methods:
+        return False  # out of range (said as a problem), or a LoRA setting in a full fine-tuning
+    if name in STATED_SLOTS and spec.value_of(frame, name) is not None:
+        return True
+    return any(args.get(arg) == value for args in call_args for arg in (name, *slot.args))
+
+
 def unused(frame: QuestionFrame, call_args: list[dict] | None = None) -> list[Mention]:
-    """The numbers of this turn's question that neither the answer's own statements nor a tool call's arguments
-    took (and that are not in a name)."""
-    spans, held = name_spans(frame), frame_values(frame) | numbers_in(call_args or [])
+    """The numbers of this turn's question that the answer did not use: a stated setting by its span's provenance,
+    a number no extractor claimed by value (neither the answer's own statements nor a tool call's arguments hold it);
+    the digits of a name are the name's."""
+    args = call_args or []
+    spans, held = name_spans(frame), frame_values(frame) | numbers_in(args)
     if frame.gpu_util:
         held |= {v * 100 for v in held if 0 < v <= 1}  # "--gpu-memory-utilization 95%"
-    out = []
+    out, seen = [], []
     for m in mentions(frame.question):
         if any(a <= m.start < b or a < m.end <= b for a, b in spans):
+            continue
+        settings = [sp for sp in frame.spans if sp.slot in spec.BY_NAME and sp.overlaps(m.at, m.end)]
+        seen += settings
+        if settings:  # read as a setting: its own provenance decides, never a coincidence of values
+            if not any(slot_used(frame, sp.slot, sp.value, args) for sp in settings):
+                out.append(m)
             continue
         if any(abs(v - h) <= 1e-9 * max(1.0, abs(h)) for v in m.values for h in held):
             continue
         out.append(m)
-    return out
+    # a setting whose value is glued to its key ("zero3", "EP2", "ds_z2") is no number standing alone: its span is
+    # the mention
+    for sp in frame.spans:
+        if sp.slot in spec.BY_NAME and sp not in seen and not slot_used(frame, sp.slot, sp.value, args):
+            out.append(Mention(sp.start, sp.end, frame.question[sp.start:sp.end].strip(), (), sp.start))
+    return sorted(out, key=lambda m: m.start)

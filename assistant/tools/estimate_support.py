@@ -177,8 +177,13 @@ def check_train_args(a: EstimateTrainingMemoryArgs, s: Shape) -> str:
     mp = a.tp * a.pp * a.cp
     if a.devices % mp:
         raise _invalid(f"devices={a.devices} must be a multiple of tp x pp x cp = {mp}.", "devices", [mp * k for k in range(1, 9)])
-    framework = a.framework or ("MindSpeed-LLM" if mp > 1 else "LLaMA-Factory")
-    if framework != "MindSpeed-LLM" and mp > 1:
+    if a.ep > 1 and not s.is_moe:
+        raise _invalid(f"ep={a.ep} splits a MoE model's experts; this model is dense.", "ep", [1])
+    if a.ep > 1 and (s.experts % a.ep or (a.devices // mp) % a.ep):
+        raise _invalid(f"ep={a.ep} must divide the {s.experts} experts and the data-parallel size devices / (tp x pp x cp) "
+                       f"= {a.devices // mp}.", "ep", [e for e in range(1, a.devices // mp + 1) if s.experts % e == 0 and (a.devices // mp) % e == 0])
+    framework = a.framework or ("MindSpeed-LLM" if mp > 1 or a.ep > 1 else "LLaMA-Factory")
+    if framework != "MindSpeed-LLM" and (mp > 1 or a.ep > 1):
         raise _invalid(f"{framework} is sized as data parallel (DeepSpeed ZeRO / FSDP), without tensor/pipeline/context "
                        "parallelism; use framework MindSpeed-LLM or tp=pp=cp=1.", "tp", [1])
     if framework == "MindSpeed-LLM" and needs_cp(a.seq_len) and a.cp < 2:

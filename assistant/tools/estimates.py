@@ -65,6 +65,7 @@ class EstimateTrainingMemoryArgs(TrainerOptions, ModelArgs):
     tp: int = Field(1, ge=1, description="Tensor parallel size (MindSpeed-LLM); must divide the attention and KV heads.")
     pp: int = Field(1, ge=1, description="Pipeline parallel size (MindSpeed-LLM).")
     cp: int = Field(1, ge=1, description="Context parallel size (MindSpeed-LLM).")
+    ep: int = Field(1, ge=1, description="Expert parallel size (MoE).")
     precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: bf16, or fp16 on parts without BF16 (V100, T4, Ascend 910A/310P).")
     recompute: bool = Field(True, description="Full activation recompute (gradient checkpointing; LLaMA-Factory's default).")
     lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1 (LLaMA-Factory default 8).")
@@ -93,6 +94,7 @@ class TrainingMemoryResult(MemoryBreakdown):
     tp: int = Field(description="Tensor parallel size.")
     pp: int = Field(description="Pipeline parallel size.")
     cp: int = Field(description="Context parallel size.")
+    ep: int = Field(1, description="Expert parallel size (MoE): the routed experts split over this many data-parallel ranks.")
     data_parallel: int = Field(description="Data-parallel replicas: devices / (tp x pp x cp).")
     hardware: str = Field(description="Hardware catalog id.")
     unit: str = Field(description="What one device is: card, or DIE on Snt9B23.")
@@ -114,7 +116,7 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     cfg = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                       devices=args.devices, framework=framework, zero_stage=args.zero_stage, offload=args.offload,
-                      tp=args.tp, pp=args.pp, cp=args.cp, precision=precision_for(args.precision, dev), recompute=args.recompute,
+                      tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, precision=precision_for(args.precision, dev), recompute=args.recompute,
                       lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits,
                       optimizer_in_backward=args.optimizer_in_backward, grad_accum=args.grad_accum,
                       **args.trainer_config(framework))
@@ -130,7 +132,7 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
                                 method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                                 devices=args.devices, framework=framework,
                                 zero_stage=None if cfg.megatron else args.zero_stage, offload=args.offload,
-                                tp=args.tp, pp=args.pp, cp=args.cp, data_parallel=cfg.dp, hardware=hw_id, unit=dev.unit,
+                                tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, data_parallel=cfg.dp, hardware=hw_id, unit=dev.unit,
                                 loss=cfg.loss_impl, optimizer=args.optimizer, activation_offload=cfg.activation_offload,
                                 expandable_segments=cfg.expandable_segments,
                                 assumptions=assumptions(s, cfg, dev), notes=notes)

@@ -42,3 +42,15 @@ def test_a_stated_setting_stays_behind_with_its_task():
 ])
 def test_words_that_refer_back_to_the_last_answer(q, refers):
     assert bool(CARRY.refers_back.search(q.lower())) is refers
+
+
+@pytest.mark.parametrize("q, persists", [
+    ("已经 export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True 了还是不行", True),
+    ("set per_device to 1 but still OOM", True),
+    ("that didn't help, same error", True),
+    ("改了 zero3 还是报错", True),
+    ("那 per_device 改成 1 呢", False),
+    ("and with 8k?", False),
+])
+def test_the_words_that_say_a_reported_problem_persists(q, persists):
+    assert bool(CARRY.persists.search(q.lower())) is persists

@@ -265,3 +265,44 @@ def test_tp_pp_asked_in_a_llama_factory_thread_says_it_splits_nothing(assistant)
     tp, pp, dp = (int(x) for x in re.search(r"TP (\d+) × PP (\d+)\*\* with data parallel (\d+)", lead).groups())
     assert tp * pp * dp == count
     assert "LLaMA-Factory has no TP/PP" in a2.answer
+
+
+def test_a_split_asked_of_the_last_count_takes_the_framework_asked_and_is_not_the_users(assistant):
+    # c5 (round 7): 004 qwen3_moe-30B_A3B lora 4096 on Snt9B: LLaMA-Factory 32, MindSpeed-LLM 16. The split asked for
+    # MindSpeed splits its 16; the user said no cards, so no "你的 N 张卡".
+    _, a2 = converse(assistant, "qwen3_moe-30B_A3B lora 4096 在 snt9b 上要几张卡", "用 MindSpeed 的话 TP PP EP 怎么设")
+    assert "共 16 张卡" in a2.answer.splitlines()[2]
+    assert "你的" not in a2.answer
+
+
+def test_a_turn_of_settings_only_keeps_the_threads_language(assistant):
+    # "per_device 1, GA 8?" has no words of its own: the Chinese thread is answered in Chinese
+    _, a2 = converse(assistant, "qwen2.5-7b 全参 8192 llamafactory 8 张 Snt9B 每卡 batch 2 放得下吗", "per_device 1, GA 8?")
+    assert "**全局 batch 为 64** = micro batch 1 × 数据并行 8 × 梯度累积 8" in a2.answer
+
+
+def test_expert_parallel_changed_in_a_follow_up_is_a_setting_not_a_count(assistant):
+    _, a2 = converse(assistant, "qwen3-30b-a3b lora 4096 mindspeed on snt9b23 32 DIE, TP PP EP 怎么切", "EP 改成 4 呢")
+    assert {a.get("ep") for a in args_of(a2, "estimate_training_memory")} == {4}
+    assert "你只有 4" not in a2.answer and "EP 4" in a2.answer.splitlines()[0]
+
+
+def test_a_problem_that_persists_after_a_remedy_asks_the_earlier_question_again(assistant):
+    # c7 (round 7): the OOM thread goes on with "still fails after the remedy"; it is no config request ("export …"), so
+    # no config tool refuses it in English, and the carried per_device 4 is said in the header beside the estimate
+    oom = ("llamafactory 训 qwen2.5-7b 全参 8192，8 张 Snt9B，ds_z2，per_device 4，报 RuntimeError: NPU out of memory. "
+           "Tried to allocate 2.00 GiB (NPU 7; 60.97 GiB total capacity; 57.30 GiB already allocated)")
+    _, a2 = converse(assistant, oom, "已经 export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True 了还是不行")
+    assert not args_of(a2, "generate_config") and "The estimator" not in a2.answer
+    (est,) = args_of(a2, "estimate_training_memory")
+    assert (est["micro_batch"], est["expandable_segments"], est["zero_stage"], est["devices"]) == (4, True, 2, 8)
+    assert "micro batch 4" in a2.answer.splitlines()[0]
+
+
+def test_a_stage_named_in_a_follow_up_is_the_jobs_setting_not_a_which_stage_question(assistant):
+    # "换成 zero3 offload 呢" sets the stage of the job asked about (carry.toml asked.stated_by)
+    *_, a3 = converse(assistant, "qwen2.5-7b 全参 8192 llamafactory 8 张 Snt9B 每卡 batch 2 放得下吗", "per_device 1, GA 8?",
+                      "换成 zero3 offload 呢")
+    (est,) = args_of(a3, "estimate_training_memory")
+    assert (est["zero_stage"], est["offload"], est["devices"], est["micro_batch"], est["grad_accum"]) == (3, True, 8, 1, 8)
+    assert "未使用" not in a3.answer and "ZeRO-3 + CPU offload" in a3.answer

@@ -200,3 +200,110 @@ def test_will_it_oom_is_a_memory_question_not_a_problem_report(assistant):
     assert "GiB" in lead and "npu-smi" not in lead
     reported = assistant.ask("glm4-9b lora 8192 910B 出现 NPU out of memory 了，怎么办").answer
     assert "npu-smi" in next(line for line in reported.splitlines() if line.startswith("**结论**"))
+
+
+# One phrase per slot of the specification (slots.toml): each states the slot's value as people write it. A slot
+# added to the specification without a phrase here fails test_every_slot_has_a_phrase.
+SLOT_PHRASES = {
+    "epochs": "epochs {v}", "global_batch": "GBS {v}", "grad_accum": "GA {v}", "micro_batch": "MBS {v}",
+    "lora_rank": "lora rank {v}", "learning_rate": "lr {v}", "tp": "TP {v}", "pp": "PP {v}", "warmup_steps": "warmup {v}",
+    "max_grad_norm": "max_grad_norm {v}", "zero_stage": "zero stage {v}", "nodes": "NNODES={v}", "per_node": "NPUS_PER_NODE={v}",
+    "cp": "CP {v}", "lora_alpha": "lora alpha {v}", "ep": "EP {v}", "node_cards": "{v}-card nodes",
+}
+# Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
+# TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.
+SLOT_VALUES = {
+    "epochs": st.sampled_from([2, 3]), "global_batch": st.sampled_from([64, 128]), "grad_accum": st.sampled_from([4, 16]),
+    "micro_batch": st.sampled_from([1, 2]), "lora_rank": st.sampled_from([16, 64]), "learning_rate": st.sampled_from([2e-5, 1e-4]),
+    "tp": st.just(2), "pp": st.just(2), "warmup_steps": st.sampled_from([100, 300]), "max_grad_norm": st.sampled_from([0.5, 2.5]),
+    "lora_alpha": st.sampled_from([32, 128]), "ep": st.sampled_from([2, 4]), "node_cards": st.just(8),
+    "zero_stage": st.sampled_from([1, 3]), "cp": st.just(2),
+}
+
+
+def test_every_slot_has_a_phrase():
+    from assistant.offline import spec
+
+    assert {slot.name for slot in spec.SLOTS} <= set(SLOT_PHRASES)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(sorted(SLOT_VALUES)), min_size=1, max_size=4, unique=True), st.data())
+def test_each_stated_setting_is_used_or_named_never_both(assistant, slots, data):
+    """Issue 22: a generated question with N stated settings (slots.toml) yields an answer where each is used (a tool
+    took it under the slot's name, or the answer states it) or named as not used, and none is both."""
+    from assistant.offline import spec
+
+    stated = {name: data.draw(SLOT_VALUES[name]) for name in slots}
+    phrases = {name: SLOT_PHRASES[name].format(v=v) for name, v in stated.items()}
+    question = "qwen3-30b-a3b lora 4096 mindspeed on 16 snt9b, " + ", ".join(phrases.values()) + ", is that enough?"
+    ans = assistant.ask(question)
+    if not ans.tool_calls:  # a layout that cannot be (EP 4 beside TP 2 x PP 2 x CP 2 on 16): said first, nothing planned
+        assert any(f"“{phrase}”" in ans.answer.splitlines()[0] for phrase in phrases.values()), (question, ans.answer)
+        return
+    unused_line = next((line for line in ans.answer.splitlines() if line.startswith("Not used from your question")), "")
+    for name, v in stated.items():
+        slot = spec.BY_NAME[name]
+        took = any(c.args.get(arg) == v for c in ans.tool_calls for arg in (name, *slot.args))
+        used = took or slot.stated
+        key = SLOT_PHRASES[name].split("{v}")[0].strip(" =").split(" ")[-1]  # “alpha 32”: the value with its key word
+        named = bool(re.search(rf"“(?:[^”]*\s)?{re.escape(key)}\s*=?\s*{re.escape(str(v))}”", unused_line, re.I))
+        assert used != named, (question, name, v, used, named, ans.answer)
+
+
+# ---------------------------------------------------------------- round 7 (2026-12-05-round7.yaml), as classes
+def test_expert_parallel_is_used_on_a_moe_layout(assistant):
+    # s34. qwen3-30b-a3b has 128 experts (models.csv); TP 4 x PP 2 on 32 DIE leaves data parallel 4, which EP 2 divides.
+    ans = assistant.ask("32 DIE on Snt9B23, mindspeed qwen3-30b-a3b full 8192, TP 4 PP 2 EP 2 — is that enough DIE?")
+    (layout,) = [a for a in args_of(ans, "estimate_training_memory") if a.get("tp") == 4]
+    assert (layout["pp"], layout["ep"], layout["devices"]) == (2, 2, 32)
+    assert "EP 2" in ans.answer.splitlines()[0] and "Not used from your question" not in ans.answer
+    # 004: qwen3_moe-30B_A3B full 8192, MindSpeed-LLM 32 (Snt9B23: DIE)
+    assert "Your 32 DIE cover the vendor minimum for MindSpeed-LLM (32 DIE)" in ans.answer
+
+
+def test_expert_parallel_on_a_dense_model_or_llamafactory_is_named_with_why(assistant):
+    dense = assistant.ask("llama3.1-8b lora 4096 on 8 snt9b with mindspeed, TP 2 EP 2 ok?")
+    assert all("ep" not in a for a in args_of(dense, "estimate_training_memory"))
+    assert "Not used from your question: “EP 2” (EP splits the routed experts of a MoE model" in dense.answer
+    zh = assistant.ask("qwen2.5-7b lora 4096 llamafactory 8 张 snt9b，ep 4，每卡显存多少").answer
+    assert "问题中未使用的数值：“ep 4”（EP 把 MoE 模型的路由专家切到" in zh
+
+
+def test_a_value_inside_a_name_or_a_node_size_is_not_listed_as_unused(assistant):
+    # s03: the 0.6b is qwen3-0.6b's own size; 004 qwen3-0.6b lora 4096: MindSpeed-LLM 8
+    small = assistant.ask("min cards for qwen3-0.6b lora 4096 with MindSpeed-LLM on Snt9B? seems like a lot for a 0.6b model")
+    assert "MindSpeed-LLM: **8 cards**" in small.answer and "Not used from your question" not in small.answer
+    # s18: "8-card nodes" is the node's size (Snt9B: 8 per node, hardware.csv), not the user's device count;
+    # 004 llama3.1-70b full 8192: LLaMA-Factory 64 = 8 nodes
+    nodes = assistant.ask("llama3.1-70b full 8192 with llama-factory on Snt9B: how many 8-card nodes?")
+    assert "LLaMA-Factory: **64 cards** (8 nodes)" in nodes.answer.splitlines()[2]
+    assert "Not used from your question" not in nodes.answer and "Your 8" not in nodes.answer
+    # 004 qwen2.5-72b lora 4096: MindSpeed-LLM 16 (2 nodes), LLaMA-Factory 32 (4 nodes); no "你只有 8 张卡"
+    zh = assistant.ask("qwen2.5-72b lora 4096 在 Snt9B 上要几台 8 卡的机器").answer
+    assert "MindSpeed-LLM：**16 张卡**（2 个节点）" in zh and "你只有" not in zh and "你的 8" not in zh
+
+
+def test_a_lora_setting_beside_full_fine_tuning_is_named_not_read_as_the_method(assistant):
+    ans = assistant.ask("qwen3-8b full 8192 on 2 nodes of 8 snt9b, micro batch 2, gbs 64, lora rank 16 - fits?")
+    assert {a["method"] for a in args_of(ans, "plan_training")} == {"full"}
+    assert "“rank 16” (the LoRA rank sizes a LoRA or QLoRA adapter; full fine-tuning" in ans.answer
+    # GBS = MBS x DP x GA: 64 = 2 x 16 x 2
+    assert "micro batch 2, gradient accumulation 2" in ans.answer
+
+
+def test_a_setting_glued_to_its_key_is_named_when_no_tool_takes_it(assistant):
+    # "ds_z3" is no number standing alone; the reader's span is the mention. A min-card question takes no ZeRO stage.
+    ans = assistant.ask("qwen2.5-7b lora ds_z3 on 8 910b how many cards")
+    assert "Not used from your question: “ds_z3”" in ans.answer
+    used = assistant.ask("qwen3-30b-a3b lora 4096 mindspeed 16 snt9b TP4 PP2 EP2 够吗")
+    assert "未使用" not in used.answer and "EP 2" in used.answer.splitlines()[0]
+
+
+def test_an_expert_parallel_size_the_layout_cannot_take_is_said_first(assistant):
+    # mixtral-8x7b: 8 experts (models.csv); TP 8 x PP 2 on 16 cards leaves data parallel 1, which EP 2 does not divide
+    # (the vendor's mixtral script, research/modelarts.md: 16 cards, TP 8, PP 2, EP 1)
+    ans = assistant.ask("mixtral-8x7b full 4096 mindspeed on 16 snt9b, tp 8 pp 2 ep 2 - memory per card?")
+    assert ans.answer.startswith("“ep 2” is not a valid expert-parallel size here") and not ans.tool_calls
+    zh = assistant.ask("qwen3-30b-a3b 全参 4096 在 Snt9B 上 16 卡，TP 4 PP 2 EP 8 能跑吗")
+    assert zh.answer.startswith("“EP 8”在这里不是有效的专家并行大小") and not zh.tool_calls
