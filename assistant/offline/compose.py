@@ -258,7 +258,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             article = "an" if str(s.memory_gb).startswith(("8", "11", "18")) else "a"  # "an 80 GB", "an 18 GB"
             assumed.append(self.L(f"{hw} for {article} {s.memory_gb} GB {noun}", f"{hw} 代表 {s.memory_gb} GB {noun}")
                            if s.hardware_guessed else hw)
-        return self.L(f" (assumed: {', '.join(assumed)})", f"（默认：{'，'.join(assumed)}）") if assumed else ""
+        return self.say("ws_assumed", list=self.say("comma").join(assumed)) if assumed else ""
 
     def shape_name(self) -> str:
         """'a custom model (layers 80, hidden 8192; ≈ 68.5B parameters counted from this shape)': the count is the tool's."""

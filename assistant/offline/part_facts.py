@@ -35,7 +35,7 @@ class PartFactsBlocks(Writer):
         named = [h for hw in asked for h in r.hardware if h.id == hw]
         if named:
             return self.part_facts(named)
-        lines = [self.L("Hardware in the catalog:", "目录中的硬件：")]
+        lines = [self.say("pf_hardware_list")]
         for h in r.hardware:
             lines.append(
                 f"- {h.id}: {h.name}, {h.memory_gb:g} GB/{h.unit}, {h.devices_per_node} {h.unit}/node"
@@ -82,9 +82,7 @@ class PartFactsBlocks(Writer):
             lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
             self.cite(h.source)
         if len(parts) > 1 and not self.headlined:
-            lines.insert(
-                0, self.lead(self.L("side by side, from the hardware catalog:", "按硬件目录逐项对比："))
-            )
+            lines.insert(0, self.lead(self.say("pf_side_by_side")))
         return lines + [""]
 
     def part_count_said(self, h: HardwareInfo) -> list[str]:
@@ -132,7 +130,7 @@ class PartFactsBlocks(Writer):
                 f"**{fig(h.memory_gb)} GB per {dev}, {fig(h.memory_gb * dies)} GB per card** ({dies} {dev} per card)",
                 f"**每个{dev} {fig(h.memory_gb)} GB，每张卡 {fig(h.memory_gb * dies)} GB**（每张卡 {dies} 个{dev}）",
             )
-        return self.L(f"**{fig(h.memory_gb)} GB per {dev}**", f"**每张{dev} {fig(h.memory_gb)} GB**")
+        return self.say("pf_memory_per_device", gb=fig(h.memory_gb), dev=dev)
 
     def fact_node(self, h: HardwareInfo, asked: set[str]) -> str:
         if "part_node" not in asked:
@@ -142,7 +140,7 @@ class PartFactsBlocks(Writer):
             return self.L(
                 f"{n} {dev} = {n // dies} cards per node", f"每节点 {n} 个{dev}（{n // dies} 张卡）"
             )
-        return self.L(f"{n} {dev}s per node", f"每节点 {n} 张{dev}")
+        return self.say("pf_devices_per_node", n=n, dev=dev)
 
     def fact_total(self, h: HardwareInfo, asked: set[str]) -> str:
         """A node's memory (devices per node × memory per device), or that of the devices the user said."""
@@ -288,7 +286,7 @@ class PartFactsBlocks(Writer):
             verdict = self.L(f"**Yes**, {both} are the same part; " if same else f"{both} are one catalog part (their differences are not verified); ",
                              f"**是**，{both} 是同一款；" if same else f"{both} 在目录中是同一行（差别未经核实）；")
         if not text:
-            return verdict.rstrip("；; ") + self.L(f" (catalog name: {h.name})", f"（目录名称：{h.name}）")
+            return verdict.rstrip("；; ") + self.say("pf_catalog_name", name=h.name)
         return verdict + self.L(f"names: {text.rstrip('.')}", f"名称：{text.rstrip('。')}")
 
     def fact_flavor(self, h: HardwareInfo, asked: set[str]) -> str:
@@ -313,7 +311,7 @@ class PartFactsBlocks(Writer):
         text = (h.interconnect_zh if self.lang == "zh" else None) or h.interconnect
         if not text:
             return self.not_in_catalog("interconnect", "互联方式", h)
-        return self.L(f"wiring: **{text}**", f"互联：**{text}**")
+        return self.say("pf_wiring", text=text)
 
     def fact_job_devices(self, h: HardwareInfo, asked: set[str]) -> str:
         """The device counts a job may get on one node, and whether the count the user said is one of them."""
