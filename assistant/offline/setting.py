@@ -106,6 +106,8 @@ class Setting:
             word = squash(m.group(0))
             if word in self.resolver.hardware_keys or not (re.search(r"\d", word) and re.search(r"[a-z]", word)):
                 continue
+            if re.fullmatch(r"\d+(?:\.\d+)?(?:g|gb|gib)", word):
+                continue  # a memory size ("32GB cards", "64G"): it picks a table's column or a part by memory, not a name
             shared = max((os.path.commonprefix([word, k]) for k in keys), key=len, default="")
             rest = word[len(shared):]  # a short tail: "99", "c", "a"; a longer one is other words glued on ("snt9blora")
             if (len(shared) >= 4 and re.search(r"\d", shared) and re.search(r"[a-z]", shared) and len(rest) <= 3

@@ -62,3 +62,15 @@ def test_an_unknown_part_is_said_with_the_parts_there_are(parse, ctx, question, 
 )
 def test_a_known_part_with_words_or_a_count_glued_on_is_no_unknown_part(parse, question):
     assert not parse(question).problems
+
+
+# A memory size is no part name (fresh round 8 F3: "32GB cards" was refused as an unknown part). The vLLM v0.7.2 table
+# (research/modelarts.md §1, page modelarts_llm_infer_5902037) serves QwQ-32B on 4 cards of 32 GB.
+@pytest.mark.parametrize("question", ["QwQ-32B vLLM inference on 32GB cards, how many?", "qwq-32b 在 32G 的卡上推理要几张"])
+def test_a_memory_size_is_no_unknown_part(parse, question):
+    assert not parse(question).problems
+
+
+def test_a_32gb_card_serving_question_gets_the_32gb_column(assistant):
+    ans = assistant.ask("QwQ-32B vLLM inference on 32GB cards, how many?")
+    assert ans.answer.splitlines()[2].startswith("**Answer:** **4 cards** (32 GB)")
