@@ -63,12 +63,16 @@ TABLE_NAMED = re.compile(r"\btable\b|表格|推理表|取值表|卡数表|按\s*
 LENGTH_ASKED = re.compile(r"max[-_ ]?model[-_ ]?len|max(?:imum)?\s+context|context\s+length|上下文|最长|最大长度", re.I)
 
 
-def asks_table_length(s: QuestionFrame, searched: bool = False) -> bool:
-    """"max-model-len per the ModelArts table?", "max-model-len 是多少": the vendor table's tested length is the
-    answer, so it leads (the model's own limit and the memory estimate follow it). ``searched``: the longest context
-    was also searched on the user's devices (what_fits); the table's length leads that only when the table is named."""
-    asked = bool(LENGTH_ASKED.search(s.question)) and not s.seq_len
-    return asked and (bool(TABLE_NAMED.search(s.question)) or not searched)
+def asks_table_length(s: QuestionFrame, searched: bool = False, row_cards: int | None = None) -> bool:
+    """"max-model-len per the ModelArts table?", "max-model-len 是多少", "max len on one 64G 910B": the vendor
+    table's tested length is the answer, so it leads (the model's own limit and the memory estimate follow it).
+    ``searched``: the longest context was also searched on the user's devices (what_fits); the table's length leads
+    that when the table is named or its row runs on no fewer devices than the user says this turn (``row_cards``):
+    a row on 1 card answers "one card", not "my 8 cards"."""
+    asked = (bool(LENGTH_ASKED.search(s.question)) or "max_context" in s.intents) and not s.seq_len
+    # the user's own count this turn ("on one 64G 910B"); a count carried from the last answer asks how far past it
+    same_devices = row_cards is not None and s.origin("devices") == "said" and (s.devices or 0) <= row_cards and not s.nodes
+    return asked and (bool(TABLE_NAMED.search(s.question)) or not searched or same_devices)
 
 
 def asks_verdict(s: QuestionFrame) -> bool:

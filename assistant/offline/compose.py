@@ -101,8 +101,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         # a config that could not be written follows the sizing verdict (the verdict leads; the failure names how it differs)
         config_failed = bool(self.results("generate_config", ok=False)) and not self.results("generate_config")
         # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
-        table_first = self.searched_context() and asks_table_length(self.s, searched=True) and bool(
-            self.r.of("inference_min_cards", InferenceMinCardsResult))
+        best = self.table_lines(self.r.of("inference_min_cards", InferenceMinCardsResult, ok=None))[1]
+        table_first = self.searched_context() and best is not None and asks_table_length(self.s, True, best.cards)
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             *([self.inference] if table_first else []),

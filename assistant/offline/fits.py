@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tools.fits_tools import WhatFitsResult
+from ..tools.tables import InferenceMinCardsResult
 from .wording import Writer
 
 SETTING_KEYS = ("zero_stage", "offload", "tp", "pp", "cp")
@@ -65,11 +66,21 @@ class FitsBlocks(Writer):
             return self.say("biggest_batch_about_sequences_of", n=n, length=length, model=r.model, where=where)
         key = {"model": "fits_largest_model", "batch": "fits_biggest_batch"}.get(
             r.goal, "fits_context_model_limit" if r.limited_by == "model" else "fits_context_memory")
+        tested = self.tested_length(r.devices) if self.headlined and r.workload == "inference" else 0
+        if key == "fits_context_model_limit" and tested > n:
+            # the vendor table's run (the headline above) goes past the model's own limit: both figures stand, and why
+            return self.say("fits_context_below_tested", model=r.model, n=f"{n:,}", tested=f"{tested:,}", where=where,
+                            memory_limit=r.memory_limit)
         ga = p.get("grad_accum")
         return self.say(key, job=job, where=where, length=length, value=r.value, model=r.model, n=f"{n:,}", memory_limit=r.memory_limit,
                         fast=self.say("largest_model_without_offload") if r.offload_value else "",
                         keep=self.say("biggest_batch_gradient_accumulation", ga=ga) if ga else "",
                         limit=self.say("longest_context_the_model_itself", model_limit=r.model_limit) if r.model_limit else "")
+
+    def tested_length(self, devices: int) -> int:
+        """The longest max-model-len the ModelArts vLLM tables tested for the model on at most ``devices`` cards (0: none)."""
+        rows = [row for call in self.r.of("inference_min_cards", InferenceMinCardsResult) for row in call.value.rows]
+        return max((row.max_model_len or 0 for row in rows if row.supported and (row.cards or 0) <= devices), default=0)
 
     def plan_line(self, r: WhatFitsResult, p: dict[str, Any]) -> str:
         if "error" in p:

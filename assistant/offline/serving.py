@@ -35,7 +35,7 @@ class ServingBlocks(CapacityBlocks):
             return []
         rows, best = self.table_lines(tables)
         searched = self.searched_context()
-        if best and best.max_model_len and asks_table_length(self.s, searched):
+        if best and best.max_model_len and asks_table_length(self.s, searched, best.cards):
             # the table's tested length is the value asked: it leads; the yes/no for the devices (or the search) backs it
             lead = None if searched else self.serving_lead(tables, ests, best)[0]
             return [self.lead(self.say("table_length_first", n=f"{best.max_model_len:,}", model=self.s.model, devs=self.devices(best.cards), gb=best.memory_gb, table=VLLM_LABEL[self.lang], version=best.table, util=best.gpu_memory_utilization)), *(["- " + lead] if lead else []), *rows,

@@ -292,3 +292,30 @@ def test_chinese_header_names_the_precision_in_chinese(assistant):
     assert "8 比特（w8a8 量化）" in head and "-bit" not in head
     head = assistant.ask("deploy qwen2.5-72b AWQ int4 on 2 L40S").answer.splitlines()[0]
     assert "4-bit (awq int4)" in head
+
+
+@pytest.mark.parametrize("q", [
+    "qwen2.5-14b vllm on 2x 910B, tp 2, max-model-len 32768: how many full-length sequences fit at once?",
+    "vllm 部署 qwen2.5-14b，2 张 910B，tp 2，max-model-len 32768，能同时跑几条满长请求？",
+    "how many 32k requests can qwen2.5-14b take at the same time on 2 910B cards, tp 2",
+])
+def test_a_count_asked_between_describing_words_leads_with_the_count(assistant, q):
+    # "how many full-length sequences", "几条满长请求": the count asked leads, not a yes for the devices.
+    # qwen2.5-14b: 48 layers x 8 KV heads x 128 dims x 2 (K and V) x 2 B = 196,608 B = 192 KiB per token
+    ans = assistant.ask(q)
+    line = answer_line(ans)
+    assert "192 KiB" in line and ("32768 tokens**" in line or "32768 token 的并发序列**" in line)
+    assert "**Yes.**" not in line and "可以" not in line
+
+
+@pytest.mark.parametrize("q,model,tested", [
+    ("yi-9b vllm max len on a 64G 910b?", "yi-9b", "65,536"),
+    ("baichuan2-7b 用 vllm 部署，64G 的 910B 一张卡最大长度多少", "baichuan2-7b", "32,768"),
+])
+def test_the_tables_tested_length_leads_on_the_users_one_card(assistant, q, model, tested):
+    # vllm_min_cards.csv, older fragment (research/modelarts.md §1), 64 GB column: yi-9b 1/64, baichuan2-7b 1/32. Both
+    # models' configs say 4,096 (max_position_embeddings): the vendor's run goes past it, and the answer says so.
+    ans = assistant.ask(q).answer
+    lead = next(line for line in ans.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+    assert f"**{tested} token" in lead and "4,096" not in lead
+    assert "4,096" in ans and ("goes past it" in ans or "超过了它" in ans)
