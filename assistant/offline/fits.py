@@ -79,7 +79,7 @@ class FitsBlocks(Writer):
 
     def tested_length(self, devices: int) -> int:
         """The longest max-model-len the ModelArts vLLM tables tested for the model on at most ``devices`` cards (0: none)."""
-        rows = [row for call in self.r.of("inference_min_cards", InferenceMinCardsResult) for row in call.value.rows]
+        rows = [row for call in self.r.of("inference_min_cards", InferenceMinCardsResult) if call.value for row in call.value.rows]
         return max((row.max_model_len or 0 for row in rows if row.supported and (row.cards or 0) <= devices), default=0)
 
     def plan_line(self, r: WhatFitsResult, p: dict[str, Any]) -> str:
