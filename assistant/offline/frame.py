@@ -79,6 +79,7 @@ class QuestionFrame(BaseModel):
     """Every catalog part a comparison names, in the order written ("A100 vs 910B"): the router sizes the job
     on each, instead of comparing every part of the catalog (``hardware`` is the first); else empty."""
     model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
+    method_read_as: str | None = None  # a misspelt method word read as the method ("lroa" -> lora): said in the answer
     problems: list[str] = Field(default_factory=list)  # bad input, one sentence each (what was wrong, what is valid)
     rule_notes: list[str] = Field(default_factory=list)  # setup rules the stated values break, said before the answer
     length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer

@@ -26,6 +26,7 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     STAGES,
     cn_number,
     cn_numerals_to_digits,
+    misspelt_method,
 )
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -45,6 +46,8 @@ def mark_corrections(s: QuestionFrame) -> None:
     """Values read from the user's words with a correction, or guessed by a rule, say so in ``origins``."""
     if s.model_read_as:
         s.mark("read_as", "model", "model_text")
+    if s.method_read_as:
+        s.mark("read_as", "method")
     if s.length_from_count:
         s.mark("read_as", "seq_len")
     if s.hardware_guessed:
@@ -292,6 +295,8 @@ class Parser:
                        if any(not any(a < m.end() and m.start() < b for a, b in settings) for m in rx.finditer(work))]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
+        if not methods and (slip := misspelt_method(work)):  # "lroa", "ful finetune": read as the method, and said so
+            methods, s.method_read_as = [slip[0]], slip[1]
         if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both
             s.method = methods[0]
         s.methods = methods if len(methods) > 1 else []

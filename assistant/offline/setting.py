@@ -17,9 +17,29 @@ from .vocab import FRAMEWORKS, compared
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
                                r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
 PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end dot
+# A count glued to a part: "8xh100", "1x4090" (count first) and "h100x8", "910bx16" (count last, the part has a digit)
+GLUED_BEFORE = re.compile(r"(\d{1,3}[x*])([a-z0-9].*)")
+GLUED_AFTER = re.compile(r"(.*\d.*?)([x*]\d{1,3})")
 MEMORY_ONLY = re.compile(r"\d+g(?:b)?")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus)(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟)\s*$")
+
+
+def part_tokens(work: str, keys: dict[str, str]) -> list[tuple[int, int, str]]:
+    """The words a part name can be made of, with a count glued to a catalog spelling split off ("8xh100" is "8x" and
+    "h100"; "h100x8" is "h100" and "x8"), so the count is read beside the part as if spaced. A word that is itself a
+    spelling stays whole ("mi300x")."""
+    out = []
+    for m in PART_TOKEN.finditer(work):
+        word, at = m.group(0), m.start()
+        glued = None if squash(word) in keys else (GLUED_BEFORE.fullmatch(word) or GLUED_AFTER.fullmatch(word))
+        part = glued and (glued.group(2) if glued.re is GLUED_BEFORE else glued.group(1))
+        if glued and part and squash(part) in keys:
+            cut = at + len(glued.group(1))
+            out += [(at, cut, glued.group(1)), (cut, m.end(), glued.group(2))]
+        else:
+            out.append((at, m.end(), word))
+    return out
 
 
 class Setting:
@@ -73,7 +93,7 @@ class Setting:
         "MI300X"): the longest run of up to four words whose spelling the catalog knows, so new parts and
         spellings need no code."""
         keys = self.resolver.hardware_keys
-        toks = [(m.start(), m.end(), m.group(0)) for m in PART_TOKEN.finditer(work)]
+        toks = part_tokens(work, keys)
         for i in range(len(toks)):
             for j in range(min(len(toks), i + 4), i, -1):
                 if any(CJK.search(work[toks[k][1]:toks[k + 1][0]]) for k in range(i, j - 1)):

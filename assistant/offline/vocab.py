@@ -38,6 +38,27 @@ METHODS = [
     # "full-length sequences", "full context", "满长" are no method
     ("full", re.compile(r"(?<![a-z])full(?![a-z])(?![-_ ]?(?:length|len|context|ctx|size|precision|node|batch|kv)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
 ]
+# A method word mistyped by one letter left out, added or swapped with its neighbour ("lroa", "loar", "qlroa", "ful",
+# "fulll"); a changed letter is a word of its own ("load", "lord", "fall", "fill"). Words that are such a spelling
+# and mean something else are listed.
+METHOD_SPELLINGS = ("qlora", "lora", "full")
+NOT_A_METHOD = {"fully", "flora", "fuller", "lorax"}
+
+
+def misspelt_method(work: str) -> tuple[str, str] | None:
+    """(method, the word as typed) for the first word one slip away from a method's name, else None."""
+    from rapidfuzz.distance import OSA  # the model names' spelling distance (resolve.py)
+
+    for m in re.finditer(r"(?<![a-z0-9_\-])[a-z]{3,6}(?![a-z0-9_\-])", work):
+        word = m.group(0)
+        if word in NOT_A_METHOD or word in METHOD_SPELLINGS:
+            continue
+        for name in METHOD_SPELLINGS:
+            if OSA.distance(word, name) == 1 and (len(word) != len(name) or sorted(word) == sorted(name)):
+                return name, word
+    return None
+
+
 STAGES = [
     ("dpo", re.compile(r"(?<![a-z])dpo(?![a-z])|偏好")),
     ("kto", re.compile(r"(?<![a-z])kto(?![a-z])")),

@@ -153,3 +153,27 @@ def test_history_fills_the_gaps(parse):
 def test_helpers():
     assert [cn_number(x) for x in ("八", "十六", "三十二", "两", "64")] == [8, 16, 32, 2, 64]
     assert clean_text("a\x00b\x1b[31mc\u200bd\n") == "a b [31mc d"
+
+
+@pytest.mark.parametrize("q,method,typed", [
+    ("qwen2.5-7b lroa 4096 on 8 h100", "lora", "lroa"),  # two letters swapped
+    ("qwen2.5-7b loar 4k how many gpus", "lora", "loar"),
+    ("llama3-8b ful finetune 8192 on snt9b", "full", "ful"),  # a letter left out
+    ("llama3-8b fulll sft 4k", "full", "fulll"),  # a letter added
+    ("qwen2.5-7b qlroa on a 4090", "qlora", "qlroa"),
+])
+def test_a_method_word_one_slip_away_is_read_as_the_method_and_said(parse, q, method, typed):
+    s = parse(q)
+    assert (s.method, s.method_read_as, s.origin("method")) == (method, typed, "read_as")
+
+
+@pytest.mark.parametrize("q", ["how do I load qwen2.5-7b on 8 cards", "qwen2.5-7b fully sharded on 8 a100, memory per gpu",
+                               "qwen2.5-7b on 8 cards, fill the node", "llama3-8b 8 cards, lord knows how long"])
+def test_a_word_with_a_changed_letter_is_no_method(parse, q):
+    # "load", "fill", "lord" differ from a method by a changed letter: words of their own, not slips
+    assert parse(q).method_read_as is None
+
+
+def test_the_answer_says_how_a_misspelt_method_was_read(assistant):
+    head = assistant.ask("qwen2.5-7b lroa 4096 on h100x8, fits?").answer.splitlines()[0]
+    assert "(read “lroa” as LoRA)" in head and "h100-80g" in head
