@@ -11,6 +11,7 @@ import re
 from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import (
+    EN_COUNT,
     EN_NUMBERS,
     NODE_WORDS,
     SAMPLES_RX,
@@ -22,7 +23,6 @@ from .vocab import (
     cn_number,
 )
 
-EN_COUNT = r"(?:a\s+single|single|one|two|three|four|five|six|seven|eight|twelve|sixteen|thirty-two|sixty-four)"
 # "a few cards" / "a couple of GPUs" / "a lot of NPUs" are no count.
 NOT_A_COUNT = r"(?!(?:few|couple|lot|bunch|number|total|handful|cluster|pair|minimum|maximum|max|min)\b)"
 # A count written right before a hardware name: "16 A100 80G", "8x H100", "8张910B", "a single RTX 4090",
@@ -98,7 +98,7 @@ def nodes(work: str) -> int | None:
     m = re.search(rf"(?<![a-z])({EN_COUNT})\s+(?:[\w.\-]+\s+)?(?:nodes?|servers?|machines?|hosts?)(?![a-z])", work)
     if m:
         return EN_NUMBERS[re.sub(r"\s+", " ", m.group(1))]
-    if re.search(r"单机|(?:on|with|using|have|got)\s+an?\s+(?:[\w.\-]+\s+)?(?:node|server|machine)(?![a-z])", work):
+    if re.search(r"单机|(?:on|with|using|have|got)\s+an?\s+(?:[\w.\-]+\s+){0,2}(?:node|server|machine)(?![a-z])", work):
         return 1
     return None
 

@@ -22,7 +22,9 @@ GLUED_BEFORE = re.compile(r"(\d{1,3}[x*])([a-z0-9].*)")
 GLUED_AFTER = re.compile(r"(.*\d.*?)([x*]\d{1,3})")
 MEMORY_ONLY = re.compile(r"\d+g(?:b)?")
 CJK = re.compile(r"[\u4e00-\u9fff]")
-PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus)(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟)\s*$")
+# (also a count with its unit right before the name: "3台A2", "2x A3")
+PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus)(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
+                          r"(?<![0-9.])\d{1,4}\s*(?:台|张|块|x|×|\*))\s*$")
 
 
 def part_tokens(work: str, keys: dict[str, str]) -> list[tuple[int, int, str]]:

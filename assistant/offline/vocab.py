@@ -119,7 +119,11 @@ VARIANT_WORDS = {"instruct", "chat", "base", "scout", "maverick", "behemoth", "u
 
 CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "单": 1, "双": 2}
 EN_NUMBERS = {"one": 1, "a single": 1, "single": 1, "a": 1, "an": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16,
-              "thirty-two": 32, "sixty-four": 64, "three": 3, "five": 5, "six": 6, "seven": 7, "twelve": 12}
+              "thirty-two": 32, "sixty-four": 64, "three": 3, "five": 5, "six": 6, "seven": 7, "twelve": 12, "ten": 10,
+              "dual": 2, "twin": 2, "a pair of": 2, "pair of": 2, "quad": 4}
+# The count words above as one alternation, longest first ("a single" before "single"); "a" / "an" are read apart
+EN_COUNT = "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(EN_NUMBERS, key=len, reverse=True)
+                            if w not in ("a", "an")) + ")"
 UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张卡|张|块卡|块|颗|个\s*die|die|die数)"
 NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|个节点|节点|台机器|台服务器|台|机器|机)"
 
