@@ -13,7 +13,9 @@ from typing import NamedTuple
 from ..tools.estimates import PlanResult
 from .frame import QuestionFrame
 
-HOST_RAM = re.compile(r"host\s*(?:ram|memory)|cpu\s*(?:ram|memory)|system\s+ram|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))",
+# 内存 is host RAM (device memory is 显存): "内存要多少", "要多少内存"
+HOST_RAM = re.compile(r"host\s*(?:ram|memory)|cpu\s*(?:ram|memory)|system\s+ram|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))|"
+                      r"(?:多少|多大)\s*的?\s*内存(?!不足)",
                       re.I)
 NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offload|关(?:掉|闭)?\s*offload|without\s+(?:cpu\s+)?offload|"
                         r"no\s+(?:cpu\s+)?offload|(?:skip|drop|turn\s+off|disable)\s+(?:the\s+)?(?:cpu\s+)?offload|"

@@ -58,8 +58,10 @@ def test_host_ram_per_node_leads_for_the_users_node_count(assistant, ctx, model,
     assert gib2 == pytest.approx(gib / 2, rel=0.02)
 
 
-def test_host_ram_in_chinese_leads_in_chinese(assistant):
-    ans = assistant.ask("ZeRO-3 offload 全参 llama3-8b 单机8卡，主机内存要多少")
+@pytest.mark.parametrize("q", ["ZeRO-3 offload 全参 llama3-8b 单机8卡，主机内存要多少",
+                               "全参 llama3-8b 单机8卡，zero3 + offload 要多少内存"])  # 内存 is host RAM, 显存 the device's
+def test_host_ram_in_chinese_leads_in_chinese(assistant, q):
+    ans = assistant.ask(q)
     (mem,) = calls(ans, "estimate_training_memory")
     assert lead(ans).startswith(f"**结论**：每节点约需 **{mem.result['host_ram_gib']:,.0f} GiB 主机内存**")
 

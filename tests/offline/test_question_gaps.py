@@ -358,9 +358,9 @@ def test_the_lora_practice_rule_is_stated_beside_the_memory_minimum(assistant, c
     assert f"Why {n} cards: device memory alone holds the job on {need} card" in en
     # no vendor row: the rule is named with the tables it comes from, and never called a setup the vendor ran
     assert "give LoRA about half of full fine-tuning's devices" in en and "minimum-card table (2025-06-24)" in en
-    assert "The vendor has not run this model" in en and "vendor's tested setup" not in en
+    assert "The vendor tables have no row for this job" in en and "vendor's tested setup" not in en
     zh = assistant.ask("llama3.3-70b lora 4096 需要几张卡").answer
-    assert f"为什么是 {n} 张卡" in zh and "约为全参微调的一半" in zh and "厂商没有测过这个模型" in zh
+    assert f"为什么是 {n} 张卡" in zh and "约为全参微调的一半" in zh and "厂商表格没有这个任务的数据" in zh
 
 
 def test_a_vendor_row_for_the_job_replaces_the_practice_rule(assistant, call):
