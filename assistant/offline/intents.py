@@ -61,5 +61,6 @@ def read_config_format(work: str, s: Slots) -> None:
         s.mark("default", "config_format")  # "give me the config": the framework's own file
     # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
     if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|变量|variables?|exports?|generate|生成|give\s+me|给我|写|"
+                     r"(?<![a-z])(?:command|cmd)(?![a-z])|(?:serve|launch|run)\s+line|启动参数|(?:write|draft)\s+(?:me\s+)?(?:the|a|an|my)\b|"
                      r"config\s+file|配置文件|the\s+config|config\s+for|配置", work):
         s.intents.discard("config")

@@ -319,3 +319,11 @@ def test_the_tables_tested_length_leads_on_the_users_one_card(assistant, q, mode
     lead = next(line for line in ans.splitlines() if line.startswith(("**Answer:**", "**结论**")))
     assert f"**{tested} token" in lead and "4,096" not in lead
     assert "4,096" in ans and ("goes past it" in ans or "超过了它" in ans)
+
+
+@pytest.mark.parametrize("q", ["vllm serve command for qwen2.5-32b on 2 910B with 32k context",
+                               "qwen2.5-32b 在 2 张 910B 上 vllm 的启动参数帮我写一下，32k"])
+def test_a_command_asked_in_other_words_gets_the_serve_line(assistant, q):
+    # vllm_min_cards.csv, newest table: qwen2.5-32b 2/32 on 64 GB cards: the layout is TP 2 at 32768
+    ans = assistant.ask(q).answer
+    assert "vllm serve /path/to/qwen2.5-32b" in ans and "--tensor-parallel-size 2" in ans and "--max-model-len 32768" in ans
