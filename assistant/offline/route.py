@@ -509,8 +509,9 @@ def lists_models(s: Slots) -> bool:
 
 
 def time_without_model(s: Slots) -> bool:
-    """Tokens and a measured TPS: the vendor formula Time = tokens / (TPS × N) / η needs no model."""
-    return not names_model(s) and "time" in s.intents and bool(s.tps and s.tokens)
+    """Tokens (or samples × length, each epoch) and a measured TPS: the vendor formula Time = tokens / (TPS × N) / η
+    needs no model."""
+    return not names_model(s) and "time" in s.intents and bool(s.tps and (s.tokens or (s.samples and s.seq_len)))
 
 
 # What a knowledge question may ask: a meaning, a difference, a rule, a way ("what is ZeRO-3", "PP must
