@@ -26,6 +26,7 @@ class CarrySpec:
     model_slots: tuple[str, ...]
     carried: tuple[str, ...]
     task_slots: dict[str, tuple[str, ...]]
+    framework_slots: dict[str, tuple[str, ...]]
     comparisons: dict[str, str]
     follow_part: frozenset[str]
     asked: frozenset[str]
@@ -51,7 +52,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
     # one policy per slot: the spec's slots that carry.toml also names are counted once
     carried = tuple(dict.fromkeys((*slots["model"], *slots["persist"], *slots["training"], *slots["serving"], *spec.BY_NAME)))
     return CarrySpec(tuple(slots["model"]), carried,
-                     tasks, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
+                     tasks, {fw: tuple(names) for fw, names in slots["framework"].items()}, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
                      frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
                      {k: tuple(v) for k, v in asked.get("resets", {}).items()},
                      frozenset(i for intents in raw["domain"].values() for i in intents),
@@ -132,6 +133,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
     left_behind = set(CARRY.task_slots.get(earlier.task() or "", ())) if switched else set()
     left_behind |= {slot for intent in asks(turn) for slot in CARRY.resets.get(intent, ())}
+    if turn.framework and not turn.frameworks and turn.framework != earlier.framework:  # another trainer: its own settings
+        left_behind |= {slot for fw, slots in CARRY.framework_slots.items() if fw != turn.framework for slot in slots}
     for name in CARRY.carried:
         if name not in QuestionFrame.model_fields:
             continue  # a specification slot without an attribute: carried in ``settings`` below

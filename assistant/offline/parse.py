@@ -24,6 +24,7 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     INSTRUCTION,
     METHODS,
     STAGES,
+    changed_to,
     cn_number,
     cn_numerals_to_digits,
 )
@@ -292,6 +293,9 @@ class Parser:
                        if any(not any(a < m.end() and m.start() < b for a, b in settings) for m in rx.finditer(work))]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
+        if len(methods) > 1 and (now := changed_to(work, [(m.start(), m.end(), name) for name, rx in METHODS
+                                                           if name in methods for m in rx.finditer(work)])):
+            methods = [now]  # "全参换成 lora": the method the job changes to, not a comparison of the two
         if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both
             s.method = methods[0]
         s.methods = methods if len(methods) > 1 else []

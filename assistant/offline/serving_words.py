@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from .spans import Reading
-from .vocab import INTENTS
+from .vocab import CHANGE, INTENTS
 
 # Weight precision, first match wins: a stated bit width before a method name ("gptq int8" is 8-bit).
 BITS = [
@@ -44,7 +44,8 @@ UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem
              r"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at)?\s*0?\.\d)|"  # "util 0.9"; "GPU util 100%" is compute load
              r"显存利用率|显存使用率|显存占比|显存比例")
 UTIL_WORD_RX = re.compile(UTIL_WORD)
-UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成)?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
+# a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE)
+UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成|{CHANGE})?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
                   rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)")
 
 # What a serving question asks, beside "how many cards".

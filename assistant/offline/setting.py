@@ -12,7 +12,7 @@ from ..resolve import squash
 from . import numbers as num
 from .frame import QuestionFrame as Slots
 from .spans import Reading
-from .vocab import FRAMEWORKS, compared
+from .vocab import FRAMEWORKS, changed_to, compared
 
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
                                r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
@@ -35,12 +35,13 @@ class Setting:
         parts = self.catalog_parts(r)
         if not parts:
             return None
-        (start, end), s.hardware = parts[0]  # the first part written is the hardware
+        now = changed_to(r.text, [(a, b, hw) for (a, b), hw in parts])  # "910B 换成 A3": the part changed to
+        (start, end), s.hardware = next((p for p in parts if p[1] == now), parts[0])  # else the first part written
         s.hardware_text = r.text[start:end].strip()
         rest = r.unread()
         hw_count = num.count_before_hardware(rest[:start], rest[end:])
         ids = list(dict.fromkeys(hw for _, hw in parts))
-        if len(ids) > 1 and compared(r.text, [span for span, _ in parts]):
+        if len(ids) > 1 and not now and compared(r.text, [span for span, _ in parts]):
             s.hardwares = ids  # "A100 vs 910B": each part named is sized, the first written leads
         return hw_count
 
@@ -56,7 +57,9 @@ class Setting:
             for m in matches:
                 r.claim_match(m, "framework", fw_name, "vocabulary")
         names = list(dict.fromkeys(name for _, _, name in sorted(found)))
-        if len(names) > 1 and compared(r.text, [(a, b) for a, b, _ in found]):
+        if len(names) > 1 and (now := changed_to(r.text, found)):
+            s.framework = now  # "LLaMA-Factory 换成 MindSpeed": the framework the job moves to
+        elif len(names) > 1 and compared(r.text, [(a, b) for a, b, _ in found]):
             s.frameworks, s.framework = names, names[0]
 
     def catalog_parts(self, r: Reading, most: int = 5) -> list[tuple[tuple[int, int], str]]:
