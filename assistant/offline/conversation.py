@@ -124,6 +124,15 @@ def asks(turn: QuestionFrame) -> set[str]:
     return out
 
 
+def layout_outgrows_devices(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
+    """"tp=2 呢" after serving on one card: a serving layout said now is the devices it runs on (vLLM takes TP × PP
+    devices), so a smaller count said before is not carried under it; a training layout is checked against the devices
+    ("TP 8 PP 4 on those 24 cards?" is refused as it is)."""
+    if not turn.tp or turn.devices or turn.nodes or (turn.task() or earlier.task()) != "serving":
+        return False
+    return (earlier.effective().devices or 0) < turn.tp * (turn.pp or 1)
+
+
 def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """Every value this turn leaves open, from the conversation (marked so); a turn naming a model
     keeps its own model slots, and one asking which model fits ("what model fits on one A100?",
@@ -133,6 +142,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
     left_behind = set(CARRY.task_slots.get(earlier.task() or "", ())) if switched else set()
     left_behind |= {slot for intent in asks(turn) for slot in CARRY.resets.get(intent, ())}
+    if layout_outgrows_devices(turn, earlier):
+        left_behind |= {"devices", "nodes", "device_unit"}
     if turn.framework and not turn.frameworks and turn.framework != earlier.framework:  # another trainer: its own settings
         left_behind |= {slot for fw, slots in CARRY.framework_slots.items() if fw != turn.framework for slot in slots}
     for name in CARRY.carried:

@@ -106,6 +106,18 @@ UNKNOWN_PART = {
 }
 
 
+# LLaMA-Factory's quantization_bit: the base weights' bits of a LoRA run, which makes it QLoRA
+QUANT_BIT = re.compile(r"quantization[_ ]?bits?\s*[:=]?\s*(2|3|4|8)(?![0-9])")
+
+
+def qlora_bits(low: str, s: Slots) -> None:
+    """"lora, quantization_bit 4" (LLaMA-Factory's key, said or pasted) is QLoRA on a 4-bit base; beside full
+    fine-tuning it is no method (the setup rules say LLaMA-Factory refuses it)."""
+    m = QUANT_BIT.search(low)
+    if m and s.method == "lora":
+        s.method, s.weight_bits = "qlora", int(m.group(1))
+
+
 class Parser:
     """Parses questions against one catalog: each extractor reads one kind of thing and claims its span."""
 
@@ -166,6 +178,7 @@ class Parser:
         self._unknown_part(r.unread(), s)
         s.same_shape = self.names.same_shape(s.model)
         self._method(r.unread(), s)
+        qlora_bits(low, s)
         self._length_beside_devices(r, s)
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
@@ -280,7 +293,9 @@ class Parser:
         if s.framework == "LLaMA-Factory":  # TP and PP are a Megatron layout
             fields["tp"] = fields["pp"] = None
         task = s.task() or ("training" if s.global_batch or s.framework in ("MindSpeed-LLM", "LLaMA-Factory") else "serving")
+        s.problems = [p for p in s.problems if p not in s.layout_refused]  # the frame's values are checked afresh
         refused, s.rule_notes = checks.stated(fields, task, s.lang)
+        s.layout_refused = refused
         for sentence in refused:
             checks.add(s.problems, sentence, s.lang)
 
@@ -328,7 +343,9 @@ class Parser:
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
         stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # a setting of slots.toml
         if not (stated or s.devices or s.seq_len or s.tokens or s.samples or s.tps):
-            s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
+            # a number written after a snake_case key ("quantization_bit 4", "max_num_seqs=8") is that key's value
+            s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])|"
+                                                 r"(?<![a-z0-9])[a-z]*(?:_[a-z]+)+\s*[:=]?\s*\d+(?:\.\d+)?", " ", work))
 
 
     @staticmethod

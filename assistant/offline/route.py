@@ -348,7 +348,10 @@ class Router:
             # the user's device limit (said now or earlier): plan within it first; the config follows that plan (round two)
             return self.call("plan_training", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
                              hardware=e.hardware, framework=self.config_framework(s), max_devices=e.devices, **batch_args(s))
-        return self.generate_config(s, e, zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes)
+        # a stage said with the user's devices ("8 张卡 ds_z2" pasted earlier): the file is for those devices, so the
+        # global batch derived from them keeps the user's accumulation
+        devices = e.devices if s.devices and not s.nodes and s.zero_stage is not None else None
+        return self.generate_config(s, e, zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes, devices=devices)
 
     @staticmethod
     def config_framework(s: Slots) -> str:

@@ -84,9 +84,10 @@ class ServingBlocks(CapacityBlocks):
             return lead, None
         if "throughput" in s.intents:
             return self.say("no_throughput", model=s.model or self.say("this_model")), sizing
-        if "kv" in s.intents and not (s.intents & {"cards"} or self.e.devices) and (kv := self.kv_text(ests)):
+        judged = bool(self.e.devices or s.tp)  # the user's devices, or the layout they name ("tp=2 呢"): its yes/no leads
+        if "kv" in s.intents and not (s.intents & {"cards"} or judged) and (kv := self.kv_text(ests)):
             return kv, None
-        if "memory" in s.intents and not self.e.devices and (mem := self.memory_text(ests)):
+        if "memory" in s.intents and not judged and (mem := self.memory_text(ests)):
             return mem, None
         return sizing, None
 
