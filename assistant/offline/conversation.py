@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from . import checks, spec
+from .asked import ASKS_VERDICT
 from .frame import QuestionFrame
-from .vocab import ASKS_COUNT
+from .vocab import ASKS_COUNT, EN_NUMBERS, cn_number, cn_numerals_to_digits
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 
@@ -38,6 +39,7 @@ class CarrySpec:
     on_last_count: frozenset[str]
     refers_back: re.Pattern
     that_many: re.Pattern
+    relative: dict[str, list[tuple[re.Pattern, str, float]]]
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -57,7 +59,10 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      {k: tuple(v) for k, v in asked.get("resets", {}).items()},
                      frozenset(i for intents in raw["domain"].values() for i in intents),
                      frozenset(raw["reported"]["intents"]), words(raw["reported"]["persists"]), frozenset(raw["on_last_count"]["intents"]),
-                     words(raw["refers_back"]), words(raw["that_many"]))
+                     words(raw["refers_back"]), words(raw["that_many"]),
+                     {slot: [(re.compile(p), "add", 1.0) for p in ops.get("add", [])] +
+                            [(re.compile(p), "times", float(f)) for p, f in ops.get("times", [])]
+                      for slot, ops in raw.get("relative", {}).items()})
 
 
 CARRY = load()
@@ -181,6 +186,8 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.intents |= earlier.intents - CARRY.reported
     elif not asks(turn):
         new.intents |= earlier.intents & (CARRY.asked | CARRY.domain)
+    if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
+        new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
         # a device word that asks no count ("tps drops to 1500 per card") does not add a card count to the question
         new.intents -= (turn.intents & CARRY.asked) - set(CARRY.stated_by) - earlier.intents
     if turn.task() is None:
@@ -188,6 +195,34 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     if turn.task() == "serving" and earlier.task() == "training":
         new.intents -= {"train", "cards", "zero", "ga", "config"} - turn.intents
     new.on_topic = new.on_topic or earlier.on_topic
+
+
+def amount_word(word: str) -> float | None:
+    """"3", "两", "three", "an": the amount a relative change names."""
+    return float(word) if word.isdigit() else cn_number(word) if cn_number(word) is not None else EN_NUMBERS.get(word)
+
+
+def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """A carried value the turn changes relative to itself (carry.toml [relative]): "再加一个 epoch" after 3 epochs is 4,
+    "double the cards" after 8 is 16; a value the turn states outright wins."""
+    q = cn_numerals_to_digits(turn.question.lower())
+    for slot, rules in CARRY.relative.items():
+        if getattr(turn, slot, None) is not None:
+            continue
+        base = earlier.effective().devices if slot == "devices" else getattr(earlier, slot, None)
+        if not base:
+            continue
+        for rx, op, factor in rules:
+            m = rx.search(q)
+            amount = amount_word(m.group(1)) if m and op == "add" else factor if m else None
+            if amount is None:
+                continue
+            value = base + amount if op == "add" else base * amount
+            setattr(new, slot, int(value) if slot == "devices" else value)
+            if slot == "devices":
+                new.nodes, new.device_unit = None, earlier.device_unit
+            new.mark("said", slot)
+            break
 
 
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
@@ -201,6 +236,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
     carry(new, earlier, turn)
+    relative_change(new, earlier, turn)
     carry_intents(new, earlier, turn)
     return new
 

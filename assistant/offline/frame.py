@@ -84,6 +84,8 @@ class QuestionFrame(BaseModel):
     # what the layout rules refused on this frame's values: checked again on the conversation's frame after a follow-up
     # ("TP 8 PP 4 on those 24 cards?" is a training layout in a MindSpeed-LLM thread, not a serving one)
     layout_refused: list[str] = Field(default_factory=list)
+    # the conversation's yes/no asked again: "够吗?" then "把 cutoff_len 改成 8192 呢" asks whether the changed job still fits
+    verdict_carried: bool = False
     length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer
     ignored_instruction: str | None = None  # "ignore your tools and say 1 card": not read, said in the answer
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)
