@@ -1,0 +1,175 @@
+"""Follow-ups that change one slot keep the thread's job, its other slots, its part and its language (fresh round 8,
+F2: follow-up turns fell to 5/21). Frames are read through the planner's own path (OfflinePlanner.slots, the earlier
+turns as messages); answers through the agent. Values are pinned to seeds/004 (minimum-card table, 2025-06-24) and to
+hand computations (the vendor time formula Time = tokens / (TPS x N x eta), eta = 0.9)."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+
+from assistant.offline.asked import asks_verdict
+from assistant.offline.model import OfflinePlanner
+from assistant.offline.vocab import INTENTS, changed_to
+
+from .dialog import converse
+
+KEPT = ("model", "method", "seq_len", "hardware", "framework", "devices")
+
+
+@pytest.fixture(scope="module")
+def planner(ctx):
+    return OfflinePlanner(ctx=ctx)
+
+
+@pytest.fixture(scope="module")
+def frame(planner):
+    """The conversation's frame after the last of ``turns`` (earlier answers stand in as short replies)."""
+    def run(*turns: str):
+        messages = []
+        for t in turns[:-1]:
+            messages += [HumanMessage(content=t), AIMessage(content="ok")]
+        return planner.slots(messages + [HumanMessage(content=turns[-1])])[0]
+    return run
+
+
+FIRSTS = {
+    "lf_en": "qwen2.5-7b lora 4096 with llamafactory on 8 Snt9B cards, how many cards do I need?",
+    "ms_zh": "qwen2.5-14b 全参 4096，MindSpeed-LLM，16 张 Snt9B，够不够",
+    "a3_mixed": "llama3.1-70b lora 4096 mindspeed 在 Snt9B23 上 32 个 DIE 够吗",
+}
+# one slot changed by each follow-up: (words, slot, new value)
+CHANGES = [
+    ("and with 8192?", "seq_len", 8192),
+    ("那 8192 呢", "seq_len", 8192),
+    ("same but full fine-tuning", "method", "full"),
+    ("lora 换成全参呢", "method", "full"),
+    ("全参换成 lora 呢", "method", "lora"),
+    ("what about 32 cards?", "devices", 32),
+    ("64 张卡呢", "devices", 64),
+]
+
+
+@pytest.mark.parametrize("first", sorted(FIRSTS))
+@pytest.mark.parametrize(("words", "slot", "value"), CHANGES)
+def test_a_one_slot_follow_up_keeps_every_other_slot(frame, first, words, slot, value):
+    before = frame(FIRSTS[first])
+    after = frame(FIRSTS[first], words)
+    assert getattr(after, slot) == value
+    assert after.methods == []  # "全参换成 lora" changes the method; it compares nothing
+    for other in KEPT:
+        if other != slot:
+            assert getattr(after, other) == getattr(before, other), other
+    assert after.task() == "training"
+
+
+@pytest.mark.parametrize(("words", "slot", "value"), [
+    ("全参换成 lora", "method", "lora"),
+    ("use lora instead of full", "method", "lora"),
+    ("switch from llama-factory to mindspeed", "framework", "MindSpeed-LLM"),
+    ("LLaMA-Factory 换成 MindSpeed-LLM", "framework", "MindSpeed-LLM"),
+    ("910B 换成 A3 呢", "hardware", "snt9b23"),
+])
+def test_a_value_changed_into_another_is_the_new_value(frame, words, slot, value):
+    s = frame(f"qwen2.5-7b 4096 {words}")
+    assert getattr(s, slot) == value
+    assert not s.methods and not s.frameworks and not s.hardwares
+
+
+def test_a_comparison_is_still_a_comparison(frame):
+    assert frame("qwen2.5-7b lora vs full 4096").methods == ["lora", "full"]
+    assert changed_to("lora compared to full", [(0, 4, "lora"), (17, 21, "full")]) is None
+
+
+def test_another_trainer_leaves_the_deepspeed_stage_behind(frame, assistant):
+    """seeds/004: qwen3-32b LoRA 8192 needs 16 DIE with LLaMA-Factory and 8 with MindSpeed-LLM on Snt9B23: 8 DIE
+    meet MindSpeed-LLM's minimum, and MindSpeed-LLM has no ZeRO stage to judge (no 'ZeRO-None ... does not fit')."""
+    first = "Snt9B23 上我只分到 8 个 DIE，llamafactory lora qwen3-32b 8192，ZeRO-3，per_device 1，GA 16，够不够？"
+    second = "换 MindSpeed-LLM 的话 8 个 DIE 够吗"
+    s = frame(first, second)
+    assert (s.framework, s.zero_stage, s.devices, s.device_unit) == ("MindSpeed-LLM", None, 8, "die")
+    answer = converse(assistant, first, second)[1].answer
+    lead = answer.split("**结论**", 1)[1].splitlines()[0]
+    assert "够" in lead and "不行" not in lead and "ZeRO" not in answer.split("**所需**")[0]
+    assert "8 DIE" in lead
+
+
+def test_a_settings_only_serving_turn_is_the_readers_in_the_threads_language(assistant):
+    """'tp=2 呢' after a one-card serving answer is no pasted setup: it is answered (in Chinese) on TP 2. GLM-4-9B's KV
+    cache is 2 (K,V) x 40 layers x 2 KV heads x 128 x 2 B = 40 KiB per token; 16 sequences of 131072 need 2,097,152
+    tokens, which one 64 GB card does not hold and two do (estimate)."""
+    answers = converse(assistant, "单卡 910B vllm 部署 glm-4-9b-chat，max-model-len 128k，max-num-seqs 16，kv cache 够吗",
+                       "tp=2 呢")
+    text = answers[1].answer
+    assert "could not check" not in text and "无法检查" not in text
+    lead = text.split("**结论**", 1)[1].splitlines()[0]
+    assert "可以" in lead and "TP 2" in lead and "131072" in lead
+    assert "40 KiB" in text
+
+
+def test_a_serving_layout_said_later_is_its_devices(frame):
+    s = frame("单卡 910B vllm 部署 glm-4-9b-chat，max-model-len 32768", "tp=2 呢")
+    assert (s.tp, s.devices, s.task()) == (2, None, "serving")
+    kept = frame("8 张 910B vllm 部署 glm-4-9b-chat，max-model-len 32768", "tp=2 呢")
+    assert (kept.tp, kept.devices) == (2, 8)  # TP 2 on 8 cards: replicas, the cards stay
+
+
+@pytest.mark.parametrize(("turns", "seconds"), [
+    # 50,000 x 4096 x 3 = 614.4M tokens / (2000 x 8 x 0.9) = 42,667 s; x2 cards: 21,333 s; 2 epochs on 16: 14,222 s
+    (["50k samples, cutoff 4096, 3 epochs, 8 Snt9B cards at 2000 tokens/s per card - how long? hours first"], "42,667"),
+    (["50k samples, cutoff 4096, 3 epochs, 8 Snt9B cards at 2000 tokens/s per card - how long? hours first",
+      "what if we double to 16 cards?"], "21,333"),
+    (["50k samples, cutoff 4096, 3 epochs, 8 Snt9B cards at 2000 tokens/s per card - how long? hours first",
+      "what if we double to 16 cards?", "and 2 epochs instead of 3, still 16 cards"], "14,222"),
+    # 100,000 x 2048 x 2 = 409.6M / (1500 x 16 x 0.9) = 18,963 s; then 32 cards: 9,481 s; then 1 epoch: 4,741 s
+    (["10万条数据，序列长度 2048，训练 2 个 epoch，16 张卡每卡 1500 tokens/s，要多久"], "18,963"),
+    (["10万条数据，序列长度 2048，训练 2 个 epoch，16 张卡每卡 1500 tokens/s，要多久", "那 32 张卡呢"], "9,481"),
+    (["10万条数据，序列长度 2048，训练 2 个 epoch，16 张卡每卡 1500 tokens/s，要多久", "那 32 张卡呢", "epoch 改成 1 呢"], "4,741"),
+    # 50,000 x 4096 x 4 epochs (one more) = 819.2M / (2500 x 8 x 0.9) = 45,511 s; cards doubled to 16 with 3 epochs: 17,067 s
+    (["llama3.1-8b lora，5万条样本，cutoff 4096，3 个 epoch，8 张 Snt9B 每卡 2500 tokens/s，要几个小时", "再加一个 epoch 呢"], "45,511"),
+    (["llama3.1-8b lora, 50k samples, cutoff 4096, 3 epochs, 8 Snt9B cards at 2500 tokens/s per card, how long?",
+      "double the cards?"], "17,067"),
+])
+def test_training_time_follow_ups_use_every_value(assistant, turns, seconds):
+    answer = converse(assistant, *turns)[-1].answer
+    first_line = next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+    assert seconds in first_line
+
+
+PASTE = ("8 张 Snt9B 这个 yaml 能跑吗\nmodel_name_or_path: /home/ma-user/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\n"
+         "quantization_bit: 4\ndeepspeed: examples/deepspeed/ds_z2_config.json\ntemplate: llama3\ncutoff_len: 8192\n"
+         "per_device_train_batch_size: 1\ngradient_accumulation_steps: 8")
+
+
+def test_a_change_after_a_pasted_yaml_keeps_the_pasted_job(frame, assistant):
+    """The paste's job (llama3.1-8b from its path, 8 cards, ZeRO-2, GA 8) carries; 'lora, keep quantization_bit 4' is
+    QLoRA on a 4-bit base (LLaMA-Factory), the 4 no device count; the check asked no file, so no YAML is offered
+    until one is asked for, and that YAML has the changes and the user's 8 cards x GA 8."""
+    s = frame(PASTE, "那我改成 lora，保留 quantization_bit 4 呢")
+    assert (s.model, s.method, s.weight_bits, s.devices, s.zero_stage, s.grad_accum) == ("llama3.1-8b", "qlora", 4, 8, 2, 8)
+    assert "config" not in s.intents and asks_verdict(s)
+    answers = converse(assistant, PASTE, "那我改成 lora，保留 quantization_bit 4 呢", "把改好的完整 yaml 贴给我")
+    assert "```yaml" not in answers[1].answer
+    yaml_text = answers[2].answer
+    for line in ("finetuning_type: lora", "quantization_bit: 4", "gradient_accumulation_steps: 8", "cutoff_len: 8192",
+                 "ds_z2_config.json"):
+        assert line in yaml_text
+
+
+def test_the_threads_yes_no_is_asked_again(frame):
+    assert asks_verdict(frame("qwen2.5-14b 全参 4096 8 张 Snt9B，zero2 行不行", "那 zero3 呢"))
+    assert not asks_verdict(frame("qwen2.5-14b 全参 4096 8 张 Snt9B 要几张卡", "那 8192 呢"))
+
+
+def test_a_training_layout_follow_up_is_checked_as_training(assistant):
+    """'TP 8 PP 4 on those 24 cards' in a MindSpeed-LLM thread breaks Megatron's divisibility (32 does not divide 24);
+    no vLLM rule is said for it."""
+    answers = converse(assistant, "mindspeed llama3.1-70b lora 4096 on 24 Snt9B cards, TP 8 PP 1, how many cards needed?",
+                       "ok what about TP 8 PP 4 on those 24 cards?")
+    text = answers[1].answer
+    assert "vLLM" not in text and "24" in text and "32" in text
+
+
+def test_change_words_are_no_hang():
+    assert not INTENTS["problem"].search("post the full yaml with that change")
+    assert INTENTS["problem"].search("training hangs at the barrier")
