@@ -186,10 +186,10 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.intents |= earlier.intents - CARRY.reported
     elif not asks(turn):
         new.intents |= earlier.intents & (CARRY.asked | CARRY.domain)
-    if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
-        new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
         # a device word that asks no count ("tps drops to 1500 per card") does not add a card count to the question
         new.intents -= (turn.intents & CARRY.asked) - set(CARRY.stated_by) - earlier.intents
+    if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
+        new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
     if turn.task() is None:
         new.intents |= earlier.intents & CARRY.domain
     if turn.task() == "serving" and earlier.task() == "training":

@@ -16,10 +16,10 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr
 
 from ..notes import covering, load_notes, note_topics
+from ..setup_check.text import blocks
 from .compose import compose
 from .conversation import remembered, that_many
 from .parse import FOLLOW_UP, Parser, Slots
-from ..setup_check.text import blocks
 from .route import PRODUCES, Done, Router, note_query
 from .setup_answer import is_pasted_setup, setup_reply, without_setup_turn
 

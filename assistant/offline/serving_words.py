@@ -46,7 +46,9 @@ UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem
 UTIL_WORD_RX = re.compile(UTIL_WORD)
 # a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE)
 UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成|{CHANGE})?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
-                  rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)")
+                  rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)|"
+                  # "at 0.9 util", "0.85 gpu util": the fraction written before the word
+                  rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])")
 
 # What a serving question asks, beside "how many cards".
 # A request length may stand between the words: "how many 4k requests", "多少个 4k 请求", "how many 8192-token sequences".
@@ -94,7 +96,7 @@ def read(r: Reading) -> ServingWords:
         r.claim_match(m, "quant_text", m.group(0), "vocabulary")
     out.quant_text = " ".join(dict.fromkeys(w for _, w in sorted(said))) or None
     for m in list(r.finditer(UTIL)):
-        raw = (m.group(1) or m.group(2) or "").replace(" ", "")
+        raw = (m.group(1) or m.group(2) or m.group(3) or "").replace(" ", "")
         value = float(raw.rstrip("%")) / (100 if raw.endswith("%") or m.group(2) else 1)
         if out.gpu_util is None and 0 < value <= 1:
             out.gpu_util = round(value, 4)
