@@ -76,6 +76,7 @@ class QuestionFrame(BaseModel):
     """Every framework a comparison names, in the order written ("LLaMA-Factory vs MindSpeed-LLM"): the router
     plans each (``framework`` is the first); one framework or none: empty."""
     hardwares: list[str] = Field(default_factory=list)
+    seq_lens: list[int] = Field(default_factory=list)  # "4096 和 8192 分别要几张": each length compared is sized
     """Every catalog part a comparison names, in the order written ("A100 vs 910B"): the router sizes the job
     on each, instead of comparing every part of the catalog (``hardware`` is the first); else empty."""
     model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
@@ -149,12 +150,12 @@ class QuestionFrame(BaseModel):
 
     # -- provenance ------------------------------------------------------------------------------
     def variants(self) -> list[QuestionFrame]:
-        """One frame per compared model x framework x part (``models``, ``frameworks``, ``hardwares``), each
+        """One frame per compared model x framework x part x length (``models``, ``frameworks``, ``hardwares``, ``seq_lens``), each
         naming one of them and no longer a comparison; a frame that compares nothing: itself."""
-        if not (self.models or self.frameworks or self.hardwares):
+        if not (self.models or self.frameworks or self.hardwares or self.seq_lens):
             return [self]
         frames = [self.model_copy(update={"intents": self.intents - {"compare"}, "same_shape": [] if self.models else self.same_shape})]
-        for many, one in (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware")):
+        for many, one in (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len")):
             frames = [f.model_copy(update={one: v, many: []}) for f in frames for v in (getattr(f, many) or [getattr(f, one)])]
         return frames
 

@@ -339,6 +339,9 @@ class Parser:
             s.hardware = self.setting.hardware_id("snt9b-32g")
             s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)
+        lengths = num.lengths_compared(work)
+        if s.seq_len in lengths:  # "4096 和 8192 分别要几张": each length is sized, the first written leads
+            s.seq_lens, s.seq_len = lengths, lengths[0]
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
         stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # a setting of slots.toml

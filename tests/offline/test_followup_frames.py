@@ -173,3 +173,22 @@ def test_a_training_layout_follow_up_is_checked_as_training(assistant):
 def test_change_words_are_no_hang():
     assert not INTENTS["problem"].search("post the full yaml with that change")
     assert INTENTS["problem"].search("training hangs at the barrier")
+
+
+@pytest.mark.parametrize(("question", "lengths"), [
+    ("qwen2.5-14b lora 用 llamafactory，A3 上 4096 和 8192 分别要几个 DIE", [4096, 8192]),
+    ("qwen2.5-7b lora 4k vs 8k on 910B, how many cards each?", [4096, 8192]),
+    ("qwen2.5-7b lora 4096 on 8 cards, 2048 batch", []),  # a batch is no second length
+    ("qwen2.5-7b lora 4096 on 8 cards", []),
+])
+def test_lengths_compared_are_each_sized(frame, question, lengths):
+    assert frame(question).seq_lens == lengths
+
+
+def test_both_halves_of_a_length_comparison_are_answered(assistant):
+    """seeds/004 qwen2.5-14b LoRA, LLaMA-Factory: 4 at 4096 and 4 at 8192 (one value spanning both columns, DIE on
+    Snt9B23); the 8192 half is sized, not named unused."""
+    answer = converse(assistant, "qwen2.5-14b lora 用 llamafactory，A3 上 4096 和 8192 分别要几个 DIE")[0].answer
+    lead = answer.split("**结论**", 1)[1].splitlines()[0]
+    assert "4096 **4 DIE" in lead and "8192 **4 DIE" in lead
+    assert "SEQ_LEN 8192" in answer and "未使用" not in answer
