@@ -147,6 +147,10 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
     left_behind = set(CARRY.task_slots.get(earlier.task() or "", ())) if switched else set()
     left_behind |= {slot for intent in asks(turn) for slot in CARRY.resets.get(intent, ())}
+    if turn.memory_gb and not (turn.hardware or turn.hardwares) and earlier.memory_gb not in (None, turn.memory_gb):
+        # "the 64GB card" after "a 32GB card": the part with the other memory (the default part, or the one the reader
+        # picks by memory), not the carried 32 GB one
+        left_behind |= {"hardware", "hardware_text", "hardwares"}
     if layout_outgrows_devices(turn, earlier):
         left_behind |= {"devices", "nodes", "device_unit"}
     if turn.framework and not turn.frameworks and turn.framework != earlier.framework:  # another trainer: its own settings

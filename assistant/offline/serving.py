@@ -108,6 +108,8 @@ class ServingBlocks(CapacityBlocks):
         est = next((r.value for r in ests if r.value and r.value.fits), None)
         if est:
             tp, pp, length, util = est.tp, est.pp, est.max_model_len, est.gpu_memory_utilization
+            if not self.s.seq_len and best and best.max_model_len and (best.cards or 0) <= tp * (pp or 1):
+                length = best.max_model_len  # no length said: the table's tested one on these cards, not the default
         elif best and best.cards and best.max_model_len:
             tp, pp, length, util = best.cards, 1, self.s.seq_len or best.max_model_len, best.gpu_memory_utilization
         else:

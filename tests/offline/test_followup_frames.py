@@ -192,3 +192,15 @@ def test_both_halves_of_a_length_comparison_are_answered(assistant):
     lead = answer.split("**结论**", 1)[1].splitlines()[0]
     assert "4096 **4 DIE" in lead and "8192 **4 DIE" in lead
     assert "SEQ_LEN 8192" in answer and "未使用" not in answer
+
+
+def test_a_memory_said_later_replaces_the_part_of_the_other_memory(frame, assistant):
+    """'the 64GB card' after 'a 32GB card' is the 64 GB Snt9B again, not the 32 GB part carried; with no length said,
+    the serve line takes the vLLM table's tested length on that card (vllm-v0.7.2, 64 GB, 1 card: 131072 at 0.9)."""
+    turns = ("DeepSeek-R1-Distill-Llama-8B on one 64GB 910B with vllm - what max-model-len can I use?",
+             "what about on a 32GB card?", "give me the vllm serve line for the 64GB card at 0.9 util")
+    assert frame(*turns[:2]).hardware == "snt9b-32g"
+    s = frame(*turns)
+    assert (s.hardware, s.memory_gb, s.gpu_util) == (None, 64, 0.9)
+    line = next(x for x in converse(assistant, *turns)[2].answer.splitlines() if x.startswith("vllm serve"))
+    assert "--tensor-parallel-size 1" in line and "--max-model-len 131072" in line and "--gpu-memory-utilization 0.9" in line
