@@ -192,6 +192,9 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.intents |= earlier.intents & (CARRY.asked | CARRY.domain)
         # a device word that asks no count ("tps drops to 1500 per card") does not add a card count to the question
         new.intents -= (turn.intents & CARRY.asked) - set(CARRY.stated_by) - earlier.intents
+    elif "cards" in new.intents and "cards" not in asks(turn):
+        # "on those cards, what ZeRO and GA?": the turn asks its own quantities; its device word asks no count
+        new.intents.discard("cards")
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
     if turn.task() is None:

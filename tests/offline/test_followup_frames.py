@@ -204,3 +204,8 @@ def test_a_memory_said_later_replaces_the_part_of_the_other_memory(frame, assist
     assert (s.hardware, s.memory_gb, s.gpu_util) == (None, 64, 0.9)
     line = next(x for x in converse(assistant, *turns)[2].answer.splitlines() if x.startswith("vllm serve"))
     assert "--tensor-parallel-size 1" in line and "--max-model-len 131072" in line and "--gpu-memory-utilization 0.9" in line
+
+
+def test_a_turn_asking_its_own_quantity_on_those_cards_asks_no_count(frame):
+    s = frame("qwen3-8b full sft cutoff 4096 llamafactory, 最少几张 Snt9B", "on those cards, what ZeRO and GA?")
+    assert {"zero", "ga"} <= s.intents and "cards" not in s.intents and s.devices == 8
