@@ -255,7 +255,9 @@ class Router:
         # the estimate beside the tables (they may disagree), or instead of them when they have no row;
         # with the user's device count, also the plan within it: "needed" against "what you have"
         for method in [s.method] if s.method else e.strategies:
-            for cap in ([None, e.devices] if e.devices else [None]):
+            # a layout the user states on their devices is estimated as given (layout_calls); a plan of its own within
+            # them would answer with another layout and another GA beside it
+            for cap in ([None, e.devices] if e.devices and not stated_layout(s) else [None]):
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
                                    hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
                                    **trainer_args(s))

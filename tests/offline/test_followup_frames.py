@@ -216,3 +216,15 @@ def test_a_turn_asking_its_own_quantity_on_those_cards_asks_no_count(frame, assi
     assert "**8 张卡**" in first.answer.split("**结论**", 1)[1].splitlines()[0]
     lead = second.answer.split("**Answer:**", 1)[1].splitlines()[0]
     assert "your 8 cards" in lead and "ZeRO-" in lead and "gradient accumulation" in lead
+
+
+def test_a_stated_layout_on_more_devices_gets_no_second_layout(assistant):
+    """TP 8 x PP 4 on 64 cards: DP = 64 / 32 = 2, GA = 256 / (1 x 2) = 128. No plan of the estimator's own within the
+    64 cards (another layout, another GA) is offered beside it; the fewest-card need (seeds/004 MindSpeed-LLM full 4096:
+    32) is said as the need."""
+    answers = converse(assistant, "llama3.1-70b full 4096 mindspeed on 910B, TP 8 PP 4, 32 cards, MBS 1 GBS 256 - what GA?",
+                       "and with 64 cards?")
+    text = answers[1].answer
+    assert text.split("\n\n")[1].startswith("**Gradient accumulation 128**")
+    assert "estimate for your 64 cards" not in text
+    assert "TP 8 × PP 4, data parallel 2, gradient accumulation 128" in text
