@@ -346,6 +346,9 @@ class Router:
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan
             return self.training_calls(s, e)
+        if stated_layout(s) and self.config_framework(s) == "MindSpeed-LLM":
+            # the TP x PP the thread states on its devices ("按这个方案把环境变量写出来" after TP 8 PP 4 on 32 DIE): that layout
+            return self.generate_config(s, e, tp=s.tp, pp=s.pp, devices=e.devices)
         if s.devices and not s.nodes and s.zero_stage is None:  # "on 2 nodes" in a config request is its nnodes
             # the user's device limit (said now or earlier): plan within it first; the config follows that plan (round two)
             return self.call("plan_training", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,

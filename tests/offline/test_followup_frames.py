@@ -228,3 +228,19 @@ def test_a_stated_layout_on_more_devices_gets_no_second_layout(assistant):
     assert text.split("\n\n")[1].startswith("**Gradient accumulation 128**")
     assert "estimate for your 64 cards" not in text
     assert "TP 8 × PP 4, data parallel 2, gradient accumulation 128" in text
+
+
+@pytest.mark.parametrize(("words", "nodes"), [("2 台 A3 训练 llama3.1-70b", 2), ("2台A3", 2), ("A3 两台", 2)])
+def test_a3_counted_in_machines_is_the_part(frame, words, nodes):
+    s = frame(words)
+    assert (s.hardware, s.nodes) == ("snt9b23", nodes)
+
+
+def test_the_threads_layout_goes_into_the_env_file(assistant):
+    """seeds/004 llama3.1-70b LoRA 8192 MindSpeed-LLM: 16 (a single value across both columns: 16 DIE on Snt9B23); the
+    thread's 2 A3 nodes = 32 DIE with TP 8 x PP 4: DP = 32 / 32 = 1, GA = 128 / (1 x 1) = 128."""
+    answers = converse(assistant, "2 台 A3（32 个 DIE），MindSpeed 全参 llama3.1-70b 4096，TP 8 PP 4，MBS 1，GBS 128，够不够？梯度累积多少",
+                       "8192 不变，全参换成 lora 呢", "按这个 lora 方案把启动的环境变量写出来")
+    assert "MindSpeed-LLM（16 DIE）" in answers[1].answer.split("**结论**", 1)[1].splitlines()[0]
+    env = answers[2].answer
+    assert "TP 8 x PP 4" in env and "grad accum 128" in env and "2 node(s) x 16 die(s) = 32" in env
