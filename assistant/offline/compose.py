@@ -106,9 +106,13 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             self.r.of("inference_min_cards", InferenceMinCardsResult))
         # "ok what about TP 4 PP 4 on those 16 cards?": a follow-up that changes the layout asks for that layout's estimate
         # first, not again for the vendor's count on the devices it keeps
+        # ("what if 32 cards, same TP PP?", "用 32 张卡 TP 8 PP 4 可以吗" after a sizing answer: the layout on the devices
+        # this turn names)
         kept_devices = self.s.origin("devices") not in ("said", None) or bool(CARRY.that_many.search(self.s.question.lower()))
-        layout_first = bool(self.s.origin("tp") == "said" or self.s.origin("pp") == "said") and kept_devices and bool(
-            self.results("estimate_training_memory"))
+        layout_said = self.s.origin("tp") == "said" or self.s.origin("pp") == "said"
+        follow_up = "conversation" in self.s.origins.values() and self.s.origin("model") == "conversation"
+        layout_first = bool(self.s.tp or self.s.pp) and bool(self.results("estimate_training_memory")) and (
+            layout_said and kept_devices or follow_up and (layout_said or self.s.origin("devices") == "said"))
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             *([self.inference] if table_first else []),

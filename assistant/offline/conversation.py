@@ -209,10 +209,10 @@ def amount_word(word: str) -> float | None:
     return float(word) if word.isdigit() else cn_number(word) if cn_number(word) is not None else EN_NUMBERS.get(word)
 
 
-def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> bool:
     """A carried value the turn changes relative to itself (carry.toml [relative]): "再加一个 epoch" after 3 epochs is 4,
-    "double the cards" after 8 is 16; a value the turn states outright wins."""
-    q = cn_numerals_to_digits(turn.question.lower())
+    "double the cards" after 8 is 16; a value the turn states outright wins. True when a value changed."""
+    q, changed = cn_numerals_to_digits(turn.question.lower()), False
     for slot, rules in CARRY.relative.items():
         if getattr(turn, slot, None) is not None:
             continue
@@ -229,7 +229,9 @@ def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
             if slot == "devices":
                 new.nodes, new.device_unit = None, earlier.device_unit
             new.mark("said", slot)
+            changed = True
             break
+    return changed
 
 
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
@@ -243,7 +245,8 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
     carry(new, earlier, turn)
-    relative_change(new, earlier, turn)
+    if relative_change(new, earlier, turn):  # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count)
+        turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
     return new
 

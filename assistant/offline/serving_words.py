@@ -32,7 +32,8 @@ HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9
 QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量化")
 
 CONCURRENCY = [re.compile(p) for p in (
-    r"(?<![0-9.])(\d{1,6})\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发)"
+    # "16 并发" (not "max-model-len 32768 并发 8": a count written after 并发 is the concurrency, the next pattern)
+    r"(?<![0-9.])(\d{1,6})\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d))"
     r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
     r"(?:concurrency|max[-_ ]num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*(\d{1,6})(?![0-9.kK])",
     r"(?<![0-9.])(\d{1,6})\s*(?:users?|requests?|sessions?|clients?|个用户|用户|个请求|请求)\s*"
@@ -41,7 +42,7 @@ CONCURRENCY = [re.compile(p) for p in (
     r"(?:支持|服务|满足|承载)\s*(\d{1,6})\s*(?:个|路)?\s*(?:用户|请求|并发)",
 )]
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
-             r"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at)?\s*0?\.\d)|"  # "util 0.9"; "GPU util 100%" is compute load
+             rf"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at|{CHANGE})?\s*0?\.\d)|"  # "util 0.9", "util 降到 0.85"; "GPU util 100%" is compute load
              r"显存利用率|显存使用率|显存占比|显存比例")
 UTIL_WORD_RX = re.compile(UTIL_WORD)
 # a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE)

@@ -244,3 +244,35 @@ def test_the_threads_layout_goes_into_the_env_file(assistant):
     assert "MindSpeed-LLM（16 DIE）" in answers[1].answer.split("**结论**", 1)[1].splitlines()[0]
     env = answers[2].answer
     assert "TP 8 x PP 4" in env and "grad accum 128" in env and "2 node(s) x 16 die(s) = 32" in env
+
+
+def test_a_count_after_bingfa_is_the_concurrency(frame):
+    s = frame("qwen2.5-7b-instruct vllm 910B max-model-len 32768 并发 8 几张卡")
+    assert (s.seq_len, s.concurrency) == (32768, 8)
+    assert frame("qwen2.5-7b vllm 16 并发 8k").concurrency == 16
+
+
+@pytest.mark.parametrize(("turns", "seconds"), [
+    # 500,000 x 1024 x 1 = 512M / (3000 x 8 x 0.9) = 23,704 s; cards doubled: 11,852 s; two more epochs (3): 35,556 s
+    (["50万条样本，长度 1024，1 个 epoch，8 卡，每卡 3000 tokens/s，多久", "卡数翻倍呢"], "11,852"),
+    (["50万条样本，长度 1024，1 个 epoch，8 卡，每卡 3000 tokens/s，多久", "卡数翻倍呢", "再加两轮呢"], "35,556"),
+    # 200,000 x 2048 x 3 = 1,228.8M / (1800 x 8 x 0.9) = 94,815 s (one more epoch, then half the 16 cards)
+    (["how long: 200k samples, seq 2048, 2 epochs, 16 cards, 1800 tokens/s per card", "and with one more epoch?",
+      "half the cards?"], "94,815"),
+])
+def test_relative_changes_keep_the_time_question(assistant, turns, seconds):
+    answer = converse(assistant, *turns)[-1].answer
+    first_line = next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+    assert seconds in first_line
+
+
+def test_a_utilisation_said_lower_is_used(frame):
+    assert frame("qwen2.5-7b vllm 910B 32k", "gpu util 降到 0.85 呢").gpu_util == 0.85
+
+
+def test_the_same_layout_on_more_cards_leads_with_its_estimate(assistant):
+    """TP 8 x PP 2 on 32 cards: DP = 32 / 16 = 2, GA = 64 / (1 x 2) = 32."""
+    answers = converse(assistant, "llama3.1-70b lora 4096 on 16 Snt9B with mindspeed TP 8 PP 2 MBS 1 GBS 64, GA?",
+                       "what if 32 cards, same TP PP?")
+    lead = answers[1].answer.split("**Answer:**", 1)[1].splitlines()[0]
+    assert "TP 8 × PP 2, data parallel 2, gradient accumulation 32" in lead and "32 devices" in lead
