@@ -33,7 +33,7 @@ QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量�
 
 CONCURRENCY = [re.compile(p) for p in (
     # "16 并发" (not "max-model-len 32768 并发 8": a count written after 并发 is the concurrency, the next pattern)
-    r"(?<![0-9.])(\d{1,6})\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d))"
+    r"(?<![0-9.])(\d{1,6})\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{1,6}(?![0-9.kK])))"
     r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
     r"(?:concurrency|max[-_ ]num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*(\d{1,6})(?![0-9.kK])",
     r"(?<![0-9.])(\d{1,6})\s*(?:users?|requests?|sessions?|clients?|个用户|用户|个请求|请求)\s*"
