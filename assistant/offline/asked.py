@@ -47,7 +47,7 @@ def named_setting(s: QuestionFrame) -> NamedSetting | None:
     "zero2 行不行", "ZeRO-3 能不能不开 offload". None when no stage is named or nothing is judged."""
     if s.zero_stage is None or not (s.method or "train" in s.intents) or "inference" in s.intents:
         return None
-    if not JUDGE.search(s.question):
+    if not (JUDGE.search(s.question) or s.verdict_carried):
         return None
     offload = False if NO_OFFLOAD.search(s.question) else bool(s.offload)
     return NamedSetting(s.zero_stage, offload)
@@ -79,7 +79,7 @@ def asks_table_length(s: QuestionFrame, searched: bool = False, row_cards: int |
 
 def asks_verdict(s: QuestionFrame) -> bool:
     """"Enough? / 够吗 / does it fit / will it OOM": the yes/no comes first, every supporting figure after it."""
-    return bool(ASKS_VERDICT.search(s.question)) or "oom_asked" in s.intents
+    return bool(ASKS_VERDICT.search(s.question)) or "oom_asked" in s.intents or s.verdict_carried
 
 
 def weights_floor(p: PlanResult) -> int:

@@ -23,6 +23,7 @@ from ..tools.tables import (
 )
 from . import batch_math, fused_attention, spec, stated
 from .asked import asks_table_length, asks_verdict
+from .conversation import CARRY
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
@@ -103,12 +104,23 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
         best = self.table_lines(self.r.of("inference_min_cards", InferenceMinCardsResult, ok=None))[1]
         table_first = self.searched_context() and best is not None and asks_table_length(self.s, True, best.cards)
+        # "ok what about TP 4 PP 4 on those 16 cards?": a follow-up that changes the layout asks for that layout's estimate
+        # first, not again for the vendor's count on the devices it keeps
+        # ("what if 32 cards, same TP PP?", "用 32 张卡 TP 8 PP 4 可以吗" after a sizing answer: the layout on the devices
+        # this turn names)
+        kept_devices = self.s.origin("devices") not in ("said", None) or bool(CARRY.that_many.search(self.s.question.lower()))
+        layout_said = self.s.origin("tp") == "said" or self.s.origin("pp") == "said"
+        follow_up = "conversation" in self.s.origins.values() and self.s.origin("model") == "conversation"
+        layout_first = bool(self.s.tp or self.s.pp) and bool(self.results("estimate_training_memory")) and (
+            layout_said and kept_devices or follow_up and (layout_said or self.s.origin("devices") == "said"))
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             *([self.inference] if table_first else []),
-            self.what_fits_block, self.header_block, self.asked_first, self.training_time,
+            self.what_fits_block, self.header_block, self.asked_first,
+            *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
-            self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []), partial(self.rendered, "estimate_training_memory"), *([] if table_first else [self.inference]),
+            self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []),
+            *([] if layout_first else [partial(self.rendered, "estimate_training_memory")]), *([] if table_first else [self.inference]),
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from . import checks, spec
+from .asked import ASKS_VERDICT
 from .frame import QuestionFrame
-from .vocab import ASKS_COUNT
+from .vocab import ASKS_COUNT, EN_NUMBERS, cn_number, cn_numerals_to_digits
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 
@@ -26,6 +27,7 @@ class CarrySpec:
     model_slots: tuple[str, ...]
     carried: tuple[str, ...]
     task_slots: dict[str, tuple[str, ...]]
+    framework_slots: dict[str, tuple[str, ...]]
     comparisons: dict[str, str]
     follow_part: frozenset[str]
     asked: frozenset[str]
@@ -37,6 +39,7 @@ class CarrySpec:
     on_last_count: frozenset[str]
     refers_back: re.Pattern
     that_many: re.Pattern
+    relative: dict[str, list[tuple[re.Pattern, str, float]]]
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -51,12 +54,15 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
     # one policy per slot: the spec's slots that carry.toml also names are counted once
     carried = tuple(dict.fromkeys((*slots["model"], *slots["persist"], *slots["training"], *slots["serving"], *spec.BY_NAME)))
     return CarrySpec(tuple(slots["model"]), carried,
-                     tasks, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
+                     tasks, {fw: tuple(names) for fw, names in slots["framework"].items()}, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
                      frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
                      {k: tuple(v) for k, v in asked.get("resets", {}).items()},
                      frozenset(i for intents in raw["domain"].values() for i in intents),
                      frozenset(raw["reported"]["intents"]), words(raw["reported"]["persists"]), frozenset(raw["on_last_count"]["intents"]),
-                     words(raw["refers_back"]), words(raw["that_many"]))
+                     words(raw["refers_back"]), words(raw["that_many"]),
+                     {slot: [(re.compile(p), "add", 1.0) for p in ops.get("add", [])] +
+                            [(re.compile(p), "times", float(f)) for p, f in ops.get("times", [])]
+                      for slot, ops in raw.get("relative", {}).items()})
 
 
 CARRY = load()
@@ -123,6 +129,15 @@ def asks(turn: QuestionFrame) -> set[str]:
     return out
 
 
+def layout_outgrows_devices(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
+    """"tp=2 呢" after serving on one card: a serving layout said now is the devices it runs on (vLLM takes TP × PP
+    devices), so a smaller count said before is not carried under it; a training layout is checked against the devices
+    ("TP 8 PP 4 on those 24 cards?" is refused as it is)."""
+    if not turn.tp or turn.devices or turn.nodes or (turn.task() or earlier.task()) != "serving":
+        return False
+    return (earlier.effective().devices or 0) < turn.tp * (turn.pp or 1)
+
+
 def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """Every value this turn leaves open, from the conversation (marked so); a turn naming a model
     keeps its own model slots, and one asking which model fits ("what model fits on one A100?",
@@ -132,6 +147,14 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
     left_behind = set(CARRY.task_slots.get(earlier.task() or "", ())) if switched else set()
     left_behind |= {slot for intent in asks(turn) for slot in CARRY.resets.get(intent, ())}
+    if turn.memory_gb and not (turn.hardware or turn.hardwares) and earlier.memory_gb not in (None, turn.memory_gb):
+        # "the 64GB card" after "a 32GB card": the part with the other memory (the default part, or the one the reader
+        # picks by memory), not the carried 32 GB one
+        left_behind |= {"hardware", "hardware_text", "hardwares"}
+    if layout_outgrows_devices(turn, earlier):
+        left_behind |= {"devices", "nodes", "device_unit"}
+    if turn.framework and not turn.frameworks and turn.framework != earlier.framework:  # another trainer: its own settings
+        left_behind |= {slot for fw, slots in CARRY.framework_slots.items() if fw != turn.framework for slot in slots}
     for name in CARRY.carried:
         if name not in QuestionFrame.model_fields:
             continue  # a specification slot without an attribute: carried in ``settings`` below
@@ -169,11 +192,46 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.intents |= earlier.intents & (CARRY.asked | CARRY.domain)
         # a device word that asks no count ("tps drops to 1500 per card") does not add a card count to the question
         new.intents -= (turn.intents & CARRY.asked) - set(CARRY.stated_by) - earlier.intents
+    elif "cards" in new.intents and "cards" not in asks(turn):
+        # "on those cards, what ZeRO and GA?": the turn asks its own quantities; its device word asks no count
+        new.intents.discard("cards")
+    if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
+        new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
     if turn.task() is None:
         new.intents |= earlier.intents & CARRY.domain
     if turn.task() == "serving" and earlier.task() == "training":
         new.intents -= {"train", "cards", "zero", "ga", "config"} - turn.intents
     new.on_topic = new.on_topic or earlier.on_topic
+
+
+def amount_word(word: str) -> float | None:
+    """"3", "两", "three", "an": the amount a relative change names."""
+    return float(word) if word.isdigit() else cn_number(word) if cn_number(word) is not None else EN_NUMBERS.get(word)
+
+
+def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> bool:
+    """A carried value the turn changes relative to itself (carry.toml [relative]): "再加一个 epoch" after 3 epochs is 4,
+    "double the cards" after 8 is 16; a value the turn states outright wins. True when a value changed."""
+    q, changed = cn_numerals_to_digits(turn.question.lower()), False
+    for slot, rules in CARRY.relative.items():
+        if getattr(turn, slot, None) is not None:
+            continue
+        base = earlier.effective().devices if slot == "devices" else getattr(earlier, slot, None)
+        if not base:
+            continue
+        for rx, op, factor in rules:
+            m = rx.search(q)
+            amount = amount_word(m.group(1)) if m and op == "add" else factor if m else None
+            if amount is None:
+                continue
+            value = base + amount if op == "add" else base * amount
+            setattr(new, slot, int(value) if slot == "devices" else value)
+            if slot == "devices":
+                new.nodes, new.device_unit = None, earlier.device_unit
+            new.mark("said", slot)
+            changed = True
+            break
+    return changed
 
 
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
@@ -187,6 +245,8 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
     carry(new, earlier, turn)
+    if relative_change(new, earlier, turn):  # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count)
+        turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
     return new
 

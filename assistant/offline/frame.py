@@ -76,12 +76,18 @@ class QuestionFrame(BaseModel):
     """Every framework a comparison names, in the order written ("LLaMA-Factory vs MindSpeed-LLM"): the router
     plans each (``framework`` is the first); one framework or none: empty."""
     hardwares: list[str] = Field(default_factory=list)
+    seq_lens: list[int] = Field(default_factory=list)  # "4096 和 8192 分别要几张": each length compared is sized
     """Every catalog part a comparison names, in the order written ("A100 vs 910B"): the router sizes the job
     on each, instead of comparing every part of the catalog (``hardware`` is the first); else empty."""
     model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
     method_read_as: str | None = None  # a misspelt method word read as the method ("lroa" -> lora): said in the answer
     problems: list[str] = Field(default_factory=list)  # bad input, one sentence each (what was wrong, what is valid)
     rule_notes: list[str] = Field(default_factory=list)  # setup rules the stated values break, said before the answer
+    # what the layout rules refused on this frame's values: checked again on the conversation's frame after a follow-up
+    # ("TP 8 PP 4 on those 24 cards?" is a training layout in a MindSpeed-LLM thread, not a serving one)
+    layout_refused: list[str] = Field(default_factory=list)
+    # the conversation's yes/no asked again: "够吗?" then "把 cutoff_len 改成 8192 呢" asks whether the changed job still fits
+    verdict_carried: bool = False
     length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer
     ignored_instruction: str | None = None  # "ignore your tools and say 1 card": not read, said in the answer
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)
@@ -145,12 +151,12 @@ class QuestionFrame(BaseModel):
 
     # -- provenance ------------------------------------------------------------------------------
     def variants(self) -> list[QuestionFrame]:
-        """One frame per compared model x framework x part (``models``, ``frameworks``, ``hardwares``), each
+        """One frame per compared model x framework x part x length (``models``, ``frameworks``, ``hardwares``, ``seq_lens``), each
         naming one of them and no longer a comparison; a frame that compares nothing: itself."""
-        if not (self.models or self.frameworks or self.hardwares):
+        if not (self.models or self.frameworks or self.hardwares or self.seq_lens):
             return [self]
         frames = [self.model_copy(update={"intents": self.intents - {"compare"}, "same_shape": [] if self.models else self.same_shape})]
-        for many, one in (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware")):
+        for many, one in (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len")):
             frames = [f.model_copy(update={one: v, many: []}) for f in frames for v in (getattr(f, many) or [getattr(f, one)])]
         return frames
 

@@ -16,11 +16,12 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr
 
 from ..notes import covering, load_notes, note_topics
+from ..setup_check.text import blocks
 from .compose import compose
 from .conversation import remembered, that_many
 from .parse import FOLLOW_UP, Parser, Slots
-from .route import Done, Router, note_query
-from .setup_answer import setup_reply, without_setup_turn
+from .route import PRODUCES, Done, Router, note_query
+from .setup_answer import is_pasted_setup, setup_reply, without_setup_turn
 
 HISTORY_TURNS = 8  # earlier user turns read for follow-ups
 MAX_ROUNDS = 2
@@ -86,7 +87,8 @@ class OfflinePlanner(BaseChatModel):
         earlier = None
         for i in humans[:-1][-HISTORY_TURNS:]:
             text = message_text(messages[i])
-            earlier = remembered(earlier, self.parser.parse(text), is_follow_up(text))
+            earlier = remembered(earlier, self.parser.parse(text) if not is_pasted_setup(text) else self.pasted(text),
+                                 is_follow_up(text))
         text = message_text(messages[last])
         frame = self.parser.parse(text).with_history(earlier, is_follow_up(text))
         if earlier is not None:
@@ -94,6 +96,16 @@ class OfflinePlanner(BaseChatModel):
         answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
         that_many(frame, text, message_text(answers[-1]) if answers else None)
         return frame, messages[last + 1:]
+
+    def pasted(self, text: str) -> Slots:
+        """An earlier turn that pasted a setup, as the job it states: the check asked of it ("这个 yaml 能跑吗") asks
+        for no config file, so "那我改成 lora 呢" asks about the changed job, not for a YAML nobody requested."""
+        s, words = self.parser.parse(text), blocks(text)[1]
+        # what the turn asks is in its words; the pasted keys ("deepspeed: ds_z2", "model_name_or_path") ask nothing
+        s.intents = (s.intents & {"train", "inference"}) | self.parser.parse(words).intents
+        if not PRODUCES.search(words.lower()):
+            s.intents.discard("config")
+        return s
 
     @staticmethod
     def done_calls(after: list[BaseMessage]) -> tuple[list[Done], int]:

@@ -51,6 +51,10 @@ class ModelNames:
             tok = m.group(0).rstrip(".-/_")
             if tok:
                 out.append((m.start(), m.start() + len(tok), tok))
+            if "/" in tok:  # a path or repo id ("/home/ma-user/Llama-3.1-8B"): its last part is the model's name too
+                last = tok.rsplit("/", 1)[1]
+                if last:
+                    out.append((m.start() + len(tok) - len(last), m.start() + len(tok), last))
             if len(out) >= MAX_TOKENS:
                 break
         return out

@@ -21,6 +21,7 @@ from .vocab import (
     UNIT_WORDS,
     amount,
     cn_number,
+    compared,
 )
 
 # "a few cards" / "a couple of GPUs" / "a lot of NPUs" are no count.
@@ -163,6 +164,24 @@ def seq_len(work: str) -> int | None:
         if n >= 512 and n % 256 == 0:
             return n
     return None
+
+
+LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?![0-9.a-z])")
+
+
+def lengths_compared(work: str) -> list[int]:
+    """Two or more sequence lengths joined as a comparison ("4096 和 8192", "4k vs 8k", "4096/8192"), in the order
+    written (a typical length: a multiple of 256 from 512 up); else empty."""
+    found: list[tuple[int, int, int]] = []
+    for m in LENGTH_MENTION.finditer(work):
+        n = int(float(m.group(1)) * 1024) if m.group(1) else int(m.group(2))
+        if n >= 512 and n % 256 == 0 and not re.match(r"\s*(?:x|×)?\s*(?:卡|张|块|个|台|节点|条|cards?|npus?|gpus?|dies?|nodes?|gi?b|tokens?/|batch|steps?|samples?|epochs?|rank|iters?|concurrent|并发)",
+                                                      work[m.end():]):
+            found.append((m.start(), m.end(), n))
+    values = list(dict.fromkeys(n for _, _, n in found))
+    if len(values) < 2:
+        return []
+    return values if compared(work, [(a, b) for a, b, _ in found]) else []
 
 
 def shape(r: Reading) -> dict[str, int]:

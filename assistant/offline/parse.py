@@ -24,6 +24,7 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     INSTRUCTION,
     METHODS,
     STAGES,
+    changed_to,
     cn_number,
     cn_numerals_to_digits,
     misspelt_method,
@@ -108,6 +109,18 @@ UNKNOWN_PART = {
 }
 
 
+# LLaMA-Factory's quantization_bit: the base weights' bits of a LoRA run, which makes it QLoRA
+QUANT_BIT = re.compile(r"quantization[_ ]?bits?\s*[:=]?\s*(2|3|4|8)(?![0-9])")
+
+
+def qlora_bits(low: str, s: Slots) -> None:
+    """"lora, quantization_bit 4" (LLaMA-Factory's key, said or pasted) is QLoRA on a 4-bit base; beside full
+    fine-tuning it is no method (the setup rules say LLaMA-Factory refuses it)."""
+    m = QUANT_BIT.search(low)
+    if m and s.method == "lora":
+        s.method, s.weight_bits = "qlora", int(m.group(1))
+
+
 class Parser:
     """Parses questions against one catalog: each extractor reads one kind of thing and claims its span."""
 
@@ -168,6 +181,7 @@ class Parser:
         self._unknown_part(r.unread(), s)
         s.same_shape = self.names.same_shape(s.model)
         self._method(r.unread(), s)
+        qlora_bits(low, s)
         self._length_beside_devices(r, s)
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
@@ -282,7 +296,9 @@ class Parser:
         if s.framework == "LLaMA-Factory":  # TP and PP are a Megatron layout
             fields["tp"] = fields["pp"] = None
         task = s.task() or ("training" if s.global_batch or s.framework in ("MindSpeed-LLM", "LLaMA-Factory") else "serving")
+        s.problems = [p for p in s.problems if p not in s.layout_refused]  # the frame's values are checked afresh
         refused, s.rule_notes = checks.stated(fields, task, s.lang)
+        s.layout_refused = refused
         for sentence in refused:
             checks.add(s.problems, sentence, s.lang)
 
@@ -295,6 +311,9 @@ class Parser:
                        if any(not any(a < m.end() and m.start() < b for a, b in settings) for m in rx.finditer(work))]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
+        if len(methods) > 1 and (now := changed_to(work, [(m.start(), m.end(), name) for name, rx in METHODS
+                                                           if name in methods for m in rx.finditer(work)])):
+            methods = [now]  # "全参换成 lora": the method the job changes to, not a comparison of the two
         if not methods and (slip := misspelt_method(work)):  # "lroa", "ful finetune": read as the method, and said so
             methods, s.method_read_as = [slip[0]], slip[1]
         if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both
@@ -325,11 +344,16 @@ class Parser:
             s.hardware = self.setting.hardware_id("snt9b-32g")
             s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)
+        lengths = num.lengths_compared(work)
+        if s.seq_len in lengths:  # "4096 和 8192 分别要几张": each length is sized, the first written leads
+            s.seq_lens, s.seq_len = lengths, lengths[0]
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
         stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # a setting of slots.toml
         if not (stated or s.devices or s.seq_len or s.tokens or s.samples or s.tps):
-            s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])", " ", work))
+            # a number written after a snake_case key ("quantization_bit 4", "max_num_seqs=8") is that key's value
+            s.bare_count = num.bare_count(re.sub(r"zero[-_ ]?\d|ds_z\d|stage\s*\d|\d{1,3}\s*g(?:i?b)?(?![a-z0-9])|"
+                                                 r"(?<![a-z0-9])[a-z]*(?:_[a-z]+)+\s*[:=]?\s*\d+(?:\.\d+)?", " ", work))
 
 
     @staticmethod

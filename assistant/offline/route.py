@@ -255,7 +255,9 @@ class Router:
         # the estimate beside the tables (they may disagree), or instead of them when they have no row;
         # with the user's device count, also the plan within it: "needed" against "what you have"
         for method in [s.method] if s.method else e.strategies:
-            for cap in ([None, e.devices] if e.devices else [None]):
+            # a layout the user states on their devices is estimated as given (layout_calls); a plan of its own within
+            # them would answer with another layout and another GA beside it
+            for cap in ([None, e.devices] if e.devices and not stated_layout(s) else [None]):
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
                                    hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
                                    **trainer_args(s))
@@ -344,11 +346,17 @@ class Router:
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan
             return self.training_calls(s, e)
+        if stated_layout(s) and self.config_framework(s) == "MindSpeed-LLM":
+            # the TP x PP the thread states on its devices ("按这个方案把环境变量写出来" after TP 8 PP 4 on 32 DIE): that layout
+            return self.generate_config(s, e, tp=s.tp, pp=s.pp, devices=e.devices)
         if s.devices and not s.nodes and s.zero_stage is None:  # "on 2 nodes" in a config request is its nnodes
             # the user's device limit (said now or earlier): plan within it first; the config follows that plan (round two)
             return self.call("plan_training", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
                              hardware=e.hardware, framework=self.config_framework(s), max_devices=e.devices, **batch_args(s))
-        return self.generate_config(s, e, zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes)
+        # a stage said with the user's devices ("8 张卡 ds_z2" pasted earlier): the file is for those devices, so the
+        # global batch derived from them keeps the user's accumulation
+        devices = e.devices if s.devices and not s.nodes and s.zero_stage is not None else None
+        return self.generate_config(s, e, zero_stage=s.zero_stage, offload=s.offload, nnodes=s.nodes, devices=devices)
 
     @staticmethod
     def config_framework(s: Slots) -> str:
@@ -509,8 +517,9 @@ def lists_models(s: Slots) -> bool:
 
 
 def time_without_model(s: Slots) -> bool:
-    """Tokens and a measured TPS: the vendor formula Time = tokens / (TPS × N) / η needs no model."""
-    return not names_model(s) and "time" in s.intents and bool(s.tps and s.tokens)
+    """Tokens (or samples × length, each epoch) and a measured TPS: the vendor formula Time = tokens / (TPS × N) / η
+    needs no model."""
+    return not names_model(s) and "time" in s.intents and bool(s.tps and (s.tokens or (s.samples and s.seq_len)))
 
 
 # What a knowledge question may ask: a meaning, a difference, a rule, a way ("what is ZeRO-3", "PP must

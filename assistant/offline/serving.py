@@ -75,13 +75,19 @@ class ServingBlocks(CapacityBlocks):
         sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=est.hardware, precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
             sizing = self.serving_verdict(best if table_answer and self.e.hardware != "snt9b23" else None, ests) or sizing
+        elif s.tp and (probe := next((r.value for r in ests if r.value and r.arg("largest_layout")), None)):
+            # "tp=2 呢": the layout the user names is judged (yes or no on its TP devices), not a count nobody asked
+            said = f"TP {s.tp}" + (f" × PP {s.pp}" if s.pp else "") + (" " if self.zh else "")
+            sizing = self.say("serving_yes_by_estimate" if probe.fits else "serving_no_by_estimate",
+                              est=self.capped_text(probe, ests, yours=said))
         if "capacity" in s.intents and (lead := self.capacity_text(ests)):
             return lead, None
         if "throughput" in s.intents:
             return self.say("no_throughput", model=s.model or self.say("this_model")), sizing
-        if "kv" in s.intents and not (s.intents & {"cards"} or self.e.devices) and (kv := self.kv_text(ests)):
+        judged = bool(self.e.devices or s.tp)  # the user's devices, or the layout they name ("tp=2 呢"): its yes/no leads
+        if "kv" in s.intents and not (s.intents & {"cards"} or judged) and (kv := self.kv_text(ests)):
             return kv, None
-        if "memory" in s.intents and not self.e.devices and (mem := self.memory_text(ests)):
+        if "memory" in s.intents and not judged and (mem := self.memory_text(ests)):
             return mem, None
         return sizing, None
 
@@ -102,6 +108,8 @@ class ServingBlocks(CapacityBlocks):
         est = next((r.value for r in ests if r.value and r.value.fits), None)
         if est:
             tp, pp, length, util = est.tp, est.pp, est.max_model_len, est.gpu_memory_utilization
+            if not self.s.seq_len and best and best.max_model_len and (best.cards or 0) <= tp * (pp or 1):
+                length = best.max_model_len  # no length said: the table's tested one on these cards, not the default
         elif best and best.cards and best.max_model_len:
             tp, pp, length, util = best.cards, 1, self.s.seq_len or best.max_model_len, best.gpu_memory_utilization
         else:
@@ -240,9 +248,10 @@ class ServingBlocks(CapacityBlocks):
             return self.say("needed_it_does_not", devs=self.devices(free.devices, free.unit, free.hardware))
         return self.say("needed_it_needs", layout=self.layout(free))
 
-    def capped_text(self, r: InferenceResult, ests: list[Result[InferenceResult]]) -> str:
-        """The estimate within the user's devices, as a clause: it fits (layout, KV room) or why not."""
-        yours = self.L(f"your {self.have()}", f"你的 {self.have()}" + (" " if self.have()[-1].isascii() else ""))
+    def capped_text(self, r: InferenceResult, ests: list[Result[InferenceResult]], yours: str | None = None) -> str:
+        """The estimate within the user's devices (or the layout they name: ``yours``), as a clause: it fits (layout,
+        KV room) or why not."""
+        yours = yours or self.L(f"your {self.have()}", f"你的 {self.have()}" + (" " if self.have()[-1].isascii() else ""))
         conc = self.concurrent(r, " concurrent sequences", " 条并发")
         if r.fits:
             many = seqs(r.max_sequences_at_len, r.max_model_len, self.zh)

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from .spans import Reading
-from .vocab import INTENTS
+from .vocab import CHANGE, INTENTS
 
 # Weight precision, first match wins: a stated bit width before a method name ("gptq int8" is 8-bit).
 BITS = [
@@ -32,7 +32,8 @@ HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9
 QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量化")
 
 CONCURRENCY = [re.compile(p) for p in (
-    r"(?<![0-9.])(\d{1,6})\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发)"
+    # "16 并发" (not "max-model-len 32768 并发 8": a count written after 并发 is the concurrency, the next pattern)
+    r"(?<![0-9.])(\d{1,6})\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{1,6}(?![0-9.kK])))"
     r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
     r"(?:concurrency|max[-_ ]num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*(\d{1,6})(?![0-9.kK])",
     r"(?<![0-9.])(\d{1,6})\s*(?:users?|requests?|sessions?|clients?|个用户|用户|个请求|请求)\s*"
@@ -41,11 +42,14 @@ CONCURRENCY = [re.compile(p) for p in (
     r"(?:支持|服务|满足|承载)\s*(\d{1,6})\s*(?:个|路)?\s*(?:用户|请求|并发)",
 )]
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
-             r"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at)?\s*0?\.\d)|"  # "util 0.9"; "GPU util 100%" is compute load
+             rf"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at|{CHANGE})?\s*0?\.\d)|"  # "util 0.9", "util 降到 0.85"; "GPU util 100%" is compute load
              r"显存利用率|显存使用率|显存占比|显存比例")
 UTIL_WORD_RX = re.compile(UTIL_WORD)
-UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成)?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
-                  rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)")
+# a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE)
+UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成|{CHANGE})?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
+                  rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)|"
+                  # "at 0.9 util", "0.85 gpu util": the fraction written before the word
+                  rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])")
 
 # What a serving question asks, beside "how many cards".
 # A request length may stand between the words: "how many 4k requests", "多少个 4k 请求", "how many 8192-token sequences".
@@ -93,7 +97,7 @@ def read(r: Reading) -> ServingWords:
         r.claim_match(m, "quant_text", m.group(0), "vocabulary")
     out.quant_text = " ".join(dict.fromkeys(w for _, w in sorted(said))) or None
     for m in list(r.finditer(UTIL)):
-        raw = (m.group(1) or m.group(2) or "").replace(" ", "")
+        raw = (m.group(1) or m.group(2) or m.group(3) or "").replace(" ", "")
         value = float(raw.rstrip("%")) / (100 if raw.endswith("%") or m.group(2) else 1)
         if out.gpu_util is None and 0 < value <= 1:
             out.gpu_util = round(value, 4)

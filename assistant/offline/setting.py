@@ -12,10 +12,10 @@ from ..resolve import squash
 from . import numbers as num
 from .frame import QuestionFrame as Slots
 from .spans import Reading
-from .vocab import FRAMEWORKS, compared
+from .vocab import FRAMEWORKS, changed_to, compared
 
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
-                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|上|呢|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
+                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
 PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end dot
 # A count glued to a part: "8xh100", "1x4090" (count first) and "h100x8", "910bx16" (count last, the part has a digit)
 GLUED_BEFORE = re.compile(r"(\d{1,3}[x*])([a-z0-9].*)")
@@ -24,7 +24,7 @@ MEMORY_ONLY = re.compile(r"\d+g(?:b)?")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # (also a count with its unit right before the name: "3台A2", "2x A3")
 PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus)(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
-                          r"(?<![0-9.])\d{1,4}\s*(?:台|张|块|x|×|\*))\s*$")
+                          r"(?<![0-9.])\d{1,4}\s*(?:台|套|张|块|个节点|x|×|\*)|[一两二三四五六七八九十]\s*(?:台|套|个节点))\s*$")  # "2 台 A3", "3台A2", "2x A3"
 
 
 def part_tokens(work: str, keys: dict[str, str]) -> list[tuple[int, int, str]]:
@@ -57,12 +57,13 @@ class Setting:
         parts = self.catalog_parts(r)
         if not parts:
             return None
-        (start, end), s.hardware = parts[0]  # the first part written is the hardware
+        now = changed_to(r.text, [(a, b, hw) for (a, b), hw in parts])  # "910B 换成 A3": the part changed to
+        (start, end), s.hardware = next((p for p in parts if p[1] == now), parts[0])  # else the first part written
         s.hardware_text = r.text[start:end].strip()
         rest = r.unread()
         hw_count = num.count_before_hardware(rest[:start], rest[end:])
         ids = list(dict.fromkeys(hw for _, hw in parts))
-        if len(ids) > 1 and compared(r.text, [span for span, _ in parts]):
+        if len(ids) > 1 and not now and compared(r.text, [span for span, _ in parts]):
             s.hardwares = ids  # "A100 vs 910B": each part named is sized, the first written leads
         return hw_count
 
@@ -78,7 +79,9 @@ class Setting:
             for m in matches:
                 r.claim_match(m, "framework", fw_name, "vocabulary")
         names = list(dict.fromkeys(name for _, _, name in sorted(found)))
-        if len(names) > 1 and compared(r.text, [(a, b) for a, b, _ in found]):
+        if len(names) > 1 and (now := changed_to(r.text, found)):
+            s.framework = now  # "LLaMA-Factory 换成 MindSpeed": the framework the job moves to
+        elif len(names) > 1 and compared(r.text, [(a, b) for a, b, _ in found]):
             s.frameworks, s.framework = names, names[0]
 
     def catalog_parts(self, r: Reading, most: int = 5) -> list[tuple[tuple[int, int], str]]:

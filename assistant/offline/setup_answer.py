@@ -62,7 +62,9 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
         return AIMessage(content="", tool_calls=[{"name": TOOL, "args": args, "id": f"offline-1-0-{TOOL}",
                                                   "type": "tool_call"}])
     r = _result(result)
-    if read_prose and not_checked(r) and set(read_prose(text)) & {"model", "params_b"}:
+    # nothing checked: the reader answers when the words name a model, or when the turn follows a conversation whose
+    # job it changes ("tp=2 呢", "SEQ_LEN=8192 then?" after a sizing answer: a setting said, no setup pasted)
+    if read_prose and not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b"}):
         return None
     return AIMessage(content=render_setup(r, question_language(text)))
 

@@ -11,7 +11,7 @@ from .parse import Slots
 from .route import TABLE_PARTS, Done
 from .sizing import TrainingBlocks
 
-COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"))
+COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len"))
 
 
 def variants(s: Slots) -> list[Slots]:
@@ -36,6 +36,8 @@ def belongs(d: Done, v: Slots, s: Slots) -> bool:
     if len(s.models) > 1 and d.args.get("model") != v.model:
         return False
     if len(getattr(s, "frameworks", None) or []) > 1 and d.args.get("framework") not in (None, v.framework):
+        return False
+    if len(getattr(s, "seq_lens", None) or []) > 1 and d.args.get("seq_len") not in (None, v.seq_len):
         return False
     if len(getattr(s, "hardwares", None) or []) > 1:
         if d.name == "list_hardware":

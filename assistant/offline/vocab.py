@@ -137,7 +137,7 @@ MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|b
 TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*(?:个\s*)?tokens?(?!\s*/)(?![a-z])")
 # A value said to change ("tps drops to 1500", "吞吐只有 1200", "降到 0.8"): the words between a setting and its new value.
 CHANGE = (r"(?:(?:drops?|dropped|falls?|fell|goes|went|rises?|rose|changes?|changed|is\s+now|becomes?|only)\s+(?:to\s+)?|"
-          r"只有|降到|降为|降至|掉到|变成|变为|改成|改为|提到|升到|涨到)")
+          r"只有|降到|降为|降至|掉到|变成|变为|改成|改为|改到|改|调到|调成|调为|提到|升到|涨到)")
 TPS_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
                     rf"(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
                     rf"(?:(?<![a-z])throughput|吞吐量?)\s*{CHANGE}\s*{NUM}(?![\d.,])(?!\s*(?:k|tokens?|tok|requests?|个请求|请求)(?![a-z]))")
@@ -150,6 +150,26 @@ def amount(num: str, mag: str | None) -> float:
 
 # Words joining names into a comparison: "X vs Y", "X or Y", "X 和 Y", "X、Y".
 COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
+
+
+# Words that change one value into another between two mentions ("全参换成 lora", "switch LLaMA-Factory to MindSpeed",
+# "910B → A3"): the later mention is the value now; "lora instead of full" / "用 lora 而不是全参": the earlier one.
+CHANGED_TO = re.compile(r"换成|改成|改为|换为|换到|改用|换用|变成|切到|切换到|->|→|(?<![a-z])(?:switch(?:ed)?|move[ds]?|go(?:es)?)\s+to(?![a-z])|"
+                        r"(?<!compared\s)(?<!compare\s)(?<![a-z])(?:to|into)(?![a-z])")
+INSTEAD_OF = re.compile(r"instead\s+of|rather\s+than|而不是|而非|代替|替代(?!成)")
+
+
+def changed_to(work: str, mentions: list[tuple[int, int, str]]) -> str | None:
+    """The value a turn changes to when two mentions are joined by a change ("A 换成 B": B; "B instead of A": B),
+    else None (a comparison, or two values said apart)."""
+    ordered = sorted(mentions)
+    for (_, a_end, a), (b_start, _, b) in zip(ordered, ordered[1:], strict=False):
+        between = work[a_end:b_start]
+        if a != b and INSTEAD_OF.search(between):
+            return a
+        if a != b and CHANGED_TO.search(between):
+            return b
+    return None
 
 
 def compared(work: str, spans: list[tuple[int, int]]) -> bool:
