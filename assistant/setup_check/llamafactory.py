@@ -96,6 +96,10 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
             take(key, "grad_accum", _int(value))
         elif key == "loraplus_lr_ratio" and value is not None:
             take(key, "loraplus", value)
+        elif key in ("use_galore", "use_apollo") and _bool(value) is not None:
+            used.add(key)
+            if _bool(value):  # GaLore / APOLLO project the optimizer states: rules.py checks where LLaMA-Factory allows them
+                take(key, "galore", key)
         elif key == "lora_rank":
             take(key, "lora_rank", _int(value))
         elif key == "lora_target" and isinstance(value, str):
