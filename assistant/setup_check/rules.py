@@ -438,9 +438,13 @@ def _tp_devices(f: dict[str, Any]) -> Broken | None:
     tp, pp, devices = int(f["tp"] or 1), int(f.get("pp") or 1), int(f["devices"])
     if tp * pp <= devices:
         return None
-    fits = devices // pp if devices >= pp else None
+    heads = int(f.get("heads") or 0)  # a TP that fits must also divide the heads (the rule before)
+    room = devices // pp if devices >= pp else 0  # sizes that split the devices evenly (replicas on the rest)
+    sizes = [t for t in range(room, 0, -1) if room % t == 0 and (not heads or heads % t == 0)][:2]
+    fits = sizes[0] if sizes else None
     return Broken(tp, f"TP x PP <= {devices}", corrected=f"--tensor-parallel-size {fits}" if fits else "",
-                  figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True},
+                  figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True,
+                           "fit_options": " / ".join(map(str, sizes)) or "-"},
                   fix={"tp": fits} if fits else None)  # the estimate runs on the devices the user has
 
 
