@@ -461,8 +461,9 @@ def finding_text(f: dict[str, Any], lang: str) -> str:
     variant = f"_{fig['variant']}" if fig.get("variant") else ""  # one rule, several cases: one phrase per case
     text = W[f"finding_{f['code']}{variant}"][lang].format(key=f["key"], value=f["value"], valid=f["valid"],
                                                            **{**_worded(fig, lang), **fig})
-    if f.get("source"):
-        text += " " + W["finding_source"][lang].format(source=f["source"])
+    source = (f.get("source_zh") if lang == "zh" else None) or f.get("source")
+    if source:
+        text += " " + W["finding_source"][lang].format(source=source)
     return text
 
 

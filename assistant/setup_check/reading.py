@@ -61,6 +61,7 @@ class Finding(BaseModel):
     figures: dict[str, Any] = Field(default_factory=dict, description="The numbers the check used (for the answer).")
     applied: bool = Field(False, description="The estimate used the corrected value.")
     source: str = Field("", description="Where the rule is written: the framework's own check or the vendor page.")
+    source_zh: str = Field("", description="The same source worded for a Chinese answer.")
     fix: dict[str, Any] = Field(default_factory=dict, description="The settings the estimate ran on instead (applied).")
 
 

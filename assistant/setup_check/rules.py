@@ -50,6 +50,44 @@ SOURCES = {
     "preprocess_tokenizer": "ModelArts 训练的数据集预处理说明 (modelarts_llm_train_91113: --tokenizer-type normally "
     "PretrainedFromHF); Megatron's build_tokenizer (GPT2BPETokenizer asserts --vocab-file and --merge-file)",
 }
+# The same sources worded for a Chinese answer (file paths and the frameworks' own messages kept as written).
+SOURCES_ZH = {
+    "deepspeed_batch": "DeepSpeed 的配置检查（deepspeed/runtime/config.py：micro batch、梯度累积、train batch 均须大于 0，"
+    "train_batch_size = micro × GA × DP）",
+    "deepspeed_zero": "DeepSpeed 的 ZeRO 配置（deepspeed/runtime/zero/config.py：stage 0-3）",
+    "megatron_world": "Megatron 的参数检查（arguments.py：总卡数须能被 TP × PP × CP 整除）；ModelArts 显存溢出错误 "
+    "(modelarts_llm_train_c_5910041)",
+    "megatron_batch": "Megatron 的 micro batch 计算（\"global batch size is not divisible by micro batch size times data "
+    "parallel size\"）；ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041)",
+    "lf_parser": "LLaMA-Factory 的参数解析（hparams/parser.py）",
+    "lf_arguments": "LLaMA-Factory 的参数定义（hparams/finetuning_args.py、extras/constants.py）",
+    "lf_quant": "LLaMA-Factory 的量化检查（model/model_utils/quantization.py）",
+    "lf_modelarts": "ModelArts LLaMA-Factory 指南《修改训练yaml文件配置》(modelarts_llm_train_590620)",
+    "lf_qlora_npu": "笔记 lora_qlora.md 的提示：bitsandbytes 基于 CUDA 内核，厂商未验证",
+    "lf_recipe": "ModelArts《模型NPU卡数、梯度累积值取值表》LLaMA-Factory (seeds/000)",
+    "vllm": "vLLM 的引擎参数检查",
+    "benchmark": "ModelArts《语言模型推理性能测试》(modelarts_llm_infer_5905029，更新于 2025-08-06)",
+    "precision": "DeepSpeed 的配置检查（\"bfloat16 and fp16 modes cannot be simultaneously enabled\"）；transformers 的 "
+    "TrainingArguments（\"At most one of fp16 and bf16 can be True\"）",
+    "megatron_heads": "Megatron 和 vLLM 的参数检查（注意力头数须能被张量并行数整除）",
+    "min_cards_die": "ModelArts《模型最小卡数配置》2025-06-24（seeds/004：Snt9B23 单机 8 卡 = 16 DIE，2 DIE 为最小单位）",
+    "train_time": "ModelArts《训练时间估算》(modelarts_llm_train_590604：卡数大于 8 时取 8 的倍数，且不小于最小卡数)",
+    "lf_galore_deepspeed": "LLaMA-Factory 的参数解析（hparams/parser.py：\"GaLore and APOLLO are incompatible with "
+    "DeepSpeed yet.\"）",
+    "lf_galore_lora": "LLaMA-Factory 的参数检查（hparams/finetuning_args.py：\"Cannot use LoRA with GaLore, APOLLO or "
+    "BAdam together.\"）",
+    "lf_quant_type": "LLaMA-Factory 的参数解析（hparams/parser.py _verify_model_args：\"Quantization is only compatible "
+    "with the LoRA or OFT method.\"）",
+    "peft_rank": "PEFT 的 LoRA 层（peft/tuners/lora/layer.py update_layer：\"`r` should be a positive integer value\"）",
+    "ds_offload_param": "DeepSpeed 的 ZeRO 配置（deepspeed/runtime/zero/config.py：offload_param \"Valid only with stage "
+    "3\"；runtime/engine.py 只把它交给 ZeRO-3 优化器）",
+    "megatron_layers": "Megatron 的模型构建（megatron/legacy/model/transformer.py ParallelTransformer：\"num_layers must "
+    "be divisible by pipeline_model_parallel_size\"）；层数取自模型目录（knowledge/catalog/models.csv，HF config.json）",
+    "preprocess": "ModelArts《训练的数据集预处理说明》(modelarts_llm_train_91113，更新于 2025-07-29；modelarts_llm_train_908106，"
+    "更新于 2024-11-12：--input 格式、--tokenizer-type、--handler-name)",
+    "preprocess_tokenizer": "ModelArts《训练的数据集预处理说明》(modelarts_llm_train_91113：--tokenizer-type 通常为 "
+    "PretrainedFromHF)；Megatron 的 build_tokenizer（GPT2BPETokenizer 要求 --vocab-file 和 --merge-file）",
+}
 ZERO_STAGES = (0, 1, 2, 3)
 PREFERENCE_STAGES = ("dpo", "rm", "ppo")  # the guide: "DPO, RM and PPO only for the llama3 series"
 PREFERENCE_SERIES = "llama3"  # llama3, llama3.1, llama3.2, llama3.3 (catalog ids)
@@ -602,6 +640,7 @@ def check(fields: dict[str, Any], task: str | None = None, codes: set[str] | Non
                 figures=broken.figures,
                 applied=bool(broken.fix),
                 source=SOURCES[rule.source],
+                source_zh=SOURCES_ZH[rule.source],
                 fix=broken.fix or {},
             )
         )

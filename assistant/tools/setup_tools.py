@@ -411,7 +411,19 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
         framework = "vLLM" if kind == "serving" else result.get("framework") or reading.settings.get("framework")
         result["oom"].remedies = oom_remedies(result["oom"], framework, reading.settings)
     result["findings"] = reading.findings
+    _as_run(result["read"], reading)
     return CheckSetupResult(**result)
+
+
+def _as_run(read: list[ReadSetting], r: Reading) -> None:
+    """A setting the framework ignores or drops as written (offload_param below ZeRO-3): the read list shows the value it
+    runs with, so the answer does not say 'offload True' beside 'nothing is offloaded'."""
+    for f in r.findings:
+        if not f.figures.get("as_run"):
+            continue
+        for x in read:
+            if x.name in f.fix and f.fix[x.name] is not None and x.value != f.fix[x.name]:
+                x.value, x.source = f.fix[x.name], f"{x.source}; as run: {f.key} ignored"
 
 
 
