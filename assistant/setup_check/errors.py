@@ -55,7 +55,9 @@ def json_problem(e: json.JSONDecodeError) -> tuple[str, int, int]:
     else:
         code = "other"
     line = doc.count("\n", 0, pos) + 1
-    return code, line, pos - (doc.rfind("\n", 0, pos) + 1) + 1
+    start = doc.rfind("\n", 0, pos) + 1
+    indent = len(doc[start:]) - len(doc[start:].lstrip(" \t"))
+    return code, line, pos - start - indent + 1  # counted in the line as shown (stripped): indentation varies in a chat
 
 
 def json_error(e: json.JSONDecodeError, what: str, text: str) -> SizingError:

@@ -190,7 +190,7 @@ def test_a_pretraining_line_is_read_as_pretraining():
 
 # ---------------------------------------------------------------- malformed JSON
 @pytest.mark.parametrize(("text", "problem", "line", "column"), [
-    ('{\n  "zero_optimization": {\n    "stage": 2,\n  }\n}', "trailing_comma", 3, 15),
+    ('{\n  "zero_optimization": {\n    "stage": 2,\n  }\n}', "trailing_comma", 3, 11),  # the column in the line as shown
     ('这个 json 有啥问题 {"zero_optimization": {"stage": 3,, "offload_optimizer": {"device": "cpu"}', "double_comma", 1, 35),
     ("{'zero_optimization': {'stage': 3}}", "single_quotes", 1, 2),
     ('{"zero_optimization": {"stage": 3}', "unclosed", 1, 35),  # 34 characters: it stops just after the last
