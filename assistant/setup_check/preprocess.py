@@ -36,8 +36,8 @@ def read(text: str, out: Reading) -> None:
             if value:
                 out.put(_FLAGS[name], value, f"--{name} {value}")
     if "preprocess_command" in out.kinds:
-        words = re.sub(r"--handler-name[ =]\S+|\S*Handler\b", " ", text)  # the handler's own name says nothing
-        purpose = "sft" if _SFT.search(words) else "pt" if _PT.search(words) else None
+        said = re.sub(r"--handler-name[ =]\S+|\S*Handler\b", " ", text)  # the handler's own name says nothing
+        purpose = "sft" if _SFT.search(said) else "pt" if _PT.search(said) else None
         if purpose:
-            m = _SFT.search(words) if purpose == "sft" else _PT.search(words)
+            m = _SFT.search(said) if purpose == "sft" else _PT.search(said)
             out.put("data_purpose", purpose, f"question: {m.group(0).strip('_')}" if m else "question")
