@@ -10,6 +10,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from ..setup_check.rules import BENCHMARK_URL_BACKEND
 from ..setup_check.text import blocks
 from .parse import language
 from .wording import W, assumption_zh
@@ -325,11 +326,10 @@ def _checked_command(r: dict[str, Any], lang: str) -> str:
     en = lang == "en"
     items = []
     if got.get("benchmark_backend"):
-        url = str(got.get("benchmark_url") or "")
+        url = str(got.get("benchmark_url") or "").rstrip("/")
+        ending = next((e for e in BENCHMARK_URL_BACKEND if url.endswith(e)), None)
         items.append(f"`--backend {got['benchmark_backend']}`" + (
-            (f" matches the URL ending `{url.rsplit('/', 2)[-2] if url.endswith('completions') else ''}/{url.rsplit('/', 1)[-1]}`"
-             if en else f" 与 URL 结尾 `{url.rsplit('/', 2)[-2] if url.endswith('completions') else ''}/{url.rsplit('/', 1)[-1]}` 匹配")
-            if url else ""))
+            (f" matches the URL ending `{ending}`" if en else f" 与 URL 结尾 `{ending}` 匹配") if ending else ""))
     if got.get("prompt_tokens") and got.get("output_tokens"):
         n = len(got["prompt_tokens"])
         items.append(f"{n} prompt length(s) paired with {n} output length(s)" if en else f"{n} 个输入长度与 {n} 个输出长度一一配对")

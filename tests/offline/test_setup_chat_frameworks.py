@@ -68,7 +68,7 @@ def test_a_matching_benchmark_command_is_said_to_be_fine(assistant):
                       "https://x/v1/infers/abc/v1/completions --app-code X --tokenizer /data/qwen2.5-7b --parallel-num 1 4 "
                       "--prompt-tokens 2048 --output-tokens 256")
     assert a.answer.startswith("**No problem found in the benchmark command**: `--backend openai` matches the URL ending "
-                               "`v1/completions`, 1 prompt length(s) paired with 1 output length(s), concurrency 1 4.")
+                               "`/v1/completions`, 1 prompt length(s) paired with 1 output length(s), concurrency 1 4.")
 
 
 def test_megatron_layers_assertion_is_explained_with_layouts(assistant):
