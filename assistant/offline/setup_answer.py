@@ -10,6 +10,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from ..setup_check.errors import JSON_PROBLEMS
 from ..setup_check.rules import BENCHMARK_URL_BACKEND
 from ..setup_check.text import blocks
 from .parse import language
@@ -276,8 +277,8 @@ def _p(key: str, lang: str, **kw: Any) -> str:
 def render_setup(r: dict[str, Any], lang: str) -> str:
     if "error" in r:
         e = r["error"]
-        if e.get("code") == "invalid_json" and isinstance(e.get("valid"), dict) and lang == "zh":
-            return _json_error_zh(e["valid"])
+        if e.get("code") == "invalid_json" and isinstance(e.get("valid"), dict) and "problem" in e["valid"]:
+            return _json_error(e["valid"], lang)
         zh = ERROR_ZH.get(e.get("code", "")) if lang == "zh" else None
         return _p("error", lang, message=zh.format(message=e.get("message", "")) if zh else e.get("message", ""))
     findings = [_finding(f, lang) for f in r.get("findings") or []]
@@ -312,12 +313,19 @@ JSON_PROBLEM_ZH = {"trailing_comma": "右括号前多了一个逗号（JSON 不�
                    "comment": "有注释：JSON 不支持注释", "other": "无法解析"}
 
 
-def _json_error_zh(v: dict[str, Any]) -> str:
-    unclosed = v.get("unclosed") or 0
-    return W["setup_invalid_json"]["zh"].format(
-        line=v.get("line"), column=v.get("column"), problem=JSON_PROBLEM_ZH.get(v.get("problem", ""), "无法解析"),
-        unclosed=f"；另有 {unclosed} 个括号没有闭合" if unclosed and v.get("problem") != "unclosed" else "",
-        fix="改正后（键用双引号、去掉多余的逗号、补齐括号）再贴一次即可检查。")
+def _json_error(v: dict[str, Any], lang: str) -> str:
+    """Malformed JSON: where the parser stopped and what is wrong there, in the question's language."""
+    n = v.get("unclosed") or 0
+    more = bool(n) and v.get("problem") != "unclosed"
+    if lang == "zh":
+        problem = JSON_PROBLEM_ZH.get(v.get("problem", ""), "无法解析")
+        unclosed, fix = (f"；另有 {n} 个括号没有闭合" if more else ""), "改正后（键用双引号、去掉多余的逗号、补齐括号）再贴一次即可检查。"
+    else:
+        problem = JSON_PROBLEMS.get(v.get("problem", "")) or v.get("parser", "")
+        unclosed = f"; {n} bracket(s) are never closed" if more else ""
+        fix = "Fix it (double-quoted keys, no trailing commas, every bracket closed) and paste it again to check it."
+    return W["setup_invalid_json"][lang].format(line=v.get("line"), column=v.get("column"), snippet=v.get("snippet", ""),
+                                                problem=problem, unclosed=unclosed, fix=fix)
 
 
 def _checked_command(r: dict[str, Any], lang: str) -> str:

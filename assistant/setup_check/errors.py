@@ -69,7 +69,13 @@ def json_error(e: json.JSONDecodeError, what: str, text: str) -> SizingError:
     return SizingError("invalid_json", f"The {what} is not valid JSON{_where(text, line - 1, column)}: {problem}.",
                        field="text",
                        valid={"format": "a JSON object, double-quoted keys, no trailing commas or comments",
-                              "line": line, "column": column, "problem": code, "unclosed": opened, "parser": e.msg})
+                              "line": line, "column": column, "problem": code, "unclosed": opened, "parser": e.msg,
+                              "snippet": _line(text, line - 1)})
+
+
+def _line(text: str, index: int) -> str:
+    lines = text.splitlines()
+    return lines[index].strip()[:80] if 0 <= index < len(lines) else ""
 
 
 def _where(text: str, index: int, column: int | None = None) -> str:

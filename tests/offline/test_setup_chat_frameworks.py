@@ -94,14 +94,16 @@ def test_preprocessing_line_in_chinese(assistant):
 def test_malformed_json_names_the_syntax_error_in_chinese(assistant):
     a = assistant.ask('这个 json 有啥问题 {"zero_optimization": {"stage": 3,, "offload_optimizer": {"device": "cpu"}, '
                       '"train_micro_batch_size_per_gpu": 1')
-    assert a.answer.startswith("无法检查这个配置：JSON 格式有误，第 1 行第 35 列：连续两个逗号（中间缺了一个值）；另有 2 个括号没有闭合。")
+    assert a.answer.startswith("无法检查这个配置：JSON 格式有误，第 1 行第 35 列（{\"zero_optimization\": {\"stage\": 3,, "
+                               "\"offload_optimizer\"")
+    assert "：连续两个逗号（中间缺了一个值）；另有 2 个括号没有闭合。" in a.answer
 
 
 def test_malformed_json_in_english(assistant):
     a = assistant.ask('what is wrong with my deepspeed config?\n```json\n{\n  "train_micro_batch_size_per_gpu": 1,\n'
                       '  "zero_optimization": {\n    "stage": 2,\n  }\n}\n```')
-    assert a.answer == ("I could not check this setup: The DeepSpeed JSON is not valid JSON at line 4, column 11 "
-                        "('\"stage\": 2,'): a comma right before a closing bracket (JSON allows no trailing comma).")
+    assert a.answer.startswith("I could not check this setup: the pasted JSON is not valid at line 4, column 11 "
+                               "(\"stage\": 2,): a comma right before a closing bracket (JSON allows no trailing comma). Fix it")
 
 
 def test_valid_mixed_language_config_is_not_flagged_and_answered_in_chinese(assistant):
