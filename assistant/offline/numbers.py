@@ -99,13 +99,16 @@ def nodes(work: str) -> int | None:
     m = re.search(rf"(?<![a-z])({EN_COUNT})\s+(?:[\w.\-]+\s+)?(?:nodes?|servers?|machines?|hosts?)(?![a-z])", work)
     if m:
         return EN_NUMBERS[re.sub(r"\s+", " ", m.group(1))]
-    if re.search(r"单机|(?:on|with|using|have|got)\s+an?\s+(?:[\w.\-]+\s+){0,2}(?:node|server|machine)(?![a-z])", work):
+    # "单机", "on a node", "on a single 8-card snt9b node"
+    if re.search(r"单机|(?:on|with|using|have|got)\s+(?:an?|one)\s+(?:single\s+)?(?:[\w.\-]+\s+){0,2}(?:node|server|machine)(?![a-z])",
+                 work):
         return 1
     return None
 
 
 def devices(work: str) -> int | None:
-    m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*)?\s*{UNIT_WORDS}(?![a-z数])", work)  # "4096 卡数是多少" is no count
+    # "8 cards", "8x NPU", "an 8-card node"; "4096 卡数是多少" is no count
+    m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*|-)?\s*{UNIT_WORDS}(?![a-z数])", work)
     if m:
         return int(m.group(1))
     m = re.search(rf"([一二两三四五六七八九十单双]+)\s*{UNIT_WORDS}(?!数)", work)

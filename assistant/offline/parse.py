@@ -30,6 +30,8 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     misspelt_method,
 )
 
+MOST_PER_NODE = 16  # the most accelerators one server holds (8 on Snt9B / DGX, 16 on HGX-2-class GPU servers)
+
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
@@ -134,6 +136,7 @@ class Parser:
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
         self.family_stems = {letters_before_digits(m["id"]) for m in models} - {""}  # "qwen", "llama", ...
         self.heads = {m["id"]: int(m["heads"]) for m in models if str(m.get("heads") or "").isdigit()}  # a TP must divide them
+        self.layers = {m["id"]: int(m["layers"]) for m in models if str(m.get("layers") or "").isdigit()}  # a PP must divide them
         self.experts = {m["id"]: int(m["experts"]) for m in models if str(m.get("experts") or "").isdigit()}  # what an EP splits
         self.catalog = {m["id"] for m in models}
 
@@ -185,7 +188,7 @@ class Parser:
         self._length_beside_devices(r, s)
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
-        self._counts(work, s, hw_count)
+        self._counts(work, s, hw_count, r)
         part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
         if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
             said_size = int(s.settings.get("node_cards") or 0)  # "how many 8-card nodes?": the user's nodes, in cards
@@ -254,7 +257,8 @@ class Parser:
     def check_layout(self, s: Slots) -> None:
         """The layout checks (``layout``) on a frame: one turn's, or the conversation's after a follow-up ("and with
         PP=4?" on the devices said before)."""
-        self.layout(s, self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""))
+        self.layout(s, self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""),
+                    self.layers.get(s.model or ""))
         self.expert_layout(s, self.experts.get(s.model, 0) if s.model in self.catalog else None)
 
     @staticmethod
@@ -277,7 +281,7 @@ class Parser:
         checks.add(s.problems, invalid[s.lang].format(text=text.strip()), s.lang)
 
     @staticmethod
-    def layout(s: Slots, part: dict | None, heads: int | None = None) -> None:
+    def layout(s: Slots, part: dict | None, heads: int | None = None, layers: int | None = None) -> None:
         """The setup rules (setup_check/rules.py) on the values the question states: whole cards of a part counted in
         DIE, a TP that divides the model's attention heads, a TP × PP (× CP) that divides the devices (training) or fits
         in them (serving), the global batch over MBS × DP, the vendor's limits (DPO/RM/PPO, cards above 8). What the
@@ -286,6 +290,7 @@ class Parser:
         devices = s.effective().devices
         fields = {"tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"), "devices": devices, "die": die,
                   "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
+                  "layers": layers if s.model else None,
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
                   "accelerator_kind": (part or {}).get("kind") or ("npu" if s.hardware in TABLE_PARTS else None),
                   "part_name": TABLE_PARTS.get(s.hardware or "") or str((part or {}).get("name") or s.hardware or "")}
@@ -327,15 +332,23 @@ class Parser:
             s.method = "full"  # pre-training trains every weight unless LoRA is named ("LoRA continued pretraining")
             s.mark("default", "method")
 
-    def _counts(self, work: str, s: Slots, hw_count: int | None) -> None:
+    def _counts(self, work: str, s: Slots, hw_count: int | None, r: Reading) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.offload = num.offload(work)
         s.memory_gb = num.memory_gb(work)
         s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
         per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
         s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)
-        if s.nodes and s.devices and s.nodes > 1 and num.PER_NODE.search(work):
-            s.devices *= s.nodes  # "4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡，两台": the total
+        node_cards = s.settings.get("node_cards")  # "on a single 8-card node", "2 个 8 卡节点": the nodes' cards
+        said = next((sp for sp in r.spans if sp.slot == "node_cards"), None)
+        if node_cards and not s.nodes and said and re.search(r"(?:\ba\s+single|\bone|\bon\s+an?|单个?|一个)\s*$",
+                                                              r.text[:said.start]):
+            s.nodes = 1  # "on a single 8-card node": one node of them, not "how many 8-card nodes"
+        if not s.devices and s.nodes and node_cards:
+            s.devices = s.nodes * int(node_cards)
+        if s.nodes and s.devices and s.nodes > 1 and s.devices <= MOST_PER_NODE and num.PER_NODE.search(work):
+            # "4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡，两台": the total ("5 台 40 卡": no server holds 40)
+            s.devices *= s.nodes
         if s.devices:
             # "8个DIE", "3 张 Snt9B23 DIE" (the part's name between them is claimed, so blank here)
             s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个|张)?\s*(?:dies?|npus?)(?![a-z])", work) else "card"

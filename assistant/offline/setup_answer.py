@@ -10,6 +10,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from ..setup_check.errors import JSON_PROBLEMS
+from ..setup_check.rules import BENCHMARK_URL_BACKEND
 from ..setup_check.text import blocks
 from .parse import language
 from .wording import W, assumption_zh
@@ -25,7 +27,9 @@ OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more th
 _PASTED = re.compile(
     r"out of memory\.?\s*Tried to allocate[^\n]*total capacity|No available memory for the cache blocks|is larger than the maximum number of "
     r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
-    r"(?:^|\n)\s*(?:export\s+)?(?:TP|PP|MBS|GBS|SEQ_LEN)=\d|\"zero_optimization\"\s*:|"
+    r"(?:^|\n)\s*(?:export\s+)?(?:TP|PP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
+    r"num[_ ]layers\s*\(?\d+\)?\s*(?:must|should)\s+be\s+divisible|"  # Megatron's start-up assertion (framework_errors.py)
+    r"preprocess_data\.(?:sh|py)\s+-|"  # the dataset preprocessing line (setup_check/preprocess.py)
     r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
     r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
     r"--(?:prompt-tokens|output-tokens|request-rate|num-prompts)[ =]+\d",  # the vendor's benchmark scripts: lists checked
@@ -73,6 +77,8 @@ def not_checked(r: dict[str, Any]) -> bool:
     """check_setup read nothing, or nothing it could size or find fault with (a launch line without its model)."""
     if "error" in r:
         return (r["error"] or {}).get("code") in READER_TAKES_OVER
+    if r.get("kind") in ("benchmark", "preprocess"):  # a command checked flag by flag: the answer is the check
+        return False
     return not (r.get("findings") or r.get("training") or r.get("serving") or r.get("oom") or r.get("vllm_log"))
 
 
@@ -273,6 +279,8 @@ def _p(key: str, lang: str, **kw: Any) -> str:
 def render_setup(r: dict[str, Any], lang: str) -> str:
     if "error" in r:
         e = r["error"]
+        if e.get("code") == "invalid_json" and isinstance(e.get("valid"), dict) and "problem" in e["valid"]:
+            return _json_error(e["valid"], lang)
         zh = ERROR_ZH.get(e.get("code", "")) if lang == "zh" else None
         return _p("error", lang, message=zh.format(message=e.get("message", "")) if zh else e.get("message", ""))
     findings = [_finding(f, lang) for f in r.get("findings") or []]
@@ -280,6 +288,8 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     else:
         out = [*findings, *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
+    if r.get("kind") in ("benchmark", "preprocess") and not findings:
+        out.append(_checked_command(r, lang))
     if r.get("table"):
         out.append(_p("table", lang, rows="; ".join(r["table"])))
     sep = "；" if lang == "zh" else "; "
@@ -296,6 +306,55 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
         if how:
             out.append(_p("source", lang, how=sep.join(assumption_zh(a) if lang == "zh" else a for a in how)))
     return "\n\n".join(out)
+
+
+# The JSON parser's problem codes (setup_check/errors.py JSON_PROBLEMS) in Chinese
+JSON_PROBLEM_ZH = {"trailing_comma": "右括号前多了一个逗号（JSON 不允许末尾逗号）", "double_comma": "连续两个逗号（中间缺了一个值）",
+                   "single_quotes": "用了单引号：JSON 的键和字符串必须用双引号", "unquoted_key": "键没有加双引号",
+                   "missing_comma": "两项之间缺逗号（或括号提前闭合）", "unclosed": "文本结束时仍有括号没有闭合",
+                   "comment": "有注释：JSON 不支持注释", "other": "无法解析"}
+
+
+def _json_error(v: dict[str, Any], lang: str) -> str:
+    """Malformed JSON: where the parser stopped and what is wrong there, in the question's language."""
+    n = v.get("unclosed") or 0
+    more = bool(n) and v.get("problem") != "unclosed"
+    if lang == "zh":
+        problem = JSON_PROBLEM_ZH.get(v.get("problem", ""), "无法解析")
+        unclosed, fix = (f"；另有 {n} 个括号没有闭合" if more else ""), "改正后（键用双引号、去掉多余的逗号、补齐括号）再贴一次即可检查。"
+    else:
+        problem = JSON_PROBLEMS.get(v.get("problem", "")) or v.get("parser", "")
+        unclosed = f"; {n} bracket(s) are never closed" if more else ""
+        fix = "Fix it (double-quoted keys, no trailing commas, every bracket closed) and paste it again to check it."
+    return W["setup_invalid_json"][lang].format(line=v.get("line"), column=v.get("column"), snippet=v.get("snippet", ""),
+                                                problem=problem, unclosed=unclosed, fix=fix)
+
+
+def _checked_command(r: dict[str, Any], lang: str) -> str:
+    """A benchmark or preprocessing command in which no rule found a fault: what was checked, with the user's values."""
+    got = {x["name"]: x["value"] for x in r.get("read") or []}
+    en = lang == "en"
+    items = []
+    if got.get("benchmark_backend"):
+        url = str(got.get("benchmark_url") or "").rstrip("/")
+        ending = next((e for e in BENCHMARK_URL_BACKEND if url.endswith(e)), None)
+        items.append(f"`--backend {got['benchmark_backend']}`" + (
+            (f" matches the URL ending `{ending}`" if en else f" 与 URL 结尾 `{ending}` 匹配") if ending else ""))
+    if got.get("prompt_tokens") and got.get("output_tokens"):
+        n = len(got["prompt_tokens"])
+        items.append(f"{n} prompt length(s) paired with {n} output length(s)" if en else f"{n} 个输入长度与 {n} 个输出长度一一配对")
+    if got.get("parallel_num"):
+        items.append(f"concurrency {' '.join(map(str, got['parallel_num']))}" if en else f"并发 {' '.join(map(str, got['parallel_num']))}")
+    if got.get("request_rate") and got.get("num_prompts"):
+        items.append("one --num-prompts per --request-rate" if en else "每个 --request-rate 对应一个 --num-prompts")
+    for name, flag in (("data_input", "--input"), ("tokenizer_type", "--tokenizer-type"), ("handler_name", "--handler-name")):
+        if got.get(name):
+            items.append(f"`{flag} {got[name]}`")
+    if got.get("data_purpose"):
+        items.append(("for " + {"sft": "SFT / LoRA", "pt": "pretraining"}[got["data_purpose"]]) if en else
+                     ("用于 " + {"sft": "SFT / LoRA", "pt": "预训练"}[got["data_purpose"]]))
+    key = "setup_benchmark_ok" if r.get("kind") == "benchmark" else "setup_preprocess_ok"
+    return W[key][lang].format(items=(", " if en else "，").join(items) or "-")
 
 
 def _batch_split(r: dict[str, Any], lang: str) -> list[str]:
@@ -409,10 +468,12 @@ def finding_text(f: dict[str, Any], lang: str) -> str:
     """One finding (setup_check/rules.py) in the question's language: the rule broken by the user's value, with the
     numbers it used and where the rule is written. The same sentence for a paste and for values said in words."""
     fig = f.get("figures") or {}
-    text = W[f"finding_{f['code']}"][lang].format(key=f["key"], value=f["value"], valid=f["valid"],
-                                                  **{**_worded(fig, lang), **fig})
-    if f.get("source"):
-        text += " " + W["finding_source"][lang].format(source=f["source"])
+    variant = f"_{fig['variant']}" if fig.get("variant") else ""  # one rule, several cases: one phrase per case
+    text = W[f"finding_{f['code']}{variant}"][lang].format(key=f["key"], value=f["value"], valid=f["valid"],
+                                                           **{**_worded(fig, lang), **fig})
+    source = (f.get("source_zh") if lang == "zh" else None) or f.get("source")
+    if source:
+        text += " " + W["finding_source"][lang].format(source=source)
     return text
 
 
@@ -442,7 +503,7 @@ def _finding(f: dict[str, Any], lang: str) -> str:
     text = finding_text(f, lang)
     if f["code"] == "ds_train_batch_size" and fig.get("ga_fix"):
         text += " " + GA_FIX[lang].format(value=f["value"], **fig)
-    if f.get("applied"):
+    if f.get("applied") and not fig.get("as_run"):  # as_run: the finding's own sentence says what the estimate runs on
         text += " " + APPLIED[lang]
     if f.get("corrected"):
         text += "\n" + FIX[lang] + f"\n```\n{f['corrected']}\n```"

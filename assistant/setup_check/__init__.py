@@ -8,7 +8,7 @@ a SizingError naming the line and the problem."""
 
 from __future__ import annotations
 
-from . import benchmark, deepspeed, llamafactory, oom, prose, shell
+from . import benchmark, deepspeed, framework_errors, llamafactory, oom, preprocess, prose, shell
 from .reading import Finding, OomReport, Reading, VllmLog
 from .text import Block, blocks, cut_log
 
@@ -23,6 +23,8 @@ def read_setup(text: str) -> tuple[Reading, list[str]]:
         out.notices.append(notice)
     oom.read_messages(text, out)
     benchmark.read(text, out)
+    framework_errors.read(text, out)
+    preprocess.read(text, out)
     found, question = blocks(text)
     json_blocks: list[dict] = []
     shell_blocks: list[str] = []

@@ -16,7 +16,16 @@ _LIST = re.compile(
 )
 
 
+_BACKEND = re.compile(r"--backend[ =]+([\w.-]+)")
+_URL = re.compile(r"--url[ =]+['\"]?(\S+?)['\"]?(?=\s|$)")
+
+
 def read(text: str, out: Reading) -> None:
+    if "benchmark" in text and (m := _BACKEND.search(text)):  # benchmark_parallel.py / benchmark_serving.py
+        out.add_kind("benchmark_command")
+        out.put("benchmark_backend", m.group(1), f"--backend {m.group(1)}")
+        if u := _URL.search(text):
+            out.put("benchmark_url", u.group(1), f"--url {u.group(1)}")
     for m in _LIST.finditer(text):
         values = [float(v) if "." in v else int(v) for v in m.group(2).split()]
         if values:

@@ -54,9 +54,13 @@ def read(data: dict[str, Any], out: Reading, name: str = "DeepSpeed JSON") -> No
         opt = (zero.get("offload_optimizer") or {}).get("device") if isinstance(zero.get("offload_optimizer"), dict) else None
         par = (zero.get("offload_param") or {}).get("device") if isinstance(zero.get("offload_param"), dict) else None
         offload = [k for k, v in (("optimizer", opt), ("parameters", par)) if v in ("cpu", "nvme")]
+        for setting, device, key in (("offload_optimizer_device", opt, "offload_optimizer"), ("offload_param_device", par,
+                                                                                              "offload_param")):
+            if device in ("cpu", "nvme"):  # where each offload goes: offload_param is a ZeRO-3 setting (rules.py)
+                out.put(setting, device, f"{name}: zero_optimization.{key}.device {device}")
         out.put("offload", bool(offload), f"{name}: " + (", ".join(f"offload_{k} to {opt if k == 'optimizer' else par}"
                                                                      for k in offload) or "no offload_optimizer/offload_param"))
-        if offload == ["parameters"] or (zero.get("stage") == 3 and offload == ["optimizer"]):
+        if zero.get("stage") == 3 and len(offload) == 1:  # below ZeRO-3 offload_param is a finding (rules.py)
             out.notices.append(f"{name} offloads only the {offload[0]}; the estimate sizes DeepSpeed's offload of "
                                "optimizer states and (on ZeRO-3) parameters together.")
     for key, setting in (("train_micro_batch_size_per_gpu", "micro_batch"), ("gradient_accumulation_steps", "grad_accum"),

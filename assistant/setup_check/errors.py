@@ -19,13 +19,68 @@ def yaml_error(e: yaml.YAMLError, what: str, text: str) -> SizingError:
                        valid="plain YAML: one 'key: value' per line, no tags")
 
 
+# What a JSON parser's complaint means at the place it stops, in plain words: (problem code, English); the codes are
+# worded in Chinese by the answer writer (setup_answer.JSON_PROBLEM_ZH).
+JSON_PROBLEMS = {
+    "trailing_comma": "a comma right before a closing bracket (JSON allows no trailing comma)",
+    "double_comma": "two commas in a row (a value is missing between them)",
+    "single_quotes": "single quotes: JSON keys and strings take double quotes",
+    "unquoted_key": "a key without double quotes",
+    "missing_comma": "a missing comma between two entries (or a bracket closed too early)",
+    "unclosed": "the text ends before every bracket is closed",
+    "comment": "a comment: JSON has no comments",
+    "other": "",
+}
+
+
+def json_problem(e: json.JSONDecodeError) -> tuple[str, int, int]:
+    """(problem code, line, column) where the parser stopped; a trailing comma is reported at the comma itself."""
+    doc, pos = e.doc, e.pos
+    before = doc[:pos].rstrip()
+    here = doc[pos:pos + 1]
+    if pos >= len(doc.rstrip()):
+        code = "unclosed"
+    elif here in "}]" and before.endswith(","):
+        code, pos = "trailing_comma", len(before) - 1
+    elif here == "," and before.endswith(","):
+        code = "double_comma"
+    elif here == "'":
+        code = "single_quotes"
+    elif here == "/" or here == "#":
+        code = "comment"
+    elif e.msg.startswith("Expecting property name") and (here.isalpha() or here == "_"):
+        code = "unquoted_key"
+    elif e.msg.startswith("Expecting ',' delimiter"):
+        code = "missing_comma"
+    else:
+        code = "other"
+    line = doc.count("\n", 0, pos) + 1
+    start = doc.rfind("\n", 0, pos) + 1
+    indent = len(doc[start:]) - len(doc[start:].lstrip(" \t"))
+    return code, line, pos - start - indent + 1  # counted in the line as shown (stripped): indentation varies in a chat
+
+
 def json_error(e: json.JSONDecodeError, what: str, text: str) -> SizingError:
-    return SizingError("invalid_json", f"The {what} is not valid JSON{_where(text, e.lineno - 1)}: {e.msg}.",
-                       field="text", valid="a JSON object, double-quoted keys, no trailing commas or comments")
+    code, line, column = json_problem(e)
+    problem = JSON_PROBLEMS[code] or e.msg
+    opened = max(text.count("{") - text.count("}"), 0) + max(text.count("[") - text.count("]"), 0)
+    if opened:
+        problem += f"; {opened} bracket(s) are never closed" if code != "unclosed" else f" ({opened} still open)"
+    return SizingError("invalid_json", f"The {what} is not valid JSON{_where(text, line - 1, column)}: {problem}.",
+                       field="text",
+                       valid={"format": "a JSON object, double-quoted keys, no trailing commas or comments",
+                              "line": line, "column": column, "problem": code, "unclosed": opened, "parser": e.msg,
+                              "snippet": _line(text, line - 1)})
 
 
-def _where(text: str, index: int) -> str:
+def _line(text: str, index: int) -> str:
     lines = text.splitlines()
+    return lines[index].strip()[:80] if 0 <= index < len(lines) else ""
+
+
+def _where(text: str, index: int, column: int | None = None) -> str:
+    lines = text.splitlines()
+    at = f" at line {index + 1}" + (f", column {column}" if column else "")
     if not 0 <= index < len(lines):
-        return f" at line {index + 1}"
-    return f" at line {index + 1} ({lines[index].strip()[:80]!r})"
+        return at
+    return f"{at} ({lines[index].strip()[:80]!r})"

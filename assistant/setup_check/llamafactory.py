@@ -13,7 +13,7 @@ from ..configs.llamafactory_names import ARGUMENT_NAMES, FINETUNING_TYPES
 from . import deepspeed
 from .errors import yaml_error
 from .reading import Finding, Reading
-from .rules import SOURCES
+from .rules import SOURCES, SOURCES_ZH
 
 # Arguments carried into the changed file unchanged; they do not change per-device memory.
 KEPT = ("template", "dataset", "output_dir", "learning_rate", "num_train_epochs")
@@ -96,6 +96,10 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
             take(key, "grad_accum", _int(value))
         elif key == "loraplus_lr_ratio" and value is not None:
             take(key, "loraplus", value)
+        elif key in ("use_galore", "use_apollo") and _bool(value) is not None:
+            used.add(key)
+            if _bool(value):  # GaLore / APOLLO project the optimizer states: rules.py checks where LLaMA-Factory allows them
+                take(key, "galore", key)
         elif key == "lora_rank":
             take(key, "lora_rank", _int(value))
         elif key == "lora_target" and isinstance(value, str):
@@ -143,7 +147,7 @@ def _bad_finetuning_type(value: str, data: dict[str, Any], out: Reading) -> None
         corrected = ""
     out.findings.append(Finding(code="lf_finetuning_type", key="finetuning_type", value=value,
                                 valid=" | ".join(FINETUNING_TYPES), corrected=corrected, figures={"qlora": qlora},
-                                source=SOURCES["lf_arguments"]))
+                                source=SOURCES["lf_arguments"], source_zh=SOURCES_ZH["lf_arguments"]))
 
 
 def _check_quant_method(value: str, data: dict[str, Any], out: Reading) -> None:
@@ -153,9 +157,9 @@ def _check_quant_method(value: str, data: dict[str, Any], out: Reading) -> None:
         out.findings.append(Finding(code="lf_quantization_method", key="quantization_method", value=value,
                                     valid=" | ".join(QUANT_METHODS), applied=method in QUANT_METHODS,
                                     corrected=f"quantization_method: {method}" if method in QUANT_METHODS else "",
-                                    source=SOURCES["lf_arguments"]))
+                                    source=SOURCES["lf_arguments"], source_zh=SOURCES_ZH["lf_arguments"]))
     if bits and method in QUANT_BITS and bits not in QUANT_BITS[method]:
         out.findings.append(Finding(code="lf_quantization_bits", key="quantization_bit", value=bits,
                                     valid=" | ".join(map(str, QUANT_BITS[method])), figures={"method": method},
                                     corrected=f"quantization_bit: {QUANT_BITS[method][0] if method == 'bnb' else QUANT_BITS[method][-1]}",
-                                    source=SOURCES["lf_quant"]))
+                                    source=SOURCES["lf_quant"], source_zh=SOURCES_ZH["lf_quant"]))

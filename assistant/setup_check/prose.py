@@ -9,7 +9,7 @@ from .reading import Finding, Reading
 from .shell import MEGATRON_FLAGS, MINDSPEED_VARS
 
 _TIMES = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*[x×*]\s*([A-Za-z][\w.\-]*|\d{3,4}[A-Za-z]*[\w.\-]*)", re.IGNORECASE)
-_COUNT = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*(?:张|块|个)?\s*(?:卡|cards?\b|GPUs?\b|NPUs?\b|devices?\b|DIEs?\b)", re.IGNORECASE)
+_COUNT = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*(?:张|块|个|-)?\s*(?:卡|cards?\b|GPUs?\b|NPUs?\b|devices?\b|DIEs?\b)", re.IGNORECASE)
 _ON = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})(?:\s*[张块]\s*|\s+)([A-Za-z][\w.\-]*\d[\w.\-]*|\d{3,4}[A-Za-z][\w.\-]*)s?"
                  r"(?![\w])")  # "8 A100s", "16 910B", "8张910B"
 _NODES = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,4})\s*(?:nodes?\b|机|台(?:机器)?|个节点)", re.IGNORECASE)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Kind = Literal["llamafactory_yaml", "deepspeed_json", "mindspeed", "vllm_command", "launch_command", "oom_message",
-               "vllm_log", "benchmark_command"]
+               "vllm_log", "benchmark_command", "framework_error", "preprocess_command"]
 
 
 class OomReport(BaseModel):
@@ -44,7 +44,10 @@ FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quanti
                       "vllm_tp_devices", "parallel_exceeds_devices", "prose_conflict", "batch_positive", "zero_stage_range",
                       "gbs_not_divisible", "lf_stage_model", "lf_ppo_zero3", "lf_dpo_lora", "recipe_zero_mismatch",
                       "benchmark_list_lengths", "benchmark_rates_prompts", "die_whole_cards", "cards_multiple_of_8",
-                      "both_precisions", "lf_loraplus_model"]
+                      "both_precisions", "lf_loraplus_model", "megatron_layers_pp", "lf_quantization_type",
+                      "lf_galore_deepspeed", "lf_galore_lora", "lora_rank_positive", "ds_offload_param_stage",
+                      "benchmark_backend_url", "preprocess_input_format", "preprocess_tokenizer_type",
+                      "preprocess_handler"]
 
 
 class Finding(BaseModel):
@@ -58,6 +61,7 @@ class Finding(BaseModel):
     figures: dict[str, Any] = Field(default_factory=dict, description="The numbers the check used (for the answer).")
     applied: bool = Field(False, description="The estimate used the corrected value.")
     source: str = Field("", description="Where the rule is written: the framework's own check or the vendor page.")
+    source_zh: str = Field("", description="The same source worded for a Chinese answer.")
     fix: dict[str, Any] = Field(default_factory=dict, description="The settings the estimate ran on instead (applied).")
 
 
@@ -86,7 +90,8 @@ class Reading(BaseModel):
 
     def kinds_of_config(self) -> list[Kind]:
         """What was read besides messages and logs: the configs and command lines."""
-        return [k for k in self.kinds if k not in ("oom_message", "vllm_log", "benchmark_command")]
+        return [k for k in self.kinds if k not in ("oom_message", "vllm_log", "benchmark_command", "framework_error",
+                                                   "preprocess_command")]
 
     def add_kind(self, kind: Kind) -> None:
         if kind not in self.kinds:

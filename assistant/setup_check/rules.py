@@ -33,11 +33,78 @@ SOURCES = {
     "megatron_heads": "Megatron's and vLLM's argument checks (attention heads divisible by the tensor-parallel size)",
     "min_cards_die": "ModelArts: 模型最小卡数配置, 2025-06-24 (seeds/004: Snt9B23 单机 8 卡 = 16 DIE, 2 DIE 为最小单位)",
     "train_time": "ModelArts 训练时间估算 (modelarts_llm_train_590604: 卡数大于 8 时取 8 的倍数，且不小于最小卡数)",
+    "lf_galore_deepspeed": "LLaMA-Factory's argument parser (hparams/parser.py: \"GaLore and APOLLO are incompatible with "
+    "DeepSpeed yet.\")",
+    "lf_galore_lora": "LLaMA-Factory's argument check (hparams/finetuning_args.py: \"Cannot use LoRA with GaLore, APOLLO or "
+    "BAdam together.\")",
+    "lf_quant_type": "LLaMA-Factory's argument parser (hparams/parser.py _verify_model_args: \"Quantization is only "
+    "compatible with the LoRA or OFT method.\")",
+    "peft_rank": "PEFT's LoRA layer (peft/tuners/lora/layer.py update_layer: \"`r` should be a positive integer value\")",
+    "ds_offload_param": "DeepSpeed's ZeRO config (deepspeed/runtime/zero/config.py: offload_param \"Valid only with stage "
+    "3\"; runtime/engine.py hands it only to the ZeRO-3 optimizer)",
+    "megatron_layers": "Megatron's transformer build (megatron/legacy/model/transformer.py ParallelTransformer: "
+    "\"num_layers must be divisible by pipeline_model_parallel_size\"); layer counts from the model catalog "
+    "(knowledge/catalog/models.csv, HF config.json)",
+    "preprocess": "ModelArts 训练的数据集预处理说明 (modelarts_llm_train_91113, updated 2025-07-29; "
+    "modelarts_llm_train_908106, updated 2024-11-12: --input formats, --tokenizer-type, --handler-name)",
+    "preprocess_tokenizer": "ModelArts 训练的数据集预处理说明 (modelarts_llm_train_91113: --tokenizer-type normally "
+    "PretrainedFromHF); Megatron's build_tokenizer (GPT2BPETokenizer asserts --vocab-file and --merge-file)",
+}
+# The same sources worded for a Chinese answer (file paths and the frameworks' own messages kept as written).
+SOURCES_ZH = {
+    "deepspeed_batch": "DeepSpeed 的配置检查（deepspeed/runtime/config.py：micro batch、梯度累积、train batch 均须大于 0，"
+    "train_batch_size = micro × GA × DP）",
+    "deepspeed_zero": "DeepSpeed 的 ZeRO 配置（deepspeed/runtime/zero/config.py：stage 0-3）",
+    "megatron_world": "Megatron 的参数检查（arguments.py：总卡数须能被 TP × PP × CP 整除）；ModelArts 显存溢出错误 "
+    "(modelarts_llm_train_c_5910041)",
+    "megatron_batch": "Megatron 的 micro batch 计算（\"global batch size is not divisible by micro batch size times data "
+    "parallel size\"）；ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041)",
+    "lf_parser": "LLaMA-Factory 的参数解析（hparams/parser.py）",
+    "lf_arguments": "LLaMA-Factory 的参数定义（hparams/finetuning_args.py、extras/constants.py）",
+    "lf_quant": "LLaMA-Factory 的量化检查（model/model_utils/quantization.py）",
+    "lf_modelarts": "ModelArts LLaMA-Factory 指南《修改训练yaml文件配置》(modelarts_llm_train_590620)",
+    "lf_qlora_npu": "笔记 lora_qlora.md 的提示：bitsandbytes 基于 CUDA 内核，厂商未验证",
+    "lf_recipe": "ModelArts《模型NPU卡数、梯度累积值取值表》LLaMA-Factory (seeds/000)",
+    "vllm": "vLLM 的引擎参数检查",
+    "benchmark": "ModelArts《语言模型推理性能测试》(modelarts_llm_infer_5905029，更新于 2025-08-06)",
+    "precision": "DeepSpeed 的配置检查（\"bfloat16 and fp16 modes cannot be simultaneously enabled\"）；transformers 的 "
+    "TrainingArguments（\"At most one of fp16 and bf16 can be True\"）",
+    "megatron_heads": "Megatron 和 vLLM 的参数检查（注意力头数须能被张量并行数整除）",
+    "min_cards_die": "ModelArts《模型最小卡数配置》2025-06-24（seeds/004：Snt9B23 单机 8 卡 = 16 DIE，2 DIE 为最小单位）",
+    "train_time": "ModelArts《训练时间估算》(modelarts_llm_train_590604：卡数大于 8 时取 8 的倍数，且不小于最小卡数)",
+    "lf_galore_deepspeed": "LLaMA-Factory 的参数解析（hparams/parser.py：\"GaLore and APOLLO are incompatible with "
+    "DeepSpeed yet.\"）",
+    "lf_galore_lora": "LLaMA-Factory 的参数检查（hparams/finetuning_args.py：\"Cannot use LoRA with GaLore, APOLLO or "
+    "BAdam together.\"）",
+    "lf_quant_type": "LLaMA-Factory 的参数解析（hparams/parser.py _verify_model_args：\"Quantization is only compatible "
+    "with the LoRA or OFT method.\"）",
+    "peft_rank": "PEFT 的 LoRA 层（peft/tuners/lora/layer.py update_layer：\"`r` should be a positive integer value\"）",
+    "ds_offload_param": "DeepSpeed 的 ZeRO 配置（deepspeed/runtime/zero/config.py：offload_param \"Valid only with stage "
+    "3\"；runtime/engine.py 只把它交给 ZeRO-3 优化器）",
+    "megatron_layers": "Megatron 的模型构建（megatron/legacy/model/transformer.py ParallelTransformer：\"num_layers must "
+    "be divisible by pipeline_model_parallel_size\"）；层数取自模型目录（knowledge/catalog/models.csv，HF config.json）",
+    "preprocess": "ModelArts《训练的数据集预处理说明》(modelarts_llm_train_91113，更新于 2025-07-29；modelarts_llm_train_908106，"
+    "更新于 2024-11-12：--input 格式、--tokenizer-type、--handler-name)",
+    "preprocess_tokenizer": "ModelArts《训练的数据集预处理说明》(modelarts_llm_train_91113：--tokenizer-type 通常为 "
+    "PretrainedFromHF)；Megatron 的 build_tokenizer（GPT2BPETokenizer 要求 --vocab-file 和 --merge-file）",
 }
 ZERO_STAGES = (0, 1, 2, 3)
 PREFERENCE_STAGES = ("dpo", "rm", "ppo")  # the guide: "DPO, RM and PPO only for the llama3 series"
 PREFERENCE_SERIES = "llama3"  # llama3, llama3.1, llama3.2, llama3.3 (catalog ids)
 LORAPLUS_MODEL = "qwen1.5-7b"  # the guide: "lora+ … 目前仅支持 qwen1.5-7B"
+QUANT_TYPES = ("lora", "oft")  # LLaMA-Factory: quantization_bit only with these finetuning types
+LF_LORA_RANK = 8  # LLaMA-Factory's lora_rank default (hparams/finetuning_args.py)
+# The vendor's benchmark scripts (modelarts_llm_infer_5905029): --backend values, and which URL ending each interface has
+BENCHMARK_BACKENDS = ("tgi", "vllm", "mindspore", "openai")
+BENCHMARK_URL_BACKEND = {"/v1/completions": "openai", "/generate": "vllm"}
+# MindSpeed-LLM / AscendSpeed dataset preprocessing (modelarts_llm_train_91113, _908106; DATA_TYPE in _5901042)
+PREPROCESS_FORMATS = ("parquet", "csv", "json", "jsonl", "txt", "arrow")
+PREPROCESS_TOKENIZERS = ("BertWordPieceLowerCase", "BertWordPieceCase", "GPT2BPETokenizer", "PretrainedFromHF")
+TOKENIZER_FILES = {"GPT2BPETokenizer": ("vocab_file", "merge_file"), "BertWordPieceLowerCase": ("vocab_file",),
+                   "BertWordPieceCase": ("vocab_file",)}  # Megatron's build_tokenizer asserts these files
+PRETRAIN_HANDLERS = ("GeneralPretrainHandler",)
+INSTRUCTION_HANDLERS = ("GeneralInstructionHandler", "AlpacaStyleInstructionHandler", "SharegptStyleInstructionHandler",
+                        "MOSSInstructionHandler", "MOSSMultiTurnHandler")
 
 
 @dataclass(frozen=True)
@@ -102,16 +169,50 @@ def _parallel_fits(f: dict[str, Any]) -> Broken | None:
     tp, pp, cp, devices = _parallel(f)
     if devices % (tp * pp * cp) == 0:
         return None
-    fits = [(t, p) for t in range(tp, 0, -1) for p in range(pp, 0, -1) if devices % (t * p * cp) == 0]
+    layers = int(f.get("layers") or 0)  # a PP must also divide the layers (the next rule): offer only such layouts
+    fits = [(t, p) for t in range(tp, 0, -1) for p in range(pp, 0, -1) if devices % (t * p * cp) == 0
+            and not (layers and layers % p)]
     best = max(fits, key=lambda tp_pp: (tp_pp[0] == tp, tp_pp[0] * tp_pp[1], tp_pp[0]), default=None)
     corrected = "" if best is None else f"PP={best[1]}" if best[0] == tp else f"TP={best[0]}\nPP={best[1]}"
     keep = best[0] if best else None
     options = [] if keep is None else [(keep, p, devices // (keep * p * cp)) for p in range(min(pp, devices // (keep * cp)), 0, -1)
-                                       if devices % (keep * p * cp) == 0][:2]
+                                       if devices % (keep * p * cp) == 0 and not (layers and layers % p)][:2]
     return Broken(tp * pp * cp, f"TP x PP x CP divides {devices}", corrected=corrected,
                   figures={"tp": tp, "pp": pp, "cp": cp, "devices": devices, "die": bool(f.get("die")), "options": options,
                            "over": tp * pp * cp > devices},
                   fix=None if best is None else {"tp": best[0], "pp": best[1]})
+
+
+def _divisors(n: int, most: int = 16) -> list[int]:
+    return [d for d in range(1, min(n, most) + 1) if n % d == 0]
+
+
+def _layers_pp(f: dict[str, Any]) -> Broken | None:
+    """Megatron builds num_layers / PP layers on every pipeline stage: PP must divide the model's layer count. The
+    layouts offered keep TP (the weight conversion's) where the devices allow, with a PP that divides the layers."""
+    if f.get("framework") not in (None, "MindSpeed-LLM"):
+        return None
+    layers, pp = int(f["layers"]), int(f["pp"] or 1)
+    if pp <= 1 or layers % pp == 0:
+        return None
+    tp, cp = int(f.get("tp") or 1), int(f.get("cp") or 1)
+    devices = int(f.get("devices") or 0)
+    pps = _divisors(layers)
+    options: list[tuple[int, int, int]] = []
+    if devices:
+        for t in [tp] + [t for t in range(tp - 1, 0, -1) if tp % t == 0]:
+            options += [(t, p, devices // (t * p * cp)) for p in sorted(pps, key=lambda p: (abs(p - pp), -p))
+                        if devices % (t * p * cp) == 0]
+            if len(options) >= 2:
+                break
+        options = options[:2]
+    best = options[0][:2] if options else (tp, min(pps, key=lambda p: (abs(p - pp), -p)))
+    return Broken(pp, "a PP that divides " + str(layers) + ": " + " / ".join(map(str, pps)),
+                  corrected=f"PP={best[1]}" if best[0] == tp else f"TP={best[0]}\nPP={best[1]}",
+                  figures={"layers": layers, "pp": pp, "pp_options": " / ".join(map(str, pps)), "model": f.get("model_id")
+                           or "the model", "tp": tp, "cp": cp, "devices": devices or None, "options": options,
+                           "die": bool(f.get("die"))},
+                  fix={"tp": best[0], "pp": best[1]})
 
 
 def _gbs_divisible(f: dict[str, Any]) -> Broken | None:
@@ -189,8 +290,100 @@ def _quant_zero3(f: dict[str, Any]) -> Broken | None:
     )
 
 
+def _quant_type(f: dict[str, Any]) -> Broken | None:
+    """LLaMA-Factory quantizes the base model only for adapters (LoRA, OFT): full or freeze with quantization_bit is
+    refused. The estimate runs on the method as written without the quantization."""
+    method = str(f["method"]).lower()
+    if method in QUANT_TYPES or method == "qlora":
+        return None
+    return Broken(method, " | ".join(QUANT_TYPES), figures={"bits": f["quant_bits"], "as_run": True},
+                  corrected=f"finetuning_type: lora\nquantization_bit: {f['quant_bits']}", fix={"quant_bits": None})
+
+
+def _galore_deepspeed(f: dict[str, Any]) -> Broken | None:
+    return Broken(True, "GaLore / APOLLO without a deepspeed config, or DeepSpeed without them",
+                  figures={"galore": f["galore"], "ds": f["deepspeed_config"]}, corrected=f"{f['galore']}: false")
+
+
+def _galore_lora(f: dict[str, Any]) -> Broken | None:
+    if str(f["method"]).lower() not in ("lora", "qlora"):
+        return None
+    return Broken(f["method"], "finetuning_type: full or freeze with GaLore / APOLLO", figures={"galore": f["galore"]},
+                  corrected="finetuning_type: full")
+
+
+def _lora_rank(f: dict[str, Any]) -> Broken | None:
+    r = f["lora_rank"]
+    if (_whole(r) and r >= 1) or str(f.get("method") or "lora").lower() not in ("lora", "qlora"):
+        return None
+    return Broken(r, "a whole number >= 1 (LLaMA-Factory's default 8; 8-64 usual)", corrected=f"lora_rank: {LF_LORA_RANK}",
+                  fix={"lora_rank": LF_LORA_RANK})
+
+
+def _offload_param_stage(f: dict[str, Any]) -> Broken | None:
+    """offload_param is read only by the ZeRO-3 optimizer: under ZeRO-0/1/2 nothing of the parameters is offloaded, and
+    without offload_optimizer nothing at all. The estimate runs on what DeepSpeed does."""
+    stage = f["zero_stage"]
+    if stage == 3 or stage not in ZERO_STAGES:
+        return None
+    optimizer = bool(f.get("offload_optimizer_device"))
+    return Broken(stage, "offload_param with ZeRO-3; offload_optimizer with ZeRO-1/2/3",
+                  figures={"device": f["offload_param_device"], "variant": "optimizer" if optimizer else "none",
+                           "as_run": True},
+                  corrected=f'"offload_optimizer": {{"device": "{f["offload_param_device"]}", "pin_memory": true}}',
+                  fix={"offload": optimizer})
+
+
+def _benchmark_backend(f: dict[str, Any]) -> Broken | None:
+    """The vendor's benchmark_parallel.py: --backend is one of four; a deployed service's --url ends in /v1/completions
+    for the openai-style interface, /generate for the vllm one."""
+    backend, url = str(f["benchmark_backend"]).lower(), str(f.get("benchmark_url") or "").rstrip("/")
+    if backend not in BENCHMARK_BACKENDS:
+        return Broken(backend, " | ".join(BENCHMARK_BACKENDS), figures={"variant": "value"}, corrected="--backend openai")
+    ending = next((e for e in BENCHMARK_URL_BACKEND if url.endswith(e)), None)
+    if ending is None or BENCHMARK_URL_BACKEND[ending] == backend:
+        return None
+    wanted = BENCHMARK_URL_BACKEND[ending]
+    return Broken(backend, f"--backend {wanted} for a URL ending in {ending}",
+                  figures={"url": url, "ending": ending, "wanted": wanted, "variant": "url"},
+                  corrected=f"--backend {wanted}")
+
+
+def _preprocess_input(f: dict[str, Any]) -> Broken | None:
+    name = str(f["data_input"]).rstrip("/").rsplit("/", 1)[-1]
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    if not ext or ext in PREPROCESS_FORMATS or "*" in name:
+        return None  # a folder, a glob, or a format the script reads
+    better = "csv" if ext in ("xls", "xlsx") else "jsonl"
+    return Broken(f".{ext}", ", ".join(f".{e}" for e in PREPROCESS_FORMATS), figures={"input": f["data_input"]},
+                  corrected=f"--input {str(f['data_input'])[: -len(ext)]}{better}")
+
+
+def _preprocess_tokenizer(f: dict[str, Any]) -> Broken | None:
+    t = str(f["tokenizer_type"])
+    missing = [n for n in TOKENIZER_FILES.get(t, ()) if not f.get(n)]
+    if t in PREPROCESS_TOKENIZERS and not missing:
+        return None
+    return Broken(t, " | ".join(PREPROCESS_TOKENIZERS),
+                  figures={"missing": " ".join("--" + n.replace("_", "-") for n in missing),
+                           "variant": "files" if t in PREPROCESS_TOKENIZERS else "unknown"},
+                  corrected="--tokenizer-type PretrainedFromHF --tokenizer-name-or-path <the HF weight folder>")
+
+
+def _preprocess_handler(f: dict[str, Any]) -> Broken | None:
+    handler, purpose = str(f["handler_name"]), f.get("data_purpose")
+    known = handler in PRETRAIN_HANDLERS + INSTRUCTION_HANDLERS
+    wrong = (purpose == "sft" and handler in PRETRAIN_HANDLERS) or (purpose == "pt" and handler in INSTRUCTION_HANDLERS)
+    if known and not wrong:
+        return None
+    wanted = PRETRAIN_HANDLERS[0] if purpose == "pt" else INSTRUCTION_HANDLERS[0]
+    return Broken(handler, " | ".join(PRETRAIN_HANDLERS + INSTRUCTION_HANDLERS),
+                  figures={"wanted": wanted, "variant": purpose if known else "unknown"},
+                  corrected=f"--handler-name {wanted}" if purpose or not known else "")
+
+
 def _quant_npu(f: dict[str, Any]) -> Broken | None:
-    if f["accelerator_kind"] != "npu":
+    if f["accelerator_kind"] != "npu" or str(f.get("method") or "lora").lower() not in ("lora", "qlora", "oft"):
         return None
     return Broken(f["quant_bits"], "bf16 LoRA with ZeRO-2/3 on Ascend", figures={"method": f.get("quant_method") or "bnb"})
 
@@ -283,9 +476,13 @@ def _tp_devices(f: dict[str, Any]) -> Broken | None:
     tp, pp, devices = int(f["tp"] or 1), int(f.get("pp") or 1), int(f["devices"])
     if tp * pp <= devices:
         return None
-    fits = devices // pp if devices >= pp else None
+    heads = int(f.get("heads") or 0)  # a TP that fits must also divide the heads (the rule before)
+    room = devices // pp if devices >= pp else 0  # sizes that split the devices evenly (replicas on the rest)
+    sizes = [t for t in range(room, 0, -1) if room % t == 0 and (not heads or heads % t == 0)][:2]
+    fits = sizes[0] if sizes else None
     return Broken(tp, f"TP x PP <= {devices}", corrected=f"--tensor-parallel-size {fits}" if fits else "",
-                  figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True},
+                  figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True,
+                           "fit_options": " / ".join(map(str, sizes)) or "-"},
                   fix={"tp": fits} if fits else None)  # the estimate runs on the devices the user has
 
 
@@ -368,6 +565,7 @@ RULES: list[Rule] = [
          refuses=True),
     Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "pp"), _parallel_fits, "megatron_world", "training",
          refuses=True),
+    Rule("megatron_layers_pp", "PP", ("layers", "pp"), _layers_pp, "megatron_layers", "training", refuses=True),
     Rule("gbs_not_divisible", "GBS", ("global_batch", "devices"), _gbs_divisible, "megatron_batch", "training",
          refuses=True),
     Rule("vllm_tp_devices", "--tensor-parallel-size", ("tp", "devices"), _tp_devices, "vllm", "serving", refuses=True),
@@ -376,6 +574,15 @@ RULES: list[Rule] = [
          _ds_batch_identity, "deepspeed_batch", "training"),
     Rule("both_precisions", "bf16 / fp16", ("precisions_enabled",), _both_precisions, "precision", "training"),
     Rule("lf_pure_bf16_zero3", "pure_bf16", ("precision", "zero_stage"), _pure_bf16_zero3, "lf_parser", "training"),
+    Rule("lf_quantization_type", "quantization_bit", ("quant_bits", "method"), _quant_type, "lf_quant_type", "training",
+         refuses=True),
+    Rule("lf_galore_deepspeed", "use_galore / deepspeed", ("galore", "deepspeed_config"), _galore_deepspeed,
+         "lf_galore_deepspeed", "training", refuses=True),
+    Rule("lf_galore_lora", "use_galore / finetuning_type", ("galore", "method"), _galore_lora, "lf_galore_lora",
+         "training", refuses=True),
+    Rule("lora_rank_positive", "lora_rank", ("lora_rank",), _lora_rank, "peft_rank", "training", refuses=True),
+    Rule("ds_offload_param_stage", "offload_param", ("offload_param_device", "zero_stage"), _offload_param_stage,
+         "ds_offload_param", "training"),
     Rule("lf_quantization_zero3", "quantization_bit", ("quant_bits", "zero_stage"), _quant_zero3, "lf_quant", "training"),
     Rule("lf_quantization_npu", "quantization_bit", ("quant_bits", "accelerator_kind"), _quant_npu, "lf_qlora_npu",
          "training"),
@@ -394,6 +601,11 @@ RULES: list[Rule] = [
          _benchmark_lists, "benchmark"),
     Rule("benchmark_rates_prompts", "--request-rate / --num-prompts", ("request_rate", "num_prompts"), _rates_prompts,
          "benchmark"),
+    Rule("benchmark_backend_url", "--backend / --url", ("benchmark_backend",), _benchmark_backend, "benchmark"),
+    Rule("preprocess_input_format", "--input", ("data_input",), _preprocess_input, "preprocess"),
+    Rule("preprocess_tokenizer_type", "--tokenizer-type", ("tokenizer_type",), _preprocess_tokenizer,
+         "preprocess_tokenizer"),
+    Rule("preprocess_handler", "--handler-name", ("handler_name",), _preprocess_handler, "preprocess"),
 ]
 
 
@@ -428,6 +640,7 @@ def check(fields: dict[str, Any], task: str | None = None, codes: set[str] | Non
                 figures=broken.figures,
                 applied=bool(broken.fix),
                 source=SOURCES[rule.source],
+                source_zh=SOURCES_ZH[rule.source],
                 fix=broken.fix or {},
             )
         )

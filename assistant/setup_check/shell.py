@@ -21,11 +21,11 @@ MINDSPEED_VARS = {"TP": "tp", "PP": "pp", "CP": "cp", "EP": "ep", "MBS": "micro_
 NODE_VARS = {"NNODES": "nodes", "NUM_NODES": "nodes", "NPUS_PER_NODE": "per_node", "GPUS_PER_NODE": "per_node",
              "NPROC_PER_NODE": "per_node", "NUM_GPUS": "per_node", "WORLD_SIZE": "devices"}
 _INT_SETTINGS = {"tp", "pp", "cp", "ep", "micro_batch", "global_batch", "seq_len", "nodes", "per_node", "devices",
-                 "max_model_len", "max_num_seqs", "max_num_batched_tokens", "grad_accum"}
+                 "max_model_len", "max_num_seqs", "max_num_batched_tokens", "grad_accum", "layers", "lora_rank"}
 # Megatron / MindSpeed-LLM flags -> setting
 MEGATRON_FLAGS = {"tensor-model-parallel-size": "tp", "pipeline-model-parallel-size": "pp", "context-parallel-size": "cp",
                   "expert-model-parallel-size": "ep", "micro-batch-size": "micro_batch", "global-batch-size": "global_batch",
-                  "seq-length": "seq_len", "lora-r": "lora_rank"}
+                  "seq-length": "seq_len", "lora-r": "lora_rank", "num-layers": "layers"}
 VLLM_FLAGS = {"tensor-parallel-size": "tp", "tp": "tp", "pipeline-parallel-size": "pp", "pp": "pp",
               "data-parallel-size": "dp_replicas", "dp": "dp_replicas", "max-model-len": "max_model_len",
               "gpu-memory-utilization": "gpu_memory_utilization", "max-num-seqs": "max_num_seqs",

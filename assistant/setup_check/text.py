@@ -55,17 +55,21 @@ _SHELL_LINE = re.compile(r"^\s*(export\s+\w+=|\w+=\S*\s*(#.*)?$|(\S+=\S+\s+)*(vl
                          r"\$|\S*/))|--[\w-]+)")
 
 
+_OBJECT_START = re.compile(r"\{\s*['\"]")  # '{"' or "{'" (a Python dict pasted as JSON is still meant as one)
+
+
 def inline_json(line: str) -> str | None:
-    """A JSON object written inside a sentence, from its first '{"' to the brace that closes it."""
-    start = line.find('{"')
-    if start < 0:
+    """A JSON object written inside a sentence, from its first '{"' to the brace that closes it; one never closed runs
+    to the end of the line (the parser then names what is missing rather than nothing being recognised)."""
+    m = _OBJECT_START.search(line)
+    if not m:
         return None
-    depth = 0
+    start, depth = m.start(), 0
     for k, ch in enumerate(line[start:], start):
         depth += (ch == "{") - (ch == "}")
         if depth == 0:
             return line[start:k + 1]
-    return None
+    return line[start:].rstrip()
 
 
 def runs(text: str) -> list[Block]:

@@ -107,7 +107,7 @@ class Change(BaseModel):
 
 
 class CheckSetupResult(BaseModel):
-    kind: Literal["training", "serving", "oom_only", "benchmark"] = Field(description="What was checked: training, serving, an out-of-memory message alone (oom_only), or a benchmark command's lists (benchmark).")
+    kind: Literal["training", "serving", "oom_only", "benchmark", "preprocess"] = Field(description="What was checked: training, serving, an out-of-memory message alone (oom_only), a benchmark command's lists and backend (benchmark), or a dataset preprocessing line (preprocess).")
     recognised: list[str] = Field(description="What the text held: llamafactory_yaml, deepspeed_json, mindspeed, "
                                   "vllm_command, launch_command, oom_message, vllm_log, benchmark_command.")
     model: str | None = Field(description="Canonical catalog id of the model the text names (null if none).")

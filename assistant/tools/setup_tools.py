@@ -30,7 +30,7 @@ _TRAIN_FIELDS = ("method", "stage", "seq_len", "micro_batch", "devices", "zero_s
                  "optimizer", "compile", "activation_offload", "expandable_segments")
 # Reported capacity / catalog memory of the same part: 64 GB Ascend cards report 60.97 GiB, 80 GB GPUs 79.2 GiB.
 CAPACITY_SHARE = (0.93, 1.0)
-_TRAIN_KINDS = {"llamafactory_yaml", "deepspeed_json", "mindspeed", "launch_command"}
+_TRAIN_KINDS = {"llamafactory_yaml", "deepspeed_json", "mindspeed", "launch_command", "framework_error"}
 
 
 def _call(ctx, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -224,8 +224,10 @@ def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], res
     recipe = _recipe(ctx, model_id, base, hw_id) if "zero_stage" in r.settings else None  # a stage the user chose
     if recipe and recipe["seq_len_used"] != base["seq_len"]:
         recipe = None  # a row for another length is no rule for this one
+    row = ctx.kb.model(model_id) if model_id else None
     s = check_training(r, base, {
         "accelerator_kind": hw["kind"], "model_id": model_id,
+        "layers": r.settings.get("layers") or int((row or {}).get("layers") or 0) or None,
         "recipe_zero_stage": (recipe or {}).get("zero_stage"), "recipe_offload": (recipe or {}).get("offload"),
         "recipe_devices": recipe["nodes"] * recipe["cards_per_node"] if recipe else None,
         "recipe_row": _recipe_line(model_id, base, recipe) if recipe else None})
@@ -379,7 +381,8 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
     read, kept = _kept_and_read(reading)
     kinds = set(reading.kinds)
     kind = "serving" if "vllm_command" in kinds or ("vllm_log" in kinds and not kinds & _TRAIN_KINDS) else (
-        "training" if kinds & _TRAIN_KINDS else "benchmark" if kinds == {"benchmark_command"} else "oom_only")
+        "training" if kinds & _TRAIN_KINDS else "benchmark" if kinds == {"benchmark_command"} else
+        "preprocess" if kinds == {"preprocess_command"} else "oom_only")
     result: dict[str, Any] = dict(kind=kind, recognised=list(reading.kinds), model=None, hardware=None, unit=None,
                                   framework=None, read=read, assumed=[], unused=reading.unused, kept=kept,
                                   unknown=reading.unknown, notices=reading.notices, verdict=None,
@@ -397,7 +400,7 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
                       over_gib=round(log.kv_needed_gib - log.kv_cache_gib, 2))  # vLLM's own figures
     elif log and log.no_cache_memory:
         result["verdict"] = "does_not_fit"  # vLLM's own finding: nothing left for the KV cache
-    elif kind == "benchmark":  # the lists the script pairs up; no memory to size
+    elif kind in ("benchmark", "preprocess"):  # the lists the script pairs up, the preprocessing flags; nothing to size
         check_any(reading)
     elif kind != "oom_only":
         if kind == "training":  # validity needs no model: DeepSpeed's batch identity, TP x PP against the cards
@@ -408,7 +411,19 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
         framework = "vLLM" if kind == "serving" else result.get("framework") or reading.settings.get("framework")
         result["oom"].remedies = oom_remedies(result["oom"], framework, reading.settings)
     result["findings"] = reading.findings
+    _as_run(result["read"], reading)
     return CheckSetupResult(**result)
+
+
+def _as_run(read: list[ReadSetting], r: Reading) -> None:
+    """A setting the framework ignores or drops as written (offload_param below ZeRO-3): the read list shows the value it
+    runs with, so the answer does not say 'offload True' beside 'nothing is offloaded'."""
+    for f in r.findings:
+        if not f.figures.get("as_run"):
+            continue
+        for x in read:
+            if x.name in f.fix and f.fix[x.name] is not None and x.value != f.fix[x.name]:
+                x.value, x.source = f.fix[x.name], f"{x.source}; as run: {f.key} ignored"
 
 
 

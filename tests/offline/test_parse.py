@@ -177,3 +177,10 @@ def test_a_word_with_a_changed_letter_is_no_method(parse, q):
 def test_the_answer_says_how_a_misspelt_method_was_read(assistant):
     head = assistant.ask("qwen2.5-7b lroa 4096 on h100x8, fits?").answer.splitlines()[0]
     assert "(read “lroa” as LoRA)" in head and "h100-80g" in head
+
+
+def test_low_rank_in_chinese_is_lora_not_a_rank_key(parse):
+    # 低秩 is the method's own name (LoRA); the number after it is no rank
+    s = parse("qwen2.5-7b 低秩 16384")
+    assert (s.method, s.lora_rank, s.seq_len, s.problems) == ("lora", None, 16384, [])
+    assert parse("qwen2.5-7b lora 秩 16").lora_rank == 16
