@@ -199,6 +199,10 @@ class CapacityBlocks(Writer):
         if fit.memory.high_gib > fit.memory.usable_gib:  # the range's upper end does not fit: not a plain yes
             line = self.say("tight_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have),
                             high=f"{fit.memory.high_gib:.1f}", usable=f"{fit.memory.usable_gib:.1f}")
+        elif fit.memory.verdict == "tight":  # the measured range fits; the open attention kernel's scenario does not
+            line = self.say("tight_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have),
+                            high=f"{fit.memory.open_high_gib:.1f}", usable=f"{fit.memory.usable_gib:.1f}") + "." \
+                + self.open_attention(fit.memory).rstrip(".")
         else:
             line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have))
         if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
@@ -386,7 +390,15 @@ class CapacityBlocks(Writer):
         return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
                         high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
                         per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
-                        ) + self.cached_back(m)
+                        ) + self.cached_back(m) + self.open_attention(m)
+
+    def open_attention(self, m: MemoryBreakdown) -> str:
+        """Why a measured range that fits still reads "tight": the attention kernel the inputs leave open (Ascend, a
+        Hugging Face stack, attention not stated); its s² scores are a second scenario beside the range, said with
+        their own upper end (round 8 F6: "likely 56.5-124.0 GiB" folded the two into one range)."""
+        if m.verdict != "tight" or not m.attention_open_gib or m.high_gib > m.usable_gib:
+            return ""
+        return self.say("open_attention", open=f"{m.attention_open_gib:.1f}", eager=f"{m.open_high_gib:.1f}")
 
     def cached_back(self, m: MemoryBreakdown) -> str:
         """Why a range whose upper end passes the usable memory is still a fit: the estimator judges it without the
