@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..tools.estimates import PlanResult, TrainingMemoryResult
 from .asked import implausible, weights_floor
-from .capacity import CapacityBlocks, TrainingFacts
+from .capacity import CapacityBlocks, TrainingFacts, open_scenario_only
 from .results import Result
 from .wording import TOOL_NOTE_ZH, TRAINER_WORDS, assumption_zh
 
@@ -25,7 +25,7 @@ class PlanBlocks(CapacityBlocks):
         # the per-device figure, its likely range and the usable memory, each named; "tight" when the range crosses it
         m = p.memory
         key = "plan_memory_tight" if p.verdict == "tight" else "plan_memory"
-        if p.verdict == "tight" and m.attention_open_gib and m.high_gib <= m.usable_gib:
+        if open_scenario_only(m):
             key = "plan_memory_open"  # the measured range fits; only the open attention kernel makes it tight
         bits.append(self.say(key, total=f"{m.total_gib:.1f}", low=f"{m.low_gib:.1f}", high=f"{m.high_gib:.1f}",
                              usable=f"{m.usable_gib:.1f}", per=self.per_device(p.unit, p.hardware),
