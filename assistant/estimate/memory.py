@@ -610,5 +610,5 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     plan_fits = needed * margin <= usable
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), word == "fits",
                      host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low + cache.gib, 3),
-                     round(high + cache.gib, 3), word, plan_fits, cache, round(open_gib, 3),
+                     round(high + cache.gib, 3), word, plan_fits, cache, open_gib,
                      round(eager_high + cache.gib, 3) if open_gib else 0.0)

@@ -141,7 +141,7 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
         activations_gib=round(b.activations.gib, 3), logits_gib=round(b.logits.gib, 3), overhead_gib=round(b.overhead.gib, 3),
         total_gib=b.total_gib, allocated_gib=b.allocated_gib, low_gib=b.low_gib, high_gib=b.high_gib, verdict=b.verdict,
         usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - (b.total_gib - b.cached_gib), 3), fits=b.fits,
-        cached_gib=round(b.cached_gib, 3), attention_open_gib=b.attention_open_gib, open_high_gib=b.open_high_gib,
+        cached_gib=round(b.cached_gib, 3), attention_open_gib=round(b.attention_open_gib, 3), open_high_gib=b.open_high_gib,
         host_ram_gib=round(b.host_ram_gib.gib, 3), host_ram_fits=b.host_fits, how=how)
 
 
