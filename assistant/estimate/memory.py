@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, TypedDict
 
 from . import constants as C
-from .margin import training_range, verdict
+from .margin import open_upper, training_range, verdict
 from .shape import Shape
 
 METHODS = ("full", "freeze", "lora", "qlora")
@@ -145,6 +145,10 @@ class Breakdown:
     verdict: str = "fits"  # fits | tight | does_not_fit (margin.verdict)
     plan_fits: bool = True  # what the planner sizes on: point x constants.PLAN_MARGIN fits (the point with cfg.tightest)
     cached: Term = field(default_factory=lambda: Term(0.0, "no cached blocks"))  # cached_blocks: in total_gib, not in the verdict
+    # A mechanism the inputs leave open (attention_unsure): its GiB, and the pool's upper end if it happens (cached blocks
+    # added back like the range's). The verdict judges that upper end too; low_gib-high_gib stays the measured range.
+    attention_open_gib: float = 0.0
+    open_high_gib: float = 0.0
 
     @property
     def cached_gib(self) -> float:
@@ -596,13 +600,15 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     needed = total - cache.gib
     open_gib = attention_unsure(s, cfg, dev, seqs)
     if open_gib:
-        notes.append(f"the range's upper end holds {open_gib:.1f} GiB of attention scores (s x s per head): whether "
-                     "SDPA reaches NPU_Flash_Attn on Ascend depends on the torch_npu version and the mask; say "
-                     "attention 'fused' or 'eager' to settle it")
-    low, high = training_range(needed, open_gib)
-    word = verdict(low, high, usable)
+        notes.append(f"if attention falls back to the math path, {open_gib:.1f} GiB of attention scores (s x s per head) "
+                     "come on top: whether SDPA reaches NPU_Flash_Attn on Ascend depends on the torch_npu version and the "
+                     "mask; say attention 'fused' or 'eager' to settle it")
+    low, high = training_range(needed)
+    eager_high = open_upper(needed, open_gib)
+    word = verdict(low, max(high, eager_high), usable)
     margin = 1.0 if cfg.tightest else C.PLAN_MARGIN.get(dev.kind, C.PLAN_MARGIN["gpu"])
     plan_fits = needed * margin <= usable
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), word == "fits",
                      host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low + cache.gib, 3),
-                     round(high + cache.gib, 3), word, plan_fits, cache)
+                     round(high + cache.gib, 3), word, plan_fits, cache, open_gib,
+                     round(eager_high + cache.gib, 3) if open_gib else 0.0)

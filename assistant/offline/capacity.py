@@ -57,6 +57,12 @@ def shorter_rows(rows: list[MinCardsRow], asked: int) -> list[MinCardsRow]:
     return [r for r in rows if below and r.seq_len == max(below)]
 
 
+def open_scenario_only(m: MemoryBreakdown) -> bool:
+    """Whether a "tight" comes only from the attention kernel the inputs leave open: the measured range, less the
+    cached blocks the allocator gives back, fits; the scenario where attention falls back does not."""
+    return m.verdict == "tight" and m.attention_open_gib > 0 and m.high_gib - m.cached_gib <= m.usable_gib
+
+
 class CapacityBlocks(Writer):
     # The one verdict of an answer is derived once: the vendor table's no leads (the named setting's estimate then
     # follows it, named as the estimate); else the estimator's verdict on the setting the user names leads and the
@@ -196,9 +202,12 @@ class CapacityBlocks(Writer):
         if not v.fitting:
             return None
         free, fit = v.free, v.fitting
-        if fit.memory.high_gib > fit.memory.usable_gib:  # the range's upper end does not fit: not a plain yes
+        if fit.memory.high_gib > fit.memory.usable_gib and not open_scenario_only(fit.memory):  # not a plain yes
             line = self.say("tight_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have),
                             high=f"{fit.memory.high_gib:.1f}", usable=f"{fit.memory.usable_gib:.1f}")
+        elif open_scenario_only(fit.memory):  # the measured range fits; the open attention kernel's scenario does not
+            line = self.say("tight_open_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have)) \
+                + self.open_attention(fit.memory).rstrip(".。")
         else:
             line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have))
         if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
@@ -376,6 +385,8 @@ class CapacityBlocks(Writer):
         key = {"fits": "setting_yes", "tight": "setting_tight", "does_not_fit": "setting_no"}[m.verdict]
         if m.verdict == "tight" and m.total_gib > m.usable_gib:  # the tool's "tight" with its point above the usable memory
             key = "setting_tight_over"
+        if open_scenario_only(m):  # tight only in the scenario where the attention kernel falls back
+            key = "setting_tight_open"
         if after:
             key = "setting_estimate_after"
         setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
@@ -386,7 +397,17 @@ class CapacityBlocks(Writer):
         return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
                         high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
                         per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
-                        ) + self.cached_back(m)
+                        ) + self.cached_back(m) + self.open_attention(m)
+
+    def open_attention(self, m: MemoryBreakdown) -> str:
+        """Why a measured range that fits still reads "tight": the attention kernel the inputs leave open (Ascend, a
+        Hugging Face stack, attention not stated); its s² scores are a second scenario beside the range, said with
+        their own upper end (round 8 F6: "likely 56.5-124.0 GiB" folded the two into one range)."""
+        if not open_scenario_only(m):
+            return ""
+        return self.say("open_attention_cached" if m.cached_gib >= 0.05 else "open_attention", open=f"{m.attention_open_gib:.1f}",
+                        eager=f"{m.open_high_gib:.1f}", cached=f"{m.cached_gib:.1f}", judged=f"{m.high_gib - m.cached_gib:.1f}",
+                        usable=f"{m.usable_gib:.1f}")
 
     def cached_back(self, m: MemoryBreakdown) -> str:
         """Why a range whose upper end passes the usable memory is still a fit: the estimator judges it without the

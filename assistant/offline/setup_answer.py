@@ -390,8 +390,11 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
     t, s = r.get("training"), r.get("serving")
     unit = {"en": r.get("unit") or "device", "zh": "卡" if (r.get("unit") or "card") == "card" else r.get("unit") or "卡"}[lang]
     if t:
-        line = [_p(r["verdict"], lang, total=t["total_gib"], usable=t["usable_gib"], hw=r["hardware"], unit=unit,
-                   head=t["headroom_gib"], over=t["total_gib"] - t["usable_gib"])]
+        # what the verdict judges: the pool less the cached blocks the allocator gives back before an OOM (they fill
+        # whatever room is free, so the pool itself reads "61.0 of 61.0, 0.0 to spare"; round 8 p08)
+        needed = t["total_gib"] - t.get("cached_gib", 0.0)
+        line = [_p(r["verdict"], lang, total=needed, usable=t["usable_gib"], hw=r["hardware"], unit=unit,
+                   head=t["usable_gib"] - needed, over=needed - t["usable_gib"])]
         if (r.get("table_min_devices") or 0) > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all
             below = "below_table_no_fit" if r["verdict"] == "does_not_fit" else "below_table"
             line.append(_p(below, lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))

@@ -147,7 +147,8 @@ def sentence_cut(text: str, limit: int) -> str:
 
 
 # "Will it OOM?" is answered by the fit verdict with its polarity turned: "**Yes** … it fits" means no OOM.
-OOM_POLARITY = (("**Yes**", "**No OOM expected**"), ("**No**", "**Yes, it would run out of memory**"),
+OOM_POLARITY = (("**Tight only if attention falls back**", "**It may run out of memory only if attention falls back**"),
+                ("**只有注意力回退时才偏紧**", "**只有注意力回退时才可能 OOM**"), ("**Yes**", "**No OOM expected**"), ("**No**", "**Yes, it would run out of memory**"),
                 ("**可以**", "**不会 OOM**"), ("**不够**", "**会 OOM**"), ("**不行**", "**会 OOM**"), ("**够**", "**不会 OOM**"),
                 ("**Tight**", "**It may run out of memory**"), ("**偏紧**", "**可能会 OOM**"))
 

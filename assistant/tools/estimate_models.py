@@ -171,13 +171,19 @@ class MemoryBreakdown(BaseModel):
                                                               "crosses the usable memory; does_not_fit: the lower end does "
                                                               "not fit (both ends less cached_gib).")
     usable_gib: float = Field(description="What the device reports as total capacity.")
-    headroom_gib: float = Field(description="usable_gib minus total_gib, GiB (negative: over by that much).")
+    headroom_gib: float = Field(description="usable_gib minus what the verdict judges (total_gib less cached_gib), GiB "
+                                "(negative: over by that much); the cached blocks fill free room but are given back.")
     fits: bool = Field(description="verdict == 'fits': the upper end of the likely range, less the cached blocks the "
                        "allocator frees before an out-of-memory error (cached_gib), fits the usable memory; false for "
                        "'tight' and 'does_not_fit'.")
     cached_gib: float = Field(0.0, description="Blocks the caching allocator keeps from steps at other batch lengths "
                               "(part of total_gib, not of overhead_gib); it frees them and retries before an out-of-memory "
                               "error, so the verdict is judged without them.")
+    attention_open_gib: float = Field(0.0, description="Attention scores (heads x s^2) that come on top if the attention "
+                                      "kernel falls back to the math path, when the inputs leave it open (attention not "
+                                      "stated, Ascend, a Hugging Face stack); 0 when settled. Not in low_gib-high_gib.")
+    open_high_gib: float = Field(0.0, description="Upper end of total_gib if that fallback happens (0 when nothing is open); "
+                                 "the verdict judges it too, so 'tight' can stand beside a measured range that fits.")
     host_ram_gib: float = Field(description="Host RAM per node for offloaded states (0 without offload).")
     host_ram_fits: bool = Field(description="Whether host_ram_gib fits in a node's host RAM (the estimator assumes 1536 GiB per node).")
     how: dict[str, str] = Field(description="How each figure was computed.")

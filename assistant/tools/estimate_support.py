@@ -132,13 +132,16 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     lo, hi = C.RANGE_RATIO
     how["range"] = (f"likely {b.low_gib:.1f}-{b.high_gib:.1f} GiB: the point less cached blocks x {lo:g}-{hi:g}, the 10th-90th "
                     "percentile of measured / predicted over the measurement files (constants.RANGE_RATIO), cached "
-                    f"blocks {b.cached_gib:.2f} GiB added back; the verdict compares the range without them")
+                    f"blocks {b.cached_gib:.2f} GiB added back; the verdict compares the range without them"
+                    + (f"; if attention falls back to the math path, + {b.attention_open_gib:.1f} GiB of scores: up to "
+                       f"{b.open_high_gib:.1f} GiB, which the verdict also judges" if b.attention_open_gib else ""))
     how["usable"] = "nominal memory x reported-capacity fraction (Ascend: 60.97 of 64 GiB)"
     return MemoryBreakdown(
         weights_gib=round(b.weights.gib, 3), gradients_gib=round(b.gradients.gib, 3), optimizer_gib=round(b.optimizer.gib, 3),
         activations_gib=round(b.activations.gib, 3), logits_gib=round(b.logits.gib, 3), overhead_gib=round(b.overhead.gib, 3),
         total_gib=b.total_gib, allocated_gib=b.allocated_gib, low_gib=b.low_gib, high_gib=b.high_gib, verdict=b.verdict,
-        usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - b.total_gib, 3), fits=b.fits, cached_gib=round(b.cached_gib, 3),
+        usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - (b.total_gib - b.cached_gib), 3), fits=b.fits,
+        cached_gib=round(b.cached_gib, 3), attention_open_gib=round(b.attention_open_gib, 3), open_high_gib=b.open_high_gib,
         host_ram_gib=round(b.host_ram_gib.gib, 3), host_ram_fits=b.host_fits, how=how)
 
 

@@ -123,7 +123,10 @@ def test_a_named_setting_leads_and_the_tables_follow_as_counts_naming_the_recipe
     ans = assistant.ask("llama3.1-70b lora 8192, 16 Snt9B cards, zero3 without offload — will that work?")
     est = judged(ans)
     first = lead(ans)
-    assert first.startswith("**Answer:** " + VERDICT_EN[est["verdict"]]) and "ZeRO-3 without offload" in first
+    # tight only where the attention kernel is left open (Ascend, SDPA may fall back): said as that condition
+    open_only = est["verdict"] == "tight" and est["attention_open_gib"] > 0 and est["high_gib"] - est["cached_gib"] <= est["usable_gib"]
+    word = "**Tight only if attention falls back**" if open_only else VERDICT_EN[est["verdict"]]
+    assert first.startswith("**Answer:** " + word) and "ZeRO-3 without offload" in first
     assert verdict_lines(ans) == [first]
     counts = next(line for line in ans.answer.splitlines() if line.startswith("- Vendor counts:"))
     assert "LLaMA-Factory recipe table (16 cards)" in counts and "needs 32 cards" in counts

@@ -81,7 +81,8 @@ def test_round3_classes(assistant):
     assert "Which model" not in zero.answer and args_of(zero, "search_notes")
     oom = lead(assistant.ask("will qwen2.5-7b full fine-tuning at 8192 OOM on 4 910B cards?"))
     assert oom.startswith(("**Answer:** **No OOM expected**", "**Answer:** **Yes, it would run out of memory**",
-                           "**Answer:** **It may run out of memory**"))  # a tight plan is not a plain no
+                           "**Answer:** **It may run out of memory**",  # a tight plan is not a plain no
+                           "**Answer:** **It may run out of memory only if attention falls back**"))  # Ascend, kernel open
     assert "**每张卡 64 GB**" in assistant.ask("910B 单卡显存是32G还是64G").answer
     vllm = assistant.ask("vllm启动报错 max_model_len is greater than the derived max_model_len，怎么办")
     assert lead(vllm).startswith("**结论**")

@@ -3,6 +3,8 @@ and in the memory answer; the figures are the tools' own, read back from the too
 
 from __future__ import annotations
 
+import pytest
+
 
 def test_a_tight_gpu_plan_says_so_with_its_upper_end(assistant):
     # Llama-3.1-8B LoRA at 8192 tokens on RTX 4090s: no count holds the upper end of the range (the fp32 loss over
@@ -46,3 +48,43 @@ def test_a_fit_whose_range_passes_the_usable_memory_says_why_it_still_fits(assis
             f"frees before running out; without them it stays within {m['high_gib'] - m['cached_gib']:.1f} of "
             f"{m['usable_gib']:.1f} GiB, so it fits.") in first
     assert ans.answer.count("cached blocks the allocator frees") == 1  # said once, by the verdict
+
+
+def _parts_line(answer: str, lead: str) -> list[float]:
+    import re
+
+    (line,) = [x for x in answer.splitlines() if x.startswith(lead)]
+    return [float(v) for v in re.findall(r"(\d+\.\d) GiB", line)]
+
+
+def test_the_breakdown_adds_up_to_the_headline_with_the_cached_blocks_named(assistant):
+    # Round 8 s01: Llama-3.1-8B full, 8192 tokens, ZeRO-2 on 24 Snt9B cards. The headline is the allocator's pool;
+    # its parts read 43.3 GiB against 55.1 because the cached loss buffers (11.7 GiB, given back before an OOM) had
+    # no line. Now they do, in both languages, and the parts add up to the headline (to the rounding of 7 figures).
+    for q, lead, name in (
+            ("We have 24 Snt9B cards. llama3.1-8b full 8192 on llama-factory, per_device 1, ZeRO-2: memory per card?",
+             "- weights", "cached blocks (given back before an out-of-memory error)"),
+            ("24 张 Snt9B，llama3.1-8b 全参 8192，llama-factory，per_device 1，ZeRO-2，每卡显存多少？", "- 权重",
+             "缓存块（显存不足前会释放）")):
+        ans = assistant.ask(q)
+        (call,) = [c for c in ans.tool_calls if c.name == "estimate_training_memory"]
+        m = call.result
+        assert m["cached_gib"] > 1.0 and name in ans.answer
+        parts = _parts_line(ans.answer, lead)
+        assert len(parts) == 7 and sum(parts) == pytest.approx(m["total_gib"], abs=0.36)
+
+
+def test_tight_only_in_the_fallback_scenario_is_said_as_such(assistant):
+    # the same job: with a fused kernel the measured range, less the cached blocks, fits (58.5 of 61.0 GiB); the verdict
+    # is tight only because SDPA may fall back to the math path on Ascend (+32.1 GiB of scores). The answer leads with
+    # that condition instead of "it may run out of memory" with an upper end twice the point.
+    ans = assistant.ask("We have 3 Snt9B nodes (24 cards). llama3.1-8b full 8192 on llama-factory, per_device 1, GA 2, "
+                        "ZeRO-2. fits?")
+    (call,) = [c for c in ans.tool_calls if c.name == "estimate_training_memory"]
+    m = call.result
+    assert m["verdict"] == "tight" and m["high_gib"] - m["cached_gib"] <= m["usable_gib"] < m["open_high_gib"]
+    assert "**Tight only if attention falls back** (estimate)" in ans.answer
+    assert f"then {m['attention_open_gib']:.1f} GiB of attention scores" in ans.answer
+    assert f"likely {m['low_gib']:.1f}-{m['high_gib']:.1f} GiB" in ans.answer and m["high_gib"] <= 1.35 * m["total_gib"]
+    zh = assistant.ask("24 张 Snt9B，llama3.1-8b 全参 8192，llama-factory，per_device 1，ZeRO-2，能跑吗？")
+    assert "**只有注意力回退时才偏紧**（估算）" in zh.answer
