@@ -276,6 +276,7 @@ class Lead:
     text: str
     score: float
     summary: bool
+    named: tuple[str, ...] = ()  # the parameters of the question the lead's facts are about (`--epochs`)
 
 
 class NoteIndex:
@@ -332,7 +333,8 @@ class NoteIndex:
             if file not in leads:
                 leads[file] = self.lead(focus or query, file, lang)
         return [(scores[i], {**own[i], "lead": leads[own[i]["file"]].text, "lead_score": note_best.get(own[i]["file"], 0.0),
-                             "lead_is_summary": leads[own[i]["file"]].summary}) for i in ranked]
+                             "lead_is_summary": leads[own[i]["file"]].summary, "lead_names": list(leads[own[i]["file"]].named)})
+                for i in ranked]
 
     def lead(self, text: str, file: str, lang: str) -> Lead:
         """The facts of ``file`` that answer ``toks``. The note's title words are left out (the note was
@@ -360,6 +362,9 @@ class NoteIndex:
         if not asked or not facts_:
             return summary_lead
         scores = index.scores(asked)
+        named = self.named_lead(text, facts_, lang, scores)
+        if named is not None:  # "--epochs 默认多少": the note's line about that parameter, never a neighbouring one
+            return named
         top = max(facts_, key=lambda k: scores[k])
         if scores[top] <= 0:
             return summary_lead
@@ -391,9 +396,136 @@ class NoteIndex:
         picked[1:] = sorted(picked[1:], key=lambda k: (units[k][0], units[k][2]))  # the best fact first, the rest in order
         # a bullet picked with the list that holds it is said once, in the list
         picked = [k for k in picked if not any(j != k and units[k][3] in units[j][3] for j in picked)]
+        return Lead(self.joined(picked, lang), scores[top], False)
+
+    def joined(self, picked: list[int], lang: str) -> str:
+        units = self._facts[lang][0]
         joiner = "" if lang == "zh" else " "
-        text = joiner.join(units[k][3] if "\n" not in units[k][3] else "\n" + units[k][3] + "\n" for k in picked).strip()
-        return Lead(text, scores[top], False)
+        return joiner.join(units[k][3] if "\n" not in units[k][3] else "\n" + units[k][3] + "\n" for k in picked).strip()
+
+    def named_lead(self, text: str, facts_: list[int], lang: str, scores: list[float]) -> Lead | None:
+        """The lead for a question that names parameters of the note (a flag, a variable, a key, a script: `--epochs`,
+        `HCCL_EXEC_TIMEOUT`, `2_convert_mg_hf.sh`): for each, the fact that is about it (names it in its prose, not
+        only inside an example command, or sits in a section headed by it), the one matching the rest of the
+        question best; one fact covering several named parameters is said once ("with `--backend openai`,
+        `--tokenizer` must be …"). A parameter most of the note's facts are about says nothing (the note's subject);
+        a script or command named beside a flag or variable is where it is set, not what is asked. None: no
+        parameter of the note is named, the usual lead applies."""
+        units = self._facts[lang][0]
+        rows = self._sections[lang][0]
+        about: dict[str, list[int]] = {}
+        # upper-case names the note writes as names or in formulas (`CP`, `SN / GBS * EPOCH`), not words of a pasted message
+        upper = {span.strip() for k in facts_ for span in _SPAN.findall(units[k][3]) if re.fullmatch(r"[A-Z][A-Z0-9_]+", span.strip())}
+        accepted = [p for p in named_parameters(text) if _MARKED.search(p) or p.upper() in upper and p.lower() not in _PLAIN_WORDS]
+        title = rows[units[facts_[0]][0]]["title"].lower() if facts_ else ""
+        for p in accepted:
+            if p.lower() in title:  # the note's subject ("NPU_Flash_Attn 的 D 上限"): the rest of the question picks the line
+                continue
+            ks = [k for k in facts_ if is_about(units[k][3], rows[units[k][0]]["heading"], p)]
+            if ks and len(ks) * 2 <= len(facts_):
+                about.setdefault(p, ks)
+        # a list's introduction carries its rows: the row about the parameter is its line, not the whole list
+        about = {p: [k for k in ks if not any(j != k and units[j][3] in units[k][3] for j in ks)] for p, ks in about.items()}
+        if any(not _CONTEXT_PARAM.search(p) for p in about):
+            about = {p: ks for p, ks in about.items() if not _CONTEXT_PARAM.search(p)}
+        if not about:
+            return None
+        # ranked by the question's other words (the parameter's own name is in every one of its facts)
+        own_words = {t for p in accepted for t in tokenize(p.lower(), unigrams=False)}
+        # (the user's own numbers are values, not what is asked: "SAVE_INTERVAL=10" does not ask for a line with "10")
+        rest = self._facts[lang][2].scores(sorted(t for t in set(tokenize(text.lower(), unigrams=False)) - own_words
+                                                  if not re.fullmatch(r"[\d.]+", t)))
+        if ASKS_HOW.search(text.lower()):  # "怎么开启": of the lines about it, those that say what to do
+            about = {p: [k for k in ks if SAYS_WHAT_TO_DO.search(units[k][3])] or ks for p, ks in about.items()}
+        picked: list[int] = []
+        for p in sorted(about, key=lambda p: len(about[p])):  # the most specific parameter first
+            if any(k in about[p] for k in picked):
+                continue
+            covers = {k: sum(k in ks for ks in about.values()) for k in about[p]}
+            # a section headed by the parameters is where the note explains them ("GBS 与 MBS 的区别")
+            headed = {k: sum(bool(re.search(rf"(?<![\w\-]){re.escape(q.lower())}(?![\w\-])", rows[units[k][0]]["heading"].lower()))
+                             for q in about) for k in about[p]}
+            picked.append(max(about[p], key=lambda k: (covers[k], headed[k], rest[k], opens_with(units[k][3], p), -k)))
+        # in the question's order of parameters; a further fact about them when the question asks more ("默认多少，设了会怎样")
+        order = [p for p in accepted if p in about]
+        picked.sort(key=lambda k: min(order.index(p) for p in about if k in about[p]))
+        if ASKS_DIFFERENCE.search(text.lower()) and len(about) >= 2:  # "GBS 和 MBS 有什么区别": how they relate follows
+            nxt = picked[0] + 1
+            if nxt in facts_ and units[nxt][0] == units[picked[0]][0] and nxt not in picked:
+                picked.insert(1, nxt)
+        left = set(t for t in tokenize(text.lower(), unigrams=False)) - {t for k in picked for t in self._facts[lang][1][k]}
+        left -= own_words
+        if left and len(picked) < MAX_LEAD_FACTS:
+            # a further fact about them, or the sentence right after a picked one ("设置后，…" goes on about the variable)
+            after = {k + 1 for k in picked if k + 1 in facts_ and units[k + 1][0] == units[k][0]}
+            pool = [k for k in {*(k for ks in about.values() for k in ks), *after} if k not in picked]
+            more = self._facts[lang][2].scores(sorted(left))
+            further = max(pool, key=lambda k: more[k], default=None)
+            # the next sentence continues the picked one: any word of the question left is enough for it
+            if further is not None and more[further] >= (0.5 if further in after else MIN_FURTHER_FACT):
+                picked.append(further)
+        return Lead(self.joined(picked, lang), max(scores[k] for k in picked), False, tuple(order))
+
+
+# What a question names as a parameter: a flag (`--epochs`), a variable or key with an underscore (`HCCL_EXEC_TIMEOUT`,
+# `cutoff_len`), an upper-case variable (`EPOCH`, `GBS`), a script or file (`2_convert_mg_hf.sh`), a command (`llamafactory-cli`).
+# (questions arrive lower-cased: a plain word counts only where the note writes it as an upper-case name, `CP`, `EPOCH`)
+_PARAM = re.compile(r"(?<![\w.\-])(--[A-Za-z][\w-]*\w|[\w-]+\.(?:sh|py|json|ya?ml)|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+|[A-Za-z][A-Za-z0-9]+|"
+                    r"[a-z]+-cli)(?![\w\-])")
+# English words a note may also write as a name in code (`FROM` of a Dockerfile): in a question they are words
+_PLAIN_WORDS = _STOP | {"from", "into", "not", "all", "none", "true", "false", "value", "run", "set", "copy", "add", "env", "user"}
+_MARKED = re.compile(r"^--|_|\.(?:sh|py|json|ya?ml)$|-cli$")
+# a script or command named beside a flag or variable says where it is set, not what is asked
+_CONTEXT_PARAM = re.compile(r"\.(?:sh|py|json|ya?ml)$|-cli$")
+_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def named_parameters(text: str) -> list[str]:
+    """The parameters ``text`` names, in its order, each once."""
+    out: list[str] = []
+    for m in _PARAM.finditer(re.sub(r"[\u3400-\u9fff]", " ", text)):  # "设置USER_PROCESSED_DATA_DIR" is still a name
+        if m.group(1) not in out:
+            out.append(m.group(1))
+    return out
+
+
+def _span_names(span: str) -> set[str]:
+    """What a backticked span names, lower-cased: a command (`python benchmark_serving.py --backend …`, `kubectl …`)
+    names its program only; a setting, flag or formula (`--backend openai`, `CONVERT_MG2HF=TRUE`,
+    `TRAIN_ITERS//SAVE_INTERVAL + 1`) every name in it."""
+    words = span.strip().split()
+    if not words:
+        return set()
+    if len(words) > 1 and re.match(r"[a-z]", words[0]) and not re.search(r"[=:(]", words[0]):
+        return {words[0].lower()}
+    return {w.lower() for w in re.findall(r"-{0,2}\w[\w.\-]*\w|\w+", span) if not w.startswith("<")}
+
+
+def is_about(fact: str, heading: str, param: str) -> bool:
+    """``fact`` is about ``param``: its section is headed by it, it names it in backticks as a setting or term of its
+    own (not inside an example command of another program), or names it in its prose."""
+    low = param.lower()
+    word = rf"(?<![\w\-]){re.escape(low)}(?![\w\-])"
+    if re.search(word, heading.lower()) if _MARKED.search(param) else re.search(rf"(?<![\w\-]){re.escape(param.upper())}(?![\w\-])", heading):
+        return True
+    text = re.sub(r"```.*?```", " ", fact, flags=re.S)
+    for span in _SPAN.findall(text):
+        if low in _span_names(span):
+            return True
+        # a setting line (`export PYTORCH_NPU_ALLOC_CONF="expandable_segments:True"`) is about every name it sets
+        if re.match(r"\s*(?:export\s+)?[A-Za-z_]\w*=", span) and re.search(word, span.lower()):
+            return True
+    if not _MARKED.search(param):  # a plain name ("cp") only where the note writes it as a name (`CP`), not in prose
+        return any(param.upper() == span.strip() or param.upper() in re.findall(r"[A-Z][A-Z0-9_]+", span)
+                   for span in _SPAN.findall(text) if re.fullmatch(r"[A-Z0-9_ /*+\-()=.×]+", span.strip()))
+    return bool(re.search(word, _SPAN.sub(" ", text).lower()))
+
+
+def opens_with(fact: str, param: str) -> bool:
+    """The fact is the parameter's own line ("- `--epochs` (default 5) …", a table row of it)."""
+    head = re.sub(r"^[\s\-*\d.|]*", "", fact)
+    m = _SPAN.match(head)
+    return bool(m and param.lower() in _span_names(m.group(1))) or head.lower().startswith(param.lower())
 
 
 def without_runs_of(text: str, other: str) -> str:
@@ -421,6 +553,7 @@ ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何�
 # "what does ZeRO-0 mean", "各阶段什么意思": a meaning asked is answered by the fact that says what things mean
 ASKS_MEANING = re.compile(r"(?<![a-z])(?:mean(?:s|ing)?|explain)(?![a-z])|什么意思|含义|意思是|是指")
 SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意思|是指")
+ASKS_DIFFERENCE = re.compile(r"(?<![a-z])(?:vs\.?|versus|difference|differ|compared?)(?![a-z])|区别|差别|不同|对比|比较")
 ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
 _CJK_STOP_CHAR = re.compile("[" + "".join(c for c in _CJK_STOP if len(c) == 1) + "]")
 MAX_LEAD_FACTS = 3
@@ -522,6 +655,38 @@ def worked_formulas(question: str, text: str) -> list[tuple[str, str, float]]:
             except (ValueError, ZeroDivisionError, SyntaxError):
                 continue
     return out
+
+
+# -- a rounding rule of a lead applied to the value the user set --------------------------------------
+# "rounded **down to a multiple of 68 s**", "向下取整到 68 s 的整数倍", "round up to a multiple of 8"
+_ROUNDING = re.compile(r"round(?:ed|s)?\W+(down|up)\s+to\s+an?\s+multiple\s+of\s+(\d+)|向(下|上)取整到\s*(\d+)", re.I)
+# the value the user sets or arrives at ("我设 2000", "set it to 600", "HCCL_EXEC_TIMEOUT=600", "I need 20 cards")
+_SETS = re.compile(r"(?:设置为|设置成|设为|设成|设|set(?:\s+(?:it|this))?(?:\s+to)?|=|to|为|需要|need)\s*(\d+)(?![\d.])", re.I)
+
+
+@dataclass(frozen=True)
+class Rounded:
+    said: int  # the user's value
+    result: int  # what the rule makes of it
+    step: int  # the multiple
+    up: bool
+
+
+def roundings(question: str, text: str) -> list[Rounded]:
+    """The user's set value put through the rounding rule ``text`` states ("rounded down to a multiple of 68 s": 2000 ->
+    1972; "rounded up to a multiple of 8": 20 -> 24). A value already on the multiple, or none stated, gives nothing."""
+    m = _ROUNDING.search(text)
+    if not m:
+        return []
+    up = (m.group(1) or "").lower() == "up" or m.group(3) == "上"
+    step = int(m.group(2) or m.group(4))
+    out = []
+    for v in (int(x) for x in _SETS.findall(question)):
+        if v == step or v % step == 0:
+            continue
+        result = -(-v // step) * step if up else max(step, v // step * step)
+        out.append(Rounded(v, result, step, up))
+    return out[:1]
 
 
 # Keywords that name the setting (hardware, frameworks, generic sizing words), not a note's topic: a

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
-from ..notes import limit_checks, worked_formulas
+from ..notes import limit_checks, roundings, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import (
@@ -461,7 +461,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         quoted = best[:2]
         if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
-            section = self.answering_section(best, top.summary)
+            # a question naming a parameter is answered by the note's lines about it, whatever section it quotes
+            section = None if top.lead_names else self.answering_section(best, top.summary)
             # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary
             fact = top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
             lead = fact if section is None else self.section_lead(section)
@@ -541,6 +542,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
                 for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
         said += [self.say("formula_worked", formula=f, filled=filled, result=f"{result:.4g}")  # the note's formula, their numbers
                  for f, filled, result in worked_formulas(self.s.question, lead)]
+        said += [self.say("rounding_worked_up" if r.up else "rounding_worked_down", said=r.said, result=r.result, step=r.step)
+                 for r in roundings(self.s.question, lead)]  # the note's rounding rule applied to the value they set
         return " ".join(said) + " " if said else ""
 
     def note_verdict(self, note: str) -> str:

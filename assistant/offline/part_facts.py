@@ -74,6 +74,8 @@ class PartFactsBlocks(Writer):
                 )
                 if f
             ]
+            if ASKS_BANDWIDTH.search(self.s.question):  # a figure no catalog column holds: said unknown first, then what is known
+                facts.insert(0, self.not_in_catalog("bandwidth figure (HCCS, RoCE or HBM)", "带宽数值（HCCS、RoCE 或 HBM）", h))
             if asked & set(NAMED_ONLY) and all(self.missing(h, a) for a in asked & set(NAMED_ONLY)) and not asked & set(ASKED):
                 # none of it in the catalog: say so, with what the catalog does have
                 facts.append(self.L("what the catalog has: ", "目录中有的是：") + self.L("; ", "；").join(
@@ -297,8 +299,9 @@ class PartFactsBlocks(Writer):
             return self.not_in_catalog("ModelArts flavor name", " ModelArts 规格（flavor）名", h)
         flavors = [f.strip() for f in h.flavors.split(";") if f.strip()]
         count = lambda f: int(m.group(1)) if (m := re.search(r"\((\d+)", f)) else 0  # noqa: E731
-        said = self.s.devices
-        flavors.sort(key=lambda f: count(f) != said)
+        said, text = self.s.devices, self.s.question.lower()
+        # the flavor the question names first, else the one with the device count said
+        flavors.sort(key=lambda f: (f.split(" (")[0].lower() not in text, count(f) != said))
         named = [self.L(f"`{f.split(' (')[0]}` ({count(f)} NPU{'s' if count(f) > 1 else ''})",
                         f"`{f.split(' (')[0]}`（{count(f)} 张 NPU）") for f in flavors]
         return self.L(f"ModelArts flavor **{named[0]}**", f"ModelArts 规格（flavor）**{named[0]}**") + (
@@ -338,3 +341,7 @@ class PartFactsBlocks(Writer):
             return self.not_in_catalog("AI-core count", " AI Core 数", h)
         return self.L(f"**{h.ai_cores} AI cores** (source: {h.ai_cores_source})",
                       f"**{h.ai_cores} 个 AI Core**（来源：{h.ai_cores_source}）")
+
+
+# "what's the HCCS bandwidth", "HBM 带宽是多少": the catalog has no bandwidth column for the Ascend parts
+ASKS_BANDWIDTH = re.compile(r"(?i)bandwidth|带宽|\bGB/s\b")

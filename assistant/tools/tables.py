@@ -428,6 +428,8 @@ class NotePassage(TableModel):
                       "(whole, in the note's order), or the note's summary when that answers it best.")
     lead_score: float = Field(0.0, description="How well the note's best fact matches the query (BM25 over the notes' facts).")
     lead_is_summary: bool = Field(False, description="True when the lead is the note's summary.")
+    lead_names: list[str] = Field(default_factory=list, description="The parameters the query names (flags, variables, "
+                                  "keys, scripts) whose own lines of the note make up the lead.")
 
 
 class SearchNotesResult(TableModel):
@@ -444,6 +446,7 @@ def search_notes(ctx, args: SearchNotesArgs) -> SearchNotesResult:
     return SearchNotesResult(query=args.query, results=[
         NotePassage(title=r["title"], heading=r["heading"], text=r["text"], source=r["source"], file=r["file"],
                     lang=r["lang"], summary=r["summary"], score=round(s, 3), lead=r.get("lead", ""),
-                    lead_score=round(r.get("lead_score", 0.0), 3), lead_is_summary=bool(r.get("lead_is_summary")))
+                    lead_score=round(r.get("lead_score", 0.0), 3), lead_is_summary=bool(r.get("lead_is_summary")),
+                    lead_names=list(r.get("lead_names") or []))
         for s, r in hits
     ])

@@ -178,3 +178,20 @@ def test_names_flavors_wiring_job_sizes_and_cores_come_from_the_catalog(assistan
     first = ans.answer.split("\n\n")[0]
     assert tools(ans) == ["list_hardware"], ans.answer[:300]
     assert all(x in first for x in lead), (lead, first)
+
+
+# Fresh round 8 F4: a bandwidth figure is in no catalog column (research/modelarts.md "Not found": HCCS, RoCE and
+# HBM bandwidth): the answer says so first, then what is known; a flavor named in the question leads its own line
+# (2d910b = 2 NPUs, third-party sample, research/modelarts.md §10).
+@pytest.mark.parametrize("question,said,known", [
+    ("what's the HCCS / RoCE bandwidth between 910B cards in a snt9b node?", "no bandwidth figure", "HCCS"),
+    ("910C 的 HBM 带宽是多少", "没有", "64 GB"),
+])
+def test_an_unknown_bandwidth_is_said_to_be_unknown_before_what_is_known(assistant, question, said, known):
+    lead = assistant.ask(question).answer.split("\n")[0]
+    assert said in lead and known in lead and lead.index(said) < lead.index(known), lead
+
+
+def test_the_flavor_named_leads_its_own_line(assistant):
+    lead = assistant.ask("what is the flavor modelarts.bm.arm.48u.384g.npu.2d910b - which chip and how many NPUs?").answer.split("\n")[0]
+    assert "**`modelarts.bm.arm.48u.384g.npu.2d910b` (2 NPUs)**" in lead, lead

@@ -42,7 +42,7 @@ PAGES = [
          {"en": ("converted", "TP × PP"), "zh": ("权重转换", "TP × PP")}),
     Page("训练启动脚本说明和参数配置 (GBS / MBS)", None,
          {"en": "GBS vs MBS", "zh": "GBS 和 MBS 有什么区别"},
-         both("GBS", "MBS", "GBS / MBS")),
+         both("GBS", "MBS", "GBS = MBS × GA × DP")),  # the difference: per-card micro batch vs samples per iteration
     Page("训练的数据集预处理说明", "data_preprocessing.md",
          {"en": "what does the training script do if the dataset was not preprocessed?",
           "zh": "数据集没有预处理，训练脚本会怎么做？"},
@@ -259,3 +259,43 @@ def test_the_most_specific_event_signature_leads(assistant):
                       "node idle(8). 这是啥问题").answer
     lead = a.split("\n")[0]
     assert lead.startswith("**结论**") and "重新安装 Ascend Device Plugin" in lead and "dlug_guide_03_000046" in lead
+
+
+# A question that names a parameter of a vendor page (a flag, a variable, a script's argument) leads with the note's
+# own line about that parameter, in both languages, not a neighbouring fact of the same note (fresh round 8 F1). Every
+# expected string is hand-checked against research/modelarts.md §7-§8 and research/modelarts_pages.md §4, §6, §7.
+@pytest.mark.parametrize("q,facts", [
+    ("benchmark_parallel.py: what does --epochs default to, and which --backend values are allowed?",
+     ("`--epochs` (default 5)", "`tgi`, `vllm`, `mindspore` or `openai`")),
+    ("benchmark_parallel.py 的 --epochs 默认多少，--backend 能填哪些", ("`--epochs`（默认 5）", "`tgi`、`vllm`、`mindspore` 或 `openai`")),
+    ("跑性能测试用 --backend openai 的时候，--tokenizer 参数应该填什么", ("`--tokenizer` 必须与启动服务时 `--model`",)),
+    ("with --backend openai what must --tokenizer be?", ("`--tokenizer` must be exactly the path given as `--model`",)),
+    ("2_convert_mg_hf.sh - what goes in the first argument, and where does the converted output land?",
+     ("`hf2hg`", "`mg2hf`", "converted_weights_TP${TP}PP${PP}")),
+    ("2_convert_mg_hf.sh 第一个参数填什么", ("`hf2hg`", "`mg2hf`")),
+    ("how do I launch llama-factory training on modelarts ascend - is it llamafactory-cli train?",
+     ("ascendfactory-cli train <yaml> <model_name> <exp_name>",)),
+    ("modelarts 上启动 llama-factory 训练是用 llamafactory-cli train 吗", ("ascendfactory-cli train <yaml> <model_name> <exp_name>",)),
+    ("Notebook 动态挂载 OBS 这个功能在哪些区域能用", ("华北-北京四", "华东-上海一")),
+    ("in which regions can a notebook mount OBS dynamically?", ("华北-北京四", "华东-上海一")),
+    ("USER_PROCESSED_DATA_DIR 默认是什么，设置了会怎样", ("默认没有", "跳过预处理")),
+    ("what is USER_PROCESSED_DATA_DIR by default and what happens if I set it", ("absent from the script by default", "skips preprocessing")),
+    ("benchmark_serving.py 的 --dataset-type 可以填哪些值", ("`alpaca`、`sharegpt` 或 `custom`",)),
+    ("for SFT data, what should --handler-name be in 1_preprocess_data.sh?", ("`GeneralInstructionHandler` (for SFT and LoRA",)),
+])
+def test_a_named_parameter_leads_with_its_own_line(assistant, q, facts):
+    lead = lead_of(assistant.ask(q).answer)
+    assert all(f in lead for f in facts), lead
+
+
+# The user's set value goes through the page's rounding rule: HCCL_EXEC_TIMEOUT is rounded down to a multiple of
+# 68 s on the Atlas training series (CANN envref_07_0078; research/modelarts.md §4): 2000 -> 29 x 68 = 1972,
+# 600 -> 8 x 68 = 544, 3000 -> 44 x 68 = 2992.
+@pytest.mark.parametrize("q,said", [
+    ("HCCL_EXEC_TIMEOUT 最大能设多少？我设 2000 实际生效多少", "你设的 2000 实际生效为 1972"),
+    ("I set HCCL_EXEC_TIMEOUT=600 on an Atlas training box, what value actually takes effect?", "Your 600 takes effect as 544"),
+    ("HCCL_EXEC_TIMEOUT 设 3000 在 910 上实际生效多少秒", "你设的 3000 实际生效为 2992"),
+])
+def test_the_pages_rounding_rule_is_applied_to_the_users_value(assistant, q, said):
+    lead = lead_of(assistant.ask(q).answer)
+    assert said in lead and "68" in lead, lead

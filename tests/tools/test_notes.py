@@ -278,3 +278,25 @@ def test_a_formula_is_worked_only_with_every_value_given():
     text = "保存的 checkpoint 个数为 `TRAIN_ITERS//SAVE_INTERVAL + 1`。"
     assert worked_formulas("SAVE_INTERVAL 设 10，TRAIN_ITERS 100", text) == [("TRAIN_ITERS//SAVE_INTERVAL + 1", "100//10 + 1", 11)]
     assert worked_formulas("TRAIN_ITERS 100", text) == []  # SAVE_INTERVAL not given: nothing to work out
+
+
+def test_a_rounding_rule_is_applied_to_the_value_set():
+    from assistant.notes import roundings
+    down = "the effective value is rounded **down to a multiple of 68 s** (`value // 68 * 68`)"
+    assert [(r.said, r.result) for r in roundings("我设 2000 实际生效多少", down)] == [(2000, 1972)]  # 29 x 68
+    assert roundings("set it to 1836", down) == []  # already 27 x 68
+    up = "If `N_cards > 8`, round up to a multiple of 8"
+    assert [(r.said, r.result, r.up) for r in roundings("the formula says I need 20 cards", up)] == [(20, 24, True)]
+    assert [(r.said, r.result) for r in roundings("按公式需要 20 张卡", "向上取整到 8 的倍数")] == [(20, 24)]
+
+
+def test_a_named_parameter_is_found_in_a_lower_cased_question():
+    from assistant.notes import is_about, named_parameters
+    assert named_parameters("train_iters 默认多少？--epochs 呢，2_convert_mg_hf.sh") [:1] == ["train_iters"]
+    assert "--epochs" in named_parameters("what does --epochs default to") and "2_convert_mg_hf.sh" in named_parameters("2_convert_mg_hf.sh x")
+    # an example command of another program is not about its flags; the flag's own line and a setting line are
+    assert not is_about("Run `python benchmark_serving.py --backend openai --dataset x`.", "Dynamic test", "--backend")
+    assert is_about("`--backend` accepts the values `tgi`, `vllm`", "Static test", "--backend")
+    assert is_about("`export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True`", "OOM", "expandable_segments")
+    assert is_about("The number is `TRAIN_ITERS//SAVE_INTERVAL + 1`.", "Variables", "save_interval")
+    assert is_about("1836 = 27 × 68.", "HCCL_EXEC_TIMEOUT facts", "hccl_exec_timeout")
