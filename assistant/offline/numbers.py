@@ -30,6 +30,7 @@ NOT_A_COUNT = r"(?!(?:few|couple|lot|bunch|number|total|handful|cluster|pair|min
 # "one 80GB A100", "two H100s". (台 is a machine, not a card: "2台910B" is read as nodes; "my 910B" says no count.)
 COUNT_BEFORE_HW = re.compile(rf"(?:(?<![0-9.a-z])(\d{{1,3}})\s*(?:x|×|\*|张|块)?|(?<![a-z])({EN_COUNT}|an?)\s+"
                              r"(?:\d{2,3}\s*g(?:i?b)?\s+)?)\s*$")
+NODES_BY_CARDS = re.compile(r"(?<![0-9.a-z])(\d{1,3})\s*[x×*]\s*(\d{1,2})\s*$")  # "4x8 910B": nodes x devices each
 COUNT_AFTER_HW = re.compile(rf"\s*s?\s*(?:x|×|\*)\s*(\d{{1,3}})(?![0-9.a-z])(?!\s*{NODE_WORDS})")  # "3090 x2", "A100 * 4"
 # A hardware name followed by one of these names a group of devices, not one: "a 910B node", "2 H100 nodes".
 GROUP_AFTER_HW = re.compile(rf"\s*(?:{NODE_WORDS}|clusters?|pods?|box(?:es)?|集群)")
@@ -139,6 +140,8 @@ def count_before_hardware(before: str, after: str) -> int | None:
     unless the mention names a node or cluster."""
     if GROUP_AFTER_HW.match(after):
         return None
+    if grid := NODES_BY_CARDS.search(before):  # "4x8 910B": 4 nodes of 8, 32 devices
+        return int(grid.group(1)) * int(grid.group(2)) or None
     m = COUNT_BEFORE_HW.search(before)
     if not m:
         times = COUNT_AFTER_HW.match(after)

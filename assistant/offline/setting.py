@@ -36,7 +36,7 @@ def part_tokens(work: str, keys: dict[str, str]) -> list[tuple[int, int, str]]:
         word, at = m.group(0), m.start()
         glued = None if squash(word) in keys else (GLUED_BEFORE.fullmatch(word) or GLUED_AFTER.fullmatch(word))
         part = glued and (glued.group(2) if glued.re is GLUED_BEFORE else glued.group(1))
-        if glued and part and squash(part) in keys:
+        if glued and part and re.search(r"[a-z]|\d{3}", part) and squash(part) in keys:  # "4x8" is two counts, no part
             cut = at + len(glued.group(1))
             out += [(at, cut, glued.group(1)), (cut, m.end(), glued.group(2))]
         else:
@@ -101,8 +101,9 @@ class Setting:
         toks = part_tokens(work, keys)
         for i in range(len(toks)):
             for j in range(min(len(toks), i + 4), i, -1):
-                if any(CJK.search(work[toks[k][1]:toks[k + 1][0]]) for k in range(i, j - 1)):
-                    continue  # words a Chinese phrase separates are not one name ("910B 支持 FP8")
+                if any(CJK.search(work[toks[k][1]:toks[k + 1][0]]) or re.search(r"[^\s\-_]", work[toks[k][1]:toks[k + 1][0]])
+                       for k in range(i, j - 1)):
+                    continue  # words a Chinese phrase or punctuation separates are not one name ("910B 支持 FP8", "910B (4 nodes)")
                 key = squash(" ".join(t[2] for t in toks[i:j]))
                 if MEMORY_ONLY.fullmatch(key):
                     continue  # "32G" alone is a memory size (see Parser._counts)
