@@ -24,7 +24,7 @@ CONNECT = (r"[\"']?\s*(?:可以|能)?\s*(?:of|=|:|is|->|(?:(?:goes|go|went|drops
            r"增加到|减少到|变成|：)?\s*[\"']?")
 VALUE = {
     # "batch 4", not "batch 4k" (a length) or "4.5"; a sign after a space or "=" is read ("batch_size -4": said invalid)
-    "int": r"((?:(?<=[\s=:：])-)?\d{1,5})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",
+    "int": r"((?:(?<=[\s=:：])-)?\d{1,7})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",
     "float": r"(\d+(?:\.\d+)?(?:e-?\d+)?)(?![0-9])",
 }
 

@@ -184,3 +184,9 @@ def test_low_rank_in_chinese_is_lora_not_a_rank_key(parse):
     s = parse("qwen2.5-7b 低秩 16384")
     assert (s.method, s.lora_rank, s.seq_len, s.problems) == ("lora", None, 16384, [])
     assert parse("qwen2.5-7b lora 秩 16").lora_rank == 16
+
+
+def test_a_value_far_out_of_range_is_said_invalid(parse):
+    # slots.toml: lora_rank 1-4096; a six-digit value is read and refused with the range, never left unused
+    s = parse("qwen3-8b lora 4096, lora_rank 100000, 4 cards enough?")
+    assert s.lora_rank is None and any("from 1 to 4096" in p for p in s.problems)
