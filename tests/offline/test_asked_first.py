@@ -288,7 +288,7 @@ def test_the_tables_max_model_len_leads_when_asked(assistant):
     assert row["max_model_len"] == 32768
     assert lead(ans).startswith("**Answer:** **32,768 tokens**: the max-model-len the ModelArts vLLM inference table tested")
     zh = assistant.ask("Qwen2.5-7B 用 vllm 单卡 910B，max-model-len 设多少？")
-    assert lead(zh).startswith("**结论**：**32,768 token**：ModelArts vLLM 推理表中 qwen2.5-7b 在 1 张卡")
+    assert lead(zh).startswith("**结论**：**32,768 token**：ModelArts vLLM 推理表中 qwen2.5-7b 在 **1 张卡**")
 
 
 @pytest.mark.parametrize("q,lang,rows", [
