@@ -34,11 +34,12 @@ def part_tokens(work: str, keys: dict[str, str]) -> list[tuple[int, int, str]]:
     out = []
     for m in PART_TOKEN.finditer(work):
         word, at = m.group(0), m.start()
-        glued = None if squash(word) in keys else (GLUED_BEFORE.fullmatch(word) or GLUED_AFTER.fullmatch(word))
-        part = glued and (glued.group(2) if glued.re is GLUED_BEFORE else glued.group(1))
-        if glued and part and re.search(r"[a-z]|\d{3}", part) and squash(part) in keys:  # "4x8" is two counts, no part
-            cut = at + len(glued.group(1))
-            out += [(at, cut, glued.group(1)), (cut, m.end(), glued.group(2))]
+        pieces = None if squash(word) in keys else next(
+            (g.groups() for rx, side in ((GLUED_BEFORE, 1), (GLUED_AFTER, 0)) if (g := rx.fullmatch(word))
+             and re.search(r"[a-z]|\d{3}", g.group(side + 1)) and squash(g.group(side + 1)) in keys), None)  # "4x8": no part
+        if pieces:
+            cut = at + len(pieces[0])
+            out += [(at, cut, pieces[0]), (cut, m.end(), pieces[1])]
         else:
             out.append((at, m.end(), word))
     return out

@@ -8,6 +8,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from rapidfuzz.distance import OSA
+
 FRAMEWORKS = [
     (re.compile(r"mind\s*speed(?:[-_ ]?llm)?|model\s*link"), "MindSpeed-LLM"),
     (re.compile(r"llama[-_ ]?factory|llamafactory|\blf\b"), "LLaMA-Factory"),
@@ -45,11 +47,13 @@ METHOD_SPELLINGS = ("qlora", "lora", "full")
 NOT_A_METHOD = {"fully", "flora", "fuller", "lorax"}
 
 
-def misspelt_method(work: str) -> tuple[str, str] | None:
-    """(method, the word as typed) for the first word one slip away from a method's name, else None."""
-    from rapidfuzz.distance import OSA  # the model names' spelling distance (resolve.py)
+WORD = re.compile(r"(?<![a-z0-9_\-])[a-z]{3,6}(?![a-z0-9_\-])")  # a short word standing alone: a method's length
 
-    for m in re.finditer(r"(?<![a-z0-9_\-])[a-z]{3,6}(?![a-z0-9_\-])", work):
+
+def misspelt_method(work: str) -> tuple[str, str] | None:
+    """(method, the word as typed) for the first word one slip away from a method's name, else None. The distance is
+    the one the model names use (resolve.py: rapidfuzz's OSA, a swap of neighbours counting once)."""
+    for m in WORD.finditer(work):
         word = m.group(0)
         if word in NOT_A_METHOD or word in METHOD_SPELLINGS:
             continue
