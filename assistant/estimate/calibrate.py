@@ -16,8 +16,6 @@ from .memory import Device, TrainConfig
 from .plan import device_counts, plan_training
 from .shape import Shape, from_catalog
 
-TABLE_HARDWARE = {"Snt9B": "snt9b", "Snt9B23": "snt9b23"}
-
 
 def device_from_row(h: dict[str, Any]) -> Device:
     return Device(id=h["id"], kind=h.get("kind") or "gpu", memory_gb=float(h["memory_gb"]),
@@ -200,7 +198,7 @@ class Report:
             for inc in (True, False):
                 out[table + ("" if inc else " (unflagged)")] = shares(self.scores(table, inc))
             if table == "min_cards":
-                for hw in TABLE_HARDWARE:
+                for hw in sorted({r.cell[2] for r in self.rows if r.table == "min_cards" and r.cell}):
                     out[f"min_cards (printed cells, {hw})"] = shares(self.cell_scores(hw))
         if any(r.table == "recipes" for r in self.rows):
             st, sto, n = self.stage_agreement()
@@ -231,13 +229,14 @@ def run(min_cards: list[dict], recipes: list[dict], models: list[dict], hardware
         vllm: list[dict] | None = None) -> Report:
     shapes = {m["id"]: from_catalog(m) for m in models}
     devs = {h["id"]: device_from_row(h) for h in hardware}
+    table_parts = {h["table_part"]: h["id"] for h in hardware if h.get("table_part")}  # the tables' column -> catalog id
     report = Report()
     known = [r for r in min_cards if r.get("cards") not in (None, "") and _truthy(r.get("supported", True))]
     known = [dict(r, cards=int(r["cards"]), seq_len=int(r["seq_len"])) for r in known]
     params_b = {k: v.params / 1e9 for k, v in shapes.items()}
     flags = flag_inconsistent(known, params_b)
     for i, r in enumerate(known):
-        s, dev = shapes[r["model_id"]], devs[TABLE_HARDWARE[r["hardware"]]]
+        s, dev = shapes[r["model_id"]], devs[table_parts[r["hardware"]]]
         # the table lists the fewest cards that ran: compared with the tightest plan (sized on the point estimate);
         # the default plan adds the margin of the estimate's range (margin.py)
         base = TrainConfig(method=r["strategy"], stage="sft", seq_len=r["seq_len"], framework=r["framework"], tightest=True)
@@ -251,7 +250,7 @@ def run(min_cards: list[dict], recipes: list[dict], models: list[dict], hardware
     rec_rows = [dict(r, cards=r["total_cards"], seq_len=r["cutoff_len"], framework="LLaMA-Factory", hardware="Snt9B") for r in rec]
     rec_rows = [dict(r, offload=_truthy(r["offload"])) for r in rec_rows]
     rflags = flag_inconsistent(rec_rows, params_b)
-    dev = devs["snt9b"]
+    dev = devs[next(h["id"] for h in hardware if "recipes" in str(h.get("vendor_tables") or ""))]  # the recipes' part
     for i, r in enumerate(rec):
         s = shapes[r["model_id"]]
         p = plan_training(s, TrainConfig(method=r["strategy"], seq_len=r["cutoff_len"], tightest=True), dev)
@@ -276,7 +275,6 @@ def _describe(p) -> str:
 
 
 # ---------------------------------------------------------------- vLLM tables
-VLLM_HARDWARE = {64: "snt9b", 32: "snt9b-32g"}
 
 
 def run_inference(vllm: list[dict], models: list[dict], hardware: list[dict]) -> list[CalRow]:
@@ -286,11 +284,15 @@ def run_inference(vllm: list[dict], models: list[dict], hardware: list[dict]) ->
 
     shapes = {m["id"]: from_catalog(m) for m in models if m.get("layers")}
     devs = {h["id"]: device_from_row(h) for h in hardware}
+    vllm_parts: dict[int, str] = {}  # the vLLM tables' memory column -> the card they measured (910B cards, not DIE)
+    for h in hardware:
+        if "vllm" in str(h.get("vendor_tables") or "") and h.get("unit") != "die":
+            vllm_parts.setdefault(int(float(h["memory_gb"])), h["id"])
     out = []
     for r in vllm:
         if not _truthy(r.get("supported")) or r.get("cards") in (None, "") or r["model_id"] not in shapes:
             continue
-        s, dev = shapes[r["model_id"]], devs[VLLM_HARDWARE[int(float(r["memory_gb"]))]]
+        s, dev = shapes[r["model_id"]], devs[vllm_parts[int(float(r["memory_gb"]))]]
         util, length, cards = float(r["gpu_memory_utilization"]), int(float(r["max_model_len"])), int(float(r["cards"]))
         p = plan_inference(s, dev, length, util)
         naive = round_up(2 * s.params / (util * dev.capacity_gib * 2**30), dev)

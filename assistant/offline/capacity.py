@@ -106,7 +106,7 @@ class CapacityBlocks(Writer):
     def have(self) -> str:
         """The user's count as they said it, with DIE beside cards on Snt9B23 ('16 cards (32 DIE)')."""
         have, s = self.e.devices, self.s
-        if self.e.hardware == "snt9b23":
+        if self.unit_of(None) == "die":
             if s.devices and s.device_unit == "card":
                 return self.say("have_cards_die", devices=s.devices, have=have)
             return self.devices(have, "DIE")

@@ -75,7 +75,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             return batch_math.render(batch, self.lang)
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model
-            have = self.devices(e.devices, "die" if e.hardware == "snt9b23" else "card", e.hardware)
+            have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
             return (self.say("noted_devices", have=have, part=self.hw_name(e.hardware)) if e.devices else "") + t("clarify", self.lang)
         out = self.compared() if compares(s) and self.per_variant() else self.batch_after_lead(self.body())
         if not [line for line in out if line.strip()]:

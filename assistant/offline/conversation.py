@@ -30,6 +30,7 @@ class CarrySpec:
     framework_slots: dict[str, tuple[str, ...]]
     comparisons: dict[str, str]
     follow_part: frozenset[str]
+    merged: tuple[str, ...]
     asked: frozenset[str]
     stated_by: dict[str, str]
     resets: dict[str, tuple[str, ...]]
@@ -55,6 +56,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
     carried = tuple(dict.fromkeys((*slots["model"], *slots["persist"], *slots["training"], *slots["serving"], *spec.BY_NAME)))
     return CarrySpec(tuple(slots["model"]), carried,
                      tasks, {fw: tuple(names) for fw, names in slots["framework"].items()}, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
+                     tuple(slots["merged"]["slots"]),
                      frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
                      {k: tuple(v) for k, v in asked.get("resets", {}).items()},
                      frozenset(i for intents in raw["domain"].values() for i in intents),
@@ -169,6 +171,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         if value is not None and open_here and value != []:
             setattr(new, name, value)
             new.origins[name] = "read_as" if earlier.origins.get(name) == "read_as" else "conversation"
+    for name in CARRY.merged:
+        setattr(new, name, {**getattr(earlier, name), **getattr(new, name)})
     for name, value in earlier.settings.items():  # the specification's settings, carried by their declared task
         if name not in new.settings and name not in left_behind and (not switched or spec.BY_NAME[name].task != earlier.task()):
             new.settings[name] = value

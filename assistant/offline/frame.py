@@ -21,8 +21,6 @@ Origin = Literal["said", "conversation", "default", "read_as", "last_answer"]
 
 DEFAULT_SEQ_LEN = 4096
 DEFAULT_HARDWARE = "snt9b"
-# Catalog hardware ids that the vendor training/min-card tables cover, with the tables' column name.
-TABLE_PARTS = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}
 DEFAULTED = ("seq_len", "hardware")  # the values ``effective`` fills when the question leaves them open
 
 
@@ -32,6 +30,25 @@ def table_strategy(method: str | None) -> str | None:
 
 
 UNKNOWN_PART_NODE_SIZE = 8  # devices per node of a part the catalog does not hold ("a 24GB GPU"); catalog parts carry their own
+
+
+class PartFacts(BaseModel):
+    """What the plan needs from a part's catalog row (knowledge/catalog/hardware.csv), carried in the frame so the
+    router and the writer never keep their own lists of part names."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str | None = None  # "npu" | "gpu"
+    unit: str = "card"  # what one device is: "card", or "die" on a part whose cards hold several (Snt9B23)
+    table_part: str | None = None  # the part's column in the vendor's min-card tables ("Snt9B", "Snt9B23")
+    vendor_tables: frozenset[str] = frozenset()  # the vendor tables that describe the part: min_cards, recipes, vllm
+    memory_gb: float | None = None  # per device (per DIE on a part counted in DIE)
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> PartFacts:
+        tables = frozenset(t.strip() for t in str(row.get("vendor_tables") or "").split(";") if t.strip())
+        return cls(kind=row.get("kind") or None, unit=row.get("unit") or "card", table_part=row.get("table_part") or None, vendor_tables=tables,
+                   memory_gb=float(row["memory_gb"]) if row.get("memory_gb") else None)
 
 
 @dataclass
@@ -45,6 +62,7 @@ class Effective:
     assumed: list[str] = field(default_factory=list)
     devices: int | None = None  # what the user has: "16 cards", or "2 nodes" x devices per node
     per_node: int = UNKNOWN_PART_NODE_SIZE  # devices in one node of ``hardware``, from its catalog row
+    facts: PartFacts = field(default_factory=PartFacts)  # ``hardware``'s catalog facts (empty for a part the catalog lacks)
 
 
 def _unset(value: Any) -> bool:
@@ -105,6 +123,9 @@ class QuestionFrame(BaseModel):
     hardware_text: str | None = None
     node_size: int | None = None  # devices per node of ``hardware`` (or of the default part), from its catalog row
     dies_per_card: int | None = None  # devices on one card of ``hardware`` (2 DIE on Snt9B23), from its catalog row
+    part_facts: dict[str, PartFacts] = Field(default_factory=dict, repr=False)
+    """The catalog facts of every part the frame names (and of the default part), by catalog id: which vendor tables
+    describe it, its kind. Filled by the reader from the catalog rows; a comparison's variants look their part up here."""
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
@@ -194,7 +215,8 @@ class QuestionFrame(BaseModel):
         devices = self.devices or (self.nodes * node if self.nodes else None)
         if self.devices and (self.dies_per_card or 1) > 1 and self.device_unit == "card":
             devices = self.devices * (self.dies_per_card or 1)  # plans count DIE (Snt9B23: one card is 2 DIE)
-        return Effective(self.seq_len or DEFAULT_SEQ_LEN, hw, TABLE_PARTS.get(hw), strategies, assumed, devices, node)
+        facts = self.part_facts.get(hw) or PartFacts()
+        return Effective(self.seq_len or DEFAULT_SEQ_LEN, hw, facts.table_part, strategies, assumed, devices, node, facts)
 
     # -- validation ------------------------------------------------------------------------------
     def check(self, low_text: str) -> None:

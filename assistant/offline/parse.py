@@ -12,7 +12,7 @@ from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from . import checks, serving_words, spec
 from . import numbers as num
-from .frame import DEFAULT_HARDWARE, TABLE_PARTS, QuestionFrame
+from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
 from .setting import Setting
@@ -190,6 +190,8 @@ class Parser:
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count, r)
         part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
+        named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares]
+        s.part_facts = {hw: PartFacts.from_row(self.resolver.hardware[hw]) for hw in named if hw in self.resolver.hardware}
         if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
             said_size = int(s.settings.get("node_cards") or 0)  # "how many 8-card nodes?": the user's nodes, in cards
             # a part counted in DIE (catalog unit "die"): a card count is converted; the writer has no word for other units yet
@@ -292,8 +294,8 @@ class Parser:
                   "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
                   "layers": layers if s.model else None,
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
-                  "accelerator_kind": (part or {}).get("kind") or ("npu" if s.hardware in TABLE_PARTS else None),
-                  "part_name": TABLE_PARTS.get(s.hardware or "") or str((part or {}).get("name") or s.hardware or "")}
+                  "accelerator_kind": (part or {}).get("kind"),
+                  "part_name": (part or {}).get("table_part") or str((part or {}).get("name") or s.hardware or "")}
         if s.device_unit == "die":
             fields |= {"die_count": s.devices, "dies_per_card": s.dies_per_card or 1}
         if s.framework:

@@ -132,7 +132,7 @@ class PlanBlocks(CapacityBlocks):
         if not named:
             return ""
         n = int(call.arg("devices") or 1)
-        where = self.devices(n, "die" if call.arg("hardware") == "snt9b23" else "card", str(call.arg("hardware")))
+        where = self.devices(n, self.unit_of(str(call.arg("hardware"))), str(call.arg("hardware")))
         stage = call.arg("zero_stage")
         offload = self.say("trainer_label_with_offload") if call.arg("offload") else self.say("trainer_label_no_offload")
         setting = self.say("enum").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), offload])

@@ -14,7 +14,6 @@ from .asked import asks_host_ram, asks_recipe, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
-    TABLE_PARTS,
     Effective,
     effective,
     table_strategy,
@@ -22,7 +21,6 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
 from .parse import Slots
 from .vocab import ASKS_COUNT
 
-ASCEND = {"snt9b", "snt9b23", "snt9b-32g"}
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
 OTHER_INTENTS = {"memory", "inference", "config", "troubleshoot", "compare", "time", "list_models", "list_hardware",
                  "hardware_facts"}
@@ -187,7 +185,7 @@ class Router:
         model = self.model_args(s) if goal != "model" else {}
         # the longest training context on Ascend: MindSpeed-LLM's context parallelism splits a sequence over cards
         # and goes further than LLaMA-Factory, so with no framework named both are searched
-        both = training and goal == "context" and not (s.framework or s.stack) and e.hardware in ASCEND
+        both = training and goal == "context" and not (s.framework or s.stack) and bool(e.facts.vendor_tables)
         frameworks = [None, "MindSpeed-LLM"] if both else [(s.framework or s.stack) if training else None]
         trainer = trainer_args(s) if training else {"gpu_memory_utilization": s.gpu_util, "weight_bits": s.weight_bits,
                                                     "kv_cache_dtype": s.kv_cache_dtype}
@@ -212,11 +210,11 @@ class Router:
         e = effective(s)
         if asks_max_batch(s):
             return self.what_fits(s, e, "batch")
-        if asks_max_context(s) and serving(s) and e.hardware in ASCEND and s.model and e.devices:
+        if asks_max_context(s) and serving(s) and "vllm" in e.facts.vendor_tables and s.model and e.devices:
             # "what max context on my 8 910B?": the search on the user's devices leads, the vLLM tables' tested
             # lengths beside it
             return self.max_context(s, e) + self.call("inference_min_cards", model=s.model)
-        if asks_max_context(s) and not (serving(s) and e.hardware in ASCEND and s.model):
+        if asks_max_context(s) and not (serving(s) and "vllm" in e.facts.vendor_tables and s.model):
             # one search over the planning tools answers it, no default-length plan beside it; on Ascend the
             # vLLM tables' tested max-model-len comes first (round two searches when they have no row)
             if serving(s) and "cards" in s.intents and not e.devices:
@@ -325,8 +323,9 @@ class Router:
                          hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
-        if s.model and e.hardware in ASCEND:
-            mem = s.memory_gb if s.memory_gb in (32, 64) else (32 if e.hardware == "snt9b-32g" else None)
+        if s.model and "vllm" in e.facts.vendor_tables:
+            # the vLLM tables' memory columns (32 and 64 GB): the one the user names, else the part's when it is 32 GB
+            mem = s.memory_gb if s.memory_gb in (32, 64) else (32 if e.facts.memory_gb == 32 else None)
             calls = self.call("inference_min_cards", model=s.model, max_model_len=s.seq_len, memory_gb=mem)
             if beyond_tables(s, e) and not asks_max_context(s):  # the longest context: searched if no row
                 calls += self.estimate_inference(s, e)

@@ -74,7 +74,7 @@ class ServingBlocks(CapacityBlocks):
         est = next((r.value for r in ests if r.value and r.value.fits and not r.arg("largest_layout")), None)
         sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=est.hardware, precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
-            sizing = self.serving_verdict(best if table_answer and self.e.hardware != "snt9b23" else None, ests) or sizing
+            sizing = self.serving_verdict(best if table_answer and self.unit_of(None) != "die" else None, ests) or sizing
         elif s.tp and (probe := next((r.value for r in ests if r.value and r.arg("largest_layout")), None)):
             # "tp=2 呢": the layout the user names is judged (yes or no on its TP devices), not a count nobody asked
             said = f"TP {s.tp}" + (f" × PP {s.pp}" if s.pp else "") + (" " if self.zh else "")

@@ -7,8 +7,9 @@ from typing import Any
 
 from ..tools.estimates import InferenceResult
 from ..tools.tables import InferenceMinCardsResult
+from .frame import DEFAULT_HARDWARE
 from .parse import Slots
-from .route import TABLE_PARTS, Done
+from .route import Done
 from .sizing import TrainingBlocks
 
 COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len"))
@@ -43,7 +44,7 @@ def belongs(d: Done, v: Slots, s: Slots) -> bool:
         if d.name == "list_hardware":
             return True  # the catalog serves every part compared (each variant shows its own row)
         hw = d.args.get("hardware")
-        return hw in (v.hardware, TABLE_PARTS.get(v.hardware or "")) if hw else v.hardware == "snt9b"
+        return hw in (v.hardware, v.effective().part) if hw else v.hardware == DEFAULT_HARDWARE
     return True
 
 

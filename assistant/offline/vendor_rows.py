@@ -31,7 +31,7 @@ class TableBlocks(CapacityBlocks):
         note = ""
         if r.seq_len_used and r.seq_len_used != r.seq_len:
             note = self.say("recipe_lines_answered_from_the", seq_len_used=r.seq_len_used)
-        part = self.say("recipe_part") if self.e.part != "Snt9B" else ""  # the recipe rows are Snt9B (910B) cards
+        part = "" if "recipes" in self.e.facts.vendor_tables else self.say("recipe_part")  # the recipe rows are Snt9B (910B) cards
         return [self.say("recipe_row", label=RECIPE_LABEL[self.lang], strat=strat, seq=r.seq_len_used, note=note,
                          nodes=self.nodes(r.nodes), per=self.devices(r.cards_per_node),
                          total=self.devices(r.total_cards), ds=r.deepspeed, stage=r.zero_stage, offload=self.offload_text(r.offload),

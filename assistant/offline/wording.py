@@ -11,7 +11,7 @@ from pathlib import Path
 from ..answer import source_as_known
 from .parse import Slots
 from .results import Results
-from .route import ASCEND, Done, Effective, effective
+from .route import Done, Effective, effective
 
 # ---------------------------------------------------------------- wording
 PHRASES_FILE = Path(__file__).with_name("phrases.toml")
@@ -222,10 +222,16 @@ class Writer:
 
     def is_gpu(self, hardware: str | None) -> bool:
         """A GPU by the hardware catalog's kind (an Ascend inference card such as the Atlas 300I Duo is an
-        NPU card); a part the catalog does not hold ("a 24GB GPU") is a GPU unless it is an Ascend id."""
+        NPU card); a part the catalog does not hold ("a 24GB GPU") is a GPU (every Ascend part is in the catalog)."""
         hw = hardware or self.e.hardware
-        kind = self.kinds.get(hw)
-        return kind == "gpu" if kind else hw not in ASCEND
+        kind = self.kinds.get(hw) or (self.e.facts.kind if hw == self.e.hardware else None)
+        return kind != "npu"
+
+    def unit_of(self, hardware: str | None) -> str:
+        """What one device of ``hardware`` is, from its catalog row: "die" (Snt9B23) or "card"."""
+        hw = hardware or self.e.hardware
+        row = self.parts.get(hw)
+        return str(row.get("unit") or "card") if row else (self.e.facts.unit if hw == self.e.hardware else "card")
 
     def node_size(self, hardware: str | None) -> int:
         """Devices in one node of ``hardware``, from its catalog row (16 DIE on Snt9B23, 4 on a 4-GPU server)."""
@@ -252,7 +258,7 @@ class Writer:
 
     def hw_name(self, hardware: str | None = None) -> str:
         hw = hardware or self.e.hardware
-        return {"snt9b": "Snt9B", "snt9b23": "Snt9B23", "snt9b-32g": "Snt9B 32G"}.get(hw, hw)
+        return str((self.parts.get(hw) or {}).get("short_name") or hw)
 
     def nodes(self, n: int | None) -> str:
         return self.L(f"{n} node" + ("s" if n != 1 else ""), f"{n} 个节点") if n else ""

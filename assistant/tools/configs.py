@@ -38,7 +38,6 @@ Stage = Annotated[
     Field(description="Training stage as LLaMA-Factory names it (MindSpeed-LLM scripts take pt or sft)."),
 ]
 SafeText = Annotated[str, Field(min_length=1, max_length=500, pattern=r"^[^\x00-\x1f\x7f]+$")]
-_TABLE_PART = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}  # hardware ids the vendor tables describe
 _TABLE_STAGES = ("sft", "pt")  # stages whose memory the vendor rows describe
 
 
@@ -139,7 +138,7 @@ def _base(args: GenerateConfigArgs, framework: str, hw: dict[str, Any], **kw) ->
 
 
 def _recipe_plan(ctx, args, model_id, hw) -> TrainingPlan | None:
-    part = _TABLE_PART.get(hw["id"])
+    part = hw.get("table_part")  # the part's column in the vendor tables (catalog), None off the tables
     # The recipe rows are SFT runs; preference and RL stages hold a reference model too, so the estimator plans those.
     if part is None or args.method not in ("lora", "full") or args.stage not in _TABLE_STAGES:
         return None
@@ -202,7 +201,7 @@ def _estimate_plan(ctx, args, model_id, hw, framework) -> TrainingPlan:
 
 
 def _mindspeed_table_plan(ctx, args, model_id, hw, model) -> TrainingPlan | None:
-    part = _TABLE_PART.get(hw["id"])
+    part = hw.get("table_part")
     if part is None or args.method not in ("lora", "full"):
         return None
     r = _call(ctx, "min_cards", {"model": model_id, "strategy": args.method, "seq_len": args.seq_len,

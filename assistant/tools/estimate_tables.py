@@ -5,11 +5,9 @@ The rows are only ever compared with the plan, never fed into it.
 
 from __future__ import annotations
 
-from ..estimate.calibrate import TABLE_HARDWARE, flag_inconsistent
+from ..estimate.calibrate import flag_inconsistent
 from ..estimate.plan import Plan
 from .estimate_models import TableRef
-
-TABLE_HARDWARE_REV = {v: k for k, v in TABLE_HARDWARE.items()}
 
 
 def table_flags(ctx) -> dict[tuple, str]:
@@ -27,7 +25,8 @@ def table_flags(ctx) -> dict[tuple, str]:
 def table_refs(ctx, model_id: str | None, method: str, seq_len: int, framework: str, hw_id: str,
                stage: str = "sft") -> list[TableRef]:
     """Vendor rows for exactly this case: the tables cover SFT/PT, LoRA and full, on Snt9B/Snt9B23."""
-    part = TABLE_HARDWARE_REV.get(hw_id)
+    hw = ctx.kb.hardware_row(hw_id) or {}
+    part, tables = hw.get("table_part"), str(hw.get("vendor_tables") or "")  # the part's column; the tables that describe it
     if not model_id or not part or method not in ("lora", "full") or stage not in ("sft", "pt"):
         return []
     out = []
@@ -36,7 +35,7 @@ def table_refs(ctx, model_id: str | None, method: str, seq_len: int, framework: 
             flag = table_flags(ctx).get((model_id, method, seq_len, framework, part))
             out.append(TableRef(source="min_cards", cards=r["cards"], supported=bool(r["supported"]), cell=r["cell"],
                                 flagged=flag, citation=r["source"]))
-    if framework == "LLaMA-Factory" and part == "Snt9B":
+    if framework == "LLaMA-Factory" and "recipes" in tables:
         for r in ctx.kb.recipes(model_id, method):
             if r["cutoff_len"] == seq_len:
                 out.append(TableRef(source="recipes_llamafactory", cards=r["total_cards"], zero_stage=r["zero_stage"],

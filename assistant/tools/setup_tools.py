@@ -183,7 +183,7 @@ def _describe(kind: str, before: dict[str, Any], settings: dict[str, Any]) -> st
 
 
 def _table(ctx, model_id: str | None, s: dict[str, Any], hw_id: str, result: dict[str, Any]) -> list[str]:
-    part = {"snt9b": "Snt9B", "snt9b23": "Snt9B23"}.get(hw_id)
+    part = (ctx.kb.hardware_row(hw_id) or {}).get("table_part")  # the part's column in the vendor tables
     if model_id is None or part is None or s["method"] not in ("lora", "full") or s["stage"] not in ("sft", "pt"):
         return []
     r = _try(ctx, "min_cards", {"model": model_id, "strategy": s["method"], "seq_len": s["seq_len"],

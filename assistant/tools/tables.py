@@ -309,14 +309,16 @@ class MinCardsResult(TableModel):
     notes: list[str] = Field(default_factory=list, description="Which row answered an unlisted length; the table's practical note on jobs under 8 cards.")
 
 
-def _min_cards_row(r: dict[str, Any]) -> MinCardsRow:
-    per_node = 16 if r["hardware"] == "Snt9B23" else 8
+def _min_cards_row(r: dict[str, Any], part: dict[str, Any]) -> MinCardsRow:
+    """A table row with its nodes and physical cards, from the catalog row of the row's part (``part``: 16 DIE per
+    node and 2 DIE per card on Snt9B23; 8 cards per node on Snt9B)."""
+    per_node, dies = int(part.get("devices_per_node") or 8), int(part.get("dies_per_card") or 1)
     cards = r["cards"]
     return MinCardsRow(
         **{k: r[k] for k in ("model", "model_id", "strategy", "seq_len", "framework", "hardware", "supported", "unit", "cell", "merged_cell", "source")},
         cards=cards,
         nodes=-(-cards // per_node) if cards else None,
-        physical_cards=-(-cards // 2) if cards and r["hardware"] == "Snt9B23" else None,
+        physical_cards=-(-cards // dies) if cards and dies > 1 else None,
     )
 
 
@@ -339,7 +341,8 @@ def min_cards(ctx, args: MinCardsArgs) -> MinCardsResult:
         if note:
             notes.append(note)
         raw = [r for r in raw if r["seq_len"] == used]
-    rows = [_min_cards_row(r) for r in raw]
+    parts = {h["table_part"]: h for h in ctx.kb.hardware() if h.get("table_part")}
+    rows = [_min_cards_row(r, parts.get(r["hardware"], {})) for r in raw]
     res = MinCardsResult(model_id=model_id, strategy=args.strategy, seq_len=args.seq_len, seq_len_used=used,
                          framework=args.framework, hardware=args.hardware, rows=rows, notes=notes)
     if len(rows) == 1:
