@@ -294,7 +294,7 @@ class Parser:
                   "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
                   "layers": layers if s.model else None,
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
-                  "accelerator_kind": (part or {}).get("kind"),
+                  "accelerator_kind": (part or {}).get("kind"), "part_training": (part or {}).get("training"),
                   "part_name": (part or {}).get("table_part") or str((part or {}).get("name") or s.hardware or "")}
         if s.device_unit == "die":
             fields |= {"die_count": s.devices, "dies_per_card": s.dies_per_card or 1}

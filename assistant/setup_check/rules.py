@@ -26,6 +26,8 @@ SOURCES = {
     "lf_modelarts": "ModelArts LLaMA-Factory guide 修改训练yaml文件配置 (modelarts_llm_train_590620)",
     "lf_qlora_npu": "the notes' caveat (lora_qlora.md): bitsandbytes is built on CUDA kernels, not validated by the vendor",
     "lf_recipe": "ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory (seeds/000)",
+    "part_training": "the hardware catalog's training column (knowledge/catalog/hardware.csv), from the torch_npu "
+    "installation guide's hardware table: Atlas inference series not supported for training",
     "vllm": "vLLM's engine argument check",
     "benchmark": "ModelArts 语言模型推理性能测试 (modelarts_llm_infer_5905029, updated 2025-08-06)",
     "precision": "DeepSpeed's config check (\"bfloat16 and fp16 modes cannot be simultaneously enabled\"); transformers' "
@@ -65,6 +67,8 @@ SOURCES_ZH = {
     "lf_modelarts": "ModelArts LLaMA-Factory 指南《修改训练yaml文件配置》(modelarts_llm_train_590620)",
     "lf_qlora_npu": "笔记 lora_qlora.md 的提示：bitsandbytes 基于 CUDA 内核，厂商未验证",
     "lf_recipe": "ModelArts《模型NPU卡数、梯度累积值取值表》LLaMA-Factory (seeds/000)",
+    "part_training": "硬件目录的 training 列（knowledge/catalog/hardware.csv），依据 torch_npu 安装指南的产品硬件支持列表（训练场景）："
+    "Atlas 推理系列产品不支持训练",
     "vllm": "vLLM 的引擎参数检查",
     "benchmark": "ModelArts《语言模型推理性能测试》(modelarts_llm_infer_5905029，更新于 2025-08-06)",
     "precision": "DeepSpeed 的配置检查（\"bfloat16 and fp16 modes cannot be simultaneously enabled\"）；transformers 的 "
@@ -388,6 +392,14 @@ def _quant_npu(f: dict[str, Any]) -> Broken | None:
     return Broken(f["quant_bits"], "bf16 LoRA with ZeRO-2/3 on Ascend", figures={"method": f.get("quant_method") or "bnb"})
 
 
+def _part_training(f: dict[str, Any]) -> Broken | None:
+    """A part the catalog marks as not for training (the Atlas 300I Duo: torch_npu lists the Atlas inference series as
+    unsupported for training)."""
+    if str(f["part_training"]).lower() != "false":
+        return None
+    return Broken(f.get("part_name") or "this part", "Atlas A2/A3 training series (Snt9B, Snt9B23) or a GPU")
+
+
 def _preference_series(f: dict[str, Any]) -> Broken | None:
     """The ModelArts LLaMA-Factory guide: DPO, RM and PPO are supported only for the llama3 series."""
     if f["accelerator_kind"] != "npu" or f.get("framework", "LLaMA-Factory") != "LLaMA-Factory":
@@ -569,6 +581,7 @@ RULES: list[Rule] = [
     Rule("gbs_not_divisible", "GBS", ("global_batch", "devices"), _gbs_divisible, "megatron_batch", "training",
          refuses=True),
     Rule("vllm_tp_devices", "--tensor-parallel-size", ("tp", "devices"), _tp_devices, "vllm", "serving", refuses=True),
+    Rule("part_not_for_training", "hardware", ("part_training",), _part_training, "part_training", "training"),
     Rule("cards_multiple_of_8", "devices", ("devices", "accelerator_kind"), _cards_multiple_of_8, "train_time", "training"),
     Rule("ds_train_batch_size", "train_batch_size", ("global_batch", "micro_batch", "grad_accum", "devices"),
          _ds_batch_identity, "deepspeed_batch", "training"),

@@ -226,7 +226,7 @@ def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], res
         recipe = None  # a row for another length is no rule for this one
     row = ctx.kb.model(model_id) if model_id else None
     s = check_training(r, base, {
-        "accelerator_kind": hw["kind"], "model_id": model_id,
+        "accelerator_kind": hw["kind"], "part_training": hw.get("training"), "model_id": model_id,
         "layers": r.settings.get("layers") or int((row or {}).get("layers") or 0) or None,
         "recipe_zero_stage": (recipe or {}).get("zero_stage"), "recipe_offload": (recipe or {}).get("offload"),
         "recipe_devices": recipe["nodes"] * recipe["cards_per_node"] if recipe else None,

@@ -67,3 +67,17 @@ def test_the_planner_keeps_no_list_of_part_names():
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in ids:
                 found.append((path.name, node.value))
     assert sorted(found) == sorted([("frame.py", DEFAULT_HARDWARE), ("parse.py", "snt9b"), ("parse.py", "snt9b-32g")])
+
+
+@pytest.mark.parametrize("question, lang", [("how many Atlas 300I Duo cards to full fine-tune qwen2.5-7b?", "en"),
+                                            ("用 300I Duo 做 qwen2.5-1.5b lora 微调要几张卡", "zh")])
+def test_training_on_an_inference_card_is_said_first(assistant, question, lang):
+    """The catalog's training column is false for the Atlas 300I Duo: torch_npu's installation guide lists the Atlas
+    inference series as not supported for training, so the answer says so before any figure."""
+    first = assistant.ask(question).answer.split("\n")[0]
+    assert ("inference card, not a training part" if lang == "en" else "是推理卡，不能用于训练") in first
+    assert "torch_npu" in first
+
+
+def test_serving_on_an_inference_card_is_not_refused(assistant):
+    assert "training" not in assistant.ask("serve qwen2.5-7b on atlas 300i duo, how many chips?").answer.split("\n")[0]
