@@ -65,6 +65,8 @@ def serving_weights(s: Shape, dev: Device, weight_bits: int | None = None) -> Se
     if weight_bits is not None:
         return ServingWeights(s.params * weight_bits / 8, f"weights in {weight_bits}-bit, as requested (weight_bits)")
     native = s.native_weights
+    if native not in NATIVE_FORMATS and not dev.bf16:
+        return ServingWeights(2 * s.params, "weights in fp16 (16-bit): the device has no BF16, so the checkpoint is served in fp16")
     if native not in NATIVE_FORMATS:
         return ServingWeights(2 * s.params, "weights in bf16 (16-bit), the checkpoint's own precision")
     if dev.kind == "npu":

@@ -375,6 +375,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
                          f"{sep}{self.parallel(p.zero_stage, p.offload, p.tp, p.pp)}{sep}"
                          + self.L(f"{p.total_gib:.1f} of {p.usable_gib:.1f} GiB per {per.strip()} used", f"每{per}用 {p.total_gib:.1f}/{p.usable_gib:.1f} GiB")
                          + table)
+        if call.value.inference_only:
+            lines.append(self.say("compare_inference_only", parts=self.say("comma").join(call.value.inference_only)))
         return lines + [""]
 
     # -- configs and notes ---------------------------------------------------------------------

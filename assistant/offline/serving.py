@@ -203,6 +203,8 @@ class ServingBlocks(CapacityBlocks):
             native = self.say("precision_mxfp_experts_the")
         else:
             native = "FP8" if "fp8" in note else "BF16"
+        if "in fp16" in note:  # a device without BF16 (310P, T4, V100) serves the 16-bit checkpoint in FP16
+            return self.say("precision_fp16_no_bf16")
         if s.quant_text:  # "量化" / "quantized" without a bit width
             return self.say("precision_weights_at_the_2", native=native, quant_text=s.quant_text)
         return self.say("precision_weights_at_the", native=native)
@@ -330,5 +332,8 @@ class ServingBlocks(CapacityBlocks):
 
 
 def kv_name(r: InferenceResult) -> str:
-    """The KV cache precision the estimate was sized at: BF16 (the model's own), or INT8 / FP8 as asked."""
-    return "BF16" if r.kv_cache_dtype == "auto" else r.kv_cache_dtype.upper()
+    """The KV cache precision the estimate was sized at: the weights' 16-bit type (BF16, FP16 on a device without
+    BF16), or INT8 / FP8 as asked."""
+    if r.kv_cache_dtype != "auto":
+        return r.kv_cache_dtype.upper()
+    return "FP16" if "in fp16" in str((r.assumptions or [""])[0]).lower() else "BF16"

@@ -244,6 +244,8 @@ class Writer:
             return "?"
         if (unit or "").lower() == "die":
             return f"{n} DIE"
+        if (unit or "").lower() == "chip":  # a card of several chips counted per chip (Atlas 300I Duo: 2 per card)
+            return self.L(f"{n} chip" + ("s" if n != 1 else ""), f"{n} 个芯片")
         if self.is_gpu(hardware):
             return self.L(f"{n} GPU" + ("s" if n != 1 else ""), f"{n} 张 GPU")
         return self.L(f"{n} card" + ("s" if n != 1 else ""), f"{n} 张卡")
@@ -252,13 +254,16 @@ class Writer:
         """What 'per device' is called: card, DIE (Snt9B23) or GPU; Chinese forms fit "每{x}约"."""
         if (unit or "").lower() == "die":
             return self.say("per_device_die")
+        if (unit or "").lower() == "chip":
+            return self.say("per_device_chip")
         if self.is_gpu(hardware):
             return self.say("per_device_gpu")
         return self.say("assumed_card")
 
     def hw_name(self, hardware: str | None = None) -> str:
         hw = hardware or self.e.hardware
-        return str((self.parts.get(hw) or {}).get("short_name") or hw)
+        row = self.parts.get(hw) or {}
+        return str(row.get("short_name") or row.get("table_part") or hw)
 
     def nodes(self, n: int | None) -> str:
         return self.L(f"{n} node" + ("s" if n != 1 else ""), f"{n} 个节点") if n else ""

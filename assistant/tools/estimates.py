@@ -346,6 +346,7 @@ class CompareHardwareResult(BaseModel):
     framework: str = Field(description="Training framework.")
     plans: list[HardwarePlan] = Field(description="One plan per catalog hardware, fewest total device memory first.")
     notes: list[str] = Field(default_factory=list, description="How to read the plans (units, order).")
+    inference_only: list[str] = Field(default_factory=list, description="Catalog parts left out: inference cards that do not train (the catalog's training column).")
 
 
 @tool
@@ -354,8 +355,11 @@ def compare_hardware(ctx, args: CompareHardwareArgs) -> CompareHardwareResult:
     s, model_id = resolve_shape(ctx, args)
     check_seq_len(args.seq_len)
     base = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, framework=args.framework)
-    plans = []
+    plans, inference_only = [], []
     for h in ctx.kb.hardware():
+        if str(h.get("training", "true")).lower() == "false":  # an inference card (Atlas 300I Duo): no training plan
+            inference_only.append(h["id"])
+            continue
         dev = device_from_row(h)
         p = plan_result(ctx, s, model_id, h["id"], dev, base._replace(precision=precision_for(None, dev)), None, None,
                         suggest=False)
@@ -367,7 +371,8 @@ def compare_hardware(ctx, args: CompareHardwareArgs) -> CompareHardwareResult:
     plans.sort(key=lambda x: (not x.fits, x.devices * x.memory_gb, x.hardware))
     return CompareHardwareResult(model=model_id or s.name, method=args.method, seq_len=args.seq_len, framework=args.framework,
                                  plans=plans, notes=["Snt9B23 counts DIE (2 per card); every other row counts cards.",
-                                                     "Sorted by total device memory used: fewest GB first."])
+                                                     "Sorted by total device memory used: fewest GB first."],
+                                 inference_only=inference_only)
 
 
 # ---------------------------------------------------------------- estimate_inference

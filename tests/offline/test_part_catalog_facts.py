@@ -79,5 +79,11 @@ def test_training_on_an_inference_card_is_said_first(assistant, question, lang):
     assert "torch_npu" in first
 
 
-def test_serving_on_an_inference_card_is_not_refused(assistant):
-    assert "training" not in assistant.ask("serve qwen2.5-7b on atlas 300i duo, how many chips?").answer.split("\n")[0]
+def test_serving_on_an_inference_card_counts_chips_in_fp16(assistant):
+    """The Atlas 300I Duo is counted per chip (catalog unit "chip", 2 per card) and has no BF16 (catalog bf16 false):
+    a 7B model's 15.2 GB of 16-bit weights fit one 48 GB chip, served in FP16."""
+    answer = assistant.ask("serve qwen2.5-7b on atlas 300i duo, how many chips?").answer
+    lead = answer.split("\n")[0] + answer.split("\n")[2]
+    assert "training" not in lead and "**1 chip**" in lead and "FP16 (the device has no BF16)" in lead
+    zh = assistant.ask("300I Duo 部署 qwen2.5-7b 需要几个芯片").answer
+    assert "**1 个芯片**" in zh and "FP16" in zh and "BF16）" in zh
