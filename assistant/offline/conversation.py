@@ -83,9 +83,10 @@ def new_topic(s: QuestionFrame, follow_up: bool) -> bool:
     earlier model is not carried into it."""
     from .route import knowledge_question  # the router's test of a question the notes answer
 
-    # "lora rank goes to 128": a setting of the job; a ZeRO stage is also what an explaining question is about
+    # "lora rank goes to 128": a setting of the job; a ZeRO stage is also what an explaining question is about.
+    # A length is the job's too: "序列长度 16k 可以吗" asks about the job at 16k (its words name the notes' topics)
     stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME if name != "zero_stage")
-    if follow_up or s.model or s.params_b or s.devices or s.nodes or stated:
+    if follow_up or s.model or s.params_b or s.devices or s.nodes or stated or s.seq_len:
         return False
     if s.intents & (SIZING - {"zero", "ga"}):
         return False  # "what does ZeRO-3 do" explains a stage; a KV cache, a length or a count asked is sizing
