@@ -23,6 +23,7 @@ from .parse import Slots
 from .vocab import ASKS_COUNT
 
 ASCEND = {"snt9b", "snt9b23", "snt9b-32g"}
+TABLE_MEMORY_GB = (32, 64)  # the ModelArts vLLM tables' memory columns (GB per card)
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
 OTHER_INTENTS = {"memory", "inference", "config", "troubleshoot", "compare", "time", "list_models", "list_hardware",
                  "hardware_facts"}
@@ -326,8 +327,11 @@ class Router:
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and e.hardware in ASCEND:
-            mem = s.memory_gb if s.memory_gb in (32, 64) else (32 if e.hardware == "snt9b-32g" else None)
-            calls = self.call("inference_min_cards", model=s.model, max_model_len=s.seq_len, memory_gb=mem)
+            mem = s.memory_gb if s.memory_gb in TABLE_MEMORY_GB else (32 if e.hardware == "snt9b-32g" else None)
+            # "32G 的卡要几张？64G 的呢": each of the tables' memory columns named is looked up
+            sizes = [m for m in s.memory_sizes if m in TABLE_MEMORY_GB] if len(s.memory_sizes) > 1 else []
+            calls = [c for m in (sizes or [mem]) for c in self.call("inference_min_cards", model=s.model,
+                                                                     max_model_len=s.seq_len, memory_gb=m)]
             if beyond_tables(s, e) and not asks_max_context(s):  # the longest context: searched if no row
                 calls += self.estimate_inference(s, e)
             return calls
@@ -441,8 +445,13 @@ class Router:
     def inference_table_gap(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """No row for that memory size: the rows the tables do have; no card count: the estimate."""
         calls: list[Call] = []
-        if not d.ok and d.args.get("memory_gb"):
+        listed = d.ok and any(r.get("supported") for r in d.result.get("rows") or [])
+        if d.args.get("memory_gb") and not listed and not any(x.name == "inference_min_cards" and not x.args.get("memory_gb")
+                                                              for x in done):
+            # no row, or a '–' cell, at that memory size: the rows the tables do have (the other column)
             calls += self.call("inference_min_cards", model=s.model)
+        if d.args.get("memory_gb") not in (None, (s.memory_sizes or [d.args.get("memory_gb")])[0]):
+            return calls  # the second memory size asked: the estimate follows the first only
         if (not d.ok or d.result.get("cards") is None) and not any(x.name in ("estimate_inference", "what_fits") for x in done):
             calls += self.max_context(s, e) if asks_max_context(s) else self.estimate_inference(s, e)
         elif asks_max_context(s) and not e.devices and not any(x.name == "what_fits" for x in done):
@@ -564,7 +573,10 @@ def knowledge_about_model(s: Slots) -> bool:
     """A how-to on a note's topic that names a model only as the example ("what does NPU_Flash_Attn require? my
     qwen2.5-7b has head_dim 128", "数据集预处理是怎么触发的？llama2-13b 举例"): no job is stated (no method, length,
     devices), nothing is asked in amounts and nothing is reported, so the notes answer it, not a sizing of the model."""
-    job_stated = (s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None) and not MEANING.search(s.question.lower())
+    # a card memory to serve on ("on the 32GB cards with vLLM", "32G 和 64G 分别") states a serving job, as a count does
+    serving_memory = bool(s.memory_gb and "inference" in s.intents)
+    job_stated = (s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None or serving_memory
+                  ) and not MEANING.search(s.question.lower())
     # a script or config named is a topic ("how does the launch script convert the weights?"); one asked for
     # ("give me the yaml") is an amount (asks_amount)
     return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
