@@ -72,10 +72,14 @@ class FitsBlocks(Writer):
             return self.say("fits_context_below_tested", model=r.model, n=f"{n:,}", tested=f"{tested:,}", where=where,
                             memory_limit=r.memory_limit)
         ga = p.get("grad_accum")
-        return self.say(key, job=job, where=where, length=length, value=r.value, model=r.model, n=f"{n:,}", memory_limit=r.memory_limit,
+        if r.model_limit_variant and key == "fits_context_model_limit":  # the variant whose own limit binds, by name
+            key = "fits_context_variant_limit"
+        return self.say(key, variant=r.model_limit_variant, job=job, where=where, length=length, value=r.value, model=r.model, n=f"{n:,}", memory_limit=r.memory_limit,
                         fast=self.say("largest_model_without_offload") if r.offload_value else "",
                         keep=self.say("biggest_batch_gradient_accumulation", ga=ga) if ga else "",
-                        limit=self.say("longest_context_the_model_itself", model_limit=r.model_limit) if r.model_limit else "")
+                        limit=(self.say("longest_context_variant_limit", model_limit=r.model_limit, variant=r.model_limit_variant)
+                               if r.model_limit_variant else self.say("longest_context_the_model_itself", model_limit=r.model_limit))
+                        if r.model_limit else "")
 
     def tested_length(self, devices: int) -> int:
         """The longest max-model-len the ModelArts vLLM tables tested for the model on at most ``devices`` cards (0: none)."""

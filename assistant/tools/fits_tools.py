@@ -55,6 +55,8 @@ class WhatFitsResult(BaseModel):
     model: str | None = Field(None, description="The model the plan is for.")
     memory_limit: int | None = Field(None, description="goal context: the longest length device memory allows (tokens).")
     model_limit: int | None = Field(None, description="goal context: the model's own longest context (catalog max_context).")
+    model_limit_variant: str | None = Field(None, description="goal context: the variant whose config gives model_limit "
+                                            "(e.g. Qwen2.5-7B-Instruct), when the variants' limits differ.")
     limited_by: Literal["memory", "model"] | None = Field(None, description="goal context: which limit binds.")
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="The plan's memory verdict (fits: the likely "
                                                               "range fits; tight: it crosses the usable memory); does_not_fit when nothing fits.")
@@ -134,6 +136,7 @@ def _cap_by_model(ctx, result: WhatFitsResult, call_args: dict[str, Any]) -> Non
     limit = int(row["max_context"]) if row and row.get("max_context") else None
     result.memory_limit = int(result.value) if isinstance(result.value, int) else None
     result.model_limit = limit
+    result.model_limit_variant = row.get("context_variant") if row else None
     result.limited_by = "memory"
     if limit and result.memory_limit and limit < result.memory_limit:
         field = "seq_len" if result.plan_tool == "plan_training" else "max_model_len"
