@@ -252,16 +252,19 @@ class KnowledgeBase:
     def models(self) -> list[dict[str, Any]]:
         return self.cached("SELECT * FROM models ORDER BY family, params_b")
 
-    def model(self, model_id: str) -> dict[str, Any] | None:
-        """The catalog row, its max_context that of the variant used when none is named (model_variants.csv: the
-        -Instruct config's 32,768 for Qwen2.5, not the base's 131,072), named in ``context_variant``."""
+    def model(self, model_id: str, variant: str | None = None) -> dict[str, Any] | None:
+        """The catalog row, its max_context that of the ``variant`` named (base, instruct, chat), else of the variant used
+        when none is named (model_variants.csv: the -Instruct config's 32,768 for Qwen2.5, not the base's 131,072),
+        named in ``context_variant``."""
         rows = self.cached("SELECT * FROM models WHERE id = ?", [model_id])
         if not rows:
             return None
         row = dict(rows[0])
-        used = next((v for v in self.context_variants(model_id) if v["default"]), None)
+        variants = self.context_variants(model_id)
+        used = next((v for v in variants if v["variant"] == variant), None) or next((v for v in variants if v["default"]), None)
         if used:
             row["max_context"], row["context_variant"] = used["max_context"], used["hf_repo"].split("/")[-1]
+            row["context_variant_named"] = used["variant"] == variant
         return row
 
     def context_variants(self, model_id: str) -> list[dict[str, Any]]:

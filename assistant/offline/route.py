@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..resolve import variant_of
 from . import batch_math
 from .asked import asks_host_ram, asks_recipe, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
@@ -186,6 +187,8 @@ class Router:
         """The largest model or the longest context on the user's devices (one node's worth unless said)."""
         training = not serving(s)
         model = self.model_args(s) if goal != "model" else {}
+        if goal == "context" and s.model and (variant := variant_of(s.model_text or "")):
+            model = {"model": f"{s.model}-{variant}"}  # "glm-4-9b-chat": the chat config's own limit caps the search
         # the longest training context on Ascend: MindSpeed-LLM's context parallelism splits a sequence over cards
         # and goes further than LLaMA-Factory, so with no framework named both are searched
         both = training and goal == "context" and not (s.framework or s.stack) and e.hardware in ASCEND
@@ -202,6 +205,11 @@ class Router:
 
     def max_context(self, s: Slots, e: Effective) -> list[Call]:
         return self.what_fits(s, e, "context")
+
+    def model_context(self, s: Slots) -> list[Call]:
+        """The model's own context: the catalog entry of the variant the user wrote ("glm-4-9b-chat", "-Instruct")."""
+        variant = variant_of(s.model_text or "")
+        return self.call("resolve_model", name=f"{s.model}-{variant}" if variant else s.model)
 
     def each_variant(self, s: Slots) -> list[Call]:
         """"llama3-8b vs qwen2.5-7b lora", "LLaMA-Factory vs MindSpeed-LLM", "A100 vs 910B": one set of sizing
@@ -569,6 +577,17 @@ def knowledge_question(s: Slots) -> bool:
     return not names_model(s) and bool(s.notes_named) and not asks_amount(s) and not s.intents & {"list_models", "list_hardware"}
 
 
+# serving named in words ("maximum context length" alone reads as serving, but asks the model's own limit)
+SERVED = re.compile(r"vllm|(?<![a-z])serv(?:e|ing)|deploy|部署|推理|服务", re.I)
+
+
+def asks_model_context(s: Slots) -> bool:
+    """"What is the maximum context length of Qwen2.5-7B-Instruct?", "glm-4-9b-chat 模型本身最长支持多少上下文": the model's
+    own limit, with no job to size (no serving, method, devices, length or part named)."""
+    return bool("model_context" in s.intents and s.model and not (
+        SERVED.search(s.question) or s.method or s.devices or s.nodes or s.seq_len or s.hardware or s.memory_gb))
+
+
 def knowledge_about_model(s: Slots) -> bool:
     """A how-to on a note's topic that names a model only as the example ("what does NPU_Flash_Attn require? my
     qwen2.5-7b has head_dim 128", "数据集预处理是怎么触发的？llama2-13b 举例"): no job is stated (no method, length,
@@ -693,6 +712,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (asks_largest_model, Router.largest_model),
     (batch_sum_only, lambda r, s: []),  # the user's own batch figures: the answer is their product, no tool
     (notes_without_model, Router.notes),
+    (asks_model_context, Router.model_context),
     (knowledge_about_model, Router.notes),
     (names_model, Router.each_variant),
 ]

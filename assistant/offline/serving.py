@@ -41,7 +41,12 @@ class ServingBlocks(CapacityBlocks):
         if best and best.max_model_len and asks_table_length(self.s, searched, best.cards):
             # the table's tested length is the value asked: it leads; the yes/no for the devices (or the search) backs it
             lead = None if searched else self.serving_lead(tables, ests, best)[0]
-            return [self.lead(self.say("table_length_first", n=f"{best.max_model_len:,}", model=self.s.model, devs=self.devices(best.cards), gb=best.memory_gb, table=VLLM_LABEL[self.lang], version=best.table, util=best.gpu_memory_utilization)), *(["- " + lead] if lead else []), *rows,
+            # another table's run on the same cards at another length (v0.7.2 64K at 0.9, newest 32K at 0.95): both stand
+            others = {(r.table, r.max_model_len): r for c in tables if c.value for r in c.value.rows if r.supported
+                      and (r.memory_gb, r.cards) == (best.memory_gb, best.cards) and r.max_model_len != best.max_model_len}
+            also = "".join(self.say("table_length_other", version=r.table, util=r.gpu_memory_utilization, n=f"{r.max_model_len or 0:,}",
+                                    devs=self.devices(r.cards)) for r in others.values())
+            return [self.lead(self.say("table_length_first", n=f"{best.max_model_len:,}", model=self.s.model, devs=self.devices(best.cards), gb=best.memory_gb, table=VLLM_LABEL[self.lang], version=best.table, util=best.gpu_memory_utilization) + also), *(["- " + lead] if lead else []), *rows,
                     *[line for r in ests for line in self.estimate_lines(r)], ""]
         if searched:
             # "the longest context on my 8 Snt9B?": the search leads (the fits block); the table's tested lengths
