@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools.fits_tools import WhatFitsResult
 from ..resolve import variant_of
+from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, ModelInfo
 from .wording import Writer
 

@@ -337,7 +337,7 @@ class Router:
         if s.model and e.hardware in ASCEND:
             mem = s.memory_gb if s.memory_gb in TABLE_MEMORY_GB else (32 if e.hardware == "snt9b-32g" else None)
             # "32G 的卡要几张？64G 的呢": each of the tables' memory columns named is looked up
-            sizes = [m for m in s.memory_sizes if m in TABLE_MEMORY_GB] if len(s.memory_sizes) > 1 else []
+            sizes: list[int | None] = [m for m in s.memory_sizes if m in TABLE_MEMORY_GB] if len(s.memory_sizes) > 1 else []
             calls = [c for m in (sizes or [mem]) for c in self.call("inference_min_cards", model=s.model,
                                                                      max_model_len=s.seq_len, memory_gb=m)]
             if beyond_tables(s, e) and not asks_max_context(s):  # the longest context: searched if no row
@@ -458,7 +458,8 @@ class Router:
                                                               for x in done):
             # no row, or a '–' cell, at that memory size: the rows the tables do have (the other column)
             calls += self.call("inference_min_cards", model=s.model)
-        if d.args.get("memory_gb") not in (None, (s.memory_sizes or [d.args.get("memory_gb")])[0]):
+        first = next((m for m in s.memory_sizes if m in TABLE_MEMORY_GB), None)
+        if first is not None and d.args.get("memory_gb") not in (None, first):
             return calls  # the second memory size asked: the estimate follows the first only
         if (not d.ok or d.result.get("cards") is None) and not any(x.name in ("estimate_inference", "what_fits") for x in done):
             calls += self.max_context(s, e) if asks_max_context(s) else self.estimate_inference(s, e)

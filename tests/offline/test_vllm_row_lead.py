@@ -67,3 +67,21 @@ def test_the_longest_lora_length_names_the_instruct_limit(assistant):
     """Qwen2.5-7B with no variant named: the -Instruct config's 32,768 is the model's own limit, not the base's 131,072."""
     ans = assistant.ask("一张 Snt9B 上 lora qwen2.5-7b，batch 1，cutoff_len 最长能设多少")
     assert "131,072" not in ans.answer and "32,768" in ans.answer and "Qwen2.5-7B-Instruct" in ans.answer
+
+
+def test_two_tables_on_the_same_cards_are_both_said(assistant):
+    first = lead(assistant.ask("QwQ-32B 在 64G 的 910B 上，v0.7.2 的表和最新的表给的卡数和 max-model-len 一样吗？"))
+    assert "**65,536 token**" in first and "vllm-v0.7.2" in first  # v0.7.2: QwQ-32B 2/64 on 64 GB at 0.9
+    assert "**32,768 token**" in first and "vllm-newest" in first and "卡数相同，长度不同" in first  # newest: 2/32 at 0.95
+
+
+def test_the_own_context_of_the_variant_named(assistant):
+    en = lead(assistant.ask("What is the maximum context length of Qwen2.5-7B-Instruct?"))
+    assert en.startswith("**Answer:** **32,768 tokens**") and "Qwen2.5-7B 131,072" in en
+    zh = lead(assistant.ask("glm-4-9b-chat 模型本身最长支持多少上下文"))
+    assert zh.startswith("**结论**：**131,072 token**") and "glm-4-9b 8,192" in zh
+
+
+def test_a_chat_variant_named_caps_the_search_at_its_own_limit(assistant):
+    ans = assistant.ask("glm-4-9b-chat vllm 64G 最长能开多少")
+    assert "模型自身的上限（按所问变体 glm-4-9b-chat 的配置）" in ans.answer and "8,192" not in ans.answer

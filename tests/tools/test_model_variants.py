@@ -22,3 +22,16 @@ def test_a_model_with_one_limit_has_no_variant_named(ctx):
     assert row["max_context"] == 40960 and "context_variant" not in row
 
 
+
+
+def test_the_variant_a_spelling_names():
+    from assistant.resolve import variant_of
+
+    assert [variant_of(n) for n in ("Qwen2.5-7B-Instruct", "glm-4-9b-chat", "qwen2.5 7b base", "Qwen/Qwen2.5-7B", "gemma-2-9b-it",
+                                    "qwen2.5-7b-instrcut")] == ["instruct", "chat", "base", None, "instruct", "instruct"]
+
+
+def test_resolve_model_gives_the_named_variants_context(ctx, registry):
+    out = registry.call_json("resolve_model", {"name": "glm-4-9b-chat"}, ctx)
+    assert (out["max_context"], out["context_variant"]) == (131072, "glm-4-9b-chat")
+    assert out["context_by_variant"] == {"glm-4-9b": 8192, "glm-4-9b-chat": 131072}
