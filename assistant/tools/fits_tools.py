@@ -143,7 +143,7 @@ def _cap_by_model(ctx, result: WhatFitsResult, call_args: dict[str, Any]) -> Non
     result.model_limit_variant = row.get("context_variant") if row else None
     result.model_limit_variant_named = bool(row and row.get("context_variant_named"))
     result.limited_by = "memory"
-    if limit and result.memory_limit and limit < result.memory_limit:
+    if limit and result.memory_limit and limit <= result.memory_limit:  # equal: the search stopped at the model's limit
         field = "seq_len" if result.plan_tool == "plan_training" else "max_model_len"
         result.value, result.limited_by = limit, "model"
         result.plan = REGISTRY.call_json(result.plan_tool, {**call_args, field: limit, "max_devices": result.devices}, ctx)
