@@ -85,3 +85,16 @@ def test_the_own_context_of_the_variant_named(assistant):
 def test_a_chat_variant_named_caps_the_search_at_its_own_limit(assistant):
     ans = assistant.ask("glm-4-9b-chat vllm 64G 最长能开多少")
     assert "模型自身的上限（按所问变体 glm-4-9b-chat 的配置）" in ans.answer and "8,192" not in ans.answer
+
+
+def test_no_row_at_the_32g_column_estimates_the_fewest_cards(assistant):
+    """Qwen2.5-32B has no 32 GB cell: its 64 GB cell (newest 2/32) leads; the estimate sizes the fewest 32 GB cards, not one:
+    32.5e9 x 2 bytes = 65 GB of weights over 32 GB x 0.9 per card needs 3, and TP must divide 40 heads and 8 KV heads: 4."""
+    history = []
+    for q in ["I want to serve Qwen2.5-32B-Instruct on 910B with vLLM — min cards and max-model-len?",
+              "and if our cards are the 32GB variant?"]:
+        ans = assistant.ask(q, history or None)
+        history += [{"role": "user", "content": q}, {"role": "assistant", "content": ans.answer}]
+    first = lead(ans)
+    assert "**32 GB cards: no row**" in first and "**64 GB cards: 2 cards, max-model-len 32,768**" in first
+    assert "**4 cards** (TP 4)" in ans.answer and "nothing fits on 1 card" not in ans.answer
