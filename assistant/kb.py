@@ -42,6 +42,7 @@ TABLE_FILES = {
     "vllm_min_cards": "tables/vllm_min_cards.csv",
     "models": "catalog/models.csv",
     "hardware": "catalog/hardware.csv",
+    "model_variants": "catalog/model_variants.csv",
 }
 
 
@@ -251,9 +252,26 @@ class KnowledgeBase:
     def models(self) -> list[dict[str, Any]]:
         return self.cached("SELECT * FROM models ORDER BY family, params_b")
 
-    def model(self, model_id: str) -> dict[str, Any] | None:
+    def model(self, model_id: str, variant: str | None = None) -> dict[str, Any] | None:
+        """The catalog row, its max_context that of the ``variant`` named (base, instruct, chat), else of the variant used
+        when none is named (model_variants.csv: the -Instruct config's 32,768 for Qwen2.5, not the base's 131,072),
+        named in ``context_variant``."""
         rows = self.cached("SELECT * FROM models WHERE id = ?", [model_id])
-        return rows[0] if rows else None
+        if not rows:
+            return None
+        row = dict(rows[0])
+        variants = self.context_variants(model_id)
+        used = next((v for v in variants if v["variant"] == variant), None) or next((v for v in variants if v["default"]), None)
+        if used:
+            row["max_context"], row["context_variant"] = used["max_context"], used["hf_repo"].split("/")[-1]
+            row["context_variant_named"] = used["variant"] == variant
+        return row
+
+    def context_variants(self, model_id: str) -> list[dict[str, Any]]:
+        """The variants (base, -Instruct, -chat) whose own context differs, each with its max_context (none: one limit)."""
+        if "model_variants" not in {r["table_name"] for r in self.cached("SELECT table_name FROM information_schema.tables")}:
+            return []
+        return self.cached("SELECT * FROM model_variants WHERE model_id = ? ORDER BY max_context", [model_id])
 
     def hardware(self) -> list[dict[str, Any]]:
         return self.cached("SELECT * FROM hardware ORDER BY vendor, memory_gb, rowid")  # rowid: catalog order among equals

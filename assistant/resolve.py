@@ -28,6 +28,16 @@ SUFFIX_WORDS = ("instruct", "chat", "base")
 DIGITS = re.compile(r"[0-9.]+")
 
 
+VARIANT_WORDS = {"instruct": "instruct", "it": "instruct", "chat": "chat", "base": "base"}
+
+
+def variant_of(name: str) -> str | None:
+    """The variant a spelling names ("Qwen2.5-7B-Instruct" -> instruct, "glm-4-9b-chat" -> chat, "qwen2.5 7b base" ->
+    base): same shapes, but the configs' own context can differ (knowledge/catalog/model_variants.csv)."""
+    words = re.findall(r"[a-z]+", fix_suffix_words(unicodedata.normalize("NFKC", name or "")).lower().split("/")[-1])
+    return next((VARIANT_WORDS[w] for w in reversed(words) if w in VARIANT_WORDS), None)
+
+
 def digits(key: str) -> str:
     """The numbers of a squashed name ("qwen2.57b" -> "2.57"): a typo never changes them, so a
     version or size that differs is another model, not a misspelling."""

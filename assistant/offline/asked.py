@@ -74,7 +74,11 @@ def asks_table_length(s: QuestionFrame, searched: bool = False, row_cards: int |
     asked = (bool(LENGTH_ASKED.search(s.question)) or "max_context" in s.intents) and not s.seq_len
     # the user's own count this turn ("on one 64G 910B"); a count carried from the last answer asks how far past it
     same_devices = row_cards is not None and s.origin("devices") == "said" and (s.devices or 0) <= row_cards and not s.nodes
-    return asked and (bool(TABLE_NAMED.search(s.question)) or not searched or same_devices)
+    # no count said or carried ("what max-model-len for X?", "32G 的卡最大长度"): the search ran on the table's own card
+    # count, so it only backs the vendor's row, which answers (round 9: the estimate led, the row came "for comparison")
+    # (a thread that already stated a length asks how far past it: the search leads then)
+    no_count = row_cards is not None and not (s.devices or s.nodes or s.length_before)
+    return asked and (bool(TABLE_NAMED.search(s.question)) or not searched or same_devices or no_count)
 
 
 def asks_verdict(s: QuestionFrame) -> bool:

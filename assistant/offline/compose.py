@@ -114,7 +114,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         layout_first = bool(self.s.tp or self.s.pp) and bool(self.results("estimate_training_memory")) and (
             layout_said and kept_devices or follow_up and (layout_said or self.s.origin("devices") == "said"))
         blocks: list[Callable[[], list[str]]] = [
-            partial(self.rendered, "resolve_model"), partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            partial(self.rendered, "resolve_model"), self.own_context, partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             *([self.inference] if table_first else []),
             self.what_fits_block, self.header_block, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,
@@ -130,7 +130,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         fits = self.results("what_fits", ok=None)  # its own lead names the model, devices and length
         if not (self.s.model or self.s.params_b) or fits:
             return []
-        if all(d.name == "search_notes" for d in self.done):  # a how-to answered from the notes sizes no job: no job header
+        if all(d.name in ("search_notes", "resolve_model") for d in self.done):  # a how-to or the model's own limit: no job
             return []
         return [self.header()]
 

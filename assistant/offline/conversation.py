@@ -158,6 +158,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         left_behind |= {"devices", "nodes", "device_unit"}
     if turn.framework and not turn.frameworks and turn.framework != earlier.framework:  # another trainer: its own settings
         left_behind |= {slot for fw, slots in CARRY.framework_slots.items() if fw != turn.framework for slot in slots}
+    if "seq_len" in left_behind and earlier.seq_len and not turn.seq_len:
+        new.length_before = earlier.seq_len  # "上下文要 32k 呢" then "最长能开多少": how far past the length the thread stated
     for name in CARRY.carried:
         if name not in QuestionFrame.model_fields:
             continue  # a specification slot without an attribute: carried in ``settings`` below

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..resolve import variant_of
 from ..tools.fits_tools import WhatFitsResult
-from ..tools.tables import InferenceMinCardsResult
+from ..tools.tables import InferenceMinCardsResult, ModelInfo
 from .wording import Writer
 
 SETTING_KEYS = ("zero_stage", "offload", "tp", "pp", "cp")
@@ -72,10 +73,34 @@ class FitsBlocks(Writer):
             return self.say("fits_context_below_tested", model=r.model, n=f"{n:,}", tested=f"{tested:,}", where=where,
                             memory_limit=r.memory_limit)
         ga = p.get("grad_accum")
-        return self.say(key, job=job, where=where, length=length, value=r.value, model=r.model, n=f"{n:,}", memory_limit=r.memory_limit,
+        if r.model_limit_variant and key == "fits_context_model_limit":  # the variant whose own limit binds, by name
+            key = "fits_context_variant_limit"
+        # the variant the user named, or the one used when none is named (said as such)
+        which = self.say("variant_named" if r.model_limit_variant_named else "variant_default", variant=r.model_limit_variant)
+        return self.say(key, variant=which, job=job, where=where, length=length, value=r.value, model=r.model, n=f"{n:,}", memory_limit=r.memory_limit,
                         fast=self.say("largest_model_without_offload") if r.offload_value else "",
                         keep=self.say("biggest_batch_gradient_accumulation", ga=ga) if ga else "",
-                        limit=self.say("longest_context_the_model_itself", model_limit=r.model_limit) if r.model_limit else "")
+                        limit=(self.say("longest_context_variant_limit", model_limit=r.model_limit, variant=which)
+                               if r.model_limit_variant else self.say("longest_context_the_model_itself", model_limit=r.model_limit))
+                        if r.model_limit else "")
+
+    def own_context(self) -> list[str]:
+        """"The maximum context length of Qwen2.5-7B-Instruct?": the limit of the variant named (or the default one, said
+        as such), the other variants' own limits beside it (model_variants.csv)."""
+        if "model_context" not in self.s.intents:
+            return []
+        out: list[str] = []
+        for m in self.r.values("resolve_model", ModelInfo):
+            if not m.max_context:
+                continue
+            named = bool(m.context_variant and variant_of(self.s.model_text or ""))
+            which = self.say("variant_named" if named else "variant_default", variant=m.context_variant) if m.context_variant \
+                else self.say("own_context_config")
+            others = [f"{name} {n:,}" for name, n in m.context_by_variant.items() if name != m.context_variant]
+            out.append(self.lead(self.say("own_context", n=f"{m.max_context:,}", model=m.id, which=which)
+                                 + (self.say("own_context_others", others=self.say("semicolon").join(others)) if others else "")))
+            out.append("")
+        return out
 
     def tested_length(self, devices: int) -> int:
         """The longest max-model-len the ModelArts vLLM tables tested for the model on at most ``devices`` cards (0: none)."""

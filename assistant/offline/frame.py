@@ -95,6 +95,8 @@ class QuestionFrame(BaseModel):
     plans each (``framework`` is the first); one framework or none: empty."""
     hardwares: list[str] = Field(default_factory=list)
     seq_lens: list[int] = Field(default_factory=list)  # "4096 和 8192 分别要几张": each length compared is sized
+    memory_sizes: list[int] = Field(default_factory=list)  # "32G 的卡要几张？64G 的呢": each memory size is answered
+    length_before: int | None = None  # the length the thread stated before this turn asked for the longest one
     """Every catalog part a comparison names, in the order written ("A100 vs 910B"): the router sizes the job
     on each, instead of comparing every part of the catalog (``hardware`` is the first); else empty."""
     model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer

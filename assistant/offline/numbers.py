@@ -86,6 +86,15 @@ def memory_gb(work: str) -> int | None:
     return None
 
 
+def memory_sizes(work: str) -> list[int]:
+    """Every distinct memory size written ("32G 的卡要几张？64G 的呢"), in the order written, when there are two or
+    more: each is answered (the vLLM tables have a 32 GB and a 64 GB column); else empty."""
+    sizes = [int(m.group(1)) for m in re.finditer(r"(?<![0-9.])(\d{1,3})\s*g(?:b|ib)?(?![a-z0-9])", work)
+             if 8 <= int(m.group(1)) <= 256]
+    found = list(dict.fromkeys(sizes))
+    return found if len(found) > 1 else []
+
+
 def memory_names_a_device(work: str) -> bool:
     """True when a memory size describes the device: "a 24GB GPU", "24G显卡", "GPU with 48 GB"."""
     return bool(re.search(r"(?<![0-9.])\d{2,3}\s*g(?:i?b)?\s*(?:的\s*)?(?:vram\s*|显存\s*|memory\s*)?(?:cards?|gpus?|npus?|devices?|"

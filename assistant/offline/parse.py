@@ -338,6 +338,7 @@ class Parser:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.offload = num.offload(work)
         s.memory_gb = num.memory_gb(work)
+        s.memory_sizes = num.memory_sizes(work)
         s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
         per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
         s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)

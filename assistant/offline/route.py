@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..resolve import variant_of
 from . import batch_math
 from .asked import asks_host_ram, asks_recipe, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
@@ -21,6 +22,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
 from .parse import Slots
 from .vocab import ASKS_COUNT
 
+TABLE_MEMORY_GB = (32, 64)  # the ModelArts vLLM tables' memory columns (GB per card)
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
 OTHER_INTENTS = {"memory", "inference", "config", "troubleshoot", "compare", "time", "list_models", "list_hardware",
                  "hardware_facts"}
@@ -183,6 +185,8 @@ class Router:
         """The largest model or the longest context on the user's devices (one node's worth unless said)."""
         training = not serving(s)
         model = self.model_args(s) if goal != "model" else {}
+        if goal == "context" and s.model and (variant := variant_of(s.model_text or "")):
+            model = {"model": f"{s.model}-{variant}"}  # "glm-4-9b-chat": the chat config's own limit caps the search
         # the longest training context on Ascend: MindSpeed-LLM's context parallelism splits a sequence over cards
         # and goes further than LLaMA-Factory, so with no framework named both are searched
         both = training and goal == "context" and not (s.framework or s.stack) and bool(e.facts.vendor_tables)
@@ -199,6 +203,11 @@ class Router:
 
     def max_context(self, s: Slots, e: Effective) -> list[Call]:
         return self.what_fits(s, e, "context")
+
+    def model_context(self, s: Slots) -> list[Call]:
+        """The model's own context: the catalog entry of the variant the user wrote ("glm-4-9b-chat", "-Instruct")."""
+        variant = variant_of(s.model_text or "")
+        return self.call("resolve_model", name=f"{s.model}-{variant}" if variant else s.model)
 
     def each_variant(self, s: Slots) -> list[Call]:
         """"llama3-8b vs qwen2.5-7b lora", "LLaMA-Factory vs MindSpeed-LLM", "A100 vs 910B": one set of sizing
@@ -324,9 +333,12 @@ class Router:
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and "vllm" in e.facts.vendor_tables:
-            # the vLLM tables' memory columns (32 and 64 GB): the one the user names, else the part's when it is 32 GB
-            mem = s.memory_gb if s.memory_gb in (32, 64) else (32 if e.facts.memory_gb == 32 else None)
-            calls = self.call("inference_min_cards", model=s.model, max_model_len=s.seq_len, memory_gb=mem)
+            # the vLLM tables' memory columns: the one the user names, else the part's when it is the 32 GB one
+            mem = s.memory_gb if s.memory_gb in TABLE_MEMORY_GB else (32 if e.facts.memory_gb == 32 else None)
+            # "32G 的卡要几张？64G 的呢": each of the tables' memory columns named is looked up
+            sizes: list[int | None] = [m for m in s.memory_sizes if m in TABLE_MEMORY_GB] if len(s.memory_sizes) > 1 else []
+            calls = [c for m in (sizes or [mem]) for c in self.call("inference_min_cards", model=s.model,
+                                                                     max_model_len=s.seq_len, memory_gb=m)]
             if beyond_tables(s, e) and not asks_max_context(s):  # the longest context: searched if no row
                 calls += self.estimate_inference(s, e)
             return calls
@@ -440,10 +452,18 @@ class Router:
     def inference_table_gap(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """No row for that memory size: the rows the tables do have; no card count: the estimate."""
         calls: list[Call] = []
-        if not d.ok and d.args.get("memory_gb"):
+        listed = d.ok and any(r.get("supported") for r in d.result.get("rows") or [])
+        if d.args.get("memory_gb") and not listed and not any(x.name == "inference_min_cards" and not x.args.get("memory_gb")
+                                                              for x in done):
+            # no row, or a '–' cell, at that memory size: the rows the tables do have (the other column)
             calls += self.call("inference_min_cards", model=s.model)
+        first = next((m for m in s.memory_sizes if m in TABLE_MEMORY_GB), None)
+        if first is not None and d.args.get("memory_gb") not in (None, first):
+            return calls  # the second memory size asked: the estimate follows the first only
         if (not d.ok or d.result.get("cards") is None) and not any(x.name in ("estimate_inference", "what_fits") for x in done):
-            calls += self.max_context(s, e) if asks_max_context(s) else self.estimate_inference(s, e)
+            # no count to search on ("and on the 32GB variant?" with no row there): the fewest devices first, whose
+            # longest context inference_need then searches (not one device by default)
+            calls += self.max_context(s, e) if asks_max_context(s) and e.devices else self.estimate_inference(s, e)
         elif asks_max_context(s) and not e.devices and not any(x.name == "what_fits" for x in done):
             # "最长能开多少" with no devices named: the longest context on the table's card count
             calls += self.max_context(s, replace(e, devices=int(d.result["cards"])))
@@ -559,11 +579,25 @@ def knowledge_question(s: Slots) -> bool:
     return not names_model(s) and bool(s.notes_named) and not asks_amount(s) and not s.intents & {"list_models", "list_hardware"}
 
 
+# serving named in words ("maximum context length" alone reads as serving, but asks the model's own limit)
+SERVED = re.compile(r"vllm|(?<![a-z])serv(?:e|ing)|deploy|部署|推理|服务", re.I)
+
+
+def asks_model_context(s: Slots) -> bool:
+    """"What is the maximum context length of Qwen2.5-7B-Instruct?", "glm-4-9b-chat 模型本身最长支持多少上下文": the model's
+    own limit, with no job to size (no serving, method, devices, length or part named)."""
+    return bool("model_context" in s.intents and s.model and not (
+        SERVED.search(s.question) or s.method or s.devices or s.nodes or s.seq_len or s.hardware or s.memory_gb))
+
+
 def knowledge_about_model(s: Slots) -> bool:
     """A how-to on a note's topic that names a model only as the example ("what does NPU_Flash_Attn require? my
     qwen2.5-7b has head_dim 128", "数据集预处理是怎么触发的？llama2-13b 举例"): no job is stated (no method, length,
     devices), nothing is asked in amounts and nothing is reported, so the notes answer it, not a sizing of the model."""
-    job_stated = (s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None) and not MEANING.search(s.question.lower())
+    # a card memory to serve on ("on the 32GB cards with vLLM", "32G 和 64G 分别") states a serving job, as a count does
+    serving_memory = bool(s.memory_gb and "inference" in s.intents)
+    job_stated = (s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None or serving_memory
+                  ) and not MEANING.search(s.question.lower())
     # a script or config named is a topic ("how does the launch script convert the weights?"); one asked for
     # ("give me the yaml") is an amount (asks_amount)
     return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
@@ -680,6 +714,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (asks_largest_model, Router.largest_model),
     (batch_sum_only, lambda r, s: []),  # the user's own batch figures: the answer is their product, no tool
     (notes_without_model, Router.notes),
+    (asks_model_context, Router.model_context),
     (knowledge_about_model, Router.notes),
     (names_model, Router.each_variant),
 ]

@@ -35,10 +35,18 @@ class ServingBlocks(CapacityBlocks):
             return []
         rows, best = self.table_lines(tables)
         searched = self.searched_context()
+        if cells := self.memory_cells(tables):
+            # "32G 的卡要几张？64G 的呢" / "on 32GB cards?" with a '–' cell: each memory column asked is the answer
+            return [self.lead(cells), *rows, *[line for r in ests for line in self.estimate_lines(r)], ""]
         if best and best.max_model_len and asks_table_length(self.s, searched, best.cards):
             # the table's tested length is the value asked: it leads; the yes/no for the devices (or the search) backs it
             lead = None if searched else self.serving_lead(tables, ests, best)[0]
-            return [self.lead(self.say("table_length_first", n=f"{best.max_model_len:,}", model=self.s.model, devs=self.devices(best.cards), gb=best.memory_gb, table=VLLM_LABEL[self.lang], version=best.table, util=best.gpu_memory_utilization)), *(["- " + lead] if lead else []), *rows,
+            # another table's run on the same cards at another length (v0.7.2 64K at 0.9, newest 32K at 0.95): both stand
+            others = {(r.table, r.max_model_len): r for c in tables if c.value for r in c.value.rows if r.supported
+                      and (r.memory_gb, r.cards) == (best.memory_gb, best.cards) and r.max_model_len != best.max_model_len}
+            also = "".join(self.say("table_length_other", version=r.table, util=r.gpu_memory_utilization, n=f"{r.max_model_len or 0:,}",
+                                    devs=self.devices(r.cards)) for r in others.values())
+            return [self.lead(self.say("table_length_first", n=f"{best.max_model_len:,}", model=self.s.model, devs=self.devices(best.cards), gb=best.memory_gb, table=VLLM_LABEL[self.lang], version=best.table, util=best.gpu_memory_utilization) + also), *(["- " + lead] if lead else []), *rows,
                     *[line for r in ests for line in self.estimate_lines(r)], ""]
         if searched:
             # "the longest context on my 8 Snt9B?": the search leads (the fits block); the table's tested lengths
@@ -56,6 +64,30 @@ class ServingBlocks(CapacityBlocks):
         for r in ests:
             out += self.estimate_lines(r)
         return out + [""]
+
+    def memory_cells(self, tables: list[Result[InferenceMinCardsResult]]) -> str | None:
+        """The vendor's cell for each memory size asked, when two are asked or the one asked is '–' (the vendor did not
+        test or support it there; then the other column's cells follow, as what the tables do list). None otherwise:
+        one size with a row is the ordinary lead's."""
+        asked = list(dict.fromkeys(int(c.arg("memory_gb")) for c in tables if c.arg("memory_gb")))
+        every = {(r.table, r.memory_gb, r.cards, r.max_model_len, r.supported): r
+                 for c in tables if c.value for r in c.value.rows}.values()
+        unlisted = [m for m in asked if not any(r.supported and r.memory_gb == m for r in every)]
+        if not asked or (len(asked) < 2 and not unlisted):
+            return None
+        shown = asked + sorted({r.memory_gb for r in every if r.supported} - set(asked)) if unlisted else asked
+        cells = []
+        for gb in shown:
+            rows = [r for r in every if r.memory_gb == gb]
+            ok = sorted((r for r in rows if r.supported), key=lambda r: (r.cards or 0, -(r.max_model_len or 0)))
+            if ok:
+                cells += [self.say("memory_cell", gb=gb, devs=self.devices(r.cards), n=f"{r.max_model_len:,}",
+                                   version=r.table, util=r.gpu_memory_utilization) for r in ok]
+            elif rows:
+                cells.append(self.say("memory_cell_dash", gb=gb, version=rows[0].table, model=self.s.model))
+            else:
+                cells.append(self.say("memory_cell_none", gb=gb, model=self.s.model))
+        return self.say("memory_cells_lead", cells=self.say("semicolon").join(cells), table=VLLM_LABEL[self.lang])
 
     def searched_context(self) -> bool:
         """The longest context on the user's devices was searched (what_fits with the context goal)."""
@@ -136,7 +168,7 @@ class ServingBlocks(CapacityBlocks):
             if best and answer is None:
                 answer = max(best, key=lambda x: x.max_model_len or 0)
             several_names = len({row.model for row in r.rows}) > 1  # e.g. Qwen3-235B-A22B and its -2507 variants
-            out += [self.vllm_row_line(row, several_names) for row in r.rows]
+            out += [line for row in r.rows if (line := self.vllm_row_line(row, several_names)) not in out]  # a row once
             if r.max_model_len and not best:
                 longest = max((row.max_model_len or 0) for row in r.rows)
                 out.append(self.say("table_lines_no_table_row", max_model_len=r.max_model_len, longest=longest))

@@ -130,6 +130,12 @@ P = {
                          "({kv:.1f} GiB of KV cache per {unit}; estimate).",
                    "zh": "**放得下：{hw} {devices} {unit}（TP {tp}）的 KV cache 可容纳 {seqs} 条 {length} token 的序列**"
                          "（每{unit} KV cache {kv:.1f} GiB；估算）。"},
+    "serve_not_all": {"en": "**No, not all {cap} at once: the KV cache holds {seqs} sequence(s) of {length} tokens on {devices} "
+                            "{unit}(s) (TP {tp}) of {hw}** ({kv:.1f} GiB of KV cache per {unit}; estimate). The server starts, but "
+                            "--max-num-seqs {cap} is only a cap: beyond {seqs} full-length sequences vLLM queues or preempts the rest.",
+                      "zh": "**不能，{cap} 条无法同时满长运行：{hw} {devices} {unit}（TP {tp}）的 KV cache 只能容纳 {seqs} 条 {length} token 的序列**"
+                            "（每{unit} KV cache {kv:.1f} GiB；估算）。服务能启动，但 --max-num-seqs {cap} 只是上限：超过 {seqs} 条满长序列时，"
+                            "vLLM 会让其余请求排队或被抢占。"},
     "serve_beyond": {"en": "Only with the context extended to {length} tokens (rope scaling; at {context} tokens, the model's own, "
                            "it holds more): ",
                      "zh": "仅在用 rope scaling 把上下文扩展到 {length} token 时（按模型自身的 {context} token 可容纳更多）："},
@@ -401,10 +407,15 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
         return line
     if s:
         key = "serve_fits" if s["fits"] else "serve_weights" if s["kv_cache_gib"] < 0 else "serve_no"
+        # --max-num-seqs only caps how many run at once: more sequences of max-model-len than the KV cache holds cannot all
+        # run at full length together (round 9 c8-02: "Fits" for 100,000 sequences of 40,960 tokens on one card)
+        cap = next((int(x["value"]) for x in r.get("read") or [] if x.get("name") == "max_num_seqs"), 0)
+        if s["fits"] and cap > s["max_sequences_at_len"]:
+            key = "serve_not_all"
         # a length above the model's context was flagged, not corrected, in the estimate: say what the figure assumes
         beyond = next((f for f in r.get("findings") or [] if f["code"] == "vllm_max_model_len" and not f.get("applied")), None)
         basis = _p("serve_beyond", lang, length=s["max_model_len"], context=(beyond.get("figures") or {}).get("context")) if beyond else ""
-        return [basis + _p(key, lang, w=s["weights_gib_per_device"], budget=s["budget_gib"], seqs=s["max_sequences_at_len"], length=s["max_model_len"], devices=s["devices"], tp=s["tp"],
+        return [basis + _p(key, lang, cap=cap, w=s["weights_gib_per_device"], budget=s["budget_gib"], seqs=s["max_sequences_at_len"], length=s["max_model_len"], devices=s["devices"], tp=s["tp"],
                    unit=unit, hw=r["hardware"], kv=s["kv_cache_gib"])]
     return []
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..errors import SizingError
+from ..resolve import variant_of
 from ..what_fits import what_fits as search
 from .common import MAX_SEQ_LEN
 from .estimate_models import HardwareName, Method, TrainerOptions, TrainingFramework
@@ -55,6 +56,10 @@ class WhatFitsResult(BaseModel):
     model: str | None = Field(None, description="The model the plan is for.")
     memory_limit: int | None = Field(None, description="goal context: the longest length device memory allows (tokens).")
     model_limit: int | None = Field(None, description="goal context: the model's own longest context (catalog max_context).")
+    model_limit_variant: str | None = Field(None, description="goal context: the variant whose config gives model_limit "
+                                            "(e.g. Qwen2.5-7B-Instruct), when the variants' limits differ.")
+    model_limit_variant_named: bool = Field(False, description="goal context: the model's spelling named that variant "
+                                            "(else it is the one used when none is named).")
     limited_by: Literal["memory", "model"] | None = Field(None, description="goal context: which limit binds.")
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="The plan's memory verdict (fits: the likely "
                                                               "range fits; tight: it crosses the usable memory); does_not_fit when nothing fits.")
@@ -130,12 +135,15 @@ def _candidates(ctx) -> list[dict[str, Any]]:
 def _cap_by_model(ctx, result: WhatFitsResult, call_args: dict[str, Any]) -> None:
     """The longest context is the smaller of what memory allows and the model's own limit; when the model's
     limit binds, the plan is asked again at that length so plan and value agree."""
-    row = ctx.kb.model(result.model) if result.model else None
+    # the variant the model's spelling names ("glm-4-9b-chat": its own 131,072, not the base's 8,192)
+    row = ctx.kb.model(result.model, variant_of(str(call_args.get("model") or ""))) if result.model else None
     limit = int(row["max_context"]) if row and row.get("max_context") else None
     result.memory_limit = int(result.value) if isinstance(result.value, int) else None
     result.model_limit = limit
+    result.model_limit_variant = row.get("context_variant") if row else None
+    result.model_limit_variant_named = bool(row and row.get("context_variant_named"))
     result.limited_by = "memory"
-    if limit and result.memory_limit and limit < result.memory_limit:
+    if limit and result.memory_limit and limit <= result.memory_limit:  # equal: the search stopped at the model's limit
         field = "seq_len" if result.plan_tool == "plan_training" else "max_model_len"
         result.value, result.limited_by = limit, "model"
         result.plan = REGISTRY.call_json(result.plan_tool, {**call_args, field: limit, "max_devices": result.devices}, ctx)

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SizingError
+from ..resolve import variant_of
 from .common import AscendPart, Framework, ModelName, NoteLang, SeqLen, Strategy
 from .registry import tool
 
@@ -53,11 +54,15 @@ class ModelInfo(TableModel):
     modality: str | None = Field(None, description="text, vision-language, embedding or reranker (catalog).")
     template: str | None = Field(None, description="LLaMA-Factory chat template.")
     max_context: int | None = Field(None, description="The model's own context limit in tokens (catalog, max_position_embeddings).")
+    context_variant: str | None = Field(None, description="The variant whose config gives max_context (e.g. Qwen2.5-7B-Instruct), "
+                                        "when the variants' limits differ: the one the name gives, else the one used by default.")
+    context_by_variant: dict[str, int] = Field(default_factory=dict, description="Each variant's own context limit, by "
+                                               "its name, when they differ (Qwen2.5-7B 131072, Qwen2.5-7B-Instruct 32768).")
     in_tables: list[str] = Field(default_factory=list, description="Vendor tables with rows for this model.")
 
 
-def model_info(ctx, model_id: str) -> ModelInfo:
-    m = ctx.kb.model(model_id) or {"id": model_id}
+def model_info(ctx, model_id: str, variant: str | None = None) -> ModelInfo:
+    m = ctx.kb.model(model_id, variant) or {"id": model_id}
     tables = []
     if ctx.kb.recipes(model_id):
         tables.append("recipes_llamafactory")
@@ -65,8 +70,9 @@ def model_info(ctx, model_id: str) -> ModelInfo:
         tables.append("min_cards")
     if ctx.kb.vllm_rows(model_id):
         tables.append("vllm_min_cards")
-    fields = set(ModelInfo.model_fields) - {"in_tables"}
-    return ModelInfo(**{k: m.get(k) for k in fields}, in_tables=tables)
+    fields = set(ModelInfo.model_fields) - {"in_tables", "context_by_variant"}
+    by_variant = {v["hf_repo"].split("/")[-1]: int(v["max_context"]) for v in ctx.kb.context_variants(model_id)}
+    return ModelInfo(**{k: m.get(k) for k in fields}, in_tables=tables, context_by_variant=by_variant)
 
 
 @tool
@@ -74,7 +80,7 @@ def resolve_model(ctx, args: ResolveModelArgs) -> ModelInfo:
     """Resolve a model name in any spelling (Chinese, HF repo, vendor-table style) to the canonical id, with its size and the vendor tables that list it.
 
     Unknown names return an error listing the closest known models."""
-    return model_info(ctx, ctx.resolver.model_id(args.name))
+    return model_info(ctx, ctx.resolver.model_id(args.name), variant_of(args.name))
 
 
 class ListModelsArgs(TableModel):

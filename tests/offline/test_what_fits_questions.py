@@ -69,10 +69,11 @@ def test_which_model_fits_after_an_earlier_model_searches_the_catalog(assistant,
     ("8张Snt9B部署qwen2.5-7b最长上下文是多少？", "ModelArts vLLM 推理表（厂商实测的长度，不是上限），供对照"),
 ])
 def test_longest_context_on_ascend_is_searched_with_no_yes_or_no(assistant, q, head):
-    """Issue 24: the searched length leads (Qwen2.5-7B's config.json, max_position_embeddings 131072, binds
-    before 8 cards' memory); the vLLM table's tested 32768 follows as a comparison, not a "Yes, your 8 cards cover it"."""
+    """Issue 24: the searched length leads (the model's own limit binds before 8 cards' memory: with no variant named,
+    Qwen2.5-7B-Instruct's config.json, max_position_embeddings 32768, not the base's 131072; round 9 class 2); the vLLM
+    table's tested 32768 follows as a comparison, not a "Yes, your 8 cards cover it"."""
     ans = assistant.ask(q)
     assert calls(ans, "what_fits")[0]["goal"] == "context"
-    assert "131,072" in lead(ans)
+    assert "32,768" in lead(ans) and "Qwen2.5-7B-Instruct" in lead(ans) and "131,072" not in lead(ans)
     assert "**Yes.**" not in ans.answer and "**够**" not in ans.answer, ans.answer
     assert head in ans.answer and "32768" in ans.answer.split(head)[1]
