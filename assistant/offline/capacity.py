@@ -310,7 +310,12 @@ class CapacityBlocks(Writer):
         lines = []
         if judged is not None and judged.value is not None and self.r.of("plan_training", PlanResult):
             f = self.training_facts()
-            if asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
+            if setting and (ran := self.recipe_ran(f, setting)):
+                # the vendor ran this very job with this setting on no more devices: its row settles the yes, the
+                # estimate (whose range is its measured error) backs it instead of contradicting it (round 9 c2-13)
+                self.setting_led = True
+                lines += [ran, "- " + self.setting_verdict(judged, after=True) + self.say("vendor_ran_estimate")]
+            elif asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
                 self.setting_led = True  # "matches the recipe?": the recipe row answers; the estimate of their setting backs it
                 lines += [match, "- " + self.setting_verdict(judged, after=True)]
             elif self.e.devices and Verdict(self, self.s.method, f).table_says_no:
@@ -322,6 +327,21 @@ class CapacityBlocks(Writer):
             # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
             lines.insert(0 if setting and setting.offload else len(lines), line)
         return [self.lead(line) if not line.startswith("- ") else line for line in lines] + [""] if lines else []
+
+    def recipe_ran(self, f: TrainingFacts, named: NamedSetting) -> str | None:
+        """Yes, from the recipe table: its row at the length asked runs the setting the user names (stage and offload)
+        on no more devices than they have, at the table's micro batch 1. None when any of that differs."""
+        if not self.e.devices or (self.s.micro_batch or 1) != 1 or self.s.stage not in (None, "sft", "pt"):
+            return None
+        row = next((r for r in f.recipes if r.found and r.seq_len_used == r.seq_len and r.zero_stage is not None
+                    and r.total_cards and r.total_cards <= self.e.devices
+                    and (r.zero_stage, bool(r.offload)) == (named.zero_stage, named.offload)
+                    and self.s.method is not None and r.strategy == table_strategy(self.s.method)), None)
+        if row is None:
+            return None
+        unit = "DIE" if self.e.part == "Snt9B23" else "card"
+        return self.say("recipe_ran", recipe=self.parallel(row.zero_stage, row.offload), n=self.devices(row.total_cards, unit),
+                        ga=row.grad_accum, seq=row.seq_len, label=RECIPE_LABEL[self.lang], yours=self.yours())
 
     def recipe_match(self, f: TrainingFacts, named: NamedSetting) -> str | None:
         """Yes or no: the setting and device count the user runs against the recipe row for the job."""

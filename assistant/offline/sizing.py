@@ -198,7 +198,11 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if first and (self.s.framework not in (None, "LLaMA-Factory") or (
                 self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"})):
             return None
-        return "; ".join(self.recipe_summary(r) for r in f.recipes) + self.say("recipe_source", label=RECIPE_LABEL[self.lang])
+        # on Snt9B23 the recipe's setting runs on at least the minimum-card table's DIE count for the same job
+        die_rows = {r.strategy: r for r in self.table_rows_apply(f)
+                    if r.hardware == "Snt9B23" and r.framework == "LLaMA-Factory" and r.supported}
+        return "; ".join(self.recipe_summary(r, die_rows.get(r.strategy)) for r in f.recipes) + self.say(
+            "recipe_source", label=RECIPE_LABEL[self.lang])
 
     def headline_min_rows(self, f: TrainingFacts) -> str | None:
         wanted = self.table_rows_apply(f)
