@@ -219,6 +219,9 @@ ASSUMED = {
     "no_part_named": {"en": "{name} {value} (the text names no part)", "zh": "{name} {value}（文本未指明硬件）"},
     "recipe_default": {"en": "{name} {value} (the vendor recipe tables' value; the message gives no config)",
                        "zh": "{name} {value}（厂商配方表的取值；报错中没有配置）"},
+    "trainer_fills": {"en": "{name} {value} (set by the trainer's arguments, which are not pasted: a DeepSpeed JSON leaves it "
+                               "to them (\"auto\"); the vendor recipe tables' value)",
+                      "zh": "{name} {value}（由训练参数决定，未贴出；DeepSpeed JSON 中为 \"auto\" 或未写；按厂商配方表的取值）"},
     "capacity": {"en": "{name} {value} (from the total capacity the message reports{detail})",
                  "zh": "{name} {value}（按报错中的总容量{detail}）"},
     "params_b": {"en": "{name} {value}B as given, Llama-like shape inferred",

@@ -423,7 +423,8 @@ def _recipe_zero(f: dict[str, Any]) -> Broken | None:
         return None
     offload = "_offload" if f.get("recipe_offload") else ""
     return Broken(
-        f["zero_stage"],
+        # the user's stage as they run it: an offload the recipe does not use is the difference to name
+        f"{f['zero_stage']}{' + offload' if f.get('offload') else ''}",
         f"ZeRO-{f['recipe_zero_stage']}{' + offload' if offload else ''}",
         figures={"recipe": f["recipe_row"], "recipe_stage": f["recipe_zero_stage"], "devices": devices,
                  "recipe_devices": recipe_devices},
