@@ -310,14 +310,14 @@ class CapacityBlocks(Writer):
         lines = []
         if judged is not None and judged.value is not None and self.r.of("plan_training", PlanResult):
             f = self.training_facts()
-            if setting and (ran := self.recipe_ran(f, setting)):
+            if asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
+                self.setting_led = True  # "matches the recipe?": the recipe row answers; the estimate of their setting backs it
+                lines += [match, "- " + self.setting_verdict(judged, after=True)]
+            elif setting and (ran := self.recipe_ran(f, setting)):
                 # the vendor ran this very job with this setting on no more devices: its row settles the yes, the
                 # estimate (whose range is its measured error) backs it instead of contradicting it (round 9 c2-13)
                 self.setting_led = True
                 lines += [ran, "- " + self.setting_verdict(judged, after=True) + self.say("vendor_ran_estimate")]
-            elif asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
-                self.setting_led = True  # "matches the recipe?": the recipe row answers; the estimate of their setting backs it
-                lines += [match, "- " + self.setting_verdict(judged, after=True)]
             elif self.e.devices and Verdict(self, self.s.method, f).table_says_no:
                 self.setting_after = judged  # the table's no leads (training); this estimate is said under it
             else:

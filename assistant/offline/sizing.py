@@ -9,7 +9,7 @@ from functools import partial
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
-from .asked import asks_verdict, implausible, weights_floor
+from .asked import asks_recipe, asks_verdict, implausible, weights_floor
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
@@ -199,8 +199,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
                 self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"})):
             return None
         # on Snt9B23 the recipe's setting runs on at least the minimum-card table's DIE count for the same job
+        # (not when the recipe itself is asked for: then its own row is the answer)
         die_rows = {r.strategy: r for r in self.table_rows_apply(f)
-                    if r.hardware == "Snt9B23" and r.framework == "LLaMA-Factory" and r.supported}
+                    if r.hardware == "Snt9B23" and r.framework == "LLaMA-Factory" and r.supported and not asks_recipe(self.s)}
         return "; ".join(self.recipe_summary(r, die_rows.get(r.strategy)) for r in f.recipes) + self.say(
             "recipe_source", label=RECIPE_LABEL[self.lang])
 
