@@ -477,13 +477,18 @@ def _tp_heads(f: dict[str, Any]) -> Broken | None:
     if not heads or heads % tp == 0:
         return None
     ok = [t for t in range(1, heads + 1) if heads % t == 0]
-    better = min((t for t in ok if t > tp), default=max(ok))
+    # a TP worth offering also splits a node evenly (TP groups stay inside one node: 1/2/4/8 on an 8-device node) and
+    # fits the devices the user has; "TP 14" divides 28 heads but is no device count (round 9 c6-08)
+    node = int(f.get("per_node") or 8)
+    devices = int(f.get("devices") or node)
+    usable = [t for t in ok if node % t == 0 and t <= devices] or [1]
+    better = min((t for t in usable if t > tp), default=max(usable))
     return Broken(
         tp,
         ", ".join(str(t) for t in ok if t <= 64),
         corrected=f"--tensor-parallel-size {better}",
         figures={"heads": heads, "model": f.get("model_id") or "the model",
-                 "tp_options": " / ".join(str(t) for t in ok if t <= max(tp * 2, 8))},
+                 "tp_options": " / ".join(str(t) for t in usable)},
         fix={"tp": better},
     )
 
