@@ -414,8 +414,8 @@ class CapacityBlocks(Writer):
         ga = call.arg("grad_accum")
         said = [self.say("micro_batch", n=m.micro_batch)] * (self.s.micro_batch is not None) + \
             [self.say("grad_accum", n=ga)] * (self.s.grad_accum is not None and ga is not None)
-        return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
-                        high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
+        return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=self.point(m),
+                        high=self.span(m)[1], low=self.span(m)[0], usable=f"{m.usable_gib:.1f}",
                         per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
                         ) + self.cached_back(m) + self.open_attention(m)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import string
 import tomllib
+from typing import Any
 from pathlib import Path
 
 from ..answer import source_as_known
@@ -241,6 +242,26 @@ class Writer:
         if self.is_gpu(hardware):
             return self.L(f"{n} GPU" + ("s" if n != 1 else ""), f"{n} 张 GPU")
         return self.L(f"{n} card" + ("s" if n != 1 else ""), f"{n} 张卡")
+
+    @staticmethod
+    def pool_filled(m: Any) -> bool:
+        """The allocator's cached blocks were capped at the device's free room (memory.cached_blocks), so the pool reads
+        exactly the usable memory ("61.0 of 61.0 GiB"): that figure is the device, not the job."""
+        return m.cached_gib >= 0.05 and m.total_gib >= m.usable_gib - 0.05
+
+    def point(self, m: Any) -> str:
+        """The per-device figure an answer shows: the pool, or, when its cached blocks only fill the free room, what the
+        job holds without them (the verdict is judged on that too); the cached blocks are said beside it (filled)."""
+        return f"{m.total_gib - m.cached_gib if self.pool_filled(m) else m.total_gib:.1f}"
+
+    def span(self, m: Any) -> tuple[str, str]:
+        """The likely range beside point(m): without the cached blocks when the point is shown without them."""
+        less = m.cached_gib if self.pool_filled(m) else 0.0
+        return f"{m.low_gib - less:.1f}", f"{m.high_gib - less:.1f}"
+
+    def filled(self, m: Any) -> str:
+        """' (+2.3 GiB of cached blocks filling the rest …)' beside a point shown without them; else ''."""
+        return self.say("cache_fills", cached=f"{m.cached_gib:.1f}", usable=f"{m.usable_gib:.1f}") if self.pool_filled(m) else ""
 
     def per_device(self, unit: str | None = None, hardware: str | None = None) -> str:
         """What 'per device' is called: card, DIE (Snt9B23) or GPU; Chinese forms fit "每{x}约"."""
