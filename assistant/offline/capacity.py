@@ -118,7 +118,8 @@ class CapacityBlocks(Writer):
 
     def table_needs(self, strategy: str | None, recipes: list[TrainingRecipeResult], rows: list[MinCardsRow]) -> list[Need]:
         """Every vendor row of this strategy: minimum-card rows of the asked framework, recipe rows."""
-        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.seq_len_used or r.seq_len)
+        unit = "DIE" if self.e.part == "Snt9B23" else "card"  # the recipe's N*Ascend is N DIE on Snt9B23
+        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, unit, r.seq_len_used or r.seq_len)
                   for r in recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
         # beside a recipe row, say which table a LLaMA-Factory minimum-card row comes from
         table = self.say("table_needs_minimum_card_table") if recipe else ""

@@ -299,4 +299,4 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         devs = self.devices(p.devices, p.unit, p.hardware)
         setting = self.parallel(p.zero_stage, p.offload, p.tp, p.pp)
         fw = self.fw_name(p.framework, p.hardware)
-        return self.say("memory_summary_about_gib_per", total_gib=p.memory.total_gib, per=per, fw=fw, setting=setting, devs=devs)
+        return self.say("memory_summary_about_gib_per", total_gib=float(self.point(p.memory)), per=per, fw=fw, setting=setting, devs=devs)
