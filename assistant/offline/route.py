@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import batch_math
-from .asked import asks_host_ram, asks_recipe, asks_verdict, named_setting
+from .asked import asks_host_ram, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import string
 import tomllib
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from ..answer import source_as_known
 from .parse import Slots
