@@ -102,6 +102,15 @@ class PlanBlocks(CapacityBlocks):
             setting = fewer.setting.replace(" x ", " × ")  # the tool writes 'TP 4 x PP 1 + full recompute'
             lines.append(self.say("fewer_devices", devs=self.devices(fewer.devices, p.unit, p.hardware), per=per, ram=ram,
                                   setting=assumption_zh(setting, TOOL_NOTE_ZH) if self.zh else setting, total=f"{fewer.total_gib:.1f}"))
+        said = self.said_micro_batch_1  # one such line per answer (each plan carries it)
+        if (one := p.smaller_micro_batch) is not None and p.micro_batch > 1 and (one.devices, one.setting) not in said:
+            said.add((one.devices, one.setting))
+            # the activations and the logits grow with the micro batch on every device, and more devices do not split
+            # them: micro batch 1 (the same sequences per step through accumulation) is the remedy, not more devices
+            setting = one.setting.replace(" x ", " × ")
+            lines.append(self.say("smaller_micro_batch", mb=p.micro_batch, ga=one.grad_accum, gbs=one.global_batch, per=per,
+                                  devs=self.devices(one.devices, p.unit, p.hardware), total=f"{one.total_gib:.1f}",
+                                  setting=assumption_zh(setting, TOOL_NOTE_ZH) if self.zh else setting))
         if (fast := p.faster_devices) is not None:
             lines.append(self.say("faster_devices", devs=self.devices(fast.devices, p.unit, p.hardware), nodes=fast.nodes,
                                   setting=fast.setting, total=f"{fast.total_gib:.1f}", per=per))

@@ -168,6 +168,7 @@ class Writer:
         self.r = Results(done)
         self.headlined = False  # one headline per answer: the first block that answers leads with it
         self.stated: list[object] = []  # plans already stated in full: each plan is stated once
+        self.said_micro_batch_1: set[tuple[int, str]] = set()  # the micro-batch-1 plan said once (plans.other_settings)
         self.e: Effective = effective(s)
         self.sources: list[str] = []
         self.zh = self.lang == "zh"

@@ -141,3 +141,14 @@ def test_a_pool_filled_to_the_usable_memory_shows_what_the_job_holds(assistant):
     held = m["total_gib"] - m["cached_gib"]
     assert f"每卡约 {held:.1f} GiB" in ans.answer and f"每卡约 {m['total_gib']:.1f} GiB" not in ans.answer
     assert f"另有 {m['cached_gib']:.1f} GiB 缓存块" in ans.answer
+
+
+def test_a_micro_batch_that_needs_more_devices_gets_micro_batch_1_said_once(assistant):
+    # qwen2.5-1.5b full 4096 at micro batch 4: the fp32 loss over 4 x 4096 x 151,936 logits is 4 x 4096 x 151936 x 4 B
+    # = 9.3 GiB per copy on every device, which ZeRO does not split; at micro batch 1 it is a quarter. The answer said
+    # "8 GPUs with offload" or "32 GPUs" and never the micro batch (fresh question ec-15).
+    ans = assistant.ask("4 张 A100 40G 全参 qwen2.5-1.5b，4096，zero2，micro batch 4，行不行")
+    one = next(c.result["smaller_micro_batch"] for c in ans.tool_calls if c.name == "plan_training")
+    assert one["micro_batch"] == 1 and one["grad_accum"] * one["devices"] == one["global_batch"] and one["devices"] <= 4
+    assert ans.answer.count("把 micro batch 从 4 降到 1") == 1
+    assert f"梯度累积 {one['grad_accum']}，每步仍是 {one['global_batch']} 条序列" in ans.answer
