@@ -196,7 +196,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if not f.recipes or not self.tables_size_it():
             return None
         if first and (self.s.framework not in (None, "LLaMA-Factory") or (
-                self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"})):
+                (self.s.framework == "LLaMA-Factory" or self.e.part == "Snt9B23")  # Snt9B23: the min-card table has its own
+                and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"})):  # DIE columns for a count
             return None
         # on Snt9B23 the recipe's setting runs on at least the minimum-card table's DIE count for the same job
         # (not when the recipe itself is asked for: then its own row is the answer)
