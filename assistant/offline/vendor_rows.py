@@ -24,6 +24,7 @@ class TableBlocks(CapacityBlocks):
             return self.say("recipe_summary_on_min", strat=strat, ds=r.deepspeed, zero=zero, ga=r.grad_accum,
                             devs=self.devices(on.cards, on.unit), min_label=MIN_LABEL[self.lang], part=on.hardware)
         return self.say("recipe_summary", strat=strat, nodes=self.nodes(r.nodes), per=r.cards_per_node,
+                        per_unit=" DIE" if self.recipe_unit() == "DIE" else self.L("", " 卡"),
                         total=self.devices(r.total_cards, self.recipe_unit()), ds=r.deepspeed, zero=zero, ga=r.grad_accum)
 
     def recipe_lines(self, call: Result[TrainingRecipeResult]) -> list[str]:
