@@ -20,7 +20,7 @@ from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
 from .asked import NamedSetting, asks_host_ram, asks_recipe, implausible, named_setting
 from .results import Result
 from .route import table_strategy
-from .wording import RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
+from .wording import MIN_LABEL, RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
 
 
 class Need(NamedTuple):
@@ -341,7 +341,13 @@ class CapacityBlocks(Writer):
         if row is None:
             return None
         unit = "DIE" if self.e.part == "Snt9B23" else "card"
-        return self.say("recipe_ran", recipe=self.parallel(row.zero_stage, row.offload), n=self.devices(row.total_cards, unit),
+        n = self.devices(row.total_cards, unit)
+        # on Snt9B23 the recipe's single card is below the 2-DIE unit: the minimum-card table's own DIE count is said beside it
+        floor = max((r.cards for r in f.rows if r.hardware == "Snt9B23" and r.framework == "LLaMA-Factory" and r.supported
+                     and r.cards and r.strategy == row.strategy), default=0)
+        if floor > (row.total_cards or 0):
+            n += self.say("recipe_ran_die_floor", n=self.devices(floor, "DIE"), label=MIN_LABEL[self.lang])
+        return self.say("recipe_ran", recipe=self.parallel(row.zero_stage, row.offload), n=n,
                         ga=row.grad_accum, seq=row.seq_len, label=RECIPE_LABEL[self.lang], yours=self.yours())
 
     def recipe_match(self, f: TrainingFacts, named: NamedSetting) -> str | None:

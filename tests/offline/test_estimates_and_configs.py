@@ -43,6 +43,11 @@ def test_the_recipe_row_backs_a_stage_the_user_runs_on_snt9b23(assistant):
     assert "配方表中没有这个组合" not in ans.answer
     assert f"DeepSpeed **ZeRO-{stage}**" in ans.answer and f"gradient_accumulation_steps **{ga}**" in ans.answer
     assert "在 Snt9B23 上每张按 1 DIE" in ans.answer  # the recipe's cards read as DIE, said once
+    # the user's ZeRO-2 is the recipe's: its 1*Ascend read as DIE, with 004's Snt9B23 floor beside it
+    _, _, _, nodes, per_node = recipe("GLM4 9B", "lora", 8192)
+    dies = die_row("glm4-9b", "lora", 8192)
+    assert lead(ans).startswith(f"**结论**：**能跑：厂商就是用 ZeRO-{stage}、{nodes * per_node} DIE（按 DIE 计；Snt9B23 上至少 "
+                                f"{dies} DIE")
 
 
 # -- class 7: where the vendor ran the job with the named setting, its row settles the verdict ------------------
