@@ -20,7 +20,7 @@ from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
 from .asked import NamedSetting, asks_host_ram, asks_recipe, implausible, named_setting
 from .results import Result
 from .route import table_strategy
-from .wording import RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
+from .wording import MIN_LABEL, RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
 
 
 class Need(NamedTuple):
@@ -118,7 +118,8 @@ class CapacityBlocks(Writer):
 
     def table_needs(self, strategy: str | None, recipes: list[TrainingRecipeResult], rows: list[MinCardsRow]) -> list[Need]:
         """Every vendor row of this strategy: minimum-card rows of the asked framework, recipe rows."""
-        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.seq_len_used or r.seq_len)
+        unit = "DIE" if self.e.facts.unit == "die" else "card"  # the recipe's N*Ascend is N DIE on a part counted in DIE
+        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, unit, r.seq_len_used or r.seq_len)
                   for r in recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
         # beside a recipe row, say which table a LLaMA-Factory minimum-card row comes from
         table = self.say("table_needs_minimum_card_table") if recipe else ""
@@ -313,6 +314,11 @@ class CapacityBlocks(Writer):
             if asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
                 self.setting_led = True  # "matches the recipe?": the recipe row answers; the estimate of their setting backs it
                 lines += [match, "- " + self.setting_verdict(judged, after=True)]
+            elif setting and (ran := self.recipe_ran(f, setting)):
+                # the vendor ran this very job with this setting on no more devices: its row settles the yes, the
+                # estimate (whose range is its measured error) backs it instead of contradicting it (round 9 c2-13)
+                self.setting_led = True
+                lines += [ran, "- " + self.setting_verdict(judged, after=True) + self.say("vendor_ran_estimate")]
             elif self.e.devices and Verdict(self, self.s.method, f).table_says_no:
                 self.setting_after = judged  # the table's no leads (training); this estimate is said under it
             else:
@@ -322,6 +328,26 @@ class CapacityBlocks(Writer):
             # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
             lines.insert(0 if setting and setting.offload else len(lines), line)
         return [self.lead(line) if not line.startswith("- ") else line for line in lines] + [""] if lines else []
+
+    def recipe_ran(self, f: TrainingFacts, named: NamedSetting) -> str | None:
+        """Yes, from the recipe table: its row at the length asked runs the setting the user names (stage and offload)
+        on no more devices than they have, at the table's micro batch 1. None when any of that differs."""
+        if not self.e.devices or (self.s.micro_batch or 1) != 1 or self.s.stage not in (None, "sft", "pt"):
+            return None
+        row = next((r for r in f.recipes if r.found and r.seq_len_used == r.seq_len and r.zero_stage is not None
+                    and r.total_cards and r.total_cards <= self.e.devices
+                    and (r.zero_stage, bool(r.offload)) == (named.zero_stage, named.offload)
+                    and self.s.method is not None and r.strategy == table_strategy(self.s.method)), None)
+        if row is None:
+            return None
+        n = self.devices(row.total_cards, "DIE" if self.e.facts.unit == "die" else "card")
+        # on Snt9B23 the recipe's single card is below the 2-DIE unit: the minimum-card table's own DIE count is said beside it
+        floor = max((r.cards for r in f.rows if self.e.facts.unit == "die" and r.hardware == self.e.part
+                     and r.framework == "LLaMA-Factory" and r.supported and r.cards and r.strategy == row.strategy), default=0)
+        if floor > (row.total_cards or 0):
+            n += self.say("recipe_ran_die_floor", n=self.devices(floor, "DIE"), label=MIN_LABEL[self.lang])
+        return self.say("recipe_ran", recipe=self.parallel(row.zero_stage, row.offload), n=n,
+                        ga=row.grad_accum, seq=row.seq_len, label=RECIPE_LABEL[self.lang], yours=self.yours())
 
     def recipe_match(self, f: TrainingFacts, named: NamedSetting) -> str | None:
         """Yes or no: the setting and device count the user runs against the recipe row for the job."""
@@ -394,8 +420,8 @@ class CapacityBlocks(Writer):
         ga = call.arg("grad_accum")
         said = [self.say("micro_batch", n=m.micro_batch)] * (self.s.micro_batch is not None) + \
             [self.say("grad_accum", n=ga)] * (self.s.grad_accum is not None and ga is not None)
-        return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=f"{m.total_gib:.1f}",
-                        high=f"{m.high_gib:.1f}", low=f"{m.low_gib:.1f}", usable=f"{m.usable_gib:.1f}",
+        return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=self.point(m),
+                        high=self.span(m)[1], low=self.span(m)[0], usable=f"{m.usable_gib:.1f}",
                         per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
                         ) + self.cached_back(m) + self.open_attention(m)
 

@@ -118,7 +118,7 @@ def add(found: list[str], sentence: str, lang: str) -> None:
         found.append(sentence)
 
 
-def stated(fields: dict, task: str, lang: str) -> tuple[list[str], list[str]]:
+def stated(fields: dict, task: str, lang: str, skip: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
     """The setup rules (setup_check/rules.py) on the values a question states in words, the same rules a paste meets:
     (what the framework refuses: said instead of an answer, nothing sized on it; the vendor's limits and recipe
     differences: said before the answer). Each sentence names the user's numbers and the rule's source."""
@@ -129,5 +129,7 @@ def stated(fields: dict, task: str, lang: str) -> tuple[list[str], list[str]]:
     refused: list[str] = []
     notes: list[str] = []
     for f in rules.check(fields, task):
+        if f.code in skip:
+            continue
         (refused if rules.refuses(f.code) else notes).append(finding_text(f.model_dump(), lang))
     return refused[:1], notes  # one refusal: the first broken layout rule, as the reader checks them in order

@@ -27,9 +27,10 @@ class PlanBlocks(CapacityBlocks):
         key = "plan_memory_tight" if p.verdict == "tight" else "plan_memory"
         if open_scenario_only(m):
             key = "plan_memory_open"  # the measured range fits; only the open attention kernel makes it tight
-        bits.append(self.say(key, total=f"{m.total_gib:.1f}", low=f"{m.low_gib:.1f}", high=f"{m.high_gib:.1f}",
+        low, high = self.span(m)
+        bits.append(self.say(key, total=self.point(m), low=low, high=high,
                              usable=f"{m.usable_gib:.1f}", per=self.per_device(p.unit, p.hardware),
-                             open=f"{m.attention_open_gib:.1f}", eager=f"{m.open_high_gib:.1f}"))
+                             open=f"{m.attention_open_gib:.1f}", eager=f"{m.open_high_gib:.1f}") + self.filled(m))
         return self.say("comma").join(bits)
 
     def plan_lines(self, call: Result[PlanResult], f: TrainingFacts) -> list[str]:
@@ -101,6 +102,15 @@ class PlanBlocks(CapacityBlocks):
             setting = fewer.setting.replace(" x ", " × ")  # the tool writes 'TP 4 x PP 1 + full recompute'
             lines.append(self.say("fewer_devices", devs=self.devices(fewer.devices, p.unit, p.hardware), per=per, ram=ram,
                                   setting=assumption_zh(setting, TOOL_NOTE_ZH) if self.zh else setting, total=f"{fewer.total_gib:.1f}"))
+        said = self.said_micro_batch_1  # one such line per answer (each plan carries it)
+        if (one := p.smaller_micro_batch) is not None and p.micro_batch > 1 and (one.devices, one.setting) not in said:
+            said.add((one.devices, one.setting))
+            # the activations and the logits grow with the micro batch on every device, and more devices do not split
+            # them: micro batch 1 (the same sequences per step through accumulation) is the remedy, not more devices
+            setting = one.setting.replace(" x ", " × ")
+            lines.append(self.say("smaller_micro_batch", mb=p.micro_batch, ga=one.grad_accum, gbs=one.global_batch, per=per,
+                                  devs=self.devices(one.devices, p.unit, p.hardware), total=f"{one.total_gib:.1f}",
+                                  setting=assumption_zh(setting, TOOL_NOTE_ZH) if self.zh else setting))
         if (fast := p.faster_devices) is not None:
             lines.append(self.say("faster_devices", devs=self.devices(fast.devices, p.unit, p.hardware), nodes=fast.nodes,
                                   setting=fast.setting, total=f"{fast.total_gib:.1f}", per=per))
@@ -152,15 +162,16 @@ class PlanBlocks(CapacityBlocks):
         split = "" if m.tp * m.pp * m.cp == 1 else self.say(
             "memory_tp_pp_data", tp=m.tp, pp=m.pp, cp=f" × CP {m.cp}" if m.cp > 1 else "", data_parallel=m.data_parallel,
             ga=ga, devices=m.devices)
-        lines = [self.lead(self.trainer_label(call) + split + self.say("memory_lead", total=f"{m.total_gib:.1f}", how=self.estimate_label(m.assumptions)))]
+        lines = [self.lead(self.trainer_label(call) + split + self.say("memory_lead", total=self.point(m), how=self.estimate_label(m.assumptions)))]
         # every part of the headline pool, the allocator's cached blocks on their own line-item, so the parts add up to
         # it (round 8 F6: "parts 43.3 GiB vs 55.1 GiB")
         terms = [("weights", m.weights_gib), ("gradients", m.gradients_gib), ("optimizer", m.optimizer_gib),
                  ("activations", m.activations_gib), ("logits", m.logits_gib), ("overhead", m.overhead_gib)]
         terms += [("cached", m.cached_gib)] if m.cached_gib >= 0.05 else []
         lines.append("- " + self.say("comma").join(f"{self.say('term_' + k)} {v:.1f} GiB" for k, v in terms))
-        lines.append(self.say("memory_range", usable=f"{m.usable_gib:.1f}", total=f"{m.total_gib:.1f}", low=f"{m.low_gib:.1f}",
-                              high=f"{m.high_gib:.1f}", word=self.say("verdict_" + m.verdict))
+        low, high = self.span(m)
+        lines.append(self.say("memory_range", usable=f"{m.usable_gib:.1f}", total=self.point(m), low=low,
+                              high=high, word=self.say("verdict_" + m.verdict)) + self.filled(m).strip()
                      + ("" if self.setting_led or self.setting_after else self.cached_back(m) + self.open_attention(m)))  # said once, by the verdict
         if m.host_ram_gib:
             lines.append(self.say("memory_host_ram", gib=f"{m.host_ram_gib:.1f}"))

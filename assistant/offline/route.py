@@ -11,7 +11,7 @@ from typing import Any
 
 from ..resolve import variant_of
 from . import batch_math
-from .asked import asks_host_ram, asks_recipe, asks_verdict, named_setting
+from .asked import asks_host_ram, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -253,7 +253,9 @@ class Router:
     def training_calls(self, s: Slots, e: Effective) -> list[Call]:
         calls: list[Call] = []
         if s.model and e.part:
-            if s.framework != "MindSpeed-LLM" and (e.part == "Snt9B" or asks_recipe(s)):
+            # the recipe table's "N*Ascend" counts Snt9B cards and Snt9B23 DIE alike (tables_caveats.md), so it
+            # sizes both table parts; on any other part it is read only when asked for
+            if s.framework != "MindSpeed-LLM":
                 for st in e.strategies:
                     calls += self.call("training_recipe", model=s.model, strategy=st, seq_len=e.seq_len)
             if e.strategies:
@@ -314,6 +316,8 @@ class Router:
         # a yes/no on the user's devices: what fits them, and how many the job needs, beside it (not for the host RAM
         # of an offload setting the user has chosen: that figure is the answer)
         if named and e.devices and asks_verdict(s) and not (named.offload and asks_host_ram(s)):
+            if s.model and e.part and s.framework != "MindSpeed-LLM" and s.method:  # the vendor's run of this job, if any
+                judged += self.call("training_recipe", model=s.model, strategy=table_strategy(s.method), seq_len=e.seq_len)
             for cap in (e.devices, None):
                 judged += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                                     seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap,

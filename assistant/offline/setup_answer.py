@@ -27,7 +27,7 @@ OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more th
 _PASTED = re.compile(
     r"out of memory\.?\s*Tried to allocate[^\n]*total capacity|No available memory for the cache blocks|is larger than the maximum number of "
     r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
-    r"(?:^|\n)\s*(?:export\s+)?(?:TP|PP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
+    r"(?:^|\n)\s*(?:export\s+)?(?:[A-Z_]+=\S+\s+)*(?:TP|PP|CP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
     r"num[_ ]layers\s*\(?\d+\)?\s*(?:must|should)\s+be\s+divisible|"  # Megatron's start-up assertion (framework_errors.py)
     r"preprocess_data\.(?:sh|py)\s+-|"  # the dataset preprocessing line (setup_check/preprocess.py)
     r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
@@ -225,6 +225,9 @@ ASSUMED = {
     "no_part_named": {"en": "{name} {value} (the text names no part)", "zh": "{name} {value}（文本未指明硬件）"},
     "recipe_default": {"en": "{name} {value} (the vendor recipe tables' value; the message gives no config)",
                        "zh": "{name} {value}（厂商配方表的取值；报错中没有配置）"},
+    "trainer_fills": {"en": "{name} {value} (set by the trainer's arguments, which are not pasted: a DeepSpeed JSON leaves it "
+                               "to them (\"auto\"); the vendor recipe tables' value)",
+                      "zh": "{name} {value}（由训练参数决定，未贴出；DeepSpeed JSON 中为 \"auto\" 或未写；按厂商配方表的取值）"},
     "capacity": {"en": "{name} {value} (from the total capacity the message reports{detail})",
                  "zh": "{name} {value}（按报错中的总容量{detail}）"},
     "params_b": {"en": "{name} {value}B as given, Llama-like shape inferred",

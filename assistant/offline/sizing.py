@@ -9,7 +9,7 @@ from functools import partial
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
-from .asked import asks_verdict, implausible, weights_floor
+from .asked import asks_recipe, asks_verdict, implausible, weights_floor
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
@@ -196,9 +196,15 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if not f.recipes or not self.tables_size_it():
             return None
         if first and (self.s.framework not in (None, "LLaMA-Factory") or (
-                self.s.framework == "LLaMA-Factory" and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"})):
+                (self.s.framework == "LLaMA-Factory" or self.e.facts.unit == "die")  # Snt9B23: the min-card table has its own
+                and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"})):  # DIE columns for a count
             return None
-        return "; ".join(self.recipe_summary(r) for r in f.recipes) + self.say("recipe_source", label=RECIPE_LABEL[self.lang])
+        # on Snt9B23 the recipe's setting runs on at least the minimum-card table's DIE count for the same job
+        # (not when the recipe itself is asked for: then its own row is the answer)
+        die_rows = {r.strategy: r for r in self.table_rows_apply(f)
+                    if self.e.facts.unit == "die" and r.hardware == self.e.part and r.framework == "LLaMA-Factory" and r.supported and not asks_recipe(self.s)}
+        return "; ".join(self.recipe_summary(r, die_rows.get(r.strategy)) for r in f.recipes) + self.say(
+            "recipe_source", label=RECIPE_LABEL[self.lang])
 
     def headline_min_rows(self, f: TrainingFacts) -> str | None:
         wanted = self.table_rows_apply(f)
@@ -294,4 +300,4 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         devs = self.devices(p.devices, p.unit, p.hardware)
         setting = self.parallel(p.zero_stage, p.offload, p.tp, p.pp)
         fw = self.fw_name(p.framework, p.hardware)
-        return self.say("memory_summary_about_gib_per", total_gib=p.memory.total_gib, per=per, fw=fw, setting=setting, devs=devs)
+        return self.say("memory_summary_about_gib_per", total_gib=float(self.point(p.memory)), per=per, fw=fw, setting=setting, devs=devs)

@@ -11,11 +11,21 @@ from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY
 
 
 class TableBlocks(CapacityBlocks):
-    def recipe_summary(self, r: TrainingRecipeResult) -> str:
+    def recipe_unit(self) -> str:
+        """The recipe table's "N*Ascend" is N cards on Snt9B and N DIE on Snt9B23 (tables_caveats.md)."""
+        return "DIE" if self.e.facts.unit == "die" else "card"
+
+    def recipe_summary(self, r: TrainingRecipeResult, on: MinCardsRow | None = None) -> str:
+        """The row in one clause. ``on``: the minimum-card row of the same job on Snt9B23, whose DIE count the
+        recipe's setting runs on when the recipe's own count is below it (2 DIE is Snt9B23's smallest unit)."""
         strat = STRATEGY[self.lang][r.strategy]
         zero = f"ZeRO-{r.zero_stage}，{self.offload_text(r.offload)}" if self.zh else f"ZeRO-{r.zero_stage}, {self.offload_text(r.offload)}"
+        if on is not None and on.cards and r.total_cards and on.cards > r.total_cards:
+            return self.say("recipe_summary_on_min", strat=strat, ds=r.deepspeed, zero=zero, ga=r.grad_accum,
+                            devs=self.devices(on.cards, on.unit), min_label=MIN_LABEL[self.lang], part=on.hardware)
         return self.say("recipe_summary", strat=strat, nodes=self.nodes(r.nodes), per=r.cards_per_node,
-                        total=self.devices(r.total_cards), ds=r.deepspeed, zero=zero, ga=r.grad_accum)
+                        per_unit=" DIE" if self.recipe_unit() == "DIE" else self.L("", " 卡"),
+                        total=self.devices(r.total_cards, self.recipe_unit()), ds=r.deepspeed, zero=zero, ga=r.grad_accum)
 
     def recipe_lines(self, call: Result[TrainingRecipeResult]) -> list[str]:
         s, r = self.s, call.value
@@ -31,10 +41,13 @@ class TableBlocks(CapacityBlocks):
         note = ""
         if r.seq_len_used and r.seq_len_used != r.seq_len:
             note = self.say("recipe_lines_answered_from_the", seq_len_used=r.seq_len_used)
-        part = "" if "recipes" in self.e.facts.vendor_tables else self.say("recipe_part")  # the recipe rows are Snt9B (910B) cards
+        # the recipe rows count Snt9B cards (the part the catalog says they describe), read as DIE on a part counted
+        # in DIE (Snt9B23); on another part they are the 910B's
+        part = "" if "recipes" in self.e.facts.vendor_tables else self.say(
+            "recipe_part_die" if self.e.facts.unit == "die" else "recipe_part")
         return [self.say("recipe_row", label=RECIPE_LABEL[self.lang], strat=strat, seq=r.seq_len_used, note=note,
-                         nodes=self.nodes(r.nodes), per=self.devices(r.cards_per_node),
-                         total=self.devices(r.total_cards), ds=r.deepspeed, stage=r.zero_stage, offload=self.offload_text(r.offload),
+                         nodes=self.nodes(r.nodes), per=self.devices(r.cards_per_node, self.recipe_unit()),
+                         total=self.devices(r.total_cards, self.recipe_unit()), ds=r.deepspeed, stage=r.zero_stage, offload=self.offload_text(r.offload),
                          ga=r.grad_accum, template=r.template) + part]
 
     def row_summary(self, r: MinCardsRow, with_strategy: bool = False) -> str:

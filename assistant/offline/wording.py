@@ -7,6 +7,7 @@ import re
 import string
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from ..answer import source_as_known
 from .parse import Slots
@@ -167,6 +168,7 @@ class Writer:
         self.r = Results(done)
         self.headlined = False  # one headline per answer: the first block that answers leads with it
         self.stated: list[object] = []  # plans already stated in full: each plan is stated once
+        self.said_micro_batch_1: set[tuple[int, str]] = set()  # the micro-batch-1 plan said once (plans.other_settings)
         self.e: Effective = effective(s)
         self.sources: list[str] = []
         self.zh = self.lang == "zh"
@@ -249,6 +251,26 @@ class Writer:
         if self.is_gpu(hardware):
             return self.L(f"{n} GPU" + ("s" if n != 1 else ""), f"{n} 张 GPU")
         return self.L(f"{n} card" + ("s" if n != 1 else ""), f"{n} 张卡")
+
+    @staticmethod
+    def pool_filled(m: Any) -> bool:
+        """The allocator's cached blocks were capped at the device's free room (memory.cached_blocks), so the pool reads
+        exactly the usable memory ("61.0 of 61.0 GiB"): that figure is the device, not the job."""
+        return m.cached_gib >= 0.05 and m.total_gib >= m.usable_gib - 0.05
+
+    def point(self, m: Any) -> str:
+        """The per-device figure an answer shows: the pool, or, when its cached blocks only fill the free room, what the
+        job holds without them (the verdict is judged on that too); the cached blocks are said beside it (filled)."""
+        return f"{m.total_gib - m.cached_gib if self.pool_filled(m) else m.total_gib:.1f}"
+
+    def span(self, m: Any) -> tuple[str, str]:
+        """The likely range beside point(m): without the cached blocks when the point is shown without them."""
+        less = m.cached_gib if self.pool_filled(m) else 0.0
+        return f"{m.low_gib - less:.1f}", f"{m.high_gib - less:.1f}"
+
+    def filled(self, m: Any) -> str:
+        """' (+2.3 GiB of cached blocks filling the rest …)' beside a point shown without them; else ''."""
+        return self.say("cache_fills", cached=f"{m.cached_gib:.1f}", usable=f"{m.usable_gib:.1f}") if self.pool_filled(m) else ""
 
     def per_device(self, unit: str | None = None, hardware: str | None = None) -> str:
         """What 'per device' is called: card, DIE (Snt9B23) or GPU; Chinese forms fit "每{x}约"."""

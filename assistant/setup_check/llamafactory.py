@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from ..configs.llamafactory_names import ARGUMENT_NAMES, FINETUNING_TYPES
+from ..configs.llamafactory_names import ARGUMENT_NAMES, FINETUNING_TYPES, STAGES
 from . import deepspeed
 from .errors import yaml_error
 from .reading import Finding, Reading
@@ -75,8 +75,13 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
         key = str(key)
         if key == "model_name_or_path" and isinstance(value, str):
             take(key, "model", value)
-        elif key == "stage" and isinstance(value, str):
-            take(key, "stage", value)
+        elif key == "stage" and isinstance(value, str) and value.lower() in STAGES:
+            take(key, "stage", value.lower())
+        elif key == "stage":
+            _bad_stage(str(value), out)
+            used.add(key)  # said as a finding, not as "read but not used"
+            if str(value).lower() in PREF_LOSS_STAGES:  # a DPO-family loss: estimated as the DPO stage it runs under
+                take(key, "stage", "dpo")
         elif key == "finetuning_type" and value in FINETUNING_TYPES:
             take(key, "method", "lora" if value == "oft" else value)
         elif key == "finetuning_type":
@@ -135,6 +140,21 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
         if key in used:
             continue
         (out.unused if key in ARGUMENT_NAMES else out.unknown).append(f"{name}: {key}")
+
+
+# Preference losses LLaMA-Factory runs under `stage: dpo` with `pref_loss` (FinetuningArguments.pref_loss), not stages
+PREF_LOSS_STAGES = ("orpo", "simpo", "ipo", "sigmoid", "hinge")
+
+
+def _bad_stage(value: str, out: Reading) -> None:
+    """stage outside LLaMA-Factory's Literal (pt | sft | rm | ppo | dpo | kto): said as a finding in the question's
+    language, instead of the estimator's validation error. ORPO/SimPO are DPO-stage losses; GRPO and other online RL
+    stages are not LLaMA-Factory's."""
+    pref = value.lower() in PREF_LOSS_STAGES
+    out.findings.append(Finding(code="lf_stage", key="stage", value=value, valid=" | ".join(STAGES), applied=pref,
+                                corrected=f"stage: dpo\npref_loss: {value.lower()}" if pref else "",
+                                figures={"pref_loss": pref}, source=SOURCES["lf_arguments"],
+                                source_zh=SOURCES_ZH["lf_arguments"]))
 
 
 def _bad_finetuning_type(value: str, data: dict[str, Any], out: Reading) -> None:

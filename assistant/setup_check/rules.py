@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..estimate import constants as C
 from .reading import Finding
 
 # Where each rule is written: the framework's own argument check, or the vendor page (and its date when it has one).
@@ -16,6 +17,8 @@ SOURCES = {
     "deepspeed_batch": "DeepSpeed's config check (deepspeed/runtime/config.py: micro batch, gradient accumulation and "
     "train batch > 0, train_batch_size = micro x GA x DP)",
     "deepspeed_zero": "DeepSpeed's ZeRO config (deepspeed/runtime/zero/config.py: stages 0-3)",
+    "mindspeed_cp": "ModelArts MindSpeed-LLM 训练参数配置说明 (modelarts_llm_train_5901042: CP >= 2 when SEQ_LEN > 32768, "
+    "Llama3 only)",
     "megatron_world": "Megatron's argument check (arguments.py: world size divisible by TP x PP x CP); ModelArts "
     "显存溢出错误 (modelarts_llm_train_c_5910041)",
     "megatron_batch": "Megatron's micro-batch calculator (\"global batch size is not divisible by micro batch size times "
@@ -57,6 +60,8 @@ SOURCES_ZH = {
     "deepspeed_batch": "DeepSpeed 的配置检查（deepspeed/runtime/config.py：micro batch、梯度累积、train batch 均须大于 0，"
     "train_batch_size = micro × GA × DP）",
     "deepspeed_zero": "DeepSpeed 的 ZeRO 配置（deepspeed/runtime/zero/config.py：stage 0-3）",
+    "mindspeed_cp": "ModelArts MindSpeed-LLM《训练参数配置说明》(modelarts_llm_train_5901042：SEQ_LEN > 32768 时 CP ≥ 2，"
+    "仅 Llama3 系列)",
     "megatron_world": "Megatron 的参数检查（arguments.py：总卡数须能被 TP × PP × CP 整除）；ModelArts 显存溢出错误 "
     "(modelarts_llm_train_c_5910041)",
     "megatron_batch": "Megatron 的 micro batch 计算（\"global batch size is not divisible by micro batch size times data "
@@ -165,6 +170,18 @@ def _zero_stage(f: dict[str, Any]) -> Broken | None:
 
 def _parallel(f: dict[str, Any]) -> tuple[int, int, int, int]:
     return int(f.get("tp") or 1), int(f.get("pp") or 1), int(f.get("cp") or 1), int(f["devices"])
+
+
+def _cp_long(f: dict[str, Any]) -> Broken | None:
+    """MindSpeed-LLM on ModelArts needs context parallel (CP >= 2) beyond 32768 tokens: a CP of 1 is said as wrong and the
+    estimate runs on CP 2 (the smallest that is allowed); whether TP x PP x 2 still divides the devices is the next rule's."""
+    if f.get("framework") != "MindSpeed-LLM" or int(f["seq_len"]) <= C.CP_REQUIRED_ABOVE or int(f["cp"] or 1) >= 2:
+        return None
+    tp, pp = int(f.get("tp") or 1), int(f.get("pp") or 1)
+    return Broken(int(f["cp"] or 1), "CP >= 2", corrected="CP=2",
+                  figures={"seq_len": f["seq_len"], "limit": C.CP_REQUIRED_ABOVE, "tp": tp, "pp": pp,
+                           "unit": tp * pp * 2, "devices": f.get("devices")},
+                  fix={"cp": 2})
 
 
 def _parallel_fits(f: dict[str, Any]) -> Broken | None:
@@ -435,7 +452,8 @@ def _recipe_zero(f: dict[str, Any]) -> Broken | None:
         return None
     offload = "_offload" if f.get("recipe_offload") else ""
     return Broken(
-        f["zero_stage"],
+        # the user's stage as they run it: an offload the recipe does not use is the difference to name
+        f"{f['zero_stage']} + offload" if f.get("offload") else f["zero_stage"],
         f"ZeRO-{f['recipe_zero_stage']}{' + offload' if offload else ''}",
         figures={"recipe": f["recipe_row"], "recipe_stage": f["recipe_zero_stage"], "devices": devices,
                  "recipe_devices": recipe_devices},
@@ -471,13 +489,18 @@ def _tp_heads(f: dict[str, Any]) -> Broken | None:
     if not heads or heads % tp == 0:
         return None
     ok = [t for t in range(1, heads + 1) if heads % t == 0]
-    better = min((t for t in ok if t > tp), default=max(ok))
+    # a TP worth offering also splits a node evenly (TP groups stay inside one node: 1/2/4/8 on an 8-device node) and
+    # fits the devices the user has; "TP 14" divides 28 heads but is no device count (round 9 c6-08)
+    node = int(f.get("per_node") or 8)
+    devices = int(f.get("devices") or node)
+    usable = [t for t in ok if node % t == 0 and t <= devices] or [1]
+    better = min((t for t in usable if t > tp), default=max(usable))
     return Broken(
         tp,
         ", ".join(str(t) for t in ok if t <= 64),
         corrected=f"--tensor-parallel-size {better}",
         figures={"heads": heads, "model": f.get("model_id") or "the model",
-                 "tp_options": " / ".join(str(t) for t in ok if t <= max(tp * 2, 8))},
+                 "tp_options": " / ".join(str(t) for t in usable)},
         fix={"tp": better},
     )
 
@@ -573,6 +596,7 @@ RULES: list[Rule] = [
     Rule("zero_stage_range", "ZeRO stage", ("zero_stage",), _zero_stage, "deepspeed_zero", "training"),
     Rule("die_whole_cards", "DIE", ("die_count", "dies_per_card"), _whole_cards, "min_cards_die", refuses=True),
     Rule("vllm_tp_heads", "--tensor-parallel-size", ("tp", "heads"), _tp_heads, "megatron_heads", refuses=True),
+    Rule("mindspeed_cp_long", "CP", ("seq_len", "cp"), _cp_long, "mindspeed_cp", "training", refuses=True),
     Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "tp"), _parallel_fits, "megatron_world", "training",
          refuses=True),
     Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "pp"), _parallel_fits, "megatron_world", "training",

@@ -91,6 +91,8 @@ def _command(line: str, env: dict[str, str], out: Reading) -> None:
         words = [_value(w, env) for w in shlex.split(line, comments=True)]
     except ValueError:  # an apostrophe in the user's words after the command ("… what's wrong?"): split on spaces
         words = [_value(w, env) for w in line.split("#")[0].split()]
+    if words[:1] == ["export"]:  # "export NNODES=2 TP=8 CP=1 ...": several assignments on one line
+        words.pop(0)
     while words and ASSIGN.match(words[0]):  # FORCE_TORCHRUN=1 NNODES=2 llamafactory-cli ...
         m = ASSIGN.match(words.pop(0))
         if m:

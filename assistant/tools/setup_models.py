@@ -38,7 +38,7 @@ class ReadSetting(BaseModel):
 
 
 AssumedWhy = Literal["framework_default", "vllm_default", "model_context", "devices_not_given", "per_node_default",
-                     "no_part_named", "capacity", "params_b", "config_json", "recipe_default"]
+                     "no_part_named", "capacity", "params_b", "config_json", "recipe_default", "trainer_fills"]
 
 
 class Assumed(BaseModel):
@@ -48,7 +48,9 @@ class Assumed(BaseModel):
                             "leaves out; model_context: vLLM's default max_model_len; devices_not_given; per_node_default; "
                             "no_part_named: the default part; capacity: the part whose reported capacity the OOM message "
                             "gives; params_b / config_json: the model's shape from its size or its config.json; recipe_default: the vendor "
-                            "recipe tables' value, for an out-of-memory message pasted without its config.")
+                            "recipe tables' value, for an out-of-memory message pasted without its config; trainer_fills: a DeepSpeed JSON "
+                            "alone leaves it to the trainer (\"auto\" or absent), so the value is unknown and the recipe "
+                            "tables' is taken.")
     detail: str = Field("", description="The framework, the capacity or the other parts that match, as applies.")
 
 

@@ -25,6 +25,11 @@ from .setup_validity import check_any, check_serving, check_training
 LF_DEFAULTS = {"method": "lora", "stage": "sft", "seq_len": 2048, "micro_batch": 8, "grad_accum": 1, "zero_stage": 0}
 MS_DEFAULTS = {"method": "full", "stage": "sft", "seq_len": 4096, "micro_batch": 1, "tp": 1, "pp": 1, "cp": 1}
 VLLM_DEFAULTS = {"gpu_memory_utilization": 0.9, "tp": 1, "pp": 1}
+# A DeepSpeed JSON pasted without the trainer's arguments: "auto" (or an absent key) is filled by the trainer from
+# per_device_train_batch_size / gradient_accumulation_steps / cutoff_len, which the paste does not show. Those are
+# unknown, not the trainer's defaults (Hugging Face's per_device_train_batch_size 8 would be invented): the estimate
+# takes the vendor recipe tables' values (micro batch 1, GA 8, cutoff_len 4096) and says so.
+TRAINER_FILLS = {"micro_batch": 1, "grad_accum": 8, "seq_len": 4096}
 _TRAIN_FIELDS = ("method", "stage", "seq_len", "micro_batch", "devices", "zero_stage", "offload", "tp", "pp", "cp",
                  "precision", "recompute", "lora_rank", "lora_targets", "quant_bits", "framework", "grad_accum", "loss",
                  "optimizer", "compile", "activation_offload", "expandable_segments")
@@ -102,6 +107,10 @@ def _training_base(r: Reading, args: CheckSetupArgs, hw: dict[str, Any], assumed
             if k == "micro_batch" and r.oom and not r.kinds_of_config():  # a message alone: the recipe tables' 1
                 s[k] = 1
                 assumed.append(Assumed(name=k, value=1, why="recipe_default"))
+                continue
+            if k in TRAINER_FILLS and r.kinds_of_config() == ["deepspeed_json"]:  # "auto": the trainer's, not shown
+                s[k] = TRAINER_FILLS[k]
+                assumed.append(Assumed(name=k, value=s[k], why="trainer_fills"))
                 continue
             s[k] = v
             assumed.append(Assumed(name=k, value=v, why="framework_default", detail=framework))

@@ -15,8 +15,10 @@ def test_a_tight_gpu_plan_says_so_with_its_upper_end(assistant):
     assert call.result["verdict"] == "tight" and mem["total_gib"] <= mem["usable_gib"] < mem["high_gib"]
     # one per-device figure, its range and the usable memory, each named (round 7 s01 read "61.0 GiB per device, tight:
     # likely up to 114.6 of 61.0 GiB", the figure and the usable memory run together)
-    assert (f"about {mem['total_gib']:.1f} GiB per GPU, likely {mem['low_gib']:.1f}-{mem['high_gib']:.1f} GiB, against "
-            f"{mem['usable_gib']:.1f} GiB usable: tight (estimate of the allocator's pool)") in ans.answer
+    # (a pool equal to the usable memory is its cached blocks filling the free room: shown without them, issue #23)
+    c = mem["cached_gib"] if abs(mem["total_gib"] - mem["usable_gib"]) < 0.05 else 0.0
+    assert (f"about {mem['total_gib'] - c:.1f} GiB per GPU, likely {mem['low_gib'] - c:.1f}-{mem['high_gib'] - c:.1f} GiB, "
+            f"against {mem['usable_gib']:.1f} GiB usable: tight (estimate of the allocator's pool)") in ans.answer
     assert "tight: likely up to" not in ans.answer
 
 
@@ -78,7 +80,9 @@ def test_tight_only_in_the_fallback_scenario_is_said_as_such(assistant):
     # the same job: with a fused kernel the measured range, less the cached blocks, fits (58.5 of 61.0 GiB); the verdict
     # is tight only because SDPA may fall back to the math path on Ascend (+32.1 GiB of scores). The answer leads with
     # that condition instead of "it may run out of memory" with an upper end twice the point.
-    ans = assistant.ask("We have 3 Snt9B nodes (24 cards). llama3.1-8b full 8192 on llama-factory, per_device 1, GA 2, "
+    # (qwen2.5-7b: no recipe row, so the estimate's verdict is the answer; where the vendor ran the job, its row leads:
+    # test_the_vendors_run_of_the_named_setting_leads_the_verdict)
+    ans = assistant.ask("We have 3 Snt9B nodes (24 cards). qwen2.5-7b full 8192 on llama-factory, per_device 1, GA 2, "
                         "ZeRO-2. fits?")
     (call,) = [c for c in ans.tool_calls if c.name == "estimate_training_memory"]
     m = call.result
@@ -86,5 +90,5 @@ def test_tight_only_in_the_fallback_scenario_is_said_as_such(assistant):
     assert "**Tight only if attention falls back** (estimate)" in ans.answer
     assert f"then {m['attention_open_gib']:.1f} GiB of attention scores" in ans.answer
     assert f"likely {m['low_gib']:.1f}-{m['high_gib']:.1f} GiB" in ans.answer and m["high_gib"] <= 1.35 * m["total_gib"]
-    zh = assistant.ask("24 张 Snt9B，llama3.1-8b 全参 8192，llama-factory，per_device 1，ZeRO-2，能跑吗？")
+    zh = assistant.ask("24 张 Snt9B，qwen2.5-7b 全参 8192，llama-factory，per_device 1，ZeRO-2，能跑吗？")
     assert "**只有注意力回退时才偏紧**（估算）" in zh.answer
