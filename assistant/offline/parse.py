@@ -22,6 +22,7 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     DOMAIN,
     FOLLOW_UP,
     INSTRUCTION,
+    LEANS_ON_CONVERSATION,
     METHODS,
     STAGES,
     changed_to,
@@ -186,6 +187,7 @@ class Parser:
         self._method(r.unread(), s)
         qlora_bits(low, s)
         self._length_beside_devices(r, s)
+        num.node_fit_asked(r)  # "does it fit in one node?" asks; it says no count
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count, r)
@@ -216,9 +218,21 @@ class Parser:
         # language ("并发 32 呢" does: its setting is said in Chinese)
         s.lang_weak = s.lang_weak or max(language_words(text)[0], language_words(r.unread())[1]) < 2
         mark_corrections(s)
-        if not (s.model or s.params_b or s.unknown_model) and ("off_topic" in s.intents or s.ignored_instruction and not s.on_topic):
+        if not (s.model or s.params_b or s.unknown_model) and ("off_topic" in s.intents or s.ignored_instruction and not s.on_topic
+                                                                or self.asks_elsewhere(text, s)):
             s.problems = [OUT_OF_SCOPE[s.lang]]  # a poem, the weather, an instruction with nothing else asked: what this does
         return s
+
+    @staticmethod
+    def asks_elsewhere(text: str, s: Slots) -> bool:
+        """A request on its own that names nothing this assistant covers ("recommend running earphones", "which laptop
+        should I buy"): no model, part, framework or sizing word, nothing asked that it answers, no note's topic, no
+        number, and no word leaning on the conversation; a few words of its own (a greeting or "thanks" is no request)."""
+        low = text.lower()
+        if s.on_topic or s.intents or s.notes_cover or re.search(r"\d", low) or FOLLOW_UP.search(low) or LEANS_ON_CONVERSATION.search(low):
+            return False
+        cjk, english = language_words(text)
+        return cjk >= 6 or english >= 5
 
     def _unknown_part(self, work: str, s: Slots) -> None:
         """A part the catalog does not have ("Snt9B99") is said with the nearest parts and every part there is, never
@@ -339,6 +353,8 @@ class Parser:
         s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
         per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
         s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)
+        if not s.devices and s.model and (requested := s.settings.get("requested_devices")):
+            s.devices = int(requested)  # "qwen2.5-72b lora, the job requests 16 NPUs": that job's devices
         node_cards = s.settings.get("node_cards")  # "on a single 8-card node", "2 个 8 卡节点": the nodes' cards
         said = next((sp for sp in r.spans if sp.slot == "node_cards"), None)
         if node_cards and not s.nodes and said and re.search(r"(?:\ba\s+single|\bone|\bon\s+an?|单个?|一个)\s*$",

@@ -444,7 +444,9 @@ class Router:
         if not d.ok and d.args.get("memory_gb"):
             calls += self.call("inference_min_cards", model=s.model)
         if (not d.ok or d.result.get("cards") is None) and not any(x.name in ("estimate_inference", "what_fits") for x in done):
-            calls += self.max_context(s, e) if asks_max_context(s) else self.estimate_inference(s, e)
+            # the longest context on the user's devices; with none said, first the count it needs (inference_need
+            # then searches the longest context on that count), never one card by default
+            calls += self.max_context(s, e) if asks_max_context(s) and e.devices else self.estimate_inference(s, e)
         elif asks_max_context(s) and not e.devices and not any(x.name == "what_fits" for x in done):
             # "最长能开多少" with no devices named: the longest context on the table's card count
             calls += self.max_context(s, replace(e, devices=int(d.result["cards"])))
