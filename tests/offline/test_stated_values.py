@@ -209,6 +209,7 @@ SLOT_PHRASES = {
     "lora_rank": "lora rank {v}", "learning_rate": "lr {v}", "tp": "TP {v}", "pp": "PP {v}", "warmup_steps": "warmup {v}",
     "max_grad_norm": "max_grad_norm {v}", "zero_stage": "zero stage {v}", "nodes": "NNODES={v}", "per_node": "NPUS_PER_NODE={v}",
     "cp": "CP {v}", "lora_alpha": "lora alpha {v}", "ep": "EP {v}", "node_cards": "{v}-card nodes",
+    "requested_devices": "the job requests {v} NPUs",
 }
 # Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
 # TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.
@@ -217,7 +218,7 @@ SLOT_VALUES = {
     "micro_batch": st.sampled_from([1, 2]), "lora_rank": st.sampled_from([16, 64]), "learning_rate": st.sampled_from([2e-5, 1e-4]),
     "tp": st.just(2), "pp": st.just(2), "warmup_steps": st.sampled_from([100, 300]), "max_grad_norm": st.sampled_from([0.5, 2.5]),
     "lora_alpha": st.sampled_from([32, 128]), "ep": st.sampled_from([2, 4]), "node_cards": st.just(8),
-    "zero_stage": st.sampled_from([1, 3]), "cp": st.just(2),
+    "zero_stage": st.sampled_from([1, 3]), "cp": st.just(2), "requested_devices": st.just(16),
 }
 
 
@@ -249,6 +250,51 @@ def test_each_stated_setting_is_used_or_named_never_both(assistant, slots, data)
         key = SLOT_PHRASES[name].split("{v}")[0].strip(" =").split(" ")[-1]  # “alpha 32”: the value with its key word
         named = bool(re.search(rf"“(?:[^”]*\s)?{re.escape(key)}\s*=?\s*{re.escape(str(v))}”", unused_line, re.I))
         assert used != named, (question, name, v, used, named, ans.answer)
+
+
+# The same settings written as people also write them: a key misspelt by one slip ("per_devcie", "gradient_accumlation",
+# "lerning rate") and a value said in words ("no ZeRO at all": stage 0). (form, the word a slip is made in, slot)
+SLIPPED_FORMS = [("per_device {v}", "device", "micro_batch"), ("gradient_accumulation {v}", "accumulation", "grad_accum"),
+                 ("micro_batch {v}", "batch", "micro_batch"), ("learning rate {v}", "learning", "learning_rate")]
+WORDED_ZERO = ["no ZeRO at all", "plain DDP", "without deepspeed", "ZeRO disabled"]
+
+
+@st.composite
+def slip(draw, word: str) -> str:
+    """``word`` with one slip: a letter left out, or two different neighbours swapped."""
+    i = draw(st.integers(1, len(word) - 2))
+    swapped = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+    return draw(st.sampled_from([word[:i] + word[i + 1:], *([swapped] if word[i] != word[i + 1] else [])]))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(range(len(SLIPPED_FORMS))), min_size=1, max_size=3, unique_by=lambda i: SLIPPED_FORMS[i][2]),
+       st.booleans(), st.data())
+def test_a_setting_with_a_misspelt_key_or_said_in_words_is_used_or_named(assistant, picks, no_zero, data):
+    """Issue 22, the forms of round 9 (c2-12, c2-14): each setting written with a slip in its key is read as the setting
+    and said so in the header, then used or named as not used; ZeRO said off in words is planned as stage 0."""
+    stated, phrases = {}, []
+    for i in picks:
+        form, word, name = SLIPPED_FORMS[i]
+        v = data.draw(SLOT_VALUES[name])
+        typed = data.draw(slip(word))
+        stated[name] = (v, typed)
+        phrases.append(form.replace(word, typed).format(v=v))
+    if no_zero:
+        phrases.append(data.draw(st.sampled_from(WORDED_ZERO)))
+    question = "qwen2.5-7b full 4096 llamafactory on 8 snt9b, " + ", ".join(phrases) + ", does it fit?"
+    ans = assistant.ask(question)
+    head = ans.answer.splitlines()[0]
+    unused_line = next((line for line in ans.answer.splitlines() if line.startswith("Not used from your question")), "")
+    from assistant.offline import spec
+
+    for name, (v, typed) in stated.items():
+        assert f"read “{typed}” as {name.replace('_', ' ')}" in head, (question, ans.answer)
+        took = any(c.args.get(name) == v for c in ans.tool_calls)
+        named = bool(re.search(rf"“[^”]*(?<![0-9.]){re.escape(str(v))}(?![0-9.e])[^”]*”", unused_line))
+        assert (took or spec.BY_NAME[name].stated) != named, (question, name, v, ans.answer)
+    if no_zero:  # every memory estimate of the user's setting is at stage 0 (plain data parallel)
+        assert {a.get("zero_stage") for a in args_of(ans, "estimate_training_memory")} == {0}, (question, ans.answer)
 
 
 # ---------------------------------------------------------------- round 7 (2026-12-05-round7.yaml), as classes
