@@ -260,16 +260,33 @@ def training_amounts(r: Reading, s: Slots) -> None:
 
 # "does it fit in one node?", "一个节点放得下吗": a node count the question asks about, not the user's own devices; the
 # answer's node count (the table's "1 node of 16 DIE") answers it.
-NODE_FIT_ASKED = re.compile(r"(?<![a-z])(?:fits?|fitting|stay|stays|run|runs|go|squeeze[ds]?|be\s+done)\s+(?:in|into|within|inside|on)\s+"
-                            r"(?:a\s+single|one|1|a|an)\s+(?:[\w.\-]+\s+){0,2}?(?:node|server|machine|box)(?![a-z])|"
+FIT_INTO = r"(?<![a-z])(?:fits?|fitting|stay|stays|run|runs|go|squeeze[ds]?|be\s+done)\s+(?:in|into|within|inside|on)\s+"
+NODE_FIT_ASKED = re.compile(FIT_INTO + r"(?:a\s+single|one|1|a|an)\s+(?:[\w.\-]+\s+){0,2}?(?:node|server|machine|box)(?![a-z])|"
                             r"(?:一个|1\s*个|单个?)\s*(?:节点|机器)\s*(?:内|里|上|之内)?\s*(?:就)?\s*(?:能|可以)?\s*"
                             r"(?:放得下|放下|装得下|装下|跑得下|跑得动|够|塞得下)")
 
 
-def node_fit_asked(r: Reading) -> None:
-    """Claim "fits in one node" (the question's, not a count of the user's), so no node or device count is read from it."""
-    for m in list(r.finditer(NODE_FIT_ASKED)):
-        r.claim_match(m, "asked_nodes", None, "vocabulary")
+# "does it fit within a single 8-card node?": the words before a node's size that make it the one node asked about
+FIT_INTO_ONE = re.compile(FIT_INTO + r"(?:a\s+single|one|1|an?)\s*$")
+
+
+def node_fit_asked(r: Reading) -> bool:
+    """Claim "fits in one node" (the question's, not a count of the user's), so no node or device count is read from it;
+    True when found (it asks the count, in nodes)."""
+    # read on the question as typed: the part's name or the node's size inside it ("a single 8-card Snt9B node") stay
+    # theirs, the words around them are claimed
+    found = [m for m in re.finditer(NODE_FIT_ASKED, r.text)
+             if all(sp.slot in ("hardware", "node_cards") for sp in r.spans if sp.overlaps(m.start(), m.end()))]
+    for m in found:
+        start = None
+        for i in range(m.start(), m.end() + 1):
+            free = i < m.end() and not r.claimed(i, i + 1)
+            if free and start is None:
+                start = i
+            elif not free and start is not None:
+                r.claim(start, i, "asked_nodes", None, "vocabulary")
+                start = None
+    return bool(found)
 
 
 HOST_RAM = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:host|cpu|system|主机|机器)\s*(?:ram|memory|mem|内存)|"

@@ -187,7 +187,7 @@ class Parser:
         self._method(r.unread(), s)
         qlora_bits(low, s)
         self._length_beside_devices(r, s)
-        num.node_fit_asked(r)  # "does it fit in one node?" asks; it says no count
+        nodes_asked = num.node_fit_asked(r)  # "does it fit in one node?" asks the count; it says none
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count, r)
@@ -200,6 +200,8 @@ class Parser:
             if s.hardware is None:
                 s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
         read_intents(work, s, s.model in self.serving_only)
+        if nodes_asked:
+            s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
         s.spans = r.spans  # the layout checks quote the words as written
@@ -358,8 +360,8 @@ class Parser:
         node_cards = s.settings.get("node_cards")  # "on a single 8-card node", "2 个 8 卡节点": the nodes' cards
         said = next((sp for sp in r.spans if sp.slot == "node_cards"), None)
         if node_cards and not s.nodes and said and re.search(r"(?:\ba\s+single|\bone|\bon\s+an?|单个?|一个)\s*$",
-                                                              r.text[:said.start]):
-            s.nodes = 1  # "on a single 8-card node": one node of them, not "how many 8-card nodes"
+                                                              r.text[:said.start]) and not num.FIT_INTO_ONE.search(r.text[:said.start]):
+            s.nodes = 1  # "on a single 8-card node": one node of them, not "how many 8-card nodes" nor "fit in one 8-card node?"
         if not s.devices and s.nodes and node_cards:
             s.devices = s.nodes * int(node_cards)
         if s.nodes and s.devices and s.nodes > 1 and s.devices <= MOST_PER_NODE and num.PER_NODE.search(work):
