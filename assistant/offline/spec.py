@@ -57,9 +57,22 @@ class SlotSpec:
         low = self.min is None or (value > self.min if self.min_exclusive else value >= self.min)
         return low and (self.max is None or value <= self.max)
 
-    def value(self, m: re.Match) -> int | float:
-        raw = next(g for g in m.groups() if g)
+    def value(self, raw: str) -> int | float:
         return int(raw) if self.type == "int" else float(raw)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A slot's value where it is written: the words it was read from (start..end of the question) and the value as
+    written (a pattern's first non-empty group)."""
+
+    start: int
+    end: int
+    raw: str
+
+
+def found(m: re.Match) -> Found:
+    return Found(m.start(), m.end(), next(g for g in m.groups() if g))
 
 
 def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
@@ -95,23 +108,24 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if slot.phase != phase:
             continue
         m = r.search(slot.pattern)
-        if not m and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean
+        at = found(m) if m else None
+        if not at and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean
             r.claim_match(said[0], slot.name, said[1], "vocabulary")
             put(frame, slot.name, said[1])
             continue
-        if not m and (slip := misspelt_key(r, slot)):  # "per_devcie 2", "micro_bacth 4": the key one slip away
-            m, typed = slip
+        if not at and (slip := misspelt_key(r, slot)):  # "per_devcie 2", "micro_bacth 4": the key one slip away
+            at, typed = slip
             frame.keys_read_as.append((typed, slot.name))
-        if not m:
+        if not at:
             continue
-        value = slot.value(m)
+        value = slot.value(at.raw)
         if slot.valid(value):
-            r.claim_match(m, slot.name, value)
+            r.claim(at.start, at.end, slot.name, value)
             put(frame, slot.name, value)
         else:  # said but out of range: no count or length either; the reason given, else the ledger names it
-            r.claim_match(m, slot.name, None)
+            r.claim(at.start, at.end, slot.name, None)
             if slot.invalid:
-                typed = frame.question[m.start():m.end()] if len(frame.question) == len(r.text) else m.group(0)  # as written
+                typed = frame.question[at.start:at.end] if len(frame.question) == len(r.text) else r.text[at.start:at.end]  # as written
                 checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
 
 
@@ -126,7 +140,7 @@ def said_in_words(r: Reading, slot: SlotSpec) -> tuple[re.Match, int | float] | 
 KEY_WORD = re.compile(r"[a-z]{4,}")  # a key's word long enough that one slip still says which word it is
 
 
-def misspelt_key(r: Reading, slot: SlotSpec) -> tuple[Shifted, str] | None:
+def misspelt_key(r: Reading, slot: SlotSpec) -> tuple[Found, str] | None:
     """The slot's pattern matched on the question with each word one slip from one of the slot's key words (a letter
     left out, added, or two neighbours swapped: misspelt_method's rule) read as that word: the match, spanning the
     words as typed, and the misspelt words; else None (also when no misspelt word is among the words read)."""
@@ -157,31 +171,12 @@ def misspelt_key(r: Reading, slot: SlotSpec) -> tuple[Shifted, str] | None:
     if not typed:
         return None  # the value was read from words spelt right: the slip elsewhere is not this slot's
     end = max([end, *(b for a, b, _ in slips if start <= a < end)])
-    return Shifted(m, start, end), " ".join(typed)
+    return Found(start, end, next(g for g in m.groups() if g)), " ".join(typed)
 
 
 def slip_of(word: str, key: str) -> bool:
     """True when ``word`` is ``key`` with one letter left out or added, or two neighbours swapped."""
     return OSA.distance(word, key) == 1 and (len(word) != len(key) or sorted(word) == sorted(key))
-
-
-class Shifted:
-    """A match read on the corrected text, with the span of the words as the user typed them."""
-
-    def __init__(self, m: re.Match, start: int, end: int):
-        self.m, self._start, self._end = m, start, end
-
-    def groups(self):
-        return self.m.groups()
-
-    def group(self, i: int = 0):
-        return self.m.group(i)
-
-    def start(self, group: int | str = 0) -> int:
-        return self._start
-
-    def end(self, group: int | str = 0) -> int:
-        return self._end
 
 
 def said_back(frame: Any, call_args: list[dict], lang: str) -> list[str]:
