@@ -24,6 +24,7 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     INSTRUCTION,
     LEANS_ON_CONVERSATION,
     METHODS,
+    PLATFORM,
     STAGES,
     changed_to,
     cn_number,
@@ -229,9 +230,11 @@ class Parser:
     def asks_elsewhere(text: str, s: Slots) -> bool:
         """A request on its own that names nothing this assistant covers ("recommend running earphones", "which laptop
         should I buy"): no model, part, framework or sizing word, nothing asked that it answers, no note's topic, no
-        number, and no word leaning on the conversation; a few words of its own (a greeting or "thanks" is no request)."""
+        number, no word of the platform or its tooling, and no word leaning on the conversation; a few words of its own (a
+        greeting or "thanks" is no request)."""
         low = text.lower()
-        if s.on_topic or s.intents or s.notes_cover or re.search(r"\d", low) or FOLLOW_UP.search(low) or LEANS_ON_CONVERSATION.search(low):
+        if s.on_topic or s.intents or s.notes_cover or re.search(r"\d", low) or FOLLOW_UP.search(low) or LEANS_ON_CONVERSATION.search(low) \
+                or PLATFORM.search(low):
             return False
         cjk, english = language_words(text)
         return cjk >= 6 or english >= 5

@@ -382,6 +382,7 @@ def test_a_request_outside_the_assistants_scope_is_said_so(assistant):
                            ("给我推荐几部好看的科幻电影", "这不在我能回答的范围内。")):
         assert assistant.ask(question).answer.startswith(said)
     assert "outside what I do" not in assistant.ask("can you explain that again in more detail?").answer
+    assert "outside what I do" not in assistant.ask("Which Docker image should I use on ModelArts?").answer  # the platform's ground
 
 
 def test_a_length_counted_in_sequences_is_the_length(assistant):
