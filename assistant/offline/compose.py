@@ -242,6 +242,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             out += self.say("read_as_read_as", model_read_as=s.model_read_as, model=s.model)
         if s.origin("method") == "read_as" and s.method_read_as and s.method:
             out += self.say("read_as_read_as", model_read_as=s.method_read_as, model=self.method_name(s.method))
+        for typed, slot in s.keys_read_as:  # "per_devcie 2": the setting whose key it was read as
+            out += self.say("read_as_read_as", model_read_as=typed, model=slot.replace("_", " "))
         if s.ignored_instruction:
             out += self.say("read_as_ignored_the_instruction", ignored_instruction=s.ignored_instruction)
         return out

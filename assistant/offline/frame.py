@@ -101,6 +101,8 @@ class QuestionFrame(BaseModel):
     on each, instead of comparing every part of the catalog (``hardware`` is the first); else empty."""
     model_read_as: str | None = None  # a misspelling read as a catalog model ("lama3-8b" -> llama3-8b): said in the answer
     method_read_as: str | None = None  # a misspelt method word read as the method ("lroa" -> lora): said in the answer
+    # a setting's misspelt key read as the key ("per_devcie 2": micro_batch), as (words typed, slot): said in the answer
+    keys_read_as: list[tuple[str, str]] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)  # bad input, one sentence each (what was wrong, what is valid)
     rule_notes: list[str] = Field(default_factory=list)  # setup rules the stated values break, said before the answer
     # what the layout rules refused on this frame's values: checked again on the conversation's frame after a follow-up

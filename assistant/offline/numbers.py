@@ -32,8 +32,9 @@ COUNT_BEFORE_HW = re.compile(rf"(?:(?<![0-9.a-z])(\d{{1,3}})\s*(?:x|×|\*|张|�
                              r"(?:\d{2,3}\s*g(?:i?b)?\s+)?)\s*$")
 NODES_BY_CARDS = re.compile(r"(?<![0-9.a-z])(\d{1,3})\s*[x×*]\s*(\d{1,2})\s*$")  # "4x8 910B": nodes x devices each
 COUNT_AFTER_HW = re.compile(rf"\s*s?\s*(?:x|×|\*)\s*(\d{{1,3}})(?![0-9.a-z])(?!\s*{NODE_WORDS})")  # "3090 x2", "A100 * 4"
-# A hardware name followed by one of these names a group of devices, not one: "a 910B node", "2 H100 nodes".
-GROUP_AFTER_HW = re.compile(rf"\s*(?:{NODE_WORDS}|clusters?|pods?|box(?:es)?|集群)")
+# A hardware name followed by one of these names a group of devices, not one: "a 910B node", "2 H100 nodes", "an A3
+# (Snt9B23) pod" (the part's other name in brackets between them).
+GROUP_AFTER_HW = re.compile(rf"\s*(?:[(（][^)）]{{0,30}}[)）]\s*)?(?:{NODE_WORDS}|clusters?|pods?|box(?:es)?|集群)")
 # A device count given per node ("4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡"), not in total.
 PER_NODE = re.compile(r"nodes?\s*(?:x|×|\*|of)\s*\d+|(?<![0-9.])(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|个节点|节点)\s*(?:x|×|\*)?\s*\d+\s*(?:张|块)?\s*(?:卡|gpus?|npus?|cards?)|"
                       r"\d+\s*(?:张|块|cards?|gpus?|npus?)?\s*(?:x|×|\*)\s*\d+\s*(?:个)?\s*(?:节点|台|nodes?|servers?|machines?)|\d+\s*(?:[a-z]+\s+)?(?:each|per\s+(?:node|server|machine)|/\s*node)(?![a-z])|"
@@ -260,10 +261,41 @@ def training_amounts(r: Reading, s: Slots) -> None:
     work = r.unread()
     for m in list(SAMPLES_RX.finditer(work)):
         if (m.group(2) or "").lower() == "k" and m.group(0).rstrip().endswith("sequences") and \
-                re.search(r"how\s+many\s*$", work[: m.start()]):
-            continue  # "how many 32k sequences fit": a length to count sequences of, not a training set
+                re.search(r"(?:how\s+many|concurrent|simultaneous|parallel|active|in-flight)\s*$", work[: m.start()]):
+            continue  # "how many (concurrent) 32k sequences fit": a length to count sequences of, not a training set
         s.samples = s.samples or int(amount(m.group(1), m.group(2)))
         r.claim_match(m, "samples", int(amount(m.group(1), m.group(2))))
+
+
+# "does it fit in one node?", "一个节点放得下吗": a node count the question asks about, not the user's own devices; the
+# answer's node count (the table's "1 node of 16 DIE") answers it.
+FIT_INTO = r"(?<![a-z])(?:fits?|fitting|stay|stays|run|runs|go|squeeze[ds]?|be\s+done)\s+(?:in|into|within|inside|on)\s+"
+NODE_FIT_ASKED = re.compile(FIT_INTO + r"(?:a\s+single|one|1|a|an)\s+(?:[\w.\-]+\s+){0,2}?(?:node|server|machine|box)(?![a-z])|"
+                            r"(?:一个|1\s*个|单个?)\s*(?:节点|机器)\s*(?:内|里|上|之内)?\s*(?:就)?\s*(?:能|可以)?\s*"
+                            r"(?:放得下|放下|装得下|装下|跑得下|跑得动|够|塞得下)")
+
+
+# "does it fit within a single 8-card node?": the words before a node's size that make it the one node asked about
+FIT_INTO_ONE = re.compile(FIT_INTO + r"(?:a\s+single|one|1|an?)\s*$")
+
+
+def node_fit_asked(r: Reading) -> bool:
+    """Claim "fits in one node" (the question's, not a count of the user's), so no node or device count is read from it;
+    True when found (it asks the count, in nodes)."""
+    # read on the question as typed: the part's name or the node's size inside it ("a single 8-card Snt9B node") stay
+    # theirs, the words around them are claimed
+    found = [m for m in re.finditer(NODE_FIT_ASKED, r.text)
+             if all(sp.slot in ("hardware", "node_cards") for sp in r.spans if sp.overlaps(m.start(), m.end()))]
+    for m in found:
+        start = None
+        for i in range(m.start(), m.end() + 1):
+            free = i < m.end() and not r.claimed(i, i + 1)
+            if free and start is None:
+                start = i
+            elif not free and start is not None:
+                r.claim(start, i, "asked_nodes", None, "vocabulary")
+                start = None
+    return bool(found)
 
 
 HOST_RAM = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:host|cpu|system|主机|机器)\s*(?:ram|memory|mem|内存)|"

@@ -22,7 +22,9 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     DOMAIN,
     FOLLOW_UP,
     INSTRUCTION,
+    LEANS_ON_CONVERSATION,
     METHODS,
+    PLATFORM,
     STAGES,
     changed_to,
     cn_number,
@@ -186,6 +188,7 @@ class Parser:
         self._method(r.unread(), s)
         qlora_bits(low, s)
         self._length_beside_devices(r, s)
+        nodes_asked = num.node_fit_asked(r)  # "does it fit in one node?" asks the count; it says none
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count, r)
@@ -200,6 +203,8 @@ class Parser:
             if s.hardware is None:
                 s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
         read_intents(work, s, s.model in self.serving_only)
+        if nodes_asked:
+            s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
         s.spans = r.spans  # the layout checks quote the words as written
@@ -218,9 +223,23 @@ class Parser:
         # language ("并发 32 呢" does: its setting is said in Chinese)
         s.lang_weak = s.lang_weak or max(language_words(text)[0], language_words(r.unread())[1]) < 2
         mark_corrections(s)
-        if not (s.model or s.params_b or s.unknown_model) and ("off_topic" in s.intents or s.ignored_instruction and not s.on_topic):
+        if not (s.model or s.params_b or s.unknown_model) and ("off_topic" in s.intents or s.ignored_instruction and not s.on_topic
+                                                                or self.asks_elsewhere(text, s)):
             s.problems = [OUT_OF_SCOPE[s.lang]]  # a poem, the weather, an instruction with nothing else asked: what this does
         return s
+
+    @staticmethod
+    def asks_elsewhere(text: str, s: Slots) -> bool:
+        """A request on its own that names nothing this assistant covers ("recommend running earphones", "which laptop
+        should I buy"): no model, part, framework or sizing word, nothing asked that it answers, no note's topic, no
+        number, no word of the platform or its tooling, and no word leaning on the conversation; a few words of its own (a
+        greeting or "thanks" is no request)."""
+        low = text.lower()
+        if s.on_topic or s.intents or s.notes_cover or re.search(r"\d", low) or FOLLOW_UP.search(low) or LEANS_ON_CONVERSATION.search(low) \
+                or PLATFORM.search(low):
+            return False
+        cjk, english = language_words(text)
+        return cjk >= 6 or english >= 5
 
     def _unknown_part(self, work: str, s: Slots) -> None:
         """A part the catalog does not have ("Snt9B99") is said with the nearest parts and every part there is, never
@@ -346,11 +365,13 @@ class Parser:
         s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
         per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
         s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)
+        if not s.devices and s.model and (requested := s.settings.get("requested_devices")):
+            s.devices = int(requested)  # "qwen2.5-72b lora, the job requests 16 NPUs": that job's devices
         node_cards = s.settings.get("node_cards")  # "on a single 8-card node", "2 个 8 卡节点": the nodes' cards
         said = next((sp for sp in r.spans if sp.slot == "node_cards"), None)
         if node_cards and not s.nodes and said and re.search(r"(?:\ba\s+single|\bone|\bon\s+an?|单个?|一个)\s*$",
-                                                              r.text[:said.start]):
-            s.nodes = 1  # "on a single 8-card node": one node of them, not "how many 8-card nodes"
+                                                              r.text[:said.start]) and not num.FIT_INTO_ONE.search(r.text[:said.start]):
+            s.nodes = 1  # "on a single 8-card node": one node of them, not "how many 8-card nodes" nor "fit in one 8-card node?"
         if not s.devices and s.nodes and node_cards:
             s.devices = s.nodes * int(node_cards)
         if s.nodes and s.devices and s.nodes > 1 and s.devices <= MOST_PER_NODE and num.PER_NODE.search(work):

@@ -465,8 +465,8 @@ class Router:
         if first is not None and d.args.get("memory_gb") not in (None, first):
             return calls  # the second memory size asked: the estimate follows the first only
         if (not d.ok or d.result.get("cards") is None) and not any(x.name in ("estimate_inference", "what_fits") for x in done):
-            # no count to search on ("and on the 32GB variant?" with no row there): the fewest devices first, whose
-            # longest context inference_need then searches (not one device by default)
+            # the longest context on the user's devices; with none said ("and on the 32GB variant?" with no row there),
+            # first the count it needs (inference_need then searches the longest context on that count), never one card
             calls += self.max_context(s, e) if asks_max_context(s) and e.devices else self.estimate_inference(s, e)
         elif asks_max_context(s) and not e.devices and not any(x.name == "what_fits" for x in done):
             # "最长能开多少" with no devices named: the longest context on the table's card count

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz.distance import OSA
+
 from . import checks
 from .spans import Reading
 
@@ -47,15 +49,30 @@ class SlotSpec:
     methods: tuple[str, ...] = ()  # the training methods the setting belongs to (empty: any)
     args: tuple[str, ...] = ()  # tool arguments besides the slot's own name that take its value
     default: float | None = None  # the tools' own value: not said back in the header
+    words: tuple[tuple[re.Pattern, int | float], ...] = ()  # a value said in words ("no ZeRO at all": stage 0)
+    spellings: tuple[str, ...] = ()  # the words of its keys: one slip from one of them is read as it, and said so
 
 
     def valid(self, value: float) -> bool:
         low = self.min is None or (value > self.min if self.min_exclusive else value >= self.min)
         return low and (self.max is None or value <= self.max)
 
-    def value(self, m: re.Match) -> int | float:
-        raw = next(g for g in m.groups() if g)
+    def value(self, raw: str) -> int | float:
         return int(raw) if self.type == "int" else float(raw)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A slot's value where it is written: the words it was read from (start..end of the question) and the value as
+    written (a pattern's first non-empty group)."""
+
+    start: int
+    end: int
+    raw: str
+
+
+def found(m: re.Match) -> Found:
+    return Found(m.start(), m.end(), next(g for g in m.groups() if g))
 
 
 def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
@@ -70,7 +87,9 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
         out.append(SlotSpec(row["name"], row["type"], row["phase"], re.compile("|".join(alternatives)), row.get("unit", ""),
                             row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated")),
                             row.get("invalid"), row.get("said"), row.get("unused"),
-                            tuple(row.get("methods", ())), tuple(row.get("args", ())), row.get("default")))
+                            tuple(row.get("methods", ())), tuple(row.get("args", ())), row.get("default"),
+                            tuple((re.compile("|".join(w.get("en", []) + w.get("zh", []))), w["value"]) for w in row.get("words", [])),
+                            tuple(row.get("spellings", ()))))
     return out
 
 
@@ -89,17 +108,75 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if slot.phase != phase:
             continue
         m = r.search(slot.pattern)
-        if not m:
+        at = found(m) if m else None
+        if not at and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean
+            r.claim_match(said[0], slot.name, said[1], "vocabulary")
+            put(frame, slot.name, said[1])
             continue
-        value = slot.value(m)
+        if not at and (slip := misspelt_key(r, slot)):  # "per_devcie 2", "micro_bacth 4": the key one slip away
+            at, typed = slip
+            frame.keys_read_as.append((typed, slot.name))
+        if not at:
+            continue
+        value = slot.value(at.raw)
         if slot.valid(value):
-            r.claim_match(m, slot.name, value)
+            r.claim(at.start, at.end, slot.name, value)
             put(frame, slot.name, value)
         else:  # said but out of range: no count or length either; the reason given, else the ledger names it
-            r.claim_match(m, slot.name, None)
+            r.claim(at.start, at.end, slot.name, None)
             if slot.invalid:
-                typed = frame.question[m.start():m.end()] if len(frame.question) == len(r.text) else m.group(0)  # as written
+                typed = frame.question[at.start:at.end] if len(frame.question) == len(r.text) else r.text[at.start:at.end]  # as written
                 checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
+
+
+def said_in_words(r: Reading, slot: SlotSpec) -> tuple[re.Match, int | float] | None:
+    """The first of the slot's value words found ("plain DDP" is ZeRO stage 0), with the value it means."""
+    for rx, value in slot.words:
+        if m := r.search(rx):
+            return m, value
+    return None
+
+
+KEY_WORD = re.compile(r"[a-z]{4,}")  # a key's word long enough that one slip still says which word it is
+
+
+def misspelt_key(r: Reading, slot: SlotSpec) -> tuple[Found, str] | None:
+    """The slot's pattern matched on the question with each word one slip from one of the slot's key words (a letter
+    left out, added, or two neighbours swapped: misspelt_method's rule) read as that word: the match, spanning the
+    words as typed, and the misspelt words; else None (also when no misspelt word is among the words read)."""
+    if not slot.spellings:
+        return None
+    text = r.unread()
+    fixed: list[str] = []
+    where: list[int] = []  # for each character of the corrected text, its offset in the question
+    slips: list[tuple[int, int, str]] = []
+    at = 0
+    for w in KEY_WORD.finditer(text):
+        near = None if w.group(0) in slot.spellings else next((k for k in slot.spellings if slip_of(w.group(0), k)), None)
+        if near is None:
+            continue
+        fixed.append(text[at:w.start()] + near)
+        where.extend([*range(at, w.start()), *[w.start()] * len(near)])
+        slips.append((w.start(), w.end(), w.group(0)))
+        at = w.end()
+    if not slips:
+        return None
+    fixed.append(text[at:])
+    where.extend(range(at, len(text) + 1))
+    m = slot.pattern.search("".join(fixed))
+    if not m:
+        return None
+    start, end = where[m.start()], where[m.end() - 1] + 1
+    typed = [word for a, b, word in slips if start <= a < end]
+    if not typed:
+        return None  # the value was read from words spelt right: the slip elsewhere is not this slot's
+    end = max([end, *(b for a, b, _ in slips if start <= a < end)])
+    return Found(start, end, next(g for g in m.groups() if g)), " ".join(typed)
+
+
+def slip_of(word: str, key: str) -> bool:
+    """True when ``word`` is ``key`` with one letter left out or added, or two neighbours swapped."""
+    return OSA.distance(word, key) == 1 and (len(word) != len(key) or sorted(word) == sorted(key))
 
 
 def said_back(frame: Any, call_args: list[dict], lang: str) -> list[str]:

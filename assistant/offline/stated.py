@@ -31,6 +31,7 @@ SCALE = {"k": (1000, 1024), "m": (1e6, 2**20), "b": (1, 1e9), "bn": (1, 1e9), "t
 STATED_SLOTS = ("seq_len", "devices", "memory_gb", "params_b", "weight_bits", "concurrency", "host_ram_gb",
                 *(slot.name for slot in spec.SLOTS if slot.stated))
 NAME_SLOTS = {"model", "models", "unknown_model", "hardware"}  # spans whose digits belong to a name
+ASKED_SLOTS = {"asked_nodes"}  # spans whose digits the question asks about ("fit in 1 node?"): no value stated
 KEY_BEFORE = re.compile(r"([a-z_][a-z_\-]{1,30}|[\u4e00-\u9fff]{1,6})\s*[:=为是]?\s*$")
 
 
@@ -65,7 +66,7 @@ def mentions(question: str) -> list[Mention]:
 
 def name_spans(frame: QuestionFrame) -> list[tuple[int, int]]:
     """Where the reader read model and part names in the question: their digits are part of a name."""
-    return [(span.start, span.end) for span in frame.spans if span.slot in NAME_SLOTS]
+    return [(span.start, span.end) for span in frame.spans if span.slot in NAME_SLOTS | ASKED_SLOTS]
 
 
 def numbers_in(value: object) -> set[float]:

@@ -54,6 +54,8 @@ class TimeBlocks(Writer):
 
     def time_result(self, r: TrainingTimeResult) -> list[str]:
         devs = self.devices(r.devices, r.unit, r.hardware)
+        if self.s.origin("devices") == "last_answer":  # the job's count from the answer above, not one the user typed
+            devs += self.say("devices_from_last_answer")
         tokens = f"{r.tokens:,.0f}"
         took = self.say("time_result_text", duration=self.duration(r.seconds))
         secs = self.say("time_result_text_2", seconds=r.seconds)

@@ -102,6 +102,14 @@ DOMAIN = re.compile(
 ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?))|minimum|(?<![a-z])min(?![a-z])|"
                         r"least|fewest|(?<![a-z])(?:enough|sufficient)|最少|至少|几张|几卡|几个(?!小时|月)|多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory|gpu|利用率|utili))|"
                         r"卡数(?!表)|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)")
+# Words that lean on the conversation ("explain that again", "what else", "为什么", "这个呢"): a turn with one of them is
+# read with the conversation, never judged on its own words as outside the assistant's scope.
+LEANS_ON_CONVERSATION = re.compile(r"(?<![a-z])(?:it|its|that|this|these|those|them|they|else|again|more|why|how|same|above|"
+                                   r"previous|earlier|last|you|your)(?![a-z])|这|那|它|再|还|为什么|怎么|为啥|刚才|上面|之前")
+# The platform and its tooling ("which Docker image on ModelArts?", "华为云 OBS"): a question naming one is on this
+# assistant's ground (its notes may not cover it, but it is never called outside its scope).
+PLATFORM = re.compile(r"modelarts|ascend|huawei|(?<![a-z])(?:cann|obs|docker|notebook|kubernetes|k8s|kubectl|pods?|cluster|"
+                      r"pytorch|torch|cuda|python|pip|conda|hugging\s*face|model|llm)(?![a-z])|昇腾|华为|镜像|集群|模型|大模型")
 FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|what\s+if|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
 
 # "显存占用多少", "内存要多少", "多少显存", "per card": a memory amount asked, not a count of cards.

@@ -209,6 +209,7 @@ SLOT_PHRASES = {
     "lora_rank": "lora rank {v}", "learning_rate": "lr {v}", "tp": "TP {v}", "pp": "PP {v}", "warmup_steps": "warmup {v}",
     "max_grad_norm": "max_grad_norm {v}", "zero_stage": "zero stage {v}", "nodes": "NNODES={v}", "per_node": "NPUS_PER_NODE={v}",
     "cp": "CP {v}", "lora_alpha": "lora alpha {v}", "ep": "EP {v}", "node_cards": "{v}-card nodes",
+    "requested_devices": "the job requests {v} NPUs",
 }
 # Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
 # TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.
@@ -217,7 +218,7 @@ SLOT_VALUES = {
     "micro_batch": st.sampled_from([1, 2]), "lora_rank": st.sampled_from([16, 64]), "learning_rate": st.sampled_from([2e-5, 1e-4]),
     "tp": st.just(2), "pp": st.just(2), "warmup_steps": st.sampled_from([100, 300]), "max_grad_norm": st.sampled_from([0.5, 2.5]),
     "lora_alpha": st.sampled_from([32, 128]), "ep": st.sampled_from([2, 4]), "node_cards": st.just(8),
-    "zero_stage": st.sampled_from([1, 3]), "cp": st.just(2),
+    "zero_stage": st.sampled_from([1, 3]), "cp": st.just(2), "requested_devices": st.just(16),
 }
 
 
@@ -249,6 +250,51 @@ def test_each_stated_setting_is_used_or_named_never_both(assistant, slots, data)
         key = SLOT_PHRASES[name].split("{v}")[0].strip(" =").split(" ")[-1]  # “alpha 32”: the value with its key word
         named = bool(re.search(rf"“(?:[^”]*\s)?{re.escape(key)}\s*=?\s*{re.escape(str(v))}”", unused_line, re.I))
         assert used != named, (question, name, v, used, named, ans.answer)
+
+
+# The same settings written as people also write them: a key misspelt by one slip ("per_devcie", "gradient_accumlation",
+# "lerning rate") and a value said in words ("no ZeRO at all": stage 0). (form, the word a slip is made in, slot)
+SLIPPED_FORMS = [("per_device {v}", "device", "micro_batch"), ("gradient_accumulation {v}", "accumulation", "grad_accum"),
+                 ("micro_batch {v}", "batch", "micro_batch"), ("learning rate {v}", "learning", "learning_rate")]
+WORDED_ZERO = ["no ZeRO at all", "plain DDP", "without deepspeed", "ZeRO disabled"]
+
+
+@st.composite
+def slip(draw, word: str) -> str:
+    """``word`` with one slip: a letter left out, or two different neighbours swapped."""
+    i = draw(st.integers(1, len(word) - 2))
+    swapped = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+    return draw(st.sampled_from([word[:i] + word[i + 1:], *([swapped] if word[i] != word[i + 1] else [])]))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(range(len(SLIPPED_FORMS))), min_size=1, max_size=3, unique_by=lambda i: SLIPPED_FORMS[i][2]),
+       st.booleans(), st.data())
+def test_a_setting_with_a_misspelt_key_or_said_in_words_is_used_or_named(assistant, picks, no_zero, data):
+    """Issue 22, the forms of round 9 (c2-12, c2-14): each setting written with a slip in its key is read as the setting
+    and said so in the header, then used or named as not used; ZeRO said off in words is planned as stage 0."""
+    stated, phrases = {}, []
+    for i in picks:
+        form, word, name = SLIPPED_FORMS[i]
+        v = data.draw(SLOT_VALUES[name])
+        typed = data.draw(slip(word))
+        stated[name] = (v, typed)
+        phrases.append(form.replace(word, typed).format(v=v))
+    if no_zero:
+        phrases.append(data.draw(st.sampled_from(WORDED_ZERO)))
+    question = "qwen2.5-7b full 4096 llamafactory on 8 snt9b, " + ", ".join(phrases) + ", does it fit?"
+    ans = assistant.ask(question)
+    head = ans.answer.splitlines()[0]
+    unused_line = next((line for line in ans.answer.splitlines() if line.startswith("Not used from your question")), "")
+    from assistant.offline import spec
+
+    for name, (v, typed) in stated.items():
+        assert f"read “{typed}” as {name.replace('_', ' ')}" in head, (question, ans.answer)
+        took = any(c.args.get(name) == v for c in ans.tool_calls)
+        named = bool(re.search(rf"“[^”]*(?<![0-9.]){re.escape(str(v))}(?![0-9.e])[^”]*”", unused_line))
+        assert (took or spec.BY_NAME[name].stated) != named, (question, name, v, ans.answer)
+    if no_zero:  # every memory estimate of the user's setting is at stage 0 (plain data parallel)
+        assert {a.get("zero_stage") for a in args_of(ans, "estimate_training_memory")} == {0}, (question, ans.answer)
 
 
 # ---------------------------------------------------------------- round 7 (2026-12-05-round7.yaml), as classes
@@ -307,3 +353,61 @@ def test_an_expert_parallel_size_the_layout_cannot_take_is_said_first(assistant)
     assert ans.answer.startswith("“ep 2” is not a valid expert-parallel size here") and not ans.tool_calls
     zh = assistant.ask("qwen3-30b-a3b 全参 4096 在 Snt9B 上 16 卡，TP 4 PP 2 EP 8 能跑吗")
     assert zh.answer.startswith("“EP 8”在这里不是有效的专家并行大小") and not zh.tool_calls
+
+
+# ---------------------------------------------------------------- round 9 (2026-12-05-round9.yaml), as classes
+def test_a_node_asked_about_is_no_count_of_the_users(assistant):
+    # c1-01's class. 004: qwen3-32b lora 4096 MindSpeed-LLM 8 DIE on Snt9B23 (16 DIE per node: hardware.csv)
+    die = assistant.ask("qwen3-32b lora 4096 MindSpeed on an A3 (Snt9B23) pod — DIE count, and does it stay inside one node?")
+    assert "MindSpeed-LLM: **8 DIE** (4 physical card(s), 1 node of 16 DIE)" in die.answer.splitlines()[2]
+    assert "you have" not in die.answer and "Your " not in die.answer
+    # 004: llama3.1-70b lora 4096 MindSpeed-LLM 16 cards = 2 Snt9B nodes: "or do I need two?" is answered by the table
+    two = assistant.ask("llama3.1-70b lora 4096 w/ mindspeed on snt9b: does it fit within a single 8-card node or do I need two?")
+    assert "MindSpeed-LLM: **16 cards** (2 nodes)" in two.answer.splitlines()[2] and "your 8" not in two.answer.lower()
+    zh = assistant.ask("A3 上 qwen2.5-72b 全参 4096 要多少个 DIE？一个节点放得下吗？").answer
+    assert "你只有" not in zh and "MindSpeed-LLM：**32 DIE**（16 张物理卡，2 个节点" in zh  # 004: 32 DIE = 2 nodes
+
+
+def test_a_jobs_requested_count_is_no_count_of_the_users(assistant):
+    # c4-05's class: pod_pending.md (dlug_installation_faq_025): a request above the cluster's total stays Pending forever
+    en = assistant.ask("the training job requests 32 NPUs and the cluster has 16 in total, will it get scheduled eventually?").answer
+    assert "stays Pending forever" in en.splitlines()[0] and "you have" not in en
+    zh = assistant.ask("我们的训练作业申请了 32 张卡，可资源池总共才 16 张，等着会被调度上吗？").answer
+    assert "一直处于 Pending" in zh and "你有" not in zh
+
+
+def test_a_request_outside_the_assistants_scope_is_said_so(assistant):
+    # c8-06's class, in both languages; a turn leaning on the conversation is never judged out of scope on its own words
+    for question, said in (("Which laptop should I buy for college, a MacBook Air or a ThinkPad?", "That is outside what I do."),
+                           ("给我推荐几部好看的科幻电影", "这不在我能回答的范围内。")):
+        assert assistant.ask(question).answer.startswith(said)
+    assert "outside what I do" not in assistant.ask("can you explain that again in more detail?").answer
+    assert "outside what I do" not in assistant.ask("Which Docker image should I use on ModelArts?").answer  # the platform's ground
+
+
+def test_a_length_counted_in_sequences_is_the_length(assistant):
+    # c3-11's class: "16k sequences" is a length, not 16,000 training samples. qwen2.5-14b's KV cache is 192 KiB per token
+    # (2 x 48 layers x 8 KV heads x 128 x 2 B; models.csv), 3.0 GiB for one 16,384-token sequence
+    ans = assistant.ask("qwen2.5-14b on 4x 910B with TP 4 — how many simultaneous 16k sequences fit in the KV cache?")
+    assert "sequences of 16384 tokens" in ans.answer.splitlines()[2] and "Not used from your question" not in ans.answer
+    assert "**192 KiB per token**" in ans.answer and "**3.0 GiB** for one 16384-token sequence" in ans.answer
+
+
+def test_a_time_after_a_sized_job_runs_on_the_count_the_answer_gave(assistant):
+    # c7-04 t4's class. 004: qwen2.5-32b full 4096 MindSpeed-LLM 16 cards; 5e8 / (800 x 16 x 0.9) = 43,403 s
+    ans = converse(assistant, "qwen2.5-32b full 4096 with MindSpeed-LLM on Snt9B, how many cards?",
+                   "how long for 500M tokens at 800 tokens/s per card?")
+    (time,) = args_of(ans, "estimate_training_time")
+    assert time["devices"] == 16 and "43,403 s" in ans.answer.splitlines()[2]
+    assert "16 cards (the count the answer above gave)" in ans.answer
+
+
+def test_zero_said_off_in_words_is_stage_zero(assistant):
+    # c2-12's class: plain data parallel keeps the whole model state on each device (16 B per parameter for mixed-precision
+    # AdamW: 8B x 16 B = 128 GB before activations), far above an 80 GB A100
+    en = assistant.ask("llama3.1-8b full 4096 on 8 A100 80GB, no deepspeed, just DDP — will it fit?")
+    assert {a["zero_stage"] for a in args_of(en, "estimate_training_memory")} == {0}
+    assert en.answer.splitlines()[2].startswith("**Answer:** **No** (estimate): ZeRO-0 without offload does not fit")
+    zh = assistant.ask("qwen2.5-7b 全参 4096，8 张 910B，不用 ZeRO，纯数据并行能跑吗")
+    assert {a["zero_stage"] for a in args_of(zh, "estimate_training_memory")} == {0}
+    assert zh.answer.splitlines()[2].startswith("**结论**：**不行**（估算）：你的 8 张卡用 ZeRO-0")
