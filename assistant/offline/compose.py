@@ -139,7 +139,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         (a verdict or a count asked for comes first), else right under the header."""
         # again only when this turn changes one of the figures
         said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
-        batch = batch_math.solve(self.s) if said else None
+        # or the global batch is what this turn asks ("全局 batch 多少" after a plan): the figures from the conversation
+        batch = batch_math.solve(self.s) if said or "gbs" in self.s.intents else None
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
