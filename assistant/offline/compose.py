@@ -21,7 +21,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, spec, stated
+from . import batch_math, fused_attention, note_pick, spec, stated
 from .asked import asks_table_length, asks_verdict
 from .conversation import CARRY
 from .fits import FitsBlocks
@@ -473,7 +473,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
                 lead = rows + ("\n" + rest if rest else "")
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
-            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + lead
+            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + self.fact_picked(lead, best, hits) + lead
                                + self.say("notes_notes", title=top.title)),
                      "", *lines]
         for i, h in enumerate(quoted):
@@ -481,6 +481,19 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             lines += [f"**{h.title} — {h.heading}**", "\n".join("> " + ln for ln in passage.splitlines())]
         source = source_as_known(top.source)
         return lines + [self.say("notes_source", source=source), ""]
+
+    def fact_picked(self, lead: str, best: list[NotePassage], hits: list[NotePassage]) -> str:
+        """The one fact the question asks of the note, before the note's lead: the option its words single out, the
+        step asked by its place in a numbered list, or that no official figure exists (note_pick.py)."""
+        q = self.s.question
+        if (option := note_pick.pick_option(q, lead, hits)) is not None:
+            return self.say("note_pick_option", option=option) + "\n"
+        if (step := note_pick.step_asked(q, best + [h for h in hits if h not in best])) is not None:
+            text = sentence_cut(step.text, PASSAGE_CHARS // 2)
+            return self.say("note_pick_step", n=step.number, total=step.total, heading=step.heading, text=text) + "\n"
+        if (said := note_pick.no_official(q, best + [h for h in hits if h not in best])) is not None:
+            return self.say("note_no_official", text=said) + "\n"
+        return ""
 
     def answering_section(self, best: list[NotePassage], summary: str) -> NotePassage | None:
         """The section that holds what the question quotes ('Error waiting on exit barrier', `max_model_len is

@@ -67,6 +67,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
 
 
 CARRY = load()
+ACKNOWLEDGED = re.compile(r"^\s*(?:ok(?:ay)?|好的?|嗯|行)(?![a-z])[\s,，.。!！]*", re.I)
 
 SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
 
@@ -195,7 +196,8 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.intents = earlier.intents | (turn.intents - CARRY.asked)
         return
     # "are 16 still enough?" after "how would you split TP and PP?": the yes/no is asked now, not the split again
-    not_again = CARRY.one_quantity if ASKS_VERDICT.search(turn.question) else frozenset()
+    # (an opening "ok, and …" acknowledges the last answer; it asks no yes/no)
+    not_again = CARRY.one_quantity if ASKS_VERDICT.search(ACKNOWLEDGED.sub("", turn.question)) else frozenset()
     if not turn.intents - {"estimate", "support"}:
         new.intents |= earlier.intents - CARRY.reported - not_again
     elif not asks(turn):
