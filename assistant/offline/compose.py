@@ -473,7 +473,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
                 lead = rows + ("\n" + rest if rest else "")
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
-            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + self.fact_picked(lead, best, hits) + lead
+            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + self.fact_picked(lead, best, r.results) + lead
                                + self.say("notes_notes", title=top.title)),
                      "", *lines]
         for i, h in enumerate(quoted):
