@@ -491,6 +491,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         if (step := note_pick.step_asked(q, best + [h for h in hits if h not in best])) is not None:
             text = sentence_cut(step.text, PASSAGE_CHARS // 2)
             return self.say("note_pick_step", n=step.number, total=step.total, heading=step.heading, text=text) + "\n"
+        if (usage := note_pick.usage_paragraph(q, best + [h for h in hits if h not in best])) is not None:
+            return sentence_cut(usage, PASSAGE_CHARS // 2) + "\n"
         if (said := note_pick.no_official(q, best + [h for h in hits if h not in best])) is not None:
             return self.say("note_no_official", text=said) + "\n"
         return ""

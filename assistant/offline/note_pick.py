@@ -119,3 +119,26 @@ def no_official(question: str, passages: Sequence[NotePassage]) -> str | None:
         if m:
             return m.group(0).strip()
     return None
+
+
+# "每台机器分别怎么设", "how do I set them on each node": the way to set the named parameters, not their list
+ASKS_HOW_SET = re.compile(r"怎么(?:设|配|填|写|改)|如何(?:设|配|填|写)|分别(?:怎么|设|填)|how\s+(?:do|should|can|to)\s+(?:i\s+|we\s+)?(?:set|configure|fill)|"
+                          r"how\s+(?:are|is)\s+(?:\w+\s+){0,3}set|what\s+(?:values?|should)\s+(?:\w+\s+){0,4}(?:set|be)", re.I)
+NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])[A-Z]{4,}(?![A-Za-z0-9_])")
+PARAGRAPH = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)")
+
+
+def usage_paragraph(question: str, passages: Sequence[NotePassage]) -> str | None:
+    """The paragraph of the notes that shows how to set two or more parameters the question names together (a
+    worked example), when the question asks how to set them; a table row listing one of them is not one."""
+    if not ASKS_HOW_SET.search(question):
+        return None
+    names = set(NAME.findall(question))
+    if len(names) < 2:
+        return None
+    found = [(sum(n in para for n in names), -i, para) for i, para in enumerate(
+        para.strip() for p in passages for para in PARAGRAPH.split(p.text)) if not para.startswith("|")]
+    best = max(found, default=None)
+    if best is None or best[0] < 2:
+        return None
+    return " ".join(line.strip(" -*>") for line in best[2].splitlines()).strip()
