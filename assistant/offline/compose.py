@@ -144,7 +144,13 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
-            return out[:1] + ["", batch_math.render(batch, self.lang), ""] + out[1:]
+            line = batch_math.render(batch, self.lang)
+            label = self.say("answer")
+            if "gbs" in self.s.intents:  # "全局 batch 多少": it is the answer, so it carries the headline's label
+                # the plan that held the label is what the job needs, said as such
+                out = [x.replace(label, self.say("needed"), 1) if x.startswith(label) else x for x in out]
+                line = label + line
+            return out[:1] + ["", line, ""] + out[1:]
         lead = self.say("answer")
         at = next((i + 1 for i, line in enumerate(out) if line.startswith(lead)), None)
         if at is None:
