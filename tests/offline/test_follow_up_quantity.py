@@ -1,0 +1,40 @@
+"""A follow-up that asks one new quantity gets it first and the yes/no already given is not said again (carry.toml
+one_quantity, compose.batch_after_lead, capacity.verdict); a yes/no turn does not carry the last turn's TP/PP ask.
+Hand computations: GBS = MBS × DP × GA (ModelArts MindSpeed-LLM pages): 2 × 1 × 8 = 16, 4 × 8 × 4 = 128; GA =
+256 / (1 × 64 / (8 × 2)) = 64. Vendor rows: seeds/004 qwen3-30b-a3b LoRA 4096 LLaMA-Factory 32 cards, qwen2.5-14b
+LoRA 8192 LLaMA-Factory 4 cards. Fresh round 9 c7-03 t2, c7-08 t3, c3-06; lead-fact helper set."""
+
+from __future__ import annotations
+
+from .dialog import converse
+
+
+def test_the_global_batch_asked_after_a_verdict_leads_and_the_verdict_is_not_restated(assistant):
+    _, second = converse(assistant, "llama3.1-8b lora 8192，1 张 Snt9B，per_device 2，GA 8 能跑吗", "全局 batch 多少")
+    body = second.answer.split("\n\n", 1)[1]
+    assert body.startswith("**结论**：**全局 batch 为 16** = micro batch 2 × 数据并行 1 × 梯度累积 8")
+    assert "**够**" not in second.answer
+
+
+def test_the_global_batch_asked_in_english_leads(assistant):
+    _, second = converse(assistant, "llama3-8b lora 4096，8 张 910B，per_device 4，梯度累积 4，能跑吗", "那全局 batch size 是多少")
+    assert "**结论**：**全局 batch 为 128** = micro batch 4 × 数据并行 8 × 梯度累积 4" in second.answer
+
+
+def test_a_yes_no_turn_after_a_split_answers_the_yes_no_not_the_split(assistant):
+    *_, third = converse(assistant, "Can I LoRA Qwen3-30B-A3B at 4096 on 16 Snt9B cards with MindSpeed-LLM?",
+                         "what TP/PP/EP would you use?", "switch to LLaMA-Factory — are 16 still enough?")
+    first = third.answer.split("**Answer:**", 1)[1].splitlines()[0]
+    assert first.startswith(" **Not by the vendor tables**") and "32 cards" in first and "TP 2" not in first
+
+
+def test_an_ok_opening_is_no_yes_no(assistant):
+    *_, third = converse(assistant, "qwen2.5-14b lora 8192 on 16 Snt9B with MindSpeed-LLM, enough?",
+                         "how would you split TP and PP?", "ok and with LLaMA-Factory instead, do 16 cards suffice?")
+    first = third.answer.split("**Answer:**", 1)[1].splitlines()[0]
+    assert first.startswith(" **Yes.**") and "LLaMA-Factory (4 cards)" in first
+
+
+def test_ga_asked_of_a_parts_die_is_the_batch_identity(assistant):
+    ans = converse(assistant, "MindSpeed 在 Snt9B23 上用 64 个 DIE，TP 8 PP 2，MBS 1，GBS 256，梯度累积是多少")[0]
+    assert ans.answer.startswith("**梯度累积设为 64** = 全局 batch 256 / (micro batch 1 × 数据并行 4")
