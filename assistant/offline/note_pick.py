@@ -28,8 +28,10 @@ ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+w
                        r"下一步|接下来|然后(?:呢|做什么|怎么办|该)|之后(?:呢|做什么|怎么办|该|再)", re.I)
 STEP = re.compile(r"(?m)^\s*(\d+)\.\s+(.+(?:\n(?!\s*\d+\.\s)(?:\s{2,}|>).*)*)")
 WORD = re.compile(r"[a-z][a-z0-9_-]+")
-STOP = frozenset("the and for with what when does should first next step thing then after before vendor page say says "
-                 "training train fine tune oom shows show nothing left over still this that from into your have".split())
+STOP = frozenset({"the", "and", "for", "with", "what", "when", "does", "should", "first", "next", "step", "thing",
+                  "then", "after", "before", "vendor", "page", "say", "says", "training", "train", "fine", "tune",
+                  "oom", "shows", "show", "nothing", "left", "over", "still", "this", "that", "from", "into", "your",
+                  "have"})
 
 # "official figure?": a sentence of the notes saying no official figure exists or was found
 ASKS_OFFICIAL = re.compile(r"official|官方|公布|公开", re.I)

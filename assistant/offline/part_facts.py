@@ -227,7 +227,7 @@ class PartFactsBlocks(Writer):
         ]
         where = h.compute_source or h.source
         # "is there an official figure?": the catalog's source says none was found, so that is the answer, first
-        official_asked = ASKS_OFFICIAL.search(q) and NO_OFFICIAL.search(where)
+        official_asked = bool(ASKS_OFFICIAL.search(q) and NO_OFFICIAL.search(where or ""))
         none = "" if not official_asked else self.L("**No official figure**; the figures known: ", "**没有官方数字**；已知的数字：") \
             if any(figures[p] for p in shown) else self.L("**No official figure**: ", "**没有官方数字**：")
         return none + self.L(", ".join(said) + f" (source: {where})", "，".join(said) + f"（来源：{where}）")
