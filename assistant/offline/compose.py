@@ -147,8 +147,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             line = batch_math.render(batch, self.lang)
             label = self.say("answer")
             if "gbs" in self.s.intents:  # "全局 batch 多少": it is the answer, so it carries the headline's label
-                # the plan that held the label is what the job needs, said as such
-                out = [x.replace(label, self.say("needed"), 1) if x.startswith(label) else x for x in out]
+                # the line that held the label: a verdict ("**够**") stays as it is, a plan is what the job needs
+                out = [(x[len(label):] if x[len(label):].startswith("**") else self.say("needed") + x[len(label):])
+                       if x.startswith(label) else x for x in out]
                 line = label + line
             return out[:1] + ["", line, ""] + out[1:]
         lead = self.say("answer")
