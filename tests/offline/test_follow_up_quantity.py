@@ -38,3 +38,13 @@ def test_an_ok_opening_is_no_yes_no(assistant):
 def test_ga_asked_of_a_parts_die_is_the_batch_identity(assistant):
     ans = converse(assistant, "MindSpeed 在 Snt9B23 上用 64 个 DIE，TP 8 PP 2，MBS 1，GBS 256，梯度累积是多少")[0]
     assert ans.answer.startswith("**梯度累积设为 64** = 全局 batch 256 / (micro batch 1 × 数据并行 4")
+
+
+def test_how_many_concurrent_asked_in_a_serving_follow_up_leads(assistant):
+    """qwen3-32b: 64 layers × 8 KV heads × head_dim 128 × 2 (K and V) × 2 bytes = 256 KiB per token; the sequences
+    of 65536 tokens are the KV tokens over 65536, rounded down (fresh round 9 c7-05 t3)."""
+    import re
+    *_, third = converse(assistant, "qwen3-32b 用 vllm 部署到 910B 上，几张卡", "上下文要 64k 呢", "那 4 张卡 TP=4 的话 64k 能并发几个")
+    first = third.answer.split("\n\n")[1]
+    m = re.match(r"\*\*结论\*\*：约 \*\*(\d+) 条 65536 token 的并发序列\*\*，\*\*4 张卡\*\*（TP 4）.*可容纳 ([\d,]+) 个 token（每 token 256 KiB）", first)
+    assert m and int(m.group(1)) == int(m.group(2).replace(",", "")) // 65536
