@@ -32,6 +32,7 @@ from .route import COST, Done, is_family_prefix, is_training_question, names_mod
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
+from .vocab import NODES_ASKED
 from .wording import (
     METHOD,
     MIN_LABEL,
@@ -77,7 +78,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, "die" if e.hardware == "snt9b23" else "card", e.hardware)
             return (self.say("noted_devices", have=have, part=self.hw_name(e.hardware)) if e.devices else "") + t("clarify", self.lang)
-        out = self.compared() if compares(s) and self.per_variant() else self.batch_after_lead(self.body())
+        out = self.compared() if compares(s) and self.per_variant() else self.nodes_first(self.batch_after_lead(self.body()))
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
@@ -134,6 +135,26 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             return []
         return [self.header()]
 
+    def headline_first(self, out: list[str], line: str) -> list[str]:
+        """``line`` as the answer's headline, right under the header; the line that held the label keeps its words: a
+        verdict ("**够**") as it is, a plan as what the job needs."""
+        label = self.say("answer")
+        out = [(x[len(label):] if x[len(label):].startswith("**") else self.say("needed") + x[len(label):])
+               if x.startswith(label) else x for x in out]
+        return out[:1] + ["", label + line, ""] + out[1:]
+
+    def nodes_first(self, out: list[str]) -> list[str]:
+        """"And how many nodes is that?" after a plan on the user's devices: those devices in nodes, as the headline."""
+        devices, per = self.e.devices, self.e.per_node
+        if not (devices and per and self.s.origin("devices") == "conversation" and NODES_ASKED.search(self.s.question.lower())
+                and self.header_block()):
+            return out
+        unit = "die" if self.s.device_unit == "die" or self.e.hardware == "snt9b23" else "card"
+        nodes = -(-devices // per)  # a part-filled node is still a node
+        line = self.L(f"**{self.devices(devices, unit)} = {self.nodes(nodes)}** ({per} per node on {self.hw_name()}).",
+                      f"**{self.devices(devices, unit)} = {self.nodes(nodes)}**（{self.hw_name()} 每节点 {per} 个）。")
+        return self.headline_first(out, line)
+
     def batch_after_lead(self, out: list[str]) -> list[str]:
         """The user's own batch figures (their product: the global batch), under the headline when the answer has one
         (a verdict or a count asked for comes first), else right under the header."""
@@ -145,12 +166,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
             line = batch_math.render(batch, self.lang)
-            label = self.say("answer")
             if "gbs" in self.s.intents:  # "全局 batch 多少": it is the answer, so it carries the headline's label
-                # the line that held the label: a verdict ("**够**") stays as it is, a plan is what the job needs
-                out = [(x[len(label):] if x[len(label):].startswith("**") else self.say("needed") + x[len(label):])
-                       if x.startswith(label) else x for x in out]
-                line = label + line
+                return self.headline_first(out, line)
             return out[:1] + ["", line, ""] + out[1:]
         lead = self.say("answer")
         at = next((i + 1 for i, line in enumerate(out) if line.startswith(lead)), None)

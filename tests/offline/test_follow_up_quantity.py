@@ -48,3 +48,9 @@ def test_how_many_concurrent_asked_in_a_serving_follow_up_leads(assistant):
     first = third.answer.split("\n\n")[1]
     m = re.match(r"\*\*结论\*\*：约 \*\*(\d+) 条 65536 token 的并发序列\*\*，\*\*4 张卡\*\*（TP 4）.*可容纳 ([\d,]+) 个 token（每 token 256 KiB）", first)
     assert m and int(m.group(1)) == int(m.group(2).replace(",", "")) // 65536
+
+
+def test_how_many_nodes_asked_of_the_conversations_devices_leads(assistant):
+    """8 Snt9B cards at 8 per node (catalog: Snt9B node = 8 cards) = 1 node."""
+    _, second = converse(assistant, "llama3.1-8b full 8192 on 8 910B, mbs 2 ga 4, will it OOM?", "and how many nodes is that?")
+    assert second.answer.split("\n\n")[1].startswith("**Answer:** **8 cards = 1 node** (8 per node on Snt9B")
