@@ -54,3 +54,13 @@ def test_how_many_nodes_asked_of_the_conversations_devices_leads(assistant):
     """8 Snt9B cards at 8 per node (catalog: Snt9B node = 8 cards) = 1 node."""
     _, second = converse(assistant, "llama3.1-8b full 8192 on 8 910B, mbs 2 ga 4, will it OOM?", "and how many nodes is that?")
     assert second.answer.split("\n\n")[1].startswith("**Answer:** **8 cards = 1 node** (8 per node on Snt9B")
+
+
+def test_a_stage_or_accumulation_asked_with_no_recipe_row_leads_with_the_setting(assistant):
+    """seeds/004 qwen2.5-72b LoRA 4096 LLaMA-Factory: 32 cards; seeds/000 has no qwen2.5-72b row, so the ZeRO stage
+    and GA asked come from the estimate, said first with that reason; the table's count follows as what is needed."""
+    _, second = converse(assistant, "qwen2.5-72b lora 4096 LLaMA-Factory on Snt9B, how many cards?",
+                         "what gradient accumulation does the table use?")
+    lines = second.answer.split("\n\n")[1].splitlines()
+    assert lines[0].startswith("**Answer:** **ZeRO stage** (estimate; the recipe table has no row for this case)")
+    assert lines[1] == "**Needed:** LLaMA-Factory: **32 cards** (4 nodes) (ModelArts minimum-card table (2025-06-24), Snt9B)."
