@@ -18,6 +18,7 @@ from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
 from .asked import NamedSetting, asks_host_ram, asks_recipe, implausible, named_setting
+from .conversation import asks_other_than_verdict
 from .results import Result
 from .route import table_strategy
 from .wording import MIN_LABEL, RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
@@ -130,6 +131,8 @@ class CapacityBlocks(Writer):
     def verdict(self, f: TrainingFacts) -> str | None:
         """One sentence per method: yes/no for the user's device count, said before any detail."""
         if not self.e.devices or self.s.origin("devices") == "last_answer":  # the last answer's count is not the user's
+            return None
+        if asks_other_than_verdict(self.s):  # "全局 batch 多少" after "够吗": the yes/no was the last answer's
             return None
         methods = [self.s.method] if self.s.method else self.e.strategies
         parts = [v for m in methods if (v := self.method_verdict(m, f, len(methods) > 1))]

@@ -21,7 +21,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, spec, stated
+from . import batch_math, fused_attention, note_pick, spec, stated
 from .asked import asks_table_length, asks_verdict
 from .conversation import CARRY
 from .fits import FitsBlocks
@@ -32,6 +32,7 @@ from .route import COST, Done, is_family_prefix, is_training_question, names_mod
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
+from .vocab import NODES_ASKED
 from .wording import (
     METHOD,
     MIN_LABEL,
@@ -77,7 +78,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
             return (self.say("noted_devices", have=have, part=self.hw_name(e.hardware)) if e.devices else "") + t("clarify", self.lang)
-        out = self.compared() if compares(s) and self.per_variant() else self.batch_after_lead(self.body())
+        out = self.compared() if compares(s) and self.per_variant() else self.nodes_first(self.batch_after_lead(self.body()))
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
@@ -134,16 +135,40 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             return []
         return [self.header()]
 
+    def headline_first(self, out: list[str], line: str) -> list[str]:
+        """``line`` as the answer's headline, right under the header; the line that held the label keeps its words: a
+        verdict ("**够**") as it is, a plan as what the job needs."""
+        label = self.say("answer")
+        out = [(x[len(label):] if x[len(label):].startswith("**") else self.say("needed") + x[len(label):])
+               if x.startswith(label) else x for x in out]
+        return out[:1] + ["", label + line, ""] + out[1:]
+
+    def nodes_first(self, out: list[str]) -> list[str]:
+        """"And how many nodes is that?" after a plan on the user's devices: those devices in nodes, as the headline."""
+        devices, per = self.e.devices, self.e.per_node
+        if not (devices and per and self.s.origin("devices") == "conversation" and NODES_ASKED.search(self.s.question.lower())
+                and self.header_block()):
+            return out
+        unit = "die" if self.s.device_unit == "die" or self.e.facts.unit == "die" else "card"
+        nodes = -(-devices // per)  # a part-filled node is still a node
+        line = self.L(f"**{self.devices(devices, unit)} = {self.nodes(nodes)}** ({per} per node on {self.hw_name()}).",
+                      f"**{self.devices(devices, unit)} = {self.nodes(nodes)}**（{self.hw_name()} 每节点 {per} 个）。")
+        return self.headline_first(out, line)
+
     def batch_after_lead(self, out: list[str]) -> list[str]:
         """The user's own batch figures (their product: the global batch), under the headline when the answer has one
         (a verdict or a count asked for comes first), else right under the header."""
         # again only when this turn changes one of the figures
         said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
-        batch = batch_math.solve(self.s) if said else None
+        # or the global batch is what this turn asks ("全局 batch 多少" after a plan): the figures from the conversation
+        batch = batch_math.solve(self.s) if said or "gbs" in self.s.intents else None
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
-            return out[:1] + ["", batch_math.render(batch, self.lang), ""] + out[1:]
+            line = batch_math.render(batch, self.lang)
+            if "gbs" in self.s.intents:  # "全局 batch 多少": it is the answer, so it carries the headline's label
+                return self.headline_first(out, line)
+            return out[:1] + ["", line, ""] + out[1:]
         lead = self.say("answer")
         at = next((i + 1 for i, line in enumerate(out) if line.startswith(lead)), None)
         if at is None:
@@ -476,7 +501,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
                 lead = rows + ("\n" + rest if rest else "")
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
-            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + lead
+            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + self.fact_picked(lead, best, r.results) + lead
                                + self.say("notes_notes", title=top.title)),
                      "", *lines]
         for i, h in enumerate(quoted):
@@ -484,6 +509,21 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             lines += [f"**{h.title} — {h.heading}**", "\n".join("> " + ln for ln in passage.splitlines())]
         source = source_as_known(top.source)
         return lines + [self.say("notes_source", source=source), ""]
+
+    def fact_picked(self, lead: str, best: list[NotePassage], hits: list[NotePassage]) -> str:
+        """The one fact the question asks of the note, before the note's lead: the option its words single out, the
+        step asked by its place in a numbered list, or that no official figure exists (note_pick.py)."""
+        q = self.s.question
+        if (option := note_pick.pick_option(q, lead, hits)) is not None:
+            return self.say("note_pick_option", option=option) + "\n"
+        if (step := note_pick.step_asked(q, best + [h for h in hits if h not in best])) is not None:
+            text = sentence_cut(step.text, PASSAGE_CHARS // 2)
+            return self.say("note_pick_step", n=step.number, total=step.total, heading=step.heading, text=text) + "\n"
+        if (usage := note_pick.usage_paragraph(q, best + [h for h in hits if h not in best])) is not None:
+            return sentence_cut(usage, PASSAGE_CHARS // 2) + "\n"
+        if (said := note_pick.no_official(q, best + [h for h in hits if h not in best])) is not None:
+            return self.say("note_no_official", text=said) + "\n"
+        return ""
 
     def answering_section(self, best: list[NotePassage], summary: str) -> NotePassage | None:
         """The section that holds what the question quotes ('Error waiting on exit barrier', `max_model_len is

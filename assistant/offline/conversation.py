@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from . import checks, spec
-from .asked import ASKS_VERDICT
+from .asked import ASKS_VERDICT, asks_verdict
 from .frame import QuestionFrame
-from .vocab import ASKS_COUNT, EN_NUMBERS, cn_number, cn_numerals_to_digits
+from .vocab import ASKS_COUNT, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 
@@ -34,6 +34,7 @@ class CarrySpec:
     asked: frozenset[str]
     stated_by: dict[str, str]
     resets: dict[str, tuple[str, ...]]
+    one_quantity: frozenset[str]
     domain: frozenset[str]
     reported: frozenset[str]
     persists: re.Pattern
@@ -58,7 +59,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      tasks, {fw: tuple(names) for fw, names in slots["framework"].items()}, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
                      tuple(slots["merged"]["slots"]),
                      frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
-                     {k: tuple(v) for k, v in asked.get("resets", {}).items()},
+                     {k: tuple(v) for k, v in asked.get("resets", {}).items()}, frozenset(asked.get("one_quantity", ())),
                      frozenset(i for intents in raw["domain"].values() for i in intents),
                      frozenset(raw["reported"]["intents"]), words(raw["reported"]["persists"]), frozenset(raw["on_last_count"]["intents"]),
                      words(raw["refers_back"]), words(raw["that_many"]),
@@ -68,6 +69,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
 
 
 CARRY = load()
+ACKNOWLEDGED = re.compile(r"^\s*(?:ok(?:ay)?|好的?|嗯|行)(?![a-z])[\s,，.。!！]*", re.I)
 
 SIZING = {"cards", "zero", "ga", "memory", "config", "inference", "time", "tp", "capacity", "kv"}
 
@@ -127,9 +129,16 @@ def asks(turn: QuestionFrame) -> set[str]:
     and a device word asks no count unless a count is asked ("per card", "on those cards")."""
     out = {i for i in turn.intents & CARRY.asked
            if not (i in CARRY.stated_by and spec.value_of(turn, CARRY.stated_by[i]) is not None)}
-    if "cards" in out and not ASKS_COUNT.search(turn.question.lower()):
+    if "cards" in out and not ASKS_COUNT.search(SETTING_ASKED.sub(" ", turn.question.lower())):
         out.discard("cards")
     return out
+
+
+def asks_other_than_verdict(s: QuestionFrame) -> bool:
+    """A follow-up asking one quantity of the job on the conversation's devices (carry.toml one_quantity), not
+    whether those devices are enough nor how many: the yes/no was the last answer's, so it is not said again."""
+    return (s.origin("devices") == "conversation" and not asks_verdict(s) and "cards" not in s.intents
+            and bool(s.intents & CARRY.one_quantity))
 
 
 def layout_outgrows_devices(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
@@ -193,10 +202,13 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     if earlier.intents & CARRY.reported and CARRY.persists.search(turn.question.lower()):
         new.intents = earlier.intents | (turn.intents - CARRY.asked)
         return
+    # "are 16 still enough?" after "how would you split TP and PP?": the yes/no is asked now, not the split again
+    # (an opening "ok, and …" acknowledges the last answer; it asks no yes/no)
+    not_again = CARRY.one_quantity if ASKS_VERDICT.search(ACKNOWLEDGED.sub("", turn.question)) else frozenset()
     if not turn.intents - {"estimate", "support"}:
-        new.intents |= earlier.intents - CARRY.reported
+        new.intents |= earlier.intents - CARRY.reported - not_again
     elif not asks(turn):
-        new.intents |= earlier.intents & (CARRY.asked | CARRY.domain)
+        new.intents |= earlier.intents & (CARRY.asked | CARRY.domain) - not_again
         # a device word that asks no count ("tps drops to 1500 per card") does not add a card count to the question
         new.intents -= (turn.intents & CARRY.asked) - set(CARRY.stated_by) - earlier.intents
     elif "cards" in new.intents and "cards" not in asks(turn):

@@ -19,7 +19,9 @@ QUERY_HEADS = re.compile(r"(?<![0-9a-z.\-])(\d{1,4})\s*(?:个\s*)?(?:query\s+|at
                          r"(?:query\s+heads?|num_attention_heads|(?<![a-z0-9])n1|查询头数?|注意力头数?)\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
 KV_HEADS = re.compile(r"(?<![0-9a-z.\-])(\d{1,4})\s*(?:个\s*)?(?:kv|key[-_ ]value)[-_ ]?(?:heads?|头)|"
                       r"(?:kv[-_ ]?(?:heads?|头数?)|num_key_value_heads|(?<![a-z0-9])n2)\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
-HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)\s*(?:is|=|:|为|是)?\s*(\d{1,5})(?![0-9])|"
+# "head_dim is exactly 512", "D 刚好等于 512": a word of degree between the name and the number is no number either
+HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)\s*(?:is|=|:|为|是)?\s*(?:exactly|just|set\s+to|刚好|正好|恰好|等于)?\s*"
+                      r"(?:=|:|是|为)?\s*(\d{1,5})(?![0-9])|"
                       r"(?<![0-9a-z.\-])(\d{1,5})\s*(?:-|的)?\s*head[_\s-]?dim")
 
 
@@ -37,8 +39,12 @@ class Verdict:
         zh = lang == "zh"
         reasons = ("；" if zh else "; ").join(self.reasons_zh if zh else self.reasons_en)
         if self.fits:
-            return (f"给出的数值在 NPU_Flash_Attn 的限制内（{reasons}）；其余条件见下。" if zh else
-                    f"The numbers you gave are within NPU_Flash_Attn's limits ({reasons}); the other conditions below still apply.")
+            # a value at the limit is allowed (the page's limits are "≤"): say so, it is what such a question doubts
+            edge = [n for n in (HEAD_DIM_LIMIT, HEADS_LIMIT) if f"= {n} ≤ {n}" in reasons]
+            at_en = f" {' and '.join(map(str, edge))} itself is allowed;" if edge else ""
+            at_zh = f"{'、'.join(map(str, edge))} 本身也允许；" if edge else ""
+            return (f"给出的数值在 NPU_Flash_Attn 的限制内（{reasons}）；{at_zh}其余条件见下。" if zh else
+                    f"The numbers you gave are within NPU_Flash_Attn's limits ({reasons});{at_en} the other conditions below still apply.")
         if self.cause_asked:
             return (f"是的，这就是原因：{reasons}，因此不会使用 NPU_Flash_Attn。" if zh else
                     f"Yes, that is the reason: {reasons}, so NPU_Flash_Attn is not used.")

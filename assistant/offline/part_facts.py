@@ -65,6 +65,7 @@ class PartFactsBlocks(Writer):
                     self.fact_total(h, asked),
                     self.fact_compute(h, asked),
                     self.fact_precision(h, asked),
+                    self.fact_dies(h),
                     self.fact_unit(h, asked),
                     self.fact_naming(h, asked),
                     self.fact_flavor(h, asked),
@@ -74,8 +75,14 @@ class PartFactsBlocks(Writer):
                 )
                 if f
             ]
-            if ASKS_BANDWIDTH.search(self.s.question):  # a figure no catalog column holds: said unknown first, then what is known
-                facts.insert(0, self.not_in_catalog("bandwidth figure (HCCS, RoCE or HBM)", "带宽数值（HCCS、RoCE 或 HBM）", h))
+            # a figure no catalog column holds: said unknown first, then what is known
+            unheld = [NOT_HELD[a] for a in sorted(asked & set(NOT_HELD))] + (
+                [BANDWIDTH] if ASKS_BANDWIDTH.search(self.s.question) else [])
+            for en, zh, why_en, why_zh in reversed(unheld):
+                facts.insert(0, self.not_in_catalog(en, zh, h) + self.L(why_en, why_zh))
+            if unheld and len(facts) == len(unheld):
+                facts.append(self.L("what the catalog has: ", "目录中有的是：") + self.L("; ", "；").join(
+                    f for f in (self.fact_memory(h, {"part_memory"}), self.fact_node(h, {"part_node"})) if f))
             if asked & set(NAMED_ONLY) and all(self.missing(h, a) for a in asked & set(NAMED_ONLY)) and not asked & set(ASKED):
                 # none of it in the catalog: say so, with what the catalog does have
                 facts.append(self.L("what the catalog has: ", "目录中有的是：") + self.L("; ", "；").join(
@@ -84,8 +91,34 @@ class PartFactsBlocks(Writer):
             lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
             self.cite(h.source)
         if len(parts) > 1 and not self.headlined:
-            lines.insert(0, self.lead(self.say("pf_side_by_side")))
+            lines.insert(0, self.lead(self.figure_compared(parts[:2], asked) or self.say("pf_side_by_side")))
         return lines + [""]
+
+    def catalog_comparison(self) -> str:
+        """The comparison line of the parts the question compares, from the catalog rows listed."""
+        rows = [h for r in self.r.values("list_hardware", ListHardwareResult) for h in r.hardware]
+        parts = [h for hw in self.s.hardwares for h in rows if h.id == hw]
+        return self.figure_compared(parts[:2], part_facts_asked(self.s)) if len(parts) >= 2 else ""
+
+    def figure_compared(self, parts: list[HardwareInfo], asked: set[str]) -> str:
+        """Two parts and one figure asked of both ("A2 vs A3 HBM per node", "which has more per card", "差多少"): the
+        comparison itself leads (the ratio and the difference), each part's own line follows."""
+        key = next((k for k in ("dies", "part_total", "part_memory", "part_node") if k in asked or
+                    (k == "dies" and DIES_PER_CARD.search(self.s.question))), None)
+        if key is None:
+            return ""
+        en, zh, unit, value = COMPARABLE[key]
+        (a, va), (b, vb) = ((h, value(h)) for h in parts)
+        short = lambda h: h.name.removeprefix("ModelArts ").split(" (")[0]  # noqa: E731
+        if va == vb:
+            return self.L(f"**The same {en}**: {fig(va)}{unit} on both {short(a)} and {short(b)}.",
+                          f"**{zh}相同**：{short(a)} 和 {short(b)} 都是 {fig(va)}{unit}。")
+        (big, vbig), (small, vsmall) = sorted(((a, va), (b, vb)), key=lambda x: -x[1])
+        ratio = fig(round(vbig / vsmall, 2)) if vsmall else ""
+        return self.L(f"**{short(big)} has {ratio}× the {en} of {short(small)}**: {fig(vbig)}{unit} vs {fig(vsmall)}{unit} "
+                      f"({fig(vbig - vsmall)}{unit} more).",
+                      f"**{short(big)} 的{zh}是 {short(small)} 的 {ratio} 倍**：{fig(vbig)}{unit} 对 {fig(vsmall)}{unit}"
+                      f"（多 {fig(vbig - vsmall)}{unit}）。")
 
     def part_count_said(self, h: HardwareInfo) -> list[str]:
         """ "Does a Snt9B23 node have 16 cards?": yes or no, with the catalog's count."""
@@ -193,7 +226,11 @@ class PartFactsBlocks(Writer):
             if figures[p]
         ]
         where = h.compute_source or h.source
-        return self.L(", ".join(said) + f" (source: {where})", "，".join(said) + f"（来源：{where}）")
+        # "is there an official figure?": the catalog's source says none was found, so that is the answer, first
+        official_asked = bool(ASKS_OFFICIAL.search(q) and NO_OFFICIAL.search(where or ""))
+        none = "" if not official_asked else self.L("**No official figure**; the figures known: ", "**没有官方数字**；已知的数字：") \
+            if any(figures[p] for p in shown) else self.L("**No official figure**: ", "**没有官方数字**：")
+        return none + self.L(", ".join(said) + f" (source: {where})", "，".join(said) + f"（来源：{where}）")
 
     def fact_precision(self, h: HardwareInfo, asked: set[str]) -> str:
         """The precisions the question names ("does the L40S support FP8?") answered yes or no first; none named: both."""
@@ -214,11 +251,19 @@ class PartFactsBlocks(Writer):
             for p in named
         )
 
+    def fact_dies(self, h: HardwareInfo) -> str:
+        """"How many DIE per card": the catalog's dies per card (1 on a part whose card is one device)."""
+        if not DIES_PER_CARD.search(self.s.question):
+            return ""
+        n = h.dies_per_card or 1
+        return self.L(f"**{n} DIE per card**" + (" (one card is one device)" if n == 1 else " (each DIE its own device)"),
+                      f"**每张卡 {n} 个 DIE**" + ("（一张卡就是一个设备）" if n == 1 else "（每个 DIE 是一个独立设备）"))
+
     def fact_unit(self, h: HardwareInfo, asked: set[str]) -> str:
         """The smallest parallel unit and what it makes of TP: on a part whose card is 2 DIE the vendor counts a
         parallel strategy in steps of 2 DIE; a TP the user said is checked against it."""
         step = h.min_parallel_unit or 1
-        if "part_unit" not in asked or ("whole_row" in asked and step <= 1):
+        if "part_unit" not in asked or ("whole_row" in asked and step <= 1) or (DIES_PER_CARD.search(self.s.question) and not self.s.tp):
             return ""
         tp = self.s.tp
         if step <= 1:
@@ -343,5 +388,23 @@ class PartFactsBlocks(Writer):
                       f"**{h.ai_cores} 个 AI Core**（来源：{h.ai_cores_source}）")
 
 
-# "what's the HCCS bandwidth", "HBM 带宽是多少": the catalog has no bandwidth column for the Ascend parts
-ASKS_BANDWIDTH = re.compile(r"(?i)bandwidth|带宽|\bGB/s\b")
+# "what's the HCCS bandwidth", "HBM 带宽是多少", "how fast is the link, in Gbit/s": the catalog has no bandwidth column
+# for the Ascend parts
+ASKS_BANDWIDTH = re.compile(r"(?i)bandwidth|带宽|\bGB/s\b|\bGbit|\bGbps\b|link\s+speed|how\s+fast\s+is\s+the\s+(?:link|interconnect|network)")
+BANDWIDTH = ("bandwidth figure (HCCS, RoCE or HBM)", "带宽数值（HCCS、RoCE 或 HBM）", "", "")
+# the figures asked by intent (intents.toml) that no catalog column or note holds: what, and where to look instead
+NOT_HELD = {"part_host_ram": ("host (CPU) RAM figure", "主机内存（CPU 内存）数值",
+                              " (it depends on the resource pool's flavor: check the flavor in the ModelArts console)",
+                              "（取决于资源池的规格（flavor），请在 ModelArts 控制台查看所选规格）"),
+            "part_power": ("power (TDP) figure", "功耗（TDP）数值", "", "")}
+ASKS_OFFICIAL = re.compile(r"(?i)official|官方")
+NO_OFFICIAL = re.compile(r"(?i)no official|没有(?:找到)?官方")
+# "how many DIE per card", "每张卡几个 DIE"
+DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
+# what two parts are compared on: (English label, Chinese label, unit, the figure from the catalog row)
+COMPARABLE = {
+    "dies": ("DIE per card", "每张卡 DIE 数", "", lambda h: h.dies_per_card or 1),
+    "part_total": ("memory per node", "每节点显存合计", " GB", lambda h: h.devices_per_node * h.memory_gb),
+    "part_memory": ("memory per card", "每张卡显存", " GB", lambda h: h.memory_gb * (h.dies_per_card or 1)),
+    "part_node": ("cards per node", "每节点卡数", "", lambda h: h.devices_per_node // (h.dies_per_card or 1)),
+}

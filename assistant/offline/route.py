@@ -535,7 +535,15 @@ def names_model(s: Slots) -> bool:
     return bool(s.model or s.params_b)
 
 
+# a setting's own key ("loraplus_lr_ratio", "flash_attn"): what the notes say of it limits the models, not the tables
+SETTING_KEY = re.compile(r"(?<![a-z0-9_])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9_])")
+
+
 def lists_models(s: Slots) -> bool:
+    """"Which models support LoRA on LLaMA-Factory?": the vendor tables' list. "Which models support LoRA+
+    (loraplus_lr_ratio)?" names a setting a note restricts: the note answers it."""
+    if s.notes_named and SETTING_KEY.search(s.question.lower()):
+        return False
     return not names_model(s) and bool("list_models" in s.intents or s.family)
 
 
@@ -642,7 +650,7 @@ def parts_compared(s: Slots) -> bool:
 
 # What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
 PART_FACTS = {"part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit", "part_naming", "part_flavor",
-              "part_topology", "part_job_devices", "part_cores"}
+              "part_topology", "part_job_devices", "part_cores", "part_host_ram", "part_power"}
 # "what is modelarts.bm.arm.24u.192g.npu.1d910b?", "910B3 是什么": a part named and what it is asked (its whole row)
 WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
@@ -657,7 +665,7 @@ def about_parts(s: Slots) -> bool:
     """What parts are, with no model and no job: the catalog's list, a part's node and DIE facts, or a property of
     the parts the question names ("910B vs H100 — HBM and FP16 TFLOPS?", "Snt9B23 一个节点 memory 总共多少 GB",
     "Snt9B23 上 tp 必须是偶数吗"), one part or several compared."""
-    if names_model(s):
+    if names_model(s) or batch_asked(s):
         return False
     if s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s):
         return True
@@ -671,6 +679,13 @@ def about_parts(s: Slots) -> bool:
 def part_facts_asked(s: Slots) -> set[str]:
     """The parts' properties asked; a precision word ("FP8", "bf16") is read as a precision, not as an intent."""
     return s.intents & PART_FACTS | ({"part_precision"} if s.quant_text else set())
+
+
+def batch_asked(s: Slots) -> bool:
+    """"64 DIE on Snt9B23, TP 8 PP 2, MBS 1, GBS 256: what GA?": the figure asked is the batch identity's, whatever
+    part the devices are on (not the part's parallel unit)."""
+    b = batch_math.solve(s)
+    return b is not None and ("gbs" if b.asked == "global_batch" else "ga") in s.intents
 
 
 def batch_sum_only(s: Slots) -> bool:

@@ -64,7 +64,10 @@ class Setting:
         rest = r.unread()
         hw_count = num.count_before_hardware(rest[:start], rest[end:])
         ids = list(dict.fromkeys(hw for _, hw in parts))
-        if len(ids) > 1 and not now and compared(r.text, [span for span, _ in parts]):
+        # a part named twice in a row ("A3 (Snt9B23)") is one mention: the comparison joins the parts, not the names
+        ordered = sorted(parts)
+        mentions = [span for i, (span, hw) in enumerate(ordered) if i == 0 or ordered[i - 1][1] != hw]
+        if len(ids) > 1 and not now and compared(r.text, mentions):
             s.hardwares = ids  # "A100 vs 910B": each part named is sized, the first written leads
         return hw_count
 

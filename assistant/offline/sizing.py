@@ -38,8 +38,15 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             mem = next((r.value for r in f.plans if r.value is not None and r.value.fits and r.arg("max_devices")), None) \
                 if "memory" in self.s.intents and not asks_verdict(self.s) else None
             body += [self.lead(self.memory_summary(mem) + self.say("period")), "- " + verdict] if mem else [self.lead(verdict)]
+        # "which ZeRO stage / what GA" with no count asked and no row in the recipe table: the estimate's setting is the
+        # answer, the table's card count backs it
+        zero_lines = self.zero_from_estimate(f)
+        if zero_lines and not verdict and not self.headlined and "cards" not in self.s.intents:
+            body.append(self.lead(zero_lines.pop(0).removeprefix("- ")))
         headline = None if verdict and self.same_as_yours(f) else self.training_headline(f)
-        if headline:
+        if headline and self.headlined and not verdict:
+            body.append(self.say("needed") + headline)
+        elif headline:
             # beside a yes, a larger count is what the job takes without the user's limit, not what it needs
             beyond = not (f.recipes or f.rows) and any(p.fits and p.devices > (self.e.devices or 0) for p in self.free_plans(f))
             said_no = not verdict or verdict.startswith(("**No", "**不", "**Not", "**按"))
@@ -47,7 +54,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             body.append(self.say(label) + headline if verdict or self.setting_led else self.lead(headline))
         if self.s.stage == "pt" and (f.recipes or f.rows or f.plans):
             body.append(self.pretrain_note(bool(f.recipes or f.rows)))
-        body += self.zero_from_estimate(f)
+        body += zero_lines
         if self.s.stage in PREFERENCE_STAGES and (f.recipes or f.rows):
             body.append(self.say("training_the_vendor_tables", value=self.s.stage.upper()))
         for r in self.r.of("training_recipe", TrainingRecipeResult, ok=None):

@@ -65,6 +65,8 @@ class VariantBlocks(TrainingBlocks):
                   w.fewest()) for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         out = [self.lead(self.say("compared", listed=listed)), ""] if listed else []
+        if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
+            out, listed = [self.lead(line), ""], line
         for i, w in enumerate(writers):
             w.headlined = bool(listed) or i > 0  # the comparison (else the first block's answer) is the headline
             out += w.body() + [""]

@@ -174,6 +174,10 @@ class Writer:
         self.zh = self.lang == "zh"
 
     # -- helpers -------------------------------------------------------------------------------
+    def catalog_comparison(self) -> str:
+        """The one-line comparison of the parts compared on a figure asked (part_facts.py writes it); none here."""
+        return ""
+
     def lead(self, text: str) -> str:
         """``text`` as the answer's headline ("**Answer:** …") if none was written yet, else as it is:
         an answer has one headline, the blocks after it support it."""

@@ -195,3 +195,31 @@ def test_an_unknown_bandwidth_is_said_to_be_unknown_before_what_is_known(assista
 def test_the_flavor_named_leads_its_own_line(assistant):
     lead = assistant.ask("what is the flavor modelarts.bm.arm.48u.384g.npu.2d910b - which chip and how many NPUs?").answer.split("\n")[0]
     assert "**`modelarts.bm.arm.48u.384g.npu.2d910b` (2 NPUs)**" in lead, lead
+
+
+# Two parts compared on one figure lead with the comparison; figures no catalog column holds are said not covered
+# first. Catalog (knowledge/catalog/hardware.csv): Snt9B 8 cards × 64 GB; Snt9B23 16 DIE × 64 GB, 2 DIE per card.
+# Hand computations: 16 × 64 = 1024 GB vs 8 × 64 = 512 GB per node; 128 vs 64 GB per card. Fresh round 9 c5-01, c5-07.
+@pytest.mark.parametrize(("question", "first"), [
+    ("How does the total HBM of one A3 (Snt9B23) node compare to one A2 (Snt9B) node?",
+     "**Answer:** **Snt9B23 has 2× the memory per node of Snt9B**: 1024 GB vs 512 GB (512 GB more)."),
+    ("910B 和 910C 每张卡的显存分别是多少，差多少？", "**结论**：**Snt9B23 的每张卡显存是 Snt9B 的 2 倍**：128 GB 对 64 GB（多 64 GB）。"),
+    ("A2 vs A3: how many DIE per card each?", "**Answer:** **Snt9B23 has 2× the DIE per card of Snt9B**: 2 vs 1 (1 more)."),
+])
+def test_two_parts_compared_on_one_figure_lead_with_the_comparison(assistant, question, first):
+    from .dialog import converse
+    ans = converse(assistant, question)[0]
+    assert ans.answer.splitlines()[0] == first
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("How much host (CPU) RAM does a Snt9B23 node have?", "**not covered**: the catalog and notes have no host (CPU) RAM figure"),
+    ("how much CPU RAM on a single 910B node in modelarts?", "**not covered**: the catalog and notes have no host (CPU) RAM figure"),
+    ("What's the power draw (TDP) of one Snt9B23 card?", "**not covered**: the catalog and notes have no power (TDP) figure"),
+    ("910C 的 BF16 峰值算力官方公布了吗？", "**没有官方数字**：目录中没有 BF16 TFLOPS 数据"),
+    ("Is there an official FP16 TFLOPS number for the 910B from Huawei?", "**No official figure**; the figures known: FP16 **280-320 TFLOPS**"),
+])
+def test_a_figure_not_held_is_said_so_first(assistant, question, said):
+    from .dialog import converse
+    first = converse(assistant, question)[0].answer.splitlines()[0]
+    assert said in first and first.index(said) < 80

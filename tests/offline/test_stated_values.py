@@ -173,7 +173,8 @@ def test_the_batch_identity_answers_with_the_users_own_figures(assistant):
     odd = assistant.ask("16 cards mbs 2 gbs 100 what GA").answer  # 100 is no multiple of 2 x 16 = 32
     assert odd.startswith("**No whole accumulation gives a global batch of 100**") and "96" in odd
     named = assistant.ask("glm4-9b 全量 8卡 batch 2 梯度累积 16，全局batch多少")
-    assert "**全局 batch 为 256**" in named.answer.split("**结论**")[0]  # 2 x 8 x 16, before the sizing
+    # 2 x 8 x 16, before the sizing: the global batch asked is the answer's headline
+    assert named.answer.split("\n\n")[1].startswith("**结论**：**全局 batch 为 256**") and "**所需**：**够**" not in named.answer
     assert all(a.get("global_batch") == 256 for a in args_of(named, "plan_training"))
 
 

@@ -1,0 +1,146 @@
+"""What a how-to question asks of the notes it is answered from, when that is one fact inside a quoted passage rather
+than the passage: one option of a list the note gives ("which DATA_TYPE for ShareGPT data?"), one step of a numbered
+list by its place ("what to check first, before touching TP/PP?", "after npu-smi info, what next?"), or the absence of
+an official figure ("is there an official BF16 TFLOPS number?"). The writer states that fact first, the note's own lead
+after it. Pure functions over the question and the passages found; nothing here knows a note by name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ..tools.tables import NotePassage
+
+# "which DATA_TYPE", "which one fits", "what should I pick", "该选哪个", "用哪个", "适合哪个"
+WHICH_ONE = re.compile(r"\bwhich\b|\bwhat\s+(?:\w+\s+){0,3}(?:should|do|to)\s+(?:i\s+|we\s+)?(?:use|pick|choose|set|select)|"
+                       r"\b(?:fits?|suits?)\b|哪个|哪一个|哪种|选哪|用哪|选什么|用什么|适合", re.I)
+# an option: a code name of at least four characters, an identifier ("SharegptStyleInstructionHandler", "ds_z3_config")
+OPTION = re.compile(r"`([A-Za-z][A-Za-z0-9_.-]{3,})`")
+CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+# "what first / before touching X", "第一步先做什么": the list's first step, or the one before the step naming X
+ASKS_FIRST = re.compile(r"first\s+(?:thing|step)|(?:check|do|try|look\s+at)\s+first|\bfirst\b[^?]{0,60}\bbefore\b|"
+                        r"\bbefore\s+(?:touching|changing|lowering|raising|reducing|trying|increasing|adding)|"
+                        r"第一步|先做什么|先(?:查|检查|试|看|改)什么|首先(?:做|查|检查|要)|之前(?:先|应该|要)", re.I)
+# "what's next", "after npu-smi info shows nothing, what next?", "下一步", "npu-smi 之后呢": the step after the one named
+ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
+                       r"下一步|接下来|然后(?:呢|做什么|怎么办|该)|之后(?:呢|做什么|怎么办|该|再)", re.I)
+STEP = re.compile(r"(?m)^\s*(\d+)\.\s+(.+(?:\n(?!\s*\d+\.\s)(?:\s{2,}|>).*)*)")
+WORD = re.compile(r"[a-z][a-z0-9_-]+")
+STOP = frozenset({"the", "and", "for", "with", "what", "when", "does", "should", "first", "next", "step", "thing",
+                  "then", "after", "before", "vendor", "page", "say", "says", "training", "train", "fine", "tune",
+                  "oom", "shows", "show", "nothing", "left", "over", "still", "this", "that", "from", "into", "your",
+                  "have"})
+
+# "official figure?": a sentence of the notes saying no official figure exists or was found
+ASKS_OFFICIAL = re.compile(r"official|官方|公布|公开", re.I)
+NO_OFFICIAL = re.compile(r"[^.。\n]*(?:no official|not officially|没有(?:找到)?官方|未(?:找到|见)?官方|官方[^。\n]{0,12}(?:未|没有)公布)[^.。\n]*[.。]?",
+                         re.I)
+
+
+class Step(NamedTuple):
+    number: int
+    total: int
+    heading: str
+    text: str
+
+
+def terms(text: str) -> set[str]:
+    """The question's content words: ASCII words of two letters or more (not common ones), Chinese character pairs."""
+    low = text.lower()
+    ascii_words = {w for w in WORD.findall(low) if w not in STOP}
+    han = [run for run in re.findall(r"[\u4e00-\u9fff]+", low)]
+    return ascii_words | {run[i:i + 2] for run in han for i in range(len(run) - 1)}
+
+
+def option_parts(name: str) -> set[str]:
+    return {p.lower() for p in CAMEL.findall(name.replace("_", " ").replace("-", " ")) if len(p) >= 3}
+
+
+def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> str | None:
+    """The one option of the lead's list that the question's own words single out: by a distinctive part of its name
+    ("ShareGPT-style" → `SharegptStyleInstructionHandler`), else by what the notes say of it ("预训练" beside
+    `GeneralPretrainHandler`（默认，用于预训练）). None when no one option stands out."""
+    if not WHICH_ONE.search(question):
+        return None
+    low = re.sub(r"[-_ ]", "", question.lower())
+    options = [o for o in dict.fromkeys(OPTION.findall(lead)) if o.lower() not in question.lower()]
+    if len(options) < 3:
+        return None
+    parts = {o: option_parts(o) for o in options}
+    shared = {p: sum(p in ps for ps in parts.values()) for p in set().union(*parts.values())}
+    # a part only one option has ("sharegpt", "alpaca") singles it out; one most options share ("handler") says nothing
+    for most in (1, len(options) // 2):
+        by_name = [o for o in options if any(p in low for p in parts[o] if shared[p] <= most)]
+        if len(by_name) == 1:
+            return by_name[0]
+    asked = terms(question)
+    scores = {}
+    for o in by_name or options:
+        said = " ".join(clause for p in passages for clause in re.split(r"[;；。、|\n]|(?<=\))[,，]\s*|(?<=）)[,，]\s*", p.text + "\n" + p.summary)
+                        if f"`{o}`" in clause)
+        scores[o] = len(asked & terms(said) - terms(o) - {"data", "type"})
+    best = max(scores.values(), default=0)
+    winners = [o for o, n in scores.items() if n == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None
+
+
+def step_asked(question: str, passages: Sequence[NotePassage]) -> Step | None:
+    """The step of a numbered list that the question asks by its place: the first, the one before the step naming
+    what the question names ("before touching TP/PP"), or the one after it ("after npu-smi info … next")."""
+    first, nxt = ASKS_FIRST.search(question), ASKS_NEXT.search(question)
+    if not (first or nxt):
+        return None
+    listed = next(((p, steps) for p in passages if len(steps := STEP.findall(p.text)) >= 3), None)
+    if listed is None:
+        return None
+    passage, steps = listed
+    asked = terms(question)
+    named = [i for i, (_, text) in enumerate(steps) if asked & terms(re.sub(r"`", " ", text))]
+    if nxt and not first:
+        if not named:
+            return None
+        at = max(named) + 1 if max(named) + 1 < len(steps) else None
+    else:
+        tail = question[first.end():] if first else ""
+        before = [i for i, (_, text) in enumerate(steps) if terms(tail) & terms(text)] if re.search(r"before|之前", question, re.I) else []
+        at = max(min(before) - 1, 0) if before else 0
+    if at is None:
+        return None
+    number, text = steps[at]
+    return Step(int(number), len(steps), passage.heading, " ".join(ln.strip(" >") for ln in text.splitlines()).strip())
+
+
+def no_official(question: str, passages: Sequence[NotePassage]) -> str | None:
+    """The notes' sentence that no official figure exists, when the question asks for an official one."""
+    if not ASKS_OFFICIAL.search(question):
+        return None
+    for p in passages:
+        m = NO_OFFICIAL.search(p.text)
+        if m:
+            return m.group(0).strip()
+    return None
+
+
+# "每台机器分别怎么设", "how do I set them on each node": the way to set the named parameters, not their list
+ASKS_HOW_SET = re.compile(r"怎么(?:设|配|填|写|改)|如何(?:设|配|填|写)|分别(?:怎么|设|填)|how\s+(?:do|should|can|to)\s+(?:i\s+|we\s+)?(?:set|configure|fill)|"
+                          r"how\s+(?:are|is)\s+(?:\w+\s+){0,3}set|what\s+(?:values?|should)\s+(?:\w+\s+){0,4}(?:set|be)", re.I)
+NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])[A-Z]{4,}(?![A-Za-z0-9_])")
+PARAGRAPH = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)")
+
+
+def usage_paragraph(question: str, passages: Sequence[NotePassage]) -> str | None:
+    """The paragraph of the notes that shows how to set two or more parameters the question names together (a
+    worked example), when the question asks how to set them; a table row listing one of them is not one."""
+    if not ASKS_HOW_SET.search(question):
+        return None
+    names = set(NAME.findall(question))
+    if len(names) < 2:
+        return None
+    found = [(sum(n in para for n in names), -i, para) for i, para in enumerate(
+        para.strip() for p in passages for para in PARAGRAPH.split(p.text)) if not para.startswith("|")]
+    best = max(found, default=None)
+    if best is None or best[0] < 2:
+        return None
+    return " ".join(line.strip(" -*>") for line in best[2].splitlines()).strip()
