@@ -83,6 +83,8 @@ class TrainConfig(NamedTuple):
     attention: str = "fused"  # constants.ATTENTIONS: fused (FlashAttention / NPU_Flash_Attn, no s^2) or eager (scores kept)
     fixed_length: bool = False  # every batch the same length (packing, padding to the maximum): no cached_blocks
     attention_given: bool = True  # False: the user did not say; on Ascend the range's upper end then holds the s^2 scores
+    zero_fixed: int | None = None  # the planner keeps to this ZeRO stage (the user said it); None: it picks one
+    offload_fixed: bool | None = None  # the planner keeps offload on (True) or off (False); None: it picks
 
     @property
     def loss_impl(self) -> str:

@@ -75,6 +75,8 @@ def _batch(n_dp: int, micro: int, global_batch: int | None) -> tuple[int, int] |
 
 def _lf_settings(base: TrainConfig, slow: bool):
     for z, off in LF_SLOW if slow else LF_FAST:
+        if (base.zero_fixed is not None and z != base.zero_fixed) or (base.offload_fixed is not None and off != base.offload_fixed):
+            continue  # a stage or offload the user chose: the plan keeps to it
         if (z and base.framework in C.UNSHARDED_FRAMEWORKS) or (z in (1, 2) and base.framework in C.FSDP_FRAMEWORKS):
             continue
         if z == 3 and (base.stage == "ppo" or base.precision == "pure_bf16"

@@ -269,7 +269,7 @@ class Router:
             for cap in ([None, e.devices] if e.devices and not stated_layout(s) else [None]):
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
                                    hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
-                                   **trainer_args(s))
+                                   **trainer_args(s), **(stage_args(s) if not asks_verdict(s) else {}))
         if "tp" in s.intents and not (s.tp or s.pp) and e.devices and s.framework != "MindSpeed-LLM" and s.model:
             # "TP PP 怎么切": TP and PP are MindSpeed-LLM's; its split within the devices beside the framework's own plan
             calls += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
@@ -424,7 +424,8 @@ class Router:
         if not d.ok or d.result.get("fits") or s.framework or d.args.get("framework") is not None:
             return []
         if d.args.get("stage") in (None, "pt", "sft"):
-            return self.call("plan_training", **{**d.args, "framework": "MindSpeed-LLM"})
+            deepspeed = ("zero_stage", "offload")  # a ZeRO stage the user chose is no Megatron setting
+            return self.call("plan_training", **{k: v for k, v in d.args.items() if k not in deepspeed}, framework="MindSpeed-LLM")
         lora = {**d.args, "method": "lora"}
         if d.args.get("method") in ("full", "freeze") and not d.args.get("max_devices") and not any(
                 x.name == "plan_training" and x.args == lora for x in done):
@@ -479,6 +480,18 @@ def trainer_args(s: Slots) -> dict[str, str | bool | None]:
     the framework's own)."""
     return {"optimizer": s.optimizer, "loss": s.loss, "compile": s.compile, "activation_offload": s.activation_offload,
             "expandable_segments": s.expandable_segments}
+
+
+def stage_args(s: Slots) -> dict[str, int | bool]:
+    """The DeepSpeed stage and offload the user chose for the job ("how many GPUs with ZeRO-3", "zero2 不开 offload 要几张"):
+    the plan keeps to them. MindSpeed-LLM has no ZeRO stage; offload alone picks its stage among ZeRO-2 and ZeRO-3. A
+    yes/no on the stage ("zero2 行不行") estimates that stage itself (named_setting); the plan beside it stays free."""
+    if s.framework == "MindSpeed-LLM":
+        return {}
+    said = {"zero_stage": s.zero_stage, "offload": s.offload}
+    if said["offload"] and said["zero_stage"] in (0, 1):
+        said["offload"] = None  # ZeRO-0/1 with offload is no planner setting: the stage said is kept, offload named unused
+    return {k: v for k, v in said.items() if v is not None}
 
 
 def batch_args(s: Slots) -> dict[str, float | None]:

@@ -223,6 +223,12 @@ def check_plan_args(a: PlanTrainingArgs) -> None:
         raise _invalid(f"lora_rank must be at least 1, got {a.lora_rank}.", "lora_rank", "1..65536")
     if a.global_batch is not None and a.global_batch % a.micro_batch:
         raise _invalid(f"global_batch {a.global_batch} must be a multiple of micro_batch {a.micro_batch}.", "global_batch")
+    if a.framework == "MindSpeed-LLM" and (a.zero_stage is not None or a.offload):
+        raise _invalid("MindSpeed-LLM has no DeepSpeed ZeRO stage or offload (it splits with TP/PP/CP): omit zero_stage "
+                       "and offload.", "zero_stage", [None])
+    if a.offload and a.zero_stage in (0, 1):
+        raise _invalid("The planner's CPU offload settings are ZeRO-2 and ZeRO-3 (LLaMA-Factory's ds_z2_offload and "
+                       "ds_z3_offload): use zero_stage 2 or 3 with offload.", "offload", [2, 3])
 
 
 # ---------------------------------------------------------------- wording

@@ -156,6 +156,11 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
     tightest: bool = Field(False, description="Size the plan on the point estimate (the tightest plan, verdict may be "
                            "'tight') instead of the point x the planning margin (GPUs 1.16, the 75th percentile of measured / "
                            "predicted; Ascend 1.0, the vendor-tested point).")
+    zero_stage: Annotated[Literal[0, 1, 2, 3], NOT_A_BOOL] | None = Field(
+        None, description="Keep the plan to this DeepSpeed ZeRO stage (\"how many GPUs with ZeRO-3\"); omitted: the planner "
+        "picks the fastest stage that fits. Not for MindSpeed-LLM (TP/PP instead).")
+    offload: bool | None = Field(None, description="Keep DeepSpeed CPU offload on (true) or off (false); omitted: the planner "
+                                 "decides (offload only as the slower alternative).")
 
 
 class FewerDevices(BaseModel):
@@ -307,7 +312,8 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     base = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                        framework=args.framework, precision=precision_for(args.precision, dev), lora_rank=args.lora_rank,
-                       quant_bits=args.quant_bits, tightest=args.tightest, **args.trainer_config(args.framework))
+                       quant_bits=args.quant_bits, tightest=args.tightest, zero_fixed=args.zero_stage,
+                       offload_fixed=args.offload, **args.trainer_config(args.framework))
     return plan_result(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
 
 

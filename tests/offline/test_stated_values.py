@@ -340,9 +340,12 @@ def test_a_lora_setting_beside_full_fine_tuning_is_named_not_read_as_the_method(
 
 
 def test_a_setting_glued_to_its_key_is_named_when_no_tool_takes_it(assistant):
-    # "ds_z3" is no number standing alone; the reader's span is the mention. A min-card question takes no ZeRO stage.
+    # "ds_z3" is no number standing alone; the reader's span is the mention. A count question keeps the plan to the
+    # stage said (plan_training zero_stage), so it is used; a vLLM question takes no ZeRO stage, so there it is named.
     ans = assistant.ask("qwen2.5-7b lora ds_z3 on 8 910b how many cards")
-    assert "Not used from your question: “ds_z3”" in ans.answer
+    assert "Not used" not in ans.answer and "ZeRO-3" in ans.answer
+    serving = assistant.ask("serve qwen2.5-7b with vllm on 2 910b, ds_z3, max-model-len?")
+    assert "Not used from your question: “ds_z3”" in serving.answer
     used = assistant.ask("qwen3-30b-a3b lora 4096 mindspeed 16 snt9b TP4 PP2 EP2 够吗")
     assert "未使用" not in used.answer and "EP 2" in used.answer.splitlines()[0]
 

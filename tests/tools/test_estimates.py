@@ -415,3 +415,26 @@ def test_no_micro_batch_plan_when_the_asked_batch_is_1_or_already_fits(call):
     # 2 x 4096 x 152064 x 12 B = 13.9 GiB), so micro batch 1 saves no device.
     out = call("plan_training", model="qwen2.5-7b", method="lora", seq_len=4096, micro_batch=2, hardware="snt9b")
     assert out["smaller_micro_batch"] is None
+
+
+def test_plan_training_keeps_a_stage_the_user_chose(call):
+    """"How many GPUs with ZeRO-3": the plan keeps to ZeRO-3. llama3.1-8b full (8.03B) on A100 80G at 4096 tokens:
+    ZeRO-3's states are 16 B x 8.03B / n = 120 GiB / n, so one GPU cannot hold them and the plan needs more than 1;
+    the free choice is another stage."""
+    free = call("plan_training", model="llama3.1-8b", method="full", hardware="a100-80g")
+    kept = call("plan_training", model="llama3.1-8b", method="full", hardware="a100-80g", zero_stage=3)
+    assert kept["zero_stage"] == 3 and not kept["offload"] and kept["devices"] > 1
+    assert free["zero_stage"] != 3
+    off = call("plan_training", model="llama3.1-8b", method="full", hardware="a100-80g", zero_stage=3, offload=True)
+    assert (off["zero_stage"], off["offload"]) == (3, True) and off["devices"] <= kept["devices"]
+    no_off = call("plan_training", model="llama3.1-8b", method="full", hardware="a100-80g", offload=False)
+    assert not no_off["offload"] and (no_off["fewer_devices"] is None or not no_off["fewer_devices"]["offload"])
+
+
+@pytest.mark.parametrize("args, field", [
+    ({"framework": "MindSpeed-LLM", "zero_stage": 2}, "zero_stage"),
+    ({"zero_stage": 1, "offload": True}, "offload"),
+])
+def test_plan_training_refuses_a_stage_it_cannot_keep(registry, ctx, args, field):
+    out = registry.call_json("plan_training", {"model": "llama3.1-8b", "method": "full", **args}, ctx)
+    assert out["error"]["field"] == field
