@@ -84,6 +84,7 @@ class TrainConfig(NamedTuple):
     fixed_length: bool = False  # every batch the same length (packing, padding to the maximum): no cached_blocks
     attention_given: bool = True  # False: the user did not say; on Ascend the range's upper end then holds the s^2 scores
     zero_fixed: int | None = None  # the planner keeps to this ZeRO stage (the user said it); None: it picks one
+    upper_end: bool = False  # the planner sizes on the likely range's upper end (verdict `fits`), not the planning margin
     offload_fixed: bool | None = None  # the planner keeps offload on (True) or off (False); None: it picks
 
     @property
@@ -609,7 +610,7 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     eager_high = open_upper(needed, open_gib)
     word = verdict(low, max(high, eager_high), usable)
     margin = 1.0 if cfg.tightest else C.PLAN_MARGIN.get(dev.kind, C.PLAN_MARGIN["gpu"])
-    plan_fits = needed * margin <= usable
+    plan_fits = word == "fits" if cfg.upper_end else needed * margin <= usable
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), word == "fits",
                      host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low + cache.gib, 3),
                      round(high + cache.gib, 3), word, plan_fits, cache, open_gib,

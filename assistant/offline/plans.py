@@ -31,6 +31,10 @@ class PlanBlocks(CapacityBlocks):
         bits.append(self.say(key, total=self.point(m), low=low, high=high,
                              usable=f"{m.usable_gib:.1f}", per=self.per_device(p.unit, p.hardware),
                              open=f"{m.attention_open_gib:.1f}", eager=f"{m.open_high_gib:.1f}") + self.filled(m))
+        if (safe := p.upper_end_fits) is not None:  # a tight plan never stands alone: the count its upper end fits on
+            setting = safe.setting.replace(" x ", " × ")
+            bits.append(self.say("plan_upper_end_fits", devs=self.devices(safe.devices, p.unit, p.hardware),
+                                 setting=assumption_zh(setting, TOOL_NOTE_ZH) if self.zh else setting))
         return self.say("comma").join(bits)
 
     def plan_lines(self, call: Result[PlanResult], f: TrainingFacts) -> list[str]:

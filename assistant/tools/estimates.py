@@ -156,11 +156,8 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
     tightest: bool = Field(False, description="Size the plan on the point estimate (the tightest plan, verdict may be "
                            "'tight') instead of the point x the planning margin (GPUs 1.16, the 75th percentile of measured / "
                            "predicted; Ascend 1.0, the vendor-tested point).")
-    zero_stage: Annotated[Literal[0, 1, 2, 3], NOT_A_BOOL] | None = Field(
-        None, description="Keep the plan to this DeepSpeed ZeRO stage (\"how many GPUs with ZeRO-3\"); omitted: the planner "
-        "picks the fastest stage that fits. Not for MindSpeed-LLM (TP/PP instead).")
-    offload: bool | None = Field(None, description="Keep DeepSpeed CPU offload on (true) or off (false); omitted: the planner "
-                                 "decides (offload only as the slower alternative).")
+    zero_stage: Annotated[Literal[0, 1, 2, 3], NOT_A_BOOL] | None = Field(None, description="Keep this ZeRO stage; omitted: the planner picks.")
+    offload: bool | None = Field(None, description="Keep CPU offload on or off. Omitted: the planner picks.")
 
 
 class FewerDevices(BaseModel):
@@ -238,6 +235,9 @@ class PlanResult(BaseModel):
     notes: list[str] = Field(default_factory=list, description="Caveats: MoE, context limits, vendor practice, the estimator's remarks.")
     fewer_devices: FewerDevices | None = Field(None, description="A slower setting (CPU offload; full recompute) that fits "
                                                "on fewer devices than the recommendation, if there is one.")
+    upper_end_fits: FewerDevices | None = Field(None, description="When the recommendation is tight (its likely range crosses "
+                                                "the usable memory): the plan whose range's upper end fits (verdict fits), "
+                                                "if any count holds it.")
     faster_devices: FewerDevices | None = Field(None, description="On GPUs, when the recommendation keeps the job on one node "
                                                 "with CPU offload: the setting without offload and the nodes it needs.")
     smaller_micro_batch: SmallerMicroBatch | None = Field(None, description="When the micro batch asked for is above 1 and "
@@ -251,7 +251,8 @@ def _alternative(p, dev: Device) -> FewerDevices | None:
     if p is None:
         return None
     c = p.cfg
-    setting = (f"TP {c.tp} x PP {c.pp}" + (f" x CP {c.cp}" if c.cp > 1 else "") + " + full recompute" if c.megatron
+    setting = (f"TP {c.tp} x PP {c.pp}" + (f" x CP {c.cp}" if c.cp > 1 else "") + (" + full recompute" if c.recompute else "")
+               if c.megatron
                else f"ZeRO-{c.zero_stage}" + (" + CPU offload" if c.offload else ""))
     return FewerDevices(devices=p.devices, nodes=p.nodes, per_node=p.per_node, zero_stage=None if c.megatron else c.zero_stage,
                         offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, recompute=c.recompute, setting=setting,
@@ -280,6 +281,13 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         note = (f"With micro batch 1 instead of {base.micro_batch} (gradient accumulation {one.grad_accum} keeps the "
                 f"sequences per step) it fits on {units(one.devices, dev.unit)} ({one_alt.setting if one_alt else ''}, "
                 f"about {one.memory.total_gib:.1f} GiB per device). " + (note or "")).strip()
+    # a tight GPU recommendation (sized on the planning margin): the count on which the range's upper end fits beside
+    # it, so "4 GPUs, tight" never stands alone. Not on Ascend: there the vendor's tables are runs at the point's counts
+    # (constants.PLAN_MARGIN), and their row is said beside the plan instead
+    safe = None
+    if suggest and p.fits and p.memory.verdict == "tight" and not base.tightest and dev.kind == "gpu":
+        safe = _plan(s, base._replace(upper_end=True), dev, max_devices, global_batch, practice=not row_for_job)
+        safe = safe if safe.fits and safe.memory.verdict == "fits" else None
     notes = list(p.memory.assumptions) + context_note(ctx, model_id, base.seq_len)
     if p.fits and dev.devices_per_node and p.devices < min(8, dev.devices_per_node):
         notes.append("The ModelArts table notes that jobs needing fewer than 8 cards are usually run on 8.")
@@ -296,7 +304,7 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         global_batch=p.global_batch, memory=breakdown_model(p.memory), table=refs[0] if refs else None,
         table_also=refs[1:], note=note, reason=p.reason, assumptions=assumptions(s, c, dev), notes=notes,
         fewer_devices=_alternative(fewer_devices(s, base, dev, p, max_devices, global_batch), dev) if suggest else None,
-        faster_devices=_alternative(p.faster, dev),
+        faster_devices=_alternative(p.faster, dev), upper_end_fits=_alternative(safe, dev),
         smaller_micro_batch=None if one is None else SmallerMicroBatch(
             **_alternative(one, dev).model_dump(), micro_batch=1, grad_accum=one.grad_accum,  # type: ignore[union-attr]
             global_batch=one.global_batch))

@@ -121,12 +121,12 @@ def test_a_failed_form_run_clears_the_old_result_and_names_the_field(browser, se
 
 
 def test_longest_context_on_ascend_in_the_chat_is_searched(browser, server):
-    """The chat answers "the longest context … on 8 Snt9B" with the searched length (Qwen2.5-7B's own limit,
-    131,072, binds), the vLLM table's tested 32768 beside it for comparison and no yes/no."""
+    """The chat answers "the longest context … on 8 Snt9B" with the searched length (the own limit of Qwen2.5-7B-Instruct,
+    the variant used when none is named: 32,768 in its config.json, binds) and no yes/no."""
     page = open_page(browser, server)
     reply = ask(page, "What is the longest context for qwen2.5-7b serving on 8 Snt9B?")
-    assert "131,072 tokens" in reply.split("\n\n")[0] or "131,072 tokens" in reply[:400], reply[:600]
-    assert "Yes." not in reply and "for comparison" in reply and "32768" in reply.split("for comparison")[1], reply
+    assert "32,768 tokens" in reply[:600] and "Instruct" in reply, reply[:600]
+    assert "Yes." not in reply, reply
     page.context.close()
 
 

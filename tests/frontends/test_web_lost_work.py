@@ -105,8 +105,9 @@ def test_what_fits_context_is_capped_by_the_model_and_inference_warns(browser, s
     result = desk.locator("#fits-result")
     expect(result).to_contain_text("tokens for qwen2.5-72b")
     text = result.inner_text()
-    # Qwen2.5-72B's config.json: max_position_embeddings 131072, which binds before 8 cards' memory does
-    assert "131,072 tokens for qwen2.5-72b" in text and "The model's own limit binds" in text, text
+    # Qwen2.5-72B-Instruct's config.json (the variant used when none is named): max_position_embeddings 32768, which
+    # binds before 8 cards' memory does
+    assert "32,768 tokens for qwen2.5-72b" in text and "The model's own limit binds" in text, text
     assert "918,013 tokens for" not in text
     expect(desk.locator("#fits-chart")).to_contain_text("usable per device")
     desk.screenshot(path=shots / "l03_fits_context.png", full_page=True)
@@ -116,7 +117,7 @@ def test_what_fits_context_is_capped_by_the_model_and_inference_warns(browser, s
     query = parse_qs(urlparse(link.input_value()).query)
     assert query["goal"] == ["context"] and query["devices"] == ["8"] and query["model"] == ["qwen2.5-72b"], query
     other = open_page(browser, server, context=desk.context, path="?" + urlparse(link.input_value()).query)
-    expect(other.locator("#fits-result")).to_contain_text("131,072 tokens for qwen2.5-72b", timeout=15_000)
+    expect(other.locator("#fits-result")).to_contain_text("32,768 tokens for qwen2.5-72b", timeout=15_000)
     other.close()
     # the Inference form warns about a length beyond the model's own limit (Llama-3-8B: 8,192)
     desk.get_by_role("tab", name=re.compile("Inference")).click()

@@ -438,3 +438,29 @@ def test_plan_training_keeps_a_stage_the_user_chose(call):
 def test_plan_training_refuses_a_stage_it_cannot_keep(registry, ctx, args, field):
     out = registry.call_json("plan_training", {"model": "llama3.1-8b", "method": "full", **args}, ctx)
     assert out["error"]["field"] == field
+
+
+@pytest.mark.parametrize("model, method, seq_len, hardware", [
+    ("llama3-70b", "lora", 8192, "h100-80g"),
+    ("llama3.1-8b", "full", 4096, "a100-40g"),
+    ("qwen2.5-32b", "lora", 4096, "a100-80g"),
+    ("qwen2.5-14b", "full", 8192, "h100-80g"),
+])
+def test_a_tight_gpu_plan_names_the_count_whose_upper_end_fits(call, model, method, seq_len, hardware):
+    """Issue #23: a plan sized on the planning margin (GPUs: the 75th percentile) can be `tight` (its likely range
+    crosses the usable memory); beside it the plan sized on the range's upper end, whose verdict is `fits`, on no fewer
+    devices. A plan that fits has none."""
+    out = call("plan_training", model=model, method=method, seq_len=seq_len, hardware=hardware)
+    safe = out["upper_end_fits"]
+    if out["verdict"] != "tight":
+        assert safe is None
+        return
+    if safe is not None:
+        assert safe["verdict"] == "fits" and safe["devices"] >= out["devices"]
+        assert safe["high_gib"] > 0
+
+
+def test_a_tight_ascend_plan_keeps_the_vendor_point(call):
+    """On Ascend the plan stays at the point's count (the vendor tables are runs there): no upper-end plan beside it."""
+    out = call("plan_training", model="deepseek-r1-distill-qwen-32b", method="full", hardware="snt9b23")
+    assert out["verdict"] == "tight" and out["upper_end_fits"] is None
