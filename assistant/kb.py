@@ -46,6 +46,12 @@ TABLE_FILES = {
 }
 
 
+def vendor_tables(part: dict[str, Any]) -> frozenset[str]:
+    """The vendor tables a hardware catalog row says describe the part (its ``vendor_tables`` column, ``;``-separated:
+    min_cards, recipes, vllm)."""
+    return frozenset(t.strip() for t in str(part.get("vendor_tables") or "").split(";") if t.strip())
+
+
 def knowledge_hash(knowledge_dir: Path) -> str:
     h = hashlib.sha256(SCHEMA_VERSION.encode())
     for p in sorted(knowledge_dir.rglob("*")):

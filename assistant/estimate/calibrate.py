@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..kb import vendor_tables
 from .memory import Device, TrainConfig
 from .plan import device_counts, plan_training
 from .shape import Shape, from_catalog
@@ -250,7 +251,7 @@ def run(min_cards: list[dict], recipes: list[dict], models: list[dict], hardware
     rec_rows = [dict(r, cards=r["total_cards"], seq_len=r["cutoff_len"], framework="LLaMA-Factory", hardware="Snt9B") for r in rec]
     rec_rows = [dict(r, offload=_truthy(r["offload"])) for r in rec_rows]
     rflags = flag_inconsistent(rec_rows, params_b)
-    dev = devs[next(h["id"] for h in hardware if "recipes" in str(h.get("vendor_tables") or ""))]  # the recipes' part
+    dev = devs[next(h["id"] for h in hardware if "recipes" in vendor_tables(h))]  # the part the recipes describe
     for i, r in enumerate(rec):
         s = shapes[r["model_id"]]
         p = plan_training(s, TrainConfig(method=r["strategy"], seq_len=r["cutoff_len"], tightest=True), dev)
@@ -286,7 +287,7 @@ def run_inference(vllm: list[dict], models: list[dict], hardware: list[dict]) ->
     devs = {h["id"]: device_from_row(h) for h in hardware}
     vllm_parts: dict[int, str] = {}  # the vLLM tables' memory column -> the card they measured (910B cards, not DIE)
     for h in hardware:
-        if "vllm" in str(h.get("vendor_tables") or "") and h.get("unit") != "die":
+        if "vllm" in vendor_tables(h) and h.get("unit") != "die":
             vllm_parts.setdefault(int(float(h["memory_gb"])), h["id"])
     out = []
     for r in vllm:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..kb import vendor_tables
 from . import checks
 from .spans import Span
 
@@ -46,8 +47,8 @@ class PartFacts(BaseModel):
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> PartFacts:
-        tables = frozenset(t.strip() for t in str(row.get("vendor_tables") or "").split(";") if t.strip())
-        return cls(kind=row.get("kind") or None, unit=row.get("unit") or "card", table_part=row.get("table_part") or None, vendor_tables=tables,
+        return cls(kind=row.get("kind") or None, unit=row.get("unit") or "card", table_part=row.get("table_part") or None,
+                   vendor_tables=vendor_tables(row),
                    memory_gb=float(row["memory_gb"]) if row.get("memory_gb") else None)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..estimate.calibrate import flag_inconsistent
 from ..estimate.plan import Plan
+from ..kb import vendor_tables
 from .estimate_models import TableRef
 
 
@@ -26,7 +27,7 @@ def table_refs(ctx, model_id: str | None, method: str, seq_len: int, framework: 
                stage: str = "sft") -> list[TableRef]:
     """Vendor rows for exactly this case: the tables cover SFT/PT, LoRA and full, on Snt9B/Snt9B23."""
     hw = ctx.kb.hardware_row(hw_id) or {}
-    part, tables = hw.get("table_part"), str(hw.get("vendor_tables") or "")  # the part's column; the tables that describe it
+    part, tables = hw.get("table_part"), vendor_tables(hw)  # the part's column; the tables that describe it
     if not model_id or not part or method not in ("lora", "full") or stage not in ("sft", "pt"):
         return []
     out = []
