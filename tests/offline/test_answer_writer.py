@@ -147,7 +147,7 @@ def test_two_parts_compared_name_each_device_by_its_kind(assistant, call):
     gpu = call("plan_training", model="qwen2.5-72b", method="lora", seq_len=4096, hardware="a100-80g")
     ans = assistant.ask("qwen2.5-72b lora on A100 vs 910B, how many?").answer
     head = answer_line(ans)
-    assert f"a100-80g **{gpu['devices']} GPUs (estimate)**" in head, head
+    assert f"A100 80GB **{gpu['devices']} GPUs (estimate)**" in head, head
     assert re.search(r"Snt9B \*\*\d+ cards \(vendor table\)\*\*", head), head
     assert "Hardware comparison" not in ans  # the two parts asked, not the whole catalog
 

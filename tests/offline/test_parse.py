@@ -176,7 +176,7 @@ def test_a_word_with_a_changed_letter_is_no_method(parse, q):
 
 def test_the_answer_says_how_a_misspelt_method_was_read(assistant):
     head = assistant.ask("qwen2.5-7b lroa 4096 on h100x8, fits?").answer.splitlines()[0]
-    assert "(read “lroa” as LoRA)" in head and "h100-80g" in head
+    assert "(read “lroa” as LoRA)" in head and "H100 80GB" in head
 
 
 def test_low_rank_in_chinese_is_lora_not_a_rank_key(parse):

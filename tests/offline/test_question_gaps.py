@@ -260,7 +260,7 @@ def test_a_size_with_a_shape(assistant):
 def test_gpu_named_by_its_memory(assistant):
     ans = assistant.ask("I have a 24GB GPU, can I lora qwen2.5-7b?")
     assert {"model": "qwen2.5-7b", "method": "lora", "seq_len": 4096, "hardware": "rtx4090-24g", "max_devices": 1} in args_of(ans, "plan_training")
-    assert "rtx4090-24g for a 24 GB GPU" in ans.answer.splitlines()[0]  # said as an assumption
+    assert "RTX 4090 24GB for a 24 GB GPU" in ans.answer.splitlines()[0]  # said as an assumption
     verdict_matches_capped_plan(ans, 1)
 
 
