@@ -610,7 +610,9 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     eager_high = open_upper(needed, open_gib)
     word = verdict(low, max(high, eager_high), usable)
     margin = 1.0 if cfg.tightest else C.PLAN_MARGIN.get(dev.kind, C.PLAN_MARGIN["gpu"])
-    plan_fits = word == "fits" if cfg.upper_end else needed * margin <= usable
+    # sized on the upper end: the range's, with the fused kernel. A fallback to the math path is a kernel to settle, not
+    # a count to buy: its scores stay per sequence whatever the number of devices
+    plan_fits = verdict(low, high, usable) == "fits" if cfg.upper_end else needed * margin <= usable
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), word == "fits",
                      host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low + cache.gib, 3),
                      round(high + cache.gib, 3), word, plan_fits, cache, open_gib,

@@ -282,12 +282,13 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
                 f"sequences per step) it fits on {units(one.devices, dev.unit)} ({one_alt.setting if one_alt else ''}, "
                 f"about {one.memory.total_gib:.1f} GiB per device). " + (note or "")).strip()
     # a tight GPU recommendation (sized on the planning margin): the count on which the range's upper end fits beside
-    # it, so "4 GPUs, tight" never stands alone. Not on Ascend: there the vendor's tables are runs at the point's counts
-    # (constants.PLAN_MARGIN), and their row is said beside the plan instead
+    # it, so "4 GPUs, tight" never stands alone. Not where the vendor ran this job on Ascend: its tables are runs at the
+    # point's counts (constants.PLAN_MARGIN), and that row is said beside the plan instead
     safe = None
-    if suggest and p.fits and p.memory.verdict == "tight" and not base.tightest and dev.kind == "gpu":
+    vendor_ran_it = dev.kind != "gpu" and row_for_job
+    if suggest and p.fits and p.memory.verdict == "tight" and not base.tightest and not vendor_ran_it:
         safe = _plan(s, base._replace(upper_end=True), dev, max_devices, global_batch, practice=not row_for_job)
-        safe = safe if safe.fits and safe.memory.verdict == "fits" else None
+        safe = safe if safe.fits else None
     notes = list(p.memory.assumptions) + context_note(ctx, model_id, base.seq_len)
     if p.fits and dev.devices_per_node and p.devices < min(8, dev.devices_per_node):
         notes.append("The ModelArts table notes that jobs needing fewer than 8 cards are usually run on 8.")

@@ -465,6 +465,20 @@ def test_a_tight_gpu_plan_names_the_count_whose_upper_end_fits(call, model, meth
 
 
 def test_a_tight_ascend_plan_keeps_the_vendor_point(call):
-    """On Ascend the plan stays at the point's count (the vendor tables are runs there): no upper-end plan beside it."""
+    """Where the vendor ran the job on Ascend the plan stays at the point's count (the tables are runs there): no
+    upper-end plan beside it. seeds/004 (2025-06-24): qwen3-14b full 8192 has a Snt9B row."""
+    out = call("plan_training", model="qwen3-14b", method="full", seq_len=8192, hardware="snt9b")
+    assert out["table"]["cards"] and out["verdict"] == "tight" and out["upper_end_fits"] is None
+
+
+def test_a_tight_ascend_plan_without_a_vendor_row_names_the_count_its_upper_end_fits_on(call):
+    """No vendor run to stand beside it (the distilled 32B is in no ModelArts table): like on a GPU, the count on which
+    the range's upper end (fused attention) is within the usable memory. A fallback to the math path is not bought
+    with devices: its s x s scores are per sequence, so the upper-end plan may still be 'tight' on that account."""
     out = call("plan_training", model="deepseek-r1-distill-qwen-32b", method="full", hardware="snt9b23")
-    assert out["verdict"] == "tight" and out["upper_end_fits"] is None
+    safe = out["upper_end_fits"]
+    assert out["table"] is None and out["verdict"] == "tight" and safe["devices"] > out["devices"]
+    mem = call("estimate_training_memory", model="deepseek-r1-distill-qwen-32b", method="full", hardware="snt9b23",
+               devices=safe["devices"], zero_stage=safe["zero_stage"], offload=safe["offload"])
+    # the verdict's rule: the range's upper end less the cached blocks the allocator gives back, within the usable memory
+    assert mem["high_gib"] - mem["cached_gib"] <= mem["usable_gib"] < mem["open_high_gib"] - mem["cached_gib"]
