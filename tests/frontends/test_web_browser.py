@@ -25,6 +25,8 @@ from tests.conftest import _free_port
 from tests.frontends.conftest import needs_chromium
 
 ANSWER_TIMEOUT_MS = 90_000
+# the page's own reaction (a bubble, a spinner gone): generous, because CI shares its machine with other jobs
+UI_TIMEOUT_MS = 30_000
 
 pytestmark = needs_chromium
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -114,11 +116,11 @@ def ask(page, text: str) -> str:
     box.fill(text)
     box.press("Enter")
     if text.strip():
-        page.wait_for_function(f"() => ({QUESTIONS_ASKED_JS})() === {before + 1}", timeout=10_000)
+        page.wait_for_function(f"() => ({QUESTIONS_ASKED_JS})() === {before + 1}", timeout=UI_TIMEOUT_MS)
     else:  # no question bubble: wait for the reply that asks for one
-        expect(page.locator("#chat [data-testid='bot']")).to_have_count(bots + 1, timeout=10_000)
+        expect(page.locator("#chat [data-testid='bot']")).to_have_count(bots + 1, timeout=UI_TIMEOUT_MS)
     expect(box).to_be_enabled(timeout=ANSWER_TIMEOUT_MS)
-    expect(page.locator("#chat .thought-group [class*='pending'], #chat .loading")).to_have_count(0, timeout=10_000)
+    expect(page.locator("#chat .thought-group [class*='pending'], #chat .loading")).to_have_count(0, timeout=UI_TIMEOUT_MS)
     return last_reply(page)
 
 
