@@ -105,6 +105,7 @@ class InferencePlan:
     kv_tokens_low: int = 0  # the KV capacity if the profiled peak and overhead run high (constants.INFERENCE_REST_RANGE)
     kv_tokens_high: int = 0
     verdict: str = "does_not_fit"  # fits | tight | does_not_fit: whether the KV range holds the tokens needed
+    replicas: int = 1  # vLLM instances of tp x pp devices each (data parallel): devices = replicas x tp x pp
 
 
 def layouts(s: Shape, dev: Device, max_devices: int):
@@ -124,12 +125,15 @@ def layouts(s: Shape, dev: Device, max_devices: int):
 
 def plan_inference(s: Shape, dev: Device, max_model_len: int, util: float, concurrency: int = 1,
                    weight_bits: int | None = None, max_devices: int = 64, largest: bool = False,
-                   kv_bytes: float = 2.0, profile: tuple[int, int] | None = None) -> InferencePlan:
+                   kv_bytes: float = 2.0, profile: tuple[int, int] | None = None,
+                   replica_devices: int | None = None) -> InferencePlan:
     """weight_bits None: the checkpoint's native precision where `dev` serves it (serving_weights).
     largest: the largest layout within max_devices instead of the fewest devices that fit ("how many
     sequences do my 8 cards hold"). kv_bytes: bytes per cached K/V element (2 for bf16/fp16, 1 for
     vLLM's --kv-cache-dtype fp8 or an int8 KV cache). profile: (max_num_batched_tokens, max_num_seqs) of
-    vLLM's profiling run; None: constants.INFERENCE_ACTIVATION_TOKENS and INFERENCE_PROFILE_SEQS."""
+    vLLM's profiling run; None: constants.INFERENCE_ACTIVATION_TOKENS and INFERENCE_PROFILE_SEQS. replica_devices: the
+    most devices that copies of one instance may take when no single instance within max_devices holds the tokens
+    (None: max_devices)."""
     need = max_model_len * concurrency
     w = serving_weights(s, dev, weight_bits)
     if largest:
@@ -149,12 +153,42 @@ def plan_inference(s: Shape, dev: Device, max_model_len: int, util: float, concu
             p.fits, p.reason = True, f"KV cache holds {p.kv_tokens} tokens >= {need} needed"
             p.verdict = serving_verdict(p, need)
             p.max_sequences = p.kv_tokens // max_model_len
-            return p
+            # many sequences at once: pipeline stages only to hold more KV cost more devices than copies of a smaller
+            # instance (the weights are stored once per instance, not once per stage)
+            copies = replicated(s, dev, util, w, max_model_len, need, n - 1, kv_bytes, profile) if pp > 1 else None
+            return copies or p
+    copies = replicated(s, dev, util, w, max_model_len, need, replica_devices or max_devices, kv_bytes, profile)
+    if copies is not None:
+        return copies
     if last is None:
         last = _evaluate(s, dev, 1, 1, 1, util, w, max_model_len, kv_bytes, profile)
     last.verdict = serving_verdict(last, need)
     last.reason = f"does not fit within max_devices={max_devices}: KV room for {last.kv_tokens} tokens, {need} needed"
     return last
+
+
+def replicated(s: Shape, dev: Device, util: float, w: ServingWeights, max_model_len: int, need: int, most: int,
+               kv_bytes: float, profile: tuple[int, int] | None) -> InferencePlan | None:
+    """The fewest devices, at most ``most``, as identical vLLM instances (data parallel) that together hold ``need``
+    tokens of KV cache even at the low end of its range (verdict fits): each instance a layout holding at least one
+    max_model_len sequence; fewer instances on a tie.
+    Each instance keeps its own KV cache, so the capacities add up."""
+    best: InferencePlan | None = None
+    for n, tp, pp in layouts(s, dev, most):
+        p = _evaluate(s, dev, n, tp, pp, util, w, max_model_len, kv_bytes, profile)
+        if p.kv_tokens_low < max_model_len:
+            continue
+        copies = -(-need // p.kv_tokens_low)  # sized on the range's low end: the copies hold the tokens even then
+        if copies * n > most or best is not None and copies * n >= best.devices:
+            continue
+        p.replicas, p.devices = copies, copies * n
+        p.kv_tokens, p.kv_tokens_low, p.kv_tokens_high = (copies * t for t in (p.kv_tokens, p.kv_tokens_low, p.kv_tokens_high))
+        p.fits, p.max_sequences = True, p.kv_tokens // max_model_len
+        p.verdict = serving_verdict(p, need)
+        p.reason = (f"{copies} instances of TP {tp}" + (f" x PP {pp}" if pp > 1 else "") +
+                    f": {p.kv_tokens} tokens of KV cache together >= {need} needed")
+        best = p
+    return best
 
 
 def profile_peak_bytes(s: Shape, tp: int, tokens: int, seqs: int) -> float:

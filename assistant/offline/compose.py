@@ -392,7 +392,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         sep = self.say("comma")
         for p in sorted(call.value.plans, key=lambda x: (not x.fits, x.devices * x.memory_gb, x.hardware)):
             if not p.fits:
-                lines.append(self.say("compare_does_not_fit", hardware=p.hardware))
+                lines.append(self.say("compare_does_not_fit", hardware=self.hw_name(p.hardware)))
                 continue
             devs = self.devices(p.devices, p.unit, p.hardware)
             total = self.say("compare_gb_gb", devs=devs, memory_gb=p.memory_gb, value=p.devices * p.memory_gb)

@@ -104,7 +104,7 @@ class ServingBlocks(CapacityBlocks):
             not r.ok and r.arg("memory_gb") for r in tables)
         table_answer = self.table_answer(best) if best and not estimate_decides else None
         est = next((r.value for r in ests if r.value and r.value.fits and not r.arg("largest_layout")), None)
-        sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=est.hardware, precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
+        sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=self.hw_name(est.hardware), precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
             sizing = self.serving_verdict(best if table_answer and self.unit_of(None) != "die" else None, ests) or sizing
         elif s.tp and (probe := next((r.value for r in ests if r.value and r.arg("largest_layout")), None)):
@@ -242,8 +242,11 @@ class ServingBlocks(CapacityBlocks):
         return self.say("precision_weights_at_the", native=native)
 
     def layout(self, r: InferenceResult) -> str:
-        """'**4 GPUs** (TP 4)', '**32 cards** (TP 8, PP 4; 4 nodes)' from an estimate_inference result."""
+        """'**4 GPUs** (TP 4)', '**32 cards** (TP 8, PP 4; 4 nodes)', '**112 cards** (28 instances × TP 4; 14 nodes)'
+        from an estimate_inference result."""
         par = f"TP {r.tp}" + (f", PP {r.pp}" if r.pp > 1 else "") if r.tp else ""
+        if r.replicas > 1:  # copies of one instance, each with its own KV cache
+            par = self.say("layout_replicas", replicas=r.replicas, par=par)
         nodes = -(-r.devices // self.node_size(r.hardware))
         if nodes > 1:
             par += self.say("layout_text", nodes=self.nodes(nodes))

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from .spans import Reading
-from .vocab import CHANGE, INTENTS
+from .vocab import CHANGE, INTENTS, amount
 
 # Weight precision, first match wins: a stated bit width before a method name ("gptq int8" is 8-bit).
 BITS = [
@@ -31,15 +31,19 @@ KV_DTYPE = re.compile(r"(?<![a-z0-9])(int8|fp8|8[-_ ]?bit)\s*(?:的)?\s*(?:kv[-_
 HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9])")
 QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量化")
 
+# A count of users or requests, with its magnitude: "10k concurrent", "1万并发", "2千个请求" (k is a thousand here,
+# not the 1024 of a length)
+COUNT = r"(\d{1,6}(?:\.\d+)?)\s*(k|千|万)?"
+COUNT_ZH = r"(\d{1,6}(?:\.\d+)?)\s*(千|万)?"  # after "并发" a "k" is a length's ("并发 8k 上下文")
 CONCURRENCY = [re.compile(p) for p in (
     # "16 并发" (not "max-model-len 32768 并发 8": a count written after 并发 is the concurrency, the next pattern)
-    r"(?<![0-9.])(\d{1,6})\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{1,6}(?![0-9.kK])))"
+    rf"(?<![0-9.]){COUNT}\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{{1,6}}(?![0-9.kK])))"
     r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
-    r"(?:concurrency|max[-_ ]num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*(\d{1,6})(?![0-9.kK])",
-    r"(?<![0-9.])(\d{1,6})\s*(?:users?|requests?|sessions?|clients?|个用户|用户|个请求|请求)\s*"
+    rf"(?:concurrency|max[-_ ]num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*{COUNT_ZH}(?![0-9.kK])",
+    rf"(?<![0-9.]){COUNT}\s*(?:users?|requests?|sessions?|clients?|个用户|用户|个请求|请求)\s*"
     r"(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously|同时)",
-    r"(?:serv(?:e|ing)|support(?:ing)?|handle|for)\s+(\d{1,6})\s+(?:concurrent\s+)?(?:users?|requests?|clients?|sessions?)(?![a-z])",
-    r"(?:支持|服务|满足|承载)\s*(\d{1,6})\s*(?:个|路)?\s*(?:用户|请求|并发)",
+    rf"(?:serv(?:e|ing)|support(?:ing)?|handle|for)\s+{COUNT}\s+(?:concurrent\s+)?(?:users?|requests?|clients?|sessions?)(?![a-z])",
+    rf"(?:支持|服务|满足|承载)\s*{COUNT}\s*(?:个|路)?\s*(?:用户|请求|并发)",
 )]
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
              rf"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at|{CHANGE})?\s*0?\.\d)|"  # "util 0.9", "util 降到 0.85"; "GPU util 100%" is compute load
@@ -106,9 +110,10 @@ def read(r: Reading) -> ServingWords:
         r.claim_match(m, "gpu_util", None, "vocabulary")  # the flag alone is no memory question
     for rx in CONCURRENCY:
         for m in list(r.finditer(rx)):
-            if out.concurrency is None and int(m.group(1)) >= 1:
-                out.concurrency = int(m.group(1))
-            r.claim_match(m, "concurrency", int(m.group(1)))
+            count = round(amount(m.group(1), m.group(2)))
+            if out.concurrency is None and count >= 1:
+                out.concurrency = count
+            r.claim_match(m, "concurrency", count)
     return out
 
 

@@ -8,6 +8,7 @@ from pydantic import BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 MAX_SEQ_LEN = 1_048_576  # 1M tokens: beyond any released model's context; larger is a typo
+MAX_DEVICES = 4096  # devices in one job or fleet: beyond the largest clusters a sizing question names
 
 
 def _alias(mapping: dict[str, str]):

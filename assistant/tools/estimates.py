@@ -20,7 +20,7 @@ from ..estimate.memory import Device, TrainConfig, training_memory
 from ..estimate.plan import fewer_devices, smaller_micro_batch
 from ..estimate.plan import plan_training as _plan
 from ..estimate.shape import Shape
-from .common import MAX_SEQ_LEN, NOT_A_BOOL, Framework
+from .common import MAX_DEVICES, MAX_SEQ_LEN, NOT_A_BOOL, Framework
 from .estimate_models import (
     HardwareName,
     MemoryBreakdown,
@@ -403,7 +403,7 @@ class EstimateInferenceArgs(ModelArgs):
     kv_cache_dtype: Literal["auto", "fp8", "int8"] = Field(
         "auto", description="KV cache precision (vLLM --kv-cache-dtype): auto = the model's bf16/fp16 (2 bytes per "
         "element); fp8 = 1 byte on GPUs; int8 = 1 byte, Ascend's KV-cache int8 quantisation (vllm-ascend).")
-    max_devices: int = Field(64, ge=1, le=4096, description="Most devices to consider, >= 1.")
+    max_devices: int = Field(64, ge=1, le=MAX_DEVICES, description="Most devices to consider, >= 1.")
     largest_layout: bool = Field(False, description="Size the largest layout within max_devices instead of the fewest "
                                  "devices that fit: how many sequences a given set of devices holds.")
     max_num_batched_tokens: int = Field(C.INFERENCE_ACTIVATION_TOKENS, ge=1, le=MAX_SEQ_LEN, description=(
@@ -419,7 +419,9 @@ class InferenceResult(BaseModel):
     hardware: str = Field(description="Hardware catalog id.")
     unit: str = Field(description="What one device is: card, or DIE on Snt9B23.")
     fits: bool = Field(description="Whether the KV cache holds max_model_len x concurrency tokens on the devices found.")
-    devices: int = Field(description="Fewest devices (TP a power of two dividing the heads; PP across nodes).")
+    devices: int = Field(description="Fewest devices (TP a power of two dividing the heads; PP across nodes): replicas x tp x pp.")
+    replicas: int = Field(1, description="Identical vLLM instances (data parallel), each of tp x pp devices with its own "
+                          "KV cache; more than 1 when one instance cannot hold the sequences at once.")
     tp: int = Field(description="Tensor parallel size (vLLM --tensor-parallel-size).")
     pp: int = Field(description="Pipeline parallel size (vLLM --pipeline-parallel-size).")
     max_model_len: int = Field(description="Context length sized, tokens (vLLM --max-model-len), as given.")
@@ -467,12 +469,14 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     kv_bytes, kv_label = _kv_cache_precision(args.kv_cache_dtype, dev)
     profile = (args.max_num_batched_tokens, args.max_num_seqs)
+    # copies of one instance for many sequences at once: up to the devices the caller allows, else any fleet
+    fleet = args.max_devices if "max_devices" in args.model_fields_set else MAX_DEVICES
     p = plan_inference(s, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, args.weight_bits, args.max_devices,
-                       largest=args.largest_layout, kv_bytes=kv_bytes, profile=profile)
+                       largest=args.largest_layout, kv_bytes=kv_bytes, profile=profile, replica_devices=fleet)
     table, note = vllm_row(ctx, model_id, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, p.devices)
     return InferenceResult(
-        model=model_id or s.name, shape=shape_info(s), hardware=hw_id, unit=dev.unit, fits=p.fits, devices=p.devices, tp=p.tp,
-        pp=p.pp, max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
+        model=model_id or s.name, shape=shape_info(s), hardware=hw_id, unit=dev.unit, fits=p.fits, devices=p.devices, replicas=p.replicas,
+        tp=p.tp, pp=p.pp, max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
         concurrency=args.concurrency, model_max_context=model_context(ctx, model_id), kv_cache_dtype=args.kv_cache_dtype, kv_bytes_per_token=p.kv_per_token_total, kv_bytes_per_token_per_device=p.kv_per_token_device,
         kv_formula=p.kv_formula, weights_gib_per_device=p.weights_gib, activation_gib=p.activation_gib, overhead_gib=p.overhead_gib,
         budget_gib=p.budget_gib, kv_cache_gib=p.kv_cache_gib, kv_tokens_fit=p.kv_tokens, kv_tokens_low=p.kv_tokens_low,

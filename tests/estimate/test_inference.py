@@ -233,3 +233,23 @@ def test_profiling_run_reserves_one_mlp_over_the_batched_tokens_and_the_sampler(
     # KV: 0.9 x 39.57 GiB - 14.96 GiB of weights - 9.34 - 1 GiB (context, CUDA graphs) at 128 KiB per token
     assert abs(busy.kv_tokens / 91056 - 1) < 0.1
     assert busy.kv_tokens < default.kv_tokens
+
+
+def test_many_sequences_take_copies_of_the_instance_with_the_fewest_devices(shapes, devices):
+    """qwen2.5-7b (28 layers, 4 KV heads of 128: 2 x 28 x 4 x 128 x 2 B = 56 KiB per token) at 8192 x 10,000 needs
+    81,920,000 tokens of KV cache = 4,375 GiB: far beyond one 8-card node's 8 x 64 GB. Copies of one instance each
+    hold their own cache, so their capacities add; sized on the range's low end."""
+    need = 8192 * 10_000
+    s, dev = shapes["qwen2.5-7b"], devices["snt9b"]
+    assert need * 2 * 28 * 4 * 128 * 2 / GIB > 8 * 64
+    p = plan_inference(s, dev, 8192, 0.9, concurrency=10_000, replica_devices=4096)
+    assert p.fits and p.replicas > 1 and p.devices == p.replicas * p.tp * p.pp
+    one = plan_inference(s, dev, 8192, 0.9, max_devices=p.tp * p.pp, largest=True)  # one copy, as the instance
+    assert (one.tp, one.pp) == (p.tp, p.pp)
+    assert p.replicas * one.kv_tokens_low >= need > (p.replicas - 1) * one.kv_tokens_low
+    # no other single-node layout's copies take fewer devices
+    for tp in (1, 2, 4):
+        inst = plan_inference(s, dev, 8192, 0.9, max_devices=tp, largest=True)
+        assert -(-need // inst.kv_tokens_low) * tp >= p.devices
+    # within the default 64 devices and no fleet allowed: it does not fit
+    assert plan_inference(s, dev, 8192, 0.9, concurrency=10_000).fits is False

@@ -79,6 +79,11 @@ def test_quantised_without_a_bit_width_is_not_guessed(assistant):
     ("serve mixtral-8x7b with gpu_memory_utilization=0.85 on 4 L40S", {"gpu_memory_utilization": 0.85, "max_devices": 4}),
     ("qwen2.5-72b 推理，显存利用率 90%，128K 上下文，需要几张 H100", {"gpu_memory_utilization": 0.9, "max_model_len": 131072}),
     ("llama3.1-8b 128K context serving on A100 80G", {"max_model_len": 131072}),
+    # a count's magnitude is a thousand ("10k users"), not a length's 1024; "1万" is ten thousand
+    ("qwen2.5-7b serving 10k concurrent users 8k context on 910B how many cards", {"concurrency": 10000, "max_model_len": 8192}),
+    ("qwen2.5-7b 推理 1万并发 8k上下文 需要几张910B", {"concurrency": 10000, "max_model_len": 8192}),
+    ("serve llama3-8b for 2.5k concurrent requests at 4096 tokens on H100", {"concurrency": 2500, "max_model_len": 4096}),
+    ("qwen3-8b 部署，支持 2千 个用户，上下文 4k", {"concurrency": 2000, "max_model_len": 4096}),
 ])
 def test_concurrency_context_and_utilisation_are_sent(assistant, q, args):
     ans = assistant.ask(q)
@@ -327,3 +332,13 @@ def test_a_command_asked_in_other_words_gets_the_serve_line(assistant, q):
     # vllm_min_cards.csv, newest table: qwen2.5-32b 2/32 on 64 GB cards: the layout is TP 2 at 32768
     ans = assistant.ask(q).answer
     assert "vllm serve /path/to/qwen2.5-32b" in ans and "--tensor-parallel-size 2" in ans and "--max-model-len 32768" in ans
+
+
+def test_many_sequences_at_once_are_served_by_copies_of_one_instance(assistant):
+    """10,000 sequences of 8K on 64 GB cards: no single instance within a node holds them, so the plan is copies
+    of one instance, said as such; the devices are the copies times the instance's layout."""
+    ans = assistant.ask("qwen2.5-7b 推理 1万并发 8k上下文 需要几张910B")
+    (est,) = [c.result for c in calls(ans, "estimate_inference")]
+    assert est["replicas"] > 1 and est["devices"] == est["replicas"] * est["tp"] * est["pp"]
+    assert est["kv_tokens_low"] >= 8192 * 10000 and est["verdict"] == "fits"
+    assert f"{est['replicas']} 个 vLLM 实例 × TP {est['tp']}" in answer_line(ans)
