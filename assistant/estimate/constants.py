@@ -111,6 +111,25 @@ ZERO12_BUCKET_ELEMENTS = 5e8
 # stage3_max_reuse_distance 1e9 keeps layers that backward re-gathers): the live set is the largest
 # module (often the embedding or LM head) plus two transformer layers, in bf16. Calibrated within 1-2.
 ZERO3_LIVE_LAYERS = 2.0
+# DeepSpeed ZeRO-3 on Ascend: gathered blocks pinned in the allocator's pool (memory.gathered_block_pinning). Every
+# forward, recompute and backward pass all-gathers each layer's weight matrices into full-size blocks and frees them
+# after the module; tensors that outlive the layer (the saved layer input, its outputs) are carved out of those freed
+# blocks by the caching allocator's best fit, which splits a large free block for a smaller request (NPUCachingAllocator,
+# like c10's: round_size pads each request by 32 B to 512 B units, blocks above 1 MiB are split). A segment with one live
+# tensor in it cannot be given back (before an out-of-memory error the allocator frees only wholly free segments), and the
+# next layer's block of the same size no longer fits in what is left of it, so the pool can grow by up to one largest
+# gathered block per layer beside the tensors: layers x the largest weight matrix of a layer (bf16 on device).
+# Seen on Ascend (../shared/eval/measurements_dev2.csv d3-lfnpu-03, LLaMA-Factory issue 4758: Qwen2-72B LoRA, ZeRO-3 on
+# 16 cards, out of memory with 8.99 GiB allocated, about its ZeRO-3 shard, and 59.48 GiB reserved: 50 GiB of pool held
+# by blocks the allocator could not free; issue 6074 is the same job on 16 910B3 cards, also out of memory;
+# ../shared/eval/measurements_dev.csv lf-04: DeepSeek-R1-Distill-Qwen-32B LoRA, ZeRO-3 on 8 Snt9B cards, 50 G in use
+# where the tensors and overhead come to 32.3 GiB, the bound 64 x 27,648 x 5,120 x 2 B = 16.9 GiB). Not seen on the CUDA
+# rows (measurements_dev.csv qwen-17: Qwen1.5-72B LoRA ZeRO-3 on 4 A100s, measured below the point), and the vendor's
+# tested ZeRO-3 rows run at the point's counts, so it is no steady-state term: it widens the likely range's upper end
+# (margin.training_range), which the verdict judges, and the point stays. The vendor's first remedy for an OOM under
+# LLaMA-Factory is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True (../shared/research/modelarts.md), which maps pages
+# instead of splitting blocks: then nothing is pinned.
+ZERO3_PINNING_KINDS = ("npu",)
 
 # ---------------------------------------------------------------- activations (per token, per layer)
 # Bytes stored per token per transformer layer without recompute, bf16, FlashAttention (no s^2 term),
