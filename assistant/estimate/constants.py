@@ -213,6 +213,15 @@ KBIT_UPCAST_FRAMEWORKS = ("transformers",)
 ACTIVATION_OFFLOAD_LIVE_LAYERS = 2
 ACTIVATION_OFFLOAD_DEFAULT = ("unsloth",)
 CHUNKED_LOGITS_BYTES = 4
+# torchtune's chunked losses, read from its code (torchtune/modules/loss): each chunk runs F.cross_entropy(logits.float())
+# in eager mode (the configs' default is compile: False), and the log-softmax inside it saves its fp32 output for
+# backward, so every chunk's fp32 log-probabilities (4 B) stay until backward; the upcast input is freed with the chunk.
+# CEWithChunkedOutputLoss (the 2024 recipes) takes the model's bf16 logits as a list of chunks, which the recipe holds
+# until the loss returns (`del logits` after it): 2 + 4 = 6 B per token per vocabulary entry at the end of the forward,
+# beside one chunk's transient upcast. LinearCrossEntropyLoss (2025) projects each chunk inside the loss, so only that
+# chunk's bf16 logits exist: 4 B plus a chunk. The figure is the former's, the larger. litgpt's chunked_cross_entropy
+# runs on bf16 logits under bf16-true precision (no upcast): its saved log-softmax is bf16, CHUNKED_LOGITS_BYTES.
+TORCHTUNE_CHUNKED_LOGITS_BYTES = 6
 # "half": the saved log-softmax, its gradient and the logits' gradient, 2 B each (the fp32 path's 12 B at half width).
 HALF_LOGITS_BYTES = 6
 # Compiled (torchtune compiles the loss with the model), the chunked loss saves only each chunk's bf16 logits and its

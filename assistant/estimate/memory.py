@@ -315,15 +315,18 @@ def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
         b = tokens * s.hidden * C.FUSED_LOSS_BYTES_PER_H / cfg.tp
         return Term(_gib(b), lambda: f"fused loss: one fp32 chunk of logits and its gradient, {tokens:.0f} tokens x hidden "
                                      f"{s.hidden} x {C.FUSED_LOSS_BYTES_PER_H} B (the full logits never exist){vp}")
-    per, what = _vocab_loss(impl, cfg.compile)
+    per, what = _vocab_loss(impl, cfg.compile, cfg.framework)
     b = tokens * s.vocab * per / cfg.tp
     return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {per} B ({what}){vp}")
 
 
-def _vocab_loss(impl: str, compiled: bool) -> tuple[int, str]:
+def _vocab_loss(impl: str, compiled: bool, framework: str = "") -> tuple[int, str]:
     """Bytes per token per vocabulary entry of a loss over the full logits, and what they hold."""
     if impl == "chunked" and compiled:
         return C.COMPILED_CHUNKED_LOGITS_BYTES, "compiled chunked loss: the bf16 logits; the fp32 softmax recomputed one chunk at a time"
+    if impl == "chunked" and framework == "torchtune":
+        return C.TORCHTUNE_CHUNKED_LOGITS_BYTES, ("torchtune chunked loss, not compiled: the bf16 logits + every chunk's "
+                                                  "saved fp32 log-softmax; the upcast one chunk at a time")
     if impl == "chunked":
         return C.CHUNKED_LOGITS_BYTES, "chunked loss: bf16 logits + their bf16 gradient; fp32 one chunk at a time"
     held = "saved log-softmax + its gradient + the logits' gradient"
