@@ -204,6 +204,12 @@ LOSS_DEFAULT = {"LLaMA-Factory": "fp32", "MindSpeed-LLM": "fp32", "torchtune": "
 # only the layer norms, and only with upcast_layernorm), nor does torchtune or unsloth. Under DeepSpeed
 # (zero_stage 1-3) the engine casts the whole module back to its fp16/bf16 dtype, so only zero_stage 0 keeps it.
 KBIT_UPCAST_FRAMEWORKS = ("transformers",)
+# Frameworks that train entirely in bf16 by default: no fp32 master weights, bf16 gradients and bf16 optimizer moments
+# (precision pure_bf16). torchtune's recipe configs set `dtype: bf16` and cast the whole model to it (it offers no mixed
+# precision and refuses fp16); LitGPT's finetune scripts default to `--precision bf16-true` where the part supports
+# bf16. Checked on torchtune's README (../shared/eval/measurements_dev.csv tt-08: Llama-3.2-3B full fine-tuning, 2 x 4096
+# tokens, one A100, 24.9 GiB peak active; with fp32 master weights and Adam the states alone are 16 B x 3.213B = 48 GiB).
+PURE_BF16_FRAMEWORKS = ("torchtune", "litgpt")
 # Activation offloading (torchtune enable_activation_offloading, unsloth's use_gradient_checkpointing="unsloth",
 # DeepSpeed activation_checkpointing.cpu_checkpointing): the tensors saved for backward (with recompute, the layer
 # inputs) are copied to pinned host memory as forward leaves each layer and brought back as backward reaches it,

@@ -235,9 +235,15 @@ def check_plan_args(a: PlanTrainingArgs) -> None:
 
 
 # ---------------------------------------------------------------- wording
-def precision_for(requested: str | None, dev: Device) -> str:
-    """The precision asked for, or the part's default: bf16, fp16 where it has no BF16 (V100, T4, 910A)."""
-    return requested or default_precision(dev)
+def precision_for(requested: str | None, dev: Device, framework: str = "") -> str:
+    """The precision asked for, or the default: pure_bf16 for a framework that trains all in bf16
+    (constants.PURE_BF16_FRAMEWORKS) on a part with BF16, else the part's bf16 mixed precision, fp16 where it has no
+    BF16 (V100, T4, 910A)."""
+    if requested:
+        return requested
+    if framework in C.PURE_BF16_FRAMEWORKS and dev.bf16:
+        return "pure_bf16"
+    return default_precision(dev)
 
 
 def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:

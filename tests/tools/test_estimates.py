@@ -473,3 +473,23 @@ def test_a_tight_ascend_plan_keeps_the_vendor_point(call):
     """On Ascend the plan stays at the point's count (the vendor tables are runs there): no upper-end plan beside it."""
     out = call("plan_training", model="deepseek-r1-distill-qwen-32b", method="full", hardware="snt9b23")
     assert out["verdict"] == "tight" and out["upper_end_fits"] is None
+
+
+def test_torchtune_and_litgpt_train_in_pure_bf16_by_default(call):
+    # torchtune's configs set dtype: bf16 (the whole model, no fp32 master) and LitGPT's finetune scripts bf16-true
+    # (constants.PURE_BF16_FRAMEWORKS). tt-08 (torchtune README: Llama-3.2-3B full, 2 x 4096 tokens, one A100, 24.9 GiB
+    # peak active): with no precision given the states are bf16 weights 2 B + bf16 Adam 4 B per parameter, 6 B x 3.213B
+    # = 17.95 GiB, not mixed precision's bf16 weights + fp32 master and Adam, 2 + 12 B (41.9 GiB), which put the offline
+    # answer at 70.8 GiB.
+    job = dict(model="llama3.2-3b", method="full", seq_len=4096, micro_batch=2, hardware="a100-80g")
+    for fw in ("torchtune", "litgpt"):
+        m = call("estimate_training_memory", framework=fw, **job)
+        assert m["weights_gib"] + m["optimizer_gib"] == pytest.approx(6 * 3.213e9 / 2**30, rel=2e-3)
+    tt = call("estimate_training_memory", framework="torchtune", **job)
+    assert tt["allocated_gib"] == pytest.approx(call("estimate_training_memory", framework="torchtune", precision="pure_bf16",
+                                                     **job)["allocated_gib"])
+    lf = call("estimate_training_memory", **job)
+    assert lf["optimizer_gib"] == pytest.approx(12 * 3.213e9 / 2**30, rel=2e-3)  # fp32 master 4 + Adam 8, mixed precision
+    # a part without BF16 keeps its fp16 mixed precision (torchtune would refuse fp16; the estimate says what it sized)
+    v100 = call("estimate_training_memory", framework="torchtune", **{**job, "hardware": "v100-32g"})
+    assert v100["optimizer_gib"] == pytest.approx(12 * 3.213e9 / 2**30, rel=2e-3)
