@@ -111,6 +111,25 @@ ZERO12_BUCKET_ELEMENTS = 5e8
 # stage3_max_reuse_distance 1e9 keeps layers that backward re-gathers): the live set is the largest
 # module (often the embedding or LM head) plus two transformer layers, in bf16. Calibrated within 1-2.
 ZERO3_LIVE_LAYERS = 2.0
+# DeepSpeed ZeRO-3 on Ascend: gathered blocks pinned in the allocator's pool (memory.gathered_block_pinning). Every
+# forward, recompute and backward pass all-gathers each layer's weight matrices into full-size blocks and frees them
+# after the module; tensors that outlive the layer (the saved layer input, its outputs) are carved out of those freed
+# blocks by the caching allocator's best fit, which splits a large free block for a smaller request (NPUCachingAllocator,
+# like c10's: round_size pads each request by 32 B to 512 B units, blocks above 1 MiB are split). A segment with one live
+# tensor in it cannot be given back (before an out-of-memory error the allocator frees only wholly free segments), and the
+# next layer's block of the same size no longer fits in what is left of it, so the pool can grow by up to one largest
+# gathered block per layer beside the tensors: layers x the largest weight matrix of a layer (bf16 on device).
+# Seen on Ascend (../shared/eval/measurements_dev2.csv d3-lfnpu-03, LLaMA-Factory issue 4758: Qwen2-72B LoRA, ZeRO-3 on
+# 16 cards, out of memory with 8.99 GiB allocated, about its ZeRO-3 shard, and 59.48 GiB reserved: 50 GiB of pool held
+# by blocks the allocator could not free; issue 6074 is the same job on 16 910B3 cards, also out of memory;
+# ../shared/eval/measurements_dev.csv lf-04: DeepSeek-R1-Distill-Qwen-32B LoRA, ZeRO-3 on 8 Snt9B cards, 50 G in use
+# where the tensors and overhead come to 32.3 GiB, the bound 64 x 27,648 x 5,120 x 2 B = 16.9 GiB). Not seen on the CUDA
+# rows (measurements_dev.csv qwen-17: Qwen1.5-72B LoRA ZeRO-3 on 4 A100s, measured below the point), and the vendor's
+# tested ZeRO-3 rows run at the point's counts, so it is no steady-state term: it widens the likely range's upper end
+# (margin.training_range), which the verdict judges, and the point stays. The vendor's first remedy for an OOM under
+# LLaMA-Factory is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True (../shared/research/modelarts.md), which maps pages
+# instead of splitting blocks: then nothing is pinned.
+ZERO3_PINNING_KINDS = ("npu",)
 
 # ---------------------------------------------------------------- activations (per token, per layer)
 # Bytes stored per token per transformer layer without recompute, bf16, FlashAttention (no s^2 term),
@@ -185,6 +204,12 @@ LOSS_DEFAULT = {"LLaMA-Factory": "fp32", "MindSpeed-LLM": "fp32", "torchtune": "
 # only the layer norms, and only with upcast_layernorm), nor does torchtune or unsloth. Under DeepSpeed
 # (zero_stage 1-3) the engine casts the whole module back to its fp16/bf16 dtype, so only zero_stage 0 keeps it.
 KBIT_UPCAST_FRAMEWORKS = ("transformers",)
+# Frameworks that train entirely in bf16 by default: no fp32 master weights, bf16 gradients and bf16 optimizer moments
+# (precision pure_bf16). torchtune's recipe configs set `dtype: bf16` and cast the whole model to it (it offers no mixed
+# precision and refuses fp16); LitGPT's finetune scripts default to `--precision bf16-true` where the part supports
+# bf16. Checked on torchtune's README (../shared/eval/measurements_dev.csv tt-08: Llama-3.2-3B full fine-tuning, 2 x 4096
+# tokens, one A100, 24.9 GiB peak active; with fp32 master weights and Adam the states alone are 16 B x 3.213B = 48 GiB).
+PURE_BF16_FRAMEWORKS = ("torchtune", "litgpt")
 # Activation offloading (torchtune enable_activation_offloading, unsloth's use_gradient_checkpointing="unsloth",
 # DeepSpeed activation_checkpointing.cpu_checkpointing): the tensors saved for backward (with recompute, the layer
 # inputs) are copied to pinned host memory as forward leaves each layer and brought back as backward reaches it,
@@ -194,6 +219,15 @@ KBIT_UPCAST_FRAMEWORKS = ("transformers",)
 ACTIVATION_OFFLOAD_LIVE_LAYERS = 2
 ACTIVATION_OFFLOAD_DEFAULT = ("unsloth",)
 CHUNKED_LOGITS_BYTES = 4
+# torchtune's chunked losses, read from its code (torchtune/modules/loss): each chunk runs F.cross_entropy(logits.float())
+# in eager mode (the configs' default is compile: False), and the log-softmax inside it saves its fp32 output for
+# backward, so every chunk's fp32 log-probabilities (4 B) stay until backward; the upcast input is freed with the chunk.
+# CEWithChunkedOutputLoss (the 2024 recipes) takes the model's bf16 logits as a list of chunks, which the recipe holds
+# until the loss returns (`del logits` after it): 2 + 4 = 6 B per token per vocabulary entry at the end of the forward,
+# beside one chunk's transient upcast. LinearCrossEntropyLoss (2025) projects each chunk inside the loss, so only that
+# chunk's bf16 logits exist: 4 B plus a chunk. The figure is the former's, the larger. litgpt's chunked_cross_entropy
+# runs on bf16 logits under bf16-true precision (no upcast): its saved log-softmax is bf16, CHUNKED_LOGITS_BYTES.
+TORCHTUNE_CHUNKED_LOGITS_BYTES = 6
 # "half": the saved log-softmax, its gradient and the logits' gradient, 2 B each (the fp32 path's 12 B at half width).
 HALF_LOGITS_BYTES = 6
 # Compiled (torchtune compiles the loss with the model), the chunked loss saves only each chunk's bf16 logits and its

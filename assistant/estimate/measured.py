@@ -42,6 +42,7 @@ class Measured:
     allocated: float | None = None  # the prediction's tensors alone (allocated_gib), for rows that report those
     low: float | None = None  # the prediction's likely range (margin.py)
     high: float | None = None
+    pinned: float = 0.0  # gathered ZeRO-3 blocks the pool may keep pinned, on the range's upper end (pinned_gib)
     contradicted: str = ""  # why the row cannot be held against the estimate (before_the_step), kept out of the verdicts
 
     @property
@@ -161,6 +162,7 @@ def evaluate(rows: list[dict[str, Any]], call: Call) -> list[Measured]:
             m.predicted, m.predicted_fits, m.verdict = float(x["total_gib"]), bool(x["fits"]), x.get("verdict")
             m.allocated = x.get("allocated_gib")
             m.low, m.high = x.get("low_gib"), x.get("high_gib")
+            m.pinned = float(x.get("pinned_gib") or 0.0)
             m.contradicted = before_the_step(r, m)
     return out
 
@@ -180,8 +182,11 @@ def before_the_step(r: dict[str, Any], m: Measured) -> str:
     Qwen2-72B MLP projection at 4 B per element, or two at 2 B; torch_npu's allocator adds 32 B and rounds a large
     block up to 2 MiB): a whole unit, not a 1/16 shard, asked while 50 GiB of pool sat in segments pinned by live
     shards. The vendor's minimum-card table runs a 72B LoRA with LLaMA-Factory on 16 Snt9B cards (Qwen2-VL-72B,
-    1024 tokens), so the steady state is not what failed."""
-    if r["kind"] != "oom" or m.allocated is None:
+    1024 tokens), so the steady state is not what failed.
+
+    Where the estimate's range holds such a pool (gathered ZeRO-3 blocks pinned on Ascend, memory.gathered_block_pinning:
+    80 x 8192 x 29,568 x 2 B = 36.1 GiB for this row), it does speak to the failure, and the row counts in the verdicts."""
+    if r["kind"] != "oom" or m.allocated is None or m.pinned > 0:
         return ""
     report = read_oom(r.get("notes") or "")
     if report is None or report.allocated_gib is None:

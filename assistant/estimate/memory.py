@@ -152,6 +152,8 @@ class Breakdown:
     # added back like the range's). The verdict judges that upper end too; low_gib-high_gib stays the measured range.
     attention_open_gib: float = 0.0
     open_high_gib: float = 0.0
+    # Gathered ZeRO-3 blocks the pool may keep pinned (gathered_block_pinning): on the range's upper end only, in high_gib.
+    pinned: Term = field(default_factory=lambda: Term(0.0, "no pinned gathered blocks"))
 
     @property
     def cached_gib(self) -> float:
@@ -313,15 +315,18 @@ def _logits(s: Shape, cfg: TrainConfig, seqs: int) -> Term:
         b = tokens * s.hidden * C.FUSED_LOSS_BYTES_PER_H / cfg.tp
         return Term(_gib(b), lambda: f"fused loss: one fp32 chunk of logits and its gradient, {tokens:.0f} tokens x hidden "
                                      f"{s.hidden} x {C.FUSED_LOSS_BYTES_PER_H} B (the full logits never exist){vp}")
-    per, what = _vocab_loss(impl, cfg.compile)
+    per, what = _vocab_loss(impl, cfg.compile, cfg.framework)
     b = tokens * s.vocab * per / cfg.tp
     return Term(_gib(b), lambda: f"{tokens:.0f} tokens x vocab {s.vocab} x {per} B ({what}){vp}")
 
 
-def _vocab_loss(impl: str, compiled: bool) -> tuple[int, str]:
+def _vocab_loss(impl: str, compiled: bool, framework: str = "") -> tuple[int, str]:
     """Bytes per token per vocabulary entry of a loss over the full logits, and what they hold."""
     if impl == "chunked" and compiled:
         return C.COMPILED_CHUNKED_LOGITS_BYTES, "compiled chunked loss: the bf16 logits; the fp32 softmax recomputed one chunk at a time"
+    if impl == "chunked" and framework == "torchtune":
+        return C.TORCHTUNE_CHUNKED_LOGITS_BYTES, ("torchtune chunked loss, not compiled: the bf16 logits + every chunk's "
+                                                  "saved fp32 log-softmax; the upcast one chunk at a time")
     if impl == "chunked":
         return C.CHUNKED_LOGITS_BYTES, "chunked loss: bf16 logits + their bf16 gradient; fp32 one chunk at a time"
     held = "saved log-softmax + its gradient + the logits' gradient"
@@ -516,6 +521,24 @@ def cached_blocks(s: Shape, cfg: TrainConfig, room_gib: float) -> Term:
                            + "; kept until an allocation fails, then freed and retried, so not in the verdict")
 
 
+def gathered_block_pinning(s: Shape, cfg: TrainConfig, dev: Device) -> Term:
+    """Gathered ZeRO-3 blocks the allocator's pool may keep pinned beside the tensors (constants.ZERO3_PINNING_KINDS):
+    DeepSpeed ZeRO-3 over more than one device (not FSDP, not Megatron), on a part whose measured runs show it, without
+    expandable segments. At most one largest gathered block per layer: the layer's widest weight matrix (the MLP's
+    hidden x ffn, an expert's hidden x moe_ffn, or the query projection), at the bytes it is gathered in."""
+    if (cfg.zero_stage != 3 or cfg.devices < 2 or cfg.megatron or cfg.framework in C.FSDP_FRAMEWORKS
+            or cfg.expandable_segments or dev.kind not in C.ZERO3_PINNING_KINDS):
+        return Term(0.0, "no pinned gathered blocks")
+    width = max(s.ffn, s.dense_ffn, s.moe_ffn, s.q_dim)
+    quantised = cfg.method == "qlora" and cfg.quant_bits == 4  # LLaMA-Factory partitions a 4-bit base under ZeRO-3
+    per = _quant_bytes(cfg) if quantised else C.WEIGHT_BYTES[cfg.precision]
+    layers = math.ceil(s.layers / cfg.pp)
+    b = layers * s.hidden * width * per
+    return Term(_gib(b), lambda: f"up to {layers} layers x one gathered block of hidden {s.hidden} x {width} x {per:g} B "
+                                 f"= {_gib(b):.2f} GiB of pool pinned by tensors that outlive their layer (ZeRO-3 gathers "
+                                 "without expandable segments): on the likely range's upper end, not in the point")
+
+
 def attention_unsure(s: Shape, cfg: TrainConfig, dev: Device, seqs: int) -> float:
     """GiB of materialised attention scores (constants.EAGER_*) the range's upper end holds when the inputs leave the
     kernel open: attention not stated, on Ascend, in a Hugging Face based stack (Megatron/MindSpeed-LLM runs
@@ -606,8 +629,13 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
         notes.append(f"if attention falls back to the math path, {open_gib:.1f} GiB of attention scores (s x s per head) "
                      "come on top: whether SDPA reaches NPU_Flash_Attn on Ascend depends on the torch_npu version and the "
                      "mask; say attention 'fused' or 'eager' to settle it")
-    low, high = training_range(needed)
-    eager_high = open_upper(needed, open_gib)
+    pinned = gathered_block_pinning(s, cfg, dev)
+    if pinned.gib:
+        notes.append(f"ZeRO-3 on {dev.id}: the allocator's pool may keep up to {pinned.gib:.1f} GiB of gathered blocks "
+                     "pinned by tensors that outlive their layer (reported out-of-memory errors show the pool far above "
+                     "the tensors); PYTORCH_NPU_ALLOC_CONF=expandable_segments:True avoids it (say expandable segments)")
+    low, high = training_range(needed, pinned.gib)
+    eager_high = open_upper(needed + pinned.gib, open_gib)
     word = verdict(low, max(high, eager_high), usable)
     margin = 1.0 if cfg.tightest else C.PLAN_MARGIN.get(dev.kind, C.PLAN_MARGIN["gpu"])
     # sized on the upper end: the range's, with the fused kernel. A fallback to the math path is a kernel to settle, not
@@ -616,4 +644,4 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), word == "fits",
                      host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low + cache.gib, 3),
                      round(high + cache.gib, 3), word, plan_fits, cache, open_gib,
-                     round(eager_high + cache.gib, 3) if open_gib else 0.0)
+                     round(eager_high + cache.gib, 3) if open_gib else 0.0, pinned)

@@ -125,7 +125,7 @@ def shape_info(s: Shape) -> ShapeInfo:
 
 def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     terms = {"weights": b.weights, "gradients": b.gradients, "optimizer": b.optimizer, "activations": b.activations,
-             "logits": b.logits, "overhead": b.overhead, "cached": b.cached, "host_ram": b.host_ram_gib}
+             "logits": b.logits, "overhead": b.overhead, "cached": b.cached, "pinned": b.pinned, "host_ram": b.host_ram_gib}
     how = {k: v.how for k, v in terms.items()}
     how["total"] = ("sum of the terms above: the allocator's pool (peak reserved); the tensors alone are allocated_gib, "
                     "the pool less cached blocks is what the verdict judges")
@@ -133,6 +133,8 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     how["range"] = (f"likely {b.low_gib:.1f}-{b.high_gib:.1f} GiB: the point less cached blocks x {lo:g}-{hi:g}, the 10th-90th "
                     "percentile of measured / predicted over the measurement files (constants.RANGE_RATIO), cached "
                     f"blocks {b.cached_gib:.2f} GiB added back; the verdict compares the range without them"
+                    + (f"; the upper end also holds up to {b.pinned.gib:.1f} GiB of gathered ZeRO-3 blocks the pool may keep "
+                       "pinned (how: pinned)" if b.pinned.gib else "")
                     + (f"; if attention falls back to the math path, + {b.attention_open_gib:.1f} GiB of scores: up to "
                        f"{b.open_high_gib:.1f} GiB, which the verdict also judges" if b.attention_open_gib else ""))
     how["usable"] = "nominal memory x reported-capacity fraction (Ascend: 60.97 of 64 GiB)"
@@ -142,6 +144,7 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
         total_gib=b.total_gib, allocated_gib=b.allocated_gib, low_gib=b.low_gib, high_gib=b.high_gib, verdict=b.verdict,
         usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - (b.total_gib - b.cached_gib), 3), fits=b.fits,
         cached_gib=round(b.cached_gib, 3), attention_open_gib=round(b.attention_open_gib, 3), open_high_gib=b.open_high_gib,
+        pinned_gib=round(b.pinned.gib, 3),
         host_ram_gib=round(b.host_ram_gib.gib, 3), host_ram_fits=b.host_fits, how=how)
 
 
@@ -232,9 +235,15 @@ def check_plan_args(a: PlanTrainingArgs) -> None:
 
 
 # ---------------------------------------------------------------- wording
-def precision_for(requested: str | None, dev: Device) -> str:
-    """The precision asked for, or the part's default: bf16, fp16 where it has no BF16 (V100, T4, 910A)."""
-    return requested or default_precision(dev)
+def precision_for(requested: str | None, dev: Device, framework: str = "") -> str:
+    """The precision asked for, or the default: pure_bf16 for a framework that trains all in bf16
+    (constants.PURE_BF16_FRAMEWORKS) on a part with BF16, else the part's bf16 mixed precision, fp16 where it has no
+    BF16 (V100, T4, 910A)."""
+    if requested:
+        return requested
+    if framework in C.PURE_BF16_FRAMEWORKS and dev.bf16:
+        return "pure_bf16"
+    return default_precision(dev)
 
 
 def assumptions(s: Shape, cfg: TrainConfig, dev: Device) -> list[str]:

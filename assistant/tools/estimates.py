@@ -66,7 +66,7 @@ class EstimateTrainingMemoryArgs(TrainerOptions, ModelArgs):
     pp: int = Field(1, ge=1, description="Pipeline parallel size (MindSpeed-LLM).")
     cp: int = Field(1, ge=1, description="Context parallel size (MindSpeed-LLM).")
     ep: int = Field(1, ge=1, description="Expert parallel size (MoE).")
-    precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: bf16, or fp16 on parts without BF16 (V100, T4, Ascend 910A/310P).")
+    precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: pure_bf16 for torchtune/litgpt, else bf16; fp16 without BF16 (V100, T4, 910A/310P).")
     recompute: bool = Field(True, description="Full activation recompute (gradient checkpointing; LLaMA-Factory's default).")
     lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1 (LLaMA-Factory default 8).")
     lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or module names (q_proj,v_proj,...).")
@@ -116,7 +116,7 @@ def estimate_training_memory(ctx, args: EstimateTrainingMemoryArgs) -> TrainingM
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     cfg = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                       devices=args.devices, framework=framework, zero_stage=args.zero_stage, offload=args.offload,
-                      tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, precision=precision_for(args.precision, dev), recompute=args.recompute,
+                      tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, precision=precision_for(args.precision, dev, framework), recompute=args.recompute,
                       lora_rank=args.lora_rank, lora_targets=args.lora_targets, quant_bits=args.quant_bits,
                       optimizer_in_backward=args.optimizer_in_backward, grad_accum=args.grad_accum,
                       **args.trainer_config(framework))
@@ -150,7 +150,7 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
     max_devices: int | None = Field(None, ge=1, le=65536, description="Most devices available (cards; DIE on Snt9B23), >= 1.")
     global_batch: int | None = Field(None, ge=1, le=10_000_000, description="Global batch in sequences; grad_accum is derived from it.")
     micro_batch: int = Field(C.DEFAULT_MICRO_BATCH, ge=1, le=4096, description="Sequences per device per step, >= 1.")
-    precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: bf16, or fp16 on parts without BF16 (V100, T4, Ascend 910A/310P).")
+    precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: pure_bf16 for torchtune/litgpt, else bf16; fp16 without BF16 (V100, T4, 910A/310P).")
     lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1.")
     quant_bits: Literal[2, 3, 4, 8] = Field(4, description="QLoRA base quantisation bits.")
     tightest: bool = Field(False, description="Size the plan on the point estimate (the tightest plan, verdict may be "
@@ -320,7 +320,7 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
     check_plan_args(args)
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     base = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
-                       framework=args.framework, precision=precision_for(args.precision, dev), lora_rank=args.lora_rank,
+                       framework=args.framework, precision=precision_for(args.precision, dev, args.framework), lora_rank=args.lora_rank,
                        quant_bits=args.quant_bits, tightest=args.tightest, zero_fixed=args.zero_stage,
                        offload_fixed=args.offload, **args.trainer_config(args.framework))
     return plan_result(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
@@ -376,7 +376,7 @@ def compare_hardware(ctx, args: CompareHardwareArgs) -> CompareHardwareResult:
             inference_only.append(h["id"])
             continue
         dev = device_from_row(h)
-        p = plan_result(ctx, s, model_id, h["id"], dev, base._replace(precision=precision_for(None, dev)), None, None,
+        p = plan_result(ctx, s, model_id, h["id"], dev, base._replace(precision=precision_for(None, dev, args.framework)), None, None,
                         suggest=False)
         plans.append(HardwarePlan(hardware=h["id"], name=h["name"], memory_gb=dev.memory_gb, unit=dev.unit, fits=p.fits,
                                   verdict=p.verdict,

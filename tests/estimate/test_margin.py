@@ -214,7 +214,10 @@ def test_eager_attention_keeps_the_scores(shapes, devices):
     needed = unsure.total_gib - unsure.cached_gib
     open_gib = (scores * 16 + 8192**2 * 2) / GIB
     assert unsure.attention_open_gib == pytest.approx(open_gib, abs=1e-3) and fused.attention_open_gib == 0.0
-    assert unsure.open_high_gib - unsure.cached_gib == pytest.approx(1.35 * (needed + open_gib), abs=2e-3)
+    # ZeRO-3 on Ascend: the scenario stands on the range's upper end, which holds the gathered blocks the pool may keep
+    # pinned, 28 layers x 3584 x 18,944 x 2 B = 3.54 GiB (test_zero3_pinning)
+    assert unsure.pinned.gib == pytest.approx(28 * 3584 * 18944 * 2 / GIB)
+    assert unsure.open_high_gib - unsure.cached_gib == pytest.approx(1.35 * (needed + unsure.pinned.gib + open_gib), abs=2e-3)
     assert unsure.high_gib <= unsure.usable_gib < unsure.open_high_gib
     assert unsure.verdict == "tight" and not unsure.fits
     # MindSpeed-LLM runs NPU_Flash_Attn (--use-flash-attn): nothing left open

@@ -25,7 +25,8 @@ def test_chunked_and_fused_loss_hold_a_fraction_of_the_fp32_loss(shapes, devices
     recompute_peak = 2 * 124_928 * tokens
     fp32 = training_memory(s, cfg, a100)
     assert fp32.logits.gib == approx((tokens * 128_256 * 12 - recompute_peak) / GIB)  # LLaMA-Factory's default
-    # torchtune's CEWithChunkedOutputLoss (measurement tt-10, 4.6 GiB peak): bf16 logits + their gradient
+    # a chunked loss over bf16 logits (litgpt's chunked_cross_entropy; torchtune's own is test_torchtune_chunked_loss):
+    # bf16 logits + their gradient
     chunked = training_memory(s, cfg._replace(loss="chunked"), a100)
     assert chunked.logits.gib == approx((tokens * 128_256 * 4 - recompute_peak) / GIB)
     # Liger's fused linear cross entropy: one fp32 chunk and its gradient, 8 B per token per hidden unit;
@@ -269,3 +270,23 @@ def test_half_precision_loss_of_a_models_own_code(shapes, devices):
     assert half.cached_gib == fp32.cached_gib == 0
     assert half.total_gib <= half.usable_gib < fp32.total_gib and half.verdict != "does_not_fit"
     assert half.total_gib == pytest.approx(75.6e9 / GIB, rel=0.1)
+
+
+def test_torchtune_chunked_loss_keeps_every_chunks_fp32_log_softmax(shapes, devices):
+    # torchtune/modules/loss/ce_chunked_output_loss.py: each of the 8 chunks runs F.cross_entropy(logits.float()), whose
+    # log-softmax saves its fp32 output for backward (4 B), while the recipe holds the model's bf16 logit chunks until
+    # the loss returns (2 B): 6 B per token per vocabulary entry, with the configs' default compile: False. Llama-3.2-3B,
+    # 2 x 4096 tokens, vocabulary 128,256: 8192 x 128,256 x 6 B = 5.87 GiB (litgpt's bf16 chunked loss: 4 B, 3.91 GiB;
+    # compiled, torchtune's loss keeps the bf16 logits only: 2 B, 1.96 GiB).
+    s, a100 = shapes["llama3.2-3b"], devices["a100-80g"]
+    cfg = TrainConfig(method="full", seq_len=4096, micro_batch=2, precision="pure_bf16", framework="torchtune",
+                      recompute=False)
+    tokens = 8192
+    assert s.vocab == 128_256
+    tt = training_memory(s, cfg, a100)
+    assert cfg.loss_impl == "chunked"  # torchtune's default loss
+    assert tt.logits.gib == approx(tokens * 128_256 * 6 / GIB) == pytest.approx(5.87, abs=0.01)
+    bf16 = training_memory(s, cfg._replace(framework="litgpt"), a100)
+    assert bf16.logits.gib == approx(tokens * 128_256 * 4 / GIB)
+    compiled = training_memory(s, cfg._replace(compile=True), a100)
+    assert compiled.logits.gib == approx(tokens * 128_256 * 2 / GIB)

@@ -319,12 +319,17 @@ def test_framework_loss_defaults(call):
     loss = {fw: call("estimate_training_memory", framework=fw, **job)["loss"]
             for fw in ("torchtune", "litgpt", "unsloth", "axolotl", "LLaMA-Factory")}
     assert loss == {"torchtune": "chunked", "litgpt": "chunked", "unsloth": "fused", "axolotl": "fp32", "LLaMA-Factory": "fp32"}
-    # tt-08 (torchtune README, Llama-3.2-3B full, 2 x 4096 tokens, one A100: 24.9 GiB peak active): the chunked loss
-    # holds bf16 logits and their gradient, 8192 tokens x vocab 128256 x 4 B = 3.91 GiB, below the bf16 gradients
-    # (2 B x 3.213B = 5.98 GiB) + the first layer's working set at the end of backward
+    # tt-08 (torchtune README, Llama-3.2-3B full, 2 x 4096 tokens, one A100: 24.9 GiB peak active): torchtune's chunked
+    # loss, not compiled, holds the bf16 logits and every chunk's saved fp32 log-softmax, 8192 tokens x vocab 128256 x
+    # 6 B = 5.87 GiB (constants.TORCHTUNE_CHUNKED_LOGITS_BYTES). Before backward: bf16 weights 2 B + bf16 Adam 4 B per
+    # parameter, the 28 layer inputs (2 x 3072 B per token), the two recomputed layers and the loss above them; that
+    # start of backward (7.18 GiB beside the states) passes its end, the bf16 gradients (2 B x 3.213B = 5.98 GiB) + the
+    # first layer's working set (0.95 GiB), so the gradients add nothing.
     tt = call("estimate_training_memory", framework="torchtune", **job)
     layer = (18 * 3072 + 4 * 1024 + 8 * 8192) * 8192
-    tensors = (2 + 4 + 2) * 3.213e9 + layer
+    start = 28 * 2 * 3072 * 8192 + 2 * layer + (8192 * 128256 * 6 - 2 * layer)
+    assert start > 2 * 3.213e9 + layer
+    tensors = (2 + 4) * 3.213e9 + start
     assert tt["allocated_gib"] == pytest.approx(tensors / 2**30, abs=2e-3)
     assert tt["total_gib"] - tt["overhead_gib"] - tt["cached_gib"] == pytest.approx(tensors / 2**30, abs=2e-3)
     assert tensors / 2**30 == pytest.approx(24.9, rel=0.01)
@@ -482,3 +487,23 @@ def test_a_tight_ascend_plan_without_a_vendor_row_names_the_count_its_upper_end_
                devices=safe["devices"], zero_stage=safe["zero_stage"], offload=safe["offload"])
     # the verdict's rule: the range's upper end less the cached blocks the allocator gives back, within the usable memory
     assert mem["high_gib"] - mem["cached_gib"] <= mem["usable_gib"] < mem["open_high_gib"] - mem["cached_gib"]
+
+
+def test_torchtune_and_litgpt_train_in_pure_bf16_by_default(call):
+    # torchtune's configs set dtype: bf16 (the whole model, no fp32 master) and LitGPT's finetune scripts bf16-true
+    # (constants.PURE_BF16_FRAMEWORKS). tt-08 (torchtune README: Llama-3.2-3B full, 2 x 4096 tokens, one A100, 24.9 GiB
+    # peak active): with no precision given the states are bf16 weights 2 B + bf16 Adam 4 B per parameter, 6 B x 3.213B
+    # = 17.95 GiB, not mixed precision's bf16 weights + fp32 master and Adam, 2 + 12 B (41.9 GiB), which put the offline
+    # answer at 70.8 GiB.
+    job = dict(model="llama3.2-3b", method="full", seq_len=4096, micro_batch=2, hardware="a100-80g")
+    for fw in ("torchtune", "litgpt"):
+        m = call("estimate_training_memory", framework=fw, **job)
+        assert m["weights_gib"] + m["optimizer_gib"] == pytest.approx(6 * 3.213e9 / 2**30, rel=2e-3)
+    tt = call("estimate_training_memory", framework="torchtune", **job)
+    assert tt["allocated_gib"] == pytest.approx(call("estimate_training_memory", framework="torchtune", precision="pure_bf16",
+                                                     **job)["allocated_gib"])
+    lf = call("estimate_training_memory", **job)
+    assert lf["optimizer_gib"] == pytest.approx(12 * 3.213e9 / 2**30, rel=2e-3)  # fp32 master 4 + Adam 8, mixed precision
+    # a part without BF16 keeps its fp16 mixed precision (torchtune would refuse fp16; the estimate says what it sized)
+    v100 = call("estimate_training_memory", framework="torchtune", **{**job, "hardware": "v100-32g"})
+    assert v100["optimizer_gib"] == pytest.approx(12 * 3.213e9 / 2**30, rel=2e-3)
