@@ -125,8 +125,8 @@ ZERO3_LIVE_LAYERS = 2.0
 # ../shared/eval/measurements_dev.csv lf-04: DeepSeek-R1-Distill-Qwen-32B LoRA, ZeRO-3 on 8 Snt9B cards, 50 G in use
 # where the tensors and overhead come to 32.3 GiB, the bound 64 x 27,648 x 5,120 x 2 B = 16.9 GiB). Not seen on the CUDA
 # rows (measurements_dev.csv qwen-17: Qwen1.5-72B LoRA ZeRO-3 on 4 A100s, measured below the point), and the vendor's
-# tested ZeRO-3 rows run at the point's counts, so it is no steady-state term: it widens the likely range's upper end
-# (margin.training_range), which the verdict judges, and the point stays. The vendor's first remedy for an OOM under
+# tested ZeRO-3 rows run at the point's counts, so it is no steady-state term: like the attention fallback it is a
+# scenario beside the likely range (margin.open_upper), which the verdict judges, and the point and range stay. The vendor's first remedy for an OOM under
 # LLaMA-Factory is PYTORCH_NPU_ALLOC_CONF=expandable_segments:True (../shared/research/modelarts.md), which maps pages
 # instead of splitting blocks: then nothing is pinned.
 ZERO3_PINNING_KINDS = ("npu",)

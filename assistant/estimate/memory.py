@@ -152,7 +152,8 @@ class Breakdown:
     # added back like the range's). The verdict judges that upper end too; low_gib-high_gib stays the measured range.
     attention_open_gib: float = 0.0
     open_high_gib: float = 0.0
-    # Gathered ZeRO-3 blocks the pool may keep pinned (gathered_block_pinning): on the range's upper end only, in high_gib.
+    # Gathered ZeRO-3 blocks the pool may keep pinned (gathered_block_pinning): a scenario like the attention fallback,
+    # in open_high_gib (with attention_open_gib when both are open), not in low_gib-high_gib.
     pinned: Term = field(default_factory=lambda: Term(0.0, "no pinned gathered blocks"))
 
     @property
@@ -536,7 +537,7 @@ def gathered_block_pinning(s: Shape, cfg: TrainConfig, dev: Device) -> Term:
     b = layers * s.hidden * width * per
     return Term(_gib(b), lambda: f"up to {layers} layers x one gathered block of hidden {s.hidden} x {width} x {per:g} B "
                                  f"= {_gib(b):.2f} GiB of pool pinned by tensors that outlive their layer (ZeRO-3 gathers "
-                                 "without expandable segments): on the likely range's upper end, not in the point")
+                                 "without expandable segments): in the open scenario's upper end, not in the point or the likely range")
 
 
 def attention_unsure(s: Shape, cfg: TrainConfig, dev: Device, seqs: int) -> float:
@@ -634,8 +635,10 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
         notes.append(f"ZeRO-3 on {dev.id}: the allocator's pool may keep up to {pinned.gib:.1f} GiB of gathered blocks "
                      "pinned by tensors that outlive their layer (reported out-of-memory errors show the pool far above "
                      "the tensors); PYTORCH_NPU_ALLOC_CONF=expandable_segments:True avoids it (say expandable segments)")
-    low, high = training_range(needed, pinned.gib)
-    eager_high = open_upper(needed + pinned.gib, open_gib)
+    # the measured range, and beside it the scenario of what the inputs leave open (the attention kernel, the pool's
+    # pinned gathered blocks): its own upper end, which the verdict judges too (a "tight" that names its cause)
+    low, high = training_range(needed)
+    eager_high = open_upper(needed, open_gib + pinned.gib)
     word = verdict(low, max(high, eager_high), usable)
     margin = 1.0 if cfg.tightest else C.PLAN_MARGIN.get(dev.kind, C.PLAN_MARGIN["gpu"])
     # sized on the upper end: the range's, with the fused kernel. A fallback to the math path is a kernel to settle, not
@@ -644,4 +647,4 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), word == "fits",
                      host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low + cache.gib, 3),
                      round(high + cache.gib, 3), word, plan_fits, cache, open_gib,
-                     round(eager_high + cache.gib, 3) if open_gib else 0.0, pinned)
+                     round(eager_high + cache.gib, 3) if open_gib or pinned.gib else 0.0, pinned)

@@ -59,9 +59,10 @@ def shorter_rows(rows: list[MinCardsRow], asked: int) -> list[MinCardsRow]:
 
 
 def open_scenario_only(m: MemoryBreakdown) -> bool:
-    """Whether a "tight" comes only from the attention kernel the inputs leave open: the measured range, less the
-    cached blocks the allocator gives back, fits; the scenario where attention falls back does not."""
-    return m.verdict == "tight" and m.attention_open_gib > 0 and m.high_gib - m.cached_gib <= m.usable_gib
+    """Whether a "tight" comes only from what the inputs leave open (the attention kernel, ZeRO-3's gathered blocks
+    pinned in the pool): the measured range, less the cached blocks the allocator gives back, fits; the scenario where
+    attention falls back or the blocks stay pinned does not."""
+    return m.verdict == "tight" and (m.attention_open_gib > 0 or m.pinned_gib > 0) and m.high_gib - m.cached_gib <= m.usable_gib
 
 
 class CapacityBlocks(Writer):
@@ -210,7 +211,8 @@ class CapacityBlocks(Writer):
             line = self.say("tight_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have),
                             high=f"{fit.memory.high_gib:.1f}", usable=f"{fit.memory.usable_gib:.1f}")
         elif open_scenario_only(fit.memory):  # the measured range fits; the open attention kernel's scenario does not
-            line = self.say("tight_open_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have)) \
+            line = self.say("tight_pinned_by_estimate" if fit.memory.pinned_gib > 0 else "tight_open_by_estimate",
+                            yours=self.yours(), setting=self.setting(fit, v.have)) \
                 + self.open_attention(fit.memory).rstrip(".。")
         else:
             line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have))
@@ -414,8 +416,8 @@ class CapacityBlocks(Writer):
         key = {"fits": "setting_yes", "tight": "setting_tight", "does_not_fit": "setting_no"}[m.verdict]
         if m.verdict == "tight" and m.total_gib > m.usable_gib:  # the tool's "tight" with its point above the usable memory
             key = "setting_tight_over"
-        if open_scenario_only(m):  # tight only in the scenario where the attention kernel falls back
-            key = "setting_tight_open"
+        if open_scenario_only(m):  # tight only in the scenario the inputs leave open: pinned blocks, the attention kernel
+            key = "setting_tight_pinned" if m.pinned_gib > 0 else "setting_tight_open"
         if after:
             key = "setting_estimate_after"
         setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
@@ -434,6 +436,10 @@ class CapacityBlocks(Writer):
         their own upper end (round 8 F6: "likely 56.5-124.0 GiB" folded the two into one range)."""
         if not open_scenario_only(m):
             return ""
+        if m.pinned_gib > 0:  # the pool's pinned blocks: a setting settles it (the attention fallback, if open, beside it)
+            return self.say("open_pinned", pinned=f"{m.pinned_gib:.1f}", eager=f"{m.open_high_gib:.1f}",
+                            judged=f"{m.high_gib - m.cached_gib:.1f}", usable=f"{m.usable_gib:.1f}",
+                            attention=self.say("open_also_attention", open=f"{m.attention_open_gib:.1f}") if m.attention_open_gib else "")
         return self.say("open_attention_cached" if m.cached_gib >= 0.05 else "open_attention", open=f"{m.attention_open_gib:.1f}",
                         eager=f"{m.open_high_gib:.1f}", cached=f"{m.cached_gib:.1f}", judged=f"{m.high_gib - m.cached_gib:.1f}",
                         usable=f"{m.usable_gib:.1f}")

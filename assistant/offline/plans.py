@@ -26,11 +26,14 @@ class PlanBlocks(CapacityBlocks):
         m = p.memory
         key = "plan_memory_tight" if p.verdict == "tight" else "plan_memory"
         if open_scenario_only(m):
-            key = "plan_memory_open"  # the measured range fits; only the open attention kernel makes it tight
+            # the measured range fits; only what the inputs leave open (the attention kernel, pinned blocks) makes it tight
+            key = "plan_memory_pinned" if m.pinned_gib > 0 else "plan_memory_open"
         low, high = self.span(m)
         bits.append(self.say(key, total=self.point(m), low=low, high=high,
                              usable=f"{m.usable_gib:.1f}", per=self.per_device(p.unit, p.hardware),
-                             open=f"{m.attention_open_gib:.1f}", eager=f"{m.open_high_gib:.1f}") + self.filled(m))
+                             open=f"{m.attention_open_gib:.1f}", eager=f"{m.open_high_gib:.1f}", pinned=f"{m.pinned_gib:.1f}",
+                             attention=self.say("open_also_attention", open=f"{m.attention_open_gib:.1f}") if m.attention_open_gib else "")
+                   + self.filled(m))
         if (safe := p.upper_end_fits) is not None:  # a tight plan never stands alone: the count its upper end fits on
             setting = safe.setting.replace(" x ", " × ")
             bits.append(self.say("plan_upper_end_fits", devs=self.devices(safe.devices, p.unit, p.hardware),

@@ -182,10 +182,10 @@ class MemoryBreakdown(BaseModel):
     attention_open_gib: float = Field(0.0, description="Attention scores (heads x s^2) that come on top if the attention "
                                       "kernel falls back to the math path, when the inputs leave it open (attention not "
                                       "stated, Ascend, a Hugging Face stack); 0 when settled. Not in low_gib-high_gib.")
-    open_high_gib: float = Field(0.0, description="Upper end of total_gib if that fallback happens (0 when nothing is open); "
+    open_high_gib: float = Field(0.0, description="Upper end of total_gib if that fallback (or pinning) happens (0 when nothing is open); "
                                  "the verdict judges it too, so 'tight' can stand beside a measured range that fits.")
     pinned_gib: float = Field(0.0, description="Gathered ZeRO-3 blocks the allocator's pool may keep pinned on Ascend "
-                              "without expandable segments; on high_gib only, not in total_gib.")
+                              "without expandable segments: in open_high_gib's scenario, not in total_gib or low_gib-high_gib.")
     host_ram_gib: float = Field(description="Host RAM per node for offloaded states (0 without offload).")
     host_ram_fits: bool = Field(description="Whether host_ram_gib fits in a node's host RAM (the estimator assumes 1536 GiB per node).")
     how: dict[str, str] = Field(description="How each figure was computed.")

@@ -133,10 +133,10 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     how["range"] = (f"likely {b.low_gib:.1f}-{b.high_gib:.1f} GiB: the point less cached blocks x {lo:g}-{hi:g}, the 10th-90th "
                     "percentile of measured / predicted over the measurement files (constants.RANGE_RATIO), cached "
                     f"blocks {b.cached_gib:.2f} GiB added back; the verdict compares the range without them"
-                    + (f"; the upper end also holds up to {b.pinned.gib:.1f} GiB of gathered ZeRO-3 blocks the pool may keep "
-                       "pinned (how: pinned)" if b.pinned.gib else "")
-                    + (f"; if attention falls back to the math path, + {b.attention_open_gib:.1f} GiB of scores: up to "
-                       f"{b.open_high_gib:.1f} GiB, which the verdict also judges" if b.attention_open_gib else ""))
+                    + (f"; if attention falls back to the math path, + {b.attention_open_gib:.1f} GiB of scores" if b.attention_open_gib else "")
+                    + (f"; if the pool keeps ZeRO-3's gathered blocks pinned (no expandable segments), + {b.pinned.gib:.1f} GiB "
+                       "(how: pinned)" if b.pinned.gib else "")
+                    + (f": up to {b.open_high_gib:.1f} GiB, which the verdict also judges" if b.open_high_gib else ""))
     how["usable"] = "nominal memory x reported-capacity fraction (Ascend: 60.97 of 64 GiB)"
     return MemoryBreakdown(
         weights_gib=round(b.weights.gib, 3), gradients_gib=round(b.gradients.gib, 3), optimizer_gib=round(b.optimizer.gib, 3),

@@ -286,7 +286,9 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
     # point's counts (constants.PLAN_MARGIN), and that row is said beside the plan instead
     safe = None
     vendor_ran_it = dev.kind != "gpu" and row_for_job
-    if suggest and p.fits and p.memory.verdict == "tight" and not base.tightest and not vendor_ran_it:
+    # (a "tight" from an open scenario alone, the range itself fitting, is settled by a setting, not by more devices)
+    range_fits = p.memory.high_gib - p.memory.cached_gib <= p.memory.usable_gib
+    if suggest and p.fits and p.memory.verdict == "tight" and not range_fits and not base.tightest and not vendor_ran_it:
         safe = _plan(s, base._replace(upper_end=True), dev, max_devices, global_batch, practice=not row_for_job)
         safe = safe if safe.fits else None
     notes = list(p.memory.assumptions) + context_note(ctx, model_id, base.seq_len)

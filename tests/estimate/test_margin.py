@@ -153,9 +153,9 @@ any_cfg = st.tuples(cfg_st, st.sampled_from(C.ATTENTIONS), st.booleans(), st.boo
 def test_the_point_lies_inside_its_range(s, cfg, dev):
     b = training_memory(s, cfg, dev)
     assert b.low_gib - 1e-3 <= b.total_gib <= b.high_gib + 1e-3
-    # an open mechanism (memory.attention_unsure) is a scenario beside the range: its upper end lies above the range's,
-    # and the verdict judges both, without the cached blocks
-    assert (b.open_high_gib == 0.0) == (b.attention_open_gib == 0.0)
+    # an open mechanism (memory.attention_unsure, memory.gathered_block_pinning) is a scenario beside the range: its
+    # upper end lies above the range's, and the verdict judges both, without the cached blocks
+    assert (b.open_high_gib == 0.0) == (b.attention_open_gib == 0.0 and b.pinned.gib == 0.0)
     assert b.open_high_gib == 0.0 or b.open_high_gib >= b.high_gib - 1e-3
     assert b.verdict == verdict(b.low_gib - b.cached_gib, max(b.high_gib, b.open_high_gib) - b.cached_gib, b.usable_gib)
     assert b.fits == (b.verdict == "fits")
