@@ -130,7 +130,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if not self.s.intents & {"zero", "ga"} or f.recipes or not self.wanted_rows(f.rows) or self.s.framework == "MindSpeed-LLM":
             return []
         within = [r.value for r in f.plans if r.value is not None and r.arg("max_devices")]  # on the user's devices first
-        plan = next((p for p in within + self.free_plans(f) if p.fits and p.zero_stage is not None), None)
+        # the stage and offload the user chose are the answer's one setting: a plan with another is an alternative,
+        # never stated as "the ZeRO stage" beside a lead that judges theirs
+        plan = next((p for p in within + self.free_plans(f) if p.fits and p.zero_stage is not None and self.keeps_setting(p)), None)
         if not plan:
             return []
         zero = self.parallel(plan.zero_stage, plan.offload)
@@ -141,6 +143,11 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return [self.say("zero_from_estimate_other", zero=zero, ga=plan.grad_accum, devs=devs,
                              table=self.devices(table, plan.unit, plan.hardware))]
         return [self.say("zero_from_estimate", zero=zero, ga=plan.grad_accum, devs=devs)]
+
+    def keeps_setting(self, p: PlanResult) -> bool:
+        """The plan has the ZeRO stage and offload the user said (in this turn or earlier), or they said neither."""
+        zero, offload = self.s.zero_stage, self.s.offload
+        return (zero is None or p.zero_stage == zero) and (offload is None or p.offload == offload)
 
     # -- the headline: the first rule that applies ---------------------------------------------
     def training_headline(self, f: TrainingFacts) -> str | None:
