@@ -58,7 +58,7 @@ def named_setting(s: QuestionFrame) -> NamedSetting | None:
     return NamedSetting(s.zero_stage, offload)
 
 
-RECIPE = re.compile(r"recipe|配方|取值表", re.I)
+RECIPE = re.compile(r"recipe|配方|取值表|(?:推荐|建议)的?\s*配置|recommended\s+(?:config(?:uration)?|setup|settings?)", re.I)
 
 
 def asks_recipe(s: QuestionFrame) -> bool:

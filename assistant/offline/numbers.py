@@ -74,10 +74,14 @@ def raw_size(work: str) -> tuple[float, re.Match] | None:
 def offload(work: str) -> bool | None:
     """DeepSpeed's CPU offload named ("offload", "卸载"): True, or False when it is ruled out ("zero3 without offload",
     "不开 offload", "offload: none"); the ZeRO stage itself is a slot of slots.toml."""
-    if re.search(r"(?:without|no|not|w/o|disable[ds]?|不开|不用|不要|关闭|关掉|无|没有|不)\s*(?:cpu\s*)?(?:offload|卸载)|"
-                 r"offload(?:_optimizer|_param)?\s*(?:[:=]\s*)?[\"']?(?:none|false|off|disabled?)", work):
+    # "ofload", "offlaod", "oflaod": one slip in the word is still the switch (OFFLOAD)
+    if re.search(rf"(?:without|no|not|w/o|disable[ds]?|不开|不用|不要|关闭|关掉|无|没有|不)\s*(?:cpu\s*)?(?:{OFFLOAD}|卸载)|"
+                 rf"{OFFLOAD}(?:_optimizer|_param)?\s*(?:[:=]\s*)?[\"']?(?:none|false|off|disabled?)", work):
         return False
-    return True if re.search(r"offload|卸载", work) else None
+    return True if re.search(rf"{OFFLOAD}|卸载", work) else None
+
+
+OFFLOAD = r"of{1,2}l(?:oa|ao)d"
 
 
 def memory_gb(work: str) -> int | None:
