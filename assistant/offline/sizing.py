@@ -9,7 +9,7 @@ from functools import partial
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
-from .asked import asks_recipe, asks_verdict, implausible, weights_floor
+from .asked import asks_recipe, asks_verdict, implausible, named_setting, weights_floor
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
@@ -150,8 +150,10 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         return (zero is None or r.zero_stage == zero) and (offload is None or bool(r.offload) == offload)
 
     def keeps_setting(self, p: PlanResult) -> bool:
-        """The plan has the ZeRO stage and offload the user said (in this turn or earlier), or they said neither."""
-        zero, offload = self.s.zero_stage, self.s.offload
+        """The plan has the ZeRO stage and offload the user said (in this turn or earlier), or they said neither; a stage
+        judged without offload named ("zero2 能跑吗") is judged without it, so a plan with offload is another setting."""
+        named = named_setting(self.s)
+        zero, offload = self.s.zero_stage, named.offload if named else self.s.offload
         return (zero is None or p.zero_stage == zero) and (offload is None or p.offload == offload)
 
     # -- the headline: the first rule that applies ---------------------------------------------
