@@ -124,8 +124,12 @@ class CapacityBlocks(Writer):
                   for r in recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
         # beside a recipe row, say which table a LLaMA-Factory minimum-card row comes from
         table = self.say("table_needs_minimum_card_table") if recipe else ""
+        # a DeepSpeed setting said with no framework ("zero-2 offload, 8 张 910B 能跑吗") is a LLaMA-Factory job in these
+        # tables: its verdict weighs LLaMA-Factory's rows, not MindSpeed-LLM's smaller count
+        deepspeed = not self.s.framework and (self.s.zero_stage is not None or bool(self.s.offload))
         needs = [Need(r.framework + (table if r.framework == "LLaMA-Factory" else ""), r.cards, r.unit, r.seq_len)
-                 for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)]
+                 for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)
+                 and not (deepspeed and r.framework != "LLaMA-Factory")]
         return needs + recipe
 
     def verdict(self, f: TrainingFacts) -> str | None:

@@ -154,3 +154,18 @@ def test_generated_sizing_answers_do_not_contradict_themselves(assistant, model,
     first = " ".join(x for x in (model, method, length, framework, setting, devices, host, ask) if x)
     for answer in converse(assistant, first, *([follow] if follow else [])):
         assert contradictions(answer.answer) == [], (first, follow, answer.answer)
+
+
+def test_the_die_count_checked_is_the_one_asked(assistant):
+    """Round 10 c5-07: "2 DIE is the unit, can I use 1 DIE?" was answered "yes, 2 is a multiple of 2" (seeds/004: on
+    Snt9B23 2 DIE is the smallest parallel unit)."""
+    answer = assistant.ask("Snt9B23 上为什么说 2 个 DIE 是最小单位？那我能只用 1 个 DIE 训练吗").answer
+    assert "**不可以**，1 不是 2 的倍数" in answer and "2 是 2 的倍数" not in answer
+
+
+def test_a_deepspeed_setting_is_judged_against_llama_factorys_rows(assistant):
+    """seeds/004 qwen2.5-32b full 8192: LLaMA-Factory 32 cards, MindSpeed-LLM 16: a ZeRO-2 + offload user runs
+    LLaMA-Factory, so the table's no names its 32; their 2 TB host RAM is read and weighed."""
+    answer = assistant.ask("qwen2.5-32b full 8k, 8 张 910B, zero-2 offload, 内存 2TB, 能跑吗").answer
+    assert "表格至少需要 32 张卡（LLaMA-Factory）" in lead_of(answer)
+    assert "你的 2048 GB 够用" in answer
