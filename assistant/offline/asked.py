@@ -39,7 +39,12 @@ class NamedSetting(NamedTuple):
 
 def asks_host_ram(s: QuestionFrame) -> bool:
     """"How much host RAM per node": the CPU memory that offload needs, not device memory."""
+    if s.host_ram_gb and not HOST_RAM_QUANTITY.search(s.question):  # "1 TB host RAM per node — feasible?": stated, not asked
+        return False
     return bool(HOST_RAM.search(s.question)) and bool(s.model or s.params_b)
+
+
+HOST_RAM_QUANTITY = re.compile(r"how much|how many|多少|多大|几", re.I)
 
 
 def named_setting(s: QuestionFrame) -> NamedSetting | None:
@@ -53,7 +58,7 @@ def named_setting(s: QuestionFrame) -> NamedSetting | None:
     return NamedSetting(s.zero_stage, offload)
 
 
-RECIPE = re.compile(r"recipe|配方|取值表", re.I)
+RECIPE = re.compile(r"recipe|配方|取值表|(?:推荐|建议)的?\s*配置|recommended\s+(?:config(?:uration)?|setup|settings?)", re.I)
 
 
 def asks_recipe(s: QuestionFrame) -> bool:

@@ -22,9 +22,12 @@ class BatchSum:
     pp: int = 1
 
 
-def solve(s: QuestionFrame) -> BatchSum | None:
-    """The asked figure from the other three, data parallelism being the devices over TP (when TP is said)."""
-    devices, tp, pp = s.devices or (s.nodes * (s.node_size or 8) if s.nodes else None), s.tp or 1, s.pp or 1
+def solve(s: QuestionFrame, layout: tuple[int, int] | None = None) -> BatchSum | None:
+    """The asked figure from the other three, data parallelism being the devices over TP x PP: the split the user said,
+    else ``layout``, the split of the plan the answer states (so the GA line and the plan line share one split)."""
+    said = (s.tp or 1, s.pp or 1) if s.tp or s.pp else None
+    tp, pp = said or layout or (1, 1)
+    devices = s.devices or (s.nodes * (s.node_size or 8) if s.nodes else None)
     if not devices or not s.micro_batch or devices % (tp * pp):
         return None
     dp = devices // (tp * pp)

@@ -125,8 +125,12 @@ class CapacityBlocks(Writer):
                   for r in recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
         # beside a recipe row, say which table a LLaMA-Factory minimum-card row comes from
         table = self.say("table_needs_minimum_card_table") if recipe else ""
+        # a DeepSpeed setting said with no framework ("zero-2 offload, 8 张 910B 能跑吗") is a LLaMA-Factory job in these
+        # tables: its verdict weighs LLaMA-Factory's rows, not MindSpeed-LLM's smaller count
+        deepspeed = not self.s.framework and (self.s.zero_stage is not None or bool(self.s.offload))
         needs = [Need(r.framework + (table if r.framework == "LLaMA-Factory" else ""), r.cards, r.unit, r.seq_len)
-                 for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)]
+                 for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)
+                 and not (deepspeed and r.framework != "LLaMA-Factory")]
         return needs + recipe
 
     def verdict(self, f: TrainingFacts) -> str | None:
@@ -198,7 +202,7 @@ class CapacityBlocks(Writer):
             m = call.value
             return self.say("setting_below_minimum", setting=self.parallel(m.zero_stage, m.offload), yours=self.yours(),
                             word=self.say("verdict_" + m.verdict), total=f"{m.total_gib:.1f}", high=f"{m.high_gib:.1f}",
-                            usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware), n=least)
+                            usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware), n=least) + self.host_ram_clause(m)
         if v.fitting:
             return self.say("estimate_below_minimum", yours=self.yours(), setting=self.setting(v.fitting, v.have))
         return self.say("estimate_none_fits_either", yours=self.yours()) if v.capped else ""
@@ -418,6 +422,9 @@ class CapacityBlocks(Writer):
             key = "setting_tight_over"
         if open_scenario_only(m):  # tight only in the scenario the inputs leave open: pinned blocks, the attention kernel
             key = "setting_tight_pinned" if m.pinned_gib > 0 else "setting_tight_open"
+        short = self.host_ram_short(m)
+        if short and m.verdict != "does_not_fit":  # the verdict weighs every limit checked: host RAM too, not the device alone
+            key = "setting_no_host_ram"
         if after:
             key = "setting_estimate_after"
         setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
@@ -427,8 +434,24 @@ class CapacityBlocks(Writer):
             [self.say("grad_accum", n=ga)] * (self.s.grad_accum is not None and ga is not None)
         return self.say(key, setting=setting, word=self.say("verdict_" + m.verdict), yours=self.say("your", devs=self.devices(m.devices, m.unit, m.hardware)), total=self.point(m),
                         high=self.span(m)[1], low=self.span(m)[0], usable=f"{m.usable_gib:.1f}",
-                        per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else ""
-                        ) + self.cached_back(m) + self.open_attention(m)
+                        per=self.per_device(m.unit, m.hardware), batch=self.say("as_you_set", values=self.say("comma").join(said)) if said else "",
+                        ram=f"{m.host_ram_gib:,.0f}", have=self.say("host_ram_yours", have=self.s.host_ram_gb) if self.s.host_ram_gb else ""
+                        ) + ("" if short else self.cached_back(m) + self.open_attention(m))
+
+    def host_ram_clause(self, m: MemoryBreakdown) -> str:
+        """' Its offload also needs about 887 GiB of host RAM per node, and you have 512 GB: not enough.' (or nothing)."""
+        if not self.host_ram_short(m):
+            return ""
+        return self.say("setting_host_ram_short", ram=f"{m.host_ram_gib:,.0f}",
+                        have=self.say("host_ram_yours", have=self.s.host_ram_gb) if self.s.host_ram_gb else "")
+
+    def host_ram_short(self, m: MemoryBreakdown) -> bool:
+        """An offload setting whose host RAM per node is more than there is: the user's own figure when they gave one
+        (host_ram_usable_gib), else the estimator's assumed node."""
+        if not (getattr(m, "offload", False) and m.host_ram_gib):
+            return False
+        have = self.s.host_ram_gb
+        return m.host_ram_gib > host_ram_usable_gib(have) if have else not m.host_ram_fits
 
     def open_attention(self, m: MemoryBreakdown) -> str:
         """Why a measured range that fits still reads "tight": the attention kernel the inputs leave open (Ascend, a
@@ -452,6 +475,12 @@ class CapacityBlocks(Writer):
             return ""
         return self.say("cached_back", high=f"{m.high_gib:.1f}", cached=f"{m.cached_gib:.1f}",
                         judged=f"{m.high_gib - m.cached_gib:.1f}", usable=f"{m.usable_gib:.1f}")
+
+
+def host_ram_usable_gib(have_gb: int) -> float:
+    """The host RAM an offload plan may fill: about nine tenths of what the user has (the OS, data loaders and pinned
+    buffers keep the rest); one rule for the verdict and the host-RAM line."""
+    return have_gb * 1e9 / 2**30 * 0.9
 
 
 class Verdict:

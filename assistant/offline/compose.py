@@ -23,6 +23,7 @@ from ..tools.tables import (
 )
 from . import batch_math, fused_attention, note_pick, spec, stated
 from .asked import asks_table_length, asks_verdict
+from .capacity import host_ram_usable_gib
 from .conversation import CARRY
 from .fits import FitsBlocks
 from .parse import Slots
@@ -161,7 +162,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         # again only when this turn changes one of the figures
         said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
         # or the global batch is what this turn asks ("全局 batch 多少" after a plan): the figures from the conversation
-        batch = batch_math.solve(self.s) if said or "gbs" in self.s.intents else None
+        batch = batch_math.solve(self.s, self.plan_layout()) if said or "gbs" in self.s.intents else None
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
@@ -175,6 +176,16 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             at = next((i + 1 for i, line in enumerate(out) if line.startswith("**")), 0)
         return out[:at] + [batch_math.render(batch, self.lang), ""] + out[at:]
 
+    def plan_layout(self) -> tuple[int, int] | None:
+        """TP x PP of the plan this answer states for the user's devices (the capped plan first, then the free one, then
+        a memory estimate of a layout): the GA line divides by the same data parallelism the plan line uses."""
+        have = self.s.devices or (self.s.nodes * (self.s.node_size or 8) if self.s.nodes else None)
+        capped = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices")]
+        free = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and not r.arg("max_devices")]
+        layouts = [(p.tp, p.pp) for p in capped + free if p.fits] + [
+            (m.tp, m.pp) for m in self.r.values("estimate_training_memory", TrainingMemoryResult)]
+        return next(((tp, pp) for tp, pp in layouts if have and have % (tp * pp) == 0), None)
+
     def host_ram_check(self) -> list[str]:
         """The host RAM the user has, against what the offload plans above need per node."""
         have = self.s.host_ram_gb
@@ -187,8 +198,11 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             if m.value and m.value.host_ram_gib]
         if not needs:
             return ["", self.say("host_ram_check_host_ram_your", have=have)]
-        need, n = max(needs)
-        enough = need <= have * 1e9 / 2**30 * 0.9  # leave a tenth for the OS, data loaders and pinned buffers
+        # the setting the user named (the verdict's) first: the line judges the same plan the lead does
+        named = [(m.value.host_ram_gib, int(m.arg("devices") or 1)) for m in self.r.of("estimate_training_memory", TrainingMemoryResult)
+                 if m.value and m.value.host_ram_gib and m.value.offload]
+        need, n = named[0] if named else max(needs)
+        enough = need <= host_ram_usable_gib(have)
         return ["", self.L(f"Host RAM: the offload setting above needs about {need:,.0f} GiB per node (on {n}); your {have} GB "
                            f"{'is enough' if enough else 'is not enough'} (about 90% of it usable).",
                            f"主机内存：上面的 offload 方案每节点约需 {need:,.0f} GiB（{n} 卡时）；你的 {have} GB "

@@ -19,6 +19,13 @@ DIFFERENCE = re.compile(r"differ|(?<![a-z])same(?![a-z])|区别|差别|不同|�
 REPORTED = re.compile(r"error|traceback|tried\s+to\s+allocate|报错|出现|got\s+(?:an?\s+)?oom|ran\s+out|已经|又")
 
 
+# "按推荐配置够吗", "is 2 nodes enough per the recommended config?": the vendor's recommended setup is the yardstick of a
+# yes/no, not a file asked for (round 10 c2-13: an unasked YAML forced to the user's count)
+RECOMMENDED_YARDSTICK = re.compile(r"(?:推荐|建议|官方|厂商)的?\s*配置|recommended\s+(?:config(?:uration)?|setup|settings?)")
+VERDICT_WORDS = re.compile(r"够|行不行|能不能|可以吗|能跑|enough|(?<![a-z])fits?(?![a-z])|(?<![a-z])ok\b")
+FILE_ASKED = re.compile(r"ya?ml|json|配置文件|脚本|script|给我|生成|generate|写|write|give\s+me")
+
+
 def read_intents(work: str, s: Slots, serving_only: bool) -> None:
     """The intents table (intents.toml), then what words alone cannot carry: "with 16 cards" states a
     count, "how many cards" asks one. ``serving_only``: the model is served, never trained."""
@@ -38,6 +45,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
     if WILL_IT_OOM.search(work) and not REPORTED.search(work):
         s.intents.discard("problem")  # "会OOM吗" / "will it OOM?" asks for the memory, it reports nothing
         s.intents.add("oom_asked")
+    if RECOMMENDED_YARDSTICK.search(work) and VERDICT_WORDS.search(work) and not FILE_ASKED.search(work):
+        s.intents.discard("config")
     if s.hardware_text and (s.dies_per_card or 1) > 1 and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
     if s.hardware_text and not s.model and len(s.hardwares) < 2 and DIFFERENCE.search(work):

@@ -74,10 +74,14 @@ def raw_size(work: str) -> tuple[float, re.Match] | None:
 def offload(work: str) -> bool | None:
     """DeepSpeed's CPU offload named ("offload", "卸载"): True, or False when it is ruled out ("zero3 without offload",
     "不开 offload", "offload: none"); the ZeRO stage itself is a slot of slots.toml."""
-    if re.search(r"(?:without|no|not|w/o|disable[ds]?|不开|不用|不要|关闭|关掉|无|没有|不)\s*(?:cpu\s*)?(?:offload|卸载)|"
-                 r"offload(?:_optimizer|_param)?\s*(?:[:=]\s*)?[\"']?(?:none|false|off|disabled?)", work):
+    # "ofload", "offlaod", "oflaod": one slip in the word is still the switch (OFFLOAD)
+    if re.search(rf"(?:without|no|not|w/o|disable[ds]?|不开|不用|不要|关闭|关掉|无|没有|不)\s*(?:cpu\s*)?(?:{OFFLOAD}|卸载)|"
+                 rf"{OFFLOAD}(?:_optimizer|_param)?\s*(?:[:=]\s*)?[\"']?(?:none|false|off|disabled?)", work):
         return False
-    return True if re.search(r"offload|卸载", work) else None
+    return True if re.search(rf"{OFFLOAD}|卸载", work) else None
+
+
+OFFLOAD = r"of{1,2}l(?:oa|ao)d"
 
 
 def memory_gb(work: str) -> int | None:
@@ -299,7 +303,10 @@ def node_fit_asked(r: Reading) -> bool:
 
 
 HOST_RAM = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:host|cpu|system|主机|机器)\s*(?:ram|memory|mem|内存)|"
-                      r"(?:host|cpu|system|主机)\s*(?:ram|memory|mem|内存)\s*(?:of|=|:|is|为|是|有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])")
+                      r"(?:host|cpu|system|主机)\s*(?:ram|memory|mem|内存)\s*(?:of|=|:|is|为|是|有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])|"
+                      # "512GB RAM", "内存 2TB", "每台机器内存 768GB": RAM and 内存 name host memory (显存 is the device's)
+                      r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:ram\b|(?<!显)内存)|"
+                      r"(?:\bram|(?<!显)内存)\s*(?:per node|每节点|每台)?\s*(?:of|=|:|：|is|为|是|有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])")
 
 
 def host_ram(r: Reading, s: Slots) -> None:
@@ -308,6 +315,6 @@ def host_ram(r: Reading, s: Slots) -> None:
     m = r.search(HOST_RAM)
     if not m:
         return
-    value, unit = int(m.group(1) or m.group(2)), m.group(0).lower()
+    value, unit = int(next(g for g in m.groups() if g)), m.group(0).lower()
     s.host_ram_gb = value * (1024 if re.search(r"\d\s*t", unit) else 1)
     r.claim_match(m, "host_ram_gb", s.host_ram_gb)

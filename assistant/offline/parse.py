@@ -357,6 +357,16 @@ class Parser:
             s.method = "full"  # pre-training trains every weight unless LoRA is named ("LoRA continued pretraining")
             s.mark("default", "method")
 
+    @staticmethod
+    def _size_beside_part(r: Reading, gb: int) -> bool:
+        """The memory size written right beside the part's name ("910B 32GB", "32G 的 910B", "910b-32g")."""
+        part = next((sp for sp in r.spans if sp.slot == "hardware"), None)
+        if part is None:
+            return False
+        size = rf"{gb}\s*g(?:i?b)?"
+        return bool(re.search(rf"{size}\s*的?\s*$", r.text[:part.start]) or
+                    re.match(rf"\s*[-_]?\s*{size}(?![a-z0-9])", r.text[part.end:]))
+
     def _counts(self, work: str, s: Slots, hw_count: int | None, r: Reading) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.offload = num.offload(work)
@@ -381,7 +391,12 @@ class Parser:
             # "8个DIE", "3 张 Snt9B23 DIE" (the part's name between them is claimed, so blank here)
             s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个|张)?\s*(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
-        if s.memory_gb == 32 and s.hardware in (None, "snt9b") and re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work):
+        # and "910B 32GB", "32G 的 910B" (the size beside the part's name), and "32GB vs 64GB cards" for serving (the two
+        # memory columns of the vendor's vLLM tables: no GPU comes in both sizes)
+        if s.memory_gb == 32 and s.hardware in (None, "snt9b") and (
+                re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work)
+                or self._size_beside_part(r, 32)
+                or sorted(s.memory_sizes) == [32, 64] and re.search(r"vllm|推理|部署|serv|max[-_ ]?model[-_ ]?len", work)):
             s.hardware = self.setting.hardware_id("snt9b-32g")
             s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)

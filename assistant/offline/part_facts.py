@@ -283,6 +283,10 @@ class PartFactsBlocks(Writer):
         options = [n for n in range(step, h.devices_per_node + 1, step) if h.devices_per_node % n == 0]
         verdict = ""
         n = self.s.devices if self.s.device_unit == "die" and h.unit == "die" else None
+        # "why is 2 DIE the unit? can I use 1 DIE?": the count checked is the one asked about, the last one written
+        written = [int(m.group(1)) for m in re.finditer(r"(?<![0-9.])(\d+)\s*(?:个|张)?\s*dies?(?![a-z])", self.s.question.lower())]
+        if n and len(set(written)) > 1:
+            n = written[-1]
         if n and not tp:  # "6 个 DIE = 几张物理卡，作为并行单位 OK 吗": the cards it is, and whether it keeps to the unit
             ok, cards = n % step == 0, n / (h.dies_per_card or 1)
             verdict = self.L(

@@ -9,7 +9,7 @@ from functools import partial
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
-from .asked import asks_recipe, asks_verdict, implausible, weights_floor
+from .asked import asks_recipe, asks_verdict, implausible, named_setting, weights_floor
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
@@ -130,7 +130,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if not self.s.intents & {"zero", "ga"} or f.recipes or not self.wanted_rows(f.rows) or self.s.framework == "MindSpeed-LLM":
             return []
         within = [r.value for r in f.plans if r.value is not None and r.arg("max_devices")]  # on the user's devices first
-        plan = next((p for p in within + self.free_plans(f) if p.fits and p.zero_stage is not None), None)
+        # the stage and offload the user chose are the answer's one setting: a plan with another is an alternative,
+        # never stated as "the ZeRO stage" beside a lead that judges theirs
+        plan = next((p for p in within + self.free_plans(f) if p.fits and p.zero_stage is not None and self.keeps_setting(p)), None)
         if not plan:
             return []
         zero = self.parallel(plan.zero_stage, plan.offload)
@@ -142,12 +144,26 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
                              table=self.devices(table, plan.unit, plan.hardware))]
         return [self.say("zero_from_estimate", zero=zero, ga=plan.grad_accum, devs=devs)]
 
+    def keeps_setting_row(self, r) -> bool:
+        """The recipe row runs the ZeRO stage and offload the user said (or they said neither)."""
+        zero, offload = self.s.zero_stage, self.s.offload
+        return (zero is None or r.zero_stage == zero) and (offload is None or bool(r.offload) == offload)
+
+    def keeps_setting(self, p: PlanResult) -> bool:
+        """The plan has the ZeRO stage and offload the user said (in this turn or earlier), or they said neither; a stage
+        judged without offload named ("zero2 能跑吗") is judged without it, so a plan with offload is another setting."""
+        named = named_setting(self.s)
+        zero, offload = self.s.zero_stage, named.offload if named else self.s.offload
+        return (zero is None or p.zero_stage == zero) and (offload is None or p.offload == offload)
+
     # -- the headline: the first rule that applies ---------------------------------------------
     def training_headline(self, f: TrainingFacts) -> str | None:
         """One sentence that answers the question; the lines below give every row it came from."""
         memory_first = "memory" in self.s.intents and "cards" not in self.s.intents  # "how much memory per device": the GiB lead
+        # "use zero3 instead": the stage the user chose leads (the plan keeps to it); a recipe row with another stage backs it
+        own_setting = any(not self.keeps_setting_row(r) for r in f.recipes) and any(self.keeps_setting(p) for p in self.asked_plans(f))
         rules: list[Callable[[TrainingFacts], str | None]] = [
-            self.headline_not_listed, self.headline_unsupported, *([self.headline_estimate] if memory_first else []),
+            self.headline_not_listed, self.headline_unsupported, *([self.headline_estimate] if memory_first or own_setting else []),
             partial(self.headline_recipe, first=True), self.headline_min_rows, self.headline_recipe,
             self.headline_method_fits_nowhere, self.headline_estimate, self.headline_nothing_fits,
         ]
@@ -223,20 +239,28 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             "min_source", label=MIN_LABEL[self.lang], part=wanted[0].hardware)
 
     def asked_plans(self, f: TrainingFacts) -> list[PlanResult]:
-        fitting = [p for p in self.free_plans(f) if p.fits]
+        fitting = [p for p in self.free_plans(f) if p.fits and self.users_framework_plan(p)]
         return [p for p in fitting if not self.s.method or p.method == self.s.method]
+
+    def users_framework_plan(self, p: PlanResult) -> bool:
+        """The plan runs the framework the user named, or the one their DeepSpeed setting implies ("zero2",
+        "offload"): another framework's plan is an alternative said in the lines, never what their job needs."""
+        deepspeed = self.s.zero_stage is not None or bool(self.s.offload)
+        if self.s.framework:
+            return p.framework == self.s.framework
+        return not deepspeed or p.zero_stage is not None
 
     def headline_method_fits_nowhere(self, f: TrainingFacts) -> str | None:
         """The method asked fits nowhere; an alternative may (said in the sentence)."""
         s = self.s
-        failed = next((p for p in self.free_plans(f) if not p.fits), None)
+        failed = next((p for p in self.free_plans(f) if not p.fits and self.users_framework_plan(p)), None)
         if not (s.method and failed and not self.asked_plans(f)):
             return None
         name = self.method_name(s.method) + (f" {s.stage.upper()}" if s.stage and s.stage != "sft" else "")
         return self.say("estimate_plain", plans=f"{name}{' ' if self.lang == 'en' or name[-1].isascii() else ''}{self.no_fit_text(failed)}")
 
     def headline_estimate(self, f: TrainingFacts) -> str | None:
-        plans = self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits]
+        plans = self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits and self.users_framework_plan(p)]
         if not plans:
             return None
         checked = [p for p in plans if not implausible(p)]  # the plausibility check picks what is shown, before it is shown
