@@ -290,9 +290,11 @@ class NoteIndex:
         # per language: (row index or -1 for a summary, note file, order, text), their tokens and the index
         self._facts: dict[str, tuple[list[tuple[int, str, int, str]], list[set[str]], _Bm25]] = {}
         self._rare: dict[str, set[str]] = {}  # per language: words found in only a few facts
+        self._headings: dict[str, _Bm25] = {}  # per language: the sections' headings, which say what their facts are about
         for lang in LANGS:
             own = [r for r in rows if r.get("lang", "en") == lang]
             self._sections[lang] = (own, _Bm25([tokenize(f"{r['title']} {r['heading']} {r['keywords']} {r['text']}") for r in own]))
+            self._headings[lang] = _Bm25([tokenize(r["heading"], unigrams=False) for r in own])
             units: list[tuple[int, str, int, str]] = []
             summaries: dict[str, str] = {}
             for i, r in enumerate(own):
@@ -361,7 +363,11 @@ class NoteIndex:
             summary_lead = Lead(units[meaning[0]][3], 0.0, False)
         if not asked or not facts_:
             return summary_lead
+        # a fact is also about what its section's heading names: "new console … which header?" is answered by the
+        # header line of the section headed "New console", not by the old console's line that shares "authenticate"
+        # (it picks among the facts only: whether a fact or the note's summary answers is judged on the fact's own words)
         scores = index.scores(asked)
+        headed = self._headings[lang].scores(asked)
         named = self.named_lead(text, facts_, lang, scores)
         if named is not None:  # "--epochs 默认多少": the note's line about that parameter, never a neighbouring one
             return named
@@ -375,6 +381,8 @@ class NoteIndex:
             weight = index.scores(beyond)[top]
             if not (specific and weight >= min(scores[top] / 3, MIN_FURTHER_FACT) or len(beyond) >= 2 and weight >= scores[top] * 2 / 3):
                 return Lead(units[summary][3], scores[top], True)
+        # of the facts that answer, the one whose section's heading also names what is asked ("new console … header")
+        top = max(facts_, key=lambda k: (scores[k] + HEADING_WEIGHT * headed[units[k][0]], scores[k]))
         picked, left = [top], set(asked) - unit_toks[top]
         while left and len(picked) < MAX_LEAD_FACTS:
             rest = index.scores(sorted(left))
@@ -560,6 +568,7 @@ MAX_LEAD_FACTS = 3
 RARE_FACTS = 6  # a word in at most this many facts of one language is specific enough to lead with its fact
 FACT_WEIGHT = 0.5  # a section is ranked by its own score and half its best fact's (a one-line pointer to another note stays below that note)
 MIN_FURTHER_FACT = 2.0  # ... and at least this well (a common word alone, "need", adds no fact)
+HEADING_WEIGHT = 0.5  # a fact's score adds this share of its section heading's match with the question
 SECOND_FACT_SHARE = 0.25  # a further fact leads too when it matches the terms left at least this well
 
 

@@ -468,8 +468,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         that note's two best sections are quoted with the source."""
         hits, cover = r.results, self.s.notes_cover
         if cover is not None and hits:
-            hits = [h for h in hits if h.file in cover or title_overlap(h.title, self.s.question) >= 0.5] or (
-                [] if not (self.s.model or self.s.params_b) else hits)
+            hits = [h for h in hits if h.file in cover or title_overlap(h.title, self.s.question) >= 0.5
+                    or answers_outright(h, hits, cover)] or ([] if not (self.s.model or self.s.params_b) else hits)
             if not hits:
                 return [t("not_covered", self.lang)]
         if not hits:
@@ -485,6 +485,15 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         ranked: list[NotePassage] = max(by_note.values(), key=lambda hs: (
             title_overlap(hs[0].title, self.s.question) >= 0.5 and hs[0].lead_score >= TITLE_FACT_SHARE * best_fact,
             hs[0].score + sum(h.score for h in hs[1:3]) / 2 + hs[0].lead_score))
+        # a note holding the one fact that answers ("token 有效期多久": the Token line) over a note that shares the
+        # question's common words in many sections ("多久" in every section of the training-time note)
+        decisive = max(by_note.values(), key=lambda hs: hs[0].lead_score)
+        if decisive[0].lead_score >= max(MIN_DECISIVE_FACT, DECISIVE_FACT_RATIO * ranked[0].lead_score):
+            ranked = decisive
+        # a parameter the question names ("--dataset-type 可以填哪些") is answered by the note with a line about it
+        about = [hs for hs in by_note.values() if hs[0].lead_names]
+        if about and not ranked[0].lead_names:
+            ranked = max(about, key=lambda hs: (hs[0].lead_score, hs[0].score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
@@ -611,6 +620,13 @@ QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|�
 ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.:'-]*){4,}")
 ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
+# A note whose topic words the question does not use is still quoted when one of its facts matches the question this
+# well, and this many times better than any fact of the notes it does name ("how do I authenticate … which header?"
+# names no word of the public-access note, whose API-key line answers it; "inference" names the vLLM note)
+MIN_DECISIVE_FACT = 5.0
+OUTRIGHT_FACT_RATIO = 2.0
+# Of the notes quoted, one whose best fact matches this many times better than the best-ranked note's leads instead
+DECISIVE_FACT_RATIO = 1.5
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
 
 
@@ -672,6 +688,16 @@ def title_words(text: str) -> set[str]:
     latin = {w.rstrip("s") for w in re.findall(r"[a-z][a-z0-9_-]{2,}", low) if w not in TITLE_STOP}
     cjk = re.findall(r"[\u4e00-\u9fff]+", low)
     return latin | {run[i:i + 2] for run in cjk for i in range(len(run) - 1)}
+
+
+def answers_outright(hit: NotePassage, hits: list[NotePassage], cover: set[str]) -> bool:
+    """A note outside the ones the question names whose best fact answers it outright: a line about a parameter the
+    question names (when no named note has one), or a fact that matches the question's words well (MIN_DECISIVE_FACT) and clearly better than the
+    named notes' best facts (OUTRIGHT_FACT_RATIO)."""
+    if hit.lead_names and not any(h.lead_names for h in hits if h.file in cover):
+        return True  # its lead is the line about a parameter the question names (`--dataset-type`), no named note's is
+    named = max((h.lead_score for h in hits if h.file in cover), default=0.0)
+    return hit.lead_score >= max(MIN_DECISIVE_FACT, OUTRIGHT_FACT_RATIO * named)
 
 
 def title_overlap(title: str, question: str) -> float:
