@@ -60,6 +60,7 @@ def tokenize(text: str, unigrams: bool = True) -> list[str]:
         elif tok not in _STOP:
             out.append(_stem(tok))
             if re.search(r"[.\-_]", tok):  # also index the parts: "zero-3" -> zero, 3
+                # a flag's words are words ("--num-prompts": prompt); a file's or key's parts stay as written
                 out.extend(p for p in re.split(r"[.\-_]", tok) if p and p not in _STOP)
             elif m2 := re.fullmatch(r"(\d+)([a-z]{1,2})", tok):  # "32gb" -> 32, gb: the notes write "32 GB"
                 out.extend(m2.groups())
@@ -646,17 +647,21 @@ def _evaluate(node: ast.AST) -> float:
     raise ValueError("not arithmetic")
 
 
-def worked_formulas(question: str, text: str) -> list[tuple[str, str, float]]:
+def worked_formulas(question: str, text: str, given: dict[str, float] | None = None) -> list[tuple[str, str, float]]:
     """(formula, formula with the user's numbers, result) for each backticked formula of ``text`` whose every
-    variable the question gives a value ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100" and `TRAIN_ITERS//SAVE_INTERVAL + 1`)."""
+    variable the question gives a value ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100" and `TRAIN_ITERS//SAVE_INTERVAL + 1`),
+    by the variable's name or in ``given`` (a value read in the user's own words: "5 万条样本" is `SN`)."""
     out = []
     for m in _FORMULA.finditer(text):
         formula, values = m.group(1), {}
         for name in set(re.findall(r"[A-Z][A-Z0-9_]*", formula)):
             said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*(\d+)", question)
-            if not said:
+            if said:
+                values[name] = said.group(1)
+            elif given and given.get(name) is not None:
+                values[name] = f"{given[name]:g}"
+            else:
                 break
-            values[name] = said.group(1)
         else:
             filled = re.sub(r"[A-Z][A-Z0-9_]*", lambda v, given=values: given[v.group(0)], formula)
             try:

@@ -594,10 +594,14 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
                 for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
         said += [self.say("formula_worked", formula=f, filled=filled, result=f"{result:.4g}")  # the note's formula, their numbers
-                 for f, filled, result in worked_formulas(self.s.question, lead)]
+                 for f, filled, result in worked_formulas(self.s.question, lead, self.formula_values())]
         said += [self.say("rounding_worked_up" if r.up else "rounding_worked_down", said=r.said, result=r.result, step=r.step)
                  for r in roundings(self.s.question, lead)]  # the note's rounding rule applied to the value they set
         return " ".join(said) + " " if said else ""
+
+    def formula_values(self) -> dict[str, float]:
+        """The notes' formula variables (`SN / GBS * EPOCH`) the user gave in their own words: the slots that hold them."""
+        return {name: float(v) for name, slot in FORMULA_SLOTS.items() if (v := getattr(self.s, slot, None)) is not None}
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge, in an answer from the notes
@@ -619,6 +623,9 @@ QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|�
 # An error message pasted into the question without quotes: a run of at least five Latin words.
 ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.:'-]*){4,}")
 ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
+# The launch-script variables of the notes' formulas and the frame slots that read them in words ("12 万条样本", "global
+# batch 256", "3 个 epoch")
+FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch"}
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
 # A note whose topic words the question does not use is still quoted when one of its facts matches the question this
 # well, and this many times better than any fact of the notes it does name ("how do I authenticate … which header?"
