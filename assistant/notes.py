@@ -352,6 +352,7 @@ class NoteIndex:
         facts_ = [k for k in mine if units[k][0] >= 0]
         if ASKS_FIX.search(text.lower()):  # "…怎么办", "how do I fix…": only a fact that says what to do answers it
             facts_ = [k for k in facts_ if SAYS_WHAT_TO_DO.search(units[k][3])]
+        every_fact = facts_  # (a parameter's own line says what it means, whatever its words: "`--epochs` … is the number of rounds")
         meaning = ASKS_MEANING.search(text.lower()) and [k for k in facts_ if SAYS_MEANING.search(units[k][3])]
         if meaning:  # the fact that says what the terms mean, over the note's summary of what to do
             facts_, summary = meaning, None
@@ -369,7 +370,7 @@ class NoteIndex:
         # (it picks among the facts only: whether a fact or the note's summary answers is judged on the fact's own words)
         scores = index.scores(asked)
         headed = self._headings[lang].scores(asked)
-        named = self.named_lead(text, facts_, lang, scores)
+        named = self.named_lead(text, every_fact, lang, scores)
         if named is not None:  # "--epochs 默认多少": the note's line about that parameter, never a neighbouring one
             return named
         top = max(facts_, key=lambda k: scores[k])
