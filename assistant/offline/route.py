@@ -112,7 +112,12 @@ def is_training_question(s: Slots) -> bool:
     X" is an inference question unless training is named too."""
     if "inference" in s.intents and not ("train" in s.intents or s.method):
         return False
-    return bool(s.intents & TRAINING_INTENTS) or not (s.intents & OTHER_INTENTS)
+    others = s.intents & OTHER_INTENTS
+    if "troubleshoot" in others and "problem" not in s.intents and s.method and asks_verdict(s):
+        # "2×RTX 4090, qwen2.5-7b lora 4096 bf16, 行不行": a topic word (bf16, flash-attn) beside a job whose fit is asked
+        # brings the notes after the plan, not instead of it
+        others -= {"troubleshoot"}
+    return bool(s.intents & TRAINING_INTENTS) or not others
 
 
 # Prices and billing: no table or note has them (the notes search then says so).
