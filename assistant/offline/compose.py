@@ -701,6 +701,8 @@ def answers_outright(hit: NotePassage, hits: list[NotePassage], cover: set[str])
     """A note outside the ones the question names whose best fact answers it outright: a line about a parameter the
     question names (when no named note has one), or a fact that matches the question's words well (MIN_DECISIVE_FACT) and clearly better than the
     named notes' best facts (OUTRIGHT_FACT_RATIO)."""
+    if not cover:  # a question naming no note's topic ("配额不够怎么申请") is not covered, whatever words a fact shares
+        return False
     if hit.lead_names and not any(h.lead_names for h in hits if h.file in cover):
         return True  # its lead is the line about a parameter the question names (`--dataset-type`), no named note's is
     named = max((h.lead_score for h in hits if h.file in cover), default=0.0)
