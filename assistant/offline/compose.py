@@ -491,8 +491,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         if decisive[0].lead_score >= max(MIN_DECISIVE_FACT, DECISIVE_FACT_RATIO * ranked[0].lead_score):
             ranked = decisive
         # a parameter the question names ("--dataset-type 可以填哪些") is answered by the note with a line about it
-        about = [hs for hs in by_note.values() if hs[0].lead_names]
-        if about and not ranked[0].lead_names:
+        about = [hs for hs in by_note.values() if marked_names(hs[0])]
+        if about and not marked_names(ranked[0]):
             ranked = max(about, key=lambda hs: (hs[0].lead_score, hs[0].score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
@@ -631,6 +631,7 @@ TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this clos
 # well, and this many times better than any fact of the notes it does name ("how do I authenticate … which header?"
 # names no word of the public-access note, whose API-key line answers it; "inference" names the vLLM note)
 MIN_DECISIVE_FACT = 5.0
+MARKED_NAME = re.compile(r"^--|_|\.(?:sh|py|json|ya?ml)$|-cli$")
 OUTRIGHT_FACT_RATIO = 2.0
 # Of the notes quoted, one whose best fact matches this many times better than the best-ranked note's leads instead
 DECISIVE_FACT_RATIO = 1.5
@@ -697,13 +698,19 @@ def title_words(text: str) -> set[str]:
     return latin | {run[i:i + 2] for run in cjk for i in range(len(run) - 1)}
 
 
+def marked_names(hit: NotePassage) -> list[str]:
+    """The parameters the hit's lead is about that are written as names (a flag, a key with an underscore, a file:
+    `--dataset-type`, `DATA_TYPE`), not a plain word a pasted log also uses ("lr 2.5e-5" is no question about `LR`)."""
+    return [n for n in hit.lead_names if MARKED_NAME.search(n)]
+
+
 def answers_outright(hit: NotePassage, hits: list[NotePassage], cover: set[str]) -> bool:
     """A note outside the ones the question names whose best fact answers it outright: a line about a parameter the
     question names (when no named note has one), or a fact that matches the question's words well (MIN_DECISIVE_FACT) and clearly better than the
     named notes' best facts (OUTRIGHT_FACT_RATIO)."""
     if not cover:  # a question naming no note's topic ("配额不够怎么申请") is not covered, whatever words a fact shares
         return False
-    if hit.lead_names and not any(h.lead_names for h in hits if h.file in cover):
+    if marked_names(hit) and not any(marked_names(h) for h in hits if h.file in cover):
         return True  # its lead is the line about a parameter the question names (`--dataset-type`), no named note's is
     named = max((h.lead_score for h in hits if h.file in cover), default=0.0)
     return hit.lead_score >= max(MIN_DECISIVE_FACT, OUTRIGHT_FACT_RATIO * named)
