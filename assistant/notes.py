@@ -60,6 +60,7 @@ def tokenize(text: str, unigrams: bool = True) -> list[str]:
         elif tok not in _STOP:
             out.append(_stem(tok))
             if re.search(r"[.\-_]", tok):  # also index the parts: "zero-3" -> zero, 3
+                # a flag's words are words ("--num-prompts": prompt); a file's or key's parts stay as written
                 out.extend(p for p in re.split(r"[.\-_]", tok) if p and p not in _STOP)
             elif m2 := re.fullmatch(r"(\d+)([a-z]{1,2})", tok):  # "32gb" -> 32, gb: the notes write "32 GB"
                 out.extend(m2.groups())
@@ -290,9 +291,11 @@ class NoteIndex:
         # per language: (row index or -1 for a summary, note file, order, text), their tokens and the index
         self._facts: dict[str, tuple[list[tuple[int, str, int, str]], list[set[str]], _Bm25]] = {}
         self._rare: dict[str, set[str]] = {}  # per language: words found in only a few facts
+        self._headings: dict[str, _Bm25] = {}  # per language: the sections' headings, which say what their facts are about
         for lang in LANGS:
             own = [r for r in rows if r.get("lang", "en") == lang]
             self._sections[lang] = (own, _Bm25([tokenize(f"{r['title']} {r['heading']} {r['keywords']} {r['text']}") for r in own]))
+            self._headings[lang] = _Bm25([tokenize(r["heading"], unigrams=False) for r in own])
             units: list[tuple[int, str, int, str]] = []
             summaries: dict[str, str] = {}
             for i, r in enumerate(own):
@@ -349,6 +352,7 @@ class NoteIndex:
         facts_ = [k for k in mine if units[k][0] >= 0]
         if ASKS_FIX.search(text.lower()):  # "…怎么办", "how do I fix…": only a fact that says what to do answers it
             facts_ = [k for k in facts_ if SAYS_WHAT_TO_DO.search(units[k][3])]
+        every_fact = facts_  # (a parameter's own line says what it means, whatever its words: "`--epochs` … is the number of rounds")
         meaning = ASKS_MEANING.search(text.lower()) and [k for k in facts_ if SAYS_MEANING.search(units[k][3])]
         if meaning:  # the fact that says what the terms mean, over the note's summary of what to do
             facts_, summary = meaning, None
@@ -361,8 +365,12 @@ class NoteIndex:
             summary_lead = Lead(units[meaning[0]][3], 0.0, False)
         if not asked or not facts_:
             return summary_lead
+        # a fact is also about what its section's heading names: "new console … which header?" is answered by the
+        # header line of the section headed "New console", not by the old console's line that shares "authenticate"
+        # (it picks among the facts only: whether a fact or the note's summary answers is judged on the fact's own words)
         scores = index.scores(asked)
-        named = self.named_lead(text, facts_, lang, scores)
+        headed = self._headings[lang].scores(asked)
+        named = self.named_lead(text, every_fact, lang, scores)
         if named is not None:  # "--epochs 默认多少": the note's line about that parameter, never a neighbouring one
             return named
         top = max(facts_, key=lambda k: scores[k])
@@ -375,6 +383,8 @@ class NoteIndex:
             weight = index.scores(beyond)[top]
             if not (specific and weight >= min(scores[top] / 3, MIN_FURTHER_FACT) or len(beyond) >= 2 and weight >= scores[top] * 2 / 3):
                 return Lead(units[summary][3], scores[top], True)
+        # of the facts that answer, the one whose section's heading also names what is asked ("new console … header")
+        top = max(facts_, key=lambda k: (scores[k] + HEADING_WEIGHT * headed[units[k][0]], scores[k]))
         picked, left = [top], set(asked) - unit_toks[top]
         while left and len(picked) < MAX_LEAD_FACTS:
             rest = index.scores(sorted(left))
@@ -560,6 +570,7 @@ MAX_LEAD_FACTS = 3
 RARE_FACTS = 6  # a word in at most this many facts of one language is specific enough to lead with its fact
 FACT_WEIGHT = 0.5  # a section is ranked by its own score and half its best fact's (a one-line pointer to another note stays below that note)
 MIN_FURTHER_FACT = 2.0  # ... and at least this well (a common word alone, "need", adds no fact)
+HEADING_WEIGHT = 0.5  # a fact's score adds this share of its section heading's match with the question
 SECOND_FACT_SHARE = 0.25  # a further fact leads too when it matches the terms left at least this well
 
 
@@ -637,17 +648,21 @@ def _evaluate(node: ast.AST) -> float:
     raise ValueError("not arithmetic")
 
 
-def worked_formulas(question: str, text: str) -> list[tuple[str, str, float]]:
+def worked_formulas(question: str, text: str, given: dict[str, float] | None = None) -> list[tuple[str, str, float]]:
     """(formula, formula with the user's numbers, result) for each backticked formula of ``text`` whose every
-    variable the question gives a value ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100" and `TRAIN_ITERS//SAVE_INTERVAL + 1`)."""
+    variable the question gives a value ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100" and `TRAIN_ITERS//SAVE_INTERVAL + 1`),
+    by the variable's name or in ``given`` (a value read in the user's own words: "5 万条样本" is `SN`)."""
     out = []
     for m in _FORMULA.finditer(text):
         formula, values = m.group(1), {}
         for name in set(re.findall(r"[A-Z][A-Z0-9_]*", formula)):
             said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*(\d+)", question)
-            if not said:
+            if said:
+                values[name] = said.group(1)
+            elif given and given.get(name) is not None:
+                values[name] = f"{given[name]:g}"
+            else:
                 break
-            values[name] = said.group(1)
         else:
             filled = re.sub(r"[A-Z][A-Z0-9_]*", lambda v, given=values: given[v.group(0)], formula)
             try:

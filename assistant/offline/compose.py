@@ -482,8 +482,8 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         that note's two best sections are quoted with the source."""
         hits, cover = r.results, self.s.notes_cover
         if cover is not None and hits:
-            hits = [h for h in hits if h.file in cover or title_overlap(h.title, self.s.question) >= 0.5] or (
-                [] if not (self.s.model or self.s.params_b) else hits)
+            hits = [h for h in hits if h.file in cover or title_overlap(h.title, self.s.question) >= 0.5
+                    or answers_outright(h, hits, cover)] or ([] if not (self.s.model or self.s.params_b) else hits)
             if not hits:
                 return [t("not_covered", self.lang)]
         if not hits:
@@ -499,6 +499,15 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         ranked: list[NotePassage] = max(by_note.values(), key=lambda hs: (
             title_overlap(hs[0].title, self.s.question) >= 0.5 and hs[0].lead_score >= TITLE_FACT_SHARE * best_fact,
             hs[0].score + sum(h.score for h in hs[1:3]) / 2 + hs[0].lead_score))
+        # a note holding the one fact that answers ("token 有效期多久": the Token line) over a note that shares the
+        # question's common words in many sections ("多久" in every section of the training-time note)
+        decisive = max(by_note.values(), key=lambda hs: hs[0].lead_score)
+        if decisive[0].lead_score >= max(MIN_DECISIVE_FACT, DECISIVE_FACT_RATIO * ranked[0].lead_score):
+            ranked = decisive
+        # a parameter the question names ("--dataset-type 可以填哪些") is answered by the note with a line about it
+        about = [hs for hs in by_note.values() if marked_names(hs[0])]
+        if about and not marked_names(ranked[0]):
+            ranked = max(about, key=lambda hs: (hs[0].lead_score, hs[0].score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
@@ -599,10 +608,14 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
                 for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
         said += [self.say("formula_worked", formula=f, filled=filled, result=f"{result:.4g}")  # the note's formula, their numbers
-                 for f, filled, result in worked_formulas(self.s.question, lead)]
+                 for f, filled, result in worked_formulas(self.s.question, lead, self.formula_values())]
         said += [self.say("rounding_worked_up" if r.up else "rounding_worked_down", said=r.said, result=r.result, step=r.step)
                  for r in roundings(self.s.question, lead)]  # the note's rounding rule applied to the value they set
         return " ".join(said) + " " if said else ""
+
+    def formula_values(self) -> dict[str, float]:
+        """The notes' formula variables (`SN / GBS * EPOCH`) the user gave in their own words: the slots that hold them."""
+        return {name: float(v) for name, slot in FORMULA_SLOTS.items() if (v := getattr(self.s, slot, None)) is not None}
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge, in an answer from the notes
@@ -624,7 +637,18 @@ QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|�
 # An error message pasted into the question without quotes: a run of at least five Latin words.
 ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.:'-]*){4,}")
 ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
+# The launch-script variables of the notes' formulas and the frame slots that read them in words ("12 万条样本", "global
+# batch 256", "3 个 epoch")
+FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch"}
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
+# A note whose topic words the question does not use is still quoted when one of its facts matches the question this
+# well, and this many times better than any fact of the notes it does name ("how do I authenticate … which header?"
+# names no word of the public-access note, whose API-key line answers it; "inference" names the vLLM note)
+MIN_DECISIVE_FACT = 5.0
+MARKED_NAME = re.compile(r"^--|_|\.(?:sh|py|json|ya?ml)$|-cli$")
+OUTRIGHT_FACT_RATIO = 2.0
+# Of the notes quoted, one whose best fact matches this many times better than the best-ranked note's leads instead
+DECISIVE_FACT_RATIO = 1.5
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
 
 
@@ -686,6 +710,24 @@ def title_words(text: str) -> set[str]:
     latin = {w.rstrip("s") for w in re.findall(r"[a-z][a-z0-9_-]{2,}", low) if w not in TITLE_STOP}
     cjk = re.findall(r"[\u4e00-\u9fff]+", low)
     return latin | {run[i:i + 2] for run in cjk for i in range(len(run) - 1)}
+
+
+def marked_names(hit: NotePassage) -> list[str]:
+    """The parameters the hit's lead is about that are written as names (a flag, a key with an underscore, a file:
+    `--dataset-type`, `DATA_TYPE`), not a plain word a pasted log also uses ("lr 2.5e-5" is no question about `LR`)."""
+    return [n for n in hit.lead_names if MARKED_NAME.search(n)]
+
+
+def answers_outright(hit: NotePassage, hits: list[NotePassage], cover: set[str]) -> bool:
+    """A note outside the ones the question names whose best fact answers it outright: a line about a parameter the
+    question names (when no named note has one), or a fact that matches the question's words well (MIN_DECISIVE_FACT) and clearly better than the
+    named notes' best facts (OUTRIGHT_FACT_RATIO)."""
+    if not cover:  # a question naming no note's topic ("配额不够怎么申请") is not covered, whatever words a fact shares
+        return False
+    if marked_names(hit) and not any(marked_names(h) for h in hits if h.file in cover):
+        return True  # its lead is the line about a parameter the question names (`--dataset-type`), no named note's is
+    named = max((h.lead_score for h in hits if h.file in cover), default=0.0)
+    return hit.lead_score >= max(MIN_DECISIVE_FACT, OUTRIGHT_FACT_RATIO * named)
 
 
 def title_overlap(title: str, question: str) -> float:

@@ -42,6 +42,7 @@ class CarrySpec:
     refers_back: re.Pattern
     that_many: re.Pattern
     relative: dict[str, list[tuple[re.Pattern, str, float]]]
+    howto_chars: int = 300
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -65,7 +66,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      words(raw["refers_back"]), words(raw["that_many"]),
                      {slot: [(re.compile(p), "add", 1.0) for p in ops.get("add", [])] +
                             [(re.compile(p), "times", float(f)) for p, f in ops.get("times", [])]
-                      for slot, ops in raw.get("relative", {}).items()})
+                      for slot, ops in raw.get("relative", {}).items()},
+                     int(raw.get("howto", {}).get("keep_chars", 300)))
 
 
 CARRY = load()
@@ -253,6 +255,32 @@ def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
     return changed
 
 
+def howto_follow_up(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
+    """A turn after a how-to topic that names no model, no note and no amount of its own, and reports nothing wrong
+    ("header 怎么填", "要每个节点都设吗", "我申请了 32 张卡，集群一共才 16 张"): it goes on about that topic."""
+    from .route import asks_amount  # the router's test of an amount asked of a job
+
+    return bool(earlier.howto_before and not names_model(turn) and not turn.notes_named and not turn.problems
+                and not asks_amount(turn))
+
+
+def on_howto(new: QuestionFrame, earlier: QuestionFrame) -> QuestionFrame:
+    """``new`` as a follow-up of the how-to topic: searched with its words and among its notes, nothing of a job carried."""
+    new.howto_before = earlier.howto_before
+    new.notes_named = set(earlier.howto_notes)
+    new.notes_cover = set(earlier.howto_notes) | (new.notes_cover or set())
+    return new
+
+
+def howto_kept(frame: QuestionFrame, answered_from_notes: bool) -> dict[str, Any]:
+    """The how-to topic the conversation keeps after ``frame``'s turn: its words before the topic's earlier words when
+    the notes answered it, else none (carry.toml [howto])."""
+    if not answered_from_notes:
+        return {"howto_before": "", "howto_notes": set()}
+    words = f"{frame.topic_text} {frame.howto_before}".strip()[:CARRY.howto_chars]
+    return {"howto_before": words, "howto_notes": set(frame.notes_named or ()) | set(frame.howto_notes)}
+
+
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
     """The conversation's frame after this turn: ``turn`` with what it leaves open filled from ``earlier``."""
     if earlier is None:
@@ -260,6 +288,8 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     follow_up = follow_up or refers_back(turn)
     new = turn.copy_for_turn()
     keep_language(new, earlier, turn)
+    if howto_follow_up(turn, earlier):
+        return on_howto(new, earlier)
     if starts_over(turn, follow_up):
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
@@ -274,9 +304,11 @@ def remembered(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bo
     """What the conversation holds after ``turn``, for the turns after it: a knowledge or troubleshooting detour
     that names no model ("what does ZeRO-3 offload move to the CPU?") leaves the job asked before in place, so
     "ok, and for full fine-tuning of it?" still means that job."""
-    if earlier is not None and new_topic(turn, follow_up or refers_back(turn)):
-        return earlier
-    return turn.with_history(earlier, follow_up)
+    from .route import answered_from_notes  # the router's test of a turn the notes alone answer
+
+    frame = turn.with_history(earlier, follow_up)
+    kept = earlier if earlier is not None and new_topic(turn, follow_up or refers_back(turn)) else frame
+    return kept.model_copy(update=howto_kept(frame, answered_from_notes(frame)))
 
 
 # the lead of an earlier answer: "**Answer:** … **32 cards**" / "**结论**：… **32 张卡**" / "= 16 DIE"

@@ -167,6 +167,10 @@ class QuestionFrame(BaseModel):
     question: str = ""
     lang_weak: bool = False  # "16呢", "8k?": too few words to tell; a follow-up keeps the conversation's language
     topic_text: str = ""  # the question without the model name: what the notes are searched with
+    # the how-to topic of the turns before (carry.toml [howto]): a follow-up naming no note, model or amount of its own
+    # ("header 怎么填" after asking how to call a service) is searched with these words and these notes
+    howto_before: str = ""
+    howto_notes: set[str] = Field(default_factory=set)
     on_topic: bool = False
     settings: dict[str, float] = Field(default_factory=dict)
     """Stated settings of the slot specification (slots.toml) that have no attribute of their own ("warmup 100")."""

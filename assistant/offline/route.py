@@ -30,7 +30,8 @@ NOTE_QUERY_CHARS = 400
 NOTE_HITS = 8  # passages fetched; the answer quotes the best note's best sections
 # Query expansion for the notes: the words a person uses -> the words the notes use (both languages).
 NOTE_TERMS = [
-    (re.compile(r"oom|out\s+of\s+memory|显存|内存不足|溢出"), "out of memory OOM 显存溢出 remedies"),
+    # (memory named alone, "对显存有要求吗", is no out-of-memory report)
+    (re.compile(r"oom|out\s+of\s+memory|显存(?:不足|不够|溢出|爆|满|炸|oom)|爆显存|内存不足|溢出"), "out of memory OOM 显存溢出 remedies"),
     (re.compile(r"time[sd]?\s*out|超时|(?<![a-z])hang|卡住|barrier"), "timeout 超时"),
     (re.compile(r"requir|constraint|condition|need|limit|要求|条件|限制|约束|前提|需要什么"), "constraints 约束"),
     (re.compile(r"flash\s*-?att"), "FlashAttention NPU_Flash_Attn"),
@@ -79,6 +80,8 @@ def is_family_prefix(name: str, closest: list) -> bool:
 def note_query(s: Slots) -> str:
     """The question without the model name (it would pull in table caveats), plus the notes' own words."""
     text = (s.topic_text or s.question)[:NOTE_QUERY_CHARS]
+    if s.howto_before:  # a follow-up of a how-to topic: that topic's words too (carry.toml [howto])
+        text = f"{text} {s.howto_before}"[:NOTE_QUERY_CHARS]
     extra = [words for rx, words in NOTE_TERMS if rx.search(text)]
     if "time" in s.intents:  # also when carried over from an earlier turn ("and with 16 cards?")
         extra.append(TIME_TERMS)
@@ -109,7 +112,12 @@ def is_training_question(s: Slots) -> bool:
     X" is an inference question unless training is named too."""
     if "inference" in s.intents and not ("train" in s.intents or s.method):
         return False
-    return bool(s.intents & TRAINING_INTENTS) or not (s.intents & OTHER_INTENTS)
+    others = s.intents & OTHER_INTENTS
+    if "troubleshoot" in others and "problem" not in s.intents and s.method and asks_verdict(s):
+        # "2×RTX 4090, qwen2.5-7b lora 4096 bf16, 行不行": a topic word (bf16, flash-attn) beside a job whose fit is asked
+        # brings the notes after the plan, not instead of it
+        others -= {"troubleshoot"}
+    return bool(s.intents & TRAINING_INTENTS) or not others
 
 
 # Prices and billing: no table or note has them (the notes search then says so).
@@ -582,7 +590,14 @@ AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga"}
 SIZED = re.compile(r"(?<![a-z])(?:cards?|npus?|gpus?|nodes?|devices?|dies?|memory|vram|hbm|zero|deepspeed|stage|ga|"
                    r"gradient\s+accumulation|batch)(?![a-z_])|卡|节点|机器|显存|内存|梯度累积")
 # A config file asked for ("give me the yaml", "生成启动脚本"): a file for a job, which needs a model.
-PRODUCES = re.compile(r"give|generate|write|create|produce|(?<![a-z])make|show\s+me|生成|给我|写(?!成?什么|成哪|法)|给出|来一份|出一份|要一份")
+# (a past form or the user's own writing is what they did, not a request: "the pods I created from config.yaml", "启动命令我写成…")
+PRODUCES = re.compile(r"(?<![a-z])(?:give|generate|write|create|produce|make)(?![a-z])|show\s+me|生成(?!的)|给我|(?<![我已])写(?!成|了|的|法|什么|哪)|给出|"
+                      r"来一份|出一份|要一份")
+
+
+REQUIREMENT = re.compile(r"requir|(?<![a-z])minimum|at\s+least|要求|门槛|最低|至少")
+MEMORY_WORD = re.compile(r"memory|vram|hbm|显存|内存")
+DEVICES_COUNTED = re.compile(r"how\s+many|几张|几卡|几个|几台|多少张|卡数|节点数")
 
 
 def asks_amount(s: Slots) -> bool:
@@ -594,6 +609,10 @@ def asks_amount(s: Slots) -> bool:
     if "config" in s.intents and PRODUCES.search(q):
         return True
     explained = bool(EXPLAINS.search(q))
+    # "mindspeed 对单卡显存有要求吗", "minimum memory per NPU for mindspeed-llm": a framework's or part's requirement on
+    # memory is a rule the notes state, not an amount of a job (unless devices are counted: "how many cards at minimum")
+    if REQUIREMENT.search(q) and MEMORY_WORD.search(q) and not DEVICES_COUNTED.search(q):
+        return False
     amounts = s.intents & (AMOUNT_INTENTS - ({"zero", "ga"} if explained else set()))
     return bool(amounts or ASKS_COUNT.search(q)) and bool(SIZED.search(q))
 
@@ -734,6 +753,12 @@ def asks_config(s: Slots) -> bool:
 
 def asked(intent: str) -> Callable[[Slots], bool]:
     return lambda s: intent in s.intents
+
+
+def answered_from_notes(s: Slots) -> bool:
+    """Round one of this frame is the notes' search alone (a how-to or knowledge question, carry.toml [howto])."""
+    route = next((route for applies, route in FIRST_ROUTES if applies(s)), None)
+    return route is Router.notes
 
 
 # Round one, first match wins: bad input is answered by saying so, before any tool runs on a substituted value.

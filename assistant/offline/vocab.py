@@ -99,7 +99,7 @@ DOMAIN = re.compile(
     r"卡|节点|显存|内存|训练|微调|推理|部署|并行|超时|报错|精度|序列|上下文|梯度|算子|权重|昇腾"
 )
 # "with 16 cards" states a count; "how many cards" asks for one.
-ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?))|minimum|(?<![a-z])min(?![a-z])|"
+ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?|iterations?|iters?|prompts?|requests?|rounds?))|minimum|(?<![a-z])min(?![a-z])|"
                         r"least|fewest|(?<![a-z])(?:enough|sufficient)|最少|至少|几张|几卡|几个(?!小时|月)|多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory|gpu|利用率|utili))|"
                         r"卡数(?!表)|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)")
 # Words that lean on the conversation ("explain that again", "what else", "为什么", "这个呢"): a turn with one of them is
