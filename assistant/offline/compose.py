@@ -29,7 +29,8 @@ from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
-from .serving import ServingBlocks, quant_named
+from .component import ComponentBlocks
+from .serving import quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
 from .vocab import NODES_ASKED
@@ -60,7 +61,7 @@ SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_infer
                 "what_fits"}
 
 
-class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks):
+class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -117,7 +118,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), self.own_context, partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             *([self.inference] if table_first else []),
-            self.what_fits_block, self.header_block, self.asked_first,
+            self.what_fits_block, self.header_block, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
             self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []),

@@ -16,6 +16,8 @@ WILL_IT_OOM = re.compile(r"(?:(?<![a-z])(?:will|would|could|does|do|is\s+it\s+go
                          r"(?:oom|爆显存|溢出)\s*吗")
 # a difference asked where the question names one catalog part (two of its spellings, or its variants B1/B2/B3)
 DIFFERENCE = re.compile(r"differ|(?<![a-z])same(?![a-z])|区别|差别|不同|一样|有啥|还是")
+# the weights named inside the model's own words ("qwen2.5-32b 权重 bf16", "llama3 weights fp16")
+WEIGHTS_IN_NAME = re.compile(r"权重|(?<![a-z])weights?(?![a-z])", re.I)
 REPORTED = re.compile(r"error|traceback|tried\s+to\s+allocate|报错|出现|got\s+(?:an?\s+)?oom|ran\s+out|已经|又")
 
 
@@ -38,6 +40,16 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
     if WILL_IT_OOM.search(work) and not REPORTED.search(work):
         s.intents.discard("problem")  # "会OOM吗" / "will it OOM?" asks for the memory, it reports nothing
         s.intents.add("oom_asked")
+    if "memory" in s.intents and WEIGHTS_IN_NAME.search(s.model_text or "") and not s.intents & {"states_memory", "kv"}:
+        s.intents.add("weights_memory")  # "qwen2.5-32b 权重 bf16 多大": the model's span took the weights word with it
+    if "states_memory" in s.intents:
+        s.intents.discard("weights_memory")  # "weights + grads + Adam" names the weights as one of the states
+    if s.intents & {"weights_memory", "states_memory"}:
+        s.intents.add("memory")  # "model states only" / "权重本身多大": an amount of memory, whatever words it uses
+        if "weights_memory" in s.intents and not (s.method or s.stage or "train" in s.intents):
+            # the weights alone, of no training job: sized by the serving estimate (its weights figure), and a count
+            # asked beside them ("how many cards just to hold them") is the count that holds the weights
+            s.intents = (s.intents | {"inference"}) - {"cards"}
     if s.hardware_text and (s.dies_per_card or 1) > 1 and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
     if s.hardware_text and not s.model and len(s.hardwares) < 2 and DIFFERENCE.search(work):
