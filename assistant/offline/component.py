@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 
-from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.estimate_models import MemoryBreakdown
+from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from .serving import ServingBlocks
 
 

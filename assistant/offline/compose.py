@@ -23,13 +23,13 @@ from ..tools.tables import (
 )
 from . import batch_math, fused_attention, note_pick, spec, stated
 from .asked import asks_table_length, asks_verdict
+from .component import ComponentBlocks
 from .conversation import CARRY
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
-from .component import ComponentBlocks
 from .serving import quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -524,6 +524,9 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
             return sentence_cut(usage, PASSAGE_CHARS // 2) + "\n"
         if (said := note_pick.no_official(q, best + [h for h in hits if h not in best])) is not None:
             return self.say("note_no_official", text=said) + "\n"
+        if parts := note_pick.parts_unanswered(q, lead, best):  # each part asked that the lead leaves out, in order
+            # one paragraph with the lead: the parts asked, then what the note's lead says
+            return " ".join(sentence_cut(p, PASSAGE_CHARS // 2).rstrip() for p in parts) + " "
         return ""
 
     def answering_section(self, best: list[NotePassage], summary: str) -> NotePassage | None:

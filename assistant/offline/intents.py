@@ -56,6 +56,10 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.add("part_naming")  # "910b1 和 910b2 有啥区别": spellings or variants of one catalog part, what its names are
 
 
+COMPARED = re.compile(r"differ|(?<![a-z])vs\.?(?![a-z])|versus|compar|区别|差别|不同|对比|有啥变化")
+FILE_ASKED = re.compile(r"ya?ml|json|(?<![a-z])env|script|脚本|文件|file|give\s+me|给我|生成|写(?:一|个|份)|generate|write|launch|命令")
+
+
 def read_config_format(work: str, s: Slots) -> None:
     """Which file a config request asks for, in the framework named."""
     for name, rx in CONFIG_FORMATS:
@@ -71,6 +75,11 @@ def read_config_format(work: str, s: Slots) -> None:
     if s.config_format is None:
         s.config_format = "mindspeed_env" if s.framework == "MindSpeed-LLM" else "llamafactory_yaml"
         s.mark("default", "config_format")  # "give me the config": the framework's own file
+    # "8192 和 4096 推荐的 zero 配置有啥区别", "zero config for 2048 vs 8192, what's the difference": the settings compared
+    # are the answer, each length's; no file was asked for (a file needs its own word: yaml, json, 文件, give me, 生成)
+    if COMPARED.search(work) and not FILE_ASKED.search(work):
+        s.intents.discard("config")
+        return
     # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
     if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|变量|variables?|exports?|generate|生成|give\s+me|给我|写|"
                      r"(?<![a-z])(?:command|cmd)(?![a-z])|(?:serve|launch|run)\s+line|启动参数|(?:write|draft)\s+(?:me\s+)?(?:the|a|an|my)\b|"
