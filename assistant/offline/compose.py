@@ -24,13 +24,14 @@ from ..tools.tables import (
 from . import batch_math, fused_attention, note_pick, spec, stated
 from .asked import asks_table_length, asks_verdict
 from .capacity import host_ram_usable_gib
+from .component import ComponentBlocks
 from .conversation import CARRY
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
-from .serving import ServingBlocks, quant_named
+from .serving import quant_named
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
 from .vocab import NODES_ASKED
@@ -61,7 +62,7 @@ SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_infer
                 "what_fits"}
 
 
-class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks):
+class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -118,7 +119,7 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), self.own_context, partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             *([self.inference] if table_first else []),
-            self.what_fits_block, self.header_block, self.asked_first,
+            self.what_fits_block, self.header_block, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
             self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []),
@@ -546,6 +547,9 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             return sentence_cut(usage, PASSAGE_CHARS // 2) + "\n"
         if (said := note_pick.no_official(q, best + [h for h in hits if h not in best])) is not None:
             return self.say("note_no_official", text=said) + "\n"
+        if parts := note_pick.parts_unanswered(q, lead, best):  # each part asked that the lead leaves out, in order
+            # one paragraph with the lead: the parts asked, then what the note's lead says
+            return " ".join(sentence_cut(p, PASSAGE_CHARS // 2).rstrip() for p in parts) + " "
         return ""
 
     def answering_section(self, best: list[NotePassage], summary: str) -> NotePassage | None:

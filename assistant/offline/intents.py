@@ -16,6 +16,8 @@ WILL_IT_OOM = re.compile(r"(?:(?<![a-z])(?:will|would|could|does|do|is\s+it\s+go
                          r"(?:oom|爆显存|溢出)\s*吗")
 # a difference asked where the question names one catalog part (two of its spellings, or its variants B1/B2/B3)
 DIFFERENCE = re.compile(r"differ|(?<![a-z])same(?![a-z])|区别|差别|不同|一样|有啥|还是")
+# the weights named inside the model's own words ("qwen2.5-32b 权重 bf16", "llama3 weights fp16")
+WEIGHTS_IN_NAME = re.compile(r"权重|(?<![a-z])weights?(?![a-z])", re.I)
 REPORTED = re.compile(r"error|traceback|tried\s+to\s+allocate|报错|出现|got\s+(?:an?\s+)?oom|ran\s+out|已经|又")
 
 
@@ -47,10 +49,24 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.add("oom_asked")
     if RECOMMENDED_YARDSTICK.search(work) and VERDICT_WORDS.search(work) and not FILE_ASKED.search(work):
         s.intents.discard("config")
+    if "memory" in s.intents and WEIGHTS_IN_NAME.search(s.model_text or "") and not s.intents & {"states_memory", "kv"}:
+        s.intents.add("weights_memory")  # "qwen2.5-32b 权重 bf16 多大": the model's span took the weights word with it
+    if "states_memory" in s.intents:
+        s.intents.discard("weights_memory")  # "weights + grads + Adam" names the weights as one of the states
+    if s.intents & {"weights_memory", "states_memory"}:
+        s.intents.add("memory")  # "model states only" / "权重本身多大": an amount of memory, whatever words it uses
+        if "weights_memory" in s.intents and not (s.method or s.stage or "train" in s.intents):
+            # the weights alone, of no training job: sized by the serving estimate (its weights figure), and a count
+            # asked beside them ("how many cards just to hold them") is the count that holds the weights
+            s.intents = (s.intents | {"inference"}) - {"cards"}
     if s.hardware_text and (s.dies_per_card or 1) > 1 and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
     if s.hardware_text and not s.model and len(s.hardwares) < 2 and DIFFERENCE.search(work):
         s.intents.add("part_naming")  # "910b1 和 910b2 有啥区别": spellings or variants of one catalog part, what its names are
+
+
+COMPARED = re.compile(r"differ|(?<![a-z])vs\.?(?![a-z])|versus|compar|区别|差别|不同|对比|有啥变化")
+FILE_ASKED = re.compile(r"ya?ml|json|(?<![a-z])env|script|脚本|文件|file|give\s+me|给我|生成|写(?:一|个|份)|generate|write|launch|命令")
 
 
 def read_config_format(work: str, s: Slots) -> None:
@@ -68,6 +84,11 @@ def read_config_format(work: str, s: Slots) -> None:
     if s.config_format is None:
         s.config_format = "mindspeed_env" if s.framework == "MindSpeed-LLM" else "llamafactory_yaml"
         s.mark("default", "config_format")  # "give me the config": the framework's own file
+    # "8192 和 4096 推荐的 zero 配置有啥区别", "zero config for 2048 vs 8192, what's the difference": the settings compared
+    # are the answer, each length's; no file was asked for (a file needs its own word: yaml, json, 文件, give me, 生成)
+    if COMPARED.search(work) and not FILE_ASKED.search(work):
+        s.intents.discard("config")
+        return
     # "config" alone on a sizing question ("which DeepSpeed config stage") is not a file request
     if not re.search(r"ya?ml|json|(?<![a-z])env|script|脚本|launch|torchrun|命令|变量|variables?|exports?|generate|生成|give\s+me|给我|写|"
                      r"(?<![a-z])(?:command|cmd)(?![a-z])|(?:serve|launch|run)\s+line|启动参数|(?:write|draft)\s+(?:me\s+)?(?:the|a|an|my)\b|"

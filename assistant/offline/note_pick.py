@@ -144,3 +144,51 @@ def usage_paragraph(question: str, passages: Sequence[NotePassage]) -> str | Non
     if best is None or best[0] < 2:
         return None
     return " ".join(line.strip(" -*>") for line in best[2].splitlines()).strip()
+
+
+# A question of several parts ("the default and the max, and should I raise it?", "TP PP 要怎么设，转出来放哪"): each
+# part is answered by the note's bullet that matches it best; the parts the lead leaves out are stated before it.
+PART_SPLIT = re.compile(r"[，,;；？?、]|\band\b|以及|还有|另外")
+BULLET = re.compile(r"(?m)^\s*>?\s*(?:[-*]|\d+\.)\s+(.+)$")
+# what a person asks and what a note writes for it: a maximum is a range's end, a raise a larger value
+ASKED_AS = [(re.compile(r"(?<![a-z])max(?:imum)?(?![a-z])|最大|上限|最多", re.I), "range 范围 取值 maximum"),
+            (re.compile(r"default|默认", re.I), "default 默认"),
+            (re.compile(r"raise|increase|bump|调大|加大|提高|调高", re.I), "raising raise 调大"),
+            (re.compile(r"怎么设|how\s+(?:do|should)\s+i\s+set|what\s+values?", re.I), "一般取 usually"),
+            (re.compile(r"超时|time\s*out|多久|how\s+long", re.I), "最长 longest timeout 超时")]
+
+
+def stems(text: str) -> set[str]:
+    """Content words cut to five letters (raise / raising), Chinese character pairs."""
+    return {(re.sub(r"(?:ing|es|ed|s)$", "", w) if len(w) > 4 else w)[:5] for w in terms(text) if w.isascii()} | {
+        w for w in terms(text) if not w.isascii()}
+
+
+def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) -> list[str]:
+    """For each part of a question of several, the note's bullet that answers it when the lead does not hold it, in
+    the question's order; empty for a question of one part. A word every bullet shares (the subject) decides nothing."""
+    parts = [p for p in PART_SPLIT.split(question) if len(p.strip()) >= 2]
+    if len(parts) < 2:
+        return []
+    # whole bullets only: one that runs on to the next line ("… and change") is no answer on its own
+    bullets = list(dict.fromkeys(b.strip() for p in passages for b in BULLET.findall(p.text)
+                                 if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())))
+    if len(bullets) < 2:
+        return []
+    seen = [stems(b) for b in bullets]
+    # the note's subject names no part of the question: its title, and the code names its headings give
+    # ("HCCL_EXEC_TIMEOUT facts"); a heading's other words ("限制：请求体 12 MB") describe what the section answers
+    subject = " ".join(p.title + " " + " ".join(re.findall(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+", p.heading)) for p in passages)
+    common = {w for w in set().union(*seen) if sum(w in s for s in seen) * 2 > len(seen)} | stems(subject)
+    flat_lead = re.sub(r"[*`>\s]", "", lead)
+    out: list[str] = []
+    for part in parts:
+        want = stems(part + " " + " ".join(words for rx, words in ASKED_AS if rx.search(part))) - common
+        scored = [(len(want & s), -i) for i, s in enumerate(seen)]
+        best, at = max(scored)
+        if best < 1 or len(want & stems(lead)) >= best:  # the lead answers this part as well as any bullet would
+            continue
+        bullet = bullets[-at]
+        if re.sub(r"[*`>\s]", "", bullet)[:40] not in flat_lead and bullet not in out:
+            out.append(bullet)
+    return out

@@ -6,6 +6,7 @@ smallest parallel unit, for one part or several side by side. What is asked is r
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..tools.tables import HardwareInfo, ListHardwareResult
 from .route import part_facts_asked
@@ -55,11 +56,15 @@ class PartFactsBlocks(Writer):
         if any(said == f.split(" (")[0].lower() for h in parts for f in (h.flavors or "").split(";")):
             asked.add("part_flavor")  # "what is modelarts.bm.arm.24u.192g.npu.1d910b?": the flavor named is one of its own
         # a node's count said beside another question ("how are the 8 cards in a 910B node connected?") is no yes/no question
-        lines = [] if asked & set(NAMED_ONLY) else [line for h in parts[:1] for line in self.part_count_said(h)]
+        if "part_ranks" in asked:
+            asked.discard("part_job_devices")  # "how many ranks does a 2-node job have": the count, not the sizes a job may take
+        lines = [] if asked & set(NAMED_ONLY) or "part_ranks" in asked else [
+            line for h in parts[:1] for line in self.part_count_said(h)]
         for h in parts:
             facts = [
                 f
                 for f in (
+                    self.fact_count(h, asked),
                     self.fact_memory(h, asked),
                     self.fact_node(h, asked),
                     self.fact_total(h, asked),
@@ -155,6 +160,38 @@ class PartFactsBlocks(Writer):
         if h.unit in ("die", "chip"):
             return self.L("DIE" if h.unit == "die" else "chip", " DIE" if h.unit == "die" else "芯片")
         return self.L("GPU" if self.is_gpu(h.id) else "card", " GPU" if self.is_gpu(h.id) else "卡")
+
+    def fact_count(self, h: HardwareInfo, asked: set[str]) -> str:
+        """The devices (and HCCL ranks, one per device) of the nodes or cards the question says, worked from the
+        catalog row: nodes × devices per node, or cards × dies per card on a part counted in DIE; that count is also
+        the tensor-parallel size over all of them. Asked as ranks, world size, DIE or a TP size of the cards said."""
+        dies = h.dies_per_card or 1
+        said = counts_said(self.s.question)
+        cards_on_dies = said.cards and h.unit == "die" and "part_unit" in asked
+        if "part_ranks" not in asked and not cards_on_dies:
+            return ""
+        per = h.devices_per_node
+        n = lambda k: self.devices(k, h.unit, h.id)  # noqa: E731  ("32 DIE", "32 cards", "32 张卡")
+        node = self.L(f"a node has {n(per)}" + (f" ({per // dies} cards)" if dies > 1 else ""),
+                      f"每节点 {n(per)}" + (f"（{per // dies} 张物理卡）" if dies > 1 else ""))
+        if said.nodes:
+            total = said.nodes * per
+            how = self.L(f"{said.nodes} node{'s' if said.nodes > 1 else ''} × {n(per)}", f"{said.nodes} 个节点 × {n(per)}")
+        elif said.cards or self.s.devices:
+            cards = said.cards or self.s.devices or 0
+            in_dies = h.unit == "die" and bool(said.cards or self.s.device_unit != "die")
+            total = cards * dies if in_dies else cards
+            how = self.L(f"{cards} cards × {dies} DIE", f"{cards} 张物理卡 × {dies} 个 DIE") if in_dies and dies > 1 else ""
+        else:
+            if "part_node" in asked:
+                return ""  # "每节点几个 DIE": the node's own line says it
+            return self.L(f"**{n(per)} per node**" + (f" ({per // dies} cards × {dies})" if dies > 1 else "") + ", one HCCL rank each",
+                          f"**每节点 {n(per)}**" + (f"（{per // dies} 张物理卡 × {dies}）" if dies > 1 else "") + "，每个一个 HCCL rank")
+        how = self.L(f"{how} = {n(total)}; " if how else "", f"{how} = {n(total)}；" if how else "")
+        return self.L(f"**{n(total)} = {total} HCCL ranks** ({how}{node}; each one device and one rank), "
+                      f"so a tensor-parallel size over all of them is **{total}**",
+                      f"**{n(total)} = {total} 个 HCCL rank**（{how}{node}；每个设备一个 rank），"
+                      f"全部用作张量并行时 tp-size 为 **{total}**")
 
     def fact_memory(self, h: HardwareInfo, asked: set[str]) -> str:
         if "part_memory" not in asked:
@@ -390,6 +427,29 @@ class PartFactsBlocks(Writer):
             return self.not_in_catalog("AI-core count", " AI Core 数", h)
         return self.L(f"**{h.ai_cores} AI cores** (source: {h.ai_cores_source})",
                       f"**{h.ai_cores} 个 AI Core**（来源：{h.ai_cores_source}）")
+
+
+class CountsSaid(NamedTuple):
+    nodes: int | None
+    cards: int | None
+
+
+# a node or card count as the question writes it, digits or Chinese numerals ("2-node", "3 台机器", "4 physical cards",
+# "6 张物理卡"); the last one said is the one asked of ("1 node = …, and 2 nodes?")
+NUMERAL = r"(?<![a-z0-9.])(\d+|[一二两三四五六七八九十])"
+NODES_SAID = re.compile(NUMERAL + r"\s*(?:-|个|台)?\s*(?:nodes?|servers?|machines?|boxes|节点|机器|服务器)(?![a-z])", re.I)
+CARDS_SAID = re.compile(NUMERAL + r"\s*(?:张)?\s*(?:physical\s+)?(?:cards?|物理卡|卡)(?![a-z])", re.I)
+CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)} | {"两": 2}
+
+
+def counts_said(question: str) -> CountsSaid:
+    """The last node count and the last card count the question states (None when it states none)."""
+    def last(rx: re.Pattern[str]) -> int | None:
+        found = rx.findall(question)
+        return (int(found[-1]) if found[-1].isdigit() else CHINESE_DIGITS[found[-1]]) if found else None
+    nodes = last(NODES_SAID)
+    # cards said per node ("一台机器 8 张卡, 3 台机器") belong to the node; the node count is the job's
+    return CountsSaid(nodes, None if nodes else last(CARDS_SAID))
 
 
 # "what's the HCCS bandwidth", "HBM 带宽是多少", "how fast is the link, in Gbit/s": the catalog has no bandwidth column

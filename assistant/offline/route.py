@@ -681,7 +681,7 @@ def parts_compared(s: Slots) -> bool:
 
 
 # What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
-PART_FACTS = {"part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit", "part_naming", "part_flavor",
+PART_FACTS = {"part_ranks", "part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit", "part_naming", "part_flavor",
               "part_topology", "part_job_devices", "part_cores", "part_host_ram", "part_power"}
 # "what is modelarts.bm.arm.24u.192g.npu.1d910b?", "910B3 是什么": a part named and what it is asked (its whole row)
 WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
@@ -702,6 +702,8 @@ def about_parts(s: Slots) -> bool:
     if s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s):
         return True
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
+    if "part_ranks" in s.intents and not (s.method or s.seq_len or s.tokens):
+        job = False  # "3 台机器的训练总共多少个 rank": a job's device count is the part's arithmetic, no sizing
     named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
     q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
     return (named and not job and bool(part_facts_asked(s) or WHAT_IS.search(q)) and bool(QUESTION.search(q))
@@ -786,4 +788,6 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (asks_training_plan, Router.training_calls),
     (asked("time"), Router.time_calls),
     (lambda s: bool(s.intents & {"troubleshoot", "time", "throughput"}), Router.note_calls),
+    # "and the weights alone?" in a training thread: the serving estimate's weights figure (component.py leads with it)
+    (lambda s: "weights_memory" in s.intents and "inference" not in s.intents, Router.estimate_inference),
 ]

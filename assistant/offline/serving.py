@@ -31,8 +31,8 @@ class ServingBlocks(CapacityBlocks):
     def inference(self) -> list[str]:
         tables = self.r.of("inference_min_cards", InferenceMinCardsResult, ok=None)
         ests = self.r.of("estimate_inference", InferenceResult, ok=None)
-        if not (tables or ests):
-            return []
+        if not (tables or ests) or ("weights_memory" in self.s.intents and "inference" not in self.s.intents):
+            return []  # the weights of a model being trained: their figure leads (component.py), no serving plan
         rows, best = self.table_lines(tables)
         searched = self.searched_context()
         if cells := self.memory_cells(tables):
@@ -119,7 +119,7 @@ class ServingBlocks(CapacityBlocks):
         judged = bool(self.e.devices or s.tp)  # the user's devices, or the layout they name ("tp=2 呢"): its yes/no leads
         if "kv" in s.intents and not (s.intents & {"cards"} or judged) and (kv := self.kv_text(ests)):
             return kv, None
-        if "memory" in s.intents and not judged and (mem := self.memory_text(ests)):
+        if "memory" in s.intents and not judged and "weights_memory" not in s.intents and (mem := self.memory_text(ests)):
             return mem, None
         return sizing, None
 

@@ -61,10 +61,12 @@ class VariantBlocks(TrainingBlocks):
     def compared(self) -> list[str]:
         writers = self.per_variant()
         compared = [one for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]  # each variant by what differs
+        # "推荐的 zero 配置有啥区别", "GA for each": the setting asked is what is compared, each variant's; else the count
+        settings = bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
         needs = [(" · ".join(self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared),
-                  w.fewest()) for w in writers]
+                  w.compared_setting() if settings else w.fewest()) for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
-        out = [self.lead(self.say("compared", listed=listed)), ""] if listed else []
+        out = [self.lead(self.say("compared_setting" if settings else "compared", listed=listed)), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
         for i, w in enumerate(writers):
@@ -73,6 +75,19 @@ class VariantBlocks(TrainingBlocks):
             for src in w.sources:
                 self.cite(src)
         return out
+
+    def compared_setting(self) -> str | None:
+        """This variant's DeepSpeed setting, accumulation and devices: the recipe table's row, else the estimate's plan."""
+        f = self.training_facts()
+        row = next((r for r in f.recipes if r.found and r.zero_stage is not None and r.total_cards), None)
+        if row is not None:
+            return self.say("setting_table", par=self.parallel(row.zero_stage, row.offload), ga=row.grad_accum,
+                            n=self.devices(row.total_cards, "DIE" if self.e.facts.unit == "die" else "card"))
+        plan = next((p for p in self.free_plans(f) if p.fits and p.zero_stage is not None), None)
+        if plan is not None:
+            return self.say("setting_estimate", par=self.parallel(plan.zero_stage, plan.offload), ga=plan.grad_accum,
+                            n=self.devices(plan.devices, plan.unit, plan.hardware))
+        return None
 
     def fewest(self) -> str | None:
         """This variant's fewest devices: the vendor rows' minimum, else the estimate's (training, else serving); a
