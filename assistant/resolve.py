@@ -122,6 +122,8 @@ class Resolver:
         for key in _candidates(name or ""):
             if key in self._model_keys:
                 return self._model_keys[key]
+        if moe := self.moe_by_total(squash(name or "")):
+            return moe
         raise SizingError(
             "unknown_model",
             f"Unknown model {name!r}: it is not in the catalog. Give a known model or a raw parameter count/shape.",

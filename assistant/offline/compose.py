@@ -28,6 +28,7 @@ from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .results import Result
+from .capacity import Verdict
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks
@@ -100,6 +101,10 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
         # a quantity asked of a named model comes first unless the user reports a problem ("bf16" is a topic word)
         quantity = bool(self.s.model and self.s.intents & {"kv", "memory", "cards", "zero", "ga", "capacity", "config", "tp"})
         remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu() and ("problem" in self.s.intents or not quantity)
+        # "still OOM on 32 cards" with fewer devices than the vendor tables list: that shortfall is the first thing to say,
+        # the notes' remedies follow it (round 10 c6-10)
+        if remedy_first and self.below_vendor_minimum():
+            remedy_first = False
         # a config that could not be written follows the sizing verdict (the verdict leads; the failure names how it differs)
         config_failed = bool(self.results("generate_config", ok=False)) and not self.results("generate_config")
         # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
@@ -125,6 +130,12 @@ class Composer(VariantBlocks, ServingBlocks, TimeBlocks, FitsBlocks, PartFactsBl
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
+
+    def below_vendor_minimum(self) -> bool:
+        """The user's devices are fewer than the vendor rows list for this training job."""
+        if not (self.s.model and self.e.devices and is_training_question(self.s)) or not self.results("min_cards"):
+            return False
+        return Verdict(self, self.s.method, self.training_facts()).table_says_no
 
     # -- the header: what was answered, how the question was read, what was assumed --------------
     def header_block(self) -> list[str]:

@@ -10,6 +10,7 @@ import unicodedata
 
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
+from ..setup_check import rules
 from . import checks, serving_words, spec
 from . import numbers as num
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
@@ -324,6 +325,7 @@ class Parser:
                   "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
                   "layers": layers if s.model else None,
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
+                  "recompute_flags": rules.recompute_flags(s.question.lower()),
                   "accelerator_kind": (part or {}).get("kind"), "part_training": (part or {}).get("training"),
                   "part_name": (part or {}).get("table_part") or str((part or {}).get("name") or s.hardware or "")}
         if s.device_unit == "die":
