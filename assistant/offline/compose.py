@@ -23,12 +23,12 @@ from ..tools.tables import (
 )
 from . import batch_math, fused_attention, note_pick, spec, stated
 from .asked import asks_table_length, asks_verdict
+from .capacity import Verdict
 from .conversation import CARRY
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .results import Result
-from .capacity import Verdict
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import ServingBlocks, quant_named
 from .timing import TimeBlocks

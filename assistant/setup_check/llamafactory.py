@@ -10,8 +10,8 @@ from typing import Any
 import yaml
 
 from ..configs.llamafactory_names import ARGUMENT_NAMES, FINETUNING_TYPES, STAGES
-from . import deepspeed
 from ..errors import SizingError
+from . import deepspeed
 from .errors import yaml_error
 from .reading import Finding, Reading
 from .rules import SOURCES, SOURCES_ZH
