@@ -29,6 +29,9 @@ DIGITS = re.compile(r"[0-9.]+")
 
 
 VARIANT_WORDS = {"instruct": "instruct", "it": "instruct", "chat": "chat", "base": "base"}
+# A MoE model's active-parameter suffix ("a22b" of qwen3-235b-a22b): people often name such a model by its total size
+# alone ("qwen3 235B"), which then names it when exactly one catalog model has that total size
+MOE_ACTIVE = re.compile(r"a\d+(?:\.\d+)?b")
 
 
 def variant_of(name: str) -> str | None:
@@ -119,6 +122,8 @@ class Resolver:
         for key in _candidates(name or ""):
             if key in self._model_keys:
                 return self._model_keys[key]
+        if moe := self.moe_by_total(squash(name or "")):
+            return moe
         raise SizingError(
             "unknown_model",
             f"Unknown model {name!r}: it is not in the catalog. Give a known model or a raw parameter count/shape.",
@@ -137,6 +142,8 @@ class Resolver:
         key = squash(fixed)
         if len(key) < 5 or not re.search(r"[a-z]", key):
             return [], 0
+        if moe := self.moe_by_total(key):
+            return [moe], 1
         limit = 1 if len(key) < 10 else 2
         sig = digits(key)
         found: dict[str, int] = {}
@@ -150,6 +157,14 @@ class Resolver:
             return [], 0
         best = min(found.values())
         return sorted(m for m, d in found.items() if d == best), best
+
+    def moe_by_total(self, key: str) -> str | None:
+        """The one MoE model a squashed name gives the total size of, without its active-size suffix ("qwen3235b" is
+        qwen3-235b-a22b); None when no model, or more than one, has that total size."""
+        if not re.search(r"\d(?:\.\d+)?b$", key):
+            return None
+        ids = {mid for k, mid in self._model_keys.items() if k.startswith(key) and MOE_ACTIVE.fullmatch(k[len(key):])}
+        return ids.pop() if len(ids) == 1 else None
 
     def closest_models(self, name: str, limit: int = 5) -> list[str]:
         key = squash(name or "")

@@ -61,10 +61,42 @@ UTIL_GIVEN = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|�
 UTIL_RULE = {"en": "“{text}” is not a valid --gpu-memory-utilization: it is the share of each device's memory vLLM may use, "
                    "greater than 0 and at most 1 (e.g. 0.9, or 90%).",
              "zh": "“{text}”不是有效的 --gpu-memory-utilization：它是 vLLM 可使用的每卡显存比例，须大于 0 且不超过 1（例如 0.9 或 90%）。"}
+# Memory said for one device beyond any real part: a part newer than the catalog may carry more than its largest, not
+# this many times as much
+MEMORY_BEYOND = 2
+MEMORY_RULE = {
+    "en": "“{text}” is not the memory of one accelerator: the largest in the hardware catalog is {largest} with {gb:g} GB per "
+          "device, and a {default} has {default_gb:g} GB. Give the part (e.g. 910B or A100 80G) or its real memory per device.",
+    "zh": "“{text}”不是单张加速卡的显存：硬件目录中显存最大的是 {largest}，每卡 {gb:g} GB；{default} 每卡 {default_gb:g} GB。"
+          "请给出具体型号（例如 910B、A100 80G）或每卡的实际显存。",
+}
 VALID = {
     "en": "Ask again with valid values, e.g. “qwen2.5-7b LoRA, sequence length 4096, I have 8 cards”.",
     "zh": "请用有效的数值重新提问，例如“qwen2.5-7b LoRA 微调，序列长度 4096，我有 8 张卡”。",
 }
+
+
+# A part of a node or device said in words ("one and a half nodes", "half a node", "半台机器", "一台半", "1 个半节点"):
+# the "whole" rule of its role, with the words as written (a fraction in digits, "1.5 nodes", is read by NUMBER)
+_HALF_EN = r"(?:\d+|one|two|three|four|a)\s+(?:and\s+a\s+)?half(?:\s+an?)?|(?:a\s+)?half\s+(?:an?|one)"
+_HALF_ZH = r"(?:\d+|[一两二三四五六七八九十])?\s*(?:个|台|张|块)?\s*半\s*(?:个|台|张|块)?"
+FRACTION = re.compile(rf"(?<![a-z])(?:{_HALF_EN})\s+(?:[a-z][a-z0-9.\-]*\s+)?(?P<en>nodes?|servers?|machines?|boxes|box|cards?|npus?|gpus?|devices?)(?![a-z])|"
+                      rf"(?<![0-9])(?:{_HALF_ZH})\s*(?P<zh>节点|机器|服务器|卡|台(?!阶))|"
+                      r"(?<![0-9])(?:\d+|[一两二三四五六七八九十])\s*(?P<after>台|个节点|张卡|张|块卡)\s*半")
+FRACTION_ROLE = {"nodes": ("node", "server", "machine", "box", "节点", "机器", "服务器", "台", "个节点"),
+                 "devices": ("card", "npu", "gpu", "device", "卡", "张卡", "张", "块卡")}
+
+
+def fractions(text: str, lang: str) -> list[str]:
+    """The "whole" rule for each part of a node or device said in words."""
+    out = []
+    for m in FRACTION.finditer(text):
+        unit = m.group("en") or m.group("zh") or m.group("after")
+        what = next((k for k, words in FRACTION_ROLE.items() if any(unit.startswith(w) for w in words)), None)
+        rule = next((r for r in RULES if r.role == what and r.test == "whole"), None)
+        if rule:
+            out.append((rule.zh if lang == "zh" else rule.en).format(text=m.group(0).strip()))
+    return out
 
 
 def role(text: str, m: re.Match) -> str | None:
@@ -101,6 +133,7 @@ def problems(text: str, lang: str) -> list[str]:
         if rule:
             shown = ("-" if m.group("sign") else "") + m.group("num")
             out.append((rule.zh if lang == "zh" else rule.en).format(text=shown))
+    out += fractions(text, lang)
     for m in UTIL_GIVEN.finditer(text):
         value = float(m.group("num")) / (100 if m.group("pct") else 1)
         if not 0 < value <= 1:
@@ -133,3 +166,14 @@ def stated(fields: dict, task: str, lang: str, skip: frozenset[str] = frozenset(
             continue
         (refused if rules.refuses(f.code) else notes).append(finding_text(f.model_dump(), lang))
     return refused[:1], notes  # one refusal: the first broken layout rule, as the reader checks them in order
+
+
+def device_memory(gb: float, text: str, parts: dict[str, dict], default: str, lang: str) -> str | None:
+    """The sentence for memory said of one device that no accelerator has (``parts``: the hardware catalog by id), else
+    None."""
+    largest = max(parts.values(), key=lambda h: float(h.get("memory_gb") or 0))
+    if gb <= MEMORY_BEYOND * float(largest.get("memory_gb") or 0):
+        return None
+    base = parts.get(default) or largest
+    return MEMORY_RULE[lang].format(text=text, largest=largest.get("name"), gb=float(largest.get("memory_gb") or 0),
+                                    default=base.get("name"), default_gb=float(base.get("memory_gb") or 0))

@@ -23,7 +23,7 @@ from ..tools.tables import (
 )
 from . import batch_math, fused_attention, note_pick, spec, stated
 from .asked import asks_table_length, asks_verdict
-from .capacity import host_ram_usable_gib
+from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
 from .conversation import CARRY
 from .fits import FitsBlocks
@@ -102,6 +102,10 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         # a quantity asked of a named model comes first unless the user reports a problem ("bf16" is a topic word)
         quantity = bool(self.s.model and self.s.intents & {"kv", "memory", "cards", "zero", "ga", "capacity", "config", "tp"})
         remedy_first = "troubleshoot" in self.s.intents and not self.on_gpu() and ("problem" in self.s.intents or not quantity)
+        # "still OOM on 32 cards" with fewer devices than the vendor tables list: that shortfall is the first thing to say,
+        # the notes' remedies follow it (round 10 c6-10)
+        if remedy_first and self.below_vendor_minimum():
+            remedy_first = False
         # a config that could not be written follows the sizing verdict (the verdict leads; the failure names how it differs)
         config_failed = bool(self.results("generate_config", ok=False)) and not self.results("generate_config")
         # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
@@ -127,6 +131,12 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
+
+    def below_vendor_minimum(self) -> bool:
+        """The user's devices are fewer than the vendor rows list for this training job."""
+        if not (self.s.model and self.e.devices and is_training_question(self.s)) or not self.results("min_cards"):
+            return False
+        return Verdict(self, self.s.method, self.training_facts()).table_says_no
 
     # -- the header: what was answered, how the question was read, what was assumed --------------
     def header_block(self) -> list[str]:

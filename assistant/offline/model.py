@@ -21,7 +21,7 @@ from .compose import compose
 from .conversation import remembered, that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
-from .setup_answer import is_pasted_setup, setup_reply, without_setup_turn
+from .setup_answer import is_pasted_setup, setup_reply, unreadable_paste, without_setup_turn
 
 HISTORY_TURNS = 8  # earlier user turns read for follow-ups
 MAX_ROUNDS = 2
@@ -131,6 +131,7 @@ class OfflinePlanner(BaseChatModel):
         if (reply := setup_reply(messages, self.tool_fields, self.prose_args)) is not None:  # a pasted setup
             return reply
         s, after = self.slots(messages)
+        unreadable = unreadable_paste(messages)  # a malformed paste is said before the reader's answer to the words
         after = without_setup_turn(after)  # a paste check_setup could not read: the reader answers it
         if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to
             s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics)
@@ -142,7 +143,8 @@ class OfflinePlanner(BaseChatModel):
                 {"name": c.name, "args": c.args, "id": f"offline-{rounds + 1}-{i}-{c.name}", "type": "tool_call"}
                 for i, c in enumerate(calls)
             ])
-        return AIMessage(content=compose(s, done, self.ctx.kb.hardware()))
+        answer = compose(s, done, self.ctx.kb.hardware())
+        return AIMessage(content=f"{unreadable}\n\n{answer}" if unreadable else answer)
 
     # -- LangChain entry points ----------------------------------------------------------------
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:

@@ -36,7 +36,7 @@ COUNT_AFTER_HW = re.compile(rf"\s*s?\s*(?:x|×|\*)\s*(\d{{1,3}})(?![0-9.a-z])(?!
 # (Snt9B23) pod" (the part's other name in brackets between them).
 GROUP_AFTER_HW = re.compile(rf"\s*(?:[(（][^)）]{{0,30}}[)）]\s*)?(?:{NODE_WORDS}|clusters?|pods?|box(?:es)?|集群)")
 # A device count given per node ("4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡"), not in total.
-PER_NODE = re.compile(r"nodes?\s*(?:x|×|\*|of)\s*\d+|(?<![0-9.])(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|个节点|节点)\s*(?:x|×|\*)?\s*\d+\s*(?:张|块)?\s*(?:卡|gpus?|npus?|cards?)|"
+PER_NODE = re.compile(r"(?:nodes?|servers?|machines?|hosts?|box(?:es)?)\s*(?:x|×|\*|of)\s*\d+|(?<![0-9.])(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|个节点|节点)\s*(?:x|×|\*)?\s*\d+\s*(?:张|块)?\s*(?:卡|gpus?|npus?|cards?)|"
                       r"\d+\s*(?:张|块|cards?|gpus?|npus?)?\s*(?:x|×|\*)\s*\d+\s*(?:个)?\s*(?:节点|台|nodes?|servers?|machines?)|\d+\s*(?:[a-z]+\s+)?(?:each|per\s+(?:node|server|machine)|/\s*node)(?![a-z])|"
                       r"每\s*(?:台|个节点|节点|机)[^0-9，,。]{0,4}\d+|\d+\s*(?:张|块)?\s*卡?\s*/\s*(?:台|节点|机)")
 SHAPE_FIELDS = [  # (field, regex): "80 layers" / "layers 80" / "80层", "hidden 8192" / "hidden size: 8192" ...
@@ -107,6 +107,12 @@ def memory_names_a_device(work: str) -> bool:
                           work))
 
 
+def count_word(word: str) -> int | None:
+    """A count as written: digits or an English count word ("two", "a pair of")."""
+    word = re.sub(r"\s+", " ", word.strip())
+    return int(word) if word.isdigit() else EN_NUMBERS.get(word)
+
+
 def nodes(work: str) -> int | None:
     m = re.search(rf"(?<![0-9.])(\d+|[一二两三四五六七八九十]+)\s*{NODE_WORDS}", work)
     if m and not re.search(r"几|多少", m.group(0)):
@@ -149,9 +155,10 @@ def length_beside_devices(work: str) -> tuple[int, re.Match] | None:
     return int(m.group(1)), m
 
 
-def count_before_hardware(before: str, after: str) -> int | None:
+def count_before_hardware(before: str, after: str, article_counts: bool = True) -> int | None:
     """The count written right before a hardware mention ("8张910B"), or as a multiplier right after it ("3090 x2"),
-    unless the mention names a node or cluster."""
+    unless the mention names a node or cluster. Not ``article_counts``: "a"/"an" names the part, not one device (a
+    part counted in DIE: "on an A3" is the kind of server, and the article says no number of DIE)."""
     if GROUP_AFTER_HW.match(after):
         return None
     if grid := NODES_BY_CARDS.search(before):  # "4x8 910B": 4 nodes of 8, 32 devices
@@ -162,7 +169,8 @@ def count_before_hardware(before: str, after: str) -> int | None:
         return int(times.group(1)) or None if times else None
     if m.group(1):
         return int(m.group(1)) or None
-    return EN_NUMBERS[re.sub(r"\s+", " ", m.group(2))]
+    word = re.sub(r"\s+", " ", m.group(2))
+    return None if word in ("a", "an") and not article_counts else EN_NUMBERS[word]
 
 
 def seq_len(work: str) -> int | None:
@@ -318,3 +326,22 @@ def host_ram(r: Reading, s: Slots) -> None:
     value, unit = int(next(g for g in m.groups() if g)), m.group(0).lower()
     s.host_ram_gb = value * (1024 if re.search(r"\d\s*t", unit) else 1)
     r.claim_match(m, "host_ram_gb", s.host_ram_gb)
+
+
+# Memory said of one device: "1.5 TB HBM", "640 GB of VRAM", "显存 2TB", "my NPU has 1.5 TB", "卡有 2TB 显存" (host RAM is
+# claimed before: HOST_RAM)
+DEVICE_MEMORY = re.compile(
+    r"(?<![0-9.])(?P<a>\d+(?:\.\d+)?)\s*(?P<ua>tb|tib|t|gb|gib|g)(?![a-z])\s*(?:of\s+)?(?:hbm\w*|vram|显存|device\s+memory|"
+    r"memory\s+(?:per|on\s+(?:each|every|one|the|my))\s+(?:card|npu|gpu|device|die))|"
+    r"(?:hbm\w*|vram|显存)\s*(?:of|is|=|:|为|是|有)?\s*(?P<b>\d+(?:\.\d+)?)\s*(?P<ub>tb|tib|t|gb|gib|g)(?![a-z])|"
+    r"(?:cards?|npus?|gpus?|devices?|显卡|卡)\s*(?:has|have|with|有|带)\s*(?P<c>\d+(?:\.\d+)?)\s*(?P<uc>tb|tib|t|gb|gib|g)(?![a-z])"
+    r"(?!\s*(?:of\s+)?(?:host|cpu|system)?\s*(?:ram|内存))")
+
+
+def device_memory_said(work: str) -> tuple[float, tuple[int, int]] | None:
+    """(GB, where the amount is written) of the memory said for one device, else None."""
+    m = DEVICE_MEMORY.search(work)
+    if not m:
+        return None
+    k = next(k for k in "abc" if m.group(k))
+    return float(m.group(k)) * (1000 if m.group("u" + k).startswith("t") else 1), (m.start(k), m.end("u" + k))

@@ -10,6 +10,7 @@ import unicodedata
 
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
+from ..setup_check import rules
 from . import checks, serving_words, spec
 from . import numbers as num
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
@@ -20,6 +21,7 @@ from .spans import Reading
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
     CLAIM,
     DOMAIN,
+    EN_COUNT,
     FOLLOW_UP,
     INSTRUCTION,
     LEANS_ON_CONVERSATION,
@@ -42,6 +44,8 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2
 # quote, or what a Chinese "显示：/报错：" introduces up to the next Chinese word.
 PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Traceback|\d+/\d+ nodes are available)\b[^\u3400-\u9fff]*|"
                             r"`[^`]*`|\"[^\"]{12,}\"|(?<=[\u3400-\u9fff][：:])[^\u3400-\u9fff]{12,}")
+# A count right before a node size ("two 8-card machines", "2 个 8 卡的节点"): how many nodes of that size
+NODES_OF_SIZE = re.compile(rf"(?<![0-9.a-z])(\d{{1,4}}|{EN_COUNT})\s*(?:台|个|套)?\s*$")
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
 CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
@@ -192,6 +196,7 @@ class Parser:
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count, r)
+        self._device_memory(work, s)
         part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
         named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares]
         s.part_facts = {hw: PartFacts.from_row(self.resolver.hardware[hw]) for hw in named if hw in self.resolver.hardware}
@@ -253,6 +258,13 @@ class Parser:
         every = ", ".join(self.resolver.hardware)
         checks.add(s.problems, UNKNOWN_PART[s.lang].format(name=shown, closest=closest, every=every), s.lang)
 
+    def _device_memory(self, work: str, s: Slots) -> None:
+        """Memory said of one device that no accelerator has ("my NPU has 1.5 TB HBM") is said, never sized on silently."""
+        said = num.device_memory_said(work)
+        shown = s.question[said[1][0]:said[1][1]] if said else ""
+        if said and (sentence := checks.device_memory(said[0], shown, self.resolver.hardware, DEFAULT_HARDWARE, s.lang)):
+            checks.add(s.problems, sentence, s.lang)
+
     def note_term_not_model(self, name: str | None) -> bool:
         """An unknown "model" that is a note's term and starts like no catalog family ("huawei.com/ascend-1980";
         "qwen3" is a family, though a note names it)."""
@@ -313,6 +325,7 @@ class Parser:
                   "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
                   "layers": layers if s.model else None,
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
+                  "recompute_flags": rules.recompute_flags(s.question.lower()),
                   "accelerator_kind": (part or {}).get("kind"), "part_training": (part or {}).get("training"),
                   "part_name": (part or {}).get("table_part") or str((part or {}).get("name") or s.hardware or "")}
         if s.device_unit == "die":
@@ -382,6 +395,9 @@ class Parser:
         if node_cards and not s.nodes and said and re.search(r"(?:\ba\s+single|\bone|\bon\s+an?|单个?|一个)\s*$",
                                                               r.text[:said.start]) and not num.FIT_INTO_ONE.search(r.text[:said.start]):
             s.nodes = 1  # "on a single 8-card node": one node of them, not "how many 8-card nodes" nor "fit in one 8-card node?"
+        if node_cards and not s.nodes and said and (many := NODES_OF_SIZE.search(r.text[:said.start])) \
+                and not num.FIT_INTO_ONE.search(r.text[:said.start]):
+            s.nodes = num.count_word(many.group(1))  # "two 8-card machines", "3 个 8 卡节点": that many nodes of that size
         if not s.devices and s.nodes and node_cards:
             s.devices = s.nodes * int(node_cards)
         if s.nodes and s.devices and s.nodes > 1 and s.devices <= MOST_PER_NODE and num.PER_NODE.search(work):

@@ -62,7 +62,8 @@ class Setting:
         (start, end), s.hardware = next((p for p in parts if p[1] == now), parts[0])  # else the first part written
         s.hardware_text = r.text[start:end].strip()
         rest = r.unread()
-        hw_count = num.count_before_hardware(rest[:start], rest[end:])
+        counted_in_die = (self.resolver.hardware.get(s.hardware) or {}).get("unit") == "die"
+        hw_count = num.count_before_hardware(rest[:start], rest[end:], article_counts=not counted_in_die)
         ids = list(dict.fromkeys(hw for _, hw in parts))
         # a part named twice in a row ("A3 (Snt9B23)") is one mention: the comparison joins the parts, not the names
         ordered = sorted(parts)

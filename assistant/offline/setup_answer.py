@@ -73,6 +73,24 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     return AIMessage(content=render_setup(r, question_language(text)))
 
 
+MALFORMED = ("invalid_json", "invalid_yaml")
+
+
+def unreadable_paste(messages: list[BaseMessage]) -> str | None:
+    """When check_setup could not read the last question's paste because it is malformed and the reader answers the
+    question's words instead: what is wrong with the paste and where (said before that answer, never dropped)."""
+    humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    if not humans:
+        return None
+    result = next((m for m in messages[humans[-1] + 1:] if isinstance(m, ToolMessage) and m.name in (TOOL, None)
+                   and str(m.tool_call_id).endswith(TOOL)), None)
+    r = _result(result) if result is not None else {}
+    if (r.get("error") or {}).get("code") not in MALFORMED:
+        return None
+    lang = question_language(_text(messages[humans[-1]]))
+    return render_setup(r, lang) + " " + W["setup_unreadable_then"][lang]
+
+
 def not_checked(r: dict[str, Any]) -> bool:
     """check_setup read nothing, or nothing it could size or find fault with (a launch line without its model)."""
     if "error" in r:

@@ -19,6 +19,7 @@ from . import checks
 from .spans import Reading
 
 SPEC_FILE = Path(__file__).with_name("slots.toml")
+NOT_A_SETTING = "not_a_setting"  # the span of words a slot's ``elsewhere`` found: their digits are no stated value
 # The words between a setting and its value, in prose, YAML, JSON, env-var and flag form: "rank 16", "lr=2e-5",
 # "GA: 16", "batch size to 8", "rank goes to 128", "秩为 8", "TP 可以设成 3", '"stage": 4', "NNODES=2", "--lora-rank 64".
 CONNECT = (r"[\"']?\s*(?:可以|能)?\s*(?:of|=|:|is|->|(?:(?:goes|go|went|drops?|dropped|falls?|fell|rises?|rose|changed?|set|increased?|"
@@ -51,6 +52,7 @@ class SlotSpec:
     default: float | None = None  # the tools' own value: not said back in the header
     words: tuple[tuple[re.Pattern, int | float], ...] = ()  # a value said in words ("no ZeRO at all": stage 0)
     spellings: tuple[str, ...] = ()  # the words of its keys: one slip from one of them is read as it, and said so
+    elsewhere: re.Pattern | None = None  # where its words mean something else ("rank 0 saving checkpoint": a process)
 
 
     def valid(self, value: float) -> bool:
@@ -89,7 +91,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
                             row.get("invalid"), row.get("said"), row.get("unused"),
                             tuple(row.get("methods", ())), tuple(row.get("args", ())), row.get("default"),
                             tuple((re.compile("|".join(w.get("en", []) + w.get("zh", []))), w["value"]) for w in row.get("words", [])),
-                            tuple(row.get("spellings", ()))))
+                            tuple(row.get("spellings", ())),
+                            re.compile("|".join(row["elsewhere"])) if row.get("elsewhere") else None))
     return out
 
 
@@ -107,6 +110,9 @@ def read(r: Reading, frame: Any, phase: str) -> None:
     for slot in SLOTS:
         if slot.phase != phase:
             continue
+        if slot.elsewhere is not None:  # its words meaning something else are no value of it (nor of any slot)
+            for other in list(r.finditer(slot.elsewhere)):
+                r.claim_match(other, NOT_A_SETTING, None, "vocabulary")
         m = r.search(slot.pattern)
         at = found(m) if m else None
         if not at and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean

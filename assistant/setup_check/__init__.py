@@ -8,7 +8,7 @@ a SizingError naming the line and the problem."""
 
 from __future__ import annotations
 
-from . import benchmark, deepspeed, framework_errors, llamafactory, oom, preprocess, prose, shell
+from . import benchmark, deepspeed, framework_errors, llamafactory, oom, preprocess, prose, rules, shell
 from .reading import Finding, OomReport, Reading, VllmLog
 from .text import Block, blocks, cut_log
 
@@ -61,8 +61,12 @@ def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -
         return  # a log block: its messages were read from the whole text
     if b.lang not in ("yaml", "yml", "") or not llamafactory.names_arguments(body):
         return  # prose that happens to look like 'key: value'
-    data = llamafactory.parse(body)
+    data, repairs = llamafactory.parse_repaired(body)
     if llamafactory.looks_like(data):
+        for line, written, fixed in repairs:  # said first, with the line; the rest of the file is checked as corrected
+            out.findings.append(Finding(code="yaml_missing_colon", key=written, value=line, valid="key: value",
+                                        corrected=fixed, applied=True, source=rules.SOURCES["lf_parser"],
+                                        source_zh=rules.SOURCES_ZH["lf_parser"]))
         llamafactory.read(data, out)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from ..configs.llamafactory_names import ARGUMENT_NAMES, FINETUNING_TYPES, STAGES
+from ..errors import SizingError
 from . import deepspeed
 from .errors import yaml_error
 from .reading import Finding, Reading
@@ -31,6 +32,42 @@ def parse(text: str) -> Any:
         return yaml.safe_load(text)  # safe_load: no tags, no objects, no code
     except yaml.YAMLError as e:
         raise yaml_error(e, "LLaMA-Factory YAML", text) from None
+
+
+# A setting written without its colon: "cutoff_len 4096", "learning_rate = 1e-4" (one key, one value)
+KEY_WITHOUT_COLON = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z_][\w.\-]*)(?:\s*=\s*|\s+)(?P<value>[^\s:=]+)\s*$")
+
+
+def parse_repaired(text: str) -> tuple[Any, list[tuple[int, str, str]]]:
+    """The YAML, with each line that is a LLaMA-Factory argument written without its colon read as ``key: value``
+    when the text then parses: (data, [(line number, the line as written, the corrected line)]). Malformed in any other
+    way: the parser's error, naming the line."""
+    try:
+        return parse(text), []
+    except SizingError:
+        lines = text.splitlines()
+        repairs = []
+        for i, line in enumerate(lines):
+            m = KEY_WITHOUT_COLON.match(line)
+            if m and m.group("key") in ARGUMENT_NAMES:
+                fixed = f"{m.group('indent')}{m.group('key')}: {m.group('value')}"
+                repairs.append((i + 1, line.strip(), fixed.strip()))
+                lines[i] = fixed
+        if not repairs:
+            raise
+        try:
+            return yaml.safe_load("\n".join(lines)), repairs
+        except yaml.YAMLError:
+            raise yaml_error_of(text) from None
+
+
+def yaml_error_of(text: str) -> SizingError:
+    """The parser's error on the text as written."""
+    try:
+        yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        return yaml_error(e, "LLaMA-Factory YAML", text)
+    return SizingError("invalid_yaml", "The LLaMA-Factory YAML is not valid YAML.", field="text")
 
 
 def names_arguments(text: str) -> bool:

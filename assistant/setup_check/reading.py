@@ -47,7 +47,8 @@ FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quanti
                       "both_precisions", "lf_loraplus_model", "megatron_layers_pp", "lf_quantization_type",
                       "lf_galore_deepspeed", "lf_galore_lora", "lora_rank_positive", "ds_offload_param_stage",
                       "benchmark_backend_url", "preprocess_input_format", "preprocess_tokenizer_type",
-                      "preprocess_handler", "part_not_for_training", "lf_stage", "mindspeed_cp_long"]
+                      "preprocess_handler", "part_not_for_training", "lf_stage", "mindspeed_cp_long", "yaml_missing_colon",
+                      "mindspeed_recompute_layers"]
 
 
 class Finding(BaseModel):
@@ -77,6 +78,8 @@ class Reading(BaseModel):
     command: str | None = Field(None, description="The vLLM command line as pasted (continuations joined).")
     hf_config: str | None = Field(None, description="A pasted Hugging Face config.json, for a model not in the catalog.")
     notices: list[str] = Field(default_factory=list)
+    recompute_flags: dict[str, str] = Field(default_factory=dict, description="MindSpeed-LLM's --recompute-* flags as "
+                                            "written (name -> value).")
     precisions: list[str] = Field(default_factory=list, description="Every precision switched on, as written "
                                   "('bf16', '\"fp16\"' in a JSON): more than one is a rule (rules.py).")
     findings: list[Finding] = Field(default_factory=list, description="Values the framework would refuse, with the fix.")

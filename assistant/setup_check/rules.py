@@ -5,6 +5,7 @@ notes quote is also applied to the user's own numbers. The answer writers phrase
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +51,9 @@ SOURCES = {
     "megatron_layers": "Megatron's transformer build (megatron/legacy/model/transformer.py ParallelTransformer: "
     "\"num_layers must be divisible by pipeline_model_parallel_size\"); layer counts from the model catalog "
     "(knowledge/catalog/models.csv, HF config.json)",
+    "mindspeed_recompute": "ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041): recompute in 3_training.sh is "
+    "--recompute-granularity full, --recompute-method block and --recompute-num-layers set to the model's num-layers; "
+    "layer counts from the model catalog (knowledge/catalog/models.csv, HF config.json)",
     "preprocess": "ModelArts 训练的数据集预处理说明 (modelarts_llm_train_91113, updated 2025-07-29; "
     "modelarts_llm_train_908106, updated 2024-11-12: --input formats, --tokenizer-type, --handler-name)",
     "preprocess_tokenizer": "ModelArts 训练的数据集预处理说明 (modelarts_llm_train_91113: --tokenizer-type normally "
@@ -92,6 +96,9 @@ SOURCES_ZH = {
     "3\"；runtime/engine.py 只把它交给 ZeRO-3 优化器）",
     "megatron_layers": "Megatron 的模型构建（megatron/legacy/model/transformer.py ParallelTransformer：\"num_layers must "
     "be divisible by pipeline_model_parallel_size\"）；层数取自模型目录（knowledge/catalog/models.csv，HF config.json）",
+    "mindspeed_recompute": "ModelArts《显存溢出错误》(modelarts_llm_train_c_5910041)：在 3_training.sh 中打开重计算要同时设 "
+    "--recompute-granularity full、--recompute-method block 和 --recompute-num-layers（填模型的 num-layers）；层数取自模型目录"
+    "（knowledge/catalog/models.csv，HF config.json）",
     "preprocess": "ModelArts《训练的数据集预处理说明》(modelarts_llm_train_91113，更新于 2025-07-29；modelarts_llm_train_908106，"
     "更新于 2024-11-12：--input 格式、--tokenizer-type、--handler-name)",
     "preprocess_tokenizer": "ModelArts《训练的数据集预处理说明》(modelarts_llm_train_91113：--tokenizer-type 通常为 "
@@ -206,6 +213,27 @@ def _parallel_fits(f: dict[str, Any]) -> Broken | None:
 
 def _divisors(n: int, most: int = 16) -> list[int]:
     return [d for d in range(1, min(n, most) + 1) if n % d == 0]
+
+
+RECOMPUTE_FLAG = re.compile(r"--recompute-(granularity|method|num-layers)(?:[= ]+([\w{}$]+))?")
+
+
+def recompute_flags(text: str) -> dict[str, str] | None:
+    """MindSpeed-LLM's recompute flags written in a script or a question ("--recompute-method block"): name -> value."""
+    found = {m.group(1): m.group(2) or "" for m in RECOMPUTE_FLAG.finditer(text)}
+    return found or None
+
+
+def _recompute_layers(f: dict[str, Any]) -> Broken | None:
+    """The vendor's OOM remedy turns recompute on with three flags: full granularity and the block method recompute
+    nothing until --recompute-num-layers says how many layers (the model's num-layers: every layer)."""
+    flags = f["recompute_flags"]
+    if f.get("framework") not in (None, "MindSpeed-LLM") or "num-layers" in flags or flags.get("method") != "block":
+        return None
+    layers = f.get("layers")
+    given = " ".join(f"--recompute-{k} {v}".strip() for k, v in flags.items())
+    return Broken(given, "--recompute-num-layers (the model's num-layers)", figures={"layers": layers or "{NUM_LAYERS}"},
+                  corrected=f"--recompute-num-layers {layers or '{NUM_LAYERS}'}")
 
 
 def _layers_pp(f: dict[str, Any]) -> Broken | None:
@@ -602,6 +630,8 @@ RULES: list[Rule] = [
     Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "pp"), _parallel_fits, "megatron_world", "training",
          refuses=True),
     Rule("megatron_layers_pp", "PP", ("layers", "pp"), _layers_pp, "megatron_layers", "training", refuses=True),
+    Rule("mindspeed_recompute_layers", "--recompute-num-layers", ("recompute_flags",), _recompute_layers,
+         "mindspeed_recompute", "training"),
     Rule("gbs_not_divisible", "GBS", ("global_batch", "devices"), _gbs_divisible, "megatron_batch", "training",
          refuses=True),
     Rule("vllm_tp_devices", "--tensor-parallel-size", ("tp", "devices"), _tp_devices, "vllm", "serving", refuses=True),

@@ -141,6 +141,8 @@ def _flags(words: list[str], out: Reading, table: dict[str, str], what: str) -> 
         out.add_kind("mindspeed")
         out.put("framework", "MindSpeed-LLM", "Megatron flags (MindSpeed-LLM)")
         for name, val in rest:
+            if name.startswith("recompute-"):  # every recompute flag is kept: the rules check them together
+                out.recompute_flags[name.removeprefix("recompute-")] = val or ""
             if name == "recompute-granularity":
                 out.put("recompute", val == "full", f"{what} --recompute-granularity {val}")
             elif name in ("bf16", "fp16"):

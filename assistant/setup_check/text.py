@@ -55,6 +55,11 @@ _SHELL_LINE = re.compile(r"^\s*(export\s+\w+=|\w+=\S*\s*(#.*)?$|(\S+=\S+\s+)*(vl
                          r"\$|\S*/))|--[\w-]+)")
 
 
+# A line of words after a JSON object that was never closed: no quote, bracket or colon a JSON line has
+_PROSE_AFTER_JSON = re.compile(r"^[^\"'{}\[\]:]*[A-Za-z\u4e00-\u9fff]{2}[^\"'{}\[\]:]*$")
+# A config key written without its colon, "cutoff_len 4096", "learning_rate = 1e-4": an argument's snake_case name and
+# one value (prose has spaces between more words, and rarely an underscore)
+_KEY_WITHOUT_COLON = re.compile(r"^\s*[A-Za-z]+[_.][\w.\-]*(?:\s*=\s*|\s+)[^\s:=]+\s*$")
 _OBJECT_START = re.compile(r"\{\s*['\"]")  # '{"' or "{'" (a Python dict pasted as JSON is still meant as one)
 
 
@@ -84,8 +89,8 @@ def runs(text: str) -> list[Block]:
             depth, j = 0, i
             while j < len(lines):
                 depth += lines[j].count("{") - lines[j].count("}")
-                if depth <= 0:
-                    break
+                if depth <= 0 or j + 1 < len(lines) and _PROSE_AFTER_JSON.match(lines[j + 1]):
+                    break  # closed, or cut off before the words after it ("{... "nvme"" then "this is my config")
                 j += 1
             out.append(Block("\n".join(lines[i:j + 1]), "json"))
             i = j + 1
@@ -99,8 +104,9 @@ def runs(text: str) -> list[Block]:
         j = i
         pattern = _SHELL_LINE if kind == "sh" else _YAML_LINE
         while j + 1 < len(lines) and (lines[j].rstrip().endswith("\\") or pattern.match(lines[j + 1])
-                                      or (kind == "yaml" and lines[j + 1].startswith((" ", "\t")) and lines[j + 1].strip())):
-            j += 1
+                                      or (kind == "yaml" and lines[j + 1].startswith((" ", "\t")) and lines[j + 1].strip())
+                                      or (kind == "yaml" and _KEY_WITHOUT_COLON.match(lines[j + 1]))):
+            j += 1  # a key written without its colon ("cutoff_len 4096") stays in the YAML: the parser names its line
         chunk = "\n".join(lines[i:j + 1])
         if kind == "sh" or ":" in chunk:
             out.append(Block(chunk, kind))

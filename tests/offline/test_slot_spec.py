@@ -30,6 +30,9 @@ def test_slot_examples(parse, example):
             # a value said in words ("no ZeRO at all": stage 0) is read from words; any other from its digits
             assert span.how == "vocabulary" or any(ch.isdigit() for ch in frame.question[span.start:span.end])
     assert [typed for typed, _ in frame.keys_read_as] == example.get("read_as", [])
+    if "problems" in example:  # what the answer says is wrong: each listed words in its own sentence, nothing else
+        assert len(frame.problems) == len(example["problems"]), frame.problems
+        assert all(words in said for words, said in zip(example["problems"], frame.problems, strict=True))
 
 
 def test_every_slot_has_an_example():
