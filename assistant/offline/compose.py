@@ -512,12 +512,15 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
             hs[0].score + sum(h.score for h in hs[1:3]) / 2 + hs[0].lead_score))
         # a note holding the one fact that answers ("token 有效期多久": the Token line) over a note that shares the
         # question's common words in many sections ("多久" in every section of the training-time note)
+        # (a problem the user reports keeps the note its topic names: "还是 OOM" with recompute flags pasted is the OOM
+        # note's remedy list, not a note that mentions the flags)
+        reported = "problem" in self.s.intents and cover is not None and ranked[0].file in cover
         decisive = max(by_note.values(), key=lambda hs: hs[0].lead_score)
-        if decisive[0].lead_score >= max(MIN_DECISIVE_FACT, DECISIVE_FACT_RATIO * ranked[0].lead_score):
+        if not reported and decisive[0].lead_score >= max(MIN_DECISIVE_FACT, DECISIVE_FACT_RATIO * ranked[0].lead_score):
             ranked = decisive
         # a parameter the question names ("--dataset-type 可以填哪些") is answered by the note with a line about it
         about = [hs for hs in by_note.values() if marked_names(hs[0])]
-        if about and not marked_names(ranked[0]):
+        if about and not reported and not marked_names(ranked[0]):
             ranked = max(about, key=lambda hs: (hs[0].lead_score, hs[0].score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
