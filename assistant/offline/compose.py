@@ -470,6 +470,8 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         nodes, per, devs = self.nodes(plan.nodes), self.devices(plan.per_node, plan.unit), self.devices(plan.devices, plan.unit)
         capped = next((x.args["max_devices"] for x in self.results("plan_training") if x.args.get("max_devices")), None)
         basis = self.say("config_plan_from_the", kind=kind)
+        if plan.source == "table" and "from the estimator" in plan.source_detail:  # the table's count, the estimate's setting
+            basis = self.say("config_plan_count_from_the", kind=kind)
         if plan.overrides and capped:  # the table's row needs more devices than the user has: the estimate's setting
             basis = self.say("config_plan_the_estimate_setting") if plan.source == "table" \
                 else self.say("config_plan_from_the_estimate")

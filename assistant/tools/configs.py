@@ -161,6 +161,34 @@ def _recipe_plan(ctx, args, model_id, hw) -> TrainingPlan | None:
                                 notes=notes))
 
 
+def _lf_table_plan(ctx, args, model_id, hw) -> TrainingPlan | None:
+    """No recipe row, but the minimum-card table lists LLaMA-Factory for the job: the vendor's tested count, with the
+    estimator's setting (ZeRO stage, offload, batch) for it. A setting that fits on fewer devices fits on the table's
+    count with more data parallelism; a row at a shorter length is only a floor, so the estimate's count can be more."""
+    part = hw.get("table_part")
+    if part is None or args.method not in ("lora", "full") or args.stage not in _TABLE_STAGES:
+        return None
+    r = _call(ctx, "min_cards", {"model": model_id, "strategy": args.method, "seq_len": args.seq_len,
+                                 "framework": "LLaMA-Factory", "hardware": part})
+    if not r or not r.get("supported") or not r.get("cards"):
+        return None
+    est = _estimate(ctx, args, model_id, hw, "LLaMA-Factory")
+    if not est or not est.get("fits", True):
+        return None
+    devices, nodes, per_node, notes = _spread(max(int(r["cards"]), int(est["devices"])), hw)
+    notes += [str(n) for n in r.get("notes") or []]
+    used = r.get("seq_len_used") or args.seq_len
+    return TrainingPlan(**_base(args, "LLaMA-Factory", hw, source="table",
+                                source_detail=f"ModelArts minimum-card table, LLaMA-Factory {model_id} {args.method} SEQ_LEN "
+                                              f"{used} on {part}: {r['cards']} {r['unit']} ({r['source']}); ZeRO stage, "
+                                              f"offload and batch from the estimator (plan_training fits them on "
+                                              f"{est['devices']}; the rest is data parallel)",
+                                devices=devices, nodes=nodes, per_node=per_node, zero_stage=est.get("zero_stage"),
+                                offload=bool(est.get("offload")), micro_batch=est.get("micro_batch") or 1,
+                                grad_accum=est.get("grad_accum") or 1, table_seq_len=used if used != args.seq_len else None,
+                                notes=notes))
+
+
 def _estimate(ctx, args, model_id, hw, framework, max_devices: int | None = None) -> dict[str, Any] | None:
     """plan_training's answer for the same job (stage, LoRA rank, QLoRA bits, precision, batch)."""
     req: dict[str, Any] = {"model": model_id, "method": args.method, "stage": args.stage, "seq_len": args.seq_len,
@@ -302,7 +330,8 @@ def find_plan(ctx, args: GenerateConfigArgs, model_id: str, framework: str) -> T
                               valid=["snt9b", "snt9b23"])
         plan = _mindspeed_table_plan(ctx, args, model_id, hw, ctx.kb.model(model_id) or {})
     else:
-        plan = _recipe_plan(ctx, args, model_id, hw)
+        plan = _recipe_plan(ctx, args, model_id, hw) or (
+            _lf_table_plan(ctx, args, model_id, hw) if framework == "LLaMA-Factory" else None)
     plan = plan or _estimate_plan(ctx, args, model_id, hw, framework)
     return _apply_overrides(plan, args, hw)
 

@@ -17,7 +17,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.offline.consistency import contradictions, lead_of
+from tests.offline.answer_consistency import contradictions, lead_of
 
 from .dialog import converse
 

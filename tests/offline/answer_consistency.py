@@ -1,4 +1,4 @@
-"""Whether a written answer contradicts itself: the lead against the lines under it. The writer renders every line
+"""A test oracle: whether a written answer contradicts itself: the lead against the lines under it. The writer renders every line
 from one set of tool results, so a contradiction is a bug in which result a line reads; this check names it. It reads
 the rendered text (both languages), so tests can run it on any answer, generated questions included.
 
