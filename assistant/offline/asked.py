@@ -149,3 +149,17 @@ def serving_parts_asked(question: str) -> list[str]:
     found = {"kv": KV_PER_TOKEN_ASKED.search(question), "tp": TP_VALUE_ASKED.search(question),
              "verdict": ASKS_VERDICT.search(question) or ASKS_COUNT.search(AMOUNT_WORDS.sub(lambda m: " " * len(m.group(0)), question))}
     return [k for k, m in sorted(((k, m) for k, m in found.items() if m), key=lambda km: km[1].start())]
+
+
+# "do I even need the offload?", "does 64 cards remove the offload?", "还需要开 offload 吗": whether the job fits without
+# it is asked; the writer answers it with the estimate of the same setting without offload
+OFFLOAD_NEEDED = re.compile(
+    r"need\s+(?:the\s+|to\s+use\s+|cpu\s+)*offload|offload\s+(?:even\s+|still\s+|really\s+)?(?:needed|necessary|required)|"
+    r"(?:remove|drop|get\s+rid\s+of|do\s+without|lose)\s+(?:the\s+)?(?:cpu\s+)?offload|without\s+(?:the\s+)?offload\s*\?|"
+    r"(?:还|仍|真的)?(?:需要|要|得|必须)(?:开|用|打开)?\s*(?:cpu\s*)?offload|offload\s*(?:还)?(?:有必要|必要|需要吗|要不要|是否需要)|"
+    r"(?:去掉|不用|省掉|免掉|关掉)\s*(?:cpu\s*)?offload\s*(?:吗|行吗|可以吗)", re.I)
+
+
+def asks_offload_needed(s: QuestionFrame) -> bool:
+    """The user runs (or plans) CPU offload and asks whether it is needed at all on their devices."""
+    return bool(s.offload) and bool(OFFLOAD_NEEDED.search(s.question)) and bool(s.model or s.params_b)
