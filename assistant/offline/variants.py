@@ -7,9 +7,9 @@ from typing import Any
 
 from ..tools.estimates import InferenceResult
 from ..tools.tables import InferenceMinCardsResult
+from .asked import serving_parts_asked
 from .frame import DEFAULT_HARDWARE
 from .parse import Slots
-from .asked import serving_parts_asked
 from .route import Done
 from .sizing import TrainingBlocks
 
