@@ -83,8 +83,8 @@ class ComponentBlocks(ServingBlocks):
         setup = (f"ZeRO-{zero}, " if zero is not None else "") + self.devices(devices, unit, self.e.hardware)
         line = self.say("states_first", gib=states_gib(m), w=m.weights_gib, g=m.gradients_gib, o=m.optimizer_gib,
                         setup=setup, dev=self.per_device(unit, self.e.hardware).strip(), total=m.total_gib)
-        shape = next((c.value.shape for c in [*self.r.of("estimate_training_memory", TrainingMemoryResult),
-                                              *self.r.of("plan_training", PlanResult)] if c.value), None)
+        shapes = [c.value.shape for c in self.r.of("estimate_training_memory", TrainingMemoryResult) if c.value]
+        shape = next(iter(shapes + [c.value.shape for c in self.r.of("plan_training", PlanResult) if c.value]), None)
         method = next((c.value.method for c in self.r.of("estimate_training_memory", TrainingMemoryResult) if c.value), self.s.method)
         if TOTAL_ASKED.search(self.s.question) and shape is not None and method == "full":
             # the total asked comes first: the whole model's states, from the bytes each parameter keeps

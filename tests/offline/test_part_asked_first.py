@@ -103,7 +103,7 @@ def test_checkpoint_count_stated_iters_wins():
 ])
 def test_checkpoint_count_leads(assistant, q, n):
     head = lead(assistant.ask(q))
-    assert f"SAVE_INTERVAL + 1 = " in head and head.split("SAVE_INTERVAL + 1 = ")[1].split(" = ")[1].startswith(str(n)), head
+    assert "SAVE_INTERVAL + 1 = " in head and head.split("SAVE_INTERVAL + 1 = ")[1].split(" = ")[1].startswith(str(n)), head
 
 
 # ---------------------------------------------------------------- total model states
