@@ -119,3 +119,9 @@ def test_offload_needed_is_answered(assistant):
     calls = [c for c in ans.tool_calls if c.name == "estimate_training_memory" and c.args.get("offload") is False]
     assert calls and calls[0].args["devices"] == 4 and calls[0].args["zero_stage"] == 3
     assert "**Offload needed? " in ans.answer
+
+
+def test_kv_why_between_models_compares_the_kv(assistant):
+    # llama2-7b: 32 layers x 32 KV heads (MHA) = 512 KiB; llama3-8b: 32 layers x 8 KV heads (GQA) = 128 KiB (round 11 c3-08)
+    head = lead(assistant.ask("llama2-7b 的 kv cache 为什么比 llama3-8b 大那么多？每 token 各多少"))
+    assert "512 KiB" in head and "128 KiB" in head and "最少卡数" not in head, head
