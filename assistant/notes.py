@@ -651,10 +651,32 @@ def _evaluate(node: ast.AST) -> float:
 def worked_formulas(question: str, text: str, given: dict[str, float] | None = None) -> list[tuple[str, str, float]]:
     """(formula, formula with the user's numbers, result) for each backticked formula of ``text`` whose every
     variable the question gives a value ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100" and `TRAIN_ITERS//SAVE_INTERVAL + 1`),
-    by the variable's name or in ``given`` (a value read in the user's own words: "5 万条样本" is `SN`)."""
-    out = []
+    by the variable's name or in ``given`` (a value read in the user's own words: "5 万条样本" is `SN`).
+    A variable the user leaves unset takes the default the text gives it ("`TRAIN_ITERS` … defaults to `SN / GBS *
+    EPOCH`"), worked first: a formula reached through that default (the checkpoint count) is the one asked, so it leads."""
+    first = _worked(question, text, given)
+    known = dict(given or {})
+    for m in _DEFAULTS_TO.finditer(text):
+        name, formula = m.group(1), m.group(2)
+        said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*\d", question)
+        if not said and (done := next((r for f, _, r in first if f == formula), None)) is not None:
+            known[name] = done
+    if len(known) == len(given or {}):
+        return first
+    chained = [w for w in _worked(question, text, known) if w[0] not in {f for f, _, _ in first}]
+    return chained + first
+
+
+# "`TRAIN_ITERS` is optional: left unset it defaults to `SN / GBS * EPOCH`", "不设置时默认为 `SN / GBS * EPOCH`"
+_DEFAULTS_TO = re.compile(r"`([A-Z][A-Z0-9_]*)`[^`]{0,60}?(?:defaults?\s+to|默认为|默认是|默认取)\s*`([^`]+)`")
+
+
+def _worked(question: str, text: str, given: dict[str, float] | None) -> list[tuple[str, str, float]]:
+    out: list[tuple[str, str, float]] = []
     for m in _FORMULA.finditer(text):
         formula, values = m.group(1), {}
+        if any(f == formula for f, _, _ in out):
+            continue  # a formula the text states twice is worked once
         for name in set(re.findall(r"[A-Z][A-Z0-9_]*", formula)):
             said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*(\d+)", question)
             if said:

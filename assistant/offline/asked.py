@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..tools.estimates import PlanResult
 from .frame import QuestionFrame
+from .vocab import ASKS_COUNT
 
 # 内存 is host RAM (device memory is 显存): "内存要多少", "要多少内存"
 HOST_RAM = re.compile(r"host\s*(?:ram|memory)|cpu\s*(?:ram|memory)|system\s+ram|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))|"
@@ -122,3 +123,46 @@ def implausible(p: PlanResult, memory_gb: float | None = None) -> list[str]:
         problems.append("far_beyond_states")
     return problems
 
+
+
+# -- which serving quantity each part of a question asks, in the order asked ------------------------------------
+# "which --tensor-parallel-size", "tensor-parallel-size 设多少", "tp 要设成几": the TP value itself is asked (a yes/no on
+# the devices or a card count is not the answer to it)
+TP_VALUE_ASKED = re.compile(
+    r"(?:which|what)\s+(?:--)?(?:tensor[-_ ]parallel(?:[-_ ]size)?|tp(?:[-_ ]size)?)(?![a-z])|"
+    r"(?:--)?(?:tensor[-_ ]parallel(?:[-_ ]size)?|(?<![a-z])tp(?:[-_ ]?size)?)\s*(?:要|应该|应|该)?\s*"
+    r"(?:设置?|设成|设为|填|写|开|用|配)?\s*(?:成|为)?\s*(?:多少|几|多大)|"
+    r"(?:tensor[-_ ]parallel(?:[-_ ]size)?|(?<![a-z])tp)\s+(?:should|do\s+i|to\s+(?:set|use|pass))", re.I)
+# "kv cache 每 token 多大", "kv per token", "KV bytes per token": the KV bytes per token are asked
+KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s*)?(?:size\s*)?(?:per|/|每)\s*(?:个\s*)?tok|"
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,20}(?:多大|多少|how\s+(?:big|much|many)|size)|"
+                                r"(?:how\s+(?:big|much|many\s+bytes)|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
+                                # "kv cache 为什么比 … 大", "why is the kv cache …", "每 token 各多少": the KV size asked all the same
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,12}(?:为什么|为啥|why)|(?:why|为什么|为啥)[^?？。]{0,30}(?<![a-z])kv(?![a-z])|"
+                                r"(?:每|per)\s*(?:个\s*)?tok(?:en)?[^?？。]{0,8}(?:各|分别)?\s*(?:多少|多大|how\s+(?:big|much))", re.I)
+# "how many bytes", "多少字节": an amount, not a count of devices
+AMOUNT_WORDS = re.compile(r"how\s+many\s+(?:bytes|[kmg]i?b)(?![a-z])|多少\s*(?:个\s*)?(?:字节|bytes|[kmg]i?b)", re.I)
+WHY_ASKED = re.compile(r"(?<![a-z])why(?![a-z])|为什么|为啥|为何|怎么(?:会|这么)", re.I)
+
+
+def serving_parts_asked(question: str) -> list[str]:
+    """The serving quantities a question asks, in the order it asks them: "kv" (bytes per token), "tp" (the
+    tensor-parallel-size), "verdict" (a yes/no or a card count for the devices). The writer leads with the first
+    it has a figure for and answers the others after it, in order."""
+    found = {"kv": KV_PER_TOKEN_ASKED.search(question), "tp": TP_VALUE_ASKED.search(question),
+             "verdict": ASKS_VERDICT.search(question) or ASKS_COUNT.search(AMOUNT_WORDS.sub(lambda m: " " * len(m.group(0)), question))}
+    return [k for k, m in sorted(((k, m) for k, m in found.items() if m), key=lambda km: km[1].start())]
+
+
+# "do I even need the offload?", "does 64 cards remove the offload?", "还需要开 offload 吗": whether the job fits without
+# it is asked; the writer answers it with the estimate of the same setting without offload
+OFFLOAD_NEEDED = re.compile(
+    r"need\s+(?:the\s+|to\s+use\s+|cpu\s+)*offload|offload\s+(?:even\s+|still\s+|really\s+)?(?:needed|necessary|required)|"
+    r"(?:remove|drop|get\s+rid\s+of|do\s+without|lose)\s+(?:the\s+)?(?:cpu\s+)?offload|without\s+(?:the\s+)?offload\s*\?|"
+    r"(?:还|仍|真的)?(?:需要|要|得|必须)(?:开|用|打开)?\s*(?:cpu\s*)?offload|offload\s*(?:还)?(?:有必要|必要|需要吗|要不要|是否需要)|"
+    r"(?:去掉|不用|省掉|免掉|关掉)\s*(?:cpu\s*)?offload\s*(?:吗|行吗|可以吗)", re.I)
+
+
+def asks_offload_needed(s: QuestionFrame) -> bool:
+    """The user runs (or plans) CPU offload and asks whether it is needed at all on their devices."""
+    return bool(s.offload) and bool(OFFLOAD_NEEDED.search(s.question)) and bool(s.model or s.params_b)

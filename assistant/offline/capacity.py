@@ -17,7 +17,7 @@ from typing import NamedTuple
 from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import NamedSetting, asks_host_ram, asks_recipe, implausible, named_setting
+from .asked import NamedSetting, asks_host_ram, asks_offload_needed, asks_recipe, implausible, named_setting
 from .conversation import asks_other_than_verdict
 from .results import Result
 from .route import table_strategy
@@ -333,10 +333,22 @@ class CapacityBlocks(Writer):
             else:
                 self.setting_led = True
                 lines.append(self.setting_verdict(judged))
+        if asks_offload_needed(self.s) and (line := self.offload_needed(calls)):
+            lines.append(line)  # the second part asked ("and do I even need the offload?"), after the verdict
         if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
             # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
             lines.insert(0 if setting and setting.offload else len(lines), line)
         return [self.lead(line) if not line.startswith("- ") else line for line in lines] + [""] if lines else []
+
+    def offload_needed(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
+        """"Do I even need the offload?": the same stage without offload on the user's devices, fits or not (estimate)."""
+        c = next((c for c in calls if c.arg("offload") is False and c.arg("devices") and c.value is not None), None)
+        if c is None or c.value is None:
+            return None
+        v = c.value
+        key = "offload_not_needed" if v.fits else "offload_tight" if v.verdict == "tight" else "offload_needed"
+        return "- " + self.say(key, zero=c.arg("zero_stage"), have=self.devices(c.arg("devices"), self.unit_of(self.e.hardware), self.e.hardware),
+                               gib=v.total_gib, high=v.high_gib, usable=v.usable_gib)
 
     def recipe_ran(self, f: TrainingFacts, named: NamedSetting) -> str | None:
         """Yes, from the recipe table: its row at the length asked runs the setting the user names (stage and offload)

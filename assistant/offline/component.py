@@ -7,7 +7,9 @@ the count of devices whose memory holds the weights are worked here, in the open
 from __future__ import annotations
 
 import math
+import re
 
+from ..estimate import constants as C
 from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from .serving import ServingBlocks
@@ -26,6 +28,20 @@ def devices_to_hold(weights_gib: float, capacity_gib: float) -> int:
 def states_gib(m: MemoryBreakdown) -> float:
     """Model states on one device: weights, gradients and optimizer states (no activations, logits or overhead)."""
     return m.weights_gib + m.gradients_gib + m.optimizer_gib
+
+
+# "total, and per card": the whole model's states (all devices together) are asked beside the share of one
+TOTAL_ASKED = re.compile(r"(?<![a-z])total(?![a-z])|in\s+all|altogether|总共|一共|合计|总量|总的|全部加起来", re.I)
+
+
+def full_states_bytes_per_param(megatron: bool) -> int:
+    """Bytes of model states per trained parameter in bf16 mixed precision, as the estimator counts them: DeepSpeed
+    keeps bf16 weight + bf16 gradient + fp32 gradient partition + fp32 master + Adam m and v (2+2+4+4+8 = 20);
+    Megatron keeps bf16 weight + fp32 main grad + fp32 master and Adam (2+4+12 = 18)."""
+    if megatron:
+        return C.WEIGHT_BYTES["bf16"] + C.MEGATRON_MAIN_GRAD_BYTES + C.MEGATRON_OPTIMIZER_BYTES
+    return (C.WEIGHT_BYTES["bf16"] + C.GRAD_BYTES["bf16"] + C.FP32_GRAD_BYTES["bf16"] + C.MASTER_BYTES["bf16"]
+            + C.ADAM_BYTES["bf16"])
 
 
 class ComponentBlocks(ServingBlocks):
@@ -65,5 +81,15 @@ class ComponentBlocks(ServingBlocks):
         m, devices, zero = found[0]
         unit = self.unit_of(self.e.hardware)
         setup = (f"ZeRO-{zero}, " if zero is not None else "") + self.devices(devices, unit, self.e.hardware)
-        return self.say("states_first", gib=states_gib(m), w=m.weights_gib, g=m.gradients_gib, o=m.optimizer_gib,
+        line = self.say("states_first", gib=states_gib(m), w=m.weights_gib, g=m.gradients_gib, o=m.optimizer_gib,
                         setup=setup, dev=self.per_device(unit, self.e.hardware).strip(), total=m.total_gib)
+        shapes = [c.value.shape for c in self.r.of("estimate_training_memory", TrainingMemoryResult) if c.value]
+        shape = next(iter(shapes + [c.value.shape for c in self.r.of("plan_training", PlanResult) if c.value]), None)
+        method = next((c.value.method for c in self.r.of("estimate_training_memory", TrainingMemoryResult) if c.value), self.s.method)
+        if TOTAL_ASKED.search(self.s.question) and shape is not None and method == "full":
+            # the total asked comes first: the whole model's states, from the bytes each parameter keeps
+            b = full_states_bytes_per_param(zero is None)
+            total = shape.params_b * 1e9 * b
+            line = self.say("states_total", gb=total / 1e9, gib=total / 2**30, params=f"{shape.params_b:g}", b=b,
+                            textbook=shape.params_b * 16, breakdown="2+4+12" if zero is None else "2+2+4+4+8") + " " + line[:1].upper() + line[1:]
+        return line

@@ -540,7 +540,7 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
                 lead = rows + ("\n" + rest if rest else "")
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
-            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead) + self.fact_picked(lead, best, r.results) + lead
+            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead, lead + "\n" + (section or top).text) + self.fact_picked(lead, best, r.results) + lead
                                + self.say("notes_notes", title=top.title)),
                      "", *lines]
         for i, h in enumerate(quoted):
@@ -619,7 +619,7 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
                 return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
         return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
 
-    def limits_said(self, lead: str) -> str:
+    def limits_said(self, lead: str, whole: str | None = None) -> str:
         """The user's own sizes and durations measured against the limits the lead states ("60GB" against "up to
         50 GB"), and the lead's formulas worked with the values they gave, first: the rule applied to their
         numbers, not only quoted."""
@@ -627,7 +627,8 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
                 for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
         said += [self.say("formula_worked", formula=f, filled=filled, result=f"{result:.4g}")  # the note's formula, their numbers
-                 for f, filled, result in worked_formulas(self.s.question, lead, self.formula_values())]
+                 # the formulas of the whole paragraph the lead is cut from: a sentence cut off still counts
+                 for f, filled, result in worked_formulas(self.s.question, whole or lead, self.formula_values())]
         said += [self.say("rounding_worked_up" if r.up else "rounding_worked_down", said=r.said, result=r.result, step=r.step)
                  for r in roundings(self.s.question, lead)]  # the note's rounding rule applied to the value they set
         return " ".join(said) + " " if said else ""

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..resolve import variant_of
 from . import batch_math
-from .asked import asks_host_ram, asks_verdict, named_setting
+from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -332,6 +332,10 @@ class Router:
                                     **batch_args(s), **trainer_args(s))
             if not offload and asks_host_ram(s):  # "…, and host RAM if I need offload": the offload setting's need too
                 judged += self.host_ram_calls(s, e, fallback=True)
+        if asks_offload_needed(s) and e.devices:  # "do I even need the offload?": the same stage without it, on their devices
+            judged += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                                seq_len=e.seq_len, devices=e.devices, offload=False, zero_stage=s.zero_stage if s.zero_stage is not None else 3,
+                                hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=e.devices, offload=offload,  # offload needs a stage: ZeRO-3's
                          zero_stage=s.zero_stage if s.zero_stage is not None or not offload else 3,

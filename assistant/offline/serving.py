@@ -10,7 +10,7 @@ import re
 from ..tools.estimates import InferenceResult
 from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, ListModelsResult, VllmRow
-from .asked import asks_table_length
+from .asked import WHY_ASKED, asks_table_length, serving_parts_asked
 from .capacity import CapacityBlocks
 from .results import Result
 from .wording import TOOL_NOTE_ZH, VLLM_LABEL, assumption_zh
@@ -57,7 +57,7 @@ class ServingBlocks(CapacityBlocks):
         if sizing_line:
             out.append(self.say("inference_sizing") + sizing_line)
         out += self.serve_command(best, ests)
-        if "kv" in self.s.intents and (kv := self.kv_text(ests)) and kv != lead:
+        if "kv" in self.s.intents and (kv := self.kv_text(ests)) and lead and not lead.startswith(kv) and kv != lead:
             out.append("- " + kv)
         out += self.quantised_note(tables)
         out += rows
@@ -114,6 +114,12 @@ class ServingBlocks(CapacityBlocks):
                               est=self.capped_text(probe, ests, yours=said))
         if "capacity" in s.intents and (lead := self.capacity_text(ests)):
             return lead, None
+        # the part asked first leads with its own figure ("kv per token?", "which tensor-parallel-size?"); a yes/no or a
+        # card count asked after it (or the user's devices judged) follows as the sizing line
+        parts = serving_parts_asked(s.question.lower())
+        if parts and parts[0] in ("kv", "tp") and (first := self.kv_lead(ests) if parts[0] == "kv" else self.tp_text(ests, best)):
+            later = "verdict" in parts or self.e.devices or parts[0] == "tp"
+            return first, (sizing if later and sizing != first else None)
         if "throughput" in s.intents:
             return self.say("no_throughput", model=s.model or self.say("this_model")), sizing
         judged = bool(self.e.devices or s.tp)  # the user's devices, or the layout they name ("tp=2 呢"): its yes/no leads
@@ -356,6 +362,26 @@ class ServingBlocks(CapacityBlocks):
         one = r.kv_bytes_per_token * length / GIB
         many = self.say("kv_text_gib_for_at", value=one * conc, conc=conc) if conc else ""
         return self.say("kv_text_kv_cache_gib", per_token=self.per_token(r), kv_formula=r.kv_formula, one=one, length=length, many=many, layout=self.layout(r), kv_tokens_fit=r.kv_tokens_fit, value=kv_name(r))
+
+    def kv_lead(self, ests: list[Result[InferenceResult]]) -> str | None:
+        """The KV bytes per token, and why they are what they are when that is asked (the KV heads GQA keeps)."""
+        kv = self.kv_text(ests)
+        r = next((x.value for x in ests if x.value), None)
+        if kv and r and WHY_ASKED.search(self.s.question) and (m := re.search(r"kv_heads\s+(\d+)", r.kv_formula)):
+            kv += self.say("kv_why_gqa", kv_heads=m.group(1))
+        return kv
+
+    def tp_text(self, ests: list[Result[InferenceResult]], best: VllmRow | None) -> str | None:
+        """"Which --tensor-parallel-size?": the estimate's layout (within the user's devices when they name them), with
+        the vendor table's minimum beside it."""
+        r = next((x.value for x in ests if x.value and x.value.fits and not x.arg("largest_layout")), None)
+        if r is None or not r.tp:
+            return None
+        table = self.say("tp_text_table", devs=self.devices(best.cards), version=best.table) if best and best.cards else ""
+        have = self.e.devices or 0
+        spare = self.say("tp_text_replicas", have=have, n=have // (r.tp * r.pp)) if have >= 2 * r.tp * r.pp else ""
+        return self.say("tp_text_lead", tp=r.tp, pp=self.say("tp_text_pp", pp=r.pp) if r.pp > 1 else "", model=self.s.model,
+                        layout=self.layout(r), util=r.gpu_memory_utilization, table=table, spare=spare)
 
     def memory_text(self, ests: list[Result[InferenceResult]]) -> str | None:
         """'How much memory to serve X': weights, workspace and KV cache per device of the plan."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..tools.estimates import InferenceResult
 from ..tools.tables import InferenceMinCardsResult
+from .asked import serving_parts_asked
 from .frame import DEFAULT_HARDWARE
 from .parse import Slots
 from .route import Done
@@ -63,10 +64,13 @@ class VariantBlocks(TrainingBlocks):
         compared = [one for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]  # each variant by what differs
         # "推荐的 zero 配置有啥区别", "GA for each": the setting asked is what is compared, each variant's; else the count
         settings = bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
+        # "qwen3-32b 的 kv 每 token 多少，为啥比 llama2-13b 小": the KV bytes per token asked first are what is compared
+        kv = not settings and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
         needs = [(" · ".join(self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared),
-                  w.compared_setting() if settings else w.fewest()) for w in writers]
+                  w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest()) for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
-        out = [self.lead(self.say("compared_setting" if settings else "compared", listed=listed)), ""] if listed else []
+        key = "compared_setting" if settings else "compared_kv" if kv else "compared"
+        out = [self.lead(self.say(key, listed=listed)), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
         for i, w in enumerate(writers):
@@ -75,6 +79,11 @@ class VariantBlocks(TrainingBlocks):
             for src in w.sources:
                 self.cite(src)
         return out
+
+    def kv_per_token(self) -> str | None:
+        """This variant's KV cache bytes per token with the formula's numbers (estimate_inference), else None."""
+        r = next((x.value for x in self.r.of("estimate_inference", InferenceResult) if x.value), None)
+        return self.say("kv_per_token_variant", per_token=r.kv_bytes_per_token / 1024, formula=r.kv_formula) if r else None
 
     def compared_setting(self) -> str | None:
         """This variant's DeepSpeed setting, accumulation and devices: the recipe table's row, else the estimate's plan."""
