@@ -27,6 +27,7 @@ OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more th
 _PASTED = re.compile(
     r"out of memory\.?\s*Tried to allocate[^\n]*total capacity|No available memory for the cache blocks|is larger than the maximum number of "
     r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
+    r"(?<![\w-])vllm\s+serve\s+\S+\s+--[a-z]|"  # a serve line inside a sentence ("帮我看下这条命令 vllm serve /m --tp …")
     r"(?:^|\n)\s*(?:export\s+)?(?:[A-Z_]+=\S+\s+)*(?:TP|PP|CP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
     r"num[_ ]layers\s*\(?\d+\)?\s*(?:must|should)\s+be\s+divisible|"  # Megatron's start-up assertion (framework_errors.py)
     r"preprocess_data\.(?:sh|py)\s+-|"  # the dataset preprocessing line (setup_check/preprocess.py)
