@@ -329,7 +329,8 @@ class Parser:
                   "accelerator_kind": (part or {}).get("kind"), "part_training": (part or {}).get("training"),
                   "part_name": (part or {}).get("table_part") or str((part or {}).get("name") or s.hardware or "")}
         if s.device_unit == "die":
-            fields |= {"die_count": s.devices, "dies_per_card": s.dies_per_card or 1}
+            fields |= {"die_count": s.devices, "dies_per_card": s.dies_per_card or 1,
+                       "job_devices": (part or {}).get("job_devices")}
         if s.framework:
             fields["framework"] = s.framework
         if s.framework == "LLaMA-Factory":  # TP and PP are a Megatron layout

@@ -570,7 +570,10 @@ def _benchmark_lists(f: dict[str, Any]) -> Broken | None:
 def _whole_cards(f: dict[str, Any]) -> Broken | None:
     """A count in DIE on a part whose cards hold several: only whole cards can be had (seeds/004: 2 DIE the unit)."""
     dies, k = int(f["die_count"]), int(f["dies_per_card"])
-    if k <= 1 or dies % k == 0:
+    # the part's own list of the processor counts a job may take (catalog job_devices: a job on one Snt9B23 server
+    # may take 1 DIE, and the minimum-card table lists 1 DIE rows) is the vendor's word over the general unit
+    allowed = {int(n) for n in str(f.get("job_devices") or "").split(";") if n.strip().isdigit()}
+    if k <= 1 or dies % k == 0 or dies in allowed:
         return None
     low = dies // k * k
     return Broken(dies, f"a multiple of {k} DIE", figures={"k": k, "low": low or k, "high": low + k,

@@ -1,0 +1,43 @@
+"""Values a user states inside a sentence around a paste or a command: a DeepSpeed example file named in the words
+states its ZeRO stage and offload (LLaMA-Factory's examples/deepspeed/ds_z{0,2,3}[_offload]_config.json), a vLLM flag
+with no value or a value that is no number is named (vLLM's argparse refuses the line), and a DIE count the part's own
+job sizes allow is not refused (catalog job_devices, hiascend MindCluster: a job on one Snt9B23 server takes
+1, 2, 4, … 16 DIE; seeds/004 lists 1 DIE rows for LLaMA-Factory)."""
+
+from __future__ import annotations
+
+from assistant.setup_check import read_setup
+from assistant.setup_check.rules import check
+
+OOM = ("RuntimeError: NPU out of memory. Tried to allocate 1.75 GiB (NPU 3; 60.97 GiB total capacity; "
+       "58.90 GiB already allocated; 0 bytes free)")
+
+
+def test_a_deepspeed_file_named_in_the_words_states_its_stage():
+    out, _ = read_setup(f"llama3.1-70b lora 4096, llamafactory, 2 nodes x 8 910B, ds_z2_config.json. dies with:\n{OOM}")
+    assert (out.settings["zero_stage"], out.settings["offload"]) == (2, False)
+    out, _ = read_setup(f"qwen2.5-7b lora 用 ds_z3_offload_config.json 跑 8卡 爆了 {OOM}")
+    assert (out.settings["zero_stage"], out.settings["offload"]) == (3, True)
+
+
+def test_a_vllm_flag_without_a_value_or_with_letters_for_digits_is_named():
+    out, _ = read_setup("帮我看下这条命令 vllm serve /models/qwen2.5-7b --tensor-parallel-size --max-model-len 32768 "
+                        "--gpu-memory-utilization 0.9O")
+    found = {f.key: f for f in out.findings if f.code == "vllm_flag_value"}
+    assert found["--tensor-parallel-size"].figures["variant"] == "missing"
+    bad = found["--gpu-memory-utilization"]
+    assert (bad.value, bad.figures["variant"], bad.corrected) == ("0.9O", "number", "--gpu-memory-utilization 0.90")
+    assert out.settings["max_model_len"] == 32768  # the well-formed flag is still read
+
+
+def test_a_well_formed_vllm_line_has_no_value_finding():
+    out, _ = read_setup("vllm serve Qwen/Qwen2.5-14B-Instruct --tensor-parallel-size 2 --gpu-memory-utilization 0.9")
+    assert not [f for f in out.findings if f.code == "vllm_flag_value"]
+    assert (out.settings["tp"], out.settings["gpu_memory_utilization"]) == (2, 0.9)
+
+
+def test_a_die_count_the_part_allows_for_one_job_is_not_refused():
+    snt9b23 = "1;2;4;6;8;10;12;14;16"  # catalog job_devices (MindCluster 7.3 dl_affinity_0007)
+    assert "die_whole_cards" not in {f.code for f in check({"die_count": 1, "dies_per_card": 2, "job_devices": snt9b23})}
+    f = {f.code: f for f in check({"die_count": 3, "dies_per_card": 2, "job_devices": snt9b23})}["die_whole_cards"]
+    assert (f.figures["low"], f.figures["high"]) == (2, 4)
