@@ -23,6 +23,8 @@ class OomReport(BaseModel):
     free_gib: float | None = None
     in_use_gib: float | None = Field(None, description="Memory the process had in use, non-PyTorch included (newer CUDA messages).")
     line: str = Field(description="The message as read (cut to 500 characters).")
+    held_elsewhere_gib: float | None = Field(None, description="Memory the user's words say another process holds on the "
+                                             "device ('npu-smi shows a python process using 40GB').")
 
 
 class VllmLog(BaseModel):

@@ -41,3 +41,16 @@ def test_a_die_count_the_part_allows_for_one_job_is_not_refused():
     assert "die_whole_cards" not in {f.code for f in check({"die_count": 1, "dies_per_card": 2, "job_devices": snt9b23})}
     f = {f.code: f for f in check({"die_count": 3, "dies_per_card": 2, "job_devices": snt9b23})}["die_whole_cards"]
     assert (f.figures["low"], f.figures["high"]) == (2, 4)
+
+
+def test_a_process_the_user_sees_holding_memory_leads_the_oom_reading():
+    # 41.20 + 2.00 of 60.97 GiB = 71 %: the job alone is not near full; the 40 GB python process holds the rest
+    from assistant.tools.setup_changes import diagnose_oom
+    text = ("npu-smi info 显示 NPU 0 上还挂着一个 python 进程占了 40GB，我新任务一起就 OOM：RuntimeError: NPU out of memory. "
+            "Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total capacity; 41.20 GiB already allocated)")
+    out, _ = read_setup(text)
+    assert out.oom is not None and out.oom.held_elsewhere_gib == 40.0
+    d = diagnose_oom(out.oom)
+    assert (d.cause, d.outside_gib, d.allocated_share) == ("held_elsewhere", 40.0, 0.709)
+    alone, _ = read_setup(text.split("：", 1)[1])  # the message without the words: no process is known
+    assert diagnose_oom(alone.oom).cause == "too_big"
