@@ -342,6 +342,9 @@ class Parser:
         batch_only = "ga" in s.intents and not s.intents & {"time", "cards", "problem", "memory"}
         skip = frozenset({"cards_multiple_of_8"}) if batch_only else frozenset()
         refused, s.rule_notes = checks.stated(fields, task, s.lang, skip)
+        said = num.device_memory_said(s.question.lower()) if part and s.hardware else None
+        if said and (premise := checks.part_memory(said[0], s.question[said[1][0]:said[1][1]], part, s.lang)):  # type: ignore[arg-type]
+            s.rule_notes.insert(0, premise)  # a false premise about the part: corrected before the answer that uses the catalog
         s.layout_refused = refused
         for sentence in refused:
             checks.add(s.problems, sentence, s.lang)

@@ -37,3 +37,11 @@ def test_kv_for_eight_16k_requests(assistant):
     # qwen3-30b-a3b: 2 x 48 layers x 4 kv heads x 128 x 2 B = 96 KiB/token; x 16384 x 8 = 12 GiB
     a = assistant.ask("qwen3-30b-a3b: how many GiB of KV cache for 8 concurrent 16k requests in bf16?").answer
     assert "96 KiB" in a and "12.0 GiB" in a
+
+
+def test_a_false_memory_premise_about_a_named_part_is_corrected(assistant):
+    # catalog: Snt9B (910B) 64 GB per card; Snt9B23 64 GB per DIE = 128 GB per card of 2 DIE (its own, no note)
+    a = assistant.ask("qwen2.5-7b inference on 910B (128GB per card) how many cards").answer
+    assert a.startswith("“128GB” is not what") and "**64 GB per card**" in a
+    b = assistant.ask("qwen2.5-7b inference on snt9b23 with 128GB per card, how many DIE?").answer
+    assert "is not what" not in b

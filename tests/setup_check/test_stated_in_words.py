@@ -54,3 +54,15 @@ def test_a_process_the_user_sees_holding_memory_leads_the_oom_reading():
     assert (d.cause, d.outside_gib, d.allocated_share) == ("held_elsewhere", 40.0, 0.709)
     alone, _ = read_setup(text.split("：", 1)[1])  # the message without the words: no process is known
     assert diagnose_oom(alone.oom).cause == "too_big"
+
+
+def test_a_mindspeed_pp_said_in_words_gets_the_layer_list_not_a_refusal():
+    # MindSpeed-LLM's DeepSeek-V3 conversion example: 61 layers on PP 4 as --num-layer-list 16,15,15,15; the vendor's
+    # deepseek3/tune_deepseek3_671b_4k_lora_ptd runs TP 1 PP 4 EP 16 on 64 cards
+    found = {f.code: f for f in check({"framework": "MindSpeed-LLM", "layers": 61, "tp": 1, "pp": 4, "devices": 64,
+                                       "model_id": "deepseek-v3"}, "training")}
+    assert "megatron_layers_pp" not in found
+    assert found["mindspeed_layer_list"].corrected == "--num-layer-list 16,15,15,15"
+    pasted = {f.code for f in check({"framework": "MindSpeed-LLM", "layers": 61, "pp": 4, "devices": 64,
+                                     "pp_even_required": True}, "training")}
+    assert "megatron_layers_pp" in pasted and "mindspeed_layer_list" not in pasted
