@@ -141,6 +141,8 @@ def _vllm_value_finding(name: str, setting: str, val: str | None, out: Reading) 
     ("0.9O"): vLLM stops with an argparse error before loading anything, so the line is named, not read past."""
     if setting not in _INT_SETTINGS and setting not in _VLLM_FORM or val is not None and _as(setting, val) is not None:
         return
+    if setting == "max_model_len" and val and re.fullmatch(r"\d+(?:\.\d+)?[kKmM]", val):
+        return  # newer vLLM reads "32k" / "1m" for --max-model-len
     form = _VLLM_FORM.get(setting, "integer ≥ 1")
     if val is None:
         out.findings.append(Finding(code="vllm_flag_value", key=f"--{name}", value="", valid=form,

@@ -66,3 +66,10 @@ def test_a_mindspeed_pp_said_in_words_gets_the_layer_list_not_a_refusal():
     pasted = {f.code for f in check({"framework": "MindSpeed-LLM", "layers": 61, "pp": 4, "devices": 64,
                                      "pp_even_required": True}, "training")}
     assert "megatron_layers_pp" in pasted and "mindspeed_layer_list" not in pasted
+
+
+def test_a_letter_o_for_a_zero_is_named_but_a_k_length_is_not():
+    out, _ = read_setup("vllm serve /data/qwen2.5-32b --tensor-parallel-size 4 --max-model-len 32k "
+                        "--gpu-memory-utilization O.95")
+    found = {f.key: f for f in out.findings if f.code == "vllm_flag_value"}
+    assert set(found) == {"--gpu-memory-utilization"} and found["--gpu-memory-utilization"].corrected.endswith(" 0.95")
