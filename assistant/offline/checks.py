@@ -168,6 +168,26 @@ def stated(fields: dict, task: str, lang: str, skip: frozenset[str] = frozenset(
     return refused[:1], notes  # one refusal: the first broken layout rule, as the reader checks them in order
 
 
+PART_MEMORY = {
+    "en": "“{text}” is not what {name} has: the hardware catalog lists **{per:g} GB per {unit}**{card}; the answer below "
+          "uses that.",
+    "zh": "“{text}”与 {name} 不符：硬件目录中它是**每{unit_zh} {per:g} GB**{card_zh}；下面按这个显存作答。",
+}
+
+
+def part_memory(gb: float, text: str, part: dict, lang: str) -> str | None:
+    """The sentence for a memory said of a named part that is not the part's (a false premise, "Snt9B has 128GB per
+    card"), else None. A part counted in DIE has the memory per DIE and per card (2 DIE): either is its own."""
+    per = float(part.get("memory_gb") or 0)
+    k = int(part.get("dies_per_card") or 1) if part.get("unit") == "die" else 1
+    if not per or any(abs(gb - v) <= 0.1 * v for v in {per, per * k}):
+        return None
+    die = k > 1
+    return PART_MEMORY[lang].format(text=text, name=part.get("name"), per=per, unit="DIE" if die else "card",
+                                    unit_zh=" DIE" if die else "卡", card=f" ({per * k:g} GB per card of {k} DIE)" if die else "",
+                                    card_zh=f"（每卡 {k} 个 DIE，共 {per * k:g} GB）" if die else "")
+
+
 def device_memory(gb: float, text: str, parts: dict[str, dict], default: str, lang: str) -> str | None:
     """The sentence for memory said of one device that no accelerator has (``parts``: the hardware catalog by id), else
     None."""

@@ -335,7 +335,11 @@ DEVICE_MEMORY = re.compile(
     r"memory\s+(?:per|on\s+(?:each|every|one|the|my))\s+(?:card|npu|gpu|device|die))|"
     r"(?:hbm\w*|vram|显存)\s*(?:of|is|=|:|为|是|有)?\s*(?P<b>\d+(?:\.\d+)?)\s*(?P<ub>tb|tib|t|gb|gib|g)(?![a-z])|"
     r"(?:cards?|npus?|gpus?|devices?|显卡|卡)\s*(?:has|have|with|有|带)\s*(?P<c>\d+(?:\.\d+)?)\s*(?P<uc>tb|tib|t|gb|gib|g)(?![a-z])"
-    r"(?!\s*(?:of\s+)?(?:host|cpu|system)?\s*(?:ram|内存))")
+    r"(?!\s*(?:of\s+)?(?:host|cpu|system)?\s*(?:ram|内存))|"
+    # a part said to have an amount per card ("Snt9B has 128GB per card", "910B (128GB per card)"): what it has, not
+    # what a job needs ("needs 40 GB per card" has no such verb)
+    r"(?:has|have|with|is|are|got|\()\s*(?P<d>\d+(?:\.\d+)?)\s*(?P<ud>tb|tib|t|gb|gib|g)\s*(?:of\s+(?:memory|hbm|vram)\s+)?"
+    r"(?:per|each|a|/)\s*(?:card|npu|gpu|device|die)(?![a-z])")
 
 
 def device_memory_said(work: str) -> tuple[float, tuple[int, int]] | None:
@@ -343,5 +347,5 @@ def device_memory_said(work: str) -> tuple[float, tuple[int, int]] | None:
     m = DEVICE_MEMORY.search(work)
     if not m:
         return None
-    k = next(k for k in "abc" if m.group(k))
+    k = next(k for k in "abcd" if m.group(k))
     return float(m.group(k)) * (1000 if m.group("u" + k).startswith("t") else 1), (m.start(k), m.end("u" + k))

@@ -329,7 +329,8 @@ class Parser:
                   "accelerator_kind": (part or {}).get("kind"), "part_training": (part or {}).get("training"),
                   "part_name": (part or {}).get("table_part") or str((part or {}).get("name") or s.hardware or "")}
         if s.device_unit == "die":
-            fields |= {"die_count": s.devices, "dies_per_card": s.dies_per_card or 1}
+            fields |= {"die_count": s.devices, "dies_per_card": s.dies_per_card or 1,
+                       "job_devices": (part or {}).get("job_devices")}
         if s.framework:
             fields["framework"] = s.framework
         if s.framework == "LLaMA-Factory":  # TP and PP are a Megatron layout
@@ -341,6 +342,9 @@ class Parser:
         batch_only = "ga" in s.intents and not s.intents & {"time", "cards", "problem", "memory"}
         skip = frozenset({"cards_multiple_of_8"}) if batch_only else frozenset()
         refused, s.rule_notes = checks.stated(fields, task, s.lang, skip)
+        said = num.device_memory_said(s.question.lower()) if part and s.hardware else None
+        if said and (premise := checks.part_memory(said[0], s.question[said[1][0]:said[1][1]], part, s.lang)):  # type: ignore[arg-type]
+            s.rule_notes.insert(0, premise)  # a false premise about the part: corrected before the answer that uses the catalog
         s.layout_refused = refused
         for sentence in refused:
             checks.add(s.problems, sentence, s.lang)

@@ -24,8 +24,12 @@ BITS = [
 ]
 # The KV cache's own precision (vLLM --kv-cache-dtype), read before the weight precision: "int8 kv cache" is
 # no int8 weight.
-KV_DTYPE = re.compile(r"(?<![a-z0-9])(int8|fp8|8[-_ ]?bit)\s*(?:的)?\s*(?:kv[-_ ]?cache|kv\s*缓存|kv)(?![a-z])|"
-                      r"(?:kv[-_ ]?cache|kv\s*缓存)(?:[-_ ]?dtype)?\s*(?:=|:|用|为|是|in|of|to|设为|改成|换成)?\s*(int8|fp8)(?![0-9])|"
+# The KV cache's own precision, however the quantising is said ("kv cache 量化成 int8", "int8-quantized KV cache",
+# "quantize the kv cache to fp8"): the weights keep theirs (a quantised KV cache is no int8 model)
+_KV_QUANT = r"(?:[-_ ]?quanti[sz](?:ed|ation|ing|e)?|\s*量化(?:的)?)?"
+_KV_JOIN = r"(?:=|:|用|为|是|in|of|to|as|into|成|设为|设成|改成|改为|换成|换为|转成|变成|到)?"
+KV_DTYPE = re.compile(rf"(?<![a-z0-9])(int8|fp8|8[-_ ]?bit){_KV_QUANT}\s*(?:的)?\s*(?:kv[-_ ]?cache|kv\s*缓存|kv)(?![a-z])|"
+                      rf"(?:kv[-_ ]?cache|kv\s*缓存)(?:[-_ ]?dtype)?{_KV_QUANT}\s*{_KV_JOIN}\s*(int8|fp8)(?![0-9])|"
                       r"--kv[-_]cache[-_]dtype[= ]+(int8|fp8|auto)")
 # Said, not claimed: "bf16" and "fp16" also ask the BF16-vs-FP16 note.
 HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9])")
@@ -112,6 +116,8 @@ def read(r: Reading) -> ServingWords:
         r.claim_match(m, "gpu_util", None, "vocabulary")  # the flag alone is no memory question
     for rx in CONCURRENCY:
         for m in list(r.finditer(rx)):
+            if out.concurrency is not None and (m.group(2) or "").lower() == "k":
+                continue  # "8 concurrent 16k requests": with the count said, a k-number by the requests is their length
             count = round(amount(m.group(1), m.group(2)))
             if out.concurrency is None and count >= 1:
                 out.concurrency = count

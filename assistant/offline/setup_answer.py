@@ -27,6 +27,7 @@ OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more th
 _PASTED = re.compile(
     r"out of memory\.?\s*Tried to allocate[^\n]*total capacity|No available memory for the cache blocks|is larger than the maximum number of "
     r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
+    r"(?<![\w-])vllm\s+serve\s+\S+\s+--[a-z]|"  # a serve line inside a sentence ("帮我看下这条命令 vllm serve /m --tp …")
     r"(?:^|\n)\s*(?:export\s+)?(?:[A-Z_]+=\S+\s+)*(?:TP|PP|CP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
     r"num[_ ]layers\s*\(?\d+\)?\s*(?:must|should)\s+be\s+divisible|"  # Megatron's start-up assertion (framework_errors.py)
     r"preprocess_data\.(?:sh|py)\s+-|"  # the dataset preprocessing line (setup_check/preprocess.py)
@@ -165,6 +166,13 @@ P = {
                             "of the {budget:.1f} GiB vLLM may use** (gpu-memory-utilization × capacity; estimate).",
                       "zh": "**放不下：{hw} {devices} {unit}（TP {tp}）上仅权重就占每{unit} {w:.1f} GiB，超过 vLLM 可用的 {budget:.1f} GiB**"
                             "（gpu-memory-utilization × 容量；估算）。"},
+    "held_elsewhere": {"en": "Out-of-memory message: **memory held by another process**: this job had only {alloc:.2f} of "
+                             "{cap:.2f} GiB allocated on {platform} {dev} when {tried:.2f} GiB more was asked ({share:.0%} of "
+                             "capacity), and the process you see holds {outside:.2f} GiB: find it with `npu-smi info` "
+                             "(`nvidia-smi` on GPUs), end it, and run again (the vendor's MindSpeed-LLM OOM FAQ lists this first).",
+                       "zh": "OOM 报错：**显存被其他进程占用**：本任务在 {platform} {dev} 上只分配了 {alloc:.2f} / {cap:.2f} GiB"
+                             "（加上申请的 {tried:.2f} GiB 占容量 {share:.0%}），而你看到的进程占了 {outside:.2f} GiB：用 "
+                             "`npu-smi info`（GPU 上用 `nvidia-smi`）找到它并结束，再重跑（厂商 MindSpeed-LLM OOM FAQ 的第一步）。"},
     "too_big": {"en": "Out-of-memory message: **too big**: {platform} {dev} had {alloc:.2f} of {cap:.2f} GiB allocated when "
                       "{tried:.2f} GiB more was asked ({share:.0%} of capacity); at least {short:.2f} GiB short at that "
                       "moment, and the step was not done allocating.",
@@ -472,8 +480,8 @@ def _oom(r: dict[str, Any], lang: str) -> list[str]:
     if o.get("allocated_gib") is None and o.get("in_use_gib") is not None:
         out = [_p("too_big_in_use", lang, **{**kw, "alloc": o["in_use_gib"]})]
     else:
-        out = [_p(o["cause"], lang, **kw)]
-    if (o.get("outside_gib") or 0) > OUTSIDE_SHARE * o["capacity_gib"]:
+        out = [_p(o["cause"], lang, **kw, outside=o.get("outside_gib") or 0.0)]
+    if (o.get("outside_gib") or 0) > OUTSIDE_SHARE * o["capacity_gib"] and o["cause"] != "held_elsewhere":
         out.append(_p("outside", lang, outside=o["outside_gib"], cap=o["capacity_gib"]))
     remedies = [x for x in o.get("remedies") or [] if x["code"] != "leftover_processes"]
     if remedies:

@@ -13,7 +13,10 @@ from .reading import Reading
 KNOWN = frozenset(["train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "gradient_clipping", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer", "fp16", "bf16", "amp", "zero_optimization", "optimizer", "scheduler", "steps_per_print", "wall_clock_breakdown", "memory_breakdown", "dump_state", "activation_checkpointing", "communication_data_type", "seq_parallel_communication_data_type", "prescale_gradients", "gradient_predivide_factor", "sparse_gradients", "flops_profiler", "tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "data_types", "checkpoint", "elasticity", "aio", "data_efficiency", "curriculum_learning", "autotuning", "compile", "pipeline", "timers", "disable_allgather", "load_universal_checkpoint", "use_node_local_storage", "torch_autocast", "graph_harvesting"])
 
 
-_NAME = re.compile(r"ds_z([0-3])(_offload)?_config\.json$")
+# LLaMA-Factory's example files (examples/deepspeed/ds_z2_config.json, ds_z3_offload_config.json) say their stage and
+# offload in the name, wherever the name is written: a YAML's deepspeed line or the question's words ("ds_z2_config.json")
+FILE_NAME = re.compile(r"(?<![A-Za-z0-9])ds_z([0-3])(_offload)?_config(?:\.json)?(?![A-Za-z0-9])")
+_NAME = re.compile(FILE_NAME.pattern + "$")
 
 
 def read_name(path: str, out: Reading) -> None:

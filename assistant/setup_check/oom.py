@@ -112,8 +112,17 @@ def _line(text: str, at: int) -> str:
     return text[start: end if end >= 0 else None].strip()[:300]
 
 
+# The user's words beside the message: another process holding memory on the device ("npu-smi info 显示还挂着一个 python
+# 进程占了 40GB", "a leftover process is using 38 GB"): what the message cannot show, the vendor's first OOM step
+_HELD_ELSEWHERE = re.compile(
+    r"(?:process(?:es)?|进程)[^\d\n]{0,25}?(?:using|holding|holds|uses|taking|takes|occupying|occupies|eating|with|"
+    r"占了?|占用了?|占着|用了|吃了?)\s*(?:about\s+|约\s*)?([\d.]+)\s*(GiB|GB|G)(?![A-Za-z])", re.IGNORECASE)
+
+
 def read_messages(text: str, out: Reading) -> None:
     if oom := read_oom(text):
+        if held := _HELD_ELSEWHERE.search(text.replace(oom.line, " ")):
+            oom.held_elsewhere_gib = round(gib(held.group(1), held.group(2)), 3)  # a bare "G" is read as GB
         out.oom = oom
         out.add_kind("oom_message")
     if log := read_vllm_log(text):

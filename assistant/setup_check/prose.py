@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from . import deepspeed
 from .reading import Finding, Reading
 from .shell import MEGATRON_FLAGS, MINDSPEED_VARS
 
@@ -54,7 +55,10 @@ def read_settings(prose: str, out: Reading) -> None:
     bare = [b for b in _LEN_BARE.finditer(prose) if not _NOT_LENGTH.search(prose[max(b.start() - 14, 0):b.start()])]
     if m := _LEN_KEYED.search(prose) or (bare[0] if bare else None):
         said["seq_len"] = (_length(m), m.group(0))
-    if m := _ZERO.search(prose):
+    if m := deepspeed.FILE_NAME.search(prose):  # a named example file states its stage and offload
+        said["zero_stage"] = (int(m.group(1)), m.group(0))
+        said["offload"] = (bool(m.group(2)), m.group(0))
+    elif m := _ZERO.search(prose):
         said["zero_stage"] = (int(m.group(1) or m.group(2)), m.group(0))
     if m := _MICRO.search(prose):
         said["micro_batch"] = (int(m.group(1)), m.group(0))

@@ -23,6 +23,8 @@ class OomReport(BaseModel):
     free_gib: float | None = None
     in_use_gib: float | None = Field(None, description="Memory the process had in use, non-PyTorch included (newer CUDA messages).")
     line: str = Field(description="The message as read (cut to 500 characters).")
+    held_elsewhere_gib: float | None = Field(None, description="Memory the user's words say another process holds on the "
+                                             "device ('npu-smi shows a python process using 40GB').")
 
 
 class VllmLog(BaseModel):
@@ -48,7 +50,7 @@ FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quanti
                       "lf_galore_deepspeed", "lf_galore_lora", "lora_rank_positive", "ds_offload_param_stage",
                       "benchmark_backend_url", "preprocess_input_format", "preprocess_tokenizer_type",
                       "preprocess_handler", "part_not_for_training", "lf_stage", "mindspeed_cp_long", "yaml_missing_colon",
-                      "mindspeed_recompute_layers"]
+                      "mindspeed_recompute_layers", "vllm_flag_value", "mindspeed_layer_list"]
 
 
 class Finding(BaseModel):

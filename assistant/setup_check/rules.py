@@ -51,6 +51,9 @@ SOURCES = {
     "megatron_layers": "Megatron's transformer build (megatron/legacy/model/transformer.py ParallelTransformer: "
     "\"num_layers must be divisible by pipeline_model_parallel_size\"); layer counts from the model catalog "
     "(knowledge/catalog/models.csv, HF config.json)",
+    "mindspeed_layer_list": "MindSpeed-LLM's --num-layer-list / --noop-layers (its DeepSeek-V3 examples: "
+    "examples/mcore/deepseek3/ckpt_convert_deepseek3_mcore2hf.sh, 61 layers as 16,15,15,15 on PP 4; the vendor's "
+    "deepseek3/tune_deepseek3_671b_4k_lora_ptd runs TP 1 PP 4 EP 16 on 64 cards)",
     "mindspeed_recompute": "ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041): recompute in 3_training.sh is "
     "--recompute-granularity full, --recompute-method block and --recompute-num-layers set to the model's num-layers; "
     "layer counts from the model catalog (knowledge/catalog/models.csv, HF config.json)",
@@ -96,6 +99,9 @@ SOURCES_ZH = {
     "3\"；runtime/engine.py 只把它交给 ZeRO-3 优化器）",
     "megatron_layers": "Megatron 的模型构建（megatron/legacy/model/transformer.py ParallelTransformer：\"num_layers must "
     "be divisible by pipeline_model_parallel_size\"）；层数取自模型目录（knowledge/catalog/models.csv，HF config.json）",
+    "mindspeed_layer_list": "MindSpeed-LLM 的 --num-layer-list / --noop-layers（其 DeepSeek-V3 示例 "
+    "examples/mcore/deepseek3/ckpt_convert_deepseek3_mcore2hf.sh 把 61 层按 16,15,15,15 分到 PP 4；厂商的 "
+    "deepseek3/tune_deepseek3_671b_4k_lora_ptd 在 64 卡上用 TP 1 PP 4 EP 16）",
     "mindspeed_recompute": "ModelArts《显存溢出错误》(modelarts_llm_train_c_5910041)：在 3_training.sh 中打开重计算要同时设 "
     "--recompute-granularity full、--recompute-method block 和 --recompute-num-layers（填模型的 num-layers）；层数取自模型目录"
     "（knowledge/catalog/models.csv，HF config.json）",
@@ -236,11 +242,33 @@ def _recompute_layers(f: dict[str, Any]) -> Broken | None:
                   corrected=f"--recompute-num-layers {layers or '{NUM_LAYERS}'}")
 
 
+def layer_split(layers: int, pp: int) -> str:
+    """The balanced uneven split, earlier stages one layer more (61 over PP 4: 16,15,15,15, as the vendor's DeepSeek-V3
+    weight conversion examples/mcore/deepseek3/ckpt_convert_deepseek3_mcore2hf.sh writes it)."""
+    base, extra = divmod(layers, pp)
+    return ",".join(str(base + (i < extra)) for i in range(pp))
+
+
+def _layer_list(f: dict[str, Any]) -> Broken | None:
+    """MindSpeed-LLM runs a PP that does not divide the layers when the split is written out (--num-layer-list, or
+    --noop-layers padding to a multiple of PP): the vendor's DeepSeek-V3 LoRA script runs 61 layers on TP 1 PP 4 EP 16.
+    A plan said in words is told the flag, not refused; a pasted script without it is (_layers_pp)."""
+    if f.get("framework") != "MindSpeed-LLM" or f.get("pp_even_required"):
+        return None
+    layers, pp = int(f["layers"]), int(f["pp"] or 1)
+    if pp <= 1 or layers % pp == 0 or pp > layers:
+        return None
+    split = layer_split(layers, pp)
+    return Broken(pp, f"--num-layer-list {split}", corrected=f"--num-layer-list {split}",
+                  figures={"layers": layers, "pp": pp, "split": split, "model": f.get("model_id") or "the model",
+                           "pp_options": " / ".join(map(str, _divisors(layers)))})
+
+
 def _layers_pp(f: dict[str, Any]) -> Broken | None:
     """Megatron builds num_layers / PP layers on every pipeline stage: PP must divide the model's layer count. The
     layouts offered keep TP (the weight conversion's) where the devices allow, with a PP that divides the layers."""
-    if f.get("framework") not in (None, "MindSpeed-LLM"):
-        return None
+    if f.get("framework") not in (None, "MindSpeed-LLM") or f.get("framework") and not f.get("pp_even_required"):
+        return None  # a MindSpeed-LLM plan in words may split the layers unevenly (_layer_list)
     layers, pp = int(f["layers"]), int(f["pp"] or 1)
     if pp <= 1 or layers % pp == 0:
         return None
@@ -570,7 +598,10 @@ def _benchmark_lists(f: dict[str, Any]) -> Broken | None:
 def _whole_cards(f: dict[str, Any]) -> Broken | None:
     """A count in DIE on a part whose cards hold several: only whole cards can be had (seeds/004: 2 DIE the unit)."""
     dies, k = int(f["die_count"]), int(f["dies_per_card"])
-    if k <= 1 or dies % k == 0:
+    # the part's own list of the processor counts a job may take (catalog job_devices: a job on one Snt9B23 server
+    # may take 1 DIE, and the minimum-card table lists 1 DIE rows) is the vendor's word over the general unit
+    allowed = {int(n) for n in str(f.get("job_devices") or "").split(";") if n.strip().isdigit()}
+    if k <= 1 or dies % k == 0 or dies in allowed:
         return None
     low = dies // k * k
     return Broken(dies, f"a multiple of {k} DIE", figures={"k": k, "low": low or k, "high": low + k,
@@ -630,6 +661,7 @@ RULES: list[Rule] = [
     Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "pp"), _parallel_fits, "megatron_world", "training",
          refuses=True),
     Rule("megatron_layers_pp", "PP", ("layers", "pp"), _layers_pp, "megatron_layers", "training", refuses=True),
+    Rule("mindspeed_layer_list", "PP", ("layers", "pp"), _layer_list, "mindspeed_layer_list", "training"),
     Rule("mindspeed_recompute_layers", "--recompute-num-layers", ("recompute_flags",), _recompute_layers,
          "mindspeed_recompute", "training"),
     Rule("gbs_not_divisible", "GBS", ("global_batch", "devices"), _gbs_divisible, "megatron_batch", "training",

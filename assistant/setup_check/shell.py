@@ -11,7 +11,8 @@ from typing import Any
 
 from ..configs.llamafactory_names import ARGUMENT_NAMES
 from . import llamafactory
-from .reading import Reading
+from .reading import Finding, Reading
+from .rules import SOURCES, SOURCES_ZH
 
 ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(.*)$")
 # MindSpeed-LLM launch variables (ModelArts pages and the example scripts) -> setting
@@ -130,9 +131,35 @@ def _pairs(words: list[str]) -> list[tuple[str, str | None]]:
     return out
 
 
+# The form of a vLLM flag's value (argparse refuses anything else at start-up), language-neutral
+_VLLM_FORM = {"gpu_memory_utilization": "0 < x ≤ 1"}
+_NUMBER_SLIPS = str.maketrans("oOlI", "0011")  # letters typed for digits ("0.9O", "O.95", "l6")
+
+
+def _vllm_value_finding(name: str, setting: str, val: str | None, out: Reading) -> None:
+    """A vLLM flag written with no value ("--tensor-parallel-size --max-model-len 32768") or a value that is no number
+    ("0.9O"): vLLM stops with an argparse error before loading anything, so the line is named, not read past."""
+    if setting not in _INT_SETTINGS and setting not in _VLLM_FORM or val is not None and _as(setting, val) is not None:
+        return
+    if setting == "max_model_len" and val and re.fullmatch(r"\d+(?:\.\d+)?[kKmM]", val):
+        return  # newer vLLM reads "32k" / "1m" for --max-model-len
+    form = _VLLM_FORM.get(setting, "integer ≥ 1")
+    if val is None:
+        out.findings.append(Finding(code="vllm_flag_value", key=f"--{name}", value="", valid=form,
+                                    figures={"variant": "missing"}, source=SOURCES["vllm"], source_zh=SOURCES_ZH["vllm"]))
+        return
+    slip = val.translate(_NUMBER_SLIPS)
+    fixed = slip if _as(setting, slip) is not None else ""
+    out.findings.append(Finding(code="vllm_flag_value", key=f"--{name}", value=val, valid=form,
+                                corrected=f"--{name} {fixed}" if fixed else "", figures={"variant": "number"},
+                                source=SOURCES["vllm"], source_zh=SOURCES_ZH["vllm"]))
+
+
 def _flags(words: list[str], out: Reading, table: dict[str, str], what: str) -> list[tuple[str, str | None]]:
     rest = []
     for name, val in _pairs(words):
+        if table is VLLM_FLAGS and name in table:
+            _vllm_value_finding(name, table[name], val, out)
         if name in table and val is not None:
             out.put(table[name], _as(table[name], val), f"{what} --{name} {val}")
         else:
@@ -178,7 +205,8 @@ def _vllm(words: list[str], out: Reading) -> None:
     if words[:2] == ["vllm", "serve"] and len(words) > 2 and not words[2].startswith("-"):
         out.put("model", words[2], f"vllm serve {words[2]}")
     for name, _val in _flags(words, out, VLLM_FLAGS, "vllm"):
-        if name not in ("host", "port", "served-model-name", "trust-remote-code", "api-key", "m"):
+        if name not in ("host", "port", "served-model-name", "trust-remote-code", "api-key", "m") and name not in VLLM_FLAGS:
+            # (a flag of the table left here has no value: named as a finding)
             out.unused.append(f"vllm --{name}")
     q = out.settings.pop("quantization", None)
     if q is not None:

@@ -60,6 +60,8 @@ _PROSE_AFTER_JSON = re.compile(r"^[^\"'{}\[\]:]*[A-Za-z\u4e00-\u9fff]{2}[^\"'{}\
 # A config key written without its colon, "cutoff_len 4096", "learning_rate = 1e-4": an argument's snake_case name and
 # one value (prose has spaces between more words, and rarely an underscore)
 _KEY_WITHOUT_COLON = re.compile(r"^\s*[A-Za-z]+[_.][\w.\-]*(?:\s*=\s*|\s+)[^\s:=]+\s*$")
+# A serve line written inside a sentence: a model and a flag after "vllm serve"
+_INLINE_SERVE = re.compile(r"(?<![\w-])vllm\s+serve\s+\S+\s+--[a-z]")
 _OBJECT_START = re.compile(r"\{\s*['\"]")  # '{"' or "{'" (a Python dict pasted as JSON is still meant as one)
 
 
@@ -99,6 +101,8 @@ def runs(text: str) -> list[Block]:
         if not kind:
             if obj := inline_json(line):  # "ds config: {"zero_optimization": …} — problems?": the object in the sentence
                 out.append(Block(obj, "json"))
+            elif m := _INLINE_SERVE.search(line):  # "帮我看下这条命令 vllm serve /m --tp 2": the command in the sentence
+                out.append(Block(line[m.start():].strip(), "sh"))  # the words after it end it (shell.command_extent)
             i += 1
             continue
         j = i

@@ -50,12 +50,15 @@ def diagnose_oom(o) -> OomDiagnosis:
     share = None if used is None else round((used + o.tried_gib) / o.capacity_gib, 3)
     near_full = share is None or share >= NEAR_FULL
     cause = "fragmenting" if not near_full and cached is not None and cached >= o.tried_gib else "too_big"
+    measured = None if o.reserved_gib is None or o.free_gib is None else round(o.capacity_gib - o.reserved_gib - o.free_gib, 3)
+    outside = measured if measured is not None else o.held_elsewhere_gib  # the message's figure, else the user's words
+    if not near_full and (o.held_elsewhere_gib or 0) > OUTSIDE_SHARE * o.capacity_gib:
+        cause = "held_elsewhere"  # the job holds too little to be too big: the process the user sees holds the rest
     env = "PYTORCH_NPU_ALLOC_CONF" if o.platform == "npu" else "PYTORCH_CUDA_ALLOC_CONF"
     helps = cached is not None and cached >= o.tried_gib
     return OomDiagnosis(platform=o.platform, device_index=o.device_index, cause=cause, capacity_gib=o.capacity_gib, allocated_gib=o.allocated_gib,
                         reserved_gib=o.reserved_gib, free_gib=o.free_gib, tried_gib=o.tried_gib, allocated_share=share,
-                        cached_gib=cached, outside_gib=None if o.reserved_gib is None or o.free_gib is None else
-                        round(o.capacity_gib - o.reserved_gib - o.free_gib, 3), short_by_gib=round(max(o.tried_gib - (o.free_gib or 0.0), 0.0), 3),
+                        cached_gib=cached, outside_gib=outside, short_by_gib=round(max(o.tried_gib - (o.free_gib or 0.0), 0.0), 3),
                         allocator_setting=f"{env}=expandable_segments:True" if helps else None, line=o.line,
                         in_use_gib=o.in_use_gib)
 

@@ -67,8 +67,9 @@ class Remedy(BaseModel):
 class OomDiagnosis(BaseModel):
     platform: Literal["npu", "cuda"] = Field(description="npu (Ascend) or cuda (NVIDIA), from the message's wording.")
     device_index: int | None = Field(None, description="The local device the message names (NPU 4, GPU 0).")
-    cause: Literal["too_big", "fragmenting"] = Field(description="too_big: allocated near capacity; fragmenting: "
-                                                     "reserved well above allocated.")
+    cause: Literal["too_big", "fragmenting", "held_elsewhere"] = Field(
+        description="too_big: allocated near capacity; fragmenting: reserved well above allocated; held_elsewhere: the "
+                    "job's own share is not near capacity and the user says another process holds the rest.")
     capacity_gib: float = Field(description="Total capacity the device reports, GiB, from the message.")
     allocated_gib: float | None = Field(description="Allocated by PyTorch when it failed, GiB, from the message (null if not given).")
     reserved_gib: float | None = Field(description="Reserved by PyTorch's caching allocator, GiB, from the message (null if not given).")

@@ -28,6 +28,9 @@ def check_training(r: Reading, s: dict[str, Any], extra: dict[str, Any] | None =
     """Findings on a training setup (added to r.findings); returns the settings the estimate can run on. ``extra``:
     what the catalog and tables know (accelerator_kind, model_id, model_family, recipe_zero_stage, recipe_row, ...)."""
     fields = {**s, **(extra or {}), "train_batch_size_in_json": "train_batch_size" in r.sources.get("global_batch", "") or None,
+              # a pasted script or Megatron's own assertion runs the even split unless it writes the layers out
+              "pp_even_required": bool({"mindspeed", "framework_error"} & set(r.kinds)) and not any(
+                  "num-layer-list" in u or "noop-layers" in u for u in r.unused),
               "precisions_enabled": r.precisions or None, "recompute_flags": r.recompute_flags or None,
               # LLaMA-Factory runs DeepSpeed when the YAML (or launch line) names a config; a JSON pasted beside counts too
               "deepspeed_config": r.deepspeed_file or ("deepspeed_json" if "deepspeed_json" in r.kinds else None)}

@@ -81,7 +81,8 @@ def test_offload_param_in_a_pasted_json_is_read_with_its_stage():
 def test_pp_must_divide_the_layers():
     # 80 layers (llama3.1-70b, qwen2.5-72b), TP 8 x PP 3 on 24 cards: PP divides 80 -> 1 2 4 5 8 10 16; with TP 8 only
     # PP 1 divides 24 / 8 = 3 (DP 3); TP 4 x PP 2 also fits (DP 3)
-    f = codes({"framework": "MindSpeed-LLM", "layers": 80, "tp": 8, "pp": 3, "devices": 24})["megatron_layers_pp"]
+    f = codes({"framework": "MindSpeed-LLM", "layers": 80, "tp": 8, "pp": 3, "devices": 24,
+               "pp_even_required": True})["megatron_layers_pp"]  # a pasted script without --num-layer-list
     assert (f.value, f.figures["pp_options"], f.figures["options"]) == (3, "1 / 2 / 4 / 5 / 8 / 10 / 16",
                                                                         [(8, 1, 3), (4, 2, 3)])
     assert (f.corrected, f.fix) == ("PP=1", {"tp": 8, "pp": 1})
