@@ -699,6 +699,8 @@ def about_parts(s: Slots) -> bool:
     "Snt9B23 上 tp 必须是偶数吗"), one part or several compared."""
     if names_model(s) or batch_asked(s):
         return False
+    if converts_parts(s):
+        return True
     if s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s):
         return True
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
@@ -711,8 +713,25 @@ def about_parts(s: Slots) -> bool:
 
 
 def part_facts_asked(s: Slots) -> set[str]:
-    """The parts' properties asked; a precision word ("FP8", "bf16") is read as a precision, not as an intent."""
-    return s.intents & PART_FACTS | ({"part_precision"} if s.quant_text else set())
+    """The parts' properties asked; a precision word ("FP8", "bf16") is read as a precision, not as an intent; "one
+    rank or two per card" asks the ranks of one card."""
+    return (s.intents & PART_FACTS | ({"part_precision"} if s.quant_text else set())
+            | ({"part_ranks"} if "part_rank_each" in s.intents else set()))
+
+
+# ranks or a TP size asked of the devices said: the rank count's answer (part_facts.py fact_count), not a conversion
+RANKS_ASKED = re.compile(r"rank|world[-_\s]?size|tp[-_\s]?size|tensor[-_\s]?parallel")
+
+
+# a count written with its unit that the device reader leaves to the hardware answer ("24 physical cards")
+COUNT_SAID = re.compile(r"(?i)\d+\s*(?:physical\s+)?(?:cards?|dies?|nodes?|servers?)(?![a-z])|\d+\s*(?:张|台|个\s*die)")
+
+
+def converts_parts(s: Slots) -> bool:
+    """"256 DIE on Snt9B23: how many nodes?", "4 Snt9B nodes = how many A3 nodes?": a count of a part stated and a count
+    of another unit (or of another part) asked, no model and no job: the catalog's arithmetic, never "which model?"."""
+    return ("part_convert" in s.intents and not RANKS_ASKED.search(s.question.lower()) and not names_model(s) and not (s.method or s.stage or s.seq_len or s.tokens)
+            and bool(s.hardware_text) and not s.hardware_guessed and bool(s.devices or s.nodes or COUNT_SAID.search(s.question)))
 
 
 def batch_asked(s: Slots) -> bool:
