@@ -723,15 +723,22 @@ def part_facts_asked(s: Slots) -> set[str]:
 RANKS_ASKED = re.compile(r"rank|world[-_\s]?size|tp[-_\s]?size|tensor[-_\s]?parallel")
 
 
-# a count written with its unit that the device reader leaves to the hardware answer ("24 physical cards")
-COUNT_SAID = re.compile(r"(?i)\d+\s*(?:physical\s+)?(?:cards?|dies?|nodes?|servers?)(?![a-z])|\d+\s*(?:张|台|个\s*die)")
+# a count written with its unit that the device reader leaves to the hardware answer ("24 physical cards"); one node or
+# one card ("一台910C几张卡") is the part's own per-node fact (hardware_facts)
+COUNT_SAID = re.compile(r"(?i)(?<![\d.])(?:[2-9]|\d{2,})\s*(?:physical\s+)?(?:cards?|dies?|nodes?|servers?)(?![a-z])|(?<![\d.])(?:[2-9]|\d{2,})\s*(?:张|台|个\s*die)")
+
+
+# the part facts a conversion's words also read ("how many DIE", "same device count", "per node"); any other fact asked
+# beside the counts ("…作为并行单位 OK 吗") is the part's own answer, which says the counts too
+CONVERSION_FACTS = {"part_node", "part_total", "part_ranks", "part_naming"}
 
 
 def converts_parts(s: Slots) -> bool:
     """"256 DIE on Snt9B23: how many nodes?", "4 Snt9B nodes = how many A3 nodes?": a count of a part stated and a count
     of another unit (or of another part) asked, no model and no job: the catalog's arithmetic, never "which model?"."""
-    return ("part_convert" in s.intents and not RANKS_ASKED.search(s.question.lower()) and not names_model(s) and not (s.method or s.stage or s.seq_len or s.tokens)
-            and bool(s.hardware_text) and not s.hardware_guessed and bool(s.devices or s.nodes or COUNT_SAID.search(s.question)))
+    return ("part_convert" in s.intents and not RANKS_ASKED.search(s.question.lower()) and not names_model(s)
+            and not part_facts_asked(s) - CONVERSION_FACTS and not (s.method or s.stage or s.seq_len or s.tokens)
+            and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))))
 
 
 def batch_asked(s: Slots) -> bool:
