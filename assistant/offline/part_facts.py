@@ -5,12 +5,11 @@ smallest parallel unit, for one part or several side by side. What is asked is r
 
 from __future__ import annotations
 
+import math
 import re
 from typing import NamedTuple
 
 from ..tools.tables import HardwareInfo, ListHardwareResult
-import math
-
 from .route import converts_parts, part_facts_asked
 from .wording import Writer
 
@@ -62,6 +61,9 @@ class PartFactsBlocks(Writer):
         if any(said == f.split(" (")[0].lower() for h in parts for f in (h.flavors or "").split(";")):
             asked.add("part_flavor")  # "what is modelarts.bm.arm.24u.192g.npu.1d910b?": the flavor named is one of its own
         # a node's count said beside another question ("how are the 8 cards in a 910B node connected?") is no yes/no question
+        if "part_mixed_job" in asked:  # one job over two parts: one "not covered" line, not each part's names
+            asked.discard("part_naming")
+            parts = parts[:1]
         if "part_rank_each" in self.s.intents:
             asked.discard("part_naming")  # "一个 rank 还是两个": the either-or asks the ranks, not the part's other names
         if "part_ranks" in asked:
@@ -585,7 +587,10 @@ BANDWIDTH = ("bandwidth figure (HCCS, RoCE or HBM)", "带宽数值（HCCS、RoCE
 NOT_HELD = {"part_host_ram": ("host (CPU) RAM figure", "主机内存（CPU 内存）数值",
                               " (it depends on the resource pool's flavor: check the flavor in the ModelArts console)",
                               "（取决于资源池的规格（flavor），请在 ModelArts 控制台查看所选规格）"),
-            "part_power": ("power (TDP) figure", "功耗（TDP）数值", "", "")}
+            "part_power": ("power (TDP) figure", "功耗（TDP）数值", "", ""),
+            "part_mixed_job": ("rule on one job spanning nodes of different parts", "同一作业跨不同型号节点的规定",
+                               " (no vendor page says a job may mix them; plan each job on one part)",
+                               "（没有厂商页面说明可以混用；请按单一型号规划每个作业）")}
 ASKS_OFFICIAL = re.compile(r"(?i)official|官方")
 NO_OFFICIAL = re.compile(r"(?i)no official|没有(?:找到)?官方")
 # "how many DIE per card", "每张卡几个 DIE"
