@@ -199,11 +199,12 @@ class PartFactsBlocks(Writer):
                  + self.L(".", "。")]
         if b is not a:
             same = a.memory_gb == b.memory_gb
+            die_vs_card = {a.unit, b.unit} == {"die", "card"}  # the vendor's equivalence (seeds/004) is of a DIE and a card
             basis.append(self.L(
-                "Counted device for device" + (f" (each {fig(a.memory_gb)} GB; the vendor counts 1 DIE of Snt9B23 as one Snt9B card)"
+                "Counted device for device" + (f" (each {fig(a.memory_gb)} GB" + ("; the vendor counts 1 DIE as one card of a one-DIE part" if die_vs_card else "") + ")"
                                                if same else f"; memory per device differs: {fig(a.memory_gb)} GB vs {fig(b.memory_gb)} GB, "
                                                "so the same count does not hold the same model") + ".",
-                "按设备一对一折算" + (f"（每个设备 {fig(a.memory_gb)} GB；厂商把 Snt9B23 的 1 个 DIE 算作 1 张 Snt9B 卡）"
+                "按设备一对一折算" + (f"（每个设备 {fig(a.memory_gb)} GB" + ("；厂商把 1 个 DIE 算作 1 张单 DIE 卡" if die_vs_card else "") + "）"
                                      if same else f"；每设备显存不同：{fig(a.memory_gb)} GB 对 {fig(b.memory_gb)} GB，同样的数量放不下同样的模型") + "。"))
         return [self.lead(lead), *basis, ""]
 
