@@ -12,6 +12,9 @@ from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import NOT_A_MODEL, SIZE, UNIT_AFTER_VERSION, VARIANT_WORDS, VERSION, compared
 
+# a file name or path ("qwen2_7b_lora.yaml", "run_llama3.sh", "ds_z3.json"): the user's file, never a model's name
+FILE_NAME = re.compile(r"\.(?:ya?ml|json|sh|py|txt|csv|log|toml|cfg|conf|ini|md|ckpt|safetensors|bin|pt)$|/")
+
 # The architecture fields that decide a model's memory: two models equal in all of them size the same.
 SHAPE_FIELDS = ("arch", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "vocab", "tied_embeddings", "experts",
                 "experts_per_token", "moe_ffn", "shared_experts", "dense_layers", "dense_ffn", "kv_lora_rank", "q_lora_rank",
@@ -110,7 +113,7 @@ class ModelNames:
                 if latin.startswith(zh):
                     latin = en + latin[len(zh):]
             stem = re.match(r"[a-z]+", latin)
-            if not stem or NOT_A_MODEL.fullmatch(latin):
+            if not stem or NOT_A_MODEL.fullmatch(latin) or FILE_NAME.search(latin):
                 continue
             has_digit = bool(re.search(r"\d", latin))
             nxt = words[i + 1] if i + 1 < len(words) else ""

@@ -51,6 +51,12 @@ CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
 
 
+# a file name written in a command or a question (a YAML, a script, a log): its words name the file, not the job; a JSON
+# name is left to the readers (a DeepSpeed "ds_z3_config.json" says the ZeRO stage)
+SIZE_IN_NAME = re.compile(r"\d(?:\.\d+)?b(?![a-z])")
+FILE_NAMED = re.compile(r"(?<![\w./-])[\w./-]*\w\.(?:ya?ml|sh|py|txt|log|toml|cfg)(?![\w.])")
+
+
 def mark_corrections(s: QuestionFrame) -> None:
     """Values read from the user's words with a correction, or guessed by a rule, say so in ``origins``."""
     if s.model_read_as:
@@ -176,6 +182,9 @@ class Parser:
         s = Slots(lang=language(text), question=text, lang_weak=max(language_words(text)) < 2)
         r = Reading(text.lower())
         self._drop_instruction(r, s, whole_instruction)
+        for m in FILE_NAMED.finditer(r.text):  # "train qwen2_7b_lora.yaml": the user's file; its words are no model, size or method
+            if SIZE_IN_NAME.search(m.group(0)):  # a script's own name ("2_convert_mg_hf.sh") stays a note's term
+                r.claim_match(m, "file", m.group(0))
         low = r.unread()
         s.check(low)
         hw_count = self.setting.read(r, s)

@@ -5,11 +5,12 @@ smallest parallel unit, for one part or several side by side. What is asked is r
 
 from __future__ import annotations
 
+import math
 import re
 from typing import NamedTuple
 
 from ..tools.tables import HardwareInfo, ListHardwareResult
-from .route import part_facts_asked
+from .route import converts_parts, part_facts_asked
 from .wording import Writer
 
 ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
@@ -34,6 +35,10 @@ class PartFactsBlocks(Writer):
             [self.s.hardware] if self.s.hardware and "list_hardware" not in self.s.intents else []
         )
         named = [h for hw in asked for h in r.hardware if h.id == hw]
+        if converts_parts(self.s):
+            converted = self.part_conversion(r.hardware)
+            if converted:
+                return converted
         if named:
             return self.part_facts(named)
         lines = [self.say("pf_hardware_list")]
@@ -56,6 +61,11 @@ class PartFactsBlocks(Writer):
         if any(said == f.split(" (")[0].lower() for h in parts for f in (h.flavors or "").split(";")):
             asked.add("part_flavor")  # "what is modelarts.bm.arm.24u.192g.npu.1d910b?": the flavor named is one of its own
         # a node's count said beside another question ("how are the 8 cards in a 910B node connected?") is no yes/no question
+        if "part_mixed_job" in asked:  # one job over two parts: one "not covered" line, not each part's names
+            asked.discard("part_naming")
+            parts = parts[:1]
+        if "part_rank_each" in self.s.intents:
+            asked.discard("part_naming")  # "一个 rank 还是两个": the either-or asks the ranks, not the part's other names
         if "part_ranks" in asked:
             asked.discard("part_job_devices")  # "how many ranks does a 2-node job have": the count, not the sizes a job may take
         lines = [] if asked & set(NAMED_ONLY) or "part_ranks" in asked else [
@@ -124,6 +134,123 @@ class PartFactsBlocks(Writer):
                       f"({fig(vbig - vsmall)}{unit} more).",
                       f"**{short(big)} 的{zh}是 {short(small)} 的 {ratio} 倍**：{fig(vbig)}{unit} 对 {fig(vsmall)}{unit}"
                       f"（多 {fig(vbig - vsmall)}{unit}）。")
+
+    def part_conversion(self, rows: list[HardwareInfo]) -> list[str]:
+        """A count of one part converted to the units asked, or to another part's nodes: devices = nodes × devices per
+        node or cards × dies per card (catalog row); cards = devices / dies per card; nodes = devices / devices per
+        node. Across parts the count is compared device for device (the vendor counts 1 DIE of Snt9B23 as 1 Snt9B
+        card: both 64 GB), and a memory per device that differs is said."""
+        by_id = {h.id: h for h in rows}
+        src, dst = self.conversion_parts()
+        a, b = by_id.get(src or ""), by_id.get(dst or "")
+        if a is None:
+            return []
+        said = self.count_of(a)
+        if said is None:
+            return []
+        n, unit, devices = said
+        b = b or a
+        self.cite(a.source)
+        if b is not a:
+            self.cite(b.source)
+        word = self.count_word
+        start = f"{n} {word(unit, n)}"
+        dev_a = f"{devices} {word(a.unit, devices)}"
+        how = "" if unit == a.unit or (unit == "card" and a.unit != "die") else self.L(f" = {dev_a}", f" = {dev_a}")
+        if unit == "node":
+            how = self.L(f" × {a.devices_per_node} = {dev_a}", f" × {a.devices_per_node} = {dev_a}")
+        dies_b = b.dies_per_card or 1
+        cards_b, nodes_b = devices / dies_b, devices / b.devices_per_node
+        whole = math.ceil(nodes_b)
+        nodes_text = fig(round(nodes_b, 2))
+        part_used = "" if nodes_b == whole else self.L(f" (so {whole}, the last one part-used)", f"（即 {whole} 台，最后一台不满）")
+        figures = []
+        if unit == "node" and b is a:  # "6 nodes of Snt9B": the devices (and on a DIE part the cards) they hold
+            figures.append(f"**{dev_a}**")
+            if a.unit == "die":
+                figures.append(f"**{fig(cards_b)} {word('card', cards_b)}**")
+            how = self.L(f" × {a.devices_per_node}", f" × {a.devices_per_node}")
+        else:
+            if b is a and unit == "card":
+                how = ""  # "24 cards of Snt9B23": the DIE figure below says it
+            if (b.unit == "die" and unit != "card") or b is not a:
+                figures.append(f"**{fig(cards_b)} {word('card', cards_b)}**")
+            if b.unit == "die" and unit != "die":
+                figures.append(f"**{devices} DIE**")
+            figures.append(self.L(f"**{nodes_text} node{'s' if nodes_b != 1 else ''}**", f"**{nodes_text} 台（节点）**") + part_used)
+        said_text = self.L(f"{start} of {self.short(a)}{how}", f"{self.short(a)} {start}{how}")
+        of_b = self.L(f" of {self.short(b)}", f"（{self.short(b)}）") if b is not a else ""
+        if b is not a:  # "how many A3 nodes match 4 Snt9B nodes": the other part's nodes lead, then what they hold
+            holds = f"{fig(cards_b)} {word('card', cards_b)}" + (f" = {devices} DIE" if b.unit == "die" else "")
+            lead = self.L(f"**{nodes_text} node{'s' if nodes_b != 1 else ''} of {self.short(b)}**{part_used} ({holds}) "
+                          f"match{'es' if nodes_b <= 1 else ''} {said_text}.",
+                          f"**{self.short(b)} {nodes_text} 台**{part_used}（{holds}）对应 {said_text}。")
+        else:
+            lead = self.L(f"{said_text} = " + " = ".join(figures) + of_b + ".",
+                          f"{said_text} = " + " = ".join(figures) + of_b + "。")
+        per = lambda h: self.L(  # noqa: E731
+            f"{self.short(h)}: {h.devices_per_node} {word(h.unit, 2)} per node"
+            + (f" = {h.devices_per_node // (h.dies_per_card or 1)} cards × {h.dies_per_card} DIE" if (h.dies_per_card or 1) > 1 else "")
+            + f", {fig(h.memory_gb)} GB per {word(h.unit, 1)}",
+            f"{self.short(h)}：每节点 {h.devices_per_node} {word(h.unit, 2)}"
+            + (f" = {h.devices_per_node // (h.dies_per_card or 1)} 张卡 × {h.dies_per_card} 个 DIE" if (h.dies_per_card or 1) > 1 else "")
+            + f"，每{word(h.unit, 1)} {fig(h.memory_gb)} GB")
+        basis = [self.L("From the hardware catalog: ", "依据硬件目录：") + self.L("; ", "；").join(per(h) for h in ([a] if b is a else [a, b]))
+                 + self.L(".", "。")]
+        if b is not a:
+            same = a.memory_gb == b.memory_gb
+            die_vs_card = {a.unit, b.unit} == {"die", "card"}  # the vendor's equivalence (seeds/004) is of a DIE and a card
+            basis.append(self.L(
+                "Counted device for device" + (f" (each {fig(a.memory_gb)} GB" + ("; the vendor counts 1 DIE as one card of a one-DIE part" if die_vs_card else "") + ")"
+                                               if same else f"; memory per device differs: {fig(a.memory_gb)} GB vs {fig(b.memory_gb)} GB, "
+                                               "so the same count does not hold the same model") + ".",
+                "按设备一对一折算" + (f"（每个设备 {fig(a.memory_gb)} GB" + ("；厂商把 1 个 DIE 算作 1 张单 DIE 卡" if die_vs_card else "") + "）"
+                                     if same else f"；每设备显存不同：{fig(a.memory_gb)} GB 对 {fig(b.memory_gb)} GB，同样的数量放不下同样的模型") + "。"))
+        return [self.lead(lead), *basis, ""]
+
+    def short(self, h: HardwareInfo) -> str:
+        return h.name.removeprefix("ModelArts ").split(" (")[0]
+
+    def count_word(self, unit: str, n: float) -> str:
+        """The unit of a count as the answer writes it: node, card, DIE, chip."""
+        if unit == "die":
+            return "DIE"
+        en = {"node": "node", "card": "card", "chip": "chip"}.get(unit, "card")
+        zh = {"node": "台", "card": "张卡", "chip": "个芯片"}.get(unit, "张卡")
+        return self.L(en + ("s" if n != 1 else ""), zh)
+
+    def conversion_parts(self) -> tuple[str | None, str | None]:
+        """The part the stated count is of (the part named nearest the count) and the part asked of (the other one
+        named; the same part when only one is)."""
+        spans = [(sp.start, sp.end, sp.value) for sp in self.s.spans if sp.slot == "hardware" and sp.value]
+        ids = list(dict.fromkeys(v for _, _, v in spans))
+        if len(ids) < 2:
+            return self.s.hardware, self.s.hardware
+        q = self.s.question
+        said = self.s.nodes or self.s.devices
+        counts = [m.span() for m in re.finditer(rf"(?<![0-9.]){said}(?![0-9.])", q)] if said else []
+        if not counts:
+            return self.s.hardware, self.s.hardware
+        c0, c1 = counts[0]
+        near = min(spans, key=lambda sp: min(abs(sp[0] - c1), abs(c0 - sp[1])))[2]
+        return near, next(i for i in ids if i != near)
+
+    def count_of(self, h: HardwareInfo) -> tuple[int, str, int] | None:
+        """The count stated (number, unit as said: node, card or die) and the devices it makes on part ``h``."""
+        dies = h.dies_per_card or 1
+        if self.s.nodes and not (self.s.devices and self.s.origin("devices") == "said" and self.s.origin("nodes") != "said"):
+            return self.s.nodes, "node", self.s.nodes * h.devices_per_node
+        n, unit = self.s.devices, self.s.device_unit or "card"
+        if not n:  # "24 physical cards of snt9b23": the count the device reader left to this answer
+            said = counts_said(self.s.question)
+            if said.nodes:
+                return said.nodes, "node", said.nodes * h.devices_per_node
+            n = said.cards
+            if not n:
+                return None
+        if unit == "die" or h.unit not in ("die", "chip"):
+            return n, ("die" if unit == "die" else "card"), n
+        return n, "card", n * dies
 
     def part_count_said(self, h: HardwareInfo) -> list[str]:
         """ "Does a Snt9B23 node have 16 cards?": yes or no, with the catalog's count."""
@@ -439,6 +566,7 @@ class CountsSaid(NamedTuple):
 NUMERAL = r"(?<![a-z0-9.])(\d+|[一二两三四五六七八九十])"
 NODES_SAID = re.compile(NUMERAL + r"\s*(?:-|个|台)?\s*(?:nodes?|servers?|machines?|boxes|节点|机器|服务器)(?![a-z])", re.I)
 CARDS_SAID = re.compile(NUMERAL + r"\s*(?:张)?\s*(?:physical\s+)?(?:cards?|物理卡|卡)(?![a-z])", re.I)
+DIES_SAID = re.compile(NUMERAL + r"\s*(?:个)?\s*dies?(?![a-z])", re.I)
 CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)} | {"两": 2}
 
 
@@ -460,7 +588,10 @@ BANDWIDTH = ("bandwidth figure (HCCS, RoCE or HBM)", "带宽数值（HCCS、RoCE
 NOT_HELD = {"part_host_ram": ("host (CPU) RAM figure", "主机内存（CPU 内存）数值",
                               " (it depends on the resource pool's flavor: check the flavor in the ModelArts console)",
                               "（取决于资源池的规格（flavor），请在 ModelArts 控制台查看所选规格）"),
-            "part_power": ("power (TDP) figure", "功耗（TDP）数值", "", "")}
+            "part_power": ("power (TDP) figure", "功耗（TDP）数值", "", ""),
+            "part_mixed_job": ("rule on one job spanning nodes of different parts", "同一作业跨不同型号节点的规定",
+                               " (no vendor page says a job may mix them; plan each job on one part)",
+                               "（没有厂商页面说明可以混用；请按单一型号规划每个作业）")}
 ASKS_OFFICIAL = re.compile(r"(?i)official|官方")
 NO_OFFICIAL = re.compile(r"(?i)no official|没有(?:找到)?官方")
 # "how many DIE per card", "每张卡几个 DIE"

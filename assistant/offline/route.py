@@ -686,7 +686,8 @@ def parts_compared(s: Slots) -> bool:
 
 # What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
 PART_FACTS = {"part_ranks", "part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit", "part_naming", "part_flavor",
-              "part_topology", "part_job_devices", "part_cores", "part_host_ram", "part_power"}
+              "part_topology", "part_job_devices", "part_cores", "part_host_ram", "part_power",
+              "part_mixed_job"}
 # "what is modelarts.bm.arm.24u.192g.npu.1d910b?", "910B3 是什么": a part named and what it is asked (its whole row)
 WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
@@ -703,6 +704,8 @@ def about_parts(s: Slots) -> bool:
     "Snt9B23 上 tp 必须是偶数吗"), one part or several compared."""
     if names_model(s) or batch_asked(s):
         return False
+    if converts_parts(s):
+        return True
     if s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s):
         return True
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
@@ -715,8 +718,32 @@ def about_parts(s: Slots) -> bool:
 
 
 def part_facts_asked(s: Slots) -> set[str]:
-    """The parts' properties asked; a precision word ("FP8", "bf16") is read as a precision, not as an intent."""
-    return s.intents & PART_FACTS | ({"part_precision"} if s.quant_text else set())
+    """The parts' properties asked; a precision word ("FP8", "bf16") is read as a precision, not as an intent; "one
+    rank or two per card" asks the ranks of one card."""
+    return (s.intents & PART_FACTS | ({"part_precision"} if s.quant_text else set())
+            | ({"part_ranks"} if "part_rank_each" in s.intents else set()))
+
+
+# ranks or a TP size asked of the devices said: the rank count's answer (part_facts.py fact_count), not a conversion
+RANKS_ASKED = re.compile(r"rank|world[-_\s]?size|tp[-_\s]?size|tensor[-_\s]?parallel")
+
+
+# a count written with its unit that the device reader leaves to the hardware answer ("24 physical cards"); one node or
+# one card ("一台910C几张卡") is the part's own per-node fact (hardware_facts)
+COUNT_SAID = re.compile(r"(?i)(?<![\d.])(?:[2-9]|\d{2,})\s*(?:physical\s+)?(?:cards?|dies?|nodes?|servers?)(?![a-z])|(?<![\d.])(?:[2-9]|\d{2,})\s*(?:张|台|个\s*die)")
+
+
+# the part facts a conversion's words also read ("how many DIE", "same device count", "per node"); any other fact asked
+# beside the counts ("…作为并行单位 OK 吗") is the part's own answer, which says the counts too
+CONVERSION_FACTS = {"part_node", "part_total", "part_ranks", "part_naming"}
+
+
+def converts_parts(s: Slots) -> bool:
+    """"256 DIE on Snt9B23: how many nodes?", "4 Snt9B nodes = how many A3 nodes?": a count of a part stated and a count
+    of another unit (or of another part) asked, no model and no job: the catalog's arithmetic, never "which model?"."""
+    return ("part_convert" in s.intents and not RANKS_ASKED.search(s.question.lower()) and not names_model(s)
+            and not part_facts_asked(s) - CONVERSION_FACTS and not (s.method or s.stage or s.seq_len or s.tokens)
+            and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))))
 
 
 def batch_asked(s: Slots) -> bool:
