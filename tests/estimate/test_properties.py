@@ -129,11 +129,12 @@ def test_terms_are_non_negative_and_sum_to_the_total(s, cfg, dev):
 @common
 @given(shape_st, cfg_st, dev_st)
 def test_offloading_compile_and_expandable_segments_never_more_device_memory(s, cfg, dev):
+    # totals are rounded to 0.001 GiB (Breakdown), so "never more" holds to that rounding
     on = training_memory(s, cfg._replace(activation_offload=True), dev)
     off = training_memory(s, cfg._replace(activation_offload=False), dev)
-    assert on.total_gib <= off.total_gib + 1e-9
+    assert on.total_gib <= off.total_gib + 1e-3
     assert on.host_ram_gib.gib >= off.host_ram_gib.gib
     compiled = training_memory(s, cfg._replace(compile=True), dev)
-    assert compiled.total_gib <= training_memory(s, cfg._replace(compile=False), dev).total_gib + 1e-9
+    assert compiled.total_gib <= training_memory(s, cfg._replace(compile=False), dev).total_gib + 1e-3
     expandable = training_memory(s, cfg._replace(expandable_segments=True), dev)
-    assert expandable.total_gib <= training_memory(s, cfg._replace(expandable_segments=False), dev).total_gib + 1e-9
+    assert expandable.total_gib <= training_memory(s, cfg._replace(expandable_segments=False), dev).total_gib + 1e-3
