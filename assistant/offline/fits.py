@@ -9,6 +9,7 @@ from typing import Any
 from ..resolve import variant_of
 from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, ModelInfo
+from ..what_fits import MAX_CONTEXT
 from .wording import Writer
 
 SETTING_KEYS = ("zero_stage", "offload", "tp", "pp", "cp")
@@ -71,13 +72,13 @@ class FitsBlocks(Writer):
         if key == "fits_context_model_limit" and tested > n:
             # the vendor table's run (the headline above) goes past the model's own limit: both figures stand, and why
             return self.say("fits_context_below_tested", model=r.model, n=f"{n:,}", tested=f"{tested:,}", where=where,
-                            memory_limit=r.memory_limit)
+                            memory_limit=self.memory_limit(r))
         ga = p.get("grad_accum")
         if r.model_limit_variant and key == "fits_context_model_limit":  # the variant whose own limit binds, by name
             key = "fits_context_variant_limit"
         # the variant the user named, or the one used when none is named (said as such)
         which = self.say("variant_named" if r.model_limit_variant_named else "variant_default", variant=r.model_limit_variant)
-        return self.say(key, variant=which, job=job, where=where, length=length, value=r.value, model=r.model, n=f"{n:,}", memory_limit=r.memory_limit,
+        return self.say(key, variant=which, job=job, where=where, length=length, value=r.value, model=r.model, n=f"{n:,}", memory_limit=self.memory_limit(r),
                         fast=self.say("largest_model_without_offload") if r.offload_value else "",
                         keep=self.say("biggest_batch_gradient_accumulation", ga=ga) if ga else "",
                         limit=(self.say("longest_context_variant_limit", model_limit=r.model_limit, variant=which)
@@ -101,6 +102,11 @@ class FitsBlocks(Writer):
                                  + (self.say("own_context_others", others=self.say("semicolon").join(others)) if others else "")))
             out.append("")
         return out
+
+    def memory_limit(self, r: WhatFitsResult) -> str:
+        """The length memory allows; the search's own ceiling is a lower bound, said as one."""
+        m = r.memory_limit or 0
+        return self.say("memory_limit_search_ceiling", n=m) if m >= MAX_CONTEXT else f"{m:,}"
 
     def tested_length(self, devices: int) -> int:
         """The longest max-model-len the ModelArts vLLM tables tested for the model on at most ``devices`` cards (0: none)."""
@@ -129,7 +135,11 @@ class FitsBlocks(Writer):
         """What the question left open and the search filled (one device, a part guessed from a memory size), then how
         each candidate was sized (the tool's assumptions; worded in Chinese for a Chinese answer)."""
         s, out = self.s, []
-        if not (s.devices or s.nodes):
+        unit = (r.plan or {}).get('unit') or 'card'
+        if s.tp and r.workload == "inference":  # the stated TP sets the instance's devices (the tool's own line in English)
+            if self.zh:
+                out.append(self.say("fits_defaults_stated_tp", tp=s.tp, devs=self.devices(s.tp, unit, r.hardware)))
+        elif not (s.devices or s.nodes):
             out.append(self.say("fits_defaults_one_device_give", devs=self.devices(r.devices, (r.plan or {}).get('unit') or 'card', r.hardware)))
         if s.hardware_guessed and s.memory_gb:
             out.append(self.say("fits_defaults_for_the_gb", part=self.hw_name(r.hardware), memory_gb=s.memory_gb))

@@ -148,6 +148,7 @@ class Parser:
         self.serving_only = {m["id"] for m in models if m.get("modality") in ("embedding", "reranker")}  # vLLM-only models
         self.family_stems = {letters_before_digits(m["id"]) for m in models} - {""}  # "qwen", "llama", ...
         self.heads = {m["id"]: int(m["heads"]) for m in models if str(m.get("heads") or "").isdigit()}  # a TP must divide them
+        self.kv_heads = {m["id"]: int(m["kv_heads"]) for m in models if str(m.get("kv_heads") or "").isdigit()}
         self.layers = {m["id"]: int(m["layers"]) for m in models if str(m.get("layers") or "").isdigit()}  # a PP must divide them
         self.experts = {m["id"]: int(m["experts"]) for m in models if str(m.get("experts") or "").isdigit()}  # what an EP splits
         self.catalog = {m["id"] for m in models}
@@ -300,7 +301,7 @@ class Parser:
         """The layout checks (``layout``) on a frame: one turn's, or the conversation's after a follow-up ("and with
         PP=4?" on the devices said before)."""
         self.layout(s, self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""),
-                    self.layers.get(s.model or ""))
+                    self.layers.get(s.model or ""), self.kv_heads.get(s.model or ""))
         self.expert_layout(s, self.experts.get(s.model, 0) if s.model in self.catalog else None)
 
     @staticmethod
@@ -323,7 +324,8 @@ class Parser:
         checks.add(s.problems, invalid[s.lang].format(text=text.strip()), s.lang)
 
     @staticmethod
-    def layout(s: Slots, part: dict | None, heads: int | None = None, layers: int | None = None) -> None:
+    def layout(s: Slots, part: dict | None, heads: int | None = None, layers: int | None = None,
+               kv_heads: int | None = None) -> None:
         """The setup rules (setup_check/rules.py) on the values the question states: whole cards of a part counted in
         DIE, a TP that divides the model's attention heads, a TP × PP (× CP) that divides the devices (training) or fits
         in them (serving), the global batch over MBS × DP, the vendor's limits (DPO/RM/PPO, cards above 8). What the
@@ -332,7 +334,7 @@ class Parser:
         devices = s.effective().devices
         fields = {"tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"), "devices": devices, "die": die,
                   "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
-                  "layers": layers if s.model else None,
+                  "kv_heads": kv_heads if s.model else None, "layers": layers if s.model else None,
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
                   "recompute_flags": rules.recompute_flags(s.question.lower()),
                   "accelerator_kind": (part or {}).get("kind"), "part_training": (part or {}).get("training"),

@@ -199,11 +199,13 @@ class Router:
         # and goes further than LLaMA-Factory, so with no framework named both are searched
         both = training and goal == "context" and not (s.framework or s.stack) and bool(e.facts.vendor_tables)
         frameworks = [None, "MindSpeed-LLM"] if both else [(s.framework or s.stack) if training else None]
+        # serving at a stated TP ("vllm tp 4"): one instance of that layout, on the user's devices or on tp of them
         trainer = trainer_args(s) if training else {"gpu_memory_utilization": s.gpu_util, "weight_bits": s.weight_bits,
-                                                    "kv_cache_dtype": s.kv_cache_dtype}
+                                                    "kv_cache_dtype": s.kv_cache_dtype, "tp": s.tp}
+        devices = e.devices or (s.tp if s.tp and not training else 1)
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
-            devices=e.devices or 1, method=(s.method or "lora") if training else None, framework=fw,
+            devices=max(devices, s.tp or 1) if not training else devices, method=(s.method or "lora") if training else None, framework=fw,
             seq_len=e.seq_len if goal in ("model", "batch") else None, **model, **trainer)]
 
     def largest_model(self, s: Slots) -> list[Call]:

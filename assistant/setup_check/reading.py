@@ -42,7 +42,7 @@ class VllmLog(BaseModel):
 
 FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quantization_bits", "lf_pure_bf16_zero3",
                       "lf_quantization_zero3", "lf_quantization_npu",
-                      "ds_train_batch_size", "vllm_gpu_memory_utilization", "vllm_max_model_len", "vllm_tp_heads",
+                      "ds_train_batch_size", "vllm_gpu_memory_utilization", "vllm_max_model_len", "vllm_tp_heads", "tp_kv_heads",
                       "vllm_tp_devices", "parallel_exceeds_devices", "prose_conflict", "batch_positive", "zero_stage_range",
                       "gbs_not_divisible", "lf_stage_model", "lf_ppo_zero3", "lf_dpo_lora", "recipe_zero_mismatch",
                       "benchmark_list_lengths", "benchmark_rates_prompts", "die_whole_cards", "cards_multiple_of_8",

@@ -37,6 +37,10 @@ SOURCES = {
     "precision": "DeepSpeed's config check (\"bfloat16 and fp16 modes cannot be simultaneously enabled\"); transformers' "
     "TrainingArguments (\"At most one of fp16 and bf16 can be True\")",
     "megatron_heads": "Megatron's and vLLM's argument checks (attention heads divisible by the tensor-parallel size)",
+    "vllm_kv_heads": "vLLM's QKVParallelLinear (vllm/model_executor/layers/linear.py: the key/value heads divided by "
+    "the tensor-parallel size, or the tensor-parallel size by them when each rank keeps a copy)",
+    "megatron_kv_heads": "Megatron-Core's attention (num_query_groups divided by the tensor-parallel size: every rank "
+    "holds whole key/value groups)",
     "min_cards_die": "ModelArts: 模型最小卡数配置, 2025-06-24 (seeds/004: Snt9B23 单机 8 卡 = 16 DIE, 2 DIE 为最小单位)",
     "train_time": "ModelArts 训练时间估算 (modelarts_llm_train_590604: 卡数大于 8 时取 8 的倍数，且不小于最小卡数)",
     "lf_galore_deepspeed": "LLaMA-Factory's argument parser (hparams/parser.py: \"GaLore and APOLLO are incompatible with "
@@ -86,6 +90,9 @@ SOURCES_ZH = {
     "precision": "DeepSpeed 的配置检查（\"bfloat16 and fp16 modes cannot be simultaneously enabled\"）；transformers 的 "
     "TrainingArguments（\"At most one of fp16 and bf16 can be True\"）",
     "megatron_heads": "Megatron 和 vLLM 的参数检查（注意力头数须能被张量并行数整除）",
+    "vllm_kv_heads": "vLLM 的 QKVParallelLinear（vllm/model_executor/layers/linear.py：KV 头数须能被张量并行数整除，"
+    "或张量并行数能被 KV 头数整除（每个 rank 复制一份））",
+    "megatron_kv_heads": "Megatron-Core 的 attention（num_query_groups 须能被张量并行数整除：每个 rank 持有完整的 KV 组）",
     "min_cards_die": "ModelArts《模型最小卡数配置》2025-06-24（seeds/004：Snt9B23 单机 8 卡 = 16 DIE，2 DIE 为最小单位）",
     "train_time": "ModelArts《训练时间估算》(modelarts_llm_train_590604：卡数大于 8 时取 8 的倍数，且不小于最小卡数)",
     "lf_galore_deepspeed": "LLaMA-Factory 的参数解析（hparams/parser.py：\"GaLore and APOLLO are incompatible with "
@@ -561,6 +568,26 @@ def _tp_heads(f: dict[str, Any]) -> Broken | None:
     )
 
 
+def _kv_split(serving: bool) -> Callable[[dict[str, Any]], Broken | None]:
+    """Grouped-query models share each key/value head among several query heads: a TP that divides the query heads
+    may still cut a key/value head (Llama-3.2-3B: 24 heads, 8 KV heads; TP 6 divides 24, not 8). vLLM also accepts
+    a TP that is a multiple of the KV heads (each rank keeps a copy); Megatron needs whole groups per rank."""
+    def test(f: dict[str, Any]) -> Broken | None:
+        kv, tp, heads = int(f["kv_heads"] or 0), int(f["tp"] or 1), int(f.get("heads") or 0)
+        if not kv or (heads and heads % tp) or kv % tp == 0 or serving and tp % kv == 0:
+            return None  # the query-heads rule speaks first when TP does not divide them
+        def valid(t: int) -> bool:
+            return (not heads or heads % t == 0) and (kv % t == 0 or serving and t % kv == 0)
+        node = int(f.get("per_node") or 8)
+        usable = [t for t in range(1, node + 1) if node % t == 0 and valid(t)] or [1]
+        better = min((t for t in usable if t > tp), default=max(usable))
+        return Broken(tp, " / ".join(str(t) for t in usable), corrected=f"--tensor-parallel-size {better}",
+                      figures={"kv_heads": kv, "heads": heads, "model": f.get("model_id") or "the model",
+                               "variant": "serving" if serving else "training",
+                               "tp_options": " / ".join(str(t) for t in usable)}, fix={"tp": better})
+    return test
+
+
 def _tp_devices(f: dict[str, Any]) -> Broken | None:
     """vLLM runs one instance on TP x PP devices: more than the user has cannot start (fewer is a valid layout:
     replicas on the rest)."""
@@ -655,6 +682,9 @@ RULES: list[Rule] = [
     Rule("zero_stage_range", "ZeRO stage", ("zero_stage",), _zero_stage, "deepspeed_zero", "training"),
     Rule("die_whole_cards", "DIE", ("die_count", "dies_per_card"), _whole_cards, "min_cards_die", refuses=True),
     Rule("vllm_tp_heads", "--tensor-parallel-size", ("tp", "heads"), _tp_heads, "megatron_heads", refuses=True),
+    Rule("tp_kv_heads", "--tensor-parallel-size", ("tp", "kv_heads"), _kv_split(True), "vllm_kv_heads", "serving",
+         refuses=True),
+    Rule("tp_kv_heads", "TP", ("tp", "kv_heads"), _kv_split(False), "megatron_kv_heads", "training", refuses=True),
     Rule("mindspeed_cp_long", "CP", ("seq_len", "cp"), _cp_long, "mindspeed_cp", "training", refuses=True),
     Rule("parallel_exceeds_devices", "TP x PP x CP", ("devices", "tp"), _parallel_fits, "megatron_world", "training",
          refuses=True),

@@ -45,6 +45,8 @@ class WhatFitsArgs(TrainerOptions):
                                                   "checkpoint's own, as estimate_inference.")
     kv_cache_dtype: Literal["auto", "fp8", "int8"] | None = Field(None, description="Serving: KV cache precision (vLLM "
                                                                   "--kv-cache-dtype); None: the model's own (auto).")
+    tp: int | None = Field(None, ge=1, le=256, description="TP size (serving: the user's --tensor-parallel-size; one "
+                           "instance of it is searched).")
 
 
 class WhatFitsResult(BaseModel):
@@ -79,6 +81,13 @@ def what_fits(ctx, args: WhatFitsArgs) -> WhatFitsResult:
     goal model searches the catalog from the largest model down; goal context and batch need model or params_b."""
     training = args.workload == "training"
     call_args: dict[str, Any] = {"hardware": args.hardware}
+    devices = args.devices
+    if args.tp and not training:
+        if "devices" in args.model_fields_set and args.tp > args.devices:
+            raise SizingError("invalid_arguments", f"tp {args.tp} needs {args.tp} devices for one vLLM instance; "
+                              f"devices is {args.devices}.", field="tp", valid=f"1..{args.devices}")
+        # one instance of the user's layout: its largest layout within tp devices is TP tp (the tool checks the heads)
+        devices, call_args["largest_layout"] = args.tp, True
     if args.goal != "model":
         if not (args.model or args.params_b):
             raise SizingError("missing_model", f"goal {args.goal} needs a model (or params_b): which model's "
@@ -99,11 +108,11 @@ def what_fits(ctx, args: WhatFitsArgs) -> WhatFitsResult:
 
     slow = None
     if args.goal == "model" and training:  # the largest model at full speed first; offload only beside it
-        slow = search(call, args.goal, args.workload, call_args, args.devices, models)
-        out = search(without_offload(call), args.goal, args.workload, call_args, args.devices, models)
+        slow = search(call, args.goal, args.workload, call_args, devices, models)
+        out = search(without_offload(call), args.goal, args.workload, call_args, devices, models)
         out["tried"] += slow["tried"]
     else:
-        out = search(call, args.goal, args.workload, call_args, args.devices, models)
+        out = search(call, args.goal, args.workload, call_args, devices, models)
     plan, value = out["plan"], out["value"]
     result = WhatFitsResult(goal=args.goal, workload=args.workload, hardware=plan.get("hardware", args.hardware) if plan
                             else args.hardware, devices=args.devices, value=value,
@@ -114,7 +123,7 @@ def what_fits(ctx, args: WhatFitsArgs) -> WhatFitsResult:
     if slow and slow["value"] not in (None, value):
         result.offload_value, result.offload_plan = slow["value"], slow["plan"]
     if args.goal == "context" and value is not None:
-        _cap_by_model(ctx, result, call_args)
+        _cap_by_model(ctx, result, call_args, devices)
     return result
 
 
@@ -132,7 +141,7 @@ def _candidates(ctx) -> list[dict[str, Any]]:
     return [m for m in rows if m.get("modality") in (None, "text", "vision-language")]
 
 
-def _cap_by_model(ctx, result: WhatFitsResult, call_args: dict[str, Any]) -> None:
+def _cap_by_model(ctx, result: WhatFitsResult, call_args: dict[str, Any], devices: int) -> None:
     """The longest context is the smaller of what memory allows and the model's own limit; when the model's
     limit binds, the plan is asked again at that length so plan and value agree."""
     # the variant the model's spelling names ("glm-4-9b-chat": its own 131,072, not the base's 8,192)
@@ -146,7 +155,7 @@ def _cap_by_model(ctx, result: WhatFitsResult, call_args: dict[str, Any]) -> Non
     if limit and result.memory_limit and limit <= result.memory_limit:  # equal: the search stopped at the model's limit
         field = "seq_len" if result.plan_tool == "plan_training" else "max_model_len"
         result.value, result.limited_by = limit, "model"
-        result.plan = REGISTRY.call_json(result.plan_tool, {**call_args, field: limit, "max_devices": result.devices}, ctx)
+        result.plan = REGISTRY.call_json(result.plan_tool, {**call_args, field: limit, "max_devices": devices}, ctx)
 
 
 def _assumptions(args: WhatFitsArgs, training: bool) -> list[str]:
@@ -155,6 +164,8 @@ def _assumptions(args: WhatFitsArgs, training: bool) -> list[str]:
            [f"vLLM serving at gpu-memory-utilization {args.gpu_memory_utilization or 0.9}, weights at "
             + (f"{args.weight_bits} bits" if args.weight_bits else "the checkpoint's own precision")
             + (f", KV cache {args.kv_cache_dtype.upper()}" if args.kv_cache_dtype not in (None, "auto") else "")])
+    if args.tp and not training:
+        out.append(f"one vLLM instance at the stated TP {args.tp} ({args.tp} devices); more devices run copies of it")
     if args.goal == "model":
         out.append("largest = most parameters among the catalog's generative models that fit")
     return out

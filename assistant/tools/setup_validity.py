@@ -41,7 +41,8 @@ def check_serving(r: Reading, s: dict[str, Any], model: dict[str, Any] | None, d
     """Findings on a vllm serve line; returns the settings the estimate can run on."""
     m = model or {}
     fields = {**s, "devices": devices, "max_context": int(m.get("max_context") or 0) or None,
-              "heads": int(m.get("heads") or 0) or None, "model_id": m.get("id")}
+              "heads": int(m.get("heads") or 0) or None, "kv_heads": int(m.get("kv_heads") or 0) or None,
+              "model_id": m.get("id")}
     return _apply(r, s, fields, "serving")
 
 

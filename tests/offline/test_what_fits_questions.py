@@ -77,3 +77,17 @@ def test_longest_context_on_ascend_is_searched_with_no_yes_or_no(assistant, q, h
     assert "32,768" in lead(ans) and "Qwen2.5-7B-Instruct" in lead(ans) and "131,072" not in lead(ans)
     assert "**Yes.**" not in ans.answer and "**够**" not in ans.answer, ans.answer
     assert head in ans.answer and "32768" in ans.answer.split(head)[1]
+
+
+@pytest.mark.parametrize("q,tp", [
+    ("llama-3.2-3b vllm with tp 4 on snt9b, how long a context can I serve?", 4),
+    ("qwen2.5-72b 用 vllm tp 8 在 910B 上最长能开多长上下文", 8),
+])
+def test_a_stated_serving_tp_is_the_instance_searched(assistant, q, tp):
+    """"vllm tp 4": one instance of TP 4 holds a sequence, so the longest context is searched on that layout (on tp
+    devices when no count is said) and the TP is used, never listed as a training-only setting left unused."""
+    ans = assistant.ask(q)
+    (args,) = calls(ans, "what_fits")
+    assert args["tp"] == tp and args["devices"] == tp and args["workload"] == "inference"
+    assert f"TP {tp}" in ans.answer
+    assert "Not used" not in ans.answer and "未使用" not in ans.answer

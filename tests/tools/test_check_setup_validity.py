@@ -120,6 +120,19 @@ def test_tensor_parallel_must_divide_attention_heads(call, model, tp, heads, bet
     assert out["serving"]["tp"] == better
 
 
+@pytest.mark.parametrize(("tp", "options"), [(6, "1 / 2 / 4 / 8"), (3, "1 / 2 / 4 / 8")])
+def test_tensor_parallel_must_split_the_kv_heads_whole(call, tp, options):
+    """Llama-3.2-3B (HF config.json): 24 attention heads, 8 key/value heads. TP 6 and TP 3 divide the 24 query heads
+    but not the 8 KV heads, and neither is a multiple of 8, so vLLM's QKVParallelLinear cannot split them; TP 1, 2,
+    4 and 8 (8 = the KV heads: one each) on an 8-card node are valid."""
+    out = ok(call, text=f"vllm serve meta-llama/Llama-3.2-3B --tensor-parallel-size {tp} --max-model-len 4096",
+             hardware="a100-80g")
+    f = findings(out)
+    assert "vllm_tp_heads" not in f
+    assert f["tp_kv_heads"]["figures"]["kv_heads"] == 8 and f["tp_kv_heads"]["figures"]["tp_options"] == options
+    assert f["tp_kv_heads"]["corrected"] == "--tensor-parallel-size 4" if tp == 3 else "--tensor-parallel-size 8"
+
+
 def test_tensor_parallel_beyond_the_stated_cards(call):
     out = ok(call, text="vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4 --max-model-len 4096\non 2x A100 80G")
     f = findings(out)["vllm_tp_devices"]

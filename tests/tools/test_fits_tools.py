@@ -35,6 +35,24 @@ def test_longest_serving_context_is_capped_by_the_model(call):
     assert out["memory_limit"] > 8192 and out["plan"]["max_model_len"] == 8192 and out["plan"]["fits"]
 
 
+def test_longest_serving_context_at_a_stated_tp_is_one_instance_of_that_layout(call):
+    """A sequence lives in one vLLM instance: with TP 2 stated on 8 devices, the longest context is the one an
+    instance of TP 2 holds, the same as searching 2 devices' largest layout directly."""
+    out = call("what_fits", goal="context", workload="inference", hardware="rtx4090-24g", devices=8, model="qwen2.5-14b",
+               tp=2, gpu_memory_utilization=0.9)
+    n = out["memory_limit"]  # what memory allows, before the model's own limit caps it
+    assert out["plan"]["tp"] == 2 and out["devices"] == 8 and n < 1_048_576
+    args = {"model": "qwen2.5-14b", "hardware": "rtx4090-24g", "max_devices": 2, "largest_layout": True}
+    assert call("estimate_inference", max_model_len=n, **args)["fits"]
+    assert not call("estimate_inference", max_model_len=n + 1, **args)["fits"]
+    assert any("TP 2" in a for a in out["assumptions"])
+
+
+def test_a_stated_tp_above_the_devices_is_refused(call):
+    out = call("what_fits", goal="context", workload="inference", hardware="a100-80g", devices=2, model="qwen3-8b", tp=4)
+    assert out["error"]["code"] == "invalid_arguments" and out["error"]["field"] == "tp"
+
+
 def test_longest_serving_context_is_searched_at_the_utilisation_given(call):
     out = call("what_fits", goal="context", workload="inference", hardware="rtx4090-24g", devices=1, model="qwen3-8b",
                gpu_memory_utilization=0.8)
