@@ -46,6 +46,12 @@ CONTEXT_GIB = {"npu": 1.0, "gpu": 0.5}
 # torch.cuda.max_memory_reserved, Qwen vocabulary 151,936): Qwen-7B LoRA 512 tokens, the loss path 512 x 151,936 x
 # 12 B = 0.87 GiB, measured 1.8 GiB above the tensors' estimate; 8192 tokens 13.9 GiB, measured 13.5 above. With
 # expandable segments (unsloth) freed pages are unmapped instead of cached: no such blocks.
+# What the evidence does and does not show (docs/measurements-diagnosis.md): ms-swift ran those tables with
+# --truncation_strategy truncation_left (Benchmark.md as first published with them, ms-swift 306fa15a0), so at 512 tokens
+# nearly every step has the same length, and the fixed-length fsdp_qlora rows (fq-03..11, peak reserved, dummy data padded
+# to the context) also match only with this set counted: the extra pool is there at one length too. So read the set as
+# the loss path's own segment pattern as much as a change of length: the forward's freed bf16 blocks are too small for
+# the fp32 buffers of its backward, which cut new segments. The value is unchanged; `fixed_length` still drops the set.
 POOL_CACHED_LOSS_SETS = 1.0
 COLLECTIVES_GIB = {"npu": 0.75, "gpu": 0.5}
 FRAGMENTATION = {"npu": 0.15, "gpu": 0.25}
