@@ -279,7 +279,8 @@ class ServingBlocks(CapacityBlocks):
         need = r.max_model_len * r.concurrency
         line = (head + self.say("estimate_lines_text", layout=self.layout(r), room=room) if r.fits else
                 head + self.say("estimate_lines_does_not_fit", need=need, kv_tokens_fit=r.kv_tokens_fit, layout=self.layout(r)))
-        return [line] + ([f"  {self.L(r.note, assumption_zh(r.note, TOOL_NOTE_ZH))}"] if r.note else [])
+        seqs_line = [f"  {self.say('max_num_seqs_needed', n=r.max_num_seqs_needed)}"] if r.max_num_seqs_needed else []
+        return [line] + seqs_line + ([f"  {self.L(r.note, assumption_zh(r.note, TOOL_NOTE_ZH))}"] if r.note else [])
 
     # -- what was asked ------------------------------------------------------------------------
     def needed(self, ests: list[Result[InferenceResult]]) -> str:

@@ -111,7 +111,7 @@ TOOL_NOTE_ZH = [
     (re.compile(r" \+ full recompute$"), " + 完全重计算"),  # a slower setting: 'TP 4 × PP 1 + full recompute'
     (re.compile(r" \+ CPU offload$"), " + CPU offload 卸载"),
     (re.compile(r"^The vLLM table tested at most (\d+) tokens; (\d+) is beyond it\.$"), r"vLLM 表最长只测试到 \1 个 token；\2 超出了这个范围。"),
-    (re.compile(r"^The vLLM table \(([^)]+)\) serves (\d+) tokens on (\d+) cards; the estimate needs (\d+) for (\d+) tokens x (\d+)\.$"),
+    (re.compile(r"^The vLLM table \(([^)]+)\) serves (\d+) tokens on (\d+) cards?; the estimate needs (\d+) for (\d+) tokens x (\d+)\.$"),
      r"vLLM 表（\1）在 \3 张卡上服务 \2 个 token；估算对 \5 个 token × \6 并发需要 \4 张。"),
 ]
 

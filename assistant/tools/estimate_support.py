@@ -366,6 +366,7 @@ def vllm_row(ctx, model_id: str | None, dev: Device, max_model_len: int, gpu_mem
     if r["max_model_len"] < max_model_len:
         return row, f"The vLLM table tested at most {r['max_model_len']} tokens; {max_model_len} is beyond it."
     if r["cards"] != devices:
-        return row, (f"The vLLM table ({r['table']}) serves {r['max_model_len']} tokens on {r['cards']} cards; "
+        return row, (f"The vLLM table ({r['table']}) serves {r['max_model_len']} tokens on {r['cards']} "
+                     f"card{'s' if r['cards'] != 1 else ''}; "
                      f"the estimate needs {devices} for {max_model_len} tokens x {concurrency}.")
     return row, None

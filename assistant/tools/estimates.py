@@ -448,6 +448,9 @@ class InferenceResult(BaseModel):
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="fits: the low end of the KV range holds "
                                                               "max_model_len x concurrency; tight: only the high end does; does_not_fit: neither.")
     max_sequences_at_len: int = Field(description="Sequences of max_model_len the KV cache holds at once (kv_tokens_fit / max_model_len).")
+    max_num_seqs_needed: int | None = Field(None, description="The --max-num-seqs each instance needs to run its share of "
+                                            "the concurrency at once (concurrency / replicas, rounded up), when above "
+                                            "max_num_seqs (vLLM's default 256): below it the rest wait in the queue.")
     table: dict[str, Any] | None = Field(description="The vLLM table row for this model and card memory, if any.")
     note: str | None = Field(None, description="Where the vLLM table row differs from the estimate (a longer length than it tested, a different card count).")
     reason: str = Field(description="Why this layout was chosen, or why nothing fits (estimator).")
@@ -483,11 +486,19 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
         kv_formula=p.kv_formula, weights_gib_per_device=p.weights_gib, activation_gib=p.activation_gib, overhead_gib=p.overhead_gib,
         budget_gib=p.budget_gib, kv_cache_gib=p.kv_cache_gib, kv_tokens_fit=p.kv_tokens, kv_tokens_low=p.kv_tokens_low,
         kv_tokens_high=p.kv_tokens_high, verdict=p.verdict, max_sequences_at_len=p.max_sequences,
+        max_num_seqs_needed=_scheduler_seqs(args.concurrency, p.replicas, args.max_num_seqs) if p.fits else None,
         table=table, note=note, reason=p.reason,
         assumptions=[f"{p.weight_precision}; KV cache {kv_label}",
                      f"vLLM's profiling run: a forward pass over {args.max_num_batched_tokens} batched tokens and the sampler "
                      f"over {min(args.max_num_seqs, args.max_num_batched_tokens)} sequences' logits",
                      *_sliding_window_assumption(s)])
+
+
+def _scheduler_seqs(concurrency: int, replicas: int, max_num_seqs: int) -> int | None:
+    """Sequences one instance must run at once; vLLM's scheduler admits at most --max-num-seqs of them (default 256),
+    so KV room alone does not serve more (vllm/config: SchedulerConfig.max_num_seqs)."""
+    share = -(-concurrency // max(1, replicas))
+    return share if share > max_num_seqs else None
 
 
 def _kv_cache_precision(dtype: str, dev) -> tuple[float, str]:

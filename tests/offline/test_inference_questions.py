@@ -342,3 +342,14 @@ def test_many_sequences_at_once_are_served_by_copies_of_one_instance(assistant):
     assert est["replicas"] > 1 and est["devices"] == est["replicas"] * est["tp"] * est["pp"]
     assert est["kv_tokens_low"] >= 8192 * 10000 and est["verdict"] == "fits"
     assert f"{est['replicas']} 个 vLLM 实例 × TP {est['tp']}" in answer_line(ans)
+
+
+@pytest.mark.parametrize("q", ["qwen2.5-7b serve 10000 concurrent users at 8k context on snt9b, how many cards?",
+                               "qwen2.5-7b 1000并发 4k 在 A100 80G 上要几张卡"])
+def test_many_sequences_per_instance_name_the_max_num_seqs_to_start_with(assistant, q):
+    """More sequences per instance than vLLM's default --max-num-seqs (256) are queued, not served at once: the answer
+    gives the value each instance needs, ceil(concurrency / instances) from the estimate the planner received."""
+    ans = assistant.ask(q)
+    (est,) = [c.result for c in calls(ans, "estimate_inference")]
+    share = -(-est["concurrency"] // est["replicas"])
+    assert share > 256 and f"--max-num-seqs {share}" in ans.answer

@@ -507,3 +507,17 @@ def test_torchtune_and_litgpt_train_in_pure_bf16_by_default(call):
     # a part without BF16 keeps its fp16 mixed precision (torchtune would refuse fp16; the estimate says what it sized)
     v100 = call("estimate_training_memory", framework="torchtune", **{**job, "hardware": "v100-32g"})
     assert v100["optimizer_gib"] == pytest.approx(12 * 3.213e9 / 2**30, rel=2e-3)
+
+
+def test_an_instance_running_more_than_256_sequences_is_told_its_max_num_seqs(call):
+    """vLLM's scheduler admits at most --max-num-seqs sequences per instance (default 256): 10,000 sequences over the
+    instances found leave each ceil(10000 / replicas), which must be started with at least that many."""
+    out = call("estimate_inference", model="qwen2.5-7b", hardware="snt9b", max_model_len=8192, concurrency=10_000)
+    assert out["fits"] and out["replicas"] > 1
+    share = -(-10_000 // out["replicas"])
+    assert share > 256 and out["max_num_seqs_needed"] == share
+    few = call("estimate_inference", model="qwen2.5-7b", hardware="snt9b", max_model_len=8192, concurrency=200)
+    assert few["max_num_seqs_needed"] is None  # 200 <= 256 on one instance: the default admits them all
+    raised = call("estimate_inference", model="qwen2.5-7b", hardware="snt9b", max_model_len=8192, concurrency=10_000,
+                  max_num_seqs=1024)
+    assert raised["max_num_seqs_needed"] is None  # started with 1024 already
