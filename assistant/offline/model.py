@@ -21,6 +21,7 @@ from .compose import compose
 from .conversation import remembered, that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
+from .script import Script
 from .setup_answer import is_pasted_setup, setup_reply, unreadable_paste, without_setup_turn
 
 HISTORY_TURNS = 8  # earlier user turns read for follow-ups
@@ -47,11 +48,18 @@ class OfflinePlanner(BaseChatModel):
     ctx: Any
     tool_fields: dict[str, set[str]] = {}
     _parser: Parser | None = PrivateAttr(default=None)
+    _script: Script | None = PrivateAttr(default=None)
     _fields_cache: dict[tuple[int, ...], dict[str, set[str]]] = PrivateAttr(default_factory=dict)
 
     @property
     def _llm_type(self) -> str:
         return "offline-planner"
+
+    @property
+    def script(self) -> Script:
+        if self._script is None:
+            self._script = Script()
+        return self._script
 
     @property
     def parser(self) -> Parser:
@@ -75,6 +83,7 @@ class OfflinePlanner(BaseChatModel):
         bound = self.model_copy(update={"tool_fields": fields})
         bound._fields_cache = self._fields_cache
         bound._parser = self.parser
+        bound._script = self.script
         return bound
 
     # -- reading the conversation --------------------------------------------------------------
@@ -128,6 +137,16 @@ class OfflinePlanner(BaseChatModel):
         return {k: v for k, v in said.items() if v}
 
     def respond(self, messages: list[BaseMessage]) -> AIMessage:
+        """The next message: tool calls, or the answer. A question in traditional characters is read in simplified
+        ones (the reader's vocabulary) and answered in traditional ones."""
+        humans = [m for m in messages if isinstance(m, HumanMessage)]
+        traditional = bool(humans) and self.script.is_traditional(message_text(humans[-1]))
+        reply = self.plan(self.script.read_simplified(messages))
+        if traditional and not reply.tool_calls:
+            reply = AIMessage(content=self.script.traditional(message_text(reply)))
+        return reply
+
+    def plan(self, messages: list[BaseMessage]) -> AIMessage:
         if (reply := setup_reply(messages, self.tool_fields, self.prose_args)) is not None:  # a pasted setup
             return reply
         s, after = self.slots(messages)
