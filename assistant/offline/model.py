@@ -140,7 +140,7 @@ class OfflinePlanner(BaseChatModel):
         """The next message: tool calls, or the answer. A question in traditional characters is read in simplified
         ones (the reader's vocabulary) and answered in traditional ones."""
         humans = [m for m in messages if isinstance(m, HumanMessage)]
-        traditional = bool(humans) and self.script.is_traditional(message_text(humans[-1]))
+        traditional = self.script.writes_traditional([message_text(m) for m in humans])
         reply = self.plan(self.script.read_simplified(messages))
         if traditional and not reply.tool_calls:
             reply = AIMessage(content=self.script.traditional(message_text(reply)))

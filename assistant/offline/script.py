@@ -30,6 +30,16 @@ class Script:
         """Whether the text holds characters that only traditional script writes (its simplified form differs)."""
         return self.simplified(text) != text
 
+    def writes_traditional(self, texts: list[str]) -> bool:
+        """Whether the conversation is in traditional characters: the latest of the user's turns whose characters tell
+        the scripts apart decides ("那 8192 呢？" is the same in both, so the turn before it does)."""
+        for text in reversed(texts):
+            if self.is_traditional(text):
+                return True
+            if self._to_traditional.convert(text) != text:  # simplified-only characters
+                return False
+        return False
+
     def traditional(self, text: str) -> str:
         return self._to_traditional.convert(text) if text else text
 

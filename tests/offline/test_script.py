@@ -51,3 +51,13 @@ def test_conversion_leaves_numbers_names_and_simplified_text_alone(script, text)
 def test_characters_both_scripts_write_stay(script, text, simplified):
     """昇 (the Ascend brand, 昇腾) is written in both scripts: it is never read as 升."""
     assert script.simplified(text) == simplified
+
+
+def test_a_follow_up_the_same_in_both_scripts_keeps_the_conversations_script(assistant):
+    """"那 8192 呢？" is written the same in both scripts: the traditional first turn decides. The count is the seed's
+    qwen2.5-32b full 8192 row."""
+    first = "qwen2.5-32b 全參微調 4096 在昇騰 910B 上最少幾張卡？"
+    ans = assistant.ask("那 8192 呢？", [{"role": "user", "content": first},
+                                        {"role": "assistant", "content": assistant.ask(first).answer}])
+    lf = cards("qwen2.5-32b", "full", 8192, "LLaMA-Factory")
+    assert f"**{lf} 張卡**" in ans.answer and "张" not in ans.answer
