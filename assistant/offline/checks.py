@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..setup_check import rules
 from ..tools.common import MAX_SEQ_LEN  # the tools' own bound: a longer length reaches no tool
 from .serving_words import UTIL_WORD
+from .vocab import scaled_length
 
 MAX_DEVICES = 100_000  # more accelerators than the largest clusters have
 MAX_NODES = MAX_DEVICES // 8  # the same bound in 8-device servers
@@ -133,6 +134,9 @@ def problems(text: str, lang: str) -> list[str]:
         if rule:
             shown = ("-" if m.group("sign") else "") + m.group("num")
             out.append((rule.zh if lang == "zh" else rule.en).format(text=shown))
+    if (scaled := scaled_length(text)) and scaled[0] > MAX_SEQ_LEN:  # "400 万 token 长度": the length as written
+        rule = next(r for r in RULES if r.role == "seq_len" and r.test == "max")
+        out.append((rule.zh if lang == "zh" else rule.en).format(text=scaled[1].group(0).strip()))
     out += fractions(text, lang)
     for m in UTIL_GIVEN.finditer(text):
         value = float(m.group("num")) / (100 if m.group("pct") else 1)

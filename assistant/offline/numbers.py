@@ -22,6 +22,7 @@ from .vocab import (
     amount,
     cn_number,
     compared,
+    scaled_length,
 )
 
 # "a few cards" / "a couple of GPUs" / "a lot of NPUs" are no count.
@@ -184,6 +185,8 @@ def seq_len(work: str) -> int | None:
     m = re.search(keyword + r"\D{0,12}?(\d{3,8})(?![0-9])", work)  # 8 digits: an absurd length is read, then refused
     if m:
         return int(m.group(1))
+    if scaled := scaled_length(work):  # "400 万 token 长度", "3 million token samples", "2M-token sequences"
+        return scaled[0]
     m = re.search(r"(?<![0-9.])(\d{3,8})\s*(?:tokens?|个token|token)", work)
     if m:
         return int(m.group(1))

@@ -306,7 +306,8 @@ class Router:
             return []
         return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
                          samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
-                         epochs=s.epochs, devices=e.devices or e.per_node, hardware=e.hardware, tps=s.tps)
+                         epochs=s.epochs, devices=e.devices or e.per_node, hardware=e.hardware, tps=s.tps,
+                         deadline_hours=s.settings.get("deadline_hours"))
 
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
