@@ -205,6 +205,7 @@ class Parser:
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count, r)
+        num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
         self._device_memory(work, s)
         part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
         named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares]
