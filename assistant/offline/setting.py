@@ -188,8 +188,8 @@ class Setting:
         if (m := SERIES_NAME.fullmatch(word)) and m.group(1) in self.series():
             near: dict[str, int] = {}
             for k, hw in self.resolver.hardware_keys.items():
-                if (n := SERIES_KEY.fullmatch(k)) and n.group(1) == m.group(1):
-                    near[hw] = min(near.get(hw, 10**6), abs(int(n.group(2)) - int(m.group(2))))
+                if (same := SERIES_KEY.fullmatch(k)) and same.group(1) == m.group(1):
+                    near[hw] = min(near.get(hw, 10**6), abs(int(same.group(2)) - int(m.group(2))))
             return sorted(near, key=lambda hw: near[hw])[:3]
         best: dict[str, tuple[int, bool]] = {}  # id -> (characters shared, a whole spelling of it shared)
         for k, hw in self.resolver.hardware_keys.items():
