@@ -11,7 +11,7 @@ import unicodedata
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
-from . import checks, serving_words, spec
+from . import checks, either, serving_words, spec
 from . import numbers as num
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
@@ -190,6 +190,7 @@ class Parser:
         hw_count = self.setting.read(r, s)
         num.trainer_parts(r, s)
         num.training_amounts(r, s)
+        s.either = either.read(r)  # "0.9 or 0.95?": a choice asked about, no setting (before the serving words read them)
         spec.read(r, s, "amounts")  # the batch settings (slots.toml)
         num.host_ram(r, s)
         for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count

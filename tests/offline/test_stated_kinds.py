@@ -207,3 +207,25 @@ def test_a_parts_quoted_facts_are_not_the_users_devices(assistant):
     owned = converse(assistant, "we rented 2 Snt9B23 nodes. how many HCCL ranks is that?", "qwen3-32b lora 8192 on them, enough?")
     assert any(a.get("max_devices") == 2 * per for a in args_of(owned, "plan_training"))
     assert lead(owned).startswith(f"**Answer:** **Yes.** Your {2 * per} DIE")
+
+
+# ---------------------------------------------------------------- a choice between two values about the last answer
+# vLLM tables (knowledge/tables/vllm_min_cards.csv): vllm-newest (modelarts_llm_infer_5910003) at utilization 0.95,
+# vllm-v0.7.2 (modelarts_llm_infer_5902037) at 0.9; qwen2.5-72b 64 GB: 4 cards / 32K; internvl2.5-38b 64 GB: 2 / 32K
+def test_a_choice_between_two_values_is_answered_directly(assistant):
+    first = "qwen2.5-72b on vllm with 64GB cards: what does the table say?"
+    ans = converse(assistant, first, "is that at 0.95 or 0.9 utilization?")
+    assert ans.answer.startswith("**Answer:** **0.95**, not 0.9") and "Not used from your question" not in ans.answer
+    assert not any(c.args.get("gpu_memory_utilization") == 0.9 for c in ans.tool_calls)
+    confirm = converse(assistant, "can I serve internvl2.5-38b with vllm on 32GB ascend cards?",
+                       "ok, on 64GB cards then — how many and how long a context?", "so 0.9, not 0.95?")
+    assert confirm.answer.startswith("**Answer:** **Yes, 0.9**, not 0.95")
+    zh = converse(assistant, "qwen3-32b 用 vllm 部署在 64G 的卡上，表里怎么说", "那是 0.9 还是 0.95 的显存利用率测的？")
+    assert zh.answer.startswith("**结论**：**0.95**，不是 0.9")
+    length = converse(assistant, first, "so the tested length is 32k, not 128k?")
+    assert length.answer.startswith("**Answer:** **Yes, 32k**, not 128k")
+
+
+def test_two_lengths_to_size_are_no_choice_about_the_answer(assistant):
+    ans = assistant.ask("qwen2.5-7b lora 4k or 8k, how many cards?")
+    assert {a["seq_len"] for a in args_of(ans, "min_cards")} == {4096, 8192}
