@@ -63,6 +63,9 @@ SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_infer
                 "what_fits"}
 
 
+LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
+
+
 class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
@@ -71,6 +74,10 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         if s.problems:  # what the framework refuses is the answer; a vendor limit the values break follows it
             return "\n\n".join([*s.problems, *s.rule_notes])
         body = self.answer()
+        if s.notes_after_lead:  # a yes/no or a time asked of the user's devices leads; the limit their count breaks follows
+            parts = body.split("\n\n")
+            at = next((i + 1 for i, part in enumerate(parts) if LEAD_LABEL.search(part)), 0)
+            body = "\n\n".join([*parts[:at], *s.notes_after_lead, *parts[at:]])
         return "\n\n".join([*s.rule_notes, body]) if s.rule_notes else body  # a vendor limit the values break: first
 
     def answer(self) -> str:

@@ -106,6 +106,9 @@ class QuestionFrame(BaseModel):
     keys_read_as: list[tuple[str, str]] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)  # bad input, one sentence each (what was wrong, what is valid)
     rule_notes: list[str] = Field(default_factory=list)  # setup rules the stated values break, said before the answer
+    # the same, for a question whose answer is a yes/no or a time on the user's own devices: said right after that lead
+    # ("12 cards, ok with LLaMA-Factory?": the verdict first, then that 12 is no whole number of 8-card nodes; round 12 c2-01)
+    notes_after_lead: list[str] = Field(default_factory=list)
     # what the layout rules refused on this frame's values: checked again on the conversation's frame after a follow-up
     # ("TP 8 PP 4 on those 24 cards?" is a training layout in a MindSpeed-LLM thread, not a serving one)
     layout_refused: list[str] = Field(default_factory=list)
@@ -240,7 +243,7 @@ class QuestionFrame(BaseModel):
         """A copy whose containers can change without touching this frame."""
         return self.model_copy(update={"intents": set(self.intents), "origins": dict(self.origins),
                                        "models": list(self.models), "problems": list(self.problems), "settings": dict(self.settings),
-                                       "rule_notes": list(self.rule_notes)})
+                                       "rule_notes": list(self.rule_notes), "notes_after_lead": list(self.notes_after_lead)})
 
     def task(self) -> str | None:
         """"serving" or "training" when this turn says which (vLLM / 部署 words, or a method / training words)."""

@@ -13,6 +13,7 @@ from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: o
 from ..setup_check import rules
 from . import checks, either, serving_words, spec
 from . import numbers as num
+from .asked import asks_verdict
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
@@ -47,6 +48,8 @@ PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Tracebac
 # A count right before a node size ("two 8-card machines", "2 个 8 卡的节点"): how many nodes of that size
 NODES_OF_SIZE = re.compile(rf"(?<![0-9.a-z])(\d{{1,4}}|{EN_COUNT})\s*(?:台|个|套)?\s*$")
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
+COUNT_RULE = frozenset({"cards_multiple_of_8"})  # the training-time page's rule for choosing a card count (590604)
+LAYOUT_SETTINGS = ("tp", "pp", "cp", "global_batch", "micro_batch", "grad_accum")  # a layout the setup rules check as stated
 CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
 
@@ -352,7 +355,13 @@ class Parser:
         # answers a time or a card-count question, not "what GA on my 12 cards" (round 9 c3-07)
         batch_only = "ga" in s.intents and not s.intents & {"time", "cards", "problem", "memory"}
         skip = frozenset({"cards_multiple_of_8"}) if batch_only else frozenset()
-        refused, s.rule_notes = checks.stated(fields, task, s.lang, skip)
+        # a yes/no or a time asked of the user's devices, with no layout of theirs to check, is the answer's lead: the
+        # vendor's card-count rule their count breaks follows it (round 12 c2-01); a limit of the job itself stays first
+        after_lead = COUNT_RULE if (asks_verdict(s) or "time" in s.intents) and not any(
+            spec.value_of(s, name) is not None for name in LAYOUT_SETTINGS) else frozenset()
+        refused, s.rule_notes = checks.stated(fields, task, s.lang, skip | after_lead)
+        if after_lead - skip:
+            s.notes_after_lead = checks.stated(fields, task, s.lang, frozenset(r.code for r in rules.RULES) - after_lead)[1]
         said = num.device_memory_said(s.question.lower()) if part and s.hardware else None
         if said and (premise := checks.part_memory(said[0], s.question[said[1][0]:said[1][1]], part, s.lang)):  # type: ignore[arg-type]
             s.rule_notes.insert(0, premise)  # a false premise about the part: corrected before the answer that uses the catalog

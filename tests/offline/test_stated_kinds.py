@@ -229,3 +229,13 @@ def test_a_choice_between_two_values_is_answered_directly(assistant):
 def test_two_lengths_to_size_are_no_choice_about_the_answer(assistant):
     ans = assistant.ask("qwen2.5-7b lora 4k or 8k, how many cards?")
     assert {a["seq_len"] for a in args_of(ans, "min_cards")} == {4096, 8192}
+
+
+def test_the_card_count_rule_follows_a_verdict_on_the_users_cards(assistant):
+    # min-card table (seeds/004): qwen2.5-14b LoRA 4096 needs LLaMA-Factory 4, MindSpeed-LLM 4 cards: 12 cover it; the
+    # training-time page's "above 8, a multiple of 8" (590604) is said after that verdict, not instead of it
+    ans = assistant.ask("we have 12 snt9b cards. qwen2.5-14b lora 4096, enough?").answer
+    paragraphs = ans.split("\n\n")
+    verdict = next(i for i, p in enumerate(paragraphs) if p.startswith("**Answer:** **Yes.** Your 12 cards"))
+    rule = next(i for i, p in enumerate(paragraphs) if p.startswith("**12 cards is not a whole number of 8-card nodes**"))
+    assert verdict < rule
