@@ -239,3 +239,10 @@ def test_the_card_count_rule_follows_a_verdict_on_the_users_cards(assistant):
     verdict = next(i for i, p in enumerate(paragraphs) if p.startswith("**Answer:** **Yes.** Your 12 cards"))
     rule = next(i for i, p in enumerate(paragraphs) if p.startswith("**12 cards is not a whole number of 8-card nodes**"))
     assert verdict < rule
+
+
+def test_a_part_named_as_hardware_in_a_follow_up_is_read(assistant):
+    # min-card table (seeds/004): qwen2.5-72b full 8192 MindSpeed-LLM, Snt9B23: 64 DIE = 32 cards = 4 nodes of 16 DIE
+    ans = converse(assistant, "qwen2.5-72b full 8192 minimum cards with mindspeed on snt9b", "and if it were A3 hardware?")
+    assert {a["hardware"] for a in args_of(ans, "min_cards")} == {"Snt9B23"}
+    assert "**64 DIE** (32 physical card(s), 4 nodes of 16 DIE)" in lead(ans)
