@@ -434,7 +434,7 @@ class Parser:
         # and "910B 32GB", "32G 的 910B" (the size beside the part's name), and "32GB vs 64GB cards" for serving (the two
         # memory columns of the vendor's vLLM tables: no GPU comes in both sizes)
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and (
-                re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work)
+                re.search(r"32\s*g(?:b)?\s*(?:的\s*)?(?:昇腾\s*|ascend\s*)?(?:卡|版|cards?|npus?|version|variant|memory|显存)", work)
                 or self._size_beside_part(r, 32)
                 or sorted(s.memory_sizes) == [32, 64] and re.search(r"vllm|推理|部署|serv|max[-_ ]?model[-_ ]?len", work)):
             s.hardware = self.setting.hardware_id("snt9b-32g")
