@@ -246,3 +246,10 @@ def test_a_part_named_as_hardware_in_a_follow_up_is_read(assistant):
     ans = converse(assistant, "qwen2.5-72b full 8192 minimum cards with mindspeed on snt9b", "and if it were A3 hardware?")
     assert {a["hardware"] for a in args_of(ans, "min_cards")} == {"Snt9B23"}
     assert "**64 DIE** (32 physical card(s), 4 nodes of 16 DIE)" in lead(ans)
+
+
+def test_a_32g_ascend_card_stated_with_an_oom_is_that_part(assistant):
+    # hardware.csv: snt9b-32g is the 32 GB Snt9B variant (Ascend 910B, 32 GB); the stated card is not replaced by the 64 GB part
+    ans = assistant.ask("vllm 在 32G 的昇腾卡上起 qwen2.5-14b 单卡报：NPU out of memory. Tried to allocate 1.50 GiB (NPU 0; "
+                        "29.50 GiB total capacity; 28.90 GiB already allocated) 怎么办")
+    assert {a.get("hardware") for a in args_of(ans, "check_setup")} == {"snt9b-32g"}
