@@ -40,7 +40,10 @@ KINDS = (
     Kind("gpu_util", r"(?<![0-9.])(?:0?\.\d{1,3}|1\.0+|\d{2,3}\s*%)(?![0-9])", _util,
          re.compile(rf"{UTIL_WORD}|utili[sz]ation|(?<![a-z])util(?![a-z])|利用率")),
     Kind("seq_len", r"(?<![0-9.a-z])(?:\d+(?:\.\d+)?\s*k|\d{3,7})(?![0-9a-z])", _length,
-         re.compile(r"length|context|max[-_ ]?model[-_ ]?len|seq|tokens?|长度|上下文|序列")),
+         # a length asked of a vLLM table's row ("so the tested length is 32k, not 128k?"); "so 8k, not 4k?" in a training
+         # thread changes the job's length instead
+         re.compile(r"(?:tested|measured|max[-_ ]?model[-_ ]?len|vllm|serv\w*|实测|测的|推理|部署).{0,40}(?:length|context|len|长度|上下文)|"
+                    r"max[-_ ]?model[-_ ]?len")),
 )
 WHICH = r"\s*(?:or|还是|或者|或)\s*"  # "0.9 or 0.95": which one
 NOT = r"\s*[,，]?\s*(?:not|rather\s+than|instead\s+of|而不是|不是)\s*"  # "0.9, not 0.95": this one, is it?
@@ -71,8 +74,7 @@ def read(r: Reading) -> Either | None:
                 va, vb = (kind.read(x) if x else None for x in (a, b))
                 if va is None or vb is None or va == vb:
                     continue
-                if not (kind.about.search(r.text) or kind.slot == "gpu_util" and len(r.text) < SHORT
-                        or kind.slot == "seq_len" and "k" in m.group(0)):
+                if not (kind.about.search(r.text) or kind.slot == "gpu_util" and len(r.text) < SHORT):
                     continue
                 r.claim_match(m, "either", (va, vb))
                 return Either(kind.slot, (va, vb), (m.group(1).strip(), m.group(2).strip()), confirm)

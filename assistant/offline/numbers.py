@@ -175,6 +175,8 @@ def count_before_hardware(before: str, after: str, article_counts: bool = True) 
 
 
 def seq_len(work: str) -> int | None:
+    if scaled := scaled_length(work):  # "400 万 token 长度", "序列长度 100 万", "3 million token samples", "2M-token sequences"
+        return scaled[0]
     m = re.search(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*k(?![a-z0-9])", work)
     if m:
         return int(float(m.group(1)) * 1024)
@@ -185,8 +187,6 @@ def seq_len(work: str) -> int | None:
     m = re.search(keyword + r"\D{0,12}?(\d{3,8})(?![0-9])", work)  # 8 digits: an absurd length is read, then refused
     if m:
         return int(m.group(1))
-    if scaled := scaled_length(work):  # "400 万 token 长度", "3 million token samples", "2M-token sequences"
-        return scaled[0]
     m = re.search(r"(?<![0-9.])(\d{3,8})\s*(?:tokens?|个token|token)", work)
     if m:
         return int(m.group(1))
@@ -197,6 +197,7 @@ def seq_len(work: str) -> int | None:
     return None
 
 
+CORRECTED = re.compile(r"\s*[,，]?\s*(?:not|而不是|不是|instead\s+of|rather\s+than)\s*$")  # "8k, not 4k": one length, not two
 LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?![0-9.a-z])")
 
 
@@ -212,6 +213,8 @@ def lengths_compared(work: str) -> list[int]:
     values = list(dict.fromkeys(n for _, _, n in found))
     if len(values) < 2:
         return []
+    if any(CORRECTED.match(work[a[1]:b[0]]) for a, b in zip(found, found[1:], strict=False)):
+        return []  # "8k, not 4k": the first length, the other one ruled out (seq_len reads the first)
     return values if compared(work, [(a, b) for a, b, _ in found]) else []
 
 

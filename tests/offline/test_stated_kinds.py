@@ -253,3 +253,8 @@ def test_a_32g_ascend_card_stated_with_an_oom_is_that_part(assistant):
     ans = assistant.ask("vllm 在 32G 的昇腾卡上起 qwen2.5-14b 单卡报：NPU out of memory. Tried to allocate 1.50 GiB (NPU 0; "
                         "29.50 GiB total capacity; 28.90 GiB already allocated) 怎么办")
     assert {a.get("hardware") for a in args_of(ans, "check_setup")} == {"snt9b-32g"}
+
+
+def test_a_length_changed_in_a_training_thread_is_no_choice(assistant):
+    ans = converse(assistant, "qwen2.5-7b lora 4k on snt9b, how many cards?", "so 8k, not 4k?")
+    assert {a["seq_len"] for a in args_of(ans, "min_cards")} == {8192}
