@@ -27,6 +27,9 @@ LENGTH_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?len|m
                            r"长度|序列|上下文|length)\s*(?:=|:|is|of|为|是|：)?\s*$")
 
 
+MAGNITUDE_AFTER = re.compile(r"\s*(?:百万|万|千|million|m(?![a-z])|k(?![a-z]))")
+
+
 @dataclass(frozen=True)
 class Rule:
     role: str  # "devices", "nodes" or "seq_len"
@@ -126,8 +129,8 @@ def problems(text: str, lang: str) -> list[str]:
     out: list[str] = []
     for m in re.finditer(NUMBER, text):
         what = role(text, m)
-        if what is None:
-            continue
+        if what is None or what == "seq_len" and MAGNITUDE_AFTER.match(text, m.end()):
+            continue  # "上下文 12.8 万", "12.5k": a length with its magnitude word (checked as scaled below)
         value = float(m.group("num")) * (-1 if m.group("sign") else 1)
         limit = {"devices": MAX_DEVICES, "nodes": MAX_NODES}.get(what, MAX_SEQ_LEN)
         rule = next((r for r in RULES if r.role == what and failed(value, r.test, limit)), None)

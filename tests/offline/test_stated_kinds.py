@@ -258,3 +258,10 @@ def test_a_32g_ascend_card_stated_with_an_oom_is_that_part(assistant):
 def test_a_length_changed_in_a_training_thread_is_no_choice(assistant):
     ans = converse(assistant, "qwen2.5-7b lora 4k on snt9b, how many cards?", "so 8k, not 4k?")
     assert {a["seq_len"] for a in args_of(ans, "min_cards")} == {8192}
+
+
+def test_a_fractional_length_with_its_magnitude_is_whole(assistant):
+    # 12.8 万 = 128,000 tokens: a whole length (not "12.8 is not whole"); beyond qwen2.5-72b's native 32,768, said
+    ans = assistant.ask("qwen2.5-72b 推理，上下文 12.8 万，4 张 910B 够吗")
+    assert {a["max_model_len"] for a in args_of(ans, "estimate_inference")} == {128_000}
+    assert "128,000 超出 qwen2.5-72b 自身的上下文" in ans.answer.splitlines()[0]
