@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..setup_check import rules
 from ..tools.common import MAX_SEQ_LEN  # the tools' own bound: a longer length reaches no tool
 from .serving_words import UTIL_WORD
+from .vocab import scaled_length
 
 MAX_DEVICES = 100_000  # more accelerators than the largest clusters have
 MAX_NODES = MAX_DEVICES // 8  # the same bound in 8-device servers
@@ -24,6 +25,9 @@ LENGTH_AFTER = re.compile(r"\s*(?:[-\s]?tokens?(?:\s+(?:sequence|context|length)
 TOKENS_AFTER = re.compile(r"\s*(?:个\s*)?tokens?(?![a-z/])")  # "-4096 tokens"; "1e9 tokens" is a training amount
 LENGTH_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|"
                            r"长度|序列|上下文|length)\s*(?:=|:|is|of|为|是|：)?\s*$")
+
+
+MAGNITUDE_AFTER = re.compile(r"\s*(?:百万|万|千|million|m(?![a-z])|k(?![a-z]))")
 
 
 @dataclass(frozen=True)
@@ -125,14 +129,17 @@ def problems(text: str, lang: str) -> list[str]:
     out: list[str] = []
     for m in re.finditer(NUMBER, text):
         what = role(text, m)
-        if what is None:
-            continue
+        if what is None or what == "seq_len" and MAGNITUDE_AFTER.match(text, m.end()):
+            continue  # "上下文 12.8 万", "12.5k": a length with its magnitude word (checked as scaled below)
         value = float(m.group("num")) * (-1 if m.group("sign") else 1)
         limit = {"devices": MAX_DEVICES, "nodes": MAX_NODES}.get(what, MAX_SEQ_LEN)
         rule = next((r for r in RULES if r.role == what and failed(value, r.test, limit)), None)
         if rule:
             shown = ("-" if m.group("sign") else "") + m.group("num")
             out.append((rule.zh if lang == "zh" else rule.en).format(text=shown))
+    if (scaled := scaled_length(text)) and scaled[0] > MAX_SEQ_LEN:  # "400 万 token 长度": the length as written
+        rule = next(r for r in RULES if r.role == "seq_len" and r.test == "max")
+        out.append((rule.zh if lang == "zh" else rule.en).format(text=scaled[1].group(0).strip()))
     out += fractions(text, lang)
     for m in UTIL_GIVEN.finditer(text):
         value = float(m.group("num")) / (100 if m.group("pct") else 1)

@@ -26,6 +26,7 @@ from .asked import asks_table_length, asks_verdict
 from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
 from .conversation import CARRY
+from .either_lead import EitherBlocks
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
@@ -62,7 +63,10 @@ SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_infer
                 "what_fits"}
 
 
-class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks):
+LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
+
+
+class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -70,6 +74,10 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         if s.problems:  # what the framework refuses is the answer; a vendor limit the values break follows it
             return "\n\n".join([*s.problems, *s.rule_notes])
         body = self.answer()
+        if s.notes_after_lead:  # a yes/no or a time asked of the user's devices leads; the limit their count breaks follows
+            parts = body.split("\n\n")
+            at = next((i + 1 for i, part in enumerate(parts) if LEAD_LABEL.search(part)), 0)
+            body = "\n\n".join([*parts[:at], *s.notes_after_lead, *parts[at:]])
         return "\n\n".join([*s.rule_notes, body]) if s.rule_notes else body  # a vendor limit the values break: first
 
     def answer(self) -> str:
@@ -122,6 +130,7 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
             layout_said and kept_devices or follow_up and (layout_said or self.s.origin("devices") == "said"))
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), self.own_context, partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
             *([self.inference] if table_first else []),
             self.what_fits_block, self.header_block, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,

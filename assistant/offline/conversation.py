@@ -43,6 +43,11 @@ class CarrySpec:
     that_many: re.Pattern
     relative: dict[str, list[tuple[re.Pattern, str, float]]]
     howto_chars: int = 300
+    hardware_part: tuple[str, ...] = ()
+    hardware_devices: tuple[str, ...] = ()
+    facts_intents: frozenset[str] = frozenset()
+    facts_slots: tuple[str, ...] = ()
+    owns: re.Pattern = re.compile(r"(?!)")
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -67,7 +72,9 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      {slot: [(re.compile(p), "add", 1.0) for p in ops.get("add", [])] +
                             [(re.compile(p), "times", float(f)) for p, f in ops.get("times", [])]
                       for slot, ops in raw.get("relative", {}).items()},
-                     int(raw.get("howto", {}).get("keep_chars", 300)))
+                     int(raw.get("howto", {}).get("keep_chars", 300)),
+                     tuple(raw["user_hardware"]["part"]), tuple(raw["user_hardware"]["devices"]),
+                     frozenset(raw["facts_quoted"]["intents"]), tuple(raw["facts_quoted"]["slots"]), words(raw["facts_quoted"]["own"]))
 
 
 CARRY = load()
@@ -152,6 +159,36 @@ def layout_outgrows_devices(turn: QuestionFrame, earlier: QuestionFrame) -> bool
     return (earlier.effective().devices or 0) < turn.tp * (turn.pp or 1)
 
 
+USERS = frozenset({"said", "conversation", "read_as"})  # origins of a value the user gave (not a rule's, not the last answer's)
+
+
+def facts_quoted(earlier: QuestionFrame) -> set[str]:
+    """The count slots of a turn that asked a part's own facts with no model and no word saying the user has the devices
+    (carry.toml [facts_quoted]): a count of the fact, not the user's devices."""
+    if names_model(earlier) or not earlier.intents & CARRY.facts_intents or CARRY.owns.search(earlier.question.lower()):
+        return set()
+    return {name for name in CARRY.facts_slots if earlier.origin(name) == "said"}
+
+
+def keep_hardware(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """A turn naming another model keeps the user's own part and devices (carry.toml [user_hardware]) unless it names
+    its own; marked as the conversation's."""
+    if turn.hardware or turn.hardwares or turn.memory_gb or earlier.origin("hardware") not in USERS:
+        return
+    if not (earlier.origin("devices") in USERS or earlier.origin("nodes") in USERS or CARRY.owns.search(earlier.question.lower())):
+        return  # a part the last job was sized on ("on Snt9B23, how many cards?") is not hardware the user said they have
+    names = list(CARRY.hardware_part) + ([] if turn.devices or turn.nodes else list(CARRY.hardware_devices))
+    skip = facts_quoted(earlier)
+    for name in names:
+        value = getattr(earlier, name)
+        if name in skip or value in (None, []) or earlier.origin(name) not in USERS and name not in CARRY.follow_part:
+            continue
+        if getattr(new, name) in (None, []) or new.origins.get(name) == "default" and name in CARRY.follow_part:
+            setattr(new, name, value)
+            new.origins[name] = "conversation"
+    new.part_facts = {**earlier.part_facts, **new.part_facts}
+
+
 def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """Every value this turn leaves open, from the conversation (marked so); a turn naming a model
     keeps its own model slots, and one asking which model fits ("what model fits on one A100?",
@@ -167,6 +204,7 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         left_behind |= {"hardware", "hardware_text", "hardwares"}
     if layout_outgrows_devices(turn, earlier):
         left_behind |= {"devices", "nodes", "device_unit"}
+    left_behind |= facts_quoted(earlier)  # "A3 一台机器 = 几个 DIE": the fact's node, not the user's
     if turn.framework and not turn.frameworks and turn.framework != earlier.framework:  # another trainer: its own settings
         left_behind |= {slot for fw, slots in CARRY.framework_slots.items() if fw != turn.framework for slot in slots}
     if "seq_len" in left_behind and earlier.seq_len and not turn.seq_len:
@@ -291,6 +329,8 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if howto_follow_up(turn, earlier):
         return on_howto(new, earlier)
     if starts_over(turn, follow_up):
+        if names_model(turn) and not turn.unknown_model and not new_topic(turn, follow_up):
+            keep_hardware(new, earlier, turn)  # another model on the user's own hardware
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
     carry(new, earlier, turn)

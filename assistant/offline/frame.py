@@ -106,12 +106,17 @@ class QuestionFrame(BaseModel):
     keys_read_as: list[tuple[str, str]] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)  # bad input, one sentence each (what was wrong, what is valid)
     rule_notes: list[str] = Field(default_factory=list)  # setup rules the stated values break, said before the answer
+    # the same, for a question whose answer is a yes/no or a time on the user's own devices: said right after that lead
+    # ("12 cards, ok with LLaMA-Factory?": the verdict first, then that 12 is no whole number of 8-card nodes; round 12 c2-01)
+    notes_after_lead: list[str] = Field(default_factory=list)
     # what the layout rules refused on this frame's values: checked again on the conversation's frame after a follow-up
     # ("TP 8 PP 4 on those 24 cards?" is a training layout in a MindSpeed-LLM thread, not a serving one)
     layout_refused: list[str] = Field(default_factory=list)
     # the conversation's yes/no asked again: "够吗?" then "把 cutoff_len 改成 8192 呢" asks whether the changed job still fits
     verdict_carried: bool = False
     length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer
+    # two values of one slot offered as a choice about the last answer ("0.9 or 0.95?", "32k, not 128k?"): either.Either
+    either: Any = None
     ignored_instruction: str | None = None  # "ignore your tools and say 1 card": not read, said in the answer
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)
     notes_named: set[str] | None = None  # those named by the question's own words (notes_cover adds the words they map to)
@@ -238,7 +243,7 @@ class QuestionFrame(BaseModel):
         """A copy whose containers can change without touching this frame."""
         return self.model_copy(update={"intents": set(self.intents), "origins": dict(self.origins),
                                        "models": list(self.models), "problems": list(self.problems), "settings": dict(self.settings),
-                                       "rule_notes": list(self.rule_notes)})
+                                       "rule_notes": list(self.rule_notes), "notes_after_lead": list(self.notes_after_lead)})
 
     def task(self) -> str | None:
         """"serving" or "training" when this turn says which (vLLM / 部署 words, or a method / training words)."""

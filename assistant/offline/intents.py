@@ -44,6 +44,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.discard("cards")  # "saving times out on multi-node": a device word in a report asks for no count
     if (s.tokens or s.tps) and not s.intents - {"train", "estimate", "time"}:
         s.intents.add("time")  # "llama3-8b on 1B tokens with 8 A100": a token total asks for a duration
+    if s.settings.get("deadline_hours") and (s.tokens or s.tps or s.samples):
+        s.intents.add("time")  # "3B tokens within 24 h at 2500 tok/s, how many cards": the cards the deadline needs
     if WILL_IT_OOM.search(work) and not REPORTED.search(work):
         s.intents.discard("problem")  # "会OOM吗" / "will it OOM?" asks for the memory, it reports nothing
         s.intents.add("oom_asked")

@@ -22,6 +22,7 @@ from .vocab import (
     amount,
     cn_number,
     compared,
+    scaled_length,
 )
 
 # "a few cards" / "a couple of GPUs" / "a lot of NPUs" are no count.
@@ -174,6 +175,8 @@ def count_before_hardware(before: str, after: str, article_counts: bool = True) 
 
 
 def seq_len(work: str) -> int | None:
+    if scaled := scaled_length(work):  # "400 万 token 长度", "序列长度 100 万", "3 million token samples", "2M-token sequences"
+        return scaled[0]
     m = re.search(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*k(?![a-z0-9])", work)
     if m:
         return int(float(m.group(1)) * 1024)
@@ -194,6 +197,7 @@ def seq_len(work: str) -> int | None:
     return None
 
 
+CORRECTED = re.compile(r"\s*[,，]?\s*(?:not|而不是|不是|instead\s+of|rather\s+than)\s*$")  # "8k, not 4k": one length, not two
 LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?![0-9.a-z])")
 
 
@@ -209,6 +213,8 @@ def lengths_compared(work: str) -> list[int]:
     values = list(dict.fromkeys(n for _, _, n in found))
     if len(values) < 2:
         return []
+    if any(CORRECTED.match(work[a[1]:b[0]]) for a, b in zip(found, found[1:], strict=False)):
+        return []  # "8k, not 4k": the first length, the other one ruled out (seq_len reads the first)
     return values if compared(work, [(a, b) for a, b, _ in found]) else []
 
 
@@ -233,6 +239,23 @@ def shape_params_b(shape: dict[str, int]) -> float:
     MLP of a standard block). The estimator recounts the parameters from the shape itself; this only
     seeds the fields the user did not give (ffn, vocabulary)."""
     return round(12 * shape["layers"] * shape["hidden"] ** 2 / 1e9, 1)
+
+
+# A node or card count as written, digits or a Chinese numeral ("2-node", "3 台机器", "4 physical cards", "6 张物理卡", "2
+# Snt9B23 nodes" with the part's name claimed between): each claimed as a typed span, so the hardware answer reads the
+# counts the question states from the frame, never from the question's text again.
+COUNT_NUMERAL = rf"(?<![a-z0-9.])(\d+|[一二两三四五六七八九十]|(?<![a-z]){EN_COUNT}(?=\s))"
+COUNTS_SAID = (("said_nodes", re.compile(COUNT_NUMERAL + r"\s*(?:(?:-|个|台)?\s*(?:nodes?|servers?|machines?|boxes|节点|机器|服务器)(?![a-z])|台(?!阶))")),
+               ("said_cards", re.compile(COUNT_NUMERAL + r"\s*(?:张)?\s*(?:physical\s+)?(?:cards?|物理卡|卡)(?![a-z])")))
+
+
+def claim_counts(r: Reading) -> None:
+    """Each node and card count the question writes, claimed with its value (``COUNTS_SAID``)."""
+    for slot, rx in COUNTS_SAID:
+        for m in list(r.finditer(rx)):
+            value = cn_number(m.group(1)) or count_word(m.group(1))
+            if value is not None:
+                r.claim_match(m, slot, value)
 
 
 def bare_count(work: str) -> int | None:

@@ -11,8 +11,9 @@ import unicodedata
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
-from . import checks, serving_words, spec
+from . import checks, either, serving_words, spec
 from . import numbers as num
+from .asked import asks_verdict
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
@@ -47,6 +48,8 @@ PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Tracebac
 # A count right before a node size ("two 8-card machines", "2 个 8 卡的节点"): how many nodes of that size
 NODES_OF_SIZE = re.compile(rf"(?<![0-9.a-z])(\d{{1,4}}|{EN_COUNT})\s*(?:台|个|套)?\s*$")
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
+COUNT_RULE = frozenset({"cards_multiple_of_8"})  # the training-time page's rule for choosing a card count (590604)
+LAYOUT_SETTINGS = ("tp", "pp", "cp", "global_batch", "micro_batch", "grad_accum")  # a layout the setup rules check as stated
 CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
 
@@ -191,6 +194,7 @@ class Parser:
         hw_count = self.setting.read(r, s)
         num.trainer_parts(r, s)
         num.training_amounts(r, s)
+        s.either = either.read(r)  # "0.9 or 0.95?": a choice asked about, no setting (before the serving words read them)
         spec.read(r, s, "amounts")  # the batch settings (slots.toml)
         num.host_ram(r, s)
         for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count
@@ -206,6 +210,7 @@ class Parser:
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count, r)
+        num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
         self._device_memory(work, s)
         part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
         named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares]
@@ -352,7 +357,13 @@ class Parser:
         # answers a time or a card-count question, not "what GA on my 12 cards" (round 9 c3-07)
         batch_only = "ga" in s.intents and not s.intents & {"time", "cards", "problem", "memory"}
         skip = frozenset({"cards_multiple_of_8"}) if batch_only else frozenset()
-        refused, s.rule_notes = checks.stated(fields, task, s.lang, skip)
+        # a yes/no or a time asked of the user's devices, with no layout of theirs to check, is the answer's lead: the
+        # vendor's card-count rule their count breaks follows it (round 12 c2-01); a limit of the job itself stays first
+        after_lead = COUNT_RULE if (asks_verdict(s) or "time" in s.intents) and not any(
+            spec.value_of(s, name) is not None for name in LAYOUT_SETTINGS) else frozenset()
+        refused, s.rule_notes = checks.stated(fields, task, s.lang, skip | after_lead)
+        if after_lead - skip:
+            s.notes_after_lead = checks.stated(fields, task, s.lang, frozenset(r.code for r in rules.RULES) - after_lead)[1]
         said = num.device_memory_said(s.question.lower()) if part and s.hardware else None
         if said and (premise := checks.part_memory(said[0], s.question[said[1][0]:said[1][1]], part, s.lang)):  # type: ignore[arg-type]
             s.rule_notes.insert(0, premise)  # a false premise about the part: corrected before the answer that uses the catalog
@@ -425,7 +436,7 @@ class Parser:
         # and "910B 32GB", "32G 的 910B" (the size beside the part's name), and "32GB vs 64GB cards" for serving (the two
         # memory columns of the vendor's vLLM tables: no GPU comes in both sizes)
         if s.memory_gb == 32 and s.hardware in (None, "snt9b") and (
-                re.search(r"32\s*g(?:b)?\s*(?:卡|的卡|版|cards?|npus?|version|variant|memory|显存)", work)
+                re.search(r"32\s*g(?:b)?\s*(?:的\s*)?(?:昇腾\s*|ascend\s*)?(?:卡|版|cards?|npus?|version|variant|memory|显存)", work)
                 or self._size_beside_part(r, 32)
                 or sorted(s.memory_sizes) == [32, 64] and re.search(r"vllm|推理|部署|serv|max[-_ ]?model[-_ ]?len", work)):
             s.hardware = self.setting.hardware_id("snt9b-32g")

@@ -10,7 +10,8 @@ import re
 from typing import NamedTuple
 
 from ..tools.tables import HardwareInfo, ListHardwareResult
-from .route import converts_parts, part_facts_asked
+from .frame import QuestionFrame
+from .route import RANKS_ASKED, converts_parts, part_facts_asked
 from .wording import Writer
 
 ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
@@ -71,9 +72,13 @@ class PartFactsBlocks(Writer):
         lines = [] if asked & set(NAMED_ONLY) or "part_ranks" in asked else [
             line for h in parts[:1] for line in self.part_count_said(h)]
         for h in parts:
+            stated = self.fact_stated_count(h, asked) if len(parts) == 1 else ""
+            if stated:  # the nodes or cards the user said, in devices, cards and memory: it holds the rank count and the total
+                asked = asked - {"part_ranks", "part_total"}
             facts = [
                 f
                 for f in (
+                    stated,
                     self.fact_count(h, asked),
                     self.fact_memory(h, asked),
                     self.fact_node(h, asked),
@@ -226,13 +231,16 @@ class PartFactsBlocks(Writer):
         ids = list(dict.fromkeys(v for _, _, v in spans))
         if len(ids) < 2:
             return self.s.hardware, self.s.hardware
-        q = self.s.question
+        # the count's own words (the reader's typed spans: "one Snt9B23 node", "一台 A3"), else its digits as written
+        counts = sorted((sp.start, sp.end) for sp in self.s.spans if sp.slot in ("said_nodes", "said_cards"))
         said = self.s.nodes or self.s.devices
-        counts = [m.span() for m in re.finditer(rf"(?<![0-9.]){said}(?![0-9.])", q)] if said else []
+        if not counts and said:
+            counts = [m.span() for m in re.finditer(rf"(?<![0-9.]){said}(?![0-9.])", self.s.question)]
         if not counts:
             return self.s.hardware, self.s.hardware
         c0, c1 = counts[0]
-        near = min(spans, key=lambda sp: min(abs(sp[0] - c1), abs(c0 - sp[1])))[2]
+        inside = [sp for sp in spans if c0 <= sp[0] and sp[1] <= c1]  # "2 Snt9B23 nodes": the part named inside the count
+        near = (inside or [min(spans, key=lambda sp: min(abs(sp[0] - c1), abs(c0 - sp[1])))])[0][2]
         return near, next(i for i in ids if i != near)
 
     def count_of(self, h: HardwareInfo) -> tuple[int, str, int] | None:
@@ -242,7 +250,7 @@ class PartFactsBlocks(Writer):
             return self.s.nodes, "node", self.s.nodes * h.devices_per_node
         n, unit = self.s.devices, self.s.device_unit or "card"
         if not n:  # "24 physical cards of snt9b23": the count the device reader left to this answer
-            said = counts_said(self.s.question)
+            said = counts_said(self.s)
             if said.nodes:
                 return said.nodes, "node", said.nodes * h.devices_per_node
             n = said.cards
@@ -293,7 +301,7 @@ class PartFactsBlocks(Writer):
         catalog row: nodes × devices per node, or cards × dies per card on a part counted in DIE; that count is also
         the tensor-parallel size over all of them. Asked as ranks, world size, DIE or a TP size of the cards said."""
         dies = h.dies_per_card or 1
-        said = counts_said(self.s.question)
+        said = counts_said(self.s)
         cards_on_dies = said.cards and h.unit == "die" and "part_unit" in asked
         if "part_ranks" not in asked and not cards_on_dies:
             return ""
@@ -319,6 +327,31 @@ class PartFactsBlocks(Writer):
                       f"so a tensor-parallel size over all of them is **{total}**",
                       f"**{n(total)} = {total} 个 HCCL rank**（{how}{node}；每个设备一个 rank），"
                       f"全部用作张量并行时 tp-size 为 **{total}**")
+
+    def fact_stated_count(self, h: HardwareInfo, asked: set[str]) -> str:
+        """"3 Snt9B23 nodes: how many DIE, cards and HBM in total?": the nodes (or cards) the question states, worked from
+        the catalog row: devices = nodes × devices per node (cards × DIE per card on a part counted in DIE), cards =
+        devices / DIE per card, memory = devices × memory per device, one HCCL rank per device. Said when a total or a
+        memory is asked of two or more nodes or cards, or cards of nodes."""
+        said = counts_said(self.s)
+        count = said.nodes or said.cards
+        cards_of_nodes = said.nodes and "cards" in self.s.intents and not RANKS_ASKED.search(self.s.question.lower())
+        if not count or count < 2 or not (asked & {"part_memory", "part_total"} or cards_of_nodes):
+            return ""
+        dies = h.dies_per_card or 1
+        per_card = dies if h.unit == "die" else 1
+        devices = said.nodes * h.devices_per_node if said.nodes else said.cards * per_card  # type: ignore[operator]
+        cards = devices // per_card
+        n = lambda k: self.devices(k, h.unit, h.id)  # noqa: E731
+        start = (self.L(f"{said.nodes} nodes × {n(h.devices_per_node)}", f"{said.nodes} 个节点 × {n(h.devices_per_node)}") if said.nodes
+                 else self.L(f"{said.cards} cards × {dies} DIE", f"{said.cards} 张物理卡 × {dies} 个 DIE") if per_card > 1 else "")
+        figures = [f"**{n(devices)}**"] + ([self.L(f"**{cards} physical cards**", f"**{cards} 张物理卡**")] if per_card > 1 else
+                                          [] if not said.nodes else [])
+        total = fig(devices * h.memory_gb)
+        memory = self.L(f"{n(devices)} × {fig(h.memory_gb)} GB = **{total} GB** in all",
+                        f"合计 {n(devices)} × {fig(h.memory_gb)} GB = **{total} GB**")
+        ranks = self.L(f"{devices} HCCL ranks (one per device)", f"{devices} 个 HCCL rank（每个设备一个）")
+        return (f"{start} = " if start else "") + " = ".join(figures) + self.L("; ", "；") + memory + self.L("; ", "；") + ranks
 
     def fact_memory(self, h: HardwareInfo, asked: set[str]) -> str:
         if "part_memory" not in asked:
@@ -561,23 +594,15 @@ class CountsSaid(NamedTuple):
     cards: int | None
 
 
-# a node or card count as the question writes it, digits or Chinese numerals ("2-node", "3 台机器", "4 physical cards",
-# "6 张物理卡"); the last one said is the one asked of ("1 node = …, and 2 nodes?")
-NUMERAL = r"(?<![a-z0-9.])(\d+|[一二两三四五六七八九十])"
-NODES_SAID = re.compile(NUMERAL + r"\s*(?:-|个|台)?\s*(?:nodes?|servers?|machines?|boxes|节点|机器|服务器)(?![a-z])", re.I)
-CARDS_SAID = re.compile(NUMERAL + r"\s*(?:张)?\s*(?:physical\s+)?(?:cards?|物理卡|卡)(?![a-z])", re.I)
-DIES_SAID = re.compile(NUMERAL + r"\s*(?:个)?\s*dies?(?![a-z])", re.I)
-CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)} | {"两": 2}
-
-
-def counts_said(question: str) -> CountsSaid:
-    """The last node count and the last card count the question states (None when it states none)."""
-    def last(rx: re.Pattern[str]) -> int | None:
-        found = rx.findall(question)
-        return (int(found[-1]) if found[-1].isdigit() else CHINESE_DIGITS[found[-1]]) if found else None
-    nodes = last(NODES_SAID)
+def counts_said(s: QuestionFrame) -> CountsSaid:
+    """The last node count and the last card count the question states (None when it states none), from the reader's
+    typed spans (numbers.COUNTS_SAID): "1 node = …, and 2 nodes?" asks of the last one."""
+    def last(slot: str) -> int | None:
+        found = sorted((sp.start, sp.value) for sp in s.spans if sp.slot == slot)
+        return int(found[-1][1]) if found else None
+    nodes = last("said_nodes")
     # cards said per node ("一台机器 8 张卡, 3 台机器") belong to the node; the node count is the job's
-    return CountsSaid(nodes, None if nodes else last(CARDS_SAID))
+    return CountsSaid(nodes, None if nodes else last("said_cards"))
 
 
 # "what's the HCCS bandwidth", "HBM 带宽是多少", "how fast is the link, in Gbit/s": the catalog has no bandwidth column

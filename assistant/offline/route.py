@@ -308,7 +308,8 @@ class Router:
             return []
         return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
                          samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
-                         epochs=s.epochs, devices=e.devices or e.per_node, hardware=e.hardware, tps=s.tps)
+                         epochs=s.epochs, devices=e.devices or e.per_node, hardware=e.hardware, tps=s.tps,
+                         deadline_hours=s.settings.get("deadline_hours"))
 
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
@@ -745,7 +746,14 @@ def converts_parts(s: Slots) -> bool:
     of another unit (or of another part) asked, no model and no job: the catalog's arithmetic, never "which model?"."""
     return ("part_convert" in s.intents and not RANKS_ASKED.search(s.question.lower()) and not names_model(s)
             and not part_facts_asked(s) - CONVERSION_FACTS and not (s.method or s.stage or s.seq_len or s.tokens)
-            and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))))
+            and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))
+                                                                      # "一台 A3 顶几台 910B": one node of a part in another's
+                                                                      or bool(s.nodes or s.devices) and len(set(hardware_named(s))) > 1))
+
+
+def hardware_named(s: Slots) -> list[str]:
+    """The catalog parts the question names, in the order written (the reader's spans)."""
+    return [sp.value for sp in sorted(s.spans, key=lambda sp: sp.start) if sp.slot == "hardware" and sp.value]
 
 
 def batch_asked(s: Slots) -> bool:

@@ -14,7 +14,7 @@ from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import FRAMEWORKS, changed_to, compared
 
-DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
+DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:hardware|硬件|cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
                                r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
 PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end dot
 # A count glued to a part: "8xh100", "1x4090" (count first) and "h100x8", "910bx16" (count last, the part has a digit)
@@ -22,8 +22,12 @@ GLUED_BEFORE = re.compile(r"(\d{1,3}[x*])([a-z0-9].*)")
 GLUED_AFTER = re.compile(r"(.*\d.*?)([x*]\d{1,3})")
 MEMORY_ONLY = re.compile(r"\d+g(?:b)?")
 CJK = re.compile(r"[\u4e00-\u9fff]")
+# a catalog spelling made of a series and a model number ("rtx4090", "h100", "mi300x", "rtxa6000"), and a word of that shape
+SERIES_KEY = re.compile(r"([a-z]{1,7})(\d{2,5})[a-z]{0,3}")
+SERIES_NAME = re.compile(r"([a-z]{1,7})(\d{2,5})([a-z]{0,3})")
+COUNTED_BEFORE = re.compile(r"(?<![0-9.])\d{1,4}\s*(?:x|×|\*|张|块|台)?\s*$|(?:one|two|four|eight|sixteen|single|a|an)\s+$")
 # (also a count with its unit right before the name: "3台A2", "2x A3")
-PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus)(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
+PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus|if\s+(?:it|this|that)\s+(?:were|was|is))(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
                           r"(?<![0-9.])\d{1,4}\s*(?:台|套|张|块|个节点|x|×|\*)|[一两二三四五六七八九十]\s*(?:台|套|个节点))\s*$")  # "2 台 A3", "3台A2", "2x A3"
 
 
@@ -144,11 +148,49 @@ class Setting:
             if (len(shared) >= 4 and re.search(r"\d", shared) and re.search(r"[a-z]", shared) and len(rest) <= 3
                     and not re.fullmatch(r"x\d+|s", rest)):
                 return m.group(0)
+        return self.unknown_series_part(work)
+
+    def series(self) -> dict[str, int]:
+        """The catalog's part series ("rtx" of rtx4090, "h" of h100, "mi" of mi300x, "rtxa" of rtx-a4000) with the fewest
+        digits a model number of that series has: a new spelling in the catalog adds its series, no code."""
+        out: dict[str, int] = {}
+        for key in self.resolver.hardware_keys:
+            if m := SERIES_KEY.fullmatch(key):
+                out[m.group(1)] = min(out.get(m.group(1), 9), len(m.group(2)))
+        return out
+
+    def unknown_series_part(self, work: str) -> str | None:
+        """A model number of a catalog series that the catalog does not hold ("RTX 5090", "H300", "RTX A5000"), placed as
+        a part (a count or a placing word before it, or a device word after it): the user's part, said as unknown, never
+        read as the default part. A one-letter series ("h", "a") needs three digits or more ("H300", not "A3")."""
+        series, keys = self.series(), self.resolver.hardware_keys
+        toks = part_tokens(work, keys)
+        for i in range(len(toks)):
+            for j in range(min(len(toks), i + 3), i, -1):
+                if any(re.search(r"[^\s\-_]", work[toks[k][1]:toks[k + 1][0]]) for k in range(i, j - 1)):
+                    continue
+                key = squash(" ".join(t[2] for t in toks[i:j]))
+                m = SERIES_NAME.fullmatch(re.sub(r"(?<=\d)s$", "", key))
+                if not m or key in keys or m.group(1) not in series:
+                    continue
+                digits = len(m.group(2))
+                if digits < max(series[m.group(1)], 3 if len(m.group(1)) == 1 else 2):
+                    continue
+                before, after = work[: toks[i][0]], work[toks[j - 1][1]:]
+                if PLACE_BEFORE.search(before) or COUNTED_BEFORE.search(before) or DEVICE_WORD_AFTER.match(after):
+                    return work[toks[i][0]:toks[j - 1][1]]
         return None
 
     def closest_parts(self, name: str) -> list[str]:
-        """The catalog ids whose spellings share the longest start with ``name``."""
+        """The catalog ids whose spellings share the longest start with ``name``; for a model number of a catalog series
+        ("RTX 5090", "H300"), the three parts of that series with the nearest numbers."""
         word = squash(name)
+        if (m := SERIES_NAME.fullmatch(word)) and m.group(1) in self.series():
+            near: dict[str, int] = {}
+            for k, hw in self.resolver.hardware_keys.items():
+                if (same := SERIES_KEY.fullmatch(k)) and same.group(1) == m.group(1):
+                    near[hw] = min(near.get(hw, 10**6), abs(int(same.group(2)) - int(m.group(2))))
+            return sorted(near, key=lambda hw: near[hw])[:3]
         best: dict[str, tuple[int, bool]] = {}  # id -> (characters shared, a whole spelling of it shared)
         for k, hw in self.resolver.hardware_keys.items():
             n = len(os.path.commonprefix([word, k]))

@@ -53,14 +53,18 @@ class SlotSpec:
     words: tuple[tuple[re.Pattern, int | float], ...] = ()  # a value said in words ("no ZeRO at all": stage 0)
     spellings: tuple[str, ...] = ()  # the words of its keys: one slip from one of them is read as it, and said so
     elsewhere: re.Pattern | None = None  # where its words mean something else ("rank 0 saving checkpoint": a process)
+    units: tuple[tuple[re.Pattern, float], ...] = ()  # the unit words beside a value and what each multiplies it by ("3 days": 72 h)
 
 
     def valid(self, value: float) -> bool:
         low = self.min is None or (value > self.min if self.min_exclusive else value >= self.min)
         return low and (self.max is None or value <= self.max)
 
-    def value(self, raw: str) -> int | float:
-        return int(raw) if self.type == "int" else float(raw)
+    def value(self, raw: str, words: str = "") -> int | float:
+        """The value as the slot counts it: ``raw`` in the unit the ``words`` it was read from name (slots.toml ``units``;
+        none named: the slot's own unit)."""
+        factor = next((f for rx, f in self.units if rx.search(words)), 1.0)
+        return int(raw) if self.type == "int" else float(raw) * factor
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
                             tuple(row.get("methods", ())), tuple(row.get("args", ())), row.get("default"),
                             tuple((re.compile("|".join(w.get("en", []) + w.get("zh", []))), w["value"]) for w in row.get("words", [])),
                             tuple(row.get("spellings", ())),
-                            re.compile("|".join(row["elsewhere"])) if row.get("elsewhere") else None))
+                            re.compile("|".join(row["elsewhere"])) if row.get("elsewhere") else None,
+                            tuple((re.compile(rx), float(f)) for rx, f in row.get("units", []))))
     return out
 
 
@@ -124,7 +129,7 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             frame.keys_read_as.append((typed, slot.name))
         if not at:
             continue
-        value = slot.value(at.raw)
+        value = slot.value(at.raw, r.text[at.start:at.end])
         if slot.valid(value):
             r.claim(at.start, at.end, slot.name, value)
             put(frame, slot.name, value)

@@ -31,7 +31,7 @@ SCALE = {"k": (1000, 1024), "m": (1e6, 2**20), "b": (1, 1e9), "bn": (1, 1e9), "t
 STATED_SLOTS = ("seq_len", "devices", "memory_gb", "params_b", "weight_bits", "concurrency", "host_ram_gb",
                 *(slot.name for slot in spec.SLOTS if slot.stated))
 NAME_SLOTS = {"model", "models", "unknown_model", "hardware"}  # spans whose digits belong to a name
-ASKED_SLOTS = {"asked_nodes"}  # spans whose digits the question asks about ("fit in 1 node?"): no value stated
+ASKED_SLOTS = {"asked_nodes", "either"}  # spans whose digits the question asks about ("fit in 1 node?"): no value stated
 KEY_BEFORE = re.compile(r"([a-z_][a-z_\-]{1,30}|[\u4e00-\u9fff]{1,6})\s*[:=为是]?\s*$")
 
 

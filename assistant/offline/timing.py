@@ -64,8 +64,8 @@ class TimeBlocks(Writer):
             head = self.say("time_result_for_tokens_on", took=took, secs=secs, tokens=tokens, devs=devs, tps_per_device=r.tps_per_device)
         else:
             head = self.say("time_result_rough_estimate_for", took=took, secs=secs, tokens=tokens, devs=devs)
-        lines = [self.lead(head),
-                 self.say("time_result_formula") + f"`{r.formula}`",
+        lines = [self.lead(deadline), f"- {head}"] if (deadline := self.deadline_line(r)) else [self.lead(head)]
+        lines += [self.say("time_result_formula") + f"`{r.formula}`",
                  self.say("time_result_assumptions") + sep.join(r.assumptions if not self.zh else self.assumptions_zh(r))]
         if r.basis == "flops_estimate":
             lines.append(self.say("time_result_implied_throughput_tokens", tps_per_device=r.tps_per_device))
@@ -77,6 +77,23 @@ class TimeBlocks(Writer):
             lines += [f"- {n}" for n in r.notes]
         self.cite(r.source)
         return lines
+
+    def deadline_line(self, r: TrainingTimeResult) -> str:
+        """The deadline the user stated, answered first: whether their own devices meet it, or the devices it needs."""
+        d = r.deadline
+        if d is None:
+            return ""
+        deadline = (self.say("deadline_days", value=d.hours / 24) if d.hours >= 48 and d.hours % 24 == 0
+                    else self.say("deadline_hours", value=d.hours))
+        needed = self.devices(d.devices_needed, r.unit, r.hardware)
+        on_needed = self.duration(d.hours_on_needed * 3600)
+        if self.s.origin("devices") in ("said", "conversation"):  # the user's own devices: do they meet it?
+            took = self.duration(r.seconds)
+            key = "deadline_meets" if d.meets else "deadline_misses"
+            return self.say(key, devs=self.devices(r.devices, r.unit, r.hardware), took=took, deadline=deadline,
+                            needed=needed, formula=d.formula, on_needed=on_needed)
+        rule = self.say("deadline_rule_multiple" if d.devices_needed > 8 else "deadline_rule_up")
+        return self.say("deadline_needs", needed=needed, deadline=deadline, formula=d.formula, rule=rule, on_needed=on_needed)
 
     def assumptions_zh(self, r: TrainingTimeResult) -> list[str]:
         """The tool's assumptions from its own fields, worded in Chinese."""

@@ -164,6 +164,27 @@ TPS_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|s
 SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|条(?:数据|样本)?|个样本|sequences)(?![a-z])")
 
 
+# A sequence length written with a magnitude word ("400 万 token 长度", "3 million token samples", "2M-token sequences",
+# "序列长度 20 万"): "m" is 2^20 tokens as in "seq len 1M"; "k" lengths (1024 each) are read with the plain lengths.
+LENGTH_SCALE = {"百万": 1e6, "万": 1e4, "千": 1e3, "million": 1e6, "m": 2.0 ** 20}
+LENGTH_SCALED = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(百万|万|千|million|m)(?![a-z])")
+LENGTH_WORD_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|ctx|"
+                                r"长度|序列|上下文|length)\s*(?:=|:|is|of|为|是|：|到|达到)?\s*$")
+TOKEN_TOTAL = 1e7  # tokens written with no length word: 10 million or more is a training total ("5000万 token 数据")
+TOKEN_AFTER = re.compile(r"\s*-?\s*(?:个\s*)?tokens?(?!\s*/)(?![a-z])")
+
+
+def scaled_length(work: str) -> tuple[int, re.Match] | None:
+    """The first sequence length written with a magnitude word, as tokens, and where it is: a count of tokens
+    ("400 万 token") or a number after a length word ("序列长度 20 万", "context 2M"); a total of training tokens (10
+    million or more, read before as an amount) is claimed already."""
+    for m in LENGTH_SCALED.finditer(work):
+        n = int(float(m.group(1)) * LENGTH_SCALE[m.group(2)])
+        if LENGTH_WORD_BEFORE.search(work[max(0, m.start() - 24): m.start()]) or (TOKEN_AFTER.match(work, m.end()) and n < TOKEN_TOTAL):
+            return n, m
+    return None
+
+
 def amount(num: str, mag: str | None) -> float:
     return float(num.replace(",", "")) * MAGNITUDE.get((mag or "").lower(), 1.0)
 

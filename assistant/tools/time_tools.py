@@ -12,6 +12,7 @@ Every default (MFU, eta, 6 vs 8 FLOPs per parameter and token) is reported as an
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Literal
 
@@ -49,6 +50,27 @@ class EstimateTrainingTimeArgs(BaseModel):
     speedup: float = Field(DEFAULT_SPEEDUP, gt=0, le=1, allow_inf_nan=False,
                            description="Linear speed-up factor (scaling efficiency) for the vendor formula on more than one device; 1 = none.")
     recompute: bool = Field(False, description="Full activation recomputation: 8·P·T instead of 6·P·T FLOPs.")
+    deadline_hours: float | None = Field(None, gt=0, le=87_600, allow_inf_nan=False,
+                                         description="Hours the training must finish in: also returns the devices the formula needs for it.")
+
+
+class DeadlineFit(BaseModel):
+    hours: float = Field(description="The deadline, hours.")
+    devices_exact: float = Field(description="Devices the formula needs to finish in time: tokens / (deadline × TPS per device × η).")
+    devices_needed: int = Field(description="That count rounded up, and above 8 up to a multiple of 8 (the vendor's rule).")
+    formula: str = Field(description="The device formula with the numbers put in.")
+    hours_on_needed: float = Field(description="Training time on devices_needed, hours.")
+    meets: bool = Field(description="Whether the devices given finish within the deadline.")
+
+
+def devices_for_deadline(tokens: float, per_device: float, deadline_hours: float, speedup: float) -> tuple[float, int]:
+    """The vendor's card formula N = tokens / (Time × TPS) with the speed-up factor η on more than one device, and the
+    count the vendor's rule makes of it: rounded up, and above 8 up to a multiple of 8 (ModelArts 590604)."""
+    n = tokens / (deadline_hours * 3600 * per_device)
+    if n > 1:
+        n /= speedup
+    whole = max(1, math.ceil(n - 1e-9))
+    return n, whole if whole <= 8 else math.ceil(whole / 8) * 8
 
 
 class TrainingTimeResult(BaseModel):
@@ -73,6 +95,7 @@ class TrainingTimeResult(BaseModel):
     assumptions: list[str] = Field(description="What the estimate assumed.")
     notes: list[str] = Field(default_factory=list, description="Cross-checks and caveats.")
     source: str = Field(description="The vendor document of the formula, or the FLOPs rule.")
+    deadline: DeadlineFit | None = Field(None, description="With deadline_hours: the devices it needs, and whether the devices given meet it.")
 
 
 def _params(ctx, args: EstimateTrainingTimeArgs) -> tuple[str | None, float | None, list[str]]:
@@ -110,6 +133,19 @@ def _fmt(x: float) -> str:
     return re.sub(r"e\+?0*(\d)", r"e\1", f"{x:.4g}") if x >= 1e6 else f"{x:g}"
 
 
+def _deadline(args: EstimateTrainingTimeArgs, tokens: float, per_device: float, seconds: float, rate: str) -> DeadlineFit | None:
+    """The devices the deadline needs by the same formula, and whether the devices given meet it."""
+    if not args.deadline_hours:
+        return None
+    exact, needed = devices_for_deadline(tokens, per_device, args.deadline_hours, args.speedup)
+    eta = f" / {args.speedup:g}" if exact > 1 else ""
+    formula = (f"N = tokens / (Time × {rate}){eta} = {_fmt(tokens)} / ({args.deadline_hours * 3600:,.0f} s × {_fmt(per_device)})"
+               f"{eta} = {exact:.2f}")
+    on_needed = tokens / (per_device * needed * (args.speedup if needed > 1 else 1.0)) / 3600
+    return DeadlineFit(hours=args.deadline_hours, devices_exact=exact, devices_needed=needed, formula=formula,
+                       hours_on_needed=on_needed, meets=seconds <= args.deadline_hours * 3600)
+
+
 @tool
 def estimate_training_time(ctx, args: EstimateTrainingTimeArgs) -> TrainingTimeResult:
     """Estimate training time from tokens and device count: the vendor formula Time = tokens / (TPS × N) / speed-up factor when you give a measured TPS (tokens/s per device), else a rough 6·P·tokens FLOPs estimate with an assumed MFU, only on hardware with a peak BF16 figure.
@@ -141,7 +177,8 @@ def estimate_training_time(ctx, args: EstimateTrainingTimeArgs) -> TrainingTimeR
                                   basis="vendor_formula", formula=formula, seconds=seconds, hours=seconds / 3600,
                                   days=seconds / 86400, tps_per_device=args.tps, speedup=eta, peak_tflops=peak,
                                   assumptions=assumptions + [f"TPS {_fmt(args.tps)} tokens/s per {unit} as given"],
-                                  notes=notes, source=VENDOR_SOURCE)
+                                  notes=notes, source=VENDOR_SOURCE,
+                                  deadline=_deadline(args, tokens, args.tps, seconds, "TPS"))
     if not peak or not params_b:
         raise SizingError(
             "no_throughput",
@@ -162,4 +199,5 @@ def estimate_training_time(ctx, args: EstimateTrainingTimeArgs) -> TrainingTimeR
                               basis="flops_estimate", formula=formula, seconds=seconds, hours=seconds / 3600,
                               days=seconds / 86400, tps_per_device=per_device / (k * params_b * 1e9), total_flops=flops,
                               flops_per_param_token=k,
-                              peak_tflops=peak, mfu=args.mfu, assumptions=assumptions, notes=notes, source=FLOPS_SOURCE)
+                              peak_tflops=peak, mfu=args.mfu, assumptions=assumptions, notes=notes, source=FLOPS_SOURCE,
+                              deadline=_deadline(args, tokens, per_device / (k * params_b * 1e9), seconds, "tokens/s"))

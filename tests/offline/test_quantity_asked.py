@@ -48,10 +48,13 @@ def test_ranks_follow_up_keeps_the_part(assistant):
 
 @pytest.mark.parametrize("q,nodes,cards", [
     ("a 2-node job", 2, None), ("3 台机器", 3, None), ("4 physical cards", None, 4), ("6 张物理卡", None, 6),
-    ("Snt9B23 cards", None, None), ("一台机器 8 张卡，跑 3 台机器", 3, None),
+    ("Snt9B23 cards", None, None), ("一台机器 8 张卡，跑 3 台机器", 3, None), ("we rented 2 Snt9B23 nodes", 2, None),
+    ("两台 A3 服务器", 2, None),
 ])
-def test_counts_said(q, nodes, cards):
-    assert counts_said(q) == (nodes, cards)
+def test_counts_said(ctx, q, nodes, cards):
+    from assistant.offline.parse import Parser  # the counts are the reader's typed spans
+
+    assert counts_said(Parser(ctx.resolver, ctx.kb.models()).parse(q)) == (nodes, cards)
 
 
 def test_lora_rank_is_no_rank_count(assistant):

@@ -56,6 +56,7 @@ PHRASES = [
     ("save every {v} steps", st.integers(101, 5000)),
     ("max_grad_norm {v}", st.sampled_from([0.3, 0.5, 2.5])),  # a slot of the specification no tool takes
     ("{v} epochs", st.integers(2, 9)),
+    ("within {v} hours", st.sampled_from([6, 12, 48])),  # a deadline (slots.toml deadline_hours): no count of cards
 ]
 
 
@@ -210,7 +211,7 @@ SLOT_PHRASES = {
     "lora_rank": "lora rank {v}", "learning_rate": "lr {v}", "tp": "TP {v}", "pp": "PP {v}", "warmup_steps": "warmup {v}",
     "max_grad_norm": "max_grad_norm {v}", "zero_stage": "zero stage {v}", "nodes": "NNODES={v}", "per_node": "NPUS_PER_NODE={v}",
     "cp": "CP {v}", "lora_alpha": "lora alpha {v}", "ep": "EP {v}", "node_cards": "{v}-card nodes",
-    "requested_devices": "the job requests {v} NPUs",
+    "requested_devices": "the job requests {v} NPUs", "deadline_hours": "within {v} h",
 }
 # Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
 # TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.
@@ -220,6 +221,7 @@ SLOT_VALUES = {
     "tp": st.just(2), "pp": st.just(2), "warmup_steps": st.sampled_from([100, 300]), "max_grad_norm": st.sampled_from([0.5, 2.5]),
     "lora_alpha": st.sampled_from([32, 128]), "ep": st.sampled_from([2, 4]), "node_cards": st.just(8),
     "zero_stage": st.sampled_from([1, 3]), "cp": st.just(2), "requested_devices": st.just(16),
+    "deadline_hours": st.sampled_from([12, 24]),
 }
 
 
