@@ -167,7 +167,9 @@ SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:sam
 # A sequence length written with a magnitude word ("400 万 token 长度", "3 million token samples", "2M-token sequences",
 # "序列长度 20 万"): "m" is 2^20 tokens as in "seq len 1M"; "k" lengths (1024 each) are read with the plain lengths.
 LENGTH_SCALE = {"百万": 1e6, "万": 1e4, "千": 1e3, "million": 1e6, "m": 2.0 ** 20}
-LENGTH_SCALED = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(百万|万|千|million|m)(?![a-z])")
+# a magnitude character that starts another word is not a magnitude of this number: 千问 (Qwen's Chinese name, "4096
+# 千问2-0.5B"), 万卡 / 千卡 (a cluster's size), 万亿 / 千亿 (a larger magnitude)
+LENGTH_SCALED = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(百万|万|千|million|m)(?![a-z]|问|卡|亿)")
 LENGTH_WORD_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|ctx|"
                                 r"长度|序列|上下文|length)\s*(?:=|:|is|of|为|是|：|到|达到)?\s*$")
 TOKEN_TOTAL = 1e7  # tokens written with no length word: 10 million or more is a training total ("5000万 token 数据")

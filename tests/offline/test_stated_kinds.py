@@ -265,3 +265,12 @@ def test_a_fractional_length_with_its_magnitude_is_whole(assistant):
     ans = assistant.ask("qwen2.5-72b 推理，上下文 12.8 万，4 张 910B 够吗")
     assert {a["max_model_len"] for a in args_of(ans, "estimate_inference")} == {128_000}
     assert "128,000 超出 qwen2.5-72b 自身的上下文" in ans.answer.splitlines()[0]
+
+
+@pytest.mark.parametrize("q", ["full fine-tuning with LLaMA-Factory on Snt9B seq_len 4096 千问2-0.5B How many cards do I need?",
+                               "4096 千卡集群上 qwen2.5-72b 全参要多久"])
+def test_a_magnitude_character_starting_another_word_is_no_magnitude(q):
+    """千问 (Qwen's Chinese name) and 千卡 (a cluster's size) start with 千: "4096 千问…" is a length of 4096 beside a
+    model name, not 4,096,000 tokens."""
+    from assistant.offline.vocab import scaled_length
+    assert scaled_length(q.lower()) is None
