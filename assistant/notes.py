@@ -352,6 +352,9 @@ class NoteIndex:
         facts_ = [k for k in mine if units[k][0] >= 0]
         if ASKS_FIX.search(text.lower()):  # "…怎么办", "how do I fix…": only a fact that says what to do answers it
             facts_ = [k for k in facts_ if SAYS_WHAT_TO_DO.search(units[k][3])]
+        # a line explaining a piece of the note's sample message ("`NPU 4` is the device…") answers only a question that
+        # quotes that piece: said to a user whose message has no "NPU 4", it explains something they never wrote
+        facts_ = [k for k in facts_ if not explains_other_excerpt(units[k][3], text)]
         every_fact = facts_  # (a parameter's own line says what it means, whatever its words: "`--epochs` … is the number of rounds")
         meaning = ASKS_MEANING.search(text.lower()) and [k for k in facts_ if SAYS_MEANING.search(units[k][3])]
         if meaning:  # the fact that says what the terms mean, over the note's summary of what to do
@@ -529,6 +532,16 @@ def is_about(fact: str, heading: str, param: str) -> bool:
         return any(param.upper() == span.strip() or param.upper() in re.findall(r"[A-Z][A-Z0-9_]+", span)
                    for span in _SPAN.findall(text) if re.fullmatch(r"[A-Z0-9_ /*+\-()=.×]+", span.strip()))
     return bool(re.search(word, _SPAN.sub(" ", text).lower()))
+
+
+_EXCERPT = re.compile(r"^[\s\-*>\d.]*`([^`\n]*\d[^`\n]*\s[^`\n]*|[^`\n]*\s[^`\n]*\d[^`\n]*)`\s*(?:is|are|means|shows|是|表示|说明)")
+
+
+def explains_other_excerpt(fact: str, question: str) -> bool:
+    """The fact opens by explaining a quoted piece of a sample message (a backticked span with a space and a digit:
+    `NPU 4`, `60.97 GiB total capacity`) that the question does not contain."""
+    m = _EXCERPT.match(fact)
+    return bool(m) and re.sub(r"\s+", " ", m.group(1).lower()) not in re.sub(r"\s+", " ", question.lower())
 
 
 def opens_with(fact: str, param: str) -> bool:

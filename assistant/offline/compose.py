@@ -21,7 +21,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, note_pick, spec, stated
+from . import batch_math, fused_attention, note_pick, pasted_log, spec, stated
 from .asked import asks_table_length, asks_verdict
 from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
@@ -74,6 +74,8 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
 
     def answer(self) -> str:
         s = self.s
+        if not self.done and (log := pasted_log.read(s.question)) and (derived := pasted_log.render(log, self.lang, s.question)):
+            return derived
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang)
         if not self.done:
@@ -83,6 +85,7 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         out = self.compared() if compares(s) and self.per_variant() else self.nodes_first(self.batch_after_lead(self.body()))
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
+        out = self.oom_reported_first(out)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
         if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
             out = [self.say("no_prices"), ""] + out
@@ -131,6 +134,32 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
+
+    def oom_reported_first(self, out: list[str]) -> list[str]:
+        """The user reports an out-of-memory error on this job and the estimate fits (or is tight): the estimate is no
+        verdict on their run. The answer leads with that, the estimate's range against the usable memory, and the next
+        step; the estimate's own lines follow as the comparison."""
+        if not self.s.oom_reported:
+            return out
+        # the figures the estimate's own lines print (the allocator's pool and its likely range), so the two agree
+        mems = [(m.total_gib, m.low_gib, m.high_gib, m.usable_gib, m.verdict, m.devices, m.unit)
+                for m in self.r.values("estimate_training_memory", TrainingMemoryResult)]
+        mems += [(p.memory.total_gib, p.memory.low_gib, p.memory.high_gib, p.memory.usable_gib, p.verdict, p.devices, p.unit)
+                 for p in self.r.values("plan_training", PlanResult) if p.fits and (not self.e.devices or p.devices <= self.e.devices)]
+        if not mems or mems[0][4] == "does_not_fit":
+            return out
+        total, low, high, usable, _, devices, unit = mems[0]
+        smi = "nvidia-smi" if self.on_gpu() else "npu-smi info"
+        unit_said = self.L(unit, "卡" if unit == "card" else unit)
+        units = self.L(unit + ("s" if devices != 1 else ""), "张卡" if unit == "card" else unit)
+        where = self.say("oom_reported_within" if high > usable else "oom_reported_beyond")
+        line = self.say("oom_reported_estimate", total=total, low=low, high=high, usable=usable, devices=devices,
+                        unit=unit_said, units=units, smi=smi, where=where)
+        label = self.say("answer")
+        at = next((i for i, ln in enumerate(out) if ln.startswith(label)), None)
+        if at is None:
+            return [label + line, "", *out]
+        return [*out[:at], label + line, out[at][len(label):], *out[at + 1:]]
 
     def below_vendor_minimum(self) -> bool:
         """The user's devices are fewer than the vendor rows list for this training job."""

@@ -216,6 +216,8 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     elif "cards" in new.intents and "cards" not in asks(turn):
         # "on those cards, what ZeRO and GA?": the turn asks its own quantities; its device word asks no count
         new.intents.discard("cards")
+    if earlier.oom_reported and turn.task() in (None, earlier.task()):
+        new.oom_reported = True  # "OOM 了" then "已经是 ZeRO-3 了": still the run that ran out of memory
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
     if turn.task() is None:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..notes import explains_other_excerpt
 from ..tools.tables import NotePassage
 
 # "which DATA_TYPE", "which one fits", "what should I pick", "该选哪个", "用哪个", "适合哪个"
@@ -172,7 +173,8 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         return []
     # whole bullets only: one that runs on to the next line ("… and change") is no answer on its own
     bullets = list(dict.fromkeys(b.strip() for p in passages for b in BULLET.findall(p.text)
-                                 if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())))
+                                 if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())
+                                 and not explains_other_excerpt(b, question)))  # a sample message's piece they never wrote
     if len(bullets) < 2:
         return []
     seen = [stems(b) for b in bullets]

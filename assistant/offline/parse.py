@@ -36,6 +36,8 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
 
 MOST_PER_NODE = 16  # the most accelerators one server holds (8 on Snt9B / DGX, 16 on HGX-2-class GPU servers)
 
+# an out-of-memory error named ("OOM", "NPU out of memory", "显存不足", "爆显存"): with a problem reported, the user's run ran out
+OOM_WORDS = re.compile(r"(?<![a-z])oom(?:s|ed|ing)?(?![a-z])|out\s+of\s+memory|显存不足|显存溢出|爆显存|显存爆|(?<![a-z])oom了")
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
@@ -217,6 +219,7 @@ class Parser:
             if s.hardware is None:
                 s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
         read_intents(work, s, s.model in self.serving_only)
+        s.oom_reported = "problem" in s.intents and bool(OOM_WORDS.search(low))
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..resolve import variant_of
-from . import batch_math
+from . import batch_math, pasted_log
 from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
@@ -753,6 +753,12 @@ def batch_asked(s: Slots) -> bool:
     return b is not None and ("gbs" if b.asked == "global_batch" else "ga") in s.intents
 
 
+def reads_pasted_log(s: Slots) -> bool:
+    """A Trainer banner or a MindSpeed-LLM iteration line pasted: the numbers it implies (devices, steps, time left,
+    tokens/s) are worked out from the log itself, with no tool, whatever model the log is of (pasted_log.py)."""
+    return pasted_log.read(s.question) is not None and not s.problems
+
+
 def batch_sum_only(s: Slots) -> bool:
     """"16 cards, micro batch 2, global batch 256: what GA?" names no model: GBS = MBS x DP x GA is the answer."""
     return not names_model(s) and batch_math.solve(s) is not None
@@ -802,6 +808,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
     (asks_largest_model, Router.largest_model),
+    (reads_pasted_log, lambda r, s: []),  # a pasted log's own figures: derived in the answer, no tool
     (batch_sum_only, lambda r, s: []),  # the user's own batch figures: the answer is their product, no tool
     (notes_without_model, Router.notes),
     (asks_model_context, Router.model_context),

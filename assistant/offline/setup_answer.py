@@ -182,6 +182,13 @@ P = {
                              "when {tried:.2f} GiB more was asked ({share:.0%} of capacity); at least {short:.2f} GiB short.",
                        "zh": "OOM 报错：**模型/配置太大**：{platform} {dev} 已占用 {alloc:.2f} / {cap:.2f} GiB 时再申请 "
                              "{tried:.2f} GiB（占容量 {share:.0%}）；至少差 {short:.2f} GiB。"},
+    "oom_fits_on_paper": {"en": "**Out of memory in your run, although the estimate fits: about {total:.1f} GiB per {unit} (likely "
+                                "{low:.1f}-{high:.1f}) of {usable:.1f} GiB usable on {hw}** (estimate), while the message shows {alloc:.2f} "
+                                "GiB already allocated. What the run holds beyond the estimate is the thing to find: first look for "
+                                "leftover processes with `{smi}` and end them, then make the changes above, first to last.",
+                          "zh": "**你的任务已经显存溢出，而估算认为放得下：每{unit}约 {total:.1f} GiB（可能 {low:.1f}-{high:.1f} GiB），"
+                                "{hw} 可用 {usable:.1f} GiB**（估算），报错时已分配 {alloc:.2f} GiB。要找的是任务比估算多占的部分："
+                                "先用 `{smi}` 查找并结束残留进程，再按上面的顺序逐项修改。"},
     "below_table": {"en": "**Below the vendor's minimum: its minimum-card table lists {table} {unit}s for this job, you have "
                           "{devices}.** The estimate fits on paper; the vendor has not run it on fewer than {table}.",
                     "zh": "**低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。** 按估算能放下，"
@@ -428,6 +435,16 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
         # what the verdict judges: the pool less the cached blocks the allocator gives back before an OOM (they fill
         # whatever room is free, so the pool itself reads "61.0 of 61.0, 0.0 to spare"; round 8 p08)
         needed = t["total_gib"] - t.get("cached_gib", 0.0)
+        o = r.get("oom") or {}
+        if o and r["verdict"] != "does_not_fit":
+            # the user reports the OOM: an estimate that fits is no verdict on their run, only a range to compare with
+            cached = t.get("cached_gib", 0.0)
+            line = [_p("oom_fits_on_paper", lang, total=needed, low=t.get("low_gib", needed) - cached, high=t.get("high_gib", needed) - cached,
+                       usable=t["usable_gib"], hw=r["hardware"], unit=unit, alloc=o.get("allocated_gib") or o.get("in_use_gib") or 0.0,
+                       smi="npu-smi info" if o.get("platform") == "npu" else "nvidia-smi")]
+            if (r.get("table_min_devices") or 0) > t["devices"]:
+                line.append(_p("below_table_no_fit", lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
+            return line
         line = [_p(r["verdict"], lang, total=needed, usable=t["usable_gib"], hw=r["hardware"], unit=unit,
                    head=t["usable_gib"] - needed, over=needed - t["usable_gib"])]
         if (r.get("table_min_devices") or 0) > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all
