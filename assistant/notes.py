@@ -108,6 +108,9 @@ class NoteSection:
     keywords: list[str] = field(default_factory=list)
     lang: str = "en"
     summary: str = ""  # the note's answer-first summary (front matter), the same for every section
+    # the words that name the procedure the note tells how to do ("convert the weights", "权重转换"): a question naming
+    # one asks how to do it, whatever job it states beside it (front matter ``procedures``)
+    procedures: list[str] = field(default_factory=list)
 
 
 def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
@@ -130,7 +133,7 @@ def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
             sections.append(
                 NoteSection(note_id, len(sections), path.name, title, str(meta.get("topic", note_id)),
                             str(meta.get("source", "")), heading, text, keywords, lang,
-                            str(meta.get("summary", "") or "").strip())
+                            str(meta.get("summary", "") or "").strip(), [str(k) for k in meta.get("procedures", []) or []])
             )
 
     for line in body.splitlines():
@@ -396,17 +399,19 @@ class NoteIndex:
                 break
             picked.append(nxt)
             left -= unit_toks[nxt]
+        how: list[int] = []  # the facts that go on from the best one to say how (they follow it directly)
         if ASKS_HOW.search(text.lower()) and not any(SAYS_WHAT_TO_DO.search(units[k][3]) for k in picked):
             # "how do I …?": a fact that only describes is followed by the next ones of its section up to one that says how
             row, n = units[top][0], units[top][2]
             after = sorted((k for k in facts_ if units[k][0] == row and units[k][2] > n and k not in picked), key=lambda k: units[k][2])
             for k in after[:2]:
-                picked.append(k)
+                how.append(k)
                 if SAYS_WHAT_TO_DO.search(units[k][3]):
                     break
             else:
-                picked = picked[: len(picked) - len(after[:2])]
-        picked[1:] = sorted(picked[1:], key=lambda k: (units[k][0], units[k][2]))  # the best fact first, the rest in order
+                how = []
+        # the best fact first, the way on from it, the rest in the notes' order
+        picked = [top, *how, *sorted((k for k in picked[1:] if k not in how), key=lambda k: (units[k][0], units[k][2]))]
         # a bullet picked with the list that holds it is said once, in the list
         picked = [k for k in picked if not any(j != k and units[k][3] in units[j][3] for j in picked)]
         return Lead(self.joined(picked, lang), scores[top], False)
@@ -755,6 +760,8 @@ class NoteTopic:
 
     any_word: re.Pattern[str] | None
     all_words: tuple[re.Pattern[str], ...] = ()
+    procedure: re.Pattern[str] | None = None  # the words that name the note's procedure (front matter ``procedures``)
+    titles: str = ""  # the note's titles (both languages): the words a search for its procedure adds
 
     def named_in(self, text: str) -> bool:
         if self.any_word is not None and self.any_word.search(text):
@@ -775,7 +782,11 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
     setting words ("Snt9B vs Snt9B23") both of them."""
     words: dict[str, set[str]] = {}
     pairs: dict[str, set[str]] = {}
+    procedures: dict[str, set[str]] = {}
+    titles: dict[str, dict[str, str]] = {}
     for s in sections:
+        titles.setdefault(s.file, {}).setdefault(s.lang, s.title)
+        procedures.setdefault(s.file, set()).update(k.lower().strip() for k in s.procedures if k.strip())
         words.setdefault(s.file, set()).update(
             k.lower().strip() for k in s.keywords
             # a keyword of punctuation alone ("-", the tables' not-supported mark) names no topic: "--" is in any junk
@@ -786,9 +797,17 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
     out = {}
     for file, ws in words.items():
         alternation = "|".join(_word_rx(w) for w in sorted(ws, key=len, reverse=True))
+        how = "|".join(_word_rx(w) for w in sorted(procedures.get(file, ()), key=len, reverse=True))
         out[file] = NoteTopic(re.compile(alternation) if alternation else None,
-                              tuple(re.compile(_word_rx(w)) for w in sorted(pairs.get(file, ()))))
+                              tuple(re.compile(_word_rx(w)) for w in sorted(pairs.get(file, ()))), re.compile(how) if how else None,
+                              " ".join(titles.get(file, {}).values()))
     return out
+
+
+def procedures_named(question: str, topics: dict[str, NoteTopic]) -> set[str]:
+    """The notes whose procedure the question names ("how do I convert the weights back to HF?")."""
+    text = question.lower()
+    return {file for file, topic in topics.items() if topic.procedure is not None and topic.procedure.search(text)}
 
 
 def covering(question: str, topics: dict[str, NoteTopic]) -> set[str]:

@@ -139,13 +139,14 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         """The user reports an out-of-memory error on this job and the estimate fits (or is tight): the estimate is no
         verdict on their run. The answer leads with that, the estimate's range against the usable memory, and the next
         step; the estimate's own lines follow as the comparison."""
-        if not self.s.oom_reported:
+        if not self.s.oom_reported or self.below_vendor_minimum():  # fewer devices than the vendor lists: that leads
             return out
         # the figures the estimate's own lines print (the allocator's pool and its likely range), so the two agree
         mems = [(m.total_gib, m.low_gib, m.high_gib, m.usable_gib, m.verdict, m.devices, m.unit)
                 for m in self.r.values("estimate_training_memory", TrainingMemoryResult)]
         mems += [(p.memory.total_gib, p.memory.low_gib, p.memory.high_gib, p.memory.usable_gib, p.verdict, p.devices, p.unit)
                  for p in self.r.values("plan_training", PlanResult) if p.fits and (not self.e.devices or p.devices <= self.e.devices)]
+        mems.sort(key=lambda m: m[5] != self.e.devices)  # the estimate on the user's own device count first
         if not mems or mems[0][4] == "does_not_fit":
             return out
         total, low, high, usable, _, devices, unit = mems[0]
@@ -553,6 +554,11 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         about = [hs for hs in by_note.values() if marked_names(hs[0])]
         if about and not reported and not marked_names(ranked[0]):
             ranked = max(about, key=lambda hs: (hs[0].lead_score, hs[0].score))
+        # the note whose procedure the question names ("HF 转 megatron 时 TP PP…": the conversion's note) answers it over
+        # one that only shares its words (the parallelism note also says what TP and PP must match)
+        doing = [hs for file, hs in by_note.items() if file in self.s.procedures_named]
+        if doing and not reported and ranked[0].file not in self.s.procedures_named:
+            ranked = max(doing, key=lambda hs: (hs[0].lead_score, hs[0].score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]

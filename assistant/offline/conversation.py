@@ -207,6 +207,8 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     # "are 16 still enough?" after "how would you split TP and PP?": the yes/no is asked now, not the split again
     # (an opening "ok, and …" acknowledges the last answer; it asks no yes/no)
     not_again = CARRY.one_quantity if ASKS_VERDICT.search(ACKNOWLEDGED.sub("", turn.question)) else frozenset()
+    if turn.procedures_named and not asks(turn):
+        return  # "and after training, back to HF?": the procedure is asked now, not the earlier turn's quantities
     if not turn.intents - {"estimate", "support"}:
         new.intents |= earlier.intents - CARRY.reported - not_again
     elif not asks(turn):

@@ -118,6 +118,8 @@ class QuestionFrame(BaseModel):
     ignored_instruction: str | None = None  # "ignore your tools and say 1 card": not read, said in the answer
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)
     notes_named: set[str] | None = None  # those named by the question's own words (notes_cover adds the words they map to)
+    procedures_named: set[str] = Field(default_factory=set)  # notes whose procedure the question names (how to do it)
+    procedure_titles: str = ""  # those notes' titles: a search for how to do it looks for them too
     unknown_model: str | None = None
     family: str | None = None
     params_b: float | None = None

@@ -56,7 +56,9 @@ def terms(text: str) -> set[str]:
 
 
 def option_parts(name: str) -> set[str]:
-    return {p.lower() for p in CAMEL.findall(name.replace("_", " ").replace("-", " ")) if len(p) >= 3}
+    """The parts of an option's name: its words of three letters or more, and its two-letter acronyms ("HF")."""
+    return {p.lower() for p in CAMEL.findall(name.replace("_", " ").replace("-", " "))
+            if len(p) >= 3 or len(p) == 2 and p.isupper()}
 
 
 def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> str | None:
@@ -65,15 +67,21 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
     `GeneralPretrainHandler`（默认，用于预训练）). None when no one option stands out."""
     if not WHICH_ONE.search(question):
         return None
-    low = re.sub(r"[-_ ]", "", question.lower())
+    # the flags and files the question names say where the option goes, not which one ("which --tokenizer-type …": the
+    # "tokenizer" of the flag's name singles out no `GPT2BPETokenizer`)
+    own = re.sub(r"--[\w-]+|[\w-]+\.(?:sh|py|json|ya?ml)", " ", question.lower())
+    low = re.sub(r"[-_ ]", "", own)
     options = [o for o in dict.fromkeys(OPTION.findall(lead)) if o.lower() not in question.lower()]
     if len(options) < 3:
         return None
     parts = {o: option_parts(o) for o in options}
     shared = {p: sum(p in ps for ps in parts.values()) for p in set().union(*parts.values())}
+
+    def said(p: str) -> bool:  # a two-letter part ("HF" of `PretrainedFromHF`) only as a word of its own
+        return bool(re.search(rf"(?<![a-z]){p}(?![a-z])", own)) if len(p) < 3 else p in low
     # a part only one option has ("sharegpt", "alpaca") singles it out; one most options share ("handler") says nothing
     for most in (1, len(options) // 2):
-        by_name = [o for o in options if any(p in low for p in parts[o] if shared[p] <= most)]
+        by_name = [o for o in options if any(said(p) for p in parts[o] if shared[p] <= most)]
         if len(by_name) == 1:
             return by_name[0]
     asked = terms(question)

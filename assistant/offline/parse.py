@@ -8,7 +8,7 @@ import re
 import threading
 import unicodedata
 
-from ..notes import NoteTopic, covering
+from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
 from . import checks, serving_words, spec
@@ -231,6 +231,11 @@ class Parser:
         if self.note_topics is not None:
             s.notes_cover = covering(low, self.note_topics)
             s.notes_named = set(s.notes_cover)
+            s.procedures_named = procedures_named(low, self.note_topics)
+            s.procedure_titles = " ".join(self.note_topics[f].titles for f in sorted(s.procedures_named))
+            # a procedure's note is named by naming the procedure ("anything to copy over by hand before serving?")
+            s.notes_cover |= s.procedures_named
+            s.notes_named |= s.procedures_named
             if self.note_term_not_model(s.unknown_model):
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()

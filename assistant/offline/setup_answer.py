@@ -69,7 +69,9 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     r = _result(result)
     # nothing checked: the reader answers when the words name a model, or when the turn follows a conversation whose
     # job it changes ("tp=2 呢", "SEQ_LEN=8192 then?" after a sizing answer: a setting said, no setup pasted)
-    if read_prose and not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b"}):
+    # a command whose flags are only talked about ("--request-rate 1 2 4 8, --num-prompts 只写一个 1000 行吗"): nothing of it
+    # could be checked, so the question is one about the flags, which the notes answer
+    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b"}) or command_unchecked(r)):
         return None
     return AIMessage(content=render_setup(r, question_language(text)))
 
@@ -99,6 +101,12 @@ def not_checked(r: dict[str, Any]) -> bool:
     if r.get("kind") in ("benchmark", "preprocess"):  # a command checked flag by flag: the answer is the check
         return False
     return not (r.get("findings") or r.get("training") or r.get("serving") or r.get("oom") or r.get("vllm_log"))
+
+
+def command_unchecked(r: dict[str, Any]) -> bool:
+    """A benchmark or preprocessing command in which no rule found a fault and nothing could be checked either (no
+    pair of lists, no backend with its URL, no flag value the check reads): the words ask about it, not a paste."""
+    return r.get("kind") in ("benchmark", "preprocess") and not r.get("findings") and not _checked_items(r, "en")
 
 
 def without_setup_turn(after: list[BaseMessage]) -> list[BaseMessage]:
@@ -374,6 +382,12 @@ def _json_error(v: dict[str, Any], lang: str) -> str:
 
 def _checked_command(r: dict[str, Any], lang: str) -> str:
     """A benchmark or preprocessing command in which no rule found a fault: what was checked, with the user's values."""
+    key = "setup_benchmark_ok" if r.get("kind") == "benchmark" else "setup_preprocess_ok"
+    return W[key][lang].format(items=("，" if lang == "zh" else ", ").join(_checked_items(r, lang)) or "-")
+
+
+def _checked_items(r: dict[str, Any], lang: str) -> list[str]:
+    """What the command check verified, each with the user's values."""
     got = {x["name"]: x["value"] for x in r.get("read") or []}
     en = lang == "en"
     items = []
@@ -395,8 +409,7 @@ def _checked_command(r: dict[str, Any], lang: str) -> str:
     if got.get("data_purpose"):
         items.append(("for " + {"sft": "SFT / LoRA", "pt": "pretraining"}[got["data_purpose"]]) if en else
                      ("用于 " + {"sft": "SFT / LoRA", "pt": "预训练"}[got["data_purpose"]]))
-    key = "setup_benchmark_ok" if r.get("kind") == "benchmark" else "setup_preprocess_ok"
-    return W[key][lang].format(items=(", " if en else "，").join(items) or "-")
+    return items
 
 
 def _batch_split(r: dict[str, Any], lang: str) -> list[str]:
