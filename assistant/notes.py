@@ -434,7 +434,11 @@ class NoteIndex:
         about: dict[str, list[int]] = {}
         # upper-case names the note writes as names or in formulas (`CP`, `SN / GBS * EPOCH`), not words of a pasted message
         upper = {span.strip() for k in facts_ for span in _SPAN.findall(units[k][3]) if re.fullmatch(r"[A-Z][A-Z0-9_]+", span.strip())}
-        accepted = [p for p in named_parameters(text) if _MARKED.search(p) or p.upper() in upper and p.lower() not in _PLAIN_WORDS]
+        # and lower-case code names with a digit the note writes on their own (`mg2hf`, `hf2hg`; not a plain word such as
+        # `modellink`, which the question writes as the product's name): a question's "mg2hf" names that
+        own_code = {span.strip().lower() for k in facts_ for span in _SPAN.findall(units[k][3]) if re.fullmatch(r"[a-z]+\d[a-z0-9]*", span.strip()) and len(span.strip()) >= 4}
+        accepted = [p for p in named_parameters(text) if _MARKED.search(p) or (p.upper() in upper or p.lower() in own_code)
+                    and p.lower() not in _PLAIN_WORDS]
         title = rows[units[facts_[0]][0]]["title"].lower() if facts_ else ""
         for p in accepted:
             if p.lower() in title:  # the note's subject ("NPU_Flash_Attn 的 D 上限"): the rest of the question picks the line
@@ -456,14 +460,20 @@ class NoteIndex:
         if ASKS_HOW.search(text.lower()):  # "怎么开启": of the lines about it, those that say what to do
             about = {p: [k for k in ks if SAYS_WHAT_TO_DO.search(units[k][3])] or ks for p, ks in about.items()}
         picked: list[int] = []
+        # the value words the question asks with ("默认", "default", "范围"): a parameter's own line that says them answers it
+        value_words = [m.group(0) for m in ASKS_VALUE.finditer(text.lower())]
         for p in sorted(about, key=lambda p: len(about[p])):  # the most specific parameter first
-            if any(k in about[p] for k in picked):
+            # the parameter's own line ("`TRAIN_ITERS` 可选：不设置时默认为 …") over a list that only names it beside others
+            own_line = {k: opens_with(units[k][3], p) and any(w in units[k][3].lower() for w in value_words) for k in about[p]}
+            if any(k in about[p] for k in picked) and not (any(own_line.values()) and not any(own_line.get(k) for k in picked)):
                 continue
             covers = {k: sum(k in ks for ks in about.values()) for k in about[p]}
             # a section headed by the parameters is where the note explains them ("GBS 与 MBS 的区别")
             headed = {k: sum(bool(re.search(rf"(?<![\w\-]){re.escape(q.lower())}(?![\w\-])", rows[units[k][0]]["heading"].lower()))
                              for q in about) for k in about[p]}
-            picked.append(max(about[p], key=lambda k: (covers[k], headed[k], rest[k], opens_with(units[k][3], p), -k)))
+            # the parameter's own line ("`TRAIN_ITERS` is optional: it defaults to …") over a list that only names it beside
+            # others, when the question asks what it is worth ("默认怎么算", "default?")
+            picked.append(max(about[p], key=lambda k: (own_line[k], covers[k], headed[k], rest[k], opens_with(units[k][3], p), -k)))
         # in the question's order of parameters; a further fact about them when the question asks more ("默认多少，设了会怎样")
         order = [p for p in accepted if p in about]
         picked.sort(key=lambda k: min(order.index(p) for p in about if k in about[p]))
@@ -480,7 +490,9 @@ class NoteIndex:
             more = self._facts[lang][2].scores(sorted(left))
             further = max(pool, key=lambda k: more[k], default=None)
             # the next sentence continues the picked one: any word of the question left is enough for it
-            if further is not None and more[further] >= (0.5 if further in after else MIN_FURTHER_FACT):
+            # (a further line about the same parameter, "Default: 1836 s" beside its range, needs only a word of the question)
+            about_it = {k for ks in about.values() for k in ks}
+            if further is not None and more[further] >= (0.5 if further in after or further in about_it else MIN_FURTHER_FACT):
                 picked.append(further)
         return Lead(self.joined(picked, lang), max(scores[k] for k in picked), False, tuple(order))
 
@@ -582,6 +594,8 @@ ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何�
 ASKS_MEANING = re.compile(r"(?<![a-z])(?:mean(?:s|ing)?|explain)(?![a-z])|什么意思|含义|意思是|是指")
 SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意思|是指")
 ASKS_DIFFERENCE = re.compile(r"(?<![a-z])(?:vs\.?|versus|difference|differ|compared?)(?![a-z])|区别|差别|不同|对比|比较")
+# a value asked of a parameter: its default, its range, how it is computed
+ASKS_VALUE = re.compile(r"default|默认|取值|范围|(?<![a-z])range")
 ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
 _CJK_STOP_CHAR = re.compile("[" + "".join(c for c in _CJK_STOP if len(c) == 1) + "]")
 MAX_LEAD_FACTS = 3

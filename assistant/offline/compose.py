@@ -750,7 +750,10 @@ def column_named(header: str, question: str) -> bool:
     """A table column the (lower-cased) question names: its header without the bracketed gloss ("尾数位（小数部分）" → 尾数位),
     or for a Latin header one of its words of five letters or more ("largest finite" → "largest")."""
     name = re.sub(r"\(.*?\)|（.*?）", "", header).strip().lower()
-    return bool(name) and (name in question or any(len(w) >= 5 and re.search(rf"\b{w}", question) for w in re.findall(r"[a-z]+", name)))
+    # a Chinese header's English gloss names it too ("指数位（exponent）" for "BF16 的 exponent 几位")
+    gloss = " ".join(re.findall(r"[（(]([^）)]*)[）)]", header.lower())) if re.search(r"[\u4e00-\u9fff]", name) else ""
+    return bool(name) and (name in question or any(len(w) >= 5 and re.search(rf"\b{w}", question)
+                                                   for w in re.findall(r"[a-z]+", name + " " + gloss)))
 
 
 def flat(text: str) -> str:

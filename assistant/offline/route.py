@@ -188,7 +188,7 @@ class Router:
 
     def notes(self, s: Slots) -> list[Call]:
         focus = (s.topic_text or s.question)[:NOTE_QUERY_CHARS]
-        if s.procedures_named and not ASKS_WAY.search(focus):
+        if s.procedures_named and not ASKS_WAY.search(focus) and not ASKS_SPECIFIC.search(focus):
             # a procedure named ("and after training, back to HF?") asks how to do it: the lead goes on to the fact that
             # says what to do, not only that it is not done by default
             focus = ("how to " if s.lang == "en" else "怎么 ") + focus
@@ -669,6 +669,8 @@ def knowledge_about_model(s: Slots) -> bool:
             and not asks_amount(s) and not s.intents & {"problem", "oom_asked", "list_models", "list_hardware"})
 
 
+# a question that asks one thing of the procedure ("which commit", "where does it land", "多少"): its own words pick the fact
+ASKS_SPECIFIC = re.compile(r"(?<![a-z])(?:which|what|where|when|who)(?![a-z])|哪|什么|多少|几")
 ASKS_WAY = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
 
 
