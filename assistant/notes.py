@@ -400,7 +400,8 @@ class NoteIndex:
             picked.append(nxt)
             left -= unit_toks[nxt]
         how: list[int] = []  # the facts that go on from the best one to say how (they follow it directly)
-        if ASKS_HOW.search(text.lower()) and not any(SAYS_WHAT_TO_DO.search(units[k][3]) for k in picked):
+        # (the best fact's own section goes on to say how: a further fact elsewhere that says what to do is another step)
+        if ASKS_HOW.search(text.lower()) and not SAYS_WHAT_TO_DO.search(units[top][3]):
             # "how do I …?": a fact that only describes is followed by the next ones of its section up to one that says how
             row, n = units[top][0], units[top][2]
             after = sorted((k for k in facts_ if units[k][0] == row and units[k][2] > n and k not in picked), key=lambda k: units[k][2])

@@ -199,7 +199,7 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         if best < 1 or len(want & stems(lead)) >= best:  # the lead answers this part as well as any bullet would
             continue
         # one Chinese character pair in common ("能放开" and "能放下") is no match; one word of the part's own is
-        if best == 1 and not any(w.isascii() and len(w) >= 4 for w in want & seen[-at]):
+        if best == 1 and not any(w.isascii() for w in want & seen[-at]):
             continue
         bullet = bullets[-at]
         if re.sub(r"[*`>\s]", "", bullet)[:40] not in flat_lead and bullet not in out:

@@ -670,7 +670,8 @@ def knowledge_about_model(s: Slots) -> bool:
 
 
 # a question that asks one thing of the procedure ("which commit", "where does it land", "多少"): its own words pick the fact
-ASKS_SPECIFIC = re.compile(r"(?<![a-z])(?:which|what|where|when|who)(?![a-z])|哪|什么|多少|几")
+ASKS_SPECIFIC = re.compile(r"(?<![a-z])(?:which|what|where|when|who|can|could|does|do|is|are|should|will)(?![a-z])|哪|什么|啥|多少|几|吗|"
+                           r"是否|能不能|可不可以")
 ASKS_WAY = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
 
 
