@@ -559,7 +559,7 @@ def explains_other_excerpt(fact: str, question: str) -> bool:
     """The fact opens by explaining a quoted piece of a sample message (a backticked span with a space and a digit:
     `NPU 4`, `60.97 GiB total capacity`) that the question does not contain."""
     m = _EXCERPT.match(fact)
-    return bool(m) and re.sub(r"\s+", " ", m.group(1).lower()) not in re.sub(r"\s+", " ", question.lower())
+    return m is not None and re.sub(r"\s+", " ", m.group(1).lower()) not in re.sub(r"\s+", " ", question.lower())
 
 
 def opens_with(fact: str, param: str) -> bool:

@@ -77,11 +77,11 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
     parts = {o: option_parts(o) for o in options}
     shared = {p: sum(p in ps for ps in parts.values()) for p in set().union(*parts.values())}
 
-    def said(p: str) -> bool:  # a two-letter part ("HF" of `PretrainedFromHF`) only as a word of its own
+    def named(p: str) -> bool:  # a two-letter part ("HF" of `PretrainedFromHF`) only as a word of its own
         return bool(re.search(rf"(?<![a-z]){p}(?![a-z])", own)) if len(p) < 3 else p in low
     # a part only one option has ("sharegpt", "alpaca") singles it out; one most options share ("handler") says nothing
     for most in (1, len(options) // 2):
-        by_name = [o for o in options if any(said(p) for p in parts[o] if shared[p] <= most)]
+        by_name = [o for o in options if any(named(p) for p in parts[o] if shared[p] <= most)]
         if len(by_name) == 1:
             return by_name[0]
     asked = terms(question)

@@ -42,7 +42,7 @@ def asked_first(question: str, first: re.Pattern[str], other: re.Pattern[str]) -
     """``first`` is asked before ``other`` in the user's own words (the banner's lines left out)."""
     own = "\n".join(line for line in question.splitlines() if "=" not in line and "*****" not in line)
     a, b = first.search(own), other.search(own)
-    return bool(a) and (not b or a.start() < b.start())
+    return a is not None and (b is None or a.start() < b.start())
 
 
 def _int(text: str) -> int:
@@ -68,14 +68,31 @@ class TrainerBanner:
         per_device_step = self.per_device * self.grad_accum
         return self.total_batch // per_device_step if self.total_batch % per_device_step == 0 else None
 
-    def steps_range(self) -> tuple[int, int] | None:
+    def steps(self) -> Steps | None:
         """Optimizer steps over the run: examples / total batch per epoch, rounded down (a last partial accumulation
         dropped, older Trainers) or up (it counts as a step, newer ones), times the epochs."""
         if not (self.examples and self.total_batch and self.epochs):
             return None
         low = max(self.examples // self.total_batch, 1)
         high = math.ceil(self.examples / self.total_batch)
-        return math.ceil(low * self.epochs), math.ceil(high * self.epochs)
+        return Steps(math.ceil(low * self.epochs), math.ceil(high * self.epochs), self.examples / self.total_batch,
+                     self.examples, self.total_batch, self.epochs)
+
+    def steps_range(self) -> tuple[int, int] | None:
+        n = self.steps()
+        return (n.low, n.high) if n else None
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The optimizer steps a banner implies, with the figures they come from."""
+
+    low: int
+    high: int
+    per_epoch: float
+    examples: int
+    total_batch: int
+    epochs: float
 
 
 @dataclass(frozen=True)
@@ -150,25 +167,22 @@ def render_banner(b: TrainerBanner, lang: str, question: str = "") -> str:
             f"总 batch {b.total_batch} 不能被 每卡 batch {b.per_device} × 梯度累积 {b.grad_accum} 整除，日志里的数字对不上卡数。" if zh else
             f"The total batch {b.total_batch} is not a multiple of per-device batch {b.per_device} × GA {b.grad_accum}: "
             "the banner's figures give no whole device count.")
-    steps = b.steps_range()
+    n = b.steps()
     if b.total_steps:
         check = ""
-        if steps:
-            low, high = steps
-            check = (f"；核对：{b.examples:,} / {b.total_batch} ≈ {b.examples / b.total_batch:.1f} 步/轮 × {b.epochs:g} 轮 = "
-                     f"{low:,}" + (f"–{high:,}" if high != low else "") if zh else
-                     f"; check: {b.examples:,} / {b.total_batch} = {b.examples / b.total_batch:.1f} steps per epoch × "
-                     f"{b.epochs:g} epochs = {low:,}" + (f"–{high:,}" if high != low else ""))
+        if n:
+            span = f"{n.low:,}" + (f"–{n.high:,}" if n.high != n.low else "")
+            check = (f"；核对：{n.examples:,} / {n.total_batch} ≈ {n.per_epoch:.1f} 步/轮 × {n.epochs:g} 轮 = {span}" if zh else
+                     f"; check: {n.examples:,} / {n.total_batch} = {n.per_epoch:.1f} steps per epoch × {n.epochs:g} epochs = {span}")
         lines.append(f"**总优化步数 {b.total_steps:,}**（日志给出{check}）。" if zh else
                      f"**{b.total_steps:,} optimizer steps** in all (the banner's own figure{check}).")
-    elif steps:
-        low, high = steps
-        value = f"{low:,}" if low == high else f"{low:,}–{high:,}"
+    elif n:
+        value = f"{n.low:,}" if n.low == n.high else f"{n.low:,}–{n.high:,}"
         lines.append(
-            f"**总优化步数约 {value}**：每轮 {b.examples:,} / {b.total_batch} ≈ {b.examples / b.total_batch:.1f} 步 × {b.epochs:g} 轮"
+            f"**总优化步数约 {value}**：每轮 {n.examples:,} / {n.total_batch} ≈ {n.per_epoch:.1f} 步 × {n.epochs:g} 轮"
             "（最后不满一个总 batch 的部分，旧版 Trainer 舍去、新版计为一步）。" if zh else
-            f"**About {value} optimizer steps** in all: {b.examples:,} examples / total batch {b.total_batch} = "
-            f"{b.examples / b.total_batch:.1f} steps per epoch × {b.epochs:g} epochs (a last partial batch is dropped by older "
+            f"**About {value} optimizer steps** in all: {n.examples:,} examples / total batch {n.total_batch} = "
+            f"{n.per_epoch:.1f} steps per epoch × {n.epochs:g} epochs (a last partial batch is dropped by older "
             "Trainers and counted as a step by newer ones).")
     if not lines:
         return ""
