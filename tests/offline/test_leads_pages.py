@@ -136,3 +136,18 @@ def test_a_reported_oom_carries_to_the_follow_up(assistant):
 def test_the_sample_message_is_not_explained_to_a_user_who_did_not_paste_it(assistant):
     answer = assistant.ask("llamafactory 训 qwen2.5-32b lora 8192，8 张卡，报 NPU out of memory").answer
     assert "`NPU 4` 是" not in lead_of(answer)
+
+
+# A yes/no lead only for a yes/no question: a count stated as the premise of a figure asked is not answered "是"
+# (seeds/004: Snt9B 8 cards per node; Snt9B23 16 DIE per node, 64 GB per DIE)
+@pytest.mark.parametrize("question,total", [
+    ("一台 Snt9B 八张卡加起来一共多少 GB 显存？", "512 GB"),
+    ("an A3 node with its 16 DIE, how many GB of HBM altogether?", "1024 GB"),
+])
+def test_a_premise_count_gets_no_yes(assistant, question, total):
+    lead = lead_of(assistant.ask(question).answer)
+    assert total in lead and "**是**" not in lead and "**Yes**" not in lead
+
+
+def test_a_yes_no_count_question_still_gets_its_yes(assistant):
+    assert "**是**" in lead_of(assistant.ask("Snt9B 一台是 8 卡吗？").answer)
