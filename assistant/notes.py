@@ -435,11 +435,7 @@ class NoteIndex:
         about: dict[str, list[int]] = {}
         # upper-case names the note writes as names or in formulas (`CP`, `SN / GBS * EPOCH`), not words of a pasted message
         upper = {span.strip() for k in facts_ for span in _SPAN.findall(units[k][3]) if re.fullmatch(r"[A-Z][A-Z0-9_]+", span.strip())}
-        # and lower-case code names with a digit the note writes on their own (`mg2hf`, `hf2hg`; not a plain word such as
-        # `modellink`, which the question writes as the product's name): a question's "mg2hf" names that
-        own_code = {span.strip().lower() for k in facts_ for span in _SPAN.findall(units[k][3]) if re.fullmatch(r"[a-z]+\d[a-z0-9]*", span.strip()) and len(span.strip()) >= 4}
-        accepted = [p for p in named_parameters(text) if _MARKED.search(p) or (p.upper() in upper or p.lower() in own_code)
-                    and p.lower() not in _PLAIN_WORDS]
+        accepted = [p for p in named_parameters(text) if _MARKED.search(p) or p.upper() in upper and p.lower() not in _PLAIN_WORDS]
         title = rows[units[facts_[0]][0]]["title"].lower() if facts_ else ""
         for p in accepted:
             if p.lower() in title:  # the note's subject ("NPU_Flash_Attn 的 D 上限"): the rest of the question picks the line
@@ -520,6 +516,9 @@ def named_parameters(text: str) -> list[str]:
     return out
 
 
+_INTERPRETERS = frozenset({"python", "python3", "bash", "sh", "torchrun"})
+
+
 def _span_names(span: str) -> set[str]:
     """What a backticked span names, lower-cased: a command (`python benchmark_serving.py --backend …`, `kubectl …`)
     names its program only; a setting, flag or formula (`--backend openai`, `CONVERT_MG2HF=TRUE`,
@@ -528,7 +527,8 @@ def _span_names(span: str) -> set[str]:
     if not words:
         return set()
     if len(words) > 1 and re.match(r"[a-z]", words[0]) and not re.search(r"[=:(]", words[0]):
-        return {words[0].lower()}
+        # `python generate_dataset.py …`, `bash 0_pl_sft_13b.sh`: the interpreter runs the script the command is about
+        return {words[0].lower(), words[1].lower()} if words[0].lower() in _INTERPRETERS else {words[0].lower()}
     return {w.lower() for w in re.findall(r"-{0,2}\w[\w.\-]*\w|\w+", span) if not w.startswith("<")}
 
 
@@ -597,7 +597,7 @@ SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意�
 ASKS_DIFFERENCE = re.compile(r"(?<![a-z])(?:vs\.?|versus|difference|differ|compared?)(?![a-z])|区别|差别|不同|对比|比较")
 # a value asked of a parameter: its default, its range, how it is computed
 ASKS_VALUE = re.compile(r"default|默认|取值|范围|(?<![a-z])range")
-ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
+ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样|咋")
 _CJK_STOP_CHAR = re.compile("[" + "".join(c for c in _CJK_STOP if len(c) == 1) + "]")
 MAX_LEAD_FACTS = 3
 RARE_FACTS = 6  # a word in at most this many facts of one language is specific enough to lead with its fact

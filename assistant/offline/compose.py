@@ -737,13 +737,25 @@ def table_rows_asked(texts: list[str], question: str) -> tuple[str, list[str]]:
         head = rows[0][1:]
         cols = [i for i, h in enumerate(head) if column_named(h, low)]  # no column named ("bf16 or fp16?"): not a cell question
         facts = [(r[0].strip("*` "), r[1:]) for r in rows[1:]]
-        asked = ["**" + key + "**: " + "; ".join(f"{head[i]} {cells[i]}" for i in cols if i < len(cells) and cells[i]).replace("~", "≈")
+        asked = ["**" + key + "**: " + "; ".join(f"{shown(head[i])} {cells[i]}" for i in cols if i < len(cells) and cells[i]).replace("~", "≈")
                  for key, cells in facts
                  if cols and len(key) >= 3 and re.search(rf"(?<![a-z0-9]){re.escape(key.lower())}(?![a-z0-9])", low)]
         if asked:
             every = [f"{key}: " + "; ".join(f"{h} {c}" for h, c in zip(head, cells, strict=False) if c) for key, cells in facts]
             return (asked[0] if len(asked) == 1 else "\n" + "\n".join(f"- {line}" for line in asked)), every
     return "", []
+
+
+def shown(header: str) -> str:
+    """A Chinese header as the answer shows it: without the English gloss that only helps match it ("指数位（exponent）"
+    → 指数位, "尾数位（小数部分，mantissa）" → 尾数位（小数部分）)."""
+    if not re.search(r"[\u4e00-\u9fff]", header):
+        return header
+
+    def keep(m: re.Match[str]) -> str:
+        inner = re.sub(r"[，,]?\s*[A-Za-z][A-Za-z ]*", "", m.group(1)).strip("，, ")
+        return f"（{inner}）" if inner else ""
+    return re.sub(r"[（(]([^）)]*)[）)]", keep, header)
 
 
 def column_named(header: str, question: str) -> bool:

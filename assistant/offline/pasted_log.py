@@ -173,7 +173,7 @@ def render_banner(b: TrainerBanner, lang: str, question: str = "") -> str:
         if n:
             span = f"{n.low:,}" + (f"–{n.high:,}" if n.high != n.low else "")
             check = (f"；核对：{n.examples:,} / {n.total_batch} ≈ {n.per_epoch:.1f} 步/轮 × {n.epochs:g} 轮 = {span}" if zh else
-                     f"; check: {n.examples:,} / {n.total_batch} = {n.per_epoch:.1f} steps per epoch × {n.epochs:g} epochs = {span}")
+                     f"; check: {n.examples:,} / {n.total_batch} = {n.per_epoch:.1f} steps per epoch × {n.epochs:g} epoch{'s' * (n.epochs != 1)} = {span}")
         lines.append(f"**总优化步数 {b.total_steps:,}**（日志给出{check}）。" if zh else
                      f"**{b.total_steps:,} optimizer steps** in all (the banner's own figure{check}).")
     elif n:
@@ -182,7 +182,7 @@ def render_banner(b: TrainerBanner, lang: str, question: str = "") -> str:
             f"**总优化步数约 {value}**：每轮 {n.examples:,} / {n.total_batch} ≈ {n.per_epoch:.1f} 步 × {n.epochs:g} 轮"
             "（最后不满一个总 batch 的部分，旧版 Trainer 舍去、新版计为一步）。" if zh else
             f"**About {value} optimizer steps** in all: {n.examples:,} examples / total batch {n.total_batch} = "
-            f"{n.per_epoch:.1f} steps per epoch × {n.epochs:g} epochs (a last partial batch is dropped by older "
+            f"{n.per_epoch:.1f} steps per epoch × {n.epochs:g} epoch{'s' * (n.epochs != 1)} (a last partial batch is dropped by older "
             "Trainers and counted as a step by newer ones).")
     if not lines:
         return ""
@@ -195,7 +195,11 @@ def render_banner(b: TrainerBanner, lang: str, question: str = "") -> str:
     return "\n".join(lines)
 
 
-def render_iteration(x: IterationLine, lang: str) -> str:
+THROUGHPUT_WORD = re.compile(r"(?<![a-z])tps(?![a-z])|tokens?\s*/\s*s|tokens?\s+per\s+s|throughput|吞吐", re.I)
+TIME_WORD = re.compile(r"how\s+long|till\s+done|left|remaining|finish|多久|还要|剩|跑完|时间", re.I)
+
+
+def render_iteration(x: IterationLine, lang: str, question: str = "") -> str:
     zh = lang == "zh"
     sec = x.seconds
     lines: list[str] = []
@@ -227,10 +231,12 @@ def render_iteration(x: IterationLine, lang: str) -> str:
                      "during the run (batch ramp-up).")
     if not lines:
         return ""
+    if len(lines) >= 2 and asked_first(question, THROUGHPUT_WORD, TIME_WORD):
+        lines[0], lines[1] = lines[1], lines[0]  # "每卡 TPS 多少": the throughput asked leads
     lines.append("（数字全部取自你贴的 MindSpeed-LLM 迭代日志；时间按当前每次迭代耗时线性外推。）" if zh else
                  "(Every figure is from your MindSpeed-LLM iteration line; the time extrapolates the current time per iteration.)")
     return "\n".join(lines)
 
 
 def render(log: PastedLog, lang: str, question: str = "") -> str:
-    return render_banner(log, lang, question) if isinstance(log, TrainerBanner) else render_iteration(log, lang)
+    return render_banner(log, lang, question) if isinstance(log, TrainerBanner) else render_iteration(log, lang, question)

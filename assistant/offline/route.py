@@ -625,7 +625,8 @@ def asks_amount(s: Slots) -> bool:
     read from any mention of NPUs or serving ("NPU_Flash_Attn", "my vLLM service"); "请求体最大多少" asks a
     limit of a note's subject, and "what is ZeRO-3" explains."""
     q = s.question.lower()
-    if "config" in s.intents and PRODUCES.search(q):
+    # (the command of a procedure's own script, "generate_dataset.py 命令咋写", is the note's, not a config of a job)
+    if "config" in s.intents and PRODUCES.search(q) and not (s.procedures_named and not names_model(s)):
         return True
     explained = bool(EXPLAINS.search(q))
     if ORDER_ASKED.search(q) and not DEVICES_COUNTED.search(q) and not names_model(s):
