@@ -22,7 +22,7 @@ from ..tools.tables import (
     SearchNotesResult,
 )
 from . import batch_math, fused_attention, note_pick, pasted_log, spec, stated
-from .asked import asks_table_length, asks_verdict
+from .asked import asks_host_ram, asks_table_length, asks_verdict
 from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
 from .conversation import CARRY
@@ -58,6 +58,8 @@ RENDERERS: dict[str, tuple[type, bool | None, str]] = {
     "compare_hardware": (CompareHardwareResult, None, "compare"),
 }
 VALUE_ONLY = {"list_hardware"}  # renderers that take the result's value rather than the call
+# Quantities a follow-up of an OOM report may ask besides device memory: the figure asked leads, not the OOM's estimate
+OTHER_QUANTITIES = {"kv", "time", "config", "throughput", "host_ram"}
 SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_inference", "inference_min_cards", "compare_hardware",
                 "what_fits"}
 
@@ -140,6 +142,8 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         verdict on their run. The answer leads with that, the estimate's range against the usable memory, and the next
         step; the estimate's own lines follow as the comparison."""
         if not self.s.oom_reported or self.below_vendor_minimum():  # fewer devices than the vendor lists: that leads
+            return out
+        if asks_host_ram(self.s) or self.s.intents & OTHER_QUANTITIES:  # "开 offload 的话主机内存要多少": that figure leads
             return out
         # the figures the estimate's own lines print (the allocator's pool and its likely range), so the two agree
         mems = [(m.total_gib, m.low_gib, m.high_gib, m.usable_gib, m.verdict, m.devices, m.unit)

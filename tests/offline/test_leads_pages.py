@@ -151,3 +151,17 @@ def test_a_premise_count_gets_no_yes(assistant, question, total):
 
 def test_a_yes_no_count_question_still_gets_its_yes(assistant):
     assert "**是**" in lead_of(assistant.ask("Snt9B 一台是 8 卡吗？").answer)
+
+
+# The gateway's limit named in the user's words ("public endpoint", "gateway ... cut off"): the public-access page's 40 s
+def test_the_gateway_limit_is_found_by_its_words(assistant):
+    lead = lead_of(assistant.ask("calls to my deployed model via the public endpoint run ~90 s; does the API gateway drop them?").answer)
+    assert "40 s" in lead and "90 s" in lead
+
+
+# After an OOM report, a follow-up asking another figure (host RAM for offload) gets that figure first
+def test_a_follow_up_quantity_after_an_oom_leads(assistant):
+    first = "llamafactory 训 qwen2.5-32b lora 8192，8 张卡，报 NPU out of memory"
+    answer = assistant.ask("开 offload 的话主机内存要多少", history=[
+        {"role": "user", "content": first}, {"role": "assistant", "content": assistant.ask(first).answer}]).answer
+    assert "主机内存" in lead_of(answer) and "你的任务已经显存溢出" not in lead_of(answer)
