@@ -437,10 +437,13 @@ class NoteIndex:
         upper = {span.strip() for k in facts_ for span in _SPAN.findall(units[k][3]) if re.fullmatch(r"[A-Z][A-Z0-9_]+", span.strip())}
         accepted = [p for p in named_parameters(text) if _MARKED.search(p) or p.upper() in upper and p.lower() not in _PLAIN_WORDS]
         title = rows[units[facts_[0]][0]]["title"].lower() if facts_ else ""
+        # "what does the example set --max-num-seqs to?": the example command that sets it is the line about it
+        example_asked = bool(EXAMPLE_ASKED.search(text.lower()))
         for p in accepted:
             if p.lower() in title:  # the note's subject ("NPU_Flash_Attn 的 D 上限"): the rest of the question picks the line
                 continue
-            ks = [k for k in facts_ if is_about(units[k][3], rows[units[k][0]]["heading"], p)]
+            ks = [k for k in facts_ if is_about(units[k][3], rows[units[k][0]]["heading"], p)
+                  or example_asked and sets_in_code(units[k][3], p)]
             if ks and len(ks) * 2 <= len(facts_):
                 about.setdefault(p, ks)
         # a list's introduction carries its rows: the row about the parameter is its line, not the whole list
@@ -560,6 +563,16 @@ def explains_other_excerpt(fact: str, question: str) -> bool:
     `NPU 4`, `60.97 GiB total capacity`) that the question does not contain."""
     m = _EXCERPT.match(fact)
     return m is not None and re.sub(r"\s+", " ", m.group(1).lower()) not in re.sub(r"\s+", " ", question.lower())
+
+
+EXAMPLE_ASKED = re.compile(r"example|示例|例子|样例|set\s+to|设(?:的|成|为)?多少|取值是")
+
+
+def sets_in_code(fact: str, param: str) -> bool:
+    """A code block of the fact sets the flag (`--max-num-seqs=256`, `--block-size 128`)."""
+    if not param.startswith("--"):
+        return False
+    return any(re.search(rf"(?<![\w-]){re.escape(param)}[=\s]", block) for block in re.findall(r"```.*?```", fact, flags=re.S))
 
 
 def opens_with(fact: str, param: str) -> bool:

@@ -32,7 +32,11 @@ WORD = re.compile(r"[a-z][a-z0-9_-]+")
 STOP = frozenset({"the", "and", "for", "with", "what", "when", "does", "should", "first", "next", "step", "thing",
                   "then", "after", "before", "vendor", "page", "say", "says", "training", "train", "fine", "tune",
                   "oom", "shows", "show", "nothing", "left", "over", "still", "this", "that", "from", "into", "your",
-                  "have"})
+                  "have",
+                  # verbs of asking a value ("what is X set to", "what do they use") name no part of a note
+                  "set", "use", "used", "uses",
+                  # function words of two letters, which the word pattern keeps
+                  "to", "of", "in", "on", "is", "are", "an", "it", "do", "be", "by", "at", "or", "as", "if", "so", "we", "my"})
 
 # "official figure?": a sentence of the notes saying no official figure exists or was found
 ASKS_OFFICIAL = re.compile(r"official|官方|公布|公开", re.I)

@@ -165,3 +165,10 @@ def test_a_follow_up_quantity_after_an_oom_leads(assistant):
     answer = assistant.ask("开 offload 的话主机内存要多少", history=[
         {"role": "user", "content": first}, {"role": "assistant", "content": assistant.ask(first).answer}]).answer
     assert "主机内存" in lead_of(answer) and "你的任务已经显存溢出" not in lead_of(answer)
+
+
+# The vendor's Ascend-vLLM example launch line (huaweicloud guide): --max-num-seqs=256, --max-num-batched-tokens=4096,
+# --block-size=128; its flags lead, not the block_size FAQ line that shares the word "block"
+def test_the_example_launch_flags_lead(assistant):
+    lead = lead_of(assistant.ask("what does the modelarts vllm-ascend example set --max-num-seqs and --block-size to?").answer)
+    assert lead.index("--max-num-seqs=256") < (lead.index("offline inference") if "offline inference" in lead else len(lead))
