@@ -439,6 +439,11 @@ class NoteIndex:
         title = rows[units[facts_[0]][0]]["title"].lower() if facts_ else ""
         # "what does the example set --max-num-seqs to?": the example command that sets it is the line about it
         example_asked = bool(EXAMPLE_ASKED.search(text.lower()))
+        # when an example's value is asked, a flag named without its dashes ("dtype", "gpu-memory-utilization") is that
+        # flag where the note writes it so
+        flags = {m.lower() for k in facts_ for m in re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*[a-z0-9])", units[k][3].lower())}
+        accepted += [f"--{w.lower()}" for w in re.findall(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?![\w-])", text)
+                     if example_asked and w.lower() in flags and f"--{w.lower()}" not in accepted]
         for p in accepted:
             if p.lower() in title:  # the note's subject ("NPU_Flash_Attn 的 D 上限"): the rest of the question picks the line
                 continue

@@ -172,3 +172,9 @@ def test_a_follow_up_quantity_after_an_oom_leads(assistant):
 def test_the_example_launch_flags_lead(assistant):
     lead = lead_of(assistant.ask("what does the modelarts vllm-ascend example set --max-num-seqs and --block-size to?").answer)
     assert lead.index("--max-num-seqs=256") < (lead.index("offline inference") if "offline inference" in lead else len(lead))
+
+
+# The same example asked by the flags' names without dashes: --dtype=float16, --gpu-memory-utilization=0.9
+def test_the_example_flags_named_without_dashes(assistant):
+    lead = lead_of(assistant.ask("in the modelarts ascend-vllm example launch, what dtype and gpu-memory-utilization do they use?").answer)
+    assert "--dtype=float16" in lead and "--gpu-memory-utilization=0.9" in lead
