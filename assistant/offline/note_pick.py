@@ -36,7 +36,7 @@ STOP = frozenset({"the", "and", "for", "with", "what", "when", "does", "should",
                   # verbs of asking a value ("what is X set to", "what do they use") name no part of a note
                   "set", "use", "used", "uses",
                   # function words of two letters, which the word pattern keeps
-                  "to", "of", "in", "on", "is", "are", "an", "it", "do", "be", "by", "at", "or", "as", "if", "so", "we", "my"})
+                  "to", "of", "in", "is", "are", "an", "it", "do", "be", "by", "at", "or", "as", "if", "so", "we", "my"})
 
 # "official figure?": a sentence of the notes saying no official figure exists or was found
 ASKS_OFFICIAL = re.compile(r"official|官方|公布|公开", re.I)
