@@ -178,3 +178,13 @@ def test_the_example_launch_flags_lead(assistant):
 def test_the_example_flags_named_without_dashes(assistant):
     lead = lead_of(assistant.ask("in the modelarts ascend-vllm example launch, what dtype and gpu-memory-utilization do they use?").answer)
     assert "--dtype=float16" in lead and "--gpu-memory-utilization=0.9" in lead
+
+
+# 训练的数据集预处理说明 (modelarts_llm_train_91113): the llama2-13b example writes to
+# /home/ma-user/ws/llm_train/processed_for_input/llama2-13b/; asked beside --output-prefix, both lead
+@pytest.mark.parametrize("question", [
+    "what do I pass as --output-prefix to 1_preprocess_data.sh, and where does the processed data end up?",
+    "1_preprocess_data.sh 的 --output-prefix 填什么？处理完的数据在哪个目录",
+])
+def test_the_output_directory_leads_beside_the_prefix(assistant, question):
+    assert "processed_for_input/llama2-13b/" in lead_of(assistant.ask(question).answer)
