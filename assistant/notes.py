@@ -108,6 +108,9 @@ class NoteSection:
     keywords: list[str] = field(default_factory=list)
     lang: str = "en"
     summary: str = ""  # the note's answer-first summary (front matter), the same for every section
+    # the words that name the procedure the note tells how to do ("convert the weights", "权重转换"): a question naming
+    # one asks how to do it, whatever job it states beside it (front matter ``procedures``)
+    procedures: list[str] = field(default_factory=list)
 
 
 def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
@@ -130,7 +133,7 @@ def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
             sections.append(
                 NoteSection(note_id, len(sections), path.name, title, str(meta.get("topic", note_id)),
                             str(meta.get("source", "")), heading, text, keywords, lang,
-                            str(meta.get("summary", "") or "").strip())
+                            str(meta.get("summary", "") or "").strip(), [str(k) for k in meta.get("procedures", []) or []])
             )
 
     for line in body.splitlines():
@@ -352,6 +355,9 @@ class NoteIndex:
         facts_ = [k for k in mine if units[k][0] >= 0]
         if ASKS_FIX.search(text.lower()):  # "…怎么办", "how do I fix…": only a fact that says what to do answers it
             facts_ = [k for k in facts_ if SAYS_WHAT_TO_DO.search(units[k][3])]
+        # a line explaining a piece of the note's sample message ("`NPU 4` is the device…") answers only a question that
+        # quotes that piece: said to a user whose message has no "NPU 4", it explains something they never wrote
+        facts_ = [k for k in facts_ if not explains_other_excerpt(units[k][3], text)]
         every_fact = facts_  # (a parameter's own line says what it means, whatever its words: "`--epochs` … is the number of rounds")
         meaning = ASKS_MEANING.search(text.lower()) and [k for k in facts_ if SAYS_MEANING.search(units[k][3])]
         if meaning:  # the fact that says what the terms mean, over the note's summary of what to do
@@ -393,17 +399,20 @@ class NoteIndex:
                 break
             picked.append(nxt)
             left -= unit_toks[nxt]
-        if ASKS_HOW.search(text.lower()) and not any(SAYS_WHAT_TO_DO.search(units[k][3]) for k in picked):
+        how: list[int] = []  # the facts that go on from the best one to say how (they follow it directly)
+        # (the best fact's own section goes on to say how: a further fact elsewhere that says what to do is another step)
+        if ASKS_HOW.search(text.lower()) and not SAYS_WHAT_TO_DO.search(units[top][3]):
             # "how do I …?": a fact that only describes is followed by the next ones of its section up to one that says how
             row, n = units[top][0], units[top][2]
             after = sorted((k for k in facts_ if units[k][0] == row and units[k][2] > n and k not in picked), key=lambda k: units[k][2])
             for k in after[:2]:
-                picked.append(k)
+                how.append(k)
                 if SAYS_WHAT_TO_DO.search(units[k][3]):
                     break
             else:
-                picked = picked[: len(picked) - len(after[:2])]
-        picked[1:] = sorted(picked[1:], key=lambda k: (units[k][0], units[k][2]))  # the best fact first, the rest in order
+                how = []
+        # the best fact first, the way on from it, the rest in the notes' order
+        picked = [top, *how, *sorted((k for k in picked[1:] if k not in how), key=lambda k: (units[k][0], units[k][2]))]
         # a bullet picked with the list that holds it is said once, in the list
         picked = [k for k in picked if not any(j != k and units[k][3] in units[j][3] for j in picked)]
         return Lead(self.joined(picked, lang), scores[top], False)
@@ -428,10 +437,18 @@ class NoteIndex:
         upper = {span.strip() for k in facts_ for span in _SPAN.findall(units[k][3]) if re.fullmatch(r"[A-Z][A-Z0-9_]+", span.strip())}
         accepted = [p for p in named_parameters(text) if _MARKED.search(p) or p.upper() in upper and p.lower() not in _PLAIN_WORDS]
         title = rows[units[facts_[0]][0]]["title"].lower() if facts_ else ""
+        # "what does the example set --max-num-seqs to?": the example command that sets it is the line about it
+        example_asked = bool(EXAMPLE_ASKED.search(text.lower()))
+        # when an example's value is asked, a flag named without its dashes ("dtype", "gpu-memory-utilization") is that
+        # flag where the note writes it so
+        flags = {m.lower() for k in facts_ for m in re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*[a-z0-9])", units[k][3].lower())}
+        accepted += [f"--{w.lower()}" for w in re.findall(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?![\w-])", text)
+                     if example_asked and w.lower() in flags and f"--{w.lower()}" not in accepted]
         for p in accepted:
             if p.lower() in title:  # the note's subject ("NPU_Flash_Attn 的 D 上限"): the rest of the question picks the line
                 continue
-            ks = [k for k in facts_ if is_about(units[k][3], rows[units[k][0]]["heading"], p)]
+            ks = [k for k in facts_ if is_about(units[k][3], rows[units[k][0]]["heading"], p)
+                  or example_asked and sets_in_code(units[k][3], p)]
             if ks and len(ks) * 2 <= len(facts_):
                 about.setdefault(p, ks)
         # a list's introduction carries its rows: the row about the parameter is its line, not the whole list
@@ -448,14 +465,20 @@ class NoteIndex:
         if ASKS_HOW.search(text.lower()):  # "怎么开启": of the lines about it, those that say what to do
             about = {p: [k for k in ks if SAYS_WHAT_TO_DO.search(units[k][3])] or ks for p, ks in about.items()}
         picked: list[int] = []
+        # the value words the question asks with ("默认", "default", "范围"): a parameter's own line that says them answers it
+        value_words = [m.group(0) for m in ASKS_VALUE.finditer(text.lower())]
         for p in sorted(about, key=lambda p: len(about[p])):  # the most specific parameter first
-            if any(k in about[p] for k in picked):
+            # the parameter's own line ("`TRAIN_ITERS` 可选：不设置时默认为 …") over a list that only names it beside others
+            own_line = {k: opens_with(units[k][3], p) and any(w in units[k][3].lower() for w in value_words) for k in about[p]}
+            if any(k in about[p] for k in picked) and not (any(own_line.values()) and not any(own_line.get(k) for k in picked)):
                 continue
             covers = {k: sum(k in ks for ks in about.values()) for k in about[p]}
             # a section headed by the parameters is where the note explains them ("GBS 与 MBS 的区别")
             headed = {k: sum(bool(re.search(rf"(?<![\w\-]){re.escape(q.lower())}(?![\w\-])", rows[units[k][0]]["heading"].lower()))
                              for q in about) for k in about[p]}
-            picked.append(max(about[p], key=lambda k: (covers[k], headed[k], rest[k], opens_with(units[k][3], p), -k)))
+            # the parameter's own line ("`TRAIN_ITERS` is optional: it defaults to …") over a list that only names it beside
+            # others, when the question asks what it is worth ("默认怎么算", "default?")
+            picked.append(max(about[p], key=lambda k: (own_line[k], covers[k], headed[k], rest[k], opens_with(units[k][3], p), -k)))
         # in the question's order of parameters; a further fact about them when the question asks more ("默认多少，设了会怎样")
         order = [p for p in accepted if p in about]
         picked.sort(key=lambda k: min(order.index(p) for p in about if k in about[p]))
@@ -472,7 +495,9 @@ class NoteIndex:
             more = self._facts[lang][2].scores(sorted(left))
             further = max(pool, key=lambda k: more[k], default=None)
             # the next sentence continues the picked one: any word of the question left is enough for it
-            if further is not None and more[further] >= (0.5 if further in after else MIN_FURTHER_FACT):
+            # (a further line about the same parameter, "Default: 1836 s" beside its range, needs only a word of the question)
+            about_it = {k for ks in about.values() for k in ks}
+            if further is not None and more[further] >= (0.5 if further in after or further in about_it else MIN_FURTHER_FACT):
                 picked.append(further)
         return Lead(self.joined(picked, lang), max(scores[k] for k in picked), False, tuple(order))
 
@@ -499,6 +524,9 @@ def named_parameters(text: str) -> list[str]:
     return out
 
 
+_INTERPRETERS = frozenset({"python", "python3", "bash", "sh", "torchrun"})
+
+
 def _span_names(span: str) -> set[str]:
     """What a backticked span names, lower-cased: a command (`python benchmark_serving.py --backend …`, `kubectl …`)
     names its program only; a setting, flag or formula (`--backend openai`, `CONVERT_MG2HF=TRUE`,
@@ -507,7 +535,8 @@ def _span_names(span: str) -> set[str]:
     if not words:
         return set()
     if len(words) > 1 and re.match(r"[a-z]", words[0]) and not re.search(r"[=:(]", words[0]):
-        return {words[0].lower()}
+        # `python generate_dataset.py …`, `bash 0_pl_sft_13b.sh`: the interpreter runs the script the command is about
+        return {words[0].lower(), words[1].lower()} if words[0].lower() in _INTERPRETERS else {words[0].lower()}
     return {w.lower() for w in re.findall(r"-{0,2}\w[\w.\-]*\w|\w+", span) if not w.startswith("<")}
 
 
@@ -529,6 +558,26 @@ def is_about(fact: str, heading: str, param: str) -> bool:
         return any(param.upper() == span.strip() or param.upper() in re.findall(r"[A-Z][A-Z0-9_]+", span)
                    for span in _SPAN.findall(text) if re.fullmatch(r"[A-Z0-9_ /*+\-()=.×]+", span.strip()))
     return bool(re.search(word, _SPAN.sub(" ", text).lower()))
+
+
+_EXCERPT = re.compile(r"^[\s\-*>\d.]*`([^`\n]*\d[^`\n]*\s[^`\n]*|[^`\n]*\s[^`\n]*\d[^`\n]*)`\s*(?:is|are|means|shows|是|表示|说明)")
+
+
+def explains_other_excerpt(fact: str, question: str) -> bool:
+    """The fact opens by explaining a quoted piece of a sample message (a backticked span with a space and a digit:
+    `NPU 4`, `60.97 GiB total capacity`) that the question does not contain."""
+    m = _EXCERPT.match(fact)
+    return m is not None and re.sub(r"\s+", " ", m.group(1).lower()) not in re.sub(r"\s+", " ", question.lower())
+
+
+EXAMPLE_ASKED = re.compile(r"example|示例|例子|样例|set\s+to|设(?:的|成|为)?多少|取值是")
+
+
+def sets_in_code(fact: str, param: str) -> bool:
+    """A code block of the fact sets the flag (`--max-num-seqs=256`, `--block-size 128`)."""
+    if not param.startswith("--"):
+        return False
+    return any(re.search(rf"(?<![\w-]){re.escape(param)}[=\s]", block) for block in re.findall(r"```.*?```", fact, flags=re.S))
 
 
 def opens_with(fact: str, param: str) -> bool:
@@ -564,7 +613,9 @@ ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何�
 ASKS_MEANING = re.compile(r"(?<![a-z])(?:mean(?:s|ing)?|explain)(?![a-z])|什么意思|含义|意思是|是指")
 SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意思|是指")
 ASKS_DIFFERENCE = re.compile(r"(?<![a-z])(?:vs\.?|versus|difference|differ|compared?)(?![a-z])|区别|差别|不同|对比|比较")
-ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
+# a value asked of a parameter: its default, its range, how it is computed
+ASKS_VALUE = re.compile(r"default|默认|取值|范围|(?<![a-z])range")
+ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样|咋")
 _CJK_STOP_CHAR = re.compile("[" + "".join(c for c in _CJK_STOP if len(c) == 1) + "]")
 MAX_LEAD_FACTS = 3
 RARE_FACTS = 6  # a word in at most this many facts of one language is specific enough to lead with its fact
@@ -742,6 +793,8 @@ class NoteTopic:
 
     any_word: re.Pattern[str] | None
     all_words: tuple[re.Pattern[str], ...] = ()
+    procedure: re.Pattern[str] | None = None  # the words that name the note's procedure (front matter ``procedures``)
+    titles: str = ""  # the note's titles (both languages): the words a search for its procedure adds
 
     def named_in(self, text: str) -> bool:
         if self.any_word is not None and self.any_word.search(text):
@@ -762,7 +815,11 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
     setting words ("Snt9B vs Snt9B23") both of them."""
     words: dict[str, set[str]] = {}
     pairs: dict[str, set[str]] = {}
+    procedures: dict[str, set[str]] = {}
+    titles: dict[str, dict[str, str]] = {}
     for s in sections:
+        titles.setdefault(s.file, {}).setdefault(s.lang, s.title)
+        procedures.setdefault(s.file, set()).update(k.lower().strip() for k in s.procedures if k.strip())
         words.setdefault(s.file, set()).update(
             k.lower().strip() for k in s.keywords
             # a keyword of punctuation alone ("-", the tables' not-supported mark) names no topic: "--" is in any junk
@@ -773,9 +830,17 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
     out = {}
     for file, ws in words.items():
         alternation = "|".join(_word_rx(w) for w in sorted(ws, key=len, reverse=True))
+        how = "|".join(_word_rx(w) for w in sorted(procedures.get(file, ()), key=len, reverse=True))
         out[file] = NoteTopic(re.compile(alternation) if alternation else None,
-                              tuple(re.compile(_word_rx(w)) for w in sorted(pairs.get(file, ()))))
+                              tuple(re.compile(_word_rx(w)) for w in sorted(pairs.get(file, ()))), re.compile(how) if how else None,
+                              " ".join(titles.get(file, {}).values()))
     return out
+
+
+def procedures_named(question: str, topics: dict[str, NoteTopic]) -> set[str]:
+    """The notes whose procedure the question names ("how do I convert the weights back to HF?")."""
+    text = question.lower()
+    return {file for file, topic in topics.items() if topic.procedure is not None and topic.procedure.search(text)}
 
 
 def covering(question: str, topics: dict[str, NoteTopic]) -> set[str]:

@@ -21,8 +21,8 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, note_pick, spec, stated
-from .asked import asks_table_length, asks_verdict
+from . import batch_math, fused_attention, note_pick, pasted_log, spec, stated
+from .asked import asks_host_ram, asks_table_length, asks_verdict
 from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
 from .conversation import CARRY
@@ -59,6 +59,8 @@ RENDERERS: dict[str, tuple[type, bool | None, str]] = {
     "compare_hardware": (CompareHardwareResult, None, "compare"),
 }
 VALUE_ONLY = {"list_hardware"}  # renderers that take the result's value rather than the call
+# Quantities a follow-up of an OOM report may ask besides device memory: the figure asked leads, not the OOM's estimate
+OTHER_QUANTITIES = {"kv", "time", "config", "throughput", "host_ram"}
 SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_inference", "inference_min_cards", "compare_hardware",
                 "what_fits"}
 
@@ -82,6 +84,8 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
 
     def answer(self) -> str:
         s = self.s
+        if not self.done and (log := pasted_log.read(s.question)) and (derived := pasted_log.render(log, self.lang, s.question)):
+            return derived
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang)
         if not self.done:
@@ -91,6 +95,7 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         out = self.compared() if compares(s) and self.per_variant() else self.nodes_first(self.batch_after_lead(self.body()))
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
+        out = self.oom_reported_first(out)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
         if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
             out = [self.say("no_prices"), ""] + out
@@ -140,6 +145,35 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
+
+    def oom_reported_first(self, out: list[str]) -> list[str]:
+        """The user reports an out-of-memory error on this job and the estimate fits (or is tight): the estimate is no
+        verdict on their run. The answer leads with that, the estimate's range against the usable memory, and the next
+        step; the estimate's own lines follow as the comparison."""
+        if not self.s.oom_reported or self.below_vendor_minimum():  # fewer devices than the vendor lists: that leads
+            return out
+        if asks_host_ram(self.s) or self.s.intents & OTHER_QUANTITIES:  # "开 offload 的话主机内存要多少": that figure leads
+            return out
+        # the figures the estimate's own lines print (the allocator's pool and its likely range), so the two agree
+        mems = [(m.total_gib, m.low_gib, m.high_gib, m.usable_gib, m.verdict, m.devices, m.unit)
+                for m in self.r.values("estimate_training_memory", TrainingMemoryResult)]
+        mems += [(p.memory.total_gib, p.memory.low_gib, p.memory.high_gib, p.memory.usable_gib, p.verdict, p.devices, p.unit)
+                 for p in self.r.values("plan_training", PlanResult) if p.fits and (not self.e.devices or p.devices <= self.e.devices)]
+        mems.sort(key=lambda m: m[5] != self.e.devices)  # the estimate on the user's own device count first
+        if not mems or mems[0][4] == "does_not_fit":
+            return out
+        total, low, high, usable, _, devices, unit = mems[0]
+        smi = "nvidia-smi" if self.on_gpu() else "npu-smi info"
+        unit_said = self.L(unit, "卡" if unit == "card" else unit)
+        units = self.L(unit + ("s" if devices != 1 else ""), "张卡" if unit == "card" else unit)
+        where = self.say("oom_reported_within" if high > usable else "oom_reported_beyond")
+        line = self.say("oom_reported_estimate", total=total, low=low, high=high, usable=usable, devices=devices,
+                        unit=unit_said, units=units, smi=smi, where=where)
+        label = self.say("answer")
+        at = next((i for i, ln in enumerate(out) if ln.startswith(label)), None)
+        if at is None:
+            return [label + line, "", *out]
+        return [*out[:at], label + line, out[at][len(label):], *out[at + 1:]]
 
     def below_vendor_minimum(self) -> bool:
         """The user's devices are fewer than the vendor rows list for this training job."""
@@ -533,6 +567,11 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         about = [hs for hs in by_note.values() if marked_names(hs[0])]
         if about and not reported and not marked_names(ranked[0]):
             ranked = max(about, key=lambda hs: (hs[0].lead_score, hs[0].score))
+        # the note whose procedure the question names ("HF 转 megatron 时 TP PP…": the conversion's note) answers it over
+        # one that only shares its words (the parallelism note also says what TP and PP must match)
+        doing = [hs for file, hs in by_note.items() if file in self.s.procedures_named]
+        if doing and not reported and ranked[0].file not in self.s.procedures_named:
+            ranked = max(doing, key=lambda hs: (hs[0].lead_score, hs[0].score))
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
@@ -711,7 +750,7 @@ def table_rows_asked(texts: list[str], question: str) -> tuple[str, list[str]]:
         head = rows[0][1:]
         cols = [i for i, h in enumerate(head) if column_named(h, low)]  # no column named ("bf16 or fp16?"): not a cell question
         facts = [(r[0].strip("*` "), r[1:]) for r in rows[1:]]
-        asked = ["**" + key + "**: " + "; ".join(f"{head[i]} {cells[i]}" for i in cols if i < len(cells) and cells[i]).replace("~", "≈")
+        asked = ["**" + key + "**: " + "; ".join(f"{shown(head[i])} {cells[i]}" for i in cols if i < len(cells) and cells[i]).replace("~", "≈")
                  for key, cells in facts
                  if cols and len(key) >= 3 and re.search(rf"(?<![a-z0-9]){re.escape(key.lower())}(?![a-z0-9])", low)]
         if asked:
@@ -720,11 +759,26 @@ def table_rows_asked(texts: list[str], question: str) -> tuple[str, list[str]]:
     return "", []
 
 
+def shown(header: str) -> str:
+    """A Chinese header as the answer shows it: without the English gloss that only helps match it ("指数位（exponent）"
+    → 指数位, "尾数位（小数部分，mantissa）" → 尾数位（小数部分）)."""
+    if not re.search(r"[\u4e00-\u9fff]", header):
+        return header
+
+    def keep(m: re.Match[str]) -> str:
+        inner = re.sub(r"[，,]?\s*[A-Za-z][A-Za-z ]*", "", m.group(1)).strip("，, ")
+        return f"（{inner}）" if inner else ""
+    return re.sub(r"[（(]([^）)]*)[）)]", keep, header)
+
+
 def column_named(header: str, question: str) -> bool:
     """A table column the (lower-cased) question names: its header without the bracketed gloss ("尾数位（小数部分）" → 尾数位),
     or for a Latin header one of its words of five letters or more ("largest finite" → "largest")."""
     name = re.sub(r"\(.*?\)|（.*?）", "", header).strip().lower()
-    return bool(name) and (name in question or any(len(w) >= 5 and re.search(rf"\b{w}", question) for w in re.findall(r"[a-z]+", name)))
+    # a Chinese header's English gloss names it too ("指数位（exponent）" for "BF16 的 exponent 几位")
+    gloss = " ".join(re.findall(r"[（(]([^）)]*)[）)]", header.lower())) if re.search(r"[\u4e00-\u9fff]", name) else ""
+    return bool(name) and (name in question or any(len(w) >= 5 and re.search(rf"\b{w}", question)
+                                                   for w in re.findall(r"[a-z]+", name + " " + gloss)))
 
 
 def flat(text: str) -> str:

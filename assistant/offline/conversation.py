@@ -245,6 +245,8 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     # "are 16 still enough?" after "how would you split TP and PP?": the yes/no is asked now, not the split again
     # (an opening "ok, and …" acknowledges the last answer; it asks no yes/no)
     not_again = CARRY.one_quantity if ASKS_VERDICT.search(ACKNOWLEDGED.sub("", turn.question)) else frozenset()
+    if turn.procedures_named and not asks(turn):
+        return  # "and after training, back to HF?": the procedure is asked now, not the earlier turn's quantities
     if not turn.intents - {"estimate", "support"}:
         new.intents |= earlier.intents - CARRY.reported - not_again
     elif not asks(turn):
@@ -254,6 +256,8 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     elif "cards" in new.intents and "cards" not in asks(turn):
         # "on those cards, what ZeRO and GA?": the turn asks its own quantities; its device word asks no count
         new.intents.discard("cards")
+    if earlier.oom_reported and turn.task() in (None, earlier.task()):
+        new.oom_reported = True  # "OOM 了" then "已经是 ZeRO-3 了": still the run that ran out of memory
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
     if turn.task() is None:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..notes import explains_other_excerpt
 from ..tools.tables import NotePassage
 
 # "which DATA_TYPE", "which one fits", "what should I pick", "该选哪个", "用哪个", "适合哪个"
@@ -31,7 +32,11 @@ WORD = re.compile(r"[a-z][a-z0-9_-]+")
 STOP = frozenset({"the", "and", "for", "with", "what", "when", "does", "should", "first", "next", "step", "thing",
                   "then", "after", "before", "vendor", "page", "say", "says", "training", "train", "fine", "tune",
                   "oom", "shows", "show", "nothing", "left", "over", "still", "this", "that", "from", "into", "your",
-                  "have"})
+                  "have",
+                  # verbs of asking a value ("what is X set to", "what do they use") name no part of a note
+                  "set", "use", "used", "uses",
+                  # function words of two letters, which the word pattern keeps
+                  "to", "of", "in", "is", "are", "an", "it", "do", "be", "by", "at", "or", "as", "if", "so", "we", "my"})
 
 # "official figure?": a sentence of the notes saying no official figure exists or was found
 ASKS_OFFICIAL = re.compile(r"official|官方|公布|公开", re.I)
@@ -55,7 +60,9 @@ def terms(text: str) -> set[str]:
 
 
 def option_parts(name: str) -> set[str]:
-    return {p.lower() for p in CAMEL.findall(name.replace("_", " ").replace("-", " ")) if len(p) >= 3}
+    """The parts of an option's name: its words of three letters or more, and its two-letter acronyms ("HF")."""
+    return {p.lower() for p in CAMEL.findall(name.replace("_", " ").replace("-", " "))
+            if len(p) >= 3 or len(p) == 2 and p.isupper()}
 
 
 def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> str | None:
@@ -64,15 +71,21 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
     `GeneralPretrainHandler`（默认，用于预训练）). None when no one option stands out."""
     if not WHICH_ONE.search(question):
         return None
-    low = re.sub(r"[-_ ]", "", question.lower())
+    # the flags and files the question names say where the option goes, not which one ("which --tokenizer-type …": the
+    # "tokenizer" of the flag's name singles out no `GPT2BPETokenizer`)
+    own = re.sub(r"--[\w-]+|[\w-]+\.(?:sh|py|json|ya?ml)", " ", question.lower())
+    low = re.sub(r"[-_ ]", "", own)
     options = [o for o in dict.fromkeys(OPTION.findall(lead)) if o.lower() not in question.lower()]
     if len(options) < 3:
         return None
     parts = {o: option_parts(o) for o in options}
     shared = {p: sum(p in ps for ps in parts.values()) for p in set().union(*parts.values())}
+
+    def named(p: str) -> bool:  # a two-letter part ("HF" of `PretrainedFromHF`) only as a word of its own
+        return bool(re.search(rf"(?<![a-z]){p}(?![a-z])", own)) if len(p) < 3 else p in low
     # a part only one option has ("sharegpt", "alpaca") singles it out; one most options share ("handler") says nothing
     for most in (1, len(options) // 2):
-        by_name = [o for o in options if any(p in low for p in parts[o] if shared[p] <= most)]
+        by_name = [o for o in options if any(named(p) for p in parts[o] if shared[p] <= most)]
         if len(by_name) == 1:
             return by_name[0]
     asked = terms(question)
@@ -172,7 +185,8 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         return []
     # whole bullets only: one that runs on to the next line ("… and change") is no answer on its own
     bullets = list(dict.fromkeys(b.strip() for p in passages for b in BULLET.findall(p.text)
-                                 if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())))
+                                 if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())
+                                 and not explains_other_excerpt(b, question)))  # a sample message's piece they never wrote
     if len(bullets) < 2:
         return []
     seen = [stems(b) for b in bullets]
@@ -187,6 +201,9 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         scored = [(len(want & s), -i) for i, s in enumerate(seen)]
         best, at = max(scored)
         if best < 1 or len(want & stems(lead)) >= best:  # the lead answers this part as well as any bullet would
+            continue
+        # one Chinese character pair in common ("能放开" and "能放下") is no match; one word of the part's own is
+        if best == 1 and not any(w.isascii() for w in want & seen[-at]):
             continue
         bullet = bullets[-at]
         if re.sub(r"[*`>\s]", "", bullet)[:40] not in flat_lead and bullet not in out:

@@ -8,7 +8,7 @@ import re
 import threading
 import unicodedata
 
-from ..notes import NoteTopic, covering
+from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
 from . import checks, either, serving_words, spec
@@ -37,6 +37,8 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
 
 MOST_PER_NODE = 16  # the most accelerators one server holds (8 on Snt9B / DGX, 16 on HGX-2-class GPU servers)
 
+# an out-of-memory error named ("OOM", "NPU out of memory", "显存不足", "爆显存"): with a problem reported, the user's run ran out
+OOM_WORDS = re.compile(r"(?<![a-z])oom(?:s|ed|ing)?(?![a-z])|out\s+of\s+memory|显存不足|显存溢出|爆显存|显存爆|(?<![a-z])oom了")
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Control characters other than tab and newline are dropped before parsing (and before the agent).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
@@ -223,6 +225,7 @@ class Parser:
             if s.hardware is None:
                 s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
         read_intents(work, s, s.model in self.serving_only)
+        s.oom_reported = "problem" in s.intents and bool(OOM_WORDS.search(low))
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
@@ -234,6 +237,11 @@ class Parser:
         if self.note_topics is not None:
             s.notes_cover = covering(low, self.note_topics)
             s.notes_named = set(s.notes_cover)
+            s.procedures_named = procedures_named(low, self.note_topics)
+            s.procedure_titles = " ".join(self.note_topics[f].titles for f in sorted(s.procedures_named))
+            # a procedure's note is named by naming the procedure ("anything to copy over by hand before serving?")
+            s.notes_cover |= s.procedures_named
+            s.notes_named |= s.procedures_named
             if self.note_term_not_model(s.unknown_model):
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()

@@ -21,6 +21,10 @@ NAMED_ONLY = ("part_naming", "part_flavor", "part_topology", "part_job_devices",
 PROCESSORS = re.compile(r"(?<![0-9.])(\d+)\s*(?:个|颗|张)?\s*(?:processors?|处理器|npus?|dies?|芯片)(?![a-z])")
 # "how many cards per node", "what is a DIE" (the hardware_facts intent): what a device and a node are
 NODE_FACTS = {"part_memory", "part_node", "part_unit"}
+# A count stated as the premise of another question ("一台 Snt9B 八张卡加起来一共多少 GB?", "an A3 node with its 16 DIE, how
+# many GB?") is not asked: no yes/no leads when the question asks a figure and no yes/no
+WH_ASKED = re.compile(r"多少|几|哪|什么|(?<![a-z])(?:what|which|how\s+(?:many|much))(?![a-z])")
+YES_NO_ASKED = re.compile(r"吗|是不是|是否|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^(?:is|does|do|has|are|can)\s")
 NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
 
 
@@ -272,6 +276,8 @@ class PartFactsBlocks(Writer):
             else (h.devices_per_node // dies if h.unit == "die" else h.devices_per_node)
         )
         word = "DIE" if unit == "die" else self.L("cards", "张卡")
+        if said == actual and WH_ASKED.search(self.s.question.lower()) and not YES_NO_ASKED.search(self.s.question.lower()):
+            return []  # "一台 Snt9B 八张卡加起来多少 GB": the count is the user's premise, right as stated; the figure asked leads
         if said == actual:
             return [
                 self.lead(

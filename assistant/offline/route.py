@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..resolve import variant_of
-from . import batch_math
+from . import batch_math, pasted_log
 from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
@@ -85,7 +85,12 @@ def note_query(s: Slots) -> str:
     extra = [words for rx, words in NOTE_TERMS if rx.search(text)]
     if "time" in s.intents:  # also when carried over from an earlier turn ("and with 16 cards?")
         extra.append(TIME_TERMS)
-    if "throughput" in s.intents:  # serving speed: the vLLM benchmark tools
+    if s.procedures_named:  # a procedure named ("转完可以直接拿去 vllm 推理吗"): its note is looked for by its title too
+        extra.append(s.procedure_titles)
+    if ORDER_ASKED.search(text.lower()):  # "rank … by", "按速度排个序": the notes' orders
+        extra.append("order 顺序 排序")
+    # serving speed: the vLLM benchmark tools (a training setting's speed, "ZeRO-3 vs ZeRO-2 + offload 哪个快", is not serving)
+    if "throughput" in s.intents and not ("zero" in s.intents or s.zero_stage is not None or s.method or "train" in s.intents):
         extra.append(SPEED_TERMS)
     seen = {w.lower() for w in text.split()}
     terms: list[str] = []
@@ -182,8 +187,12 @@ class Router:
         return self.call("list_models", family=s.family)
 
     def notes(self, s: Slots) -> list[Call]:
-        return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang,
-                         focus=(s.topic_text or s.question)[:NOTE_QUERY_CHARS])
+        focus = (s.topic_text or s.question)[:NOTE_QUERY_CHARS]
+        if s.procedures_named and not ASKS_WAY.search(focus) and not ASKS_SPECIFIC.search(focus):
+            # a procedure named ("and after training, back to HF?") asks how to do it: the lead goes on to the fact that
+            # says what to do, not only that it is not done by default
+            focus = ("how to " if s.lang == "en" else "怎么 ") + focus
+        return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang, focus=focus)
 
     def time_only(self, s: Slots) -> list[Call]:
         """"10亿 token，8 张卡，TPS 1500": the vendor formula needs no model, and the formula note beside it."""
@@ -598,7 +607,7 @@ SIZED = re.compile(r"(?<![a-z])(?:cards?|npus?|gpus?|nodes?|devices?|dies?|memor
                    r"gradient\s+accumulation|batch)(?![a-z_])|卡|节点|机器|显存|内存|梯度累积")
 # A config file asked for ("give me the yaml", "生成启动脚本"): a file for a job, which needs a model.
 # (a past form or the user's own writing is what they did, not a request: "the pods I created from config.yaml", "启动命令我写成…")
-PRODUCES = re.compile(r"(?<![a-z])(?:give|generate|write|create|produce|make)(?![a-z])|show\s+me|生成(?!的)|给我|(?<![我已])写(?!成|了|的|法|什么|哪)|给出|"
+PRODUCES = re.compile(r"(?<![a-z])(?:give|generate|write|create|produce|make)(?![a-z])|show\s+me|生成(?!的)|给我|(?<![我已只就都还])写(?!成|了|的|法|什么|哪)|给出|"
                       r"来一份|出一份|要一份")
 
 
@@ -607,15 +616,24 @@ MEMORY_WORD = re.compile(r"memory|vram|hbm|显存|内存")
 DEVICES_COUNTED = re.compile(r"how\s+many|几张|几卡|几个|几台|多少张|卡数|节点数")
 
 
+# An order asked of options ("rank the ZeRO stages by memory saving", "几种 stage 按速度排个序"): a comparison the notes
+# state, not an amount of a job, whatever quantity the order is by
+ORDER_ASKED = re.compile(r"(?<![a-z])(?:rank(?:ed|ing)?|sort(?:ed)?|order(?:ed)?\s+(?:them\s+)?by|in\s+order\s+of|(?:fastest|slowest|most|least)"
+                         r"\s+\w+\s+(?:to|first)|from\s+(?:fastest|slowest|most|least))(?![a-z])|排序|排个序|排一下|排列|按.{0,8}排|从快到慢|从慢到快|从高到低|从低到高")
+
+
 def asks_amount(s: Slots) -> bool:
     """A count, memory, a ZeRO stage or GA of devices, memory or a batch ("how many cards", "几张卡", "which
     ZeRO stage"), or a config file to produce. "cards" and "inference" alone are not asked amounts: they are
     read from any mention of NPUs or serving ("NPU_Flash_Attn", "my vLLM service"); "请求体最大多少" asks a
     limit of a note's subject, and "what is ZeRO-3" explains."""
     q = s.question.lower()
-    if "config" in s.intents and PRODUCES.search(q):
+    # (the command of a procedure's own script, "generate_dataset.py 命令咋写", is the note's, not a config of a job)
+    if "config" in s.intents and PRODUCES.search(q) and not (s.procedures_named and not names_model(s)):
         return True
     explained = bool(EXPLAINS.search(q))
+    if ORDER_ASKED.search(q) and not DEVICES_COUNTED.search(q) and not names_model(s):
+        return False
     # "mindspeed 对单卡显存有要求吗", "minimum memory per NPU for mindspeed-llm": a framework's or part's requirement on
     # memory is a rule the notes state, not an amount of a job (unless devices are counted: "how many cards at minimum")
     if REQUIREMENT.search(q) and MEMORY_WORD.search(q) and not DEVICES_COUNTED.search(q):
@@ -653,6 +671,24 @@ def knowledge_about_model(s: Slots) -> bool:
     # ("give me the yaml") is an amount (asks_amount)
     return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
             and not asks_amount(s) and not s.intents & {"problem", "oom_asked", "list_models", "list_hardware"})
+
+
+# a question that asks one thing of the procedure ("which commit", "where does it land", "多少"): its own words pick the fact
+ASKS_SPECIFIC = re.compile(r"(?<![a-z])(?:which|what|where|when|who|can|could|does|do|is|are|should|will)(?![a-z])|哪|什么|啥|多少|几|吗|"
+                           r"是否|能不能|可不可以")
+ASKS_WAY = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样")
+
+
+def procedure_about_model(s: Slots) -> bool:
+    """"How do I convert llama2-13b's HF weights for a 2-node MindSpeed run?", "then back to HF?": the question names a
+    procedure a note tells how to do (front matter ``procedures``); the model and job it states are that procedure's
+    setting, so the notes answer it, unless it asks an amount, a config file or reports a problem."""
+    return (names_model(s) and bool(s.procedures_named) and not asks_amount(s) and not asks_count_of_job(s)
+            and not s.intents & {"problem", "oom_asked", "tp", "config", "memory", "kv", "capacity"})
+
+
+def asks_count_of_job(s: Slots) -> bool:
+    return bool(DEVICES_COUNTED.search(s.question.lower()))
 
 
 def notes_without_model(s: Slots) -> bool:
@@ -763,6 +799,12 @@ def batch_asked(s: Slots) -> bool:
     return b is not None and ("gbs" if b.asked == "global_batch" else "ga") in s.intents
 
 
+def reads_pasted_log(s: Slots) -> bool:
+    """A Trainer banner or a MindSpeed-LLM iteration line pasted: the numbers it implies (devices, steps, time left,
+    tokens/s) are worked out from the log itself, with no tool, whatever model the log is of (pasted_log.py)."""
+    return pasted_log.read(s.question) is not None and not s.problems
+
+
 def batch_sum_only(s: Slots) -> bool:
     """"16 cards, micro batch 2, global batch 256: what GA?" names no model: GBS = MBS x DP x GA is the answer."""
     return not names_model(s) and batch_math.solve(s) is not None
@@ -812,10 +854,12 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
     (asks_largest_model, Router.largest_model),
+    (reads_pasted_log, lambda r, s: []),  # a pasted log's own figures: derived in the answer, no tool
     (batch_sum_only, lambda r, s: []),  # the user's own batch figures: the answer is their product, no tool
     (notes_without_model, Router.notes),
     (asks_model_context, Router.model_context),
     (knowledge_about_model, Router.notes),
+    (procedure_about_model, Router.notes),
     (names_model, Router.each_variant),
 ]
 # With a model: every rule that applies adds its calls, in this order.
@@ -828,7 +872,9 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (lambda s: "compare" in s.intents and not s.methods, Router.compare_calls),  # "lora vs full" compares no parts
     (asks_training_plan, Router.training_calls),
     (asked("time"), Router.time_calls),
-    (lambda s: bool(s.intents & {"troubleshoot", "time", "throughput"}), Router.note_calls),
+    # a layout or amount asked about a procedure ("for the HF->megatron conversion what TP and PP?"): the plan, then the
+    # notes on the procedure (what the conversion's TP/PP must match)
+    (lambda s: bool(s.intents & {"troubleshoot", "time", "throughput"} or s.procedures_named), Router.note_calls),
     # "and the weights alone?" in a training thread: the serving estimate's weights figure (component.py leads with it)
     (lambda s: "weights_memory" in s.intents and "inference" not in s.intents, Router.estimate_inference),
 ]

@@ -69,7 +69,9 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     r = _result(result)
     # nothing checked: the reader answers when the words name a model, or when the turn follows a conversation whose
     # job it changes ("tp=2 呢", "SEQ_LEN=8192 then?" after a sizing answer: a setting said, no setup pasted)
-    if read_prose and not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b"}):
+    # a command whose flags are only talked about ("--request-rate 1 2 4 8, --num-prompts 只写一个 1000 行吗"): nothing of it
+    # could be checked, so the question is one about the flags, which the notes answer
+    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b"}) or command_unchecked(r)):
         return None
     return AIMessage(content=render_setup(r, question_language(text)))
 
@@ -99,6 +101,12 @@ def not_checked(r: dict[str, Any]) -> bool:
     if r.get("kind") in ("benchmark", "preprocess"):  # a command checked flag by flag: the answer is the check
         return False
     return not (r.get("findings") or r.get("training") or r.get("serving") or r.get("oom") or r.get("vllm_log"))
+
+
+def command_unchecked(r: dict[str, Any]) -> bool:
+    """A benchmark or preprocessing command in which no rule found a fault and nothing could be checked either (no
+    pair of lists, no backend with its URL, no flag value the check reads): the words ask about it, not a paste."""
+    return r.get("kind") in ("benchmark", "preprocess") and not r.get("findings") and not _checked_items(r, "en")
 
 
 def without_setup_turn(after: list[BaseMessage]) -> list[BaseMessage]:
@@ -182,6 +190,13 @@ P = {
                              "when {tried:.2f} GiB more was asked ({share:.0%} of capacity); at least {short:.2f} GiB short.",
                        "zh": "OOM 报错：**模型/配置太大**：{platform} {dev} 已占用 {alloc:.2f} / {cap:.2f} GiB 时再申请 "
                              "{tried:.2f} GiB（占容量 {share:.0%}）；至少差 {short:.2f} GiB。"},
+    "oom_fits_on_paper": {"en": "**Out of memory in your run, although the estimate fits: about {total:.1f} GiB per {unit} (likely "
+                                "{low:.1f}-{high:.1f}) of {usable:.1f} GiB usable on {hw}** (estimate), while the message shows {alloc:.2f} "
+                                "GiB already allocated. What the run holds beyond the estimate is the thing to find: first look for "
+                                "leftover processes with `{smi}` and end them, then make the changes above, first to last.",
+                          "zh": "**你的任务已经显存溢出，而估算认为放得下：每{unit}约 {total:.1f} GiB（可能 {low:.1f}-{high:.1f} GiB），"
+                                "{hw} 可用 {usable:.1f} GiB**（估算），报错时已分配 {alloc:.2f} GiB。要找的是任务比估算多占的部分："
+                                "先用 `{smi}` 查找并结束残留进程，再按上面的顺序逐项修改。"},
     "below_table": {"en": "**Below the vendor's minimum: its minimum-card table lists {table} {unit}s for this job, you have "
                           "{devices}.** The estimate fits on paper; the vendor has not run it on fewer than {table}.",
                     "zh": "**低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。** 按估算能放下，"
@@ -367,6 +382,12 @@ def _json_error(v: dict[str, Any], lang: str) -> str:
 
 def _checked_command(r: dict[str, Any], lang: str) -> str:
     """A benchmark or preprocessing command in which no rule found a fault: what was checked, with the user's values."""
+    key = "setup_benchmark_ok" if r.get("kind") == "benchmark" else "setup_preprocess_ok"
+    return W[key][lang].format(items=("，" if lang == "zh" else ", ").join(_checked_items(r, lang)) or "-")
+
+
+def _checked_items(r: dict[str, Any], lang: str) -> list[str]:
+    """What the command check verified, each with the user's values."""
     got = {x["name"]: x["value"] for x in r.get("read") or []}
     en = lang == "en"
     items = []
@@ -388,8 +409,7 @@ def _checked_command(r: dict[str, Any], lang: str) -> str:
     if got.get("data_purpose"):
         items.append(("for " + {"sft": "SFT / LoRA", "pt": "pretraining"}[got["data_purpose"]]) if en else
                      ("用于 " + {"sft": "SFT / LoRA", "pt": "预训练"}[got["data_purpose"]]))
-    key = "setup_benchmark_ok" if r.get("kind") == "benchmark" else "setup_preprocess_ok"
-    return W[key][lang].format(items=(", " if en else "，").join(items) or "-")
+    return items
 
 
 def _batch_split(r: dict[str, Any], lang: str) -> list[str]:
@@ -428,6 +448,16 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
         # what the verdict judges: the pool less the cached blocks the allocator gives back before an OOM (they fill
         # whatever room is free, so the pool itself reads "61.0 of 61.0, 0.0 to spare"; round 8 p08)
         needed = t["total_gib"] - t.get("cached_gib", 0.0)
+        o = r.get("oom") or {}
+        if o and r["verdict"] != "does_not_fit":
+            # the user reports the OOM: an estimate that fits is no verdict on their run, only a range to compare with
+            cached = t.get("cached_gib", 0.0)
+            line = [_p("oom_fits_on_paper", lang, total=needed, low=t.get("low_gib", needed) - cached, high=t.get("high_gib", needed) - cached,
+                       usable=t["usable_gib"], hw=r["hardware"], unit=unit, alloc=o.get("allocated_gib") or o.get("in_use_gib") or 0.0,
+                       smi="npu-smi info" if o.get("platform") == "npu" else "nvidia-smi")]
+            if (r.get("table_min_devices") or 0) > t["devices"]:
+                line.append(_p("below_table_no_fit", lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
+            return line
         line = [_p(r["verdict"], lang, total=needed, usable=t["usable_gib"], hw=r["hardware"], unit=unit,
                    head=t["usable_gib"] - needed, over=needed - t["usable_gib"])]
         if (r.get("table_min_devices") or 0) > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all

@@ -29,6 +29,12 @@ MEASURE = {
 }
 
 
+# What makes a "how long" a training's duration: training named, its data or throughput ("token 多久过期" asks how long an
+# auth token stays valid, "ckpt 保存多久超时" a timeout: the training-time formula answers neither)
+TRAINING_SUBJECT = re.compile(r"train|训练|微调|fine-?tun|pre-?train|预训练|epoch|(?<![a-z])tps(?![a-z])|吞吐|throughput|样本|samples?|数据集|"
+                              r"dataset|iteration|迭代|(?<![a-z])steps?(?![a-z])|步", re.I)
+
+
 class TimeBlocks(Writer):
     """Blocks for "how long will training take" questions."""
 
@@ -38,6 +44,8 @@ class TimeBlocks(Writer):
             return []
         calls = self.r.of("estimate_training_time", TrainingTimeResult, ok=None)
         if not calls:
+            if not (self.s.model or self.s.tokens or self.s.tps or self.s.method or TRAINING_SUBJECT.search(self.s.question)):
+                return []  # a duration of something else (a token's validity, a timeout): the notes answer it
             return [self.lead(FORMULA[self.lang]), "- " + NEEDS[self.lang], ""]
         lines: list[str] = []
         for call in calls:

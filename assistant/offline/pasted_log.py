@@ -1,0 +1,242 @@
+"""Training logs pasted into a question, read as data: the Hugging Face Trainer's start-of-training banner (which
+LLaMA-Factory prints) and MindSpeed-LLM / Megatron iteration lines. The figures the log gives are the user's own,
+so the numbers they imply are worked out here with no tool: the devices from the Trainer's identity
+total batch = per-device batch x devices x gradient accumulation, the optimizer steps from examples / total batch x
+epochs, and from an iteration line the time left and the throughput. The answer states the derived numbers first,
+then the identity with the log's figures in it."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+# The Trainer's banner ("***** Running training *****" and the lines under it); a figure may carry thousands commas.
+NUM = r"([\d][\d,]*)"
+BANNER = {
+    "examples": re.compile(rf"Num\s+examples\s*=\s*{NUM}", re.I),
+    "epochs": re.compile(r"Num\s+Epochs\s*=\s*([\d.]+)", re.I),
+    "per_device": re.compile(rf"Instantaneous\s+batch\s+size\s+per\s+device\s*=\s*{NUM}", re.I),
+    "total_batch": re.compile(rf"Total\s+train\s+batch\s+size[^=\n]*=\s*{NUM}", re.I),
+    "grad_accum": re.compile(rf"Gradient\s+Accumulation\s+steps\s*=\s*{NUM}", re.I),
+    "total_steps": re.compile(rf"Total\s+optimization\s+steps\s*=\s*{NUM}", re.I),
+}
+# A Megatron / MindSpeed-LLM iteration line: "iteration 200/ 2000 | consumed samples: 12800 | elapsed time per
+# iteration (ms): 4100.0 | ... | global batch size: 64 |"
+ITERATION = re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)", re.I)
+ELAPSED_MS = re.compile(r"elapsed\s+time\s+per\s+iteration\s*\(ms\)\s*:\s*([\d.]+)", re.I)
+GBS = re.compile(r"global\s+batch\s+size\s*:\s*(\d+)", re.I)
+CONSUMED = re.compile(r"consumed\s+samples\s*:\s*(\d+)", re.I)
+# the sequence length the user states beside the line ("with SEQ_LEN 4096", "seq 8192", "序列长度 4096")
+SEQ_LEN = re.compile(r"(?:seq(?:uence)?[_\s-]*len(?:gth)?|seq|cutoff_len|序列长度|长度)\s*[:=为是]?\s*(\d{3,6})(?!\d)", re.I)
+# the device count the user states beside the line ("on 16 cards", "8 张卡", "2 nodes x 8")
+DEVICES = re.compile(r"(\d+)\s*(?:cards?|npus?|gpus?|devices?|张卡|张|卡)(?![a-z])", re.I)
+
+
+# what the question asks of a banner, in its own words (outside the pasted lines)
+STEPS_WORD = re.compile(r"(?<![a-z])steps?(?![a-z])|步数|多少步|几步", re.I)
+DEVICES_WORD = re.compile(r"(?<![a-z])(?:devices?|cards?|gpus?|npus?)(?![a-z])|几张|多少张|卡数|几卡", re.I)
+
+
+def asked_first(question: str, first: re.Pattern[str], other: re.Pattern[str]) -> bool:
+    """``first`` is asked before ``other`` in the user's own words (the banner's lines left out)."""
+    own = "\n".join(line for line in question.splitlines() if "=" not in line and "*****" not in line)
+    a, b = first.search(own), other.search(own)
+    return a is not None and (b is None or a.start() < b.start())
+
+
+def _int(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+@dataclass(frozen=True)
+class TrainerBanner:
+    """The figures of the Trainer's banner; None where the paste leaves a line out."""
+
+    examples: int | None
+    epochs: float | None
+    per_device: int | None
+    total_batch: int | None
+    grad_accum: int | None
+    total_steps: int | None
+
+    @property
+    def devices(self) -> int | None:
+        """Total batch = per-device batch x devices x GA, so devices = total / (per-device x GA) when it divides."""
+        if not (self.total_batch and self.per_device and self.grad_accum):
+            return None
+        per_device_step = self.per_device * self.grad_accum
+        return self.total_batch // per_device_step if self.total_batch % per_device_step == 0 else None
+
+    def steps(self) -> Steps | None:
+        """Optimizer steps over the run: examples / total batch per epoch, rounded down (a last partial accumulation
+        dropped, older Trainers) or up (it counts as a step, newer ones), times the epochs."""
+        if not (self.examples and self.total_batch and self.epochs):
+            return None
+        low = max(self.examples // self.total_batch, 1)
+        high = math.ceil(self.examples / self.total_batch)
+        return Steps(math.ceil(low * self.epochs), math.ceil(high * self.epochs), self.examples / self.total_batch,
+                     self.examples, self.total_batch, self.epochs)
+
+    def steps_range(self) -> tuple[int, int] | None:
+        n = self.steps()
+        return (n.low, n.high) if n else None
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The optimizer steps a banner implies, with the figures they come from."""
+
+    low: int
+    high: int
+    per_epoch: float
+    examples: int
+    total_batch: int
+    epochs: float
+
+
+@dataclass(frozen=True)
+class IterationLine:
+    """One MindSpeed-LLM / Megatron iteration line, with the length and devices the user states beside it."""
+
+    iteration: int
+    total: int
+    ms_per_iteration: float | None
+    global_batch: int | None
+    consumed: int | None
+    seq_len: int | None
+    devices: int | None
+
+    @property
+    def seconds(self) -> float | None:
+        return self.ms_per_iteration / 1000 if self.ms_per_iteration else None
+
+    @property
+    def tokens_per_iteration(self) -> int | None:
+        return self.global_batch * self.seq_len if self.global_batch and self.seq_len else None
+
+
+PastedLog = TrainerBanner | IterationLine
+
+
+def read(question: str) -> PastedLog | None:
+    """The log the question pastes: a Trainer banner with at least its batch lines, or an iteration line with its
+    time per iteration; None when the question pastes neither."""
+    found = {k: rx.search(question) for k, rx in BANNER.items()}
+    if found["total_batch"] and (found["per_device"] or found["grad_accum"] or found["examples"]):
+        return TrainerBanner(
+            examples=_int(m.group(1)) if (m := found["examples"]) else None,
+            epochs=float(m.group(1)) if (m := found["epochs"]) else None,
+            per_device=_int(m.group(1)) if (m := found["per_device"]) else None,
+            total_batch=_int(m.group(1)) if (m := found["total_batch"]) else None,
+            grad_accum=_int(m.group(1)) if (m := found["grad_accum"]) else None,
+            total_steps=_int(m.group(1)) if (m := found["total_steps"]) else None,
+        )
+    it, ms = ITERATION.search(question), ELAPSED_MS.search(question)
+    if it and ms:
+        rest = question[:it.start()] + " " + question[ms.end():]  # the user's own words around the line
+        seq = SEQ_LEN.search(rest)
+        dev = DEVICES.search(rest)
+        return IterationLine(
+            iteration=int(it.group(1)), total=int(it.group(2)), ms_per_iteration=float(ms.group(1)),
+            global_batch=int(m.group(1)) if (m := GBS.search(question)) else None,
+            consumed=int(m.group(1)) if (m := CONSUMED.search(question)) else None,
+            seq_len=int(seq.group(1)) if seq else None, devices=int(dev.group(1)) if dev else None)
+    return None
+
+
+def _hours(seconds: float, lang: str) -> str:
+    hours = seconds / 3600
+    if lang == "zh":
+        return f"{seconds:,.0f} 秒（约 {hours:.2f} 小时）" if hours >= 1 else f"{seconds:,.0f} 秒（约 {seconds / 60:.1f} 分钟）"
+    return f"{seconds:,.0f} s (about {hours:.2f} h)" if hours >= 1 else f"{seconds:,.0f} s (about {seconds / 60:.1f} min)"
+
+
+def render_banner(b: TrainerBanner, lang: str, question: str = "") -> str:
+    zh = lang == "zh"
+    lines: list[str] = []
+    devices = b.devices
+    if devices:
+        lines.append(
+            f"**{devices} 张卡（设备）**：总 batch {b.total_batch} = 每卡 batch {b.per_device} × 卡数 {devices} × 梯度累积 {b.grad_accum}，"
+            f"即卡数 = {b.total_batch} / ({b.per_device} × {b.grad_accum})。" if zh else
+            f"**{devices} devices**: total train batch {b.total_batch} = per-device batch {b.per_device} × {devices} devices × "
+            f"gradient accumulation {b.grad_accum}, so devices = {b.total_batch} / ({b.per_device} × {b.grad_accum}).")
+    elif b.total_batch and b.per_device and b.grad_accum:
+        lines.append(
+            f"总 batch {b.total_batch} 不能被 每卡 batch {b.per_device} × 梯度累积 {b.grad_accum} 整除，日志里的数字对不上卡数。" if zh else
+            f"The total batch {b.total_batch} is not a multiple of per-device batch {b.per_device} × GA {b.grad_accum}: "
+            "the banner's figures give no whole device count.")
+    n = b.steps()
+    if b.total_steps:
+        check = ""
+        if n:
+            span = f"{n.low:,}" + (f"–{n.high:,}" if n.high != n.low else "")
+            check = (f"；核对：{n.examples:,} / {n.total_batch} ≈ {n.per_epoch:.1f} 步/轮 × {n.epochs:g} 轮 = {span}" if zh else
+                     f"; check: {n.examples:,} / {n.total_batch} = {n.per_epoch:.1f} steps per epoch × {n.epochs:g} epoch{'s' * (n.epochs != 1)} = {span}")
+        lines.append(f"**总优化步数 {b.total_steps:,}**（日志给出{check}）。" if zh else
+                     f"**{b.total_steps:,} optimizer steps** in all (the banner's own figure{check}).")
+    elif n:
+        value = f"{n.low:,}" if n.low == n.high else f"{n.low:,}–{n.high:,}"
+        lines.append(
+            f"**总优化步数约 {value}**：每轮 {n.examples:,} / {n.total_batch} ≈ {n.per_epoch:.1f} 步 × {n.epochs:g} 轮"
+            "（最后不满一个总 batch 的部分，旧版 Trainer 舍去、新版计为一步）。" if zh else
+            f"**About {value} optimizer steps** in all: {n.examples:,} examples / total batch {n.total_batch} = "
+            f"{n.per_epoch:.1f} steps per epoch × {n.epochs:g} epoch{'s' * (n.epochs != 1)} (a last partial batch is dropped by older "
+            "Trainers and counted as a step by newer ones).")
+    if not lines:
+        return ""
+    if len(lines) == 2 and devices and asked_first(question, STEPS_WORD, DEVICES_WORD):
+        lines.reverse()  # "how many steps, and how many devices?": the figure asked first leads
+    lines.append("（Hugging Face Trainer / LLaMA-Factory 的关系：总 batch = per_device_train_batch_size × 卡数 × gradient_accumulation_steps；"
+                 "数字全部取自你贴的日志。）" if zh else
+                 "(The Hugging Face Trainer's identity, which LLaMA-Factory uses: total batch = per_device_train_batch_size × "
+                 "devices × gradient_accumulation_steps; every figure is from your log.)")
+    return "\n".join(lines)
+
+
+THROUGHPUT_WORD = re.compile(r"(?<![a-z])tps(?![a-z])|tokens?\s*/\s*s|tokens?\s+per\s+s|throughput|吞吐", re.I)
+TIME_WORD = re.compile(r"how\s+long|till\s+done|left|remaining|finish|多久|还要|剩|跑完|时间", re.I)
+
+
+def render_iteration(x: IterationLine, lang: str, question: str = "") -> str:
+    zh = lang == "zh"
+    sec = x.seconds
+    lines: list[str] = []
+    if sec:
+        left = max(x.total - x.iteration, 0)
+        lines.append(
+            f"**剩余约 {_hours(left * sec, lang)}**：还剩 {left:,} 次迭代（{x.iteration:,}/{x.total:,}）× 每次 {sec:g} 秒；"
+            f"全部 {x.total:,} 次约 {_hours(x.total * sec, lang)}。" if zh else
+            f"**About {_hours(left * sec, lang)} left**: {left:,} iterations to go ({x.iteration:,} of {x.total:,}) × {sec:g} s each; "
+            f"all {x.total:,} iterations take about {_hours(x.total * sec, lang)}.")
+    if x.global_batch and sec:
+        tokens = x.tokens_per_iteration
+        if tokens:
+            rate = tokens / sec
+            per_card = f"，每卡约 {rate / x.devices:,.0f} tokens/s（{x.devices} 张卡）" if zh and x.devices else (
+                f", about {rate / x.devices:,.0f} tokens/s per card on {x.devices} cards" if x.devices else "")
+            lines.append(
+                f"**每次迭代 {tokens:,} tokens**（global batch {x.global_batch} × SEQ_LEN {x.seq_len}），吞吐约 {rate:,.0f} tokens/s{per_card}"
+                "（按每条样本填满 SEQ_LEN 计，是上限）。" if zh else
+                f"**{tokens:,} tokens per iteration** (global batch {x.global_batch} × SEQ_LEN {x.seq_len}), about {rate:,.0f} tokens/s"
+                f"{per_card} (counting every sample as a full SEQ_LEN, an upper bound).")
+        else:
+            lines.append(
+                f"吞吐约 {x.global_batch / sec:.1f} 条样本/s（global batch {x.global_batch} / {sec:g} 秒）；给出 SEQ_LEN 即可换算成 tokens/s。" if zh else
+                f"About {x.global_batch / sec:.1f} samples/s (global batch {x.global_batch} / {sec:g} s); with SEQ_LEN that gives tokens/s.")
+    if x.consumed and x.global_batch and x.consumed != x.iteration * x.global_batch:
+        lines.append(f"注意：consumed samples {x.consumed:,} ≠ {x.iteration} × {x.global_batch}，global batch 可能中途变过（batch 渐增）。" if zh else
+                     f"Note: consumed samples {x.consumed:,} ≠ {x.iteration} × {x.global_batch}; the global batch may have changed "
+                     "during the run (batch ramp-up).")
+    if not lines:
+        return ""
+    if len(lines) >= 2 and asked_first(question, THROUGHPUT_WORD, TIME_WORD):
+        lines[0], lines[1] = lines[1], lines[0]  # "每卡 TPS 多少": the throughput asked leads
+    lines.append("（数字全部取自你贴的 MindSpeed-LLM 迭代日志；时间按当前每次迭代耗时线性外推。）" if zh else
+                 "(Every figure is from your MindSpeed-LLM iteration line; the time extrapolates the current time per iteration.)")
+    return "\n".join(lines)
+
+
+def render(log: PastedLog, lang: str, question: str = "") -> str:
+    return render_banner(log, lang, question) if isinstance(log, TrainerBanner) else render_iteration(log, lang, question)
