@@ -51,6 +51,9 @@ class Inputs:
     tps: float | None = None
     hours: float | None = None
     speedup: float = 0.9  # the vendor's linear speed-up factor η
+    iterations: int | None = None  # of the whole run
+    iterations_done: int | None = None
+    iteration_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,11 @@ class Derived:
     formula: str
     assumptions: list[str] = field(default_factory=list)
     per: str = ""  # what one value counts over ("per layer", "per device"), said after the value
+
+
+def unit_word(i: Inputs, n: int = 1) -> str:
+    """"card(s)" or "DIE" (the vendor's word, the same in the plural)."""
+    return "DIE" if i.unit.lower() == "die" else ("card" if n == 1 else "cards")
 
 
 def need(value: int | float | None, name: str, what: str) -> float:
@@ -131,7 +139,7 @@ def ranks(s: Shape | None, i: Inputs) -> Derived:
     mp, words = model_parallel(i)
     if i.devices:
         dp = data_parallel(s, i)
-        return Derived(float(i.devices), "ranks", f"one rank per {i.unit}: {i.devices} = {words} × DP {dp.value:g}")
+        return Derived(float(i.devices), "ranks", f"one rank per {unit_word(i)}: {i.devices} = {words} × DP {dp.value:g}")
     return Derived(float(mp), "ranks", f"{words} = {mp} (with data parallel 1; each extra replica adds {mp} ranks)",
                    ["one process (rank) per device"])
 
@@ -163,7 +171,7 @@ def device_split(i: Inputs) -> tuple[int, str]:
         n, words = (i.tp or 1) * (i.pp or 1), " × ".join(f"{k} {v}" for k, v in (("TP", i.tp), ("PP", i.pp)) if v)
         return n, words
     n = int(need(i.devices, "devices", "A device count or a TP size"))
-    return n, f"{n} {i.unit}s"
+    return n, f"{n} {unit_word(i, n)}"
 
 
 def weights_per_device(s: Shape, i: Inputs) -> Derived:
@@ -171,7 +179,7 @@ def weights_per_device(s: Shape, i: Inputs) -> Derived:
     n, words = device_split(i)
     value = total.value / n
     return Derived(value, "bytes", f"{s.params / 1e9:g}B × {weight_bytes(i):g} B = {total.value / 1e9:.1f} GB / ({words}) "
-                   f"= {value / 1e9:.2f} GB", total.assumptions + ["an even split over the devices"], per=f"per {i.unit}")
+                   f"= {value / 1e9:.2f} GB", total.assumptions + ["an even split over the devices"], per=f"per {unit_word(i)}")
 
 
 def kv_room_per_device(s: Shape, i: Inputs) -> Derived:
@@ -185,7 +193,7 @@ def kv_room_per_device(s: Shape, i: Inputs) -> Derived:
     return Derived(value, "bytes", f"{i.util:g} × {cap:.1f} GiB = {budget / GIB:.1f} GiB − weights {w.value / GIB:.1f} GiB "
                    f"= {value / GIB:.1f} GiB", [f"capacity {cap:.1f} GiB as the runtime reports it",
                                                "vLLM also keeps activations of its profiling run and graph buffers out of this"],
-                   per=f"per {i.unit}")
+                   per=f"per {unit_word(i)}")
 
 
 def trained(s: Shape, i: Inputs) -> tuple[float, str]:
@@ -214,11 +222,11 @@ def optimizer_per_device(s: Shape, i: Inputs) -> Derived:
     n = int(need(i.devices, "devices", "The device count"))
     if i.zero_stage == 0:
         return Derived(total.value, "bytes", total.formula + ", replicated on every device (ZeRO-0)", total.assumptions,
-                       per=f"per {i.unit}")
+                       per=f"per {unit_word(i)}")
     value = total.value / n
-    return Derived(value, "bytes", total.formula + f" / {n} {i.unit}s = {value / 1e9:.2f} GB",
+    return Derived(value, "bytes", total.formula + f" / {n} {unit_word(i, n)} = {value / 1e9:.2f} GB",
                    total.assumptions + ["split over the data-parallel devices (ZeRO-1 and above, or Megatron's distributed "
-                                        "optimizer)"], per=f"per {i.unit}")
+                                        "optimizer)"], per=f"per {unit_word(i)}")
 
 
 def gradients_total(s: Shape, i: Inputs) -> Derived:
@@ -252,6 +260,22 @@ def devices_for_deadline(s: Shape | None, i: Inputs) -> Derived:
                                                          "never below the model's minimum-card row"])
 
 
+def duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.1f} min"
+
+
+def run_time(s: Shape | None, i: Inputs) -> Derived:
+    n = int(need(i.iterations, "iterations", "The run's iterations"))
+    per = need(i.iteration_seconds, "iteration_seconds", "The time per iteration")
+    total = n * per
+    formula = f"{n:,} iterations × {per:g} s = {total:,.0f} s = {duration(total)}"
+    if i.iterations_done and i.iterations_done < n:
+        left = (n - i.iterations_done) * per
+        formula += f"; left after iteration {i.iterations_done:,}: {n - i.iterations_done:,} × {per:g} s = {duration(left)}"
+    return Derived(total, "seconds", formula, ["the logged time per iteration holds for the rest of the run (no evaluation "
+                                               "or checkpoint pauses)"])
+
+
 TERMS: dict[str, Callable[..., Derived]] = {
     "lora_params": lora_params,
     "layers": shape_field("layers", "num_hidden_layers"),
@@ -273,9 +297,10 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "gradients_total": gradients_total,
     "tokens_per_iteration": tokens_per_iteration,
     "devices_for_deadline": devices_for_deadline,
+    "run_time": run_time,
 }
 CATALOG_FIGURES = frozenset({"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "devices_for_deadline"})
+MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "devices_for_deadline", "run_time"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

@@ -13,7 +13,7 @@ class QuantityBlocks(Writer):
     """The asked quantities first, each with its arithmetic and source; the sizing blocks follow."""
 
     def quantity_first(self) -> list[str]:
-        lines = []
+        lines: list[str] = []
         for call in self.r.of("derive_quantity", DerivedResult):
             d = call.value
             if d is None:
@@ -28,6 +28,8 @@ class QuantityBlocks(Writer):
             return f"{v:,.0f}（约 {short}）" if zh else f"{v:,.0f} (about {short})"
         if d.unit == "bytes":
             return f"{v / 1e9:.1f} GB（{v / 2**30:.1f} GiB）" if zh else f"{v / 1e9:.1f} GB ({v / 2**30:.1f} GiB)"
+        if d.unit == "seconds":
+            return f"{v / 3600:.1f} 小时（{v:,.0f} 秒）" if zh else f"{v / 3600:.1f} h ({v:,.0f} s)"
         if d.unit == "devices":
             return self.devices(int(v), d.device_unit)
         text = f"{v:,.0f}" if v == int(v) else f"{v:g}"
@@ -40,7 +42,7 @@ class QuantityBlocks(Writer):
     def quantity_line(self, d: DerivedResult) -> str:
         row = BY_NAME[d.quantity]
         per = {"per stage": "每个 stage", "per rank": "每个 rank", "per iteration": "每个 iteration", "per card": "每张卡",
-               "per die": "每个 DIE"}.get(d.per, d.per) if self.zh else d.per
+               "per DIE": "每个 DIE"}.get(d.per, d.per) if self.zh else d.per
         per = "" if self.zh and per and per[:1] in row.label["zh"] else per  # "每个 rank 的参数量" says it already
         head = f"**{row.label[self.lang]}{'（' + per + '）' if self.zh and per else ''}：{self.quantity_value(d)}**" if self.zh else (
             f"**{row.label['en']}: {self.quantity_value(d)}{' ' + per if per else ''}**")

@@ -779,11 +779,13 @@ def only_quantities(s: Slots) -> bool:
         return False
     rest = s.question
     for row in rows:
-        rest = row.words.sub(lambda m: " " * len(m.group(0)), rest)
+        rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
+    rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
 
 
 TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
+ASKS_ITS = re.compile(r"(?:how\s+many|what(?:'s|\s+is)\s+the|(?:多少|几)\s*个?)[\w\s-]{0,12}?§+", re.I)
 
 
 def asks_largest_model(s: Slots) -> bool:

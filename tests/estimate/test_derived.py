@@ -74,3 +74,22 @@ def test_run_arithmetic():
     assert d.value == 16
     # 5e9 in 48 h at 1800: 17.86 -> 18 -> 24 (above 8: the next multiple of 8)
     assert derived.devices_for_deadline(None, derived.Inputs(tokens=5e9, tps=1800, hours=48)).value == 24
+
+
+def test_run_time_from_a_log():
+    # 1000 iterations x 12.0 s = 12,000 s = 3.3 h; after iteration 100: 900 x 12 s = 3.0 h
+    d = derived.run_time(None, derived.Inputs(iterations=1000, iterations_done=100, iteration_seconds=12.0))
+    assert d.value == 12_000 and "900 × 12 s = 3.0 h" in d.formula
+
+
+def test_per_die_wording():
+    # 235B x 2 B = 470 GB over 256 DIE = 1.836 GB per DIE
+    d = derived.weights_per_device(Shape("x", 235e9, 94, 4096, 64, 4, 151936, ffn=0), derived.Inputs(devices=256, unit="die"))
+    assert d.value == pytest.approx(470e9 / 256) and d.per == "per DIE" and "256 DIE" in d.formula
+
+
+def test_every_table_row_has_a_term():
+    from assistant.offline.quantity import ROWS
+    from assistant.tools.derived_tools import Quantity
+    names = {row.name for row in ROWS}
+    assert names <= set(derived.TERMS) and set(derived.TERMS) <= set(Quantity.__args__)

@@ -59,3 +59,22 @@ def test_follow_up_lora_params(assistant):
     history = [{"role": "user", "content": first}, {"role": "assistant", "content": assistant.ask(first).answer}]
     ans = assistant.ask("and how many trainable params is that at rank 16 on all linear layers?", history=history)
     assert "41,943,040" in lead(ans)
+
+
+def test_log_line_tokens_and_run_time(assistant):
+    # MindSpeed log: global batch 64 x SEQ_LEN 4096 = 262,144 tokens per iteration; 1000 x 12.0003 s = 12,000 s = 3.3 h
+    ans = assistant.ask("mindspeed log: 'iteration 100/ 1000 | elapsed time per iteration (ms): 12000.3 | global batch size: 64' "
+                        "with SEQ_LEN 4096. tokens per iteration, and how long for all 1000 iters?")
+    assert "262,144" in lead(ans) and "3.3 h" in ans.answer and "TPS × N" not in ans.answer
+
+
+def test_params_and_optimizer_on_cpu_in_words(assistant):
+    # "参数和优化器全放 CPU" is ZeRO-3 offload: host RAM per node leads, not the device memory without offload
+    ans = assistant.ask("yi-34b 全参，ZeRO-3 参数和优化器全放 CPU，单机 8 卡，这台机器主机内存至少多大？")
+    assert "主机内存" in lead(ans)
+
+
+def test_per_die_share(assistant):
+    # 235B x 2 B = 470 GB / 256 DIE = 1.8 GB per DIE
+    ans = assistant.ask("how big are the bf16 weights of qwen3-235b-a22b in GB, and per DIE if sharded over 256 DIE?")
+    assert "1.8 GB" in lead(ans) and "per DIE" in lead(ans)
