@@ -27,6 +27,7 @@ class QuantityRow:
     name: str
     words: re.Pattern
     with_: re.Pattern | None
+    unless: re.Pattern | None
     amount: bool
     needs: tuple[str, ...]
     any: tuple[str, ...]
@@ -48,7 +49,7 @@ def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
     for row in rows:
         words = joined(row["words"])
         assert words is not None, row["name"]
-        out.append(QuantityRow(row["name"], words, joined(row.get("with")), bool(row.get("amount")), tuple(row.get("needs", ())),
+        out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(row["unless"]), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
                                tuple(row.get("any", ())), bool(row.get("model")), tuple(row.get("replaces", ())),
                                row["label"], row.get("note", {})))
     return out
@@ -74,6 +75,8 @@ def where_asked(row: QuantityRow, s: QuestionFrame) -> int | None:
     if any(not has(s, n) for n in row.needs) or (row.any and not any(has(s, n) for n in row.any)):
         return None
     if row.with_ is not None and not row.with_.search(q):
+        return None
+    if row.unless is not None and row.unless.search(q):
         return None
     for m in row.words.finditer(q):
         if row.amount and not any(AMOUNT.search(c) for c in clause_of(q, m.start(), m.end())):

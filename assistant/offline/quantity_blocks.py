@@ -33,6 +33,8 @@ class QuantityBlocks(Writer):
         if d.unit == "devices":
             return self.devices(int(v), d.device_unit)
         text = f"{v:,.0f}" if v == int(v) else f"{v:g}"
+        if d.unit == "layers" and v != int(v):  # an uneven split: the stages hold the two whole counts around it
+            text = f"{int(v)}–{int(v) + 1}"
         if d.unit == "tokens":
             return f"{text} 个 token" if zh else f"{text} tokens"
         if d.unit == "layers":

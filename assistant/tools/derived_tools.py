@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SizingError
 from ..estimate import derived
@@ -24,8 +24,10 @@ DEADLINE_SOURCE = ("ModelArts 模型训练时间、集群规模预测 (modelarts
                    "above 8 a multiple of 8")
 
 
-class DeriveQuantityArgs(ModelArgs):
-    model_config = ModelArgs.model_config | {"json_schema_extra": None}
+class DeriveQuantityArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    model: str | None = Field(None, min_length=1, max_length=200, description="Model name in any spelling; or give params_b.")
+    params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False, description="Total parameters in billions, for a model not in the catalog.")
     quantity: Quantity = Field(description="The quantity: lora_params (trainable LoRA parameters at lora_rank), a catalog figure "
                                "(layers, hidden, heads, kv_heads, head_dim, ffn, vocab), layers_per_stage (layers / PP), "
                                "data_parallel (devices / (TP x PP x CP)), ranks, params_per_rank, weights_total, "
@@ -72,7 +74,8 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
     """Compute one quantity of a model and a layout other than a device count, with the arithmetic shown: trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device, the KV room left per device, tokens per iteration, or the cards a deadline needs at a measured TPS.
 
     Quantities without a model (data_parallel, ranks, tokens_per_iteration, devices_for_deadline, run_time) need no model."""
-    shape, model_id = (resolve_shape(ctx, args) if args.model or args.params_b else (None, None))
+    shape, model_id = (resolve_shape(ctx, ModelArgs(model=args.model, params_b=args.params_b)) if args.model or args.params_b
+                       else (None, None))
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     inputs = derived.Inputs(lora_rank=args.lora_rank, lora_targets=args.lora_targets, tp=args.tp, pp=args.pp, cp=args.cp,
                             devices=args.devices, unit=args.device_unit or dev.unit, weight_bits=args.weight_bits, capacity_gib=dev.capacity_gib,
