@@ -276,6 +276,16 @@ def run_time(s: Shape | None, i: Inputs) -> Derived:
                                                "or checkpoint pauses)"])
 
 
+def run_time_left(s: Shape | None, i: Inputs) -> Derived:
+    n = int(need(i.iterations, "iterations", "The run's iterations"))
+    done = int(need(i.iterations_done, "iterations_done", "The iteration reached"))
+    per = need(i.iteration_seconds, "iteration_seconds", "The time per iteration")
+    left = max(0, n - done) * per
+    return Derived(left, "seconds", f"({n:,} − {done:,}) iterations × {per:g} s = {left:,.0f} s = {duration(left)}; "
+                   f"the whole run {n:,} × {per:g} s = {duration(n * per)}",
+                   ["the logged time per iteration holds for the rest of the run (no evaluation or checkpoint pauses)"])
+
+
 TERMS: dict[str, Callable[..., Derived]] = {
     "lora_params": lora_params,
     "layers": shape_field("layers", "num_hidden_layers"),
@@ -298,9 +308,10 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "tokens_per_iteration": tokens_per_iteration,
     "devices_for_deadline": devices_for_deadline,
     "run_time": run_time,
+    "run_time_left": run_time_left,
 }
 CATALOG_FIGURES = frozenset({"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "devices_for_deadline", "run_time"})
+MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "devices_for_deadline", "run_time", "run_time_left"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

@@ -38,7 +38,7 @@ class TimeBlocks(Writer):
         if "time" not in self.s.intents or serving:  # a serving question's "timeout, how long" is not a training time
             return []
         calls = self.r.of("estimate_training_time", TrainingTimeResult, ok=None)
-        if not calls and any(c.arg("quantity") == "run_time" for c in self.r.of("derive_quantity", DerivedResult)):
+        if not calls and any(str(c.arg("quantity")).startswith("run_time") for c in self.r.of("derive_quantity", DerivedResult)):
             return []  # the run's time from its own log figures led (quantity_blocks.py): no formula to fill in
         if not calls:
             return [self.lead(FORMULA[self.lang]), "- " + NEEDS[self.lang], ""]

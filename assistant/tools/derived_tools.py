@@ -18,7 +18,7 @@ from .registry import tool
 Quantity = Literal["lora_params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration", "devices_for_deadline",
-                   "run_time"]
+                   "run_time", "run_time_left"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 DEADLINE_SOURCE = ("ModelArts 模型训练时间、集群规模预测 (modelarts_llm_train_590223 / 590604): N_cards = Tok_total / (Time × TPS), "
                    "above 8 a multiple of 8")
@@ -33,7 +33,7 @@ class DeriveQuantityArgs(BaseModel):
                                "data_parallel (devices / (TP x PP x CP)), ranks, params_per_rank, weights_total, "
                                "weights_per_device, kv_room_per_device, optimizer_total, optimizer_per_device, gradients_total, "
                                "tokens_per_iteration (global_batch x seq_len), devices_for_deadline (tokens, tps, hours), run_time "
-                               "(iterations x iteration_seconds).")
+                               "(iterations x iteration_seconds), run_time_left (from iterations_done).")
     lora_rank: int | None = Field(None, ge=1, le=4096, description="LoRA rank r.")
     lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or a comma list of q_proj ... down_proj.")
     method: Literal["full", "freeze", "lora", "qlora"] = Field("full", description="What is trained (optimizer and gradient bytes).")
@@ -73,7 +73,7 @@ class DerivedResult(BaseModel):
 def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
     """Compute one quantity of a model and a layout other than a device count, with the arithmetic shown: trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device, the KV room left per device, tokens per iteration, or the cards a deadline needs at a measured TPS.
 
-    Quantities without a model (data_parallel, ranks, tokens_per_iteration, devices_for_deadline, run_time) need no model."""
+    Quantities without a model (data_parallel, ranks, tokens_per_iteration, devices_for_deadline, run_time, run_time_left) need no model."""
     shape, model_id = (resolve_shape(ctx, ModelArgs(model=args.model, params_b=args.params_b)) if args.model or args.params_b
                        else (None, None))
     hw_id, dev = resolve_hardware(ctx, args.hardware)

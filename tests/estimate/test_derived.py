@@ -93,3 +93,9 @@ def test_every_table_row_has_a_term():
     from assistant.tools.derived_tools import Quantity
     names = {row.name for row in ROWS}
     assert names <= set(derived.TERMS) and set(derived.TERMS) <= set(Quantity.__args__)
+
+
+def test_run_time_left():
+    # (5000 - 300) x 6.4 s = 30,080 s = 8.4 h left
+    d = derived.run_time_left(None, derived.Inputs(iterations=5000, iterations_done=300, iteration_seconds=6.4))
+    assert d.value == pytest.approx(4700 * 6.4)
