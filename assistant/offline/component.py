@@ -10,6 +10,7 @@ import math
 import re
 
 from ..estimate import constants as C
+from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from .serving import ServingBlocks
@@ -48,7 +49,8 @@ class ComponentBlocks(ServingBlocks):
     def component_first(self) -> list[str]:
         """The memory component asked, as the headline: the weights (with the devices that hold them) or the model
         states per device (with the total beside it). Empty when neither is asked or no tool gave the figure."""
-        if self.headlined:
+        # a quantity asked beside it (quantity_blocks.py) led: the weights follow it rather than being dropped
+        if self.headlined and not self.r.of("derive_quantity", DerivedResult):
             return []
         intents = self.s.intents
         line = (self.weights_line() if "weights_memory" in intents else None) or (

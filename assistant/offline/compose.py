@@ -30,6 +30,7 @@ from .either_lead import EitherBlocks
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
+from .quantity_blocks import QuantityBlocks
 from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import quant_named
@@ -68,7 +69,7 @@ SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_infer
 LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
 
 
-class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks):
+class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -137,7 +138,7 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
             partial(self.rendered, "resolve_model"), self.own_context, partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
             *([self.inference] if table_first else []),
-            self.what_fits_block, self.header_block, self.component_first, self.asked_first,
+            self.what_fits_block, self.header_block, self.quantity_first, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
             self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []),

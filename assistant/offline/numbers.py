@@ -79,10 +79,13 @@ def offload(work: str) -> bool | None:
     if re.search(rf"(?:without|no|not|w/o|disable[ds]?|不开|不用|不要|关闭|关掉|无|没有|不)\s*(?:cpu\s*)?(?:{OFFLOAD}|卸载)|"
                  rf"{OFFLOAD}(?:_optimizer|_param)?\s*(?:[:=]\s*)?[\"']?(?:none|false|off|disabled?)", work):
         return False
-    return True if re.search(rf"{OFFLOAD}|卸载", work) else None
+    return True if re.search(rf"{OFFLOAD}|卸载", work) or ON_CPU.search(work) else None
 
 
 OFFLOAD = r"of{1,2}l(?:oa|ao)d"
+# the model states put on the CPU in words ("参数和优化器全放 CPU", "optimizer states on the CPU"): the offload itself
+ON_CPU = re.compile(r"(?:全|都)?\s*(?:放|放到|放在|搬到|挪到|卸到|丢到)\s*(?:cpu|主机内存)|"
+                    r"(?:optimi[sz]er|param(?:eter)?s?|states?)\s+(?:\w+\s+){0,3}(?:on|to|into|in)\s+(?:the\s+)?cpu(?![a-z])")
 
 
 def memory_gb(work: str) -> int | None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..resolve import variant_of
-from . import batch_math, pasted_log
+from . import batch_math, pasted_log, quantity
 from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
@@ -249,6 +249,19 @@ class Router:
                 return self.estimate_inference(s, e)  # "how many cards, and what max context": the count first (round two)
             return self.max_context(s, e)
         return [c for applies, route in MODEL_ROUTES if applies(s) for c in route(self, s, e)]
+
+    def quantity_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """The quantities asked besides a device count (quantities.toml): derive_quantity for each, in the order asked."""
+        return [c for row in quantity.asked(s) for c in self.call("derive_quantity", **quantity.call_args(s, e, row))]
+
+    def quantity_only(self, s: Slots) -> list[Call]:
+        """Only such quantities are asked: they are the answer; a deadline's card count keeps the vendor's minimum
+        row beside it (the count never goes below it)."""
+        e = effective(s)
+        calls = self.quantity_calls(s, e)
+        if s.model and e.part and any(row.name == "devices_for_deadline" for row in quantity.asked(s)):
+            calls += self.call("min_cards", model=s.model, strategy=table_strategy(s.method), seq_len=e.seq_len, hardware=e.part)
+        return calls
 
     def compare_calls(self, s: Slots, e: Effective) -> list[Call]:
         return self.call("compare_hardware", **self.model_args(s), method=s.method or "lora", seq_len=e.seq_len,
@@ -810,6 +823,23 @@ def batch_sum_only(s: Slots) -> bool:
     return not names_model(s) and batch_math.solve(s) is not None
 
 
+def only_quantities(s: Slots) -> bool:
+    """The question asks quantities of quantities.toml and nothing else a tool answers: with their words blanked, no
+    device count, yes/no, config or time is asked."""
+    rows = quantity.asked(s)
+    if not rows or s.intents & {"config", "troubleshoot", "compare"}:
+        return False
+    rest = s.question
+    for row in rows:
+        rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
+    rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
+    return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
+
+
+TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
+ASKS_ITS = re.compile(r"(?:how\s+many|what(?:'s|\s+is)\s+the|(?:多少|几)\s*个?)[\w\s-]{0,12}?§+", re.I)
+
+
 def asks_largest_model(s: Slots) -> bool:
     """"What model can I fine-tune on one A100?": no model named, the devices or the part are."""
     return "largest_model" in s.intents and not names_model(s) and not s.problems
@@ -850,6 +880,7 @@ def answered_from_notes(s: Slots) -> bool:
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
+    (only_quantities, Router.quantity_only),  # "LoRA r=16 trainable params?", "DP of 64 DIE at TP 8 PP 2 CP 2?"
     (about_parts, Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
@@ -864,6 +895,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
 ]
 # With a model: every rule that applies adds its calls, in this order.
 MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effective], list[Call]]]] = [
+    (lambda s: bool(quantity.asked(s)), Router.quantity_calls),  # a quantity asked beside the sizing: stated first
     (asks_config, Router.config_calls),
     (asked("inference"), Router.inference_calls),
     (asks_memory, Router.memory_calls),

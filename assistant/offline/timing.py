@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ..tools.derived_tools import DerivedResult
 from ..tools.time_tools import TrainingTimeResult
 from .results import Result
 from .wording import Writer
@@ -43,6 +44,9 @@ class TimeBlocks(Writer):
         if "time" not in self.s.intents or serving:  # a serving question's "timeout, how long" is not a training time
             return []
         calls = self.r.of("estimate_training_time", TrainingTimeResult, ok=None)
+        timed = ("run_time", "devices_for_deadline")  # a run's time from its log, the cards a deadline needs
+        if not calls and any(str(c.arg("quantity")).startswith(timed) and c.value for c in self.r.of("derive_quantity", DerivedResult)):
+            return []  # the figure led with its formula (quantity_blocks.py): no formula left to fill in
         if not calls:
             if not (self.s.model or self.s.tokens or self.s.tps or self.s.method or TRAINING_SUBJECT.search(self.s.question)):
                 return []  # a duration of something else (a token's validity, a timeout): the notes answer it

@@ -12,13 +12,13 @@ Every default (MFU, eta, 6 vs 8 FLOPs per parameter and token) is reported as an
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from ..errors import SizingError
+from ..estimate.derived import devices_for_deadline_count as devices_for_deadline
 from .common import MAX_SEQ_LEN
 from .estimate_support import resolve_hardware
 from .registry import tool
@@ -61,16 +61,6 @@ class DeadlineFit(BaseModel):
     formula: str = Field(description="The device formula with the numbers put in.")
     hours_on_needed: float = Field(description="Training time on devices_needed, hours.")
     meets: bool = Field(description="Whether the devices given finish within the deadline.")
-
-
-def devices_for_deadline(tokens: float, per_device: float, deadline_hours: float, speedup: float) -> tuple[float, int]:
-    """The vendor's card formula N = tokens / (Time × TPS) with the speed-up factor η on more than one device, and the
-    count the vendor's rule makes of it: rounded up, and above 8 up to a multiple of 8 (ModelArts 590604)."""
-    n = tokens / (deadline_hours * 3600 * per_device)
-    if n > 1:
-        n /= speedup
-    whole = max(1, math.ceil(n - 1e-9))
-    return n, whole if whole <= 8 else math.ceil(whole / 8) * 8
 
 
 class TrainingTimeResult(BaseModel):

@@ -211,7 +211,9 @@ SLOT_PHRASES = {
     "lora_rank": "lora rank {v}", "learning_rate": "lr {v}", "tp": "TP {v}", "pp": "PP {v}", "warmup_steps": "warmup {v}",
     "max_grad_norm": "max_grad_norm {v}", "zero_stage": "zero stage {v}", "nodes": "NNODES={v}", "per_node": "NPUS_PER_NODE={v}",
     "cp": "CP {v}", "lora_alpha": "lora alpha {v}", "ep": "EP {v}", "node_cards": "{v}-card nodes",
-    "requested_devices": "the job requests {v} NPUs", "deadline_hours": "within {v} h",
+    "requested_devices": "the job requests {v} NPUs",
+    "deadline_hours": "finish within {v} hours", "train_iters": "train_iters {v}", "iteration_now": "iteration {v}/ 1000 |",
+    "iteration_ms": "elapsed time per iteration (ms): {v}", "iteration_s": "{v} s per iteration",
 }
 # Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
 # TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.

@@ -1,0 +1,331 @@
+"""Derived quantities of a model and a layout, each worked in the open: one term per quantity a question can ask
+besides a device count (LoRA adapter parameters, layers per pipeline stage, ranks and data parallelism, the bytes of
+the weights / gradients / optimizer states in all or per device, the KV room left beside the weights, tokens per
+iteration, the cards a deadline needs). Every term returns its value with the arithmetic that gives it (the catalog's
+figures and the user's put in) and what it assumes, so the answer can show both.
+
+Terms are looked up by name (``TERMS``); the offline reader's table of quantities (offline/quantities.toml) names
+the term each asked quantity is computed with. Adding a quantity is a term here (when no term computes it yet) and
+a row there."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import constants as C
+from .shape import Shape, _lora_modules
+
+GIB = 2**30
+
+
+class NotDerivable(ValueError):
+    """A term lacks an input it needs (the ``field`` named) or the inputs do not divide as the layout requires."""
+
+    def __init__(self, message: str, field: str, valid: list | None = None):
+        super().__init__(message)
+        self.field = field
+        self.valid = valid or []
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The user's figures a term may take (None: not said)."""
+
+    lora_rank: int | None = None
+    lora_targets: str = "all"
+    tp: int | None = None
+    pp: int | None = None
+    cp: int | None = None
+    devices: int | None = None
+    unit: str = "card"  # what one device is: card, or DIE
+    weight_bits: int = 16
+    capacity_gib: float | None = None  # one device's memory as the runtime reports it
+    util: float = 0.9  # vLLM gpu-memory-utilization
+    method: str = "full"
+    zero_stage: int | None = None
+    global_batch: int | None = None
+    seq_len: int | None = None
+    tokens: float | None = None
+    tps: float | None = None
+    hours: float | None = None
+    speedup: float = 0.9  # the vendor's linear speed-up factor η
+    iterations: int | None = None  # of the whole run
+    iterations_done: int | None = None
+    iteration_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Derived:
+    value: float
+    unit: str  # "params", "bytes", "layers", "ranks", "tokens", "devices", "count"
+    formula: str
+    assumptions: list[str] = field(default_factory=list)
+    per: str = ""  # what one value counts over ("per layer", "per device"), said after the value
+
+
+def unit_word(i: Inputs, n: int = 1) -> str:
+    """"card(s)" or "DIE" (the vendor's word, the same in the plural)."""
+    return "DIE" if i.unit.lower() == "die" else ("card" if n == 1 else "cards")
+
+
+def need(value: int | float | None, name: str, what: str) -> float:
+    if not value:
+        raise NotDerivable(f"{what} is needed for this quantity.", name)
+    return value
+
+
+def count(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+# -- model facts ------------------------------------------------------------------------------------------------
+def lora_module_widths(s: Shape) -> dict[str, int]:
+    """d_in + d_out of each linear layer LoRA can target in one dense layer (the catalog's widths)."""
+    h = s.hidden
+    return {"q_proj": h + s.q_dim, "k_proj": h + s.kv_dim, "v_proj": h + s.kv_dim, "o_proj": s.q_dim + h,
+            "gate_proj": h + s.ffn, "up_proj": h + s.ffn, "down_proj": s.ffn + h}
+
+
+def lora_params(s: Shape, i: Inputs) -> Derived:
+    r = int(need(i.lora_rank, "lora_rank", "The LoRA rank"))
+    value = s.lora_params(r, i.lora_targets)
+    share = f"{100 * value / s.params:.2f}% of {s.params / 1e9:g}B"
+    if s.is_moe or s.is_mla:  # expert and latent projections: the estimator's own sum, not listed module by module
+        formula = f"r {r} × Σ (d_in + d_out) over the targeted linear layers of every layer and expert = {count(value)}"
+    else:
+        widths = {k: v for k, v in lora_module_widths(s).items() if k in _lora_modules(i.lora_targets)}
+        per_layer = sum(widths.values())
+        terms = " + ".join(f"{k.split('_')[0]} {v:,}" for k, v in widths.items())
+        formula = (f"r {r} × ({terms} = {per_layer:,}) = {r * per_layer:,} per layer × {s.layers} layers = {count(value)}")
+    targets = "all linear layers (q,k,v,o,gate,up,down; not the LM head)" if i.lora_targets == "all" else i.lora_targets
+    return Derived(value, "params", formula, [f"targets: {targets}", share, "A: r × d_in, B: d_out × r per targeted layer"])
+
+
+def shape_field(name: str, label: str) -> Callable[[Shape, Inputs], Derived]:
+    def term(s: Shape, i: Inputs) -> Derived:
+        value = s.hd if name == "head_dim" else getattr(s, name)
+        formula = f"hidden {s.hidden} / heads {s.heads} = {value}" if name == "head_dim" and not s.head_dim else f"{label} = {value}"
+        return Derived(float(value), "count", formula)
+    return term
+
+
+def layers_per_stage(s: Shape, i: Inputs) -> Derived:
+    pp = int(need(i.pp, "pp", "The pipeline-parallel size (PP)"))
+    each, left = divmod(s.layers, pp)
+    notes = [] if not left else [f"{s.layers} is not a multiple of PP {pp}: {left} stage(s) hold {each + 1} layers, the rest {each} "
+                                 "(MindSpeed-LLM takes an uneven split as --num-layer-list)"]
+    return Derived(s.layers / pp, "layers", f"{s.layers} layers / PP {pp} = {s.layers / pp:g}", notes, per="per stage")
+
+
+def model_parallel(i: Inputs) -> tuple[int, str]:
+    split = [(n, v) for n, v in (("TP", i.tp), ("PP", i.pp), ("CP", i.cp)) if v]
+    if not split:
+        raise NotDerivable("A TP, PP or CP size is needed for this quantity.", "tp")
+    return math.prod(v for _, v in split), " × ".join(f"{n} {v}" for n, v in split)
+
+
+def data_parallel(s: Shape | None, i: Inputs) -> Derived:
+    mp, words = model_parallel(i)
+    devices = int(need(i.devices, "devices", "The device count"))
+    if devices % mp:
+        raise NotDerivable(f"{devices} devices do not divide by {words} = {mp}.", "devices",
+                           [mp * k for k in range(1, 9)])
+    return Derived(devices / mp, "count", f"DP = devices {devices} / ({words}) = {devices} / {mp} = {devices // mp}")
+
+
+def ranks(s: Shape | None, i: Inputs) -> Derived:
+    mp, words = model_parallel(i)
+    if i.devices:
+        dp = data_parallel(s, i)
+        return Derived(float(i.devices), "ranks", f"one rank per {unit_word(i)}: {i.devices} = {words} × DP {dp.value:g}")
+    return Derived(float(mp), "ranks", f"{words} = {mp} (with data parallel 1; each extra replica adds {mp} ranks)",
+                   ["one process (rank) per device"])
+
+
+def params_per_rank(s: Shape, i: Inputs) -> Derived:
+    tp, pp = i.tp or 1, i.pp or 1
+    if tp * pp == 1:
+        raise NotDerivable("A TP or PP size is needed for this quantity.", "tp")
+    value = s.params / (tp * pp)
+    return Derived(value, "params", f"{s.params / 1e9:g}B / (TP {tp} × PP {pp}) = {value / 1e9:.2f}B",
+                   ["an even split: the embedding and LM head sit on the first and last stage, so those hold somewhat more"],
+                   per="per rank")
+
+
+# -- bytes -----------------------------------------------------------------------------------------------------
+def weight_bytes(i: Inputs) -> float:
+    return i.weight_bits / 8
+
+
+def weights_total(s: Shape, i: Inputs) -> Derived:
+    b = weight_bytes(i)
+    value = s.params * b
+    return Derived(value, "bytes", f"{s.params / 1e9:g}B params × {b:g} B = {value / 1e9:.1f} GB",
+                   [f"weights at {i.weight_bits}-bit ({b:g} bytes per parameter)"])
+
+
+def device_split(i: Inputs) -> tuple[int, str]:
+    if i.tp or i.pp:
+        n, words = (i.tp or 1) * (i.pp or 1), " × ".join(f"{k} {v}" for k, v in (("TP", i.tp), ("PP", i.pp)) if v)
+        return n, words
+    n = int(need(i.devices, "devices", "A device count or a TP size"))
+    return n, f"{n} {unit_word(i, n)}"
+
+
+def weights_per_device(s: Shape, i: Inputs) -> Derived:
+    total = weights_total(s, i)
+    n, words = device_split(i)
+    value = total.value / n
+    return Derived(value, "bytes", f"{s.params / 1e9:g}B × {weight_bytes(i):g} B = {total.value / 1e9:.1f} GB / ({words}) "
+                   f"= {value / 1e9:.2f} GB", total.assumptions + ["an even split over the devices"], per=f"per {unit_word(i)}")
+
+
+def kv_room_per_device(s: Shape, i: Inputs) -> Derived:
+    w = weights_per_device(s, i)
+    cap = need(i.capacity_gib, "hardware", "The device's memory")
+    budget = i.util * cap * GIB
+    value = budget - w.value
+    if value <= 0:
+        raise NotDerivable(f"The weights ({w.value / GIB:.1f} GiB per device) already exceed gpu-memory-utilization {i.util:g} × "
+                           f"{cap:.1f} GiB.", "tp")
+    return Derived(value, "bytes", f"{i.util:g} × {cap:.1f} GiB = {budget / GIB:.1f} GiB − weights {w.value / GIB:.1f} GiB "
+                   f"= {value / GIB:.1f} GiB", [f"capacity {cap:.1f} GiB as the runtime reports it",
+                                               "vLLM also keeps activations of its profiling run and graph buffers out of this"],
+                   per=f"per {unit_word(i)}")
+
+
+def trained(s: Shape, i: Inputs) -> tuple[float, str]:
+    """(trained parameters, how said): every parameter for full fine-tuning, the adapters for LoRA."""
+    if i.method in ("lora", "qlora"):
+        r = i.lora_rank or C.DEFAULT_LORA_RANK
+        a = s.lora_params(r, i.lora_targets)
+        return a, f"{a / 1e6:.1f}M LoRA parameters (rank {r}{'' if i.lora_rank else ', the default'})"
+    return s.params, f"{s.params / 1e9:g}B parameters"
+
+
+def optimizer_total(s: Shape, i: Inputs) -> Derived:
+    t, what = trained(s, i)
+    b = C.MASTER_BYTES["bf16"] + C.ADAM_BYTES["bf16"]  # fp32 master + Adam m and v
+    lora = i.method in ("lora", "qlora")
+    if lora:  # the fp32 adapters are their own master copy: Adam's moments only
+        b = C.ADAM_BYTES["bf16"]
+    value = t * b
+    parts = "Adam m 4 + v 4" if lora else "fp32 master 4 + Adam m 4 + v 4"
+    return Derived(value, "bytes", f"{what} × {b} B ({parts}) = {value / 1e9:.1f} GB",
+                   ["mixed precision bf16 with AdamW"])
+
+
+def optimizer_per_device(s: Shape, i: Inputs) -> Derived:
+    total = optimizer_total(s, i)
+    n = int(need(i.devices, "devices", "The device count"))
+    if i.zero_stage == 0:
+        return Derived(total.value, "bytes", total.formula + ", replicated on every device (ZeRO-0)", total.assumptions,
+                       per=f"per {unit_word(i)}")
+    value = total.value / n
+    return Derived(value, "bytes", total.formula + f" / {n} {unit_word(i, n)} = {value / 1e9:.2f} GB",
+                   total.assumptions + ["split over the data-parallel devices (ZeRO-1 and above, or Megatron's distributed "
+                                        "optimizer)"], per=f"per {unit_word(i)}")
+
+
+def gradients_total(s: Shape, i: Inputs) -> Derived:
+    t, what = trained(s, i)
+    b = C.GRAD_BYTES["bf16"]
+    value = t * b
+    return Derived(value, "bytes", f"{what} × {b} B (bf16) = {value / 1e9:.1f} GB",
+                   [f"DeepSpeed also keeps an fp32 gradient partition ({C.FP32_GRAD_BYTES['bf16']} B per trained parameter, "
+                    "split over the devices from ZeRO-1); Megatron's main gradients are fp32"])
+
+
+# -- run arithmetic (no model needed) ---------------------------------------------------------------------------
+def tokens_per_iteration(s: Shape | None, i: Inputs) -> Derived:
+    gbs = int(need(i.global_batch, "global_batch", "The global batch size"))
+    seq = int(need(i.seq_len, "seq_len", "The sequence length"))
+    return Derived(float(gbs * seq), "tokens", f"global batch {gbs} × sequence length {seq} = {gbs * seq:,}",
+                   ["fixed-length (packed or padded) sequences; dynamic lengths give fewer"], per="per iteration")
+
+
+def devices_for_deadline_count(tokens: float, per_device: float, deadline_hours: float, speedup: float) -> tuple[float, int]:
+    """The vendor's card formula N = tokens / (Time × TPS) with the speed-up factor η on more than one device, and the
+    count the vendor's rule makes of it: rounded up, and above 8 up to a multiple of 8 (ModelArts 590604)."""
+    n = tokens / (deadline_hours * 3600 * per_device)
+    if n > 1:
+        n /= speedup
+    whole = max(1, math.ceil(n - 1e-9))
+    return n, whole if whole <= 8 else math.ceil(whole / 8) * 8
+
+
+def devices_for_deadline(s: Shape | None, i: Inputs) -> Derived:
+    tokens = need(i.tokens, "tokens", "The training tokens")
+    tps = need(i.tps, "tps", "The measured TPS (tokens/s per device)")
+    hours = need(i.hours, "hours", "The time allowed")
+    exact, rounded = devices_for_deadline_count(tokens, tps, hours, i.speedup)
+    n = max(1, math.ceil(exact - 1e-9))
+    took = tokens / (tps * rounded * (i.speedup if rounded > 1 else 1.0)) / 3600
+    formula = (f"N = tokens / (TPS × time × η) = {tokens:.3g} / ({tps:g} × {hours:g} h × 3600 × {i.speedup:g}) = {exact:.1f} → "
+               f"{rounded}" + (" (above 8: a multiple of 8)" if rounded != n else "") + f"; on {rounded}: {took:.1f} h")
+    return Derived(float(rounded), "devices", formula, [f"linear speed-up η = {i.speedup:g}", "TPS as you measured it",
+                                                         "never below the model's minimum-card row"])
+
+
+def duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.1f} min"
+
+
+def run_time(s: Shape | None, i: Inputs) -> Derived:
+    n = int(need(i.iterations, "iterations", "The run's iterations"))
+    per = need(i.iteration_seconds, "iteration_seconds", "The time per iteration")
+    total = n * per
+    formula = f"{n:,} iterations × {per:g} s = {total:,.0f} s = {duration(total)}"
+    if i.iterations_done and i.iterations_done < n:
+        left = (n - i.iterations_done) * per
+        formula += f"; left after iteration {i.iterations_done:,}: {n - i.iterations_done:,} × {per:g} s = {duration(left)}"
+    return Derived(total, "seconds", formula, ["the logged time per iteration holds for the rest of the run (no evaluation "
+                                               "or checkpoint pauses)"])
+
+
+def run_time_left(s: Shape | None, i: Inputs) -> Derived:
+    n = int(need(i.iterations, "iterations", "The run's iterations"))
+    done = int(need(i.iterations_done, "iterations_done", "The iteration reached"))
+    per = need(i.iteration_seconds, "iteration_seconds", "The time per iteration")
+    left = max(0, n - done) * per
+    return Derived(left, "seconds", f"({n:,} − {done:,}) iterations × {per:g} s = {left:,.0f} s = {duration(left)}; "
+                   f"the whole run {n:,} × {per:g} s = {duration(n * per)}",
+                   ["the logged time per iteration holds for the rest of the run (no evaluation or checkpoint pauses)"])
+
+
+TERMS: dict[str, Callable[..., Derived]] = {
+    "lora_params": lora_params,
+    "layers": shape_field("layers", "num_hidden_layers"),
+    "hidden": shape_field("hidden", "hidden_size"),
+    "heads": shape_field("heads", "num_attention_heads"),
+    "kv_heads": shape_field("kv_heads", "num_key_value_heads"),
+    "head_dim": shape_field("head_dim", "head_dim"),
+    "ffn": shape_field("ffn", "intermediate_size"),
+    "vocab": shape_field("vocab", "vocab_size"),
+    "layers_per_stage": layers_per_stage,
+    "data_parallel": data_parallel,
+    "ranks": ranks,
+    "params_per_rank": params_per_rank,
+    "weights_total": weights_total,
+    "weights_per_device": weights_per_device,
+    "kv_room_per_device": kv_room_per_device,
+    "optimizer_total": optimizer_total,
+    "optimizer_per_device": optimizer_per_device,
+    "gradients_total": gradients_total,
+    "tokens_per_iteration": tokens_per_iteration,
+    "devices_for_deadline": devices_for_deadline,
+    "run_time": run_time,
+    "run_time_left": run_time_left,
+}
+CATALOG_FIGURES = frozenset({"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
+MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "devices_for_deadline", "run_time", "run_time_left"})
+
+
+def derive(name: str, s: Shape | None, i: Inputs) -> Derived:
+    if name not in TERMS:
+        raise NotDerivable(f"No quantity {name!r}.", "quantity", sorted(TERMS))
+    if s is None and name not in MODEL_FREE:
+        raise NotDerivable("A model (or params_b) is needed for this quantity.", "model")
+    return TERMS[name](s, i)

@@ -1,0 +1,129 @@
+"""What quantity a question asks when it is not a device count, read from the table of quantities (quantities.toml):
+the router asks the derive_quantity tool for each (``call_args``), the writer states it first (quantity_blocks.py)
+with its arithmetic and source. A card plan the router also makes follows it as support."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import spec
+from .frame import Effective, QuestionFrame
+
+TABLE_FILE = Path(__file__).with_name("quantities.toml")
+# an amount asked in the same clause as the quantity's words ("total size of the optimizer states", "梯度一共占多少 GB")
+AMOUNT = re.compile(r"how\s+(?:much|big|large|many)|(?<![a-z])size|what(?:'s|\s+is|\s+are)|多少|多大|几|占", re.I)
+CLAUSE = re.compile(r"[?？。;；!！\n]|,\s|，")
+MODULE = re.compile(r"(?<![a-z])(q|k|v|o|gate|up|down)[-_]?proj", re.I)
+ALL_LINEAR = re.compile(r"all[-_ ]linear|all\s+(?:the\s+)?linear|every\s+linear|lora_target\s*[:=]?\s*all|全部线性|所有线性|全部.{0,4}层", re.I)
+ATTENTION_ONLY = re.compile(r"(?:only|just)\s+(?:the\s+)?attention|attention\s+(?:only|projections?\s+only)|只(?:加|挂|用)?在?\s*attention", re.I)
+
+
+@dataclass(frozen=True)
+class QuantityRow:
+    name: str
+    words: re.Pattern
+    with_: re.Pattern | None
+    unless: re.Pattern | None
+    amount: bool
+    needs: tuple[str, ...]
+    any: tuple[str, ...]
+    model: bool
+    replaces: tuple[str, ...]
+    label: dict[str, str]
+    note: dict[str, str]
+
+
+def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
+    with path.open("rb") as f:
+        rows = tomllib.load(f)["quantity"]
+
+    def joined(d: dict[str, list[str]] | None) -> re.Pattern | None:
+        pats = [p for lang in ("en", "zh") for p in (d or {}).get(lang, [])]
+        return re.compile("|".join(pats), re.I) if pats else None
+
+    out = []
+    for row in rows:
+        words = joined(row["words"])
+        assert words is not None, row["name"]
+        out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(row["unless"]), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
+                               tuple(row.get("any", ())), bool(row.get("model")), tuple(row.get("replaces", ())),
+                               row["label"], row.get("note", {})))
+    return out
+
+
+ROWS: list[QuantityRow] = load()
+BY_NAME = {row.name: row for row in ROWS}
+
+
+def has(s: QuestionFrame, name: str) -> bool:
+    e = s.effective()
+    if name == "devices":
+        return bool(e.devices)
+    return spec.value_of(s, name) not in (None, False)
+
+
+def where_asked(row: QuantityRow, s: QuestionFrame) -> int | None:
+    """Where the question asks ``row``'s quantity (the offset of its words), or None when it does not or cannot be
+    computed from what the frame holds."""
+    q = s.question
+    if row.model and not (s.model or s.params_b):
+        return None
+    if any(not has(s, n) for n in row.needs) or (row.any and not any(has(s, n) for n in row.any)):
+        return None
+    if row.with_ is not None and not row.with_.search(q):
+        return None
+    if row.unless is not None and row.unless.search(q):
+        return None
+    for m in row.words.finditer(q):
+        if row.amount and not any(AMOUNT.search(c) for c in clause_of(q, m.start(), m.end())):
+            continue
+        return m.start()
+    return None
+
+
+def clause_of(text: str, start: int, end: int) -> list[str]:
+    """The clause holding text[start:end] (between punctuation that ends a clause)."""
+    cuts = [0] + [m.end() for m in CLAUSE.finditer(text)] + [len(text)]
+    lo = max(c for c in cuts if c <= start)
+    hi = min((c for c in cuts if c >= end), default=len(text))
+    return [text[lo:hi]]
+
+
+def asked(s: QuestionFrame) -> list[QuantityRow]:
+    """The quantities the question asks and the frame can compute, in the order the question asks them."""
+    found = [(at, row) for row in ROWS if (at := where_asked(row, s)) is not None]
+    dropped = {r for _, row in found for r in row.replaces}
+    return [row for _, row in sorted(found, key=lambda x: x[0]) if row.name not in dropped]
+
+
+def lora_targets(question: str) -> str:
+    """The linear layers a LoRA question names ("q_proj,v_proj", "attention only"), else every linear layer."""
+    if ALL_LINEAR.search(question):
+        return "all"
+    named = list(dict.fromkeys(m.group(1).lower() + "_proj" for m in MODULE.finditer(question)))
+    if named:
+        return ",".join(named)
+    return "attention" if ATTENTION_ONLY.search(question) else "all"
+
+
+def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any]:
+    """derive_quantity's arguments for ``row`` from the frame (None values are left out by the router)."""
+    model = {"model": s.model} if s.model else ({"params_b": s.params_b} if s.params_b and row.model else {})
+    method = s.method if s.method in ("lora", "qlora", "freeze") else "full"
+    return {"quantity": row.name, **(model if row.model else {}), "lora_rank": s.lora_rank, "lora_targets": lora_targets(s.question),
+            "method": method, "zero_stage": s.zero_stage, "tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"),
+            "devices": e.devices, "hardware": e.hardware, "weight_bits": s.weight_bits if s.weight_bits else None,
+            "gpu_memory_utilization": s.gpu_util, "global_batch": s.global_batch, "seq_len": s.seq_len, "tokens": s.tokens,
+            "tps": s.tps, "hours": spec.value_of(s, "deadline_hours"), "device_unit": "die" if s.device_unit == "die" else None,
+            "iterations": spec.value_of(s, "train_iters"), "iterations_done": spec.value_of(s, "iteration_now"),
+            "iteration_seconds": iteration_seconds(s)}
+
+
+def iteration_seconds(s: QuestionFrame) -> float | None:
+    """The time per iteration said in ms (MindSpeed's log) or in seconds."""
+    ms, sec = spec.value_of(s, "iteration_ms"), spec.value_of(s, "iteration_s")
+    return ms / 1000 if ms else sec

@@ -1,0 +1,58 @@
+"""The writer's block for the quantities a question asks besides a device count (quantity.py reads them): each one
+first, with its value, the arithmetic that gives it and its source; the sizing blocks follow as support."""
+
+from __future__ import annotations
+
+from ..estimate.derived import CATALOG_FIGURES
+from ..tools.derived_tools import DerivedResult
+from .quantity import BY_NAME
+from .wording import Writer
+
+
+class QuantityBlocks(Writer):
+    """The asked quantities first, each with its arithmetic and source; the sizing blocks follow."""
+
+    def quantity_first(self) -> list[str]:
+        lines: list[str] = []
+        for call in self.r.of("derive_quantity", DerivedResult):
+            d = call.value
+            if d is None:
+                continue
+            lines.append(self.lead(self.quantity_line(d)) if not lines else self.quantity_line(d))
+        return lines + [""] if lines else []
+
+    def quantity_value(self, d: DerivedResult) -> str:
+        v, zh = d.value, self.zh
+        if d.unit == "params":
+            short = f"{v / 1e9:.2f}B" if v >= 1e9 else f"{v / 1e6:.1f}M"
+            return f"{v:,.0f}（约 {short}）" if zh else f"{v:,.0f} (about {short})"
+        if d.unit == "bytes":
+            return f"{v / 1e9:.1f} GB（{v / 2**30:.1f} GiB）" if zh else f"{v / 1e9:.1f} GB ({v / 2**30:.1f} GiB)"
+        if d.unit == "seconds":
+            return f"{v / 3600:.1f} 小时（{v:,.0f} 秒）" if zh else f"{v / 3600:.1f} h ({v:,.0f} s)"
+        if d.unit == "devices":
+            return self.devices(int(v), d.device_unit)
+        text = f"{v:,.0f}" if v == int(v) else f"{v:g}"
+        if d.unit == "layers" and v != int(v):  # an uneven split: the stages hold the two whole counts around it
+            text = f"{int(v)}–{int(v) + 1}"
+        if d.unit == "tokens":
+            return f"{text} 个 token" if zh else f"{text} tokens"
+        if d.unit == "layers":
+            return f"{text} 层" if zh else f"{text} layers"
+        return text
+
+    def quantity_line(self, d: DerivedResult) -> str:
+        row = BY_NAME[d.quantity]
+        per = {"per stage": "每个 stage", "per rank": "每个 rank", "per iteration": "每个 iteration", "per card": "每张卡",
+               "per DIE": "每个 DIE"}.get(d.per, d.per) if self.zh else d.per
+        per = "" if self.zh and per and per[:1] in row.label["zh"] else per  # "每个 rank 的参数量" says it already
+        head = f"**{row.label[self.lang]}{'（' + per + '）' if self.zh and per else ''}：{self.quantity_value(d)}**" if self.zh else (
+            f"**{row.label['en']}: {self.quantity_value(d)}{' ' + per if per else ''}**")
+        estimate = d.unit in ("params", "bytes")
+        how = "" if d.quantity == "devices_for_deadline" else self.L("model catalog", "模型目录") if d.quantity in CATALOG_FIGURES else (
+            self.L("estimate" if estimate else "arithmetic", "估算" if estimate else "计算"))
+        said = row.note.get("zh") if self.zh else "; ".join(d.assumptions)
+        tail = "; ".join(x for x in (how, said) if x) if not self.zh else "；".join(x for x in (how, said) if x)
+        line = f"{head} = `{d.formula}`" + (f"（{tail}）" if self.zh and tail else f" ({tail})" if tail else "")
+        self.cite(d.source)
+        return line + ("。" if self.zh else ".")

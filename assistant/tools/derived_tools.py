@@ -1,0 +1,94 @@
+"""derive_quantity: one quantity of a model and a layout other than a device count, worked in the open from the
+model catalog and the figures given (estimate/derived.py): LoRA adapter parameters at a rank, layers per pipeline
+stage, ranks and data parallelism, parameters per rank, the bytes of the weights / gradients / optimizer states in
+all or per device, the KV room left per device, tokens per iteration, the cards a deadline needs."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import SizingError
+from ..estimate import derived
+from .estimate_models import ModelArgs
+from .estimate_support import resolve_hardware, resolve_shape
+from .registry import tool
+
+Quantity = Literal["lora_params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
+                   "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
+                   "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration", "devices_for_deadline",
+                   "run_time", "run_time_left"]
+ARITHMETIC_SOURCE = "arithmetic on the figures given"
+DEADLINE_SOURCE = ("ModelArts 模型训练时间、集群规模预测 (modelarts_llm_train_590223 / 590604): N_cards = Tok_total / (Time × TPS), "
+                   "above 8 a multiple of 8")
+
+
+class DeriveQuantityArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    model: str | None = Field(None, min_length=1, max_length=200, description="Model name in any spelling; or give params_b.")
+    params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False, description="Total parameters in billions, for a model not in the catalog.")
+    quantity: Quantity = Field(description="The quantity: lora_params (trainable LoRA parameters at lora_rank), a catalog figure "
+                               "(layers, hidden, heads, kv_heads, head_dim, ffn, vocab), layers_per_stage (layers / PP), "
+                               "data_parallel (devices / (TP x PP x CP)), ranks, params_per_rank, weights_total, "
+                               "weights_per_device, kv_room_per_device, optimizer_total, optimizer_per_device, gradients_total, "
+                               "tokens_per_iteration (global_batch x seq_len), devices_for_deadline (tokens, tps, hours), run_time "
+                               "(iterations x iteration_seconds), run_time_left (from iterations_done).")
+    lora_rank: int | None = Field(None, ge=1, le=4096, description="LoRA rank r.")
+    lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or a comma list of q_proj ... down_proj.")
+    method: Literal["full", "freeze", "lora", "qlora"] = Field("full", description="What is trained (optimizer and gradient bytes).")
+    zero_stage: int | None = Field(None, ge=0, le=3, description="DeepSpeed ZeRO stage (0 keeps the optimizer states on every device).")
+    tp: int | None = Field(None, ge=1, le=256, description="Tensor-parallel size.")
+    pp: int | None = Field(None, ge=1, le=256, description="Pipeline-parallel size.")
+    cp: int | None = Field(None, ge=1, le=256, description="Context-parallel size.")
+    devices: int | None = Field(None, ge=1, le=65536, description="Devices (cards; DIE on Snt9B23).")
+    device_unit: Literal["card", "die"] | None = Field(None, description="What the devices count when the user says (DIE); "
+                                                      "default the hardware's own unit.")
+    hardware: str = Field("snt9b", min_length=1, max_length=100, description="Hardware in any spelling (its memory per device).")
+    weight_bits: int = Field(16, ge=2, le=32, description="Bits per weight (16 for bf16).")
+    gpu_memory_utilization: float = Field(0.9, gt=0, le=1, allow_inf_nan=False, description="vLLM's share of device memory.")
+    global_batch: int | None = Field(None, ge=1, le=10**7, description="Global batch size (sequences per iteration).")
+    seq_len: int | None = Field(None, ge=1, le=10**8, description="Sequence length.")
+    tokens: float | None = Field(None, ge=1, le=1e16, allow_inf_nan=False, description="Training tokens.")
+    tps: float | None = Field(None, gt=0, le=1e7, allow_inf_nan=False, description="Measured tokens/s per device.")
+    hours: float | None = Field(None, gt=0, le=1e5, allow_inf_nan=False, description="Time allowed, hours.")
+    iterations: int | None = Field(None, ge=1, le=10**9, description="Iterations of the whole run (train_iters).")
+    iterations_done: int | None = Field(None, ge=0, le=10**9, description="Iterations already run (the log line's current one).")
+    iteration_seconds: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False, description="Seconds per iteration (the log's elapsed time per iteration).")
+
+
+class DerivedResult(BaseModel):
+    quantity: str = Field(description="The quantity computed.")
+    model: str | None = Field(None, description="The model's catalog id (or the size given), when the quantity has one.")
+    value: float = Field(description="The value, in ``unit``.")
+    unit: str = Field(description="params, bytes, layers, ranks, tokens, devices or count.")
+    per: str = Field("", description="What one value counts over (per layer, per card, per iteration), if anything.")
+    formula: str = Field(description="The arithmetic with the figures put in.")
+    assumptions: list[str] = Field(default_factory=list, description="What the value assumes.")
+    device_unit: str = Field("card", description="What one device is on the hardware: card or DIE.")
+    source: str = Field(description="Where the figures come from.")
+
+
+@tool
+def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
+    """Compute one quantity of a model and a layout other than a device count, with the arithmetic shown: trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device, the KV room left per device, tokens per iteration, or the cards a deadline needs at a measured TPS.
+
+    Quantities without a model (data_parallel, ranks, tokens_per_iteration, devices_for_deadline, run_time, run_time_left) need no model."""
+    shape, model_id = (resolve_shape(ctx, ModelArgs(model=args.model, params_b=args.params_b)) if args.model or args.params_b
+                       else (None, None))
+    hw_id, dev = resolve_hardware(ctx, args.hardware)
+    inputs = derived.Inputs(lora_rank=args.lora_rank, lora_targets=args.lora_targets, tp=args.tp, pp=args.pp, cp=args.cp,
+                            devices=args.devices, unit=args.device_unit or dev.unit, weight_bits=args.weight_bits, capacity_gib=dev.capacity_gib,
+                            util=args.gpu_memory_utilization, method=args.method, zero_stage=args.zero_stage,
+                            global_batch=args.global_batch, seq_len=args.seq_len, tokens=args.tokens, tps=args.tps, hours=args.hours,
+                            iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds)
+    try:
+        d = derived.derive(args.quantity, shape, inputs)
+    except derived.NotDerivable as e:
+        raise SizingError("invalid_arguments", str(e), field=e.field, valid=e.valid) from e
+    row = (ctx.kb.model(model_id) or {}) if model_id else {}
+    catalog = f"model catalog ({row['source']})" if row.get("source") else "model catalog"
+    source = (DEADLINE_SOURCE if args.quantity == "devices_for_deadline" else ARITHMETIC_SOURCE if shape is None
+              else catalog if args.quantity in derived.CATALOG_FIGURES else f"estimate from the {catalog} and the figures given")
+    return DerivedResult(quantity=args.quantity, model=model_id or (f"{args.params_b:g}B" if args.params_b else None), value=d.value,
+                         unit=d.unit, per=d.per, formula=d.formula, assumptions=d.assumptions, device_unit=args.device_unit or dev.unit, source=source)

@@ -1,0 +1,101 @@
+"""Derived quantities (estimate/derived.py) pinned to hand computations from the models' HF config.json figures
+(layers, hidden, heads, KV heads, intermediate size), written out term by term; never to the code's own output."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.estimate import derived
+from assistant.estimate.shape import Shape
+
+
+def llama3_8b() -> Shape:
+    # meta-llama/Meta-Llama-3-8B config.json: 32 layers, hidden 4096, 32 heads, 8 KV heads, intermediate 14336
+    return Shape("llama3-8b", 8.03e9, 32, 4096, 32, 8, 128256, ffn=14336)
+
+
+def qwen25_7b() -> Shape:
+    # Qwen/Qwen2.5-7B config.json: 28 layers, hidden 3584, 28 heads, 4 KV heads, intermediate 18944
+    return Shape("qwen2.5-7b", 7.61e9, 28, 3584, 28, 4, 152064, ffn=18944)
+
+
+def test_lora_all_linear_llama3_8b_rank_16():
+    # head_dim 4096/32 = 128, KV width 8 x 128 = 1024; per layer d_in + d_out:
+    # q 4096+4096, k 4096+1024, v 4096+1024, o 4096+4096, gate 4096+14336, up 4096+14336, down 14336+4096
+    per_layer = 8192 + 5120 + 5120 + 8192 + 3 * 18432
+    assert per_layer == 81920
+    d = derived.lora_params(llama3_8b(), derived.Inputs(lora_rank=16))
+    assert d.value == 16 * per_layer * 32 == 41_943_040
+    assert "81,920" in d.formula and "32 layers" in d.formula
+
+
+def test_lora_q_v_only_qwen25_7b_rank_8():
+    # q 3584+3584 = 7168, v 3584 + 4 x 128 = 4096: 8 x 11264 = 90,112 per layer, x 28 layers
+    d = derived.lora_params(qwen25_7b(), derived.Inputs(lora_rank=8, lora_targets="q_proj,v_proj"))
+    assert d.value == 8 * (7168 + 4096) * 28 == 2_523_136
+
+
+def test_layers_per_stage_even_and_uneven():
+    assert derived.layers_per_stage(llama3_8b(), derived.Inputs(pp=4)).value == 32 / 4
+    uneven = derived.layers_per_stage(qwen25_7b(), derived.Inputs(pp=3))  # 28 = 10 + 9 + 9
+    assert uneven.value == pytest.approx(28 / 3) and "1 stage(s) hold 10 layers, the rest 9" in uneven.assumptions[0]
+
+
+def test_data_parallel_and_ranks():
+    # 64 DIE at TP 8 x PP 2 x CP 2: 64 / 32 = 2 replicas; TP 8 x PP 4 alone: 32 ranks at DP 1
+    assert derived.data_parallel(None, derived.Inputs(devices=64, tp=8, pp=2, cp=2)).value == 2
+    assert derived.ranks(None, derived.Inputs(tp=8, pp=4)).value == 32
+    assert derived.ranks(None, derived.Inputs(tp=8, pp=8, devices=128)).value == 128
+    with pytest.raises(derived.NotDerivable):
+        derived.data_parallel(None, derived.Inputs(devices=24, tp=8, pp=2))  # 24 is no multiple of 16
+
+
+def test_bytes():
+    s = llama3_8b()
+    # optimizer states, full fine-tuning: fp32 master 4 + Adam m 4 + v 4 = 12 B x 8.03e9 = 96.36 GB
+    assert derived.optimizer_total(s, derived.Inputs()).value == pytest.approx(12 * 8.03e9)
+    # over 8 devices under ZeRO-3: 96.36 / 8 = 12.045 GB each; ZeRO-0 keeps all of it on each
+    assert derived.optimizer_per_device(s, derived.Inputs(devices=8, zero_stage=3)).value == pytest.approx(12 * 8.03e9 / 8)
+    assert derived.optimizer_per_device(s, derived.Inputs(devices=8, zero_stage=0)).value == pytest.approx(12 * 8.03e9)
+    # bf16 gradients: 2 B x 8.03e9 = 16.06 GB
+    assert derived.gradients_total(s, derived.Inputs()).value == pytest.approx(2 * 8.03e9)
+    # bf16 weights at TP 4: 2 x 8.03e9 / 4 = 4.015 GB per card
+    assert derived.weights_per_device(s, derived.Inputs(tp=4)).value == pytest.approx(2 * 8.03e9 / 4)
+    # KV room at util 0.9 on a 61 GiB device: 0.9 x 61 GiB - 4.015e9 B
+    room = derived.kv_room_per_device(s, derived.Inputs(tp=4, capacity_gib=61.0, util=0.9))
+    assert room.value == pytest.approx(0.9 * 61.0 * 2**30 - 2 * 8.03e9 / 4)
+
+
+def test_run_arithmetic():
+    # global batch 64 x SEQ_LEN 4096 = 262,144 tokens per iteration
+    assert derived.tokens_per_iteration(None, derived.Inputs(global_batch=64, seq_len=4096)).value == 262_144
+    # 3e9 tokens in 24 h at 2500 tokens/s per card, eta 0.9: 3e9 / (2500 x 86400 x 0.9) = 15.43 -> 16 (multiple of 8)
+    d = derived.devices_for_deadline(None, derived.Inputs(tokens=3e9, tps=2500, hours=24))
+    assert d.value == 16
+    # 5e9 in 48 h at 1800: 17.86 -> 18 -> 24 (above 8: the next multiple of 8)
+    assert derived.devices_for_deadline(None, derived.Inputs(tokens=5e9, tps=1800, hours=48)).value == 24
+
+
+def test_run_time_from_a_log():
+    # 1000 iterations x 12.0 s = 12,000 s = 3.3 h; after iteration 100: 900 x 12 s = 3.0 h
+    d = derived.run_time(None, derived.Inputs(iterations=1000, iterations_done=100, iteration_seconds=12.0))
+    assert d.value == 12_000 and "900 × 12 s = 3.0 h" in d.formula
+
+
+def test_per_die_wording():
+    # 235B x 2 B = 470 GB over 256 DIE = 1.836 GB per DIE
+    d = derived.weights_per_device(Shape("x", 235e9, 94, 4096, 64, 4, 151936, ffn=0), derived.Inputs(devices=256, unit="die"))
+    assert d.value == pytest.approx(470e9 / 256) and d.per == "per DIE" and "256 DIE" in d.formula
+
+
+def test_every_table_row_has_a_term():
+    from assistant.offline.quantity import ROWS
+    from assistant.tools.derived_tools import Quantity
+    names = {row.name for row in ROWS}
+    assert names <= set(derived.TERMS) and set(derived.TERMS) <= set(Quantity.__args__)
+
+
+def test_run_time_left():
+    # (5000 - 300) x 6.4 s = 30,080 s = 8.4 h left
+    d = derived.run_time_left(None, derived.Inputs(iterations=5000, iterations_done=300, iteration_seconds=6.4))
+    assert d.value == pytest.approx(4700 * 6.4)

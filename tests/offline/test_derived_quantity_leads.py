@@ -1,0 +1,80 @@
+"""A named model's derived quantity leads the answer (round 12 class 1: the default card count answered instead).
+Expected values are hand computations from the models' HF config.json figures, written out here."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def lead(ans) -> str:
+    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+
+
+def called(ans, quantity: str) -> bool:
+    return any(c.name == "derive_quantity" and c.args.get("quantity") == quantity for c in ans.tool_calls)
+
+
+@pytest.mark.parametrize("q,quantity,text", [
+    # Llama-3.1-70B: q 8192+8192, k/v 8192+1024, o 8192+8192, gate/up/down 8192+28672 -> 161,792 x 32 x 80 layers
+    ("llama3.1-70b lora r=32 全部线性层 trainable params 多少 M?", "lora_params", f"{161792 * 32 * 80:,}"),
+    # Llama-3-70B q_proj + v_proj: 16 x (16384 + 9216) x 80 = 32,768,000
+    ("llama3-70b 的 LoRA rank 16，只加在 q_proj 和 v_proj 上，新增多少参数？", "lora_params", "32,768,000"),
+    # Qwen2.5-72B: 80 layers / PP 8 = 10
+    ("qwen2.5-72b with MindSpeed TP 8 PP 8: how many transformer layers does each pipeline stage hold?", "layers_per_stage", "10 layers"),
+    # Qwen3-32B: 64 layers / PP 4 = 16 ("PP 设 4" is the PP size)
+    ("qwen3-32b 用 MindSpeed 训练，PP 设 4，每个 stage 分几层？", "layers_per_stage", "16 层"),
+    # 64 / (8 x 4) = 2
+    ("llama3-70b full finetune on 64 cards with TP 8 and PP 4 - what's the data parallel size?", "data_parallel", ": 2**"),
+    # 12 B x 8.03e9 = 96.4 GB
+    ("total size of the Adam optimizer states (fp32 master + m + v) when fully fine-tuning llama3.1-8b?", "optimizer_total", "96.4 GB"),
+    # 2 B x 32.5e9 = 65.0 GB
+    ("qwen2.5-32b 全参训练，bf16 梯度一共占多少 GB？", "gradients_total", "65.0 GB"),
+    # 2 B x 72.7e9 / 8 = 18.2 GB per card
+    ("qwen2.5-72b 推理 TP=8，每张卡上权重多少 GB？gpu-memory-utilization 0.9 的话还剩多少给 KV cache？", "weights_per_device", "18.2 GB"),
+    # 671e9 x 2 B / 128 DIE = 10.5 GB per DIE
+    ("deepseek-v3 在 Snt9B23 上 128 DIE 部署，bf16 权重每个 DIE 分到多少 GB？", "weights_per_device", "10.5 GB"),
+    # Qwen2.5-7B config.json: 28 attention heads
+    ("how many attention heads and KV heads does qwen2.5-7b have, and what's the head dim?", "heads", "28"),
+    # 5e9 / (1800 x 48 x 3600 x 0.9) = 17.9 -> 24 cards (a multiple of 8)
+    ("We need to train qwen2.5-14b on 5B tokens; measured 1800 tokens/s per card on Snt9B. How many cards to finish in 48 hours?",
+     "devices_for_deadline", "24 cards"),
+    # 12 B x 7.61e9 / 8 = 11.4 GB per card
+    ("qwen2.5-7b 全参 ZeRO-3 8 卡，每卡 optimizer states 占多少 GB？", "optimizer_per_device", "11.4 GB"),
+])
+def test_asked_quantity_leads(assistant, q, quantity, text):
+    ans = assistant.ask(q)
+    assert called(ans, quantity)
+    assert text in lead(ans)
+
+
+def test_model_free_data_parallel(assistant):
+    # 64 DIE over TP 8 x PP 2 x CP 2 = 32: 2 replicas, no model needed
+    ans = assistant.ask("64 DIE on Snt9B23, TP 4, PP 4, CP 2: what's the DP size?")
+    assert called(ans, "data_parallel") and ": 2**" in lead(ans)
+
+
+def test_follow_up_lora_params(assistant):
+    # Llama-3.1-8B all linear layers at rank 16: 16 x 81,920 x 32 = 41,943,040
+    first = "llama3.1-8b lora on 8 cards, how many nodes?"
+    history = [{"role": "user", "content": first}, {"role": "assistant", "content": assistant.ask(first).answer}]
+    ans = assistant.ask("and how many trainable params is that at rank 16 on all linear layers?", history=history)
+    assert "41,943,040" in lead(ans)
+
+
+def test_log_line_tokens_and_run_time(assistant):
+    # MindSpeed log: global batch 64 x SEQ_LEN 4096 = 262,144 tokens per iteration; 1000 x 12.0003 s = 12,000 s = 3.3 h
+    ans = assistant.ask("mindspeed log: 'iteration 100/ 1000 | elapsed time per iteration (ms): 12000.3 | global batch size: 64' "
+                        "with SEQ_LEN 4096. tokens per iteration, and how long for all 1000 iters?")
+    assert "262,144" in lead(ans) and "3.3 h" in ans.answer and "TPS × N" not in ans.answer
+
+
+def test_params_and_optimizer_on_cpu_in_words(assistant):
+    # "参数和优化器全放 CPU" is ZeRO-3 offload: host RAM per node leads, not the device memory without offload
+    ans = assistant.ask("yi-34b 全参，ZeRO-3 参数和优化器全放 CPU，单机 8 卡，这台机器主机内存至少多大？")
+    assert "主机内存" in lead(ans)
+
+
+def test_per_die_share(assistant):
+    # 235B x 2 B = 470 GB / 256 DIE = 1.8 GB per DIE
+    ans = assistant.ask("how big are the bf16 weights of qwen3-235b-a22b in GB, and per DIE if sharded over 256 DIE?")
+    assert "1.8 GB" in lead(ans) and "per DIE" in lead(ans)
