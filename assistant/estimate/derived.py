@@ -47,10 +47,6 @@ class Inputs:
     zero_stage: int | None = None
     global_batch: int | None = None
     seq_len: int | None = None
-    tokens: float | None = None
-    tps: float | None = None
-    hours: float | None = None
-    speedup: float = 0.9  # the vendor's linear speed-up factor η
     iterations: int | None = None  # of the whole run
     iterations_done: int | None = None
     iteration_seconds: float | None = None
@@ -256,19 +252,6 @@ def devices_for_deadline_count(tokens: float, per_device: float, deadline_hours:
     return n, whole if whole <= 8 else math.ceil(whole / 8) * 8
 
 
-def devices_for_deadline(s: Shape | None, i: Inputs) -> Derived:
-    tokens = need(i.tokens, "tokens", "The training tokens")
-    tps = need(i.tps, "tps", "The measured TPS (tokens/s per device)")
-    hours = need(i.hours, "hours", "The time allowed")
-    exact, rounded = devices_for_deadline_count(tokens, tps, hours, i.speedup)
-    n = max(1, math.ceil(exact - 1e-9))
-    took = tokens / (tps * rounded * (i.speedup if rounded > 1 else 1.0)) / 3600
-    formula = (f"N = tokens / (TPS × time × η) = {tokens:.3g} / ({tps:g} × {hours:g} h × 3600 × {i.speedup:g}) = {exact:.1f} → "
-               f"{rounded}" + (" (above 8: a multiple of 8)" if rounded != n else "") + f"; on {rounded}: {took:.1f} h")
-    return Derived(float(rounded), "devices", formula, [f"linear speed-up η = {i.speedup:g}", "TPS as you measured it",
-                                                         "never below the model's minimum-card row"])
-
-
 def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.1f} min"
 
@@ -315,12 +298,11 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "optimizer_per_device": optimizer_per_device,
     "gradients_total": gradients_total,
     "tokens_per_iteration": tokens_per_iteration,
-    "devices_for_deadline": devices_for_deadline,
     "run_time": run_time,
     "run_time_left": run_time_left,
 }
 CATALOG_FIGURES = frozenset({"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "devices_for_deadline", "run_time", "run_time_left"})
+MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "run_time", "run_time_left"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

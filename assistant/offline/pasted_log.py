@@ -195,7 +195,9 @@ def render_banner(b: TrainerBanner, lang: str, question: str = "") -> str:
     return "\n".join(lines)
 
 
-THROUGHPUT_WORD = re.compile(r"(?<![a-z])tps(?![a-z])|tokens?\s*/\s*s|tokens?\s+per\s+s|throughput|吞吐", re.I)
+# the tokens line answers the throughput and the tokens of one iteration
+THROUGHPUT_WORD = re.compile(r"(?<![a-z])tps(?![a-z])|tokens?\s*/\s*(?:s|iter)|tokens?\s+(?:per|each|an?)\s+(?:s|iter|step)|throughput|吞吐|"
+                             r"每(?:个|一|次)?\s*(?:iteration|迭代|step|步)\s*(?:多少|几)?\s*(?:个)?\s*token", re.I)
 TIME_WORD = re.compile(r"how\s+long|till\s+done|left|remaining|finish|多久|还要|剩|跑完|时间", re.I)
 
 
@@ -233,6 +235,7 @@ def render_iteration(x: IterationLine, lang: str, question: str = "") -> str:
         return ""
     if len(lines) >= 2 and asked_first(question, THROUGHPUT_WORD, TIME_WORD):
         lines[0], lines[1] = lines[1], lines[0]  # "每卡 TPS 多少": the throughput asked leads
+    lines[0] = ("**结论**：" if zh else "**Answer:** ") + lines[0]  # the figure asked first, labelled as every lead is
     lines.append("（数字全部取自你贴的 MindSpeed-LLM 迭代日志；时间按当前每次迭代耗时线性外推。）" if zh else
                  "(Every figure is from your MindSpeed-LLM iteration line; the time extrapolates the current time per iteration.)")
     return "\n".join(lines)

@@ -49,7 +49,7 @@ class QuantityBlocks(Writer):
         head = f"**{row.label[self.lang]}{'（' + per + '）' if self.zh and per else ''}：{self.quantity_value(d)}**" if self.zh else (
             f"**{row.label['en']}: {self.quantity_value(d)}{' ' + per if per else ''}**")
         estimate = d.unit in ("params", "bytes")
-        how = "" if d.quantity == "devices_for_deadline" else self.L("model catalog", "模型目录") if d.quantity in CATALOG_FIGURES else (
+        how = self.L("model catalog", "模型目录") if d.quantity in CATALOG_FIGURES else (
             self.L("estimate" if estimate else "arithmetic", "估算" if estimate else "计算"))
         said = row.note.get("zh") if self.zh else "; ".join(d.assumptions)
         tail = "; ".join(x for x in (how, said) if x) if not self.zh else "；".join(x for x in (how, said) if x)

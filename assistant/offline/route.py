@@ -255,13 +255,9 @@ class Router:
         return [c for row in quantity.asked(s) for c in self.call("derive_quantity", **quantity.call_args(s, e, row))]
 
     def quantity_only(self, s: Slots) -> list[Call]:
-        """Only such quantities are asked: they are the answer; a deadline's card count keeps the vendor's minimum
-        row beside it (the count never goes below it)."""
-        e = effective(s)
-        calls = self.quantity_calls(s, e)
-        if s.model and e.part and any(row.name == "devices_for_deadline" for row in quantity.asked(s)):
-            calls += self.call("min_cards", model=s.model, strategy=table_strategy(s.method), seq_len=e.seq_len, hardware=e.part)
-        return calls
+        """Only such quantities are asked: they are the answer (the cards a deadline needs are estimate_training_time's,
+        the vendor's formula, with its minimum-card row: route time_calls)."""
+        return self.quantity_calls(s, effective(s))
 
     def compare_calls(self, s: Slots, e: Effective) -> list[Call]:
         return self.call("compare_hardware", **self.model_args(s), method=s.method or "lora", seq_len=e.seq_len,
@@ -880,12 +876,14 @@ def answered_from_notes(s: Slots) -> bool:
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
+    # a pasted log's own figures (a Trainer banner, MindSpeed iteration lines): derived in the answer from the whole log,
+    # before the quantity table reads single figures out of it
+    (reads_pasted_log, lambda r, s: []),  # a pasted log's own figures: derived in the answer, no tool
     (only_quantities, Router.quantity_only),  # "LoRA r=16 trainable params?", "DP of 64 DIE at TP 8 PP 2 CP 2?"
     (about_parts, Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
     (asks_largest_model, Router.largest_model),
-    (reads_pasted_log, lambda r, s: []),  # a pasted log's own figures: derived in the answer, no tool
     (batch_sum_only, lambda r, s: []),  # the user's own batch figures: the answer is their product, no tool
     (notes_without_model, Router.notes),
     (asks_model_context, Router.model_context),

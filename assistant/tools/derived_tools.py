@@ -17,11 +17,9 @@ from .registry import tool
 
 Quantity = Literal["lora_params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
-                   "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration", "devices_for_deadline",
+                   "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
                    "run_time", "run_time_left"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
-DEADLINE_SOURCE = ("ModelArts 模型训练时间、集群规模预测 (modelarts_llm_train_590223 / 590604): N_cards = Tok_total / (Time × TPS), "
-                   "above 8 a multiple of 8")
 
 
 class DeriveQuantityArgs(BaseModel):
@@ -32,7 +30,7 @@ class DeriveQuantityArgs(BaseModel):
                                "(layers, hidden, heads, kv_heads, head_dim, ffn, vocab), layers_per_stage (layers / PP), "
                                "data_parallel (devices / (TP x PP x CP)), ranks, params_per_rank, weights_total, "
                                "weights_per_device, kv_room_per_device, optimizer_total, optimizer_per_device, gradients_total, "
-                               "tokens_per_iteration (global_batch x seq_len), devices_for_deadline (tokens, tps, hours), run_time "
+                               "tokens_per_iteration (global_batch x seq_len), run_time "
                                "(iterations x iteration_seconds), run_time_left (from iterations_done).")
     lora_rank: int | None = Field(None, ge=1, le=4096, description="LoRA rank r.")
     lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or a comma list of q_proj ... down_proj.")
@@ -49,9 +47,6 @@ class DeriveQuantityArgs(BaseModel):
     gpu_memory_utilization: float = Field(0.9, gt=0, le=1, allow_inf_nan=False, description="vLLM's share of device memory.")
     global_batch: int | None = Field(None, ge=1, le=10**7, description="Global batch size (sequences per iteration).")
     seq_len: int | None = Field(None, ge=1, le=10**8, description="Sequence length.")
-    tokens: float | None = Field(None, ge=1, le=1e16, allow_inf_nan=False, description="Training tokens.")
-    tps: float | None = Field(None, gt=0, le=1e7, allow_inf_nan=False, description="Measured tokens/s per device.")
-    hours: float | None = Field(None, gt=0, le=1e5, allow_inf_nan=False, description="Time allowed, hours.")
     iterations: int | None = Field(None, ge=1, le=10**9, description="Iterations of the whole run (train_iters).")
     iterations_done: int | None = Field(None, ge=0, le=10**9, description="Iterations already run (the log line's current one).")
     iteration_seconds: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False, description="Seconds per iteration (the log's elapsed time per iteration).")
@@ -73,14 +68,14 @@ class DerivedResult(BaseModel):
 def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
     """Compute one quantity of a model and a layout other than a device count, with the arithmetic shown: trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device, the KV room left per device, tokens per iteration, or the cards a deadline needs at a measured TPS.
 
-    Quantities without a model (data_parallel, ranks, tokens_per_iteration, devices_for_deadline, run_time, run_time_left) need no model."""
+    Quantities without a model (data_parallel, ranks, tokens_per_iteration, run_time, run_time_left) need no model."""
     shape, model_id = (resolve_shape(ctx, ModelArgs(model=args.model, params_b=args.params_b)) if args.model or args.params_b
                        else (None, None))
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     inputs = derived.Inputs(lora_rank=args.lora_rank, lora_targets=args.lora_targets, tp=args.tp, pp=args.pp, cp=args.cp,
                             devices=args.devices, unit=args.device_unit or dev.unit, weight_bits=args.weight_bits, capacity_gib=dev.capacity_gib,
                             util=args.gpu_memory_utilization, method=args.method, zero_stage=args.zero_stage,
-                            global_batch=args.global_batch, seq_len=args.seq_len, tokens=args.tokens, tps=args.tps, hours=args.hours,
+                            global_batch=args.global_batch, seq_len=args.seq_len,
                             iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds)
     try:
         d = derived.derive(args.quantity, shape, inputs)
@@ -88,7 +83,7 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
         raise SizingError("invalid_arguments", str(e), field=e.field, valid=e.valid) from e
     row = (ctx.kb.model(model_id) or {}) if model_id else {}
     catalog = f"model catalog ({row['source']})" if row.get("source") else "model catalog"
-    source = (DEADLINE_SOURCE if args.quantity == "devices_for_deadline" else ARITHMETIC_SOURCE if shape is None
+    source = (ARITHMETIC_SOURCE if shape is None
               else catalog if args.quantity in derived.CATALOG_FIGURES else f"estimate from the {catalog} and the figures given")
     return DerivedResult(quantity=args.quantity, model=model_id or (f"{args.params_b:g}B" if args.params_b else None), value=d.value,
                          unit=d.unit, per=d.per, formula=d.formula, assumptions=d.assumptions, device_unit=args.device_unit or dev.unit, source=source)

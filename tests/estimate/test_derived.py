@@ -70,10 +70,10 @@ def test_run_arithmetic():
     # global batch 64 x SEQ_LEN 4096 = 262,144 tokens per iteration
     assert derived.tokens_per_iteration(None, derived.Inputs(global_batch=64, seq_len=4096)).value == 262_144
     # 3e9 tokens in 24 h at 2500 tokens/s per card, eta 0.9: 3e9 / (2500 x 86400 x 0.9) = 15.43 -> 16 (multiple of 8)
-    d = derived.devices_for_deadline(None, derived.Inputs(tokens=3e9, tps=2500, hours=24))
-    assert d.value == 16
+    exact, whole = derived.devices_for_deadline_count(3e9, 2500, 24, 0.9)
+    assert round(exact, 2) == 15.43 and whole == 16
     # 5e9 in 48 h at 1800: 17.86 -> 18 -> 24 (above 8: the next multiple of 8)
-    assert derived.devices_for_deadline(None, derived.Inputs(tokens=5e9, tps=1800, hours=48)).value == 24
+    assert derived.devices_for_deadline_count(5e9, 1800, 48, 0.9)[1] == 24
 
 
 def test_run_time_from_a_log():

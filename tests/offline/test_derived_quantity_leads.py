@@ -35,9 +35,6 @@ def called(ans, quantity: str) -> bool:
     ("deepseek-v3 在 Snt9B23 上 128 DIE 部署，bf16 权重每个 DIE 分到多少 GB？", "weights_per_device", "10.5 GB"),
     # Qwen2.5-7B config.json: 28 attention heads
     ("how many attention heads and KV heads does qwen2.5-7b have, and what's the head dim?", "heads", "28"),
-    # 5e9 / (1800 x 48 x 3600 x 0.9) = 17.9 -> 24 cards (a multiple of 8)
-    ("We need to train qwen2.5-14b on 5B tokens; measured 1800 tokens/s per card on Snt9B. How many cards to finish in 48 hours?",
-     "devices_for_deadline", "24 cards"),
     # 12 B x 7.61e9 / 8 = 11.4 GB per card
     ("qwen2.5-7b 全参 ZeRO-3 8 卡，每卡 optimizer states 占多少 GB？", "optimizer_per_device", "11.4 GB"),
 ])
@@ -65,7 +62,7 @@ def test_log_line_tokens_and_run_time(assistant):
     # MindSpeed log: global batch 64 x SEQ_LEN 4096 = 262,144 tokens per iteration; 1000 x 12.0003 s = 12,000 s = 3.3 h
     ans = assistant.ask("mindspeed log: 'iteration 100/ 1000 | elapsed time per iteration (ms): 12000.3 | global batch size: 64' "
                         "with SEQ_LEN 4096. tokens per iteration, and how long for all 1000 iters?")
-    assert "262,144" in lead(ans) and "3.3 h" in ans.answer and "TPS × N" not in ans.answer
+    assert "262,144" in lead(ans) and "12,000 s" in ans.answer and "TPS × N" not in ans.answer
 
 
 def test_params_and_optimizer_on_cpu_in_words(assistant):
