@@ -13,6 +13,7 @@ from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, roundings, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
+from ..tools.table_filter import FindTableRowsResult
 from ..tools.tables import (
     InferenceMinCardsResult,
     ListHardwareResult,
@@ -32,6 +33,7 @@ from .part_facts import PartFactsBlocks
 from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import quant_named
+from .table_rows import TableRowsBlocks
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
 from .vocab import NODES_ASKED
@@ -52,6 +54,7 @@ from .wording import (
 RENDERERS: dict[str, tuple[type, bool | None, str]] = {
     "resolve_model": (ModelInfo, False, "unknown_model"),
     "list_models": (ListModelsResult, True, "model_list"),
+    "find_table_rows": (FindTableRowsResult, None, "table_rows"),
     "list_hardware": (ListHardwareResult, True, "hardware_list"),
     "generate_config": (GenerateConfigResult, None, "config"),
     "estimate_training_memory": (TrainingMemoryResult, None, "memory"),
@@ -62,7 +65,7 @@ SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_infer
                 "what_fits"}
 
 
-class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks):
+class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, TableRowsBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -121,7 +124,8 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         layout_first = bool(self.s.tp or self.s.pp) and bool(self.results("estimate_training_memory")) and (
             layout_said and kept_devices or follow_up and (layout_said or self.s.origin("devices") == "said"))
         blocks: list[Callable[[], list[str]]] = [
-            partial(self.rendered, "resolve_model"), self.own_context, partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            partial(self.rendered, "resolve_model"), partial(self.rendered, "find_table_rows"), self.own_context,
+            partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             *([self.inference] if table_first else []),
             self.what_fits_block, self.header_block, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,

@@ -11,6 +11,7 @@ import re
 from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import (
+    CHANGED_TO,
     EN_COUNT,
     EN_NUMBERS,
     NODE_WORDS,
@@ -194,7 +195,11 @@ def seq_len(work: str) -> int | None:
     return None
 
 
-LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?![0-9.a-z])")
+# a full stop after a length ends the sentence ("at 4k and at 8k. table pls"); "4.5" is no length here
+LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?![0-9a-z]|\.\d)")
+# "cutoff 4096→8192: what changes, do the cards change?": the lengths before and after a change are both asked
+WHAT_CHANGES = re.compile(r"(?<![a-z])(?:what\s+changes|changes?\s*\?|does\s+\w+(?:\s+\w+){0,5}\s+change|do\s+\w+(?:\s+\w+){0,3}\s+change|"
+                          r"differ\w*)(?![a-z])|区别|变化|有什么变|会不会变|变不变|会变|变吗|变了吗|不同")
 
 
 def lengths_compared(work: str) -> list[int]:
@@ -209,7 +214,10 @@ def lengths_compared(work: str) -> list[int]:
     values = list(dict.fromkeys(n for _, _, n in found))
     if len(values) < 2:
         return []
-    return values if compared(work, [(a, b) for a, b, _ in found]) else []
+    if compared(work, [(a, b) for a, b, _ in found]):
+        return values
+    joined = all(CHANGED_TO.search(work[a[1]:b[0]]) for a, b in zip(found, found[1:], strict=False))
+    return values if joined and WHAT_CHANGES.search(work) else []
 
 
 def shape(r: Reading) -> dict[str, int]:

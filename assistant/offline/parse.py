@@ -11,7 +11,7 @@ import unicodedata
 from ..notes import NoteTopic, covering
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
-from . import checks, serving_words, spec
+from . import checks, serving_words, spec, table_query
 from . import numbers as num
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
@@ -219,6 +219,8 @@ class Parser:
         read_intents(work, s, s.model in self.serving_only)
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
+        if not (s.model or s.models or s.params_b or s.unknown_model):  # "which models need > 64 cards?": a whole table's rows
+            s.table_query = table_query.read(r.text, inference="inference" in s.intents)
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
         s.spans = r.spans  # the layout checks quote the words as written

@@ -171,6 +171,25 @@ class Router:
     def list_hardware(self, s: Slots) -> list[Call]:
         return self.call("list_hardware")
 
+    def table_rows(self, s: Slots) -> list[Call]:
+        """"which models in the min-card table need more than 64 cards with MindSpeed?": the table's rows that match, the
+        frame's framework, method, length and part narrowing them (the minimum-card table's part: Snt9B unless one is named)."""
+        q = s.table_query
+        assert q is not None
+        args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None}
+        for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table"):
+            args[name] = getattr(q, name)
+        for name in ("cards", "nodes"):
+            args[name] = getattr(q, name).model_dump() if getattr(q, name) else None
+        if q.table != "vllm":
+            args["strategy"] = table_strategy(s.method)
+        if q.table == "min_cards":
+            args["framework"] = None if len(s.frameworks) > 1 else s.framework
+            args["hardware"] = effective(s).part or "Snt9B"
+        if q.table == "vllm" and s.memory_gb in (32, 64):
+            args["memory_gb"] = s.memory_gb
+        return self.call("find_table_rows", **args)
+
     def list_models(self, s: Slots) -> list[Call]:
         """"which models does MindSpeed-LLM support (for LoRA)": the framework's supported rows only;
         a family alone ("qwen 32b" unknown, "llama models"): the family's rows."""
@@ -564,6 +583,11 @@ def names_model(s: Slots) -> bool:
 SETTING_KEY = re.compile(r"(?<![a-z0-9_])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9_])")
 
 
+def asks_table_rows(s: Slots) -> bool:
+    """A question over a whole vendor table ("which recipe rows use ZeRO-0?", "哪些模型 MindSpeed 要 64 卡以上?"): its rows."""
+    return s.table_query is not None and not names_model(s)
+
+
 def lists_models(s: Slots) -> bool:
     """"Which models support LoRA on LLaMA-Factory?": the vendor tables' list. "Which models support LoRA+
     (loraplus_lr_ratio)?" names a setting a note restricts: the note answers it."""
@@ -798,6 +822,7 @@ def answered_from_notes(s: Slots) -> bool:
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
+    (asks_table_rows, Router.table_rows),
     (about_parts, Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
