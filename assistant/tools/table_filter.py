@@ -20,7 +20,7 @@ TableName = Literal["min_cards", "recipes", "vllm"]
 SQL_TABLE = {"min_cards": "min_cards", "recipes": "recipes_llamafactory", "vllm": "vllm_min_cards"}
 APPLIES = {
     "min_cards": {"framework", "strategy", "seq_len", "hardware", "cards", "nodes", "supported"},
-    "recipes": {"strategy", "seq_len", "zero_stage", "offload", "grad_accum", "cards", "nodes"},
+    "recipes": {"framework", "strategy", "seq_len", "zero_stage", "offload", "grad_accum", "cards", "nodes"},
     "vllm": {"seq_len", "cards", "supported", "memory_gb", "vllm_table"},
 }
 TITLE = {"min_cards": "ModelArts minimum-card table (模型最小卡数配置, 2025-06-24)",
@@ -40,7 +40,7 @@ class Compare(FilterModel):
 class FindTableRowsArgs(FilterModel):
     table: TableName = Field(description="min_cards (minimum cards per model, strategy, SEQ_LEN, framework, part), recipes "
                              "(LLaMA-Factory recipe: ZeRO stage, offload, GA, nodes x cards) or vllm (serving cards and tested length).")
-    framework: Framework | None = Field(None, description="min_cards: only this framework's rows.")
+    framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
     strategy: Strategy | None = Field(None, description="min_cards, recipes: lora or full.")
     seq_len: SeqLen | None = Field(None, description="min_cards: SEQ_LEN; recipes: cutoff_len; vllm: tested max-model-len at least this.")
     hardware: AscendPart | None = Field(None, description="min_cards: Snt9B (cards) or Snt9B23 (DIE).")
@@ -120,9 +120,7 @@ def _selected(a: FindTableRowsArgs, h: TableRowHit) -> bool:
         return False
     if a.vllm_table and h.vllm_table != a.vllm_table:
         return False
-    if a.seq_len is not None and a.table != "vllm" and h.seq_len != a.seq_len:
-        return False
-    return True
+    return a.seq_len is None or a.table == "vllm" or h.seq_len == a.seq_len
 
 
 def _passes(a: FindTableRowsArgs, h: TableRowHit) -> bool:
