@@ -45,6 +45,19 @@ def part_tokens(work: str, keys: dict[str, str]) -> list[tuple[int, int, str]]:
     return out
 
 
+# Two frameworks asked one after the other ("先说 MindSpeed 再说 LlamaFactory", "LlamaFactory 够不够？MindSpeed 呢",
+# "LF first, then MindSpeed"): each is a part of the question, answered in the order written
+IN_TURN = re.compile(r"[?？;；]|再|然后|其次|接着|(?<![a-z])(?:then|next|after\s+that|also)(?![a-z])")
+ONE_MORE = re.compile(r"^\s*(?:呢|怎么样|如何|又如何|what\s+about|how\s+about)")
+
+
+def asked_in_turn(text: str, found: list[tuple[int, int, str]]) -> bool:
+    """Every two framework mentions in a row are asked in turn: a question mark or a "then" between them, or the later
+    one followed by "呢"."""
+    spans = sorted(found)
+    return all(IN_TURN.search(text[a[1]:b[0]]) or ONE_MORE.match(text[b[1]:]) for a, b in zip(spans, spans[1:], strict=False))
+
+
 class Setting:
     """Reads frameworks and hardware against one hardware catalog (the resolver's)."""
 
@@ -86,7 +99,7 @@ class Setting:
         names = list(dict.fromkeys(name for _, _, name in sorted(found)))
         if len(names) > 1 and (now := changed_to(r.text, found)):
             s.framework = now  # "LLaMA-Factory 换成 MindSpeed": the framework the job moves to
-        elif len(names) > 1 and compared(r.text, [(a, b) for a, b, _ in found]):
+        elif len(names) > 1 and (compared(r.text, [(a, b) for a, b, _ in found]) or asked_in_turn(r.text, found)):
             s.frameworks, s.framework = names, names[0]
 
     def catalog_parts(self, r: Reading, most: int = 5) -> list[tuple[tuple[int, int], str]]:
