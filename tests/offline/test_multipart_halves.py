@@ -1,0 +1,30 @@
+"""Each part of a multi-part question is answered, in the order asked: two frameworks asked in turn, and the whole
+nodes with the devices left over (hand computations from the vendor tables and the hardware catalog)."""
+
+from __future__ import annotations
+
+
+def lead(answer: str) -> str:
+    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**：")))
+
+
+def test_frameworks_asked_in_turn_are_led_in_that_order(assistant):
+    # seeds/004 llama3.1-8b lora 4096 Snt9B: LLaMA-Factory 1 card, MindSpeed-LLM 4 cards (the recipe row is LF's own)
+    line = lead(assistant.ask("llama3.1-8b lora 4k on 910B: LF first, then MindSpeed - min cards?").answer)
+    assert line.index("LLaMA-Factory") < line.index("MindSpeed-LLM")
+    assert "LLaMA-Factory **1 card" in line and "MindSpeed-LLM **4 cards" in line
+
+
+def test_second_framework_with_ne_is_answered_too(assistant):
+    # seeds/004 qwen3-32b full 4096 Snt9B: MindSpeed-LLM 16, LLaMA-Factory 32
+    line = lead(assistant.ask("qwen3-32b 全参 4096 在 910B 上 MindSpeed 最少几张？LlamaFactory 呢").answer)
+    assert line.index("MindSpeed-LLM") < line.index("LLaMA-Factory")
+    assert "16 张卡" in line and "32 张卡" in line
+
+
+def test_whole_nodes_and_the_die_left(assistant):
+    # Snt9B23: 16 DIE per node (catalog): 52 DIE = 3 whole nodes + 4 DIE
+    line = lead(assistant.ask("I have 52 Snt9B23 DIE: how many whole nodes is that and how many DIE are left over?").answer)
+    assert "**3 whole nodes** + **4 DIE left over**" in line
+    zh = lead(assistant.ask("我手上 40 个 DIE，够凑几台完整的 Snt9B23？剩几个？").answer)
+    assert "**2 台完整节点**" in zh and "**8 DIE**" in zh
