@@ -57,3 +57,15 @@ def test_lengths_before_and_after_a_change_are_both_answered(assistant):
     recipes = {c.args.get("seq_len") for c in ans.tool_calls if c.name == "training_recipe"}
     assert recipes == {4096, 8192}
     assert "ZeRO-2" in ans.answer and "offload" in ans.answer.lower()
+
+
+def test_a_follow_up_changes_the_filter_not_the_table(assistant):
+    # seeds/004 LoRA 4096 Snt9B, 1 card: LLaMA-Factory 10 models; MindSpeed-LLM llama3.2-1b, llama3.2-3b, qwen2-0.5b,
+    # qwen2-1.5b, qwen2.5-0.5b
+    from tests.offline.dialog import converse
+
+    first, then = converse(assistant, "最小卡数表里 LoRA 4096 在 Snt9B 上 LlamaFactory 只要 1 张卡的模型有哪些", "那 MindSpeed 呢？")
+    assert "**10 行**" in first.answer
+    args = table_call(then)
+    assert args["framework"] == "MindSpeed-LLM" and args["cards"] == {"op": "eq", "value": 1}
+    assert "**5 行**" in then.answer and "qwen2-1.5b" in then.answer
