@@ -351,14 +351,20 @@ class Router:
                                     **batch_args(s), **trainer_args(s))
             if not offload and asks_host_ram(s):  # "…, and host RAM if I need offload": the offload setting's need too
                 judged += self.host_ram_calls(s, e, fallback=True)
-        if asks_offload_needed(s) and e.devices:  # "do I even need the offload?": the same stage without it, on their devices
-            judged += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                                seq_len=e.seq_len, devices=e.devices, offload=False, zero_stage=s.zero_stage if s.zero_stage is not None else 3,
-                                hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
+        judged += self.offload_needed_calls(s, e)
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=e.devices, offload=offload,  # offload needs a stage: ZeRO-3's
                          zero_stage=s.zero_stage if s.zero_stage is not None or not offload else 3,
                          hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s)) + judged
+
+    def offload_needed_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """"Do I even need the offload?" (asked beside a memory question or another part, e.g. the global batch): the same
+        stage without offload, on the user's devices."""
+        if not (asks_offload_needed(s) and e.devices):
+            return []
+        return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                         seq_len=e.seq_len, devices=e.devices, offload=False, zero_stage=s.zero_stage if s.zero_stage is not None else 3,
+                         hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
     def layout_calls(self, s: Slots, e: Effective) -> list[Call]:
         """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device."""
@@ -842,6 +848,8 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (lambda s: asks_host_ram(s) and not asks_memory(s) and "inference" not in s.intents, Router.host_ram_calls),
     (lambda s: "compare" in s.intents and not s.methods, Router.compare_calls),  # "lora vs full" compares no parts
     (asks_training_plan, Router.training_calls),
+    # "…, do I need the offload at all? and the global batch?": the offload half is answered whatever else is asked
+    (lambda s: asks_offload_needed(s) and not asks_memory(s), Router.offload_needed_calls),
     (asked("time"), Router.time_calls),
     (lambda s: bool(s.intents & {"troubleshoot", "time", "throughput"}), Router.note_calls),
     # "and the weights alone?" in a training thread: the serving estimate's weights figure (component.py leads with it)

@@ -28,3 +28,12 @@ def test_whole_nodes_and_the_die_left(assistant):
     assert "**3 whole nodes** + **4 DIE left over**" in line
     zh = lead(assistant.ask("我手上 40 个 DIE，够凑几台完整的 Snt9B23？剩几个？").answer)
     assert "**2 台完整节点**" in zh and "**8 DIE**" in zh
+
+
+def test_offload_half_answered_beside_the_global_batch(assistant):
+    # GBS = 1 x 8 x 8 = 64 (hand computation); the offload half is the same ZeRO-3 without offload on the same 8 cards
+    ans = assistant.ask("qwen2.5-7b full 4k on 8 910B with LLaMA-Factory, zero-3 + offload, mbs 1 GA 8 - "
+                        "do I need the offload at all? and the global batch?")
+    off = [c for c in ans.tool_calls if c.name == "estimate_training_memory" and c.args.get("offload") is False]
+    assert off and off[0].args["devices"] == 8 and off[0].args["zero_stage"] == 3
+    assert "Global batch 64" in ans.answer and "Offload needed?" in ans.answer
