@@ -176,7 +176,7 @@ class Router:
         frame's framework, method, length and part narrowing them (the minimum-card table's part: Snt9B unless one is named)."""
         q = s.table_query
         assert q is not None
-        args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None}
+        args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family}
         for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table"):
             args[name] = getattr(q, name)
         for name in ("cards", "nodes"):

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 VOCAB_FILE = Path(__file__).with_name("table_query.toml")
-N = r"(?P<n>\d{1,5})(?![0-9.]|\s*k(?![a-z]))"
+N = r"(?P<n>\d{1,5})(?![0-9.]|\s*k(?![a-z])|\s*g(?:i?b)?(?![a-z]))"  # no length (8k) or memory size (32GB)
 BETWEEN = r"\s*(?:x\s*)?(?:张|个|块)?\s*(?:snt9b23|snt9b|910b|910c|a2|a3|昇腾|ascend)?\s*(?:的)?\s*"
 MOST_CARDS = 4096  # a larger number without a unit is a length, not a count
 ZERO = re.compile(r"zero[- _]?([0-3])(?![0-9])|ds_z([0-3])|stage\s*([0-3])(?![0-9])")
@@ -36,6 +36,7 @@ class TableQuery(BaseModel):
 
     table: Literal["min_cards", "recipes", "vllm"]
     table_named: bool = False  # the question names the table (else it is chosen from the filters)
+    family: str | None = None  # "which qwen3 rows": the models whose catalog id starts with it
     cards: Count | None = None
     nodes: Count | None = None
     zero_stage: int | None = None
@@ -68,10 +69,10 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         d: dict[str, Any] = tomllib.load(f)
     units = d["units"]
     unit = "(?P<unit>" + "|".join(units["nodes"] + units["cards"]) + ")"
-    fill = {"{n}": N, "{u}": BETWEEN, "{unit}": unit + "?"}
 
-    def filled(p: str) -> re.Pattern:
-        for k, v in fill.items():
+    def filled(p: str, op: str) -> re.Pattern:
+        # an equality names its unit ("need 32 cards"): a bare number beside "on" or "use" is too often something else
+        for k, v in {"{n}": N, "{u}": BETWEEN, "{unit}": unit if op == "eq" else unit + "?"}.items():
             p = p.replace(k, v)
         return re.compile(p)
 
@@ -83,7 +84,7 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         models=_any(d["unsupported"]["models"]),
         rows=_any(d["unsupported"]["rows"]),
         supported=_any(d["supported"]["patterns"]),
-        compare=[(c["op"], [filled(p) for p in c["patterns"]]) for c in d["compare"]],
+        compare=[(c["op"], [filled(p, c["op"]) for p in c["patterns"]]) for c in d["compare"]],
         nodes_unit=re.compile("^(?:" + "|".join(units["nodes"]) + ")$"),
     )
 

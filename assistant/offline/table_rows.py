@@ -34,6 +34,8 @@ class TableRowsBlocks(Writer):
     def filters_said(self, call: Result[FindTableRowsResult]) -> str:
         """The filters the rows were picked by, as the question's words would say them."""
         a, out = call.args, []
+        if a.get("family"):
+            out.append(self.say("table_rows_family", family=a["family"]))
         if a.get("framework"):
             out.append(str(a["framework"]))
         if a.get("strategy"):

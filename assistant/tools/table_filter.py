@@ -40,6 +40,8 @@ class Compare(FilterModel):
 class FindTableRowsArgs(FilterModel):
     table: TableName = Field(description="min_cards (minimum cards per model, strategy, SEQ_LEN, framework, part), recipes "
                              "(LLaMA-Factory recipe: ZeRO stage, offload, GA, nodes x cards) or vllm (serving cards and tested length).")
+    family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Only models whose catalog id starts "
+                               "with this and a dash (qwen3: qwen3-32b, qwen3-30b-a3b; qwen2: not qwen2.5-7b).")
     framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
     strategy: Strategy | None = Field(None, description="min_cards, recipes: lora or full.")
     seq_len: SeqLen | None = Field(None, description="min_cards: SEQ_LEN; recipes: cutoff_len; vllm: tested max-model-len at least this.")
@@ -120,6 +122,8 @@ def _selected(a: FindTableRowsArgs, h: TableRowHit) -> bool:
         return False
     if a.vllm_table and h.vllm_table != a.vllm_table:
         return False
+    if a.family and not h.model_id.startswith(a.family + "-"):
+        return False
     return a.seq_len is None or a.table == "vllm" or h.seq_len == a.seq_len
 
 
@@ -146,7 +150,7 @@ def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
 
     whole_model keeps only models all of whose selected rows match ("which models have no MindSpeed-LLM entry": framework
     MindSpeed-LLM, supported false, whole_model true)."""
-    given = {k for k, v in args.model_dump(exclude={"table", "whole_model"}).items() if v is not None}
+    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family"}).items() if v is not None}
     wrong = sorted(given - APPLIES[args.table])
     if wrong:
         raise SizingError("invalid_arguments", f"{', '.join(wrong)} does not apply to the {args.table} table.",

@@ -69,3 +69,17 @@ def test_a_follow_up_changes_the_filter_not_the_table(assistant):
     args = table_call(then)
     assert args["framework"] == "MindSpeed-LLM" and args["cards"] == {"op": "eq", "value": 1}
     assert "**5 行**" in then.answer and "qwen2-1.5b" in then.answer
+
+
+def test_a_family_narrows_the_rows(assistant):
+    # seeds/004 LLaMA-Factory Snt9B, Qwen3 at 16 cards or more: qwen3-32b full 4096/8192 32, lora 8192 16; qwen3-30b-a3b full
+    # 4096 32, full 8192 64, lora 4096/8192 32; qwen3-235b-a22b full 4096 512, lora 4096 256
+    ans = assistant.ask("In the min card table, which qwen3 rows need at least 16 cards with LLaMA-Factory on Snt9B?")
+    assert table_call(ans)["family"] == "qwen3"
+    assert ans.answer.startswith("**Answer:** **9 rows** (3 models)")
+
+
+def test_a_memory_size_is_no_card_count(assistant):
+    # the vLLM v0.7.2 table's 32 GB column has '–' for Qwen2.5-VL-72B and InternVL2.5-38B
+    args = table_call(assistant.ask("which models does the vllm v0.7.2 table list as not supported on 32GB cards?"))
+    assert args.get("cards") is None and args["memory_gb"] == 32 and args["supported"] is False
