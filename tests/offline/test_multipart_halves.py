@@ -37,3 +37,11 @@ def test_offload_half_answered_beside_the_global_batch(assistant):
     off = [c for c in ans.tool_calls if c.name == "estimate_training_memory" and c.args.get("offload") is False]
     assert off and off[0].args["devices"] == 8 and off[0].args["zero_stage"] == 3
     assert "Global batch 64" in ans.answer and "Offload needed?" in ans.answer
+
+
+def test_whether_the_table_lists_the_row_is_answered_before_the_count(assistant):
+    # seeds/004: qwen3-32b lora 8192 is listed (MindSpeed-LLM Snt9B 8 cards); qwen2.5-14b has no 2048 row (4096: LF full 8)
+    zh = assistant.ask("qwen3-32b lora 的 8192 在最小卡数表里有没有? MindSpeed 要几张").answer
+    assert lead(zh).startswith("**结论**：**有**") and "**8 张卡**" in zh
+    en = assistant.ask("is qwen2.5-14b full at 2048 listed in the min card table? how many cards with LLaMA-Factory?").answer
+    assert lead(en).startswith("**Answer:** **No**") and "4096" in lead(en) and "**8 cards**" in en
