@@ -248,11 +248,12 @@ class Parser:
         """The filter over a whole vendor table the question asks for; "which qwen3 rows …" narrows it to a family
         (a name every catalog id of which starts with it: no unknown model then)."""
         q = table_query.read(text, inference="inference" in s.intents)
-        if q is None or not s.unknown_model:
+        named = s.unknown_model or s.family
+        if q is None or not named:
             return q
-        stem = re.sub(r"[\s_]+", "", s.unknown_model.lower())
+        stem = re.sub(r"[\s_]+", "", named.lower())
         if not any(mid.startswith(stem + "-") for mid in self.catalog):
-            return None  # an unknown model: said so, as for any other question
+            return None if s.unknown_model else q  # an unknown model is said so, as for any other question
         s.unknown_model = None
         return q.model_copy(update={"family": stem})
 

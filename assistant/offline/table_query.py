@@ -104,7 +104,7 @@ def counts(text: str, table_named: bool, v: Vocab = VOCAB) -> tuple[Count | None
             for m in rx.finditer(text):
                 if any(a < m.end() and m.start() < b for a, b in taken):
                     continue
-                n, unit = int(m.group("n")), m.group("unit") or ""
+                n, unit = int(m.group("n")), m.groupdict().get("unit") or ""
                 if n > MOST_CARDS and not unit:
                     continue
                 what = "nodes" if v.nodes_unit.match(unit) else "cards"

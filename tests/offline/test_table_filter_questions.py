@@ -21,6 +21,9 @@ def table_call(ans):
     ("which models have no llama-factory entry at all in the min card table?",
      {"table": "min_cards", "framework": "LLaMA-Factory", "supported": False, "whole_model": True}),
     ("list recipe rows with GA 4", {"table": "recipes", "grad_accum": 4}),
+    ("哪些模型在最新 vllm 表里 1 张卡就能跑？", {"table": "vllm", "vllm_table": "vllm-newest", "cards": {"op": "le", "value": 1}}),
+    ("哪些模型 8 卡就能全参？", {"table": "min_cards", "strategy": "full", "cards": {"op": "le", "value": 8}}),
+    ("which deepseek rows are in the min card table?", {"table": "min_cards", "family": "deepseek"}),
 ])
 def test_filter_read_from_the_question(assistant, q, args):
     got = table_call(assistant.ask(q))
