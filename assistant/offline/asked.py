@@ -179,3 +179,17 @@ LISTED_ASKED = re.compile(
 def asks_listed(s: QuestionFrame) -> bool:
     """Whether the vendor table lists the job is asked (a yes/no half of its own)."""
     return bool(s.model) and bool(LISTED_ASKED.search(s.question.lower()))
+
+
+# the global batch asked in words (intents.toml "gbs"): where, to order it against the other parts asked
+GBS_WORDS = re.compile(r"global[-_ ]?batch|(?<![a-z])gbs(?![a-z])|effective\s+batch|全局\s*(?:batch|批)|总\s*(?:batch|批量)")
+
+
+def offload_asked_first(s: QuestionFrame) -> bool:
+    """"Is the offload necessary? and the global batch?": the offload half is written before any fit question and
+    before the global batch, so it is answered first."""
+    m = OFFLOAD_NEEDED.search(s.question)
+    if not (m and asks_offload_needed(s)):
+        return False
+    others = [x.start() for rx in (ASKS_VERDICT, GBS_WORDS) if (x := rx.search(s.question.lower())) and x.start() != m.start()]
+    return all(m.start() < at for at in others)

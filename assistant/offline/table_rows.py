@@ -25,11 +25,14 @@ class TableRowsBlocks(Writer):
         if not r.rows:
             return [self.lead(self.say("table_rows_none", label=label, filters=filters))]
         if call.arg("whole_model"):
-            head = self.say("table_rows_models", n=len(r.models), n_s="s" if len(r.models) != 1 else "", label=label, filters=filters)
+            head = self.say("table_rows_models", models=self.counted("model", len(r.models)), label=label, filters=filters)
             return [self.lead(head), self.say("comma").join(r.models)]
-        head = self.say("table_rows_found", rows=r.count, rows_s="s" if r.count != 1 else "", n=len(r.models),
-                        n_s="s" if len(r.models) != 1 else "", label=label, filters=filters)
+        head = self.say("table_rows_found", rows=self.counted("row", r.count), models=self.counted("model", len(r.models)),
+                        label=label, filters=filters)
         return [self.lead(head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
+
+    def counted(self, what: str, n: int) -> str:
+        return self.say(f"table_rows_one_{what}") if n == 1 else self.say(f"table_rows_n_{what}s", n=n)
 
     def filters_said(self, call: Result[FindTableRowsResult]) -> str:
         """The filters the rows were picked by, as the question's words would say them."""

@@ -33,31 +33,34 @@ class FilterModel(BaseModel):
 
 
 class Compare(FilterModel):
+    """A count compared: {op: gt, value: 64} is "more than 64"."""
+
     op: Op = Field(description="lt (<), le (<=), eq (=), ge (>=) or gt (>).")
     value: int = Field(ge=0, le=100_000, description="The number compared against.")
 
 
 class FindTableRowsArgs(FilterModel):
-    table: TableName = Field(description="min_cards (minimum cards per model, strategy, SEQ_LEN, framework, part), recipes "
-                             "(LLaMA-Factory recipe: ZeRO stage, offload, GA, nodes x cards) or vllm (serving cards and tested length).")
-    family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Only models whose catalog id starts "
-                               "with this and a dash (qwen3: qwen3-32b, qwen3-30b-a3b; qwen2: not qwen2.5-7b).")
+    # Descriptions lead with a short clause: the LLM sees that clause only (llm/schemas.py), REST and MCP the whole text.
+    table: TableName = Field(description="Which table. min_cards: minimum cards per model, strategy, SEQ_LEN, framework and part; "
+                             "recipes: the LLaMA-Factory recipe (ZeRO stage, offload, GA, nodes x cards); vllm: serving cards and tested length.")
+    family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Model id prefix, e.g. qwen3. "
+                               "Only models whose catalog id starts with this and a dash (qwen2: not qwen2.5-7b).")
     framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
-    strategy: Strategy | None = Field(None, description="min_cards, recipes: lora or full.")
-    seq_len: SeqLen | None = Field(None, description="min_cards: SEQ_LEN; recipes: cutoff_len; vllm: tested max-model-len at least this.")
+    strategy: Strategy | None = Field(None, description="lora or full (min_cards, recipes).")
+    seq_len: SeqLen | None = Field(None, description="Row length. min_cards: SEQ_LEN; recipes: cutoff_len; vllm: tested max-model-len at least this.")
     hardware: AscendPart | None = Field(None, description="min_cards: Snt9B (cards) or Snt9B23 (DIE).")
-    zero_stage: int | None = Field(None, ge=0, le=3, description="recipes: DeepSpeed ZeRO stage.")
-    offload: bool | None = Field(None, description="recipes: CPU offload on (true) or off (false).")
-    grad_accum: int | None = Field(None, ge=1, le=4096, description="recipes: gradient_accumulation_steps.")
-    cards: Compare | None = Field(None, description="The row's card count (DIE on Snt9B23; recipes: total cards) compared, "
-                                  "e.g. {op: gt, value: 64}. Rows marked '-' have no count and never match.")
+    zero_stage: int | None = Field(None, ge=0, le=3, description="recipes only. The DeepSpeed ZeRO stage.")
+    offload: bool | None = Field(None, description="recipes only. CPU offload on (true) or off (false).")
+    grad_accum: int | None = Field(None, ge=1, le=4096, description="recipes only. gradient_accumulation_steps.")
+    # the row's count: DIE on Snt9B23, total cards in the recipe table; a '-' row has no count and never matches
+    cards: Compare | None = Field(None, description="Card count compared, e.g. {op: gt, value: 64}.")
     nodes: Compare | None = Field(None, description="min_cards, recipes: whole nodes compared (8 cards per Snt9B node, 16 DIE per Snt9B23 node).")
-    supported: bool | None = Field(None, description="min_cards, vllm: only rows with a count (true) or only '-' rows (false).")
+    supported: bool | None = Field(None, description="With a count (true) or '-' (false). min_cards, vllm: only rows with a count (true) or only '-' rows (false).")
     memory_gb: int | None = Field(None, ge=1, le=1024, description="vllm: the 32 or 64 GB column.")
     vllm_table: Literal["vllm-v0.7.2", "vllm-newest", "vllm-newest-6.5.908", "vllm-older-fragment"] | None = Field(
         None, description="vllm: one of the vLLM tables (default: all).")
-    whole_model: bool = Field(False, description="Only models every one of whose rows (under framework, strategy, seq_len, "
-                              "hardware, memory_gb, vllm_table) matches the other filters: 'which models have no MindSpeed entry'.")
+    whole_model: bool = Field(False, description="Models all of whose rows match. Only models every one of whose rows (under framework, "
+                              "strategy, seq_len, hardware, memory_gb, vllm_table) matches the other filters: 'which models have no MindSpeed entry'.")
 
 
 class TableRowHit(FilterModel):
@@ -146,7 +149,10 @@ def _passes(a: FindTableRowsArgs, h: TableRowHit) -> bool:
 
 @tool
 def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
-    """Filter a whole vendor table (min_cards, recipes or vllm) by framework, strategy, length, part, ZeRO stage, offload, GA and card or node counts ("more than 64 cards", "at most 8"); returns every matching row with its source.
+    """Vendor-table rows matching filters (card counts, ZeRO stage, offload, GA, length), with sources.
+
+    Filters: framework, strategy, length, part, ZeRO stage, offload, GA and card or node counts ("more than 64 cards",
+    "at most 8"); every matching row is returned with the vendor document it comes from.
 
     whole_model keeps only models all of whose selected rows match ("which models have no MindSpeed-LLM entry": framework
     MindSpeed-LLM, supported false, whole_model true)."""

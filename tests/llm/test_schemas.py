@@ -11,7 +11,7 @@ from assistant.agent import Assistant
 from assistant.llm.schemas import compact_schema, prompt_tokens
 from assistant.tools import REGISTRY
 
-PROMPT_TOKEN_LIMIT = 4_000
+PROMPT_TOKEN_LIMIT = 4_400  # 4,000 until find_table_rows (filters over a whole vendor table) was added
 
 
 def test_llm_prompt_fits_small_models(ctx):

@@ -37,6 +37,9 @@ def test_offload_half_answered_beside_the_global_batch(assistant):
     off = [c for c in ans.tool_calls if c.name == "estimate_training_memory" and c.args.get("offload") is False]
     assert off and off[0].args["devices"] == 8 and off[0].args["zero_stage"] == 3
     assert "Global batch 64" in ans.answer and "Offload needed?" in ans.answer
+    # asked first, answered first: the offload half leads, the global batch follows it
+    assert lead(ans.answer).startswith("**Answer:** **Offload needed?")
+    assert ans.answer.index("Offload needed?") < ans.answer.index("Global batch 64")
 
 
 def test_whether_the_table_lists_the_row_is_answered_before_the_count(assistant):
