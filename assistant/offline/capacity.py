@@ -17,7 +17,15 @@ from typing import NamedTuple
 from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import NamedSetting, asks_host_ram, asks_offload_needed, asks_recipe, implausible, named_setting, offload_asked_first
+from .asked import (
+    NamedSetting,
+    asks_host_ram,
+    asks_offload_needed,
+    asks_recipe,
+    implausible,
+    named_setting,
+    offload_asked_first,
+)
 from .conversation import asks_other_than_verdict
 from .results import Result
 from .route import table_strategy

@@ -183,8 +183,8 @@ class Composer(VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFacts
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
             line = batch_math.render(batch, self.lang)
             if "gbs" in self.s.intents and offload_asked_first(self.s):  # "offload 有必要吗? global batch?": after that half
-                at = next((i + 1 for i, x in enumerate(out) if x.startswith(self.say("answer"))), 1)
-                return out[:at] + [line] + out[at:]
+                after = next((i + 1 for i, x in enumerate(out) if x.startswith(self.say("answer"))), 1)
+                return out[:after] + [line] + out[after:]
             if "gbs" in self.s.intents:  # "全局 batch 多少": it is the answer, so it carries the headline's label
                 return self.headline_first(out, line)
             return out[:1] + ["", line, ""] + out[1:]
