@@ -52,6 +52,7 @@ class Vocab:
     tables: dict[str, re.Pattern]
     vllm_tables: dict[str, re.Pattern]
     asks: re.Pattern
+    asks_weak: re.Pattern
     unsupported: re.Pattern
     models: re.Pattern
     rows: re.Pattern
@@ -80,6 +81,7 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         tables={k: _any(v) for k, v in d["tables"].items()},
         vllm_tables={k: _any(v) for k, v in d["vllm_tables"].items()},
         asks=_any(d["asks"]["en"] + d["asks"]["zh"]),
+        asks_weak=_any(d["asks_weak"]["patterns"]),
         unsupported=_any(d["unsupported"]["patterns"]),
         models=_any(d["unsupported"]["models"]),
         rows=_any(d["unsupported"]["rows"]),
@@ -115,9 +117,9 @@ def counts(text: str, table_named: bool, v: Vocab = VOCAB) -> tuple[Count | None
 
 def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery | None:
     """The table query of a question (lower-cased, numerals as digits), or None when it asks for no table's rows."""
-    if not v.asks.search(text):
-        return None
     named = [name for name, rx in v.tables.items() if rx.search(text)]
+    if not (v.asks.search(text) or named and v.asks_weak.search(text)):
+        return None
     zero = next((int(next(g for g in m.groups() if g)) for m in ZERO.finditer(text)), None)
     offload = False if NO_OFFLOAD.search(text) else True if "offload" in text else None
     ga = next((int(m.group(1)) for m in GA.finditer(text)), None)
