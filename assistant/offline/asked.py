@@ -166,3 +166,30 @@ OFFLOAD_NEEDED = re.compile(
 def asks_offload_needed(s: QuestionFrame) -> bool:
     """The user runs (or plans) CPU offload and asks whether it is needed at all on their devices."""
     return bool(s.offload) and bool(OFFLOAD_NEEDED.search(s.question)) and bool(s.model or s.params_b)
+
+
+# "qwen3-32b lora 8192 在最小卡数表里有没有?", "is qwen2-7b full 8k listed in the min card table?": whether the table has the
+# row is a part of its own (a yes or no), asked beside the count
+LISTED_ASKED = re.compile(
+    r"(?:表|表格)(?:里|中|上)?\s*(?:有没有|有吗|有没|列了吗|列出了吗)|在.{0,24}表.{0,6}(?:有没有|有吗)|有没有.{0,16}(?:这一?行|数据|条目|记录)|"
+    r"(?<![a-z])(?:is|are)\s+(?:there\s+)?(?:an?\s+)?(?:row|entry|entries|rows)\s+(?:for|of)|"
+    r"(?<![a-z])(?:does|do)\s+the\s+(?:[\w-]+\s+){0,3}table\s+(?:list|have|include|cover)|(?:listed|in\s+the\s+(?:[\w-]+\s+){0,3}table)\s*\?")
+
+
+def asks_listed(s: QuestionFrame) -> bool:
+    """Whether the vendor table lists the job is asked (a yes/no half of its own)."""
+    return bool(s.model) and bool(LISTED_ASKED.search(s.question.lower()))
+
+
+# the global batch asked in words (intents.toml "gbs"): where, to order it against the other parts asked
+GBS_WORDS = re.compile(r"global[-_ ]?batch|(?<![a-z])gbs(?![a-z])|effective\s+batch|全局\s*(?:batch|批)|总\s*(?:batch|批量)")
+
+
+def offload_asked_first(s: QuestionFrame) -> bool:
+    """"Is the offload necessary? and the global batch?": the offload half is written before any fit question and
+    before the global batch, so it is answered first."""
+    m = OFFLOAD_NEEDED.search(s.question)
+    if not (m and asks_offload_needed(s)):
+        return False
+    others = [x.start() for rx in (ASKS_VERDICT, GBS_WORDS) if (x := rx.search(s.question.lower())) and x.start() != m.start()]
+    return all(m.start() < at for at in others)

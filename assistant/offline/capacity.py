@@ -17,7 +17,15 @@ from typing import NamedTuple
 from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
-from .asked import NamedSetting, asks_host_ram, asks_offload_needed, asks_recipe, implausible, named_setting
+from .asked import (
+    NamedSetting,
+    asks_host_ram,
+    asks_offload_needed,
+    asks_recipe,
+    implausible,
+    named_setting,
+    offload_asked_first,
+)
 from .conversation import asks_other_than_verdict
 from .results import Result
 from .route import table_strategy
@@ -334,7 +342,10 @@ class CapacityBlocks(Writer):
                 self.setting_led = True
                 lines.append(self.setting_verdict(judged))
         if asks_offload_needed(self.s) and (line := self.offload_needed(calls)):
-            lines.append(line)  # the second part asked ("and do I even need the offload?"), after the verdict
+            if offload_asked_first(self.s):  # "is the offload necessary? …": the half asked first leads, the verdict backs it
+                lines = [line.removeprefix("- ")] + [x if x.startswith("- ") else "- " + x for x in lines]
+            else:
+                lines.append(line)  # the second part asked ("and do I even need the offload?"), after the verdict
         if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
             # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
             lines.insert(0 if setting and setting.offload else len(lines), line)

@@ -13,6 +13,7 @@ from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, roundings, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
+from ..tools.table_filter import FindTableRowsResult
 from ..tools.tables import (
     InferenceMinCardsResult,
     ListHardwareResult,
@@ -22,7 +23,7 @@ from ..tools.tables import (
     SearchNotesResult,
 )
 from . import batch_math, fused_attention, note_pick, pasted_log, spec, stated
-from .asked import asks_host_ram, asks_table_length, asks_verdict
+from .asked import asks_host_ram, asks_table_length, asks_verdict, offload_asked_first
 from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
 from .conversation import CARRY
@@ -34,6 +35,7 @@ from .quantity_blocks import QuantityBlocks
 from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import quant_named
+from .table_rows import TableRowsBlocks
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
 from .vocab import NODES_ASKED
@@ -54,6 +56,7 @@ from .wording import (
 RENDERERS: dict[str, tuple[type, bool | None, str]] = {
     "resolve_model": (ModelInfo, False, "unknown_model"),
     "list_models": (ListModelsResult, True, "model_list"),
+    "find_table_rows": (FindTableRowsResult, None, "table_rows"),
     "list_hardware": (ListHardwareResult, True, "hardware_list"),
     "generate_config": (GenerateConfigResult, None, "config"),
     "estimate_training_memory": (TrainingMemoryResult, None, "memory"),
@@ -69,7 +72,8 @@ SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_infer
 LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
 
 
-class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks):
+class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks,
+               TableRowsBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -135,7 +139,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         layout_first = bool(self.s.tp or self.s.pp) and bool(self.results("estimate_training_memory")) and (
             layout_said and kept_devices or follow_up and (layout_said or self.s.origin("devices") == "said"))
         blocks: list[Callable[[], list[str]]] = [
-            partial(self.rendered, "resolve_model"), self.own_context, partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            partial(self.rendered, "resolve_model"), partial(self.rendered, "find_table_rows"), self.own_context,
+            partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
             *([self.inference] if table_first else []),
             self.what_fits_block, self.header_block, self.quantity_first, self.component_first, self.asked_first,
@@ -222,6 +227,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
             line = batch_math.render(batch, self.lang)
+            if "gbs" in self.s.intents and offload_asked_first(self.s):  # "offload 有必要吗? global batch?": after that half
+                after = next((i + 1 for i, x in enumerate(out) if x.startswith(self.say("answer"))), 1)
+                return out[:after] + [line] + out[after:]
             if "gbs" in self.s.intents:  # "全局 batch 多少": it is the answer, so it carries the headline's label
                 return self.headline_first(out, line)
             return out[:1] + ["", line, ""] + out[1:]

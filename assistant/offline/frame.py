@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..kb import vendor_tables
 from . import checks
 from .spans import Span
+from .table_query import TableQuery
 
 Origin = Literal["said", "conversation", "default", "read_as", "last_answer"]
 """said: the user's words this turn; conversation: an earlier turn; default: filled by a rule
@@ -97,6 +98,8 @@ class QuestionFrame(BaseModel):
     hardwares: list[str] = Field(default_factory=list)
     seq_lens: list[int] = Field(default_factory=list)  # "4096 和 8192 分别要几张": each length compared is sized
     memory_sizes: list[int] = Field(default_factory=list)  # "32G 的卡要几张？64G 的呢": each memory size is answered
+    # "which models in the min-card table need more than 64 cards?": the filter over a whole vendor table (no model named)
+    table_query: TableQuery | None = None
     length_before: int | None = None  # the length the thread stated before this turn asked for the longest one
     """Every catalog part a comparison names, in the order written ("A100 vs 910B"): the router sizes the job
     on each, instead of comparing every part of the catalog (``hardware`` is the first); else empty."""

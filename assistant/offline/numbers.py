@@ -11,6 +11,7 @@ import re
 from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import (
+    CHANGED_TO,
     EN_COUNT,
     EN_NUMBERS,
     NODE_WORDS,
@@ -201,7 +202,12 @@ def seq_len(work: str) -> int | None:
 
 
 CORRECTED = re.compile(r"\s*[,，]?\s*(?:not|而不是|不是|instead\s+of|rather\s+than)\s*$")  # "8k, not 4k": one length, not two
-LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?![0-9.a-z])")
+# a full stop after a length ends the sentence ("at 4k and at 8k. table pls"); "4.5" is no length here
+LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?![0-9a-z]|\.\d)")
+LENGTH_TO = re.compile(r"(?:改|调|加|增加|提高|升|降)?到")  # "从 4096 改到 8192", "4096 到 8192"
+# "cutoff 4096→8192: what changes, do the cards change?": the lengths before and after a change are both asked
+WHAT_CHANGES = re.compile(r"(?<![a-z])(?:what\s+changes|changes?\s*\?|does\s+\w+(?:\s+\w+){0,5}\s+change|do\s+\w+(?:\s+\w+){0,3}\s+change|"
+                          r"differ\w*)(?![a-z])|区别|变化|有什么变|会不会变|变不变|会变|变吗|变了吗|不同")
 
 
 def lengths_compared(work: str) -> list[int]:
@@ -218,7 +224,10 @@ def lengths_compared(work: str) -> list[int]:
         return []
     if any(CORRECTED.match(work[a[1]:b[0]]) for a, b in zip(found, found[1:], strict=False)):
         return []  # "8k, not 4k": the first length, the other one ruled out (seq_len reads the first)
-    return values if compared(work, [(a, b) for a, b, _ in found]) else []
+    if compared(work, [(a, b) for a, b, _ in found]):
+        return values
+    joined = all(CHANGED_TO.search(work[a[1]:b[0]]) or LENGTH_TO.search(work[a[1]:b[0]]) for a, b in zip(found, found[1:], strict=False))
+    return values if joined and WHAT_CHANGES.search(work) else []
 
 
 def shape(r: Reading) -> dict[str, int]:

@@ -11,7 +11,7 @@ import unicodedata
 from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
-from . import checks, either, serving_words, spec
+from . import checks, either, serving_words, spec, table_query
 from . import numbers as num
 from .asked import asks_verdict
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
@@ -228,6 +228,8 @@ class Parser:
         s.oom_reported = "problem" in s.intents and bool(OOM_WORDS.search(low))
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
+        if not (s.model or s.models or s.params_b):  # "which models need > 64 cards?": a whole table's rows
+            s.table_query = self.table_query(r.text, s)
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
         s.spans = r.spans  # the layout checks quote the words as written
@@ -255,6 +257,19 @@ class Parser:
                                                                 or self.asks_elsewhere(text, s)):
             s.problems = [OUT_OF_SCOPE[s.lang]]  # a poem, the weather, an instruction with nothing else asked: what this does
         return s
+
+    def table_query(self, text: str, s: Slots) -> table_query.TableQuery | None:
+        """The filter over a whole vendor table the question asks for; "which qwen3 rows …" narrows it to a family
+        (a name every catalog id of which starts with it: no unknown model then)."""
+        q = table_query.read(text, inference="inference" in s.intents)
+        named = s.unknown_model or s.family
+        if q is None or not named:
+            return q
+        stem = re.sub(r"[\s_]+", "", named.lower())
+        if not any(mid.startswith(stem + "-") for mid in self.catalog):
+            return None if s.unknown_model else q  # an unknown model is said so, as for any other question
+        s.unknown_model = None
+        return q.model_copy(update={"family": stem})
 
     @staticmethod
     def asks_elsewhere(text: str, s: Slots) -> bool:

@@ -32,6 +32,9 @@ def fig(x: float) -> str:
     return f"{x:g}"
 
 
+# "how many whole nodes, and how many DIE left?": the whole nodes and the remainder are both asked
+WHOLE_AND_LEFT = re.compile(r"完整|整台|剩|余下|多出|(?<![a-z])(?:whole|full|complete)\s+(?:\w+\s+)?nodes?|left\s*over|leftover|remain")
+
 class PartFactsBlocks(Writer):
     """The hardware block: the parts the question names, or the whole catalog for a list."""
 
@@ -173,6 +176,10 @@ class PartFactsBlocks(Writer):
         whole = math.ceil(nodes_b)
         nodes_text = fig(round(nodes_b, 2))
         part_used = "" if nodes_b == whole else self.L(f" (so {whole}, the last one part-used)", f"（即 {whole} 台，最后一台不满）")
+        if nodes_b != whole and WHOLE_AND_LEFT.search(self.s.question.lower()):  # "几台完整的…还剩几个 DIE": both halves
+            full, left = int(nodes_b), devices - int(nodes_b) * b.devices_per_node
+            part_used = self.L(f": **{full} whole node{'s' if full != 1 else ''}** + **{left} {word(b.unit, left)} left over**",
+                               f"：**{full} 台完整节点**，还剩 **{left} {word(b.unit, left)}**")
         figures = []
         if unit == "node" and b is a:  # "6 nodes of Snt9B": the devices (and on a DIE part the cards) they hold
             figures.append(f"**{dev_a}**")

@@ -176,6 +176,25 @@ class Router:
     def list_hardware(self, s: Slots) -> list[Call]:
         return self.call("list_hardware")
 
+    def table_rows(self, s: Slots) -> list[Call]:
+        """"which models in the min-card table need more than 64 cards with MindSpeed?": the table's rows that match, the
+        frame's framework, method, length and part narrowing them (the minimum-card table's part: Snt9B unless one is named)."""
+        q = s.table_query
+        assert q is not None
+        args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family}
+        for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table"):
+            args[name] = getattr(q, name)
+        for name in ("cards", "nodes"):
+            args[name] = getattr(q, name).model_dump() if getattr(q, name) else None
+        if q.table != "vllm":
+            args["strategy"] = table_strategy(s.method)
+        if q.table == "min_cards":
+            args["framework"] = None if len(s.frameworks) > 1 else s.framework
+            args["hardware"] = effective(s).part or "Snt9B"
+        if q.table == "vllm" and s.memory_gb in (32, 64):
+            args["memory_gb"] = s.memory_gb
+        return self.call("find_table_rows", **args)
+
     def list_models(self, s: Slots) -> list[Call]:
         """"which models does MindSpeed-LLM support (for LoRA)": the framework's supported rows only;
         a family alone ("qwen 32b" unknown, "llama models"): the family's rows."""
@@ -353,14 +372,20 @@ class Router:
                                     **batch_args(s), **trainer_args(s))
             if not offload and asks_host_ram(s):  # "…, and host RAM if I need offload": the offload setting's need too
                 judged += self.host_ram_calls(s, e, fallback=True)
-        if asks_offload_needed(s) and e.devices:  # "do I even need the offload?": the same stage without it, on their devices
-            judged += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                                seq_len=e.seq_len, devices=e.devices, offload=False, zero_stage=s.zero_stage if s.zero_stage is not None else 3,
-                                hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
+        judged += self.offload_needed_calls(s, e)
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=e.devices, offload=offload,  # offload needs a stage: ZeRO-3's
                          zero_stage=s.zero_stage if s.zero_stage is not None or not offload else 3,
                          hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s)) + judged
+
+    def offload_needed_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """"Do I even need the offload?" (asked beside a memory question or another part, e.g. the global batch): the same
+        stage without offload, on the user's devices."""
+        if not (asks_offload_needed(s) and e.devices):
+            return []
+        return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                         seq_len=e.seq_len, devices=e.devices, offload=False, zero_stage=s.zero_stage if s.zero_stage is not None else 3,
+                         hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
     def layout_calls(self, s: Slots, e: Effective) -> list[Call]:
         """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device."""
@@ -583,6 +608,11 @@ def names_model(s: Slots) -> bool:
 
 # a setting's own key ("loraplus_lr_ratio", "flash_attn"): what the notes say of it limits the models, not the tables
 SETTING_KEY = re.compile(r"(?<![a-z0-9_])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9_])")
+
+
+def asks_table_rows(s: Slots) -> bool:
+    """A question over a whole vendor table ("which recipe rows use ZeRO-0?", "哪些模型 MindSpeed 要 64 卡以上?"): its rows."""
+    return s.table_query is not None and not names_model(s)
 
 
 def lists_models(s: Slots) -> bool:
@@ -876,6 +906,7 @@ def answered_from_notes(s: Slots) -> bool:
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
+    (asks_table_rows, Router.table_rows),
     # a pasted log's own figures (a Trainer banner, MindSpeed iteration lines): derived in the answer from the whole log,
     # before the quantity table reads single figures out of it
     (reads_pasted_log, lambda r, s: []),  # a pasted log's own figures: derived in the answer, no tool
@@ -901,6 +932,8 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (lambda s: asks_host_ram(s) and not asks_memory(s) and "inference" not in s.intents, Router.host_ram_calls),
     (lambda s: "compare" in s.intents and not s.methods, Router.compare_calls),  # "lora vs full" compares no parts
     (asks_training_plan, Router.training_calls),
+    # "…, do I need the offload at all? and the global batch?": the offload half is answered whatever else is asked
+    (lambda s: asks_offload_needed(s) and not asks_memory(s), Router.offload_needed_calls),
     (asked("time"), Router.time_calls),
     # a layout or amount asked about a procedure ("for the HF->megatron conversion what TP and PP?"): the plan, then the
     # notes on the procedure (what the conversion's TP/PP must match)

@@ -28,7 +28,8 @@ SERIES_NAME = re.compile(r"([a-z]{1,7})(\d{2,5})([a-z]{0,3})")
 COUNTED_BEFORE = re.compile(r"(?<![0-9.])\d{1,4}\s*(?:x|×|\*|张|块|台)?\s*$|(?:one|two|four|eight|sixteen|single|a|an)\s+$")
 # (also a count with its unit right before the name: "3台A2", "2x A3")
 PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus|if\s+(?:it|this|that)\s+(?:were|was|is))(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
-                          r"(?<![0-9.])\d{1,4}\s*(?:台|套|张|块|个节点|x|×|\*)|[一两二三四五六七八九十]\s*(?:台|套|个节点))\s*$")  # "2 台 A3", "3台A2", "2x A3"
+                          r"(?<![0-9.])\d{1,4}\s*(?:台|套|张|块|个节点|x|×|\*)|[一两二三四五六七八九十]\s*(?:台|套|个节点)|"
+                          r"(?:几|多少)\s*(?:台|套|个)\s*(?:完整|整)?的?|完整的?)\s*$")  # "2 台 A3", "3台A2", "2x A3", "几台完整的 A3"
 
 
 def part_tokens(work: str, keys: dict[str, str]) -> list[tuple[int, int, str]]:
@@ -47,6 +48,19 @@ def part_tokens(work: str, keys: dict[str, str]) -> list[tuple[int, int, str]]:
         else:
             out.append((at, m.end(), word))
     return out
+
+
+# Two frameworks asked one after the other ("先说 MindSpeed 再说 LlamaFactory", "LlamaFactory 够不够？MindSpeed 呢",
+# "LF first, then MindSpeed"): each is a part of the question, answered in the order written
+IN_TURN = re.compile(r"[?？;；]|再|然后|其次|接着|(?<![a-z])(?:then|next|after\s+that|also)(?![a-z])")
+ONE_MORE = re.compile(r"^\s*(?:呢|怎么样|如何|又如何|what\s+about|how\s+about)")
+
+
+def asked_in_turn(text: str, found: list[tuple[int, int, str]]) -> bool:
+    """Every two framework mentions in a row are asked in turn: a question mark or a "then" between them, or the later
+    one followed by "呢"."""
+    spans = sorted(found)
+    return all(IN_TURN.search(text[a[1]:b[0]]) or ONE_MORE.match(text[b[1]:]) for a, b in zip(spans, spans[1:], strict=False))
 
 
 class Setting:
@@ -90,7 +104,7 @@ class Setting:
         names = list(dict.fromkeys(name for _, _, name in sorted(found)))
         if len(names) > 1 and (now := changed_to(r.text, found)):
             s.framework = now  # "LLaMA-Factory 换成 MindSpeed": the framework the job moves to
-        elif len(names) > 1 and compared(r.text, [(a, b) for a, b, _ in found]):
+        elif len(names) > 1 and (compared(r.text, [(a, b) for a, b, _ in found]) or asked_in_turn(r.text, found)):
             s.frameworks, s.framework = names, names[0]
 
     def catalog_parts(self, r: Reading, most: int = 5) -> list[tuple[tuple[int, int], str]]:

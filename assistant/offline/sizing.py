@@ -9,7 +9,7 @@ from functools import partial
 
 from ..tools.estimates import PlanResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
-from .asked import asks_recipe, asks_verdict, implausible, named_setting, weights_floor
+from .asked import asks_listed, asks_recipe, asks_verdict, implausible, named_setting, weights_floor
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .vendor_rows import TableBlocks
@@ -43,6 +43,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         zero_lines = self.zero_from_estimate(f)
         if zero_lines and not verdict and not self.headlined and "cards" not in self.s.intents:
             body.append(self.lead(zero_lines.pop(0).removeprefix("- ")))
+        if not verdict and not self.headlined and asks_listed(self.s) and not self.asks_support() and (listed := self.listed(f)):
+            body.append(self.lead(listed))  # "在表里有没有? … 要几张": the yes/no half first, the count after it
         headline = None if verdict and self.same_as_yours(f) else self.training_headline(f)
         if headline and self.headlined and not verdict:
             body.append(self.say("needed") + headline)
@@ -65,6 +67,19 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         for p in f.plans:
             body += self.plan_lines(p, f)
         return body + [""]
+
+    def listed(self, f: TrainingFacts) -> str | None:
+        """Whether the minimum-card table lists the job at the length asked: yes, or no with the row that answers instead."""
+        call = f.min_call
+        if call is None or call.value is None:
+            return None
+        asked, used = call.arg("seq_len"), call.value.seq_len_used
+        strat = STRATEGY[self.lang][call.arg("strategy")] if call.arg("strategy") else ""
+        what = " ".join(x for x in (self.s.model, strat, f"SEQ_LEN {asked}" if asked else "") if x)
+        if asked is None or used == asked:
+            return self.say("row_listed_yes", label=MIN_LABEL[self.lang], what=what)
+        return self.say("row_listed_no", label=MIN_LABEL[self.lang], what=what,
+                        instead=self.say("row_listed_instead", used=used) if used else "")
 
     def setting_on_your_devices(self, f: TrainingFacts) -> str | None:
         """The ZeRO stage / gradient accumulation asked for, on the user's devices: the recipe row's when its

@@ -106,7 +106,10 @@ class VariantBlocks(TrainingBlocks):
         if asked and not any(r.supported for r in asked):
             return self.say("fewest_unsupported")
         table = [(r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards]
-        table += [(r.total_cards, "card") for r in f.recipes if r.total_cards]
+        # the recipe table is LLaMA-Factory's (no count of MindSpeed-LLM's), and its cards are Snt9B's: on a part counted in
+        # DIE the minimum-card table's own DIE rows (2 DIE the smallest unit) answer, the recipe's count only without them
+        if self.s.framework != "MindSpeed-LLM" and not (table and self.e.facts.unit == "die"):
+            table += [(r.total_cards, self.recipe_unit()) for r in f.recipes if r.total_cards]
         table += [(r.cards, "card") for r in self.r.values("inference_min_cards", InferenceMinCardsResult) if r.cards]
         if table:
             n, unit = min(table)

@@ -1,0 +1,98 @@
+"""The answer to a question over a whole vendor table (find_table_rows): how many rows and models match which filter
+first, then the rows as a small table (or the models alone, when the question asks which models have no row),
+each with the table's page and date."""
+
+from __future__ import annotations
+
+from ..tools.table_filter import FindTableRowsResult, TableRowHit
+from .results import Result
+from .wording import STRATEGY, Writer
+
+OP_WORDS = {"en": {"gt": "more than", "ge": "at least", "lt": "fewer than", "le": "at most", "eq": "exactly"},
+            "zh": {"gt": "超过", "ge": "至少", "lt": "少于", "le": "至多", "eq": "正好"}}
+MOST_ROWS = 60  # more rows than this are listed per model, one line each, rather than as a table
+
+
+class TableRowsBlocks(Writer):
+    def table_rows(self, call: Result[FindTableRowsResult]) -> list[str]:
+        r = call.value
+        if r is None:
+            return [f"- {call.error.message}"]
+        for src in r.sources or [r.title]:
+            self.cite(src)
+        label = self.say(f"table_rows_label_{r.table}")
+        filters = self.filters_said(call)
+        if not r.rows:
+            return [self.lead(self.say("table_rows_none", label=label, filters=filters))]
+        if call.arg("whole_model"):
+            head = self.say("table_rows_models", models=self.counted("model", len(r.models)), label=label, filters=filters)
+            return [self.lead(head), self.say("comma").join(r.models)]
+        head = self.say("table_rows_found", rows=self.counted("row", r.count), models=self.counted("model", len(r.models)),
+                        label=label, filters=filters)
+        return [self.lead(head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
+
+    def counted(self, what: str, n: int) -> str:
+        return self.say(f"table_rows_one_{what}") if n == 1 else self.say(f"table_rows_n_{what}s", n=n)
+
+    def filters_said(self, call: Result[FindTableRowsResult]) -> str:
+        """The filters the rows were picked by, as the question's words would say them."""
+        a, out = call.args, []
+        if a.get("family"):
+            out.append(self.say("table_rows_family", family=a["family"]))
+        if a.get("framework"):
+            out.append(str(a["framework"]))
+        if a.get("strategy"):
+            out.append(STRATEGY[self.lang][a["strategy"]])
+        if a.get("seq_len"):
+            out.append(self.say("table_rows_len_vllm" if a["table"] == "vllm" else "table_rows_len", n=a["seq_len"]))
+        if a.get("hardware"):
+            out.append(str(a["hardware"]) + (" (DIE)" if a["hardware"] == "Snt9B23" else ""))
+        if a.get("vllm_table"):
+            out.append(str(a["vllm_table"]))
+        if a.get("memory_gb"):
+            out.append(f"{a['memory_gb']} GB")
+        if a.get("zero_stage") is not None:
+            out.append(f"ZeRO-{a['zero_stage']}")
+        if a.get("offload") is not None:
+            out.append(self.offload_text(a["offload"]))
+        if a.get("grad_accum"):
+            out.append(self.say("table_rows_ga", n=a["grad_accum"]))
+        for name in ("cards", "nodes"):
+            if cmp := a.get(name):
+                out.append(self.say(f"table_rows_{name}", op=OP_WORDS[self.lang][cmp["op"]], n=cmp["value"]))
+        if a.get("supported") is False:
+            out.append(self.say("table_rows_unsupported"))
+        elif a.get("supported"):
+            out.append(self.say("table_rows_supported"))
+        return self.say("comma").join(out) or self.say("table_rows_every")
+
+    def cards_cell(self, h: TableRowHit) -> str:
+        if not h.supported or h.cards is None:
+            return self.say("table_rows_dash")
+        return self.devices(h.cards, h.unit) + (f" ({self.nodes(h.nodes)})" if h.nodes else "")
+
+    def grid(self, r: FindTableRowsResult) -> list[str]:
+        """The rows as a markdown table, the columns of the table they come from."""
+        if r.table == "recipes":
+            head, rows = self.say("table_rows_head_recipes"), [
+                f"| {h.model} | {STRATEGY[self.lang][h.strategy or 'lora']} | {h.seq_len} | {h.deepspeed} | {h.grad_accum} | "
+                f"{h.nodes} × {h.cards_per_node} = {h.cards} |" for h in r.rows]
+        elif r.table == "vllm":
+            head, rows = self.say("table_rows_head_vllm"), [
+                f"| {h.model} | {h.vllm_table} | {h.memory_gb} GB | {self.cards_cell(h)} | "
+                f"{h.seq_len if h.supported else self.say('table_rows_dash')} | {h.gpu_memory_utilization} |" for h in r.rows]
+        else:
+            head, rows = self.say("table_rows_head_min"), [
+                f"| {h.model_id} | {STRATEGY[self.lang][h.strategy or 'lora']} | {h.seq_len} | {h.framework} | {h.hardware} | "
+                f"{self.cards_cell(h)} |" for h in r.rows]
+        cols = head.count("|") - 1
+        return [head, "|" + "---|" * cols, *rows]
+
+    def per_model(self, r: FindTableRowsResult) -> list[str]:
+        """Many rows: one line per model, its rows' cells in table order."""
+        by: dict[str, list[TableRowHit]] = {}
+        for h in r.rows:
+            by.setdefault(h.model_id, []).append(h)
+        return [f"- **{m}**: " + self.say("semicolon").join(
+            f"{STRATEGY[self.lang][h.strategy or 'lora']} {h.seq_len} {h.framework or ''} {self.cards_cell(h)}".replace("  ", " ")
+            for h in hs) for m, hs in by.items()]

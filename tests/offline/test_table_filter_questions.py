@@ -1,0 +1,88 @@
+"""Questions over a whole vendor table go to find_table_rows with the filter they state, and the answer lists the
+matching rows (counted by hand from seeds/000 and seeds/004); two lengths around a change are both answered."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def table_call(ans):
+    calls = [c for c in ans.tool_calls if c.name == "find_table_rows"]
+    assert calls, ans.answer
+    return calls[0].args
+
+
+@pytest.mark.parametrize("q,args", [
+    ("Which models in the minimum-card table need over 128 cards on Snt9B?",
+     {"table": "min_cards", "hardware": "Snt9B", "cards": {"op": "gt", "value": 128}}),
+    ("配方表里哪些行是 ZeRO-2 加 offload 的？", {"table": "recipes", "zero_stage": 2, "offload": True}),
+    ("最小卡数表中 LlamaFactory 不超过 2 张卡的 LoRA 8192 有哪些", {"table": "min_cards", "framework": "LLaMA-Factory",
+                                                            "strategy": "lora", "seq_len": 8192, "cards": {"op": "le", "value": 2}}),
+    ("which models have no llama-factory entry at all in the min card table?",
+     {"table": "min_cards", "framework": "LLaMA-Factory", "supported": False, "whole_model": True}),
+    ("list recipe rows with GA 4", {"table": "recipes", "grad_accum": 4}),
+    ("哪些模型在最新 vllm 表里 1 张卡就能跑？", {"table": "vllm", "vllm_table": "vllm-newest", "cards": {"op": "le", "value": 1}}),
+    ("哪些模型 8 卡就能全参？", {"table": "min_cards", "strategy": "full", "cards": {"op": "le", "value": 8}}),
+    ("which deepseek rows are in the min card table?", {"table": "min_cards", "family": "deepseek"}),
+])
+def test_filter_read_from_the_question(assistant, q, args):
+    got = table_call(assistant.ask(q))
+    assert {k: got.get(k) for k in args} == args
+
+
+def test_more_than_128_cards_answer_lists_the_rows(assistant):
+    # seeds/004 Snt9B: DeepSeek-V3 full 512 (MindSpeed); Qwen3-235B-A22B full 256 (MindSpeed) and 512 (LLaMA-Factory),
+    # lora 256 (LLaMA-Factory); its MindSpeed lora 128 is not over 128
+    ans = assistant.ask("Which models in the minimum-card table need over 128 cards on Snt9B?")
+    assert ans.answer.startswith("**Answer:** **4 rows** (2 models)")
+    for cell in ("512 cards", "256 cards"):
+        assert cell in ans.answer
+    assert "128 cards" not in ans.answer.split("\n", 1)[1]
+    assert "2025-06-24" in ans.answer
+
+
+def test_models_without_llama_factory_rows(assistant):
+    # seeds/004: LLaMA-Factory '-' everywhere for deepseek-v3, mixtral-8x7b and qwen2-1.5b
+    ans = assistant.ask("which models have no llama-factory entry at all in the min card table?")
+    assert ans.answer.startswith("**Answer:** **3 models**")
+    for m in ("deepseek-v3", "mixtral-8x7b", "qwen2-1.5b"):
+        assert m in ans.answer
+
+
+def test_a_named_model_is_no_table_query(assistant):
+    ans = assistant.ask("which ZeRO stage does the recipe table give qwen2-7b lora?")
+    assert not [c for c in ans.tool_calls if c.name == "find_table_rows"]
+
+
+def test_lengths_before_and_after_a_change_are_both_answered(assistant):
+    # seeds/000 Qwen2_vl 7B full: 4096 ZeRO-2 GA 8 1x8; 8192 ZeRO-2-Offload GA 8 1x8
+    ans = assistant.ask("qwen2-vl-7b 全参，cutoff_len 从 4096 改到 8192，配方表里的 deepspeed 有什么变化？卡数会变吗")
+    recipes = {c.args.get("seq_len") for c in ans.tool_calls if c.name == "training_recipe"}
+    assert recipes == {4096, 8192}
+    assert "ZeRO-2" in ans.answer and "offload" in ans.answer.lower()
+
+
+def test_a_follow_up_changes_the_filter_not_the_table(assistant):
+    # seeds/004 LoRA 4096 Snt9B, 1 card: LLaMA-Factory 10 models; MindSpeed-LLM llama3.2-1b, llama3.2-3b, qwen2-0.5b,
+    # qwen2-1.5b, qwen2.5-0.5b
+    from tests.offline.dialog import converse
+
+    first, then = converse(assistant, "最小卡数表里 LoRA 4096 在 Snt9B 上 LlamaFactory 只要 1 张卡的模型有哪些", "那 MindSpeed 呢？")
+    assert "**10 行**" in first.answer
+    args = table_call(then)
+    assert args["framework"] == "MindSpeed-LLM" and args["cards"] == {"op": "eq", "value": 1}
+    assert "**5 行**" in then.answer and "qwen2-1.5b" in then.answer
+
+
+def test_a_family_narrows_the_rows(assistant):
+    # seeds/004 LLaMA-Factory Snt9B, Qwen3 at 16 cards or more: qwen3-32b full 4096/8192 32, lora 8192 16; qwen3-30b-a3b full
+    # 4096 32, full 8192 64, lora 4096/8192 32; qwen3-235b-a22b full 4096 512, lora 4096 256
+    ans = assistant.ask("In the min card table, which qwen3 rows need at least 16 cards with LLaMA-Factory on Snt9B?")
+    assert table_call(ans)["family"] == "qwen3"
+    assert ans.answer.startswith("**Answer:** **9 rows** (3 models)")
+
+
+def test_a_memory_size_is_no_card_count(assistant):
+    # the vLLM v0.7.2 table's 32 GB column has '–' for Qwen2.5-VL-72B and InternVL2.5-38B
+    args = table_call(assistant.ask("which models does the vllm v0.7.2 table list as not supported on 32GB cards?"))
+    assert args.get("cards") is None and args["memory_gb"] == 32 and args["supported"] is False
