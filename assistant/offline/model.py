@@ -94,7 +94,7 @@ class OfflinePlanner(BaseChatModel):
         if earlier is not None:
             self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
         answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
-        that_many(frame, text, message_text(answers[-1]) if answers else None)
+        that_many(frame, text, [message_text(a) for a in answers[-HISTORY_TURNS:]])
         return frame, messages[last + 1:]
 
     def pasted(self, text: str) -> Slots:
