@@ -107,16 +107,27 @@ def new_topic(s: QuestionFrame, follow_up: bool) -> bool:
 
 
 def defines(s: QuestionFrame) -> bool:
-    """"what is X", "X 和 Y 有什么区别" about a term the notes cover, not referring back to the last answer (carry.toml
+    """"what is X", "X 和 Y 有什么区别" about a term of the domain, asking no count, not referring back to the last answer (carry.toml
     [defines])."""
     q = ACKNOWLEDGED.sub("", s.question.strip().lower())
-    return bool(CARRY.defines and CARRY.defines.search(q) and s.notes_named and not CARRY.refers_back.search(q))
+    # a count or the largest model asked ("LoRA 能训的最大模型是什么") is sizing, whatever its words
+    sizing = "largest_model" in s.intents or bool(ASKS_COUNT.search(q))
+    return bool(CARRY.defines and CARRY.defines.search(q) and (s.notes_named or s.on_topic) and not sizing
+                and not CARRY.refers_back.search(q))
 
 
 def asked_language(question: str) -> str | None:
     """The language a turn asks the answer in ("and in Chinese?", "用英文再说一遍"), if any (carry.toml [language_asked])."""
     q = question.lower()
     return next((lang for lang, rx in (CARRY.language_asked or {}).items() if rx.search(q)), None)
+
+
+def language_only(s: QuestionFrame) -> str | None:
+    """The language a turn asks for when it asks nothing else ("and in Chinese?", "英文回答一下", "explain in English
+    please"): no quantity, model or value of its own."""
+    lang = asked_language(s.question)
+    stated = s.model or s.params_b or s.devices or s.nodes or s.seq_len or s.method or s.framework or s.hardware
+    return lang if lang and not stated and not s.intents - {"estimate", "support"} else None
 
 
 def names_model(s: QuestionFrame) -> bool:
@@ -376,8 +387,8 @@ def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     a relative change the conversation's own devices cannot give ("double the cards" after "8 cards" was answered)."""
     said = CARRY.that_many.search(question.lower())
     changed = new.devices is None and any(rx.search(cn_numerals_to_digits(question.lower())) for rx, _, _ in CARRY.relative.get("devices", []))
-    if new.devices or not (said or changed or asks(new) & CARRY.on_last_count):
-        return
+    if new.devices or not (said or changed or asks(new) & CARRY.on_last_count) or defines(new) and not new.model:
+        return  # "what is pipeline parallelism?" explains a term: no count of the last answer is split
     led = None
     for answer in reversed(answers):
         led = lead_count(answer, new.framework)

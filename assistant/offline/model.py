@@ -18,7 +18,7 @@ from pydantic import ConfigDict, PrivateAttr
 from ..notes import covering, load_notes, note_topics
 from ..setup_check.text import blocks
 from .compose import compose
-from .conversation import remembered, that_many
+from .conversation import language_only, remembered, that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
 from .setup_answer import is_pasted_setup, setup_reply, unreadable_paste, without_setup_turn
@@ -84,6 +84,13 @@ class OfflinePlanner(BaseChatModel):
         if not humans:
             return self.parser.parse(""), []
         last = humans[-1]
+        text = message_text(messages[last])
+        if len(humans) > 1 and (lang := language_only(self.parser.parse(text))):
+            # "英文回答一下": the turn before asked again, as it was read then (its count from the answer before it too),
+            # answered in the language asked
+            frame, _ = self.slots(messages[:humans[-2] + 1])
+            frame.lang = lang
+            return frame, messages[last + 1:]
         earlier = None
         for i in humans[:-1][-HISTORY_TURNS:]:
             text = message_text(messages[i])
