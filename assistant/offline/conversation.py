@@ -43,6 +43,7 @@ class CarrySpec:
     that_many: re.Pattern
     relative: dict[str, list[tuple[re.Pattern, str, float]]]
     together: tuple[tuple[str, ...], ...] = ()
+    detour: tuple[str, ...] = ()
     language_asked: dict[str, re.Pattern] | None = None
     defines: re.Pattern | None = None
     howto_chars: int = 300
@@ -71,6 +72,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                             [(re.compile(p), "times", float(f)) for p, f in ops.get("times", [])]
                       for slot, ops in raw.get("relative", {}).items()},
                      tuple(tuple(group) for group in slots.get("together", {}).values()),
+                     tuple(slots.get("detour", {}).get("slots", ())),
                      {lang: re.compile("|".join(pats)) for lang, pats in raw.get("language_asked", {}).items()},
                      words(raw["defines"]) if "defines" in raw else None,
                      int(raw.get("howto", {}).get("keep_chars", 300)))
@@ -137,6 +139,16 @@ def names_model(s: QuestionFrame) -> bool:
 def starts_over(new: QuestionFrame, follow_up: bool) -> bool:
     """Another model without "what about…", a new topic, or an unknown model: nothing is carried."""
     return (names_model(new) and not follow_up) or new_topic(new, follow_up) or bool(new.unknown_model and follow_up)
+
+
+def keep_part(new: QuestionFrame, earlier: QuestionFrame) -> None:
+    """The user's part kept under a term explained between sizing turns (carry.toml [slots.detour])."""
+    for name in CARRY.detour:
+        if getattr(new, name) is None and getattr(earlier, name) is not None:
+            setattr(new, name, getattr(earlier, name))
+            new.origins[name] = "conversation"
+    for name in CARRY.merged:
+        setattr(new, name, {**getattr(earlier, name), **getattr(new, name)})
 
 
 def keep_language(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
@@ -331,6 +343,8 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if howto_follow_up(turn, earlier):
         return on_howto(new, earlier)
     if starts_over(turn, follow_up):
+        if defines(turn) and not names_model(turn):
+            keep_part(new, earlier)  # "what is tensor parallelism" on the user's 910B cards
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
     carry(new, earlier, turn)
