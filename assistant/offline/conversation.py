@@ -129,7 +129,8 @@ def language_only(s: QuestionFrame) -> str | None:
     please"): no quantity, model or value of its own."""
     lang = asked_language(s.question)
     stated = s.model or s.params_b or s.devices or s.nodes or s.seq_len or s.method or s.framework or s.hardware
-    return lang if lang and not stated and not s.intents - {"estimate", "support"} else None
+    # "translate that to english" reads as an off-topic request by its verb; it asks the answer again
+    return lang if lang and not stated and not s.intents - {"estimate", "support", "off_topic"} else None
 
 
 def names_model(s: QuestionFrame) -> bool:

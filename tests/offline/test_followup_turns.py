@@ -64,3 +64,9 @@ def test_double_the_count_the_answer_gave(assistant):
     assert "**8 cards**" in lead(a1)
     assert a3.answer.splitlines()[0].startswith("**qwen2.5-7b** · full fine-tuning")
     assert "16 cards" in a3.answer.split("**Needed:**")[0]
+
+
+def test_translate_that_asks_the_answer_again(assistant):
+    # seed 000: Llama3.1 70B full 4096 = 4 nodes x 8 cards, ZeRO-3-Offload, GA 4; "translate" is no off-topic request here
+    _, a2 = converse(assistant, "llama3.1-70b 全参 4096 要几张卡", "translate that to english")
+    assert lead(a2).startswith("**Answer:**") and "4 nodes × 8 = 32 cards" in lead(a2) and "ZeRO-3-Offload" in lead(a2)
