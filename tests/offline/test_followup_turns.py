@@ -70,3 +70,11 @@ def test_translate_that_asks_the_answer_again(assistant):
     # seed 000: Llama3.1 70B full 4096 = 4 nodes x 8 cards, ZeRO-3-Offload, GA 4; "translate" is no off-topic request here
     _, a2 = converse(assistant, "llama3.1-70b 全参 4096 要几张卡", "translate that to english")
     assert lead(a2).startswith("**Answer:**") and "4 nodes × 8 = 32 cards" in lead(a2) and "ZeRO-3-Offload" in lead(a2)
+
+
+def test_a_what_fits_follow_up_changing_the_method(assistant):
+    # "能上多大" asks the largest model again, on the same 8 cards, now for LoRA; LoRA's frozen bf16 base (2 B/param)
+    # lets a larger model fit than full fine-tuning's ~16 B/param, so the answer is a different, larger model
+    a1, a2 = converse(assistant, "8 张 910B 全参 4k 能训的最大模型是哪个", "换成 LoRA 能上多大")
+    assert "8 张卡" in lead(a2) and "LoRA" in lead(a2) and "最大目录模型" in lead(a2)
+    assert lead(a1).split("**")[-2] != lead(a2).split("**")[-2]  # the model named last in bold
