@@ -42,6 +42,10 @@ class CarrySpec:
     refers_back: re.Pattern
     that_many: re.Pattern
     relative: dict[str, list[tuple[re.Pattern, str, float]]]
+    together: tuple[tuple[str, ...], ...] = ()
+    detour: tuple[str, ...] = ()
+    language_asked: dict[str, re.Pattern] | None = None
+    defines: re.Pattern | None = None
     howto_chars: int = 300
     hardware_part: tuple[str, ...] = ()
     hardware_devices: tuple[str, ...] = ()
@@ -72,6 +76,10 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      {slot: [(re.compile(p), "add", 1.0) for p in ops.get("add", [])] +
                             [(re.compile(p), "times", float(f)) for p, f in ops.get("times", [])]
                       for slot, ops in raw.get("relative", {}).items()},
+                     tuple(tuple(group) for group in slots.get("together", {}).values()),
+                     tuple(slots.get("detour", {}).get("slots", ())),
+                     {lang: re.compile("|".join(pats)) for lang, pats in raw.get("language_asked", {}).items()},
+                     words(raw["defines"]) if "defines" in raw else None,
                      int(raw.get("howto", {}).get("keep_chars", 300)),
                      tuple(raw["user_hardware"]["part"]), tuple(raw["user_hardware"]["devices"]),
                      frozenset(raw["facts_quoted"]["intents"]), tuple(raw["facts_quoted"]["slots"]), words(raw["facts_quoted"]["own"]))
@@ -97,11 +105,39 @@ def new_topic(s: QuestionFrame, follow_up: bool) -> bool:
     # "lora rank goes to 128": a setting of the job; a ZeRO stage is also what an explaining question is about.
     # A length is the job's too: "序列长度 16k 可以吗" asks about the job at 16k (its words name the notes' topics)
     stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME if name != "zero_stage")
+    job_said = bool(s.model or s.params_b or s.devices or s.nodes or stated or s.seq_len or s.method or s.framework)
+    if defines(s) and not job_said:
+        return True  # "what is gradient checkpointing and does it save memory?": a term explained, however short
     if follow_up or s.model or s.params_b or s.devices or s.nodes or stated or s.seq_len:
         return False
     if s.intents & (SIZING - {"zero", "ga"}):
         return False  # "what does ZeRO-3 do" explains a stage; a KV cache, a length or a count asked is sizing
     return bool(s.intents & {"troubleshoot", "compare"} or s.notes_cover) and not s.intents & SIZING or knowledge_question(s)
+
+
+def defines(s: QuestionFrame) -> bool:
+    """"what is X", "X 和 Y 有什么区别" about a term of the domain, asking no count, not referring back to the last answer (carry.toml
+    [defines])."""
+    q = ACKNOWLEDGED.sub("", s.question.strip().lower())
+    # a count or the largest model asked ("LoRA 能训的最大模型是什么") is sizing, whatever its words
+    sizing = "largest_model" in s.intents or bool(ASKS_COUNT.search(q))
+    return bool(CARRY.defines and CARRY.defines.search(q) and (s.notes_named or s.on_topic) and not sizing
+                and not CARRY.refers_back.search(q))
+
+
+def asked_language(question: str) -> str | None:
+    """The language a turn asks the answer in ("and in Chinese?", "用英文再说一遍"), if any (carry.toml [language_asked])."""
+    q = question.lower()
+    return next((lang for lang, rx in (CARRY.language_asked or {}).items() if rx.search(q)), None)
+
+
+def language_only(s: QuestionFrame) -> str | None:
+    """The language a turn asks for when it asks nothing else ("and in Chinese?", "英文回答一下", "explain in English
+    please"): no quantity, model or value of its own."""
+    lang = asked_language(s.question)
+    stated = s.model or s.params_b or s.devices or s.nodes or s.seq_len or s.method or s.framework or s.hardware
+    # "translate that to english" reads as an off-topic request by its verb; it asks the answer again
+    return lang if lang and not stated and not s.intents - {"estimate", "support", "off_topic"} else None
 
 
 def names_model(s: QuestionFrame) -> bool:
@@ -113,10 +149,22 @@ def starts_over(new: QuestionFrame, follow_up: bool) -> bool:
     return (names_model(new) and not follow_up) or new_topic(new, follow_up) or bool(new.unknown_model and follow_up)
 
 
+def keep_part(new: QuestionFrame, earlier: QuestionFrame) -> None:
+    """The user's part kept under a term explained between sizing turns (carry.toml [slots.detour])."""
+    for name in CARRY.detour:
+        if getattr(new, name) is None and getattr(earlier, name) is not None:
+            setattr(new, name, getattr(earlier, name))
+            new.origins[name] = "conversation"
+    for name in CARRY.merged:
+        setattr(new, name, {**getattr(earlier, name), **getattr(new, name)})
+
+
 def keep_language(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """"16呢" is too short to tell its language: the conversation's holds (and its problems are said in it)."""
     if turn.lang_weak:
         new.lang = earlier.lang
+    if asked := asked_language(turn.question):
+        new.lang = asked  # "用英文再说一遍": the language asked, not the one the request is written in
     if turn.problems and new.lang != turn.lang:
         new.problems = checks.problems(turn.question.lower(), new.lang)
 
@@ -202,6 +250,9 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         # "the 64GB card" after "a 32GB card": the part with the other memory (the default part, or the one the reader
         # picks by memory), not the carried 32 GB one
         left_behind |= {"hardware", "hardware_text", "hardwares"}
+    for group in CARRY.together:  # "那只用一台呢" after "两台，每台 8 卡": one node, not the 16 devices said before
+        if any(getattr(turn, slot) is not None for slot in group):
+            left_behind |= {slot for slot in group if getattr(turn, slot) is None}
     if layout_outgrows_devices(turn, earlier):
         left_behind |= {"devices", "nodes", "device_unit"}
     left_behind |= facts_quoted(earlier)  # "A3 一台机器 = 几个 DIE": the fact's node, not the user's
@@ -302,8 +353,10 @@ def howto_follow_up(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
     ("header 怎么填", "要每个节点都设吗", "我申请了 32 张卡，集群一共才 16 张"): it goes on about that topic."""
     from .route import asks_amount  # the router's test of an amount asked of a job
 
+    # "ok and for LoRA of it?", "back to that job": the job asked before the how-to detour, not the topic
+    back_to_job = bool(CARRY.refers_back.search(turn.question.lower())) and (earlier.model or earlier.params_b)
     return bool(earlier.howto_before and not names_model(turn) and not turn.notes_named and not turn.problems
-                and not asks_amount(turn))
+                and not asks_amount(turn) and not back_to_job)
 
 
 def on_howto(new: QuestionFrame, earlier: QuestionFrame) -> QuestionFrame:
@@ -335,10 +388,14 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if starts_over(turn, follow_up):
         if names_model(turn) and not turn.unknown_model and not new_topic(turn, follow_up):
             keep_hardware(new, earlier, turn)  # another model on the user's own hardware
+        elif defines(turn) and not names_model(turn):
+            keep_part(new, earlier)  # "what is tensor parallelism" on the user's 910B cards
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
     carry(new, earlier, turn)
-    if relative_change(new, earlier, turn):  # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count)
+    # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count); a change of devices the conversation
+    # never stated is made on the last answer's count (that_many)
+    if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
     return new
@@ -359,19 +416,51 @@ def remembered(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bo
 LEAD_COUNT = re.compile(r"\*\*(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡|张 GPU)\*\*|=\s*\*{0,2}(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡)")
 
 
-def that_many(new: QuestionFrame, question: str, last_answer: str | None) -> None:
-    """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
-    one the last answer led with."""
-    said = CARRY.that_many.search(question.lower())
-    if new.devices or not last_answer or not (said or asks(new) & CARRY.on_last_count):
-        return
-    lead = next((line for line in last_answer.splitlines() if line.startswith(("**Answer:**", "**结论**"))), "")
+# the header line of an answer about a job: "**qwen2.5-7b** · LoRA · 4096 tokens · Snt9B"
+JOB_HEADER = re.compile(r"\*\*[^*\n]+\*\* · ")
+
+
+def lead_count(answer: str, framework: str | None) -> tuple[int, str] | None:
+    """The device count an answer led with, and its unit ("card" or "die")."""
+    lead = next((line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**"))), "")
     # a lead with one count per framework ("LLaMA-Factory: 32 cards; MindSpeed-LLM: 16 cards"): the framework asked now
-    at = lead.find(new.framework) if new.framework else -1
+    at = lead.find(framework) if framework else -1
     m = LEAD_COUNT.search(lead, max(at, 0))
-    if m:
-        new.devices = int(m.group(1) or m.group(2))
-        new.device_unit = "die" if "DIE" in m.group(0) else "card"
-        new.bare_count = None
-        # "that many cards" adopts the count; a split asked of it ("TP PP 怎么设") does not make it the user's cards
-        new.mark("conversation" if said else "last_answer", "devices", "device_unit")
+    return (int(m.group(1) or m.group(2)), "die" if "DIE" in m.group(0) else "card") if m else None
+
+
+def relative_devices(question: str, base: int) -> int | None:
+    """The device count a relative change makes of ``base`` ("double the cards", "再加 8 张卡"), if the question says one."""
+    q = cn_numerals_to_digits(question.lower())
+    for rx, op, factor in CARRY.relative.get("devices", []):
+        m = rx.search(q)
+        amount = amount_word(m.group(1)) if m and op == "add" else factor if m else None
+        if amount is not None:
+            return int(base + amount if op == "add" else base * amount)
+    return None
+
+
+def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
+    """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
+    one the last answer with a count led with (a detour's answer, "what is ZeRO-3", leads with none); so is the base of
+    a relative change the conversation's own devices cannot give ("double the cards" after "8 cards" was answered)."""
+    said = CARRY.that_many.search(question.lower())
+    changed = new.devices is None and any(rx.search(cn_numerals_to_digits(question.lower())) for rx, _, _ in CARRY.relative.get("devices", []))
+    if new.devices or not (said or changed or asks(new) & CARRY.on_last_count) or defines(new) and not new.model:
+        return  # "what is pipeline parallelism?" explains a term: no count of the last answer is split
+    led = None
+    for answer in reversed(answers):
+        led = lead_count(answer, new.framework)
+        if led or JOB_HEADER.match(answer):
+            break  # a job's answer that led with no count ("TP 8 × PP 2 …") ends the search; a detour's answer is skipped
+    if led is None:
+        return
+    new.devices, new.device_unit = led
+    new.bare_count = None
+    if changed and not said and (count := relative_devices(question, led[0])):
+        new.devices, new.nodes = count, None
+        new.mark("said", "devices")  # "double the cards": the changed count is the user's now
+        new.mark("conversation", "device_unit")
+        return
+    # "that many cards" adopts the count; a split asked of it ("TP PP 怎么设") does not make it the user's cards
+    new.mark("conversation" if said else "last_answer", "devices", "device_unit")

@@ -18,7 +18,7 @@ from pydantic import ConfigDict, PrivateAttr
 from ..notes import covering, load_notes, note_topics
 from ..setup_check.text import blocks
 from .compose import compose
-from .conversation import remembered, that_many
+from .conversation import language_only, remembered, that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
 from .script import Script
@@ -93,6 +93,13 @@ class OfflinePlanner(BaseChatModel):
         if not humans:
             return self.parser.parse(""), []
         last = humans[-1]
+        text = message_text(messages[last])
+        if len(humans) > 1 and (lang := language_only(self.parser.parse(text))):
+            # "英文回答一下": the turn before asked again, as it was read then (its count from the answer before it too),
+            # answered in the language asked
+            frame, _ = self.slots(messages[:humans[-2] + 1])
+            frame.lang = lang
+            return frame, messages[last + 1:]
         earlier = None
         for i in humans[:-1][-HISTORY_TURNS:]:
             text = message_text(messages[i])
@@ -103,7 +110,7 @@ class OfflinePlanner(BaseChatModel):
         if earlier is not None:
             self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
         answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
-        that_many(frame, text, message_text(answers[-1]) if answers else None)
+        that_many(frame, text, [message_text(a) for a in answers[-HISTORY_TURNS:]])
         return frame, messages[last + 1:]
 
     def pasted(self, text: str) -> Slots:
