@@ -6,13 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline.parse import Parser
-
-
-@pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
-
 
 # An instruction that dictates a reply carries no device count of the user's (round 10 c8-03)
 @pytest.mark.parametrize("question", [

@@ -11,11 +11,6 @@ from assistant.offline.parse import Parser, Slots
 
 
 @pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
-
-
-@pytest.fixture(scope="module")
 def talk(parse):
     """The conversation's frame after each of ``turns``, as the planner builds it."""
     def run(*turns: str) -> QuestionFrame:

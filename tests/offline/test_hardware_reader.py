@@ -9,14 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assistant.offline.parse import Parser
-
 EXAMPLES = yaml.safe_load((Path(__file__).parent / "readers" / "hardware.yaml").read_text(encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e["q"] for e in EXAMPLES])

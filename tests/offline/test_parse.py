@@ -6,12 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.offline.model import is_follow_up
-from assistant.offline.parse import Parser, clean_text, cn_number, language
-
-
-@pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
+from assistant.offline.parse import clean_text, cn_number, language
 
 
 @pytest.mark.parametrize("q,model", [

@@ -12,15 +12,9 @@ import pytest
 
 from assistant.offline.frame import DEFAULT_HARDWARE, PartFacts
 from assistant.offline.model import is_follow_up
-from assistant.offline.parse import Parser
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "knowledge" / "catalog" / "hardware.csv"
-
-
-@pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
 
 
 def talk(parse, *turns: str):

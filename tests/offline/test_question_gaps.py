@@ -11,14 +11,8 @@ import re
 
 import pytest
 
-from assistant.offline.parse import Parser
 from tests.offline.dialog import converse
 from tests.seedfiles import min_cards_rows, recipe_rows
-
-
-@pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
 
 
 def calls(ans, tool):

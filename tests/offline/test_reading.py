@@ -5,13 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline.parse import Parser
-
-
-@pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
-
 
 @pytest.mark.parametrize(("q", "seq_len"), [
     ("qwen3-32b lora，序列长度八千左右，要几张卡", 8000),

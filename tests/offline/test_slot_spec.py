@@ -9,14 +9,8 @@ import pytest
 import yaml
 
 from assistant.offline import spec
-from assistant.offline.parse import Parser
 
 EXAMPLES = yaml.safe_load((Path(__file__).parent / "readers" / "slots.yaml").read_text(encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e["q"] for e in EXAMPLES])

@@ -5,13 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline.parse import Parser
-
-
-@pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
-
 
 @pytest.mark.parametrize("q, conc, seq", [
     ("qwen3-30b-a3b: how many GiB of KV cache for 8 concurrent 16k requests in bf16?", 8, 16384),

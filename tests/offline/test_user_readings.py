@@ -7,13 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline.parse import Parser
 from assistant.tools.common import MAX_SEQ_LEN
-
-
-@pytest.fixture(scope="module")
-def parse(ctx):
-    return Parser(ctx.resolver, ctx.kb.models()).parse
 
 
 def args_of(ans, tool):
