@@ -13,3 +13,8 @@ def converse(assistant, *questions):
         answers.append(ans)
         history += [ChatTurn(role="user", content=q), ChatTurn(role="assistant", content=ans.answer)]
     return answers
+
+
+def last_answer(assistant, *questions):
+    """The answer to the last of ``questions``, asked as one conversation."""
+    return converse(assistant, *questions)[-1]

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assistant.tools.time_tools import devices_for_deadline
+from tests.offline.dialog import last_answer as converse
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = max(10, int(os.environ.get("QUESTION_EXAMPLES", "400")) // 8)
@@ -35,14 +36,6 @@ def lead(ans) -> str:
 
 def args_of(ans, tool):
     return [c.args for c in ans.tool_calls if c.name == tool]
-
-
-def converse(assistant, *turns):
-    history, ans = [], None
-    for q in turns:
-        ans = assistant.ask(q, history)
-        history += [{"role": "user", "content": q}, {"role": "assistant", "content": ans.answer}]
-    return ans
 
 
 def hand_devices(tokens: float, tps: float, hours: float) -> tuple[float, int]:

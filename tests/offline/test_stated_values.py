@@ -17,6 +17,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.offline.dialog import last_answer as converse
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = max(10, int(os.environ.get("QUESTION_EXAMPLES", "400")) // 8)
 
@@ -177,14 +179,6 @@ def test_the_batch_identity_answers_with_the_users_own_figures(assistant):
     # 2 x 8 x 16, before the sizing: the global batch asked is the answer's headline
     assert named.answer.split("\n\n")[1].startswith("**结论**：**全局 batch 为 256**") and "**所需**：**够**" not in named.answer
     assert all(a.get("global_batch") == 256 for a in args_of(named, "plan_training"))
-
-
-def converse(assistant, *turns):
-    history, ans = [], None
-    for q in turns:
-        ans = assistant.ask(q, history)
-        history += [{"role": "user", "content": q}, {"role": "assistant", "content": ans.answer}]
-    return ans
 
 
 def test_that_many_cards_is_the_count_the_last_answer_led_with(assistant):
