@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..tools.derived_tools import DerivedResult
+from ..tools.tables import MinCardsResult
 from ..tools.time_tools import TrainingTimeResult
 from .results import Result
 from .wording import Writer
@@ -105,7 +106,19 @@ class TimeBlocks(Writer):
             return self.say(key, devs=self.devices(r.devices, r.unit, r.hardware), took=took, deadline=deadline,
                             needed=needed, formula=d.formula, on_needed=on_needed)
         rule = self.say("deadline_rule_multiple" if d.devices_needed > 8 else "deadline_rule_up")
-        return self.say("deadline_needs", needed=needed, deadline=deadline, formula=d.formula, rule=rule, on_needed=on_needed)
+        return self.say("deadline_needs", needed=needed, deadline=deadline, formula=d.formula, rule=rule,
+                        on_needed=on_needed) + self.table_floor(d.devices_needed, r)
+
+    def table_floor(self, needed: int, r: TrainingTimeResult) -> str:
+        """The vendor's rule also keeps the count at or above the minimum-card table's row (ModelArts 590604: 且不小于
+        最小卡数): the frameworks whose row asks more than the deadline's count, with that row."""
+        rows = [row for call in self.r.of("min_cards", MinCardsResult) if call.value and call.arg("model") in (None, self.s.model)
+                for row in call.value.rows if row.supported and row.cards and row.cards > needed]
+        if not rows:
+            return ""
+        floors = self.say("semicolon").join(f"{self.fw_name(row.framework, r.hardware)} {self.devices(row.cards, row.unit, r.hardware)}"
+                                            for row in rows)
+        return ("" if self.zh else " ") + self.say("deadline_table_floor", floors=floors)
 
     def assumptions_zh(self, r: TrainingTimeResult) -> list[str]:
         """The tool's assumptions from its own fields, worded in Chinese."""

@@ -267,3 +267,14 @@ def test_a_magnitude_character_starting_another_word_is_no_magnitude(q):
     model name, not 4,096,000 tokens."""
     from assistant.offline.vocab import scaled_length
     assert scaled_length(q.lower()) is None
+
+
+def test_a_deadline_count_below_the_minimum_card_row_names_the_row(assistant):
+    """2e9 tokens / (48 h x 3600 x 2000 TPS) / 0.9 = 6.43 -> 7 cards; seeds/004 gives llama3.1-8b full 4096 on Snt9B
+    LLaMA-Factory 8 (MindSpeed-LLM 4): the vendor's rule keeps a job at or above its row, so the 8 is said."""
+    from tests.seedfiles import min_cards_rows
+    lf = next(c for m, s, q, fw, hw, c in min_cards_rows()
+              if (m, s, q, fw, hw) == ("llama3.1-8b", "full", 4096, "LLaMA-Factory", "Snt9B"))
+    ans = assistant.ask("llama3.1-8b 全参 20 亿 token，TPS 2000/卡，48 小时内训完要几张卡")
+    lead = next(line for line in ans.answer.splitlines() if line.startswith("**结论**"))
+    assert lead.startswith("**结论**：**7 张卡**") and f"LLaMA-Factory {lf} 张卡" in lead and "MindSpeed-LLM" not in lead
