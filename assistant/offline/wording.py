@@ -108,6 +108,15 @@ TOOL_NOTE_ZH = [
     (re.compile(r"^(\S+): in the older LLaMA-Factory recipe table, but '-' \(not supported\) for LLaMA-Factory in the "
                 r"(\d{4}-\d{2}-\d{2}) minimum-card table, so left out\.$"),
      r"\1：较早的 LLaMA-Factory 配方表中有它，但 \2 的最小卡数表中 LLaMA-Factory 为“-”（不支持），因此未列入。"),
+    # generate_config's check of a plan changed by hand (tools/configs.py _memory_note), one piece at a time
+    (re.compile(r"^With (.+) set by hand the estimate is ([\d.]+) GiB per (\S+) \(likely ([\d.]+)-([\d.]+)\) of ([\d.]+) usable: it "),
+     r"按手动设置的 \1，估算每个 \3 约 \2 GiB（可能在 \4-\5 之间），可用 \6 GiB："),
+    (re.compile(r"^(按手动设置的 .*)每个 card "), r"\1每卡"),
+    (re.compile(r"^(按手动设置的 .*：)fits\.$"), r"\1放得下。"),
+    (re.compile(r"^(按手动设置的 .*：)does not fit\.$"), r"\1放不下。"),
+    (re.compile(r"^(按手动设置的 .*：)is tight \(the likely range crosses the usable memory\)\.$"), r"\1偏紧（可能范围越过可用显存）。"),
+    (re.compile(r"^(按手动设置的 .*：)is tight \(the likely range fits; a case beside it, such as pinned ZeRO-3 blocks, does not\)\.$"),
+     r"\1偏紧（可能范围放得下，但旁边的情形（如被钉住的 ZeRO-3 权重块）放不下）。"),
     (re.compile(r" \+ full recompute$"), " + 完全重计算"),  # a slower setting: 'TP 4 × PP 1 + full recompute'
     (re.compile(r" \+ CPU offload$"), " + CPU offload 卸载"),
     (re.compile(r"^The vLLM table tested at most (\d+) tokens; (\d+) is beyond it\.$"), r"vLLM 表最长只测试到 \1 个 token；\2 超出了这个范围。"),

@@ -317,7 +317,12 @@ def _memory_check(ctx, args: GenerateConfigArgs, model_id: str, plan: TrainingPl
 
 
 def _memory_note(check: MemoryCheck, plan: TrainingPlan) -> str:
-    words = {"fits": "fits", "tight": "is tight (the likely range crosses the usable memory)", "does_not_fit": "does not fit"}
+    # tight with the whole range below the usable memory: only a case the estimate names beside the range (pinned
+    # ZeRO-3 blocks, an attention fallback) crosses it
+    crosses = check.high_gib > check.usable_gib
+    words = {"fits": "fits", "does_not_fit": "does not fit",
+             "tight": "is tight (the likely range crosses the usable memory)" if crosses else
+                      "is tight (the likely range fits; a case beside it, such as pinned ZeRO-3 blocks, does not)"}
     return (f"With {', '.join(check.changed)} set by hand the estimate is {check.total_gib:.1f} GiB per {plan.unit} "
             f"(likely {check.low_gib:.1f}-{check.high_gib:.1f}) of {check.usable_gib:.1f} usable: it {words[check.verdict]}.")
 

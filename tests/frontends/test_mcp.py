@@ -68,6 +68,14 @@ EXAMPLES["plan_training"] = ({k: v for k, v in SWIFT_03.items() if k not in ("lo
                              lambda r: r["devices"] == 1 and r["verdict"] == r["memory"]["verdict"] == "fits"
                              and r["memory"]["metric"] == "reserved"
                              and r["memory"]["low_gib"] <= r["memory"]["total_gib"] <= r["memory"]["high_gib"])
+# seeds/004 by hand: MindSpeed-LLM rows above 64 Snt9B cards are qwen3_moe-235B_A22B full 4096 (256) and lora 4096 (128)
+# and DeepSeek-V3/R1 full 4096 (512)
+EXAMPLES["find_table_rows"] = ({"table": "min_cards", "framework": "MindSpeed-LLM", "hardware": "Snt9B",
+                                "cards": {"op": "gt", "value": 64}},
+                               lambda r: sorted(row["cards"] for row in r["rows"]) == [128, 256, 512])
+# Llama-3-8B (HF config): LoRA r=16 on q,k,v,o,gate,up,down = 16 x (8192 + 5120 + 5120 + 8192 + 3 x 18432) x 32 layers
+EXAMPLES["derive_quantity"] = ({"model": "llama3-8b", "quantity": "lora_params", "lora_rank": 16},
+                               lambda r: r["value"] == 16 * (8192 + 5120 + 5120 + 8192 + 3 * 18432) * 32)
 # For tools added later: a valid value for common required argument names.
 VALUES_BY_NAME = {"model": "qwen2.5-72b", "name": "qwen2.5-72b", "query": "OOM", "hardware": "Snt9B",
                   "strategy": "lora", "seq_len": 4096, "framework": "LLaMA-Factory", "goal": "context"}
