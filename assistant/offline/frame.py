@@ -144,6 +144,7 @@ class QuestionFrame(BaseModel):
     part_facts: dict[str, PartFacts] = Field(default_factory=dict, repr=False)
     """The catalog facts of every part the frame names (and of the default part), by catalog id: which vendor tables
     describe it, its kind. Filled by the reader from the catalog rows; a comparison's variants look their part up here."""
+    part_stand_in: str = ""  # a part the catalog lacks, sized by its stated memory ("L20 48GB"): said before the answer
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against

@@ -17,7 +17,7 @@ from .asked import asks_verdict
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
-from .setting import Setting
+from .setting import PART_MEMORY_AFTER, Setting
 from .spans import Reading
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
     CLAIM,
@@ -122,6 +122,13 @@ OUT_OF_SCOPE = {
           "每卡显存、训练时长和现成的配置，并回答 ModelArts 和昇腾页面上的问题（硬件参数、vLLM 推理、排障）。例如：“qwen2.5-7b LoRA 微调，"
           "序列长度 4096，需要几张卡？”",
 }
+NAME_WITH_MEMORY = re.compile(r"(?<![0-9])[-_\s]?(\d{1,4})\s*g(?:i?b)?$", re.IGNORECASE)
+STAND_IN = {
+    "en": "“{name}” is not in the hardware catalog; the estimate uses its stated {gb} GB per device, sized as the catalog's "
+          "{gb} GB part ({part}). Its speed, interconnect and reported capacity may differ from that part's.",
+    "zh": "“{name}”不在硬件目录中；估算按你给出的每卡 {gb} GB 显存计算，套用目录中同为 {gb} GB 的 {part}。"
+          "它的算力、互联和实际可用容量可能与该型号不同。",
+}
 UNKNOWN_PART = {
     "en": "“{name}” is not a part in the hardware catalog. Did you mean {closest}? The parts it has: {every}.",
     "zh": "“{name}”不是硬件目录中的型号。是指 {closest} 吗？目录中的硬件：{every}。",
@@ -203,7 +210,7 @@ class Parser:
             setattr(s, name, value)
         s.shape = num.shape(r) or None
         span = self.names.read(r, text, s)
-        self._unknown_part(r.unread(), s)
+        self._unknown_part(r, s)
         s.same_shape = self.names.same_shape(s.model)
         self._method(r.unread(), s)
         qlora_bits(low, s)
@@ -284,17 +291,39 @@ class Parser:
         cjk, english = language_words(text)
         return cjk >= 6 or english >= 5
 
-    def _unknown_part(self, work: str, s: Slots) -> None:
+    def _unknown_part(self, r: Reading, s: Slots) -> None:
         """A part the catalog does not have ("Snt9B99") is said with the nearest parts and every part there is, never
         read as the default part."""
+        work = r.unread()
         name = self.setting.unknown_part(work)
         if not name:
             return
         shown = s.question[work.find(name): work.find(name) + len(name)] or name
+        if stand_in := self._stand_in(work, name, shown, s):  # "L20 48GB": its stated memory sizes it, said so
+            s.hardware, s.hardware_guessed, s.part_stand_in = stand_in
+            r.claim(work.find(name), work.find(name) + len(name), "hardware", s.hardware, "catalog")
+            return
         near = self.setting.closest_parts(name)
         closest = ", ".join(near[:-1]) + ((" 或 " if s.lang == "zh" else " or ") if near[:-1] else "") + near[-1] if near else "-"
         every = ", ".join(self.resolver.hardware)
         checks.add(s.problems, UNKNOWN_PART[s.lang].format(name=shown, closest=closest, every=every), s.lang)
+
+    def _stand_in(self, work: str, name: str, shown: str, s: Slots) -> tuple[str, bool, str] | None:
+        """A part the catalog lacks, written with its memory ("L20 48GB", "MI210 (64 GB)"): the memory is the one figure
+        the estimate needs, so the job is sized on the catalog's part of that kind with that memory, and the answer says
+        the part is not in the catalog and which memory the estimate used (round 13 c5-05: "L20 48GB" refused). The
+        catalog part (device, None, note), or None when no part of that kind has that memory."""
+        after = work[work.find(name) + len(name):]
+        m = NAME_WITH_MEMORY.search(name) or PART_MEMORY_AFTER.match(after)  # "L20 48GB" read as one name, or beside it
+        if not m:
+            return None
+        gb = int(m.group(1))
+        kind = "npu" if re.search(r"npu|昇腾|ascend", work) else "gpu"
+        same = [h for h in self.resolver.hardware.values() if h.get("memory_gb") == gb and h.get("kind") == kind]
+        if not same:
+            return None
+        note = STAND_IN[s.lang].format(name=NAME_WITH_MEMORY.sub("", shown.strip()).strip() or shown.strip(), gb=gb, part=same[0].get("name") or same[0]["id"])
+        return same[0]["id"], True, note
 
     def _device_memory(self, work: str, s: Slots) -> None:
         """Memory said of one device that no accelerator has ("my NPU has 1.5 TB HBM") is said, never sized on silently."""
@@ -390,6 +419,8 @@ class Parser:
         said = num.device_memory_said(s.question.lower()) if part and s.hardware else None
         if said and (premise := checks.part_memory(said[0], s.question[said[1][0]:said[1][1]], part, s.lang)):  # type: ignore[arg-type]
             s.rule_notes.insert(0, premise)  # a false premise about the part: corrected before the answer that uses the catalog
+        if s.part_stand_in and s.part_stand_in not in s.rule_notes:
+            s.rule_notes.insert(0, s.part_stand_in)  # "L20 48GB": not in the catalog, sized by its stated memory
         s.layout_refused = refused
         for sentence in refused:
             checks.add(s.problems, sentence, s.lang)

@@ -53,8 +53,9 @@ UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem
              rf"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at|{CHANGE})?\s*0?\.\d)|"  # "util 0.9", "util 降到 0.85"; "GPU util 100%" is compute load
              r"显存利用率|显存使用率|显存占比|显存比例")
 UTIL_WORD_RX = re.compile(UTIL_WORD)
-# a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE)
-UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成|{CHANGE})?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
+# a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE); one set
+# ("gpu_memory_utilization 设 70%") is the value used
+UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成|设置|设|{CHANGE})?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
                   rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)|"
                   # "at 0.9 util", "0.85 gpu util": the fraction written before the word
                   rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])")

@@ -63,6 +63,10 @@ def asked_in_turn(text: str, found: list[tuple[int, int, str]]) -> bool:
     return all(IN_TURN.search(text[a[1]:b[0]]) or ONE_MORE.match(text[b[1]:]) for a, b in zip(spans, spans[1:], strict=False))
 
 
+# the memory written right after a part's name: "L20 48GB", "MI210 (64 GB)", "l20-48g", "L20，48G 显存"
+PART_MEMORY_AFTER = re.compile(r"\s*[-_(（,，]?\s*(\d{1,4})\s*g(?:i?b)?(?![a-z0-9])")
+
+
 class Setting:
     """Reads frameworks and hardware against one hardware catalog (the resolver's)."""
 
@@ -188,10 +192,12 @@ class Setting:
                 if not m or key in keys or m.group(1) not in series:
                     continue
                 digits = len(m.group(2))
-                if digits < max(series[m.group(1)], 3 if len(m.group(1)) == 1 else 2):
-                    continue
                 before, after = work[: toks[i][0]], work[toks[j - 1][1]:]
-                if PLACE_BEFORE.search(before) or COUNTED_BEFORE.search(before) or DEVICE_WORD_AFTER.match(after):
+                # its memory written after it ("L20 48GB") makes a short model number a part, as a device word does
+                with_memory = bool(PART_MEMORY_AFTER.match(after)) and digits >= series[m.group(1)]
+                if digits < max(series[m.group(1)], 3 if len(m.group(1)) == 1 else 2) and not with_memory:
+                    continue
+                if PLACE_BEFORE.search(before) or COUNTED_BEFORE.search(before) or DEVICE_WORD_AFTER.match(after) or with_memory:
                     return work[toks[i][0]:toks[j - 1][1]]
         return None
 

@@ -158,9 +158,14 @@ TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*(?:个\s*)?tokens?(?!\
 # A value said to change ("tps drops to 1500", "吞吐只有 1200", "降到 0.8"): the words between a setting and its new value.
 CHANGE = (r"(?:(?:drops?|dropped|falls?|fell|goes|went|rises?|rose|changes?|changed|is\s+now|becomes?|only)\s+(?:to\s+)?|"
           r"只有|降到|降为|降至|掉到|变成|变为|改成|改为|改到|改|调到|调成|调为|提到|升到|涨到)")
-TPS_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
-                    rf"(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
-                    rf"(?:(?<![a-z])throughput|吞吐量?)\s*{CHANGE}\s*{NUM}(?![\d.,])(?!\s*(?:k|tokens?|tok|requests?|个请求|请求)(?![a-z]))")
+# A rate per card ("单卡 1200 tokens/s", "每卡吞吐 900 tok/s", "per-GPU throughput of 2000 tokens/s") is one rate: its
+# "单卡" / "per card" says what the rate is counted over, not that the user has one card (round 13 c3-11).
+PER_CARD = r"(?:(?:单卡|每卡|每张卡|单张卡|(?<![a-z])per[- ]?(?:card|gpu|npu|device))\s*(?:的)?\s*)?"
+PER_CARD_RATE = (r"(?:(?:单卡|每卡|每张卡|单张卡|(?<![a-z])per[- ]?(?:card|gpu|npu|device))\s*(?:的)?\s*(?:训练)?\s*(?:吞吐量?|throughput|速度|speed|tps)?"
+                 r"\s*(?:约|大约|是|为|:|：|of|is|at|~|≈|around|about)?\s*)?")
+TPS_RX = re.compile(rf"{PER_CARD_RATE}(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
+                    rf"{PER_CARD}(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
+                    rf"{PER_CARD}(?:(?<![a-z])throughput|吞吐量?)\s*{CHANGE}\s*{NUM}(?![\d.,])(?!\s*(?:k|tokens?|tok|requests?|个请求|请求)(?![a-z]))")
 SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|条(?:数据|样本)?|个样本|sequences)(?![a-z])")
 
 
