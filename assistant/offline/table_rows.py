@@ -4,8 +4,11 @@ each with the table's page and date."""
 
 from __future__ import annotations
 
+import re
+
 from ..tools.table_filter import FindTableRowsResult, TableRowHit
 from .results import Result
+from .table_query import VOCAB
 from .wording import STRATEGY, Writer
 
 OP_WORDS = {"en": {"gt": "more than", "ge": "at least", "lt": "fewer than", "le": "at most", "eq": "exactly"},
@@ -28,6 +31,9 @@ class TableRowsBlocks(Writer):
         filters = self.filters_said(call)
         # "any single-card ZeRO-3 row?": yes or no first, then the rows that make it so
         yes_no = "" if self.s.table_query is None or not self.s.table_query.yes_no else self.say("table_rows_yes" if r.rows else "table_rows_no")
+        if filters == self.say("table_rows_every") and self.compares(self.s.question.lower()):
+            # a comparison asked but none read: say so rather than list the whole table as if it were the answer
+            return [self.lead(self.say("table_rows_unread", label=label))]
         if not r.rows:
             return [self.lead(yes_no + self.say("table_rows_none", label=label, filters=filters))]
         if call.arg("whole_model"):
@@ -36,6 +42,11 @@ class TableRowsBlocks(Writer):
         head = self.say("table_rows_found", rows=self.counted("row", r.count), models=self.counted("model", len(r.models)),
                         label=label, filters=filters)
         return [self.lead(yes_no + head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
+
+    @staticmethod
+    def compares(text: str) -> bool:
+        """The question compares something ("more … than", "比 … 少", "the same as")."""
+        return any(rx.search(text) for rx in VOCAB.versus.values()) or bool(re.search(r"(?<![a-z])than(?![a-z])", text))
 
     def counted(self, what: str, n: int) -> str:
         return self.say(f"table_rows_one_{what}") if n == 1 else self.say(f"table_rows_n_{what}s", n=n)

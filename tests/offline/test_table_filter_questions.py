@@ -125,3 +125,11 @@ def test_a_pair_shows_both_counts(assistant):
     ans = assistant.ask("In the min-card table, which models need more cards with MindSpeed-LLM than with LLaMA-Factory?").answer
     assert ans.startswith("**Answer:** **10 rows** (6 models)")
     assert "| qwen2-7b | full | 4096 | MindSpeed-LLM | Snt9B | 4 cards (1 node); LLaMA-Factory: 1 card |" in ans
+
+
+@pytest.mark.parametrize("q,lead", [("in the recipe table which rows have a bigger GA than cutoff_len?", "**Answer:** That comparison could not be read"),
+                                    ("配方表里哪些行的梯度累积比卡数大?", "**结论**：这个比较无法读成")])
+def test_a_comparison_not_read_lists_no_rows(assistant, q, lead):
+    # two recipe columns compared (GA against cutoff_len or cards): no filter has them, so the table is not listed whole
+    ans = assistant.ask(q).answer
+    assert ans.startswith(lead) and "| Qwen" not in ans and "**96 rows**" not in ans
