@@ -184,13 +184,15 @@ class Router:
         args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family}
         for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table"):
             args[name] = getattr(q, name)
-        for name in ("cards", "nodes"):
-            args[name] = getattr(q, name).model_dump() if getattr(q, name) else None
+        for name in ("cards", "nodes", "per_node", "versus"):
+            args[name] = getattr(q, name).model_dump(exclude_none=True) if getattr(q, name) else None
         if q.table != "vllm":
             args["strategy"] = table_strategy(s.method)
         if q.table == "min_cards":
             args["framework"] = None if len(s.frameworks) > 1 else s.framework
             args["hardware"] = effective(s).part or "Snt9B"
+            if q.versus:  # "more MindSpeed cards than LF cards": MindSpeed's rows, each against its LF pair
+                args[q.versus.against] = q.this
         if q.table == "vllm" and s.memory_gb in (32, 64):
             args["memory_gb"] = s.memory_gb
         return self.call("find_table_rows", **args)

@@ -30,6 +30,12 @@ class Count(BaseModel):
     value: int
 
 
+class Versus(BaseModel):
+    against: Literal["framework", "hardware"]
+    op: Op | None = None
+    other: Count | None = None
+
+
 class TableQuery(BaseModel):
     """What a question asks of a whole vendor table: which one, and the tests its rows must pass (the framework,
     method, length and part are the frame's)."""
@@ -45,6 +51,10 @@ class TableQuery(BaseModel):
     supported: bool | None = None
     whole_model: bool = False
     vllm_table: str | None = None
+    per_node: Count | None = None
+    versus: Versus | None = None  # the row against its pair of the other framework or part
+    this: str | None = None  # the framework or part whose rows are compared (the first named)
+    yes_no: bool = False  # "any …?": answered yes or no first
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,11 @@ class Vocab:
     supported: re.Pattern
     compare: list[tuple[str, list[re.Pattern]]] = field(default_factory=list)
     nodes_unit: re.Pattern = re.compile("$^")
+    columns: dict[str, dict[str, re.Pattern]] = field(default_factory=dict)
+    versus: dict[str, re.Pattern] = field(default_factory=dict)
+    spec: dict[str, list[re.Pattern]] = field(default_factory=dict)  # each its own (they share group names)
+    memory_cards: re.Pattern = re.compile("$^")
+    yes_no: re.Pattern = re.compile("$^")
 
 
 def _any(patterns: list[str]) -> re.Pattern:
@@ -88,6 +103,11 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         supported=_any(d["supported"]["patterns"]),
         compare=[(c["op"], [filled(p, c["op"]) for p in c["patterns"]]) for c in d["compare"]],
         nodes_unit=re.compile("^(?:" + "|".join(units["nodes"]) + ")$"),
+        columns={c: {k: _any(v) for k, v in vals.items()} for c, vals in d["columns"].items()},
+        versus={k: _any(v) for k, v in d["versus"].items()},
+        spec={k: [re.compile(p) for p in v] for k, v in d["recipe_spec"].items()},
+        memory_cards=_any(d["memory_cards"]["patterns"]),
+        yes_no=_any(d["yes_no"]["patterns"]),
     )
 
 
@@ -115,6 +135,64 @@ def counts(text: str, table_named: bool, v: Vocab = VOCAB) -> tuple[Count | None
     return found.get("cards"), found.get("nodes")
 
 
+def named_values(text: str, column: str, v: Vocab = VOCAB) -> list[tuple[int, str]]:
+    """Where each value of a column (a framework, a part) is named, in the order written, each value once."""
+    seen: dict[str, int] = {}
+    for value, rx in v.columns[column].items():
+        if m := rx.search(text):
+            seen[value] = m.start()
+    return sorted((at, value) for value, at in seen.items())
+
+
+def pair_counts(text: str, v: Vocab = VOCAB) -> list[tuple[str, int]]:
+    """("8 cards on Snt9B but 16 DIE on Snt9B23"): each part with the count said beside it, in the order written."""
+    parts = "|".join(rx.pattern for rx in v.columns["hardware"].values())
+    for rx in (rf"{N}\s*(?:张|个)?\s*(?:cards?|卡|npus?|dies?)\s*(?:each\s+)?(?:on|for|with|在|用)?\s*(?P<p>{parts})",
+               rf"(?P<p>{parts})\s*(?:上|需要|要|用|needs?|requires?|takes?|is|=|:|：)?\s*{N}\s*(?:张|个)?\s*(?:cards?|卡|npus?|dies?)"):
+        found = [(m.start(), m.group("p"), int(m.group("n"))) for m in re.finditer(rx, text)]
+        if len(found) >= 2:
+            return [(next(k for k, r in v.columns["hardware"].items() if r.fullmatch(p)), n) for _, p, n in sorted(found)]
+    return []
+
+
+def versus(text: str, v: Vocab = VOCAB) -> tuple[Versus | None, str | None, Count | None, str]:
+    """A row's count against its pair's: the first named framework (or part) against the other; with a count on each
+    side, the first side's count and the second's. Returns the comparison, the first side, its own count and the text
+    with the counts said of the sides blanked (no card count of their own)."""
+    pairs = pair_counts(text, v)
+    if len(pairs) >= 2 and pairs[0][0] != pairs[1][0]:
+        (this, n), (_, m) = pairs[0], pairs[1]
+        return Versus(against="hardware", other=Count(op="eq", value=m)), this, Count(op="eq", value=n), re.sub(r"\d", " ", text)
+    for column in ("framework", "hardware"):
+        named = named_values(text, column, v)
+        if len(named) < 2:
+            continue
+        op = next((op for op, rx in v.versus.items() if rx.search(text)), None)
+        if op:
+            return Versus(against=column, op=op), named[0][1], None, text
+    return None, None, None, text
+
+
+def recipe_spec(text: str, table_named: str | None, v: Vocab = VOCAB) -> tuple[Count | None, Count | None, Count | None, str]:
+    """The recipe's nodes, cards per node and total cards said as its spec ("2 nodes x 8 cards", "单机4卡", "1×4"), and the
+    text with them blanked."""
+    for kind in ("per_node", "total", *(("bare",) if table_named == "recipes" else ())):
+        if m := next((m for rx in v.spec[kind] if (m := rx.search(text))), None):
+            a, b = Count(op="eq", value=int(m.group("a"))), Count(op="eq", value=int(m.group("b")))
+            rest = text[: m.start()] + " " + text[m.end():]
+            return (a, None, b, rest) if kind == "total" else (a, b, None, rest)
+    one_node, one_card = _any([rx.pattern for rx in v.spec["one_node"]]), _any([rx.pattern for rx in v.spec["one_card"]])
+    node = one_node.search(text)
+    rest = one_node.sub(" ", text)
+    card = one_card.search(rest)
+    per = None
+    if node and (m := re.search(r"^\s*(\d{1,2})\s*(?:张|个)?\s*(?:卡|cards?|npus?)", rest[node.start():])):
+        per = Count(op="eq", value=int(m.group(1)))  # 单机4卡: one node of 4 cards
+        rest = rest[: node.start()] + " " + rest[node.start() + m.end():]
+    return (Count(op="eq", value=1) if node else None, per, Count(op="eq", value=1) if card else None,
+            one_card.sub(" ", rest))
+
+
 def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery | None:
     """The table query of a question (lower-cased, numerals as digits), or None when it asks for no table's rows."""
     named = [name for name, rx in v.tables.items() if rx.search(text)]
@@ -124,15 +202,30 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     offload = False if NO_OFFLOAD.search(text) else True if "offload" in text else None
     ga = next((int(m.group(1)) for m in GA.finditer(text)), None)
     blanked = GA.sub(" ", ZERO.sub(" ", text))  # a stage's or GA's digits are no count
-    cards, nodes = counts(blanked, bool(named))
+    spec_nodes, per_node, spec_cards, blanked = recipe_spec(blanked, named[0] if named else None, v)
+    memory = v.memory_cards.search(blanked)  # "2 x 32GB cards": the count of serving cards
+    if memory:
+        blanked = blanked[: memory.start()] + " " + blanked[memory.end():]
+    pair, this, this_count, blanked = versus(blanked, v)
+    cards, nodes = counts(blanked, bool(named) or bool(memory))
+    cards = this_count or (Count(op="eq", value=int(memory.group("n"))) if memory else None) or spec_cards or cards
+    nodes = spec_nodes or nodes
     unsupported = bool(v.unsupported.search(text))
-    if not (named or cards or nodes or zero is not None or offload is not None or ga or unsupported):
+    if not (named or cards or nodes or zero is not None or offload is not None or ga or unsupported or pair):
         return None  # "which models does MindSpeed support?": the model list answers it
-    table = named[0] if named else "recipes" if (zero is not None or offload is not None or ga) else "vllm" if inference else "min_cards"
+    recipe_words = zero is not None or offload is not None or ga or per_node
+    table = (named[0] if named else "vllm" if memory else "recipes" if recipe_words else "vllm" if inference else "min_cards")
+    if table != "min_cards":
+        pair = this = None  # the pairs are the minimum-card table's (two frameworks, two parts)
+    if table != "recipes":
+        per_node = None
     if table != "recipes":
         zero = offload = ga = None  # the recipe table's columns only
     supported = False if unsupported and table != "recipes" else True if table != "recipes" and v.supported.search(text) else None
     whole = supported is False and bool(v.models.search(text)) and not v.rows.search(text)
-    vllm_table = next((k for k, rx in v.vllm_tables.items() if rx.search(text)), "vllm-newest") if table == "vllm" else None
+    # the newest table has 64 GB cards only: 32 GB cards are the older tables' (every table then, each row naming its own)
+    default = None if memory and "32" in memory.group(0) else "vllm-newest"
+    vllm_table = next((k for k, rx in v.vllm_tables.items() if rx.search(text)), default) if table == "vllm" else None
     return TableQuery(table=table, table_named=bool(named), cards=cards, nodes=nodes, zero_stage=zero, offload=offload,
-                      grad_accum=ga, supported=supported, whole_model=whole, vllm_table=vllm_table)
+                      grad_accum=ga, supported=supported, whole_model=whole, vllm_table=vllm_table, per_node=per_node,
+                      versus=pair, this=this, yes_no=bool(v.yes_no.search(text)))

@@ -4,12 +4,19 @@ each with the table's page and date."""
 
 from __future__ import annotations
 
+import re
+
 from ..tools.table_filter import FindTableRowsResult, TableRowHit
 from .results import Result
+from .table_query import VOCAB
 from .wording import STRATEGY, Writer
 
 OP_WORDS = {"en": {"gt": "more than", "ge": "at least", "lt": "fewer than", "le": "at most", "eq": "exactly"},
             "zh": {"gt": "超过", "ge": "至少", "lt": "少于", "le": "至多", "eq": "正好"}}
+VERSUS_WORDS = {"en": {"gt": "more than", "ge": "at least", "lt": "fewer than", "le": "at most", "eq": "the same as"},
+                "zh": {"gt": "多于", "ge": "不少于", "lt": "少于", "le": "不多于", "eq": "等于"}}
+OTHER_SIDE = {"framework": {"MindSpeed-LLM": "LLaMA-Factory", "LLaMA-Factory": "MindSpeed-LLM"},
+              "hardware": {"Snt9B": "Snt9B23", "Snt9B23": "Snt9B"}}
 MOST_ROWS = 60  # more rows than this are listed per model, one line each, rather than as a table
 
 
@@ -22,14 +29,24 @@ class TableRowsBlocks(Writer):
             self.cite(src)
         label = self.say(f"table_rows_label_{r.table}")
         filters = self.filters_said(call)
+        # "any single-card ZeRO-3 row?": yes or no first, then the rows that make it so
+        yes_no = "" if self.s.table_query is None or not self.s.table_query.yes_no else self.say("table_rows_yes" if r.rows else "table_rows_no")
+        if filters == self.say("table_rows_every") and self.compares(self.s.question.lower()):
+            # a comparison asked but none read: say so rather than list the whole table as if it were the answer
+            return [self.lead(self.say("table_rows_unread", label=label))]
         if not r.rows:
-            return [self.lead(self.say("table_rows_none", label=label, filters=filters))]
+            return [self.lead(yes_no + self.say("table_rows_none", label=label, filters=filters))]
         if call.arg("whole_model"):
             head = self.say("table_rows_models", models=self.counted("model", len(r.models)), label=label, filters=filters)
-            return [self.lead(head), self.say("comma").join(r.models)]
+            return [self.lead(yes_no + head), self.say("comma").join(r.models)]
         head = self.say("table_rows_found", rows=self.counted("row", r.count), models=self.counted("model", len(r.models)),
                         label=label, filters=filters)
-        return [self.lead(head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
+        return [self.lead(yes_no + head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
+
+    @staticmethod
+    def compares(text: str) -> bool:
+        """The question compares something ("more … than", "比 … 少", "the same as")."""
+        return any(rx.search(text) for rx in VOCAB.versus.values()) or bool(re.search(r"(?<![a-z])than(?![a-z])", text))
 
     def counted(self, what: str, n: int) -> str:
         return self.say(f"table_rows_one_{what}") if n == 1 else self.say(f"table_rows_n_{what}s", n=n)
@@ -57,9 +74,15 @@ class TableRowsBlocks(Writer):
             out.append(self.offload_text(a["offload"]))
         if a.get("grad_accum"):
             out.append(self.say("table_rows_ga", n=a["grad_accum"]))
-        for name in ("cards", "nodes"):
+        for name in ("cards", "nodes", "per_node"):
             if cmp := a.get(name):
                 out.append(self.say(f"table_rows_{name}", op=OP_WORDS[self.lang][cmp["op"]], n=cmp["value"]))
+        if v := a.get("versus"):
+            other = OTHER_SIDE[v["against"]].get(str(a.get(v["against"])), "")
+            if v.get("op"):
+                out.append(self.say("table_rows_versus", op=VERSUS_WORDS[self.lang][v["op"]], other=other))
+            if o := v.get("other"):
+                out.append(self.say("table_rows_versus_other", op=OP_WORDS[self.lang][o["op"]], n=o["value"], other=other))
         if a.get("supported") is False:
             out.append(self.say("table_rows_unsupported"))
         elif a.get("supported"):
@@ -68,8 +91,14 @@ class TableRowsBlocks(Writer):
 
     def cards_cell(self, h: TableRowHit) -> str:
         if not h.supported or h.cards is None:
-            return self.say("table_rows_dash")
-        return self.devices(h.cards, h.unit) + (f" ({self.nodes(h.nodes)})" if h.nodes else "")
+            cell = self.say("table_rows_dash")
+        else:
+            cell = self.devices(h.cards, h.unit) + (f" ({self.nodes(h.nodes)})" if h.nodes else "")
+        if h.other:  # a row compared with its pair: the pair's count beside it
+            unit = "DIE" if h.other == "Snt9B23" or h.other != "Snt9B" and h.unit == "DIE" else "card"
+            pair = self.say("table_rows_dash") if h.other_cards is None else self.devices(h.other_cards, unit)
+            cell += "; " + self.say("table_rows_versus_cell", other=h.other, cell=pair)
+        return cell
 
     def grid(self, r: FindTableRowsResult) -> list[str]:
         """The rows as a markdown table, the columns of the table they come from."""

@@ -19,8 +19,8 @@ TableName = Literal["min_cards", "recipes", "vllm"]
 # The database table behind each name, and the filters that mean something on it (the others are refused).
 SQL_TABLE = {"min_cards": "min_cards", "recipes": "recipes_llamafactory", "vllm": "vllm_min_cards"}
 APPLIES = {
-    "min_cards": {"framework", "strategy", "seq_len", "hardware", "cards", "nodes", "supported"},
-    "recipes": {"framework", "strategy", "seq_len", "zero_stage", "offload", "grad_accum", "cards", "nodes"},
+    "min_cards": {"framework", "strategy", "seq_len", "hardware", "cards", "nodes", "supported", "versus"},
+    "recipes": {"framework", "strategy", "seq_len", "zero_stage", "offload", "grad_accum", "cards", "nodes", "per_node"},
     "vllm": {"seq_len", "cards", "supported", "memory_gb", "vllm_table"},
 }
 TITLE = {"min_cards": "ModelArts minimum-card table (模型最小卡数配置, 2025-06-24)",
@@ -39,6 +39,14 @@ class Compare(FilterModel):
     value: int = Field(ge=0, le=100_000, description="The number compared against.")
 
 
+class Versus(FilterModel):
+    """A row vs its pair: {against: framework, op: gt}, framework MindSpeed-LLM: more cards than LLaMA-Factory's row."""
+
+    against: Literal["framework", "hardware"] = Field(description="framework or hardware.")
+    op: Op | None = Field(None, description="This row's count vs the other's.")
+    other: Compare | None = Field(None, description="The other row's count.")
+
+
 class FindTableRowsArgs(FilterModel):
     # Descriptions lead with a short clause: the LLM sees that clause only (llm/schemas.py), REST and MCP the whole text.
     table: TableName = Field(description="Which table. min_cards: minimum cards per model, strategy, SEQ_LEN, framework and part; "
@@ -54,7 +62,10 @@ class FindTableRowsArgs(FilterModel):
     grad_accum: int | None = Field(None, ge=1, le=4096, description="recipes only. gradient_accumulation_steps.")
     # the row's count: DIE on Snt9B23, total cards in the recipe table; a '-' row has no count and never matches
     cards: Compare | None = Field(None, description="Card count compared, e.g. {op: gt, value: 64}.")
-    nodes: Compare | None = Field(None, description="min_cards, recipes: whole nodes compared (8 cards per Snt9B node, 16 DIE per Snt9B23 node).")
+    nodes: Compare | None = Field(None, description="Whole nodes compared. min_cards, recipes; 8 cards per Snt9B node, 16 DIE per Snt9B23 node.")
+    per_node: Compare | None = Field(None, description="recipes: cards per node. 2 nodes x 8: nodes eq 2, per_node eq 8.")
+    # the pair: the same model, method and length's row of the other framework (or part)
+    versus: Versus | None = Field(None, description="min_cards: {against, op} vs the pair row.")
     supported: bool | None = Field(None, description="With a count (true) or '-' (false). min_cards, vllm: only rows with a count (true) or only '-' rows (false).")
     memory_gb: int | None = Field(None, ge=1, le=1024, description="vllm: the 32 or 64 GB column.")
     vllm_table: Literal["vllm-v0.7.2", "vllm-newest", "vllm-newest-6.5.908", "vllm-older-fragment"] | None = Field(
@@ -75,6 +86,8 @@ class TableRowHit(FilterModel):
     supported: bool = Field(True, description="False where the table has '-'.")
     nodes: int | None = Field(None, description="Whole nodes: the recipe's own, else cards over the part's devices per node.")
     cards_per_node: int | None = Field(None, description="recipes: cards per node.")
+    other_cards: int | None = Field(None, description="versus: the other framework's (or part's) count; null where '-'.")
+    other: str | None = Field(None, description="versus: the other row's framework or part.")
     zero_stage: int | None = Field(None, description="recipes: ZeRO stage.")
     offload: bool | None = Field(None, description="recipes: CPU offload.")
     deepspeed: str | None = Field(None, description="recipes: the deepspeed column as written.")
@@ -130,13 +143,44 @@ def _selected(a: FindTableRowsArgs, h: TableRowHit) -> bool:
     return a.seq_len is None or a.table == "vllm" or h.seq_len == a.seq_len
 
 
+OTHER = {"framework": {"MindSpeed-LLM": "LLaMA-Factory", "LLaMA-Factory": "MindSpeed-LLM"},
+         "hardware": {"Snt9B": "Snt9B23", "Snt9B23": "Snt9B"}}
+
+
+def _paired(a: FindTableRowsArgs, rows: list[TableRowHit], every: list[TableRowHit]) -> list[TableRowHit]:
+    """Each row with its counterpart's count (the same model, method, length and the other column value); a versus
+    filter keeps the rows whose pair compares as asked (a '-' on either side never matches a comparison)."""
+    v = a.versus
+    if v is None:
+        return rows
+
+    def key(h: TableRowHit, swap: bool) -> tuple:
+        fw, hw = h.framework, h.hardware
+        if swap:
+            fw, hw = (OTHER["framework"].get(fw or "", fw), hw) if v.against == "framework" else (fw, OTHER["hardware"].get(hw or "", hw))
+        return h.model_id, h.strategy, h.seq_len, fw, hw
+    index = {key(h, False): h for h in every}  # the other framework's or part's row is outside the selection by design
+    out = []
+    for h in rows:
+        o = index.get(key(h, True))
+        if o is None:
+            continue
+        h = h.model_copy(update={"other_cards": o.cards, "other": o.framework if v.against == "framework" else o.hardware})
+        if v.op and (h.cards is None or o.cards is None or not OPS[v.op](h.cards, o.cards)):
+            continue
+        if v.other and (o.cards is None or not OPS[v.other.op](o.cards, v.other.value)):
+            continue
+        out.append(h)
+    return out
+
+
 def _passes(a: FindTableRowsArgs, h: TableRowHit) -> bool:
     """The row meets the tests asked (support, counts, DeepSpeed setting, a length the serving row was tested at)."""
     if a.supported is not None and h.supported != a.supported:
         return False
     if a.table == "vllm" and a.seq_len is not None and not (h.supported and (h.seq_len or 0) >= a.seq_len):
         return False
-    for name, cmp in (("cards", a.cards), ("nodes", a.nodes)):
+    for name, cmp in (("cards", a.cards), ("nodes", a.nodes), ("cards_per_node", a.per_node)):
         value = getattr(h, name)
         if cmp is not None and (value is None or not OPS[cmp.op](value, cmp.value)):
             return False
@@ -149,7 +193,7 @@ def _passes(a: FindTableRowsArgs, h: TableRowHit) -> bool:
 
 @tool
 def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
-    """Vendor-table rows matching filters (card counts, ZeRO stage, offload, GA, length), with sources.
+    """Vendor-table rows matching filters, with sources.
 
     Filters: framework, strategy, length, part, ZeRO stage, offload, GA and card or node counts ("more than 64 cards",
     "at most 8"); every matching row is returned with the vendor document it comes from.
@@ -162,8 +206,8 @@ def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
         raise SizingError("invalid_arguments", f"{', '.join(wrong)} does not apply to the {args.table} table.",
                           field=wrong[0], valid=sorted(APPLIES[args.table]))
     per_node = {h["table_part"]: int(h.get("devices_per_node") or 8) for h in ctx.kb.hardware() if h.get("table_part")}
-    rows = [h for h in _hits(args.table, ctx.kb.cached(f'SELECT * FROM "{SQL_TABLE[args.table]}" ORDER BY rowid'), per_node)
-            if _selected(args, h)]
+    every = _hits(args.table, ctx.kb.cached(f'SELECT * FROM "{SQL_TABLE[args.table]}" ORDER BY rowid'), per_node)
+    rows = _paired(args, [h for h in every if _selected(args, h)], every)
     hits = [h for h in rows if _passes(args, h)]
     if args.whole_model:
         failing = {h.model_id for h in rows if not _passes(args, h)}

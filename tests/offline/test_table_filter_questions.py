@@ -86,3 +86,50 @@ def test_a_memory_size_is_no_card_count(assistant):
     # the vLLM v0.7.2 table's 32 GB column has '–' for Qwen2.5-VL-72B and InternVL2.5-38B
     args = table_call(assistant.ask("which models does the vllm v0.7.2 table list as not supported on 32GB cards?"))
     assert args.get("cards") is None and args["memory_gb"] == 32 and args["supported"] is False
+
+
+@pytest.mark.parametrize("q,args", [
+    # two columns of one row compared: the first named side's rows, each against its pair
+    ("which models need more cards on MindSpeed than on LF in the minimum card table?",
+     {"table": "min_cards", "framework": "MindSpeed-LLM", "versus": {"against": "framework", "op": "gt"}}),
+    ("最小卡数表里 LLaMA-Factory 和 MindSpeed 卡数相同的有哪些?",
+     {"table": "min_cards", "framework": "LLaMA-Factory", "versus": {"against": "framework", "op": "eq"}}),
+    ("any rows where Snt9B23 takes more DIE than Snt9B takes cards?",
+     {"table": "min_cards", "hardware": "Snt9B23", "versus": {"against": "hardware", "op": "gt"}}),
+    ("which min card rows need 2 cards on Snt9B and 4 DIE on Snt9B23?",
+     {"table": "min_cards", "hardware": "Snt9B", "cards": {"op": "eq", "value": 2},
+      "versus": {"against": "hardware", "other": {"op": "eq", "value": 4}}}),
+    # the recipe's spec, nodes x cards per node (a Chinese N机M卡 counts every card)
+    ("which recipe rows are 4 nodes x 8 cards?", {"table": "recipes", "nodes": {"op": "eq", "value": 4}, "per_node": {"op": "eq", "value": 8}}),
+    ("配方表里 1机8卡 的有哪些", {"table": "recipes", "nodes": {"op": "eq", "value": 1}, "cards": {"op": "eq", "value": 8}}),
+    ("配方表里哪些是单机2卡的", {"table": "recipes", "nodes": {"op": "eq", "value": 1}, "per_node": {"op": "eq", "value": 2}}),
+    # the vLLM table's count said with the card size
+    ("which vllm rows need 4 x 64GB cards?", {"table": "vllm", "cards": {"op": "eq", "value": 4}, "memory_gb": 64}),
+    ("vllm 表里哪些要 2 张 32G 卡", {"table": "vllm", "cards": {"op": "eq", "value": 2}, "memory_gb": 32, "vllm_table": None}),
+])
+def test_column_pairs_specs_and_sized_counts_read(assistant, q, args):
+    got = table_call(assistant.ask(q))
+    assert {k: got.get(k) for k in args} == args
+
+
+def test_any_question_is_answered_yes_or_no_first(assistant):
+    # seeds/000: ZeRO-3 on one card is Qwen1.5 14B LoRA (4096, 8192) only; no 1-node ZeRO-3-Offload row exists
+    yes = assistant.ask("any single-card ZeRO-3 row in the recipe table?").answer
+    assert yes.startswith("**Answer:** Yes. **2 rows** (1 model)") and "Qwen1.5 14B" in yes
+    no = assistant.ask("配方表里有没有单机的 ZeRO-3 offload 配方?").answer
+    assert no.startswith("**结论**：没有。")
+
+
+def test_a_pair_shows_both_counts(assistant):
+    # seeds/004 Snt9B: qwen2-7b full 4096 needs 4 cards with MindSpeed-LLM, 1 with LLaMA-Factory
+    ans = assistant.ask("In the min-card table, which models need more cards with MindSpeed-LLM than with LLaMA-Factory?").answer
+    assert ans.startswith("**Answer:** **10 rows** (6 models)")
+    assert "| qwen2-7b | full | 4096 | MindSpeed-LLM | Snt9B | 4 cards (1 node); LLaMA-Factory: 1 card |" in ans
+
+
+@pytest.mark.parametrize("q,lead", [("in the recipe table which rows have a bigger GA than cutoff_len?", "**Answer:** That comparison could not be read"),
+                                    ("配方表里哪些行的梯度累积比卡数大?", "**结论**：这个比较无法读成")])
+def test_a_comparison_not_read_lists_no_rows(assistant, q, lead):
+    # two recipe columns compared (GA against cutoff_len or cards): no filter has them, so the table is not listed whole
+    ans = assistant.ask(q).answer
+    assert ans.startswith(lead) and "| Qwen" not in ans and "**96 rows**" not in ans

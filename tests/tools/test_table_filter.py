@@ -65,3 +65,57 @@ def test_newest_vllm_table_more_than_4_cards(call):
 def test_a_filter_the_table_has_no_column_for_is_refused(call):
     out = call("find_table_rows", table="min_cards", zero_stage=3)
     assert out["error"]["code"] == "invalid_arguments" and out["error"]["field"] == "zero_stage"
+
+
+def _pairs(against):
+    """(this row's key, its count, the pair's count) over the transcription: the same model, method and length."""
+    cols = {(m, s, q, f, h): c for m, s, q, f, h, c in MIN_ROWS}
+    swap = {"MindSpeed-LLM": "LLaMA-Factory", "LLaMA-Factory": "MindSpeed-LLM", "Snt9B": "Snt9B23", "Snt9B23": "Snt9B"}
+    for (m, s, q, f, h), c in cols.items():
+        other = (m, s, q, swap[f], h) if against == "framework" else (m, s, q, f, swap[h])
+        yield (m, s, q, f, h), c, cols[other]
+
+
+@pytest.mark.parametrize("against,this,op", [("framework", "MindSpeed-LLM", "gt"), ("framework", "LLaMA-Factory", "gt"),
+                                             ("framework", "MindSpeed-LLM", "eq"), ("hardware", "Snt9B23", "gt"),
+                                             ("hardware", "Snt9B23", "lt")])
+def test_a_row_against_its_pair_matches_the_transcription(call, against, this, op):
+    # "more MindSpeed cards than LF cards": each row of one framework (part) against the other's row of the same model,
+    # method and length; a '-' on either side never compares
+    fixed = {"framework": this, "hardware": "Snt9B"} if against == "framework" else {"hardware": this}
+    out = call("find_table_rows", table="min_cards", versus={"against": against, "op": op}, **fixed)
+    want = sorted((s, q, c, o) for (_, s, q, f, h), c, o in _pairs(against)
+                  if all({"framework": f, "hardware": h}[k] == v for k, v in fixed.items())
+                  and c is not None and o is not None and OPS[op](c, o))
+    assert sorted((r["strategy"], r["seq_len"], r["cards"], r["other_cards"]) for r in out["rows"]) == want
+
+
+def test_pair_counts_by_hand(call):
+    # seeds/004 as transcribed (min_cards_seed.txt), counted: on Snt9B, MindSpeed-LLM needs more cards than LLaMA-Factory in 10 rows (llama3.1-8b lora,
+    # qwen2-7b full, ...); Snt9B23 never needs fewer DIE than Snt9B cards, and 40 rows need more
+    more = call("find_table_rows", table="min_cards", framework="MindSpeed-LLM", hardware="Snt9B", versus={"against": "framework", "op": "gt"})
+    assert more["count"] == 10
+    assert ("llama3.1-8b", "lora", 4096, 4, 1) in {(r["model_id"], r["strategy"], r["seq_len"], r["cards"], r["other_cards"]) for r in more["rows"]}
+    assert call("find_table_rows", table="min_cards", hardware="Snt9B23", versus={"against": "hardware", "op": "lt"})["count"] == 0
+    assert call("find_table_rows", table="min_cards", hardware="Snt9B23", versus={"against": "hardware", "op": "gt"})["count"] == 40
+
+
+@pytest.mark.parametrize("nodes,per_node", [(1, 1), (1, 4), (1, 8), (2, 8), (4, 8)])
+def test_recipe_nodes_times_cards_per_node_match_the_transcription(call, nodes, per_node):
+    out = call("find_table_rows", table="recipes", nodes={"op": "eq", "value": nodes}, per_node={"op": "eq", "value": per_node})
+    want = sorted((s, c) for _, _, s, c, _, _, _, n, p in RECIPE_ROWS if (n, p) == (nodes, per_node))
+    assert sorted((r["strategy"], r["seq_len"]) for r in out["rows"]) == want
+
+
+def test_recipe_1x4_and_single_card_zero_3_by_hand(call):
+    # seeds/000: 1*节点 & 4*Ascend is Qwen1.5 4B full, Qwen1.5 32B lora, Yi 6B full (both lengths) and Yi 34B lora 8192;
+    # the only one-card ZeRO-3 rows are Qwen1.5 14B lora
+    four = call("find_table_rows", table="recipes", nodes={"op": "eq", "value": 1}, per_node={"op": "eq", "value": 4})
+    assert four["count"] == 7
+    one = call("find_table_rows", table="recipes", zero_stage=3, cards={"op": "eq", "value": 1})
+    assert {r["model"] for r in one["rows"]} == {"Qwen1.5 14B"} and one["count"] == 2
+
+
+def test_a_pair_is_refused_outside_the_min_card_table(call):
+    out = call("find_table_rows", table="recipes", versus={"against": "framework", "op": "gt"})
+    assert out["error"]["field"] == "versus"
