@@ -43,11 +43,11 @@ class DeriveQuantityArgs(BaseModel):
     device_unit: Literal["card", "die"] | None = Field(None, description="What the devices count when the user says (DIE); "
                                                       "default the hardware's own unit.")
     hardware: str = Field("snt9b", min_length=1, max_length=100, description="Hardware in any spelling (its memory per device).")
-    weight_bits: int = Field(16, ge=2, le=32)  # 16 for bf16
+    weight_bits: int = Field(16, ge=2, le=32, description="Weight bits (16: bf16).")
     gpu_memory_utilization: float = Field(0.9, gt=0, le=1, allow_inf_nan=False, description="vLLM's share of device memory.")
     global_batch: int | None = Field(None, ge=1, le=10**7, description="Global batch size (sequences per iteration).")
-    micro_batch: int | None = Field(None, ge=1, le=10**5)
-    grad_accum: int | None = Field(None, ge=1, le=10**5)
+    micro_batch: int | None = Field(None, ge=1, le=10**5, description="Micro batch.")
+    grad_accum: int | None = Field(None, ge=1, le=10**5, description="Grad accum.")
     seq_len: int | None = Field(None, ge=1, le=10**8, description="Sequence length.")
     tokens_per_second: float | None = Field(None, gt=0, le=1e8, allow_inf_nan=False, description="Tokens/s per device.")
     hours: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False, description="A time window in hours.")
