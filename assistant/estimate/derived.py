@@ -46,7 +46,12 @@ class Inputs:
     method: str = "full"
     zero_stage: int | None = None
     global_batch: int | None = None
+    micro_batch: int | None = None
+    grad_accum: int | None = None
     seq_len: int | None = None
+    tokens_per_second: float | None = None  # measured training throughput per device
+    hours: float | None = None  # a time window
+    speedup: float = 1.0  # the vendor's linear speed-up factor η on more than one device
     iterations: int | None = None  # of the whole run
     iterations_done: int | None = None
     iteration_seconds: float | None = None
@@ -235,11 +240,51 @@ def gradients_total(s: Shape, i: Inputs) -> Derived:
 
 
 # -- run arithmetic (no model needed) ---------------------------------------------------------------------------
+def global_batch_of(i: Inputs) -> tuple[int, str]:
+    """The global batch said, else GBS = MBS × DP × GA (the ModelArts MindSpeed-LLM pages' identity) from its parts."""
+    if i.global_batch:
+        return i.global_batch, f"global batch {i.global_batch}"
+    mbs = int(need(i.micro_batch, "global_batch", "The global batch size (or the micro batch and the device count)"))
+    devices = int(need(i.devices, "devices", "The device count"))
+    mp = math.prod(v for v in (i.tp, i.pp, i.cp) if v)
+    if devices % mp:
+        raise NotDerivable(f"{devices} devices do not divide by TP × PP × CP = {mp}.", "devices", [mp * k for k in range(1, 9)])
+    ga = i.grad_accum or 1
+    gbs = mbs * (devices // mp) * ga
+    return gbs, f"(micro batch {mbs} × DP {devices // mp} × GA {ga} = global batch {gbs})"
+
+
 def tokens_per_iteration(s: Shape | None, i: Inputs) -> Derived:
-    gbs = int(need(i.global_batch, "global_batch", "The global batch size"))
+    gbs, words = global_batch_of(i)
     seq = int(need(i.seq_len, "seq_len", "The sequence length"))
-    return Derived(float(gbs * seq), "tokens", f"global batch {gbs} × sequence length {seq} = {gbs * seq:,}",
-                   ["fixed-length (packed or padded) sequences; dynamic lengths give fewer"], per="per iteration")
+    notes = ["fixed-length (packed or padded) sequences; dynamic lengths give fewer"]
+    if not i.global_batch and not i.grad_accum:
+        notes.append("no gradient accumulation said: GA 1")
+    return Derived(float(gbs * seq), "tokens", f"{words} × sequence length {seq} = {gbs * seq:,}", notes, per="per iteration")
+
+
+def min_global_batch(s: Shape | None, i: Inputs) -> Derived:
+    """The smallest global batch a layout allows: GA at least 1 in GBS = MBS × DP × GA, so GBS is a multiple of MBS × DP."""
+    mbs = int(need(i.micro_batch, "micro_batch", "The micro batch size"))
+    dp = data_parallel(s, i)
+    value = mbs * int(dp.value)
+    return Derived(float(value), "count", f"{dp.formula}; smallest GBS = MBS {mbs} × DP {dp.value:g} × GA 1 = {value}",
+                   [f"GBS = MBS × DP × GA with GA a whole number ≥ 1: any multiple of {value} is legal"])
+
+
+def tokens_in_window(s: Shape | None, i: Inputs) -> Derived:
+    """Tokens trained in a time window: the vendor's formula Time = tokens / (TPS × N) / η turned round."""
+    tps = need(i.tokens_per_second, "tokens_per_second", "The throughput per device (tokens/s)")
+    n = int(need(i.devices, "devices", "The device count"))
+    h = need(i.hours, "hours", "The time window")
+    eta = i.speedup if n > 1 else 1.0
+    value = tps * n * h * 3600 * eta
+    eta_words = f" × η {eta:g}" if eta != 1 else ""
+    return Derived(value, "tokens", f"{tps:,.0f} tokens/s × {n} {unit_word(i, n)} × {h:g} h × 3600 s{eta_words} = {value:,.0f}"
+                   f" (≈ {value / 1e9:.2f}B)",
+                   [f"η {eta:g} is the vendor's linear speed-up factor on more than one device (at η 1: "
+                    f"{tps * n * h * 3600:,.0f})" if eta != 1 else "one device: no speed-up factor",
+                    "the throughput holds for the whole window (no evaluation or checkpoint pauses)"])
 
 
 def devices_for_deadline_count(tokens: float, per_device: float, deadline_hours: float, speedup: float) -> tuple[float, int]:
@@ -298,11 +343,13 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "optimizer_per_device": optimizer_per_device,
     "gradients_total": gradients_total,
     "tokens_per_iteration": tokens_per_iteration,
+    "min_global_batch": min_global_batch,
+    "tokens_in_window": tokens_in_window,
     "run_time": run_time,
     "run_time_left": run_time_left,
 }
 CATALOG_FIGURES = frozenset({"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "run_time", "run_time_left"})
+MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "tokens_in_window", "run_time", "run_time_left"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

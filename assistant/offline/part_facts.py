@@ -25,6 +25,8 @@ NODE_FACTS = {"part_memory", "part_node", "part_unit"}
 # many GB?") is not asked: no yes/no leads when the question asks a figure and no yes/no
 WH_ASKED = re.compile(r"多少|几|哪|什么|(?<![a-z])(?:what|which|how\s+(?:many|much))(?![a-z])")
 YES_NO_ASKED = re.compile(r"吗|是不是|是否|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^(?:is|does|do|has|are|can)\s")
+# the physical cards asked of a count of DIE ("TP 8 占几张物理卡", "how many physical cards is TP 4")
+CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|physical\s+(?:cards?|npus?)|how\s+many\s+(?:physical\s+)?cards")
 NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
 
 
@@ -165,6 +167,8 @@ class PartFactsBlocks(Writer):
         self.cite(a.source)
         if b is not a:
             self.cite(b.source)
+        if b is not a and "part_memory" in self.s.intents and a.memory_gb and b.memory_gb:
+            return self.memory_conversion(a, b, n, unit, devices)
         word = self.count_word
         start = f"{n} {word(unit, n)}"
         dev_a = f"{devices} {word(a.unit, devices)}"
@@ -223,6 +227,26 @@ class PartFactsBlocks(Writer):
                 "按设备一对一折算" + (f"（每个设备 {fig(a.memory_gb)} GB" + ("；厂商把 1 个 DIE 算作 1 张单 DIE 卡" if die_vs_card else "") + "）"
                                      if same else f"；每设备显存不同：{fig(a.memory_gb)} GB 对 {fig(b.memory_gb)} GB，同样的数量放不下同样的模型") + "。"))
         return [self.lead(lead), *basis, ""]
+
+    def memory_conversion(self, a: HardwareInfo, b: HardwareInfo, n: int, unit: str, devices: int) -> list[str]:
+        """"4×H100 80G = how many 910B by memory": the memory the stated devices hold, over the other part's memory per
+        device, rounded up to whole devices."""
+        word = self.count_word
+        total = devices * a.memory_gb
+        count = total / b.memory_gb
+        whole = math.ceil(count - 1e-9)
+        said = f"{n} {word(unit, n)}" + (f" = {devices} {word(a.unit, devices)}" if unit != a.unit else "")
+        sum_text = f"{devices} × {fig(a.memory_gb)} GB = {fig(total)} GB ÷ {fig(b.memory_gb)} GB = {fig(round(count, 2))}"
+        up = "" if whole == count else self.L(f", rounded up to {whole}", f"，向上取整为 {whole}")
+        lead = self.L(f"**{whole} {word(b.unit, whole)} of {self.short(b)}** hold as much memory as {said} of {self.short(a)}: "
+                      f"{sum_text}{up}.",
+                      f"按显存折算，{self.short(a)} {said} 相当于 **{self.short(b)} {whole} {word(b.unit, whole)}**：{sum_text}{up}。")
+        basis = self.L(f"From the hardware catalog: {self.short(a)} {fig(a.memory_gb)} GB per {word(a.unit, 1)}, {self.short(b)} "
+                       f"{fig(b.memory_gb)} GB per {word(b.unit, 1)}. Memory only: compute, interconnect and how a model splits "
+                       "over the devices differ, so the same total does not mean the same speed or the same fit.",
+                       f"依据硬件目录：{self.short(a)} 每{word(a.unit, 1)} {fig(a.memory_gb)} GB，{self.short(b)} 每{word(b.unit, 1)} "
+                       f"{fig(b.memory_gb)} GB。这里只按显存总量折算：算力、互联和模型在设备间的切分都不同，总显存相同不代表速度相同或放得下同一个模型。")
+        return [self.lead(lead), basis, ""]
 
     def short(self, h: HardwareInfo) -> str:
         return h.name.removeprefix("ModelArts ").split(" (")[0]
@@ -508,6 +532,11 @@ class PartFactsBlocks(Writer):
                 f"**{'Yes' if ok else 'No'}**, TP {tp} {'is' if ok else 'is not'} a multiple of {step} DIE; ",
                 f"**{'可以' if ok else '不可以'}**，TP {tp} {'是' if ok else '不是'} {step} 的倍数；",
             )
+            if CARDS_ASKED.search(self.s.question.lower()) and (h.dies_per_card or 1) > 1:
+                # "TP 8 on A3 = how many physical cards": the cards a TP group spans lead (one DIE per TP rank)
+                cards = tp / (h.dies_per_card or 1)
+                verdict = self.L(f"**TP {tp} = {tp} DIE = {cards:g} cards** ({h.dies_per_card} DIE per card); ",
+                                 f"**TP {tp} = {tp} 个 DIE = {cards:g} 张物理卡**（每张卡 {h.dies_per_card} 个 DIE）；") + verdict
         listed = ", ".join(str(n) for n in options)
         return verdict + self.L(
             f"**TP counts DIE and goes in steps of {step} DIE** ({listed} within a node): the vendor makes {step} DIE "

@@ -118,6 +118,8 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "method": method, "zero_stage": s.zero_stage, "tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"),
             "devices": e.devices, "hardware": e.hardware, "weight_bits": s.weight_bits if s.weight_bits else None,
             "gpu_memory_utilization": s.gpu_util, "global_batch": s.global_batch, "seq_len": s.seq_len,
+            "micro_batch": s.micro_batch, "grad_accum": s.grad_accum, "tokens_per_second": spec.value_of(s, "tps"),
+            "hours": spec.value_of(s, "deadline_hours"),
             "device_unit": "die" if s.device_unit == "die" else None,
             "iterations": spec.value_of(s, "train_iters"), "iterations_done": spec.value_of(s, "iteration_now"),
             "iteration_seconds": iteration_seconds(s)}

@@ -822,7 +822,9 @@ def converts_parts(s: Slots) -> bool:
     """"256 DIE on Snt9B23: how many nodes?", "4 Snt9B nodes = how many A3 nodes?": a count of a part stated and a count
     of another unit (or of another part) asked, no model and no job: the catalog's arithmetic, never "which model?"."""
     return ("part_convert" in s.intents and not RANKS_ASKED.search(s.question.lower()) and not names_model(s)
-            and not part_facts_asked(s) - CONVERSION_FACTS and not (s.method or s.stage or s.seq_len or s.tokens)
+            # a memory asked across two parts ("4×H100 = how many 910B by memory") is a conversion by memory
+            and not part_facts_asked(s) - CONVERSION_FACTS - ({"part_memory"} if len(set(hardware_named(s))) > 1 else set())
+            and not (s.method or s.stage or s.seq_len or s.tokens)
             and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))
                                                                       # "一台 A3 顶几台 910B": one node of a part in another's
                                                                       or bool(s.nodes or s.devices) and len(set(hardware_named(s))) > 1))
@@ -865,7 +867,9 @@ def only_quantities(s: Slots) -> bool:
 
 
 TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
-ASKS_ITS = re.compile(r"(?:how\s+many|what(?:'s|\s+is)\s+the|(?:多少|几)\s*个?)[\w\s-]{0,12}?§+", re.I)
+# the count word before the quantity ("how many data-parallel replicas") or after it ("DP 是多少", "DP 等于几")
+ASKS_ITS = re.compile(r"(?:how\s+many|what(?:'s|\s+is)\s+the|(?:多少|几)\s*个?)[\w\s-]{0,12}?§+"
+                      r"|§+\s*(?:应该|大概|一共|总共|最小|最少)?\s*(?:能|可以|可|要|得)?\s*(?:是|为|有|等于|取|设|设为|设成)?\s*(?:多少|几|多大)", re.I)
 
 
 def asks_largest_model(s: Slots) -> bool:

@@ -45,7 +45,7 @@ class TimeBlocks(Writer):
         if "time" not in self.s.intents or serving:  # a serving question's "timeout, how long" is not a training time
             return []
         calls = self.r.of("estimate_training_time", TrainingTimeResult, ok=None)
-        timed = ("run_time",)  # a run's time from its log
+        timed = ("run_time", "tokens_in_window")  # a run's time from its log, the tokens a window holds: the formula worked
         if not calls and any(str(c.arg("quantity")).startswith(timed) and c.value for c in self.r.of("derive_quantity", DerivedResult)):
             return []  # the figure led with its formula (quantity_blocks.py): no formula left to fill in
         if not calls:

@@ -14,24 +14,24 @@ from ..estimate import derived
 from .estimate_models import ModelArgs
 from .estimate_support import resolve_hardware, resolve_shape
 from .registry import tool
+from .time_tools import DEFAULT_SPEEDUP
 
 Quantity = Literal["lora_params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
-                   "run_time", "run_time_left"]
+                   "run_time", "run_time_left", "min_global_batch", "tokens_in_window"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
 
 class DeriveQuantityArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     model: str | None = Field(None, min_length=1, max_length=200, description="Model name in any spelling; or give params_b.")
-    params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False, description="Total parameters in billions, for a model not in the catalog.")
+    params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False, description="Billions of parameters (a model not in the catalog).")
     quantity: Quantity = Field(description="The quantity: lora_params (trainable LoRA parameters at lora_rank), a catalog figure "
                                "(layers, hidden, heads, kv_heads, head_dim, ffn, vocab), layers_per_stage (layers / PP), "
                                "data_parallel (devices / (TP x PP x CP)), ranks, params_per_rank, weights_total, "
                                "weights_per_device, kv_room_per_device, optimizer_total, optimizer_per_device, gradients_total, "
-                               "tokens_per_iteration (global_batch x seq_len), run_time "
-                               "(iterations x iteration_seconds), run_time_left (from iterations_done).")
+                               "tokens_per_iteration, run_time, run_time_left, min_global_batch (micro_batch x DP), tokens_in_window.")
     lora_rank: int | None = Field(None, ge=1, le=4096, description="LoRA rank r.")
     lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or a comma list of q_proj ... down_proj.")
     method: Literal["full", "freeze", "lora", "qlora"] = Field("full", description="What is trained (optimizer and gradient bytes).")
@@ -43,10 +43,14 @@ class DeriveQuantityArgs(BaseModel):
     device_unit: Literal["card", "die"] | None = Field(None, description="What the devices count when the user says (DIE); "
                                                       "default the hardware's own unit.")
     hardware: str = Field("snt9b", min_length=1, max_length=100, description="Hardware in any spelling (its memory per device).")
-    weight_bits: int = Field(16, ge=2, le=32, description="Bits per weight (16 for bf16).")
+    weight_bits: int = Field(16, ge=2, le=32, description="Weight bits (16: bf16).")
     gpu_memory_utilization: float = Field(0.9, gt=0, le=1, allow_inf_nan=False, description="vLLM's share of device memory.")
     global_batch: int | None = Field(None, ge=1, le=10**7, description="Global batch size (sequences per iteration).")
+    micro_batch: int | None = Field(None, ge=1, le=10**5, description="Micro batch.")
+    grad_accum: int | None = Field(None, ge=1, le=10**5, description="Grad accum.")
     seq_len: int | None = Field(None, ge=1, le=10**8, description="Sequence length.")
+    tokens_per_second: float | None = Field(None, gt=0, le=1e8, allow_inf_nan=False, description="Tokens/s per device.")
+    hours: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False, description="A time window in hours.")
     iterations: int | None = Field(None, ge=1, le=10**9, description="Iterations of the whole run (train_iters).")
     iterations_done: int | None = Field(None, ge=0, le=10**9, description="Iterations already run (the log line's current one).")
     iteration_seconds: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False, description="Seconds per iteration (the log's elapsed time per iteration).")
@@ -66,16 +70,17 @@ class DerivedResult(BaseModel):
 
 @tool
 def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
-    """Compute one quantity of a model and a layout other than a device count, with the arithmetic shown: trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device, the KV room left per device, tokens per iteration, or the cards a deadline needs at a measured TPS.
+    """Compute one quantity of a model and a layout other than a device count, with the arithmetic shown: trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device, the KV room left per device, tokens per iteration or in a time window, the smallest global batch.
 
-    Quantities without a model (data_parallel, ranks, tokens_per_iteration, run_time, run_time_left) need no model."""
+    Quantities without a model (data_parallel, ranks, tokens_*, min_global_batch, run_time*) need no model."""
     shape, model_id = (resolve_shape(ctx, ModelArgs(model=args.model, params_b=args.params_b)) if args.model or args.params_b
                        else (None, None))
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     inputs = derived.Inputs(lora_rank=args.lora_rank, lora_targets=args.lora_targets, tp=args.tp, pp=args.pp, cp=args.cp,
                             devices=args.devices, unit=args.device_unit or dev.unit, weight_bits=args.weight_bits, capacity_gib=dev.capacity_gib,
                             util=args.gpu_memory_utilization, method=args.method, zero_stage=args.zero_stage,
-                            global_batch=args.global_batch, seq_len=args.seq_len,
+                            global_batch=args.global_batch, micro_batch=args.micro_batch, grad_accum=args.grad_accum,
+                            seq_len=args.seq_len, tokens_per_second=args.tokens_per_second, hours=args.hours, speedup=DEFAULT_SPEEDUP,
                             iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds)
     try:
         d = derived.derive(args.quantity, shape, inputs)

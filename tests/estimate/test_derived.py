@@ -99,3 +99,20 @@ def test_run_time_left():
     # (5000 - 300) x 6.4 s = 30,080 s = 8.4 h left
     d = derived.run_time_left(None, derived.Inputs(iterations=5000, iterations_done=300, iteration_seconds=6.4))
     assert d.value == pytest.approx(4700 * 6.4)
+
+
+def test_model_free_batch_and_window_arithmetic():
+    # GBS from its parts: MBS 2 x DP (32 / (TP 4 x PP 2) = 4) x GA 16 = 128; x 4096 = 524,288 tokens
+    parts = derived.Inputs(micro_batch=2, grad_accum=16, devices=32, tp=4, pp=2, seq_len=4096)
+    assert derived.tokens_per_iteration(None, parts).value == 524_288
+    # no split said: DP = devices; MBS 1 x 8 x GA 1 = 8 sequences x 8192 = 65,536
+    assert derived.tokens_per_iteration(None, derived.Inputs(micro_batch=1, devices=8, seq_len=8192)).value == 65_536
+    # smallest GBS: 32 DIE / (TP 8 x PP 2) = DP 2; x MBS 2 = 4
+    assert derived.min_global_batch(None, derived.Inputs(micro_batch=2, devices=32, tp=8, pp=2)).value == 4
+    with pytest.raises(derived.NotDerivable):  # 30 does not divide by 8
+        derived.min_global_batch(None, derived.Inputs(micro_batch=1, devices=30, tp=8))
+    # tokens in a window, the vendor's Time = tokens / (TPS x N) / eta turned round: 1000 x 8 x 10 h x 3600 x 0.9
+    w = derived.tokens_in_window(None, derived.Inputs(tokens_per_second=1000, devices=8, hours=10, speedup=0.9))
+    assert w.value == pytest.approx(259_200_000)
+    # one device: no speed-up factor: 500 x 1 x 2 h x 3600 = 3,600,000
+    assert derived.tokens_in_window(None, derived.Inputs(tokens_per_second=500, devices=1, hours=2, speedup=0.9)).value == 3_600_000

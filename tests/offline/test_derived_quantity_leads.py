@@ -75,3 +75,24 @@ def test_per_die_share(assistant):
     # 235B x 2 B = 470 GB / 256 DIE = 1.8 GB per DIE
     ans = assistant.ask("how big are the bf16 weights of qwen3-235b-a22b in GB, and per DIE if sharded over 256 DIE?")
     assert "1.8 GB" in lead(ans) and "per DIE" in lead(ans)
+
+
+@pytest.mark.parametrize("q,quantity,text", [
+    # 96 / (TP 8 x PP 2) = 6 (the count word after the quantity: "DP 等于几")
+    ("96 张卡，TP 8、PP 2，DP 等于几？", "data_parallel", "6** = `DP = devices 96"),
+    # 32 DIE / (TP 8 x PP 2) = DP 2; MBS 2 x 2 = 4
+    ("32 DIE, TP 8, PP 2, MBS 2 - what is the minimum global batch size?", "min_global_batch", ": 4**"),
+    # 256 / (TP 8 x PP 8) = DP 4; MBS 1 x 4 = 4
+    ("256 张卡 TP8 PP8，micro batch 1，最小的 GBS 能设多少？", "min_global_batch", "4**"),
+    # MBS 2 x DP 8 x GA 4 = 64 sequences x 4096 = 262,144
+    ("per-device batch 2, gradient accumulation 4, 8 cards, seq 4096: tokens per optimizer step?", "tokens_per_iteration", "262,144"),
+    # 1200 tokens/s x 24 cards x 60 h x 3600 s x eta 0.9 = 5,598,720,000
+    ("1200 tokens/s per card, 24 cards, running for 60 hours - how many tokens is that?", "tokens_in_window", "5,598,720,000"),
+    # 800 x 16 x 24 h x 3600 x 0.9 = 995,328,000
+    ("每卡 800 tokens/s，16 卡，连续训 1 天，能训多少 token？", "tokens_in_window", "995,328,000"),
+])
+def test_model_free_quantity_leads(assistant, q, quantity, text):
+    ans = assistant.ask(q)
+    assert called(ans, quantity)
+    assert text in lead(ans)
+    assert "TPS × N" not in ans.answer  # the formula is worked, not quoted for the user to fill in

@@ -81,3 +81,27 @@ def test_a_file_name_is_no_model(assistant, question):
     """The launch form is `ascendfactory-cli train <yaml> <model_name> <exp_name>` (round 11 c6-08)."""
     ans = assistant.ask(question)
     assert "not in the catalog" not in ans.answer and "<model_name> <exp_name>" in ans.answer, ans.answer
+
+
+@pytest.mark.parametrize("q,expected", [
+    # 6 x H100 80 GB = 480 GB / 64 GB per Snt9B card = 7.5 -> 8 cards
+    ("6 块 H100 80G 的显存加起来，换成 910B 要几张？", "**Snt9B 8 张卡**"),
+    # 3 x A100 80 GB = 240 GB / 64 GB per Snt9B23 DIE = 3.75 -> 4 DIE
+    ("by memory, 3x A100 80GB is worth how many Snt9B23 DIE?", "**4 DIE of Snt9B23**"),
+])
+def test_memory_for_memory_across_parts(assistant, q, expected):
+    assert float(H100["memory_gb"]) == 80 and float(A2["memory_gb"]) == 64 and float(A3["memory_gb"]) == 64
+    ans = assistant.ask(q)
+    assert expected in lead(ans), ans.answer
+    assert not ans.answer.startswith(FALLBACK)
+
+
+@pytest.mark.parametrize("q,expected", [
+    # one DIE per TP rank, 2 DIE per Snt9B23 card: TP 16 = 16 DIE = 8 cards
+    ("A3 上 TP=16 的话实际用了多少张物理卡？", f"TP 16 = 16 个 DIE = {16 // A3_DIES:g} 张物理卡"),
+    # TP 2 = 2 DIE = 1 card
+    ("snt9b23: TP 2 is how many physical cards?", f"TP 2 = 2 DIE = {2 // A3_DIES:g} cards"),
+])
+def test_tp_in_physical_cards(assistant, q, expected):
+    ans = assistant.ask(q)
+    assert expected in lead(ans), ans.answer
