@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..estimate.derived import CATALOG_FIGURES
 from ..tools.derived_tools import DerivedResult
 from .quantity import BY_NAME
-from .wording import Writer
+from .wording import TOOL_NOTE_ZH, Writer, assumption_zh
 
 
 class QuantityBlocks(Writer):
@@ -54,5 +54,5 @@ class QuantityBlocks(Writer):
         said = row.note.get("zh") if self.zh else "; ".join(d.assumptions)
         tail = "; ".join(x for x in (how, said) if x) if not self.zh else "；".join(x for x in (how, said) if x)
         line = f"{head} = `{d.formula}`" + (f"（{tail}）" if self.zh and tail else f" ({tail})" if tail else "")
-        self.cite(d.source)
+        self.cite(self.L(d.source, assumption_zh(d.source, TOOL_NOTE_ZH)))
         return line + ("。" if self.zh else ".")

@@ -108,6 +108,12 @@ TOOL_NOTE_ZH = [
     (re.compile(r"^(\S+): in the older LLaMA-Factory recipe table, but '-' \(not supported\) for LLaMA-Factory in the "
                 r"(\d{4}-\d{2}-\d{2}) minimum-card table, so left out\.$"),
      r"\1：较早的 LLaMA-Factory 配方表中有它，但 \2 的最小卡数表中 LLaMA-Factory 为“-”（不支持），因此未列入。"),
+    # derive_quantity's sources (tools/derived_tools.py)
+    (re.compile(r"^arithmetic on the figures given$"), "按你给出的数字计算"),
+    (re.compile(r"^estimate from the model catalog \((.+)\) and the figures given$"), r"按模型目录（\1）和你给出的数字估算"),
+    (re.compile(r"^estimate from the model catalog and the figures given$"), "按模型目录和你给出的数字估算"),
+    (re.compile(r"^model catalog \((.+)\)$"), r"模型目录（\1）"),
+    (re.compile(r"^model catalog$"), "模型目录"),
     # generate_config's check of a plan changed by hand (tools/configs.py _memory_note), one piece at a time
     (re.compile(r"^With (.+) set by hand the estimate is ([\d.]+) GiB per (\S+) \(likely ([\d.]+)-([\d.]+)\) of ([\d.]+) usable: it "),
      r"按手动设置的 \1，估算每个 \3 约 \2 GiB（可能在 \4-\5 之间），可用 \6 GiB："),

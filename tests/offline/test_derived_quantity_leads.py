@@ -96,3 +96,10 @@ def test_model_free_quantity_leads(assistant, q, quantity, text):
     assert called(ans, quantity)
     assert text in lead(ans)
     assert "TPS × N" not in ans.answer  # the formula is worked, not quoted for the user to fill in
+
+
+@pytest.mark.parametrize("q,source", [("48张卡，TP=4，PP=3，那 DP 是多少？", "来源：按你给出的数字计算"),
+                                      ("qwen2.5-7b 有多少层？", "来源：模型目录（")])
+def test_a_chinese_quantity_answer_names_its_source_in_chinese(assistant, q, source):
+    """DP = 48 / (4 x 3) = 4 is arithmetic on the user's figures; 28 layers is the model catalog's (HF config)."""
+    assert source in assistant.ask(q).answer
