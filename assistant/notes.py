@@ -803,10 +803,10 @@ class NoteTopic:
 
 
 def _word_rx(word: str) -> str:
-    """Latin words whole (with a plural or -ed/-ing ending), Chinese and symbols as substrings."""
+    """Latin words whole (with a plural, -ed/-ing or -ism ending: "pipeline parallelism"), Chinese and symbols as substrings."""
     if re.search(rf"[{_CJK}]", word) or not re.fullmatch(r"[\w\s.\-]+", word):
         return re.escape(word)
-    return rf"(?<![a-z0-9]){re.escape(word)}(?:s|es|ed|ing)?(?![a-z0-9])"
+    return rf"(?<![a-z0-9]){re.escape(word)}(?:s|es|ed|ing|ism)?(?![a-z0-9])"
 
 
 def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..resolve import variant_of
-from . import batch_math, pasted_log, quantity
+from . import batch_math, pasted_log, quantity, table_query
 from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
@@ -710,8 +710,10 @@ def knowledge_about_model(s: Slots) -> bool:
                   ) and not MEANING.search(s.question.lower())
     # a script or config named is a topic ("how does the launch script convert the weights?"); one asked for
     # ("give me the yaml") is an amount (asks_amount)
+    # a vendor table named beside the model ("what do the v0.7.2 and newest vllm tables say for X?") asks the model's rows
+    row_asked = table_query.names_table(s.question.lower()) and not MEANING.search(s.question.lower())
     return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
-            and not asks_amount(s) and not s.intents & {"problem", "oom_asked", "list_models", "list_hardware"})
+            and not row_asked and not asks_amount(s) and not s.intents & {"problem", "oom_asked", "list_models", "list_hardware"})
 
 
 # a question that asks one thing of the procedure ("which commit", "where does it land", "多少"): its own words pick the fact
@@ -936,7 +938,9 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (asks_memory, Router.memory_calls),
     (lambda s: stated_layout(s) and not asks_memory(s), Router.layout_calls),
     (lambda s: asks_host_ram(s) and not asks_memory(s) and "inference" not in s.intents, Router.host_ram_calls),
-    (lambda s: "compare" in s.intents and not s.methods, Router.compare_calls),  # "lora vs full" compares no parts
+    # "lora vs full" compares no parts, nor "the older vLLM table vs the newest" with no part named
+    (lambda s: "compare" in s.intents and not s.methods and not (table_query.names_table(s.question.lower()) and not s.hardware),
+     Router.compare_calls),
     (asks_training_plan, Router.training_calls),
     # "…, do I need the offload at all? and the global batch?": the offload half is answered whatever else is asked
     (lambda s: asks_offload_needed(s) and not asks_memory(s), Router.offload_needed_calls),

@@ -10,6 +10,7 @@ import re
 from ..tools.estimates import InferenceResult
 from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, ListModelsResult, VllmRow
+from . import table_query
 from .asked import WHY_ASKED, asks_table_length, serving_parts_asked
 from .capacity import CapacityBlocks
 from .results import Result
@@ -178,6 +179,11 @@ class ServingBlocks(CapacityBlocks):
             if r.max_model_len and not best:
                 longest = max((row.max_model_len or 0) for row in r.rows)
                 out.append(self.say("table_lines_no_table_row", max_model_len=r.max_model_len, longest=longest))
+        # a table version the question names ("the v0.7.2 table and the newest one") that has no row for the model
+        listed = {row.table for c in tables if c.value for row in c.value.rows}
+        for version in table_query.vllm_versions_named(self.s.question.lower()):
+            if tables and version not in listed:
+                out.append(self.say("vllm_version_no_row", version=version, model=self.s.model))
         return out, answer
 
     def served_on(self, r: ListModelsResult, cards: int) -> list[str]:
@@ -199,15 +205,6 @@ class ServingBlocks(CapacityBlocks):
 
     def vllm_source(self, row: VllmRow) -> str:
         return self.table_source(row.table, row.source)
-
-    def table_source(self, table: str, source: str) -> str:
-        """'ModelArts vLLM inference table vllm-newest (page modelarts_llm_infer_5910003, updated 2025-11-19)', in the
-        answer's language: the vendor page by its id and date, as the transcription names it."""
-        page = re.search(r"modelarts_llm_infer_\d+", source)
-        date = re.search(r"\d{4}-\d{2}-\d{2}", source)
-        en = ", ".join(x for x in (f"page {page.group(0)}" if page else "", f"updated {date.group(0)}" if date else "") if x)
-        zh = "，".join(x for x in (f"页面 {page.group(0)}" if page else "", f"{date.group(0)} 更新" if date else "") if x)
-        return f"{VLLM_LABEL[self.lang]} {table}" + (self.L(f" ({en})", f"（{zh}）") if en else "")
 
     def vllm_row_line(self, row: VllmRow, several_names: bool) -> str:
         self.cite(self.vllm_source(row))

@@ -16,7 +16,9 @@ from pydantic import BaseModel
 
 VOCAB_FILE = Path(__file__).with_name("table_query.toml")
 N = r"(?P<n>\d{1,5})(?![0-9.]|\s*k(?![a-z])|\s*g(?:i?b)?(?![a-z]))"  # no length (8k) or memory size (32GB)
-BETWEEN = r"\s*(?:x\s*)?(?:张|个|块)?\s*(?:snt9b23|snt9b|910b|910c|a2|a3|昇腾|ascend)?\s*(?:的)?\s*"
+# between a count and its unit: a measure word, "of the", a part's name or a card memory ("4 of the 64GB cards")
+BETWEEN = (r"\s*(?:x\s*)?(?:of\s+(?:the\s+)?)?(?:张|个|块)?\s*(?:snt9b23|snt9b|910b|910c|a2|a3|昇腾|ascend)?\s*(?:的)?\s*"
+           r"(?:(?:32|64)\s*g(?:i?b)?\s*(?:的)?\s*)?")
 MOST_CARDS = 4096  # a larger number without a unit is a length, not a count
 ZERO = re.compile(r"zero[- _]?([0-3])(?![0-9])|ds_z([0-3])|stage\s*([0-3])(?![0-9])")
 NO_OFFLOAD = re.compile(r"(?:no|without|not?)\s+(?:cpu\s+)?offload|(?:不开|不带|无|没有|不用)\s*offload")
@@ -114,6 +116,16 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
 VOCAB = load()
 
 
+def names_table(text: str, v: Vocab = VOCAB) -> bool:
+    """The question names a vendor table by its own name ("the v0.7.2 vllm table", "最小卡数表")."""
+    return any(rx.search(text) for rx in v.tables.values())
+
+
+def vllm_versions_named(text: str, v: Vocab = VOCAB) -> list[str]:
+    """The vLLM tables the question names by version ("v0.7.2", "the newest"), in table order."""
+    return [name for name, rx in v.vllm_tables.items() if rx.search(text)]
+
+
 def counts(text: str, table_named: bool, v: Vocab = VOCAB) -> tuple[Count | None, Count | None]:
     """The card and node comparisons written ("more than 64 cards", "2 个节点以上"), the first of each; an equality
     ("need 32 cards") only when a table is named (else "I have 16 cards, which models fit?" would read as one)."""
@@ -195,7 +207,8 @@ def recipe_spec(text: str, table_named: str | None, v: Vocab = VOCAB) -> tuple[C
 
 def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery | None:
     """The table query of a question (lower-cased, numerals as digits), or None when it asks for no table's rows."""
-    named = [name for name, rx in v.tables.items() if rx.search(text)]
+    # the vLLM table's own name ("vllm 最小卡数表") holds the minimum-card table's words: the named vLLM table is the one
+    named = sorted((name for name, rx in v.tables.items() if rx.search(text)), key=lambda name: name != "vllm")
     if not (v.asks.search(text) or named and v.asks_weak.search(text)):
         return None
     zero = next((int(next(g for g in m.groups() if g)) for m in ZERO.finditer(text)), None)

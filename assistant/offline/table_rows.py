@@ -25,7 +25,10 @@ class TableRowsBlocks(Writer):
         r = call.value
         if r is None:
             return [f"- {call.error.message}"]
-        for src in r.sources or [r.title]:
+        if r.table == "vllm":  # each vLLM table by its page and date, in the answer's language
+            for table, src in dict.fromkeys((h.vllm_table or "", h.source) for h in r.rows):
+                self.cite(self.table_source(table, src))
+        for src in [] if r.table == "vllm" and r.rows else r.sources or [r.title]:
             self.cite(src)
         label = self.say(f"table_rows_label_{r.table}")
         filters = self.filters_said(call)

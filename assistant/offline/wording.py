@@ -236,6 +236,15 @@ class Writer:
     def results(self, name: str, ok: bool | None = True) -> list[Done]:
         return [d for d in self.done if d.name == name and (ok is None or d.ok == ok)]
 
+    def table_source(self, table: str, source: str) -> str:
+        """'ModelArts vLLM inference table vllm-newest (page modelarts_llm_infer_5910003, updated 2025-11-19)', in the
+        answer's language: the vendor page by its id and date, as the transcription names it."""
+        page = re.search(r"modelarts_llm_infer_\d+", source)
+        date = re.search(r"\d{4}-\d{2}-\d{2}", source)
+        en = ", ".join(x for x in (f"page {page.group(0)}" if page else "", f"updated {date.group(0)}" if date else "") if x)
+        zh = "，".join(x for x in (f"页面 {page.group(0)}" if page else "", f"{date.group(0)} 更新" if date else "") if x)
+        return f"{VLLM_LABEL[self.lang]} {table}" + (self.L(f" ({en})", f"（{zh}）") if en else "")
+
     def cite(self, source: str | None) -> None:
         source = source_as_known(source or "")
         if source and source not in self.sources:

@@ -113,3 +113,10 @@ def test_a_question_naming_no_notes_topic_stays_not_covered(assistant):
     """Quotas are on no vendor page of the notes: a fact sharing only "910B" does not answer it."""
     answer = assistant.ask("我的ModelArts配额不够，怎么申请更多910B配额？").answer
     assert "笔记中没有涉及" in answer and "损失缩放" not in answer
+
+
+def test_a_topic_word_with_an_ism_ending_names_the_note(assistant):
+    # parallelism.md lists "pipeline parallel": "pipeline parallelism" names the same topic (no "which model?" fallback)
+    ans = assistant.ask("what is pipeline parallelism?")
+    assert [c.name for c in ans.tool_calls] == ["search_notes"]
+    assert "pipeline" in ans.answer.lower() and "Which model" not in ans.answer

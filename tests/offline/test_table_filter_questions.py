@@ -133,3 +133,37 @@ def test_a_comparison_not_read_lists_no_rows(assistant, q, lead):
     # two recipe columns compared (GA against cutoff_len or cards): no filter has them, so the table is not listed whole
     ans = assistant.ask(q).answer
     assert ans.startswith(lead) and "| Qwen" not in ans and "**96 rows**" not in ans
+
+
+@pytest.mark.parametrize("q", ["vllm 最小卡数表里，64G 卡上需要 4 张的都有哪些模型",
+                               "in the vLLM table, which models need 4 of the 64GB cards?"])
+def test_vllm_table_named_with_min_card_words_is_the_vllm_table(assistant, q):
+    # research/modelarts.md §1, newest table (modelarts_llm_infer_5910003, util 0.95): 4 cards / 32K for
+    # DS-R1-Distill-Llama-70B, Llama3-70B, Llama3.1-70B, Qwen2-72B, Qwen2.5-72B
+    ans = assistant.ask(q)
+    args = table_call(ans)
+    assert (args["table"], args["cards"], args.get("memory_gb")) == ("vllm", {"op": "eq", "value": 4}, 64)
+    for m in ("DS-R1-Distill-Llama-70B", "Llama3-70B", "Llama3.1-70B", "Qwen2-72B", "Qwen2.5-72B"):
+        assert m in ans.answer
+    assert "5910003" in ans.answer
+
+
+def test_a_users_own_count_filters_the_rows_it_can_run(assistant):
+    # "I have 16 cards": the rows needing at most 16, not exactly 16
+    assert table_call(assistant.ask("我有 16 张卡，最小卡数表里哪些模型能跑全参？"))["cards"] == {"op": "le", "value": 16}
+
+
+def test_vllm_rows_in_chinese_name_their_page_in_chinese(assistant):
+    ans = assistant.ask("最新 vllm 表里哪些模型要 2 张卡？")
+    assert "来源：ModelArts vLLM 推理表 vllm-newest（页面 modelarts_llm_infer_5910003，2025-11-19 更新）" in ans.answer
+
+
+@pytest.mark.parametrize("q", ["what do the v0.7.2 and newest vllm tables each say for qwen2.5-7b-instruct?",
+                               "Llama3-8B in the older vLLM table vs the newest: max length each?"])
+def test_a_table_version_without_the_models_row_says_so(assistant, q):
+    # research/modelarts.md §1: the v0.7.2 table lists no Qwen2.5-7B and no Llama3-8B; the newest gives both 1 card / 32K
+    ans = assistant.ask(q)
+    assert [c.name for c in ans.tool_calls][0] == "inference_min_cards"
+    assert "compare_hardware" not in [c.name for c in ans.tool_calls]
+    assert "- vllm-v0.7.2: no row for" in ans.answer
+    assert "tested max-model-len 32768" in ans.answer
