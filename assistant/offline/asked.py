@@ -193,3 +193,16 @@ def offload_asked_first(s: QuestionFrame) -> bool:
         return False
     others = [x.start() for rx in (ASKS_VERDICT, GBS_WORDS) if (x := rx.search(s.question.lower())) and x.start() != m.start()]
     return all(m.start() < at for at in others)
+
+
+# "which zero stage and how long for 50M tokens?": the sizing half is asked before the time half, so the plan leads
+SIZING_ASKED = re.compile(r"(?<![a-z])(?:zero|stage|ga|offload|deepspeed|fits?|how\s+many\s+(?:cards|gpus|npus|nodes|devices))(?![a-z])|"
+                          r"几张|几卡|几台|卡数|多少张|梯度累积|放得下|够不够", re.I)
+TIME_ASKED = re.compile(r"how\s+long|how\s+many\s+(?:hours|days)|training\s+time|time\s+to\s+train|多久|多长时间|几天|几个?小时|耗时|训练时间",
+                        re.I)
+
+
+def sizing_asked_before_time(question: str) -> bool:
+    """The question asks a sizing (a ZeRO stage, a count, a fit) before it asks how long the run takes."""
+    a, b = SIZING_ASKED.search(question), TIME_ASKED.search(question)
+    return a is not None and b is not None and a.start() < b.start()

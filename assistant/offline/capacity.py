@@ -219,7 +219,8 @@ class CapacityBlocks(Writer):
         if not v.fitting:
             return None
         free, fit = v.free, v.fitting
-        if fit.memory.high_gib > fit.memory.usable_gib and not open_scenario_only(fit.memory):  # not a plain yes
+        # the tool's verdict, judged without the cached blocks the allocator frees (the range's upper end may hold them)
+        if fit.verdict == "tight" and not open_scenario_only(fit.memory):  # not a plain yes
             line = self.say("tight_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have),
                             high=f"{fit.memory.high_gib:.1f}", usable=f"{fit.memory.usable_gib:.1f}")
         elif open_scenario_only(fit.memory):  # the measured range fits; the open attention kernel's scenario does not
@@ -228,6 +229,7 @@ class CapacityBlocks(Writer):
                 + self.open_attention(fit.memory).rstrip(".。")
         else:
             line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have))
+        why_fits = self.cached_back(fit.memory)  # a "yes" beside an upper end past the usable memory says why
         if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
             line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
         if v.upper and v.needs:
@@ -235,7 +237,7 @@ class CapacityBlocks(Writer):
         if v.bounds:  # the shorter rows fit the user's count: a lower bound only, said as such
             least = min(v.bounds, key=lambda n: n.devices)
             line += self.say("row_only_bound", length=least.seq_len, who=least.who, n=self.devices(least.devices, least.unit), asked=v.asked)
-        return line + self.say("period")
+        return line + self.say("period") + why_fits
 
     def no_by_estimate(self, v: Verdict) -> str | None:
         if not v.capped:

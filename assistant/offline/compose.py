@@ -23,7 +23,13 @@ from ..tools.tables import (
     SearchNotesResult,
 )
 from . import batch_math, fused_attention, note_pick, pasted_log, spec, stated
-from .asked import asks_host_ram, asks_table_length, asks_verdict, offload_asked_first
+from .asked import (
+    asks_host_ram,
+    asks_table_length,
+    asks_verdict,
+    offload_asked_first,
+    sizing_asked_before_time,
+)
 from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
 from .conversation import CARRY
@@ -138,15 +144,18 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         follow_up = "conversation" in self.s.origins.values() and self.s.origin("model") == "conversation"
         layout_first = bool(self.s.tp or self.s.pp) and bool(self.results("estimate_training_memory")) and (
             layout_said and kept_devices or follow_up and (layout_said or self.s.origin("devices") == "said"))
+        # "which ZeRO stage and how long?": the plan asked first leads, the time follows it
+        time_after = self.s.model is not None and sizing_asked_before_time(self.s.question)
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), partial(self.rendered, "find_table_rows"), self.own_context,
             partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
             *([self.inference] if table_first else []),
             self.what_fits_block, self.header_block, self.quantity_first, self.component_first, self.asked_first,
-            *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,
+            *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), *([] if time_after else [self.training_time]),
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
-            self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []),
+            self.config_needs_model, self.training, *([self.training_time] if time_after else []),
+            *([partial(self.rendered, "generate_config")] if config_failed else []),
             *([] if layout_first else [partial(self.rendered, "estimate_training_memory")]), *([] if table_first else [self.inference]),
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]

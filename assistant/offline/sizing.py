@@ -107,7 +107,12 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         # "which stage with offload?": say whether offload is needed at all
         offload = "" if not self.s.offload else self.say("setting_on_your_devices_cpu_offload_is") if plan.offload else \
             self.say("setting_on_your_devices_no_cpu_offload")
-        return self.say("setting_on_your_devices_estimate_for_your", devs=self.devices(have, plan.unit, plan.hardware), plan_summary=self.plan_summary(plan), fw=fw, offload=offload)
+        devs = self.devices(have, plan.unit, plan.hardware)
+        if plan.devices < have:  # the setting asked is for the user's count: fewer devices hold it, the rest add data parallel
+            setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp)
+            return self.say("setting_on_your_devices_fewer_needed", devs=devs, setting=setting, plan_summary=self.plan_summary(plan),
+                            fw=fw, offload=offload)
+        return self.say("setting_on_your_devices_estimate_for_your", devs=devs, plan_summary=self.plan_summary(plan), fw=fw, offload=offload)
 
     def same_as_yours(self, f: TrainingFacts) -> bool:
         """No vendor row, and the plan without a limit is the one on the user's devices: said once, by the verdict."""

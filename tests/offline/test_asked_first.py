@@ -105,12 +105,16 @@ def test_yes_only_when_the_range_fits_and_never_beside_a_larger_need(assistant, 
     capped = [c.result for c in calls(ans, "plan_training") if c.args.get("max_devices") and c.result.get("fits")]
     head = lead(ans)
     if head.startswith("**Answer:** **Yes** (estimate)"):
-        assert capped and any(p["memory"]["high_gib"] <= p["memory"]["usable_gib"] for p in capped)
+        # the tool's verdict is judged without the cached blocks the allocator frees (estimate/margin.py): a range past
+        # the usable memory beside a "Yes" is explained by them, never left standing
+        assert capped and any(p["verdict"] == "fits" for p in capped)
+        if all(p["memory"]["high_gib"] > p["memory"]["usable_gib"] for p in capped):
+            assert "cached blocks the allocator frees" in ans.answer
         have = min(int(c.args["max_devices"]) for c in calls(ans, "plan_training") if c.args.get("max_devices"))
         needed = next((line for line in ans.answer.splitlines() if line.startswith("**Needed:**")), "")
         counts = [int(n) for n in re.findall(r"\*\*(\d+) (?:GPU|card)", needed)]
         assert all(n <= have for n in counts), needed
-    if capped and all(p["memory"]["high_gib"] > p["memory"]["usable_gib"] for p in capped):
+    if capped and all(p["verdict"] != "fits" for p in capped):
         assert not head.startswith("**Answer:** **Yes**"), head
 
 

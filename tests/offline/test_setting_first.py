@@ -26,7 +26,17 @@ def test_estimate_setting_leads_without_a_recipe_row(assistant):
     ans = assistant.ask("mistral-7b lora on 8x T4, which zero stage?")
     plan = next(c.result for c in ans.tool_calls if c.name == "plan_training" and c.args.get("max_devices") == 8)
     first = lead(ans)
-    assert first.startswith("**Answer:** estimate for your 8 GPUs") and f"ZeRO-{plan['zero_stage']}" in first
+    assert first.startswith(f"**Answer:** **ZeRO-{plan['zero_stage']}") and "on your 8 GPUs" in first
+    # the plan needs fewer than the user's 8: the setting is for all 8, the smaller count is named as memory's need
+    assert plan["devices"] < 8 and f"estimate: **{plan['devices']} GPUs**" in first
+
+
+def test_the_time_asked_after_the_setting_follows_it(assistant):
+    # "which zero stage and how long": the setting leads, the time comes after it
+    ans = assistant.ask("qwen2.5-7b lora on 8 snt9b: zero stage? and how many hours for 2e8 tokens at 2500 tps per card")
+    assert "ZeRO-" in lead(ans)
+    # the vendor formula by hand: 2e8 / (2500 × 8 × 0.9) = 11,111 s
+    assert "11,111 s" in ans.answer and ans.answer.index("ZeRO-") < ans.answer.index("11,111 s")
 
 
 def test_a_ga_question_in_chinese_is_not_a_card_count_question(assistant):
