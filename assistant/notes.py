@@ -61,7 +61,8 @@ def tokenize(text: str, unigrams: bool = True) -> list[str]:
             out.append(_stem(tok))
             if re.search(r"[.\-_]", tok):  # also index the parts: "zero-3" -> zero, 3
                 # a flag's words are words ("--num-prompts": prompt); a file's or key's parts stay as written
-                out.extend(p for p in re.split(r"[.\-_]", tok) if p and p not in _STOP)
+                # ("learning_rate": learn, rate, so the question's "learning rate" meets it)
+                out.extend(_stem(p) for p in re.split(r"[.\-_]", tok) if p and p not in _STOP)
             elif m2 := re.fullmatch(r"(\d+)([a-z]{1,2})", tok):  # "32gb" -> 32, gb: the notes write "32 GB"
                 out.extend(m2.groups())
     return out

@@ -716,6 +716,16 @@ def knowledge_about_model(s: Slots) -> bool:
             and not row_asked and not asks_amount(s) and not s.intents & {"problem", "oom_asked", "list_models", "list_hardware"})
 
 
+# the intents whose tools answer a job's numbers: beside one of them, a hyperparameter is the user's own value
+SIZING_INTENTS = {"cards", "zero", "ga", "memory", "time", "inference", "config", "troubleshoot", "problem", "kv", "capacity", "gbs"}
+
+
+def asks_hyperparameter(s: Slots) -> bool:
+    """"Recommended learning rate for LoRA on qwen2.5-7b?", "全参学习率设多少": a training hyperparameter no sizing tool
+    computes, asked with nothing else of the job; the notes say what the vendor and the frameworks' examples use."""
+    return "hyperparameter" in s.intents and not s.intents & SIZING_INTENTS and not asks_amount(s) and not (s.devices or s.nodes)
+
+
 # a question that asks one thing of the procedure ("which commit", "where does it land", "多少"): its own words pick the fact
 ASKS_SPECIFIC = re.compile(r"(?<![a-z])(?:which|what|where|when|who|can|could|does|do|is|are|should|will)(?![a-z])|哪|什么|啥|多少|几|吗|"
                            r"是否|能不能|可不可以")
@@ -927,6 +937,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (notes_without_model, Router.notes),
     (asks_model_context, Router.model_context),
     (knowledge_about_model, Router.notes),
+    (asks_hyperparameter, Router.notes),
     (procedure_about_model, Router.notes),
     (names_model, Router.each_variant),
 ]

@@ -116,9 +116,10 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
 VOCAB = load()
 
 
-def names_table(text: str, v: Vocab = VOCAB) -> bool:
-    """The question names a vendor table by its own name ("the v0.7.2 vllm table", "最小卡数表")."""
-    return any(rx.search(text) for rx in v.tables.values())
+def names_table(text: str, table: str | None = None, v: Vocab = VOCAB) -> bool:
+    """The question names a vendor table (or the one given: recipes, min_cards, vllm) by its own name ("the v0.7.2
+    vllm table", "配方表")."""
+    return any(rx.search(text) for name, rx in v.tables.items() if table in (None, name))
 
 
 def vllm_versions_named(text: str, v: Vocab = VOCAB) -> list[str]:

@@ -5,6 +5,7 @@ upper bound), and where the two tables disagree."""
 from __future__ import annotations
 
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
+from . import table_query
 from .capacity import CapacityBlocks, TrainingFacts
 from .results import Result
 from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY
@@ -30,7 +31,9 @@ class TableBlocks(CapacityBlocks):
     def recipe_lines(self, call: Result[TrainingRecipeResult]) -> list[str]:
         s, r = self.s, call.value
         if r is None:
-            if call.error.code == "no_table_row" and (s.intents & {"zero", "ga"} or s.framework == "LLaMA-Factory"):
+            # the recipe table's silence is said when its columns are asked, its framework named, or the table itself
+            if call.error.code == "no_table_row" and (s.intents & {"zero", "ga"} or s.framework == "LLaMA-Factory"
+                                                      or table_query.names_table(s.question.lower(), "recipes")):
                 return [self.say("recipe_no_row", label=RECIPE_LABEL[self.lang], model=s.model, strat=call.arg("strategy"))]
             return []
         self.cite(r.source or (r.rows[0].source if r.rows else None))

@@ -120,3 +120,21 @@ def test_a_topic_word_with_an_ism_ending_names_the_note(assistant):
     ans = assistant.ask("what is pipeline parallelism?")
     assert [c.name for c in ans.tool_calls] == ["search_notes"]
     assert "pipeline" in ans.answer.lower() and "Which model" not in ans.answer
+
+
+@pytest.mark.parametrize("q,fact", [
+    ("What is the recommended learning rate for LoRA on qwen2.5-7b in the vendor docs?", "`1.0e-4` for LoRA"),
+    ("qwen2.5-7b 全参学习率设多少合适", "全参 `1.0e-5`"),
+    ("learning rate for lora?", "`1.0e-4` for LoRA"),
+])
+def test_a_hyperparameter_asked_is_answered_from_the_notes(assistant, q, fact):
+    # LLaMA-Factory's examples (examples/train_lora: learning_rate 1.0e-4; train_full: 1.0e-5); no vendor page gives one
+    ans = assistant.ask(q)
+    assert [c.name for c in ans.tool_calls] == ["search_notes"]
+    assert fact in ans.answer.split("\n\n")[0]
+
+
+def test_a_hyperparameter_stated_beside_a_sizing_question_is_named_unused(assistant):
+    ans = assistant.ask("qwen2.5-7b lora lr 2e-4, 8 cards enough?")
+    assert "min_cards" in [c.name for c in ans.tool_calls]
+    assert "“lr 2e-4”" in ans.answer.split("Not used from your question:", 1)[1]
