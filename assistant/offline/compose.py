@@ -22,7 +22,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, note_pick, pasted_log, spec, stated
+from . import batch_math, fused_attention, next_remedy, note_pick, pasted_log, spec, stated
 from .asked import asks_host_ram, asks_table_length, asks_verdict, offload_asked_first
 from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
@@ -35,6 +35,7 @@ from .quantity_blocks import QuantityBlocks
 from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import quant_named
+from .setup_answer import REMEDY
 from .table_rows import TableRowsBlocks
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -101,6 +102,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         out = self.oom_reported_first(out)
+        out = self.next_remedy_first(out)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
         if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
             out = [self.say("no_prices"), ""] + out
@@ -173,13 +175,45 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         unit_said = self.L(unit, "卡" if unit == "card" else unit)
         units = self.L(unit + ("s" if devices != 1 else ""), "张卡" if unit == "card" else unit)
         where = self.say("oom_reported_within" if high > usable else "oom_reported_beyond")
-        line = self.say("oom_reported_estimate", total=total, low=low, high=high, usable=usable, devices=devices,
+        # a follow-up saying it persists gets the next remedy as its lead (next_remedy_first): no generic next step here
+        key = "oom_reported_estimate_only" if next_remedy.next_remedy(self.s) else "oom_reported_estimate"
+        line = self.say(key, total=total, low=low, high=high, usable=usable, devices=devices,
                         unit=unit_said, units=units, smi=smi, where=where)
         label = self.say("answer")
         at = next((i for i, ln in enumerate(out) if ln.startswith(label)), None)
         if at is None:
             return [label + line, "", *out]
         return [*out[:at], label + line, out[at][len(label):], *out[at + 1:]]
+
+    def next_remedy_first(self, out: list[str]) -> list[str]:
+        """A follow-up saying the out-of-memory error persists after remedies already applied: the next remedy in the
+        vendor's order leads (next_remedy.py), what is in place is named and not suggested again."""
+        nxt = next_remedy.next_remedy(self.s)
+        if nxt is None:
+            return out
+        line = self.say("next_remedy", step=self.remedy_text(nxt.code, nxt.split),
+                        done=self.say("next_remedy_done", done=self.say("comma").join(
+                            self.say(f"remedy_label_{c}") for c in nxt.done)) if nxt.done else "",
+                        then=self.say("next_remedy_then", then=self.say("semicolon").join(
+                            self.remedy_text(c, None) for c in nxt.then)) if nxt.then else "",
+                        check=self.say("next_remedy_check", smi="nvidia-smi" if self.on_gpu() else "npu-smi info") if nxt.check else "")
+        label = self.say("answer")
+        at = next((i for i, ln in enumerate(out) if ln.startswith(label)), None)
+        if at is None:
+            return [label + line, "", *out]
+        return [*out[:at], label + line, out[at][len(label):], *out[at + 1:]]
+
+    def remedy_text(self, code: str, split: tuple[int, int] | None) -> str:
+        """One remedy in words: the TP × PP proposed on the user's devices, else the vendor list's wording."""
+        devs = self.devices(self.e.devices, self.unit_of(self.e.hardware), self.e.hardware)
+        if code == "tp_pp" and split:
+            return self.say("next_remedy_split", tp=split[0], pp=split[1], tp0=self.s.tp or 1, pp0=self.s.pp or 1, devs=devs)
+        if code == "more_devices" and next_remedy.framework_of(self.s) == "MindSpeed-LLM":
+            return self.say("next_remedy_more_devices_megatron", devs=devs)
+        zero = self.s.zero_stage
+        upto = "ZeRO-1 → ZeRO-2 → ZeRO-3" if zero is None else " → ".join(f"ZeRO-{z}" for z in range(zero, 4))
+        env = ("PYTORCH_CUDA_ALLOC_CONF" if self.on_gpu() else "PYTORCH_NPU_ALLOC_CONF") + "=expandable_segments:True"
+        return REMEDY[code][self.lang].format(env=env, next=upto, value=None)
 
     def below_vendor_minimum(self) -> bool:
         """The user's devices are fewer than the vendor rows list for this training job."""
@@ -243,6 +277,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """TP x PP of the plan this answer states for the user's devices (the capped plan first, then the free one, then
         a memory estimate of a layout): the GA line divides by the same data parallelism the plan line uses."""
         have = self.s.devices or (self.s.nodes * (self.s.node_size or 8) if self.s.nodes else None)
+        if self.s.oom_split and have and (grown := next_remedy.split_on_more_devices(self.s.oom_split, have, self.s.node_size)):
+            return grown  # the split proposed after the one that ran out of memory (capacity.split_first)
         capped = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices")]
         free = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and not r.arg("max_devices")]
         layouts = [(p.tp, p.pp) for p in capped + free if p.fits] + [
