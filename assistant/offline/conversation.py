@@ -54,6 +54,7 @@ class CarrySpec:
     facts_slots: tuple[str, ...] = ()
     owns: re.Pattern = re.compile(r"(?!)")
     reset_kept: re.Pattern = re.compile(r"(?!)")  # "same TP PP": the value a reset would drop is said to stay
+    kept_product: dict[str, re.Pattern] | None = None  # "same global batch": the conversation's product kept
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -85,7 +86,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      int(raw.get("howto", {}).get("keep_chars", 300)),
                      tuple(raw["user_hardware"]["part"]), tuple(raw["user_hardware"]["devices"]),
                      frozenset(raw["facts_quoted"]["intents"]), tuple(raw["facts_quoted"]["slots"]), words(raw["facts_quoted"]["own"]),
-                     words(asked.get("resets", {}).get("kept", {})))
+                     words(asked.get("resets", {}).get("kept", {})),
+                     {slot: words(pats) for slot, pats in raw.get("kept_product", {}).items()})
 
 
 CARRY = load()
@@ -290,6 +292,7 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
             new.origins[name] = "read_as" if earlier.origins.get(name) == "read_as" else "conversation"
     for name in CARRY.merged:
         setattr(new, name, {**getattr(earlier, name), **getattr(new, name)})
+    keep_product(new, earlier, turn)
     for name, value in earlier.settings.items():  # the specification's settings, carried by their declared task
         if name not in new.settings and name not in left_behind and (not switched or spec.BY_NAME[name].task != earlier.task()):
             new.settings[name] = value
@@ -297,6 +300,27 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     new.hardware_guessed = turn.hardware_guessed if turn.hardware else earlier.hardware_guessed
     if new.hardware_guessed:
         new.mark("default", "hardware")
+
+
+def global_batch_of(s: QuestionFrame) -> int | None:
+    """The frame's global batch: stated, or micro batch x data parallelism (devices / (TP x PP)) x accumulation."""
+    if s.global_batch:
+        return s.global_batch
+    devices, split = s.effective().devices, (s.tp or 1) * (s.pp or 1)
+    if not (devices and s.micro_batch and s.grad_accum) or devices % split:
+        return None
+    return s.micro_batch * devices // split * s.grad_accum
+
+
+def keep_product(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """"卡减半，想保持同样的全局 batch": the conversation's global batch kept as the user's (carry.toml [kept_product]), so the
+    accumulation asked is solved on the changed devices."""
+    rx = (CARRY.kept_product or {}).get("global_batch")
+    if rx is None or turn.global_batch or not rx.search(turn.question.lower()):
+        return
+    if (value := global_batch_of(earlier)) is not None:
+        new.global_batch = value
+        new.mark("conversation", "global_batch")
 
 
 def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
