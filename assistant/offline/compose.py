@@ -36,6 +36,7 @@ from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import quant_named
 from .setup_answer import REMEDY
+from .shared_card import SharedCardBlocks
 from .table_rows import TableRowsBlocks
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -74,7 +75,7 @@ LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
 
 
 class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks,
-               TableRowsBlocks):
+               TableRowsBlocks, SharedCardBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -144,12 +145,16 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             partial(self.rendered, "resolve_model"), partial(self.rendered, "find_table_rows"), self.own_context,
             partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
+            self.shared_card_first,  # "could both share one card?": the two models' sum against the card
             *([self.inference] if table_first else []),
-            self.what_fits_block, self.header_block, self.quantity_first, self.component_first, self.asked_first,
+            *([] if self.s.shares_with and self.results("estimate_inference") else [self.what_fits_block, self.header_block]),
+            self.quantity_first, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
             self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []),
-            *([] if layout_first else [partial(self.rendered, "estimate_training_memory")]), *([] if table_first else [self.inference]),
+            *([] if layout_first else [partial(self.rendered, "estimate_training_memory")]),
+            # two models on one card: their sum is the answer (shared_card_first); each one's own serving plan is not
+            *([] if table_first or self.s.shares_with and self.results("estimate_inference") else [self.inference]),
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]

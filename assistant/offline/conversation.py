@@ -55,6 +55,7 @@ class CarrySpec:
     owns: re.Pattern = re.compile(r"(?!)")
     reset_kept: re.Pattern = re.compile(r"(?!)")  # "same TP PP": the value a reset would drop is said to stay
     kept_product: dict[str, re.Pattern] | None = None  # "same global batch": the conversation's product kept
+    both: re.Pattern = re.compile(r"(?!)")  # "could both share one card?": the last two models together
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -87,7 +88,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      tuple(raw["user_hardware"]["part"]), tuple(raw["user_hardware"]["devices"]),
                      frozenset(raw["facts_quoted"]["intents"]), tuple(raw["facts_quoted"]["slots"]), words(raw["facts_quoted"]["own"]),
                      words(asked.get("resets", {}).get("kept", {})),
-                     {slot: words(pats) for slot, pats in raw.get("kept_product", {}).items()})
+                     {slot: words(pats) for slot, pats in raw.get("kept_product", {}).items()},
+                     words(raw.get("both", {})))
 
 
 CARRY = load()
@@ -424,12 +426,24 @@ def howto_kept(frame: QuestionFrame, answered_from_notes: bool) -> dict[str, Any
     return {"howto_before": words, "howto_notes": set(frame.notes_named or ()) | set(frame.howto_notes)}
 
 
+def models_kept(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """The model before the current one (another named now: the earlier one), and the one a turn about both serves
+    beside the current one (carry.toml [both])."""
+    if turn.model and earlier.model and turn.model != earlier.model:
+        new.model_before = earlier.model
+    elif not names_model(turn):
+        new.model_before = earlier.model_before
+        if new.model_before and CARRY.both.search(turn.question.lower()) and new.model_before != earlier.model:
+            new.shares_with = new.model_before
+
+
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
     """The conversation's frame after this turn: ``turn`` with what it leaves open filled from ``earlier``."""
     if earlier is None:
         return turn
     follow_up = follow_up or refers_back(turn)
     new = turn.copy_for_turn()
+    models_kept(new, earlier, turn)
     keep_language(new, earlier, turn)
     if howto_follow_up(turn, earlier):
         return on_howto(new, earlier)
@@ -446,6 +460,8 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
+    if new.shares_with:  # "could both share one card?" asks that yes/no, not the last turn's quantities again
+        new.intents -= (CARRY.asked - {"compare", "support"}) - turn.intents
     return new
 
 
