@@ -408,10 +408,10 @@ class CapacityBlocks(Writer):
         if s.oom_split and self.e.devices and (grown := split_on_more_devices(s.oom_split, self.e.devices, s.node_size)):
             # the split that ran out of memory is not proposed again on more devices: the extra ones split the model
             tp0, pp0, before = s.oom_split
-            unit = self.unit_of(self.e.hardware)
+            counted = self.unit_of(self.e.hardware)
             return [self.say("split_after_oom", tp=grown[0], pp=grown[1], dp=self.e.devices // (grown[0] * grown[1]),
-                             devs=self.devices(self.e.devices, unit, self.e.hardware), tp0=tp0, pp0=pp0,
-                             devs0=self.devices(before, unit, self.e.hardware), parts=grown[0] * grown[1], parts0=tp0 * pp0)]
+                             devs=self.devices(self.e.devices, counted, self.e.hardware), tp0=tp0, pp0=pp0,
+                             devs0=self.devices(before, counted, self.e.hardware), parts=grown[0] * grown[1], parts0=tp0 * pp0)]
         within = [c for c in self.r.of("plan_training", PlanResult) if c.arg("max_devices") and c.value and c.value.fits]
         ms = next((c for c in within if c.value and c.value.framework == "MindSpeed-LLM" and c.value.tp), None)
         if ms is None or ms.value is None:

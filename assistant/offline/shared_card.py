@@ -34,7 +34,7 @@ class SharedCardBlocks(Writer):
         if not self.s.shares_with:
             return []
         results = {r.model: r for r in self.r.values("estimate_inference", InferenceResult) if r.tp * r.pp == 1}
-        pair = [results.get(m) for m in (self.s.shares_with, self.s.model)]
+        pair = [results.get(m or "") for m in (self.s.shares_with, self.s.model)]
         if any(r is None for r in pair):
             return []
         a, b = pair[0], pair[1]
