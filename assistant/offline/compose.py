@@ -99,7 +99,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
             return (self.say("noted_devices", have=have, part=self.hw_name(e.hardware)) if e.devices else "") + t("clarify", self.lang)
-        out = self.compared() if compares(s) and self.per_variant() else self.nodes_first(self.batch_after_lead(self.body()))
+        out = self.compared() if compares(s) and self.per_variant() else self.ga_first(self.nodes_first(self.batch_after_lead(self.body())))
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         out = self.oom_reported_first(out)
@@ -242,6 +242,24 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         out = [(x[len(label):] if x[len(label):].startswith("**") else self.say("needed") + x[len(label):])
                if x.startswith(label) else x for x in out]
         return out[:1] + ["", label + line, ""] + out[1:]
+
+    def ga_first(self, out: list[str]) -> list[str]:
+        """"那梯度累积相当于多少" / "same 16 cards but GBS 256" after a MindSpeed-LLM plan: the plan's accumulation is the
+        headline (GBS = MBS x DP x GA, DP = devices / (TP x PP)), not the card count again, when the user's own figures
+        do not already give it (batch_after_lead) and no count or ZeRO stage is asked."""
+        s = self.s
+        if "ga" not in s.intents or s.intents & {"cards", "zero"} or s.grad_accum or s.framework != "MindSpeed-LLM":
+            return out
+        if batch_math.solve(s, self.plan_layout()) is not None:
+            return out  # the user's figures give it; batch_after_lead said it first
+        plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and r.value.tp]
+        capped = [p for p in plans if self.e.devices and p.devices == self.e.devices]
+        if not (p := next(iter(capped + plans), None)):
+            return out
+        dp = p.devices // (p.tp * (p.pp or 1) * (p.cp or 1))
+        line = self.say("ga_first_plan", ga=p.grad_accum, split=self.parallel(None, None, p.tp, p.pp, p.cp), mbs=p.micro_batch,
+                        dp=dp, devs=self.devices(p.devices, p.unit, p.hardware), gbs=p.global_batch)
+        return self.headline_first(out, line)
 
     def nodes_first(self, out: list[str]) -> list[str]:
         """"And how many nodes is that?" after a plan on the user's devices: those devices in nodes, as the headline."""

@@ -121,7 +121,7 @@ MEMORY_ASKED = re.compile(r"(?:显存|内存|memory|hbm|vram)\s*(?:占用|需要
 
 # "全局 batch 多少", "梯度累积设多少", "TP 是多少": a batch, accumulation or split figure asked, not a count of cards.
 SETTING_ASKED = re.compile(r"(?:batch(?:\s*size)?|批量|批次|梯度累积|累积步数|(?<![a-z])(?:ga|gbs|mbs|tp|pp|ep|cp)(?![a-z]))"
-                           r"\s*(?:应该|该|要)?\s*(?:是|设|设为|设成|取|为)?\s*多少")
+                           r"\s*(?:应该|该|要)?\s*(?:是|设|设为|设成|取|为|相当于|等于|算)?\s*多少")
 
 # "how many nodes is that", "那是几台机器", "多少个节点": the conversation's devices counted in nodes.
 NODES_ASKED = re.compile(r"how\s+many\s+(?:nodes?|machines?|servers?|hosts?)|几\s*(?:个|台)\s*(?:节点|机器|服务器)|几台|多少\s*(?:个|台)?\s*(?:节点|机器)")

@@ -136,3 +136,18 @@ def test_two_models_together_in_chinese(assistant):
                         "这俩能一起放在同一张 64G 的卡上吗")
     first = lead(both)
     assert first.startswith("**按显存可以**（估算）") and "qwen2.5-7b 约" in first and "bge-large-en-v1.5 约" in first
+
+
+# -- a different quantity of the same plan ----------------------------------------------------------------------------
+def test_ga_asked_of_a_mindspeed_plan_leads_with_the_accumulation(assistant):
+    """GBS = MBS x DP x GA with DP = devices / (TP x PP): the headline's figures multiply out to the global batch asked
+    (256 in the last turn), on the 16 cards of seeds/004 (qwen3-30b-a3b full 4096, MindSpeed-LLM 16)."""
+    import re
+
+    *_, ga, gbs = converse(assistant, "qwen3-30b-a3b 全参 4k，MindSpeed 16 张卡，TP PP 怎么设", "那梯度累积相当于多少",
+                          "same 16 cards but I want GBS 256")
+    assert lead(ga).startswith("**梯度累积 ")
+    m = re.search(r"\*\*Gradient accumulation (\d+)\*\* .*micro batch (\d+), data parallel (\d+) on 16 cards, global batch (\d+)", lead(gbs))
+    assert m is not None
+    acc, mbs, dp, total = map(int, m.groups())
+    assert total == 256 and acc * mbs * dp == 256
