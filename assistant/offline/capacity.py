@@ -26,7 +26,8 @@ from .asked import (
     named_setting,
     offload_asked_first,
 )
-from .conversation import asks_other_than_verdict
+from .conversation import asks_count_of_kept_devices, asks_other_than_verdict
+from .next_remedy import split_on_more_devices
 from .results import Result
 from .route import table_strategy
 from .wording import MIN_LABEL, RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
@@ -146,6 +147,8 @@ class CapacityBlocks(Writer):
         if not self.e.devices or self.s.origin("devices") == "last_answer":  # the last answer's count is not the user's
             return None
         if asks_other_than_verdict(self.s):  # "全局 batch 多少" after "够吗": the yes/no was the last answer's
+            return None
+        if asks_count_of_kept_devices(self.s):  # "表里最少要几张" on the conversation's cards: the count leads
             return None
         methods = [self.s.method] if self.s.method else self.e.strategies
         parts = [v for m in methods if (v := self.method_verdict(m, f, len(methods) > 1))]
@@ -404,6 +407,13 @@ class CapacityBlocks(Writer):
         s = self.s
         if "tp" not in s.intents or s.tp or s.pp:
             return []
+        if s.oom_split and self.e.devices and (grown := split_on_more_devices(s.oom_split, self.e.devices, s.node_size)):
+            # the split that ran out of memory is not proposed again on more devices: the extra ones split the model
+            tp0, pp0, before = s.oom_split
+            counted = self.unit_of(self.e.hardware)
+            return [self.say("split_after_oom", tp=grown[0], pp=grown[1], dp=self.e.devices // (grown[0] * grown[1]),
+                             devs=self.devices(self.e.devices, counted, self.e.hardware), tp0=tp0, pp0=pp0,
+                             devs0=self.devices(before, counted, self.e.hardware), parts=grown[0] * grown[1], parts0=tp0 * pp0)]
         within = [c for c in self.r.of("plan_training", PlanResult) if c.arg("max_devices") and c.value and c.value.fits]
         ms = next((c for c in within if c.value and c.value.framework == "MindSpeed-LLM" and c.value.tp), None)
         if ms is None or ms.value is None:

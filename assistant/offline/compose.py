@@ -22,7 +22,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, note_pick, pasted_log, spec, stated
+from . import batch_math, fused_attention, next_remedy, note_pick, pasted_log, spec, stated
 from .asked import (
     asks_host_ram,
     asks_table_length,
@@ -41,6 +41,8 @@ from .quantity_blocks import QuantityBlocks
 from .results import Result
 from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import quant_named
+from .setup_answer import REMEDY
+from .shared_card import SharedCardBlocks
 from .table_rows import TableRowsBlocks
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
@@ -79,7 +81,7 @@ LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
 
 
 class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks,
-               TableRowsBlocks):
+               TableRowsBlocks, SharedCardBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -103,10 +105,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
             return (self.say("noted_devices", have=have, part=self.hw_name(e.hardware)) if e.devices else "") + t("clarify", self.lang)
-        out = self.compared() if compares(s) and self.per_variant() else self.nodes_first(self.batch_after_lead(self.body()))
+        out = self.compared() if compares(s) and self.per_variant() else self.ga_first(self.nodes_first(self.batch_after_lead(self.body())))
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         out = self.oom_reported_first(out)
+        out = self.next_remedy_first(out)
         sized = any(d.name in SIZING_TOOLS for d in self.done)
         if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
             out = [self.say("no_prices"), ""] + out
@@ -150,13 +153,17 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             partial(self.rendered, "resolve_model"), partial(self.rendered, "find_table_rows"), self.own_context,
             partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
+            self.shared_card_first,  # "could both share one card?": the two models' sum against the card
             *([self.inference] if table_first else []),
-            self.what_fits_block, self.header_block, self.quantity_first, self.component_first, self.asked_first,
+            *([] if self.s.shares_with and self.results("estimate_inference") else [self.what_fits_block, self.header_block]),
+            self.quantity_first, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), *([] if time_after else [self.training_time]),
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
             self.config_needs_model, self.training, *([self.training_time] if time_after else []),
             *([partial(self.rendered, "generate_config")] if config_failed else []),
-            *([] if layout_first else [partial(self.rendered, "estimate_training_memory")]), *([] if table_first else [self.inference]),
+            *([] if layout_first else [partial(self.rendered, "estimate_training_memory")]),
+            # two models on one card: their sum is the answer (shared_card_first); each one's own serving plan is not
+            *([] if table_first or self.s.shares_with and self.results("estimate_inference") else [self.inference]),
             partial(self.rendered, "compare_hardware"), list if remedy_first else self.notes_block,
         ]
         return [line for block in blocks for line in block()]
@@ -182,13 +189,45 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         unit_said = self.L(unit, "卡" if unit == "card" else unit)
         units = self.L(unit + ("s" if devices != 1 else ""), "张卡" if unit == "card" else unit)
         where = self.say("oom_reported_within" if high > usable else "oom_reported_beyond")
-        line = self.say("oom_reported_estimate", total=total, low=low, high=high, usable=usable, devices=devices,
+        # a follow-up saying it persists gets the next remedy as its lead (next_remedy_first): no generic next step here
+        key = "oom_reported_estimate_only" if next_remedy.next_remedy(self.s) else "oom_reported_estimate"
+        line = self.say(key, total=total, low=low, high=high, usable=usable, devices=devices,
                         unit=unit_said, units=units, smi=smi, where=where)
         label = self.say("answer")
         at = next((i for i, ln in enumerate(out) if ln.startswith(label)), None)
         if at is None:
             return [label + line, "", *out]
         return [*out[:at], label + line, out[at][len(label):], *out[at + 1:]]
+
+    def next_remedy_first(self, out: list[str]) -> list[str]:
+        """A follow-up saying the out-of-memory error persists after remedies already applied: the next remedy in the
+        vendor's order leads (next_remedy.py), what is in place is named and not suggested again."""
+        nxt = next_remedy.next_remedy(self.s)
+        if nxt is None:
+            return out
+        line = self.say("next_remedy", step=self.remedy_text(nxt.code, nxt.split),
+                        done=self.say("next_remedy_done", done=self.say("comma").join(
+                            self.say(f"remedy_label_{c}") for c in nxt.done)) if nxt.done else "",
+                        then=self.say("next_remedy_then", then=self.say("semicolon").join(
+                            self.remedy_text(c, None) for c in nxt.then)) if nxt.then else "",
+                        check=self.say("next_remedy_check", smi="nvidia-smi" if self.on_gpu() else "npu-smi info") if nxt.check else "")
+        label = self.say("answer")
+        at = next((i for i, ln in enumerate(out) if ln.startswith(label)), None)
+        if at is None:
+            return [label + line, "", *out]
+        return [*out[:at], label + line, out[at][len(label):], *out[at + 1:]]
+
+    def remedy_text(self, code: str, split: tuple[int, int] | None) -> str:
+        """One remedy in words: the TP × PP proposed on the user's devices, else the vendor list's wording."""
+        devs = self.devices(self.e.devices, self.unit_of(self.e.hardware), self.e.hardware)
+        if code == "tp_pp" and split:
+            return self.say("next_remedy_split", tp=split[0], pp=split[1], tp0=self.s.tp or 1, pp0=self.s.pp or 1, devs=devs)
+        if code == "more_devices" and next_remedy.framework_of(self.s) == "MindSpeed-LLM":
+            return self.say("next_remedy_more_devices_megatron", devs=devs)
+        zero = self.s.zero_stage
+        upto = "ZeRO-1 → ZeRO-2 → ZeRO-3" if zero is None else " → ".join(f"ZeRO-{z}" for z in range(zero, 4))
+        env = ("PYTORCH_CUDA_ALLOC_CONF" if self.on_gpu() else "PYTORCH_NPU_ALLOC_CONF") + "=expandable_segments:True"
+        return REMEDY[code][self.lang].format(env=env, next=upto, value=None)
 
     def below_vendor_minimum(self) -> bool:
         """The user's devices are fewer than the vendor rows list for this training job."""
@@ -212,6 +251,24 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         out = [(x[len(label):] if x[len(label):].startswith("**") else self.say("needed") + x[len(label):])
                if x.startswith(label) else x for x in out]
         return out[:1] + ["", label + line, ""] + out[1:]
+
+    def ga_first(self, out: list[str]) -> list[str]:
+        """"那梯度累积相当于多少" / "same 16 cards but GBS 256" after a MindSpeed-LLM plan: the plan's accumulation is the
+        headline (GBS = MBS x DP x GA, DP = devices / (TP x PP)), not the card count again, when the user's own figures
+        do not already give it (batch_after_lead) and no count or ZeRO stage is asked."""
+        s = self.s
+        if "ga" not in s.intents or s.intents & {"cards", "zero"} or s.grad_accum or s.framework != "MindSpeed-LLM":
+            return out
+        if batch_math.solve(s, self.plan_layout()) is not None:
+            return out  # the user's figures give it; batch_after_lead said it first
+        plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and r.value.tp]
+        capped = [p for p in plans if self.e.devices and p.devices == self.e.devices]
+        if not (p := next(iter(capped + plans), None)):
+            return out
+        dp = p.devices // (p.tp * (p.pp or 1) * (p.cp or 1))
+        line = self.say("ga_first_plan", ga=p.grad_accum, split=self.parallel(None, None, p.tp, p.pp, p.cp), mbs=p.micro_batch,
+                        dp=dp, devs=self.devices(p.devices, p.unit, p.hardware), gbs=p.global_batch)
+        return self.headline_first(out, line)
 
     def nodes_first(self, out: list[str]) -> list[str]:
         """"And how many nodes is that?" after a plan on the user's devices: those devices in nodes, as the headline."""
@@ -252,6 +309,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """TP x PP of the plan this answer states for the user's devices (the capped plan first, then the free one, then
         a memory estimate of a layout): the GA line divides by the same data parallelism the plan line uses."""
         have = self.s.devices or (self.s.nodes * (self.s.node_size or 8) if self.s.nodes else None)
+        if self.s.oom_split and have and (grown := next_remedy.split_on_more_devices(self.s.oom_split, have, self.s.node_size)):
+            return grown  # the split proposed after the one that ran out of memory (capacity.split_first)
         capped = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices")]
         free = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and not r.arg("max_devices")]
         layouts = [(p.tp, p.pp) for p in capped + free if p.fits] + [

@@ -14,6 +14,7 @@ from typing import Any
 from . import checks, spec
 from .asked import ASKS_VERDICT, asks_verdict
 from .frame import QuestionFrame
+from .next_remedy import reports_done, said_done
 from .vocab import ASKS_COUNT, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
@@ -32,7 +33,7 @@ class CarrySpec:
     follow_part: frozenset[str]
     merged: tuple[str, ...]
     asked: frozenset[str]
-    stated_by: dict[str, str]
+    stated_by: dict[str, tuple[str, ...]]
     resets: dict[str, tuple[str, ...]]
     one_quantity: frozenset[str]
     domain: frozenset[str]
@@ -52,6 +53,9 @@ class CarrySpec:
     facts_intents: frozenset[str] = frozenset()
     facts_slots: tuple[str, ...] = ()
     owns: re.Pattern = re.compile(r"(?!)")
+    reset_kept: re.Pattern = re.compile(r"(?!)")  # "same TP PP": the value a reset would drop is said to stay
+    kept_product: dict[str, re.Pattern] | None = None  # "same global batch": the conversation's product kept
+    both: re.Pattern = re.compile(r"(?!)")  # "could both share one card?": the last two models together
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -68,8 +72,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
     return CarrySpec(tuple(slots["model"]), carried,
                      tasks, {fw: tuple(names) for fw, names in slots["framework"].items()}, dict(slots["comparisons"]), frozenset(slots["follow_part"]["slots"]),
                      tuple(slots["merged"]["slots"]),
-                     frozenset(asked["intents"]), dict(asked.get("stated_by", {})),
-                     {k: tuple(v) for k, v in asked.get("resets", {}).items()}, frozenset(asked.get("one_quantity", ())),
+                     frozenset(asked["intents"]), {k: (v,) if isinstance(v, str) else tuple(v) for k, v in asked.get("stated_by", {}).items()},
+                     {k: tuple(v) for k, v in asked.get("resets", {}).items() if k != "kept"}, frozenset(asked.get("one_quantity", ())),
                      frozenset(i for intents in raw["domain"].values() for i in intents),
                      frozenset(raw["reported"]["intents"]), words(raw["reported"]["persists"]), frozenset(raw["on_last_count"]["intents"]),
                      words(raw["refers_back"]), words(raw["that_many"]),
@@ -82,7 +86,10 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      words(raw["defines"]) if "defines" in raw else None,
                      int(raw.get("howto", {}).get("keep_chars", 300)),
                      tuple(raw["user_hardware"]["part"]), tuple(raw["user_hardware"]["devices"]),
-                     frozenset(raw["facts_quoted"]["intents"]), tuple(raw["facts_quoted"]["slots"]), words(raw["facts_quoted"]["own"]))
+                     frozenset(raw["facts_quoted"]["intents"]), tuple(raw["facts_quoted"]["slots"]), words(raw["facts_quoted"]["own"]),
+                     words(asked.get("resets", {}).get("kept", {})),
+                     {slot: words(pats) for slot, pats in raw.get("kept_product", {}).items()},
+                     words(raw.get("both", {})))
 
 
 CARRY = load()
@@ -185,7 +192,7 @@ def asks(turn: QuestionFrame) -> set[str]:
     """The quantities this turn asks itself; an intent its own stated value raises ("int8 kv cache") asks nothing,
     and a device word asks no count unless a count is asked ("per card", "on those cards")."""
     out = {i for i in turn.intents & CARRY.asked
-           if not (i in CARRY.stated_by and spec.value_of(turn, CARRY.stated_by[i]) is not None)}
+           if not (i in CARRY.stated_by and any(spec.value_of(turn, n) is not None for n in CARRY.stated_by[i]))}
     if "cards" in out and not ASKS_COUNT.search(SETTING_ASKED.sub(" ", turn.question.lower())):
         out.discard("cards")
     return out
@@ -196,6 +203,16 @@ def asks_other_than_verdict(s: QuestionFrame) -> bool:
     whether those devices are enough nor how many: the yes/no was the last answer's, so it is not said again."""
     return (s.origin("devices") == "conversation" and not asks_verdict(s) and "cards" not in s.intents
             and bool(s.intents & CARRY.one_quantity))
+
+
+def asks_count_of_kept_devices(s: QuestionFrame) -> bool:
+    """A follow-up asking the count itself ("表里 LlamaFactory 最少要几张卡", "what's the nearest count the table
+    accepts?") of a job whose devices the conversation holds: the count leads; whether those devices cover it is no
+    longer what is asked (unless the turn asks that yes/no in words)."""
+    q = SETTING_ASKED.sub(" ", s.question.lower())
+    # "这么多卡的话每张卡显存多少" asks the memory of the count, not the count
+    other = s.intents & (CARRY.one_quantity | {"memory", "kv", "max_context", "capacity"})
+    return s.origin("devices") == "conversation" and bool(ASKS_COUNT.search(q)) and not asks_verdict(s) and not other
 
 
 def layout_outgrows_devices(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
@@ -245,7 +262,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
     own_model = names_model(turn) or "largest_model" in turn.intents
     switched = turn.task() is not None and earlier.task() not in (None, turn.task())
     left_behind = set(CARRY.task_slots.get(earlier.task() or "", ())) if switched else set()
-    left_behind |= {slot for intent in asks(turn) for slot in CARRY.resets.get(intent, ())}
+    if not CARRY.reset_kept.search(turn.question.lower()):  # "same TP PP" keeps what asking the split would reset
+        left_behind |= {slot for intent in asks(turn) for slot in CARRY.resets.get(intent, ())}
     if turn.memory_gb and not (turn.hardware or turn.hardwares) and earlier.memory_gb not in (None, turn.memory_gb):
         # "the 64GB card" after "a 32GB card": the part with the other memory (the default part, or the one the reader
         # picks by memory), not the carried 32 GB one
@@ -276,6 +294,7 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
             new.origins[name] = "read_as" if earlier.origins.get(name) == "read_as" else "conversation"
     for name in CARRY.merged:
         setattr(new, name, {**getattr(earlier, name), **getattr(new, name)})
+    keep_product(new, earlier, turn)
     for name, value in earlier.settings.items():  # the specification's settings, carried by their declared task
         if name not in new.settings and name not in left_behind and (not switched or spec.BY_NAME[name].task != earlier.task()):
             new.settings[name] = value
@@ -285,11 +304,44 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         new.mark("default", "hardware")
 
 
+def global_batch_of(s: QuestionFrame) -> int | None:
+    """The frame's global batch: stated, or micro batch x data parallelism (devices / (TP x PP)) x accumulation."""
+    if s.global_batch:
+        return s.global_batch
+    devices, split = s.effective().devices, (s.tp or 1) * (s.pp or 1)
+    if not (devices and s.micro_batch and s.grad_accum) or devices % split:
+        return None
+    return s.micro_batch * devices // split * s.grad_accum
+
+
+def keep_product(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """"卡减半，想保持同样的全局 batch": the conversation's global batch kept as the user's (carry.toml [kept_product]), so the
+    accumulation asked is solved on the changed devices."""
+    rx = (CARRY.kept_product or {}).get("global_batch")
+    if rx is None or turn.global_batch or not rx.search(turn.question.lower()):
+        return
+    if (value := global_batch_of(earlier)) is not None:
+        new.global_batch = value
+        new.mark("conversation", "global_batch")
+
+
 def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """"give me the yaml" keeps the model but asks something new; "and with 8k?" asks the same thing again, and
     so does a turn that only changes a value ("int8 kv cache?", "tps drops to 1500"). The domain (serving or
     training) stays until a turn names the other task. A turn saying the reported problem persists asks the earlier
     question again."""
+    # "OOM 了" then "已经是 ZeRO-3 了": still the run that ran out of memory; a turn that moves it to other devices ("we can
+    # get 16 cards now") asks about another run, which has not failed
+    other_devices = turn.devices is not None or turn.nodes is not None or new.devices != earlier.devices
+    if earlier.oom_reported and turn.task() in (None, earlier.task()) and not other_devices:
+        new.oom_reported = True
+        # the remedies said done in this turn and the earlier ones (next_remedy.py): not suggested again
+        new.remedies_tried = set(earlier.remedies_tried) | said_done(turn.question)
+        new.oom_persists = reports_done(turn.question)
+    if earlier.oom_reported and (earlier.tp or earlier.pp) and earlier.effective().devices:
+        new.oom_split = (earlier.tp or 1, earlier.pp or 1, earlier.effective().devices or 0)
+    elif earlier.oom_split and not new.oom_split:
+        new.oom_split = earlier.oom_split
     if earlier.intents & CARRY.reported and CARRY.persists.search(turn.question.lower()):
         new.intents = earlier.intents | (turn.intents - CARRY.asked)
         return
@@ -307,8 +359,6 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     elif "cards" in new.intents and "cards" not in asks(turn):
         # "on those cards, what ZeRO and GA?": the turn asks its own quantities; its device word asks no count
         new.intents.discard("cards")
-    if earlier.oom_reported and turn.task() in (None, earlier.task()):
-        new.oom_reported = True  # "OOM 了" then "已经是 ZeRO-3 了": still the run that ran out of memory
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
     if turn.task() is None:
@@ -328,15 +378,15 @@ def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
     "double the cards" after 8 is 16; a value the turn states outright wins. True when a value changed."""
     q, changed = cn_numerals_to_digits(turn.question.lower()), False
     for slot, rules in CARRY.relative.items():
-        if getattr(turn, slot, None) is not None:
-            continue
         base = earlier.effective().devices if slot == "devices" else getattr(earlier, slot, None)
         if not base:
             continue
         for rx, op, factor in rules:
             m = rx.search(q)
             amount = amount_word(m.group(1)) if m and op == "add" else factor if m else None
-            if amount is None:
+            # "再加 8 张卡" reads its 8 as a count of cards too: that count is the amount added, not the new total; a value
+            # the turn states outright beside a relative word ("double to 16") wins
+            if amount is None or getattr(turn, slot, None) not in (None, amount if op == "add" else None):
                 continue
             value = base + amount if op == "add" else base * amount
             setattr(new, slot, int(value) if slot == "devices" else value)
@@ -376,12 +426,24 @@ def howto_kept(frame: QuestionFrame, answered_from_notes: bool) -> dict[str, Any
     return {"howto_before": words, "howto_notes": set(frame.notes_named or ()) | set(frame.howto_notes)}
 
 
+def models_kept(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """The model before the current one (another named now: the earlier one), and the one a turn about both serves
+    beside the current one (carry.toml [both])."""
+    if turn.model and earlier.model and turn.model != earlier.model:
+        new.model_before = earlier.model
+    elif not names_model(turn):
+        new.model_before = earlier.model_before
+        if new.model_before and CARRY.both.search(turn.question.lower()) and new.model_before != earlier.model:
+            new.shares_with = new.model_before
+
+
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
     """The conversation's frame after this turn: ``turn`` with what it leaves open filled from ``earlier``."""
     if earlier is None:
         return turn
     follow_up = follow_up or refers_back(turn)
     new = turn.copy_for_turn()
+    models_kept(new, earlier, turn)
     keep_language(new, earlier, turn)
     if howto_follow_up(turn, earlier):
         return on_howto(new, earlier)
@@ -398,6 +460,8 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
+    if new.shares_with:  # "could both share one card?" asks that yes/no, not the last turn's quantities again
+        new.intents -= (CARRY.asked - {"compare", "support"}) - turn.intents
     return new
 
 

@@ -120,6 +120,17 @@ class QuestionFrame(BaseModel):
     # the user reports an out-of-memory error on this job, in this turn or earlier in the conversation: an estimate that
     # fits is then no verdict on their run, only a range to compare with, and the answer says what to look at next
     oom_reported: bool = False
+    # a follow-up saying that error persists after remedies already applied ("already have recompute on, still OOM"):
+    # those remedies (remedies.toml codes, from this turn and the earlier ones) are not suggested again
+    oom_persists: bool = False
+    remedies_tried: set[str] = Field(default_factory=set)
+    # the MindSpeed-LLM split that ran out of memory, as (TP, PP, devices): a split asked later on more devices ("we can
+    # get 16 cards now, which TP/PP?") puts the extra devices into model parallelism rather than repeating it
+    oom_split: tuple[int, int, int] | None = None
+    # the model of the turn before another was named ("Qwen3-Reranker-8B …" then "and bge-large?"): a turn asking about
+    # both ("could both share one card?", "这俩能放同一张卡吗") serves it beside the current one, in ``shares_with``
+    model_before: str | None = None
+    shares_with: str | None = None
     length_from_count: int | None = None  # "16384 npus" read as a length: said in the answer
     # two values of one slot offered as a choice about the last answer ("0.9 or 0.95?", "32k, not 128k?"): either.Either
     either: Any = None

@@ -418,6 +418,13 @@ class Router:
                          weight_bits=s.weight_bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
                          largest_layout=probe or bool(s.tp) or None)  # "tp=8 on 8 cards": TP 8, not the fewest
 
+    def shared_card_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """"Could both share one card?" (two models named over two turns): each served alone on one device at its own
+        smallest footprint (one sequence), so the answer can add the two up against the card (shared_card.py)."""
+        return [c for model in (s.shares_with, s.model) for c in self.call(
+            "estimate_inference", model=model, max_model_len=e.seq_len, hardware=e.hardware,
+            gpu_memory_utilization=s.gpu_util or 0.9, weight_bits=s.weight_bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=1)]
+
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan
             return self.training_calls(s, e)
@@ -945,7 +952,8 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
 MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effective], list[Call]]]] = [
     (lambda s: bool(quantity.asked(s)), Router.quantity_calls),  # a quantity asked beside the sizing: stated first
     (asks_config, Router.config_calls),
-    (asked("inference"), Router.inference_calls),
+    (lambda s: bool(s.shares_with) and "inference" in s.intents, Router.shared_card_calls),
+    (lambda s: "inference" in s.intents and not s.shares_with, Router.inference_calls),
     (asks_memory, Router.memory_calls),
     (lambda s: stated_layout(s) and not asks_memory(s), Router.layout_calls),
     (lambda s: asks_host_ram(s) and not asks_memory(s) and "inference" not in s.intents, Router.host_ram_calls),

@@ -101,7 +101,9 @@ DOMAIN = re.compile(
 # "with 16 cards" states a count; "how many cards" asks for one.
 ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?|iterations?|iters?|prompts?|requests?|rounds?))|minimum|(?<![a-z])min(?![a-z])|"
                         r"least|fewest|(?<![a-z])(?:enough|sufficient)|最少|至少|几张|几卡|几个(?!小时|月)|多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory|gpu|利用率|utili))|"
-                        r"卡数(?!表)|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)")
+                        r"卡数(?!表)|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)|"
+                        # "the nearest count the table accepts", "closest card count": a count asked by its place
+                        r"(?:nearest|closest|smallest|lowest|next)\s+(?:allowed\s+|valid\s+|legal\s+)?(?:card\s+|device\s+|gpu\s+|npu\s+)?count")
 # Words that lean on the conversation ("explain that again", "what else", "为什么", "这个呢"): a turn with one of them is
 # read with the conversation, never judged on its own words as outside the assistant's scope.
 LEANS_ON_CONVERSATION = re.compile(r"(?<![a-z])(?:it|its|that|this|these|those|them|they|else|again|more|why|how|same|above|"
@@ -119,7 +121,7 @@ MEMORY_ASKED = re.compile(r"(?:显存|内存|memory|hbm|vram)\s*(?:占用|需要
 
 # "全局 batch 多少", "梯度累积设多少", "TP 是多少": a batch, accumulation or split figure asked, not a count of cards.
 SETTING_ASKED = re.compile(r"(?:batch(?:\s*size)?|批量|批次|梯度累积|累积步数|(?<![a-z])(?:ga|gbs|mbs|tp|pp|ep|cp)(?![a-z]))"
-                           r"\s*(?:应该|该|要)?\s*(?:是|设|设为|设成|取|为)?\s*多少")
+                           r"\s*(?:应该|该|要)?\s*(?:是|设|设为|设成|取|为|相当于|等于|算)?\s*多少")
 
 # "how many nodes is that", "那是几台机器", "多少个节点": the conversation's devices counted in nodes.
 NODES_ASKED = re.compile(r"how\s+many\s+(?:nodes?|machines?|servers?|hosts?)|几\s*(?:个|台)\s*(?:节点|机器|服务器)|几台|多少\s*(?:个|台)?\s*(?:节点|机器)")

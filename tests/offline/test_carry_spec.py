@@ -15,7 +15,7 @@ DERIVED_INTENTS = {"capacity", "kv", "throughput", "oom_asked"}  # raised by rul
 
 def test_every_carried_slot_is_a_frame_attribute_or_a_stated_setting():
     for name in (*CARRY.carried, *CARRY.comparisons, *CARRY.comparisons.values(), *CARRY.follow_part,
-                 *(s for slots in CARRY.resets.values() for s in slots), *CARRY.stated_by.values()):
+                 *(s for slots in CARRY.resets.values() for s in slots), *(s for names in CARRY.stated_by.values() for s in names)):
         assert name in QuestionFrame.model_fields or name in spec.BY_NAME, name
     assert len(set(CARRY.carried)) == len(CARRY.carried)  # one policy per slot
 
