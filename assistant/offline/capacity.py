@@ -233,7 +233,8 @@ class CapacityBlocks(Writer):
         else:
             line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have))
         why_fits = self.cached_back(fit.memory)  # a "yes" beside an upper end past the usable memory says why
-        if free and free.fits and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
+        # the fastest setting is one without offload (an offload plan on fewer devices is the slower fallback, never it)
+        if free and free.fits and not free.offload and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
             line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
         if v.upper and v.needs:
             line += self.say("lora_rows_upper", listed=self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in v.needs))

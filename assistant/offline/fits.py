@@ -119,6 +119,9 @@ class FitsBlocks(Writer):
         unit = p.get("unit") or "card"
         if r.workload == "inference":
             kv = p.get("kv_tokens_fit")
+            if r.devices and (p.get("devices") or 0) < r.devices:  # the smallest layout serving the value, inside the user's count
+                return self.say("plan_line_plan_estimate_inference_fewer", tp=p.get('tp'), max_model_len=p.get('max_model_len'), kv=kv,
+                                devs=self.devices(p.get("devices"), unit, r.hardware), have=self.devices(r.devices, unit, r.hardware))
             return self.say("plan_line_plan_estimate_inference", tp=p.get('tp'), max_model_len=p.get('max_model_len'), kv=kv)
         setting = self.parallel(p.get("zero_stage"), p.get("offload"), p.get("tp"), p.get("pp"), p.get("cp"))
         per = (p.get("memory") or {}).get("total_gib")

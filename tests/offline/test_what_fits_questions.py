@@ -91,3 +91,11 @@ def test_a_stated_serving_tp_is_the_instance_searched(assistant, q, tp):
     assert args["tp"] == tp and args["devices"] == tp and args["workload"] == "inference"
     assert f"TP {tp}" in ans.answer
     assert "Not used" not in ans.answer and "未使用" not in ans.answer
+
+
+def test_a_context_search_on_more_devices_than_the_plan_needs_says_so(assistant):
+    # qwen2.5-72b's own limit is 32,768; the newest vLLM table serves that on 4 cards (modelarts_llm_infer_5910003), so
+    # on 8 the plan line names its 4 and what the other 4 are for, instead of a TP 4 plan under "8 cards"
+    ans = assistant.ask("qwen2.5-72b vllm on 8 910B cards, longest context?")
+    line = next(ln for ln in ans.answer.splitlines() if ln.startswith("- Plan (estimate_inference)"))
+    assert "TP 4 on 4 cards already serves max-model-len 32,768" in line and "the rest of your 8 cards" in line
