@@ -387,6 +387,14 @@ class ServingBlocks(CapacityBlocks):
         if r is None:
             return None
         weights = r.weights_gib_per_device * r.tp * r.pp
+        # the memory asked is what the job needs: its KV cache for the sequences asked, not the room vLLM leaves for it
+        kv_need = r.kv_bytes_per_token_per_device * r.max_model_len * max(r.concurrency, 1) / GIB
+        need = r.weights_gib_per_device + kv_need + r.activation_gib + r.overhead_gib
+        if self.s.seq_len and need <= r.budget_gib:  # (with no length said, the weights lead: the KV cache is per token)
+            return self.say("memory_text_needed", need=need, layout=self.layout(r), weights_gib_per_device=r.weights_gib_per_device,
+                            precision=self.precision(r), kv_need=kv_need, seqs=seqs(max(r.concurrency, 1), r.max_model_len, self.zh),
+                            per_token=self.per_token(r), activation_gib=r.activation_gib, overhead_gib=r.overhead_gib,
+                            budget_gib=r.budget_gib, util=r.gpu_memory_utilization, kv_tokens_fit=r.kv_tokens_fit, weights=weights)
         return self.say("memory_text_about_gib_of", weights=weights, precision=self.precision(r), per_token=self.per_token(r), max_model_len=r.max_model_len, layout=self.layout(r), weights_gib_per_device=r.weights_gib_per_device, activation_gib=r.activation_gib, overhead_gib=r.overhead_gib, kv_cache_gib=r.kv_cache_gib, budget_gib=r.budget_gib, gpu_memory_utilization=r.gpu_memory_utilization)
 
 

@@ -353,3 +353,14 @@ def test_many_sequences_per_instance_name_the_max_num_seqs_to_start_with(assista
     (est,) = [c.result for c in calls(ans, "estimate_inference")]
     share = -(-est["concurrency"] // est["replicas"])
     assert share > 256 and f"--max-num-seqs {share}" in ans.answer
+
+
+def test_memory_asked_for_serving_is_the_jobs_need_summed(assistant):
+    # llama3.1-8b: KV per token = 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 128 KiB; 8192 tokens -> 1.0 GiB
+    ans = assistant.ask("how much gpu memory does llama3.1-8b need for inference in fp16 with 8k context, batch 1")
+    first = ans.answer.split("**Answer:** ", 1)[1].split("\n", 1)[0]
+    assert first.startswith("about **") and "GiB per device**" in first
+    assert "1.0 GiB KV cache for 1 sequence of 8192 (128 KiB per token)" in first
+    est = next(c.result for c in ans.tool_calls if c.name == "estimate_inference")
+    need = est["weights_gib_per_device"] + 1.0 + est["activation_gib"] + est["overhead_gib"]
+    assert f"**{need:.1f} GiB per device**" in first
