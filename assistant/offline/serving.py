@@ -221,7 +221,17 @@ class ServingBlocks(CapacityBlocks):
         return self.L(f"**{n}** ({row.memory_gb} GB) for vLLM serving, tested max-model-len "
                       f"{row.max_model_len} ({VLLM_LABEL['en']} {row.table}, gpu-memory-utilization {row.gpu_memory_utilization}).",
                       f"vLLM 推理最少 **{n}**（{row.memory_gb} GB 卡），实测 max-model-len {row.max_model_len}"
-                      f"（{VLLM_LABEL['zh']} {row.table}，gpu-memory-utilization {row.gpu_memory_utilization}）。")
+                      f"（{VLLM_LABEL['zh']} {row.table}，gpu-memory-utilization {row.gpu_memory_utilization}）。") + self.on_die(row)
+
+    def on_die(self, row: VllmRow) -> str:
+        """On a part counted in DIE (Snt9B23), the table's 64 GB cards as DIE of the same memory, with the physical cards
+        and whole nodes they take (the tables were measured on 910B cards, not on the DIE: said so)."""
+        facts = self.e.facts
+        if self.unit_of(None) != "die" or not row.cards or not facts.memory_gb or row.memory_gb != int(facts.memory_gb):
+            return ""
+        per_card, per_node = max(self.s.dies_per_card or 1, 2), self.e.per_node or 16
+        return self.say("vllm_row_on_die", n=row.cards, part=facts.table_part or self.e.hardware, gb=row.memory_gb,
+                        physical=-(-row.cards // per_card), nodes=self.nodes(-(-row.cards // per_node)))
 
     # -- the estimate --------------------------------------------------------------------------
     def precision(self, r: InferenceResult) -> str:

@@ -364,3 +364,13 @@ def test_memory_asked_for_serving_is_the_jobs_need_summed(assistant):
     est = next(c.result for c in ans.tool_calls if c.name == "estimate_inference")
     need = est["weights_gib_per_device"] + 1.0 + est["activation_gib"] + est["overhead_gib"]
     assert f"**{need:.1f} GiB per device**" in first
+
+
+@pytest.mark.parametrize("q,want", [
+    # newest vLLM table: Qwen3-235B-A22B 16 cards, Qwen2.5-72B 4 cards (64 GB); Snt9B23: 64 GB and 2 DIE per card, 16 DIE a node
+    ("qwen3-235b-a22b 用 vllm 推理，A3 上要几个节点", "在 Snt9B23 上即 **16 DIE**（8 张物理卡，1 个节点）"),
+    ("serve qwen2.5-72b on snt9b23, how many DIE?", "On Snt9B23 that is **4 DIE** (2 physical card(s), 1 node)"),
+])
+def test_vllm_table_cards_on_a_die_part_are_said_as_die(assistant, q, want):
+    ans = assistant.ask(q)
+    assert want in ans.answer.split("\n- ", 1)[0]
