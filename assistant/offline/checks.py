@@ -138,14 +138,19 @@ def problems(text: str, lang: str) -> list[str]:
             shown = ("-" if m.group("sign") else "") + m.group("num")
             out.append((rule.zh if lang == "zh" else rule.en).format(text=shown))
     if (scaled := scaled_length(text)) and scaled[0] > MAX_SEQ_LEN:  # "400 万 token 长度": the length as written
-        rule = next(r for r in RULES if r.role == "seq_len" and r.test == "max")
-        out.append((rule.zh if lang == "zh" else rule.en).format(text=scaled[1].group(0).strip()))
+        out.append(too_long(scaled[1].group(0).strip(), lang))
     out += fractions(text, lang)
     for m in UTIL_GIVEN.finditer(text):
         value = float(m.group("num")) / (100 if m.group("pct") else 1)
         if not 0 < value <= 1:
             out.append(UTIL_RULE[lang].format(text=m.group("num") + (m.group("pct") or "")))
     return out + [VALID[lang]] if out else out
+
+
+def too_long(text: str, lang: str) -> str:
+    """The sentence refusing a sequence length above the tools' bound."""
+    rule = next(r for r in RULES if r.role == "seq_len" and r.test == "max")
+    return (rule.zh if lang == "zh" else rule.en).format(text=text)
 
 
 def add(found: list[str], sentence: str, lang: str) -> None:

@@ -424,6 +424,10 @@ class Parser:
         s.layout_refused = refused
         for sentence in refused:
             checks.add(s.problems, sentence, s.lang)
+        if s.seq_len and s.seq_len > checks.MAX_SEQ_LEN and not s.problems:
+            # the length the reader took ("seq 10000000") is checked as read, whatever words stood beside its number
+            checks.add(s.problems, checks.too_long(f"{s.seq_len:,}", s.lang), s.lang)
+            checks.add(s.problems, checks.VALID[s.lang], s.lang)
 
     @staticmethod
     def _method(work: str, s: Slots) -> None:

@@ -33,7 +33,8 @@ _PASTED = re.compile(
     r"preprocess_data\.(?:sh|py)\s+-|"  # the dataset preprocessing line (setup_check/preprocess.py)
     r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
     r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
-    r"--(?:prompt-tokens|output-tokens|request-rate|num-prompts)[ =]+\d",  # the vendor's benchmark scripts: lists checked
+    r"--(?:prompt-tokens|output-tokens|request-rate|num-prompts)[ =]+\d|"  # the vendor's benchmark scripts: lists checked
+    r"^\s*\{\s*\"[\w.-]+\"\s*:",  # a JSON object pasted whole (a DeepSpeed file, a request body): read, or located where broken
     re.IGNORECASE)
 
 
@@ -150,6 +151,11 @@ P = {
              "zh": "**放得下：每{unit} {total:.1f} GiB，{hw} 可用 {usable:.1f} GiB**（余 {head:.1f} GiB；估算）。"},
     "tight": {"en": "**Tight: {total:.1f} GiB per {unit} of {usable:.1f} GiB usable on {hw}** (only {head:.1f} GiB to spare; estimate).",
               "zh": "**勉强放得下：每{unit} {total:.1f} GiB，{hw} 可用 {usable:.1f} GiB**（仅余 {head:.1f} GiB；估算）。"},
+    # tight with the point above the usable memory: only the range's lower part fits, said as such (never "-3.4 to spare")
+    "tight_over": {"en": "**Tight: {total:.1f} GiB per {unit} against {usable:.1f} GiB usable on {hw}** (the estimate is {over:.1f} GiB "
+                         "over; only the lower part of its range, down to {low:.1f} GiB, fits; estimate).",
+                   "zh": "**偏紧：每{unit} {total:.1f} GiB，{hw} 可用 {usable:.1f} GiB**（估算值超出 {over:.1f} GiB，只有范围下端"
+                         "（低至 {low:.1f} GiB）放得下；估算）。"},
     "does_not_fit": {"en": "**Does not fit: {total:.1f} GiB per {unit} needed, {usable:.1f} GiB usable on {hw}** "
                            "(over by {over:.1f} GiB; estimate).",
                      "zh": "**放不下：每{unit}需要 {total:.1f} GiB，{hw} 可用 {usable:.1f} GiB**（超出 {over:.1f} GiB；估算）。"},
@@ -458,8 +464,9 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
             if (r.get("table_min_devices") or 0) > t["devices"]:
                 line.append(_p("below_table_no_fit", lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
             return line
-        line = [_p(r["verdict"], lang, total=needed, usable=t["usable_gib"], hw=r["hardware"], unit=unit,
-                   head=t["usable_gib"] - needed, over=needed - t["usable_gib"])]
+        key = "tight_over" if r["verdict"] == "tight" and needed > t["usable_gib"] else r["verdict"]
+        line = [_p(key, lang, total=needed, usable=t["usable_gib"], hw=r["hardware"], unit=unit, head=t["usable_gib"] - needed,
+                   over=needed - t["usable_gib"], low=t.get("low_gib", needed) - t.get("cached_gib", 0.0))]
         if (r.get("table_min_devices") or 0) > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all
             below = "below_table_no_fit" if r["verdict"] == "does_not_fit" else "below_table"
             line.append(_p(below, lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))

@@ -79,6 +79,17 @@ def inline_json(line: str) -> str | None:
     return line[start:].rstrip()
 
 
+def closed_object(chunk: str) -> str:
+    """A JSON object up to the brace that closes it: words after it on its last line ("{…} is this ok for 8 cards") are
+    the question's prose, not more JSON. One never closed is kept whole (the parser names what is missing)."""
+    depth = 0
+    for k, ch in enumerate(chunk):
+        depth += (ch == "{") - (ch == "}")
+        if depth == 0 and ch == "}":
+            return chunk[:k + 1]
+    return chunk
+
+
 def runs(text: str) -> list[Block]:
     """Unfenced text: consecutive lines that are YAML-like, shell-like (with backslash continuations) or
     a JSON object from '{' to its closing '}' become blocks; prose lines end them."""
@@ -94,7 +105,7 @@ def runs(text: str) -> list[Block]:
                 if depth <= 0 or j + 1 < len(lines) and _PROSE_AFTER_JSON.match(lines[j + 1]):
                     break  # closed, or cut off before the words after it ("{... "nvme"" then "this is my config")
                 j += 1
-            out.append(Block("\n".join(lines[i:j + 1]), "json"))
+            out.append(Block(closed_object("\n".join(lines[i:j + 1])), "json"))
             i = j + 1
             continue
         kind = "sh" if _SHELL_LINE.match(line) else "yaml" if _YAML_LINE.match(line) and line.strip() else ""

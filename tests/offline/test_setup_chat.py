@@ -248,3 +248,18 @@ def test_nodes_and_a_total_above_a_node_are_the_total(assistant):
                       "finetuning_type: full\ndeepspeed: examples/deepspeed/ds_z3_config.json\ncutoff_len: 8192\n"
                       "per_device_train_batch_size: 1\ngradient_accumulation_steps: 8").answer
     assert a.startswith("**你的配置与厂商配方表中同一任务不同：你用的是 ZeRO-3，16 张卡，配方表用的是 ZeRO-3，32 张卡**")
+
+
+def test_a_json_object_with_the_question_after_it_on_its_line_is_read(assistant):
+    # the object ends at its closing brace; "is this ok for … on 8 910b" is the question's own words
+    ans = assistant.ask('{"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 8, "zero_optimization": '
+                        '{"stage": 3}} is this ok for qwen2.5-14b full on 8 910b')
+    assert "not valid" not in ans.answer and "zero_stage 3 (DeepSpeed JSON: zero_optimization.stage 3)" in ans.answer
+    assert "devices 8 (question: 8 910b)" in ans.answer
+    # a tight verdict whose point is above the usable memory never says a negative room to spare
+    assert "to spare" not in ans.answer.split("\n", 1)[0] or "-" not in ans.answer.split("to spare")[0][-8:]
+
+
+def test_a_json_object_cut_off_is_located(assistant):
+    ans = assistant.ask('{"model": "qwen2.5-7b", "method": "lora", "devices": 8,')
+    assert "line 1, column 56" in ans.answer and "ends before every bracket is closed" in ans.answer

@@ -14,6 +14,7 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -413,3 +414,11 @@ def test_zero_said_off_in_words_is_stage_zero(assistant):
     zh = assistant.ask("qwen2.5-7b 全参 4096，8 张 910B，不用 ZeRO，纯数据并行能跑吗")
     assert {a["zero_stage"] for a in args_of(zh, "estimate_training_memory")} == {0}
     assert zh.answer.splitlines()[2].startswith("**结论**：**不行**（估算）：你的 8 张卡用 ZeRO-0")
+
+
+@pytest.mark.parametrize("q,shown", [("llama3.1-8b full seq 10000000", "“10,000,000” tokens is too long a sequence"),
+                                     ("qwen2.5-7b lora 序列 20000000 几张卡", "序列长度“20000000”过长")])
+def test_a_length_above_the_tools_bound_is_refused_however_it_is_said(assistant, q, shown):
+    # tools.common.MAX_SEQ_LEN = 1,048,576: no tool is called with a longer length
+    ans = assistant.ask(q)
+    assert ans.answer.startswith(shown) and not ans.tool_calls
