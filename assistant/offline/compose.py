@@ -12,6 +12,7 @@ from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, roundings, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
+from ..tools.estimate_support import generic_part
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.table_filter import FindTableRowsResult
 from ..tools.tables import (
@@ -370,7 +371,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
             # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read
             assumed.insert(0, self.say("assumed_fine_tuning_for"))
-        if s.origin("hardware") == "default":  # "a 24GB GPU": sized as the catalog part with that memory
+        if s.origin("hardware") == "default" and generic_part(s.hardware):  # "our 56GB GPUs": no catalog part has it
+            assumed.append(self.L(f"a generic GPU with the {s.memory_gb} GB stated, no vendor table",
+                                  f"按所述 {s.memory_gb} GB 的通用 GPU 估算，没有厂商表格") if self.is_gpu(s.hardware) else
+                           self.L(f"a generic NPU with the {s.memory_gb} GB stated, no vendor table",
+                                  f"按所述 {s.memory_gb} GB 的通用 NPU 估算，没有厂商表格"))
+        elif s.origin("hardware") == "default":  # "a 24GB GPU": sized as the catalog part with that memory
             hw = self.hw_name()
             noun = self.say("assumed_gpu") if self.is_gpu(s.hardware) else self.say("assumed_card")
             article = "an" if str(s.memory_gb).startswith(("8", "11", "18")) else "a"  # "an 80 GB", "an 18 GB"

@@ -144,6 +144,7 @@ class QuestionFrame(BaseModel):
     part_facts: dict[str, PartFacts] = Field(default_factory=dict, repr=False)
     """The catalog facts of every part the frame names (and of the default part), by catalog id: which vendor tables
     describe it, its kind. Filled by the reader from the catalog rows; a comparison's variants look their part up here."""
+    part_count_read: str = ""  # "2 nodes of 16 cards" on Snt9B23 (8 cards = 16 DIE a node): read as DIE, said before the answer
     part_stand_in: str = ""  # a part the catalog lacks, sized by its stated memory ("L20 48GB"): said before the answer
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
