@@ -133,6 +133,11 @@ STAND_IN = {
     "zh": "“{name}”不在硬件目录中，没有厂商表格覆盖它：下面的数字按你给出的每卡 {gb} GB 显存，把它当作通用{kind}估算"
           "（每节点 8 张，假定支持 BF16）。它的算力、互联和运行时实际报告的可用容量这里都不清楚。",
 }
+MIXED_FLEET = {
+    "en": "One job over the {parts} nodes together is covered by no vendor page or table, so plan the job on one part; "
+          "below, what each part's own nodes can do.",
+    "zh": "把 {parts} 的节点合起来跑同一个作业，没有任何厂商页面或表格覆盖，请按单一型号规划作业；下面分别给出每种型号自己的节点能做什么。",
+}
 PER_NODE_AS_DIE = {
     "en": "A {part} node has {cards} physical cards = {dies} DIE, so the {n} per node are read as {n} DIE.",
     "zh": "{part} 每台是 {cards} 张物理卡 = {dies} 个 DIE，所以每台 {n} 按 {n} 个 DIE 计。",
@@ -231,6 +236,7 @@ class Parser:
         self._counts(work, s, hw_count, r)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
         self._device_memory(work, s)
+        self._mixed_fleet(r, s)  # before the parts' facts: each part of a mixed fleet is sized
         part = self.part_row(s.hardware or DEFAULT_HARDWARE)
         named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares]
         s.part_facts = {hw: PartFacts.from_row(row) for hw in named if (row := self.part_row(hw))}
@@ -336,6 +342,28 @@ class Parser:
         every = ", ".join(self.resolver.hardware)
         checks.add(s.problems, UNKNOWN_PART[s.lang].format(name=shown, closest=closest, every=every), s.lang)
         return None
+
+    @staticmethod
+    def _mixed_fleet(r: Reading, s: Slots) -> None:
+        """Two parts each said with its own node count ("一台 Snt9B 加一台 Snt9B23", "2 Snt9B nodes and 1 Snt9B23 node"): a
+        mixed fleet. Each part is sized on its own nodes, and the answer first says that one job over both is covered
+        by no vendor page (round 13 c5-06: the Snt9B23 half was dropped)."""
+        parts = [sp for sp in r.spans if sp.slot == "hardware" and sp.value]
+        if len({sp.value for sp in parts}) < 2:
+            return
+        nodes = [sp for sp in r.spans if sp.slot == "said_nodes"]
+        own: dict[str, int] = {}
+        for part in parts:
+            said = [n for n in nodes if (n.end <= part.start and part.start - n.end <= 3) or (n.start <= part.start and part.end <= n.end)]
+            if said and part.value not in own:
+                own[str(part.value)] = int(said[-1].value)
+        if len(own) < 2:
+            return
+        s.part_nodes, s.hardwares = own, list(own)
+        s.hardware = s.hardwares[0]
+        s.nodes, s.devices = None, None
+        written = [next(s.question[sp.start:sp.end] for sp in parts if sp.value == hw) for hw in own]
+        s.part_count_read = MIXED_FLEET[s.lang].format(parts=(" 和 " if s.lang == "zh" else " and ").join(written))
 
     def _stand_in(self, work: str, name: str, shown: str, s: Slots) -> tuple[str, bool, str] | None:
         """A part the catalog lacks, written with its memory ("L20 48GB", "MI210 (64 GB)"): the memory is the one figure
