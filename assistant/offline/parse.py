@@ -349,8 +349,8 @@ class Parser:
         mixed fleet. Each part is sized on its own nodes, and the answer first says that one job over both is covered
         by no vendor page (round 13 c5-06: the Snt9B23 half was dropped)."""
         parts = [sp for sp in r.spans if sp.slot == "hardware" and sp.value]
-        if len({sp.value for sp in parts}) < 2:
-            return
+        if len({sp.value for sp in parts}) < 2 or not (s.model or s.params_b):
+            return  # no job: the parts' own facts compared ("一台 A3 和两台 A2 的显存"), part_facts.py
         nodes = [sp for sp in r.spans if sp.slot == "said_nodes"]
         own: dict[str, int] = {}
         for part in parts:

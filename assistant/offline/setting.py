@@ -250,8 +250,9 @@ class Setting:
         kind = "npu" if re.search(r"npu|昇腾|ascend", work) else "gpu"
         parts = [h for h in self.resolver.hardware.values() if h.get("memory_gb") == gb]
         same_kind = [h for h in parts if h.get("kind") == kind]
-        if kind == "npu" and gb == 64:
+        said_gpu = bool(re.search(r"gpu|显卡", work))  # "card" alone may be the Ascend card
+        if gb == 64 and not said_gpu:
             return None, False
-        if not same_kind:  # "our 56GB GPUs", "a 64 GB GPU": no catalog part of that kind has it, so a generic one
+        if not same_kind and (said_gpu or not parts):  # "our 56GB GPUs", "a 64 GB GPU": no catalog part has it, a generic one
             return f"custom-{gb}gb-{kind}", True
-        return same_kind[0]["id"], True
+        return (same_kind or parts)[0]["id"], True
