@@ -34,7 +34,7 @@ from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .quantity_blocks import QuantityBlocks
 from .results import Result
-from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
+from .route import COST, Done, converts_parts, is_family_prefix, is_training_question, names_model, table_strategy
 from .serving import quant_named
 from .table_rows import TableRowsBlocks
 from .timing import TimeBlocks
@@ -98,7 +98,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
             return (self.say("noted_devices", have=have, part=self.hw_name(e.hardware)) if e.devices else "") + t("clarify", self.lang)
-        out = self.compared() if compares(s) and self.per_variant() else self.nodes_first(self.batch_after_lead(self.body()))
+        # a count of one part converted to another ("8 张 A100 40G 换算成 910B 要几张") is one answer, not one per part
+        out = self.compared() if compares(s) and self.per_variant() and not converts_parts(s) else self.nodes_first(self.batch_after_lead(self.body()))
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         out = self.oom_reported_first(out)
