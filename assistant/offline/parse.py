@@ -133,6 +133,8 @@ STAND_IN = {
     "zh": "“{name}”不在硬件目录中，没有厂商表格覆盖它：下面的数字按你给出的每卡 {gb} GB 显存，把它当作通用{kind}估算"
           "（每节点 8 张，假定支持 BF16）。它的算力、互联和运行时实际报告的可用容量这里都不清楚。",
 }
+# the parts' nodes put together ("一台 Snt9B 加一台 Snt9B23", "2 Snt9B nodes and 1 Snt9B23 node", "pool them"): one fleet
+POOLED = re.compile(r"加|合起来|一起|混|同一个作业|(?<![a-z])(?:pool|together|combine|plus|mix|span|and|with|one\s+job)|\+|和|与|跟")
 MIXED_FLEET = {
     "en": "One job over the {parts} nodes together is covered by no vendor page or table, so plan the job on one part; "
           "below, what each part's own nodes can do.",
@@ -362,6 +364,8 @@ class Parser:
         s.part_nodes, s.hardwares = own, list(own)
         s.hardware = s.hardwares[0]
         s.nodes, s.devices = None, None
+        if not POOLED.search(r.text):
+            return  # "一台 A3 能不能当两台 A2 用": each part on its own nodes, compared, no job over both
         written = [next(s.question[sp.start:sp.end] for sp in parts if sp.value == hw) for hw in own]
         s.part_count_read = MIXED_FLEET[s.lang].format(parts=(" 和 " if s.lang == "zh" else " and ").join(written))
 

@@ -280,9 +280,17 @@ class PartFactsBlocks(Writer):
         if (b.dies_per_card or 1) > 1:
             cards = whole / (b.dies_per_card or 1)
             up += self.L(f" = {fig(cards)} physical card{'s' if cards != 1 else ''}", f" = {fig(cards)} 张物理卡")
-        lead = self.L(f"**{whole} {word(b.unit, whole)} of {self.short(b)}** hold as much memory as {said} of {self.short(a)}: "
+        held = self.L(f"{whole} {word(b.unit, whole)}", f"{whole} {word(b.unit, whole)}")
+        if NODES_ASKED.search(self.s.question.lower()):  # "how many 910C nodes hold as much as 3 DGX H100": the nodes lead
+            nodes = whole / b.devices_per_node
+            rent = math.ceil(nodes - 1e-9)
+            up += self.L(f" = {fig(round(nodes, 2))} nodes of {b.devices_per_node} {word(b.unit, 2)}",
+                         f" = {fig(round(nodes, 2))} 台（每台 {b.devices_per_node} {word(b.unit, 2)}）")
+            held = self.L(f"{rent} node{'s' if rent != 1 else ''}", f"{rent} 台") + (
+                self.L(f" ({held})", f"（{held}）") if rent != nodes else "")
+        lead = self.L(f"**{held} of {self.short(b)}** hold as much memory as {said} of {self.short(a)}: "
                       f"{sum_text}{up}.",
-                      f"按显存折算，{self.short(a)} {said} 相当于 **{self.short(b)} {whole} {word(b.unit, whole)}**：{sum_text}{up}。")
+                      f"按显存折算，{self.short(a)} {said} 相当于 **{self.short(b)} {held}**：{sum_text}{up}。")
         basis = self.L(f"From the hardware catalog: {self.short(a)} {fig(a.memory_gb)} GB per {word(a.unit, 1)}, {self.short(b)} "
                        f"{fig(b.memory_gb)} GB per {word(b.unit, 1)}. Memory only: compute, interconnect and how a model splits "
                        "over the devices differ, so the same total does not mean the same speed or the same fit.",

@@ -835,7 +835,7 @@ def converts_parts(s: Slots) -> bool:
     of another unit (or of another part) asked, no model and no job: the catalog's arithmetic, never "which model?"."""
     return ("part_convert" in s.intents and not RANKS_ASKED.search(s.question.lower()) and not names_model(s)
             # a memory asked across two parts ("4×H100 = how many 910B by memory") is a conversion by memory
-            and not part_facts_asked(s) - CONVERSION_FACTS - ({"part_memory"} if len(set(hardware_named(s))) > 1 else set())
+            and not part_facts_asked(s) - CONVERSION_FACTS - ({"part_memory", "part_total"} if len(set(hardware_named(s))) > 1 else set())
             - ({"part_unit"} if layout_devices(s) else set())
             and not (s.method or s.stage or s.seq_len or s.tokens)
             and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))

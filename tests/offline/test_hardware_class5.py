@@ -113,3 +113,20 @@ def test_a_mixed_fleet_sizes_each_part_on_its_own_nodes(assistant):
     ms_a3 = min_cards("qwen2.5-72b", "lora", 4096, "MindSpeed-LLM", "Snt9B23")
     assert f"Your {A3_NODE} DIE" in ans and f"MindSpeed-LLM ({ms_a3} DIE)" in ans  # the Snt9B23 node is not dropped
     assert f"{int(A2['devices_per_node'])} cards" in ans
+
+
+def test_a_memory_equivalent_asked_in_nodes_leads_with_the_nodes(assistant):
+    h100 = part("h100-80g")
+    total = 3 * int(h100["devices_per_node"]) * float(h100["memory_gb"])  # a DGX H100 is one node of 8 H100 80GB
+    dies = math.ceil(total / float(A3["memory_gb"]))
+    nodes = math.ceil(dies / A3_NODE)
+    ans = assistant.ask("how many 910C nodes give the same total HBM as 3 DGX H100 boxes?").answer
+    assert f"**{nodes} nodes ({dies} DIE) of Snt9B23**" in ans and f"{total:g} GB" in ans
+
+
+def test_parts_compared_on_their_own_nodes_are_no_pooled_job(assistant):
+    ans = assistant.ask("一台 A3 能不能当两台 A2 用？跑 qwen2.5-32b 全参 4k").answer
+    assert "合起来" not in ans  # a comparison, not one job over both
+    ms = min_cards("qwen2.5-32b", "full", 4096, "MindSpeed-LLM", "Snt9B23")
+    assert f"你的 {A3_NODE} DIE" in ans and f"MindSpeed-LLM（{ms} DIE）" in ans
+    assert f"你的 {2 * int(A2['devices_per_node'])} 张卡" in ans
