@@ -34,7 +34,15 @@ from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .quantity_blocks import QuantityBlocks
 from .results import Result
-from .route import COST, Done, converts_parts, is_family_prefix, is_training_question, names_model, table_strategy
+from .route import (
+    COST,
+    Done,
+    converts_parts,
+    is_family_prefix,
+    is_training_question,
+    names_model,
+    table_strategy,
+)
 from .serving import quant_named
 from .table_rows import TableRowsBlocks
 from .timing import TimeBlocks
