@@ -251,6 +251,8 @@ class Setting:
         parts = [h for h in self.resolver.hardware.values() if h.get("memory_gb") == gb]
         same_kind = [h for h in parts if h.get("kind") == kind]
         said_gpu = bool(re.search(r"gpu|显卡", work))  # "card" alone may be the Ascend card
+        if re.search(r"in-house|自研|custom|自定义|our own|accelerator|加速卡|chip|芯片", work) and kind == "gpu":
+            return f"custom-{gb}gb-gpu", True  # "our in-house accelerator, 40GB per chip": no catalog part stands in for it
         if gb == 64 and not said_gpu:
             return None, False
         if not same_kind and (said_gpu or not parts):  # "our 56GB GPUs", "a 64 GB GPU": no catalog part has it, a generic one

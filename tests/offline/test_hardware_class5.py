@@ -130,3 +130,9 @@ def test_parts_compared_on_their_own_nodes_are_no_pooled_job(assistant):
     ms = min_cards("qwen2.5-32b", "full", 4096, "MindSpeed-LLM", "Snt9B23")
     assert f"你的 {A3_NODE} DIE" in ans and f"MindSpeed-LLM（{ms} DIE）" in ans
     assert f"你的 {2 * int(A2['devices_per_node'])} 张卡" in ans
+
+
+def test_an_unnamed_accelerator_with_its_memory_is_generic_not_a_catalog_stand_in(parse):
+    # the catalog has a 40 GB GPU (A100 40GB), but an in-house chip is no A100
+    s = parse("our in-house accelerator has 40GB per chip. how many to lora llama3.1-70b at 4k?")
+    assert s.hardware == "custom-40gb-gpu"
