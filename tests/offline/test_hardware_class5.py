@@ -136,3 +136,9 @@ def test_an_unnamed_accelerator_with_its_memory_is_generic_not_a_catalog_stand_i
     # the catalog has a 40 GB GPU (A100 40GB), but an in-house chip is no A100
     s = parse("our in-house accelerator has 40GB per chip. how many to lora llama3.1-70b at 4k?")
     assert s.hardware == "custom-40gb-gpu"
+
+
+def test_a_generic_part_compared_with_a_catalog_part_leads_with_both_counts(assistant):
+    ans = assistant.ask("L20 48GB vs 910B 64GB for serving qwen2.5-14b — does either need more than one card?").answer
+    lead = next(line for line in ans.split("\n") if line.startswith("**Answer:**"))
+    assert "48 GB GPU (generic) **1 GPU (estimate)**" in lead and "Snt9B **1 card (vendor table)**" in lead
