@@ -135,6 +135,11 @@ STAND_IN = {
 }
 # the parts' nodes put together ("一台 Snt9B 加一台 Snt9B23", "2 Snt9B nodes and 1 Snt9B23 node", "pool them"): one fleet
 POOLED = re.compile(r"加|合起来|一起|混|同一个作业|(?<![a-z])(?:pool|together|combine|plus|mix|span|and|with|one\s+job)|\+|和|与|跟")
+GPU_VARIANT = {
+    "en": "“{text}”: the hardware catalog's {name} row has {per} GB, so this variant is not in the catalog; the figures "
+          "below are an estimate for a generic GPU with the {gb} GB you stated (no vendor table).",
+    "zh": "“{text}”：硬件目录中 {name} 是 {per} GB，这个型号不在目录中；下面按你给出的 {gb} GB，把它当作通用 GPU 估算（没有厂商表格）。",
+}
 MIXED_FLEET = {
     "en": "One job over the {parts} nodes together is covered by no vendor page or table, so plan the job on one part; "
           "below, what each part's own nodes can do.",
@@ -146,9 +151,9 @@ PER_NODE_AS_DIE = {
 }
 UNKNOWN_PART = {
     "en": "“{name}” is not a part in the hardware catalog.{closest} The parts it has: {every}. "
-          "Give its memory per device (e.g. “{name} 64GB”) and I size the job on a generic device with that memory.",
+          "What is its memory per device (e.g. “{name} 64GB”)? With it I size the job on a generic device of that memory.",
     "zh": "“{name}”不是硬件目录中的型号。{closest}目录中的硬件：{every}。"
-          "告诉我它每卡的显存（例如“{name} 64GB”），我可以按该显存的通用设备估算。",
+          "它每卡的显存是多少（例如“{name} 64GB”）？告诉我后可以按该显存的通用设备估算。",
 }
 
 
@@ -228,6 +233,7 @@ class Parser:
         s.shape = num.shape(r) or None
         span = self.names.read(r, text, s)
         hw_count = self._unknown_part(r, s) or hw_count
+        self._gpu_variant(r, s)
         s.same_shape = self.names.same_shape(s.model)
         self._method(r.unread(), s)
         qlora_bits(low, s)
@@ -368,6 +374,26 @@ class Parser:
             return  # "一台 A3 能不能当两台 A2 用": each part on its own nodes, compared, no job over both
         written = [next(s.question[sp.start:sp.end] for sp in parts if sp.value == hw) for hw in own]
         s.part_count_read = MIXED_FLEET[s.lang].format(parts=(" 和 " if s.lang == "zh" else " and ").join(written))
+
+    def _gpu_variant(self, r: Reading, s: Slots) -> None:
+        """A catalog GPU written with another memory than its row's ("H100 NVL 94GB", "H20 141GB"): a variant the catalog
+        lacks, sized as a generic GPU of the stated memory and said so. (An Ascend part's other memory is a false premise,
+        corrected in ``layout``: its rows are the vendor's own.)"""
+        span = next((sp for sp in r.spans if sp.slot == "hardware" and sp.value == s.hardware), None)
+        part = self.resolver.hardware.get(s.hardware or "")
+        if span is None or not part or part.get("kind") != "gpu" or s.hardwares:
+            return
+        after = r.text[span.end:]
+        m = PART_MEMORY_AFTER.match(after) or NAME_WORDS_MEMORY.match(after)
+        per = float(part.get("memory_gb") or 0)
+        if not m or not per or abs(int(m.group(1)) - per) <= 0.1 * per:
+            return
+        gb = int(m.group(1))
+        if checks.device_memory(gb, "", self.resolver.hardware, DEFAULT_HARDWARE, s.lang):
+            return
+        shown = s.question[span.start:span.end + m.end()].strip()
+        s.hardware, s.part_stand_in = f"custom-{gb}gb-gpu", GPU_VARIANT[s.lang].format(
+            text=shown, name=part.get("name"), per=f"{per:g}", gb=gb)
 
     def _stand_in(self, work: str, name: str, shown: str, s: Slots) -> tuple[str, bool, str] | None:
         """A part the catalog lacks, written with its memory ("L20 48GB", "MI210 (64 GB)"): the memory is the one figure

@@ -142,3 +142,18 @@ def test_a_generic_part_compared_with_a_catalog_part_leads_with_both_counts(assi
     ans = assistant.ask("L20 48GB vs 910B 64GB for serving qwen2.5-14b — does either need more than one card?").answer
     lead = next(line for line in ans.split("\n") if line.startswith("**Answer:**"))
     assert "48 GB GPU (generic) **1 GPU (estimate)**" in lead and "Snt9B **1 card (vendor table)**" in lead
+
+
+@pytest.mark.parametrize("q, hw, gb", [
+    ("we got 2 nodes of H100 NVL 94GB (8 each). qwen2.5-72b full finetune 4k, enough?", "h100-80g", 94),
+    ("4 张 H20 141G 部署 qwen2.5-72b-instruct 够吗", "h20-96g", 141),
+])
+def test_a_catalog_gpu_said_with_another_memory_is_a_generic_gpu_of_it(parse, assistant, q, hw, gb):
+    assert float(part(hw)["memory_gb"]) != gb  # the catalog row is another variant
+    assert parse(q).hardware == f"custom-{gb}gb-gpu"
+    ans = assistant.ask(q).answer
+    assert f"{part(hw)['memory_gb']} GB" in ans.split("\n")[0] and f"{gb} GB" in ans.split("\n")[0]
+
+
+def test_an_ascend_part_said_with_another_memory_stays_a_corrected_premise(parse):
+    assert parse("qwen2.5-7b inference on 910B (128GB per card) how many cards").hardware == "snt9b"
