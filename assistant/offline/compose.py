@@ -12,6 +12,7 @@ from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, roundings, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
+from ..tools.estimate_support import generic_part
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.table_filter import FindTableRowsResult
 from ..tools.tables import (
@@ -39,7 +40,15 @@ from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .quantity_blocks import QuantityBlocks
 from .results import Result
-from .route import COST, Done, is_family_prefix, is_training_question, names_model, table_strategy
+from .route import (
+    COST,
+    Done,
+    converts_parts,
+    is_family_prefix,
+    is_training_question,
+    names_model,
+    table_strategy,
+)
 from .serving import quant_named
 from .setup_answer import REMEDY
 from .shared_card import SharedCardBlocks
@@ -105,7 +114,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
             return (self.say("noted_devices", have=have, part=self.hw_name(e.hardware)) if e.devices else "") + t("clarify", self.lang)
-        out = self.compared() if compares(s) and self.per_variant() else self.ga_first(self.nodes_first(self.batch_after_lead(self.body())))
+        # a count of one part converted to another ("8 张 A100 40G 换算成 910B 要几张") is one answer, not one per part
+        out = self.compared() if compares(s) and self.per_variant() and not converts_parts(s) else self.ga_first(self.nodes_first(self.batch_after_lead(self.body())))
         if not [line for line in out if line.strip()]:
             return t("clarify", self.lang)
         out = self.oom_reported_first(out)
@@ -438,7 +448,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
             # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read
             assumed.insert(0, self.say("assumed_fine_tuning_for"))
-        if s.origin("hardware") == "default":  # "a 24GB GPU": sized as the catalog part with that memory
+        if s.origin("hardware") == "default" and generic_part(s.hardware):  # "our 56GB GPUs": no catalog part has it
+            assumed.append(self.L(f"a generic GPU with the {s.memory_gb} GB stated, no vendor table",
+                                  f"按所述 {s.memory_gb} GB 的通用 GPU 估算，没有厂商表格") if self.is_gpu(s.hardware) else
+                           self.L(f"a generic NPU with the {s.memory_gb} GB stated, no vendor table",
+                                  f"按所述 {s.memory_gb} GB 的通用 NPU 估算，没有厂商表格"))
+        elif s.origin("hardware") == "default":  # "a 24GB GPU": sized as the catalog part with that memory
             hw = self.hw_name()
             noun = self.say("assumed_gpu") if self.is_gpu(s.hardware) else self.say("assumed_card")
             article = "an" if str(s.memory_gb).startswith(("8", "11", "18")) else "a"  # "an 80 GB", "an 18 GB"

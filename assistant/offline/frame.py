@@ -45,12 +45,16 @@ class PartFacts(BaseModel):
     table_part: str | None = None  # the part's column in the vendor's min-card tables ("Snt9B", "Snt9B23")
     vendor_tables: frozenset[str] = frozenset()  # the vendor tables that describe the part: min_cards, recipes, vllm
     memory_gb: float | None = None  # per device (per DIE on a part counted in DIE)
+    devices_per_node: int | None = None  # devices in one node (16 DIE on Snt9B23)
+    dies_per_card: int = 1  # devices on one card (2 DIE on Snt9B23)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> PartFacts:
         return cls(kind=row.get("kind") or None, unit=row.get("unit") or "card", table_part=row.get("table_part") or None,
                    vendor_tables=vendor_tables(row),
-                   memory_gb=float(row["memory_gb"]) if row.get("memory_gb") else None)
+                   memory_gb=float(row["memory_gb"]) if row.get("memory_gb") else None,
+                   devices_per_node=int(row["devices_per_node"]) if row.get("devices_per_node") else None,
+                   dies_per_card=int(row.get("dies_per_card") or 1) if row.get("unit") == "die" else 1)
 
 
 @dataclass
@@ -155,6 +159,8 @@ class QuestionFrame(BaseModel):
     part_facts: dict[str, PartFacts] = Field(default_factory=dict, repr=False)
     """The catalog facts of every part the frame names (and of the default part), by catalog id: which vendor tables
     describe it, its kind. Filled by the reader from the catalog rows; a comparison's variants look their part up here."""
+    part_nodes: dict[str, int] = Field(default_factory=dict)  # a mixed fleet: the nodes said of each part ("一台 Snt9B 加一台 Snt9B23")
+    part_count_read: str = ""  # "2 nodes of 16 cards" on Snt9B23 (8 cards = 16 DIE a node): read as DIE, said before the answer
     part_stand_in: str = ""  # a part the catalog lacks, sized by its stated memory ("L20 48GB"): said before the answer
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None
@@ -212,8 +218,20 @@ class QuestionFrame(BaseModel):
             return [self]
         frames = [self.model_copy(update={"intents": self.intents - {"compare"}, "same_shape": [] if self.models else self.same_shape})]
         for many, one in (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len")):
-            frames = [f.model_copy(update={one: v, many: []}) for f in frames for v in (getattr(f, many) or [getattr(f, one)])]
+            frames = [f.model_copy(update={one: v, many: [], **(self.part_counts(v) if many == "hardwares" and self.hardwares else {})})
+                      for f in frames for v in (getattr(f, many) or [getattr(f, one)])]
         return frames
+
+    def part_counts(self, hw: str | None) -> dict[str, Any]:
+        """A compared part's own node size and DIE per card (its catalog facts, not the first part's), and the nodes the
+        question said of it in a mixed fleet ("2 Snt9B nodes and 1 Snt9B23 node")."""
+        facts = self.part_facts.get(hw or "")
+        if facts is None or self.settings.get("node_cards"):
+            return {}
+        out: dict[str, Any] = {"node_size": facts.devices_per_node or self.node_size, "dies_per_card": facts.dies_per_card}
+        if hw in self.part_nodes:
+            out |= {"nodes": self.part_nodes[hw], "devices": None, "device_unit": None}
+        return out
 
     def origin(self, name: str) -> Origin | None:
         """Where the value of ``name`` came from: "said", "conversation", "default" (also for a value

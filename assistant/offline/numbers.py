@@ -108,7 +108,8 @@ def memory_sizes(work: str) -> list[int]:
 def memory_names_a_device(work: str) -> bool:
     """True when a memory size describes the device: "a 24GB GPU", "24G显卡", "GPU with 48 GB"."""
     return bool(re.search(r"(?<![0-9.])\d{2,3}\s*g(?:i?b)?\s*(?:的\s*)?(?:vram\s*|显存\s*|memory\s*)?(?:cards?|gpus?|npus?|devices?|"
-                          r"accelerators?|显卡|卡)(?![a-z])|(?:cards?|gpus?|npus?|显卡|卡)\s*(?:with|of|has|有)?\s*\d{2,3}\s*g(?:i?b)?(?![a-z0-9])",
+                          r"accelerators?|显卡|卡)(?![a-z])|(?:cards?|gpus?|npus?|显卡|卡|accelerators?|chips?|芯片)\s*(?:with|of|has|有)?\s*\d{2,3}\s*g(?:i?b)?(?![a-z0-9])"
+                          r"|(?<![0-9.])\d{2,3}\s*g(?:i?b)?\s*(?:per|each|a|/)\s*(?:chip|card|gpu|npu|device|accelerator)(?![a-z])",
                           work))
 
 

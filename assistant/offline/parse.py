@@ -11,6 +11,7 @@ import unicodedata
 from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
+from ..tools.estimate_support import generic_part
 from . import checks, either, serving_words, spec, table_query
 from . import numbers as num
 from .asked import asks_verdict
@@ -32,6 +33,7 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     changed_to,
     cn_number,
     cn_numerals_to_digits,
+    compared,
     misspelt_method,
 )
 
@@ -122,16 +124,36 @@ OUT_OF_SCOPE = {
           "每卡显存、训练时长和现成的配置，并回答 ModelArts 和昇腾页面上的问题（硬件参数、vLLM 推理、排障）。例如：“qwen2.5-7b LoRA 微调，"
           "序列长度 4096，需要几张卡？”",
 }
+NAME_WORDS_MEMORY = re.compile(r"(?:\s+[a-z]{2,6}){1,2}\s*[-_(（,，]?\s*(\d{1,4})\s*g(?:i?b)?(?![a-z0-9])")
 NAME_WITH_MEMORY = re.compile(r"(?<![0-9])[-_\s]?(\d{1,4})\s*g(?:i?b)?$", re.IGNORECASE)
 STAND_IN = {
-    "en": "“{name}” is not in the hardware catalog; the estimate uses its stated {gb} GB per device, sized as the catalog's "
-          "{gb} GB part ({part}). Its speed, interconnect and reported capacity may differ from that part's.",
-    "zh": "“{name}”不在硬件目录中；估算按你给出的每卡 {gb} GB 显存计算，套用目录中同为 {gb} GB 的 {part}。"
-          "它的算力、互联和实际可用容量可能与该型号不同。",
+    "en": "“{name}” is not in the hardware catalog, so no vendor table covers it: the figures below are an estimate for a "
+          "generic {kind} with the {gb} GB per device you stated (8 per node, BF16 assumed). Its compute, interconnect "
+          "and the capacity its runtime reports are not known here.",
+    "zh": "“{name}”不在硬件目录中，没有厂商表格覆盖它：下面的数字按你给出的每卡 {gb} GB 显存，把它当作通用{kind}估算"
+          "（每节点 8 张，假定支持 BF16）。它的算力、互联和运行时实际报告的可用容量这里都不清楚。",
+}
+# the parts' nodes put together ("一台 Snt9B 加一台 Snt9B23", "2 Snt9B nodes and 1 Snt9B23 node", "pool them"): one fleet
+POOLED = re.compile(r"加|合起来|一起|混|同一个作业|(?<![a-z])(?:pool|together|combine|plus|mix|span|and|with|one\s+job)|\+|和|与|跟")
+GPU_VARIANT = {
+    "en": "“{text}”: the hardware catalog's {name} row has {per} GB, so this variant is not in the catalog; the figures "
+          "below are an estimate for a generic GPU with the {gb} GB you stated (no vendor table).",
+    "zh": "“{text}”：硬件目录中 {name} 是 {per} GB，这个型号不在目录中；下面按你给出的 {gb} GB，把它当作通用 GPU 估算（没有厂商表格）。",
+}
+MIXED_FLEET = {
+    "en": "One job over the {parts} nodes together is covered by no vendor page or table, so plan the job on one part; "
+          "below, what each part's own nodes can do.",
+    "zh": "把 {parts} 的节点合起来跑同一个作业，没有任何厂商页面或表格覆盖，请按单一型号规划作业；下面分别给出每种型号自己的节点能做什么。",
+}
+PER_NODE_AS_DIE = {
+    "en": "A {part} node has {cards} physical cards = {dies} DIE, so the {n} per node are read as {n} DIE.",
+    "zh": "{part} 每台是 {cards} 张物理卡 = {dies} 个 DIE，所以每台 {n} 按 {n} 个 DIE 计。",
 }
 UNKNOWN_PART = {
-    "en": "“{name}” is not a part in the hardware catalog. Did you mean {closest}? The parts it has: {every}.",
-    "zh": "“{name}”不是硬件目录中的型号。是指 {closest} 吗？目录中的硬件：{every}。",
+    "en": "“{name}” is not a part in the hardware catalog.{closest} The parts it has: {every}. "
+          "What is its memory per device (e.g. “{name} 64GB”)? With it I size the job on a generic device of that memory.",
+    "zh": "“{name}”不是硬件目录中的型号。{closest}目录中的硬件：{every}。"
+          "它每卡的显存是多少（例如“{name} 64GB”）？告诉我后可以按该显存的通用设备估算。",
 }
 
 
@@ -210,7 +232,8 @@ class Parser:
             setattr(s, name, value)
         s.shape = num.shape(r) or None
         span = self.names.read(r, text, s)
-        self._unknown_part(r, s)
+        hw_count = self._unknown_part(r, s) or hw_count
+        self._gpu_variant(r, s)
         s.same_shape = self.names.same_shape(s.model)
         self._method(r.unread(), s)
         qlora_bits(low, s)
@@ -221,14 +244,23 @@ class Parser:
         self._counts(work, s, hw_count, r)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
         self._device_memory(work, s)
-        part = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE)
+        self._mixed_fleet(r, s)  # before the parts' facts: each part of a mixed fleet is sized
+        part = self.part_row(s.hardware or DEFAULT_HARDWARE)
         named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares]
-        s.part_facts = {hw: PartFacts.from_row(self.resolver.hardware[hw]) for hw in named if hw in self.resolver.hardware}
+        s.part_facts = {hw: PartFacts.from_row(row) for hw in named if (row := self.part_row(hw))}
         if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
             said_size = int(s.settings.get("node_cards") or 0)  # "how many 8-card nodes?": the user's nodes, in cards
             # a part counted in DIE (catalog unit "die"): a card count is converted; the writer has no word for other units yet
             s.dies_per_card = int(part.get("dies_per_card") or 1) if part.get("unit") == "die" else 1
             s.node_size = said_size * s.dies_per_card if said_size else int(part.get("devices_per_node") or 0) or None
+            per_node = int(part.get("devices_per_node") or 0)
+            if not said_size and s.nodes and s.devices and s.device_unit == "card" and s.devices % s.nodes == 0:
+                said_size = s.devices // s.nodes  # "2 nodes of 16 cards": the cards said of each node
+            if said_size and s.dies_per_card > 1 and said_size * s.dies_per_card > per_node >= said_size:
+                # "两台 16 卡的 Snt9B23": a node has 8 physical cards = 16 DIE, so the 16 a node are DIE, and said so
+                s.node_size, s.device_unit = said_size, "die"
+                s.part_count_read = PER_NODE_AS_DIE[s.lang].format(
+                    n=said_size, part=part.get("table_part") or part["id"], cards=per_node // s.dies_per_card, dies=per_node)
             if s.hardware is None:
                 s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
         read_intents(work, s, s.model in self.serving_only)
@@ -291,22 +323,77 @@ class Parser:
         cjk, english = language_words(text)
         return cjk >= 6 or english >= 5
 
-    def _unknown_part(self, r: Reading, s: Slots) -> None:
+    def _unknown_part(self, r: Reading, s: Slots) -> int | None:
         """A part the catalog does not have ("Snt9B99") is said with the nearest parts and every part there is, never
-        read as the default part."""
+        read as the default part. Written with its memory ("4x MI250 64GB") it is a generic device of that memory: the
+        count written with it is returned, and a catalog part it is compared with ("L20 48GB vs 910B") is sized too."""
         work = r.unread()
         name = self.setting.unknown_part(work)
         if not name:
-            return
-        shown = s.question[work.find(name): work.find(name) + len(name)] or name
+            return None
+        start = work.find(name)
+        shown = s.question[start: start + len(name)] or name
         if stand_in := self._stand_in(work, name, shown, s):  # "L20 48GB": its stated memory sizes it, said so
-            s.hardware, s.hardware_guessed, s.part_stand_in = stand_in
-            r.claim(work.find(name), work.find(name) + len(name), "hardware", s.hardware, "catalog")
-            return
+            catalog = [(sp.start, sp.end, sp.value) for sp in r.spans if sp.slot == "hardware" and sp.value]
+            s.hardware, guessed, s.part_stand_in = stand_in
+            s.hardware_guessed = guessed and not s.part_stand_in
+            r.claim(start, start + len(name), "hardware", s.hardware, "catalog")
+            if catalog and compared(r.text, [(a, b) for a, b, _ in catalog] + [(start, start + len(name))]):
+                s.hardwares = [hw for _, hw in sorted([(a, v) for a, _, v in catalog] + [(start, s.hardware)])]
+            after = work[start + len(name):]
+            if memory := (PART_MEMORY_AFTER.match(after) or NAME_WORDS_MEMORY.match(after)):
+                after = after[memory.end():]  # "Gaudi2 96GB x8": the count follows the memory
+            return num.count_before_hardware(work[:start], after)
         near = self.setting.closest_parts(name)
-        closest = ", ".join(near[:-1]) + ((" 或 " if s.lang == "zh" else " or ") if near[:-1] else "") + near[-1] if near else "-"
+        closest = ", ".join(near[:-1]) + ((" 或 " if s.lang == "zh" else " or ") if near[:-1] else "") + near[-1] if near else ""
+        closest = (f"是指 {closest} 吗？" if s.lang == "zh" else f" Did you mean {closest}?") if closest else ""
         every = ", ".join(self.resolver.hardware)
         checks.add(s.problems, UNKNOWN_PART[s.lang].format(name=shown, closest=closest, every=every), s.lang)
+        return None
+
+    @staticmethod
+    def _mixed_fleet(r: Reading, s: Slots) -> None:
+        """Two parts each said with its own node count ("一台 Snt9B 加一台 Snt9B23", "2 Snt9B nodes and 1 Snt9B23 node"): a
+        mixed fleet. Each part is sized on its own nodes, and the answer first says that one job over both is covered
+        by no vendor page (round 13 c5-06: the Snt9B23 half was dropped)."""
+        parts = [sp for sp in r.spans if sp.slot == "hardware" and sp.value]
+        if len({sp.value for sp in parts}) < 2 or not (s.model or s.params_b):
+            return  # no job: the parts' own facts compared ("一台 A3 和两台 A2 的显存"), part_facts.py
+        nodes = [sp for sp in r.spans if sp.slot == "said_nodes"]
+        own: dict[str, int] = {}
+        for part in parts:
+            said = [n for n in nodes if (n.end <= part.start and part.start - n.end <= 3) or (n.start <= part.start and part.end <= n.end)]
+            if said and part.value not in own:
+                own[str(part.value)] = int(said[-1].value)
+        if len(own) < 2:
+            return
+        s.part_nodes, s.hardwares = own, list(own)
+        s.hardware = s.hardwares[0]
+        s.nodes, s.devices = None, None
+        if not POOLED.search(r.text):
+            return  # "一台 A3 能不能当两台 A2 用": each part on its own nodes, compared, no job over both
+        written = [next(s.question[sp.start:sp.end] for sp in parts if sp.value == hw) for hw in own]
+        s.part_count_read = MIXED_FLEET[s.lang].format(parts=(" 和 " if s.lang == "zh" else " and ").join(written))
+
+    def _gpu_variant(self, r: Reading, s: Slots) -> None:
+        """A catalog GPU written with another memory than its row's ("H100 NVL 94GB", "H20 141GB"): a variant the catalog
+        lacks, sized as a generic GPU of the stated memory and said so. (An Ascend part's other memory is a false premise,
+        corrected in ``layout``: its rows are the vendor's own.)"""
+        span = next((sp for sp in r.spans if sp.slot == "hardware" and sp.value == s.hardware), None)
+        part = self.resolver.hardware.get(s.hardware or "")
+        if span is None or not part or part.get("kind") != "gpu" or s.hardwares:
+            return
+        after = r.text[span.end:]
+        m = PART_MEMORY_AFTER.match(after) or NAME_WORDS_MEMORY.match(after)
+        per = float(part.get("memory_gb") or 0)
+        if not m or not per or abs(int(m.group(1)) - per) <= 0.1 * per:
+            return
+        gb = int(m.group(1))
+        if checks.device_memory(gb, "", self.resolver.hardware, DEFAULT_HARDWARE, s.lang):
+            return
+        shown = s.question[span.start:span.end + m.end()].strip()
+        s.hardware, s.part_stand_in = f"custom-{gb}gb-gpu", GPU_VARIANT[s.lang].format(
+            text=shown, name=part.get("name"), per=f"{per:g}", gb=gb)
 
     def _stand_in(self, work: str, name: str, shown: str, s: Slots) -> tuple[str, bool, str] | None:
         """A part the catalog lacks, written with its memory ("L20 48GB", "MI210 (64 GB)"): the memory is the one figure
@@ -314,16 +401,19 @@ class Parser:
         the part is not in the catalog and which memory the estimate used (round 13 c5-05: "L20 48GB" refused). The
         catalog part (device, None, note), or None when no part of that kind has that memory."""
         after = work[work.find(name) + len(name):]
-        m = NAME_WITH_MEMORY.search(name) or PART_MEMORY_AFTER.match(after)  # "L20 48GB" read as one name, or beside it
+        # "Atlas 300I Pro 24GB", "H100 NVL 94GB": a word or two of the name's own before its memory
+        m = NAME_WITH_MEMORY.search(name) or PART_MEMORY_AFTER.match(after) or NAME_WORDS_MEMORY.match(after)  # "L20 48GB" read as one name, or beside it
         if not m:
             return None
         gb = int(m.group(1))
-        kind = "npu" if re.search(r"npu|昇腾|ascend", work) else "gpu"
-        same = [h for h in self.resolver.hardware.values() if h.get("memory_gb") == gb and h.get("kind") == kind]
-        if not same:
-            return None
-        note = STAND_IN[s.lang].format(name=NAME_WITH_MEMORY.sub("", shown.strip()).strip() or shown.strip(), gb=gb, part=same[0].get("name") or same[0]["id"])
-        return same[0]["id"], True, note
+        if not gb or checks.device_memory(gb, "", self.resolver.hardware, DEFAULT_HARDWARE, s.lang):
+            return None  # no accelerator has that much: the memory check says so
+        kind = "npu" if re.search(r"npu|昇腾|ascend|atlas", work) else "gpu"
+        # a generic device of that memory, not the catalog's part of that size: a stand-in part would bring its own
+        # precisions and speed ("RTX 5090 32GB" sized as a V100 without BF16)
+        note = STAND_IN[s.lang].format(name=NAME_WITH_MEMORY.sub("", shown.strip()).strip() or shown.strip(), gb=gb,
+                                       kind={"en": kind.upper(), "zh": kind.upper()}[s.lang])
+        return f"custom-{gb}gb-{kind}", True, note
 
     def _device_memory(self, work: str, s: Slots) -> None:
         """Memory said of one device that no accelerator has ("my NPU has 1.5 TB HBM") is said, never sized on silently."""
@@ -354,10 +444,14 @@ class Parser:
             for claim in CLAIM.finditer(r.text, m.start(), m.end()):
                 r.claim_match(claim, "ignored_instruction", None, "instruction")
 
+    def part_row(self, hw: str) -> dict | None:
+        """The hardware catalog row of a part, or the generic row of a part known by its stated memory alone."""
+        return self.resolver.hardware.get(hw) or generic_part(hw)
+
     def check_layout(self, s: Slots) -> None:
         """The layout checks (``layout``) on a frame: one turn's, or the conversation's after a follow-up ("and with
         PP=4?" on the devices said before)."""
-        self.layout(s, self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""),
+        self.layout(s, self.part_row(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""),
                     self.layers.get(s.model or ""), self.kv_heads.get(s.model or ""))
         self.expert_layout(s, self.experts.get(s.model, 0) if s.model in self.catalog else None)
 
@@ -419,6 +513,8 @@ class Parser:
         said = num.device_memory_said(s.question.lower()) if part and s.hardware else None
         if said and (premise := checks.part_memory(said[0], s.question[said[1][0]:said[1][1]], part, s.lang)):  # type: ignore[arg-type]
             s.rule_notes.insert(0, premise)  # a false premise about the part: corrected before the answer that uses the catalog
+        if s.part_count_read and s.part_count_read not in s.rule_notes:
+            s.rule_notes.insert(0, s.part_count_read)
         if s.part_stand_in and s.part_stand_in not in s.rule_notes:
             s.rule_notes.insert(0, s.part_stand_in)  # "L20 48GB": not in the catalog, sized by its stated memory
         s.layout_refused = refused
@@ -489,7 +585,7 @@ class Parser:
             s.devices *= s.nodes
         if s.devices:
             # "8个DIE", "3 张 Snt9B23 DIE" (the part's name between them is claimed, so blank here)
-            s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*(?:个|张)?\s*(?:dies?|npus?)(?![a-z])", work) else "card"
+            s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*-?\s*(?:个|张)?\s*(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         # and "910B 32GB", "32G 的 910B" (the size beside the part's name), and "32GB vs 64GB cards" for serving (the two
         # memory columns of the vendor's vLLM tables: no GPU comes in both sizes)

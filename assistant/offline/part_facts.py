@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from ..tools.tables import HardwareInfo, ListHardwareResult
 from .frame import QuestionFrame
-from .route import RANKS_ASKED, converts_parts, part_facts_asked
+from .route import NODES_ASKED, RANKS_ASKED, converts_parts, layout_devices, part_facts_asked
 from .wording import Writer
 
 ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
@@ -35,7 +35,9 @@ def fig(x: float) -> str:
 
 
 # "how many whole nodes, and how many DIE left?": the whole nodes and the remainder are both asked
-WHOLE_AND_LEFT = re.compile(r"完整|整台|剩|余下|多出|(?<![a-z])(?:whole|full|complete)\s+(?:\w+\s+)?nodes?|left\s*over|leftover|remain")
+# (whole nodes named: "left over" is what stays beyond them; with no whole nodes named, what is left over is the rented
+# last node's idle devices, which the rounded-up count says)
+WHOLE_AND_LEFT = re.compile(r"完整|整台|(?<![a-z])(?:whole|full|complete)\s+(?:\w+\s+)?nodes?")
 
 class PartFactsBlocks(Writer):
     """The hardware block: the parts the question names, or the whole catalog for a list."""
@@ -138,6 +140,11 @@ class PartFactsBlocks(Writer):
             return ""
         en, zh, unit, value = COMPARABLE[key]
         (a, va), (b, vb) = ((h, value(h)) for h in parts)
+        owns = [self.own_nodes(h) for h in parts]
+        if key == "part_total" and all(owns) and owns[0] != owns[1]:
+            # "一台 Snt9B23 的总 HBM 和两台 Snt9B 比": the nodes each part was said with, each node's total times its count
+            (a, va), (b, vb) = ((h, n * value(h)) for h, n in zip(parts, owns, strict=True))
+            en, zh = "memory in the nodes said", "所述节点的显存合计"
         short = lambda h: h.name.removeprefix("ModelArts ").split(" (")[0]  # noqa: E731
         if va == vb:
             return self.L(f"**The same {en}**: {fig(va)}{unit} on both {short(a)} and {short(b)}.",
@@ -148,6 +155,19 @@ class PartFactsBlocks(Writer):
                       f"({fig(vbig - vsmall)}{unit} more).",
                       f"**{short(big)} 的{zh}是 {short(small)} 的 {ratio} 倍**：{fig(vbig)}{unit} 对 {fig(vsmall)}{unit}"
                       f"（多 {fig(vbig - vsmall)}{unit}）。")
+
+    def own_nodes(self, h: HardwareInfo) -> int | None:
+        """The node count written right before this part's name ("两台 Snt9B", "2 Snt9B23 nodes" reads the other way and
+        is the question's own count), when the question names two or more parts; else None."""
+        parts = [sp for sp in self.s.spans if sp.slot == "hardware" and sp.value]
+        if len({sp.value for sp in parts}) < 2:
+            return None
+        nodes = [sp for sp in self.s.spans if sp.slot == "said_nodes"]
+        for part in (sp for sp in parts if sp.value == h.id):
+            before = [n for n in nodes if n.end <= part.start and part.start - n.end <= 3]
+            if before:
+                return int(before[-1].value)
+        return None
 
     def part_conversion(self, rows: list[HardwareInfo]) -> list[str]:
         """A count of one part converted to the units asked, or to another part's nodes: devices = nodes × devices per
@@ -179,7 +199,11 @@ class PartFactsBlocks(Writer):
         cards_b, nodes_b = devices / dies_b, devices / b.devices_per_node
         whole = math.ceil(nodes_b)
         nodes_text = fig(round(nodes_b, 2))
-        part_used = "" if nodes_b == whole else self.L(f" (so {whole}, the last one part-used)", f"（即 {whole} 台，最后一台不满）")
+        idle = whole * b.devices_per_node - devices  # the rented last node's devices the job leaves idle
+        idle_cards = self.L(f" ({fig(idle / dies_b)} {word('card', idle / dies_b)})", f"（{fig(idle / dies_b)} 张卡）") if dies_b > 1 else ""
+        part_used = "" if nodes_b == whole else self.L(
+            f" (so {whole} to rent: {idle} {word(b.unit, idle)}{idle_cards} idle on the last one)",
+            f"（即要租 {whole} 台：最后一台空闲 {idle} {word(b.unit, idle)}{idle_cards}）")
         if nodes_b != whole and WHOLE_AND_LEFT.search(self.s.question.lower()):  # "几台完整的…还剩几个 DIE": both halves
             full, left = int(nodes_b), devices - int(nodes_b) * b.devices_per_node
             part_used = self.L(f": **{full} whole node{'s' if full != 1 else ''}** + **{left} {word(b.unit, left)} left over**",
@@ -199,8 +223,17 @@ class PartFactsBlocks(Writer):
                 figures.append(f"**{devices} DIE**")
             figures.append(self.L(f"**{nodes_text} node{'s' if nodes_b != 1 else ''}**", f"**{nodes_text} 台（节点）**") + part_used)
         said_text = self.L(f"{start} of {self.short(a)}{how}", f"{self.short(a)} {start}{how}")
+        if not self.s.devices and layout_devices(self.s):  # the count is the layout's: say how it was made
+            split = " × ".join(f"{k} {v}" for k, v in (("TP", self.s.tp), ("PP", self.s.pp)) if v)
+            said_text = self.L(f"{split} = {start} of {self.short(a)}", f"{self.short(a)} 上 {split} = {start}")
         of_b = self.L(f" of {self.short(b)}", f"（{self.short(b)}）") if b is not a else ""
-        if b is not a:  # "how many A3 nodes match 4 Snt9B nodes": the other part's nodes lead, then what they hold
+        if b is not a and CARDS_ASKED.search(self.s.question.lower()) and not NODES_ASKED.search(self.s.question.lower()):
+            # "A3 的 8 个 DIE 相当于 A2 的几张卡": the other part's cards asked lead, its nodes follow
+            cards_text = f"{fig(cards_b)} {word('card', cards_b)}" + (f" = {devices} DIE" if b.unit == "die" else "")
+            nodes_part = self.L(f"{nodes_text} node{'s' if nodes_b != 1 else ''}", f"{nodes_text} 台") + part_used
+            lead = self.L(f"**{cards_text} of {self.short(b)}** ({nodes_part}) match{'es' if cards_b <= 1 else ''} {said_text}.",
+                          f"**{self.short(b)} {cards_text}**（{nodes_part}）对应 {said_text}。")
+        elif b is not a:  # "how many A3 nodes match 4 Snt9B nodes": the other part's nodes lead, then what they hold
             holds = f"{fig(cards_b)} {word('card', cards_b)}" + (f" = {devices} DIE" if b.unit == "die" else "")
             lead = self.L(f"**{nodes_text} node{'s' if nodes_b != 1 else ''} of {self.short(b)}**{part_used} ({holds}) "
                           f"match{'es' if nodes_b <= 1 else ''} {said_text}.",
@@ -238,9 +271,26 @@ class PartFactsBlocks(Writer):
         said = f"{n} {word(unit, n)}" + (f" = {devices} {word(a.unit, devices)}" if unit != a.unit else "")
         sum_text = f"{devices} × {fig(a.memory_gb)} GB = {fig(total)} GB ÷ {fig(b.memory_gb)} GB = {fig(round(count, 2))}"
         up = "" if whole == count else self.L(f", rounded up to {whole}", f"，向上取整为 {whole}")
-        lead = self.L(f"**{whole} {word(b.unit, whole)} of {self.short(b)}** hold as much memory as {said} of {self.short(a)}: "
+        step = b.min_parallel_unit or 1
+        if whole % step:  # Snt9B23: a job takes DIE in steps of 2 (one card), so 5 DIE is rented as 6
+            unit_whole = math.ceil(whole / step) * step
+            up += self.L(f"; in steps of {step} {word(b.unit, 2)} (the smallest parallel unit) that is {unit_whole}",
+                         f"；按最小并行单位 {step} 个 {word(b.unit, 2)} 计为 {unit_whole}")
+            whole = unit_whole
+        if (b.dies_per_card or 1) > 1:
+            cards = whole / (b.dies_per_card or 1)
+            up += self.L(f" = {fig(cards)} physical card{'s' if cards != 1 else ''}", f" = {fig(cards)} 张物理卡")
+        held = self.L(f"{whole} {word(b.unit, whole)}", f"{whole} {word(b.unit, whole)}")
+        if NODES_ASKED.search(self.s.question.lower()):  # "how many 910C nodes hold as much as 3 DGX H100": the nodes lead
+            nodes = whole / b.devices_per_node
+            rent = math.ceil(nodes - 1e-9)
+            up += self.L(f" = {fig(round(nodes, 2))} nodes of {b.devices_per_node} {word(b.unit, 2)}",
+                         f" = {fig(round(nodes, 2))} 台（每台 {b.devices_per_node} {word(b.unit, 2)}）")
+            held = self.L(f"{rent} node{'s' if rent != 1 else ''}", f"{rent} 台") + (
+                self.L(f" ({held})", f"（{held}）") if rent != nodes else "")
+        lead = self.L(f"**{held} of {self.short(b)}** hold as much memory as {said} of {self.short(a)}: "
                       f"{sum_text}{up}.",
-                      f"按显存折算，{self.short(a)} {said} 相当于 **{self.short(b)} {whole} {word(b.unit, whole)}**：{sum_text}{up}。")
+                      f"按显存折算，{self.short(a)} {said} 相当于 **{self.short(b)} {held}**：{sum_text}{up}。")
         basis = self.L(f"From the hardware catalog: {self.short(a)} {fig(a.memory_gb)} GB per {word(a.unit, 1)}, {self.short(b)} "
                        f"{fig(b.memory_gb)} GB per {word(b.unit, 1)}. Memory only: compute, interconnect and how a model splits "
                        "over the devices differ, so the same total does not mean the same speed or the same fit.",
@@ -284,6 +334,8 @@ class PartFactsBlocks(Writer):
         if self.s.nodes and not (self.s.devices and self.s.origin("devices") == "said" and self.s.origin("nodes") != "said"):
             return self.s.nodes, "node", self.s.nodes * h.devices_per_node
         n, unit = self.s.devices, self.s.device_unit or "card"
+        if not n and (n := layout_devices(self.s)):  # "A3 上 PP=2 TP=8 占几张物理卡": TP × PP devices, one per rank
+            return n, ("die" if h.unit == "die" else "card"), n
         if not n:  # "24 physical cards of snt9b23": the count the device reader left to this answer
             said = counts_said(self.s)
             if said.nodes:
@@ -371,6 +423,8 @@ class PartFactsBlocks(Writer):
         devices / DIE per card, memory = devices × memory per device, one HCCL rank per device. Said when a total or a
         memory is asked of two or more nodes or cards, or cards of nodes."""
         said = counts_said(self.s)
+        if (own := self.own_nodes(h)) is not None:  # "一台 Snt9B23 和两台 Snt9B": each part's own node count
+            said = CountsSaid(own, None)
         count = said.nodes or said.cards
         cards_of_nodes = said.nodes and "cards" in self.s.intents and not RANKS_ASKED.search(self.s.question.lower())
         if not count or count < 2 or not (asked & {"part_memory", "part_total"} or cards_of_nodes):

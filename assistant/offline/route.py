@@ -837,14 +837,28 @@ COUNT_SAID = re.compile(r"(?i)(?<![\d.])(?:[2-9]|\d{2,})\s*(?:physical\s+)?(?:ca
 CONVERSION_FACTS = {"part_node", "part_total", "part_ranks", "part_naming"}
 
 
+# the nodes asked ("how many A3 nodes", "几台"), beside the cards asked or instead of them
+NODES_ASKED = re.compile(r"(?:几|多少)\s*(?:台|个节点|个服务器|个机器)|how\s+many\s+(?:\S+\s+){0,2}(?:nodes?|servers?|machines?|boxes)(?![a-z])")
+
+
+def layout_devices(s: Slots) -> int | None:
+    """"A3 上 PP=2 TP=8，要几张物理卡、几台机器": with no device count, a TP × PP said with the nodes (or a PP) asked is a
+    count of devices, one per rank (no data parallel said). TP alone asks of the parallel unit (part_facts.fact_unit)."""
+    if s.devices or s.nodes or not s.tp or not (s.pp or NODES_ASKED.search(s.question.lower())):
+        return None
+    return s.tp * (s.pp or 1)
+
+
 def converts_parts(s: Slots) -> bool:
     """"256 DIE on Snt9B23: how many nodes?", "4 Snt9B nodes = how many A3 nodes?": a count of a part stated and a count
     of another unit (or of another part) asked, no model and no job: the catalog's arithmetic, never "which model?"."""
     return ("part_convert" in s.intents and not RANKS_ASKED.search(s.question.lower()) and not names_model(s)
             # a memory asked across two parts ("4×H100 = how many 910B by memory") is a conversion by memory
-            and not part_facts_asked(s) - CONVERSION_FACTS - ({"part_memory"} if len(set(hardware_named(s))) > 1 else set())
+            and not part_facts_asked(s) - CONVERSION_FACTS - ({"part_memory", "part_total"} if len(set(hardware_named(s))) > 1 else set())
+            - ({"part_unit"} if layout_devices(s) else set())
             and not (s.method or s.stage or s.seq_len or s.tokens)
             and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))
+                                                                      or bool(layout_devices(s))
                                                                       # "一台 A3 顶几台 910B": one node of a part in another's
                                                                       or bool(s.nodes or s.devices) and len(set(hardware_named(s))) > 1))
 

@@ -14,7 +14,7 @@ from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import FRAMEWORKS, changed_to, compared
 
-DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:hardware|硬件|cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
+DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:的\s*)?(?:(?:\d+|几|多少)\s*(?:个|张)\s*(?:die|卡|npu)|hardware|硬件|cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
                                r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
 PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end dot
 # A count glued to a part: "8xh100", "1x4090" (count first) and "h100x8", "910bx16" (count last, the part has a digit)
@@ -64,6 +64,11 @@ def asked_in_turn(text: str, found: list[tuple[int, int, str]]) -> bool:
 
 
 # the memory written right after a part's name: "L20 48GB", "MI210 (64 GB)", "l20-48g", "L20，48G 显存"
+# accelerator lines whose model numbers name nothing but an accelerator, in or out of the catalog (Intel Gaudi, AWS
+# Trainium/Inferentia, Google TPU, Cambricon MLU, AMD Instinct MI, Huawei Ascend 9xx): a number of one the catalog lacks
+# is an unknown part even with no count or device word beside it ("Ascend 950 的卡你们表里有吗")
+BRAND_PART = re.compile(r"(?<![a-z0-9])(?:gaudi\s*\d(?:\.\d)?|trainium\s*\d?|inferentia\s*\d?|tpu\s*v\d+[a-z]{0,2}|mlu\s*\d{3}[a-z]?|"
+                        r"mi\s*\d{3}[a-z]{0,2}|(?:ascend|昇腾)\s*9\d\d[a-z]?\d?)(?![a-z0-9])")
 PART_MEMORY_AFTER = re.compile(r"\s*[-_(（,，]?\s*(\d{1,4})\s*g(?:i?b)?(?![a-z0-9])")
 
 
@@ -86,6 +91,9 @@ class Setting:
         rest = r.unread()
         counted_in_die = (self.resolver.hardware.get(s.hardware) or {}).get("unit") == "die"
         hw_count = num.count_before_hardware(rest[:start], rest[end:], article_counts=not counted_in_die)
+        for (a, b), hw in parts:  # "how many A3 DIE match 2 H200s": the count is written with the other part
+            if hw_count is None and hw != s.hardware:
+                hw_count = num.count_before_hardware(rest[:a], rest[b:], article_counts=False)
         ids = list(dict.fromkeys(hw for _, hw in parts))
         # a part named twice in a row ("A3 (Snt9B23)") is one mention: the comparison joins the parts, not the names
         ordered = sorted(parts)
@@ -166,7 +174,15 @@ class Setting:
             if (len(shared) >= 4 and re.search(r"\d", shared) and re.search(r"[a-z]", shared) and len(rest) <= 3
                     and not re.fullmatch(r"x\d+|s", rest)):
                 return m.group(0)
-        return self.unknown_series_part(work)
+        return self.unknown_series_part(work) or self.unknown_brand_part(work)
+
+    def unknown_brand_part(self, work: str) -> str | None:
+        """A model number of an accelerator line that only names accelerators ("Gaudi2", "Ascend 910D", "昇腾 950",
+        "MI325X", "TPU v5e"), wherever it stands: a part the catalog lacks when its spelling is none of the catalog's."""
+        for m in BRAND_PART.finditer(work):
+            if squash(m.group(0)) not in self.resolver.hardware_keys:
+                return m.group(0)
+        return None
 
     def series(self) -> dict[str, int]:
         """The catalog's part series ("rtx" of rtx4090, "h" of h100, "mi" of mi300x, "rtxa" of rtx-a4000) with the fewest
@@ -216,7 +232,8 @@ class Setting:
             n = len(os.path.commonprefix([word, k]))
             best[hw] = max(best.get(hw, (0, False)), (n, n == len(k)))
         top = max((n for n, _ in best.values()), default=0)
-        return sorted((hw for hw, (n, _) in best.items() if n == top and n > 0), key=lambda hw: not best[hw][1])
+        # one letter shared ("Gaudi 3" and "geforce rtx 4090") is no likeness
+        return sorted((hw for hw, (n, _) in best.items() if n == top and n > 1), key=lambda hw: not best[hw][1])
 
     def hardware_id(self, name: str) -> str:
         """Catalog id of a part's spelling; one the catalog lacks keeps its name (tools will say so)."""
@@ -232,7 +249,12 @@ class Setting:
         The 64 GB Snt9B is the default anyway."""
         kind = "npu" if re.search(r"npu|昇腾|ascend", work) else "gpu"
         parts = [h for h in self.resolver.hardware.values() if h.get("memory_gb") == gb]
-        if not parts or gb == 64:
+        same_kind = [h for h in parts if h.get("kind") == kind]
+        said_gpu = bool(re.search(r"gpu|显卡", work))  # "card" alone may be the Ascend card
+        if re.search(r"in-house|自研|custom|自定义|our own|accelerator|加速卡|chip|芯片", work) and kind == "gpu":
+            return f"custom-{gb}gb-gpu", True  # "our in-house accelerator, 40GB per chip": no catalog part stands in for it
+        if gb == 64 and not said_gpu:
             return None, False
-        same_kind = [h for h in parts if h.get("kind") == kind] or parts
-        return same_kind[0]["id"], True
+        if not same_kind and (said_gpu or not parts):  # "our 56GB GPUs", "a 64 GB GPU": no catalog part has it, a generic one
+            return f"custom-{gb}gb-{kind}", True
+        return (same_kind or parts)[0]["id"], True

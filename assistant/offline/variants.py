@@ -115,8 +115,10 @@ class VariantBlocks(TrainingBlocks):
             n, unit = min(table)
             return self.say("fewest_table", n=self.devices(n, unit))
         fits = [(p.devices, p.unit, p.hardware) for p in self.free_plans(f) if p.fits]
-        fits += [(r.value.devices, r.value.unit, r.value.hardware) for r in self.r.of("estimate_inference", InferenceResult)
-                 if r.value and r.value.fits and not r.arg("max_devices")]
+        served = [r for r in self.r.of("estimate_inference", InferenceResult) if r.value and r.value.fits]
+        # the estimate within the user's devices counts when it is the only one (it is the fewest that fit there too)
+        unbounded = [r for r in served if not r.arg("max_devices")] or served
+        fits += [(r.value.devices, r.value.unit, r.value.hardware) for r in unbounded if r.value]
         if fits:
             n, unit, hw = min(fits)
             return self.say("fewest_estimate", n=self.devices(n, unit, hw))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..answer import source_as_known
+from ..tools.estimate_support import generic_part
 from .parse import Slots
 from .results import Results
 from .route import Done, Effective, effective
@@ -179,6 +180,8 @@ class Writer:
         self.s, self.done, self.lang = s, done, s.lang
         self.phrases = phrases or W
         self.parts = parts or {}
+        if generic := generic_part(s.hardware):  # a part known by its stated memory alone ("MI210 64GB")
+            self.parts = {**self.parts, generic["id"]: generic}
         self.kinds = {hw: str(row.get("kind") or "") for hw, row in self.parts.items()}
         self.r = Results(done)
         self.headlined = False  # one headline per answer: the first block that answers leads with it
@@ -312,7 +315,9 @@ class Writer:
 
     def hw_name(self, hardware: str | None = None) -> str:
         hw = hardware or self.e.hardware
-        row = self.parts.get(hw) or {}
+        row = self.parts.get(hw) or generic_part(hw) or {}
+        if row.get("source") and generic_part(hw):  # "64 GB GPU (generic)", in the answer's language
+            return self.L(str(row["short_name"]), f"通用 {row['memory_gb']:g} GB {'NPU' if row['kind'] == 'npu' else 'GPU'}")
         return str(row.get("short_name") or row.get("table_part") or hw)
 
     def nodes(self, n: int | None) -> str:

@@ -31,9 +31,18 @@ _CUSTOM_HW = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b\s*(.*)$", re.IGNO
 _NPU_WORDS = ("npu", "ascend", "昇腾")
 
 
+# the id a custom part gets ("custom-56gb-gpu"), read back as its memory and kind
+_CUSTOM_ID = re.compile(r"^custom-(\d+(?:\.\d+)?)gb-(gpu|npu)$")
+# a generic part's node: the catalog's usual 8 devices per server (its PCIe GPU rows say the same assumption)
+GENERIC_NODE_SIZE = 8
+
+
 def custom_device(name: str) -> tuple[str, Device] | None:
-    """A custom part from "N GB [card|GPU|NPU]": N GB of memory, 8 per node, counted in cards. A GPU unless
-    the name says NPU/Ascend (the reported-capacity share differs). None if the name is not of that form."""
+    """A custom part from "N GB [card|GPU|NPU]" (or its own id, "custom-N gb-gpu"): N GB of memory, 8 per node,
+    counted in cards. A GPU unless the name says NPU/Ascend (the reported-capacity share differs). None if the name
+    is not of that form."""
+    if own := _CUSTOM_ID.match(name.strip().lower()):
+        name = f"{own.group(1)}gb {own.group(2)}"
     m = _CUSTOM_HW.match(name)
     if not m or not 1 <= float(m.group(1)) <= 4096:
         return None
@@ -47,6 +56,21 @@ def custom_device(name: str) -> tuple[str, Device] | None:
     gb = float(m.group(1))
     hw_id = f"custom-{gb:g}gb-{kind}"
     return hw_id, Device(id=hw_id, kind=kind, memory_gb=gb)
+
+
+def generic_part(hw_id: str | None) -> dict | None:
+    """A generic part (a custom id: "custom-56gb-gpu") as a hardware catalog row: the stated memory per device, one
+    device per card, the catalog's usual 8 per node, BF16 taken as supported and no vendor table. A part the user
+    names with its memory and the catalog lacks ("MI210 64GB", "our 56GB GPUs") is sized as this; None for any other id."""
+    custom = custom_device(hw_id or "") if (hw_id or "").startswith("custom-") else None
+    if custom is None:
+        return None
+    dev = custom[1]
+    kind = "NPU" if dev.kind == "npu" else "GPU"
+    return {"id": custom[0], "name": f"generic {kind}, {dev.memory_gb:g} GB (stated memory)", "kind": dev.kind,
+            "memory_gb": dev.memory_gb, "devices_per_node": GENERIC_NODE_SIZE, "unit": "card", "dies_per_card": 1,
+            "min_parallel_unit": 1, "bf16": True, "training": True, "short_name": f"{dev.memory_gb:g} GB {kind} (generic)",
+            "source": "stated memory (no catalog row, no vendor table)", "vendor_tables": ""}
 
 
 def resolve_hardware(ctx, name: str) -> tuple[str, Device]:
