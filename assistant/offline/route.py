@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..resolve import variant_of
-from . import batch_math, pasted_log, quantity
+from . import batch_math, pasted_log, pasted_output, quantity
 from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
@@ -848,6 +848,13 @@ def reads_pasted_log(s: Slots) -> bool:
     return pasted_log.read(s.question) is not None and not s.problems
 
 
+def reads_pasted_output(s: Slots) -> bool:
+    """Tool output pasted as data (an `npu-smi info` table, `kubectl get pods`, a FailedScheduling event): its values
+    give the diagnosis that leads (pasted_output.py), and the notes' remedies back it, whatever part or pod names it
+    shows (a pod named "qwen-train-worker-0" is no model, an "910B3" row no hardware question)."""
+    return pasted_output.read(s.question) is not None and not s.problems
+
+
 def batch_sum_only(s: Slots) -> bool:
     """"16 cards, micro batch 2, global batch 256: what GA?" names no model: GBS = MBS x DP x GA is the answer."""
     return not names_model(s) and batch_math.solve(s) is not None
@@ -911,6 +918,7 @@ def answered_from_notes(s: Slots) -> bool:
 # Round one, first match wins: bad input is answered by saying so, before any tool runs on a substituted value.
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
+    (reads_pasted_output, Router.notes),  # pasted tool output: its diagnosis leads, the notes' remedies follow
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
     (asks_table_rows, Router.table_rows),
     # a pasted log's own figures (a Trainer banner, MindSpeed iteration lines): derived in the answer from the whole log,
