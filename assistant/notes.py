@@ -383,6 +383,9 @@ class NoteIndex:
             return named
         # what the question asks for ("哪个变量", "在哪个目录", "命令怎么写"): a fact holding one answers, a neighbour
         # sharing only the words does not (note_kinds.py)
+        # a remark the note-writer adds beside the vendor's fact ("Note-writer's remark: another guide gives 60 s") backs
+        # the vendor's own sentence, it does not lead before it
+        scores = [sc * REMARK_WEIGHT if sc > 0 and units[k][1] == file and _REMARK.match(units[k][3]) else sc for k, sc in enumerate(scores)]
         kinds = kinds_asked(text)
         if kinds:
             scores = [sc * (1 + kinds_held(units[k][3], kinds)) if sc > 0 and units[k][1] == file else sc for k, sc in enumerate(scores)]
@@ -639,6 +642,8 @@ MAX_LEAD_FACTS = 3
 RARE_FACTS = 6  # a word in at most this many facts of one language is specific enough to lead with its fact
 FACT_WEIGHT = 0.5  # a section is ranked by its own score and half its best fact's (a one-line pointer to another note stays below that note)
 MIN_FURTHER_FACT = 2.0  # ... and at least this well (a common word alone, "need", adds no fact)
+REMARK_WEIGHT = 0.5  # a fact that opens as the note-writer's remark, against the vendor's facts beside it
+_REMARK = re.compile(r"\s*(?:note-writer's\s+(?:remark|reading|inference|suggestion|note)|笔记作者(?:的)?(?:补充|推断|说明|读法|建议|注|提示))", re.I)
 SAME_SECTION_WEIGHT = 2.0  # a further fact of the best one's section, when a kind is asked ("哪个变量": the variable beside it)
 HEADING_WEIGHT = 0.5  # a fact's score adds this share of its section heading's match with the question
 SECOND_FACT_SHARE = 0.25  # a further fact leads too when it matches the terms left at least this well
@@ -656,6 +661,7 @@ _QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(tb|gb|mb|kb|g|m|t|seconds?
 # What makes a number a limit: a maximum ("at most 12 MB", "最长 40 s", "up to 50 GB") or a minimum ("at least 64 GB").
 _MAXIMUM = re.compile(r"(?:at\s+most|up\s+to|no\s+more\s+than|not\s+exceed|maximum(?:\s+of)?|max\.?|under|below|within|limited\s+to|≤|"
                       r"最大|最多|最长|不超过|不能超过|上限|以内|不到)\W{0,3}$", re.I)
+_WHEN_IT_HAPPENED = re.compile(r"(?:after|过了|等了)\s*(?:about|around|roughly|~|约|大约)?\s*$", re.I)
 _MINIMUM = re.compile(r"(?:at\s+least|minimum(?:\s+of)?|no\s+less\s+than|≥|至少|不低于|不少于|最少)\W{0,3}$", re.I)
 
 
@@ -689,7 +695,10 @@ def limit_checks(question: str, text: str) -> list[LimitCheck]:
         if kind:
             limits.append((said, dim, value, kind))
     out = []
-    for said, dim, value, _ in _quantities(question):
+    for said, dim, value, start in _quantities(question):
+        # "times out after ~36 min", "36 分钟后报错": when the failure came, the limit reached, not a size to measure
+        if _WHEN_IT_HAPPENED.search(question[max(0, start - 12):start]) or re.match(r"\s*(?:之?后|以后)", question[start + len(said):]):
+            continue
         maxima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "max")
         minima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "min")
         broken = [w for v, w in maxima if value > v]
