@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..note_kinds import kinds_asked
 from ..resolve import variant_of
 from . import batch_math, pasted_log, pasted_output, quantity
 from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
@@ -734,8 +735,18 @@ def asks_count_of_job(s: Slots) -> bool:
 
 def notes_without_model(s: Slots) -> bool:
     """No model and nothing to size, or a knowledge question ("how many cards?" without a model gets no
-    call: the answer asks for one)."""
-    return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s))
+    call: the answer asks for one), or the form of a command or where something lands asked with no model ("两机训练，
+    第二台的启动命令怎么写"): the notes write the command, no job is sized for it."""
+    return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s) or asks_form(s))
+
+
+def asks_form(s: Slots) -> bool:
+    """A command or a path asked (note_kinds.py), with the devices or nodes as the job's setting, not an amount asked."""
+    return bool({"command", "path"} & set(kinds_asked(s.question))) and not asks_count_of_job(s) and on_topic_howto(s)
+
+
+def on_topic_howto(s: Slots) -> bool:
+    return s.on_topic and not s.intents & {"list_models", "list_hardware", "memory", "zero", "ga", "cards"}
 
 
 def stated_layout(s: Slots) -> bool:
