@@ -21,6 +21,8 @@ from typing import Any
 
 import yaml
 
+from .note_kinds import kinds_asked, kinds_held
+
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]+|[a-z0-9_]+(?:[.\-][a-z0-9_]+)*")
 LANGS = ("en", "zh")
@@ -380,10 +382,18 @@ class NoteIndex:
         named = self.named_lead(text, every_fact, lang, scores)
         if named is not None:  # "--epochs 默认多少": the note's line about that parameter, never a neighbouring one
             return named
+        # what the question asks for ("哪个变量", "在哪个目录", "命令怎么写"): a fact holding one answers, a neighbour
+        # sharing only the words does not (note_kinds.py)
+        # a remark the note-writer adds beside the vendor's fact ("Note-writer's remark: another guide gives 60 s") backs
+        # the vendor's own sentence, it does not lead before it
+        scores = [sc * REMARK_WEIGHT if sc > 0 and units[k][1] == file and _REMARK.match(units[k][3]) else sc for k, sc in enumerate(scores)]
+        kinds = kinds_asked(text)
+        if kinds:
+            scores = [sc * (1 + kinds_held(units[k][3], kinds)) if sc > 0 and units[k][1] == file else sc for k, sc in enumerate(scores)]
         top = max(facts_, key=lambda k: scores[k])
         if scores[top] <= 0:
             return summary_lead
-        if summary is not None:
+        if summary is not None and not (kinds and kinds_held(units[top][3], kinds) > kinds_held(units[summary][3], kinds)):
             beyond = sorted((unit_toks[top] & set(asked)) - unit_toks[summary])
             # a rare word of the question's own, not a stop-character pair or a product name it merely mentions ("pytorch")
             specific = {w for w in beyond if w in self._rare[lang] and not _CJK_STOP_CHAR.search(w) and w not in _JARGON}
@@ -395,11 +405,22 @@ class NoteIndex:
         picked, left = [top], set(asked) - unit_toks[top]
         while left and len(picked) < MAX_LEAD_FACTS:
             rest = index.scores(sorted(left))
-            nxt = max((k for k in facts_ if k not in picked), key=lambda k: rest[k], default=None)
+            if kinds:  # the kinds asked weigh the further facts too; the best fact's own section goes on with its answer
+                rest = [sc * (1 + kinds_held(units[k][3], kinds)) * (SAME_SECTION_WEIGHT if units[k][0] == units[top][0] else 1)
+                        if sc > 0 and units[k][1] == file else sc for k, sc in enumerate(rest)]
+            # every kind asked held by the facts picked: a fact of another section adds only a neighbour's words
+            covered = bool(kinds) and all(any(kinds_held(units[k][3], [kind]) for k in picked) for kind in kinds)
+            nxt = max((k for k in facts_ if k not in picked and not (covered and units[k][0] != units[top][0])),
+                      key=lambda k: rest[k], default=None)
             if nxt is None or rest[nxt] < max(SECOND_FACT_SHARE * scores[top], MIN_FURTHER_FACT):
                 break
             picked.append(nxt)
             left -= unit_toks[nxt]
+        for kind in kinds:  # a kind asked that no fact picked holds: the best fact that holds one
+            if not any(kinds_held(units[k][3], [kind]) for k in picked) and len(picked) < MAX_LEAD_FACTS:
+                held = [k for k in facts_ if k not in picked and scores[k] > 0 and kinds_held(units[k][3], [kind])]
+                if held:
+                    picked.append(max(held, key=lambda k: scores[k]))
         how: list[int] = []  # the facts that go on from the best one to say how (they follow it directly)
         # (the best fact's own section goes on to say how: a further fact elsewhere that says what to do is another step)
         if ASKS_HOW.search(text.lower()) and not SAYS_WHAT_TO_DO.search(units[top][3]):
@@ -622,6 +643,9 @@ MAX_LEAD_FACTS = 3
 RARE_FACTS = 6  # a word in at most this many facts of one language is specific enough to lead with its fact
 FACT_WEIGHT = 0.5  # a section is ranked by its own score and half its best fact's (a one-line pointer to another note stays below that note)
 MIN_FURTHER_FACT = 2.0  # ... and at least this well (a common word alone, "need", adds no fact)
+REMARK_WEIGHT = 0.5  # a fact that opens as the note-writer's remark, against the vendor's facts beside it
+_REMARK = re.compile(r"\s*(?:note-writer's\s+(?:remark|reading|inference|suggestion|note)|笔记作者(?:的)?(?:补充|推断|说明|读法|建议|注|提示))", re.I)
+SAME_SECTION_WEIGHT = 2.0  # a further fact of the best one's section, when a kind is asked ("哪个变量": the variable beside it)
 HEADING_WEIGHT = 0.5  # a fact's score adds this share of its section heading's match with the question
 SECOND_FACT_SHARE = 0.25  # a further fact leads too when it matches the terms left at least this well
 
@@ -638,6 +662,7 @@ _QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(tb|gb|mb|kb|g|m|t|seconds?
 # What makes a number a limit: a maximum ("at most 12 MB", "最长 40 s", "up to 50 GB") or a minimum ("at least 64 GB").
 _MAXIMUM = re.compile(r"(?:at\s+most|up\s+to|no\s+more\s+than|not\s+exceed|maximum(?:\s+of)?|max\.?|under|below|within|limited\s+to|≤|"
                       r"最大|最多|最长|不超过|不能超过|上限|以内|不到)\W{0,3}$", re.I)
+_WHEN_IT_HAPPENED = re.compile(r"(?:after|过了|等了)\s*(?:about|around|roughly|~|约|大约)?\s*$", re.I)
 _MINIMUM = re.compile(r"(?:at\s+least|minimum(?:\s+of)?|no\s+less\s+than|≥|至少|不低于|不少于|最少)\W{0,3}$", re.I)
 
 
@@ -671,7 +696,10 @@ def limit_checks(question: str, text: str) -> list[LimitCheck]:
         if kind:
             limits.append((said, dim, value, kind))
     out = []
-    for said, dim, value, _ in _quantities(question):
+    for said, dim, value, start in _quantities(question):
+        # "times out after ~36 min", "36 分钟后报错": when the failure came, the limit reached, not a size to measure
+        if _WHEN_IT_HAPPENED.search(question[max(0, start - 12):start]) or re.match(r"\s*(?:之?后|以后)", question[start + len(said):]):
+            continue
         maxima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "max")
         minima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "min")
         broken = [w for v, w in maxima if value > v]

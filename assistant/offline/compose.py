@@ -23,7 +23,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, next_remedy, note_pick, pasted_log, spec, stated
+from . import batch_math, fused_attention, next_remedy, note_pick, pasted_log, pasted_output, spec, stated
 from .asked import (
     asks_host_ram,
     asks_table_length,
@@ -110,6 +110,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return derived
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang)
+        diagnosis = ""  # pasted tool output read as data: its diagnosis is the answer's lead, the notes' remedies follow
+        if self.done and (pasted := pasted_output.read(s.question)) and (found := pasted_output.render(pasted, self.lang)):
+            # the note whose remedy the diagnosis applies is its source, named as every notes lead names its note
+            title = next((h.title for r in self.r.values("search_notes", SearchNotesResult) for h in r.results
+                          if h.file == pasted_output.note_of(pasted)), None)
+            diagnosis = self.lead(found + (self.say("notes_notes", title=title) if title else ""))
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
@@ -120,6 +126,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return t("clarify", self.lang)
         out = self.oom_reported_first(out)
         out = self.next_remedy_first(out)
+        if diagnosis:
+            out = [diagnosis, "", *out]
         sized = any(d.name in SIZING_TOOLS for d in self.done)
         if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
             out = [self.say("no_prices"), ""] + out

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..note_kinds import kinds_asked, kinds_held
 from ..notes import explains_other_excerpt
 from ..tools.tables import NotePassage
 
@@ -18,6 +19,9 @@ WHICH_ONE = re.compile(r"\bwhich\b|\bwhat\s+(?:\w+\s+){0,3}(?:should|do|to)\s+(?
                        r"\b(?:fits?|suits?)\b|哪个|哪一个|哪种|选哪|用哪|选什么|用什么|适合", re.I)
 # an option: a code name of at least four characters, an identifier ("SharegptStyleInstructionHandler", "ds_z3_config")
 OPTION = re.compile(r"`([A-Za-z][A-Za-z0-9_.-]{3,})`")
+# the characters beside an option that say what it is for: a few before ("动态测试（`benchmark_serving.py`"), more after
+# ("`generate_dataset.py`（生成测试数据）"); further back the words belong to the option listed before it
+NEAR_BEFORE, NEAR_AFTER = 8, 30
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 # "what first / before touching X", "第一步先做什么": the list's first step, or the one before the step naming X
@@ -76,6 +80,8 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
     own = re.sub(r"--[\w-]+|[\w-]+\.(?:sh|py|json|ya?ml)", " ", question.lower())
     low = re.sub(r"[-_ ]", "", own)
     options = [o for o in dict.fromkeys(OPTION.findall(lead)) if o.lower() not in question.lower()]
+    if kinds := kinds_asked(question):  # "哪个变量": the variables of the lead are the options, not the files beside them
+        options = [o for o in options if kinds_held(f"`{o}`", kinds)]
     if len(options) < 3:
         return None
     parts = {o: option_parts(o) for o in options}
@@ -89,11 +95,17 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
         if len(by_name) == 1:
             return by_name[0]
     asked = terms(question)
-    scores = {}
+    matched = {}
     for o in by_name or options:
-        said = " ".join(clause for p in passages for clause in re.split(r"[;；。、|\n]|(?<=\))[,，]\s*|(?<=）)[,，]\s*", p.text + "\n" + p.summary)
+        # what is said right beside the option ("动态测试（`benchmark_serving.py` 跑数据集"), not a whole sentence that
+        # opens with the note's general words before it
+        said = " ".join(clause[max(clause.index(f"`{o}`") - NEAR_BEFORE, 0):clause.index(f"`{o}`") + len(o) + 2 + NEAR_AFTER]
+                        for p in passages for clause in re.split(r"[;；。、|\n]|(?<=\))[,，]\s*|(?<=）)[,，]\s*", p.text + "\n" + p.summary)
                         if f"`{o}`" in clause)
-        scores[o] = len(asked & terms(said) - terms(o) - {"data", "type"})
+        matched[o] = asked & terms(said) - terms(o) - {"data", "type"}
+    # a word the notes say of every option ("性能测试" beside the static and the dynamic script) singles out none: an
+    # option named in more places would win on such words alone
+    scores = {o: len(ws - set().union(*(w for other, w in matched.items() if other != o))) for o, ws in matched.items()}
     best = max(scores.values(), default=0)
     winners = [o for o, n in scores.items() if n == best]
     return winners[0] if best > 0 and len(winners) == 1 else None

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..note_kinds import kinds_asked
 from ..resolve import variant_of
-from . import batch_math, pasted_log, quantity, table_query
+from . import batch_math, pasted_log, pasted_output, quantity, table_query
 from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
@@ -753,8 +754,18 @@ def asks_count_of_job(s: Slots) -> bool:
 
 def notes_without_model(s: Slots) -> bool:
     """No model and nothing to size, or a knowledge question ("how many cards?" without a model gets no
-    call: the answer asks for one)."""
-    return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s))
+    call: the answer asks for one), or the form of a command or where something lands asked with no model ("两机训练，
+    第二台的启动命令怎么写"): the notes write the command, no job is sized for it."""
+    return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s) or asks_form(s))
+
+
+def asks_form(s: Slots) -> bool:
+    """A command or a path asked (note_kinds.py), with the devices or nodes as the job's setting, not an amount asked."""
+    return bool({"command", "path"} & set(kinds_asked(s.question))) and not asks_count_of_job(s) and on_topic_howto(s)
+
+
+def on_topic_howto(s: Slots) -> bool:
+    return s.on_topic and not s.intents & {"list_models", "list_hardware", "memory", "zero", "ga", "cards"}
 
 
 def stated_layout(s: Slots) -> bool:
@@ -881,6 +892,13 @@ def reads_pasted_log(s: Slots) -> bool:
     return pasted_log.read(s.question) is not None and not s.problems
 
 
+def reads_pasted_output(s: Slots) -> bool:
+    """Tool output pasted as data (an `npu-smi info` table, `kubectl get pods`, a FailedScheduling event): its values
+    give the diagnosis that leads (pasted_output.py), and the notes' remedies back it, whatever part or pod names it
+    shows (a pod named "qwen-train-worker-0" is no model, an "910B3" row no hardware question)."""
+    return pasted_output.read(s.question) is not None and not s.problems
+
+
 def batch_sum_only(s: Slots) -> bool:
     """"16 cards, micro batch 2, global batch 256: what GA?" names no model: GBS = MBS x DP x GA is the answer."""
     return not names_model(s) and batch_math.solve(s) is not None
@@ -944,6 +962,7 @@ def answered_from_notes(s: Slots) -> bool:
 # Round one, first match wins: bad input is answered by saying so, before any tool runs on a substituted value.
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     (lambda s: bool(s.problems), lambda r, s: []),
+    (reads_pasted_output, Router.notes),  # pasted tool output: its diagnosis leads, the notes' remedies follow
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
     (asks_table_rows, Router.table_rows),
     # a pasted log's own figures (a Trainer banner, MindSpeed iteration lines): derived in the answer from the whole log,

@@ -15,7 +15,7 @@ FRONTENDS = PACKAGE / "frontends"
 # Bottom to top. A top-level module or subpackage of assistant/ goes in exactly one layer.
 LAYERS = [
     {"assistant", "assistant.settings", "assistant.errors", "assistant.answer"},  # shared types and settings
-    {"assistant.notes", "assistant.kb"},  # knowledge/ -> DuckDB, note index
+    {"assistant.notes", "assistant.note_kinds", "assistant.kb"},  # knowledge/ -> DuckDB, note index
     {"assistant.resolve", "assistant.estimate", "assistant.configs", "assistant.hf_config", "assistant.what_fits",
      "assistant.setup_check"},  # pure domain functions
     {"assistant.context"},  # the dependencies a tool receives (settings, kb, resolver)

@@ -1,0 +1,240 @@
+"""Tool output pasted into a question, read as data: an `npu-smi info` table (HBM in use per device, AICore load, the
+process rows) and Kubernetes output (a `kubectl get pods` table, a FailedScheduling event of `kubectl describe`). The
+answer's lead is the diagnosis its values give ("about 60 GB in use on devices that compute nothing: leftover
+processes hold it"), in the user's own figures and names; the notes' quote (OOM remedies, the Pending page) follows
+it. Pure functions over the question; the vendor remedies named here are the ones the notes quote (oom.md step 1,
+pod_pending.md), the thresholds are the note-writer's reading of an idle device."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# An idle Ascend device shows only the driver's and runtime's own share of HBM in use (about 3 GB of 64 GB on a 910B,
+# general knowledge): a quarter of the device or more in use with no AICore load is memory some process holds.
+HELD_SHARE = 0.25
+# the second line of a device's pair: "| 0   | 0000:C1:00.0 | 0   0 / 0   58210/ 65536 |" (AICore %, memory, HBM used/total)
+BUS_LINE = re.compile(r"^\s*\|\s*(\d+)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*\|\s*(\d+)\s+(.*?)\|?\s*$")
+PAIR = re.compile(r"(\d+)\s*/\s*(\d+)")
+# the first line of a pair: "| 0     910B3   | OK  | 95.1  40  0 / 0 |" (device id, chip name, health)
+NAME_LINE = re.compile(r"^\s*\|\s*(\d+)\s+(\w+)\s*\|\s*(OK|Warning|Alarm|Critical|\w+)\s*\|")
+# a process row: "| 0  0 | 123456 | python | 57000 |" (device, chip, PID, name, memory MB)
+PROCESS_LINE = re.compile(r"^\s*\|\s*(\d+)\s+(\d+)\s*\|\s*(\d+)\s*\|\s*([^|]+?)\s*\|\s*(\d+)\s*\|?\s*$")
+# "no job running", "没有任务在跑", "idle": the user says nothing of theirs runs on the devices
+SAYS_IDLE = re.compile(r"no\s+(?:job|task|process|training)s?\s+(?:is\s+|are\s+)?running|nothing\s+(?:is\s+)?running|idle|"
+                       r"没(?:有)?(?:任务|作业|进程|训练)(?:在)?(?:跑|运行)|空闲|没在跑|没跑", re.I)
+
+
+@dataclass(frozen=True)
+class NpuDevice:
+    """One device of an `npu-smi info` table: HBM in MB as printed."""
+
+    npu: int
+    chip: int
+    name: str | None
+    aicore: int
+    hbm_used_mb: int
+    hbm_total_mb: int
+
+    @property
+    def share(self) -> float:
+        return self.hbm_used_mb / self.hbm_total_mb if self.hbm_total_mb else 0.0
+
+    @property
+    def held(self) -> bool:
+        """Memory held with no computing: a process that is not running a step keeps it."""
+        return self.aicore == 0 and self.share >= HELD_SHARE
+
+
+@dataclass(frozen=True)
+class NpuProcess:
+    npu: int
+    pid: int
+    name: str
+    memory_mb: int
+
+
+@dataclass(frozen=True)
+class NpuSmiTable:
+    devices: tuple[NpuDevice, ...]
+    processes: tuple[NpuProcess, ...]
+    says_idle: bool
+
+
+@dataclass(frozen=True)
+class Pod:
+    name: str
+    ready: str
+    status: str
+    age: str
+
+
+@dataclass(frozen=True)
+class PodsTable:
+    """A `kubectl get pods` table."""
+
+    pods: tuple[Pod, ...]
+
+
+@dataclass(frozen=True)
+class SchedulingEvent:
+    """A FailedScheduling event: "0/4 nodes are available: 4 Insufficient cpu."."""
+
+    nodes: int | None
+    short: int | None
+    resource: str
+    message: str
+
+
+PastedOutput = NpuSmiTable | PodsTable | SchedulingEvent
+
+POD_HEADER = re.compile(r"^\s*NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b", re.M)
+POD_ROW = re.compile(r"^\s*([a-z0-9][a-z0-9.-]*)\s+(\d+/\d+)\s+([A-Za-z:]+)\s+\d+(?:\s+\([^)]*\))?\s+(\S+)", re.M)
+INSUFFICIENT = re.compile(r"(?:(\d+)/(\d+)\s+nodes?\s+(?:are\s+)?available:\s*)?(\d+)\s+Insufficient\s+([\w./-]+[\w])", re.I)
+NPU_RESOURCE = re.compile(r"ascend|npu", re.I)
+
+
+def read_npu_smi(question: str) -> NpuSmiTable | None:
+    devices: list[NpuDevice] = []
+    processes: list[NpuProcess] = []
+    name: tuple[int, str] | None = None
+    for line in question.splitlines():
+        if m := BUS_LINE.match(line):
+            pairs = PAIR.findall(m.group(3))
+            if pairs:
+                used, total = map(int, pairs[-1])  # the last pair of the line is HBM-Usage(MB)
+                npu = name[0] if name else len(devices)
+                devices.append(NpuDevice(npu, int(m.group(1)), name[1] if name else None, int(m.group(2)), used, total))
+            name = None
+        elif m := NAME_LINE.match(line):
+            name = (int(m.group(1)), m.group(2))
+        elif (m := PROCESS_LINE.match(line)) and devices:
+            processes.append(NpuProcess(int(m.group(1)), int(m.group(3)), m.group(4), int(m.group(5))))
+    if not devices:
+        return None
+    own = "\n".join(line for line in question.splitlines() if "|" not in line)
+    return NpuSmiTable(tuple(devices), tuple(processes), bool(SAYS_IDLE.search(own)))
+
+
+def read(question: str) -> PastedOutput | None:
+    """The tool output the question pastes, or None."""
+    if table := read_npu_smi(question):
+        return table
+    if POD_HEADER.search(question):
+        pods = tuple(Pod(*m.groups()) for m in POD_ROW.finditer(question[POD_HEADER.search(question).end():]))  # type: ignore[union-attr]
+        if pods:
+            return PodsTable(pods)
+    if m := INSUFFICIENT.search(question):
+        line = next((ln.strip() for ln in question.splitlines() if m.group(0) in ln), m.group(0))
+        return SchedulingEvent(int(m.group(2)) if m.group(2) else None, int(m.group(3)), m.group(4), line)
+    return None
+
+
+def _gb(mb: int) -> str:
+    return f"{mb / 1024:.1f}"
+
+
+def _names(items: list[str], zh: bool) -> str:
+    if zh:
+        return "、".join(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
+    held = [d for d in t.devices if d.held]
+    busy = [d for d in t.devices if d.aicore > 0]
+    figures = [(f"NPU {d.npu} 已用 {d.hbm_used_mb:,} / {d.hbm_total_mb:,} MB（{d.share:.0%}），AICore {d.aicore}%" if zh else
+                f"NPU {d.npu} {d.hbm_used_mb:,} / {d.hbm_total_mb:,} MB in use ({d.share:.0%}), AICore {d.aicore}%")
+               for d in (held or t.devices)]
+    totals = sorted({d.hbm_total_mb for d in t.devices})
+    lines: list[str] = []
+    if held:
+        procs = [p for p in t.processes if any(p.npu == d.npu for d in held)]
+        pids = _names([f"{p.pid} ({p.name}, {p.memory_mb:,} MB)" for p in procs], zh) if procs else ""
+        if zh:
+            lines.append(f"**显存被残留进程占着**：{_names(figures, True)}。这些卡上没有在计算（AICore 0%），却各有约 "
+                         f"{_gb(max(d.hbm_used_mb for d in held))} GB 被占用，{'你说没有任务在跑，' if t.says_idle else ''}"
+                         "这是之前的训练或推理进程没有退出、仍占着显存。新任务一上来只剩几 GB，自然 OOM。")
+            lines.append(("表里的进程：" + pids + "。" if pids else "") +
+                         "按厂商 OOM 页面的第一步：用 `npu-smi info` 找到占卡的进程（输出底部的进程表列出 PID），"
+                         "`kill -9 <PID>` 结束它们或等它们释放，确认 HBM 占用回到空闲时的几 GB，再重新启动训练。")
+        else:
+            lines.append(f"**Leftover processes hold the memory**: {_names(figures, False)}. These devices compute nothing "
+                         f"(AICore 0%) yet about {_gb(max(d.hbm_used_mb for d in held))} GB each is taken"
+                         f"{', with no job of yours running' if t.says_idle else ''}: processes of an earlier run did not exit "
+                         "and still hold it, so a new job finds only a few GB free and runs out at once.")
+            lines.append(("Processes in the table: " + pids + ". " if pids else "") +
+                         "The vendor's OOM page, step 1: find them with `npu-smi info` (its process table at the bottom lists "
+                         "the PIDs), kill them (`kill -9 <PID>`) or wait until they release the cards, check that HBM use drops "
+                         "back to the idle few GB, then rerun.")
+    elif busy:
+        lines.append(f"**这些卡正在被使用**：{_names(figures, True)}：AICore 有负载，说明有任务在上面跑；等它结束或换空闲的卡。" if zh else
+                     f"**These devices are in use**: {_names(figures, False)}: AICore is loaded, so a job is running on them; "
+                     "wait for it or use free devices.")
+    else:
+        lines.append(f"**没有进程占卡**：{_names(figures, True)}，只是驱动和运行时自身占用的空闲水平，OOM 来自任务本身。" if zh else
+                     f"**Nothing holds the devices**: {_names(figures, False)}: only the idle share of the driver and "
+                     "runtime, so the out-of-memory comes from the job itself.")
+        if totals and max(totals) <= 32 * 1024:
+            lines.append(f"注意这些是 {max(totals):,} MB（{max(totals) // 1024} GB）的卡，不是 64 GB：按每卡 {max(totals) // 1024} GB "
+                         "规划（更多卡、更高的 ZeRO 阶段或更短的序列），下面是厂商的 OOM 处理办法。" if zh else
+                         f"Note these are {max(totals):,} MB ({max(totals) // 1024} GB) devices, not 64 GB: size the job for "
+                         f"{max(totals) // 1024} GB per device (more devices, a higher ZeRO stage or shorter sequences); "
+                         "the vendor's OOM remedies follow.")
+    lines.append("（数字取自你贴的 npu-smi info；空闲判断是笔记作者的读法：空闲卡只占几 GB。）" if zh else
+                 "(Figures from your `npu-smi info`; the idle reading is the note-writer's: an idle device shows only a few GB.)")
+    return "\n".join(lines)
+
+
+def render_pods(t: PodsTable, zh: bool) -> str:
+    pending = [p for p in t.pods if p.status == "Pending"]
+    if not pending:
+        return ""
+    first = pending[0].name
+    names = _names([f"`{p.name}`" for p in pending], zh)
+    if zh:
+        return (f"**{len(pending)} 个 Pod 处于 Pending（{names}，已 {pending[0].age}）**：它们还没被调度到任何节点。先看原因：\n"
+                f"```\nkubectl describe pod {first}\n```\n"
+                "读输出末尾 Events 里的调度失败信息：volcano 资源争抢就重启 scheduler Pod；`Insufficient <资源>` 是没有节点有足够的空闲资源；"
+                "`not same node idle` 要重装 Ascend Device Plugin（见下面的笔记）。")
+    return (f"**{len(pending)} pod{'s' * (len(pending) > 1)} Pending ({names}, for {pending[0].age})**: not scheduled on any node "
+            f"yet. Read the cause first:\n```\nkubectl describe pod {first}\n```\n"
+            "and look at the scheduling message under Events at the end: Volcano contention → restart the scheduler pod; "
+            "`Insufficient <resource>` → no node has that much free; `not same node idle` → reinstall Ascend Device Plugin "
+            "(the notes below).")
+
+
+def render_event(e: SchedulingEvent, zh: bool) -> str:
+    npu = bool(NPU_RESOURCE.search(e.resource))
+    count = f"{e.short}/{e.nodes}" if e.nodes is not None else str(e.short)
+    if zh:
+        what = "NPU" if npu else f"`{e.resource}`"
+        lead = (f"**没有节点有足够的空闲 {what}**：事件说 {count} 个节点 `Insufficient {e.resource}`，"
+                f"即 Pod 申请的 `{e.resource}` 超过了每个节点的空闲量。")
+        fix = ("核对作业 YAML 里申请的卡数和节点空闲卡数（8 卡节点给不了一个 Pod 16 张），停掉占卡的作业，或加节点。" if npu else
+               f"卡不是瓶颈，缺的是 `{e.resource}`：调低 Pod 的 `{e.resource}` requests，或释放/增加节点的 `{e.resource}`"
+               "（CCE FAQ cce_faq_00098 对 Insufficient 事件的解释）。")
+        return lead + fix
+    what = "NPUs" if npu else f"`{e.resource}`"
+    lead = (f"**No node has enough free {what}**: the event says `Insufficient {e.resource}` on {count} nodes, so the pod "
+            f"requests more `{e.resource}` than any node has free.")
+    fix = (" Check the device count the job's YAML requests against what a node has free (an 8-card node cannot give one "
+           "pod 16), stop jobs that hold the cards, or add nodes." if npu else
+           f" The NPUs are not what is short, `{e.resource}` is: lower the pod's `{e.resource}` request, or free or add "
+           f"nodes with more `{e.resource}` (CCE FAQ cce_faq_00098 reads Insufficient events this way).")
+    return lead + fix
+
+
+def note_of(out: PastedOutput) -> str:
+    """The note whose remedies the diagnosis applies: the OOM note's step 1 for a table of devices, the Pending page's
+    for Kubernetes output."""
+    return "oom.md" if isinstance(out, NpuSmiTable) else "pod_pending.md"
+
+
+def render(out: PastedOutput, lang: str) -> str:
+    zh = lang == "zh"
+    if isinstance(out, NpuSmiTable):
+        return render_npu_smi(out, zh)
+    if isinstance(out, PodsTable):
+        return render_pods(out, zh)
+    return render_event(out, zh)

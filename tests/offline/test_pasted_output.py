@@ -1,0 +1,87 @@
+"""Tool output pasted into a question is data (helper howto5, fresh round 13 class 4/6): an `npu-smi info` table, a
+`kubectl get pods` table, a FailedScheduling event. The diagnosis its values give leads; figures are hand-computed from
+the pasted tables (61,200 / 65,536 MB = 93%; 3,390 / 32,768 MB = 10%). Remedies are the vendor's: the OOM page's
+step 1 (find leftover processes with npu-smi info, kill them) and the Pending page (kubectl describe pod; CCE FAQ
+cce_faq_00098 reads "Insufficient <resource>" as no node having that much free)."""
+
+from __future__ import annotations
+
+from assistant.offline import pasted_output as po
+
+HELD = """机器上没有任务在跑，新起的训练一上来就 OOM。npu-smi info：
+| NPU   Name   | Health | Power(W) Temp(C) |
+| Chip         | Bus-Id | AICore(%) Memory-Usage(MB) HBM-Usage(MB) |
+| 2     910B3  | OK     | 92.4  39        |
+| 0            | 0000:81:00.0 | 0  0 / 0  61200/ 65536 |
+| 3     910B3  | OK     | 90.1  38        |
+| 0            | 0000:82:00.0 | 0  0 / 0  60950/ 65536 |
+怎么回事"""
+
+IDLE_32GB = """pasted from npu-smi info on my idle node:
+| 0     910B4   | OK  | 88.0  37  0 / 0 |
+| 0             | 0000:C1:00.0 | 0  0 / 0   3390/ 32768 |
+| 1     910B4   | OK  | 87.5  36  0 / 0 |
+| 0             | 0000:C2:00.0 | 0  0 / 0   3380/ 32768 |
+is anything holding the cards? my training still OOMs"""
+
+PODS = """$ kubectl get pods
+NAME                 READY   STATUS    RESTARTS   AGE
+qwen-train-worker-0  0/1     Pending   0          47m
+qwen-train-worker-1  0/1     Pending   0          47m
+what should I check first?"""
+
+CPU_EVENT = """kubectl describe on my training pod:
+  Warning  FailedScheduling  90s  volcano  0/4 nodes are available: 4 Insufficient cpu.
+the NPUs are free though. what's wrong?"""
+
+
+def test_npu_smi_rows_are_read_per_device():
+    table = po.read(HELD)
+    assert isinstance(table, po.NpuSmiTable)
+    assert [(d.npu, d.name, d.aicore, d.hbm_used_mb, d.hbm_total_mb) for d in table.devices] == [
+        (2, "910B3", 0, 61200, 65536), (3, "910B3", 0, 60950, 65536)]
+    assert table.says_idle and all(d.held for d in table.devices)
+
+
+def test_memory_held_on_idle_devices_is_leftover_processes():
+    text = po.render(po.read(HELD), "zh")
+    assert text.startswith("**显存被残留进程占着**")
+    assert "61,200 / 65,536 MB（93%）" in text and "60,950 / 65,536 MB（93%）" in text  # 61200 / 65536 = 0.934
+    assert "npu-smi info" in text and "kill" in text
+
+
+def test_idle_share_on_32gb_devices_is_no_leftover():
+    table = po.read(IDLE_32GB)
+    assert not any(d.held for d in table.devices)
+    text = po.render(table, "en")
+    assert text.startswith("**Nothing holds the devices**")
+    assert "3,390 / 32,768 MB in use (10%)" in text  # 3390 / 32768 = 0.103
+    assert "32 GB" in text and "not 64 GB" in text
+
+
+def test_pending_pods_table_names_the_users_pod():
+    pods = po.read(PODS)
+    assert isinstance(pods, po.PodsTable) and [p.name for p in pods.pods] == ["qwen-train-worker-0", "qwen-train-worker-1"]
+    assert "kubectl describe pod qwen-train-worker-0" in po.render(pods, "en")
+
+
+def test_insufficient_event_names_its_resource():
+    event = po.read(CPU_EVENT)
+    assert isinstance(event, po.SchedulingEvent) and (event.resource, event.nodes, event.short) == ("cpu", 4, 4)
+    text = po.render(event, "en")
+    assert text.startswith("**No node has enough free `cpu`**") and "cce_faq_00098" in text
+    assert "NPUs" in po.render(po.read("0/2 nodes are available: 2 Insufficient huawei.com/ascend-1980."), "en")
+
+
+def test_prose_without_a_table_is_not_output():
+    assert po.read("npu-smi info 显示 NPU 0 上还挂着一个 python 进程占了 40GB，怎么办") is None
+
+
+def test_answers_lead_with_the_diagnosis_and_cite_the_note(assistant):
+    held = assistant.ask(HELD).answer
+    assert held.startswith("**结论**：**显存被残留进程占着**") and "是哪个模型" not in held
+    assert "（笔记：《NPU 显存溢出（OOM）的处理办法》）" in held.split("\n\n")[0]
+    pods = assistant.ask(PODS).answer
+    assert "not in the catalog" not in pods and "kubectl describe pod qwen-train-worker-0" in pods.split("From the notes")[0]
+    cpu = assistant.ask(CPU_EVENT).answer
+    assert cpu.startswith("**Answer:** **No node has enough free `cpu`**")
