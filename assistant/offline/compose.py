@@ -13,6 +13,7 @@ from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, roundings, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
+from ..tools.examples import MindSpeedExampleResult
 from ..tools.table_filter import FindTableRowsResult
 from ..tools.tables import (
     InferenceMinCardsResult,
@@ -28,6 +29,7 @@ from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
 from .conversation import CARRY
 from .either_lead import EitherBlocks
+from .example_blocks import ExampleBlocks
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
@@ -61,6 +63,7 @@ RENDERERS: dict[str, tuple[type, bool | None, str]] = {
     "generate_config": (GenerateConfigResult, None, "config"),
     "estimate_training_memory": (TrainingMemoryResult, None, "memory"),
     "compare_hardware": (CompareHardwareResult, None, "compare"),
+    "mindspeed_example": (MindSpeedExampleResult, None, "example_scripts"),
 }
 VALUE_ONLY = {"list_hardware"}  # renderers that take the result's value rather than the call
 # Quantities a follow-up of an OOM report may ask besides device memory: the figure asked leads, not the OOM's estimate
@@ -73,7 +76,7 @@ LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
 
 
 class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks,
-               TableRowsBlocks):
+               TableRowsBlocks, ExampleBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -143,7 +146,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
             self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
             *([self.inference] if table_first else []),
-            self.what_fits_block, self.header_block, self.quantity_first, self.component_first, self.asked_first,
+            self.what_fits_block, self.header_block, partial(self.rendered, "mindspeed_example"), self.quantity_first, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), self.training_time,
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
             self.config_needs_model, self.training, *([partial(self.rendered, "generate_config")] if config_failed else []),
