@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..configs.llamafactory_names import ARGUMENT_NAMES
+from ..configs.llamafactory_names import ARGUMENT_NAMES, TEMPLATES
 from .spans import Reading
 
 SPEC_FILE = Path(__file__).with_name("file_values.toml")
@@ -112,7 +112,7 @@ def read_early(r: Reading, question: str, values: dict[str, Any]) -> None:
         for rx in w.patterns:
             for m in rx.finditer(r.unread()):
                 value = _list_head(question[m.start(1): m.end(1)], w.stop)
-                if w.name in values or not value:
+                if w.name in values or not value or w.kind == "template" and value.lower() not in TEMPLATES:
                     continue
                 values[w.name] = typed(value) if w.kind == "int" else value
                 r.claim(m.start(1), m.start(1) + len(value), SLOT, w.name)
