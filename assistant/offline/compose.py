@@ -527,21 +527,26 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         basis = self.say("config_plan_from_the", kind=kind)
         if plan.source == "table" and "from the estimator" in plan.source_detail:  # the table's count, the estimate's setting
             basis = self.say("config_plan_count_from_the", kind=kind)
+        listed = re.search(r": (\d+) (?:card|die|DIE)s? \(", plan.source_detail) if plan.source == "table" else None
+        if {"devices", "nnodes"} & set(plan.overrides) and not capped and listed and int(listed.group(1)) != plan.devices:
+            # the user's own count, not the table row's: the lead says whose count it is
+            basis = self.say("config_plan_count_yours", kind=kind, listed=listed.group(1))
         if plan.overrides and capped:  # the table's row needs more devices than the user has: the estimate's setting
             basis = self.say("config_plan_the_estimate_setting") if plan.source == "table" \
                 else self.say("config_plan_from_the_estimate")
         lines = [self.lead(self.say("config_plan_micro_batch_gradient", nodes=nodes, per=per, devs=devs, par=par, micro_batch=plan.micro_batch, grad_accum=plan.grad_accum, basis=basis))]
         # the source as users know it: the vendor table's name, or "estimate" (never a file name)
         self.cite(table if plan.source == "table" else self.say("plan_source_estimate_plan_training"))
+        fields = [self.say(f"field_{f}") if f"field_{f}" in self.phrases else f for f in plan.overrides]
         if plan.overrides and capped:
             yours = self.devices(capped, plan.unit, plan.hardware)
             earlier = self.s.origin("devices") == "conversation"
             lines.append(self.L(f"- Set to the plan that fits your {yours}{', said earlier in the conversation' if earlier else ''}: "
-                                f"{', '.join(plan.overrides)}.",
-                                f"- 按你{'在前面对话中提到' if earlier else ''}的 {yours}内可行的方案设置：{'，'.join(plan.overrides)}。"))
+                                f"{', '.join(fields)}.",
+                                f"- 按你{'在前面对话中提到' if earlier else ''}的 {yours}内可行的方案设置：{'，'.join(fields)}。"))
         elif plan.overrides:
-            lines.append(self.L(f"- Set as you asked: {', '.join(plan.overrides)}; the rest is the {kind}'s.",
-                                f"- 按你的要求设置：{'，'.join(plan.overrides)}；其余来自{kind}。"))
+            lines.append(self.L(f"- Set as you asked: {', '.join(fields)}; the rest is the {kind}'s.",
+                                f"- 按你的要求设置：{'，'.join(fields)}；其余来自{kind}。"))
         return lines
 
     def notes(self, r: SearchNotesResult) -> list[str]:
