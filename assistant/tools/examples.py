@@ -58,9 +58,10 @@ def _script(r: dict) -> ExampleScript:
 
 @tool
 def mindspeed_example(ctx, args: MindSpeedExampleArgs) -> MindSpeedExampleResult:
-    """Settings of the Ascend/MindSpeed-LLM example scripts for a model: devices, TP, PP, CP, EP, micro and global batch, sequence length, with DP and gradient accumulation derived.
+    """The MindSpeed-LLM example scripts' TP, PP, EP and batch for a model.
 
-    Only what the scripts set (a snapshot of the repository's examples); a model with no script gets found=false and the models that have one."""
+    Devices, TP, PP, CP, EP, micro and global batch and sequence length as the scripts set them, with DP and gradient
+    accumulation derived. Only what the scripts set (a snapshot of the repository's examples); a model with no script gets found=false and the models that have one."""
     model_id = ctx.resolver.model_id(args.model)
     rows = [_script(r) for r in ctx.kb.mindspeed_examples(model_id)]
     if not rows:
