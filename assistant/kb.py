@@ -43,6 +43,7 @@ TABLE_FILES = {
     "models": "catalog/models.csv",
     "hardware": "catalog/hardware.csv",
     "model_variants": "catalog/model_variants.csv",
+    "mindspeed_examples": "tables/mindspeed_examples.csv",
 }
 
 
@@ -305,6 +306,11 @@ class KnowledgeBase:
         return self.cached(
             'SELECT * FROM vllm_min_cards WHERE model_id = ? ORDER BY "table", memory_gb', [model_id]
         )
+
+    def mindspeed_examples(self, model_id: str | None = None) -> list[dict[str, Any]]:
+        """The Ascend/MindSpeed-LLM example scripts' settings (every script when ``model_id`` is None)."""
+        return self.cached("SELECT * FROM mindspeed_examples WHERE (? IS NULL OR model_id = ?) ORDER BY model_id, stage, "
+                           "method, seq_len", [model_id, model_id])
 
     def table_model_ids(self) -> set[str]:
         rows = self.cached(

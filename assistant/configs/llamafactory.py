@@ -16,7 +16,7 @@ import yaml
 
 from ..errors import SizingError
 from . import deepspeed
-from .llamafactory_names import STAGES, TEMPLATES
+from .llamafactory_names import ARGUMENT_NAMES, STAGES, TEMPLATES
 from .llamafactory_names import VERSION as LLAMAFACTORY_VERSION
 from .plan import TrainingPlan, comment_lines
 
@@ -52,6 +52,7 @@ class LlamaFactoryOptions:
     learning_rate: float | None = None
     epochs: float = 3.0
     extra_notes: tuple[str, ...] = field(default=())
+    extra: tuple[tuple[str, Any], ...] = ()  # the user's own arguments ("save_steps", 1000): written as given
 
 
 def stem(model_id: str, method: str, stage: str, seq_len: int) -> str:
@@ -64,8 +65,36 @@ def filename(opts: LlamaFactoryOptions, seq_len: int) -> str:
     return stem(opts.model_id, opts.method, opts.stage, seq_len) + ".yaml"
 
 
+# Where LLaMA-Factory's examples put the arguments a user may add (examples/train_lora/*.yaml); any other goes to train.
+EXTRA_SECTION = {
+    "lora_alpha": "method", "lora_dropout": "method", "lora_target": "method", "additional_target": "method",
+    "pref_beta": "method", "pref_loss": "method", "flash_attn": "model", "enable_liger_kernel": "model", "use_unsloth": "model",
+    "max_samples": "dataset", "preprocessing_num_workers": "dataset", "dataloader_num_workers": "dataset", "packing": "dataset",
+    "save_steps": "output", "save_strategy": "output", "save_total_limit": "output", "logging_steps": "output",
+    "report_to": "output", "run_name": "output", "save_only_model": "output",
+    "val_size": "eval", "eval_steps": "eval", "eval_strategy": "eval", "per_device_eval_batch_size": "eval",
+}
+# Arguments the plan itself writes (its batch, length, ZeRO file, method): an extra under these names would undo the plan
+# the answer states, so each is refused with the tool argument that sets it.
+PLAN_KEYS = {"per_device_train_batch_size": "micro_batch", "gradient_accumulation_steps": "grad_accum", "cutoff_len": "seq_len",
+             "deepspeed": "zero_stage/offload", "finetuning_type": "method", "stage": "stage", "model_name_or_path": "model_path",
+             "dataset": "dataset", "template": "template", "output_dir": "output_dir", "learning_rate": "learning_rate",
+             "num_train_epochs": "epochs", "lora_rank": "lora_rank", "quantization_bit": "quantization_bit"}
+
+
+def check_extra(extra: tuple[tuple[str, Any], ...]) -> None:
+    for key, _ in extra:
+        if key in PLAN_KEYS:
+            raise SizingError("invalid_arguments", f"{key} is set by the argument {PLAN_KEYS[key]}, not yaml_keys.",
+                              field="yaml_keys", valid=PLAN_KEYS[key])
+        if key not in ARGUMENT_NAMES:
+            raise SizingError("invalid_arguments", f"LLaMA-Factory {LLAMAFACTORY_VERSION} has no argument {key!r}.", field="yaml_keys",
+                              valid=difflib.get_close_matches(key, sorted(ARGUMENT_NAMES), n=5, cutoff=0.6))
+
+
 def check_options(opts: LlamaFactoryOptions) -> None:
-    """What can be refused before any plan exists: stage, method, template, quantisation."""
+    """What can be refused before any plan exists: stage, method, template, quantisation, the user's extra arguments."""
+    check_extra(opts.extra)
     if opts.stage not in STAGES:
         raise SizingError("invalid_arguments", f"LLaMA-Factory has no stage {opts.stage!r}.", field="stage", valid=list(STAGES))
     if opts.method not in METHODS:
@@ -100,8 +129,31 @@ def learning_rate(opts: LlamaFactoryOptions) -> float:
 def build(opts: LlamaFactoryOptions, plan: TrainingPlan) -> list[tuple[str, dict[str, Any]]]:
     """The YAML as (section, keys) pairs in the order of LLaMA-Factory's examples."""
     check(opts, plan)
-    return [("model", _model_keys(opts, plan)), ("method", _method_keys(opts, plan)), ("dataset", _data_keys(opts, plan)),
-            ("output", _output_keys(opts)), ("train", _train_keys(opts, plan))]
+    sections = [("model", _model_keys(opts, plan)), ("method", _method_keys(opts, plan)), ("dataset", _data_keys(opts, plan)),
+                ("output", _output_keys(opts)), ("train", _train_keys(opts, plan))]
+    return _with_extra(sections, opts.extra)
+
+
+def _with_extra(sections: list[tuple[str, dict[str, Any]]], extra: tuple[tuple[str, Any], ...]) -> list[tuple[str, dict[str, Any]]]:
+    """The user's own arguments, each replacing the default of the same name where it stands, or added to its section
+    (an eval section after output, as in LLaMA-Factory's examples). Steps-based evaluation needs eval_strategy steps."""
+    if not extra:
+        return sections
+    own = dict(extra)
+    if "eval_steps" in own and "eval_strategy" not in own:
+        own["eval_strategy"] = "steps"
+    if "val_size" in own and "per_device_eval_batch_size" not in own:
+        own["per_device_eval_batch_size"] = 1
+    out = [(name, dict(keys)) for name, keys in sections]
+    for key, value in own.items():
+        home = next((keys for _, keys in out if key in keys), None)
+        if home is None:
+            section = EXTRA_SECTION.get(key, "train")
+            if section not in (name for name, _ in out):
+                out.append((section, {}))
+            home = next(keys for name, keys in out if name == section)
+        home[key] = value
+    return out
 
 
 def _model_keys(opts: LlamaFactoryOptions, plan: TrainingPlan) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from ..notes import limit_checks, roundings, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.estimate_support import generic_part
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
+from ..tools.examples import MindSpeedExampleResult
 from ..tools.table_filter import FindTableRowsResult
 from ..tools.tables import (
     InferenceMinCardsResult,
@@ -35,6 +36,7 @@ from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
 from .conversation import CARRY
 from .either_lead import EitherBlocks
+from .example_blocks import ExampleBlocks
 from .fits import FitsBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
@@ -78,6 +80,7 @@ RENDERERS: dict[str, tuple[type, bool | None, str]] = {
     "generate_config": (GenerateConfigResult, None, "config"),
     "estimate_training_memory": (TrainingMemoryResult, None, "memory"),
     "compare_hardware": (CompareHardwareResult, None, "compare"),
+    "mindspeed_example": (MindSpeedExampleResult, None, "example_scripts"),
 }
 VALUE_ONLY = {"list_hardware"}  # renderers that take the result's value rather than the call
 # Quantities a follow-up of an OOM report may ask besides device memory: the figure asked leads, not the OOM's estimate
@@ -90,7 +93,7 @@ LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
 
 
 class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks,
-               TableRowsBlocks, SharedCardBlocks):
+               TableRowsBlocks, SharedCardBlocks, ExampleBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -174,7 +177,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             self.shared_card_first,  # "could both share one card?": the two models' sum against the card
             *([self.inference] if table_first else []),
             *([] if self.s.shares_with and self.results("estimate_inference") else [self.what_fits_block, self.header_block]),
-            self.quantity_first, self.component_first, self.asked_first,
+            partial(self.rendered, "mindspeed_example"), self.quantity_first, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), *([] if time_after else [self.training_time]),
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
             self.config_needs_model, self.training, *([self.training_time] if time_after else []),
@@ -615,21 +618,26 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         basis = self.say("config_plan_from_the", kind=kind)
         if plan.source == "table" and "from the estimator" in plan.source_detail:  # the table's count, the estimate's setting
             basis = self.say("config_plan_count_from_the", kind=kind)
+        listed = re.search(r": (\d+) (?:card|die|DIE)s? \(", plan.source_detail) if plan.source == "table" else None
+        if {"devices", "nnodes"} & set(plan.overrides) and not capped and listed and int(listed.group(1)) != plan.devices:
+            # the user's own count, not the table row's: the lead says whose count it is
+            basis = self.say("config_plan_count_yours", kind=kind, listed=listed.group(1))
         if plan.overrides and capped:  # the table's row needs more devices than the user has: the estimate's setting
             basis = self.say("config_plan_the_estimate_setting") if plan.source == "table" \
                 else self.say("config_plan_from_the_estimate")
         lines = [self.lead(self.say("config_plan_micro_batch_gradient", nodes=nodes, per=per, devs=devs, par=par, micro_batch=plan.micro_batch, grad_accum=plan.grad_accum, basis=basis))]
         # the source as users know it: the vendor table's name, or "estimate" (never a file name)
         self.cite(table if plan.source == "table" else self.say("plan_source_estimate_plan_training"))
+        fields = [self.say(f"field_{f}") if f"field_{f}" in self.phrases else f for f in plan.overrides]
         if plan.overrides and capped:
             yours = self.devices(capped, plan.unit, plan.hardware)
             earlier = self.s.origin("devices") == "conversation"
             lines.append(self.L(f"- Set to the plan that fits your {yours}{', said earlier in the conversation' if earlier else ''}: "
-                                f"{', '.join(plan.overrides)}.",
-                                f"- 按你{'在前面对话中提到' if earlier else ''}的 {yours}内可行的方案设置：{'，'.join(plan.overrides)}。"))
+                                f"{', '.join(fields)}.",
+                                f"- 按你{'在前面对话中提到' if earlier else ''}的 {yours}内可行的方案设置：{'，'.join(fields)}。"))
         elif plan.overrides:
-            lines.append(self.L(f"- Set as you asked: {', '.join(plan.overrides)}; the rest is the {kind}'s.",
-                                f"- 按你的要求设置：{'，'.join(plan.overrides)}；其余来自{kind}。"))
+            lines.append(self.L(f"- Set as you asked: {', '.join(fields)}; the rest is the {kind}'s.",
+                                f"- 按你的要求设置：{'，'.join(fields)}；其余来自{kind}。"))
         return lines
 
     def notes(self, r: SearchNotesResult) -> list[str]:

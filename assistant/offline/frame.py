@@ -194,6 +194,9 @@ class QuestionFrame(BaseModel):
     tp: int | None = None  # "tp=2", "TP 4", "--tensor-parallel-size 4": the serving layout's devices / MindSpeed TP
     gpu_util: float | None = None  # vLLM --gpu-memory-utilization: "0.95", "95%"
     config_format: str | None = None
+    # values a generated file takes as written (file_values.toml): model_path, dataset, output_dir, template, master_addr,
+    # port, served_model_name, LLaMA-Factory arguments ("save_steps": 1000); None when the question writes none
+    file_values: dict[str, Any] | None = None
     intents: set[str] = Field(default_factory=set)
     question: str = ""
     lang_weak: bool = False  # "16呢", "8k?": too few words to tell; a follow-up keeps the conversation's language

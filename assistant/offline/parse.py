@@ -12,7 +12,7 @@ from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
 from ..tools.estimate_support import generic_part
-from . import checks, either, serving_words, spec, table_query
+from . import checks, either, file_values, serving_words, spec, table_query
 from . import numbers as num
 from .asked import asks_verdict
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
@@ -220,6 +220,8 @@ class Parser:
         for m in FILE_NAMED.finditer(r.text):  # "train qwen2_7b_lora.yaml": the user's file; its words are no model, size or method
             if SIZE_IN_NAME.search(m.group(0)):  # a script's own name ("2_convert_mg_hf.sh") stays a note's term
                 r.claim_match(m, "file", m.group(0))
+        found: dict = {}
+        file_values.read_early(r, text, found)  # "data at /data/x", "master 10.0.0.5": no count, size or model
         low = r.unread()
         s.check(low)
         hw_count = self.setting.read(r, s)
@@ -275,6 +277,12 @@ class Parser:
         self.check_layout(s)
         if "config" in s.intents:
             read_config_format(work, s)
+        models = [(sp.start, sp.end) for sp in r.spans if sp.slot in ("model", "models")]
+        file_values.read_late(r, text, found, models, "config" in s.intents)
+        if "config" in s.intents:  # a setting slots.toml read that the YAML also takes under its name ("lora alpha 128")
+            found.update({k: int(v) if float(v).is_integer() else v for k, v in s.settings.items()
+                          if k in file_values.SPEC.yaml_keys and k not in found})
+        s.file_values = found or None
         if self.note_topics is not None:
             s.notes_cover = covering(low, self.note_topics)
             s.notes_named = set(s.notes_cover)

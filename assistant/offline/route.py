@@ -11,7 +11,7 @@ from typing import Any
 
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
-from . import batch_math, pasted_log, pasted_output, quantity, table_query
+from . import batch_math, file_values, pasted_log, pasted_output, quantity, table_query
 from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
@@ -281,6 +281,10 @@ class Router:
         the vendor's formula, with its minimum-card row: route time_calls)."""
         return self.quantity_calls(s, effective(s))
 
+    def example_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """The example scripts of the model, narrowed to the method and length the user said."""
+        return self.call("mindspeed_example", model=s.model, method=table_strategy(s.method), seq_len=s.seq_len)
+
     def compare_calls(self, s: Slots, e: Effective) -> list[Call]:
         return self.call("compare_hardware", **self.model_args(s), method=s.method or "lora", seq_len=e.seq_len,
                          stage=s.stage, framework=s.framework)
@@ -448,7 +452,7 @@ class Router:
     def generate_config(self, s: Slots, e: Effective, **setting: Any) -> list[Call]:
         return self.call("generate_config", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
                          hardware=e.hardware, framework=self.config_framework(s), format=config_format(s),
-                         **{**batch_args(s), **setting})
+                         **{**batch_args(s), **file_args(s, self.config_framework(s)), **setting})
 
     def config_within_devices(self, s: Slots, e: Effective, done: list[Done]) -> list[Call]:
         """The config for the user's devices: the vendor table's plan when its count fits them (the config
@@ -571,6 +575,19 @@ def batch_args(s: Slots) -> dict[str, float | None]:
     return {"micro_batch": s.micro_batch, "global_batch": s.global_batch or derived, "grad_accum": s.grad_accum,
             "lora_rank": s.lora_rank,
             "quant_bits": bits, "quantization_bit": bits, "learning_rate": s.learning_rate, "epochs": s.epochs}
+
+
+def file_args(s: Slots, framework: str) -> dict[str, Any]:
+    """The values the user wrote for the file itself (file_values.toml): their paths, dataset, template, the master's
+    address and port, and LLaMA-Factory arguments under their own names; a MindSpeed-LLM launch has no chat template or
+    YAML, so those stay out of its call (and are named as unused)."""
+    v = s.file_values or {}
+    args: dict[str, Any] = {k: v.get(k) for k in ("model_path", "dataset", "output_dir", "master_addr")}
+    args["master_port"] = v.get("port") if isinstance(v.get("port"), int) else None
+    if framework != "MindSpeed-LLM":
+        args["template"] = v.get("template")
+        args["yaml_keys"] = file_values.yaml_keys(v) or None
+    return {k: a for k, a in args.items() if a is not None}
 
 
 def table_fits(plan: dict[str, Any], limit: int) -> bool:
@@ -946,7 +963,13 @@ def asks_config(s: Slots) -> bool:
     """A training config file asked for: a serving frame's "give me the vllm serve line" is answered by the serving
     answer's command line, and a script named as a how-to's topic ("how does the launch script convert the weights?")
     by the notes."""
-    return "config" in s.intents and not serving(s) and not knowledge_about_model(s)
+    return "config" in s.intents and not serving(s) and not knowledge_about_model(s) and not asks_example_script(s)
+
+
+def asks_example_script(s: Slots) -> bool:
+    """The MindSpeed-LLM example scripts' own values are asked for a named model (LLaMA-Factory's examples are its YAMLs,
+    answered by the config route)."""
+    return "example_script" in s.intents and bool(s.model) and s.framework != "LLaMA-Factory" and not serving(s)
 
 
 def asked(intent: str) -> Callable[[Slots], bool]:
@@ -974,6 +997,9 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (time_without_model, Router.time_only),
     (asks_largest_model, Router.largest_model),
     (batch_sum_only, lambda r, s: []),  # the user's own batch figures: the answer is their product, no tool
+    # "MindSpeed 官方示例脚本里 TP/PP/GBS 是多少": the scripts' own values, no plan of the estimator's in their place
+    # (a script named asks its values: a file of the estimator's beside them would contradict them)
+    (asks_example_script, lambda r, s: r.example_calls(s, effective(s))),
     (notes_without_model, Router.notes),
     (asks_model_context, Router.model_context),
     (knowledge_about_model, Router.notes),

@@ -153,11 +153,19 @@ class ServingBlocks(CapacityBlocks):
             tp, pp, length, util = best.cards, 1, self.s.seq_len or best.max_model_len, best.gpu_memory_utilization
         else:
             return []
-        flags = [f"--served-model-name {model}", f"--tensor-parallel-size {tp}"] + (
+        # the user's own weights path, served name, host and port (file_values.toml) go into the line as written
+        own = self.s.file_values or {}
+        flags = [f"--served-model-name {own.get('served_model_name') or model}", f"--tensor-parallel-size {tp}"] + (
             [f"--pipeline-parallel-size {pp}"] if pp and pp > 1 else []) + [
-            f"--max-model-len {length}", f"--gpu-memory-utilization {util:g}"]
-        return [self.say("serve_command_vllm_serve_for"),
-                "```bash", f"vllm serve /path/to/{model} " + " ".join(flags), "```"]
+            f"--max-model-len {length}", f"--gpu-memory-utilization {util:g}"] + (
+            [f"--max-num-seqs {own['max_num_seqs']}"] if own.get("max_num_seqs") else []) + (
+            [f"--host {own['host']}"] if own.get("host") else []) + ([f"--port {own['port']}"] if own.get("port") else [])
+        path = own.get("model_path") or f"/path/to/{model}"
+        # --max-num-seqs caps the sequences running at once; the KV cache decides how many of full length run together
+        cap = [self.say("max_num_seqs_cap", cap=own["max_num_seqs"], seqs=est.max_sequences_at_len, length=length)] \
+            if own.get("max_num_seqs") and est and est.max_sequences_at_len < int(own["max_num_seqs"]) else []
+        return [self.say("serve_command_vllm_serve_for" if "model_path" not in own else "serve_command_vllm_serve_own_path"),
+                "```bash", f"vllm serve {path} " + " ".join(flags), "```", *cap]
 
     def table_lines(self, tables: list[Result[InferenceMinCardsResult]]) -> tuple[list[str], VllmRow | None]:
         """Every row of the vLLM tables for the model, and the row that answers (fewest cards for the length)."""

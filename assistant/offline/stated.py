@@ -99,6 +99,8 @@ def frame_values(frame: QuestionFrame) -> set[float]:
     for model in (frame.model or "", *frame.models):  # "seems a lot for a 0.6b model": the size of qwen3-0.6b
         values |= {float(d) for d in re.findall(r"\d+(?:\.\d+)?", model)}
     values |= {float(v) for v in (frame.shape or {}).values()}
+    if "config" in frame.intents:  # a port, a save interval: the file (or the vllm serve line) says them as written
+        values |= numbers_in({k: v for k, v in (frame.file_values or {}).items() if not isinstance(v, str)})
     return values
 
 
@@ -110,7 +112,9 @@ def slot_used(frame: QuestionFrame, name: str, value: object, call_args: list[di
         return False  # out of range (said as a problem), or a LoRA setting in a full fine-tuning
     if name in STATED_SLOTS and spec.value_of(frame, name) is not None:
         return True
-    return any(args.get(arg) == value for args in call_args for arg in (name, *slot.args))
+    # a LLaMA-Factory argument said by its name ("lora alpha 128") is written into the YAML under that name
+    return any(args.get(arg) == value or (args.get("yaml_keys") or {}).get(arg) == value
+               for args in call_args for arg in (name, *slot.args))
 
 
 def unused(frame: QuestionFrame, call_args: list[dict] | None = None) -> list[Mention]:

@@ -12,7 +12,8 @@ from .registry import REGISTRY as _REGISTRY
 from .registry import Registry, Tool, is_error
 
 # The order tools are listed: table look-ups first, then the estimator, then config generation and time.
-TOOL_MODULES = ("tables", "table_filter", "estimates", "configs", "time_tools", "fits_tools", "setup_tools", "derived_tools")
+TOOL_MODULES = ("tables", "table_filter", "estimates", "configs", "time_tools", "fits_tools", "setup_tools", "derived_tools",
+                "examples")
 
 
 def _load(stop_at: str | None = None) -> Registry:

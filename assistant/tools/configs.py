@@ -72,6 +72,9 @@ class GenerateConfigArgs(BaseModel):
     master_addr: str | None = Field(None, max_length=253, pattern=r"^[A-Za-z0-9.:_\-]+$",
                                     description="Address of node 0 for a multi-node launch (host name or IP).")
     master_port: int = Field(29500, ge=1, le=65535, description="Port of node 0 for a multi-node launch.")
+    yaml_keys: dict[str, str | int | float | bool] | None = Field(
+        None, max_length=40, description="Further LLaMA-Factory arguments the user set, written into the YAML under their "
+        "own names as given, e.g. {\"save_steps\": 1000, \"val_size\": 0.05, \"lora_alpha\": 32}; names LLaMA-Factory accepts.")
     tightest: bool = Field(False, description="Size an estimated plan on the point estimate (the tightest plan) instead of "
                            "the point x the planning margin 1.16 (the default on GPUs; Ascend plans follow the vendor-tested point).")
 
@@ -367,7 +370,8 @@ def _lf_options(args: GenerateConfigArgs, model_id: str, model: dict[str, Any], 
         method=args.method, stage=args.stage, vision=model.get("modality") == "vision-language", bf16=bf16,
         lora_rank=args.lora_rank or 8, lora_target=args.lora_target or "all",
         quantization_bit=args.quantization_bit if args.method == "qlora" else None,
-        dataset=args.dataset, output_dir=args.output_dir, learning_rate=args.learning_rate, epochs=args.epochs or 3.0)
+        dataset=args.dataset, output_dir=args.output_dir, learning_rate=args.learning_rate, epochs=args.epochs or 3.0,
+        extra=tuple((args.yaml_keys or {}).items()))
 
 
 def _zero_stage(plan: TrainingPlan) -> int:
@@ -433,6 +437,8 @@ def generate_config(ctx, args: GenerateConfigArgs) -> GenerateConfigResult:
     stem = llamafactory.stem(model_id, args.method, args.stage, args.seq_len)
     if framework == "MindSpeed-LLM":
         main = ConfigFile(filename=f"{stem}_mindspeed_env.sh", content=mindspeed.render(ms, plan, header), format="mindspeed_env")
+        if args.yaml_keys:
+            notes.append("Not in the MindSpeed-LLM variables (LLaMA-Factory YAML arguments): " + ", ".join(args.yaml_keys) + ".")
         notes.append("TP/PP must match the Hugging Face -> Megatron weight conversion; re-convert when you change them.")
     else:
         main = ConfigFile(filename=llamafactory.filename(lf, args.seq_len), content=llamafactory.render(lf, plan, header),

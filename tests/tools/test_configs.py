@@ -248,3 +248,28 @@ def test_changes_that_move_no_memory_get_no_check(call):
     assert out["memory_check"] is None and "# Started from (table)" in out["content"] and "estimate is" not in out["content"]
     plain = _ok(call, model="llama3-8b", method="lora", seq_len=8192)
     assert plain["memory_check"] is None and "Started from" not in plain["content"]
+
+
+# ---------------------------------------------------------------- the user's own LLaMA-Factory arguments (yaml_keys)
+def test_yaml_keys_are_written_under_their_own_names(call):
+    out = _ok(call, model="glm4-9b", method="lora", seq_len=4096, format="yaml", model_path="/data/glm-4-9b-chat",
+              yaml_keys={"val_size": 0.05, "eval_steps": 200, "save_steps": 1000, "logging_steps": 5, "lora_alpha": 32,
+                         "warmup_ratio": 0.03})
+    cfg = yaml.safe_load(out["content"])
+    assert cfg["model_name_or_path"] == "/data/glm-4-9b-chat"
+    assert (cfg["val_size"], cfg["eval_steps"], cfg["save_steps"], cfg["logging_steps"], cfg["lora_alpha"], cfg["warmup_ratio"]) \
+        == (0.05, 200, 1000, 5, 32, 0.03)
+    # steps-based evaluation needs eval_strategy steps (transformers refuses eval_steps alone with the default "no")
+    assert cfg["eval_strategy"] == "steps"
+    assert "### eval" in out["content"]
+
+
+@pytest.mark.parametrize(("key", "arg"), [("per_device_train_batch_size", "micro_batch"), ("cutoff_len", "seq_len")])
+def test_yaml_keys_do_not_undo_the_plan(call, key, arg):
+    err = _err(call, model="glm4-9b", method="lora", seq_len=4096, yaml_keys={key: 4})
+    assert err["field"] == "yaml_keys" and arg in str(err["valid"])
+
+
+def test_a_yaml_key_llamafactory_does_not_have_is_refused(call):
+    err = _err(call, model="glm4-9b", method="lora", seq_len=4096, yaml_keys={"save_stpes": 100})
+    assert err["field"] == "yaml_keys" and "save_steps" in err["valid"]
