@@ -42,6 +42,7 @@ class Inputs:
     unit: str = "card"  # what one device is: card, or DIE
     weight_bits: int = 16
     capacity_gib: float | None = None  # one device's memory as the runtime reports it
+    memory_gb: float | None = None  # one device's memory as the vendor states it (64 GB): what a "does it fit" compares
     util: float = 0.9  # vLLM gpu-memory-utilization
     method: str = "full"
     zero_stage: int | None = None
@@ -55,6 +56,8 @@ class Inputs:
     iterations: int | None = None  # of the whole run
     iterations_done: int | None = None
     iteration_seconds: float | None = None
+    dp: int | None = None  # a data-parallel size said outright ("8-way data parallel", "DP=4")
+    bytes_per_param: float | None = None  # bytes of model states per parameter said ("16 bytes per parameter")
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Derived:
     formula: str
     assumptions: list[str] = field(default_factory=list)
     per: str = ""  # what one value counts over ("per layer", "per device"), said after the value
+    fits: bool | None = None  # a byte total set against the memory of the devices said: held or not (None: no devices)
 
 
 def unit_word(i: Inputs, n: int = 1) -> str:
@@ -160,11 +164,37 @@ def weight_bytes(i: Inputs) -> float:
     return i.weight_bits / 8
 
 
+def against_memory(value: float, i: Inputs) -> tuple[str, bool | None]:
+    """A byte total set against the memory of the devices said ("do 2 nodes hold it?"): the devices × the vendor's GB
+    per device, and whether the total is within it (None and no words when no devices or memory are known)."""
+    if not i.devices or not i.memory_gb:
+        return "", None
+    have = i.devices * i.memory_gb * 1e9
+    fits = value <= have
+    return (f"; against {i.devices} {unit_word(i, i.devices)} × {i.memory_gb:g} GB = {have / 1e9:,.0f} GB: "
+            f"{value / 1e9:,.1f} GB {'≤' if fits else '>'} {have / 1e9:,.0f} GB"), fits
+
+
 def weights_total(s: Shape, i: Inputs) -> Derived:
     b = weight_bytes(i)
     value = s.params * b
-    return Derived(value, "bytes", f"{s.params / 1e9:g}B params × {b:g} B = {value / 1e9:.1f} GB",
-                   [f"weights at {i.weight_bits}-bit ({b:g} bytes per parameter)"])
+    vs, fits = against_memory(value, i)
+    return Derived(value, "bytes", f"{s.params / 1e9:g}B params × {b:g} B = {value / 1e9:.1f} GB{vs}",
+                   [f"weights at {i.weight_bits}-bit ({b:g} bytes per parameter)"] + (
+                       ["the weights alone: the KV cache or activations, gradients and optimizer states need more"] if vs else []),
+                   fits=fits)
+
+
+def states_at_bytes(s: Shape, i: Inputs) -> Derived:
+    """The model states at the bytes per parameter the user says ("16 bytes per parameter": bf16 weight 2 + gradient 2
+    + fp32 master 4 + Adam m 4 + v 4), set against the devices said."""
+    b = need(i.bytes_per_param, "bytes_per_param", "The bytes per parameter")
+    value = s.params * b
+    vs, fits = against_memory(value, i)
+    return Derived(value, "bytes", f"{s.params / 1e9:g}B params × {b:g} B = {value / 1e9:,.1f} GB{vs}",
+                   [f"{b:g} bytes per parameter as you said (16 is the usual bf16 mixed-precision AdamW count: weight 2 + "
+                    "gradient 2 + fp32 master 4 + Adam m 4 + v 4)", "model states only: activations, logits and the "
+                    "framework's own memory come on top"], fits=fits)
 
 
 def device_split(i: Inputs) -> tuple[int, str]:
@@ -214,7 +244,7 @@ def optimizer_total(s: Shape, i: Inputs) -> Derived:
         b = C.ADAM_BYTES["bf16"]
     value = t * b
     parts = "Adam m 4 + v 4" if lora else "fp32 master 4 + Adam m 4 + v 4"
-    return Derived(value, "bytes", f"{what} × {b} B ({parts}) = {value / 1e9:.1f} GB",
+    return Derived(value, "bytes", f"{what} × {b} B ({parts}) = {value / 1e9:.{2 if value < 1e9 else 1}f} GB",
                    ["mixed precision bf16 with AdamW"])
 
 
@@ -228,6 +258,17 @@ def optimizer_per_device(s: Shape, i: Inputs) -> Derived:
     return Derived(value, "bytes", total.formula + f" / {n} {unit_word(i, n)} = {value / 1e9:.2f} GB",
                    total.assumptions + ["split over the data-parallel devices (ZeRO-1 and above, or Megatron's distributed "
                                         "optimizer)"], per=f"per {unit_word(i)}")
+
+
+def adam_moments(s: Shape, i: Inputs) -> Derived:
+    """Adam's two moments alone (m and v in fp32, no master copy): 8 bytes per trained parameter."""
+    t, what = trained(s, i)
+    b = C.ADAM_BYTES["bf16"]
+    value = t * b
+    return Derived(value, "bytes", f"{what} × {b} B (Adam m 4 + v 4, fp32) = {value / 1e9:.1f} GB",
+                   ["AdamW's first and second moments only; an fp32 master copy of the weights would add 4 B per trained "
+                    f"parameter ({t * (b + C.MASTER_BYTES['bf16']) / 1e9:.1f} GB with it)" if i.method not in ("lora", "qlora")
+                    else "LoRA adapters train in fp32 and are their own master copy"])
 
 
 def gradients_total(s: Shape, i: Inputs) -> Derived:
@@ -245,11 +286,14 @@ def global_batch_of(i: Inputs) -> tuple[int, str]:
     if i.global_batch:
         return i.global_batch, f"global batch {i.global_batch}"
     mbs = int(need(i.micro_batch, "global_batch", "The global batch size (or the micro batch and the device count)"))
+    ga = i.grad_accum or 1
+    if i.dp:  # the data-parallel size said outright: no device count to divide
+        gbs = mbs * i.dp * ga
+        return gbs, f"(micro batch {mbs} × DP {i.dp} × GA {ga} = global batch {gbs})"
     devices = int(need(i.devices, "devices", "The device count"))
     mp = math.prod(v for v in (i.tp, i.pp, i.cp) if v)
     if devices % mp:
         raise NotDerivable(f"{devices} devices do not divide by TP × PP × CP = {mp}.", "devices", [mp * k for k in range(1, 9)])
-    ga = i.grad_accum or 1
     gbs = mbs * (devices // mp) * ga
     return gbs, f"(micro batch {mbs} × DP {devices // mp} × GA {ga} = global batch {gbs})"
 
@@ -342,6 +386,8 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "optimizer_total": optimizer_total,
     "optimizer_per_device": optimizer_per_device,
     "gradients_total": gradients_total,
+    "adam_moments": adam_moments,
+    "states_at_bytes": states_at_bytes,
     "tokens_per_iteration": tokens_per_iteration,
     "min_global_batch": min_global_batch,
     "tokens_in_window": tokens_in_window,

@@ -23,7 +23,7 @@ NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offloa
                         # offload as the fallback ("host RAM for offload if not", "不够的话开 offload"): judged without it
                         r"offload\s+if\s+(?:not|needed|it\s+does\s*n[o']t)|(?:if\s+not|otherwise)\b.{0,30}offload|"
                         r"(?:不够|放不下|不行)(?:的话)?.{0,12}offload", re.I)
-VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能不能|能否|够不够|够吗|放得下|ok\b|okay|work|enough|will\s+it|"
+VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能不能|能否|够不够|够吗|放得下|(?<![a-z])ok\b|okay|work|enough|will\s+it|"
                  r"would\s+it|can\s+i|could\s+i|is\s+it\s+possible|fit|suffic|feasible|doable|viable|"
                  # "能跑吗", "跑得起来吗", "和配方一致吗", "does it match the recipe": a yes/no on the run the user describes
                  r"能跑|跑得(?:起来|动|了)|一致吗|对不对|\bmatch(?:es)?\b|can\s+it\s+run|does\s+it\s+run")
@@ -136,6 +136,8 @@ TP_VALUE_ASKED = re.compile(
 # "kv cache 每 token 多大", "kv per token", "KV bytes per token": the KV bytes per token are asked
 KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s*)?(?:size\s*)?(?:per|/|每)\s*(?:个\s*)?tok|"
                                 r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,20}(?:多大|多少|how\s+(?:big|much|many)|size)|"
+                                # "KV 一共多少", "kv total how much": the bare "kv" with an amount after it
+                                r"(?<![a-z])kv(?![a-z])\s*(?:一共|总共|合计|加起来|总量|total|in\s+total)[^?？。]{0,8}(?:多大|多少|how\s+(?:big|much)|size)|"
                                 r"(?:how\s+(?:big|much|many\s+bytes)|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
                                 # "kv cache 为什么比 … 大", "why is the kv cache …", "每 token 各多少": the KV size asked all the same
                                 r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,12}(?:为什么|为啥|why)|(?:why|为什么|为啥)[^?？。]{0,30}(?<![a-z])kv(?![a-z])|"

@@ -365,6 +365,9 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.intents |= earlier.intents & CARRY.domain
     if turn.task() == "serving" and earlier.task() == "training":
         new.intents -= {"train", "cards", "zero", "ga", "config"} - turn.intents
+    if turn.task() == "training" and earlier.task() == "serving":
+        # "and for full fine-tuning at 16 bytes per parameter?" after a serving (weights) turn: the training job now
+        new.intents -= {"inference", "weights_memory"} - turn.intents
     new.on_topic = new.on_topic or earlier.on_topic
 
 

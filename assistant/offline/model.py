@@ -17,6 +17,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from ..notes import covering, load_notes, note_topics
 from ..setup_check.text import blocks
+from . import quantity
 from .compose import compose
 from .conversation import language_only, remembered, that_many
 from .parse import FOLLOW_UP, Parser, Slots
@@ -140,7 +141,9 @@ class OfflinePlanner(BaseChatModel):
         """What the words around a pasted setup state, as check_setup arguments: model (or size), part, devices."""
         s = self.parser.parse(prose)
         devices = s.effective().devices if (s.devices or s.nodes) else None
-        said = {"model": s.model, "params_b": None if s.model else s.params_b, "hardware": s.hardware, "devices": devices}
+        said = {"model": s.model, "params_b": None if s.model else s.params_b, "hardware": s.hardware, "devices": devices,
+                # a quantity of quantities.toml asked of the figures ("MBS=1, GA=32, DP=4: tokens per step?"): no setup to check
+                "quantity": bool(quantity.asked(s))}
         return {k: v for k, v in said.items() if v}
 
     def respond(self, messages: list[BaseMessage]) -> AIMessage:

@@ -40,7 +40,9 @@ GROUP_AFTER_HW = re.compile(rf"\s*(?:[(（][^)）]{{0,30}}[)）]\s*)?(?:{NODE_WO
 # A device count given per node ("4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡"), not in total.
 PER_NODE = re.compile(r"(?:nodes?|servers?|machines?|hosts?|box(?:es)?)\s*(?:x|×|\*|of)\s*\d+|(?<![0-9.])(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|个节点|节点)\s*(?:x|×|\*)?\s*\d+\s*(?:张|块)?\s*(?:卡|gpus?|npus?|cards?)|"
                       r"\d+\s*(?:张|块|cards?|gpus?|npus?)?\s*(?:x|×|\*)\s*\d+\s*(?:个)?\s*(?:节点|台|nodes?|servers?|machines?)|\d+\s*(?:[a-z]+\s+)?(?:each|per\s+(?:node|server|machine)|/\s*node)(?![a-z])|"
-                      r"每\s*(?:台|个节点|节点|机)[^0-9，,。]{0,4}\d+|\d+\s*(?:张|块)?\s*卡?\s*/\s*(?:台|节点|机)")
+                      r"每\s*(?:台|个节点|节点|机)[^0-9，,。]{0,4}\d+|\d+\s*(?:张|块)?\s*卡?\s*/\s*(?:台|节点|机)|"
+                      # "2 台 8x H20", "2 nodes with 8x A800": the multiplier after the node count is the devices per node
+                      r"(?<![0-9.])(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|个节点|节点|nodes?|servers?|machines?|hosts?)\s*(?:with\s+|of\s+)?\d+\s*(?:x|×|\*)(?![0-9a-z])")
 SHAPE_FIELDS = [  # (field, regex): "80 layers" / "layers 80" / "80层", "hidden 8192" / "hidden size: 8192" ...
     ("layers", r"(?<![0-9.])(\d{1,3})\s*(?:transformer\s+)?(?:layers?|层)|(?:layers?|num_hidden_layers|层数)\s*[:=]?\s*(\d{1,3})(?![0-9])"),
     ("hidden", r"(?:hidden(?:[_ ]size|[_ ]dim)?|d_model|隐藏层?(?:维度|大小)?)\s*[:=]?\s*(\d{3,6})(?![0-9])|"
@@ -292,11 +294,24 @@ def trainer_parts(r: Reading, s: Slots) -> None:
             r.claim_match(m, kind, value, "vocabulary")
 
 
+# a throughput said of all the devices together ("单机 8 卡整机吞吐 9600 tokens/s", "aggregate 50k tok/s over the cluster")
+WHOLE_RATE = re.compile(r"整机|整个?节点|单机|整个?集群|集群|总吞吐|总共|合计|一共|(?<![a-z])(?:total|aggregate|overall|combined|cluster|whole[-\s]node|"
+                        r"per[-\s]node|node[-\s]level|all\s+(?:the\s+)?(?:cards|gpus|npus|devices))(?![a-z])", re.I)
+PER_DEVICE_WORD = re.compile(r"单卡|每卡|每张卡|单张卡|(?<![a-z])per[-\s]?(?:card|gpu|npu|device)|/\s*(?:p|card|卡)(?![a-z])|each\s+(?:card|gpu|npu)", re.I)
+
+
 def training_amounts(r: Reading, s: Slots) -> None:
     """Token totals, samples and TPS into ``s``; their text claimed (epochs: slots.toml). "4096 tokens" and "32k
     tokens" stay: a plain count under 10 million or a k suffix is a sequence length."""
     for m in list(r.finditer(TPS_RX)):
         given = m.group(1) or m.group(3) or m.group(4) or m.group(5)
+        before = r.text[max(0, m.start() - 24):m.start()]
+        if WHOLE_RATE.search(before) and not PER_DEVICE_WORD.search(m.group(0) + before[-8:]):
+            # "整机吞吐 9600 tokens/s", "total throughput 20k tok/s": the rate of all the devices together, no TPS per card;
+            # the router divides it by the devices (route.py tps_per_device)
+            s.settings["tps_total"] = s.settings.get("tps_total") or amount(given, m.group(2))
+            r.claim_match(m, "tps_total", amount(given, m.group(2)))
+            continue
         s.tps = s.tps or amount(given, m.group(2))
         r.claim_match(m, "tps", amount(given, m.group(2)))
     for m in list(r.finditer(TOKENS_RX)):

@@ -12,7 +12,7 @@ from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
 from ..tools.estimate_support import generic_part
-from . import checks, either, file_values, serving_words, spec, table_query
+from . import checks, clock, either, file_values, serving_words, spec, table_query
 from . import numbers as num
 from .asked import asks_verdict
 from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
@@ -227,6 +227,7 @@ class Parser:
         hw_count = self.setting.read(r, s)
         num.trainer_parts(r, s)
         num.training_amounts(r, s)
+        clock.read(r, s)  # "Fri 18:00 to Mon 06:00": a window said as two clock times, its hours the deadline_hours slot
         s.either = either.read(r)  # "0.9 or 0.95?": a choice asked about, no setting (before the serving words read them)
         spec.read(r, s, "amounts")  # the batch settings (slots.toml)
         num.host_ram(r, s)

@@ -28,13 +28,15 @@ ELAPSED_MS = re.compile(r"elapsed\s+time\s+per\s+iteration\s*\(ms\)\s*:\s*([\d.]
 GBS = re.compile(r"global\s+batch\s+size\s*:\s*(\d+)", re.I)
 CONSUMED = re.compile(r"consumed\s+samples\s*:\s*(\d+)", re.I)
 # the sequence length the user states beside the line ("with SEQ_LEN 4096", "seq 8192", "序列长度 4096")
-SEQ_LEN = re.compile(r"(?:seq(?:uence)?[_\s-]*len(?:gth)?|seq|cutoff_len|序列长度|长度)\s*[:=为是]?\s*(\d{3,6})(?!\d)", re.I)
+SEQ_LEN = re.compile(r"(?:seq(?:uence)?[_\s-]*len(?:gth)?|seq|cutoff(?:_len)?|序列长度|长度)\s*[:=为是]?\s*(\d{3,6})(?!\d)", re.I)
 # the device count the user states beside the line ("on 16 cards", "8 张卡", "2 nodes x 8")
 DEVICES = re.compile(r"(\d+)\s*(?:cards?|npus?|gpus?|devices?|张卡|张|卡)(?![a-z])", re.I)
 
 
 # what the question asks of a banner, in its own words (outside the pasted lines)
 STEPS_WORD = re.compile(r"(?<![a-z])steps?(?![a-z])|步数|多少步|几步", re.I)
+# tokens asked of a banner ("一个 step 多少 token", "tokens per step", "一共多少 token"): with the length the user states
+TOKENS_WORD = re.compile(r"token", re.I)
 DEVICES_WORD = re.compile(r"(?<![a-z])(?:devices?|cards?|gpus?|npus?)(?![a-z])|几张|多少张|卡数|几卡", re.I)
 
 
@@ -59,6 +61,12 @@ class TrainerBanner:
     total_batch: int | None
     grad_accum: int | None
     total_steps: int | None
+    seq_len: int | None = None  # the length the user states beside the banner ("cutoff_len 2048 with packing")
+
+    @property
+    def tokens_per_step(self) -> int | None:
+        """Total batch × length: every sequence a full length (packed or padded)."""
+        return self.total_batch * self.seq_len if self.total_batch and self.seq_len else None
 
     @property
     def devices(self) -> int | None:
@@ -131,6 +139,7 @@ def read(question: str) -> PastedLog | None:
             total_batch=_int(m.group(1)) if (m := found["total_batch"]) else None,
             grad_accum=_int(m.group(1)) if (m := found["grad_accum"]) else None,
             total_steps=_int(m.group(1)) if (m := found["total_steps"]) else None,
+            seq_len=int(seq.group(1)) if (seq := SEQ_LEN.search(outside_banner(question))) else None,
         )
     it, ms = ITERATION.search(question), ELAPSED_MS.search(question)
     if it and ms:
@@ -143,6 +152,11 @@ def read(question: str) -> PastedLog | None:
             consumed=int(m.group(1)) if (m := CONSUMED.search(question)) else None,
             seq_len=int(seq.group(1)) if seq else None, devices=int(dev.group(1)) if dev else None)
     return None
+
+
+def outside_banner(question: str) -> str:
+    """The user's own words: the question without the banner's lines (whose figures are no length)."""
+    return "\n".join(line for line in question.splitlines() if not any(rx.search(line) for rx in BANNER.values()))
 
 
 def _hours(seconds: float, lang: str) -> str:
@@ -184,6 +198,18 @@ def render_banner(b: TrainerBanner, lang: str, question: str = "") -> str:
             f"**About {value} optimizer steps** in all: {n.examples:,} examples / total batch {n.total_batch} = "
             f"{n.per_epoch:.1f} steps per epoch × {n.epochs:g} epoch{'s' * (n.epochs != 1)} (a last partial batch is dropped by older "
             "Trainers and counted as a step by newer ones).")
+    per_step = b.tokens_per_step
+    if per_step and TOKENS_WORD.search(outside_banner(question)):
+        # "cutoff 4096 packing: tokens per step?": the total batch's sequences at that length, and over the logged steps
+        steps = b.total_steps or (n.high if n else None)
+        total = (f"；{steps:,} 步共 {steps * per_step:,} 个 token" if zh else f"; over {steps:,} steps, {steps * per_step:,} tokens") if steps else ""
+        lines.append(f"**每个优化步 {per_step:,} 个 token** = 总 batch {b.total_batch} × 序列长度 {b.seq_len}{total}"
+                     "（按每条序列都是满长计算：packing 或补齐到定长；动态长度会更少）。" if zh else
+                     f"**{per_step:,} tokens per optimizer step** = total batch {b.total_batch} × length {b.seq_len}{total} "
+                     "(every sequence a full length: packed or padded; dynamic lengths give fewer).")
+        own = outside_banner(question)
+        if not (STEPS_WORD.search(own) or DEVICES_WORD.search(own)):
+            lines.insert(0, lines.pop())  # only the tokens are asked: they lead, the banner's other figures follow
     if not lines:
         return ""
     if len(lines) == 2 and devices and asked_first(question, STEPS_WORD, DEVICES_WORD):

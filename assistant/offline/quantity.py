@@ -15,7 +15,10 @@ from .frame import Effective, QuestionFrame
 
 TABLE_FILE = Path(__file__).with_name("quantities.toml")
 # an amount asked in the same clause as the quantity's words ("total size of the optimizer states", "梯度一共占多少 GB")
-AMOUNT = re.compile(r"how\s+(?:much|big|large|many)|(?<![a-z])size|what(?:'s|\s+is|\s+are)|多少|多大|几|占", re.I)
+AMOUNT = re.compile(r"how\s+(?:much|big|large|many)|(?<![a-z])size|what(?:'s|\s+is|\s+are)|多少|多大|几|占|(?<![a-z])in\s+gi?b(?![a-z])", re.I)
+ELLIPTIC_LENGTH = 60  # characters: a follow-up this short names the thing and leaves "how much" to the last turn
+# how such a follow-up opens ("and the Adam states for those?", "那梯度呢"): not a yes/no about the thing ("…, right?")
+ELLIPTIC_START = re.compile(r"\s*(?:and|what\s+about|how\s+about|then|plus|also|那么?|还有|再看|再问)(?![a-z])", re.I)
 CLAUSE = re.compile(r"[?？。;；!！\n]|,\s|，")
 MODULE = re.compile(r"(?<![a-z])(q|k|v|o|gate|up|down)[-_]?proj", re.I)
 ALL_LINEAR = re.compile(r"all[-_ ]linear|all\s+(?:the\s+)?linear|every\s+linear|lora_target\s*[:=]?\s*all|全部线性|所有线性|全部.{0,4}层", re.I)
@@ -78,19 +81,23 @@ def where_asked(row: QuantityRow, s: QuestionFrame) -> int | None:
         return None
     if row.unless is not None and row.unless.search(q):
         return None
+    # a short follow-up on the conversation's model ("and the Adam states for those?"): the amount is the turn itself
+    elliptic = s.origin("model") == "conversation" and len(q) <= ELLIPTIC_LENGTH and bool(ELLIPTIC_START.match(q))
     for m in row.words.finditer(q):
-        if row.amount and not any(AMOUNT.search(c) for c in clause_of(q, m.start(), m.end())):
+        if row.amount and not elliptic and not any(AMOUNT.search(c) for c in clause_of(q, m.start(), m.end())):
             continue
         return m.start()
     return None
 
 
 def clause_of(text: str, start: int, end: int) -> list[str]:
-    """The clause holding text[start:end] (between punctuation that ends a clause)."""
+    """The clause holding text[start:end] (between punctuation that ends a clause), and the clause after it."""
     cuts = [0] + [m.end() for m in CLAUSE.finditer(text)] + [len(text)]
     lo = max(c for c in cuts if c <= start)
     hi = min((c for c in cuts if c >= end), default=len(text))
-    return [text[lo:hi]]
+    # the clause after it too: the amount is often asked there ("gradients alone for X, in GB?", "只算 Adam 的两个动量，占多少")
+    after = min((c for c in cuts if c > hi), default=len(text))
+    return [text[lo:hi], text[hi:after]]
 
 
 def asked(s: QuestionFrame) -> list[QuantityRow]:
@@ -122,7 +129,8 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "hours": spec.value_of(s, "deadline_hours"),
             "device_unit": "die" if s.device_unit == "die" else None,
             "iterations": spec.value_of(s, "train_iters"), "iterations_done": spec.value_of(s, "iteration_now"),
-            "iteration_seconds": iteration_seconds(s)}
+            "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
+            "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup")}
 
 
 def iteration_seconds(s: QuestionFrame) -> float | None:

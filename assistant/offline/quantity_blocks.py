@@ -27,7 +27,8 @@ class QuantityBlocks(Writer):
             short = f"{v / 1e9:.2f}B" if v >= 1e9 else f"{v / 1e6:.1f}M"
             return f"{v:,.0f}（约 {short}）" if zh else f"{v:,.0f} (about {short})"
         if d.unit == "bytes":
-            return f"{v / 1e9:.1f} GB（{v / 2**30:.1f} GiB）" if zh else f"{v / 1e9:.1f} GB ({v / 2**30:.1f} GiB)"
+            p = 2 if v < 1e9 else 1  # under a GB (a LoRA adapter's Adam states: 0.26 GB) one decimal says too little
+            return f"{v / 1e9:.{p}f} GB（{v / 2**30:.{p}f} GiB）" if zh else f"{v / 1e9:.{p}f} GB ({v / 2**30:.{p}f} GiB)"
         if d.unit == "seconds":
             return f"{v / 3600:.1f} 小时（{v:,.0f} 秒）" if zh else f"{v / 3600:.1f} h ({v:,.0f} s)"
         if d.unit == "devices":
@@ -55,4 +56,7 @@ class QuantityBlocks(Writer):
         tail = "; ".join(x for x in (how, said) if x) if not self.zh else "；".join(x for x in (how, said) if x)
         line = f"{head} = `{d.formula}`" + (f"（{tail}）" if self.zh and tail else f" ({tail})" if tail else "")
         self.cite(self.L(d.source, assumption_zh(d.source, TOOL_NOTE_ZH)))
-        return line + ("。" if self.zh else ".")
+        line += "。" if self.zh else "."
+        if d.fits is not None:  # "do 2 nodes hold it?", "够不够": the verdict on the memory said, right after its arithmetic
+            line += self.say("quantity_fits" if d.fits else "quantity_over")
+        return line

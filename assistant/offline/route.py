@@ -348,12 +348,14 @@ class Router:
     def time_calls(self, s: Slots, e: Effective) -> list[Call]:
         """Training time needs a token count and a model (or size) or a measured TPS (the vendor formula has no
         model term); the device count defaults to one node."""
-        if not (s.model or s.params_b or s.tps) or not (s.tokens or (s.samples and s.seq_len)):
+        devices = e.devices or e.per_node
+        tps, speedup = tps_per_device(s, devices)
+        if not (s.model or s.params_b or tps) or not (s.tokens or (s.samples and s.seq_len)):
             return []
         return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
                          samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
-                         epochs=s.epochs, devices=e.devices or e.per_node, hardware=e.hardware, tps=s.tps,
-                         deadline_hours=s.settings.get("deadline_hours"))
+                         epochs=s.epochs, devices=devices, hardware=e.hardware, tps=tps,
+                         deadline_hours=s.settings.get("deadline_hours"), speedup=speedup)
 
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
@@ -914,6 +916,16 @@ def reads_pasted_output(s: Slots) -> bool:
     give the diagnosis that leads (pasted_output.py), and the notes' remedies back it, whatever part or pod names it
     shows (a pod named "qwen-train-worker-0" is no model, an "910B3" row no hardware question)."""
     return pasted_output.read(s.question) is not None and not s.problems
+
+
+def tps_per_device(s: Slots, devices: int | None) -> tuple[float | None, float | None]:
+    """(TPS per device, speed-up factor η) for the vendor formula: the per-card rate said, with a stated scaling
+    efficiency in place of η; or a rate of all the devices together ("整机吞吐 9600 tokens/s" on 8 cards) divided by
+    them, which already holds the scaling (η 1)."""
+    total = s.settings.get("tps_total")
+    if s.tps or not total or not devices:
+        return s.tps, s.settings.get("speedup")
+    return total / devices, s.settings.get("speedup") or 1.0
 
 
 def batch_sum_only(s: Slots) -> bool:

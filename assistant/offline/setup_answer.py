@@ -72,7 +72,7 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     # job it changes ("tp=2 呢", "SEQ_LEN=8192 then?" after a sizing answer: a setting said, no setup pasted)
     # a command whose flags are only talked about ("--request-rate 1 2 4 8, --num-prompts 只写一个 1000 行吗"): nothing of it
     # could be checked, so the question is one about the flags, which the notes answer
-    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b"}) or command_unchecked(r)):
+    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b", "quantity"}) or command_unchecked(r)):
         return None
     return AIMessage(content=render_setup(r, question_language(text)))
 

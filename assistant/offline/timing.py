@@ -80,6 +80,9 @@ class TimeBlocks(Writer):
         lines = [self.lead(deadline), f"- {head}"] if (deadline := self.deadline_line(r)) else [self.lead(head)]
         lines += [self.say("time_result_formula") + f"`{r.formula}`",
                  self.say("time_result_assumptions") + sep.join(r.assumptions if not self.zh else self.assumptions_zh(r))]
+        total = self.s.settings.get("tps_total")
+        if total and not self.s.tps and r.basis == "vendor_formula":  # "整机吞吐 9600": the division the TPS came from
+            lines.append(self.say("time_rate_of_all", total=total, devs=devs, n=r.devices, per=r.tps_per_device))
         if r.basis == "flops_estimate":
             lines.append(self.say("time_result_implied_throughput_tokens", tps_per_device=r.tps_per_device))
         if self.zh:  # the tool's notes, said in Chinese
@@ -127,7 +130,8 @@ class TimeBlocks(Writer):
             out.append("token 数 = 样本数 × 序列长度 × 轮数（定长数据，动态长度会更少）")
         if r.basis == "vendor_formula":
             if r.speedup is not None and r.devices > 1:
-                out.append(f"线性度 η = {r.speedup:g}")
+                given = self.s.settings.get("speedup")  # a stated scaling efficiency ("利用率只有 60%") stands in for the vendor's 0.9
+                out.append(f"线性度 η = {r.speedup:g}" + ("（按你给出的实际效率，代替厂商的 0.9）" if given == r.speedup else ""))
             out.append(f"TPS 为你给出的每卡 {r.tps_per_device:g} tokens/s")
             return out
         k = r.flops_per_param_token

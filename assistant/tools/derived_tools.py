@@ -19,7 +19,7 @@ from .time_tools import DEFAULT_SPEEDUP
 Quantity = Literal["lora_params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
-                   "run_time", "run_time_left", "min_global_batch", "tokens_in_window"]
+                   "run_time", "run_time_left", "min_global_batch", "tokens_in_window", "adam_moments", "states_at_bytes"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
 
@@ -27,11 +27,10 @@ class DeriveQuantityArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     model: str | None = Field(None, min_length=1, max_length=200, description="Model name in any spelling; or give params_b.")
     params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False, description="Billions of parameters (a model not in the catalog).")
-    quantity: Quantity = Field(description="The quantity: lora_params (trainable LoRA parameters at lora_rank), a catalog figure "
-                               "(layers, hidden, heads, kv_heads, head_dim, ffn, vocab), layers_per_stage (layers / PP), "
-                               "data_parallel (devices / (TP x PP x CP)), ranks, params_per_rank, weights_total, "
-                               "weights_per_device, kv_room_per_device, optimizer_total, optimizer_per_device, gradients_total, "
-                               "tokens_per_iteration, run_time, run_time_left, min_global_batch (micro_batch x DP), tokens_in_window.")
+    # the names are the enum's: the description says only what a name does not
+    quantity: Quantity = Field(description="The quantity: lora_params at lora_rank; layers_per_stage = layers / PP; "
+                               "data_parallel = devices / (TP x PP x CP); min_global_batch = micro_batch x DP; "
+                               "adam_moments = Adam m + v; states_at_bytes = params x bytes_per_param.")
     lora_rank: int | None = Field(None, ge=1, le=4096, description="LoRA rank r.")
     lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or a comma list of q_proj ... down_proj.")
     method: Literal["full", "freeze", "lora", "qlora"] = Field("full", description="What is trained (optimizer and gradient bytes).")
@@ -54,6 +53,9 @@ class DeriveQuantityArgs(BaseModel):
     iterations: int | None = Field(None, ge=1, le=10**9, description="Iterations of the whole run (train_iters).")
     iterations_done: int | None = Field(None, ge=0, le=10**9, description="Iterations already run (the log line's current one).")
     iteration_seconds: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False, description="Seconds per iteration (the log's elapsed time per iteration).")
+    dp: int | None = Field(None, ge=1, le=65536, description="DP size (instead of devices).")
+    bytes_per_param: float | None = Field(None, gt=0, le=64, allow_inf_nan=False, description="Model-state bytes per param.")
+    speedup: float | None = Field(None, gt=0, le=1, allow_inf_nan=False, description="Scaling efficiency (default 0.9).")
 
 
 class DerivedResult(BaseModel):
@@ -66,6 +68,7 @@ class DerivedResult(BaseModel):
     assumptions: list[str] = Field(default_factory=list, description="What the value assumes.")
     device_unit: str = Field("card", description="What one device is on the hardware: card or DIE.")
     source: str = Field(description="Where the figures come from.")
+    fits: bool | None = Field(None, description="Within the devices' memory (null: no devices).")
 
 
 @tool
@@ -78,9 +81,10 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     inputs = derived.Inputs(lora_rank=args.lora_rank, lora_targets=args.lora_targets, tp=args.tp, pp=args.pp, cp=args.cp,
                             devices=args.devices, unit=args.device_unit or dev.unit, weight_bits=args.weight_bits, capacity_gib=dev.capacity_gib,
+                            memory_gb=dev.memory_gb, dp=args.dp, bytes_per_param=args.bytes_per_param,
                             util=args.gpu_memory_utilization, method=args.method, zero_stage=args.zero_stage,
                             global_batch=args.global_batch, micro_batch=args.micro_batch, grad_accum=args.grad_accum,
-                            seq_len=args.seq_len, tokens_per_second=args.tokens_per_second, hours=args.hours, speedup=DEFAULT_SPEEDUP,
+                            seq_len=args.seq_len, tokens_per_second=args.tokens_per_second, hours=args.hours, speedup=args.speedup or DEFAULT_SPEEDUP,
                             iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds)
     try:
         d = derived.derive(args.quantity, shape, inputs)
@@ -91,4 +95,5 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
     source = (ARITHMETIC_SOURCE if shape is None
               else catalog if args.quantity in derived.CATALOG_FIGURES else f"estimate from the {catalog} and the figures given")
     return DerivedResult(quantity=args.quantity, model=model_id or (f"{args.params_b:g}B" if args.params_b else None), value=d.value,
-                         unit=d.unit, per=d.per, formula=d.formula, assumptions=d.assumptions, device_unit=args.device_unit or dev.unit, source=source)
+                         unit=d.unit, per=d.per, formula=d.formula, assumptions=d.assumptions, device_unit=args.device_unit or dev.unit, source=source,
+                         fits=d.fits)

@@ -158,7 +158,8 @@ def estimate_training_time(ctx, args: EstimateTrainingTimeArgs) -> TrainingTimeR
         formula = f"Time = tokens / (TPS × N × η) = {_fmt(tokens)} / ({_fmt(args.tps)} × {n} × {eta:g}) = {seconds:,.0f} s"
         if n > 1:
             assumptions.append(f"linear speed-up factor η = {eta:g}" + (" (default; the vendor gives ≥ 0.9 as typical)"
-                                                                      if args.speedup == DEFAULT_SPEEDUP else ""))
+                                                                      if args.speedup == DEFAULT_SPEEDUP else
+                                                                      " (the scaling efficiency given, in place of the vendor's 0.9)"))
         if peak and params_b:
             implied = args.tps * k * params_b * 1e9 / (peak * 1e12)
             notes.append(f"Cross-check: {_fmt(args.tps)} tokens/s per {unit} is {implied:.0%} of the {peak:g} TFLOPS peak "
