@@ -183,7 +183,7 @@ class Router:
         q = s.table_query
         assert q is not None
         args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family}
-        for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table"):
+        for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table", "extreme"):
             args[name] = getattr(q, name)
         for name in ("cards", "nodes", "per_node", "versus"):
             args[name] = getattr(q, name).model_dump(exclude_none=True) if getattr(q, name) else None

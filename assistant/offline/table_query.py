@@ -57,6 +57,7 @@ class TableQuery(BaseModel):
     versus: Versus | None = None  # the row against its pair of the other framework or part
     this: str | None = None  # the framework or part whose rows are compared (the first named)
     yes_no: bool = False  # "any …?": answered yes or no first
+    extreme: Literal["max", "min"] | None = None  # "which model needs the most cards": the rows of the largest count
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,9 @@ class Vocab:
     spec: dict[str, list[re.Pattern]] = field(default_factory=dict)  # each its own (they share group names)
     memory_cards: re.Pattern = re.compile("$^")
     yes_no: re.Pattern = re.compile("$^")
+    minimum_said: re.Pattern = re.compile("$^")
+    extreme: dict[str, re.Pattern] = field(default_factory=dict)
+    extreme_of: re.Pattern = re.compile("$^")
 
 
 def _any(patterns: list[str]) -> re.Pattern:
@@ -88,9 +92,9 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
     units = d["units"]
     unit = "(?P<unit>" + "|".join(units["nodes"] + units["cards"]) + ")"
 
-    def filled(p: str, op: str) -> re.Pattern:
+    def filled(p: str, op: str, unit_optional: bool = False) -> re.Pattern:
         # an equality names its unit ("need 32 cards"): a bare number beside "on" or "use" is too often something else
-        for k, v in {"{n}": N, "{u}": BETWEEN, "{unit}": unit if op == "eq" else unit + "?"}.items():
+        for k, v in {"{n}": N, "{u}": BETWEEN, "{unit}": unit if op == "eq" and not unit_optional else unit + "?"}.items():
             p = p.replace(k, v)
         return re.compile(p)
 
@@ -103,13 +107,16 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         models=_any(d["unsupported"]["models"]),
         rows=_any(d["unsupported"]["rows"]),
         supported=_any(d["supported"]["patterns"]),
-        compare=[(c["op"], [filled(p, c["op"]) for p in c["patterns"]]) for c in d["compare"]],
+        compare=[(c["op"], [filled(p, c["op"], c.get("unit_optional", False)) for p in c["patterns"]]) for c in d["compare"]],
         nodes_unit=re.compile("^(?:" + "|".join(units["nodes"]) + ")$"),
         columns={c: {k: _any(v) for k, v in vals.items()} for c, vals in d["columns"].items()},
         versus={k: _any(v) for k, v in d["versus"].items()},
         spec={k: [re.compile(p) for p in v] for k, v in d["recipe_spec"].items()},
         memory_cards=_any(d["memory_cards"]["patterns"]),
         yes_no=_any(d["yes_no"]["patterns"]),
+        minimum_said=_any(d["minimum_said"]["patterns"]),
+        extreme={k: _any(v) for k, v in d["extreme"].items() if k in ("max", "min")},
+        extreme_of=_any(d["extreme"]["of"]),
     )
 
 
@@ -129,7 +136,9 @@ def vllm_versions_named(text: str, v: Vocab = VOCAB) -> list[str]:
 
 def counts(text: str, table_named: bool, v: Vocab = VOCAB) -> tuple[Count | None, Count | None]:
     """The card and node comparisons written ("more than 64 cards", "2 个节点以上"), the first of each; an equality
-    ("need 32 cards") only when a table is named (else "I have 16 cards, which models fit?" would read as one)."""
+    ("need 32 cards") only when a table or the minimum itself is named (else "I have 16 cards, which models fit?" would
+    read as one)."""
+    table_named = table_named or bool(v.minimum_said.search(text))
     found: dict[str, Count] = {}
     taken: list[tuple[int, int]] = []
     for op, patterns in v.compare:
@@ -225,7 +234,8 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     cards = this_count or (Count(op="eq", value=int(memory.group("n"))) if memory else None) or spec_cards or cards
     nodes = spec_nodes or nodes
     unsupported = bool(v.unsupported.search(text))
-    if not (named or cards or nodes or zero is not None or offload is not None or ga or unsupported or pair):
+    extreme = next((k for k, rx in v.extreme.items() if rx.search(blanked)), None) if v.extreme_of.search(blanked) else None
+    if not (named or cards or nodes or zero is not None or offload is not None or ga or unsupported or pair or extreme):
         return None  # "which models does MindSpeed support?": the model list answers it
     recipe_words = zero is not None or offload is not None or ga or per_node
     table = (named[0] if named else "vllm" if memory else "recipes" if recipe_words else "vllm" if inference else "min_cards")
@@ -242,4 +252,4 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     vllm_table = next((k for k, rx in v.vllm_tables.items() if rx.search(text)), default) if table == "vllm" else None
     return TableQuery(table=table, table_named=bool(named), cards=cards, nodes=nodes, zero_stage=zero, offload=offload,
                       grad_accum=ga, supported=supported, whole_model=whole, vllm_table=vllm_table, per_node=per_node,
-                      versus=pair, this=this, yes_no=bool(v.yes_no.search(text)))
+                      versus=pair, this=this, yes_no=bool(v.yes_no.search(text)), extreme=extreme)

@@ -42,6 +42,12 @@ class TableRowsBlocks(Writer):
         if call.arg("whole_model"):
             head = self.say("table_rows_models", models=self.counted("model", len(r.models)), label=label, filters=filters)
             return [self.lead(yes_no + head), self.say("comma").join(r.models)]
+        if (extreme := call.arg("extreme")) and r.rows[0].cards is not None:
+            # "which model needs the most cards": the count itself first, then the rows that have it
+            count = self.devices(r.rows[0].cards, r.rows[0].unit)
+            head = self.say(f"table_rows_extreme_{extreme}", count=count, models=self.say("comma").join(r.models),
+                            label=label, filters=filters)
+            return [self.lead(yes_no + head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
         head = self.say("table_rows_found", rows=self.counted("row", r.count), models=self.counted("model", len(r.models)),
                         label=label, filters=filters)
         return [self.lead(yes_no + head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]

@@ -70,6 +70,8 @@ class FindTableRowsArgs(FilterModel):
     memory_gb: int | None = Field(None, ge=1, le=1024, description="vllm: the 32 or 64 GB column.")
     vllm_table: Literal["vllm-v0.7.2", "vllm-newest", "vllm-newest-6.5.908", "vllm-older-fragment"] | None = Field(
         None, description="vllm: one of the vLLM tables (default: all).")
+    extreme: Literal["max", "min"] | None = Field(None, description="Only the rows of the largest (max) or smallest (min) count. "
+                                                  "Among the rows that match the other filters ('which model needs the most cards').")
     whole_model: bool = Field(False, description="Models all of whose rows match. Only models every one of whose rows (under framework, "
                               "strategy, seq_len, hardware, memory_gb, vllm_table) matches the other filters: 'which models have no MindSpeed entry'.")
 
@@ -199,8 +201,8 @@ def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
     "at most 8"); every matching row is returned with the vendor document it comes from.
 
     whole_model keeps only models all of whose selected rows match ("which models have no MindSpeed-LLM entry": framework
-    MindSpeed-LLM, supported false, whole_model true)."""
-    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family"}).items() if v is not None}
+    MindSpeed-LLM, supported false, whole_model true); extreme keeps the rows of the largest or smallest count."""
+    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family", "extreme"}).items() if v is not None}
     wrong = sorted(given - APPLIES[args.table])
     if wrong:
         raise SizingError("invalid_arguments", f"{', '.join(wrong)} does not apply to the {args.table} table.",
@@ -212,6 +214,9 @@ def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
     if args.whole_model:
         failing = {h.model_id for h in rows if not _passes(args, h)}
         hits = [h for h in hits if h.model_id not in failing]
+    if args.extreme and (counted := [h.cards for h in hits if h.cards is not None]):
+        best = max(counted) if args.extreme == "max" else min(counted)
+        hits = [h for h in hits if h.cards == best]
     models = list(dict.fromkeys(h.model_id for h in hits))
     sources = list(dict.fromkeys(h.source for h in hits))
     return FindTableRowsResult(table=args.table, title=TITLE[args.table], count=len(hits), models=models, rows=hits, sources=sources)
