@@ -24,7 +24,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, next_remedy, note_pick, pasted_log, pasted_output, spec, stated
+from . import batch_math, fused_attention, next_remedy, note_pick, part_ident, pasted_log, pasted_output, spec, stated
 from .asked import (
     asks_host_ram,
     asks_table_length,
@@ -113,6 +113,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return derived
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang)
+        if not names_model(s) and (told := part_ident.answer(s.question, self.parts, self.zh)):
+            # "Snt9B or Snt9B23?" over a pasted npu-smi table (or its counts said in words): the part it is leads
+            text, sources = told
+            for src in sources:
+                self.cite(src)
+            return "\n".join([self.lead(text), "", t("sources", self.lang) + self.say("semicolon").join(self.sources)])
         diagnosis = ""  # pasted tool output read as data: its diagnosis is the answer's lead, the notes' remedies follow
         if self.done and (pasted := pasted_output.read(s.question)) and (found := pasted_output.render(pasted, self.lang)):
             # the note whose remedy the diagnosis applies is its source, named as every notes lead names its note
