@@ -24,7 +24,17 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, next_remedy, note_pick, part_ident, pasted_log, pasted_output, spec, stated
+from . import (
+    batch_math,
+    fused_attention,
+    next_remedy,
+    note_pick,
+    part_ident,
+    pasted_log,
+    pasted_output,
+    spec,
+    stated,
+)
 from .asked import (
     asks_host_ram,
     asks_table_length,
