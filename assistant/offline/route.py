@@ -182,7 +182,8 @@ class Router:
         frame's framework, method, length and part narrowing them (the minimum-card table's part: Snt9B unless one is named)."""
         q = s.table_query
         assert q is not None
-        args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family}
+        args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family,
+                                "model": q.model}
         for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table", "extreme"):
             args[name] = getattr(q, name)
         for name in ("cards", "nodes", "per_node", "versus"):
@@ -641,7 +642,7 @@ SETTING_KEY = re.compile(r"(?<![a-z0-9_])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9_])")
 
 def asks_table_rows(s: Slots) -> bool:
     """A question over a whole vendor table ("which recipe rows use ZeRO-0?", "哪些模型 MindSpeed 要 64 卡以上?"): its rows."""
-    return s.table_query is not None and not names_model(s)
+    return s.table_query is not None and (not names_model(s) or s.table_query.model is not None)
 
 
 def lists_models(s: Slots) -> bool:

@@ -58,6 +58,7 @@ class TableQuery(BaseModel):
     this: str | None = None  # the framework or part whose rows are compared (the first named)
     yes_no: bool = False  # "any …?": answered yes or no first
     extreme: Literal["max", "min"] | None = None  # "which model needs the most cards": the rows of the largest count
+    model: str | None = None  # "the most cards deepseek-v3 needs in the table": one model's rows, its largest
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,19 @@ def recipe_spec(text: str, table_named: str | None, v: Vocab = VOCAB) -> tuple[C
         rest = rest[: node.start()] + " " + rest[node.start() + m.end():]
     return (Count(op="eq", value=1) if node else None, per, Count(op="eq", value=1) if card else None,
             one_card.sub(" ", rest))
+
+
+def most_of_model(text: str, model: str, v: Vocab = VOCAB) -> TableQuery | None:
+    """"the most cards deepseek-v3 needs in the min-card table", "deepseek-v3 最多需要多少张卡": one model's rows, the largest
+    count first (the fewest is the model's ordinary minimum-card lookup, not this)."""
+    if not (v.extreme.get("max") and v.extreme["max"].search(text) and v.extreme_of.search(text) and COUNT_ASKED.search(text)):
+        return None
+    named = sorted((name for name, rx in v.tables.items() if rx.search(text)), key=lambda name: name != "vllm")
+    return TableQuery(table=named[0] if named else "min_cards", table_named=bool(named), extreme="max", model=model)
+
+
+# a count asked ("how many", "多少", "几张", "what is the largest …")
+COUNT_ASKED = re.compile(r"how\s+many|多少|几\s*(?:张|个|台)|(?<![a-z])what(?:'s|\s+is|\s+are)\s+the\s+(?:most|largest|highest|max)")
 
 
 def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery | None:

@@ -63,6 +63,8 @@ class TableRowsBlocks(Writer):
     def filters_said(self, call: Result[FindTableRowsResult]) -> str:
         """The filters the rows were picked by, as the question's words would say them."""
         a, out = call.args, []
+        if a.get("model"):
+            out.append(str(a["model"]))
         if a.get("family"):
             out.append(self.say("table_rows_family", family=a["family"]))
         if a.get("framework"):

@@ -51,6 +51,8 @@ class FindTableRowsArgs(FilterModel):
     # Descriptions lead with a short clause: the LLM sees that clause only (llm/schemas.py), REST and MCP the whole text.
     table: TableName = Field(description="Which table. min_cards: minimum cards per model, strategy, SEQ_LEN, framework and part; "
                              "recipes: the LLaMA-Factory recipe (ZeRO stage, offload, GA, nodes x cards); vllm: serving cards and tested length.")
+    model: str | None = Field(None, min_length=2, max_length=60, pattern=r"^[a-z0-9.\-]+$", description="One model's rows "
+                              "(catalog id), e.g. with extreme max: 'the most cards deepseek-v3 needs in the table'.")
     family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Model id prefix, e.g. qwen3. "
                                "Only models whose catalog id starts with this and a dash (qwen2: not qwen2.5-7b).")
     framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
@@ -140,7 +142,7 @@ def _selected(a: FindTableRowsArgs, h: TableRowHit) -> bool:
         return False
     if a.vllm_table and h.vllm_table != a.vllm_table:
         return False
-    if a.family and not h.model_id.startswith(a.family + "-"):
+    if a.family and not h.model_id.startswith(a.family + "-") or a.model and h.model_id != a.model:
         return False
     return a.seq_len is None or a.table == "vllm" or h.seq_len == a.seq_len
 
@@ -202,7 +204,7 @@ def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
 
     whole_model keeps only models all of whose selected rows match ("which models have no MindSpeed-LLM entry": framework
     MindSpeed-LLM, supported false, whole_model true); extreme keeps the rows of the largest or smallest count."""
-    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family", "extreme"}).items() if v is not None}
+    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family", "extreme", "model"}).items() if v is not None}
     wrong = sorted(given - APPLIES[args.table])
     if wrong:
         raise SizingError("invalid_arguments", f"{', '.join(wrong)} does not apply to the {args.table} table.",

@@ -84,3 +84,11 @@ def test_devices_said_in_words(assistant):
 def test_two_letter_alias_asked_about(assistant):
     ans = assistant.ask("A2 是什么？")
     assert "Snt9B" in ans.answer.split("\n")[0] and "Snt9B23" not in ans.answer.split("\n")[0], ans.answer
+
+
+def test_one_models_most_cards(assistant):
+    # seeds/004, Snt9B: qwen3-235b-a22b's rows go up to 512 (LLaMA-Factory full 4096); "the fewest" stays the plain lookup
+    ans = assistant.ask("what is the most cards qwen3-235b-a22b needs in the min card table?")
+    assert table_call(ans) == {"table": "min_cards", "model": "qwen3-235b-a22b", "extreme": "max", "hardware": "Snt9B"}
+    assert ans.answer.startswith("**Answer:** The largest count is **512 cards** (qwen3-235b-a22b)"), ans.answer
+    assert not [c for c in assistant.ask("qwen3-8b 最少要几张卡？").tool_calls if c.name == "find_table_rows"]
