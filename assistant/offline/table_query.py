@@ -222,9 +222,14 @@ def most_of_model(text: str, model: str, v: Vocab = VOCAB) -> TableQuery | None:
     if not (v.extreme.get("max") and v.extreme["max"].search(text) and v.extreme_of.search(text) and COUNT_ASKED.search(text)):
         return None
     named = sorted((name for name, rx in v.tables.items() if rx.search(text)), key=lambda name: name != "vllm")
+    if not (named or MOST_NEEDED.search(text)):
+        return None  # "the max number of cards for qwen2.5-7b" may ask how far it scales: the table's row is said needed
     return TableQuery(table=named[0] if named else "min_cards", table_named=bool(named), extreme="max", model=model)
 
 
+# the largest count said as what the model needs ("最多需要", "the most cards it needs", "needs at most how many")
+MOST_NEEDED = re.compile(r"最多(?:需要|要|得)|(?<![a-z])most\s+(?:[\w.-]+\s+){0,3}?(?:needs?|needed|requires?|required)(?![a-z])|"
+                         r"(?:needs?|requires?)\s+the\s+most|largest\s+(?:minimum|count|row)")
 # a count asked ("how many", "多少", "几张", "what is the largest …")
 COUNT_ASKED = re.compile(r"how\s+many|多少|几\s*(?:张|个|台)|(?<![a-z])what(?:'s|\s+is|\s+are)\s+the\s+(?:most|largest|highest|max)")
 
