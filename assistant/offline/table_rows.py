@@ -45,7 +45,8 @@ class TableRowsBlocks(Writer):
         if (extreme := call.arg("extreme")) and r.rows[0].cards is not None:
             # "which model needs the most cards": the count itself first, then the rows that have it
             count = self.devices(r.rows[0].cards, r.rows[0].unit)
-            head = self.say(f"table_rows_extreme_{extreme}", count=count, models=self.say("comma").join(r.models),
+            every = filters == self.say("table_rows_every")  # no filter: the whole table's largest (smallest)
+            head = self.say(f"table_rows_extreme_{extreme}{'_all' * every}", count=count, models=self.say("comma").join(r.models),
                             label=label, filters=filters)
             return [self.lead(yes_no + head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
         head = self.say("table_rows_found", rows=self.counted("row", r.count), models=self.counted("model", len(r.models)),
