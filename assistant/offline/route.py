@@ -828,6 +828,10 @@ QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是�
 JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
 
 
+# a ModelArts flavour's name ("modelarts.bm.arm.48u.384g.npu.2d910b"): its NPU count and chip are in the name
+FLAVOR = re.compile(r"(?:^|\.)npu\.\d+d[a-z0-9]+$", re.I)
+
+
 def about_parts(s: Slots) -> bool:
     """What parts are, with no model and no job: the catalog's list, a part's node and DIE facts, or a property of
     the parts the question names ("910B vs H100 — HBM and FP16 TFLOPS?", "Snt9B23 一个节点 memory 总共多少 GB",
@@ -841,10 +845,13 @@ def about_parts(s: Slots) -> bool:
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
     if "part_ranks" in s.intents and not (s.method or s.seq_len or s.tokens):
         job = False  # "3 台机器的训练总共多少个 rank": a job's device count is the part's arithmetic, no sizing
+    flavour = bool(FLAVOR.search(s.hardware_text or "")) and not (s.method or s.stage or s.seq_len or s.tokens)
+    if flavour:
+        job = False  # "what card is modelarts.….npu.2d910b, how many?": the flavour's own NPUs are the count asked
     named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
     q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
-    return (named and not job and bool(part_facts_asked(s) or WHAT_IS.search(q)) and bool(QUESTION.search(q))
-            and not NEEDS.search(q) and not COST.search(q))
+    return (named and not job and bool(part_facts_asked(s) or WHAT_IS.search(q) or flavour) and bool(QUESTION.search(q))
+            and not (NEEDS.search(q) and not flavour) and not COST.search(q))
 
 
 def part_facts_asked(s: Slots) -> set[str]:

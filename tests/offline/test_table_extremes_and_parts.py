@@ -92,3 +92,12 @@ def test_one_models_most_cards(assistant):
     assert table_call(ans) == {"table": "min_cards", "model": "qwen3-235b-a22b", "extreme": "max", "hardware": "Snt9B"}
     assert ans.answer.startswith("**Answer:** The largest count is **512 cards** (qwen3-235b-a22b)"), ans.answer
     assert not [c for c in assistant.ask("qwen3-8b 最少要几张卡？").tool_calls if c.name == "find_table_rows"]
+
+
+def test_flavour_named_answers_its_own_npus(assistant):
+    # hardware catalog, snt9b flavors: modelarts.bm.arm.48u.384g.npu.2d910b (2 NPU); "how many" is the flavour's count
+    for q in ("what card is modelarts.bm.arm.48u.384g.npu.2d910b and how many?", "规格 modelarts.bm.arm.48u.384g.npu.2d910b 是什么卡？几张？"):
+        ans = assistant.ask(q)
+        head = ans.answer.split("\n")[0]
+        assert "Snt9B" in head and ("(2 NPUs)" in head or "（2 张 NPU）" in head), ans.answer
+        assert "8 cards per node" not in head and "每节点 8 张卡" not in head
