@@ -277,7 +277,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         fits = self.results("what_fits", ok=None)  # its own lead names the model, devices and length
         if not (self.s.model or self.s.params_b) or fits:
             return []
-        if all(d.name in ("search_notes", "resolve_model") for d in self.done):  # a how-to or the model's own limit: no job
+        # a how-to, the model's own limit or its rows of a whole table ("the most cards deepseek-v3 needs"): no job
+        if all(d.name in ("search_notes", "resolve_model", "find_table_rows") for d in self.done):
             return []
         return [self.header()]
 
