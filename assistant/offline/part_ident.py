@@ -21,7 +21,8 @@ ASKS = re.compile(
     r"(?:snt9b(?:23)?|a[23]|910[bc])\s*还是\s*(?:snt9b(?:23)?|a[23]|910[bc])|哪(?:个|种|款)\s*(?:型号|硬件|卡|规格|机型)|什么\s*(?:型号|卡|硬件|机型)|"
     r"对应.{0,12}(?:型号|规格|机型)|是\s*(?:a2|a3|snt9b(?:23)?|910[bc])\s*(?:吗|还是)|算\s*几\s*张", re.I)
 # a count of devices said in words, and their memory ("16 个芯片", "16 devices", "每个 65536 MB", "64 GB each")
-COUNT = re.compile(r"(?<![0-9.])(\d{1,3})\s*(?:个|颗|张|块)?\s*(?:chips?|devices?|npus?|dies?|芯片|设备|处理器|die)(?![a-z])", re.I)
+COUNT = re.compile(r"(?<![0-9.])(\d{1,3})\s*(?:(?:个|颗|张|块)\s*(?:chips?|devices?|npus?|dies?|芯片|设备|处理器|die|卡)?|"
+                   r"(?:chips?|devices?|npus?|dies?|cards?)(?![a-z]))", re.I)
 MEMORY = re.compile(r"(?<![0-9.])(\d{2,6})\s*(mb|mib|gb|gib|g)(?![a-z])", re.I)
 
 
@@ -57,7 +58,7 @@ def _aliases(row: dict[str, Any]) -> set[str]:
     return {a.strip().lower().replace(" ", "") for a in str(row.get("aliases") or "").split(";") if a.strip()}
 
 
-def identify(v: Seen, parts: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], str] | None:
+def identify(v: Seen, parts: dict[str, dict[str, Any]], question_said: str = "") -> tuple[dict[str, Any], str] | None:
     """The catalog part the node is, and how it was told (``name``: the chip name is one of its aliases; ``layout``: its
     memory per device and devices per node), or None when no part or more than one fits."""
     npus = [r for r in parts.values() if r.get("kind") == "npu"]
@@ -75,8 +76,11 @@ def identify(v: Seen, parts: dict[str, dict[str, Any]]) -> tuple[dict[str, Any],
     fits = [r for r in by_memory if v.devices is None or int(r.get("devices_per_node") or 0) == v.devices]
     if v.chips_per_card and v.chips_per_card > 1:
         fits = [r for r in fits if int(r.get("dies_per_card") or 1) == v.chips_per_card] or fits
-    # a part the vendor tables use is the reading when several rows share the layout (a 32 GB 910A and 910B4)
-    tabled = [r for r in fits if r.get("table_part")]
+    # several rows share the layout (a 32 GB 910A and 910B4): the one whose names the question says, else the one the
+    # vendor tables use
+    low = re.sub(r"\s+", "", question_said.lower())
+    tabled = [r for r in fits if any(a and a in low for a in _aliases(r))] if len(fits) > 1 else fits
+    tabled = tabled if len(tabled) == 1 else [r for r in fits if r.get("vendor_tables")]
     if len(fits) == 1 or len(tabled) == 1:
         return (fits if len(fits) == 1 else tabled)[0], "layout"
     return None
@@ -134,9 +138,12 @@ def render(v: Seen, found: dict[str, Any], how: str, parts: dict[str, dict[str, 
 
 def answer(question: str, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[str, list[str]] | None:
     """The identification asked ("Snt9B or Snt9B23?" over a pasted npu-smi table), with its catalog sources, or None."""
-    if not ASKS.search(question) or not (v := seen(question)) or not (hit := identify(v, parts)):
+    if not ASKS.search(question) or not (v := seen(question)) or not (hit := identify(v, parts, question)):
         return None
     found, how = hit
-    sources = list(dict.fromkeys(s.strip() for r in (found, *others(found, parts)) for s in str(r.get("source") or "").split(";")
-                                 if s.strip()))
+    sources: list[str] = []  # each row's source as written (a part's source that another's holds is said once)
+    for r in (found, *others(found, parts)):
+        src = str(r.get("source") or "").strip()
+        if src and not any(src in s for s in sources):
+            sources.append(src)
     return render(v, found, how, parts, zh), sources

@@ -72,6 +72,7 @@ class Vocab:
     rows: re.Pattern
     supported: re.Pattern
     compare: list[tuple[str, list[re.Pattern]]] = field(default_factory=list)
+    ungated: set[int] = field(default_factory=set)  # the compare blocks read with no table named (their index)
     nodes_unit: re.Pattern = re.compile("$^")
     columns: dict[str, dict[str, re.Pattern]] = field(default_factory=dict)
     versus: dict[str, re.Pattern] = field(default_factory=dict)
@@ -109,6 +110,7 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         rows=_any(d["unsupported"]["rows"]),
         supported=_any(d["supported"]["patterns"]),
         compare=[(c["op"], [filled(p, c["op"], c.get("unit_optional", False)) for p in c["patterns"]]) for c in d["compare"]],
+        ungated={i for i, c in enumerate(d["compare"]) if c.get("ungated")},
         nodes_unit=re.compile("^(?:" + "|".join(units["nodes"]) + ")$"),
         columns={c: {k: _any(v) for k, v in vals.items()} for c, vals in d["columns"].items()},
         versus={k: _any(v) for k, v in d["versus"].items()},
@@ -142,8 +144,8 @@ def counts(text: str, table_named: bool, v: Vocab = VOCAB) -> tuple[Count | None
     table_named = table_named or bool(v.minimum_said.search(text))
     found: dict[str, Count] = {}
     taken: list[tuple[int, int]] = []
-    for op, patterns in v.compare:
-        if op == "eq" and not table_named:
+    for i, (op, patterns) in enumerate(v.compare):
+        if op == "eq" and not table_named and i not in v.ungated:
             continue
         for rx in patterns:
             for m in rx.finditer(text):

@@ -101,3 +101,22 @@ def test_flavour_named_answers_its_own_npus(assistant):
         head = ans.answer.split("\n")[0]
         assert "Snt9B" in head and ("(2 NPUs)" in head or "（2 张 NPU）" in head), ans.answer
         assert "8 cards per node" not in head and "每节点 8 张卡" not in head
+
+
+@pytest.mark.parametrize("q,args", [
+    # seeds/004 LF LoRA 4096 Snt9B = 1: a count said as all a job needs is a row's count with no table named
+    ("哪些模型用 LLaMA-Factory 做 LoRA 4096 只要 1 张卡？", {"table": "min_cards", "cards": {"op": "eq", "value": 1}}),
+    ("which models need only 2 cards for MindSpeed-LLM LoRA at 4096?", {"cards": {"op": "eq", "value": 2}}),
+    # "the most 32GB cards": the memory size is no count beside "most"
+    ("In the vLLM v0.7.2 table, which model needs the most 32GB cards?", {"table": "vllm", "extreme": "max", "vllm_table": "vllm-v0.7.2"}),
+])
+def test_more_filters_read(assistant, q, args):
+    got = table_call(assistant.ask(q))
+    assert {k: got.get(k) for k in args} == args
+
+
+def test_32gb_node_with_910b_named_is_the_32g_row(assistant):
+    # catalog: snt9b-32g (910B4, inferred) and ascend910a-32g share 32 GB x 8; "910B" said picks the 910B row
+    ans = assistant.ask("我的机器 npu-smi info 里每张卡 HBM 是 32768 MB，一共 8 张，是 910B 吗？")
+    assert ans.answer.startswith("**结论**：**这是 Snt9B 32G**"), ans.answer
+    assert "未经核实" in ans.answer
