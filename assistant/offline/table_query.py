@@ -240,7 +240,9 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     """The table query of a question (lower-cased, numerals as digits), or None when it asks for no table's rows."""
     # the vLLM table's own name ("vllm 最小卡数表") holds the minimum-card table's words: the named vLLM table is the one
     named = sorted((name for name, rx in v.tables.items() if rx.search(text)), key=lambda name: name != "vllm")
-    if not (v.asks.search(text) or named and v.asks_weak.search(text)):
+    # "最小卡数表里 qwen2.5 系列最多是多少": a table named and its largest (smallest) count asked asks for rows too
+    extreme_asked = bool(named) and bool(COUNT_ASKED.search(text)) and any(rx.search(text) for rx in v.extreme.values())
+    if not (v.asks.search(text) or named and v.asks_weak.search(text) or extreme_asked):
         return None
     zero = next((int(next(g for g in m.groups() if g)) for m in ZERO.finditer(text)), None)
     offload = False if NO_OFFLOAD.search(text) else True if "offload" in text else None

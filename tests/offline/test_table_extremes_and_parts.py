@@ -120,3 +120,10 @@ def test_32gb_node_with_910b_named_is_the_32g_row(assistant):
     ans = assistant.ask("我的机器 npu-smi info 里每张卡 HBM 是 32768 MB，一共 8 张，是 910B 吗？")
     assert ans.answer.startswith("**结论**：**这是 Snt9B 32G**"), ans.answer
     assert "未经核实" in ans.answer
+
+
+def test_family_largest_row_with_the_table_named(assistant):
+    # seeds/004 Snt9B LoRA 4096, qwen3 rows: qwen3-235b-a22b LLaMA-Factory 256 is the largest
+    ans = assistant.ask("what is the largest count in the min card table for qwen3 models lora 4096?")
+    assert table_call(ans).get("family") == "qwen3" and table_call(ans).get("extreme") == "max"
+    assert ans.answer.startswith("**Answer:** The largest count is **256 cards** (qwen3-235b-a22b)"), ans.answer
