@@ -51,8 +51,8 @@ class FindTableRowsArgs(FilterModel):
     # Descriptions lead with a short clause: the LLM sees that clause only (llm/schemas.py), REST and MCP the whole text.
     table: TableName = Field(description="Which table. min_cards: minimum cards per model, strategy, SEQ_LEN, framework and part; "
                              "recipes: the LLaMA-Factory recipe (ZeRO stage, offload, GA, nodes x cards); vllm: serving cards and tested length.")
-    model: str | None = Field(None, min_length=2, max_length=60, pattern=r"^[a-z0-9.\-]+$", description="One model's rows "
-                              "(catalog id), e.g. with extreme max: 'the most cards deepseek-v3 needs in the table'.")
+    model: str | None = Field(None, max_length=60, description="Model id. With extreme max: 'the most cards deepseek-v3 "
+                              "needs in the table'.")
     family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Model id prefix, e.g. qwen3. "
                                "Only models whose catalog id starts with this and a dash (qwen2: not qwen2.5-7b).")
     framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
@@ -63,17 +63,17 @@ class FindTableRowsArgs(FilterModel):
     offload: bool | None = Field(None, description="recipes only. CPU offload on (true) or off (false).")
     grad_accum: int | None = Field(None, ge=1, le=4096, description="recipes only. gradient_accumulation_steps.")
     # the row's count: DIE on Snt9B23, total cards in the recipe table; a '-' row has no count and never matches
-    cards: Compare | None = Field(None, description="Card count compared, e.g. {op: gt, value: 64}.")
+    cards: Compare | None = Field(None, description="Cards compared: {op: gt, value: 64}.")
     nodes: Compare | None = Field(None, description="Whole nodes compared. min_cards, recipes; 8 cards per Snt9B node, 16 DIE per Snt9B23 node.")
     per_node: Compare | None = Field(None, description="recipes: cards per node. 2 nodes x 8: nodes eq 2, per_node eq 8.")
     # the pair: the same model, method and length's row of the other framework (or part)
-    versus: Versus | None = Field(None, description="min_cards: {against, op} vs the pair row.")
+    versus: Versus | None = Field(None, description="min_cards: {against, op} vs pair row.")
     supported: bool | None = Field(None, description="With a count (true) or '-' (false). min_cards, vllm: only rows with a count (true) or only '-' rows (false).")
     memory_gb: int | None = Field(None, ge=1, le=1024, description="vllm: the 32 or 64 GB column.")
     vllm_table: Literal["vllm-v0.7.2", "vllm-newest", "vllm-newest-6.5.908", "vllm-older-fragment"] | None = Field(
         None, description="vllm: one of the vLLM tables (default: all).")
-    extreme: Literal["max", "min"] | None = Field(None, description="Only the rows of the largest (max) or smallest (min) count. "
-                                                  "Among the rows that match the other filters ('which model needs the most cards').")
+    extreme: Literal["max", "min"] | None = Field(None, description="Largest or smallest count only. Among the rows the other "
+                                                  "filters keep ('which model needs the most cards').")
     whole_model: bool = Field(False, description="Models all of whose rows match. Only models every one of whose rows (under framework, "
                               "strategy, seq_len, hardware, memory_gb, vllm_table) matches the other filters: 'which models have no MindSpeed entry'.")
 

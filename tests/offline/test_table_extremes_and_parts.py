@@ -127,3 +127,10 @@ def test_family_largest_row_with_the_table_named(assistant):
     ans = assistant.ask("what is the largest count in the min card table for qwen3 models lora 4096?")
     assert table_call(ans).get("family") == "qwen3" and table_call(ans).get("extreme") == "max"
     assert ans.answer.startswith("**Answer:** The largest count is **256 cards** (qwen3-235b-a22b)"), ans.answer
+
+
+def test_a_setting_key_is_no_extreme(assistant):
+    # "max_grad_norm", "max-model-len" are settings or columns, not "the most"
+    from assistant.offline import table_query
+    assert table_query.read("which models in the min card table need 8 cards with max_grad_norm 0.3?") .extreme is None
+    assert table_query.read("which vllm table rows have max-model-len 32768 on 1 card?").extreme is None
