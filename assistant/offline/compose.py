@@ -24,7 +24,17 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
-from . import batch_math, fused_attention, next_remedy, note_pick, pasted_log, pasted_output, spec, stated
+from . import (
+    batch_math,
+    fused_attention,
+    next_remedy,
+    note_pick,
+    part_ident,
+    pasted_log,
+    pasted_output,
+    spec,
+    stated,
+)
 from .asked import (
     asks_host_ram,
     asks_table_length,
@@ -113,6 +123,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return derived
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang)
+        if not names_model(s) and (told := part_ident.answer(s.question, self.parts, self.zh)):
+            # "Snt9B or Snt9B23?" over a pasted npu-smi table (or its counts said in words): the part it is leads
+            text, sources = told
+            for src in sources:
+                self.cite(src)
+            return "\n".join([self.lead(text), "", t("sources", self.lang) + self.say("semicolon").join(self.sources)])
         diagnosis = ""  # pasted tool output read as data: its diagnosis is the answer's lead, the notes' remedies follow
         if self.done and (pasted := pasted_output.read(s.question)) and (found := pasted_output.render(pasted, self.lang)):
             # the note whose remedy the diagnosis applies is its source, named as every notes lead names its note
@@ -261,7 +277,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         fits = self.results("what_fits", ok=None)  # its own lead names the model, devices and length
         if not (self.s.model or self.s.params_b) or fits:
             return []
-        if all(d.name in ("search_notes", "resolve_model") for d in self.done):  # a how-to or the model's own limit: no job
+        # a how-to, the model's own limit or its rows of a whole table ("the most cards deepseek-v3 needs"): no job
+        if all(d.name in ("search_notes", "resolve_model", "find_table_rows") for d in self.done):
             return []
         return [self.header()]
 

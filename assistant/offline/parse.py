@@ -272,6 +272,8 @@ class Parser:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
         if not (s.model or s.models or s.params_b):  # "which models need > 64 cards?": a whole table's rows
             s.table_query = self.table_query(r.text, s)
+        elif s.model and not s.models and s.task() != "serving":  # "deepseek-v3 最多需要多少张卡": the model's largest row
+            s.table_query = table_query.most_of_model(r.text, s.model)
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
         s.spans = r.spans  # the layout checks quote the words as written

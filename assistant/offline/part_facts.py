@@ -72,6 +72,8 @@ class PartFactsBlocks(Writer):
         said = (self.s.hardware_text or "").lower()
         if any(said == f.split(" (")[0].lower() for h in parts for f in (h.flavors or "").split(";")):
             asked.add("part_flavor")  # "what is modelarts.bm.arm.24u.192g.npu.1d910b?": the flavor named is one of its own
+            # "what card, how many?" of a flavour: its own NPU count answers the count, not a node's or a node's total
+            asked -= {"part_node", "part_total", "part_compute", "part_precision", "part_unit", "whole_row"}
         # a node's count said beside another question ("how are the 8 cards in a 910B node connected?") is no yes/no question
         if "part_mixed_job" in asked:  # one job over two parts: one "not covered" line, not each part's names
             asked.discard("part_naming")

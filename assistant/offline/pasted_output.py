@@ -13,8 +13,9 @@ from dataclasses import dataclass
 # An idle Ascend device shows only the driver's and runtime's own share of HBM in use (about 3 GB of 64 GB on a 910B,
 # general knowledge): a quarter of the device or more in use with no AICore load is memory some process holds.
 HELD_SHARE = 0.25
-# the second line of a device's pair: "| 0   | 0000:C1:00.0 | 0   0 / 0   58210/ 65536 |" (AICore %, memory, HBM used/total)
-BUS_LINE = re.compile(r"^\s*\|\s*(\d+)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*\|\s*(\d+)\s+(.*?)\|?\s*$")
+# the second line of a device's pair: "| 0   | 0000:C1:00.0 | 0   0 / 0   58210/ 65536 |" (AICore %, memory, HBM used/total);
+# an A3 table adds the chip's Phy-ID after the chip ("| 0     1   | 0000:9F:00.0 | …")
+BUS_LINE = re.compile(r"^\s*\|\s*(\d+)(?:\s+\d+)?\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*\|\s*(\d+)\s+(.*?)\|?\s*$")
 PAIR = re.compile(r"(\d+)\s*/\s*(\d+)")
 # the first line of a pair: "| 0     910B3   | OK  | 95.1  40  0 / 0 |" (device id, chip name, health)
 NAME_LINE = re.compile(r"^\s*\|\s*(\d+)\s+(\w+)\s*\|\s*(OK|Warning|Alarm|Critical|\w+)\s*\|")
@@ -103,7 +104,8 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
             pairs = PAIR.findall(m.group(3))
             if pairs:
                 used, total = map(int, pairs[-1])  # the last pair of the line is HBM-Usage(MB)
-                npu = name[0] if name else len(devices)
+                # a second chip of a card (an A3 card has two) follows its card's first chip without a name line
+                npu = name[0] if name else devices[-1].npu if devices and int(m.group(1)) > 0 else len(devices)
                 devices.append(NpuDevice(npu, int(m.group(1)), name[1] if name else None, int(m.group(2)), used, total))
             name = None
         elif m := NAME_LINE.match(line):

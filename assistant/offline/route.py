@@ -182,8 +182,9 @@ class Router:
         frame's framework, method, length and part narrowing them (the minimum-card table's part: Snt9B unless one is named)."""
         q = s.table_query
         assert q is not None
-        args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family}
-        for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table"):
+        args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family,
+                                "model": q.model}
+        for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table", "extreme"):
             args[name] = getattr(q, name)
         for name in ("cards", "nodes", "per_node", "versus"):
             args[name] = getattr(q, name).model_dump(exclude_none=True) if getattr(q, name) else None
@@ -641,7 +642,7 @@ SETTING_KEY = re.compile(r"(?<![a-z0-9_])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9_])")
 
 def asks_table_rows(s: Slots) -> bool:
     """A question over a whole vendor table ("which recipe rows use ZeRO-0?", "哪些模型 MindSpeed 要 64 卡以上?"): its rows."""
-    return s.table_query is not None and not names_model(s)
+    return s.table_query is not None and (not names_model(s) or s.table_query.model is not None)
 
 
 def lists_models(s: Slots) -> bool:
@@ -827,6 +828,10 @@ QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是�
 JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
 
 
+# a ModelArts flavour's name ("modelarts.bm.arm.48u.384g.npu.2d910b"): its NPU count and chip are in the name
+FLAVOR = re.compile(r"(?:^|\.)npu\.\d+d[a-z0-9]+$", re.I)
+
+
 def about_parts(s: Slots) -> bool:
     """What parts are, with no model and no job: the catalog's list, a part's node and DIE facts, or a property of
     the parts the question names ("910B vs H100 — HBM and FP16 TFLOPS?", "Snt9B23 一个节点 memory 总共多少 GB",
@@ -840,10 +845,13 @@ def about_parts(s: Slots) -> bool:
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
     if "part_ranks" in s.intents and not (s.method or s.seq_len or s.tokens):
         job = False  # "3 台机器的训练总共多少个 rank": a job's device count is the part's arithmetic, no sizing
+    flavour = bool(FLAVOR.search(s.hardware_text or "")) and not (s.method or s.stage or s.seq_len or s.tokens)
+    if flavour:
+        job = False  # "what card is modelarts.….npu.2d910b, how many?": the flavour's own NPUs are the count asked
     named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
     q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
-    return (named and not job and bool(part_facts_asked(s) or WHAT_IS.search(q)) and bool(QUESTION.search(q))
-            and not NEEDS.search(q) and not COST.search(q))
+    return (named and not job and bool(part_facts_asked(s) or WHAT_IS.search(q) or flavour) and bool(QUESTION.search(q))
+            and not (NEEDS.search(q) and not flavour) and not COST.search(q))
 
 
 def part_facts_asked(s: Slots) -> set[str]:

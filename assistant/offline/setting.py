@@ -15,7 +15,7 @@ from .spans import Reading
 from .vocab import FRAMEWORKS, changed_to, compared
 
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:的\s*)?(?:(?:\d+|几|多少)\s*(?:个|张)\s*(?:die|卡|npu)|hardware|硬件|cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
-                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
+                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|是什么|是啥|指的是|还是|(?:is|are)\s+(?:what|which)|in\s+modelarts|or\s+(?:an?\s+)?[a-z]*\d|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
 PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end dot
 # A count glued to a part: "8xh100", "1x4090" (count first) and "h100x8", "910bx16" (count last, the part has a digit)
 GLUED_BEFORE = re.compile(r"(\d{1,3}[x*])([a-z0-9].*)")
@@ -27,7 +27,7 @@ SERIES_KEY = re.compile(r"([a-z]{1,7})(\d{2,5})[a-z]{0,3}")
 SERIES_NAME = re.compile(r"([a-z]{1,7})(\d{2,5})([a-z]{0,3})")
 COUNTED_BEFORE = re.compile(r"(?<![0-9.])\d{1,4}\s*(?:x|×|\*|张|块|台)?\s*$|(?:one|two|four|eight|sixteen|single|a|an)\s+$")
 # (also a count with its unit right before the name: "3台A2", "2x A3")
-PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus|if\s+(?:it|this|that)\s+(?:were|was|is))(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
+PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus|what\s+is|what's|what\s+are|或|还是|or|if\s+(?:it|this|that)\s+(?:were|was|is))(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
                           r"(?<![0-9.])\d{1,4}\s*(?:台|套|张|块|个节点|x|×|\*)|[一两二三四五六七八九十]\s*(?:台|套|个节点)|"
                           r"(?:几|多少)\s*(?:台|套|个)\s*(?:完整|整)?的?|完整的?)\s*$")  # "2 台 A3", "3台A2", "2x A3", "几台完整的 A3"
 

@@ -57,6 +57,8 @@ class TableQuery(BaseModel):
     versus: Versus | None = None  # the row against its pair of the other framework or part
     this: str | None = None  # the framework or part whose rows are compared (the first named)
     yes_no: bool = False  # "any …?": answered yes or no first
+    extreme: Literal["max", "min"] | None = None  # "which model needs the most cards": the rows of the largest count
+    model: str | None = None  # "the most cards deepseek-v3 needs in the table": one model's rows, its largest
 
 
 @dataclass(frozen=True)
@@ -70,12 +72,16 @@ class Vocab:
     rows: re.Pattern
     supported: re.Pattern
     compare: list[tuple[str, list[re.Pattern]]] = field(default_factory=list)
+    ungated: set[int] = field(default_factory=set)  # the compare blocks read with no table named (their index)
     nodes_unit: re.Pattern = re.compile("$^")
     columns: dict[str, dict[str, re.Pattern]] = field(default_factory=dict)
     versus: dict[str, re.Pattern] = field(default_factory=dict)
     spec: dict[str, list[re.Pattern]] = field(default_factory=dict)  # each its own (they share group names)
     memory_cards: re.Pattern = re.compile("$^")
     yes_no: re.Pattern = re.compile("$^")
+    minimum_said: re.Pattern = re.compile("$^")
+    extreme: dict[str, re.Pattern] = field(default_factory=dict)
+    extreme_of: re.Pattern = re.compile("$^")
 
 
 def _any(patterns: list[str]) -> re.Pattern:
@@ -88,9 +94,9 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
     units = d["units"]
     unit = "(?P<unit>" + "|".join(units["nodes"] + units["cards"]) + ")"
 
-    def filled(p: str, op: str) -> re.Pattern:
+    def filled(p: str, op: str, unit_optional: bool = False) -> re.Pattern:
         # an equality names its unit ("need 32 cards"): a bare number beside "on" or "use" is too often something else
-        for k, v in {"{n}": N, "{u}": BETWEEN, "{unit}": unit if op == "eq" else unit + "?"}.items():
+        for k, v in {"{n}": N, "{u}": BETWEEN, "{unit}": unit if op == "eq" and not unit_optional else unit + "?"}.items():
             p = p.replace(k, v)
         return re.compile(p)
 
@@ -103,13 +109,17 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         models=_any(d["unsupported"]["models"]),
         rows=_any(d["unsupported"]["rows"]),
         supported=_any(d["supported"]["patterns"]),
-        compare=[(c["op"], [filled(p, c["op"]) for p in c["patterns"]]) for c in d["compare"]],
+        compare=[(c["op"], [filled(p, c["op"], c.get("unit_optional", False)) for p in c["patterns"]]) for c in d["compare"]],
+        ungated={i for i, c in enumerate(d["compare"]) if c.get("ungated")},
         nodes_unit=re.compile("^(?:" + "|".join(units["nodes"]) + ")$"),
         columns={c: {k: _any(v) for k, v in vals.items()} for c, vals in d["columns"].items()},
         versus={k: _any(v) for k, v in d["versus"].items()},
         spec={k: [re.compile(p) for p in v] for k, v in d["recipe_spec"].items()},
         memory_cards=_any(d["memory_cards"]["patterns"]),
         yes_no=_any(d["yes_no"]["patterns"]),
+        minimum_said=_any(d["minimum_said"]["patterns"]),
+        extreme={k: _any(v) for k, v in d["extreme"].items() if k in ("max", "min")},
+        extreme_of=_any(d["extreme"]["of"]),
     )
 
 
@@ -129,11 +139,13 @@ def vllm_versions_named(text: str, v: Vocab = VOCAB) -> list[str]:
 
 def counts(text: str, table_named: bool, v: Vocab = VOCAB) -> tuple[Count | None, Count | None]:
     """The card and node comparisons written ("more than 64 cards", "2 个节点以上"), the first of each; an equality
-    ("need 32 cards") only when a table is named (else "I have 16 cards, which models fit?" would read as one)."""
+    ("need 32 cards") only when a table or the minimum itself is named (else "I have 16 cards, which models fit?" would
+    read as one)."""
+    table_named = table_named or bool(v.minimum_said.search(text))
     found: dict[str, Count] = {}
     taken: list[tuple[int, int]] = []
-    for op, patterns in v.compare:
-        if op == "eq" and not table_named:
+    for i, (op, patterns) in enumerate(v.compare):
+        if op == "eq" and not table_named and i not in v.ungated:
             continue
         for rx in patterns:
             for m in rx.finditer(text):
@@ -206,11 +218,31 @@ def recipe_spec(text: str, table_named: str | None, v: Vocab = VOCAB) -> tuple[C
             one_card.sub(" ", rest))
 
 
+def most_of_model(text: str, model: str, v: Vocab = VOCAB) -> TableQuery | None:
+    """"the most cards deepseek-v3 needs in the min-card table", "deepseek-v3 最多需要多少张卡": one model's rows, the largest
+    count first (the fewest is the model's ordinary minimum-card lookup, not this)."""
+    if not (v.extreme.get("max") and v.extreme["max"].search(text) and v.extreme_of.search(text) and COUNT_ASKED.search(text)):
+        return None
+    named = sorted((name for name, rx in v.tables.items() if rx.search(text)), key=lambda name: name != "vllm")
+    if not (named or MOST_NEEDED.search(text)):
+        return None  # "the max number of cards for qwen2.5-7b" may ask how far it scales: the table's row is said needed
+    return TableQuery(table=named[0] if named else "min_cards", table_named=bool(named), extreme="max", model=model)
+
+
+# the largest count said as what the model needs ("最多需要", "the most cards it needs", "needs at most how many")
+MOST_NEEDED = re.compile(r"最多(?:需要|要|得)|(?<![a-z])most\s+(?:[\w.-]+\s+){0,3}?(?:needs?|needed|requires?|required)(?![a-z])|"
+                         r"(?:needs?|requires?)\s+the\s+most|largest\s+(?:minimum|count|row)")
+# a count asked ("how many", "多少", "几张", "what is the largest …")
+COUNT_ASKED = re.compile(r"how\s+many|多少|几\s*(?:张|个|台)|(?<![a-z])what(?:'s|\s+is|\s+are)\s+the\s+(?:most|largest|highest|max)")
+
+
 def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery | None:
     """The table query of a question (lower-cased, numerals as digits), or None when it asks for no table's rows."""
     # the vLLM table's own name ("vllm 最小卡数表") holds the minimum-card table's words: the named vLLM table is the one
     named = sorted((name for name, rx in v.tables.items() if rx.search(text)), key=lambda name: name != "vllm")
-    if not (v.asks.search(text) or named and v.asks_weak.search(text)):
+    # "最小卡数表里 qwen2.5 系列最多是多少": a table named and its largest (smallest) count asked asks for rows too
+    extreme_asked = bool(named) and bool(COUNT_ASKED.search(text)) and any(rx.search(text) for rx in v.extreme.values())
+    if not (v.asks.search(text) or named and v.asks_weak.search(text) or extreme_asked):
         return None
     zero = next((int(next(g for g in m.groups() if g)) for m in ZERO.finditer(text)), None)
     offload = False if NO_OFFLOAD.search(text) else True if "offload" in text else None
@@ -225,7 +257,8 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     cards = this_count or (Count(op="eq", value=int(memory.group("n"))) if memory else None) or spec_cards or cards
     nodes = spec_nodes or nodes
     unsupported = bool(v.unsupported.search(text))
-    if not (named or cards or nodes or zero is not None or offload is not None or ga or unsupported or pair):
+    extreme = next((k for k, rx in v.extreme.items() if rx.search(blanked)), None) if v.extreme_of.search(blanked) else None
+    if not (named or cards or nodes or zero is not None or offload is not None or ga or unsupported or pair or extreme):
         return None  # "which models does MindSpeed support?": the model list answers it
     recipe_words = zero is not None or offload is not None or ga or per_node
     table = (named[0] if named else "vllm" if memory else "recipes" if recipe_words else "vllm" if inference else "min_cards")
@@ -242,4 +275,4 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     vllm_table = next((k for k, rx in v.vllm_tables.items() if rx.search(text)), default) if table == "vllm" else None
     return TableQuery(table=table, table_named=bool(named), cards=cards, nodes=nodes, zero_stage=zero, offload=offload,
                       grad_accum=ga, supported=supported, whole_model=whole, vllm_table=vllm_table, per_node=per_node,
-                      versus=pair, this=this, yes_no=bool(v.yes_no.search(text)))
+                      versus=pair, this=this, yes_no=bool(v.yes_no.search(text)), extreme=extreme)

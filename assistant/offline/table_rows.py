@@ -42,6 +42,13 @@ class TableRowsBlocks(Writer):
         if call.arg("whole_model"):
             head = self.say("table_rows_models", models=self.counted("model", len(r.models)), label=label, filters=filters)
             return [self.lead(yes_no + head), self.say("comma").join(r.models)]
+        if (extreme := call.arg("extreme")) and r.rows[0].cards is not None:
+            # "which model needs the most cards": the count itself first, then the rows that have it
+            count = self.devices(r.rows[0].cards, r.rows[0].unit)
+            every = filters == self.say("table_rows_every")  # no filter: the whole table's largest (smallest)
+            head = self.say(f"table_rows_extreme_{extreme}{'_all' * every}", count=count, models=self.say("comma").join(r.models),
+                            label=label, filters=filters)
+            return [self.lead(yes_no + head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
         head = self.say("table_rows_found", rows=self.counted("row", r.count), models=self.counted("model", len(r.models)),
                         label=label, filters=filters)
         return [self.lead(yes_no + head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
@@ -57,6 +64,8 @@ class TableRowsBlocks(Writer):
     def filters_said(self, call: Result[FindTableRowsResult]) -> str:
         """The filters the rows were picked by, as the question's words would say them."""
         a, out = call.args, []
+        if a.get("model"):
+            out.append(str(a["model"]))
         if a.get("family"):
             out.append(self.say("table_rows_family", family=a["family"]))
         if a.get("framework"):

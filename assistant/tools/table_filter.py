@@ -51,6 +51,8 @@ class FindTableRowsArgs(FilterModel):
     # Descriptions lead with a short clause: the LLM sees that clause only (llm/schemas.py), REST and MCP the whole text.
     table: TableName = Field(description="Which table. min_cards: minimum cards per model, strategy, SEQ_LEN, framework and part; "
                              "recipes: the LLaMA-Factory recipe (ZeRO stage, offload, GA, nodes x cards); vllm: serving cards and tested length.")
+    model: str | None = Field(None, max_length=60, description="Model id. With extreme max: 'the most cards deepseek-v3 "
+                              "needs in the table'.")
     family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Model id prefix, e.g. qwen3. "
                                "Only models whose catalog id starts with this and a dash (qwen2: not qwen2.5-7b).")
     framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
@@ -61,15 +63,17 @@ class FindTableRowsArgs(FilterModel):
     offload: bool | None = Field(None, description="recipes only. CPU offload on (true) or off (false).")
     grad_accum: int | None = Field(None, ge=1, le=4096, description="recipes only. gradient_accumulation_steps.")
     # the row's count: DIE on Snt9B23, total cards in the recipe table; a '-' row has no count and never matches
-    cards: Compare | None = Field(None, description="Card count compared, e.g. {op: gt, value: 64}.")
+    cards: Compare | None = Field(None, description="Cards compared: {op: gt, value: 64}.")
     nodes: Compare | None = Field(None, description="Whole nodes compared. min_cards, recipes; 8 cards per Snt9B node, 16 DIE per Snt9B23 node.")
     per_node: Compare | None = Field(None, description="recipes: cards per node. 2 nodes x 8: nodes eq 2, per_node eq 8.")
     # the pair: the same model, method and length's row of the other framework (or part)
-    versus: Versus | None = Field(None, description="min_cards: {against, op} vs the pair row.")
+    versus: Versus | None = Field(None, description="min_cards: {against, op} vs pair row.")
     supported: bool | None = Field(None, description="With a count (true) or '-' (false). min_cards, vllm: only rows with a count (true) or only '-' rows (false).")
     memory_gb: int | None = Field(None, ge=1, le=1024, description="vllm: the 32 or 64 GB column.")
     vllm_table: Literal["vllm-v0.7.2", "vllm-newest", "vllm-newest-6.5.908", "vllm-older-fragment"] | None = Field(
         None, description="vllm: one of the vLLM tables (default: all).")
+    extreme: Literal["max", "min"] | None = Field(None, description="Largest or smallest count only. Among the rows the other "
+                                                  "filters keep ('which model needs the most cards').")
     whole_model: bool = Field(False, description="Models all of whose rows match. Only models every one of whose rows (under framework, "
                               "strategy, seq_len, hardware, memory_gb, vllm_table) matches the other filters: 'which models have no MindSpeed entry'.")
 
@@ -138,7 +142,7 @@ def _selected(a: FindTableRowsArgs, h: TableRowHit) -> bool:
         return False
     if a.vllm_table and h.vllm_table != a.vllm_table:
         return False
-    if a.family and not h.model_id.startswith(a.family + "-"):
+    if a.family and not h.model_id.startswith(a.family + "-") or a.model and h.model_id != a.model:
         return False
     return a.seq_len is None or a.table == "vllm" or h.seq_len == a.seq_len
 
@@ -199,8 +203,8 @@ def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
     "at most 8"); every matching row is returned with the vendor document it comes from.
 
     whole_model keeps only models all of whose selected rows match ("which models have no MindSpeed-LLM entry": framework
-    MindSpeed-LLM, supported false, whole_model true)."""
-    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family"}).items() if v is not None}
+    MindSpeed-LLM, supported false, whole_model true); extreme keeps the rows of the largest or smallest count."""
+    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family", "extreme", "model"}).items() if v is not None}
     wrong = sorted(given - APPLIES[args.table])
     if wrong:
         raise SizingError("invalid_arguments", f"{', '.join(wrong)} does not apply to the {args.table} table.",
@@ -212,6 +216,9 @@ def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
     if args.whole_model:
         failing = {h.model_id for h in rows if not _passes(args, h)}
         hits = [h for h in hits if h.model_id not in failing]
+    if args.extreme and (counted := [h.cards for h in hits if h.cards is not None]):
+        best = max(counted) if args.extreme == "max" else min(counted)
+        hits = [h for h in hits if h.cards == best]
     models = list(dict.fromkeys(h.model_id for h in hits))
     sources = list(dict.fromkeys(h.source for h in hits))
     return FindTableRowsResult(table=args.table, title=TITLE[args.table], count=len(hits), models=models, rows=hits, sources=sources)
