@@ -26,6 +26,7 @@ from ..tools.tables import (
 )
 from . import batch_math, fused_attention, next_remedy, note_pick, pasted_log, pasted_output, spec, stated
 from .asked import (
+    GBS_WORDS,
     asks_host_ram,
     asks_table_length,
     asks_verdict,
@@ -57,7 +58,7 @@ from .shared_card import SharedCardBlocks
 from .table_rows import TableRowsBlocks
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
-from .vocab import NODES_ASKED
+from .vocab import ASKS_COUNT, NODES_ASKED
 from .wording import (
     METHOD,
     MIN_LABEL,
@@ -310,14 +311,18 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
         # or the global batch is what this turn asks ("全局 batch 多少" after a plan): the figures from the conversation
         batch = batch_math.solve(self.s, self.plan_layout()) if said or "gbs" in self.s.intents else None
+        if batch is None and "gbs" in self.s.intents:  # "几张卡？global batch 多大？": the global batch of the plan stated
+            batch = self.plan_batch()
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
             line = batch_math.render(batch, self.lang)
-            if "gbs" in self.s.intents and offload_asked_first(self.s):  # "offload 有必要吗? global batch?": after that half
+            # "offload 有必要吗? global batch?", "几张卡？global batch 多大？": after the half asked first
+            if "gbs" in self.s.intents and (offload_asked_first(self.s) or count_asked_before_batch(self.s.question)):
                 after = next((i + 1 for i, x in enumerate(out) if x.startswith(self.say("answer"))), 1)
                 return out[:after] + [line] + out[after:]
-            if "gbs" in self.s.intents:  # "全局 batch 多少": it is the answer, so it carries the headline's label
+            # "全局 batch 多少", "what GA for GBS 128?": the figure asked is the answer, so it carries the headline's label
+            if "gbs" in self.s.intents or batch.asked == "grad_accum":
                 return self.headline_first(out, line)
             return out[:1] + ["", line, ""] + out[1:]
         lead = self.say("answer")
@@ -325,6 +330,16 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if at is None:
             at = next((i + 1 for i, line in enumerate(out) if line.startswith("**")), 0)
         return out[:at] + [batch_math.render(batch, self.lang), ""] + out[at:]
+
+    def plan_batch(self) -> batch_math.BatchSum | None:
+        """The global batch of the plan the answer states (the capped plan first), GBS = MBS × DP × GA with its own
+        figures: the second part of "how many cards, and what global batch?" when the user gave no batch figures."""
+        plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and r.arg("max_devices")] + [
+            r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and not r.arg("max_devices")]
+        if not (p := next(iter(plans), None)) or not p.global_batch:
+            return None
+        mp = p.tp * (p.pp or 1) * (p.cp or 1)
+        return batch_math.BatchSum("global_batch", p.global_batch, p.devices // mp, p.micro_batch, p.grad_accum, None, p.tp, p.pp or 1)
 
     def plan_layout(self) -> tuple[int, int] | None:
         """TP x PP of the plan this answer states for the user's devices (the capped plan first, then the free one, then
@@ -925,3 +940,11 @@ def title_overlap(title: str, question: str) -> float:
     """The share of a note title's content words that the question uses."""
     words = title_words(re.sub(r"\(.*?\)|（.*?）", " ", title))
     return len(words & title_words(question)) / len(words) if words else 0.0
+
+
+def count_asked_before_batch(question: str) -> bool:
+    """"几张卡？global batch 多大？": the device count is asked before the global batch, so the count keeps the lead's first
+    line and the global batch follows it there."""
+    q = question.lower()
+    count, gbs = ASKS_COUNT.search(q), GBS_WORDS.search(q)
+    return bool(count and gbs and count.start() < gbs.start())
