@@ -116,6 +116,12 @@ def shape_field(name: str, label: str) -> Callable[[Shape, Inputs], Derived]:
     return term
 
 
+def params(s: Shape, i: Inputs) -> Derived:
+    """The model's parameter count, from the catalog (its Hugging Face config's size)."""
+    active = [f"{s.active_params / 1e9:g}B active per token (MoE)"] if 0 < s.active_params < s.params else []
+    return Derived(float(s.params), "params", f"params_b = {s.params / 1e9:g}B", active)
+
+
 def layers_per_stage(s: Shape, i: Inputs) -> Derived:
     pp = int(need(i.pp, "pp", "The pipeline-parallel size (PP)"))
     each, left = divmod(s.layers, pp)
@@ -369,6 +375,7 @@ def run_time_left(s: Shape | None, i: Inputs) -> Derived:
 
 TERMS: dict[str, Callable[..., Derived]] = {
     "lora_params": lora_params,
+    "params": params,
     "layers": shape_field("layers", "num_hidden_layers"),
     "hidden": shape_field("hidden", "hidden_size"),
     "heads": shape_field("heads", "num_attention_heads"),
@@ -394,7 +401,7 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "run_time": run_time,
     "run_time_left": run_time_left,
 }
-CATALOG_FIGURES = frozenset({"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
+CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
 MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "tokens_in_window", "run_time", "run_time_left"})
 
 

@@ -178,7 +178,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             self.shared_card_first,  # "could both share one card?": the two models' sum against the card
             *([self.inference] if table_first else []),
             *([] if self.s.shares_with and self.results("estimate_inference") else [self.what_fits_block, self.header_block]),
-            partial(self.rendered, "mindspeed_example"), self.quantity_first, self.component_first, self.asked_first,
+            partial(self.rendered, "mindspeed_example"), self.quantity_first, self.precisions_first, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), *([] if time_after else [self.training_time]),
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
             self.config_needs_model, self.training, *([self.training_time] if time_after else []),
@@ -432,7 +432,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         parts = [self.say("task_parts_inference")]
         if s.quant_text:
             named = self.say("task_parts_text", quant_text=s.quant_text) if quant_named(s.quant_text) else ""
-            parts.append(self.say("task_parts_bit", weight_bits=s.weight_bits) + named if s.weight_bits else s.quant_text)
+            # "bf16 and int8": every precision named, each sized
+            bits = " / ".join(self.say("task_parts_bit", weight_bits=b) for b in (s.weight_bits_each or [s.weight_bits]))
+            parts.append(bits + named if s.weight_bits else s.quant_text)
         if s.concurrency:
             parts.append(self.say("task_parts_concurrent", concurrency=s.concurrency))
         return parts

@@ -420,10 +420,12 @@ class Router:
         can 8 cards serve" asks for the largest layout within the user's devices (largest_layout), with
         the sequences it holds."""
         probe = bool("capacity" in s.intents and not s.concurrency and e.devices)
-        return self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
-                         gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
-                         weight_bits=s.weight_bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
-                         largest_layout=probe or bool(s.tp) or None)  # "tp=8 on 8 cards": TP 8, not the fewest
+        # "bf16 and int8 weights": one estimate per precision named, in the order typed
+        return [c for bits in (s.weight_bits_each or [s.weight_bits]) for c in self.call(
+            "estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
+            gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
+            weight_bits=bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
+            largest_layout=probe or bool(s.tp) or None)]  # "tp=8 on 8 cards": TP 8, not the fewest
 
     def shared_card_calls(self, s: Slots, e: Effective) -> list[Call]:
         """"Could both share one card?" (two models named over two turns): each served alone on one device at its own

@@ -245,6 +245,9 @@ class ServingBlocks(CapacityBlocks):
     def precision(self, r: InferenceResult) -> str:
         """'weights 4-bit (awq int4, as you said)', or the checkpoint's own precision as the tool chose it."""
         s = self.s
+        if s.weight_bits_each:  # "bf16 and int8": each estimate at its own precision, read back from its weights
+            bits = weight_bits_of(r)
+            return self.L(f"weights {bits}-bit (as you said)", f"权重 {bits} 比特（按你说的）")
         if s.weight_bits and s.quant_text:
             named = f"{s.quant_text}, " if quant_named(s.quant_text) else ""
             return self.L(f"weights {s.weight_bits}-bit ({named}as you said)",
@@ -422,3 +425,9 @@ def kv_name(r: InferenceResult) -> str:
     if r.kv_cache_dtype != "auto":
         return r.kv_cache_dtype.upper()
     return "FP16" if "in fp16" in str((r.assumptions or [""])[0]).lower() else "BF16"
+
+
+def weight_bits_of(r: InferenceResult) -> int:
+    """The weight precision an estimate was sized at, from its own weights: bytes per parameter x 8."""
+    total = r.weights_gib_per_device * r.tp * r.pp * 2**30
+    return max(1, round(8 * total / (r.shape.params_b * 1e9)))

@@ -16,7 +16,7 @@ from .estimate_support import resolve_hardware, resolve_shape
 from .registry import tool
 from .time_tools import DEFAULT_SPEEDUP
 
-Quantity = Literal["lora_params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
+Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
                    "run_time", "run_time_left", "min_global_batch", "tokens_in_window", "adam_moments", "states_at_bytes"]
