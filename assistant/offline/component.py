@@ -63,7 +63,7 @@ class ComponentBlocks(ServingBlocks):
         calls = [c.value for c in self.r.of("estimate_inference", InferenceResult) if c.value]
         if len(self.s.weight_bits_each) < 2 or len(calls) < 2:
             return []
-        lines = []
+        lines: list[str] = []
         for r in calls:
             total = weights_total_gib(r)
             line = self.say("precision_each", bits=weight_bits_of(r), gib=total, params=f"{r.shape.params_b:g}",

@@ -433,7 +433,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if s.quant_text:
             named = self.say("task_parts_text", quant_text=s.quant_text) if quant_named(s.quant_text) else ""
             # "bf16 and int8": every precision named, each sized
-            bits = " / ".join(self.say("task_parts_bit", weight_bits=b) for b in (s.weight_bits_each or [s.weight_bits]))
+            bits = " / ".join(self.say("task_parts_bit", weight_bits=b) for b in (s.weight_bits_each or [s.weight_bits or 16]))
             parts.append(bits + named if s.weight_bits else s.quant_text)
         if s.concurrency:
             parts.append(self.say("task_parts_concurrent", concurrency=s.concurrency))

@@ -421,7 +421,7 @@ class Router:
         the sequences it holds."""
         probe = bool("capacity" in s.intents and not s.concurrency and e.devices)
         # "bf16 and int8 weights": one estimate per precision named, in the order typed
-        return [c for bits in (s.weight_bits_each or [s.weight_bits]) for c in self.call(
+        return [c for bits in (list[int | None](s.weight_bits_each) or [s.weight_bits]) for c in self.call(
             "estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
             gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
             weight_bits=bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
