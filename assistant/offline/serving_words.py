@@ -22,6 +22,8 @@ BITS = [
     (re.compile(r"(?<![a-z])(?:awq|gptq)(?![a-z])"), 4),
     (re.compile(r"smooth\s*quant"), 8),
 ]
+# the quantisation methods above: their width is a default ("gptq int8" is one 8-bit precision, not 4 and 8)
+METHOD_DEFAULT = re.compile(r"awq|gptq|smooth")
 # The KV cache's own precision (vLLM --kv-cache-dtype), read before the weight precision: "int8 kv cache" is
 # no int8 weight.
 # The KV cache's own precision, however the quantising is said ("kv cache 量化成 int8", "int8-quantized KV cache",
@@ -103,7 +105,8 @@ def read(r: Reading) -> ServingWords:
             if out.weight_bits is None:
                 out.weight_bits = bits or int(m.group(1))
             said.append((m.start(), m.group(0).strip()))
-            widths.append((m.start(), bits or int(m.group(1))))
+            if not METHOD_DEFAULT.search(rx.pattern):
+                widths.append((m.start(), bits or int(m.group(1))))
             r.claim_match(m, "weight_bits", bits or int(m.group(1)))
     if out.weight_bits is None and (half := r.search(HALF)):
         out.weight_bits = 16  # said, not claimed: "bf16" and "fp16" also ask the BF16-vs-FP16 note
