@@ -136,6 +136,8 @@ TP_VALUE_ASKED = re.compile(
 # "kv cache 每 token 多大", "kv per token", "KV bytes per token": the KV bytes per token are asked
 KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s*)?(?:size\s*)?(?:per|/|每)\s*(?:个\s*)?tok|"
                                 r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,20}(?:多大|多少|how\s+(?:big|much|many)|size)|"
+                                # "KV cache for one 24k request in GiB": the amount asked by its unit
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,40}(?<![a-z])in\s+[kmg]i?b(?![a-z])|"
                                 # "KV 一共多少", "kv total how much": the bare "kv" with an amount after it
                                 r"(?<![a-z])kv(?![a-z])\s*(?:一共|总共|合计|加起来|总量|total|in\s+total)[^?？。]{0,8}(?:多大|多少|how\s+(?:big|much)|size)|"
                                 r"(?:how\s+(?:big|much|many\s+bytes)|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
@@ -145,6 +147,15 @@ KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s
 # "how many bytes", "多少字节": an amount, not a count of devices
 AMOUNT_WORDS = re.compile(r"how\s+many\s+(?:bytes|[kmg]i?b)(?![a-z])|多少\s*(?:个\s*)?(?:字节|bytes|[kmg]i?b)", re.I)
 WHY_ASKED = re.compile(r"(?<![a-z])why(?![a-z])|为什么|为啥|为何|怎么(?:会|这么)", re.I)
+
+
+WEIGHTS_WORD = re.compile(r"权重|(?<![a-z])weights?(?![a-z])", re.I)
+
+
+def kv_asked_before_weights(question: str) -> bool:
+    """"KV cache 多大？权重多大？": the KV cache is asked before the weights, so its figure leads and the weights follow it."""
+    kv, w = KV_PER_TOKEN_ASKED.search(question), WEIGHTS_WORD.search(question)
+    return bool(kv and w and kv.start() < w.start())
 
 
 def serving_parts_asked(question: str) -> list[str]:

@@ -13,6 +13,7 @@ from ..estimate import constants as C
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
+from .asked import kv_asked_before_weights
 from .serving import ServingBlocks, weight_bits_of
 
 
@@ -53,9 +54,19 @@ class ComponentBlocks(ServingBlocks):
         if self.headlined and not self.r.of("derive_quantity", DerivedResult):
             return []
         intents = self.s.intents
+        if self.weights_after_kv():  # "KV cache 多大？权重多大？": the KV figure leads, the weights follow it (serving lead)
+            return []
         line = (self.weights_line() if "weights_memory" in intents else None) or (
             self.states_line() if "states_memory" in intents else None)
         return [self.lead(line), ""] if line else []
+
+    def weights_after_kv(self) -> bool:
+        s = self.s
+        return "weights_memory" in s.intents and "inference" in s.intents and kv_asked_before_weights(s.question.lower())
+
+    def after_serving_lead(self) -> list[str]:
+        line = self.weights_line() if self.weights_after_kv() else None
+        return [line[:1].upper() + line[1:]] if line else []
 
     def precisions_first(self) -> list[str]:
         """"bf16 and int8 weights", "int8 跟 int4 各要几张": every precision named, one line each in the order typed, as the

@@ -55,6 +55,7 @@ class ServingBlocks(CapacityBlocks):
             return [self.say("inference_for_comparison_the", value=VLLM_LABEL[self.lang])] + rows + [""]
         lead, sizing_line = self.serving_lead(tables, ests, best)
         out = [self.lead(lead)] if lead else []
+        out += self.after_serving_lead()
         if sizing_line:
             out.append(self.say("inference_sizing") + sizing_line)
         out += self.serve_command(best, ests)
@@ -65,6 +66,10 @@ class ServingBlocks(CapacityBlocks):
         for r in ests:
             out += self.estimate_lines(r)
         return out + [""]
+
+    def after_serving_lead(self) -> list[str]:
+        """Lines a part asked after the serving figure adds right under it (the weights, component.py)."""
+        return []
 
     def memory_cells(self, tables: list[Result[InferenceMinCardsResult]]) -> str | None:
         """The vendor's cell for each memory size asked, when two are asked or the one asked is '–' (the vendor did not
