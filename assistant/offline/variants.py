@@ -11,8 +11,8 @@ from .asked import serving_parts_asked
 from .frame import DEFAULT_HARDWARE
 from .parse import Slots
 from .route import Done
-from .vocab import NODES_ASKED
 from .sizing import TrainingBlocks
+from .vocab import NODES_ASKED
 
 COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len"))
 
