@@ -416,10 +416,14 @@ class CapacityBlocks(Writer):
                              devs=self.devices(self.e.devices, counted, self.e.hardware), tp0=tp0, pp0=pp0,
                              devs0=self.devices(before, counted, self.e.hardware), parts=grown[0] * grown[1], parts0=tp0 * pp0)]
         within = [c for c in self.r.of("plan_training", PlanResult) if c.arg("max_devices") and c.value and c.value.fits]
-        ms = next((c for c in within if c.value and c.value.framework == "MindSpeed-LLM" and c.value.tp), None)
+        # no count said ("TP 和 PP 分别设多少"): the split of the fewest devices the MindSpeed-LLM plan needs
+        free = [c for c in self.r.of("plan_training", PlanResult) if not c.arg("max_devices") and c.value and c.value.fits]
+        ms = next((c for c in within if c.value and c.value.framework == "MindSpeed-LLM" and c.value.tp), None) or (
+            None if self.e.devices else next((c for c in free if c.value and c.value.framework == "MindSpeed-LLM" and c.value.tp), None))
         if ms is None or ms.value is None:
             return []
-        p, count = ms.value, int(ms.arg("max_devices"))
+        p = ms.value
+        count = int(ms.arg("max_devices") or p.devices)
         unit = p.tp * (p.pp or 1) * (p.cp or 1)
         if count % unit:
             return []

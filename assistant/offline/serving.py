@@ -399,6 +399,10 @@ class ServingBlocks(CapacityBlocks):
         """"Which --tensor-parallel-size?": the estimate's layout (within the user's devices when they name them), with
         the vendor table's minimum beside it."""
         r = next((x.value for x in ests if x.value and x.value.fits and not x.arg("largest_layout")), None)
+        if (r is None or not r.tp) and best and best.cards and not self.e.devices:
+            # no estimate ran: the vendor row's cards are one tensor-parallel group (the serve line the answer offers)
+            return self.say("tp_text_table_lead", tp=best.cards, model=self.s.model, devs=self.devices(best.cards),
+                            version=best.table, util=best.gpu_memory_utilization, n=f"{best.max_model_len or 0:,}")
         if r is None or not r.tp:
             return None
         table = self.say("tp_text_table", devs=self.devices(best.cards), version=best.table) if best and best.cards else ""
