@@ -51,7 +51,7 @@ HOST_RAM_QUANTITY = re.compile(r"how much|how many|多少|多大|几", re.I)
 def named_setting(s: QuestionFrame) -> NamedSetting | None:
     """The ZeRO stage (and offload) a training question asks to be judged on the user's own devices:
     "zero2 行不行", "ZeRO-3 能不能不开 offload". None when no stage is named or nothing is judged."""
-    if s.zero_stage is None or not (s.method or "train" in s.intents) or "inference" in s.intents:
+    if s.zero_stage is None or not (s.method or "train" in s.intents) or "inference" in s.intents or stages_offered(s):
         return None
     if not (JUDGE.search(s.question) or s.verdict_carried):
         return None
@@ -219,3 +219,18 @@ def sizing_asked_before_time(question: str) -> bool:
     """The question asks a sizing (a ZeRO stage, a count, a fit) before it asks how long the run takes."""
     a, b = SIZING_ASKED.search(question), TIME_ASKED.search(question)
     return a is not None and b is not None and a.start() < b.start()
+
+
+# "ZeRO-2 or ZeRO-3, which one?", "zero2 还是 zero3 好": two or more stages offered as a choice on the user's devices
+STAGE_OFFERED = re.compile(r"(?<![a-z])(?:zero|ds_z)[-_ ]?(?:stage[-_ ]?)?([0-3])(?![0-9])", re.I)
+CHOICE = re.compile(r"(?<![a-z])(?:which|or|vs\.?|versus|better|pick|choose)(?![a-z])|哪个|哪一个|哪种|还是|选|更好|更合适", re.I)
+
+
+def stages_offered(s: QuestionFrame) -> list[int]:
+    """The ZeRO stages a training question offers as a choice, in the order written (two or more), else empty: each is
+    estimated on the user's devices and the answer leads with the one to use and why (zero_stages note: the fastest
+    that fits)."""
+    stages = list(dict.fromkeys(int(m.group(1)) for m in STAGE_OFFERED.finditer(s.question)))
+    if len(stages) < 2 or not CHOICE.search(s.question) or not (s.method or "train" in s.intents) or "inference" in s.intents:
+        return []
+    return stages

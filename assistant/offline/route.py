@@ -12,7 +12,7 @@ from typing import Any
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
 from . import batch_math, file_values, pasted_log, pasted_output, quantity, table_query
-from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
+from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting, stages_offered
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -328,6 +328,10 @@ class Router:
             # "TP PP 怎么切": TP and PP are MindSpeed-LLM's; its split within the devices beside the framework's own plan
             calls += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
                                hardware=e.hardware, framework="MindSpeed-LLM", max_devices=e.devices, **batch_args(s))
+        for stage in stages_offered(s) if e.devices else []:  # "ZeRO-2 or ZeRO-3, which?": each stage on the devices
+            calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                               seq_len=e.seq_len, devices=e.devices, zero_stage=stage, offload=False,
+                               hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
         named = named_setting(s)
         if named and e.devices and not asks_memory(s):  # "zero2 行不行 on my 8 GPUs": that setting, estimated on them
             calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
