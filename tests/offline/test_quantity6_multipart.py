@@ -121,3 +121,9 @@ def test_tp_asked_of_a_table_row_is_its_cards(assistant):
 def test_stage_choice_leads_with_the_fastest_that_fits(assistant, q, stage):
     lead = headline(assistant.ask(q))
     assert stage in lead and ("fastest" in lead or "最快" in lead), lead
+
+
+def test_steps_for_a_token_count_lead(assistant):
+    # 2e9 tokens / (GBS 1024 x 4096 = 4,194,304 per step) = 476.8 -> 477 steps
+    ans = assistant.ask("llama3-8b full at seq 4096, global batch 1024: how many optimizer steps for 2B tokens, and how long?")
+    assert "Optimizer steps: 477" in headline(ans), ans.answer
