@@ -27,6 +27,7 @@ from ..tools.tables import (
 from . import batch_math, fused_attention, next_remedy, note_pick, pasted_log, pasted_output, spec, stated
 from .asked import (
     GBS_WORDS,
+    WHY_ASKED,
     asks_host_ram,
     asks_table_length,
     asks_verdict,
@@ -173,7 +174,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         time_after = self.s.model is not None and sizing_asked_before_time(self.s.question)
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), partial(self.rendered, "find_table_rows"), self.own_context,
-            partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            partial(self.rendered, "list_models"), self.hardware_why,
             self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
             self.shared_card_first,  # "could both share one card?": the two models' sum against the card
             *([self.inference] if table_first else []),
@@ -509,7 +510,21 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         calls: list[Result[Any]] = self.r.of(tool, kind, ok=ok)
         return [line for r in calls for line in render(r if tool not in VALUE_ONLY else r.value)]
 
+    def hardware_why(self) -> list[str]:
+        """The parts' facts, and for "why …?" the notes' sentence that gives the reason, right under the facts' lead."""
+        lines = self.rendered("list_hardware")
+        if not (lines and WHY_ASKED.search(self.s.question.lower())):
+            return lines
+        passages = [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]
+        if not (why := note_pick.why_sentence(self.s.question, passages)):
+            return lines
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith(self.say("answer"))), 1)
+        return [*lines[:at], self.say("why_from_note", why=why, title=passages[0].title), *lines[at:]]
+
     def notes_block(self) -> list[str]:
+        if self.r.values("list_hardware", ListHardwareResult) and not note_pick.why_sentence(
+                self.s.question, [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]):
+            return []  # notes searched for the "why" beside a part's facts that give none: the facts answer alone
         lines = [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
         if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover and self.s.intents & {"problem", "memory"}:
             lines.insert(0, self.say("gpu_remedies"))

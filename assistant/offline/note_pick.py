@@ -221,3 +221,29 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         if re.sub(r"[*`>\s]", "", bullet)[:40] not in flat_lead and bullet not in out:
             out.append(bullet)
     return out
+
+
+# "why …?": the sentence of the notes that gives a reason or says what a thing is: a cause word, or an identity
+# ("each die is its own device", "1 个 DIE 相当于 1 张 Snt9B 卡")
+CAUSE = re.compile(r"(?<![a-z])(?:because|since|so\s+that|due\s+to|reason|its\s+own|separate|counts?\s+\w+\s+as|equals?|"
+                   r"the\s+same\s+as|means?)(?![a-z])|因为|由于|所以|因此|原因|相当于|独立|各自|即|就是", re.I)
+SENTENCE = re.compile(r"[^.。!！?？\n]+[.。!！?？]?")
+
+
+def why_sentence(question: str, passages: Sequence[NotePassage]) -> str | None:
+    """The one sentence of the best-matching note that answers a "why" (a cause or an identity), by the question's own
+    content words; None when no sentence of that note holds both."""
+    if not passages:
+        return None
+    file = passages[0].file
+    asked = terms(question) - {"why", "为什", "什么", "么按"}
+    found = []
+    for i, p in enumerate(x for x in passages if x.file == file):
+        for m in SENTENCE.finditer(re.sub(r"[*`>]|^\s*[-*]\s+", "", p.summary + "\n" + p.text, flags=re.M)):
+            sent = m.group(0).strip()
+            if len(sent) < 12 or not CAUSE.search(sent):
+                continue
+            shared = asked & terms(sent)  # a word of the question's own ("snt9b23", "die") weighs more than a character pair
+            found.append((sum(2 if w.isascii() else 1 for w in shared), -i, -m.start(), sent))
+    best = max(found, default=None)
+    return best[3] if best and best[0] >= 3 else None

@@ -12,7 +12,7 @@ from typing import Any
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
 from . import batch_math, file_values, pasted_log, pasted_output, quantity, table_query
-from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting, stages_offered
+from .asked import WHY_ASKED, asks_host_ram, asks_offload_needed, asks_verdict, named_setting, stages_offered
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -175,7 +175,9 @@ class Router:
         return self.call("resolve_model", name=s.unknown_model)
 
     def list_hardware(self, s: Slots) -> list[Call]:
-        return self.call("list_hardware")
+        # "why does Snt9B23 count in DIE, and how many per node?": the catalog's facts, and the notes for the why
+        why = self.notes(s) if WHY_ASKED.search(s.question.lower()) else []
+        return self.call("list_hardware") + why
 
     def table_rows(self, s: Slots) -> list[Call]:
         """"which models in the min-card table need more than 64 cards with MindSpeed?": the table's rows that match, the

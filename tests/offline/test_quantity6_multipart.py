@@ -127,3 +127,11 @@ def test_steps_for_a_token_count_lead(assistant):
     # 2e9 tokens / (GBS 1024 x 4096 = 4,194,304 per step) = 476.8 -> 477 steps
     ans = assistant.ask("llama3-8b full at seq 4096, global batch 1024: how many optimizer steps for 2B tokens, and how long?")
     assert "Optimizer steps: 477" in headline(ans), ans.answer
+
+
+def test_why_beside_a_part_fact_is_answered_from_the_note(assistant):
+    # snt9b_vs_snt9b23 note (CANN HCCL guide): each die is its own device and HCCL rank; 16 DIE per node
+    ans = assistant.ask("Snt9B23: why are cards counted in DIE there, and how many DIE does a node have?")
+    lines = ans.answer.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("**Answer:**"))
+    assert "16 DIE" in lines[at] and lines[at + 1].startswith("Why:") and "HCCL rank" in lines[at + 1], ans.answer
