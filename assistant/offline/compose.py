@@ -741,6 +741,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The one fact the question asks of the note, before the note's lead: the option its words single out, the
         step asked by its place in a numbered list, or that no official figure exists (note_pick.py)."""
         q = self.s.question
+        if pairs := note_pick.key_values(q, best + [h for h in hits if h not in best]):  # "DPO 和 SFT 的 stage 分别怎么写"
+            return self.say("note_key_values", pairs=self.say("semicolon").join(f"`{k}: {v}`" for k, v in pairs)) + "\n"
         if (option := note_pick.pick_option(q, lead, hits)) is not None:
             return self.say("note_pick_option", option=option) + "\n"
         if (step := note_pick.step_asked(q, best + [h for h in hits if h not in best])) is not None:

@@ -247,3 +247,24 @@ def why_sentence(question: str, passages: Sequence[NotePassage]) -> str | None:
             found.append((sum(2 if w.isascii() else 1 for w in shared), -i, -m.start(), sent))
     best = max(found, default=None)
     return best[3] if best and best[0] >= 3 else None
+
+
+# a note's bullet that lists a key's values: "- `stage`：`sft`、`pt`、`rm`、`ppo`、`dpo`。"
+KEY_VALUES = re.compile(r"(?m)^\s*>?\s*[-*]\s+`([\w.-]+)`\s*[：:]\s*(.+)$")
+
+
+def key_values(question: str, passages: Sequence[NotePassage]) -> list[tuple[str, str]]:
+    """"DPO 和 SFT 的 stage 分别怎么写": the (key, value) pairs the question asks, when it names a key a note lists the
+    values of and one or more of those values; in the order the question names the values. Empty otherwise."""
+    q = question.lower()
+    for p in passages:
+        for m in KEY_VALUES.finditer(p.text):
+            key = m.group(1)
+            if not re.search(rf"(?<![a-z0-9_]){re.escape(key.lower())}(?![a-z0-9_])", q):
+                continue
+            values = re.findall(r"`([^`\n]{1,40})`", m.group(2))
+            named = sorted((at.start(), v) for v in values
+                           if (at := re.search(rf"(?<![a-z0-9_]){re.escape(v.lower())}(?![a-z0-9_])", q)) and v.lower() != key.lower())
+            if named:
+                return [(key, v) for _, v in named]
+    return []

@@ -135,3 +135,9 @@ def test_why_beside_a_part_fact_is_answered_from_the_note(assistant):
     lines = ans.answer.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("**Answer:**"))
     assert "16 DIE" in lines[at] and lines[at + 1].startswith("Why:") and "HCCL rank" in lines[at + 1], ans.answer
+
+
+def test_values_asked_of_a_key_the_note_lists_lead(assistant):
+    # llamafactory_on_ascend note: `stage`: `sft`, `pt`, `rm`, `ppo`, `dpo`
+    ans = assistant.ask("For DPO vs SFT in LLaMA-Factory, what goes in the stage field?")
+    assert "`stage: dpo`; `stage: sft`" in headline(ans), ans.answer
