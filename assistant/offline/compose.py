@@ -156,6 +156,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # the notes' remedies follow it (round 10 c6-10)
         if remedy_first and self.below_vendor_minimum():
             remedy_first = False
+        # "it OOMs on one card: why, and what first?": the estimate that nothing fits the user's devices is the why, so the
+        # sizing verdict leads and the notes' remedies follow it
+        if remedy_first and WHY_ASKED.search(self.s.question.lower()) and self.over_own_devices():
+            remedy_first = False
         # a config that could not be written follows the sizing verdict (the verdict leads; the failure names how it differs)
         config_failed = bool(self.results("generate_config", ok=False)) and not self.results("generate_config")
         # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
@@ -509,6 +513,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         render: Callable[[Any], list[str]] = getattr(self, name)
         calls: list[Result[Any]] = self.r.of(tool, kind, ok=ok)
         return [line for r in calls for line in render(r if tool not in VALUE_ONLY else r.value)]
+
+    def over_own_devices(self) -> bool:
+        """Every plan capped at the user's own devices found nothing that fits them (estimate)."""
+        capped = [c.value for c in self.r.of("plan_training", PlanResult) if c.value and c.arg("max_devices") == self.e.devices]
+        return bool(self.e.devices and capped) and not any(p.fits for p in capped)
 
     def hardware_why(self) -> list[str]:
         """The parts' facts, and for "why …?" the notes' sentence that gives the reason, right under the facts' lead."""
