@@ -146,4 +146,4 @@ def test_values_asked_of_a_key_the_note_lists_lead(assistant):
 def test_why_an_oom_on_too_few_devices_leads_with_the_estimate(assistant):
     # qwen2.5-7b LoRA at 32k on one 64 GB card: even ZeRO-3 + offload needs about 74 GiB of 61 usable (estimate)
     ans = assistant.ask("why does my qwen2.5-7b lora run at 32k go OOM on a single 910B, and what do I change first?")
-    assert headline(ans).startswith("**Answer:** **No**") and "nothing fits" in headline(ans), ans.answer
+    assert "nothing fits your 1 card" in headline(ans), ans.answer
