@@ -147,3 +147,12 @@ def test_why_an_oom_on_too_few_devices_leads_with_the_estimate(assistant):
     # qwen2.5-7b LoRA at 32k on one 64 GB card: even ZeRO-3 + offload needs about 74 GiB of 61 usable (estimate)
     ans = assistant.ask("why does my qwen2.5-7b lora run at 32k go OOM on a single 910B, and what do I change first?")
     assert "nothing fits your 1 card" in headline(ans), ans.answer
+
+
+@pytest.mark.parametrize("q,text", [
+    # flash_attention note (vendor page NPU_Flash_Attn融合算子约束): attn_mask must be bool or None
+    ("why is NPU_Flash_Attn skipped when my attention mask is a bf16 additive mask?", "attn_mask is bf16, but it must be bool or None"),
+    ("开了重计算以后 NPU_Flash_Attn 为什么不走融合算子了？", "开启了重计算"),
+])
+def test_fused_attention_why_names_the_condition_the_input_breaks(assistant, q, text):
+    assert text in headline(assistant.ask(q))
