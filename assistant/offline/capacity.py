@@ -374,12 +374,13 @@ class CapacityBlocks(Writer):
         # fits; else tight with its whole likely range within the usable memory; else tight: the fastest of each kind
         pick = next((z for z, m in ms.items() if m.verdict == "fits"), None) or next(
             (z for z, m in ms.items() if m.verdict == "tight" and m.high_gib <= m.usable_gib), None) or next(
-            (z for z, m in ms.items() if m.verdict == "tight"), None)
+            (z for z, m in ms.items() if m.verdict == "tight" and m.total_gib <= m.usable_gib), None)
         each = self.say("semicolon").join(
             self.say("stage_each", stage=z, word=self.say("verdict_" + m.verdict), total=self.point(m), high=self.span(m)[1],
                      usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware)) for z, m in ms.items())
-        if pick is None:
-            return self.say("stage_choice_none", stages=" / ".join(f"ZeRO-{z}" for z in order), each=each)
+        if pick is None:  # the ladder's next rung: the stage after the highest offered, else offload or more devices
+            nxt = self.say("stage_next", stage=order[-1] + 1) if order[-1] < 3 else ""
+            return self.say("stage_choice_none", stages=" / ".join(f"ZeRO-{z}" for z in order), each=each, next=nxt)
         m = found[pick].value
         assert m is not None
         return self.say("stage_choice_tight" if m.verdict == "tight" and m.high_gib > m.usable_gib else "stage_choice", stage=pick,

@@ -156,3 +156,10 @@ def test_why_an_oom_on_too_few_devices_leads_with_the_estimate(assistant):
 ])
 def test_fused_attention_why_names_the_condition_the_input_breaks(assistant, q, text):
     assert text in headline(assistant.ask(q))
+
+
+def test_stage_choice_where_neither_fits_points_up_the_ladder(assistant):
+    # glm4-9b full 8k on 8 x 64 GB: ZeRO-1 about 83 GiB, ZeRO-2 about 65 GiB per card, both over 61 usable (estimate);
+    # the recipe table runs this job with ZeRO-3 on 8 cards
+    lead = headline(assistant.ask("glm4-9b full 8k on 8 910B: ZeRO-1 or ZeRO-2, which one?"))
+    assert "Neither of ZeRO-1 / ZeRO-2 fits" in lead and "ZeRO-3" in lead, lead
