@@ -23,7 +23,7 @@ class BatchSum:
     micro_assumed: bool = False  # no micro batch said: 1, the per_device_train_batch_size of every vendor recipe
 
 
-def solve(s: QuestionFrame, layout: tuple[int, int] | None = None) -> BatchSum | None:
+def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: bool = False) -> BatchSum | None:
     """The asked figure from the other three, data parallelism being the devices over TP x PP: the split the user said,
     else ``layout``, the split of the plan the answer states (so the GA line and the plan line share one split)."""
     said = (s.tp or 1, s.pp or 1) if s.tp or s.pp else None
@@ -33,7 +33,8 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None) -> BatchSum |
     # said as assumed (every LLaMA-Factory recipe on ModelArts sets per_device_train_batch_size 1)
     asks_ga = bool(s.global_batch and not s.grad_accum and "ga" in s.intents)
     asks_gbs = bool(s.grad_accum and not s.global_batch)
-    mbs = s.micro_batch or (1 if asks_ga or asks_gbs and "gbs" in s.intents else None)
+    # (``assume_mbs``: the writer's own lead asks it; the router and a MindSpeed-LLM plan's accumulation do not)
+    mbs = s.micro_batch or (1 if assume_mbs and (asks_ga or asks_gbs and "gbs" in s.intents) else None)
     if not devices or not mbs or devices % (tp * pp):
         return None
     dp = devices // (tp * pp)

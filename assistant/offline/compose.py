@@ -315,7 +315,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # again only when this turn changes one of the figures
         said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
         # or the global batch is what this turn asks ("全局 batch 多少" after a plan): the figures from the conversation
-        batch = batch_math.solve(self.s, self.plan_layout()) if said or "gbs" in self.s.intents else None
+        # no micro batch said: the recipes' 1, unless a MindSpeed-LLM plan's own accumulation answers (ga_first)
+        assume = self.s.framework != "MindSpeed-LLM"
+        batch = batch_math.solve(self.s, self.plan_layout(), assume) if said or "gbs" in self.s.intents else None
         if batch is None and "gbs" in self.s.intents:  # "几张卡？global batch 多大？": the global batch of the plan stated
             batch = self.plan_batch()
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
@@ -326,8 +328,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             if "gbs" in self.s.intents and (offload_asked_first(self.s) or count_asked_before_batch(self.s.question)):
                 after = next((i + 1 for i, x in enumerate(out) if x.startswith(self.say("answer"))), 1)
                 return out[:after] + [line] + out[after:]
-            # "全局 batch 多少", "what GA for GBS 128?": the figure asked is the answer, so it carries the headline's label
-            if "gbs" in self.s.intents or batch.asked == "grad_accum":
+            # "全局 batch 多少": the figure asked is the answer, so it carries the headline's label (a GA asked stands right
+            # under the header, before any headline)
+            if "gbs" in self.s.intents:
                 return self.headline_first(out, line)
             return out[:1] + ["", line, ""] + out[1:]
         lead = self.say("answer")

@@ -87,7 +87,9 @@ class Setting:
             return None
         now = changed_to(r.text, [(a, b, hw) for (a, b), hw in parts])  # "910B 换成 A3": the part changed to
         # "要几张 Snt9B？换成 A100 要几张？": each part asked in its own question is a comparison, not a change
-        in_turn = len({hw for _, hw in parts}) > 1 and asked_in_turn(r.text, [(a, b, hw) for (a, b), hw in parts])
+        # (a question mark between them: "910B 换成 A3 呢" alone is a change)
+        spans = sorted(span for span, _ in parts)
+        in_turn = len({hw for _, hw in parts}) > 1 and all(re.search(r"[?？]", r.text[a[1]:b[0]]) for a, b in zip(spans, spans[1:], strict=False))
         now = None if in_turn else now
         (start, end), s.hardware = next((p for p in parts if p[1] == now), parts[0])  # else the first part written
         s.hardware_text = r.text[start:end].strip()
