@@ -58,6 +58,7 @@ class Inputs:
     iteration_seconds: float | None = None
     dp: int | None = None  # a data-parallel size said outright ("8-way data parallel", "DP=4")
     bytes_per_param: float | None = None  # bytes of model states per parameter said ("16 bytes per parameter")
+    tokens: float | None = None  # training tokens to run through ("1B tokens")
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,12 @@ def shape_field(name: str, label: str) -> Callable[[Shape, Inputs], Derived]:
         formula = f"hidden {s.hidden} / heads {s.heads} = {value}" if name == "head_dim" and not s.head_dim else f"{label} = {value}"
         return Derived(float(value), "count", formula)
     return term
+
+
+def params(s: Shape, i: Inputs) -> Derived:
+    """The model's parameter count, from the catalog (its Hugging Face config's size)."""
+    active = [f"{s.active_params / 1e9:g}B active per token (MoE)"] if 0 < s.active_params < s.params else []
+    return Derived(float(s.params), "params", f"params_b = {s.params / 1e9:g}B", active)
 
 
 def layers_per_stage(s: Shape, i: Inputs) -> Derived:
@@ -307,6 +314,18 @@ def tokens_per_iteration(s: Shape | None, i: Inputs) -> Derived:
     return Derived(float(gbs * seq), "tokens", f"{words} × sequence length {seq} = {gbs * seq:,}", notes, per="per iteration")
 
 
+def steps_for_tokens(s: Shape | None, i: Inputs) -> Derived:
+    """Optimizer steps to train a token count: tokens / (global batch × sequence length), rounded up (a part-filled
+    last step is still a step)."""
+    tokens = need(i.tokens, "tokens", "The token count")
+    gbs, words = global_batch_of(i)
+    seq = int(need(i.seq_len, "seq_len", "The sequence length"))
+    per_step = gbs * seq
+    value = math.ceil(tokens / per_step)
+    return Derived(float(value), "count", f"{tokens:,.0f} tokens / ({words} × sequence length {seq} = {per_step:,} per step) = {value:,}",
+                   ["fixed-length (packed or padded) sequences; dynamic lengths take more steps"])
+
+
 def min_global_batch(s: Shape | None, i: Inputs) -> Derived:
     """The smallest global batch a layout allows: GA at least 1 in GBS = MBS × DP × GA, so GBS is a multiple of MBS × DP."""
     mbs = int(need(i.micro_batch, "micro_batch", "The micro batch size"))
@@ -369,6 +388,7 @@ def run_time_left(s: Shape | None, i: Inputs) -> Derived:
 
 TERMS: dict[str, Callable[..., Derived]] = {
     "lora_params": lora_params,
+    "params": params,
     "layers": shape_field("layers", "num_hidden_layers"),
     "hidden": shape_field("hidden", "hidden_size"),
     "heads": shape_field("heads", "num_attention_heads"),
@@ -390,12 +410,13 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "states_at_bytes": states_at_bytes,
     "tokens_per_iteration": tokens_per_iteration,
     "min_global_batch": min_global_batch,
+    "steps_for_tokens": steps_for_tokens,
     "tokens_in_window": tokens_in_window,
     "run_time": run_time,
     "run_time_left": run_time_left,
 }
-CATALOG_FIGURES = frozenset({"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "tokens_in_window", "run_time", "run_time_left"})
+CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
+MODEL_FREE = frozenset({"steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "tokens_in_window", "run_time", "run_time_left"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

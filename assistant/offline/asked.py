@@ -51,7 +51,7 @@ HOST_RAM_QUANTITY = re.compile(r"how much|how many|多少|多大|几", re.I)
 def named_setting(s: QuestionFrame) -> NamedSetting | None:
     """The ZeRO stage (and offload) a training question asks to be judged on the user's own devices:
     "zero2 行不行", "ZeRO-3 能不能不开 offload". None when no stage is named or nothing is judged."""
-    if s.zero_stage is None or not (s.method or "train" in s.intents) or "inference" in s.intents:
+    if s.zero_stage is None or not (s.method or "train" in s.intents) or "inference" in s.intents or stages_offered(s):
         return None
     if not (JUDGE.search(s.question) or s.verdict_carried):
         return None
@@ -136,6 +136,8 @@ TP_VALUE_ASKED = re.compile(
 # "kv cache 每 token 多大", "kv per token", "KV bytes per token": the KV bytes per token are asked
 KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s*)?(?:size\s*)?(?:per|/|每)\s*(?:个\s*)?tok|"
                                 r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,20}(?:多大|多少|how\s+(?:big|much|many)|size)|"
+                                # "KV cache for one 24k request in GiB": the amount asked by its unit
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,40}(?<![a-z])in\s+[kmg]i?b(?![a-z])|"
                                 # "KV 一共多少", "kv total how much": the bare "kv" with an amount after it
                                 r"(?<![a-z])kv(?![a-z])\s*(?:一共|总共|合计|加起来|总量|total|in\s+total)[^?？。]{0,8}(?:多大|多少|how\s+(?:big|much)|size)|"
                                 r"(?:how\s+(?:big|much|many\s+bytes)|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
@@ -145,6 +147,15 @@ KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s
 # "how many bytes", "多少字节": an amount, not a count of devices
 AMOUNT_WORDS = re.compile(r"how\s+many\s+(?:bytes|[kmg]i?b)(?![a-z])|多少\s*(?:个\s*)?(?:字节|bytes|[kmg]i?b)", re.I)
 WHY_ASKED = re.compile(r"(?<![a-z])why(?![a-z])|为什么|为啥|为何|怎么(?:会|这么)", re.I)
+
+
+WEIGHTS_WORD = re.compile(r"权重|(?<![a-z])weights?(?![a-z])", re.I)
+
+
+def kv_asked_before_weights(question: str) -> bool:
+    """"KV cache 多大？权重多大？": the KV cache is asked before the weights, so its figure leads and the weights follow it."""
+    kv, w = KV_PER_TOKEN_ASKED.search(question), WEIGHTS_WORD.search(question)
+    return bool(kv and w and kv.start() < w.start())
 
 
 def serving_parts_asked(question: str) -> list[str]:
@@ -208,3 +219,18 @@ def sizing_asked_before_time(question: str) -> bool:
     """The question asks a sizing (a ZeRO stage, a count, a fit) before it asks how long the run takes."""
     a, b = SIZING_ASKED.search(question), TIME_ASKED.search(question)
     return a is not None and b is not None and a.start() < b.start()
+
+
+# "ZeRO-2 or ZeRO-3, which one?", "zero2 还是 zero3 好": two or more stages offered as a choice on the user's devices
+STAGE_OFFERED = re.compile(r"(?<![a-z])(?:zero|ds_z)[-_ ]?(?:stage[-_ ]?)?([0-3])(?![0-9])", re.I)
+CHOICE = re.compile(r"(?<![a-z])(?:which|or|vs\.?|versus|better|pick|choose)(?![a-z])|哪个|哪一个|哪种|还是|选|更好|更合适", re.I)
+
+
+def stages_offered(s: QuestionFrame) -> list[int]:
+    """The ZeRO stages a training question offers as a choice, in the order written (two or more), else empty: each is
+    estimated on the user's devices and the answer leads with the one to use and why (zero_stages note: the fastest
+    that fits)."""
+    stages = list(dict.fromkeys(int(m.group(1)) for m in STAGE_OFFERED.finditer(s.question)))
+    if len(stages) < 2 or not CHOICE.search(s.question) or not (s.method or "train" in s.intents) or "inference" in s.intents:
+        return []
+    return stages

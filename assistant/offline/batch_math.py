@@ -20,23 +20,31 @@ class BatchSum:
     global_batch: int | None
     tp: int
     pp: int = 1
+    micro_assumed: bool = False  # no micro batch said: 1, the per_device_train_batch_size of every vendor recipe
 
 
-def solve(s: QuestionFrame, layout: tuple[int, int] | None = None) -> BatchSum | None:
+def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: bool = False) -> BatchSum | None:
     """The asked figure from the other three, data parallelism being the devices over TP x PP: the split the user said,
     else ``layout``, the split of the plan the answer states (so the GA line and the plan line share one split)."""
     said = (s.tp or 1, s.pp or 1) if s.tp or s.pp else None
     tp, pp = said or layout or (1, 1)
     devices = s.devices or (s.nodes * (s.node_size or 8) if s.nodes else None)
-    if not devices or not s.micro_batch or devices % (tp * pp):
+    # the figure asked ("what GA for global batch 128 on 16 cards?") with no micro batch said: the vendor recipes' 1,
+    # said as assumed (every LLaMA-Factory recipe on ModelArts sets per_device_train_batch_size 1)
+    asks_ga = bool(s.global_batch and not s.grad_accum and "ga" in s.intents)
+    asks_gbs = bool(s.grad_accum and not s.global_batch)
+    # (``assume_mbs``: the writer's own lead asks it; the router and a MindSpeed-LLM plan's accumulation do not)
+    mbs = s.micro_batch or (1 if assume_mbs and (asks_ga or asks_gbs and "gbs" in s.intents) else None)
+    if not devices or not mbs or devices % (tp * pp):
         return None
     dp = devices // (tp * pp)
-    if s.global_batch and not s.grad_accum and "ga" in s.intents:
-        per_step = s.micro_batch * dp
+    assumed = not s.micro_batch
+    if asks_ga and s.global_batch:
+        per_step = mbs * dp
         value = s.global_batch // per_step if s.global_batch % per_step == 0 else None
-        return BatchSum("grad_accum", value, dp, s.micro_batch, value, s.global_batch, tp, pp)
-    if s.grad_accum and not s.global_batch:
-        return BatchSum("global_batch", s.micro_batch * dp * s.grad_accum, dp, s.micro_batch, s.grad_accum, None, tp, pp)
+        return BatchSum("grad_accum", value, dp, mbs, value, s.global_batch, tp, pp, assumed)
+    if asks_gbs and s.grad_accum:
+        return BatchSum("global_batch", mbs * dp * s.grad_accum, dp, mbs, s.grad_accum, None, tp, pp, assumed)
     return None
 
 
@@ -46,11 +54,14 @@ def render(b: BatchSum, lang: str) -> str:
     split = f"({split})" if b.tp > 1 and b.pp > 1 else split
     dp = f"{b.data_parallel}" + (f" (= devices / {split})" if split else "")
     dp_zh = f"{b.data_parallel}" + (f"（= 卡数 / {split}）" if split else "")
+    # a micro batch not said is the vendor recipes' 1, and the answer says so
+    mb = f"{b.micro_batch}" + (" (not said: 1, as in every ModelArts LLaMA-Factory recipe)" if b.micro_assumed else "")
+    mb_zh = f"{b.micro_batch}" + ("（未给出，按 ModelArts LLaMA-Factory 配方一律取 1）" if b.micro_assumed else "")
     if b.asked == "global_batch":
-        return (f"**Global batch {b.value}** = micro batch {b.micro_batch} × data parallel {dp} × gradient accumulation "
+        return (f"**Global batch {b.value}** = micro batch {mb} × data parallel {dp} × gradient accumulation "
                 f"{b.grad_accum} (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; LLaMA-Factory's is the "
                 "same with per_device_train_batch_size).") if lang == "en" else (
-                f"**全局 batch 为 {b.value}** = micro batch {b.micro_batch} × 数据并行 {dp_zh} × 梯度累积 {b.grad_accum}"
+                f"**全局 batch 为 {b.value}** = micro batch {mb_zh} × 数据并行 {dp_zh} × 梯度累积 {b.grad_accum}"
                 "（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 同理，用 per_device_train_batch_size）。")
     per_step = b.micro_batch * b.data_parallel
     if b.value is None:
@@ -60,11 +71,11 @@ def render(b: BatchSum, lang: str) -> str:
                 f"{b.micro_batch} × data parallel {dp} = {per_step} sequences, and {b.global_batch} is not a multiple of "
                 f"{per_step} (GBS = MBS × DP × GA). Choose a global batch that is, e.g. {nearest}."
                 ) if lang == "en" else (
-                f"**没有整数的梯度累积能得到全局 batch {b.global_batch}**：每步处理 micro batch {b.micro_batch} × 数据并行 {dp_zh} = "
+                f"**没有整数的梯度累积能得到全局 batch {b.global_batch}**：每步处理 micro batch {mb_zh} × 数据并行 {dp_zh} = "
                 f"{per_step} 条序列，而 {b.global_batch} 不是 {per_step} 的整数倍（GBS = MBS × DP × GA）。"
                 f"请选它的整数倍，例如 {nearest}。")
-    return (f"**Gradient accumulation {b.value}** = global batch {b.global_batch} / (micro batch {b.micro_batch} × data "
+    return (f"**Gradient accumulation {b.value}** = global batch {b.global_batch} / (micro batch {mb} × data "
             f"parallel {dp}) (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; in LLaMA-Factory set "
             f"gradient_accumulation_steps: {b.value}).") if lang == "en" else (
-            f"**梯度累积设为 {b.value}** = 全局 batch {b.global_batch} / (micro batch {b.micro_batch} × 数据并行 {dp_zh})"
+            f"**梯度累积设为 {b.value}** = 全局 batch {b.global_batch} / (micro batch {mb_zh} × 数据并行 {dp_zh})"
             f"（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 中设 gradient_accumulation_steps: {b.value}）。")

@@ -25,6 +25,7 @@ from .asked import (
     implausible,
     named_setting,
     offload_asked_first,
+    stages_offered,
 )
 from .conversation import asks_count_of_kept_devices, asks_other_than_verdict
 from .next_remedy import split_on_more_devices
@@ -328,6 +329,8 @@ class CapacityBlocks(Writer):
         calls = self.r.of("estimate_training_memory", TrainingMemoryResult)
         if split := self.split_first():
             return [self.lead(split[0]), *split[1:], ""]
+        if choice := self.stage_choice(calls):
+            return [self.lead(choice), ""]
         setting = named_setting(self.s)
         judged = next((c for c in calls if setting and c.arg("zero_stage") == setting.zero_stage
                        and bool(c.arg("offload")) == setting.offload and c.arg("devices")), None)
@@ -356,6 +359,33 @@ class CapacityBlocks(Writer):
             # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
             lines.insert(0 if setting and setting.offload else len(lines), line)
         return [self.lead(line) if not line.startswith("- ") else line for line in lines] + [""] if lines else []
+
+    def stage_choice(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
+        """"ZeRO-2 or ZeRO-3, which one and why?": the fastest stage offered that fits the user's devices (the zero_stages
+        note's rule: start with the fastest, step to the next stage on running out of memory; speed falls and memory
+        saving rises from ZeRO-0 to ZeRO-3), each stage's estimate beside it."""
+        offered = stages_offered(self.s)
+        found = {c.arg("zero_stage"): c for c in calls if c.value is not None and c.arg("zero_stage") in offered
+                 and c.arg("offload") is False}
+        if len(found) < 2:
+            return None
+        order = sorted(found)  # ZeRO-0 fastest, ZeRO-3 slowest
+        ms = {z: m for z in order if (m := found[z].value) is not None}
+        # fits; else tight with its whole likely range within the usable memory; else tight: the fastest of each kind
+        pick = next((z for z, m in ms.items() if m.verdict == "fits"), None) or next(
+            (z for z, m in ms.items() if m.verdict == "tight" and m.high_gib <= m.usable_gib), None) or next(
+            (z for z, m in ms.items() if m.verdict == "tight" and m.total_gib <= m.usable_gib), None)
+        each = self.say("semicolon").join(
+            self.say("stage_each", stage=z, word=self.say("verdict_" + m.verdict), total=self.point(m), high=self.span(m)[1],
+                     usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware)) for z, m in ms.items())
+        if pick is None:  # the ladder's next rung: the stage after the highest offered, else offload or more devices
+            nxt = self.say("stage_next", stage=order[-1] + 1) if order[-1] < 3 else ""
+            return self.say("stage_choice_none", stages=" / ".join(f"ZeRO-{z}" for z in order), each=each, next=nxt)
+        m = found[pick].value
+        assert m is not None
+        return self.say("stage_choice_tight" if m.verdict == "tight" and m.high_gib > m.usable_gib else "stage_choice", stage=pick,
+                        devs=self.devices(m.devices, m.unit, m.hardware), each=each,
+                        others=" / ".join(f"ZeRO-{z}" for z in order if z != pick))
 
     def offload_needed(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
         """"Do I even need the offload?": the same stage without offload on the user's devices, fits or not (estimate)."""
@@ -416,10 +446,14 @@ class CapacityBlocks(Writer):
                              devs=self.devices(self.e.devices, counted, self.e.hardware), tp0=tp0, pp0=pp0,
                              devs0=self.devices(before, counted, self.e.hardware), parts=grown[0] * grown[1], parts0=tp0 * pp0)]
         within = [c for c in self.r.of("plan_training", PlanResult) if c.arg("max_devices") and c.value and c.value.fits]
-        ms = next((c for c in within if c.value and c.value.framework == "MindSpeed-LLM" and c.value.tp), None)
+        # no count said ("TP 和 PP 分别设多少"): the split of the fewest devices the MindSpeed-LLM plan needs
+        free = [c for c in self.r.of("plan_training", PlanResult) if not c.arg("max_devices") and c.value and c.value.fits]
+        ms = next((c for c in within if c.value and c.value.framework == "MindSpeed-LLM" and c.value.tp), None) or (
+            None if self.e.devices else next((c for c in free if c.value and c.value.framework == "MindSpeed-LLM" and c.value.tp), None))
         if ms is None or ms.value is None:
             return []
-        p, count = ms.value, int(ms.arg("max_devices"))
+        p = ms.value
+        count = int(ms.arg("max_devices") or p.devices)
         unit = p.tp * (p.pp or 1) * (p.cp or 1)
         if count % unit:
             return []

@@ -13,7 +13,8 @@ from ..estimate import constants as C
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
-from .serving import ServingBlocks
+from .asked import kv_asked_before_weights
+from .serving import ServingBlocks, weight_bits_of
 
 
 def weights_total_gib(r: InferenceResult) -> float:
@@ -53,9 +54,34 @@ class ComponentBlocks(ServingBlocks):
         if self.headlined and not self.r.of("derive_quantity", DerivedResult):
             return []
         intents = self.s.intents
+        if self.weights_after_kv():  # "KV cache 多大？权重多大？": the KV figure leads, the weights follow it (serving lead)
+            return []
         line = (self.weights_line() if "weights_memory" in intents else None) or (
             self.states_line() if "states_memory" in intents else None)
         return [self.lead(line), ""] if line else []
+
+    def weights_after_kv(self) -> bool:
+        s = self.s
+        return "weights_memory" in s.intents and "inference" in s.intents and kv_asked_before_weights(s.question.lower())
+
+    def after_serving_lead(self) -> list[str]:
+        line = self.weights_line() if self.weights_after_kv() else None
+        return [line[:1].upper() + line[1:]] if line else []
+
+    def precisions_first(self) -> list[str]:
+        """"bf16 and int8 weights", "int8 跟 int4 各要几张": every precision named, one line each in the order typed, as the
+        headline: its weights in total and the devices the estimate serves it on (each estimate_inference call's own)."""
+        calls = [c.value for c in self.r.of("estimate_inference", InferenceResult) if c.value]
+        if len(self.s.weight_bits_each) < 2 or len(calls) < 2:
+            return []
+        lines: list[str] = []
+        for r in calls:
+            total = weights_total_gib(r)
+            line = self.say("precision_each", bits=weight_bits_of(r), gib=total, params=f"{r.shape.params_b:g}",
+                            bytes=f"{total * 2**30 / (r.shape.params_b * 1e9):.2g}", layout=self.layout(r),
+                            len=r.max_model_len, part=self.hw_name(r.hardware))
+            lines.append(self.lead(line) if not lines else line)
+        return lines + [""]
 
     def weights_line(self) -> str | None:
         r = next((c.value for c in self.r.of("estimate_inference", InferenceResult) if c.value), None)

@@ -36,6 +36,8 @@ from . import (
     stated,
 )
 from .asked import (
+    GBS_WORDS,
+    WHY_ASKED,
     asks_host_ram,
     asks_table_length,
     asks_verdict,
@@ -67,7 +69,7 @@ from .shared_card import SharedCardBlocks
 from .table_rows import TableRowsBlocks
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
-from .vocab import NODES_ASKED
+from .vocab import ASKS_COUNT, NODES_ASKED
 from .wording import (
     METHOD,
     MIN_LABEL,
@@ -170,6 +172,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # the notes' remedies follow it (round 10 c6-10)
         if remedy_first and self.below_vendor_minimum():
             remedy_first = False
+        # "it OOMs on one card: why, and what first?": the estimate that nothing fits the user's devices is the why, so the
+        # sizing verdict leads and the notes' remedies follow it
+        if remedy_first and WHY_ASKED.search(self.s.question.lower()) and self.over_own_devices():
+            remedy_first = False
         # a config that could not be written follows the sizing verdict (the verdict leads; the failure names how it differs)
         config_failed = bool(self.results("generate_config", ok=False)) and not self.results("generate_config")
         # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
@@ -188,12 +194,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         time_after = self.s.model is not None and sizing_asked_before_time(self.s.question)
         blocks: list[Callable[[], list[str]]] = [
             partial(self.rendered, "resolve_model"), partial(self.rendered, "find_table_rows"), self.own_context,
-            partial(self.rendered, "list_models"), partial(self.rendered, "list_hardware"),
+            partial(self.rendered, "list_models"), self.hardware_why,
             self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
             self.shared_card_first,  # "could both share one card?": the two models' sum against the card
             *([self.inference] if table_first else []),
             *([] if self.s.shares_with and self.results("estimate_inference") else [self.what_fits_block, self.header_block]),
-            partial(self.rendered, "mindspeed_example"), self.quantity_first, self.component_first, self.asked_first,
+            partial(self.rendered, "mindspeed_example"), self.quantity_first, self.precisions_first, self.component_first, self.asked_first,
             *([partial(self.rendered, "estimate_training_memory")] if layout_first else []), *([] if time_after else [self.training_time]),
             self.notes_block if remedy_first else list, *([] if config_failed else [partial(self.rendered, "generate_config")]),
             self.config_needs_model, self.training, *([self.training_time] if time_after else []),
@@ -326,15 +332,22 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # again only when this turn changes one of the figures
         said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
         # or the global batch is what this turn asks ("全局 batch 多少" after a plan): the figures from the conversation
-        batch = batch_math.solve(self.s, self.plan_layout()) if said or "gbs" in self.s.intents else None
+        # no micro batch said: the recipes' 1, unless a MindSpeed-LLM plan's own accumulation answers (ga_first)
+        assume = self.s.framework != "MindSpeed-LLM"
+        batch = batch_math.solve(self.s, self.plan_layout(), assume) if said or "gbs" in self.s.intents else None
+        if batch is None and "gbs" in self.s.intents:  # "几张卡？global batch 多大？": the global batch of the plan stated
+            batch = self.plan_batch()
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
             line = batch_math.render(batch, self.lang)
-            if "gbs" in self.s.intents and offload_asked_first(self.s):  # "offload 有必要吗? global batch?": after that half
+            # "offload 有必要吗? global batch?", "几张卡？global batch 多大？": after the half asked first
+            if "gbs" in self.s.intents and (offload_asked_first(self.s) or count_asked_before_batch(self.s.question)):
                 after = next((i + 1 for i, x in enumerate(out) if x.startswith(self.say("answer"))), 1)
                 return out[:after] + [line] + out[after:]
-            if "gbs" in self.s.intents:  # "全局 batch 多少": it is the answer, so it carries the headline's label
+            # "全局 batch 多少": the figure asked is the answer, so it carries the headline's label (a GA asked stands right
+            # under the header, before any headline)
+            if "gbs" in self.s.intents:
                 return self.headline_first(out, line)
             return out[:1] + ["", line, ""] + out[1:]
         lead = self.say("answer")
@@ -342,6 +355,16 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if at is None:
             at = next((i + 1 for i, line in enumerate(out) if line.startswith("**")), 0)
         return out[:at] + [batch_math.render(batch, self.lang), ""] + out[at:]
+
+    def plan_batch(self) -> batch_math.BatchSum | None:
+        """The global batch of the plan the answer states (the capped plan first), GBS = MBS × DP × GA with its own
+        figures: the second part of "how many cards, and what global batch?" when the user gave no batch figures."""
+        plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and r.arg("max_devices")] + [
+            r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and not r.arg("max_devices")]
+        if not (p := next(iter(plans), None)) or not p.global_batch:
+            return None
+        mp = p.tp * (p.pp or 1) * (p.cp or 1)
+        return batch_math.BatchSum("global_batch", p.global_batch, p.devices // mp, p.micro_batch, p.grad_accum, None, p.tp, p.pp or 1)
 
     def plan_layout(self) -> tuple[int, int] | None:
         """TP x PP of the plan this answer states for the user's devices (the capped plan first, then the free one, then
@@ -434,7 +457,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         parts = [self.say("task_parts_inference")]
         if s.quant_text:
             named = self.say("task_parts_text", quant_text=s.quant_text) if quant_named(s.quant_text) else ""
-            parts.append(self.say("task_parts_bit", weight_bits=s.weight_bits) + named if s.weight_bits else s.quant_text)
+            # "bf16 and int8": every precision named, each sized
+            bits = " / ".join(self.say("task_parts_bit", weight_bits=b) for b in (s.weight_bits_each or [s.weight_bits or 16]))
+            parts.append(bits + named if s.weight_bits else s.quant_text)
         if s.concurrency:
             parts.append(self.say("task_parts_concurrent", concurrency=s.concurrency))
         return parts
@@ -509,7 +534,26 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         calls: list[Result[Any]] = self.r.of(tool, kind, ok=ok)
         return [line for r in calls for line in render(r if tool not in VALUE_ONLY else r.value)]
 
+    def over_own_devices(self) -> bool:
+        """Every plan capped at the user's own devices found nothing that fits them (estimate)."""
+        capped = [c.value for c in self.r.of("plan_training", PlanResult) if c.value and c.arg("max_devices") == self.e.devices]
+        return bool(self.e.devices and capped) and not any(p.fits for p in capped)
+
+    def hardware_why(self) -> list[str]:
+        """The parts' facts, and for "why …?" the notes' sentence that gives the reason, right under the facts' lead."""
+        lines = self.rendered("list_hardware")
+        if not (lines and WHY_ASKED.search(self.s.question.lower())):
+            return lines
+        passages = [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]
+        if not (why := note_pick.why_sentence(self.s.question, passages)):
+            return lines
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith(self.say("answer"))), 1)
+        return [*lines[:at], self.say("why_from_note", why=why, title=passages[0].title), *lines[at:]]
+
     def notes_block(self) -> list[str]:
+        if self.r.values("list_hardware", ListHardwareResult) and not note_pick.why_sentence(
+                self.s.question, [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]):
+            return []  # notes searched for the "why" beside a part's facts that give none: the facts answer alone
         lines = [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
         if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover and self.s.intents & {"problem", "memory"}:
             lines.insert(0, self.say("gpu_remedies"))
@@ -726,6 +770,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The one fact the question asks of the note, before the note's lead: the option its words single out, the
         step asked by its place in a numbered list, or that no official figure exists (note_pick.py)."""
         q = self.s.question
+        if pairs := note_pick.key_values(q, best + [h for h in hits if h not in best]):  # "DPO 和 SFT 的 stage 分别怎么写"
+            return self.say("note_key_values", pairs=self.say("semicolon").join(f"`{k}: {v}`" for k, v in pairs)) + "\n"
         if (option := note_pick.pick_option(q, lead, hits)) is not None:
             return self.say("note_pick_option", option=option) + "\n"
         if (step := note_pick.step_asked(q, best + [h for h in hits if h not in best])) is not None:
@@ -942,3 +988,11 @@ def title_overlap(title: str, question: str) -> float:
     """The share of a note title's content words that the question uses."""
     words = title_words(re.sub(r"\(.*?\)|（.*?）", " ", title))
     return len(words & title_words(question)) / len(words) if words else 0.0
+
+
+def count_asked_before_batch(question: str) -> bool:
+    """"几张卡？global batch 多大？": the device count is asked before the global batch, so the count keeps the lead's first
+    line and the global batch follows it there."""
+    q = question.lower()
+    count, gbs = ASKS_COUNT.search(q), GBS_WORDS.search(q)
+    return bool(count and gbs and count.start() < gbs.start())

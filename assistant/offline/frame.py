@@ -187,6 +187,9 @@ class QuestionFrame(BaseModel):
     activation_offload: bool | None = None  # "activation offloading" (not DeepSpeed's offload of model states)
     expandable_segments: bool | None = None  # "expandable_segments": the allocator setting, not an OOM report
     weight_bits: int | None = None  # serving precision the user stated: "AWQ int4" 4, "w8a8" 8, "bf16" 16
+    weight_bits_each: list[int] = Field(default_factory=list)
+    """Every weight precision a question names when it names more than one ("bf16 and int8 weights", "int8 跟 int4 各要几张"),
+    in the order typed: each is sized and answered in the lead; one precision: empty."""
     quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
     concurrency: int | None = None  # "32 concurrent users", "并发 64"
     kv_cache_dtype: str | None = None  # "int8 kv cache", "--kv-cache-dtype fp8": estimate_inference kv_cache_dtype

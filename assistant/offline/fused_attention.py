@@ -25,6 +25,15 @@ HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)\s*(?:is|=|:
                       r"(?<![0-9a-z.\-])(\d{1,5})\s*(?:-|的)?\s*head[_\s-]?dim")
 
 
+# the page's conditions that are no numbers, as a question states them: the mask's dtype ("a float16 additive mask",
+# "attn_mask 是 fp32") must be bool or None; recomputation on leaves q/k/v without gradients in the forward pass
+_DTYPE = r"(bool(?:ean)?|none|float16|fp16|half|bfloat16|bf16|float32|fp32|float|int8|uint8|int64|long|additive)"
+MASK_DTYPE = re.compile(rf"(?<![a-z0-9]){_DTYPE}(?:\s+(?:additive|causal|padding|attention|float))*\s+(?:attention\s+|attn\s+)?mask|"
+                        rf"(?:attn_mask|attention[-_ ]mask|mask)\s*(?:is|=|:|为|是|用的是|dtype\s*(?:is|=|:)?)?\s*(?:a\s+|an\s+)?{_DTYPE}(?![a-z0-9])")
+RECOMPUTE_ON = re.compile(r"(?<!no\s)(?<!without\s)(?:recompute|recomputation|gradient[-_ ]checkpointing|重计算)\s*(?:is\s+|=\s*|:\s*)?(?:on|enabled|true|开启|打开|开着)|"
+                          r"(?:with|enable[ds]?|turn(?:ed)?\s+on|开(?:了|启)?|打开)\s*(?:full\s+)?(?:recompute|recomputation|gradient[-_ ]checkpointing|重计算)", re.I)
+
+
 CAUSE_ASKED = re.compile(r"reason|why|cause|because|原因|为什么|是不是因为|导致|造成")
 
 
@@ -63,7 +72,10 @@ def check(question: str) -> Verdict | None:
     head_dim = first_number(HEAD_DIM, text)
     kv_heads = first_number(KV_HEADS, text)
     heads = first_number(QUERY_HEADS, KV_HEADS.sub(" ", text))
-    if head_dim is None and heads is None and kv_heads is None:
+    mask = MASK_DTYPE.search(text)
+    dtype = next((g for g in mask.groups() if g), None) if mask else None
+    recompute = RECOMPUTE_ON.search(text)
+    if head_dim is None and heads is None and kv_heads is None and dtype is None and recompute is None:
         return None
     broken_en: list[str] = []
     broken_zh: list[str] = []
@@ -86,6 +98,14 @@ def check(question: str) -> Verdict | None:
         ok = heads % kv_heads == 0
         rule(ok, f"{heads} query heads are {'' if ok else 'not '}a multiple of {kv_heads} KV heads",
              f"{heads} 个查询头{'是' if ok else '不是'} {kv_heads} 个 KV 头的整数倍")
+    if dtype is not None:
+        ok = dtype in ("bool", "boolean", "none")
+        said = "an additive (float)" if dtype == "additive" else dtype
+        rule(ok, f"attn_mask is {said}{'' if ok else ', but it must be bool or None'}",
+             f"attn_mask 是 {said}{'' if ok else '，而它必须是 bool 或 None'}")
+    if recompute is not None:
+        rule(False, "recomputation is on, so q/k/v carry no gradient in the forward pass, while the operator needs all "
+             "three to need gradients", "开启了重计算，前向时 q/k/v 不带梯度，而该算子要求三者都需要梯度")
     if broken_en:
         return Verdict(False, broken_en, broken_zh, bool(CAUSE_ASKED.search(text)))
     return Verdict(True, held_en, held_zh)

@@ -221,3 +221,50 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         if re.sub(r"[*`>\s]", "", bullet)[:40] not in flat_lead and bullet not in out:
             out.append(bullet)
     return out
+
+
+# "why …?": the sentence of the notes that gives a reason or says what a thing is: a cause word, or an identity
+# ("each die is its own device", "1 个 DIE 相当于 1 张 Snt9B 卡")
+CAUSE = re.compile(r"(?<![a-z])(?:because|since|so\s+that|due\s+to|reason|its\s+own|separate|counts?\s+\w+\s+as|equals?|"
+                   r"the\s+same\s+as|means?)(?![a-z])|因为|由于|所以|因此|原因|相当于|独立|各自|即|就是", re.I)
+SENTENCE = re.compile(r"[^.。!！?？\n]+[.。!！?？]?")
+
+
+def why_sentence(question: str, passages: Sequence[NotePassage]) -> str | None:
+    """The one sentence of the best-matching note that answers a "why" (a cause or an identity), by the question's own
+    content words; None when no sentence of that note holds both."""
+    if not passages:
+        return None
+    file = passages[0].file
+    asked = terms(question) - {"why", "为什", "什么", "么按"}
+    found = []
+    for i, p in enumerate(x for x in passages if x.file == file):
+        for m in SENTENCE.finditer(re.sub(r"[*`>]|^\s*[-*]\s+", "", p.summary + "\n" + p.text, flags=re.M)):
+            sent = m.group(0).strip()
+            if len(sent) < 12 or not CAUSE.search(sent):
+                continue
+            shared = asked & terms(sent)  # a word of the question's own ("snt9b23", "die") weighs more than a character pair
+            found.append((sum(2 if w.isascii() else 1 for w in shared), -i, -m.start(), sent))
+    best = max(found, default=None)
+    return best[3] if best and best[0] >= 3 else None
+
+
+# a note's bullet that lists a key's values: "- `stage`：`sft`、`pt`、`rm`、`ppo`、`dpo`。"
+KEY_VALUES = re.compile(r"(?m)^\s*>?\s*[-*]\s+`([\w.-]+)`\s*[：:]\s*(.+)$")
+
+
+def key_values(question: str, passages: Sequence[NotePassage]) -> list[tuple[str, str]]:
+    """"DPO 和 SFT 的 stage 分别怎么写": the (key, value) pairs the question asks, when it names a key a note lists the
+    values of and one or more of those values; in the order the question names the values. Empty otherwise."""
+    q = question.lower()
+    for p in passages:
+        for m in KEY_VALUES.finditer(p.text):
+            key = m.group(1)
+            if not re.search(rf"(?<![a-z0-9_]){re.escape(key.lower())}(?![a-z0-9_])", q):
+                continue
+            values = re.findall(r"`([^`\n]{1,40})`", m.group(2))
+            named = sorted((at.start(), v) for v in values
+                           if (at := re.search(rf"(?<![a-z0-9_]){re.escape(v.lower())}(?![a-z0-9_])", q)) and v.lower() != key.lower())
+            if named:
+                return [(key, v) for _, v in named]
+    return []

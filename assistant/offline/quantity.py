@@ -130,7 +130,8 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "device_unit": "die" if s.device_unit == "die" else None,
             "iterations": spec.value_of(s, "train_iters"), "iterations_done": spec.value_of(s, "iteration_now"),
             "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
-            "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup")}
+            "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup"),
+            "tokens": s.tokens}
 
 
 def iteration_seconds(s: QuestionFrame) -> float | None:

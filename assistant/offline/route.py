@@ -12,7 +12,7 @@ from typing import Any
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
 from . import batch_math, file_values, pasted_log, pasted_output, quantity, table_query
-from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
+from .asked import WHY_ASKED, asks_host_ram, asks_offload_needed, asks_verdict, named_setting, stages_offered
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -175,7 +175,9 @@ class Router:
         return self.call("resolve_model", name=s.unknown_model)
 
     def list_hardware(self, s: Slots) -> list[Call]:
-        return self.call("list_hardware")
+        # "why does Snt9B23 count in DIE, and how many per node?": the catalog's facts, and the notes for the why
+        why = self.notes(s) if WHY_ASKED.search(s.question.lower()) else []
+        return self.call("list_hardware") + why
 
     def table_rows(self, s: Slots) -> list[Call]:
         """"which models in the min-card table need more than 64 cards with MindSpeed?": the table's rows that match, the
@@ -329,6 +331,10 @@ class Router:
             # "TP PP 怎么切": TP and PP are MindSpeed-LLM's; its split within the devices beside the framework's own plan
             calls += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
                                hardware=e.hardware, framework="MindSpeed-LLM", max_devices=e.devices, **batch_args(s))
+        for stage in stages_offered(s) if e.devices else []:  # "ZeRO-2 or ZeRO-3, which?": each stage on the devices
+            calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                               seq_len=e.seq_len, devices=e.devices, zero_stage=stage, offload=False,
+                               hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
         named = named_setting(s)
         if named and e.devices and not asks_memory(s):  # "zero2 行不行 on my 8 GPUs": that setting, estimated on them
             calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
@@ -421,10 +427,12 @@ class Router:
         can 8 cards serve" asks for the largest layout within the user's devices (largest_layout), with
         the sequences it holds."""
         probe = bool("capacity" in s.intents and not s.concurrency and e.devices)
-        return self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
-                         gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
-                         weight_bits=s.weight_bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
-                         largest_layout=probe or bool(s.tp) or None)  # "tp=8 on 8 cards": TP 8, not the fewest
+        # "bf16 and int8 weights": one estimate per precision named, in the order typed
+        return [c for bits in (list[int | None](s.weight_bits_each) or [s.weight_bits]) for c in self.call(
+            "estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
+            gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
+            weight_bits=bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
+            largest_layout=probe or bool(s.tp) or None)]  # "tp=8 on 8 cards": TP 8, not the fewest
 
     def shared_card_calls(self, s: Slots, e: Effective) -> list[Call]:
         """"Could both share one card?" (two models named over two turns): each served alone on one device at its own

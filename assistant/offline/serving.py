@@ -55,6 +55,7 @@ class ServingBlocks(CapacityBlocks):
             return [self.say("inference_for_comparison_the", value=VLLM_LABEL[self.lang])] + rows + [""]
         lead, sizing_line = self.serving_lead(tables, ests, best)
         out = [self.lead(lead)] if lead else []
+        out += self.after_serving_lead()
         if sizing_line:
             out.append(self.say("inference_sizing") + sizing_line)
         out += self.serve_command(best, ests)
@@ -65,6 +66,10 @@ class ServingBlocks(CapacityBlocks):
         for r in ests:
             out += self.estimate_lines(r)
         return out + [""]
+
+    def after_serving_lead(self) -> list[str]:
+        """Lines a part asked after the serving figure adds right under it (the weights, component.py)."""
+        return []
 
     def memory_cells(self, tables: list[Result[InferenceMinCardsResult]]) -> str | None:
         """The vendor's cell for each memory size asked, when two are asked or the one asked is '–' (the vendor did not
@@ -245,6 +250,9 @@ class ServingBlocks(CapacityBlocks):
     def precision(self, r: InferenceResult) -> str:
         """'weights 4-bit (awq int4, as you said)', or the checkpoint's own precision as the tool chose it."""
         s = self.s
+        if s.weight_bits_each:  # "bf16 and int8": each estimate at its own precision, read back from its weights
+            bits = weight_bits_of(r)
+            return self.L(f"weights {bits}-bit (as you said)", f"权重 {bits} 比特（按你说的）")
         if s.weight_bits and s.quant_text:
             named = f"{s.quant_text}, " if quant_named(s.quant_text) else ""
             return self.L(f"weights {s.weight_bits}-bit ({named}as you said)",
@@ -391,6 +399,10 @@ class ServingBlocks(CapacityBlocks):
         """"Which --tensor-parallel-size?": the estimate's layout (within the user's devices when they name them), with
         the vendor table's minimum beside it."""
         r = next((x.value for x in ests if x.value and x.value.fits and not x.arg("largest_layout")), None)
+        if (r is None or not r.tp) and best and best.cards and not self.e.devices:
+            # no estimate ran: the vendor row's cards are one tensor-parallel group (the serve line the answer offers)
+            return self.say("tp_text_table_lead", tp=best.cards, model=self.s.model, devs=self.devices(best.cards),
+                            version=best.table, util=best.gpu_memory_utilization, n=f"{best.max_model_len or 0:,}")
         if r is None or not r.tp:
             return None
         table = self.say("tp_text_table", devs=self.devices(best.cards), version=best.table) if best and best.cards else ""
@@ -422,3 +434,9 @@ def kv_name(r: InferenceResult) -> str:
     if r.kv_cache_dtype != "auto":
         return r.kv_cache_dtype.upper()
     return "FP16" if "in fp16" in str((r.assumptions or [""])[0]).lower() else "BF16"
+
+
+def weight_bits_of(r: InferenceResult) -> int:
+    """The weight precision an estimate was sized at, from its own weights: bytes per parameter x 8."""
+    total = r.weights_gib_per_device * r.tp * r.pp * 2**30
+    return max(1, round(8 * total / (r.shape.params_b * 1e9)))

@@ -7,7 +7,7 @@ memory question."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .spans import Reading
 from .vocab import CHANGE, INTENTS, amount
@@ -22,6 +22,8 @@ BITS = [
     (re.compile(r"(?<![a-z])(?:awq|gptq)(?![a-z])"), 4),
     (re.compile(r"smooth\s*quant"), 8),
 ]
+# the quantisation methods above: their width is a default ("gptq int8" is one 8-bit precision, not 4 and 8)
+METHOD_DEFAULT = re.compile(r"awq|gptq|smooth")
 # The KV cache's own precision (vLLM --kv-cache-dtype), read before the weight precision: "int8 kv cache" is
 # no int8 weight.
 # The KV cache's own precision, however the quantising is said ("kv cache 量化成 int8", "int8-quantized KV cache",
@@ -83,6 +85,9 @@ class ServingWords:
     concurrency: int | None = None
     gpu_util: float | None = None
     kv_cache_dtype: str | None = None  # "int8 kv cache": estimate_inference kv_cache_dtype (int8 / fp8)
+    # every weight precision named, in the order typed, when more than one ("bf16 and int8 weights", "int8 跟 int4 各要几张"):
+    # each is sized and answered (``weight_bits`` stays the first quantised one)
+    weight_bits_each: list[int] = field(default_factory=list)
 
 
 def read(r: Reading) -> ServingWords:
@@ -94,15 +99,22 @@ def read(r: Reading) -> ServingWords:
         out.kv_cache_dtype = out.kv_cache_dtype or value
         r.claim_match(m, "kv_cache_dtype", value)  # still asks about the KV cache (serving_intents)
     said: list[tuple[int, str]] = []  # (position, words): said back in the order typed
+    widths: list[tuple[int, int]] = []  # (position, bits) of every precision named
     for rx, bits in BITS:
         for m in list(r.finditer(rx)):
             if out.weight_bits is None:
                 out.weight_bits = bits or int(m.group(1))
             said.append((m.start(), m.group(0).strip()))
+            if not METHOD_DEFAULT.search(rx.pattern):
+                widths.append((m.start(), bits or int(m.group(1))))
             r.claim_match(m, "weight_bits", bits or int(m.group(1)))
     if out.weight_bits is None and (half := r.search(HALF)):
         out.weight_bits = 16  # said, not claimed: "bf16" and "fp16" also ask the BF16-vs-FP16 note
         said.append((half.start(), half.group(0)))
+    if widths and (half := r.search(HALF)):  # "bf16 and int8 weights": the 16-bit half is one of the precisions asked
+        widths.append((half.start(), 16))
+    each = list(dict.fromkeys(bits for _, bits in sorted(widths)))
+    out.weight_bits_each = each if len(each) > 1 else []
     for m in list(r.finditer(QUANTIZED)):
         said.append((m.start(), m.group(0)))
         r.claim_match(m, "quant_text", m.group(0), "vocabulary")

@@ -86,6 +86,11 @@ class Setting:
         if not parts:
             return None
         now = changed_to(r.text, [(a, b, hw) for (a, b), hw in parts])  # "910B 换成 A3": the part changed to
+        # "要几张 Snt9B？换成 A100 要几张？": each part asked in its own question is a comparison, not a change
+        # (a question mark between them: "910B 换成 A3 呢" alone is a change)
+        spans = sorted(span for span, _ in parts)
+        in_turn = len({hw for _, hw in parts}) > 1 and all(re.search(r"[?？]", r.text[a[1]:b[0]]) for a, b in zip(spans, spans[1:], strict=False))
+        now = None if in_turn else now
         (start, end), s.hardware = next((p for p in parts if p[1] == now), parts[0])  # else the first part written
         s.hardware_text = r.text[start:end].strip()
         rest = r.unread()
@@ -98,7 +103,7 @@ class Setting:
         # a part named twice in a row ("A3 (Snt9B23)") is one mention: the comparison joins the parts, not the names
         ordered = sorted(parts)
         mentions = [span for i, (span, hw) in enumerate(ordered) if i == 0 or ordered[i - 1][1] != hw]
-        if len(ids) > 1 and not now and compared(r.text, mentions):
+        if len(ids) > 1 and not now and (compared(r.text, mentions) or in_turn):
             s.hardwares = ids  # "A100 vs 910B": each part named is sized, the first written leads
         return hw_count
 

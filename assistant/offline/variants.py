@@ -12,6 +12,7 @@ from .frame import DEFAULT_HARDWARE
 from .parse import Slots
 from .route import Done
 from .sizing import TrainingBlocks
+from .vocab import NODES_ASKED
 
 COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len"))
 
@@ -113,7 +114,7 @@ class VariantBlocks(TrainingBlocks):
         table += [(r.cards, "card") for r in self.r.values("inference_min_cards", InferenceMinCardsResult) if r.cards]
         if table:
             n, unit = min(table)
-            return self.say("fewest_table", n=self.devices(n, unit))
+            return self.say("fewest_table", n=self.devices(n, unit) + self.in_nodes(n, unit))
         fits = [(p.devices, p.unit, p.hardware) for p in self.free_plans(f) if p.fits]
         served = [r for r in self.r.of("estimate_inference", InferenceResult) if r.value and r.value.fits]
         # the estimate within the user's devices counts when it is the only one (it is the fewest that fit there too)
@@ -121,5 +122,13 @@ class VariantBlocks(TrainingBlocks):
         fits += [(r.value.devices, r.value.unit, r.value.hardware) for r in unbounded if r.value]
         if fits:
             n, unit, hw = min(fits)
-            return self.say("fewest_estimate", n=self.devices(n, unit, hw))
+            return self.say("fewest_estimate", n=self.devices(n, unit, hw) + self.in_nodes(n, unit))
         return None
+
+    def in_nodes(self, n: int, unit: str) -> str:
+        """" = 2 nodes" when nodes are asked ("how many Snt9B nodes, and how many Snt9B23 nodes?"): the variant's own
+        devices per node (in its unit: 8 cards on Snt9B, 16 DIE on Snt9B23) from the hardware catalog."""
+        per = self.e.per_node
+        if not (per and NODES_ASKED.search(self.s.question.lower())) or (unit.lower() == "die") != (self.e.facts.unit == "die"):
+            return ""
+        return " = " + self.nodes(-(-n // per))

@@ -124,7 +124,7 @@ SETTING_ASKED = re.compile(r"(?:batch(?:\s*size)?|批量|批次|梯度累积|累
                            r"\s*(?:应该|该|要)?\s*(?:是|设|设为|设成|取|为|相当于|等于|算)?\s*多少")
 
 # "how many nodes is that", "那是几台机器", "多少个节点": the conversation's devices counted in nodes.
-NODES_ASKED = re.compile(r"how\s+many\s+(?:nodes?|machines?|servers?|hosts?)|几\s*(?:个|台)\s*(?:节点|机器|服务器)|几台|多少\s*(?:个|台)?\s*(?:节点|机器)")
+NODES_ASKED = re.compile(r"how\s+many\s+(?:[a-z0-9][\w.-]*\s+){0,2}?(?:nodes?|machines?|servers?|hosts?)(?![a-z])|几\s*(?:个|台)\s*(?:节点|机器|服务器)|几台|多少\s*(?:个|台)?\s*(?:节点|机器)")
 
 # Model-like mentions that are not in the catalog (see Parser.find_unknown_model).
 # Words that start like a model name but are jargon, units or hardware ("zero3", "a100", "tp8").

@@ -16,10 +16,10 @@ from .estimate_support import resolve_hardware, resolve_shape
 from .registry import tool
 from .time_tools import DEFAULT_SPEEDUP
 
-Quantity = Literal["lora_params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
+Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
-                   "run_time", "run_time_left", "min_global_batch", "tokens_in_window", "adam_moments", "states_at_bytes"]
+                   "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "tokens_in_window", "adam_moments", "states_at_bytes"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
 
@@ -56,6 +56,7 @@ class DeriveQuantityArgs(BaseModel):
     dp: int | None = Field(None, ge=1, le=65536, description="DP size (instead of devices).")
     bytes_per_param: float | None = Field(None, gt=0, le=64, allow_inf_nan=False, description="Model-state bytes per param.")
     speedup: float | None = Field(None, gt=0, le=1, allow_inf_nan=False, description="Scaling efficiency (default 0.9).")
+    tokens: float | None = Field(None, gt=0, le=1e15, allow_inf_nan=False, description="Training tokens (steps_for_tokens).")
 
 
 class DerivedResult(BaseModel):
@@ -85,7 +86,8 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
                             util=args.gpu_memory_utilization, method=args.method, zero_stage=args.zero_stage,
                             global_batch=args.global_batch, micro_batch=args.micro_batch, grad_accum=args.grad_accum,
                             seq_len=args.seq_len, tokens_per_second=args.tokens_per_second, hours=args.hours, speedup=args.speedup or DEFAULT_SPEEDUP,
-                            iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds)
+                            iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds,
+                            tokens=args.tokens)
     try:
         d = derived.derive(args.quantity, shape, inputs)
     except derived.NotDerivable as e:
