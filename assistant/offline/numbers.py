@@ -204,6 +204,27 @@ def seq_len(work: str) -> int | None:
     return None
 
 
+# A length said as a bound ("prompts longer than 20k", "上下文至少 32k", "8k 以上"): the job needs at least that many
+# tokens, so the length sized is the least it can be, and the answer says so
+ABOVE_BEFORE = re.compile(r"(?:(?<![a-z])(?:longer\s+than|more\s+than|greater\s+than|over|above|exceed(?:s|ing)?|beyond|at\s+least|"
+                          r"upwards\s+of|no\s+less\s+than|not\s+less\s+than)|>|≥|超过|大于|多于|长于|高于|至少|不少于|不低于|起码|最少)"
+                          r"\s*(?:了\s*)?$")
+ABOVE_AFTER = re.compile(r"^\s*(?:tokens?\s*)?(?:(?:or|and)\s+(?:more|longer|up|above)(?![a-z])|\+|以上|往上|或更长|或以上)")
+
+
+def length_above(work: str, n: int) -> str | None:
+    """The words of a bound below the length ``n`` as written ("longer than 20k", "至少 32k", "8k 以上"), else None."""
+    for m in LENGTH_MENTION.finditer(work):
+        value = int(float(m.group(1)) * 1024) if m.group(1) else int(m.group(2))
+        if value != n:
+            continue
+        before, after = ABOVE_BEFORE.search(work[max(0, m.start() - 24): m.start()]), ABOVE_AFTER.match(work[m.end():])
+        if before or after:
+            start = m.start() - (len(before.group(0)) if before else 0)
+            return work[start: m.end() + (after.end() if after else 0)].strip()
+    return None
+
+
 CORRECTED = re.compile(r"\s*[,，]?\s*(?:not|而不是|不是|instead\s+of|rather\s+than)\s*$")  # "8k, not 4k": one length, not two
 # a full stop after a length ends the sentence ("at 4k and at 8k. table pls"); "4.5" is no length here
 LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?![0-9a-z]|\.\d)")
