@@ -154,7 +154,7 @@ NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|box(?:es)?(?![a-z])|个节点
 # the model, size and length parsers so "1B tokens" is not a 1B model and "1500 tokens/s" no length.
 MAGNITUDE = {"k": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
              "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12}
-NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\d+)?)"
+NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d+)?)"  # "5e8", "1e+08" (as Python prints it)
 MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|billion|million|bn|[kmbt])?"
 # "5e8 training tokens", "a 50M-token dataset", "1 亿个训练 token": a word saying what the tokens are may stand between
 TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*-?\s*(?:个\s*)?(?:(?:training|train|text|data|dataset|corpus|pre-?training|"
