@@ -255,3 +255,17 @@ def test_every_fault_of_a_pasted_yaml_is_named_and_the_file_mended(picks, unclos
     assert named == expected, ("\n".join(lines), named)
     mended = next(f.corrected for f in r.findings if f.code == "yaml_fixed_file")
     assert yaml.safe_load(mended) == CLEAN
+
+
+# ---------------------------------------------------------------- a count attached to a part is the user's devices
+@pytest.mark.parametrize("question,devices,nodes", [
+    ("deepseek-v3 fp8 serving on an 8x MI300X box: enough?", 8, None),  # round 14 c5-06's class: "Not used: 8x"
+    ("llama3-70b serving on an 8x H100 node?", 8, 1),
+    ("qwen2.5-72b lora on 2 nodes of 8x A800", 16, 2),
+    ("qwen2.5-72b lora on 4 H100 nodes", None, 4),  # a count of nodes, not of devices
+    ("llama3-70b lora 4k on 4 x H100, TP 4 ok?", 4, None),
+    ("qwen2.5-72b full on H100 x8?", 8, None),
+])
+def test_a_count_written_with_the_part_is_the_users(parse, question, devices, nodes):
+    s = parse(question)
+    assert (s.devices, s.nodes) == (devices, nodes)
