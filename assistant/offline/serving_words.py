@@ -119,9 +119,9 @@ def read(r: Reading) -> ServingWords:
         if out.gpu_util is None and 0 < value <= 1:
             out.gpu_util = round(value, 4)
         r.claim_match(m, "gpu_util", round(value, 4))
-    if out.gpu_util is None and SERVING_CONTEXT.search(r.text) and (m := r.search(UTIL_PERCENT)):
-        out.gpu_util = round(float(m.group(1)) / 100, 4)
-        r.claim_match(m, "gpu_util", out.gpu_util)
+    if out.gpu_util is None and SERVING_CONTEXT.search(r.text) and (pct := r.search(UTIL_PERCENT)):
+        out.gpu_util = round(float(pct.group(1)) / 100, 4)
+        r.claim_match(pct, "gpu_util", out.gpu_util)
     for m in list(r.finditer(UTIL_WORD_RX)):
         r.claim_match(m, "gpu_util", None, "vocabulary")  # the flag alone is no memory question
     for rx in CONCURRENCY:

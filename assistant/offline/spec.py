@@ -125,9 +125,9 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if not at and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean
             r.claim_match(said[0], slot.name, said[1], "vocabulary")
             put(frame, slot.name, said[1])
-            for other, value in said[2].items():  # "pure data parallel" is TP 1 and PP 1: the other slots they set
-                if value_of(frame, other) is None:
-                    put(frame, other, value)
+            for name, also in said[2].items():  # "pure data parallel" is TP 1 and PP 1: the other slots they set
+                if value_of(frame, name) is None:
+                    put(frame, name, also)
             continue
         if not at and (slip := misspelt_key(r, slot)):  # "per_devcie 2", "micro_bacth 4": the key one slip away
             at, typed = slip
