@@ -154,6 +154,10 @@ PER_NODE_AS_DIE = {
     "en": "A {part} node has {cards} physical cards = {dies} DIE, so the {n} per node are read as {n} DIE.",
     "zh": "{part} 每台是 {cards} 张物理卡 = {dies} 个 DIE，所以每台 {n} 按 {n} 个 DIE 计。",
 }
+FLAVOR_DEVICES = {
+    "en": "The ModelArts flavor “{flavor}” has {n} NPU{plural} (hardware catalog), so the job is sized on {n} card{plural}.",
+    "zh": "ModelArts 规格“{flavor}”有 {n} 张 NPU（硬件目录），下面按这 {n} 张卡计算。",
+}
 LENGTH_ABOVE = {
     "en": "“{said}” is a lower bound: the figures below are for {n} tokens, the least it can be; a longer sequence (a prompt "
           "plus its output, when serving) needs a larger length setting and more memory per sequence.",
@@ -278,7 +282,10 @@ class Parser:
                     n=said_size, part=part.get("table_part") or part["id"], cards=per_node // s.dies_per_card, dies=per_node)
             if s.hardware is None:
                 s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
-        read_intents(work, s, s.model in self.serving_only)
+        # a node's size said as a fact ("Snt9B 一台是 8 卡吗"): its words still say what is asked about (the part's node)
+        sized = [sp for sp in r.spans if sp.slot == "node_cards"]
+        asked_text = "".join(r.text[i] if any(sp.start <= i < sp.end for sp in sized) else c for i, c in enumerate(work)) if sized else work
+        read_intents(asked_text, s, s.model in self.serving_only)
         s.oom_reported = "problem" in s.intents and bool(OOM_WORDS.search(low))
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
@@ -591,6 +598,10 @@ class Parser:
         s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
         per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
         s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)
+        flavor = s.settings.pop("flavor_devices", None)
+        if not s.devices and flavor and (s.model or s.params_b):  # a job on a rented flavor: the flavor's own devices
+            s.devices = int(flavor)
+            s.part_count_read = FLAVOR_DEVICES[s.lang].format(flavor=s.hardware_text, n=flavor, plural="s" * (flavor > 1))
         if not s.devices and s.model and (requested := s.settings.get("requested_devices")):
             s.devices = int(requested)  # "qwen2.5-72b lora, the job requests 16 NPUs": that job's devices
         node_cards = s.settings.get("node_cards")  # "on a single 8-card node", "2 个 8 卡节点": the nodes' cards

@@ -22,10 +22,6 @@ GLUED_BEFORE = re.compile(r"(\d{1,3}[x*])([a-z0-9].*)")
 GLUED_AFTER = re.compile(r"(.*\d.*?)([x*]\d{1,3})")
 MEMORY_ONLY = re.compile(r"\d+g(?:b)?")
 CJK = re.compile(r"[\u4e00-\u9fff]")
-FLAVOR_DEVICES = {
-    "en": "The ModelArts flavor “{flavor}” has {n} NPU{plural} (hardware catalog), so the job is sized on {n} card{plural}.",
-    "zh": "ModelArts 规格“{flavor}”有 {n} 张 NPU（硬件目录），下面按这 {n} 张卡计算。",
-}
 # a catalog spelling made of a series and a model number ("rtx4090", "h100", "mi300x", "rtxa6000"), and a word of that shape
 SERIES_KEY = re.compile(r"([a-z]{1,7})(\d{2,5})[a-z]{0,3}")
 SERIES_NAME = re.compile(r"([a-z]{1,7})(\d{2,5})([a-z]{0,3})")
@@ -98,10 +94,8 @@ class Setting:
         for (a, b), hw in parts:  # "how many A3 DIE match 2 H200s": the count is written with the other part
             if hw_count is None and hw != s.hardware:
                 hw_count = num.count_before_hardware(rest[:a], rest[b:], article_counts=False)
-        flavor = self.resolver.flavor_devices.get(squash(s.hardware_text))
-        if hw_count is None and flavor:  # "we rent modelarts.bm.arm.24u.192g.npu.1d910b": the flavor's own devices
-            hw_count = flavor
-            s.part_count_read = FLAVOR_DEVICES[s.lang].format(flavor=s.hardware_text, n=flavor, plural="s" * (flavor > 1))
+        if hw_count is None and (flavor := self.resolver.flavor_devices.get(squash(s.hardware_text))):
+            s.settings["flavor_devices"] = flavor  # "we rent modelarts.bm.arm.24u.192g.npu.1d910b": its devices (parse._counts)
         ids = list(dict.fromkeys(hw for _, hw in parts))
         # a part named twice in a row ("A3 (Snt9B23)") is one mention: the comparison joins the parts, not the names
         ordered = sorted(parts)
