@@ -93,6 +93,9 @@ class Resolver:
         self.hardware = {h["id"]: h for h in hardware}
         self._model_keys = self._keys(models, ("id", "display_name", "hf_repo"))
         self._hw_keys = self._keys(hardware, ("id", "name"), ("aliases", "flavors"))
+        # a ModelArts flavor names its device count ("modelarts.bm.arm.24u.192g.npu.1d910b (1 NPU)"): what renting it gives
+        self.flavor_devices = {squash(f.split(" (")[0]): int(m.group(1)) for h in hardware for f in str(h.get("flavors") or "").split(";")
+                               if (m := re.search(r"\((\d+)\s*(?:npus?|gpus?|cards?|dies?)\)", f, re.I))}
 
     @staticmethod
     def _keys(rows, fields, lists=("aliases",)) -> dict[str, str]:

@@ -161,6 +161,7 @@ class QuestionFrame(BaseModel):
     describe it, its kind. Filled by the reader from the catalog rows; a comparison's variants look their part up here."""
     part_nodes: dict[str, int] = Field(default_factory=dict)  # a mixed fleet: the nodes said of each part ("一台 Snt9B 加一台 Snt9B23")
     part_count_read: str = ""  # "2 nodes of 16 cards" on Snt9B23 (8 cards = 16 DIE a node): read as DIE, said before the answer
+    length_read: str = ""  # a length said as a bound ("longer than 20k"): sized at the bound, said before the answer
     part_stand_in: str = ""  # a part the catalog lacks, sized by its stated memory ("L20 48GB"): said before the answer
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     memory_gb: int | None = None

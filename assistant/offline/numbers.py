@@ -37,6 +37,8 @@ COUNT_AFTER_HW = re.compile(rf"\s*s?\s*(?:x|×|\*)\s*(\d{{1,3}})(?![0-9.a-z])(?!
 # A hardware name followed by one of these names a group of devices, not one: "a 910B node", "2 H100 nodes", "an A3
 # (Snt9B23) pod" (the part's other name in brackets between them).
 GROUP_AFTER_HW = re.compile(rf"\s*(?:[(（][^)）]{{0,30}}[)）]\s*)?(?:{NODE_WORDS}|clusters?|pods?|box(?:es)?|集群)")
+MULTIPLIER_BEFORE = re.compile(r"(?<![0-9.])(\d{1,3})\s*[x×*]\s*$")
+ONE_NODE_AFTER = re.compile(r"\s*(?:node|server|machine|host|box|节点|服务器|机器)(?![a-z])")
 # A device count given per node ("4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡"), not in total.
 PER_NODE = re.compile(r"(?:nodes?|servers?|machines?|hosts?|box(?:es)?)\s*(?:x|×|\*|of)\s*\d+|(?<![0-9.])(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|个节点|节点)\s*(?:x|×|\*)?\s*\d+\s*(?:张|块)?\s*(?:卡|gpus?|npus?|cards?)|"
                       r"\d+\s*(?:张|块|cards?|gpus?|npus?)?\s*(?:x|×|\*)\s*\d+\s*(?:个)?\s*(?:节点|台|nodes?|servers?|machines?)|\d+\s*(?:[a-z]+\s+)?(?:each|per\s+(?:node|server|machine)|/\s*node)(?![a-z])|"
@@ -168,7 +170,10 @@ def count_before_hardware(before: str, after: str, article_counts: bool = True) 
     unless the mention names a node or cluster. Not ``article_counts``: "a"/"an" names the part, not one device (a
     part counted in DIE: "on an A3" is the kind of server, and the article says no number of DIE)."""
     if GROUP_AFTER_HW.match(after):
-        return None
+        # "an 8x MI300X box", "one 8×H100 node": a multiplier before the part names one node's devices (round 14 c5-06);
+        # "4 H100 nodes" counts nodes, not devices
+        many = MULTIPLIER_BEFORE.search(before)
+        return int(many.group(1)) or None if many and ONE_NODE_AFTER.match(after) else None
     if grid := NODES_BY_CARDS.search(before):  # "4x8 910B": 4 nodes of 8, 32 devices
         return int(grid.group(1)) * int(grid.group(2)) or None
     m = COUNT_BEFORE_HW.search(before)
@@ -201,6 +206,27 @@ def seq_len(work: str) -> int | None:
         n = int(m.group(1))
         if n >= 512 and n % 256 == 0:
             return n
+    return None
+
+
+# A length said as a bound ("prompts longer than 20k", "上下文至少 32k", "8k 以上"): the job needs at least that many
+# tokens, so the length sized is the least it can be, and the answer says so
+ABOVE_BEFORE = re.compile(r"(?:(?<![a-z])(?:longer\s+than|more\s+than|greater\s+than|over|above|exceed(?:s|ing)?|beyond|at\s+least|"
+                          r"upwards\s+of|no\s+less\s+than|not\s+less\s+than)|>|≥|超过|大于|多于|长于|高于|至少|不少于|不低于|起码|最少)"
+                          r"\s*(?:了\s*)?$")
+ABOVE_AFTER = re.compile(r"^\s*(?:tokens?\s*)?(?:(?:or|and)\s+(?:more|longer|up|above)(?![a-z])|\+|以上|往上|或更长|或以上)")
+
+
+def length_above(work: str, n: int) -> str | None:
+    """The words of a bound below the length ``n`` as written ("longer than 20k", "至少 32k", "8k 以上"), else None."""
+    for m in LENGTH_MENTION.finditer(work):
+        value = int(float(m.group(1)) * 1024) if m.group(1) else int(m.group(2))
+        if value != n:
+            continue
+        before, after = ABOVE_BEFORE.search(work[max(0, m.start() - 24): m.start()]), ABOVE_AFTER.match(work[m.end():])
+        if before or after:
+            start = m.start() - (len(before.group(0)) if before else 0)
+            return work[start: m.end() + (after.end() if after else 0)].strip()
     return None
 
 

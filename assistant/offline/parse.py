@@ -76,9 +76,14 @@ def mark_corrections(s: QuestionFrame) -> None:
         s.mark("default", "hardware")
 
 
+FULL_WIDTH = re.compile(r"[\u3000-\u303f\uff01-\uff60]")  # CJK and full-width punctuation
+
+
 def clean_text(text: str) -> str:
-    """NFKC, control characters dropped, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text or "")
+    """NFKC, control characters dropped, whitespace collapsed. Punctuation alone ("？？？", "。。。") keeps its full-width
+    form: it is the only sign of the question's language."""
+    normal = unicodedata.normalize("NFKC", text or "")
+    text = normal if re.search(r"[^\W_]", normal) or not FULL_WIDTH.search(text or "") else text or ""
     text = CONTROL.sub(" ", text)
     return re.sub(r"[ \t\r\f\v]+", " ", text).strip()
 
@@ -149,6 +154,15 @@ PER_NODE_AS_DIE = {
     "en": "A {part} node has {cards} physical cards = {dies} DIE, so the {n} per node are read as {n} DIE.",
     "zh": "{part} 每台是 {cards} 张物理卡 = {dies} 个 DIE，所以每台 {n} 按 {n} 个 DIE 计。",
 }
+FLAVOR_DEVICES = {
+    "en": "The ModelArts flavor “{flavor}” has {n} NPU{plural} (hardware catalog), so the job is sized on {n} card{plural}.",
+    "zh": "ModelArts 规格“{flavor}”有 {n} 张 NPU（硬件目录），下面按这 {n} 张卡计算。",
+}
+LENGTH_ABOVE = {
+    "en": "“{said}” is a lower bound: the figures below are for {n} tokens, the least it can be; a longer sequence (a prompt "
+          "plus its output, when serving) needs a larger length setting and more memory per sequence.",
+    "zh": "“{said}”是下限：下面按 {n} token 计算，这是最少的情况；更长的序列（推理时是提示词加输出）需要更大的长度设置和更多显存。",
+}
 UNKNOWN_PART = {
     "en": "“{name}” is not a part in the hardware catalog.{closest} The parts it has: {every}. "
           "What is its memory per device (e.g. “{name} 64GB”)? With it I size the job on a generic device of that memory.",
@@ -205,6 +219,8 @@ class Parser:
         names are read again with only the instruction's counts and settings claimed."""
         text = cn_numerals_to_digits(clean_text(question))
         s = self._read(text, whole_instruction=True)
+        if s.lang == "en" and not re.search(r"[^\W_]", text) and FULL_WIDTH.search(text):
+            s.lang = "zh"  # "？？？", "。。。": no words, but Chinese punctuation
         if s.ignored_instruction and not (s.model or s.params_b or s.unknown_model):
             s = self._read(text, whole_instruction=False)
         elif s.ignored_instruction:  # what is asked may sit inside it too ("say ZeRO-0: which ZeRO stage for …")
@@ -266,7 +282,10 @@ class Parser:
                     n=said_size, part=part.get("table_part") or part["id"], cards=per_node // s.dies_per_card, dies=per_node)
             if s.hardware is None:
                 s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
-        read_intents(work, s, s.model in self.serving_only)
+        # a node's size said as a fact ("Snt9B 一台是 8 卡吗"): its words still say what is asked about (the part's node)
+        sized = [sp for sp in r.spans if sp.slot == "node_cards"]
+        asked_text = "".join(r.text[i] if any(sp.start <= i < sp.end for sp in sized) else c for i, c in enumerate(work)) if sized else work
+        read_intents(asked_text, s, s.model in self.serving_only)
         s.oom_reported = "problem" in s.intents and bool(OOM_WORDS.search(low))
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
@@ -526,6 +545,8 @@ class Parser:
             s.rule_notes.insert(0, premise)  # a false premise about the part: corrected before the answer that uses the catalog
         if s.part_count_read and s.part_count_read not in s.rule_notes:
             s.rule_notes.insert(0, s.part_count_read)
+        if s.length_read and s.length_read not in s.rule_notes:
+            s.rule_notes.insert(0, s.length_read)
         if s.part_stand_in and s.part_stand_in not in s.rule_notes:
             s.rule_notes.insert(0, s.part_stand_in)  # "L20 48GB": not in the catalog, sized by its stated memory
         s.layout_refused = refused
@@ -579,6 +600,10 @@ class Parser:
         s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
         per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
         s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)
+        flavor = s.settings.pop("flavor_devices", None)
+        if not s.devices and flavor and (s.model or s.params_b):  # a job on a rented flavor: the flavor's own devices
+            s.devices = int(flavor)
+            s.part_count_read = FLAVOR_DEVICES[s.lang].format(flavor=s.hardware_text, n=flavor, plural="s" * (flavor > 1))
         if not s.devices and s.model and (requested := s.settings.get("requested_devices")):
             s.devices = int(requested)  # "qwen2.5-72b lora, the job requests 16 NPUs": that job's devices
         node_cards = s.settings.get("node_cards")  # "on a single 8-card node", "2 个 8 卡节点": the nodes' cards
@@ -607,6 +632,9 @@ class Parser:
             s.hardware = self.setting.hardware_id("snt9b-32g")
             s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)
+        if s.seq_len and (bound := num.length_above(work, s.seq_len)):  # "longer than 20k": the least, said so
+            typed = s.question[r.text.find(bound):][:len(bound)] if bound in r.text else bound
+            s.length_read = LENGTH_ABOVE[s.lang].format(said=typed, n=f"{s.seq_len:,}")
         lengths = num.lengths_compared(work)
         if s.seq_len in lengths:  # "4096 和 8192 分别要几张": each length is sized, the first written leads
             s.seq_lens, s.seq_len = lengths, lengths[0]

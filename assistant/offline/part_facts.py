@@ -352,6 +352,10 @@ class PartFactsBlocks(Writer):
     def part_count_said(self, h: HardwareInfo) -> list[str]:
         """ "Does a Snt9B23 node have 16 cards?": yes or no, with the catalog's count."""
         said, unit = self.s.devices, self.s.device_unit or "card"
+        size = next((sp for sp in self.s.spans if sp.slot == "node_cards"), None)
+        if not said and size is not None and size.value:  # "Snt9B 一台是 8 卡吗？": the node size said is the count asked about
+            said = int(size.value)
+            unit = "die" if "die" in self.s.question[size.start:size.end].lower() else "card"
         if not (said and said > 1 and NODE_WORDS.search(self.s.question.lower())):
             return []
         dies = h.dies_per_card or 1

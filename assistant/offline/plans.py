@@ -166,7 +166,8 @@ class PlanBlocks(CapacityBlocks):
         ga = self.L(f", gradient accumulation {gbs // step} (GBS {gbs} / (MBS {m.micro_batch} × DP {m.data_parallel}))",
                     f"，梯度累积 {gbs // step}（GBS {gbs} / (MBS {m.micro_batch} × DP {m.data_parallel})）") \
             if gbs and step and gbs % step == 0 else ""
-        split = "" if m.tp * m.pp * m.cp == 1 else self.say(
+        stated = self.s.tp is not None or self.s.pp is not None  # "pure data parallel": the user's TP 1 × PP 1 said back
+        split = "" if m.tp * m.pp * m.cp == 1 and not stated else self.say(
             "memory_tp_pp_data", tp=m.tp, pp=m.pp, cp=f" × CP {m.cp}" if m.cp > 1 else "", data_parallel=m.data_parallel,
             ga=ga, devices=m.devices)
         lines = [self.lead(self.trainer_label(call) + split + self.say("memory_lead", total=self.point(m), how=self.estimate_label(m.assumptions)))]

@@ -84,6 +84,8 @@ def where_asked(row: QuantityRow, s: QuestionFrame) -> int | None:
     # a short follow-up on the conversation's model ("and the Adam states for those?"): the amount is the turn itself
     elliptic = s.origin("model") == "conversation" and len(q) <= ELLIPTIC_LENGTH and bool(ELLIPTIC_START.match(q))
     for m in row.words.finditer(q):
+        if any(sp.slot in spec.BY_NAME and sp.how == "vocabulary" and sp.overlaps(m.start(), m.end()) for sp in s.spans):
+            continue  # the words of a stated setting ("pure data parallel": TP 1, PP 1) say a value, they ask none
         if row.amount and not elliptic and not any(AMOUNT.search(c) for c in clause_of(q, m.start(), m.end())):
             continue
         return m.start()

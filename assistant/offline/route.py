@@ -432,7 +432,9 @@ class Router:
             "estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
             gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
             weight_bits=bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
-            largest_layout=probe or bool(s.tp) or None)]  # "tp=8 on 8 cards": TP 8, not the fewest
+            largest_layout=probe or bool(s.tp) or None,  # "tp=8 on 8 cards": TP 8, not the fewest
+            # "--max-num-seqs 128": the sequences its profiling run samples; the answer sets the cap against the room
+            max_num_seqs=(s.file_values or {}).get("max_num_seqs"))]
 
     def shared_card_calls(self, s: Slots, e: Effective) -> list[Call]:
         """"Could both share one card?" (two models named over two turns): each served alone on one device at its own
@@ -798,8 +800,10 @@ def on_topic_howto(s: Slots) -> bool:
 
 def stated_layout(s: Slots) -> bool:
     """A training question that states its own TP / PP on a device count: that layout is estimated as given."""
-    return bool((s.tp or s.pp or s.settings.get("ep")) and s.task() == "training" and effective(s).devices
-                and s.framework in (None, "MindSpeed-LLM") and not s.stack)  # data-parallel trainers have no TP / PP
+    # data-parallel trainers have no TP / PP; "pure data parallel" (TP 1, PP 1) is a layout of its own only on MindSpeed-LLM
+    split = (s.tp or 1) * (s.pp or 1) > 1 or s.settings.get("ep") or s.framework == "MindSpeed-LLM"
+    return bool((s.tp or s.pp or s.settings.get("ep")) and split and s.task() == "training" and effective(s).devices
+                and s.framework in (None, "MindSpeed-LLM") and not s.stack)
 
 
 def asks_memory(s: Slots) -> bool:

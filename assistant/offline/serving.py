@@ -55,6 +55,8 @@ class ServingBlocks(CapacityBlocks):
             return [self.say("inference_for_comparison_the", value=VLLM_LABEL[self.lang])] + rows + [""]
         lead, sizing_line = self.serving_lead(tables, ests, best)
         out = [self.lead(lead)] if lead else []
+        if cap := self.seqs_cap(ests):  # "--max-num-seqs 128": fewer full-length sequences fit than the cap leads
+            out = [self.lead(cap[0]), *(["- " + lead] if lead else [])] if cap[1] else [*out, "- " + cap[0]]
         out += self.after_serving_lead()
         if sizing_line:
             out.append(self.say("inference_sizing") + sizing_line)
@@ -70,6 +72,17 @@ class ServingBlocks(CapacityBlocks):
     def after_serving_lead(self) -> list[str]:
         """Lines a part asked after the serving figure adds right under it (the weights, component.py)."""
         return []
+
+    def seqs_cap(self, ests: list[Result[InferenceResult]]) -> tuple[str, bool] | None:
+        """"--max-num-seqs 128, KV cache 够吗": the user's cap set against the full-length sequences the KV cache holds,
+        and whether fewer fit than the cap (a serve line asked for says it beside the command)."""
+        cap = (self.s.file_values or {}).get("max_num_seqs")
+        est = next((r.value for r in ests if r.value and r.value.fits), None)
+        if not cap or not est or "config" in self.s.intents:
+            return None
+        short = est.max_sequences_at_len < int(cap)
+        return self.say("max_num_seqs_short" if short else "max_num_seqs_all", cap=cap, seqs=est.max_sequences_at_len,
+                        length=est.max_model_len), short
 
     def memory_cells(self, tables: list[Result[InferenceMinCardsResult]]) -> str | None:
         """The vendor's cell for each memory size asked, when two are asked or the one asked is '–' (the vendor did not

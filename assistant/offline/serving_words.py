@@ -62,6 +62,12 @@ UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置�
                   # "at 0.9 util", "0.85 gpu util": the fraction written before the word
                   rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])")
 
+# "gpu util at 80%", "util 85%" in a serving question: vLLM's memory share said short, as a percentage (elsewhere "GPU
+# util 100%" is a compute load, so only beside a serving word and below 100%)
+UTIL_PERCENT = re.compile(rf"(?<![a-z_-])(?:(?:gpu|npu)[-_ ]?)?util(?:i[sz]ation)?\s*(?:of|=|:|is|at|to|set\s+to|为|是|设为|设成|{CHANGE})?\s*"
+                          r"(\d{1,2}(?:\.\d+)?)\s*%")
+SERVING_CONTEXT = re.compile(r"vllm|(?<![a-z])serv(?:e|ing|ed)(?![a-z])|max[-_ ]model[-_ ]len|kv[-_ ]?cache|部署|推理|上线")
+
 # What a serving question asks, beside "how many cards".
 # A request length may stand between the words: "how many 4k requests", "多少个 4k 请求", "how many 8192-token sequences".
 REQUEST_LEN = r"(?:\d+(?:\.\d+)?\s*k|\d{3,6})?\s*(?:[-\s]?tokens?\s*|的\s*)?"
@@ -125,6 +131,9 @@ def read(r: Reading) -> ServingWords:
         if out.gpu_util is None and 0 < value <= 1:
             out.gpu_util = round(value, 4)
         r.claim_match(m, "gpu_util", round(value, 4))
+    if out.gpu_util is None and SERVING_CONTEXT.search(r.text) and (pct := r.search(UTIL_PERCENT)):
+        out.gpu_util = round(float(pct.group(1)) / 100, 4)
+        r.claim_match(pct, "gpu_util", out.gpu_util)
     for m in list(r.finditer(UTIL_WORD_RX)):
         r.claim_match(m, "gpu_util", None, "vocabulary")  # the flag alone is no memory question
     for rx in CONCURRENCY:

@@ -99,6 +99,8 @@ class Setting:
         for (a, b), hw in parts:  # "how many A3 DIE match 2 H200s": the count is written with the other part
             if hw_count is None and hw != s.hardware:
                 hw_count = num.count_before_hardware(rest[:a], rest[b:], article_counts=False)
+        if hw_count is None and (flavor := self.resolver.flavor_devices.get(squash(s.hardware_text))):
+            s.settings["flavor_devices"] = flavor  # "we rent modelarts.bm.arm.24u.192g.npu.1d910b": its devices (parse._counts)
         ids = list(dict.fromkeys(hw for _, hw in parts))
         # a part named twice in a row ("A3 (Snt9B23)") is one mention: the comparison joins the parts, not the names
         ordered = sorted(parts)

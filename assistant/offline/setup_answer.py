@@ -585,8 +585,8 @@ def _finding(f: dict[str, Any], lang: str) -> str:
         text += " " + GA_FIX[lang].format(value=f["value"], **fig)
     if f.get("applied") and not fig.get("as_run"):  # as_run: the finding's own sentence says what the estimate runs on
         text += " " + APPLIED[lang]
-    if f.get("corrected"):
-        text += "\n" + FIX[lang] + f"\n```\n{f['corrected']}\n```"
+    if f.get("corrected"):  # a whole file mended is its own block (its sentence says so); a line is "Corrected line:"
+        text += f"\n```yaml\n{f['corrected']}\n```" if f["code"] == "yaml_fixed_file" else "\n" + FIX[lang] + f"\n```\n{f['corrected']}\n```"
     return text
 
 

@@ -50,7 +50,8 @@ class SlotSpec:
     methods: tuple[str, ...] = ()  # the training methods the setting belongs to (empty: any)
     args: tuple[str, ...] = ()  # tool arguments besides the slot's own name that take its value
     default: float | None = None  # the tools' own value: not said back in the header
-    words: tuple[tuple[re.Pattern, int | float], ...] = ()  # a value said in words ("no ZeRO at all": stage 0)
+    words: tuple[tuple[re.Pattern, int | float, dict[str, int | float]], ...] = ()  # a value said in words ("no ZeRO at
+    # all": stage 0), with the other slots the same words set ("pure data parallel": TP 1, and PP 1 too)
     spellings: tuple[str, ...] = ()  # the words of its keys: one slip from one of them is read as it, and said so
     elsewhere: re.Pattern | None = None  # where its words mean something else ("rank 0 saving checkpoint": a process)
     units: tuple[tuple[re.Pattern, float], ...] = ()  # the unit words beside a value and what each multiplies it by ("3 days": 72 h)
@@ -94,7 +95,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
                             row.get("min"), row.get("max"), bool(row.get("min_exclusive")), row.get("task"), bool(row.get("stated")),
                             row.get("invalid"), row.get("said"), row.get("unused"),
                             tuple(row.get("methods", ())), tuple(row.get("args", ())), row.get("default"),
-                            tuple((re.compile("|".join(w.get("en", []) + w.get("zh", []))), w["value"]) for w in row.get("words", [])),
+                            tuple((re.compile("|".join(w.get("en", []) + w.get("zh", []))), w["value"], dict(w.get("also", {})))
+                                  for w in row.get("words", [])),
                             tuple(row.get("spellings", ())),
                             re.compile("|".join(row["elsewhere"])) if row.get("elsewhere") else None,
                             tuple((re.compile(rx), float(f)) for rx, f in row.get("units", []))))
@@ -123,6 +125,9 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if not at and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean
             r.claim_match(said[0], slot.name, said[1], "vocabulary")
             put(frame, slot.name, said[1])
+            for name, also in said[2].items():  # "pure data parallel" is TP 1 and PP 1: the other slots they set
+                if value_of(frame, name) is None:
+                    put(frame, name, also)
             continue
         if not at and (slip := misspelt_key(r, slot)):  # "per_devcie 2", "micro_bacth 4": the key one slip away
             at, typed = slip
@@ -140,11 +145,12 @@ def read(r: Reading, frame: Any, phase: str) -> None:
                 checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
 
 
-def said_in_words(r: Reading, slot: SlotSpec) -> tuple[re.Match, int | float] | None:
-    """The first of the slot's value words found ("plain DDP" is ZeRO stage 0), with the value it means."""
-    for rx, value in slot.words:
+def said_in_words(r: Reading, slot: SlotSpec) -> tuple[re.Match, int | float, dict[str, int | float]] | None:
+    """The first of the slot's value words found ("plain DDP" is ZeRO stage 0), with the value it means and the other
+    slots' values the same words state."""
+    for rx, value, also in slot.words:
         if m := r.search(rx):
-            return m, value
+            return m, value, also
     return None
 
 

@@ -133,7 +133,8 @@ def unused(frame: QuestionFrame, call_args: list[dict] | None = None) -> list[Me
         seen += settings
         if settings:  # read as a setting: its own provenance decides, never a coincidence of values
             if not any(slot_used(frame, sp.slot, sp.value, args) for sp in settings):
-                out.append(m)
+                start = min(m.start, *(sp.start for sp in settings))  # "warmup ratio 0.03": the setting's words as typed
+                out.append(Mention(start, m.end, frame.question[start:m.end].strip(), m.values, m.at))
             continue
         if any(abs(v - h) <= 1e-9 * max(1.0, abs(h)) for v in m.values for h in held):
             continue

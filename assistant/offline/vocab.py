@@ -154,9 +154,11 @@ NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|box(?:es)?(?![a-z])|个节点
 # the model, size and length parsers so "1B tokens" is not a 1B model and "1500 tokens/s" no length.
 MAGNITUDE = {"k": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
              "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12}
-NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\d+)?)"
+NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d+)?)"  # "5e8", "1e+08" (as Python prints it)
 MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|billion|million|bn|[kmbt])?"
-TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*(?:个\s*)?tokens?(?!\s*/)(?![a-z])")
+# "5e8 training tokens", "a 50M-token dataset", "1 亿个训练 token": a word saying what the tokens are may stand between
+TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*-?\s*(?:个\s*)?(?:(?:training|train|text|data|dataset|corpus|pre-?training|"
+                       rf"fine-?tuning|sft)\s+|训练\s*|数据\s*|语料\s*)?tokens?(?!\s*/)(?![a-z])")
 # A value said to change ("tps drops to 1500", "吞吐只有 1200", "降到 0.8"): the words between a setting and its new value.
 CHANGE = (r"(?:(?:drops?|dropped|falls?|fell|goes|went|rises?|rose|changes?|changed|is\s+now|becomes?|only)\s+(?:to\s+)?|"
           r"只有|降到|降为|降至|掉到|变成|变为|改成|改为|改到|改|调到|调成|调为|提到|升到|涨到)")
@@ -166,7 +168,7 @@ PER_CARD = r"(?:(?:单卡|每卡|每张卡|单张卡|(?<![a-z])per[- ]?(?:card|g
 PER_CARD_RATE = (r"(?:(?:单卡|每卡|每张卡|单张卡|(?<![a-z])per[- ]?(?:card|gpu|npu|device))\s*(?:的)?\s*(?:训练)?\s*(?:吞吐量?|throughput|速度|speed|tps)?"
                  r"\s*(?:约|大约|是|为|:|：|of|is|at|~|≈|around|about)?\s*)?")
 TPS_RX = re.compile(rf"{PER_CARD_RATE}(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
-                    rf"{PER_CARD}(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
+                    rf"{PER_CARD}(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|按|取|用|设为|算|假设为?|assumed?\s+(?:to\s+be\s+|at\s+)?|at|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
                     rf"{PER_CARD}(?:(?<![a-z])throughput|吞吐量?)\s*{CHANGE}\s*{NUM}(?![\d.,])(?!\s*(?:k|tokens?|tok|requests?|个请求|请求)(?![a-z]))")
 SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|条(?:数据|样本)?|个样本|sequences)(?![a-z])")
 

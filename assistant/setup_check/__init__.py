@@ -63,10 +63,17 @@ def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -
         return  # prose that happens to look like 'key: value'
     data, repairs = llamafactory.parse_repaired(body)
     if llamafactory.looks_like(data):
-        for line, written, fixed in repairs:  # said first, with the line; the rest of the file is checked as corrected
-            out.findings.append(Finding(code="yaml_missing_colon", key=written, value=line, valid="key: value",
-                                        corrected=fixed, applied=True, source=rules.SOURCES["lf_parser"],
-                                        source_zh=rules.SOURCES_ZH["lf_parser"]))
+        lines = {line for line, *_ in repairs}
+        for i, (line, code, written, fixed) in enumerate(repairs):  # each fault said first, with its line; the rest of the
+            # file is checked as corrected; the corrected line once, under the line's last fault
+            last = i + 1 == len(repairs) or repairs[i + 1][0] != line
+            src = "lf_parser" if code == "yaml_missing_colon" else "yaml_load"  # a key without colon: LLaMA-Factory's own word
+            out.findings.append(Finding(code=code, key=written, value=line, valid="key: value",
+                                        corrected=fixed if last and len(lines) == 1 else "", applied=len(lines) == 1 and last,
+                                        source=rules.SOURCES[src], source_zh=rules.SOURCES_ZH[src]))
+        if len(lines) > 1:  # several lines mended: the whole file as meant, ready to paste
+            out.findings.append(Finding(code="yaml_fixed_file", key="", value=len(lines), valid="",
+                                        corrected=llamafactory.mend(body)[0]))
         llamafactory.read(data, out)
 
 

@@ -38,27 +38,68 @@ def parse(text: str) -> Any:
 KEY_WITHOUT_COLON = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z_][\w.\-]*)(?:\s*=\s*|\s+)(?P<value>[^\s:=]+)\s*$")
 
 
-def parse_repaired(text: str) -> tuple[Any, list[tuple[int, str, str]]]:
-    """The YAML, with each line that is a LLaMA-Factory argument written without its colon read as ``key: value``
-    when the text then parses: (data, [(line number, the line as written, the corrected line)]). Malformed in any other
-    way: the parser's error, naming the line."""
+def parse_repaired(text: str) -> tuple[Any, list[tuple[int, str, str, str]]]:
+    """The YAML, with each line that breaks YAML in a way people often paste read as they meant it, when the text then
+    parses: (data, [(line number, fault code, the line as written, the corrected line)]), every faulty line said, not
+    only the first the parser stops at. The faults (``line_faults``): a LLaMA-Factory argument without its colon, a tab
+    or a stray indent before a top-level argument, a list or mapping never closed, a quote never closed. Malformed in
+    any other way: the parser's error, naming the line."""
     try:
         return parse(text), []
     except SizingError:
-        lines = text.splitlines()
-        repairs = []
-        for i, line in enumerate(lines):
-            m = KEY_WITHOUT_COLON.match(line)
-            if m and m.group("key") in ARGUMENT_NAMES:
-                fixed = f"{m.group('indent')}{m.group('key')}: {m.group('value')}"
-                repairs.append((i + 1, line.strip(), fixed.strip()))
-                lines[i] = fixed
+        mended, repairs = mend(text)
         if not repairs:
             raise
         try:
-            return yaml.safe_load("\n".join(lines)), repairs
+            return yaml.safe_load(mended), repairs
         except yaml.YAMLError:
             raise yaml_error_of(text) from None
+
+
+def mend(text: str) -> tuple[str, list[tuple[int, str, str, str]]]:
+    """The text with each faulty line mended (``line_faults``), and the repairs made."""
+    lines = text.splitlines()
+    repairs = []
+    parent = False  # the line before ends in "key:" (its value is the indented block below)
+    for i, line in enumerate(lines):
+        fixed, codes = line_faults(line, parent)
+        if codes:
+            repairs += [(i + 1, code, line.strip(), fixed.strip()) for code in codes]
+            lines[i] = fixed
+        if line.strip() and not line.lstrip().startswith("#"):
+            parent = bool(re.search(r":\s*(?:#.*)?$", fixed))
+    return "\n".join(lines), repairs
+
+
+def line_faults(line: str, parent: bool) -> tuple[str, list[str]]:
+    """One line as meant, and the faults mended (finding codes, in the order met): a tab or a stray indent before a
+    top-level LLaMA-Factory argument (YAML allows no tab in indentation; an argument indented under a plain value
+    breaks the mapping), the argument's missing colon, a "[" or "{" never closed, a quote never closed."""
+    codes = []
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    key = re.match(r"\s*([A-Za-z_][\w.\-]*)", line)
+    top = bool(key and key.group(1) in ARGUMENT_NAMES and not parent)
+    if "\t" in indent:
+        codes.append("yaml_tab_indent")
+        line = ("" if top else indent.replace("\t", "  ")) + line.lstrip(" \t")
+    elif indent and top:
+        codes.append("yaml_stray_indent")
+        line = line.lstrip(" ")
+    m = KEY_WITHOUT_COLON.match(line)
+    if m and m.group("key") in ARGUMENT_NAMES:
+        codes.append("yaml_missing_colon")
+        line = f"{m.group('indent')}{m.group('key')}: {m.group('value')}"
+    body = re.sub(r"\s+#.*$", "", line)
+    for opened, closed in (("[", "]"), ("{", "}")):
+        if body.count(opened) > body.count(closed):
+            codes.append("yaml_unclosed_bracket")
+            single = re.match(rf"^(\s*[\w.\-]+:\s*){re.escape(opened)}\s*([^,\[\]{{}}\s]+)\s*$", body)
+            # "cutoff_len: [4096": one value after the stray bracket is that value; a list ("[q_proj, v_proj") is closed
+            line = single.group(1) + single.group(2) if single else line.rstrip() + closed * (body.count(opened) - body.count(closed))
+    if body.count('"') % 2:
+        codes.append("yaml_unclosed_quote")
+        line = line.rstrip() + '"'
+    return line, codes
 
 
 def yaml_error_of(text: str) -> SizingError:

@@ -25,6 +25,7 @@ SOURCES = {
     "megatron_batch": "Megatron's micro-batch calculator (\"global batch size is not divisible by micro batch size times "
     'data parallel size"); ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041)',
     "lf_parser": "LLaMA-Factory's argument parser (hparams/parser.py)",
+    "yaml_load": "YAML syntax: LLaMA-Factory reads the file with transformers' HfArgumentParser.parse_yaml_file (yaml.safe_load)",
     "lf_arguments": "LLaMA-Factory's argument definitions (hparams/finetuning_args.py, extras/constants.py)",
     "lf_quant": "LLaMA-Factory's quantization check (model/model_utils/quantization.py)",
     "lf_modelarts": "ModelArts LLaMA-Factory guide 修改训练yaml文件配置 (modelarts_llm_train_590620)",
@@ -78,6 +79,7 @@ SOURCES_ZH = {
     "megatron_batch": "Megatron 的 micro batch 计算（\"global batch size is not divisible by micro batch size times data "
     "parallel size\"）；ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041)",
     "lf_parser": "LLaMA-Factory 的参数解析（hparams/parser.py）",
+    "yaml_load": "YAML 语法：LLaMA-Factory 用 transformers 的 HfArgumentParser.parse_yaml_file（yaml.safe_load）读取该文件",
     "lf_arguments": "LLaMA-Factory 的参数定义（hparams/finetuning_args.py、extras/constants.py）",
     "lf_quant": "LLaMA-Factory 的量化检查（model/model_utils/quantization.py）",
     "lf_modelarts": "ModelArts LLaMA-Factory 指南《修改训练yaml文件配置》(modelarts_llm_train_590620)",

@@ -57,6 +57,9 @@ def test_chat_rest_mcp_and_web_box_agree(ctx, settings, registry, chat, tmp_path
 def test_web_box_errors_are_specific(ctx, tmp_path):
     assert web_setup.check(ctx, "", None, None, None).startswith("Paste a setup or upload a file first.")
     bad = tmp_path / "bad.yaml"
-    bad.write_text("model_name_or_path: Qwen/Qwen2.5-7B\ncutoff_len: [4096\nstage: sft\n", encoding="utf-8")
+    bad.write_text("model_name_or_path: Qwen/Qwen2.5-7B\ncutoff_len: 4096: 8192\nstage: sft\n", encoding="utf-8")
     assert web_setup.check(ctx, None, str(bad), None, None).startswith(
         "I could not check this setup: The LLaMA-Factory YAML is not valid YAML at line")
+    # a fault read as meant ("[4096" never closed is 4096) is named with its line, and the rest is checked
+    bad.write_text("model_name_or_path: Qwen/Qwen2.5-7B\ncutoff_len: [4096\nstage: sft\n", encoding="utf-8")
+    assert web_setup.check(ctx, None, str(bad), None, None).startswith("**Line 2 of the YAML, `cutoff_len: [4096`,")

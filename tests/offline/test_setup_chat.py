@@ -46,8 +46,12 @@ def test_chinese_question_with_a_vllm_command(assistant):
 
 
 def test_bad_yaml_in_the_chat_is_the_specific_error(assistant):
-    a = assistant.ask("Is this OK?\n```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\ncutoff_len: [4096\nstage: sft\n```")
+    a = assistant.ask("Is this OK?\n```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\ncutoff_len: 4096: 8192\nstage: sft\n```")
     assert a.answer.startswith("I could not check this setup: The LLaMA-Factory YAML is not valid YAML at line")
+    # a fault read as meant ("[4096" never closed: 4096) is named with its line; the file is checked as corrected
+    a = assistant.ask("Is this OK?\n```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\ncutoff_len: [4096\nstage: sft\n```")
+    assert a.answer.startswith("**Line 2 of the YAML, `cutoff_len: [4096`, opens a list or mapping it never closes**")
+    assert "cutoff_len: 4096\n```" in a.answer
 
 
 def test_plain_questions_do_not_go_to_check_setup(assistant):

@@ -210,6 +210,7 @@ SLOT_PHRASES = {
     "deadline_hours": "finish within {v} hours", "train_iters": "train_iters {v}", "iteration_now": "iteration {v}/ 1000 |",
     "iteration_ms": "elapsed time per iteration (ms): {v}", "iteration_s": "{v} s per iteration",
     "dp": "DP {v}", "bytes_per_param": "{v} bytes per parameter", "speedup": "scaling efficiency {v}%",
+    "warmup_ratio": "warmup ratio {v}", "weight_decay": "weight decay {v}",
 }
 # Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
 # TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.
@@ -219,7 +220,8 @@ SLOT_VALUES = {
     "tp": st.just(2), "pp": st.just(2), "warmup_steps": st.sampled_from([100, 300]), "max_grad_norm": st.sampled_from([0.5, 2.5]),
     "lora_alpha": st.sampled_from([32, 128]), "ep": st.sampled_from([2, 4]), "node_cards": st.just(8),
     "zero_stage": st.sampled_from([1, 3]), "cp": st.just(2), "requested_devices": st.just(16),
-    "deadline_hours": st.sampled_from([12, 24]),
+    "deadline_hours": st.sampled_from([12, 24]), "warmup_ratio": st.sampled_from([0.03, 0.1]),
+    "weight_decay": st.sampled_from([0.01, 0.1]),
 }
 
 
@@ -334,7 +336,7 @@ def test_a_value_inside_a_name_or_a_node_size_is_not_listed_as_unused(assistant)
 def test_a_lora_setting_beside_full_fine_tuning_is_named_not_read_as_the_method(assistant):
     ans = assistant.ask("qwen3-8b full 8192 on 2 nodes of 8 snt9b, micro batch 2, gbs 64, lora rank 16 - fits?")
     assert {a["method"] for a in args_of(ans, "plan_training")} == {"full"}
-    assert "“rank 16” (the LoRA rank sizes a LoRA or QLoRA adapter; full fine-tuning" in ans.answer
+    assert "“lora rank 16” (the LoRA rank sizes a LoRA or QLoRA adapter; full fine-tuning" in ans.answer  # as typed
     # GBS = MBS x DP x GA: 64 = 2 x 16 x 2
     assert "micro batch 2, gradient accumulation 2" in ans.answer
 

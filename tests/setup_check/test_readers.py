@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from assistant.errors import SizingError
 from assistant.setup_check import read_setup
@@ -148,9 +149,22 @@ def test_question_words_name_devices_and_hardware():
 
 # ---------------------------------------------------------------- bad input
 def test_malformed_yaml_names_the_line():
-    with pytest.raises(SizingError) as e:
-        read_setup("```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\ncutoff_len: [4096\nlora_rank: 8\n```")
+    with pytest.raises(SizingError) as e:  # a fault no line-wise repair mends: the parser's error, with its line
+        read_setup("```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\ncutoff_len: 4096: 8192\nlora_rank: 8\n```")
     assert e.value.code == "invalid_yaml" and "line" in e.value.message
+
+
+def test_every_fault_of_a_malformed_yaml_is_named_and_the_file_mended():
+    """Round 14 c8-04's class: several faults in one pasted YAML are each named with their line, not only the first
+    the parser stops at, and the whole file is given back as meant (the rest checked on it)."""
+    r, _ = read_setup("```yaml\nmodel_name_or_path Qwen/Qwen2.5-7B\nstage: sft\nfinetuning_type: lora\n"
+                      "lora_target: [q_proj, v_proj\n\tper_device_train_batch_size: 2\ncutoff_len: [4096\n```")
+    found = [(f.code, f.value) for f in r.findings]
+    assert found[:4] == [("yaml_missing_colon", 1), ("yaml_unclosed_bracket", 4), ("yaml_tab_indent", 5),
+                         ("yaml_unclosed_bracket", 6)]
+    mended = next(f.corrected for f in r.findings if f.code == "yaml_fixed_file")
+    assert yaml.safe_load(mended) == {"model_name_or_path": "Qwen/Qwen2.5-7B", "stage": "sft", "finetuning_type": "lora",
+                                      "lora_target": ["q_proj", "v_proj"], "per_device_train_batch_size": 2, "cutoff_len": 4096}
 
 
 def test_yaml_tags_are_refused_not_run():

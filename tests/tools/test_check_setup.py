@@ -179,7 +179,7 @@ def test_pasted_config_json_sizes_an_unknown_model(call):
 
 
 @pytest.mark.parametrize("bad,code", [
-    ("```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\ncutoff_len: [4096\n```", "invalid_yaml"),
+    ("```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\ncutoff_len: 4096: 8192\n```", "invalid_yaml"),
     ('```json\n{"zero_optimization": {"stage": 3,}}\n```', "invalid_json"),
     ("How many cards for qwen2.5-7b?", "nothing_recognised"),
 ])
