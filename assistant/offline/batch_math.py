@@ -20,6 +20,7 @@ class BatchSum:
     global_batch: int | None
     tp: int
     pp: int = 1
+    from_plan: bool = False  # micro batch and accumulation taken from the estimate's plan, not the user's figures
 
 
 def solve(s: QuestionFrame, layout: tuple[int, int] | None = None) -> BatchSum | None:
@@ -40,6 +41,18 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None) -> BatchSum |
     return None
 
 
+def of_plan(s: QuestionFrame, micro_batch: int, grad_accum: int, devices: int, layout: tuple[int, int]) -> BatchSum | None:
+    """"global batch 该设多少" of a job the conversation sized (no batch figures of the user's): the plan's micro batch and
+    accumulation on the user's devices (or the plan's), data parallelism over the plan's split; a figure the user gave
+    replaces the plan's."""
+    tp, pp = (s.tp or 1, s.pp or 1) if s.tp or s.pp else layout
+    devices = s.devices or (s.nodes * (s.node_size or 8) if s.nodes else None) or devices
+    if not devices or devices % (tp * pp):
+        return None
+    mbs, ga, dp = s.micro_batch or micro_batch, s.grad_accum or grad_accum, devices // (tp * pp)
+    return BatchSum("global_batch", mbs * dp * ga, dp, mbs, ga, None, tp, pp, from_plan=True)
+
+
 def render(b: BatchSum, lang: str) -> str:
     """The answer first, then the identity with the user's figures in it."""
     split = " × ".join([f"TP {b.tp}"] * (b.tp > 1) + [f"PP {b.pp}"] * (b.pp > 1))
@@ -47,11 +60,15 @@ def render(b: BatchSum, lang: str) -> str:
     dp = f"{b.data_parallel}" + (f" (= devices / {split})" if split else "")
     dp_zh = f"{b.data_parallel}" + (f"（= 卡数 / {split}）" if split else "")
     if b.asked == "global_batch":
+        plan = (" Micro batch and accumulation are the estimate's plan below; the global batch scales with data parallel, so "
+                "keep it by changing gradient_accumulation_steps when the device count changes.") if b.from_plan else ""
+        plan_zh = ("micro batch 与梯度累积取自下面估算的方案；全局 batch 随数据并行变化，卡数变化时可改 gradient_accumulation_steps "
+                   "保持它不变。") if b.from_plan else ""
         return (f"**Global batch {b.value}** = micro batch {b.micro_batch} × data parallel {dp} × gradient accumulation "
                 f"{b.grad_accum} (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; LLaMA-Factory's is the "
-                "same with per_device_train_batch_size).") if lang == "en" else (
+                "same with per_device_train_batch_size)." + plan) if lang == "en" else (
                 f"**全局 batch 为 {b.value}** = micro batch {b.micro_batch} × 数据并行 {dp_zh} × 梯度累积 {b.grad_accum}"
-                "（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 同理，用 per_device_train_batch_size）。")
+                "（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 同理，用 per_device_train_batch_size）。" + plan_zh)
     per_step = b.micro_batch * b.data_parallel
     if b.value is None:
         target = b.global_batch or per_step

@@ -310,6 +310,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         said = any(self.s.origin(n) == "said" for n in ("micro_batch", "grad_accum", "global_batch", "devices", "nodes"))
         # or the global batch is what this turn asks ("全局 batch 多少" after a plan): the figures from the conversation
         batch = batch_math.solve(self.s, self.plan_layout()) if said or "gbs" in self.s.intents else None
+        if batch is None and "gbs" in self.s.intents:
+            batch = self.plan_batch()  # "global batch 该设多少" of a job sized before: the plan's figures
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
@@ -325,6 +327,15 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if at is None:
             at = next((i + 1 for i, line in enumerate(out) if line.startswith("**")), 0)
         return out[:at] + [batch_math.render(batch, self.lang), ""] + out[at:]
+
+    def plan_batch(self) -> batch_math.BatchSum | None:
+        """The global batch of the plan this answer states (capped to the user's devices first), on the user's devices."""
+        plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and r.arg("max_devices")]
+        plans += [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and not r.arg("max_devices")]
+        p = next(iter(plans), None)
+        if p is None or not p.micro_batch or not p.grad_accum:
+            return None
+        return batch_math.of_plan(self.s, p.micro_batch, p.grad_accum, p.devices, (p.tp or 1, p.pp or 1))
 
     def plan_layout(self) -> tuple[int, int] | None:
         """TP x PP of the plan this answer states for the user's devices (the capped plan first, then the free one, then
