@@ -26,7 +26,7 @@ from .asked import (
     named_setting,
     offload_asked_first,
 )
-from .conversation import asks_count_of_kept_devices, asks_other_than_verdict
+from .conversation import asks_count_of_kept_devices, asks_other_than_verdict, solved_slot
 from .next_remedy import split_on_more_devices
 from .results import Result
 from .route import table_strategy
@@ -406,6 +406,8 @@ class CapacityBlocks(Writer):
         """"TP PP 怎么切" on a count (the user's, or the one the last answer led with): MindSpeed-LLM's TP x PP from the
         plan within that count, the rest of it data parallel; LLaMA-Factory splits nothing (DeepSpeed data parallel)."""
         s = self.s
+        if "tp" in s.intents and solved_slot(s):
+            return self.solved_split()
         if "tp" not in s.intents or s.tp or s.pp:
             return []
         if s.oom_split and self.e.devices and (grown := split_on_more_devices(s.oom_split, self.e.devices, s.node_size)):
@@ -428,6 +430,28 @@ class CapacityBlocks(Writer):
                         per=self.per_device(p.unit, p.hardware))]
         if s.framework == "LLaMA-Factory" or any(c.value and c.value.framework == "LLaMA-Factory" for c in within):
             out.append("- " + self.say("split_not_in_lf"))
+        return out
+
+    def solved_split(self) -> list[str]:
+        """"With TP 8, what PP?": the smallest value of the asked slot whose estimate fits (the most data parallel), then
+        what the others need; none fitting is said as such."""
+        tried = sorted((c.value for c in self.r.of("estimate_training_memory", TrainingMemoryResult) if c.value),
+                       key=lambda m: m.tp * m.pp)
+        if not tried:
+            return []
+        # the smallest that fits; else, of the tight ones, the one with the most room at its range's upper end
+        tight = sorted((m for m in tried if m.verdict == "tight"), key=lambda m: m.high_gib)
+        best = next((m for m in tried if m.verdict == "fits"), None) or next(iter(tight), None)
+        per = self.per_device(tried[0].unit, tried[0].hardware)
+        others = [f"{self.parallel(None, None, m.tp, m.pp, m.cp)} {m.total_gib:.1f} GiB ({self.say('verdict_' + m.verdict)})"
+                  for m in tried if m is not best]
+        if best is None:
+            return [self.say("split_none_fits", devs=self.devices(tried[0].devices, tried[0].unit, tried[0].hardware),
+                             tried=self.say("comma").join(others), per=per)]
+        out = [self.say("split_first", split=self.parallel(None, None, best.tp, best.pp, best.cp), dp=best.data_parallel,
+                        devs=self.devices(best.devices, best.unit, best.hardware), gib=f"{best.total_gib:.1f}", per=per)]
+        if others:
+            out.append("- " + self.say("split_others", tried=self.say("comma").join(others), per=per))
         return out
 
     def host_ram_first(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:

@@ -56,6 +56,7 @@ class CarrySpec:
     reset_kept: re.Pattern = re.compile(r"(?!)")  # "same TP PP": the value a reset would drop is said to stay
     kept_product: dict[str, re.Pattern] | None = None  # "same global batch": the conversation's product kept
     both: re.Pattern = re.compile(r"(?!)")  # "could both share one card?": the last two models together
+    solved: dict[str, re.Pattern] | None = None  # "with TP 8, what PP?": the layout slot asked beside a stated one
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -89,7 +90,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      frozenset(raw["facts_quoted"]["intents"]), tuple(raw["facts_quoted"]["slots"]), words(raw["facts_quoted"]["own"]),
                      words(asked.get("resets", {}).get("kept", {})),
                      {slot: words(pats) for slot, pats in raw.get("kept_product", {}).items()},
-                     words(raw.get("both", {})))
+                     words(raw.get("both", {})),
+                     {slot: words(pats) for slot, pats in asked.get("solved", {}).items()})
 
 
 CARRY = load()
@@ -191,11 +193,22 @@ def bare_count_as_devices(new: QuestionFrame, earlier: QuestionFrame, turn: Ques
 def asks(turn: QuestionFrame) -> set[str]:
     """The quantities this turn asks itself; an intent its own stated value raises ("int8 kv cache") asks nothing,
     and a device word asks no count unless a count is asked ("per card", "on those cards")."""
+    solved = solved_slot(turn)  # "with TP 8, what PP?": the stated TP asks nothing, the PP asked does
     out = {i for i in turn.intents & CARRY.asked
-           if not (i in CARRY.stated_by and any(spec.value_of(turn, n) is not None for n in CARRY.stated_by[i]))}
+           if not (i in CARRY.stated_by and any(spec.value_of(turn, n) is not None for n in CARRY.stated_by[i]))
+           or solved in CARRY.stated_by.get(i, ())}
     if "cards" in out and not ASKS_COUNT.search(SETTING_ASKED.sub(" ", turn.question.lower())):
         out.discard("cards")
     return out
+
+
+def solved_slot(s: QuestionFrame) -> str | None:
+    """"with TP 8, what PP should I use?": the layout slot the turn asks the value of, beside a stated one
+    (carry.toml [asked.solved]); None when it states that slot too or asks none."""
+    q = s.question.lower()
+    return next((slot for slot, rx in (CARRY.solved or {}).items()
+                 if spec.value_of(s, slot) is None and rx.search(q)
+                 and any(spec.value_of(s, other) is not None for other in CARRY.solved or {} if other != slot)), None)
 
 
 def asks_other_than_verdict(s: QuestionFrame) -> bool:

@@ -13,6 +13,7 @@ from ..note_kinds import kinds_asked
 from ..resolve import variant_of
 from . import batch_math, file_values, pasted_log, pasted_output, quantity, table_query
 from .asked import asks_host_ram, asks_offload_needed, asks_verdict, named_setting
+from .conversation import solved_slot
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -397,10 +398,15 @@ class Router:
                          hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
     def layout_calls(self, s: Slots, e: Effective) -> list[Call]:
-        """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device."""
-        return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                         seq_len=e.seq_len, devices=e.devices, tp=s.tp or 1, pp=s.pp or 1, cp=s.settings.get("cp"), ep=s.settings.get("ep"),
-                         hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
+        """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device.
+        "With TP 8, what PP?" (conversation.solved_slot): each value of the asked slot that divides the devices left by
+        the stated one, so the answer can name the smallest that fits."""
+        calls: list[Call] = []
+        for tp, pp in layout_candidates(s, e.devices or 0, e.per_node):
+            calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                               seq_len=e.seq_len, devices=e.devices, tp=tp, pp=pp, cp=s.settings.get("cp"), ep=s.settings.get("ep"),
+                               hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
+        return calls
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and "vllm" in e.facts.vendor_tables:
@@ -785,6 +791,19 @@ def asks_form(s: Slots) -> bool:
 
 def on_topic_howto(s: Slots) -> bool:
     return s.on_topic and not s.intents & {"list_models", "list_hardware", "memory", "zero", "ga", "cards"}
+
+
+def layout_candidates(s: Slots, devices: int, per_node: int | None) -> list[tuple[int, int]]:
+    """TP x PP to estimate: the stated one, or, when the turn asks one of them beside the other ("TP 设 8 的话 PP 该设多少"),
+    every value of the asked one that divides the devices the stated one leaves, smallest first (TP within a node)."""
+    tp, pp = s.tp or 1, s.pp or 1
+    solved = solved_slot(s)
+    rest = devices // (tp if solved == "pp" else pp) if solved and devices else 0
+    if solved == "pp" and rest:
+        return [(tp, n) for n in range(1, rest + 1) if rest % n == 0][:8]
+    if solved == "tp" and rest:
+        return [(n, pp) for n in range(1, min(rest, per_node or 8) + 1) if rest % n == 0][:8]
+    return [(tp, pp)]
 
 
 def stated_layout(s: Slots) -> bool:
