@@ -43,10 +43,9 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None) -> BatchSum |
 
 def of_plan(s: QuestionFrame, micro_batch: int, grad_accum: int, devices: int, layout: tuple[int, int]) -> BatchSum | None:
     """"global batch 该设多少" of a job the conversation sized (no batch figures of the user's): the plan's micro batch and
-    accumulation on the user's devices (or the plan's), data parallelism over the plan's split; a figure the user gave
-    replaces the plan's."""
-    tp, pp = (s.tp or 1, s.pp or 1) if s.tp or s.pp else layout
-    devices = s.devices or (s.nodes * (s.node_size or 8) if s.nodes else None) or devices
+    accumulation on ``devices`` (the user's, or the plan's), data parallelism over the plan's split; a figure the user
+    gave replaces the plan's."""
+    tp, pp = s.tp or layout[0], s.pp or layout[1]  # a value the user stated, the plan's for the other
     if not devices or devices % (tp * pp):
         return None
     mbs, ga, dp = s.micro_batch or micro_batch, s.grad_accum or grad_accum, devices // (tp * pp)

@@ -335,7 +335,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         p = next(iter(plans), None)
         if p is None or not p.micro_batch or not p.grad_accum:
             return None
-        return batch_math.of_plan(self.s, p.micro_batch, p.grad_accum, p.devices, (p.tp or 1, p.pp or 1))
+        return batch_math.of_plan(self.s, p.micro_batch, p.grad_accum, self.e.devices or p.devices, (p.tp or 1, p.pp or 1))
 
     def plan_layout(self) -> tuple[int, int] | None:
         """TP x PP of the plan this answer states for the user's devices (the capped plan first, then the free one, then

@@ -502,11 +502,16 @@ JOB_HEADER = re.compile(r"\*\*[^*\n]+\*\* · ")
 
 def lead_count(answer: str, framework: str | None) -> tuple[int, str] | None:
     """The device count an answer led with, and its unit ("card" or "die")."""
-    lead = next((line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**"))), "")
-    # a lead with one count per framework ("LLaMA-Factory: 32 cards; MindSpeed-LLM: 16 cards"): the framework asked now
-    at = lead.find(framework) if framework else -1
-    m = LEAD_COUNT.search(lead, max(at, 0))
-    return (int(m.group(1) or m.group(2)), "die" if "DIE" in m.group(0) else "card") if m else None
+    lines = answer.splitlines()
+    lead = next((line for line in lines if line.startswith(("**Answer:**", "**结论**"))), "")
+    # a lead giving another quantity ("**Global batch 64** …") over the count the job needs: "**Needed:** … 8 cards"
+    needed = next((line for line in lines if line.startswith(("**Needed:**", "**所需**"))), "")
+    for line in (lead, needed):
+        # a lead with one count per framework ("LLaMA-Factory: 32 cards; MindSpeed-LLM: 16 cards"): the framework asked now
+        at = line.find(framework) if framework else -1
+        if m := LEAD_COUNT.search(line, max(at, 0)):
+            return int(m.group(1) or m.group(2)), "die" if "DIE" in m.group(0) else "card"
+    return None
 
 
 def relative_devices(question: str, base: int) -> int | None:
