@@ -1,0 +1,60 @@
+"""A follow-up asking a new quantity of the plan the conversation sized gets it first, on the conversation's devices
+(carry.toml [asked.solved], compose.plan_batch, capacity.solved_split, conversation.lead_count).
+
+Hand computations: GBS = MBS × DP × GA (ModelArts MindSpeed-LLM pages; LLaMA-Factory's with
+per_device_train_batch_size): the estimate's plan for qwen2.5-7b full 8192 on Snt9B is 8 cards, micro batch 1, GA 8,
+so 1 × 8 × 8 = 64, and on 16 cards 1 × 16 × 8 = 128; llama3.1-70b full 4096 MindSpeed-LLM on 32 cards with TP 8
+gives PP ∈ {1, 2, 4} (32 / 8 = 4), DP = 32 / (8 × PP). Vendor rows: seeds/004 qwen2.5-7b full 8192 LLaMA-Factory
+8 cards; llama3.1-70b full 4096 MindSpeed-LLM 32 cards; llama3.1-8b full 4096 LLaMA-Factory 8 cards (the recipe table:
+8 cards, GA 8)."""
+
+from __future__ import annotations
+
+import re
+
+from .dialog import converse
+
+
+def lead(answer: str) -> str:
+    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+
+
+def test_global_batch_asked_after_a_card_count_is_the_plans(assistant):
+    first, second = converse(assistant, "Qwen2.5-7B 全参 8k LLaMA-Factory Snt9B 几张卡", "global batch 该设多少？")
+    assert "**8 张卡**" in lead(first.answer)  # seeds/004 qwen2.5-7b full 8192 LLaMA-Factory Snt9B: 8
+    assert lead(second.answer).startswith("**结论**：**全局 batch 为 64** = micro batch 1 × 数据并行 8 × 梯度累积 8")
+
+
+def test_global_batch_follows_a_new_device_count(assistant):
+    *_, third = converse(assistant, "Qwen2.5-7B 全参 8k LLaMA-Factory Snt9B 几张卡", "global batch 该设多少？", "如果换成 16 卡呢")
+    assert lead(third.answer).startswith("**结论**：**全局 batch 为 128** = micro batch 1 × 数据并行 16 × 梯度累积 8")
+
+
+def test_doubling_the_cards_after_a_global_batch_answer_doubles_its_count(assistant):
+    *_, third = converse(assistant, "Llama3.1-8B full fine-tuning at 4k with LLaMA-Factory on Snt9B, how many cards?",
+                         "what global batch does that give?", "and if I double the cards?")
+    assert lead(third.answer).startswith("**Answer:** **Global batch 128** = micro batch 1 × data parallel 16")
+
+
+def test_pp_asked_beside_a_stated_tp_is_solved_on_the_conversations_cards(assistant):
+    _, second = converse(assistant, "Llama3.1-70B full fine-tuning with MindSpeed-LLM at 4k on Snt9B — how many nodes?",
+                         "with TP 8, what PP should I use?")
+    m = re.match(r"\*\*Answer:\*\* \*\*TP 8 × PP (\d)\*\* with data parallel (\d) on 32 cards", lead(second.answer))
+    assert m and int(m.group(1)) in (2, 4) and int(m.group(2)) == 32 // (8 * int(m.group(1)))
+    assert "Not used from your question" not in second.answer  # TP 8 is used, not named as a LLaMA-Factory setting
+    assert "TP 8 × PP 1 " in second.answer  # the other values are said with their estimate
+
+
+def test_pp_asked_in_chinese_beside_a_stated_tp(assistant):
+    _, second = converse(assistant, "Qwen2.5-72B 全参微调 4k 用 MindSpeed-LLM 在 Snt9B 上要几张卡", "TP 设 8 的话 PP 该设多少")
+    m = re.match(r"\*\*结论\*\*：\*\*TP 8 × PP (\d)\*\*，数据并行 (\d)，共 32 张卡", lead(second.answer))
+    assert m and int(m.group(2)) == 32 // (8 * int(m.group(1)))
+    assert "问题中未使用的数值" not in second.answer
+
+
+def test_global_batch_after_a_solved_split_uses_that_split(assistant):
+    *_, third = converse(assistant, "Qwen2.5-72B 全参微调 4k 用 MindSpeed-LLM 在 Snt9B 上要几张卡", "TP 设 8 的话 PP 该设多少",
+                         "那全局 batch 是多少？")
+    m = re.match(r"\*\*结论\*\*：\*\*全局 batch 为 (\d+)\*\* = micro batch 1 × 数据并行 (\d+)（= 卡数 / \(TP 8 × PP (\d)\)） × 梯度累积 (\d+)",
+                 lead(third.answer))
+    assert m and int(m.group(2)) == 32 // (8 * int(m.group(3))) and int(m.group(1)) == int(m.group(2)) * int(m.group(4))
