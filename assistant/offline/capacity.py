@@ -464,6 +464,13 @@ class CapacityBlocks(Writer):
             nodes = max(1, math.ceil(m.devices / self.node_size(m.hardware)))
             line = self.say("host_ram_first", gib=f"{m.host_ram_gib:,.0f}", setting=self.parallel(m.zero_stage, m.offload),
                             nodes=self.nodes(nodes), devs=devs)
+            if self.s.framework == "MindSpeed-LLM" and m.framework != "MindSpeed-LLM":
+                # MindSpeed-LLM offloads nothing: its plan needs no host RAM for it; DeepSpeed's offload is the option
+                plan = next((r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits), None)
+                layout = next((c.value for c in calls if c.value and c.value.framework == "MindSpeed-LLM"), None)
+                said = self.setting(plan, self.e.devices) if plan else self.parallel(None, None, layout.tp, layout.pp, layout.cp) + (
+                    self.L(" on ", " ，") + self.devices(layout.devices, layout.unit, layout.hardware)) if layout else "MindSpeed-LLM"
+                return self.say("host_ram_mindspeed", plan=said, offload=line[0].lower() + line[1:])
             # the plan for the user's devices keeps everything on them: its host RAM is nil, the offload figure an option
             yours = next((r.value for r in self.r.of("plan_training", PlanResult) if r.arg("max_devices") and r.value
                           and r.value.fits and not r.value.offload), None)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import checks, spec
-from .asked import ASKS_VERDICT, asks_verdict
+from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import QuestionFrame
 from .next_remedy import reports_done, said_done
 from .vocab import ASKS_COUNT, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
@@ -525,13 +525,30 @@ def relative_devices(question: str, base: int) -> int | None:
     return None
 
 
+# the lead of a split answer: "**Answer:** **TP 8 × PP 4** with data parallel 1 …" / "**结论**：**TP 8 × PP 4**，…"
+LEAD_SPLIT = re.compile(r"^\*\*(?:Answer:|结论)\*\*[:：]?\s*\*\*TP (\d+) × PP (\d+)\*\*")
+
+
+def solved_kept(new: QuestionFrame, answers: list[str]) -> None:
+    """"how much host RAM per node does that need?" after "with TP 8, what PP?" was answered "TP 8 × PP 4": the layout
+    is the user's TP with the answer's PP (not PP 1), as if the user had said it; marked as the last answer's."""
+    if not answers or not (new.tp or new.pp) or (new.tp and new.pp) or new.origin("tp" if new.tp else "pp") != "conversation":
+        return
+    m = next((LEAD_SPLIT.match(line) for line in answers[-1].splitlines() if LEAD_SPLIT.match(line)), None)
+    if m and (new.tp or int(m.group(1))) == int(m.group(1)) and (new.pp or int(m.group(2))) == int(m.group(2)):
+        missing = "pp" if new.tp else "tp"
+        new.tp, new.pp = int(m.group(1)), int(m.group(2))
+        new.mark("last_answer", missing)
+
+
 def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
     one the last answer with a count led with (a detour's answer, "what is ZeRO-3", leads with none); so is the base of
     a relative change the conversation's own devices cannot give ("double the cards" after "8 cards" was answered)."""
     said = CARRY.that_many.search(question.lower())
     changed = new.devices is None and any(rx.search(cn_numerals_to_digits(question.lower())) for rx, _, _ in CARRY.relative.get("devices", []))
-    if new.devices or not (said or changed or asks(new) & CARRY.on_last_count) or defines(new) and not new.model:
+    on_count = asks(new) & CARRY.on_last_count or asks_host_ram(new)  # carry.toml [on_last_count]
+    if new.devices or not (said or changed or on_count) or defines(new) and not new.model:
         return  # "what is pipeline parallelism?" explains a term: no count of the last answer is split
     led = None
     for answer in reversed(answers):

@@ -342,9 +342,12 @@ class Router:
         setting without offload and asks the host RAM in case they need it, so their "no offload" does not stop it."""
         if (s.offload is False and not fallback) or not (s.model or s.params_b):
             return []
+        # CPU offload is DeepSpeed's: on a MindSpeed-LLM job (which keeps its states on the devices) the figure is the
+        # one LLaMA-Factory's ZeRO-3 offload would need on the same devices (capacity.host_ram_first says so)
+        framework = "LLaMA-Factory" if (s.framework or s.stack) == "MindSpeed-LLM" else s.framework or s.stack
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=e.devices or e.per_node, zero_stage=s.zero_stage or 3,
-                         offload=True, hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
+                         offload=True, hardware=e.hardware, framework=framework, **batch_args(s), **trainer_args(s))
 
     def time_calls(self, s: Slots, e: Effective) -> list[Call]:
         """Training time needs a token count and a model (or size) or a measured TPS (the vendor formula has no
@@ -361,8 +364,8 @@ class Router:
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
         the setting and its result carries the memory breakdown."""
-        if stated_layout(s):  # "TP 8 PP 2 on 16 cards, memory per card?": that layout's memory
-            return self.layout_calls(s, e)
+        if stated_layout(s):  # "TP 8 PP 2 on 16 cards, memory per card?": that layout's memory (and host RAM if asked)
+            return (self.host_ram_calls(s, e) if asks_host_ram(s) else []) + self.layout_calls(s, e)
         if s.zero_stage is None and not s.offload:
             host = self.host_ram_calls(s, e) if asks_host_ram(s) else []  # "host RAM?": the offload setting's need too
             return host + self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,

@@ -58,3 +58,23 @@ def test_global_batch_after_a_solved_split_uses_that_split(assistant):
     m = re.match(r"\*\*结论\*\*：\*\*全局 batch 为 (\d+)\*\* = micro batch 1 × 数据并行 (\d+)（= 卡数 / \(TP 8 × PP (\d)\)） × 梯度累积 (\d+)",
                  lead(third.answer))
     assert m and int(m.group(2)) == 32 // (8 * int(m.group(3))) and int(m.group(1)) == int(m.group(2)) * int(m.group(4))
+
+
+def test_host_ram_per_node_asked_after_a_count_is_on_its_nodes(assistant):
+    """seeds/004 qwen2.5-72b full 4096 LLaMA-Factory Snt9B: 64 cards = 8 nodes; the per-node figure is the job's offload
+    host RAM shared by 8 nodes (fp32 master + Adam alone, 12 bytes × 72.7e9 parameters / 8 ≈ 102 GiB, is below it)."""
+    first, second = converse(assistant, "Qwen2.5-72B full fine-tuning on Snt9B with LLaMA-Factory at 4k, how many cards?",
+                             "if I use ZeRO-3 offload, how much host RAM per node?")
+    assert "**64 cards** (8 nodes)" in lead(first.answer)
+    m = re.match(r"\*\*Answer:\*\* about \*\*([\d,]+) GiB of host RAM per node\*\* for ZeRO-3 \+ offload on 8 nodes \(64 cards",
+                 lead(second.answer))
+    assert m and int(m.group(1).replace(",", "")) >= 12 * 72.7e9 / 8 / 2**30
+
+
+def test_host_ram_of_a_mindspeed_plan_says_it_offloads_nothing(assistant):
+    *_, third = converse(assistant, "Llama3.1-70B full fine-tuning with MindSpeed-LLM at 4k on Snt9B — how many nodes?",
+                         "with TP 8, what PP should I use?", "how much host RAM per node does that need?")
+    first = lead(third.answer)
+    assert first.startswith("**Answer:** **MindSpeed-LLM uses no CPU offload**")
+    assert re.search(r"its plan \(below: TP 8 × PP \d on 32 cards\)", first)  # the split the last answer gave, not PP 1
+    assert "on 4 nodes (32 cards" in first  # seeds/004: 32 cards = 4 Snt9B nodes
