@@ -356,10 +356,16 @@ class Router:
         tps, speedup = tps_per_device(s, devices)
         if not (s.model or s.params_b or tps) or not (s.tokens or (s.samples and s.seq_len)):
             return []
+        # a follow-up changing the count of a job timed before ("如果只有 32 张呢"): the minimum-card row it is held against
+        # (timing.py below_floor); a first question stating its cards asks no count, so no table is looked up
+        floor = self.call("min_cards", model=s.model, strategy=e.strategies[0] if len(e.strategies) == 1 else None,
+                          seq_len=e.seq_len, hardware=e.part) if (
+            s.model and e.part and e.strategies and s.origin("model") == "conversation"
+            and s.origin("devices") in ("said", "conversation")) else []
         return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
                          samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
                          epochs=s.epochs, devices=devices, hardware=e.hardware, tps=tps,
-                         deadline_hours=s.settings.get("deadline_hours"), speedup=speedup)
+                         deadline_hours=s.settings.get("deadline_hours"), speedup=speedup) + floor
 
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks

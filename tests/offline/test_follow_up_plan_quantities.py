@@ -78,3 +78,13 @@ def test_host_ram_of_a_mindspeed_plan_says_it_offloads_nothing(assistant):
     assert first.startswith("**Answer:** **MindSpeed-LLM uses no CPU offload**")
     assert re.search(r"its plan \(below: TP 8 × PP \d on 32 cards\)", first)  # the split the last answer gave, not PP 1
     assert "on 4 nodes (32 cards" in first  # seeds/004: 32 cards = 4 Snt9B nodes
+
+
+def test_fewer_cards_than_the_table_after_a_time_answer_is_said_first(assistant):
+    """seeds/004 qwen2.5-72b full 4096 Snt9B: LLaMA-Factory 64 cards, MindSpeed-LLM 32. Time = 1e9 / (1200 × 32 × 0.9)
+    = 28,935 s (the vendor formula with η = 0.9)."""
+    _, second, third = converse(assistant, "Qwen2.5-72B 全参 4k 用 LLaMA-Factory 在 Snt9B 上训练 10 亿 token，TPS 1200，64 张卡要多久",
+                                "如果只有 32 张呢", "换成 MindSpeed-LLM 呢")
+    assert lead(second.answer).startswith("**结论**：**32 张卡 低于厂商给这个任务的最小卡数**（LLaMA-Factory 64 张卡")
+    assert "28,935 秒" in second.answer
+    assert lead(third.answer).startswith("**结论**：**约 8.0 小时**（28,935 秒）")  # MindSpeed-LLM's row is 32: no floor said
