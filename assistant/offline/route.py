@@ -362,6 +362,8 @@ class Router:
                           seq_len=e.seq_len, hardware=e.part) if (
             s.model and e.part and e.strategies and s.origin("model") == "conversation"
             and s.origin("devices") in ("said", "conversation")) else []
+        if floor and s.framework in (None, "LLaMA-Factory") and len(e.strategies) == 1:  # the recipe table's row may allow fewer
+            floor += self.call("training_recipe", model=s.model, strategy=e.strategies[0], seq_len=e.seq_len)
         return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
                          samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
                          epochs=s.epochs, devices=devices, hardware=e.hardware, tps=tps,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..tools.derived_tools import DerivedResult
-from ..tools.tables import MinCardsResult
+from ..tools.tables import MinCardsResult, TrainingRecipeResult
 from ..tools.time_tools import TrainingTimeResult
 from .results import Result
 from .wording import Writer
@@ -121,7 +121,11 @@ class TimeBlocks(Writer):
             return ""
         rows = [row for call in self.r.of("min_cards", MinCardsResult) if call.value and call.arg("model") in (None, self.s.model)
                 for row in call.value.rows if row.supported and row.cards and self.s.framework in (None, row.framework)]
-        if not rows or any(row.cards <= r.devices for row in rows):
+        if not rows or any((row.cards or 0) <= r.devices for row in rows):
+            return ""
+        recipe = next((c.value for c in self.r.of("training_recipe", TrainingRecipeResult) if c.value and c.value.found
+                       and c.value.total_cards and c.value.total_cards <= r.devices), None)
+        if recipe is not None:  # the two vendor tables disagree: the recipe table's row allows these devices
             return ""
         floors = self.say("semicolon").join(f"{self.fw_name(row.framework, r.hardware)} {self.devices(row.cards, row.unit, r.hardware)}"
                                             for row in rows)
