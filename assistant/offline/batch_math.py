@@ -21,6 +21,7 @@ class BatchSum:
     tp: int
     pp: int = 1
     micro_assumed: bool = False  # no micro batch said: 1, the per_device_train_batch_size of every vendor recipe
+    from_plan: bool = False  # micro batch and accumulation taken from the estimate's plan, not the user's figures
 
 
 def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: bool = False) -> BatchSum | None:
@@ -48,6 +49,17 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: b
     return None
 
 
+def of_plan(s: QuestionFrame, micro_batch: int, grad_accum: int, devices: int, layout: tuple[int, int]) -> BatchSum | None:
+    """"global batch 该设多少" of a job the conversation sized (no batch figures of the user's): the plan's micro batch and
+    accumulation on ``devices`` (the user's, or the plan's), data parallelism over the plan's split; a figure the user
+    gave replaces the plan's."""
+    tp, pp = s.tp or layout[0], s.pp or layout[1]  # a value the user stated, the plan's for the other
+    if not devices or devices % (tp * pp):
+        return None
+    mbs, ga, dp = s.micro_batch or micro_batch, s.grad_accum or grad_accum, devices // (tp * pp)
+    return BatchSum("global_batch", mbs * dp * ga, dp, mbs, ga, None, tp, pp, from_plan=True)
+
+
 def render(b: BatchSum, lang: str) -> str:
     """The answer first, then the identity with the user's figures in it."""
     split = " × ".join([f"TP {b.tp}"] * (b.tp > 1) + [f"PP {b.pp}"] * (b.pp > 1))
@@ -58,11 +70,15 @@ def render(b: BatchSum, lang: str) -> str:
     mb = f"{b.micro_batch}" + (" (not said: 1, as in every ModelArts LLaMA-Factory recipe)" if b.micro_assumed else "")
     mb_zh = f"{b.micro_batch}" + ("（未给出，按 ModelArts LLaMA-Factory 配方一律取 1）" if b.micro_assumed else "")
     if b.asked == "global_batch":
+        plan = (" Micro batch and accumulation are the estimate's plan below; the global batch scales with data parallel, so "
+                "keep it by changing gradient_accumulation_steps when the device count changes.") if b.from_plan else ""
+        plan_zh = ("micro batch 与梯度累积取自下面估算的方案；全局 batch 随数据并行变化，卡数变化时可改 gradient_accumulation_steps "
+                   "保持它不变。") if b.from_plan else ""
         return (f"**Global batch {b.value}** = micro batch {mb} × data parallel {dp} × gradient accumulation "
                 f"{b.grad_accum} (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; LLaMA-Factory's is the "
-                "same with per_device_train_batch_size).") if lang == "en" else (
+                "same with per_device_train_batch_size)." + plan) if lang == "en" else (
                 f"**全局 batch 为 {b.value}** = micro batch {mb_zh} × 数据并行 {dp_zh} × 梯度累积 {b.grad_accum}"
-                "（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 同理，用 per_device_train_batch_size）。")
+                "（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 同理，用 per_device_train_batch_size）。" + plan_zh)
     per_step = b.micro_batch * b.data_parallel
     if b.value is None:
         target = b.global_batch or per_step

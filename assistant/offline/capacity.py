@@ -27,7 +27,7 @@ from .asked import (
     offload_asked_first,
     stages_offered,
 )
-from .conversation import asks_count_of_kept_devices, asks_other_than_verdict
+from .conversation import asks_count_of_kept_devices, asks_other_than_verdict, solved_slot
 from .next_remedy import split_on_more_devices
 from .results import Result
 from .route import table_strategy
@@ -436,6 +436,8 @@ class CapacityBlocks(Writer):
         """"TP PP 怎么切" on a count (the user's, or the one the last answer led with): MindSpeed-LLM's TP x PP from the
         plan within that count, the rest of it data parallel; LLaMA-Factory splits nothing (DeepSpeed data parallel)."""
         s = self.s
+        if "tp" in s.intents and solved_slot(s):
+            return self.solved_split()
         if "tp" not in s.intents or s.tp or s.pp:
             return []
         if s.oom_split and self.e.devices and (grown := split_on_more_devices(s.oom_split, self.e.devices, s.node_size)):
@@ -464,6 +466,28 @@ class CapacityBlocks(Writer):
             out.append("- " + self.say("split_not_in_lf"))
         return out
 
+    def solved_split(self) -> list[str]:
+        """"With TP 8, what PP?": the smallest value of the asked slot whose estimate fits (the most data parallel), then
+        what the others need; none fitting is said as such."""
+        tried = sorted((c.value for c in self.r.of("estimate_training_memory", TrainingMemoryResult) if c.value),
+                       key=lambda m: m.tp * m.pp)
+        if not tried:
+            return []
+        # the smallest that fits; else, of the tight ones, the one with the most room at its range's upper end
+        tight = sorted((m for m in tried if m.verdict == "tight"), key=lambda m: m.high_gib)
+        best = next((m for m in tried if m.verdict == "fits"), None) or next(iter(tight), None)
+        per = self.per_device(tried[0].unit, tried[0].hardware)
+        others = [f"{self.parallel(None, None, m.tp, m.pp, m.cp)} {m.total_gib:.1f} GiB ({self.say('verdict_' + m.verdict)})"
+                  for m in tried if m is not best]
+        if best is None:
+            return [self.say("split_none_fits", devs=self.devices(tried[0].devices, tried[0].unit, tried[0].hardware),
+                             tried=self.say("comma").join(others), per=per)]
+        out = [self.say("split_first", split=self.parallel(None, None, best.tp, best.pp, best.cp), dp=best.data_parallel,
+                        devs=self.devices(best.devices, best.unit, best.hardware), gib=f"{best.total_gib:.1f}", per=per)]
+        if others:
+            out.append("- " + self.say("split_others", tried=self.say("comma").join(others), per=per))
+        return out
+
     def host_ram_first(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
         """'About **460 GiB of host RAM per node** for ZeRO-3 + offload on your 4 nodes (32 cards; estimate)'."""
         with_ram = [c for c in calls if c.value is not None and c.value.offload]
@@ -474,6 +498,13 @@ class CapacityBlocks(Writer):
             nodes = max(1, math.ceil(m.devices / self.node_size(m.hardware)))
             line = self.say("host_ram_first", gib=f"{m.host_ram_gib:,.0f}", setting=self.parallel(m.zero_stage, m.offload),
                             nodes=self.nodes(nodes), devs=devs)
+            if self.s.framework == "MindSpeed-LLM" and m.framework != "MindSpeed-LLM":
+                # MindSpeed-LLM offloads nothing: its plan needs no host RAM for it; DeepSpeed's offload is the option
+                plan = next((r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits), None)
+                layout = next((c.value for c in calls if c.value and c.value.framework == "MindSpeed-LLM"), None)
+                said = self.setting(plan, self.e.devices) if plan else self.parallel(None, None, layout.tp, layout.pp, layout.cp) + (
+                    self.L(" on ", " ，") + self.devices(layout.devices, layout.unit, layout.hardware)) if layout else "MindSpeed-LLM"
+                return self.say("host_ram_mindspeed", plan=said, offload=line[0].lower() + line[1:])
             # the plan for the user's devices keeps everything on them: its host RAM is nil, the offload figure an option
             yours = next((r.value for r in self.r.of("plan_training", PlanResult) if r.arg("max_devices") and r.value
                           and r.value.fits and not r.value.offload), None)

@@ -335,8 +335,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # no micro batch said: the recipes' 1, unless a MindSpeed-LLM plan's own accumulation answers (ga_first)
         assume = self.s.framework != "MindSpeed-LLM"
         batch = batch_math.solve(self.s, self.plan_layout(), assume) if said or "gbs" in self.s.intents else None
-        if batch is None and "gbs" in self.s.intents:  # "几张卡？global batch 多大？": the global batch of the plan stated
-            batch = self.plan_batch()
+        if batch is None and "gbs" in self.s.intents:
+            batch = self.plan_batch()  # "几张卡？global batch 多大？" / "global batch 该设多少" of a job sized before: the plan's figures
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
@@ -357,14 +357,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         return out[:at] + [batch_math.render(batch, self.lang), ""] + out[at:]
 
     def plan_batch(self) -> batch_math.BatchSum | None:
-        """The global batch of the plan the answer states (the capped plan first), GBS = MBS × DP × GA with its own
-        figures: the second part of "how many cards, and what global batch?" when the user gave no batch figures."""
-        plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and r.arg("max_devices")] + [
-            r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and not r.arg("max_devices")]
-        if not (p := next(iter(plans), None)) or not p.global_batch:
+        """The global batch of the plan this answer states (capped to the user's devices first), on the user's devices."""
+        plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and r.arg("max_devices")]
+        plans += [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.value.fits and not r.arg("max_devices")]
+        p = next(iter(plans), None)
+        if p is None or not p.micro_batch or not p.grad_accum:
             return None
-        mp = p.tp * (p.pp or 1) * (p.cp or 1)
-        return batch_math.BatchSum("global_batch", p.global_batch, p.devices // mp, p.micro_batch, p.grad_accum, None, p.tp, p.pp or 1)
+        return batch_math.of_plan(self.s, p.micro_batch, p.grad_accum, self.e.devices or p.devices, (p.tp or 1, p.pp or 1))
 
     def plan_layout(self) -> tuple[int, int] | None:
         """TP x PP of the plan this answer states for the user's devices (the capped plan first, then the free one, then

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import checks, spec
-from .asked import ASKS_VERDICT, asks_verdict
+from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import QuestionFrame
 from .next_remedy import reports_done, said_done
 from .vocab import ASKS_COUNT, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
@@ -56,6 +56,7 @@ class CarrySpec:
     reset_kept: re.Pattern = re.compile(r"(?!)")  # "same TP PP": the value a reset would drop is said to stay
     kept_product: dict[str, re.Pattern] | None = None  # "same global batch": the conversation's product kept
     both: re.Pattern = re.compile(r"(?!)")  # "could both share one card?": the last two models together
+    solved: dict[str, re.Pattern] | None = None  # "with TP 8, what PP?": the layout slot asked beside a stated one
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -89,7 +90,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      frozenset(raw["facts_quoted"]["intents"]), tuple(raw["facts_quoted"]["slots"]), words(raw["facts_quoted"]["own"]),
                      words(asked.get("resets", {}).get("kept", {})),
                      {slot: words(pats) for slot, pats in raw.get("kept_product", {}).items()},
-                     words(raw.get("both", {})))
+                     words(raw.get("both", {})),
+                     {slot: words(pats) for slot, pats in asked.get("solved", {}).items()})
 
 
 CARRY = load()
@@ -191,11 +193,22 @@ def bare_count_as_devices(new: QuestionFrame, earlier: QuestionFrame, turn: Ques
 def asks(turn: QuestionFrame) -> set[str]:
     """The quantities this turn asks itself; an intent its own stated value raises ("int8 kv cache") asks nothing,
     and a device word asks no count unless a count is asked ("per card", "on those cards")."""
+    solved = solved_slot(turn)  # "with TP 8, what PP?": the stated TP asks nothing, the PP asked does
     out = {i for i in turn.intents & CARRY.asked
-           if not (i in CARRY.stated_by and any(spec.value_of(turn, n) is not None for n in CARRY.stated_by[i]))}
+           if not (i in CARRY.stated_by and any(spec.value_of(turn, n) is not None for n in CARRY.stated_by[i]))
+           or solved in CARRY.stated_by.get(i, ())}
     if "cards" in out and not ASKS_COUNT.search(SETTING_ASKED.sub(" ", turn.question.lower())):
         out.discard("cards")
     return out
+
+
+def solved_slot(s: QuestionFrame) -> str | None:
+    """"with TP 8, what PP should I use?": the layout slot the turn asks the value of, beside a stated one
+    (carry.toml [asked.solved]); None when it states that slot too or asks none."""
+    q = s.question.lower()
+    return next((slot for slot, rx in (CARRY.solved or {}).items()
+                 if spec.value_of(s, slot) is None and rx.search(q)
+                 and any(spec.value_of(s, other) is not None for other in CARRY.solved or {} if other != slot)), None)
 
 
 def asks_other_than_verdict(s: QuestionFrame) -> bool:
@@ -489,11 +502,16 @@ JOB_HEADER = re.compile(r"\*\*[^*\n]+\*\* · ")
 
 def lead_count(answer: str, framework: str | None) -> tuple[int, str] | None:
     """The device count an answer led with, and its unit ("card" or "die")."""
-    lead = next((line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**"))), "")
-    # a lead with one count per framework ("LLaMA-Factory: 32 cards; MindSpeed-LLM: 16 cards"): the framework asked now
-    at = lead.find(framework) if framework else -1
-    m = LEAD_COUNT.search(lead, max(at, 0))
-    return (int(m.group(1) or m.group(2)), "die" if "DIE" in m.group(0) else "card") if m else None
+    lines = answer.splitlines()
+    lead = next((line for line in lines if line.startswith(("**Answer:**", "**结论**"))), "")
+    # a lead giving another quantity ("**Global batch 64** …") over the count the job needs: "**Needed:** … 8 cards"
+    needed = next((line for line in lines if line.startswith(("**Needed:**", "**所需**"))), "")
+    for line in (lead, needed):
+        # a lead with one count per framework ("LLaMA-Factory: 32 cards; MindSpeed-LLM: 16 cards"): the framework asked now
+        at = line.find(framework) if framework else -1
+        if m := LEAD_COUNT.search(line, max(at, 0)):
+            return int(m.group(1) or m.group(2)), "die" if "DIE" in m.group(0) else "card"
+    return None
 
 
 def relative_devices(question: str, base: int) -> int | None:
@@ -507,13 +525,30 @@ def relative_devices(question: str, base: int) -> int | None:
     return None
 
 
+# the lead of a split answer: "**Answer:** **TP 8 × PP 4** with data parallel 1 …" / "**结论**：**TP 8 × PP 4**，…"
+LEAD_SPLIT = re.compile(r"^\*\*(?:Answer:|结论)\*\*[:：]?\s*\*\*TP (\d+) × PP (\d+)\*\*")
+
+
+def solved_kept(new: QuestionFrame, answers: list[str]) -> None:
+    """"how much host RAM per node does that need?" after "with TP 8, what PP?" was answered "TP 8 × PP 4": the layout
+    is the user's TP with the answer's PP (not PP 1), as if the user had said it; marked as the last answer's."""
+    if not answers or not (new.tp or new.pp) or (new.tp and new.pp) or new.origin("tp" if new.tp else "pp") != "conversation":
+        return
+    m = next((LEAD_SPLIT.match(line) for line in answers[-1].splitlines() if LEAD_SPLIT.match(line)), None)
+    if m and (new.tp or int(m.group(1))) == int(m.group(1)) and (new.pp or int(m.group(2))) == int(m.group(2)):
+        missing = "pp" if new.tp else "tp"
+        new.tp, new.pp = int(m.group(1)), int(m.group(2))
+        new.mark("last_answer", missing)
+
+
 def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
     one the last answer with a count led with (a detour's answer, "what is ZeRO-3", leads with none); so is the base of
     a relative change the conversation's own devices cannot give ("double the cards" after "8 cards" was answered)."""
     said = CARRY.that_many.search(question.lower())
     changed = new.devices is None and any(rx.search(cn_numerals_to_digits(question.lower())) for rx, _, _ in CARRY.relative.get("devices", []))
-    if new.devices or not (said or changed or asks(new) & CARRY.on_last_count) or defines(new) and not new.model:
+    on_count = asks(new) & CARRY.on_last_count or asks_host_ram(new)  # carry.toml [on_last_count]
+    if new.devices or not (said or changed or on_count) or defines(new) and not new.model:
         return  # "what is pipeline parallelism?" explains a term: no count of the last answer is split
     led = None
     for answer in reversed(answers):

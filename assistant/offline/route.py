@@ -13,6 +13,7 @@ from ..note_kinds import kinds_asked
 from ..resolve import variant_of
 from . import batch_math, file_values, pasted_log, pasted_output, quantity, table_query
 from .asked import WHY_ASKED, asks_host_ram, asks_offload_needed, asks_verdict, named_setting, stages_offered
+from .conversation import solved_slot
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
     DEFAULT_SEQ_LEN,
@@ -348,9 +349,12 @@ class Router:
         setting without offload and asks the host RAM in case they need it, so their "no offload" does not stop it."""
         if (s.offload is False and not fallback) or not (s.model or s.params_b):
             return []
+        # CPU offload is DeepSpeed's: on a MindSpeed-LLM job (which keeps its states on the devices) the figure is the
+        # one LLaMA-Factory's ZeRO-3 offload would need on the same devices (capacity.host_ram_first says so)
+        framework = "LLaMA-Factory" if (s.framework or s.stack) == "MindSpeed-LLM" else s.framework or s.stack
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=e.devices or e.per_node, zero_stage=s.zero_stage or 3,
-                         offload=True, hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
+                         offload=True, hardware=e.hardware, framework=framework, **batch_args(s), **trainer_args(s))
 
     def time_calls(self, s: Slots, e: Effective) -> list[Call]:
         """Training time needs a token count and a model (or size) or a measured TPS (the vendor formula has no
@@ -359,16 +363,24 @@ class Router:
         tps, speedup = tps_per_device(s, devices)
         if not (s.model or s.params_b or tps) or not (s.tokens or (s.samples and s.seq_len)):
             return []
+        # a follow-up changing the count of a job timed before ("如果只有 32 张呢"): the minimum-card row it is held against
+        # (timing.py below_floor); a first question stating its cards asks no count, so no table is looked up
+        floor = self.call("min_cards", model=s.model, strategy=e.strategies[0] if len(e.strategies) == 1 else None,
+                          seq_len=e.seq_len, hardware=e.part) if (
+            s.model and e.part and e.strategies and s.origin("model") == "conversation"
+            and s.origin("devices") in ("said", "conversation")) else []
+        if floor and s.framework in (None, "LLaMA-Factory") and len(e.strategies) == 1:  # the recipe table's row may allow fewer
+            floor += self.call("training_recipe", model=s.model, strategy=e.strategies[0], seq_len=e.seq_len)
         return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
                          samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
                          epochs=s.epochs, devices=devices, hardware=e.hardware, tps=tps,
-                         deadline_hours=s.settings.get("deadline_hours"), speedup=speedup)
+                         deadline_hours=s.settings.get("deadline_hours"), speedup=speedup) + floor
 
     def memory_calls(self, s: Slots, e: Effective) -> list[Call]:
         """A given setup (ZeRO stage, device count) is estimated as asked; otherwise the planner picks
         the setting and its result carries the memory breakdown."""
-        if stated_layout(s):  # "TP 8 PP 2 on 16 cards, memory per card?": that layout's memory
-            return self.layout_calls(s, e)
+        if stated_layout(s):  # "TP 8 PP 2 on 16 cards, memory per card?": that layout's memory (and host RAM if asked)
+            return (self.host_ram_calls(s, e) if asks_host_ram(s) else []) + self.layout_calls(s, e)
         if s.zero_stage is None and not s.offload:
             host = self.host_ram_calls(s, e) if asks_host_ram(s) else []  # "host RAM?": the offload setting's need too
             return host + self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
@@ -404,10 +416,15 @@ class Router:
                          hardware=e.hardware, framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
 
     def layout_calls(self, s: Slots, e: Effective) -> list[Call]:
-        """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device."""
-        return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
-                         seq_len=e.seq_len, devices=e.devices, tp=s.tp or 1, pp=s.pp or 1, cp=s.settings.get("cp"), ep=s.settings.get("ep"),
-                         hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
+        """The user's own TP x PP (x CP) on their devices (the reader checked that it divides them): its memory per device.
+        "With TP 8, what PP?" (conversation.solved_slot): each value of the asked slot that divides the devices left by
+        the stated one, so the answer can name the smallest that fits."""
+        calls: list[Call] = []
+        for tp, pp in layout_candidates(s, e.devices or 0, e.per_node):
+            calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                               seq_len=e.seq_len, devices=e.devices, tp=tp, pp=pp, cp=s.settings.get("cp"), ep=s.settings.get("ep"),
+                               hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
+        return calls
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
         if s.model and "vllm" in e.facts.vendor_tables:
@@ -796,6 +813,19 @@ def asks_form(s: Slots) -> bool:
 
 def on_topic_howto(s: Slots) -> bool:
     return s.on_topic and not s.intents & {"list_models", "list_hardware", "memory", "zero", "ga", "cards"}
+
+
+def layout_candidates(s: Slots, devices: int, per_node: int | None) -> list[tuple[int, int]]:
+    """TP x PP to estimate: the stated one, or, when the turn asks one of them beside the other ("TP 设 8 的话 PP 该设多少"),
+    every value of the asked one that divides the devices the stated one leaves, smallest first (TP within a node)."""
+    tp, pp = s.tp or 1, s.pp or 1
+    solved = solved_slot(s)
+    rest = devices // (tp if solved == "pp" else pp) if solved and devices else 0
+    if solved == "pp" and rest:
+        return [(tp, n) for n in range(1, rest + 1) if rest % n == 0][:8]
+    if solved == "tp" and rest:
+        return [(n, pp) for n in range(1, min(rest, per_node or 8) + 1) if rest % n == 0][:8]
+    return [(tp, pp)]
 
 
 def stated_layout(s: Slots) -> bool:

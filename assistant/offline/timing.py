@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..tools.derived_tools import DerivedResult
-from ..tools.tables import MinCardsResult
+from ..tools.tables import MinCardsResult, TrainingRecipeResult
 from ..tools.time_tools import TrainingTimeResult
 from .results import Result
 from .wording import Writer
@@ -77,7 +77,9 @@ class TimeBlocks(Writer):
             head = self.say("time_result_for_tokens_on", took=took, secs=secs, tokens=tokens, devs=devs, tps_per_device=r.tps_per_device)
         else:
             head = self.say("time_result_rough_estimate_for", took=took, secs=secs, tokens=tokens, devs=devs)
-        lines = [self.lead(deadline), f"- {head}"] if (deadline := self.deadline_line(r)) else [self.lead(head)]
+        # a deadline asked, or (no deadline) fewer devices than the table's row ("如果只有 32 张呢"): said before the time
+        first = self.deadline_line(r) or self.below_floor(r)
+        lines = [self.lead(first), f"- {head}"] if first else [self.lead(head)]
         lines += [self.say("time_result_formula") + f"`{r.formula}`",
                  self.say("time_result_assumptions") + sep.join(r.assumptions if not self.zh else self.assumptions_zh(r))]
         total = self.s.settings.get("tps_total")
@@ -111,6 +113,23 @@ class TimeBlocks(Writer):
         rule = self.say("deadline_rule_multiple" if d.devices_needed > 8 else "deadline_rule_up")
         return self.say("deadline_needs", needed=needed, deadline=deadline, formula=d.formula, rule=rule,
                         on_needed=on_needed) + self.table_floor(d.devices_needed, r)
+
+    def below_floor(self, r: TrainingTimeResult) -> str:
+        """The user's own devices below the minimum-card row of the job's framework (of every framework when none is
+        named): said before the time, which the formula gives for any count."""
+        if self.s.origin("devices") not in ("said", "conversation"):
+            return ""
+        rows = [row for call in self.r.of("min_cards", MinCardsResult) if call.value and call.arg("model") in (None, self.s.model)
+                for row in call.value.rows if row.supported and row.cards and self.s.framework in (None, row.framework)]
+        if not rows or any((row.cards or 0) <= r.devices for row in rows):
+            return ""
+        recipe = next((c.value for c in self.r.of("training_recipe", TrainingRecipeResult) if c.value and c.value.found
+                       and c.value.total_cards and c.value.total_cards <= r.devices), None)
+        if recipe is not None:  # the two vendor tables disagree: the recipe table's row allows these devices
+            return ""
+        floors = self.say("semicolon").join(f"{self.fw_name(row.framework, r.hardware)} {self.devices(row.cards, row.unit, r.hardware)}"
+                                            for row in rows)
+        return self.say("time_below_floor", devs=self.devices(r.devices, r.unit, r.hardware), floors=floors)
 
     def table_floor(self, needed: int, r: TrainingTimeResult) -> str:
         """The vendor's rule also keeps the count at or above the minimum-card table's row (ModelArts 590604: 且不小于
