@@ -245,6 +245,14 @@ class Router:
     def max_context(self, s: Slots, e: Effective) -> list[Call]:
         return self.what_fits(s, e, "context")
 
+    def pasted_log_calls(self, s: Slots) -> list[Call]:
+        """A pasted log's own figures are derived in the answer with no tool; a PEFT parameter line of a named model is
+        also set against the catalog: the adapter parameters of one rank on each target set PEFT uses (pasted_log)."""
+        if isinstance(pasted_log.read(s.question), pasted_log.AdapterLine) and s.model:
+            return [c for targets in pasted_log.ADAPTER_TARGETS
+                    for c in self.call("derive_quantity", quantity="lora_params", model=s.model, lora_rank=1, lora_targets=targets)]
+        return []
+
     def model_context(self, s: Slots) -> list[Call]:
         """The model's own context: the catalog entry of the variant the user wrote ("glm-4-9b-chat", "-Instruct")."""
         variant = variant_of(s.model_text or "")
@@ -1002,7 +1010,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (asks_table_rows, Router.table_rows),
     # a pasted log's own figures (a Trainer banner, MindSpeed iteration lines): derived in the answer from the whole log,
     # before the quantity table reads single figures out of it
-    (reads_pasted_log, lambda r, s: []),  # a pasted log's own figures: derived in the answer, no tool
+    (reads_pasted_log, Router.pasted_log_calls),  # a pasted log's own figures: derived in the answer
     (only_quantities, Router.quantity_only),  # "LoRA r=16 trainable params?", "DP of 64 DIE at TP 8 PP 2 CP 2?"
     (about_parts, Router.list_hardware),
     (lists_models, Router.list_models),
