@@ -21,7 +21,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
     table_strategy,
 )
 from .parse import Slots
-from .vocab import ASKS_COUNT
+from .vocab import ASKS_COUNT, INTENTS
 
 TABLE_MEMORY_GB = (32, 64)  # the ModelArts vLLM tables' memory columns (GB per card)
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
@@ -945,13 +945,23 @@ def only_quantities(s: Slots) -> bool:
     """The question asks quantities of quantities.toml and nothing else a tool answers: with their words blanked, no
     device count, yes/no, config or time is asked."""
     rows = quantity.asked(s)
-    if not rows or s.intents & {"config", "troubleshoot", "compare"}:
+    if not rows or s.intents & {"config", "compare"} or ("troubleshoot" in s.intents and troubleshoot_beyond_width(s.question)):
         return False
     rest = s.question
     for row in rows:
         rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
     rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
+
+
+# a precision said as the width a quantity is counted in ("the embedding matrix in bf16", "按 fp16 算"): a stated value,
+# not the BF16/FP16 topic the troubleshooting intent reads in the bare word
+PRECISION_AS_WIDTH = re.compile(r"(?:in|at|as|with|using|用|按|以)\s*(?:bf16|fp16|fp32|fp8|int8|int4|bfloat16|float16)(?![a-z0-9])", re.I)
+
+
+def troubleshoot_beyond_width(question: str) -> bool:
+    """The troubleshooting intent is still read once a precision said as a quantity's width is left out."""
+    return bool(INTENTS["troubleshoot"].search(PRECISION_AS_WIDTH.sub(" ", question.lower())))
 
 
 TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
