@@ -184,7 +184,27 @@ class KvBlocks:
         return self.blocks * self.block_size if self.blocks and self.block_size else None
 
 
-PastedLog = TrainerBanner | IterationLine | AdapterLine | KvBlocks
+# DeepSpeed's batch check: "train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size
+# 16 != 2 * 4 * 4"
+BATCH_CHECK = re.compile(r"train_batch_size\s+is\s+not\s+equal\s+to\s+micro_batch_per_gpu\s*\*\s*gradient_acc_step\s*\*\s*world_size"
+                         r"\s*(\d+)\s*!=\s*(\d+)\s*\*\s*(\d+)\s*\*\s*(\d+)", re.I)
+
+
+@dataclass(frozen=True)
+class BatchCheck:
+    """DeepSpeed's refusal: the train_batch_size it was given against micro batch × GA × world size."""
+
+    given: int
+    micro: int
+    accum: int
+    world: int
+
+    @property
+    def product(self) -> int:
+        return self.micro * self.accum * self.world
+
+
+PastedLog = TrainerBanner | IterationLine | AdapterLine | KvBlocks | BatchCheck
 
 
 def read(question: str) -> PastedLog | None:
@@ -201,6 +221,8 @@ def read(question: str) -> PastedLog | None:
             total_steps=_int(m.group(1)) if (m := found["total_steps"]) else None,
             seq_len=int(seq.group(1)) if (seq := SEQ_LEN.search(outside_banner(question))) else None,
         )
+    if m := BATCH_CHECK.search(question):
+        return BatchCheck(*(int(g) for g in m.groups()))
     if m := ADAPTER_LINE.search(question):
         return AdapterLine(_int(m.group(1)), _int(m.group(2)), float(m.group(3)) if m.group(3) else None)
     blocks, conc, cache = KV_BLOCKS.search(question), KV_CONCURRENCY.search(question), KV_CACHE_TOKENS.search(question)
@@ -412,9 +434,30 @@ def render_kv_blocks(k: KvBlocks, lang: str) -> str:
     return "\n".join(lines)
 
 
+def render_batch_check(b: BatchCheck, lang: str) -> str:
+    """The product DeepSpeed computed against the value it was given, and the ways to make them agree."""
+    zh = lang == "zh"
+    p = b.product
+    ga = b.given // (b.micro * b.world) if b.given % (b.micro * b.world) == 0 and b.given >= b.micro * b.world else None
+    alt = ((f"；或保持 {b.given} 不变，把梯度累积改成 {ga}（{b.micro} × {ga} × {b.world} = {b.given}）" if zh else
+            f"; or keep {b.given} and set gradient accumulation to {ga} ({b.micro} × {ga} × {b.world} = {b.given})") if ga else "")
+    return (f"**结论**：**对不上：{b.micro} × {b.accum} × {b.world} = {p}，而 `train_batch_size` 是 {b.given}**（每卡 micro batch × 梯度累积 × world size）。"
+            f"把 `train_batch_size` 改成 {p}，或设成 `\"auto\"` 让它按 YAML 的 `per_device_train_batch_size` 和 `gradient_accumulation_steps` 算出来{alt}。\n"
+            "DeepSpeed 启动时检查 `train_batch_size` = `train_micro_batch_size_per_gpu` × `gradient_accumulation_steps` × 数据并行 rank 数；"
+            "LLaMA-Factory 自带的 DeepSpeed 配置三个都写 `\"auto\"`，手写数字或换了卡数后没改就会报这个错。（数字取自你贴的报错。）" if zh else
+            f"**Answer:** **They disagree: {b.micro} × {b.accum} × {b.world} = {p}, but `train_batch_size` is {b.given}** (micro batch per "
+            f"device × gradient accumulation × world size). Set `train_batch_size` to {p}, or to `\"auto\"` so it follows the YAML's "
+            f"`per_device_train_batch_size` and `gradient_accumulation_steps`{alt}.\n"
+            "DeepSpeed checks `train_batch_size` = `train_micro_batch_size_per_gpu` × `gradient_accumulation_steps` × data-parallel ranks at "
+            "start-up; LLaMA-Factory's own DeepSpeed files write all three as `\"auto\"`, so a hand-written number, or a device count changed "
+            "without it, raises this. (The figures are from your error.)")
+
+
 def render(log: PastedLog, lang: str, question: str = "", per_rank: dict[str, float] | None = None, model: str | None = None) -> str:
     if isinstance(log, AdapterLine):
         return render_adapter(log, lang, per_rank, model)
     if isinstance(log, KvBlocks):
         return render_kv_blocks(log, lang)
+    if isinstance(log, BatchCheck):
+        return render_batch_check(log, lang)
     return render_banner(log, lang, question) if isinstance(log, TrainerBanner) else render_iteration(log, lang, question)

@@ -43,5 +43,7 @@ def test_a_pasted_json_asking_its_meaning_needs_no_model(assistant):
 def test_batch_assertion_names_the_identity(assistant):
     q = ("deepspeed 报错: AssertionError: Check batch related parameters. train_batch_size is not equal to "
          "micro_batch_per_gpu * gradient_acc_step * world_size 16 != 2 * 4 * 4")
-    first = lead(assistant.ask(q).answer)
-    assert "`train_batch_size`" in first and "`gradient_accumulation_steps`" in first
+    text = assistant.ask(q).answer
+    # 2 x 4 x 4 = 32 against 16: set 32 or "auto", or GA 16 / (2 x 4) = 2
+    assert text.startswith("**结论**：**对不上：2 × 4 × 4 = 32，而 `train_batch_size` 是 16**")
+    assert "`\"auto\"`" in text and "梯度累积改成 2（2 × 2 × 4 = 16）" in text
