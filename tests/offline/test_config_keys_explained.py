@@ -47,3 +47,15 @@ def test_batch_assertion_names_the_identity(assistant):
     # 2 x 4 x 4 = 32 against 16: set 32 or "auto", or GA 16 / (2 x 4) = 2
     assert text.startswith("**结论**：**对不上：2 × 4 × 4 = 32，而 `train_batch_size` 是 16**")
     assert "`\"auto\"`" in text and "梯度累积改成 2（2 × 2 × 4 = 16）" in text
+
+
+@pytest.mark.parametrize("question,words", [
+    # CANN: EI0002 = HCCL notify wait timeout; the named remote rank is the one to read first
+    ("EI0002: The wait execution of the Notify register times out. Reason: The Notify register has not received the "
+     "Notify record from remote rank [3]. 多机训练卡住然后报这个", ["`EI0002`", "remote rank", "plog"]),
+    ("my 4-node job dies with EI0002 Notify Wait Timeout, what do I check?", ["`EI0002`", "first read the log"]),
+    ("export HCCL_CONNECT_TIMEOUT=1200 是干什么的", ["`HCCL_CONNECT_TIMEOUT`", "建链"]),
+])
+def test_hccl_timeouts_are_read(assistant, question, words):
+    first = lead(assistant.ask(question).answer)
+    assert all(w in first for w in words), first
