@@ -59,3 +59,16 @@ def test_batch_assertion_names_the_identity(assistant):
 def test_hccl_timeouts_are_read(assistant, question, words):
     first = lead(assistant.ask(question).answer)
     assert all(w in first for w in words), first
+
+
+@pytest.mark.parametrize("question,figure", [
+    # HF config: GLM-4-9B 40 layers x 2 KV heads x 128 x 2 (K,V) x 2 B = 40,960 B = 40 KiB
+    ("per-token KV bytes of glm4-9b", "40 KiB per token"),
+    # Yi-34B 60 x 8 x 128 x 2 x 2 B = 245,760 B = 240 KiB ("how many kv bytes" asks bytes, not a count)
+    ("how many kv bytes per token does yi-34b need?", "240 KiB per token"),
+    # Mistral-7B-v0.3 32 x 8 x 128 x 2 x 2 B = 131,072 B = 128 KiB
+    ("mistral-7b-v0.3 每个 token 的 KV 多大", "每 token 128 KiB"),
+])
+def test_kv_per_token_with_the_token_said_first(assistant, question, figure):
+    first = next(line for line in assistant.ask(question).answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+    assert figure in first, first
