@@ -2,8 +2,9 @@
 576, does NPU_Flash_Attn support it?", "40 query heads and 6 kv heads"), so that the answer can say yes or
 no first. The limits are the vendor's page NPU_Flash_Attn融合算子约束 (modelarts_llm_train_5901150):
 query [B, N1, S1, D] with N1 ≤ 2048 and D ≤ 512, key [B, N2, S2, D] with N2 ≤ 2048, N1 a positive
-integer multiple of N2. The page's other conditions (q, k and v need gradients; attn_mask bool or None)
-are not numbers a question states, so a "within the limits" verdict says they still apply."""
+integer multiple of N2, attn_mask bool or None (the mask's dtype when the question states it: "my mask is
+float16"). The page's other condition (q, k and v need gradients) is not a value a question states, so a "within
+the limits" verdict says it still applies."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)\s*(?:is|=|:
                       r"(?:=|:|是|为)?\s*(\d{1,5})(?![0-9])|"
                       r"(?<![0-9a-z.\-])(\d{1,5})\s*(?:-|的)?\s*head[_\s-]?dim")
 
+# the mask's dtype a question states ("my mask is float16", "attn_mask 是 fp16 的", "a bool mask"): the page allows bool or None
+MASK_TYPES = r"(bool(?:ean)?|none|float16|fp16|half|float32|fp32|float|bfloat16|bf16|int8|uint8|int64|long)"
+MASK_DTYPE = re.compile(rf"(?:attn[_\s-]?mask|attention[_\s-]mask|(?<![a-z])mask)(?![a-z])[^。.?？\n]{{0,24}}?(?<![a-z0-9]){MASK_TYPES}(?![a-z0-9])|"
+                        rf"(?<![a-z0-9]){MASK_TYPES}\s*(?:的|typed|dtype)?\s*(?:additive\s+|加性\s*)?(?:attn[_\s-]?|attention\s+)?mask", re.I)
+MASK_OK = {"bool", "boolean", "none"}
 
 CAUSE_ASKED = re.compile(r"reason|why|cause|because|原因|为什么|是不是因为|导致|造成")
 
@@ -63,7 +69,8 @@ def check(question: str) -> Verdict | None:
     head_dim = first_number(HEAD_DIM, text)
     kv_heads = first_number(KV_HEADS, text)
     heads = first_number(QUERY_HEADS, KV_HEADS.sub(" ", text))
-    if head_dim is None and heads is None and kv_heads is None:
+    mask = next((g for g in m.groups() if g), None) if (m := MASK_DTYPE.search(text)) else None
+    if head_dim is None and heads is None and kv_heads is None and mask is None:
         return None
     broken_en: list[str] = []
     broken_zh: list[str] = []
@@ -86,6 +93,10 @@ def check(question: str) -> Verdict | None:
         ok = heads % kv_heads == 0
         rule(ok, f"{heads} query heads are {'' if ok else 'not '}a multiple of {kv_heads} KV heads",
              f"{heads} 个查询头{'是' if ok else '不是'} {kv_heads} 个 KV 头的整数倍")
+    if mask is not None:
+        ok = mask in MASK_OK
+        rule(ok, f"attn_mask {mask} {'is' if ok else 'is not'} bool or None",
+             f"attn_mask 为 {mask}，{'是' if ok else '不是'} bool 或 None")
     if broken_en:
         return Verdict(False, broken_en, broken_zh, bool(CAUSE_ASKED.search(text)))
     return Verdict(True, held_en, held_zh)
