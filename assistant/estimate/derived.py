@@ -123,6 +123,55 @@ def params(s: Shape, i: Inputs) -> Derived:
     return Derived(float(s.params), "params", f"params_b = {s.params / 1e9:g}B", active)
 
 
+def params_per_layer(s: Shape, i: Inputs) -> Derived:
+    """One transformer layer's parameters: attention (q, k, v, o) + MLP (gate, up, down) + two norms for a dense model;
+    for MoE and MLA layers the catalog's total less the embeddings and LM head, over the layers (an average)."""
+    if s.is_moe or s.is_mla or not s.ffn:
+        body = s.language_params - s.embed_params - s.head_params
+        return Derived(s.layer_params, "params", f"({s.language_params / 1e9:g}B − embeddings and LM head {(s.embed_params + s.head_params) / 1e9:.2f}B)"
+                       f" / {s.layers} layers = {count(body / s.layers)}", ["an average: MoE and dense layers differ"], per="per layer")
+    h = s.hidden
+    attn = h * s.q_dim + 2 * h * s.kv_dim + s.q_dim * h
+    mlp = 3 * h * s.ffn
+    value = attn + mlp + 2 * h
+    formula = (f"attention q {h}×{s.q_dim} + k,v 2 × {h}×{s.kv_dim} + o {s.q_dim}×{h} = {attn:,} + MLP 3 × {h}×{s.ffn} = {mlp:,} "
+               f"+ 2 norms {2 * h:,} = {value:,}; × {s.layers} layers = {count(value * s.layers)}")
+    rest = s.embed_params + s.head_params
+    return Derived(float(value), "params", formula,
+                   [f"embeddings{'' if s.tied else ' and LM head'} {rest / 1e9:.2f}B come on top of the layers",
+                    "without bias terms (Qwen adds q, k, v biases: a few thousand per layer)"], per="per layer")
+
+
+def embedding_params(s: Shape, i: Inputs) -> Derived:
+    """The token-embedding matrix (vocab × hidden), its bytes at the weight width, and the LM head beside it."""
+    value = float(s.vocab * s.hidden)
+    b = weight_bytes(i)
+    head = "the LM head is tied to it (no second copy)" if s.tied else (
+        f"the LM head is a second matrix of the same size (untied): {2 * value * b / 1e9:.2f} GB for both")
+    return Derived(value, "params", f"vocab {s.vocab:,} × hidden {s.hidden:,} = {count(value)} params × {b:g} B = "
+                   f"{value * b / 1e9:.2f} GB ({value * b / GIB:.2f} GiB)", [f"{i.weight_bits}-bit weights", head])
+
+
+def flops_per_token(s: Shape, i: Inputs) -> Derived:
+    """Training FLOPs per token: 6 × the parameters a token passes through (forward 2, backward 4); with a length, the
+    attention scores' 6 × layers × length × (heads × head_dim) on top; LoRA's backward skips the frozen weights'
+    gradients (about 4 × N)."""
+    n = s.active_params or s.params
+    lora = i.method in ("lora", "qlora")
+    k = 4 if lora else 6
+    value = k * n
+    formula = f"{k} × {n / 1e9:g}B active params = {value / 1e9:,.1f} GFLOPs"
+    notes = [f"forward alone (inference, per generated token) 2 × N = {2 * n / 1e9:,.1f} GFLOPs",
+             "LoRA: backward without the frozen weights' gradients, about 4 × N" if lora else "backward 4 × N (activations and weights)"]
+    if i.seq_len:
+        attn = k * s.layers * i.seq_len * s.q_dim
+        value += attn
+        formula += f" + attention {k} × {s.layers} layers × {i.seq_len:,} tokens × {s.q_dim} = {attn / 1e9:,.1f} GFLOPs → {value / 1e9:,.1f} GFLOPs"
+    else:
+        notes.append(f"attention adds {k} × layers × length × heads·head_dim per token ({k * s.layers * s.q_dim / 1e6:,.2f} MFLOPs per token of context)")
+    return Derived(value, "flops", formula, notes, per="per token")
+
+
 def layers_per_stage(s: Shape, i: Inputs) -> Derived:
     pp = int(need(i.pp, "pp", "The pipeline-parallel size (PP)"))
     each, left = divmod(s.layers, pp)
@@ -397,6 +446,9 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "ffn": shape_field("ffn", "intermediate_size"),
     "vocab": shape_field("vocab", "vocab_size"),
     "layers_per_stage": layers_per_stage,
+    "params_per_layer": params_per_layer,
+    "embedding_params": embedding_params,
+    "flops_per_token": flops_per_token,
     "data_parallel": data_parallel,
     "ranks": ranks,
     "params_per_rank": params_per_rank,

@@ -135,6 +135,7 @@ TP_VALUE_ASKED = re.compile(
     r"(?:tensor[-_ ]parallel(?:[-_ ]size)?|(?<![a-z])tp)\s+(?:should|do\s+i|to\s+(?:set|use|pass))", re.I)
 # "kv cache 每 token 多大", "kv per token", "KV bytes per token": the KV bytes per token are asked
 KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s*)?(?:size\s*)?(?:per|/|每)\s*(?:个\s*)?tok|"
+                                r"per[-_ ]?token\s+kv(?![a-z])|(?<![a-z])kv\s+bytes|每\s*(?:个\s*)?token\s*(?:的\s*)?kv(?![a-z])|"
                                 r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,20}(?:多大|多少|how\s+(?:big|much|many)|size)|"
                                 # "KV cache for one 24k request in GiB": the amount asked by its unit
                                 r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,40}(?<![a-z])in\s+[kmg]i?b(?![a-z])|"
@@ -145,7 +146,7 @@ KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s
                                 r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,12}(?:为什么|为啥|why)|(?:why|为什么|为啥)[^?？。]{0,30}(?<![a-z])kv(?![a-z])|"
                                 r"(?:每|per)\s*(?:个\s*)?tok(?:en)?[^?？。]{0,8}(?:各|分别)?\s*(?:多少|多大|how\s+(?:big|much))", re.I)
 # "how many bytes", "多少字节": an amount, not a count of devices
-AMOUNT_WORDS = re.compile(r"how\s+many\s+(?:bytes|[kmg]i?b)(?![a-z])|多少\s*(?:个\s*)?(?:字节|bytes|[kmg]i?b)", re.I)
+AMOUNT_WORDS = re.compile(r"how\s+many\s+(?:kv[-_ ]?(?:cache\s+)?)?(?:bytes|[kmg]i?b)(?![a-z])|多少\s*(?:个\s*)?(?:字节|bytes|[kmg]i?b)", re.I)
 WHY_ASKED = re.compile(r"(?<![a-z])why(?![a-z])|为什么|为啥|为何|怎么(?:会|这么)", re.I)
 
 

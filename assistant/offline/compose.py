@@ -12,6 +12,7 @@ from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, roundings, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
+from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_support import generic_part
 from ..tools.estimates import CompareHardwareResult, InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.examples import MindSpeedExampleResult
@@ -119,9 +120,15 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             body = "\n\n".join([*parts[:at], *s.notes_after_lead, *parts[at:]])
         return "\n\n".join([*s.rule_notes, body]) if s.rule_notes else body  # a vendor limit the values break: first
 
+    def per_rank(self) -> dict[str, float]:
+        """The catalog's LoRA parameters at rank 1 per target set, for a pasted PEFT line of a named model (route)."""
+        return {str(r.arg("lora_targets")): r.value.value for r in self.r.of("derive_quantity", DerivedResult)
+                if r.value is not None and r.arg("quantity") == "lora_params" and r.arg("lora_rank") == 1}
+
     def answer(self) -> str:
         s = self.s
-        if not self.done and (log := pasted_log.read(s.question)) and (derived := pasted_log.render(log, self.lang, s.question)):
+        if (not self.done or isinstance(log := pasted_log.read(s.question), pasted_log.AdapterLine)) and (
+                log := pasted_log.read(s.question)) and (derived := pasted_log.render(log, self.lang, s.question, self.per_rank(), s.model)):
             return derived
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang)

@@ -2,8 +2,9 @@
 576, does NPU_Flash_Attn support it?", "40 query heads and 6 kv heads"), so that the answer can say yes or
 no first. The limits are the vendor's page NPU_Flash_Attn融合算子约束 (modelarts_llm_train_5901150):
 query [B, N1, S1, D] with N1 ≤ 2048 and D ≤ 512, key [B, N2, S2, D] with N2 ≤ 2048, N1 a positive
-integer multiple of N2. The page's other conditions (q, k and v need gradients; attn_mask bool or None)
-are not numbers a question states, so a "within the limits" verdict says they still apply."""
+integer multiple of N2, attn_mask bool or None (the mask's dtype when the question states it: "my mask is
+float16"). The page's other condition (q, k and v need gradients) is not a value a question states, so a "within
+the limits" verdict says it still applies."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from .conversation import language_only, remembered, solved_kept, that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
 from .script import Script
-from .setup_answer import is_pasted_setup, setup_reply, unreadable_paste, without_setup_turn
+from .setup_answer import ASKS_MEANING, is_pasted_setup, setup_reply, unreadable_paste, without_setup_turn
 
 HISTORY_TURNS = 8  # earlier user turns read for follow-ups
 MAX_ROUNDS = 2
@@ -161,6 +161,10 @@ class OfflinePlanner(BaseChatModel):
         if (reply := setup_reply(messages, self.tool_fields, self.prose_args)) is not None:  # a pasted setup
             return reply
         s, after = self.slots(messages)
+        if (text := last_human_text(messages)) and is_pasted_setup(text) and ASKS_MEANING.search(blocks(text)[1]):
+            # the reader takes a pasted setup over to say what its keys do: the words ask, the keys' names ask nothing
+            # ("pin_memory" is no memory question, "device" no count)
+            s.intents = (s.intents & {"train", "inference"}) | self.parser.parse(blocks(text)[1]).intents
         unreadable = unreadable_paste(messages)  # a malformed paste is said before the reader's answer to the words
         after = without_setup_turn(after)  # a paste check_setup could not read: the reader answers it
         if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to
@@ -194,6 +198,11 @@ class OfflinePlanner(BaseChatModel):
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk
+
+
+def last_human_text(messages: list[BaseMessage]) -> str:
+    humans = [m for m in messages if isinstance(m, HumanMessage)]
+    return message_text(humans[-1]) if humans else ""
 
 
 def tool_result(msg: ToolMessage) -> dict[str, Any]:

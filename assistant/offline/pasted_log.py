@@ -124,7 +124,87 @@ class IterationLine:
         return self.global_batch * self.seq_len if self.global_batch and self.seq_len else None
 
 
-PastedLog = TrainerBanner | IterationLine
+# PEFT's print_trainable_parameters line: "trainable params: 4,194,304 || all params: 6,742,609,920 || trainable%: 0.0622"
+ADAPTER_LINE = re.compile(rf"trainable\s+params\s*:\s*{NUM}\s*\|\|\s*all\s+params\s*:\s*{NUM}"
+                          r"(?:\s*\|\|\s*trainable%\s*:\s*([\d.]+(?:e-?\d+)?))?", re.I)
+# vLLM's start-up lines on the KV cache: "# NPU blocks: 2048, # CPU blocks: 512" (GPU on CUDA) and "Maximum concurrency
+# for 4096 tokens per request: 42.50x"; the block size from the launch flag or the user's words ("block size 128")
+KV_BLOCKS = re.compile(r"#\s*(NPU|GPU)\s+blocks\s*:\s*(\d+)(?:\s*,\s*#\s*CPU\s+blocks\s*:\s*(\d+))?", re.I)
+KV_CONCURRENCY = re.compile(r"Maximum\s+concurrency\s+for\s+([\d,]+)\s+tokens\s+per\s+request\s*:\s*([\d.]+)\s*x", re.I)
+KV_CACHE_TOKENS = re.compile(r"GPU\s+KV\s+cache\s+size\s*:\s*([\d,]+)\s+tokens", re.I)
+BLOCK_SIZE = re.compile(r"block[-_\s]?size\s*(?:[:=为是]|of|is)?\s*(\d{1,4})(?!\d)", re.I)
+
+
+# the target sets a PEFT line is matched against: PEFT's default for Llama/Qwen-style models (q_proj, v_proj), the
+# attention projections, and every linear layer (LLaMA-Factory's `lora_target: all`)
+ADAPTER_TARGETS = ("q_proj,v_proj", "attention", "all")
+TARGET_WORDS = {"q_proj,v_proj": ("q_proj 和 v_proj（PEFT 对这类模型的默认目标）", "q_proj and v_proj (PEFT's default for this kind of model)"),
+                "attention": ("q/k/v/o 四个注意力投影", "the four attention projections q/k/v/o"),
+                "all": ("全部线性层（`lora_target: all`）", "every linear layer (`lora_target: all`)")}
+
+
+def adapter_ranks(trainable: int, per_rank: dict[str, float]) -> list[tuple[int, str]]:
+    """Every (rank, targets) whose adapter count is the trainable count (a whole multiple of one target set's parameters
+    at rank 1), the smallest rank first: one count can fit two readings (Qwen2.5-7B: r 8 on every linear = r 64 on q,v)."""
+    found = [(trainable // round(one), targets) for targets in ADAPTER_TARGETS if (one := per_rank.get(targets))
+             and trainable % round(one) == 0 and 1 <= trainable // round(one) <= 1024]
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class AdapterLine:
+    """PEFT's count of trained and all parameters (LoRA adapters on a frozen base)."""
+
+    trainable: int
+    total: int
+    percent: float | None  # the line's own share, as printed
+
+    @property
+    def share(self) -> float:
+        return 100 * self.trainable / self.total
+
+
+@dataclass(frozen=True)
+class KvBlocks:
+    """vLLM's KV-cache figures at start-up: the device blocks (with the block size, the tokens they hold) and the
+    concurrency it prints for a request length."""
+
+    device: str | None  # NPU or GPU
+    blocks: int | None
+    cpu_blocks: int | None
+    block_size: int | None
+    request_tokens: int | None
+    concurrency: float | None
+    cache_tokens: int | None = None  # newer vLLM prints the token count itself ("GPU KV cache size: 262,144 tokens")
+
+    @property
+    def tokens(self) -> int | None:
+        if self.cache_tokens:
+            return self.cache_tokens
+        return self.blocks * self.block_size if self.blocks and self.block_size else None
+
+
+# DeepSpeed's batch check: "train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size
+# 16 != 2 * 4 * 4"
+BATCH_CHECK = re.compile(r"train_batch_size\s+is\s+not\s+equal\s+to\s+micro_batch_per_gpu\s*\*\s*gradient_acc_step\s*\*\s*world_size"
+                         r"\s*(\d+)\s*!=\s*(\d+)\s*\*\s*(\d+)\s*\*\s*(\d+)", re.I)
+
+
+@dataclass(frozen=True)
+class BatchCheck:
+    """DeepSpeed's refusal: the train_batch_size it was given against micro batch × GA × world size."""
+
+    given: int
+    micro: int
+    accum: int
+    world: int
+
+    @property
+    def product(self) -> int:
+        return self.micro * self.accum * self.world
+
+
+PastedLog = TrainerBanner | IterationLine | AdapterLine | KvBlocks | BatchCheck
 
 
 def read(question: str) -> PastedLog | None:
@@ -141,6 +221,17 @@ def read(question: str) -> PastedLog | None:
             total_steps=_int(m.group(1)) if (m := found["total_steps"]) else None,
             seq_len=int(seq.group(1)) if (seq := SEQ_LEN.search(outside_banner(question))) else None,
         )
+    if m := BATCH_CHECK.search(question):
+        return BatchCheck(*(int(g) for g in m.groups()))
+    if m := ADAPTER_LINE.search(question):
+        return AdapterLine(_int(m.group(1)), _int(m.group(2)), float(m.group(3)) if m.group(3) else None)
+    blocks, conc, cache = KV_BLOCKS.search(question), KV_CONCURRENCY.search(question), KV_CACHE_TOKENS.search(question)
+    if blocks or conc or cache:
+        size = BLOCK_SIZE.search(question)
+        return KvBlocks(blocks.group(1).upper() if blocks else None, int(blocks.group(2)) if blocks else None,
+                        int(blocks.group(3)) if blocks and blocks.group(3) else None, int(size.group(1)) if size else None,
+                        _int(conc.group(1)) if conc else None, float(conc.group(2)) if conc else None,
+                        _int(cache.group(1)) if cache else None)
     it, ms = ITERATION.search(question), ELAPSED_MS.search(question)
     if it and ms:
         rest = question[:it.start()] + " " + question[ms.end():]  # the user's own words around the line
@@ -267,5 +358,106 @@ def render_iteration(x: IterationLine, lang: str, question: str = "") -> str:
     return "\n".join(lines)
 
 
-def render(log: PastedLog, lang: str, question: str = "") -> str:
+def render_adapter(a: AdapterLine, lang: str, per_rank: dict[str, float] | None = None, model: str | None = None) -> str:
+    """The share trained, checked against the line's own percentage, what the two counts mean, and for a named model
+    the rank and targets that give the count (the catalog's widths at rank 1)."""
+    zh = lang == "zh"
+    frozen = a.total - a.trainable
+    check = ""
+    if a.percent is not None:
+        agrees = abs(a.percent - a.share) <= max(0.0005, 0.01 * a.share)
+        check = ((f"，与日志的 trainable% {a.percent:g} 一致" if agrees else f"，与日志的 trainable% {a.percent:g} 不符") if zh else
+                 (f", as the line's trainable% {a.percent:g} says" if agrees else f"; the line's trainable% {a.percent:g} does not match"))
+    lead = (f"**结论**：**只训练 {a.trainable:,} 个参数（约 {a.trainable / 1e6:.2f}M），占全部 {a.total:,} 的 {a.share:.4f}%**"
+            f"（{a.trainable:,} / {a.total:,}{check}）。" if zh else
+            f"**Answer:** **{a.trainable:,} parameters (about {a.trainable / 1e6:.2f}M) are trained, {a.share:.4f}% of all "
+            f"{a.total:,}** ({a.trainable:,} / {a.total:,}{check}).")
+    meaning = (f"这是 PEFT 的 `print_trainable_parameters()` 输出：trainable 是 LoRA 适配器（每个目标线性层的 A、B 矩阵，r × d_in + d_out × r），"
+               f"all 是冻结的基座 {frozen:,} 加上适配器本身。只有适配器有梯度和 Adam 状态（约 {a.trainable * 16 / 1e9:.2f} GB，按每参数 16 字节），"
+               "基座只占权重显存；占比这么小是 LoRA 的正常情况。数字随 rank（`lora_rank`）和目标层（`lora_target`）成比例变化。" if zh else
+               f"This is PEFT's `print_trainable_parameters()` line: trainable counts the LoRA adapters (per targeted linear layer an "
+               f"A of r × d_in and a B of d_out × r), all is the frozen base ({frozen:,}) plus the adapters. Only the adapters get "
+               f"gradients and Adam states (about {a.trainable * 16 / 1e9:.2f} GB at 16 bytes per parameter); the base costs its "
+               "weights only, so a share this small is what LoRA looks like. The count scales with the rank (`lora_rank`) and with "
+               "the layers targeted (`lora_target`).")
+    match = ""
+    if per_rank and model:
+        found = adapter_ranks(a.trainable, per_rank)
+        if found:
+            each = [(f"rank {r}、目标为{TARGET_WORDS[t][0]}：{r} × {round(per_rank[t]):,}" if zh else
+                     f"rank {r} on {TARGET_WORDS[t][1]}: {r} × {round(per_rank[t]):,}") for r, t in found]
+            match = (f"\n**对得上**：{model} 上 LoRA " + "；或 ".join(each) + f" = {a.trainable:,}，正是日志的数字"
+                     "（×号后是 rank 1 时的数量，按模型目录的各层宽度）。" if zh else
+                     f"\n**That is right for {model}**: LoRA " + "; or ".join(each) + f" = {a.trainable:,}, the log's figure "
+                     "(after × the count at rank 1, from the model catalog's layer widths).")
+        else:
+            sets = "；".join(f"{TARGET_WORDS[t][0]} 每个 rank {round(v):,}" for t, v in per_rank.items()) if zh else "; ".join(
+                f"{TARGET_WORDS[t][1]}: {round(v):,} per rank" for t, v in per_rank.items())
+            match = (f"\n{model} 上没有哪个常见目标组合的整数 rank 恰好给出 {a.trainable:,}（{sets}）：可能用了别的目标层或模型不是 {model}。" if zh else
+                     f"\nNo common target set at a whole rank gives {a.trainable:,} on {model} ({sets}): other target layers, or "
+                     f"another model than {model}.")
+    return lead + match + "\n" + meaning + ("\n（数字全部取自你贴的日志。）" if zh else "\n(Every figure is from your log.)")
+
+
+def render_kv_blocks(k: KvBlocks, lang: str) -> str:
+    """The tokens the KV cache holds (blocks × block size, or the line's own count) and what the concurrency means."""
+    zh = lang == "zh"
+    lines: list[str] = []
+    dev = k.device or ("NPU" if zh else "device")
+    if k.tokens and k.blocks and k.block_size:
+        lines.append(f"**KV cache 能放 {k.tokens:,} 个 token** = {k.blocks:,} 个 {dev} block × 每块 {k.block_size} 个 token"
+                     "（所有并发请求共用这些 token；一条请求的 prompt 加输出都占用）。" if zh else
+                     f"**The KV cache holds {k.tokens:,} tokens** = {k.blocks:,} {dev} blocks × {k.block_size} tokens per block "
+                     "(shared by every request in flight; a request's prompt and output both take room).")
+    elif k.tokens:
+        lines.append(f"**KV cache 能放 {k.tokens:,} 个 token**（日志给出）。" if zh else f"**The KV cache holds {k.tokens:,} tokens** (the log's own figure).")
+    elif k.blocks:
+        lines.append(f"日志给出 {k.blocks:,} 个 {dev} block；能放的 token 数 = block 数 × block size（`--block-size`，昇腾上常用 128），"
+                     "给出 block size 即可算出。" if zh else
+                     f"The log gives {k.blocks:,} {dev} blocks; the tokens they hold = blocks × block size (`--block-size`, 128 is "
+                     "usual on Ascend), so give the block size to get the figure.")
+    if k.concurrency and k.request_tokens:
+        lines.append(f"**Maximum concurrency {k.concurrency:g}x** 的意思：按每条请求 {k.request_tokens:,} 个 token 算，KV cache 同时能放下约 "
+                     f"{int(k.concurrency)} 条满长请求（{k.concurrency:g} × {k.request_tokens:,} ≈ {k.concurrency * k.request_tokens:,.0f} 个 token）；"
+                     "请求更短时能并发更多，`--max-num-seqs` 另设上限。" if zh else
+                     f"**Maximum concurrency {k.concurrency:g}x** means: at {k.request_tokens:,} tokens per request, the KV cache holds about "
+                     f"{int(k.concurrency)} full-length requests at once ({k.concurrency:g} × {k.request_tokens:,} ≈ "
+                     f"{k.concurrency * k.request_tokens:,.0f} tokens); shorter requests fit more, and `--max-num-seqs` caps them separately.")
+    if k.cpu_blocks and k.block_size:
+        lines.append(f"CPU block {k.cpu_blocks:,} 个（{k.cpu_blocks * k.block_size:,} 个 token）是换出（swap）空间，不增加同时在算的容量。" if zh else
+                     f"The {k.cpu_blocks:,} CPU blocks ({k.cpu_blocks * k.block_size:,} tokens) are swap space for preempted requests, "
+                     "not extra room for requests being computed.")
+    if not lines:
+        return ""
+    lines[0] = ("**结论**：" if zh else "**Answer:** ") + lines[0]
+    lines.append("（数字全部取自你贴的 vLLM 启动日志。）" if zh else "(Every figure is from your vLLM start-up log.)")
+    return "\n".join(lines)
+
+
+def render_batch_check(b: BatchCheck, lang: str) -> str:
+    """The product DeepSpeed computed against the value it was given, and the ways to make them agree."""
+    zh = lang == "zh"
+    p = b.product
+    ga = b.given // (b.micro * b.world) if b.given % (b.micro * b.world) == 0 and b.given >= b.micro * b.world else None
+    alt = ((f"；或保持 {b.given} 不变，把梯度累积改成 {ga}（{b.micro} × {ga} × {b.world} = {b.given}）" if zh else
+            f"; or keep {b.given} and set gradient accumulation to {ga} ({b.micro} × {ga} × {b.world} = {b.given})") if ga else "")
+    return (f"**结论**：**对不上：{b.micro} × {b.accum} × {b.world} = {p}，而 `train_batch_size` 是 {b.given}**（每卡 micro batch × 梯度累积 × world size）。"
+            f"把 `train_batch_size` 改成 {p}，或设成 `\"auto\"` 让它按 YAML 的 `per_device_train_batch_size` 和 `gradient_accumulation_steps` 算出来{alt}。\n"
+            "DeepSpeed 启动时检查 `train_batch_size` = `train_micro_batch_size_per_gpu` × `gradient_accumulation_steps` × 数据并行 rank 数；"
+            "LLaMA-Factory 自带的 DeepSpeed 配置三个都写 `\"auto\"`，手写数字或换了卡数后没改就会报这个错。（数字取自你贴的报错。）" if zh else
+            f"**Answer:** **They disagree: {b.micro} × {b.accum} × {b.world} = {p}, but `train_batch_size` is {b.given}** (micro batch per "
+            f"device × gradient accumulation × world size). Set `train_batch_size` to {p}, or to `\"auto\"` so it follows the YAML's "
+            f"`per_device_train_batch_size` and `gradient_accumulation_steps`{alt}.\n"
+            "DeepSpeed checks `train_batch_size` = `train_micro_batch_size_per_gpu` × `gradient_accumulation_steps` × data-parallel ranks at "
+            "start-up; LLaMA-Factory's own DeepSpeed files write all three as `\"auto\"`, so a hand-written number, or a device count changed "
+            "without it, raises this. (The figures are from your error.)")
+
+
+def render(log: PastedLog, lang: str, question: str = "", per_rank: dict[str, float] | None = None, model: str | None = None) -> str:
+    if isinstance(log, AdapterLine):
+        return render_adapter(log, lang, per_rank, model)
+    if isinstance(log, KvBlocks):
+        return render_kv_blocks(log, lang)
+    if isinstance(log, BatchCheck):
+        return render_batch_check(log, lang)
     return render_banner(log, lang, question) if isinstance(log, TrainerBanner) else render_iteration(log, lang, question)

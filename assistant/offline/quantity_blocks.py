@@ -29,6 +29,8 @@ class QuantityBlocks(Writer):
         if d.unit == "bytes":
             p = 2 if v < 1e9 else 1  # under a GB (a LoRA adapter's Adam states: 0.26 GB) one decimal says too little
             return f"{v / 1e9:.{p}f} GB（{v / 2**30:.{p}f} GiB）" if zh else f"{v / 1e9:.{p}f} GB ({v / 2**30:.{p}f} GiB)"
+        if d.unit == "flops":
+            return f"{v / 1e9:,.1f} GFLOPs（{v:.3g}）" if zh else f"{v / 1e9:,.1f} GFLOPs ({v:.3g})"
         if d.unit == "seconds":
             return f"{v / 3600:.1f} 小时（{v:,.0f} 秒）" if zh else f"{v / 3600:.1f} h ({v:,.0f} s)"
         if d.unit == "devices":
@@ -45,7 +47,7 @@ class QuantityBlocks(Writer):
     def quantity_line(self, d: DerivedResult) -> str:
         row = BY_NAME[d.quantity]
         per = {"per stage": "每个 stage", "per rank": "每个 rank", "per iteration": "每个 iteration", "per card": "每张卡",
-               "per DIE": "每个 DIE"}.get(d.per, d.per) if self.zh else d.per
+               "per DIE": "每个 DIE", "per layer": "每层", "per token": "每个 token"}.get(d.per, d.per) if self.zh else d.per
         per = "" if self.zh and per and per[:1] in row.label["zh"] else per  # "每个 rank 的参数量" says it already
         head = f"**{row.label[self.lang]}{'（' + per + '）' if self.zh and per else ''}：{self.quantity_value(d)}**" if self.zh else (
             f"**{row.label['en']}: {self.quantity_value(d)}{' ' + per if per else ''}**")

@@ -22,7 +22,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
     table_strategy,
 )
 from .parse import Slots
-from .vocab import ASKS_COUNT
+from .vocab import ASKS_COUNT, INTENTS
 
 TABLE_MEMORY_GB = (32, 64)  # the ModelArts vLLM tables' memory columns (GB per card)
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
@@ -248,6 +248,14 @@ class Router:
 
     def max_context(self, s: Slots, e: Effective) -> list[Call]:
         return self.what_fits(s, e, "context")
+
+    def pasted_log_calls(self, s: Slots) -> list[Call]:
+        """A pasted log's own figures are derived in the answer with no tool; a PEFT parameter line of a named model is
+        also set against the catalog: the adapter parameters of one rank on each target set PEFT uses (pasted_log)."""
+        if isinstance(pasted_log.read(s.question), pasted_log.AdapterLine) and s.model:
+            return [c for targets in pasted_log.ADAPTER_TARGETS
+                    for c in self.call("derive_quantity", quantity="lora_params", model=s.model, lora_rank=1, lora_targets=targets)]
+        return []
 
     def model_context(self, s: Slots) -> list[Call]:
         """The model's own context: the catalog entry of the variant the user wrote ("glm-4-9b-chat", "-Instruct")."""
@@ -987,13 +995,23 @@ def only_quantities(s: Slots) -> bool:
     """The question asks quantities of quantities.toml and nothing else a tool answers: with their words blanked, no
     device count, yes/no, config or time is asked."""
     rows = quantity.asked(s)
-    if not rows or s.intents & {"config", "troubleshoot", "compare"}:
+    if not rows or s.intents & {"config", "compare"} or ("troubleshoot" in s.intents and troubleshoot_beyond_width(s.question)):
         return False
     rest = s.question
     for row in rows:
         rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
     rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
+
+
+# a precision said as the width a quantity is counted in ("the embedding matrix in bf16", "按 fp16 算"): a stated value,
+# not the BF16/FP16 topic the troubleshooting intent reads in the bare word
+PRECISION_AS_WIDTH = re.compile(r"(?:in|at|as|with|using|用|按|以)\s*(?:bf16|fp16|fp32|fp8|int8|int4|bfloat16|float16)(?![a-z0-9])", re.I)
+
+
+def troubleshoot_beyond_width(question: str) -> bool:
+    """The troubleshooting intent is still read once a precision said as a quantity's width is left out."""
+    return bool(INTENTS["troubleshoot"].search(PRECISION_AS_WIDTH.sub(" ", question.lower())))
 
 
 TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
@@ -1052,7 +1070,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (asks_table_rows, Router.table_rows),
     # a pasted log's own figures (a Trainer banner, MindSpeed iteration lines): derived in the answer from the whole log,
     # before the quantity table reads single figures out of it
-    (reads_pasted_log, lambda r, s: []),  # a pasted log's own figures: derived in the answer, no tool
+    (reads_pasted_log, Router.pasted_log_calls),  # a pasted log's own figures: derived in the answer
     (only_quantities, Router.quantity_only),  # "LoRA r=16 trainable params?", "DP of 64 DIE at TP 8 PP 2 CP 2?"
     (about_parts, Router.list_hardware),
     (lists_models, Router.list_models),

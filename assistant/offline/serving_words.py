@@ -76,7 +76,9 @@ CAPACITY = re.compile(rf"how\s+many\s+(?:[a-z][\w-]*\s+){{0,3}}?{REQUEST_LEN}(?:
                       rf"(?:多少|几)(?:个|路|条)?\s*{REQUEST_LEN}[^，,。？?\s]{{0,4}}?(?:并发|用户|请求|序列|人)|并发(?:数|量)?\s*(?:能)?\s*(?:有|是|为|到|达到)?\s*(?:多少|几(?:个|路|条))|最大并发|几路|能服务多少|能支持多少")
 # "kv per token", "kv/token", a misspelt "kv cahce": the KV cache asked all the same
 KV_ASKED = re.compile(r"kv[-_ ]?cache|kv\s*缓存|键值缓存|(?<![a-z])kv\s*(?:size|memory|显存|占用)|"
-                      r"(?<![a-z])kv\s*(?:per|/|每)\s*(?:个\s*)?tok|(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])")
+                      r"(?<![a-z])kv\s*(?:per|/|每)\s*(?:个\s*)?tok|(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])|"
+                      # the KV bytes of one token, the token said first ("per-token KV bytes", "每个 token 的 KV")
+                      r"per[-_ ]?token\s+kv(?![a-z])|(?<![a-z])kv\s+bytes|每\s*(?:个\s*)?token\s*(?:的\s*)?kv(?![a-z])")
 # Serving speed: no tool has a figure; the answer says so and quotes the benchmark note. ("TPS" alone is
 # the vendor's training throughput and stays a training-time word.)
 SPEED = re.compile(r"throughput|吞吐|tokens?\s*(?:/|per)\s*(?:s|sec|second)(?![a-z])|tok/s|(?<![a-z])qps(?![a-z])|latency|延迟|"

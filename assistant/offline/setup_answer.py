@@ -22,6 +22,8 @@ TOOL = "check_setup"
 # check_setup found no setup it can read, or read a word of the question as the model ("vllm serve line for X"): when
 # the planner's own reader finds a model in the words (its slots read YAML, JSON, env-var and flag forms too), the
 # question is answered as a question instead of with the tool's refusal
+ASKS_MEANING = re.compile(r"what\s+(?:does|do|is|are)\s+(?:this|these|that|it|they|the\s+\w+)|mean(?:s|ing)?(?![a-z])|explain|"
+                          r"什么意思|啥意思|含义|作用|干(?:什么|嘛|啥)|是干|是什么", re.I)
 READER_TAKES_OVER = {"nothing_recognised", "unknown_model", "invalid_json"}
 OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more than the runtime's usual reserve
 _PASTED = re.compile(
@@ -72,7 +74,10 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     # job it changes ("tp=2 呢", "SEQ_LEN=8192 then?" after a sizing answer: a setting said, no setup pasted)
     # a command whose flags are only talked about ("--request-rate 1 2 4 8, --num-prompts 只写一个 1000 行吗"): nothing of it
     # could be checked, so the question is one about the flags, which the notes answer
-    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b", "quantity"}) or command_unchecked(r)):
+    # keys pasted to ask what they do ("what does this do in my deepspeed json: …", "这段 ds 配置是什么意思"), with nothing
+    # the check could size or fault: the notes say what each key does, not a request for the model
+    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b", "quantity"}
+                                           or ASKS_MEANING.search(blocks(text)[1])) or command_unchecked(r)):
         return None
     return AIMessage(content=render_setup(r, question_language(text)))
 

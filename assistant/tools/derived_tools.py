@@ -19,7 +19,8 @@ from .time_tools import DEFAULT_SPEEDUP
 Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
-                   "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "tokens_in_window", "adam_moments", "states_at_bytes"]
+                   "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "tokens_in_window", "adam_moments", "states_at_bytes",
+                   "params_per_layer", "embedding_params", "flops_per_token"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
 
@@ -63,7 +64,7 @@ class DerivedResult(BaseModel):
     quantity: str = Field(description="The quantity computed.")
     model: str | None = Field(None, description="The model's catalog id (or the size given), when the quantity has one.")
     value: float = Field(description="The value, in ``unit``.")
-    unit: str = Field(description="params, bytes, layers, ranks, tokens, devices or count.")
+    unit: str = Field(description="params, bytes, flops, layers, ranks, tokens, devices or count.")
     per: str = Field("", description="What one value counts over (per layer, per card, per iteration), if anything.")
     formula: str = Field(description="The arithmetic with the figures put in.")
     assumptions: list[str] = Field(default_factory=list, description="What the value assumes.")

@@ -116,3 +116,42 @@ def test_model_free_batch_and_window_arithmetic():
     assert w.value == pytest.approx(259_200_000)
     # one device: no speed-up factor: 500 x 1 x 2 h x 3600 = 3,600,000
     assert derived.tokens_in_window(None, derived.Inputs(tokens_per_second=500, devices=1, hours=2, speedup=0.9)).value == 3_600_000
+
+
+def llama2_7b() -> Shape:
+    # meta-llama/Llama-2-7b-hf config.json: 32 layers, hidden 4096, 32 heads (MHA), intermediate 11008, vocab 32000, untied
+    return Shape("llama2-7b", 6.738e9, 32, 4096, 32, 32, 32000, ffn=11008)
+
+
+def test_params_per_layer_llama2_7b():
+    # attention 4 x 4096^2 = 67,108,864; MLP 3 x 4096 x 11008 = 135,266,304; two RMSNorms 2 x 4096
+    # 32 layers x 202,383,360 + embeddings 32000 x 4096 + LM head 32000 x 4096 + final norm 4096 = 6,738,415,616 (HF total)
+    d = derived.params_per_layer(llama2_7b(), derived.Inputs())
+    assert d.value == 67_108_864 + 135_266_304 + 8_192 == 202_383_360
+    assert 32 * d.value + 2 * 32000 * 4096 + 4096 == 6_738_415_616
+    assert d.per == "per layer"
+
+
+def test_params_per_layer_gqa_llama3_8b():
+    # q, o 4096 x 4096 each; k, v 4096 x 1024 each; MLP 3 x 4096 x 14336; norms 8192
+    d = derived.params_per_layer(llama3_8b(), derived.Inputs())
+    assert d.value == 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 8192 == 218_112_000
+
+
+def test_embedding_params_qwen25_7b_bf16():
+    # vocab 152,064 x hidden 3,584 = 544,997,376; x 2 bytes = 1,089,994,752 B = 1.09 GB; untied LM head doubles it
+    d = derived.embedding_params(qwen25_7b(), derived.Inputs())
+    assert d.value == 152064 * 3584 == 544_997_376
+    assert "1.09 GB" in d.formula and "1.02 GiB" in d.formula
+    assert any("2.18 GB" in a for a in d.assumptions)
+
+
+def test_flops_per_token_six_n_and_attention():
+    # 6 x 7.61e9 = 45.66 GFLOPs; forward 2 x 7.61e9 = 15.22; with 4096 tokens: + 6 x 28 x 4096 x 3584 = 2.466 GFLOPs
+    d = derived.flops_per_token(qwen25_7b(), derived.Inputs())
+    assert d.value == 6 * 7.61e9 and "45.7 GFLOPs" in d.formula
+    assert any("15.2 GFLOPs" in a for a in d.assumptions)
+    with_len = derived.flops_per_token(qwen25_7b(), derived.Inputs(seq_len=4096))
+    assert with_len.value == 6 * 7.61e9 + 6 * 28 * 4096 * 3584
+    lora = derived.flops_per_token(qwen25_7b(), derived.Inputs(method="lora"))
+    assert lora.value == 4 * 7.61e9

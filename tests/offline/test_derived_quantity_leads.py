@@ -15,6 +15,13 @@ def called(ans, quantity: str) -> bool:
 
 
 @pytest.mark.parametrize("q,quantity,text", [
+    # Llama-2-7B: 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096 = 202,383,360 (helper howto6)
+    ("what's the per-layer parameter count of llama2-7b?", "params_per_layer", "202,383,360"),
+    # Qwen2.5-7B: 152,064 x 3,584 = 544,997,376 params, x 2 B = 1.09 GB ("in bf16" is the width, not the BF16 topic)
+    ("what is the size of the embedding matrix of qwen2.5-7b in bf16?", "embedding_params", "544,997,376"),
+    # 6 x 7.61e9 = 45.7 GFLOPs
+    ("How many FLOPs per token does training qwen2.5-7b take?", "flops_per_token", "45.7 GFLOPs"),
+    ("qwen2.5-7b 每个 token 的计算量多少 flops", "flops_per_token", "45.7 GFLOPs"),
     # Llama-3.1-70B: q 8192+8192, k/v 8192+1024, o 8192+8192, gate/up/down 8192+28672 -> 161,792 x 32 x 80 layers
     ("llama3.1-70b lora r=32 全部线性层 trainable params 多少 M?", "lora_params", f"{161792 * 32 * 80:,}"),
     # Llama-3-70B q_proj + v_proj: 16 x (16384 + 9216) x 80 = 32,768,000

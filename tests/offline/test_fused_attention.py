@@ -31,3 +31,21 @@ def test_the_verdict_names_the_broken_rule_in_both_languages():
     assert verdict is not None
     assert verdict.text("en") == "No: 40 query heads are not a multiple of 6 KV heads, so NPU_Flash_Attn is not used."
     assert verdict.text("zh") == "不能：40 个查询头不是 6 个 KV 头的整数倍，因此不会使用 NPU_Flash_Attn。"
+
+
+# The mask's dtype the question states is checked against the page's "attn_mask must be bool or None" (howto6)
+@pytest.mark.parametrize("question,fits", [
+    ("NPU_Flash_Attn 对 attention mask 有什么要求？我的 mask 是 float16 的", False),
+    ("fused attention got skipped, I pass a float16 additive mask, is that why?", False),
+    ("my attn_mask is bool, head_dim 128 — will NPU_Flash_Attn be used?", True),
+])
+def test_mask_dtype_is_checked(question, fits):
+    from assistant.offline import fused_attention
+    v = fused_attention.check(question)
+    assert v is not None and v.fits is fits
+    assert any("attn_mask" in r for r in v.reasons_en)
+
+
+def test_float16_mask_leads_with_no(assistant):
+    text = assistant.ask("NPU_Flash_Attn 对 attention mask 有什么要求？我的 mask 是 float16 的").answer
+    assert text.startswith("**结论**：**不能：attn_mask 为 float16，不是 bool 或 None")
