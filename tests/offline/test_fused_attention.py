@@ -48,4 +48,4 @@ def test_mask_dtype_is_checked(question, fits):
 
 def test_float16_mask_leads_with_no(assistant):
     text = assistant.ask("NPU_Flash_Attn 对 attention mask 有什么要求？我的 mask 是 float16 的").answer
-    assert text.startswith("**结论**：**不能：attn_mask 为 float16，不是 bool 或 None")
+    assert text.startswith("**结论**：**不能：attn_mask 是 float16，而它必须是 bool 或 None")
