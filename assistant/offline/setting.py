@@ -176,6 +176,11 @@ class Setting:
                 continue
             if re.fullmatch(r"\d+(?:\.\d+)?(?:g|gb|gib)", word):
                 continue  # a memory size ("32GB cards", "64G"): it picks a table's column or a part by memory, not a name
+            # the model number of a catalog part with another generation letter ("910D" beside 910b / 910c, "310Q"):
+            # a part of the same line that the catalog lacks
+            if (stem := re.fullmatch(r"(\d{3,})([a-z]{1,2}\d?)", word)) and any(
+                    re.fullmatch(rf"{stem.group(1)}[a-z]{{1,2}}\d?", k) for k in keys):
+                return m.group(0)
             shared = max((os.path.commonprefix([word, k]) for k in keys), key=len, default="")
             rest = word[len(shared):]  # a short tail: "99", "c", "a"; a longer one is other words glued on ("snt9blora")
             if (len(shared) >= 4 and re.search(r"\d", shared) and re.search(r"[a-z]", shared) and len(rest) <= 3

@@ -40,6 +40,9 @@ def test_the_reader_keeps_no_part_names_of_its_own():
         ("llama3.1-8b full 4096 on Snt9B99, how many cards?", "Snt9B99", "snt9b"),
         ("qwen3-8b 在 Snt9B99 上推理要几张卡", "Snt9B99", "snt9b"),
         ("llama3-8b lora on 8 MI300A?", "MI300A", "mi300x-192g"),
+        # fresh round 15 c5-07: a catalog model number with another generation letter (910b / 910c in the catalog)
+        ("910D 的卡跑 qwen2.5-72b lora 要几张", "910D", "snt9b"),
+        ("qwen2.5-14b full on 16 910E, enough?", "910E", "snt9b"),
     ],
 )
 def test_an_unknown_part_is_said_with_the_parts_there_are(parse, ctx, question, name, closest):
@@ -51,7 +54,8 @@ def test_an_unknown_part_is_said_with_the_parts_there_are(parse, ctx, question, 
 
 
 @pytest.mark.parametrize(
-    "question", ["qwenLLaMA-FactorySnt9BLoRA", "qwen2.5-7b lora on 2 x a800s", "qwen2.5-7b lora on h100x8"]
+    "question", ["qwenLLaMA-FactorySnt9BLoRA", "qwen2.5-7b lora on 2 x a800s", "qwen2.5-7b lora on h100x8",
+                 "qwen2.5-7b lora on 8 910b3", "qwen2.5-7b lora on 910c, how many?"]
 )
 def test_a_known_part_with_words_or_a_count_glued_on_is_no_unknown_part(parse, question):
     assert not parse(question).problems
