@@ -101,6 +101,9 @@ class QuestionFrame(BaseModel):
     plans each (``framework`` is the first); one framework or none: empty."""
     hardwares: list[str] = Field(default_factory=list)
     seq_lens: list[int] = Field(default_factory=list)  # "4096 和 8192 分别要几张": each length compared is sized
+    # the parts a question moves away from ("from A100 80G to H800", "H800s instead of H100s"): with no model to size,
+    # the move asks how the parts differ, so both are compared (parse.py)
+    hardware_from: list[str] = Field(default_factory=list)
     memory_sizes: list[int] = Field(default_factory=list)  # "32G 的卡要几张？64G 的呢": each memory size is answered
     # "which models in the min-card table need more than 64 cards?": the filter over a whole vendor table (no model named)
     table_query: TableQuery | None = None

@@ -286,6 +286,8 @@ class Parser:
         sized = [sp for sp in r.spans if sp.slot == "node_cards"]
         asked_text = "".join(r.text[i] if any(sp.start <= i < sp.end for sp in sized) else c for i, c in enumerate(work)) if sized else work
         read_intents(asked_text, s, s.model in self.serving_only)
+        if s.hardware and s.hardware_from and any(i.startswith("part_") for i in s.intents) and not (s.model or s.models or s.params_b or s.hardwares):
+            s.hardwares = [*s.hardware_from, s.hardware]  # "switching from A100 to H800, does memory change?": how they differ
         s.oom_reported = "problem" in s.intents and bool(OOM_WORDS.search(low))
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs

@@ -102,6 +102,7 @@ class Setting:
         if hw_count is None and (flavor := self.resolver.flavor_devices.get(squash(s.hardware_text))):
             s.settings["flavor_devices"] = flavor  # "we rent modelarts.bm.arm.24u.192g.npu.1d910b": its devices (parse._counts)
         ids = list(dict.fromkeys(hw for _, hw in parts))
+        s.hardware_from = [hw for hw in ids if hw != s.hardware] if now else []
         # a part named twice in a row ("A3 (Snt9B23)") is one mention: the comparison joins the parts, not the names
         ordered = sorted(parts)
         mentions = [span for i, (span, hw) in enumerate(ordered) if i == 0 or ordered[i - 1][1] != hw]
@@ -170,6 +171,8 @@ class Setting:
         part spelling's first four characters or more, letters and digits among them, and goes on differently. A count
         glued on ("h100x8"), a plural or other words glued on is no other part."""
         keys = [k for k in self.resolver.hardware_keys if re.search(r"\d", k)]
+        if brand := self.unknown_brand_part(work):  # "Ascend 910D" whole, before its model number alone
+            return brand
         for m in PART_TOKEN.finditer(work):
             word = squash(m.group(0))
             if word in self.resolver.hardware_keys or not (re.search(r"\d", word) and re.search(r"[a-z]", word)):
@@ -186,7 +189,7 @@ class Setting:
             if (len(shared) >= 4 and re.search(r"\d", shared) and re.search(r"[a-z]", shared) and len(rest) <= 3
                     and not re.fullmatch(r"x\d+|s", rest)):
                 return m.group(0)
-        return self.unknown_series_part(work) or self.unknown_brand_part(work)
+        return self.unknown_series_part(work)
 
     def unknown_brand_part(self, work: str) -> str | None:
         """A model number of an accelerator line that only names accelerators ("Gaudi2", "Ascend 910D", "昇腾 950",

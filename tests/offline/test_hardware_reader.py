@@ -71,3 +71,26 @@ def test_a_memory_size_is_no_unknown_part(parse, question):
 def test_a_32gb_card_serving_question_gets_the_32gb_column(assistant):
     ans = assistant.ask("QwQ-32B vLLM inference on 32GB cards, how many?")
     assert ans.answer.splitlines()[2].startswith("**Answer:** **4 cards** (32 GB)")
+
+
+# A move between two parts with no model to size asks how they differ (fresh round 15 c5-01: "H800s instead of H100s,
+# does the memory side change?" fell to "Which model?"); the catalog holds 80 GB for both NVIDIA parts, 64 GB per DIE
+# and 2 DIE per card on Snt9B23 against 64 GB per Snt9B card (knowledge/catalog/hardware.csv).
+@pytest.mark.parametrize(
+    "question,parts,lead",
+    [
+        ("we're switching from A100 80G to H800, does memory sizing change?", ["a100-80g", "h800-80g"],
+         "**Answer:** **The same memory per card**: 80 GB on both"),
+        ("从 910B 换到 A3，显存有什么变化？", ["snt9b", "snt9b23"], "**结论**：**Snt9B23 的每张卡显存是 Snt9B 的 2 倍**：128 GB 对 64 GB"),
+    ],
+)
+def test_a_move_between_parts_with_no_model_compares_them(parse, assistant, question, parts, lead):
+    assert parse(question).hardwares == parts
+    assert assistant.ask(question).answer.startswith(lead)
+
+
+@pytest.mark.parametrize("question", ["910B 换成 A3 呢", "what if we go from 910B to A3 instead?",
+                                      "qwen2.5-7b lora, switching from 910B to A3, how many?"])
+def test_a_move_that_asks_no_part_fact_keeps_the_part_moved_to(parse, question):
+    s = parse(question)
+    assert s.hardware == "snt9b23" and s.hardwares == []
