@@ -27,6 +27,7 @@ from ..tools.tables import (
 )
 from . import (
     batch_math,
+    checks,
     fused_attention,
     next_remedy,
     note_pick,
@@ -111,8 +112,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
 
     def render(self) -> str:
         s = self.s
-        if s.problems:  # what the framework refuses is the answer; a vendor limit the values break follows it
-            return "\n\n".join([*s.problems, *s.rule_notes])
+        if s.problems:  # what the framework refuses is the answer; a model the catalog lacks and a vendor limit follow it
+            unknown = [line for c in self.r.of("resolve_model", ModelInfo, ok=False) for line in self.unknown_model(c)]
+            asks_again = [p for p in s.problems if p in checks.VALID.values()]  # "ask again with valid values": last
+            said = [p for p in s.problems if p not in asks_again]
+            return "\n\n".join([*said, *unknown, *asks_again, *s.rule_notes])
         body = self.answer()
         if s.notes_after_lead:  # a yes/no or a time asked of the user's devices leads; the limit their count breaks follows
             parts = body.split("\n\n")

@@ -1064,7 +1064,8 @@ def answered_from_notes(s: Slots) -> bool:
 
 # Round one, first match wins: bad input is answered by saying so, before any tool runs on a substituted value.
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
-    (lambda s: bool(s.problems), lambda r, s: []),
+    # a model the catalog lacks beside the bad value is said too ("llama5-900b on 3.7 nodes"): one round, both faults
+    (lambda s: bool(s.problems), lambda r, s: r.resolve_unknown(s) if s.unknown_model else []),
     (reads_pasted_output, Router.notes),  # pasted tool output: its diagnosis leads, the notes' remedies follow
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
     (asks_table_rows, Router.table_rows),

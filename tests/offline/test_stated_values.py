@@ -425,3 +425,15 @@ def test_a_length_above_the_tools_bound_is_refused_however_it_is_said(assistant,
     # tools.common.MAX_SEQ_LEN = 1,048,576: no tool is called with a longer length
     ans = assistant.ask(q)
     assert ans.answer.startswith(shown) and not ans.tool_calls
+
+
+# Two faults in one question are both said (fresh round 15 c8-03: "llama5-900b on 3.7 nodes" named only the node count):
+# the bad value first, the model the catalog lacks next, the "ask again" line last.
+@pytest.mark.parametrize("question,value,model", [
+    ("llama5-900b lora on 3.7 nodes of snt9b, how many cards do I actually get?", "“3.7”", "“llama5-900b” is not in the catalog"),
+    ("qwen9-7b 在 -4 张卡上 lora 要多久", "“-4”", "未找到模型“qwen9-7b”"),
+])
+def test_a_bad_value_and_an_unknown_model_are_both_said(assistant, question, value, model):
+    parts = assistant.ask(question).answer.split("\n\n")
+    assert parts[0].startswith(value) and model in parts[1]
+    assert parts[-1].startswith(("Ask again with valid values", "请用有效的数值重新提问"))
