@@ -71,7 +71,8 @@ class VariantBlocks(TrainingBlocks):
                   w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest()) for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         key = "compared_setting" if settings else "compared_kv" if kv else "compared"
-        out = [self.lead(self.say(key, listed=listed)), ""] if listed else []
+        more = self.count_difference(writers, [label for label, _ in needs]) if key == "compared" else ""
+        out = [self.lead(self.say(key, listed=listed) + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
         for i, w in enumerate(writers):
@@ -102,10 +103,20 @@ class VariantBlocks(TrainingBlocks):
     def fewest(self) -> str | None:
         """This variant's fewest devices: the vendor rows' minimum, else the estimate's (training, else serving); a
         framework the minimum-card table marks '-' gets no count: it is not supported, whatever memory allows."""
+        found = self.fewest_count()
+        if found is None:
+            return None
+        if isinstance(found, str):  # "unsupported": the minimum-card table marks it '-'
+            return self.say("fewest_unsupported")
+        n, unit, hw, source = found
+        return self.say(f"fewest_{source}", n=self.devices(n, unit, hw) + self.in_nodes(n, unit))
+
+    def fewest_count(self) -> tuple[int, str, str | None, str] | str | None:
+        """The count behind ``fewest``: (devices, unit, part, "table" or "estimate"), or "unsupported"."""
         f = self.training_facts()
         asked = self.wanted_rows(f.rows or f.bound) if self.s.framework else []
         if asked and not any(r.supported for r in asked):
-            return self.say("fewest_unsupported")
+            return "unsupported"
         table = [(r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards]
         # the recipe table is LLaMA-Factory's (no count of MindSpeed-LLM's), and its cards are Snt9B's: on a part counted in
         # DIE the minimum-card table's own DIE rows (2 DIE the smallest unit) answer, the recipe's count only without them
@@ -114,7 +125,7 @@ class VariantBlocks(TrainingBlocks):
         table += [(r.cards, "card") for r in self.r.values("inference_min_cards", InferenceMinCardsResult) if r.cards]
         if table:
             n, unit = min(table)
-            return self.say("fewest_table", n=self.devices(n, unit) + self.in_nodes(n, unit))
+            return n, unit, None, "table"
         fits = [(p.devices, p.unit, p.hardware) for p in self.free_plans(f) if p.fits]
         served = [r for r in self.r.of("estimate_inference", InferenceResult) if r.value and r.value.fits]
         # the estimate within the user's devices counts when it is the only one (it is the fewest that fit there too)
@@ -122,8 +133,23 @@ class VariantBlocks(TrainingBlocks):
         fits += [(r.value.devices, r.value.unit, r.value.hardware) for r in unbounded if r.value]
         if fits:
             n, unit, hw = min(fits)
-            return self.say("fewest_estimate", n=self.devices(n, unit, hw) + self.in_nodes(n, unit))
+            return n, unit, hw, "estimate"
         return None
+
+    def count_difference(self, writers: list[Any], labels: list[str]) -> str:
+        """Two variants' fewest counts in one unit ("gemma3-27b vs internvl2.5-38b — which needs more, by how much?"):
+        which needs more and the difference, said after the two counts; nothing when a count is missing."""
+        counts = [w.fewest_count() for w in writers]
+        if len(counts) != 2 or not all(isinstance(c, tuple) for c in counts):
+            return ""
+        (na, ua, *_), (nb, ub, *_) = counts
+        if ua.lower() != ub.lower():
+            return ""
+        if na == nb:
+            return self.say("compared_same", a=labels[0], b=labels[1])
+        (big, nbig), (small, nsmall) = sorted(zip(labels, (na, nb), strict=True), key=lambda x: -x[1])
+        return self.say("compared_more", big=big, small=small, diff=self.devices(nbig - nsmall, ua),
+                        ratio=f"{nbig / nsmall:.3g}")
 
     def in_nodes(self, n: int, unit: str) -> str:
         """" = 2 nodes" when nodes are asked ("how many Snt9B nodes, and how many Snt9B23 nodes?"): the variant's own
