@@ -276,7 +276,9 @@ class CapacityBlocks(Writer):
         if safe is not None:  # the fewest devices tight; more of the user's own fit at the range's upper end: a yes on those
             usable = fit.memory.usable_gib
             # both figures without the cached blocks the allocator gives back (what the verdict judges), said as such
-            line = self.say("yes_upper_end_by_estimate" if safe.devices < v.have else "yes_upper_end_all_by_estimate",
+            key = "yes_upper_end_by_estimate" if safe.devices < v.have else "yes_upper_end_all_by_estimate" if v.have > 1 \
+                else "yes_upper_end_one_by_estimate"
+            line = self.say(key, yours=self.yours(),
                             n=self.devices(safe.devices, fit.unit, fit.hardware), have=self.have(),
                             setting=f"{self.fw_name(fit.framework, fit.hardware)} {self.parallel(safe.zero_stage, safe.offload, safe.tp, safe.pp, safe.cp)}",
                             total=f"{safe.total_gib - safe.cached_gib:.1f}", high=f"{safe.high_gib - safe.cached_gib:.1f}",
@@ -303,7 +305,8 @@ class CapacityBlocks(Writer):
         # the fastest setting is one without offload (an offload plan on fewer devices is the slower fallback, never it)
         if free and free.fits and not free.offload and (free.devices != v.fitting.devices or free.offload != v.fitting.offload) \
                 and not (safe is not None and free.verdict != "fits"):  # a tight fastest plan is not offered over the yes
-            line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
+            line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free)) + (
+                self.say("fastest_tight") if free.verdict == "tight" else "")  # a tight fastest plan is named as tight
         if v.upper and v.needs:
             line += self.say("lora_rows_upper", listed=self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in v.needs))
         if v.bounds:  # the shorter rows fit the user's count: a lower bound only, said as such
