@@ -182,7 +182,8 @@ class CapacityBlocks(Writer):
         if not ok:
             return None
         short = [n for n in v.needs if n.devices > v.have]
-        if not self.setting_led and (split := self.tables_disagree(v, ok, short)):
+        # (QLoRA: the LoRA rows are only upper bounds, so a split between them is no verdict of its own)
+        if not self.setting_led and not v.upper and (split := self.tables_disagree(v, ok, short)):
             return split
         # under the verdict on the setting the user named, the counts their devices meet (no yes of its own)
         line = self.say("table_counts", yours=self.yours(), ok=self.need_list(ok)) if self.setting_led else self.say(

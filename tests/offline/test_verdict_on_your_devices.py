@@ -154,3 +154,11 @@ def test_no_by_estimate_names_a_tight_count(assistant):
     # ZeRO-3 count, tight; its range's upper end fits on 64
     assert free["devices"] == 32 and free["verdict"] == "tight" and free["upper_end_fits"]["devices"] == 64
     assert "it needs 32 GPUs with LLaMA-Factory ZeRO-3" in first and "(tight: 64 GPUs with ZeRO-3" in first
+
+
+def test_qlora_reads_the_lora_rows_as_upper_bounds_not_as_a_split(assistant):
+    # QLoRA has no rows; the LoRA rows (recipe 16, minimum-card 32 for qwen2-72b lora 4096) bound it from above, so
+    # the recipe's 16 met is a yes and the two tables' split is not the verdict
+    ans = assistant.ask("qlora qwen2-72b 4096 on 16 910B cards, LLaMA-Factory, enough?")
+    first = lead(ans)
+    assert first.startswith("**Answer:** **Yes.**") and "disagree" not in first
