@@ -33,6 +33,8 @@ from .results import Result
 from .route import table_strategy
 from .wording import MIN_LABEL, RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
 
+SAID_ALREADY = "\0"  # a rule that applies with nothing left to say (its verdict was said earlier in the answer)
+
 
 class Need(NamedTuple):
     """One vendor row's device count: who (framework or table), how many, the unit, the row's length."""
@@ -41,6 +43,8 @@ class Need(NamedTuple):
     devices: int
     unit: str
     seq_len: int
+    framework: str = ""
+    table: str = ""  # "recipe" (the LLaMA-Factory recipe table) or "min" (the minimum-card table)
 
 
 @dataclass
@@ -113,7 +117,8 @@ class CapacityBlocks(Writer):
         if within and p.devices < within:
             par += self.say("setting_on", devs=self.devices(p.devices, p.unit, p.hardware))
         per = self.per_device(p.unit, p.hardware)
-        return par + self.say("setting_about_gib_per", total_gib=p.memory.total_gib, per=per)
+        # the figure the plan's own line shows (without cached blocks that only fill the free room), so the two agree
+        return par + self.say("setting_about_gib_per", total_gib=float(self.point(p.memory)), per=per)
 
     def have(self) -> str:
         """The user's count as they said it, with DIE beside cards on Snt9B23 ('16 cards (32 DIE)')."""
@@ -131,14 +136,15 @@ class CapacityBlocks(Writer):
     def table_needs(self, strategy: str | None, recipes: list[TrainingRecipeResult], rows: list[MinCardsRow]) -> list[Need]:
         """Every vendor row of this strategy: minimum-card rows of the asked framework, recipe rows."""
         unit = "DIE" if self.e.facts.unit == "die" else "card"  # the recipe's N*Ascend is N DIE on a part counted in DIE
-        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, unit, r.seq_len_used or r.seq_len)
+        recipe = [Need(self.say("table_needs_llama_factory_recipe"), r.total_cards, unit, r.seq_len_used or r.seq_len,
+                       "LLaMA-Factory", "recipe")
                   for r in recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
         # beside a recipe row, say which table a LLaMA-Factory minimum-card row comes from
         table = self.say("table_needs_minimum_card_table") if recipe else ""
         # a DeepSpeed setting said with no framework ("zero-2 offload, 8 张 910B 能跑吗") is a LLaMA-Factory job in these
         # tables: its verdict weighs LLaMA-Factory's rows, not MindSpeed-LLM's smaller count
         deepspeed = not self.s.framework and (self.s.zero_stage is not None or bool(self.s.offload))
-        needs = [Need(r.framework + (table if r.framework == "LLaMA-Factory" else ""), r.cards, r.unit, r.seq_len)
+        needs = [Need(r.framework + (table if r.framework == "LLaMA-Factory" else ""), r.cards, r.unit, r.seq_len, r.framework, "min")
                  for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)
                  and not (deepspeed and r.framework != "LLaMA-Factory")]
         return needs + recipe
@@ -163,7 +169,7 @@ class CapacityBlocks(Writer):
             self.yes_by_table, self.no_by_table, self.no_by_bound, self.yes_by_estimate, self.no_by_estimate,
         ] if not self.setting_led else [self.yes_by_table]
         line = next((text for rule in rules if (text := rule(v))), None)
-        if line is None:
+        if line is None or line == SAID_ALREADY:
             return None
         return (f"{self.method_name(method)}{self.say('colon')}" if many else "") + line
 
@@ -176,6 +182,9 @@ class CapacityBlocks(Writer):
         if not ok:
             return None
         short = [n for n in v.needs if n.devices > v.have]
+        # (QLoRA: the LoRA rows are only upper bounds, so a split between them is no verdict of its own)
+        if not self.setting_led and not v.upper and (split := self.tables_disagree(v, ok, short)):
+            return split
         # under the verdict on the setting the user named, the counts their devices meet (no yes of its own)
         line = self.say("table_counts", yours=self.yours(), ok=self.need_list(ok)) if self.setting_led else self.say(
             "yes_by_table", have=self.have(), yours=self.yours(), cover="covers" if v.have == 1 else "cover", ok=self.need_list(ok))
@@ -191,12 +200,52 @@ class CapacityBlocks(Writer):
             line += self.say("table_yes_estimate_no", yours=self.yours())
         return line + self.say("period")
 
+    def tables_disagree(self, v: Verdict, ok: list[Need], short: list[Need]) -> str | None:
+        """The two vendor tables split on one framework at the user's count (the recipe table's row is met, the
+        minimum-card table's is not, or the other way round): no bare yes; the lead names which table says what, dated,
+        then the other frameworks' rows and what the estimate finds on the user's devices."""
+        pair = next(((a, b) for a in ok for b in short if a.framework and a.framework == b.framework and a.table != b.table), None)
+        if pair is None:
+            return None
+        met, unmet = pair
+        label = {"recipe": RECIPE_LABEL[self.lang], "min": MIN_LABEL[self.lang]}
+        line = self.say("tables_disagree", fw=met.framework, have=self.have(), met_table=label[met.table],
+                        met_n=self.devices(met.devices, met.unit), unmet_table=label[unmet.table],
+                        unmet_n=self.devices(unmet.devices, unmet.unit))
+        others_ok = [n for n in ok if n.framework != met.framework]
+        others_short = [n for n in short if n.framework != met.framework]
+        if others_ok:
+            line += self.say("tables_disagree_others_met", ok=self.need_list(others_ok))
+        if others_short:
+            line += self.say("not_for", short=self.need_list(others_short, "short_item"))
+        if (safe := v.upper_end_plan) is not None and v.fitting is not None:  # the plan within their devices that fits at the upper end
+            setting = f"{self.fw_name(v.fitting.framework, v.fitting.hardware)} {self.parallel(safe.zero_stage, safe.offload, safe.tp, safe.pp, safe.cp)}"
+            if safe.devices < v.have:
+                setting += self.say("setting_on", devs=self.devices(safe.devices, v.fitting.unit, v.fitting.hardware))
+            line += self.say("tables_disagree_estimate", yours=self.yours(), setting=setting, word=self.say("verdict_fits"))
+        elif v.fitting is not None:  # the memory estimate on their devices, named as the estimate
+            m = v.fitting.memory
+            word = self.say("verdict_" + v.fitting.verdict) if not open_scenario_only(m) else self.say(
+                "verdict_fits_if_released" if m.pinned_gib > 0 else "verdict_fits_if_fused")
+            line += self.say("tables_disagree_estimate", yours=self.yours(), setting=self.setting(v.fitting, v.have), word=word)
+        elif v.capped:
+            line += self.say("table_yes_estimate_no", yours=self.yours())
+        return line + self.say("period")
+
     def no_by_table(self, v: Verdict) -> str | None:
         if not v.needs or v.upper:  # QLoRA: the LoRA rows are an upper bound, so fewer devices may still do
             return None
         least = min(v.needs, key=lambda n: n.devices)
         n = self.devices(least.devices, least.unit)
-        return self.say("no_by_table", n=n, who=least.who, have=self.have()) + self.below_minimum(v, n)
+        return self.table_no(self.say("no_by_table", n=n, who=least.who, have=self.have()), self.below_minimum(v, n))
+
+    def table_no(self, head: str, estimate: str) -> str | None:
+        """The vendor tables' no, said once per answer: after the time block said the devices are below the minimum,
+        only what the estimate finds on them is left to say."""
+        if self.below_minimum_said:  # (SAID_ALREADY stops the rules: no estimate's yes after the tables' no)
+            return estimate.strip() or SAID_ALREADY
+        self.below_minimum_said = True
+        return head + estimate
 
     def no_by_bound(self, v: Verdict) -> str | None:
         """No row at the length asked, and the nearest shorter row already needs more than the user has."""
@@ -204,8 +253,8 @@ class CapacityBlocks(Writer):
             return None
         listed = self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in sorted(v.bounds, key=lambda n: n.devices))
         least = min(v.bounds, key=lambda n: n.devices)
-        return self.say("no_by_bound", asked=v.asked, length=v.bounds[0].seq_len, listed=listed, have=self.have()) + self.below_minimum(
-            v, self.devices(least.devices, least.unit))
+        return self.table_no(self.say("no_by_bound", asked=v.asked, length=v.bounds[0].seq_len, listed=listed, have=self.have()),
+                             self.below_minimum(v, self.devices(least.devices, least.unit)))
 
     def below_minimum(self, v: Verdict, least: str) -> str:
         """What the estimate says on the user's devices, after a no from the vendor rows: the setting the user named
@@ -223,10 +272,30 @@ class CapacityBlocks(Writer):
         if not v.fitting:
             return None
         free, fit = v.free, v.fitting
+        safe = v.upper_end_plan
         # the tool's verdict, judged without the cached blocks the allocator frees (the range's upper end may hold them)
-        if fit.verdict == "tight" and not open_scenario_only(fit.memory):  # not a plain yes
+        if safe is not None:  # the fewest devices tight; more of the user's own fit at the range's upper end: a yes on those
+            usable = fit.memory.usable_gib
+            # both figures without the cached blocks the allocator gives back (what the verdict judges), said as such
+            key = "yes_upper_end_by_estimate" if safe.devices < v.have else "yes_upper_end_all_by_estimate" if v.have > 1 \
+                else "yes_upper_end_one_by_estimate"
+            line = self.say(key, yours=self.yours(),
+                            n=self.devices(safe.devices, fit.unit, fit.hardware), have=self.have(),
+                            setting=f"{self.fw_name(fit.framework, fit.hardware)} {self.parallel(safe.zero_stage, safe.offload, safe.tp, safe.pp, safe.cp)}",
+                            total=f"{safe.total_gib - safe.cached_gib:.1f}", high=f"{safe.high_gib - safe.cached_gib:.1f}",
+                            usable=f"{usable:.1f}", cached=self.say("upper_less_cached", cached=f"{safe.cached_gib:.1f}")
+                            if safe.cached_gib >= 0.05 else "",
+                            per=self.per_device(fit.unit, fit.hardware), fewer=self.devices(fit.devices, fit.unit, fit.hardware),
+                            fewer_setting=self.parallel(fit.zero_stage, fit.offload, fit.tp, fit.pp, fit.cp),
+                            fewer_high=self.span(fit.memory)[1]) + (
+                self.say("upper_end_offload", ram=f"{safe.host_ram_gib_per_node:,.0f}") if safe.offload else "")
+        elif fit.verdict == "tight" and not open_scenario_only(fit.memory):  # not a plain yes
+            more = fit.upper_end_fits  # why tight: the count the upper end needs is beyond the user's devices (or none holds it)
             line = self.say("tight_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have),
-                            high=f"{fit.memory.high_gib:.1f}", usable=f"{fit.memory.usable_gib:.1f}")
+                            high=self.span(fit.memory)[1], usable=f"{fit.memory.usable_gib:.1f}") + (
+                self.say("tight_upper_needs", n=self.devices(more.devices, fit.unit, fit.hardware),
+                         setting=self.parallel(more.zero_stage, more.offload, more.tp, more.pp, more.cp))
+                if more is not None and more.devices > v.have else "")
         elif open_scenario_only(fit.memory):  # the measured range fits; the open attention kernel's scenario does not
             line = self.say("tight_pinned_by_estimate" if fit.memory.pinned_gib > 0 else "tight_open_by_estimate",
                             yours=self.yours(), setting=self.setting(fit, v.have)) \
@@ -235,8 +304,10 @@ class CapacityBlocks(Writer):
             line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have))
         why_fits = self.cached_back(fit.memory)  # a "yes" beside an upper end past the usable memory says why
         # the fastest setting is one without offload (an offload plan on fewer devices is the slower fallback, never it)
-        if free and free.fits and not free.offload and (free.devices != v.fitting.devices or free.offload != v.fitting.offload):
-            line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
+        if free and free.fits and not free.offload and (free.devices != v.fitting.devices or free.offload != v.fitting.offload) \
+                and not (safe is not None and free.verdict != "fits"):  # a tight fastest plan is not offered over the yes
+            line += self.say("fastest_uses", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free)) + (
+                self.say("fastest_tight") if free.verdict == "tight" else "")  # a tight fastest plan is named as tight
         if v.upper and v.needs:
             line += self.say("lora_rows_upper", listed=self.say("comma").join(f"{n.who} {self.devices(n.devices, n.unit)}" for n in v.needs))
         if v.bounds:  # the shorter rows fit the user's count: a lower bound only, said as such
@@ -251,6 +322,9 @@ class CapacityBlocks(Writer):
         line = self.say("no_by_estimate", yours=self.yours())
         if free and free.fits:
             line += self.say("it_needs", n=self.devices(free.devices, free.unit, free.hardware), setting=self.setting(free))
+            if free.verdict == "tight" and (more := free.upper_end_fits) is not None:  # that count is itself tight: say so
+                line += self.say("it_needs_tight", n=self.devices(more.devices, free.unit, free.hardware),
+                                 setting=self.parallel(more.zero_stage, more.offload, more.tp, more.pp, more.cp))
         return line + self.say("period")
 
     # -- nothing fits at any count -------------------------------------------------------------
@@ -594,12 +668,17 @@ class Verdict:
         self.free = next((r.value for r in plans if not r.arg("max_devices")), None)
         self.capped = [r.value for r in plans if r.arg("max_devices") and r.value is not None]
         self.fitting = next((p for p in self.capped if p.fits), None)
+        # a "tight" on the fewest devices is not the verdict when a plan within the user's count fits at the range's upper
+        # end (the plan tool's upper_end_fits, searched within max_devices): that plan is the yes
+        safe = self.fitting.upper_end_fits if self.fitting is not None and self.fitting.verdict == "tight" else None
+        self.upper_end_plan = safe if safe is not None and safe.verdict == "fits" and safe.devices <= self.have else None
         self.needs = w.table_needs(table_strategy(method), f.recipes, f.rows)
         self.upper = method == "qlora"  # answered from the LoRA rows, which bound QLoRA from above
         strategy = table_strategy(method)
         # the lower bounds: rows at the nearest shorter length (minimum-card table, recipe table)
         self.bounds = w.table_needs(strategy, [], f.bound) + [
-            Need(w.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.cutoff_len) for x in f.recipe_bound
+            Need(w.say("table_needs_llama_factory_recipe"), r.total_cards, "card", r.cutoff_len, "LLaMA-Factory", "recipe")
+            for x in f.recipe_bound
             for r in x.rows if r.cutoff_len == f.bound_len and (strategy is None or r.strategy == strategy)]
         self.recipes = [r for r in f.recipes if r.total_cards and (strategy is None or r.strategy == strategy)]
 

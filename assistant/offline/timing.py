@@ -5,6 +5,7 @@ TPS table, no BF16 figure), the formula with the user's own numbers put in and h
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..tools.derived_tools import DerivedResult
 from ..tools.tables import MinCardsResult, TrainingRecipeResult
@@ -35,6 +36,14 @@ MEASURE = {
 # auth token stays valid, "ckpt 保存多久超时" a timeout: the training-time formula answers neither)
 TRAINING_SUBJECT = re.compile(r"train|训练|微调|fine-?tun|pre-?train|预训练|epoch|(?<![a-z])tps(?![a-z])|吞吐|throughput|样本|samples?|数据集|"
                               r"dataset|iteration|迭代|(?<![a-z])steps?(?![a-z])|步", re.I)
+
+
+class _Devices(NamedTuple):
+    """The device count a time is asked for, when the time tool returned no result to read it from."""
+
+    devices: int
+    unit: str
+    hardware: str
 
 
 class TimeBlocks(Writer):
@@ -114,10 +123,10 @@ class TimeBlocks(Writer):
         return self.say("deadline_needs", needed=needed, deadline=deadline, formula=d.formula, rule=rule,
                         on_needed=on_needed) + self.table_floor(d.devices_needed, r)
 
-    def below_floor(self, r: TrainingTimeResult) -> str:
+    def below_floor(self, r: TrainingTimeResult | _Devices, key: str = "time_below_floor") -> str:
         """The user's own devices below the minimum-card row of the job's framework (of every framework when none is
         named): said before the time, which the formula gives for any count."""
-        if self.s.origin("devices") not in ("said", "conversation"):
+        if self.s.origin("devices") not in ("said", "conversation") or self.below_minimum_said:
             return ""
         rows = [row for call in self.r.of("min_cards", MinCardsResult) if call.value and call.arg("model") in (None, self.s.model)
                 for row in call.value.rows if row.supported and row.cards and self.s.framework in (None, row.framework)]
@@ -129,7 +138,8 @@ class TimeBlocks(Writer):
             return ""
         floors = self.say("semicolon").join(f"{self.fw_name(row.framework, r.hardware)} {self.devices(row.cards, row.unit, r.hardware)}"
                                             for row in rows)
-        return self.say("time_below_floor", devs=self.devices(r.devices, r.unit, r.hardware), floors=floors)
+        self.below_minimum_said = True
+        return self.say(key, devs=self.devices(r.devices, r.unit, r.hardware), floors=floors)
 
     def table_floor(self, needed: int, r: TrainingTimeResult) -> str:
         """The vendor's rule also keeps the count at or above the minimum-card table's row (ModelArts 590604: 且不小于
@@ -170,4 +180,7 @@ class TimeBlocks(Writer):
             lines.append(self.say("time_missing_with_your_numbers") + f"`{formula.group(0)}`"
                          + self.say("time_missing_tps_your_measured"))
         lines.append("- " + MEASURE[self.lang])
+        hw_id, devices = call.arg("hardware"), call.arg("devices")
+        if devices and (floor := self.below_floor(_Devices(int(devices), self.unit_of(hw_id), hw_id), "time_missing_below_floor")):
+            lines.append("- " + floor)  # the formula's N is the user's count: below the table's minimum, said once
         return lines

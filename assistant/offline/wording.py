@@ -186,6 +186,9 @@ class Writer:
         self.r = Results(done)
         self.headlined = False  # one headline per answer: the first block that answers leads with it
         self.stated: list[object] = []  # plans already stated in full: each plan is stated once
+        # the user's devices below the minimum-card row, said once: by the time block (timing.below_floor) or by the
+        # training verdict (capacity: the vendor tables' no), whichever comes first; the other leaves it out
+        self.below_minimum_said = False
         self.said_micro_batch_1: set[tuple[int, str]] = set()  # the micro-batch-1 plan said once (plans.other_settings)
         self.e: Effective = effective(s)
         self.sources: list[str] = []

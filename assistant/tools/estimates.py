@@ -177,6 +177,8 @@ class FewerDevices(BaseModel):
     low_gib: float = Field(description="Lower end of its likely range, GiB.")
     high_gib: float = Field(description="Upper end of its likely range, GiB.")
     verdict: Literal["fits", "tight", "does_not_fit"] = Field(description="That plan's memory verdict: fits, tight or does_not_fit.")
+    cached_gib: float = Field(0.0, description="Cached blocks in its range that the allocator gives back before an "
+                              "out-of-memory error (the verdict judges the range without them), GiB.")
     host_ram_gib_per_node: float = Field(description="Host RAM per node the offloaded states need, GiB (0 without offload).")
 
 
@@ -257,7 +259,7 @@ def _alternative(p, dev: Device) -> FewerDevices | None:
     return FewerDevices(devices=p.devices, nodes=p.nodes, per_node=p.per_node, zero_stage=None if c.megatron else c.zero_stage,
                         offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, recompute=c.recompute, setting=setting,
                         total_gib=round(p.memory.total_gib, 2), low_gib=round(p.memory.low_gib, 2),
-                        high_gib=round(p.memory.high_gib, 2), verdict=p.memory.verdict, host_ram_gib_per_node=round(p.memory.host_ram_gib.gib, 1))
+                        high_gib=round(p.memory.high_gib, 2), verdict=p.memory.verdict, cached_gib=round(p.memory.cached_gib, 2), host_ram_gib_per_node=round(p.memory.host_ram_gib.gib, 1))
 
 
 def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, base: TrainConfig,
