@@ -1,0 +1,96 @@
+"""The direct answer first in an answer from the notes: when a question asks for a fix ("how do I fix", "怎么办"), a
+limit ("what is the maximum", "最大多大") or a choice ("which should I use", "选哪个"), the first sentence of the lead
+is the one that holds that kind of answer (says what to do, states the number with its unit, recommends one), taken
+from the lead or, when the lead lacks it, from the passages of the same note; for "A vs B" each side the lead does
+not define gets the note's own line that defines it. The note's words are kept as written: sentences move, none is
+made up."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from ..notes import _SENTENCE_END, SAYS_WHAT_TO_DO, facts, tokenize
+from ..tools.tables import NotePassage
+
+ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|怎么修|怎么改|报错|what\s+(?:should|can|do)\s+i\s+do|"
+                      r"how\s+(?:do\s+i|to|can\s+i|should\s+i)\s+(?:fix|solve|avoid|resolve|get\s+rid)|(?<![a-z])(?:fix|workaround)(?![a-z])", re.I)
+ASKS_LIMIT = re.compile(r"(?<![\w-])(?:max(?:imum)?|limit|largest|upper\s+bound|how\s+(?:large|big|long|much\s+time)|timeout)(?![a-z])|"
+                        r"最大|上限|多大|多久|多长时间|超时时间|限制是", re.I)
+ASKS_CHOICE = re.compile(r"which\s+(?:one\s+|\w+\s+)?(?:should|do\s+i|to\s+(?:use|choose|pick))|should\s+i\s+(?:use|choose|pick|run)|"
+                         r"选哪|该选|用哪|选择哪|该用哪|推荐用哪|应该用哪", re.I)
+# what a sentence holds that answers each kind
+FIX_SAYS = re.compile(SAYS_WHAT_TO_DO.pattern + r"|comment\s+out|ignore|keep|check|注释|忽略|保持|检查|重装|重启", re.I)
+LIMIT_SAYS = re.compile(r"\d+(?:\.\d+)?\s*\**\s*(?:MB|GB|KB|M|G|s|min|minutes?|h|hours?|分钟|秒|小时|%)(?![A-Za-z])")
+CHOICE_SAYS = re.compile(r"(?<![A-Za-z])(?:use|choose|pick|prefer|recommended?|go\s+with)(?![A-Za-z])|用|选|推荐|建议", re.I)
+SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS}
+# words every question of a kind has: they pick no sentence
+_KIND_WORDS = {"fix", "how", "do", "i", "what", "which", "should", "use", "choose", "one", "max", "maximum", "limit", "size",
+               "is", "the", "a", "before", "after", "when", "while", "during", "on", "in", "with", "my", "it", "怎么", "办", "解决", "选", "哪个", "最大", "多大"}
+_SENTENCE = re.compile(r"(?<=[。！？；])|(?<=[.!?])\s+(?=[A-Z`*“\"(（])")
+
+
+def kind_asked(question: str) -> str | None:
+    """fix, limit or choice: what the question asks for, or None."""
+    for kind, rx in (("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT)):
+        if rx.search(question):
+            return kind
+    return None
+
+
+def _plain(text: str) -> str:
+    """A fact as one sentence of prose: no bullet mark, no line breaks."""
+    return " ".join(re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", ln).strip() for ln in text.splitlines() if ln.strip())
+
+
+def _terms(text: str) -> set[str]:
+    return set(tokenize(text.lower(), unigrams=False))
+
+
+def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """``lead`` with the sentence that answers the kind asked first (see the module's docstring); unchanged when its
+    first sentence already does, or when no sentence of the note holds that kind of answer with the question's words.
+    A sentence's fit is the question's words it holds, each weighing by how rare it is among the note's sentences
+    (a word in every sentence picks none), plus half the fit of its section's heading."""
+    kind = kind_asked(question)
+    if kind is None or not lead.strip() or "\n" in lead.strip():
+        return lead
+    asked = _terms(question) - _KIND_WORDS
+    says = SAYS[kind]
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+    if not asked or not sentences:
+        return lead
+    found: list[tuple[str, str]] = [(s, "") for s in sentences]  # (sentence, its section's heading)
+    seen = {re.sub(r"\W+", "", s) for s in sentences}
+    for p in passages:
+        for f in (f for f in facts(p.text) if "\n" not in f):  # a list with its introduction: its items come one by one
+            for s in (_plain(x) for x in _SENTENCE_END.split(f) if x and x.strip()):
+                key = re.sub(r"\W+", "", s)
+                if key not in seen and not s.endswith((":", "：")) and "```" not in s:
+                    seen.add(key)
+                    found.append((s, p.heading))
+    df = Counter(t for s, _ in found for t in _terms(s) & asked)
+
+    def weight(text: str) -> float:
+        return sum(1 / df[t] if df[t] else 0.5 for t in _terms(text) & asked)
+
+    def fit(s: str, heading: str) -> float:
+        return weight(s) + weight(heading) / 2
+
+    first = sentences[0]
+    if says.search(first) and weight(first) > 0:  # the lead's first sentence already answers, with the question's words
+        return lead
+    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found) if says.search(s)]
+    if not pool:
+        return lead
+    best = max(pool, key=lambda c: c[:3])
+    if best[3] == first or best[0] < MIN_FIT:
+        return lead
+    chosen = best[3]
+    rest = [s for s in sentences if s != chosen]  # a sentence of the lead moves to the front; the note's goes before it
+    return ("" if lang == "zh" else " ").join([chosen, *rest])
+
+
+LEAD_BONUS = 0.5  # a sentence the notes' search already chose for the question, over a neighbour with as many of its words
+MIN_FIT = 1.0  # at least one of the question's rarer words (or two common ones) in the sentence that goes first
