@@ -11,7 +11,16 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from ..notes import _SENTENCE_END, SAYS_WHAT_TO_DO, facts, tokenize
+from ..notes import (
+    _MARKED,
+    _SENTENCE_END,
+    ASKS_DIFFERENCE,
+    SAYS_WHAT_TO_DO,
+    facts,
+    named_parameters,
+    opens_with,
+    tokenize,
+)
 from ..tools.tables import NotePassage
 
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|怎么修|怎么改|报错|what\s+(?:should|can|do)\s+i\s+do|"
@@ -25,10 +34,19 @@ FIX_SAYS = re.compile(SAYS_WHAT_TO_DO.pattern + r"|comment\s+out|ignore|keep|che
 LIMIT_SAYS = re.compile(r"\d+(?:\.\d+)?\s*\**\s*(?:MB|GB|KB|M|G|s|min|minutes?|h|hours?|分钟|秒|小时|%)(?![A-Za-z])")
 CHOICE_SAYS = re.compile(r"(?<![A-Za-z])(?:use|choose|pick|prefer|recommended?|go\s+with)(?![A-Za-z])|用|选|推荐|建议", re.I)
 SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS}
+# a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …"), or names
+# itself the remedy ("the vendor says to comment out …", "厂商的办法：…"); a verb in passing ("examples use …") does not
+FIX_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*)?(?:use|set|copy|run|add|export|delete|raise|lower|install|remove|"
+                       r"replace|switch|upgrade|restart|kill|reduce|increase|keep|check|comment|ignore|stop|edit|change|shorten|turn)\b|"
+                       r"办法|解决|workaround|(?:vendor|page)\s+says\s+to|remed(?:y|ies)|改用|调大|调低|换成|重装|注释掉|忽略", re.I)
+# a sentence that plainly makes the choice: it opens with the pick ("Use BF16 …", "Choose …") or says what is recommended
+CHOICE_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*)?(?:use|choose|pick|prefer|take|go\s+with|start\s+with)\b|"
+                          r"recommend|(?<![a-z])(?:best|should)(?![a-z])|^[^，。：]{0,40}(?:用|选)|建议|推荐|就用", re.I)
+GIVEN = {"fix": FIX_GIVEN, "choice": CHOICE_GIVEN}
 # words every question of a kind has: they pick no sentence
 _KIND_WORDS = {"fix", "how", "do", "i", "what", "which", "should", "use", "choose", "one", "max", "maximum", "limit", "size",
                "is", "the", "a", "before", "after", "when", "while", "during", "on", "in", "with", "my", "it", "怎么", "办", "解决", "选", "哪个", "最大", "多大"}
-_SENTENCE = re.compile(r"(?<=[。！？；])|(?<=[.!?])\s+(?=[A-Z`*“\"(（])")
+_SENTENCE = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z`*“\"(（])")
 
 
 def kind_asked(question: str) -> str | None:
@@ -53,8 +71,11 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     first sentence already does, or when no sentence of the note holds that kind of answer with the question's words.
     A sentence's fit is the question's words it holds, each weighing by how rare it is among the note's sentences
     (a word in every sentence picks none), plus half the fit of its section's heading."""
+    if not lead.strip() or "\n" in lead.strip():
+        return lead
+    lead = both_sides(question, lead, passages, lang)
     kind = kind_asked(question)
-    if kind is None or not lead.strip() or "\n" in lead.strip():
+    if kind is None:
         return lead
     asked = _terms(question) - _KIND_WORDS
     says = SAYS[kind]
@@ -79,13 +100,16 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
         return weight(s) + weight(heading) / 2
 
     first = sentences[0]
-    if says.search(first) and weight(first) > 0:  # the lead's first sentence already answers, with the question's words
+    def answers(s: str) -> bool:
+        return bool(says.search(s)) and (kind not in GIVEN or bool(GIVEN[kind].search(s)))
+
+    if answers(first) and weight(first) > 0:  # the lead's first sentence already answers, with the question's words
         return lead
-    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found) if says.search(s)]
+    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found) if answers(s)]
     if not pool:
         return lead
     best = max(pool, key=lambda c: c[:3])
-    if best[3] == first or best[0] < MIN_FIT:
+    if best[3] == first or best[0] < (LEAD_BONUS if best[1] else MIN_FIT):  # the lead's own sentence needs no more words
         return lead
     chosen = best[3]
     rest = [s for s in sentences if s != chosen]  # a sentence of the lead moves to the front; the note's goes before it
@@ -94,3 +118,29 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
 
 LEAD_BONUS = 0.5  # a sentence the notes' search already chose for the question, over a neighbour with as many of its words
 MIN_FIT = 1.0  # at least one of the question's rarer words (or two common ones) in the sentence that goes first
+
+
+def both_sides(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """"A vs B", "A 和 B 的区别": each side the lead does not define on its own (a sentence that opens with it and names
+    no other side) is defined first by the note's own line that does (`cutoff_len` (default 2048): …), in the
+    question's order; the lead's comparison follows."""
+    if not ASKS_DIFFERENCE.search(question):
+        return lead
+    names = [p for p in named_parameters(question) if _MARKED.search(p) or re.fullmatch(r"[A-Z][A-Z0-9]+", p)]
+    if len(names) < 2:
+        return lead
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+
+    def alone(s: str, name: str) -> bool:  # opens with ``name`` and names no other side
+        return opens_with(s, name) and not any(o.lower() in s.lower() for o in names if o != name)
+
+    added: list[str] = []
+    for name in names:
+        if any(alone(s, name) for s in sentences + added):
+            continue
+        line = next((_plain(f) for p in passages for f in facts(p.text) if "\n" not in f and alone(f, name)), None)
+        if line is not None and line not in added and line not in lead:  # a table row the lead holds already defines it
+            added.append(line)
+    if not added:
+        return lead
+    return ("" if lang == "zh" else " ").join([*added, lead])
