@@ -34,9 +34,10 @@ FIX_SAYS = re.compile(SAYS_WHAT_TO_DO.pattern + r"|comment\s+out|ignore|keep|che
 LIMIT_SAYS = re.compile(r"\d+(?:\.\d+)?\s*\**\s*(?:MB|GB|KB|M|G|s|min|minutes?|h|hours?|分钟|秒|小时|%)(?![A-Za-z])")
 CHOICE_SAYS = re.compile(r"(?<![A-Za-z])(?:use|choose|pick|prefer|recommended?|go\s+with)(?![A-Za-z])|用|选|推荐|建议", re.I)
 SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS}
-# a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …"), or names
+# a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …", "Training OOM
+# on MindSpeed-LLM, in the vendor's order: kill …"), or names
 # itself the remedy ("the vendor says to comment out …", "厂商的办法：…"); a verb in passing ("examples use …") does not
-FIX_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*)?(?:use|set|copy|run|add|export|delete|raise|lower|install|remove|"
+FIX_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*|[^:：.。]{1,60}[:：][\s`*]*)?(?:use|set|copy|run|add|export|delete|raise|lower|install|remove|"
                        r"replace|switch|upgrade|restart|kill|reduce|increase|keep|check|comment|ignore|stop|edit|change|shorten|turn)\b|"
                        r"办法|解决|workaround|(?:vendor|page)\s+says\s+to|remed(?:y|ies)|改用|调大|调低|换成|重装|注释掉|忽略", re.I)
 # a sentence that plainly makes the choice: it opens with the pick ("Use BF16 …", "Choose …") or says what is recommended
@@ -103,7 +104,8 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     def answers(s: str) -> bool:
         return bool(says.search(s)) and (kind not in GIVEN or bool(GIVEN[kind].search(s)))
 
-    if answers(first) and weight(first) > 0:  # the lead's first sentence already answers, with the question's words
+    # the lead's first sentence already answers: plainly (a fix or a pick given), or a number with the question's words
+    if answers(first) and (kind in GIVEN or weight(first) > 0):
         return lead
     pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found) if answers(s)]
     if not pool:
