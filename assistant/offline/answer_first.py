@@ -33,6 +33,8 @@ ASKS_CHOICE = re.compile(r"which\s+(?:one\s+|\w+\s+)?(?:should|do\s+i|to\s+(?:us
 FIX_SAYS = re.compile(SAYS_WHAT_TO_DO.pattern + r"|comment\s+out|ignore|keep|check|注释|忽略|保持|检查|重装|重启", re.I)
 LIMIT_SAYS = re.compile(r"\d+(?:\.\d+)?\s*\**\s*(?:MB|GB|KB|M|G|s|min|minutes?|h|hours?|分钟|秒|小时|%)(?![A-Za-z])")
 CHOICE_SAYS = re.compile(r"(?<![A-Za-z])(?:use|choose|pick|prefer|recommended?|go\s+with)(?![A-Za-z])|用|选|推荐|建议", re.I)
+ELSEWHERE = re.compile(r"(?<![a-z])(?:is|are)\s+(?:a|an)\s+(?:different|separate|other)\s+(?:\w+\s+)?(?:limit|setting|problem|error|issue|case)|"
+                       r"是另一个|是另一种|是不同的(?:限制|问题|报错|设置)", re.I)
 SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS}
 # a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …", "Training OOM
 # on MindSpeed-LLM, in the vendor's order: kill …"), or names
@@ -105,9 +107,10 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
         return bool(says.search(s)) and (kind not in GIVEN or bool(GIVEN[kind].search(s)))
 
     # the lead's first sentence already answers: plainly (a fix or a pick given), or a number with the question's words
-    if answers(first) and (kind in GIVEN or weight(first) > 0):
+    if answers(first) and not ELSEWHERE.search(first) and (kind in GIVEN or weight(first) > 0):
         return lead
-    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found) if answers(s)]
+    # a sentence that says it is about something else ("… is a different limit: `HCCL_CONNECT_TIMEOUT` …") answers not this
+    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found) if answers(s) and not ELSEWHERE.search(s)]
     if not pool:
         return lead
     best = max(pool, key=lambda c: c[:3])
