@@ -15,6 +15,7 @@ from ..notes import (
     _MARKED,
     _SENTENCE_END,
     ASKS_DIFFERENCE,
+    ASKS_HOW,
     SAYS_WHAT_TO_DO,
     facts,
     named_parameters,
@@ -79,7 +80,7 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     lead = both_sides(question, lead, passages, lang)
     kind = kind_asked(question)
     if kind is None:
-        return lead
+        return how_first(question, lead, passages, lang)
     asked = _terms(question) - _KIND_WORDS
     says = SAYS[kind]
     sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
@@ -149,3 +150,16 @@ def both_sides(question: str, lead: str, passages: Sequence[NotePassage], lang: 
     if not added:
         return lead
     return ("" if lang == "zh" else " ").join([*added, lead])
+
+
+def how_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """"How do I …", "怎么准备": a lead whose first sentence says nothing to do (what goes wrong without network) is
+    preceded by the note's answer-first summary when that opens with what to do (download these, at these commits)."""
+    summary = passages[0].summary.strip() if passages else ""
+    if not summary or not ASKS_HOW.search(question.lower()) or summary in lead:
+        return lead
+    opening = next((s.strip() for s in _SENTENCE.split(lead) if s and s.strip()), "")
+    said = next((s.strip() for s in _SENTENCE.split(summary) if s and s.strip()), "")
+    if SAYS_WHAT_TO_DO.search(opening) or not (SAYS_WHAT_TO_DO.search(said) or FIX_GIVEN.search(said)):
+        return lead
+    return ("" if lang == "zh" else " ").join([summary, lead])
