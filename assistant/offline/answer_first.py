@@ -31,7 +31,7 @@ ASKS_LIMIT = re.compile(r"(?<![\w-])(?:max(?:imum)?|limit|largest|upper\s+bound|
 ASKS_CHOICE = re.compile(r"which\s+(?:one\s+|\w+\s+)?(?:should|do\s+i|to\s+(?:use|choose|pick))|should\s+i\s+(?:use|choose|pick|run)|"
                          r"选哪|该选|用哪|选择哪|该用哪|推荐用哪|应该用哪", re.I)
 # what a sentence holds that answers each kind
-FIX_SAYS = re.compile(SAYS_WHAT_TO_DO.pattern + r"|comment\s+out|ignore|keep|check|注释|忽略|保持|检查|重装|重启", re.I)
+FIX_SAYS = re.compile(SAYS_WHAT_TO_DO.pattern + r"|comment\s+out|ignore|keep|check|edit|change|patch|modify|注释|忽略|保持|检查|重装|重启|修改|改成", re.I)
 LIMIT_SAYS = re.compile(r"\d+(?:\.\d+)?\s*\**\s*(?:MB|GB|KB|M|G|s|min|minutes?|h|hours?|分钟|秒|小时|%)(?![A-Za-z])")
 CHOICE_SAYS = re.compile(r"(?<![A-Za-z])(?:use|choose|pick|prefer|recommended?|go\s+with)(?![A-Za-z])|用|选|推荐|建议", re.I)
 ELSEWHERE = re.compile(r"(?<![a-z])(?:is|are)\s+(?:a|an)\s+(?:different|separate|other)\s+(?:\w+\s+)?(?:limit|setting|problem|error|issue|case)|"
@@ -42,7 +42,7 @@ SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS}
 # itself the remedy ("the vendor says to comment out …", "厂商的办法：…"); a verb in passing ("examples use …") does not
 FIX_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*|[^:：.。]{1,60}[:：][\s`*]*)?(?:use|set|copy|run|add|export|delete|raise|lower|install|remove|"
                        r"replace|switch|upgrade|restart|kill|reduce|increase|keep|check|comment|ignore|stop|edit|change|shorten|turn)\b|"
-                       r"办法|解决|workaround|(?:vendor|page)\s+says\s+to|remed(?:y|ies)|改用|调大|调低|换成|重装|注释掉|忽略", re.I)
+                       r"办法|解决|workaround|(?:vendor|page)\s+says\s+to|(?<![a-z])fix(?:es)?\s+(?:given|from|by)|(?:vendor(?:'s)?|the)\s+fix(?:es)?\s*[:：]|remed(?:y|ies)|改用|调大|调低|换成|重装|注释掉|忽略", re.I)
 # a sentence that plainly makes the choice: it opens with the pick ("Use BF16 …", "Choose …") or says what is recommended
 CHOICE_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*)?(?:use|choose|pick|prefer|take|go\s+with|start\s+with)\b|"
                           r"recommend|(?<![a-z])(?:best|should)(?![a-z])|^[^，。：]{0,40}(?:用|选)|建议|推荐|就用", re.I)

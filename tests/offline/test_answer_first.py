@@ -36,6 +36,8 @@ def first_sentence(answer: str) -> str:
     ("ckpt 保存时多节点超时报错怎么解决？", ["厂商的办法", "36 分钟", "忽略"]),
     # seeds/002 离线训练安装包准备 (modelarts_llm_train_91016): download on a connected machine, MindSpeed at 4ea42a23
     ("离线环境没有网络，安装包要怎么准备？", ["联网的 Linux 机器", "ModelLink 取 8f50777", "MindSpeed 取 4ea42a23"]),
+    # LlamaFactory 附录:训练常见问题 问题4: set barrier_timeout=3000 in torch's elastic agent api.py
+    ("Error waiting on exit barrier, how do I fix it?", ["barrier_timeout=3000"]),
     # seeds/002 保存ckpt时超时报错: the wait times out after 36 minutes (not the start-up limit the note also names)
     ("what is the timeout before checkpoint saving fails on a multi-node job?", ["36 minutes"]),
     # 使用预置镜像制作自定义镜像用于训练模型: push to SWR, pick the preset framework with version "custom"
