@@ -37,6 +37,7 @@ from . import (
     spec,
     stated,
 )
+from .answer_first import answer_first
 from .asked import (
     GBS_WORDS,
     WHY_ASKED,
@@ -767,7 +768,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 lead = rows + ("\n" + rest if rest else "")
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
-            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead, lead + "\n" + (section or top).text) + self.fact_picked(lead, best, r.results) + lead
+            said = self.fact_picked(lead, best, r.results) + lead
+            if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)
+                said = answer_first(self.s.question, said, best, self.lang)
+            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead, lead + "\n" + (section or top).text) + said
                                + self.say("notes_notes", title=top.title)),
                      "", *lines]
         for i, h in enumerate(quoted):

@@ -89,10 +89,12 @@ def test_a_config_asked_for_is_still_generated(assistant):
 
 
 def test_a_term_the_note_defines_leads_with_its_definition(assistant):
-    """The custom-image note defines `conda activate` in a bullet (the job does not run in a shell): that bullet answers."""
+    """The custom-image note defines `conda activate` in a bullet (the job does not run in a shell): that bullet answers,
+    its fix first ("怎么办" asks for what to do: answer_first.py), the reason after it."""
     first = assistant.ask("自定义镜像里 conda activate 不生效怎么办").answer.splitlines()[0]
     assert (
-        first.startswith("**结论**：`conda activate` 不生效，因为作业不是在 shell 中运行的")
+        first.startswith("**结论**：页面给出四种替代办法：设置 `ANACONDA_DIR` 和 `DEFAULT_CONDA_ENV_NAME`")
+        and "`conda activate` 不生效，因为作业不是在 shell 中运行的" in first
         and "custom" not in first
     )
 

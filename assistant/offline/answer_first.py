@@ -1,0 +1,165 @@
+"""The direct answer first in an answer from the notes: when a question asks for a fix ("how do I fix", "怎么办"), a
+limit ("what is the maximum", "最大多大") or a choice ("which should I use", "选哪个"), the first sentence of the lead
+is the one that holds that kind of answer (says what to do, states the number with its unit, recommends one), taken
+from the lead or, when the lead lacks it, from the passages of the same note; for "A vs B" each side the lead does
+not define gets the note's own line that defines it. The note's words are kept as written: sentences move, none is
+made up."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from ..notes import (
+    _MARKED,
+    _SENTENCE_END,
+    ASKS_DIFFERENCE,
+    ASKS_HOW,
+    SAYS_WHAT_TO_DO,
+    facts,
+    named_parameters,
+    opens_with,
+    tokenize,
+)
+from ..tools.tables import NotePassage
+
+ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|怎么修|怎么改|报错|what\s+(?:should|can|do)\s+i\s+do|"
+                      r"how\s+(?:do\s+i|to|can\s+i|should\s+i)\s+(?:fix|solve|avoid|resolve|get\s+rid)|(?<![a-z])(?:fix|workaround)(?![a-z])", re.I)
+ASKS_LIMIT = re.compile(r"(?<![\w-])(?:max(?:imum)?|limit|largest|upper\s+bound|how\s+(?:large|big|long|much\s+time)|timeout)(?![a-z])|"
+                        r"最大|上限|多大|多久|多长时间|超时时间|限制是", re.I)
+ASKS_CHOICE = re.compile(r"which\s+(?:one\s+|\w+\s+)?(?:should|do\s+i|to\s+(?:use|choose|pick))|should\s+i\s+(?:use|choose|pick|run)|"
+                         r"选哪|该选|用哪|选择哪|该用哪|推荐用哪|应该用哪", re.I)
+# what a sentence holds that answers each kind
+FIX_SAYS = re.compile(SAYS_WHAT_TO_DO.pattern + r"|comment\s+out|ignore|keep|check|edit|change|patch|modify|注释|忽略|保持|检查|重装|重启|修改|改成", re.I)
+LIMIT_SAYS = re.compile(r"\d+(?:\.\d+)?\s*\**\s*(?:MB|GB|KB|M|G|s|min|minutes?|h|hours?|分钟|秒|小时|%)(?![A-Za-z])")
+CHOICE_SAYS = re.compile(r"(?<![A-Za-z])(?:use|choose|pick|prefer|recommended?|go\s+with)(?![A-Za-z])|用|选|推荐|建议", re.I)
+ELSEWHERE = re.compile(r"(?<![a-z])(?:is|are)\s+(?:a|an)\s+(?:different|separate|other)\s+(?:\w+\s+)?(?:limit|setting|problem|error|issue|case)|"
+                       r"是另一个|是另一种|是不同的(?:限制|问题|报错|设置)", re.I)
+SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS}
+# a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …", "Training OOM
+# on MindSpeed-LLM, in the vendor's order: kill …"), or names
+# itself the remedy ("the vendor says to comment out …", "厂商的办法：…"); a verb in passing ("examples use …") does not
+FIX_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*|[^:：.。]{1,60}[:：][\s`*]*)?(?:use|set|copy|run|add|export|delete|raise|lower|install|remove|"
+                       r"replace|switch|upgrade|restart|kill|reduce|increase|keep|check|comment|ignore|stop|edit|change|shorten|turn)\b|"
+                       r"办法|解决|workaround|(?:vendor|page)\s+says\s+to|(?<![a-z])fix(?:es)?\s+(?:given|from|by)|(?:vendor(?:'s)?|the)\s+fix(?:es)?\s*[:：]|remed(?:y|ies)|改用|调大|调低|换成|重装|注释掉|忽略", re.I)
+# a sentence that plainly makes the choice: it opens with the pick ("Use BF16 …", "Choose …") or says what is recommended
+CHOICE_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*)?(?:use|choose|pick|prefer|take|go\s+with|start\s+with)\b|"
+                          r"recommend|(?<![a-z])(?:best|should)(?![a-z])|^[^，。：]{0,40}(?:用|选)|建议|推荐|就用", re.I)
+GIVEN = {"fix": FIX_GIVEN, "choice": CHOICE_GIVEN}
+# words every question of a kind has: they pick no sentence
+_KIND_WORDS = {"fix", "how", "do", "i", "what", "which", "should", "use", "choose", "one", "max", "maximum", "limit", "size",
+               "is", "the", "a", "before", "after", "when", "while", "during", "on", "in", "with", "my", "it", "怎么", "办", "解决", "选", "哪个", "最大", "多大"}
+_SENTENCE = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z`*“\"(（])")
+
+
+def kind_asked(question: str) -> str | None:
+    """fix, limit or choice: what the question asks for, or None."""
+    for kind, rx in (("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT)):
+        if rx.search(question):
+            return kind
+    return None
+
+
+def _plain(text: str) -> str:
+    """A fact as one sentence of prose: no bullet mark, no line breaks."""
+    return " ".join(re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", ln).strip() for ln in text.splitlines() if ln.strip())
+
+
+def _terms(text: str) -> set[str]:
+    return set(tokenize(text.lower(), unigrams=False))
+
+
+def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """``lead`` with the sentence that answers the kind asked first (see the module's docstring); unchanged when its
+    first sentence already does, or when no sentence of the note holds that kind of answer with the question's words.
+    A sentence's fit is the question's words it holds, each weighing by how rare it is among the note's sentences
+    (a word in every sentence picks none), plus half the fit of its section's heading."""
+    if not lead.strip() or "\n" in lead.strip():
+        return lead
+    lead = both_sides(question, lead, passages, lang)
+    kind = kind_asked(question)
+    if kind is None:
+        return how_first(question, lead, passages, lang)
+    asked = _terms(question) - _KIND_WORDS
+    says = SAYS[kind]
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+    if not asked or not sentences:
+        return lead
+    found: list[tuple[str, str]] = [(s, "") for s in sentences]  # (sentence, its section's heading)
+    seen = {re.sub(r"\W+", "", s) for s in sentences}
+    for p in passages:
+        for f in (f for f in facts(p.text) if "\n" not in f):  # a list with its introduction: its items come one by one
+            for s in (_plain(x) for x in _SENTENCE_END.split(f) if x and x.strip()):
+                key = re.sub(r"\W+", "", s)
+                if key not in seen and not s.endswith((":", "：")) and "```" not in s:
+                    seen.add(key)
+                    found.append((s, p.heading))
+    df = Counter(t for s, _ in found for t in _terms(s) & asked)
+
+    def weight(text: str) -> float:
+        return sum(1 / df[t] if df[t] else 0.5 for t in _terms(text) & asked)
+
+    def fit(s: str, heading: str) -> float:
+        return weight(s) + weight(heading) / 2
+
+    first = sentences[0]
+    def answers(s: str) -> bool:
+        return bool(says.search(s)) and (kind not in GIVEN or bool(GIVEN[kind].search(s)))
+
+    # the lead's first sentence already answers: plainly (a fix or a pick given), or a number with the question's words
+    if answers(first) and not ELSEWHERE.search(first) and (kind in GIVEN or weight(first) > 0):
+        return lead
+    # a sentence that says it is about something else ("… is a different limit: `HCCL_CONNECT_TIMEOUT` …") answers not this
+    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found) if answers(s) and not ELSEWHERE.search(s)]
+    if not pool:
+        return lead
+    best = max(pool, key=lambda c: c[:3])
+    if best[3] == first or best[0] < (LEAD_BONUS if best[1] else MIN_FIT):  # the lead's own sentence needs no more words
+        return lead
+    chosen = best[3]
+    rest = [s for s in sentences if s != chosen]  # a sentence of the lead moves to the front; the note's goes before it
+    return ("" if lang == "zh" else " ").join([chosen, *rest])
+
+
+LEAD_BONUS = 0.5  # a sentence the notes' search already chose for the question, over a neighbour with as many of its words
+MIN_FIT = 1.0  # at least one of the question's rarer words (or two common ones) in the sentence that goes first
+
+
+def both_sides(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """"A vs B", "A 和 B 的区别": each side the lead does not define on its own (a sentence that opens with it and names
+    no other side) is defined first by the note's own line that does (`cutoff_len` (default 2048): …), in the
+    question's order; the lead's comparison follows."""
+    if not ASKS_DIFFERENCE.search(question):
+        return lead
+    names = [p for p in named_parameters(question) if _MARKED.search(p) or re.fullmatch(r"[A-Z][A-Z0-9]+", p)]
+    if len(names) < 2:
+        return lead
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+
+    def alone(s: str, name: str) -> bool:  # opens with ``name`` and names no other side
+        return opens_with(s, name) and not any(o.lower() in s.lower() for o in names if o != name)
+
+    added: list[str] = []
+    for name in names:
+        if any(alone(s, name) for s in sentences + added):
+            continue
+        line = next((_plain(f) for p in passages for f in facts(p.text) if "\n" not in f and alone(f, name)), None)
+        if line is not None and line not in added and line not in lead:  # a table row the lead holds already defines it
+            added.append(line)
+    if not added:
+        return lead
+    return ("" if lang == "zh" else " ").join([*added, lead])
+
+
+def how_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """"How do I …", "怎么准备": a lead whose first sentence says nothing to do (what goes wrong without network) is
+    preceded by the note's answer-first summary when that opens with what to do (download these, at these commits)."""
+    summary = passages[0].summary.strip() if passages else ""
+    if not summary or not ASKS_HOW.search(question.lower()) or summary in lead:
+        return lead
+    opening = next((s.strip() for s in _SENTENCE.split(lead) if s and s.strip()), "")
+    said = next((s.strip() for s in _SENTENCE.split(summary) if s and s.strip()), "")
+    if SAYS_WHAT_TO_DO.search(opening) or not (SAYS_WHAT_TO_DO.search(said) or FIX_GIVEN.search(said)):
+        return lead
+    return ("" if lang == "zh" else " ").join([summary, lead])
