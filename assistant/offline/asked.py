@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from ..tools.estimates import PlanResult
 from .frame import QuestionFrame
-from .vocab import ASKS_COUNT
+from .vocab import ASKS_COUNT, NODES_ASKED
 
 # 内存 is host RAM (device memory is 显存): "内存要多少", "要多少内存"
 HOST_RAM = re.compile(r"host\s*(?:ram|memory)|cpu\s*(?:ram|memory)|system\s+ram|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))|"
@@ -235,3 +235,10 @@ def stages_offered(s: QuestionFrame) -> list[int]:
     if len(stages) < 2 or not CHOICE.search(s.question) or not (s.method or "train" in s.intents) or "inference" in s.intents:
         return []
     return stages
+
+
+def nodes_of_devices_said(s: QuestionFrame) -> bool:
+    """Nodes asked of the devices the question states, with no model to size ("64 DIE, TP 4 PP 4: DP? how many
+    machines?"): the catalog's devices per node answer it (quantity_blocks.py says it after the quantities)."""
+    return bool(s.devices and not (s.model or s.models or s.params_b or s.unknown_model)
+                and NODES_ASKED.search(s.question.lower()))

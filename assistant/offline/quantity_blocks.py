@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..estimate.derived import CATALOG_FIGURES
 from ..tools.derived_tools import DerivedResult
+from .asked import nodes_of_devices_said
 from .quantity import BY_NAME
 from .wording import TOOL_NOTE_ZH, Writer, assumption_zh
 
@@ -19,7 +20,21 @@ class QuantityBlocks(Writer):
             if d is None:
                 continue
             lines.append(self.lead(self.quantity_line(d)) if not lines else self.quantity_line(d))
+        if lines and (nodes := self.nodes_of_devices()):
+            lines.append(nodes)
         return lines + [""] if lines else []
+
+    def nodes_of_devices(self) -> str:
+        """"…要几台机器": the nodes the stated devices fill, from the part's devices per node (hardware catalog), when
+        the question asks them beside a quantity and names no model (route.nodes_of_devices_said)."""
+        per, n = self.e.per_node, self.e.devices
+        if not (per and n and nodes_of_devices_said(self.s)):
+            return ""
+        unit = "DIE" if self.e.facts.unit == "die" else "card"
+        return self.L(f"**{self.nodes(-(-n // per))}**: {self.devices(n, unit)} / {self.devices(per, unit)} per node "
+                      f"({self.hw_name()}, hardware catalog).",
+                      f"**{-(-n // per)} 台机器**：{self.devices(n, unit)} / 每台 {self.devices(per, unit)}"
+                      f"（{self.hw_name()}，硬件目录）。")
 
     def quantity_value(self, d: DerivedResult) -> str:
         v, zh = d.value, self.zh

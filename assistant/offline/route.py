@@ -12,7 +12,15 @@ from typing import Any
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
 from . import batch_math, file_values, pasted_log, pasted_output, quantity, table_query
-from .asked import WHY_ASKED, asks_host_ram, asks_offload_needed, asks_verdict, named_setting, stages_offered
+from .asked import (
+    WHY_ASKED,
+    asks_host_ram,
+    asks_offload_needed,
+    asks_verdict,
+    named_setting,
+    nodes_of_devices_said,
+    stages_offered,
+)
 from .conversation import solved_slot
 from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imports them from here)
     DEFAULT_HARDWARE,
@@ -1001,6 +1009,8 @@ def only_quantities(s: Slots) -> bool:
     for row in rows:
         rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
     rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
+    if nodes_of_devices_said(s):  # "64 DIE, TP 4 PP 4: DP? how many machines?": the nodes of the devices said, no sizing
+        rest = NODES_ASKED.sub(" ", rest)
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
 
 

@@ -194,8 +194,15 @@ def command_extent(words: list[str]) -> list[str]:
         value_of_flag = out and out[-1].startswith("-") and "=" not in out[-1] and not out[-1][1:2].isdigit()
         if not (flag or value_of_flag) or w in ("->", "=>", "|"):
             break
+        if m := PROSE_GLUED.search(w):  # "--max-model-len 16384，一张 910B 能起吗": the sentence goes on after the value
+            out.append(w[:m.start()])
+            break
         out.append(w)
     return out
+
+
+# punctuation with the user's own words glued on after it ("16384，一张", "0.9,够吗"): the command ends before it
+PROSE_GLUED = re.compile(r"[,，。、；;？?](?=[^\x00-\x7f])")
 
 
 def _vllm(words: list[str], out: Reading) -> None:

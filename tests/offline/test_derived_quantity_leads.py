@@ -110,3 +110,16 @@ def test_model_free_quantity_leads(assistant, q, quantity, text):
 def test_a_chinese_quantity_answer_names_its_source_in_chinese(assistant, q, source):
     """DP = 48 / (4 x 3) = 4 is arithmetic on the user's figures; 28 layers is the model catalog's (HF config)."""
     assert source in assistant.ask(q).answer
+
+
+# Nodes asked beside a quantity of the devices said, with no model (fresh round 16 c3-07 asked "which model?"): DP is
+# devices / (TP x PP); the nodes are the devices over the part's devices per node in the hardware catalog (Snt9B23 16
+# DIE a node, seeds/004's note "单机8卡=16*DIE"; Snt9B 8 cards a node).
+@pytest.mark.parametrize("question,dp,nodes", [
+    ("Snt9B23 上 64 个 DIE，TP 4 PP 4，DP 是多少？要几台机器？", "**数据并行数（DP）：4**", "**4 台机器**：64 DIE / 每台 16 DIE"),
+    ("64 cards of 910B, TP 8 PP 2: what's DP and how many machines?", "**Data parallel size: 4**",
+     "**8 nodes**: 64 cards / 8 cards per node"),
+])
+def test_nodes_of_the_devices_said_follow_the_quantity(assistant, question, dp, nodes):
+    lines = assistant.ask(question).answer.splitlines()
+    assert dp in lines[0] and lines[1].startswith(nodes)

@@ -86,6 +86,10 @@ def test_mindspeed_script_flags_use_its_variables():
     ("ASCEND_RT_VISIBLE_DEVICES=0,1 vllm serve /root/model/GLM-4-32B-0414 \\\n  -tp 2 \\\n  --max-model-len 1024 \\\n"
      "  --gpu-memory-utilization 0.6 --swap-space 16",
      {"model": "/root/model/GLM-4-32B-0414", "tp": 2, "max_model_len": 1024, "gpu_memory_utilization": 0.6, "per_node": 2}),
+    # the question goes on after a value with a comma glued to it (fresh round 16 c2-03: '16384，一张' was a bad value)
+    ("vllm serve Qwen2.5-14B-Instruct --gpu-memory-utilization 0.8 --max-model-len 16384，一张 64GB 的 910B 能起吗",
+     {"model": "Qwen2.5-14B-Instruct", "max_model_len": 16384, "gpu_memory_utilization": 0.8}),
+    ("vllm serve /m/qwen2.5-7b --max-model-len 8192, will it fit on one 4090?", {"model": "/m/qwen2.5-7b", "max_model_len": 8192}),
 ])
 def test_vllm_command_lines(line, expected):
     r, _ = read_setup(line)
