@@ -123,3 +123,15 @@ def test_a_chinese_quantity_answer_names_its_source_in_chinese(assistant, q, sou
 def test_nodes_of_the_devices_said_follow_the_quantity(assistant, question, dp, nodes):
     lines = assistant.ask(question).answer.splitlines()
     assert dp in lines[0] and lines[1].startswith(nodes)
+
+
+# "optimizer step" / "优化器 step" names the iteration (fresh round 16 c3-03 answered the global batch only):
+# tokens per step = MBS x DP x GA x sequence length, by hand 2 x 8 x 8 x 4096 = 524,288 and 1 x 16 x 4 x 4096 = 262,144.
+@pytest.mark.parametrize("question,tokens", [
+    ("LlamaFactory 8 卡, per_device_train_batch_size 2, gradient_accumulation_steps 8, cutoff_len 4096 开 packing, "
+     "每个 optimizer step 多少 token", "524,288"),
+    ("16 卡，micro batch 1，GA 4，seq 4096，每个优化器 step 多少 token？", "262,144"),
+])
+def test_tokens_per_optimizer_step_lead(assistant, question, tokens):
+    first = assistant.ask(question).answer.splitlines()[0]
+    assert ("Tokens per iteration" in first or "每个 iteration 的 token 数" in first) and tokens in first
