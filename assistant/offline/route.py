@@ -31,6 +31,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
 )
 from .parse import Slots
 from .vocab import ASKS_COUNT, INTENTS
+from .vocab import NODES_ASKED as VOCAB_NODES_ASKED
 
 TABLE_MEMORY_GB = (32, 64)  # the ModelArts vLLM tables' memory columns (GB per card)
 TRAINING_INTENTS = {"cards", "zero", "ga", "support", "tp"}
@@ -1010,7 +1011,7 @@ def only_quantities(s: Slots) -> bool:
         rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
     rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
     if nodes_of_devices_said(s):  # "64 DIE, TP 4 PP 4: DP? how many machines?": the nodes of the devices said, no sizing
-        rest = NODES_ASKED.sub(" ", rest)
+        rest = VOCAB_NODES_ASKED.sub(" ", rest)  # the same words nodes_of_devices_said reads
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
 
 
