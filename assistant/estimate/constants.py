@@ -67,6 +67,22 @@ UNSHARDED_FRAMEWORKS = ("unsloth",)
 # Frameworks that shard with FSDP only (full shard, optionally with CPU offload): the planner offers them one copy per
 # device (ZeRO-0) or FSDP full shard (sized as ZeRO-3), not DeepSpeed's ZeRO-1/2.
 FSDP_FRAMEWORKS = ("torchtune", "litgpt")
+# FSDP gradient accumulation without a reduce-scatter per micro-batch (memory.fsdp_unsharded_gradients). LitGPT's finetune
+# scripts wrap every micro-batch but the last of an optimizer step in `fabric.no_backward_sync(model, enabled=
+# is_accumulating)` (finetune/lora.py at 8641822, 2023-10; finetune/full.py today), which under Fabric's FSDPStrategy is
+# FSDP's `no_sync()`: "FSDP will accumulate the full model gradients (instead of gradient shards) until the eventual
+# sync" (PyTorch FSDP docs). So with gradient accumulation above 1 each rank holds the unsharded gradient of every FSDP
+# unit that computes one, from the first micro-batch's backward until the last one's reduce-scatter. LitGPT wraps whole
+# transformer Blocks as units (auto_wrap_policy={Block}, FSDP1 with use_orig_params): a Block holding one LoRA matrix
+# computes the gradient of all its parameters ("gradient memory usage will be higher than expected (namely, equivalent to
+# not freezing those parameters)", PyTorch FSDP docs; litgpt issue 1417). The gradient is in the parameter's storage dtype.
+# LitGPT's LoRA script moved to FSDP2 (per-parameter sharding, fully_shard on the trained Linear layers) in v0.5.11
+# (2025-08, #2086), where only the adapters' gradients exist; the full fine-tuning script keeps FSDP1. Sized here as the
+# FSDP1 script the published runs used. Checked on litgpt's resource table (LitGPT 8641822, 2 x A100 40 GB, Llama-2-7B
+# LoRA r 8 on q and v, micro-batch 1, global batch 128: 22.18 GB max allocated, measurements litgpt-08): shard 6.74e9 x
+# 2 B / 2 = 6.28 GiB + unsharded Block gradients 32 x 202.4M x 2 B = 12.07 GiB.
+FSDP_NO_SYNC_FRAMEWORKS = ("litgpt",)
+FSDP_BLOCK_UNIT_FRAMEWORKS = ("litgpt",)
 
 # Host RAM of one node (GiB), used only to bound CPU offload. ModelArts Snt9B/Snt9B23 bare-metal
 # flavors ship 1.5 TiB; 8-GPU HGX servers commonly 1-2 TiB. DeepSpeed's estimator adds 1.5x for

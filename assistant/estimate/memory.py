@@ -410,8 +410,11 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
         bucket = (1 if z == 0 else 2) * 2 * min(T + A, C.ZERO12_BUCKET_ELEMENTS)
     else:
         bucket = 2 * min(T + A, float(s.hidden) ** 2)
+    unsharded = fsdp_unsharded_gradients(s, cfg, ps)
     if cfg.optimizer_in_backward:  # each gradient is stepped and freed as soon as it exists
         g = (bg + b32) * min(T, s.largest_module_params) + aw * A
+    elif unsharded:  # FSDP no_sync accumulation: whole units' gradients until the last micro-batch's reduce-scatter
+        g = unsharded
     elif off:  # DeepSpeed copies each reduced gradient partition to pinned host memory (fp32)
         g = bucket
         host += (4 * T + 4 * A) / n
@@ -427,6 +430,8 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
     def gh() -> str:
         if cfg.optimizer_in_backward:
             return "optimizer step in backward: one parameter's gradient at a time (the largest module)"
+        if unsharded:
+            return fsdp_unsharded_how(s, cfg, ps)
         if off:
             return f"reduced gradient partitions go to host RAM (fp32); on the device only the bucket {_gib(bucket):.2f} GiB"
         text = {0: f"({bg}+{b32}) B x trained + {aw} B x LoRA, replicated",
@@ -449,6 +454,38 @@ def _deepspeed_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
     else:
         o, oh = opt / n, f"master {bm} B + {name} {ba} B x trained + {name} x LoRA, / {n}"
     return States(Term(_gib(w), wh), Term(_gib(g), gh), Term(_gib(o), oh), host)
+
+
+def _fsdp_gradient_units(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> tuple[float, int, str]:
+    """(parameters FSDP computes a gradient for, bytes per gradient, which units): every trained parameter, and with
+    adapters in a framework that wraps whole transformer Blocks (constants.FSDP_BLOCK_UNIT_FRAMEWORKS) every parameter of
+    the Blocks that hold them. The gradient is in the parameter's storage dtype: fp32 under mixed precision (fp32 master
+    parameters) and fp32 training, bf16/fp16 with pure half precision."""
+    b = C.GRAD_BYTES[cfg.precision] if C.MASTER_BYTES[cfg.precision] == 0 else 4
+    if ps.adapters and cfg.framework in C.FSDP_BLOCK_UNIT_FRAMEWORKS:
+        return s.layers * s.layer_params + ps.adapters, b, f"{s.layers} Blocks x {_count(s.layer_params)} (whole units: frozen weights included)"
+    return ps.trainable + ps.adapters, b, "the trained parameters"
+
+
+def fsdp_unsharded_gradients(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> float:
+    """Bytes of unsharded gradients one rank holds while FSDP accumulates without syncing (constants.FSDP_NO_SYNC_FRAMEWORKS):
+    FSDP full shard (zero_stage 3) over more than one device, gradient accumulation above 1, no offload; 0 otherwise.
+    Each unit's gradient stays whole on every rank from the first micro-batch's backward until the last one's
+    reduce-scatter, so it sits beside the activations of every micro-batch after the first.
+    Checked on ../shared/eval/measurements_dev.csv litgpt-08 (LitGPT 8641822, Llama-2-7B LoRA r 8 on q, v, 2 x A100 40 GB,
+    micro-batch 1, global batch 128, bf16-true): 32 Blocks x 202.4M x 2 B = 12.07 GiB beside the 6.28 GiB shard; measured
+    22.18 GB = 20.66 GiB max allocated."""
+    if (cfg.framework not in C.FSDP_NO_SYNC_FRAMEWORKS or cfg.zero_stage != 3 or cfg.devices < 2 or cfg.grad_accum < 2
+            or cfg.offload or cfg.megatron):
+        return 0.0
+    n, b, _ = _fsdp_gradient_units(s, cfg, ps)
+    return n * b
+
+
+def fsdp_unsharded_how(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> str:
+    n, b, what = _fsdp_gradient_units(s, cfg, ps)
+    return (f"FSDP no_sync over {cfg.grad_accum} micro-batches ({cfg.framework} accumulates without reduce-scatter): "
+            f"unsharded gradients of {what} = {_count(n)} x {b} B = {_gib(n * b):.2f} GiB on every rank")
 
 
 def _adam_bytes(cfg: TrainConfig, adam: int) -> tuple[int, bool]:
