@@ -16,18 +16,18 @@ def test_calibrate_summary_and_rows(settings, monkeypatch):
     assert out.exit_code == 0, out.output
     assert "min_cards (412 rows): planner" in out.output and "model_states" in out.output and "flat_bytes" in out.output
     assert "recipes ZeRO stage agreement" in out.output and "flagged rows: min_cards" in out.output
-    # the measurement check beside the table check (knowledge/catalog/measurements.csv: 61 rows, 55 numeric)
-    assert "measurements (55 numeric rows, knowledge/catalog/measurements.csv): median |ln(predicted/measured)|" in out.output
+    # the measurement check beside the table check (knowledge/catalog/measurements.csv: 64 rows, 57 numeric)
+    assert "measurements (57 numeric rows, knowledge/catalog/measurements.csv): median |ln(predicted/measured)|" in out.output
     # per file: the verdicts, the training peaks by what they measured, and the spread the range is built from
-    assert "  verdicts: 6/6 right; reported OOMs called 'fits' 0/5" in out.output
+    assert "  verdicts: 7/7 right; reported OOMs called 'fits' 0/6" in out.output
     # like with like: the pool rows against total_gib, the allocated rows against allocated_gib (the row's `metric`)
     assert "  training peaks, reserved (vs total_gib): 6 rows" in out.output
-    assert "  training peaks, allocated (vs allocated_gib): 9 rows" in out.output
-    assert "  range: measured / predicted over 31 peaks (like with like): percentiles" in out.output
+    assert "  training peaks, allocated (vs allocated_gib): 11 rows" in out.output
+    assert "  range: measured / predicted over 33 peaks (like with like): percentiles" in out.output
     js = runner.invoke(app, ["calibrate", "--table", "recipes", "--format", "json"])
     data = json.loads(js.output)
     m = data["measurements"]
-    assert m["numeric_rows"] == 55 and m["not_expressible"] == {} and m["fits_oom_agree"] == "6/6"
+    assert m["numeric_rows"] == 57 and m["not_expressible"] == {} and m["fits_oom_agree"] == "7/7"
     rows = [r for r in data["rows"] if r["table"] == "recipes"]
     assert len(rows) == 96 and {"table_value", "planner", "ratio", "model_states", "flat_bytes", "flag"} <= set(rows[0])
     row = next(r for r in rows if r["case"] == "llama3.1-8b full 8192")
