@@ -116,6 +116,18 @@ ADAPTER_BYTES = {"bf16": 16, "fp16": 16, "fp32": 16, "pure_bf16": 8}
 # optimizer_in_backward (torchtune optimizer_in_bwd) steps each parameter as soon as its gradient exists
 # and frees the gradient: only the largest parameter's gradient is alive at once.
 OPTIMIZERS = ("adamw", "adamw_8bit", "paged_adamw_8bit")
+# torch.optim.AdamW steps every parameter of a group with multi-tensor (foreach) kernels by default on the device
+# (torch/optim/adamw.py _multi_tensor_adamw): `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)` is a temporary
+# of the second moment's size, live until the update, beside the weights, the whole gradients and the states (the
+# activations are freed by then). Frameworks whose default AdamW is that one: the HF Trainer (optim adamw_torch; under
+# DeepSpeed without an `optimizer` section in the config, which LLaMA-Factory's ds_z*_config.json lack, the Trainer's
+# optimizer steps DeepSpeed's fp32 partitions) and LitGPT (torch.optim.AdamW). Not torchtune (its AdamW configs set
+# fused: True), not Megatron/MindSpeed (fused Adam in the distributed optimizer), not unsloth (8-bit AdamW).
+FOREACH_ADAMW_FRAMEWORKS = ("LLaMA-Factory", "transformers", "axolotl", "litgpt")
+# DeepSpeed ZeRO-3 steps its fp32 partition in sub-groups of sub_group_size elements (stage3.py: one optimizer.step() per
+# sub-group, the group's params swapped to that sub-group's flat fp32 tensor), so the foreach temporary holds one sub-group
+# at most: 1e9 in LLaMA-Factory's ds_z3_config.json and DeepSpeed's default. ZeRO-1/2 step the whole partition at once.
+ZERO3_SUB_GROUP_ELEMENTS = 1e9
 ADAM_8BIT_BYTES = 2
 
 # Quantised frozen base (QLoRA): bits per weight plus scales. Double quantisation is the default of

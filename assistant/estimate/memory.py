@@ -128,6 +128,9 @@ class Term:
         return self._how
 
 
+NO_STEP_PEAK = "the optimizer step allocates nothing above the backward's peak"
+
+
 @dataclass
 class Breakdown:
     weights: Term
@@ -155,6 +158,8 @@ class Breakdown:
     # Gathered ZeRO-3 blocks the pool may keep pinned (gathered_block_pinning): a scenario like the attention fallback,
     # in open_high_gib (with attention_open_gib when both are open), not in low_gib-high_gib.
     pinned: Term = field(default_factory=lambda: Term(0.0, "no pinned gathered blocks"))
+    # The optimizer step's own peak above the backward's (_step_peak): in total_gib and what the verdict judges.
+    step: Term = field(default_factory=lambda: Term(0.0, NO_STEP_PEAK))
 
     @property
     def cached_gib(self) -> float:
@@ -592,6 +597,50 @@ def attention_unsure(s: Shape, cfg: TrainConfig, dev: Device, seqs: int) -> floa
     return _gib(_eager_scores(s, eager, seqs, saved))
 
 
+def foreach_step_temporary(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> float:
+    """Bytes of the temporary torch.optim.AdamW's multi-tensor (foreach) step allocates on one device
+    (constants.FOREACH_ADAMW_FRAMEWORKS): sqrt(v) of every parameter it steps, at the moments' width, over the parameters
+    this device steps (its ZeRO partition from stage 1; under DeepSpeed ZeRO-3 one sub-group of it). 0 for another optimizer, a step on the host (offload) or in
+    backward, and Megatron."""
+    if (cfg.optimizer != "adamw" or cfg.framework not in C.FOREACH_ADAMW_FRAMEWORKS or cfg.offload or cfg.megatron
+            or cfg.optimizer_in_backward):
+        return 0.0
+    per = C.ADAM_BYTES[cfg.precision] / 2  # one of the two moments
+    lora = C.ADAPTER_BYTES[cfg.precision] // 4  # an adapter's moment is its own width (fp32, or bf16 with pure_bf16)
+    n = max(1, cfg.devices) if cfg.zero_stage else 1
+    b = (per * ps.trainable + lora * ps.adapters) / n
+    if cfg.zero_stage == 3 and cfg.framework not in C.FSDP_FRAMEWORKS:  # DeepSpeed steps ZeRO-3 one sub-group at a time
+        b = min(b, per * C.ZERO3_SUB_GROUP_ELEMENTS)
+    return b
+
+
+def _step_peak(s: Shape, cfg: TrainConfig, dev: Device, ps: ParamSplit, w: Term, g: Term, o: Term,
+               needed_gib: float) -> tuple[Term, float]:
+    """(what the optimizer step adds above the backward's peak, GiB of tensors at the step). At the step the weights, the whole
+    gradients and the optimizer states are live beside the foreach temporary (foreach_step_temporary); the activations
+    and loss buffers are freed, and their cached blocks serve the temporary, so the step's peak is those tensors plus
+    the runtime context and the collectives' buffers. Where it passes what the backward holds (`needed_gib`, the pool
+    less its cached blocks), the difference is the `step` term of the breakdown.
+    Checked on ../shared/eval/measurements_dev2.csv d3-swift-14 (ms-swift, HF Trainer's AdamW, Qwen-7B full fine-tuning
+    in bf16 on one A100: 74.26 GiB max reserved): 7.72e9 x (2 weights + 2 gradients + 4 moments + 2 sqrt(v)) B = 71.9 GiB
+    + context 0.5 GiB."""
+    temp = foreach_step_temporary(s, cfg, ps)
+    if not temp:
+        return Term(0.0, NO_STEP_PEAK), 0.0
+    ctx = C.CONTEXT_GIB.get(dev.kind, C.CONTEXT_GIB["gpu"])
+    comm = C.COLLECTIVES_GIB.get(dev.kind, C.COLLECTIVES_GIB["gpu"]) if cfg.devices > 1 else 0.0
+    tensors = w.gib + g.gib + o.gib + _gib(temp)
+    step = tensors + ctx + comm
+    excess = max(0.0, step - needed_gib)
+    def how() -> str:
+        return (f"foreach AdamW's sqrt(v) temporary {_gib(temp):.2f} GiB beside the weights, whole gradients and states: "
+                f"{tensors:.2f} GiB of tensors + the runtime's {ctx + comm:g} GiB = {step:.2f} GiB at the step (activations "
+                f"and loss buffers freed) vs {needed_gib:.2f} GiB at the backward's peak: "
+                + ("adds the difference" if excess else "adds nothing"))
+
+    return Term(excess, how), tensors
+
+
 def transient_gradients(cfg: TrainConfig) -> bool:
     """Whether the gradients exist only during backward: plain PyTorch training (no DeepSpeed gradient
     buffers: pure bf16 or fp32 on one device with ZeRO-0) that sets them to None after each step
@@ -652,6 +701,13 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     usable = dev.capacity_gib
     cache = cached_blocks(s, cfg, usable - subtotal - ov.gib)
     total = subtotal + ov.gib + cache.gib
+    # the optimizer step, after backward: the activations and loss buffers are free, the step's own temporary is not
+    step, step_tensors = _step_peak(s, cfg, dev, ps, w, st.gradients, o, total - cache.gib)
+    allocated = max(subtotal, step_tensors)
+    if step.gib:  # the step's temporary is cut from the cached blocks first: the pool is the larger of the two peaks
+        kept = max(0.0, cache.gib - step.gib)
+        cache = Term(kept, lambda c=cache, k=kept: f"{c.how}; the optimizer step's temporary reuses them: {k:.2f} GiB left")
+        total = subtotal + ov.gib + step.gib + cache.gib
     per_node = min(cfg.devices, dev.devices_per_node)
     host_node = _gib(host) * per_node * C.HOST_OFFLOAD_FACTOR
     host_t = Term(host_node, lambda: (f"{per_node} ranks x {_gib(host):.2f} GiB offloaded x {C.HOST_OFFLOAD_FACTOR} "
@@ -682,6 +738,6 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     # a count to buy: its scores stay per sequence whatever the number of devices
     plan_fits = verdict(low, high, usable) == "fits" if cfg.upper_end else needed * margin <= usable
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), word == "fits",
-                     host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(subtotal, 3), round(low + cache.gib, 3),
+                     host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(allocated, 3), round(low + cache.gib, 3),
                      round(high + cache.gib, 3), word, plan_fits, cache, open_gib,
-                     round(eager_high + cache.gib, 3) if open_gib or pinned.gib else 0.0, pinned)
+                     round(eager_high + cache.gib, 3) if open_gib or pinned.gib else 0.0, pinned, step)

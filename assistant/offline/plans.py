@@ -175,6 +175,7 @@ class PlanBlocks(CapacityBlocks):
         # it (round 8 F6: "parts 43.3 GiB vs 55.1 GiB")
         terms = [("weights", m.weights_gib), ("gradients", m.gradients_gib), ("optimizer", m.optimizer_gib),
                  ("activations", m.activations_gib), ("logits", m.logits_gib), ("overhead", m.overhead_gib)]
+        terms += [("optimizer_step", m.optimizer_step_gib)] if m.optimizer_step_gib >= 0.05 else []
         terms += [("cached", m.cached_gib)] if m.cached_gib >= 0.05 else []
         lines.append("- " + self.say("comma").join(f"{self.say('term_' + k)} {v:.1f} GiB" for k, v in terms))
         low, high = self.span(m)

@@ -176,6 +176,9 @@ class MemoryBreakdown(BaseModel):
     fits: bool = Field(description="verdict == 'fits': the upper end of the likely range, less the cached blocks the "
                        "allocator frees before an out-of-memory error (cached_gib), fits the usable memory; false for "
                        "'tight' and 'does_not_fit'.")
+    optimizer_step_gib: float = Field(0.0, description="What the optimizer step holds above the backward's peak (part of "
+                                      "total_gib): torch AdamW's foreach temporary beside the whole gradients and states, "
+                                      "once the activations are freed; 0 when the backward's peak is the larger.")
     cached_gib: float = Field(0.0, description="Blocks the caching allocator keeps from steps at other batch lengths "
                               "(part of total_gib, not of overhead_gib); it frees them and retries before an out-of-memory "
                               "error, so the verdict is judged without them.")

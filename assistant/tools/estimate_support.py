@@ -149,7 +149,7 @@ def shape_info(s: Shape) -> ShapeInfo:
 
 def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     terms = {"weights": b.weights, "gradients": b.gradients, "optimizer": b.optimizer, "activations": b.activations,
-             "logits": b.logits, "overhead": b.overhead, "cached": b.cached, "pinned": b.pinned, "host_ram": b.host_ram_gib}
+             "logits": b.logits, "overhead": b.overhead, "cached": b.cached, "pinned": b.pinned, "host_ram": b.host_ram_gib, "optimizer_step": b.step}
     how = {k: v.how for k, v in terms.items()}
     how["total"] = ("sum of the terms above: the allocator's pool (peak reserved); the tensors alone are allocated_gib, "
                     "the pool less cached blocks is what the verdict judges")
@@ -168,7 +168,7 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
         total_gib=b.total_gib, allocated_gib=b.allocated_gib, low_gib=b.low_gib, high_gib=b.high_gib, verdict=b.verdict,
         usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - (b.total_gib - b.cached_gib), 3), fits=b.fits,
         cached_gib=round(b.cached_gib, 3), attention_open_gib=round(b.attention_open_gib, 3), open_high_gib=b.open_high_gib,
-        pinned_gib=round(b.pinned.gib, 3),
+        pinned_gib=round(b.pinned.gib, 3), optimizer_step_gib=round(b.step.gib, 3),
         host_ram_gib=round(b.host_ram_gib.gib, 3), host_ram_fits=b.host_fits, how=how)
 
 

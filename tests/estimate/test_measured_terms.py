@@ -332,3 +332,30 @@ def test_fsdp_no_sync_full_fine_tuning_holds_every_gradient(shapes, devices):
     assert training_memory(s, cfg._replace(precision="bf16"), a100).gradients.gib == approx(6.738e9 * 4 / GIB)
     # offloaded or on one device: no FSDP gradient accumulation on the device
     assert training_memory(s, cfg._replace(offload=True), a100).gradients.gib < 1.0
+
+
+def test_the_optimizer_step_peaks_above_the_backward_with_foreach_adamw(shapes, devices):
+    # ms-swift's benchmark (../shared/eval/measurements_dev2.csv d3-swift-14): Qwen-7B full fine-tuning on one A100 80 GB,
+    # 2048 tokens, weights, gradients and the HF Trainer's torch AdamW states all bf16: 74.26 GiB max reserved. AdamW's
+    # foreach step (torch/optim/adamw.py _multi_tensor_adamw) allocates sqrt(v), one moment's size, beside the weights,
+    # the whole gradients and the states: 7.721e9 x (2 + 2 + 4 + 2) B = 71.91 GiB, with the CUDA context 0.5 GiB =
+    # 72.41 GiB, above the backward's peak; the cached loss blocks are reused by the temporary (none left).
+    s, a100 = shapes["qwen1.5-7b"], devices["a100-80g"]
+    cfg = TrainConfig(method="full", seq_len=2048, framework="transformers", precision="pure_bf16")
+    m = training_memory(s, cfg, a100)
+    P = 7.721e9
+    assert m.allocated_gib == approx(round(10 * P / GIB, 3))
+    assert m.total_gib - m.cached_gib == pytest.approx(10 * P / GIB + 0.5, abs=2e-3)
+    assert m.step.gib > 9 and m.cached_gib == 0 and "foreach" in m.step.how
+    assert m.total_gib == pytest.approx(74.26, rel=0.03)
+    # a fused step (torchtune's AdamW configs set fused: True) or 8-bit AdamW has no such temporary: the backward's peak
+    for other in (cfg._replace(framework="torchtune"), cfg._replace(optimizer="adamw_8bit")):
+        assert training_memory(s, other, a100).step.gib == 0
+    # LoRA: sqrt(v) of the adapters only, far below the activations the backward frees
+    assert training_memory(s, cfg._replace(method="lora"), a100).step.gib == 0
+    # DeepSpeed ZeRO-3 steps its fp32 partition one sub-group (1e9 elements, 4 B) at a time
+    from assistant.estimate.memory import foreach_step_temporary, split_params
+    z3 = TrainConfig(method="full", seq_len=2048, devices=2, zero_stage=3)
+    assert foreach_step_temporary(s, z3, split_params(s, z3)) == approx(4 * 1e9)
+    z2 = z3._replace(zero_stage=2)
+    assert foreach_step_temporary(s, z2, split_params(s, z2)) == approx(4 * P / 2)

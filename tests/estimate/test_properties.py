@@ -119,7 +119,7 @@ def test_offload_never_more_device_memory_and_needs_host_ram(s, cfg, dev):
 @given(shape_st, cfg_st, dev_st)
 def test_terms_are_non_negative_and_sum_to_the_total(s, cfg, dev):
     m = training_memory(s, cfg._replace(offload=cfg.offload and cfg.zero_stage > 0), dev)
-    terms = [m.weights, m.gradients, m.optimizer, m.activations, m.logits, m.overhead, m.cached]
+    terms = [m.weights, m.gradients, m.optimizer, m.activations, m.logits, m.overhead, m.step, m.cached]
     assert all(t.gib >= 0 and t.how for t in terms)
     assert abs(sum(t.gib for t in terms) - m.total_gib) < 1e-2
     assert m.fits == (m.verdict == "fits")
