@@ -19,7 +19,7 @@ from ..notes import covering, load_notes, note_topics
 from ..setup_check.text import blocks
 from . import quantity
 from .compose import compose
-from .conversation import language_only, remembered, solved_kept, that_many
+from .conversation import language_only, referent, referred, remembered, sized_job, solved_kept, that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
 from .script import Script
@@ -102,15 +102,27 @@ class OfflinePlanner(BaseChatModel):
             frame.lang = lang
             return frame, messages[last + 1:]
         earlier = None
+        jobs: list[tuple[Slots, int]] = []  # the conversation after each earlier turn that asked about a job, and that turn
         for i in humans[:-1][-HISTORY_TURNS:]:
             text = message_text(messages[i])
-            earlier = remembered(earlier, self.parser.parse(text) if not is_pasted_setup(text) else self.pasted(text),
-                                 is_follow_up(text))
+            turn = self.parser.parse(text) if not is_pasted_setup(text) else self.pasted(text)
+            job = sized_job(earlier, turn, is_follow_up(text))
+            earlier = remembered(earlier, turn, is_follow_up(text))
+            if job:
+                jobs.append((earlier, i))
         text = message_text(messages[last])
-        frame = self.parser.parse(text).with_history(earlier, is_follow_up(text))
+        turn = self.parser.parse(text)
+        answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
+        follow_up = is_follow_up(text)
+        if earlier is not None and (k := referent(turn, [job for job, _ in jobs])) is not None:
+            # "the first case", "回到全参那个方案": that turn's job and its answer, not the last ones
+            job, at = jobs[k]
+            earlier, follow_up = referred(job, earlier), True
+            upto = next((n for n in humans if n > at), last)
+            answers = [m for m in messages[at:upto] if isinstance(m, AIMessage) and not m.tool_calls]
+        frame = turn.with_history(earlier, follow_up)
         if earlier is not None:
             self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
-        answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
         that_many(frame, text, [message_text(a) for a in answers[-HISTORY_TURNS:]])
         solved_kept(frame, [message_text(a) for a in answers[-1:]])
         return frame, messages[last + 1:]
