@@ -588,6 +588,42 @@ def solved_kept(new: QuestionFrame, answers: list[str]) -> None:
         new.mark("last_answer", missing)
 
 
+# one line of an answer stating a plan with its count and accumulation: "= **16 张卡**，ZeRO-3，micro batch 1，梯度累积 8",
+# "**16 cards** (2 nodes × 8), TP 8 × PP 2, micro batch 1, gradient accumulation 8", "= **16 张卡**；…；梯度累积
+# gradient_accumulation_steps **8**"
+PLAN_COUNT = re.compile(r"\*\*(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡|张 GPU)\*\*")
+PLAN_SPLIT = re.compile(r"TP (\d+) × PP (\d+)")
+PLAN_MICRO = re.compile(r"micro batch (\d+)")
+PLAN_GA = re.compile(r"(?:梯度累积|gradient accumulation|gradient_accumulation_steps)\s*\**\s*(?:gradient_accumulation_steps\s*)?\**(\d+)")
+
+
+def plan_global_batch(answer: str) -> int | None:
+    """The global batch of the first plan an answer states with both a count and an accumulation (the vendor recipe's
+    row, the lead's plan): micro batch (1 when not said, as in every recipe) × devices / (TP × PP) × accumulation."""
+    for line in answer.splitlines():
+        count, ga = PLAN_COUNT.search(line), PLAN_GA.search(line)
+        if not (count and ga) or ga.start() < count.start():
+            continue
+        split, micro = PLAN_SPLIT.search(line), PLAN_MICRO.search(line)
+        devices, per_replica = int(count.group(1)), int(split.group(1)) * int(split.group(2)) if split else 1
+        if devices % per_replica:
+            continue
+        return (int(micro.group(1)) if micro else 1) * devices // per_replica * int(ga.group(1))
+    return None
+
+
+def product_kept(new: QuestionFrame, answers: list[str]) -> None:
+    """"我只有 8 张卡，GA 要改成多少才能保持全局 batch 一样" after an answer that planned the job itself: the global batch kept
+    (carry.toml [kept_product]) is that answer's plan's when the conversation stated none, so the accumulation asked is
+    solved on the changed devices."""
+    rx = (CARRY.kept_product or {}).get("global_batch")
+    if new.global_batch or not answers or rx is None or not rx.search(new.question.lower()):
+        return
+    if (value := plan_global_batch(answers[-1])) is not None:
+        new.global_batch = value
+        new.mark("last_answer", "global_batch")
+
+
 def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
     one the last answer with a count led with (a detour's answer, "what is ZeRO-3", leads with none); so is the base of

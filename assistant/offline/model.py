@@ -19,7 +19,7 @@ from ..notes import covering, load_notes, note_topics
 from ..setup_check.text import blocks
 from . import quantity
 from .compose import compose
-from .conversation import language_only, referent, referred, remembered, sized_job, solved_kept, that_many
+from .conversation import language_only, product_kept, referent, referred, remembered, sized_job, solved_kept, that_many
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
 from .script import Script
@@ -125,6 +125,7 @@ class OfflinePlanner(BaseChatModel):
             self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
         that_many(frame, text, [message_text(a) for a in answers[-HISTORY_TURNS:]])
         solved_kept(frame, [message_text(a) for a in answers[-1:]])
+        product_kept(frame, [message_text(a) for a in answers[-1:]])
         return frame, messages[last + 1:]
 
     def pasted(self, text: str) -> Slots:
