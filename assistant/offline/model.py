@@ -105,13 +105,13 @@ class OfflinePlanner(BaseChatModel):
         jobs: list[tuple[Slots, int]] = []  # the conversation after each earlier turn that asked about a job, and that turn
         for i in humans[:-1][-HISTORY_TURNS:]:
             text = message_text(messages[i])
-            turn = self.parser.parse(text) if not is_pasted_setup(text) else self.pasted(text)
+            turn = self.sibling(self.parser.parse(text) if not is_pasted_setup(text) else self.pasted(text), earlier, text)
             job = sized_job(earlier, turn, is_follow_up(text))
             earlier = remembered(earlier, turn, is_follow_up(text))
             if job:
                 jobs.append((earlier, i))
         text = message_text(messages[last])
-        turn = self.parser.parse(text)
+        turn = self.sibling(self.parser.parse(text), earlier, text)
         answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
         follow_up = is_follow_up(text)
         if earlier is not None and (k := referent(turn, [job for job, _ in jobs])) is not None:
@@ -127,6 +127,17 @@ class OfflinePlanner(BaseChatModel):
         solved_kept(frame, [message_text(a) for a in answers[-1:]])
         product_kept(frame, [message_text(a) for a in answers[-1:]])
         return frame, messages[last + 1:]
+
+    def sibling(self, turn: Slots, earlier: Slots | None, text: str) -> Slots:
+        """A follow-up naming a size and no model ("and the 14b one?", "换成 14b 的呢") asks about the conversation's model at
+        that size when the catalog has it (qwen2.5-7b, then 14b: qwen2.5-14b); otherwise a model of that size."""
+        if (earlier is None or not earlier.model or turn.model or turn.unknown_model or not turn.params_b or turn.shape_only
+                or not is_follow_up(text)):
+            return turn
+        if member := self.parser.names.sibling(earlier.model, turn.params_b):
+            turn.model, turn.model_text, turn.params_b = member, member, None
+            turn.same_shape = self.parser.names.same_shape(member)
+        return turn
 
     def pasted(self, text: str) -> Slots:
         """An earlier turn that pasted a setup, as the job it states: the check asked of it ("这个 yaml 能跑吗") asks

@@ -95,3 +95,24 @@ def test_referent_picks_the_turn_named_and_none_for_the_last():
     assert referent(frame("the third option please"), jobs) is None  # the last turn: carried as any follow-up
     assert referent(frame("第一个 epoch 要多久"), jobs) is None  # an epoch counted, no turn named
     assert referent(frame("the first case"), jobs[:1]) is None
+
+
+def test_a_size_said_in_a_follow_up_is_the_conversations_model_at_that_size(assistant):
+    for follow in ("and the 14b one?", "换成 14b 的呢", "same setup but the 14b variant of qwen2.5?"):
+        _, second = converse(assistant, "I have 2x RTX 4090. LoRA qwen2.5-7b at 2048 - which zero stage?", follow)
+        header = second.answer.splitlines()[0]
+        assert header.startswith("**qwen2.5-14b**") and "2048" in header and "RTX 4090 24GB" in header, header
+
+
+def test_a_kept_global_batch_is_the_recipe_plans_when_none_was_said(assistant):
+    # seeds/000 Qwen2 72B lora 4096: 2 nodes × 8 = 16 cards, GA 8, per_device_train_batch_size 1 -> GBS 128; on 8: GA 16
+    _, second = converse(assistant, "Qwen2-72B LoRA 4096 on Snt9B with LLaMA-Factory: what does the recipe say?",
+                         "we only have 8 cards - what GA keeps the global batch the same?")
+    assert "**Gradient accumulation 16** = global batch 128 (the plan above" in second.answer
+    assert "data parallel 8)" in second.answer
+
+
+def test_a_length_after_an_article_is_no_part(assistant):
+    first = converse(assistant, "Llama-3 8B full-parameter SFT on Snt9B nodes with a 4096 cutoff: card count?")[0]
+    assert "not a part in the hardware catalog" not in first.answer
+    assert "1 node × 8 cards = **8 cards**" in first.answer  # seeds/000 llama3 8B full: 1 × 8, ZeRO-2, GA 8
