@@ -116,3 +116,11 @@ def test_a_length_after_an_article_is_no_part(assistant):
     first = converse(assistant, "Llama-3 8B full-parameter SFT on Snt9B nodes with a 4096 cutoff: card count?")[0]
     assert "not a part in the hardware catalog" not in first.answer
     assert "1 node × 8 cards = **8 cards**" in first.answer  # seeds/000 llama3 8B full: 1 × 8, ZeRO-2, GA 8
+
+
+def test_memory_asked_with_much_after_its_word_is_no_count(assistant):
+    # "显存大概多少": 多少 asks the memory; seeds/004 qwen2.5-14b lora 4096 LLaMA-Factory Snt9B23: 4 DIE (the count before)
+    *_, third = converse(assistant, "Snt9B23 上 LLaMA-Factory lora 训 qwen2.5-14b 4k 要几个 DIE", "序列加到 8k 以后呢",
+                         "第一个方案的话，每个 DIE 显存大概多少")
+    assert "序列长度 4096" in third.answer.splitlines()[0]
+    assert re.match(r"\*\*结论\*\*：估算：每 DIE 约 \*\*[\d.]+ GiB\*\*", lead(third.answer)), lead(third.answer)
