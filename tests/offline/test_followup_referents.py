@@ -124,3 +124,9 @@ def test_memory_asked_with_much_after_its_word_is_no_count(assistant):
                          "第一个方案的话，每个 DIE 显存大概多少")
     assert "序列长度 4096" in third.answer.splitlines()[0]
     assert re.match(r"\*\*结论\*\*：估算：每 DIE 约 \*\*[\d.]+ GiB\*\*", lead(third.answer)), lead(third.answer)
+
+
+def test_the_same_setup_with_a_new_value_is_no_way_back():
+    jobs = [frame("a", method="lora", seq_len=8192), frame("b", method="full", seq_len=4096)]
+    assert referent(frame("the same setup but at 8k?", seq_len=8192), jobs) is None
+    assert referent(frame("go back to the 8k one", seq_len=8192), jobs) == 0
