@@ -19,7 +19,16 @@ from ..notes import covering, load_notes, note_topics
 from ..setup_check.text import blocks
 from . import quantity
 from .compose import compose
-from .conversation import language_only, product_kept, referent, referred, remembered, sized_job, solved_kept, that_many
+from .conversation import (
+    language_only,
+    product_kept,
+    referent,
+    referred,
+    remembered,
+    sized_job,
+    solved_kept,
+    that_many,
+)
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
 from .script import Script
@@ -106,9 +115,9 @@ class OfflinePlanner(BaseChatModel):
         for i in humans[:-1][-HISTORY_TURNS:]:
             text = message_text(messages[i])
             turn = self.sibling(self.parser.parse(text) if not is_pasted_setup(text) else self.pasted(text), earlier, text)
-            job = sized_job(earlier, turn, is_follow_up(text))
+            sized = sized_job(earlier, turn, is_follow_up(text))
             earlier = remembered(earlier, turn, is_follow_up(text))
-            if job:
+            if sized:
                 jobs.append((earlier, i))
         text = message_text(messages[last])
         turn = self.sibling(self.parser.parse(text), earlier, text)
@@ -116,8 +125,8 @@ class OfflinePlanner(BaseChatModel):
         follow_up = is_follow_up(text)
         if earlier is not None and (k := referent(turn, [job for job, _ in jobs])) is not None:
             # "the first case", "回到全参那个方案": that turn's job and its answer, not the last ones
-            job, at = jobs[k]
-            earlier, follow_up = referred(job, earlier), True
+            gone_back, at = jobs[k]
+            earlier, follow_up = referred(gone_back, earlier), True
             upto = next((n for n in humans if n > at), last)
             answers = [m for m in messages[at:upto] if isinstance(m, AIMessage) and not m.tool_calls]
         frame = turn.with_history(earlier, follow_up)
