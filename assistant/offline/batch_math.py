@@ -22,6 +22,7 @@ class BatchSum:
     pp: int = 1
     micro_assumed: bool = False  # no micro batch said: 1, the per_device_train_batch_size of every vendor recipe
     from_plan: bool = False  # micro batch and accumulation taken from the estimate's plan, not the user's figures
+    kept_from_answer: bool = False  # the global batch kept is the one of the plan an earlier answer stated
 
 
 def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: bool = False) -> BatchSum | None:
@@ -43,7 +44,8 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: b
     if asks_ga and s.global_batch:
         per_step = mbs * dp
         value = s.global_batch // per_step if s.global_batch % per_step == 0 else None
-        return BatchSum("grad_accum", value, dp, mbs, value, s.global_batch, tp, pp, assumed)
+        return BatchSum("grad_accum", value, dp, mbs, value, s.global_batch, tp, pp, assumed,
+                        kept_from_answer=s.origin("global_batch") == "last_answer")
     if asks_gbs and s.grad_accum:
         return BatchSum("global_batch", mbs * dp * s.grad_accum, dp, mbs, s.grad_accum, None, tp, pp, assumed)
     return None
@@ -80,6 +82,8 @@ def render(b: BatchSum, lang: str) -> str:
                 f"**全局 batch 为 {b.value}** = micro batch {mb_zh} × 数据并行 {dp_zh} × 梯度累积 {b.grad_accum}"
                 "（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 同理，用 per_device_train_batch_size）。" + plan_zh)
     per_step = b.micro_batch * b.data_parallel
+    gbs = f"{b.global_batch}" + (" (the plan above: its micro batch × devices × accumulation)" if b.kept_from_answer else "")
+    gbs_zh = f"{b.global_batch}" + ("（前面方案的全局 batch：micro batch × 卡数 × 梯度累积）" if b.kept_from_answer else "")
     if b.value is None:
         target = b.global_batch or per_step
         nearest = per_step * max(1, target // per_step)
@@ -90,8 +94,8 @@ def render(b: BatchSum, lang: str) -> str:
                 f"**没有整数的梯度累积能得到全局 batch {b.global_batch}**：每步处理 micro batch {mb_zh} × 数据并行 {dp_zh} = "
                 f"{per_step} 条序列，而 {b.global_batch} 不是 {per_step} 的整数倍（GBS = MBS × DP × GA）。"
                 f"请选它的整数倍，例如 {nearest}。")
-    return (f"**Gradient accumulation {b.value}** = global batch {b.global_batch} / (micro batch {mb} × data "
+    return (f"**Gradient accumulation {b.value}** = global batch {gbs} / (micro batch {mb} × data "
             f"parallel {dp}) (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; in LLaMA-Factory set "
             f"gradient_accumulation_steps: {b.value}).") if lang == "en" else (
-            f"**梯度累积设为 {b.value}** = 全局 batch {b.global_batch} / (micro batch {mb_zh} × 数据并行 {dp_zh})"
+            f"**梯度累积设为 {b.value}** = 全局 batch {gbs_zh} / (micro batch {mb_zh} × 数据并行 {dp_zh})"
             f"（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 中设 gradient_accumulation_steps: {b.value}）。")

@@ -57,6 +57,9 @@ class CarrySpec:
     kept_product: dict[str, re.Pattern] | None = None  # "same global batch": the conversation's product kept
     both: re.Pattern = re.compile(r"(?!)")  # "could both share one card?": the last two models together
     solved: dict[str, re.Pattern] | None = None  # "with TP 8, what PP?": the layout slot asked beside a stated one
+    ordinals: tuple[tuple[int, re.Pattern], ...] = ()  # "the first case", "第二种方案": the N-th turn that asked about a job
+    back: re.Pattern = re.compile(r"(?!)")  # "回到全参那个方案", "back to the 4k one": the earlier turn with the value named
+    referent_slots: tuple[str, ...] = ()  # the slots whose value names the earlier turn gone back to
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -91,7 +94,9 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      words(asked.get("resets", {}).get("kept", {})),
                      {slot: words(pats) for slot, pats in raw.get("kept_product", {}).items()},
                      words(raw.get("both", {})),
-                     {slot: words(pats) for slot, pats in asked.get("solved", {}).items()})
+                     {slot: words(pats) for slot, pats in asked.get("solved", {}).items()},
+                     tuple((int(n), words(pats)) for n, pats in raw.get("referents", {}).get("ordinal", {}).items()),
+                     words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())))
 
 
 CARRY = load()
@@ -492,6 +497,46 @@ def remembered(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bo
     return kept.model_copy(update=howto_kept(frame, answered_from_notes(frame)))
 
 
+def sized_job(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> bool:
+    """A turn that asked about a job (a model of its own or the conversation's), not a detour to the notes: the turns an
+    ordinal referent counts ("the first case", carry.toml [referents])."""
+    if names_model(turn):
+        return not turn.unknown_model
+    return (earlier is not None and names_model(earlier) and not new_topic(turn, follow_up or refers_back(turn))
+            and not howto_follow_up(turn, earlier))
+
+
+def referent(turn: QuestionFrame, jobs: list[QuestionFrame]) -> int | None:
+    """The earlier job turn a follow-up refers to when it is not the last one (carry.toml [referents]): the N-th one an
+    ordinal names ("the first case", "第二种方案"), or the latest whose frame has a value the turn names again with words
+    going back to it ("回到全参那个方案"); None: the last turn, as for any follow-up."""
+    q = turn.question.lower()
+    for n, rx in CARRY.ordinals:
+        if rx.search(q):
+            return n - 1 if n < len(jobs) else None
+    if len(jobs) < 2 or not CARRY.back.search(q):
+        return None
+    for slot in CARRY.referent_slots:
+        if (value := getattr(turn, slot, None)) is None:
+            continue
+        found = next((k for k in range(len(jobs) - 1, -1, -1) if getattr(jobs[k], slot, None) == value), None)
+        if found is not None:
+            return found if found < len(jobs) - 1 else None
+    return None
+
+
+def referred(job: QuestionFrame, last: QuestionFrame) -> QuestionFrame:
+    """The earlier job turn gone back to, as the conversation to carry: its own frame, with the devices the user said
+    they have since (carry.toml [user_hardware]) where it has none of its own."""
+    out = job.model_copy(deep=True)
+    if last.origin("devices") in USERS or last.origin("nodes") in USERS:
+        for name in (*CARRY.hardware_part, *CARRY.hardware_devices):
+            if getattr(out, name) in (None, []) and getattr(last, name) not in (None, []):
+                setattr(out, name, getattr(last, name))
+                out.origins[name] = "conversation"
+    return out
+
+
 # the lead of an earlier answer: "**Answer:** … **32 cards**" / "**结论**：… **32 张卡**" / "= 16 DIE"
 LEAD_COUNT = re.compile(r"\*\*(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡|张 GPU)\*\*|=\s*\*{0,2}(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡)")
 
@@ -508,8 +553,10 @@ def lead_count(answer: str, framework: str | None) -> tuple[int, str] | None:
     needed = next((line for line in lines if line.startswith(("**Needed:**", "**所需**"))), "")
     for line in (lead, needed):
         # a lead with one count per framework ("LLaMA-Factory: 32 cards; MindSpeed-LLM: 16 cards"): the framework asked now
+        # (a lead naming the framework only in its source, after the count: "= **32 张卡** …（来自ModelArts LLaMA-Factory 配方表）",
+        # has its one count before it)
         at = line.find(framework) if framework else -1
-        if m := LEAD_COUNT.search(line, max(at, 0)):
+        if m := LEAD_COUNT.search(line, max(at, 0)) or LEAD_COUNT.search(line):
             return int(m.group(1) or m.group(2)), "die" if "DIE" in m.group(0) else "card"
     return None
 
@@ -539,6 +586,42 @@ def solved_kept(new: QuestionFrame, answers: list[str]) -> None:
         missing = "pp" if new.tp else "tp"
         new.tp, new.pp = int(m.group(1)), int(m.group(2))
         new.mark("last_answer", missing)
+
+
+# one line of an answer stating a plan with its count and accumulation: "= **16 张卡**，ZeRO-3，micro batch 1，梯度累积 8",
+# "**16 cards** (2 nodes × 8), TP 8 × PP 2, micro batch 1, gradient accumulation 8", "= **16 张卡**；…；梯度累积
+# gradient_accumulation_steps **8**"
+PLAN_COUNT = re.compile(r"\*\*(\d{1,5})\s*(?:cards?|GPUs?|DIE|张卡|张 GPU)\*\*")
+PLAN_SPLIT = re.compile(r"TP (\d+) × PP (\d+)")
+PLAN_MICRO = re.compile(r"micro batch (\d+)")
+PLAN_GA = re.compile(r"(?:梯度累积|gradient accumulation|gradient_accumulation_steps)\s*\**\s*(?:gradient_accumulation_steps\s*)?\**(\d+)")
+
+
+def plan_global_batch(answer: str) -> int | None:
+    """The global batch of the first plan an answer states with both a count and an accumulation (the vendor recipe's
+    row, the lead's plan): micro batch (1 when not said, as in every recipe) × devices / (TP × PP) × accumulation."""
+    for line in answer.splitlines():
+        count, ga = PLAN_COUNT.search(line), PLAN_GA.search(line)
+        if not (count and ga) or ga.start() < count.start():
+            continue
+        split, micro = PLAN_SPLIT.search(line), PLAN_MICRO.search(line)
+        devices, per_replica = int(count.group(1)), int(split.group(1)) * int(split.group(2)) if split else 1
+        if devices % per_replica:
+            continue
+        return (int(micro.group(1)) if micro else 1) * devices // per_replica * int(ga.group(1))
+    return None
+
+
+def product_kept(new: QuestionFrame, answers: list[str]) -> None:
+    """"我只有 8 张卡，GA 要改成多少才能保持全局 batch 一样" after an answer that planned the job itself: the global batch kept
+    (carry.toml [kept_product]) is that answer's plan's when the conversation stated none, so the accumulation asked is
+    solved on the changed devices."""
+    rx = (CARRY.kept_product or {}).get("global_batch")
+    if new.global_batch or not answers or rx is None or not rx.search(new.question.lower()):
+        return
+    if (value := plan_global_batch(answers[-1])) is not None:
+        new.global_batch = value
+        new.mark("last_answer", "global_batch")
 
 
 def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:

@@ -19,7 +19,16 @@ from ..notes import covering, load_notes, note_topics
 from ..setup_check.text import blocks
 from . import quantity
 from .compose import compose
-from .conversation import language_only, remembered, solved_kept, that_many
+from .conversation import (
+    language_only,
+    product_kept,
+    referent,
+    referred,
+    remembered,
+    sized_job,
+    solved_kept,
+    that_many,
+)
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
 from .script import Script
@@ -102,18 +111,42 @@ class OfflinePlanner(BaseChatModel):
             frame.lang = lang
             return frame, messages[last + 1:]
         earlier = None
+        jobs: list[tuple[Slots, int]] = []  # the conversation after each earlier turn that asked about a job, and that turn
         for i in humans[:-1][-HISTORY_TURNS:]:
             text = message_text(messages[i])
-            earlier = remembered(earlier, self.parser.parse(text) if not is_pasted_setup(text) else self.pasted(text),
-                                 is_follow_up(text))
+            turn = self.sibling(self.parser.parse(text) if not is_pasted_setup(text) else self.pasted(text), earlier, text)
+            sized = sized_job(earlier, turn, is_follow_up(text))
+            earlier = remembered(earlier, turn, is_follow_up(text))
+            if sized:
+                jobs.append((earlier, i))
         text = message_text(messages[last])
-        frame = self.parser.parse(text).with_history(earlier, is_follow_up(text))
+        turn = self.sibling(self.parser.parse(text), earlier, text)
+        answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
+        follow_up = is_follow_up(text)
+        if earlier is not None and (k := referent(turn, [job for job, _ in jobs])) is not None:
+            # "the first case", "回到全参那个方案": that turn's job and its answer, not the last ones
+            gone_back, at = jobs[k]
+            earlier, follow_up = referred(gone_back, earlier), True
+            upto = next((n for n in humans if n > at), last)
+            answers = [m for m in messages[at:upto] if isinstance(m, AIMessage) and not m.tool_calls]
+        frame = turn.with_history(earlier, follow_up)
         if earlier is not None:
             self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
-        answers = [m for m in messages[:last] if isinstance(m, AIMessage) and not m.tool_calls]
         that_many(frame, text, [message_text(a) for a in answers[-HISTORY_TURNS:]])
         solved_kept(frame, [message_text(a) for a in answers[-1:]])
+        product_kept(frame, [message_text(a) for a in answers[-1:]])
         return frame, messages[last + 1:]
+
+    def sibling(self, turn: Slots, earlier: Slots | None, text: str) -> Slots:
+        """A follow-up naming a size and no model ("and the 14b one?", "换成 14b 的呢") asks about the conversation's model at
+        that size when the catalog has it (qwen2.5-7b, then 14b: qwen2.5-14b); otherwise a model of that size."""
+        if (earlier is None or not earlier.model or turn.model or turn.unknown_model or not turn.params_b or turn.shape_only
+                or not is_follow_up(text)):
+            return turn
+        if member := self.parser.names.sibling(earlier.model, turn.params_b):
+            turn.model, turn.model_text, turn.params_b = member, member, None
+            turn.same_shape = self.parser.names.same_shape(member)
+        return turn
 
     def pasted(self, text: str) -> Slots:
         """An earlier turn that pasted a setup, as the job it states: the check asked of it ("这个 yaml 能跑吗") asks

@@ -163,6 +163,12 @@ class ModelNames:
         def as_typed(sp: tuple[int, int], alt: str) -> str:  # "Llama 9 Ultra" as typed
             return text[sp[0]:sp[1]] if len(text) == len(work) else alt
 
+        if found and sized and (member := self.member(found[0], sized[0])):
+            # "the 14b variant of qwen2.5": a family and a size written apart are that family's model of the size
+            s.model, s.model_text = member, member
+            r.claim(*found[1], "model", member, "catalog")
+            r.claim_match(sized[1], "model", member)
+            return found[1]
         if found:
             unknown, uspan = found
             fixed, _ = self.resolver.correct(unknown)
@@ -184,6 +190,15 @@ class ModelNames:
         else:
             s.family = self.family(work)
         return None
+
+    def member(self, stem: str, size_b: float) -> str | None:
+        """The catalog model of a family (or of another model's stem) at a size: "qwen2.5" and 14 -> qwen2.5-14b."""
+        return self.keys.get(squash(f"{stem}{size_b:g}b"))
+
+    def sibling(self, model: str, size_b: float) -> str | None:
+        """The catalog model that is ``model`` at another size ("and the 14b one?" after qwen2.5-7b: qwen2.5-14b)."""
+        stem, n = re.subn(r"[-_]?\d+(?:\.\d+)?b(?![a-z0-9])", "", model, count=1)
+        return self.member(stem, size_b) if n else None
 
     def family(self, work: str) -> str | None:
         for _, _, tok in self._tokens(work):

@@ -25,6 +25,8 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 # a catalog spelling made of a series and a model number ("rtx4090", "h100", "mi300x", "rtxa6000"), and a word of that shape
 SERIES_KEY = re.compile(r"([a-z]{1,7})(\d{2,5})[a-z]{0,3}")
 SERIES_NAME = re.compile(r"([a-z]{1,7})(\d{2,5})([a-z]{0,3})")
+# a length word after a number ("a 4096 cutoff", "8192-token context", "4096 长度"): the number is a sequence length
+LENGTH_WORD_AFTER = re.compile(r"[\s-]*(?:cutoff|cut[-_ ]off|context|ctx|tokens?|seq(?:uence)?s?|length|len\b|长度|上下文|序列|token)", re.I)
 COUNTED_BEFORE = re.compile(r"(?<![0-9.])\d{1,4}\s*(?:x|×|\*|张|块|台)?\s*$|(?:one|two|four|eight|sixteen|single|a|an)\s+$")
 # (also a count with its unit right before the name: "3台A2", "2x A3")
 PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus|what\s+is|what's|what\s+are|或|还是|or|if\s+(?:it|this|that)\s+(?:were|was|is))(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
@@ -228,6 +230,8 @@ class Setting:
                 with_memory = bool(PART_MEMORY_AFTER.match(after)) and digits >= series[m.group(1)]
                 if digits < max(series[m.group(1)], 3 if len(m.group(1)) == 1 else 2) and not with_memory:
                     continue
+                if LENGTH_WORD_AFTER.match(after) and not DEVICE_WORD_AFTER.match(after):
+                    continue  # "with a 4096 cutoff", "a 8192-token context": a length after an article, no part
                 if PLACE_BEFORE.search(before) or COUNTED_BEFORE.search(before) or DEVICE_WORD_AFTER.match(after) or with_memory:
                     return work[toks[i][0]:toks[j - 1][1]]
         return None

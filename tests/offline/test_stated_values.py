@@ -405,7 +405,7 @@ def test_a_time_after_a_sized_job_runs_on_the_count_the_answer_gave(assistant):
                    "how long for 500M tokens at 800 tokens/s per card?")
     (time,) = args_of(ans, "estimate_training_time")
     assert time["devices"] == 16 and "43,403 s" in ans.answer.splitlines()[2]
-    assert "16 cards (the count the answer above gave)" in ans.answer
+    assert "16 cards (the count an earlier answer gave)" in ans.answer
 
 
 def test_zero_said_off_in_words_is_stage_zero(assistant):
