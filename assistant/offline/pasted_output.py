@@ -24,6 +24,13 @@ PROCESS_LINE = re.compile(r"^\s*\|\s*(\d+)\s+(\d+)\s*\|\s*(\d+)\s*\|\s*([^|]+?)\
 # "no job running", "没有任务在跑", "idle": the user says nothing of theirs runs on the devices
 SAYS_IDLE = re.compile(r"no\s+(?:job|task|process|training)s?\s+(?:is\s+|are\s+)?running|nothing\s+(?:is\s+)?running|idle|"
                        r"没(?:有)?(?:任务|作业|进程|训练)(?:在)?(?:跑|运行)|空闲|没在跑|没跑", re.I)
+# "I already Ctrl+C'd the last run", "killed the previous job", "上一个训练 kill 掉了", "已经停了": the user stopped the run
+# whose processes the table still shows (a launcher stopped with Ctrl+C can leave its worker processes behind)
+SAYS_STOPPED = re.compile(r"ctrl\s*[-+]?\s*c|\^c(?![a-z])|(?:killed|stopped|terminated|cancel+ed|interrupted|aborted)(?![a-z])|"
+                          r"(?:kill|停|关|中断|结束|终止|取消)(?:\s*-9)?\s*(?:掉|了)|已经(?:停|关|结束|终止|杀)", re.I)
+# the header of npu-smi's process table ("| NPU  Chip | Process id | Process name | Process memory(MB) |"): the rows under
+# it are processes, whatever their first columns look like
+PROCESS_HEADER = re.compile(r"process\s+id|process\s+name", re.I)
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,7 @@ class NpuSmiTable:
     devices: tuple[NpuDevice, ...]
     processes: tuple[NpuProcess, ...]
     says_idle: bool
+    says_stopped: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,8 +107,14 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
     devices: list[NpuDevice] = []
     processes: list[NpuProcess] = []
     name: tuple[int, str] | None = None
+    in_processes = False
     for line in question.splitlines():
-        if m := BUS_LINE.match(line):
+        if PROCESS_HEADER.search(line):
+            in_processes = True
+        elif in_processes:
+            if (m := PROCESS_LINE.match(line)) and devices:
+                processes.append(NpuProcess(int(m.group(1)), int(m.group(3)), m.group(4), int(m.group(5))))
+        elif m := BUS_LINE.match(line):
             pairs = PAIR.findall(m.group(3))
             if pairs:
                 used, total = map(int, pairs[-1])  # the last pair of the line is HBM-Usage(MB)
@@ -115,7 +129,7 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
     if not devices:
         return None
     own = "\n".join(line for line in question.splitlines() if "|" not in line)
-    return NpuSmiTable(tuple(devices), tuple(processes), bool(SAYS_IDLE.search(own)))
+    return NpuSmiTable(tuple(devices), tuple(processes), bool(SAYS_IDLE.search(own)), bool(SAYS_STOPPED.search(own)))
 
 
 def read(question: str) -> PastedOutput | None:
@@ -152,27 +166,36 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
     lines: list[str] = []
     if held:
         procs = [p for p in t.processes if any(p.npu == d.npu for d in held)]
-        pids = _names([f"{p.pid} ({p.name}, {p.memory_mb:,} MB)" for p in procs], zh) if procs else ""
+        pids = _names([(f"PID {p.pid}（{p.name}，{p.memory_mb:,} MB，NPU {p.npu}）" if zh else
+                        f"PID {p.pid} ({p.name}, {p.memory_mb:,} MB on NPU {p.npu})") for p in procs], zh) if procs else ""
+        kill = f"`kill -9 {' '.join(str(p.pid) for p in procs)}`" if procs else "`kill -9 <PID>`"
+        gb = _gb(max(d.hbm_used_mb for d in held))
         if zh:
-            lines.append(f"**显存被残留进程占着**：{_names(figures, True)}。这些卡上没有在计算（AICore 0%），却各有约 "
-                         f"{_gb(max(d.hbm_used_mb for d in held))} GB 被占用，{'你说没有任务在跑，' if t.says_idle else ''}"
-                         "这是之前的训练或推理进程没有退出、仍占着显存。新任务一上来只剩几 GB，自然 OOM。")
-            lines.append(("表里的进程：" + pids + "。" if pids else "") +
-                         "按厂商 OOM 页面的第一步：用 `npu-smi info` 找到占卡的进程（输出底部的进程表列出 PID），"
-                         "`kill -9 <PID>` 结束它们或等它们释放，确认 HBM 占用回到空闲时的几 GB，再重新启动训练。")
+            who = f"{pids} 还占着显存" if procs else "显存被残留进程占着"
+            said = "你说上一个任务已经停了，但它的进程没有退出（Ctrl+C 只停了启动脚本时，worker 进程常会留下）；" if t.says_stopped else (
+                "你说没有任务在跑，" if t.says_idle else "")
+            lines.append(f"**{who}**：{_names(figures, True)}。这些卡上没有在计算（AICore 0%），却各有约 {gb} GB 被占用，"
+                         f"{said}这是之前的训练或推理进程仍占着显存。新任务一上来只剩几 GB，自然 OOM。")
+            lines.append(f"按厂商 OOM 页面的第一步：{kill} 结束{'这些进程' if procs else '它们（PID 见 `npu-smi info` 底部的进程表）'}，"
+                         "或等它们释放；再用 `npu-smi info` 确认 HBM 占用回到空闲时的几 GB，然后重新启动训练。")
         else:
-            lines.append(f"**Leftover processes hold the memory**: {_names(figures, False)}. These devices compute nothing "
-                         f"(AICore 0%) yet about {_gb(max(d.hbm_used_mb for d in held))} GB each is taken"
-                         f"{', with no job of yours running' if t.says_idle else ''}: processes of an earlier run did not exit "
-                         "and still hold it, so a new job finds only a few GB free and runs out at once.")
-            lines.append(("Processes in the table: " + pids + ". " if pids else "") +
-                         "The vendor's OOM page, step 1: find them with `npu-smi info` (its process table at the bottom lists "
-                         "the PIDs), kill them (`kill -9 <PID>`) or wait until they release the cards, check that HBM use drops "
-                         "back to the idle few GB, then rerun.")
+            who = f"{pids} still hold{'s' * (len(procs) == 1)} the memory" if procs else "Leftover processes hold the memory"
+            said = (" You stopped the earlier run, but its processes did not exit (stopping the launcher with Ctrl+C often "
+                    "leaves its worker processes behind)." if t.says_stopped else " No job of yours is running." if t.says_idle else "")
+            lines.append(f"**{who}**: {_names(figures, False)}. These devices compute nothing (AICore 0%) yet about {gb} GB "
+                         f"each is taken.{said} Processes of an earlier run still hold it, so a new job finds only a few GB "
+                         "free and runs out at once.")
+            lines.append(f"The vendor's OOM page, step 1: end {'them' if procs else 'them (the PIDs are in the process table at the bottom of `npu-smi info`)'} "
+                         f"with {kill} or wait until they release the cards, check with `npu-smi info` that HBM use drops back "
+                         "to the idle few GB, then rerun.")
     elif busy:
-        lines.append(f"**这些卡正在被使用**：{_names(figures, True)}：AICore 有负载，说明有任务在上面跑；等它结束或换空闲的卡。" if zh else
-                     f"**These devices are in use**: {_names(figures, False)}: AICore is loaded, so a job is running on them; "
-                     "wait for it or use free devices.")
+        procs = [p for p in t.processes if any(p.npu == d.npu for d in busy)]
+        running = _names([(f"PID {p.pid}（{p.name}，NPU {p.npu}）" if zh else f"PID {p.pid} ({p.name} on NPU {p.npu})")
+                          for p in procs], zh) if procs else ""
+        lines.append((f"**这些卡正在被使用**（{running}）" if procs else "**这些卡正在被使用**") +
+                     f"：{_names(figures, True)}：AICore 有负载，说明有任务在上面跑；等它结束或换空闲的卡。" if zh else
+                     (f"**These devices are in use** ({running})" if procs else "**These devices are in use**") +
+                     f": {_names(figures, False)}: AICore is loaded, so a job is running on them; wait for it or use free devices.")
     else:
         lines.append(f"**没有进程占卡**：{_names(figures, True)}，只是驱动和运行时自身占用的空闲水平，OOM 来自任务本身。" if zh else
                      f"**Nothing holds the devices**: {_names(figures, False)}: only the idle share of the driver and "
