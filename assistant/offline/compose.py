@@ -28,6 +28,7 @@ from ..tools.tables import (
 from . import (
     batch_math,
     checks,
+    error_signature,
     fused_attention,
     next_remedy,
     note_pick,
@@ -149,6 +150,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             title = next((h.title for r in self.r.values("search_notes", SearchNotesResult) for h in r.results
                           if h.file == pasted_output.note_of(pasted)), None)
             diagnosis = self.lead(found + (self.say("notes_notes", title=title) if title else ""))
+        if self.done and not diagnosis and (seen := error_signature.read(s.question)):
+            # a pasted error message: the note section its signature names leads, the message's own line named
+            passages = [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]
+            if (found := error_signature.lead(seen, passages, self.lang)) and (sec := error_signature.section(seen, passages, self.lang)):
+                diagnosis = self.lead(self.say("error_seen", heading=error_signature.title(seen, sec, self.lang), line=seen.line) + "\n" + found
+                                      + self.say("notes_notes", title=sec.title))
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
