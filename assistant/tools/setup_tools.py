@@ -395,7 +395,8 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
                                  "oom_message", "vllm_log", "benchmark_command"])
     read, kept = _kept_and_read(reading)
     kinds = set(reading.kinds)
-    kind = "serving" if "vllm_command" in kinds or ("vllm_log" in kinds and not kinds & _TRAIN_KINDS) else (
+    served = str(reading.settings.get("phase", "")).startswith("serving") and not kinds & _TRAIN_KINDS  # an OOM from a server
+    kind = "serving" if "vllm_command" in kinds or served or ("vllm_log" in kinds and not kinds & _TRAIN_KINDS) else (
         "training" if kinds & _TRAIN_KINDS else "benchmark" if kinds == {"benchmark_command"} else
         "preprocess" if kinds == {"preprocess_command"} else "oom_only")
     result: dict[str, Any] = dict(kind=kind, recognised=list(reading.kinds), model=None, hardware=None, unit=None,
