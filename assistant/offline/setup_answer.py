@@ -254,6 +254,9 @@ P = {
                            "{alloc:.2f} / {cap:.2f} GiB 时再申请 {tried:.2f} GiB（占容量 {share:.0%}）。vLLM 启动时按 "
                            "`--gpu-memory-utilization` 占下权重和 KV cache；负载高时一批请求额外需要的（采样、多条请求的激活）"
                            "只能从剩下的部分来，所以厂商 Ascend-vLLM FAQ 的第一步是调低 `--gpu-memory-utilization`。"},
+    "eval_phase": {"en": "**It ran out in evaluation, not in a training step**{batch}: the training steps ran, so the eval batch is "
+                         "what to lower first.",
+                   "zh": "**这是评估（eval）时的溢出，不是训练步**{batch}：训练步已经正常跑过，先调小 eval 的 batch。"},
     "log_estimate": {"en": "For comparison, the estimate (your log is what happened): ", "zh": "对照估算（以你的日志为准）："},
     "no_cache": {"en": "**Does not fit: vLLM found no memory left for the KV cache** after the weights and its profiling "
                        "run: raise `--gpu-memory-utilization`, use more tensor parallel, or lower `--max-num-batched-tokens`.",
@@ -333,6 +336,10 @@ REMEDY = {
     "max_model_len": {"en": "a smaller `--max-model-len` or fewer `--max-num-seqs`", "zh": "调小 `--max-model-len` 或 `--max-num-seqs`"},
     "tensor_parallel": {"en": "a larger `--tensor-parallel-size`", "zh": "加大 `--tensor-parallel-size`"},
     "leftover_processes": {"en": "", "zh": ""},
+    "eval_batch": {"en": "it ran out in evaluation, not in training: lower `per_device_eval_batch_size` (now {value}; the training "
+                         "steps fit), e.g. to 1 or to `per_device_train_batch_size`",
+                   "zh": "是在评估（eval）时溢出，不是训练步：调小 `per_device_eval_batch_size`（现为 {value}；训练步本身放得下），"
+                         "例如降到 1 或与 `per_device_train_batch_size` 相同"},
 }
 ERROR_ZH = {  # the tool's errors a Chinese question meets most, in Chinese (the English message kept where it names a line)
     "unknown_model": "模型不在目录中：请给出参数量（params_b，例如 7）或把它的 config.json 一起贴上。",
@@ -575,6 +582,11 @@ def _oom(r: dict[str, Any], lang: str) -> list[str]:
         out = [_p("too_big_in_use", lang, **{**kw, "alloc": o["in_use_gib"]})]
     else:
         out = [_p(o["cause"], lang, **kw, outside=o.get("outside_gib") or 0.0)]
+    phase = {x["name"]: x["value"] for x in r.get("read") or []}
+    if phase.get("phase") == "eval":
+        batch = phase.get("eval_batch")
+        out.insert(0, _p("eval_phase", lang, batch=(f"（`per_device_eval_batch_size: {batch}`）" if lang == "zh" else
+                                                    f" (`per_device_eval_batch_size: {batch}`)") if batch else ""))
     if (o.get("outside_gib") or 0) > OUTSIDE_SHARE * o["capacity_gib"] and o["cause"] != "held_elsewhere":
         out.append(_p("outside", lang, outside=o["outside_gib"], cap=o["capacity_gib"]))
     remedies = [x for x in o.get("remedies") or [] if x["code"] != "leftover_processes"]

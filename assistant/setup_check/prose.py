@@ -94,9 +94,22 @@ _SERVING = re.compile(r"vllm|serv(?:e|ing|er)\b|inference|推理|服务|部署|�
 _UNDER_LOAD = re.compile(r"under\s+load|load\s+test|benchmark|concurren|requests|qps|压测|并发|请求|高峰|一直正常|跑了一段", re.I)
 
 
+# The words placing an out-of-memory message in evaluation ("到 eval 的时候报", "OOM during evaluation"), and the eval batch
+_EVAL = re.compile(r"(?<![a-z])eval(?:uation|uating)?(?![a-z])|评估|验证集|做验证", re.I)
+_EVAL_BATCH = re.compile(r"per_device_eval_batch_size\s*[:=]?\s*(\d{1,4})", re.I)
+
+
 def read_phase(prose: str, out: Reading) -> None:
-    """An out-of-memory message whose words place it in a vLLM server (and under load): read as the phase it came from."""
-    if "oom_message" not in out.kinds or not (m := _SERVING.search(prose)):
+    """An out-of-memory message whose words place it in a vLLM server (and under load), or in evaluation: read as the phase
+    it came from (with the eval batch the words give)."""
+    if "oom_message" not in out.kinds:
+        return
+    if (m := _EVAL.search(prose)) and not _SERVING.search(prose):
+        out.put("phase", "eval", f"question: {m.group(0)}", keep=True)
+        if b := _EVAL_BATCH.search(prose):
+            out.put("eval_batch", int(b.group(1)), f"question: {b.group(0)}", keep=True)
+        return
+    if not (m := _SERVING.search(prose)):
         return
     load = _UNDER_LOAD.search(prose)
     out.put("phase", "serving_load" if load else "serving", f"question: {(load or m).group(0)}", keep=True)
