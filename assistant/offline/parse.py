@@ -519,6 +519,7 @@ class Parser:
         die = (s.dies_per_card or 1) > 1
         devices = s.effective().devices
         fields = {"tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"), "devices": devices, "die": die,
+                  "seq_len": spec.value_of(s, "seq_len"),  # the length stated: CP >= 2 beyond 32k (MindSpeed-LLM)
                   "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
                   "kv_heads": kv_heads if s.model else None, "layers": layers if s.model else None,
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
