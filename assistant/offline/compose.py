@@ -145,6 +145,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 self.cite(src)
             return "\n".join([self.lead(text), "", t("sources", self.lang) + self.say("semicolon").join(self.sources)])
         diagnosis = ""  # pasted tool output read as data: its diagnosis is the answer's lead, the notes' remedies follow
+        pasted = None
         if self.done and (pasted := pasted_output.read(s.question)) and (found := pasted_output.render(pasted, self.lang)):
             # the note whose remedy the diagnosis applies is its source, named as every notes lead names its note
             title = next((h.title for r in self.r.values("search_notes", SearchNotesResult) for h in r.results
@@ -166,6 +167,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return t("clarify", self.lang)
         out = self.oom_reported_first(out)
         out = self.next_remedy_first(out)
+        if diagnosis and pasted is not None and pasted_output.note_of(pasted) is None:
+            return diagnosis  # no note covers what the paste shows: the diagnosis alone, no unrelated quote
         if diagnosis:
             out = [diagnosis, "", *out]
         sized = any(d.name in SIZING_TOOLS for d in self.done)

@@ -211,10 +211,45 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
     return "\n".join(lines)
 
 
+# A pod whose container fails (not one waiting to be scheduled): what its status says and the kubectl command that shows
+# why (general Kubernetes knowledge, not a ModelArts page; the Pending page covers scheduling only)
+CRASHED = {
+    "CrashLoopBackOff": ("容器启动后反复退出，Kubernetes 在重启间隔里等待", "its container keeps exiting after it starts and Kubernetes "
+                         "waits between restarts"),
+    "Error": ("容器以非零退出码结束", "its container exited with a non-zero code"),
+    "OOMKilled": ("容器超过了 Pod 的内存 limit（主机内存，不是 NPU 显存），被内核杀掉", "its container went over the pod's memory "
+                  "limit (host RAM, not NPU memory) and the kernel killed it"),
+    "ImagePullBackOff": ("镜像拉不下来（镜像地址、tag 或 SWR 权限）", "its image cannot be pulled (image address, tag or SWR access)"),
+    "ErrImagePull": ("镜像拉不下来（镜像地址、tag 或 SWR 权限）", "its image cannot be pulled (image address, tag or SWR access)"),
+}
+
+
+def render_crashed(t: PodsTable, zh: bool) -> str:
+    """Pods whose containers fail: the status read, its meaning, and the logs of the run that failed."""
+    bad = [p for p in t.pods if p.status in CRASHED]
+    if not bad:
+        return ""
+    first = bad[0]
+    what = CRASHED[first.status][0 if zh else 1]
+    names = _names([f"`{p.name}`" for p in bad], zh)
+    if zh:
+        return (f"**{names} 处于 {first.status}**：{what}。这不是调度问题（Pod 已经调度到节点上），原因在容器自己的日志里：\n"
+                f"```\nkubectl logs {first.name} --previous\nkubectl describe pod {first.name}\n```\n"
+                "`--previous` 看上一次（已退出的）运行的输出，末尾的报错就是原因（常见：启动脚本参数错、路径不存在、NPU OOM、"
+                "HCCL 建链超时）；`describe` 的 Last State 给出退出码和 Reason。把日志末尾的报错贴过来可以接着查。"
+                "（kubectl 通用做法，不是 ModelArts 页面的内容。）")
+    return (f"**{names} {'is' if len(bad) == 1 else 'are'} in {first.status}**: {what}. This is not scheduling (the pod is on "
+            f"a node); the cause is in the container's own log:\n```\nkubectl logs {first.name} --previous\n"
+            f"kubectl describe pod {first.name}\n```\n`--previous` prints the run that exited, and its last error is the cause "
+            "(often a wrong script argument, a missing path, an NPU out-of-memory, an HCCL link timeout); `describe` shows the "
+            "exit code and reason under Last State. Paste the error at the end of the log to go on. (General kubectl practice, "
+            "not a ModelArts page.)")
+
+
 def render_pods(t: PodsTable, zh: bool) -> str:
     pending = [p for p in t.pods if p.status == "Pending"]
     if not pending:
-        return ""
+        return render_crashed(t, zh)
     first = pending[0].name
     names = _names([f"`{p.name}`" for p in pending], zh)
     if zh:
@@ -250,9 +285,11 @@ def render_event(e: SchedulingEvent, zh: bool) -> str:
     return lead + fix
 
 
-def note_of(out: PastedOutput) -> str:
+def note_of(out: PastedOutput) -> str | None:
     """The note whose remedies the diagnosis applies: the OOM note's step 1 for a table of devices, the Pending page's
-    for Kubernetes output."""
+    for Kubernetes output; None for pods whose containers fail (no note covers them)."""
+    if isinstance(out, PodsTable) and not any(p.status == "Pending" for p in out.pods):
+        return None
     return "oom.md" if isinstance(out, NpuSmiTable) else "pod_pending.md"
 
 
