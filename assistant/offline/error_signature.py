@@ -74,9 +74,9 @@ def read(question: str) -> Seen | None:
             line = CJK.split(line[line.find(m.group(0)):])[0].strip(" ,，:：")
         if len(line) > LINE_CHARS:  # the message inside a sentence of the user's: from its start, up to a quote or the limit
             line = re.split(r"[\"“”]", question[m.start():m.start() + LINE_CHARS].splitlines()[0])[0].strip()
-        own = question.replace(line, " ")  # the user's words, not the message
-        if line.startswith(m.group(0)):  # a message in the user's sentence ("… died with EI0002: …. usable?"): its own words go too
-            own = re.sub(rf"{re.escape(m.group(0))}[^\"“”\n]*", " ", question)
+        # what is asked is read in the user's words: the message's own signature left out (the words asked of it, "retrain",
+        # "怎么办", are none of a message's)
+        own = question.replace(m.group(0), " ")
         asked = tuple(kind for kind, rxs in asks.items() if any(rx.search(own) for rx in rxs))
         return Seen(sig, line, asked)
     return None
