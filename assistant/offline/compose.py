@@ -154,8 +154,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if self.done and not diagnosis and (seen := error_signature.read(s.question)):
             # a pasted error message: the note section its signature names leads, the message's own line named
             passages = [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]
-            if (found := error_signature.lead(seen, passages, self.lang)) and (sec := error_signature.section(seen, passages, self.lang)):
-                diagnosis = self.lead(self.say("error_seen", heading=error_signature.title(seen, sec, self.lang), line=seen.line) + "\n" + found
+            sec = error_signature.section(seen, passages, self.lang)
+            if sec is not None and (said := error_signature.lead(seen, passages, self.lang)):
+                diagnosis = self.lead(self.say("error_seen", heading=error_signature.title(seen, sec, self.lang), line=seen.line) + "\n" + said
                                       + self.say("notes_notes", title=sec.title))
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model
