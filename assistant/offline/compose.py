@@ -151,12 +151,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             title = next((h.title for r in self.r.values("search_notes", SearchNotesResult) for h in r.results
                           if h.file == pasted_output.note_of(pasted)), None)
             diagnosis = self.lead(found + (self.say("notes_notes", title=title) if title else ""))
-        if self.done and not diagnosis and (seen := error_signature.read(s.question)):
+        if self.done and not diagnosis and (seen := error_signature.read_turn(s.question, s.howto_before)):
             # a pasted error message: the note section its signature names leads, the message's own line named
             passages = [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]
             sec = error_signature.section(seen, passages, self.lang)
             if sec is not None and (said := error_signature.lead(seen, passages, self.lang)):
-                diagnosis = self.lead(self.say("error_seen", heading=error_signature.title(seen, sec, self.lang), line=seen.line) + "\n" + said
+                diagnosis = self.lead(self.say("error_seen" if seen.line else "error_seen_before",
+                                               heading=error_signature.title(seen, sec, self.lang), line=seen.line) + "\n" + said
                                       + self.say("notes_notes", title=sec.title))
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model

@@ -38,7 +38,8 @@ class Signature:
 
 @dataclass(frozen=True)
 class Seen:
-    """A signature found in a question: the message's own line and what the user's words ask of it."""
+    """A signature found in a question: the message's own line (empty: pasted in an earlier turn) and what the user's
+    words ask of it."""
 
     signature: Signature
     line: str
@@ -80,6 +81,19 @@ def read(question: str) -> Seen | None:
         asked = tuple(kind for kind, rxs in asks.items() if any(rx.search(own) for rx in rxs))
         return Seen(sig, line, asked)
     return None
+
+
+def read_turn(question: str, before: str = "") -> Seen | None:
+    """The signature of this turn's paste, or, in a follow-up of a turn that pasted one ("so if I ignore it, is the
+    checkpoint complete?"; ``before``: the earlier turn's topic words the conversation carries), that signature with
+    what this turn asks of it."""
+    if (seen := read(question)) is not None or not before:
+        return seen
+    earlier = read(before)
+    if earlier is None:
+        return None
+    asks = spec()[0]
+    return Seen(earlier.signature, "", tuple(kind for kind, rxs in asks.items() if any(rx.search(question) for rx in rxs)))
 
 
 def section(seen: Seen, passages: Sequence[NotePassage], lang: str) -> NotePassage | None:

@@ -232,7 +232,7 @@ class Router:
     def signature_notes(self, s: Slots) -> list[Call]:
         """A pasted error message whose signature names a note section (signatures.toml): the search that returns it,
         the user's question as the focus."""
-        seen = error_signature.read(s.question)
+        seen = error_signature.read_turn(s.question, s.howto_before)
         assert seen is not None
         return self.call("search_notes", query=error_signature.query(seen, s.lang), limit=NOTE_HITS, lang=s.lang,
                          focus=s.question[:NOTE_QUERY_CHARS])
@@ -988,7 +988,7 @@ def reads_pasted_log(s: Slots) -> bool:
 
 def reads_error_signature(s: Slots) -> bool:
     """A pasted error message of a known signature (signatures.toml): the note section it names answers it."""
-    return error_signature.read(s.question) is not None and not s.problems
+    return error_signature.read_turn(s.question, s.howto_before) is not None and not s.problems
 
 
 def reads_pasted_output(s: Slots) -> bool:
@@ -1083,7 +1083,7 @@ def asked(intent: str) -> Callable[[Slots], bool]:
 def answered_from_notes(s: Slots) -> bool:
     """Round one of this frame is the notes' search alone (a how-to or knowledge question, carry.toml [howto])."""
     route = next((route for applies, route in FIRST_ROUTES if applies(s)), None)
-    return route is Router.notes
+    return route is Router.notes or route is Router.signature_notes
 
 
 # Round one, first match wins: bad input is answered by saying so, before any tool runs on a substituted value.
