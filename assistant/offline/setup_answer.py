@@ -258,11 +258,6 @@ P = {
                          "what to lower first.",
                    "zh": "**这是评估（eval）时的溢出，不是训练步**{batch}：训练步已经正常跑过，先调小 eval 的 batch。"},
     "log_estimate": {"en": "For comparison, the estimate (your log is what happened): ", "zh": "对照估算（以你的日志为准）："},
-    "no_cache": {"en": "**Does not fit: vLLM found no memory left for the KV cache** after the weights and its profiling "
-                       "run: raise `--gpu-memory-utilization`, use more tensor parallel, or lower `--max-num-batched-tokens`.",
-                 "zh": "**放不下：vLLM 在权重和 profiling 之后没有剩余显存给 KV cache**：调高 `--gpu-memory-utilization`、"
-                       "加大张量并行，或调小 `--max-num-batched-tokens`。"},
-    "vllm_log": {"en": "vLLM start-up lines: {items}.", "zh": "vLLM 启动日志：{items}。"},
     "vllm_over": {"en": "**Does not fit: one request of {length} tokens needs {need:.2f} GiB of KV cache, {have:.2f} GiB is "
                         "available** (over by {over:.2f} GiB; vLLM's own figures).",
                   "zh": "**放不下：一条 {length} token 的请求需要 {need:.2f} GiB KV cache，可用 {have:.2f} GiB**"
@@ -551,7 +546,7 @@ def _vllm_log(r: dict[str, Any], lang: str) -> list[str]:
     v = r.get("vllm_log")
     if not v:
         return []
-    out = [_p("no_cache", lang)] if v.get("no_cache_memory") and not r.get("serving") else []
+    out: list[str] = []  # (a log that failed leads on its own: _vllm_failed)
     if v.get("kv_needed_gib") and v.get("kv_cache_gib") is not None and not r.get("serving"):
         out.append(_p("vllm_over", lang, length=v["max_seq_len"], need=v["kv_needed_gib"], have=v["kv_cache_gib"],
                       over=v["kv_needed_gib"] - v["kv_cache_gib"]))
