@@ -209,9 +209,12 @@ def _cp_long(f: dict[str, Any]) -> Broken | None:
     if f.get("framework") != "MindSpeed-LLM" or int(f["seq_len"]) <= C.CP_REQUIRED_ABOVE or int(f["cp"] or 1) >= 2:
         return None
     tp, pp = int(f.get("tp") or 1), int(f.get("pp") or 1)
+    model = str(f.get("model_id") or "")
+    other = bool(model) and not model.startswith(PREFERENCE_SERIES)  # the page marks context parallel for Llama3 models
     return Broken(int(f["cp"] or 1), "CP >= 2", corrected="CP=2",
                   figures={"seq_len": f["seq_len"], "limit": C.CP_REQUIRED_ABOVE, "tp": tp, "pp": pp,
-                           "unit": tp * pp * 2, "devices": f.get("devices")},
+                           "unit": tp * pp * 2, "devices": f.get("devices"), "model": model,
+                           **({"variant": "other_model"} if other else {})},
                   fix={"cp": 2})
 
 

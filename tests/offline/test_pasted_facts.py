@@ -180,3 +180,10 @@ def test_crashing_pod_is_not_a_scheduling_answer(assistant):
     assert "CrashLoopBackOff" in ans.splitlines()[0]
     assert "kubectl logs llm-sft-master-0 --previous" in ans
     assert "ZeRO" not in ans and "Pending" not in ans
+
+
+def test_cp_beyond_32k_for_a_model_the_page_does_not_mark(assistant):
+    """5901042 marks context parallel for Llama3 models: for a Qwen model the length is beyond what the vendor lists."""
+    ans = assistant.ask("qwen2.5-7b 用 MindSpeed-LLM 跑 48k，8 卡，TP=2 PP=1 CP=1 SEQ_LEN=49152，这样配有问题吗").answer
+    assert ans.startswith("**`SEQ_LEN=49152` 配 `CP=1` 超出了厂商对 qwen2.5-7b 给出的范围**")
+    assert "TP 2 × PP 1 × CP 2 = 每个模型副本 4 张卡" in ans  # 2 x 1 x 2 = 4
