@@ -157,7 +157,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             sec = error_signature.section(seen, passages, self.lang)
             if sec is not None and (said := error_signature.lead(seen, passages, self.lang)):
                 diagnosis = self.lead(self.say("error_seen" if seen.line else "error_seen_before",
-                                               heading=error_signature.title(seen, sec, self.lang), line=seen.line) + "\n" + said
+                                               heading=error_signature.title(seen, sec, self.lang), line=seen.line) + " " + said
                                       + self.say("notes_notes", title=sec.title))
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model

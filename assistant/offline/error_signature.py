@@ -78,6 +78,8 @@ def read(question: str) -> Seen | None:
         # what is asked is read in the user's words: the message's own signature left out (the words asked of it, "retrain",
         # "怎么办", are none of a message's)
         own = question.replace(m.group(0), " ")
+        if "\n" not in question.strip() and len(line) >= len(question.strip()) * 0.8:
+            line = m.group(0)  # the error named in the user's own sentence, not pasted: its name is what is shown
         asked = tuple(kind for kind, rxs in asks.items() if any(rx.search(own) for rx in rxs))
         return Seen(sig, line, asked)
     return None
@@ -119,7 +121,9 @@ def lead(seen: Seen, passages: Sequence[NotePassage], lang: str) -> str | None:
     if len(text) > LEAD_CHARS:
         from .wording import sentence_cut
         text = sentence_cut(text, LEAD_CHARS).rstrip() + " …"
-    return text
+    # one paragraph, as every lead is: the section's list markers dropped, its lines joined
+    lines = (re.sub(r"^\s*(?:[-*]|\d+\.)(?:\s+|$)", "", ln).strip() for ln in text.splitlines())
+    return " ".join(ln for ln in lines if ln)
 
 
 def title(seen: Seen, p: NotePassage, lang: str) -> str:
