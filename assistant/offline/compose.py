@@ -28,6 +28,7 @@ from ..tools.tables import (
 from . import (
     batch_math,
     checks,
+    error_signature,
     fused_attention,
     next_remedy,
     note_pick,
@@ -144,11 +145,20 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 self.cite(src)
             return "\n".join([self.lead(text), "", t("sources", self.lang) + self.say("semicolon").join(self.sources)])
         diagnosis = ""  # pasted tool output read as data: its diagnosis is the answer's lead, the notes' remedies follow
+        pasted = None
         if self.done and (pasted := pasted_output.read(s.question)) and (found := pasted_output.render(pasted, self.lang)):
             # the note whose remedy the diagnosis applies is its source, named as every notes lead names its note
             title = next((h.title for r in self.r.values("search_notes", SearchNotesResult) for h in r.results
                           if h.file == pasted_output.note_of(pasted)), None)
             diagnosis = self.lead(found + (self.say("notes_notes", title=title) if title else ""))
+        if self.done and not diagnosis and (seen := error_signature.read_turn(s.question, s.howto_before)):
+            # a pasted error message: the note section its signature names leads, the message's own line named
+            passages = [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]
+            sec = error_signature.section(seen, passages, self.lang)
+            if sec is not None and (said := error_signature.lead(seen, passages, self.lang)):
+                diagnosis = self.lead(self.say("error_seen" if seen.line else "error_seen_before",
+                                               heading=error_signature.title(seen, sec, self.lang), line=seen.line) + " " + said
+                                      + self.say("notes_notes", title=sec.title))
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
@@ -159,6 +169,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return t("clarify", self.lang)
         out = self.oom_reported_first(out)
         out = self.next_remedy_first(out)
+        if diagnosis and pasted is not None and pasted_output.note_of(pasted) is None:
+            return diagnosis  # no note covers what the paste shows: the diagnosis alone, no unrelated quote
         if diagnosis:
             out = [diagnosis, "", *out]
         sized = any(d.name in SIZING_TOOLS for d in self.done)

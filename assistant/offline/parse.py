@@ -47,6 +47,7 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2
 
 # Pasted output: an error and its text, a scheduler event ("0/2 nodes are available: 2 Insufficient …"), code, a long
 # quote, or what a Chinese "显示：/报错：" introduces up to the next Chinese word.
+TABLE_LINE = re.compile(r"\s*[|+](?:[-=+|\s]*$|.*\|\s*$)")
 PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Traceback|\d+/\d+ nodes are available)\b[^\u3400-\u9fff]*|"
                             r"`[^`]*`|\"[^\"]{12,}\"|(?<=[\u3400-\u9fff][：:])[^\u3400-\u9fff]{12,}")
 # A count right before a node size ("two 8-card machines", "2 个 8 卡的节点"): how many nodes of that size
@@ -111,7 +112,9 @@ def language(text: str) -> str:
 
 def language_words(text: str) -> tuple[int, int]:
     """(Chinese characters, English words) of the question's own words."""
-    rest = PASTED_MESSAGE.sub(" ", text)  # an error message pasted into a Chinese question is not its language
+    # a pasted table's lines (npu-smi's "| NPU Name | Health |", its "+----+" rules) are the tool's words, not the user's
+    rest = "\n".join(line for line in text.splitlines() if not TABLE_LINE.match(line))
+    rest = PASTED_MESSAGE.sub(" ", rest)  # an error message pasted into a Chinese question is not its language
     for zh, _ in FAMILY_WORDS:
         rest = rest.replace(zh, "")
     # a command-line flag ("gpu-memory-utilization", "--max-model-len") is an identifier, not English words
@@ -516,6 +519,7 @@ class Parser:
         die = (s.dies_per_card or 1) > 1
         devices = s.effective().devices
         fields = {"tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"), "devices": devices, "die": die,
+                  "seq_len": spec.value_of(s, "seq_len"),  # the length stated: CP >= 2 beyond 32k (MindSpeed-LLM)
                   "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
                   "kv_heads": kv_heads if s.model else None, "layers": layers if s.model else None,
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,

@@ -24,6 +24,13 @@ PROCESS_LINE = re.compile(r"^\s*\|\s*(\d+)\s+(\d+)\s*\|\s*(\d+)\s*\|\s*([^|]+?)\
 # "no job running", "没有任务在跑", "idle": the user says nothing of theirs runs on the devices
 SAYS_IDLE = re.compile(r"no\s+(?:job|task|process|training)s?\s+(?:is\s+|are\s+)?running|nothing\s+(?:is\s+)?running|idle|"
                        r"没(?:有)?(?:任务|作业|进程|训练)(?:在)?(?:跑|运行)|空闲|没在跑|没跑", re.I)
+# "I already Ctrl+C'd the last run", "killed the previous job", "上一个训练 kill 掉了", "已经停了": the user stopped the run
+# whose processes the table still shows (a launcher stopped with Ctrl+C can leave its worker processes behind)
+SAYS_STOPPED = re.compile(r"ctrl\s*[-+]?\s*c|\^c(?![a-z])|(?:killed|stopped|terminated|cancel+ed|interrupted|aborted)(?![a-z])|"
+                          r"(?:kill|停|关|中断|结束|终止|取消)(?:\s*-9)?\s*(?:掉|了)|已经(?:停|关|结束|终止|杀)", re.I)
+# the header of npu-smi's process table ("| NPU  Chip | Process id | Process name | Process memory(MB) |"): the rows under
+# it are processes, whatever their first columns look like
+PROCESS_HEADER = re.compile(r"process\s+id|process\s+name", re.I)
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,7 @@ class NpuSmiTable:
     devices: tuple[NpuDevice, ...]
     processes: tuple[NpuProcess, ...]
     says_idle: bool
+    says_stopped: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,8 +107,14 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
     devices: list[NpuDevice] = []
     processes: list[NpuProcess] = []
     name: tuple[int, str] | None = None
+    in_processes = False
     for line in question.splitlines():
-        if m := BUS_LINE.match(line):
+        if PROCESS_HEADER.search(line):
+            in_processes = True
+        elif in_processes:
+            if (m := PROCESS_LINE.match(line)) and devices:
+                processes.append(NpuProcess(int(m.group(1)), int(m.group(3)), m.group(4), int(m.group(5))))
+        elif m := BUS_LINE.match(line):
             pairs = PAIR.findall(m.group(3))
             if pairs:
                 used, total = map(int, pairs[-1])  # the last pair of the line is HBM-Usage(MB)
@@ -115,7 +129,7 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
     if not devices:
         return None
     own = "\n".join(line for line in question.splitlines() if "|" not in line)
-    return NpuSmiTable(tuple(devices), tuple(processes), bool(SAYS_IDLE.search(own)))
+    return NpuSmiTable(tuple(devices), tuple(processes), bool(SAYS_IDLE.search(own)), bool(SAYS_STOPPED.search(own)))
 
 
 def read(question: str) -> PastedOutput | None:
@@ -152,27 +166,36 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
     lines: list[str] = []
     if held:
         procs = [p for p in t.processes if any(p.npu == d.npu for d in held)]
-        pids = _names([f"{p.pid} ({p.name}, {p.memory_mb:,} MB)" for p in procs], zh) if procs else ""
+        pids = _names([(f"PID {p.pid}（{p.name}，{p.memory_mb:,} MB，NPU {p.npu}）" if zh else
+                        f"PID {p.pid} ({p.name}, {p.memory_mb:,} MB on NPU {p.npu})") for p in procs], zh) if procs else ""
+        kill = f"`kill -9 {' '.join(str(p.pid) for p in procs)}`" if procs else "`kill -9 <PID>`"
+        gb = _gb(max(d.hbm_used_mb for d in held))
         if zh:
-            lines.append(f"**显存被残留进程占着**：{_names(figures, True)}。这些卡上没有在计算（AICore 0%），却各有约 "
-                         f"{_gb(max(d.hbm_used_mb for d in held))} GB 被占用，{'你说没有任务在跑，' if t.says_idle else ''}"
-                         "这是之前的训练或推理进程没有退出、仍占着显存。新任务一上来只剩几 GB，自然 OOM。")
-            lines.append(("表里的进程：" + pids + "。" if pids else "") +
-                         "按厂商 OOM 页面的第一步：用 `npu-smi info` 找到占卡的进程（输出底部的进程表列出 PID），"
-                         "`kill -9 <PID>` 结束它们或等它们释放，确认 HBM 占用回到空闲时的几 GB，再重新启动训练。")
+            who = f"{pids} 还占着显存" if procs else "显存被残留进程占着"
+            said = "你说上一个任务已经停了，但它的进程没有退出（Ctrl+C 只停了启动脚本时，worker 进程常会留下）；" if t.says_stopped else (
+                "你说没有任务在跑，" if t.says_idle else "")
+            lines.append(f"**{who}**：{_names(figures, True)}。这些卡上没有在计算（AICore 0%），却各有约 {gb} GB 被占用，"
+                         f"{said}这是之前的训练或推理进程仍占着显存。新任务一上来只剩几 GB，自然 OOM。")
+            lines.append(f"按厂商 OOM 页面的第一步：{kill} 结束{'这些进程' if procs else '它们（PID 见 `npu-smi info` 底部的进程表）'}，"
+                         "或等它们释放；再用 `npu-smi info` 确认 HBM 占用回到空闲时的几 GB，然后重新启动训练。")
         else:
-            lines.append(f"**Leftover processes hold the memory**: {_names(figures, False)}. These devices compute nothing "
-                         f"(AICore 0%) yet about {_gb(max(d.hbm_used_mb for d in held))} GB each is taken"
-                         f"{', with no job of yours running' if t.says_idle else ''}: processes of an earlier run did not exit "
-                         "and still hold it, so a new job finds only a few GB free and runs out at once.")
-            lines.append(("Processes in the table: " + pids + ". " if pids else "") +
-                         "The vendor's OOM page, step 1: find them with `npu-smi info` (its process table at the bottom lists "
-                         "the PIDs), kill them (`kill -9 <PID>`) or wait until they release the cards, check that HBM use drops "
-                         "back to the idle few GB, then rerun.")
+            who = f"{pids} still hold{'s' * (len(procs) == 1)} the memory" if procs else "Leftover processes hold the memory"
+            said = (" You stopped the earlier run, but its processes did not exit (stopping the launcher with Ctrl+C often "
+                    "leaves its worker processes behind)." if t.says_stopped else " No job of yours is running." if t.says_idle else "")
+            lines.append(f"**{who}**: {_names(figures, False)}. These devices compute nothing (AICore 0%) yet about {gb} GB "
+                         f"each is taken.{said} Processes of an earlier run still hold it, so a new job finds only a few GB "
+                         "free and runs out at once.")
+            lines.append(f"The vendor's OOM page, step 1: end {'them' if procs else 'them (the PIDs are in the process table at the bottom of `npu-smi info`)'} "
+                         f"with {kill} or wait until they release the cards, check with `npu-smi info` that HBM use drops back "
+                         "to the idle few GB, then rerun.")
     elif busy:
-        lines.append(f"**这些卡正在被使用**：{_names(figures, True)}：AICore 有负载，说明有任务在上面跑；等它结束或换空闲的卡。" if zh else
-                     f"**These devices are in use**: {_names(figures, False)}: AICore is loaded, so a job is running on them; "
-                     "wait for it or use free devices.")
+        procs = [p for p in t.processes if any(p.npu == d.npu for d in busy)]
+        running = _names([(f"PID {p.pid}（{p.name}，NPU {p.npu}）" if zh else f"PID {p.pid} ({p.name} on NPU {p.npu})")
+                          for p in procs], zh) if procs else ""
+        lines.append((f"**这些卡正在被使用**（{running}）" if procs else "**这些卡正在被使用**") +
+                     f"：{_names(figures, True)}：AICore 有负载，说明有任务在上面跑；等它结束或换空闲的卡。" if zh else
+                     (f"**These devices are in use** ({running})" if procs else "**These devices are in use**") +
+                     f": {_names(figures, False)}: AICore is loaded, so a job is running on them; wait for it or use free devices.")
     else:
         lines.append(f"**没有进程占卡**：{_names(figures, True)}，只是驱动和运行时自身占用的空闲水平，OOM 来自任务本身。" if zh else
                      f"**Nothing holds the devices**: {_names(figures, False)}: only the idle share of the driver and "
@@ -188,10 +211,45 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
     return "\n".join(lines)
 
 
+# A pod whose container fails (not one waiting to be scheduled): what its status says and the kubectl command that shows
+# why (general Kubernetes knowledge, not a ModelArts page; the Pending page covers scheduling only)
+CRASHED = {
+    "CrashLoopBackOff": ("容器启动后反复退出，Kubernetes 在重启间隔里等待", "its container keeps exiting after it starts and Kubernetes "
+                         "waits between restarts"),
+    "Error": ("容器以非零退出码结束", "its container exited with a non-zero code"),
+    "OOMKilled": ("容器超过了 Pod 的内存 limit（主机内存，不是 NPU 显存），被内核杀掉", "its container went over the pod's memory "
+                  "limit (host RAM, not NPU memory) and the kernel killed it"),
+    "ImagePullBackOff": ("镜像拉不下来（镜像地址、tag 或 SWR 权限）", "its image cannot be pulled (image address, tag or SWR access)"),
+    "ErrImagePull": ("镜像拉不下来（镜像地址、tag 或 SWR 权限）", "its image cannot be pulled (image address, tag or SWR access)"),
+}
+
+
+def render_crashed(t: PodsTable, zh: bool) -> str:
+    """Pods whose containers fail: the status read, its meaning, and the logs of the run that failed."""
+    bad = [p for p in t.pods if p.status in CRASHED]
+    if not bad:
+        return ""
+    first = bad[0]
+    what = CRASHED[first.status][0 if zh else 1]
+    names = _names([f"`{p.name}`" for p in bad], zh)
+    if zh:
+        return (f"**{names} 处于 {first.status}**：{what}。这不是调度问题（Pod 已经调度到节点上），原因在容器自己的日志里：\n"
+                f"```\nkubectl logs {first.name} --previous\nkubectl describe pod {first.name}\n```\n"
+                "`--previous` 看上一次（已退出的）运行的输出，末尾的报错就是原因（常见：启动脚本参数错、路径不存在、NPU OOM、"
+                "HCCL 建链超时）；`describe` 的 Last State 给出退出码和 Reason。把日志末尾的报错贴过来可以接着查。"
+                "（kubectl 通用做法，不是 ModelArts 页面的内容。）")
+    return (f"**{names} {'is' if len(bad) == 1 else 'are'} in {first.status}**: {what}. This is not scheduling (the pod is on "
+            f"a node); the cause is in the container's own log:\n```\nkubectl logs {first.name} --previous\n"
+            f"kubectl describe pod {first.name}\n```\n`--previous` prints the run that exited, and its last error is the cause "
+            "(often a wrong script argument, a missing path, an NPU out-of-memory, an HCCL link timeout); `describe` shows the "
+            "exit code and reason under Last State. Paste the error at the end of the log to go on. (General kubectl practice, "
+            "not a ModelArts page.)")
+
+
 def render_pods(t: PodsTable, zh: bool) -> str:
     pending = [p for p in t.pods if p.status == "Pending"]
     if not pending:
-        return ""
+        return render_crashed(t, zh)
     first = pending[0].name
     names = _names([f"`{p.name}`" for p in pending], zh)
     if zh:
@@ -227,9 +285,11 @@ def render_event(e: SchedulingEvent, zh: bool) -> str:
     return lead + fix
 
 
-def note_of(out: PastedOutput) -> str:
+def note_of(out: PastedOutput) -> str | None:
     """The note whose remedies the diagnosis applies: the OOM note's step 1 for a table of devices, the Pending page's
-    for Kubernetes output."""
+    for Kubernetes output; None for pods whose containers fail (no note covers them)."""
+    if isinstance(out, PodsTable) and not any(p.status == "Pending" for p in out.pods):
+        return None
     return "oom.md" if isinstance(out, NpuSmiTable) else "pod_pending.md"
 
 

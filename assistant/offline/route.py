@@ -11,7 +11,7 @@ from typing import Any
 
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
-from . import batch_math, file_values, pasted_log, pasted_output, quantity, table_query
+from . import batch_math, error_signature, file_values, pasted_log, pasted_output, quantity, table_query
 from .asked import (
     WHY_ASKED,
     asks_host_ram,
@@ -228,6 +228,14 @@ class Router:
             # says what to do, not only that it is not done by default
             focus = ("how to " if s.lang == "en" else "怎么 ") + focus
         return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang, focus=focus)
+
+    def signature_notes(self, s: Slots) -> list[Call]:
+        """A pasted error message whose signature names a note section (signatures.toml): the search that returns it,
+        the user's question as the focus."""
+        seen = error_signature.read_turn(s.question, s.howto_before)
+        assert seen is not None
+        return self.call("search_notes", query=error_signature.query(seen, s.lang), limit=NOTE_HITS, lang=s.lang,
+                         focus=s.question[:NOTE_QUERY_CHARS])
 
     def time_only(self, s: Slots) -> list[Call]:
         """"10亿 token，8 张卡，TPS 1500": the vendor formula needs no model, and the formula note beside it."""
@@ -978,6 +986,11 @@ def reads_pasted_log(s: Slots) -> bool:
     return pasted_log.read(s.question) is not None and not s.problems
 
 
+def reads_error_signature(s: Slots) -> bool:
+    """A pasted error message of a known signature (signatures.toml): the note section it names answers it."""
+    return error_signature.read_turn(s.question, s.howto_before) is not None and not s.problems
+
+
 def reads_pasted_output(s: Slots) -> bool:
     """Tool output pasted as data (an `npu-smi info` table, `kubectl get pods`, a FailedScheduling event): its values
     give the diagnosis that leads (pasted_output.py), and the notes' remedies back it, whatever part or pod names it
@@ -1070,7 +1083,7 @@ def asked(intent: str) -> Callable[[Slots], bool]:
 def answered_from_notes(s: Slots) -> bool:
     """Round one of this frame is the notes' search alone (a how-to or knowledge question, carry.toml [howto])."""
     route = next((route for applies, route in FIRST_ROUTES if applies(s)), None)
-    return route is Router.notes
+    return route is Router.notes or route is Router.signature_notes
 
 
 # Round one, first match wins: bad input is answered by saying so, before any tool runs on a substituted value.
@@ -1078,6 +1091,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     # a model the catalog lacks beside the bad value is said too ("llama5-900b on 3.7 nodes"): one round, both faults
     (lambda s: bool(s.problems), lambda r, s: r.resolve_unknown(s) if s.unknown_model else []),
     (reads_pasted_output, Router.notes),  # pasted tool output: its diagnosis leads, the notes' remedies follow
+    (reads_error_signature, Router.signature_notes),  # a pasted error message: the note section its signature names
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
     (asks_table_rows, Router.table_rows),
     # a pasted log's own figures (a Trainer banner, MindSpeed iteration lines): derived in the answer from the whole log,

@@ -229,11 +229,35 @@ P = {
                         "communication buffers): check `npu-smi info` / `nvidia-smi` for leftover processes.",
                 "zh": "{cap:.2f} GiB 中有 {outside:.2f} GiB 不在 PyTorch 手里（其他进程、运行时、通信缓冲）：用 `npu-smi info` / "
                       "`nvidia-smi` 检查残留进程。"},
-    "no_cache": {"en": "**Does not fit: vLLM found no memory left for the KV cache** after the weights and its profiling "
-                       "run: raise `--gpu-memory-utilization`, use more tensor parallel, or lower `--max-num-batched-tokens`.",
-                 "zh": "**放不下：vLLM 在权重和 profiling 之后没有剩余显存给 KV cache**：调高 `--gpu-memory-utilization`、"
-                       "加大张量并行，或调小 `--max-num-batched-tokens`。"},
-    "vllm_log": {"en": "vLLM start-up lines: {items}.", "zh": "vLLM 启动日志：{items}。"},
+    # a vLLM start-up that failed: the log's own verdict leads, with the user's values in the remedies
+    "log_no_cache": {"en": "**vLLM stopped at start-up: no memory was left for the KV cache** after the weights{weights} and its "
+                           "profiling run (one forward pass over `--max-num-batched-tokens` tokens{batched}). Make room, one "
+                           "change at a time: raise `--gpu-memory-utilization`{util} (the message's own hint; the vendor's newest "
+                           "vLLM table was measured at 0.95), lower `--max-num-batched-tokens`{batched_now} (a smaller profiling "
+                           "batch), or spread the weights over more cards with `--tensor-parallel-size`{tp}.",
+                     "zh": "**vLLM 启动失败：加载权重{weights}并做完 profiling（按 `--max-num-batched-tokens`{batched} 个 token 跑一次"
+                           "前向）后，没有显存留给 KV cache**。逐项腾出空间：调高 `--gpu-memory-utilization`{util}（报错本身的提示；"
+                           "厂商最新的 vLLM 表在 0.95 下测得）、调小 `--max-num-batched-tokens`{batched_now}（profiling 的批更小），"
+                           "或用更大的 `--tensor-parallel-size`{tp} 把权重分到更多卡上。"},
+    "log_too_long": {"en": "**vLLM refuses to start: `--max-model-len` {length:,} is longer than the {cap:,} tokens its KV cache "
+                           "holds** (your log's figures). Set `--max-model-len {cap}` or less, or make room for the cache: raise "
+                           "`--gpu-memory-utilization`{util}, or spread the weights over more cards with `--tensor-parallel-size`{tp}.",
+                     "zh": "**vLLM 拒绝启动：`--max-model-len` {length:,} 超过了 KV cache 能放下的 {cap:,} 个 token**（你日志里的数字）。"
+                           "把 `--max-model-len` 设为 {cap} 或更小；或者给 KV cache 腾空间：调高 `--gpu-memory-utilization`{util}，"
+                           "或用更大的 `--tensor-parallel-size`{tp}。"},
+    "serving_load": {"en": "Out-of-memory message from a running vLLM server, under load: **the headroom outside vLLM's share ran "
+                           "out**: {platform} {dev} had {alloc:.2f} of {cap:.2f} GiB allocated when {tried:.2f} GiB more was asked "
+                           "({share:.0%} of capacity). vLLM takes `--gpu-memory-utilization` of the card for weights and KV cache "
+                           "at start; what a busy batch needs beyond that (sampling, activations of many requests) comes from "
+                           "the rest, so the vendor's Ascend-vLLM FAQ lowers `--gpu-memory-utilization` first.",
+                     "zh": "推理服务运行中（有负载时）的 OOM 报错：**vLLM 预留份额之外的余量不够了**：{platform} {dev} 已分配 "
+                           "{alloc:.2f} / {cap:.2f} GiB 时再申请 {tried:.2f} GiB（占容量 {share:.0%}）。vLLM 启动时按 "
+                           "`--gpu-memory-utilization` 占下权重和 KV cache；负载高时一批请求额外需要的（采样、多条请求的激活）"
+                           "只能从剩下的部分来，所以厂商 Ascend-vLLM FAQ 的第一步是调低 `--gpu-memory-utilization`。"},
+    "eval_phase": {"en": "**It ran out in evaluation, not in a training step**{batch}: the training steps ran, so the eval batch is "
+                         "what to lower first.",
+                   "zh": "**这是评估（eval）时的溢出，不是训练步**{batch}：训练步已经正常跑过，先调小 eval 的 batch。"},
+    "log_estimate": {"en": "For comparison, the estimate (your log is what happened): ", "zh": "对照估算（以你的日志为准）："},
     "vllm_over": {"en": "**Does not fit: one request of {length} tokens needs {need:.2f} GiB of KV cache, {have:.2f} GiB is "
                         "available** (over by {over:.2f} GiB; vLLM's own figures).",
                   "zh": "**放不下：一条 {length} token 的请求需要 {need:.2f} GiB KV cache，可用 {have:.2f} GiB**"
@@ -307,6 +331,10 @@ REMEDY = {
     "max_model_len": {"en": "a smaller `--max-model-len` or fewer `--max-num-seqs`", "zh": "调小 `--max-model-len` 或 `--max-num-seqs`"},
     "tensor_parallel": {"en": "a larger `--tensor-parallel-size`", "zh": "加大 `--tensor-parallel-size`"},
     "leftover_processes": {"en": "", "zh": ""},
+    "eval_batch": {"en": "it ran out in evaluation, not in training: lower `per_device_eval_batch_size` (now {value}; the training "
+                         "steps fit), e.g. to 1 or to `per_device_train_batch_size`",
+                   "zh": "是在评估（eval）时溢出，不是训练步：调小 `per_device_eval_batch_size`（现为 {value}；训练步本身放得下），"
+                         "例如降到 1 或与 `per_device_train_batch_size` 相同"},
 }
 ERROR_ZH = {  # the tool's errors a Chinese question meets most, in Chinese (the English message kept where it names a line)
     "unknown_model": "模型不在目录中：请给出参数量（params_b，例如 7）或把它的 config.json 一起贴上。",
@@ -345,7 +373,10 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
         zh = ERROR_ZH.get(e.get("code", "")) if lang == "zh" else None
         return _p("error", lang, message=zh.format(message=e.get("message", "")) if zh else e.get("message", ""))
     findings = [_finding(f, lang) for f in r.get("findings") or []]
-    if r.get("oom"):  # a message: what it says and what to change first, then the estimate of the job it names
+    if failed := _vllm_failed(r, lang):  # the log says the server did not start: that leads, the estimate compares
+        head = _headline(r, lang)
+        out = [*findings, *failed, *([_p("log_estimate", lang) + head[0], *head[1:]] if head else [])]
+    elif r.get("oom"):  # a message: what it says and what to change first, then the estimate of the job it names
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     else:
         out = [*findings, *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
@@ -491,11 +522,31 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
     return []
 
 
+def _vllm_failed(r: dict[str, Any], lang: str) -> list[str]:
+    """A vLLM start-up log that failed (no memory left for the cache blocks, or a max-model-len its cache cannot hold): the
+    log's verdict with the user's own values in the remedies; empty when the log shows no failure."""
+    v = r.get("vllm_log") or {}
+    got = {x["name"]: x["value"] for x in r.get("read") or []}
+    zh = lang == "zh"
+
+    def now(name: str, fmt: str = "{}") -> str:
+        return (f"（现为 {fmt.format(got[name])}）" if zh else f" (now {fmt.format(got[name])})") if got.get(name) is not None else ""
+    kw = dict(util=now("gpu_memory_utilization"), tp=now("tp"), batched_now=now("max_num_batched_tokens"),
+              weights=(f"（{v['weights_gib']} GiB）" if zh else f" ({v['weights_gib']} GiB)") if v.get("weights_gib") else "",
+              batched=(f" {got['max_num_batched_tokens']:,}" if got.get("max_num_batched_tokens") else ""))
+    if v.get("no_cache_memory"):
+        return [_p("log_no_cache", lang, **kw)]
+    cap = v.get("kv_capacity_tokens")
+    if cap and v.get("max_seq_len") and cap < v["max_seq_len"]:
+        return [_p("log_too_long", lang, length=v["max_seq_len"], cap=cap, **kw)]
+    return []
+
+
 def _vllm_log(r: dict[str, Any], lang: str) -> list[str]:
     v = r.get("vllm_log")
     if not v:
         return []
-    out = [_p("no_cache", lang)] if v.get("no_cache_memory") and not r.get("serving") else []
+    out: list[str] = []  # (a log that failed leads on its own: _vllm_failed)
     if v.get("kv_needed_gib") and v.get("kv_cache_gib") is not None and not r.get("serving"):
         out.append(_p("vllm_over", lang, length=v["max_seq_len"], need=v["kv_needed_gib"], have=v["kv_cache_gib"],
                       over=v["kv_needed_gib"] - v["kv_cache_gib"]))
@@ -519,10 +570,18 @@ def _oom(r: dict[str, Any], lang: str) -> list[str]:
     kw = dict(platform=o["platform"].upper(), dev=dev, alloc=o.get("allocated_gib") or 0.0, cap=o["capacity_gib"],
               tried=o["tried_gib"], share=o.get("allocated_share") or 0.0, short=o["short_by_gib"],
               reserved=o.get("reserved_gib") or 0.0, cached=o.get("cached_gib") or 0.0, env=env)
-    if o.get("allocated_gib") is None and o.get("in_use_gib") is not None:
+    under_load = any(x["name"] == "phase" and x["value"] == "serving_load" for x in r.get("read") or [])
+    if under_load and o["cause"] != "held_elsewhere":
+        out = [_p("serving_load", lang, **{**kw, "alloc": o.get("allocated_gib") or o.get("in_use_gib") or 0.0})]
+    elif o.get("allocated_gib") is None and o.get("in_use_gib") is not None:
         out = [_p("too_big_in_use", lang, **{**kw, "alloc": o["in_use_gib"]})]
     else:
         out = [_p(o["cause"], lang, **kw, outside=o.get("outside_gib") or 0.0)]
+    phase = {x["name"]: x["value"] for x in r.get("read") or []}
+    if phase.get("phase") == "eval":
+        batch = phase.get("eval_batch")
+        out.insert(0, _p("eval_phase", lang, batch=(f"（`per_device_eval_batch_size: {batch}`）" if lang == "zh" else
+                                                    f" (`per_device_eval_batch_size: {batch}`)") if batch else ""))
     if (o.get("outside_gib") or 0) > OUTSIDE_SHARE * o["capacity_gib"] and o["cause"] != "held_elsewhere":
         out.append(_p("outside", lang, outside=o["outside_gib"], cap=o["capacity_gib"]))
     remedies = [x for x in o.get("remedies") or [] if x["code"] != "leftover_processes"]

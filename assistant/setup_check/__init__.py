@@ -37,6 +37,7 @@ def read_setup(text: str) -> tuple[Reading, list[str]]:
     if out.deepspeed_file and "zero_stage" not in out.settings:
         deepspeed.read_name(out.deepspeed_file, out)
     hardware_words = prose.read(question, out)
+    prose.read_phase(question, out)
     if not {"vllm_command", "benchmark_command"} & set(out.kinds):  # a serve line's length is --max-model-len; a
         # benchmark's lengths are its lists
         prose.read_settings(question, out)

@@ -185,6 +185,8 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
                 take(key, "galore", key)
         elif key == "lora_rank":
             take(key, "lora_rank", _int(value))
+        elif key == "rope_scaling" and value:
+            take(key, "rope_scaling", str(value))
         elif key == "lora_target" and isinstance(value, str):
             take(key, "lora_targets", value)
         elif key in ("bf16", "fp16", "pure_bf16") and _bool(value):

@@ -7,7 +7,7 @@ import re
 
 from . import deepspeed
 from .reading import Finding, Reading
-from .shell import MEGATRON_FLAGS, MINDSPEED_VARS
+from .shell import MEGATRON_FLAGS, MINDSPEED_VARS, VLLM_FLAGS
 
 _TIMES = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*[x×*]\s*([A-Za-z][\w.\-]*|\d{3,4}[A-Za-z]*[\w.\-]*)", re.IGNORECASE)
 _COUNT = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,5})\s*(?:张|块|个|-)?\s*(?:卡|cards?\b|GPUs?\b|NPUs?\b|devices?\b|DIEs?\b)", re.IGNORECASE)
@@ -26,7 +26,13 @@ _LEN_KEYED = re.compile(r"(?:cutoff(?:_len)?|seq(?:uence)?[_ ]?len(?:gth)?|max[_
                         re.I)
 _LEN_BARE = re.compile(r"(?<![\w.])(512|1024|2048|4096|8192|16384|32768|65536|131072|[1-9]\d?k)(?![\w.])", re.I)
 # the word right before a bare number that makes it something else: "global batch 2048", "rank 16"
-_NOT_LENGTH = re.compile(r"(?:batch(?:[_ ]size)?|GBS|MBS|\bbs|steps|iters?|rank|epochs?|样本|步)\s*[:=]?\s*$", re.I)
+_NOT_LENGTH = re.compile(r"(?:batch(?:[_ ]size)?|batched[-_ ]tokens|num[-_ ]seqs|GBS|MBS|\bbs|steps|iters?|rank|epochs?|样本|步)\s*[:=]?\s*$", re.I)
+# vLLM's flags written among the words beside a pasted vLLM log ("2 张 910B, tp 2, --gpu-memory-utilization 0.9"): the
+# serve line the log came from, so the answer uses the user's values, not vLLM's defaults
+_VLLM_SAID = [(setting, re.compile(rf"(?<![\w-])--{flag}[ =]+(\d+(?:\.\d+)?)(?![\w.])", re.I))
+              for flag, setting in VLLM_FLAGS.items() if setting in ("tp", "pp", "max_model_len", "gpu_memory_utilization",
+                                                                      "max_num_seqs", "max_num_batched_tokens") and len(flag) > 2]
+_VLLM_SAID += [("tp", re.compile(r"(?<![\w-])tp\s*[:=]?\s*(\d{1,2})(?![\w.])", re.I))]
 _ZERO = re.compile(r"\bzero[-_ ]?(?:stage[-_ ]?)?(\d)\b|(?:\b|(?<=ds_))z(\d)\b", re.I)  # a stage beyond 3 is a finding
 _MICRO = re.compile(r"(?:per_device(?:_train_batch_size)?|per device|micro[_ ]?batch(?:[_ ]?size)?|\bMBS)\s*[:=]?\s*(\d{1,4})", re.I)
 _FRAMEWORK = [("MindSpeed-LLM", re.compile(r"mindspeed", re.I)), ("LLaMA-Factory", re.compile(r"llama-?factory", re.I))]
@@ -52,7 +58,7 @@ def read_settings(prose: str, out: Reading) -> None:
         if m := pattern.search(prose):
             said["method"] = (method, m.group(0))
             break
-    bare = [b for b in _LEN_BARE.finditer(prose) if not _NOT_LENGTH.search(prose[max(b.start() - 14, 0):b.start()])]
+    bare = [b for b in _LEN_BARE.finditer(prose) if not _NOT_LENGTH.search(prose[max(b.start() - 26, 0):b.start()])]
     if m := _LEN_KEYED.search(prose) or (bare[0] if bare else None):
         said["seq_len"] = (_length(m), m.group(0))
     if m := deepspeed.FILE_NAME.search(prose):  # a named example file states its stage and offload
@@ -69,12 +75,44 @@ def read_settings(prose: str, out: Reading) -> None:
     for setting, pattern in _LAYOUT:
         if m := pattern.search(prose):
             said[setting] = (int(m.group(1)), m.group(0))
+    if "vllm_log" in out.kinds:
+        for setting, pattern in _VLLM_SAID:
+            if setting not in said and (m := pattern.search(prose)):
+                said[setting] = (float(m.group(1)) if setting == "gpu_memory_utilization" else int(m.group(1)), m.group(0))
     for name, (value, words) in said.items():
         block = out.settings.get(name)
         if block is not None and block != value and not (name == "method" and {block, value} == {"lora", "qlora"}):
             out.findings.append(Finding(code="prose_conflict", key=name, value=value, valid=str(block),
                                         figures={"question": words.strip(), "block": out.sources.get(name, "")}))
         out.put(name, value, f"question: {words.strip()}", keep=True)
+
+
+# The words beside an out-of-memory message saying it came from a server, not a training job ("vllm 推理服务在压测时报的",
+# "while serving with vLLM under load"); under load ("并发 64", "concurrency", "压测"): the server had started, so the
+# memory it lacks is the headroom beyond --gpu-memory-utilization (the vendor's Ascend-vLLM FAQ: lower it first)
+_SERVING = re.compile(r"vllm|serv(?:e|ing|er)\b|inference|推理|服务|部署|在线", re.I)
+_UNDER_LOAD = re.compile(r"under\s+load|load\s+test|benchmark|concurren|requests|qps|压测|并发|请求|高峰|一直正常|跑了一段", re.I)
+
+
+# The words placing an out-of-memory message in evaluation ("到 eval 的时候报", "OOM during evaluation"), and the eval batch
+_EVAL = re.compile(r"(?<![a-z])eval(?:uation|uating)?(?![a-z])|评估|验证集|做验证", re.I)
+_EVAL_BATCH = re.compile(r"per_device_eval_batch_size\s*[:=]?\s*(\d{1,4})", re.I)
+
+
+def read_phase(prose: str, out: Reading) -> None:
+    """An out-of-memory message whose words place it in a vLLM server (and under load), or in evaluation: read as the phase
+    it came from (with the eval batch the words give)."""
+    if "oom_message" not in out.kinds:
+        return
+    if (m := _EVAL.search(prose)) and not _SERVING.search(prose):
+        out.put("phase", "eval", f"question: {m.group(0)}", keep=True)
+        if b := _EVAL_BATCH.search(prose):
+            out.put("eval_batch", int(b.group(1)), f"question: {b.group(0)}", keep=True)
+        return
+    if not (m := _SERVING.search(prose)):
+        return
+    load = _UNDER_LOAD.search(prose)
+    out.put("phase", "serving_load" if load else "serving", f"question: {(load or m).group(0)}", keep=True)
 
 
 MAX_PER_NODE = 8  # the most devices one server holds (Snt9B/Snt9B23 nodes, 8-GPU servers)

@@ -31,6 +31,11 @@ SOURCES = {
     "lf_modelarts": "ModelArts LLaMA-Factory guide 修改训练yaml文件配置 (modelarts_llm_train_590620)",
     "lf_qlora_npu": "the notes' caveat (lora_qlora.md): bitsandbytes is built on CUDA kernels, not validated by the vendor",
     "lf_recipe": "ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory (seeds/000)",
+    "lf_template": "ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory (seeds/000: the Template column, e.g. Qwen2 -> "
+    "qwen, llama3.1 -> llama3); the model catalog's template column (knowledge/catalog/models.csv); LLaMA-Factory README "
+    "(the chat template of an instruct/chat model must be its own)",
+    "lf_rope": "LLaMA-Factory's configure_rope (model/model_utils/rope.py: no scaling unless `rope_scaling` is set; then a "
+    "factor of ceil(cutoff_len / max_position_embeddings)); the model's own context from the model catalog",
     "part_training": "the hardware catalog's training column (knowledge/catalog/hardware.csv), from the torch_npu "
     "installation guide's hardware table: Atlas inference series not supported for training",
     "vllm": "vLLM's engine argument check",
@@ -85,6 +90,10 @@ SOURCES_ZH = {
     "lf_modelarts": "ModelArts LLaMA-Factory 指南《修改训练yaml文件配置》(modelarts_llm_train_590620)",
     "lf_qlora_npu": "笔记 lora_qlora.md 的提示：bitsandbytes 基于 CUDA 内核，厂商未验证",
     "lf_recipe": "ModelArts《模型NPU卡数、梯度累积值取值表》LLaMA-Factory (seeds/000)",
+    "lf_template": "ModelArts《模型NPU卡数、梯度累积值取值表》LLaMA-Factory（seeds/000 的 Template 列，例如 Qwen2 → qwen、"
+    "llama3.1 → llama3）；模型目录的 template 列（knowledge/catalog/models.csv）；LLaMA-Factory README（instruct/chat 模型必须用它自己的对话模板）",
+    "lf_rope": "LLaMA-Factory 的 configure_rope（model/model_utils/rope.py：不设 `rope_scaling` 就不做缩放；设了则因子为 "
+    "ceil(cutoff_len / max_position_embeddings)）；模型自身的上下文取自模型目录",
     "part_training": "硬件目录的 training 列（knowledge/catalog/hardware.csv），依据 torch_npu 安装指南的产品硬件支持列表（训练场景）："
     "Atlas 推理系列产品不支持训练",
     "vllm": "vLLM 的引擎参数检查",
@@ -200,9 +209,12 @@ def _cp_long(f: dict[str, Any]) -> Broken | None:
     if f.get("framework") != "MindSpeed-LLM" or int(f["seq_len"]) <= C.CP_REQUIRED_ABOVE or int(f["cp"] or 1) >= 2:
         return None
     tp, pp = int(f.get("tp") or 1), int(f.get("pp") or 1)
+    model = str(f.get("model_id") or "")
+    other = bool(model) and not model.startswith(PREFERENCE_SERIES)  # the page marks context parallel for Llama3 models
     return Broken(int(f["cp"] or 1), "CP >= 2", corrected="CP=2",
                   figures={"seq_len": f["seq_len"], "limit": C.CP_REQUIRED_ABOVE, "tp": tp, "pp": pp,
-                           "unit": tp * pp * 2, "devices": f.get("devices")},
+                           "unit": tp * pp * 2, "devices": f.get("devices"), "model": model,
+                           **({"variant": "other_model"} if other else {})},
                   fix={"cp": 2})
 
 
@@ -526,6 +538,32 @@ def _recipe_zero(f: dict[str, Any]) -> Broken | None:
     )
 
 
+# LLaMA-Factory's templates for a model without a chat format of its own: fine on a base model, wrong on an instruct/chat one
+GENERIC_TEMPLATES = ("default", "empty", "alpaca", "vicuna")
+ROPE_TYPES = ("linear", "dynamic", "yarn", "llama3")  # LLaMA-Factory's RopeScaling values
+
+
+def _template_model(f: dict[str, Any]) -> Broken | None:
+    """The YAML's `template` against the catalog's template of the model (the vendor table's Template column): another
+    model's chat format is wrong on any model; a generic one only on an instruct/chat variant (a base model has none)."""
+    written, own = str(f["keep_template"]).strip().lower(), str(f["model_template"]).strip().lower()
+    if not own or written == own or written in GENERIC_TEMPLATES and f.get("model_variant") not in ("instruct", "chat"):
+        return None
+    return Broken(f["keep_template"], own, corrected=f"template: {own}",
+                  figures={"model": f.get("model_id"), "template": own, **({"variant": "generic"} if written in GENERIC_TEMPLATES else {})})
+
+
+def _cutoff_context(f: dict[str, Any]) -> Broken | None:
+    """A LLaMA-Factory cutoff_len beyond the model's own context with no `rope_scaling`: LLaMA-Factory scales RoPE only
+    when the key is set (then by ceil(cutoff_len / context)); without it the positions past the context are untrained."""
+    if f.get("framework") != "LLaMA-Factory" or f.get("rope_scaling") or int(f["seq_len"]) <= int(f["max_context"]):
+        return None
+    factor = -(-int(f["seq_len"]) // int(f["max_context"]))
+    return Broken(f["seq_len"], f"<= {f['max_context']}, or rope_scaling set", corrected="rope_scaling: linear",
+                  figures={"context": f["max_context"], "model": f.get("model_id"), "factor": factor,
+                           "types": " | ".join(ROPE_TYPES)})
+
+
 def _utilization(f: dict[str, Any]) -> Broken | None:
     u = float(f["gpu_memory_utilization"])
     if 0 < u <= 1:
@@ -725,6 +763,8 @@ RULES: list[Rule] = [
          "lf_modelarts", "training"),
     Rule("recipe_zero_mismatch", "deepspeed", ("zero_stage", "recipe_zero_stage", "recipe_row"), _recipe_zero,
          "lf_recipe", "training"),
+    Rule("lf_template_model", "template", ("keep_template", "model_template"), _template_model, "lf_template", "training"),
+    Rule("lf_cutoff_beyond_context", "cutoff_len", ("seq_len", "max_context"), _cutoff_context, "lf_rope", "training"),
     Rule("vllm_gpu_memory_utilization", "--gpu-memory-utilization", ("gpu_memory_utilization",), _utilization, "vllm",
          "serving"),
     Rule("vllm_max_model_len", "--max-model-len", ("max_model_len", "max_context"), _max_model_len, "vllm", "serving"),

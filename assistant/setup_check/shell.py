@@ -102,7 +102,9 @@ def _command(line: str, env: dict[str, str], out: Reading) -> None:
         return
     text = " ".join(words)
     megatron = any(w.startswith(("--tensor-model-parallel-size", "--micro-batch-size")) for w in words)
-    if (words[0] == "vllm" and len(words) > 1 and words[1] == "serve") or "vllm.entrypoints" in text:
+    if (words[0] == "vllm" and len(words) > 1 and words[1] == "serve" and (len(words) == 2 or words[2].startswith("-")
+                                                                           or MODEL_WORD.fullmatch(words[2]))) \
+            or "vllm.entrypoints" in text:  # ("vllm serve 启动失败:" is a sentence about the command, not the command)
         _vllm(words, out)
     elif megatron:  # a MindSpeed-LLM training script: Megatron flags, its launcher's device counts
         for name, val in _flags(words, out, MEGATRON_FLAGS, "MindSpeed-LLM flag"):
@@ -205,11 +207,15 @@ def command_extent(words: list[str]) -> list[str]:
 PROSE_GLUED = re.compile(r"[,，。、；;？?](?=[^\x00-\x7f])")
 
 
+MODEL_WORD = re.compile(r"[\w./~@+-]*[A-Za-z0-9][\w./~@+-]*(?<![:：])", re.ASCII)
+
+
 def _vllm(words: list[str], out: Reading) -> None:
     words = command_extent(words)
     out.add_kind("vllm_command")
     out.command = shlex.join(words)
-    if words[:2] == ["vllm", "serve"] and len(words) > 2 and not words[2].startswith("-"):
+    # the model is a path or a name ("vllm serve 启动失败:" is the user's sentence, not a model)
+    if words[:2] == ["vllm", "serve"] and len(words) > 2 and not words[2].startswith("-") and MODEL_WORD.fullmatch(words[2]):
         out.put("model", words[2], f"vllm serve {words[2]}")
     for name, _val in _flags(words, out, VLLM_FLAGS, "vllm"):
         if name not in ("host", "port", "served-model-name", "trust-remote-code", "api-key", "m") and name not in VLLM_FLAGS:

@@ -75,7 +75,10 @@ def oom_remedies(d: OomDiagnosis, framework: str | None, s: dict[str, Any]) -> l
         out.append(Remedy(code="leftover_processes"))
     if framework == "vLLM":  # the vendor's first remedy frees room others hold; a model too big needs more TP first
         vendor = [Remedy(code="lower_utilization"), Remedy(code="max_model_len"), Remedy(code="tensor_parallel")]
-        return out + (vendor if out else vendor[::-1])
+        # a server that ran under load before it ran out had room for its model: the headroom is short (vendor order)
+        return out + (vendor if out or s.get("phase") == "serving_load" else vendor[::-1])
+    if s.get("phase") == "eval":  # training steps ran; evaluation's own batch is what ran out
+        out.append(Remedy(code="eval_batch", value=s.get("eval_batch") or "?"))
     allocator = Remedy(code="expandable_segments", value=env)
     if framework == "MindSpeed-LLM":
         rest = [Remedy(code="tp_pp"), Remedy(code="mbs_1"), Remedy(code="seq_len"), Remedy(code="recompute")]

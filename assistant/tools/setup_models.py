@@ -55,7 +55,8 @@ class Assumed(BaseModel):
 
 
 RemedyCode = Literal["leftover_processes", "expandable_segments", "micro_batch", "zero_next", "offload", "more_devices",
-                     "seq_len", "tp_pp", "mbs_1", "recompute", "lower_utilization", "max_model_len", "tensor_parallel"]
+                     "seq_len", "tp_pp", "mbs_1", "recompute", "lower_utilization", "max_model_len", "tensor_parallel",
+                     "eval_batch"]
 
 
 class Remedy(BaseModel):

@@ -14,6 +14,7 @@ from typing import Any
 from ..answer import source_as_known
 from ..errors import SizingError, ToolError
 from ..hf_config import read_config
+from ..resolve import variant_of
 from ..setup_check import Reading, read_setup
 from .estimates import InferenceResult, TrainingMemoryResult
 from .registry import REGISTRY, tool
@@ -233,13 +234,18 @@ def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], res
     recipe = _recipe(ctx, model_id, base, hw_id) if "zero_stage" in r.settings else None  # a stage the user chose
     if recipe and recipe["seq_len_used"] != base["seq_len"]:
         recipe = None  # a row for another length is no rule for this one
-    row = ctx.kb.model(model_id) if model_id else None
+    variant = variant_of(str(r.settings.get("model") or args.model or ""))
+    row = ctx.kb.model(model_id, variant) if model_id else None
     s = check_training(r, base, {
         "accelerator_kind": hw["kind"], "part_training": hw.get("training"), "model_id": model_id,
         "layers": r.settings.get("layers") or int((row or {}).get("layers") or 0) or None,
         "recipe_zero_stage": (recipe or {}).get("zero_stage"), "recipe_offload": (recipe or {}).get("offload"),
         "recipe_devices": recipe["nodes"] * recipe["cards_per_node"] if recipe else None,
-        "recipe_row": _recipe_line(model_id, base, recipe) if recipe else None})
+        "recipe_row": _recipe_line(model_id, base, recipe) if recipe else None,
+        # the template and context the catalog gives the model (the variant the path names: -Instruct, -chat, base)
+        "model_template": (row or {}).get("template") or None, "model_variant": variant,
+        "max_context": int((row or {}).get("max_context") or 0) or None, "rope_scaling": r.settings.get("rope_scaling"),
+        "keep_template": r.settings.get("keep_template")})
     est = _call(ctx, "estimate_training_memory", _estimate_args(model_args, hw_id, s))
     verdict = verdict_of(est)
     result.update(model=est["model"], hardware=hw_id, unit=hw["unit"], framework=s["framework"], verdict=verdict,
@@ -389,7 +395,8 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
                                  "oom_message", "vllm_log", "benchmark_command"])
     read, kept = _kept_and_read(reading)
     kinds = set(reading.kinds)
-    kind = "serving" if "vllm_command" in kinds or ("vllm_log" in kinds and not kinds & _TRAIN_KINDS) else (
+    served = str(reading.settings.get("phase", "")).startswith("serving") and not kinds & _TRAIN_KINDS  # an OOM from a server
+    kind = "serving" if "vllm_command" in kinds or served or ("vllm_log" in kinds and not kinds & _TRAIN_KINDS) else (
         "training" if kinds & _TRAIN_KINDS else "benchmark" if kinds == {"benchmark_command"} else
         "preprocess" if kinds == {"preprocess_command"} else "oom_only")
     result: dict[str, Any] = dict(kind=kind, recognised=list(reading.kinds), model=None, hardware=None, unit=None,
