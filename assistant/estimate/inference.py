@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import constants as C
+from .layout import tp_splits_heads
 from .memory import Device
 from .shape import Shape
 
@@ -109,14 +110,16 @@ class InferencePlan:
 
 
 def layouts(s: Shape, dev: Device, max_devices: int):
-    """(devices, tp, pp) fastest first: TP (a power of two dividing the attention heads) within a node,
-    then pipeline stages across nodes."""
+    """(devices, tp, pp) fastest first: TP (a power of two that splits the heads as vLLM does, layout.py) within a
+    node, then pipeline stages across nodes."""
+    kv = None if s.is_mla else s.kv_heads
     tp = 1
     while tp <= min(dev.devices_per_node, max_devices):
-        if s.heads % tp == 0 and tp >= dev.min_unit:
+        if tp_splits_heads(tp, s.heads, kv, serving=True) and tp >= dev.min_unit:
             yield tp, tp, 1
         tp *= 2
-    top = max((t for t in (1, 2, 4, 8, 16, 32) if t <= dev.devices_per_node and s.heads % t == 0), default=1)
+    top = max((t for t in (1, 2, 4, 8, 16, 32) if t <= dev.devices_per_node and tp_splits_heads(t, s.heads, kv, serving=True)),
+              default=1)
     pp = 2
     while top * pp <= max_devices and pp <= s.layers:
         yield top * pp, top, pp

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import constants as C
+from .layout import tp_splits_heads
 from .memory import Breakdown, Device, TrainConfig, split_params, training_memory
 from .shape import Shape
 
@@ -101,7 +102,7 @@ def needs_cp(seq_len: int) -> bool:
 def _ms_settings(s: Shape, base: TrainConfig, n: int, dev: Device, slow: bool):
     """Megatron layouts for n devices, fastest first: least model parallelism, TP before PP."""
     kv = s.heads if s.is_mla else s.kv_heads
-    tps = [t for t in _pow2_upto(dev.devices_per_node) if s.heads % t == 0 and kv % t == 0]
+    tps = [t for t in _pow2_upto(dev.devices_per_node) if tp_splits_heads(t, s.heads, kv)]
     cps = [c for c in _pow2_upto(C.MAX_CP) if c >= 2] if needs_cp(base.seq_len) else [1]
     layouts = []
     for tp in tps:

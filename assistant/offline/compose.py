@@ -385,6 +385,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return grown  # the split proposed after the one that ran out of memory (capacity.split_first)
         capped = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices")]
         free = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and not r.arg("max_devices")]
+        if "tp" in self.s.intents:  # "TP PP 怎么切": the split the answer leads with (split_first) is MindSpeed-LLM's
+            capped.sort(key=lambda p: p.framework != "MindSpeed-LLM")
         layouts = [(p.tp, p.pp) for p in capped + free if p.fits] + [
             (m.tp, m.pp) for m in self.r.values("estimate_training_memory", TrainingMemoryResult)]
         return next(((tp, pp) for tp, pp in layouts if have and have % (tp * pp) == 0), None)
@@ -512,6 +514,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
             # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read
             assumed.insert(0, self.say("assumed_fine_tuning_for"))
+        if training and s.framework and s.origin("framework") == "default":  # TP / PP said, no framework: Megatron's
+            assumed.append(self.say("assumed_framework_layout", framework=s.framework))
         if s.origin("hardware") == "default" and generic_part(s.hardware):  # "our 56GB GPUs": no catalog part has it
             assumed.append(self.L(f"a generic GPU with the {s.memory_gb} GB stated, no vendor table",
                                   f"按所述 {s.memory_gb} GB 的通用 GPU 估算，没有厂商表格") if self.is_gpu(s.hardware) else

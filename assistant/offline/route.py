@@ -617,11 +617,23 @@ def batch_args(s: Slots) -> dict[str, float | None]:
     """The batch and adapter the user said (None when not: the tools' own defaults); the tools derive the accumulation
     from the batch. QLoRA's base bits are the precision the user named ("qlora 8bit"); each tool takes its own name."""
     bits = s.weight_bits if s.method == "qlora" and s.weight_bits in (2, 3, 4, 8) else None
-    # an accumulation said with the user's devices is their global batch: GBS = micro batch x devices x GA
-    derived = s.grad_accum * (s.micro_batch or 1) * s.devices if s.grad_accum and s.devices and not s.global_batch else None
+    # an accumulation said with the user's devices is their global batch: GBS = micro batch x DP x GA, DP the devices over
+    # the TP x PP (x CP) they said (24 cards at TP 4 x PP 2 with GA 32: 3 x 32 = 96, not 24 x 32)
+    dp = users_data_parallel(s)
+    derived = s.grad_accum * (s.micro_batch or 1) * dp if s.grad_accum and dp and not s.global_batch else None
     return {"micro_batch": s.micro_batch, "global_batch": s.global_batch or derived, "grad_accum": s.grad_accum,
             "lora_rank": s.lora_rank,
             "quant_bits": bits, "quantization_bit": bits, "learning_rate": s.learning_rate, "epochs": s.epochs}
+
+
+def users_data_parallel(s: Slots) -> int | None:
+    """The data-parallel size of the user's own job: their devices over the TP x PP x CP they said (None when that does
+    not divide them: the layout rule says so), else the DP they said."""
+    split = (s.tp or 1) * (s.pp or 1) * int(s.settings.get("cp") or 1)
+    if s.devices:
+        return s.devices // split if s.devices % split == 0 else None
+    dp = s.settings.get("dp")
+    return int(dp) if dp else None
 
 
 def file_args(s: Slots, framework: str) -> dict[str, Any]:

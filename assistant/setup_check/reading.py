@@ -51,7 +51,8 @@ FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quanti
                       "benchmark_backend_url", "preprocess_input_format", "preprocess_tokenizer_type",
                       "preprocess_handler", "part_not_for_training", "lf_stage", "mindspeed_cp_long", "yaml_missing_colon",
                       "yaml_tab_indent", "yaml_stray_indent", "yaml_unclosed_bracket", "yaml_unclosed_quote", "yaml_fixed_file",
-                      "mindspeed_recompute_layers", "vllm_flag_value", "mindspeed_layer_list"]
+                      "mindspeed_recompute_layers", "vllm_flag_value", "mindspeed_layer_list", "dp_not_devices",
+                      "gbs_not_product"]
 
 
 class Finding(BaseModel):
