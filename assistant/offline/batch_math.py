@@ -28,6 +28,8 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: b
     """The asked figure from the other three, data parallelism being the devices over TP x PP: the split the user said,
     else ``layout``, the split of the plan the answer states (so the GA line and the plan line share one split)."""
     said = (s.tp or 1, s.pp or 1) if s.tp or s.pp else None
+    if not (said or layout) and s.framework == "MindSpeed-LLM":
+        return None  # its data parallel is the devices over a TP x PP not yet chosen: the plan's accumulation answers
     tp, pp = said or layout or (1, 1)
     devices = s.devices or (s.nodes * (s.node_size or 8) if s.nodes else None)
     # the figure asked ("what GA for global batch 128 on 16 cards?") with no micro batch said: the vendor recipes' 1,

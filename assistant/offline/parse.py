@@ -554,6 +554,8 @@ class Parser:
         if s.part_stand_in and s.part_stand_in not in s.rule_notes:
             s.rule_notes.insert(0, s.part_stand_in)  # "L20 48GB": not in the catalog, sized by its stated memory
         s.layout_refused = refused
+        s.layout_offers = checks.offered(fields, task) if refused and s.model else []
+        s.layout_task = task
         for sentence in refused:
             checks.add(s.problems, sentence, s.lang)
         if s.seq_len and s.seq_len > checks.MAX_SEQ_LEN and not s.problems:

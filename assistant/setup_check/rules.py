@@ -612,7 +612,7 @@ def _tp_heads(f: dict[str, Any]) -> Broken | None:
         ", ".join(str(t) for t in ok if t <= 64),
         corrected=f"--tensor-parallel-size {better}",
         figures={"heads": heads, "model": f.get("model_id") or "the model",
-                 "tp_options": " / ".join(str(t) for t in usable)},
+                 "tp_options": " / ".join(str(t) for t in usable), "offers": _tp_offers(usable, f)},
         fix={"tp": better},
     )
 
@@ -625,13 +625,24 @@ def _kv_split(serving: bool) -> Callable[[dict[str, Any]], Broken | None]:
         kv, tp, heads = int(f["kv_heads"] or 0), int(f["tp"] or 1), int(f.get("heads") or 0)
         if not kv or (heads and heads % tp) or L.tp_splits_heads(tp, heads, kv, serving):
             return None  # the query-heads rule speaks first when TP does not divide them
-        usable = L.tp_sizes(heads, kv, int(f.get("per_node") or 8), serving)
+        node = int(f.get("per_node") or 8)  # and no more than the devices the user has (as the heads rule)
+        usable = [t for t in L.tp_sizes(heads, kv, node, serving) if t <= int(f.get("devices") or node)] or [1]
         better = min((t for t in usable if t > tp), default=max(usable))
         return Broken(tp, " / ".join(str(t) for t in usable), corrected=f"--tensor-parallel-size {better}",
                       figures={"kv_heads": kv, "heads": heads, "model": f.get("model_id") or "the model",
                                "variant": "serving" if serving else "training",
-                               "tp_options": " / ".join(str(t) for t in usable)}, fix={"tp": better})
+                               "tp_options": " / ".join(str(t) for t in usable), "offers": _tp_offers(usable, f)},
+                      fix={"tp": better})
     return test
+
+
+def _tp_offers(tps: list[int], f: dict[str, Any]) -> list[tuple[int, int]]:
+    """The TPs a heads rule offers, as layouts on the user's devices (the PP they said kept where TP x PP divides them),
+    largest TP first: the answer estimates each before it offers it."""
+    pp, cp, devices = int(f.get("pp") or 1), int(f.get("cp") or 1), int(f.get("devices") or 0)
+    serving = f.get("task") == "serving"
+    keep = [t for t in tps if not devices or (t * pp <= devices if serving else L.data_parallel(devices, t, pp, cp))]
+    return [(t, pp) for t in sorted(keep, reverse=True)][:3]
 
 
 def _tp_devices(f: dict[str, Any]) -> Broken | None:
@@ -646,7 +657,7 @@ def _tp_devices(f: dict[str, Any]) -> Broken | None:
     fits = sizes[0] if sizes else None
     return Broken(tp, f"TP x PP <= {devices}", corrected=f"--tensor-parallel-size {fits}" if fits else "",
                   figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True,
-                           "fit_options": " / ".join(map(str, sizes)) or "-"},
+                           "fit_options": " / ".join(map(str, sizes)) or "-", "offers": [(t, pp) for t in sizes]},
                   fix={"tp": fits} if fits else None)  # the estimate runs on the devices the user has
 
 

@@ -149,6 +149,8 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
                                          "sized on the same ZeRO ladder, FSDP full shard as ZeRO-3, with their own defaults).")
     max_devices: int | None = Field(None, ge=1, le=65536, description="Most devices available (cards; DIE on Snt9B23), >= 1.")
     global_batch: int | None = Field(None, ge=1, le=10_000_000, description="Global batch in sequences; grad_accum is derived from it.")
+    grad_accum: int | None = Field(None, ge=1, le=65536, description="Gradient accumulation to keep when no global_batch "
+                                   "is given: the global batch then follows each plan's data parallel (MBS x DP x GA).")
     micro_batch: int = Field(C.DEFAULT_MICRO_BATCH, ge=1, le=4096, description="Sequences per device per step, >= 1.")
     precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: pure_bf16 for torchtune/litgpt, else bf16; fp16 without BF16 (V100, T4, 910A/310P).")
     lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1.")
@@ -326,7 +328,8 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
     base = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                        framework=args.framework, precision=precision_for(args.precision, dev, args.framework), lora_rank=args.lora_rank,
                        quant_bits=args.quant_bits, tightest=args.tightest, zero_fixed=args.zero_stage,
-                       offload_fixed=args.offload, **args.trainer_config(args.framework))
+                       offload_fixed=args.offload, grad_accum_fixed=None if args.global_batch else args.grad_accum,
+                       **args.trainer_config(args.framework))
     return plan_result(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
 
 
