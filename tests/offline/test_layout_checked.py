@@ -80,3 +80,10 @@ def test_mindspeed_plan_whose_split_does_not_divide_the_cards(assistant):
     b = assistant.ask("qwen2.5-32b full fine-tune with mindspeed on 24 Snt9B, MBS 1 and GA 16, what's the global batch?").answer
     assert "**Global batch 48** = micro batch 1 × data parallel 3 (= devices / TP 8) × gradient accumulation 16" in b
     assert "data parallel 24" not in b and "gradient accumulation 384" not in b
+
+
+def test_data_parallel_global_batch_contradiction_without_tp_pp(assistant):
+    # LLaMA-Factory is data parallel on every device: 2 x 16 x 4 = 128, not 64; GA 2 gives 64
+    a = assistant.ask("LLaMA-Factory llama3.1-8b lora on 16 cards, per_device 2, GA 4, that makes a global batch of 64 yes?").answer
+    assert a.startswith("**Your global batch 64 is not MBS 2 × DP 16 × GA 4 = 128** (DP = all 16 devices, no TP / PP)")
+    assert "set GA 2" in a
