@@ -16,6 +16,7 @@ from ..errors import SizingError
 from ..estimate import constants as C
 from ..estimate.calibrate import device_from_row
 from ..estimate.inference import plan_inference
+from ..estimate.layout import tp_splits_heads
 from ..estimate.memory import Device, TrainConfig, training_memory
 from ..estimate.plan import fewer_devices, smaller_micro_batch
 from ..estimate.plan import plan_training as _plan
@@ -413,6 +414,9 @@ class EstimateInferenceArgs(ModelArgs):
     max_devices: int = Field(64, ge=1, le=MAX_DEVICES, description="Most devices to consider, >= 1.")
     largest_layout: bool = Field(False, description="Size the largest layout within max_devices instead of the fewest "
                                  "devices that fit: how many sequences a given set of devices holds.")
+    tp: int | None = Field(None, ge=1, le=256, description="The --tensor-parallel-size to size as given (with pp); must split "
+                           "the attention heads (and the KV heads, or be a multiple of them).")
+    pp: int | None = Field(None, ge=1, le=256, description="The --pipeline-parallel-size to size as given (with tp).")
     max_num_batched_tokens: int = Field(C.INFERENCE_ACTIVATION_TOKENS, ge=1, le=MAX_SEQ_LEN, description=(
         "vLLM --max-num-batched-tokens: tokens of its memory-profiling forward pass (V1 default 8192; vllm serve 2048; "
         "V0 without chunked prefill profiled max(max_model_len, 2048))."))
@@ -479,10 +483,16 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     kv_bytes, kv_label = _kv_cache_precision(args.kv_cache_dtype, dev)
     profile = (args.max_num_batched_tokens, args.max_num_seqs)
+    given = (args.tp or 1, args.pp or 1) if args.tp or args.pp else None
+    kv = None if s.is_mla else s.kv_heads
+    if given and not tp_splits_heads(given[0], s.heads, kv, serving=True):
+        raise SizingError("invalid_arguments", f"tp {given[0]} does not split the {s.heads} attention heads / {kv} KV heads "
+                          "(vLLM: TP divides the heads, and divides the KV heads or is a multiple of them).", field="tp",
+                          valid=[t for t in range(1, 65) if tp_splits_heads(t, s.heads, kv, serving=True)])
     # copies of one instance for many sequences at once: up to the devices the caller allows, else any fleet
     fleet = args.max_devices if "max_devices" in args.model_fields_set else MAX_DEVICES
     p = plan_inference(s, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, args.weight_bits, args.max_devices,
-                       largest=args.largest_layout, kv_bytes=kv_bytes, profile=profile, replica_devices=fleet)
+                       largest=args.largest_layout, kv_bytes=kv_bytes, profile=profile, replica_devices=fleet, layout=given)
     table, note = vllm_row(ctx, model_id, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, p.devices)
     return InferenceResult(
         model=model_id or s.name, shape=shape_info(s), hardware=hw_id, unit=dev.unit, fits=p.fits, devices=p.devices, replicas=p.replicas,
