@@ -495,7 +495,7 @@ class Router:
             weight_bits=bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
             largest_layout=probe or bool(s.tp) or None,  # "tp=8 on 8 cards": TP 8, not the fewest
             # "tp 4 pp 2": that layout itself (a TP x PP the layout rules refused is said instead, before any call)
-            tp=s.tp if s.tp and s.pp else None, pp=s.pp if s.tp and s.pp else None,
+            given_layout=[s.tp, s.pp] if s.tp and s.pp else None,
             # "--max-num-seqs 128": the sequences its profiling run samples; the answer sets the cap against the room
             max_num_seqs=(s.file_values or {}).get("max_num_seqs"))]
 
@@ -678,6 +678,7 @@ def batch_args(s: Slots) -> dict[str, float | None]:
     dp = users_data_parallel(s)
     derived = s.grad_accum * (s.micro_batch or 1) * dp if s.grad_accum and dp and not s.global_batch else None
     return {"micro_batch": s.micro_batch, "global_batch": s.global_batch or derived, "grad_accum": s.grad_accum,
+            "keep_grad_accum": s.grad_accum if not (s.global_batch or derived) else None,
             "lora_rank": s.lora_rank,
             "quant_bits": bits, "quantization_bit": bits, "learning_rate": s.learning_rate, "epochs": s.epochs}
 

@@ -150,8 +150,9 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
                                          "sized on the same ZeRO ladder, FSDP full shard as ZeRO-3, with their own defaults).")
     max_devices: int | None = Field(None, ge=1, le=65536, description="Most devices available (cards; DIE on Snt9B23), >= 1.")
     global_batch: int | None = Field(None, ge=1, le=10_000_000, description="Global batch in sequences; grad_accum is derived from it.")
-    grad_accum: int | None = Field(None, ge=1, le=65536, description="Gradient accumulation to keep when no global_batch "
-                                   "is given: the global batch then follows each plan's data parallel (MBS x DP x GA).")
+    keep_grad_accum: int | None = Field(None, ge=1, le=65536, description="Gradient accumulation to keep when no "
+                                        "global_batch is given: the global batch then follows each plan's data parallel "
+                                        "(MBS x DP x GA).")
     micro_batch: int = Field(C.DEFAULT_MICRO_BATCH, ge=1, le=4096, description="Sequences per device per step, >= 1.")
     precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: pure_bf16 for torchtune/litgpt, else bf16; fp16 without BF16 (V100, T4, 910A/310P).")
     lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1.")
@@ -329,7 +330,7 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
     base = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                        framework=args.framework, precision=precision_for(args.precision, dev, args.framework), lora_rank=args.lora_rank,
                        quant_bits=args.quant_bits, tightest=args.tightest, zero_fixed=args.zero_stage,
-                       offload_fixed=args.offload, grad_accum_fixed=None if args.global_batch else args.grad_accum,
+                       offload_fixed=args.offload, grad_accum_fixed=None if args.global_batch else args.keep_grad_accum,
                        **args.trainer_config(args.framework))
     return plan_result(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
 
@@ -414,9 +415,9 @@ class EstimateInferenceArgs(ModelArgs):
     max_devices: int = Field(64, ge=1, le=MAX_DEVICES, description="Most devices to consider, >= 1.")
     largest_layout: bool = Field(False, description="Size the largest layout within max_devices instead of the fewest "
                                  "devices that fit: how many sequences a given set of devices holds.")
-    tp: int | None = Field(None, ge=1, le=256, description="The --tensor-parallel-size to size as given (with pp); must split "
-                           "the attention heads (and the KV heads, or be a multiple of them).")
-    pp: int | None = Field(None, ge=1, le=256, description="The --pipeline-parallel-size to size as given (with tp).")
+    given_layout: list[int] | None = Field(None, min_length=1, max_length=2, description="[TP, PP] of the user's vLLM "
+                                           "command (--tensor-parallel-size, --pipeline-parallel-size), sized as given; TP "
+                                           "must split the attention heads (and the KV heads, or be a multiple of them).")
     max_num_batched_tokens: int = Field(C.INFERENCE_ACTIVATION_TOKENS, ge=1, le=MAX_SEQ_LEN, description=(
         "vLLM --max-num-batched-tokens: tokens of its memory-profiling forward pass (V1 default 8192; vllm serve 2048; "
         "V0 without chunked prefill profiled max(max_model_len, 2048))."))
@@ -483,7 +484,7 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     kv_bytes, kv_label = _kv_cache_precision(args.kv_cache_dtype, dev)
     profile = (args.max_num_batched_tokens, args.max_num_seqs)
-    given = (args.tp or 1, args.pp or 1) if args.tp or args.pp else None
+    given = (args.given_layout[0], args.given_layout[1] if len(args.given_layout) > 1 else 1) if args.given_layout else None
     kv = None if s.is_mla else s.kv_heads
     if given and not tp_splits_heads(given[0], s.heads, kv, serving=True):
         raise SizingError("invalid_arguments", f"tp {given[0]} does not split the {s.heads} attention heads / {kv} KV heads "

@@ -87,3 +87,13 @@ def test_data_parallel_global_batch_contradiction_without_tp_pp(assistant):
     a = assistant.ask("LLaMA-Factory llama3.1-8b lora on 16 cards, per_device 2, GA 4, that makes a global batch of 64 yes?").answer
     assert a.startswith("**Your global batch 64 is not MBS 2 × DP 16 × GA 4 = 128** (DP = all 16 devices, no TP / PP)")
     assert "set GA 2" in a
+
+
+def test_vllm_tp_and_pp_said_are_sized_as_said(assistant):
+    # qwen2.5-72b: 64 heads / 4 = 16 per rank, 8 KV heads / 4 = 2; TP 4 x PP 2 takes the 8 cards, PP is not dropped
+    a = assistant.ask("qwen2.5-72b vllm tp 4 pp 2 on 8 cards ok?").answer
+    assert "TP 4 splits the 64 attention heads of qwen2.5-72b evenly (16 per rank) and its 8 KV heads (2 per rank)" in a
+    assert "(TP 4, PP 2)" in a and "Not used from your question" not in a
+    # "张量并行开 4" is TP 4: qwen2.5-32b's 40 heads / 4 = 10, 8 KV heads / 4 = 2
+    b = assistant.ask("部署 qwen2.5-32b，vllm 张量并行开 4，4 张 910B 够吗").answer
+    assert "TP 4 能整除 qwen2.5-32b 的 40 个注意力头（每个 rank 10 个），也能整除 8 个 KV 头（每个 rank 2 个）" in b
