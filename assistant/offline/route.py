@@ -495,7 +495,7 @@ class Router:
             weight_bits=bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
             largest_layout=probe or bool(s.tp) or None,  # "tp=8 on 8 cards": TP 8, not the fewest
             # "tp 4 pp 2": that layout itself (a TP x PP the layout rules refused is said instead, before any call)
-            given_layout=[s.tp, s.pp] if s.tp and s.pp else None,
+            given_tp=s.tp if s.tp and s.pp else None, given_pp=s.pp if s.tp and s.pp else None,
             # "--max-num-seqs 128": the sequences its profiling run samples; the answer sets the cap against the room
             max_num_seqs=(s.file_values or {}).get("max_num_seqs"))]
 

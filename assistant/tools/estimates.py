@@ -415,9 +415,9 @@ class EstimateInferenceArgs(ModelArgs):
     max_devices: int = Field(64, ge=1, le=MAX_DEVICES, description="Most devices to consider, >= 1.")
     largest_layout: bool = Field(False, description="Size the largest layout within max_devices instead of the fewest "
                                  "devices that fit: how many sequences a given set of devices holds.")
-    given_layout: list[int] | None = Field(None, min_length=1, max_length=2, description="[TP, PP] of the user's vLLM "
-                                           "command (--tensor-parallel-size, --pipeline-parallel-size), sized as given; TP "
-                                           "must split the attention heads (and the KV heads, or be a multiple of them).")
+    given_tp: int | None = Field(None, ge=1, le=256, description="The user's --tensor-parallel-size, sized as given with "
+                                 "given_pp; it must split the attention heads (and the KV heads, or be a multiple of them).")
+    given_pp: int | None = Field(None, ge=1, le=256, description="The user's --pipeline-parallel-size, sized as given.")
     max_num_batched_tokens: int = Field(C.INFERENCE_ACTIVATION_TOKENS, ge=1, le=MAX_SEQ_LEN, description=(
         "vLLM --max-num-batched-tokens: tokens of its memory-profiling forward pass (V1 default 8192; vllm serve 2048; "
         "V0 without chunked prefill profiled max(max_model_len, 2048))."))
@@ -484,7 +484,7 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     kv_bytes, kv_label = _kv_cache_precision(args.kv_cache_dtype, dev)
     profile = (args.max_num_batched_tokens, args.max_num_seqs)
-    given = (args.given_layout[0], args.given_layout[1] if len(args.given_layout) > 1 else 1) if args.given_layout else None
+    given = (args.given_tp or 1, args.given_pp or 1) if args.given_tp or args.given_pp else None
     kv = None if s.is_mla else s.kv_heads
     if given and not tp_splits_heads(given[0], s.heads, kv, serving=True):
         raise SizingError("invalid_arguments", f"tp {given[0]} does not split the {s.heads} attention heads / {kv} KV heads "
