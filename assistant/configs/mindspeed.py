@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..errors import SizingError
+from ..estimate.layout import pp_splits_layers, tp_splits_heads
 from .plan import TrainingPlan, check_parallel_layout, comment_lines
 
 STAGES = ("pt", "sft")
@@ -49,12 +50,12 @@ def default_layout(devices: int, per_node: int, seq_len: int, heads: int | None 
         cp *= 2
     tp = 1
     for t in (8, 4, 2, 1):
-        if t <= per_node and devices % (t * cp) == 0 and all(not c or c % t == 0 for c in (heads, kv_heads)):
+        if t <= per_node and devices % (t * cp) == 0 and tp_splits_heads(t, heads, kv_heads):
             tp = t
             break
     pp = devices // (tp * cp)
-    if layers and layers % pp:  # Megatron splits layers evenly over stages: trade PP for DP
-        pp = max(p for p in range(1, pp + 1) if (devices // (tp * cp)) % p == 0 and layers % p == 0)
+    if not pp_splits_layers(pp, layers):  # Megatron splits layers evenly over stages: trade PP for DP
+        pp = max(p for p in range(1, pp + 1) if (devices // (tp * cp)) % p == 0 and pp_splits_layers(p, layers))
     return tp, pp, cp
 
 

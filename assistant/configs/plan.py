@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from ..answer import source_as_known
 from ..errors import SizingError
+from ..estimate.layout import data_parallel, tp_splits_heads
 
 Accelerator = Literal["npu", "gpu"]
 
@@ -80,14 +81,14 @@ def check_parallel_layout(plan: TrainingPlan, seq_len: int, heads: int | None = 
     GBS divisible by MBS x DP, CP >= 2 beyond 32768 tokens; Megatron also needs TP to divide the
     attention heads and the KV groups."""
     model_parallel = plan.tp * plan.pp * plan.cp
-    if plan.devices % model_parallel:
+    if data_parallel(plan.devices, plan.tp, plan.pp, plan.cp) is None:
         raise SizingError("invalid_plan", f"TP x PP x CP = {plan.tp} x {plan.pp} x {plan.cp} = {model_parallel} "
                           f"does not divide {plan.devices} devices.", field="tp",
                           valid=[d for d in range(1, plan.devices + 1) if plan.devices % d == 0])
     if seq_len > 32768 and plan.cp < 2:
         raise SizingError("invalid_plan", f"SEQ_LEN {seq_len} > 32768 needs CP >= 2 (ModelArts MindSpeed-LLM rule).",
                           field="cp", valid=">= 2")
-    for name, count in (("attention heads", heads), ("KV heads", kv_heads)):
-        if count and count % plan.tp:
+    for name, count, kv in (("attention heads", heads, None), ("KV heads", kv_heads, kv_heads)):
+        if count and not tp_splits_heads(plan.tp, count, kv):
             raise SizingError("invalid_plan", f"TP {plan.tp} does not divide the model's {count} {name}.", field="tp",
-                              valid=[t for t in (1, 2, 4, 8, 16) if count % t == 0])
+                              valid=[t for t in (1, 2, 4, 8, 16) if tp_splits_heads(t, count, kv)])

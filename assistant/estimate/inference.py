@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import constants as C
+from .layout import tp_splits_heads
 from .memory import Device
 from .shape import Shape
 
@@ -109,14 +110,16 @@ class InferencePlan:
 
 
 def layouts(s: Shape, dev: Device, max_devices: int):
-    """(devices, tp, pp) fastest first: TP (a power of two dividing the attention heads) within a node,
-    then pipeline stages across nodes."""
+    """(devices, tp, pp) fastest first: TP (a power of two that splits the heads as vLLM does, layout.py) within a
+    node, then pipeline stages across nodes."""
+    kv = None if s.is_mla else s.kv_heads
     tp = 1
     while tp <= min(dev.devices_per_node, max_devices):
-        if s.heads % tp == 0 and tp >= dev.min_unit:
+        if tp_splits_heads(tp, s.heads, kv, serving=True) and tp >= dev.min_unit:
             yield tp, tp, 1
         tp *= 2
-    top = max((t for t in (1, 2, 4, 8, 16, 32) if t <= dev.devices_per_node and s.heads % t == 0), default=1)
+    top = max((t for t in (1, 2, 4, 8, 16, 32) if t <= dev.devices_per_node and tp_splits_heads(t, s.heads, kv, serving=True)),
+              default=1)
     pp = 2
     while top * pp <= max_devices and pp <= s.layers:
         yield top * pp, top, pp
@@ -126,16 +129,25 @@ def layouts(s: Shape, dev: Device, max_devices: int):
 def plan_inference(s: Shape, dev: Device, max_model_len: int, util: float, concurrency: int = 1,
                    weight_bits: int | None = None, max_devices: int = 64, largest: bool = False,
                    kv_bytes: float = 2.0, profile: tuple[int, int] | None = None,
-                   replica_devices: int | None = None) -> InferencePlan:
+                   replica_devices: int | None = None, layout: tuple[int, int] | None = None) -> InferencePlan:
     """weight_bits None: the checkpoint's native precision where `dev` serves it (serving_weights).
     largest: the largest layout within max_devices instead of the fewest devices that fit ("how many
     sequences do my 8 cards hold"). kv_bytes: bytes per cached K/V element (2 for bf16/fp16, 1 for
     vLLM's --kv-cache-dtype fp8 or an int8 KV cache). profile: (max_num_batched_tokens, max_num_seqs) of
     vLLM's profiling run; None: constants.INFERENCE_ACTIVATION_TOKENS and INFERENCE_PROFILE_SEQS. replica_devices: the
     most devices that copies of one instance may take when no single instance within max_devices holds the tokens
-    (None: max_devices)."""
+    (None: max_devices). layout: the (TP, PP) the user gives (--tensor-parallel-size, --pipeline-parallel-size), sized as
+    given (the caller checked it splits the heads: layout.py)."""
     need = max_model_len * concurrency
     w = serving_weights(s, dev, weight_bits)
+    if layout:
+        tp, pp = layout
+        p = _evaluate(s, dev, tp * pp, tp, pp, util, w, max_model_len, kv_bytes, profile)
+        p.fits = p.kv_tokens >= need
+        p.verdict = serving_verdict(p, need)
+        p.max_sequences = p.kv_tokens // max(1, max_model_len)
+        p.reason = f"the layout given, TP {tp} x PP {pp}: KV room for {p.kv_tokens} tokens, {need} needed"
+        return p
     if largest:
         options = list(layouts(s, dev, max_devices))
         n, tp, pp = options[-1] if options else (1, 1, 1)

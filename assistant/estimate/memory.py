@@ -86,6 +86,7 @@ class TrainConfig(NamedTuple):
     zero_fixed: int | None = None  # the planner keeps to this ZeRO stage (the user said it); None: it picks one
     upper_end: bool = False  # the planner sizes on the likely range's upper end (verdict `fits`), not the planning margin
     offload_fixed: bool | None = None  # the planner keeps offload on (True) or off (False); None: it picks
+    grad_accum_fixed: int | None = None  # the planner keeps this accumulation (the user's) when no global batch is given
 
     @property
     def loss_impl(self) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import constants as C
+from .layout import tp_splits_heads
 from .memory import Breakdown, Device, TrainConfig, split_params, training_memory
 from .shape import Shape
 
@@ -65,9 +66,12 @@ def device_counts(dev: Device, max_devices: int) -> list[int]:
     return [x for x in out if x <= max_devices]
 
 
-def _batch(n_dp: int, micro: int, global_batch: int | None) -> tuple[int, int] | None:
+def _batch(n_dp: int, micro: int, global_batch: int | None, ga: int | None = None) -> tuple[int, int] | None:
+    """(GA, GBS) on ``n_dp`` data-parallel ranks: GA from the global batch, else the accumulation given (the user's) or
+    the default, the global batch following the plan's data parallel (GBS = MBS x DP x GA)."""
     if global_batch is None:
-        return C.DEFAULT_GRAD_ACCUM, micro * C.DEFAULT_GRAD_ACCUM * n_dp
+        ga = ga or C.DEFAULT_GRAD_ACCUM
+        return ga, micro * ga * n_dp
     if global_batch % (micro * n_dp):
         return None
     return global_batch // (micro * n_dp), global_batch
@@ -101,7 +105,7 @@ def needs_cp(seq_len: int) -> bool:
 def _ms_settings(s: Shape, base: TrainConfig, n: int, dev: Device, slow: bool):
     """Megatron layouts for n devices, fastest first: least model parallelism, TP before PP."""
     kv = s.heads if s.is_mla else s.kv_heads
-    tps = [t for t in _pow2_upto(dev.devices_per_node) if s.heads % t == 0 and kv % t == 0]
+    tps = [t for t in _pow2_upto(dev.devices_per_node) if tp_splits_heads(t, s.heads, kv)]
     cps = [c for c in _pow2_upto(C.MAX_CP) if c >= 2] if needs_cp(base.seq_len) else [1]
     layouts = []
     for tp in tps:
@@ -120,7 +124,7 @@ def _ms_settings(s: Shape, base: TrainConfig, n: int, dev: Device, slow: bool):
 
 
 def _fits(s: Shape, cfg: TrainConfig, dev: Device, global_batch: int | None):
-    batch = _batch(cfg.dp, cfg.micro_batch, global_batch)
+    batch = _batch(cfg.dp, cfg.micro_batch, global_batch, cfg.grad_accum_fixed)
     if batch is None:
         return None
     cfg = cfg._replace(grad_accum=batch[0])  # accumulation keeps gradients alive between micro-batches
@@ -344,5 +348,5 @@ def memory_plan(s: Shape, base: TrainConfig, dev: Device, max_devices: int | Non
     else:
         cfg = base._replace(devices=n, zero_stage=3 if base.stage != "ppo" else 2, offload=True)
     mem = training_memory(s, cfg, dev)
-    ga, gb = _batch(cfg.dp, cfg.micro_batch, None) or (C.DEFAULT_GRAD_ACCUM, 0)
+    ga, gb = _batch(cfg.dp, cfg.micro_batch, None, cfg.grad_accum_fixed) or (C.DEFAULT_GRAD_ACCUM, 0)
     return Plan(False, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, "none", reason)

@@ -29,6 +29,8 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: b
     """The asked figure from the other three, data parallelism being the devices over TP x PP: the split the user said,
     else ``layout``, the split of the plan the answer states (so the GA line and the plan line share one split)."""
     said = (s.tp or 1, s.pp or 1) if s.tp or s.pp else None
+    if not (said or layout) and s.framework == "MindSpeed-LLM":
+        return None  # its data parallel is the devices over a TP x PP not yet chosen: the plan's accumulation answers
     tp, pp = said or layout or (1, 1)
     devices = s.devices or (s.nodes * (s.node_size or 8) if s.nodes else None)
     # the figure asked ("what GA for global batch 128 on 16 cards?") with no micro batch said: the vendor recipes' 1,
@@ -94,8 +96,12 @@ def render(b: BatchSum, lang: str) -> str:
                 f"**没有整数的梯度累积能得到全局 batch {b.global_batch}**：每步处理 micro batch {mb_zh} × 数据并行 {dp_zh} = "
                 f"{per_step} 条序列，而 {b.global_batch} 不是 {per_step} 的整数倍（GBS = MBS × DP × GA）。"
                 f"请选它的整数倍，例如 {nearest}。")
+    # with a TP / PP split the figure is MindSpeed-LLM's; LLaMA-Factory (data parallel on every device) would need another
+    lf = (f"; in LLaMA-Factory set gradient_accumulation_steps: {b.value}" if not split else
+          f"; LLaMA-Factory has no TP / PP: there DP is every device and GA = {b.global_batch} / (MBS × devices)")
+    lf_zh = (f"；LLaMA-Factory 中设 gradient_accumulation_steps: {b.value}" if not split else
+             f"；LLaMA-Factory 没有 TP / PP：其 DP 为全部卡数，GA = {b.global_batch} / (MBS × 卡数)")
     return (f"**Gradient accumulation {b.value}** = global batch {gbs} / (micro batch {mb} × data "
-            f"parallel {dp}) (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; in LLaMA-Factory set "
-            f"gradient_accumulation_steps: {b.value}).") if lang == "en" else (
+            f"parallel {dp}) (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity{lf}).") if lang == "en" else (
             f"**梯度累积设为 {b.value}** = 全局 batch {gbs_zh} / (micro batch {mb_zh} × 数据并行 {dp_zh})"
-            f"（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；LLaMA-Factory 中设 gradient_accumulation_steps: {b.value}）。")
+            f"（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系{lf_zh}）。")

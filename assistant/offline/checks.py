@@ -180,6 +180,16 @@ def stated(fields: dict, task: str, lang: str, skip: frozenset[str] = frozenset(
     return refused[:1], notes  # one refusal: the first broken layout rule, as the reader checks them in order
 
 
+def offered(fields: dict, task: str) -> list[tuple[int, int]]:
+    """The layouts (TP, PP) the first refusing layout rule offers instead of the user's: the answer sizes each on their
+    devices before offering it (a rule checks divisibility, not memory)."""
+    for f in rules.check(fields, task):
+        if rules.refuses(f.code):
+            fig = f.figures or {}
+            return [(int(o[0]), int(o[1])) for o in fig.get("offers") or fig.get("options") or []]
+    return []
+
+
 PART_MEMORY = {
     "en": "“{text}” is not what {name} has: the hardware catalog lists **{per:g} GB per {unit}**{card}; the answer below "
           "uses that.",

@@ -54,6 +54,7 @@ from .conversation import CARRY
 from .either_lead import EitherBlocks
 from .example_blocks import ExampleBlocks
 from .fits import FitsBlocks
+from .offers import OffersBlocks
 from .parse import Slots
 from .part_facts import PartFactsBlocks
 from .quantity_blocks import QuantityBlocks
@@ -109,7 +110,7 @@ LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
 
 
 class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks,
-               TableRowsBlocks, SharedCardBlocks, ExampleBlocks):
+               TableRowsBlocks, SharedCardBlocks, ExampleBlocks, OffersBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
 
     def render(self) -> str:
@@ -118,7 +119,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             unknown = [line for c in self.r.of("resolve_model", ModelInfo, ok=False) for line in self.unknown_model(c)]
             asks_again = [p for p in s.problems if p in checks.VALID.values()]  # "ask again with valid values": last
             said = [p for p in s.problems if p not in asks_again]
-            return "\n\n".join([*said, *unknown, *asks_again, *s.rule_notes])
+            return "\n\n".join([*said, *self.offered_block(), *unknown, *asks_again, *s.rule_notes])
         body = self.answer()
         if s.notes_after_lead:  # a yes/no or a time asked of the user's devices leads; the limit their count breaks follows
             parts = body.split("\n\n")
@@ -397,8 +398,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return grown  # the split proposed after the one that ran out of memory (capacity.split_first)
         capped = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices")]
         free = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and not r.arg("max_devices")]
+        if "tp" in self.s.intents:  # "TP PP 怎么切": the split the answer leads with (split_first) is MindSpeed-LLM's
+            capped.sort(key=lambda p: p.framework != "MindSpeed-LLM")
         layouts = [(p.tp, p.pp) for p in capped + free if p.fits] + [
-            (m.tp, m.pp) for m in self.r.values("estimate_training_memory", TrainingMemoryResult)]
+            (m.tp, m.pp) for m in self.r.values("estimate_training_memory", TrainingMemoryResult) if m.verdict != "does_not_fit"]
         return next(((tp, pp) for tp, pp in layouts if have and have % (tp * pp) == 0), None)
 
     def host_ram_check(self) -> list[str]:
@@ -524,6 +527,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if training and not (s.method or s.stage or s.intents & {"train", "inference", "config", "memory", "compare"}):
             # neither fine-tuning nor serving named ("how many H200 for DeepSeek-R1"): say how it was read
             assumed.insert(0, self.say("assumed_fine_tuning_for"))
+        if training and s.framework and s.origin("framework") == "default":  # TP / PP said, no framework: Megatron's
+            assumed.append(self.say("assumed_framework_layout", framework=s.framework))
         if s.origin("hardware") == "default" and generic_part(s.hardware):  # "our 56GB GPUs": no catalog part has it
             assumed.append(self.L(f"a generic GPU with the {s.memory_gb} GB stated, no vendor table",
                                   f"按所述 {s.memory_gb} GB 的通用 GPU 估算，没有厂商表格") if self.is_gpu(s.hardware) else

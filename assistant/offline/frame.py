@@ -122,6 +122,10 @@ class QuestionFrame(BaseModel):
     # what the layout rules refused on this frame's values: checked again on the conversation's frame after a follow-up
     # ("TP 8 PP 4 on those 24 cards?" is a training layout in a MindSpeed-LLM thread, not a serving one)
     layout_refused: list[str] = Field(default_factory=list)
+    # the layouts the refusal offers instead (TP, PP): each is estimated on the user's devices and held against the vendor
+    # minimum before the answer offers it (estimate/layout.py keeps them valid; route.offered_layouts sizes them)
+    layout_offers: list[tuple[int, int]] = Field(default_factory=list)
+    layout_task: str | None = None  # "training" or "serving": what the layout rules were checked for
     # the conversation's yes/no asked again: "够吗?" then "把 cutoff_len 改成 8192 呢" asks whether the changed job still fits
     verdict_carried: bool = False
     # the user reports an out-of-memory error on this job, in this turn or earlier in the conversation: an estimate that

@@ -486,6 +486,7 @@ class Parser:
     def check_layout(self, s: Slots) -> None:
         """The layout checks (``layout``) on a frame: one turn's, or the conversation's after a follow-up ("and with
         PP=4?" on the devices said before)."""
+        megatron_by_layout(s)
         self.layout(s, self.part_row(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""),
                     self.layers.get(s.model or ""), self.kv_heads.get(s.model or ""))
         self.expert_layout(s, self.experts.get(s.model, 0) if s.model in self.catalog else None)
@@ -520,7 +521,8 @@ class Parser:
         devices = s.effective().devices
         fields = {"tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"), "devices": devices, "die": die,
                   "seq_len": spec.value_of(s, "seq_len"),  # the length stated: CP >= 2 beyond 32k (MindSpeed-LLM)
-                  "global_batch": s.global_batch, "micro_batch": s.micro_batch, "heads": heads if s.model else None,
+                  "global_batch": s.global_batch, "micro_batch": s.micro_batch, "grad_accum": s.grad_accum,
+                  "dp": spec.value_of(s, "dp"), "heads": heads if s.model else None,
                   "kv_heads": kv_heads if s.model else None, "layers": layers if s.model else None,
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
                   "recompute_flags": rules.recompute_flags(s.question.lower()),
@@ -556,6 +558,8 @@ class Parser:
         if s.part_stand_in and s.part_stand_in not in s.rule_notes:
             s.rule_notes.insert(0, s.part_stand_in)  # "L20 48GB": not in the catalog, sized by its stated memory
         s.layout_refused = refused
+        s.layout_offers = checks.offered(fields, task) if refused and s.model else []
+        s.layout_task = task
         for sentence in refused:
             checks.add(s.problems, sentence, s.lang)
         if s.seq_len and s.seq_len > checks.MAX_SEQ_LEN and not s.problems:
@@ -666,3 +670,12 @@ class Parser:
         s.seq_len = s.length_from_count = n
         r.claim_match(m, "seq_len", n, "read_as")
 
+
+def megatron_by_layout(s: Slots) -> None:
+    """A training job that states a TP or PP above 1 and names no framework is a Megatron layout: LLaMA-Factory's DeepSpeed
+    is data parallel only, so the job is MindSpeed-LLM's (the vendor's Megatron trainer), said as assumed; its data
+    parallel is the devices over TP x PP, and its vendor rows are MindSpeed-LLM's."""
+    if s.framework or s.frameworks or s.stack or s.task() != "training" or (s.tp or 1) * (s.pp or 1) <= 1:
+        return
+    s.framework = "MindSpeed-LLM"
+    s.mark("default", "framework")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..estimate import layout
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
 from . import batch_math, error_signature, file_values, pasted_log, pasted_output, quantity, table_query
@@ -183,6 +184,32 @@ class Router:
 
     def resolve_unknown(self, s: Slots) -> list[Call]:
         return self.call("resolve_model", name=s.unknown_model)
+
+    def refused(self, s: Slots) -> list[Call]:
+        """Bad input or a layout the framework refuses: said, nothing sized on it; a model the catalog lacks beside it is
+        looked up; the layouts the refusal offers instead are sized first (offered_layouts)."""
+        return self.resolve_unknown(s) if s.unknown_model else self.offered_layouts(s)
+
+    def offered_layouts(self, s: Slots) -> list[Call]:
+        """Each layout a refusal offers, estimated on the user's devices (a divisibility rule says nothing of memory), and
+        the vendor's minimum for the job it is held against, so the answer offers only what fits and says the rest."""
+        e = effective(s)
+        if not (s.layout_offers and s.model and e.devices) or s.problems != s.layout_refused:
+            return []  # bad input besides the layout ("-8 cards"): nothing is sized
+        calls: list[Call] = []
+        if s.layout_task == "serving":
+            for tp, pp in s.layout_offers:
+                calls += self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
+                                   gpu_memory_utilization=s.gpu_util or 0.9, weight_bits=s.weight_bits,
+                                   kv_cache_dtype=s.kv_cache_dtype, max_devices=tp * pp, largest_layout=True)
+            return calls + (self.call("inference_min_cards", model=s.model) if "vllm" in e.facts.vendor_tables else [])
+        for tp, pp in s.layout_offers:
+            calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                               seq_len=e.seq_len, devices=e.devices, tp=tp, pp=pp, cp=s.settings.get("cp"),
+                               hardware=e.hardware, framework="MindSpeed-LLM", **batch_args(s), **trainer_args(s))
+        if e.part and (strategy := table_strategy(s.method or "lora")):
+            calls += self.call("min_cards", model=s.model, strategy=strategy, seq_len=e.seq_len, hardware=e.part)
+        return calls
 
     def list_hardware(self, s: Slots) -> list[Call]:
         # "why does Snt9B23 count in DIE, and how many per node?": the catalog's facts, and the notes for the why
@@ -475,6 +502,8 @@ class Router:
             gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
             weight_bits=bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
             largest_layout=probe or bool(s.tp) or None,  # "tp=8 on 8 cards": TP 8, not the fewest
+            # "tp 4 pp 2": that layout itself (a TP x PP the layout rules refused is said instead, before any call)
+            given_tp=s.tp if s.tp and s.pp else None, given_pp=s.pp if s.tp and s.pp else None,
             # "--max-num-seqs 128": the sequences its profiling run samples; the answer sets the cap against the room
             max_num_seqs=(s.file_values or {}).get("max_num_seqs"))]
 
@@ -543,6 +572,33 @@ class Router:
         if not d.ok and is_family_prefix(d.args.get("name", ""), d.error.get("valid") or []):
             return self.call("list_models", family=d.args["name"])
         return []
+
+    def plan_followed(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
+        """Round two of a plan: another framework when nothing fits (plan_alternative), or the layouts on all of the
+        user's devices when a MindSpeed-LLM plan within them splits fewer (all_devices_layouts)."""
+        return self.plan_alternative(s, e, d, done) + self.all_devices_layouts(s, e, d)
+
+    def all_devices_layouts(self, s: Slots, e: Effective, d: Done) -> list[Call]:
+        """A MindSpeed-LLM plan within the user's devices whose TP x PP x CP does not divide them (16 cards of TP 8 x PP 2
+        within 24): data parallel on the rest is no layout Megatron starts, so the layouts that do divide all of them
+        (estimate/layout.py: heads, KV heads, layers, one node per TP group) are estimated, the most model parallel up to
+        the plan's first; the answer offers the first that fits."""
+        r = d.result
+        have = int(d.args.get("max_devices") or 0)
+        if not (d.ok and r.get("fits") and r.get("framework") == "MindSpeed-LLM" and have == e.devices and have > int(r["devices"])):
+            return []
+        tp, pp, cp = int(r.get("tp") or 1), int(r.get("pp") or 1), int(r.get("cp") or 1)
+        if have % (tp * pp * cp) == 0:
+            return []  # the plan's split divides them: data parallel on all of them is the same setting
+        shape = r.get("shape") or {}
+        kv = shape.get("heads") if shape.get("mla") else shape.get("kv_heads")
+        options = sorted(((t, p) for t, p, _ in layout.layouts(have, shape.get("heads"), kv, shape.get("layers"), e.per_node or 8, cp)
+                          if t * p <= tp * pp), key=lambda o: (-o[0] * o[1], -o[0]))[:2]  # most model parallel, TP first
+        drop = ("max_devices", "global_batch", "grad_accum", "zero_stage", "offload", "tightest")
+        args = {k: v for k, v in d.args.items() if k not in drop}
+        return [c for t, p in options for c in self.call(
+            "estimate_training_memory", **args, devices=have, tp=t, pp=p, cp=cp if cp > 1 else None,
+            grad_accum=s.grad_accum, global_batch=None)]
 
     def plan_alternative(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """Nothing fits with DeepSpeed (no framework named): for pt/sft the Megatron layout's TP/PP/CP
@@ -625,11 +681,27 @@ def batch_args(s: Slots) -> dict[str, float | None]:
     """The batch and adapter the user said (None when not: the tools' own defaults); the tools derive the accumulation
     from the batch. QLoRA's base bits are the precision the user named ("qlora 8bit"); each tool takes its own name."""
     bits = s.weight_bits if s.method == "qlora" and s.weight_bits in (2, 3, 4, 8) else None
-    # an accumulation said with the user's devices is their global batch: GBS = micro batch x devices x GA
-    derived = s.grad_accum * (s.micro_batch or 1) * s.devices if s.grad_accum and s.devices and not s.global_batch else None
+    # an accumulation said with the user's devices is their global batch: GBS = micro batch x DP x GA, DP the devices over
+    # the TP x PP (x CP) they said (24 cards at TP 4 x PP 2 with GA 32: 3 x 32 = 96, not 24 x 32)
+    dp = users_data_parallel(s)
+    derived = s.grad_accum * (s.micro_batch or 1) * dp if s.grad_accum and dp and not s.global_batch else None
     return {"micro_batch": s.micro_batch, "global_batch": s.global_batch or derived, "grad_accum": s.grad_accum,
+            "keep_grad_accum": s.grad_accum if not (s.global_batch or derived) else None,
             "lora_rank": s.lora_rank,
             "quant_bits": bits, "quantization_bit": bits, "learning_rate": s.learning_rate, "epochs": s.epochs}
+
+
+def users_data_parallel(s: Slots) -> int | None:
+    """The data-parallel size of the user's own job: their devices over the TP x PP x CP they said (None when that does
+    not divide them: the layout rule says so), else the DP they said. A MindSpeed-LLM job with no split said has no DP
+    until its layout is chosen: the plan keeps the user's accumulation and its global batch follows its own DP."""
+    if s.framework == "MindSpeed-LLM" and not (s.tp or s.pp or s.settings.get("dp")):
+        return None
+    split = (s.tp or 1) * (s.pp or 1) * int(s.settings.get("cp") or 1)
+    if s.devices:
+        return s.devices // split if s.devices % split == 0 else None
+    dp = s.settings.get("dp")
+    return int(dp) if dp else None
 
 
 def file_args(s: Slots, framework: str) -> dict[str, Any]:
@@ -669,7 +741,7 @@ def own_frame(s: Slots, d: Done) -> Slots:
 
 MORE_ROUTES: dict[str, Callable[[Router, Slots, Effective, Done, list[Done]], list[Call]]] = {
     "resolve_model": Router.family_of_unknown,
-    "plan_training": Router.plan_alternative,
+    "plan_training": Router.plan_followed,
     "estimate_inference": Router.inference_need,
     "min_cards": Router.min_cards_any_length,
     "inference_min_cards": Router.inference_table_gap,
@@ -1089,7 +1161,7 @@ def answered_from_notes(s: Slots) -> bool:
 # Round one, first match wins: bad input is answered by saying so, before any tool runs on a substituted value.
 FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list[Call]]]] = [
     # a model the catalog lacks beside the bad value is said too ("llama5-900b on 3.7 nodes"): one round, both faults
-    (lambda s: bool(s.problems), lambda r, s: r.resolve_unknown(s) if s.unknown_model else []),
+    (lambda s: bool(s.problems), Router.refused),
     (reads_pasted_output, Router.notes),  # pasted tool output: its diagnosis leads, the notes' remedies follow
     (reads_error_signature, Router.signature_notes),  # a pasted error message: the note section its signature names
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ..estimate import layout
 from ..tools.estimates import InferenceResult
 from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, ListModelsResult, VllmRow
@@ -130,7 +131,7 @@ class ServingBlocks(CapacityBlocks):
             # "tp=2 呢": the layout the user names is judged (yes or no on its TP devices), not a count nobody asked
             said = f"TP {s.tp}" + (f" × PP {s.pp}" if s.pp else "") + (" " if self.zh else "")
             sizing = self.say("serving_yes_by_estimate" if probe.fits else "serving_no_by_estimate",
-                              est=self.capped_text(probe, ests, yours=said))
+                              est=self.capped_text(probe, ests, yours=said), tp=self.tp_said(ests))
         if "capacity" in s.intents and (lead := self.capacity_text(ests)):
             return lead, None
         # the part asked first leads with its own figure ("kv per token?", "which tensor-parallel-size?"); a yes/no or a
@@ -347,22 +348,40 @@ class ServingBlocks(CapacityBlocks):
         capped = next((r.value for r in ests if r.value and r.arg("max_devices") and not r.arg("largest_layout")), None)
         est = self.capped_text(capped, ests) if capped else ""
         if row:
-            return self.table_verdict(row, capped, est)
+            return self.table_verdict(row, capped, est, ests)
         if capped is None:
             return None
-        return self.say("serving_yes_by_estimate" if capped.fits else "serving_no_by_estimate", est=est)
+        return self.say("serving_yes_by_estimate" if capped.fits else "serving_no_by_estimate", est=est, tp=self.tp_said(ests))
 
-    def table_verdict(self, row: VllmRow, capped: InferenceResult | None, est: str) -> str:
+    def tp_said(self, ests: list[Result[InferenceResult]] | None) -> str:
+        """The TP the user named, checked against the model's heads (estimate/layout.py) before the verdict on their
+        devices: a TP the rules refuse is the answer on its own (the reader's layout check), so here it splits them."""
+        s = self.s
+        shape = next((r.value.shape for r in ests or [] if r.value), None)
+        if not s.tp or s.tp <= 1 or shape is None or not ests or not layout.tp_splits_heads(s.tp, shape.heads, None if shape.mla else shape.kv_heads, True):
+            return ""
+        kv = "" if shape.mla or not shape.kv_heads else (
+            self.say("serving_tp_kv_whole", kv=shape.kv_heads, kvper=shape.kv_heads // s.tp) if shape.kv_heads % s.tp == 0 else
+            self.say("serving_tp_kv_copies", kv=shape.kv_heads, copies=layout.kv_copies(s.tp, shape.kv_heads)))
+        per_node = self.e.per_node or 0
+        nodes = self.say("serving_tp_nodes", tp=s.tp, nodes=-(-s.tp // per_node), per_node=per_node, pp=s.tp // per_node) if (
+            per_node and s.tp > per_node and s.tp % per_node == 0) else ""
+        return self.say("serving_tp_splits", tp=s.tp, heads=shape.heads, model=s.model or shape.model, per=shape.heads // s.tp,
+                        kv=kv, nodes=nodes)
+
+    def table_verdict(self, row: VllmRow, capped: InferenceResult | None, est: str,
+                      ests: list[Result[InferenceResult]] | None = None) -> str:
         """Yes/no by the vLLM table's row, with the estimate beside it when it says otherwise (or agrees on a no)."""
         have, n, model = self.e.devices or 0, row.cards or 0, self.s.model
         tested = self.say("table_verdict_gb_tested_max", devs=self.devices(n), memory_gb=row.memory_gb, max_model_len=row.max_model_len, table=row.table, gpu_memory_utilization=row.gpu_memory_utilization)
         if n <= have:
             line = self.say("serving_yes_by_table", have=self.have(), cover="covers" if have == 1 else "cover",
-                            table=VLLM_LABEL[self.lang], model=model, tested=tested)
+                            table=VLLM_LABEL[self.lang], model=model, tested=tested, tp=self.tp_said(ests))
             if capped and not capped.fits:
                 line += self.say("table_verdict_the_estimate_disagrees", est=est)
             return line
-        line = self.say("serving_no_by_table", table=VLLM_LABEL[self.lang], tested=tested, model=model, have=self.have())
+        line = self.say("serving_no_by_table", table=VLLM_LABEL[self.lang], tested=tested, model=model, have=self.have(),
+                        tp=self.tp_said(ests))
         if capped and capped.fits:
             return line + self.say("table_verdict_the_memory_estimate", est=est)
         return line + (self.say("table_verdict_the_estimate_agrees", est=est) if capped else "")

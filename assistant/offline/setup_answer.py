@@ -632,6 +632,12 @@ def _worded(fig: dict[str, Any], lang: str) -> dict[str, str]:
     cp = fig.get("cp") or 1
     out = {"have": have(fig.get("devices")), "cp_part": f" × CP {cp}" if cp > 1 else "", "cpx": " × CP" if cp > 1 else "",
            "fix": "", "yours": "", "theirs": ""}
+    if "mp" in fig or "split" in fig:  # the split DP is counted over: "(TP 2 × PP 2) = 4", or the devices alone
+        tp, pp = fig.get("tp") or 1, fig.get("pp") or 1
+        out["mp"] = str(fig.get("mp") or tp * pp * cp)
+        devices = fig.get("devices")
+        out["dp_text"] = (f"DP = {devices} / (TP {tp} × PP {pp}{out['cp_part']})" if fig.get("split") else
+                          (f"DP = all {devices} devices, no TP / PP" if en else f"DP = 全部 {devices} 张卡，无 TP / PP"))
     if fig.get("options"):
         dp = "({} {})" if en else "（{}{}）"
         shown = (", " if en else "，").join(f"TP {t} × PP {p}{out['cp_part']}" + (" " if en else "")

@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from ..tools.estimates import PlanResult
+from ..tools.estimates import PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
 from .asked import asks_listed, asks_recipe, asks_verdict, implausible, named_setting, weights_floor
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
+from .setup_answer import VERDICT
 from .vendor_rows import TableBlocks
 from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY, TOOL_NOTE_ZH, assumption_zh
 
@@ -108,11 +109,31 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         offload = "" if not self.s.offload else self.say("setting_on_your_devices_cpu_offload_is") if plan.offload else \
             self.say("setting_on_your_devices_no_cpu_offload")
         devs = self.devices(have, plan.unit, plan.hardware)
+        if plan.framework == "MindSpeed-LLM" and plan.devices < have and have % (plan.tp * plan.pp * plan.cp):
+            return self.split_on_all(plan, have, fw)  # data parallel on the rest is no Megatron layout: one that divides all
         if plan.devices < have:  # the setting asked is for the user's count: fewer devices hold it, the rest add data parallel
             setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp)
             return self.say("setting_on_your_devices_fewer_needed", devs=devs, setting=setting, plan_summary=self.plan_summary(plan),
                             fw=fw, offload=offload)
         return self.say("setting_on_your_devices_estimate_for_your", devs=devs, plan_summary=self.plan_summary(plan), fw=fw, offload=offload)
+
+    def split_on_all(self, plan: PlanResult, have: int, fw: str) -> str:
+        """A MindSpeed-LLM plan on fewer of the user's devices whose TP x PP x CP does not divide all of them: the layout
+        that does (route.all_devices_layouts estimated them, estimate/layout.py keeps them valid), fits first; else the
+        plan on part of them, said as such."""
+        mine = [m for m in self.r.values("estimate_training_memory", TrainingMemoryResult)
+                if m.devices == have and m.framework == "MindSpeed-LLM" and m.verdict != "does_not_fit"]
+        best = min(mine, key=lambda m: (m.verdict != "fits", m.high_gib), default=None)
+        unit = plan.tp * plan.pp * plan.cp
+        devs = self.devices(have, plan.unit, plan.hardware)
+        plan_split = self.parallel(None, None, plan.tp, plan.pp, plan.cp)
+        if best is None:
+            return self.say("split_on_part", split=plan_split, n=self.devices(plan.devices, plan.unit, plan.hardware), devs=devs,
+                            fw=fw, plan_summary=self.plan_summary(plan), mp=unit, have=have)
+        return self.say("split_on_all", split=self.parallel(None, None, best.tp, best.pp, best.cp), dp=best.data_parallel,
+                        devs=devs, fw=fw, gib=f"{best.total_gib:.1f}", per=self.per_device(plan.unit, plan.hardware),
+                        verdict=VERDICT[best.verdict][self.lang], plan_split=plan_split,
+                        n=self.devices(plan.devices, plan.unit, plan.hardware), mp=unit, have=have)
 
     def same_as_yours(self, f: TrainingFacts) -> bool:
         """No vendor row, and the plan without a limit is the one on the user's devices: said once, by the verdict."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..estimate import constants as C
+from ..estimate import layout as L
 from .reading import Finding
 
 # Where each rule is written: the framework's own argument check, or the vendor page (and its date when it has one).
@@ -24,6 +25,8 @@ SOURCES = {
     "显存溢出错误 (modelarts_llm_train_c_5910041)",
     "megatron_batch": "Megatron's micro-batch calculator (\"global batch size is not divisible by micro batch size times "
     'data parallel size"); ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041)',
+    "batch_identity": "ModelArts MindSpeed-LLM 训练参数配置说明 (modelarts_llm_train_5901042: GBS = MBS x DP x GA, "
+    "DP = devices / (TP x PP)); DeepSpeed's train_batch_size = micro batch x GA x data-parallel size",
     "lf_parser": "LLaMA-Factory's argument parser (hparams/parser.py)",
     "yaml_load": "YAML syntax: LLaMA-Factory reads the file with transformers' HfArgumentParser.parse_yaml_file (yaml.safe_load)",
     "lf_arguments": "LLaMA-Factory's argument definitions (hparams/finetuning_args.py, extras/constants.py)",
@@ -83,6 +86,8 @@ SOURCES_ZH = {
     "(modelarts_llm_train_c_5910041)",
     "megatron_batch": "Megatron 的 micro batch 计算（\"global batch size is not divisible by micro batch size times data "
     "parallel size\"）；ModelArts 显存溢出错误 (modelarts_llm_train_c_5910041)",
+    "batch_identity": "ModelArts MindSpeed-LLM《训练参数配置说明》(modelarts_llm_train_5901042：GBS = MBS × DP × GA，"
+    "DP = 卡数 / (TP × PP))；DeepSpeed 的 train_batch_size = micro batch × 梯度累积 × 数据并行数",
     "lf_parser": "LLaMA-Factory 的参数解析（hparams/parser.py）",
     "yaml_load": "YAML 语法：LLaMA-Factory 用 transformers 的 HfArgumentParser.parse_yaml_file（yaml.safe_load）读取该文件",
     "lf_arguments": "LLaMA-Factory 的参数定义（hparams/finetuning_args.py、extras/constants.py）",
@@ -225,13 +230,14 @@ def _parallel_fits(f: dict[str, Any]) -> Broken | None:
     if devices % (tp * pp * cp) == 0:
         return None
     layers = int(f.get("layers") or 0)  # a PP must also divide the layers (the next rule): offer only such layouts
-    fits = [(t, p) for t in range(tp, 0, -1) for p in range(pp, 0, -1) if devices % (t * p * cp) == 0
-            and not (layers and layers % p)]
+    heads, kv = f.get("heads"), f.get("kv_heads")  # and a TP must split the heads (layout.py): offer only such TPs
+    fits = [(t, p) for t in range(tp, 0, -1) for p in range(pp, 0, -1) if L.data_parallel(devices, t, p, cp)
+            and L.pp_splits_layers(p, layers) and L.tp_splits_heads(t, heads, kv)]
     best = max(fits, key=lambda tp_pp: (tp_pp[0] == tp, tp_pp[0] * tp_pp[1], tp_pp[0]), default=None)
     corrected = "" if best is None else f"PP={best[1]}" if best[0] == tp else f"TP={best[0]}\nPP={best[1]}"
     keep = best[0] if best else None
     options = [] if keep is None else [(keep, p, devices // (keep * p * cp)) for p in range(min(pp, devices // (keep * cp)), 0, -1)
-                                       if devices % (keep * p * cp) == 0 and not (layers and layers % p)][:2]
+                                       if L.data_parallel(devices, keep, p, cp) and L.pp_splits_layers(p, layers)][:2]
     return Broken(tp * pp * cp, f"TP x PP x CP divides {devices}", corrected=corrected,
                   figures={"tp": tp, "pp": pp, "cp": cp, "devices": devices, "die": bool(f.get("die")), "options": options,
                            "over": tp * pp * cp > devices},
@@ -367,6 +373,45 @@ def _ds_batch_identity(f: dict[str, Any]) -> Broken | None:
         corrected=f'"train_batch_size": {product}',
         figures={"micro": mbs, "ga": ga, "dp": dp, "product": product, "ga_fix": ga_fix},
     )
+
+
+def _split_dp(f: dict[str, Any]) -> tuple[int, int, int, int, int] | None:
+    """(TP, PP, CP, devices, DP) of a job whose TP x PP x CP divides its devices, else None (the layout rule speaks)."""
+    tp, pp, cp, devices = _parallel(f)
+    if not devices or devices % (tp * pp * cp):
+        return None
+    return tp, pp, cp, devices, devices // (tp * pp * cp)
+
+
+def _dp_stated(f: dict[str, Any]) -> Broken | None:
+    """A data-parallel size said beside the devices and the split: DP is the devices over TP x PP x CP, so a DP they do
+    not give ("16 cards, TP 2 PP 2, DP 8") is said, and the batch arithmetic runs on the devices' DP."""
+    split = _split_dp(f)
+    said = f["dp"]
+    if split is None or not _whole(said) or said == split[4]:
+        return None
+    tp, pp, cp, devices, dp = split
+    return Broken(said, f"DP = devices / (TP x PP x CP) = {dp}",
+                  figures={"tp": tp, "pp": pp, "cp": cp, "devices": devices, "dp": dp, "mp": tp * pp * cp,
+                           "die": bool(f.get("die"))})
+
+
+def _gbs_product(f: dict[str, Any]) -> Broken | None:
+    """A global batch said beside the micro batch, the accumulation and the devices that do not multiply to it (GBS =
+    MBS x DP x GA, DP the devices over TP x PP x CP): both figures are said, and the accumulation that gives the user's
+    global batch when there is a whole one. A DeepSpeed JSON's own train_batch_size is DeepSpeed's rule."""
+    split = _split_dp(f)
+    gbs, ga, mbs = f["global_batch"], f["grad_accum"], f.get("micro_batch") or 1
+    if split is None or f.get("train_batch_size_in_json") or not all(_whole(v) and v >= 1 for v in (gbs, ga, mbs)):
+        return None
+    tp, pp, cp, devices, dp = split
+    product = mbs * dp * ga
+    if product == gbs or gbs % (mbs * dp):  # a global batch no whole GA gives is the Megatron rule's (it refuses)
+        return None
+    return Broken(gbs, f"MBS x DP x GA = {product}",
+                  figures={"tp": tp, "pp": pp, "cp": cp, "devices": devices, "dp": dp, "mbs": mbs, "ga": ga,
+                           "product": product, "ga_fix": gbs // (mbs * dp), "die": bool(f.get("die")),
+                           "split": tp * pp * cp > 1})
 
 
 def _pure_bf16_zero3(f: dict[str, Any]) -> Broken | None:
@@ -592,18 +637,20 @@ def _tp_heads(f: dict[str, Any]) -> Broken | None:
     if not heads or heads % tp == 0:
         return None
     ok = [t for t in range(1, heads + 1) if heads % t == 0]
-    # a TP worth offering also splits a node evenly (TP groups stay inside one node: 1/2/4/8 on an 8-device node) and
-    # fits the devices the user has; "TP 14" divides 28 heads but is no device count (round 9 c6-08)
+    # a TP worth offering also splits a node evenly (TP groups stay inside one node: 1/2/4/8 on an 8-device node), keeps
+    # the key/value heads whole as the framework needs (layout.py) and fits the devices the user has; "TP 14" divides 28
+    # heads but is no device count (round 9 c6-08)
     node = int(f.get("per_node") or 8)
     devices = int(f.get("devices") or node)
-    usable = [t for t in ok if node % t == 0 and t <= devices] or [1]
+    serving = f.get("task") == "serving"
+    usable = [t for t in L.tp_sizes(heads, f.get("kv_heads"), node, serving) if t <= devices] or [1]
     better = min((t for t in usable if t > tp), default=max(usable))
     return Broken(
         tp,
         ", ".join(str(t) for t in ok if t <= 64),
         corrected=f"--tensor-parallel-size {better}",
         figures={"heads": heads, "model": f.get("model_id") or "the model",
-                 "tp_options": " / ".join(str(t) for t in usable)},
+                 "tp_options": " / ".join(str(t) for t in usable), "offers": _tp_offers(usable, f)},
         fix={"tp": better},
     )
 
@@ -614,18 +661,26 @@ def _kv_split(serving: bool) -> Callable[[dict[str, Any]], Broken | None]:
     a TP that is a multiple of the KV heads (each rank keeps a copy); Megatron needs whole groups per rank."""
     def test(f: dict[str, Any]) -> Broken | None:
         kv, tp, heads = int(f["kv_heads"] or 0), int(f["tp"] or 1), int(f.get("heads") or 0)
-        if not kv or (heads and heads % tp) or kv % tp == 0 or serving and tp % kv == 0:
+        if not kv or (heads and heads % tp) or L.tp_splits_heads(tp, heads, kv, serving):
             return None  # the query-heads rule speaks first when TP does not divide them
-        def valid(t: int) -> bool:
-            return (not heads or heads % t == 0) and (kv % t == 0 or serving and t % kv == 0)
-        node = int(f.get("per_node") or 8)
-        usable = [t for t in range(1, node + 1) if node % t == 0 and valid(t)] or [1]
+        node = int(f.get("per_node") or 8)  # and no more than the devices the user has (as the heads rule)
+        usable = [t for t in L.tp_sizes(heads, kv, node, serving) if t <= int(f.get("devices") or node)] or [1]
         better = min((t for t in usable if t > tp), default=max(usable))
         return Broken(tp, " / ".join(str(t) for t in usable), corrected=f"--tensor-parallel-size {better}",
                       figures={"kv_heads": kv, "heads": heads, "model": f.get("model_id") or "the model",
                                "variant": "serving" if serving else "training",
-                               "tp_options": " / ".join(str(t) for t in usable)}, fix={"tp": better})
+                               "tp_options": " / ".join(str(t) for t in usable), "offers": _tp_offers(usable, f)},
+                      fix={"tp": better})
     return test
+
+
+def _tp_offers(tps: list[int], f: dict[str, Any]) -> list[tuple[int, int]]:
+    """The TPs a heads rule offers, as layouts on the user's devices (the PP they said kept where TP x PP divides them),
+    largest TP first: the answer estimates each before it offers it."""
+    pp, cp, devices = int(f.get("pp") or 1), int(f.get("cp") or 1), int(f.get("devices") or 0)
+    serving = f.get("task") == "serving"
+    keep = [t for t in tps if not devices or (t * pp <= devices if serving else L.data_parallel(devices, t, pp, cp))]
+    return [(t, pp) for t in sorted(keep, reverse=True)][:3]
 
 
 def _tp_devices(f: dict[str, Any]) -> Broken | None:
@@ -640,7 +695,7 @@ def _tp_devices(f: dict[str, Any]) -> Broken | None:
     fits = sizes[0] if sizes else None
     return Broken(tp, f"TP x PP <= {devices}", corrected=f"--tensor-parallel-size {fits}" if fits else "",
                   figures={"tp": tp, "pp": pp, "n": tp * pp, "devices": devices, "die": bool(f.get("die")), "over": True,
-                           "fit_options": " / ".join(map(str, sizes)) or "-"},
+                           "fit_options": " / ".join(map(str, sizes)) or "-", "offers": [(t, pp) for t in sizes]},
                   fix={"tp": fits} if fits else None)  # the estimate runs on the devices the user has
 
 
@@ -736,6 +791,8 @@ RULES: list[Rule] = [
          "mindspeed_recompute", "training"),
     Rule("gbs_not_divisible", "GBS", ("global_batch", "devices"), _gbs_divisible, "megatron_batch", "training",
          refuses=True),
+    Rule("dp_not_devices", "DP", ("dp", "devices"), _dp_stated, "megatron_world", "training"),
+    Rule("gbs_not_product", "GBS", ("global_batch", "grad_accum", "devices"), _gbs_product, "batch_identity", "training"),
     Rule("vllm_tp_devices", "--tensor-parallel-size", ("tp", "devices"), _tp_devices, "vllm", "serving", refuses=True),
     Rule("part_not_for_training", "hardware", ("part_training",), _part_training, "part_training", "training"),
     Rule("cards_multiple_of_8", "devices", ("devices", "accelerator_kind"), _cards_multiple_of_8, "train_time", "training"),
@@ -791,6 +848,7 @@ def check(fields: dict[str, Any], task: str | None = None, codes: set[str] | Non
     ``fix`` says what the estimate can run on instead."""
     out: list[Finding] = []
     f = dict(fields)
+    f.setdefault("task", task)  # the heads rule keeps KV heads whole for training, replicates them for vLLM (layout.py)
     for rule in RULES:
         if (task and rule.task and rule.task != task) or (codes is not None and rule.code not in codes):
             continue

@@ -16,6 +16,7 @@ from ..errors import SizingError
 from ..estimate import constants as C
 from ..estimate.calibrate import device_from_row
 from ..estimate.inference import plan_inference
+from ..estimate.layout import tp_splits_heads
 from ..estimate.memory import Device, TrainConfig, training_memory
 from ..estimate.plan import fewer_devices, smaller_micro_batch
 from ..estimate.plan import plan_training as _plan
@@ -149,6 +150,9 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
                                          "sized on the same ZeRO ladder, FSDP full shard as ZeRO-3, with their own defaults).")
     max_devices: int | None = Field(None, ge=1, le=65536, description="Most devices available (cards; DIE on Snt9B23), >= 1.")
     global_batch: int | None = Field(None, ge=1, le=10_000_000, description="Global batch in sequences; grad_accum is derived from it.")
+    keep_grad_accum: int | None = Field(None, ge=1, le=65536, description="Gradient accumulation to keep when no "
+                                        "global_batch is given: the global batch then follows each plan's data parallel "
+                                        "(MBS x DP x GA).")
     micro_batch: int = Field(C.DEFAULT_MICRO_BATCH, ge=1, le=4096, description="Sequences per device per step, >= 1.")
     precision: Precision | None = Field(None, description="bf16/fp16 mixed precision, fp32, or pure_bf16 (bf16 weights and optimizer). Omitted: pure_bf16 for torchtune/litgpt, else bf16; fp16 without BF16 (V100, T4, 910A/310P).")
     lora_rank: int = Field(C.DEFAULT_LORA_RANK, ge=1, le=65536, description="LoRA rank, >= 1.")
@@ -326,7 +330,8 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
     base = TrainConfig(method=args.method, stage=args.stage, seq_len=args.seq_len, micro_batch=args.micro_batch,
                        framework=args.framework, precision=precision_for(args.precision, dev, args.framework), lora_rank=args.lora_rank,
                        quant_bits=args.quant_bits, tightest=args.tightest, zero_fixed=args.zero_stage,
-                       offload_fixed=args.offload, **args.trainer_config(args.framework))
+                       offload_fixed=args.offload, grad_accum_fixed=None if args.global_batch else args.keep_grad_accum,
+                       **args.trainer_config(args.framework))
     return plan_result(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
 
 
@@ -410,6 +415,9 @@ class EstimateInferenceArgs(ModelArgs):
     max_devices: int = Field(64, ge=1, le=MAX_DEVICES, description="Most devices to consider, >= 1.")
     largest_layout: bool = Field(False, description="Size the largest layout within max_devices instead of the fewest "
                                  "devices that fit: how many sequences a given set of devices holds.")
+    given_tp: int | None = Field(None, ge=1, le=256, description="The user's --tensor-parallel-size, sized as given with "
+                                 "given_pp; it must split the attention heads (and the KV heads, or be a multiple of them).")
+    given_pp: int | None = Field(None, ge=1, le=256, description="The user's --pipeline-parallel-size, sized as given.")
     max_num_batched_tokens: int = Field(C.INFERENCE_ACTIVATION_TOKENS, ge=1, le=MAX_SEQ_LEN, description=(
         "vLLM --max-num-batched-tokens: tokens of its memory-profiling forward pass (V1 default 8192; vllm serve 2048; "
         "V0 without chunked prefill profiled max(max_model_len, 2048))."))
@@ -476,10 +484,16 @@ def estimate_inference(ctx, args: EstimateInferenceArgs) -> InferenceResult:
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     kv_bytes, kv_label = _kv_cache_precision(args.kv_cache_dtype, dev)
     profile = (args.max_num_batched_tokens, args.max_num_seqs)
+    given = (args.given_tp or 1, args.given_pp or 1) if args.given_tp or args.given_pp else None
+    kv = None if s.is_mla else s.kv_heads
+    if given and not tp_splits_heads(given[0], s.heads, kv, serving=True):
+        raise SizingError("invalid_arguments", f"tp {given[0]} does not split the {s.heads} attention heads / {kv} KV heads "
+                          "(vLLM: TP divides the heads, and divides the KV heads or is a multiple of them).", field="tp",
+                          valid=[t for t in range(1, 65) if tp_splits_heads(t, s.heads, kv, serving=True)])
     # copies of one instance for many sequences at once: up to the devices the caller allows, else any fleet
     fleet = args.max_devices if "max_devices" in args.model_fields_set else MAX_DEVICES
     p = plan_inference(s, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, args.weight_bits, args.max_devices,
-                       largest=args.largest_layout, kv_bytes=kv_bytes, profile=profile, replica_devices=fleet)
+                       largest=args.largest_layout, kv_bytes=kv_bytes, profile=profile, replica_devices=fleet, layout=given)
     table, note = vllm_row(ctx, model_id, dev, args.max_model_len, args.gpu_memory_utilization, args.concurrency, p.devices)
     return InferenceResult(
         model=model_id or s.name, shape=shape_info(s), hardware=hw_id, unit=dev.unit, fits=p.fits, devices=p.devices, replicas=p.replicas,

@@ -137,7 +137,8 @@ def test_tensor_parallel_beyond_the_stated_cards(call):
     out = ok(call, text="vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4 --max-model-len 4096\non 2x A100 80G")
     f = findings(out)["vllm_tp_devices"]
     # Qwen2.5-7B has 28 heads: on 2 devices TP 2 or 1 (both divide 28 and the 2 devices)
-    assert f["figures"] == {"tp": 4, "pp": 1, "n": 4, "devices": 2, "die": False, "over": True, "fit_options": "2 / 1"}
+    assert f["figures"] == {"tp": 4, "pp": 1, "n": 4, "devices": 2, "die": False, "over": True, "fit_options": "2 / 1",
+                            "offers": [[2, 1], [1, 1]]}  # the layouts offered, each estimated before the answer offers it
 
 
 # ---------------------------------------------------------------- MindSpeed-LLM parallel sizes
