@@ -359,10 +359,10 @@ SLIDING_WINDOW_KV = True
 # memory against allocated_gib, every other row against total_gib, the pool). RANGE_RATIO holds its 10th and 90th
 # percentile ("likely": 8 measured peaks in 10 fall inside): the range is [point x low, point x high] around what the
 # allocator cannot give back (total_gib less cached_gib; the cached blocks are added back to report the pool's range).
-# Measured (51 peaks; `sizing calibrate` prints the percentiles it measures): 5th 0.88, 10th 0.92, 25th 0.97, median
-# 1.02, 75th 1.16, 90th 1.35, 95th 1.49. The same rows spread 0.70-2.65 in the per-term factor used before the
+# Measured (53 peaks; `sizing calibrate` prints the percentiles it measures): 5th 0.87, 10th 0.91, 25th 0.97, median
+# 1.02, 75th 1.11, 90th 1.31, 95th 1.4. The same rows spread 0.70-2.65 in the per-term factor used before the
 # cached-blocks term (memory.cached_blocks) and the fixed-length input were modelled.
-RANGE_RATIO = (0.92, 1.35)
+RANGE_RATIO = (0.91, 1.31)
 # What the planner sizes on (TrainConfig.tightest forces the point everywhere). GPUs: the point x PLAN_MARGIN, the
 # 75th percentile of the same ratio (three measured peaks in four lie below it). Sizing on the range's upper end
 # (x 1.35) made plans over-conservative against public practice: Llama-3.1-8B LoRA at 2048 tokens, which
@@ -370,7 +370,7 @@ RANGE_RATIO = (0.92, 1.35)
 # this range: 4); the verdict still says `tight` where the range crosses the usable memory. Ascend: the point, because
 # the vendor's minimum-card and recipe tables are runs that happened at the point's counts (the Ascend constants above
 # were calibrated on them): a margin on Ascend would contradict the tested rows.
-PLAN_MARGIN = {"gpu": 1.16, "npu": 1.0}
+PLAN_MARGIN = {"gpu": 1.11, "npu": 1.0}
 # Serving (vLLM): the KV cache is what the budget leaves after the weights (exact to 1-2 %, measurements vllm-w-*)
 # and the profiled peak plus non-torch memory; the latter is where the measured KV capacities scatter. Each
 # measured capacity implies k = (budget - weights - measured KV) / (profiled peak + overhead): 1.18 (vllm-kv-01),

@@ -25,7 +25,7 @@ def test_qwen2_72b_lora_zero3_on_16_snt9b_reads_tight_not_fits(shapes, devices):
     assert b.pinned.gib == pytest.approx(pinned, abs=1e-6)
     needed = b.total_gib - b.cached_gib
     # the point is the step's tensors and overhead (about 25 GiB), unchanged, and so is the measured range; the open
-    # scenario beside it holds the pinned blocks: (needed + 36.09) x 1.35, above the 60.97 GiB the card reports, so the
+    # scenario beside it holds the pinned blocks: (needed + 36.09) x 1.31, above the 60.97 GiB the card reports, so the
     # verdict is tight, not fits
     assert needed < 30
     assert b.high_gib - b.cached_gib == pytest.approx(needed * C.RANGE_RATIO[1], abs=2e-3)
@@ -44,7 +44,7 @@ def test_deepseek_r1_distill_qwen_32b_lora_zero3_measured_peak_lies_inside_the_r
     # ../shared/eval/measurements_dev.csv lf-04: DeepSeek-R1-Distill-Qwen-32B LoRA (all, rank 8), ZeRO-3, 2048 tokens,
     # micro batch 2, 8 Snt9B cards: about 50 G in use, where the point is 32.3 GiB. Bound: 64 layers x 5120 x 27,648 x
     # 2 B = 16.875 GiB; the measured peak lies between the point and the widened upper end (before the term the range
-    # ended at 1.35 x the point, 43.6 GiB, below what was measured).
+    # ended at 1.31 x the point, 43.6 GiB, below what was measured).
     s, snt9b = shapes["deepseek-r1-distill-qwen-32b"], devices["snt9b"]
     cfg = TrainConfig(method="lora", seq_len=2048, micro_batch=2, devices=8, zero_stage=3)
     b = training_memory(s, cfg, snt9b)

@@ -24,7 +24,7 @@ def capped(ans) -> dict:
 
 
 def test_a_tight_fewest_count_is_no_verdict_when_more_of_the_users_gpus_fit_the_upper_end(assistant):
-    ans = assistant.ask("8 x A100 80G, qwen2.5-32b LoRA 8k, is it enough?")
+    ans = assistant.ask("8 x A100 80G, qwen2.5-32b LoRA 12k, is it enough?")
     plan = capped(ans)
     safe = plan["upper_end_fits"]
     # the fewest-device plan is tight; the tool's plan whose range's upper end fits is within the user's 8
@@ -50,9 +50,9 @@ def test_the_same_in_chinese_on_4090s(assistant):
 
 
 def test_tight_stays_when_the_upper_end_needs_more_than_the_user_has(assistant):
-    # 2 x A100 40GB, QLoRA qwen2.5-14b at 8192: the tool's upper-end plan for this job without a cap needs 4 GPUs;
+    # 2 x A100 40GB, LoRA qwen2.5-14b at 6144: the tool's upper-end plan for this job without a cap needs 4 GPUs;
     # within 2 the plan that fits at the upper end is ZeRO-3 + offload on both (slower, said with its host RAM)
-    ans = assistant.ask("2 张 A100 40G，qlora qwen2.5-14b 8k，能跑吗？")
+    ans = assistant.ask("2 张 A100 40G，lora qwen2.5-14b 6k，能跑吗？")
     plan = capped(ans)
     safe = plan["upper_end_fits"]
     first = lead(ans)
