@@ -72,24 +72,32 @@ def has(s: QuestionFrame, name: str) -> bool:
 def where_asked(row: QuantityRow, s: QuestionFrame) -> int | None:
     """Where the question asks ``row``'s quantity (the offset of its words), or None when it does not or cannot be
     computed from what the frame holds."""
+    spans = spans_asked(row, s)
+    return spans[0][0] if spans else None
+
+
+def spans_asked(row: QuantityRow, s: QuestionFrame) -> list[tuple[int, int]]:
+    """Every place (start, end) the question asks ``row``'s quantity, in order; empty when it does not or the frame
+    cannot compute it."""
     q = s.question
     if row.model and not (s.model or s.params_b):
-        return None
+        return []
     if any(not has(s, n) for n in row.needs) or (row.any and not any(has(s, n) for n in row.any)):
-        return None
+        return []
     if row.with_ is not None and not row.with_.search(q):
-        return None
+        return []
     if row.unless is not None and row.unless.search(q):
-        return None
+        return []
     # a short follow-up on the conversation's model ("and the Adam states for those?"): the amount is the turn itself
     elliptic = s.origin("model") == "conversation" and len(q) <= ELLIPTIC_LENGTH and bool(ELLIPTIC_START.match(q))
+    out = []
     for m in row.words.finditer(q):
         if any(sp.slot in spec.BY_NAME and sp.how == "vocabulary" and sp.overlaps(m.start(), m.end()) for sp in s.spans):
             continue  # the words of a stated setting ("pure data parallel": TP 1, PP 1) say a value, they ask none
         if row.amount and not elliptic and not any(AMOUNT.search(c) for c in clause_of(q, m.start(), m.end())):
             continue
-        return m.start()
-    return None
+        out.append((m.start(), m.end()))
+    return out
 
 
 def clause_of(text: str, start: int, end: int) -> list[str]:
@@ -104,7 +112,10 @@ def clause_of(text: str, start: int, end: int) -> list[str]:
 
 def asked(s: QuestionFrame) -> list[QuantityRow]:
     """The quantities the question asks and the frame can compute, in the order the question asks them."""
-    found = [(at, row) for row in ROWS if (at := where_asked(row, s)) is not None]
+    spans = {row.name: sp for row in ROWS if (sp := spans_asked(row, s))}
+    # words inside another quantity's longer words ask that one ("一个 epoch 多少步": steps per epoch, not the run's steps)
+    found = [(at, row) for row in ROWS if (at := next((a for a, b in spans.get(row.name, []) if not any(
+        o != row.name and x <= a and b <= y and y - x > b - a for o, sp in spans.items() for x, y in sp)), None)) is not None]
     dropped = {r for _, row in found for r in row.replaces}
     return [row for _, row in sorted(found, key=lambda x: x[0]) if row.name not in dropped]
 
@@ -133,7 +144,7 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "iterations": spec.value_of(s, "train_iters"), "iterations_done": spec.value_of(s, "iteration_now"),
             "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
             "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup"),
-            "tokens": s.tokens}
+            "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs}
 
 
 def iteration_seconds(s: QuestionFrame) -> float | None:

@@ -1009,6 +1009,9 @@ def only_quantities(s: Slots) -> bool:
     rest = s.question
     for row in rows:
         rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
+    if (b := batch_math.solve(s)) is not None and batch_math.asked_at(s, b) is not None:
+        # "DP 和 GA 分别是多少": the batch identity's figure is answered beside the quantities (quantity_blocks.py)
+        rest = INTENTS["ga" if b.asked == "grad_accum" else "gbs"].sub(lambda m: "§" * len(m.group(0)), rest.lower())
     rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
     if nodes_of_devices_said(s):  # "64 DIE, TP 4 PP 4: DP? how many machines?": the nodes of the devices said, no sizing
         rest = VOCAB_NODES_ASKED.sub(" ", rest)  # the same words nodes_of_devices_said reads
@@ -1028,7 +1031,7 @@ def troubleshoot_beyond_width(question: str) -> bool:
 TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
 # the count word before the quantity ("how many data-parallel replicas") or after it ("DP 是多少", "DP 等于几")
 ASKS_ITS = re.compile(r"(?:how\s+many|what(?:'s|\s+is)\s+the|(?:多少|几)\s*个?)[\w\s-]{0,12}?§+"
-                      r"|§+\s*(?:应该|大概|一共|总共|最小|最少)?\s*(?:能|可以|可|要|得)?\s*(?:是|为|有|等于|取|设|设为|设成)?\s*(?:多少|几|多大)", re.I)
+                      r"|§+\s*(?:应该|大概|一共|总共|最小|最少|分别|各自|各)?\s*(?:能|可以|可|要|得)?\s*(?:是|为|有|等于|取|设|设为|设成)?\s*(?:多少|几|多大)", re.I)
 
 
 def asks_largest_model(s: Slots) -> bool:
