@@ -36,6 +36,7 @@ from . import (
     pasted_output,
     spec,
     stated,
+    subquestions,
 )
 from .answer_first import answer_first
 from .asked import (
@@ -565,10 +566,46 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if self.r.values("list_hardware", ListHardwareResult) and not note_pick.why_sentence(
                 self.s.question, [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]):
             return []  # notes searched for the "why" beside a part's facts that give none: the facts answer alone
-        lines = [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
+        asked = {p.text: p for p in subquestions.asked_apart(self.s.question)}
+        calls = self.r.of("search_notes", SearchNotesResult)
+        each = [(asked[c.arg("focus")], c.value) for c in calls if c.value is not None and c.arg("focus") in asked]
+        lines = [line for c in calls if c.value is not None and c.arg("focus") not in asked for line in self.notes(c.value)]
+        if each:
+            lines = self.part_leads(lines, each)
         if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover and self.s.intents & {"problem", "memory"}:
             lines.insert(0, self.say("gpu_remedies"))
         return lines
+
+    def part_leads(self, lines: list[str], each: list[tuple[subquestions.Part, SearchNotesResult]]) -> list[str]:
+        """A question of several parts: a lead for every part, in the order asked. The whole question's lead stands for
+        the part whose own search opens with the same fact; another part gets the lead of the search on its own words,
+        less the sentences already said. The passages quoted for the whole question follow."""
+        label = self.say("answer")
+        main = lines[0][len(label):] if lines and lines[0].startswith(label) else None
+        if main is None:
+            return lines
+        out: list[str] = []
+        sources: list[str] = []
+        for part, result in each:
+            own, headlined, self.s = self.s, self.headlined, self.s.model_copy(update={"question": part.text, "topic_text": ""})
+            self.headlined = False
+            try:
+                got = self.notes(result)
+            finally:
+                self.s, self.headlined = own, headlined
+            lead = got[0][len(label):] if got and got[0].startswith(label) else ""
+            said = [flat_text(x) for x in (main, *out)]
+            new = [x for x in SENTENCE_END.split(lead) if flat_text(x) and not any(flat_text(x) in s for s in said)]
+            if not new or flat_text(lead)[:40] in flat_text(main):  # the whole question's lead answers this part
+                if main not in out:
+                    out.append(main)
+            else:
+                out.append(("" if self.zh else " ").join(x.strip() for x in new))
+                sources.append(next((ln for ln in reversed(got) if ln.strip()), ""))
+        if main not in out:
+            out.insert(0, main)
+        rest = lines[1:]
+        return [label + out[0], *out[1:], *rest, *[s for s in dict.fromkeys(sources) if s and s not in rest]]
 
     def on_gpu(self) -> bool:
         """The question names a part that is not an Ascend NPU (the notes and vendor tables are Ascend's)."""
@@ -893,6 +930,8 @@ ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|trac
 # The launch-script variables of the notes' formulas and the frame slots that read them in words ("12 万条样本", "global
 # batch 256", "3 个 epoch")
 FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch"}
+# a sentence with its end mark (the pieces a part's lead is cut into, to leave out what another lead said)
+SENTENCE_END = re.compile(r"(?<=[.。!！?？])\s*(?=\S)")
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
 # A note whose topic words the question does not use is still quoted when one of its facts matches the question this
 # well, and this many times better than any fact of the notes it does name ("how do I authenticate … which header?"
@@ -903,6 +942,11 @@ OUTRIGHT_FACT_RATIO = 2.0
 # Of the notes quoted, one whose best fact matches this many times better than the best-ranked note's leads instead
 DECISIVE_FACT_RATIO = 1.5
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
+
+
+def flat_text(text: str) -> str:
+    """Text without its marks and spaces, to find one sentence inside another's rendering."""
+    return re.sub(r"[*`>\s]", "", text)
 
 
 def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = None) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
-from . import batch_math, file_values, pasted_log, pasted_output, quantity, table_query
+from . import batch_math, file_values, pasted_log, pasted_output, quantity, subquestions, table_query
 from .asked import (
     WHY_ASKED,
     asks_host_ram,
@@ -227,7 +227,12 @@ class Router:
             # a procedure named ("and after training, back to HF?") asks how to do it: the lead goes on to the fact that
             # says what to do, not only that it is not done by default
             focus = ("how to " if s.lang == "en" else "怎么 ") + focus
-        return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang, focus=focus)
+        # a question of several ("Pending 怎么排查？另外公网怎么访问？"): each sub-question searched on its own words too, so
+        # each gets its own lead (compose.py part_leads); the search of the whole question backs them
+        each = [c for p in subquestions.asked_apart(s.question)
+                for c in self.call("search_notes", query=note_query(s.model_copy(update={"question": p.text, "topic_text": None})),
+                                   limit=NOTE_HITS, lang=s.lang, focus=p.text)]
+        return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang, focus=focus) + each
 
     def time_only(self, s: Slots) -> list[Call]:
         """"10亿 token，8 张卡，TPS 1500": the vendor formula needs no model, and the formula note beside it."""
