@@ -27,6 +27,7 @@ from ..tools.tables import (
 )
 from . import (
     batch_math,
+    quantity,
     checks,
     fused_attention,
     next_remedy,
@@ -150,6 +151,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             title = next((h.title for r in self.r.values("search_notes", SearchNotesResult) for h in r.results
                           if h.file == pasted_output.note_of(pasted)), None)
             diagnosis = self.lead(found + (self.say("notes_notes", title=title) if title else ""))
+        notes_only = all(d.name == "search_notes" for d in self.done)
+        if notes_only and (wanted := self.figures_wanted()):
+            if not self.done:
+                return wanted
+            # the notes' passages back it (their formula); the figures asked for lead
+            return "\n".join([wanted, "", *self.notes_block(),
+                              *(["", t("sources", self.lang) + self.say("semicolon").join(self.sources)] if self.sources else [])]).strip()
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
@@ -575,6 +583,19 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover and self.s.intents & {"problem", "memory"}:
             lines.insert(0, self.say("gpu_remedies"))
         return lines
+
+    def figures_wanted(self) -> str:
+        """Quantities asked that need no model but lack a figure (quantities.toml ``needs``; the batch identity's devices):
+        the answer names each one and the figures it still needs, in the order asked, instead of asking for a model."""
+        s = self.s
+        asks = [(row.label[self.lang], need) for row, need in quantity.wanting(s)]
+        if not asks and s.intents & {"ga", "gbs"} and not names_model(s) and (s.global_batch or s.grad_accum) and not (s.devices or s.nodes):
+            asks = [(self.say("batch_identity"), ["devices"])]  # GA or GBS from the other two needs DP, so the devices
+        if not asks:
+            return ""
+        lines = [self.say("quantity_needs", label=label, missing=self.say("comma").join(
+            self.say(f"figure_{n}") if f"figure_{n}" in self.phrases else n for n in need)) for label, need in asks]
+        return "\n".join([self.lead(lines[0]), *lines[1:]])
 
     def part_leads(self, lines: list[str], each: list[tuple[subquestions.Part, SearchNotesResult]]) -> list[str]:
         """A question of several parts: a lead for every part, in the order asked. The whole question's lead stands for

@@ -76,13 +76,13 @@ def where_asked(row: QuantityRow, s: QuestionFrame) -> int | None:
     return spans[0][0] if spans else None
 
 
-def spans_asked(row: QuantityRow, s: QuestionFrame) -> list[tuple[int, int]]:
-    """Every place (start, end) the question asks ``row``'s quantity, in order; empty when it does not or the frame
-    cannot compute it."""
+def spans_asked(row: QuantityRow, s: QuestionFrame, inputs: bool = True) -> list[tuple[int, int]]:
+    """Every place (start, end) the question asks ``row``'s quantity, in order; empty when it does not or (``inputs``)
+    the frame cannot compute it."""
     q = s.question
-    if row.model and not (s.model or s.params_b):
+    if inputs and row.model and not (s.model or s.params_b):
         return []
-    if any(not has(s, n) for n in row.needs) or (row.any and not any(has(s, n) for n in row.any)):
+    if inputs and missing(row, s):
         return []
     if row.with_ is not None and not row.with_.search(q):
         return []
@@ -100,6 +100,25 @@ def spans_asked(row: QuantityRow, s: QuestionFrame) -> list[tuple[int, int]]:
     return out
 
 
+def missing(row: QuantityRow, s: QuestionFrame) -> list[str]:
+    """The frame values ``row`` needs that the question (and the conversation) did not give: every name of ``needs``
+    missing, and the first of ``any`` when none of them is given."""
+    out = [n for n in row.needs if not has(s, n)]
+    if row.any and not any(has(s, n) for n in row.any):
+        out.append(row.any[0])
+    return out
+
+
+def wanting(s: QuestionFrame) -> list[tuple[QuantityRow, list[str]]]:
+    """The quantities the question asks that need no model but lack a figure to compute them ("GBS 128, 一个 epoch
+    多少步?" with no sample count), with the figures missing, in the order asked: the answer asks for those figures, not
+    for a model."""
+    if s.model or s.params_b:
+        return []
+    rows = chosen({row.name: sp for row in ROWS if not row.model and (sp := spans_asked(row, s, inputs=False))})
+    return [(row, need) for row in rows if (need := missing(row, s))]
+
+
 def clause_of(text: str, start: int, end: int) -> list[str]:
     """The clause holding text[start:end] (between punctuation that ends a clause), and the clause after it."""
     cuts = [0] + [m.end() for m in CLAUSE.finditer(text)] + [len(text)]
@@ -112,10 +131,15 @@ def clause_of(text: str, start: int, end: int) -> list[str]:
 
 def asked(s: QuestionFrame) -> list[QuantityRow]:
     """The quantities the question asks and the frame can compute, in the order the question asks them."""
-    spans = {row.name: sp for row in ROWS if (sp := spans_asked(row, s))}
-    # words inside another quantity's longer words ask that one ("一个 epoch 多少步": steps per epoch, not the run's steps)
+    return chosen({row.name: sp for row in ROWS if (sp := spans_asked(row, s))})
+
+
+def chosen(spans: dict[str, list[tuple[int, int]]]) -> list[QuantityRow]:
+    """The rows asked, in the order asked, from where each one's words stand: words overlapping another quantity's
+    longer words ask that one ("一个 epoch 多少步", "how many steps per epoch": the steps of an epoch, not of the run),
+    and a row another one ``replaces`` is dropped."""
     found = [(at, row) for row in ROWS if (at := next((a for a, b in spans.get(row.name, []) if not any(
-        o != row.name and x <= a and b <= y and y - x > b - a for o, sp in spans.items() for x, y in sp)), None)) is not None]
+        o != row.name and x < b and a < y and y - x > b - a for o, sp in spans.items() for x, y in sp)), None)) is not None]
     dropped = {r for _, row in found for r in row.replaces}
     return [row for _, row in sorted(found, key=lambda x: x[0]) if row.name not in dropped]
 
