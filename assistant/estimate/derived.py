@@ -393,7 +393,8 @@ def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
     notes = [f"a trainer that drops the last partial batch takes {n // gbs:,}"] if n % gbs else []
     if not i.global_batch and not i.grad_accum:
         notes.append("no gradient accumulation said: GA 1")
-    return Derived(float(value), "count", f"{n:,} samples / {words} = {n / gbs:,.2f} → {value:,}", notes, per="per epoch")
+    exact = f"{round(n / gbs, 3):,}" + (f" → {value:,}" if n % gbs else "")
+    return Derived(float(value), "count", f"{n:,} samples / {words} = {exact}", notes, per="per epoch")
 
 
 def total_steps(s: Shape | None, i: Inputs) -> Derived:

@@ -116,7 +116,9 @@ def wanting(s: QuestionFrame) -> list[tuple[QuantityRow, list[str]]]:
     if s.model or s.params_b:
         return []
     rows = chosen({row.name: sp for row in ROWS if not row.model and (sp := spans_asked(row, s, inputs=False))})
-    return [(row, need) for row in rows if (need := missing(row, s))]
+    # a figure of its own said ("GBS 128, 一个 epoch 多少步"): the user works it out with their figures; with none ("TRAIN_ITERS
+    # 默认多少", "token 多久过期") the words ask what the notes say, not arithmetic
+    return [(row, need) for row in rows if (need := missing(row, s)) and any(has(s, n) for n in (*row.needs, *row.any))]
 
 
 def clause_of(text: str, start: int, end: int) -> list[str]:
@@ -139,7 +141,8 @@ def chosen(spans: dict[str, list[tuple[int, int]]]) -> list[QuantityRow]:
     longer words ask that one ("一个 epoch 多少步", "how many steps per epoch": the steps of an epoch, not of the run),
     and a row another one ``replaces`` is dropped."""
     found = [(at, row) for row in ROWS if (at := next((a for a, b in spans.get(row.name, []) if not any(
-        o != row.name and x < b and a < y and y - x > b - a for o, sp in spans.items() for x, y in sp)), None)) is not None]
+        o != row.name and o not in row.replaces and x < b and a < y and y - x > b - a for o, sp in spans.items() for x, y in sp)),
+        None)) is not None]
     dropped = {r for _, row in found for r in row.replaces}
     return [row for _, row in sorted(found, key=lambda x: x[0]) if row.name not in dropped]
 

@@ -50,8 +50,9 @@ def test_the_page_fact_leads(assistant, question, facts):
 
 
 @pytest.mark.parametrize(("question", "worked"), [
-    ("120k samples, global batch 256 — how many iterations per epoch?", "120000 / 256 = 468.8"),  # 468.75
-    ("数据集 5 万条样本，GBS 128，一个 epoch 多少 step", "50000 / 128 = 390.6"),  # 390.625
+    # SN / GBS rounded up (launch-script note): 120000 / 256 = 468.75 → 469; 50000 / 128 = 390.625 → 391
+    ("120k samples, global batch 256 — how many iterations per epoch?", "120,000 samples / global batch 256 = 468.75 → 469"),
+    ("数据集 5 万条样本，GBS 128，一个 epoch 多少 step", "50,000 samples / global batch 128 = 390.625 → 391"),
 ])
 def test_steps_per_epoch_are_worked_with_the_stated_samples_and_batch(assistant, question, worked):
     assert worked in lead(assistant.ask(question).answer)
