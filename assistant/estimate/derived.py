@@ -381,7 +381,7 @@ def samples_per_step(s: Shape | None, i: Inputs) -> Derived:
     """Samples (sequences) one optimizer step takes: the global batch, from its parts when it is not said."""
     gbs, words = global_batch_of(i)
     notes = [] if i.global_batch or i.grad_accum else ["no gradient accumulation said: GA 1"]
-    return Derived(float(gbs), "samples", f"{words}" if not i.global_batch else f"global batch {gbs}", notes, per="per step")
+    return Derived(float(gbs), "samples", f"{words}" if not i.global_batch else f"global batch {gbs}", notes)
 
 
 def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
@@ -394,7 +394,7 @@ def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
     if not i.global_batch and not i.grad_accum:
         notes.append("no gradient accumulation said: GA 1")
     exact = f"{round(n / gbs, 3):,}" + (f" → {value:,}" if n % gbs else "")
-    return Derived(float(value), "count", f"{n:,} samples / {words} = {exact}", notes, per="per epoch")
+    return Derived(float(value), "count", f"{n:,} samples / {words} = {exact}", notes)
 
 
 def total_steps(s: Shape | None, i: Inputs) -> Derived:

@@ -814,7 +814,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         quoted = best[:2]
-        if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
+        # (a question of several parts: the part the notes answer gets its lead after the part another block led with)
+        if top.summary and (not self.headlined or subquestions.asked_apart(self.s.question)):  # the note's summary leads
             # a question naming a parameter is answered by the note's lines about it, whatever section it quotes
             section = None if top.lead_names else self.answering_section(best, top.summary)
             # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary
@@ -917,7 +918,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         keys = {("max", True): "limit_over", ("max", False): "limit_within", ("min", True): "limit_short"}
         said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
                 for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
-        said += [self.say("formula_worked", formula=f, filled=filled, result=f"{result:.4g}")  # the note's formula, their numbers
+        said += [self.say("formula_worked", formula=f, filled=filled, result=exact(result))  # the note's formula, their numbers
                  # the formulas of the whole paragraph the lead is cut from: a sentence cut off still counts
                  for f, filled, result in worked_formulas(self.s.question, whole or lead, self.formula_values())]
         said += [self.say("rounding_worked_up" if r.up else "rounding_worked_down", said=r.said, result=r.result, step=r.step)
@@ -963,6 +964,12 @@ OUTRIGHT_FACT_RATIO = 2.0
 # Of the notes quoted, one whose best fact matches this many times better than the best-ranked note's leads instead
 DECISIVE_FACT_RATIO = 1.5
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
+
+
+def exact(x: float) -> str:
+    """A worked value as it is, to three decimals at most: 3906.25, not 3906 (nor 3.906e+03)."""
+    r = round(x, 3)
+    return f"{int(r):,}" if r == int(r) else f"{r:,}"
 
 
 def flat_text(text: str) -> str:

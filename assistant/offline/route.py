@@ -178,7 +178,12 @@ class Router:
         """Round one: the first rule of FIRST_ROUTES that applies to the frame gives the calls."""
         for applies, route in FIRST_ROUTES:
             if applies(s):
-                return unique(route(self, s))
+                calls = route(self, s)
+                if route in ANSWERS_BESIDE_QUANTITIES and not any(c.name == "derive_quantity" for c in calls):
+                    # "how many DIE is that, and what DP at TP 8 PP 2?": each quantity asked is worked out beside the part's
+                    # facts or the notes, and leads where it was asked (quantity_blocks.py)
+                    calls = self.quantity_calls(s, effective(s)) + calls
+                return unique(calls)
         return []
 
     def resolve_unknown(self, s: Slots) -> list[Call]:
@@ -1014,6 +1019,8 @@ def only_quantities(s: Slots) -> bool:
     rest = s.question
     for row in rows:
         rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
+    if any("§" not in rest[p.start:p.start + len(p.text)] for p in subquestions.asked_apart(s.question)):
+        return False  # "GBS 是什么意思？另外 DP 是多少": a part asks no quantity (the notes answer it, the quantity beside)
     if (b := batch_math.solve(s)) is not None and batch_math.asked_at(s, b) is not None:
         # "DP 和 GA 分别是多少": the batch identity's figure is answered beside the quantities (quantity_blocks.py)
         rest = INTENTS["ga" if b.asked == "grad_accum" else "gbs"].sub(lambda m: "§" * len(m.group(0)), rest.lower())
@@ -1021,6 +1028,17 @@ def only_quantities(s: Slots) -> bool:
     if nodes_of_devices_said(s):  # "64 DIE, TP 4 PP 4: DP? how many machines?": the nodes of the devices said, no sizing
         rest = VOCAB_NODES_ASKED.sub(" ", rest)  # the same words nodes_of_devices_said reads
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
+
+
+def quantities_beside_knowledge(s: Slots) -> bool:
+    """A question of several parts, naming no model, with a quantity of quantities.toml asked in one part and no
+    quantity in another: the notes answer that part and the quantity is worked out beside it (Router.first)."""
+    parts = subquestions.asked_apart(s.question)
+    rows = quantity.asked(s)
+    if not parts or not rows or names_model(s):
+        return False
+    at = [a for row in rows for a, _ in quantity.spans_asked(row, s)]
+    return any(not any(p.start <= a < p.start + len(p.text) for a in at) for p in parts)
 
 
 # a precision said as the width a quantity is counted in ("the embedding matrix in bf16", "按 fp16 算"): a stated value,
@@ -1092,6 +1110,8 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     # before the quantity table reads single figures out of it
     (reads_pasted_log, Router.pasted_log_calls),  # a pasted log's own figures: derived in the answer
     (only_quantities, Router.quantity_only),  # "LoRA r=16 trainable params?", "DP of 64 DIE at TP 8 PP 2 CP 2?"
+    # "GBS 是什么意思？另外 64 张卡 TP 8 PP 2 的话 DP 是多少？": a part the notes answer, a quantity beside it (no model asked)
+    (quantities_beside_knowledge, Router.notes),
     (about_parts, Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
@@ -1107,6 +1127,8 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (procedure_about_model, Router.notes),
     (names_model, Router.each_variant),
 ]
+# First routes whose answer a quantity of quantities.toml asked in the same question joins (its own lead, in the order asked)
+ANSWERS_BESIDE_QUANTITIES = (Router.list_hardware, Router.notes)
 # With a model: every rule that applies adds its calls, in this order.
 MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effective], list[Call]]]] = [
     (lambda s: bool(quantity.asked(s)), Router.quantity_calls),  # a quantity asked beside the sizing: stated first

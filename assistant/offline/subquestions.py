@@ -32,24 +32,25 @@ def parts(question: str) -> list[Part]:
     q = question.strip()
     m = ANNOUNCED.match(q)
     base = m.end() if m else 0
-    pieces: list[Part] = []
+    pieces: list[tuple[Part, bool]] = []  # each piece, and whether a question mark ends it
     at = base
     for b in BREAK.finditer(q, base):
         if b.start() > at:
-            pieces.append(Part(at, q[at:b.start()]))
+            pieces.append((Part(at, q[at:b.start()]), bool(re.match(r"[?？]", b.group(0)))))
         at = b.end()
     if at < len(q):
-        pieces.append(Part(at, q[at:]))
+        pieces.append((Part(at, q[at:]), False))
     out: list[Part] = []
     pending: Part | None = None
-    for p in pieces:
+    for p, marked in pieces:
         text = p.text.strip(" ,，:：")
-        if len(text) < MIN_CHARS and out and not ASKS.search(text):
+        asks = marked or bool(ASKS.search(text))  # "1M samples at gbs 256 - steps per epoch?": asked by its mark
+        if len(text) < MIN_CHARS and out and not asks:
             continue  # "ok", "thanks": nothing asked
         if pending is not None:  # a statement before: context of this part
             p = Part(pending.start, q[pending.start:p.start + len(p.text)])
             pending = None
-        if not ASKS.search(text) or len(text) < MIN_CHARS:
+        if not asks or len(text) < MIN_CHARS:
             pending = p
             continue
         out.append(p)
