@@ -602,8 +602,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         the part whose own search opens with the same fact; another part gets the lead of the search on its own words,
         less the sentences already said. The passages quoted for the whole question follow."""
         label = self.say("answer")
-        main = lines[0][len(label):] if lines and lines[0].startswith(label) else None
-        if main is None:
+        labelled = bool(lines) and lines[0].startswith(label)
+        # (a quantity asked in another part led already: the notes' lead is the first of the parts they answer)
+        main = lines[0][len(label):] if labelled else lines[0] if lines and lines[0] and self.headlined else None
+        if main is None or main.startswith(self.L("From the notes:", "以下摘自")):
             return lines
         out: list[str] = []
         sources: list[str] = []
@@ -616,7 +618,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 self.s, self.headlined = own, headlined
             lead = got[0][len(label):] if got and got[0].startswith(label) else ""
             said = [flat_text(x) for x in (main, *out)]
-            new = [x for x in SENTENCE_END.split(lead) if flat_text(x) and not any(flat_text(x) in s for s in said)]
+            new = [x for x in SENTENCE_END.split(lead) if flat_text(NOTE_NAMED.sub("", x)) and not any(flat_text(NOTE_NAMED.sub("", x)) in s for s in said)]
             if not new or flat_text(lead)[:40] in flat_text(main):  # the whole question's lead answers this part
                 if main not in out:
                     out.append(main)
@@ -626,7 +628,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if main not in out:
             out.insert(0, main)
         rest = lines[1:]
-        return [label + out[0], *out[1:], *rest, *[s for s in dict.fromkeys(sources) if s and s not in rest]]
+        return [(label if labelled else "") + out[0], *out[1:], *rest, *[s for s in dict.fromkeys(sources) if s and s not in rest]]
 
     def on_gpu(self) -> bool:
         """The question names a part that is not an Ascend NPU (the notes and vendor tables are Ascend's)."""
@@ -953,7 +955,8 @@ ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|trac
 # batch 256", "3 个 epoch")
 FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch"}
 # a sentence with its end mark (the pieces a part's lead is cut into, to leave out what another lead said)
-SENTENCE_END = re.compile(r"(?<=[.。!！?？])\s*(?=\S)")
+NOTE_NAMED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")  # the "(notes: title)" a lead ends with
+SENTENCE_END = re.compile(r"(?<=[。！？])\s*(?=\S)|(?<=[.!?])\s+(?=\S)")
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
 # A note whose topic words the question does not use is still quoted when one of its facts matches the question this
 # well, and this many times better than any fact of the notes it does name ("how do I authenticate … which header?"

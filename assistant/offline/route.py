@@ -234,7 +234,8 @@ class Router:
             focus = ("how to " if s.lang == "en" else "怎么 ") + focus
         # a question of several ("Pending 怎么排查？另外公网怎么访问？"): each sub-question searched on its own words too, so
         # each gets its own lead (compose.py part_leads); the search of the whole question backs them
-        each = [c for p in subquestions.asked_apart(s.question)
+        worked = quantity_parts(s)  # a part asking a quantity is worked out, not searched
+        each = [c for p in subquestions.asked_apart(s.question) if p not in worked
                 for c in self.call("search_notes", query=note_query(s.model_copy(update={"question": p.text, "topic_text": None})),
                                    limit=NOTE_HITS, lang=s.lang, focus=p.text)]
         return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang, focus=focus) + each
@@ -1019,26 +1020,31 @@ def only_quantities(s: Slots) -> bool:
     rest = s.question
     for row in rows:
         rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
-    if any("§" not in rest[p.start:p.start + len(p.text)] for p in subquestions.asked_apart(s.question)):
-        return False  # "GBS 是什么意思？另外 DP 是多少": a part asks no quantity (the notes answer it, the quantity beside)
     if (b := batch_math.solve(s)) is not None and batch_math.asked_at(s, b) is not None:
         # "DP 和 GA 分别是多少": the batch identity's figure is answered beside the quantities (quantity_blocks.py)
         rest = INTENTS["ga" if b.asked == "grad_accum" else "gbs"].sub(lambda m: "§" * len(m.group(0)), rest.lower())
+    if any("§" not in rest[p.start:p.start + len(p.text)] for p in subquestions.asked_apart(s.question)):
+        return False  # "GBS 是什么意思？另外 DP 是多少": a part asks no quantity (the notes answer it, the quantity beside)
     rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
     if nodes_of_devices_said(s):  # "64 DIE, TP 4 PP 4: DP? how many machines?": the nodes of the devices said, no sizing
         rest = VOCAB_NODES_ASKED.sub(" ", rest)  # the same words nodes_of_devices_said reads
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
 
 
+def quantity_parts(s: Slots) -> list[subquestions.Part]:
+    """The sub-questions that ask a quantity of quantities.toml or the batch identity's figure (worked out, not
+    searched in the notes)."""
+    at = [a for row in quantity.asked(s) for a, _ in quantity.spans_asked(row, s)] + [a for a in [batch_math.asked_at(s)] if a is not None]
+    return [p for p in subquestions.asked_apart(s.question) if any(p.start <= a < p.start + len(p.text) for a in at)]
+
+
 def quantities_beside_knowledge(s: Slots) -> bool:
     """A question of several parts, naming no model, with a quantity of quantities.toml asked in one part and no
     quantity in another: the notes answer that part and the quantity is worked out beside it (Router.first)."""
     parts = subquestions.asked_apart(s.question)
-    rows = quantity.asked(s)
-    if not parts or not rows or names_model(s):
+    if not parts or not quantity.asked(s) or names_model(s):
         return False
-    at = [a for row in rows for a, _ in quantity.spans_asked(row, s)]
-    return any(not any(p.start <= a < p.start + len(p.text) for a in at) for p in parts)
+    return len(quantity_parts(s)) < len(parts)
 
 
 # a precision said as the width a quantity is counted in ("the embedding matrix in bf16", "按 fp16 算"): a stated value,
@@ -1110,8 +1116,6 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     # before the quantity table reads single figures out of it
     (reads_pasted_log, Router.pasted_log_calls),  # a pasted log's own figures: derived in the answer
     (only_quantities, Router.quantity_only),  # "LoRA r=16 trainable params?", "DP of 64 DIE at TP 8 PP 2 CP 2?"
-    # "GBS 是什么意思？另外 64 张卡 TP 8 PP 2 的话 DP 是多少？": a part the notes answer, a quantity beside it (no model asked)
-    (quantities_beside_knowledge, Router.notes),
     (about_parts, Router.list_hardware),
     (lists_models, Router.list_models),
     (time_without_model, Router.time_only),
@@ -1120,6 +1124,8 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     # "MindSpeed 官方示例脚本里 TP/PP/GBS 是多少": the scripts' own values, no plan of the estimator's in their place
     # (a script named asks its values: a file of the estimator's beside them would contradict them)
     (asks_example_script, lambda r, s: r.example_calls(s, effective(s))),
+    # "GBS 是什么意思？另外 64 张卡 TP 8 PP 2 的话 DP 是多少？": a part the notes answer, a quantity beside it (no model asked)
+    (quantities_beside_knowledge, Router.notes),
     (notes_without_model, Router.notes),
     (asks_model_context, Router.model_context),
     (knowledge_about_model, Router.notes),
