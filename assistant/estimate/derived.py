@@ -393,7 +393,8 @@ def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
     notes = [f"a trainer that drops the last partial batch takes {n // gbs:,}"] if n % gbs else []
     if not i.global_batch and not i.grad_accum:
         notes.append("no gradient accumulation said: GA 1")
-    exact = f"{round(n / gbs, 3):,}" + (f" → {value:,}" if n % gbs else "")
+    q = round(n / gbs, 3)
+    exact = (f"{q:,}" if n % gbs else f"{n // gbs:,}") + (f" → {value:,}" if n % gbs else "")
     return Derived(float(value), "count", f"{n:,} samples / {words} = {exact}", notes)
 
 

@@ -236,7 +236,8 @@ class Router:
         # each gets its own lead (compose.py part_leads); the search of the whole question backs them
         worked = quantity_parts(s)  # a part asking a quantity is worked out, not searched
         each = [c for p in subquestions.asked_apart(s.question) if p not in worked
-                for c in self.call("search_notes", query=note_query(s.model_copy(update={"question": p.text, "topic_text": None})),
+                for c in self.call("search_notes", query=note_query(s.model_copy(update={  # the part's own words, not the other parts' topics
+                    "question": p.text, "topic_text": "", "procedures_named": set(), "procedure_titles": ""})),
                                    limit=NOTE_HITS, lang=s.lang, focus=p.text)]
         return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang, focus=focus) + each
 
