@@ -578,11 +578,24 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         calls = self.r.of("search_notes", SearchNotesResult)
         each = [(asked[c.arg("focus")], c.value) for c in calls if c.value is not None and c.arg("focus") in asked]
         lines = [line for c in calls if c.value is not None and c.arg("focus") not in asked for line in self.notes(c.value)]
+        if each and not lines and self.headlined:  # only parts searched (beside a model's sizing): the first is quoted in full
+            part, result = each.pop(0)
+            lines = self.in_part_of(part, result)
         if each:
             lines = self.part_leads(lines, each)
         if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover and self.s.intents & {"problem", "memory"}:
             lines.insert(0, self.say("gpu_remedies"))
         return lines
+
+    in_part = False  # rendering one sub-question's notes (its lead is written though another block led)
+
+    def in_part_of(self, part: subquestions.Part, result: SearchNotesResult) -> list[str]:
+        """The notes found for one sub-question, rendered as they answer its own words."""
+        own, self.s, self.in_part = self.s, self.s.model_copy(update={"question": part.text, "topic_text": ""}), True
+        try:
+            return self.notes(result)
+        finally:
+            self.s, self.in_part = own, False
 
     def figures_wanted(self) -> str:
         """Quantities asked that need no model but lack a figure (quantities.toml ``needs``; the batch identity's devices):
@@ -616,6 +629,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 got = self.notes(result)
             finally:
                 self.s, self.headlined = own, headlined
+
             lead = got[0][len(label):] if got and got[0].startswith(label) else ""
             said = [flat_text(x) for x in (main, *out)]
             new = [x for x in SENTENCE_END.split(lead) if flat_text(NOTE_NAMED.sub("", x)) and not any(flat_text(NOTE_NAMED.sub("", x)) in s for s in said)]
@@ -817,7 +831,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         quoted = best[:2]
         # (a question of several parts: the part the notes answer gets its lead after the part another block led with)
-        if top.summary and (not self.headlined or subquestions.asked_apart(self.s.question)):  # the note's summary leads
+        if top.summary and (not self.headlined or self.in_part or subquestions.asked_apart(self.s.question)):  # the summary leads
             # a question naming a parameter is answered by the note's lines about it, whatever section it quotes
             section = None if top.lead_names else self.answering_section(best, top.summary)
             # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary

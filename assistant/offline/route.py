@@ -325,6 +325,13 @@ class Router:
     def note_calls(self, s: Slots, e: Effective) -> list[Call]:
         return self.notes(s)
 
+    def part_note_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """"qwen2.5-72b 部署时 max-model-len 报错怎么解决？还有 benchmark_serving 怎么跑？": each how-to part of a question
+        about a model is searched in the notes on its own words, beside the model's sizing (compose.py part_leads)."""
+        return [c for p in knowledge_parts(s) for c in self.call(
+            "search_notes", query=note_query(s.model_copy(update={"question": p.text, "topic_text": "", "procedures_named": set(),
+                                                                   "procedure_titles": ""})), limit=NOTE_HITS, lang=s.lang, focus=p.text)]
+
     @staticmethod
     def shape_name(s: Slots) -> str | None:
         return f"{s.params_b:g}B" if s.params_b else None
@@ -1032,6 +1039,16 @@ def only_quantities(s: Slots) -> bool:
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
 
 
+def knowledge_parts(s: Slots) -> list[subquestions.Part]:
+    """The sub-questions of a question about a model that ask how to do something or what a thing is, and no amount
+    (no devices, memory, batch or quantity of quantities.toml): the notes answer them."""
+    if not names_model(s):
+        return []
+    worked = quantity_parts(s)
+    return [p for p in subquestions.asked_apart(s.question) if p not in worked and (ASKS_WAY.search(p.text.lower()) or
+            MEANING.search(p.text.lower())) and not SIZED.search(p.text.lower()) and not DEVICES_COUNTED.search(p.text.lower())]
+
+
 def quantity_parts(s: Slots) -> list[subquestions.Part]:
     """The sub-questions that ask a quantity of quantities.toml or the batch identity's figure (worked out, not
     searched in the notes)."""
@@ -1157,4 +1174,5 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (lambda s: bool(s.intents & {"troubleshoot", "time", "throughput"} or s.procedures_named), Router.note_calls),
     # "and the weights alone?" in a training thread: the serving estimate's weights figure (component.py leads with it)
     (lambda s: "weights_memory" in s.intents and "inference" not in s.intents, Router.estimate_inference),
+    (lambda s: bool(knowledge_parts(s)), Router.part_note_calls),  # a how-to part beside the sizing: its own lead
 ]
