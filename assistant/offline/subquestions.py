@@ -15,9 +15,10 @@ BREAK = re.compile(r"[?？]+\s*|[;；。]\s*|(?:[,，]\s*)?(?:另外|此外|还�
                    r",\s+and\s+(?=(?:how|what|where|which|when|why|is|are|can|could|do|does|should|will)\b)", re.I)
 # a list announced ("two things:", "两个问题：") opens the question; what follows is its parts
 ANNOUNCED = re.compile(r"^\s*(?:(?:two|three|a\s+couple\s+of|some)\s+(?:things|questions)|两个问题|几个问题|两件事|问两个)\s*[:：,，]\s*", re.I)
-# something asked: a question word, a question mark or a Chinese question particle
-ASKS = re.compile(r"[?？]|吗|么|呢|多少|几|什么|啥|哪|怎么|怎样|如何|是否|是不是|对吧|要不要|能不能|可不可以|(?<![a-z])(?:what|how|which|where|when|why|"
-                  r"does|do|is|are|can|could|should|will|would)(?![a-z])", re.I)
+# something asked: a question word, a question mark or a Chinese question particle; an English auxiliary asks only where
+# the part opens with it ("is BF16 better …", not "my head dim is 576")
+ASKS = re.compile(r"[?？]|吗|么|呢|多少|几|什么|啥|哪|怎么|怎样|如何|是否|是不是|对吧|要不要|能不能|可不可以|(?<![a-z])(?:what|how|which|where|when|why)(?![a-z])|"
+                  r"^\s*(?:(?:and|also|then|so)\s+)?(?:does|do|is|are|can|could|should|will|would)(?![a-z])", re.I)
 MIN_CHARS = 6  # a part shorter than this ("ok?", "对吧") asks nothing of its own
 
 

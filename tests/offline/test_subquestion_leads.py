@@ -99,11 +99,12 @@ def test_a_follow_up_solves_the_batch_on_the_devices_said_before(assistant):
 
 @pytest.mark.parametrize(("question", "expected"), [
     ("训练的 pod 一直 Pending 怎么排查？另外在线服务怎么开公网访问？", ["训练的 pod 一直 Pending 怎么排查", "在线服务怎么开公网访问"]),
-    ("two things: where do the logs go, and how do I get HF weights back?", ["where do the logs go", "how do I get HF weights back?"]),
+    ("two things: where do the logs go, and how do I get HF weights back?", ["where do the logs go", "how do I get HF weights back"]),
     ("1M samples at gbs 256 - steps per epoch? and with SAVE_INTERVAL 500 how many checkpoints?",
-     ["1M samples at gbs 256 - steps per epoch", "and with SAVE_INTERVAL 500 how many checkpoints?"]),
-    # a statement is the context of the question after it: one part
-    ("I use MindSpeed-LLM. How do I convert back to HF?", ["I use MindSpeed-LLM. How do I convert back to HF?"]),
+     ["1M samples at gbs 256 - steps per epoch", "and with SAVE_INTERVAL 500 how many checkpoints"]),
+    # a statement is the context of the question after it (or before it): one part
+    ("What does NPU_Flash_Attn require? my deepseek-v3 head dim is 576", ["What does NPU_Flash_Attn require? my deepseek-v3 head dim is 576"]),
+    ("I use MindSpeed-LLM. How do I convert back to HF?", ["I use MindSpeed-LLM. How do I convert back to HF"]),
 ])
 def test_sub_questions_are_split_where_a_new_one_begins(question, expected):
     assert [p.text.strip() for p in parts(question)] == expected
