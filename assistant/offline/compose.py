@@ -27,7 +27,6 @@ from ..tools.tables import (
 )
 from . import (
     batch_math,
-    quantity,
     checks,
     fused_attention,
     next_remedy,
@@ -35,6 +34,7 @@ from . import (
     part_ident,
     pasted_log,
     pasted_output,
+    quantity,
     spec,
     stated,
     subquestions,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..estimate.derived import CATALOG_FIGURES
 from ..tools.derived_tools import DerivedResult
-from .asked import nodes_of_devices_said
 from . import batch_math
+from .asked import nodes_of_devices_said
 from .quantity import BY_NAME, where_asked
 from .route import names_model
 from .wording import TOOL_NOTE_ZH, Writer, assumption_zh
