@@ -377,13 +377,6 @@ def steps_for_tokens(s: Shape | None, i: Inputs) -> Derived:
                    ["fixed-length (packed or padded) sequences; dynamic lengths take more steps"])
 
 
-def samples_per_step(s: Shape | None, i: Inputs) -> Derived:
-    """Samples (sequences) one optimizer step takes: the global batch, from its parts when it is not said."""
-    gbs, words = global_batch_of(i)
-    notes = [] if i.global_batch or i.grad_accum else ["no gradient accumulation said: GA 1"]
-    return Derived(float(gbs), "samples", f"{words}" if not i.global_batch else f"global batch {gbs}", notes)
-
-
 def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
     """Optimizer steps in one pass over the data: samples / global batch, a last part-filled batch counted as a step
     (the launch-script note: SN / GBS, rounded up; a trainer that drops the last partial batch rounds down)."""
@@ -506,7 +499,6 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "states_at_bytes": states_at_bytes,
     "tokens_per_iteration": tokens_per_iteration,
     "min_global_batch": min_global_batch,
-    "samples_per_step": samples_per_step,
     "steps_per_epoch": steps_per_epoch,
     "total_steps": total_steps,
     "total_tokens": total_tokens,
@@ -516,7 +508,7 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "run_time_left": run_time_left,
 }
 CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"samples_per_step", "steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "tokens_in_window", "run_time", "run_time_left"})
+MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "tokens_in_window", "run_time", "run_time_left"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

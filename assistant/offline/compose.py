@@ -637,7 +637,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 if main not in out:
                     out.append(main)
             else:
-                out.append(("" if self.zh else " ").join(x.strip() for x in new))
+                text = ("" if self.zh else " ").join(x.strip() for x in new)
+                if (cite := NOTE_NAMED.search(lead)) and not NOTE_NAMED.search(text):  # each lead names its note
+                    text += cite.group(0)
+                out.append(text)
                 sources.append(next((ln for ln in reversed(got) if ln.strip()), ""))
         if main not in out:
             out.insert(0, main)
@@ -970,7 +973,7 @@ ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|trac
 FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch"}
 # a sentence with its end mark (the pieces a part's lead is cut into, to leave out what another lead said)
 NOTE_NAMED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")  # the "(notes: title)" a lead ends with
-SENTENCE_END = re.compile(r"(?<=[。！？])\s*(?=\S)|(?<=[.!?])\s+(?=\S)")
+SENTENCE_END = re.compile(r"(?<=[。！？])\s*(?=\S)|(?<=[。！？]\*\*)\s*(?=\S)|(?<=[.!?])\s+(?=\S)|(?<=[.!?]\*\*)\s+(?=\S)")
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
 # A note whose topic words the question does not use is still quoted when one of its facts matches the question this
 # well, and this many times better than any fact of the notes it does name ("how do I authenticate … which header?"

@@ -44,8 +44,8 @@ def test_run_arithmetic_needs_no_model(assistant, question, figures):
     ("16 张卡 TP 2 PP 2，DP 是多少？每张卡 micro batch 1，GA 16 的话 global batch 是多少？", "数据并行数（DP）：4", "全局 batch 为 64"),
     # GA asked first: 512 / (2 × 32 / 4) = 32, then DP 8
     ("what GA and what DP for gbs 512, mbs 2, 32 npus with tp 4?", "Gradient accumulation 32", "Data parallel size: 8"),
-    # 64 devices / TP 4 = DP 16; samples per step = 2 × 16 × 4 = 128
-    ("8 nodes x 8 910B, tp 4. dp = ? and samples per optimizer step if mbs 2 ga 4?", "Data parallel size: 16", "128 samples"),
+    # 64 devices / TP 4 = DP 16; samples per step = the global batch = 2 × 16 × 4 = 128
+    ("8 nodes x 8 910B, tp 4. dp = ? and samples per optimizer step if mbs 2 ga 4?", "Data parallel size: 16", "Global batch 128"),
 ])
 def test_each_quantity_asked_gets_its_lead_in_order(assistant, question, first, second):
     answer = assistant.ask(question).answer
