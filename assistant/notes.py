@@ -762,7 +762,7 @@ def _worked(question: str, text: str, given: dict[str, float] | None) -> list[tu
             if said:
                 values[name] = said.group(1)
             elif given and given.get(name) is not None:
-                values[name] = f"{given[name]:g}"
+                values[name] = f"{given[name]:.15g}"  # 1000000, not 1e+06
             else:
                 break
         else:

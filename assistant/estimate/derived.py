@@ -59,6 +59,8 @@ class Inputs:
     dp: int | None = None  # a data-parallel size said outright ("8-way data parallel", "DP=4")
     bytes_per_param: float | None = None  # bytes of model states per parameter said ("16 bytes per parameter")
     tokens: float | None = None  # training tokens to run through ("1B tokens")
+    samples: int | None = None  # training samples (sequences) in the data set ("120k samples", "SN")
+    epochs: float | None = None  # passes over the data set
 
 
 @dataclass(frozen=True)
@@ -375,6 +377,41 @@ def steps_for_tokens(s: Shape | None, i: Inputs) -> Derived:
                    ["fixed-length (packed or padded) sequences; dynamic lengths take more steps"])
 
 
+def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
+    """Optimizer steps in one pass over the data: samples / global batch, a last part-filled batch counted as a step
+    (the launch-script note: SN / GBS, rounded up; a trainer that drops the last partial batch rounds down)."""
+    n = int(need(i.samples, "samples", "The number of training samples"))
+    gbs, words = global_batch_of(i)
+    value = math.ceil(n / gbs)
+    notes = [f"a trainer that drops the last partial batch takes {n // gbs:,}"] if n % gbs else []
+    if not i.global_batch and not i.grad_accum:
+        notes.append("no gradient accumulation said: GA 1")
+    q = round(n / gbs, 3)
+    exact = (f"{q:,}" if n % gbs else f"{n // gbs:,}") + (f" → {value:,}" if n % gbs else "")
+    return Derived(float(value), "count", f"{n:,} samples / {words} = {exact}", notes)
+
+
+def total_steps(s: Shape | None, i: Inputs) -> Derived:
+    """Optimizer steps of the whole run: the steps of one epoch × the epochs (MindSpeed-LLM's default TRAIN_ITERS is
+    SN / GBS × EPOCH)."""
+    epochs = need(i.epochs, "epochs", "The number of epochs")
+    per = steps_per_epoch(s, i)
+    value = math.ceil(per.value * epochs)
+    return Derived(float(value), "count", f"{per.formula} per epoch × {epochs:g} epochs = {value:,}",
+                   [*per.assumptions, "MindSpeed-LLM's default TRAIN_ITERS = SN / GBS × EPOCH"])
+
+
+def total_tokens(s: Shape | None, i: Inputs) -> Derived:
+    """Tokens of the whole run: sequence length × samples × epochs (the vendor's Tok_total for fixed-length sequences)."""
+    n = int(need(i.samples, "samples", "The number of training samples"))
+    seq = int(need(i.seq_len, "seq_len", "The sequence length"))
+    epochs = i.epochs or 1
+    value = float(n) * seq * epochs
+    ep = f" × {epochs:g} epochs" if i.epochs else ""
+    notes = ["fixed-length (packed or padded) sequences; dynamic lengths give fewer"] + ([] if i.epochs else ["no epochs said: one epoch"])
+    return Derived(value, "tokens", f"{n:,} samples × sequence length {seq:,}{ep} = {value:,.0f} (≈ {value / 1e9:.2f}B)", notes)
+
+
 def min_global_batch(s: Shape | None, i: Inputs) -> Derived:
     """The smallest global batch a layout allows: GA at least 1 in GBS = MBS × DP × GA, so GBS is a multiple of MBS × DP."""
     mbs = int(need(i.micro_batch, "micro_batch", "The micro batch size"))
@@ -462,13 +499,16 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "states_at_bytes": states_at_bytes,
     "tokens_per_iteration": tokens_per_iteration,
     "min_global_batch": min_global_batch,
+    "steps_per_epoch": steps_per_epoch,
+    "total_steps": total_steps,
+    "total_tokens": total_tokens,
     "steps_for_tokens": steps_for_tokens,
     "tokens_in_window": tokens_in_window,
     "run_time": run_time,
     "run_time_left": run_time_left,
 }
 CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "tokens_in_window", "run_time", "run_time_left"})
+MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "tokens_in_window", "run_time", "run_time_left"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

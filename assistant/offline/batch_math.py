@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .frame import QuestionFrame
+from .vocab import INTENTS
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,17 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: b
     if asks_gbs and s.grad_accum:
         return BatchSum("global_batch", mbs * dp * s.grad_accum, dp, mbs, s.grad_accum, None, tp, pp, assumed)
     return None
+
+
+def asked_at(s: QuestionFrame, b: BatchSum | None = None) -> int | None:
+    """Where the question asks the figure ``solve`` gives (the offset of its words: "GA", "global batch"), so a
+    question asking it beside other quantities ("DP 和 GA 分别是多少") has each answered in the order asked; None when
+    the identity is not solved or its figure is not asked in words."""
+    b = b or solve(s)
+    if b is None:
+        return None
+    m = INTENTS["ga" if b.asked == "grad_accum" else "gbs"].search(s.question.lower())
+    return m.start() if m else None
 
 
 def of_plan(s: QuestionFrame, micro_batch: int, grad_accum: int, devices: int, layout: tuple[int, int]) -> BatchSum | None:

@@ -35,8 +35,10 @@ from . import (
     part_ident,
     pasted_log,
     pasted_output,
+    quantity,
     spec,
     stated,
+    subquestions,
 )
 from .answer_first import answer_first
 from .asked import (
@@ -160,6 +162,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 diagnosis = self.lead(self.say("error_seen" if seen.line else "error_seen_before",
                                                heading=error_signature.title(seen, sec, self.lang), line=seen.line) + " " + said
                                       + self.say("notes_notes", title=sec.title))
+        notes_only = all(d.name == "search_notes" for d in self.done)
+        if notes_only and (wanted := self.figures_wanted()):
+            if not self.done:
+                return wanted
+            # the notes' passages back it (their formula); the figures asked for lead
+            return "\n".join([wanted, "", *self.notes_block(),
+                              *(["", t("sources", self.lang) + self.say("semicolon").join(self.sources)] if self.sources else [])]).strip()
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
@@ -582,10 +591,78 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if self.r.values("list_hardware", ListHardwareResult) and not note_pick.why_sentence(
                 self.s.question, [p for r in self.r.values("search_notes", SearchNotesResult) for p in r.results]):
             return []  # notes searched for the "why" beside a part's facts that give none: the facts answer alone
-        lines = [line for h in self.r.values("search_notes", SearchNotesResult) for line in self.notes(h)]
+        asked = {p.text: p for p in subquestions.asked_apart(self.s.question)}
+        calls = self.r.of("search_notes", SearchNotesResult)
+        each = [(asked[c.arg("focus")], c.value) for c in calls if c.value is not None and c.arg("focus") in asked]
+        lines = [line for c in calls if c.value is not None and c.arg("focus") not in asked for line in self.notes(c.value)]
+        if each and not lines and self.headlined:  # only parts searched (beside a model's sizing): the first is quoted in full
+            part, result = each.pop(0)
+            lines = self.in_part_of(part, result)
+        if each:
+            lines = self.part_leads(lines, each)
         if lines and self.on_gpu() and self.s.notes_cover and "oom.md" in self.s.notes_cover and self.s.intents & {"problem", "memory"}:
             lines.insert(0, self.say("gpu_remedies"))
         return lines
+
+    in_part = False  # rendering one sub-question's notes (its lead is written though another block led)
+
+    def in_part_of(self, part: subquestions.Part, result: SearchNotesResult) -> list[str]:
+        """The notes found for one sub-question, rendered as they answer its own words."""
+        own, self.s, self.in_part = self.s, self.s.model_copy(update={"question": part.text, "topic_text": ""}), True
+        try:
+            return self.notes(result)
+        finally:
+            self.s, self.in_part = own, False
+
+    def figures_wanted(self) -> str:
+        """Quantities asked that need no model but lack a figure (quantities.toml ``needs``; the batch identity's devices):
+        the answer names each one and the figures it still needs, in the order asked, instead of asking for a model."""
+        s = self.s
+        asks = [(row.label[self.lang], need) for row, need in quantity.wanting(s)]
+        if not asks and s.intents & {"ga", "gbs"} and not names_model(s) and (s.global_batch or s.grad_accum) and not (s.devices or s.nodes):
+            asks = [(self.say("batch_identity"), ["devices"])]  # GA or GBS from the other two needs DP, so the devices
+        if not asks:
+            return ""
+        lines = [self.say("quantity_needs", label=label, missing=self.say("comma").join(
+            self.say(f"figure_{n}") if f"figure_{n}" in self.phrases else n for n in need)) for label, need in asks]
+        return "\n".join([self.lead(lines[0]), *lines[1:]])
+
+    def part_leads(self, lines: list[str], each: list[tuple[subquestions.Part, SearchNotesResult]]) -> list[str]:
+        """A question of several parts: a lead for every part, in the order asked. The whole question's lead stands for
+        the part whose own search opens with the same fact; another part gets the lead of the search on its own words,
+        less the sentences already said. The passages quoted for the whole question follow."""
+        label = self.say("answer")
+        labelled = bool(lines) and lines[0].startswith(label)
+        # (a quantity asked in another part led already: the notes' lead is the first of the parts they answer)
+        main = lines[0][len(label):] if labelled else lines[0] if lines and lines[0] and self.headlined else None
+        if main is None or main.startswith(self.L("From the notes:", "以下摘自")):
+            return lines
+        out: list[str] = []
+        sources: list[str] = []
+        for part, result in each:
+            own, headlined, self.s = self.s, self.headlined, self.s.model_copy(update={"question": part.text, "topic_text": ""})
+            self.headlined = False
+            try:
+                got = self.notes(result)
+            finally:
+                self.s, self.headlined = own, headlined
+
+            lead = got[0][len(label):] if got and got[0].startswith(label) else ""
+            said = [flat_text(x) for x in (main, *out)]
+            new = [x for x in SENTENCE_END.split(lead) if flat_text(NOTE_NAMED.sub("", x)) and not any(flat_text(NOTE_NAMED.sub("", x)) in s for s in said)]
+            if not new or flat_text(lead)[:40] in flat_text(main):  # the whole question's lead answers this part
+                if main not in out:
+                    out.append(main)
+            else:
+                text = ("" if self.zh else " ").join(x.strip() for x in new)
+                if (cite := NOTE_NAMED.search(lead)) and not NOTE_NAMED.search(text):  # each lead names its note
+                    text += cite.group(0)
+                out.append(text)
+                sources.append(next((ln for ln in reversed(got) if ln.strip()), ""))
+        if main not in out:
+            out.insert(0, main)
+        rest = lines[1:]
+        return [(label if labelled else "") + out[0], *out[1:], *rest, *[s for s in dict.fromkeys(sources) if s and s not in rest]]
 
     def on_gpu(self) -> bool:
         """The question names a part that is not an Ascend NPU (the notes and vendor tables are Ascend's)."""
@@ -773,7 +850,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         quoted = best[:2]
-        if top.summary and not self.headlined:  # the note's answer-first summary leads; the sections back it
+        # (a question of several parts: the part the notes answer gets its lead after the part another block led with)
+        if top.summary and (not self.headlined or self.in_part or subquestions.asked_apart(self.s.question)):  # the summary leads
             # a question naming a parameter is answered by the note's lines about it, whatever section it quotes
             section = None if top.lead_names else self.answering_section(best, top.summary)
             # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary
@@ -876,7 +954,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         keys = {("max", True): "limit_over", ("max", False): "limit_within", ("min", True): "limit_short"}
         said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
                 for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
-        said += [self.say("formula_worked", formula=f, filled=filled, result=f"{result:.4g}")  # the note's formula, their numbers
+        said += [self.say("formula_worked", formula=f, filled=filled, result=exact(result))  # the note's formula, their numbers
                  # the formulas of the whole paragraph the lead is cut from: a sentence cut off still counts
                  for f, filled, result in worked_formulas(self.s.question, whole or lead, self.formula_values())]
         said += [self.say("rounding_worked_up" if r.up else "rounding_worked_down", said=r.said, result=r.result, step=r.step)
@@ -910,6 +988,9 @@ ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|trac
 # The launch-script variables of the notes' formulas and the frame slots that read them in words ("12 万条样本", "global
 # batch 256", "3 个 epoch")
 FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch"}
+# a sentence with its end mark (the pieces a part's lead is cut into, to leave out what another lead said)
+NOTE_NAMED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")  # the "(notes: title)" a lead ends with
+SENTENCE_END = re.compile(r"(?<=[。！？])\s*(?=\S)|(?<=[。！？]\*\*)\s*(?=\S)|(?<=[.!?])\s+(?=\S)|(?<=[.!?]\*\*)\s+(?=\S)")
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
 # A note whose topic words the question does not use is still quoted when one of its facts matches the question this
 # well, and this many times better than any fact of the notes it does name ("how do I authenticate … which header?"
@@ -920,6 +1001,17 @@ OUTRIGHT_FACT_RATIO = 2.0
 # Of the notes quoted, one whose best fact matches this many times better than the best-ranked note's leads instead
 DECISIVE_FACT_RATIO = 1.5
 FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
+
+
+def exact(x: float) -> str:
+    """A worked value as it is, to three decimals at most: 3906.25, not 3906 (nor 3.906e+03)."""
+    r = round(x, 3)
+    return f"{int(r):,}" if r == int(r) else f"{r:,}"
+
+
+def flat_text(text: str) -> str:
+    """Text without its marks and spaces, to find one sentence inside another's rendering."""
+    return re.sub(r"[*`>\s]", "", text)
 
 
 def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = None) -> str:

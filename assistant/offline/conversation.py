@@ -248,7 +248,11 @@ USERS = frozenset({"said", "conversation", "read_as"})  # origins of a value the
 def facts_quoted(earlier: QuestionFrame) -> set[str]:
     """The count slots of a turn that asked a part's own facts with no model and no word saying the user has the devices
     (carry.toml [facts_quoted]): a count of the fact, not the user's devices."""
-    if names_model(earlier) or not earlier.intents & CARRY.facts_intents or CARRY.owns.search(earlier.question.lower()):
+    from .quantity import (
+        asked,  # a quantity worked out of the counts ("32 张 910B，TP 4 PP 2，DP 是多少"): the user's devices
+    )
+
+    if names_model(earlier) or not earlier.intents & CARRY.facts_intents or CARRY.owns.search(earlier.question.lower()) or asked(earlier):
         return set()
     return {name for name in CARRY.facts_slots if earlier.origin(name) == "said"}
 

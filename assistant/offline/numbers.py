@@ -352,8 +352,9 @@ def training_amounts(r: Reading, s: Slots) -> None:
         if (m.group(2) or "").lower() == "k" and m.group(0).rstrip().endswith("sequences") and \
                 re.search(r"(?:how\s+many|concurrent|simultaneous|parallel|active|in-flight)\s*$", work[: m.start()]):
             continue  # "how many (concurrent) 32k sequences fit": a length to count sequences of, not a training set
-        s.samples = s.samples or int(amount(m.group(1), m.group(2)))
-        r.claim_match(m, "samples", int(amount(m.group(1), m.group(2))))
+        num, mag = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))  # "12 万条样本" or "SN 6400"
+        s.samples = s.samples or int(amount(num, mag))
+        r.claim_match(m, "samples", int(amount(num, mag)))
 
 
 # "does it fit in one node?", "一个节点放得下吗": a node count the question asks about, not the user's own devices; the

@@ -72,24 +72,53 @@ def has(s: QuestionFrame, name: str) -> bool:
 def where_asked(row: QuantityRow, s: QuestionFrame) -> int | None:
     """Where the question asks ``row``'s quantity (the offset of its words), or None when it does not or cannot be
     computed from what the frame holds."""
+    spans = spans_asked(row, s)
+    return spans[0][0] if spans else None
+
+
+def spans_asked(row: QuantityRow, s: QuestionFrame, inputs: bool = True) -> list[tuple[int, int]]:
+    """Every place (start, end) the question asks ``row``'s quantity, in order; empty when it does not or (``inputs``)
+    the frame cannot compute it."""
     q = s.question
-    if row.model and not (s.model or s.params_b):
-        return None
-    if any(not has(s, n) for n in row.needs) or (row.any and not any(has(s, n) for n in row.any)):
-        return None
+    if inputs and row.model and not (s.model or s.params_b):
+        return []
+    if inputs and missing(row, s):
+        return []
     if row.with_ is not None and not row.with_.search(q):
-        return None
+        return []
     if row.unless is not None and row.unless.search(q):
-        return None
+        return []
     # a short follow-up on the conversation's model ("and the Adam states for those?"): the amount is the turn itself
     elliptic = s.origin("model") == "conversation" and len(q) <= ELLIPTIC_LENGTH and bool(ELLIPTIC_START.match(q))
+    out = []
     for m in row.words.finditer(q):
         if any(sp.slot in spec.BY_NAME and sp.how == "vocabulary" and sp.overlaps(m.start(), m.end()) for sp in s.spans):
             continue  # the words of a stated setting ("pure data parallel": TP 1, PP 1) say a value, they ask none
         if row.amount and not elliptic and not any(AMOUNT.search(c) for c in clause_of(q, m.start(), m.end())):
             continue
-        return m.start()
-    return None
+        out.append((m.start(), m.end()))
+    return out
+
+
+def missing(row: QuantityRow, s: QuestionFrame) -> list[str]:
+    """The frame values ``row`` needs that the question (and the conversation) did not give: every name of ``needs``
+    missing, and the first of ``any`` when none of them is given."""
+    out = [n for n in row.needs if not has(s, n)]
+    if row.any and not any(has(s, n) for n in row.any):
+        out.append(row.any[0])
+    return out
+
+
+def wanting(s: QuestionFrame) -> list[tuple[QuantityRow, list[str]]]:
+    """The quantities the question asks that need no model but lack a figure to compute them ("GBS 128, 一个 epoch
+    多少步?" with no sample count), with the figures missing, in the order asked: the answer asks for those figures, not
+    for a model."""
+    if s.model or s.params_b:
+        return []
+    rows = chosen({row.name: sp for row in ROWS if not row.model and (sp := spans_asked(row, s, inputs=False))})
+    # a figure of its own said ("GBS 128, 一个 epoch 多少步"): the user works it out with their figures; with none ("TRAIN_ITERS
+    # 默认多少", "token 多久过期") the words ask what the notes say, not arithmetic
+    return [(row, need) for row in rows if (need := missing(row, s)) and any(has(s, n) for n in (*row.needs, *row.any))]
 
 
 def clause_of(text: str, start: int, end: int) -> list[str]:
@@ -104,7 +133,16 @@ def clause_of(text: str, start: int, end: int) -> list[str]:
 
 def asked(s: QuestionFrame) -> list[QuantityRow]:
     """The quantities the question asks and the frame can compute, in the order the question asks them."""
-    found = [(at, row) for row in ROWS if (at := where_asked(row, s)) is not None]
+    return chosen({row.name: sp for row in ROWS if (sp := spans_asked(row, s))})
+
+
+def chosen(spans: dict[str, list[tuple[int, int]]]) -> list[QuantityRow]:
+    """The rows asked, in the order asked, from where each one's words stand: words overlapping another quantity's
+    longer words ask that one ("一个 epoch 多少步", "how many steps per epoch": the steps of an epoch, not of the run),
+    and a row another one ``replaces`` is dropped."""
+    found = [(at, row) for row in ROWS if (at := next((a for a, b in spans.get(row.name, []) if not any(
+        o != row.name and o not in row.replaces and x < b and a < y and y - x > b - a for o, sp in spans.items() for x, y in sp)),
+        None)) is not None]
     dropped = {r for _, row in found for r in row.replaces}
     return [row for _, row in sorted(found, key=lambda x: x[0]) if row.name not in dropped]
 
@@ -133,7 +171,7 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "iterations": spec.value_of(s, "train_iters"), "iterations_done": spec.value_of(s, "iteration_now"),
             "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
             "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup"),
-            "tokens": s.tokens}
+            "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs}
 
 
 def iteration_seconds(s: QuestionFrame) -> float | None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from ..estimate.derived import CATALOG_FIGURES
 from ..tools.derived_tools import DerivedResult
+from . import batch_math
 from .asked import nodes_of_devices_said
-from .quantity import BY_NAME
+from .quantity import BY_NAME, where_asked
+from .route import names_model
 from .wording import TOOL_NOTE_ZH, Writer, assumption_zh
 
 
@@ -14,12 +16,21 @@ class QuantityBlocks(Writer):
     """The asked quantities first, each with its arithmetic and source; the sizing blocks follow."""
 
     def quantity_first(self) -> list[str]:
-        lines: list[str] = []
+        """Each quantity asked, in the order asked, the first as the answer's lead: the derived ones, and the batch
+        identity's figure (GA or the global batch, batch_math.py) when the question asks it beside them with no model."""
+        items: list[tuple[int, str]] = []
         for call in self.r.of("derive_quantity", DerivedResult):
             d = call.value
             if d is None:
                 continue
-            lines.append(self.lead(self.quantity_line(d)) if not lines else self.quantity_line(d))
+            at = where_asked(BY_NAME[d.quantity], self.s) if d.quantity in BY_NAME else None
+            items.append((len(self.s.question) if at is None else at, self.quantity_line(d)))
+        if items and not names_model(self.s) and (b := batch_math.solve(self.s)) is not None and (
+                at := batch_math.asked_at(self.s, b)) is not None:
+            items.append((at, batch_math.render(b, self.lang)))
+        lines: list[str] = []
+        for _, line in sorted(items, key=lambda x: x[0]):
+            lines.append(self.lead(line) if not lines else line)
         if lines and (nodes := self.nodes_of_devices()):
             lines.append(nodes)
         return lines + [""] if lines else []
@@ -55,6 +66,8 @@ class QuantityBlocks(Writer):
             text = f"{int(v)}–{int(v) + 1}"
         if d.unit == "tokens":
             return f"{text} 个 token" if zh else f"{text} tokens"
+        if d.unit == "samples":
+            return f"{text} 条样本" if zh else f"{text} samples"
         if d.unit == "layers":
             return f"{text} 层" if zh else f"{text} layers"
         return text
@@ -62,7 +75,8 @@ class QuantityBlocks(Writer):
     def quantity_line(self, d: DerivedResult) -> str:
         row = BY_NAME[d.quantity]
         per = {"per stage": "每个 stage", "per rank": "每个 rank", "per iteration": "每个 iteration", "per card": "每张卡",
-               "per DIE": "每个 DIE", "per layer": "每层", "per token": "每个 token"}.get(d.per, d.per) if self.zh else d.per
+               "per DIE": "每个 DIE", "per layer": "每层", "per token": "每个 token",
+               "per step": "每步", "per epoch": "每个 epoch"}.get(d.per, d.per) if self.zh else d.per
         per = "" if self.zh and per and per[:1] in row.label["zh"] else per  # "每个 rank 的参数量" says it already
         head = f"**{row.label[self.lang]}{'（' + per + '）' if self.zh and per else ''}：{self.quantity_value(d)}**" if self.zh else (
             f"**{row.label['en']}: {self.quantity_value(d)}{' ' + per if per else ''}**")

@@ -12,7 +12,16 @@ from typing import Any
 from ..estimate import layout
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
-from . import batch_math, error_signature, file_values, pasted_log, pasted_output, quantity, table_query
+from . import (
+    batch_math,
+    error_signature,
+    file_values,
+    pasted_log,
+    pasted_output,
+    quantity,
+    subquestions,
+    table_query,
+)
 from .asked import (
     WHY_ASKED,
     asks_host_ram,
@@ -179,7 +188,12 @@ class Router:
         """Round one: the first rule of FIRST_ROUTES that applies to the frame gives the calls."""
         for applies, route in FIRST_ROUTES:
             if applies(s):
-                return unique(route(self, s))
+                calls = route(self, s)
+                if route in ANSWERS_BESIDE_QUANTITIES and not any(c.name == "derive_quantity" for c in calls):
+                    # "how many DIE is that, and what DP at TP 8 PP 2?": each quantity asked is worked out beside the part's
+                    # facts or the notes, and leads where it was asked (quantity_blocks.py)
+                    calls = self.quantity_calls(s, effective(s)) + calls
+                return unique(calls)
         return []
 
     def resolve_unknown(self, s: Slots) -> list[Call]:
@@ -254,7 +268,14 @@ class Router:
             # a procedure named ("and after training, back to HF?") asks how to do it: the lead goes on to the fact that
             # says what to do, not only that it is not done by default
             focus = ("how to " if s.lang == "en" else "怎么 ") + focus
-        return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang, focus=focus)
+        # a question of several ("Pending 怎么排查？另外公网怎么访问？"): each sub-question searched on its own words too, so
+        # each gets its own lead (compose.py part_leads); the search of the whole question backs them
+        worked = quantity_parts(s)  # a part asking a quantity is worked out, not searched
+        each = [c for p in subquestions.asked_apart(s.question) if p not in worked
+                for c in self.call("search_notes", query=note_query(s.model_copy(update={  # the part's own words, not the other parts' topics
+                    "question": p.text, "topic_text": "", "procedures_named": set(), "procedure_titles": ""})),
+                                   limit=NOTE_HITS, lang=s.lang, focus=p.text)]
+        return self.call("search_notes", query=note_query(s), limit=NOTE_HITS, lang=s.lang, focus=focus) + each
 
     def signature_notes(self, s: Slots) -> list[Call]:
         """A pasted error message whose signature names a note section (signatures.toml): the search that returns it,
@@ -347,6 +368,13 @@ class Router:
 
     def note_calls(self, s: Slots, e: Effective) -> list[Call]:
         return self.notes(s)
+
+    def part_note_calls(self, s: Slots, e: Effective) -> list[Call]:
+        """"qwen2.5-72b 部署时 max-model-len 报错怎么解决？还有 benchmark_serving 怎么跑？": each how-to part of a question
+        about a model is searched in the notes on its own words, beside the model's sizing (compose.py part_leads)."""
+        return [c for p in knowledge_parts(s) for c in self.call(
+            "search_notes", query=note_query(s.model_copy(update={"question": p.text, "topic_text": "", "procedures_named": set(),
+                                                                   "procedure_titles": ""})), limit=NOTE_HITS, lang=s.lang, focus=p.text)]
 
     @staticmethod
     def shape_name(s: Slots) -> str | None:
@@ -1094,10 +1122,41 @@ def only_quantities(s: Slots) -> bool:
     rest = s.question
     for row in rows:
         rest = row.words.sub(lambda m: "§" * len(m.group(0)), rest)
+    if (b := batch_math.solve(s)) is not None and batch_math.asked_at(s, b) is not None:
+        # "DP 和 GA 分别是多少": the batch identity's figure is answered beside the quantities (quantity_blocks.py)
+        rest = INTENTS["ga" if b.asked == "grad_accum" else "gbs"].sub(lambda m: "§" * len(m.group(0)), rest.lower())
+    if any("§" not in rest[p.start:p.start + len(p.text)] for p in subquestions.asked_apart(s.question)):
+        return False  # "GBS 是什么意思？另外 DP 是多少": a part asks no quantity (the notes answer it, the quantity beside)
     rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
     if nodes_of_devices_said(s):  # "64 DIE, TP 4 PP 4: DP? how many machines?": the nodes of the devices said, no sizing
         rest = VOCAB_NODES_ASKED.sub(" ", rest)  # the same words nodes_of_devices_said reads
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
+
+
+def knowledge_parts(s: Slots) -> list[subquestions.Part]:
+    """The sub-questions of a question about a model that ask how to do something or what a thing is, and no amount
+    (no devices, memory, batch or quantity of quantities.toml): the notes answer them."""
+    if not names_model(s):
+        return []
+    worked = quantity_parts(s)
+    return [p for p in subquestions.asked_apart(s.question) if p not in worked and (ASKS_WAY.search(p.text.lower()) or
+            MEANING.search(p.text.lower())) and not SIZED.search(p.text.lower()) and not DEVICES_COUNTED.search(p.text.lower())]
+
+
+def quantity_parts(s: Slots) -> list[subquestions.Part]:
+    """The sub-questions that ask a quantity of quantities.toml or the batch identity's figure (worked out, not
+    searched in the notes)."""
+    at = [a for row in quantity.asked(s) for a, _ in quantity.spans_asked(row, s)] + [a for a in [batch_math.asked_at(s)] if a is not None]
+    return [p for p in subquestions.asked_apart(s.question) if any(p.start <= a < p.start + len(p.text) for a in at)]
+
+
+def quantities_beside_knowledge(s: Slots) -> bool:
+    """A question of several parts, naming no model, with a quantity of quantities.toml asked in one part and no
+    quantity in another: the notes answer that part and the quantity is worked out beside it (Router.first)."""
+    parts = subquestions.asked_apart(s.question)
+    if not parts or not quantity.asked(s) or names_model(s):
+        return False
+    return len(quantity_parts(s)) < len(parts)
 
 
 # a precision said as the width a quantity is counted in ("the embedding matrix in bf16", "按 fp16 算"): a stated value,
@@ -1113,7 +1172,7 @@ def troubleshoot_beyond_width(question: str) -> bool:
 TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
 # the count word before the quantity ("how many data-parallel replicas") or after it ("DP 是多少", "DP 等于几")
 ASKS_ITS = re.compile(r"(?:how\s+many|what(?:'s|\s+is)\s+the|(?:多少|几)\s*个?)[\w\s-]{0,12}?§+"
-                      r"|§+\s*(?:应该|大概|一共|总共|最小|最少)?\s*(?:能|可以|可|要|得)?\s*(?:是|为|有|等于|取|设|设为|设成)?\s*(?:多少|几|多大)", re.I)
+                      r"|§+\s*(?:应该|大概|一共|总共|最小|最少|分别|各自|各)?\s*(?:能|可以|可|要|得)?\s*(?:是|为|有|等于|取|设|设为|设成)?\s*(?:多少|几|多大)", re.I)
 
 
 def asks_largest_model(s: Slots) -> bool:
@@ -1178,6 +1237,8 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     # "MindSpeed 官方示例脚本里 TP/PP/GBS 是多少": the scripts' own values, no plan of the estimator's in their place
     # (a script named asks its values: a file of the estimator's beside them would contradict them)
     (asks_example_script, lambda r, s: r.example_calls(s, effective(s))),
+    # "GBS 是什么意思？另外 64 张卡 TP 8 PP 2 的话 DP 是多少？": a part the notes answer, a quantity beside it (no model asked)
+    (quantities_beside_knowledge, Router.notes),
     (notes_without_model, Router.notes),
     (asks_model_context, Router.model_context),
     (knowledge_about_model, Router.notes),
@@ -1185,6 +1246,8 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (procedure_about_model, Router.notes),
     (names_model, Router.each_variant),
 ]
+# First routes whose answer a quantity of quantities.toml asked in the same question joins (its own lead, in the order asked)
+ANSWERS_BESIDE_QUANTITIES = (Router.list_hardware, Router.notes)
 # With a model: every rule that applies adds its calls, in this order.
 MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effective], list[Call]]]] = [
     (lambda s: bool(quantity.asked(s)), Router.quantity_calls),  # a quantity asked beside the sizing: stated first
@@ -1206,4 +1269,5 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (lambda s: bool(s.intents & {"troubleshoot", "time", "throughput"} or s.procedures_named), Router.note_calls),
     # "and the weights alone?" in a training thread: the serving estimate's weights figure (component.py leads with it)
     (lambda s: "weights_memory" in s.intents and "inference" not in s.intents, Router.estimate_inference),
+    (lambda s: bool(knowledge_parts(s)), Router.part_note_calls),  # a how-to part beside the sizing: its own lead
 ]

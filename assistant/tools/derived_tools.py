@@ -19,7 +19,7 @@ from .time_tools import DEFAULT_SPEEDUP
 Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
-                   "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "tokens_in_window", "adam_moments", "states_at_bytes",
+                   "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "steps_per_epoch", "total_steps", "total_tokens", "tokens_in_window", "adam_moments", "states_at_bytes",
                    "params_per_layer", "embedding_params", "flops_per_token"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
@@ -31,7 +31,7 @@ class DeriveQuantityArgs(BaseModel):
     # the names are the enum's: the description says only what a name does not
     quantity: Quantity = Field(description="The quantity: lora_params at lora_rank; layers_per_stage = layers / PP; "
                                "data_parallel = devices / (TP x PP x CP); min_global_batch = micro_batch x DP; "
-                               "adam_moments = Adam m + v; states_at_bytes = params x bytes_per_param.")
+                               "states_at_bytes = params x bytes_per_param.")
     lora_rank: int | None = Field(None, ge=1, le=4096, description="LoRA rank r.")
     lora_targets: str = Field("all", max_length=200, description="'all', 'attention', 'mlp' or a comma list of q_proj ... down_proj.")
     method: Literal["full", "freeze", "lora", "qlora"] = Field("full", description="What is trained (optimizer and gradient bytes).")
@@ -58,6 +58,8 @@ class DeriveQuantityArgs(BaseModel):
     bytes_per_param: float | None = Field(None, gt=0, le=64, allow_inf_nan=False, description="Model-state bytes per param.")
     speedup: float | None = Field(None, gt=0, le=1, allow_inf_nan=False, description="Scaling efficiency (default 0.9).")
     tokens: float | None = Field(None, gt=0, le=1e15, allow_inf_nan=False, description="Training tokens (steps_for_tokens).")
+    samples: int | None = Field(None, ge=1, le=10**12, description="Training samples in the data set.")
+    epochs: float | None = Field(None, gt=0, le=10**4, allow_inf_nan=False, description="Epochs.")
 
 
 class DerivedResult(BaseModel):
@@ -88,7 +90,7 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
                             global_batch=args.global_batch, micro_batch=args.micro_batch, grad_accum=args.grad_accum,
                             seq_len=args.seq_len, tokens_per_second=args.tokens_per_second, hours=args.hours, speedup=args.speedup or DEFAULT_SPEEDUP,
                             iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds,
-                            tokens=args.tokens)
+                            tokens=args.tokens, samples=args.samples, epochs=args.epochs)
     try:
         d = derived.derive(args.quantity, shape, inputs)
     except derived.NotDerivable as e:

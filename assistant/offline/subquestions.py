@@ -1,0 +1,69 @@
+"""The sub-questions of a question that asks several things ("Pod 一直 Pending 怎么排查？另外在线服务怎么开公网访问？",
+"two things: where do the logs go, and how do I get HF weights back?"): each is answered with a lead of its own, in the
+order asked. A part with no question in it (a statement: "I use MindSpeed-LLM,") is context and joins the part after
+it. Pure functions over the question's text; nothing here knows a topic."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# where one sub-question ends and the next begins: a question mark with more after it, a connective that opens a new
+# question ("另外", "还有", "顺便问下", "also", "and how …"), a full stop or semicolon
+BREAK = re.compile(r"[?？]+\s*|[;；。]\s*|(?:[,，]\s*)?(?:另外|此外|还有(?=[,，\s]|一个|个)|以及|顺便(?:问一下|问下|问)?|再问(?:一下|下)?|其次|第二)\s*[,，:：]?\s*|"
+                   r"(?:[,，]\s*|\s)(?:and\s+)?(?:also|plus|second(?:ly)?|then)(?:\s*,)?\s+(?=(?:how|what|where|which|when|why|is|are|can|could|do|does|should|will)\b)|"
+                   r",\s+and\s+(?=(?:how|what|where|which|when|why|is|are|can|could|do|does|should|will)\b)", re.I)
+# a list announced ("two things:", "两个问题：") opens the question; what follows is its parts
+ANNOUNCED = re.compile(r"^\s*(?:(?:two|three|a\s+couple\s+of|some)\s+(?:things|questions)|两个问题|几个问题|两件事|问两个)\s*[:：,，]\s*", re.I)
+# something asked: a question word, a question mark or a Chinese question particle; an English auxiliary asks only where
+# the part opens with it ("is BF16 better …", not "my head dim is 576")
+ASKS = re.compile(r"[?？]|吗|么|呢|多少|几|什么|啥|哪|怎么|怎样|如何|是否|是不是|对吧|要不要|能不能|可不可以|(?<![a-z])(?:what|how|which|where|when|why)(?![a-z])|"
+                  r"^\s*(?:(?:and|also|then|so)\s+)?(?:does|do|is|are|can|could|should|will|would)(?![a-z])", re.I)
+MIN_CHARS = 6  # a part shorter than this ("ok?", "对吧") asks nothing of its own
+
+
+class Part(NamedTuple):
+    start: int
+    text: str
+
+
+def parts(question: str) -> list[Part]:
+    """The sub-questions in the order asked (each with its offset), or one part for a question of one; a part that
+    asks nothing joins the part after it (a last one joins the part before)."""
+    q = question.strip()
+    m = ANNOUNCED.match(q)
+    base = m.end() if m else 0
+    pieces: list[tuple[Part, bool]] = []  # each piece, and whether a question mark ends it
+    at = base
+    for b in BREAK.finditer(q, base):
+        if b.start() > at:
+            pieces.append((Part(at, q[at:b.start()]), bool(re.match(r"[?？]", b.group(0)))))
+        at = b.end()
+    if at < len(q):
+        pieces.append((Part(at, q[at:]), False))
+    out: list[Part] = []
+    pending: Part | None = None
+    for p, marked in pieces:
+        text = p.text.strip(" ,，:：")
+        asks = marked or bool(ASKS.search(text))  # "1M samples at gbs 256 - steps per epoch?": asked by its mark
+        if len(text) < MIN_CHARS and out and not asks:
+            continue  # "ok", "thanks": nothing asked
+        if pending is not None:  # a statement before: context of this part
+            p = Part(pending.start, q[pending.start:p.start + len(p.text)])
+            pending = None
+        if not asks or len(text) < MIN_CHARS:
+            pending = p
+            continue
+        out.append(p)
+    if pending is not None and out:
+        last = out.pop()
+        out.append(Part(last.start, q[last.start:pending.start + len(pending.text)]))
+    elif pending is not None:
+        out.append(pending)
+    return out
+
+
+def asked_apart(question: str) -> list[Part]:
+    """The sub-questions of a question of several (two or more), else empty."""
+    found = parts(question)
+    return found if len(found) >= 2 else []
