@@ -31,6 +31,9 @@ def table_strategy(method: str | None) -> str | None:
     return {"lora": "lora", "qlora": "lora", "full": "full"}.get(method or "")
 
 
+# A GPU said without its part ("ZeRO-2 across 8 GPUs") is sized on the catalog's GPU of each of these memory classes
+# (consumer 24 GB, workstation 48 GB, data-centre 80 GB), compared, and said so: never on the default Ascend part
+UNNAMED_GPU_MEMORY_GB = (24, 48, 80)
 UNKNOWN_PART_NODE_SIZE = 8  # devices per node of a part the catalog does not hold ("a 24GB GPU"); catalog parts carry their own
 
 
@@ -167,6 +170,10 @@ class QuestionFrame(BaseModel):
     length_read: str = ""  # a length said as a bound ("longer than 20k"): sized at the bound, said before the answer
     part_stand_in: str = ""  # a part the catalog lacks, sized by its stated memory ("L20 48GB"): said before the answer
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
+    # a GPU said without its part or memory ("8 GPUs", "两张显卡"): the catalog's GPUs of UNNAMED_GPU_MEMORY_GB it is sized
+    # on (compared as ``hardwares`` when a job is named, in this turn or the conversation), and the sentence saying so
+    gpu_stand_ins: list[str] = Field(default_factory=list)
+    gpu_unnamed_note: str = ""
     memory_gb: int | None = None
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
     devices: int | None = None

@@ -15,7 +15,7 @@ from ..tools.estimate_support import generic_part
 from . import checks, clock, either, file_values, serving_words, spec, table_query
 from . import numbers as num
 from .asked import asks_verdict
-from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
+from .frame import DEFAULT_HARDWARE, UNNAMED_GPU_MEMORY_GB, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
 from .setting import PART_MEMORY_AFTER, Setting
@@ -25,9 +25,11 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     DOMAIN,
     EN_COUNT,
     FOLLOW_UP,
+    GPU_UNNAMED,
     INSTRUCTION,
     LEANS_ON_CONVERSATION,
     METHODS,
+    NPU_SAID,
     PLATFORM,
     STAGES,
     changed_to,
@@ -144,6 +146,12 @@ GPU_VARIANT = {
     "en": "“{text}”: the hardware catalog's {name} row has {per} GB, so this variant is not in the catalog; the figures "
           "below are an estimate for a generic GPU with the {gb} GB you stated (no vendor table).",
     "zh": "“{text}”：硬件目录中 {name} 是 {per} GB，这个型号不在目录中；下面按你给出的 {gb} GB，把它当作通用 GPU 估算（没有厂商表格）。",
+}
+GPU_UNNAMED_NOTE = {
+    "en": "You did not say which GPU, so this is not sized on an Ascend part (the vendor tables are for Snt9B / Snt9B23): "
+          "below, an estimate for common GPUs of each memory class ({parts}). Name the GPU (or its memory) for one answer.",
+    "zh": "你没有说是哪种 GPU，所以这里不按昇腾型号计算（厂商表格只覆盖 Snt9B / Snt9B23）：下面按常见的几档显存的 GPU（{parts}）"
+          "分别估算。告诉我具体型号（或每卡显存）即可得到单一答案。",
 }
 MIXED_FLEET = {
     "en": "One job over the {parts} nodes together is covered by no vendor page or table, so plan the job on one part; "
@@ -263,9 +271,10 @@ class Parser:
         self._counts(work, s, hw_count, r)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
         self._device_memory(work, s)
+        self._gpu_unnamed(work, s)
         self._mixed_fleet(r, s)  # before the parts' facts: each part of a mixed fleet is sized
         part = self.part_row(s.hardware or DEFAULT_HARDWARE)
-        named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares]
+        named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares, *s.gpu_stand_ins]
         s.part_facts = {hw: PartFacts.from_row(row) for hw in named if (row := self.part_row(hw))}
         if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
             said_size = int(s.settings.get("node_cards") or 0)  # "how many 8-card nodes?": the user's nodes, in cards
@@ -426,6 +435,23 @@ class Parser:
         shown = s.question[span.start:span.end + m.end()].strip()
         s.hardware, s.part_stand_in = f"custom-{gb}gb-gpu", GPU_VARIANT[s.lang].format(
             text=shown, name=part.get("name"), per=f"{per:g}", gb=gb)
+
+    def _gpu_unnamed(self, work: str, s: Slots) -> None:
+        """A GPU said with no part and no memory ("ZeRO-2 across 8 GPUs", "两张显卡"): no Ascend part, nor one GPU the
+        user did not name. The job is sized on the catalog's GPU of each common memory class (UNNAMED_GPU_MEMORY_GB),
+        compared, and the answer first says so (round 16 c3-06: the Snt9B verdict given for "8 GPUs"). With no job in this
+        turn ("换成 4 张 GPU 呢") the parts are kept for the conversation's job (conversation.unnamed_gpu)."""
+        if s.hardware or s.hardwares or s.memory_gb or not GPU_UNNAMED.search(work) or NPU_SAID.search(work):
+            return
+        parts = list(dict.fromkeys(hw for gb in UNNAMED_GPU_MEMORY_GB if (hw := self.setting.by_memory(gb, "gpu")[0])))
+        if not parts:
+            return
+        rows = [self.resolver.hardware.get(hw) or {} for hw in parts]
+        s.gpu_stand_ins = parts
+        s.gpu_unnamed_note = GPU_UNNAMED_NOTE[s.lang].format(parts=", ".join(
+            f"{row.get('short_name') or row.get('name') or hw}" for hw, row in zip(parts, rows, strict=True)))
+        if s.model or s.models or s.params_b or s.shape:
+            s.hardwares, s.hardware, s.part_stand_in = parts, parts[0], s.gpu_unnamed_note
 
     def _stand_in(self, work: str, name: str, shown: str, s: Slots) -> tuple[str, bool, str] | None:
         """A part the catalog lacks, written with its memory ("L20 48GB", "MI210 (64 GB)"): the memory is the one figure

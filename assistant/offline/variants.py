@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools.estimates import InferenceResult
+from ..tools.estimates import InferenceResult, TrainingMemoryResult
 from ..tools.tables import InferenceMinCardsResult
-from .asked import serving_parts_asked
+from .asked import asks_verdict, serving_parts_asked
 from .frame import DEFAULT_HARDWARE
 from .parse import Slots
 from .route import Done
@@ -63,16 +63,19 @@ class VariantBlocks(TrainingBlocks):
     def compared(self) -> list[str]:
         writers = self.per_variant()
         compared = [one for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]  # each variant by what differs
+        # "enough for my 4 GPUs?" over parts: the yes/no on the user's devices, each part's, is what is compared
+        verdict = asks_verdict(self.s) and bool(self.s.effective().devices) and all(w.verdict_on_devices() for w in writers)
         # "推荐的 zero 配置有啥区别", "GA for each": the setting asked is what is compared, each variant's; else the count
-        settings = bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
+        settings = not verdict and bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
         # "qwen3-32b 的 kv 每 token 多少，为啥比 llama2-13b 小": the KV bytes per token asked first are what is compared
-        kv = not settings and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
+        kv = not (settings or verdict) and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
         needs = [(" · ".join(self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared),
-                  w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest()) for w in writers]
+                  w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest())
+                 for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
-        key = "compared_setting" if settings else "compared_kv" if kv else "compared"
+        key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
         more = self.count_difference(writers, [label for label, _ in needs]) if key == "compared" else ""
-        out = [self.lead(self.say(key, listed=listed) + more), ""] if listed else []
+        out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
         for i, w in enumerate(writers):
@@ -81,6 +84,21 @@ class VariantBlocks(TrainingBlocks):
             for src in w.sources:
                 self.cite(src)
         return out
+
+    def verdict_on_devices(self) -> str | None:
+        """This variant's yes/no on the user's devices with the setting they stated: the memory estimate on exactly those
+        devices (training), or the serving estimate within them; else None."""
+        have = self.e.devices
+        m = next((x for x in self.r.values("estimate_training_memory", TrainingMemoryResult) if x.devices == have), None)
+        if m is not None:
+            setting = self.parallel(m.zero_stage, m.offload, m.tp, m.pp, m.cp)
+            return self.say("verdict_variant", word=self.say("verdict_" + m.verdict), setting=setting, gib=self.point(m),
+                            usable=f"{m.usable_gib:.1f}", dev=self.per_device(m.unit, m.hardware))
+        served = next((r.value for r in self.r.of("estimate_inference", InferenceResult) if r.value and r.arg("max_devices") == have), None)
+        if served is not None:
+            return self.say("verdict_variant_serving", word=self.say("verdict_fits" if served.fits else "verdict_does_not_fit"),
+                            n=self.devices(served.devices, served.unit, served.hardware))
+        return None
 
     def kv_per_token(self) -> str | None:
         """This variant's KV cache bytes per token with the formula's numbers (estimate_inference), else None."""
