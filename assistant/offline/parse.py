@@ -436,6 +436,22 @@ class Parser:
         s.hardware, s.part_stand_in = f"custom-{gb}gb-gpu", GPU_VARIANT[s.lang].format(
             text=shown, name=part.get("name"), per=f"{per:g}", gb=gb)
 
+    def _part_of_memory(self, r: Reading, s: Slots) -> None:
+        """A part named with the memory said apart from its name ("4 张 A100，是 40G 版本", "our V100s have 32GB"): the
+        catalog's row of that part with that memory (its spelling with the size is one of the row's aliases), not the row
+        the bare name resolves to (A100 alone is the 80 GB one)."""
+        span = next((sp for sp in r.spans if sp.slot == "hardware" and sp.value == s.hardware), None)
+        row = self.resolver.hardware.get(s.hardware or "")
+        gb = s.memory_gb
+        if span is None or not row or not gb or s.hardwares or float(row.get("memory_gb") or 0) == gb:
+            return
+        name = r.text[span.start:span.end].strip()
+        for spelling in (f"{name} {gb}g", f"{name} {gb}gb"):
+            hw = self.setting.hardware_id(spelling)
+            if hw != s.hardware and float((self.resolver.hardware.get(hw) or {}).get("memory_gb") or 0) == gb:
+                s.hardware = hw
+                return
+
     def _gpu_unnamed(self, work: str, s: Slots) -> None:
         """A GPU said with no part and no memory ("ZeRO-2 across 8 GPUs", "两张显卡"): no Ascend part, nor one GPU the
         user did not name. The job is sized on the catalog's GPU of each common memory class (UNNAMED_GPU_MEMORY_GB),
@@ -668,6 +684,7 @@ class Parser:
             s.seq_lens, s.seq_len = lengths, lengths[0]
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
+        self._part_of_memory(r, s)
         stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # a setting of slots.toml
         if not (stated or s.devices or s.seq_len or s.tokens or s.samples or s.tps):
             # a number written after a snake_case key ("quantization_bit 4", "max_num_seqs=8") is that key's value
