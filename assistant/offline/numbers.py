@@ -12,6 +12,7 @@ from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import (
     CHANGED_TO,
+    DOUBLES,
     EN_COUNT,
     EN_NUMBERS,
     NODE_WORDS,
@@ -240,7 +241,7 @@ LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?!
 LENGTH_TO = re.compile(r"(?:改|调|加|增加|提高|升|降)?到")  # "从 4096 改到 8192", "4096 到 8192"
 # "cutoff 4096→8192: what changes, do the cards change?": the lengths before and after a change are both asked
 WHAT_CHANGES = re.compile(r"(?<![a-z])(?:what\s+changes|changes?\s*\?|does\s+\w+(?:\s+\w+){0,5}\s+change|do\s+\w+(?:\s+\w+){0,3}\s+change|"
-                          r"differ\w*)(?![a-z])|区别|变化|有什么变|会不会变|变不变|会变|变吗|变了吗|不同")
+                          r"differ\w*)(?![a-z])|区别|变化|有什么变|会不会变|变不变|会变|变吗|变了吗|不同|" + DOUBLES.pattern)
 
 
 def lengths_compared(work: str) -> list[int]:

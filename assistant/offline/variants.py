@@ -12,7 +12,7 @@ from .frame import DEFAULT_HARDWARE
 from .parse import Slots
 from .route import Done
 from .sizing import TrainingBlocks
-from .vocab import NODES_ASKED
+from .vocab import DOUBLES, HALVES, NODES_ASKED
 
 COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len"))
 
@@ -75,6 +75,8 @@ class VariantBlocks(TrainingBlocks):
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
         more = self.count_difference(writers, [label for label, _ in needs]) if key == "compared" else ""
+        if key == "compared" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
+            listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
         out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
@@ -168,6 +170,23 @@ class VariantBlocks(TrainingBlocks):
         (big, nbig), (small, nsmall) = sorted(zip(labels, (na, nb), strict=True), key=lambda x: -x[1])
         return self.say("compared_more", big=big, small=small, diff=self.devices(nbig - nsmall, ua),
                         ratio=f"{nbig / nsmall:.3g}")
+
+    def factor_asked(self, writers: list[Any], labels: list[str]) -> str:
+        """"from 8k to 16k, does the card count double?", "减半吗": yes or no on the factor asked, from the two variants'
+        fewest counts in the order written, then both counts; '' when no factor is asked or a count is missing."""
+        q = self.s.question.lower()
+        counts = [w.fewest_count() for w in writers]
+        if not DOUBLES.search(q) or len(counts) != 2 or not all(isinstance(c, tuple) for c in counts):
+            return ""
+        (na, ua, ha, sa), (nb, ub, hb, sb) = counts  # type: ignore[misc]
+        if ua.lower() != ub.lower() or not na:
+            return ""
+        want = 0.5 if HALVES.search(q) else 2.0
+        ratio = nb / na
+        word = ("factor_yes" if abs(ratio - want) < 0.05 * want else
+                "factor_more" if (ratio > want if want > 1 else ratio < want) else "factor_no")
+        return self.say(word, a=labels[0], b=labels[1], fa=self.say(f"fewest_{sa}", n=self.devices(na, ua, ha)),
+                        fb=self.say(f"fewest_{sb}", n=self.devices(nb, ub, hb)), ratio=f"{ratio:.3g}")
 
     def in_nodes(self, n: int, unit: str) -> str:
         """" = 2 nodes" when nodes are asked ("how many Snt9B nodes, and how many Snt9B23 nodes?"): the variant's own
