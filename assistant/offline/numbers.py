@@ -143,6 +143,10 @@ def devices(work: str) -> int | None:
     m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*|-)?\s*{UNIT_WORDS}(?![a-z数])", work)
     if m:
         return int(m.group(1))
+    # "16 of our Snt9B cards", "8 of the H100s": the devices counted out of the user's
+    m = re.search(rf"(?<![0-9.a-z])(\d{{1,5}})\s+of\s+(?:our|my|the|these|those|its|their)\s+(?:[\w.-]+\s+)?{UNIT_WORDS}(?![a-z数])", work)
+    if m:
+        return int(m.group(1))
     # "4x 80GB GPUs", "2 × 48G 显卡": a multiplier before the devices' memory counts the devices
     m = re.search(rf"(?<![0-9.a-z])(\d{{1,4}})\s*(?:x|×|\*)\s*\d{{2,3}}\s*g(?:i?b)?\s*(?:vram\s*|hbm\s*|显存\s*)?(?:的\s*)?{UNIT_WORDS}(?![a-z数])", work)
     if m:
