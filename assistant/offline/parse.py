@@ -29,6 +29,7 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     INSTRUCTION,
     LEANS_ON_CONVERSATION,
     METHODS,
+    MODEL_ARCH,
     NPU_SAID,
     PLATFORM,
     STAGES,
@@ -301,6 +302,7 @@ class Parser:
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
         if not (s.model or s.models or s.params_b):  # "which models need > 64 cards?": a whole table's rows
+            s.model_arch = next((arch for arch, rx in MODEL_ARCH if rx.search(low)), None)  # "which dense qwen3 models"
             s.table_query = self.table_query(r.text, s)
         elif s.model and not s.models and s.task() != "serving":  # "deepseek-v3 最多需要多少张卡": the model's largest row
             s.table_query = table_query.most_of_model(r.text, s.model)
@@ -342,6 +344,8 @@ class Parser:
         """The filter over a whole vendor table the question asks for; "which qwen3 rows …" narrows it to a family
         (a name every catalog id of which starts with it: no unknown model then)."""
         q = table_query.read(text, inference="inference" in s.intents)
+        if q is not None and s.model_arch:
+            q = q.model_copy(update={"arch": s.model_arch})
         named = s.unknown_model or s.family
         if q is None or not named:
             return q

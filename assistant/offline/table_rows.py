@@ -68,6 +68,8 @@ class TableRowsBlocks(Writer):
             out.append(str(a["model"]))
         if a.get("family"):
             out.append(self.say("table_rows_family", family=a["family"]))
+        if a.get("arch"):  # "which dense models": only those models' rows
+            out.append(self.say("table_rows_arch", arch=self.say(f"arch_{a['arch']}")))
         if a.get("framework"):
             out.append(str(a["framework"]))
         if a.get("strategy"):

@@ -213,6 +213,10 @@ COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with)
 # "910B → A3"): the later mention is the value now; "lora instead of full" / "用 lora 而不是全参": the earlier one.
 CHANGED_TO = re.compile(r"换成|改成|改为|换为|换到|改用|换用|变成|切到|切换到|->|→|(?<![a-z])(?:switch(?:ed)?|move[ds]?|go(?:es)?)\s+to(?![a-z])|"
                         r"(?<!compared\s)(?<!compare\s)(?<![a-z])(?:to|into)(?![a-z])")
+# "which dense Qwen3 models", "有哪些 MoE 模型": the models' architecture a list asks for (estimate.shape.arch_of's values);
+# dense first ("non-MoE" also holds "moe")
+MODEL_ARCH = (("dense", re.compile(r"(?<![a-z])(?:dense|non[- ]?moe)(?![a-z])|稠密|密集|非\s*moe|非\s*混合专家")),
+              ("moe", re.compile(r"(?<![a-z])(?:moe|mixture[- ]of[- ]experts?)(?![a-z])|混合专家|专家模型")))
 # "does the card count double?", "会不会翻倍", "显存减半吗": a change asked as a factor (the answer leads with yes or no)
 DOUBLES = re.compile(r"(?<![a-z])(?:doubles?|doubled|doubling|halve[sd]?|halving|twice\s+as|2x|cut\s+in\s+half)(?![a-z])|"
                      r"翻倍|翻番|翻\s*一倍|翻不翻|加倍|减半|减少一半|少一半|一半|两倍|2\s*倍")
