@@ -146,8 +146,10 @@ EN_NUMBERS = {"one": 1, "a single": 1, "single": 1, "a": 1, "an": 1, "two": 2, "
 EN_COUNT = "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(EN_NUMBERS, key=len, reverse=True)
                             if w not in ("a", "an")) + ")"
 # A GPU said without its part ("8 GPUs", "两张显卡", "a single GPU", "N卡"): no Ascend part, and no one GPU either. The
-# words that only contain it name no device: a flag ("gpu-memory-utilization"), a key ("per_gpu", "num_gpus")
-GPU_UNNAMED = re.compile(r"(?<![a-z_-])gpus?(?![a-z_-])|显卡|graphics\s+cards?|(?<![a-z])n\s*卡|英伟达|(?<![a-z])nvidia(?![a-z])")
+# words that only contain it name no device: a flag ("gpu-memory-utilization"), a key ("per_gpu", "num_gpus"); "GPU
+# memory" and "per GPU" are the memory a job needs, on whatever device
+GPU_UNNAMED = re.compile(r"(?<![a-z_-])(?<!per\s)(?<!per-)(?<!每)(?<!每张)gpus?(?![a-z_-])(?!\s*(?:memory|mem|ram|vram|显存|内存|利用率))|"
+                         r"(?<!每张)(?<!每)显卡(?!\s*(?:显存|内存))|graphics\s+cards?|(?<![a-z])n\s*卡|英伟达|(?<![a-z])nvidia(?![a-z])")
 # words of an Ascend device beside it ("NPU or GPU"): then the part is not an unnamed GPU
 NPU_SAID = re.compile(r"npu|昇腾|ascend|(?<![a-z])dies?(?![a-z])")
 UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张卡|张|块卡|块|颗|个\s*die|die|die数)"
