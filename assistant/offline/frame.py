@@ -107,6 +107,9 @@ class QuestionFrame(BaseModel):
     # the parts a question moves away from ("from A100 80G to H800", "H800s instead of H100s"): with no model to size,
     # the move asks how the parts differ, so both are compared (parse.py)
     hardware_from: list[str] = Field(default_factory=list)
+    # a setting changed with its effect asked ("GA 从 8 改成 16，显存会翻倍吗", "zero-2 to zero-3, does memory halve?"): the
+    # frame attribute and both values, in the order written; each is sized (``variants``) and compared in the lead
+    changes: dict[str, list[int]] = Field(default_factory=dict)
     memory_sizes: list[int] = Field(default_factory=list)  # "32G 的卡要几张？64G 的呢": each memory size is answered
     # "which models in the min-card table need more than 64 cards?": the filter over a whole vendor table (no model named)
     table_query: TableQuery | None = None
@@ -232,6 +235,9 @@ class QuestionFrame(BaseModel):
     def variants(self) -> list[QuestionFrame]:
         """One frame per compared model x framework x part x length (``models``, ``frameworks``, ``hardwares``, ``seq_lens``), each
         naming one of them and no longer a comparison; a frame that compares nothing: itself."""
+        if self.changes:  # one frame per value of the setting changed, each no longer a change
+            name, values = next(iter(self.changes.items()))
+            return [self.model_copy(update={name: v, "changes": {}}) for v in values]
         if not (self.models or self.frameworks or self.hardwares or self.seq_lens):
             return [self]
         frames = [self.model_copy(update={"intents": self.intents - {"compare"}, "same_shape": [] if self.models else self.same_shape})]

@@ -148,6 +148,8 @@ GPU_VARIANT = {
           "below are an estimate for a generic GPU with the {gb} GB you stated (no vendor table).",
     "zh": "“{text}”：硬件目录中 {name} 是 {per} GB，这个型号不在目录中；下面按你给出的 {gb} GB，把它当作通用 GPU 估算（没有厂商表格）。",
 }
+# "zero-2 to zero-3", "从 ZeRO2 换成 ZeRO3": the DeepSpeed stage changed (parse._changes)
+ZERO_CHANGE = re.compile(r"zero[-_ ]?(?:stage[-_ ]?)?([0-3])(?![0-9])\s*(?:to|->|→|=>|换成|改成|切到|切换到|变成|到)\s*(?:zero[-_ ]?(?:stage[-_ ]?)?|stage\s*)?([0-3])(?![0-9])")
 GPU_UNNAMED_NOTE = {
     "en": "You did not say which GPU, so this is not sized on an Ascend part (the vendor tables are for Snt9B / Snt9B23): "
           "below, an estimate for common GPUs of each memory class ({parts}). Name the GPU (or its memory) for one answer.",
@@ -270,6 +272,7 @@ class Parser:
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count, r)
+        self._changes(r, s)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
         self._device_memory(work, s)
         self._gpu_unnamed(work, s)
@@ -439,6 +442,25 @@ class Parser:
         shown = s.question[span.start:span.end + m.end()].strip()
         s.hardware, s.part_stand_in = f"custom-{gb}gb-gpu", GPU_VARIANT[s.lang].format(
             text=shown, name=part.get("name"), per=f"{per:g}", gb=gb)
+
+    @staticmethod
+    def _changes(r: Reading, s: Slots) -> None:
+        """A setting changed with its effect asked ("GA 从 8 改成 16，显存会翻倍吗", "rank from 8 to 16, does memory double?",
+        "zero-2 to zero-3: does it halve?"): both values are sized and compared (frame ``changes``), the new one no
+        unused number. Without the effect asked, the value read stays the frame's."""
+        if s.changes or not num.WHAT_CHANGES.search(r.text):
+            return
+        for slot in spec.SLOTS:
+            if slot.change is None or slot.name not in QuestionFrame.model_fields:
+                continue
+            if (m := r.search(slot.change)) and (values := [slot.value(v) for v in m.groups() if v]) and len(values) == 2 \
+                    and values[0] != values[1] and all(slot.valid(v) for v in values):
+                r.claim_match(m, slot.name, values[0], "change")
+                setattr(s, slot.name, values[0])
+                s.changes = {slot.name: values}
+                return
+        if (m := ZERO_CHANGE.search(r.text)) and m.group(1) != m.group(2):  # its words are the stage's span already
+            s.zero_stage, s.changes = int(m.group(1)), {"zero_stage": [int(m.group(1)), int(m.group(2))]}
 
     def _part_of_memory(self, r: Reading, s: Slots) -> None:
         """A part named with the memory said apart from its name ("4 张 A100，是 40G 版本", "our V100s have 32GB"): the

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools.estimates import InferenceResult, TrainingMemoryResult
+from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import InferenceMinCardsResult
 from .asked import asks_verdict, serving_parts_asked
 from .frame import DEFAULT_HARDWARE
@@ -29,7 +29,7 @@ def variants(s: Slots) -> list[Slots]:
 
 
 def compares(s: Slots) -> bool:
-    return any(len(getattr(s, many, None) or []) > 1 for many, _ in COMPARED)
+    return any(len(getattr(s, many, None) or []) > 1 for many, _ in COMPARED) or bool(getattr(s, "changes", None))
 
 
 def belongs(d: Done, v: Slots, s: Slots) -> bool:
@@ -38,6 +38,9 @@ def belongs(d: Done, v: Slots, s: Slots) -> bool:
     vendor tables without a hardware argument describe Snt9B only)."""
     if len(s.models) > 1 and d.args.get("model") != v.model:
         return False
+    for name in getattr(s, "changes", None) or {}:  # "GA 8 → 16": the calls made with this variant's value
+        if d.args.get(name) is not None and d.args.get(name) != getattr(v, name):
+            return False
     if len(getattr(s, "frameworks", None) or []) > 1 and d.args.get("framework") not in (None, v.framework):
         return False
     if len(getattr(s, "seq_lens", None) or []) > 1 and d.args.get("seq_len") not in (None, v.seq_len):
@@ -69,13 +72,15 @@ class VariantBlocks(TrainingBlocks):
         settings = not verdict and bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
         # "qwen3-32b 的 kv 每 token 多少，为啥比 llama2-13b 小": the KV bytes per token asked first are what is compared
         kv = not (settings or verdict) and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
-        needs = [(" · ".join(self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared),
+        changed = list(self.s.changes)
+        needs = [(" · ".join([self.say(f"change_label_{one}", v=getattr(w.s, one)) for one in changed] +
+                             [self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared]),
                   w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest())
                  for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
         more = self.count_difference(writers, [label for label, _ in needs]) if key == "compared" else ""
-        if key == "compared" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
+        if key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
         out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
@@ -175,6 +180,8 @@ class VariantBlocks(TrainingBlocks):
         """"from 8k to 16k, does the card count double?", "减半吗": yes or no on the factor asked, from the two variants'
         fewest counts in the order written, then both counts; '' when no factor is asked or a count is missing."""
         q = self.s.question.lower()
+        if DOUBLES.search(q) and "memory" in self.s.intents and len(writers) == 2 and all(w.memory_point() for w in writers):
+            return self.memory_factor(writers, labels, 0.5 if HALVES.search(q) else 2.0)
         counts = [w.fewest_count() for w in writers]
         if not DOUBLES.search(q) or len(counts) != 2 or not all(isinstance(c, tuple) for c in counts):
             return ""
@@ -187,6 +194,24 @@ class VariantBlocks(TrainingBlocks):
                 "factor_more" if (ratio > want if want > 1 else ratio < want) else "factor_no")
         return self.say(word, a=labels[0], b=labels[1], fa=self.say(f"fewest_{sa}", n=self.devices(na, ua, ha)),
                         fb=self.say(f"fewest_{sb}", n=self.devices(nb, ub, hb)), ratio=f"{ratio:.3g}")
+
+    def memory_point(self) -> tuple[float, str] | None:
+        """This variant's memory per device, GiB, and what a device is called: the estimate of the setup asked, else the
+        plan's."""
+        m = next(iter(self.r.values("estimate_training_memory", TrainingMemoryResult)), None)
+        if m is not None:
+            return m.total_gib, self.per_device(m.unit, m.hardware)
+        plan = next((p for p in self.r.values("plan_training", PlanResult) if p.fits), None)
+        return (plan.memory.total_gib, self.per_device(plan.unit, plan.hardware)) if plan is not None else None
+
+    def memory_factor(self, writers: list[Any], labels: list[str], want: float) -> str:
+        """"GA 从 8 改成 16，显存会翻倍吗": yes or no on the factor asked of the memory per device, both figures beside it."""
+        (ga, dev), (gb, _) = writers[0].memory_point(), writers[1].memory_point()
+        ratio = gb / ga if ga else 0.0
+        word = ("factor_yes" if abs(ratio - want) < 0.05 * want else
+                "factor_more" if (ratio > want if want > 1 else ratio < want) else "factor_no")
+        return self.say(word, a=labels[0], b=labels[1], fa=self.say("factor_memory", gib=f"{ga:.1f}", dev=dev),
+                        fb=self.say("factor_memory", gib=f"{gb:.1f}", dev=dev), ratio=f"{ratio:.3g}")
 
     def in_nodes(self, n: int, unit: str) -> str:
         """" = 2 nodes" when nodes are asked ("how many Snt9B nodes, and how many Snt9B23 nodes?"): the variant's own
