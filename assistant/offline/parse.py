@@ -451,13 +451,13 @@ class Parser:
         if s.changes or not num.WHAT_CHANGES.search(r.text):
             return
         for slot in spec.SLOTS:
-            if slot.change is None or slot.name not in QuestionFrame.model_fields:
+            if slot.change is None or slot.type != "int" or slot.name not in QuestionFrame.model_fields:
                 continue
             if (m := r.search(slot.change)) and (values := [slot.value(v) for v in m.groups() if v]) and len(values) == 2 \
                     and values[0] != values[1] and all(slot.valid(v) for v in values):
                 r.claim_match(m, slot.name, values[0], "change")
                 setattr(s, slot.name, values[0])
-                s.changes = {slot.name: values}
+                s.changes = {slot.name: [int(v) for v in values]}
                 return
         if (m := ZERO_CHANGE.search(r.text)) and m.group(1) != m.group(2):  # its words are the stage's span already
             s.zero_stage, s.changes = int(m.group(1)), {"zero_stage": [int(m.group(1)), int(m.group(2))]}

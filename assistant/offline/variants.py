@@ -185,7 +185,7 @@ class VariantBlocks(TrainingBlocks):
         counts = [w.fewest_count() for w in writers]
         if not DOUBLES.search(q) or len(counts) != 2 or not all(isinstance(c, tuple) for c in counts):
             return ""
-        (na, ua, ha, sa), (nb, ub, hb, sb) = counts  # type: ignore[misc]
+        (na, ua, ha, sa), (nb, ub, hb, sb) = counts
         if ua.lower() != ub.lower() or not na:
             return ""
         want = 0.5 if HALVES.search(q) else 2.0
