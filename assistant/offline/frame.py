@@ -109,7 +109,7 @@ class QuestionFrame(BaseModel):
     hardware_from: list[str] = Field(default_factory=list)
     # a setting changed with its effect asked ("GA 从 8 改成 16，显存会翻倍吗", "zero-2 to zero-3, does memory halve?"): the
     # frame attribute and both values, in the order written; each is sized (``variants``) and compared in the lead
-    changes: dict[str, list[int]] = Field(default_factory=dict)
+    changes: dict[str, list[Any]] = Field(default_factory=dict)
     memory_sizes: list[int] = Field(default_factory=list)  # "32G 的卡要几张？64G 的呢": each memory size is answered
     # "which models in the min-card table need more than 64 cards?": the filter over a whole vendor table (no model named)
     table_query: TableQuery | None = None

@@ -636,8 +636,10 @@ class Parser:
                        if any(not any(a < m.end() and m.start() < b for a, b in settings) for m in rx.finditer(work))]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
-        if len(methods) > 1 and (now := changed_to(work, [(m.start(), m.end(), name) for name, rx in METHODS
-                                                           if name in methods for m in rx.finditer(work)])):
+        said = [(m.start(), m.end(), name) for name, rx in METHODS if name in methods for m in rx.finditer(work)]
+        if len(methods) > 1 and (now := changed_to(work, said)):
+            if num.WHAT_CHANGES.search(work):  # "从 lora 换成全参，卡数会不会翻倍": both sized, the change's effect compared
+                s.changes = {"method": [m for m in dict.fromkeys(name for _, _, name in sorted(said)) if m != now] + [now]}
             methods = [now]  # "全参换成 lora": the method the job changes to, not a comparison of the two
         if not methods and (slip := misspelt_method(work)):  # "lroa", "ful finetune": read as the method, and said so
             methods, s.method_read_as = [slip[0]], slip[1]

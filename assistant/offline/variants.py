@@ -8,7 +8,7 @@ from typing import Any
 from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import InferenceMinCardsResult
 from .asked import asks_verdict, serving_parts_asked
-from .frame import DEFAULT_HARDWARE
+from .frame import DEFAULT_HARDWARE, table_strategy
 from .parse import Slots
 from .route import Done
 from .sizing import TrainingBlocks
@@ -41,6 +41,8 @@ def belongs(d: Done, v: Slots, s: Slots) -> bool:
     for name in getattr(s, "changes", None) or {}:  # "GA 8 → 16": the calls made with this variant's value
         if d.args.get(name) is not None and d.args.get(name) != getattr(v, name):
             return False
+        if name == "method" and d.args.get("strategy") not in (None, table_strategy(v.method)):
+            return False  # the vendor tables' rows of this variant's method
     if len(getattr(s, "frameworks", None) or []) > 1 and d.args.get("framework") not in (None, v.framework):
         return False
     if len(getattr(s, "seq_lens", None) or []) > 1 and d.args.get("seq_len") not in (None, v.seq_len):
@@ -73,7 +75,8 @@ class VariantBlocks(TrainingBlocks):
         # "qwen3-32b 的 kv 每 token 多少，为啥比 llama2-13b 小": the KV bytes per token asked first are what is compared
         kv = not (settings or verdict) and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
         changed = list(self.s.changes)
-        needs = [(" · ".join([self.say(f"change_label_{one}", v=getattr(w.s, one)) for one in changed] +
+        needs = [(" · ".join([self.method_name(w.s.method) if one == "method" else self.say(f"change_label_{one}", v=getattr(w.s, one))
+                              for one in changed] +
                              [self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared]),
                   w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest())
                  for w in writers]
@@ -101,6 +104,13 @@ class VariantBlocks(TrainingBlocks):
             setting = self.parallel(m.zero_stage, m.offload, m.tp, m.pp, m.cp)
             return self.say("verdict_variant", word=self.say("verdict_" + m.verdict), setting=setting, gib=self.point(m),
                             usable=f"{m.usable_gib:.1f}", dev=self.per_device(m.unit, m.hardware))
+        plan = next((r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices") == have), None)
+        if plan is not None:  # no setting stated: the plan within the user's devices, the setting it found
+            if not plan.fits:
+                return self.say("verdict_variant_none", word=self.say("verdict_does_not_fit"))
+            return self.say("verdict_variant", word=self.say("verdict_" + plan.verdict), gib=self.point(plan.memory),
+                            setting=self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp),
+                            usable=f"{plan.memory.usable_gib:.1f}", dev=self.per_device(plan.unit, plan.hardware))
         served = next((r.value for r in self.r.of("estimate_inference", InferenceResult) if r.value and r.arg("max_devices") == have), None)
         if served is not None:
             return self.say("verdict_variant_serving", word=self.say("verdict_fits" if served.fits else "verdict_does_not_fit"),
