@@ -113,6 +113,7 @@ class QuestionFrame(BaseModel):
     memory_sizes: list[int] = Field(default_factory=list)  # "32G 的卡要几张？64G 的呢": each memory size is answered
     # "which models in the min-card table need more than 64 cards?": the filter over a whole vendor table (no model named)
     table_query: TableQuery | None = None
+    params_bound: tuple[str, int] | None = None  # "models under 10B": (op, billions) a list of models is filtered by
     model_arch: str | None = None  # "dense" or "moe": a list of models ("which dense qwen3 models") asks for only those
     length_before: int | None = None  # the length the thread stated before this turn asked for the longest one
     """Every catalog part a comparison names, in the order written ("A100 vs 910B"): the router sizes the job

@@ -28,9 +28,11 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     GPU_UNNAMED,
     INSTRUCTION,
     LEANS_ON_CONVERSATION,
+    LIST_OF_MODELS,
     METHODS,
     MODEL_ARCH,
     NPU_SAID,
+    PARAMS_BOUND,
     PLATFORM,
     STAGES,
     changed_to,
@@ -262,6 +264,7 @@ class Parser:
             setattr(s, name, value)
         s.shape = num.shape(r) or None
         span = self.names.read(r, text, s)
+        self._params_bound(r, s)
         hw_count = self._unknown_part(r, s) or hw_count
         self._gpu_variant(r, s)
         s.same_shape = self.names.same_shape(s.model)
@@ -306,6 +309,7 @@ class Parser:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
         if not (s.model or s.models or s.params_b):  # "which models need > 64 cards?": a whole table's rows
             s.model_arch = next((arch for arch, rx in MODEL_ARCH if rx.search(low)), None)  # "which dense qwen3 models"
+            s.spans = r.spans  # the claimed words (a size bound) the table filter does not read again
             s.table_query = self.table_query(r.text, s)
         elif s.model and not s.models and s.task() != "serving":  # "deepseek-v3 最多需要多少张卡": the model's largest row
             s.table_query = table_query.most_of_model(r.text, s.model)
@@ -346,9 +350,11 @@ class Parser:
     def table_query(self, text: str, s: Slots) -> table_query.TableQuery | None:
         """The filter over a whole vendor table the question asks for; "which qwen3 rows …" narrows it to a family
         (a name every catalog id of which starts with it: no unknown model then)."""
+        bound = [(sp.start, sp.end) for sp in s.spans if sp.slot == "params_bound"]  # "models under 10B": no count of cards
+        text = "".join(" " if any(a <= i < b for a, b in bound) else c for i, c in enumerate(text)) if bound else text
         q = table_query.read(text, inference="inference" in s.intents)
-        if q is not None and s.model_arch:
-            q = q.model_copy(update={"arch": s.model_arch})
+        if q is not None and (s.model_arch or s.params_bound):
+            q = q.model_copy(update={"arch": s.model_arch, "params_b": s.params_bound})
         named = s.unknown_model or s.family
         if q is None or not named:
             return q
@@ -442,6 +448,18 @@ class Parser:
         shown = s.question[span.start:span.end + m.end()].strip()
         s.hardware, s.part_stand_in = f"custom-{gb}gb-gpu", GPU_VARIANT[s.lang].format(
             text=shown, name=part.get("name"), per=f"{per:g}", gb=gb)
+
+    @staticmethod
+    def _params_bound(r: Reading, s: Slots) -> None:
+        """"Which models under 10B …", "10B 以下的模型": a bound on the size of the models listed, not a 10B model to size
+        (its words claimed: no count of cards for a table's filter either)."""
+        if s.model or s.models or not LIST_OF_MODELS.search(r.text):
+            return
+        for op, rx in PARAMS_BOUND:
+            if (m := rx.search(r.text)) and (value := int(next(g for g in m.groups() if g))) and s.params_b in (None, value):
+                s.params_b, s.params_bound, s.shape_only = None, (op, value), None
+                r.claim_match(m, "params_bound", value, "list filter")
+                return
 
     @staticmethod
     def _changes(r: Reading, s: Slots) -> None:

@@ -219,6 +219,15 @@ CHANGED_TO = re.compile(r"换成|改成|改为|换为|换到|改用|换用|变�
 # dense first ("non-MoE" also holds "moe")
 MODEL_ARCH = (("dense", re.compile(r"(?<![a-z])(?:dense|non[- ]?moe)(?![a-z])|稠密|密集|非\s*moe|非\s*混合专家")),
               ("moe", re.compile(r"(?<![a-z])(?:moe|mixture[- ]of[- ]experts?)(?![a-z])|混合专家|专家模型")))
+# "models under 10B", "10B 以下的模型", "more than 30B parameters": a bound on the models' size that a list asks for, no
+# model size to plan (op, then the number in billions)
+PARAMS_BOUND = (("lt", re.compile(r"(?<![a-z])(?:under|below|less\s+than|smaller\s+than|fewer\s+than)\s+(\d{1,4})\s*b(?![a-z0-9])|"
+                                  r"(?:小于|低于|少于|不到)\s*(\d{1,4})\s*b(?![a-z0-9])|(?<![0-9.])(\d{1,4})\s*b\s*(?:以下|以内)")),
+                ("le", re.compile(r"(?<![a-z])(?:up\s+to|at\s+most|no\s+more\s+than)\s+(\d{1,4})\s*b(?![a-z0-9])|(?:不超过|不大于|最多)\s*(\d{1,4})\s*b(?![a-z0-9])")),
+                ("gt", re.compile(r"(?<![a-z])(?:over|above|more\s+than|larger\s+than|bigger\s+than)\s+(\d{1,4})\s*b(?![a-z0-9])|"
+                                  r"(?:大于|超过|多于)\s*(\d{1,4})\s*b(?![a-z0-9])|(?<![0-9.])(\d{1,4})\s*b\s*以上")),
+                ("ge", re.compile(r"(?<![a-z])at\s+least\s+(\d{1,4})\s*b(?![a-z0-9])|(?:不少于|不小于|至少)\s*(\d{1,4})\s*b(?![a-z0-9])")))
+LIST_OF_MODELS = re.compile(r"(?<![a-z])models(?![a-z])|模型")
 # "does the card count double?", "会不会翻倍", "显存减半吗": a change asked as a factor (the answer leads with yes or no)
 DOUBLES = re.compile(r"(?<![a-z])(?:doubles?|doubled|doubling|halve[sd]?|halving|twice\s+as|2x|cut\s+in\s+half)(?![a-z])|"
                      r"翻倍|翻番|翻\s*一倍|翻不翻|加倍|减半|减少一半|少一半|一半|两倍|2\s*倍")

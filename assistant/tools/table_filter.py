@@ -40,6 +40,13 @@ class Compare(FilterModel):
     value: int = Field(ge=0, le=100_000, description="The number compared against.")
 
 
+def model_passes(m: dict[str, Any], arch: str | None, params_b: Compare | None) -> bool:
+    """A catalog model meets a list's filters on the model itself: dense or MoE, and its total parameters compared."""
+    if arch and arch_of(m) != arch:
+        return False
+    return params_b is None or (m.get("params_b") is not None and OPS[params_b.op](float(m["params_b"]), params_b.value))
+
+
 class Versus(FilterModel):
     """A row vs its pair: {against: framework, op: gt}, framework MindSpeed-LLM: more cards than LLaMA-Factory's row."""
 
@@ -57,6 +64,7 @@ class FindTableRowsArgs(FilterModel):
     family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Model id prefix, e.g. qwen3. "
                                "Only models whose catalog id starts with this and a dash (qwen2: not qwen2.5-7b).")
     arch: Literal["dense", "moe"] | None = Field(None, description="Only dense or only mixture-of-experts models (catalog arch).")
+    params_b: Compare | None = Field(None, description="Total parameters (billions, catalog) compared: {op: lt, value: 10}.")
     framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
     strategy: Strategy | None = Field(None, description="lora or full (min_cards, recipes).")
     seq_len: SeqLen | None = Field(None, description="Row length. min_cards: SEQ_LEN; recipes: cutoff_len; vllm: tested max-model-len at least this.")
@@ -206,16 +214,16 @@ def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
 
     whole_model keeps only models all of whose selected rows match ("which models have no MindSpeed-LLM entry": framework
     MindSpeed-LLM, supported false, whole_model true); extreme keeps the rows of the largest or smallest count."""
-    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family", "extreme", "model", "arch"}).items() if v is not None}
+    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family", "extreme", "model", "arch", "params_b"}).items() if v is not None}
     wrong = sorted(given - APPLIES[args.table])
     if wrong:
         raise SizingError("invalid_arguments", f"{', '.join(wrong)} does not apply to the {args.table} table.",
                           field=wrong[0], valid=sorted(APPLIES[args.table]))
     per_node = {h["table_part"]: int(h.get("devices_per_node") or 8) for h in ctx.kb.hardware() if h.get("table_part")}
     every = _hits(args.table, ctx.kb.cached(f'SELECT * FROM "{SQL_TABLE[args.table]}" ORDER BY rowid'), per_node)
-    if args.arch:  # "which dense models …": the catalog's arch of each row's model
-        arch = {str(m["id"]): arch_of(m) for m in ctx.kb.models()}
-        every = [h for h in every if arch.get(h.model_id) == args.arch]
+    if args.arch or args.params_b:  # "which dense models under 10B …": the catalog's facts of each row's model
+        keep = {str(m["id"]) for m in ctx.kb.models() if model_passes(m, args.arch, args.params_b)}
+        every = [h for h in every if h.model_id in keep]
     rows = _paired(args, [h for h in every if _selected(args, h)], every)
     hits = [h for h in rows if _passes(args, h)]
     if args.whole_model:

@@ -12,6 +12,7 @@ from ..estimate.shape import arch_of
 from ..resolve import variant_of
 from .common import AscendPart, Framework, ModelName, NoteLang, SeqLen, Strategy
 from .registry import tool
+from .table_filter import Compare, model_passes
 
 PRACTICAL_NOTE = (
     "The minimum-card table notes that jobs needing fewer than 8 cards are in practice run on 8; "
@@ -92,6 +93,7 @@ class ListModelsArgs(TableModel):
     strategy: Strategy | None = Field(None, description="With framework: only rows of this strategy (lora or full).")
     serving_cards: int | None = Field(None, ge=1, le=1024, description="Serving cards: only the models the newest ModelArts vLLM table serves on this many 64 GB cards, with the max-model-len it tested.")
     arch: Literal["dense", "moe"] | None = Field(None, description="Only dense or only mixture-of-experts models (catalog arch).")
+    params_b: Compare | None = Field(None, description="Total parameters (billions) compared: {op: lt, value: 10}.")
 
 
 # Models a framework supports: a min_cards row with a card count ('-' rows are unsupported), plus,
@@ -152,7 +154,7 @@ def list_models(ctx, args: ListModelsArgs) -> ListModelsResult:
             continue
         if args.in_tables_only and m["id"] not in in_tables:
             continue
-        if args.arch and arch_of(m) != args.arch:
+        if not model_passes(m, args.arch, args.params_b):
             continue
         if supported is not None and m["id"] not in supported:
             continue

@@ -169,3 +169,15 @@ def test_a_setting_change_asked_of_the_memory_sizes_both_values(assistant):
     zero = assistant.ask("does switching from zero-2 to zero-3 halve the per-card memory for llama3-8b full finetune on 8 snt9b?")
     assert zero.answer.startswith("**Answer:** **No**: ZeRO-2 about")
     assert {c.args.get("zero_stage") for c in zero.tool_calls if c.name == "estimate_training_memory"} == {2, 3}
+
+
+def test_a_size_bound_filters_a_list_of_models_not_a_model_to_size(assistant, parse):
+    frame = parse("Which models under 10B parameters are dense and in the min-card table?")
+    assert frame.params_b is None and frame.params_bound == ("lt", 10) and frame.table_query is not None
+    assert frame.table_query.cards is None  # "under 10B" is no count of cards
+    ans = assistant.ask("Which models under 10B parameters are dense and in the min-card table?")
+    rows = [r for r in MIN_CARDS if r["hardware"] == "Snt9B" and r["model_id"] not in MOE
+            and float(MODELS[r["model_id"]]["params_b"]) < 10]
+    assert f"**{len(rows)} rows** ({len({r['model_id'] for r in rows})} models)" in ans.answer
+    listed = assistant.ask("which qwen2.5 models are smaller than 10b?").answer.splitlines()[1].split(", ")
+    assert set(listed) == {m for m, r in MODELS.items() if m.startswith("qwen2.5-") and float(r["params_b"]) < 10}
