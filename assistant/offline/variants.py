@@ -108,8 +108,10 @@ class VariantBlocks(TrainingBlocks):
         if plan is not None:  # no setting stated: the plan within the user's devices, the setting it found
             if not plan.fits:
                 return self.say("verdict_variant_none", word=self.say("verdict_does_not_fit"))
-            return self.say("verdict_variant", word=self.say("verdict_" + plan.verdict), gib=self.point(plan.memory),
-                            setting=self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp),
+            setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp)
+            if plan.devices < have:  # the plan uses fewer than the user's devices: its verdict is on those ("on 2 GPUs")
+                setting += self.say("setting_on", devs=self.devices(plan.devices, plan.unit, plan.hardware))
+            return self.say("verdict_variant", word=self.say("verdict_" + plan.verdict), gib=self.point(plan.memory), setting=setting,
                             usable=f"{plan.memory.usable_gib:.1f}", dev=self.per_device(plan.unit, plan.hardware))
         served = next((r.value for r in self.r.of("estimate_inference", InferenceResult) if r.value and r.arg("max_devices") == have), None)
         if served is not None:
