@@ -109,7 +109,7 @@ class VariantBlocks(TrainingBlocks):
             if not plan.fits:
                 return self.say("verdict_variant_none", word=self.say("verdict_does_not_fit"))
             setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp)
-            if plan.devices < have:  # the plan uses fewer than the user's devices: its verdict is on those ("on 2 GPUs")
+            if have and plan.devices < have:  # the plan uses fewer than the user's devices: its verdict is on those ("on 2 GPUs")
                 setting += self.say("setting_on", devs=self.devices(plan.devices, plan.unit, plan.hardware))
             return self.say("verdict_variant", word=self.say("verdict_" + plan.verdict), gib=self.point(plan.memory), setting=setting,
                             usable=f"{plan.memory.usable_gib:.1f}", dev=self.per_device(plan.unit, plan.hardware))
