@@ -9,13 +9,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SizingError
-from ..estimate.shape import arch_of
 from .common import AscendPart, Framework, SeqLen, Strategy
+from .model_filter import OPS, Compare, Op, model_passes  # noqa: F401  (Op and OPS: this module's interface too)
 from .registry import tool
 
-Op = Literal["lt", "le", "eq", "ge", "gt"]
-OPS = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "eq": lambda a, b: a == b,
-       "ge": lambda a, b: a >= b, "gt": lambda a, b: a > b}
 TableName = Literal["min_cards", "recipes", "vllm"]
 # The database table behind each name, and the filters that mean something on it (the others are refused).
 SQL_TABLE = {"min_cards": "min_cards", "recipes": "recipes_llamafactory", "vllm": "vllm_min_cards"}
@@ -31,20 +28,6 @@ TITLE = {"min_cards": "ModelArts minimum-card table (模型最小卡数配置, 2
 
 class FilterModel(BaseModel):
     model_config = ConfigDict(defer_build=True)
-
-
-class Compare(FilterModel):
-    """A count compared: {op: gt, value: 64} is "more than 64"."""
-
-    op: Op = Field(description="lt (<), le (<=), eq (=), ge (>=) or gt (>).")
-    value: int = Field(ge=0, le=100_000, description="The number compared against.")
-
-
-def model_passes(m: dict[str, Any], arch: str | None, params_b: Compare | None) -> bool:
-    """A catalog model meets a list's filters on the model itself: dense or MoE, and its total parameters compared."""
-    if arch and arch_of(m) != arch:
-        return False
-    return params_b is None or (m.get("params_b") is not None and OPS[params_b.op](float(m["params_b"]), params_b.value))
 
 
 class Versus(FilterModel):
@@ -63,8 +46,8 @@ class FindTableRowsArgs(FilterModel):
                               "needs in the table'.")
     family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Model id prefix, e.g. qwen3. "
                                "Only models whose catalog id starts with this and a dash (qwen2: not qwen2.5-7b).")
-    arch: Literal["dense", "moe"] | None = Field(None, description="Only dense or only mixture-of-experts models (catalog arch).")
-    params_b: Compare | None = Field(None, description="Total parameters (billions, catalog) compared: {op: lt, value: 10}.")
+    arch: Literal["dense", "moe"] | None = Field(None, description="dense or moe models only.")
+    params_b: Compare | None = Field(None, description="Parameters (B) compared.")
     framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
     strategy: Strategy | None = Field(None, description="lora or full (min_cards, recipes).")
     seq_len: SeqLen | None = Field(None, description="Row length. min_cards: SEQ_LEN; recipes: cutoff_len; vllm: tested max-model-len at least this.")

@@ -11,8 +11,8 @@ from ..errors import SizingError
 from ..estimate.shape import arch_of
 from ..resolve import variant_of
 from .common import AscendPart, Framework, ModelName, NoteLang, SeqLen, Strategy
+from .model_filter import Compare, model_passes
 from .registry import tool
-from .table_filter import Compare, model_passes
 
 PRACTICAL_NOTE = (
     "The minimum-card table notes that jobs needing fewer than 8 cards are in practice run on 8; "
@@ -92,8 +92,8 @@ class ListModelsArgs(TableModel):
                                         "framework (a minimum-card row with a card count; for LLaMA-Factory also recipe-table rows).")
     strategy: Strategy | None = Field(None, description="With framework: only rows of this strategy (lora or full).")
     serving_cards: int | None = Field(None, ge=1, le=1024, description="Serving cards: only the models the newest ModelArts vLLM table serves on this many 64 GB cards, with the max-model-len it tested.")
-    arch: Literal["dense", "moe"] | None = Field(None, description="Only dense or only mixture-of-experts models (catalog arch).")
-    params_b: Compare | None = Field(None, description="Total parameters (billions) compared: {op: lt, value: 10}.")
+    arch: Literal["dense", "moe"] | None = Field(None, description="dense or moe models only.")
+    params_b: Compare | None = Field(None, description="Parameters (B) compared.")
 
 
 # Models a framework supports: a min_cards row with a card count ('-' rows are unsupported), plus,
