@@ -166,6 +166,12 @@ def _float(v: Any, default: float = 0.0) -> float:
         return default
 
 
+def arch_of(row: dict[str, Any]) -> str:
+    """"moe" for a catalog row with routed experts (Mixtral, Qwen3-30B-A3B, DeepSeek-V3's MLA MoE), else "dense": the
+    filter of "which dense / MoE models" questions."""
+    return "moe" if _int(row.get("experts")) else "dense"
+
+
 def from_catalog(row: dict[str, Any]) -> Shape:
     """Build a Shape from a knowledge/catalog/models.csv row."""
     params = _float(row.get("params_b")) * 1e9

@@ -73,7 +73,7 @@ from .route import (
 from .serving import quant_named
 from .setup_answer import REMEDY
 from .shared_card import SharedCardBlocks
-from .table_rows import TableRowsBlocks
+from .table_rows import OP_WORDS, TableRowsBlocks
 from .timing import TimeBlocks
 from .variants import VariantBlocks, compares
 from .vocab import ASKS_COUNT, NODES_ASKED
@@ -692,14 +692,22 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
     def model_list(self, call: Result[ListModelsResult]) -> list[str]:
         models = call.value.models if call.value else []
         fam, fw = call.arg("family"), call.arg("framework")
-        if fam and not models:
+        if fam and not models and not call.arg("arch"):
             return [self.say("model_list_no_models_of", fam=fam)]
         ids = [m.id for m in models]
         if call.arg("serving_cards") and call.value:
             return self.served_on(call.value, int(call.arg("serving_cards")))
         if fw and not fam and call.value:
             return self.framework_list(call.value, fw, call.arg("strategy"), ids)
-        if fam:
+        if (arch := call.arg("arch")) or call.arg("params_b"):  # "which dense qwen3 models": the list asked, with its filter
+            size = call.arg("params_b")
+            head = self.say("model_list_of_arch", arch=self.say(f"arch_{arch}") if arch else "", fam=f" {fam}" if fam and arch else fam or "",
+                            value=len(ids), size=self.say("model_list_params", op=OP_WORDS[self.lang][size["op"]], n=size["value"]) if size else "",
+                            where=self.say("model_list_where_tables" if call.arg("in_tables_only") else "model_list_where_catalog"))
+            if not ids:
+                self.cite(self.say("model_list_the_model_catalog"))
+                return [self.lead(head.rstrip(":：") + self.say("period"))]
+        elif fam:
             head = self.say("model_list_is_family_which", fam=fam, value=len(ids))
         else:
             head = self.say("model_list_models_with_rows", value=len(ids))

@@ -13,7 +13,7 @@ from typing import Any
 
 from . import checks, spec
 from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
-from .frame import QuestionFrame
+from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
 from .vocab import ASKS_COUNT, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
 
@@ -326,6 +326,29 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         new.mark("default", "hardware")
 
 
+def unnamed_gpu(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """A turn saying GPUs with no part ("换成 4 张 GPU 呢", "and on 2 GPUs?"): the GPU the conversation named stays
+    (the user's A100s); on an Ascend part, or none named, the conversation's job is sized on the unnamed-GPU parts and
+    said so (parse.Parser._gpu_unnamed), never on the Ascend part."""
+    if not turn.gpu_stand_ins:
+        return
+    said = earlier.hardware if earlier.origin("hardware") in USERS else None
+    if said and (earlier.part_facts.get(said) or PartFacts()).kind == "gpu" and not earlier.gpu_stand_ins:
+        note = turn.gpu_unnamed_note
+        new.hardware, new.hardwares, new.part_stand_in = earlier.hardware, list(earlier.hardwares), earlier.part_stand_in
+        new.rule_notes = [n for n in new.rule_notes if n != note]
+        new.mark("conversation", "hardware")
+        return
+    if new.hardwares == turn.gpu_stand_ins or not (new.model or new.models or new.params_b or new.shape):
+        return
+    new.hardwares, new.hardware, new.part_stand_in = list(turn.gpu_stand_ins), turn.gpu_stand_ins[0], turn.gpu_unnamed_note
+    facts = new.part_facts.get(new.hardware) or PartFacts()
+    new.node_size, new.dies_per_card, new.hardware_text = facts.devices_per_node, 1, None
+    if new.device_unit == "die":
+        new.device_unit = "card"
+    new.mark("said", "hardware")
+
+
 def global_batch_of(s: QuestionFrame) -> int | None:
     """The frame's global batch: stated, or micro batch x data parallelism (devices / (TP x PP)) x accumulation."""
     if s.global_batch:
@@ -477,6 +500,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
             keep_hardware(new, earlier, turn)  # another model on the user's own hardware
         elif defines(turn) and not names_model(turn):
             keep_part(new, earlier)  # "what is tensor parallelism" on the user's 910B cards
+        unnamed_gpu(new, earlier, turn)  # "qwen2.5-14b on 4 GPUs" after the user's A100s: those GPUs
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
     carry(new, earlier, turn)
@@ -485,6 +509,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
+    unnamed_gpu(new, earlier, turn)
     if new.shares_with:  # "could both share one card?" asks that yes/no, not the last turn's quantities again
         new.intents -= (CARRY.asked - {"compare", "support"}) - turn.intents
     return new

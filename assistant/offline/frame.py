@@ -31,6 +31,9 @@ def table_strategy(method: str | None) -> str | None:
     return {"lora": "lora", "qlora": "lora", "full": "full"}.get(method or "")
 
 
+# A GPU said without its part ("ZeRO-2 across 8 GPUs") is sized on the catalog's GPU of each of these memory classes
+# (consumer 24 GB, workstation 48 GB, data-centre 80 GB), compared, and said so: never on the default Ascend part
+UNNAMED_GPU_MEMORY_GB = (24, 48, 80)
 UNKNOWN_PART_NODE_SIZE = 8  # devices per node of a part the catalog does not hold ("a 24GB GPU"); catalog parts carry their own
 
 
@@ -104,9 +107,14 @@ class QuestionFrame(BaseModel):
     # the parts a question moves away from ("from A100 80G to H800", "H800s instead of H100s"): with no model to size,
     # the move asks how the parts differ, so both are compared (parse.py)
     hardware_from: list[str] = Field(default_factory=list)
+    # a setting changed with its effect asked ("GA 从 8 改成 16，显存会翻倍吗", "zero-2 to zero-3, does memory halve?"): the
+    # frame attribute and both values, in the order written; each is sized (``variants``) and compared in the lead
+    changes: dict[str, list[Any]] = Field(default_factory=dict)
     memory_sizes: list[int] = Field(default_factory=list)  # "32G 的卡要几张？64G 的呢": each memory size is answered
     # "which models in the min-card table need more than 64 cards?": the filter over a whole vendor table (no model named)
     table_query: TableQuery | None = None
+    params_bound: tuple[str, int] | None = None  # "models under 10B": (op, billions) a list of models is filtered by
+    model_arch: str | None = None  # "dense" or "moe": a list of models ("which dense qwen3 models") asks for only those
     length_before: int | None = None  # the length the thread stated before this turn asked for the longest one
     """Every catalog part a comparison names, in the order written ("A100 vs 910B"): the router sizes the job
     on each, instead of comparing every part of the catalog (``hardware`` is the first); else empty."""
@@ -171,6 +179,10 @@ class QuestionFrame(BaseModel):
     length_read: str = ""  # a length said as a bound ("longer than 20k"): sized at the bound, said before the answer
     part_stand_in: str = ""  # a part the catalog lacks, sized by its stated memory ("L20 48GB"): said before the answer
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
+    # a GPU said without its part or memory ("8 GPUs", "两张显卡"): the catalog's GPUs of UNNAMED_GPU_MEMORY_GB it is sized
+    # on (compared as ``hardwares`` when a job is named, in this turn or the conversation), and the sentence saying so
+    gpu_stand_ins: list[str] = Field(default_factory=list)
+    gpu_unnamed_note: str = ""
     memory_gb: int | None = None
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
     devices: int | None = None
@@ -228,6 +240,9 @@ class QuestionFrame(BaseModel):
     def variants(self) -> list[QuestionFrame]:
         """One frame per compared model x framework x part x length (``models``, ``frameworks``, ``hardwares``, ``seq_lens``), each
         naming one of them and no longer a comparison; a frame that compares nothing: itself."""
+        if self.changes:  # one frame per value of the setting changed, each no longer a change
+            name, values = next(iter(self.changes.items()))
+            return [self.model_copy(update={name: v, "changes": {}}) for v in values]
         if not (self.models or self.frameworks or self.hardwares or self.seq_lens):
             return [self]
         frames = [self.model_copy(update={"intents": self.intents - {"compare"}, "same_shape": [] if self.models else self.same_shape})]

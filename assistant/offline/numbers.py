@@ -12,6 +12,7 @@ from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import (
     CHANGED_TO,
+    DOUBLES,
     EN_COUNT,
     EN_NUMBERS,
     NODE_WORDS,
@@ -142,6 +143,14 @@ def devices(work: str) -> int | None:
     m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*|-)?\s*{UNIT_WORDS}(?![a-z数])", work)
     if m:
         return int(m.group(1))
+    # "16 of our Snt9B cards", "8 of the H100s": the devices counted out of the user's
+    m = re.search(rf"(?<![0-9.a-z])(\d{{1,5}})\s+of\s+(?:our|my|the|these|those|its|their)\s+(?:[\w.-]+\s+)?{UNIT_WORDS}(?![a-z数])", work)
+    if m:
+        return int(m.group(1))
+    # "4x 80GB GPUs", "2 × 48G 显卡": a multiplier before the devices' memory counts the devices
+    m = re.search(rf"(?<![0-9.a-z])(\d{{1,4}})\s*(?:x|×|\*)\s*\d{{2,3}}\s*g(?:i?b)?\s*(?:vram\s*|hbm\s*|显存\s*)?(?:的\s*)?{UNIT_WORDS}(?![a-z数])", work)
+    if m:
+        return int(m.group(1))
     m = re.search(rf"([一二两三四五六七八九十单双]+)\s*{UNIT_WORDS}(?!数)", work)
     if m and (n := cn_number(m.group(1))):
         return n
@@ -236,7 +245,7 @@ LENGTH_MENTION = re.compile(r"(?<![0-9.a-z])(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?!
 LENGTH_TO = re.compile(r"(?:改|调|加|增加|提高|升|降)?到")  # "从 4096 改到 8192", "4096 到 8192"
 # "cutoff 4096→8192: what changes, do the cards change?": the lengths before and after a change are both asked
 WHAT_CHANGES = re.compile(r"(?<![a-z])(?:what\s+changes|changes?\s*\?|does\s+\w+(?:\s+\w+){0,5}\s+change|do\s+\w+(?:\s+\w+){0,3}\s+change|"
-                          r"differ\w*)(?![a-z])|区别|变化|有什么变|会不会变|变不变|会变|变吗|变了吗|不同")
+                          r"differ\w*)(?![a-z])|区别|变化|有什么变|会不会变|变不变|会变|变吗|变了吗|不同|" + DOUBLES.pattern)
 
 
 def lengths_compared(work: str) -> list[int]:

@@ -15,7 +15,7 @@ from ..tools.estimate_support import generic_part
 from . import checks, clock, either, file_values, serving_words, spec, table_query
 from . import numbers as num
 from .asked import asks_verdict
-from .frame import DEFAULT_HARDWARE, PartFacts, QuestionFrame
+from .frame import DEFAULT_HARDWARE, UNNAMED_GPU_MEMORY_GB, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
 from .setting import PART_MEMORY_AFTER, Setting
@@ -25,9 +25,14 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     DOMAIN,
     EN_COUNT,
     FOLLOW_UP,
+    GPU_UNNAMED,
     INSTRUCTION,
     LEANS_ON_CONVERSATION,
+    LIST_OF_MODELS,
     METHODS,
+    MODEL_ARCH,
+    NPU_SAID,
+    PARAMS_BOUND,
     PLATFORM,
     STAGES,
     changed_to,
@@ -148,6 +153,14 @@ GPU_VARIANT = {
           "below are an estimate for a generic GPU with the {gb} GB you stated (no vendor table).",
     "zh": "“{text}”：硬件目录中 {name} 是 {per} GB，这个型号不在目录中；下面按你给出的 {gb} GB，把它当作通用 GPU 估算（没有厂商表格）。",
 }
+# "zero-2 to zero-3", "从 ZeRO2 换成 ZeRO3": the DeepSpeed stage changed (parse._changes)
+ZERO_CHANGE = re.compile(r"zero[-_ ]?(?:stage[-_ ]?)?([0-3])(?![0-9])\s*(?:to|->|→|=>|换成|改成|切到|切换到|变成|到)\s*(?:zero[-_ ]?(?:stage[-_ ]?)?|stage\s*)?([0-3])(?![0-9])")
+GPU_UNNAMED_NOTE = {
+    "en": "You did not say which GPU, so this is not sized on an Ascend part (the vendor tables are for Snt9B / Snt9B23): "
+          "below, an estimate for common GPUs of each memory class ({parts}). Name the GPU (or its memory) for one answer.",
+    "zh": "你没有说是哪种 GPU，所以这里不按昇腾型号计算（厂商表格只覆盖 Snt9B / Snt9B23）：下面按常见的几档显存的 GPU（{parts}）"
+          "分别估算。告诉我具体型号（或每卡显存）即可得到单一答案。",
+}
 MIXED_FLEET = {
     "en": "One job over the {parts} nodes together is covered by no vendor page or table, so plan the job on one part; "
           "below, what each part's own nodes can do.",
@@ -254,6 +267,7 @@ class Parser:
             setattr(s, name, value)
         s.shape = num.shape(r) or None
         span = self.names.read(r, text, s)
+        self._params_bound(r, s)
         hw_count = self._unknown_part(r, s) or hw_count
         self._gpu_variant(r, s)
         s.same_shape = self.names.same_shape(s.model)
@@ -264,11 +278,13 @@ class Parser:
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         self._counts(work, s, hw_count, r)
+        self._changes(r, s)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
         self._device_memory(work, s)
+        self._gpu_unnamed(work, s)
         self._mixed_fleet(r, s)  # before the parts' facts: each part of a mixed fleet is sized
         part = self.part_row(s.hardware or DEFAULT_HARDWARE)
-        named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares]
+        named = [s.hardware or DEFAULT_HARDWARE, *s.hardwares, *s.gpu_stand_ins]
         s.part_facts = {hw: PartFacts.from_row(row) for hw in named if (row := self.part_row(hw))}
         if part:  # the part's own node size, from the catalog (the default part's, marked so, when none is named)
             said_size = int(s.settings.get("node_cards") or 0)  # "how many 8-card nodes?": the user's nodes, in cards
@@ -295,6 +311,8 @@ class Parser:
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
         if not (s.model or s.models or s.params_b):  # "which models need > 64 cards?": a whole table's rows
+            s.model_arch = next((arch for arch, rx in MODEL_ARCH if rx.search(low)), None)  # "which dense qwen3 models"
+            s.spans = r.spans  # the claimed words (a size bound) the table filter does not read again
             s.table_query = self.table_query(r.text, s)
         elif s.model and not s.models and s.task() != "serving":  # "deepseek-v3 最多需要多少张卡": the model's largest row
             s.table_query = table_query.most_of_model(r.text, s.model)
@@ -335,7 +353,11 @@ class Parser:
     def table_query(self, text: str, s: Slots) -> table_query.TableQuery | None:
         """The filter over a whole vendor table the question asks for; "which qwen3 rows …" narrows it to a family
         (a name every catalog id of which starts with it: no unknown model then)."""
+        bound = [(sp.start, sp.end) for sp in s.spans if sp.slot == "params_bound"]  # "models under 10B": no count of cards
+        text = "".join(" " if any(a <= i < b for a, b in bound) else c for i, c in enumerate(text)) if bound else text
         q = table_query.read(text, inference="inference" in s.intents)
+        if q is not None and (s.model_arch or s.params_bound):
+            q = q.model_copy(update={"arch": s.model_arch, "params_b": s.params_bound})
         named = s.unknown_model or s.family
         if q is None or not named:
             return q
@@ -429,6 +451,70 @@ class Parser:
         shown = s.question[span.start:span.end + m.end()].strip()
         s.hardware, s.part_stand_in = f"custom-{gb}gb-gpu", GPU_VARIANT[s.lang].format(
             text=shown, name=part.get("name"), per=f"{per:g}", gb=gb)
+
+    @staticmethod
+    def _params_bound(r: Reading, s: Slots) -> None:
+        """"Which models under 10B …", "10B 以下的模型": a bound on the size of the models listed, not a 10B model to size
+        (its words claimed: no count of cards for a table's filter either)."""
+        if s.model or s.models or not LIST_OF_MODELS.search(r.text):
+            return
+        for op, rx in PARAMS_BOUND:
+            if (m := rx.search(r.text)) and (value := int(next(g for g in m.groups() if g))) and s.params_b in (None, value):
+                s.params_b, s.params_bound, s.shape_only = None, (op, value), None
+                r.claim_match(m, "params_bound", value, "list filter")
+                return
+
+    @staticmethod
+    def _changes(r: Reading, s: Slots) -> None:
+        """A setting changed with its effect asked ("GA 从 8 改成 16，显存会翻倍吗", "rank from 8 to 16, does memory double?",
+        "zero-2 to zero-3: does it halve?"): both values are sized and compared (frame ``changes``), the new one no
+        unused number. Without the effect asked, the value read stays the frame's."""
+        if s.changes or not num.WHAT_CHANGES.search(r.text):
+            return
+        for slot in spec.SLOTS:
+            if slot.change is None or slot.type != "int" or slot.name not in QuestionFrame.model_fields:
+                continue
+            if (m := r.search(slot.change)) and (values := [slot.value(v) for v in m.groups() if v]) and len(values) == 2 \
+                    and values[0] != values[1] and all(slot.valid(v) for v in values):
+                r.claim_match(m, slot.name, values[0], "change")
+                setattr(s, slot.name, values[0])
+                s.changes = {slot.name: [int(v) for v in values]}
+                return
+        if (m := ZERO_CHANGE.search(r.text)) and m.group(1) != m.group(2):  # its words are the stage's span already
+            s.zero_stage, s.changes = int(m.group(1)), {"zero_stage": [int(m.group(1)), int(m.group(2))]}
+
+    def _part_of_memory(self, r: Reading, s: Slots) -> None:
+        """A part named with the memory said apart from its name ("4 张 A100，是 40G 版本", "our V100s have 32GB"): the
+        catalog's row of that part with that memory (its spelling with the size is one of the row's aliases), not the row
+        the bare name resolves to (A100 alone is the 80 GB one)."""
+        span = next((sp for sp in r.spans if sp.slot == "hardware" and sp.value == s.hardware), None)
+        row = self.resolver.hardware.get(s.hardware or "")
+        gb = s.memory_gb
+        if span is None or not row or not gb or s.hardwares or float(row.get("memory_gb") or 0) == gb:
+            return
+        name = r.text[span.start:span.end].strip()
+        for spelling in (f"{name} {gb}g", f"{name} {gb}gb"):
+            hw = self.setting.hardware_id(spelling)
+            if hw != s.hardware and float((self.resolver.hardware.get(hw) or {}).get("memory_gb") or 0) == gb:
+                s.hardware = hw
+                return
+
+    def _gpu_unnamed(self, work: str, s: Slots) -> None:
+        """A GPU said with no part and no memory ("ZeRO-2 across 8 GPUs", "两张显卡"): no Ascend part, nor one GPU the
+        user did not name. The job is sized on the catalog's GPU of each common memory class (UNNAMED_GPU_MEMORY_GB),
+        compared, and the answer first says so (round 16 c3-06: the Snt9B verdict given for "8 GPUs"). With no job in this
+        turn ("换成 4 张 GPU 呢") the parts are kept for the conversation's job (conversation.unnamed_gpu)."""
+        if s.hardware or s.hardwares or s.memory_gb or not GPU_UNNAMED.search(work) or NPU_SAID.search(work):
+            return
+        parts = list(dict.fromkeys(hw for gb in UNNAMED_GPU_MEMORY_GB if (hw := self.setting.by_memory(gb, "gpu")[0])))
+        if not parts:
+            return
+        rows = [self.resolver.hardware.get(hw) or {} for hw in parts]
+        s.gpu_stand_ins = parts
+        s.gpu_unnamed_note = GPU_UNNAMED_NOTE[s.lang].format(parts=", ".join(
+            f"{row.get('short_name') or row.get('name') or hw}" for hw, row in zip(parts, rows, strict=True)))
+        if s.model or s.models or s.params_b or s.shape:
+            s.hardwares, s.hardware, s.part_stand_in = parts, parts[0], s.gpu_unnamed_note
 
     def _stand_in(self, work: str, name: str, shown: str, s: Slots) -> tuple[str, bool, str] | None:
         """A part the catalog lacks, written with its memory ("L20 48GB", "MI210 (64 GB)"): the memory is the one figure
@@ -576,8 +662,10 @@ class Parser:
                        if any(not any(a < m.end() and m.start() < b for a, b in settings) for m in rx.finditer(work))]
         if "qlora" in methods and re.search(r"q[-_ ]lora", work) and not re.search(r"(?<![a-z\-_ ])lora", work):
             methods.remove("lora")  # "q-lora" also contains "lora"
-        if len(methods) > 1 and (now := changed_to(work, [(m.start(), m.end(), name) for name, rx in METHODS
-                                                           if name in methods for m in rx.finditer(work)])):
+        said = [(m.start(), m.end(), name) for name, rx in METHODS if name in methods for m in rx.finditer(work)]
+        if len(methods) > 1 and (now := changed_to(work, said)):
+            if num.WHAT_CHANGES.search(work):  # "从 lora 换成全参，卡数会不会翻倍": both sized, the change's effect compared
+                s.changes = {"method": [m for m in dict.fromkeys(name for _, _, name in sorted(said)) if m != now] + [now]}
             methods = [now]  # "全参换成 lora": the method the job changes to, not a comparison of the two
         if not methods and (slip := misspelt_method(work)):  # "lroa", "ful finetune": read as the method, and said so
             methods, s.method_read_as = [slip[0]], slip[1]
@@ -650,6 +738,7 @@ class Parser:
             s.seq_lens, s.seq_len = lengths, lengths[0]
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
+        self._part_of_memory(r, s)
         stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # a setting of slots.toml
         if not (stated or s.devices or s.seq_len or s.tokens or s.samples or s.tps):
             # a number written after a snake_case key ("quantization_bit 4", "max_num_seqs=8") is that key's value

@@ -236,7 +236,8 @@ class Router:
         q = s.table_query
         assert q is not None
         args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family,
-                                "model": q.model}
+                                "model": q.model, "arch": q.arch,
+                                "params_b": {"op": q.params_b[0], "value": q.params_b[1]} if q.params_b else None}
         for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table", "extreme"):
             args[name] = getattr(q, name)
         for name in ("cards", "nodes", "per_node", "versus"):
@@ -257,10 +258,11 @@ class Router:
         a family alone ("qwen 32b" unknown, "llama models"): the family's rows."""
         if "inference" in s.intents and s.devices and not s.family:  # "哪些模型要 4 张卡起步 (vLLM 表)": the table's rows at that count
             return self.call("list_models", in_tables_only=True, serving_cards=s.devices)
+        size = {"op": s.params_bound[0], "value": s.params_bound[1]} if s.params_bound else None  # "models under 10B"
         if s.intents:
-            return self.call("list_models", family=s.family, in_tables_only=not s.family, framework=s.framework,
-                             strategy=table_strategy(s.method) if s.framework else None)
-        return self.call("list_models", family=s.family)
+            return self.call("list_models", family=s.family, in_tables_only=not (s.family or s.model_arch or size), framework=s.framework,
+                             strategy=table_strategy(s.method) if s.framework else None, arch=s.model_arch, params_b=size)
+        return self.call("list_models", family=s.family, arch=s.model_arch, params_b=size)
 
     def notes(self, s: Slots) -> list[Call]:
         focus = (s.topic_text or s.question)[:NOTE_QUERY_CHARS]
@@ -598,7 +600,8 @@ class Router:
     def family_of_unknown(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """"qwen3": not one model but the start of a family's names: list the whole family."""
         if not d.ok and is_family_prefix(d.args.get("name", ""), d.error.get("valid") or []):
-            return self.call("list_models", family=d.args["name"])
+            return self.call("list_models", family=d.args["name"], arch=s.model_arch,
+                             params_b={"op": s.params_bound[0], "value": s.params_bound[1]} if s.params_bound else None)  # "dense qwen3 models": only those
         return []
 
     def plan_followed(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:

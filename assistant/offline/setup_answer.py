@@ -219,6 +219,13 @@ P = {
     "below_table_no_fit": {"en": "**Below the vendor's minimum too: its minimum-card table lists {table} {unit}s for this job, "
                                  "you have {devices}.**",
                            "zh": "**也低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。**"},
+    # the pasted setup says no card count: the count the check assumed is said as assumed, never as what the user has
+    "below_table_assumed": {"en": "**On the assumed {devices} {unit}(s) (no count given) this is also below the vendor's minimum: "
+                                  "its minimum-card table lists {table} {unit}s for this job.**",
+                            "zh": "**按假设的 {devices} {unit}（你没有给出卡数），也低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}。**"},
+    # a verdict reached on values the setup does not state (a framework default, an assumed count): said beside it
+    "on_assumed": {"en": "This verdict uses assumed values, not yours: {items}; give yours for a verdict on your setup.",
+                   "zh": "这个结论用的是假设值而非你给出的值：{items}；给出实际值即可得到针对你配置的结论。"},
     "remedies": {"en": "What to change, first to last:", "zh": "按顺序尝试："},
     "fragmenting": {"en": "Out-of-memory message: **fragmenting**: {platform} {dev} had {reserved:.2f} GiB reserved but only "
                           "{alloc:.2f} GiB allocated ({cached:.2f} GiB cached, more than the {tried:.2f} GiB asked): set "
@@ -483,6 +490,10 @@ def _description(c: dict[str, Any], lang: str) -> str:
     return ("，" if lang == "zh" else ", ").join(parts) + (KEPT_BATCH[lang] if c["kind"] == "micro_batch" else "")
 
 
+# the assumed values that change a training verdict (memory per device, or the count against the vendor minimum)
+VERDICT_INPUTS = frozenset({"devices", "micro_batch", "zero_stage", "offload", "seq_len", "hardware"})
+
+
 def _headline(r: dict[str, Any], lang: str) -> list[str]:
     t, s = r.get("training"), r.get("serving")
     unit = {"en": r.get("unit") or "device", "zh": "卡" if (r.get("unit") or "card") == "card" else r.get("unit") or "卡"}[lang]
@@ -503,9 +514,13 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
         key = "tight_over" if r["verdict"] == "tight" and needed > t["usable_gib"] else r["verdict"]
         line = [_p(key, lang, total=needed, usable=t["usable_gib"], hw=r["hardware"], unit=unit, head=t["usable_gib"] - needed,
                    over=needed - t["usable_gib"], low=t.get("low_gib", needed) - t.get("cached_gib", 0.0))]
+        assumed = [a for a in r.get("assumed") or [] if a.get("name") in VERDICT_INPUTS]
         if (r.get("table_min_devices") or 0) > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all
-            below = "below_table_no_fit" if r["verdict"] == "does_not_fit" else "below_table"
+            below = "below_table_assumed" if any(a["name"] == "devices" for a in assumed) else \
+                "below_table_no_fit" if r["verdict"] == "does_not_fit" else "below_table"
             line.append(_p(below, lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
+        if assumed:  # "放不下 237 GiB" from a default micro batch of 8: said as the default's, not the user's
+            line.append(_p("on_assumed", lang, items=("，" if lang == "zh" else ", ").join(f"{a['name']} {a['value']}" for a in assumed)))
         return line
     if s:
         key = "serve_fits" if s["fits"] else "serve_weights" if s["kv_cache_gib"] < 0 else "serve_no"

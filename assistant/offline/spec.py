@@ -25,6 +25,9 @@ NOT_A_SETTING = "not_a_setting"  # the span of words a slot's ``elsewhere`` foun
 CONNECT = (r"[\"']?\s*(?:可以|能)?\s*(?:of|=|:|is|->|(?:(?:goes|go|went|drops?|dropped|falls?|fell|rises?|rose|changed?|set|increased?|"
            r"decreased?|raised?|lowered?|bumped|moved?|up|down)\s+)?to|为|是|设为|设成|设置为|设置成|设置|设|改成|改为|换成|调到|调成|降到|升到|提高到|"
            r"增加到|减少到|变成|取|定为|：)?\s*[\"']?")
+# "GA 从 8 改成 16", "rank from 8 to 16", "micro batch 1 -> 2": one slot's value before and after a change
+CHANGE_FROM = r"\s*(?:[:=]\s*)?(?:(?:is\s+)?from|从|由)?\s*"
+CHANGE_TO = r"\s*(?:to|->|→|=>|改成|改为|换成|调到|调成|变成|升到|降到|加到|增加到|提高到|减少到|改到|到)\s*"
 VALUE = {
     # "batch 4", not "batch 4k" (a length) or "4.5"; a sign after a space or "=" is read ("batch_size -4": said invalid)
     "int": r"((?:(?<=[\s=:：])-)?\d{1,7})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",
@@ -55,6 +58,7 @@ class SlotSpec:
     spellings: tuple[str, ...] = ()  # the words of its keys: one slip from one of them is read as it, and said so
     elsewhere: re.Pattern | None = None  # where its words mean something else ("rank 0 saving checkpoint": a process)
     units: tuple[tuple[re.Pattern, float], ...] = ()  # the unit words beside a value and what each multiplies it by ("3 days": 72 h)
+    change: re.Pattern | None = None  # the slot changed from one value to another ("GA 从 8 改成 16", "rank from 8 to 16")
 
 
     def valid(self, value: float) -> bool:
@@ -99,7 +103,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
                                   for w in row.get("words", [])),
                             tuple(row.get("spellings", ())),
                             re.compile("|".join(row["elsewhere"])) if row.get("elsewhere") else None,
-                            tuple((re.compile(rx), float(f)) for rx, f in row.get("units", []))))
+                            tuple((re.compile(rx), float(f)) for rx, f in row.get("units", [])),
+                            re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHANGE_TO}{VALUE[row['type']]}") if keys else None))
     return out
 
 

@@ -45,6 +45,8 @@ class TableQuery(BaseModel):
     table: Literal["min_cards", "recipes", "vllm"]
     table_named: bool = False  # the question names the table (else it is chosen from the filters)
     family: str | None = None  # "which qwen3 rows": the models whose catalog id starts with it
+    arch: str | None = None  # "which dense models": only dense (or only MoE) models' rows
+    params_b: tuple[str, int] | None = None  # "models under 10B": the models' total parameters compared (op, billions)
     cards: Count | None = None
     nodes: Count | None = None
     zero_stage: int | None = None

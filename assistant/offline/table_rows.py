@@ -68,6 +68,10 @@ class TableRowsBlocks(Writer):
             out.append(str(a["model"]))
         if a.get("family"):
             out.append(self.say("table_rows_family", family=a["family"]))
+        if a.get("arch"):  # "which dense models": only those models' rows
+            out.append(self.say("table_rows_arch", arch=self.say(f"arch_{a['arch']}")))
+        if size := a.get("params_b"):  # "models under 10B"
+            out.append(self.say("table_rows_params", op=OP_WORDS[self.lang][size["op"]], n=size["value"]))
         if a.get("framework"):
             out.append(str(a["framework"]))
         if a.get("strategy"):

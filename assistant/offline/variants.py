@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools.estimates import InferenceResult
+from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import InferenceMinCardsResult
-from .asked import serving_parts_asked
-from .frame import DEFAULT_HARDWARE
+from .asked import asks_verdict, serving_parts_asked
+from .frame import DEFAULT_HARDWARE, table_strategy
 from .parse import Slots
 from .route import Done
 from .sizing import TrainingBlocks
-from .vocab import NODES_ASKED
+from .vocab import DOUBLES, HALVES, NODES_ASKED
 
 COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len"))
 
@@ -29,7 +29,7 @@ def variants(s: Slots) -> list[Slots]:
 
 
 def compares(s: Slots) -> bool:
-    return any(len(getattr(s, many, None) or []) > 1 for many, _ in COMPARED)
+    return any(len(getattr(s, many, None) or []) > 1 for many, _ in COMPARED) or bool(getattr(s, "changes", None))
 
 
 def belongs(d: Done, v: Slots, s: Slots) -> bool:
@@ -38,6 +38,11 @@ def belongs(d: Done, v: Slots, s: Slots) -> bool:
     vendor tables without a hardware argument describe Snt9B only)."""
     if len(s.models) > 1 and d.args.get("model") != v.model:
         return False
+    for name in getattr(s, "changes", None) or {}:  # "GA 8 → 16": the calls made with this variant's value
+        if d.args.get(name) is not None and d.args.get(name) != getattr(v, name):
+            return False
+        if name == "method" and d.args.get("strategy") not in (None, table_strategy(v.method)):
+            return False  # the vendor tables' rows of this variant's method
     if len(getattr(s, "frameworks", None) or []) > 1 and d.args.get("framework") not in (None, v.framework):
         return False
     if len(getattr(s, "seq_lens", None) or []) > 1 and d.args.get("seq_len") not in (None, v.seq_len):
@@ -63,16 +68,24 @@ class VariantBlocks(TrainingBlocks):
     def compared(self) -> list[str]:
         writers = self.per_variant()
         compared = [one for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]  # each variant by what differs
+        # "enough for my 4 GPUs?" over parts: the yes/no on the user's devices, each part's, is what is compared
+        verdict = asks_verdict(self.s) and bool(self.s.effective().devices) and all(w.verdict_on_devices() for w in writers)
         # "推荐的 zero 配置有啥区别", "GA for each": the setting asked is what is compared, each variant's; else the count
-        settings = bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
+        settings = not verdict and bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
         # "qwen3-32b 的 kv 每 token 多少，为啥比 llama2-13b 小": the KV bytes per token asked first are what is compared
-        kv = not settings and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
-        needs = [(" · ".join(self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared),
-                  w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest()) for w in writers]
+        kv = not (settings or verdict) and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
+        changed = list(self.s.changes)
+        needs = [(" · ".join([self.method_name(w.s.method) if one == "method" else self.say(f"change_label_{one}", v=getattr(w.s, one))
+                              for one in changed] +
+                             [self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared]),
+                  w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest())
+                 for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
-        key = "compared_setting" if settings else "compared_kv" if kv else "compared"
+        key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
         more = self.count_difference(writers, [label for label, _ in needs]) if key == "compared" else ""
-        out = [self.lead(self.say(key, listed=listed) + more), ""] if listed else []
+        if key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
+            listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
+        out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
         for i, w in enumerate(writers):
@@ -81,6 +94,30 @@ class VariantBlocks(TrainingBlocks):
             for src in w.sources:
                 self.cite(src)
         return out
+
+    def verdict_on_devices(self) -> str | None:
+        """This variant's yes/no on the user's devices with the setting they stated: the memory estimate on exactly those
+        devices (training), or the serving estimate within them; else None."""
+        have = self.e.devices
+        m = next((x for x in self.r.values("estimate_training_memory", TrainingMemoryResult) if x.devices == have), None)
+        if m is not None:
+            setting = self.parallel(m.zero_stage, m.offload, m.tp, m.pp, m.cp)
+            return self.say("verdict_variant", word=self.say("verdict_" + m.verdict), setting=setting, gib=self.point(m),
+                            usable=f"{m.usable_gib:.1f}", dev=self.per_device(m.unit, m.hardware))
+        plan = next((r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices") == have), None)
+        if plan is not None:  # no setting stated: the plan within the user's devices, the setting it found
+            if not plan.fits:
+                return self.say("verdict_variant_none", word=self.say("verdict_does_not_fit"))
+            setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp)
+            if have and plan.devices < have:  # the plan uses fewer than the user's devices: its verdict is on those ("on 2 GPUs")
+                setting += self.say("setting_on", devs=self.devices(plan.devices, plan.unit, plan.hardware))
+            return self.say("verdict_variant", word=self.say("verdict_" + plan.verdict), gib=self.point(plan.memory), setting=setting,
+                            usable=f"{plan.memory.usable_gib:.1f}", dev=self.per_device(plan.unit, plan.hardware))
+        served = next((r.value for r in self.r.of("estimate_inference", InferenceResult) if r.value and r.arg("max_devices") == have), None)
+        if served is not None:
+            return self.say("verdict_variant_serving", word=self.say("verdict_fits" if served.fits else "verdict_does_not_fit"),
+                            n=self.devices(served.devices, served.unit, served.hardware))
+        return None
 
     def kv_per_token(self) -> str | None:
         """This variant's KV cache bytes per token with the formula's numbers (estimate_inference), else None."""
@@ -150,6 +187,43 @@ class VariantBlocks(TrainingBlocks):
         (big, nbig), (small, nsmall) = sorted(zip(labels, (na, nb), strict=True), key=lambda x: -x[1])
         return self.say("compared_more", big=big, small=small, diff=self.devices(nbig - nsmall, ua),
                         ratio=f"{nbig / nsmall:.3g}")
+
+    def factor_asked(self, writers: list[Any], labels: list[str]) -> str:
+        """"from 8k to 16k, does the card count double?", "减半吗": yes or no on the factor asked, from the two variants'
+        fewest counts in the order written, then both counts; '' when no factor is asked or a count is missing."""
+        q = self.s.question.lower()
+        if DOUBLES.search(q) and "memory" in self.s.intents and len(writers) == 2 and all(w.memory_point() for w in writers):
+            return self.memory_factor(writers, labels, 0.5 if HALVES.search(q) else 2.0)
+        counts = [w.fewest_count() for w in writers]
+        if not DOUBLES.search(q) or len(counts) != 2 or not all(isinstance(c, tuple) for c in counts):
+            return ""
+        (na, ua, ha, sa), (nb, ub, hb, sb) = counts
+        if ua.lower() != ub.lower() or not na:
+            return ""
+        want = 0.5 if HALVES.search(q) else 2.0
+        ratio = nb / na
+        word = ("factor_yes" if abs(ratio - want) < 0.05 * want else
+                "factor_more" if (ratio > want if want > 1 else ratio < want) else "factor_no")
+        return self.say(word, a=labels[0], b=labels[1], fa=self.say(f"fewest_{sa}", n=self.devices(na, ua, ha)),
+                        fb=self.say(f"fewest_{sb}", n=self.devices(nb, ub, hb)), ratio=f"{ratio:.3g}")
+
+    def memory_point(self) -> tuple[float, str] | None:
+        """This variant's memory per device, GiB, and what a device is called: the estimate of the setup asked, else the
+        plan's."""
+        m = next(iter(self.r.values("estimate_training_memory", TrainingMemoryResult)), None)
+        if m is not None:
+            return m.total_gib, self.per_device(m.unit, m.hardware)
+        plan = next((p for p in self.r.values("plan_training", PlanResult) if p.fits), None)
+        return (plan.memory.total_gib, self.per_device(plan.unit, plan.hardware)) if plan is not None else None
+
+    def memory_factor(self, writers: list[Any], labels: list[str], want: float) -> str:
+        """"GA 从 8 改成 16，显存会翻倍吗": yes or no on the factor asked of the memory per device, both figures beside it."""
+        (ga, dev), (gb, _) = writers[0].memory_point(), writers[1].memory_point()
+        ratio = gb / ga if ga else 0.0
+        word = ("factor_yes" if abs(ratio - want) < 0.05 * want else
+                "factor_more" if (ratio > want if want > 1 else ratio < want) else "factor_no")
+        return self.say(word, a=labels[0], b=labels[1], fa=self.say("factor_memory", gib=f"{ga:.1f}", dev=dev),
+                        fb=self.say("factor_memory", gib=f"{gb:.1f}", dev=dev), ratio=f"{ratio:.3g}")
 
     def in_nodes(self, n: int, unit: str) -> str:
         """" = 2 nodes" when nodes are asked ("how many Snt9B nodes, and how many Snt9B23 nodes?"): the variant's own

@@ -146,6 +146,13 @@ EN_NUMBERS = {"one": 1, "a single": 1, "single": 1, "a": 1, "an": 1, "two": 2, "
 # The count words above as one alternation, longest first ("a single" before "single"); "a" / "an" are read apart
 EN_COUNT = "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(EN_NUMBERS, key=len, reverse=True)
                             if w not in ("a", "an")) + ")"
+# A GPU said without its part ("8 GPUs", "两张显卡", "a single GPU", "N卡"): no Ascend part, and no one GPU either. The
+# words that only contain it name no device: a flag ("gpu-memory-utilization"), a key ("per_gpu", "num_gpus"); "GPU
+# memory" and "per GPU" are the memory a job needs, on whatever device
+GPU_UNNAMED = re.compile(r"(?<![a-z_-])(?<!per\s)(?<!per-)(?<!每)(?<!每张)gpus?(?![a-z_-])(?!\s*(?:memory|mem|ram|vram|显存|内存|利用率))|"
+                         r"(?<!每张)(?<!每)显卡(?!\s*(?:显存|内存))|graphics\s+cards?|(?<![a-z])n\s*卡|英伟达|(?<![a-z])nvidia(?![a-z])")
+# words of an Ascend device beside it ("NPU or GPU"): then the part is not an unnamed GPU
+NPU_SAID = re.compile(r"npu|昇腾|ascend|(?<![a-z])dies?(?![a-z])")
 UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张卡|张|块卡|块|颗|个\s*die|die|die数)"
 # ("2 boxes of 8": people call a server a box)
 NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|box(?:es)?(?![a-z])|个节点|节点|台机器|台服务器|台|机器|机)"
@@ -211,6 +218,23 @@ COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with)
 # "910B → A3"): the later mention is the value now; "lora instead of full" / "用 lora 而不是全参": the earlier one.
 CHANGED_TO = re.compile(r"换成|改成|改为|换为|换到|改用|换用|变成|切到|切换到|->|→|(?<![a-z])(?:switch(?:ed)?|move[ds]?|go(?:es)?)\s+to(?![a-z])|"
                         r"(?<!compared\s)(?<!compare\s)(?<![a-z])(?:to|into)(?![a-z])")
+# "which dense Qwen3 models", "有哪些 MoE 模型": the models' architecture a list asks for (estimate.shape.arch_of's values);
+# dense first ("non-MoE" also holds "moe")
+MODEL_ARCH = (("dense", re.compile(r"(?<![a-z])(?:dense|non[- ]?moe)(?![a-z])|稠密|密集|非\s*moe|非\s*混合专家")),
+              ("moe", re.compile(r"(?<![a-z])(?:moe|mixture[- ]of[- ]experts?)(?![a-z])|混合专家|专家模型")))
+# "models under 10B", "10B 以下的模型", "more than 30B parameters": a bound on the models' size that a list asks for, no
+# model size to plan (op, then the number in billions)
+PARAMS_BOUND = (("lt", re.compile(r"(?<![a-z])(?:under|below|less\s+than|smaller\s+than|fewer\s+than)\s+(\d{1,4})\s*b(?![a-z0-9])|"
+                                  r"(?:小于|低于|少于|不到)\s*(\d{1,4})\s*b(?![a-z0-9])|(?<![0-9.])(\d{1,4})\s*b\s*(?:以下|以内)")),
+                ("le", re.compile(r"(?<![a-z])(?:up\s+to|at\s+most|no\s+more\s+than)\s+(\d{1,4})\s*b(?![a-z0-9])|(?:不超过|不大于|最多)\s*(\d{1,4})\s*b(?![a-z0-9])")),
+                ("gt", re.compile(r"(?<![a-z])(?:over|above|more\s+than|larger\s+than|bigger\s+than)\s+(\d{1,4})\s*b(?![a-z0-9])|"
+                                  r"(?:大于|超过|多于)\s*(\d{1,4})\s*b(?![a-z0-9])|(?<![0-9.])(\d{1,4})\s*b\s*以上")),
+                ("ge", re.compile(r"(?<![a-z])at\s+least\s+(\d{1,4})\s*b(?![a-z0-9])|(?:不少于|不小于|至少)\s*(\d{1,4})\s*b(?![a-z0-9])")))
+LIST_OF_MODELS = re.compile(r"(?<![a-z])models(?![a-z])|模型")
+# "does the card count double?", "会不会翻倍", "显存减半吗": a change asked as a factor (the answer leads with yes or no)
+DOUBLES = re.compile(r"(?<![a-z])(?:doubles?|doubled|doubling|halve[sd]?|halving|twice\s+as|2x|cut\s+in\s+half)(?![a-z])|"
+                     r"翻倍|翻番|翻\s*一倍|翻不翻|加倍|减半|减少一半|少一半|一半|两倍|2\s*倍")
+HALVES = re.compile(r"(?<![a-z])(?:halve[sd]?|halving|cut\s+in\s+half)(?![a-z])|减半|减少一半|少一半|一半")
 INSTEAD_OF = re.compile(r"instead\s+of|rather\s+than|而不是|而非|代替|替代(?!成)")
 
 

@@ -10,11 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SizingError
 from .common import AscendPart, Framework, SeqLen, Strategy
+from .model_filter import OPS, Compare, Op, model_passes  # noqa: F401  (Op and OPS: this module's interface too)
 from .registry import tool
 
-Op = Literal["lt", "le", "eq", "ge", "gt"]
-OPS = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "eq": lambda a, b: a == b,
-       "ge": lambda a, b: a >= b, "gt": lambda a, b: a > b}
 TableName = Literal["min_cards", "recipes", "vllm"]
 # The database table behind each name, and the filters that mean something on it (the others are refused).
 SQL_TABLE = {"min_cards": "min_cards", "recipes": "recipes_llamafactory", "vllm": "vllm_min_cards"}
@@ -30,13 +28,6 @@ TITLE = {"min_cards": "ModelArts minimum-card table (模型最小卡数配置, 2
 
 class FilterModel(BaseModel):
     model_config = ConfigDict(defer_build=True)
-
-
-class Compare(FilterModel):
-    """A count compared: {op: gt, value: 64} is "more than 64"."""
-
-    op: Op = Field(description="lt (<), le (<=), eq (=), ge (>=) or gt (>).")
-    value: int = Field(ge=0, le=100_000, description="The number compared against.")
 
 
 class Versus(FilterModel):
@@ -55,6 +46,8 @@ class FindTableRowsArgs(FilterModel):
                               "needs in the table'.")
     family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Model id prefix, e.g. qwen3. "
                                "Only models whose catalog id starts with this and a dash (qwen2: not qwen2.5-7b).")
+    arch: Literal["dense", "moe"] | None = Field(None, description="dense or moe models only.")
+    params_b: Compare | None = Field(None, description="Parameters (B) compared.")
     framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
     strategy: Strategy | None = Field(None, description="lora or full (min_cards, recipes).")
     seq_len: SeqLen | None = Field(None, description="Row length. min_cards: SEQ_LEN; recipes: cutoff_len; vllm: tested max-model-len at least this.")
@@ -204,13 +197,16 @@ def find_table_rows(ctx, args: FindTableRowsArgs) -> FindTableRowsResult:
 
     whole_model keeps only models all of whose selected rows match ("which models have no MindSpeed-LLM entry": framework
     MindSpeed-LLM, supported false, whole_model true); extreme keeps the rows of the largest or smallest count."""
-    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family", "extreme", "model"}).items() if v is not None}
+    given = {k for k, v in args.model_dump(exclude={"table", "whole_model", "family", "extreme", "model", "arch", "params_b"}).items() if v is not None}
     wrong = sorted(given - APPLIES[args.table])
     if wrong:
         raise SizingError("invalid_arguments", f"{', '.join(wrong)} does not apply to the {args.table} table.",
                           field=wrong[0], valid=sorted(APPLIES[args.table]))
     per_node = {h["table_part"]: int(h.get("devices_per_node") or 8) for h in ctx.kb.hardware() if h.get("table_part")}
     every = _hits(args.table, ctx.kb.cached(f'SELECT * FROM "{SQL_TABLE[args.table]}" ORDER BY rowid'), per_node)
+    if args.arch or args.params_b:  # "which dense models under 10B …": the catalog's facts of each row's model
+        keep = {str(m["id"]) for m in ctx.kb.models() if model_passes(m, args.arch, args.params_b)}
+        every = [h for h in every if h.model_id in keep]
     rows = _paired(args, [h for h in every if _selected(args, h)], every)
     hits = [h for h in rows if _passes(args, h)]
     if args.whole_model:

@@ -3,13 +3,15 @@
 No ``from __future__ import annotations`` here: pydantic would compile every annotation string at
 import, a measurable part of a one-shot `sizing call`."""
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SizingError
+from ..estimate.shape import arch_of
 from ..resolve import variant_of
 from .common import AscendPart, Framework, ModelName, NoteLang, SeqLen, Strategy
+from .model_filter import Compare, model_passes
 from .registry import tool
 
 PRACTICAL_NOTE = (
@@ -90,6 +92,8 @@ class ListModelsArgs(TableModel):
                                         "framework (a minimum-card row with a card count; for LLaMA-Factory also recipe-table rows).")
     strategy: Strategy | None = Field(None, description="With framework: only rows of this strategy (lora or full).")
     serving_cards: int | None = Field(None, ge=1, le=1024, description="Serving cards: only the models the newest ModelArts vLLM table serves on this many 64 GB cards, with the max-model-len it tested.")
+    arch: Literal["dense", "moe"] | None = Field(None, description="dense or moe models only.")
+    params_b: Compare | None = Field(None, description="Parameters (B) compared.")
 
 
 # Models a framework supports: a min_cards row with a card count ('-' rows are unsupported), plus,
@@ -118,6 +122,7 @@ class ModelSummary(TableModel):
     family: str | None = Field(None, description="Model family (catalog).")
     params_b: float | None = Field(None, description="Total parameters, billions (catalog).")
     active_params_b: float | None = Field(None, description="Parameters active per token, billions (MoE; catalog).")
+    arch: str | None = Field(None, description="dense or moe: routed experts in the catalog row.")
     modality: str | None = Field(None, description="text, vision-language, embedding or reranker (catalog).")
     in_tables: bool = Field(False, description="Whether any vendor table has a row for this model.")
     vllm_cards: int | None = Field(None, description="With serving_cards: the newest vLLM table's card count for the model.")
@@ -149,13 +154,15 @@ def list_models(ctx, args: ListModelsArgs) -> ListModelsResult:
             continue
         if args.in_tables_only and m["id"] not in in_tables:
             continue
+        if not model_passes(m, args.arch, args.params_b):
+            continue
         if supported is not None and m["id"] not in supported:
             continue
         if served is not None and m["id"] not in served:
             continue
         row = (served or {}).get(m["id"]) or {}
         out.append(ModelSummary(id=m["id"], family=m.get("family"), params_b=m.get("params_b"),
-                                active_params_b=m.get("active_params_b"), modality=m.get("modality"),
+                                active_params_b=m.get("active_params_b"), arch=arch_of(m), modality=m.get("modality"),
                                 in_tables=m["id"] in in_tables, vllm_cards=row.get("cards"),
                                 vllm_max_model_len=row.get("max_model_len")))
     source = next((r["source"] for r in (served or {}).values()), None)

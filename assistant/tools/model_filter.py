@@ -1,0 +1,31 @@
+"""The filters a list of models or of table rows puts on the models themselves ("which dense models under 10B"): a
+count compared, the catalog's architecture and size. No tools here, so both tool modules import it without changing the
+order the registry lists the tools in."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..estimate.shape import arch_of
+
+Op = Literal["lt", "le", "eq", "ge", "gt"]
+OPS = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "eq": lambda a, b: a == b,
+       "ge": lambda a, b: a >= b, "gt": lambda a, b: a > b}
+
+
+class Compare(BaseModel):
+    """A count compared: {op: gt, value: 64} is "more than 64"."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    op: Op = Field(description="lt (<), le (<=), eq (=), ge (>=) or gt (>).")
+    value: int = Field(ge=0, le=100_000, description="The number compared against.")
+
+
+def model_passes(m: dict[str, Any], arch: str | None, params_b: Compare | None) -> bool:
+    """A catalog model meets a list's filters on the model itself: dense or MoE, and its total parameters compared."""
+    if arch and arch_of(m) != arch:
+        return False
+    return params_b is None or (m.get("params_b") is not None and OPS[params_b.op](float(m["params_b"]), params_b.value))
