@@ -295,7 +295,12 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
     # (a "tight" from an open scenario alone, the range itself fitting, is settled by a setting, not by more devices)
     range_fits = p.memory.high_gib - p.memory.cached_gib <= p.memory.usable_gib
     if suggest and p.fits and p.memory.verdict == "tight" and not range_fits and not base.tightest and not vendor_ran_it:
-        safe = _plan(s, base._replace(upper_end=True), dev, max_devices, global_batch, practice=not row_for_job)
+        # a memory figure: the fewest devices whose upper end fits. The LoRA practice rule (half of full fine-tuning's
+        # count) is not a memory need; applied here it sent qwen2.5-7b LoRA at 32k (4 cards, tight) to 32 cards of
+        # TP 4 x PP 2 where 8 hold the upper end. Kept only when memory alone would undercut the recommendation.
+        safe = _plan(s, base._replace(upper_end=True), dev, max_devices, global_batch, practice=False)
+        if safe.devices < p.devices:
+            safe = _plan(s, base._replace(upper_end=True), dev, max_devices, global_batch, practice=not row_for_job)
         safe = safe if safe.fits else None
     notes = list(p.memory.assumptions) + context_note(ctx, model_id, base.seq_len)
     if p.fits and dev.devices_per_node and p.devices < min(8, dev.devices_per_node):
