@@ -551,6 +551,14 @@ class Router:
             return self.call("plan_training", **lora)
         return []
 
+    def setting_refused(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
+        """A trainer setting the user named that the framework refuses with the rest ("pure_bf16" with LLaMA-Factory's
+        ZeRO-3): the same estimate with the tool's own default for it; the refusal is said beside it (plans.memory)."""
+        field = d.error.get("field") if not d.ok else None
+        if field not in trainer_args(s) or d.args.get(field) is None:
+            return []
+        return self.call(d.name, **{k: v for k, v in d.args.items() if k != field})
+
     def inference_need(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """Nothing fits the user's devices (or none holds a sequence at that length): how many it needs. "How many
         cards and what max context": the longest context on the count the estimate needs."""
@@ -598,7 +606,7 @@ def trainer_args(s: Slots) -> dict[str, str | bool | None]:
     """The optimizer, loss, compilation and activation offloading the user named (None: the tools' defaults, AdamW and
     the framework's own)."""
     return {"optimizer": s.optimizer, "loss": s.loss, "compile": s.compile, "activation_offload": s.activation_offload,
-            "expandable_segments": s.expandable_segments}
+            "expandable_segments": s.expandable_segments, "precision": s.precision, "attention": s.attention}
 
 
 def stage_args(s: Slots) -> dict[str, int | bool]:
@@ -662,6 +670,7 @@ def own_frame(s: Slots, d: Done) -> Slots:
 MORE_ROUTES: dict[str, Callable[[Router, Slots, Effective, Done, list[Done]], list[Call]]] = {
     "resolve_model": Router.family_of_unknown,
     "plan_training": Router.plan_alternative,
+    "estimate_training_memory": Router.setting_refused,
     "estimate_inference": Router.inference_need,
     "min_cards": Router.min_cards_any_length,
     "inference_min_cards": Router.inference_table_gap,

@@ -351,4 +351,8 @@ TRAINER_WORDS = {
     "compile": {"en": "torch.compile", "zh": "torch.compile"},
     "activation_offload": {"en": "activation offloading", "zh": "激活卸载"},
     "expandable_segments": {"en": "expandable segments", "zh": "expandable segments"},
+    "pure_bf16": {"en": "pure bf16 (no fp32 master weights)", "zh": "纯 bf16（无 fp32 主权重）"},
+    "eager_attention": {"en": "eager attention (s² scores materialised)", "zh": "eager attention（物化 s² 注意力分数）"},
+    "fused_attention": {"en": "fused attention (no s² scores)", "zh": "融合注意力（无 s² 分数）"},
+    "fsdp": {"en": "FSDP (sized as the ZeRO stage it matches)", "zh": "FSDP（按对应的 ZeRO 阶段估算）"},
 }
