@@ -154,7 +154,7 @@ class PlanBlocks(CapacityBlocks):
         where = self.devices(n, self.unit_of(str(call.arg("hardware"))), str(call.arg("hardware")))
         stage = call.arg("zero_stage")
         offload = self.say("trainer_label_with_offload") if call.arg("offload") else self.say("trainer_label_no_offload")
-        setting = self.say("enum").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), offload])
+        setting = self.say("enum").join([where, *([self.stage_words(int(stage))] if stage is not None else []), offload])
         return self.L(f"With {' and '.join(named)}, on {setting}: ", f"按你说的 {'、'.join(named)}，在 {setting} 下：")
 
     def memory(self, call: Result[TrainingMemoryResult]) -> list[str]:

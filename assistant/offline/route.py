@@ -344,7 +344,7 @@ class Router:
             for cap in ([None, e.devices] if e.devices and not stated_layout(s) else [None]):
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
                                    hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
-                                   **trainer_args(s), **(stage_args(s) if not asks_verdict(s) else {}))
+                                   **trainer_args(s), **(stage_args(s) if not asks_verdict(s) or s.settings.get("fsdp") else {}))
         if "tp" in s.intents and not (s.tp or s.pp) and e.devices and s.framework != "MindSpeed-LLM" and s.model:
             # "TP PP 怎么切": TP and PP are MindSpeed-LLM's; its split within the devices beside the framework's own plan
             calls += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
@@ -414,7 +414,7 @@ class Router:
             for cap in (e.devices, None):
                 judged += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                                     seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap,
-                                    **batch_args(s), **trainer_args(s))
+                                    **batch_args(s), **trainer_args(s), **(stage_args(s) if s.settings.get("fsdp") else {}))
             if not offload and asks_host_ram(s):  # "…, and host RAM if I need offload": the offload setting's need too
                 judged += self.host_ram_calls(s, e, fallback=True)
         judged += self.offload_needed_calls(s, e)
@@ -612,7 +612,8 @@ def trainer_args(s: Slots) -> dict[str, str | bool | None]:
 def stage_args(s: Slots) -> dict[str, int | bool]:
     """The DeepSpeed stage and offload the user chose for the job ("how many GPUs with ZeRO-3", "zero2 不开 offload 要几张"):
     the plan keeps to them. MindSpeed-LLM has no ZeRO stage; offload alone picks its stage among ZeRO-2 and ZeRO-3. A
-    yes/no on the stage ("zero2 行不行") estimates that stage itself (named_setting); the plan beside it stays free."""
+    yes/no on the stage ("zero2 行不行") estimates that stage itself (named_setting); the plan beside it stays free, except
+    under FSDP (slots.toml), whose sharding strategy is the trainer's: its plans keep to it."""
     if s.framework == "MindSpeed-LLM":
         return {}
     said = {"zero_stage": s.zero_stage, "offload": s.offload}
