@@ -313,7 +313,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         headline (GBS = MBS x DP x GA, DP = devices / (TP x PP)), not the card count again, when the user's own figures
         do not already give it (batch_after_lead) and no count or ZeRO stage is asked."""
         s = self.s
-        if "ga" not in s.intents or s.intents & {"cards", "zero"} or s.grad_accum or s.framework != "MindSpeed-LLM":
+        if "ga" not in s.intents or "zero" in s.intents or s.grad_accum or s.framework != "MindSpeed-LLM":
             return out
         if batch_math.solve(s, self.plan_layout()) is not None:
             return out  # the user's figures give it; batch_after_lead said it first
@@ -324,6 +324,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         dp = p.devices // (p.tp * (p.pp or 1) * (p.cp or 1))
         line = self.say("ga_first_plan", ga=p.grad_accum, split=self.parallel(None, None, p.tp, p.pp, p.cp), mbs=p.micro_batch,
                         dp=dp, devs=self.devices(p.devices, p.unit, p.hardware), gbs=p.global_batch)
+        if "cards" in s.intents:  # "how many cards, and how to set GA?": the count leads, the accumulation right under it
+            lead = self.say("answer")
+            at = next((i + 1 for i, x in enumerate(out) if x.startswith(lead)), None)
+            return out if at is None else out[:at] + [line] + out[at:]
         return self.headline_first(out, line)
 
     def nodes_first(self, out: list[str]) -> list[str]:
