@@ -83,9 +83,11 @@ def _lf_settings(base: TrainConfig, slow: bool):
             continue  # a stage or offload the user chose: the plan keeps to it
         if (z and base.framework in C.UNSHARDED_FRAMEWORKS) or (z in (1, 2) and base.framework in C.FSDP_FRAMEWORKS):
             continue
-        if z == 3 and (base.stage == "ppo" or base.precision == "pure_bf16"
-                       or (base.method == "qlora" and base.quant_bits != 4)):
-            continue  # ModelArts: no PPO with ZeRO-3; LLaMA-Factory: no pure_bf16, QLoRA only 4-bit with ZeRO-3
+        if z == 3 and base.framework == "LLaMA-Factory" and (base.stage == "ppo" or base.precision == "pure_bf16"
+                                                             or (base.method == "qlora" and base.quant_bits != 4)):
+            # ModelArts: no PPO with ZeRO-3; LLaMA-Factory: no pure_bf16, QLoRA only 4-bit with DeepSpeed ZeRO-3 (the
+            # tools' own check, estimate_support.check_train_args); torchtune and litgpt train pure bf16 under FSDP
+            continue
         yield base._replace(zero_stage=z, offload=off)
 
 

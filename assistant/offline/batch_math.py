@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from .frame import QuestionFrame
 from .vocab import INTENTS
+from .wording import W
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,17 @@ def of_plan(s: QuestionFrame, micro_batch: int, grad_accum: int, devices: int, l
     return BatchSum("global_batch", mbs * dp * ga, dp, mbs, ga, None, tp, pp, from_plan=True)
 
 
-def render(b: BatchSum, lang: str) -> str:
-    """The answer first, then the identity with the user's figures in it."""
+def where_set(b: BatchSum, lang: str, framework: str | None) -> str:
+    """Where the figures are set, in the keys of the framework in context (phrases.toml batch_set_*): a TP/PP layout is
+    MindSpeed-LLM's; none named, LLaMA-Factory's (the default framework)."""
+    framework = framework or ("MindSpeed-LLM" if b.tp > 1 or b.pp > 1 else "LLaMA-Factory")
+    key = f"batch_set_{framework}" if f"batch_set_{framework}" in W else "batch_set_LLaMA-Factory"
+    return W[key][lang].format(mbs=b.micro_batch, ga=b.value if b.asked == "grad_accum" else b.grad_accum,
+                               gbs=b.global_batch if b.asked == "grad_accum" else b.value)
+
+
+def render(b: BatchSum, lang: str, framework: str | None = None) -> str:
+    """The answer first, then the identity with the user's figures in it; where to set them in ``framework``'s keys."""
     split = " × ".join([f"TP {b.tp}"] * (b.tp > 1) + [f"PP {b.pp}"] * (b.pp > 1))
     split = f"({split})" if b.tp > 1 and b.pp > 1 else split
     dp = f"{b.data_parallel}" + (f" (= devices / {split})" if split else "")
@@ -108,12 +118,14 @@ def render(b: BatchSum, lang: str) -> str:
                 f"**没有整数的梯度累积能得到全局 batch {b.global_batch}**：每步处理 micro batch {mb_zh} × 数据并行 {dp_zh} = "
                 f"{per_step} 条序列，而 {b.global_batch} 不是 {per_step} 的整数倍（GBS = MBS × DP × GA）。"
                 f"请选它的整数倍，例如 {nearest}。")
-    # with a TP / PP split the figure is MindSpeed-LLM's; LLaMA-Factory (data parallel on every device) would need another
-    lf = (f"; in LLaMA-Factory set gradient_accumulation_steps: {b.value}" if not split else
-          f"; LLaMA-Factory has no TP / PP: there DP is every device and GA = {b.global_batch} / (MBS × devices)")
-    lf_zh = (f"；LLaMA-Factory 中设 gradient_accumulation_steps: {b.value}" if not split else
-             f"；LLaMA-Factory 没有 TP / PP：其 DP 为全部卡数，GA = {b.global_batch} / (MBS × 卡数)")
+    # with a TP / PP split and no framework in context the figure is MindSpeed-LLM's (where_set); LLaMA-Factory (data
+    # parallel on every device) would need another, said beside it
+    lf = (f"; LLaMA-Factory has no TP / PP: there DP is every device and GA = {b.global_batch} / (MBS × devices)"
+          if split and not framework else "")
+    lf_zh = (f"；LLaMA-Factory 没有 TP / PP：其 DP 为全部卡数，GA = {b.global_batch} / (MBS × 卡数)"
+             if split and not framework else "")
     return (f"**Gradient accumulation {b.value}** = global batch {gbs} / (micro batch {mb} × data "
-            f"parallel {dp}) (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity{lf}).") if lang == "en" else (
+            f"parallel {dp}) (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; "
+            f"{where_set(b, lang, framework)}{lf}).") if lang == "en" else (
             f"**梯度累积设为 {b.value}** = 全局 batch {gbs_zh} / (micro batch {mb_zh} × 数据并行 {dp_zh})"
-            f"（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系{lf_zh}）。")
+            f"（GBS = MBS × DP × GA，ModelArts MindSpeed-LLM 页面给出的关系；{where_set(b, lang, framework)}{lf_zh}）。")

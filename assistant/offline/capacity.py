@@ -602,7 +602,7 @@ class CapacityBlocks(Writer):
             key = "setting_no_host_ram"
         if after:
             key = "setting_estimate_after"
-        setting = self.parallel(m.zero_stage, m.offload) if m.offload else f"ZeRO-{m.zero_stage}" + self.say("without_offload")
+        setting = self.parallel(m.zero_stage, m.offload) if m.offload else self.stage_words(m.zero_stage or 0) + self.say("without_offload")
         # ' (micro batch 2, gradient accumulation 4, as you set)': the user's own batch figures, echoed with the verdict
         ga = call.arg("grad_accum")
         said = [self.say("micro_batch", n=m.micro_batch)] * (self.s.micro_batch is not None) + \

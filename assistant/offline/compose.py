@@ -140,7 +140,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 log := pasted_log.read(s.question)) and (derived := pasted_log.render(log, self.lang, s.question, self.per_rank(), s.model)):
             return derived
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
-            return batch_math.render(batch, self.lang)
+            return batch_math.render(batch, self.lang, self.s.framework or self.s.stack)
         if not names_model(s) and (told := part_ident.answer(s.question, self.parts, self.zh)):
             # "Snt9B or Snt9B23?" over a pasted npu-smi table (or its counts said in words): the part it is leads
             text, sources = told
@@ -335,7 +335,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         headline (GBS = MBS x DP x GA, DP = devices / (TP x PP)), not the card count again, when the user's own figures
         do not already give it (batch_after_lead) and no count or ZeRO stage is asked."""
         s = self.s
-        if "ga" not in s.intents or s.intents & {"cards", "zero"} or s.grad_accum or s.framework != "MindSpeed-LLM":
+        if "ga" not in s.intents or "zero" in s.intents or s.grad_accum or s.framework != "MindSpeed-LLM":
             return out
         if batch_math.solve(s, self.plan_layout()) is not None:
             return out  # the user's figures give it; batch_after_lead said it first
@@ -346,6 +346,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         dp = p.devices // (p.tp * (p.pp or 1) * (p.cp or 1))
         line = self.say("ga_first_plan", ga=p.grad_accum, split=self.parallel(None, None, p.tp, p.pp, p.cp), mbs=p.micro_batch,
                         dp=dp, devs=self.devices(p.devices, p.unit, p.hardware), gbs=p.global_batch)
+        if "cards" in s.intents:  # "how many cards, and how to set GA?": the count leads, the accumulation right under it
+            lead = self.say("answer")
+            at = next((i + 1 for i, x in enumerate(out) if x.startswith(lead)), None)
+            return out if at is None else out[:at] + [line] + out[at:]
         return self.headline_first(out, line)
 
     def nodes_first(self, out: list[str]) -> list[str]:
@@ -374,7 +378,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
-            line = batch_math.render(batch, self.lang)
+            line = batch_math.render(batch, self.lang, self.s.framework or self.s.stack)
             # "offload 有必要吗? global batch?", "几张卡？global batch 多大？": after the half asked first
             if "gbs" in self.s.intents and (offload_asked_first(self.s) or count_asked_before_batch(self.s.question)):
                 after = next((i + 1 for i, x in enumerate(out) if x.startswith(self.say("answer"))), 1)
@@ -388,7 +392,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         at = next((i + 1 for i, line in enumerate(out) if line.startswith(lead)), None)
         if at is None:
             at = next((i + 1 for i, line in enumerate(out) if line.startswith("**")), 0)
-        return out[:at] + [batch_math.render(batch, self.lang), ""] + out[at:]
+        return out[:at] + [batch_math.render(batch, self.lang, self.s.framework or self.s.stack), ""] + out[at:]
 
     def plan_batch(self) -> batch_math.BatchSum | None:
         """The global batch of the plan this answer states (capped to the user's devices first), on the user's devices."""
@@ -462,7 +466,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # the optimizer, loss and trainer the user named: the plans and estimates below use them
         named = (s.stack if not s.framework else None, s.optimizer, s.loss, "compile" if s.compile else None,
                  "activation_offload" if s.activation_offload else None,
-                 "expandable_segments" if s.expandable_segments else None)
+                 "expandable_segments" if s.expandable_segments else None, s.precision,
+                 f"{s.attention}_attention" if s.attention else None, "fsdp" if s.settings.get("fsdp") else None)
         parts += [TRAINER_WORDS[v][self.lang] for v in named if v in TRAINER_WORDS]
         parts += spec.said_back(s, [d.args for d in self.done if d.ok], self.lang)  # "LoRA rank 64": seen to be used
         return " · ".join(p for p in parts if p) + self.read_as() + self.assumed() + self.beyond_context() + "\n"

@@ -206,6 +206,8 @@ class QuestionFrame(BaseModel):
     compile: bool | None = None  # "torch.compile": estimate_training_memory / plan_training compile
     activation_offload: bool | None = None  # "activation offloading" (not DeepSpeed's offload of model states)
     expandable_segments: bool | None = None  # "expandable_segments": the allocator setting, not an OOM report
+    precision: str | None = None  # "pure_bf16", "bf16-true": the trainer's precision (estimate_training_memory / plan_training's values)
+    attention: str | None = None  # "eager attention", "attn_implementation=eager": eager; a fused kernel named: fused
     weight_bits: int | None = None  # serving precision the user stated: "AWQ int4" 4, "w8a8" 8, "bf16" 16
     weight_bits_each: list[int] = Field(default_factory=list)
     """Every weight precision a question names when it names more than one ("bf16 and int8 weights", "int8 跟 int4 各要几张"),

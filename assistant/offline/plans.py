@@ -145,19 +145,25 @@ class PlanBlocks(CapacityBlocks):
     def trainer_label(self, call: Result[TrainingMemoryResult]) -> str:
         """"With 8-bit AdamW (bitsandbytes), on 2 GPUs, ZeRO-2, no offload: " when the call carries the optimizer, loss
         or trainer the user named (route.trainer_args); else nothing."""
-        named = [TRAINER_WORDS[v][self.lang] for v in (call.arg("optimizer"), call.arg("loss"), call.arg("framework")) if v in TRAINER_WORDS]
+        said = (call.arg("optimizer"), call.arg("loss"), call.arg("framework"), call.arg("precision"),
+                f"{call.arg('attention')}_attention" if call.arg("attention") else None)
+        named = [TRAINER_WORDS[v][self.lang] for v in said if v in TRAINER_WORDS]
         if not named:
             return ""
         n = int(call.arg("devices") or 1)
         where = self.devices(n, self.unit_of(str(call.arg("hardware"))), str(call.arg("hardware")))
         stage = call.arg("zero_stage")
         offload = self.say("trainer_label_with_offload") if call.arg("offload") else self.say("trainer_label_no_offload")
-        setting = self.say("enum").join([where, *([f"ZeRO-{stage}"] if stage is not None else []), offload])
+        setting = self.say("enum").join([where, *([self.stage_words(int(stage))] if stage is not None else []), offload])
         return self.L(f"With {' and '.join(named)}, on {setting}: ", f"按你说的 {'、'.join(named)}，在 {setting} 下：")
 
     def memory(self, call: Result[TrainingMemoryResult]) -> list[str]:
         m = call.value
         if m is None:
+            field = call.error.field or ""
+            if call.arg(field) is not None and field in ("precision", "attention", "optimizer", "loss"):
+                # a trainer setting named but refused with the rest: said not used, the estimate without it follows (route.setting_refused)
+                return [self.say("setting_refused", value=call.arg(field), why=call.error.message), ""]
             return [self.say("memory_unavailable", why=call.error.message), ""]
         # a Megatron layout as given: its groups and the data parallel they leave ("TP 2 × PP 2, DP 2, on 8 devices")
         # and the gradient accumulation a stated global batch makes of it (GBS = MBS × DP × GA; a GBS that does not
@@ -169,8 +175,10 @@ class PlanBlocks(CapacityBlocks):
         stated = self.s.tp is not None or self.s.pp is not None  # "pure data parallel": the user's TP 1 × PP 1 said back
         split = "" if m.tp * m.pp * m.cp == 1 and not stated else self.say(
             "memory_tp_pp_data", tp=m.tp, pp=m.pp, cp=f" × CP {m.cp}" if m.cp > 1 else "", data_parallel=m.data_parallel,
-            ga=ga, devices=m.devices)
-        lines = [self.lead(self.trainer_label(call) + split + self.say("memory_lead", total=self.point(m), how=self.estimate_label(m.assumptions)))]
+            ga=ga, devices=self.devices(m.devices, m.unit, m.hardware))
+        per = self.per_device(m.unit, m.hardware)  # the part's own unit: a DIE on Snt9B23, a GPU, a card
+        lines = [self.lead(self.trainer_label(call) + split + self.say("memory_lead", total=self.point(m), per=per,
+                                                                        how=self.estimate_label(m.assumptions)))]
         # every part of the headline pool, the allocator's cached blocks on their own line-item, so the parts add up to
         # it (round 8 F6: "parts 43.3 GiB vs 55.1 GiB")
         terms = [("weights", m.weights_gib), ("gradients", m.gradients_gib), ("optimizer", m.optimizer_gib),
@@ -179,7 +187,7 @@ class PlanBlocks(CapacityBlocks):
         terms += [("cached", m.cached_gib)] if m.cached_gib >= 0.05 else []
         lines.append("- " + self.say("comma").join(f"{self.say('term_' + k)} {v:.1f} GiB" for k, v in terms))
         low, high = self.span(m)
-        lines.append(self.say("memory_range", usable=f"{m.usable_gib:.1f}", total=self.point(m), low=low,
+        lines.append(self.say("memory_range", usable=f"{m.usable_gib:.1f}", total=self.point(m), low=low, per=per,
                               high=high, word=self.say("verdict_" + m.verdict)) + self.filled(m).strip()
                      + ("" if self.setting_led or self.setting_after else self.cached_back(m) + self.open_attention(m)))  # said once, by the verdict
         if m.host_ram_gib:

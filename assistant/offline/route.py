@@ -409,7 +409,7 @@ class Router:
             for cap in ([None, e.devices] if e.devices and not stated_layout(s) else [None]):
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
                                    hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
-                                   **trainer_args(s), **(stage_args(s) if not asks_verdict(s) else {}))
+                                   **trainer_args(s), **(stage_args(s) if not asks_verdict(s) or s.settings.get("fsdp") else {}))
         if "tp" in s.intents and not (s.tp or s.pp) and e.devices and s.framework != "MindSpeed-LLM" and s.model:
             # "TP PP 怎么切": TP and PP are MindSpeed-LLM's; its split within the devices beside the framework's own plan
             calls += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
@@ -479,7 +479,7 @@ class Router:
             for cap in (e.devices, None):
                 judged += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                                     seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap,
-                                    **batch_args(s), **trainer_args(s))
+                                    **batch_args(s), **trainer_args(s), **(stage_args(s) if s.settings.get("fsdp") else {}))
             if not offload and asks_host_ram(s):  # "…, and host RAM if I need offload": the offload setting's need too
                 judged += self.host_ram_calls(s, e, fallback=True)
         judged += self.offload_needed_calls(s, e)
@@ -646,6 +646,14 @@ class Router:
             return self.call("plan_training", **lora)
         return []
 
+    def setting_refused(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
+        """A trainer setting the user named that the framework refuses with the rest ("pure_bf16" with LLaMA-Factory's
+        ZeRO-3): the same estimate with the tool's own default for it; the refusal is said beside it (plans.memory)."""
+        field = d.error.get("field") if not d.ok else None
+        if field not in trainer_args(s) or d.args.get(field) is None:
+            return []
+        return self.call(d.name, **{k: v for k, v in d.args.items() if k != field})
+
     def inference_need(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """Nothing fits the user's devices (or none holds a sequence at that length): how many it needs. "How many
         cards and what max context": the longest context on the count the estimate needs."""
@@ -693,13 +701,14 @@ def trainer_args(s: Slots) -> dict[str, str | bool | None]:
     """The optimizer, loss, compilation and activation offloading the user named (None: the tools' defaults, AdamW and
     the framework's own)."""
     return {"optimizer": s.optimizer, "loss": s.loss, "compile": s.compile, "activation_offload": s.activation_offload,
-            "expandable_segments": s.expandable_segments}
+            "expandable_segments": s.expandable_segments, "precision": s.precision, "attention": s.attention}
 
 
 def stage_args(s: Slots) -> dict[str, int | bool]:
     """The DeepSpeed stage and offload the user chose for the job ("how many GPUs with ZeRO-3", "zero2 不开 offload 要几张"):
     the plan keeps to them. MindSpeed-LLM has no ZeRO stage; offload alone picks its stage among ZeRO-2 and ZeRO-3. A
-    yes/no on the stage ("zero2 行不行") estimates that stage itself (named_setting); the plan beside it stays free."""
+    yes/no on the stage ("zero2 行不行") estimates that stage itself (named_setting); the plan beside it stays free, except
+    under FSDP (slots.toml), whose sharding strategy is the trainer's: its plans keep to it."""
     if s.framework == "MindSpeed-LLM":
         return {}
     said = {"zero_stage": s.zero_stage, "offload": s.offload}
@@ -773,6 +782,7 @@ def own_frame(s: Slots, d: Done) -> Slots:
 MORE_ROUTES: dict[str, Callable[[Router, Slots, Effective, Done, list[Done]], list[Call]]] = {
     "resolve_model": Router.family_of_unknown,
     "plan_training": Router.plan_followed,
+    "estimate_training_memory": Router.setting_refused,
     "estimate_inference": Router.inference_need,
     "min_cards": Router.min_cards_any_length,
     "inference_min_cards": Router.inference_table_gap,

@@ -25,6 +25,14 @@ TRAINER_PARTS = [
     ("activation_offload", True, re.compile(r"activations?[-_ ]?offload\w*|offload\w*\s+(?:the\s+)?activations?|激活(?:值)?(?:的)?\s*(?:卸载|offload)"
                                             r"|(?:卸载|offload)\s*激活")),
     ("expandable_segments", True, re.compile(r"expandable[-_ ]?segments?(?:\s*[:=]\s*true)?")),
+    # the trainer's precision: all-bf16 weights and optimizer, no fp32 master copy (LLaMA-Factory pure_bf16, litgpt
+    # --precision bf16-true, torchtune dtype bf16); estimate_training_memory / plan_training precision
+    ("precision", "pure_bf16", re.compile(r"pure[-_ ]?bf16|bf16[-_ ]?true|(?:纯|全)\s*bf16(?:\s*训练)?")),
+    # the attention kernel: eager materialises the heads x s^2 scores; a fused kernel named as the implementation settles it
+    ("attention", "eager", re.compile(r"eager[-_ ]?(?:attention|attn)|(?:attn|attention)[-_ ]?(?:implementation|impl)?\s*[:=]?\s*[\"']?eager"
+                                      r"|(?:attention|attn|注意力)\s*(?:用|走|使用)?\s*eager")),
+    ("attention", "fused", re.compile(r"(?:attn|attention)[-_ ]?(?:implementation|impl)\s*[:=]?\s*[\"']?(?:flash_attention_2|fa2|sdpa)"
+                                      r"|use[-_ ]?flash[-_ ]?attn\s*[:=]\s*true|flash_attn\s*[:=]\s*(?:fa2|sdpa)")),
     ("compile", True, re.compile(r"torch\.?[-_ ]?compile\w*|(?<![a-z])compiled?\s+(?:model|mode|graph)|编译")),
     ("stack", "transformers", re.compile(r"(?<![a-z])trl(?![a-z])|sft[-_ ]?trainer|(?:hf|hugging\s*face|transformers)(?:'s)?\s+trainer|"
                                          r"(?<![a-z])peft(?![a-z])")),
@@ -38,7 +46,7 @@ METHODS = [
     ("lora", re.compile(r"(?<![a-z])lora(?![a-z])|低秩")),
     ("freeze", re.compile(r"(?<![a-z])freeze(?![a-z])|冻结")),
     # "full-length sequences", "full context", "满长" are no method
-    ("full", re.compile(r"(?<![a-z])full(?![a-z])(?![-_ ]?(?:length|len|context|ctx|size|precision|node|batch|kv)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
+    ("full", re.compile(r"(?<![a-z])full(?![a-z])(?![-_ ]?(?:length|len|context|ctx|size|precision|node|batch|kv|shard(?:ing|ed)?)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
 ]
 # A method word mistyped by one letter left out, added or swapped with its neighbour ("lroa", "loar", "qlroa", "ful",
 # "fulll"); a changed letter is a word of its own ("load", "lord", "fall", "fill"). Words that are such a spelling

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..answer import source_as_known
+from ..estimate import constants as C
 from ..tools.estimate_support import generic_part
 from .parse import Slots
 from .results import Results
@@ -226,12 +227,20 @@ class Writer:
             return "Megatron-LM"
         return framework or ""
 
-    @staticmethod
-    def parallel(zero_stage: int | None, offload: bool | None, tp: int | None = 1, pp: int | None = 1, cp: int | None = 1) -> str:
-        """'ZeRO-3 + offload' (LLaMA-Factory) or 'TP 4 × PP 2' (× CP when used; MindSpeed-LLM)."""
+    def parallel(self, zero_stage: int | None, offload: bool | None, tp: int | None = 1, pp: int | None = 1, cp: int | None = 1) -> str:
+        """'ZeRO-3 + offload' (LLaMA-Factory) or 'TP 4 × PP 2' (× CP when used; MindSpeed-LLM); a stage of a trainer that
+        shards with FSDP (the estimator's FSDP_FRAMEWORKS, or FSDP named) in FSDP's words (phrases.toml stage_fsdp_*),
+        the ZeRO stage it is sized as beside them."""
         if zero_stage is not None:
-            return f"ZeRO-{zero_stage}" + (" + offload" if offload else "")
+            return self.stage_words(zero_stage) + (" + offload" if offload else "")
         return f"TP {tp} × PP {pp}" + (f" × CP {cp}" if (cp or 1) > 1 else "")
+
+    def stage_words(self, zero_stage: int) -> str:
+        """'ZeRO-3', or 'FSDP full shard (ZeRO-3)' in a conversation whose trainer shards with FSDP."""
+        s = getattr(self, "s", None)
+        fsdp = s is not None and (s.settings.get("fsdp") or (s.stack in C.FSDP_FRAMEWORKS and not s.framework))
+        key = f"stage_fsdp_{zero_stage}"
+        return self.say(key) if fsdp and key in self.phrases else f"ZeRO-{zero_stage}"
 
     def method_name(self, method: str | None) -> str:
         """'full fine-tuning', or 'pre-training (PT, full parameters)' when the stage is pre-training."""
@@ -351,4 +360,8 @@ TRAINER_WORDS = {
     "compile": {"en": "torch.compile", "zh": "torch.compile"},
     "activation_offload": {"en": "activation offloading", "zh": "激活卸载"},
     "expandable_segments": {"en": "expandable segments", "zh": "expandable segments"},
+    "pure_bf16": {"en": "pure bf16 (no fp32 master weights)", "zh": "纯 bf16（无 fp32 主权重）"},
+    "eager_attention": {"en": "eager attention (s² scores materialised)", "zh": "eager attention（物化 s² 注意力分数）"},
+    "fused_attention": {"en": "fused attention (no s² scores)", "zh": "融合注意力（无 s² 分数）"},
+    "fsdp": {"en": "FSDP (sized as the ZeRO stage it matches)", "zh": "FSDP（按对应的 ZeRO 阶段估算）"},
 }

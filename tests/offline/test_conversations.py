@@ -144,7 +144,7 @@ def test_estimates_are_the_tools_figures_and_labelled(assistant, call, q, tool, 
     head = next(line for line in ans.answer.splitlines() if line.startswith("**Answer:**"))
     assert "estimate" in head
     if tool == "estimate_training_memory":
-        assert f"**{expected['total_gib']:.1f} GiB per device**" in head
+        assert f"**{expected['total_gib']:.1f} GiB per card**" in head  # Snt9B counts cards (the part's unit)
     else:
         n = expected["devices"]
         assert f"**{n} " in head and ("GPU" in head if "h100" in args.get("hardware", "") else "card" in head)

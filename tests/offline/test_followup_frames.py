@@ -275,4 +275,4 @@ def test_the_same_layout_on_more_cards_leads_with_its_estimate(assistant):
     answers = converse(assistant, "llama3.1-70b lora 4096 on 16 Snt9B with mindspeed TP 8 PP 2 MBS 1 GBS 64, GA?",
                        "what if 32 cards, same TP PP?")
     lead = answers[1].answer.split("**Answer:**", 1)[1].splitlines()[0]
-    assert "TP 8 × PP 2, data parallel 2, gradient accumulation 32" in lead and "32 devices" in lead
+    assert "TP 8 × PP 2, data parallel 2, gradient accumulation 32" in lead and "on 32 cards" in lead

@@ -114,7 +114,7 @@ def test_a_stated_layout_that_divides_the_devices_is_estimated_as_given(assistan
     ans = assistant.ask("qwen2.5-14b 全参 8192，TP 2 PP 2，一共 8 张卡，能整除吗")
     (mem,) = [c.args for c in ans.tool_calls if c.name == "estimate_training_memory"]
     assert (mem["tp"], mem["pp"], mem["devices"]) == (2, 2, 8)
-    assert "TP 2 × PP 2，数据并行 2，共 8 个设备" in ans.answer  # 8 / (2 x 2) = 2
+    assert "TP 2 × PP 2，数据并行 2，共 8 张卡" in ans.answer  # 8 / (2 x 2) = 2
     assert "问题中未使用的数值" not in ans.answer
 
 

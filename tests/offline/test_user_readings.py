@@ -213,7 +213,7 @@ def test_a_given_setup_with_a_trainer_words_its_assumptions_in_chinese(assistant
     (mem,) = [c for c in ans.tool_calls if c.name == "estimate_training_memory"]
     assert (mem.args["framework"], mem.args["zero_stage"], mem.args["devices"]) == ("torchtune", 3, 2)
     lead = next(x for x in ans.answer.splitlines() if x.startswith("**结论**"))
-    assert lead.startswith("**结论**：按你说的 torchtune，在 2 张 GPU、ZeRO-3、不开 offload 下：")
+    assert lead.startswith("**结论**：按你说的 torchtune，在 2 张 GPU、FSDP 全分片（ZeRO-3）、不开 offload 下：")  # torchtune shards with FSDP
     assert f"{mem.result['total_gib']:.1f} GiB" in lead
     assert "torchtune：按 DeepSpeed ZeRO-3（FSDP 全分片）的数据并行估算；其默认 loss 为 chunked" in lead
     assert "data parallel sized" not in lead and "default loss is" not in lead
