@@ -392,13 +392,25 @@ def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
 
 
 def total_steps(s: Shape | None, i: Inputs) -> Derived:
-    """Optimizer steps of the whole run: the steps of one epoch × the epochs (MindSpeed-LLM's default TRAIN_ITERS is
-    SN / GBS × EPOCH)."""
+    """Optimizer steps of the whole run by the vendor's formula, MindSpeed-LLM's default TRAIN_ITERS = SN / GBS × EPOCH
+    over the run, a part step rounded up to a whole one. A trainer that loops over epochs rounds each epoch instead:
+    both counts are said when they differ (12,000 / 64 × 5 = 937.5 → 938; per epoch 188 × 5 = 940, or 187 × 5 = 935
+    dropping the last partial batch), so the figure never contradicts the formula it names."""
     epochs = need(i.epochs, "epochs", "The number of epochs")
-    per = steps_per_epoch(s, i)
-    value = math.ceil(per.value * epochs)
-    return Derived(float(value), "count", f"{per.formula} per epoch × {epochs:g} epochs = {value:,}",
-                   [*per.assumptions, "MindSpeed-LLM's default TRAIN_ITERS = SN / GBS × EPOCH"])
+    n = int(need(i.samples, "samples", "The number of training samples"))
+    gbs, words = global_batch_of(i)
+    exact = n / gbs * epochs
+    value = math.ceil(exact)
+    shown = f"{value:,}" if exact == value else f"{round(exact, 3):,} → {value:,}"
+    notes = ["MindSpeed-LLM's default TRAIN_ITERS = SN / GBS × EPOCH (the launch-script note)"]
+    per_epoch_up, per_epoch_down = math.ceil(n / gbs) * epochs, n // gbs * epochs
+    if per_epoch_up != value or per_epoch_down != value:
+        notes.append(f"a trainer that rounds each epoch (HF Trainer, LLaMA-Factory) runs {math.ceil(n / gbs):,} × {epochs:g} = "
+                     f"{per_epoch_up:,.0f} steps counting each epoch's last partial batch, {n // gbs:,} × {epochs:g} = "
+                     f"{per_epoch_down:,.0f} dropping it")
+    if not i.global_batch and not i.grad_accum:
+        notes.append("no gradient accumulation said: GA 1")
+    return Derived(float(value), "count", f"{n:,} samples / {words} × {epochs:g} epochs = {shown}", notes)
 
 
 def total_tokens(s: Shape | None, i: Inputs) -> Derived:

@@ -67,7 +67,7 @@ def test_steps_per_epoch_are_worked_with_the_stated_samples_and_batch(assistant,
     (["How do I run the static benchmark with prompt 512 and output 128 at concurrency 1, 8 and 32?",
       "I also want 2048 input / 256 output", "how many rounds per concurrency level by default?"], ("default 5",), ()),
     (["In the MindSpeed launch script, what is SN?", "what about LOG_SAVE_PATH?",
-      "and with SN 6400, GBS 64, 2 epochs how many iterations?"], ("global batch 64 = 100 per epoch × 2 epochs = 200",), ()),  # SN 6400 read as the samples
+      "and with SN 6400, GBS 64, 2 epochs how many iterations?"], ("6,400 samples / global batch 64 × 2 epochs = 200",), ()),  # SN 6400 read as the samples
     (["自定义镜像训练作业的 boot command 有什么要求", "那 conda 环境怎么激活"], ("conda run -n",), ()),
 ])
 def test_a_follow_up_keeps_the_howto_topic(assistant, turns, facts, not_said):
