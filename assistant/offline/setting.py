@@ -16,6 +16,9 @@ from .vocab import FRAMEWORKS, changed_to, compared
 
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:的\s*)?(?:(?:\d+|几|多少)\s*(?:个|张)\s*(?:die|卡|npu)|hardware|硬件|cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
                                r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|是什么|是啥|指的是|还是|(?:is|are)\s+(?:what|which)|in\s+modelarts|or\s+(?:an?\s+)?[a-z]*\d|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
+# A count before a plural part name ("four A3s", "2 A2s", "a pair of A3s", "several A3s")
+COUNT_BEFORE = re.compile(r"(?:(?<![a-z0-9.])\d{1,5}|\b(?:one|two|three|four|five|six|eight|ten|twelve|sixteen|thirty-two|sixty-four|"
+                          r"pair\s+of|couple\s+of|several|few|multiple|some|our|my|the))\s*$", re.I)
 PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end dot
 # A count glued to a part: "8xh100", "1x4090" (count first) and "h100x8", "910bx16" (count last, the part has a digit)
 GLUED_BEFORE = re.compile(r"(\d{1,3}[x*])([a-z0-9].*)")
@@ -152,21 +155,23 @@ class Setting:
                 key = squash(" ".join(t[2] for t in toks[i:j]))
                 if MEMORY_ONLY.fullmatch(key):
                     continue  # "32G" alone is a memory size (see Parser._counts)
-                for spelling in (key, re.sub(r"(?<=\d)s$", "", key)):  # a plural: "two RTX 3090s", "8 V100s"
-                    if self._names_part(spelling, keys, work[toks[j - 1][1]:], work[: toks[i][0]]):
+                # a plural: "two RTX 3090s", "8 V100s", "a pair of 910Bs", "four A3s"
+                for spelling in (key, key[:-1]) if key.endswith("s") else (key,):
+                    if self._names_part(spelling, keys, work[toks[j - 1][1]:], work[: toks[i][0]], plural=spelling != key):
                         return (toks[i][0], toks[j - 1][1]), keys[spelling]
         return None
 
     @staticmethod
-    def _names_part(key: str, keys: dict[str, str], after: str = "", before: str = "") -> bool:
+    def _names_part(key: str, keys: dict[str, str], after: str = "", before: str = "", plural: bool = False) -> bool:
         """A catalog spelling with a digit. Two characters are too easily noise ("a3" in a hash), so a
         two-character word counts as the stem of the part's own id ("t4" for t4-16g, "l4" for l4-24g), or as
         any alias when a device or node word follows it ("A3 cards", "A2 节点", "a3 superpod") or a word that
-        places the job on it comes before or after it ("on A3", "换成A3", "A3上呢")."""
+        places the job on it comes before or after it ("on A3", "换成A3", "A3上呢"), or it is a plural after a count
+        ("four A3s": the plural names devices)."""
         if key not in keys or not re.search(r"\d", key):
             return False
         return (len(key) >= 3 or keys[key].split("-")[0] == key or bool(DEVICE_WORD_AFTER.match(after))
-                or bool(PLACE_BEFORE.search(before)))
+                or bool(PLACE_BEFORE.search(before)) or (plural and bool(COUNT_BEFORE.search(before))))
 
     def unknown_part(self, work: str) -> str | None:
         """A word spelled like a catalog part that the catalog does not have ("Snt9B99", "snt9c", "MI300A"): it shares a
