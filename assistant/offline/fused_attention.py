@@ -17,11 +17,12 @@ HEAD_DIM_LIMIT = 512  # D
 # the operator's own words ("40 query heads", "N1=40", "head_dim 576", "D=576"); a number inside a name is none
 # ("deepseek-v3 head dim is 576": not 3 heads).
 QUERY_HEADS = re.compile(r"(?<![0-9a-z.\-])(\d{1,4})\s*(?:个\s*)?(?:query\s+|attention\s+|查询|注意力)?(?:heads?|头)(?![a-z_])|"
-                         r"(?:query\s+heads?|num_attention_heads|(?<![a-z0-9])n1|查询头数?|注意力头数?)\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
+                         r"(?:query\s+heads?|num_attention_heads|(?<![a-z0-9])n1|查询头数?|注意力头数?)[\"']?\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
 KV_HEADS = re.compile(r"(?<![0-9a-z.\-])(\d{1,4})\s*(?:个\s*)?(?:kv|key[-_ ]value)[-_ ]?(?:heads?|头)|"
-                      r"(?:kv[-_ ]?(?:heads?|头数?)|num_key_value_heads|(?<![a-z0-9])n2)\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
+                      r"(?:kv[-_ ]?(?:heads?|头数?)|num_key_value_heads|(?<![a-z0-9])n2)[\"']?\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
 # "head_dim is exactly 512", "D 刚好等于 512": a word of degree between the name and the number is no number either
-HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)\s*(?:is|=|:|为|是)?\s*(?:exactly|just|set\s+to|刚好|正好|恰好|等于)?\s*"
+# (a config.json pasted: the key's closing quote stands between the name and its colon: '"num_key_value_heads": 5')
+HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)[\"']?\s*(?:is|=|:|为|是)?\s*(?:exactly|just|set\s+to|刚好|正好|恰好|等于)?\s*"
                       r"(?:=|:|是|为)?\s*(\d{1,5})(?![0-9])|"
                       r"(?<![0-9a-z.\-])(\d{1,5})\s*(?:-|的)?\s*head[_\s-]?dim")
 

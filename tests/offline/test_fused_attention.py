@@ -49,3 +49,13 @@ def test_mask_dtype_is_checked(question, fits):
 def test_float16_mask_leads_with_no(assistant):
     text = assistant.ask("NPU_Flash_Attn 对 attention mask 有什么要求？我的 mask 是 float16 的").answer
     assert text.startswith("**结论**：**不能：attn_mask 是 float16，而它必须是 bool 或 None")
+
+
+def test_a_pasted_config_json_gives_the_heads():
+    # a config.json's keys keep their closing quote before the colon ('"num_key_value_heads": 5'); the vendor page's
+    # rule N1 a multiple of N2 (modelarts_llm_train_5901150): 24 is not a multiple of 5 (fresh round 17 c6-06)
+    v = check('config.json: "num_attention_heads": 24, "num_key_value_heads": 5, "head_dim": 256. will NPU_Flash_Attn kick in?')
+    assert v is not None and not v.fits
+    assert v.text("en").startswith("No: ") and "24" in v.text("en") and "5" in v.text("en")
+    ok = check('"num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128')
+    assert ok is not None and ok.fits
