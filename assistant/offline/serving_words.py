@@ -50,6 +50,8 @@ CONCURRENCY = [re.compile(p) for p in (
     r"(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously|同时)",
     rf"(?:serv(?:e|ing)|support(?:ing)?|handle|for)\s+{COUNT}\s+(?:concurrent\s+)?(?:users?|requests?|clients?|sessions?)(?![a-z])",
     rf"(?:支持|服务|满足|承载)\s*{COUNT}\s*(?:个|路)?\s*(?:用户|请求|并发)",
+    # "10 路请求", "20 路": 路 counts concurrent streams by itself (not 路径 / 路由 / 路线)
+    rf"(?<![0-9.]){COUNT}\s*路(?!径|由|线)\s*(?:请求|用户|会话|流|并发)?",
 )]
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
              rf"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at|{CHANGE})?\s*0?\.\d)|"  # "util 0.9", "util 降到 0.85"; "GPU util 100%" is compute load

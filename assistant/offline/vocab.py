@@ -186,7 +186,8 @@ PER_CARD_RATE = (r"(?:(?:单卡|每卡|每张卡|单张卡|(?<![a-z])per[- ]?(?:
 TPS_RX = re.compile(rf"{PER_CARD_RATE}(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
                     rf"{PER_CARD}(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|按|取|用|设为|算|假设为?|assumed?\s+(?:to\s+be\s+|at\s+)?|at|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
                     rf"{PER_CARD}(?:(?<![a-z])throughput|吞吐量?)\s*{CHANGE}\s*{NUM}(?![\d.,])(?!\s*(?:k|tokens?|tok|requests?|个请求|请求)(?![a-z]))")
-SAMPLES_RX = re.compile(rf"(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|rows|records|条(?:数据|样本)?|个样本|sequences)(?![a-z])|"
+# (a count after a concurrency word is the concurrency: "并发 20 条 8k" is 20 sequences served at once, no data set)
+SAMPLES_RX = re.compile(rf"(?<!并发)(?<!并发\s)(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|rows|records|条(?:数据|样本)?|个样本|sequences)(?![a-z])|"
                         # the launch script's variable: "SN 6400", "SN=1200" (the data set's samples)
                         rf"(?<![a-z0-9_])sn\s*[=:：]?\s*{NUM}\s*(万|千|k|m|million)?(?![a-z0-9])")
 
