@@ -144,9 +144,14 @@ def devices(work: str) -> int | None:
     if m:
         return int(m.group(1))
     # "16 of our Snt9B cards", "8 of the H100s": the devices counted out of the user's
-    m = re.search(rf"(?<![0-9.a-z])(\d{{1,5}})\s+of\s+(?:our|my|the|these|those|its|their)\s+(?:[\w.-]+\s+)?{UNIT_WORDS}(?![a-z数])", work)
+    m = re.search(rf"(?<![0-9.a-z])(\d{{1,5}}|{EN_COUNT})\s+of\s+(?:our|my|the|these|those|its|their)\s+(?:[\w.-]+\s+)?{UNIT_WORDS}(?![a-z数])", work)
     if m:
-        return int(m.group(1))
+        return count_word(m.group(1))
+    # "only two of them are free", "3 of those are available": a part of the devices said before, free for this job
+    m = re.search(rf"(?<![0-9.a-z])(\d{{1,5}}|{EN_COUNT})\s+of\s+(?:them|those|these)\s+(?:are\s+|is\s+)?(?:still\s+)?"
+                  r"(?:free|available|idle|left|usable|unused)(?![a-z])", work)
+    if m:
+        return count_word(m.group(1))
     # "4x 80GB GPUs", "2 × 48G 显卡": a multiplier before the devices' memory counts the devices
     m = re.search(rf"(?<![0-9.a-z])(\d{{1,4}})\s*(?:x|×|\*)\s*\d{{2,3}}\s*g(?:i?b)?\s*(?:vram\s*|hbm\s*|显存\s*)?(?:的\s*)?{UNIT_WORDS}(?![a-z数])", work)
     if m:
