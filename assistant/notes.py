@@ -774,6 +774,77 @@ def _worked(question: str, text: str, given: dict[str, float] | None) -> list[tu
     return out
 
 
+@dataclass(frozen=True)
+class Solved:
+    """A note's formula solved for the one variable the question asks, from the result the question wants."""
+
+    formula: str
+    name: str  # the variable asked
+    value: int  # the largest whole value that gives the result (the formula holds exactly there for a // step)
+    low: int  # the smallest whole value that gives it
+    filled: str  # the formula with the user's numbers and ``value`` put in
+    target: float
+
+
+_SOLVE_LIMIT = 1_000_000  # whole values tried for the variable asked
+
+
+def solved_formulas(question: str, text: str, given: dict[str, float] | None = None) -> list[Solved]:
+    """Each backticked formula of ``text`` with exactly one variable the question neither gives nor leaves to a default,
+    asked by name ("what SAVE_INTERVAL?", "SAVE_INTERVAL 设多少"), when the question states one more number, the result
+    it wants ("6 checkpoints over TRAIN_ITERS=1500"): the whole values of the variable that give that result. With
+    `TRAIN_ITERS//SAVE_INTERVAL + 1` = 6 and TRAIN_ITERS 1500, SAVE_INTERVAL 251-300 gives 6; 300 leads (1500 // 300 = 5
+    exactly)."""
+    out: list[Solved] = []
+    for m in _FORMULA.finditer(text):
+        formula = m.group(1)
+        if any(x.formula == formula for x in out):
+            continue
+        values: dict[str, str] = {}
+        used: list[tuple[int, int]] = []
+        unknown = []
+        for name in sorted(set(re.findall(r"[A-Z][A-Z0-9_]*", formula))):
+            said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*(\d+)", question)
+            if said:
+                values[name] = said.group(1)
+                used.append(said.span(1))
+            elif given and given.get(name) is not None:
+                values[name] = f"{given[name]:.15g}"
+            else:
+                unknown.append(name)
+        if len(unknown) != 1:
+            continue
+        name = unknown[0]
+        asked = re.search(rf"(?:what|which)\s+(?:\w+\s+){{0,2}}{name}(?![A-Za-z0-9_])|(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*"
+                          r"(?:\?|？|should|(?:应该|要|得)?\s*(?:设|取|填|配)(?:成|为)?\s*(?:多少|几|多大)|(?:是|为)?\s*(?:多少|几))", question, re.I)
+        rest = [int(n.group(0)) for n in re.finditer(r"(?<![\w.])\d+(?![\w.])", question)
+                if not any(a <= n.start() < b for a, b in used)]
+        if not asked or len(rest) != 1:
+            continue
+        target = rest[0]
+        template = re.sub(r"[A-Z][A-Z0-9_]*", lambda x, said=values: said.get(x.group(0), x.group(0)), formula)
+        try:
+            _evaluate(ast.parse(template.replace(name, "1"), mode="eval").body)  # numbers and + - * / // only
+        except (ValueError, ZeroDivisionError, SyntaxError):
+            continue
+        code = compile(template, "<formula>", "eval")  # checked above: arithmetic on numbers and the one name
+        limit = min(_SOLVE_LIMIT, max(10_000, 10 * target, *(10 * int(float(x)) for x in values.values())))
+        hits = []
+        for v in range(1, limit + 1):
+            try:
+                result = eval(code, {"__builtins__": {}}, {name: v})  # noqa: S307 (the note's own formula, checked above)
+            except ZeroDivisionError:
+                continue
+            if result == target:
+                hits.append(v)
+            elif hits:
+                break  # the values that give it are one run
+        if hits:
+            top = hits[-1]
+            out.append(Solved(formula, name, top, hits[0], template.replace(name, str(top)), float(target)))
+    return out
+
+
 # -- a rounding rule of a lead applied to the value the user set --------------------------------------
 # "rounded **down to a multiple of 68 s**", "向下取整到 68 s 的整数倍", "round up to a multiple of 8"
 _ROUNDING = re.compile(r"round(?:ed|s)?\W+(down|up)\s+to\s+an?\s+multiple\s+of\s+(\d+)|向(下|上)取整到\s*(\d+)", re.I)

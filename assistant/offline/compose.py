@@ -10,7 +10,7 @@ from typing import Any
 
 from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
-from ..notes import limit_checks, roundings, worked_formulas
+from ..notes import limit_checks, roundings, solved_formulas, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_support import generic_part
@@ -967,6 +967,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         keys = {("max", True): "limit_over", ("max", False): "limit_within", ("min", True): "limit_short"}
         said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
                 for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
+        # the note's formula solved for the variable asked, from the result wanted ("6 checkpoints: what SAVE_INTERVAL?")
+        said += [self.say("formula_solved", name=x.name, value=x.value, formula=x.formula, filled=x.filled, target=exact(x.target),
+                          range=self.say("formula_solved_range", low=x.low, value=x.value, target=exact(x.target)) if x.low < x.value else "")
+                 for x in solved_formulas(self.s.question, whole or lead, self.formula_values())]
         said += [self.say("formula_worked", formula=f, filled=filled, result=exact(result))  # the note's formula, their numbers
                  # the formulas of the whole paragraph the lead is cut from: a sentence cut off still counts
                  for f, filled, result in worked_formulas(self.s.question, whole or lead, self.formula_values())]

@@ -300,3 +300,20 @@ def test_a_named_parameter_is_found_in_a_lower_cased_question():
     assert is_about("`export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True`", "OOM", "expandable_segments")
     assert is_about("The number is `TRAIN_ITERS//SAVE_INTERVAL + 1`.", "Variables", "save_interval")
     assert is_about("1836 = 27 × 68.", "HCCL_EXEC_TIMEOUT facts", "hccl_exec_timeout")
+
+
+def test_a_formula_is_solved_for_the_variable_asked():
+    # launch_scripts note: checkpoints saved = TRAIN_ITERS//SAVE_INTERVAL + 1. Six of them over 1500 iterations:
+    # 1500 // S = 5 holds for S from 251 to 300; 300 leads (fresh round 17 c3-07 quoted the formula without solving it)
+    from assistant.notes import solved_formulas
+    text = "The number of checkpoints saved is `TRAIN_ITERS//SAVE_INTERVAL + 1`."
+    (x,) = solved_formulas("I want exactly 6 checkpoints saved over TRAIN_ITERS=1500. what SAVE_INTERVAL?", text)
+    assert (x.name, x.value, x.low, x.filled, x.target) == ("SAVE_INTERVAL", 300, 251, "1500//300 + 1", 6)
+    # Chinese; 2000 // S = 4 for S from 401 to 500
+    (y,) = solved_formulas("TRAIN_ITERS 2000，想保存 5 个 checkpoint，SAVE_INTERVAL 设多少", text)
+    assert (y.value, y.low) == (500, 401)
+    # every variable given: nothing to solve (the worked formula answers it)
+    assert solved_formulas("TRAIN_ITERS=2000, SAVE_INTERVAL=500, how many checkpoints?", text) == []
+    # SN / GBS * EPOCH = 400 with SN 12800 and EPOCH 2: GBS 64
+    (z,) = solved_formulas("SN 12800, EPOCH 2, I want 400 iterations: what GBS?", "defaults to `SN / GBS * EPOCH`")
+    assert (z.name, z.value, z.low) == ("GBS", 64, 64)
