@@ -1270,8 +1270,10 @@ MODEL_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots, Effec
     (asks_memory, Router.memory_calls),
     (lambda s: stated_layout(s) and not asks_memory(s), Router.layout_calls),
     (lambda s: asks_host_ram(s) and not asks_memory(s) and "inference" not in s.intents, Router.host_ram_calls),
-    # "lora vs full" compares no parts, nor "the older vLLM table vs the newest" with no part named
-    (lambda s: "compare" in s.intents and not s.methods and not (table_query.names_table(s.question.lower()) and not s.hardware),
+    # "lora vs full" compares no parts, nor "the older vLLM table vs the newest" with no part named; a serving question
+    # ("32G npus vs the 64G ones" in the vLLM tables) is compared by its serving rows, not by compare_hardware's training plans
+    (lambda s: "compare" in s.intents and not s.methods and "inference" not in s.intents
+     and not (table_query.names_table(s.question.lower()) and not s.hardware),
      Router.compare_calls),
     (asks_training_plan, Router.training_calls),
     # "…, do I need the offload at all? and the global batch?": the offload half is answered whatever else is asked
