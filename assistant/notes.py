@@ -728,6 +728,12 @@ def _evaluate(node: ast.AST) -> float:
     raise ValueError("not arithmetic")
 
 
+def _value_said(name: str, question: str) -> re.Match[str] | None:
+    """The value the question gives a formula's variable by its name ("SAVE_INTERVAL 设 10", "TRAIN_ITERS=1500"):
+    group 1 holds its digits."""
+    return re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*(\d+)", question)
+
+
 def worked_formulas(question: str, text: str, given: dict[str, float] | None = None) -> list[tuple[str, str, float]]:
     """(formula, formula with the user's numbers, result) for each backticked formula of ``text`` whose every
     variable the question gives a value ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100" and `TRAIN_ITERS//SAVE_INTERVAL + 1`),
@@ -738,7 +744,7 @@ def worked_formulas(question: str, text: str, given: dict[str, float] | None = N
     known = dict(given or {})
     for m in _DEFAULTS_TO.finditer(text):
         name, formula = m.group(1), m.group(2)
-        said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*\d", question)
+        said = _value_said(name, question)
         if not said and (done := next((r for f, _, r in first if f == formula), None)) is not None:
             known[name] = done
     if len(known) == len(given or {}):
@@ -758,7 +764,7 @@ def _worked(question: str, text: str, given: dict[str, float] | None) -> list[tu
         if any(f == formula for f, _, _ in out):
             continue  # a formula the text states twice is worked once
         for name in set(re.findall(r"[A-Z][A-Z0-9_]*", formula)):
-            said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*(\d+)", question)
+            said = _value_said(name, question)
             if said:
                 values[name] = said.group(1)
             elif given and given.get(name) is not None:
@@ -804,7 +810,7 @@ def solved_formulas(question: str, text: str, given: dict[str, float] | None = N
         used: list[tuple[int, int]] = []
         unknown = []
         for name in sorted(set(re.findall(r"[A-Z][A-Z0-9_]*", formula))):
-            said = re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])\s*(?:=|:|：|is|of|设为|设成|设|为|是)?\s*(\d+)", question)
+            said = _value_said(name, question)
             if said:
                 values[name] = said.group(1)
                 used.append(said.span(1))
