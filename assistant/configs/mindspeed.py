@@ -12,11 +12,12 @@ import shlex
 from dataclasses import dataclass
 
 from ..errors import SizingError
+from ..estimate import constants as C
 from ..estimate.layout import pp_splits_layers, tp_splits_heads
 from .plan import TrainingPlan, check_parallel_layout, comment_lines
 
-STAGES = ("pt", "sft")
-METHODS = ("lora", "full")
+STAGES = C.MINDSPEED_STAGES
+METHODS = C.MINDSPEED_METHODS
 WORK_DIR = "/home/ma-user/ws"
 CP_THRESHOLD = 32768  # vendor: use CP >= 2 when SEQ_LEN > 32768
 _DATA_TYPE = {"pt": "GeneralPretrainHandler", "sft": "AlpacaStyleInstructionHandler"}

@@ -61,6 +61,11 @@ FRAGMENTATION_OF = {"npu": "all", "gpu": "transient"}
 # fragmentation term on GPUs. Unsloth sets it when imported, so it is that framework's default. On Ascend the
 # share stays: it was calibrated on the vendor's tables and also covers CANN workspaces.
 EXPANDABLE_SEGMENTS_DEFAULT = ("unsloth",)
+# The ModelArts MindSpeed-LLM launch scripts (their variables table, knowledge/notes/launch_scripts.md) take STAGE pt or sft and FINETUNING_TYPE full or
+# lora: the only Megatron plans the planner writes or offers when DeepSpeed does not fit. MindSpeed-LLM itself has a
+# --qlora switch, but no ModelArts script sets it, and Megatron-LM on GPUs has no 4-bit base at all.
+MINDSPEED_STAGES = ("pt", "sft")
+MINDSPEED_METHODS = ("lora", "full")
 # Frameworks that neither shard nor offload model states (no DeepSpeed or FSDP integration): the planner keeps them
 # to ZeRO-0, one full copy per device. Unsloth trains on one GPU or with plain data parallel.
 UNSHARDED_FRAMEWORKS = ("unsloth",)

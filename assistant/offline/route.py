@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..estimate import layout
+from ..estimate.constants import MINDSPEED_METHODS, MINDSPEED_STAGES
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
 from . import (
@@ -632,12 +633,12 @@ class Router:
             grad_accum=s.grad_accum, global_batch=None)]
 
     def plan_alternative(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
-        """Nothing fits with DeepSpeed (no framework named): for pt/sft the Megatron layout's TP/PP/CP
-        (MindSpeed-LLM on Ascend, Megatron-LM on GPUs); for DPO/PPO/... full, LoRA (the ModelArts
-        MindSpeed-LLM scripts take pt/sft only)."""
+        """Nothing fits with DeepSpeed (no framework named): for pt/sft with full or LoRA the Megatron layout's TP/PP/CP
+        (MindSpeed-LLM on Ascend, Megatron-LM on GPUs); otherwise, for full or freeze, LoRA (the ModelArts
+        MindSpeed-LLM scripts take pt/sft with full or lora only; QLoRA gets no Megatron plan)."""
         if not d.ok or d.result.get("fits") or s.framework or d.args.get("framework") is not None:
             return []
-        if d.args.get("stage") in (None, "pt", "sft"):
+        if d.args.get("stage") in (None, *MINDSPEED_STAGES) and d.args.get("method") in MINDSPEED_METHODS:
             deepspeed = ("zero_stage", "offload")  # a ZeRO stage the user chose is no Megatron setting
             return self.call("plan_training", **{k: v for k, v in d.args.items() if k not in deepspeed}, framework="MindSpeed-LLM")
         lora = {**d.args, "method": "lora"}

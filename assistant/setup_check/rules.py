@@ -32,6 +32,8 @@ SOURCES = {
     "lf_arguments": "LLaMA-Factory's argument definitions (hparams/finetuning_args.py, extras/constants.py)",
     "lf_quant": "LLaMA-Factory's quantization check (model/model_utils/quantization.py)",
     "lf_modelarts": "ModelArts LLaMA-Factory guide 修改训练yaml文件配置 (modelarts_llm_train_590620)",
+    "mindspeed_variables": "ModelArts MindSpeed-LLM 训练参数配置说明 (modelarts_llm_train_5901042: STAGE pt or sft, "
+    "FINETUNING_TYPE full or lora)",
     "lf_qlora_npu": "the notes' caveat (lora_qlora.md): bitsandbytes is built on CUDA kernels, not validated by the vendor",
     "lf_recipe": "ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory (seeds/000)",
     "lf_template": "ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory (seeds/000: the Template column, e.g. Qwen2 -> "
@@ -93,6 +95,8 @@ SOURCES_ZH = {
     "lf_arguments": "LLaMA-Factory 的参数定义（hparams/finetuning_args.py、extras/constants.py）",
     "lf_quant": "LLaMA-Factory 的量化检查（model/model_utils/quantization.py）",
     "lf_modelarts": "ModelArts LLaMA-Factory 指南《修改训练yaml文件配置》(modelarts_llm_train_590620)",
+    "mindspeed_variables": "ModelArts MindSpeed-LLM《训练参数配置说明》(modelarts_llm_train_5901042：STAGE 为 pt 或 sft，"
+    "FINETUNING_TYPE 为 full 或 lora)",
     "lf_qlora_npu": "笔记 lora_qlora.md 的提示：bitsandbytes 基于 CUDA 内核，厂商未验证",
     "lf_recipe": "ModelArts《模型NPU卡数、梯度累积值取值表》LLaMA-Factory (seeds/000)",
     "lf_template": "ModelArts《模型NPU卡数、梯度累积值取值表》LLaMA-Factory（seeds/000 的 Template 列，例如 Qwen2 → qwen、"
@@ -549,6 +553,15 @@ def _preference_series(f: dict[str, Any]) -> Broken | None:
     return Broken(stage, "the llama3 series", figures={"stage": stage.upper(), "model": f["model_id"]})
 
 
+def _mindspeed_method(f: dict[str, Any]) -> Broken | None:
+    """The ModelArts MindSpeed-LLM scripts train full or LoRA (FINETUNING_TYPE): QLoRA or freeze named with MindSpeed-LLM
+    is a setting the scripts do not take; LLaMA-Factory is where those methods run."""
+    method = str(f["method"]).lower()
+    if f.get("framework") != "MindSpeed-LLM" or method in C.MINDSPEED_METHODS:
+        return None
+    return Broken(method, " | ".join(C.MINDSPEED_METHODS), corrected="FINETUNING_TYPE=lora")
+
+
 def _ppo_zero3(f: dict[str, Any]) -> Broken | None:
     if (
         str(f["stage"]).lower() != "ppo"
@@ -814,6 +827,8 @@ RULES: list[Rule] = [
          "training"),
     Rule("lf_stage_model", "stage", ("stage", "model_id", "accelerator_kind"), _preference_series, "lf_modelarts",
          "training"),
+    Rule("mindspeed_method", "FINETUNING_TYPE", ("method",), _mindspeed_method, "mindspeed_variables", "training",
+         refuses=True),
     Rule("lf_ppo_zero3", "stage: ppo", ("stage", "zero_stage"), _ppo_zero3, "lf_modelarts", "training"),
     Rule("lf_dpo_lora", "finetuning_type", ("stage", "method", "accelerator_kind"), _dpo_lora, "lf_modelarts", "training"),
     Rule("lf_loraplus_model", "loraplus_lr_ratio", ("loraplus", "model_id", "accelerator_kind"), _loraplus_model,

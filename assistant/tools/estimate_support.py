@@ -250,6 +250,10 @@ def check_plan_args(a: PlanTrainingArgs) -> None:
         raise _invalid(f"lora_rank must be at least 1, got {a.lora_rank}.", "lora_rank", "1..65536")
     if a.global_batch is not None and a.global_batch % a.micro_batch:
         raise _invalid(f"global_batch {a.global_batch} must be a multiple of micro_batch {a.micro_batch}.", "global_batch")
+    if a.framework == "MindSpeed-LLM" and (a.method not in C.MINDSPEED_METHODS or a.stage not in C.MINDSPEED_STAGES):
+        bad, valid = ("method", C.MINDSPEED_METHODS) if a.method not in C.MINDSPEED_METHODS else ("stage", C.MINDSPEED_STAGES)
+        raise _invalid(f"The ModelArts MindSpeed-LLM scripts (Megatron-LM's layout on GPUs) take STAGE pt or sft with "
+                       f"FINETUNING_TYPE full or lora, not {bad} {getattr(a, bad)!r}.", bad, list(valid))
     if a.framework == "MindSpeed-LLM" and (a.zero_stage is not None or a.offload):
         raise _invalid("MindSpeed-LLM has no DeepSpeed ZeRO stage or offload (it splits with TP/PP/CP): omit zero_stage "
                        "and offload.", "zero_stage", [None])
@@ -360,7 +364,7 @@ def no_fit_note(s: Shape, p: Plan, base: TrainConfig, dev: Device, max_devices: 
     if why is None:
         return note
     note += " " + why
-    if suggest and base.method in ("full", "lora") and base.stage in ("pt", "sft"):
+    if suggest and base.method in C.MINDSPEED_METHODS and base.stage in C.MINDSPEED_STAGES:
         ms = plan_training(s, base._replace(framework="MindSpeed-LLM"), dev, max_devices, global_batch)
         # MindSpeed-LLM is Ascend's Megatron; on GPUs the same layout is Megatron-LM's.
         megatron = "MindSpeed-LLM" if dev.kind == "npu" else "A Megatron-style layout (MindSpeed-LLM on Ascend, Megatron-LM on GPUs)"

@@ -370,3 +370,12 @@ def test_a_vendor_row_for_the_job_replaces_the_practice_rule(assistant, call):
     assert f"disagree: {plan['devices']} vs 32" in en
     zh = assistant.ask("yi-34b lora 8192, 910b 几张卡").answer  # recipe row: 1 node x 4 cards
     assert "4 张卡" in zh and "与厂商验证过的配置一致" not in zh
+
+
+def test_qlora_that_does_not_fit_is_offered_no_megatron_plan(assistant):
+    """The Megatron fallback is for the launch scripts' full and LoRA (STAGE pt/sft, FINETUNING_TYPE full or lora):
+    Megatron-LM has no 4-bit base, so a QLoRA job that does not fit 2 x RTX 4090 is said not to fit, with no
+    Megatron-LM plan beside it."""
+    ans = assistant.ask("2 张 RTX 4090，qlora qwen2.5-14b 8k 能跑吗")
+    assert not [c for c in ans.tool_calls if c.args.get("framework") == "MindSpeed-LLM"]
+    assert "Megatron" not in ans.answer and answer_line(ans).startswith("**结论**：**不够**")

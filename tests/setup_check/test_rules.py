@@ -138,3 +138,13 @@ def test_the_recipe_rows_cards_beside_its_zero_stage():
     assert (g.value, g.valid, g.figures["recipe_devices"]) == (2, "ZeRO-3", 4)
     same = codes({"zero_stage": 3, "devices": 2, "recipe_zero_stage": 3, "recipe_devices": 4, "recipe_row": "yi-34b lora"})
     assert same["recipe_zero_mismatch"].corrected == ""  # the stage is the recipe's; only the cards differ
+
+
+def test_mindspeed_scripts_take_full_or_lora_only():
+    # ModelArts 训练参数配置说明 (5901042): FINETUNING_TYPE full or lora; QLoRA and freeze are LLaMA-Factory's
+    for method in ("qlora", "freeze"):
+        f = codes({"framework": "MindSpeed-LLM", "method": method})["mindspeed_method"]
+        assert (f.value, f.valid, f.corrected) == (method, "lora | full", "FINETUNING_TYPE=lora")
+        assert "5901042" in f.source
+    assert "mindspeed_method" not in codes({"framework": "MindSpeed-LLM", "method": "lora"})
+    assert "mindspeed_method" not in codes({"framework": "LLaMA-Factory", "method": "qlora"})

@@ -67,3 +67,11 @@ def test_schemas_state_what_the_server_enforces(registry):
 def test_an_unknown_argument_is_still_refused_with_the_valid_names(call):
     err = call("list_models", famly="qwen")["error"]
     assert err["field"] == "famly" and "family" in err["valid"]
+
+
+@pytest.mark.parametrize(("field", "value", "valid"), [("method", "qlora", ["lora", "full"]), ("method", "freeze", ["lora", "full"]),
+                                                       ("stage", "dpo", ["pt", "sft"])])
+def test_a_mindspeed_plan_takes_the_scripts_stages_and_methods(call, field, value, valid):
+    # ModelArts 训练参数配置说明 (5901042): STAGE pt or sft, FINETUNING_TYPE full or lora
+    err = call("plan_training", model="qwen2.5-7b", framework="MindSpeed-LLM", hardware="snt9b", **{field: value})["error"]
+    assert (err["code"], err["field"], err["valid"]) == ("invalid_arguments", field, valid)
