@@ -87,7 +87,9 @@ class TableBlocks(CapacityBlocks):
             rows = [r for r in call.value.rows if r.seq_len == call.value.seq_len_used] or call.value.rows
             for r in rows:
                 self.cite(r.source)
-            items = self.say("semicolon").join(self.row_summary(r) for r in rows)
+            mixed = len({r.strategy for r in rows}) > 1  # full and LoRA rows side by side: each says which it is
+            items = self.say("semicolon").join(self.row_summary(r, with_strategy=mixed)
+                                                for r in sorted(rows, key=lambda x: (x.strategy, x.framework)))
             out.append(self.say("same_shape_rows_has_the_same", twin=twin, value=rows[0].seq_len, value2=rows[0].hardware, items=items))
             break
         return out

@@ -120,6 +120,15 @@ def test_no_row_for_the_model_points_at_the_row_of_its_same_architecture_twin(as
     assert f"**{ms} cards**" not in lead_line(ans)  # the twin's row supports the answer; it is not the model's own row
 
 
+
+def test_the_twins_full_and_lora_rows_each_say_which_they_are(assistant):
+    # no strategy named: the twin's full and LoRA rows stand side by side, so each names its strategy (seeds/004,
+    # llama3.1-8b at 4096 on Snt9B: full LLaMA-Factory 8, LoRA LLaMA-Factory 1, MindSpeed-LLM 4 for both)
+    full, lora = seed_cards("llama3.1-8b", "full", 4096, "LLaMA-Factory"), seed_cards("llama3.1-8b", "lora", 4096, "LLaMA-Factory")
+    ans = assistant.ask("llama3-8b 4k 在 snt9b 上最少几张卡")
+    line = next(x for x in ans.answer.splitlines() if "llama3.1-8b 与它结构完全相同" in x)
+    assert f"全参 LLaMA-Factory：**{full} 张卡**" in line and f"LoRA LLaMA-Factory：**{lora} 张卡**" in line
+
 @pytest.mark.parametrize("q,lang", [
     ("Which is cheaper for LoRA on Qwen2.5-72B: 910B or H100?", "en"),
     ("训练 qwen2.5-7b 一小时多少钱？", "zh"),
