@@ -106,7 +106,7 @@ class PlanBlocks(CapacityBlocks):
         lines, per = [], self.per_device(p.unit, p.hardware)
         if (fewer := p.fewer_devices) is not None and not call.arg("max_devices"):
             ram = self.say("host_ram_per_node", gib=f"{fewer.host_ram_gib_per_node:,.0f}") if fewer.host_ram_gib_per_node else ""
-            setting = fewer.setting.replace(" x ", " × ")  # the tool writes 'TP 4 x PP 1 + full recompute'
+            setting = self.sharding_words(fewer.setting.replace(" x ", " × "))  # the tool writes 'TP 4 x PP 1 + full recompute'
             lines.append(self.say("fewer_devices", devs=self.devices(fewer.devices, p.unit, p.hardware), per=per, ram=ram,
                                   setting=assumption_zh(setting, TOOL_NOTE_ZH) if self.zh else setting, total=f"{fewer.total_gib:.1f}"))
         said = self.said_micro_batch_1  # one such line per answer (each plan carries it)

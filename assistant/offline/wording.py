@@ -237,10 +237,14 @@ class Writer:
 
     def stage_words(self, zero_stage: int) -> str:
         """'ZeRO-3', or 'FSDP full shard (ZeRO-3)' in a conversation whose trainer shards with FSDP."""
-        s = getattr(self, "s", None)
-        fsdp = s is not None and (s.settings.get("fsdp") or (s.stack in C.FSDP_FRAMEWORKS and not s.framework))
         key = f"stage_fsdp_{zero_stage}"
-        return self.say(key) if fsdp and key in self.phrases else f"ZeRO-{zero_stage}"
+        return self.say(key) if self.shards_with_fsdp and key in self.phrases else f"ZeRO-{zero_stage}"
+
+    @property
+    def shards_with_fsdp(self) -> bool:
+        """FSDP named, or a trainer that shards only with FSDP (the estimator's FSDP_FRAMEWORKS) with no framework named."""
+        s = getattr(self, "s", None)
+        return bool(s is not None and (s.settings.get("fsdp") or (s.stack in C.FSDP_FRAMEWORKS and not s.framework)))
 
     def method_name(self, method: str | None) -> str:
         """'full fine-tuning', or 'pre-training (PT, full parameters)' when the stage is pre-training."""
@@ -340,10 +344,19 @@ class Writer:
             return self.say("offload_text_with_offload_to")
         return self.say("trainer_label_no_offload")
 
+    def sharding_words(self, text: str) -> str:
+        """A tool's 'DeepSpeed ZeRO-3' / 'ZeRO-3 + CPU offload' in FSDP's words when the conversation's trainer shards
+        with FSDP (stage_words): the tools size FSDP as the ZeRO stage it matches and name only that."""
+        return _ZERO_WORDS.sub(lambda m: self.stage_words(int(m.group(1))), text) if self.shards_with_fsdp else text
+
     def estimate_label(self, assumptions: list[str], short: bool = False) -> str:
-        shown = self.say("semicolon").join(self.L(str(a), assumption_zh(str(a))) for a in assumptions[: 2 if short else 4])
+        shown = self.say("semicolon").join(self.sharding_words(self.L(str(a), assumption_zh(str(a))))
+                                           for a in assumptions[: 2 if short else 4])
         base = self.say("config_plan_estimate")
         return self.say("estimate_label_assumptions", base=base, shown=shown) if shown else base
+
+
+_ZERO_WORDS = re.compile(r"(?:DeepSpeed )?ZeRO-(\d)(?![\d)）])")  # not the '(ZeRO-3)' stage_words itself writes
 
 
 # The optimizer, loss and trainer values route.trainer_args passes, as users know them.

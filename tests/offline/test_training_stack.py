@@ -18,6 +18,15 @@ def test_fsdp_is_sized_as_full_shard_and_said_in_its_words(assistant, call):
     assert f"**{call('estimate_training_memory', **mem)['total_gib']:.1f} GiB**" in ans.answer
 
 
+
+def test_fsdp_named_with_llama_factory_keeps_fsdp_words_in_every_line(assistant):
+    # the tools size FSDP full shard as ZeRO-3 and say "DeepSpeed ZeRO-3"; with FSDP named, no line says DeepSpeed,
+    # the slower setting on fewer devices included; without FSDP named, the DeepSpeed words stay
+    fsdp = assistant.ask("LLaMA-Factory with FSDP, qwen2.5-32b lora 4k on 8 A100 80G, does it fit?").answer
+    assert "DeepSpeed" not in fsdp and "Fewer devices, slower: 1 GPU with FSDP full shard (ZeRO-3) + CPU offload" in fsdp
+    zero = assistant.ask("qwen2.5-32b lora 4k on 8 A100 80G with zero3, fits?").answer
+    assert "FSDP" not in zero and "DeepSpeed ZeRO-3 over data parallel" in zero
+
 def test_fsdp_with_pure_bf16_uses_both(assistant, call):
     ans = assistant.ask("qwen2.5-7b full ft on 4 x h100 with fsdp + pure bf16, cutoff 4096 - per-gpu memory?")
     (mem,) = calls(ans, "estimate_training_memory")
