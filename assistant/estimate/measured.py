@@ -37,9 +37,10 @@ class Measured:
     measured_fits: bool | None = None
     predicted_fits: bool | None = None
     why_not: str = ""  # why the row cannot be expressed
-    metric: str = ""  # reserved | allocated | unstated: what the row's source reports (metric_of)
+    metric: str = ""  # reserved | device | allocated | unstated: what the row's source reports (metric_of)
     verdict: str | None = None  # fits | tight | does_not_fit (training rows)
     allocated: float | None = None  # the prediction's tensors alone (allocated_gib), for rows that report those
+    reserved: float | None = None  # the prediction's allocator segments alone (reserved_gib), for rows reporting torch's reserved
     low: float | None = None  # the prediction's likely range (margin.py)
     high: float | None = None
     pinned: float = 0.0  # gathered ZeRO-3 blocks the pool may keep pinned, on the range's upper end (pinned_gib)
@@ -48,8 +49,13 @@ class Measured:
     @property
     def like_for_like(self) -> float | None:
         """The prediction of what the row measured: allocated_gib for rows reporting peak allocated/active tensors,
-        total_gib (the pool) for the rest."""
-        return self.allocated if self.metric == "allocated" and self.allocated is not None else self.predicted
+        reserved_gib for rows reporting the caching allocator's peak reserved (no runtime context, no HCCL/NCCL buffers:
+        memory.outside_pool_gib), total_gib (the pool with the runtime beside it) for device-level and unstated rows."""
+        if self.metric == "allocated" and self.allocated is not None:
+            return self.allocated
+        if self.metric == "reserved" and self.reserved:
+            return self.reserved
+        return self.predicted
 
     @property
     def ratio(self) -> float | None:
@@ -67,10 +73,13 @@ class Measured:
 
 
 def metric_of(text: str) -> str:
-    """What a row's `metric` column says it measured: the allocator's pool (peak reserved, npu-smi / nvidia-smi
-    device memory), the tensors (peak allocated or active), or unstated."""
+    """What a row's `metric` column says it measured: the caching allocator's pool (peak reserved: torch's statistic,
+    or a framework's log of it), the device memory in use (npu-smi / nvidia-smi: the pool with the runtime context and
+    the collectives' buffers beside it), the tensors (peak allocated or active), or unstated."""
     t = (text or "").lower()
-    if "reserved" in t or "smi" in t:
+    if "smi" in t:
+        return "device"
+    if "reserved" in t:
         return "reserved"
     if "allocated" in t or "active" in t:
         return "allocated"
@@ -161,6 +170,7 @@ def evaluate(rows: list[dict[str, Any]], call: Call) -> list[Measured]:
         else:
             m.predicted, m.predicted_fits, m.verdict = float(x["total_gib"]), bool(x["fits"]), x.get("verdict")
             m.allocated = x.get("allocated_gib")
+            m.reserved = x.get("reserved_gib")
             m.low, m.high = x.get("low_gib"), x.get("high_gib")
             m.pinned = float(x.get("pinned_gib") or 0.0)
             m.contradicted = before_the_step(r, m)
@@ -233,15 +243,17 @@ def summary(results: list[Measured]) -> dict[str, Any]:
 
 
 def metric_lines(results: list[Measured]) -> dict[str, dict[str, Any]]:
-    """Training peaks per metric, like with like (Measured.metric_ratio): rows reporting the allocator's pool
-    (reserved) and rows whose statistic is unstated against total_gib, rows reporting tensors against allocated_gib."""
+    """Training peaks per metric, like with like (Measured.metric_ratio): rows reporting the caching allocator's peak
+    reserved against reserved_gib, rows reporting tensors against allocated_gib, device-level rows (npu-smi /
+    nvidia-smi) and rows whose statistic is unstated against total_gib."""
     out = {}
-    for name in ("reserved", "allocated", "unstated"):
+    against = {"reserved": "reserved_gib", "allocated": "allocated_gib"}
+    for name in ("reserved", "device", "allocated", "unstated"):
         rs = [r for m in results if m.metric == name and (r := m.metric_ratio)]
         if rs:
             out[name] = {"rows": len(rs), "median_abs_log": round(statistics.median(abs(math.log(x)) for x in rs), 3),
                          "median_ratio": round(statistics.median(rs), 3),
-                         "compared_with": "allocated_gib" if name == "allocated" else "total_gib"}
+                         "compared_with": against.get(name, "total_gib")}
     return out
 
 

@@ -161,6 +161,9 @@ class Breakdown:
     pinned: Term = field(default_factory=lambda: Term(0.0, "no pinned gathered blocks"))
     # The optimizer step's own peak above the backward's (_step_peak): in total_gib and what the verdict judges.
     step: Term = field(default_factory=lambda: Term(0.0, NO_STEP_PEAK))
+    # The caching allocator's pool alone (torch.cuda.max_memory_reserved, torch_npu.npu.max_memory_reserved): total_gib
+    # less what the runtime allocates outside it (outside_pool_gib: the runtime context, the HCCL/NCCL buffers).
+    reserved_gib: float = 0.0
 
     @property
     def cached_gib(self) -> float:
@@ -527,13 +530,26 @@ def _megatron_states(s: Shape, cfg: TrainConfig, ps: ParamSplit) -> States:
                                      + (f" x CP {cfg.cp}" if cfg.cp > 1 else "")))
 
 
+def outside_pool_gib(dev: Device, cfg: TrainConfig) -> tuple[float, float]:
+    """(runtime context, communicator buffers) in GiB: device memory the runtime takes outside the caching allocator.
+    The CUDA context (with its module images) and torch_npu's CANN context exist before the first tensor; NCCL and HCCL
+    allocate their buffers themselves (cudaMalloc / aclrtMalloc), not through PyTorch's allocator. So they are in what
+    the device reports in use (nvidia-smi, npu-smi) and in what an out-of-memory error is judged on, but not in
+    torch.cuda.max_memory_reserved. Checked on ../shared/eval/measurements_dev.csv fq-03 (fsdp_qlora, Llama-2-7B LoRA
+    r 64, 2048 tokens, FSDP on 2 GPUs): 9.16 GiB peak allocated, 10.22 GiB peak reserved; the estimate's pool above its
+    tensors is fragmentation 0.33 + cached loss blocks 0.73 = 1.06 GiB, the measured 10.22 - 9.16 = 1.06, and the
+    context 0.5 + NCCL 0.5 GiB sit outside both figures."""
+    ctx = C.CONTEXT_GIB.get(dev.kind, C.CONTEXT_GIB["gpu"])
+    comm = C.COLLECTIVES_GIB.get(dev.kind, C.COLLECTIVES_GIB["gpu"]) if cfg.devices > 1 else 0.0
+    return ctx, comm
+
+
 def overhead(dev: Device, cfg: TrainConfig, all_gib: float, transient_gib: float) -> Term:
     """What the runtime reserves beside the tensors: its context, collective buffers (more than one
     device) and the caching allocator's fragmentation (constants.CONTEXT_GIB etc.). Fragmentation is a
     share of the tensors allocated and freed every step (`transient_gib`) on GPUs, of all tensors on
     Ascend (constants.FRAGMENTATION_OF)."""
-    ctx = C.CONTEXT_GIB.get(dev.kind, C.CONTEXT_GIB["gpu"])
-    comm = C.COLLECTIVES_GIB.get(dev.kind, C.COLLECTIVES_GIB["gpu"]) if cfg.devices > 1 else 0.0
+    ctx, comm = outside_pool_gib(dev, cfg)
     share = C.FRAGMENTATION.get(dev.kind, C.FRAGMENTATION["gpu"])
     expandable = cfg.expandable_segments and dev.kind == "gpu"
     if expandable:
@@ -628,8 +644,7 @@ def _step_peak(s: Shape, cfg: TrainConfig, dev: Device, ps: ParamSplit, w: Term,
     temp = foreach_step_temporary(s, cfg, ps)
     if not temp:
         return Term(0.0, NO_STEP_PEAK), 0.0
-    ctx = C.CONTEXT_GIB.get(dev.kind, C.CONTEXT_GIB["gpu"])
-    comm = C.COLLECTIVES_GIB.get(dev.kind, C.COLLECTIVES_GIB["gpu"]) if cfg.devices > 1 else 0.0
+    ctx, comm = outside_pool_gib(dev, cfg)
     tensors = w.gib + g.gib + o.gib + _gib(temp)
     step = tensors + ctx + comm
     excess = max(0.0, step - needed_gib)
@@ -741,4 +756,5 @@ def training_memory(s: Shape, cfg: TrainConfig, dev: Device) -> Breakdown:
     return Breakdown(w, g, o, act, logits, ov, round(total, 3), round(usable, 3), word == "fits",
                      host_t, host_node <= C.HOST_RAM_GIB_PER_NODE, notes, round(allocated, 3), round(low + cache.gib, 3),
                      round(high + cache.gib, 3), word, plan_fits, cache, open_gib,
-                     round(eager_high + cache.gib, 3) if open_gib or pinned.gib else 0.0, pinned, step)
+                     round(eager_high + cache.gib, 3) if open_gib or pinned.gib else 0.0, pinned, step,
+                     round(total - sum(outside_pool_gib(dev, cfg)), 3))

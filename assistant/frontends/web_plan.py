@@ -21,10 +21,10 @@ ESTIMATE_BAR, CAPACITY_BAR = "estimate per device", "usable per device (the limi
 RANGE_BAR = "likely range of the estimate"
 VERDICT_WORDS = {"fits": "fits", "tight": "tight", "does_not_fit": "does not fit"}
 # What a memory figure stands for (the training result's `metric`): the point is the allocator's pool.
-METRIC_WORDS = {"reserved": "the allocator's pool, what peak reserved memory and npu-smi show"}
+METRIC_WORDS = {"reserved": "the allocator's pool with the runtime beside it, what nvidia-smi and npu-smi show"}
 # Memory fields that are not parts of the per-device sum (the total itself, its range, limits, host memory).
 NOT_PARTS = {"total_gib", "usable_gib", "headroom_gib", "host_ram_gib", "fits", "host_ram_fits", "how",
-             "allocated_gib", "low_gib", "high_gib", "verdict", "metric"}
+             "allocated_gib", "reserved_gib", "low_gib", "high_gib", "verdict", "metric"}
 # One colour per chart part, fixed, so the same term has the same colour in every plan.
 PART_COLOURS = {"weights": "#4e79a7", "gradients": "#f28e2b", "optimizer": "#e15759", "activations": "#76b7b2",
                 "logits": "#59a14f", "overhead": "#edc948", "KV cache for the context": "#b07aa1",

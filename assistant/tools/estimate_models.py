@@ -161,9 +161,13 @@ class MemoryBreakdown(BaseModel):
     overhead_gib: float = Field(description="Framework overhead: runtime, collectives, allocator fragmentation.")
     total_gib: float = Field(description="The point estimate of the allocator's pool on one device (reserved memory: the "
                              "tensors plus runtime context, HCCL/NCCL buffers and fragmentation), what an OOM is judged on.")
-    metric: Literal["reserved"] = Field("reserved", description="What total_gib stands for: the allocator's pool "
-                                        "(torch.cuda.max_memory_reserved / npu-smi minus the runtime), not allocated tensors.")
+    metric: Literal["reserved"] = Field("reserved", description="What total_gib stands for: the allocator's pool with "
+                                        "the runtime context and collective buffers beside it (nvidia-smi / npu-smi), not "
+                                        "allocated tensors; the allocator's segments alone are reserved_gib.")
     allocated_gib: float = Field(description="The tensors alone (torch.cuda.max_memory_allocated): total_gib without overhead.")
+    reserved_gib: float = Field(0.0, description="The caching allocator's segments alone (torch.cuda.max_memory_reserved, "
+                                "torch_npu's max_memory_reserved): total_gib less the runtime context and the HCCL/NCCL "
+                                "buffers, which the runtime allocates outside the allocator (nvidia-smi / npu-smi show them).")
     low_gib: float = Field(description="Lower end of the likely range of total_gib (from the estimator's measured errors).")
     high_gib: float = Field(description="Upper end of the likely range of total_gib; plans are sized so it fits unless "
                             "the tightest plan is asked for.")

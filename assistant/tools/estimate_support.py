@@ -151,8 +151,10 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     terms = {"weights": b.weights, "gradients": b.gradients, "optimizer": b.optimizer, "activations": b.activations,
              "logits": b.logits, "overhead": b.overhead, "cached": b.cached, "pinned": b.pinned, "host_ram": b.host_ram_gib, "optimizer_step": b.step}
     how = {k: v.how for k, v in terms.items()}
-    how["total"] = ("sum of the terms above: the allocator's pool (peak reserved); the tensors alone are allocated_gib, "
-                    "the pool less cached blocks is what the verdict judges")
+    how["total"] = ("sum of the terms above: the allocator's pool (peak reserved) with the runtime context and collective "
+                    "buffers beside it (what nvidia-smi / npu-smi show); the tensors alone are allocated_gib, the allocator's "
+                    "segments alone (torch.cuda.max_memory_reserved) reserved_gib; the total less cached blocks is what the "
+                    "verdict judges")
     lo, hi = C.RANGE_RATIO
     how["range"] = (f"likely {b.low_gib:.1f}-{b.high_gib:.1f} GiB: the point less cached blocks x {lo:g}-{hi:g}, the 10th-90th "
                     "percentile of measured / predicted over the measurement files (constants.RANGE_RATIO), cached "
@@ -165,7 +167,7 @@ def breakdown_model(b: Breakdown) -> MemoryBreakdown:
     return MemoryBreakdown(
         weights_gib=round(b.weights.gib, 3), gradients_gib=round(b.gradients.gib, 3), optimizer_gib=round(b.optimizer.gib, 3),
         activations_gib=round(b.activations.gib, 3), logits_gib=round(b.logits.gib, 3), overhead_gib=round(b.overhead.gib, 3),
-        total_gib=b.total_gib, allocated_gib=b.allocated_gib, low_gib=b.low_gib, high_gib=b.high_gib, verdict=b.verdict,
+        total_gib=b.total_gib, allocated_gib=b.allocated_gib, reserved_gib=b.reserved_gib, low_gib=b.low_gib, high_gib=b.high_gib, verdict=b.verdict,
         usable_gib=b.usable_gib, headroom_gib=round(b.usable_gib - (b.total_gib - b.cached_gib), 3), fits=b.fits,
         cached_gib=round(b.cached_gib, 3), attention_open_gib=round(b.attention_open_gib, 3), open_high_gib=b.open_high_gib,
         pinned_gib=round(b.pinned.gib, 3), optimizer_step_gib=round(b.step.gib, 3),

@@ -20,8 +20,9 @@ def test_calibrate_summary_and_rows(settings, monkeypatch):
     assert "measurements (57 numeric rows, knowledge/catalog/measurements.csv): median |ln(predicted/measured)|" in out.output
     # per file: the verdicts, the training peaks by what they measured, and the spread the range is built from
     assert "  verdicts: 7/7 right; reported OOMs called 'fits' 0/6" in out.output
-    # like with like: the pool rows against total_gib, the allocated rows against allocated_gib (the row's `metric`)
-    assert "  training peaks, reserved (vs total_gib): 6 rows" in out.output
+    # like with like (the row's `metric`): torch's peak reserved against reserved_gib (the allocator's segments, no
+    # runtime context or NCCL buffers), the allocated rows against allocated_gib
+    assert "  training peaks, reserved (vs reserved_gib): 6 rows" in out.output
     assert "  training peaks, allocated (vs allocated_gib): 11 rows" in out.output
     assert "  range: measured / predicted over 33 peaks (like with like): percentiles" in out.output
     js = runner.invoke(app, ["calibrate", "--table", "recipes", "--format", "json"])

@@ -124,6 +124,8 @@ def test_terms_are_non_negative_and_sum_to_the_total(s, cfg, dev):
     assert abs(sum(t.gib for t in terms) - m.total_gib) < 1e-2
     assert m.fits == (m.verdict == "fits")
     assert m.cached_gib <= max(0.0, m.usable_gib - (m.total_gib - m.cached_gib)) + 1e-3  # never beyond the free room
+    # the three figures nest: tensors <= the allocator's segments <= the device (segments + runtime context + buffers)
+    assert m.allocated_gib <= m.reserved_gib + 2e-3 and m.reserved_gib < m.total_gib
 
 
 @common

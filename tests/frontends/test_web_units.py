@@ -144,7 +144,7 @@ def test_plan_training_view_puts_the_vendor_row_beside_the_estimate(ctx):
             f"61.0 GiB per device — {word}") in md
     # and what the figure stands for: the allocator's pool (the result's metric), the tensors alone beside it
     assert mem["metric"] == "reserved"
-    assert (f"{word} (the figure is the allocator's pool, what peak reserved memory and npu-smi show; the tensors alone "
+    assert (f"{word} (the figure is the allocator's pool with the runtime beside it, what nvidia-smi and npu-smi show; the tensors alone "
             f"{mem['allocated_gib']:.1f} GiB).") in md
     assert [r["part"] for r in rows if r["bar"] == web_plan.RANGE_BAR] == ["range low end", "likely range"]
 
