@@ -21,7 +21,7 @@ from .asked import (
     NamedSetting,
     asks_host_ram,
     asks_offload_needed,
-    asks_recipe,
+    asks_recipe_match,
     implausible,
     named_setting,
     offload_asked_first,
@@ -147,6 +147,10 @@ class CapacityBlocks(Writer):
         needs = [Need(r.framework + (table if r.framework == "LLaMA-Factory" else ""), r.cards, r.unit, r.seq_len, r.framework, "min")
                  for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)
                  and not (deepspeed and r.framework != "LLaMA-Factory")]
+        # the recipe rows count Snt9B cards in Snt9B nodes: on a part counted in DIE whose own minimum-card row for
+        # LLaMA-Factory is listed, that row decides the count (a "2 x 8 = 16" recipe is no yes for one 16-DIE node)
+        if unit == "DIE" and any(n.framework == "LLaMA-Factory" and n.unit == "DIE" for n in needs):
+            return needs
         return needs + recipe
 
     def verdict(self, f: TrainingFacts) -> str | None:
@@ -193,7 +197,10 @@ class CapacityBlocks(Writer):
         named = named_setting(self.s) if self.setting_led else None
         other = [r for r in v.recipes if named and r.zero_stage is not None and r.total_cards and r.total_cards <= v.have
                  and (r.zero_stage, bool(r.offload)) != (named.zero_stage, named.offload)]
-        if named and other:  # the recipe's own setting is not the one named: the count alone does not say theirs runs
+        if named and other and lighter_recipe(named, other[0]):  # the lead said theirs is more than the job needs
+            line += self.say("recipe_setting_lighter", recipe=self.parallel(other[0].zero_stage, other[0].offload),
+                             n=self.devices(other[0].total_cards, "DIE" if self.e.facts.unit == "die" else "card"))
+        elif named and other:  # the recipe's own setting is not the one named: the count alone does not say theirs runs
             line += self.say("recipe_setting_differs", recipe=self.parallel(other[0].zero_stage, other[0].offload),
                              named=self.parallel(named.zero_stage, named.offload))
         elif v.capped and not v.fitting and not self.setting_led:  # the estimate on their devices says otherwise: named here
@@ -262,7 +269,7 @@ class CapacityBlocks(Writer):
         if (call := self.setting_after) is not None and call.value is not None:
             m = call.value
             return self.say("setting_below_minimum", setting=self.parallel(m.zero_stage, m.offload), yours=self.yours(),
-                            word=self.say("verdict_" + m.verdict), total=f"{m.total_gib:.1f}", high=f"{m.high_gib:.1f}",
+                            word=self.say("verdict_" + m.verdict), total=self.point(m), high=self.span(m)[1],
                             usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware), n=least) + self.host_ram_clause(m)
         if v.fitting:
             return self.say("estimate_below_minimum", yours=self.yours(), setting=self.setting(v.fitting, v.have))
@@ -302,6 +309,8 @@ class CapacityBlocks(Writer):
                 + self.open_attention(fit.memory).rstrip(".。")
         else:
             line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have))
+        if safe is None and fit.offload and fit.memory.host_ram_gib:  # an offload plan names the host RAM it takes
+            line += self.say("upper_end_offload", ram=f"{fit.memory.host_ram_gib:,.0f}")
         why_fits = self.cached_back(fit.memory)  # a "yes" beside an upper end past the usable memory says why
         # the fastest setting is one without offload (an offload plan on fewer devices is the slower fallback, never it)
         if free and free.fits and not free.offload and (free.devices != v.fitting.devices or free.offload != v.fitting.offload) \
@@ -411,7 +420,7 @@ class CapacityBlocks(Writer):
         lines = []
         if judged is not None and judged.value is not None and self.r.of("plan_training", PlanResult):
             f = self.training_facts()
-            if asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
+            if asks_recipe_match(self.s) and setting and (match := self.recipe_match(f, setting)):
                 self.setting_led = True  # "matches the recipe?": the recipe row answers; the estimate of their setting backs it
                 lines += [match, "- " + self.setting_verdict(judged, after=True)]
             elif setting and (ran := self.recipe_ran(f, setting)):
@@ -423,7 +432,7 @@ class CapacityBlocks(Writer):
                 self.setting_after = judged  # the table's no leads (training); this estimate is said under it
             else:
                 self.setting_led = True
-                lines.append(self.setting_verdict(judged))
+                lines.append(self.setting_verdict(judged) + self.more_than_needed(f, setting, judged))
         if asks_offload_needed(self.s) and (line := self.offload_needed(calls)):
             if offload_asked_first(self.s):  # "is the offload necessary? …": the half asked first leads, the verdict backs it
                 lines = [line.removeprefix("- ")] + [x if x.startswith("- ") else "- " + x for x in lines]
@@ -490,6 +499,28 @@ class CapacityBlocks(Writer):
             n += self.say("recipe_ran_die_floor", n=self.devices(floor, "DIE"), label=MIN_LABEL[self.lang])
         return self.say("recipe_ran", recipe=self.parallel(row.zero_stage, row.offload), n=n,
                         ga=row.grad_accum, seq=row.seq_len, label=RECIPE_LABEL[self.lang], yours=self.yours())
+
+    def more_than_needed(self, f: TrainingFacts, named: NamedSetting, call: Result[TrainingMemoryResult]) -> str:
+        """A setting that fits but is heavier than the recipe row run on no more devices than the user has ("ZeRO-3 +
+        offload on one card, sensible?" where the recipe runs ZeRO-1 on one card): it runs, and it is more than the job
+        needs, with why (one device has nothing to shard over; offload slows each step and takes host RAM)."""
+        m = call.value
+        if m is None or m.verdict == "does_not_fit" or not self.e.devices:
+            return ""
+        strategy = table_strategy(self.s.method) if self.s.method else None
+        row = next((r for r in f.recipes if r.zero_stage is not None and r.total_cards and r.total_cards <= self.e.devices
+                    and (strategy is None or r.strategy == strategy) and lighter_recipe(named, r)), None)
+        if row is None:  # no recipe row: a faster setting the estimate fits on the user's devices (fits, not tight)
+            plan = next((r.value for r in f.plans if r.arg("max_devices") and r.value is not None and r.value.verdict == "fits"
+                         and r.value.framework == m.framework and lighter_recipe(named, r.value)), None)
+            if plan is None:
+                return ""
+            return self.say("more_than_needed_estimate", setting=self.setting(plan, self.e.devices), yours=self.yours())
+        why = [self.say("one_device_shards_nothing", stage=named.zero_stage)] * (self.e.devices == 1 and named.zero_stage > 0) + [
+            self.say("offload_only_slows", ram=f"{m.host_ram_gib:,.0f}")] * (named.offload and not row.offload and bool(m.host_ram_gib))
+        return self.say("more_than_needed", recipe=self.parallel(row.zero_stage, row.offload), label=RECIPE_LABEL[self.lang],
+                        n=self.devices(row.total_cards, "DIE" if self.e.facts.unit == "die" else "card"),
+                        why=self.say("semicolon").join(why))
 
     def recipe_match(self, f: TrainingFacts, named: NamedSetting) -> str | None:
         """Yes or no: the setting and device count the user runs against the recipe row for the job."""
@@ -650,6 +681,14 @@ class CapacityBlocks(Writer):
             return ""
         return self.say("cached_back", high=f"{m.high_gib:.1f}", cached=f"{m.cached_gib:.1f}",
                         judged=f"{m.high_gib - m.cached_gib:.1f}", usable=f"{m.usable_gib:.1f}")
+
+
+def lighter_recipe(named: NamedSetting, row: TrainingRecipeResult | PlanResult) -> bool:
+    """The recipe row (or a plan) runs the job with less than the setting named: no offload where the user offloads, or
+    a lower ZeRO stage with the same offload (both faster)."""
+    if row.zero_stage is None or getattr(row, "tp", 1) not in (None, 1) or getattr(row, "pp", 1) not in (None, 1):
+        return False
+    return (named.offload and not row.offload) or (named.zero_stage > row.zero_stage and named.offload == bool(row.offload))
 
 
 def host_ram_usable_gib(have_gb: int) -> float:

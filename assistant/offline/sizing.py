@@ -9,7 +9,7 @@ from functools import partial
 
 from ..tools.estimates import PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
-from .asked import asks_listed, asks_recipe, asks_verdict, implausible, named_setting, weights_floor
+from .asked import asks_listed, asks_recipe, asks_verdict, implausible, named_setting, stage_named_not_asked, weights_floor
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .setup_answer import VERDICT
@@ -29,7 +29,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         body: list[str] = []
         verdict = self.verdict(f)  # "can I with my 16 cards?": yes or no before the details
         # the setting on the user's devices, unless the verdict on the setting they named already leads
-        setting = self.setting_on_your_devices(f) if verdict and not self.headlined and not self.setting_after else None
+        # ("ZeRO-2 on my 4 cards, sensible?" names the stage and asks a yes/no: the verdict leads, no stage is proposed)
+        setting = self.setting_on_your_devices(f) if verdict and not self.headlined and not self.setting_after \
+            and not stage_named_not_asked(self.s) else None
         if setting and verdict:  # "which ZeRO stage / what GA on my 4 cards": that setting is the answer, the yes/no backs it
             body += [self.lead(setting), "- " + verdict]
         elif verdict and self.setting_led:  # the verdict on the named setting leads; the table's counts back it
@@ -169,6 +171,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         """"Which ZeRO stage / GA" when the recipe table has no row: the minimum-card table gives cards only,
         so the stage comes from the estimate, said right under the card count."""
         if not self.s.intents & {"zero", "ga"} or f.recipes or not self.wanted_rows(f.rows) or self.s.framework == "MindSpeed-LLM":
+            return []
+        if stage_named_not_asked(self.s) and "ga" not in self.s.intents:  # the stage is theirs, judged above: none proposed
             return []
         within = [r.value for r in f.plans if r.value is not None and r.arg("max_devices")]  # on the user's devices first
         # the stage and offload the user chose are the answer's one setting: a plan with another is an alternative,
