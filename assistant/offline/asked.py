@@ -174,6 +174,12 @@ AMOUNT_WORDS = re.compile(r"how\s+many\s+(?:kv[-_ ]?(?:cache\s+)?)?(?:bytes|[kmg
 WHY_ASKED = re.compile(r"(?<![a-z])why(?![a-z])|为什么|为啥|为何|怎么(?:会|这么)", re.I)
 
 
+# "why does the recipe table put X on (just) one card?", "配方表为什么只给 1 张卡": a count the vendor's table gives, asked
+# about; the user's own count is said with OWN_DEVICES ("I have 8", "我们有")
+TABLE_PUTS = re.compile(r"(?:(?<![a-z])why|how\s+come|为什么|为啥|为何).{0,50}(?:recipe|table|vendor|配方|表格?|厂商).{0,60}?"
+                        r"(?:(?<![a-z])(?:puts?|runs?|uses?|lists?|gives?|assigns?|only)(?![a-z])|只用|只给|只要|只放|用|放|给|列)|"
+                        r"(?:配方表?|表格?|厂商)(?:里|中|上)?\s*(?:为什么|为啥|为何).{0,40}?(?:只用|只给|只要|只放|用|放|给|列)")
+OWN_DEVICES = re.compile(r"(?<![a-z])(?:i|we)\s+(?:have|got|own|only\s+have)|(?<![a-z])(?:my|our)\s+\d|我(?:们)?(?:只)?有|手上|手里", re.I)
 WEIGHTS_WORD = re.compile(r"权重|(?<![a-z])weights?(?![a-z])", re.I)
 
 

@@ -85,6 +85,7 @@ class CapacityBlocks(Writer):
     # table's counts follow as counts. ``setting_led``/``setting_after`` record which.
     setting_led = False
     setting_after: Result[TrainingMemoryResult] | None = None
+    host_ram_of_plan = False  # the host RAM asked was the plan's own: the offload estimate beside it is not shown
 
     def training_facts(self) -> TrainingFacts:
         recipe_calls = self.r.of("training_recipe", TrainingRecipeResult, ok=None)
@@ -432,7 +433,7 @@ class CapacityBlocks(Writer):
                 self.setting_after = judged  # the table's no leads (training); this estimate is said under it
             else:
                 self.setting_led = True
-                lines.append(self.setting_verdict(judged) + self.more_than_needed(f, setting, judged))
+                lines.append(self.setting_verdict(judged) + (self.more_than_needed(f, setting, judged) if setting else ""))
         if asks_offload_needed(self.s) and (line := self.offload_needed(calls)):
             if offload_asked_first(self.s):  # "is the offload necessary? …": the half asked first leads, the verdict backs it
                 lines = [line.removeprefix("- ")] + [x if x.startswith("- ") else "- " + x for x in lines]
@@ -596,6 +597,17 @@ class CapacityBlocks(Writer):
     def host_ram_first(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
         """'About **460 GiB of host RAM per node** for ZeRO-3 + offload on your 4 nodes (32 cards; estimate)'."""
         with_ram = [c for c in calls if c.value is not None and c.value.offload]
+        # the plan shown on the user's devices offloads: its own host RAM is the answer, for its own setting (not the
+        # ZeRO-3 offload estimated beside it for this question; round 17 c7-04.3 said 370 GiB under a ZeRO-2 offload plan)
+        named = named_setting(self.s)
+        plan = next((r.value for r in self.r.of("plan_training", PlanResult) if r.arg("max_devices") and r.value is not None
+                     and r.value.fits and r.value.offload and r.value.memory.host_ram_gib), None)
+        if plan is not None and self.s.zero_stage is None and not self.s.offload and not (named and named.offload) \
+                and self.s.framework != "MindSpeed-LLM":
+            self.host_ram_of_plan = True
+            nodes = max(1, math.ceil(plan.devices / self.node_size(plan.hardware)))
+            return self.say("host_ram_first", gib=f"{plan.memory.host_ram_gib:,.0f}", setting=self.parallel(plan.zero_stage, plan.offload),
+                            nodes=self.nodes(nodes), devs=self.devices(plan.devices, plan.unit, plan.hardware))
         if with_ram:
             m = with_ram[0].value
             assert m is not None
@@ -646,8 +658,8 @@ class CapacityBlocks(Writer):
 
     def host_ram_clause(self, m: MemoryBreakdown) -> str:
         """' Its offload also needs about 887 GiB of host RAM per node, and you have 512 GB: not enough.' (or nothing)."""
-        if not self.host_ram_short(m):
-            return ""
+        if not self.host_ram_short(m):  # an offload setting still names the host RAM it takes
+            return self.say("setting_host_ram_need", ram=f"{m.host_ram_gib:,.0f}") if getattr(m, "offload", False) and m.host_ram_gib else ""
         return self.say("setting_host_ram_short", ram=f"{m.host_ram_gib:,.0f}",
                         have=self.say("host_ram_yours", have=self.s.host_ram_gb) if self.s.host_ram_gb else "")
 
