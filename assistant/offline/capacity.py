@@ -274,6 +274,11 @@ class CapacityBlocks(Writer):
                             usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware), n=least) + self.host_ram_clause(m)
         if v.fitting:
             return self.say("estimate_below_minimum", yours=self.yours(), setting=self.setting(v.fitting, v.have))
+        if v.capped and self.e.facts.unit == "die" and (p := min(v.capped, key=lambda p: p.devices)).devices > v.have \
+                and p.devices <= self.e.facts.dies_per_card and p.verdict != "does_not_fit":
+            # the tool's smallest count is above the user's (Snt9B23 runs in steps of 2 DIE): no memory verdict on theirs
+            return self.say("estimate_below_unit", yours=self.yours(), n=self.devices(p.devices, p.unit, p.hardware),
+                            part=self.hw_name(p.hardware))
         return self.say("estimate_none_fits_either", yours=self.yours()) if v.capped else ""
 
     def yes_by_estimate(self, v: Verdict) -> str | None:

@@ -725,7 +725,9 @@ class Parser:
             s.nodes = num.nodes(work[own.start():]) if own else None
         if s.devices:
             # "8个DIE", "3 张 Snt9B23 DIE" (the part's name between them is claimed, so blank here)
-            s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*-?\s*(?:个|张)?\s*(?:dies?|npus?)(?![a-z])", work) else "card"
+            # ("one DIE of a Snt9B23", "一个 DIE": a count word too)
+            s.device_unit = "die" if re.search(rf"(?:(?<![0-9.])\d+|(?<![a-z]){EN_COUNT}|[一两二三四五六七八九十单])\s*-?\s*(?:个|张)?\s*"
+                                               r"(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         # and "910B 32GB", "32G 的 910B" (the size beside the part's name), and "32GB vs 64GB cards" for serving (the two
         # memory columns of the vendor's vLLM tables: no GPU comes in both sizes)
