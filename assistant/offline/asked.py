@@ -80,8 +80,13 @@ def asks_recipe_match(s: QuestionFrame) -> bool:
 def stage_named_not_asked(s: QuestionFrame) -> bool:
     """"ZeRO-2 on 4 cards, sensible?": the user names the ZeRO stage and asks a yes/no on it, so the stage is no
     quantity asked: the verdict leads, and no stage is proposed beside it as "the ZeRO stage"."""
-    return s.zero_stage is not None and s.origin("zero_stage") in ("said", "conversation") and asks_verdict(s) \
-        and not stages_offered(s)
+    named = s.zero_stage is not None and s.origin("zero_stage") in ("said", "conversation")
+    # "would 2 be enough if I turn on offload?": offload named as the condition of the yes/no, no stage asked
+    offload = bool(s.offload) and s.origin("offload") == "said" and not STAGE_ASKED.search(s.question)
+    return (named or offload) and asks_verdict(s) and not stages_offered(s)
+
+
+STAGE_ASKED = re.compile(r"(?<![a-z])(?:which|what)\s+(?:zero\s+)?(?:stage|zero|setting|config)|哪个|哪一|什么\s*(?:zero|阶段|配置)|几级", re.I)
 
 
 def asks_recipe(s: QuestionFrame) -> bool:

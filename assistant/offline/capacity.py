@@ -523,8 +523,9 @@ class CapacityBlocks(Writer):
                 return ""
             return self.say("more_than_needed_estimate", setting=self.setting(plan, self.e.devices), yours=self.yours())
         why = [self.say("one_device_shards_nothing", stage=named.zero_stage)] * (self.e.devices == 1 and named.zero_stage > 0) + [
+            self.say("zero3_gathers")] * (self.e.devices > 1 and named.zero_stage == 3 and (row.zero_stage or 0) < 3) + [
             self.say("offload_only_slows", ram=f"{m.host_ram_gib:,.0f}")] * (named.offload and not row.offload and bool(m.host_ram_gib))
-        return self.say("more_than_needed", recipe=self.parallel(row.zero_stage, row.offload), label=RECIPE_LABEL[self.lang],
+        return self.say("more_than_needed" if why else "more_than_needed_plain", recipe=self.parallel(row.zero_stage, row.offload), label=RECIPE_LABEL[self.lang],
                         n=self.devices(row.total_cards, "DIE" if self.e.facts.unit == "die" else "card"),
                         why=self.say("semicolon").join(why))
 
