@@ -26,7 +26,10 @@ NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offloa
 VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能不能|能否|够不够|够吗|放得下|(?<![a-z])ok\b|okay|work|enough|will\s+it|"
                  r"would\s+it|can\s+i|could\s+i|is\s+it\s+possible|fit|suffic|feasible|doable|viable|"
                  # "能跑吗", "跑得起来吗", "和配方一致吗", "does it match the recipe": a yes/no on the run the user describes
-                 r"能跑|跑得(?:起来|动|了)|一致吗|对不对|\bmatch(?:es)?\b|can\s+it\s+run|does\s+it\s+run")
+                 r"能跑|跑得(?:起来|动|了)|一致吗|对不对|\bmatch(?:es)?\b|can\s+it\s+run|does\s+it\s+run|"
+                 # "is this sensible?", "靠谱吗", "是不是可行的方案", "显存扛得住吗": a yes/no on the plan the user describes
+                 r"sensible|reasonable\s*[?？]|(?:is|be|sounds?)\s+(?:\w+\s+)?reasonable|makes?\s+sense|(?:good|bad)\s+idea|overkill|"
+                 r"靠谱|可行|合理吗|合不合理|是否合理|扛得住|撑得住|吃得消|划算吗")
 JUDGE = re.compile(VERDICT_WORDS + r"|\?|？", re.I)
 ASKS_VERDICT = re.compile(VERDICT_WORDS, re.I)  # a yes/no asked in words, not only by a question mark
 
@@ -60,6 +63,30 @@ def named_setting(s: QuestionFrame) -> NamedSetting | None:
 
 
 RECIPE = re.compile(r"recipe|配方|取值表|(?:推荐|建议)的?\s*配置|recommended\s+(?:config(?:uration)?|setup|settings?)", re.I)
+
+
+# "does it match the recipe?", "和配方一致吗": the recipe row is the yes/no; "the recipe says ZeRO-3 though, will ZeRO-2 work?"
+# names the recipe without asking whether the setting matches it
+RECIPE_MATCH = re.compile(r"\bmatch(?:es|ing)?\b|一致|符合|对得上|对不上|(?:same|different)\s+(?:as|from)\s+(?:the\s+)?recipe|"
+                          r"(?:as|like)\s+(?:in\s+)?the\s+recipe\s*[?？]|跟配方.{0,6}一样|和配方.{0,6}一样|按配方.{0,8}(?:对吗|没错吧)", re.I)
+
+
+def asks_recipe_match(s: QuestionFrame) -> bool:
+    """Whether the setting matches the recipe row is what the question asks (not only the recipe named beside a fit
+    question)."""
+    return asks_recipe(s) and bool(RECIPE_MATCH.search(s.question))
+
+
+def stage_named_not_asked(s: QuestionFrame) -> bool:
+    """"ZeRO-2 on 4 cards, sensible?": the user names the ZeRO stage and asks a yes/no on it, so the stage is no
+    quantity asked: the verdict leads, and no stage is proposed beside it as "the ZeRO stage"."""
+    named = s.zero_stage is not None and s.origin("zero_stage") in ("said", "conversation")
+    # "would 2 be enough if I turn on offload?": offload named as the condition of the yes/no, no stage asked
+    offload = bool(s.offload) and s.origin("offload") == "said" and not STAGE_ASKED.search(s.question)
+    return (named or offload) and asks_verdict(s) and not stages_offered(s)
+
+
+STAGE_ASKED = re.compile(r"(?<![a-z])(?:which|what)\s+(?:zero\s+)?(?:stage|zero|setting|config)|哪个|哪一|什么\s*(?:zero|阶段|配置)|几级", re.I)
 
 
 def asks_recipe(s: QuestionFrame) -> bool:
@@ -152,6 +179,12 @@ AMOUNT_WORDS = re.compile(r"how\s+many\s+(?:kv[-_ ]?(?:cache\s+)?)?(?:bytes|[kmg
 WHY_ASKED = re.compile(r"(?<![a-z])why(?![a-z])|为什么|为啥|为何|怎么(?:会|这么)", re.I)
 
 
+# "why does the recipe table put X on (just) one card?", "配方表为什么只给 1 张卡": a count the vendor's table gives, asked
+# about; the user's own count is said with OWN_DEVICES ("I have 8", "我们有")
+TABLE_PUTS = re.compile(r"(?:(?<![a-z])why|how\s+come|为什么|为啥|为何).{0,50}(?:recipe|table|vendor|配方|表格?|厂商).{0,60}?"
+                        r"(?:(?<![a-z])(?:puts?|runs?|uses?|lists?|gives?|assigns?|only)(?![a-z])|只用|只给|只要|只放|用|放|给|列)|"
+                        r"(?:配方表?|表格?|厂商)(?:里|中|上)?\s*(?:为什么|为啥|为何).{0,40}?(?:只用|只给|只要|只放|用|放|给|列)")
+OWN_DEVICES = re.compile(r"(?<![a-z])(?:i|we)\s+(?:have|got|own|only\s+have)|(?<![a-z])(?:my|our)\s+\d|我(?:们)?(?:只)?有|手上|手里", re.I)
 WEIGHTS_WORD = re.compile(r"权重|(?<![a-z])weights?(?![a-z])", re.I)
 
 

@@ -21,7 +21,7 @@ from .asked import (
     NamedSetting,
     asks_host_ram,
     asks_offload_needed,
-    asks_recipe,
+    asks_recipe_match,
     implausible,
     named_setting,
     offload_asked_first,
@@ -85,6 +85,7 @@ class CapacityBlocks(Writer):
     # table's counts follow as counts. ``setting_led``/``setting_after`` record which.
     setting_led = False
     setting_after: Result[TrainingMemoryResult] | None = None
+    host_ram_of_plan = False  # the host RAM asked was the plan's own: the offload estimate beside it is not shown
 
     def training_facts(self) -> TrainingFacts:
         recipe_calls = self.r.of("training_recipe", TrainingRecipeResult, ok=None)
@@ -147,6 +148,10 @@ class CapacityBlocks(Writer):
         needs = [Need(r.framework + (table if r.framework == "LLaMA-Factory" else ""), r.cards, r.unit, r.seq_len, r.framework, "min")
                  for r in self.wanted_rows(rows) if r.supported and r.cards and (strategy is None or r.strategy == strategy)
                  and not (deepspeed and r.framework != "LLaMA-Factory")]
+        # the recipe rows count Snt9B cards in Snt9B nodes: on a part counted in DIE whose own minimum-card row for
+        # LLaMA-Factory is listed, that row decides the count (a "2 x 8 = 16" recipe is no yes for one 16-DIE node)
+        if unit == "DIE" and any(n.framework == "LLaMA-Factory" and n.unit == "DIE" for n in needs):
+            return needs
         return needs + recipe
 
     def verdict(self, f: TrainingFacts) -> str | None:
@@ -193,7 +198,10 @@ class CapacityBlocks(Writer):
         named = named_setting(self.s) if self.setting_led else None
         other = [r for r in v.recipes if named and r.zero_stage is not None and r.total_cards and r.total_cards <= v.have
                  and (r.zero_stage, bool(r.offload)) != (named.zero_stage, named.offload)]
-        if named and other:  # the recipe's own setting is not the one named: the count alone does not say theirs runs
+        if named and other and lighter_recipe(named, other[0]):  # the lead said theirs is more than the job needs
+            line += self.say("recipe_setting_lighter", recipe=self.parallel(other[0].zero_stage, other[0].offload),
+                             n=self.devices(other[0].total_cards, "DIE" if self.e.facts.unit == "die" else "card"))
+        elif named and other:  # the recipe's own setting is not the one named: the count alone does not say theirs runs
             line += self.say("recipe_setting_differs", recipe=self.parallel(other[0].zero_stage, other[0].offload),
                              named=self.parallel(named.zero_stage, named.offload))
         elif v.capped and not v.fitting and not self.setting_led:  # the estimate on their devices says otherwise: named here
@@ -262,10 +270,15 @@ class CapacityBlocks(Writer):
         if (call := self.setting_after) is not None and call.value is not None:
             m = call.value
             return self.say("setting_below_minimum", setting=self.parallel(m.zero_stage, m.offload), yours=self.yours(),
-                            word=self.say("verdict_" + m.verdict), total=f"{m.total_gib:.1f}", high=f"{m.high_gib:.1f}",
+                            word=self.say("verdict_" + m.verdict), total=self.point(m), high=self.span(m)[1],
                             usable=f"{m.usable_gib:.1f}", per=self.per_device(m.unit, m.hardware), n=least) + self.host_ram_clause(m)
         if v.fitting:
             return self.say("estimate_below_minimum", yours=self.yours(), setting=self.setting(v.fitting, v.have))
+        if v.capped and self.e.facts.unit == "die" and (p := min(v.capped, key=lambda p: p.devices)).devices > v.have \
+                and p.devices <= self.e.facts.dies_per_card and p.verdict != "does_not_fit":
+            # the tool's smallest count is above the user's (Snt9B23 runs in steps of 2 DIE): no memory verdict on theirs
+            return self.say("estimate_below_unit", yours=self.yours(), n=self.devices(p.devices, p.unit, p.hardware),
+                            part=self.hw_name(p.hardware))
         return self.say("estimate_none_fits_either", yours=self.yours()) if v.capped else ""
 
     def yes_by_estimate(self, v: Verdict) -> str | None:
@@ -302,6 +315,8 @@ class CapacityBlocks(Writer):
                 + self.open_attention(fit.memory).rstrip(".。")
         else:
             line = self.say("yes_by_estimate", yours=self.yours(), setting=self.setting(fit, v.have))
+        if safe is None and fit.offload and fit.memory.host_ram_gib:  # an offload plan names the host RAM it takes
+            line += self.say("upper_end_offload", ram=f"{fit.memory.host_ram_gib:,.0f}")
         why_fits = self.cached_back(fit.memory)  # a "yes" beside an upper end past the usable memory says why
         # the fastest setting is one without offload (an offload plan on fewer devices is the slower fallback, never it)
         if free and free.fits and not free.offload and (free.devices != v.fitting.devices or free.offload != v.fitting.offload) \
@@ -411,7 +426,7 @@ class CapacityBlocks(Writer):
         lines = []
         if judged is not None and judged.value is not None and self.r.of("plan_training", PlanResult):
             f = self.training_facts()
-            if asks_recipe(self.s) and setting and (match := self.recipe_match(f, setting)):
+            if asks_recipe_match(self.s) and setting and (match := self.recipe_match(f, setting)):
                 self.setting_led = True  # "matches the recipe?": the recipe row answers; the estimate of their setting backs it
                 lines += [match, "- " + self.setting_verdict(judged, after=True)]
             elif setting and (ran := self.recipe_ran(f, setting)):
@@ -423,7 +438,7 @@ class CapacityBlocks(Writer):
                 self.setting_after = judged  # the table's no leads (training); this estimate is said under it
             else:
                 self.setting_led = True
-                lines.append(self.setting_verdict(judged))
+                lines.append(self.setting_verdict(judged) + (self.more_than_needed(f, setting, judged) if setting else ""))
         if asks_offload_needed(self.s) and (line := self.offload_needed(calls)):
             if offload_asked_first(self.s):  # "is the offload necessary? …": the half asked first leads, the verdict backs it
                 lines = [line.removeprefix("- ")] + [x if x.startswith("- ") else "- " + x for x in lines]
@@ -490,6 +505,29 @@ class CapacityBlocks(Writer):
             n += self.say("recipe_ran_die_floor", n=self.devices(floor, "DIE"), label=MIN_LABEL[self.lang])
         return self.say("recipe_ran", recipe=self.parallel(row.zero_stage, row.offload), n=n,
                         ga=row.grad_accum, seq=row.seq_len, label=RECIPE_LABEL[self.lang], yours=self.yours())
+
+    def more_than_needed(self, f: TrainingFacts, named: NamedSetting, call: Result[TrainingMemoryResult]) -> str:
+        """A setting that fits but is heavier than the recipe row run on no more devices than the user has ("ZeRO-3 +
+        offload on one card, sensible?" where the recipe runs ZeRO-1 on one card): it runs, and it is more than the job
+        needs, with why (one device has nothing to shard over; offload slows each step and takes host RAM)."""
+        m = call.value
+        if m is None or m.verdict == "does_not_fit" or not self.e.devices:
+            return ""
+        strategy = table_strategy(self.s.method) if self.s.method else None
+        row = next((r for r in f.recipes if r.zero_stage is not None and r.total_cards and r.total_cards <= self.e.devices
+                    and (strategy is None or r.strategy == strategy) and lighter_recipe(named, r)), None)
+        if row is None:  # no recipe row: a faster setting the estimate fits on the user's devices (fits, not tight)
+            plan = next((r.value for r in f.plans if r.arg("max_devices") and r.value is not None and r.value.verdict == "fits"
+                         and r.value.framework == m.framework and lighter_recipe(named, r.value)), None)
+            if plan is None:
+                return ""
+            return self.say("more_than_needed_estimate", setting=self.setting(plan, self.e.devices), yours=self.yours())
+        why = [self.say("one_device_shards_nothing", stage=named.zero_stage)] * (self.e.devices == 1 and named.zero_stage > 0) + [
+            self.say("zero3_gathers")] * (self.e.devices > 1 and named.zero_stage == 3 and (row.zero_stage or 0) < 3) + [
+            self.say("offload_only_slows", ram=f"{m.host_ram_gib:,.0f}")] * (named.offload and not row.offload and bool(m.host_ram_gib))
+        return self.say("more_than_needed" if why else "more_than_needed_plain", recipe=self.parallel(row.zero_stage, row.offload), label=RECIPE_LABEL[self.lang],
+                        n=self.devices(row.total_cards, "DIE" if self.e.facts.unit == "die" else "card"),
+                        why=self.say("semicolon").join(why))
 
     def recipe_match(self, f: TrainingFacts, named: NamedSetting) -> str | None:
         """Yes or no: the setting and device count the user runs against the recipe row for the job."""
@@ -565,6 +603,17 @@ class CapacityBlocks(Writer):
     def host_ram_first(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
         """'About **460 GiB of host RAM per node** for ZeRO-3 + offload on your 4 nodes (32 cards; estimate)'."""
         with_ram = [c for c in calls if c.value is not None and c.value.offload]
+        # the plan shown on the user's devices offloads: its own host RAM is the answer, for its own setting (not the
+        # ZeRO-3 offload estimated beside it for this question; round 17 c7-04.3 said 370 GiB under a ZeRO-2 offload plan)
+        named = named_setting(self.s)
+        plan = next((r.value for r in self.r.of("plan_training", PlanResult) if r.arg("max_devices") and r.value is not None
+                     and r.value.fits and r.value.offload and r.value.memory.host_ram_gib), None)
+        if plan is not None and self.s.zero_stage is None and not self.s.offload and not (named and named.offload) \
+                and self.s.framework != "MindSpeed-LLM":
+            self.host_ram_of_plan = True
+            nodes = max(1, math.ceil(plan.devices / self.node_size(plan.hardware)))
+            return self.say("host_ram_first", gib=f"{plan.memory.host_ram_gib:,.0f}", setting=self.parallel(plan.zero_stage, plan.offload),
+                            nodes=self.nodes(nodes), devs=self.devices(plan.devices, plan.unit, plan.hardware))
         if with_ram:
             m = with_ram[0].value
             assert m is not None
@@ -615,8 +664,8 @@ class CapacityBlocks(Writer):
 
     def host_ram_clause(self, m: MemoryBreakdown) -> str:
         """' Its offload also needs about 887 GiB of host RAM per node, and you have 512 GB: not enough.' (or nothing)."""
-        if not self.host_ram_short(m):
-            return ""
+        if not self.host_ram_short(m):  # an offload setting still names the host RAM it takes
+            return self.say("setting_host_ram_need", ram=f"{m.host_ram_gib:,.0f}") if getattr(m, "offload", False) and m.host_ram_gib else ""
         return self.say("setting_host_ram_short", ram=f"{m.host_ram_gib:,.0f}",
                         have=self.say("host_ram_yours", have=self.s.host_ram_gb) if self.s.host_ram_gb else "")
 
@@ -650,6 +699,14 @@ class CapacityBlocks(Writer):
             return ""
         return self.say("cached_back", high=f"{m.high_gib:.1f}", cached=f"{m.cached_gib:.1f}",
                         judged=f"{m.high_gib - m.cached_gib:.1f}", usable=f"{m.usable_gib:.1f}")
+
+
+def lighter_recipe(named: NamedSetting, row: TrainingRecipeResult | PlanResult) -> bool:
+    """The recipe row (or a plan) runs the job with less than the setting named: no offload where the user offloads, or
+    a lower ZeRO stage with the same offload (both faster)."""
+    if row.zero_stage is None or getattr(row, "tp", 1) not in (None, 1) or getattr(row, "pp", 1) not in (None, 1):
+        return False
+    return (named.offload and not row.offload) or (named.zero_stage > row.zero_stage and named.offload == bool(row.offload))
 
 
 def host_ram_usable_gib(have_gb: int) -> float:

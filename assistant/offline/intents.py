@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from . import serving_words
+from .asked import ASKS_VERDICT
 from .frame import QuestionFrame as Slots
 from .vocab import ASKS_COUNT, CONFIG_FORMATS, INTENTS, MEMORY_ASKED
 
@@ -26,6 +27,11 @@ REPORTED = re.compile(r"error|traceback|tried\s+to\s+allocate|报错|出现|got\
 RECOMMENDED_YARDSTICK = re.compile(r"(?:推荐|建议|官方|厂商)的?\s*配置|recommended\s+(?:config(?:uration)?|setup|settings?)")
 VERDICT_WORDS = re.compile(r"够|行不行|能不能|可以吗|能跑|enough|(?<![a-z])fits?(?![a-z])|(?<![a-z])ok\b")
 FILE_ASKED = re.compile(r"ya?ml|json|配置文件|脚本|script|给我|生成|generate|写|write|give\s+me")
+# a config pasted to be judged ("这个配置 … model_name_or_path: … cutoff_len: 8192，可行吗"): its keys are the job, the
+# yes/no is the question; a file is asked only in words that ask for one (write, fix, give me, 改)
+PASTED_KEYS = re.compile(r"(?<![\w-])(?:model_name_or_path|finetuning_type|deepspeed|cutoff_len|per_device_train_batch_size|"
+                         r"gradient_accumulation_steps|zero_optimization|template|lora_rank|num_train_epochs)\s*[:=]")
+FILE_REQUESTED = re.compile(r"给我|生成|写|改|修|generate|write|give\s+me|fix|correct|rewrite|adjust|edit|update", re.I)
 
 
 def read_intents(work: str, s: Slots, serving_only: bool) -> None:
@@ -51,6 +57,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.add("oom_asked")
     if RECOMMENDED_YARDSTICK.search(work) and VERDICT_WORDS.search(work) and not FILE_ASKED.search(work):
         s.intents.discard("config")
+    if len(PASTED_KEYS.findall(work)) >= 2 and ASKS_VERDICT.search(work) and not FILE_REQUESTED.search(work):
+        s.intents.discard("config")  # a pasted config judged: the verdict on its job, not the file written back
     if "memory" in s.intents and WEIGHTS_IN_NAME.search(s.model_text or "") and not s.intents & {"states_memory", "kv"}:
         s.intents.add("weights_memory")  # "qwen2.5-32b 权重 bf16 多大": the model's span took the weights word with it
     if "states_memory" in s.intents:

@@ -131,8 +131,8 @@ def nodes(work: str) -> int | None:
     m = re.search(rf"(?<![a-z])({EN_COUNT})\s+(?:[\w.\-]+\s+)?(?:nodes?|servers?|machines?|hosts?)(?![a-z])", work)
     if m:
         return EN_NUMBERS[re.sub(r"\s+", " ", m.group(1))]
-    # "单机", "on a node", "on a single 8-card snt9b node"
-    if re.search(r"单机|(?:on|with|using|have|got)\s+(?:an?|one)\s+(?:single\s+)?(?:[\w.\-]+\s+){0,2}(?:node|server|machine)(?![a-z])",
+    # "单机", "单节点", "on a node", "on a single 8-card snt9b node"
+    if re.search(r"单机|单个?节点|单台(?:机器|服务器)?(?![0-9一二两三四五六七八九十])|(?:on|with|using|have|got)\s+(?:an?|one)\s+(?:single\s+)?(?:[\w.\-]+\s+){0,2}(?:node|server|machine)(?![a-z])",
                  work):
         return 1
     return None

@@ -14,7 +14,7 @@ from ..setup_check import rules
 from ..tools.estimate_support import generic_part
 from . import checks, clock, either, file_values, serving_words, spec, table_query
 from . import numbers as num
-from .asked import asks_verdict
+from .asked import OWN_DEVICES, TABLE_PUTS, asks_verdict
 from .frame import DEFAULT_HARDWARE, UNNAMED_GPU_MEMORY_GB, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
@@ -717,9 +717,17 @@ class Parser:
         if s.nodes and s.devices and s.nodes > 1 and s.devices <= MOST_PER_NODE and num.PER_NODE.search(work):
             # "4 nodes x 8 H100", "2 nodes of 8 GPUs each", "每台8卡，两台": the total ("5 台 40 卡": no server holds 40)
             s.devices *= s.nodes
+        if (s.devices or s.nodes) and TABLE_PUTS.search(work):
+            # "why does the recipe table put X on just one card?": the count is the table's row, asked about, not the
+            # user's devices (round 17 c1-06 answered "your 1 card meet it"); theirs is the one said as theirs ("we have 8")
+            own = OWN_DEVICES.search(work)
+            s.devices = num.devices(work[own.start():]) if own else None
+            s.nodes = num.nodes(work[own.start():]) if own else None
         if s.devices:
             # "8个DIE", "3 张 Snt9B23 DIE" (the part's name between them is claimed, so blank here)
-            s.device_unit = "die" if re.search(r"(?<![0-9.])\d+\s*-?\s*(?:个|张)?\s*(?:dies?|npus?)(?![a-z])", work) else "card"
+            # ("one DIE of a Snt9B23", "一个 DIE": a count word too)
+            s.device_unit = "die" if re.search(rf"(?:(?<![0-9.])\d+|(?<![a-z]){EN_COUNT}|[一两二三四五六七八九十单])\s*-?\s*(?:个|张)?\s*"
+                                               r"(?:dies?|npus?)(?![a-z])", work) else "card"
         # "32G cards" on their own mean the 32 GB Ascend part; "910B 32G" likewise
         # and "910B 32GB", "32G 的 910B" (the size beside the part's name), and "32GB vs 64GB cards" for serving (the two
         # memory columns of the vendor's vLLM tables: no GPU comes in both sizes)

@@ -159,6 +159,8 @@ class PlanBlocks(CapacityBlocks):
 
     def memory(self, call: Result[TrainingMemoryResult]) -> list[str]:
         m = call.value
+        if getattr(self, "host_ram_of_plan", False) and call.arg("offload") and m is not None and m.zero_stage != self.s.zero_stage:
+            return []  # estimated only for the host RAM asked, which the plan shown answered with its own setting
         if m is None:
             field = call.error.field or ""
             if call.arg(field) is not None and field in ("precision", "attention", "optimizer", "loss"):

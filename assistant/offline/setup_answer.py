@@ -281,7 +281,12 @@ P = {
     "host_ram": {"en": "Offload needs {ram:.0f} GiB of host RAM per node.", "zh": "卸载需要每节点 {ram:.0f} GiB 主机内存。"},
     "no_change": {"en": "No change in the usual order (micro batch, ZeRO stage, recompute, offload, more devices, shorter "
                         "length) fits on its own.",
-                  "zh": "按常用顺序（micro batch、ZeRO 阶段、重计算、卸载、加卡、缩短长度）逐项尝试，都放不下。"},
+                  "zh": "按常用顺序（micro batch、ZeRO 阶段、重计算、卸载、加卡、缩短长度）单独改其中任何一项，都放不下。"},
+    "vendor_fits_combined": {"en": "The vendor's minimum-card table runs this job on {table} {unit}s (you have {devices}), so a "
+                                   "setting that fits exists: combine the changes above (micro batch 1 with a larger TP × PP, full "
+                                   "recompute) rather than one at a time.",
+                             "zh": "厂商最小卡数表中此任务用 {table} {unit}（你有 {devices} {unit}）就能跑，所以能放下的设置是存在的："
+                                   "把上面的改动组合起来（micro batch 1 加上更大的 TP × PP、完全重计算），而不是一次只改一项。"},
     "tried": {"en": "Tried first, not enough on its own: {items}.", "zh": "先试过但单独不够：{items}。"},
     "file": {"en": "The changed file, ready to use:", "zh": "改好的配置文件，可直接使用："},
     "table": {"en": "Vendor table for the same job: {rows}.", "zh": "厂商表格中同一任务：{rows}。"},
@@ -683,6 +688,11 @@ def _change(r: dict[str, Any], lang: str) -> list[str]:
     if not c:
         if r.get("verdict") == "does_not_fit":
             out.append(_p("no_change", lang))
+            t = r.get("training") or {}
+            unit = {"en": r.get("unit") or "device", "zh": "卡" if (r.get("unit") or "card") == "card" else r.get("unit") or "卡"}[lang]
+            if r.get("table_min_devices") and t.get("devices") and r["table_min_devices"] <= t["devices"]:
+                # the vendor ran this job on no more devices: "nothing fits" would contradict the row quoted below
+                out.append(_p("vendor_fits_combined", lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
         return out
     speed = SPEED_ZH.get(c["kind"], c["speed_cost"]) if lang == "zh" else c["speed_cost"]
     out.insert(0, _p("change", lang, desc=_description(c, lang), total=c["total_gib"], usable=c["usable_gib"],

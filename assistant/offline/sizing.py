@@ -9,7 +9,16 @@ from functools import partial
 
 from ..tools.estimates import PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
-from .asked import asks_listed, asks_recipe, asks_verdict, implausible, named_setting, weights_floor
+from .asked import (
+    TABLE_PUTS,
+    asks_listed,
+    asks_recipe,
+    asks_verdict,
+    implausible,
+    named_setting,
+    stage_named_not_asked,
+    weights_floor,
+)
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .setup_answer import VERDICT
@@ -29,7 +38,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         body: list[str] = []
         verdict = self.verdict(f)  # "can I with my 16 cards?": yes or no before the details
         # the setting on the user's devices, unless the verdict on the setting they named already leads
-        setting = self.setting_on_your_devices(f) if verdict and not self.headlined and not self.setting_after else None
+        # ("ZeRO-2 on my 4 cards, sensible?" names the stage and asks a yes/no: the verdict leads, no stage is proposed)
+        setting = self.setting_on_your_devices(f) if verdict and not self.headlined and not self.setting_after \
+            and not stage_named_not_asked(self.s) else None
         if setting and verdict:  # "which ZeRO stage / what GA on my 4 cards": that setting is the answer, the yes/no backs it
             body += [self.lead(setting), "- " + verdict]
         elif verdict and self.setting_led:  # the verdict on the named setting leads; the table's counts back it
@@ -62,12 +73,25 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             body.append(self.say("training_the_vendor_tables", value=self.s.stage.upper()))
         for r in self.r.of("training_recipe", TrainingRecipeResult, ok=None):
             body += self.recipe_lines(r)
+        body += self.recipe_why(f)
         if f.min_call:
             body += self.min_lines(f)
         body += self.disagreement(f)
         for p in f.plans:
             body += self.plan_lines(p, f)
         return body + [""]
+
+    def recipe_why(self, f: TrainingFacts) -> list[str]:
+        """"Why does the recipe table put X on one card with ZeRO-3?": the table gives no reason (its values are for
+        reference, measured with NPU FlashAttention on, seeds/000); on one card a ZeRO stage has no other device to split
+        the model states over, so it saves nothing there."""
+        if not TABLE_PUTS.search(self.s.question.lower()):
+            return []
+        row = next((r for r in f.recipes if r.total_cards and r.zero_stage is not None), None)
+        if row is None:
+            return []
+        one = self.say("recipe_why_one_card", stage=row.zero_stage) if row.total_cards == 1 and row.zero_stage else ""
+        return ["- " + self.say("recipe_why", label=RECIPE_LABEL[self.lang], one=one)]
 
     def listed(self, f: TrainingFacts) -> str | None:
         """Whether the minimum-card table lists the job at the length asked: yes, or no with the row that answers instead."""
@@ -169,6 +193,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         """"Which ZeRO stage / GA" when the recipe table has no row: the minimum-card table gives cards only,
         so the stage comes from the estimate, said right under the card count."""
         if not self.s.intents & {"zero", "ga"} or f.recipes or not self.wanted_rows(f.rows) or self.s.framework == "MindSpeed-LLM":
+            return []
+        if stage_named_not_asked(self.s) and "ga" not in self.s.intents:  # the stage is theirs, judged above: none proposed
             return []
         within = [r.value for r in f.plans if r.value is not None and r.arg("max_devices")]  # on the user's devices first
         # the stage and offload the user chose are the answer's one setting: a plan with another is an alternative,

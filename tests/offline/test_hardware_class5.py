@@ -103,10 +103,13 @@ def test_sixteen_a_node_on_snt9b23_is_read_as_die(parse, assistant):
     s = parse(q)
     assert s.effective().devices == 2 * A3_NODE
     ans = assistant.ask(q).answer
-    # seeds: recipe llama3.1 70B full = 4 nodes x 8 = 32 (DIE on Snt9B23), minimum-card LLaMA-Factory 64: the lead
-    # names the split on "your 32 DIE" (it was a bare "Yes. Your 32 DIE cover …" before)
-    assert "read as 16 DIE" in ans and f"your {2 * A3_NODE} DIE" in ans and "The vendor tables disagree" in ans
-    assert f"{min_cards('llama3.1-70b', 'full', 4096, 'LLaMA-Factory', 'Snt9B23')} DIE" in ans
+    # seeds: the minimum-card table's own Snt9B23 rows decide on Snt9B23 (the recipe table's 4 x 8 = 32 counts Snt9B
+    # cards in Snt9B nodes): MindSpeed-LLM 32 DIE is met, LLaMA-Factory 64 DIE is not; the lead names both
+    lf, ms = (min_cards('llama3.1-70b', 'full', 4096, fw, 'Snt9B23') for fw in ('LLaMA-Factory', 'MindSpeed-LLM'))
+    first = ans.split("**Needed:**")[0]
+    assert "read as 16 DIE" in ans and f"Your {2 * A3_NODE} DIE cover" in first
+    assert f"MindSpeed-LLM ({ms} DIE)" in first and f"needs {lf} DIE" in first
+    assert "the minimum-card table's own Snt9B23 row decides" in ans
 
 
 def test_a_mixed_fleet_sizes_each_part_on_its_own_nodes(assistant):
