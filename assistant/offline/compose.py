@@ -372,7 +372,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # or the global batch is what this turn asks ("全局 batch 多少" after a plan): the figures from the conversation
         # no micro batch said: the recipes' 1, unless a MindSpeed-LLM plan's own accumulation answers (ga_first)
         assume = self.s.framework != "MindSpeed-LLM"
-        batch = batch_math.solve(self.s, self.plan_layout(), assume) if said or "gbs" in self.s.intents else None
+        # or the accumulation is what this turn asks ("那每步几个 micro batch?" after the figures were given)
+        batch = batch_math.solve(self.s, self.plan_layout(), assume) if said or self.s.intents & {"gbs", "ga"} else None
         if batch is None and "gbs" in self.s.intents:
             batch = self.plan_batch()  # "几张卡？global batch 多大？" / "global batch 该设多少" of a job sized before: the plan's figures
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
