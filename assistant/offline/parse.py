@@ -12,6 +12,7 @@ from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
 from ..tools.estimate_support import generic_part
+from ..tools.model_filter import in_family
 from . import checks, clock, either, file_values, serving_words, spec, table_query
 from . import numbers as num
 from .asked import asks_verdict
@@ -362,7 +363,7 @@ class Parser:
         if q is None or not named:
             return q
         stem = re.sub(r"[\s_]+", "", named.lower())
-        if not any(mid.startswith(stem + "-") for mid in self.catalog):
+        if not any(in_family(mid, stem) for mid in self.catalog):
             return None if s.unknown_model else q  # an unknown model is said so, as for any other question
         s.unknown_model = None
         return q.model_copy(update={"family": stem})
