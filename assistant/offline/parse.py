@@ -23,6 +23,7 @@ from .setting import PART_MEMORY_AFTER, Setting
 from .spans import Reading
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
     CLAIM,
+    DIFFERENCE_ASKED,
     DOMAIN,
     EN_COUNT,
     FOLLOW_UP,
@@ -668,6 +669,9 @@ class Parser:
             if num.WHAT_CHANGES.search(work):  # "从 lora 换成全参，卡数会不会翻倍": both sized, the change's effect compared
                 s.changes = {"method": [m for m in dict.fromkeys(name for _, _, name in sorted(said)) if m != now] + [now]}
             methods = [now]  # "全参换成 lora": the method the job changes to, not a comparison of the two
+        elif len(methods) > 1 and DIFFERENCE_ASKED.search(work):
+            # "全参比 LoRA 多几张卡": both sized as a comparison, the difference of their counts said
+            s.changes = {"method": list(dict.fromkeys(name for _, _, name in sorted(said)))}
         if not methods and (slip := misspelt_method(work)):  # "lroa", "ful finetune": read as the method, and said so
             methods, s.method_read_as = [slip[0]], slip[1]
         if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both

@@ -220,7 +220,12 @@ def amount(num: str, mag: str | None) -> float:
 
 
 # Words joining names into a comparison: "X vs Y", "X or Y", "X 和 Y", "X、Y".
-COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
+COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|than|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
+# The difference of two counts asked ("how many more cards", "by how much", "多几张", "差多少", "省几张"): the two values
+# named (or the one a follow-up changes and the earlier one) are each sized and compared, the difference said
+DIFFERENCE_ASKED = re.compile(r"how\s+many\s+(?:more|fewer|less|extra|additional)(?![a-z])|by\s+how\s+(?:much|many)|"
+                              r"how\s+much\s+(?:more|less|fewer|bigger|smaller)|(?<![a-z])difference(?![a-z])|"
+                              r"多几|少几|差几|省几|多多少|少多少|差多少|省多少|多出(?:多少|几)|相差|差距|差别")
 
 
 # Words that change one value into another between two mentions ("全参换成 lora", "switch LLaMA-Factory to MindSpeed",
