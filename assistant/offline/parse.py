@@ -62,6 +62,8 @@ NODES_OF_SIZE = re.compile(rf"(?<![0-9.a-z])(\d{{1,4}}|{EN_COUNT})\s*(?:台|个|
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
 COUNT_RULE = frozenset({"cards_multiple_of_8"})  # the training-time page's rule for choosing a card count (590604)
 LAYOUT_SETTINGS = ("tp", "pp", "cp", "global_batch", "micro_batch", "grad_accum")  # a layout the setup rules check as stated
+# a capacity or quantity asked beside a layout: the layout rules that hold are no answer to it ("TP 4 on 8 cards, fits?")
+RULE_ASIDE = frozenset({"memory", "cards", "capacity", "kv", "time", "config", "zero", "ga", "gbs", "inference"})
 CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
 
@@ -634,6 +636,10 @@ class Parser:
         after_lead = COUNT_RULE if (asks_verdict(s) or "time" in s.intents) and not any(
             spec.value_of(s, name) is not None for name in LAYOUT_SETTINGS) else frozenset()
         refused, s.rule_notes = checks.stated(fields, task, s.lang, skip | after_lead)
+        # "TP 8 可以吗？头数能整除吗" and the layout meets the rules: yes, with the user's numbers worked, leads
+        if not refused and checks.RULE_ASKED.search(s.question) and not s.intents & RULE_ASIDE and (
+                yes := checks.holds(fields, task, s.lang)):
+            s.rule_notes.insert(0, yes)
         if after_lead - skip:
             s.notes_after_lead = checks.stated(fields, task, s.lang, frozenset(r.code for r in rules.RULES) - after_lead)[1]
         said = num.device_memory_said(s.question.lower()) if part and s.hardware else None
