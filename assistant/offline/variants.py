@@ -12,7 +12,7 @@ from .frame import DEFAULT_HARDWARE, table_strategy
 from .parse import Slots
 from .route import Done
 from .sizing import TrainingBlocks
-from .vocab import DOUBLES, HALVES, NODES_ASKED
+from .vocab import DOUBLES, HALVES, MEMORY_SAVED_ASKED, NODES_ASKED
 
 COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len"))
 
@@ -87,6 +87,8 @@ class VariantBlocks(TrainingBlocks):
         more = self.count_difference(writers, [label for label, _ in needs], like) if key == "compared" else ""
         if key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
+        elif key != "compared_verdict" and (saved := self.memory_saved(writers, [label for label, _ in needs])):
+            listed, key, more = saved, "compared_factor", ""  # "能省点显存吗": yes or no on the saving first
         out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
@@ -224,6 +226,33 @@ class VariantBlocks(TrainingBlocks):
             return m.total_gib, self.per_device(m.unit, m.hardware)
         plan = next((p for p in self.r.values("plan_training", PlanResult) if p.fits), None)
         return (plan.memory.total_gib, self.per_device(plan.unit, plan.hardware)) if plan is not None else None
+
+    def memory_saved(self, writers: list[Any], labels: list[str]) -> str:
+        """"换成 MindSpeed-LLM 同样 8 张卡能省点显存吗": yes or no on the later setup needing less memory per device than the
+        earlier one, both estimates and the difference beside it; '' when not asked or an estimate is missing."""
+        if not MEMORY_SAVED_ASKED.search(self.s.question) or len(writers) != 2:
+            return ""
+        points = [w.plan_point() for w in writers]
+        if not all(points):
+            return ""
+        (ga, dev, na, wa), (gb, dev_b, nb, wb) = points
+        if dev != dev_b:
+            return ""
+        return self.say("saved_yes" if gb < ga else "saved_no", a=labels[0], b=labels[1], diff=f"{abs(ga - gb):.1f}",
+                        fa=self.say("factor_memory", gib=f"{ga:.1f}", dev=dev) + self.say("saved_on", plan=wa, n=na),
+                        fb=self.say("factor_memory", gib=f"{gb:.1f}", dev=dev) + self.say("saved_on", plan=wb, n=nb))
+
+    def plan_point(self) -> tuple[float, str, str, str] | None:
+        """This variant's memory per device as its block states it: the plan within the user's devices that fits (else
+        any that fits), with its device count and layout; None without one."""
+        plans = self.r.of("plan_training", PlanResult)
+        fit = [r.value for r in plans if r.value and r.value.fits and r.arg("max_devices")] or [
+            r.value for r in plans if r.value and r.value.fits]
+        if not fit:
+            return None
+        p = fit[0]
+        return (float(self.point(p.memory)), self.per_device(p.unit, p.hardware), self.devices(p.devices, p.unit, p.hardware),
+                self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp))
 
     def memory_factor(self, writers: list[Any], labels: list[str], want: float) -> str:
         """"GA 从 8 改成 16，显存会翻倍吗": yes or no on the factor asked of the memory per device, both figures beside it."""

@@ -55,3 +55,13 @@ def test_a_follow_up_asking_how_many_more_compares_with_the_earlier_value(assist
     # seeds/004 llama3.1-8b full 4096 Snt9B: MindSpeed-LLM 4, LLaMA-Factory 8 -> 4 more (2x)
     _, zh = converse(assistant, "llama3.1-8b 全参 4096 用 MindSpeed 最少几张卡", "LlamaFactory 那边是几张，比这个多出多少？")
     assert zh.answer.splitlines()[0].endswith("LLaMA-Factory 比 MindSpeed-LLM 多 4 张卡（2 倍）。")
+
+
+def test_a_follow_up_asking_to_save_memory_on_another_stack_answers_yes_or_no_with_both(assistant):
+    from tests.offline.dialog import converse
+    # fresh round 17 c7-07.3: after LLaMA-Factory full 8192 on 8 Snt9B, "MindSpeed 同样 8 张卡能省点显存吗" got a 4-card
+    # estimate with no yes/no; now both stacks' per-card estimates (the plans their blocks state) and the saving lead
+    *_, third = converse(assistant, "llama-factory qwen2.5-7b full 8192 on 8 snt9b with ds_z2 OOM 了，怎么办",
+                         "换 zero3 了还是 OOM, next?", "换成 MindSpeed-LLM 框架，同样 8 张卡能省点显存吗")
+    lead = third.answer.splitlines()[0]
+    assert lead.startswith("**结论**：**能**，MindSpeed-LLM 每卡少约") and "LLaMA-Factory 每卡约" in lead
