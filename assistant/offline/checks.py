@@ -181,7 +181,7 @@ def stated(fields: dict, task: str, lang: str, skip: frozenset[str] = frozenset(
 
 
 # a question about the rule itself ("头数能整除吗", "does that split the heads evenly?", "is that a legal combo?")
-RULE_ASKED = re.compile(r"整除|除尽|除得尽|均分|合法|允许|(?<![a-z])(?:divid\w*|split\w*|evenly|valid|legal|allowed)(?![a-z])", re.I)
+RULE_ASKED = re.compile(r"整除|除尽|除得尽|均分|合法|允许|(?<![a-z])(?:divi[ds]\w*|split\w*|evenly|valid|legal|allowed)(?![a-z])", re.I)
 HOLDS = {
     "en": {"vllm_tp_heads": "TP {tp} divides the {heads} attention heads ({heads} / {tp} = {q})",
            "tp_kv_heads": "TP {tp} divides the {kv} KV heads ({kv} / {tp} = {kq})",

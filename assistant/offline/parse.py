@@ -638,7 +638,7 @@ class Parser:
         refused, s.rule_notes = checks.stated(fields, task, s.lang, skip | after_lead)
         # "TP 8 可以吗？头数能整除吗" and the layout meets the rules: yes, with the user's numbers worked, leads
         if not refused and checks.RULE_ASKED.search(s.question) and not s.intents & RULE_ASIDE and (
-                yes := checks.holds(fields, task, s.lang)):
+                yes := checks.holds(fields, task, s.lang) or (checks.holds(fields, "training", s.lang) if s.task() is None else "")):
             s.rule_notes.insert(0, yes)
         if after_lead - skip:
             s.notes_after_lead = checks.stated(fields, task, s.lang, frozenset(r.code for r in rules.RULES) - after_lead)[1]

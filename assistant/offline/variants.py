@@ -238,9 +238,13 @@ class VariantBlocks(TrainingBlocks):
         (ga, dev, na, wa), (gb, dev_b, nb, wb) = points
         if dev != dev_b:
             return ""
-        return self.say("saved_yes" if gb < ga else "saved_no", a=labels[0], b=labels[1], diff=f"{abs(ga - gb):.1f}",
-                        fa=self.say("factor_memory", gib=f"{ga:.1f}", dev=dev) + self.say("saved_on", plan=wa, n=na),
-                        fb=self.say("factor_memory", gib=f"{gb:.1f}", dev=dev) + self.say("saved_on", plan=wb, n=nb))
+        fa = self.say("factor_memory", gib=f"{ga:.1f}", dev=dev) + self.say("saved_on", plan=wa, n=na)
+        fb = self.say("factor_memory", gib=f"{gb:.1f}", dev=dev) + self.say("saved_on", plan=wb, n=nb)
+        if self.s.origin("model") == "conversation":  # a follow-up: the setup it moves to (the later one) is asked about
+            return self.say("saved_yes" if gb < ga else "saved_no", a=labels[0], b=labels[1], diff=f"{abs(ga - gb):.1f}", fa=fa, fb=fb)
+        # one question naming both ("does LoRA save memory vs full?"): the one that needs less, whichever was named first
+        (small, fs, _), (big, fbig, _) = sorted(((labels[0], fa, ga), (labels[1], fb, gb)), key=lambda x: x[2])
+        return self.say("saved_less", small=small, big=big, diff=f"{abs(ga - gb):.1f}", fs=fs, fbig=fbig)
 
     def plan_point(self) -> tuple[float, str, str, str] | None:
         """This variant's memory per device as its block states it: the plan within the user's devices that fits (else

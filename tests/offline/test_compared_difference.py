@@ -65,3 +65,9 @@ def test_a_follow_up_asking_to_save_memory_on_another_stack_answers_yes_or_no_wi
                          "换 zero3 了还是 OOM, next?", "换成 MindSpeed-LLM 框架，同样 8 张卡能省点显存吗")
     lead = third.answer.splitlines()[0]
     assert lead.startswith("**结论**：**能**，MindSpeed-LLM 每卡少约") and "LLaMA-Factory 每卡约" in lead
+
+
+def test_less_memory_asked_of_two_methods_names_the_one_that_needs_less(assistant):
+    # one question naming both: the smaller per-device estimate is the subject, whatever order they were named in
+    lead = assistant.ask("For qwen3-8b, how much less memory per card does LoRA use than full on 8 cards at 4096?").answer.splitlines()[0]
+    assert lead.startswith("**Answer:** **LoRA needs ") and "GiB less per device than full fine-tuning**" in lead

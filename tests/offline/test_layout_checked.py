@@ -110,3 +110,9 @@ def test_vllm_tp_and_pp_said_are_sized_as_said(assistant):
 ])
 def test_a_layout_that_meets_the_rules_asked_about_is_said_yes_with_its_numbers(assistant, question, lead):
     assert lead in assistant.ask(question).answer.split("\n\n")[0]
+
+
+def test_a_pipeline_split_asked_with_no_framework_is_checked_as_training(assistant):
+    # llama3.1-8b: 32 layers (catalog, HF config.json); PP 4 -> 8 per stage (Megatron: layers divisible by PP)
+    first = assistant.ask("PP 4 for llama3.1-8b, is 32 layers divisible by it?").answer.split("\n\n")[0]
+    assert first.startswith("**Yes**: PP 4 divides the 32 layers (8 per stage).")
