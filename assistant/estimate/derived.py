@@ -433,6 +433,23 @@ def min_global_batch(s: Shape | None, i: Inputs) -> Derived:
                    [f"GBS = MBS × DP × GA with GA a whole number ≥ 1: any multiple of {value} is legal"])
 
 
+def min_context_parallel(s: Shape | None, i: Inputs) -> Derived:
+    """The smallest context-parallel size a length allows on MindSpeed-LLM: CP >= 2 above 32768 tokens (the vendor's
+    parameter page), else 1; with the devices and a TP / PP said, whether TP x PP x CP still divides them."""
+    seq = int(need(i.seq_len, "seq_len", "The sequence length"))
+    above = seq > C.CP_REQUIRED_ABOVE
+    value = 2 if above else 1
+    formula = (f"SEQ_LEN {seq} > {C.CP_REQUIRED_ABOVE}: CP ≥ 2" if above
+               else f"SEQ_LEN {seq} ≤ {C.CP_REQUIRED_ABOVE}: CP 1 (context parallel is required only above {C.CP_REQUIRED_ABOVE})")
+    notes = ["ModelArts MindSpeed-LLM 训练参数配置说明 (modelarts_llm_train_5901042): CP ≥ 2 when SEQ_LEN > 32768, marked "
+             "for Llama3 models; a larger CP (the 128k example script uses CP 4) splits each sequence further"]
+    if i.devices and (i.tp or i.pp):
+        mp = (i.tp or 1) * (i.pp or 1) * value
+        notes.append(f"{i.devices} {unit_word(i, i.devices)} / (TP {i.tp or 1} × PP {i.pp or 1} × CP {value}) = "
+                     + (f"DP {i.devices // mp}" if i.devices % mp == 0 else f"{i.devices / mp:g}: not a whole DP, change TP or PP"))
+    return Derived(float(value), "count", formula, notes)
+
+
 def tokens_in_window(s: Shape | None, i: Inputs) -> Derived:
     """Tokens trained in a time window: the vendor's formula Time = tokens / (TPS × N) / η turned round."""
     tps = need(i.tokens_per_second, "tokens_per_second", "The throughput per device (tokens/s)")
@@ -511,6 +528,7 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "states_at_bytes": states_at_bytes,
     "tokens_per_iteration": tokens_per_iteration,
     "min_global_batch": min_global_batch,
+    "min_context_parallel": min_context_parallel,
     "steps_per_epoch": steps_per_epoch,
     "total_steps": total_steps,
     "total_tokens": total_tokens,
@@ -520,7 +538,7 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "run_time_left": run_time_left,
 }
 CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "tokens_in_window", "run_time", "run_time_left"})
+MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_left"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

@@ -180,6 +180,49 @@ def stated(fields: dict, task: str, lang: str, skip: frozenset[str] = frozenset(
     return refused[:1], notes  # one refusal: the first broken layout rule, as the reader checks them in order
 
 
+# a question about the rule itself ("头数能整除吗", "does that split the heads evenly?", "is that a legal combo?")
+RULE_ASKED = re.compile(r"整除|除尽|除得尽|均分|合法|允许|(?<![a-z])(?:divi[ds]\w*|split\w*|evenly|valid|legal|allowed)(?![a-z])", re.I)
+HOLDS = {
+    "en": {"vllm_tp_heads": "TP {tp} divides the {heads} attention heads ({heads} / {tp} = {q})",
+           "tp_kv_heads": "TP {tp} divides the {kv} KV heads ({kv} / {tp} = {kq})",
+           "parallel_exceeds_devices": "TP × PP × CP = {mp} divides your {devices} devices (DP {dp})",
+           "megatron_layers_pp": "PP {pp} divides the {layers} layers ({lq} per stage)",
+           "gbs_not_divisible": "GBS {gbs} is a multiple of MBS {mbs} × DP {dp} (GA {ga})"},
+    "zh": {"vllm_tp_heads": "TP {tp} 能整除 {heads} 个注意力头（{heads} / {tp} = {q}）",
+           "tp_kv_heads": "TP {tp} 能整除 {kv} 个 KV 头（{kv} / {tp} = {kq}）",
+           "parallel_exceeds_devices": "TP × PP × CP = {mp} 能整除你的 {devices} 张卡（DP {dp}）",
+           "megatron_layers_pp": "PP {pp} 能整除 {layers} 层（每个 stage {lq} 层）",
+           "gbs_not_divisible": "GBS {gbs} 是 MBS {mbs} × DP {dp} 的整数倍（GA {ga}）"},
+}
+HOLDS_LEAD = {"en": "**Yes**: {said}. (Rules: {sources}.)", "zh": "**可以**：{said}。（规则出处：{sources}）"}
+
+
+def holds(fields: dict, task: str, lang: str) -> str:
+    """The rules the stated layout meets, each with the user's numbers worked ("TP 8 divides the 40 attention heads
+    (40 / 8 = 5)"), as a yes lead; '' when none of the worded rules applies."""
+    tp, pp, cp = int(fields.get("tp") or 1), int(fields.get("pp") or 1), int(fields.get("cp") or 1)
+    heads, kv, layers = fields.get("heads"), fields.get("kv_heads"), fields.get("layers")
+    devices, gbs, mbs = fields.get("devices"), fields.get("global_batch"), fields.get("micro_batch") or 1
+    mp = tp * pp * cp
+    ok = {"vllm_tp_heads": bool(heads and fields.get("tp") and heads % tp == 0),
+          "tp_kv_heads": bool(kv and fields.get("tp") and kv % tp == 0),
+          "parallel_exceeds_devices": bool(devices and devices % mp == 0),
+          "megatron_layers_pp": bool(layers and fields.get("pp") and pp > 1 and layers % pp == 0),
+          "gbs_not_divisible": bool(devices and gbs and devices % mp == 0 and gbs % (mbs * (devices // mp)) == 0)}
+    dp = devices // mp if devices and devices % mp == 0 else 0
+    values = {"tp": tp, "pp": pp, "heads": heads, "kv": kv, "layers": layers, "devices": devices, "mp": mp, "dp": dp,
+              "gbs": gbs, "mbs": mbs, "q": heads // tp if heads else 0, "kq": kv // tp if kv else 0,
+              "lq": layers // pp if layers else 0, "ga": gbs // (mbs * dp) if gbs and dp else 0}
+    codes = [c for c in rules.held(fields, task) if ok.get(c)]
+    if not codes:
+        return ""
+    said = ("；" if lang == "zh" else "; ").join(HOLDS[lang][c].format(**values) for c in codes)
+    src = rules.SOURCES_ZH if lang == "zh" else rules.SOURCES
+    sources = ("；" if lang == "zh" else "; ").join(dict.fromkeys(src[r.source] for c in codes for r in rules.RULES
+                                                                   if r.code == c and (not r.task or r.task == task)))
+    return HOLDS_LEAD[lang].format(said=said, sources=sources)
+
+
 def offered(fields: dict, task: str) -> list[tuple[int, int]]:
     """The layouts (TP, PP) the first refusing layout rule offers instead of the user's: the answer sizes each on their
     devices before offering it (a rule checks divisibility, not memory)."""

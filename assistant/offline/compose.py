@@ -372,7 +372,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # or the global batch is what this turn asks ("全局 batch 多少" after a plan): the figures from the conversation
         # no micro batch said: the recipes' 1, unless a MindSpeed-LLM plan's own accumulation answers (ga_first)
         assume = self.s.framework != "MindSpeed-LLM"
-        batch = batch_math.solve(self.s, self.plan_layout(), assume) if said or "gbs" in self.s.intents else None
+        # or the accumulation is what this turn asks ("那每步几个 micro batch?" after the figures were given)
+        batch = batch_math.solve(self.s, self.plan_layout(), assume) if said or self.s.intents & {"gbs", "ga"} else None
         if batch is None and "gbs" in self.s.intents:
             batch = self.plan_batch()  # "几张卡？global batch 多大？" / "global batch 该设多少" of a job sized before: the plan's figures
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
@@ -980,7 +981,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
 
     def formula_values(self) -> dict[str, float]:
         """The notes' formula variables (`SN / GBS * EPOCH`) the user gave in their own words: the slots that hold them."""
-        return {name: float(v) for name, slot in FORMULA_SLOTS.items() if (v := getattr(self.s, slot, None)) is not None}
+        return {name: float(v) for name, slot in FORMULA_SLOTS.items() if (v := spec.value_of(self.s, slot)) is not None}
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge, in an answer from the notes
@@ -1004,7 +1005,8 @@ ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.
 ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
 # The launch-script variables of the notes' formulas and the frame slots that read them in words ("12 万条样本", "global
 # batch 256", "3 个 epoch")
-FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch"}
+FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch",
+                 "TRAIN_ITERS": "train_iters"}  # "总共跑 2000 个 iteration": the run's iterations
 # a sentence with its end mark (the pieces a part's lead is cut into, to leave out what another lead said)
 NOTE_NAMED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")  # the "(notes: title)" a lead ends with
 SENTENCE_END = re.compile(r"(?<=[。！？])\s*(?=\S)|(?<=[。！？]\*\*)\s*(?=\S)|(?<=[.!?])\s+(?=\S)|(?<=[.!?]\*\*)\s+(?=\S)")

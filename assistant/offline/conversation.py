@@ -15,7 +15,7 @@ from . import checks, spec
 from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
-from .vocab import ASKS_COUNT, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
+from .vocab import ASKS_COUNT, DIFFERENCE_ASKED, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 
@@ -509,10 +509,27 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
+    against_earlier(new, earlier, turn)
     unnamed_gpu(new, earlier, turn)
     if new.shares_with:  # "could both share one card?" asks that yes/no, not the last turn's quantities again
         new.intents -= (CARRY.asked - {"compare", "support"}) - turn.intents
     return new
+
+
+def against_earlier(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """"what about full fine-tuning - how many extra cards?", "LlamaFactory 那边比这个多几张?": the value the turn changes
+    (a compared slot of carry.toml [slots.comparisons]) is sized beside the earlier one, so the difference asked is said."""
+    if not DIFFERENCE_ASKED.search(turn.question.lower()):
+        return
+    for many, one in CARRY.comparisons.items():
+        now, before = getattr(turn, one, None), getattr(earlier, one, None)
+        if not (now and before and now != before) or getattr(new, many, None) or new.changes:
+            continue
+        if one == "method":
+            new.changes = {"method": [before, now]}  # the methods are compared as a change (frame.variants)
+        else:
+            setattr(new, many, [before, now])
+        return
 
 
 def remembered(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:

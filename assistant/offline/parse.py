@@ -12,6 +12,7 @@ from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
 from ..tools.estimate_support import generic_part
+from ..tools.model_filter import in_family
 from . import checks, clock, either, file_values, serving_words, spec, table_query
 from . import numbers as num
 from .asked import OWN_DEVICES, TABLE_PUTS, asks_verdict
@@ -22,6 +23,7 @@ from .setting import PART_MEMORY_AFTER, Setting
 from .spans import Reading
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
     CLAIM,
+    DIFFERENCE_ASKED,
     DOMAIN,
     EN_COUNT,
     FOLLOW_UP,
@@ -60,6 +62,8 @@ NODES_OF_SIZE = re.compile(rf"(?<![0-9.a-z])(\d{{1,4}}|{EN_COUNT})\s*(?:台|个|
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
 COUNT_RULE = frozenset({"cards_multiple_of_8"})  # the training-time page's rule for choosing a card count (590604)
 LAYOUT_SETTINGS = ("tp", "pp", "cp", "global_batch", "micro_batch", "grad_accum")  # a layout the setup rules check as stated
+# a capacity or quantity asked beside a layout: the layout rules that hold are no answer to it ("TP 4 on 8 cards, fits?")
+RULE_ASIDE = frozenset({"memory", "cards", "capacity", "kv", "time", "config", "zero", "ga", "gbs", "inference"})
 CACHE_TURNS = 256  # frames of recent turns kept, oldest dropped first
 Slots = QuestionFrame  # the earlier name, kept while the answer writer moves to QuestionFrame
 
@@ -362,7 +366,7 @@ class Parser:
         if q is None or not named:
             return q
         stem = re.sub(r"[\s_]+", "", named.lower())
-        if not any(mid.startswith(stem + "-") for mid in self.catalog):
+        if not any(in_family(mid, stem) for mid in self.catalog):
             return None if s.unknown_model else q  # an unknown model is said so, as for any other question
         s.unknown_model = None
         return q.model_copy(update={"family": stem})
@@ -632,6 +636,10 @@ class Parser:
         after_lead = COUNT_RULE if (asks_verdict(s) or "time" in s.intents) and not any(
             spec.value_of(s, name) is not None for name in LAYOUT_SETTINGS) else frozenset()
         refused, s.rule_notes = checks.stated(fields, task, s.lang, skip | after_lead)
+        # "TP 8 可以吗？头数能整除吗" and the layout meets the rules: yes, with the user's numbers worked, leads
+        if not refused and checks.RULE_ASKED.search(s.question) and not s.intents & RULE_ASIDE and (
+                yes := checks.holds(fields, task, s.lang) or (checks.holds(fields, "training", s.lang) if s.task() is None else "")):
+            s.rule_notes.insert(0, yes)
         if after_lead - skip:
             s.notes_after_lead = checks.stated(fields, task, s.lang, frozenset(r.code for r in rules.RULES) - after_lead)[1]
         said = num.device_memory_said(s.question.lower()) if part and s.hardware else None
@@ -667,6 +675,9 @@ class Parser:
             if num.WHAT_CHANGES.search(work):  # "从 lora 换成全参，卡数会不会翻倍": both sized, the change's effect compared
                 s.changes = {"method": [m for m in dict.fromkeys(name for _, _, name in sorted(said)) if m != now] + [now]}
             methods = [now]  # "全参换成 lora": the method the job changes to, not a comparison of the two
+        elif len(methods) > 1 and DIFFERENCE_ASKED.search(work):
+            # "全参比 LoRA 多几张卡": both sized as a comparison, the difference of their counts said
+            s.changes = {"method": list(dict.fromkeys(name for _, _, name in sorted(said)))}
         if not methods and (slip := misspelt_method(work)):  # "lroa", "ful finetune": read as the method, and said so
             methods, s.method_read_as = [slip[0]], slip[1]
         if len(methods) == 1:  # "LoRA 和全参分别..." names both: answer both

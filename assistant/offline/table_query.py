@@ -33,7 +33,7 @@ class Count(BaseModel):
 
 
 class Versus(BaseModel):
-    against: Literal["framework", "hardware"]
+    against: Literal["framework", "hardware", "strategy"]
     op: Op | None = None
     other: Count | None = None
 
@@ -56,7 +56,7 @@ class TableQuery(BaseModel):
     whole_model: bool = False
     vllm_table: str | None = None
     per_node: Count | None = None
-    versus: Versus | None = None  # the row against its pair of the other framework or part
+    versus: Versus | None = None  # the row against its pair of the other framework, part or method
     this: str | None = None  # the framework or part whose rows are compared (the first named)
     yes_no: bool = False  # "any …?": answered yes or no first
     extreme: Literal["max", "min"] | None = None  # "which model needs the most cards": the rows of the largest count
@@ -190,7 +190,7 @@ def versus(text: str, v: Vocab = VOCAB) -> tuple[Versus | None, str | None, Coun
     if len(pairs) >= 2 and pairs[0][0] != pairs[1][0]:
         (this, n), (_, m) = pairs[0], pairs[1]
         return Versus(against="hardware", other=Count(op="eq", value=m)), this, Count(op="eq", value=n), re.sub(r"\d", " ", text)
-    for column in ("framework", "hardware"):
+    for column in ("framework", "hardware", "strategy"):
         named = named_values(text, column, v)
         if len(named) < 2:
             continue

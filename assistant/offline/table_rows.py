@@ -16,7 +16,9 @@ OP_WORDS = {"en": {"gt": "more than", "ge": "at least", "lt": "fewer than", "le"
 VERSUS_WORDS = {"en": {"gt": "more than", "ge": "at least", "lt": "fewer than", "le": "at most", "eq": "the same as"},
                 "zh": {"gt": "多于", "ge": "不少于", "lt": "少于", "le": "不多于", "eq": "等于"}}
 OTHER_SIDE = {"framework": {"MindSpeed-LLM": "LLaMA-Factory", "LLaMA-Factory": "MindSpeed-LLM"},
-              "hardware": {"Snt9B": "Snt9B23", "Snt9B23": "Snt9B"}}
+              "hardware": {"Snt9B": "Snt9B23", "Snt9B23": "Snt9B"},
+              "strategy": {"full": "lora", "lora": "full"}}
+FEW_ROWS = 12  # a comparison's rows beyond its per-model answer are shown when there are at most this many
 MOST_ROWS = 60  # more rows than this are listed per model, one line each, rather than as a table
 
 
@@ -49,9 +51,49 @@ class TableRowsBlocks(Writer):
             head = self.say(f"table_rows_extreme_{extreme}{'_all' * every}", count=count, models=self.say("comma").join(r.models),
                             label=label, filters=filters)
             return [self.lead(yes_no + head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
+        if call.arg("versus"):
+            # "which models need the same cards for full and LoRA": the models that pass, each with its count and its
+            # pair's, are the answer; the rows follow only when they are few
+            head = self.say("table_rows_models", models=self.counted("model", len(r.models)), label=label, filters=filters)
+            return [self.lead(yes_no + head + self.L(" ", "") + self.say("comma").join(self.versus_counts(r)) + self.say("period")),
+                    *(["", *self.grid(r)] if r.count <= FEW_ROWS else [])]
         head = self.say("table_rows_found", rows=self.counted("row", r.count), models=self.counted("model", len(r.models)),
                         label=label, filters=filters)
         return [self.lead(yes_no + head), "", *(self.grid(r) if r.count <= MOST_ROWS else self.per_model(r))]
+
+    def versus_counts(self, r: FindTableRowsResult) -> list[str]:
+        """Each model of a comparison's rows with its counts: "qwen3-8b (8 cards)" when its rows and their pairs all
+        have one count, else "llama3.1-70b (32 vs full 64 cards)" (this side's counts, then the pair's)."""
+        by: dict[str, list[TableRowHit]] = {}
+        for h in r.rows:
+            by.setdefault(h.model_id, []).append(h)
+        out = []
+        for m, hs in by.items():
+            mine = sorted({h.cards for h in hs if h.cards is not None})
+            theirs = sorted({h.other_cards for h in hs if h.other_cards is not None})
+            if not mine:
+                out.append(m)
+                continue
+            text = self.counts_text(mine, hs[0].unit)
+            if theirs and theirs != mine:
+                text += self.say("semicolon") + self.say("table_rows_versus_cell", other=self.side_name(hs[0].other or ""),
+                                                         cell=self.counts_text(theirs, self.other_unit(hs[0])))
+            out.append(self.L(f"{m} ({text})", f"{m}（{text}）"))
+        return out
+
+    @staticmethod
+    def other_unit(h: TableRowHit) -> str:
+        """The unit of a row's pair: DIE on Snt9B23, cards on Snt9B, else the row's own (the same part)."""
+        return "DIE" if h.other == "Snt9B23" or h.other != "Snt9B" and h.unit == "DIE" else "card"
+
+    def counts_text(self, ns: list[int], unit: str) -> str:
+        """Counts as one ("8 cards") or a range ("8-16 cards")."""
+        one = self.devices(ns[-1], unit)
+        return one if len(ns) == 1 else re.sub(r"^\d+", f"{ns[0]}-{ns[-1]}", one)
+
+    def side_name(self, value: str) -> str:
+        """A pair's column value as the answer says it (a method in the answer's words, a framework or part as named)."""
+        return STRATEGY[self.lang].get(value, value)
 
     @staticmethod
     def compares(text: str) -> bool:
@@ -94,7 +136,7 @@ class TableRowsBlocks(Writer):
             if cmp := a.get(name):
                 out.append(self.say(f"table_rows_{name}", op=OP_WORDS[self.lang][cmp["op"]], n=cmp["value"]))
         if v := a.get("versus"):
-            other = OTHER_SIDE[v["against"]].get(str(a.get(v["against"])), "")
+            other = self.side_name(OTHER_SIDE[v["against"]].get(str(a.get(v["against"])), ""))
             if v.get("op"):
                 out.append(self.say("table_rows_versus", op=VERSUS_WORDS[self.lang][v["op"]], other=other))
             if o := v.get("other"):
@@ -111,9 +153,9 @@ class TableRowsBlocks(Writer):
         else:
             cell = self.devices(h.cards, h.unit) + (f" ({self.nodes(h.nodes)})" if h.nodes else "")
         if h.other:  # a row compared with its pair: the pair's count beside it
-            unit = "DIE" if h.other == "Snt9B23" or h.other != "Snt9B" and h.unit == "DIE" else "card"
+            unit = self.other_unit(h)
             pair = self.say("table_rows_dash") if h.other_cards is None else self.devices(h.other_cards, unit)
-            cell += "; " + self.say("table_rows_versus_cell", other=h.other, cell=pair)
+            cell += "; " + self.say("table_rows_versus_cell", other=self.side_name(h.other), cell=pair)
         return cell
 
     def grid(self, r: FindTableRowsResult) -> list[str]:

@@ -12,7 +12,7 @@ from .frame import DEFAULT_HARDWARE, table_strategy
 from .parse import Slots
 from .route import Done
 from .sizing import TrainingBlocks
-from .vocab import DOUBLES, HALVES, NODES_ASKED
+from .vocab import DOUBLES, HALVES, MEMORY_SAVED_ASKED, NODES_ASKED
 
 COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len"))
 
@@ -75,16 +75,20 @@ class VariantBlocks(TrainingBlocks):
         # "qwen3-32b 的 kv 每 token 多少，为啥比 llama2-13b 小": the KV bytes per token asked first are what is compared
         kv = not (settings or verdict) and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
         changed = list(self.s.changes)
+        # like with like: when every variant has a minimum-card row, those rows are compared (not one side's recipe row)
+        like = all(w.min_table_count() for w in writers)
         needs = [(" · ".join([self.method_name(w.s.method) if one == "method" else self.say(f"change_label_{one}", v=getattr(w.s, one))
                               for one in changed] +
                              [self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared]),
-                  w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest())
+                  w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest(like))
                  for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
-        more = self.count_difference(writers, [label for label, _ in needs]) if key == "compared" else ""
+        more = self.count_difference(writers, [label for label, _ in needs], like) if key == "compared" else ""
         if key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
+        elif key != "compared_verdict" and (saved := self.memory_saved(writers, [label for label, _ in needs])):
+            listed, key, more = saved, "compared_factor", ""  # "能省点显存吗": yes or no on the saving first
         out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
@@ -137,10 +141,14 @@ class VariantBlocks(TrainingBlocks):
                             n=self.devices(plan.devices, plan.unit, plan.hardware))
         return None
 
-    def fewest(self) -> str | None:
+    def min_table_count(self) -> bool:
+        """This variant's job has a count in the minimum-card table (a supported row of the framework asked)."""
+        return any(r.supported and r.cards for r in self.wanted_rows(self.training_facts().rows))
+
+    def fewest(self, like: bool = False) -> str | None:
         """This variant's fewest devices: the vendor rows' minimum, else the estimate's (training, else serving); a
         framework the minimum-card table marks '-' gets no count: it is not supported, whatever memory allows."""
-        found = self.fewest_count()
+        found = self.fewest_count(like)
         if found is None:
             return None
         if isinstance(found, str):  # "unsupported": the minimum-card table marks it '-'
@@ -148,8 +156,9 @@ class VariantBlocks(TrainingBlocks):
         n, unit, hw, source = found
         return self.say(f"fewest_{source}", n=self.devices(n, unit, hw) + self.in_nodes(n, unit))
 
-    def fewest_count(self) -> tuple[int, str, str | None, str] | str | None:
-        """The count behind ``fewest``: (devices, unit, part, "table" or "estimate"), or "unsupported"."""
+    def fewest_count(self, like: bool = False) -> tuple[int, str, str | None, str] | str | None:
+        """The count behind ``fewest``: (devices, unit, part, "table" or "estimate"), or "unsupported"; ``like``: the
+        minimum-card table's count only (the variants compared all have one)."""
         f = self.training_facts()
         asked = self.wanted_rows(f.rows or f.bound) if self.s.framework else []
         if asked and not any(r.supported for r in asked):
@@ -157,7 +166,7 @@ class VariantBlocks(TrainingBlocks):
         table = [(r.cards, r.unit) for r in self.wanted_rows(f.rows) if r.supported and r.cards]
         # the recipe table is LLaMA-Factory's (no count of MindSpeed-LLM's), and its cards are Snt9B's: on a part counted in
         # DIE the minimum-card table's own DIE rows (2 DIE the smallest unit) answer, the recipe's count only without them
-        if self.s.framework != "MindSpeed-LLM" and not (table and self.e.facts.unit == "die"):
+        if self.s.framework != "MindSpeed-LLM" and not (table and (like or self.e.facts.unit == "die")):
             table += [(r.total_cards, self.recipe_unit()) for r in f.recipes if r.total_cards]
         table += [(r.cards, "card") for r in self.r.values("inference_min_cards", InferenceMinCardsResult) if r.cards]
         if table:
@@ -173,10 +182,10 @@ class VariantBlocks(TrainingBlocks):
             return n, unit, hw, "estimate"
         return None
 
-    def count_difference(self, writers: list[Any], labels: list[str]) -> str:
+    def count_difference(self, writers: list[Any], labels: list[str], like: bool = False) -> str:
         """Two variants' fewest counts in one unit ("gemma3-27b vs internvl2.5-38b — which needs more, by how much?"):
         which needs more and the difference, said after the two counts; nothing when a count is missing."""
-        counts = [w.fewest_count() for w in writers]
+        counts = [w.fewest_count(like) for w in writers]
         if len(counts) != 2 or not all(isinstance(c, tuple) for c in counts):
             return ""
         (na, ua, *_), (nb, ub, *_) = counts
@@ -185,6 +194,8 @@ class VariantBlocks(TrainingBlocks):
         if na == nb:
             return self.say("compared_same", a=labels[0], b=labels[1])
         (big, nbig), (small, nsmall) = sorted(zip(labels, (na, nb), strict=True), key=lambda x: -x[1])
+        if self.lang == "en" and not any(c.isdigit() or c.isupper() for c in big):
+            big = big[:1].upper() + big[1:]  # "full fine-tuning" opens the sentence (a model id keeps its spelling)
         return self.say("compared_more", big=big, small=small, diff=self.devices(nbig - nsmall, ua),
                         ratio=f"{nbig / nsmall:.3g}")
 
@@ -215,6 +226,37 @@ class VariantBlocks(TrainingBlocks):
             return m.total_gib, self.per_device(m.unit, m.hardware)
         plan = next((p for p in self.r.values("plan_training", PlanResult) if p.fits), None)
         return (plan.memory.total_gib, self.per_device(plan.unit, plan.hardware)) if plan is not None else None
+
+    def memory_saved(self, writers: list[Any], labels: list[str]) -> str:
+        """"换成 MindSpeed-LLM 同样 8 张卡能省点显存吗": yes or no on the later setup needing less memory per device than the
+        earlier one, both estimates and the difference beside it; '' when not asked or an estimate is missing."""
+        if not MEMORY_SAVED_ASKED.search(self.s.question) or len(writers) != 2:
+            return ""
+        points = [w.plan_point() for w in writers]
+        if not all(points):
+            return ""
+        (ga, dev, na, wa), (gb, dev_b, nb, wb) = points
+        if dev != dev_b:
+            return ""
+        fa = self.say("factor_memory", gib=f"{ga:.1f}", dev=dev) + self.say("saved_on", plan=wa, n=na)
+        fb = self.say("factor_memory", gib=f"{gb:.1f}", dev=dev) + self.say("saved_on", plan=wb, n=nb)
+        if self.s.origin("model") == "conversation":  # a follow-up: the setup it moves to (the later one) is asked about
+            return self.say("saved_yes" if gb < ga else "saved_no", a=labels[0], b=labels[1], diff=f"{abs(ga - gb):.1f}", fa=fa, fb=fb)
+        # one question naming both ("does LoRA save memory vs full?"): the one that needs less, whichever was named first
+        (small, fs, _), (big, fbig, _) = sorted(((labels[0], fa, ga), (labels[1], fb, gb)), key=lambda x: x[2])
+        return self.say("saved_less", small=small, big=big, diff=f"{abs(ga - gb):.1f}", fs=fs, fbig=fbig)
+
+    def plan_point(self) -> tuple[float, str, str, str] | None:
+        """This variant's memory per device as its block states it: the plan within the user's devices that fits (else
+        any that fits), with its device count and layout; None without one."""
+        plans = self.r.of("plan_training", PlanResult)
+        fit = [r.value for r in plans if r.value and r.value.fits and r.arg("max_devices")] or [
+            r.value for r in plans if r.value and r.value.fits]
+        if not fit:
+            return None
+        p = fit[0]
+        return (float(self.point(p.memory)), self.per_device(p.unit, p.hardware), self.devices(p.devices, p.unit, p.hardware),
+                self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp))
 
     def memory_factor(self, writers: list[Any], labels: list[str], want: float) -> str:
         """"GA 从 8 改成 16，显存会翻倍吗": yes or no on the factor asked of the memory per device, both figures beside it."""

@@ -222,7 +222,18 @@ def amount(num: str, mag: str | None) -> float:
 
 
 # Words joining names into a comparison: "X vs Y", "X or Y", "X 和 Y", "X、Y".
-COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
+COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|than|compared?\s+(?:to|with))(?![a-z])|[,、&/]|和|与|跟|还是|对比|比")
+# Less memory per device asked of one setup against another ("MindSpeed 同样 8 张卡能省点显存吗", "does LoRA save memory
+# vs full?"): each one's memory per device on the same devices is compared, yes or no on the saving first
+MEMORY_SAVED = (r"省(?:点|些|一点|一些|下|得了|多少)?\s*(?:显存|内存|memory)|显存.{0,6}(?:更少|更省|少一些|少点|省)|"
+                r"(?:less|lower|smaller)\s+(?:device\s+|gpu\s+|npu\s+)?memory|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:device\s+)?memory|"
+                r"(?:use|need)s?\s+less(?![a-z])")
+MEMORY_SAVED_ASKED = re.compile(MEMORY_SAVED, re.I)
+# The difference of two counts asked ("how many more cards", "by how much", "多几张", "差多少", "省几张"): the two values
+# named (or the one a follow-up changes and the earlier one) are each sized and compared, the difference said
+DIFFERENCE_ASKED = re.compile(r"how\s+many\s+(?:more|fewer|less|extra|additional)(?![a-z])|by\s+how\s+(?:much|many)|"
+                              r"how\s+much\s+(?:more|less|fewer|bigger|smaller)|(?<![a-z])difference(?![a-z])|"
+                              r"多几|少几|差几|省几|多多少|少多少|差多少|省多少|多出(?:多少|几)|相差|差距|差别|" + MEMORY_SAVED)
 
 
 # Words that change one value into another between two mentions ("全参换成 lora", "switch LLaMA-Factory to MindSpeed",

@@ -857,6 +857,21 @@ def refuses(code: str) -> bool:
     return any(r.refuses for r in RULES if r.code == code)
 
 
+def held(fields: dict[str, Any], task: str | None = None) -> list[str]:
+    """The codes of the rules that apply to ``fields`` (their fields present, the task's) and that the values meet, in
+    RULES order: what a "does TP 8 divide the heads?" is answered yes by. A rule that holds only because it does not
+    concern this framework also returns None: the caller checks the arithmetic it says."""
+    f = dict(fields)
+    f.setdefault("task", task)
+    out: list[str] = []
+    for rule in RULES:
+        if (task and rule.task and rule.task != task) or any(f.get(n) is None for n in rule.needs) or rule.code in out:
+            continue
+        if rule.test(f) is None:
+            out.append(rule.code)
+    return out
+
+
 def check(fields: dict[str, Any], task: str | None = None, codes: set[str] | None = None) -> list[Finding]:
     """Every rule whose fields are present (and whose task is ``task``, when given): one finding per broken rule, in
     RULES order; a rule already found (same code and key) is not repeated. ``fields`` is not changed; each finding's

@@ -24,6 +24,15 @@ class Compare(BaseModel):
     value: int = Field(ge=0, le=100_000, description="The number compared against.")
 
 
+def in_family(model_id: str, family: str) -> bool:
+    """The catalog id is of the family named: it starts with the name and a dash ("qwen2": qwen2-7b, not qwen2.5-7b),
+    or, for a name of letters alone, with the name and its version ("llama": llama3.1-8b; "qwen": qwen2.5-7b)."""
+    if model_id.startswith(family + "-"):
+        return True
+    rest = model_id[len(family):] if model_id.startswith(family) else ""
+    return family.isalpha() and rest[:1].isdigit()
+
+
 def model_passes(m: dict[str, Any], arch: str | None, params_b: Compare | None) -> bool:
     """A catalog model meets a list's filters on the model itself: dense or MoE, and its total parameters compared."""
     if arch and arch_of(m) != arch:

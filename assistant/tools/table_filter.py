@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SizingError
 from .common import AscendPart, Framework, SeqLen, Strategy
-from .model_filter import OPS, Compare, Op, model_passes  # noqa: F401  (Op and OPS: this module's interface too)
+from .model_filter import OPS, Compare, Op, in_family, model_passes  # noqa: F401  (Op and OPS: this module's interface too)
 from .registry import tool
 
 TableName = Literal["min_cards", "recipes", "vllm"]
@@ -33,7 +33,7 @@ class FilterModel(BaseModel):
 class Versus(FilterModel):
     """A row vs its pair: {against: framework, op: gt}, framework MindSpeed-LLM: more cards than LLaMA-Factory's row."""
 
-    against: Literal["framework", "hardware"] = Field(description="framework or hardware.")
+    against: Literal["framework", "hardware", "strategy"] = Field(description="framework, hardware or strategy.")
     op: Op | None = Field(None, description="This row's count vs the other's.")
     other: Compare | None = Field(None, description="The other row's count.")
 
@@ -45,7 +45,7 @@ class FindTableRowsArgs(FilterModel):
     model: str | None = Field(None, max_length=60, description="Model id. With extreme max: 'the most cards deepseek-v3 "
                               "needs in the table'.")
     family: str | None = Field(None, min_length=2, max_length=40, pattern=r"^[a-z0-9.\-]+$", description="Model id prefix, e.g. qwen3. "
-                               "Only models whose catalog id starts with this and a dash (qwen2: not qwen2.5-7b).")
+                               "Only models whose catalog id starts with this and a dash (qwen2: not qwen2.5-7b), or a name of letters alone and its version (llama: llama3.1-8b).")
     arch: Literal["dense", "moe"] | None = Field(None, description="dense or moe models only.")
     params_b: Compare | None = Field(None, description="Parameters (B) compared.")
     framework: Framework | None = Field(None, description="min_cards: only this framework's rows (the recipe table is LLaMA-Factory's).")
@@ -84,7 +84,7 @@ class TableRowHit(FilterModel):
     nodes: int | None = Field(None, description="Whole nodes: the recipe's own, else cards over the part's devices per node.")
     cards_per_node: int | None = Field(None, description="recipes: cards per node.")
     other_cards: int | None = Field(None, description="versus: the other framework's (or part's) count; null where '-'.")
-    other: str | None = Field(None, description="versus: the other row's framework or part.")
+    other: str | None = Field(None, description="versus: the other row's framework, part or method.")
     zero_stage: int | None = Field(None, description="recipes: ZeRO stage.")
     offload: bool | None = Field(None, description="recipes: CPU offload.")
     deepspeed: str | None = Field(None, description="recipes: the deepspeed column as written.")
@@ -135,13 +135,14 @@ def _selected(a: FindTableRowsArgs, h: TableRowHit) -> bool:
         return False
     if a.vllm_table and h.vllm_table != a.vllm_table:
         return False
-    if a.family and not h.model_id.startswith(a.family + "-") or a.model and h.model_id != a.model:
+    if a.family and not in_family(h.model_id, a.family) or a.model and h.model_id != a.model:
         return False
     return a.seq_len is None or a.table == "vllm" or h.seq_len == a.seq_len
 
 
 OTHER = {"framework": {"MindSpeed-LLM": "LLaMA-Factory", "LLaMA-Factory": "MindSpeed-LLM"},
-         "hardware": {"Snt9B": "Snt9B23", "Snt9B23": "Snt9B"}}
+         "hardware": {"Snt9B": "Snt9B23", "Snt9B23": "Snt9B"},
+         "strategy": {"full": "lora", "lora": "full"}}
 
 
 def _paired(a: FindTableRowsArgs, rows: list[TableRowHit], every: list[TableRowHit]) -> list[TableRowHit]:
@@ -152,17 +153,17 @@ def _paired(a: FindTableRowsArgs, rows: list[TableRowHit], every: list[TableRowH
         return rows
 
     def key(h: TableRowHit, swap: bool) -> tuple:
-        fw, hw = h.framework, h.hardware
+        cols = {"strategy": h.strategy, "framework": h.framework, "hardware": h.hardware}
         if swap:
-            fw, hw = (OTHER["framework"].get(fw or "", fw), hw) if v.against == "framework" else (fw, OTHER["hardware"].get(hw or "", hw))
-        return h.model_id, h.strategy, h.seq_len, fw, hw
+            cols[v.against] = OTHER[v.against].get(cols[v.against] or "", cols[v.against])
+        return h.model_id, cols["strategy"], h.seq_len, cols["framework"], cols["hardware"]
     index = {key(h, False): h for h in every}  # the other framework's or part's row is outside the selection by design
     out = []
     for h in rows:
         o = index.get(key(h, True))
         if o is None:
             continue
-        h = h.model_copy(update={"other_cards": o.cards, "other": o.framework if v.against == "framework" else o.hardware})
+        h = h.model_copy(update={"other_cards": o.cards, "other": {"framework": o.framework, "hardware": o.hardware, "strategy": o.strategy}[v.against]})
         if v.op and (h.cards is None or o.cards is None or not OPS[v.op](h.cards, o.cards)):
             continue
         if v.other and (o.cards is None or not OPS[v.other.op](o.cards, v.other.value)):

@@ -135,3 +135,15 @@ def test_nodes_of_the_devices_said_follow_the_quantity(assistant, question, dp, 
 def test_tokens_per_optimizer_step_lead(assistant, question, tokens):
     first = assistant.ask(question).answer.splitlines()[0]
     assert ("Tokens per iteration" in first or "每个 iteration 的 token 数" in first) and tokens in first
+
+
+@pytest.mark.parametrize("question,lead", [
+    # the vendor rule (modelarts_llm_train_5901042): CP >= 2 when SEQ_LEN > 32768 - applied to the length said
+    ("llama3.1-8b 在 MindSpeed 上 SEQ_LEN 设 65536，CP 至少要设几？", "**上下文并行（CP）至少：2** = `SEQ_LEN 65536 > 32768: CP ≥ 2`"),
+    ("qwen2.5-7b mindspeed SEQ_LEN 32768, do I need context parallel or is CP=1 fine?",
+     "**Context parallel (CP) needed: 1** = `SEQ_LEN 32768 ≤ 32768: CP 1"),
+])
+def test_the_context_parallel_rule_is_applied_to_the_length_said(assistant, question, lead):
+    answer = assistant.ask(question).answer
+    first = next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+    assert lead in first

@@ -5,6 +5,8 @@ a vLLM tensor-parallel size asked about leads with whether it splits the heads. 
 
 from __future__ import annotations
 
+import pytest
+
 
 def test_ga_said_enters_the_global_batch_over_data_parallel(assistant):
     # 24 cards / (TP 4 x PP 2) = DP 3; 1 x 3 x 32 = 96 (not 24 x 32 = 768); qwen2.5-32b full 4096 MindSpeed-LLM: 16 (004)
@@ -97,3 +99,20 @@ def test_vllm_tp_and_pp_said_are_sized_as_said(assistant):
     # "张量并行开 4" is TP 4: qwen2.5-32b's 40 heads / 4 = 10, 8 KV heads / 4 = 2
     b = assistant.ask("部署 qwen2.5-32b，vllm 张量并行开 4，4 张 910B 够吗").answer
     assert "TP 4 能整除 qwen2.5-32b 的 40 个注意力头（每个 rank 10 个），也能整除 8 个 KV 头（每个 rank 2 个）" in b
+
+
+@pytest.mark.parametrize("question,lead", [
+    # qwen2.5-14b (catalog, HF config.json): 40 attention heads, 8 KV heads -> TP 8 divides both
+    ("qwen2.5-14b TP 8 可以吗？头数能整除吗", "**可以**：TP 8 能整除 40 个注意力头（40 / 8 = 5）；TP 8 能整除 8 个 KV 头（8 / 8 = 1）。"),
+    # 32 / (TP 4 x PP 2) = DP 4; GBS 32 / (MBS 1 x DP 4) = GA 8 (parallelism note: GBS = MBS x GA x DP)
+    ("32 npus tp 4 pp 2, mbs 1, gbs 32 - is that a legal combo for mindspeed?",
+     "**Yes**: TP × PP × CP = 8 divides your 32 devices (DP 4); GBS 32 is a multiple of MBS 1 × DP 4 (GA 8)."),
+])
+def test_a_layout_that_meets_the_rules_asked_about_is_said_yes_with_its_numbers(assistant, question, lead):
+    assert lead in assistant.ask(question).answer.split("\n\n")[0]
+
+
+def test_a_pipeline_split_asked_with_no_framework_is_checked_as_training(assistant):
+    # llama3.1-8b: 32 layers (catalog, HF config.json); PP 4 -> 8 per stage (Megatron: layers divisible by PP)
+    first = assistant.ask("PP 4 for llama3.1-8b, is 32 layers divisible by it?").answer.split("\n\n")[0]
+    assert first.startswith("**Yes**: PP 4 divides the 32 layers (8 per stage).")

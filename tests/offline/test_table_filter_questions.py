@@ -123,7 +123,8 @@ def test_any_question_is_answered_yes_or_no_first(assistant):
 def test_a_pair_shows_both_counts(assistant):
     # seeds/004 Snt9B: qwen2-7b full 4096 needs 4 cards with MindSpeed-LLM, 1 with LLaMA-Factory
     ans = assistant.ask("In the min-card table, which models need more cards with MindSpeed-LLM than with LLaMA-Factory?").answer
-    assert ans.startswith("**Answer:** **10 rows** (6 models)")
+    # the models that pass, each with its counts and its pair's, lead; the 10 rows (at most 12) follow
+    assert ans.startswith("**Answer:** **6 models**") and "qwen2-7b (4-8 cards; LLaMA-Factory: 1 card)" in ans.split("\n")[0]
     assert "| qwen2-7b | full | 4096 | MindSpeed-LLM | Snt9B | 4 cards (1 node); LLaMA-Factory: 1 card |" in ans
 
 
@@ -167,3 +168,29 @@ def test_a_table_version_without_the_models_row_says_so(assistant, q):
     assert "compare_hardware" not in [c.name for c in ans.tool_calls]
     assert "- vllm-v0.7.2: no row for" in ans.answer
     assert "tested max-model-len 32768" in ans.answer
+
+
+def test_full_against_lora_rows_answered_with_the_models_and_their_count(assistant):
+    # seeds/004 Snt9B: qwen3-0.6b, 1.7b, 4b, 8b, 14b need 8 cards for full and LoRA alike (both frameworks, both lengths);
+    # qwen3-32b differs (full 16/32, LoRA 8/16); fresh round 17 c1-10 dumped 48 rows instead
+    ans = assistant.ask("Which qwen3 dense sizes have the same card count for full and lora in the min-card table, and what is it?").answer
+    lead = ans.split("\n")[0]
+    assert lead.startswith("**Answer:** **5 models**")
+    assert "qwen3-0.6b (8 cards), qwen3-1.7b (8 cards), qwen3-4b (8 cards), qwen3-8b (8 cards), qwen3-14b (8 cards)." in lead
+    assert "qwen3-32b" not in ans and "| qwen3-0.6b |" not in ans  # 20 rows: the per-model answer stands alone
+
+
+def test_lora_needing_more_cards_than_full_is_named(assistant):
+    # seeds/004: qwen2-7b with LLaMA-Factory needs 1 card for full and 8 for LoRA (4096 and 8192) - the only such row pair
+    ans = assistant.ask("is there any model where lora needs MORE cards than full finetuning in the min card table??").answer
+    assert ans.startswith("**Answer:** Yes. **1 model**") and "qwen2-7b (8 cards; full: 1 card)" in ans.split("\n")[0]
+
+
+def test_full_equal_lora_in_chinese_and_a_family_of_letters(assistant):
+    # seeds/004 MindSpeed-LLM 8192 Snt9B: 13 models need as many cards for full as for LoRA (qwen2.5-32b: 16)
+    zh = assistant.ask("最小卡数表里 MindSpeed 8192 的时候，哪些模型全参和 lora 卡数一样？").answer
+    assert zh.startswith("**结论**：") and "共 **13 个模型**" in zh and "qwen2.5-32b（16 张卡）" in zh
+    # "llama" names the llama3.x ids: llama3.1-70b (LoRA 16 vs full 32) and llama3.2-3b (1 vs 2) at 4096 with MindSpeed-LLM
+    en = assistant.ask("which llama models need fewer cards for lora than full on mindspeed, 4096?").answer
+    assert en.startswith("**Answer:** **2 models**")
+    assert "llama3.1-70b (16 cards; full: 32 cards), llama3.2-3b (1 card; full: 2 cards)." in en.split("\n")[0]

@@ -119,3 +119,9 @@ def test_recipe_1x4_and_single_card_zero_3_by_hand(call):
 def test_a_pair_is_refused_outside_the_min_card_table(call):
     out = call("find_table_rows", table="recipes", versus={"against": "framework", "op": "gt"})
     assert out["error"]["field"] == "versus"
+
+
+def test_in_family_takes_a_name_of_letters_before_its_version():
+    from assistant.tools.model_filter import in_family
+    assert in_family("llama3.1-8b", "llama") and in_family("qwen2.5-7b", "qwen") and in_family("qwen2-7b", "qwen2")
+    assert not in_family("qwen2.5-7b", "qwen2") and not in_family("qwq-32b", "qwen")
