@@ -685,6 +685,9 @@ def _quantities(text: str) -> list[tuple[str, str, float, int]]:
     return out
 
 
+_SAID_OVER = re.compile(r"(?:超过|超出|大于|多于|高于|(?<![a-z])(?:longer|more|larger|bigger)\s+than|(?<![a-z])(?:over|above|beyond|exceed(?:s|ing)?))\s*$", re.I)
+
+
 def limit_checks(question: str, text: str) -> list[LimitCheck]:
     """Each size or duration of the question against the limits ``text`` states for that kind of quantity: the
     largest maximum it exceeds, else the smallest it stays within; a minimum it falls short of. Numbers in the
@@ -702,7 +705,9 @@ def limit_checks(question: str, text: str) -> list[LimitCheck]:
             continue
         maxima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "max")
         minima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "min")
-        broken = [w for v, w in maxima if value > v]
+        # "超过 40 秒会怎样", "longer than 40 s": a value said as exceeded is past a maximum equal to it
+        over = bool(_SAID_OVER.search(question[max(0, start - 14):start]))
+        broken = [w for v, w in maxima if value > v or over and value == v]
         if broken:
             out.append(LimitCheck(said, broken[-1], "max", True))
         elif maxima:
@@ -887,7 +892,7 @@ def roundings(question: str, text: str) -> list[Rounded]:
 # question about cost that says "Snt9B" is not about the Snt9B-vs-Snt9B23 note.
 _SETTING_TEXT = """
 snt9b snt9b23 snt9b 910b 910c ascend 昇腾 npu gpu a2 a3 卡 卡数 节点 node nodes 多机 多节点 multi-node 显存 内存 lora 全参
-full llama-factory llamafactory mindspeed-llm deepspeed config 配置 启动 launch yaml 微调 限制 limits estimate 预估 注意
+full llama-factory llamafactory mindspeed-llm mindspeed deepspeed config 配置 启动 launch yaml 微调 限制 limits estimate 预估 注意
 选择 stage 8卡 单卡 64gb 32gb 64 gb 规格 flavor 1024 2048 512 3000 60g 40g sft pt 推荐 表格 range 精度 precision 区别 对比
 """
 _SETTING_WORDS = frozenset(_SETTING_TEXT.split())

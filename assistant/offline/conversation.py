@@ -447,21 +447,40 @@ def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
 
 
 def howto_follow_up(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
-    """A turn after a how-to topic that names no model, no note and no amount of its own, and reports nothing wrong
-    ("header 怎么填", "要每个节点都设吗", "我申请了 32 张卡，集群一共才 16 张"): it goes on about that topic."""
+    """A turn after a how-to topic that names no model and no amount of its own, and reports nothing wrong ("header
+    怎么填", "要每个节点都设吗", "我申请了 32 张卡，集群一共才 16 张"): it goes on about that topic. The topic is carried like a
+    slot: a turn naming no note, or naming the topic's own note among others ("how long is a token valid?" names the
+    training-time note by "how long" and the public-access note by "token"), stays on it; a turn judged outside the
+    assistant's scope on its own few words ("what auth options do I have?") is read with the topic; and a count the
+    turn words as a condition of the topic's note ("那如果卡数够但还是 Pending 呢") is no amount asked of a job when the
+    conversation has no job."""
     from .route import asks_amount  # the router's test of an amount asked of a job
 
     # "ok and for LoRA of it?", "back to that job": the job asked before the how-to detour, not the topic
-    back_to_job = bool(CARRY.refers_back.search(turn.question.lower())) and (earlier.model or earlier.params_b)
-    return bool(earlier.howto_before and not names_model(turn) and not turn.notes_named and not turn.problems
-                and not asks_amount(turn) and not back_to_job)
+    job = bool(earlier.model or earlier.params_b)
+    back_to_job = bool(CARRY.refers_back.search(turn.question.lower())) and job
+    named = set(turn.notes_named or ())
+    on_topic_note = bool(named & earlier.howto_notes)
+    amount = asks_amount(turn) and not (on_topic_note and not job)
+    return bool(earlier.howto_before and not names_model(turn) and (not named or on_topic_note)
+                and not own_problems(turn) and not amount and not back_to_job)
+
+
+def own_problems(turn: QuestionFrame) -> list[str]:
+    """The problems of a turn besides the reader's judgment that its own words are outside the assistant's scope."""
+    from .parse import OUT_OF_SCOPE  # the reader's out-of-scope sentence (parse.py imports this module's callers)
+
+    return [p for p in turn.problems if p not in OUT_OF_SCOPE.values()]
 
 
 def on_howto(new: QuestionFrame, earlier: QuestionFrame) -> QuestionFrame:
-    """``new`` as a follow-up of the how-to topic: searched with its words and among its notes, nothing of a job carried."""
+    """``new`` as a follow-up of the how-to topic: searched with its words and among its notes (the topic's, and the
+    turn's own only when none is the topic's), nothing of a job carried."""
     new.howto_before = earlier.howto_before
-    new.notes_named = set(earlier.howto_notes)
-    new.notes_cover = set(earlier.howto_notes) | (new.notes_cover or set())
+    new.problems = own_problems(new)
+    new.notes_named = set(earlier.howto_notes) or set(new.notes_named or ())
+    new.notes_cover = set(new.notes_named) | (new.notes_cover or set())
+    new.on_topic = True
     return new
 
 

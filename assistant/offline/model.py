@@ -201,7 +201,8 @@ class OfflinePlanner(BaseChatModel):
         unreadable = unreadable_paste(messages)  # a malformed paste is said before the reader's answer to the words
         after = without_setup_turn(after)  # a paste check_setup could not read: the reader answers it
         if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to
-            s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics)
+            # (and the notes the turn names by a procedure, or the how-to topic a follow-up goes on about: on_howto)
+            s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics) | (s.notes_named or set())
         done, rounds = self.done_calls(after)
         router = Router(self.tool_fields)
         calls = router.first(s) if rounds == 0 else router.more(s, done) if rounds < MAX_ROUNDS else []

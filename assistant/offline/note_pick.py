@@ -268,3 +268,39 @@ def key_values(question: str, passages: Sequence[NotePassage]) -> list[tuple[str
             if named:
                 return [(key, v) for _, v in named]
     return []
+
+
+# the pieces of a section a follow-up's lead is picked from: its sentences and bullets (a table row or code line is no
+# answer of its own)
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+PIECE = re.compile(r"[^\n。！？!?]+?(?:[。！？!?]|\.(?=\s|$)|$)", re.M)
+
+
+def follow_up_fact(question: str, passages: Sequence[NotePassage], said: str) -> str | None:
+    """A follow-up of a how-to topic ("where do I find the API key itself?", "and Megatron?", "does that error damage
+    the saved weights?") asks what the note's summary, said in the answer before it, does not: the one sentence or
+    bullet of the note's passages that shares most of the follow-up's own words (ASCII words weigh two, Chinese character
+    pairs one; the note's title and the words of ``said`` weigh nothing). None when no piece shares two."""
+    if not passages:
+        return None
+    file = passages[0].file
+    title = terms(passages[0].title)
+    # the numbers it states count as its words ("超过 40 秒会怎样": the 40 s line)
+    asked = terms(question) - title | set(NUMBER.findall(question))
+    if not asked:
+        return None
+    found = []
+    for i, p in enumerate(x for x in passages if x.file == file):
+        for m in PIECE.finditer(p.text):
+            piece = m.group(0).strip(" >-*\t")
+            if piece.count("**") % 2:  # a bold run cut by the sentence's end
+                piece = piece.replace("**", "")
+            if len(piece) < 12 or piece.startswith("|") or piece.startswith("`") and piece.endswith("`"):
+                continue
+            shared = asked & (terms(re.sub(r"[`*]", " ", piece)) | set(NUMBER.findall(piece)))
+            weight = sum(2 if w.isascii() else 1 for w in shared)
+            found.append((weight, -i, -m.start(), piece))
+    best = max(found, default=None)
+    if best is None or best[0] < 2 or best[3] in said:
+        return None
+    return best[3]
