@@ -906,9 +906,14 @@ class NoteTopic:
     all_words: tuple[re.Pattern[str], ...] = ()
     procedure: re.Pattern[str] | None = None  # the words that name the note's procedure (front matter ``procedures``)
     titles: str = ""  # the note's titles (both languages): the words a search for its procedure adds
+    # keywords of words that name the setting alone, written "a + b": the note's topic when all of them are named
+    # ("mindspeed + 32g": a framework's requirement on a part, the Snt9B note's fact)
+    together: tuple[tuple[str, ...], ...] = ()
 
     def named_in(self, text: str) -> bool:
         if self.any_word is not None and self.any_word.search(text):
+            return True
+        if any(all(part in text for part in group) for group in self.together):
             return True
         return bool(self.all_words) and all(rx.search(text) for rx in self.all_words)
 
@@ -928,13 +933,16 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
     pairs: dict[str, set[str]] = {}
     procedures: dict[str, set[str]] = {}
     titles: dict[str, dict[str, str]] = {}
+    together: dict[str, set[tuple[str, ...]]] = {}
     for s in sections:
         titles.setdefault(s.file, {}).setdefault(s.lang, s.title)
         procedures.setdefault(s.file, set()).update(k.lower().strip() for k in s.procedures if k.strip())
         words.setdefault(s.file, set()).update(
             k.lower().strip() for k in s.keywords
             # a keyword of punctuation alone ("-", the tables' not-supported mark) names no topic: "--" is in any junk
-            if re.search(r"\w", k) and k.lower().strip() not in _SETTING_WORDS)
+            if re.search(r"\w", k) and k.lower().strip() not in _SETTING_WORDS and " + " not in k)
+        together.setdefault(s.file, set()).update(
+            tuple(part.strip() for part in k.lower().split(" + ")) for k in s.keywords if " + " in k)
         in_title = {w for w in re.findall(r"[a-z0-9]+", s.title.lower()) if w in _SETTING_WORDS}
         if len(in_title) >= 2:
             pairs.setdefault(s.file, set()).update(in_title)
@@ -944,7 +952,7 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
         how = "|".join(_word_rx(w) for w in sorted(procedures.get(file, ()), key=len, reverse=True))
         out[file] = NoteTopic(re.compile(alternation) if alternation else None,
                               tuple(re.compile(_word_rx(w)) for w in sorted(pairs.get(file, ()))), re.compile(how) if how else None,
-                              " ".join(titles.get(file, {}).values()))
+                              " ".join(titles.get(file, {}).values()), tuple(sorted(together.get(file, ()))))
     return out
 
 

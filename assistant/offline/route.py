@@ -168,7 +168,9 @@ def asks_for_sizing(s: Slots) -> bool:
     problem to look up in the notes: it cannot be answered without a model."""
     if s.intents & {"troubleshoot", "compare", "list_models", "list_hardware", "time"} or COST.search(s.question.lower()):
         return False
-    return bool(s.intents & SIZING_INTENTS or s.devices or s.nodes)
+    # "cards" is read from any device word ("Can I run MindSpeed-LLM on 32GB NPUs?"): a count asked makes it sizing
+    counted = ASKS_COUNT.search(s.question.lower())
+    return bool(s.intents & (SIZING_INTENTS - (set() if counted else {"cards"})) or s.devices or s.nodes)
 
 
 class Router:
