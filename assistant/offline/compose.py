@@ -876,9 +876,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 lead = rows + ("\n" + rest if rest else "")
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
-            elif top.lead_is_summary and not rows and self.s.howto_before and (
-                    fact := note_pick.follow_up_fact(self.s.question, best, "")):
-                # a follow-up of the how-to topic: the summary answered the turn before; the piece its own words ask leads
+            elif not rows and self.s.howto_before and not top.lead_names and (
+                    fact := note_pick.follow_up_fact(self.s.question, best, lead, lead == top.summary)):
+                # a follow-up of the how-to topic, in few words: the piece they ask leads, not the summary said before
                 lead = fact
             said = self.fact_picked(lead, best, r.results) + lead
             if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)

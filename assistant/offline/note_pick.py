@@ -274,19 +274,33 @@ def key_values(question: str, passages: Sequence[NotePassage]) -> list[tuple[str
 # answer of its own)
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 PIECE = re.compile(r"[^\n。！？!?]+?(?:[。！？!?]|\.(?=\s|$)|$)", re.M)
+# Chinese function characters: a character pair holding one says nothing of what is asked ("那个", "还是", "了重")
+CJK_FUNCTION = re.compile(r"[那这个还是了的吗呢么什怎啥也都就把被在有没不你我他它们一]")
 
 
-def follow_up_fact(question: str, passages: Sequence[NotePassage], said: str) -> str | None:
-    """A follow-up of a how-to topic ("where do I find the API key itself?", "and Megatron?", "does that error damage
-    the saved weights?") asks what the note's summary, said in the answer before it, does not: the one sentence or
-    bullet of the note's passages that shares most of the follow-up's own words (ASCII words weigh two, Chinese character
-    pairs one; the note's title and the words of ``said`` weigh nothing). None when no piece shares two."""
+def follow_up_words(text: str) -> set[str]:
+    """The content words of a follow-up or a note's piece, compared alike: the parts of hyphenated and underscored names
+    ("--dataset-type": dataset, type), cut to their first four letters (type / types, save / saved), Chinese pairs
+    without function characters, and numbers."""
+    plain = re.sub(r"[-_`*]", " ", text)
+    return ({w[:4] if w.isascii() else w for w in terms(plain) if w.isascii() or not CJK_FUNCTION.search(w)}
+            | set(NUMBER.findall(text)))
+
+
+def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, lead_is_summary: bool) -> str | None:
+    """A follow-up of a how-to topic ("where do I find the API key itself?", "and Megatron?", "which dataset types can I
+    feed it?") asks what the topic's answer did not say, in few words: the one sentence or bullet of the note's passages
+    that shares most of the follow-up's own words (ASCII words and numbers weigh two, Chinese character pairs one; the
+    note's title weighs nothing), when it shares two or more, and more than the ``lead`` found for them (as many, when
+    that lead is the note's summary, the topic's answer). None otherwise: that lead answers."""
     if not passages:
         return None
     file = passages[0].file
-    title = terms(passages[0].title)
-    # the numbers it states count as its words ("超过 40 秒会怎样": the 40 s line)
-    asked = terms(question) - title | set(NUMBER.findall(question))
+
+    def weight(words: set[str]) -> int:
+        return sum(2 if w.isascii() else 1 for w in words)
+
+    asked = follow_up_words(question) - follow_up_words(passages[0].title)
     if not asked:
         return None
     found = []
@@ -297,10 +311,10 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], said: str) ->
                 piece = piece.replace("**", "")
             if len(piece) < 12 or piece.startswith("|") or piece.startswith("`") and piece.endswith("`"):
                 continue
-            shared = asked & (terms(re.sub(r"[`*]", " ", piece)) | set(NUMBER.findall(piece)))
-            weight = sum(2 if w.isascii() else 1 for w in shared)
-            found.append((weight, -i, -m.start(), piece))
+            # (of pieces sharing as much, the shorter one says it more directly: a bullet over the command it explains)
+            found.append((weight(asked & follow_up_words(piece)), -len(piece) // 40, -i, -m.start(), piece))
     best = max(found, default=None)
-    if best is None or best[0] < 2 or best[3] in said:
+    said = weight(asked & follow_up_words(lead))
+    if best is None or best[0] < 2 or best[0] < said or best[0] == said and not lead_is_summary or best[-1] in lead:
         return None
-    return best[3]
+    return best[-1]
