@@ -291,8 +291,9 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
     """A follow-up of a how-to topic ("where do I find the API key itself?", "and Megatron?", "which dataset types can I
     feed it?") asks what the topic's answer did not say, in few words: the one sentence or bullet of the note's passages
     that shares most of the follow-up's own words (ASCII words and numbers weigh two, Chinese character pairs one; the
-    note's title weighs nothing), when it shares two or more, and more than the ``lead`` found for them (as many, when
-    that lead is the note's summary, the topic's answer). None otherwise: that lead answers."""
+    note's title weighs nothing), when it shares two words or more, and more than the ``lead`` found for them (as many,
+    with three words shared, when that lead is the note's summary, the topic's answer). None otherwise: that lead
+    answers."""
     if not passages:
         return None
     file = passages[0].file
@@ -311,10 +312,13 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
                 piece = piece.replace("**", "")
             if len(piece) < 12 or piece.startswith("|") or piece.startswith("`") and piece.endswith("`"):
                 continue
+            shared = asked & follow_up_words(piece)
             # (of pieces sharing as much, the shorter one says it more directly: a bullet over the command it explains)
-            found.append((weight(asked & follow_up_words(piece)), -len(piece) // 40, -i, -m.start(), piece))
+            found.append((weight(shared), len(shared), -len(piece) // 40, -i, -m.start(), piece))
     best = max(found, default=None)
     said = weight(asked & follow_up_words(lead))
-    if best is None or best[0] < 2 or best[0] < said or best[0] == said and not lead_is_summary or best[-1] in lead:
+    # two words of the follow-up at least ("that path" alone is no `src_path`); as many as the summary shares, three
+    if best is None or best[1] < 2 or best[0] < said or best[0] == said and not (lead_is_summary and best[1] >= 3) \
+            or best[-1] in lead:
         return None
     return best[-1]
