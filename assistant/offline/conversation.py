@@ -467,8 +467,9 @@ def howto_follow_up(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
 
 
 def own_problems(turn: QuestionFrame) -> list[str]:
-    """The problems of a turn besides the reader's judgment that its own words are outside the assistant's scope."""
-    from .parse import OUT_OF_SCOPE  # the reader's out-of-scope sentence (parse.py imports this module's callers)
+    """The problems of a turn besides the reader's judgment that its own words are outside the assistant's scope (the
+    reader's sentence, parse.OUT_OF_SCOPE; imported here, as parse.py imports this module's callers)."""
+    from .parse import OUT_OF_SCOPE
 
     return [p for p in turn.problems if p not in OUT_OF_SCOPE.values()]
 

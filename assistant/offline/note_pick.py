@@ -7,6 +7,7 @@ after it. Pure functions over the question and the passages found; nothing here 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -287,13 +288,15 @@ def follow_up_words(text: str) -> set[str]:
             | set(NUMBER.findall(text)))
 
 
-def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, lead_is_summary: bool) -> str | None:
+def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, lead_is_summary: bool,
+                   said_before: str = "") -> str | None:
     """A follow-up of a how-to topic ("where do I find the API key itself?", "and Megatron?", "which dataset types can I
     feed it?") asks what the topic's answer did not say, in few words: the one sentence or bullet of the note's passages
     that shares most of the follow-up's own words (ASCII words and numbers weigh two, Chinese character pairs one; the
     note's title weighs nothing), when it shares two words or more, and more than the ``lead`` found for them (as many,
-    with three words shared, when that lead is the note's summary, the topic's answer). None otherwise: that lead
-    answers."""
+    with three words shared, when that lead is the note's summary, the topic's answer). A piece the answer before led
+    with (``said_before``) is not said again; when the lead found is that one, any piece sharing two words of the
+    follow-up answers instead ("NODE_RANK 呢" after the MASTER_ADDR line). None otherwise: that lead answers."""
     if not passages:
         return None
     file = passages[0].file
@@ -312,13 +315,19 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
                 piece = piece.replace("**", "")
             if len(piece) < 12 or piece.startswith("|") or piece.startswith("`") and piece.endswith("`"):
                 continue
+            if said_before and unicodedata.normalize("NFKC", piece) in said_before:
+                continue
             shared = asked & follow_up_words(piece)
             # (of pieces sharing as much, the shorter one says it more directly: a bullet over the command it explains)
             found.append((weight(shared), len(shared), -len(piece) // 40, -i, -m.start(), piece))
     best = max(found, default=None)
+    # two words of the follow-up at least ("that path" alone is no `src_path`)
+    if best is None or best[-1] in lead or best[1] < 2:
+        return None
+    if said_before and unicodedata.normalize("NFKC", lead)[:60] in said_before:
+        return best[-1]
     said = weight(asked & follow_up_words(lead))
-    # two words of the follow-up at least ("that path" alone is no `src_path`); as many as the summary shares, three
-    if best is None or best[1] < 2 or best[0] < said or best[0] == said and not (lead_is_summary and best[1] >= 3) \
-            or best[-1] in lead:
+    # (as many as the summary shares, the topic's answer: three)
+    if best[0] < said or best[0] == said and not (lead_is_summary and best[1] >= 3):
         return None
     return best[-1]
