@@ -292,20 +292,22 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
                    said_before: str = "") -> str | None:
     """A follow-up of a how-to topic ("where do I find the API key itself?", "and Megatron?", "which dataset types can I
     feed it?") asks what the topic's answer did not say, in few words: the one sentence or bullet of the note's passages
-    that shares most of the follow-up's own words (ASCII words and numbers weigh two, Chinese character pairs one; the
-    note's title weighs nothing), when it shares two words or more, and more than the ``lead`` found for them (as many,
-    with three words shared, when that lead is the note's summary, the topic's answer). A piece the answer before led
-    with (``said_before``) is not said again; when the lead found is that one, any piece sharing two words of the
-    follow-up answers instead ("NODE_RANK 呢" after the MASTER_ADDR line). None otherwise: that lead answers."""
+    that shares most of the follow-up's own words (ASCII words and numbers weigh two, Chinese character pairs and words
+    of the note's title one), when it shares two words or more, and more than the ``lead`` found for them (as many,
+    when that lead is the note's summary or the lead the answer before gave, ``said_before``, with three words shared or
+    a name or number the follow-up states: "NODE_RANK 呢" after the MASTER_ADDR line). A piece said before is not said
+    again. None otherwise: that lead answers."""
     if not passages:
         return None
     file = passages[0].file
 
-    def weight(words: set[str]) -> int:
-        return sum(2 if w.isascii() else 1 for w in words)
+    title = follow_up_words(passages[0].title)
 
-    asked = follow_up_words(question) - follow_up_words(passages[0].title)
-    if not asked:
+    def weight(words: set[str]) -> int:  # (a word of the note's title, what the note is about, weighs one)
+        return sum(2 if w.isascii() and w not in title else 1 for w in words)
+
+    asked = follow_up_words(question)
+    if not asked - title:
         return None
     found = []
     for i, p in enumerate(x for x in passages if x.file == file):
@@ -324,10 +326,13 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
     # two words of the follow-up at least ("that path" alone is no `src_path`)
     if best is None or best[-1] in lead or best[1] < 2:
         return None
-    if said_before and unicodedata.normalize("NFKC", lead)[:60] in said_before:
-        return best[-1]
     said = weight(asked & follow_up_words(lead))
-    # (as many as the summary shares, the topic's answer: three)
-    if best[0] < said or best[0] == said and not (lead_is_summary and best[1] >= 3):
-        return None
-    return best[-1]
+    if not (lead_is_summary or said_before and unicodedata.normalize("NFKC", lead)[:60] in said_before):
+        return best[-1] if best[0] > said else None
+    # over the summary, or the lead said before: three words of the follow-up, or a name or number it states
+    # ("NODE_RANK 呢", "超过 40 秒"); a word or two ("a limit on the request size") is answered by the summary
+    named = {n.lower() for n in NAME.findall(question)} | set(re.findall(r"--[\w-]+", question.lower())) | set(NUMBER.findall(question))
+    # (a name of the piece's said in words counts: "dataset types" is `--dataset-type`)
+    spelled = [follow_up_words(code) for code in re.findall(r"`([^`\s]+)`", best[-1]) if re.search(r"\w[-_]\w", code)]
+    specific = best[1] >= 3 or any(n in best[-1].lower() for n in named) or any(len(w) >= 2 and w <= asked for w in spelled)
+    return best[-1] if specific and best[0] >= said else None
