@@ -293,10 +293,9 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
     """A follow-up of a how-to topic ("where do I find the API key itself?", "and Megatron?", "which dataset types can I
     feed it?") asks what the topic's answer did not say, in few words: the one sentence or bullet of the note's passages
     that shares most of the follow-up's own words (ASCII words and numbers weigh two, Chinese character pairs and words
-    of the note's title one), when it shares two words or more, and more than the ``lead`` found for them (as many,
-    when that lead is the note's summary or the lead the answer before gave, ``said_before``, with three words shared or
-    a name or number the follow-up states: "NODE_RANK 呢" after the MASTER_ADDR line). A piece said before is not said
-    again. None otherwise: that lead answers."""
+    of the note's title one), when it shares more than the ``lead`` found for them; as many, when that lead is the
+    note's summary or the lead the answer before gave (``said_before``), with three words shared or a name or number
+    the follow-up states ("NODE_RANK 呢" after the MASTER_ADDR line). None otherwise: that lead answers."""
     if not passages:
         return None
     file = passages[0].file
@@ -317,18 +316,19 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
                 piece = piece.replace("**", "")
             if len(piece) < 12 or piece.startswith("|") or piece.startswith("`") and piece.endswith("`"):
                 continue
-            if said_before and unicodedata.normalize("NFKC", piece) in said_before:
-                continue
             shared = asked & follow_up_words(piece)
-            # (of pieces sharing as much, the shorter one says it more directly: a bullet over the command it explains)
-            found.append((weight(shared), len(shared), -len(piece) // 40, -i, -m.start(), piece))
+            # (of pieces sharing as much, one the answer before did not say, then the shorter one, which says it more
+            # directly: a bullet over the command it explains)
+            fresh = not (said_before and unicodedata.normalize("NFKC", piece) in said_before)
+            found.append((weight(shared), len(shared), fresh, -len(piece) // 40, -i, -m.start(), piece))
     best = max(found, default=None)
-    # two words of the follow-up at least ("that path" alone is no `src_path`)
-    if best is None or best[-1] in lead or best[1] < 2:
+    if best is None or best[-1] in lead or best[0] < 2:
         return None
     said = weight(asked & follow_up_words(lead))
     if not (lead_is_summary or said_before and unicodedata.normalize("NFKC", lead)[:60] in said_before):
-        return best[-1] if best[0] > said else None
+        return best[-1] if best[0] > said else None  # ("token 多久过期": the Token line over the APP line's 过期)
+    if best[1] < 2:  # two words of the follow-up at least ("that path" alone is no `src_path`)
+        return None
     # over the summary, or the lead said before: three words of the follow-up, or a name or number it states
     # ("NODE_RANK 呢", "超过 40 秒"); a word or two ("a limit on the request size") is answered by the summary
     named = {n.lower() for n in NAME.findall(question)} | set(re.findall(r"--[\w-]+", question.lower())) | set(NUMBER.findall(question))

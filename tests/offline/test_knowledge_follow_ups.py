@@ -107,3 +107,15 @@ def test_a_procedure_asked_of_the_job_just_sized_is_the_notes(assistant):
     ans = converse(assistant, "qwen2.5-14b full 4096 mindspeed on snt9b how many cards",
                    "ok and how are the HF weights converted for that run?")[-1]
     assert "2_convert_mg_hf.sh" in lead(ans.answer) and "hf2hg" in lead(ans.answer), lead(ans.answer)[:300]
+
+
+@pytest.mark.parametrize(("turns", "fact"), [
+    # the Token line over the APP line that shares only "过期"
+    (("在线服务怎么从公网调用", "那 token 多久过期"), "24 h"),
+    # the line the answer before gave is the one asked about again
+    (("how do I set MASTER_ADDR for a 2-node MindSpeed run?", "does every node need the same value?"), "same on every node"),
+    (("ZeRO-3 是什么", "那 ZeRO-2 呢"), "切分梯度"),
+])
+def test_the_line_a_short_follow_up_asks_leads(assistant, turns, fact):
+    ans = converse(assistant, *turns)[-1]
+    assert fact in lead(ans.answer), lead(ans.answer)[:300]
