@@ -462,8 +462,16 @@ def howto_follow_up(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
     named = set(turn.notes_named or ())
     on_topic_note = bool(named & earlier.howto_notes)
     amount = asks_amount(turn) and not (on_topic_note and not job)
+    # (judged out of scope on its own words, a question goes on about the topic; a request does not: "recommend me some
+    # running earphones" after the public-access answer is still outside what the assistant does)
+    request = bool(turn.problems) and not ASKED_FORM.search(turn.question.lower())
     return bool(earlier.howto_before and not names_model(turn) and (not named or on_topic_note)
-                and not own_problems(turn) and not amount and not back_to_job)
+                and not own_problems(turn) and not request and not amount and not back_to_job)
+
+
+# a turn worded as a question ("what auth options do I have?", "那 token 多久过期", "能不能…")
+ASKED_FORM = re.compile(r"[?？]\s*$|^\s*(?:and\s+|so\s+|ok(?:ay)?[,\s]+)?(?:what|which|how|where|when|why|who|can|could|do|does|is|are|should|"
+                        r"will|would)(?![a-z])|吗|呢|什么|怎么|怎样|如何|哪|几|多少|多久|是否|能不能|可不可以")
 
 
 def own_problems(turn: QuestionFrame) -> list[str]:

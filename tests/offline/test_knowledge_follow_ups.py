@@ -119,3 +119,9 @@ def test_a_procedure_asked_of_the_job_just_sized_is_the_notes(assistant):
 def test_the_line_a_short_follow_up_asks_leads(assistant, turns, fact):
     ans = converse(assistant, *turns)[-1]
     assert fact in lead(ans.answer), lead(ans.answer)[:300]
+
+
+def test_a_request_outside_the_scope_after_a_howto_topic_stays_outside(assistant):
+    """A question on the topic is read with it; a request of another kind is still said to be outside the scope."""
+    ans = converse(assistant, PUBLIC, "recommend me some good running earphones please")[-1]
+    assert ans.answer.startswith(OUT_OF_SCOPE[0]) and not ans.tool_calls
