@@ -685,6 +685,9 @@ def _quantities(text: str) -> list[tuple[str, str, float, int]]:
     return out
 
 
+_SAID_OVER = re.compile(r"(?:超过|超出|大于|多于|高于|(?<![a-z])(?:longer|more|larger|bigger)\s+than|(?<![a-z])(?:over|above|beyond|exceed(?:s|ing)?))\s*$", re.I)
+
+
 def limit_checks(question: str, text: str) -> list[LimitCheck]:
     """Each size or duration of the question against the limits ``text`` states for that kind of quantity: the
     largest maximum it exceeds, else the smallest it stays within; a minimum it falls short of. Numbers in the
@@ -702,7 +705,9 @@ def limit_checks(question: str, text: str) -> list[LimitCheck]:
             continue
         maxima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "max")
         minima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "min")
-        broken = [w for v, w in maxima if value > v]
+        # "超过 40 秒会怎样", "longer than 40 s": a value said as exceeded is past a maximum equal to it
+        over = bool(_SAID_OVER.search(question[max(0, start - 14):start]))
+        broken = [w for v, w in maxima if value > v or over and value == v]
         if broken:
             out.append(LimitCheck(said, broken[-1], "max", True))
         elif maxima:
@@ -887,7 +892,7 @@ def roundings(question: str, text: str) -> list[Rounded]:
 # question about cost that says "Snt9B" is not about the Snt9B-vs-Snt9B23 note.
 _SETTING_TEXT = """
 snt9b snt9b23 snt9b 910b 910c ascend 昇腾 npu gpu a2 a3 卡 卡数 节点 node nodes 多机 多节点 multi-node 显存 内存 lora 全参
-full llama-factory llamafactory mindspeed-llm deepspeed config 配置 启动 launch yaml 微调 限制 limits estimate 预估 注意
+full llama-factory llamafactory mindspeed-llm mindspeed deepspeed config 配置 启动 launch yaml 微调 限制 limits estimate 预估 注意
 选择 stage 8卡 单卡 64gb 32gb 64 gb 规格 flavor 1024 2048 512 3000 60g 40g sft pt 推荐 表格 range 精度 precision 区别 对比
 """
 _SETTING_WORDS = frozenset(_SETTING_TEXT.split())
@@ -901,9 +906,14 @@ class NoteTopic:
     all_words: tuple[re.Pattern[str], ...] = ()
     procedure: re.Pattern[str] | None = None  # the words that name the note's procedure (front matter ``procedures``)
     titles: str = ""  # the note's titles (both languages): the words a search for its procedure adds
+    # keywords of words that name the setting alone, written "a + b": the note's topic when all of them are named
+    # ("mindspeed + 32g": a framework's requirement on a part, the Snt9B note's fact)
+    together: tuple[tuple[str, ...], ...] = ()
 
     def named_in(self, text: str) -> bool:
         if self.any_word is not None and self.any_word.search(text):
+            return True
+        if any(all(part in text for part in group) for group in self.together):
             return True
         return bool(self.all_words) and all(rx.search(text) for rx in self.all_words)
 
@@ -923,13 +933,16 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
     pairs: dict[str, set[str]] = {}
     procedures: dict[str, set[str]] = {}
     titles: dict[str, dict[str, str]] = {}
+    together: dict[str, set[tuple[str, ...]]] = {}
     for s in sections:
         titles.setdefault(s.file, {}).setdefault(s.lang, s.title)
         procedures.setdefault(s.file, set()).update(k.lower().strip() for k in s.procedures if k.strip())
         words.setdefault(s.file, set()).update(
             k.lower().strip() for k in s.keywords
             # a keyword of punctuation alone ("-", the tables' not-supported mark) names no topic: "--" is in any junk
-            if re.search(r"\w", k) and k.lower().strip() not in _SETTING_WORDS)
+            if re.search(r"\w", k) and k.lower().strip() not in _SETTING_WORDS and " + " not in k)
+        together.setdefault(s.file, set()).update(
+            tuple(part.strip() for part in k.lower().split(" + ")) for k in s.keywords if " + " in k)
         in_title = {w for w in re.findall(r"[a-z0-9]+", s.title.lower()) if w in _SETTING_WORDS}
         if len(in_title) >= 2:
             pairs.setdefault(s.file, set()).update(in_title)
@@ -939,7 +952,7 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
         how = "|".join(_word_rx(w) for w in sorted(procedures.get(file, ()), key=len, reverse=True))
         out[file] = NoteTopic(re.compile(alternation) if alternation else None,
                               tuple(re.compile(_word_rx(w)) for w in sorted(pairs.get(file, ()))), re.compile(how) if how else None,
-                              " ".join(titles.get(file, {}).values()))
+                              " ".join(titles.get(file, {}).values()), tuple(sorted(together.get(file, ()))))
     return out
 
 

@@ -860,6 +860,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         doing = [hs for file, hs in by_note.items() if file in self.s.procedures_named]
         if doing and not reported and ranked[0].file not in self.s.procedures_named:
             ranked = max(doing, key=lambda hs: (hs[0].lead_score, hs[0].score))
+        # a follow-up of a how-to topic ("NODE_RANK 呢" after MASTER_ADDR was answered from the launch-script note): the
+        # note the topic's answer came from, while it holds a fact as good as half the best note's (and a line about the
+        # parameter named, when one is)
+        topic = by_note.get(self.s.topic_note or "")
+        if (topic and topic is not ranked and not reported and topic[0].lead_score >= TOPIC_FACT_SHARE * best_fact
+                and (not about or marked_names(topic[0]))):
+            ranked = topic
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
@@ -877,6 +884,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 lead = rows + ("\n" + rest if rest else "")
             if section is not None:  # said once: the lead, then the other sections
                 quoted = [h for h in best if h is not section][:2]
+            elif not rows and self.s.howto_before and (
+                    piece := note_pick.follow_up_fact(self.s.question, best, lead, lead == top.summary, self.s.topic_said)):
+                # a follow-up of the how-to topic, in few words: the piece they ask leads, not the summary said before
+                lead = piece
             said = self.fact_picked(lead, best, r.results) + lead
             if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)
                 said = answer_first(self.s.question, said, best, self.lang)
@@ -1010,6 +1021,7 @@ FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS
 # a sentence with its end mark (the pieces a part's lead is cut into, to leave out what another lead said)
 NOTE_NAMED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")  # the "(notes: title)" a lead ends with
 SENTENCE_END = re.compile(r"(?<=[。！？])\s*(?=\S)|(?<=[。！？]\*\*)\s*(?=\S)|(?<=[.!?])\s+(?=\S)|(?<=[.!?]\*\*)\s+(?=\S)")
+TOPIC_FACT_SHARE = 0.5  # the topic's note answers a follow-up while its best fact is this close to the best note's
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
 # A note whose topic words the question does not use is still quoted when one of its facts matches the question this
 # well, and this many times better than any fact of the notes it does name ("how do I authenticate … which header?"

@@ -447,21 +447,49 @@ def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
 
 
 def howto_follow_up(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
-    """A turn after a how-to topic that names no model, no note and no amount of its own, and reports nothing wrong
-    ("header 怎么填", "要每个节点都设吗", "我申请了 32 张卡，集群一共才 16 张"): it goes on about that topic."""
+    """A turn after a how-to topic that names no model and no amount of its own, and reports nothing wrong ("header
+    怎么填", "要每个节点都设吗", "我申请了 32 张卡，集群一共才 16 张"): it goes on about that topic. The topic is carried like a
+    slot: a turn naming no note, or naming the topic's own note among others ("how long is a token valid?" names the
+    training-time note by "how long" and the public-access note by "token"), stays on it; a turn judged outside the
+    assistant's scope on its own few words ("what auth options do I have?") is read with the topic; and a count the
+    turn words as a condition of the topic's note ("那如果卡数够但还是 Pending 呢") is no amount asked of a job when the
+    conversation has no job."""
     from .route import asks_amount  # the router's test of an amount asked of a job
 
     # "ok and for LoRA of it?", "back to that job": the job asked before the how-to detour, not the topic
-    back_to_job = bool(CARRY.refers_back.search(turn.question.lower())) and (earlier.model or earlier.params_b)
-    return bool(earlier.howto_before and not names_model(turn) and not turn.notes_named and not turn.problems
-                and not asks_amount(turn) and not back_to_job)
+    job = bool(earlier.model or earlier.params_b)
+    back_to_job = bool(CARRY.refers_back.search(turn.question.lower())) and job
+    named = set(turn.notes_named or ())
+    on_topic_note = bool(named & earlier.howto_notes)
+    amount = asks_amount(turn) and not (on_topic_note and not job)
+    # (judged out of scope on its own words, a question goes on about the topic; a request does not: "recommend me some
+    # running earphones" after the public-access answer is still outside what the assistant does)
+    request = bool(turn.problems) and not ASKED_FORM.search(turn.question.lower())
+    return bool(earlier.howto_before and not names_model(turn) and (not named or on_topic_note)
+                and not own_problems(turn) and not request and not amount and not back_to_job)
+
+
+# a turn worded as a question ("what auth options do I have?", "那 token 多久过期", "能不能…")
+ASKED_FORM = re.compile(r"[?？]\s*$|^\s*(?:and\s+|so\s+|ok(?:ay)?[,\s]+)?(?:what|which|how|where|when|why|who|can|could|do|does|is|are|should|"
+                        r"will|would)(?![a-z])|吗|呢|什么|怎么|怎样|如何|哪|几|多少|多久|是否|能不能|可不可以")
+
+
+def own_problems(turn: QuestionFrame) -> list[str]:
+    """The problems of a turn besides the reader's judgment that its own words are outside the assistant's scope (the
+    reader's sentence, parse.OUT_OF_SCOPE; imported here, as parse.py imports this module's callers)."""
+    from .parse import OUT_OF_SCOPE
+
+    return [p for p in turn.problems if p not in OUT_OF_SCOPE.values()]
 
 
 def on_howto(new: QuestionFrame, earlier: QuestionFrame) -> QuestionFrame:
-    """``new`` as a follow-up of the how-to topic: searched with its words and among its notes, nothing of a job carried."""
+    """``new`` as a follow-up of the how-to topic: searched with its words and among its notes (the topic's, and the
+    turn's own only when none is the topic's), nothing of a job carried."""
     new.howto_before = earlier.howto_before
-    new.notes_named = set(earlier.howto_notes)
-    new.notes_cover = set(earlier.howto_notes) | (new.notes_cover or set())
+    new.problems = own_problems(new)
+    new.notes_named = set(earlier.howto_notes) or set(new.notes_named or ())
+    new.notes_cover = set(new.notes_named) | (new.notes_cover or set())
+    new.on_topic = True
     return new
 
 

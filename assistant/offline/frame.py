@@ -230,6 +230,9 @@ class QuestionFrame(BaseModel):
     # ("header 怎么填" after asking how to call a service) is searched with these words and these notes
     howto_before: str = ""
     howto_notes: set[str] = Field(default_factory=set)
+    # the note the last answer was quoted from ("(notes: title)"): a follow-up of its topic is answered from it first
+    topic_note: str | None = None
+    topic_said: str = ""  # that answer's lead (its first paragraph): what the follow-up does not ask again
     on_topic: bool = False
     settings: dict[str, float] = Field(default_factory=dict)
     """Stated settings of the slot specification (slots.toml) that have no attribute of their own ("warmup 100")."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -43,6 +44,20 @@ def message_text(msg: BaseMessage) -> str:
     if isinstance(content, str):
         return content
     return " ".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+
+
+# the note an answer's lead was quoted from: "(notes: Calling an online service …)", "（笔记：《通过公网访问通道调用在线服务》）"
+# (the history's text reaches the planner with its full-width punctuation made ASCII: compared in NFKC)
+NOTE_QUOTED = re.compile(r"\(notes: ([^()\n]+(?:\([^()\n]*\)[^()\n]*)*)\)|\(笔记:\s*《([^》\n]+)》\)")
+
+
+def note_quoted(answer: str, topics: dict[str, Any]) -> str | None:
+    """The note file whose title the answer's first "(notes: …)" names, if any."""
+    m = NOTE_QUOTED.search(unicodedata.normalize("NFKC", answer))
+    if not m:
+        return None
+    title = (m.group(1) or m.group(2)).strip()
+    return next((file for file, topic in topics.items() if title in unicodedata.normalize("NFKC", topic.titles)), None)
 
 
 def is_follow_up(text: str) -> bool:
@@ -132,6 +147,9 @@ class OfflinePlanner(BaseChatModel):
         frame = turn.with_history(earlier, follow_up)
         if earlier is not None:
             self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
+        if frame.howto_before and answers:  # a follow-up of a how-to topic: the note the last answer quoted
+            frame.topic_note = note_quoted(message_text(answers[-1]), self.parser.note_topics or {})
+            frame.topic_said = unicodedata.normalize("NFKC", message_text(answers[-1]).split("\n\n", 1)[0])
         that_many(frame, text, [message_text(a) for a in answers[-HISTORY_TURNS:]])
         solved_kept(frame, [message_text(a) for a in answers[-1:]])
         product_kept(frame, [message_text(a) for a in answers[-1:]])
@@ -201,7 +219,8 @@ class OfflinePlanner(BaseChatModel):
         unreadable = unreadable_paste(messages)  # a malformed paste is said before the reader's answer to the words
         after = without_setup_turn(after)  # a paste check_setup could not read: the reader answers it
         if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to
-            s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics)
+            # (and the notes the turn names by a procedure, or the how-to topic a follow-up goes on about: on_howto)
+            s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics) | (s.notes_named or set())
         done, rounds = self.done_calls(after)
         router = Router(self.tool_fields)
         calls = router.first(s) if rounds == 0 else router.more(s, done) if rounds < MAX_ROUNDS else []

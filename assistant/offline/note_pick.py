@@ -7,6 +7,7 @@ after it. Pure functions over the question and the passages found; nothing here 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -268,3 +269,70 @@ def key_values(question: str, passages: Sequence[NotePassage]) -> list[tuple[str
             if named:
                 return [(key, v) for _, v in named]
     return []
+
+
+# the pieces of a section a follow-up's lead is picked from: its sentences and bullets (a table row or code line is no
+# answer of its own)
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+PIECE = re.compile(r"[^\n。！？!?]+?(?:[。！？!?]|\.(?=\s|$)|$)", re.M)
+# Chinese function characters: a character pair holding one says nothing of what is asked ("那个", "还是", "了重")
+CJK_FUNCTION = re.compile(r"[那这个还是了的吗呢么什怎啥也都就把被在有没不你我他它们一]")
+
+
+def follow_up_words(text: str) -> set[str]:
+    """The content words of a follow-up or a note's piece, compared alike: the parts of hyphenated and underscored names
+    ("--dataset-type": dataset, type), cut to their first four letters (type / types, save / saved), Chinese pairs
+    without function characters, and numbers."""
+    plain = re.sub(r"[-_`*]", " ", text)
+    return ({w[:4] if w.isascii() else w for w in terms(plain) if w.isascii() or not CJK_FUNCTION.search(w)}
+            | set(NUMBER.findall(text)))
+
+
+def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, lead_is_summary: bool,
+                   said_before: str = "") -> str | None:
+    """A follow-up of a how-to topic ("where do I find the API key itself?", "and Megatron?", "which dataset types can I
+    feed it?") asks what the topic's answer did not say, in few words: the one sentence or bullet of the note's passages
+    that shares most of the follow-up's own words (ASCII words and numbers weigh two, Chinese character pairs and words
+    of the note's title one), when it shares more than the ``lead`` found for them; as many, when that lead is the
+    note's summary or the lead the answer before gave (``said_before``), with three words shared or a name or number
+    the follow-up states ("NODE_RANK 呢" after the MASTER_ADDR line). None otherwise: that lead answers."""
+    if not passages:
+        return None
+    file = passages[0].file
+
+    title = follow_up_words(passages[0].title)
+
+    def weight(words: set[str]) -> int:  # (a word of the note's title, what the note is about, weighs one)
+        return sum(2 if w.isascii() and w not in title else 1 for w in words)
+
+    asked = follow_up_words(question)
+    if not asked - title:
+        return None
+    found = []
+    for i, p in enumerate(x for x in passages if x.file == file):
+        for m in PIECE.finditer(p.text):
+            piece = m.group(0).strip(" >-*\t")
+            if piece.count("**") % 2:  # a bold run cut by the sentence's end
+                piece = piece.replace("**", "")
+            if len(piece) < 12 or piece.startswith("|") or piece.startswith("`") and piece.endswith("`"):
+                continue
+            shared = asked & follow_up_words(piece)
+            # (of pieces sharing as much, one the answer before did not say, then the shorter one, which says it more
+            # directly: a bullet over the command it explains)
+            fresh = not (said_before and unicodedata.normalize("NFKC", piece) in said_before)
+            found.append((weight(shared), len(shared), fresh, -len(piece) // 40, -i, -m.start(), piece))
+    best = max(found, default=None)
+    if best is None or best[-1] in lead or best[0] < 2:
+        return None
+    said = weight(asked & follow_up_words(lead))
+    if not (lead_is_summary or said_before and unicodedata.normalize("NFKC", lead)[:60] in said_before):
+        return best[-1] if best[0] > said else None  # ("token 多久过期": the Token line over the APP line's 过期)
+    if best[1] < 2:  # two words of the follow-up at least ("that path" alone is no `src_path`)
+        return None
+    # over the summary, or the lead said before: three words of the follow-up, or a name or number it states
+    # ("NODE_RANK 呢", "超过 40 秒"); a word or two ("a limit on the request size") is answered by the summary
+    named = {n.lower() for n in NAME.findall(question)} | set(re.findall(r"--[\w-]+", question.lower())) | set(NUMBER.findall(question))
+    # (a name of the piece's said in words counts: "dataset types" is `--dataset-type`)
+    spelled = [follow_up_words(code) for code in re.findall(r"`([^`\s]+)`", best[-1]) if re.search(r"\w[-_]\w", code)]
+    specific = best[1] >= 3 or any(n in best[-1].lower() for n in named) or any(len(w) >= 2 and w <= asked for w in spelled)
+    return best[-1] if specific and best[0] >= said else None

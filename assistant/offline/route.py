@@ -169,7 +169,9 @@ def asks_for_sizing(s: Slots) -> bool:
     problem to look up in the notes: it cannot be answered without a model."""
     if s.intents & {"troubleshoot", "compare", "list_models", "list_hardware", "time"} or COST.search(s.question.lower()):
         return False
-    return bool(s.intents & SIZING_INTENTS or s.devices or s.nodes)
+    # "cards" is read from any device word ("Can I run MindSpeed-LLM on 32GB NPUs?"): a count asked makes it sizing
+    counted = ASKS_COUNT.search(s.question.lower())
+    return bool(s.intents & (SIZING_INTENTS - (set() if counted else {"cards"})) or s.devices or s.nodes)
 
 
 class Router:
@@ -829,12 +831,14 @@ def time_without_model(s: Slots) -> bool:
 # match what?", "训练脚本会怎么做"): a ZeRO stage, GA or script named that way is explained, not sized.
 EXPLAINS = re.compile(r"what\s+(?:does|do|is|are|happens)|mean(?:s|ing)?(?![a-z])|explain|differen|(?<![a-z])vs(?![a-z])|match|"
                       r"how\s+(?:do|does|is|to|should)|when\s+(?:should|do|to|is)|rule\s+of\s+thumb|是什么|什么意思|含义|作用|解释|区别|一致|怎么|如何|怎样|"
+                      # "是啥意思", "干嘛用的", "walk me through what the script does"
+                      r"啥意思|是啥|干嘛|干啥|walk\s+(?:me\s+)?through|step\s+by\s+step|what\s+(?:the|this|that)\s+(?:[\w.-]+\s+){0,3}?does(?![a-z])|"
                       r"什么时候|何时|requirements?|constraints?|要求|限制|约束|"
                       # a place ("where does preprocessing write", "输出到哪个目录") or an order ("which is faster", "分别切分什么")
                       r"where\s+(?:does|do|is|are|should|can|will)|(?:which|what)\s+(?:directory|folder|path)|哪个目录|什么目录|哪个路径|"
                       r"在哪|哪里|哪儿|(?:faster|slower|quicker)(?![a-z])|what\s+order|更快|更慢|哪个快|哪个慢|顺序|分别")
 # A meaning asked ("what does ZeRO-0 mean there", "这个参数什么意思"): a note's term explained even beside a job the user states
-MEANING = re.compile(r"mean(?:s|ing)?(?![a-z])|explain|什么意思|含义|意思是|解释一下|是指")
+MEANING = re.compile(r"mean(?:s|ing)?(?![a-z])|explain|什么意思|啥意思|含义|意思是|解释一下|是指")
 # Intents that ask an amount of a job (memory, KV cache, a ZeRO stage, GA): with a count ("how many",
 # "几张"), they need a model when the question names what is sized (devices, memory, ZeRO, GA, batch).
 AMOUNT_INTENTS = {"memory", "capacity", "kv", "zero", "ga"}
@@ -900,8 +904,11 @@ def knowledge_about_model(s: Slots) -> bool:
     devices), nothing is asked in amounts and nothing is reported, so the notes answer it, not a sizing of the model."""
     # a card memory to serve on ("on the 32GB cards with vLLM", "32G 和 64G 分别") states a serving job, as a count does
     serving_memory = bool(s.memory_gb and "inference" in s.intents)
+    # a place, flag, variable or script of the note asked ("where do the preprocessed files end up for qwen2-7b
+    # pretraining?"): the job it states is the procedure's setting, no amount of it
+    artifact = bool({"path", "flag", "variable", "script"} & set(kinds_asked(s.question)))
     job_stated = (s.method or s.seq_len or s.devices or s.nodes or s.zero_stage is not None or serving_memory
-                  ) and not MEANING.search(s.question.lower())
+                  ) and not MEANING.search(s.question.lower()) and not artifact
     # a script or config named is a topic ("how does the launch script convert the weights?"); one asked for
     # ("give me the yaml") is an amount (asks_amount)
     # a vendor table named beside the model ("what do the v0.7.2 and newest vllm tables say for X?") asks the model's rows
@@ -930,8 +937,10 @@ def procedure_about_model(s: Slots) -> bool:
     """"How do I convert llama2-13b's HF weights for a 2-node MindSpeed run?", "then back to HF?": the question names a
     procedure a note tells how to do (front matter ``procedures``); the model and job it states are that procedure's
     setting, so the notes answer it, unless it asks an amount, a config file or reports a problem."""
+    # (a script named is asked for, "llama2-13b lora 一键脚本", unless the question asks what it does or how it works)
+    script_asked = "config" in s.intents and not EXPLAINS.search(s.question.lower())
     return (names_model(s) and bool(s.procedures_named) and not asks_amount(s) and not asks_count_of_job(s)
-            and not s.intents & {"problem", "oom_asked", "tp", "config", "memory", "kv", "capacity"})
+            and not script_asked and not s.intents & {"problem", "oom_asked", "tp", "memory", "kv", "capacity"})
 
 
 def asks_count_of_job(s: Slots) -> bool:
@@ -943,6 +952,13 @@ def notes_without_model(s: Slots) -> bool:
     call: the answer asks for one), or the form of a command or where something lands asked with no model ("两机训练，
     第二台的启动命令怎么写"): the notes write the command, no job is sized for it."""
     return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s) or asks_form(s))
+
+
+def goes_on_about_topic(s: Slots) -> bool:
+    """A follow-up of a how-to topic (conversation.on_howto set its words, carry.toml [howto]): the notes answer it, by
+    the topic's words and its own, whatever words of its own name no note ("does that error damage the saved weights?"
+    after the checkpoint-timeout answer)."""
+    return bool(s.howto_before) and not names_model(s)
 
 
 def asks_form(s: Slots) -> bool:
@@ -1212,7 +1228,8 @@ def asks_config(s: Slots) -> bool:
     """A training config file asked for: a serving frame's "give me the vllm serve line" is answered by the serving
     answer's command line, and a script named as a how-to's topic ("how does the launch script convert the weights?")
     by the notes."""
-    return "config" in s.intents and not serving(s) and not knowledge_about_model(s) and not asks_example_script(s)
+    return ("config" in s.intents and not serving(s) and not knowledge_about_model(s) and not procedure_about_model(s)
+            and not asks_example_script(s))
 
 
 def asks_example_script(s: Slots) -> bool:
@@ -1254,6 +1271,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     # "GBS 是什么意思？另外 64 张卡 TP 8 PP 2 的话 DP 是多少？": a part the notes answer, a quantity beside it (no model asked)
     (quantities_beside_knowledge, Router.notes),
     (notes_without_model, Router.notes),
+    (goes_on_about_topic, Router.notes),
     (asks_model_context, Router.model_context),
     (knowledge_about_model, Router.notes),
     (asks_hyperparameter, Router.notes),

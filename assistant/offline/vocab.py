@@ -257,7 +257,7 @@ LIST_OF_MODELS = re.compile(r"(?<![a-z])models(?![a-z])|模型")
 DOUBLES = re.compile(r"(?<![a-z])(?:doubles?|doubled|doubling|halve[sd]?|halving|twice\s+as|2x|cut\s+in\s+half)(?![a-z])|"
                      r"翻倍|翻番|翻\s*一倍|翻不翻|加倍|减半|减少一半|少一半|一半|两倍|2\s*倍")
 HALVES = re.compile(r"(?<![a-z])(?:halve[sd]?|halving|cut\s+in\s+half)(?![a-z])|减半|减少一半|少一半|一半")
-INSTEAD_OF = re.compile(r"instead\s+of|rather\s+than|而不是|而非|代替|替代(?!成)")
+INSTEAD_OF = re.compile(r"instead\s+of|rather\s+than|in\s+place\s+of|swap(?:ping)?\s+out|replacing|而不是|而非|代替|替代(?!成)|不用|取代")
 
 
 def changed_to(work: str, mentions: list[tuple[int, int, str]]) -> str | None:

@@ -92,8 +92,36 @@ def test_the_other_framework_asked_after_a_job_is_its_table_cell(assistant, foll
     ("walk me through what the one-click script does for llama2-13b lora on ModelArts", "one-click script"),
     ("baichuan2-13b 的启动脚本里 SN 是啥意思", "样本数"),
     ("for qwen2-7b pretraining on ModelArts, where do the preprocessed data files end up?", "USER_PROCESSED_DATA_DIR"),
+    # a script named beside the procedure ("pretrain script") is its setting, no config file asked (round 17 c7-09.1)
+    ("how does dataset preprocessing work for the llama2-13b pretrain script?", "1_preprocess_data.sh"),
 ])
 def test_a_how_to_naming_a_model_is_answered_from_the_notes(assistant, question, fact):
     ans = assistant.ask(question)
     assert tools(ans) == {"search_notes"}, tools(ans)
     assert fact in lead(ans.answer), lead(ans.answer)[:300]
+
+
+def test_a_procedure_asked_of_the_job_just_sized_is_the_notes(assistant):
+    """After a MindSpeed-LLM count, "how are the HF weights converted for that run?" is the launch-script note's
+    conversion (2_convert_mg_hf.sh, hf2hg; TP/PP must match the converted weights), not the count again."""
+    ans = converse(assistant, "qwen2.5-14b full 4096 mindspeed on snt9b how many cards",
+                   "ok and how are the HF weights converted for that run?")[-1]
+    assert "2_convert_mg_hf.sh" in lead(ans.answer) and "hf2hg" in lead(ans.answer), lead(ans.answer)[:300]
+
+
+@pytest.mark.parametrize(("turns", "fact"), [
+    # the Token line over the APP line that shares only "过期"
+    (("在线服务怎么从公网调用", "那 token 多久过期"), "24 h"),
+    # the line the answer before gave is the one asked about again
+    (("how do I set MASTER_ADDR for a 2-node MindSpeed run?", "does every node need the same value?"), "same on every node"),
+    (("ZeRO-3 是什么", "那 ZeRO-2 呢"), "切分梯度"),
+])
+def test_the_line_a_short_follow_up_asks_leads(assistant, turns, fact):
+    ans = converse(assistant, *turns)[-1]
+    assert fact in lead(ans.answer), lead(ans.answer)[:300]
+
+
+def test_a_request_outside_the_scope_after_a_howto_topic_stays_outside(assistant):
+    """A question on the topic is read with it; a request of another kind is still said to be outside the scope."""
+    ans = converse(assistant, PUBLIC, "recommend me some good running earphones please")[-1]
+    assert ans.answer.startswith(OUT_OF_SCOPE[0]) and not ans.tool_calls
