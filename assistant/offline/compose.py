@@ -30,6 +30,7 @@ from . import (
     checks,
     error_signature,
     fused_attention,
+    memory_units,
     next_remedy,
     note_pick,
     part_ident,
@@ -141,7 +142,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return derived
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang, self.s.framework or self.s.stack)
-        if not names_model(s) and (told := part_ident.answer(s.question, self.parts, self.zh)):
+        if not names_model(s) and (told := memory_units.answer(s.question, s.hardware if s.hardware_text else None, self.parts, self.zh)
+                                   or part_ident.answer(s.question, self.parts, self.zh)):
+            # a device's memory said in MiB beside GiB or GB ("65536 MB vs 60.97 GiB: where did the rest go?"): the units
+            # and the runtime's reserve lead
             # "Snt9B or Snt9B23?" over a pasted npu-smi table (or its counts said in words): the part it is leads
             text, sources = told
             for src in sources:

@@ -65,8 +65,8 @@ class PartFactsBlocks(Writer):
         """One line per part with what was asked, the first as the answer's headline; a count the user said of a
         node is checked against the catalog first."""
         asked = part_facts_asked(self.s)
-        if {"part_compute", "part_precision"} <= asked:
-            asked.discard("part_precision")  # "FP16 TFLOPS": the precision names the figure asked
+        if {"part_compute", "part_precision"} <= asked and not SUPPORT_ASKED.search(self.s.question.lower()):
+            asked.discard("part_precision")  # "FP16 TFLOPS": the precision names the figure asked ("支持 fp8 吗，算力多少": both)
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
         said = (self.s.hardware_text or "").lower()
@@ -88,16 +88,20 @@ class PartFactsBlocks(Writer):
             stated = self.fact_stated_count(h, asked) if len(parts) == 1 else ""
             if stated:  # the nodes or cards the user said, in devices, cards and memory: it holds the rank count and the total
                 asked = asked - {"part_ranks", "part_total"}
+            # "支持 fp8 吗，算力多少": the yes or no asked of a precision leads the figures asked beside it
+            precision_first = "part_precision" in asked and bool(SUPPORT_ASKED.search(self.s.question.lower()))
+            precision = self.fact_precision(h, asked)
             facts = [
                 f
                 for f in (
                     stated,
+                    precision if precision_first else "",
                     self.fact_count(h, asked),
                     self.fact_memory(h, asked),
                     self.fact_node(h, asked),
                     self.fact_total(h, asked),
                     self.fact_compute(h, asked),
-                    self.fact_precision(h, asked),
+                    "" if precision_first else precision,
                     self.fact_dies(h),
                     self.fact_unit(h, asked),
                     self.fact_naming(h, asked),
@@ -458,8 +462,35 @@ class PartFactsBlocks(Writer):
             return self.L(
                 f"**{fig(h.memory_gb)} GB per {dev}, {fig(h.memory_gb * dies)} GB per card** ({dies} {dev} per card)",
                 f"**每个{dev} {fig(h.memory_gb)} GB，每张卡 {fig(h.memory_gb * dies)} GB**（每张卡 {dies} 个{dev}）",
-            )
-        return self.say("pf_memory_per_device", gb=fig(h.memory_gb), dev=dev)
+            ) + self.memory_said_otherwise(h)
+        return self.memory_confirmed(h) + self.say("pf_memory_per_device", gb=fig(h.memory_gb), dev=dev) + self.memory_said_otherwise(h)
+
+    def memory_confirmed(self, h: HardwareInfo) -> str:
+        """"H20 96G 显存对吗": the size said is the part's, asked yes or no: yes first."""
+        said = {float(m.group(1)) for m in MEMORY_SAID.finditer(self.s.question.lower())}
+        if len(said) == 1 and abs(said.pop() - h.memory_gb) < 0.5 and YES_NO_ASKED.search(self.s.question.lower()):
+            return self.L("**Yes**, ", "**对**，")
+        return ""
+
+    def memory_said_otherwise(self, h: HardwareInfo) -> str:
+        """A memory size the question offers that is not the part's ("180G 还是 192G", "32GB or 64GB?"): what the
+        catalog row's remarks say of it (the sentence naming it), or that the catalog does not list it; an unverified
+        row says so."""
+        own = {h.memory_gb, h.memory_gb * (h.dies_per_card or 1), h.memory_gb * h.devices_per_node}
+        said = [float(m.group(1)) for m in MEMORY_SAID.finditer(self.s.question.lower())]
+        other = [n for n in dict.fromkeys(said) if all(abs(n - o) > 0.5 for o in own)]
+        remarks = " ".join(x for x in (h.notes, h.naming) if x)
+        sentences = [x.strip() for x in re.split(r"(?<=\.)\s+", remarks) if x.strip()]
+        out = []
+        for n in other:
+            quote = next((x for x in sentences if re.search(rf"(?<![0-9.]){fig(n)}\s*(?:GB|G)(?![a-z])", x)), None)
+            out.append(self.L(f"{fig(n)} GB: the catalog's remark: \"{quote.rstrip('.')}\"", f"{fig(n)} GB：目录备注：“{quote.rstrip('.')}”")
+                       if quote else self.L(f"{fig(n)} GB is not a size the catalog lists for {self.short(h)}",
+                                            f"目录中 {self.short(h)} 没有 {fig(n)} GB 这一规格"))
+        if said and UNVERIFIED.search(remarks) and not other:
+            quote = next(x for x in sentences if UNVERIFIED.search(x))
+            out.append(self.L(f"the catalog's remark: \"{quote.rstrip('.')}\"", f"目录备注：“{quote.rstrip('.')}”"))
+        return self.L(" (", "（") + self.L("; ", "；").join(out) + self.L(")", "）") if out else ""
 
     def fact_node(self, h: HardwareInfo, asked: set[str]) -> str:
         if "part_node" not in asked:
@@ -541,7 +572,7 @@ class PartFactsBlocks(Writer):
             self.L(
                 f"**{yes}**: {p} compute" if has[p] else f"**{no}**: no {p} compute",
                 f"**{p} 计算：{yes if has[p] else no}**",
-            )
+            ) + (self.say("pf_no_bf16_instead") if p == "BF16" and not has[p] else "")
             for p in named
         )
 
@@ -721,6 +752,11 @@ NOT_HELD = {"part_host_ram": ("host (CPU) RAM figure", "主机内存（CPU 内�
                                "（没有厂商页面说明可以混用；请按单一型号规划每个作业）")}
 ASKS_OFFICIAL = re.compile(r"(?i)official|官方")
 NO_OFFICIAL = re.compile(r"(?i)no official|没有(?:找到)?官方")
+# a memory size written in the question ("180G", "64 GB", "32GB"), to check against the part's
+MEMORY_SAID = re.compile(r"(?<![0-9.])(\d{2,3}(?:\.\d+)?)\s*(?:gi?b?)(?![a-z0-9])")
+UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred")
+# whether a precision is supported is asked ("支持 fp8 吗", "does it do FP8", "有没有 FP8"), beside a figure asked
+SUPPORT_ASKED = re.compile(r"支持|有没有|能不能|能否|可以用|(?<![a-z])(?:support\w*|does\s+(?:it|the\s+\S+|\S+)\s+(?:do|have|run)|native\w*|can\s+(?:it|i|we))(?![a-z])")
 # "how many DIE per card", "每张卡几个 DIE"
 DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
 # what two parts are compared on: (English label, Chinese label, unit, the figure from the catalog row)
