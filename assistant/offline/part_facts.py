@@ -30,6 +30,10 @@ CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|ph
 NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
 
 
+def squash_name(x: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", x.lower())
+
+
 def fig(x: float) -> str:
     return f"{x:g}"
 
@@ -67,6 +71,9 @@ class PartFactsBlocks(Writer):
         asked = part_facts_asked(self.s)
         if {"part_compute", "part_precision"} <= asked and not SUPPORT_ASKED.search(self.s.question.lower()):
             asked.discard("part_precision")  # "FP16 TFLOPS": the precision names the figure asked ("支持 fp8 吗，算力多少": both)
+        if "part_flavor" in asked and not FLAVOR_NAME_ASKED.search(self.s.question.lower()) and any(
+                FLAVOR_WORD.match(self.s.question.lower(), sp.end) for sp in self.s.spans if sp.slot == "hardware"):
+            asked.discard("part_flavor")  # "the Snt9B23 flavor": the word names the part's kind, its flavor names are not asked
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
         said = (self.s.hardware_text or "").lower()
@@ -89,7 +96,9 @@ class PartFactsBlocks(Writer):
             if stated:  # the nodes or cards the user said, in devices, cards and memory: it holds the rank count and the total
                 asked = asked - {"part_ranks", "part_total"}
             # "支持 fp8 吗，算力多少": the yes or no asked of a precision leads the figures asked beside it
-            precision_first = "part_precision" in asked and bool(SUPPORT_ASKED.search(self.s.question.lower()))
+            q = self.s.question.lower()
+            support, figure = SUPPORT_ASKED.search(q), FIGURE_WORD.search(q)
+            precision_first = "part_precision" in asked and bool(support) and not (figure and figure.start() < support.start())  # type: ignore[union-attr]
             precision = self.fact_precision(h, asked)
             facts = [
                 f
@@ -128,14 +137,14 @@ class PartFactsBlocks(Writer):
             lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
             self.cite(h.source)
         if len(parts) > 1 and not self.headlined:
-            lines.insert(0, self.lead(self.figure_compared(parts[:2], asked) or self.say("pf_side_by_side")))
+            lines.insert(0, self.lead(self.parts_differ(parts[:2]) or self.figure_compared(parts[:2], asked) or self.say("pf_side_by_side")))
         return lines + [""]
 
     def catalog_comparison(self) -> str:
         """The comparison line of the parts the question compares, from the catalog rows listed."""
         rows = [h for r in self.r.values("list_hardware", ListHardwareResult) for h in r.hardware]
         parts = [h for hw in self.s.hardwares for h in rows if h.id == hw]
-        return self.figure_compared(parts[:2], part_facts_asked(self.s)) if len(parts) >= 2 else ""
+        return (self.parts_differ(parts[:2]) or self.figure_compared(parts[:2], part_facts_asked(self.s))) if len(parts) >= 2 else ""
 
     def figure_compared(self, parts: list[HardwareInfo], asked: set[str]) -> str:
         """Two parts and one figure asked of both ("A2 vs A3 HBM per node", "which has more per card", "差多少"): the
@@ -152,15 +161,62 @@ class PartFactsBlocks(Writer):
             (a, va), (b, vb) = ((h, n * value(h)) for h, n in zip(parts, owns, strict=True))
             en, zh = "memory in the nodes said", "所述节点的显存合计"
         short = lambda h: h.name.removeprefix("ModelArts ").split(" (")[0]  # noqa: E731
+        # a DIE part beside a one-device card ("a Snt9B23 device vs a Snt9B device"): per card and per device differ
+        per_device = ""
+        if key in ("part_memory", "part_node") and (a.dies_per_card or 1) != (b.dies_per_card or 1):
+            dev = lambda h: self.count_word(h.unit, 2 if key == "part_node" else 1)  # noqa: E731
+            each = (lambda h: f"{h.devices_per_node} {dev(h)}") if key == "part_node" else (lambda h: f"{fig(h.memory_gb)} GB/{dev(h)}")  # noqa: E731
+            per_device = self.L(f" Per device ({key == 'part_node' and 'per node' or 'each'}): {short(a)} {each(a)} vs {short(b)} {each(b)} "
+                                f"({short(a)} {a.dies_per_card or 1} DIE per card, {short(b)} {b.dies_per_card or 1}).",
+                                f"按设备{'（每节点）' if key == 'part_node' else ''}：{short(a)} {each(a)}，{short(b)} {each(b)}"
+                                f"（{short(a)} 每卡 {a.dies_per_card or 1} 个 DIE，{short(b)} 每卡 {b.dies_per_card or 1} 个）。")
         if va == vb:
             return self.L(f"**The same {en}**: {fig(va)}{unit} on both {short(a)} and {short(b)}.",
-                          f"**{zh}相同**：{short(a)} 和 {short(b)} 都是 {fig(va)}{unit}。")
+                          f"**{zh}相同**：{short(a)} 和 {short(b)} 都是 {fig(va)}{unit}。") + per_device
         (big, vbig), (small, vsmall) = sorted(((a, va), (b, vb)), key=lambda x: -x[1])
         ratio = fig(round(vbig / vsmall, 2)) if vsmall else ""
         return self.L(f"**{short(big)} has {ratio}× the {en} of {short(small)}**: {fig(vbig)}{unit} vs {fig(vsmall)}{unit} "
                       f"({fig(vbig - vsmall)}{unit} more).",
                       f"**{short(big)} 的{zh}是 {short(small)} 的 {ratio} 倍**：{fig(vbig)}{unit} 对 {fig(vsmall)}{unit}"
-                      f"（多 {fig(vbig - vsmall)}{unit}）。")
+                      f"（多 {fig(vbig - vsmall)}{unit}）。") + per_device
+
+    def parts_differ(self, parts: list[HardwareInfo]) -> str:
+        """"H800 跟 H100 差在哪", "what's the difference between A2 and A3": the catalog columns that differ lead, with
+        each part's value, then the ones they share; a row's remark that names the other part follows (the catalog's
+        own word on how a variant differs)."""
+        if not DIFF_ASKED.search(self.s.question.lower()):
+            return ""
+        a, b = parts
+        short = self.short
+        zh = self.lang == "zh"
+        columns = [  # (English label, Chinese label, the value of a part as written)
+            ("memory per device", "每设备显存", lambda h: f"{fig(h.memory_gb)} GB"),
+            ("memory per card", "每卡显存", lambda h: f"{fig(h.memory_gb * (h.dies_per_card or 1))} GB"),
+            ("devices per node", "每节点设备数", lambda h: f"{h.devices_per_node} {self.count_word(h.unit, 2)}"),
+            ("DIE per card", "每卡 DIE 数", lambda h: str(h.dies_per_card or 1)),
+            ("BF16 TFLOPS", "BF16 算力（TFLOPS）", lambda h: fig(h.bf16_tflops) if h.bf16_tflops else "?"),
+            ("FP16 TFLOPS", "FP16 算力（TFLOPS）", lambda h: str(h.fp16_tflops) if h.fp16_tflops else "?"),
+            ("BF16", "BF16", lambda h: self.L("yes" if h.bf16 else "no", "支持" if h.bf16 else "不支持")),
+            ("FP8", "FP8", lambda h: self.L("yes" if h.fp8 else "no", "支持" if h.fp8 else "不支持")),
+            ("interconnect", "互联", lambda h: ((h.interconnect_zh if zh else None) or h.interconnect or "?")),
+        ]
+        differ = [(en, cn, f(a), f(b)) for en, cn, f in columns if f(a) != f(b) and "?" not in (f(a), f(b))]
+        same = [(en, cn, f(a)) for en, cn, f in columns if f(a) == f(b) and f(a) != "?" and en != "interconnect"]
+        if not differ:
+            return ""
+        said = self.L("; ", "；").join(self.L(f"{en}: {short(a)} {va} vs {short(b)} {vb}", f"{cn}：{short(a)} {va}，{short(b)} {vb}")
+                                      for en, cn, va, vb in differ)
+        lead = self.L(f"**{short(a)} and {short(b)} differ in {', '.join(en for en, _, _, _ in differ)}**: {said}.",
+                      f"**{short(a)} 和 {short(b)} 的区别在{'、'.join(cn for _, cn, _, _ in differ)}**：{said}。")
+        if same:
+            lead += self.L(" The same: " + ", ".join(f"{en} ({v})" for en, _, v in same) + ".",
+                           "相同的：" + "、".join(f"{cn}（{v}）" for _, cn, v in same) + "。")
+        for h, other in ((a, b), (b, a)):  # "China-market H100 variant: …" in the H800 row
+            stem = re.sub(r"\s*\d+\s*GB.*$", "", short(other)).removeprefix("NVIDIA ").strip()
+            remark = next((x.strip() for x in re.split(r"(?<=\.)\s+", h.notes or "") if stem and stem in x), None)
+            if remark:
+                lead += self.L(f" Catalog remark on {short(h)}: \"{remark.rstrip('.')}\".", f"目录对 {short(h)} 的备注：“{remark.rstrip('.')}”。")
+        return lead
 
     def own_nodes(self, h: HardwareInfo) -> int | None:
         """The node count written right before this part's name ("两台 Snt9B", "2 Snt9B23 nodes" reads the other way and
@@ -369,7 +425,8 @@ class PartFactsBlocks(Writer):
             else (h.devices_per_node // dies if h.unit == "die" else h.devices_per_node)
         )
         word = "DIE" if unit == "die" else self.L("cards", "张卡")
-        if said == actual and WH_ASKED.search(self.s.question.lower()) and not YES_NO_ASKED.search(self.s.question.lower()):
+        premise = WH_ASKED.search(self.s.question.lower()) or "part_total" in self.s.intents  # "8 卡加起来呢": the sum asked
+        if said == actual and premise and not YES_NO_ASKED.search(self.s.question.lower()):
             return []  # "一台 Snt9B 八张卡加起来多少 GB": the count is the user's premise, right as stated; the figure asked leads
         if said == actual:
             return [
@@ -581,8 +638,18 @@ class PartFactsBlocks(Writer):
         if not DIES_PER_CARD.search(self.s.question):
             return ""
         n = h.dies_per_card or 1
-        return self.L(f"**{n} DIE per card**" + (" (one card is one device)" if n == 1 else " (each DIE its own device)"),
-                      f"**每张卡 {n} 个 DIE**" + ("（一张卡就是一个设备）" if n == 1 else "（每个 DIE 是一个独立设备）"))
+        verdict = ""
+        q = self.s.question.lower()
+        if (m := DIES_SAID.search(q)) and YES_NO_ASKED.search(q):  # "does the 910B have 2 dies per card like the 910C?"
+            ok = int(m.group(1) or m.group(2)) == n
+            verdict = self.L("**Yes**: " if ok else "**No**: ", "**是**：" if ok else "**不是**：")
+        # the other part named beside it ("like the 910C"): its own DIE per card, from its catalog row
+        others = [self.parts.get(str(sp.value)) for sp in self.s.spans if sp.slot == "hardware" and sp.value and sp.value != h.id]
+        beside = "".join(self.L(f" ({o['name'].removeprefix('ModelArts ').split(' (')[0]}: {o.get('dies_per_card') or 1} DIE per card)",
+                                f"（{o['name'].removeprefix('ModelArts ').split(' (')[0]}：每张卡 {o.get('dies_per_card') or 1} 个 DIE）")
+                         for o in others[:1] if o)
+        return verdict + self.L(f"**{n} DIE per card**" + (" (one card is one device)" if n == 1 else " (each DIE its own device)"),
+                                f"**每张卡 {n} 个 DIE**" + ("（一张卡就是一个设备）" if n == 1 else "（每个 DIE 是一个独立设备）")) + beside
 
     def fact_unit(self, h: HardwareInfo, asked: set[str]) -> str:
         """The smallest parallel unit and what it makes of TP: on a part whose card is 2 DIE the vendor counts a
@@ -657,6 +724,9 @@ class PartFactsBlocks(Writer):
             return ""
         text = (h.naming_zh if self.lang == "zh" else None) or h.naming
         said = self.spellings(h)
+        if not text and len(said) == 1 and squash_name(said[0]) not in squash_name(h.id):
+            # "A3": a spelling of this part with no naming remark: the part it names, by the catalog's own name
+            return self.L(f"{said[0]} is {self.short(h)}", f"{said[0]} 即 {self.short(h)}") + self.say("pf_catalog_name", name=h.name)
         if not text and len(said) < 2:
             return self.not_in_catalog("other names or variants", "其他名称或子型号", h)
         verdict = ""
@@ -683,7 +753,12 @@ class PartFactsBlocks(Writer):
         flavors.sort(key=lambda f: (f.split(" (")[0].lower() not in text, count(f) != said))
         named = [self.L(f"`{f.split(' (')[0]}` ({count(f)} NPU{'s' if count(f) > 1 else ''})",
                         f"`{f.split(' (')[0]}`（{count(f)} 张 NPU）") for f in flavors]
-        return self.L(f"ModelArts flavor **{named[0]}**", f"ModelArts 规格（flavor）**{named[0]}**") + (
+        verdict = ""
+        if said and YES_NO_ASKED.search(text):  # "npu.2d910b 是指两张 910B 吗": the count said checked first
+            ok = count(flavors[0]) == said
+            verdict = self.L(f"**{'Yes' if ok else 'No'}**, {count(flavors[0])} {self.short(h)} NPU{'s' * (count(flavors[0]) > 1)}: ",
+                             f"**{'是' if ok else '不是'}**，{count(flavors[0])} 张 {self.short(h)} NPU：")
+        return verdict + self.L(f"ModelArts flavor **{named[0]}**", f"ModelArts 规格（flavor）**{named[0]}**") + (
             self.L(", also " + ", ".join(named[1:]), "，另有 " + "、".join(named[1:])) if named[1:] else "") + self.L(
             f" (source: {h.flavors_source})", f"（来源：{h.flavors_source}）")
 
@@ -752,6 +827,16 @@ NOT_HELD = {"part_host_ram": ("host (CPU) RAM figure", "主机内存（CPU 内�
                                "（没有厂商页面说明可以混用；请按单一型号规划每个作业）")}
 ASKS_OFFICIAL = re.compile(r"(?i)official|官方")
 NO_OFFICIAL = re.compile(r"(?i)no official|没有(?:找到)?官方")
+# the difference between two parts asked ("差在哪", "有什么区别", "what's the difference", "how do they differ")
+DIFF_ASKED = re.compile(r"区别|差在哪|差别|不同|差异|(?<![a-z])(?:differ\w*|distinguish\w*)(?![a-z])")
+# "the Snt9B23 flavor", "Snt9B 规格": the flavor word right after a part's name; "which flavor", "规格名": its names asked
+FLAVOR_WORD = re.compile(r"\s*(?:flavou?rs?|规格|资源规格)")
+FLAVOR_NAME_ASKED = re.compile(r"flavou?r\s+(?:names?|strings?|ids?)|(?:which|what)\s+(?:\w+\s+)?flavou?r|规格名|规格.{0,3}(?:叫|是)什么|"
+                               r"哪(?:个|种)\s*规格|modelarts\.bm")
+# the figure words of a part ("显存", "memory", "算力", "TFLOPS"): a precision's yes/no asked after one follows it
+FIGURE_WORD = re.compile(r"显存|内存|算力|memory|hbm|vram|tflops|flops|compute")
+# "does the 910B have 2 dies per card", "每张卡是 2 个 die 吗": the DIE count said, to check
+DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,4}?(\d)\s*个?\s*die")
 # a memory size written in the question ("180G", "64 GB", "32GB"), to check against the part's
 MEMORY_SAID = re.compile(r"(?<![0-9.])(\d{2,3}(?:\.\d+)?)\s*(?:gi?b?)(?![a-z0-9])")
 UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred")
