@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from ..tools.tables import HardwareInfo, ListHardwareResult
 from .frame import QuestionFrame
-from .route import NODES_ASKED, RANKS_ASKED, converts_parts, layout_devices, part_facts_asked
+from .route import NODES_ASKED, RANKS_ASKED, SUPPORT_ASKED, converts_parts, layout_devices, part_facts_asked
 from .wording import Writer
 
 ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
@@ -840,8 +840,6 @@ DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|o
 # a memory size written in the question ("180G", "64 GB", "32GB"), to check against the part's
 MEMORY_SAID = re.compile(r"(?<![0-9.])(\d{2,3}(?:\.\d+)?)\s*(?:gi?b?)(?![a-z0-9])")
 UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred")
-# whether a precision is supported is asked ("支持 fp8 吗", "does it do FP8", "有没有 FP8"), beside a figure asked
-SUPPORT_ASKED = re.compile(r"支持|有没有|能不能|能否|可以用|(?<![a-z])(?:support\w*|does\s+(?:it|the\s+\S+|\S+)\s+(?:do|have|run)|native\w*|can\s+(?:it|i|we))(?![a-z])")
 # "how many DIE per card", "每张卡几个 DIE"
 DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
 # what two parts are compared on: (English label, Chinese label, unit, the figure from the catalog row)

@@ -1012,6 +1012,12 @@ JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_b
 FLAVOR = re.compile(r"(?:^|\.)npu\.\d+d[a-z0-9]+$", re.I)
 
 
+# whether a precision is supported is asked ("支持 fp8 吗", "does it do FP8", "有没有 FP8"), beside a figure asked
+SUPPORT_ASKED = re.compile(r"支持|有没有|能不能|能否|可以用|(?<![a-z])(?:support\w*|does\s+(?:it|the\s+\S+|\S+)\s+(?:do|have|run)|native\w*|can\s+(?:it|i|we))(?![a-z])")
+# two precisions offered to choose from ("BF16 还是 FP16", "fp16 or bf16 for fine-tuning"): the notes' choice, not a support
+PRECISIONS = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|fp8|fp32|bfloat16|float16)(?![a-z0-9])")
+
+
 def about_parts(s: Slots) -> bool:
     """What parts are, with no model and no job: the catalog's list, a part's node and DIE facts, or a property of
     the parts the question names ("910B vs H100 — HBM and FP16 TFLOPS?", "Snt9B23 一个节点 memory 总共多少 GB",
@@ -1025,8 +1031,10 @@ def about_parts(s: Slots) -> bool:
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
     if "part_ranks" in s.intents and not (s.method or s.seq_len or s.tokens):
         job = False  # "3 台机器的训练总共多少个 rank": a job's device count is the part's arithmetic, no sizing
+    q = s.question.lower()
     if job and "part_precision" in part_facts_asked(s) and not (s.method or s.stage or s.seq_len or s.tokens) \
-            and not s.intents & JOB_INTENTS - {"train"}:
+            and not s.intents & JOB_INTENTS - {"train"} and SUPPORT_ASKED.search(q) \
+            and len({p.replace("bfloat16", "bf16").replace("float16", "fp16") for p in PRECISIONS.findall(q)}) < 2:
         job = False  # "can I train in bf16 on a V100?": whether the part computes in that precision, no sizing
     flavour = bool(FLAVOR.search(s.hardware_text or "")) and not (s.method or s.stage or s.seq_len or s.tokens)
     if flavour:
