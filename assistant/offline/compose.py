@@ -37,6 +37,7 @@ from . import (
     pasted_log,
     pasted_output,
     quantity,
+    same_as,
     spec,
     stated,
     subquestions,
@@ -124,6 +125,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             said = [p for p in s.problems if p not in asks_again]
             return "\n\n".join([*said, *self.offered_block(), *unknown, *asks_again, *s.rule_notes])
         body = self.answer()
+        if names_model(s) and (same := same_as.line(s, self.parts, self.zh)) and (label := LEAD_LABEL.search(body)):
+            # "16 DIE of Snt9B23: the same as two Snt9B nodes?" beside the sizing: the two counts compared lead
+            at = label.end() + (1 if body[label.end():label.end() + 1] in ("：", ":") else 0)
+            body = body[:at] + ("" if self.zh else " ") + same + "\n" + body[at:].lstrip()
         if s.notes_after_lead:  # a yes/no or a time asked of the user's devices leads; the limit their count breaks follows
             parts = body.split("\n\n")
             at = next((i + 1 for i, part in enumerate(parts) if LEAD_LABEL.search(part)), 0)
