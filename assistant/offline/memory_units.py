@@ -21,7 +21,8 @@ MEMORY_WORD = re.compile(r"(?i)hbm|memory|vram|显存|内存|npu-smi|nvidia-smi|
 # what is asked of the figures: where the rest went, which one is right, why they differ
 ASKS = re.compile(r"(?i)where\s+(?:did|does|is|do|has|have)|which\s+(?:one|number|figure|value|is)|(?<![a-z])(?:right|correct|wrong)(?![a-z])|"
                   r"why\s+(?:only|does|do|is|are)|missing|the\s+rest|(?<![a-z])(?:gap|differen\w*|differ|discrepancy|mismatch|lost)(?![a-z])|"
-                  r"same\s+(?:thing|memory|amount)|哪去|去哪|哪里去|哪儿去|差的|差了|少了|差这么|为什么只有|只有|对不对|哪个对|哪个是对|一样吗|不一致|不一样|怎么回事|缺")
+                  r"same\s+(?:thing|memory|amount)|broken|faulty|defective|(?<![a-z])(?:normal|expected)(?![a-z])|正常|坏了|故障|有问题|哪去|去哪|哪里去|哪儿去|差的|差了|少了|差这么|为什么只有|只有|对不对|哪个对|哪个是对|一样吗|不一致|不一样|怎么回事|缺")
+BROKEN = re.compile(r"(?i)broken|faulty|defective|(?<![a-z])(?:normal|expected)(?![a-z])|正常|坏了|故障|有问题")
 NPU_WORDS = re.compile(r"(?i)npu|ascend|昇腾|910|snt9|atlas|cann")
 GPU_WORDS = re.compile(r"(?i)nvidia|cuda|gpu|(?<![a-z])(?:a|h|l|b|v|t)\d{2,3}(?![0-9])|rtx|mi\d{3}")
 
@@ -73,7 +74,7 @@ def part_of(figs: list[Figure], named: str | None, parts: dict[str, dict[str, An
     kind = "npu" if NPU_WORDS.search(question) else "gpu" if GPU_WORDS.search(question) else None
     rows = [r for r in parts.values() if abs(float(r.get("memory_gb") or 0) - size) < 0.5 and (kind is None or r.get("kind") == kind)]
     tabled = [r for r in rows if r.get("vendor_tables")]
-    return (tabled or rows or [None])[0]
+    return (tabled or rows)[0] if tabled or rows else None
 
 
 def g(x: float) -> str:
@@ -85,7 +86,7 @@ def render(figs: list[Figure], part: dict[str, Any] | None, question: str, zh: b
     each figure converted, the catalog's size and the capacity the framework reports."""
     kind = str(part.get("kind")) if part else ("npu" if NPU_WORDS.search(question) else "gpu")
     mib = next(f for f in figs if f.unit in ("MiB", "MB", "bytes") and f.gib >= 1)
-    size = float(part.get("memory_gb")) if part and part.get("memory_gb") else mib.gib
+    size = float(part.get("memory_gb") or 0) if part and part.get("memory_gb") else mib.gib
     frac = C.CAPACITY_FRACTION["npu" if kind == "npu" else "gpu"]
     usable = size * frac
     name = str(part.get("table_part") or part.get("short_name") or part.get("name")) if part else ""
@@ -117,14 +118,15 @@ def render(figs: list[Figure], part: dict[str, Any] | None, question: str, zh: b
                  "（差额归于驱动和 CUDA 运行时预留是推断）" if zh else
                  "Basis: an 80 GB NVIDIA card reports about 79.15 GiB total capacity in PyTorch, and the estimator counts usable "
                  "memory with the same share (the gap being the driver and CUDA runtime reserve is an inference)")
+    fine = ("**没坏，这是正常的**：" if zh else "**No, this is normal**: ") if BROKEN.search(question) else ""
     if below:
-        lead = (f"**差的 {g(size)} − {g(reported)} = {g(gap)} GiB 是驱动/固件和运行时预留的**，{framework} 看不到："
+        lead = fine + (f"**差的 {g(size)} − {g(reported)} = {g(gap)} GiB 是驱动/固件和运行时预留的**，{framework} 看不到："
                 f"{g(reported)} GiB 是框架报告的 total capacity，不是显存丢了。" if zh else
                 f"**The missing {g(size)} − {g(reported)} = {g(gap)} GiB is held by the driver, firmware and runtime** before "
                 f"{framework} sees the device: {g(reported)} GiB is the framework's total capacity; nothing is lost.")
         lines = [lead, f"- {units}。" if zh else f"- {units}."]
     else:
-        lead = (f"**两个数都对，是同一块显存的不同单位**：{units}" + (f"；{said_spec}" if said_spec else "") + "。" if zh else
+        lead = fine + (f"**两个数都对，是同一块显存的不同单位**：{units}" + (f"；{said_spec}" if said_spec else "") + "。" if zh else
                 f"**Both are right, the same memory in different units**: {units}" + (f"; {said_spec}" if said_spec else "") + ".")
         lines = [lead]
         lines.append(f"- {framework} 实际能用的约为 {g(size)} × {frac:.3f} ≈ **{g(usable)} GiB**（total capacity），"

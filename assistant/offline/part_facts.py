@@ -163,7 +163,9 @@ class PartFactsBlocks(Writer):
         short = lambda h: h.name.removeprefix("ModelArts ").split(" (")[0]  # noqa: E731
         # a DIE part beside a one-device card ("a Snt9B23 device vs a Snt9B device"): per card and per device differ
         per_device = ""
-        if key in ("part_memory", "part_node") and (a.dies_per_card or 1) != (b.dies_per_card or 1):
+        q = self.s.question.lower()
+        devices_asked = bool(re.search(r"device|设备|(?<![a-z])dies?(?![a-z])", q)) or not re.search(r"card|卡", q)  # "per card" asked: no
+        if key in ("part_memory", "part_node") and (a.dies_per_card or 1) != (b.dies_per_card or 1) and devices_asked:
             dev = lambda h: self.count_word(h.unit, 2 if key == "part_node" else 1)  # noqa: E731
             each = (lambda h: f"{h.devices_per_node} {dev(h)}") if key == "part_node" else (lambda h: f"{fig(h.memory_gb)} GB/{dev(h)}")  # noqa: E731
             per_device = self.L(f" Per device ({key == 'part_node' and 'per node' or 'each'}): {short(a)} {each(a)} vs {short(b)} {each(b)} "
@@ -200,6 +202,8 @@ class PartFactsBlocks(Writer):
             ("FP8", "FP8", lambda h: self.L("yes" if h.fp8 else "no", "支持" if h.fp8 else "不支持")),
             ("interconnect", "互联", lambda h: ((h.interconnect_zh if zh else None) or h.interconnect or "?")),
         ]
+        if (a.dies_per_card or 1) == (b.dies_per_card or 1) == 1:  # a card is the device on both: its memory is said once
+            columns = [c for c in columns if c[0] not in ("memory per card", "DIE per card")]
         differ = [(en, cn, f(a), f(b)) for en, cn, f in columns if f(a) != f(b) and "?" not in (f(a), f(b))]
         same = [(en, cn, f(a)) for en, cn, f in columns if f(a) == f(b) and f(a) != "?" and en != "interconnect"]
         if not differ:

@@ -10,6 +10,7 @@ from typing import Any
 
 from .frame import QuestionFrame
 
+BETWEEN = re.compile(r"(?i)\s*(?:of|x|×|的)?\s*(?:the\s+)?")
 SAME_AS = re.compile(r"(?i)same\s+as|equivalent|equal\s+to|(?<![a-z])(?:as\s+much\s+as|worth)(?![a-z])|相当于|等于|等同|一样|等效|顶")
 
 
@@ -20,7 +21,7 @@ def _count(s: QuestionFrame, span_start: int, span_end: int, first: bool) -> tup
         if sp.slot != "said_nodes" or not sp.value:
             continue
         inside = sp.start <= span_start and span_end <= sp.end
-        before = sp.end <= span_start and span_start - sp.end <= 3
+        before = sp.end <= span_start and bool(BETWEEN.fullmatch(s.question[sp.end:span_start]))  # "一台 A3", "8 nodes of 910B"
         if inside or before:
             return int(sp.value), "node"
     if first and s.devices:
@@ -42,10 +43,10 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> str | 
     counted = []
     for i, sp in enumerate(seen):
         row = parts[str(sp.value)]
-        said = _count(s, sp.start, sp.end, i == 0)
-        if said is None:
+        count = _count(s, sp.start, sp.end, i == 0)
+        if count is None:
             return None
-        n, unit = said
+        n, unit = count
         per_node, dies = int(row.get("devices_per_node") or 8), int(row.get("dies_per_card") or 1)
         by_die = row.get("unit") == "die"
         devices = n * per_node if unit == "node" else n * dies if by_die and unit != "die" else n

@@ -31,7 +31,7 @@ def test_npu_smi_mib_and_torch_gib_the_gap_is_the_runtime_reserve(assistant):
     q = "npu-smi 里 HBM 显示 65536，可是 torch 报错说 total capacity 60.97 GiB，差的那 3 个多 G 哪去了"
     ans = assistant.ask(q).answer
     size = float(part("snt9b")["memory_gb"])
-    assert 65536 / 1024 == size
+    assert size == 65536 / 1024
     lead = ans.split("\n")[0]
     assert f"{g(size)} − 60.97 = {g(size - 60.97)} GiB" in lead and "预留" in lead  # the gap first
     assert f"65536 ÷ 1024 = {g(size)} GiB" in ans and "MiB" in ans
