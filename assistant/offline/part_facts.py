@@ -137,14 +137,41 @@ class PartFactsBlocks(Writer):
             lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
             self.cite(h.source)
         if len(parts) > 1 and not self.headlined:
-            lines.insert(0, self.lead(self.parts_differ(parts[:2]) or self.figure_compared(parts[:2], asked) or self.say("pf_side_by_side")))
+            lines.insert(0, self.lead(self.parts_differ(parts[:2]) or self.compared_lead(parts[:2], asked) or self.say("pf_side_by_side")))
         return lines + [""]
 
     def catalog_comparison(self) -> str:
         """The comparison line of the parts the question compares, from the catalog rows listed."""
         rows = [h for r in self.r.values("list_hardware", ListHardwareResult) for h in r.hardware]
         parts = [h for hw in self.s.hardwares for h in rows if h.id == hw]
-        return (self.parts_differ(parts[:2]) or self.figure_compared(parts[:2], part_facts_asked(self.s))) if len(parts) >= 2 else ""
+        return (self.parts_differ(parts[:2]) or self.compared_lead(parts[:2], part_facts_asked(self.s))) if len(parts) >= 2 else ""
+
+    def compared_lead(self, parts: list[HardwareInfo], asked: set[str]) -> str:
+        """The figure compared and the precision compared, in the order the question asks them."""
+        figure, precision = self.figure_compared(parts, asked), self.precision_compared(parts, asked)
+        q = self.s.question.lower()
+        p_at = min((q.find(p.lower()) for p in ("FP8", "BF16") if p.lower() in q), default=len(q))
+        f_at = m.start() if (m := FIGURE_WORD.search(q)) else len(q)
+        first, second = (precision, figure) if p_at < f_at else (figure, precision)
+        return self.L(" ", "").join(x for x in (first, second) if x)
+
+    def precision_compared(self, parts: list[HardwareInfo], asked: set[str]) -> str:
+        """"A10 vs L4: which one has FP8?": the part(s) that compute in the precision named, from the catalog rows."""
+        if "part_precision" not in asked:
+            return ""
+        q = self.s.question.lower()
+        out = []
+        named = sorted(((q.find(p.lower()), p, has) for p, has in (("FP8", lambda h: h.fp8), ("BF16", lambda h: h.bf16))
+                        if p.lower() in q), key=lambda x: x[0])
+        for _, p, has in named:
+            yes = [self.short(h) for h in parts if has(h)]
+            if len(yes) == len(parts):
+                out.append(self.L(f"**Both have {p} compute**.", f"**两者都支持 {p} 计算**。"))
+            elif yes:
+                out.append(self.L(f"**Only {yes[0]} has {p} compute**.", f"**只有 {yes[0]} 支持 {p} 计算**。"))
+            else:
+                out.append(self.L(f"**Neither has {p} compute**.", f"**两者都不支持 {p} 计算**。"))
+        return self.L(" ", "").join(out)
 
     def figure_compared(self, parts: list[HardwareInfo], asked: set[str]) -> str:
         """Two parts and one figure asked of both ("A2 vs A3 HBM per node", "which has more per card", "差多少"): the

@@ -147,3 +147,29 @@ def test_flavor_word_after_a_part_asks_no_flavor_names(assistant):
 def test_a3_before_a_chinese_node_word_is_the_part(parse):
     s = parse("A3 单机 16 个 DIE，那单机 HCCL world size 是 16 还是 8？")
     assert s.hardware == "snt9b23" and "part_naming" not in s.intents
+
+
+def test_which_of_two_parts_has_a_precision_leads(assistant):
+    a10, l4 = part("a10-24g"), part("l4-24g")
+    assert (a10["fp8"], l4["fp8"]) == ("false", "true")
+    ans = assistant.ask("A10 vs L4: which one has FP8, and how much memory each?").answer
+    assert ans.startswith("**Answer:** **Only NVIDIA L4 24GB has FP8 compute**")
+
+
+def test_same_as_beside_a_sizing_compares_the_two_counts(assistant):
+    a3, a2 = part("snt9b23"), part("snt9b")
+    ans = assistant.ask("4 nodes of 910C — same as 8 nodes of 910B for qwen2.5-72b lora 4096?").answer
+    d3, d2 = 4 * int(a3["devices_per_node"]), 8 * int(a2["devices_per_node"])
+    assert d3 == d2 == 64
+    assert f"**Answer:** **Yes, device for device**: 4 Snt9B23 nodes = 4 × {a3['devices_per_node']} = {d3} DIE" in ans
+    assert "Not used" not in ans
+
+
+def test_the_smallest_unit_quoted_is_not_the_users_devices(parse):
+    s = parse("2 DIE 不是 Snt9B23 并行最小单位吗？那 llama3.2-1b lora 用 llama-factory 能只用 1 个 DIE 吗")
+    assert s.devices == 1 and s.device_unit == "die"
+
+
+def test_is_my_card_broken_over_mib_and_gib_says_no_first(assistant):
+    ans = assistant.ask("my 910B box: npu-smi shows 8 NPUs with 65536MB each, torch.npu says 60.97GiB. is my card broken?").answer
+    assert ans.startswith("**Answer:** **No, this is normal**") and f"{g(64 - 60.97)} GiB" in ans
