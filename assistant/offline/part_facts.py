@@ -137,14 +137,26 @@ class PartFactsBlocks(Writer):
             lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
             self.cite(h.source)
         if len(parts) > 1 and not self.headlined:
-            lines.insert(0, self.lead(self.parts_differ(parts[:2]) or self.compared_lead(parts[:2], asked) or self.say("pf_side_by_side")))
+            lines.insert(0, self.lead(self.comparison_lead(parts[:2], asked) or self.say("pf_side_by_side")))
         return lines + [""]
 
     def catalog_comparison(self) -> str:
         """The comparison line of the parts the question compares, from the catalog rows listed."""
         rows = [h for r in self.r.values("list_hardware", ListHardwareResult) for h in r.hardware]
         parts = [h for hw in self.s.hardwares for h in rows if h.id == hw]
-        return (self.parts_differ(parts[:2]) or self.compared_lead(parts[:2], part_facts_asked(self.s))) if len(parts) >= 2 else ""
+        return self.comparison_lead(parts[:2], part_facts_asked(self.s)) if len(parts) >= 2 else ""
+
+    def comparison_lead(self, parts: list[HardwareInfo], asked: set[str]) -> str:
+        """Two parts' lead: their difference when asked (a precision's yes/no asked before it first), else the figure
+        and the precision compared."""
+        diff = self.parts_differ(parts)
+        if not diff:
+            return self.compared_lead(parts, asked)
+        q = self.s.question.lower()
+        prec = self.precision_compared(parts, asked)
+        p_at = min((q.find(p.lower()) for p in ("FP8", "BF16") if p.lower() in q), default=len(q))
+        d_at = m.start() if (m := DIFF_ASKED.search(q)) else len(q)
+        return self.L(" ", "").join([prec, diff]) if prec and p_at < d_at else diff
 
     def compared_lead(self, parts: list[HardwareInfo], asked: set[str]) -> str:
         """The figure compared and the precision compared, in the order the question asks them."""
