@@ -70,6 +70,7 @@ from .route import (
     is_family_prefix,
     is_training_question,
     names_model,
+    part_facts_asked,
     table_strategy,
 )
 from .serving import quant_named
@@ -178,6 +179,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # the notes' passages back it (their formula); the figures asked for lead
             return "\n".join([wanted, "", *self.notes_block(),
                               *(["", t("sources", self.lang) + self.say("semicolon").join(self.sources)] if self.sources else [])]).strip()
+        if not self.done and s.part_stand_in and not names_model(s) and not s.params_b and not s.devices and s.memory_gb \
+                and (part_facts_asked(s) or "cards" in s.intents):
+            # "RTX 5090 32GB: how many per node in your catalog?": a fact of a part the catalog lacks (said above) is
+            # only what the user stated; no model is needed to say so
+            return self.say("pf_stand_in_facts", gb=f"{s.memory_gb:g}")
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)

@@ -173,3 +173,9 @@ def test_the_smallest_unit_quoted_is_not_the_users_devices(parse):
 def test_is_my_card_broken_over_mib_and_gib_says_no_first(assistant):
     ans = assistant.ask("my 910B box: npu-smi shows 8 NPUs with 65536MB each, torch.npu says 60.97GiB. is my card broken?").answer
     assert ans.startswith("**Answer:** **No, this is normal**") and f"{g(64 - 60.97)} GiB" in ans
+
+
+def test_a_fact_of_a_part_the_catalog_lacks_says_what_is_known(assistant):
+    ans = assistant.ask("RTX 5090 32GB: how many fit in a node according to your catalog?").answer
+    assert "“RTX 5090” is not in the hardware catalog" in ans and "**Not in the catalog**" in ans and "32 GB per device" in ans
+    assert "Which model" not in ans
