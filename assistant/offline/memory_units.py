@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..estimate import constants as C
+from . import pasted_output
 
 # a memory figure with its unit ("65536 MB", "81920MiB", "60.97 GiB", "80GB", "64G"); bytes as a long number
 FIGURE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(mib|mb|gib|gb|g|bytes)(?![a-z])", re.I)
@@ -141,6 +142,8 @@ def render(figs: list[Figure], part: dict[str, Any] | None, question: str, zh: b
 
 def answer(question: str, named: str | None, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[str, list[str]] | None:
     """The units answer with its catalog source, or None when the question asks no such thing."""
+    if pasted_output.read_npu_smi(question):
+        return None  # a pasted npu-smi table: its own diagnosis leads (pasted_output.py), not the units of its figures
     figs = asked(question)
     if figs is None:
         return None
