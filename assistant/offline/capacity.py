@@ -204,9 +204,15 @@ class CapacityBlocks(Writer):
         elif named and other:  # the recipe's own setting is not the one named: the count alone does not say theirs runs
             line += self.say("recipe_setting_differs", recipe=self.parallel(other[0].zero_stage, other[0].offload),
                              named=self.parallel(named.zero_stage, named.offload))
-        elif v.capped and not v.fitting and not self.setting_led:  # the estimate on their devices says otherwise: named here
-            line += self.say("table_yes_estimate_no", yours=self.yours())
+        elif v.capped and not v.fitting and not self.setting_led and not self.below_unit_only(v):
+            line += self.say("table_yes_estimate_no", yours=self.yours())  # the estimate on their devices says otherwise
         return line + self.say("period")
+
+    def below_unit_only(self, v: Verdict) -> bool:
+        """Every plan within the user's devices fits in memory on the part's smallest parallel unit, which is more than
+        they have (1 DIE on Snt9B23): the estimate's unit, not memory, is what it lacks (plans.py says so per plan)."""
+        step = lambda p: int((self.parts.get(p.hardware) or {}).get("min_parallel_unit") or 1)  # noqa: E731
+        return bool(v.capped) and all(p.memory.fits and p.devices <= step(p) and p.devices > (self.e.devices or 0) for p in v.capped)
 
     def tables_disagree(self, v: Verdict, ok: list[Need], short: list[Need]) -> str | None:
         """The two vendor tables split on one framework at the user's count (the recipe table's row is met, the

@@ -30,12 +30,14 @@ from . import (
     checks,
     error_signature,
     fused_attention,
+    memory_units,
     next_remedy,
     note_pick,
     part_ident,
     pasted_log,
     pasted_output,
     quantity,
+    same_as,
     spec,
     stated,
     subquestions,
@@ -68,6 +70,7 @@ from .route import (
     is_family_prefix,
     is_training_question,
     names_model,
+    part_facts_asked,
     table_strategy,
 )
 from .serving import quant_named
@@ -123,6 +126,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             said = [p for p in s.problems if p not in asks_again]
             return "\n\n".join([*said, *self.offered_block(), *unknown, *asks_again, *s.rule_notes])
         body = self.answer()
+        if names_model(s) and (same := same_as.line(s, self.parts, self.zh)) and (label := LEAD_LABEL.search(body)):
+            # "16 DIE of Snt9B23: the same as two Snt9B nodes?" beside the sizing: the two counts compared lead
+            at = label.end() + (1 if body[label.end():label.end() + 1] in ("：", ":") else 0)
+            body = body[:at] + ("" if self.zh else " ") + same + "\n" + body[at:].lstrip()
         if s.notes_after_lead:  # a yes/no or a time asked of the user's devices leads; the limit their count breaks follows
             parts = body.split("\n\n")
             at = next((i + 1 for i, part in enumerate(parts) if LEAD_LABEL.search(part)), 0)
@@ -141,7 +148,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return derived
         if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
             return batch_math.render(batch, self.lang, self.s.framework or self.s.stack)
-        if not names_model(s) and (told := part_ident.answer(s.question, self.parts, self.zh)):
+        if not names_model(s) and (told := memory_units.answer(s.question, s.hardware if s.hardware_text else None, self.parts, self.zh)
+                                   or part_ident.answer(s.question, self.parts, self.zh)):
+            # a device's memory said in MiB beside GiB or GB ("65536 MB vs 60.97 GiB: where did the rest go?"): the units
+            # and the runtime's reserve lead
             # "Snt9B or Snt9B23?" over a pasted npu-smi table (or its counts said in words): the part it is leads
             text, sources = told
             for src in sources:
@@ -169,6 +179,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # the notes' passages back it (their formula); the figures asked for lead
             return "\n".join([wanted, "", *self.notes_block(),
                               *(["", t("sources", self.lang) + self.say("semicolon").join(self.sources)] if self.sources else [])]).strip()
+        if not self.done and s.part_stand_in and not names_model(s) and not s.params_b and not s.devices and s.memory_gb \
+                and (part_facts_asked(s) or "cards" in s.intents):
+            # "RTX 5090 32GB: how many per node in your catalog?": a fact of a part the catalog lacks (said above) is
+            # only what the user stated; no model is needed to say so
+            return self.say("pf_stand_in_facts", gb=f"{s.memory_gb:g}")
         if not self.done:
             e = self.e  # what the user said they have, repeated before asking for the model
             have = self.devices(e.devices, self.unit_of(e.hardware), e.hardware)
@@ -442,8 +457,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
 
     def not_used(self) -> list[str]:
         """The numbers of the question that no slot took, named so nothing stated is dropped silently."""
+        # the node counts "is that the same as 8 Snt9B nodes?" compares are used by that comparison (same_as.py)
+        compared = [(sp.start, sp.end) for sp in self.s.spans if sp.slot == "said_nodes"] if same_as.line(self.s, self.parts, self.zh) else []
         left = [f"“{m.text}”" + (self.say("not_used_text", why=why) if (why := spec.why_unused(self.s, m.start, m.end, self.lang)) else "")
-                for m in stated.unused(self.s, [d.args for d in self.done])]
+                for m in stated.unused(self.s, [d.args for d in self.done]) if not any(a <= m.at < b for a, b in compared)]
         if not left:
             return []
         return ["", self.say("not_used", values=self.say("enum").join(left))]

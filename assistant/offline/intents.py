@@ -17,6 +17,8 @@ WILL_IT_OOM = re.compile(r"(?:(?<![a-z])(?:will|would|could|does|do|is\s+it\s+go
                          r"(?:oom|爆显存|溢出)\s*吗")
 # a difference asked where the question names one catalog part (two of its spellings, or its variants B1/B2/B3)
 DIFFERENCE = re.compile(r"differ|(?<![a-z])same(?![a-z])|区别|差别|不同|一样|有啥|还是")
+# two figures offered to choose from ("16 还是 8", "180G 还是 192G", "32GB or 64GB"): a figure asked, not the part's names
+NUMBERS_OFFERED = re.compile(r"(?<![a-z0-9.])\d+(?:\.\d+)?\s*(?:gi?b?|个|张|台|dies?|卡)?\s*(?:还是|或者?|or)\s*\d+(?:\.\d+)?")
 # the weights named inside the model's own words ("qwen2.5-32b 权重 bf16", "llama3 weights fp16")
 WEIGHTS_IN_NAME = re.compile(r"权重|(?<![a-z])weights?(?![a-z])", re.I)
 REPORTED = re.compile(r"error|traceback|tried\s+to\s+allocate|报错|出现|got\s+(?:an?\s+)?oom|ran\s+out|已经|又")
@@ -71,7 +73,7 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
             s.intents = (s.intents | {"inference"}) - {"cards"}
     if s.hardware_text and (s.dies_per_card or 1) > 1 and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
-    if s.hardware_text and not s.model and len(s.hardwares) < 2 and DIFFERENCE.search(work):
+    if s.hardware_text and not s.model and len(s.hardwares) < 2 and DIFFERENCE.search(NUMBERS_OFFERED.sub(" ", work)):
         s.intents.add("part_naming")  # "910b1 和 910b2 有啥区别": spellings or variants of one catalog part, what its names are
 
 

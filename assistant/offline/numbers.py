@@ -138,11 +138,15 @@ def nodes(work: str) -> int | None:
     return None
 
 
+# the smallest parallel unit said right after a count ("2 DIE 不是 Snt9B23 并行最小单位吗", "2 DIE is the smallest unit")
+UNIT_RULE_AFTER = re.compile(r".{0,24}?(?:最小\s*(?:的\s*)?(?:并行\s*)?单位|(?:smallest|minimum|min)\s+(?:parallel(?:ism)?\s+)?unit)")
+
+
 def devices(work: str) -> int | None:
     # "8 cards", "8x NPU", "an 8-card node"; "4096 卡数是多少" is no count
-    m = re.search(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*|-)?\s*{UNIT_WORDS}(?![a-z数])", work)
-    if m:
-        return int(m.group(1))
+    for said in re.finditer(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*|-)?\s*{UNIT_WORDS}(?![a-z数])", work):
+        if not UNIT_RULE_AFTER.match(work, said.end()):  # "2 DIE 不是最小单位吗": the vendor's rule quoted, no count of devices
+            return int(said.group(1))
     # "16 of our Snt9B cards", "8 of the H100s": the devices counted out of the user's
     m = re.search(rf"(?<![0-9.a-z])(\d{{1,5}}|{EN_COUNT})\s+of\s+(?:our|my|the|these|those|its|their)\s+(?:[\w.-]+\s+)?{UNIT_WORDS}(?![a-z数])", work)
     if m:

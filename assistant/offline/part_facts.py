@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from ..tools.tables import HardwareInfo, ListHardwareResult
 from .frame import QuestionFrame
-from .route import NODES_ASKED, RANKS_ASKED, converts_parts, layout_devices, part_facts_asked
+from .route import NODES_ASKED, RANKS_ASKED, SUPPORT_ASKED, converts_parts, layout_devices, part_facts_asked
 from .wording import Writer
 
 ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
@@ -28,6 +28,10 @@ YES_NO_ASKED = re.compile(r"吗|是不是|是否|对不对|对吧|(?<![a-z])(?:r
 # the physical cards asked of a count of DIE ("TP 8 占几张物理卡", "how many physical cards is TP 4")
 CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|physical\s+(?:cards?|npus?)|how\s+many\s+(?:physical\s+)?cards")
 NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
+
+
+def squash_name(x: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", x.lower())
 
 
 def fig(x: float) -> str:
@@ -65,8 +69,11 @@ class PartFactsBlocks(Writer):
         """One line per part with what was asked, the first as the answer's headline; a count the user said of a
         node is checked against the catalog first."""
         asked = part_facts_asked(self.s)
-        if {"part_compute", "part_precision"} <= asked:
-            asked.discard("part_precision")  # "FP16 TFLOPS": the precision names the figure asked
+        if {"part_compute", "part_precision"} <= asked and not SUPPORT_ASKED.search(self.s.question.lower()):
+            asked.discard("part_precision")  # "FP16 TFLOPS": the precision names the figure asked ("支持 fp8 吗，算力多少": both)
+        if "part_flavor" in asked and not FLAVOR_NAME_ASKED.search(self.s.question.lower()) and any(
+                FLAVOR_WORD.match(self.s.question.lower(), sp.end) for sp in self.s.spans if sp.slot == "hardware"):
+            asked.discard("part_flavor")  # "the Snt9B23 flavor": the word names the part's kind, its flavor names are not asked
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
         said = (self.s.hardware_text or "").lower()
@@ -88,16 +95,22 @@ class PartFactsBlocks(Writer):
             stated = self.fact_stated_count(h, asked) if len(parts) == 1 else ""
             if stated:  # the nodes or cards the user said, in devices, cards and memory: it holds the rank count and the total
                 asked = asked - {"part_ranks", "part_total"}
+            # "支持 fp8 吗，算力多少": the yes or no asked of a precision leads the figures asked beside it
+            q = self.s.question.lower()
+            support, figure = SUPPORT_ASKED.search(q), FIGURE_WORD.search(q)
+            precision_first = "part_precision" in asked and bool(support) and not (figure and figure.start() < support.start())  # type: ignore[union-attr]
+            precision = self.fact_precision(h, asked)
             facts = [
                 f
                 for f in (
                     stated,
+                    precision if precision_first else "",
                     self.fact_count(h, asked),
                     self.fact_memory(h, asked),
                     self.fact_node(h, asked),
                     self.fact_total(h, asked),
                     self.fact_compute(h, asked),
-                    self.fact_precision(h, asked),
+                    "" if precision_first else precision,
                     self.fact_dies(h),
                     self.fact_unit(h, asked),
                     self.fact_naming(h, asked),
@@ -124,14 +137,53 @@ class PartFactsBlocks(Writer):
             lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
             self.cite(h.source)
         if len(parts) > 1 and not self.headlined:
-            lines.insert(0, self.lead(self.figure_compared(parts[:2], asked) or self.say("pf_side_by_side")))
+            lines.insert(0, self.lead(self.comparison_lead(parts[:2], asked) or self.say("pf_side_by_side")))
         return lines + [""]
 
     def catalog_comparison(self) -> str:
         """The comparison line of the parts the question compares, from the catalog rows listed."""
         rows = [h for r in self.r.values("list_hardware", ListHardwareResult) for h in r.hardware]
         parts = [h for hw in self.s.hardwares for h in rows if h.id == hw]
-        return self.figure_compared(parts[:2], part_facts_asked(self.s)) if len(parts) >= 2 else ""
+        return self.comparison_lead(parts[:2], part_facts_asked(self.s)) if len(parts) >= 2 else ""
+
+    def comparison_lead(self, parts: list[HardwareInfo], asked: set[str]) -> str:
+        """Two parts' lead: their difference when asked (a precision's yes/no asked before it first), else the figure
+        and the precision compared."""
+        diff = self.parts_differ(parts)
+        if not diff:
+            return self.compared_lead(parts, asked)
+        q = self.s.question.lower()
+        prec = self.precision_compared(parts, asked)
+        p_at = min((q.find(p.lower()) for p in ("FP8", "BF16") if p.lower() in q), default=len(q))
+        d_at = m.start() if (m := DIFF_ASKED.search(q)) else len(q)
+        return self.L(" ", "").join([prec, diff]) if prec and p_at < d_at else diff
+
+    def compared_lead(self, parts: list[HardwareInfo], asked: set[str]) -> str:
+        """The figure compared and the precision compared, in the order the question asks them."""
+        figure, precision = self.figure_compared(parts, asked), self.precision_compared(parts, asked)
+        q = self.s.question.lower()
+        p_at = min((q.find(p.lower()) for p in ("FP8", "BF16") if p.lower() in q), default=len(q))
+        f_at = m.start() if (m := FIGURE_WORD.search(q)) else len(q)
+        first, second = (precision, figure) if p_at < f_at else (figure, precision)
+        return self.L(" ", "").join(x for x in (first, second) if x)
+
+    def precision_compared(self, parts: list[HardwareInfo], asked: set[str]) -> str:
+        """"A10 vs L4: which one has FP8?": the part(s) that compute in the precision named, from the catalog rows."""
+        if "part_precision" not in asked:
+            return ""
+        q = self.s.question.lower()
+        out = []
+        named = sorted(((q.find(p.lower()), p, has) for p, has in (("FP8", lambda h: h.fp8), ("BF16", lambda h: h.bf16))
+                        if p.lower() in q), key=lambda x: x[0])
+        for _, p, has in named:
+            yes = [self.short(h) for h in parts if has(h)]
+            if len(yes) == len(parts):
+                out.append(self.L(f"**Both have {p} compute**.", f"**两者都支持 {p} 计算**。"))
+            elif yes:
+                out.append(self.L(f"**Only {yes[0]} has {p} compute**.", f"**只有 {yes[0]} 支持 {p} 计算**。"))
+            else:
+                out.append(self.L(f"**Neither has {p} compute**.", f"**两者都不支持 {p} 计算**。"))
+        return self.L(" ", "").join(out)
 
     def figure_compared(self, parts: list[HardwareInfo], asked: set[str]) -> str:
         """Two parts and one figure asked of both ("A2 vs A3 HBM per node", "which has more per card", "差多少"): the
@@ -148,15 +200,66 @@ class PartFactsBlocks(Writer):
             (a, va), (b, vb) = ((h, n * value(h)) for h, n in zip(parts, owns, strict=True))
             en, zh = "memory in the nodes said", "所述节点的显存合计"
         short = lambda h: h.name.removeprefix("ModelArts ").split(" (")[0]  # noqa: E731
+        # a DIE part beside a one-device card ("a Snt9B23 device vs a Snt9B device"): per card and per device differ
+        per_device = ""
+        q = self.s.question.lower()
+        devices_asked = bool(re.search(r"device|设备|(?<![a-z])dies?(?![a-z])", q)) or not re.search(r"card|卡", q)  # "per card" asked: no
+        if key in ("part_memory", "part_node") and (a.dies_per_card or 1) != (b.dies_per_card or 1) and devices_asked:
+            dev = lambda h: self.count_word(h.unit, 2 if key == "part_node" else 1)  # noqa: E731
+            each = (lambda h: f"{h.devices_per_node} {dev(h)}") if key == "part_node" else (lambda h: f"{fig(h.memory_gb)} GB/{dev(h)}")  # noqa: E731
+            per_device = self.L(f" Per device ({key == 'part_node' and 'per node' or 'each'}): {short(a)} {each(a)} vs {short(b)} {each(b)} "
+                                f"({short(a)} {a.dies_per_card or 1} DIE per card, {short(b)} {b.dies_per_card or 1}).",
+                                f"按设备{'（每节点）' if key == 'part_node' else ''}：{short(a)} {each(a)}，{short(b)} {each(b)}"
+                                f"（{short(a)} 每卡 {a.dies_per_card or 1} 个 DIE，{short(b)} 每卡 {b.dies_per_card or 1} 个）。")
         if va == vb:
             return self.L(f"**The same {en}**: {fig(va)}{unit} on both {short(a)} and {short(b)}.",
-                          f"**{zh}相同**：{short(a)} 和 {short(b)} 都是 {fig(va)}{unit}。")
+                          f"**{zh}相同**：{short(a)} 和 {short(b)} 都是 {fig(va)}{unit}。") + per_device
         (big, vbig), (small, vsmall) = sorted(((a, va), (b, vb)), key=lambda x: -x[1])
         ratio = fig(round(vbig / vsmall, 2)) if vsmall else ""
         return self.L(f"**{short(big)} has {ratio}× the {en} of {short(small)}**: {fig(vbig)}{unit} vs {fig(vsmall)}{unit} "
                       f"({fig(vbig - vsmall)}{unit} more).",
                       f"**{short(big)} 的{zh}是 {short(small)} 的 {ratio} 倍**：{fig(vbig)}{unit} 对 {fig(vsmall)}{unit}"
-                      f"（多 {fig(vbig - vsmall)}{unit}）。")
+                      f"（多 {fig(vbig - vsmall)}{unit}）。") + per_device
+
+    def parts_differ(self, parts: list[HardwareInfo]) -> str:
+        """"H800 跟 H100 差在哪", "what's the difference between A2 and A3": the catalog columns that differ lead, with
+        each part's value, then the ones they share; a row's remark that names the other part follows (the catalog's
+        own word on how a variant differs)."""
+        if not DIFF_ASKED.search(self.s.question.lower()):
+            return ""
+        a, b = parts
+        short = self.short
+        zh = self.lang == "zh"
+        columns = [  # (English label, Chinese label, the value of a part as written)
+            ("memory per device", "每设备显存", lambda h: f"{fig(h.memory_gb)} GB"),
+            ("memory per card", "每卡显存", lambda h: f"{fig(h.memory_gb * (h.dies_per_card or 1))} GB"),
+            ("devices per node", "每节点设备数", lambda h: f"{h.devices_per_node} {self.count_word(h.unit, 2)}"),
+            ("DIE per card", "每卡 DIE 数", lambda h: str(h.dies_per_card or 1)),
+            ("BF16 TFLOPS", "BF16 算力（TFLOPS）", lambda h: fig(h.bf16_tflops) if h.bf16_tflops else "?"),
+            ("FP16 TFLOPS", "FP16 算力（TFLOPS）", lambda h: str(h.fp16_tflops) if h.fp16_tflops else "?"),
+            ("BF16", "BF16", lambda h: self.L("yes" if h.bf16 else "no", "支持" if h.bf16 else "不支持")),
+            ("FP8", "FP8", lambda h: self.L("yes" if h.fp8 else "no", "支持" if h.fp8 else "不支持")),
+            ("interconnect", "互联", lambda h: ((h.interconnect_zh if zh else None) or h.interconnect or "?")),
+        ]
+        if (a.dies_per_card or 1) == (b.dies_per_card or 1) == 1:  # a card is the device on both: its memory is said once
+            columns = [c for c in columns if c[0] not in ("memory per card", "DIE per card")]
+        differ = [(en, cn, f(a), f(b)) for en, cn, f in columns if f(a) != f(b) and "?" not in (f(a), f(b))]
+        same = [(en, cn, f(a)) for en, cn, f in columns if f(a) == f(b) and f(a) != "?" and en != "interconnect"]
+        if not differ:
+            return ""
+        said = self.L("; ", "；").join(self.L(f"{en}: {short(a)} {va} vs {short(b)} {vb}", f"{cn}：{short(a)} {va}，{short(b)} {vb}")
+                                      for en, cn, va, vb in differ)
+        lead = self.L(f"**{short(a)} and {short(b)} differ in {', '.join(en for en, _, _, _ in differ)}**: {said}.",
+                      f"**{short(a)} 和 {short(b)} 的区别在{'、'.join(cn for _, cn, _, _ in differ)}**：{said}。")
+        if same:
+            lead += self.L(" The same: " + ", ".join(f"{en} ({v})" for en, _, v in same) + ".",
+                           "相同的：" + "、".join(f"{cn}（{v}）" for _, cn, v in same) + "。")
+        for h, other in ((a, b), (b, a)):  # "China-market H100 variant: …" in the H800 row
+            stem = re.sub(r"\s*\d+\s*GB.*$", "", short(other)).removeprefix("NVIDIA ").strip()
+            remark = next((x.strip() for x in re.split(r"(?<=\.)\s+", h.notes or "") if stem and stem in x), None)
+            if remark:
+                lead += self.L(f" Catalog remark on {short(h)}: \"{remark.rstrip('.')}\".", f"目录对 {short(h)} 的备注：“{remark.rstrip('.')}”。")
+        return lead
 
     def own_nodes(self, h: HardwareInfo) -> int | None:
         """The node count written right before this part's name ("两台 Snt9B", "2 Snt9B23 nodes" reads the other way and
@@ -365,7 +468,8 @@ class PartFactsBlocks(Writer):
             else (h.devices_per_node // dies if h.unit == "die" else h.devices_per_node)
         )
         word = "DIE" if unit == "die" else self.L("cards", "张卡")
-        if said == actual and WH_ASKED.search(self.s.question.lower()) and not YES_NO_ASKED.search(self.s.question.lower()):
+        premise = WH_ASKED.search(self.s.question.lower()) or "part_total" in self.s.intents  # "8 卡加起来呢": the sum asked
+        if said == actual and premise and not YES_NO_ASKED.search(self.s.question.lower()):
             return []  # "一台 Snt9B 八张卡加起来多少 GB": the count is the user's premise, right as stated; the figure asked leads
         if said == actual:
             return [
@@ -458,8 +562,35 @@ class PartFactsBlocks(Writer):
             return self.L(
                 f"**{fig(h.memory_gb)} GB per {dev}, {fig(h.memory_gb * dies)} GB per card** ({dies} {dev} per card)",
                 f"**每个{dev} {fig(h.memory_gb)} GB，每张卡 {fig(h.memory_gb * dies)} GB**（每张卡 {dies} 个{dev}）",
-            )
-        return self.say("pf_memory_per_device", gb=fig(h.memory_gb), dev=dev)
+            ) + self.memory_said_otherwise(h)
+        return self.memory_confirmed(h) + self.say("pf_memory_per_device", gb=fig(h.memory_gb), dev=dev) + self.memory_said_otherwise(h)
+
+    def memory_confirmed(self, h: HardwareInfo) -> str:
+        """"H20 96G 显存对吗": the size said is the part's, asked yes or no: yes first."""
+        said = {float(m.group(1)) for m in MEMORY_SAID.finditer(self.s.question.lower())}
+        if len(said) == 1 and abs(said.pop() - h.memory_gb) < 0.5 and YES_NO_ASKED.search(self.s.question.lower()):
+            return self.L("**Yes**, ", "**对**，")
+        return ""
+
+    def memory_said_otherwise(self, h: HardwareInfo) -> str:
+        """A memory size the question offers that is not the part's ("180G 还是 192G", "32GB or 64GB?"): what the
+        catalog row's remarks say of it (the sentence naming it), or that the catalog does not list it; an unverified
+        row says so."""
+        own = {h.memory_gb, h.memory_gb * (h.dies_per_card or 1), h.memory_gb * h.devices_per_node}
+        said = [float(m.group(1)) for m in MEMORY_SAID.finditer(self.s.question.lower())]
+        other = [n for n in dict.fromkeys(said) if all(abs(n - o) > 0.5 for o in own)]
+        remarks = " ".join(x for x in (h.notes, h.naming) if x)
+        sentences = [x.strip() for x in re.split(r"(?<=\.)\s+", remarks) if x.strip()]
+        out = []
+        for n in other:
+            quote = next((x for x in sentences if re.search(rf"(?<![0-9.]){fig(n)}\s*(?:GB|G)(?![a-z])", x)), None)
+            out.append(self.L(f"{fig(n)} GB: the catalog's remark: \"{quote.rstrip('.')}\"", f"{fig(n)} GB：目录备注：“{quote.rstrip('.')}”")
+                       if quote else self.L(f"{fig(n)} GB is not a size the catalog lists for {self.short(h)}",
+                                            f"目录中 {self.short(h)} 没有 {fig(n)} GB 这一规格"))
+        if said and UNVERIFIED.search(remarks) and not other:
+            quote = next(x for x in sentences if UNVERIFIED.search(x))
+            out.append(self.L(f"the catalog's remark: \"{quote.rstrip('.')}\"", f"目录备注：“{quote.rstrip('.')}”"))
+        return self.L(" (", "（") + self.L("; ", "；").join(out) + self.L(")", "）") if out else ""
 
     def fact_node(self, h: HardwareInfo, asked: set[str]) -> str:
         if "part_node" not in asked:
@@ -541,7 +672,7 @@ class PartFactsBlocks(Writer):
             self.L(
                 f"**{yes}**: {p} compute" if has[p] else f"**{no}**: no {p} compute",
                 f"**{p} 计算：{yes if has[p] else no}**",
-            )
+            ) + (self.say("pf_no_bf16_instead") if p == "BF16" and not has[p] else "")
             for p in named
         )
 
@@ -550,8 +681,18 @@ class PartFactsBlocks(Writer):
         if not DIES_PER_CARD.search(self.s.question):
             return ""
         n = h.dies_per_card or 1
-        return self.L(f"**{n} DIE per card**" + (" (one card is one device)" if n == 1 else " (each DIE its own device)"),
-                      f"**每张卡 {n} 个 DIE**" + ("（一张卡就是一个设备）" if n == 1 else "（每个 DIE 是一个独立设备）"))
+        verdict = ""
+        q = self.s.question.lower()
+        if (m := DIES_SAID.search(q)) and YES_NO_ASKED.search(q):  # "does the 910B have 2 dies per card like the 910C?"
+            ok = int(m.group(1) or m.group(2)) == n
+            verdict = self.L("**Yes**: " if ok else "**No**: ", "**是**：" if ok else "**不是**：")
+        # the other part named beside it ("like the 910C"): its own DIE per card, from its catalog row
+        others = [self.parts.get(str(sp.value)) for sp in self.s.spans if sp.slot == "hardware" and sp.value and sp.value != h.id]
+        beside = "".join(self.L(f" ({o['name'].removeprefix('ModelArts ').split(' (')[0]}: {o.get('dies_per_card') or 1} DIE per card)",
+                                f"（{o['name'].removeprefix('ModelArts ').split(' (')[0]}：每张卡 {o.get('dies_per_card') or 1} 个 DIE）")
+                         for o in others[:1] if o)
+        return verdict + self.L(f"**{n} DIE per card**" + (" (one card is one device)" if n == 1 else " (each DIE its own device)"),
+                                f"**每张卡 {n} 个 DIE**" + ("（一张卡就是一个设备）" if n == 1 else "（每个 DIE 是一个独立设备）")) + beside
 
     def fact_unit(self, h: HardwareInfo, asked: set[str]) -> str:
         """The smallest parallel unit and what it makes of TP: on a part whose card is 2 DIE the vendor counts a
@@ -626,6 +767,9 @@ class PartFactsBlocks(Writer):
             return ""
         text = (h.naming_zh if self.lang == "zh" else None) or h.naming
         said = self.spellings(h)
+        if not text and len(said) == 1 and squash_name(said[0]) not in squash_name(h.id):
+            # "A3": a spelling of this part with no naming remark: the part it names, by the catalog's own name
+            return self.L(f"{said[0]} is {self.short(h)}", f"{said[0]} 即 {self.short(h)}") + self.say("pf_catalog_name", name=h.name)
         if not text and len(said) < 2:
             return self.not_in_catalog("other names or variants", "其他名称或子型号", h)
         verdict = ""
@@ -652,7 +796,12 @@ class PartFactsBlocks(Writer):
         flavors.sort(key=lambda f: (f.split(" (")[0].lower() not in text, count(f) != said))
         named = [self.L(f"`{f.split(' (')[0]}` ({count(f)} NPU{'s' if count(f) > 1 else ''})",
                         f"`{f.split(' (')[0]}`（{count(f)} 张 NPU）") for f in flavors]
-        return self.L(f"ModelArts flavor **{named[0]}**", f"ModelArts 规格（flavor）**{named[0]}**") + (
+        verdict = ""
+        if said and YES_NO_ASKED.search(text):  # "npu.2d910b 是指两张 910B 吗": the count said checked first
+            ok = count(flavors[0]) == said
+            verdict = self.L(f"**{'Yes' if ok else 'No'}**, {count(flavors[0])} {self.short(h)} NPU{'s' * (count(flavors[0]) > 1)}: ",
+                             f"**{'是' if ok else '不是'}**，{count(flavors[0])} 张 {self.short(h)} NPU：")
+        return verdict + self.L(f"ModelArts flavor **{named[0]}**", f"ModelArts 规格（flavor）**{named[0]}**") + (
             self.L(", also " + ", ".join(named[1:]), "，另有 " + "、".join(named[1:])) if named[1:] else "") + self.L(
             f" (source: {h.flavors_source})", f"（来源：{h.flavors_source}）")
 
@@ -721,6 +870,19 @@ NOT_HELD = {"part_host_ram": ("host (CPU) RAM figure", "主机内存（CPU 内�
                                "（没有厂商页面说明可以混用；请按单一型号规划每个作业）")}
 ASKS_OFFICIAL = re.compile(r"(?i)official|官方")
 NO_OFFICIAL = re.compile(r"(?i)no official|没有(?:找到)?官方")
+# the difference between two parts asked ("差在哪", "有什么区别", "what's the difference", "how do they differ")
+DIFF_ASKED = re.compile(r"区别|差在哪|差别|不同|差异|(?<![a-z])(?:differ\w*|distinguish\w*)(?![a-z])")
+# "the Snt9B23 flavor", "Snt9B 规格": the flavor word right after a part's name; "which flavor", "规格名": its names asked
+FLAVOR_WORD = re.compile(r"\s*(?:flavou?rs?|规格|资源规格)")
+FLAVOR_NAME_ASKED = re.compile(r"flavou?r\s+(?:names?|strings?|ids?)|(?:which|what)\s+(?:\w+\s+)?flavou?r|规格名|规格.{0,3}(?:叫|是)什么|"
+                               r"哪(?:个|种)\s*规格|modelarts\.bm")
+# the figure words of a part ("显存", "memory", "算力", "TFLOPS"): a precision's yes/no asked after one follows it
+FIGURE_WORD = re.compile(r"显存|内存|算力|memory|hbm|vram|tflops|flops|compute")
+# "does the 910B have 2 dies per card", "每张卡是 2 个 die 吗": the DIE count said, to check
+DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,4}?(\d)\s*个?\s*die")
+# a memory size written in the question ("180G", "64 GB", "32GB"), to check against the part's
+MEMORY_SAID = re.compile(r"(?<![0-9.])(\d{2,3}(?:\.\d+)?)\s*(?:gi?b?)(?![a-z0-9])")
+UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred")
 # "how many DIE per card", "每张卡几个 DIE"
 DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
 # what two parts are compared on: (English label, Chinese label, unit, the figure from the catalog row)

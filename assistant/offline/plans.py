@@ -69,6 +69,10 @@ class PlanBlocks(CapacityBlocks):
             return self.say("no_fit_host_ram", ram=f"{mem.host_ram_gib:,.0f}", **figures)
         if not call.arg("max_devices"):  # no device limit: it fits at no count; say why and what fits instead
             return self.say("plan_line", label=label, how=how, summary=self.no_fit_text(p))
+        step = int((self.parts.get(p.hardware) or {}).get("min_parallel_unit") or 1)
+        if mem.fits and p.devices > call.arg("max_devices") and p.devices <= step:
+            # "能只用 1 个 DIE 吗" on Snt9B23: the estimate plans in the part's parallel unit; memory is not what stops it
+            return self.say("no_fit_unit", cap=self.devices(call.arg("max_devices"), p.unit), step=step, **figures)
         # the point fits, the upper end of its range does not (plans hold it): tight; else nothing fits
         return self.say("no_fit_tight" if mem.fits and mem.verdict == "tight" else "no_fit_capped", **figures)
 

@@ -1020,13 +1020,19 @@ WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
 NEEDS = re.compile(r"(?:do|would|will|should)\s+(?:i|we)\s+need|enough|(?<![a-z])fits?(?![a-z])|需要(?:几|多少)|要几|够|放得下|装得下|跑得")
 # Something asked ("我们有两台机器，每台8张910B" states the user's devices: which model is the question to ask back)
-QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|是不是|区别|对比|还是|(?<![a-z])(?:what|how|which|does|do|is|are|can|could|"
-                      r"should|why|whether|difference|compare|vs)(?![a-z])")
+QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|是不是|区别|对比|还是|([\u4e00-\u9fff])[不没]\1|"  # "有没有", "支不支持"
+                      r"(?<![a-z])(?:what|how|which|does|do|is|are|can|could|should|why|whether|difference|compare|vs)(?![a-z])")
 JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
 
 
 # a ModelArts flavour's name ("modelarts.bm.arm.48u.384g.npu.2d910b"): its NPU count and chip are in the name
 FLAVOR = re.compile(r"(?:^|\.)npu\.\d+d[a-z0-9]+$", re.I)
+
+
+# whether a precision is supported is asked ("支持 fp8 吗", "does it do FP8", "有没有 FP8"), beside a figure asked
+SUPPORT_ASKED = re.compile(r"支持|有没有|能不能|能否|可以用|(?<![a-z])(?:support\w*|does\s+(?:it|the\s+\S+|\S+)\s+(?:do|have|run)|native\w*|can\s+(?:it|i|we))(?![a-z])")
+# two precisions offered to choose from ("BF16 还是 FP16", "fp16 or bf16 for fine-tuning"): the notes' choice, not a support
+PRECISIONS = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|fp8|fp32|bfloat16|float16)(?![a-z0-9])")
 
 
 def about_parts(s: Slots) -> bool:
@@ -1042,6 +1048,11 @@ def about_parts(s: Slots) -> bool:
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
     if "part_ranks" in s.intents and not (s.method or s.seq_len or s.tokens):
         job = False  # "3 台机器的训练总共多少个 rank": a job's device count is the part's arithmetic, no sizing
+    q = s.question.lower()
+    if job and "part_precision" in part_facts_asked(s) and not (s.method or s.stage or s.seq_len or s.tokens) \
+            and not s.intents & JOB_INTENTS - {"train"} and SUPPORT_ASKED.search(q) \
+            and len({p.replace("bfloat16", "bf16").replace("float16", "fp16") for p in PRECISIONS.findall(q)}) < 2:
+        job = False  # "can I train in bf16 on a V100?": whether the part computes in that precision, no sizing
     flavour = bool(FLAVOR.search(s.hardware_text or "")) and not (s.method or s.stage or s.seq_len or s.tokens)
     if flavour:
         job = False  # "what card is modelarts.….npu.2d910b, how many?": the flavour's own NPUs are the count asked

@@ -15,7 +15,7 @@ from .spans import Reading
 from .vocab import FRAMEWORKS, changed_to, compared
 
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:的\s*)?(?:(?:\d+|几|多少)\s*(?:个|张)\s*(?:die|卡|npu)|hardware|硬件|cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
-                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|是什么|是啥|指的是|还是|(?:is|are)\s+(?:what|which)|in\s+modelarts|or\s+(?:an?\s+)?[a-z]*\d|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
+                               r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|单机|单节点|整机|每台|一台|显存|算力|支持|有几|有多少|是什么|是啥|指的是|还是|(?:is|are)\s+(?:what|which)|in\s+modelarts|or\s+(?:an?\s+)?[a-z]*\d|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样)")
 # A count before a plural part name ("four A3s", "2 A2s", "a pair of A3s", "several A3s")
 COUNT_BEFORE = re.compile(r"(?:(?<![a-z0-9.])\d{1,5}|\b(?:one|two|three|four|five|six|eight|ten|twelve|sixteen|thirty-two|sixty-four|"
                           r"pair\s+of|couple\s+of|several|few|multiple|some|our|my|the))\s*$", re.I)
@@ -24,6 +24,8 @@ PART_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?")  # no sentence-end
 GLUED_BEFORE = re.compile(r"(\d{1,3}[x*])([a-z0-9].*)")
 GLUED_AFTER = re.compile(r"(.*\d.*?)([x*]\d{1,3})")
 MEMORY_ONLY = re.compile(r"\d+g(?:b)?")
+SIZE_IN_NAME = re.compile(r"[\s\-_]*\d{2,3}\s*g(?:i?b)?$", re.I)
+SIZE_JOINED = re.compile(r"\s*(?:和|与|跟|、|/|,|，|or|and|vs\.?|还是)\s*(\d{2,3})\s*g(?:i?b)?(?![a-z0-9])", re.I)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # a catalog spelling made of a series and a model number ("rtx4090", "h100", "mi300x", "rtxa6000"), and a word of that shape
 SERIES_KEY = re.compile(r"([a-z]{1,7})(\d{2,5})[a-z]{0,3}")
@@ -32,7 +34,7 @@ SERIES_NAME = re.compile(r"([a-z]{1,7})(\d{2,5})([a-z]{0,3})")
 LENGTH_WORD_AFTER = re.compile(r"[\s-]*(?:cutoff|cut[-_ ]off|context|ctx|tokens?|seq(?:uence)?s?|length|len\b|长度|上下文|序列|token)", re.I)
 COUNTED_BEFORE = re.compile(r"(?<![0-9.])\d{1,4}\s*(?:x|×|\*|张|块|台)?\s*$|(?:one|two|four|eight|sixteen|single|a|an)\s+$")
 # (also a count with its unit right before the name: "3台A2", "2x A3")
-PLACE_BEFORE = re.compile(r"(?:(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus|what\s+is|what's|what\s+are|或|还是|or|if\s+(?:it|this|that)\s+(?:were|was|is))(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
+PLACE_BEFORE = re.compile(r"(?:(?:(?<![a-z0-9./])[a-z]{0,6}\d{1,4}[a-z]{0,2}\s*|\s)[/、]|(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus|between|and|what\s+is|what's|what\s+are|或|还是|or|if\s+(?:it|this|that)\s+(?:were|was|is))(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
                           r"(?<![0-9.])\d{1,4}\s*(?:台|套|张|块|个节点|x|×|\*)|[一两二三四五六七八九十]\s*(?:台|套|个节点)|"
                           r"(?:几|多少)\s*(?:台|套|个)\s*(?:完整|整)?的?|完整的?)\s*$")  # "2 台 A3", "3台A2", "2x A3", "几台完整的 A3"
 
@@ -77,6 +79,10 @@ BRAND_PART = re.compile(r"(?<![a-z0-9])(?:gaudi\s*\d(?:\.\d)?|trainium\s*\d?|inf
 PART_MEMORY_AFTER = re.compile(r"\s*[-_(（,，]?\s*(\d{1,4})\s*g(?:i?b)?(?![a-z0-9])")
 
 
+COMPARE_BEFORE = re.compile(r"(?i)compar|contrast|(?<![a-z])differen|比较|对比|区别")
+JOINED = re.compile(r"(?i)(?<![a-z])(?:with|to|and|against)(?![a-z])|和|与|跟|同")
+
+
 class Setting:
     """Reads frameworks and hardware against one hardware catalog (the resolver's)."""
 
@@ -90,6 +96,7 @@ class Setting:
         parts = self.catalog_parts(r)
         if not parts:
             return None
+        parts = sorted(parts + self.other_sizes(r, parts))
         now = changed_to(r.text, [(a, b, hw) for (a, b), hw in parts])  # "910B 换成 A3": the part changed to
         # "要几张 Snt9B？换成 A100 要几张？": each part asked in its own question is a comparison, not a change
         # (a question mark between them: "910B 换成 A3 呢" alone is a change)
@@ -111,7 +118,10 @@ class Setting:
         # a part named twice in a row ("A3 (Snt9B23)") is one mention: the comparison joins the parts, not the names
         ordered = sorted(parts)
         mentions = [span for i, (span, hw) in enumerate(ordered) if i == 0 or ordered[i - 1][1] != hw]
-        if len(ids) > 1 and not now and (compared(r.text, mentions) or in_turn):
+        # "compare a Snt9B23 device with a Snt9B device", "比较 A2 和 A3": a compare word before the first part joins them
+        compare_first = bool(COMPARE_BEFORE.search(r.text[:mentions[0][0]])) and all(
+            JOINED.search(r.text[a[1]:b[0]]) for a, b in zip(mentions, mentions[1:], strict=False))
+        if len(ids) > 1 and not now and (compared(r.text, mentions) or in_turn or compare_first):
             s.hardwares = ids  # "A100 vs 910B": each part named is sized, the first written leads
         return hw_count
 
@@ -140,6 +150,22 @@ class Setting:
             parts.append((span, hw))
             r.claim(*span, "hardware", hw, "catalog")
         return sorted(parts)
+
+    def other_sizes(self, r: Reading, parts: list[tuple[tuple[int, int], str]]) -> list[tuple[tuple[int, int], str]]:
+        """"A100 40G 和 80G", "V100 16GB or 32GB": a memory size joined right after a part written with its size is the
+        same line's part of that size, when the catalog has that spelling; each claimed."""
+        found = []
+        for (start, end), _ in parts:
+            name = r.text[start:end]
+            stem = SIZE_IN_NAME.sub("", name)
+            m = SIZE_JOINED.match(r.text, end)
+            if stem == name or not m:
+                continue
+            key = squash(f"{stem} {m.group(1)}g")
+            if key in self.resolver.hardware_keys:
+                found.append(((m.start(1), m.end()), self.resolver.hardware_keys[key]))
+                r.claim(m.start(1), m.end(), "hardware", self.resolver.hardware_keys[key], "catalog")
+        return found
 
     def catalog_part(self, work: str) -> tuple[tuple[int, int], str] | None:
         """Any part of the hardware catalog by its id, name or aliases ("910B", "A100 80G", "Atlas 800T A2",

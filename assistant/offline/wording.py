@@ -266,7 +266,13 @@ class Writer:
 
     def cite(self, source: str | None) -> None:
         source = source_as_known(source or "")
-        if source and source not in self.sources:
+        if not source or any(source in s for s in self.sources):
+            return  # already said, alone or inside a longer source (two parts' catalog rows citing the same pages)
+        inside = [i for i, s in enumerate(self.sources) if s in source]
+        if inside:  # a shorter source this one holds: this one in its place
+            self.sources[inside[0]] = source
+            self.sources[:] = [s for i, s in enumerate(self.sources) if i not in inside[1:]]
+        else:
             self.sources.append(source)
 
     def is_gpu(self, hardware: str | None) -> bool:
