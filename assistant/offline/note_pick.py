@@ -263,8 +263,12 @@ def key_values(question: str, passages: Sequence[NotePassage]) -> list[tuple[str
             if not re.search(rf"(?<![a-z0-9_]){re.escape(key.lower())}(?![a-z0-9_])", q):
                 continue
             values = re.findall(r"`([^`\n]{1,40})`", m.group(2))
+            # a value the question sets ("stage: ppo, finetuning_type: lora …"): the user's own setting, not a value asked
+            stated = re.compile(rf"(?<![a-z0-9_]){re.escape(key.lower())}\s*[:=：]\s*[\"']?([^\s,，;；\"']+)")
+            set_by_user = {m2.group(1) for m2 in stated.finditer(q)}
             named = sorted((at.start(), v) for v in values
-                           if (at := re.search(rf"(?<![a-z0-9_]){re.escape(v.lower())}(?![a-z0-9_])", q)) and v.lower() != key.lower())
+                           if (at := re.search(rf"(?<![a-z0-9_]){re.escape(v.lower())}(?![a-z0-9_])", q)) and v.lower() != key.lower()
+                           and v.lower() not in set_by_user)
             if named:
                 return [(key, v) for _, v in named]
     return []
