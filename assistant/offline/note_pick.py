@@ -244,10 +244,27 @@ ASKED_AS = [(re.compile(r"(?<![a-z])max(?:imum)?(?![a-z])|最大|上限|最多",
             (re.compile(r"超时|time\s*out|多久|how\s+long", re.I), "最长 longest timeout 超时")]
 
 
+FILE_TYPES = frozenset({"py", "sh", "json", "yaml", "yml"})  # a file name's ending names nothing a part asks
+
+
 def stems(text: str) -> set[str]:
     """Content words cut to five letters (raise / raising), Chinese character pairs."""
-    return {(re.sub(r"(?:ing|es|ed|s)$", "", w) if len(w) > 4 else w)[:5] for w in terms(text) if w.isascii()} | {
+    # (a code name stays whole: "benchmark_parallel" is not "benchmark_serving")
+    return {w if re.search(r"[_-]", w) else (re.sub(r"(?:ing|es|ed|s)$", "", w) if len(w) > 4 else w)[:5]
+            for w in terms(text) if w.isascii() and w not in FILE_TYPES} | {
         w for w in terms(text) if not w.isascii()}
+
+
+# what makes a part of a question a question: a question mark after it, a question word or particle in it
+ASKING = re.compile(r"吗|呢|怎么|如何|什么|多少|多大|多久|哪|是否|能否|能不能|要不要|可不可以|会不会|有没有|几|为何|为啥|"
+                    r"(?<![a-z])(?:what|how|which|why|when|where|should|can|could|does|do|is|are|will|would|any)(?![a-z])", re.I)
+
+
+def asks(part: str, question: str) -> bool:
+    """Whether ``part`` of ``question`` asks something: a question mark right after it, or a question word in it."""
+    at = question.find(part)
+    after = question[at + len(part):at + len(part) + 1] if at >= 0 else ""
+    return after in ("?", "？") or bool(ASKING.search(part))
 
 
 def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) -> list[str]:
@@ -256,6 +273,9 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
     parts = [p for p in PART_SPLIT.split(question) if len(p.strip()) >= 2]
     if len(parts) < 2:
         return []
+    # a part that tells the situation ("其他节点等了半个多小时后报错退出") asks nothing: its words are the context of the
+    # part that asks, not a question a neighbouring bullet answers
+    parts = [p for p in parts if asks(p, question)]
     # whole bullets only: one that runs on to the next line ("… and change") is no answer on its own
     bullets = list(dict.fromkeys(b.strip() for p in passages for b in BULLET.findall(p.text)
                                  if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())
@@ -270,6 +290,8 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
     flat_lead = re.sub(r"[*`>\s]", "", lead)
     out: list[str] = []
     for part in parts:
+        if (kinds := kinds_asked(part)) and all(kinds_held(lead, [k]) for k in kinds):
+            continue  # the part asks a kind the lead holds ("参数怎么给": the lead gives the flags)
         want = stems(part + " " + " ".join(words for rx, words in ASKED_AS if rx.search(part))) - common
         scored = [(len(want & s), -i) for i, s in enumerate(seen)]
         best, at = max(scored)
