@@ -409,6 +409,8 @@ class NoteIndex:
         named_count = {units[k][0]: answers_named(text, self._answers[lang][units[k][0]]) for k in facts_}
         most = max(named_count.values(), default=0)
         context = {row for row, n in named_count.items() if n and n == most}
+        if len(context) > 1:  # two sections named as often ("多模态 … 动态测试"): the usual lead weighs them
+            context = set()
         # a fact is also about what its section's heading names: "new console … which header?" is answered by the
         # header line of the section headed "New console", not by the old console's line that shares "authenticate"
         # (it picks among the facts only: whether a fact or the note's summary answers is judged on the fact's own words)
@@ -522,8 +524,12 @@ class NoteIndex:
                 about.setdefault(p, ks)
         # a list's introduction carries its rows: the row about the parameter is its line, not the whole list
         about = {p: [k for k in ks if not any(j != k and units[j][3] in units[k][3] for j in ks)] for p, ks in about.items()}
+        # a setting the question writes with its value ("finetuning_type: lora") is the user's own, not a parameter asked
+        about = {p: ks for p, ks in about.items() if not re.search(rf"(?<![\w-]){re.escape(p.lower())}\s*[:=：]\s*\S", text.lower())}
         if any(not _CONTEXT_PARAM.search(p) for p in about):
             about = {p: ks for p, ks in about.items() if not _CONTEXT_PARAM.search(p)}
+        elif REPORTS_PROBLEM.search(text):  # only the files of a setup that fails: what is wrong with it is asked, not them
+            about = {}
         if not about:
             return None
         # ranked by the question's other words (the parameter's own name is in every one of its facts)
@@ -684,6 +690,8 @@ SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意�
 ASKS_DIFFERENCE = re.compile(r"(?<![a-z])(?:vs\.?|versus|difference|differ|compared?)(?![a-z])|区别|差别|不同|对比|比较")
 # a value asked of a parameter: its default, its range, how it is computed
 ASKS_VALUE = re.compile(r"default|默认|取值|范围|(?<![a-z])range")
+# "哪里有问题", "一直报错", "what's wrong", "getting errors": the user reports a setup that fails
+REPORTS_PROBLEM = re.compile(r"哪里(?:有)?(?:问题|不对|错)|报错|出错|有什么问题|what'?s\s+wrong|wrong\s+with|errors?\b|fails?\b|failing", re.I)
 ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样|咋")
 _CJK_STOP_CHAR = re.compile("[" + "".join(c for c in _CJK_STOP if len(c) == 1) + "]")
 MAX_LEAD_FACTS = 3

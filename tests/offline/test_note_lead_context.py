@@ -33,6 +33,11 @@ def test_a_deployed_service_is_benchmarked_with_url_and_app_code(assistant, ques
     assert "--host <host>" not in first and "--num-scheduler-steps" not in first  # not the local example, not other flags
 
 
+def test_how_to_run_the_static_test_leads_with_its_example(assistant):
+    first = lead(converse(assistant, "vLLM 服务的性能怎么测", "静态测试怎么跑")[1])
+    assert "python benchmark_parallel.py --backend openai" in first
+
+
 @pytest.mark.parametrize(("question", "option"), [
     ("1_preprocess_data.sh 的 --handler-name 选 GeneralPretrainHandler 还是 GeneralInstructionHandler？我做 sft",
      "GeneralInstructionHandler"),
@@ -88,7 +93,7 @@ def test_sections_say_what_they_answer_in_both_languages():
     for f, i in marked:
         en, zh = by[f, i, "en"], by[f, i, "zh"]
         assert en.answers == zh.answers and "<!--" not in en.text and "<!--" not in zh.text
-    deployed = next(s for s in sections if s.file == "inference_benchmark.md" and s.lang == "en" and s.answers)
+    deployed = next(s for s in sections if s.file == "inference_benchmark.md" and s.lang == "en" and "deployed" in s.answers)
     assert answers_named("benchmark a deployed service", deployed.answers) and not answers_named("deploy vllm locally", deployed.answers)
 
 
