@@ -260,6 +260,9 @@ ASKING = re.compile(r"吗|呢|怎么|如何|什么|多少|多大|多久|哪|是�
                     r"(?<![a-z])(?:what|how|which|why|when|where|should|can|could|does|do|is|are|will|would|any)(?![a-z])", re.I)
 
 
+TOLD_WORDS = 6  # a part without a question word, of this many words (Chinese characters) or more, tells the situation
+
+
 def asks(part: str, question: str) -> bool:
     """Whether ``part`` of ``question`` asks something: a question mark right after it, or a question word in it."""
     at = question.find(part)
@@ -275,7 +278,8 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         return []
     # a part that tells the situation ("其他节点等了半个多小时后报错退出") asks nothing: its words are the context of the
     # part that asks, not a question a neighbouring bullet answers
-    parts = [p for p in parts if asks(p, question)]
+    # (a short part names an item asked in a list: "the default, the max, and should I raise it?")
+    parts = [p for p in parts if asks(p, question) or len(re.findall(r"[\u4e00-\u9fff]|[A-Za-z]+", p)) < TOLD_WORDS]
     # whole bullets only: one that runs on to the next line ("… and change") is no answer on its own
     bullets = list(dict.fromkeys(b.strip() for p in passages for b in BULLET.findall(p.text)
                                  if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())
