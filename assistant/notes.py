@@ -524,8 +524,10 @@ class NoteIndex:
                 about.setdefault(p, ks)
         # a list's introduction carries its rows: the row about the parameter is its line, not the whole list
         about = {p: [k for k in ks if not any(j != k and units[j][3] in units[k][3] for j in ks)] for p, ks in about.items()}
-        # a setting the question writes with its value ("finetuning_type: lora") is the user's own, not a parameter asked
-        about = {p: ks for p, ks in about.items() if not re.search(rf"(?<![\w-]){re.escape(p.lower())}\s*[:=：]\s*\S", text.lower())}
+        # in a failing setup the user reports ("finetuning_type: lora … 哪里有问题"), a setting written with its value is the
+        # user's own, not a parameter asked ("what does `lora_target: all` mean", "I set HCCL_EXEC_TIMEOUT=600 …" ask it)
+        if REPORTS_PROBLEM.search(text):
+            about = {p: ks for p, ks in about.items() if not re.search(rf"(?<![\w-]){re.escape(p.lower())}\s*[:=：]\s*\S", text.lower())}
         if any(not _CONTEXT_PARAM.search(p) for p in about):
             about = {p: ks for p, ks in about.items() if not _CONTEXT_PARAM.search(p)}
         elif REPORTS_PROBLEM.search(text):  # only the files of a setup that fails: what is wrong with it is asked, not them
