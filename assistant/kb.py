@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # notes (YAML front matter, BM25) load on first use: `sizing 
 log = logging.getLogger(__name__)
 STALE_BUILD_S = 3600.0  # a build takes well under a second; an hour-old temp file is abandoned whatever its pid
 
-SCHEMA_VERSION = "3"  # 2: notes.lang (English and Chinese notes); 3: notes.summary
+SCHEMA_VERSION = "4"  # 2: notes.lang (English and Chinese notes); 3: notes.summary; 4: notes.answers
 # Never reach the network: DuckDB would otherwise try to download extensions on first use.
 DUCKDB_CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
@@ -77,14 +77,15 @@ def build_database(knowledge_dir: Path, target: Path) -> None:
             )
         con.execute(
             "CREATE TABLE notes (note_id VARCHAR, section_id INTEGER, file VARCHAR, title VARCHAR, topic VARCHAR,"
-            " source VARCHAR, heading VARCHAR, text VARCHAR, keywords VARCHAR, lang VARCHAR, summary VARCHAR)"
+            " source VARCHAR, heading VARCHAR, text VARCHAR, keywords VARCHAR, lang VARCHAR, summary VARCHAR, answers VARCHAR)"
         )
         from .notes import load_notes
 
         for p in load_notes(knowledge_dir / "notes"):
             con.execute(
-                "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [p.note_id, p.section_id, p.file, p.title, p.topic, p.source, p.heading, p.text, " ".join(p.keywords), p.lang, p.summary],
+                "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [p.note_id, p.section_id, p.file, p.title, p.topic, p.source, p.heading, p.text, " ".join(p.keywords), p.lang, p.summary,
+                 "|".join(p.answers)],
             )
     finally:
         con.close()

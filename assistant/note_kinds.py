@@ -20,7 +20,8 @@ KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                            r"`[A-Z][A-Z0-9_]*=\S+\s[^`]*`")),
     "script": (re.compile(r"(?:哪个|什么)脚本|(?:which|what)\s+script", re.I),
                re.compile(r"`[^`\s]*\.(?:py|sh)`")),
-    "flag": (re.compile(r"(?:哪个|什么)参数|参数(?:叫|是)(?:啥|什么)|(?:which|what)\s+(?:flag|option|argument)", re.I),
+    "flag": (re.compile(r"(?:哪个|什么)参数|参数(?:叫|是)(?:啥|什么)|参数(?:该|要|应该)?(?:怎么|如何)(?:给|填|设|写|传|加|配)|(?:which|what)\s+(?:flag|option|argument)|"
+                        r"how\s+(?:do\s+i\s+|should\s+i\s+|to\s+)?(?:pass|give|set)\s+(?:the\s+)?(?:flags|arguments|args|parameters)", re.I),
              re.compile(r"`--[a-z][\w-]*")),
 }
 

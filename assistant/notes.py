@@ -114,6 +114,28 @@ class NoteSection:
     # the words that name the procedure the note tells how to do ("convert the weights", "权重转换"): a question naming
     # one asks how to do it, whatever job it states beside it (front matter ``procedures``)
     procedures: list[str] = field(default_factory=list)
+    # what the section answers, as the question states it ("<!-- answers: deployed service, 已部署, --url -->" under its
+    # heading): the context that makes this section, not a neighbour sharing the question's words, the one to lead from
+    answers: list[str] = field(default_factory=list)
+
+
+ANSWERS_LINE = re.compile(r"^\s*<!--\s*answers:\s*(.*?)\s*-->\s*$")
+
+
+# "(不是本地 host/port)", "instead of localhost", "rather than the local one": the words after it up to the clause's end
+NEGATED = re.compile(r"(?:\binstead\s+of|\brather\s+than|\bnot\s+(?:on|via|through|using|from|the|a|my|our)\b|(?<!是)不是|而非|而不是|并非)"
+                     r"[^，,。;；？?！!）)\n]*", re.I)
+
+
+def without_negated(text: str) -> str:
+    """The question without what it rules out (NEGATED)."""
+    return NEGATED.sub(" ", text)
+
+
+def answers_named(question: str, answers: list[str]) -> int:
+    """How many of a section's ``answers`` phrases the question holds (a Latin phrase as whole words)."""
+    low = question.lower()
+    return sum(bool(re.search(rf"(?<![a-z0-9_-]){re.escape(a)}(?![a-z0-9_-])", low)) if a.isascii() else a in low for a in answers)
 
 
 def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
@@ -129,6 +151,7 @@ def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
     sections: list[NoteSection] = []
     heading = title
     buf: list[str] = []  # lines of the current section
+    answers: list[str] = []  # what the current section answers
 
     def flush():
         text = "\n".join(buf).strip()
@@ -136,13 +159,16 @@ def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
             sections.append(
                 NoteSection(note_id, len(sections), path.name, title, str(meta.get("topic", note_id)),
                             str(meta.get("source", "")), heading, text, keywords, lang,
-                            str(meta.get("summary", "") or "").strip(), [str(k) for k in meta.get("procedures", []) or []])
+                            str(meta.get("summary", "") or "").strip(), [str(k) for k in meta.get("procedures", []) or []],
+                            list(answers))
             )
 
     for line in body.splitlines():
         if line.startswith("## "):
             flush()
-            heading, buf = line[3:].strip(), []
+            heading, buf, answers = line[3:].strip(), [], []
+        elif m := ANSWERS_LINE.match(line):
+            answers += [a.strip().lower() for a in m.group(1).split(",") if a.strip()]
         elif not line.startswith("# "):
             buf.append(line)
     flush()
@@ -298,10 +324,13 @@ class NoteIndex:
         self._facts: dict[str, tuple[list[tuple[int, str, int, str]], list[set[str]], _Bm25]] = {}
         self._rare: dict[str, set[str]] = {}  # per language: words found in only a few facts
         self._headings: dict[str, _Bm25] = {}  # per language: the sections' headings, which say what their facts are about
+        # per language and section row: what the section answers, as questions state it (the notes' "<!-- answers: -->")
+        self._answers: dict[str, list[list[str]]] = {}
         for lang in LANGS:
             own = [r for r in rows if r.get("lang", "en") == lang]
             self._sections[lang] = (own, _Bm25([tokenize(f"{r['title']} {r['heading']} {r['keywords']} {r['text']}") for r in own]))
             self._headings[lang] = _Bm25([tokenize(r["heading"], unigrams=False) for r in own])
+            self._answers[lang] = [[a for a in str(r.get("answers") or "").split("|") if a] for r in own]
             units: list[tuple[int, str, int, str]] = []
             summaries: dict[str, str] = {}
             for i, r in enumerate(own):
@@ -368,18 +397,28 @@ class NoteIndex:
         own = next((r for r in self._sections[lang][0] if r["file"] == file), None)
         title_text = own["title"].lower() if own else ""
         title = set(tokenize(title_text, unigrams=False))
-        asked = sorted(set(tokenize(without_runs_of(text.lower(), title_text), unigrams=False)) - title)
+        # what the question rules out ("不是本地 host/port", "instead of localhost") is not what it asks
+        asked = sorted(set(tokenize(without_runs_of(without_negated(text).lower(), title_text), unigrams=False)) - title)
         summary_lead = Lead(units[summary][3], 0.0, True) if summary is not None else Lead("", 0.0, False)
         if meaning:  # with nothing else asked ("explain ZeRO offload": its words are the note's title), the definition
             summary_lead = Lead(units[meaning[0]][3], 0.0, False)
         if not asked or not facts_:
             return summary_lead
+        # the section whose "answers" the question states ("已部署的服务", "exit barrier"): its facts lead, a neighbour's
+        # that shares more of the question's words (the local example's --host/--port) does not
+        named_count = {units[k][0]: answers_named(text, self._answers[lang][units[k][0]]) for k in facts_}
+        most = max(named_count.values(), default=0)
+        context = {row for row, n in named_count.items() if n and n == most}
+        if len(context) > 1:  # two sections named as often ("多模态 … 动态测试"): the usual lead weighs them
+            context = set()
         # a fact is also about what its section's heading names: "new console … which header?" is answered by the
         # header line of the section headed "New console", not by the old console's line that shares "authenticate"
         # (it picks among the facts only: whether a fact or the note's summary answers is judged on the fact's own words)
         scores = index.scores(asked)
         headed = self._headings[lang].scores(asked)
         named = self.named_lead(text, every_fact, lang, scores)
+        if named is not None and context and not any(units[k][3] in named.text for k in facts_ if units[k][0] in context):
+            named = None  # the parameter's line is in another section than the one the question's context asks
         if named is not None:  # "--epochs 默认多少": the note's line about that parameter, never a neighbouring one
             return named
         # what the question asks for ("哪个变量", "在哪个目录", "命令怎么写"): a fact holding one answers, a neighbour
@@ -390,10 +429,20 @@ class NoteIndex:
         kinds = kinds_asked(text)
         if kinds:
             scores = [sc * (1 + kinds_held(units[k][3], kinds)) if sc > 0 and units[k][1] == file else sc for k, sc in enumerate(scores)]
+        if context:  # the facts of the section asked, over the rest (one with none of the question's words still leads)
+            scores = [sc * CONTEXT_WEIGHT + CONTEXT_FLOOR if units[k][1] == file and units[k][0] in context else sc
+                      for k, sc in enumerate(scores)]
+            facts_ = [k for k in facts_ if units[k][0] in context]
+            # "how do I use it?": the section's steps, in its order (a list with its introduction, or its first fact
+            # that says what to do), not the one step that shares the most words
+            steps = sorted((k for k in facts_ if "\n" in units[k][3] or SAYS_WHAT_TO_DO.search(units[k][3])),
+                           key=lambda k: (units[k][0], units[k][2]))
+            if ASKS_HOW.search(text.lower()) and steps:
+                return Lead(self.joined(steps[:1], lang), scores[steps[0]], False)
         top = max(facts_, key=lambda k: scores[k])
         if scores[top] <= 0:
             return summary_lead
-        if summary is not None and not (kinds and kinds_held(units[top][3], kinds) > kinds_held(units[summary][3], kinds)):
+        if summary is not None and not context and not (kinds and kinds_held(units[top][3], kinds) > kinds_held(units[summary][3], kinds)):
             beyond = sorted((unit_toks[top] & set(asked)) - unit_toks[summary])
             # a rare word of the question's own, not a stop-character pair or a product name it merely mentions ("pytorch")
             specific = {w for w in beyond if w in self._rare[lang] and not _CJK_STOP_CHAR.search(w) and w not in _JARGON}
@@ -475,8 +524,14 @@ class NoteIndex:
                 about.setdefault(p, ks)
         # a list's introduction carries its rows: the row about the parameter is its line, not the whole list
         about = {p: [k for k in ks if not any(j != k and units[j][3] in units[k][3] for j in ks)] for p, ks in about.items()}
+        # in a failing setup the user reports ("finetuning_type: lora … 哪里有问题"), a setting written with its value is the
+        # user's own, not a parameter asked ("what does `lora_target: all` mean", "I set HCCL_EXEC_TIMEOUT=600 …" ask it)
+        if REPORTS_PROBLEM.search(text):
+            about = {p: ks for p, ks in about.items() if not re.search(rf"(?<![\w-]){re.escape(p.lower())}\s*[:=：]\s*\S", text.lower())}
         if any(not _CONTEXT_PARAM.search(p) for p in about):
             about = {p: ks for p, ks in about.items() if not _CONTEXT_PARAM.search(p)}
+        elif REPORTS_PROBLEM.search(text):  # only the files of a setup that fails: what is wrong with it is asked, not them
+            about = {}
         if not about:
             return None
         # ranked by the question's other words (the parameter's own name is in every one of its facts)
@@ -637,6 +692,8 @@ SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意�
 ASKS_DIFFERENCE = re.compile(r"(?<![a-z])(?:vs\.?|versus|difference|differ|compared?)(?![a-z])|区别|差别|不同|对比|比较")
 # a value asked of a parameter: its default, its range, how it is computed
 ASKS_VALUE = re.compile(r"default|默认|取值|范围|(?<![a-z])range")
+# "哪里有问题", "一直报错", "what's wrong", "getting errors": the user reports a setup that fails
+REPORTS_PROBLEM = re.compile(r"哪里(?:有)?(?:问题|不对|错)|报错|出错|有什么问题|what'?s\s+wrong|wrong\s+with|errors?\b|fails?\b|failing", re.I)
 ASKS_HOW = re.compile(r"(?<![a-z])how\s+(?:do|can|to|should)|怎么|如何|怎样|咋")
 _CJK_STOP_CHAR = re.compile("[" + "".join(c for c in _CJK_STOP if len(c) == 1) + "]")
 MAX_LEAD_FACTS = 3
@@ -647,6 +704,7 @@ REMARK_WEIGHT = 0.5  # a fact that opens as the note-writer's remark, against th
 _REMARK = re.compile(r"\s*(?:note-writer's\s+(?:remark|reading|inference|suggestion|note)|笔记作者(?:的)?(?:补充|推断|说明|读法|建议|注|提示))", re.I)
 SAME_SECTION_WEIGHT = 2.0  # a further fact of the best one's section, when a kind is asked ("哪个变量": the variable beside it)
 HEADING_WEIGHT = 0.5  # a fact's score adds this share of its section heading's match with the question
+CONTEXT_WEIGHT, CONTEXT_FLOOR = 3.0, 1.0  # a fact of the section whose "answers" the question states, over its neighbours
 SECOND_FACT_SHARE = 0.25  # a further fact leads too when it matches the terms left at least this well
 
 

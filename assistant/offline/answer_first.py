@@ -50,7 +50,7 @@ GIVEN = {"fix": FIX_GIVEN, "choice": CHOICE_GIVEN}
 # words every question of a kind has: they pick no sentence
 _KIND_WORDS = {"fix", "how", "do", "i", "what", "which", "should", "use", "choose", "one", "max", "maximum", "limit", "size",
                "is", "the", "a", "before", "after", "when", "while", "during", "on", "in", "with", "my", "it", "怎么", "办", "解决", "选", "哪个", "最大", "多大"}
-_SENTENCE = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z`*“\"(（])")
+_SENTENCE = re.compile(r"(?<=[。！？])(?!\*\*)|(?<=[.!?])\s+(?=[A-Z`*“\"(（])")  # "**忽略这个报错。**" is one sentence
 
 
 def kind_asked(question: str) -> str | None:

@@ -921,6 +921,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The one fact the question asks of the note, before the note's lead: the option its words single out, the
         step asked by its place in a numbered list, or that no official figure exists (note_pick.py)."""
         q = self.s.question
+        # "A 还是 B？我做 sft": the option named that fits what the question states, before listing what each is for
+        # (from the note chosen: another note's words beside the same names answer another question)
+        if (named := note_pick.pick_named(q, best)) is not None:
+            return self.say("note_pick_option", option=named) + "\n"
         if pairs := note_pick.key_values(q, best + [h for h in hits if h not in best]):  # "DPO 和 SFT 的 stage 分别怎么写"
             return self.say("note_key_values", pairs=self.say("semicolon").join(f"`{k}: {v}`" for k, v in pairs)) + "\n"
         if (option := note_pick.pick_option(q, lead, hits)) is not None:

@@ -90,26 +90,87 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
 
     def named(p: str) -> bool:  # a two-letter part ("HF" of `PretrainedFromHF`) only as a word of its own
         return bool(re.search(rf"(?<![a-z]){p}(?![a-z])", own)) if len(p) < 3 else p in low
+    # a part several options share that the question names ("哪个 handler"): the kind asked; the others are no answer
+    kind = {p for p, n in shared.items() if n >= 2 and named(p)}
+    if kind and 2 <= len(narrowed := [o for o in options if parts[o] & kind]) < len(options):
+        options = narrowed
+        parts = {o: parts[o] for o in options}
+        shared = {p: sum(p in ps for ps in parts.values()) for p in set().union(*parts.values())}
     # a part only one option has ("sharegpt", "alpaca") singles it out; one most options share ("handler") says nothing
     for most in (1, len(options) // 2):
         by_name = [o for o in options if any(named(p) for p in parts[o] if shared[p] <= most)]
         if len(by_name) == 1:
             return by_name[0]
-    asked = terms(question)
-    matched = {}
-    for o in by_name or options:
-        # what is said right beside the option ("动态测试（`benchmark_serving.py` 跑数据集"), not a whole sentence that
-        # opens with the note's general words before it
-        said = " ".join(clause[max(clause.index(f"`{o}`") - NEAR_BEFORE, 0):clause.index(f"`{o}`") + len(o) + 2 + NEAR_AFTER]
-                        for p in passages for clause in re.split(r"[;；。、|\n]|(?<=\))[,，]\s*|(?<=）)[,，]\s*", p.text + "\n" + p.summary)
-                        if f"`{o}`" in clause)
-        matched[o] = asked & terms(said) - terms(o) - {"data", "type"}
+    return singled_out(terms(question), by_name or options, passages)
+
+
+def said_beside(option: str, passages: Sequence[NotePassage], others: Sequence[str] = ()) -> str:
+    """What the notes say right beside an option ("动态测试（`benchmark_serving.py` 跑数据集"), not a whole sentence
+    that opens with the note's general words before it, and not what they say of another of the ``others`` named
+    beside it ("预训练用 `A`，SFT、LoRA 用 `B`"); a code name that is no option ("多轮数据的 `DATA_TYPE` 还可以是 `C`")
+    is part of what is said."""
+    mark, out = f"`{option}`", []
+    other = re.compile("|".join(re.escape(f"`{o}`") for o in others if o != option) or r"(?!)")
+    for text in (t for p in passages for t in (p.text, p.summary)):
+        for m in re.finditer(re.escape(mark), text):
+            window = text[max(m.start() - NEAR_BEFORE - NEAR_AFTER, 0):m.start()]
+            start = max(len(window) - NEAR_BEFORE, 0)
+            codes = [c for c in re.finditer(r"`[^`\n]+`", window) if c.end() > start and not other.fullmatch(c.group(0))]
+            if codes:  # a code name that is no option just before: what is said before it is said of both
+                start = max(codes[0].start() - NEAR_BEFORE, 0)
+            if hits := [h for h in other.finditer(window) if h.end() > start]:  # no further back than the option before it
+                start = hits[-1].end()
+            before = window[start:]
+            after = text[m.end():m.end() + NEAR_AFTER]
+            if (hit := other.search(text, m.end())) and hit.start() < m.end() + NEAR_AFTER:
+                after = _to_comma(text[m.end():hit.start()])
+            # within its clause: a sentence, a list item or a bracket's closing comma ends what is said of it
+            before = re.split(r"[;；。、|\n]|\)[,，]\s*|）[,，]\s*", before)[-1]
+            after = re.split(r"[;；。、|\n]|(?<=\))[,，]|(?<=）)[,，]", after)[0]
+            out.append(before + mark + after)
+    return " ".join(out)
+
+
+def _to_comma(text: str) -> str:
+    """``text`` up to its first comma outside brackets ("（默认，用于预训练）" is one remark)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch in "(（") - (ch in ")）")
+        if ch in ",，" and depth <= 0:
+            return text[:i]
+    return text
+
+
+def singled_out(asked: set[str], options: Sequence[str], passages: Sequence[NotePassage]) -> str | None:
+    """The one option whose words beside it (said_beside) share the most of the question's words that no other option
+    shares; None on a tie or no word at all."""
+    matched = {o: asked & terms(said_beside(o, passages, options)) - terms(o) - {"data", "type"} for o in options}
     # a word the notes say of every option ("性能测试" beside the static and the dynamic script) singles out none: an
     # option named in more places would win on such words alone
     scores = {o: len(ws - set().union(*(w for other, w in matched.items() if other != o))) for o, ws in matched.items()}
     best = max(scores.values(), default=0)
     winners = [o for o, n in scores.items() if n == best]
     return winners[0] if best > 0 and len(winners) == 1 else None
+
+
+# "A 还是 B", "A or B", "A vs B", "which of A and B": a choice between options the question names itself
+BETWEEN = re.compile(r"还是|或者|或是|二选一|\bor\b|\bvs\.?|\bversus\b|\bwhich\b|哪个|哪一个|选哪|用哪", re.I)
+
+
+def pick_named(question: str, passages: Sequence[NotePassage]) -> str | None:
+    """"--handler-name 选 GeneralPretrainHandler 还是 GeneralInstructionHandler？我做 sft": of two or more options the
+    question names (names the notes write in code), the one the notes say fits what the question states beside them
+    ("用于 SFT 和 LoRA" beside `GeneralInstructionHandler`). None when the question names fewer than two or none stands out."""
+    if not BETWEEN.search(question):
+        return None
+    low = question.lower()
+    found = dict.fromkeys(o for p in passages for o in OPTION.findall(p.text + "\n" + p.summary))
+    named = [o for o in found if re.search(rf"(?<![\w-]){re.escape(o.lower())}(?![\w-])", low)]
+    if len(named) < 2:
+        return None
+    # the question's words besides the options' names, the flags and files it names (where the option goes)
+    rest = re.sub("|".join(re.escape(o.lower()) for o in named) + r"|--[\w-]+|[\w-]+\.(?:sh|py|json|ya?ml)", " ", low)
+    return singled_out(terms(rest), named, passages)
 
 
 def step_asked(question: str, passages: Sequence[NotePassage]) -> Step | None:
@@ -184,10 +245,30 @@ ASKED_AS = [(re.compile(r"(?<![a-z])max(?:imum)?(?![a-z])|最大|上限|最多",
             (re.compile(r"超时|time\s*out|多久|how\s+long", re.I), "最长 longest timeout 超时")]
 
 
+FILE_TYPES = frozenset({"py", "sh", "json", "yaml", "yml"})  # a file name's ending names nothing a part asks
+
+
 def stems(text: str) -> set[str]:
     """Content words cut to five letters (raise / raising), Chinese character pairs."""
-    return {(re.sub(r"(?:ing|es|ed|s)$", "", w) if len(w) > 4 else w)[:5] for w in terms(text) if w.isascii()} | {
+    # (a code name stays whole: "benchmark_parallel" is not "benchmark_serving")
+    return {w if re.search(r"[_-]", w) else (re.sub(r"(?:ing|es|ed|s)$", "", w) if len(w) > 4 else w)[:5]
+            for w in terms(text) if w.isascii() and w not in FILE_TYPES} | {
         w for w in terms(text) if not w.isascii()}
+
+
+# what makes a part of a question a question: a question mark after it, a question word or particle in it
+ASKING = re.compile(r"吗|呢|怎么|如何|什么|多少|多大|多久|哪|是否|能否|能不能|要不要|可不可以|会不会|有没有|几|为何|为啥|"
+                    r"(?<![a-z])(?:what|how|which|why|when|where|should|can|could|does|do|is|are|will|would|any)(?![a-z])", re.I)
+
+
+TOLD_WORDS = 6  # a part without a question word, of this many words (Chinese characters) or more, tells the situation
+
+
+def asks(part: str, question: str) -> bool:
+    """Whether ``part`` of ``question`` asks something: a question mark right after it, or a question word in it."""
+    at = question.find(part)
+    after = question[at + len(part):at + len(part) + 1] if at >= 0 else ""
+    return after in ("?", "？") or bool(ASKING.search(part))
 
 
 def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) -> list[str]:
@@ -196,6 +277,10 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
     parts = [p for p in PART_SPLIT.split(question) if len(p.strip()) >= 2]
     if len(parts) < 2:
         return []
+    # a part that tells the situation ("其他节点等了半个多小时后报错退出") asks nothing: its words are the context of the
+    # part that asks, not a question a neighbouring bullet answers
+    # (a short part names an item asked in a list: "the default, the max, and should I raise it?")
+    parts = [p for p in parts if asks(p, question) or len(re.findall(r"[\u4e00-\u9fff]|[A-Za-z]+", p)) < TOLD_WORDS]
     # whole bullets only: one that runs on to the next line ("… and change") is no answer on its own
     bullets = list(dict.fromkeys(b.strip() for p in passages for b in BULLET.findall(p.text)
                                  if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())
@@ -210,6 +295,8 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
     flat_lead = re.sub(r"[*`>\s]", "", lead)
     out: list[str] = []
     for part in parts:
+        if (kinds := kinds_asked(part)) and all(kinds_held(lead, [k]) for k in kinds):
+            continue  # the part asks a kind the lead holds ("参数怎么给": the lead gives the flags)
         want = stems(part + " " + " ".join(words for rx, words in ASKED_AS if rx.search(part))) - common
         scored = [(len(want & s), -i) for i, s in enumerate(seen)]
         best, at = max(scored)
@@ -264,8 +351,12 @@ def key_values(question: str, passages: Sequence[NotePassage]) -> list[tuple[str
             if not re.search(rf"(?<![a-z0-9_]){re.escape(key.lower())}(?![a-z0-9_])", q):
                 continue
             values = re.findall(r"`([^`\n]{1,40})`", m.group(2))
+            # a value the question sets ("stage: ppo, finetuning_type: lora …"): the user's own setting, not a value asked
+            stated = re.compile(rf"(?<![a-z0-9_]){re.escape(key.lower())}\s*[:=：]\s*[\"']?([^\s,，;；\"']+)")
+            set_by_user = {m2.group(1) for m2 in stated.finditer(q)}
             named = sorted((at.start(), v) for v in values
-                           if (at := re.search(rf"(?<![a-z0-9_]){re.escape(v.lower())}(?![a-z0-9_])", q)) and v.lower() != key.lower())
+                           if (at := re.search(rf"(?<![a-z0-9_]){re.escape(v.lower())}(?![a-z0-9_])", q)) and v.lower() != key.lower()
+                           and v.lower() not in set_by_user)
             if named:
                 return [(key, v) for _, v in named]
     return []

@@ -126,6 +126,10 @@ def language_words(text: str) -> tuple[int, int]:
     rest = PASTED_MESSAGE.sub(" ", rest)  # an error message pasted into a Chinese question is not its language
     for zh, _ in FAMILY_WORDS:
         rest = rest.replace(zh, "")
+    # a code name is an identifier, not English words: a file ("1_preprocess_data.sh"), a CamelCase class
+    # ("GeneralInstructionHandler"); a snake_case key's words still count ("per_device_train_batch_size")
+    rest = re.sub(r"(?<![\w.])[\w-]+\.(?:sh|py|json|ya?ml|txt|csv)(?![\w.])|(?<![\w])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w])",
+                  " ", rest)
     # a command-line flag ("gpu-memory-utilization", "--max-model-len") is an identifier, not English words
     rest = re.sub(r"(?<![\w-])-{0,2}[a-z0-9]+(?:-[a-z0-9]+){2,}", " ", rest.lower())
     english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", rest) if w not in TECH_WORDS]

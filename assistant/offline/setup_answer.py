@@ -361,6 +361,10 @@ GA_FIX = {"en": "Or keep {value} and set `\"gradient_accumulation_steps\": {ga_f
           "zh": "或保留 {value}，把 `\"gradient_accumulation_steps\"` 改为 {ga_fix}（{value} / ({micro} × {dp})）。"}
 APPLIED = {"en": "The estimate below uses the corrected value.", "zh": "下面的估算按改正后的值计算。"}
 NO_MODEL_ZH = "文本未写明模型：请给出模型名（model）或参数量（params_b），以便估算每卡显存并给出结论。"
+# the reader's remarks (setup_check, English) in Chinese, by their wording: a Chinese answer has no English line
+NOTICES_ZH = [(re.compile(r"^The text names no model"), NO_MODEL_ZH),
+              (re.compile(r"^The DeepSpeed file (?P<path>\S+) was named but not pasted"),
+               "YAML 指定了 DeepSpeed 文件 {path}，但没有贴出它的内容，无法知道它的 ZeRO stage（请把它和 YAML 一起贴上）。")]
 KEPT_BATCH = {"en": " (global batch kept)", "zh": "（全局 batch 不变）"}
 VERDICT = {"fits": {"en": "fits", "zh": "放得下"}, "tight": {"en": "tight", "zh": "勉强"},
            "does_not_fit": {"en": "does not fit", "zh": "放不下"}}
@@ -371,6 +375,15 @@ SPEED_ZH = {"micro_batch": "吞吐基本不变：同样的全局 batch 分成更
             "devices": "单步不变慢；需要更多卡（和节点）", "seq_len": "不变慢；超出新长度的样本会被截断（数据变化，请检查样本长度）",
             "kv_cache_dtype": "在支持的硬件上基本不变慢；8 bit KV cache 有少量精度损失",
             "tensor_parallel": "需要更多卡；每层的 token 在卡间做两次 all-reduce", "max_model_len": "不变慢；超出新长度的请求会被拒绝"}
+
+
+def notice_text(notice: str, lang: str) -> str:
+    """A remark of the reader in the answer's language (NOTICES_ZH); one without a Chinese wording as written."""
+    if lang == "zh":
+        for rx, zh in NOTICES_ZH:
+            if m := rx.search(notice):
+                return zh.format(**m.groupdict())
+    return notice
 
 
 def _p(key: str, lang: str, **kw: Any) -> str:
@@ -404,7 +417,7 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     for key in ("unused", "kept", "unknown"):
         if r.get(key):
             out.append(_p(key, lang, items=sep.join(r[key])))
-    out += [NO_MODEL_ZH if lang == "zh" and n.startswith("The text names no model") else n for n in r.get("notices") or []]
+    out += [notice_text(n, lang) for n in r.get("notices") or []]
     for part in ("training", "serving"):
         how = (r.get(part) or {}).get("assumptions") or []
         if how:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..configs.llamafactory_names import ARGUMENT_NAMES
+
 MAX_LINES = 600  # more than any config; a longer paste is a log
 FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w.+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
 # Lines of a long log worth keeping: memory figures, errors, commands and the settings they echo.
@@ -90,6 +92,23 @@ def closed_object(chunk: str) -> str:
     return chunk
 
 
+# A setting at the end of a line of words ("yaml 哪里不对？ finetuning_type: lora", "what's wrong here? stage: sft"): the
+# file's first line, written on the question's line; only a LLaMA-Factory argument's name starts one
+_TAIL_SETTING = re.compile(r"(?:^|(?<=[\s？?：:，,。！!）)]))([A-Za-z_]\w*)\s*:\s+\S[^\u3400-\u9fff]*$")
+
+
+def setting_tail(line: str, next_line: str) -> str | None:
+    """The "key: value" a line of words ends with, when the next line goes on as a config (a YAML line, an indented
+    one, a key without its colon): the first line of the file the user pasted, which must be kept, not dropped."""
+    if not (_YAML_LINE.match(next_line) or _KEY_WITHOUT_COLON.match(next_line) or next_line[:1] in (" ", "\t")) \
+            or not next_line.strip():
+        return None
+    for m in _TAIL_SETTING.finditer(line):
+        if m.group(1) in ARGUMENT_NAMES:
+            return line[m.start(1):]
+    return None
+
+
 def runs(text: str) -> list[Block]:
     """Unfenced text: consecutive lines that are YAML-like, shell-like (with backslash continuations) or
     a JSON object from '{' to its closing '}' become blocks; prose lines end them."""
@@ -109,6 +128,9 @@ def runs(text: str) -> list[Block]:
             i = j + 1
             continue
         kind = "sh" if _SHELL_LINE.match(line) else "yaml" if _YAML_LINE.match(line) and line.strip() else ""
+        tail = setting_tail(line, lines[i + 1]) if not kind and i + 1 < len(lines) else None
+        if tail is not None:  # the file starts on the question's line: its setting is the first line of the YAML
+            lines[i], kind = tail, "yaml"
         if not kind:
             if obj := inline_json(line):  # "ds config: {"zero_optimization": …} — problems?": the object in the sentence
                 out.append(Block(obj, "json"))
