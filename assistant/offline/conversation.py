@@ -566,9 +566,19 @@ def remembered(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bo
     "ok, and for full fine-tuning of it?" still means that job."""
     from .route import answered_from_notes  # the router's test of a turn the notes alone answer
 
-    frame = turn.with_history(earlier, follow_up)
+    frame = compared_kept(turn.with_history(earlier, follow_up), turn)
     kept = earlier if earlier is not None and new_topic(turn, follow_up or refers_back(turn)) else frame
     return kept.model_copy(update=howto_kept(frame, answered_from_notes(frame)))
+
+
+def compared_kept(frame: QuestionFrame, turn: QuestionFrame) -> QuestionFrame:
+    """A turn that compared two values of a slot ("那全量微调要多少，是 lora 的几倍"): the conversation holds both
+    (carry.toml [slots.comparisons]), so "放在 Snt9B23 上是多少台机器" answers both, not the one said before the comparison."""
+    if not (frame.changes and DIFFERENCE_ASKED.search(turn.question.lower())):
+        return frame
+    name, values = next(iter(frame.changes.items()))
+    many = next((m for m, one in CARRY.comparisons.items() if one == name), None)
+    return frame.model_copy(update={many: list(values), name: None, "changes": {}}) if many else frame
 
 
 def sized_job(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> bool:

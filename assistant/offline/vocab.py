@@ -229,11 +229,13 @@ MEMORY_SAVED = (r"省(?:点|些|一点|一些|下|得了|多少)?\s*(?:显存|�
                 r"(?:less|lower|smaller)\s+(?:device\s+|gpu\s+|npu\s+)?memory|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:device\s+)?memory|"
                 r"(?:use|need)s?\s+less(?![a-z])")
 MEMORY_SAVED_ASKED = re.compile(MEMORY_SAVED, re.I)
+# The ratio of two counts asked ("是 lora 的几倍", "how many times the LoRA count"): said with the difference, as "(8×)"
+RATIO = r"(?:几|多少)\s*倍(?!\s*(?:的)?\s*(?:速度|吞吐|throughput))|how\s+many\s+times|(?:what|which)\s+multiple|\d?x\s+as\s+many|times\s+as\s+many"
 # The difference of two counts asked ("how many more cards", "by how much", "多几张", "差多少", "省几张"): the two values
 # named (or the one a follow-up changes and the earlier one) are each sized and compared, the difference said
 DIFFERENCE_ASKED = re.compile(r"how\s+many\s+(?:more|fewer|less|extra|additional)(?![a-z])|by\s+how\s+(?:much|many)|"
                               r"how\s+much\s+(?:more|less|fewer|bigger|smaller)|(?<![a-z])difference(?![a-z])|"
-                              r"多几|少几|差几|省几|多多少|少多少|差多少|省多少|多出(?:多少|几)|相差|差距|差别|" + MEMORY_SAVED)
+                              r"多几|少几|差几|省几|多多少|少多少|差多少|省多少|多出(?:多少|几)|相差|差距|差别|" + RATIO + "|" + MEMORY_SAVED)
 
 
 # Words that change one value into another between two mentions ("全参换成 lora", "switch LLaMA-Factory to MindSpeed",

@@ -71,3 +71,15 @@ def test_less_memory_asked_of_two_methods_names_the_one_that_needs_less(assistan
     # one question naming both: the smaller per-device estimate is the subject, whatever order they were named in
     lead = assistant.ask("For qwen3-8b, how much less memory per card does LoRA use than full on 8 cards at 4096?").answer.splitlines()[0]
     assert lead.startswith("**Answer:** **LoRA needs ") and "GiB less per device than full fine-tuning**" in lead
+
+
+def test_a_ratio_asked_compares_and_the_comparison_carries_to_the_next_turn(assistant):
+    from tests.offline.dialog import converse
+    # seeds/004 deepseek-v3 4096 MindSpeed-LLM: LoRA 64, full 512 (Snt9B cards; Snt9B23 DIE, 16 per node):
+    # "是 lora 的几倍" asks the ratio, 512 / 64 = 8; the next turn on Snt9B23 answers both: 512 DIE = 32 nodes, 64 DIE = 4
+    _, second, third = converse(assistant, "deepseek-v3 做 lora 要多少卡", "那全量微调要多少，是 lora 的几倍",
+                                "放在 Snt9B23 上是多少台机器")
+    assert second.answer.splitlines()[0].endswith("全参微调 比 LoRA 微调 多 448 张卡（8 倍）。")
+    lead = next(x for x in third.answer.splitlines() if x.startswith("**结论**"))
+    assert "全参 MindSpeed-LLM：**512 DIE**" in lead and "32 个节点" in lead
+    assert "LoRA MindSpeed-LLM：**64 DIE**" in lead and "4 个节点" in lead
