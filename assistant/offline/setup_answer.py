@@ -76,8 +76,11 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     # could be checked, so the question is one about the flags, which the notes answer
     # keys pasted to ask what they do ("what does this do in my deepspeed json: …", "这段 ds 配置是什么意思"), with nothing
     # the check could size or fault: the notes say what each key does, not a request for the model
+    # and a text in which the check recognised no setup at all ("SN=50000, GBS=128, EPOCH=3: what TRAIN_ITERS?"): the
+    # values are a question's, which the reader answers (a "no setup I can read" is no answer to anything)
     if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b", "quantity"}
-                                           or ASKS_MEANING.search(blocks(text)[1])) or command_unchecked(r)):
+                                           or ASKS_MEANING.search(blocks(text)[1]) or recognised_nothing(r))
+                       or command_unchecked(r)):
         return None
     return AIMessage(content=render_setup(r, question_language(text)))
 
@@ -107,6 +110,10 @@ def not_checked(r: dict[str, Any]) -> bool:
     if r.get("kind") in ("benchmark", "preprocess"):  # a command checked flag by flag: the answer is the check
         return False
     return not (r.get("findings") or r.get("training") or r.get("serving") or r.get("oom") or r.get("vllm_log"))
+
+
+def recognised_nothing(r: dict[str, Any]) -> bool:
+    return (r.get("error") or {}).get("code") == "nothing_recognised"
 
 
 def command_unchecked(r: dict[str, Any]) -> bool:

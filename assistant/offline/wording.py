@@ -353,7 +353,9 @@ class Writer:
     def sharding_words(self, text: str) -> str:
         """A tool's 'DeepSpeed ZeRO-3' / 'ZeRO-3 + CPU offload' in FSDP's words when the conversation's trainer shards
         with FSDP (stage_words): the tools size FSDP as the ZeRO stage it matches and name only that."""
-        return _ZERO_WORDS.sub(lambda m: self.stage_words(int(m.group(1))), text) if self.shards_with_fsdp else text
+        if not self.shards_with_fsdp or "FSDP" in text:  # a text that names FSDP itself already says it its way
+            return text
+        return _ZERO_WORDS.sub(lambda m: self.stage_words(int(m.group(1))), text)
 
     def estimate_label(self, assumptions: list[str], short: bool = False) -> str:
         shown = self.say("semicolon").join(self.sharding_words(self.L(str(a), assumption_zh(str(a))))

@@ -267,3 +267,11 @@ def test_a_json_object_with_the_question_after_it_on_its_line_is_read(assistant)
 def test_a_json_object_cut_off_is_located(assistant):
     ans = assistant.ask('{"model": "qwen2.5-7b", "method": "lora", "devices": 8,')
     assert "line 1, column 56" in ans.answer and "ends before every bracket is closed" in ans.answer
+
+
+def test_launch_variables_in_which_no_setup_is_recognised_are_a_question(assistant):
+    # "SN=50000, GBS=128, EPOCH=3" looks like pasted variables, but check_setup recognises no setup in it: the reader
+    # answers the question from the launch-script note, TRAIN_ITERS defaulting to SN / GBS * EPOCH = 50000 / 128 * 3
+    a = assistant.ask("SN=50000, GBS=128, EPOCH=3 — what TRAIN_ITERS does the mindspeed launch script default to?")
+    assert [c.name for c in a.tool_calls][0] == "check_setup" and "no setup I can read" not in a.answer
+    assert "1,171.875" in a.answer.splitlines()[0]
