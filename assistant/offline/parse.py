@@ -178,6 +178,11 @@ PER_NODE_AS_DIE = {
     "en": "A {part} node has {cards} physical cards = {dies} DIE, so the {n} per node are read as {n} DIE.",
     "zh": "{part} 每台是 {cards} 张物理卡 = {dies} 个 DIE，所以每台 {n} 按 {n} 个 DIE 计。",
 }
+CELL_AS_DIE = {
+    "en": "The minimum-card table's “{cell}” counts {part} devices, which are DIE (the table's header, ModelArts 2025-06-24): "
+          "{n} DIE, {dies} per card.",
+    "zh": "最小卡数表里的“{cell}”在 {part} 上按 DIE 计（表头说明，ModelArts 2025-06-24）：{n} 个 DIE，每张卡 {dies} 个。",
+}
 FLAVOR_DEVICES = {
     "en": "The ModelArts flavor “{flavor}” has {n} NPU{plural} (hardware catalog), so the job is sized on {n} card{plural}.",
     "zh": "ModelArts 规格“{flavor}”有 {n} 张 NPU（硬件目录），下面按这 {n} 张卡计算。",
@@ -205,6 +210,10 @@ def qlora_bits(low: str, s: Slots) -> None:
     m = QUANT_BIT.search(low)
     if m and s.method == "lora":
         s.method, s.weight_bits = "qlora", int(m.group(1))
+
+
+# The minimum-card table's own cell notation ("4*Ascend", seeds/004): the table's device, DIE on Snt9B23 (its header)
+TABLE_CELL_COUNT = re.compile(r"\d+\s*[*×x]\s*ascend", re.I)
 
 
 class Parser:
@@ -309,6 +318,10 @@ class Parser:
                     n=said_size, part=part.get("table_part") or part["id"], cards=per_node // s.dies_per_card, dies=per_node)
             if s.hardware is None:
                 s.mark("default", *(("dies_per_card",) if said_size else ("node_size", "dies_per_card")))
+            if s.devices and s.dies_per_card > 1 and TABLE_CELL_COUNT.search(work):
+                s.device_unit = "die"  # "表里写 4*Ascend": the table's own cell, which counts DIE on a part counted in DIE
+                s.part_count_read = CELL_AS_DIE[s.lang].format(cell=f"{s.devices}*Ascend", part=part.get("table_part") or part["id"],
+                                                               n=s.devices, dies=s.dies_per_card)
         # a node's size said as a fact ("Snt9B 一台是 8 卡吗"): its words still say what is asked about (the part's node)
         sized = [sp for sp in r.spans if sp.slot == "node_cards"]
         asked_text = "".join(r.text[i] if any(sp.start <= i < sp.end for sp in sized) else c for i, c in enumerate(work)) if sized else work

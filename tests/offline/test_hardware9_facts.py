@@ -179,3 +179,13 @@ def test_a_fact_of_a_part_the_catalog_lacks_says_what_is_known(assistant):
     ans = assistant.ask("RTX 5090 32GB: how many fit in a node according to your catalog?").answer
     assert "“RTX 5090” is not in the hardware catalog" in ans and "**Not in the catalog**" in ans and "32 GB per device" in ans
     assert "Which model" not in ans
+
+
+def test_the_tables_own_cell_on_snt9b23_counts_die(assistant):
+    # seeds/004's header: on Snt9B23 the table counts DIE, 2 DIE to a card (the catalog's dies_per_card), 16 DIE a node:
+    # "4*Ascend" there is 4 DIE = 2 physical cards; "4 张卡" said as cards stays 4 cards = 8 DIE
+    lead = next(x for x in assistant.ask("min card table 写 4*Ascend，在 Snt9B23 上这是几张物理卡？").answer.splitlines()
+                if x.startswith("**结论**"))
+    assert lead.startswith("**结论**：Snt9B23 4 DIE = **2 张卡**")
+    cards = next(x for x in assistant.ask("4 张 Snt9B23 卡是几个 DIE").answer.splitlines() if x.startswith("**结论**"))
+    assert cards.startswith("**结论**：Snt9B23 4 张卡 = **8 DIE**")
