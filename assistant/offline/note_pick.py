@@ -415,6 +415,8 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
     best = max(found, default=None)
     if best is None or best[-1] in lead or best[0] < 2:
         return None
+    if (kinds := kinds_asked(question)) and kinds_held(lead, kinds) > kinds_held(best[-1], kinds):
+        return None  # "静态测试怎么跑": the lead holds the command asked, a piece sharing more words does not
     said = weight(asked & follow_up_words(lead))
     if not (lead_is_summary or said_before and unicodedata.normalize("NFKC", lead)[:60] in said_before):
         return best[-1] if best[0] > said else None  # ("token 多久过期": the Token line over the APP line's 过期)
