@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from ..setup_check.errors import JSON_PROBLEMS
-from ..setup_check.rules import BENCHMARK_URL_BACKEND
+from ..setup_check.rules import BENCHMARK_URL_BACKEND, UNNAMED_MODEL
 from ..setup_check.text import blocks
 from .parse import language
 from .wording import W, assumption_zh
@@ -76,7 +76,7 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     # could be checked, so the question is one about the flags, which the notes answer
     # keys pasted to ask what they do ("what does this do in my deepspeed json: …", "这段 ds 配置是什么意思"), with nothing
     # the check could size or fault: the notes say what each key does, not a request for the model
-    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b", "quantity"}
+    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b", "quantity", "layout"}
                                            or ASKS_MEANING.search(blocks(text)[1])) or command_unchecked(r)):
         return None
     return AIMessage(content=render_setup(r, question_language(text)))
@@ -645,6 +645,8 @@ def finding_text(f: dict[str, Any], lang: str) -> str:
     """One finding (setup_check/rules.py) in the question's language: the rule broken by the user's value, with the
     numbers it used and where the rule is written. The same sentence for a paste and for values said in words."""
     fig = f.get("figures") or {}
+    if lang == "zh" and fig.get("model") == UNNAMED_MODEL:
+        fig = {**fig, "model": "该模型"}
     variant = f"_{fig['variant']}" if fig.get("variant") else ""  # one rule, several cases: one phrase per case
     text = W[f"finding_{f['code']}{variant}"][lang].format(key=f["key"], value=f["value"], valid=f["valid"],
                                                            **{**_worded(fig, lang), **fig})
