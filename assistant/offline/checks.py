@@ -194,6 +194,13 @@ HOLDS = {
            "megatron_layers_pp": "PP {pp} 能整除 {layers} 层（每个 stage {lq} 层）",
            "gbs_not_divisible": "GBS {gbs} 是 MBS {mbs} × DP {dp} 的整数倍（GA {ga}）"},
 }
+# a layout said with no framework or task: checked with the training rules (a PP is a Megatron / MindSpeed-LLM layout)
+ASSUMED_TRAINING = {
+    "en": "(No framework or task named: checked as MindSpeed-LLM (Megatron) training, where TP × PP must divide the "
+          "devices and PP the layers; for vLLM serving say so: there TP × PP only has to fit in the devices.)",
+    "zh": "（未说明框架或任务：按 MindSpeed-LLM（Megatron）训练检查，TP × PP 须整除卡数、PP 须整除层数；若是 vLLM 推理请说明："
+          "那里 TP × PP 只需不超过卡数。）",
+}
 HOLDS_LEAD = {"en": "**Yes**: {said}. (Rules: {sources}.)", "zh": "**可以**：{said}。（规则出处：{sources}）"}
 
 

@@ -18,7 +18,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from ..notes import covering, load_notes, note_topics
 from ..setup_check.text import blocks
-from . import quantity
+from . import quantity, spec
 from .compose import compose
 from .conversation import (
     language_only,
@@ -195,7 +195,10 @@ class OfflinePlanner(BaseChatModel):
         devices = s.effective().devices if (s.devices or s.nodes) else None
         said = {"model": s.model, "params_b": None if s.model else s.params_b, "hardware": s.hardware, "devices": devices,
                 # a quantity of quantities.toml asked of the figures ("MBS=1, GA=32, DP=4: tokens per step?"): no setup to check
-                "quantity": bool(quantity.asked(s))}
+                "quantity": bool(quantity.asked(s)),
+                # a layout said in words ("pp=5 for a model with 40 layers", "TP=4, PP=3 跑在 16 张卡上"): the reader's
+                # layout rules answer it when the setup check reads no setup in it
+                "layout": s.pp is not None or spec.value_of(s, "layers") is not None}
         return {k: v for k, v in said.items() if v}
 
     def respond(self, messages: list[BaseMessage]) -> AIMessage:

@@ -163,7 +163,9 @@ def devices(work: str) -> int | None:
     m = re.search(rf"([一二两三四五六七八九十单双]+)\s*{UNIT_WORDS}(?!数)", work)
     if m and (n := cn_number(m.group(1))):
         return n
-    m = re.search(rf"(?<![a-z])({EN_COUNT}|an?)\s+{NOT_A_COUNT}(?:[\w.]+\s+)?(?:cards?|npus?|gpus?|devices?|dies?)(?![a-z])", work)
+    # "two 64GB Ascend NPUs", "a pair of 32G cards": the devices' memory may stand between the count and the part word
+    m = re.search(rf"(?<![a-z])({EN_COUNT}|an?)\s+{NOT_A_COUNT}(?:\d{{2,3}}\s*g(?:i?b)?\s+)?(?:[\w.]+\s+)?"
+                  r"(?:cards?|npus?|gpus?|devices?|dies?)(?![a-z])", work)
     if m and not re.search(r"(?:per|each|in|of)\s+an?$", work[: m.end(1)]):  # "cards per a node" is no count
         return EN_NUMBERS[re.sub(r"\s+", " ", m.group(1))]
     m = re.search(r"(?<![0-9])(\d+)\s*(?:机|nodes?\s*x?)\s*(\d+)\s*卡", work)  # "2机16卡" = 16 in total

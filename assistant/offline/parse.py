@@ -630,7 +630,8 @@ class Parser:
                   "seq_len": spec.value_of(s, "seq_len"),  # the length stated: CP >= 2 beyond 32k (MindSpeed-LLM)
                   "global_batch": s.global_batch, "micro_batch": s.micro_batch, "grad_accum": s.grad_accum,
                   "dp": spec.value_of(s, "dp"), "heads": heads if s.model else None,
-                  "kv_heads": kv_heads if s.model else None, "layers": layers if s.model else None,
+                  "kv_heads": kv_heads if s.model else None,
+                  "layers": (layers if s.model else None) or spec.value_of(s, "layers"),  # the catalog's, else as said
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
                   "recompute_flags": rules.recompute_flags(s.question.lower()),
                   "accelerator_kind": (part or {}).get("kind"), "part_training": (part or {}).get("training"),
@@ -642,7 +643,12 @@ class Parser:
             fields["framework"] = s.framework
         if s.framework == "LLaMA-Factory":  # TP and PP are a Megatron layout
             fields["tp"] = fields["pp"] = None
-        task = s.task() or ("training" if s.global_batch or s.framework in ("MindSpeed-LLM", "LLaMA-Factory") else "serving")
+        # no task said: a PP (or a layer count) is a Megatron / MindSpeed-LLM training layout, checked with the training
+        # rules and said as assumed; a TP alone is read as vLLM's
+        assumed = s.task() is None and s.framework is None and not s.global_batch and bool(
+            (s.pp or 1) > 1 or spec.value_of(s, "layers"))
+        task = s.task() or ("training" if s.global_batch or assumed or s.framework in ("MindSpeed-LLM", "LLaMA-Factory")
+                            else "serving")
         s.problems = [p for p in s.problems if p not in s.layout_refused]  # the frame's values are checked afresh
         # the vendor's "above 8 cards, a multiple of 8" is the training-time page's rule for choosing a card count: it
         # answers a time or a card-count question, not "what GA on my 12 cards" (round 9 c3-07)
@@ -653,10 +659,19 @@ class Parser:
         after_lead = COUNT_RULE if (asks_verdict(s) or "time" in s.intents) and not any(
             spec.value_of(s, name) is not None for name in LAYOUT_SETTINGS) else frozenset()
         refused, s.rule_notes = checks.stated(fields, task, s.lang, skip | after_lead)
+        if assumed and refused:
+            refused = [f"{refused[0]} {checks.ASSUMED_TRAINING[s.lang]}"]
+        if fields["layers"] and not (s.model and layers):  # the layer count is the user's, not the catalog's
+            said_from = {k: v[s.lang] for k, v in rules.LAYERS_FROM.items()}
+            refused = [r.replace(said_from["catalog"], said_from["said"]) for r in refused]
+            s.rule_notes = [r.replace(said_from["catalog"], said_from["said"]) for r in s.rule_notes]
         # "TP 8 可以吗？头数能整除吗" and the layout meets the rules: yes, with the user's numbers worked, leads
-        if not refused and checks.RULE_ASKED.search(s.question) and not s.intents & RULE_ASIDE and (
+        # (a layout said with no task and asked "ok?" is a question about the rule too)
+        if not refused and (checks.RULE_ASKED.search(s.question) or assumed and asks_verdict(s)) and not s.intents & RULE_ASIDE and (
                 yes := checks.holds(fields, task, s.lang) or (checks.holds(fields, "training", s.lang) if s.task() is None else "")):
-            s.rule_notes.insert(0, yes)
+            if fields["layers"] and not (s.model and layers):
+                yes = yes.replace(rules.LAYERS_FROM["catalog"][s.lang], rules.LAYERS_FROM["said"][s.lang])
+            s.rule_notes.insert(0, f"{yes} {checks.ASSUMED_TRAINING[s.lang]}" if assumed else yes)
         if after_lead - skip:
             s.notes_after_lead = checks.stated(fields, task, s.lang, frozenset(r.code for r in rules.RULES) - after_lead)[1]
         said = num.device_memory_said(s.question.lower()) if part and s.hardware else None

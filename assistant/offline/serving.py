@@ -39,7 +39,11 @@ class ServingBlocks(CapacityBlocks):
         searched = self.searched_context()
         if cells := self.memory_cells(tables):
             # "32G 的卡要几张？64G 的呢" / "on 32GB cards?" with a '–' cell: each memory column asked is the answer
-            return [self.lead(cells), *rows, *[line for r in ests for line in self.estimate_lines(r)], ""]
+            # the user's devices judged: the yes/no by the estimate within them leads, the columns asked under it (no
+            # vendor row on the memory size said, the tables cannot judge them)
+            verdict = self.serving_verdict(None, ests) if self.e.devices else None
+            head = [self.lead(verdict), "- " + cells] if verdict else [self.lead(cells)]
+            return [*head, *rows, *[line for r in ests for line in self.estimate_lines(r)], ""]
         if best and best.max_model_len and asks_table_length(self.s, searched, best.cards):
             # the table's tested length is the value asked: it leads; the yes/no for the devices (or the search) backs it
             lead = None if searched else self.serving_lead(tables, ests, best)[0]

@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from ..setup_check.errors import JSON_PROBLEMS
-from ..setup_check.rules import BENCHMARK_URL_BACKEND
+from ..setup_check.rules import BENCHMARK_URL_BACKEND, UNNAMED_MODEL
 from ..setup_check.text import blocks
 from .parse import language
 from .wording import W, assumption_zh
@@ -78,7 +78,7 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     # the check could size or fault: the notes say what each key does, not a request for the model
     # and a text in which the check recognised no setup at all ("SN=50000, GBS=128, EPOCH=3: what TRAIN_ITERS?"): the
     # values are a question's, which the reader answers (a "no setup I can read" is no answer to anything)
-    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b", "quantity"}
+    if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b", "quantity", "layout"}
                                            or ASKS_MEANING.search(blocks(text)[1]) or recognised_nothing(r))
                        or command_unchecked(r)):
         return None
@@ -652,6 +652,8 @@ def finding_text(f: dict[str, Any], lang: str) -> str:
     """One finding (setup_check/rules.py) in the question's language: the rule broken by the user's value, with the
     numbers it used and where the rule is written. The same sentence for a paste and for values said in words."""
     fig = f.get("figures") or {}
+    if lang == "zh" and fig.get("model") == UNNAMED_MODEL:
+        fig = {**fig, "model": "该模型"}
     variant = f"_{fig['variant']}" if fig.get("variant") else ""  # one rule, several cases: one phrase per case
     text = W[f"finding_{f['code']}{variant}"][lang].format(key=f["key"], value=f["value"], valid=f["valid"],
                                                            **{**_worded(fig, lang), **fig})

@@ -15,6 +15,10 @@ from ..estimate import layout as L
 from .reading import Finding
 
 # Where each rule is written: the framework's own argument check, or the vendor page (and its date when it has one).
+# where a layer count in a finding comes from: the model catalog, or the question's own words (a model not named)
+LAYERS_FROM = {"catalog": {"en": "; layer counts from the model catalog (knowledge/catalog/models.csv, HF config.json)",
+                           "zh": "；层数取自模型目录（knowledge/catalog/models.csv，HF config.json）"},
+               "said": {"en": "; the layer count as you stated it", "zh": "；层数按你给出的值"}}
 SOURCES = {
     "deepspeed_batch": "DeepSpeed's config check (deepspeed/runtime/config.py: micro batch, gradient accumulation and "
     "train batch > 0, train_batch_size = micro x GA x DP)",
@@ -64,8 +68,7 @@ SOURCES = {
     "ds_offload_param": "DeepSpeed's ZeRO config (deepspeed/runtime/zero/config.py: offload_param \"Valid only with stage "
     "3\"; runtime/engine.py hands it only to the ZeRO-3 optimizer)",
     "megatron_layers": "Megatron's transformer build (megatron/legacy/model/transformer.py ParallelTransformer: "
-    "\"num_layers must be divisible by pipeline_model_parallel_size\"); layer counts from the model catalog "
-    "(knowledge/catalog/models.csv, HF config.json)",
+    "\"num_layers must be divisible by pipeline_model_parallel_size\")" + LAYERS_FROM["catalog"]["en"],
     "mindspeed_layer_list": "MindSpeed-LLM's --num-layer-list / --noop-layers (its DeepSeek-V3 examples: "
     "examples/mcore/deepseek3/ckpt_convert_deepseek3_mcore2hf.sh, 61 layers as 16,15,15,15 on PP 4; the vendor's "
     "deepseek3/tune_deepseek3_671b_4k_lora_ptd runs TP 1 PP 4 EP 16 on 64 cards)",
@@ -125,7 +128,7 @@ SOURCES_ZH = {
     "ds_offload_param": "DeepSpeed 的 ZeRO 配置（deepspeed/runtime/zero/config.py：offload_param \"Valid only with stage "
     "3\"；runtime/engine.py 只把它交给 ZeRO-3 优化器）",
     "megatron_layers": "Megatron 的模型构建（megatron/legacy/model/transformer.py ParallelTransformer：\"num_layers must "
-    "be divisible by pipeline_model_parallel_size\"）；层数取自模型目录（knowledge/catalog/models.csv，HF config.json）",
+    "be divisible by pipeline_model_parallel_size\"）" + LAYERS_FROM["catalog"]["zh"],
     "mindspeed_layer_list": "MindSpeed-LLM 的 --num-layer-list / --noop-layers（其 DeepSeek-V3 示例 "
     "examples/mcore/deepseek3/ckpt_convert_deepseek3_mcore2hf.sh 把 61 层按 16,15,15,15 分到 PP 4；厂商的 "
     "deepseek3/tune_deepseek3_671b_4k_lora_ptd 在 64 卡上用 TP 1 PP 4 EP 16）",
@@ -248,6 +251,10 @@ def _parallel_fits(f: dict[str, Any]) -> Broken | None:
                   fix=None if best is None else {"tp": best[0], "pp": best[1]})
 
 
+# the figure a finding names when no model is (its sentence's "of {model}"; the Chinese writer says 该模型)
+UNNAMED_MODEL = "the model"
+
+
 def _divisors(n: int, most: int = 16) -> list[int]:
     return [d for d in range(1, min(n, most) + 1) if n % d == 0]
 
@@ -291,7 +298,7 @@ def _layer_list(f: dict[str, Any]) -> Broken | None:
         return None
     split = layer_split(layers, pp)
     return Broken(pp, f"--num-layer-list {split}", corrected=f"--num-layer-list {split}",
-                  figures={"layers": layers, "pp": pp, "split": split, "model": f.get("model_id") or "the model",
+                  figures={"layers": layers, "pp": pp, "split": split, "model": f.get("model_id") or UNNAMED_MODEL,
                            "pp_options": " / ".join(map(str, _divisors(layers)))})
 
 
@@ -318,7 +325,7 @@ def _layers_pp(f: dict[str, Any]) -> Broken | None:
     return Broken(pp, "a PP that divides " + str(layers) + ": " + " / ".join(map(str, pps)),
                   corrected=f"PP={best[1]}" if best[0] == tp else f"TP={best[0]}\nPP={best[1]}",
                   figures={"layers": layers, "pp": pp, "pp_options": " / ".join(map(str, pps)), "model": f.get("model_id")
-                           or "the model", "tp": tp, "cp": cp, "devices": devices or None, "options": options,
+                           or UNNAMED_MODEL, "tp": tp, "cp": cp, "devices": devices or None, "options": options,
                            "die": bool(f.get("die"))},
                   fix={"tp": best[0], "pp": best[1]})
 
@@ -662,7 +669,7 @@ def _tp_heads(f: dict[str, Any]) -> Broken | None:
         tp,
         ", ".join(str(t) for t in ok if t <= 64),
         corrected=f"--tensor-parallel-size {better}",
-        figures={"heads": heads, "model": f.get("model_id") or "the model",
+        figures={"heads": heads, "model": f.get("model_id") or UNNAMED_MODEL,
                  "tp_options": " / ".join(str(t) for t in usable), "offers": _tp_offers(usable, f)},
         fix={"tp": better},
     )
@@ -680,7 +687,7 @@ def _kv_split(serving: bool) -> Callable[[dict[str, Any]], Broken | None]:
         usable = [t for t in L.tp_sizes(heads, kv, node, serving) if t <= int(f.get("devices") or node)] or [1]
         better = min((t for t in usable if t > tp), default=max(usable))
         return Broken(tp, " / ".join(str(t) for t in usable), corrected=f"--tensor-parallel-size {better}",
-                      figures={"kv_heads": kv, "heads": heads, "model": f.get("model_id") or "the model",
+                      figures={"kv_heads": kv, "heads": heads, "model": f.get("model_id") or UNNAMED_MODEL,
                                "variant": "serving" if serving else "training",
                                "tp_options": " / ".join(str(t) for t in usable), "offers": _tp_offers(usable, f)},
                       fix={"tp": better})

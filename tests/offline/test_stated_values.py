@@ -210,7 +210,7 @@ SLOT_PHRASES = {
     "deadline_hours": "finish within {v} hours", "train_iters": "train_iters {v}", "iteration_now": "iteration {v}/ 1000 |",
     "iteration_ms": "elapsed time per iteration (ms): {v}", "iteration_s": "{v} s per iteration",
     "dp": "DP {v}", "bytes_per_param": "{v} bytes per parameter", "speedup": "scaling efficiency {v}%",
-    "warmup_ratio": "warmup ratio {v}", "weight_decay": "weight decay {v}",
+    "warmup_ratio": "warmup ratio {v}", "weight_decay": "weight decay {v}", "layers": "{v} layers",
 }
 # Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
 # TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.
