@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from ..setup_check.errors import JSON_PROBLEMS
 from ..setup_check.rules import BENCHMARK_URL_BACKEND
 from ..setup_check.text import blocks
+from . import tool_flags
 from .parse import language
 from .wording import W, assumption_zh
 
@@ -79,7 +80,10 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     if read_prose and (not_checked(r) and (len(humans) > 1 or set(read_prose(text)) & {"model", "params_b", "quantity"}
                                            or ASKS_MEANING.search(blocks(text)[1])) or command_unchecked(r)):
         return None
-    return AIMessage(content=render_setup(r, question_language(text)))
+    lang = question_language(text)
+    # the values given a documented tool's flags, each said with its meaning and the figures they give (tool_flags.py)
+    flags = tool_flags.stated(text, lang)
+    return AIMessage(content=render_setup(r, lang) + ("\n\n" + "\n".join(flags) if flags else ""))
 
 
 MALFORMED = ("invalid_json", "invalid_yaml")
