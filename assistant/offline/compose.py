@@ -41,8 +41,8 @@ from . import (
     spec,
     stated,
     subquestions,
+    tool_flags,
 )
-from . import tool_flags
 from .answer_first import answer_first
 from .asked import (
     GBS_WORDS,

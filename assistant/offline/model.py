@@ -33,7 +33,6 @@ from .conversation import (
 from .parse import FOLLOW_UP, Parser, Slots
 from .route import PRODUCES, Done, Router, note_query
 from .script import Script
-from . import tool_flags
 from .setup_answer import ASKS_MEANING, is_pasted_setup, setup_reply, unreadable_paste, without_setup_turn
 
 HISTORY_TURNS = 8  # earlier user turns read for follow-ups
@@ -222,7 +221,6 @@ class OfflinePlanner(BaseChatModel):
         if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to
             # (and the notes the turn names by a procedure, or the how-to topic a follow-up goes on about: on_howto)
             s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics) | (s.notes_named or set())
-            s.notes_cover |= tool_flags.notes(s.question)  # a documented tool's flags given values (tool_flags.toml)
         done, rounds = self.done_calls(after)
         router = Router(self.tool_fields)
         calls = router.first(s) if rounds == 0 else router.more(s, done) if rounds < MAX_ROUNDS else []

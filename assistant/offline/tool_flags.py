@@ -16,6 +16,9 @@ from typing import Any
 
 SPEC_FILE = Path(__file__).with_name("tool_flags.toml")
 NUMBER = r"\d+(?:\.\d+)?"
+CARDS = re.compile(r"(?<![\d.])(\d{1,4})\s*(?:x\s*)?(?:NPUs?|GPUs?|cards?|devices?|张卡|张|卡)(?![a-z])", re.I)
+TP = re.compile(r"(?<![\w-])(?:TP|tensor[-_\s]?parallel(?:[-_\s]?size)?)\s*[:=：]?\s*(\d{1,3})(?![\d.])", re.I)
+PP = re.compile(r"(?<![\w-])(?:PP|pipeline[-_\s]?parallel(?:[-_\s]?size)?)\s*[:=：]?\s*(\d{1,3})(?![\d.])", re.I)
 MEMORY = re.compile(r"(?<![\d.])(\d{2,3})\s*G(?:i?B)?(?![a-z])", re.I)  # the card's memory the question states ("64GB")
 
 
@@ -44,6 +47,7 @@ def spec() -> tuple[tuple[Flag, ...], dict[str, Any], dict[str, str]]:
                 rx = rf"(?<![\w-]){re.escape(name)}(?![\w-])(?:\s*=\s*|\s+)((?:{NUMBER}(?:\s+|$|(?=[^\s\d])))+|[A-Za-z][\w.]*)"
             else:  # "VAR=v", "VAR: v", "VAR v" (upper case as the scripts write it)
                 rx = rf"(?<![\w$]){re.escape(name)}(?![\w])\s*(?:[:=：]\s*|\s+)({NUMBER}(?![\d.]))"
+            rx = "|".join(f"(?:{r})" for r in [rx, *f.get("spoken", [])])
             flags.append(Flag(name, f["note"], f.get("role", ""), {"en": f["en"], "zh": f["zh"]},
                               re.compile(rx, 0 if name.isupper() else re.I)))
     return tuple(flags), data["derived"], data["lead"]
@@ -54,7 +58,7 @@ def given(question: str) -> list[Given]:
     found = []
     for f in spec()[0]:
         if m := f.pattern.search(question):
-            values = tuple(m.group(1).split())
+            values = tuple(next(g for g in m.groups() if g).split())
             found.append((m.start(), Given(f, values)))
     return [g for _, g in sorted(found, key=lambda x: x[0])]
 
@@ -80,7 +84,7 @@ def stated(question: str, lang: str) -> list[str]:
     lines += _static(roles, derived["static_runs"], lang)
     lines += _budget(question, roles, derived["budget"], lang)
     lines += _kv(roles, derived["kv_tokens"], lang)
-    lines += _batch(roles, derived["batch"], lang)
+    lines += _batch(question, roles, derived["batch"], lang)
     return lines
 
 
@@ -119,7 +123,7 @@ def _duration(roles: dict[str, tuple[str, ...]], d: dict[str, Any], lang: str) -
     if not rates or not counts or len(rates) != len(counts):
         return []
     out = []
-    for rate, n in zip(rates, counts):
+    for rate, n in zip(rates, counts, strict=True):
         if _num(rate) > 0:
             out.append(d[lang].format(n=n, rate=rate, secs=_seconds(_num(n) / _num(rate), lang)))
     return out
@@ -149,9 +153,16 @@ def _kv(roles: dict[str, tuple[str, ...]], d: dict[str, Any], lang: str) -> list
     return [d[lang].format(seqs=seqs[0], len=length[0], tokens=_fmt(tokens))]
 
 
-def _batch(roles: dict[str, tuple[str, ...]], d: dict[str, Any], lang: str) -> list[str]:
+def _batch(question: str, roles: dict[str, tuple[str, ...]], d: dict[str, Any], lang: str) -> list[str]:
     mbs, gbs = roles.get("batch.mbs"), roles.get("batch.gbs")
     if not mbs or not gbs or _num(mbs[0]) <= 0:
         return []
     ratio = _num(gbs[0]) / _num(mbs[0])
-    return [d[lang].format(ratio=_fmt(ratio) if ratio == math.floor(ratio) else _fmt(round(ratio, 2)))]
+    out = [d[lang].format(ratio=_fmt(ratio) if ratio == math.floor(ratio) else _fmt(round(ratio, 2)))]
+    # the cards and TP / PP the question states give DP = cards / (TP × PP) and the accumulation GBS / (MBS × DP)
+    cards, tp, pp = CARDS.search(question), TP.search(question), PP.search(question)
+    if cards and tp:
+        n, t, p = int(cards.group(1)), int(tp.group(1)), int(pp.group(1)) if pp else 1
+        if t * p > 0 and n % (t * p) == 0 and (dp := n // (t * p)) and ratio / dp == int(ratio / dp):
+            out.append(d["ga"][lang].format(n=n, tp=t, pp=p, dp=dp, ga=int(ratio / dp)))
+    return out
