@@ -83,7 +83,10 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     lang = question_language(text)
     # the values given a documented tool's flags, each said with its meaning and the figures they give (tool_flags.py)
     flags = tool_flags.stated(text, lang)
-    return AIMessage(content=render_setup(r, lang) + ("\n\n" + "\n".join(flags) if flags else ""))
+    checked = render_setup(r, lang)
+    if flags and ASKS_MEANING.search(text) or flags and tool_flags.TIME_ASKED.search(text):
+        return AIMessage(content="\n".join(flags) + "\n\n" + checked)  # what they asked of the flags first, then the check
+    return AIMessage(content=checked + ("\n\n" + "\n".join(flags) if flags else ""))
 
 
 MALFORMED = ("invalid_json", "invalid_yaml")

@@ -19,6 +19,9 @@ NUMBER = r"\d+(?:\.\d+)?"
 CARDS = re.compile(r"(?<![\d.])(\d{1,4})\s*(?:x\s*)?(?:NPUs?|GPUs?|cards?|devices?|张卡|张|卡)(?![a-z])", re.I)
 TP = re.compile(r"(?<![\w-])(?:TP|tensor[-_\s]?parallel(?:[-_\s]?size)?)\s*[:=：]?\s*(\d{1,3})(?![\d.])", re.I)
 PP = re.compile(r"(?<![\w-])(?:PP|pipeline[-_\s]?parallel(?:[-_\s]?size)?)\s*[:=：]?\s*(\d{1,3})(?![\d.])", re.I)
+# how long a run takes, asked ("how long does it run", "要跑多久"): the sending time leads the answer
+TIME_ASKED = re.compile(r"how\s+long|how\s+much\s+time|duration|多久|多长时间|耗时|要跑多|几分钟|几秒", re.I)
+FIGURE_ASKED = re.compile(r"range|distribut|spread|most\s+(?:of\s+)?(?:the\s+)?(?:prompts|requests|lengths)|how\s+many|区间|分布|范围|大部分|多少", re.I)
 MEMORY = re.compile(r"(?<![\d.])(\d{2,3})\s*G(?:i?B)?(?![a-z])", re.I)  # the card's memory the question states ("64GB")
 
 
@@ -74,10 +77,10 @@ def stated(question: str, lang: str) -> list[str]:
     if not gs:
         return []
     joiner = "、" if lang == "zh" else ", "
-    lines = [spec()[2][lang]]
-    lines += [f"- `{g.flag.name}{'=' if g.flag.name.isupper() else ' '}{' '.join(g.values)}`: {g.flag.meaning[lang].format(v=joiner.join(g.values))}" for g in gs]
+    meanings = [f"- `{g.flag.name}{'=' if g.flag.name.isupper() else ' '}{' '.join(g.values)}`: {g.flag.meaning[lang].format(v=joiner.join(g.values))}" for g in gs]
     roles = {g.flag.role: g.values for g in gs if g.flag.role}
     derived = spec()[1]
+    lines: list[str] = []
     for what in ("input", "output"):
         lines += _lengths(what, roles, derived["lengths"], lang)
     lines += _duration(roles, derived["duration"], lang)
@@ -85,7 +88,9 @@ def stated(question: str, lang: str) -> list[str]:
     lines += _budget(question, roles, derived["budget"], lang)
     lines += _kv(roles, derived["kv_tokens"], lang)
     lines += _batch(question, roles, derived["batch"], lang)
-    return lines
+    # the figure asked ("how long", "which range") before the meanings it comes from; else the meanings first
+    figure_asked = TIME_ASKED.search(question) or FIGURE_ASKED.search(question)
+    return [spec()[2][lang], *(lines + meanings if figure_asked else meanings + lines)]
 
 
 def _num(v: str) -> float:
