@@ -82,11 +82,13 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
         return None
     lang = question_language(text)
     # the values given a documented tool's flags, each said with its meaning and the figures they give (tool_flags.py)
-    flags = tool_flags.stated(text, lang)
+    # asked of ("what does … mean", "how long does it run"): what they asked of the flags first, then the check; a
+    # command pasted to be checked gets the check alone
+    words = blocks(text)[1]
+    asked = ASKS_MEANING.search(words) or tool_flags.TIME_ASKED.search(words) or tool_flags.FIGURE_ASKED.search(words)
+    flags = tool_flags.stated(text, lang) if asked else []
     checked = render_setup(r, lang)
-    if flags and ASKS_MEANING.search(text) or flags and tool_flags.TIME_ASKED.search(text):
-        return AIMessage(content="\n".join(flags) + "\n\n" + checked)  # what they asked of the flags first, then the check
-    return AIMessage(content=checked + ("\n\n" + "\n".join(flags) if flags else ""))
+    return AIMessage(content="\n".join(flags) + "\n\n" + checked if flags else checked)
 
 
 MALFORMED = ("invalid_json", "invalid_yaml")
