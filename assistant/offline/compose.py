@@ -41,6 +41,7 @@ from . import (
     spec,
     stated,
     subquestions,
+    tool_flags,
 )
 from .answer_first import answer_first
 from .asked import (
@@ -921,6 +922,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The one fact the question asks of the note, before the note's lead: the option its words single out, the
         step asked by its place in a numbered list, or that no official figure exists (note_pick.py)."""
         q = self.s.question
+        # the values the question gives a documented tool's flags: each said with its meaning (tool_flags.toml), not
+        # the note's example command (round 17 c4-03)
+        if flags := tool_flags.stated(q, self.lang):
+            return "\n".join(flags) + "\n"
         # "A 还是 B？我做 sft": the option named that fits what the question states, before listing what each is for
         # (from the note chosen: another note's words beside the same names answer another question)
         if (named := note_pick.pick_named(q, best)) is not None:

@@ -13,7 +13,7 @@ from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: o
 from ..setup_check import rules
 from ..tools.estimate_support import generic_part
 from ..tools.model_filter import in_family
-from . import checks, clock, either, file_values, serving_words, spec, table_query
+from . import checks, clock, either, file_values, serving_words, spec, table_query, tool_flags
 from . import numbers as num
 from .asked import OWN_DEVICES, TABLE_PUTS, asks_verdict
 from .frame import DEFAULT_HARDWARE, UNNAMED_GPU_MEMORY_GB, PartFacts, QuestionFrame
@@ -357,6 +357,10 @@ class Parser:
             # a procedure's note is named by naming the procedure ("anything to copy over by hand before serving?")
             s.notes_cover |= s.procedures_named
             s.notes_named |= s.procedures_named
+            # a documented tool's flags given values ("--avg-input 2000", "MAX_PE=8192") name the note documenting them
+            flagged = {f"{n}.md" for n in tool_flags.notes(text)}
+            s.notes_cover |= flagged
+            s.notes_named |= flagged
             if self.note_term_not_model(s.unknown_model):
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()

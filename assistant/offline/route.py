@@ -22,6 +22,7 @@ from . import (
     quantity,
     subquestions,
     table_query,
+    tool_flags,
 )
 from .asked import (
     WHY_ASKED,
@@ -884,7 +885,10 @@ def asks_amount(s: Slots) -> bool:
 def knowledge_question(s: Slots) -> bool:
     """No model, no amount asked, and a note's topic named in the question's own words ("head_dim 576,
     does NPU_Flash_Attn support it?", "GBS vs MBS", "训练作业一直Pending怎么办"): answered from the notes."""
-    return not names_model(s) and bool(s.notes_named) and not asks_amount(s) and not s.intents & {"list_models", "list_hardware"}
+    # an amount asked of a documented tool's flags given values ("--request-rate 2 --num-prompts 600, how long?") is the
+    # figure their meaning gives (tool_flags.py), no sizing
+    return (not names_model(s) and bool(s.notes_named) and (not asks_amount(s) or bool(tool_flags.given(s.question)))
+            and not s.intents & {"list_models", "list_hardware"})
 
 
 # serving named in words ("maximum context length" alone reads as serving, but asks the model's own limit)

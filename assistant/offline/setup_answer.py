@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from ..setup_check.errors import JSON_PROBLEMS
 from ..setup_check.rules import BENCHMARK_URL_BACKEND, UNNAMED_MODEL
 from ..setup_check.text import blocks
+from . import tool_flags
 from .parse import language
 from .wording import W, assumption_zh
 
@@ -82,7 +83,15 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
                                            or ASKS_MEANING.search(blocks(text)[1]) or recognised_nothing(r))
                        or command_unchecked(r)):
         return None
-    return AIMessage(content=render_setup(r, question_language(text)))
+    lang = question_language(text)
+    # the values given a documented tool's flags, each said with its meaning and the figures they give (tool_flags.py)
+    # asked of ("what does … mean", "how long does it run"): what they asked of the flags first, then the check; a
+    # command pasted to be checked gets the check alone
+    words = blocks(text)[1]
+    asked = ASKS_MEANING.search(words) or tool_flags.TIME_ASKED.search(words) or tool_flags.FIGURE_ASKED.search(words)
+    flags = tool_flags.stated(text, lang) if asked else []
+    checked = render_setup(r, lang)
+    return AIMessage(content="\n".join(flags) + "\n\n" + checked if flags else checked)
 
 
 MALFORMED = ("invalid_json", "invalid_yaml")
