@@ -30,7 +30,7 @@ ASKS_FIRST = re.compile(r"first\s+(?:thing|step)|(?:check|do|try|look\s+at)\s+fi
                         r"\bbefore\s+(?:touching|changing|lowering|raising|reducing|trying|increasing|adding)|"
                         r"第一步|先做什么|先(?:查|检查|试|看|改)什么|首先(?:做|查|检查|要)|之前(?:先|应该|要)", re.I)
 # "what's next", "after npu-smi info shows nothing, what next?", "下一步", "npu-smi 之后呢": the step after the one named
-ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
+ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\b(?:do|try|check)\s+next\b|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
                        r"下一步|接下来|然后(?:呢|做什么|怎么办|该)|之后(?:呢|做什么|怎么办|该|再)", re.I)
 STEP = re.compile(r"(?m)^\s*(\d+)\.\s+(.+(?:\n(?!\s*\d+\.\s)(?:\s{2,}|>).*)*)")
 WORD = re.compile(r"[a-z][a-z0-9_-]+")
@@ -184,11 +184,15 @@ def step_asked(question: str, passages: Sequence[NotePassage]) -> Step | None:
         return None
     passage, steps = listed
     asked = terms(question)
-    named = [i for i, (_, text) in enumerate(steps) if asked & terms(re.sub(r"`", " ", text))]
+    shared = [len(asked & terms(re.sub(r"`", " ", text))) for _, text in steps]
+    named = [i for i, n in enumerate(shared) if n]
     if nxt and not first:
         if not named:
             return None
-        at = max(named) + 1 if max(named) + 1 < len(steps) else None
+        # the step done is the one naming most of what the question names ("killed the leftover npu processes": the
+        # `npu-smi` step, not a later one that only says "NPU count"); of as many, the later
+        done = max(named, key=lambda i: (shared[i], i))
+        at = done + 1 if done + 1 < len(steps) else None
     else:
         tail = question[first.end():] if first else ""
         before = [i for i, (_, text) in enumerate(steps) if terms(tail) & terms(text)] if re.search(r"before|之前", question, re.I) else []
