@@ -266,6 +266,7 @@ ASKING = re.compile(r"吗|呢|怎么|如何|什么|多少|多大|多久|哪|是�
 
 
 TOLD_WORDS = 6  # a part without a question word, of this many words (Chinese characters) or more, tells the situation
+TOLD_BY_USER = re.compile(r"(?<![a-z])(?:i|we|i've|we've|i'm|we're)(?![a-z])|我", re.I)  # a part said of the user's own doing
 
 
 def asks(part: str, question: str) -> bool:
@@ -284,7 +285,9 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
     # a part that tells the situation ("其他节点等了半个多小时后报错退出") asks nothing: its words are the context of the
     # part that asks, not a question a neighbouring bullet answers
     # (a short part names an item asked in a list: "the default, the max, and should I raise it?")
-    parts = [p for p in parts if asks(p, question) or len(re.findall(r"[\u4e00-\u9fff]|[A-Za-z]+", p)) < TOLD_WORDS]
+    # (a short part the user says of themselves, "I already preprocessed my data", tells too)
+    parts = [p for p in parts if asks(p, question) or len(re.findall(r"[\u4e00-\u9fff]|[A-Za-z]+", p)) < TOLD_WORDS
+             and not TOLD_BY_USER.search(p)]
     # whole bullets only: one that runs on to the next line ("… and change") is no answer on its own
     bullets = list(dict.fromkeys(b.strip() for p in passages for b in BULLET.findall(p.text)
                                  if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())
