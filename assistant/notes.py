@@ -438,7 +438,11 @@ class NoteIndex:
             steps = sorted((k for k in facts_ if "\n" in units[k][3] or SAYS_WHAT_TO_DO.search(units[k][3])),
                            key=lambda k: (units[k][0], units[k][2]))
             if ASKS_HOW.search(text.lower()) and steps:
-                return Lead(self.joined(steps[:1], lang), scores[steps[0]], False)
+                # the sentence just before the first step, when it holds the question's words, says what the step
+                # does ("trained weights are not converted back by default" before "set `CONVERT_MG2HF=TRUE`")
+                before = [k for k in facts_ if units[k][0] == units[steps[0]][0] and units[k][2] == units[steps[0]][2] - 1
+                          and scores[k] > CONTEXT_FLOOR and not units[k][3].rstrip().endswith((":", "："))]
+                return Lead(self.joined(before + steps[:1], lang), scores[steps[0]], False)
         top = max(facts_, key=lambda k: scores[k])
         if scores[top] <= 0:
             return summary_lead

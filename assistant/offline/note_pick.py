@@ -30,7 +30,7 @@ ASKS_FIRST = re.compile(r"first\s+(?:thing|step)|(?:check|do|try|look\s+at)\s+fi
                         r"\bbefore\s+(?:touching|changing|lowering|raising|reducing|trying|increasing|adding)|"
                         r"第一步|先做什么|先(?:查|检查|试|看|改)什么|首先(?:做|查|检查|要)|之前(?:先|应该|要)", re.I)
 # "what's next", "after npu-smi info shows nothing, what next?", "下一步", "npu-smi 之后呢": the step after the one named
-ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
+ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\b(?:do|try|check)\s+next\b|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
                        r"下一步|接下来|然后(?:呢|做什么|怎么办|该)|之后(?:呢|做什么|怎么办|该|再)", re.I)
 STEP = re.compile(r"(?m)^\s*(\d+)\.\s+(.+(?:\n(?!\s*\d+\.\s)(?:\s{2,}|>).*)*)")
 WORD = re.compile(r"[a-z][a-z0-9_-]+")
@@ -184,11 +184,15 @@ def step_asked(question: str, passages: Sequence[NotePassage]) -> Step | None:
         return None
     passage, steps = listed
     asked = terms(question)
-    named = [i for i, (_, text) in enumerate(steps) if asked & terms(re.sub(r"`", " ", text))]
+    shared = [len(asked & terms(re.sub(r"`", " ", text))) for _, text in steps]
+    named = [i for i, n in enumerate(shared) if n]
     if nxt and not first:
         if not named:
             return None
-        at = max(named) + 1 if max(named) + 1 < len(steps) else None
+        # the step done is the one naming most of what the question names ("killed the leftover npu processes": the
+        # `npu-smi` step, not a later one that only says "NPU count"); of as many, the later
+        done = max(named, key=lambda i: (shared[i], i))
+        at = done + 1 if done + 1 < len(steps) else None
     else:
         tail = question[first.end():] if first else ""
         before = [i for i, (_, text) in enumerate(steps) if terms(tail) & terms(text)] if re.search(r"before|之前", question, re.I) else []
@@ -262,6 +266,7 @@ ASKING = re.compile(r"吗|呢|怎么|如何|什么|多少|多大|多久|哪|是�
 
 
 TOLD_WORDS = 6  # a part without a question word, of this many words (Chinese characters) or more, tells the situation
+TOLD_BY_USER = re.compile(r"(?<![a-z])(?:i|we|i've|we've|i'm|we're)(?![a-z])|我", re.I)  # a part said of the user's own doing
 
 
 def asks(part: str, question: str) -> bool:
@@ -280,7 +285,9 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
     # a part that tells the situation ("其他节点等了半个多小时后报错退出") asks nothing: its words are the context of the
     # part that asks, not a question a neighbouring bullet answers
     # (a short part names an item asked in a list: "the default, the max, and should I raise it?")
-    parts = [p for p in parts if asks(p, question) or len(re.findall(r"[\u4e00-\u9fff]|[A-Za-z]+", p)) < TOLD_WORDS]
+    # (a short part the user says of themselves, "I already preprocessed my data", tells too)
+    parts = [p for p in parts if asks(p, question) or len(re.findall(r"[\u4e00-\u9fff]|[A-Za-z]+", p)) < TOLD_WORDS
+             and not TOLD_BY_USER.search(p)]
     # whole bullets only: one that runs on to the next line ("… and change") is no answer on its own
     bullets = list(dict.fromkeys(b.strip() for p in passages for b in BULLET.findall(p.text)
                                  if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())
