@@ -57,6 +57,10 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2
 TABLE_LINE = re.compile(r"\s*[|+](?:[-=+|\s]*$|.*\|\s*$)")
 PASTED_MESSAGE = re.compile(r"(?:[A-Za-z_.]*(?:Error|Exception|Warning)|Traceback|\d+/\d+ nodes are available)\b[^\u3400-\u9fff]*|"
                             r"`[^`]*`|\"[^\"]{12,}\"|(?<=[\u3400-\u9fff][：:])[^\u3400-\u9fff]{12,}")
+# A Chinese message an English question quotes ("event says 实例调度失败", "the error reads: 内存不足"): the system's words, not
+# the question's language (the mirror of PASTED_MESSAGE)
+QUOTED_CHINESE = re.compile(r"(?<![a-z])(?:says?|said|shows?|showing|reads?|saying|reports?|message|event|error|status)\s*[:：]?\s*"
+                            r"[\"“'「]?[\u3400-\u9fff][\u3400-\u9fff\w（）()\-]*[\"”'」]?", re.I)
 # A count right before a node size ("two 8-card machines", "2 个 8 卡的节点"): how many nodes of that size
 NODES_OF_SIZE = re.compile(rf"(?<![0-9.a-z])(\d{{1,4}}|{EN_COUNT})\s*(?:台|个|套)?\s*$")
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
@@ -113,9 +117,10 @@ def language(text: str) -> str:
     """'zh' when Chinese outweighs English in the question's own words. Model names, frameworks and
     jargon do not count, so "用MindSpeed-LLM全参微调llama3.1-70b" is Chinese and "LoRA微调 with
     LlamaFactory, how many cards?" is English."""
-    cjk, english = language_words(text)
+    own = QUOTED_CHINESE.sub(" ", text) if re.search(r"[a-z]{2,}", text, re.I) else text
+    cjk, english = language_words(own)
     # a Chinese sentence around English identifiers ("vllm启动报错 max_model_len is greater than …，怎么办") ends in Chinese
-    ends_chinese = bool(CJK.search(text.strip()[-4:])) if text.strip() else False
+    ends_chinese = bool(CJK.search(own.strip()[-4:])) if own.strip() else False
     return "zh" if cjk >= 2 and (cjk >= english or (cjk >= 4 and ends_chinese)) else "en"
 
 

@@ -185,3 +185,15 @@ def test_a_value_far_out_of_range_is_said_invalid(parse):
     # slots.toml: lora_rank 1-4096; a six-digit value is read and refused with the range, never left unused
     s = parse("qwen3-8b lora 4096, lora_rank 100000, 4 cards enough?")
     assert s.lora_rank is None and any("from 1 to 4096" in p for p in s.problems)
+
+
+@pytest.mark.parametrize("question,lang", [
+    # a Chinese message an English question quotes is the system's words (round 18 c7-08#1 was answered in Chinese)
+    ("submitted config.yaml with kubectl apply, pods stuck Pending, event says 实例调度失败", "en"),
+    ("the error message says 显存不足, what should I do?", "en"),
+    # the user's own Chinese around the quote still decides
+    ("pod pending, error: 实例调度失败 怎么办", "zh"),
+    ("event显示实例调度失败，咋办", "zh"),
+])
+def test_a_quoted_chinese_message_is_not_the_questions_language(question, lang):
+    assert language(question) == lang
