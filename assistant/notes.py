@@ -693,7 +693,10 @@ ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何�
 # "what does ZeRO-0 mean", "各阶段什么意思": a meaning asked is answered by the fact that says what things mean
 ASKS_MEANING = re.compile(r"(?<![a-z])(?:mean(?:s|ing)?|explain)(?![a-z])|什么意思|含义|意思是|是指")
 SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意思|是指")
-ASKS_DIFFERENCE = re.compile(r"(?<![a-z])(?:vs\.?|versus|difference|differ|compared?)(?![a-z])|区别|差别|不同|对比|比较")
+# the difference between two things asked ("差在哪", "有什么区别", "how do they differ"); with the comparison words
+# ("vs", "对比") it is any comparison of two named things
+DIFFERENCE_ASKED = re.compile(r"区别|差在哪|差别|不同|差异|(?<![a-z])(?:differ\w*|distinguish\w*)(?![a-z])")
+ASKS_DIFFERENCE = re.compile(rf"{DIFFERENCE_ASKED.pattern}|(?<![a-z])(?:vs\.?|versus|compared?)(?![a-z])|对比|比较")
 # a value asked of a parameter: its default, its range, how it is computed
 ASKS_VALUE = re.compile(r"default|默认|取值|范围|(?<![a-z])range")
 # "哪里有问题", "一直报错", "what's wrong", "getting errors": the user reports a setup that fails

@@ -14,8 +14,8 @@ from typing import Any
 from ..estimate import constants as C
 from . import pasted_output
 
-# a memory figure with its unit ("65536 MB", "81920MiB", "60.97 GiB", "80GB", "64G"); bytes as a long number
-FIGURE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(mib|mb|gib|gb|g|bytes)(?![a-z])", re.I)
+# a memory figure with its unit ("65536 MB", "81920MiB", "60.97 GiB", "80GB", "64G", Kubernetes' "64Gi"); bytes as a long number
+FIGURE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(mib|mb|gib|gb|gi|g|bytes)(?![a-z])", re.I)
 # a bare MiB count the way npu-smi prints HBM ("HBM 显示 65536", "0 / 65536"): a multiple of 1024 of 4-6 digits
 BARE_MIB = re.compile(r"(?<![\d.])(\d{4,6})(?![\d.]|\s*(?:mib|mb|gib|gb|g|bytes|tokens?|步|steps?)\b)", re.I)
 MEMORY_WORD = re.compile(r"(?i)hbm|memory|vram|显存|内存|npu-smi|nvidia-smi|capacity")
@@ -40,8 +40,8 @@ def figures(question: str) -> list[Figure]:
     out: list[tuple[int, Figure]] = []
     for m in FIGURE.finditer(question):
         n, unit = float(m.group(1)), m.group(2).lower()
-        gib = {"mib": n / 1024, "mb": n / 1024, "gib": n, "gb": n, "g": n, "bytes": n / C.GIB}[unit]
-        shown = {"mib": "MiB", "mb": "MB", "gib": "GiB", "gb": "GB", "g": "GB", "bytes": "bytes"}[unit]
+        gib = {"mib": n / 1024, "mb": n / 1024, "gib": n, "gi": n, "gb": n, "g": n, "bytes": n / C.GIB}[unit]
+        shown = {"mib": "MiB", "mb": "MB", "gib": "GiB", "gi": "GiB", "gb": "GB", "g": "GB", "bytes": "bytes"}[unit]
         out.append((m.start(), Figure(n, shown, gib)))
     if MEMORY_WORD.search(question):
         taken = [m.span() for m in FIGURE.finditer(question)]
@@ -50,6 +50,12 @@ def figures(question: str) -> list[Figure]:
             if n % 1024 == 0 and not any(a <= m.start() < b for a, b in taken):
                 out.append((m.start(), Figure(n, "MB", n / 1024)))
     return [f for _, f in sorted(out, key=lambda x: x[0])]
+
+
+def sizes_gb(question: str) -> list[float]:
+    """The memory sizes the question writes in GB ("180G", "64 GB", "96GiB"), of two or three digits (a part's size,
+    not a count), in the order written."""
+    return [f.value for f in figures(question) if f.unit in ("GB", "GiB") and 10 <= f.value < 1000]
 
 
 def asked(question: str) -> list[Figure] | None:

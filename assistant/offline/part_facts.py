@@ -9,8 +9,10 @@ import math
 import re
 from typing import NamedTuple
 
+from ..notes import DIFFERENCE_ASKED
 from ..tools.tables import HardwareInfo, ListHardwareResult
 from .frame import QuestionFrame
+from .memory_units import sizes_gb
 from .route import NODES_ASKED, RANKS_ASKED, SUPPORT_ASKED, converts_parts, layout_devices, part_facts_asked
 from .wording import Writer
 
@@ -155,7 +157,7 @@ class PartFactsBlocks(Writer):
         q = self.s.question.lower()
         prec = self.precision_compared(parts, asked)
         p_at = min((q.find(p.lower()) for p in ("FP8", "BF16") if p.lower() in q), default=len(q))
-        d_at = m.start() if (m := DIFF_ASKED.search(q)) else len(q)
+        d_at = m.start() if (m := DIFFERENCE_ASKED.search(q)) else len(q)
         return self.L(" ", "").join([prec, diff]) if prec and p_at < d_at else diff
 
     def compared_lead(self, parts: list[HardwareInfo], asked: set[str]) -> str:
@@ -225,7 +227,7 @@ class PartFactsBlocks(Writer):
         """"H800 跟 H100 差在哪", "what's the difference between A2 and A3": the catalog columns that differ lead, with
         each part's value, then the ones they share; a row's remark that names the other part follows (the catalog's
         own word on how a variant differs)."""
-        if not DIFF_ASKED.search(self.s.question.lower()):
+        if not DIFFERENCE_ASKED.search(self.s.question.lower()):
             return ""
         a, b = parts
         short = self.short
@@ -567,7 +569,7 @@ class PartFactsBlocks(Writer):
 
     def memory_confirmed(self, h: HardwareInfo) -> str:
         """"H20 96G 显存对吗": the size said is the part's, asked yes or no: yes first."""
-        said = {float(m.group(1)) for m in MEMORY_SAID.finditer(self.s.question.lower())}
+        said = set(sizes_gb(self.s.question))
         if len(said) == 1 and abs(said.pop() - h.memory_gb) < 0.5 and YES_NO_ASKED.search(self.s.question.lower()):
             return self.L("**Yes**, ", "**对**，")
         return ""
@@ -577,7 +579,7 @@ class PartFactsBlocks(Writer):
         catalog row's remarks say of it (the sentence naming it), or that the catalog does not list it; an unverified
         row says so."""
         own = {h.memory_gb, h.memory_gb * (h.dies_per_card or 1), h.memory_gb * h.devices_per_node}
-        said = [float(m.group(1)) for m in MEMORY_SAID.finditer(self.s.question.lower())]
+        said = sizes_gb(self.s.question)
         other = [n for n in dict.fromkeys(said) if all(abs(n - o) > 0.5 for o in own)]
         remarks = " ".join(x for x in (h.notes, h.naming) if x)
         sentences = [x.strip() for x in re.split(r"(?<=\.)\s+", remarks) if x.strip()]
@@ -870,8 +872,6 @@ NOT_HELD = {"part_host_ram": ("host (CPU) RAM figure", "主机内存（CPU 内�
                                "（没有厂商页面说明可以混用；请按单一型号规划每个作业）")}
 ASKS_OFFICIAL = re.compile(r"(?i)official|官方")
 NO_OFFICIAL = re.compile(r"(?i)no official|没有(?:找到)?官方")
-# the difference between two parts asked ("差在哪", "有什么区别", "what's the difference", "how do they differ")
-DIFF_ASKED = re.compile(r"区别|差在哪|差别|不同|差异|(?<![a-z])(?:differ\w*|distinguish\w*)(?![a-z])")
 # "the Snt9B23 flavor", "Snt9B 规格": the flavor word right after a part's name; "which flavor", "规格名": its names asked
 FLAVOR_WORD = re.compile(r"\s*(?:flavou?rs?|规格|资源规格)")
 FLAVOR_NAME_ASKED = re.compile(r"flavou?r\s+(?:names?|strings?|ids?)|(?:which|what)\s+(?:\w+\s+)?flavou?r|规格名|规格.{0,3}(?:叫|是)什么|"
@@ -880,8 +880,6 @@ FLAVOR_NAME_ASKED = re.compile(r"flavou?r\s+(?:names?|strings?|ids?)|(?:which|wh
 FIGURE_WORD = re.compile(r"显存|内存|算力|memory|hbm|vram|tflops|flops|compute")
 # "does the 910B have 2 dies per card", "每张卡是 2 个 die 吗": the DIE count said, to check
 DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,4}?(\d)\s*个?\s*die")
-# a memory size written in the question ("180G", "64 GB", "32GB"), to check against the part's
-MEMORY_SAID = re.compile(r"(?<![0-9.])(\d{2,3}(?:\.\d+)?)\s*(?:gi?b?)(?![a-z0-9])")
 UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred")
 # "how many DIE per card", "每张卡几个 DIE"
 DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
