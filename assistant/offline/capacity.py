@@ -114,7 +114,7 @@ class CapacityBlocks(Writer):
     def setting(self, p: PlanResult, within: int | None = None) -> str:
         """'LLaMA-Factory ZeRO-3 + offload, about 29.4 GiB per GPU' from a plan_training result; with
         ``within`` (the user's count) and a plan that uses fewer, also how many it uses ('on 1 card')."""
-        par = f"{self.fw_name(p.framework, p.hardware)} {self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp)}"
+        par = f"{self.fw_name(p.framework, p.hardware)} {self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp, p.ep)}"
         if within and p.devices < within:
             par += self.say("setting_on", devs=self.devices(p.devices, p.unit, p.hardware))
         per = self.per_device(p.unit, p.hardware)
@@ -577,7 +577,7 @@ class CapacityBlocks(Writer):
         unit = p.tp * (p.pp or 1) * (p.cp or 1)
         if count % unit:
             return []
-        out = [self.say("split_first", split=self.parallel(None, None, p.tp, p.pp, p.cp), dp=count // unit,
+        out = [self.say("split_first", split=self.parallel(None, None, p.tp, p.pp, p.cp, p.ep), dp=count // unit,
                         devs=self.devices(count, p.unit, p.hardware), gib=f"{p.memory.total_gib:.1f}",
                         per=self.per_device(p.unit, p.hardware))]
         if s.framework == "LLaMA-Factory" or any(c.value and c.value.framework == "LLaMA-Factory" for c in within):
@@ -595,12 +595,12 @@ class CapacityBlocks(Writer):
         tight = sorted((m for m in tried if m.verdict == "tight"), key=lambda m: m.high_gib)
         best = next((m for m in tried if m.verdict == "fits"), None) or next(iter(tight), None)
         per = self.per_device(tried[0].unit, tried[0].hardware)
-        others = [f"{self.parallel(None, None, m.tp, m.pp, m.cp)} {m.total_gib:.1f} GiB ({self.say('verdict_' + m.verdict)})"
+        others = [f"{self.parallel(None, None, m.tp, m.pp, m.cp, m.ep)} {m.total_gib:.1f} GiB ({self.say('verdict_' + m.verdict)})"
                   for m in tried if m is not best]
         if best is None:
             return [self.say("split_none_fits", devs=self.devices(tried[0].devices, tried[0].unit, tried[0].hardware),
                              tried=self.say("comma").join(others), per=per)]
-        out = [self.say("split_first", split=self.parallel(None, None, best.tp, best.pp, best.cp), dp=best.data_parallel,
+        out = [self.say("split_first", split=self.parallel(None, None, best.tp, best.pp, best.cp, best.ep), dp=best.data_parallel,
                         devs=self.devices(best.devices, best.unit, best.hardware), gib=f"{best.total_gib:.1f}", per=per)]
         if others:
             out.append("- " + self.say("split_others", tried=self.say("comma").join(others), per=per))

@@ -360,7 +360,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if not (p := next(iter(capped + plans), None)):
             return out
         dp = p.devices // (p.tp * (p.pp or 1) * (p.cp or 1))
-        line = self.say("ga_first_plan", ga=p.grad_accum, split=self.parallel(None, None, p.tp, p.pp, p.cp), mbs=p.micro_batch,
+        line = self.say("ga_first_plan", ga=p.grad_accum, split=self.parallel(None, None, p.tp, p.pp, p.cp, p.ep), mbs=p.micro_batch,
                         dp=dp, devs=self.devices(p.devices, p.unit, p.hardware), gbs=p.global_batch)
         if "cards" in s.intents:  # "how many cards, and how to set GA?": the count leads, the accumulation right under it
             lead = self.say("answer")

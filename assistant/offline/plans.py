@@ -19,7 +19,7 @@ class PlanBlocks(CapacityBlocks):
         if p.zero_stage is not None:
             bits.append(self.parallel(p.zero_stage, p.offload))
         if p.tp > 1 or p.pp > 1 or p.cp > 1:
-            bits.append(self.parallel(None, None, p.tp, p.pp, p.cp))
+            bits.append(self.parallel(None, None, p.tp, p.pp, p.cp, p.ep))
         bits.append(f"micro batch {p.micro_batch}")
         bits.append(self.say("plan_summary_gradient_accumulation", grad_accum=p.grad_accum))
         # the per-device figure, its likely range and the usable memory, each named; "tight" when the range crosses it

@@ -136,7 +136,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if plan.framework == "MindSpeed-LLM" and plan.devices < have and have % (plan.tp * plan.pp * plan.cp):
             return self.split_on_all(plan, have, fw)  # data parallel on the rest is no Megatron layout: one that divides all
         if plan.devices < have:  # the setting asked is for the user's count: fewer devices hold it, the rest add data parallel
-            setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp)
+            setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp, plan.ep)
             return self.say("setting_on_your_devices_fewer_needed", devs=devs, setting=setting, plan_summary=self.plan_summary(plan),
                             fw=fw, offload=offload)
         return self.say("setting_on_your_devices_estimate_for_your", devs=devs, plan_summary=self.plan_summary(plan), fw=fw, offload=offload)
@@ -150,11 +150,11 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         best = min(mine, key=lambda m: (m.verdict != "fits", m.high_gib), default=None)
         unit = plan.tp * plan.pp * plan.cp
         devs = self.devices(have, plan.unit, plan.hardware)
-        plan_split = self.parallel(None, None, plan.tp, plan.pp, plan.cp)
+        plan_split = self.parallel(None, None, plan.tp, plan.pp, plan.cp, plan.ep)
         if best is None:
             return self.say("split_on_part", split=plan_split, n=self.devices(plan.devices, plan.unit, plan.hardware), devs=devs,
                             fw=fw, plan_summary=self.plan_summary(plan), mp=unit, have=have)
-        return self.say("split_on_all", split=self.parallel(None, None, best.tp, best.pp, best.cp), dp=best.data_parallel,
+        return self.say("split_on_all", split=self.parallel(None, None, best.tp, best.pp, best.cp, best.ep), dp=best.data_parallel,
                         devs=devs, fw=fw, gib=f"{best.total_gib:.1f}", per=self.per_device(plan.unit, plan.hardware),
                         verdict=VERDICT[best.verdict][self.lang], plan_split=plan_split,
                         n=self.devices(plan.devices, plan.unit, plan.hardware), mp=unit, have=have)

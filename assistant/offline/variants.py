@@ -105,14 +105,14 @@ class VariantBlocks(TrainingBlocks):
         have = self.e.devices
         m = next((x for x in self.r.values("estimate_training_memory", TrainingMemoryResult) if x.devices == have), None)
         if m is not None:
-            setting = self.parallel(m.zero_stage, m.offload, m.tp, m.pp, m.cp)
+            setting = self.parallel(m.zero_stage, m.offload, m.tp, m.pp, m.cp, m.ep)
             return self.say("verdict_variant", word=self.say("verdict_" + m.verdict), setting=setting, gib=self.point(m),
                             usable=f"{m.usable_gib:.1f}", dev=self.per_device(m.unit, m.hardware))
         plan = next((r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices") == have), None)
         if plan is not None:  # no setting stated: the plan within the user's devices, the setting it found
             if not plan.fits:
                 return self.say("verdict_variant_none", word=self.say("verdict_does_not_fit"))
-            setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp)
+            setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp, plan.ep)
             if have and plan.devices < have:  # the plan uses fewer than the user's devices: its verdict is on those ("on 2 GPUs")
                 setting += self.say("setting_on", devs=self.devices(plan.devices, plan.unit, plan.hardware))
             return self.say("verdict_variant", word=self.say("verdict_" + plan.verdict), gib=self.point(plan.memory), setting=setting,
@@ -256,7 +256,7 @@ class VariantBlocks(TrainingBlocks):
             return None
         p = fit[0]
         return (float(self.point(p.memory)), self.per_device(p.unit, p.hardware), self.devices(p.devices, p.unit, p.hardware),
-                self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp))
+                self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp, p.ep))
 
     def memory_factor(self, writers: list[Any], labels: list[str], want: float) -> str:
         """"GA 从 8 改成 16，显存会翻倍吗": yes or no on the factor asked of the memory per device, both figures beside it."""

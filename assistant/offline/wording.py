@@ -227,13 +227,15 @@ class Writer:
             return "Megatron-LM"
         return framework or ""
 
-    def parallel(self, zero_stage: int | None, offload: bool | None, tp: int | None = 1, pp: int | None = 1, cp: int | None = 1) -> str:
-        """'ZeRO-3 + offload' (LLaMA-Factory) or 'TP 4 × PP 2' (× CP when used; MindSpeed-LLM); a stage of a trainer that
-        shards with FSDP (the estimator's FSDP_FRAMEWORKS, or FSDP named) in FSDP's words (phrases.toml stage_fsdp_*),
-        the ZeRO stage it is sized as beside them."""
+    def parallel(self, zero_stage: int | None, offload: bool | None, tp: int | None = 1, pp: int | None = 1, cp: int | None = 1,
+                 ep: int | None = 1) -> str:
+        """'ZeRO-3 + offload' (LLaMA-Factory) or 'TP 4 × PP 2' (× CP when used; MindSpeed-LLM), with ', EP 8' when a MoE
+        plan splits its experts (over the data-parallel ranks, so it is no factor of the device group); a stage of a
+        trainer that shards with FSDP (the estimator's FSDP_FRAMEWORKS, or FSDP named) in FSDP's words (phrases.toml
+        stage_fsdp_*), the ZeRO stage it is sized as beside them."""
         if zero_stage is not None:
             return self.stage_words(zero_stage) + (" + offload" if offload else "")
-        return f"TP {tp} × PP {pp}" + (f" × CP {cp}" if (cp or 1) > 1 else "")
+        return f"TP {tp} × PP {pp}" + (f" × CP {cp}" if (cp or 1) > 1 else "") + (f"{self.say('comma')}EP {ep}" if (ep or 1) > 1 else "")
 
     def stage_words(self, zero_stage: int) -> str:
         """'ZeRO-3', or 'FSDP full shard (ZeRO-3)' in a conversation whose trainer shards with FSDP."""
