@@ -15,6 +15,7 @@ import ast
 import operator
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -777,6 +778,58 @@ def limit_checks(question: str, text: str) -> list[LimitCheck]:
         short = [w for v, w in minima if value < v]
         if short:
             out.append(LimitCheck(said, short[-1], "min", True))
+    return out[:2]
+
+
+# A rule by ranges: sibling bullets each bounded by the same kind of quantity ("- **Up to 100 MB**: uploaded directly",
+# "- **Over 100 MB and up to 50 GB**: relayed through OBS"). A size or duration the user states selects its range.
+_LOWER = re.compile(r"(?:(?<![a-z])(?:over|above|more\s+than|larger\s+than|greater\s+than|longer\s+than|exceeding)|(?<!不)(?<!不能)超过|大于|多于|高于)\W{0,3}$",
+                    re.I)
+_RANGE_BULLET = re.compile(r"(?m)^\s*>?\s*[-*]\s+(.+)$")
+
+
+@dataclass(frozen=True)
+class RangeRow:
+    """The bullet of a rule by ranges that holds a quantity the user wrote."""
+
+    said: str  # the user's quantity as written ("3GB")
+    row: str  # the bullet, as one plain sentence
+
+
+def _bounds(line: str) -> tuple[str, float | None, float | None] | None:
+    """(dimension, lower bound, upper bound) of a bullet that opens a range, in MB or seconds; None when it states none."""
+    dims, low, high = set(), None, None
+    for said, dim, value, start in _quantities(line):
+        before = line[max(0, start - 24):start].replace("*", "")
+        if _LOWER.search(before):
+            low = value
+        elif _MAXIMUM.search(before):
+            high = value
+        else:
+            continue
+        dims.add(dim)
+    return (dims.pop(), low, high) if len(dims) == 1 else None
+
+
+def range_rows(question: str, texts: Sequence[str]) -> list[RangeRow]:
+    """Each size or duration of the question placed in the range row that holds it, when a text states a rule by
+    ranges (two or more sibling bullets bounded by that kind of quantity); a value past every row is left to
+    limit_checks. "3 GB file to JupyterLab": the 100 MB–50 GB row (through OBS), not the >50 GB remark."""
+    rules = []
+    for text in texts:
+        rows = [(m.group(1), b) for m in _RANGE_BULLET.finditer(text) if (b := _bounds(m.group(1))) is not None]
+        if len(rows) >= 2:
+            rules.append(rows)
+    out: list[RangeRow] = []
+    for said, dim, value, start in _quantities(question):
+        if _WHEN_IT_HAPPENED.search(question[max(0, start - 12):start]):
+            continue
+        for rows in rules:
+            row = next((line for line, (d, low, high) in rows if d == dim and (low is None or value > low)
+                        and (high is None or value <= high)), None)
+            if row is not None:
+                out.append(RangeRow(said, re.sub(r"\*\*", "", row).strip()))
+                break
     return out[:2]
 
 
