@@ -23,6 +23,7 @@ from ..notes import (
     tokenize,
 )
 from ..tools.tables import NotePassage
+from .note_pick import about_done
 
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|怎么修|怎么改|报错|what\s+(?:should|can|do)\s+i\s+do|"
                       r"how\s+(?:do\s+i|to|can\s+i|should\s+i)\s+(?:fix|solve|avoid|resolve|get\s+rid)|(?<![a-z])(?:fix|workaround)(?![a-z])", re.I)
@@ -70,7 +71,7 @@ def _terms(text: str) -> set[str]:
     return set(tokenize(text.lower(), unigrams=False))
 
 
-def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en", done: str | None = None) -> str:
     """``lead`` with the sentence that answers the kind asked first (see the module's docstring); unchanged when its
     first sentence already does, or when no sentence of the note holds that kind of answer with the question's words.
     A sentence's fit is the question's words it holds, each weighing by how rare it is among the note's sentences
@@ -111,7 +112,9 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     if answers(first) and not ELSEWHERE.search(first) and (kind in GIVEN or weight(first) > 0):
         return lead
     # a sentence that says it is about something else ("… is a different limit: `HCCL_CONNECT_TIMEOUT` …") answers not this
-    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found) if answers(s) and not ELSEWHERE.search(s)]
+    # (nor one naming what the user already did: "restarting the scheduler does not fix this" after "restarted it twice")
+    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found)
+            if answers(s) and not ELSEWHERE.search(s) and not (done and about_done(done, s))]
     if not pool:
         return lead
     best = max(pool, key=lambda c: c[:3])

@@ -893,6 +893,14 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if top.summary and (not self.headlined or self.in_part or subquestions.asked_apart(self.s.question)):  # the summary leads
             # a question naming a parameter is answered by the note's lines about it, whatever section it quotes
             section = None if top.lead_names else self.answering_section(best, top.summary)
+            if section is None and not top.lead_names:  # where to begin: the section headed as the first step
+                section = note_pick.first_section(self.s.question, best)
+            # what the user already did ("restarted the scheduler twice, still pending") leads no more: the next section
+            if (done := note_pick.done_clause(self.s.question)) and any(note_pick.about_done(done, h.heading) for h in best[:1]):
+                section = next((h for h in best if not note_pick.about_done(done, h.heading)), section)
+                if section is not None:  # (the sections of what they did are quoted last)
+                    best = [section, *sorted((h for h in best if h is not section), key=lambda h: note_pick.about_done(done, h.heading))]
+                    top = best[0]
             # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary
             fact = top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
             lead = fact if section is None else self.section_lead(section)
@@ -908,7 +916,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 lead = piece
             said = self.fact_picked(lead, best, r.results) + lead
             if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)
-                said = answer_first(self.s.question, said, best, self.lang)
+                said = answer_first(self.s.question, said, best, self.lang, done=note_pick.done_clause(self.s.question))
             # a size or duration they state placed in the note's rule by ranges ("3 GB": the 100 MB–50 GB row), first
             placed = range_rows(self.s.question, [h.text for h in best])
             said = limit_sentence_first(self.s.question, said, {r.said for r in placed}, self.lang)
@@ -1137,7 +1145,8 @@ def column_named(header: str, question: str) -> bool:
 
 
 def flat(text: str) -> str:
-    """A quoted section as one paragraph for the lead: its lines and bullets joined."""
+    """A quoted section as one paragraph for the lead: its lines and bullets joined; a one-line code block as inline code."""
+    text = re.sub(r"```[^\n]*\n\s*([^`\n]+?)\s*\n\s*```", r"`\1`", text)
     lines = [re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", ln).strip() for ln in text.splitlines()]
     return " ".join(ln for ln in lines if ln)
 
