@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..notes import (
     _MARKED,
@@ -26,7 +26,8 @@ from ..tools.tables import NotePassage
 from .note_pick import about_done
 
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|怎么修|怎么改|报错|what\s+(?:should|can|do)\s+i\s+do|"
-                      r"how\s+(?:do\s+i|to|can\s+i|should\s+i)\s+(?:fix|solve|avoid|resolve|get\s+rid)|(?<![a-z])(?:fix|workaround)(?![a-z])", re.I)
+                      r"how\s+(?:do\s+i|to|can\s+i|should\s+i)\s+(?:fix|solve|avoid|resolve|get\s+rid|get\s+(?:past|around)|work\s+around|bypass)|"
+                      r"(?<![a-z])(?:fix|workaround)(?![a-z])|怎么绕过|如何绕过", re.I)
 ASKS_LIMIT = re.compile(r"(?<![\w-])(?:max(?:imum)?|limit|largest|upper\s+bound|how\s+(?:large|big|long|much\s+time)|timeout)(?![a-z])|"
                         r"最大|上限|多大|多久|多长时间|超时时间|限制是", re.I)
 ASKS_CHOICE = re.compile(r"which\s+(?:one\s+|\w+\s+)?(?:should|do\s+i|to\s+(?:use|choose|pick))|should\s+i\s+(?:use|choose|pick|run)|"
@@ -47,6 +48,10 @@ FIX_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*|
 # a sentence that plainly makes the choice: it opens with the pick ("Use BF16 …", "Choose …") or says what is recommended
 CHOICE_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*)?(?:use|choose|pick|prefer|take|go\s+with|start\s+with)\b|"
                           r"recommend|(?<![a-z])(?:best|should)(?![a-z])|^[^，。：]{0,40}(?:用|选)|建议|推荐|就用", re.I)
+# a sentence saying what does not help ("the training remedies above do not apply", "重启解决不了这个事件") gives no fix
+NO_FIX = re.compile(r"不适用|没有用|没用|无效|解决不了|不能解决|(?:do|does|did|will)\s*(?:not|n't)\s+(?:apply|help|work|fix)|won't\s+(?:help|fix|work)", re.I)
+# an FAQ item "problem → fix" gives its fix
+FIX_GIVEN = re.compile(FIX_GIVEN.pattern + r"|\s(?:→|->|=>)\s", re.I)
 GIVEN = {"fix": FIX_GIVEN, "choice": CHOICE_GIVEN}
 # words every question of a kind has: they pick no sentence
 _KIND_WORDS = {"fix", "how", "do", "i", "what", "which", "should", "use", "choose", "one", "max", "maximum", "limit", "size",
@@ -89,6 +94,11 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
         return lead
     found: list[tuple[str, str]] = [(s, "") for s in sentences]  # (sentence, its section's heading)
     seen = {re.sub(r"\W+", "", s) for s in sentences}
+    # the sentences that continue the lead's own paragraph ("… the training remedies do not apply. The vendor's FAQ says to
+    # lower `--gpu-memory-utilization`"): as good as the lead's own
+    first_key = re.sub(r"\W+", "", sentences[0]) if sentences else ""
+    own = [k for p in passages for para in re.split(r"\n\s*\n", p.text)
+           if first_key and first_key in (k := re.sub(r"\W+", "", _plain(para)))]
     for p in passages:
         for f in (f for f in facts(p.text) if "\n" not in f):  # a list with its introduction: its items come one by one
             for s in (_plain(x) for x in _SENTENCE_END.split(f) if x and x.strip()):
@@ -105,16 +115,23 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
         return weight(s) + weight(heading) / 2
 
     first = sentences[0]
+    if kind == "fix" and (items := problem_items(sentences, weight)) is not None:  # "problem → fix": the problem asked
+        sentences = items
+        lead = ("" if lang == "zh" else " ").join(sentences)
+        first = sentences[0]
+
     def answers(s: str) -> bool:
-        return bool(says.search(s)) and (kind not in GIVEN or bool(GIVEN[kind].search(s)))
+        return (bool(says.search(s)) and (kind not in GIVEN or bool(GIVEN[kind].search(s)))
+                and not (kind == "fix" and NO_FIX.search(s)))
 
     # the lead's first sentence already answers: plainly (a fix or a pick given), or a number with the question's words
     if answers(first) and not ELSEWHERE.search(first) and (kind in GIVEN or weight(first) > 0):
         return lead
     # a sentence that says it is about something else ("… is a different limit: `HCCL_CONNECT_TIMEOUT` …") answers not this
     # (nor one naming what the user already did: "restarting the scheduler does not fix this" after "restarted it twice")
-    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found)
-            if answers(s) and not ELSEWHERE.search(s) and not (done and about_done(done, s))]
+    pool = [(fit(s, h) + (LEAD_BONUS if lead_own else 0), lead_own, -i, s) for i, (s, h) in enumerate(found)
+            if answers(s) and not ELSEWHERE.search(s) and not (done and about_done(done, s))
+            for lead_own in [i < len(sentences) or any(re.sub(r"\W+", "", s) in k for k in own)]]
     if not pool:
         return lead
     best = max(pool, key=lambda c: c[:3])
@@ -123,6 +140,24 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     chosen = best[3]
     rest = [s for s in sentences if s != chosen]  # a sentence of the lead moves to the front; the note's goes before it
     return ("" if lang == "zh" else " ").join([chosen, *rest])
+
+
+ARROW = re.compile(r"\s(?:→|->|=>)\s")
+
+
+def problem_items(sentences: list[str], weight: Callable[[str], float]) -> list[str] | None:
+    """A lead of FAQ items ("**NPU out of memory** → lower …", "**`ValueError: … max_model_len`** → export …"), when a
+    fix is asked: the item whose problem side holds the question's words, first; the items of problems nobody named
+    dropped. None when the lead holds fewer than two items or no one problem is named most."""
+    items = [(i, weight(ARROW.split(s, maxsplit=1)[0])) for i, s in enumerate(sentences) if ARROW.search(s)]
+    if len(items) < 2:
+        return None
+    scores = sorted((w for _, w in items), reverse=True)
+    if scores[0] <= 0 or scores[0] == scores[1]:
+        return None
+    best = next(i for i, w in items if w == scores[0])
+    unnamed = {i for i, w in items if w == 0}
+    return [sentences[best], *(s for i, s in enumerate(sentences) if i != best and i not in unnamed)]
 
 
 LEAD_BONUS = 0.5  # a sentence the notes' search already chose for the question, over a neighbour with as many of its words
