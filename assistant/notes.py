@@ -799,7 +799,7 @@ class RangeRow:
 def _bounds(line: str) -> tuple[str, float | None, float | None] | None:
     """(dimension, lower bound, upper bound) of a bullet that opens a range, in MB or seconds; None when it states none."""
     dims, low, high = set(), None, None
-    for said, dim, value, start in _quantities(line):
+    for _said, dim, value, start in _quantities(line):
         before = line[max(0, start - 24):start].replace("*", "")
         if _LOWER.search(before):
             low = value

@@ -897,9 +897,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 section = note_pick.first_section(self.s.question, best)
             # what the user already did ("restarted the scheduler twice, still pending") leads no more: the next section
             if (done := note_pick.done_clause(self.s.question)) and any(note_pick.about_done(done, h.heading) for h in best[:1]):
-                section = next((h for h in best if not note_pick.about_done(done, h.heading)), section)
+                section = note_pick.after_done(done, best, self.s.topic_said or "") or section
                 if section is not None:  # (the sections of what they did are quoted last)
-                    best = [section, *sorted((h for h in best if h is not section), key=lambda h: note_pick.about_done(done, h.heading))]
+                    rest = [h for h in best if h is not section]
+                    best = [section, *(h for h in rest if not note_pick.about_done(done, h.heading)),
+                            *(h for h in rest if note_pick.about_done(done, h.heading))]
                     top = best[0]
             # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary
             fact = top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
@@ -914,6 +916,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                     piece := note_pick.follow_up_fact(self.s.question, best, lead, lead == top.summary, self.s.topic_said)):
                 # a follow-up of the how-to topic, in few words: the piece they ask leads, not the summary said before
                 lead = piece
+            # the lead found repeats what they already did ("restart it by deleting it" after "restarted it twice"): the
+            # opening of the first section about something else, one the conversation has not said yet first
+            if ((done := note_pick.done_clause(self.s.question)) and section is None and not rows and note_pick.about_done(done, lead[:160])
+                    and (nxt := note_pick.after_done(done, best, self.s.topic_said or ""))):
+                lead = self.section_lead(nxt)
+                quoted = [h for h in best if h is not nxt][:2]
             said = self.fact_picked(lead, best, r.results) + lead
             if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)
                 said = answer_first(self.s.question, said, best, self.lang, done=note_pick.done_clause(self.s.question))

@@ -407,6 +407,7 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
     if not passages:
         return None
     file = passages[0].file
+    done = done_clause(question)
 
     title = follow_up_words(passages[0].title)
 
@@ -423,6 +424,8 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
             if piece.count("**") % 2:  # a bold run cut by the sentence's end
                 piece = piece.replace("**", "")
             if len(piece) < 12 or piece.startswith("|") or piece.startswith("`") and piece.endswith("`"):
+                continue
+            if done and about_done(done, piece):  # what they already did ("restarted it twice") is no next step
                 continue
             shared = asked & follow_up_words(piece)
             # (of pieces sharing as much, one the answer before did not say, then the shorter one, which says it more
@@ -486,3 +489,12 @@ def first_section(question: str, passages: Sequence[NotePassage]) -> NotePassage
     if not ASKS_START.search(question) or ASKS_NEXT.search(question) or done_clause(question):
         return None
     return next((p for p in passages if FIRST_HEADING.search(p.heading)), None)
+
+
+def after_done(done: str, passages: Sequence[NotePassage], said: str = "") -> NotePassage | None:
+    """The section to lead with once the user has done what ``done`` says: not one about that, not the first step (they
+    are past it), of those one whose opening the conversation has not said yet; None when every section is about it."""
+    others = [p for p in passages if not about_done(done, p.heading) and not about_done(done, p.text[:160])]
+    later = [p for p in others if not FIRST_HEADING.search(p.heading)] or others
+    flat = re.sub(r"[*`>\s]", "", said)
+    return next((p for p in later if re.sub(r"[*`>\s]", "", p.text[:80]) not in flat), later[0] if later else None)
