@@ -899,9 +899,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             if (done := note_pick.done_clause(self.s.question)) and any(note_pick.about_done(done, h.heading) for h in best[:1]):
                 section = note_pick.after_done(done, best, self.s.topic_said or "") or section
                 if section is not None:  # (the sections of what they did are quoted last)
-                    rest = [h for h in best if h is not section]
-                    best = [section, *(h for h in rest if not note_pick.about_done(done, h.heading)),
-                            *(h for h in rest if note_pick.about_done(done, h.heading))]
+                    others = [h for h in best if h is not section]
+                    best = [section, *(h for h in others if not note_pick.about_done(done, h.heading)),
+                            *(h for h in others if note_pick.about_done(done, h.heading))]
                     top = best[0]
             # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary
             fact = top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
