@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from ..notes import (
     _MARKED,
+    _REMARK,
     _SENTENCE_END,
     ASKS_DIFFERENCE,
     ASKS_HOW,
@@ -84,6 +85,7 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     if not lead.strip() or "\n" in lead.strip():
         return lead
     lead = both_sides(question, lead, passages, lang)
+    lead = remark_after_its_fact(question, lead, passages, lang)
     kind = kind_asked(question)
     if kind is None:
         return how_first(question, lead, passages, lang)
@@ -158,6 +160,32 @@ def problem_items(sentences: list[str], weight: Callable[[str], float]) -> list[
     best = next(i for i, w in items if w == scores[0])
     unnamed = {i for i, w in items if w == 0}
     return [sentences[best], *(s for i, s in enumerate(sentences) if i != best and i not in unnamed)]
+
+
+# "can I reuse …?", "is it possible to …", "还能直接用吗": whether a way exists
+ASKS_CAN = re.compile(r"(?<![a-z])(?:can|could|may)\s+(?:i|we)(?![a-z])|(?<![a-z])is\s+it\s+(?:possible|ok(?:ay)?|safe)|(?<![a-z])possible\s+to(?![a-z])|"
+                      r"是否(?:可以|能)|能不能|可不可以|能否|可以[^？?。，,]{0,30}吗|还能[^？?。，,]{0,20}吗", re.I)
+
+
+def remark_after_its_fact(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """"Can I reuse the preprocessed data?": a lead that opens with the note-writer's remark ("redo it when the tokenizer or
+    the length changes") answers a can-I question only after the vendor's sentences of its paragraph that say the way
+    ("`USER_PROCESSED_DATA_DIR` … when set, training skips preprocessing"): those go first, in the note's order."""
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+    if not sentences or not ASKS_CAN.search(question) or not _REMARK.match(sentences[0]):
+        return lead
+    first_key = re.sub(r"\W+", "", sentences[0])
+    for p in passages:
+        for para in re.split(r"\n\s*\n", p.text):
+            plain = _plain(para)
+            if first_key not in re.sub(r"\W+", "", plain):
+                continue
+            own = [s.strip() for s in _SENTENCE.split(plain) if s and s.strip()]
+            at = next((i for i, s in enumerate(own) if re.sub(r"\W+", "", s) == first_key), None)
+            before = [s for s in own[:at or 0] if re.sub(r"\W+", "", s) not in re.sub(r"\W+", "", lead)]
+            if before and not any(_REMARK.match(s) for s in before):
+                return ("" if lang == "zh" else " ").join([*before, lead])
+    return lead
 
 
 LEAD_BONUS = 0.5  # a sentence the notes' search already chose for the question, over a neighbour with as many of its words

@@ -135,3 +135,11 @@ def test_a_follow_up_after_a_restart_is_not_the_first_command_again(assistant):
                ChatTurn(role="assistant", content="Run kubectl describe pod; restart the Volcano scheduler pod.")]
     lead = lead_of(assistant.ask("restarted the scheduler twice, still pending", history).answer)
     assert not lead.lower().startswith(("list every pod", "restart it")), lead
+
+
+def test_a_can_i_question_gets_the_way_before_the_remark(assistant):
+    """Preprocessing page (modelarts_llm_train_91113): `USER_PROCESSED_DATA_DIR`, when set, makes training load that folder
+    and skip preprocessing; the note-writer's remark (redo it when the tokenizer or length changes) comes after it."""
+    lead = lead_of(assistant.ask("can I reuse the preprocessed dataset from last run instead of tokenizing again? seq length is the same").answer)
+    assert lead.startswith("`USER_PROCESSED_DATA_DIR`") and "skips preprocessing" in lead, lead
+    assert lead.index("skips preprocessing") < lead.index("Note-writer's remark")
