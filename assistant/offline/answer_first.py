@@ -39,7 +39,12 @@ LIMIT_SAYS = re.compile(r"\d+(?:\.\d+)?\s*\**\s*(?:MB|GB|KB|M|G|s|min|minutes?|h
 CHOICE_SAYS = re.compile(r"(?<![A-Za-z])(?:use|choose|pick|prefer|recommended?|go\s+with)(?![A-Za-z])|用|选|推荐|建议", re.I)
 ELSEWHERE = re.compile(r"(?<![a-z])(?:is|are)\s+(?:a|an)\s+(?:different|separate|other)\s+(?:\w+\s+)?(?:limit|setting|problem|error|issue|case)|"
                        r"是另一个|是另一种|是不同的(?:限制|问题|报错|设置)", re.I)
-SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS}
+# "is the checkpoint still usable?", "权重会不会坏": the state of what the user has after the problem, answered by the
+# sentence that says whether it is affected
+ASKS_STATE = re.compile(r"still\s+(?:usable|valid|good|ok(?:ay)?|intact|safe)|(?<![a-z])(?:is|are)\s+(?:it|they|(?:the|my|our)\s+[\w-]+)\s+"
+                        r"(?:corrupt(?:ed)?|affected|damaged|broken|intact)|safe\s+to\s+use|还能用|能不能用|可以用吗|会不会坏|坏了吗|坏掉|受影响|有没有影响|有影响吗", re.I)
+STATE_SAYS = re.compile(r"(?<![a-z])(?:affect(?:s|ed)?|unaffected|corrupt(?:s|ed)?|intact|usable|damag(?:e|es|ed)|safe)(?![a-z])|影响|损坏|完好|可用|能用", re.I)
+SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS, "state": STATE_SAYS}
 # a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …", "Training OOM
 # on MindSpeed-LLM, in the vendor's order: kill …"), or names
 # itself the remedy ("the vendor says to comment out …", "厂商的办法：…"); a verb in passing ("examples use …") does not
@@ -61,8 +66,8 @@ _SENTENCE = re.compile(r"(?<=[。！？])(?!\*\*)|(?<=[.!?])\s+(?=[A-Z`*“\"(�
 
 
 def kind_asked(question: str) -> str | None:
-    """fix, limit or choice: what the question asks for, or None."""
-    for kind, rx in (("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT)):
+    """state, fix, choice or limit: what the question asks for, or None."""
+    for kind, rx in (("state", ASKS_STATE), ("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT)):
         if rx.search(question):
             return kind
     return None

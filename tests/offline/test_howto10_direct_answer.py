@@ -143,3 +143,14 @@ def test_a_can_i_question_gets_the_way_before_the_remark(assistant):
     lead = lead_of(assistant.ask("can I reuse the preprocessed dataset from last run instead of tokenizing again? seq length is the same").answer)
     assert lead.startswith("`USER_PROCESSED_DATA_DIR`") and "skips preprocessing" in lead, lead
     assert lead.index("skips preprocessing") < lead.index("Note-writer's remark")
+
+
+@pytest.mark.parametrize("q,said", [
+    ("checkpoint save timed out on 4 nodes — is the checkpoint that did get written still usable?", "does not affect the weights"),
+    ("保存权重超时报错了，已经存下来的权重会不会坏？", "不影响已经保存下来的权重"),
+])
+def test_whether_what_was_saved_is_affected_leads(assistant, q, said):
+    """Save-timeout page (保存ckpt时超时报错): the error does not affect the weights actually saved; that leads a question
+    about their state, before the disk I/O remedy."""
+    lead = lead_of(assistant.ask(q).answer)
+    assert said in lead[:120], lead
