@@ -687,8 +687,8 @@ def without_runs_of(text: str, other: str) -> str:
 
 
 # A fact that says what to do (an instruction, or names a way) and a question that asks how to do something.
-SAYS_WHAT_TO_DO = re.compile(r"办法|解决|改用|设置|设为|拷贝|复制|补拷|执行|删除|调大|调低|加上|换成|运行|(?<![A-Za-z])(?:use|set|copy|run|add|"
-                             r"export|delete|raise|lower|install|remove|replace|switch|upgrade|restart|kill|reduce|increase)(?![A-Za-z])", re.I)
+SAYS_WHAT_TO_DO = re.compile(r"办法|解决|改用|设置|设为|拷贝|复制|补拷|执行|删除|调大|调低|加上|换成|运行|停掉|重装|对照|增加节点|(?<![A-Za-z])(?:use|set|copy|run|add|"
+                             r"export|delete|raise|lower|install|reinstall|remove|replace|switch|upgrade|restart|kill|reduce|increase|stop)(?![A-Za-z])", re.I)
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|what\s+(?:should|can|do)\s+i\s+do|how\s+(?:do\s+i|to|can\s+i)\s+"
                       r"(?:fix|solve|avoid|resolve)|(?<![a-z])(?:fix|workaround)(?![a-z])")
 # "what does ZeRO-0 mean", "各阶段什么意思": a meaning asked is answered by the fact that says what things mean
