@@ -15,6 +15,7 @@ import ast
 import operator
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -686,8 +687,8 @@ def without_runs_of(text: str, other: str) -> str:
 
 
 # A fact that says what to do (an instruction, or names a way) and a question that asks how to do something.
-SAYS_WHAT_TO_DO = re.compile(r"办法|解决|改用|设置|设为|拷贝|复制|补拷|执行|删除|调大|调低|加上|换成|运行|(?<![A-Za-z])(?:use|set|copy|run|add|"
-                             r"export|delete|raise|lower|install|remove|replace|switch|upgrade|restart|kill|reduce|increase)(?![A-Za-z])", re.I)
+SAYS_WHAT_TO_DO = re.compile(r"办法|解决|改用|设置|设为|拷贝|复制|补拷|执行|删除|调大|调低|加上|换成|运行|停掉|重装|对照|增加节点|(?<![A-Za-z])(?:use|set|copy|run|add|"
+                             r"export|delete|raise|lower|install|reinstall|remove|replace|switch|upgrade|restart|kill|reduce|increase|stop)(?![A-Za-z])", re.I)
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|what\s+(?:should|can|do)\s+i\s+do|how\s+(?:do\s+i|to|can\s+i)\s+"
                       r"(?:fix|solve|avoid|resolve)|(?<![a-z])(?:fix|workaround)(?![a-z])")
 # "what does ZeRO-0 mean", "各阶段什么意思": a meaning asked is answered by the fact that says what things mean
@@ -780,6 +781,58 @@ def limit_checks(question: str, text: str) -> list[LimitCheck]:
         short = [w for v, w in minima if value < v]
         if short:
             out.append(LimitCheck(said, short[-1], "min", True))
+    return out[:2]
+
+
+# A rule by ranges: sibling bullets each bounded by the same kind of quantity ("- **Up to 100 MB**: uploaded directly",
+# "- **Over 100 MB and up to 50 GB**: relayed through OBS"). A size or duration the user states selects its range.
+_LOWER = re.compile(r"(?:(?<![a-z])(?:over|above|more\s+than|larger\s+than|greater\s+than|longer\s+than|exceeding)|(?<!不)(?<!不能)超过|大于|多于|高于)\W{0,3}$",
+                    re.I)
+_RANGE_BULLET = re.compile(r"(?m)^\s*>?\s*[-*]\s+(.+)$")
+
+
+@dataclass(frozen=True)
+class RangeRow:
+    """The bullet of a rule by ranges that holds a quantity the user wrote."""
+
+    said: str  # the user's quantity as written ("3GB")
+    row: str  # the bullet, as one plain sentence
+
+
+def _bounds(line: str) -> tuple[str, float | None, float | None] | None:
+    """(dimension, lower bound, upper bound) of a bullet that opens a range, in MB or seconds; None when it states none."""
+    dims, low, high = set(), None, None
+    for _said, dim, value, start in _quantities(line):
+        before = line[max(0, start - 24):start].replace("*", "")
+        if _LOWER.search(before):
+            low = value
+        elif _MAXIMUM.search(before):
+            high = value
+        else:
+            continue
+        dims.add(dim)
+    return (dims.pop(), low, high) if len(dims) == 1 else None
+
+
+def range_rows(question: str, texts: Sequence[str]) -> list[RangeRow]:
+    """Each size or duration of the question placed in the range row that holds it, when a text states a rule by
+    ranges (two or more sibling bullets bounded by that kind of quantity); a value past every row is left to
+    limit_checks. "3 GB file to JupyterLab": the 100 MB–50 GB row (through OBS), not the >50 GB remark."""
+    rules = []
+    for text in texts:
+        rows = [(m.group(1), b) for m in _RANGE_BULLET.finditer(text) if (b := _bounds(m.group(1))) is not None]
+        if len(rows) >= 2:
+            rules.append(rows)
+    out: list[RangeRow] = []
+    for said, dim, value, start in _quantities(question):
+        if _WHEN_IT_HAPPENED.search(question[max(0, start - 12):start]):
+            continue
+        for rows in rules:
+            row = next((line for line, (d, low, high) in rows if d == dim and (low is None or value > low)
+                        and (high is None or value <= high)), None)
+            if row is not None:
+                out.append(RangeRow(said, re.sub(r"\*\*", "", row).strip()))
+                break
     return out[:2]
 
 

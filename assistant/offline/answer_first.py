@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..notes import (
     _MARKED,
+    _REMARK,
     _SENTENCE_END,
     ASKS_DIFFERENCE,
     ASKS_HOW,
@@ -23,9 +24,11 @@ from ..notes import (
     tokenize,
 )
 from ..tools.tables import NotePassage
+from .note_pick import about_done
 
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|怎么修|怎么改|报错|what\s+(?:should|can|do)\s+i\s+do|"
-                      r"how\s+(?:do\s+i|to|can\s+i|should\s+i)\s+(?:fix|solve|avoid|resolve|get\s+rid)|(?<![a-z])(?:fix|workaround)(?![a-z])", re.I)
+                      r"how\s+(?:do\s+i|to|can\s+i|should\s+i)\s+(?:fix|solve|avoid|resolve|get\s+rid|get\s+(?:past|around)|work\s+around|bypass)|"
+                      r"(?<![a-z])(?:fix|workaround)(?![a-z])|怎么绕过|如何绕过", re.I)
 ASKS_LIMIT = re.compile(r"(?<![\w-])(?:max(?:imum)?|limit|largest|upper\s+bound|how\s+(?:large|big|long|much\s+time)|timeout)(?![a-z])|"
                         r"最大|上限|多大|多久|多长时间|超时时间|限制是", re.I)
 ASKS_CHOICE = re.compile(r"which\s+(?:one\s+|\w+\s+)?(?:should|do\s+i|to\s+(?:use|choose|pick))|should\s+i\s+(?:use|choose|pick|run)|"
@@ -36,7 +39,12 @@ LIMIT_SAYS = re.compile(r"\d+(?:\.\d+)?\s*\**\s*(?:MB|GB|KB|M|G|s|min|minutes?|h
 CHOICE_SAYS = re.compile(r"(?<![A-Za-z])(?:use|choose|pick|prefer|recommended?|go\s+with)(?![A-Za-z])|用|选|推荐|建议", re.I)
 ELSEWHERE = re.compile(r"(?<![a-z])(?:is|are)\s+(?:a|an)\s+(?:different|separate|other)\s+(?:\w+\s+)?(?:limit|setting|problem|error|issue|case)|"
                        r"是另一个|是另一种|是不同的(?:限制|问题|报错|设置)", re.I)
-SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS}
+# "is the checkpoint still usable?", "权重会不会坏": the state of what the user has after the problem, answered by the
+# sentence that says whether it is affected
+ASKS_STATE = re.compile(r"still\s+(?:usable|valid|good|ok(?:ay)?|intact|safe)|(?<![a-z])(?:is|are)\s+(?:it|they|(?:the|my|our)\s+[\w-]+)\s+"
+                        r"(?:corrupt(?:ed)?|affected|damaged|broken|intact)|safe\s+to\s+use|还能用|能不能用|可以用吗|会不会坏|坏了吗|坏掉|受影响|有没有影响|有影响吗", re.I)
+STATE_SAYS = re.compile(r"(?<![a-z])(?:affect(?:s|ed)?|unaffected|corrupt(?:s|ed)?|intact|usable|damag(?:e|es|ed)|safe)(?![a-z])|影响|损坏|完好|可用|能用", re.I)
+SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS, "state": STATE_SAYS}
 # a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …", "Training OOM
 # on MindSpeed-LLM, in the vendor's order: kill …"), or names
 # itself the remedy ("the vendor says to comment out …", "厂商的办法：…"); a verb in passing ("examples use …") does not
@@ -46,6 +54,10 @@ FIX_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*|
 # a sentence that plainly makes the choice: it opens with the pick ("Use BF16 …", "Choose …") or says what is recommended
 CHOICE_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*]*)?(?:use|choose|pick|prefer|take|go\s+with|start\s+with)\b|"
                           r"recommend|(?<![a-z])(?:best|should)(?![a-z])|^[^，。：]{0,40}(?:用|选)|建议|推荐|就用", re.I)
+# a sentence saying what does not help ("the training remedies above do not apply", "重启解决不了这个事件") gives no fix
+NO_FIX = re.compile(r"不适用|没有用|没用|无效|解决不了|不能解决|(?:do|does|did|will)\s*(?:not|n't)\s+(?:apply|help|work|fix)|won't\s+(?:help|fix|work)", re.I)
+# an FAQ item "problem → fix" gives its fix
+FIX_GIVEN = re.compile(FIX_GIVEN.pattern + r"|\s(?:→|->|=>)\s", re.I)
 GIVEN = {"fix": FIX_GIVEN, "choice": CHOICE_GIVEN}
 # words every question of a kind has: they pick no sentence
 _KIND_WORDS = {"fix", "how", "do", "i", "what", "which", "should", "use", "choose", "one", "max", "maximum", "limit", "size",
@@ -54,8 +66,8 @@ _SENTENCE = re.compile(r"(?<=[。！？])(?!\*\*)|(?<=[.!?])\s+(?=[A-Z`*“\"(�
 
 
 def kind_asked(question: str) -> str | None:
-    """fix, limit or choice: what the question asks for, or None."""
-    for kind, rx in (("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT)):
+    """state, fix, choice or limit: what the question asks for, or None."""
+    for kind, rx in (("state", ASKS_STATE), ("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT)):
         if rx.search(question):
             return kind
     return None
@@ -70,7 +82,7 @@ def _terms(text: str) -> set[str]:
     return set(tokenize(text.lower(), unigrams=False))
 
 
-def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en", done: str | None = None) -> str:
     """``lead`` with the sentence that answers the kind asked first (see the module's docstring); unchanged when its
     first sentence already does, or when no sentence of the note holds that kind of answer with the question's words.
     A sentence's fit is the question's words it holds, each weighing by how rare it is among the note's sentences
@@ -78,6 +90,7 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     if not lead.strip() or "\n" in lead.strip():
         return lead
     lead = both_sides(question, lead, passages, lang)
+    lead = remark_after_its_fact(question, lead, passages, lang)
     kind = kind_asked(question)
     if kind is None:
         return how_first(question, lead, passages, lang)
@@ -88,6 +101,11 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
         return lead
     found: list[tuple[str, str]] = [(s, "") for s in sentences]  # (sentence, its section's heading)
     seen = {re.sub(r"\W+", "", s) for s in sentences}
+    # the sentences that continue the lead's own paragraph ("… the training remedies do not apply. The vendor's FAQ says to
+    # lower `--gpu-memory-utilization`"): as good as the lead's own
+    first_key = re.sub(r"\W+", "", sentences[0]) if sentences else ""
+    own = [k for p in passages for para in re.split(r"\n\s*\n", p.text)
+           if first_key and first_key in (k := re.sub(r"\W+", "", _plain(para)))]
     for p in passages:
         for f in (f for f in facts(p.text) if "\n" not in f):  # a list with its introduction: its items come one by one
             for s in (_plain(x) for x in _SENTENCE_END.split(f) if x and x.strip()):
@@ -104,14 +122,23 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
         return weight(s) + weight(heading) / 2
 
     first = sentences[0]
+    if kind == "fix" and (items := problem_items(sentences, weight)) is not None:  # "problem → fix": the problem asked
+        sentences = items
+        lead = ("" if lang == "zh" else " ").join(sentences)
+        first = sentences[0]
+
     def answers(s: str) -> bool:
-        return bool(says.search(s)) and (kind not in GIVEN or bool(GIVEN[kind].search(s)))
+        return (bool(says.search(s)) and (kind not in GIVEN or bool(GIVEN[kind].search(s)))
+                and not (kind == "fix" and NO_FIX.search(s)))
 
     # the lead's first sentence already answers: plainly (a fix or a pick given), or a number with the question's words
     if answers(first) and not ELSEWHERE.search(first) and (kind in GIVEN or weight(first) > 0):
         return lead
     # a sentence that says it is about something else ("… is a different limit: `HCCL_CONNECT_TIMEOUT` …") answers not this
-    pool = [(fit(s, h) + (LEAD_BONUS if i < len(sentences) else 0), i < len(sentences), -i, s) for i, (s, h) in enumerate(found) if answers(s) and not ELSEWHERE.search(s)]
+    # (nor one naming what the user already did: "restarting the scheduler does not fix this" after "restarted it twice")
+    pool = [(fit(s, h) + (LEAD_BONUS if lead_own else 0), lead_own, -i, s) for i, (s, h) in enumerate(found)
+            if answers(s) and not ELSEWHERE.search(s) and not (done and about_done(done, s))
+            for lead_own in [i < len(sentences) or any(re.sub(r"\W+", "", s) in k for k in own)]]
     if not pool:
         return lead
     best = max(pool, key=lambda c: c[:3])
@@ -120,6 +147,50 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     chosen = best[3]
     rest = [s for s in sentences if s != chosen]  # a sentence of the lead moves to the front; the note's goes before it
     return ("" if lang == "zh" else " ").join([chosen, *rest])
+
+
+ARROW = re.compile(r"\s(?:→|->|=>)\s")
+
+
+def problem_items(sentences: list[str], weight: Callable[[str], float]) -> list[str] | None:
+    """A lead of FAQ items ("**NPU out of memory** → lower …", "**`ValueError: … max_model_len`** → export …"), when a
+    fix is asked: the item whose problem side holds the question's words, first; the items of problems nobody named
+    dropped. None when the lead holds fewer than two items or no one problem is named most."""
+    items = [(i, weight(ARROW.split(s, maxsplit=1)[0])) for i, s in enumerate(sentences) if ARROW.search(s)]
+    if len(items) < 2:
+        return None
+    scores = sorted((w for _, w in items), reverse=True)
+    if scores[0] <= 0 or scores[0] == scores[1]:
+        return None
+    best = next(i for i, w in items if w == scores[0])
+    unnamed = {i for i, w in items if w == 0}
+    return [sentences[best], *(s for i, s in enumerate(sentences) if i != best and i not in unnamed)]
+
+
+# "can I reuse …?", "is it possible to …", "还能直接用吗": whether a way exists
+ASKS_CAN = re.compile(r"(?<![a-z])(?:can|could|may)\s+(?:i|we)(?![a-z])|(?<![a-z])is\s+it\s+(?:possible|ok(?:ay)?|safe)|(?<![a-z])possible\s+to(?![a-z])|"
+                      r"是否(?:可以|能)|能不能|可不可以|能否|可以[^？?。，,]{0,30}吗|还能[^？?。，,]{0,20}吗", re.I)
+
+
+def remark_after_its_fact(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """"Can I reuse the preprocessed data?": a lead that opens with the note-writer's remark ("redo it when the tokenizer or
+    the length changes") answers a can-I question only after the vendor's sentences of its paragraph that say the way
+    ("`USER_PROCESSED_DATA_DIR` … when set, training skips preprocessing"): those go first, in the note's order."""
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+    if not sentences or not ASKS_CAN.search(question) or not _REMARK.match(sentences[0]):
+        return lead
+    first_key = re.sub(r"\W+", "", sentences[0])
+    for p in passages:
+        for para in re.split(r"\n\s*\n", p.text):
+            plain = _plain(para)
+            if first_key not in re.sub(r"\W+", "", plain):
+                continue
+            own = [s.strip() for s in _SENTENCE.split(plain) if s and s.strip()]
+            at = next((i for i, s in enumerate(own) if re.sub(r"\W+", "", s) == first_key), None)
+            before = [s for s in own[:at or 0] if re.sub(r"\W+", "", s) not in re.sub(r"\W+", "", lead)]
+            if before and not any(_REMARK.match(s) for s in before):
+                return ("" if lang == "zh" else " ").join([*before, lead])
+    return lead
 
 
 LEAD_BONUS = 0.5  # a sentence the notes' search already chose for the question, over a neighbour with as many of its words

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..answer import source_as_known
 from ..configs.plan import TrainingPlan
-from ..notes import limit_checks, roundings, solved_formulas, worked_formulas
+from ..notes import limit_checks, range_rows, roundings, solved_formulas, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_support import generic_part
@@ -893,6 +893,16 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if top.summary and (not self.headlined or self.in_part or subquestions.asked_apart(self.s.question)):  # the summary leads
             # a question naming a parameter is answered by the note's lines about it, whatever section it quotes
             section = None if top.lead_names else self.answering_section(best, top.summary)
+            if section is None and not top.lead_names:  # where to begin: the section headed as the first step
+                section = note_pick.first_section(self.s.question, best)
+            # what the user already did ("restarted the scheduler twice, still pending") leads no more: the next section
+            if (done := note_pick.done_clause(self.s.question)) and any(note_pick.about_done(done, h.heading) for h in best[:1]):
+                section = note_pick.after_done(done, best, self.s.topic_said or "") or section
+                if section is not None:  # (the sections of what they did are quoted last)
+                    others = [h for h in best if h is not section]
+                    best = [section, *(h for h in others if not note_pick.about_done(done, h.heading)),
+                            *(h for h in others if note_pick.about_done(done, h.heading))]
+                    top = best[0]
             # else the facts of the note that best match the question's terms (rare terms weighing most), or its summary
             fact = top.lead if top.lead and not top.lead_is_summary else top.summary or top.lead
             lead = fact if section is None else self.section_lead(section)
@@ -906,10 +916,20 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                     piece := note_pick.follow_up_fact(self.s.question, best, lead, lead == top.summary, self.s.topic_said)):
                 # a follow-up of the how-to topic, in few words: the piece they ask leads, not the summary said before
                 lead = piece
+            # the lead found repeats what they already did ("restart it by deleting it" after "restarted it twice"): the
+            # opening of the first section about something else, one the conversation has not said yet first
+            if ((done := note_pick.done_clause(self.s.question)) and section is None and not rows and note_pick.about_done(done, lead[:160])
+                    and (nxt := note_pick.after_done(done, best, self.s.topic_said or ""))):
+                lead = self.section_lead(nxt)
+                quoted = [h for h in best if h is not nxt][:2]
             said = self.fact_picked(lead, best, r.results) + lead
             if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)
-                said = answer_first(self.s.question, said, best, self.lang)
-            lines = [self.lead(self.note_verdict(top.file) + self.limits_said(lead, lead + "\n" + (section or top).text) + said
+                said = answer_first(self.s.question, said, best, self.lang, done=note_pick.done_clause(self.s.question))
+            # a size or duration they state placed in the note's rule by ranges ("3 GB": the 100 MB–50 GB row), first
+            placed = range_rows(self.s.question, [h.text for h in best])
+            said = limit_sentence_first(self.s.question, said, {r.said for r in placed}, self.lang)
+            lines = [self.lead(self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
+                               + self.limits_said(said, said + "\n" + (section or top).text, {r.said for r in placed}) + said
                                + self.say("notes_notes", title=top.title)),
                      "", *lines]
         for i, h in enumerate(quoted):
@@ -998,13 +1018,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 return flat(sentence_cut(para, PASSAGE_CHARS * 2 // 3))
         return flat(sentence_cut(section.text, PASSAGE_CHARS * 2 // 3))
 
-    def limits_said(self, lead: str, whole: str | None = None) -> str:
+    def limits_said(self, lead: str, whole: str | None = None, placed: set[str] | frozenset[str] = frozenset()) -> str:
         """The user's own sizes and durations measured against the limits the lead states ("60GB" against "up to
         50 GB"), and the lead's formulas worked with the values they gave, first: the rule applied to their
         numbers, not only quoted."""
         keys = {("max", True): "limit_over", ("max", False): "limit_within", ("min", True): "limit_short"}
         said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
-                for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys]
+                for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys and c.said not in placed]
         # the note's formula solved for the variable asked, from the result wanted ("6 checkpoints: what SAVE_INTERVAL?")
         said += [self.say("formula_solved", name=x.name, value=x.value, formula=x.formula, filled=x.filled, target=exact(x.target),
                           range=self.say("formula_solved_range", low=x.low, value=x.value, target=exact(x.target)) if x.low < x.value else "")
@@ -1133,7 +1153,8 @@ def column_named(header: str, question: str) -> bool:
 
 
 def flat(text: str) -> str:
-    """A quoted section as one paragraph for the lead: its lines and bullets joined."""
+    """A quoted section as one paragraph for the lead: its lines and bullets joined; a one-line code block as inline code."""
+    text = re.sub(r"```[^\n]*\n\s*([^`\n]+?)\s*\n\s*```", r"`\1`", text)
     lines = [re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", ln).strip() for ln in text.splitlines()]
     return " ".join(ln for ln in lines if ln)
 
@@ -1176,3 +1197,18 @@ def count_asked_before_batch(question: str) -> bool:
     q = question.lower()
     count, gbs = ASKS_COUNT.search(q), GBS_WORDS.search(q)
     return bool(count and gbs and count.start() < gbs.start())
+
+
+def limit_sentence_first(question: str, said: str, placed: set[str], lang: str) -> str:
+    """The lead with the sentence that states the limit a quantity of the question is measured against first ("20MB":
+    "A request body may be at most **12 MB** …" before the call URL's sentences), so the verdict on their value is
+    followed by the rule it comes from. Unchanged when no limit is checked or the first sentence states it."""
+    checks = [c for c in limit_checks(question, said) if c.said not in placed]
+    if not checks or "\n" in said.strip():
+        return said
+    sentences = [x.strip() for x in re.split(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z`*“\"(（])", said) if x and x.strip()]
+    limit = r"\s*".join(re.escape(t) for t in checks[0].limit.split())
+    at = next((i for i, x in enumerate(sentences) if re.search(limit, x.replace("*", ""))), None)
+    if not at:  # none, or the first already
+        return said
+    return ("" if lang == "zh" else " ").join([sentences[at], *sentences[:at], *sentences[at + 1:]])

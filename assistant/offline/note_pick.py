@@ -32,6 +32,11 @@ ASKS_FIRST = re.compile(r"first\s+(?:thing|step)|(?:check|do|try|look\s+at)\s+fi
 # "what's next", "after npu-smi info shows nothing, what next?", "下一步", "npu-smi 之后呢": the step after the one named
 ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\b(?:do|try|check)\s+next\b|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
                        r"下一步|接下来|然后(?:呢|做什么|怎么办|该)|之后(?:呢|做什么|怎么办|该|再)", re.I)
+# "what should I look at", "where do I start", "怎么排查": where to begin, which a section headed as the first step answers
+ASKS_START = re.compile(ASKS_FIRST.pattern + r"|what\s+(?:should|do|can)\s+(?:i|we)\s+(?:look\s+at|check|look\s+into)|"
+                        r"where\s+(?:do|should|can)\s+(?:i|we)\s+(?:start|begin|look)|how\s+(?:do\s+i|to|can\s+i)\s+(?:debug|troubleshoot|diagnose)|"
+                        r"怎么排查|如何排查|从哪(?:里|儿)?(?:查|看|开始|入手)|(?:先|该|要)(?:查|看)(?:什么|哪)", re.I)
+FIRST_HEADING = re.compile(r"(?<![a-z])first(?![a-z])|第一步|先(?:执行|做|查|看)", re.I)
 STEP = re.compile(r"(?m)^\s*(\d+)\.\s+(.+(?:\n(?!\s*\d+\.\s)(?:\s{2,}|>).*)*)")
 WORD = re.compile(r"[a-z][a-z0-9_-]+")
 STOP = frozenset({"the", "and", "for", "with", "what", "when", "does", "should", "first", "next", "step", "thing",
@@ -183,6 +188,11 @@ def step_asked(question: str, passages: Sequence[NotePassage]) -> Step | None:
     if listed is None:
         return None
     passage, steps = listed
+    # "first thing to check?" of a note with a section that is the first step itself ("… and the first command"):
+    # that section answers, not step 1 of a later list
+    if first and not nxt and not re.search(r"before|之前", question, re.I) and any(
+            p is not passage and FIRST_HEADING.search(p.heading) for p in passages):
+        return None
     asked = terms(question)
     shared = [len(asked & terms(re.sub(r"`", " ", text))) for _, text in steps]
     named = [i for i, n in enumerate(shared) if n]
@@ -397,6 +407,7 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
     if not passages:
         return None
     file = passages[0].file
+    done = done_clause(question)
 
     title = follow_up_words(passages[0].title)
 
@@ -413,6 +424,8 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
             if piece.count("**") % 2:  # a bold run cut by the sentence's end
                 piece = piece.replace("**", "")
             if len(piece) < 12 or piece.startswith("|") or piece.startswith("`") and piece.endswith("`"):
+                continue
+            if done and about_done(done, piece):  # what they already did ("restarted it twice") is no next step
                 continue
             shared = asked & follow_up_words(piece)
             # (of pieces sharing as much, one the answer before did not say, then the shorter one, which says it more
@@ -436,3 +449,52 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
     spelled = [follow_up_words(code) for code in re.findall(r"`([^`\s]+)`", best[-1]) if re.search(r"\w[-_]\w", code)]
     specific = best[1] >= 3 or any(n in best[-1].lower() for n in named) or any(len(w) >= 2 and w <= asked for w in spelled)
     return best[-1] if specific and best[0] >= said else None
+
+
+# What the user says they already did ("I already deleted the scheduler pod three times", "ok I restarted it, still
+# Pending", "重启了两次 scheduler 还是 pending", "已经加了 export …"): the section whose heading names that action is no
+# answer of its own any more; the note's next section leads.
+_DONE_VERBS = (r"tried|restarted|rebooted|deleted|killed|reinstalled|reran|re-ran|relaunched|resubmitted|lowered|raised|reduced|"
+               r"increased|removed|changed|exported|upgraded|downgraded|checked|disabled|enabled|set|ran|added|turned")
+DONE = re.compile(
+    rf"\balready\s+(?:(?:have|did)\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|\b(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|"
+    rf"(?:^|[,.;!?]\s*)(?:ok(?:ay)?\s*,?\s*|so\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|"
+    r"(?:试过|试了|做过|都试了)[^，。,；;？?！!]+|已经[^，。,；;？?！!的]{1,30}(?:了|过)|[^，。,；;？?！!\s]{1,16}(?:了|过)\s*(?:两次|三次|几次|好几次|多次|\d+\s*次)?[^，。,；;？?！!]{0,16}(?=[，,。]?\s*(?:还是|仍然|依然|依旧|还))",
+    re.I)
+_DONE_STOP = frozenset({"already", "twice", "times", "time", "three", "two", "several", "again", "ok", "okay", "still"})
+
+
+def done_clause(question: str) -> str | None:
+    """The user's own words for what they already did, or None."""
+    # (up to the clause's "and"/"but"/"still": "… three times and the job is still Pending" did not do the Pending)
+    found = [re.split(r"\b(?:and|but|still)\b|还是|仍然|依然", m.group(0), flags=re.I)[0].strip(" ,.;，")
+             for m in DONE.finditer(question)]
+    return " ".join(found) or None
+
+
+def _stems(text: str) -> set[str]:
+    """terms() with ASCII words cut to their first five letters ("restarted", "restart", "restarting" alike)."""
+    return {w[:5] if w.isascii() else w for w in terms(re.sub(r"[-_`]", " ", text)) if w not in _DONE_STOP}
+
+
+def about_done(done: str, heading: str) -> bool:
+    """The section heading names what the user already did: two of the done clause's words (one, when it has one)."""
+    words = _stems(done)
+    return bool(words) and len(words & _stems(heading)) >= min(2, len(words))
+
+
+def first_section(question: str, passages: Sequence[NotePassage]) -> NotePassage | None:
+    """"Pending for an hour, what should I look at?", "第一步先查什么": the note's section headed as the first step ("What
+    Pending means and the first command"), when the question asks where to begin and nothing it did already."""
+    if not ASKS_START.search(question) or ASKS_NEXT.search(question) or done_clause(question):
+        return None
+    return next((p for p in passages if FIRST_HEADING.search(p.heading)), None)
+
+
+def after_done(done: str, passages: Sequence[NotePassage], said: str = "") -> NotePassage | None:
+    """The section to lead with once the user has done what ``done`` says: not one about that, not the first step (they
+    are past it), of those one whose opening the conversation has not said yet; None when every section is about it."""
+    others = [p for p in passages if not about_done(done, p.heading) and not about_done(done, p.text[:160])]
+    later = [p for p in others if not FIRST_HEADING.search(p.heading)] or others
+    flat = re.sub(r"[*`>\s]", "", said)
+    return next((p for p in later if re.sub(r"[*`>\s]", "", p.text[:80]) not in flat), later[0] if later else None)

@@ -201,7 +201,8 @@ def test_the_fact_asked_leads(assistant, q, note, facts):
 # ≤ 50 GB via OBS; 保存ckpt时超时报错: at most 60 GB per node; public access: body ≤ 12 MB, APIG ≤ 40 s.
 @pytest.mark.parametrize("q,said", [
     ("can I just drag a 60GB checkpoint into JupyterLab's upload in a modelarts notebook?", "**Your 60GB is over the 50 GB limit.**"),
-    ("在 notebook 里上传一个 80MB 的 csv 到 jupyterlab，需要走 OBS 中转吗", "**你的 80MB 在 100 MB 的上限以内。**"),
+    # a value inside a rule by ranges is placed in its row (the page: up to 100 MB uploads directly)
+    ("在 notebook 里上传一个 80MB 的 csv 到 jupyterlab，需要走 OBS 中转吗", "**你的 80MB：不超过 100 MB：直接上传"),
     ("our 4-node job saves a ~140GB checkpoint from a single node and then hits the save timeout. is that expected?",
      "**Your 140GB is over the 60 GB limit.**"),
     ("多机训练保存权重，单节点要写 75G，会不会超时", "**你的 75G 超过了 60 GB 的上限。**"),
