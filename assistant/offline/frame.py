@@ -146,6 +146,10 @@ class QuestionFrame(BaseModel):
     # the MindSpeed-LLM split that ran out of memory, as (TP, PP, devices): a split asked later on more devices ("we can
     # get 16 cards now, which TP/PP?") puts the extra devices into model parallelism rather than repeating it
     oom_split: tuple[int, int, int] | None = None
+    # the settings this turn proposes ("换成 TP4 PP4 行吗", "could we do ZeRO-3 instead?", carry.toml [proposal]): judged as a
+    # plan that has not run, never a remedy already tried; and the run's current values the proposal replaces, by slot
+    proposed: set[str] = Field(default_factory=set)
+    current: dict[str, Any] = Field(default_factory=dict)
     # the model of the turn before another was named ("Qwen3-Reranker-8B …" then "and bge-large?"): a turn asking about
     # both ("could both share one card?", "这俩能放同一张卡吗") serves it beside the current one, in ``shares_with``
     model_before: str | None = None

@@ -20,6 +20,7 @@ from . import (
     pasted_log,
     pasted_output,
     quantity,
+    proposal,
     subquestions,
     table_query,
     tool_flags,
@@ -510,6 +511,8 @@ class Router:
             calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                                seq_len=e.seq_len, devices=e.devices, tp=tp, pp=pp, cp=s.settings.get("cp"), ep=s.settings.get("ep"),
                                hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
+        if calls and proposal.proposes_layout(s):  # "TP8 PP2 行吗": what the new split needs besides memory, from the notes
+            calls += self.call("search_notes", query=proposal.SPEC.reconvert[s.lang], limit=1, lang=s.lang, focus=proposal.SPEC.reconvert[s.lang])
         return calls
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:

@@ -1,0 +1,67 @@
+"""Which settings of a question are the user's proposal and which the run's current state (carry.toml [proposal]):
+"TP8 PP1 跑着 OOM 了，换成 TP4 PP4 行吗" runs TP 8 × PP 1 and proposes TP 4 × PP 4; "could we do ZeRO-3 instead?" after an
+OOM report proposes ZeRO-3 for a run that has not failed; "改成 MBS 1 还是 OOM" reports MBS 1 as done. A proposal is
+judged against the rules and the carried job (a yes/no on it), never taken as a remedy already tried. Pure functions
+over the question's text and the reader's spans."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+CARRY_FILE = Path(__file__).with_name("carry.toml")
+
+CLAUSE = re.compile(r"[^,，;；。?？!！\n]+[?？]*")  # a clause and the question marks closing it
+
+
+@dataclass(frozen=True)
+class ProposalSpec:
+    slots: frozenset[str]
+    words: re.Pattern
+    state: re.Pattern
+    reconvert: dict[str, str]  # the notes query for what a new TP / PP needs besides memory, per language
+
+
+def load() -> ProposalSpec:
+    with CARRY_FILE.open("rb") as f:
+        raw = tomllib.load(f)["proposal"]
+    both = lambda table: re.compile("|".join(table["en"] + table["zh"]), re.I)  # noqa: E731
+    return ProposalSpec(frozenset(raw["slots"]), both(raw["words"]), both(raw["state"]), dict(raw["reconvert"]))
+
+
+SPEC = load()
+LAYOUT = frozenset({"tp", "pp", "cp"})
+
+
+def clauses(question: str) -> list[tuple[int, int, bool]]:
+    """Each clause of the question as (start, end, proposes)."""
+    out = []
+    for m in CLAUSE.finditer(question):
+        text = m.group(0).strip().lower()
+        if text:
+            out.append((m.start(), m.end(), bool(SPEC.words.search(text)) and not SPEC.state.search(text)))
+    return out
+
+
+def proposing(question: str, at: int, parts: list[tuple[int, int, bool]] | None = None) -> bool:
+    """Whether the character at offset ``at`` sits in a clause proposing something."""
+    return any(a <= at < b and p for a, b, p in (parts if parts is not None else clauses(question)))
+
+
+def proposed_slots(question: str, spans: Iterable) -> set[str]:
+    """The setting slots (carry.toml [proposal] slots) read in a proposing clause."""
+    parts = clauses(question)
+    return {sp.slot for sp in spans if sp.slot in SPEC.slots and sp.value is not None and proposing(question, sp.start, parts)}
+
+
+def proposes_layout(frame) -> bool:
+    """A Megatron split the turn proposes ("TP8 PP2 行吗"), for training."""
+    return bool(frame.proposed & LAYOUT) and frame.task() == "training"
+
+
+def searched(query: object) -> bool:
+    """The notes search made for a proposed split (route.layout_calls): said in the proposal's lead only."""
+    return query in SPEC.reconvert.values()
