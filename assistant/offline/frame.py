@@ -161,6 +161,8 @@ class QuestionFrame(BaseModel):
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)
     notes_named: set[str] | None = None  # those named by the question's own words (notes_cover adds the words they map to)
     procedures_named: set[str] = Field(default_factory=set)  # notes whose procedure the question names (how to do it)
+    # the sub-questions (their offsets) that name a note's procedure ("GA 多少，权重要不要重新转换"): the notes answer that part
+    procedure_parts: list[int] = Field(default_factory=list)
     procedure_titles: str = ""  # those notes' titles: a search for how to do it looks for them too
     unknown_model: str | None = None
     family: str | None = None

@@ -13,7 +13,7 @@ from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: o
 from ..setup_check import rules
 from ..tools.estimate_support import generic_part
 from ..tools.model_filter import in_family
-from . import checks, clock, either, file_values, proposal, serving_words, spec, table_query, tool_flags
+from . import checks, clock, either, file_values, proposal, serving_words, spec, subquestions, table_query, tool_flags
 from . import numbers as num
 from .asked import OWN_DEVICES, TABLE_PUTS, asks_verdict
 from .frame import DEFAULT_HARDWARE, UNNAMED_GPU_MEMORY_GB, PartFacts, QuestionFrame
@@ -366,6 +366,7 @@ class Parser:
             s.notes_cover = covering(low, self.note_topics)
             s.notes_named = set(s.notes_cover)
             s.procedures_named = procedures_named(low, self.note_topics)
+            s.procedure_parts = [p.start for p in subquestions.asked_apart(text) if procedures_named(p.text.lower(), self.note_topics)]
             s.procedure_titles = " ".join(self.note_topics[f].titles for f in sorted(s.procedures_named))
             # a procedure's note is named by naming the procedure ("anything to copy over by hand before serving?")
             s.notes_cover |= s.procedures_named

@@ -1187,8 +1187,10 @@ def knowledge_parts(s: Slots) -> list[subquestions.Part]:
     if not names_model(s):
         return []
     worked = quantity_parts(s)
+    # (a part naming a note's procedure asks about it, also as a yes/no: "权重要不要重新转换")
     return [p for p in subquestions.asked_apart(s.question) if p not in worked and (ASKS_WAY.search(p.text.lower()) or
-            MEANING.search(p.text.lower())) and not SIZED.search(p.text.lower()) and not DEVICES_COUNTED.search(p.text.lower())]
+            MEANING.search(p.text.lower()) or p.start in s.procedure_parts) and not SIZED.search(p.text.lower())
+            and not DEVICES_COUNTED.search(p.text.lower())]
 
 
 def quantity_parts(s: Slots) -> list[subquestions.Part]:
