@@ -13,7 +13,18 @@ from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: o
 from ..setup_check import rules
 from ..tools.estimate_support import generic_part
 from ..tools.model_filter import in_family
-from . import checks, clock, either, file_values, proposal, serving_words, spec, subquestions, table_query, tool_flags
+from . import (
+    checks,
+    clock,
+    either,
+    file_values,
+    proposal,
+    serving_words,
+    spec,
+    subquestions,
+    table_query,
+    tool_flags,
+)
 from . import numbers as num
 from .asked import OWN_DEVICES, TABLE_PUTS, asks_verdict
 from .frame import DEFAULT_HARDWARE, UNNAMED_GPU_MEMORY_GB, PartFacts, QuestionFrame

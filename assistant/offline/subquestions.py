@@ -74,7 +74,7 @@ def at_commas(q: str, piece: Part, marked: bool) -> list[tuple[Part, bool]]:
     cuts = [m.end() for m in re.finditer(r"[,，]\s*", piece.text)]
     if not cuts:
         return [(piece, marked)]
-    bounds = list(zip([0, *cuts], [*cuts, len(piece.text)]))
+    bounds = list(zip([0, *cuts], [*cuts, len(piece.text)], strict=True))
     asking = [asks(piece.text[a:b]) for a, b in bounds]
     out, start = [], 0
     for i, (_, b) in enumerate(bounds[:-1]):
