@@ -56,7 +56,7 @@ from .asked import (
 )
 from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
-from .conversation import CARRY
+from .conversation import CARRY, solved_slot
 from .either_lead import EitherBlocks
 from .example_blocks import ExampleBlocks
 from .fits import FitsBlocks
@@ -299,7 +299,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         with the rule it meets (TP × PP divides the devices; the rest is data parallel), its memory per device, the split
         it replaces, and what a new split needs besides memory (the notes' passage on the converted weights)."""
         s = self.s
-        if not proposal.proposes_layout(s) or s.intents & {"ga", "gbs", "time", "config"}:
+        if not proposal.proposes_layout(s) or s.intents & {"ga", "gbs", "time", "config"} or solved_slot(s):
             return out
         m = next((m for m in self.r.values("estimate_training_memory", TrainingMemoryResult)
                   if m.tp == (s.tp or 1) and m.pp == (s.pp or 1)), None)

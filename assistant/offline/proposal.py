@@ -12,6 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .asked import ASKS_VERDICT
+from .subquestions import ASKS
+
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 
 CLAUSE = re.compile(r"[^,，;；。?？!！\n]+[?？]*")  # a clause and the question marks closing it
@@ -37,12 +40,14 @@ LAYOUT = frozenset({"tp", "pp", "cp"})
 
 
 def clauses(question: str) -> list[tuple[int, int, bool]]:
-    """Each clause of the question as (start, end, proposes)."""
+    """Each clause of the question as (start, end, proposes). A clause proposes when it asks (itself, or the clause right
+    after it: "打算 TP8、PP4 这么切，合理吗"): "use zero3 instead" decides, it proposes nothing to judge."""
+    found = [(m.start(), m.end(), m.group(0).strip().lower()) for m in CLAUSE.finditer(question) if m.group(0).strip()]
     out = []
-    for m in CLAUSE.finditer(question):
-        text = m.group(0).strip().lower()
-        if text:
-            out.append((m.start(), m.end(), bool(SPEC.words.search(text)) and not SPEC.state.search(text)))
+    for i, (a, b, text) in enumerate(found):
+        after = found[i + 1][2] if i + 1 < len(found) else ""
+        asked = bool(ASKS.search(text) or ASKS_VERDICT.search(text) or ASKS.search(after) and not SPEC.words.search(after))
+        out.append((a, b, asked and bool(SPEC.words.search(text)) and not SPEC.state.search(text)))
     return out
 
 
