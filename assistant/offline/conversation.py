@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import checks, spec
+from . import checks, proposal, spec
 from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
@@ -380,7 +380,7 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     other_devices = turn.devices is not None or turn.nodes is not None or new.devices != earlier.devices
     # "could we do ZeRO-3 instead?", "TP8 PP2 行吗" (carry.toml [proposal]): the proposed run has not run, so it has not failed;
     # it is judged (a yes/no on it) unless the turn asks a quantity of its own
-    if turn.proposed and not asks(turn) and (ASKS_VERDICT.search(turn.question) or not earlier.intents & CARRY.asked - CARRY.domain):
+    if turn.proposed and not asks(turn) and (proposal.asks_yes_no(turn.question) or not earlier.intents & CARRY.asked - CARRY.domain):
         new.verdict_carried = True  # ("那 per_device 改成 2 呢" after "how much memory per card?" asks that quantity again)
     if earlier.oom_reported and turn.task() in (None, earlier.task()) and not other_devices and not turn.proposed:
         new.oom_reported = True

@@ -26,13 +26,14 @@ class ProposalSpec:
     words: re.Pattern
     state: re.Pattern
     reconvert: dict[str, str]  # the notes query for what a new TP / PP needs besides memory, per language
+    asks: re.Pattern  # a proposal asking a yes/no of its own
 
 
 def load() -> ProposalSpec:
     with CARRY_FILE.open("rb") as f:
         raw = tomllib.load(f)["proposal"]
     both = lambda table: re.compile("|".join(table["en"] + table["zh"]), re.I)  # noqa: E731
-    return ProposalSpec(frozenset(raw["slots"]), both(raw["words"]), both(raw["state"]), dict(raw["reconvert"]))
+    return ProposalSpec(frozenset(raw["slots"]), both(raw["words"]), both(raw["state"]), dict(raw["reconvert"]), both(raw["asks"]))
 
 
 SPEC = load()
@@ -70,3 +71,8 @@ def proposes_layout(frame) -> bool:
 def searched(query: object) -> bool:
     """The notes search made for a proposed split (route.layout_calls): said in the proposal's lead only."""
     return query in SPEC.reconvert.values()
+
+
+def asks_yes_no(question: str) -> bool:
+    """The proposal asks whether it works ("TP8 PP2 行吗", "could we do ZeRO-3 instead?"), not the quantity asked before."""
+    return bool(ASKS_VERDICT.search(question) or SPEC.asks.search(question.lower()))
