@@ -523,7 +523,8 @@ class Router:
             sizes: list[int | None] = [m for m in s.memory_sizes if m in TABLE_MEMORY_GB] if len(s.memory_sizes) > 1 else []
             calls = [c for m in (sizes or [mem]) for c in self.call("inference_min_cards", model=s.model,
                                                                      max_model_len=s.seq_len, memory_gb=m)]
-            if beyond_tables(s, e) and not asks_max_context(s):  # the longest context: searched if no row
+            # the longest context: searched if no row; a TP the user states ("would tp=2 be enough?"): that layout estimated
+            if (beyond_tables(s, e) or s.tp) and not asks_max_context(s):
                 calls += self.estimate_inference(s, e)
             return calls
         return self.estimate_inference(s, e)
