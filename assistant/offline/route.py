@@ -667,6 +667,10 @@ class Router:
         cards and what max context": the longest context on the count the estimate needs."""
         if d.ok and asks_max_context(s) and d.result.get("fits") and not d.args.get("max_devices"):
             return self.max_context(s, replace(e, devices=int(d.result["devices"])))
+        if not d.ok and d.error.get("field") == "kv_cache_dtype" and d.args.get("kv_cache_dtype"):
+            # "is fp8 kv cache supported on 910B?" beside the sizing asked: the refusal is said, the estimate follows at the
+            # part's own KV precision
+            return self.call(d.name, **{k: v for k, v in d.args.items() if k != "kv_cache_dtype"})
         if not d.ok or not d.args.get("max_devices"):
             return []
         short = not d.result.get("max_sequences_at_len") if d.args.get("largest_layout") else not d.result.get("fits")

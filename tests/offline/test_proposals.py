@@ -90,3 +90,12 @@ def test_a_tp_proposed_for_a_vllm_job_is_estimated(assistant):
     *_, second = converse(assistant, "planning to put qwen2.5-32b behind vLLM on 64G 910B, context 16k — card count?", "would tp=2 be enough?")
     assert any(a.get("max_devices") == 2 for a in args_of(second, "estimate_inference"))
     assert re.search(r"TP 2 splits the 40 attention heads", second.answer) and "Not used from your question" not in second.answer
+
+
+def test_a_kv_precision_asked_about_beside_a_concurrency_leaves_the_concurrency_answered(assistant):
+    *_, third = converse(assistant, "planning to put qwen2.5-32b behind vLLM on 64G 910B, context 16k — card count?", "would tp=2 be enough?",
+                         "and at gpu-memory-utilization 0.85 how many 16k requests fit at once? also is fp8 kv cache supported on 910B?")
+    # qwen2.5-32b: 2 (K, V) x 64 layers x 8 KV heads x 128 x 2 B = 256 KiB per token
+    assert re.search(r"\*\*\d+ concurrent sequences of 16384 tokens\*\*", lead(third.answer)) and "256 KiB per token" in third.answer
+    assert "fp8 is not available on Ascend NPUs" in third.answer
+    assert any(a.get("gpu_memory_utilization") == 0.85 and not a.get("kv_cache_dtype") for a in args_of(third, "estimate_inference"))
