@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .asked import ASKS_VERDICT
-from .subquestions import ASKS
+from .subquestions import ASKS, MIN_CHARS
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 
-CLAUSE = re.compile(r"[^,，;；。?？!！\n]+[?？]*")  # a clause and the question marks closing it
+CLAUSE = re.compile(r"(?:[^,，;；。?？!！\n.]|\.(?!\s|$))+[?？]*")  # a clause and the question marks closing it ("qwen2.5" keeps its dot)
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,9 @@ def clauses(question: str) -> list[tuple[int, int, bool]]:
     out = []
     for i, (a, b, text) in enumerate(found):
         after = found[i + 1][2] if i + 1 < len(found) else ""
-        asked = bool(ASKS.search(text) or ASKS_VERDICT.search(text) or ASKS.search(after) and not SPEC.words.search(after))
+        # a short clause after it ("，可以吗", ", ok?") asks about it; a longer one with words of its own is its own proposal
+        after_asks = bool(ASKS.search(after) or ASKS_VERDICT.search(after)) and (len(after) < MIN_CHARS or not SPEC.words.search(after))
+        asked = bool(ASKS.search(text) or ASKS_VERDICT.search(text) or after_asks)
         out.append((a, b, asked and bool(SPEC.words.search(text)) and not SPEC.state.search(text)))
     return out
 

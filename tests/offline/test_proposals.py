@@ -99,3 +99,14 @@ def test_a_kv_precision_asked_about_beside_a_concurrency_leaves_the_concurrency_
     assert re.search(r"\*\*\d+ concurrent sequences of 16384 tokens\*\*", lead(third.answer)) and "256 KiB per token" in third.answer
     assert "fp8 is not available on Ascend NPUs" in third.answer
     assert any(a.get("gpu_memory_utilization") == 0.85 and not a.get("kv_cache_dtype") for a in args_of(third, "estimate_inference"))
+
+
+@pytest.mark.parametrize(("question", "split", "verdict"), [
+    # TP 8 × PP 1 = 8 on 8 cards: DP 1; qwen2.5-32b full needs 16 MindSpeed-LLM cards (seeds/004), so it does not fit
+    ("we're on TP2 PP4 with 8 cards for qwen2.5-32b full and it runs out of memory. how about TP8 PP1?", "TP 8 × PP 1 on your 8 cards: no", "TP 2 × PP 4, which ran out"),
+    # TP 4 × PP 8 = 32 on 32 cards: DP 1 (llama3.1-70b full MindSpeed-LLM: 32 cards, seeds/004)
+    ("llama3.1-70b 全参 MindSpeed 32 卡，我想用 TP4 PP8，可以吗", "TP 4 × PP 8，32 张卡：可以", "数据并行 1"),
+])
+def test_a_split_the_user_wants_leads_with_its_verdict(assistant, question, split, verdict):
+    first = lead(assistant.ask(question, []).answer)
+    assert split in first and verdict in first
