@@ -36,6 +36,7 @@ from . import (
     part_ident,
     pasted_log,
     pasted_output,
+    proposal,
     quantity,
     same_as,
     spec,
@@ -55,7 +56,7 @@ from .asked import (
 )
 from .capacity import Verdict, host_ram_usable_gib
 from .component import ComponentBlocks
-from .conversation import CARRY
+from .conversation import CARRY, solved_slot
 from .either_lead import EitherBlocks
 from .example_blocks import ExampleBlocks
 from .fits import FitsBlocks
@@ -195,6 +196,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return t("clarify", self.lang)
         out = self.oom_reported_first(out)
         out = self.next_remedy_first(out)
+        out = self.proposal_first(out)
         if diagnosis and pasted is not None and pasted_output.note_of(pasted) is None:
             return diagnosis  # no note covers what the paste shows: the diagnosis alone, no unrelated quote
         if diagnosis:
@@ -286,6 +288,41 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         key = "oom_reported_estimate_only" if next_remedy.next_remedy(self.s) else "oom_reported_estimate"
         line = self.say(key, total=total, low=low, high=high, usable=usable, devices=devices,
                         unit=unit_said, units=units, smi=smi, where=where)
+        label = self.say("answer")
+        at = next((i for i, ln in enumerate(out) if ln.startswith(label)), None)
+        if at is None:
+            return [label + line, "", *out]
+        return [*out[:at], label + line, out[at][len(label):], *out[at + 1:]]
+
+    def proposal_first(self, out: list[str]) -> list[str]:
+        """A split the turn proposes ("换成 TP4 PP4 行吗", "what if TP 2 PP 4?", carry.toml [proposal]): the verdict on it leads,
+        with the rule it meets (TP × PP divides the devices; the rest is data parallel), its memory per device, the split
+        it replaces, and what a new split needs besides memory (the notes' passage on the converted weights)."""
+        s = self.s
+        if not proposal.proposes_layout(s) or s.intents & {"ga", "gbs", "time", "config"} or solved_slot(s):
+            return out
+        m = next((m for m in self.r.values("estimate_training_memory", TrainingMemoryResult)
+                  if m.tp == (s.tp or 1) and m.pp == (s.pp or 1)), None)
+        if m is None:
+            return out
+        low, high = self.span(m)
+        now = (s.current.get("tp", s.tp), s.current.get("pp", s.pp)) if s.current.keys() & proposal.LAYOUT else None
+        if now is None and s.oom_split and s.oom_split[:2] != (m.tp, m.pp):
+            now = s.oom_split[:2]
+        replaced = self.say("proposal_replaces", split=f"TP {now[0] or 1} × PP {now[1] or 1}",
+                            oom=self.say("proposal_replaced_oom") if s.oom_split else "") if now else ""
+        kept = next((k for k in ("tp", "pp") if s.origin(k) == "last_answer" and k in s.current and s.current[k] != getattr(s, k)), None)
+        if kept:  # "改成 PP4 呢" after TP 8 × PP 2 on 16 cards: the last answer's TP halved until the split divides them
+            tp0, pp0 = (s.current["tp"], m.pp) if kept == "tp" else (m.tp, s.current["pp"])
+            replaced += self.say("proposal_shrunk", tp=tp0, pp=pp0, n=tp0 * pp0, devs=self.devices(m.devices, m.unit, m.hardware),
+                                 name=kept.upper(), value=getattr(s, kept))
+        passages = [h for c in self.r.of("search_notes", SearchNotesResult) if c.value is not None and proposal.searched(c.arg("query"))
+                    for h in c.value.results[:1] if not h.lead_is_summary and m.verdict != "does_not_fit"]
+        weights = "".join(self.say("proposal_weights", fact=h.lead.strip(), title=h.title) for h in passages if h.lead.strip())
+        line = self.say("proposal_layout", split=f"TP {m.tp} × PP {m.pp}" + (f" × CP {m.cp}" if m.cp > 1 else ""),
+                        devs=self.devices(m.devices, m.unit, m.hardware), yes=self.say(f"proposal_{m.verdict}"),
+                        mp=m.tp * m.pp * m.cp, dp=m.data_parallel, gib=self.point(m), per=self.per_device(m.unit, m.hardware),
+                        low=low, high=high, usable=f"{m.usable_gib:.1f}", verdict=self.say("verdict_" + m.verdict)) + replaced + weights
         label = self.say("answer")
         at = next((i for i, ln in enumerate(out) if ln.startswith(label)), None)
         if at is None:
@@ -618,6 +655,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         asked = {p.text: p for p in subquestions.asked_apart(self.s.question)}
         calls = self.r.of("search_notes", SearchNotesResult)
         each = [(asked[c.arg("focus")], c.value) for c in calls if c.value is not None and c.arg("focus") in asked]
+        calls = [c for c in calls if not proposal.searched(c.arg("query"))]  # said in the proposal's lead (proposal_first)
         lines = [line for c in calls if c.value is not None and c.arg("focus") not in asked for line in self.notes(c.value)]
         if each and not lines and self.headlined:  # only parts searched (beside a model's sizing): the first is quoted in full
             part, result = each.pop(0)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import checks, spec
+from . import checks, proposal, spec
 from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
@@ -378,7 +378,11 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     # "OOM 了" then "已经是 ZeRO-3 了": still the run that ran out of memory; a turn that moves it to other devices ("we can
     # get 16 cards now") asks about another run, which has not failed
     other_devices = turn.devices is not None or turn.nodes is not None or new.devices != earlier.devices
-    if earlier.oom_reported and turn.task() in (None, earlier.task()) and not other_devices:
+    # "could we do ZeRO-3 instead?", "TP8 PP2 行吗" (carry.toml [proposal]): the proposed run has not run, so it has not failed;
+    # it is judged (a yes/no on it) unless the turn asks a quantity of its own
+    if turn.proposed and not asks(turn) and (proposal.asks_yes_no(turn.question) or not earlier.intents & CARRY.asked - CARRY.domain):
+        new.verdict_carried = True  # ("那 per_device 改成 2 呢" after "how much memory per card?" asks that quantity again)
+    if earlier.oom_reported and turn.task() in (None, earlier.task()) and not other_devices and not turn.proposed:
         new.oom_reported = True
         # the remedies said done in this turn and the earlier ones (next_remedy.py): not suggested again
         new.remedies_tried = set(earlier.remedies_tried) | said_done(turn.question)
@@ -670,6 +674,27 @@ def solved_kept(new: QuestionFrame, answers: list[str]) -> None:
         missing = "pp" if new.tp else "tp"
         new.tp, new.pp = int(m.group(1)), int(m.group(2))
         new.mark("last_answer", missing)
+
+
+def proposal_kept(new: QuestionFrame, answers: list[str]) -> None:
+    """"改成 PP4 呢" after an answer that led with "TP 8 × PP 2": the proposal changes PP and keeps the answer's TP, halved
+    while TP × PP does not divide the devices ("TP 8 × PP 4" on 16 cards is TP 4 × PP 4); marked as the last answer's,
+    and the answer's split is the one the proposal replaces (compose.proposal_first)."""
+    if not answers or not (new.proposed & {"tp", "pp"}) or (new.tp and new.pp) or not (said := new.tp or new.pp):
+        return
+    text = answers[-1]
+    m = next((LEAD_SPLIT.match(line) for line in text.splitlines() if LEAD_SPLIT.match(line)), None) or PLAN_SPLIT.search(text)
+    devices = new.effective().devices
+    if m is None or not devices:
+        return
+    tp0, pp0 = int(m.group(1)), int(m.group(2))
+    other = "pp" if new.tp else "tp"
+    value = pp0 if other == "pp" else tp0
+    while value > 1 and (said * value > devices or devices % (said * value)):
+        value //= 2
+    setattr(new, other, value)
+    new.mark("last_answer", other)
+    new.current.update({"tp": tp0, "pp": pp0})
 
 
 # one line of an answer stating a plan with its count and accumulation: "= **16 张卡**，ZeRO-3，micro batch 1，梯度累积 8",

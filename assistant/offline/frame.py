@@ -146,6 +146,10 @@ class QuestionFrame(BaseModel):
     # the MindSpeed-LLM split that ran out of memory, as (TP, PP, devices): a split asked later on more devices ("we can
     # get 16 cards now, which TP/PP?") puts the extra devices into model parallelism rather than repeating it
     oom_split: tuple[int, int, int] | None = None
+    # the settings this turn proposes ("换成 TP4 PP4 行吗", "could we do ZeRO-3 instead?", carry.toml [proposal]): judged as a
+    # plan that has not run, never a remedy already tried; and the run's current values the proposal replaces, by slot
+    proposed: set[str] = Field(default_factory=set)
+    current: dict[str, Any] = Field(default_factory=dict)
     # the model of the turn before another was named ("Qwen3-Reranker-8B …" then "and bge-large?"): a turn asking about
     # both ("could both share one card?", "这俩能放同一张卡吗") serves it beside the current one, in ``shares_with``
     model_before: str | None = None
@@ -157,6 +161,8 @@ class QuestionFrame(BaseModel):
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)
     notes_named: set[str] | None = None  # those named by the question's own words (notes_cover adds the words they map to)
     procedures_named: set[str] = Field(default_factory=set)  # notes whose procedure the question names (how to do it)
+    # the sub-questions (their offsets) that name a note's procedure ("GA 多少，权重要不要重新转换"): the notes answer that part
+    procedure_parts: list[int] = Field(default_factory=list)
     procedure_titles: str = ""  # those notes' titles: a search for how to do it looks for them too
     unknown_model: str | None = None
     family: str | None = None

@@ -18,11 +18,12 @@ from pydantic import ConfigDict, PrivateAttr
 
 from ..notes import covering, load_notes, note_topics
 from ..setup_check.text import blocks
-from . import quantity, spec
+from . import proposal, quantity, spec
 from .compose import compose
 from .conversation import (
     language_only,
     product_kept,
+    proposal_kept,
     referent,
     referred,
     remembered,
@@ -131,7 +132,14 @@ class OfflinePlanner(BaseChatModel):
             text = message_text(messages[i])
             turn = self.sibling(self.parser.parse(text) if not is_pasted_setup(text) else self.pasted(text), earlier, text)
             sized = sized_job(earlier, turn, is_follow_up(text))
-            earlier = remembered(earlier, turn, is_follow_up(text))
+            before, earlier = earlier, remembered(earlier, turn, is_follow_up(text))
+            if before is not None and turn.proposed & proposal.LAYOUT:
+                # a split proposed and refused by the layout rules ("TP4 PP1 行不行": not with 2 KV heads) is not the job
+                # the turns after it ask about: the split before it stays
+                probe = earlier.model_copy(deep=True)
+                self.parser.check_layout(probe)
+                if probe.layout_refused:
+                    earlier = earlier.model_copy(update={"tp": before.tp, "pp": before.pp})
             if sized:
                 jobs.append((earlier, i))
         text = message_text(messages[last])
@@ -145,6 +153,7 @@ class OfflinePlanner(BaseChatModel):
             upto = next((n for n in humans if n > at), last)
             answers = [m for m in messages[at:upto] if isinstance(m, AIMessage) and not m.tool_calls]
         frame = turn.with_history(earlier, follow_up)
+        proposal_kept(frame, [message_text(a) for a in answers[-1:]])  # "改成 PP4 呢": the last answer's TP kept beside it
         if earlier is not None:
             self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
         if frame.howto_before and answers:  # a follow-up of a how-to topic: the note the last answer quoted

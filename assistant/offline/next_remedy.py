@@ -69,6 +69,16 @@ IN_FRAME: dict[str, Callable[[QuestionFrame], bool]] = {
     # a split stated that no other split on the same devices improves: raising TP / PP is used up
     "split_spans_devices": lambda s: bool(s.tp or s.pp) and split_after(s) is None,
 }
+# the slots each of those reads: a value the turn only proposes ("TP8 PP2 行吗", proposal.py) is no remedy in place
+IN_FRAME_SLOTS: dict[str, frozenset[str]] = {"expandable_segments": frozenset({"expandable_segments"}), "micro_batch_one": frozenset({"micro_batch"}),
+                                             "zero_three": frozenset({"zero_stage"}), "offloaded": frozenset({"offload"}),
+                                             "split_spans_devices": frozenset({"tp", "pp"})}
+
+
+def in_place(s: QuestionFrame, code: str) -> bool:
+    """The remedy ``code`` is what the job's stated values already do, and not only as the turn's proposal."""
+    check = SPEC.in_frame.get(code)
+    return check is not None and not (IN_FRAME_SLOTS[check] & s.proposed) and IN_FRAME[check](s)
 
 
 def reports_done(question: str) -> bool:
@@ -103,7 +113,7 @@ def next_remedy(s: QuestionFrame) -> NextRemedy | None:
     if not (s.oom_reported and s.oom_persists):
         return None
     order = SPEC.order[framework_of(s)]
-    done = [c for c in order if c in s.remedies_tried or (c in SPEC.in_frame and IN_FRAME[SPEC.in_frame[c]](s))]
+    done = [c for c in order if c in s.remedies_tried or in_place(s, c)]
     left = [c for c in order if c not in done and c not in SPEC.checks]
     if not left:
         return None

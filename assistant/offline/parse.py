@@ -13,7 +13,18 @@ from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: o
 from ..setup_check import rules
 from ..tools.estimate_support import generic_part
 from ..tools.model_filter import in_family
-from . import checks, clock, either, file_values, serving_words, spec, table_query, tool_flags
+from . import (
+    checks,
+    clock,
+    either,
+    file_values,
+    proposal,
+    serving_words,
+    spec,
+    subquestions,
+    table_query,
+    tool_flags,
+)
 from . import numbers as num
 from .asked import OWN_DEVICES, TABLE_PUTS, asks_verdict
 from .frame import DEFAULT_HARDWARE, UNNAMED_GPU_MEMORY_GB, PartFacts, QuestionFrame
@@ -334,6 +345,14 @@ class Parser:
         if s.hardware and s.hardware_from and any(i.startswith("part_") for i in s.intents) and not (s.model or s.models or s.params_b or s.hardwares):
             s.hardwares = [*s.hardware_from, s.hardware]  # "switching from A100 to H800, does memory change?": how they differ
         s.oom_reported = "problem" in s.intents and bool(OOM_WORDS.search(low))
+        s.proposed = proposal.proposed_slots(r.text, r.spans)
+        if s.proposed and s.oom_reported:
+            # "TP8 PP1 跑着 OOM 了，换成 TP4 PP4 行吗": the current split ran out of memory; the proposed run has not run yet
+            tp, pp = s.current.get("tp", s.tp), s.current.get("pp", s.pp)
+            if (tp or pp) and s.effective().devices:
+                s.oom_split = (int(tp or 1), int(pp or 1), int(s.effective().devices or 0))
+            s.oom_reported = False
+            s.intents -= {"problem", "troubleshoot"}  # what is asked is the proposal, not the remedies of the error
         if nodes_asked:
             s.intents.add("cards")  # whether it fits in one node is the count of nodes it needs
         if not (s.model or s.models or s.params_b):  # "which models need > 64 cards?": a whole table's rows
@@ -358,6 +377,7 @@ class Parser:
             s.notes_cover = covering(low, self.note_topics)
             s.notes_named = set(s.notes_cover)
             s.procedures_named = procedures_named(low, self.note_topics)
+            s.procedure_parts = [p.start for p in subquestions.asked_apart(text) if procedures_named(p.text.lower(), self.note_topics)]
             s.procedure_titles = " ".join(self.note_topics[f].titles for f in sorted(s.procedures_named))
             # a procedure's note is named by naming the procedure ("anything to copy over by hand before serving?")
             s.notes_cover |= s.procedures_named

@@ -19,6 +19,7 @@ from . import (
     file_values,
     pasted_log,
     pasted_output,
+    proposal,
     quantity,
     subquestions,
     table_query,
@@ -510,6 +511,8 @@ class Router:
             calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                                seq_len=e.seq_len, devices=e.devices, tp=tp, pp=pp, cp=s.settings.get("cp"), ep=s.settings.get("ep"),
                                hardware=e.hardware, framework=s.framework or "MindSpeed-LLM", **batch_args(s), **trainer_args(s))
+        if calls and proposal.proposes_layout(s):  # "TP8 PP2 行吗": what the new split needs besides memory, from the notes
+            calls += self.call("search_notes", query=proposal.SPEC.reconvert[s.lang], limit=1, lang=s.lang, focus=proposal.SPEC.reconvert[s.lang])
         return calls
 
     def inference_calls(self, s: Slots, e: Effective) -> list[Call]:
@@ -520,7 +523,8 @@ class Router:
             sizes: list[int | None] = [m for m in s.memory_sizes if m in TABLE_MEMORY_GB] if len(s.memory_sizes) > 1 else []
             calls = [c for m in (sizes or [mem]) for c in self.call("inference_min_cards", model=s.model,
                                                                      max_model_len=s.seq_len, memory_gb=m)]
-            if beyond_tables(s, e) and not asks_max_context(s):  # the longest context: searched if no row
+            # the longest context: searched if no row; a TP the user states ("would tp=2 be enough?"): that layout estimated
+            if (beyond_tables(s, e) or s.tp) and not asks_max_context(s):
                 calls += self.estimate_inference(s, e)
             return calls
         return self.estimate_inference(s, e)
@@ -663,6 +667,10 @@ class Router:
         cards and what max context": the longest context on the count the estimate needs."""
         if d.ok and asks_max_context(s) and d.result.get("fits") and not d.args.get("max_devices"):
             return self.max_context(s, replace(e, devices=int(d.result["devices"])))
+        if not d.ok and d.error.get("field") == "kv_cache_dtype" and d.args.get("kv_cache_dtype"):
+            # "is fp8 kv cache supported on 910B?" beside the sizing asked: the refusal is said, the estimate follows at the
+            # part's own KV precision
+            return self.call(d.name, **{k: v for k, v in d.args.items() if k != "kv_cache_dtype"})
         if not d.ok or not d.args.get("max_devices"):
             return []
         short = not d.result.get("max_sequences_at_len") if d.args.get("largest_layout") else not d.result.get("fits")
@@ -1184,8 +1192,10 @@ def knowledge_parts(s: Slots) -> list[subquestions.Part]:
     if not names_model(s):
         return []
     worked = quantity_parts(s)
+    # (a part naming a note's procedure asks about it, also as a yes/no: "权重要不要重新转换")
     return [p for p in subquestions.asked_apart(s.question) if p not in worked and (ASKS_WAY.search(p.text.lower()) or
-            MEANING.search(p.text.lower())) and not SIZED.search(p.text.lower()) and not DEVICES_COUNTED.search(p.text.lower())]
+            MEANING.search(p.text.lower()) or p.start in s.procedure_parts) and not SIZED.search(p.text.lower())
+            and not DEVICES_COUNTED.search(p.text.lower())]
 
 
 def quantity_parts(s: Slots) -> list[subquestions.Part]:

@@ -19,6 +19,7 @@ from . import checks
 from .spans import Reading
 
 SPEC_FILE = Path(__file__).with_name("slots.toml")
+CURRENT = "current_setting"  # a setting's value the run has now, beside the one the question proposes (proposal.py)
 NOT_A_SETTING = "not_a_setting"  # the span of words a slot's ``elsewhere`` found: their digits are no stated value
 # The words between a setting and its value, in prose, YAML, JSON, env-var and flag form: "rank 16", "lr=2e-5",
 # "GA: 16", "batch size to 8", "rank goes to 128", "秩为 8", "TP 可以设成 3", "梯度累积设 0" (a bare 设 sets it too), "micro batch 取 1", '"stage": 4', "NNODES=2", "--lora-rank 64".
@@ -125,7 +126,7 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if slot.elsewhere is not None:  # its words meaning something else are no value of it (nor of any slot)
             for other in list(r.finditer(slot.elsewhere)):
                 r.claim_match(other, NOT_A_SETTING, None, "vocabulary")
-        m = r.search(slot.pattern)
+        m = proposed_match(r, slot, frame)
         at = found(m) if m else None
         if not at and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean
             r.claim_match(said[0], slot.name, said[1], "vocabulary")
@@ -148,6 +149,30 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             if slot.invalid:
                 typed = frame.question[at.start:at.end] if len(frame.question) == len(r.text) else r.text[at.start:at.end]  # as written
                 checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
+
+
+def proposed_match(r: Reading, slot: SlotSpec, frame: Any) -> re.Match | None:
+    """The slot's first value written, or, when the question states it twice and only a later one is proposed ("TP8 PP1
+    跑着 OOM 了，换成 TP4 PP4 行吗"), the proposed one; the run's current value is kept in ``frame.current`` (its words
+    claimed as CURRENT, read and said)."""
+    from . import proposal
+
+    matches = list(r.finditer(slot.pattern))
+    if len(matches) < 2 or slot.name not in proposal.SPEC.slots:
+        return matches[0] if matches else None
+    parts = proposal.clauses(r.text)
+    first = matches[0]
+    if proposal.proposing(r.text, first.start(), parts):
+        return first
+    later = next((m for m in matches[1:] if proposal.proposing(r.text, m.start(), parts)), None)
+    if later is None:
+        return first
+    at = found(first)
+    value = slot.value(at.raw, r.text[at.start:at.end])
+    if slot.valid(value):
+        frame.current[slot.name] = value
+        r.claim(at.start, at.end, CURRENT, value)
+    return later
 
 
 def said_in_words(r: Reading, slot: SlotSpec) -> tuple[re.Match, int | float, dict[str, int | float]] | None:

@@ -41,6 +41,7 @@ def parts(question: str) -> list[Part]:
         at = b.end()
     if at < len(q):
         pieces.append((Part(at, q[at:]), False))
+    pieces = [split for piece in pieces for split in at_commas(q, *piece)]
     out: list[Part] = []
     pending: Part | None = None
     for p, marked in pieces:
@@ -60,6 +61,27 @@ def parts(question: str) -> list[Part]:
         out.append(Part(last.start, q[last.start:pending.start + len(pending.text)]))
     elif pending is not None:
         out.append(pending)
+    return out
+
+
+def asks(text: str) -> bool:
+    return len(text.strip(" ,，:：")) >= MIN_CHARS and bool(ASKS.search(text.strip(" ,，:：")))
+
+
+def at_commas(q: str, piece: Part, marked: bool) -> list[tuple[Part, bool]]:
+    """A piece asking two things joined by a comma ("那 GBS 128 的话 GA 多少，权重要不要重新转换"): split after each clause
+    that asks while a later clause asks too; clauses that ask nothing ("qwen 7b lora，几张卡") stay with the one after."""
+    cuts = [m.end() for m in re.finditer(r"[,，]\s*", piece.text)]
+    if not cuts:
+        return [(piece, marked)]
+    bounds = list(zip([0, *cuts], [*cuts, len(piece.text)], strict=True))
+    asking = [asks(piece.text[a:b]) for a, b in bounds]
+    out, start = [], 0
+    for i, (_, b) in enumerate(bounds[:-1]):
+        if asking[i] and any(asking[i + 1:]):
+            out.append((Part(piece.start + start, piece.text[start:b].rstrip(" ,，")), True))
+            start = b
+    out.append((Part(piece.start + start, piece.text[start:]), marked))
     return out
 
 
