@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from ..answer import source_as_known
+from ..configs.messages import PLAN_ERRORS
 from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, roundings, solved_formulas, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
@@ -795,7 +796,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         rows list it, that disagreement is named and the table is the one to plan with (one verdict per answer)."""
         e = call.error
         if e.code != "does_not_fit":
-            return [self.say("config_failed", why=e.message), ""]
+            return [self.say("config_failed", why=(PLAN_ERRORS.zh(e.message) if self.zh else None) or e.message), ""]
         f = self.training_facts()
         needs = self.table_needs(table_strategy(self.s.method), f.recipes, f.rows)
         line = self.say("config_no_fit", model=self.s.model, seq=self.e.seq_len, part=self.hw_name())

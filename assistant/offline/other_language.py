@@ -20,7 +20,8 @@ CITATION = re.compile(r"[（(]\s*(?:sources?|rules?|ModelArts|来源|规则出�
 # a Chinese console label or term with its English gloss ("调用指南 (Usage Guides)"), a page named as a page, or a
 # vendor's term in parentheses after the English ("(volcano资源调度失败)"): labelled, not prose
 GLOSSED = re.compile(r"[\u3400-\u9fff][^\s,;.()（）]*\s*[（(][A-Za-z][^)）]*[)）]|(?:page|tab|titled|called|named)\s+[“\"']?[^\s,;]*[\u3400-\u9fff][^,;)]*"
-                     r"|[（(][A-Za-z\s]*[\u3400-\u9fff][^()（）]{0,20}[)）]", re.I)
+                     r"|[（(][A-Za-z\s]*[\u3400-\u9fff][^()（）]{0,20}[)）]"
+                     r"|[“\"「][^”\"」\n]*[\u3400-\u9fff][^”\"」\n]*[”\"」]\s*[,，(（]\s*[A-Za-z]", re.I)
 RUN_WORDS, RUN_CONTENT = 4, 3  # ordinary English words (and of them not stop words) that make an English sentence
 CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -38,7 +39,7 @@ pipeline tensor parallel expert experts sequence data optimizer adam adamw gradi
 learning rate scheduler pod pods kubectl volcano jupyterlab notebook obs sfs evs ecs cce swr docker image images
 instruct chat base model models qwen deepseek glm chatglm baichuan mistral mixtral gemma phi yi internlm falcon nvidia
 huawei cloud atlas kunpeng smi dcmi cann torch pytorch transformers peft accelerate bitsandbytes triton cuda mindie
-ascendspeed gptq awq smoothquant benchmark benchmarks throughput latency ttft tpot qps rps the of and or to in on for
+ascendspeed gptq awq smoothquant benchmark benchmarks throughput latency ttft tpot qps rps true false none auto cpu nvme the of and or to in on for
 """.strip()))
 STOP = frozenset({"the", "of", "and", "or", "to", "in", "on", "for", "a", "an", "is", "are", "with", "by", "at", "as"})
 
@@ -73,12 +74,15 @@ def _quoted_from(question: str, text: str) -> str:
     return re.sub(r"[“\"「'‘]([^“”\"「」'’\n]{1,400})[”\"」'’]", drop, text)
 
 
+VALUE_LIST = re.compile(r"[\w.-]+(?:\s*\|\s*[\w.-]+)+")  # "bnb | gptq | awq": a list of accepted values
+
+
 def english_runs(stretch: str) -> list[str]:
     """Runs of ordinary English words in one stretch: at least RUN_WORDS words not jargon, RUN_CONTENT of them not
     stop words, with no Chinese character or full-width punctuation between them (identifiers and jargon inside a
     run neither count nor break it: "DeepSpeed JSON offloads only the optimizer")."""
     runs, words, start = [], [], None
-    tokens = list(re.finditer(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]|\bID\b|[A-Za-z][A-Za-z']+|\S", IDENTIFIER.sub(" ID ", stretch)))
+    tokens = list(re.finditer(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]|\bID\b|[A-Za-z][A-Za-z']+|\S", IDENTIFIER.sub(" ID ", VALUE_LIST.sub(" ID ", stretch))))
     for t in [*tokens, None]:
         breaks = t is None or bool(re.match(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]", t.group(0)))
         if not breaks and t is not None and re.match(r"[A-Za-z]{2}", t.group(0)):

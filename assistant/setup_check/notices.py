@@ -1,14 +1,13 @@
 """The remarks a setup reading carries besides its findings, each in English and Chinese in one table.
 
 The reading keeps a remark as its English text (the tool's output is English); an answer in Chinese gets the Chinese
-wording by matching the text against the English templates (``in_language``), so a remark cannot reach a Chinese
-answer in English: a new remark is added here with both wordings, and ``tests/setup_check/test_notices.py`` checks that
-each has both and that each English text comes back in Chinese."""
+wording (``assistant.wordings``)."""
 
 from __future__ import annotations
 
-import re
-import string
+from ..wordings import Wordings, in_language
+
+__all__ = ["NOTICES", "in_language", "notice"]
 
 NOTICES: dict[str, dict[str, str]] = {
     "long_paste": {
@@ -32,33 +31,5 @@ NOTICES: dict[str, dict[str, str]] = {
 }
 # words a template fills in English that read differently in Chinese
 WORDS_ZH = {"optimizer": "优化器状态（offload_optimizer）", "parameters": "参数（offload_param）"}
-
-
-def notice(key: str, **values: object) -> str:
-    """The remark ``key`` in English (the reading's text)."""
-    return NOTICES[key]["en"].format(**values)
-
-
-def _pattern(template: str) -> re.Pattern[str]:
-    out = []
-    for literal, field, _, _ in string.Formatter().parse(template):
-        out.append(re.escape(literal))
-        if field:
-            out.append(rf"(?P<{field}>.+?)")
-    return re.compile("^" + "".join(out) + "$", re.S)
-
-
-PATTERNS = {key: _pattern(t["en"]) for key, t in NOTICES.items()}
-
-
-def in_language(text: str, lang: str) -> str:
-    """A remark's text in the answer's language: the Chinese wording of the template it was made from ("zh"); the
-    text itself otherwise (or when no template made it)."""
-    if lang != "zh":
-        return text
-    for key, rx in PATTERNS.items():
-        if m := rx.match(text):
-            values = m.groupdict()
-            values |= {f"{k}_zh": WORDS_ZH.get(v, v) for k, v in values.items()}
-            return NOTICES[key]["zh"].format(**values)
-    return text
+WORDINGS = Wordings(NOTICES, WORDS_ZH)
+notice = WORDINGS.en

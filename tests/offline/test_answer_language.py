@@ -16,7 +16,8 @@ import pytest
 
 from assistant.agent import Assistant
 from assistant.offline.other_language import english_runs, other_language
-from assistant.setup_check.notices import NOTICES, in_language, notice
+from assistant.setup_check.notices import notice
+from assistant.wordings import REGISTERED, in_language
 
 MODELS = ["qwen2.5-7b", "llama3.1-70b", "qwen2.5-72b", "glm4-9b", "qwen3-32b"]
 PARTS = ["910B", "Snt9B23", "H100", "4090"]
@@ -140,12 +141,22 @@ def test_the_checker_leaves_code_names_citations_and_quoted_messages():
     assert other_language(en, "where is the address?", "en") == []
 
 
-def test_each_setup_remark_has_both_wordings_and_comes_back_in_chinese():
-    values = {"lines": 900, "kib": 80, "kept": 120, "path": "/data/my_ds.json", "name": "DeepSpeed JSON", "what": "optimizer"}
-    for key, wordings in NOTICES.items():
-        assert set(wordings) == {"en", "zh"}, key
-        text = notice(key, **{k: v for k, v in values.items() if "{" + k + "}" in wordings["en"]})
-        zh = in_language(text, "zh")
-        assert zh != text and not english_runs(zh), (key, zh)
+def test_each_domain_message_has_both_wordings_and_comes_back_in_chinese():
+    import string
+
+    import assistant.configs.messages  # noqa: F401  (registers the plan errors)
+    import assistant.setup_check.notices  # noqa: F401  (registers the reading's remarks)
+
+    assert len(REGISTERED) >= 2
+    for table in REGISTERED:
+        for key, wordings in table.table.items():
+            assert set(wordings) == {"en", "zh"}, key
+            fields = {f for _, f, _, _ in string.Formatter().parse(wordings["en"]) if f}
+            # a field the Chinese wording translates takes a word of its table, any other a number or a path
+            values = {f: next(iter(table.words_zh)) if "{" + f + "_zh}" in wordings["zh"] else "7" for f in fields}
+            text = table.en(key, **values)
+            zh = in_language(text, "zh")
+            assert zh != text and not english_runs(zh), (key, zh)
+            assert in_language(text, "en") == text
     assert in_language(notice("offloads_one", name="DeepSpeed JSON", what="parameters"), "zh").startswith(
         "DeepSpeed JSON 只卸载了参数")
