@@ -1078,7 +1078,8 @@ def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = 
         return Composer(s, done, {h["id"]: h for h in hardware or []}).render()
     except (KeyError, TypeError, ValueError) as e:  # a result shape this writer does not know: still answer
         lines = [f"- {d.name}: {d.result}" for d in done]
-        return "\n".join([f"(could not format the answer: {type(e).__name__}: {e})", *lines])[:8000]
+        said = ("（无法排版这个回答：{e}；下面是工具的原始结果）" if s.lang == "zh" else "(could not format the answer: {e})")
+        return "\n".join([said.format(e=f"{type(e).__name__}: {e}"), *lines])[:8000]
 
 
 TITLE_STOP = frozenset(["the", "a", "an", "and", "or", "of", "on", "in", "for", "to", "from", "with", "its", "their", "how", "what", "why", "is", "are", "do", "does", "training"])

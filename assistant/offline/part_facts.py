@@ -584,24 +584,25 @@ class PartFactsBlocks(Writer):
         sentences = [x.strip() for x in re.split(r"(?<=\.)\s+", remarks) if x.strip()]
         # a Chinese answer quotes the catalog's Chinese remark where it has one; an English-only remark is labelled as
         # the catalog's English original, not mixed into the Chinese sentence
-        sentences_zh = [x.strip() for x in re.split(r"(?<=[。；])", h.naming_zh or "") if x.strip()]
+        remarks_zh = " ".join(x for x in (h.notes_zh, h.naming_zh) if x)
+        sentences_zh = [x.strip() for x in re.split(r"(?<=。)", remarks_zh) if x.strip()]
         out = []
 
-        def remark(pick: Callable[[str], bool]) -> str | None:
+        def remark(pick: Callable[[str], object]) -> str | None:
             en = next((x for x in sentences if pick(x)), None)
             if en is None:
                 return None
             zh = next((x for x in sentences_zh if pick(x)), None)
             return self.L(f"the catalog's remark: \"{en.rstrip('.')}\"",
-                          f"目录备注：“{zh.rstrip('。；')}”" if zh else f"目录备注（英文原文）：“{en.rstrip('.')}”")
+                          f"目录备注：“{zh.rstrip('。')}”" if zh else f"目录备注（英文原文）：“{en.rstrip('.')}”")
 
         for n in other:
-            quote = remark(lambda x, n=n: bool(re.search(rf"(?<![0-9.]){fig(n)}\s*(?:GB|G)(?![a-z])", x)))
+            quote = remark(re.compile(rf"(?<![0-9.]){fig(n)}\s*(?:GB|G)(?![a-z])").search)
             out.append(f"{fig(n)} GB" + self.L(": ", "：") + quote if quote
                        else self.L(f"{fig(n)} GB is not a size the catalog lists for {self.short(h)}",
                                    f"目录中 {self.short(h)} 没有 {fig(n)} GB 这一规格"))
         if said and UNVERIFIED.search(remarks) and not other:
-            out.append(remark(lambda x: bool(UNVERIFIED.search(x))) or "")
+            out.append(remark(UNVERIFIED.search) or "")
         return self.L(" (", "（") + self.L("; ", "；").join(out) + self.L(")", "）") if out else ""
 
     def fact_node(self, h: HardwareInfo, asked: set[str]) -> str:

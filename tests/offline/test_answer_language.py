@@ -160,3 +160,40 @@ def test_each_domain_message_has_both_wordings_and_comes_back_in_chinese():
             assert in_language(text, "en") == text
     assert in_language(notice("offloads_one", name="DeepSpeed JSON", what="parameters"), "zh").startswith(
         "DeepSpeed JSON 只卸载了参数")
+
+
+@pytest.mark.parametrize("question, lang", [
+    ("llama3.1-70b 的 lora 微调 on 8 H100, cutoff 4096, which zero stage?", "en"),  # English sentence, Chinese terms
+    ("8 张 Snt9B 跑这个 yaml 够吗\nmodel_name_or_path: /data/Qwen2.5-7B-Instruct\nstage: sft\nfinetuning_type: full\n"
+     "deepspeed: examples/deepspeed/ds_z3_config.json\ncutoff_len: 4096", "zh"),  # the pasted YAML is no English question
+    ('这个 ds json 能用吗 {"zero_optimization": {"stage": 3}, "bf16": {"enabled": true}, "train_micro_batch_size_per_gpu": 1}',
+     "zh"),  # a JSON object on the question's own line
+    ("check my yaml:\nmodel_name_or_path: /data/Qwen2.5-7B\nstage: sft", "en"),
+    ("qwen2.5-72b lora 8k 需要几张卡 how many", "zh"),
+    ("LoRA微调 with LlamaFactory, how many cards?", "en"),
+])
+def test_question_language_of_mixed_questions(parse, question, lang):
+    assert parse(question).lang == lang
+
+
+def test_catalog_remark_quoted_in_the_answer_language(assistant):
+    # hardware.csv snt9b: naming "… the catalog takes all three as 64 GB, and the 32 GB 910B4 is a separate, inferred
+    # row (snt9b-32g)", naming_zh "… 32 GB 的 910B4 是单独的推断行（snt9b-32g）"
+    zh = assistant.ask("910B 是 32G 还是 64G 的？").answer
+    assert "每张卡 64 GB" in zh and "32 GB 的 910B4 是单独的推断行" in zh and "inferred row" not in zh
+    en = assistant.ask("is the 910B a 32 GB or a 64 GB card?").answer
+    assert "64 GB per card" in en and "separate, inferred row" in en
+
+
+def test_setup_remark_and_plan_error_in_chinese(assistant):
+    ds = '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}}'
+    answer = assistant.ask(f"这份 ds json 卸载的是优化器还是参数？\n{ds}").answer
+    assert "只卸载了优化器状态" in answer and "offloads only" not in answer
+    answer = assistant.ask("llama3-8b 跑 ppo，finetuning_type: lora，deepspeed 用 ds_z3_config.json，给我配置").answer
+    assert "does not support" not in answer
+
+
+def test_flags_named_without_values_are_not_values(assistant):
+    answer = assistant.ask("For benchmark_serving.py, what does --request-rate actually control, and how many values "
+                           "does --num-prompts need?").answer
+    assert "could not format" not in answer and "--num-prompts" in answer
