@@ -18,6 +18,7 @@ from ..errors import SizingError
 from . import deepspeed
 from .llamafactory_names import ARGUMENT_NAMES, STAGES, TEMPLATES
 from .llamafactory_names import VERSION as LLAMAFACTORY_VERSION
+from .messages import PLAN_ERRORS
 from .plan import TrainingPlan, comment_lines
 
 METHODS = ("lora", "qlora", "full", "freeze")
@@ -114,7 +115,7 @@ def check_options(opts: LlamaFactoryOptions) -> None:
 def check(opts: LlamaFactoryOptions, plan: TrainingPlan) -> None:
     check_options(opts)
     if opts.stage == "ppo" and plan.zero_stage == 3:
-        raise SizingError("invalid_plan", "PPO does not support ZeRO-3 (ModelArts LLaMA-Factory guide).",
+        raise SizingError("invalid_plan", PLAN_ERRORS.en("ppo_zero3"),
                           field="zero_stage", valid=[0, 1, 2])
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from ..answer import source_as_known
 from ..errors import SizingError
 from ..estimate.layout import data_parallel, tp_splits_heads
+from .messages import PLAN_ERRORS
 
 Accelerator = Literal["npu", "gpu"]
 
@@ -70,8 +71,7 @@ def nodes_for(devices: int, devices_per_node: int) -> tuple[int, int]:
         return 1, devices
     nodes = -(-devices // devices_per_node)
     if devices % nodes:
-        raise SizingError("invalid_plan", f"{devices} devices do not split evenly over {nodes} nodes "
-                          f"of {devices_per_node}.", field="devices", valid=f"a multiple of {devices_per_node}")
+        raise SizingError("invalid_plan", PLAN_ERRORS.en("uneven_nodes", devices=devices, nodes=nodes, per=devices_per_node), field="devices", valid=f"a multiple of {devices_per_node}")
     return nodes, devices // nodes
 
 
@@ -82,13 +82,13 @@ def check_parallel_layout(plan: TrainingPlan, seq_len: int, heads: int | None = 
     attention heads and the KV groups."""
     model_parallel = plan.tp * plan.pp * plan.cp
     if data_parallel(plan.devices, plan.tp, plan.pp, plan.cp) is None:
-        raise SizingError("invalid_plan", f"TP x PP x CP = {plan.tp} x {plan.pp} x {plan.cp} = {model_parallel} "
-                          f"does not divide {plan.devices} devices.", field="tp",
+        raise SizingError("invalid_plan", PLAN_ERRORS.en("layout_divides", tp=plan.tp, pp=plan.pp, cp=plan.cp,
+                                                          mp=model_parallel, devices=plan.devices), field="tp",
                           valid=[d for d in range(1, plan.devices + 1) if plan.devices % d == 0])
     if seq_len > 32768 and plan.cp < 2:
-        raise SizingError("invalid_plan", f"SEQ_LEN {seq_len} > 32768 needs CP >= 2 (ModelArts MindSpeed-LLM rule).",
+        raise SizingError("invalid_plan", PLAN_ERRORS.en("long_needs_cp", seq=seq_len),
                           field="cp", valid=">= 2")
     for name, count, kv in (("attention heads", heads, None), ("KV heads", kv_heads, kv_heads)):
         if count and not tp_splits_heads(plan.tp, count, kv):
-            raise SizingError("invalid_plan", f"TP {plan.tp} does not divide the model's {count} {name}.", field="tp",
+            raise SizingError("invalid_plan", PLAN_ERRORS.en("tp_heads", tp=plan.tp, count=count, name=name), field="tp",
                               valid=[t for t in (1, 2, 4, 8, 16) if tp_splits_heads(t, count, kv)])

@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from ..answer import source_as_known
+from ..configs.messages import PLAN_ERRORS
 from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, range_rows, roundings, solved_formulas, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
@@ -833,7 +834,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         rows list it, that disagreement is named and the table is the one to plan with (one verdict per answer)."""
         e = call.error
         if e.code != "does_not_fit":
-            return [self.say("config_failed", why=e.message), ""]
+            return [self.say("config_failed", why=(PLAN_ERRORS.zh(e.message) if self.zh else None) or e.message), ""]
         f = self.training_facts()
         needs = self.table_needs(table_strategy(self.s.method), f.recipes, f.rows)
         line = self.say("config_no_fit", model=self.s.model, seq=self.e.seq_len, part=self.hw_name())
@@ -1135,7 +1136,8 @@ def compose(s: Slots, done: list[Done], hardware: list[dict[str, Any]] | None = 
         return Composer(s, done, {h["id"]: h for h in hardware or []}).render()
     except (KeyError, TypeError, ValueError) as e:  # a result shape this writer does not know: still answer
         lines = [f"- {d.name}: {d.result}" for d in done]
-        return "\n".join([f"(could not format the answer: {type(e).__name__}: {e})", *lines])[:8000]
+        said = ("（无法排版这个回答：{e}；下面是工具的原始结果）" if s.lang == "zh" else "(could not format the answer: {e})")
+        return "\n".join([said.format(e=f"{type(e).__name__}: {e}"), *lines])[:8000]
 
 
 TITLE_STOP = frozenset(["the", "a", "an", "and", "or", "of", "on", "in", "for", "to", "from", "with", "its", "their", "how", "what", "why", "is", "are", "do", "does", "training"])

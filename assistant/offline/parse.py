@@ -11,6 +11,7 @@ import unicodedata
 from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
+from ..setup_check.text import blocks
 from ..tools.estimate_support import generic_part
 from ..tools.model_filter import in_family
 from . import (
@@ -130,9 +131,23 @@ def language(text: str) -> str:
     LlamaFactory, how many cards?" is English."""
     own = QUOTED_CHINESE.sub(" ", text) if re.search(r"[a-z]{2,}", text, re.I) else text
     cjk, english = language_words(own)
+    if "\n" in own and english > cjk:  # a pasted YAML, JSON or launch block is in English whatever the question
+        pasted, prose = blocks(own)
+        if pasted and re.search(r"[^\W\d_]", prose):
+            own = prose
+            cjk, english = language_words(own)
     # a Chinese sentence around English identifiers ("vllm启动报错 max_model_len is greater than …，怎么办") ends in Chinese
     ends_chinese = bool(CJK.search(own.strip()[-4:])) if own.strip() else False
-    return "zh" if cjk >= 2 and (cjk >= english or (cjk >= 4 and ends_chinese)) else "en"
+    # and the mirror: Chinese terms in an English sentence that ends in English words ("llama3.1-70b 的 lora 微调 on 8
+    # H100, which zero stage?"): a Chinese character is about half a word, so it is English when its words are as many
+    ends_english = bool(ENDS_ENGLISH.search(own)) and 2 * english >= cjk and english >= 3
+    return "zh" if cjk >= 2 and (cjk >= english or (cjk >= 4 and ends_chinese)) and not ends_english else "en"
+
+
+ENDS_ENGLISH = re.compile(r"(?<![\w-])[a-z]{2,}(?:\s+[a-z]{2,}){2,}\s*[?.!]*\s*$", re.I)  # three English words at the end
+
+
+INLINE_OBJECT = re.compile(r"\{[^\n]*[\"']\s*:[^\n]*(?:\}|$)")
 
 
 def language_words(text: str) -> tuple[int, int]:
@@ -140,6 +155,7 @@ def language_words(text: str) -> tuple[int, int]:
     # a pasted table's lines (npu-smi's "| NPU Name | Health |", its "+----+" rules) are the tool's words, not the user's
     rest = "\n".join(line for line in text.splitlines() if not TABLE_LINE.match(line))
     rest = PASTED_MESSAGE.sub(" ", rest)  # an error message pasted into a Chinese question is not its language
+    rest = INLINE_OBJECT.sub(" ", rest)  # a JSON object pasted on the question's line ("这个 ds json 能用吗 {"zero…}")
     for zh, _ in FAMILY_WORDS:
         rest = rest.replace(zh, "")
     # a code name is an identifier, not English words: a file ("1_preprocess_data.sh"), a CamelCase class

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ..notes import DIFFERENCE_ASKED
@@ -583,15 +584,27 @@ class PartFactsBlocks(Writer):
         other = [n for n in dict.fromkeys(said) if all(abs(n - o) > 0.5 for o in own)]
         remarks = " ".join(x for x in (h.notes, h.naming) if x)
         sentences = [x.strip() for x in re.split(r"(?<=\.)\s+", remarks) if x.strip()]
+        # a Chinese answer quotes the catalog's Chinese remark where it has one; an English-only remark is labelled as
+        # the catalog's English original, not mixed into the Chinese sentence
+        remarks_zh = " ".join(x for x in (h.notes_zh, h.naming_zh) if x)
+        sentences_zh = [x.strip() for x in re.split(r"(?<=。)", remarks_zh) if x.strip()]
         out = []
+
+        def remark(pick: Callable[[str], object]) -> str | None:
+            en = next((x for x in sentences if pick(x)), None)
+            if en is None:
+                return None
+            zh = next((x for x in sentences_zh if pick(x)), None)
+            return self.L(f"the catalog's remark: \"{en.rstrip('.')}\"",
+                          f"目录备注：“{zh.rstrip('。')}”" if zh else f"目录备注（英文原文）：“{en.rstrip('.')}”")
+
         for n in other:
-            quote = next((x for x in sentences if re.search(rf"(?<![0-9.]){fig(n)}\s*(?:GB|G)(?![a-z])", x)), None)
-            out.append(self.L(f"{fig(n)} GB: the catalog's remark: \"{quote.rstrip('.')}\"", f"{fig(n)} GB：目录备注：“{quote.rstrip('.')}”")
-                       if quote else self.L(f"{fig(n)} GB is not a size the catalog lists for {self.short(h)}",
-                                            f"目录中 {self.short(h)} 没有 {fig(n)} GB 这一规格"))
+            quote = remark(re.compile(rf"(?<![0-9.]){fig(n)}\s*(?:GB|G)(?![a-z])").search)
+            out.append(f"{fig(n)} GB" + self.L(": ", "：") + quote if quote
+                       else self.L(f"{fig(n)} GB is not a size the catalog lists for {self.short(h)}",
+                                   f"目录中 {self.short(h)} 没有 {fig(n)} GB 这一规格"))
         if said and UNVERIFIED.search(remarks) and not other:
-            quote = next(x for x in sentences if UNVERIFIED.search(x))
-            out.append(self.L(f"the catalog's remark: \"{quote.rstrip('.')}\"", f"目录备注：“{quote.rstrip('.')}”"))
+            out.append(remark(UNVERIFIED.search) or "")
         return self.L(" (", "（") + self.L("; ", "；").join(out) + self.L(")", "）") if out else ""
 
     def fact_node(self, h: HardwareInfo, asked: set[str]) -> str:
@@ -880,7 +893,7 @@ FLAVOR_NAME_ASKED = re.compile(r"flavou?r\s+(?:names?|strings?|ids?)|(?:which|wh
 FIGURE_WORD = re.compile(r"显存|内存|算力|memory|hbm|vram|tflops|flops|compute")
 # "does the 910B have 2 dies per card", "每张卡是 2 个 die 吗": the DIE count said, to check
 DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,4}?(\d)\s*个?\s*die")
-UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred")
+UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred|未经核实|未核实|推断")
 # "how many DIE per card", "每张卡几个 DIE"
 DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
 # what two parts are compared on: (English label, Chinese label, unit, the figure from the catalog row)

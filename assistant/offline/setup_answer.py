@@ -11,6 +11,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from ..setup_check.errors import JSON_PROBLEMS
+from ..setup_check.notices import in_language
 from ..setup_check.rules import BENCHMARK_URL_BACKEND, UNNAMED_MODEL
 from ..setup_check.text import blocks
 from . import tool_flags
@@ -376,11 +377,6 @@ FIX = {"en": "Corrected line:", "zh": "改为："}
 GA_FIX = {"en": "Or keep {value} and set `\"gradient_accumulation_steps\": {ga_fix}` ({value} / ({micro} × {dp})).",
           "zh": "或保留 {value}，把 `\"gradient_accumulation_steps\"` 改为 {ga_fix}（{value} / ({micro} × {dp})）。"}
 APPLIED = {"en": "The estimate below uses the corrected value.", "zh": "下面的估算按改正后的值计算。"}
-NO_MODEL_ZH = "文本未写明模型：请给出模型名（model）或参数量（params_b），以便估算每卡显存并给出结论。"
-# the reader's remarks (setup_check, English) in Chinese, by their wording: a Chinese answer has no English line
-NOTICES_ZH = [(re.compile(r"^The text names no model"), NO_MODEL_ZH),
-              (re.compile(r"^The DeepSpeed file (?P<path>\S+) was named but not pasted"),
-               "YAML 指定了 DeepSpeed 文件 {path}，但没有贴出它的内容，无法知道它的 ZeRO stage（请把它和 YAML 一起贴上）。")]
 KEPT_BATCH = {"en": " (global batch kept)", "zh": "（全局 batch 不变）"}
 VERDICT = {"fits": {"en": "fits", "zh": "放得下"}, "tight": {"en": "tight", "zh": "勉强"},
            "does_not_fit": {"en": "does not fit", "zh": "放不下"}}
@@ -394,12 +390,8 @@ SPEED_ZH = {"micro_batch": "吞吐基本不变：同样的全局 batch 分成更
 
 
 def notice_text(notice: str, lang: str) -> str:
-    """A remark of the reader in the answer's language (NOTICES_ZH); one without a Chinese wording as written."""
-    if lang == "zh":
-        for rx, zh in NOTICES_ZH:
-            if m := rx.search(notice):
-                return zh.format(**m.groupdict())
-    return notice
+    """A remark of the reader in the answer's language (setup_check.notices holds each in both)."""
+    return in_language(notice, lang)
 
 
 def _p(key: str, lang: str, **kw: Any) -> str:

@@ -61,9 +61,17 @@ def given(question: str) -> list[Given]:
     found = []
     for f in spec()[0]:
         if m := f.pattern.search(question):
-            values = tuple(next(g for g in m.groups() if g).split())
-            found.append((m.start(), Given(f, values)))
+            values = tuple(v for v in next(g for g in m.groups() if g).split() if v.lower() not in CONNECTIVES)
+            if f.role and not all(NUMERIC.fullmatch(v) for v in values):
+                continue  # a flag of a derived figure takes numbers: "--request-rate actually controls …" gives none
+            if values:  # "--request-rate and --num-prompts": flags named, no value given
+                found.append((m.start(), Given(f, values)))
     return [g for _, g in sorted(found, key=lambda x: x[0])]
+
+
+CONNECTIVES = frozenset({"and", "or", "to", "is", "are", "the", "with", "vs", "versus", "actually", "really", "do", "does",
+                         "mean", "means", "control", "controls", "need", "needs", "set", "for", "in", "of", "on", "和", "与", "或"})
+NUMERIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.I)
 
 
 def notes(question: str) -> set[str]:

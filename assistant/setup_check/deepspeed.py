@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from .errors import json_error
+from .notices import notice
 from .reading import Reading
 
 # DeepSpeed's top-level config keys (deepspeed.runtime.config); anything else is listed as unknown.
@@ -23,8 +24,7 @@ def read_name(path: str, out: Reading) -> None:
     """A JSON named but not pasted: LLaMA-Factory's example files say their stage and offload in the name."""
     m = _NAME.search(path)
     if not m:
-        out.notices.append(f"The DeepSpeed file {path} was named but not pasted; its ZeRO stage is not known "
-                           "(paste it beside the YAML).")
+        out.notices.append(notice("deepspeed_not_pasted", path=path))
         return
     where = f"deepspeed: {path}"  # LLaMA-Factory's example file, known by its name
     out.put("zero_stage", int(m.group(1)), where)
@@ -64,8 +64,7 @@ def read(data: dict[str, Any], out: Reading, name: str = "DeepSpeed JSON") -> No
         out.put("offload", bool(offload), f"{name}: " + (", ".join(f"offload_{k} to {opt if k == 'optimizer' else par}"
                                                                      for k in offload) or "no offload_optimizer/offload_param"))
         if zero.get("stage") == 3 and len(offload) == 1:  # below ZeRO-3 offload_param is a finding (rules.py)
-            out.notices.append(f"{name} offloads only the {offload[0]}; the estimate sizes DeepSpeed's offload of "
-                               "optimizer states and (on ZeRO-3) parameters together.")
+            out.notices.append(notice("offloads_one", name=name, what=offload[0]))
     for key, setting in (("train_micro_batch_size_per_gpu", "micro_batch"), ("gradient_accumulation_steps", "grad_accum"),
                          ("train_batch_size", "global_batch")):
         v = _fixed(data.get(key))

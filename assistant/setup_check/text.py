@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ..configs.llamafactory_names import ARGUMENT_NAMES
+from .notices import notice
 
 MAX_LINES = 600  # more than any config; a longer paste is a log
 FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w.+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -32,9 +33,7 @@ def cut_log(text: str) -> tuple[str, str | None]:
     edge = 3
     middle = [ln[:2000] for ln in lines[edge:-edge] if LOG_KEEP.search(ln)][-(MAX_LINES - 2 * edge):]
     kept = [ln[:2000] for ln in lines[:edge]] + middle + [ln[:2000] for ln in lines[-edge:]]
-    notice = (f"The paste had {len(lines)} lines ({len(text) // 1024} KiB); read the {len(kept)} lines that name memory, "
-              "an error, a command or a setting, and skipped the rest.")
-    return "\n".join(kept), notice
+    return "\n".join(kept), notice("long_paste", lines=len(lines), kib=len(text) // 1024, kept=len(kept))
 
 
 def blocks(text: str) -> tuple[list[Block], str]:

@@ -16,6 +16,7 @@ from ..errors import SizingError, ToolError
 from ..hf_config import read_config
 from ..resolve import variant_of
 from ..setup_check import Reading, read_setup
+from ..setup_check.notices import notice
 from .estimates import InferenceResult, TrainingMemoryResult
 from .registry import REGISTRY, tool
 from .setup_changes import SPEED_COST, diagnose_oom, oom_remedies, serving_ladder, training_ladder, verdict_of
@@ -421,8 +422,7 @@ def check_setup(ctx, args: CheckSetupArgs) -> CheckSetupResult:
     elif kind != "oom_only":
         if kind == "training":  # validity needs no model: DeepSpeed's batch identity, TP x PP against the cards
             check_training(reading, {**reading.settings, "devices": args.devices or reading.settings.get("devices")})
-        result["notices"] = [*reading.notices, "The text names no model: give it (model) or its size (params_b) for "
-                             "the per-device memory and the verdict."]
+        result["notices"] = [*reading.notices, notice("no_model")]
     if result["oom"] is not None:
         framework = "vLLM" if kind == "serving" else result.get("framework") or reading.settings.get("framework")
         result["oom"].remedies = oom_remedies(result["oom"], framework, reading.settings)

@@ -188,6 +188,7 @@ class HardwareInfo(TableModel):
     bf16: bool | None = Field(None, description="Computes in BF16 (false: train in FP16, the same bytes).")
     fp8: bool | None = Field(None, description="Computes in FP8 (serves FP8 checkpoints W8A8); false: converted or weight-only.")
     notes: str | None = Field(None, description="Catalog remarks: memory per DIE, usable capacity, what is inferred or unverified.")
+    notes_zh: str | None = Field(None, description="The same in Chinese, where the catalog has it.")
     source: str | None = Field(None, description="Where the catalog row's figures come from (vendor pages, datasheets).")
     interconnect: str | None = Field(None, description="How the devices are joined within a node and between nodes.")
     interconnect_zh: str | None = Field(None, description="The same in Chinese, where the catalog has it.")

@@ -14,7 +14,7 @@ FRONTENDS = PACKAGE / "frontends"
 
 # Bottom to top. A top-level module or subpackage of assistant/ goes in exactly one layer.
 LAYERS = [
-    {"assistant", "assistant.settings", "assistant.errors", "assistant.answer"},  # shared types and settings
+    {"assistant", "assistant.settings", "assistant.errors", "assistant.answer", "assistant.wordings"},  # shared types and settings
     {"assistant.notes", "assistant.note_kinds", "assistant.kb"},  # knowledge/ -> DuckDB, note index
     {"assistant.resolve", "assistant.estimate", "assistant.configs", "assistant.hf_config", "assistant.what_fits",
      "assistant.setup_check"},  # pure domain functions
