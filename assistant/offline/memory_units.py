@@ -142,8 +142,8 @@ def render(figs: list[Figure], part: dict[str, Any] | None, question: str, zh: b
 
 def answer(question: str, named: str | None, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[str, list[str]] | None:
     """The units answer with its catalog source, or None when the question asks no such thing."""
-    if pasted_output.read_npu_smi(question):
-        return None  # a pasted npu-smi table: its own diagnosis leads (pasted_output.py), not the units of its figures
+    if pasted_output.read_devices(question):
+        return None  # a pasted npu-smi / nvidia-smi view: its own diagnosis leads (pasted_output.py), not the units of its figures
     figs = asked(question)
     if figs is None:
         return None
