@@ -307,6 +307,17 @@ P = {
     "file": {"en": "The changed file, ready to use:", "zh": "改好的配置文件，可直接使用："},
     "table": {"en": "Vendor table for the same job: {rows}.", "zh": "厂商表格中同一任务：{rows}。"},
     "read": {"en": "Read: {items}.", "zh": "读到：{items}。"},
+    # a DeepSpeed JSON read on its own: what it does, from the file alone (no model is needed to say it)
+    "ds_does": {"en": "**This DeepSpeed config: ZeRO-{stage}** ({splits} split across the data-parallel devices); optimizer states "
+                      "{opt}; parameters {par}{prec}.",
+                "zh": "**这份 DeepSpeed 配置是 ZeRO-{stage}**（在数据并行的卡之间切分{splits}）；优化器状态{opt}；参数{par}{prec}。"},
+    "ds_opt_off": {"en": "offloaded to {device} (`offload_optimizer.device {device}`)", "zh": "卸载到 {device}（`offload_optimizer.device {device}`）"},
+    "ds_opt_on": {"en": "stay on the devices (no `offload_optimizer` to cpu/nvme)", "zh": "留在卡上（没有把 `offload_optimizer` 设为 cpu/nvme）"},
+    "ds_par_off": {"en": "offloaded to {device} (`offload_param.device {device}`)", "zh": "卸载到 {device}（`offload_param.device {device}`）"},
+    "ds_par_on": {"en": "are not offloaded (`offload_param` is none or absent)", "zh": "没有卸载（`offload_param` 为 none 或未写）"},
+    "ds_par_ignored": {"en": "are not offloaded: `offload_param.device {device}` is read only by ZeRO-3, so at ZeRO-{stage} it does nothing",
+                       "zh": "并没有卸载：`offload_param.device {device}` 只有 ZeRO-3 才读取，在 ZeRO-{stage} 下不起作用"},
+    "ds_prec": {"en": "; {precision} training", "zh": "；{precision} 训练"},
     "assumed": {"en": "Assumed: {items}.", "zh": "假设：{items}。"},
     "unused": {"en": "Read but not used for memory: {items}.", "zh": "已读取但不影响显存：{items}。"},
     "kept": {"en": "Kept as they are in the changed file: {items}.", "zh": "改动后的文件中原样保留：{items}。"},
@@ -380,7 +391,11 @@ NO_MODEL_ZH = "文本未写明模型：请给出模型名（model）或参数量
 # the reader's remarks (setup_check, English) in Chinese, by their wording: a Chinese answer has no English line
 NOTICES_ZH = [(re.compile(r"^The text names no model"), NO_MODEL_ZH),
               (re.compile(r"^The DeepSpeed file (?P<path>\S+) was named but not pasted"),
-               "YAML 指定了 DeepSpeed 文件 {path}，但没有贴出它的内容，无法知道它的 ZeRO stage（请把它和 YAML 一起贴上）。")]
+               "YAML 指定了 DeepSpeed 文件 {path}，但没有贴出它的内容，无法知道它的 ZeRO stage（请把它和 YAML 一起贴上）。"),
+              (re.compile(r"^(?P<name>.+?) offloads only the optimizer;"),
+               "{name} 只卸载了优化器状态；估算把 DeepSpeed 对优化器状态和（ZeRO-3 下）参数的卸载合在一起计算。"),
+              (re.compile(r"^(?P<name>.+?) offloads only the parameters;"),
+               "{name} 只卸载了参数；估算把 DeepSpeed 对优化器状态和（ZeRO-3 下）参数的卸载合在一起计算。")]
 KEPT_BATCH = {"en": " (global batch kept)", "zh": "（全局 batch 不变）"}
 VERDICT = {"fits": {"en": "fits", "zh": "放得下"}, "tight": {"en": "tight", "zh": "勉强"},
            "does_not_fit": {"en": "does not fit", "zh": "放不下"}}
@@ -406,6 +421,29 @@ def _p(key: str, lang: str, **kw: Any) -> str:
     return P[key][lang].format(**kw)
 
 
+# what each ZeRO stage splits across the data-parallel devices (DeepSpeed's ZeRO stages)
+DS_SPLITS = {"en": ["nothing", "optimizer states", "optimizer states and gradients", "optimizer states, gradients and parameters"],
+             "zh": ["（不切分）", "优化器状态", "优化器状态和梯度", "优化器状态、梯度和参数"]}
+
+
+def _ds_does(r: dict[str, Any], lang: str) -> list[str]:
+    """A DeepSpeed JSON with no model to size: what the file does (stage, where optimizer states and parameters live,
+    precision) leads, from the file alone; the request for a model follows for the memory figures."""
+    if "deepspeed_json" not in (r.get("recognised") or []) or r.get("training") or r.get("serving"):
+        return []
+    got = {x["name"]: x["value"] for x in r.get("read") or []}
+    stage = got.get("zero_stage")
+    if not isinstance(stage, int) or not 0 <= stage <= 3:
+        return []
+    opt, par = got.get("offload_optimizer_device"), got.get("offload_param_device")
+    splits = DS_SPLITS[lang][stage]
+    par_text = (_p("ds_par_off", lang, device=par) if par and stage == 3 else
+                _p("ds_par_ignored", lang, device=par, stage=stage) if par else _p("ds_par_on", lang))
+    prec = _p("ds_prec", lang, precision=str(got["precision"]).upper()) if got.get("precision") else ""
+    return [_p("ds_does", lang, stage=stage, splits=splits, par=par_text, prec=prec,
+               opt=_p("ds_opt_off", lang, device=opt) if opt else _p("ds_opt_on", lang))]
+
+
 def render_setup(r: dict[str, Any], lang: str) -> str:
     if "error" in r:
         e = r["error"]
@@ -420,7 +458,7 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     elif r.get("oom"):  # a message: what it says and what to change first, then the estimate of the job it names
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     else:
-        out = [*findings, *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
+        out = [*findings, *_ds_does(r, lang), *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     if r.get("kind") in ("benchmark", "preprocess") and not findings:
         out.append(_checked_command(r, lang))
     if r.get("table"):
