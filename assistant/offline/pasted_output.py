@@ -258,8 +258,8 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
     lines: list[str] = []
     if held:
         procs = [p for p in t.processes if any(p.npu == d.npu for d in held)]
-        pids = _names([(f"PID {p.pid}（{p.name}，{p.memory_mb:,} MB，{dev} {p.npu}）" if zh else
-                        f"PID {p.pid} ({p.name}, {p.memory_mb:,} MB on {dev} {p.npu})") for p in procs], zh) if procs else ""
+        pids = _names([(f"PID {p.pid}（{p.name}，{p.memory_mb:,} {mb}，{dev} {p.npu}）" if zh else
+                        f"PID {p.pid} ({p.name}, {p.memory_mb:,} {mb} on {dev} {p.npu})") for p in procs], zh) if procs else ""
         kill = f"`kill -9 {' '.join(str(p.pid) for p in procs)}`" if procs else "`kill -9 <PID>`"
         gb = _gb(max(d.hbm_used_mb for d in held))
         one = len(held) == 1

@@ -1,0 +1,88 @@
+"""Pasted device views and configs answered on what they show (helper paste10, round 18 c6-06, c6-02, c8-06): an
+`nvidia-smi` table and `npu-smi` / `nvidia-smi` figures said in words are device views (leftover process, busy, free);
+a DeepSpeed JSON with no model says what it does; a YAML's first line without its colon is kept and named; a tab in
+a YAML's indentation is reported as a tab. Figures are hand-computed from the pastes (52,113 / 81,920 = 63.6%;
+58,000 / 65,536 = 88.5%; 3,100 / 65,536 = 4.7%; (81,920 - 78,000) / 1,024 = 3.8 GB free). DeepSpeed's facts:
+ZeRO-2 splits optimizer states and gradients, ZeRO-3 also parameters; offload_param is read only by ZeRO-3
+(deepspeed/runtime/zero/config.py)."""
+
+from __future__ import annotations
+
+from assistant.offline import pasted_output as po
+from assistant.offline.parse import clean_text
+from assistant.setup_check import text
+
+NVIDIA_SMI = """nvidia-smi before launching my finetune, and it OOMs immediately. why?
+|   0  NVIDIA A100-SXM...  On   | 00000000:07:00.0 Off |                    0 |
+| N/A   33C    P0    62W / 400W |  52113MiB / 81920MiB |      0%      Default |
+|   1  NVIDIA A100-SXM...  On   | 00000000:0B:00.0 Off |                    0 |
+| N/A   31C    P0    60W / 400W |      4MiB / 81920MiB |      0%      Default |
+| Processes:                                                                  |
+|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |
+|    0   N/A  N/A     33412      C   python                          52108MiB |"""
+
+
+def test_nvidia_smi_table_is_read_per_gpu_with_its_processes():
+    t = po.read(NVIDIA_SMI)
+    assert isinstance(t, po.NpuSmiTable) and t.gpu and t.says_oom
+    assert [(d.npu, d.aicore, d.hbm_used_mb, d.hbm_total_mb) for d in t.devices] == [(0, 0, 52113, 81920), (1, 0, 4, 81920)]
+    assert [(p.npu, p.pid, p.name, p.memory_mb) for p in t.processes] == [(0, 33412, "python", 52108)]
+    out = po.render(t, "en")
+    assert out.startswith("**PID 33412 (python, 52,108 MiB on GPU 0) still holds the memory**")
+    assert "GPU 0 52,113 / 81,920 MiB in use (64%), GPU-Util 0%" in out and "`kill -9 33412`" in out
+    assert "`nvidia-smi`" in out and "npu-smi" not in out and "vendor's OOM page" not in out
+    assert po.note_of(t) is None  # the Ascend OOM page is not a GPU's
+
+
+def test_npu_smi_figures_said_in_words_name_the_leftover_process():
+    t = po.read("npu-smi 看到 2 号卡 HBM 已经用了 58000/65536 MB，AICore 0%，进程 pid 40211 是 python，我还没开始跑任务，咋办")
+    assert isinstance(t, po.NpuSmiTable) and not t.gpu
+    assert [(d.npu, d.hbm_used_mb, d.hbm_total_mb) for d in t.devices] == [(2, 58000, 65536)]
+    out = po.render(t, "zh")
+    assert out.startswith("**PID 40211（python，58,000 MB，NPU 2） 还占着显存**")
+    assert "58,000 / 65,536 MB（89%）" in out and "`kill -9 40211`" in out and "`npu-smi info`" in out
+    assert "These" not in out  # the whole answer in the question's language
+
+
+def test_figures_at_the_idle_level_say_the_device_is_free():
+    t = po.read("I killed it and npu-smi now shows 3100 / 65536 MB on NPU 3. good to go?")
+    out = po.render(t, "en")
+    assert out.startswith("**Free: go ahead**: NPU 3 3,100 / 65,536 MB in use (5%)")
+    assert "AICore" not in out  # the load was not said: not shown as 0%
+
+
+def test_a_busy_gpu_says_how_little_is_left_for_a_second_job():
+    out = po.render(po.read("我的 A100 80G 上 nvidia-smi 显示 78000MiB / 81920MiB，GPU-Util 100%，别人在跑吗？还能再起一个 vllm 吗"), "zh")
+    assert out.startswith("**这些卡正在被使用**") and "GPU-Util 100%" in out and "3.8 GB" in out and "放不下" in out
+
+
+def test_memory_units_question_is_no_device_view():
+    assert po.read("npu-smi says 65536 MB but torch sees 60.97 GiB, where did the rest go?") is None
+
+
+def test_deepspeed_json_without_a_model_says_what_it_does(assistant):
+    a = assistant.ask('这个 ds 配置是 zero 几？参数有没有 offload？\n{"zero_optimization": {"stage": 3, "offload_optimizer": '
+                      '{"device": "cpu", "pin_memory": true}, "offload_param": {"device": "none"}}, "bf16": {"enabled": "auto"}}')
+    assert a.answer.startswith("**这份 DeepSpeed 配置是 ZeRO-3**（在数据并行的卡之间切分优化器状态、梯度和参数）；"
+                               "优化器状态卸载到 cpu（`offload_optimizer.device cpu`）；参数没有卸载")
+    assert "offloads only" not in a.answer  # no English remark in a Chinese answer
+
+
+def test_offload_param_below_zero3_is_said_to_do_nothing(assistant):
+    a = assistant.ask('does offload_param do anything here? {"zero_optimization": {"stage": 2, "offload_param": '
+                      '{"device": "cpu"}}, "bf16": {"enabled": true}}')
+    assert "parameters are not offloaded: `offload_param.device cpu` is read only by ZeRO-3, so at ZeRO-2 it does nothing" in a.answer
+
+
+def test_yaml_first_line_without_colon_is_kept():
+    found, _ = text.blocks("is this fine?\nmodel_name_or_path /data/qwen2.5-7b\n  cutoff_len: 4096\n finetuning_type lora")
+    assert found and found[0].text.splitlines()[0] == "model_name_or_path /data/qwen2.5-7b"
+
+
+def test_indentation_is_kept_and_a_tab_reported(assistant):
+    assert clean_text("ok?\nstage:   sft\n\tlora_rank: 8") == "ok?\nstage: sft\n\tlora_rank: 8"
+    a = assistant.ask("is this fine?\nmodel_name_or_path /data/qwen2.5-7b\n  cutoff_len: 4096\n finetuning_type lora\n"
+                      "\tper_device_train_batch_size: -1")
+    assert a.answer.startswith("**Line 1 of the YAML, `model_name_or_path /data/qwen2.5-7b`, is missing its colon**")
+    assert "**Line 4 of the YAML, `per_device_train_batch_size: -1`, is indented with a tab**" in a.answer
+    assert "model_name_or_path: /data/qwen2.5-7b\ncutoff_len: 4096\nfinetuning_type: lora" in a.answer
