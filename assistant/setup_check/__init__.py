@@ -72,6 +72,10 @@ def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -
             out.findings.append(Finding(code=code, key=written, value=line, valid="key: value",
                                         corrected=fixed if last and len(lines) == 1 else "", applied=len(lines) == 1 and last,
                                         source=rules.SOURCES[src], source_zh=rules.SOURCES_ZH[src]))
+        for key, at, kept in llamafactory.duplicate_keys(body):  # safe_load keeps the last silently: said, with its value
+            out.findings.append(Finding(code="yaml_duplicate_key", key=key, value=kept, valid=f"{key}: {kept}",
+                                        figures={"lines": at, "first": at[0], "last_line": at[-1], "times": len(at)},
+                                        source=rules.SOURCES["yaml_load"], source_zh=rules.SOURCES_ZH["yaml_load"]))
         if len(lines) > 1:  # several lines mended: the whole file as meant, ready to paste
             out.findings.append(Finding(code="yaml_fixed_file", key="", value=len(lines), valid="",
                                         corrected=llamafactory.mend(body)[0]))

@@ -86,3 +86,25 @@ def test_indentation_is_kept_and_a_tab_reported(assistant):
     assert a.answer.startswith("**Line 1 of the YAML, `model_name_or_path /data/qwen2.5-7b`, is missing its colon**")
     assert "**Line 4 of the YAML, `per_device_train_batch_size: -1`, is indented with a tab**" in a.answer
     assert "model_name_or_path: /data/qwen2.5-7b\ncutoff_len: 4096\nfinetuning_type: lora" in a.answer
+
+
+def test_misspelled_argument_is_named_and_read_as_meant(assistant):
+    a = assistant.ask("is my yaml ok?\nmodel_name_or_path: /models/llama3-8b\nstage: sft\nfinetunning_type: lora\n"
+                      "per_device_train_batch_size: 2\ngradient_accumulation_step: 8\ncutoff_len: 4096")
+    assert a.answer.startswith("**`finetunning_type` is not a LLaMA-Factory argument; you mean `finetuning_type`**")
+    assert "**`gradient_accumulation_step` is not a LLaMA-Factory argument; you mean `gradient_accumulation_steps`**" in a.answer
+    assert "grad_accum 8 (YAML: gradient_accumulation_steps: 8)" in a.answer  # the value written is used, not a default
+
+
+def test_ambiguous_misspelling_is_left_unknown():
+    from assistant.setup_check.llamafactory import misspelled
+    assert misspelled("per_device_batch_size") is None  # train's or eval's: not guessed
+    assert misspelled("cutoff_length") == "cutoff_len" and misspelled("cutoff_len") is None
+
+
+def test_duplicate_key_says_which_value_is_used(assistant):
+    a = assistant.ask("which learning_rate will llamafactory use here?\nmodel_name_or_path: Qwen/Qwen2.5-7B-Instruct\n"
+                      "stage: sft\nlearning_rate: 1.0e-4\nfinetuning_type: lora\nlearning_rate: 5e-5")
+    # yaml.safe_load keeps the last of a repeated key
+    assert a.answer.startswith("**`learning_rate` is set 2 times (lines 3 and 5 of the YAML): the last one wins, so "
+                               "LLaMA-Factory uses `learning_rate: 5e-5`**")
