@@ -9,7 +9,9 @@ import math
 import re
 from typing import NamedTuple
 
+from ..kb import vendor_tables
 from ..tools.tables import HardwareInfo, ListHardwareResult
+from . import table_query
 from .frame import QuestionFrame
 from .route import NODES_ASKED, RANKS_ASKED, SUPPORT_ASKED, converts_parts, layout_devices, part_facts_asked
 from .wording import Writer
@@ -74,6 +76,8 @@ class PartFactsBlocks(Writer):
         if "part_flavor" in asked and not FLAVOR_NAME_ASKED.search(self.s.question.lower()) and any(
                 FLAVOR_WORD.match(self.s.question.lower(), sp.end) for sp in self.s.spans if sp.slot == "hardware"):
             asked.discard("part_flavor")  # "the Snt9B23 flavor": the word names the part's kind, its flavor names are not asked
+        if asked and self.s.memory_gb and "part_memory" not in asked and self.s.hardware_text:
+            asked.add("part_memory")  # "still 8 cards a node, 64GB each": the size said beside the question is checked too
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
         said = (self.s.hardware_text or "").lower()
@@ -118,6 +122,7 @@ class PartFactsBlocks(Writer):
                     self.fact_topology(h, asked),
                     self.fact_job_devices(h, asked),
                     self.fact_cores(h, asked),
+                    self.fact_tables(h),
                 )
                 if f
             ]
@@ -563,13 +568,25 @@ class PartFactsBlocks(Writer):
                 f"**{fig(h.memory_gb)} GB per {dev}, {fig(h.memory_gb * dies)} GB per card** ({dies} {dev} per card)",
                 f"**每个{dev} {fig(h.memory_gb)} GB，每张卡 {fig(h.memory_gb * dies)} GB**（每张卡 {dies} 个{dev}）",
             ) + self.memory_said_otherwise(h)
-        return self.memory_confirmed(h) + self.say("pf_memory_per_device", gb=fig(h.memory_gb), dev=dev) + self.memory_said_otherwise(h)
+        otherwise = self.memory_said_otherwise(h)
+        remark = ((h.naming_zh if self.lang == "zh" else h.naming) or "").rstrip(".。")
+        hedge = "" if otherwise or not self.unverified(h) else self.L(
+            f" ({remark})" if UNVERIFIED.search(remark) else f" (not verified: {remark})",
+            f"（{remark}）" if "未经核实" in remark else f"（未经核实：{remark}）")
+        return self.memory_confirmed(h) + self.say("pf_memory_per_device", gb=fig(h.memory_gb), dev=dev) + (otherwise or hedge)
+
+    @staticmethod
+    def unverified(h: HardwareInfo) -> bool:
+        """A catalog row inferred, not read from a vendor page (its notes say so; a remark on its variants is not)."""
+        return bool(UNVERIFIED.search(h.notes or ""))
 
     def memory_confirmed(self, h: HardwareInfo) -> str:
-        """"H20 96G 显存对吗": the size said is the part's, asked yes or no: yes first."""
+        """"H20 96G 显存对吗": the size said is the part's, asked yes or no: yes first; an inferred row's only as the
+        catalog takes it (no yes the row's own remark takes back)."""
         said = {float(m.group(1)) for m in MEMORY_SAID.finditer(self.s.question.lower())}
         if len(said) == 1 and abs(said.pop() - h.memory_gb) < 0.5 and YES_NO_ASKED.search(self.s.question.lower()):
-            return self.L("**Yes**, ", "**对**，")
+            return self.L("**The catalog takes it so, not verified**: ", "**目录按此计，但未经核实**：") if self.unverified(h) else \
+                self.L("**Yes**, ", "**对**，")
         return ""
 
     def memory_said_otherwise(self, h: HardwareInfo) -> str:
@@ -579,17 +596,17 @@ class PartFactsBlocks(Writer):
         own = {h.memory_gb, h.memory_gb * (h.dies_per_card or 1), h.memory_gb * h.devices_per_node}
         said = [float(m.group(1)) for m in MEMORY_SAID.finditer(self.s.question.lower())]
         other = [n for n in dict.fromkeys(said) if all(abs(n - o) > 0.5 for o in own)]
-        remarks = " ".join(x for x in (h.notes, h.naming) if x)
-        sentences = [x.strip() for x in re.split(r"(?<=\.)\s+", remarks) if x.strip()]
+        # a Chinese answer quotes the row's Chinese remark (its English notes would put English in it)
+        remarks = (h.naming_zh or "") if self.lang == "zh" else " ".join(x for x in (h.notes, h.naming) if x)
+        sentences = [x.strip() for x in re.split(r"(?<=[.。])\s*", remarks) if x.strip()]
         out = []
         for n in other:
             quote = next((x for x in sentences if re.search(rf"(?<![0-9.]){fig(n)}\s*(?:GB|G)(?![a-z])", x)), None)
-            out.append(self.L(f"{fig(n)} GB: the catalog's remark: \"{quote.rstrip('.')}\"", f"{fig(n)} GB：目录备注：“{quote.rstrip('.')}”")
+            out.append(self.L(f"{fig(n)} GB: the catalog's remark: \"{quote.rstrip('.。')}\"", f"{fig(n)} GB：目录备注：“{quote.rstrip('.。')}”")
                        if quote else self.L(f"{fig(n)} GB is not a size the catalog lists for {self.short(h)}",
                                             f"目录中 {self.short(h)} 没有 {fig(n)} GB 这一规格"))
-        if said and UNVERIFIED.search(remarks) and not other:
-            quote = next(x for x in sentences if UNVERIFIED.search(x))
-            out.append(self.L(f"the catalog's remark: \"{quote.rstrip('.')}\"", f"目录备注：“{quote.rstrip('.')}”"))
+        if said and self.unverified(h) and not other and (quote := next((x for x in sentences if UNVERIFIED.search(x) or "未经核实" in x), "")):
+            out.append(self.L(f"the catalog's remark: \"{quote.rstrip('.。')}\"", f"目录备注：“{quote.rstrip('.。')}”"))
         return self.L(" (", "（") + self.L("; ", "；").join(out) + self.L(")", "）") if out else ""
 
     def fact_node(self, h: HardwareInfo, asked: set[str]) -> str:
@@ -760,6 +777,19 @@ class PartFactsBlocks(Writer):
     def not_in_catalog(self, what_en: str, what_zh: str, h: HardwareInfo) -> str:
         return self.L(f"**not covered**: the catalog and notes have no {what_en} for {h.name}",
                       f"**未收录**：目录和笔记中没有 {h.name} 的{what_zh}")
+
+    def fact_tables(self, h: HardwareInfo) -> str:
+        """"Does the min-card table apply to it?": whether the vendor table named has rows for the part (the catalog's
+        vendor_tables column), and under which column name."""
+        q = self.s.question.lower()
+        named = [t for t in ("min_cards", "recipes", "vllm") if table_query.names_table(q, t)]
+        if not named:
+            return ""
+        row = self.parts.get(h.id) or {}
+        has = vendor_tables(row)
+        return self.L("; ", "；").join(
+            self.say("pf_table_applies" if t in has else "pf_table_not", table=self.say(f"pf_table_{t}"),
+                     part=row.get("table_part") or self.short(h)) for t in named)
 
     def fact_naming(self, h: HardwareInfo, asked: set[str]) -> str:
         """Other names and variants of the part, as the catalog row has them with their sources."""
