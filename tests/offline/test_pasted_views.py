@@ -108,3 +108,29 @@ def test_duplicate_key_says_which_value_is_used(assistant):
     # yaml.safe_load keeps the last of a repeated key
     assert a.answer.startswith("**`learning_rate` is set 2 times (lines 3 and 5 of the YAML): the last one wins, so "
                                "LLaMA-Factory uses `learning_rate: 5e-5`**")
+
+
+# Hardware questions with several asks, each from the catalog (knowledge/catalog/hardware.csv): Snt9B 64 GB, 8 cards a
+# node, rows in the minimum-card table (vendor_tables min_cards); the 32 GB 910B4 row is inferred (its notes say "not
+# verified") and has rows only in the vLLM tables.
+def test_two_parts_compared_though_one_is_named_again(assistant):
+    a = assistant.ask("910B3 和 910B4 分别多少显存？ModelArts 上 Snt9B 对应哪个？")
+    assert "**ModelArts Snt9B (Ascend 910B class, Atlas A2)**：**每张卡 64 GB**" in a.answer
+    assert "**ModelArts Snt9B 32 GB variant (Ascend 910B, 32 GB)**：**每张卡 32 GB**（910B4 按 32 GB 的 Snt9B（vLLM 表的 32GB 列）计，未经核实）" in a.answer
+
+
+def test_inferred_size_asked_yes_or_no_is_hedged_not_asserted(assistant):
+    a = assistant.ask("vLLM 最小卡数表里“32GB显存”那一列指的是什么卡？910B4 是 32G 吗")
+    assert "**目录按此计，但未经核实**" in a.answer and "**对**" not in a.answer
+    assert "Inferred row" not in a.answer  # the Chinese remark, not the English notes
+    b = assistant.ask("is the 910B4 a 32GB card?")
+    assert "**The catalog takes it so, not verified**: **32 GB per card**" in b.answer
+
+
+def test_every_ask_of_a_part_is_answered(assistant):
+    a = assistant.ask("we were told our pool is 'Snt9b B3'. still 8 cards a node, 64GB each, and does the min-card table apply to it?")
+    assert a.answer.startswith("**Answer:** **Yes**: a ModelArts Snt9B (Ascend 910B class, Atlas A2) node has 8 cards.")
+    assert "**64 GB per card**" in a.answer
+    assert "**the vendor's minimum-card table (模型最小卡数配置) applies**: its rows are for Snt9B" in a.answer
+    b = assistant.ask("910B4 能用最小卡数表吗？显存多少")
+    assert "**厂商最小卡数表（模型最小卡数配置）不涵盖它**" in b.answer
