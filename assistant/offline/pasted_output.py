@@ -74,6 +74,7 @@ class NpuSmiTable:
     tool: str = "npu-smi"
     says_oom: bool = True  # the user reports an out-of-memory (else "is it free? can I start?" is asked)
     load_said: bool = True  # the load (AICore / GPU-Util) is shown; None said in words reads as unknown
+    size_asked: int | None = None  # "is this a 32GB card?": the GB per device the user asks about
 
     @property
     def gpu(self) -> bool:
@@ -117,6 +118,15 @@ INSUFFICIENT = re.compile(r"(?:(\d+)/(\d+)\s+nodes?\s+(?:are\s+)?available:\s*)?
 NPU_RESOURCE = re.compile(r"ascend|npu", re.I)
 
 
+# "is this a 32GB card?", "是 64G 的卡吗": a size per device asked of the devices shown
+SIZE_ASKED = re.compile(r"(?<![\d.])(\d{2,3})\s*gi?b?\s*(?:的)?\s*(?:cards?|卡|devices?|npus?|gpus?|版本|variant|model)", re.I)
+
+
+def size_asked(own: str) -> int | None:
+    m = SIZE_ASKED.search(own)
+    return int(m.group(1)) if m else None
+
+
 def read_npu_smi(question: str) -> NpuSmiTable | None:
     devices: list[NpuDevice] = []
     processes: list[NpuProcess] = []
@@ -144,7 +154,7 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
         return None
     own = "\n".join(line for line in question.splitlines() if "|" not in line)
     return NpuSmiTable(tuple(devices), tuple(processes), bool(SAYS_IDLE.search(own)), bool(SAYS_STOPPED.search(own)),
-                       says_oom=bool(SAYS_OOM.search(own)))
+                       says_oom=bool(SAYS_OOM.search(own)), size_asked=size_asked(own))
 
 
 # nvidia-smi: the device line "|   0  NVIDIA A100-SXM...  On   | 00000000:07:00.0 Off |   0 |" and the line under it
@@ -183,7 +193,7 @@ def read_nvidia_smi(question: str) -> NpuSmiTable | None:
         return None
     own = "\n".join(line for line in question.splitlines() if "|" not in line)
     return NpuSmiTable(tuple(devices), tuple(processes), bool(SAYS_IDLE.search(own)), bool(SAYS_STOPPED.search(own)),
-                       "nvidia-smi", bool(SAYS_OOM.search(own)))
+                       "nvidia-smi", bool(SAYS_OOM.search(own)), size_asked=size_asked(own))
 
 
 def read_said(question: str) -> NpuSmiTable | None:
@@ -256,6 +266,13 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
     figures = [figure(d) for d in (held or busy or t.devices)]
     totals = sorted({d.hbm_total_mb for d in t.devices})
     lines: list[str] = []
+    if t.size_asked and totals:  # "is this a 32GB card?": the size the table shows answers it first
+        gb = round(max(totals) / 1024)
+        same = abs(gb - t.size_asked) <= 2
+        lines.append((f"**是：这些是 {gb} GB 的卡**" if same else f"**不是：这些是 {gb} GB 的卡，不是 {t.size_asked} GB**") +
+                     f"（表中每张 {max(totals):,} {mb}）。" if zh else
+                     (f"**Yes: these are {gb} GB devices**" if same else f"**No: these are {gb} GB devices, not {t.size_asked} GB**") +
+                     f" ({max(totals):,} {mb} each in your table).")
     if held:
         procs = [p for p in t.processes if any(p.npu == d.npu for d in held)]
         pids = _names([(f"PID {p.pid}（{p.name}，{p.memory_mb:,} {mb}，{dev} {p.npu}）" if zh else

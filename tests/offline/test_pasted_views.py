@@ -134,3 +134,11 @@ def test_every_ask_of_a_part_is_answered(assistant):
     assert "**the vendor's minimum-card table (模型最小卡数配置) applies**: its rows are for Snt9B" in a.answer
     b = assistant.ask("910B4 能用最小卡数表吗？显存多少")
     assert "**厂商最小卡数表（模型最小卡数配置）不涵盖它**" in b.answer
+
+
+def test_size_asked_of_a_pasted_table_leads(assistant):
+    a = assistant.ask("my job OOMs at 8k; here's npu-smi info, is this a 32GB card?\n"
+                      "| 0     910B4               | OK            | 85.2        38                0    / 0             |\n"
+                      "| 0                         | 0000:C1:00.0  | 0           0    / 0          2875 / 32768         |")
+    assert a.answer.startswith("**Answer:** **Yes: these are 32 GB devices** (32,768 MB each in your table).")
+    assert "Check for leftover processes" not in a.answer  # the notes' own lead would contradict "nothing holds them"
