@@ -267,11 +267,11 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
     totals = sorted({d.hbm_total_mb for d in t.devices})
     lines: list[str] = []
     if t.size_asked and totals:  # "is this a 32GB card?": the size the table shows answers it first
-        gb = round(max(totals) / 1024)
-        same = abs(gb - t.size_asked) <= 2
-        lines.append((f"**是：这些是 {gb} GB 的卡**" if same else f"**不是：这些是 {gb} GB 的卡，不是 {t.size_asked} GB**") +
+        size = round(max(totals) / 1024)
+        same = abs(size - t.size_asked) <= 2
+        lines.append((f"**是：这些是 {size} GB 的卡**" if same else f"**不是：这些是 {size} GB 的卡，不是 {t.size_asked} GB**") +
                      f"（表中每张 {max(totals):,} {mb}）。" if zh else
-                     (f"**Yes: these are {gb} GB devices**" if same else f"**No: these are {gb} GB devices, not {t.size_asked} GB**") +
+                     (f"**Yes: these are {size} GB devices**" if same else f"**No: these are {size} GB devices, not {t.size_asked} GB**") +
                      f" ({max(totals):,} {mb} each in your table).")
     if held:
         procs = [p for p in t.processes if any(p.npu == d.npu for d in held)]

@@ -142,3 +142,11 @@ def test_size_asked_of_a_pasted_table_leads(assistant):
                       "| 0                         | 0000:C1:00.0  | 0           0    / 0          2875 / 32768         |")
     assert a.answer.startswith("**Answer:** **Yes: these are 32 GB devices** (32,768 MB each in your table).")
     assert "Check for leftover processes" not in a.answer  # the notes' own lead would contradict "nothing holds them"
+
+
+def test_deepspeed_config_written_as_yaml_is_read(assistant):
+    a = assistant.ask("my colleague set param offload with stage 2 — does offload_param actually do anything here?\n\n"
+                      "  zero_optimization:\n    stage: 2\n    offload_param: {device: cpu, pin_memory: true}\n"
+                      "    contiguous_gradients: true\n  bf16: {enabled: true}")
+    assert a.answer.startswith("**`offload_param` under ZeRO-2 does nothing**")
+    assert "contiguous_gradients`**" not in a.answer
