@@ -25,7 +25,7 @@ ASKS = re.compile(r"(?i)where\s+(?:did|does|is|do|has|have)|which\s+(?:one|numbe
                   r"same\s+(?:thing|memory|amount)|broken|faulty|defective|(?<![a-z])(?:normal|expected)(?![a-z])|正常|坏了|故障|有问题|哪去|去哪|哪里去|哪儿去|差的|差了|少了|差这么|为什么只有|只有|对不对|哪个对|哪个是对|一样吗|不一致|不一样|怎么回事|缺")
 BROKEN = re.compile(r"(?i)broken|faulty|defective|(?<![a-z])(?:normal|expected)(?![a-z])|正常|坏了|故障|有问题")
 NPU_WORDS = re.compile(r"(?i)npu|ascend|昇腾|910|snt9|atlas|cann")
-GPU_WORDS = re.compile(r"(?i)nvidia|cuda|gpu|(?<![a-z])(?:a|h|l|b|v|t)\d{2,3}(?![0-9])|rtx|mi\d{3}")
+GPU_WORDS = pasted_output.GPU_WORDS
 
 
 @dataclass(frozen=True)

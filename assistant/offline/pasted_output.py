@@ -172,7 +172,8 @@ SAID_DEVICE = re.compile(r"(?:npu|gpu|card|device|卡)\s*(?:#|no\.?\s*)?(\d{1,2}
 SAID_LOAD = re.compile(r"(?:aicore|gpu[-\s]?util(?:ization)?|util(?:ization)?|利用率|使用率)\s*(?:\(%\))?\s*[:=是为]?\s*(\d{1,3})\s*%", re.I)
 SAID_PID = re.compile(r"pid\s*[:=#]?\s*(\d{2,8})", re.I)
 SAID_PROCESS_NAME = re.compile(r"(python3?|torchrun|vllm|java|ray)", re.I)
-SAID_GPU = re.compile(r"nvidia|cuda|gpu|(?<![a-z])(?:a100|h100|h800|a800|a10|l40s?|4090|3090|v100|t4)(?![0-9])", re.I)
+# a GPU said in words: the vendor's words or a data-centre part's shape (a letter and 2-3 digits), no part names kept here
+GPU_WORDS = re.compile(r"(?i)nvidia|cuda|gpu|(?<![a-z])(?:a|h|l|b|v|t)\d{2,3}(?![0-9])|rtx|mi\d{3}")
 SAYS_OOM = re.compile(r"out\s+of\s+memory|(?<![a-z])oom|显存不足|显存溢出|溢出|爆显存|内存不足", re.I)
 
 
@@ -203,7 +204,7 @@ def read_said(question: str) -> NpuSmiTable | None:
     pair = SAID_PAIR.search(question)
     if not pair or int(pair.group(1)) > int(pair.group(2)):
         return None
-    gpu = bool(SAID_GPU.search(question)) or pair.group(3).lower() == "mib" and "npu" not in question.lower()
+    gpu = bool(GPU_WORDS.search(question)) or pair.group(3).lower() == "mib" and "npu" not in question.lower()
     dev = SAID_DEVICE.search(question)
     npu = int(next(g for g in dev.groups() if g)) if dev else 0
     load = SAID_LOAD.search(question)
