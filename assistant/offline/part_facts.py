@@ -597,8 +597,10 @@ class PartFactsBlocks(Writer):
         said = [float(m.group(1)) for m in MEMORY_SAID.finditer(self.s.question.lower())]
         other = [n for n in dict.fromkeys(said) if all(abs(n - o) > 0.5 for o in own)]
         # a Chinese answer quotes the row's Chinese remark (its English notes would put English in it)
-        remarks = (h.naming_zh or "") if self.lang == "zh" else " ".join(x for x in (h.notes, h.naming) if x)
-        sentences = [x.strip() for x in re.split(r"(?<=[.。])\s*", remarks) if x.strip()]
+        split = lambda text: [x.strip() for x in re.split(r"(?<=[.。])\s*", text) if x.strip()]  # noqa: E731
+        english = split(" ".join(x for x in (h.notes, h.naming) if x))
+        # a Chinese answer quotes the row's Chinese remark first; the English notes only where no Chinese one says it
+        sentences = split(h.naming_zh or "") + english if self.lang == "zh" else english
         out = []
         for n in other:
             quote = next((x for x in sentences if re.search(rf"(?<![0-9.]){fig(n)}\s*(?:GB|G)(?![a-z])", x)), None)
@@ -623,7 +625,7 @@ class PartFactsBlocks(Writer):
         """A node's memory (devices per node × memory per device), or that of the devices the user said."""
         if "part_total" not in asked:
             return ""
-        n = self.s.devices or 0
+        n = 0 if NODE_TOTAL_ASKED.search(self.s.question.lower()) else self.s.devices or 0  # "一台机器总共多少显存": a node's
         if n and h.unit == "die" and self.s.device_unit != "die":
             n *= h.dies_per_card or 1  # "2 cards" of a DIE part: 4 DIE
         if n > 1 and n != h.devices_per_node:
@@ -886,6 +888,11 @@ def counts_said(s: QuestionFrame) -> CountsSaid:
     return CountsSaid(nodes, None if nodes else last("said_cards"))
 
 
+# the total asked of one node ("一台机器总共多少显存", "one node: …, total HBM"), whatever other count the question says
+# ("一张卡是几个 DIE", "is the smallest job 2 DIE?")
+NODE_TOTAL_ASKED = re.compile(r"(?:一台|每台|单台|整台|单机|整机|一个节点|每个节点|单节点).{0,12}(?:总共|一共|合计|总|加起来)|"
+                              r"(?:one|a|per|each|single|whole)\s+(?:node|server|machine).{0,60}(?:total|in\s+all|altogether|combined)|"
+                              r"(?:total|in\s+all|altogether|combined).{0,30}(?:per|a|one|each)\s+(?:node|server|machine)")
 # "what's the HCCS bandwidth", "HBM 带宽是多少", "how fast is the link, in Gbit/s": the catalog has no bandwidth column
 # for the Ascend parts
 ASKS_BANDWIDTH = re.compile(r"(?i)bandwidth|带宽|\bGB/s\b|\bGbit|\bGbps\b|link\s+speed|how\s+fast\s+is\s+the\s+(?:link|interconnect|network)")

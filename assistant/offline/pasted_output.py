@@ -169,7 +169,8 @@ GPU_PROCESS_LINE = re.compile(r"^\s*\|\s*(\d+)\s+(?:\S+\s+\S+\s+)?(\d+)\s+(?:C|G
 SAID_TOOL = re.compile(r"npu-smi|nvidia-smi|hbm|显存|memory[-\s]usage|gpu-util|aicore", re.I)
 SAID_PAIR = re.compile(r"(?<![\d.])(\d{3,6})\s*(?:mi?b)?\s*/\s*(\d{4,6})\s*(mi?b)(?![a-z])", re.I)
 SAID_DEVICE = re.compile(r"(?:npu|gpu|card|device|卡)\s*(?:#|no\.?\s*)?(\d{1,2})(?!\d)|(\d{1,2})\s*号\s*(?:卡|npu|gpu)", re.I)
-SAID_LOAD = re.compile(r"(?:aicore|gpu[-\s]?util(?:ization)?|util(?:ization)?|利用率|使用率)\s*(?:\(%\))?\s*[:=是为]?\s*(\d{1,3})\s*%", re.I)
+SAID_LOAD = re.compile(r"(?:aicore|gpu[-\s]?util(?:ization)?|util(?:ization)?|利用率|使用率)\s*(?:\(%\))?\s*[:=是为]?\s*(\d{1,3})\s*%|"
+                       r"(?<![\d.])(\d{1,3})\s*%\s*(?:aicore|gpu[-\s]?util(?:ization)?|util(?:ization)?|利用率|load)", re.I)
 SAID_PID = re.compile(r"pid\s*[:=#]?\s*(\d{2,8})", re.I)
 SAID_PROCESS_NAME = re.compile(r"(python3?|torchrun|vllm|java|ray)", re.I)
 # a GPU said in words: the vendor's words or a data-centre part's shape (a letter and 2-3 digits), no part names kept here
@@ -211,7 +212,7 @@ def read_said(question: str) -> NpuSmiTable | None:
     pid = SAID_PID.search(question)
     pname = SAID_PROCESS_NAME.search(question)
     used, total = int(pair.group(1)), int(pair.group(2))
-    device = NpuDevice(npu, 0, None, int(load.group(1)) if load else 0, used, total)
+    device = NpuDevice(npu, 0, None, int(load.group(1) or load.group(2)) if load else 0, used, total)
     procs = (NpuProcess(npu, int(pid.group(1)), pname.group(1) if pname else "?", used),) if pid else ()
     return NpuSmiTable((device,), procs, bool(SAYS_IDLE.search(question)) or bool(BEFORE_START.search(question)),
                        bool(SAYS_STOPPED.search(question)), "nvidia-smi" if gpu else "npu-smi",
@@ -281,10 +282,10 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
         kill = f"`kill -9 {' '.join(str(p.pid) for p in procs)}`" if procs else "`kill -9 <PID>`"
         gb = _gb(max(d.hbm_used_mb for d in held))
         one = len(held) == 1
-        idle_zh = (f"{'这张卡' if one else '这些卡'}上没有在计算（{load} 0%），" if t.load_said else "你的任务还没启动，") + \
+        idle_zh = (f"{'这张卡' if one else '这些卡'}上没有在计算（{load} 0%），" if t.load_said else "你的任务没有在跑，") + \
             ("却有约" if one else "却各有约")
         idle_en = (f"{'This device computes' if one else 'These devices compute'} nothing ({load} 0%)" if t.load_said else
-                   "Your job has not started") + f" yet about {{gb}} GB{'' if one else ' each'} is taken"
+                   "Nothing of yours runs on it") + f", yet about {{gb}} GB{'' if one else ' each'} is taken"
         then_zh = "新任务一上来只剩几 GB，自然 OOM。" if t.says_oom else "新任务启动时只能用剩下的部分，多半会 OOM。"
         then_en = ("so a new job finds only a few GB free and runs out at once." if t.says_oom else
                    "so a new job gets only what is left and will likely run out of memory.")

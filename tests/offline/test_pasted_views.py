@@ -150,3 +150,16 @@ def test_deepspeed_config_written_as_yaml_is_read(assistant):
                       "    contiguous_gradients: true\n  bf16: {enabled: true}")
     assert a.answer.startswith("**`offload_param` under ZeRO-2 does nothing**")
     assert "contiguous_gradients`**" not in a.answer
+
+
+def test_node_total_is_a_nodes_whatever_count_is_said(assistant):
+    # Snt9B23: 16 DIE per node x 64 GB = 1024 GB (catalog), though "一张卡" is also said
+    a = assistant.ask("A3 的一张卡是几个 DIE，每个 DIE 多少 HBM，一台机器总共多少显存？")
+    assert "整节点合计 16 × 64 GB = **1024 GB**" in a.answer and "128 GB**；**每张卡" not in a.answer
+    b = assistant.ask("Snt9B23 one node: how many physical cards, how many DIE, total HBM, and is the smallest job 2 DIE?")
+    assert "a node in all: 16 × 64 GB = **1024 GB**" in b.answer and "smallest unit of a parallel strategy" in b.answer
+
+
+def test_load_said_before_its_word():
+    t = po.read("gpu 0 shows 23500MiB / 24564MiB and 0% util in nvidia-smi even though I killed my script, whats holding it")
+    assert t is not None and t.gpu and t.load_said and t.says_stopped and all(d.held for d in t.devices)
