@@ -789,9 +789,11 @@ class PartFactsBlocks(Writer):
             return ""
         row = self.parts.get(h.id) or {}
         has = vendor_tables(row)
-        return self.L("; ", "；").join(
+        said = self.L("; ", "；").join(
             self.say("pf_table_applies" if t in has else "pf_table_not", table=self.say(f"pf_table_{t}"),
                      part=row.get("table_part") or self.short(h)) for t in named)
+        # a part counted in DIE: its rows count DIE too (said once, after the tables)
+        return said + (self.say("pf_table_in_die") if h.unit == "die" and has & set(named) else "")
 
     def fact_naming(self, h: HardwareInfo, asked: set[str]) -> str:
         """Other names and variants of the part, as the catalog row has them with their sources."""

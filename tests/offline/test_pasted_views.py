@@ -163,3 +163,9 @@ def test_node_total_is_a_nodes_whatever_count_is_said(assistant):
 def test_load_said_before_its_word():
     t = po.read("gpu 0 shows 23500MiB / 24564MiB and 0% util in nvidia-smi even though I killed my script, whats holding it")
     assert t is not None and t.gpu and t.load_said and t.says_stopped and all(d.held for d in t.devices)
+
+
+def test_tables_of_a_die_part_are_said_to_count_die(assistant):
+    # seeds/004 (模型最小卡数配置): the Snt9B23 column counts DIE, 1 DIE = 1 Snt9B card, 2 DIE the smallest unit
+    a = assistant.ask("A3 超节点：一台服务器 8 张卡是 16 个 die 吗？跑 vllm 的最小卡数表是按卡还是按 die 算")
+    assert "每节点 16 个 DIE（8 张卡）" in a.answer and "表中按 DIE 计" in a.answer
