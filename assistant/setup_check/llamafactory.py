@@ -157,6 +157,7 @@ def mend_keys(data: dict[str, Any], out: Reading, name: str) -> dict[str, Any]:
         meant = misspelled(str(key))
         if meant and meant not in data:
             mended[meant] = value
+            out.unknown.append(f"{name}: {key}")  # still listed as written; the finding says what it is read as
             out.findings.append(Finding(code="lf_misspelled_key", key=str(key), value=value, valid=meant,
                                         corrected=f"{meant}: {value}", applied=True, figures={"name": name},
                                         source=SOURCES["hf_extra_keys"], source_zh=SOURCES_ZH["hf_extra_keys"]))

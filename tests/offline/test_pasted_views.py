@@ -169,3 +169,12 @@ def test_tables_of_a_die_part_are_said_to_count_die(assistant):
     # seeds/004 (模型最小卡数配置): the Snt9B23 column counts DIE, 1 DIE = 1 Snt9B card, 2 DIE the smallest unit
     a = assistant.ask("A3 超节点：一台服务器 8 张卡是 16 个 die 吗？跑 vllm 的最小卡数表是按卡还是按 die 算")
     assert "每节点 16 个 DIE（8 张卡）" in a.answer and "表中按 DIE 计" in a.answer
+
+
+def test_corrected_line_uses_the_key_as_written(assistant):
+    a = assistant.ask("is this fine?\nmodel_name_or_path /data/qwen2.5-7b\n  cutoff_len: 4096\n finetuning_type lora\n"
+                      "\tper_device_train_batch_size: -1")
+    assert "Corrected line:\n```\nper_device_train_batch_size: 1\n```" in a.answer and "micro_batch: 1" not in a.answer
+    b = assistant.ask("TP=2\nPP=1\nMBS=0\nGBS=64\nqwen2.5-7b on 8 cards ok?")  # MBS 0: a finding, not a crash
+    assert "Corrected line:\n```\nMBS=1\n```" in b.answer
+    assert "GBS 64 splits whole**: MBS 1 × DP 4 × GA 16 = 64" in b.answer  # 8 / (2 x 1) = 4; 64 / (1 x 4) = 16
