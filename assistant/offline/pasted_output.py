@@ -116,6 +116,10 @@ POD_HEADER = re.compile(r"^\s*NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b", re.M)
 POD_ROW = re.compile(r"^\s*([a-z0-9][a-z0-9.-]*)\s+(\d+/\d+)\s+([A-Za-z:]+)\s+\d+(?:\s+\([^)]*\))?\s+(\S+)", re.M)
 INSUFFICIENT = re.compile(r"(?:(\d+)/(\d+)\s+nodes?\s+(?:are\s+)?available:\s*)?(\d+)\s+Insufficient\s+([\w./-]+[\w])", re.I)
 NPU_RESOURCE = re.compile(r"ascend|npu", re.I)
+# "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector": no node has the labels the pod asks for
+AFFINITY = re.compile(r"(?:(\d+)/(\d+)\s+nodes?\s+(?:are\s+)?available:\s*)?(\d+)\s+node\(s\)\s+didn'?t\s+match\s+"
+                      r"(?:Pod'?s\s+)?node\s+(?:affinity|selector)", re.I)
+AFFINITY_RESOURCE = "node affinity/selector"
 
 
 # "is this a 32GB card?", "是 64G 的卡吗": a size per device asked of the devices shown
@@ -223,9 +227,31 @@ def read_said(question: str) -> NpuSmiTable | None:
 BEFORE_START = re.compile(r"before\s+(?:i\s+)?(?:start|launch|run)|还没(?:开始|启动|跑)|启动前|开始前|训练前", re.I)
 
 
+# `npu-smi info -t usages -i <id>`: "HBM Capacity(MB) : 65536", "HBM Usage Rate(%) : 91", "Aicore Usage Rate(%) : 0"
+USAGES_CAPACITY = re.compile(r"HBM\s+Capacity\s*\(MB\)\s*:\s*(\d+)", re.I)
+USAGES_RATE = re.compile(r"HBM\s+Usage\s+Rate\s*\(%\)\s*:\s*(\d+)", re.I)
+USAGES_AICORE = re.compile(r"Aicore\s+Usage\s+Rate\s*\(%\)\s*:\s*(\d+)", re.I)
+USAGES_ID = re.compile(r"-i\s+(\d+)")
+
+
+def read_usages(question: str) -> NpuSmiTable | None:
+    """The `npu-smi info -t usages` view of one device: its HBM in use is the rate of the capacity shown."""
+    cap, rate = USAGES_CAPACITY.search(question), USAGES_RATE.search(question)
+    if not (cap and rate):
+        return None
+    total = int(cap.group(1))
+    aicore = USAGES_AICORE.search(question)
+    dev = USAGES_ID.search(question)
+    own = "\n".join(line for line in question.splitlines() if ":" not in line or "?" in line or "？" in line)
+    device = NpuDevice(int(dev.group(1)) if dev else 0, 0, None, int(aicore.group(1)) if aicore else 0,
+                       round(total * int(rate.group(1)) / 100), total)
+    return NpuSmiTable((device,), (), bool(SAYS_IDLE.search(own)), bool(SAYS_STOPPED.search(own)),
+                       says_oom=bool(SAYS_OOM.search(own)), load_said=aicore is not None, size_asked=size_asked(own))
+
+
 def read_devices(question: str) -> NpuSmiTable | None:
     """The devices a pasted or said `npu-smi` / `nvidia-smi` view shows."""
-    return read_npu_smi(question) or read_nvidia_smi(question) or read_said(question)
+    return read_npu_smi(question) or read_nvidia_smi(question) or read_usages(question) or read_said(question)
 
 
 def read(question: str) -> PastedOutput | None:
@@ -236,6 +262,9 @@ def read(question: str) -> PastedOutput | None:
         pods = tuple(Pod(*m.groups()) for m in POD_ROW.finditer(question[POD_HEADER.search(question).end():]))  # type: ignore[union-attr]
         if pods:
             return PodsTable(pods)
+    if m := AFFINITY.search(question):
+        line = next((ln.strip() for ln in question.splitlines() if m.group(0) in ln), m.group(0))
+        return SchedulingEvent(int(m.group(2)) if m.group(2) else None, int(m.group(3)), AFFINITY_RESOURCE, line)
     if m := INSUFFICIENT.search(question):
         line = next((ln.strip() for ln in question.splitlines() if m.group(0) in ln), m.group(0))
         return SchedulingEvent(int(m.group(2)) if m.group(2) else None, int(m.group(3)), m.group(4), line)
@@ -395,6 +424,16 @@ def render_pods(t: PodsTable, zh: bool) -> str:
 def render_event(e: SchedulingEvent, zh: bool) -> str:
     npu = bool(NPU_RESOURCE.search(e.resource))
     count = f"{e.short}/{e.nodes}" if e.nodes is not None else str(e.short)
+    if e.resource == AFFINITY_RESOURCE:  # labels, not resources (general Kubernetes practice, not a ModelArts page)
+        return (f"**没有节点符合 Pod 的节点选择条件（nodeSelector / 节点亲和性）**：事件说 {count} 个节点不匹配。Pod 要求的节点标签"
+                "（作业 YAML 里的 nodeSelector 或 nodeAffinity，例如资源池或加速卡标签）没有节点具备。对照 "
+                "`kubectl get pod <pod> -o yaml` 里的 nodeSelector/affinity 和 `kubectl get nodes --show-labels`，"
+                "改作业里的标签或给节点打上对应标签。（Kubernetes 通用做法，不是 ModelArts 页面的内容。）" if zh else
+                f"**No node matches the pod's node selector / affinity**: the event says {count} nodes did not match. The pod asks "
+                "for node labels no node has (a nodeSelector or nodeAffinity in the job's YAML, such as a pool or accelerator "
+                "label). Compare the nodeSelector/affinity in `kubectl get pod <pod> -o yaml` with `kubectl get nodes "
+                "--show-labels`, then fix the label in the job or label the nodes. (General Kubernetes practice, not a "
+                "ModelArts page.)")
     if zh:
         what = "NPU" if npu else f"`{e.resource}`"
         lead = (f"**没有节点有足够的空闲 {what}**：事件说 {count} 个节点 `Insufficient {e.resource}`，"

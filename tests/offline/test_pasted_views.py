@@ -178,3 +178,19 @@ def test_corrected_line_uses_the_key_as_written(assistant):
     b = assistant.ask("TP=2\nPP=1\nMBS=0\nGBS=64\nqwen2.5-7b on 8 cards ok?")  # MBS 0: a finding, not a crash
     assert "Corrected line:\n```\nMBS=1\n```" in b.answer
     assert "GBS 64 splits whole**: MBS 1 × DP 4 × GA 16 = 64" in b.answer  # 8 / (2 x 1) = 4; 64 / (1 x 4) = 16
+
+
+def test_npu_smi_usages_view_is_a_device_view():
+    # 91% of 65,536 MB = 59,638 MB in use at AICore 0%: held by a process
+    t = po.read("npu-smi info -t usages -i 0 says:\n        HBM Capacity(MB)               : 65536\n"
+                "        HBM Usage Rate(%)              : 91\n        Aicore Usage Rate(%)           : 0\nwhy is it 91% when nothing runs?")
+    assert isinstance(t, po.NpuSmiTable) and [(d.npu, d.hbm_used_mb, d.hbm_total_mb, d.aicore) for d in t.devices] == [(0, 59638, 65536, 0)]
+    assert po.render(t, "en").startswith("**Leftover processes hold the memory**: NPU 0 59,638 / 65,536 MB in use (91%), AICore 0%")
+
+
+def test_node_affinity_event_is_labels_not_resources():
+    e = po.read("kubectl describe pod 看到 Warning  FailedScheduling  0/2 nodes are available: 2 node(s) didn't match Pod's "
+                "node affinity/selector. 怎么办")
+    assert isinstance(e, po.SchedulingEvent) and e.resource == po.AFFINITY_RESOURCE
+    out = po.render(e, "zh")
+    assert out.startswith("**没有节点符合 Pod 的节点选择条件") and "2/2 个节点" in out and "--show-labels" in out
