@@ -201,6 +201,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if diagnosis and pasted is not None and pasted_output.note_of(pasted) is None:
             return diagnosis  # no note covers what the paste shows: the diagnosis alone, no unrelated quote
         if diagnosis:
+            # the diagnosis is the lead: the notes' own lead (a remedy the paste's figures may rule out: "kill leftover
+            # processes" under "nothing holds the devices") is left out; their quoted passages follow
+            label = self.say("answer")
+            first = next((i for i, line in enumerate(out) if line.strip()), None)
+            if first is not None and out[first].startswith(label):
+                out = out[first + 1:]
             out = [diagnosis, "", *out]
         sized = any(d.name in SIZING_TOOLS for d in self.done)
         if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here

@@ -25,7 +25,7 @@ ASKS = re.compile(r"(?i)where\s+(?:did|does|is|do|has|have)|which\s+(?:one|numbe
                   r"same\s+(?:thing|memory|amount)|broken|faulty|defective|(?<![a-z])(?:normal|expected)(?![a-z])|正常|坏了|故障|有问题|哪去|去哪|哪里去|哪儿去|差的|差了|少了|差这么|为什么只有|只有|对不对|哪个对|哪个是对|一样吗|不一致|不一样|怎么回事|缺")
 BROKEN = re.compile(r"(?i)broken|faulty|defective|(?<![a-z])(?:normal|expected)(?![a-z])|正常|坏了|故障|有问题")
 NPU_WORDS = re.compile(r"(?i)npu|ascend|昇腾|910|snt9|atlas|cann")
-GPU_WORDS = re.compile(r"(?i)nvidia|cuda|gpu|(?<![a-z])(?:a|h|l|b|v|t)\d{2,3}(?![0-9])|rtx|mi\d{3}")
+GPU_WORDS = pasted_output.GPU_WORDS
 
 
 @dataclass(frozen=True)
@@ -148,8 +148,8 @@ def render(figs: list[Figure], part: dict[str, Any] | None, question: str, zh: b
 
 def answer(question: str, named: str | None, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[str, list[str]] | None:
     """The units answer with its catalog source, or None when the question asks no such thing."""
-    if pasted_output.read_npu_smi(question):
-        return None  # a pasted npu-smi table: its own diagnosis leads (pasted_output.py), not the units of its figures
+    if pasted_output.read_devices(question):
+        return None  # a pasted npu-smi / nvidia-smi view: its own diagnosis leads (pasted_output.py), not the units of its figures
     figs = asked(question)
     if figs is None:
         return None

@@ -111,7 +111,9 @@ def clean_text(text: str) -> str:
     normal = unicodedata.normalize("NFKC", text or "")
     text = normal if re.search(r"[^\W_]", normal) or not FULL_WIDTH.search(text or "") else text or ""
     text = CONTROL.sub(" ", text)
-    return re.sub(r"[ \t\r\f\v]+", " ", text).strip()
+    # a line's own indentation is kept as written (a tab or a nested level in a pasted YAML is what a check must see);
+    # runs of blanks inside a line collapse to one
+    return re.sub(r"(?<=\S)[ \t\r\f\v]+", " ", text).strip()
 
 
 TECH_WORDS = {"lora", "qlora", "full", "sft", "dpo", "pt", "zero", "deepspeed", "mindspeed", "llm", "llama", "factory",

@@ -10,8 +10,10 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from ..kb import vendor_tables
 from ..notes import DIFFERENCE_ASKED
 from ..tools.tables import HardwareInfo, ListHardwareResult
+from . import table_query
 from .frame import QuestionFrame
 from .memory_units import sizes_gb
 from .route import NODES_ASKED, RANKS_ASKED, SUPPORT_ASKED, converts_parts, layout_devices, part_facts_asked
@@ -77,6 +79,8 @@ class PartFactsBlocks(Writer):
         if "part_flavor" in asked and not FLAVOR_NAME_ASKED.search(self.s.question.lower()) and any(
                 FLAVOR_WORD.match(self.s.question.lower(), sp.end) for sp in self.s.spans if sp.slot == "hardware"):
             asked.discard("part_flavor")  # "the Snt9B23 flavor": the word names the part's kind, its flavor names are not asked
+        if asked and self.s.memory_gb and "part_memory" not in asked and self.s.hardware_text:
+            asked.add("part_memory")  # "still 8 cards a node, 64GB each": the size said beside the question is checked too
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
         said = (self.s.hardware_text or "").lower()
@@ -121,6 +125,7 @@ class PartFactsBlocks(Writer):
                     self.fact_topology(h, asked),
                     self.fact_job_devices(h, asked),
                     self.fact_cores(h, asked),
+                    self.fact_tables(h),
                 )
                 if f
             ]
@@ -566,13 +571,25 @@ class PartFactsBlocks(Writer):
                 f"**{fig(h.memory_gb)} GB per {dev}, {fig(h.memory_gb * dies)} GB per card** ({dies} {dev} per card)",
                 f"**每个{dev} {fig(h.memory_gb)} GB，每张卡 {fig(h.memory_gb * dies)} GB**（每张卡 {dies} 个{dev}）",
             ) + self.memory_said_otherwise(h)
-        return self.memory_confirmed(h) + self.say("pf_memory_per_device", gb=fig(h.memory_gb), dev=dev) + self.memory_said_otherwise(h)
+        otherwise = self.memory_said_otherwise(h)
+        remark = ((h.naming_zh if self.lang == "zh" else h.naming) or "").rstrip(".。")
+        hedge = "" if otherwise or not self.unverified(h) else self.L(
+            f" ({remark})" if UNVERIFIED.search(remark) else f" (not verified: {remark})",
+            f"（{remark}）" if "未经核实" in remark else f"（未经核实：{remark}）")
+        return self.memory_confirmed(h) + self.say("pf_memory_per_device", gb=fig(h.memory_gb), dev=dev) + (otherwise or hedge)
+
+    @staticmethod
+    def unverified(h: HardwareInfo) -> bool:
+        """A catalog row inferred, not read from a vendor page (its notes say so; a remark on its variants is not)."""
+        return bool(UNVERIFIED.search(h.notes or ""))
 
     def memory_confirmed(self, h: HardwareInfo) -> str:
-        """"H20 96G 显存对吗": the size said is the part's, asked yes or no: yes first."""
+        """"H20 96G 显存对吗": the size said is the part's, asked yes or no: yes first; an inferred row's only as the
+        catalog takes it (no yes the row's own remark takes back)."""
         said = set(sizes_gb(self.s.question))
         if len(said) == 1 and abs(said.pop() - h.memory_gb) < 0.5 and YES_NO_ASKED.search(self.s.question.lower()):
-            return self.L("**Yes**, ", "**对**，")
+            return self.L("**The catalog takes it so, not verified**: ", "**目录按此计，但未经核实**：") if self.unverified(h) else \
+                self.L("**Yes**, ", "**对**，")
         return ""
 
     def memory_said_otherwise(self, h: HardwareInfo) -> str:
@@ -603,7 +620,7 @@ class PartFactsBlocks(Writer):
             out.append(f"{fig(n)} GB" + self.L(": ", "：") + quote if quote
                        else self.L(f"{fig(n)} GB is not a size the catalog lists for {self.short(h)}",
                                    f"目录中 {self.short(h)} 没有 {fig(n)} GB 这一规格"))
-        if said and UNVERIFIED.search(remarks) and not other:
+        if said and self.unverified(h) and not other:
             out.append(remark(UNVERIFIED.search) or "")
         return self.L(" (", "（") + self.L("; ", "；").join(out) + self.L(")", "）") if out else ""
 
@@ -621,7 +638,7 @@ class PartFactsBlocks(Writer):
         """A node's memory (devices per node × memory per device), or that of the devices the user said."""
         if "part_total" not in asked:
             return ""
-        n = self.s.devices or 0
+        n = 0 if NODE_TOTAL_ASKED.search(self.s.question.lower()) else self.s.devices or 0  # "一台机器总共多少显存": a node's
         if n and h.unit == "die" and self.s.device_unit != "die":
             n *= h.dies_per_card or 1  # "2 cards" of a DIE part: 4 DIE
         if n > 1 and n != h.devices_per_node:
@@ -776,6 +793,21 @@ class PartFactsBlocks(Writer):
         return self.L(f"**not covered**: the catalog and notes have no {what_en} for {h.name}",
                       f"**未收录**：目录和笔记中没有 {h.name} 的{what_zh}")
 
+    def fact_tables(self, h: HardwareInfo) -> str:
+        """"Does the min-card table apply to it?": whether the vendor table named has rows for the part (the catalog's
+        vendor_tables column), and under which column name."""
+        q = self.s.question.lower()
+        named = [t for t in ("min_cards", "recipes", "vllm") if table_query.names_table(q, t)]
+        if not named:
+            return ""
+        row = self.parts.get(h.id) or {}
+        has = vendor_tables(row)
+        said = self.L("; ", "；").join(
+            self.say("pf_table_applies" if t in has else "pf_table_not", table=self.say(f"pf_table_{t}"),
+                     part=row.get("table_part") or self.short(h)) for t in named)
+        # a part counted in DIE: its rows count DIE too (said once, after the tables)
+        return said + (self.say("pf_table_in_die") if h.unit == "die" and has & set(named) else "")
+
     def fact_naming(self, h: HardwareInfo, asked: set[str]) -> str:
         """Other names and variants of the part, as the catalog row has them with their sources."""
         if "part_naming" not in asked:
@@ -871,6 +903,11 @@ def counts_said(s: QuestionFrame) -> CountsSaid:
     return CountsSaid(nodes, None if nodes else last("said_cards"))
 
 
+# the total asked of one node ("一台机器总共多少显存", "one node: …, total HBM"), whatever other count the question says
+# ("一张卡是几个 DIE", "is the smallest job 2 DIE?")
+NODE_TOTAL_ASKED = re.compile(r"(?:一台|每台|单台|整台|单机|整机|一个节点|每个节点|单节点).{0,12}(?:总共|一共|合计|总|加起来)|"
+                              r"(?:one|a|per|each|single|whole)\s+(?:node|server|machine).{0,60}(?:total|in\s+all|altogether|combined)|"
+                              r"(?:total|in\s+all|altogether|combined).{0,30}(?:per|a|one|each)\s+(?:node|server|machine)")
 # "what's the HCCS bandwidth", "HBM 带宽是多少", "how fast is the link, in Gbit/s": the catalog has no bandwidth column
 # for the Ascend parts
 ASKS_BANDWIDTH = re.compile(r"(?i)bandwidth|带宽|\bGB/s\b|\bGbit|\bGbps\b|link\s+speed|how\s+fast\s+is\s+the\s+(?:link|interconnect|network)")

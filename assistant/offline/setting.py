@@ -121,7 +121,9 @@ class Setting:
         # "compare a Snt9B23 device with a Snt9B device", "比较 A2 和 A3": a compare word before the first part joins them
         compare_first = bool(COMPARE_BEFORE.search(r.text[:mentions[0][0]])) and all(
             JOINED.search(r.text[a[1]:b[0]]) for a, b in zip(mentions, mentions[1:], strict=False))
-        if len(ids) > 1 and not now and (compared(r.text, mentions) or in_turn or compare_first):
+        # "910B3 和 910B4 分别多少显存？Snt9B 对应哪个？": a part named again later is the same mention as its first
+        firsts = [span for i, (span, hw) in enumerate(ordered) if all(h != hw for _, h in ordered[:i])]
+        if len(ids) > 1 and not now and (compared(r.text, mentions) or compared(r.text, firsts) or in_turn or compare_first):
             s.hardwares = ids  # "A100 vs 910B": each part named is sized, the first written leads
         return hw_count
 

@@ -33,6 +33,7 @@ _PASTED = re.compile(
     r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
     r"(?<![\w-])vllm\s+serve\s+\S+\s+--[a-z]|"  # a serve line inside a sentence ("帮我看下这条命令 vllm serve /m --tp …")
     r"(?:^|\n)\s*(?:export\s+)?(?:[A-Z_]+=\S+\s+)*(?:TP|PP|CP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
+    r"(?:^|\n)\s*zero_optimization\s*:\s*\n\s+\w|"  # a DeepSpeed config written as YAML (setup_check: read as its JSON)
     r"num[_ ]layers\s*\(?\d+\)?\s*(?:must|should)\s+be\s+divisible|"  # Megatron's start-up assertion (framework_errors.py)
     r"preprocess_data\.(?:sh|py)\s+-|"  # the dataset preprocessing line (setup_check/preprocess.py)
     r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
@@ -308,6 +309,17 @@ P = {
     "file": {"en": "The changed file, ready to use:", "zh": "改好的配置文件，可直接使用："},
     "table": {"en": "Vendor table for the same job: {rows}.", "zh": "厂商表格中同一任务：{rows}。"},
     "read": {"en": "Read: {items}.", "zh": "读到：{items}。"},
+    # a DeepSpeed JSON read on its own: what it does, from the file alone (no model is needed to say it)
+    "ds_does": {"en": "**This DeepSpeed config: ZeRO-{stage}** ({splits} split across the data-parallel devices); optimizer states "
+                      "{opt}; parameters {par}{prec}.",
+                "zh": "**这份 DeepSpeed 配置是 ZeRO-{stage}**（在数据并行的卡之间切分{splits}）；优化器状态{opt}；参数{par}{prec}。"},
+    "ds_opt_off": {"en": "offloaded to {device} (`offload_optimizer.device {device}`)", "zh": "卸载到 {device}（`offload_optimizer.device {device}`）"},
+    "ds_opt_on": {"en": "stay on the devices (no `offload_optimizer` to cpu/nvme)", "zh": "留在卡上（没有把 `offload_optimizer` 设为 cpu/nvme）"},
+    "ds_par_off": {"en": "offloaded to {device} (`offload_param.device {device}`)", "zh": "卸载到 {device}（`offload_param.device {device}`）"},
+    "ds_par_on": {"en": "are not offloaded (`offload_param` is none or absent)", "zh": "没有卸载（`offload_param` 为 none 或未写）"},
+    "ds_par_ignored": {"en": "are not offloaded: `offload_param.device {device}` is read only by ZeRO-3, so at ZeRO-{stage} it does nothing",
+                       "zh": "并没有卸载：`offload_param.device {device}` 只有 ZeRO-3 才读取，在 ZeRO-{stage} 下不起作用"},
+    "ds_prec": {"en": "; {precision} training", "zh": "；{precision} 训练"},
     "assumed": {"en": "Assumed: {items}.", "zh": "假设：{items}。"},
     "unused": {"en": "Read but not used for memory: {items}.", "zh": "已读取但不影响显存：{items}。"},
     "kept": {"en": "Kept as they are in the changed file: {items}.", "zh": "改动后的文件中原样保留：{items}。"},
@@ -398,6 +410,29 @@ def _p(key: str, lang: str, **kw: Any) -> str:
     return P[key][lang].format(**kw)
 
 
+# what each ZeRO stage splits across the data-parallel devices (DeepSpeed's ZeRO stages)
+DS_SPLITS = {"en": ["nothing", "optimizer states", "optimizer states and gradients", "optimizer states, gradients and parameters"],
+             "zh": ["（不切分）", "优化器状态", "优化器状态和梯度", "优化器状态、梯度和参数"]}
+
+
+def _ds_does(r: dict[str, Any], lang: str) -> list[str]:
+    """A DeepSpeed JSON with no model to size: what the file does (stage, where optimizer states and parameters live,
+    precision) leads, from the file alone; the request for a model follows for the memory figures."""
+    if "deepspeed_json" not in (r.get("recognised") or []) or r.get("training") or r.get("serving"):
+        return []
+    got = {x["name"]: x["value"] for x in r.get("read") or []}
+    stage = got.get("zero_stage")
+    if not isinstance(stage, int) or not 0 <= stage <= 3:
+        return []
+    opt, par = got.get("offload_optimizer_device"), got.get("offload_param_device")
+    splits = DS_SPLITS[lang][stage]
+    par_text = (_p("ds_par_off", lang, device=par) if par and stage == 3 else
+                _p("ds_par_ignored", lang, device=par, stage=stage) if par else _p("ds_par_on", lang))
+    prec = _p("ds_prec", lang, precision=str(got["precision"]).upper()) if got.get("precision") else ""
+    return [_p("ds_does", lang, stage=stage, splits=splits, par=par_text, prec=prec,
+               opt=_p("ds_opt_off", lang, device=opt) if opt else _p("ds_opt_on", lang))]
+
+
 def render_setup(r: dict[str, Any], lang: str) -> str:
     if "error" in r:
         e = r["error"]
@@ -412,7 +447,7 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     elif r.get("oom"):  # a message: what it says and what to change first, then the estimate of the job it names
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     else:
-        out = [*findings, *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
+        out = [*findings, *_ds_does(r, lang), *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     if r.get("kind") in ("benchmark", "preprocess") and not findings:
         out.append(_checked_command(r, lang))
     if r.get("table"):

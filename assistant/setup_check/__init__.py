@@ -8,6 +8,12 @@ a SizingError naming the line and the problem."""
 
 from __future__ import annotations
 
+import contextlib
+import re
+import textwrap
+
+import yaml
+
 from . import benchmark, deepspeed, framework_errors, llamafactory, oom, preprocess, prose, rules, shell
 from .reading import Finding, OomReport, Reading, VllmLog
 from .text import Block, blocks, cut_log
@@ -44,6 +50,10 @@ def read_setup(text: str) -> tuple[Reading, list[str]]:
     return out, hardware_words
 
 
+# a DeepSpeed config written as YAML ("zero_optimization:\n  stage: 2"): DeepSpeed's own keys at the top
+DS_AS_YAML = re.compile(r"\s*(?:zero_optimization|train_micro_batch_size_per_gpu|train_batch_size)\s*:")
+
+
 def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -> None:
     body = b.text.strip()
     if not body:
@@ -60,6 +70,12 @@ def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -
         return
     if oom.OOM.search(body) or oom.read_vllm_log(body):
         return  # a log block: its messages were read from the whole text
+    if b.lang in ("yaml", "yml", "") and DS_AS_YAML.match(body):  # a DeepSpeed config written as YAML: its JSON's keys
+        with contextlib.suppress(yaml.YAMLError):
+            data = yaml.safe_load(textwrap.dedent(b.text))  # its own indentation, as pasted (strip() would break it)
+            if isinstance(data, dict) and deepspeed.looks_like(data):
+                json_blocks.append(data)
+                return
     if b.lang not in ("yaml", "yml", "") or not llamafactory.names_arguments(body):
         return  # prose that happens to look like 'key: value'
     data, repairs = llamafactory.parse_repaired(body)
@@ -72,6 +88,10 @@ def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -
             out.findings.append(Finding(code=code, key=written, value=line, valid="key: value",
                                         corrected=fixed if last and len(lines) == 1 else "", applied=len(lines) == 1 and last,
                                         source=rules.SOURCES[src], source_zh=rules.SOURCES_ZH[src]))
+        for key, at, kept in llamafactory.duplicate_keys(body):  # safe_load keeps the last silently: said, with its value
+            out.findings.append(Finding(code="yaml_duplicate_key", key=key, value=kept, valid=f"{key}: {kept}",
+                                        figures={"lines": at, "first": at[0], "last_line": at[-1], "times": len(at)},
+                                        source=rules.SOURCES["yaml_load"], source_zh=rules.SOURCES_ZH["yaml_load"]))
         if len(lines) > 1:  # several lines mended: the whole file as meant, ready to paste
             out.findings.append(Finding(code="yaml_fixed_file", key="", value=len(lines), valid="",
                                         corrected=llamafactory.mend(body)[0]))

@@ -4,6 +4,7 @@ not have at all (listed, never guessed)."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any
 
@@ -139,9 +140,46 @@ def _int(v: Any) -> int | None:
     return None
 
 
+def misspelled(key: str) -> str | None:
+    """The one LLaMA-Factory argument a key not among them is a misspelling of ("finetunning_type", "lora_ranks"), or
+    None (none close, or two equally close: "per_device_batch_size" is train's or eval's)."""
+    if key in ARGUMENT_NAMES:
+        return None
+    close = difflib.get_close_matches(key, ARGUMENT_NAMES, 2, 0.85)
+    return close[0] if len(close) == 1 else None
+
+
+def mend_keys(data: dict[str, Any], out: Reading, name: str) -> dict[str, Any]:
+    """Each misspelled argument read as the one it is close to, and said (LLaMA-Factory itself stops on a key it does
+    not have); one whose meant argument is also set stays unknown."""
+    mended: dict[str, Any] = {}
+    for key, value in data.items():
+        meant = misspelled(str(key))
+        if meant and meant not in data:
+            mended[meant] = value
+            out.unknown.append(f"{name}: {key}")  # still listed as written; the finding says what it is read as
+            out.findings.append(Finding(code="lf_misspelled_key", key=str(key), value=value, valid=meant,
+                                        corrected=f"{meant}: {value}", applied=True, figures={"name": name},
+                                        source=SOURCES["hf_extra_keys"], source_zh=SOURCES_ZH["hf_extra_keys"]))
+        else:
+            mended[key] = value
+    return mended
+
+
+def duplicate_keys(text: str) -> list[tuple[str, list[int], str]]:
+    """Top-level keys written more than once: (key, their line numbers, the value of the last). yaml.safe_load keeps
+    the last silently, so the earlier lines do nothing."""
+    seen: dict[str, list[tuple[int, str]]] = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        if m := re.match(r"([A-Za-z_][\w.\-]*)\s*:\s*(.*?)\s*(?:#.*)?$", line):
+            seen.setdefault(m.group(1), []).append((i, m.group(2)))
+    return [(k, [n for n, _ in v], v[-1][1]) for k, v in seen.items() if len(v) > 1]
+
+
 def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
     out.add_kind("llamafactory_yaml")
     out.put("framework", "LLaMA-Factory", name)
+    data = mend_keys(data, out, name)
     used: set[str] = set()
 
     def take(key: str, setting: str, value: Any, shown: Any = None) -> None:

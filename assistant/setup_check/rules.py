@@ -32,6 +32,8 @@ SOURCES = {
     "batch_identity": "ModelArts MindSpeed-LLM 训练参数配置说明 (modelarts_llm_train_5901042: GBS = MBS x DP x GA, "
     "DP = devices / (TP x PP)); DeepSpeed's train_batch_size = micro batch x GA x data-parallel size",
     "lf_parser": "LLaMA-Factory's argument parser (hparams/parser.py)",
+    "hf_extra_keys": "LLaMA-Factory's argument parser (hparams/parser.py: HfArgumentParser.parse_dict with "
+    "allow_extra_keys off raises \"Some keys are not used by the HfArgumentParser\")",
     "yaml_load": "YAML syntax: LLaMA-Factory reads the file with transformers' HfArgumentParser.parse_yaml_file (yaml.safe_load)",
     "lf_arguments": "LLaMA-Factory's argument definitions (hparams/finetuning_args.py, extras/constants.py)",
     "lf_quant": "LLaMA-Factory's quantization check (model/model_utils/quantization.py)",
@@ -94,6 +96,8 @@ SOURCES_ZH = {
     "batch_identity": "ModelArts MindSpeed-LLM《训练参数配置说明》(modelarts_llm_train_5901042：GBS = MBS × DP × GA，"
     "DP = 卡数 / (TP × PP))；DeepSpeed 的 train_batch_size = micro batch × 梯度累积 × 数据并行数",
     "lf_parser": "LLaMA-Factory 的参数解析（hparams/parser.py）",
+    "hf_extra_keys": "LLaMA-Factory 的参数解析（hparams/parser.py：HfArgumentParser.parse_dict 不允许多余的键，"
+    "会报 \"Some keys are not used by the HfArgumentParser\"）",
     "yaml_load": "YAML 语法：LLaMA-Factory 用 transformers 的 HfArgumentParser.parse_yaml_file（yaml.safe_load）读取该文件",
     "lf_arguments": "LLaMA-Factory 的参数定义（hparams/finetuning_args.py、extras/constants.py）",
     "lf_quant": "LLaMA-Factory 的量化检查（model/model_utils/quantization.py）",

@@ -108,6 +108,14 @@ def setting_tail(line: str, next_line: str) -> str | None:
     return None
 
 
+def starts_without_colon(line: str, next_line: str) -> bool:
+    """A LLaMA-Factory argument written without its colon ("model_name_or_path /data/qwen2.5-7b") on the line before a
+    config line: the first line of the file, not prose (it is mended and said, never dropped)."""
+    key = re.match(r"\s*([A-Za-z_][\w.\-]*)", line)
+    return bool(_KEY_WITHOUT_COLON.match(line) and key and key.group(1) in ARGUMENT_NAMES and next_line.strip()
+                and (_YAML_LINE.match(next_line) or _KEY_WITHOUT_COLON.match(next_line) or next_line[:1] in (" ", "\t")))
+
+
 def runs(text: str) -> list[Block]:
     """Unfenced text: consecutive lines that are YAML-like, shell-like (with backslash continuations) or
     a JSON object from '{' to its closing '}' become blocks; prose lines end them."""
@@ -130,6 +138,8 @@ def runs(text: str) -> list[Block]:
         tail = setting_tail(line, lines[i + 1]) if not kind and i + 1 < len(lines) else None
         if tail is not None:  # the file starts on the question's line: its setting is the first line of the YAML
             lines[i], kind = tail, "yaml"
+        elif not kind and starts_without_colon(line, lines[i + 1] if i + 1 < len(lines) else ""):
+            kind = "yaml"  # the file's first line written without its colon ("model_name_or_path /data/m"): kept, its line named
         if not kind:
             if obj := inline_json(line):  # "ds config: {"zero_optimization": …} — problems?": the object in the sentence
                 out.append(Block(obj, "json"))

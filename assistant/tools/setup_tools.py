@@ -131,7 +131,7 @@ def _training_base(r: Reading, args: CheckSetupArgs, hw: dict[str, Any], assumed
             assumed.append(Assumed(name="devices", value=1, why="devices_not_given"))
     if framework == "MindSpeed-LLM":
         dp = max(s["devices"] // (s["tp"] * s["pp"] * s["cp"]), 1)
-        if s.get("global_batch"):
+        if s.get("global_batch") and s.get("micro_batch", 1) > 0:  # MBS 0 is a finding (batch_positive), not a division
             s["grad_accum"] = max(s["global_batch"] // (s["micro_batch"] * dp), 1)
         s.pop("zero_stage", None)
         s.pop("offload", None)

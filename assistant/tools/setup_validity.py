@@ -6,6 +6,7 @@ ZeRO-4) the corrected value is used and the finding says so."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..setup_check.reading import Reading
@@ -14,11 +15,31 @@ from ..setup_check.rules import check
 DEFAULT_UTILIZATION = 0.9  # vLLM's --gpu-memory-utilization default
 
 
+# how a setting was written, from its source (Reading.sources): a YAML key, a flag, a shell variable, a JSON key
+_WRITTEN = ((re.compile(r"^YAML[^:]*: ([A-Za-z_][\w.]*):"), "{}: {}"), (re.compile(r"flag (--[\w-]+)"), "{} {}"),
+            (re.compile(r"(?<![\w-])([A-Z][A-Z0-9_]*)=\S"), "{}={}"), (re.compile(r"^DeepSpeed JSON: ([a-z_]+) "), '"{}": {}'))
+
+
+def as_written(r: Reading, corrected: str) -> str:
+    """A corrected line in the estimator's own name ("micro_batch: 1") in the key the user wrote instead
+    ("per_device_train_batch_size: 1", "--micro-batch-size 1", "MBS=1"): no line the framework does not have."""
+    m = re.fullmatch(r"([a-z_]+): (\S+)", corrected)
+    if not m or m.group(1) not in r.sources:
+        return corrected
+    source = r.sources[m.group(1)]
+    for rx, form in _WRITTEN:
+        if w := rx.search(source):
+            return form.format(w.group(1), m.group(2))
+    return corrected
+
+
 def _apply(r: Reading, s: dict[str, Any], fields: dict[str, Any], task: str) -> dict[str, Any]:
     s = dict(s)
     for f in check(fields, task):
         if any(x.code == f.code and x.key == f.key for x in r.findings):
             continue
+        if f.corrected:
+            f.corrected = as_written(r, f.corrected)
         r.findings.append(f)
         s.update(f.fix)
     return s

@@ -72,6 +72,8 @@ def test_a_pasted_table_does_not_set_the_language():
     ("[ERROR] Error waiting on exit barrier. Elapsed: 300.01 seconds", "exit_barrier"),
     ("刚启动就挂：EI0006: Getting socket times out. 怎么办", "hccl_connect_timeout"),
     ("step 1200 then EI0002: The wait execution of the Notify register times out on rank 3", "notify_wait_timeout"),
+    ("{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1e-4, 'epoch': 0.1} 用的 fp16", "nan_loss"),
+    ("my loss goes nan after 200 steps with fp16: true", "nan_loss"),
 ])
 def test_error_signatures(text, expected):
     seen = es.read(text)

@@ -184,9 +184,15 @@ def test_malformed_json_names_the_line():
     assert e.value.code == "invalid_json" and "line 2" in e.value.message
 
 
-def test_unknown_keys_are_listed_not_guessed():
+def test_unknown_keys_are_listed_and_a_misspelling_is_read_as_said():
+    # mended without loss (issue 22): the key as written is listed, the one argument it is close to is named in a finding
+    # and its value used; a key close to none, or to two (train's or eval's batch), is only listed
     r, _ = read_setup("```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\nper_device_train_bach_size: 3\n```")
-    assert r.unknown == ["YAML: per_device_train_bach_size"] and "micro_batch" not in r.settings
+    assert r.unknown == ["YAML: per_device_train_bach_size"] and r.settings["micro_batch"] == 3
+    assert [(f.code, f.key, f.valid) for f in r.findings] == [
+        ("lf_misspelled_key", "per_device_train_bach_size", "per_device_train_batch_size")]
+    r, _ = read_setup("```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\nper_device_batch_size: 3\nfoo_bar: 1\n```")
+    assert r.unknown == ["YAML: per_device_batch_size", "YAML: foo_bar"] and "micro_batch" not in r.settings
 
 
 def test_a_huge_log_is_cut_to_the_lines_that_matter():
