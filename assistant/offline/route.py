@@ -249,7 +249,7 @@ class Router:
         if q.table != "vllm":
             args["strategy"] = table_strategy(s.method)
         if q.table == "min_cards":
-            args["framework"] = None if len(s.frameworks) > 1 else s.framework
+            args["framework"] = q.framework or (None if len(s.frameworks) > 1 else s.framework)
             args["hardware"] = effective(s).part or "Snt9B"
             if q.versus:  # "more MindSpeed cards than LF cards": MindSpeed's rows, each against its LF pair
                 args[q.versus.against] = q.this
