@@ -221,7 +221,9 @@ def asks_offload_needed(s: QuestionFrame) -> bool:
 # row is a part of its own (a yes or no), asked beside the count
 LISTED_ASKED = re.compile(
     r"(?:表|表格)(?:里|中|上)?\s*(?:有没有|有吗|有没|列了吗|列出了吗)|在.{0,24}表.{0,6}(?:有没有|有吗)|有没有.{0,16}(?:这一?行|数据|条目|记录)|"
-    r"(?<![a-z])(?:is|are)\s+(?:there\s+)?(?:an?\s+)?(?:row|entry|entries|rows)\s+(?:for|of)|"
+    r"(?<![a-z])(?:is|are)\s+(?:there\s+)?(?:an?\s+)?(?:[\w.-]+\s+){0,3}?(?:row|entry|entries|rows)\s+(?:for|of)|"
+    # "最小卡数表里 qwen3-235b 有 8192 的行吗": the model and the row asked between the table and the question mark
+    r"表(?:里|中|上).{0,30}?有.{0,16}?(?:行|数据|条目|记录)\s*(?:吗|么|嘛|[?？])|"
     r"(?<![a-z])(?:does|do)\s+the\s+(?:[\w-]+\s+){0,3}table\s+(?:list|have|include|cover)|(?:listed|in\s+the\s+(?:[\w-]+\s+){0,3}table)\s*\?")
 
 
