@@ -134,9 +134,14 @@ def clause_of(text: str, start: int, end: int) -> list[str]:
     return [text[lo:hi], text[hi:after]]
 
 
-def asked(s: QuestionFrame) -> list[QuantityRow]:
-    """The quantities the question asks and the frame can compute, in the order the question asks them."""
-    return chosen({row.name: sp for row in ROWS if (sp := spans_asked(row, s))})
+def asked(s: QuestionFrame, inputs: bool = True) -> list[QuantityRow]:
+    """The quantities the question asks and (``inputs``) the frame can compute, in the order the question asks them;
+    with none asked in its words, those an earlier turn asked that the frame now computes (a turn that changes a value)."""
+    rows = chosen({row.name: sp for row in ROWS if (sp := spans_asked(row, s, inputs))})
+    if rows or not s.quantities_carried:
+        return rows
+    return [BY_NAME[n] for n in s.quantities_carried if n in BY_NAME and not missing(BY_NAME[n], s)
+            and not any(has(s, v) for v in BY_NAME[n].solves)]
 
 
 def chosen(spans: dict[str, list[tuple[int, int]]]) -> list[QuantityRow]:

@@ -81,3 +81,32 @@ def test_table_filtered_on_the_framework_named(assistant, q, models):
     for m in models:
         assert m in body
     assert "llama3.1-8b" not in body
+
+
+def test_follow_up_changing_a_figure_solves_the_same_formula(assistant):
+    # 2e9 / (72 h × 3600 × 16 × 0.9) = 536 tokens/s per card (the quantity of the turn before, on the new window)
+    first = "我们有 16 张 910B，要在 48 小时内训完 20 亿 token，单卡吞吐至少得多少？"
+    ans = assistant.ask("what if the window is 72 hours instead?", history=[
+        {"role": "user", "content": first}, {"role": "assistant", "content": assistant.ask(first).answer}])
+    assert "536 tokens/s" in lead(ans), ans.answer
+
+
+def test_follow_up_keeps_the_devices_of_a_batch_sum(assistant):
+    # GBS 2048 / (MBS 1 × DP 64 / TP 8) = GA 256
+    first = "global batch 1024，mbs=1，64 卡 tp8 pp1，梯度累积设多少"
+    ans = assistant.ask("那要是 GBS 改成 2048 呢，GA 变多少", history=[
+        {"role": "user", "content": first}, {"role": "assistant", "content": assistant.ask(first).answer}])
+    assert "256" in ans.answer.splitlines()[0], ans.answer
+
+
+@pytest.mark.parametrize("q,expect", [
+    # seeds/004: qwen3_moe-235B_A22B has 4096 rows only
+    ("最小卡数表里 qwen3-235b 有 8192 的行吗？", "**没有**"),
+    # seeds/004: internvl2.5-38b MindSpeed-LLM '-' on every row
+    ("does the min card table list internvl2.5-38b for mindspeed-llm?", "not supported"),
+    # seeds/004: mixtral-8x7b has full rows only (MindSpeed-LLM 16, LLaMA-Factory '-')
+    ("is there a lora row for mixtral-8x7b in the min-card table?", "for full only"),
+    ("mixtral 8x7b 做 lora 在最小卡数表里有没有？", "只有全参的行"),
+])
+def test_whether_the_table_lists_the_job_leads(assistant, q, expect):
+    assert expect in lead(assistant.ask(q))
