@@ -248,11 +248,12 @@ USERS = frozenset({"said", "conversation", "read_as"})  # origins of a value the
 def facts_quoted(earlier: QuestionFrame) -> set[str]:
     """The count slots of a turn that asked a part's own facts with no model and no word saying the user has the devices
     (carry.toml [facts_quoted]): a count of the fact, not the user's devices."""
+    from .batch_math import (
+        solve,  # the batch identity worked out of them ("64 卡 tp8，GA 设多少"): the user's devices too
+    )
     from .quantity import (
         asked,  # a quantity worked out of the counts ("32 张 910B，TP 4 PP 2，DP 是多少"): the user's devices
     )
-
-    from .batch_math import solve  # the batch identity worked out of them ("64 卡 tp8，GA 设多少"): the user's devices too
 
     if names_model(earlier) or not earlier.intents & CARRY.facts_intents or CARRY.owns.search(earlier.question.lower()) or asked(earlier) \
             or solve(earlier, assume_mbs=True) is not None:
