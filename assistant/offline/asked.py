@@ -170,7 +170,7 @@ KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s
                                 r"(?<![a-z])kv(?![a-z])\s*(?:一共|总共|合计|加起来|总量|total|in\s+total)[^?？。]{0,8}(?:多大|多少|how\s+(?:big|much)|size)|"
                                 # "KV 要多少", "kv 占多少显存", "kv 得多大": the bare "kv" with a verb of needing before the amount
                                 r"(?<![a-z])kv(?![a-z])\s*(?:要|需要|得|占|占用|吃|吃掉|用|用掉)\s*(?:多少|多大)|"
-                                r"(?:how\s+(?:big|much|many\s+bytes)|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
+                                r"(?:how\s+(?:big|much|many\s+(?:bytes|[kmg]i?b))|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
                                 # "kv cache 为什么比 … 大", "why is the kv cache …", "每 token 各多少": the KV size asked all the same
                                 r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,12}(?:为什么|为啥|why)|(?:why|为什么|为啥)[^?？。]{0,30}(?<![a-z])kv(?![a-z])|"
                                 r"(?:每|per)\s*(?:个\s*)?tok(?:en)?[^?？。]{0,8}(?:各|分别)?\s*(?:多少|多大|how\s+(?:big|much))", re.I)

@@ -422,6 +422,7 @@ class ServingBlocks(CapacityBlocks):
         one = r.kv_bytes_per_token * length / GIB
         many = self.say("kv_text_gib_for_at", value=one * conc, conc=conc) if conc else ""
         if self.e.devices and not self.s.seq_len and not conc:
+            r = next((x.value for x in ests if x.value and x.arg("largest_layout")), r)  # the pool on all the devices
             # "how much KV cache do I get on my 4 GPUs": the pool the devices leave after the weights, no length of the
             # user's to measure it in, so the pool in GiB leads and the tokens it holds follow
             return self.say("kv_text_pool", total=r.kv_tokens_fit * r.kv_bytes_per_token / GIB, layout=self.layout(r),

@@ -110,3 +110,21 @@ def test_follow_up_keeps_the_devices_of_a_batch_sum(assistant):
 ])
 def test_whether_the_table_lists_the_job_leads(assistant, q, expect):
     assert expect in lead(assistant.ask(q))
+
+
+def test_kv_pool_on_all_the_devices_said(assistant):
+    # "how many GB total go to KV" on 8 A100s: the pool of TP 8 (vLLM given all 8), not of the fewest layout (TP 2)
+    head = lead(assistant.ask("KV budget for llama3.1-70b on 8x A100 80G, util 0.9 — how many GB total go to KV?"))
+    assert "**8 GPUs** (TP 8)" in head and "KV cache pool **" in head, head
+
+
+@pytest.mark.parametrize("q,expect", [
+    # 600e6 / (14 h × 3600 × 8 × 0.9) = 1,653
+    ("If we want to finish 600M tokens by tomorrow morning (14 hours) with 8 NPUs, per-NPU tokens/s must be at least?", "1,653 tokens/s per card"),
+    # 512 × 4096 / (6 s × 64) = 5,461
+    ("每步 6 秒，GBS 512，序列 4096，64 卡，每卡 tokens/s 是多少", "5,461 tokens/s"),
+    # 800 × 64 × 8192
+    ("800 optimizer steps, GBS 64, 8k seq — total tokens?", "419,430,400"),
+])
+def test_more_formulas_lead(assistant, q, expect):
+    assert expect in lead(assistant.ask(q))
