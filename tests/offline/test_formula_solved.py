@@ -128,3 +128,9 @@ def test_kv_pool_on_all_the_devices_said(assistant):
 ])
 def test_more_formulas_lead(assistant, q, expect):
     assert expect in lead(assistant.ask(q))
+
+
+def test_a_catalog_stem_narrows_the_table_rows(assistant):
+    # seeds/004: mixtral-8x7b has full rows only: no LoRA row matches "mixtral" (not the 122 LoRA rows of every model)
+    head = lead(assistant.ask("is there a lora row for mixtral in the min-card table?"))
+    assert head.startswith("**Answer:** No") and "mixtral" in head
