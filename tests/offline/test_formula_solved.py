@@ -134,3 +134,9 @@ def test_a_catalog_stem_narrows_the_table_rows(assistant):
     # seeds/004: mixtral-8x7b has full rows only: no LoRA row matches "mixtral" (not the 122 LoRA rows of every model)
     head = lead(assistant.ask("is there a lora row for mixtral in the min-card table?"))
     assert head.startswith("**Answer:** No") and "mixtral" in head
+
+
+def test_tokens_per_step_leads_with_the_global_batch_inside(assistant):
+    # 8192 × 2 × 8 × 16 = 2,097,152 (round 18 c3-02): the asked figure first, its arithmetic holding the global batch 256
+    ans = assistant.ask("qwen3-8b，seq 8192，micro batch 2，梯度累积 8，16 卡纯数据并行，一步多少 token？")
+    assert "2,097,152" in lead(ans) and "全局 batch 为 256" not in ans.answer
