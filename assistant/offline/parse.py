@@ -391,7 +391,8 @@ class Parser:
         if q is not None and (s.model_arch or s.params_bound):
             q = q.model_copy(update={"arch": s.model_arch, "params_b": s.params_bound})
         # "a lora row for mixtral": a catalog stem named on its own narrows the rows to its models as a family does
-        named = s.unknown_model or s.family or next((w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z])", text)
+        # (a whole token: "llama-factory" names a framework, not the llama models)
+        named = s.unknown_model or s.family or next((w for w in re.findall(r"(?<![a-z0-9._/-])[a-z0-9][a-z0-9._/-]*", text)
                                                      if w in self.family_stems), None)
         if q is None or not named:
             return q
