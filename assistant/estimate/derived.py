@@ -501,6 +501,97 @@ def run_time_left(s: Shape | None, i: Inputs) -> Derived:
                    ["the logged time per iteration holds for the rest of the run (no evaluation or checkpoint pauses)"])
 
 
+# -- one identity solved for the figure left out ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Formula:
+    """An identity of products, lhs = rhs (each a product of named figures), which a question may state all but one of:
+    the one left out is solved for ("1B tokens in 10 h on 32 cards: what TPS per card?")."""
+
+    lhs: tuple[str, ...]
+    rhs: tuple[str, ...]
+    source: str
+    whole: frozenset[str] = frozenset()  # figures that must come out whole (a micro batch, a GA)
+
+
+FORMULAS: dict[str, Formula] = {
+    # ModelArts 模型训练时间、集群规模预测 (590604): Time = Tok_total / (TPS × N) / η
+    "time": Formula(("tokens",), ("tokens_per_second", "devices", "seconds", "eta"),
+                    "the vendor's formula Time = tokens / (TPS × N) / η (ModelArts 590604)"),
+    # the MindSpeed-LLM pages' GBS = MBS × DP × GA
+    "batch": Formula(("global_batch",), ("micro_batch", "dp", "grad_accum"), "GBS = MBS × DP × GA (ModelArts MindSpeed-LLM pages)",
+                     frozenset({"micro_batch", "grad_accum"})),
+    # a run's tokens: steps × GBS × sequence length (fixed-length sequences)
+    "run_tokens": Formula(("tokens",), ("iterations", "global_batch", "seq_len"), "tokens = steps × GBS × sequence length"),
+    # the launch-script note's TRAIN_ITERS = SN / GBS × EPOCH
+    "epochs": Formula(("iterations", "global_batch"), ("samples", "epochs"), "TRAIN_ITERS = SN / GBS × EPOCH (launch-script note)"),
+    # a step's tokens over its time and the devices: the measured throughput per device
+    "step_rate": Formula(("tokens_per_second", "devices", "iteration_seconds"), ("global_batch", "seq_len"),
+                         "TPS per device = GBS × sequence length / (step time × devices)"),
+}
+SYMBOL = {"tokens": "tokens", "tokens_per_second": "TPS", "devices": "N", "seconds": "time (s)", "eta": "η", "global_batch": "GBS",
+          "micro_batch": "MBS", "dp": "DP", "grad_accum": "GA", "iterations": "steps", "iteration_seconds": "step time (s)",
+          "seq_len": "sequence length", "samples": "samples", "epochs": "epochs"}
+
+
+def figure(name: str, formula: str, i: Inputs) -> float | None:
+    """A figure of a formula from the inputs (None: not said and not computable from what is)."""
+    if name == "seconds":
+        return i.hours * 3600 if i.hours else None
+    if name == "eta":
+        return i.speedup if (i.devices or 1) > 1 else 1.0
+    if name == "tokens":
+        if i.tokens:
+            return i.tokens
+        return float(i.samples * i.seq_len * (i.epochs or 1)) if i.samples and i.seq_len else None
+    if name == "dp":
+        if i.dp:
+            return float(i.dp)
+        mp = math.prod(v for v in (i.tp, i.pp, i.cp) if v)
+        return i.devices / mp if i.devices and i.devices % mp == 0 else None
+    if name == "global_batch" and formula != "batch" and not i.global_batch:
+        try:
+            return float(global_batch_of(i)[0])
+        except NotDerivable:
+            return None
+    v = getattr(i, name, None)
+    return float(v) if v is not None else None
+
+
+def solved(formula: str, asked: str, unit: str, per: str = "") -> Callable[[Shape | None, Inputs], Derived]:
+    """The term giving ``asked`` from the other figures of ``formula``: the product of the side without it over the rest
+    of its own side."""
+    f = FORMULAS[formula]
+
+    def term(s: Shape | None, i: Inputs) -> Derived:
+        own, other = (f.lhs, f.rhs) if asked in f.lhs else (f.rhs, f.lhs)
+        rest = [n for n in own if n != asked]
+        values = {n: figure(n, formula, i) for n in (*rest, *other)}
+        if lacking := [n for n, v in values.items() if v is None]:
+            raise NotDerivable(f"{SYMBOL[asked]} = {' × '.join(SYMBOL[n] for n in other)} / ({' × '.join(SYMBOL[n] for n in rest)}) "
+                               f"needs {', '.join(SYMBOL[n] for n in lacking)}.", lacking[0])
+        top, bottom = math.prod(values[n] for n in other), math.prod(values[n] for n in rest)  # type: ignore[misc]
+        value = top / bottom
+
+        def num(v: float) -> str:
+            return f"{v:,.0f}" if v == int(v) else f"{v:,.4g}"
+
+        def shown(names: list[str] | tuple[str, ...]) -> str:
+            return " × ".join(f"{SYMBOL[n]} {num(values[n])}" for n in names if values[n] != 1 or n != "eta")  # type: ignore[arg-type]
+
+        notes = [f.source]
+        if asked in f.whole and abs(value - round(value)) > 1e-9:
+            notes.append(f"{value:.3g} is not a whole number: the other figures do not divide evenly")
+        if "eta" in rest and (eta := values["eta"]) is not None and eta != 1:
+            notes.append(f"η {eta:g} is the vendor's linear speed-up factor on more than one device (at η 1: {value * eta:,.0f})")
+        if "tokens" in values and not i.tokens and i.samples:
+            notes.append("tokens = samples × sequence length × epochs (fixed-length sequences)")
+        exact = f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:,.3g}"
+        over = f" / ({shown(rest)})" if len(rest) > 1 else f" / {shown(rest)}" if rest else ""
+        return Derived(value, unit, f"{SYMBOL[asked]} = {shown(other)}{over} = {exact}", notes, per=per)
+
+    return term
+
+
 TERMS: dict[str, Callable[..., Derived]] = {
     "lora_params": lora_params,
     "params": params,
@@ -536,9 +627,14 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "tokens_in_window": tokens_in_window,
     "run_time": run_time,
     "run_time_left": run_time_left,
+    "throughput_needed": solved("time", "tokens_per_second", "tokens/s", "per device"),
+    "throughput_per_device": solved("step_rate", "tokens_per_second", "tokens/s", "per device"),
+    "micro_batch_for": solved("batch", "micro_batch", "count"),
+    "epochs_for_iters": solved("epochs", "epochs", "count"),
+    "tokens_for_iters": solved("run_tokens", "tokens", "tokens"),
 }
 CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_left"})
+MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_left", "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

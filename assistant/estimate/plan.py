@@ -42,6 +42,7 @@ class Plan:
     memory_devices: int | None = None  # fewest devices device memory holds it on, with any on-device setting
     fast_devices: int | None = None  # fewest devices for the fast tier (before vendor practice)
     practice: str | None = None  # why the recommendation is above the memory minimum
+    practice_full: int | None = None  # the full fine-tuning count (estimate) the LoRA practice halves
     faster: Plan | None = None  # the fast-tier plan on more nodes, when a GPU job is kept on one node with offload
 
 
@@ -233,6 +234,7 @@ def _recommended(s: Shape, base: TrainConfig, dev: Device, max_devices: int | No
     if not hit:
         return plan
     return _plan_from(hit, dev, plan.tier, plan.reason, memory_devices=minimum, fast_devices=plan.devices,
+                      practice_full=full.devices,
                       practice=(f"memory alone fits on {minimum}; recommended {hit[0].devices}, half of full "
                                 f"fine-tuning's {full.devices}, as the ModelArts tables size LoRA jobs"))
 

@@ -170,7 +170,7 @@ KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s
                                 r"(?<![a-z])kv(?![a-z])\s*(?:一共|总共|合计|加起来|总量|total|in\s+total)[^?？。]{0,8}(?:多大|多少|how\s+(?:big|much)|size)|"
                                 # "KV 要多少", "kv 占多少显存", "kv 得多大": the bare "kv" with a verb of needing before the amount
                                 r"(?<![a-z])kv(?![a-z])\s*(?:要|需要|得|占|占用|吃|吃掉|用|用掉)\s*(?:多少|多大)|"
-                                r"(?:how\s+(?:big|much|many\s+bytes)|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
+                                r"(?:how\s+(?:big|much|many\s+(?:bytes|[kmg]i?b))|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
                                 # "kv cache 为什么比 … 大", "why is the kv cache …", "每 token 各多少": the KV size asked all the same
                                 r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,12}(?:为什么|为啥|why)|(?:why|为什么|为啥)[^?？。]{0,30}(?<![a-z])kv(?![a-z])|"
                                 r"(?:每|per)\s*(?:个\s*)?tok(?:en)?[^?？。]{0,8}(?:各|分别)?\s*(?:多少|多大|how\s+(?:big|much))", re.I)
@@ -221,7 +221,9 @@ def asks_offload_needed(s: QuestionFrame) -> bool:
 # row is a part of its own (a yes or no), asked beside the count
 LISTED_ASKED = re.compile(
     r"(?:表|表格)(?:里|中|上)?\s*(?:有没有|有吗|有没|列了吗|列出了吗)|在.{0,24}表.{0,6}(?:有没有|有吗)|有没有.{0,16}(?:这一?行|数据|条目|记录)|"
-    r"(?<![a-z])(?:is|are)\s+(?:there\s+)?(?:an?\s+)?(?:row|entry|entries|rows)\s+(?:for|of)|"
+    r"(?<![a-z])(?:is|are)\s+(?:there\s+)?(?:an?\s+)?(?:[\w.-]+\s+){0,3}?(?:row|entry|entries|rows)\s+(?:for|of)|"
+    # "最小卡数表里 qwen3-235b 有 8192 的行吗": the model and the row asked between the table and the question mark
+    r"表(?:里|中|上).{0,30}?有.{0,16}?(?:行|数据|条目|记录)\s*(?:吗|么|嘛|[?？])|"
     r"(?<![a-z])(?:does|do)\s+the\s+(?:[\w-]+\s+){0,3}table\s+(?:list|have|include|cover)|(?:listed|in\s+the\s+(?:[\w-]+\s+){0,3}table)\s*\?")
 
 

@@ -438,6 +438,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             batch = self.plan_batch()  # "几张卡？global batch 多大？" / "global batch 该设多少" of a job sized before: the plan's figures
         if not batch or not self.header_block() or self.results("what_fits", ok=None):
             return out
+        if "gbs" not in self.s.intents and any(c.value and "global batch" in c.value.formula for c in self.r.of("derive_quantity", DerivedResult)):
+            return out  # the quantity asked ("一步多少 token") works the global batch in its own arithmetic: stated once
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
             line = batch_math.render(batch, self.lang, self.s.framework or self.s.stack)
             # "offload 有必要吗? global batch?", "几张卡？global batch 多大？": after the half asked first

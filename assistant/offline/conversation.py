@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import checks, proposal, spec
+from . import checks, proposal, quantity, spec
 from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
@@ -248,11 +248,15 @@ USERS = frozenset({"said", "conversation", "read_as"})  # origins of a value the
 def facts_quoted(earlier: QuestionFrame) -> set[str]:
     """The count slots of a turn that asked a part's own facts with no model and no word saying the user has the devices
     (carry.toml [facts_quoted]): a count of the fact, not the user's devices."""
+    from .batch_math import (
+        solve,  # the batch identity worked out of them ("64 卡 tp8，GA 设多少"): the user's devices too
+    )
     from .quantity import (
         asked,  # a quantity worked out of the counts ("32 张 910B，TP 4 PP 2，DP 是多少"): the user's devices
     )
 
-    if names_model(earlier) or not earlier.intents & CARRY.facts_intents or CARRY.owns.search(earlier.question.lower()) or asked(earlier):
+    if names_model(earlier) or not earlier.intents & CARRY.facts_intents or CARRY.owns.search(earlier.question.lower()) or asked(earlier) \
+            or solve(earlier, assume_mbs=True) is not None:
         return set()
     return {name for name in CARRY.facts_slots if earlier.origin(name) == "said"}
 
@@ -408,6 +412,9 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     elif "cards" in new.intents and "cards" not in asks(turn):
         # "on those cards, what ZeRO and GA?": the turn asks its own quantities; its device word asks no count
         new.intents.discard("cards")
+    if not asks(turn) and not quantity.asked(turn, inputs=False):
+        # "what if the window is 72 hours instead?": the quantity the earlier turn asked, on the changed figures
+        new.quantities_carried = list(dict.fromkeys([*earlier.quantities_carried, *(r.name for r in quantity.asked(earlier))]))
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
     if turn.task() is None:

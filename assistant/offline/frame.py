@@ -136,6 +136,9 @@ class QuestionFrame(BaseModel):
     layout_task: str | None = None  # "training" or "serving": what the layout rules were checked for
     # the conversation's yes/no asked again: "够吗?" then "把 cutoff_len 改成 8192 呢" asks whether the changed job still fits
     verdict_carried: bool = False
+    quantities_carried: list[str] = Field(default_factory=list)
+    """The quantities (quantities.toml) an earlier turn asked, asked again by a turn that only changes a value ("what if
+    the window is 72 hours instead?" after "what TPS per card for 2B tokens in 48 h on 16 cards?")."""
     # the user reports an out-of-memory error on this job, in this turn or earlier in the conversation: an estimate that
     # fits is then no verdict on their run, only a range to compare with, and the answer says what to look at next
     oom_reported: bool = False

@@ -372,7 +372,8 @@ def training_amounts(r: Reading, s: Slots) -> None:
         if (m.group(2) or "").lower() == "k" and m.group(0).rstrip().endswith("sequences") and \
                 re.search(r"(?:how\s+many|concurrent|simultaneous|parallel|active|in-flight)\s*$", work[: m.start()]):
             continue  # "how many (concurrent) 32k sequences fit": a length to count sequences of, not a training set
-        num, mag = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))  # "12 万条样本" or "SN 6400"
+        # "12 万条样本", "SN 6400" or "样本 64000": the first alternative that matched
+        num, mag = next((m.group(k), m.group(k + 1)) for k in (1, 3, 5) if m.group(k))
         s.samples = s.samples or int(amount(num, mag))
         r.claim_match(m, "samples", int(amount(num, mag)))
 

@@ -76,6 +76,8 @@ QUOTED_CHINESE = re.compile(r"(?<![a-z])(?:says?|said|shows?|showing|reads?|sayi
 # A count right before a node size ("two 8-card machines", "2 个 8 卡的节点"): how many nodes of that size
 NODES_OF_SIZE = re.compile(rf"(?<![0-9.a-z])(\d{{1,4}}|{EN_COUNT})\s*(?:台|个|套)?\s*$")
 LORA_SETTING = re.compile(r"lora[-_ ]?(?:rank|r|alpha|dropout|targets?|modules?)(?![a-z])")
+# the setup rules that take an unsaid micro batch as 1 (setup_check/rules.py)
+MICRO_BATCH_DEFAULTED = frozenset({"gbs_not_product", "gbs_not_divisible"})
 COUNT_RULE = frozenset({"cards_multiple_of_8"})  # the training-time page's rule for choosing a card count (590604)
 LAYOUT_SETTINGS = ("tp", "pp", "cp", "global_batch", "micro_batch", "grad_accum")  # a layout the setup rules check as stated
 # a capacity or quantity asked beside a layout: the layout rules that hold are no answer to it ("TP 4 on 8 cards, fits?")
@@ -426,7 +428,10 @@ class Parser:
         q = table_query.read(text, inference="inference" in s.intents)
         if q is not None and (s.model_arch or s.params_bound):
             q = q.model_copy(update={"arch": s.model_arch, "params_b": s.params_bound})
-        named = s.unknown_model or s.family
+        # "a lora row for mixtral": a catalog stem named on its own narrows the rows to its models as a family does
+        # (a whole token: "llama-factory" names a framework, not the llama models)
+        named = s.unknown_model or s.family or next((w for w in re.findall(r"(?<![a-z0-9._/-])[a-z0-9][a-z0-9._/-]*", text)
+                                                     if w in self.family_stems), None)
         if q is None or not named:
             return q
         stem = re.sub(r"[\s_]+", "", named.lower())
@@ -701,6 +706,10 @@ class Parser:
         # answers a time or a card-count question, not "what GA on my 12 cards" (round 9 c3-07)
         batch_only = "ga" in s.intents and not s.intents & {"time", "cards", "problem", "memory"}
         skip = frozenset({"cards_multiple_of_8"}) if batch_only else frozenset()
+        # a figure the question asks a formula for ("GBS 256, GA 16, 8 cards: what micro batch?") is no default of 1 to check
+        from .quantity import asked as quantities_asked
+        if any("micro_batch" in row.solves for row in quantities_asked(s)):
+            skip |= MICRO_BATCH_DEFAULTED
         # a yes/no or a time asked of the user's devices, with no layout of theirs to check, is the answer's lead: the
         # vendor's card-count rule their count breaks follows it (round 12 c2-01); a limit of the job itself stays first
         after_lead = COUNT_RULE if (asks_verdict(s) or "time" in s.intents) and not any(

@@ -144,7 +144,8 @@ class PlanBlocks(CapacityBlocks):
             return []  # the vendor marks the framework '-' here: there is no tested setup to match
         # with no vendor row for this job the practice is the tables' rule carried over, not a setup the vendor ran
         key = "lora_practice" if p.table is not None or p.table_also else "lora_practice_no_row"
-        return [self.say(key, need=self.devices(need, p.unit, p.hardware), rec=self.devices(rec, p.unit, p.hardware))]
+        full = self.devices(p.practice_full, p.unit, p.hardware) if p.practice_full else rec
+        return [self.say(key, need=self.devices(need, p.unit, p.hardware), rec=self.devices(rec, p.unit, p.hardware), full=full)]
 
     def trainer_label(self, call: Result[TrainingMemoryResult]) -> str:
         """"With 8-bit AdamW (bitsandbytes), on 2 GPUs, ZeRO-2, no offload: " when the call carries the optimizer, loss

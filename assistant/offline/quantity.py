@@ -38,6 +38,7 @@ class QuantityRow:
     replaces: tuple[str, ...]
     label: dict[str, str]
     note: dict[str, str]
+    solves: tuple[str, ...] = ()  # the frame value a formula row solves for: said outright, it is no question
 
 
 def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
@@ -54,7 +55,7 @@ def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
         assert words is not None, row["name"]
         out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(row["unless"]), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
                                tuple(row.get("any", ())), bool(row.get("model")), tuple(row.get("replaces", ())),
-                               row["label"], row.get("note", {})))
+                               row["label"], row.get("note", {}), tuple(row.get("solves", ()))))
     return out
 
 
@@ -83,6 +84,8 @@ def spans_asked(row: QuantityRow, s: QuestionFrame, inputs: bool = True) -> list
     if inputs and row.model and not (s.model or s.params_b):
         return []
     if inputs and missing(row, s):
+        return []
+    if any(has(s, n) for n in row.solves):
         return []
     if row.with_ is not None and not row.with_.search(q):
         return []
@@ -131,9 +134,14 @@ def clause_of(text: str, start: int, end: int) -> list[str]:
     return [text[lo:hi], text[hi:after]]
 
 
-def asked(s: QuestionFrame) -> list[QuantityRow]:
-    """The quantities the question asks and the frame can compute, in the order the question asks them."""
-    return chosen({row.name: sp for row in ROWS if (sp := spans_asked(row, s))})
+def asked(s: QuestionFrame, inputs: bool = True) -> list[QuantityRow]:
+    """The quantities the question asks and (``inputs``) the frame can compute, in the order the question asks them;
+    with none asked in its words, those an earlier turn asked that the frame now computes (a turn that changes a value)."""
+    rows = chosen({row.name: sp for row in ROWS if (sp := spans_asked(row, s, inputs))})
+    if rows or not s.quantities_carried:
+        return rows
+    return [BY_NAME[n] for n in s.quantities_carried if n in BY_NAME and not missing(BY_NAME[n], s)
+            and not any(has(s, v) for v in BY_NAME[n].solves)]
 
 
 def chosen(spans: dict[str, list[tuple[int, int]]]) -> list[QuantityRow]:

@@ -61,6 +61,8 @@ class QuantityBlocks(Writer):
             return f"{v / 3600:.1f} 小时（{v:,.0f} 秒）" if zh else f"{v / 3600:.1f} h ({v:,.0f} s)"
         if d.unit == "devices":
             return self.devices(int(v), d.device_unit)
+        if d.unit == "tokens/s":
+            return f"{v:,.0f} tokens/s"
         text = f"{v:,.0f}" if v == int(v) else f"{v:g}"
         if d.unit == "layers" and v != int(v):  # an uneven split: the stages hold the two whole counts around it
             text = f"{int(v)}–{int(v) + 1}"
@@ -76,7 +78,8 @@ class QuantityBlocks(Writer):
         row = BY_NAME[d.quantity]
         per = {"per stage": "每个 stage", "per rank": "每个 rank", "per iteration": "每个 iteration", "per card": "每张卡",
                "per DIE": "每个 DIE", "per layer": "每层", "per token": "每个 token",
-               "per step": "每步", "per epoch": "每个 epoch"}.get(d.per, d.per) if self.zh else d.per
+               "per step": "每步", "per epoch": "每个 epoch", "per device": "每张卡" if self.e.facts.unit != "die" else "每个 DIE"}.get(d.per, d.per) if self.zh else (
+            f"per {'DIE' if self.e.facts.unit == 'die' else 'card'}" if d.per == "per device" else d.per)  # the part's own unit
         per = "" if self.zh and per and per[:1] in row.label["zh"] else per  # "每个 rank 的参数量" says it already
         head = f"**{row.label[self.lang]}{'（' + per + '）' if self.zh and per else ''}：{self.quantity_value(d)}**" if self.zh else (
             f"**{row.label['en']}: {self.quantity_value(d)}{' ' + per if per else ''}**")

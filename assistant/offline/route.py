@@ -32,6 +32,7 @@ from .asked import (
     asks_verdict,
     named_setting,
     nodes_of_devices_said,
+    serving_parts_asked,
     stages_offered,
 )
 from .conversation import solved_slot
@@ -250,7 +251,7 @@ class Router:
         if q.table != "vllm":
             args["strategy"] = table_strategy(s.method)
         if q.table == "min_cards":
-            args["framework"] = None if len(s.frameworks) > 1 else s.framework
+            args["framework"] = q.framework or (None if len(s.frameworks) > 1 else s.framework)
             args["hardware"] = effective(s).part or "Snt9B"
             if q.versus:  # "more MindSpeed cards than LF cards": MindSpeed's rows, each against its LF pair
                 args[q.versus.against] = q.this
@@ -533,7 +534,10 @@ class Router:
         """The user's precision (only when stated), concurrency, utilisation and devices. "How many users
         can 8 cards serve" asks for the largest layout within the user's devices (largest_layout), with
         the sequences it holds."""
-        probe = bool("capacity" in s.intents and not s.concurrency and e.devices)
+        # the KV cache asked on the user's devices with no length of theirs ("how much KV cache do I get on 8 GPUs?"): the
+        # pool of the largest layout within them, as vLLM given all of them would have it
+        pool = "kv" in serving_parts_asked(s.question) and bool(s.devices) and not s.seq_len and not s.concurrency
+        probe = bool(("capacity" in s.intents or pool) and not s.concurrency and e.devices)
         # "bf16 and int8 weights": one estimate per precision named, in the order typed
         return [c for bits in (list[int | None](s.weight_bits_each) or [s.weight_bits]) for c in self.call(
             "estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,

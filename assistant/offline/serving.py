@@ -421,6 +421,13 @@ class ServingBlocks(CapacityBlocks):
         length, conc = r.max_model_len, r.concurrency if r.concurrency > 1 else None
         one = r.kv_bytes_per_token * length / GIB
         many = self.say("kv_text_gib_for_at", value=one * conc, conc=conc) if conc else ""
+        if self.e.devices and not self.s.seq_len and not conc:
+            r = next((x.value for x in ests if x.value and x.arg("largest_layout")), r)  # the pool on all the devices
+            # "how much KV cache do I get on my 4 GPUs": the pool the devices leave after the weights, no length of the
+            # user's to measure it in, so the pool in GiB leads and the tokens it holds follow
+            return self.say("kv_text_pool", total=r.kv_tokens_fit * r.kv_bytes_per_token / GIB, layout=self.layout(r),
+                            per_device=r.kv_cache_gib, per_token=self.per_token(r), kv_formula=r.kv_formula,
+                            kv_tokens_fit=r.kv_tokens_fit, one=one, length=length, value=kv_name(r))
         return self.say("kv_text_kv_cache_gib", per_token=self.per_token(r), kv_formula=r.kv_formula, one=one, length=length, many=many, layout=self.layout(r), kv_tokens_fit=r.kv_tokens_fit, value=kv_name(r))
 
     def kv_lead(self, ests: list[Result[InferenceResult]]) -> str | None:

@@ -96,12 +96,29 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
     def listed(self, f: TrainingFacts) -> str | None:
         """Whether the minimum-card table lists the job at the length asked: yes, or no with the row that answers instead."""
         call = f.min_call
-        if call is None or call.value is None:
+        if call is None:
             return None
-        asked, used = call.arg("seq_len"), call.value.seq_len_used
         strat = STRATEGY[self.lang][call.arg("strategy")] if call.arg("strategy") else ""
+        if call.value is None:
+            if call.error is None or call.error.field != "strategy":
+                return None
+            # the model listed for another method only ("mixtral-8x7b: full rows, no LoRA row")
+            others = self.say("semicolon").join(STRATEGY[self.lang].get(x, x) for x in call.error.valid or [])
+            return self.say("row_listed_no", label=MIN_LABEL[self.lang], what=f"{self.s.model} {strat}",
+                            instead=self.say("row_listed_other_method", model=self.s.model, listed=others))
+        asked, used = call.arg("seq_len"), call.value.seq_len_used
+        if asked is None and self.s.seq_len and self.s.origin("seq_len") == "said":
+            # a length said but the rows fetched whole (the shorter row bounds it): whether that length is listed
+            asked = self.s.seq_len
+            lengths = {r.seq_len for r in call.value.rows}
+            used = asked if asked in lengths else (f.bound[0].seq_len if f.bound else None)
         what = " ".join(x for x in (self.s.model, strat, f"SEQ_LEN {asked}" if asked else "") if x)
         if asked is None or used == asked:
+            # listed, but '-' for the framework asked of ("does the table list internvl2.5-38b for MindSpeed-LLM?")
+            fw = self.s.framework
+            rows = [r for r in call.value.rows if r.framework == fw and (used is None or r.seq_len == used)] if fw else []
+            if rows and not any(r.supported for r in rows):
+                return self.say("row_listed_dash", label=MIN_LABEL[self.lang], what=what, framework=fw)
             return self.say("row_listed_yes", label=MIN_LABEL[self.lang], what=what)
         return self.say("row_listed_no", label=MIN_LABEL[self.lang], what=what,
                         instead=self.say("row_listed_instead", used=used) if used else "")

@@ -61,6 +61,7 @@ class TableQuery(BaseModel):
     yes_no: bool = False  # "any …?": answered yes or no first
     extreme: Literal["max", "min"] | None = None  # "which model needs the most cards": the rows of the largest count
     model: str | None = None  # "the most cards deepseek-v3 needs in the table": one model's rows, its largest
+    framework: str | None = None  # the framework the filter itself is on ("LF 不支持的", "only with MindSpeed": LF's '-' rows)
 
 
 @dataclass(frozen=True)
@@ -78,12 +79,17 @@ class Vocab:
     nodes_unit: re.Pattern = re.compile("$^")
     columns: dict[str, dict[str, re.Pattern]] = field(default_factory=dict)
     versus: dict[str, re.Pattern] = field(default_factory=dict)
+    only: dict[str, re.Pattern] = field(default_factory=dict)  # per framework: "only with it" (the other one's rows are '-')
     spec: dict[str, list[re.Pattern]] = field(default_factory=dict)  # each its own (they share group names)
     memory_cards: re.Pattern = re.compile("$^")
     yes_no: re.Pattern = re.compile("$^")
     minimum_said: re.Pattern = re.compile("$^")
     extreme: dict[str, re.Pattern] = field(default_factory=dict)
     extreme_of: re.Pattern = re.compile("$^")
+
+
+def _columns(d: dict) -> dict[str, dict[str, re.Pattern]]:
+    return {c: {k: _any(v) for k, v in vals.items()} for c, vals in d["columns"].items()}
 
 
 def _any(patterns: list[str]) -> re.Pattern:
@@ -116,6 +122,8 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         nodes_unit=re.compile("^(?:" + "|".join(units["nodes"]) + ")$"),
         columns={c: {k: _any(v) for k, v in vals.items()} for c, vals in d["columns"].items()},
         versus={k: _any(v) for k, v in d["versus"].items()},
+        only={fw: _any([p.replace("{fw}", f"(?:{rx.pattern})") for p in d["unsupported"]["only"]]) for fw, rx in
+              ((fw, rx) for fw, rx in _columns(d)["framework"].items())},
         spec={k: [re.compile(p) for p in v] for k, v in d["recipe_spec"].items()},
         memory_cards=_any(d["memory_cards"]["patterns"]),
         yes_no=_any(d["yes_no"]["patterns"]),
@@ -238,6 +246,21 @@ MOST_NEEDED = re.compile(r"最多(?:需要|要|得)|(?<![a-z])most\s+(?:[\w.-]+\
 COUNT_ASKED = re.compile(r"how\s+many|多少|几\s*(?:张|个|台)|(?<![a-z])what(?:'s|\s+is|\s+are)\s+the\s+(?:most|largest|highest|max)")
 
 
+def filtered_framework(text: str, supported: bool | None, whole: bool, v: Vocab) -> tuple[str | None, bool | None, bool]:
+    """The framework a minimum-card filter is on, when the question names both: "only with X" asks for the models whose
+    other framework's rows are all '-'; "LF 不支持", "MindSpeed shows a dash" for the '-' rows of the framework named
+    just before the words of '-'. (framework, supported, whole model); no framework when it does not say."""
+    names = [fw for fw, rx in v.columns["framework"].items() if rx.search(text)]
+    only = [fw for fw, rx in v.only.items() if rx.search(text)]
+    if len(only) == 1:
+        return next(fw for fw in v.columns["framework"] if fw != only[0]), False, True
+    if len(names) > 1 and supported is False and (m := v.unsupported.search(text)):
+        before = [(x.end(), fw) for fw, rx in v.columns["framework"].items() for x in rx.finditer(text[: m.start()])]
+        if before:
+            return max(before)[1], supported, whole
+    return None, supported, whole
+
+
 def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery | None:
     """The table query of a question (lower-cased, numerals as digits), or None when it asks for no table's rows."""
     # the vLLM table's own name ("vllm 最小卡数表") holds the minimum-card table's words: the named vLLM table is the one
@@ -272,9 +295,12 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
         zero = offload = ga = None  # the recipe table's columns only
     supported = False if unsupported and table != "recipes" else True if table != "recipes" and v.supported.search(text) else None
     whole = supported is False and bool(v.models.search(text)) and not v.rows.search(text)
+    framework = None
+    if table == "min_cards" and not pair:
+        framework, supported, whole = filtered_framework(text, supported, whole, v)
     # the newest table has 64 GB cards only: 32 GB cards are the older tables' (every table then, each row naming its own)
     default = None if memory and "32" in memory.group(0) else "vllm-newest"
     vllm_table = next((k for k, rx in v.vllm_tables.items() if rx.search(text)), default) if table == "vllm" else None
     return TableQuery(table=table, table_named=bool(named), cards=cards, nodes=nodes, zero_stage=zero, offload=offload,
                       grad_accum=ga, supported=supported, whole_model=whole, vllm_table=vllm_table, per_node=per_node,
-                      versus=pair, this=this, yes_no=bool(v.yes_no.search(text)), extreme=extreme)
+                      versus=pair, this=this, yes_no=bool(v.yes_no.search(text)), extreme=extreme, framework=framework)

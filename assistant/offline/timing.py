@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ..estimate.derived import MODEL_FREE
 from ..tools.derived_tools import DerivedResult
 from ..tools.tables import MinCardsResult, TrainingRecipeResult
 from ..tools.time_tools import TrainingTimeResult
@@ -54,8 +55,8 @@ class TimeBlocks(Writer):
         if "time" not in self.s.intents or serving:  # a serving question's "timeout, how long" is not a training time
             return []
         calls = self.r.of("estimate_training_time", TrainingTimeResult, ok=None)
-        timed = ("run_time", "tokens_in_window")  # a run's time from its log, the tokens a window holds: the formula worked
-        if not calls and any(str(c.arg("quantity")).startswith(timed) and c.value for c in self.r.of("derive_quantity", DerivedResult)):
+        # a run's time from its log, the tokens a window holds, the TPS a deadline needs: the formula worked
+        if not calls and any(str(c.arg("quantity")) in MODEL_FREE and c.value for c in self.r.of("derive_quantity", DerivedResult)):
             return []  # the figure led with its formula (quantity_blocks.py): no formula left to fill in
         if not calls:
             if not (self.s.model or self.s.tokens or self.s.tps or self.s.method or TRAINING_SUBJECT.search(self.s.question)):

@@ -66,6 +66,11 @@ class TableBlocks(CapacityBlocks):
     def min_lines(self, f: TrainingFacts) -> list[str]:
         call = f.min_call
         if call is None or call.value is None:
+            if call is not None and call.error.code == "no_table_row" and call.error.field == "strategy":
+                # the model is listed, for another method only: said so, not "no data for it"
+                return [self.say("min_no_row_strategy", label=MIN_LABEL[self.lang], model=self.s.model,
+                                 strat=STRATEGY[self.lang].get(str(call.arg("strategy")), call.arg("strategy")),
+                                 listed=self.say("semicolon").join(STRATEGY[self.lang].get(x, x) for x in call.error.valid or []))]
             if call is not None and call.error.code == "no_table_row":
                 return [self.say("min_no_row", label=MIN_LABEL[self.lang], model=self.s.model)] + self.same_shape_rows()
             return [f"- {call.error.message}"] if call else []

@@ -20,7 +20,8 @@ Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_hea
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
                    "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "steps_per_epoch", "total_steps", "total_tokens", "tokens_in_window", "adam_moments", "states_at_bytes", "min_context_parallel",
-                   "params_per_layer", "embedding_params", "flops_per_token"]
+                   "params_per_layer", "embedding_params", "flops_per_token",
+                   "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
 

@@ -217,6 +217,7 @@ class PlanResult(BaseModel):
                                        "below `devices` when vendor practice for LoRA raises the recommendation (see "
                                        "`practice`) or only full recompute fits on fewer.")
     practice: str | None = Field(None, description="Why the recommendation is above the memory minimum, if it is.")
+    practice_full: int | None = Field(None, description="The full fine-tuning devices (estimate) the LoRA practice halves.")
     unit: str = Field(description="What one device is: card, or DIE on Snt9B23.")
     nodes: int = Field(description="Nodes the devices span.")
     per_node: int = Field(description="Devices used on each node.")
@@ -311,7 +312,7 @@ def plan_result(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
         model=model_id or s.name, shape=shape_info(s), method=base.method, stage=base.stage, seq_len=base.seq_len,
         model_max_context=model_context(ctx, model_id), hardware=hw_id, framework=base.framework, fits=p.fits,
         verdict=p.memory.verdict, tightest=c.tightest, devices=p.devices, memory_devices=p.memory_devices,
-        practice=p.practice, unit=dev.unit, nodes=p.nodes,
+        practice=p.practice, practice_full=p.practice_full, unit=dev.unit, nodes=p.nodes,
         per_node=p.per_node, physical_cards=-(-p.devices // dev.dies_per_card) if dev.dies_per_card > 1 else None,
         zero_stage=None if c.megatron else c.zero_stage, offload=c.offload, tp=c.tp, pp=c.pp, cp=c.cp, ep=c.ep,
         recompute=c.recompute, distributed_optimizer=c.megatron, micro_batch=c.micro_batch, grad_accum=p.grad_accum,

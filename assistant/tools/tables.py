@@ -344,6 +344,12 @@ def min_cards(ctx, args: MinCardsArgs) -> MinCardsResult:
     model_id = ctx.resolver.model_id(args.model)
     raw = ctx.kb.min_cards(model_id, args.strategy, args.framework, args.hardware)
     if not raw:
+        # the model listed with another method only ("mixtral-8x7b: full rows, no LoRA row"): said apart from a model
+        # the table does not list at all
+        others = sorted({r["strategy"] for r in ctx.kb.min_cards(model_id, None, args.framework, args.hardware)}) if args.strategy else []
+        if others:
+            raise SizingError("no_table_row", f"The minimum-card table has no {args.strategy} row for {model_id}; it lists "
+                              f"{model_id} for {', '.join(others)} only.", field="strategy", valid=others, status=404)
         listed = sorted({r["model_id"] for r in ctx.kb.query("SELECT DISTINCT model_id FROM min_cards")})
         what = f"{model_id}" + (f" with {args.strategy}" if args.strategy else "")
         raise SizingError("no_table_row", f"The minimum-card table has no row for {what}.",
