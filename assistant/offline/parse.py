@@ -311,6 +311,9 @@ class Parser:
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
         zero_means_full(s)
+        if not (s.framework or s.frameworks) and (trainer := spec.trainer_of_keys(r)):
+            s.framework = trainer  # the settings written in one trainer's own argument names ask about that trainer
+            s.mark("read_as", "framework")
         self._counts(work, s, hw_count, r)
         self._changes(r, s)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back

@@ -59,6 +59,7 @@ class SlotSpec:
     elsewhere: re.Pattern | None = None  # where its words mean something else ("rank 0 saving checkpoint": a process)
     units: tuple[tuple[re.Pattern, float], ...] = ()  # the unit words beside a value and what each multiplies it by ("3 days": 72 h)
     change: re.Pattern | None = None  # the slot changed from one value to another ("GA 从 8 改成 16", "rank from 8 to 16")
+    trainers: tuple[tuple[str, re.Pattern], ...] = ()  # (framework, its own spelling of the key): the trainer the key names
 
 
     def valid(self, value: float) -> bool:
@@ -104,7 +105,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
                             tuple(row.get("spellings", ())),
                             re.compile("|".join(row["elsewhere"])) if row.get("elsewhere") else None,
                             tuple((re.compile(rx), float(f)) for rx, f in row.get("units", [])),
-                            re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHANGE_TO}{VALUE[row['type']]}") if keys else None))
+                            re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHANGE_TO}{VALUE[row['type']]}") if keys else None,
+                            tuple((fw, re.compile(rx)) for fw, rx in row.get("trainers", {}).items())))
     return out
 
 
@@ -148,6 +150,14 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             if slot.invalid:
                 typed = frame.question[at.start:at.end] if len(frame.question) == len(r.text) else r.text[at.start:at.end]  # as written
                 checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
+
+
+def trainer_of_keys(r: Reading) -> str | None:
+    """The one trainer whose own argument names the question's settings are written in ("per_device_train_batch_size=2
+    GA=4" is LLaMA-Factory's YAML), else None (none, or two trainers' names mixed)."""
+    named = {fw for span in r.spans if (slot := BY_NAME.get(span.slot)) for fw, rx in slot.trainers
+             if rx.search(r.text[span.start:span.end])}
+    return named.pop() if len(named) == 1 else None
 
 
 def said_in_words(r: Reading, slot: SlotSpec) -> tuple[re.Match, int | float, dict[str, int | float]] | None:

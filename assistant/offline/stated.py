@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import spec
+from . import batch_math, spec
 from .frame import QuestionFrame
 
 # A number standing on its own: not glued to letters before it ("qwen2.5", "a100", "llama3-8b", "zero-3",
@@ -112,6 +112,8 @@ def slot_used(frame: QuestionFrame, name: str, value: object, call_args: list[di
         return False  # out of range (said as a problem), or a LoRA setting in a full fine-tuning
     if name in STATED_SLOTS and spec.value_of(frame, name) is not None:
         return True
+    if name in ("tp", "pp") and frame.framework != "LLaMA-Factory" and batch_math.solve(frame, assume_mbs=True) is not None:
+        return True  # the batch identity's data parallel (devices / (TP × PP)) is stated with the split the user said
     # a LLaMA-Factory argument said by its name ("lora alpha 128") is written into the YAML under that name
     return any(args.get(arg) == value or (args.get("yaml_keys") or {}).get(arg) == value
                for args in call_args for arg in (name, *slot.args))
