@@ -50,6 +50,7 @@ from .asked import (
     asks_host_ram,
     asks_table_length,
     asks_verdict,
+    judges_grad_accum,
     offload_asked_first,
     sizing_asked_before_time,
 )
@@ -392,8 +393,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         batch = batch_math.solve(self.s, self.plan_layout(), assume) if said or self.s.intents & {"gbs", "ga"} else None
         if batch is None and "gbs" in self.s.intents:
             batch = self.plan_batch()  # "几张卡？global batch 多大？" / "global batch 该设多少" of a job sized before: the plan's figures
-        if not batch or not self.header_block() or self.results("what_fits", ok=None):
-            return out
+        if not batch or not self.header_block() or self.results("what_fits", ok=None) or judges_grad_accum(self.s):
+            return out  # ("is GA 16 a problem?": the judgement leads with the global batch it gives)
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
             line = batch_math.render(batch, self.lang, self.s.framework or self.s.stack)
             # "offload 有必要吗? global batch?", "几张卡？global batch 多大？": after the half asked first
@@ -460,7 +461,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The numbers of the question that no slot took, named so nothing stated is dropped silently."""
         # the node counts "is that the same as 8 Snt9B nodes?" compares are used by that comparison (same_as.py)
         compared = [(sp.start, sp.end) for sp in self.s.spans if sp.slot == "said_nodes"] if same_as.line(self.s, self.parts, self.zh) else []
-        left = [f"“{m.text}”" + (self.say("not_used_text", why=why) if (why := spec.why_unused(self.s, m.start, m.end, self.lang)) else "")
+        left = [f"“{m.text}”" + (self.say("not_used_text", why=why) if (why := spec.why_unused(self.s, m.start, m.end, self.lang) or (
+                    self.say("version_unused") if stated.VERSION.fullmatch(m.text.lower()) else "")) else "")
                 for m in stated.unused(self.s, [d.args for d in self.done]) if not any(a <= m.at < b for a, b in compared)]
         if not left:
             return []

@@ -35,6 +35,13 @@ VALUE = {
 }
 
 
+# A value the user quotes from a table, a recipe or a default ("the table says GA 8", "recipe uses zero 3", "表里是 GA 8",
+# "默认 rank 8"): the reference the question sets its own value against, not a value of the user's job
+QUOTED = re.compile(r"(?:(?<![a-z])(?:table|recipe|vendor|official|docs?|documentation|default|recommended|modelarts|guide)(?:'s)?\s*"
+                    r"(?:says?|said|gives?|uses?|used|lists?|recommends?|suggests?|has|is|shows?|value)?\s*(?:a|an|the)?\s*[:=]?\s*|"
+                    r"(?:表|表格|配方|厂商|官方|文档|默认|推荐)\s*(?:里|中|上)?\s*(?:说|写的?|给的?|用的?|是|推荐|建议|值)?\s*(?:的)?\s*[:：]?\s*)$")
+
+
 @dataclass(frozen=True)
 class SlotSpec:
     name: str
@@ -128,6 +135,12 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             for other in list(r.finditer(slot.elsewhere)):
                 r.claim_match(other, NOT_A_SETTING, None, "vocabulary")
         m = r.search(slot.pattern)
+        while m and QUOTED.search(r.text[max(0, m.start() - 40):m.start()]):
+            # "the table says GA 8 but I run GA 32": the table's value is quoted, the user's is the next one written
+            r.claim_match(m, NOT_A_SETTING, None, "vocabulary")
+            if (raw := found(m).raw) and slot.valid(quoted := slot.value(raw)) and hasattr(frame, "quoted"):
+                frame.quoted.setdefault(slot.name, quoted)
+            m = r.search(slot.pattern)
         at = found(m) if m else None
         if not at and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean
             r.claim_match(said[0], slot.name, said[1], "vocabulary")
