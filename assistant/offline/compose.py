@@ -73,6 +73,7 @@ from .route import (
     is_training_question,
     names_model,
     part_facts_asked,
+    runtime_kv_dtype,
     table_strategy,
 )
 from .serving import quant_named
@@ -536,6 +537,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             out += self.say("read_as_read_as", model_read_as=s.model_read_as, model=s.model)
         if s.origin("method") == "read_as" and s.method_read_as and s.method:
             out += self.say("read_as_read_as", model_read_as=s.method_read_as, model=self.method_name(s.method))
+        if (kv := s.kv_cache_dtype) and (runtime := runtime_kv_dtype(kv, self.e.facts.kind)) != kv:
+            # "int8 kv cache" on a GPU: sized with the runtime's own 8-bit KV cache, and said so
+            out += self.say("read_as_kv_dtype", typed=kv, runtime=runtime, kind=self.say(f"kv_runtime_{self.e.facts.kind}"))
         for typed, slot in s.keys_read_as:  # "per_devcie 2": the setting whose key it was read as
             out += self.say("read_as_read_as", model_read_as=typed, model=slot.replace("_", " "))
         if s.ignored_instruction:

@@ -36,7 +36,7 @@ ASKED_SLOTS = {"asked_nodes", "either"}  # spans whose digits the question asks 
 # the sizing takes, so it is named as unused (with why) unless it names one of the vendor's vLLM tables (table_query.toml)
 VERSION = re.compile(r"(?:(?<![a-z0-9_.])v?\d+\.\d+\.\d+(?:[.-]?(?:rc|post|dev|b)\d*)*|"
                      r"(?:vllm(?:-ascend)?|cann|torch|pytorch|torch_npu|transformers|deepspeed|mindspeed(?:-llm)?|llama-?factory|"
-                     r"python|cuda|driver|firmware|mindie)\s*(?:version\s*|版本\s*)?(?:v|=|==)?\s*\d+\.\d+(?:\.\w+)*)(?![0-9])")
+                     r"python|cuda|driver|firmware|mindie)\s*(?:version\s*|版本\s*)?(?:v|=|==)?\s*\d+\.\d+(?:\.\w+)*)(?![0-9]|\.\d)")  # not an address
 KEY_BEFORE = re.compile(r"([a-z_][a-z_\-]{1,30}|[\u4e00-\u9fff]{1,6})\s*[:=为是]?\s*$")
 
 

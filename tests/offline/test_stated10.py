@@ -166,3 +166,20 @@ def test_a_software_version_is_named_unused_with_why(assistant):
 def test_a_vllm_table_version_is_no_unused_value(assistant):
     ans = assistant.ask("qwen2.5-7b in the vllm v0.7.2 table, how many cards?")
     assert "Not used" not in ans.answer
+
+
+# -- an 8-bit KV cache in the other runtime's dtype --------------------------------------------------
+def test_an_int8_kv_cache_on_a_gpu_is_sized_as_its_fp8_and_said(assistant):
+    ans = converse(assistant, "llama-3.1-8b on one L4 24GB with vllm, 8k context, how many concurrent users?",
+                   "swap the kv cache to int8 and raise utilization to 0.95")
+    calls = [c for c in ans.tool_calls if c.name == "estimate_inference"]
+    assert calls and all(c.args.get("kv_cache_dtype") == "fp8" and c.args.get("gpu_memory_utilization") == 0.95 for c in calls)
+    # 2 x 32 layers x 8 KV heads x 128 x 1 B = 64 KiB per token
+    assert "read the int8 KV cache as fp8" in ans.answer and "64 KiB per token" in ans.answer
+
+
+def test_an_fp8_kv_cache_on_ascend_is_sized_as_its_int8_and_said(assistant):
+    ans = assistant.ask("qwen2.5-7b 在一张 910B 上用 vllm，fp8 kv cache，32k 能并发几路")
+    assert all(c.args.get("kv_cache_dtype") == "int8" for c in ans.tool_calls if c.name == "estimate_inference")
+    # 2 x 28 layers x 4 KV heads x 128 x 1 B = 28 KiB per token
+    assert "fp8 KV cache 按 int8 计" in ans.answer and "每 token 28 KiB" in ans.answer
