@@ -183,3 +183,12 @@ def test_an_fp8_kv_cache_on_ascend_is_sized_as_its_int8_and_said(assistant):
     assert all(c.args.get("kv_cache_dtype") == "int8" for c in ans.tool_calls if c.name == "estimate_inference")
     # 2 x 28 layers x 4 KV heads x 128 x 1 B = 28 KiB per token
     assert "fp8 KV cache 按 int8 计" in ans.answer and "每 token 28 KiB" in ans.answer
+
+
+def test_a_share_lowered_by_its_informal_name_carries_to_a_named_tp(assistant):
+    ans = converse(assistant, "qwen2.5-7b 推理 on 一张 RTX 4090 24G, vllm, max-model-len 设多少合适",
+                   "if I lower the util knob to 0.8 does 32k still fit?", "用两张 4090 tp=2 呢")
+    assert {c.args.get("gpu_memory_utilization") for c in ans.tool_calls if c.name == "estimate_inference"} == {0.8}
+    # 2 x (24 GB x 0.8 - 7.6 GB of weights per GPU - ~1 GB) ~ 21 GB / 56 KiB per token ~ 370k tokens; the yes leads
+    lead = next(line for line in ans.answer.splitlines() if line.startswith("**结论**"))
+    assert "**可以**" in lead and "TP 2" in lead
