@@ -85,6 +85,8 @@ def zero_means_full(s: QuestionFrame) -> None:
     conversation's method (carry.toml follow_part) and a LoRA setting (rank, alpha) keep LoRA."""
     if s.method or s.methods or s.zero_stage is None or s.task() == "serving" or s.lora_rank or s.settings.get("lora_alpha"):
         return
+    if not (s.model or s.params_b or s.unknown_model):
+        return  # "what does ZeRO-3 partition?", "any single-card ZeRO-3 row?": a term or a table filter, no job to size
     s.method = "full"
     s.mark("default", "method")
 

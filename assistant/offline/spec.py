@@ -37,9 +37,12 @@ VALUE = {
 
 # A value the user quotes from a table, a recipe or a default ("the table says GA 8", "recipe uses zero 3", "表里是 GA 8",
 # "默认 rank 8"): the reference the question sets its own value against, not a value of the user's job
-QUOTED = re.compile(r"(?:(?<![a-z])(?:table|recipe|vendor|official|docs?|documentation|default|recommended|modelarts|guide)(?:'s)?\s*"
-                    r"(?:says?|said|gives?|uses?|used|lists?|recommends?|suggests?|has|is|shows?|value)?\s*(?:a|an|the)?\s*[:=]?\s*|"
-                    r"(?:表|表格|配方|厂商|官方|文档|默认|推荐)\s*(?:里|中|上)?\s*(?:说|写的?|给的?|用的?|是|推荐|建议|值)?\s*(?:的)?\s*[:：]?\s*)$")
+QUOTED = re.compile(
+    r"(?:(?<![a-z])(?:table|recipe|vendor|official|docs?|documentation|modelarts|guide)(?:'s)?\s+(?:says?|said|gives?|lists?|recommends?|"
+    r"suggests?|shows?|has|uses)\s*(?:a|an|the)?\s*[:=]?\s*|(?<![a-z])(?:the\s+)?(?:default|recommended)(?:\s+(?:is|value))?\s*[:=]?\s*|"
+    # "表里说 GA 8", "表格给的是", "表里 GA 是 8" (the table's place), "默认 rank 8"; "用配方表的 zero3" adopts the table's value: the user's
+    r"(?:表|表格|配方|厂商|官方|文档)(?:\s*(?:里|中|上))?\s*(?:说|写的?是?|给的?是?|是|推荐|建议|值为?)\s*[:：]?\s*|"
+    r"(?:表|表格|配方|文档)\s*(?:里|中|上)\s*|(?:默认|推荐|建议)(?:的|值|是|为)?\s*)$")
 
 
 @dataclass(frozen=True)
