@@ -542,7 +542,9 @@ class Router:
         can 8 cards serve" asks for the largest layout within the user's devices (largest_layout), with
         the sequences it holds."""
         # the room on the user's devices is also what "how many tokens fit in the KV cache on my 2 cards" asks
-        probe = bool(("capacity" in s.intents or "kv" in s.intents and "cards" not in s.intents) and not s.concurrency and e.devices)
+        # (a yes/no on the KV cache, "kv cache 够吗", is judged on the layout that fits, not the largest)
+        kv_room = "kv" in s.intents and "cards" not in s.intents and not asks_verdict(s)
+        probe = bool(("capacity" in s.intents or kv_room) and not s.concurrency and e.devices)
         # "bf16 and int8 weights": one estimate per precision named, in the order typed
         return [c for bits in (list[int | None](s.weight_bits_each) or [s.weight_bits]) for c in self.call(
             "estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,

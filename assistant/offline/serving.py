@@ -131,7 +131,8 @@ class ServingBlocks(CapacityBlocks):
         sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=self.hw_name(est.hardware), precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
             sizing = self.serving_verdict(best if table_answer and self.unit_of(None) != "die" else None, ests) or sizing
-        if not sizing and s.tp and (probe := next((r.value for r in ests if r.value and r.arg("largest_layout")), None)):
+        if (not self.e.devices or sizing is None) and s.tp and (
+                probe := next((r.value for r in ests if r.value and r.arg("largest_layout")), None)):
             # "tp=2 呢": the layout the user names is judged (yes or no on its TP devices), not a count nobody asked
             said = f"TP {s.tp}" + (f" × PP {s.pp}" if s.pp else "") + (" " if self.zh else "")
             sizing = self.say("serving_yes_by_estimate" if probe.fits else "serving_no_by_estimate",
