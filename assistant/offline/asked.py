@@ -71,6 +71,16 @@ RECIPE_MATCH = re.compile(r"\bmatch(?:es|ing)?\b|一致|符合|对得上|对不�
                           r"(?:as|like)\s+(?:in\s+)?the\s+recipe\s*[?？]|跟配方.{0,6}一样|和配方.{0,6}一样|按配方.{0,8}(?:对吗|没错吧)", re.I)
 
 
+# "is GA 16 a problem?", "I run GA 32, is that bad?", "梯度累积 16 有问题吗": the user's own accumulation judged
+GA_JUDGED = re.compile(r"problem|(?<![a-z])(?:bad|wrong|fine|ok|okay|an?\s+issue|matter|hurt|harm)(?![-a-z])|too\s+(?:big|high|large|many)|"
+                       r"有问题|有没有问题|有影响|影响大|要紧|没事吧|行吗|可以吗|合理|太大", re.I)
+
+
+def judges_grad_accum(s: QuestionFrame) -> bool:
+    """The question states its gradient accumulation and asks whether it is a problem (not a ZeRO stage's yes/no)."""
+    return bool(s.grad_accum and s.origin("grad_accum") == "said" and s.zero_stage is None and GA_JUDGED.search(s.question))
+
+
 def asks_recipe_match(s: QuestionFrame) -> bool:
     """Whether the setting matches the recipe row is what the question asks (not only the recipe named beside a fit
     question)."""

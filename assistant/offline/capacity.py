@@ -23,6 +23,7 @@ from .asked import (
     asks_offload_needed,
     asks_recipe_match,
     implausible,
+    judges_grad_accum,
     named_setting,
     offload_asked_first,
     stages_offered,
@@ -422,6 +423,8 @@ class CapacityBlocks(Writer):
         if self.headlined:
             return []
         calls = self.r.of("estimate_training_memory", TrainingMemoryResult)
+        if ga := self.ga_judged():
+            return [self.lead(ga), ""]
         if split := self.split_first():
             return [self.lead(split[0]), *split[1:], ""]
         if choice := self.stage_choice(calls):
@@ -534,6 +537,25 @@ class CapacityBlocks(Writer):
         return self.say("more_than_needed" if why else "more_than_needed_plain", recipe=self.parallel(row.zero_stage, row.offload), label=RECIPE_LABEL[self.lang],
                         n=self.devices(row.total_cards, "DIE" if self.e.facts.unit == "die" else "card"),
                         why=self.say("semicolon").join(why))
+
+    def ga_judged(self) -> str | None:
+        """"Is GA 16 a problem?": the user's accumulation against the recipe row's (or the value they quote from a table):
+        it changes neither the memory per device nor the count, only the global batch (GBS = MBS × DP × GA)."""
+        s = self.s
+        if not judges_grad_accum(s) or not s.grad_accum:
+            return None
+        strategy = table_strategy(s.method) if s.method else None
+        row = next((r for r in self.training_facts().recipes if r.found and r.grad_accum
+                    and (strategy is None or r.strategy == strategy)), None)
+        ref = row.grad_accum if row else int(s.quoted.get("grad_accum") or 0)
+        mbs = s.micro_batch or 1
+        dp = max(1, (self.e.devices or 1) // ((s.tp or 1) * (s.pp or 1)))
+        gbs = mbs * dp * s.grad_accum
+        if not ref or ref == s.grad_accum:
+            return self.say("ga_judged_same" if ref else "ga_judged", ga=s.grad_accum, gbs=gbs, mbs=mbs, dp=dp)
+        source = self.say("ga_ref_row", ref=ref, label=RECIPE_LABEL[self.lang]) if row else self.say("ga_ref_quoted", ref=ref)
+        return self.say("ga_judged_larger" if s.grad_accum > ref else "ga_judged_smaller", ga=s.grad_accum, ref=ref, source=source,
+                        gbs=gbs, ref_gbs=mbs * dp * ref, mbs=mbs, dp=dp, ratio=f"{max(s.grad_accum, ref) / min(s.grad_accum, ref):g}")
 
     def recipe_match(self, f: TrainingFacts, named: NamedSetting) -> str | None:
         """Yes or no: the setting and device count the user runs against the recipe row for the job."""

@@ -52,6 +52,7 @@ from .asked import (
     asks_host_ram,
     asks_table_length,
     asks_verdict,
+    judges_grad_accum,
     offload_asked_first,
     sizing_asked_before_time,
 )
@@ -74,6 +75,7 @@ from .route import (
     is_training_question,
     names_model,
     part_facts_asked,
+    runtime_kv_dtype,
     table_strategy,
 )
 from .serving import quant_named
@@ -436,8 +438,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         batch = batch_math.solve(self.s, self.plan_layout(), assume) if said or self.s.intents & {"gbs", "ga"} else None
         if batch is None and "gbs" in self.s.intents:
             batch = self.plan_batch()  # "几张卡？global batch 多大？" / "global batch 该设多少" of a job sized before: the plan's figures
-        if not batch or not self.header_block() or self.results("what_fits", ok=None):
-            return out
+        if not batch or not self.header_block() or self.results("what_fits", ok=None) or judges_grad_accum(self.s):
+            return out  # ("is GA 16 a problem?": the judgement leads with the global batch it gives)
         if "gbs" not in self.s.intents and any(c.value and "global batch" in c.value.formula for c in self.r.of("derive_quantity", DerivedResult)):
             return out  # the quantity asked ("一步多少 token") works the global batch in its own arithmetic: stated once
         if not asks_verdict(self.s):  # their global batch is (part of) what was asked: right under the header
@@ -506,7 +508,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The numbers of the question that no slot took, named so nothing stated is dropped silently."""
         # the node counts "is that the same as 8 Snt9B nodes?" compares are used by that comparison (same_as.py)
         compared = [(sp.start, sp.end) for sp in self.s.spans if sp.slot == "said_nodes"] if same_as.line(self.s, self.parts, self.zh) else []
-        left = [f"“{m.text}”" + (self.say("not_used_text", why=why) if (why := spec.why_unused(self.s, m.start, m.end, self.lang)) else "")
+        left = [f"“{m.text}”" + (self.say("not_used_text", why=why) if (why := spec.why_unused(self.s, m.start, m.end, self.lang) or (
+                    self.say("version_unused") if stated.VERSION.fullmatch(m.text.lower()) else "")) else "")
                 for m in stated.unused(self.s, [d.args for d in self.done]) if not any(a <= m.at < b for a, b in compared)]
         if not left:
             return []
@@ -580,6 +583,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             out += self.say("read_as_read_as", model_read_as=s.model_read_as, model=s.model)
         if s.origin("method") == "read_as" and s.method_read_as and s.method:
             out += self.say("read_as_read_as", model_read_as=s.method_read_as, model=self.method_name(s.method))
+        if (kv := s.kv_cache_dtype) and (runtime := runtime_kv_dtype(kv, self.e.facts.kind)) != kv:
+            # "int8 kv cache" on a GPU: sized with the runtime's own 8-bit KV cache, and said so
+            out += self.say("read_as_kv_dtype", typed=kv, runtime=runtime, kind=self.say(f"kv_runtime_{self.e.facts.kind}"))
         for typed, slot in s.keys_read_as:  # "per_devcie 2": the setting whose key it was read as
             out += self.say("read_as_read_as", model_read_as=typed, model=slot.replace("_", " "))
         if s.ignored_instruction:

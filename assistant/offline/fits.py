@@ -152,7 +152,9 @@ class FitsBlocks(Writer):
         plan = r.plan or {}  # the serving settings the search used, from its plan (estimate_inference's own result)
         kv = plan.get("kv_cache_dtype") or "auto"
         bits = f"{self.s.weight_bits} 比特" if self.s.weight_bits else "模型原始精度"  # as the router passed it
-        out += [f"vLLM 推理，gpu-memory-utilization {plan.get('gpu_memory_utilization', 0.9)}，权重按{bits}"
+        # no plan fits: the share the search was given (the user's, else vLLM's 0.9), never a default over the user's
+        util = plan.get("gpu_memory_utilization") or self.s.gpu_util or 0.9
+        out += [f"vLLM 推理，gpu-memory-utilization {util}，权重按{bits}"
                + (f"，KV cache 为 {kv.upper()}" if kv != "auto" else "") if r.workload == "inference" else
                f"{each}都用 plan_training 在这些卡内选的设置（ZeRO 阶段与 offload，或 TP/PP/CP）"]
         if r.goal == "model":

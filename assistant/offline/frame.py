@@ -207,6 +207,9 @@ class QuestionFrame(BaseModel):
     learning_rate: float | None = None  # "lr 2e-5", "学习率 1e-4": generate_config learning_rate
     lora_rank: int | None = None  # "rank 16", "lora_rank=64", "秩 32": plan_training / generate_config lora_rank
     micro_batch: int | None = None  # "batch size 4", "micro batch 2", "bs=4": sequences per device per step
+    # a setting's value the user quotes from a table or a default ("the table says GA 8 but I run 32"): the reference
+    # their own value is judged against (spec.QUOTED), this turn's only
+    quoted: dict[str, float] = Field(default_factory=dict)
     grad_accum: int | None = None  # "GA 16", "梯度累积 16": generate_config / estimate_training_memory grad_accum
     global_batch: int | None = None  # "global batch 128", "GBS 256": sequences per optimizer step over all devices
     optimizer: str | None = None  # "8-bit AdamW": adamw_8bit; "paged AdamW 8bit": paged_adamw_8bit (estimate_training_memory's values)

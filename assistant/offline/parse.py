@@ -92,6 +92,19 @@ SIZE_IN_NAME = re.compile(r"\d(?:\.\d+)?b(?![a-z])")
 FILE_NAMED = re.compile(r"(?<![\w./-])[\w./-]*\w\.(?:ya?ml|sh|py|txt|log|toml|cfg)(?![\w.])")
 
 
+def zero_means_full(s: QuestionFrame) -> None:
+    """A DeepSpeed ZeRO stage (or FSDP) named with no training method is a full fine-tuning's: ZeRO shards the model
+    states (2P + 14P/N bytes in bf16 mixed precision) that full training has and a LoRA job barely does (round 18
+    c3-12: "13B, DeepSpeed stage 2, 8 GPUs, model states per GPU" sized as LoRA). Marked as a default, so a
+    conversation's method (carry.toml follow_part) and a LoRA setting (rank, alpha) keep LoRA."""
+    if s.method or s.methods or s.zero_stage is None or s.task() == "serving" or s.lora_rank or s.settings.get("lora_alpha"):
+        return
+    if not (s.model or s.params_b or s.unknown_model):
+        return  # "what does ZeRO-3 partition?", "any single-card ZeRO-3 row?": a term or a table filter, no job to size
+    s.method = "full"
+    s.mark("default", "method")
+
+
 def mark_corrections(s: QuestionFrame) -> None:
     """Values read from the user's words with a correction, or guessed by a rule, say so in ``origins``."""
     if s.model_read_as:
@@ -330,6 +343,10 @@ class Parser:
         nodes_asked = num.node_fit_asked(r)  # "does it fit in one node?" asks the count; it says none
         work = r.unread()
         spec.read(r, s, "counts")  # the stated settings (slots.toml); the counts read the same words as they do
+        zero_means_full(s)
+        if not (s.framework or s.frameworks) and (trainer := spec.trainer_of_keys(r)):
+            s.framework = trainer  # the settings written in one trainer's own argument names ask about that trainer
+            s.mark("read_as", "framework")
         self._counts(work, s, hw_count, r)
         self._changes(r, s)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back

@@ -13,6 +13,7 @@ from ..estimate import layout
 from ..estimate.constants import MINDSPEED_METHODS, MINDSPEED_STAGES
 from ..note_kinds import kinds_asked
 from ..resolve import variant_of
+from ..tools.estimates import KV_8BIT
 from . import (
     batch_math,
     error_signature,
@@ -90,6 +91,11 @@ class Done:
     @property
     def error(self) -> dict[str, Any]:
         return self.result.get("error") or {}
+
+
+def runtime_kv_dtype(dtype: str | None, kind: str | None) -> str | None:
+    """An 8-bit KV cache in the part's runtime's own dtype (KV_8BIT: fp8 on GPUs, int8 on Ascend); others as asked."""
+    return KV_8BIT.get(kind or "", dtype) if dtype in KV_8BIT.values() else dtype
 
 
 def squashed(name: str) -> str:
@@ -221,7 +227,7 @@ class Router:
             for tp, pp in s.layout_offers:
                 calls += self.call("estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
                                    gpu_memory_utilization=s.gpu_util or 0.9, weight_bits=s.weight_bits,
-                                   kv_cache_dtype=s.kv_cache_dtype, max_devices=tp * pp, largest_layout=True)
+                                   kv_cache_dtype=self.kv_dtype(s, e), max_devices=tp * pp, largest_layout=True)
             return calls + (self.call("inference_min_cards", model=s.model) if "vllm" in e.facts.vendor_tables else [])
         for tp, pp in s.layout_offers:
             calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
@@ -309,7 +315,7 @@ class Router:
         frameworks = [None, "MindSpeed-LLM"] if both else [(s.framework or s.stack) if training else None]
         # serving at a stated TP ("vllm tp 4"): one instance of that layout, on the user's devices or on tp of them
         trainer = trainer_args(s) if training else {"gpu_memory_utilization": s.gpu_util, "weight_bits": s.weight_bits,
-                                                    "kv_cache_dtype": s.kv_cache_dtype, "tp": s.tp}
+                                                    "kv_cache_dtype": self.kv_dtype(s, e), "tp": s.tp}
         devices = e.devices or (s.tp if s.tp and not training else 1)
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
@@ -530,19 +536,27 @@ class Router:
             return calls
         return self.estimate_inference(s, e)
 
+    @staticmethod
+    def kv_dtype(s: Slots, e: Effective) -> str | None:
+        """The KV cache precision as the part's runtime has it: an 8-bit KV cache asked in the other runtime's dtype ("int8
+        kv cache" on a GPU, "fp8" on Ascend) is that runtime's own 8-bit cache (said in the answer, compose.read_as)."""
+        return runtime_kv_dtype(s.kv_cache_dtype, e.facts.kind)
+
     def estimate_inference(self, s: Slots, e: Effective) -> list[Call]:
         """The user's precision (only when stated), concurrency, utilisation and devices. "How many users
         can 8 cards serve" asks for the largest layout within the user's devices (largest_layout), with
         the sequences it holds."""
-        # the KV cache asked on the user's devices with no length of theirs ("how much KV cache do I get on 8 GPUs?"): the
-        # pool of the largest layout within them, as vLLM given all of them would have it
-        pool = "kv" in serving_parts_asked(s.question) and bool(s.devices) and not s.seq_len and not s.concurrency
+        # the KV cache asked on the user's devices with no length of theirs ("how much KV cache do I get on 8 GPUs?",
+        # "how many tokens fit in the KV cache on my 2 cards"): the pool of the largest layout within them, as vLLM given
+        # all of them would have it; a yes/no on the KV cache ("kv cache 够吗") is judged on the layout that fits
+        pool = (("kv" in serving_parts_asked(s.question) and bool(s.devices) and not s.seq_len)
+                or ("kv" in s.intents and "cards" not in s.intents)) and not asks_verdict(s)
         probe = bool(("capacity" in s.intents or pool) and not s.concurrency and e.devices)
         # "bf16 and int8 weights": one estimate per precision named, in the order typed
         return [c for bits in (list[int | None](s.weight_bits_each) or [s.weight_bits]) for c in self.call(
             "estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
             gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
-            weight_bits=bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=s.tp or e.devices,
+            weight_bits=bits, kv_cache_dtype=self.kv_dtype(s, e), max_devices=s.tp or e.devices,
             largest_layout=probe or bool(s.tp) or None,  # "tp=8 on 8 cards": TP 8, not the fewest
             # "tp 4 pp 2": that layout itself (a TP x PP the layout rules refused is said instead, before any call)
             given_tp=s.tp if s.tp and s.pp else None, given_pp=s.pp if s.tp and s.pp else None,
@@ -554,7 +568,7 @@ class Router:
         smallest footprint (one sequence), so the answer can add the two up against the card (shared_card.py)."""
         return [c for model in (s.shares_with, s.model) for c in self.call(
             "estimate_inference", model=model, max_model_len=e.seq_len, hardware=e.hardware,
-            gpu_memory_utilization=s.gpu_util or 0.9, weight_bits=s.weight_bits, kv_cache_dtype=s.kv_cache_dtype, max_devices=1)]
+            gpu_memory_utilization=s.gpu_util or 0.9, weight_bits=s.weight_bits, kv_cache_dtype=self.kv_dtype(s, e), max_devices=1)]
 
     def config_calls(self, s: Slots, e: Effective) -> list[Call]:
         if not s.model:  # a config names the model (its Hugging Face path, chat template): a raw size gets the plan

@@ -131,7 +131,8 @@ class ServingBlocks(CapacityBlocks):
         sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=self.hw_name(est.hardware), precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
             sizing = self.serving_verdict(best if table_answer and self.unit_of(None) != "die" else None, ests) or sizing
-        elif s.tp and (probe := next((r.value for r in ests if r.value and r.arg("largest_layout")), None)):
+        if (not self.e.devices or sizing is None) and s.tp and (
+                probe := next((r.value for r in ests if r.value and r.arg("largest_layout")), None)):
             # "tp=2 呢": the layout the user names is judged (yes or no on its TP devices), not a count nobody asked
             said = f"TP {s.tp}" + (f" × PP {s.pp}" if s.pp else "") + (" " if self.zh else "")
             sizing = self.say("serving_yes_by_estimate" if probe.fits else "serving_no_by_estimate",
@@ -147,8 +148,8 @@ class ServingBlocks(CapacityBlocks):
         if "throughput" in s.intents:
             return self.say("no_throughput", model=s.model or self.say("this_model")), sizing
         judged = bool(self.e.devices or s.tp)  # the user's devices, or the layout they name ("tp=2 呢"): its yes/no leads
-        if "kv" in s.intents and not (s.intents & {"cards"} or judged) and (kv := self.kv_text(ests)):
-            return kv, None
+        if "kv" in s.intents and not s.intents & {"cards"} and (not judged or not sizing) and (kv := self.kv_text(ests)):
+            return kv, None  # the KV room asked on the user's devices (the largest layout within them) leads when no yes/no does
         if "memory" in s.intents and not judged and "weights_memory" not in s.intents and (mem := self.memory_text(ests)):
             return mem, None
         return sizing, None
@@ -275,7 +276,8 @@ class ServingBlocks(CapacityBlocks):
             named = f"{s.quant_text}, " if quant_named(s.quant_text) else ""
             return self.L(f"weights {s.weight_bits}-bit ({named}as you said)",
                           f"权重 {s.weight_bits} 比特（按你说的" + (f"“{s.quant_text}”" if named else "") + "）")
-        note = str((r.assumptions or [""])[0]).lower()
+        # the weights' part of the note only: "…; KV cache FP8" names the KV cache's precision, not the weights'
+        note = str((r.assumptions or [""])[0]).lower().split("; kv cache")[0]
         if "converted" in note:  # Ascend has no FP8/MXFP4: the tool sizes such checkpoints in BF16
             native = self.say("precision_bf_converted_from")
         elif "mxfp4" in note:

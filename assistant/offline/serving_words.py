@@ -30,9 +30,14 @@ METHOD_DEFAULT = re.compile(r"awq|gptq|smooth")
 # "quantize the kv cache to fp8"): the weights keep theirs (a quantised KV cache is no int8 model)
 _KV_QUANT = r"(?:[-_ ]?quanti[sz](?:ed|ation|ing|e)?|\s*量化(?:的)?)?"
 _KV_JOIN = r"(?:=|:|用|为|是|in|of|to|as|into|成|设为|设成|改成|改为|换成|换为|转成|变成|到)?"
-KV_DTYPE = re.compile(rf"(?<![a-z0-9])(int8|fp8|8[-_ ]?bit){_KV_QUANT}\s*(?:的)?\s*(?:kv[-_ ]?cache|kv\s*缓存|kv)(?![a-z])|"
-                      rf"(?:kv[-_ ]?cache|kv\s*缓存)(?:[-_ ]?dtype)?{_KV_QUANT}\s*{_KV_JOIN}\s*(int8|fp8)(?![0-9])|"
+# A 16-bit KV cache ("fp16 kv cache", "kv 保持 bf16") is vLLM's "auto" (the model's own 16-bit type): a weight precision
+# no more than an int8 one is. The bare "kv" names the cache too when a precision follows it ("kv 改成 fp8 呢").
+_KV_TYPE = r"(int8|fp8|8[-_ ]?bit|fp16|bf16|float16|bfloat16|auto)"
+_KV_CHANGE = r"(?:\s*(?:保持|还是|用回|回到|stays?(?:\s+at)?|back\s+to|switch(?:ed)?\s+to|swap(?:ped)?\s+to))?"
+KV_DTYPE = re.compile(rf"(?<![a-z0-9]){_KV_TYPE}{_KV_QUANT}\s*(?:的)?\s*(?:kv[-_ ]?cache|kv\s*缓存|kv)(?![a-z])|"
+                      rf"(?<![a-z])(?:kv[-_ ]?cache|kv\s*缓存|kv)(?:[-_ ]?dtype)?{_KV_QUANT}{_KV_CHANGE}\s*{_KV_JOIN}\s*{_KV_TYPE}(?![0-9])|"
                       r"--kv[-_]cache[-_]dtype[= ]+(int8|fp8|auto)")
+KV_16 = ("fp16", "bf16", "float16", "bfloat16")
 # Said, not claimed: "bf16" and "fp16" also ask the BF16-vs-FP16 note.
 HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9])")
 QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量化")
@@ -53,9 +58,14 @@ CONCURRENCY = [re.compile(p) for p in (
     # "10 路请求", "20 路": 路 counts concurrent streams by itself (not 路径 / 路由 / 路线)
     rf"(?<![0-9.]){COUNT}\s*路(?!径|由|线)\s*(?:请求|用户|会话|流|并发)?",
 )]
+# The setting however it is named: the flag, its short and informal names ("util knob", "utilization to 0.95", "mem
+# fraction", "mem-frac 0.6", SGLang's --mem-fraction-static), and in Chinese (显存利用率, 显存占用比例, 显存占比); a bare
+# "util" or "utilization" only before a fraction ("GPU util 100%" is compute load)
+_UTIL_NAME = r"(?:[-_ ](?:knob|setting|flag|param(?:eter)?|value|ratio|fraction))?"
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
-             rf"(?<![a-z_-])util(?=\s*(?:=|:|is|of|at|{CHANGE})?\s*0?\.\d)|"  # "util 0.9", "util 降到 0.85"; "GPU util 100%" is compute load
-             r"显存利用率|显存使用率|显存占比|显存比例")
+             r"(?<![a-z])(?:gpu[-_ ]?)?mem(?:ory)?[-_ ]?frac(?:tion)?(?:[-_ ]static)?(?![a-z])|"
+             rf"(?<![a-z_-])util(?:i[sz]ation)?{_UTIL_NAME}(?=\s*(?:=|:|is|of|at|to|set\s+to|{CHANGE})?\s*(?:0?\.\d|1\.0))|"  # "util 0.9", "util 降到 0.85"
+             r"显存\s*(?:占用|使用|利用|分配)?\s*(?:比例|比率|占比|率|系数)|显存占比")
 UTIL_WORD_RX = re.compile(UTIL_WORD)
 # a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE); one set
 # ("gpu_memory_utilization 设 70%") is the value used
@@ -105,7 +115,7 @@ def read(r: Reading) -> ServingWords:
     out = ServingWords()
     for m in list(r.finditer(KV_DTYPE)):
         raw = next(g for g in m.groups() if g)
-        value = "int8" if raw.startswith(("int8", "8")) else raw
+        value = "int8" if raw.startswith(("int8", "8")) else "auto" if raw in KV_16 else raw
         out.kv_cache_dtype = out.kv_cache_dtype or value
         r.claim_match(m, "kv_cache_dtype", value)  # still asks about the KV cache (serving_intents)
     said: list[tuple[int, str]] = []  # (position, words): said back in the order typed

@@ -36,6 +36,16 @@ VALUE = {
 }
 
 
+# A value the user quotes from a table, a recipe or a default ("the table says GA 8", "recipe uses zero 3", "表里是 GA 8",
+# "默认 rank 8"): the reference the question sets its own value against, not a value of the user's job
+QUOTED = re.compile(
+    r"(?:(?<![a-z])(?:table|recipe|vendor|official|docs?|documentation|modelarts|guide)(?:'s)?\s+(?:says?|said|gives?|lists?|recommends?|"
+    r"suggests?|shows?|has|uses)\s*(?:a|an|the)?\s*[:=]?\s*|(?<![a-z])(?:the\s+)?(?:default|recommended)(?:\s+(?:is|value))?\s*[:=]?\s*|"
+    # "表里说 GA 8", "表格给的是", "表里 GA 是 8" (the table's place), "默认 rank 8"; "用配方表的 zero3" adopts the table's value: the user's
+    r"(?:表|表格|配方|厂商|官方|文档)(?:\s*(?:里|中|上))?\s*(?:说|写的?是?|给的?是?|是|推荐|建议|值为?)\s*[:：]?\s*|"
+    r"(?:表|表格|配方|文档)\s*(?:里|中|上)\s*|(?:默认|推荐|建议)(?:的|值|是|为)?\s*)$")
+
+
 @dataclass(frozen=True)
 class SlotSpec:
     name: str
@@ -60,6 +70,7 @@ class SlotSpec:
     elsewhere: re.Pattern | None = None  # where its words mean something else ("rank 0 saving checkpoint": a process)
     units: tuple[tuple[re.Pattern, float], ...] = ()  # the unit words beside a value and what each multiplies it by ("3 days": 72 h)
     change: re.Pattern | None = None  # the slot changed from one value to another ("GA 从 8 改成 16", "rank from 8 to 16")
+    trainers: tuple[tuple[str, re.Pattern], ...] = ()  # (framework, its own spelling of the key): the trainer the key names
 
 
     def valid(self, value: float) -> bool:
@@ -105,7 +116,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
                             tuple(row.get("spellings", ())),
                             re.compile("|".join(row["elsewhere"])) if row.get("elsewhere") else None,
                             tuple((re.compile(rx), float(f)) for rx, f in row.get("units", [])),
-                            re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHANGE_TO}{VALUE[row['type']]}") if keys else None))
+                            re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHANGE_TO}{VALUE[row['type']]}") if keys else None,
+                            tuple((fw, re.compile(rx)) for fw, rx in row.get("trainers", {}).items())))
     return out
 
 
@@ -126,7 +138,14 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if slot.elsewhere is not None:  # its words meaning something else are no value of it (nor of any slot)
             for other in list(r.finditer(slot.elsewhere)):
                 r.claim_match(other, NOT_A_SETTING, None, "vocabulary")
-        m = proposed_match(r, slot, frame)
+        m = r.search(slot.pattern)
+        while m and QUOTED.search(r.text[max(0, m.start() - 40):m.start()]):
+            # "the table says GA 8 but I run GA 32": the table's value is quoted, the user's is the next one written
+            r.claim_match(m, NOT_A_SETTING, None, "vocabulary")
+            if (raw := found(m).raw) and slot.valid(quoted := slot.value(raw)) and hasattr(frame, "quoted"):
+                frame.quoted.setdefault(slot.name, quoted)
+            m = r.search(slot.pattern)
+        m = proposed_match(r, slot, frame) if m else None
         at = found(m) if m else None
         if not at and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean
             r.claim_match(said[0], slot.name, said[1], "vocabulary")
@@ -173,6 +192,14 @@ def proposed_match(r: Reading, slot: SlotSpec, frame: Any) -> re.Match | None:
         frame.current[slot.name] = value
         r.claim(at.start, at.end, CURRENT, value)
     return later
+
+
+def trainer_of_keys(r: Reading) -> str | None:
+    """The one trainer whose own argument names the question's settings are written in ("per_device_train_batch_size=2
+    GA=4" is LLaMA-Factory's YAML), else None (none, or two trainers' names mixed)."""
+    named = {fw for span in r.spans if (slot := BY_NAME.get(span.slot)) for fw, rx in slot.trainers
+             if rx.search(r.text[span.start:span.end])}
+    return named.pop() if len(named) == 1 else None
 
 
 def said_in_words(r: Reading, slot: SlotSpec) -> tuple[re.Match, int | float, dict[str, int | float]] | None:

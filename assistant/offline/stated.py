@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import spec
+from . import batch_math, spec, table_query
 from .frame import QuestionFrame
 
 # A number standing on its own: not glued to letters before it ("qwen2.5", "a100", "llama3-8b", "zero-3",
@@ -32,6 +32,11 @@ STATED_SLOTS = ("seq_len", "devices", "memory_gb", "params_b", "weight_bits", "c
                 *(slot.name for slot in spec.SLOTS if slot.stated))
 NAME_SLOTS = {"model", "models", "unknown_model", "hardware"}  # spans whose digits belong to a name
 ASKED_SLOTS = {"asked_nodes", "either"}  # spans whose digits the question asks about ("fit in 1 node?"): no value stated
+# A software version ("vllm 0.6.3", "CANN 8.0.RC2", "torch 2.1.0"): three parts, or two after a software name; no number
+# the sizing takes, so it is named as unused (with why) unless it names one of the vendor's vLLM tables (table_query.toml)
+VERSION = re.compile(r"(?:(?<![a-z0-9_.])v?\d+\.\d+\.\d+(?:[.-]?(?:rc|post|dev|b)\d*)*|"
+                     r"(?:vllm(?:-ascend)?|cann|torch|pytorch|torch_npu|transformers|deepspeed|mindspeed(?:-llm)?|llama-?factory|"
+                     r"python|cuda|driver|firmware|mindie)\s*(?:version\s*|版本\s*)?(?:v|=|==)?\s*\d+\.\d+(?:\.\w+)*)(?![0-9]|\.\d)")  # not an address
 KEY_BEFORE = re.compile(r"([a-z_][a-z_\-]{1,30}|[\u4e00-\u9fff]{1,6})\s*[:=为是]?\s*$")
 
 
@@ -112,6 +117,8 @@ def slot_used(frame: QuestionFrame, name: str, value: object, call_args: list[di
         return False  # out of range (said as a problem), or a LoRA setting in a full fine-tuning
     if name in STATED_SLOTS and spec.value_of(frame, name) is not None:
         return True
+    if name in ("tp", "pp") and frame.framework != "LLaMA-Factory" and batch_math.solve(frame, assume_mbs=True) is not None:
+        return True  # the batch identity's data parallel (devices / (TP × PP)) is stated with the split the user said
     # a LLaMA-Factory argument said by its name ("lora alpha 128") is written into the YAML under that name
     return any(args.get(arg) == value or (args.get("yaml_keys") or {}).get(arg) == value
                for args in call_args for arg in (name, *slot.args))
@@ -126,6 +133,11 @@ def unused(frame: QuestionFrame, call_args: list[dict] | None = None) -> list[Me
     if frame.gpu_util:
         held |= {v * 100 for v in held if 0 < v <= 1}  # "--gpu-memory-utilization 95%"
     out, seen = [], []
+    low = frame.question.lower()
+    versions = [v for v in VERSION.finditer(low) if not table_query.vllm_versions_named(v.group(0))]
+    for v in versions:  # said once, as typed ("vllm 0.6.3"); the digits inside it are no other value
+        out.append(Mention(v.start(), v.end(), frame.question[v.start():v.end()].strip(), (), v.start()))
+    spans += [(v.start(), v.end()) for v in versions]
     for m in mentions(frame.question):
         if any(a <= m.start < b or a < m.end <= b for a, b in spans):
             continue

@@ -523,6 +523,10 @@ def _scheduler_seqs(concurrency: int, replicas: int, max_num_seqs: int) -> int |
     return share if share > max_num_seqs else None
 
 
+# The 8-bit KV cache each runtime has: vLLM's CUDA/ROCm kernels quantise it to fp8, vllm-ascend to int8
+KV_8BIT = {"gpu": "fp8", "npu": "int8"}
+
+
 def _kv_cache_precision(dtype: str, dev) -> tuple[float, str]:
     """Bytes per cached K/V element. fp8 KV needs a GPU (vLLM's CUDA/ROCm kernels); Ascend quantises the
     KV cache to int8 instead (vllm-ascend), so each is refused where the runtime has no such cache."""
