@@ -583,7 +583,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             out += self.say("read_as_read_as", model_read_as=s.model_read_as, model=s.model)
         if s.origin("method") == "read_as" and s.method_read_as and s.method:
             out += self.say("read_as_read_as", model_read_as=s.method_read_as, model=self.method_name(s.method))
-        if (kv := s.kv_cache_dtype) and (runtime := runtime_kv_dtype(kv, self.e.facts.kind)) != kv:
+        if (kv := s.kv_cache_dtype) and (runtime := runtime_kv_dtype(kv, self.e.facts.kind, s.question)) != kv:
             # "int8 kv cache" on a GPU: sized with the runtime's own 8-bit KV cache, and said so
             out += self.say("read_as_kv_dtype", typed=kv, runtime=runtime, kind=self.say(f"kv_runtime_{self.e.facts.kind}"))
         for typed, slot in s.keys_read_as:  # "per_devcie 2": the setting whose key it was read as

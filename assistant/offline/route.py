@@ -93,9 +93,16 @@ class Done:
         return self.result.get("error") or {}
 
 
-def runtime_kv_dtype(dtype: str | None, kind: str | None) -> str | None:
-    """An 8-bit KV cache in the part's runtime's own dtype (KV_8BIT: fp8 on GPUs, int8 on Ascend); others as asked."""
-    return KV_8BIT.get(kind or "", dtype) if dtype in KV_8BIT.values() else dtype
+# "is fp8 kv cache supported on 910B?": the dtype's support is what is asked, so it is not swapped for the runtime's own
+KV_SUPPORT_ASKED = re.compile(r"支持|(?<![a-z])(?:support\w*|available)(?![a-z])")
+
+
+def runtime_kv_dtype(dtype: str | None, kind: str | None, question: str = "") -> str | None:
+    """An 8-bit KV cache in the part's runtime's own dtype (KV_8BIT: fp8 on GPUs, int8 on Ascend); others as asked, and
+    the dtype asked whether it is supported (the tool's refusal says it is not, the rest is sized without it)."""
+    if dtype not in KV_8BIT.values() or KV_SUPPORT_ASKED.search(question.lower()):
+        return dtype
+    return KV_8BIT.get(kind or "", dtype)
 
 
 def squashed(name: str) -> str:
@@ -540,7 +547,7 @@ class Router:
     def kv_dtype(s: Slots, e: Effective) -> str | None:
         """The KV cache precision as the part's runtime has it: an 8-bit KV cache asked in the other runtime's dtype ("int8
         kv cache" on a GPU, "fp8" on Ascend) is that runtime's own 8-bit cache (said in the answer, compose.read_as)."""
-        return runtime_kv_dtype(s.kv_cache_dtype, e.facts.kind)
+        return runtime_kv_dtype(s.kv_cache_dtype, e.facts.kind, s.question)
 
     def estimate_inference(self, s: Slots, e: Effective) -> list[Call]:
         """The user's precision (only when stated), concurrency, utilisation and devices. "How many users

@@ -163,7 +163,7 @@ GPU_UNNAMED = re.compile(r"(?<![a-z_-])(?<!per\s)(?<!per-)(?<!每)(?<!每张)gpu
                          r"(?<!每张)(?<!每)显卡(?!\s*(?:显存|内存))|graphics\s+cards?|(?<![a-z])n\s*卡|英伟达|(?<![a-z])nvidia(?![a-z])")
 # words of an Ascend device beside it ("NPU or GPU"): then the part is not an unnamed GPU
 NPU_SAID = re.compile(r"npu|昇腾|ascend|(?<![a-z])dies?(?![a-z])")
-UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|卡|张卡|张|块卡|块|颗|个\s*die|die|die数)"
+UNIT_WORDS = r"(?:cards?|npus?|gpus?|devices?|dies?|ascend|accelerators?|(?:张|块|个)\s*(?:npus?|gpus?|显卡)|卡|张卡|张|块卡|块|颗|个\s*die|die|die数)"
 # ("2 boxes of 8": people call a server a box)
 NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|box(?:es)?(?![a-z])|个节点|节点|台机器|台服务器|台|机器|机)"
 
