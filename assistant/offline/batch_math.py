@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import spec
 from .frame import QuestionFrame
 from .vocab import INTENTS
 from .wording import W
@@ -22,6 +23,7 @@ class BatchSum:
     global_batch: int | None
     tp: int
     pp: int = 1
+    cp: int = 1  # context parallel: its ranks hold one replica's sequence, so they are no data parallel either
     micro_assumed: bool = False  # no micro batch said: 1, the per_device_train_batch_size of every vendor recipe
     from_plan: bool = False  # micro batch and accumulation taken from the estimate's plan, not the user's figures
     kept_from_answer: bool = False  # the global batch kept is the one of the plan an earlier answer stated
@@ -34,6 +36,7 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: b
     if not (said or layout) and s.framework == "MindSpeed-LLM":
         return None  # its data parallel is the devices over a TP x PP not yet chosen: the plan's accumulation answers
     tp, pp = said or layout or (1, 1)
+    cp = int(spec.value_of(s, "cp") or 1)
     devices = s.devices or (s.nodes * (s.node_size or 8) if s.nodes else None)
     # the figure asked ("what GA for global batch 128 on 16 cards?") with no micro batch said: the vendor recipes' 1,
     # said as assumed (every LLaMA-Factory recipe on ModelArts sets per_device_train_batch_size 1)
@@ -41,17 +44,17 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: b
     asks_gbs = bool(s.grad_accum and not s.global_batch)
     # (``assume_mbs``: the writer's own lead asks it; the router and a MindSpeed-LLM plan's accumulation do not)
     mbs = s.micro_batch or (1 if assume_mbs and (asks_ga or asks_gbs and "gbs" in s.intents) else None)
-    if not devices or not mbs or devices % (tp * pp):
+    if not devices or not mbs or devices % (tp * pp * cp):
         return None
-    dp = devices // (tp * pp)
+    dp = devices // (tp * pp * cp)
     assumed = not s.micro_batch
     if asks_ga and s.global_batch:
         per_step = mbs * dp
         value = s.global_batch // per_step if s.global_batch % per_step == 0 else None
-        return BatchSum("grad_accum", value, dp, mbs, value, s.global_batch, tp, pp, assumed,
+        return BatchSum("grad_accum", value, dp, mbs, value, s.global_batch, tp, pp, cp, assumed,
                         kept_from_answer=s.origin("global_batch") == "last_answer")
     if asks_gbs and s.grad_accum:
-        return BatchSum("global_batch", mbs * dp * s.grad_accum, dp, mbs, s.grad_accum, None, tp, pp, assumed)
+        return BatchSum("global_batch", mbs * dp * s.grad_accum, dp, mbs, s.grad_accum, None, tp, pp, cp, assumed)
     return None
 
 
@@ -80,7 +83,7 @@ def of_plan(s: QuestionFrame, micro_batch: int, grad_accum: int, devices: int, l
 def where_set(b: BatchSum, lang: str, framework: str | None) -> str:
     """Where the figures are set, in the keys of the framework in context (phrases.toml batch_set_*): a TP/PP layout is
     MindSpeed-LLM's; none named, LLaMA-Factory's (the default framework)."""
-    framework = framework or ("MindSpeed-LLM" if b.tp > 1 or b.pp > 1 else "LLaMA-Factory")
+    framework = framework or ("MindSpeed-LLM" if b.tp > 1 or b.pp > 1 or b.cp > 1 else "LLaMA-Factory")
     key = f"batch_set_{framework}" if f"batch_set_{framework}" in W else "batch_set_LLaMA-Factory"
     return W[key][lang].format(mbs=b.micro_batch, ga=b.value if b.asked == "grad_accum" else b.grad_accum,
                                gbs=b.global_batch if b.asked == "grad_accum" else b.value)
@@ -88,8 +91,8 @@ def where_set(b: BatchSum, lang: str, framework: str | None) -> str:
 
 def render(b: BatchSum, lang: str, framework: str | None = None) -> str:
     """The answer first, then the identity with the user's figures in it; where to set them in ``framework``'s keys."""
-    split = " × ".join([f"TP {b.tp}"] * (b.tp > 1) + [f"PP {b.pp}"] * (b.pp > 1))
-    split = f"({split})" if b.tp > 1 and b.pp > 1 else split
+    parts = [f"TP {b.tp}"] * (b.tp > 1) + [f"PP {b.pp}"] * (b.pp > 1) + [f"CP {b.cp}"] * (b.cp > 1)
+    split = f"({' × '.join(parts)})" if len(parts) > 1 else "".join(parts)
     dp = f"{b.data_parallel}" + (f" (= devices / {split})" if split else "")
     dp_zh = f"{b.data_parallel}" + (f"（= 卡数 / {split}）" if split else "")
     # a micro batch not said is the vendor recipes' 1, and the answer says so

@@ -350,16 +350,17 @@ def training_amounts(r: Reading, s: Slots) -> None:
     """Token totals, samples and TPS into ``s``; their text claimed (epochs: slots.toml). "4096 tokens" and "32k
     tokens" stay: a plain count under 10 million or a k suffix is a sequence length."""
     for m in list(r.finditer(TPS_RX)):
-        given = m.group(1) or m.group(3) or m.group(4) or m.group(5)
+        given = m.group(1) or m.group(3) or m.group(4) or m.group(5) or m.group(6) or m.group(8)
+        k = m.group(2) or m.group(7) or m.group(9)
         before = r.text[max(0, m.start() - 24):m.start()]
         if WHOLE_RATE.search(before) and not PER_DEVICE_WORD.search(m.group(0) + before[-8:]):
             # "整机吞吐 9600 tokens/s", "total throughput 20k tok/s": the rate of all the devices together, no TPS per card;
             # the router divides it by the devices (route.py tps_per_device)
-            s.settings["tps_total"] = s.settings.get("tps_total") or amount(given, m.group(2))
-            r.claim_match(m, "tps_total", amount(given, m.group(2)))
+            s.settings["tps_total"] = s.settings.get("tps_total") or amount(given, k)
+            r.claim_match(m, "tps_total", amount(given, k))
             continue
-        s.tps = s.tps or amount(given, m.group(2))
-        r.claim_match(m, "tps", amount(given, m.group(2)))
+        s.tps = s.tps or amount(given, k)
+        r.claim_match(m, "tps", amount(given, k))
     for m in list(r.finditer(TOKENS_RX)):
         mag = (m.group(2) or "").lower()
         n = amount(m.group(1), mag)

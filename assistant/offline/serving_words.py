@@ -32,11 +32,12 @@ _KV_QUANT = r"(?:[-_ ]?quanti[sz](?:ed|ation|ing|e)?|\s*量化(?:的)?)?"
 _KV_JOIN = r"(?:=|:|用|为|是|in|of|to|as|into|成|设为|设成|改成|改为|换成|换为|转成|变成|到)?"
 # A 16-bit KV cache ("fp16 kv cache", "kv 保持 bf16") is vLLM's "auto" (the model's own 16-bit type): a weight precision
 # no more than an int8 one is. The bare "kv" names the cache too when a precision follows it ("kv 改成 fp8 呢").
-_KV_TYPE = r"(int8|fp8|8[-_ ]?bit|fp16|bf16|float16|bfloat16|auto)"
+# (vLLM's fp8 variants, "fp8_e4m3" / "fp8_e5m2" / "fp8_inc", are one value: their suffix is no weight precision)
+_KV_TYPE = r"(int8|fp8(?:[-_](?:e4m3|e5m2|inc)(?:fn)?)?|8[-_ ]?bit|fp16|bf16|float16|bfloat16|auto)"
 _KV_CHANGE = r"(?:\s*(?:保持|还是|用回|回到|stays?(?:\s+at)?|back\s+to|switch(?:ed)?\s+to|swap(?:ped)?\s+to))?"
 KV_DTYPE = re.compile(rf"(?<![a-z0-9]){_KV_TYPE}{_KV_QUANT}\s*(?:的)?\s*(?:kv[-_ ]?cache|kv\s*缓存|kv)(?![a-z])|"
                       rf"(?<![a-z])(?:kv[-_ ]?cache|kv\s*缓存|kv)(?:[-_ ]?dtype)?{_KV_QUANT}{_KV_CHANGE}\s*{_KV_JOIN}\s*{_KV_TYPE}(?![0-9])|"
-                      r"--kv[-_]cache[-_]dtype[= ]+(int8|fp8|auto)")
+                      r"--kv[-_]cache[-_]dtype[= ]+(int8|fp8(?:[-_](?:e4m3|e5m2|inc)(?:fn)?)?|auto)")
 KV_16 = ("fp16", "bf16", "float16", "bfloat16")
 # Said, not claimed: "bf16" and "fp16" also ask the BF16-vs-FP16 note.
 HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9])")
@@ -115,7 +116,7 @@ def read(r: Reading) -> ServingWords:
     out = ServingWords()
     for m in list(r.finditer(KV_DTYPE)):
         raw = next(g for g in m.groups() if g)
-        value = "int8" if raw.startswith(("int8", "8")) else "auto" if raw in KV_16 else raw
+        value = "int8" if raw.startswith(("int8", "8")) else "fp8" if raw.startswith("fp8") else "auto" if raw in KV_16 else raw
         out.kv_cache_dtype = out.kv_cache_dtype or value
         r.claim_match(m, "kv_cache_dtype", value)  # still asks about the KV cache (serving_intents)
     said: list[tuple[int, str]] = []  # (position, words): said back in the order typed

@@ -186,8 +186,12 @@ PER_CARD = r"(?:(?:单卡|每卡|每张卡|单张卡|(?<![a-z])per[- ]?(?:card|g
 PER_CARD_RATE = (r"(?:(?:单卡|每卡|每张卡|单张卡|(?<![a-z])per[- ]?(?:card|gpu|npu|device))\s*(?:的)?\s*(?:训练)?\s*(?:吞吐量?|throughput|速度|speed|tps)?"
                  r"\s*(?:约|大约|是|为|:|：|of|is|at|~|≈|around|about)?\s*)?")
 TPS_RX = re.compile(rf"{PER_CARD_RATE}(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
-                    rf"{PER_CARD}(?<![a-z])tps\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|按|取|用|设为|算|假设为?|assumed?\s+(?:to\s+be\s+|at\s+)?|at|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
-                    rf"{PER_CARD}(?:(?<![a-z])throughput|吞吐量?)\s*{CHANGE}\s*{NUM}(?![\d.,])(?!\s*(?:k|tokens?|tok|requests?|个请求|请求)(?![a-z]))")
+                    rf"{PER_CARD}(?<![a-z])tps(?:\s*(?:per|/)\s*(?:card|gpu|npu|device|die|卡))?\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|按|取|用|设为|算|假设为?|assumed?\s+(?:to\s+be\s+|at\s+)?|at|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
+                    rf"{PER_CARD}(?:(?<![a-z])throughput|吞吐量?)\s*{CHANGE}\s*{NUM}(?![\d.,])(?!\s*(?:k|tokens?|tok|requests?|个请求|请求)(?![a-z]))|"
+                    # "每卡每秒 900 token", "单卡每秒能处理 1200 个 token": the per-card and per-second words before the count
+                    rf"(?:每(?:张)?卡每秒|每秒每(?:张)?卡|单卡每秒)\s*(?:能|可以|可)?\s*(?:处理|训练|跑|训)?\s*(?:约|大约|大概)?\s*{NUM}\s*(k)?\s*(?:个\s*)?(?:tokens?|tok)|"
+                    # "900 tokens per second per card", "2k tokens a second on each GPU"
+                    rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*(?:per|a|/)\s*(?:second|sec|s)\s*(?:per|/|on\s+each|for\s+each|each)\s*(?:card|gpu|npu|device|die)(?![a-z])")
 # (a count after a concurrency word is the concurrency: "并发 20 条 8k" is 20 sequences served at once, no data set)
 SAMPLES_RX = re.compile(rf"(?<!并发)(?<!并发\s)(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|rows|records|条(?:数据|样本)?|个样本|sequences)(?![a-z])|"
                         # the launch script's variable: "SN 6400", "SN=1200" (the data set's samples)
