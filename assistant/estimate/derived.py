@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import constants as C
 from .shape import Shape, _lora_modules
@@ -272,6 +272,9 @@ def weights_per_device(s: Shape, i: Inputs) -> Derived:
 
 
 def kv_room_per_device(s: Shape, i: Inputs) -> Derived:
+    one = not (i.tp or i.pp or i.devices)  # a part named with no count or split: one device of it
+    if one:
+        i = replace(i, devices=1)
     w = weights_per_device(s, i)
     cap = need(i.capacity_gib, "hardware", "The device's memory")
     budget = i.util * cap * GIB
@@ -281,7 +284,8 @@ def kv_room_per_device(s: Shape, i: Inputs) -> Derived:
                            f"{cap:.1f} GiB.", "tp")
     return Derived(value, "bytes", f"{i.util:g} × {cap:.1f} GiB = {budget / GIB:.1f} GiB − weights {w.value / GIB:.1f} GiB "
                    f"= {value / GIB:.1f} GiB", [f"capacity {cap:.1f} GiB as the runtime reports it",
-                                               "vLLM also keeps activations of its profiling run and graph buffers out of this"],
+                                               "vLLM also keeps activations of its profiling run and graph buffers out of this"]
+                   + ["one device (no count or TP said)"] * one,
                    per=f"per {unit_word(i)}")
 
 

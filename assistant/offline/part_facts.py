@@ -125,7 +125,7 @@ class PartFactsBlocks(Writer):
                     self.fact_topology(h, asked),
                     self.fact_job_devices(h, asked),
                     self.fact_cores(h, asked),
-                    self.fact_tables(h),
+                    self.fact_tables(h, asked),
                 )
                 if f
             ]
@@ -793,11 +793,12 @@ class PartFactsBlocks(Writer):
         return self.L(f"**not covered**: the catalog and notes have no {what_en} for {h.name}",
                       f"**未收录**：目录和笔记中没有 {h.name} 的{what_zh}")
 
-    def fact_tables(self, h: HardwareInfo) -> str:
+    def fact_tables(self, h: HardwareInfo, asked: set[str]) -> str:
         """"Does the min-card table apply to it?": whether the vendor table named has rows for the part (the catalog's
-        vendor_tables column), and under which column name."""
+        vendor_tables column), and under which column name; "which column do I read?" names no table: all of them."""
         q = self.s.question.lower()
-        named = [t for t in ("min_cards", "recipes", "vllm") if table_query.names_table(q, t)]
+        tables = ("min_cards", "recipes", "vllm")
+        named = [t for t in tables if table_query.names_table(q, t)] or (list(tables) if "part_table" in asked else [])
         if not named:
             return ""
         row = self.parts.get(h.id) or {}

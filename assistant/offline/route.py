@@ -1051,7 +1051,7 @@ def parts_compared(s: Slots) -> bool:
 # What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
 PART_FACTS = {"part_ranks", "part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit", "part_naming", "part_flavor",
               "part_topology", "part_job_devices", "part_cores", "part_host_ram", "part_power",
-              "part_mixed_job"}
+              "part_mixed_job", "part_table"}
 # "what is modelarts.bm.arm.24u.192g.npu.1d910b?", "910B3 是什么": a part named and what it is asked (its whole row)
 WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
