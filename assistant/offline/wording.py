@@ -12,6 +12,7 @@ from typing import Any
 from ..answer import source_as_known
 from ..estimate import constants as C
 from ..tools.estimate_support import generic_part
+from ..wordings import in_language
 from .parse import Slots
 from .results import Results
 from .route import Done, Effective, effective
@@ -216,6 +217,11 @@ class Writer:
     def say(self, key: str, **kw: object) -> str:
         """A phrase of the catalogue (phrases.toml), in the answer's language."""
         return self.phrases[key][self.lang].format(**kw)
+
+    def error_text(self, call: Any) -> str:
+        """A tool's refusal (its English message) in the answer's language: the Chinese wording of the Wordings table
+        that made it (tools/error_messages.py, configs/messages.py)."""
+        return in_language(call.error.message, self.lang)
 
     def L(self, en: str, zh: str) -> str:
         return zh if self.zh else en
