@@ -196,10 +196,11 @@ def _describe(kind: str, before: dict[str, Any], settings: dict[str, Any]) -> st
 
 # the vendor rows for the job a pasted setup describes, in both languages (assistant.wordings): the tool writes English
 TABLE_LINES = Wordings({
-    "row": {"en": "{framework} {model} {strategy} SEQ_LEN {seq} on {hardware}: {cards} {unit} ({source})",
-            "zh": "{framework} {model} {strategy_zh} SEQ_LEN {seq}，{hardware}：{cards} {unit_zh}（{source}）"},
+    # the unsupported row first: the row's template would read its words as a count and unit
     "row_unsupported": {"en": "{framework} {model} {strategy} SEQ_LEN {seq} on {hardware}: not supported ('-') ({source})",
                         "zh": "{framework} {model} {strategy_zh} SEQ_LEN {seq}，{hardware}：不支持（表中为“-”）（{source}）"},
+    "row": {"en": "{framework} {model} {strategy} SEQ_LEN {seq} on {hardware}: {cards} {unit} ({source})",
+            "zh": "{framework} {model} {strategy_zh} SEQ_LEN {seq}，{hardware}：{cards} {unit_zh}（{source}）"},
     "recipe": {"en": "LLaMA-Factory recipe {model} {strategy} cutoff_len {seq}: {ds}, GA {ga}, {nodes} x {per} cards ({source})",
                "zh": "LLaMA-Factory 配方 {model} {strategy_zh} cutoff_len {seq}：{ds}，梯度累积 {ga}，{nodes} × {per} 张卡（{source}）"},
 }, {"lora": "LoRA", "full": "全参", "card": "张卡", "cards": "张卡", "DIE": "个 DIE", "DIEs": "个 DIE"})
