@@ -251,3 +251,12 @@ def test_setup_check_vendor_row_in_chinese(assistant):
     assert "LLaMA-Factory qwen2.5-7b LoRA SEQ_LEN 4096，Snt9B：1 张卡" in zh and " on Snt9B" not in zh
     en = assistant.ask(f"check my yaml for 8 910B:\n{YAML}").answer
     assert "LLaMA-Factory qwen2.5-7b lora SEQ_LEN 4096 on Snt9B: 1 card (" in en
+
+
+def test_vllm_table_of_unknown_version_named_in_the_answer_language(assistant):
+    # vllm_min_cards.csv baichuan2-13b 32 GB: 2 cards, 4096 (source: "older vLLM table fragment (rows 35-40, version
+    # unknown, v0.5.0/v0.6.x era)")
+    zh = assistant.ask("baichuan2-13b 用 32GB 的卡做 vllm 推理要几张？是哪个版本的表").answer
+    assert "**2 张卡**" in zh and "版本不明，约 v0.5.0/v0.6.x 时期" in zh and "era" not in zh
+    en = assistant.ask("baichuan2-13b vLLM serving on 32GB cards: how many, and from which table version?").answer
+    assert "**2 cards**" in en and "version unknown, v0.5.0/v0.6.x era" in en

@@ -83,7 +83,9 @@ def test_a_memory_size_offered_is_checked_against_the_row_and_its_remark(assista
     row = part("b200-180g")
     ans = assistant.ask("B200 每张显存到底是 180G 还是 192G").answer
     assert f"每张 GPU {float(row['memory_gb']):g} GB" in ans
-    assert "192 GB" in ans and "marketed with 192 GB" in row["notes"] and "marketed with 192 GB" in ans
+    # the row's remark, quoted in the answer's language (notes_zh beside notes)
+    assert "192 GB" in ans and "marketed with 192 GB" in row["notes"] and "芯片宣传为 192 GB" in row["notes_zh"]
+    assert "芯片宣传为 192 GB" in ans and "marketed with" not in ans
     assert "其他名称" not in ans  # "还是" between two sizes asks no names
 
 
