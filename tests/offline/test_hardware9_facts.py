@@ -101,8 +101,9 @@ def test_two_parts_differ_in_the_columns_that_differ(assistant):
     assert h800["memory_gb"] == h100["memory_gb"] and h800["interconnect"] != h100["interconnect"]
     ans = assistant.ask("H800 和 H100 有什么区别").answer
     lead = ans.split("\n")[0]
-    assert "区别在互联" in lead and h800["interconnect"] in lead and h100["interconnect"] in lead
-    assert "China-market H100 variant" in lead  # the H800 row's own remark on the H100
+    # the rows' Chinese columns (interconnect_zh, notes_zh) in a Chinese answer
+    assert "区别在互联" in lead and h800["interconnect_zh"] in lead and h100["interconnect_zh"] in lead
+    assert "面向中国市场的 H100 变体" in lead and "China-market" not in lead  # the H800 row's own remark on the H100
 
 
 def test_a_die_part_and_a_card_part_compared_per_device_and_per_card(assistant):
