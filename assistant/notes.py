@@ -696,7 +696,7 @@ ASKS_MEANING = re.compile(r"(?<![a-z])(?:mean(?:s|ing)?|explain)(?![a-z])|什么
 SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意思|是指")
 # the difference between two things asked ("差在哪", "有什么区别", "how do they differ"); with the comparison words
 # ("vs", "对比") it is any comparison of two named things
-DIFFERENCE_ASKED = re.compile(r"区别|差在哪|差别|不同|差异|(?<![a-z])(?:differ\w*|distinguish\w*)(?![a-z])")
+DIFFERENCE_ASKED = re.compile(r"区别|差在哪|差别|不同|不一样|差异|阉割|(?<![a-z])(?:differ\w*|distinguish\w*)(?![a-z])")
 ASKS_DIFFERENCE = re.compile(rf"{DIFFERENCE_ASKED.pattern}|(?<![a-z])(?:vs\.?|versus|compared?)(?![a-z])|对比|比较")
 # a value asked of a parameter: its default, its range, how it is computed
 ASKS_VALUE = re.compile(r"default|默认|取值|范围|(?<![a-z])range")

@@ -809,7 +809,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """Every part's plan, sorted as the heading says: parts that fit first, fewest GB of device memory
         in the plan (devices × GB per device) first; that total is shown on each line."""
         if call.value is None:
-            return [f"- {call.error.message}"]
+            return [f"- {self.error_text(call)}"]
         lines = [self.say("compare_hardware_comparison_estimate")]
         sep = self.say("comma")
         for p in sorted(call.value.plans, key=lambda x: (not x.fits, x.devices * x.memory_gb, x.hardware)):

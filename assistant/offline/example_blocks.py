@@ -15,7 +15,7 @@ class ExampleBlocks(Writer):
     def example_scripts(self, call: Result[MindSpeedExampleResult]) -> list[str]:
         r = call.value
         if r is None:
-            return [f"- {call.error.message}"]
+            return [f"- {self.error_text(call)}"]
         if not r.found:
             others = ", ".join(r.models_with_scripts[:SHOWN_OTHERS]) + (" …" if len(r.models_with_scripts) > SHOWN_OTHERS else "")
             return [self.lead(self.say("example_none", model=r.model_id, others=others)), ""]

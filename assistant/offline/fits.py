@@ -25,7 +25,7 @@ class FitsBlocks(Writer):
         calls.sort(key=lambda c: -int(c.value.value or 0) if c.value is not None and c.value.goal == "context" else 0)
         for call in calls:
             if call.value is None:
-                lines += [self.lead(self.say("what_fits_block_could_not_search", message=call.error.message)), ""]
+                lines += [self.lead(self.say("what_fits_block_could_not_search", message=self.error_text(call))), ""]
                 continue
             r = call.value
             where = self.devices(r.devices, (r.plan or {}).get("unit") or "card", r.hardware)

@@ -265,8 +265,12 @@ class PartFactsBlocks(Writer):
         for h, other in ((a, b), (b, a)):  # "China-market H100 variant: …" in the H800 row
             stem = re.sub(r"\s*\d+\s*GB.*$", "", short(other)).removeprefix("NVIDIA ").strip()
             remark = next((x.strip() for x in re.split(r"(?<=\.)\s+", h.notes or "") if stem and stem in x), None)
+            # a Chinese answer quotes the row's Chinese remark naming the same part (notes_zh), else the English labelled
+            remark_zh = next((x.strip() for x in re.split(r"(?<=。)", h.notes_zh or "") if stem and stem in x), None)
             if remark:
-                lead += self.L(f" Catalog remark on {short(h)}: \"{remark.rstrip('.')}\".", f"目录对 {short(h)} 的备注：“{remark.rstrip('.')}”。")
+                lead += self.L(f" Catalog remark on {short(h)}: \"{remark.rstrip('.')}\".",
+                               f"目录对 {short(h)} 的备注：“{remark_zh.rstrip('。')}”。" if remark_zh
+                               else f"目录对 {short(h)} 的备注（英文原文）：“{remark.rstrip('.')}”。")
         return lead
 
     def own_nodes(self, h: HardwareInfo) -> int | None:

@@ -44,7 +44,7 @@ class PlanBlocks(CapacityBlocks):
         """One plan: the line, then what the check, the vendor rows, the practice and the other settings say of it."""
         p = call.value
         if p is None:
-            return [self.say("estimate_unavailable", why=call.error.message)]
+            return [self.say("estimate_unavailable", why=self.error_text(call))]
         cap = call.arg("max_devices")
         if cap and any(x.value is not None and x.value.fits and x.value.devices <= cap for x in f.plans if not x.arg("max_devices")
                        and (x.arg("method"), x.arg("framework")) == (call.arg("method"), call.arg("framework"))):
@@ -170,8 +170,8 @@ class PlanBlocks(CapacityBlocks):
             field = call.error.field or ""
             if call.arg(field) is not None and field in ("precision", "attention", "optimizer", "loss"):
                 # a trainer setting named but refused with the rest: said not used, the estimate without it follows (route.setting_refused)
-                return [self.say("setting_refused", value=call.arg(field), why=call.error.message), ""]
-            return [self.say("memory_unavailable", why=call.error.message), ""]
+                return [self.say("setting_refused", value=call.arg(field), why=self.error_text(call)), ""]
+            return [self.say("memory_unavailable", why=self.error_text(call)), ""]
         # a Megatron layout as given: its groups and the data parallel they leave ("TP 2 × PP 2, DP 2, on 8 devices")
         # and the gradient accumulation a stated global batch makes of it (GBS = MBS × DP × GA; a GBS that does not
         # split is refused before any sizing, rules.py gbs_not_divisible)

@@ -310,7 +310,7 @@ class ServingBlocks(CapacityBlocks):
     def estimate_lines(self, call: Result[InferenceResult]) -> list[str]:
         r = call.value
         if r is None:
-            return [self.say("estimate_lines_inference_estimate_not", message=call.error.message)]
+            return [self.say("estimate_lines_inference_estimate_not", message=self.error_text(call))]
         label = self.say("estimate_lines_estimate_kv_cache", precision=self.precision(r), value=kv_name(r), gpu_memory_utilization=r.gpu_memory_utilization)
         cap = call.arg("max_devices")
         within = self.say("estimate_lines_within_your", have=self.have()) if cap and cap == self.e.devices else ""

@@ -451,7 +451,7 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     if r.get("kind") in ("benchmark", "preprocess") and not findings:
         out.append(_checked_command(r, lang))
     if r.get("table"):
-        out.append(_p("table", lang, rows="; ".join(r["table"])))
+        out.append(_p("table", lang, rows=("；" if lang == "zh" else "; ").join(in_language(t, lang) for t in r["table"])))
     sep = "；" if lang == "zh" else "; "
     if r.get("read"):
         out.append(_p("read", lang, items=sep.join(f"{x['name']} {x['value']} ({x['source']})" for x in r["read"])))

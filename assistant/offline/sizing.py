@@ -406,6 +406,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
     def headline_nothing_fits(self, f: TrainingFacts) -> str | None:
         if not f.plans or any(r.value and r.value.fits for r in f.plans):
             return None
+        if all(r.value is None for r in f.plans):  # every estimate refused its arguments: nothing was sized
+            return self.say("headline_estimate_refused")
         return self.say("headline_nothing_fits_no_setting_fits")
 
     # -- summaries -----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ class TableRowsBlocks(Writer):
     def table_rows(self, call: Result[FindTableRowsResult]) -> list[str]:
         r = call.value
         if r is None:
-            return [f"- {call.error.message}"]
+            return [f"- {self.error_text(call)}"]
         if r.table == "vllm":  # each vLLM table by its page and date, in the answer's language
             for table, src in dict.fromkeys((h.vllm_table or "", h.source) for h in r.rows):
                 self.cite(self.table_source(table, src))

@@ -172,7 +172,7 @@ class TimeBlocks(Writer):
     def time_missing(self, call: Result[TrainingTimeResult]) -> list[str]:
         err = call.error
         if err.code != "no_throughput":
-            return [self.say("time_missing_training_time_not", message=err.message)]
+            return [self.say("time_missing_training_time_not", message=self.error_text(call))]
         hw = self.hw_name(call.arg("hardware"))
         formula = re.search(r"Time = .*?\) s", err.message)
         lines = [self.lead(self.say("time_missing_no_time_estimate", hw=hw)),

@@ -73,7 +73,7 @@ class TableBlocks(CapacityBlocks):
                                  listed=self.say("semicolon").join(STRATEGY[self.lang].get(x, x) for x in call.error.valid or []))]
             if call is not None and call.error.code == "no_table_row":
                 return [self.say("min_no_row", label=MIN_LABEL[self.lang], model=self.s.model)] + self.same_shape_rows()
-            return [f"- {call.error.message}"] if call else []
+            return [f"- {self.error_text(call)}"] if call else []
         rows = f.rows or f.bound
         if not rows:
             listed = sorted({r.seq_len for r in call.value.rows})

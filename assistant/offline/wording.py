@@ -12,6 +12,7 @@ from typing import Any
 from ..answer import source_as_known
 from ..estimate import constants as C
 from ..tools.estimate_support import generic_part
+from ..wordings import in_language
 from .parse import Slots
 from .results import Results
 from .route import Done, Effective, effective
@@ -217,6 +218,11 @@ class Writer:
         """A phrase of the catalogue (phrases.toml), in the answer's language."""
         return self.phrases[key][self.lang].format(**kw)
 
+    def error_text(self, call: Any) -> str:
+        """A tool's refusal (its English message) in the answer's language: the Chinese wording of the Wordings table
+        that made it (tools/error_messages.py, configs/messages.py)."""
+        return in_language(call.error.message, self.lang)
+
     def L(self, en: str, zh: str) -> str:
         return zh if self.zh else en
 
@@ -262,8 +268,12 @@ class Writer:
         answer's language: the vendor page by its id and date, as the transcription names it."""
         page = re.search(r"modelarts_llm_infer_\d+", source)
         date = re.search(r"\d{4}-\d{2}-\d{2}", source)
-        en = ", ".join(x for x in (f"page {page.group(0)}" if page else "", f"updated {date.group(0)}" if date else "") if x)
-        zh = "，".join(x for x in (f"页面 {page.group(0)}" if page else "", f"{date.group(0)} 更新" if date else "") if x)
+        # a table of unknown version: the era its source names ("version unknown, v0.5.0/v0.6.x era")
+        era = re.search(r"version unknown,\s*(v[\w./]+)\s+era", source)
+        en = ", ".join(x for x in (f"page {page.group(0)}" if page else "", f"updated {date.group(0)}" if date else "",
+                                   f"version unknown, {era.group(1)} era" if era else "") if x)
+        zh = "，".join(x for x in (f"页面 {page.group(0)}" if page else "", f"{date.group(0)} 更新" if date else "",
+                                  f"版本不明，约 {era.group(1)} 时期" if era else "") if x)
         return f"{VLLM_LABEL[self.lang]} {table}" + (self.L(f" ({en})", f"（{zh}）") if en else "")
 
     def cite(self, source: str | None) -> None:

@@ -16,6 +16,7 @@ from ..estimate.memory import Breakdown, Device, TrainConfig, default_precision,
 from ..estimate.plan import Plan, longest_seq_len, needs_cp, plan_training
 from ..estimate.shape import Shape, from_catalog, from_params, lora_targets_valid, with_overrides
 from .common import MAX_SEQ_LEN
+from .error_messages import TOOL_ERRORS
 from .estimate_models import MemoryBreakdown, ModelArgs, ShapeInfo
 from .estimate_tables import setting, units
 
@@ -103,21 +104,20 @@ def resolve_shape(ctx, args: ModelArgs) -> tuple[Shape, str | None]:
         model_id = ctx.resolver.model_id(args.model)
         row = ctx.kb.model(model_id)
         if not row or not row.get("layers"):
-            raise SizingError("no_shape", f"The catalog has no shape for {model_id}; give params_b or a shape.", field="model")
+            raise SizingError("no_shape", TOOL_ERRORS.en("no_shape", model=model_id), field="model")
         shape = from_catalog(row)
         if args.params_b and abs(args.params_b * 1e9 - shape.params) > PARAMS_AGREE * shape.params:
-            raise _invalid(f"model and params_b disagree: {model_id} has {shape.params / 1e9:.2f}B parameters, params_b "
-                           f"says {args.params_b:g}B. Give only model (its catalog shape) or only params_b (a shape "
-                           "inferred from the count).", "params_b", [round(shape.params / 1e9, 2)])
+            raise _invalid(TOOL_ERRORS.en("params_disagree", model=model_id, params=f"{shape.params / 1e9:.2f}",
+                                           stated=f"{args.params_b:g}"), "params_b", [round(shape.params / 1e9, 2)])
     elif args.params_b:
         shape = from_params(args.params_b)
     else:
-        raise SizingError("invalid_arguments", "Give a model name or params_b (total parameters in billions).",
+        raise SizingError("invalid_arguments", TOOL_ERRORS.en("model_or_params"),
                           field="model", valid=["model", "params_b"])
     if args.shape:
         shape = with_overrides(shape, **args.shape.model_dump(exclude_none=True))
         if shape.heads % shape.kv_heads:
-            raise SizingError("invalid_arguments", f"kv_heads {shape.kv_heads} must divide heads {shape.heads}.",
+            raise SizingError("invalid_arguments", TOOL_ERRORS.en("kv_heads_divide", kv=shape.kv_heads, heads=shape.heads),
                               field="shape.kv_heads", valid=[k for k in range(1, shape.heads + 1) if shape.heads % k == 0])
     return shape, model_id
 
@@ -135,9 +135,8 @@ _ENCODER_DECODER = re.compile(r"(?<![a-z])(?:flan-?t5|t5|mt5|umt5|byt5|long-?t5|
 def refuse_unmodelled_family(name: str) -> None:
     m = _ENCODER_DECODER.search(name.replace("_", "-"))
     if m:
-        raise SizingError("unsupported_model", f"{name!r} is an encoder-decoder model ({m.group(0)} family): the estimator "
-                          "models decoder-only transformers (one stack, causal-LM loss, one KV cache per layer) and does not "
-                          "size encoder-decoder models.", field="model")
+        raise SizingError("unsupported_model", TOOL_ERRORS.en("encoder_decoder", name=repr(name), family=m.group(0)),
+                          field="model")
 
 
 def shape_info(s: Shape) -> ShapeInfo:
@@ -181,7 +180,7 @@ def _invalid(message: str, field: str, valid: Any = None) -> SizingError:
 
 def check_seq_len(seq_len: int, field: str = "seq_len") -> None:
     if seq_len < 1 or seq_len > MAX_SEQ_LEN:
-        raise _invalid(f"{field} must be between 1 and {MAX_SEQ_LEN} tokens, got {seq_len}.", field, f"1..{MAX_SEQ_LEN}")
+        raise _invalid(TOOL_ERRORS.en("seq_len_range", field=field, limit=MAX_SEQ_LEN, value=seq_len), field, f"1..{MAX_SEQ_LEN}")
 
 
 def check_train_args(a: EstimateTrainingMemoryArgs, s: Shape) -> str:
@@ -190,78 +189,73 @@ def check_train_args(a: EstimateTrainingMemoryArgs, s: Shape) -> str:
     for name in ("micro_batch", "devices", "tp", "pp", "cp"):
         v = getattr(a, name)
         if v < 1:
-            raise _invalid(f"{name} must be at least 1, got {v}.", name, ">= 1")
+            raise _invalid(TOOL_ERRORS.en("at_least_one", field=name, value=v), name, ">= 1")
     if a.micro_batch > 4096 or a.devices > 1_000_000:
-        raise _invalid("micro_batch <= 4096 and devices <= 1000000.", "devices")
+        raise _invalid(TOOL_ERRORS.en("batch_devices_limit"), "devices")
     if a.method in ("lora", "qlora") and a.lora_rank < 1:
-        raise _invalid(f"lora_rank must be at least 1, got {a.lora_rank}.", "lora_rank", ">= 1")
+        raise _invalid(TOOL_ERRORS.en("at_least_one", field="lora_rank", value=a.lora_rank), "lora_rank", ">= 1")
     if a.lora_rank > 65536:
-        raise _invalid("lora_rank must be at most 65536.", "lora_rank", "1..65536")
+        raise _invalid(TOOL_ERRORS.en("at_most_n", field="lora_rank", limit=65536), "lora_rank", "1..65536")
     if not lora_targets_valid(a.lora_targets):
-        raise _invalid(f"Unknown lora_targets {a.lora_targets!r}.", "lora_targets",
+        raise _invalid(TOOL_ERRORS.en("lora_targets", targets=repr(a.lora_targets)), "lora_targets",
                        ["all", "attention", "mlp", "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"])
     kv = s.heads if s.is_mla else s.kv_heads
     if s.heads % a.tp or kv % a.tp:
-        raise _invalid(f"tp={a.tp} must divide the attention heads ({s.heads}) and KV heads ({kv}).", "tp",
+        raise _invalid(TOOL_ERRORS.en("tp_heads", tp=a.tp, heads=s.heads, kv=kv), "tp",
                        [t for t in range(1, s.heads + 1) if s.heads % t == 0 and kv % t == 0])
     if a.pp > s.layers:
-        raise _invalid(f"pp={a.pp} exceeds the {s.layers} layers.", "pp", f"1..{s.layers}")
+        raise _invalid(TOOL_ERRORS.en("pp_layers", pp=a.pp, layers=s.layers), "pp", f"1..{s.layers}")
     mp = a.tp * a.pp * a.cp
     if a.devices % mp:
-        raise _invalid(f"devices={a.devices} must be a multiple of tp x pp x cp = {mp}.", "devices", [mp * k for k in range(1, 9)])
+        raise _invalid(TOOL_ERRORS.en("devices_multiple", devices=a.devices, mp=mp), "devices", [mp * k for k in range(1, 9)])
     if a.ep > 1 and not s.is_moe:
-        raise _invalid(f"ep={a.ep} splits a MoE model's experts; this model is dense.", "ep", [1])
+        raise _invalid(TOOL_ERRORS.en("ep_dense", ep=a.ep), "ep", [1])
     if a.ep > 1 and (s.experts % a.ep or (a.devices // mp) % a.ep):
-        raise _invalid(f"ep={a.ep} must divide the {s.experts} experts and the data-parallel size devices / (tp x pp x cp) "
-                       f"= {a.devices // mp}.", "ep", [e for e in range(1, a.devices // mp + 1) if s.experts % e == 0 and (a.devices // mp) % e == 0])
+        raise _invalid(TOOL_ERRORS.en("ep_divide", ep=a.ep, experts=s.experts, dp=a.devices // mp), "ep", [e for e in range(1, a.devices // mp + 1) if s.experts % e == 0 and (a.devices // mp) % e == 0])
     framework = a.framework or ("MindSpeed-LLM" if mp > 1 or a.ep > 1 else "LLaMA-Factory")
     if framework != "MindSpeed-LLM" and (mp > 1 or a.ep > 1):
-        raise _invalid(f"{framework} is sized as data parallel (DeepSpeed ZeRO / FSDP), without tensor/pipeline/context "
-                       "parallelism; use framework MindSpeed-LLM or tp=pp=cp=1.", "tp", [1])
+        raise _invalid(TOOL_ERRORS.en("data_parallel_only", framework=framework), "tp", [1])
     if framework == "MindSpeed-LLM" and needs_cp(a.seq_len) and a.cp < 2:
-        raise _invalid(f"MindSpeed-LLM needs cp >= 2 beyond {C.CP_REQUIRED_ABOVE} tokens (ModelArts rule); "
-                       f"seq_len is {a.seq_len}.", "cp", [c for c in (2, 4, 8) if a.devices % (a.tp * a.pp * c) == 0] or ">= 2")
+        raise _invalid(TOOL_ERRORS.en("cp_rule", limit=C.CP_REQUIRED_ABOVE, seq=a.seq_len), "cp", [c for c in (2, 4, 8) if a.devices % (a.tp * a.pp * c) == 0] or ">= 2")
     if a.stage == "ppo" and a.zero_stage == 3 and framework == "LLaMA-Factory":
-        raise _invalid("PPO does not support ZeRO-3 on ModelArts LLaMA-Factory.", "zero_stage", [0, 1, 2])
+        raise _invalid(TOOL_ERRORS.en("ppo_zero3"), "zero_stage", [0, 1, 2])
     if a.zero_stage and framework in C.UNSHARDED_FRAMEWORKS:
-        raise _invalid(f"{framework} neither shards nor offloads model states (no DeepSpeed or FSDP): use zero_stage 0.",
+        raise _invalid(TOOL_ERRORS.en("unsharded", framework=framework),
                        "zero_stage", [0])
     if a.offload and (a.zero_stage == 0 or framework == "MindSpeed-LLM"):
-        raise _invalid("offload needs DeepSpeed ZeRO-1, 2 or 3 (or FSDP, sized as ZeRO-3).", "offload", [False])
+        raise _invalid(TOOL_ERRORS.en("offload_needs_zero"), "offload", [False])
     if a.optimizer_in_backward and (a.zero_stage != 0 or a.grad_accum != 1):
         raise _invalid("optimizer_in_backward steps each parameter as its gradient arrives: it needs zero_stage 0 and "
                        "grad_accum 1 (torchtune optimizer_in_bwd).", "grad_accum" if a.zero_stage == 0 else "zero_stage", [1] if a.zero_stage == 0 else [0])
     if framework == "LLaMA-Factory" and a.method == "qlora" and a.zero_stage == 3 and a.quant_bits != 4:
-        raise _invalid("LLaMA-Factory allows QLoRA with ZeRO-3 only at 4 bits.", "quant_bits", [4])
+        raise _invalid(TOOL_ERRORS.en("qlora_zero3"), "quant_bits", [4])
     if framework == "LLaMA-Factory" and a.precision == "pure_bf16" and a.zero_stage == 3:
-        raise _invalid("LLaMA-Factory rejects pure_bf16 with ZeRO-3.", "precision", ["bf16", "fp16", "fp32"])
+        raise _invalid(TOOL_ERRORS.en("pure_bf16_zero3"), "precision", ["bf16", "fp16", "fp32"])
     return framework
 
 
 def check_plan_args(a: PlanTrainingArgs) -> None:
     check_seq_len(a.seq_len)
     if a.max_devices is not None and a.max_devices < 1:
-        raise _invalid(f"max_devices must be at least 1, got {a.max_devices}.", "max_devices", ">= 1")
+        raise _invalid(TOOL_ERRORS.en("at_least_one", field="max_devices", value=a.max_devices), "max_devices", ">= 1")
     if a.max_devices is not None and a.max_devices > 65536:
-        raise _invalid("max_devices must be at most 65536.", "max_devices", "1..65536")
+        raise _invalid(TOOL_ERRORS.en("at_most_n", field="max_devices", limit=65536), "max_devices", "1..65536")
     if a.global_batch is not None and not 1 <= a.global_batch <= 10_000_000:
-        raise _invalid(f"global_batch must be between 1 and 10000000, got {a.global_batch}.", "global_batch", "1..10000000")
+        raise _invalid(TOOL_ERRORS.en("between", field="global_batch", limit=10000000, value=a.global_batch), "global_batch", "1..10000000")
     if not 1 <= a.micro_batch <= 4096:
-        raise _invalid(f"micro_batch must be between 1 and 4096, got {a.micro_batch}.", "micro_batch", "1..4096")
+        raise _invalid(TOOL_ERRORS.en("between", field="micro_batch", limit=4096, value=a.micro_batch), "micro_batch", "1..4096")
     if a.method in ("lora", "qlora") and not 1 <= a.lora_rank <= 65536:
-        raise _invalid(f"lora_rank must be at least 1, got {a.lora_rank}.", "lora_rank", "1..65536")
+        raise _invalid(TOOL_ERRORS.en("at_least_one", field="lora_rank", value=a.lora_rank), "lora_rank", "1..65536")
     if a.global_batch is not None and a.global_batch % a.micro_batch:
-        raise _invalid(f"global_batch {a.global_batch} must be a multiple of micro_batch {a.micro_batch}.", "global_batch")
+        raise _invalid(TOOL_ERRORS.en("gbs_multiple", gbs=a.global_batch, mbs=a.micro_batch), "global_batch")
     if a.framework == "MindSpeed-LLM" and (a.method not in C.MINDSPEED_METHODS or a.stage not in C.MINDSPEED_STAGES):
         bad, valid = ("method", C.MINDSPEED_METHODS) if a.method not in C.MINDSPEED_METHODS else ("stage", C.MINDSPEED_STAGES)
         raise _invalid(f"The ModelArts MindSpeed-LLM scripts (Megatron-LM's layout on GPUs) take STAGE pt or sft with "
                        f"FINETUNING_TYPE full or lora, not {bad} {getattr(a, bad)!r}.", bad, list(valid))
     if a.framework == "MindSpeed-LLM" and (a.zero_stage is not None or a.offload):
-        raise _invalid("MindSpeed-LLM has no DeepSpeed ZeRO stage or offload (it splits with TP/PP/CP): omit zero_stage "
-                       "and offload.", "zero_stage", [None])
+        raise _invalid(TOOL_ERRORS.en("mindspeed_zero"), "zero_stage", [None])
     if a.offload and a.zero_stage in (0, 1):
-        raise _invalid("The planner's CPU offload settings are ZeRO-2 and ZeRO-3 (LLaMA-Factory's ds_z2_offload and "
-                       "ds_z3_offload): use zero_stage 2 or 3 with offload.", "offload", [2, 3])
+        raise _invalid(TOOL_ERRORS.en("offload_stage"), "offload", [2, 3])
 
 
 # ---------------------------------------------------------------- wording

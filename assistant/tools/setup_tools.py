@@ -17,6 +17,7 @@ from ..hf_config import read_config
 from ..resolve import variant_of
 from ..setup_check import Reading, read_setup
 from ..setup_check.notices import notice
+from ..wordings import Wordings
 from .estimates import InferenceResult, TrainingMemoryResult
 from .registry import REGISTRY, tool
 from .setup_changes import SPEED_COST, diagnose_oom, oom_remedies, serving_ladder, training_ladder, verdict_of
@@ -193,6 +194,18 @@ def _describe(kind: str, before: dict[str, Any], settings: dict[str, Any]) -> st
     return ", ".join(parts) + extra
 
 
+# the vendor rows for the job a pasted setup describes, in both languages (assistant.wordings): the tool writes English
+TABLE_LINES = Wordings({
+    # the unsupported row first: the row's template would read its words as a count and unit
+    "row_unsupported": {"en": "{framework} {model} {strategy} SEQ_LEN {seq} on {hardware}: not supported ('-') ({source})",
+                        "zh": "{framework} {model} {strategy_zh} SEQ_LEN {seq}，{hardware}：不支持（表中为“-”）（{source}）"},
+    "row": {"en": "{framework} {model} {strategy} SEQ_LEN {seq} on {hardware}: {cards} {unit} ({source})",
+            "zh": "{framework} {model} {strategy_zh} SEQ_LEN {seq}，{hardware}：{cards} {unit_zh}（{source}）"},
+    "recipe": {"en": "LLaMA-Factory recipe {model} {strategy} cutoff_len {seq}: {ds}, GA {ga}, {nodes} x {per} cards ({source})",
+               "zh": "LLaMA-Factory 配方 {model} {strategy_zh} cutoff_len {seq}：{ds}，梯度累积 {ga}，{nodes} × {per} 张卡（{source}）"},
+}, {"lora": "LoRA", "full": "全参", "card": "张卡", "cards": "张卡", "DIE": "个 DIE", "DIEs": "个 DIE"})
+
+
 def _table(ctx, model_id: str | None, s: dict[str, Any], hw_id: str, result: dict[str, Any]) -> list[str]:
     part = (ctx.kb.hardware_row(hw_id) or {}).get("table_part")  # the part's column in the vendor tables
     if model_id is None or part is None or s["method"] not in ("lora", "full") or s["stage"] not in ("sft", "pt"):
@@ -203,9 +216,11 @@ def _table(ctx, model_id: str | None, s: dict[str, Any], hw_id: str, result: dic
     for row in (r or {}).get("rows", [])[:1]:
         if row["supported"] and row["seq_len"] == s["seq_len"]:
             result["table_min_devices"] = row["cards"]
-        cards = f"{row['cards']} {row['unit']}" if row["supported"] else "not supported ('-')"
-        out.append(f"{row['framework']} {row['model']} {row['strategy']} SEQ_LEN {row['seq_len']} on {row['hardware']}: "
-                   f"{cards} ({source_as_known(row['source'])})")
+        where = dict(framework=row["framework"], model=row["model"], strategy=row["strategy"], seq=row["seq_len"],
+                     hardware=row["hardware"], source=source_as_known(row["source"]))
+        out.append(TABLE_LINES.en("row", cards=row["cards"], unit=row["unit"] + "s" * (row["unit"] == "card" and row["cards"] != 1),
+                                **where)
+                   if row["supported"] else TABLE_LINES.en("row_unsupported", **where))
     rec = _recipe(ctx, model_id, s, hw_id)
     if rec:
         out.append(_recipe_line(model_id, s, rec))
@@ -222,8 +237,8 @@ def _recipe(ctx, model_id: str | None, s: dict[str, Any], hw_id: str) -> dict[st
 
 
 def _recipe_line(model_id: str | None, s: dict[str, Any], rec: dict[str, Any]) -> str:
-    return (f"LLaMA-Factory recipe {model_id} {s['method']} cutoff_len {rec['seq_len_used']}: {rec['deepspeed']}, "
-            f"GA {rec['grad_accum']}, {rec['nodes']} x {rec['cards_per_node']} cards ({source_as_known(rec['source'])})")
+    return TABLE_LINES.en("recipe", model=model_id, strategy=s["method"], seq=rec["seq_len_used"], ds=rec["deepspeed"],
+                          ga=rec["grad_accum"], nodes=rec["nodes"], per=rec["cards_per_node"], source=source_as_known(rec["source"]))
 
 
 def _check_training(ctx, r: Reading, args: CheckSetupArgs, words: list[str], result: dict[str, Any]) -> None:

@@ -52,6 +52,17 @@ KNOWLEDGE = [
     ("en", "gpt-99-ultra fine-tuning, how many cards?"), ("zh", "gpt-99-ultra 微调要几张卡"),
     ("en", "asdf qwer ???"), ("zh", "？？？"),
     ("en", "qwen2.5-7b lora on 1e6 nodes?"), ("zh", "qwen2.5-7b lora 用 0.5 个节点"),
+    # GPU parts compared and described (hardware.csv interconnect_zh / notes_zh)
+    ("zh", "H800 和 H100 有什么区别"), ("zh", "A800 跟 A100 差在哪"), ("zh", "V100 16G 和 32G 啥区别"), ("zh", "H20 对比 H100"),
+    ("zh", "4090 有没有 nvlink，多卡怎么通信"), ("zh", "3090 两张能桥接吗"), ("zh", "L40S 和 A6000 互联有什么不同"),
+    ("zh", "MI300X 显存多少，卡间怎么互联"), ("zh", "B200 每卡多大显存"), ("zh", "910A 和 910B 的区别"),
+    ("en", "H800 vs H100, what's different?"),
+    # bad input the tools refuse (tools/error_messages.py)
+    ("zh", "一个 13B 模型，32 个头 kv heads 5，lora 4096 每卡显存"), ("zh", "qwen2.5-7b lora 4096 micro batch 10000 8卡 910B 显存多少"),
+    ("en", "a 13B model with 32 heads and 5 kv heads, lora 4096, memory per card?"),
+    # the vLLM tables by version
+    ("zh", "chatglm3-6b 推理 32G 卡几张，这个表是什么版本"), ("zh", "老的 vllm 表 baichuan2-7b 64G 能跑多长"),
+    ("zh", "vllm-older-fragment 是哪个 vLLM 版本的表"), ("zh", "yi-6b 在 32GB 的卡上 vllm 能到多长"),
 ]
 DS_OFFLOAD = ('{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "none"}}, '
               '"bf16": {"enabled": "auto"}}')
@@ -146,8 +157,10 @@ def test_each_domain_message_has_both_wordings_and_comes_back_in_chinese():
 
     import assistant.configs.messages  # noqa: F401  (registers the plan errors)
     import assistant.setup_check.notices  # noqa: F401  (registers the reading's remarks)
+    import assistant.tools.error_messages  # noqa: F401  (registers the tools' refusals)
+    import assistant.tools.setup_tools  # noqa: F401  (registers a setup check's vendor-row lines)
 
-    assert len(REGISTERED) >= 2
+    assert len(REGISTERED) >= 4
     for table in REGISTERED:
         for key, wordings in table.table.items():
             assert set(wordings) == {"en", "zh"}, key
@@ -157,6 +170,8 @@ def test_each_domain_message_has_both_wordings_and_comes_back_in_chinese():
             text = table.en(key, **values)
             zh = in_language(text, "zh")
             assert zh != text and not english_runs(zh), (key, zh)
+            # read back by its own template, not by a looser one before it in the table
+            assert next(k for k, rx in table.patterns.items() if rx.match(text)) == key, key
             assert in_language(text, "en") == text
     assert in_language(notice("offloads_one", name="DeepSpeed JSON", what="parameters"), "zh").startswith(
         "DeepSpeed JSON 只卸载了参数")
@@ -197,3 +212,51 @@ def test_flags_named_without_values_are_not_values(assistant):
     answer = assistant.ask("For benchmark_serving.py, what does --request-rate actually control, and how many values "
                            "does --num-prompts need?").answer
     assert "could not format" not in answer and "--num-prompts" in answer
+
+
+def test_every_catalog_part_has_its_facts_in_chinese(ctx):
+    # hardware.csv: a Chinese answer quotes interconnect_zh / notes_zh / naming_zh; a row without them is answered in English
+    for row in ctx.kb.hardware():
+        assert row.get("interconnect_zh"), row["id"]
+        assert not row.get("notes") or row.get("notes_zh"), row["id"]
+        assert not row.get("naming") or row.get("naming_zh"), row["id"]
+
+
+def test_gpu_comparison_in_chinese(assistant):
+    # hardware.csv h800-80g: interconnect "NVLink limited to 400 GB/s per GPU", notes "China-market H100 variant: same
+    # BF16 peak, reduced NVLink bandwidth"; h100-80g: "NVLink 4 (900 GB/s per GPU) via NVSwitch in HGX/DGX"
+    zh = assistant.ask("H800 和 H100 到底差在哪里？").answer
+    assert "NVLink 限制为每张 GPU 400 GB/s" in zh and "NVLink 4（每张 GPU 900 GB/s）" in zh
+    assert "面向中国市场的 H100 变体" in zh and "limited to" not in zh and "China-market" not in zh
+    en = assistant.ask("What is the difference between the H800 and the H100?").answer
+    assert "NVLink limited to 400 GB/s per GPU" in en and "China-market H100 variant" in en
+    # rtx4090-24g: "PCIe Gen4 x16, no NVLink, no P2P on most drivers"
+    assert "多数驱动下不支持 P2P" in assistant.ask("4090 之间有 nvlink 吗").answer
+
+
+def test_tool_refusal_in_chinese(assistant):
+    # estimate_support.resolve_shape: 32 heads do not split into 5 KV-head groups (32 % 5 = 2)
+    zh = assistant.ask("一个 13B 的模型，32 个头，kv heads 5，lora 4096 每卡显存要多少").answer
+    assert "KV 头数 5 必须能整除注意力头数 32" in zh and "must divide" not in zh
+    en = assistant.ask("custom 13B model, 32 heads, 5 kv heads, lora 4096, memory per card?").answer
+    assert "kv_heads 5 must divide heads 32" in en
+    # the tool schema bounds micro_batch at 4096
+    zh = assistant.ask("qwen2.5-7b lora 4096 micro batch 10000，8 卡 910B 每卡显存多少").answer
+    assert "micro_batch 必须小于或等于 4096" in zh and "Input should" not in zh
+
+
+def test_setup_check_vendor_row_in_chinese(assistant):
+    # seeds/004 minimum-card table (2025-06-24): LLaMA-Factory qwen2.5-7b LoRA SEQ_LEN 4096 on Snt9B: 1 card
+    zh = assistant.ask(f"8 张 910B 跑这个 yaml 够吗\n{YAML}").answer
+    assert "LLaMA-Factory qwen2.5-7b LoRA SEQ_LEN 4096，Snt9B：1 张卡" in zh and " on Snt9B" not in zh
+    en = assistant.ask(f"check my yaml for 8 910B:\n{YAML}").answer
+    assert "LLaMA-Factory qwen2.5-7b lora SEQ_LEN 4096 on Snt9B: 1 card (" in en
+
+
+def test_vllm_table_of_unknown_version_named_in_the_answer_language(assistant):
+    # vllm_min_cards.csv baichuan2-13b 32 GB: 2 cards, 4096 (source: "older vLLM table fragment (rows 35-40, version
+    # unknown, v0.5.0/v0.6.x era)")
+    zh = assistant.ask("baichuan2-13b 用 32GB 的卡做 vllm 推理要几张？是哪个版本的表").answer
+    assert "**2 张卡**" in zh and "版本不明，约 v0.5.0/v0.6.x 时期" in zh and "era" not in zh
+    en = assistant.ask("baichuan2-13b vLLM serving on 32GB cards: how many, and from which table version?").answer
+    assert "**2 cards**" in en and "version unknown, v0.5.0/v0.6.x era" in en

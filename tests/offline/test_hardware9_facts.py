@@ -83,7 +83,9 @@ def test_a_memory_size_offered_is_checked_against_the_row_and_its_remark(assista
     row = part("b200-180g")
     ans = assistant.ask("B200 每张显存到底是 180G 还是 192G").answer
     assert f"每张 GPU {float(row['memory_gb']):g} GB" in ans
-    assert "192 GB" in ans and "marketed with 192 GB" in row["notes"] and "marketed with 192 GB" in ans
+    # the row's remark, quoted in the answer's language (notes_zh beside notes)
+    assert "192 GB" in ans and "marketed with 192 GB" in row["notes"] and "芯片宣传为 192 GB" in row["notes_zh"]
+    assert "芯片宣传为 192 GB" in ans and "marketed with" not in ans
     assert "其他名称" not in ans  # "还是" between two sizes asks no names
 
 
@@ -99,8 +101,9 @@ def test_two_parts_differ_in_the_columns_that_differ(assistant):
     assert h800["memory_gb"] == h100["memory_gb"] and h800["interconnect"] != h100["interconnect"]
     ans = assistant.ask("H800 和 H100 有什么区别").answer
     lead = ans.split("\n")[0]
-    assert "区别在互联" in lead and h800["interconnect"] in lead and h100["interconnect"] in lead
-    assert "China-market H100 variant" in lead  # the H800 row's own remark on the H100
+    # the rows' Chinese columns (interconnect_zh, notes_zh) in a Chinese answer
+    assert "区别在互联" in lead and h800["interconnect_zh"] in lead and h100["interconnect_zh"] in lead
+    assert "面向中国市场的 H100 变体" in lead and "China-market" not in lead  # the H800 row's own remark on the H100
 
 
 def test_a_die_part_and_a_card_part_compared_per_device_and_per_card(assistant):

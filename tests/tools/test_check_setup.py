@@ -120,7 +120,7 @@ def test_mindspeed_block_beside_its_vendor_row(call):
     assert (t["framework"], t["devices"], t["tp"], t["pp"], t["data_parallel"], t["micro_batch"]) == (
         "MindSpeed-LLM", 32, 8, 4, 1, 2)
     # seeds/004: MindSpeed-LLM qwen2.5-72b full 8192 on Snt9B: 64 cards, beside the estimate, never in it
-    assert out["table"] == ["MindSpeed-LLM qwen2.5-72b full SEQ_LEN 8192 on Snt9B: 64 card (ModelArts: 模型最小卡数配置, 2025-06-24)"]
+    assert out["table"] == ["MindSpeed-LLM qwen2.5-72b full SEQ_LEN 8192 on Snt9B: 64 cards (ModelArts: 模型最小卡数配置, 2025-06-24)"]
 
 
 def test_too_big_for_any_rung_gets_more_devices_as_the_planner_plans(call):
