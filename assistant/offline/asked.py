@@ -73,7 +73,10 @@ RECIPE_MATCH = re.compile(r"\bmatch(?:es|ing)?\b|一致|符合|对得上|对不�
 
 # "is GA 16 a problem?", "I run GA 32, is that bad?", "梯度累积 16 有问题吗": the user's own accumulation judged
 GA_JUDGED = re.compile(r"problem|(?<![a-z])(?:bad|wrong|fine|ok|okay|an?\s+issue|matter|hurt|harm)(?![-a-z])|too\s+(?:big|high|large|many)|"
-                       r"有问题|有没有问题|有影响|影响大|要紧|没事吧|行吗|可以吗|合理|太大", re.I)
+                       r"有问题|有没有问题|有影响|影响大|要紧|没事吧|行吗|可以吗|合理|太大|"
+                       # "does memory change?", "会影响显存吗": what the accumulation does to the memory, asked
+                       r"(?:memory|vram)\s+(?:\w+\s+)?(?:change|differ|go\s+up|grow|increase)|(?:change|affect|impact)s?\s+(?:the\s+)?(?:memory|vram)|"
+                       r"显存.{0,4}(?:会变|变化|变大|增加|涨)|影响.{0,3}显存", re.I)
 
 
 def judges_grad_accum(s: QuestionFrame) -> bool:

@@ -621,7 +621,7 @@ class Parser:
         (2P + (2P + 4P + 12P)/N under ZeRO-2 bf16 with Adam: no term holds the GPU's memory), so the job is sized on one
         common GPU, the largest of the classes, and the answer says the GPU is not needed (not one estimate per GPU)."""
         if ("states_memory" not in s.intents or not s.gpu_stand_ins or s.hardwares != s.gpu_stand_ins
-                or asks_verdict(s) or s.intents & {"cards", "time"}):
+                or asks_verdict(s) or "time" in s.intents or "cards" in s.intents and not s.devices):
             return
         hw = s.gpu_stand_ins[-1]
         row = self.resolver.hardware.get(hw) or {}
