@@ -277,11 +277,21 @@ STAGE_OFFERED = re.compile(r"(?<![a-z])(?:zero|ds_z)[-_ ]?(?:stage[-_ ]?)?([0-3]
 CHOICE = re.compile(r"(?<![a-z])(?:which|or|vs\.?|versus|better|pick|choose)(?![a-z])|哪个|哪一个|哪种|还是|选|更好|更合适", re.I)
 
 
+# the stage the turn names set against the conversation's ("换成 zero3 会省多少显存", "what about stage 1 instead?")
+STAGE_COMPARED = re.compile(r"(?<![a-z])(?:save[sd]?|saving|less|more|instead|what\s+about|how\s+about|worth|cost|trade-?off|faster|slower)(?![a-z])|"
+                            r"省|节省|值得|代价|划算|更快|更慢|呢|行吗|可以吗|会怎样|有什么区别", re.I)
+
+
 def stages_offered(s: QuestionFrame) -> list[int]:
     """The ZeRO stages a training question offers as a choice, in the order written (two or more), else empty: each is
     estimated on the user's devices and the answer leads with the one to use and why (zero_stages note: the fastest
     that fits)."""
     stages = list(dict.fromkeys(int(m.group(1)) for m in STAGE_OFFERED.finditer(s.question)))
+    current = s.current.get("zero_stage")
+    if len(stages) < 2 and current is not None and s.zero_stage is not None and current != s.zero_stage \
+            and (CHOICE.search(s.question) or STAGE_COMPARED.search(s.question)):
+        # "would zero3 be better?", "换成 zero3 会省多少显存" after a ZeRO-2 plan: the conversation's stage beside the new one
+        return [current, s.zero_stage] if s.method or "train" in s.intents else []
     if len(stages) < 2 or not CHOICE.search(s.question) or not (s.method or "train" in s.intents) or "inference" in s.intents:
         return []
     return stages

@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from .dialog import converse
+
 
 def lead(ans) -> str:
     return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
@@ -56,3 +58,37 @@ def test_own_ga_judged_against_quoted(assistant):
     """GBS = MBS x DP x GA: 1 x 4 x 24 = 96 against 1 x 4 x 8 = 32 with the GA quoted; memory and cards unchanged."""
     head = lead(assistant.ask("qwen2.5-14b lora 8192 on 4 snt9b cards, the recipe has GA 8, mine is 24 - does memory change?"))
     assert "GA 24 is no problem for memory" in head and re.search(r"\*\*96\*\* sequences per step instead of 32", head), head
+
+
+# ---------------------------------------------------------------- a stage proposed against the conversation's
+def _memory(ans, stage: int) -> float:
+    """The estimate's own per-device figure for ``stage`` (the tool result the answer was written from)."""
+    return next(c.result["total_gib"] for c in ans.tool_calls
+                if c.name == "estimate_training_memory" and c.args.get("zero_stage") == stage and not c.args.get("offload"))
+
+
+def test_zero3_against_the_plans_zero2(assistant):
+    """"换成 zero3 会省多少显存，代价是什么" after a ZeRO-2 plan that fits: both stages on the same 8 GPUs, the saving and
+    the cost (speed) said, the verdict that ZeRO-3 is not needed; "代价是什么" asks the cost, it defines no term."""
+    *_, ans = converse(assistant, "llama3-8b 全参微调 8卡 A100 80G，zero2 每卡多少显存", "换成 zero3 会省多少显存，代价是什么")
+    head = lead(ans)
+    z2, z3 = _memory(ans, 2), _memory(ans, 3)
+    assert z3 < z2
+    assert head.startswith("**结论**：**没必要**") and "ZeRO-2" in head and "ZeRO-3" in head and "速度" in head, head
+    assert f"少 {z2 - z3:.1f} GiB" in head, head
+
+
+def test_zero3_against_the_stage_the_answer_planned(assistant):
+    """"would zero3 be better?" after the answer planned ZeRO-1 (the stage read from the last answer's lead, the user
+    named none): both stages on the same 8 GPUs, each one's memory per GPU in the lead."""
+    *_, ans = converse(assistant, "qwen2.5-7b full fine-tune 4096 on 8 A100 80G, which zero stage?", "would zero3 be better?")
+    head = lead(ans)
+    assert "ZeRO-3" in head and "your ZeRO-1" in head, head
+    assert f"{_memory(ans, 1):.1f}" in head and f"{_memory(ans, 3):.1f}" in head, head
+
+
+def test_lower_stage_against_the_users(assistant):
+    *_, ans = converse(assistant, "qwen2.5-7b full sft on 4 H100 with zero-2, seq 2048, memory per gpu?", "what about stage 1 instead?")
+    head = lead(ans)
+    assert "ZeRO-1 instead of your ZeRO-2" in head, head
+    assert f"{_memory(ans, 1):.1f}" in head and f"{_memory(ans, 2):.1f}" in head, head
