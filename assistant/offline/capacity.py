@@ -469,8 +469,9 @@ class CapacityBlocks(Writer):
             return None
         order = sorted(found)  # ZeRO-0 fastest, ZeRO-3 slowest
         ms = {z: m for z in order if (m := found[z].value) is not None}
-        if (cur := self.s.current.get("zero_stage")) in ms and self.s.zero_stage in ms and cur != self.s.zero_stage:
-            return self.stage_vs_current(ms[cur], ms[self.s.zero_stage], cur, self.s.zero_stage)
+        cur, new = self.s.current.get("zero_stage"), self.s.zero_stage
+        if cur is not None and new is not None and cur in ms and new in ms and cur != new:
+            return self.stage_vs_current(ms[cur], ms[new], int(cur), new)
         # fits; else tight with its whole likely range within the usable memory; else tight: the fastest of each kind
         pick = next((z for z, m in ms.items() if m.verdict == "fits"), None) or next(
             (z for z, m in ms.items() if m.verdict == "tight" and m.high_gib <= m.usable_gib), None) or next(
