@@ -288,7 +288,8 @@ def stages_offered(s: QuestionFrame) -> list[int]:
     that fits)."""
     stages = list(dict.fromkeys(int(m.group(1)) for m in STAGE_OFFERED.finditer(s.question)))
     current = s.current.get("zero_stage")
-    if len(stages) < 2 and current is not None and s.zero_stage is not None and current != s.zero_stage \
+    # (a stage proposed with offload, "zero3 offload 呢", is judged as that setting: offload trades speed for host RAM)
+    if len(stages) < 2 and current is not None and s.zero_stage is not None and current != s.zero_stage and not s.offload \
             and (CHOICE.search(s.question) or STAGE_COMPARED.search(s.question)):
         # "would zero3 be better?", "换成 zero3 会省多少显存" after a ZeRO-2 plan: the conversation's stage beside the new one
         return [current, s.zero_stage] if s.method or "train" in s.intents else []
