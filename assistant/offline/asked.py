@@ -73,7 +73,10 @@ RECIPE_MATCH = re.compile(r"\bmatch(?:es|ing)?\b|一致|符合|对得上|对不�
 
 # "is GA 16 a problem?", "I run GA 32, is that bad?", "梯度累积 16 有问题吗": the user's own accumulation judged
 GA_JUDGED = re.compile(r"problem|(?<![a-z])(?:bad|wrong|fine|ok|okay|an?\s+issue|matter|hurt|harm)(?![-a-z])|too\s+(?:big|high|large|many)|"
-                       r"有问题|有没有问题|有影响|影响大|要紧|没事吧|行吗|可以吗|合理|太大", re.I)
+                       r"有问题|有没有问题|有影响|影响大|要紧|没事吧|行吗|可以吗|合理|太大|"
+                       # "does memory change?", "会影响显存吗": what the accumulation does to the memory, asked
+                       r"(?:memory|vram)\s+(?:\w+\s+)?(?:change|differ|go\s+up|grow|increase)|(?:change|affect|impact)s?\s+(?:the\s+)?(?:memory|vram)|"
+                       r"显存.{0,4}(?:会变|变化|变大|增加|涨)|影响.{0,3}显存", re.I)
 
 
 def judges_grad_accum(s: QuestionFrame) -> bool:
@@ -274,11 +277,22 @@ STAGE_OFFERED = re.compile(r"(?<![a-z])(?:zero|ds_z)[-_ ]?(?:stage[-_ ]?)?([0-3]
 CHOICE = re.compile(r"(?<![a-z])(?:which|or|vs\.?|versus|better|pick|choose)(?![a-z])|哪个|哪一个|哪种|还是|选|更好|更合适", re.I)
 
 
+# the stage the turn names set against the conversation's ("换成 zero3 会省多少显存", "what about stage 1 instead?")
+STAGE_COMPARED = re.compile(r"(?<![a-z])(?:save[sd]?|saving|less|more|instead|what\s+about|how\s+about|worth|cost|trade-?off|faster|slower)(?![a-z])|"
+                            r"省|节省|值得|代价|划算|更快|更慢|呢|行吗|可以吗|会怎样|有什么区别", re.I)
+
+
 def stages_offered(s: QuestionFrame) -> list[int]:
     """The ZeRO stages a training question offers as a choice, in the order written (two or more), else empty: each is
     estimated on the user's devices and the answer leads with the one to use and why (zero_stages note: the fastest
     that fits)."""
     stages = list(dict.fromkeys(int(m.group(1)) for m in STAGE_OFFERED.finditer(s.question)))
+    current = s.current.get("zero_stage")
+    # (a stage proposed with offload, "zero3 offload 呢", is judged as that setting: offload trades speed for host RAM)
+    if len(stages) < 2 and current is not None and s.zero_stage is not None and current != s.zero_stage and not s.offload \
+            and (CHOICE.search(s.question) or STAGE_COMPARED.search(s.question)):
+        # "would zero3 be better?", "换成 zero3 会省多少显存" after a ZeRO-2 plan: the conversation's stage beside the new one
+        return [current, s.zero_stage] if s.method or "train" in s.intents else []
     if len(stages) < 2 or not CHOICE.search(s.question) or not (s.method or "train" in s.intents) or "inference" in s.intents:
         return []
     return stages

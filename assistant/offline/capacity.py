@@ -464,11 +464,14 @@ class CapacityBlocks(Writer):
         saving rises from ZeRO-0 to ZeRO-3), each stage's estimate beside it."""
         offered = stages_offered(self.s)
         found = {c.arg("zero_stage"): c for c in calls if c.value is not None and c.arg("zero_stage") in offered
-                 and c.arg("offload") is False}
+                 and not c.arg("offload")}
         if len(found) < 2:
             return None
         order = sorted(found)  # ZeRO-0 fastest, ZeRO-3 slowest
         ms = {z: m for z in order if (m := found[z].value) is not None}
+        cur, new = self.s.current.get("zero_stage"), self.s.zero_stage
+        if cur is not None and new is not None and cur in ms and new in ms and cur != new:
+            return self.stage_vs_current(ms[cur], ms[new], int(cur), new)
         # fits; else tight with its whole likely range within the usable memory; else tight: the fastest of each kind
         pick = next((z for z, m in ms.items() if m.verdict == "fits"), None) or next(
             (z for z, m in ms.items() if m.verdict == "tight" and m.high_gib <= m.usable_gib), None) or next(
@@ -484,6 +487,25 @@ class CapacityBlocks(Writer):
         return self.say("stage_choice_tight" if m.verdict == "tight" and m.high_gib > m.usable_gib else "stage_choice", stage=pick,
                         devs=self.devices(m.devices, m.unit, m.hardware), each=each,
                         others=" / ".join(f"ZeRO-{z}" for z in order if z != pick))
+
+    def stage_vs_current(self, a: TrainingMemoryResult, b: TrainingMemoryResult, cur: int, new: int) -> str:
+        """"would zero3 be better?" after a ZeRO-2 plan: the stage proposed against the conversation's, each one's memory
+        per device on the same devices, the difference, and what it costs (the zero_stages note's rule: speed falls and
+        memory saving rises from ZeRO-0 to ZeRO-3, so the fastest stage that fits is the one to run)."""
+        ok = lambda m: m.verdict == "fits" or m.verdict == "tight" and m.high_gib <= m.usable_gib  # noqa: E731
+        if not ok(b):  # a higher stage still tight where the current one does not fit: better, but with little room
+            key = "stage_vs_current_tight" if b.verdict == "tight" and new > cur and a.verdict == "does_not_fit" else "stage_vs_current_no"
+        elif new > cur:
+            key = "stage_vs_current_not_needed" if ok(a) else "stage_vs_current_yes"
+        else:
+            key = "stage_vs_current_faster"
+        delta = float(self.point(a)) - float(self.point(b))
+        per = self.per_device(b.unit, b.hardware)
+        change = self.say("stage_vs_current_less" if delta >= 0 else "stage_vs_current_more", gib=f"{abs(delta):.1f}", per=per)
+        return self.say(key, cur=cur, new=new, devs=self.devices(b.devices, b.unit, b.hardware), per=per,
+                        new_gib=self.point(b), cur_gib=self.point(a), new_high=self.span(b)[1], cur_high=self.span(a)[1],
+                        usable=f"{b.usable_gib:.1f}", change=change, word_new=self.say("verdict_" + b.verdict),
+                        word_cur=self.say("verdict_" + a.verdict))
 
     def offload_needed(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
         """"Do I even need the offload?": the same stage without offload on the user's devices, fits or not (estimate)."""

@@ -671,6 +671,28 @@ def relative_devices(question: str, base: int) -> int | None:
 LEAD_SPLIT = re.compile(r"^\*\*(?:Answer:|结论)\*\*[:：]?\s*\*\*TP (\d+) × PP (\d+)\*\*")
 
 
+# the stage a training answer's lead planned: "ZeRO-2 fits: about 60 GiB", "**选 ZeRO-2**", "(LLaMA-Factory ZeRO-1, 8 GPUs)"
+STAGE_IN_ANSWER = re.compile(r"ZeRO-([0-3])(?![0-9])")
+
+
+def stage_replaced(new: QuestionFrame, earlier: QuestionFrame | None, answers: list[str]) -> None:
+    """"would zero3 be better?" after a ZeRO-2 plan: the stage the conversation had (the user's, else the one the last
+    answer's lead planned) is the current one the turn's stage replaces, kept in ``current`` so both stages are
+    estimated on the devices and compared (asked.stages_offered), not only the new one judged."""
+    if new.zero_stage is None or new.origin("zero_stage") != "said" or "zero_stage" in new.current:
+        return
+    if earlier is not None and earlier.oom_reported:  # the current stage ran out of memory: no estimate says it fits
+        return
+    before = earlier.zero_stage if earlier is not None else None
+    if before is None and answers:
+        lines = answers[-1].splitlines()
+        lead = next((ln for ln in lines if ln.startswith(("**Answer:**", "**结论**"))), next((ln for ln in lines if ln.strip()), ""))
+        m = STAGE_IN_ANSWER.search(lead)
+        before = int(m.group(1)) if m else None
+    if before is not None and before != new.zero_stage:
+        new.current["zero_stage"] = before
+
+
 def solved_kept(new: QuestionFrame, answers: list[str]) -> None:
     """"how much host RAM per node does that need?" after "with TP 8, what PP?" was answered "TP 8 × PP 4": the layout
     is the user's TP with the answer's PP (not PP 1), as if the user had said it; marked as the last answer's."""

@@ -218,6 +218,15 @@ GPU_UNNAMED_NOTE = {
     "zh": "你没有说是哪种 GPU，所以这里不按昇腾型号计算（厂商表格只覆盖 Snt9B / Snt9B23）：下面按常见的几档显存的 GPU（{parts}）"
           "分别估算。告诉我具体型号（或每卡显存）即可得到单一答案。",
 }
+# the model states per GPU asked with no GPU named: they depend on the parameters, the ZeRO stage and the GPU count,
+# never on the GPU type, so one figure is given (the rest of the memory shown on one common GPU), not one per GPU
+STATES_NO_GPU = {
+    "en": "The model states per GPU (weights, gradients, optimizer states) do not depend on the GPU type, only on the "
+          "parameters, the ZeRO stage and the number of GPUs, so the GPU is not needed for them; the activations and the "
+          "fit below are shown on an {part} for reference.",
+    "zh": "每卡的模型状态（权重、梯度、优化器状态）与 GPU 型号无关，只取决于参数量、ZeRO 阶段和 GPU 数量，所以不需要知道 GPU 型号；"
+          "下面的激活和是否放得下按 {part} 给出，仅供参考。",
+}
 MIXED_FLEET = {
     "en": "One job over the {parts} nodes together is covered by no vendor page or table, so plan the job on one part; "
           "below, what each part's own nodes can do.",
@@ -379,6 +388,7 @@ class Parser:
         sized = [sp for sp in r.spans if sp.slot == "node_cards"]
         asked_text = "".join(r.text[i] if any(sp.start <= i < sp.end for sp in sized) else c for i, c in enumerate(work)) if sized else work
         read_intents(asked_text, s, s.model in self.serving_only)
+        self._states_one_gpu(s)
         if s.hardware and s.hardware_from and any(i.startswith("part_") for i in s.intents) and not (s.model or s.models or s.params_b or s.hardwares):
             s.hardwares = [*s.hardware_from, s.hardware]  # "switching from A100 to H800, does memory change?": how they differ
         s.oom_reported = "problem" in s.intents and bool(OOM_WORDS.search(low))
@@ -605,6 +615,18 @@ class Parser:
             f"{row.get('short_name') or row.get('name') or hw}" for hw, row in zip(parts, rows, strict=True)))
         if s.model or s.models or s.params_b or s.shape:
             s.hardwares, s.hardware, s.part_stand_in = parts, parts[0], s.gpu_unnamed_note
+
+    def _states_one_gpu(self, s: Slots) -> None:
+        """"13B, ZeRO-2, 8 GPUs, model states per GPU": the model states asked over GPUs of no named type are one figure
+        (2P + (2P + 4P + 12P)/N under ZeRO-2 bf16 with Adam: no term holds the GPU's memory), so the job is sized on one
+        common GPU, the largest of the classes, and the answer says the GPU is not needed (not one estimate per GPU)."""
+        if ("states_memory" not in s.intents or not s.gpu_stand_ins or s.hardwares != s.gpu_stand_ins
+                or asks_verdict(s) or "time" in s.intents or "cards" in s.intents and not s.devices):
+            return
+        hw = s.gpu_stand_ins[-1]
+        row = self.resolver.hardware.get(hw) or {}
+        s.hardwares, s.hardware = [], hw
+        s.part_stand_in = STATES_NO_GPU[s.lang].format(part=row.get("short_name") or row.get("name") or hw)
 
     def _stand_in(self, work: str, name: str, shown: str, s: Slots) -> tuple[str, bool, str] | None:
         """A part the catalog lacks, written with its memory ("L20 48GB", "MI210 (64 GB)"): the memory is the one figure

@@ -502,6 +502,11 @@ class Router:
             if not offload and asks_host_ram(s):  # "…, and host RAM if I need offload": the offload setting's need too
                 judged += self.host_ram_calls(s, e, fallback=True)
         judged += self.offload_needed_calls(s, e)
+        for stage in stages_offered(s) if e.devices else []:  # "zero3 会更好吗" after ZeRO-2: the other stage on the devices
+            if stage != s.zero_stage or offload:
+                judged += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
+                                    seq_len=e.seq_len, devices=e.devices, zero_stage=stage, offload=False, hardware=e.hardware,
+                                    framework=s.framework or s.stack, **batch_args(s), **trainer_args(s))
         return self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                          seq_len=e.seq_len, devices=e.devices, offload=offload,  # offload needs a stage: ZeRO-3's
                          zero_stage=s.zero_stage if s.zero_stage is not None or not offload else 3,

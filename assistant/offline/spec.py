@@ -25,7 +25,7 @@ NOT_A_SETTING = "not_a_setting"  # the span of words a slot's ``elsewhere`` foun
 # "GA: 16", "batch size to 8", "rank goes to 128", "秩为 8", "TP 可以设成 3", "梯度累积设 0" (a bare 设 sets it too), "micro batch 取 1", '"stage": 4', "NNODES=2", "--lora-rank 64".
 CONNECT = (r"[\"']?\s*(?:可以|能)?\s*(?:of|=|:|is|->|(?:(?:goes|go|went|drops?|dropped|falls?|fell|rises?|rose|changed?|set|increased?|"
            r"decreased?|raised?|lowered?|bumped|moved?|up|down)\s+)?to|为|是|设为|设成|设置为|设置成|设置|设|改成|改为|换成|调到|调成|降到|升到|提高到|"
-           r"增加到|减少到|变成|取|定为|：)?\s*[\"']?")
+           r"增加到|减少到|变成|取|定为|写的是|写的|写着|写|给的是|给的|用的是|：)?\s*[\"']?")
 # "GA 从 8 改成 16", "rank from 8 to 16", "micro batch 1 -> 2": one slot's value before and after a change
 CHANGE_FROM = r"\s*(?:[:=]\s*)?(?:(?:is\s+)?from|从|由)?\s*"
 CHANGE_TO = r"\s*(?:to|->|→|=>|改成|改为|换成|调到|调成|变成|升到|降到|加到|增加到|提高到|减少到|改到|到)\s*"
@@ -43,7 +43,17 @@ QUOTED = re.compile(
     r"suggests?|shows?|has|uses)\s*(?:a|an|the)?\s*[:=]?\s*|(?<![a-z])(?:the\s+)?(?:default|recommended)(?:\s+(?:is|value))?\s*[:=]?\s*|"
     # "表里说 GA 8", "表格给的是", "表里 GA 是 8" (the table's place), "默认 rank 8"; "用配方表的 zero3" adopts the table's value: the user's
     r"(?:表|表格|配方|厂商|官方|文档)(?:\s*(?:里|中|上))?\s*(?:说|写的?是?|给的?是?|是|推荐|建议|值为?)\s*[:：]?\s*|"
-    r"(?:表|表格|配方|文档)\s*(?:里|中|上)\s*|(?:默认|推荐|建议)(?:的|值|是|为)?\s*)$")
+    r"(?:表|表格|配方|文档)\s*(?:里|中|上)\s*|(?:默认|推荐|建议)(?:的|值|是|为)?\s*|"
+    # "the table GA 8, mine is 16", "in the recipe: GA 8": the table's place in English
+    r"(?<![a-z])(?:in\s+)?the\s+(?:table|recipe)(?:'s)?\s*[:：,]?\s*)$")
+
+# The user's own value written with no key right after a quoted one ("表里 GA 是 8，我设了 16", "the recipe has GA 8,
+# mine is 24", "配方里写 8，我这边用 2"): the number is the same setting's, the user's (a count or a length has its unit)
+OWN_BARE = re.compile(
+    r"[^0-9。.?？!！]{0,12}?(?:我(?:这边|这里|自己|们)?(?:的|实际)?\s*(?:改成了?|改为|改到|换成了?|设了?|设成了?|设置了?|设为|设置成|调成了?|调到|"
+    r"用了?|用的是?|跑的是?|是|写了?|开了?)|(?<![a-z])(?:mine(?:'s|\s+is)?|my\s+(?:value|setting|run)(?:'s|\s+is|\s+uses)?|"
+    r"i(?:'m|\s+am|\s+have|'ve)?\s+(?:use[ds]?|using|set|run|running|changed\s+it\s+to|went\s+with|put|picked|chose)(?:\s+it)?(?:\s+(?:to|at))?))"
+    r"\s*(?:[:=]\s*)?(\d{1,5})(?![0-9.]|\s*(?:k|g|b|m|卡|张|块|台|个|节点|nodes?|cards?|gpus?|npus?|tokens?|%|万|亿|倍|x)(?![a-z]))", re.I)
 
 
 @dataclass(frozen=True)
@@ -139,12 +149,18 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             for other in list(r.finditer(slot.elsewhere)):
                 r.claim_match(other, NOT_A_SETTING, None, "vocabulary")
         m = r.search(slot.pattern)
+        quoted_end = -1
         while m and QUOTED.search(r.text[max(0, m.start() - 40):m.start()]):
             # "the table says GA 8 but I run GA 32": the table's value is quoted, the user's is the next one written
             r.claim_match(m, NOT_A_SETTING, None, "vocabulary")
             if (raw := found(m).raw) and slot.valid(quoted := slot.value(raw)) and hasattr(frame, "quoted"):
                 frame.quoted.setdefault(slot.name, quoted)
+                quoted_end = m.end()
             m = r.search(slot.pattern)
+        if quoted_end >= 0 and (own := own_bare(r, slot, quoted_end)) is not None and (m is None or m.start() > own.start()):
+            r.claim(own.start(1), own.end(1), slot.name, value := slot.value(own.group(1)))
+            put(frame, slot.name, value)
+            continue
         m = proposed_match(r, slot, frame) if m else None
         at = found(m) if m else None
         if not at and (said := said_in_words(r, slot)):  # "no ZeRO at all", "不用 ZeRO": the value the words mean
@@ -168,6 +184,14 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             if slot.invalid:
                 typed = frame.question[at.start:at.end] if len(frame.question) == len(r.text) else r.text[at.start:at.end]  # as written
                 checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
+
+
+def own_bare(r: Reading, slot: SlotSpec, after: int) -> re.Match | None:
+    """The user's own value of ``slot`` written with no key right after the quoted one (OWN_BARE), when valid and unread."""
+    m = OWN_BARE.match(r.text, after)
+    if not m or r.claimed(m.start(1), m.end(1)) or slot.type != "int" or not slot.valid(slot.value(m.group(1))):
+        return None
+    return m
 
 
 def proposed_match(r: Reading, slot: SlotSpec, frame: Any) -> re.Match | None:
