@@ -118,6 +118,9 @@ class NoteSection:
     # what the section answers, as the question states it ("<!-- answers: deployed service, 已部署, --url -->" under its
     # heading): the context that makes this section, not a neighbour sharing the question's words, the one to lead from
     answers: list[str] = field(default_factory=list)
+    # what the vendor page behind the note is about, when that is one framework, stack or product (front matter
+    # ``subject``: "ModelLink", "MindSpeed"): a question naming another subject of the notes is told the note's scope
+    subjects: list[str] = field(default_factory=list)
 
 
 ANSWERS_LINE = re.compile(r"^\s*<!--\s*answers:\s*(.*?)\s*-->\s*$")
@@ -161,7 +164,7 @@ def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
                 NoteSection(note_id, len(sections), path.name, title, str(meta.get("topic", note_id)),
                             str(meta.get("source", "")), heading, text, keywords, lang,
                             str(meta.get("summary", "") or "").strip(), [str(k) for k in meta.get("procedures", []) or []],
-                            list(answers))
+                            list(answers), [str(k) for k in meta.get("subject", []) or []])
             )
 
     for line in body.splitlines():
@@ -1027,6 +1030,7 @@ class NoteTopic:
     # keywords of words that name the setting alone, written "a + b": the note's topic when all of them are named
     # ("mindspeed + 32g": a framework's requirement on a part, the Snt9B note's fact)
     together: tuple[tuple[str, ...], ...] = ()
+    subjects: tuple[str, ...] = ()  # what the note's vendor page is about (front matter ``subject``), as written
 
     def named_in(self, text: str) -> bool:
         if self.any_word is not None and self.any_word.search(text):
@@ -1052,7 +1056,10 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
     procedures: dict[str, set[str]] = {}
     titles: dict[str, dict[str, str]] = {}
     together: dict[str, set[tuple[str, ...]]] = {}
+    subjects: dict[str, list[str]] = {}
     for s in sections:
+        subjects.setdefault(s.file, [])
+        subjects[s.file] += [k for k in s.subjects if k not in subjects[s.file]]
         titles.setdefault(s.file, {}).setdefault(s.lang, s.title)
         procedures.setdefault(s.file, set()).update(k.lower().strip() for k in s.procedures if k.strip())
         words.setdefault(s.file, set()).update(
@@ -1070,7 +1077,8 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
         how = "|".join(_word_rx(w) for w in sorted(procedures.get(file, ()), key=len, reverse=True))
         out[file] = NoteTopic(re.compile(alternation) if alternation else None,
                               tuple(re.compile(_word_rx(w)) for w in sorted(pairs.get(file, ()))), re.compile(how) if how else None,
-                              " ".join(titles.get(file, {}).values()), tuple(sorted(together.get(file, ()))))
+                              " ".join(titles.get(file, {}).values()), tuple(sorted(together.get(file, ()))),
+                              tuple(subjects.get(file, ())))
     return out
 
 
@@ -1084,3 +1092,35 @@ def covering(question: str, topics: dict[str, NoteTopic]) -> set[str]:
     """The notes whose topic the question names."""
     text = question.lower()
     return {file for file, topic in topics.items() if topic.named_in(text)}
+
+
+def _subject_rx(name: str) -> re.Pattern[str]:
+    """A subject's name as a question spells it: case, spaces, hyphens and dots aside ("llama factory", "LlamaFactory")."""
+    parts = [re.escape(c) for c in re.sub(r"[\s._-]+", "", name.lower())]
+    return re.compile(r"(?<![a-z0-9])" + r"[\s._-]?".join(parts) + r"(?![a-z0-9])", re.I)
+
+
+def subjects_named(question: str, topics: dict[str, NoteTopic]) -> list[str]:
+    """The subjects of the notes (front matter ``subject``, every note's) that the question names, in the notes' spelling."""
+    seen: dict[str, str] = {}
+    for topic in topics.values():
+        for name in topic.subjects:
+            key = re.sub(r"[\s._-]+", "", name.lower())
+            if key not in seen and _subject_rx(name).search(question):
+                seen[key] = name
+    return list(seen.values())
+
+
+def outside_scope(question: str, topics: dict[str, NoteTopic]) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Note file -> (the subjects the question names, the note's own), for each note that declares
+    its subject while the question names only others ("offline install of LLaMA-Factory's dependencies" against the
+    page about the ModelLink/MindSpeed package). A question naming one of the note's own subjects is in its scope."""
+    named = subjects_named(question, topics)
+    if not named:
+        return {}
+    out: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for file, topic in topics.items():
+        own = {re.sub(r"[\s._-]+", "", n.lower()) for n in topic.subjects}
+        if own and not own & {re.sub(r"[\s._-]+", "", n.lower()) for n in named}:
+            out[file] = (tuple(named), topic.subjects)
+    return out

@@ -981,7 +981,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # a size or duration they state placed in the note's rule by ranges ("3 GB": the 100 MB–50 GB row), first
             placed = range_rows(self.s.question, [h.text for h in best])
             said = limit_sentence_first(self.s.question, said, {r.said for r in placed}, self.lang)
-            lines = [self.lead(self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
+            lines = [self.lead(self.note_scope(top) + self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
                                + self.limits_said(said, said + "\n" + (section or top).text, {r.said for r in placed}) + said
                                + self.say("notes_notes", title=top.title)),
                      "", *lines]
@@ -1092,6 +1092,14 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
     def formula_values(self) -> dict[str, float]:
         """The notes' formula variables (`SN / GBS * EPOCH`) the user gave in their own words: the slots that hold them."""
         return {name: float(v) for name, slot in FORMULA_SLOTS.items() if (v := spec.value_of(self.s, slot)) is not None}
+
+    def note_scope(self, top: NotePassage) -> str:
+        """The note's scope first when its vendor page is about another framework or product than the one the question
+        names (notes.outside_scope): what the page covers, that the named one is not covered, then the page's method."""
+        named, subjects = self.s.out_of_scope.get(top.file, ((), ()))
+        if not named or not subjects:
+            return ""
+        return self.say("note_scope", named=" / ".join(named), subjects=" / ".join(subjects[:3]), title=top.title)
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge, in an answer from the notes
