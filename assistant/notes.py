@@ -1111,6 +1111,12 @@ def subjects_named(question: str, topics: dict[str, NoteTopic]) -> list[str]:
     return list(seen.values())
 
 
+def subject_notes(question: str, topics: dict[str, NoteTopic]) -> set[str]:
+    """The notes whose vendor page is about a subject the question names (front matter ``subject``)."""
+    named = {re.sub(r"[\s._-]+", "", n.lower()) for n in subjects_named(question, topics)}
+    return {file for file, topic in topics.items() if named & {re.sub(r"[\s._-]+", "", n.lower()) for n in topic.subjects}}
+
+
 def outside_scope(question: str, topics: dict[str, NoteTopic]) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """Note file -> (the subjects the question names, the note's own), for each note that declares
     its subject while the question names only others ("offline install of LLaMA-Factory's dependencies" against the

@@ -938,6 +938,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if (topic and topic is not ranked and not reported and topic[0].lead_score >= TOPIC_FACT_SHARE * best_fact
                 and (not about or marked_names(topic[0]))):
             ranked = topic
+        # a note about another framework than the one named ("MASTER_ADDR for a llamafactory job" from the MindSpeed-LLM
+        # launch-script page): the note about the named framework answers, while it holds a fact as good as half the best
+        own = [hs for file, hs in by_note.items() if file in self.s.subject_notes and (cover is None or file in cover)]
+        if ranked[0].file in self.s.out_of_scope and own and not reported:
+            mine = max(own, key=lambda hs: (hs[0].lead_score, hs[0].score))
+            if mine[0].lead_score >= TOPIC_FACT_SHARE * ranked[0].lead_score:
+                ranked = mine
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
