@@ -26,7 +26,7 @@ def topics():
 
 
 def test_subjects_are_declared_alike_in_both_languages(topics):
-    for file, topic in topics.items():
+    for file in topics:
         en = [s.subjects for s in load_notes(NOTES) if s.file == file and s.lang == "en"][:1]
         zh = [s.subjects for s in load_notes(NOTES) if s.file == file and s.lang == "zh"][:1]
         assert en == zh, file
