@@ -123,6 +123,8 @@ class NoteSection:
     subjects: list[str] = field(default_factory=list)
 
 
+LABELLED = re.compile(r"^[\s>*-]*\*\*([^*\n`]{1,30})\*\*\s*[:：(（]")  # "- **Token**: …", "**APP** (…)"
+
 ANSWERS_LINE = re.compile(r"^\s*<!--\s*answers:\s*(.*?)\s*-->\s*$")
 
 
@@ -430,6 +432,12 @@ class NoteIndex:
         # a remark the note-writer adds beside the vendor's fact ("Note-writer's remark: another guide gives 60 s") backs
         # the vendor's own sentence, it does not lead before it
         scores = [sc * REMARK_WEIGHT if sc > 0 and units[k][1] == file and _REMARK.match(units[k][3]) else sc for k, sc in enumerate(scores)]
+        # a list item labelled in bold ("**Token**: valid for 24 h") is about what its label names: a question naming the
+        # label ("token 多久过期") is answered by that item over a neighbour sharing its other words ("APP … never expires")
+        low, best_own = text.lower(), max((sc for k, sc in enumerate(scores) if units[k][1] == file), default=0.0)
+        scores = [sc + best_own if sc > 0 and units[k][1] == file and (m := LABELLED.match(units[k][3]))
+                  and re.search(rf"(?<![a-z0-9]){re.escape(m.group(1).strip().lower())}(?![a-z0-9])", low) else sc
+                  for k, sc in enumerate(scores)]
         kinds = kinds_asked(text)
         if kinds:
             scores = [sc * (1 + kinds_held(units[k][3], kinds)) if sc > 0 and units[k][1] == file else sc for k, sc in enumerate(scores)]

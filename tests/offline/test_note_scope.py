@@ -63,3 +63,14 @@ def test_the_pages_own_framework_gets_no_scope_sentence(assistant):
 def test_a_lifetime_asked_is_the_tokens_24_hours(assistant, q):
     answer = assistant.ask(q).answer
     assert "24 h" in lead_of(answer) and "Tok_total" not in answer
+
+
+@pytest.mark.parametrize("q, first", [
+    # public_access.md (inference-modelarts-0097): Token valid 24 h; APP never expires; AK/SK bodies up to 12M
+    ("my auth token expired after a day, is that normal?", "**Token**: valid for **24 h**"),
+    ("how many hours until an IAM token expires when calling my deployed model?", "**Token**: valid for **24 h**"),
+    ("token 多久过期？要不要每次都重新获取", "**Token**：有效期 **24 h**"),
+    ("APP 认证会过期吗", "**APP** 认证"),
+])
+def test_the_list_item_the_question_names_by_its_label_leads(assistant, q, first):
+    assert lead_of(assistant.ask(q).answer).startswith(first)
