@@ -1120,9 +1120,16 @@ def subjects_named(question: str, topics: dict[str, NoteTopic]) -> list[str]:
 
 
 def subject_notes(question: str, topics: dict[str, NoteTopic]) -> set[str]:
-    """The notes whose vendor page is about a subject the question names (front matter ``subject``)."""
-    named = {re.sub(r"[\s._-]+", "", n.lower()) for n in subjects_named(question, topics)}
-    return {file for file, topic in topics.items() if named & {re.sub(r"[\s._-]+", "", n.lower()) for n in topic.subjects}}
+    """The notes whose vendor page is about a subject the question names (front matter ``subject``) and whose topic the
+    question's other words name too ("MASTER_ADDR for a llamafactory job": the LLaMA-Factory note's multi-node topic;
+    not "vllm deps offline", which the vLLM note's topics do not name)."""
+    found = subjects_named(question, topics)
+    named = {re.sub(r"[\s._-]+", "", n.lower()) for n in found}
+    rest = question.lower()
+    for name in found:
+        rest = _subject_rx(name).sub(" ", rest)
+    return {file for file, topic in topics.items()
+            if named & {re.sub(r"[\s._-]+", "", n.lower()) for n in topic.subjects} and topic.named_in(rest)}
 
 
 def outside_scope(question: str, topics: dict[str, NoteTopic]) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:

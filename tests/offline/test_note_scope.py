@@ -36,7 +36,14 @@ def test_subjects_are_declared_alike_in_both_languages(topics):
 def test_another_framework_is_out_of_the_offline_pages_scope(topics, q):
     named, own = outside_scope(q, topics)["offline_package.md"]
     assert named == ("LLaMA-Factory",) and "ModelLink" in own
+    # the LLaMA-Factory note names no offline install: it does not take the question over
+    assert "llamafactory_on_ascend.md" not in subject_notes(q, topics)
+
+
+def test_the_named_frameworks_note_takes_over_a_topic_it_holds(topics, assistant):
+    q = "how does the launch script set MASTER_ADDR for a llamafactory multi node job?"
     assert "llamafactory_on_ascend.md" in subject_notes(q, topics)
+    assert "(notes: LLaMA-Factory on ModelArts" in lead_of(assistant.ask(q).answer)
 
 
 @pytest.mark.parametrize("q", ["MindSpeed-LLM 离线包怎么准备", "offline package for modellink", "no network, how to install deps?"])
