@@ -434,10 +434,12 @@ class NoteIndex:
         scores = [sc * REMARK_WEIGHT if sc > 0 and units[k][1] == file and _REMARK.match(units[k][3]) else sc for k, sc in enumerate(scores)]
         # a list item labelled in bold ("**Token**: valid for 24 h") is about what its label names: a question naming the
         # label ("token 多久过期") is answered by that item over a neighbour sharing its other words ("APP … never expires")
+        # (one item named: a question naming two, "ZeRO-1 和 ZeRO-3", compares them and the usual lead weighs them)
         low, best_own = text.lower(), max((sc for k, sc in enumerate(scores) if units[k][1] == file), default=0.0)
-        scores = [sc + best_own if sc > 0 and units[k][1] == file and (m := LABELLED.match(units[k][3]))
-                  and re.search(rf"(?<![a-z0-9]){re.escape(m.group(1).strip().lower())}(?![a-z0-9])", low) else sc
-                  for k, sc in enumerate(scores)]
+        labelled = {k for k in facts_ if scores[k] > 0 and (m := LABELLED.match(units[k][3]))
+                    and re.search(rf"(?<![a-z0-9]){re.escape(m.group(1).strip().lower())}(?![a-z0-9])", low)}
+        if len({LABELLED.match(units[k][3]).group(1).strip().lower() for k in labelled}) == 1:  # type: ignore[union-attr]
+            scores = [sc + best_own if k in labelled else sc for k, sc in enumerate(scores)]
         kinds = kinds_asked(text)
         if kinds:
             scores = [sc * (1 + kinds_held(units[k][3], kinds)) if sc > 0 and units[k][1] == file else sc for k, sc in enumerate(scores)]
