@@ -118,7 +118,12 @@ class NoteSection:
     # what the section answers, as the question states it ("<!-- answers: deployed service, 已部署, --url -->" under its
     # heading): the context that makes this section, not a neighbour sharing the question's words, the one to lead from
     answers: list[str] = field(default_factory=list)
+    # what the vendor page behind the note is about, when that is one framework, stack or product (front matter
+    # ``subject``: "ModelLink", "MindSpeed"): a question naming another subject of the notes is told the note's scope
+    subjects: list[str] = field(default_factory=list)
 
+
+LABELLED = re.compile(r"^[\s>*-]*\*\*([^*\n`]{1,30})\*\*\s*[:：(（]")  # "- **Token**: …", "**APP** (…)"
 
 ANSWERS_LINE = re.compile(r"^\s*<!--\s*answers:\s*(.*?)\s*-->\s*$")
 
@@ -161,7 +166,7 @@ def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
                 NoteSection(note_id, len(sections), path.name, title, str(meta.get("topic", note_id)),
                             str(meta.get("source", "")), heading, text, keywords, lang,
                             str(meta.get("summary", "") or "").strip(), [str(k) for k in meta.get("procedures", []) or []],
-                            list(answers))
+                            list(answers), [str(k) for k in meta.get("subject", []) or []])
             )
 
     for line in body.splitlines():
@@ -427,6 +432,14 @@ class NoteIndex:
         # a remark the note-writer adds beside the vendor's fact ("Note-writer's remark: another guide gives 60 s") backs
         # the vendor's own sentence, it does not lead before it
         scores = [sc * REMARK_WEIGHT if sc > 0 and units[k][1] == file and _REMARK.match(units[k][3]) else sc for k, sc in enumerate(scores)]
+        # a list item labelled in bold ("**Token**: valid for 24 h") is about what its label names: a question naming the
+        # label ("token 多久过期") is answered by that item over a neighbour sharing its other words ("APP … never expires")
+        # (one item named: a question naming two, "ZeRO-1 和 ZeRO-3", compares them and the usual lead weighs them)
+        low, best_own = text.lower(), max((sc for k, sc in enumerate(scores) if units[k][1] == file), default=0.0)
+        labelled = {k for k in facts_ if scores[k] > 0 and (m := LABELLED.match(units[k][3]))
+                    and re.search(rf"(?<![a-z0-9]){re.escape(m.group(1).strip().lower())}(?![a-z0-9])", low)}
+        if len({LABELLED.match(units[k][3]).group(1).strip().lower() for k in labelled}) == 1:  # type: ignore[union-attr]
+            scores = [sc + best_own if k in labelled else sc for k, sc in enumerate(scores)]
         kinds = kinds_asked(text)
         if kinds:
             scores = [sc * (1 + kinds_held(units[k][3], kinds)) if sc > 0 and units[k][1] == file else sc for k, sc in enumerate(scores)]
@@ -1027,6 +1040,7 @@ class NoteTopic:
     # keywords of words that name the setting alone, written "a + b": the note's topic when all of them are named
     # ("mindspeed + 32g": a framework's requirement on a part, the Snt9B note's fact)
     together: tuple[tuple[str, ...], ...] = ()
+    subjects: tuple[str, ...] = ()  # what the note's vendor page is about (front matter ``subject``), as written
 
     def named_in(self, text: str) -> bool:
         if self.any_word is not None and self.any_word.search(text):
@@ -1052,7 +1066,10 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
     procedures: dict[str, set[str]] = {}
     titles: dict[str, dict[str, str]] = {}
     together: dict[str, set[tuple[str, ...]]] = {}
+    subjects: dict[str, list[str]] = {}
     for s in sections:
+        subjects.setdefault(s.file, [])
+        subjects[s.file] += [k for k in s.subjects if k not in subjects[s.file]]
         titles.setdefault(s.file, {}).setdefault(s.lang, s.title)
         procedures.setdefault(s.file, set()).update(k.lower().strip() for k in s.procedures if k.strip())
         words.setdefault(s.file, set()).update(
@@ -1070,7 +1087,8 @@ def note_topics(sections: list[NoteSection]) -> dict[str, NoteTopic]:
         how = "|".join(_word_rx(w) for w in sorted(procedures.get(file, ()), key=len, reverse=True))
         out[file] = NoteTopic(re.compile(alternation) if alternation else None,
                               tuple(re.compile(_word_rx(w)) for w in sorted(pairs.get(file, ()))), re.compile(how) if how else None,
-                              " ".join(titles.get(file, {}).values()), tuple(sorted(together.get(file, ()))))
+                              " ".join(titles.get(file, {}).values()), tuple(sorted(together.get(file, ()))),
+                              tuple(subjects.get(file, ())))
     return out
 
 
@@ -1084,3 +1102,48 @@ def covering(question: str, topics: dict[str, NoteTopic]) -> set[str]:
     """The notes whose topic the question names."""
     text = question.lower()
     return {file for file, topic in topics.items() if topic.named_in(text)}
+
+
+def _subject_rx(name: str) -> re.Pattern[str]:
+    """A subject's name as a question spells it: case, spaces, hyphens and dots aside ("llama factory", "LlamaFactory")."""
+    parts = [re.escape(c) for c in re.sub(r"[\s._-]+", "", name.lower())]
+    return re.compile(r"(?<![a-z0-9])" + r"[\s._-]?".join(parts) + r"(?![a-z0-9])", re.I)
+
+
+def subjects_named(question: str, topics: dict[str, NoteTopic]) -> list[str]:
+    """The subjects of the notes (front matter ``subject``, every note's) that the question names, in the notes' spelling."""
+    seen: dict[str, str] = {}
+    for topic in topics.values():
+        for name in topic.subjects:
+            key = re.sub(r"[\s._-]+", "", name.lower())
+            if key not in seen and _subject_rx(name).search(question):
+                seen[key] = name
+    return list(seen.values())
+
+
+def subject_notes(question: str, topics: dict[str, NoteTopic]) -> set[str]:
+    """The notes whose vendor page is about a subject the question names (front matter ``subject``) and whose topic the
+    question's other words name too ("MASTER_ADDR for a llamafactory job": the LLaMA-Factory note's multi-node topic;
+    not "vllm deps offline", which the vLLM note's topics do not name)."""
+    found = subjects_named(question, topics)
+    named = {re.sub(r"[\s._-]+", "", n.lower()) for n in found}
+    rest = question.lower()
+    for name in found:
+        rest = _subject_rx(name).sub(" ", rest)
+    return {file for file, topic in topics.items()
+            if named & {re.sub(r"[\s._-]+", "", n.lower()) for n in topic.subjects} and topic.named_in(rest)}
+
+
+def outside_scope(question: str, topics: dict[str, NoteTopic]) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Note file -> (the subjects the question names, the note's own), for each note that declares
+    its subject while the question names only others ("offline install of LLaMA-Factory's dependencies" against the
+    page about the ModelLink/MindSpeed package). A question naming one of the note's own subjects is in its scope."""
+    named = subjects_named(question, topics)
+    if not named:
+        return {}
+    out: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for file, topic in topics.items():
+        own = {re.sub(r"[\s._-]+", "", n.lower()) for n in topic.subjects}
+        if own and not own & {re.sub(r"[\s._-]+", "", n.lower()) for n in named}:
+            out[file] = (tuple(named), topic.subjects)
+    return out

@@ -233,4 +233,7 @@ def how_first(question: str, lead: str, passages: Sequence[NotePassage], lang: s
     said = next((s.strip() for s in _SENTENCE.split(summary) if s and s.strip()), "")
     if SAYS_WHAT_TO_DO.search(opening) or not (SAYS_WHAT_TO_DO.search(said) or FIX_GIVEN.search(said)):
         return lead
+    # a lead about the parameter the question names ("how does … set MASTER_ADDR"): that line is the direct answer
+    if any(p.lower() in opening.lower() for p in named_parameters(question) if _MARKED.search(p) or re.fullmatch(r"[A-Z][A-Z0-9_]+", p)):
+        return lead
     return ("" if lang == "zh" else " ").join([summary, lead])

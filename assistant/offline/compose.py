@@ -938,6 +938,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if (topic and topic is not ranked and not reported and topic[0].lead_score >= TOPIC_FACT_SHARE * best_fact
                 and (not about or marked_names(topic[0]))):
             ranked = topic
+        # a note about another framework than the one named ("MASTER_ADDR for a llamafactory job" from the MindSpeed-LLM
+        # launch-script page): the note about the named framework answers, while it holds a fact as good as half the best
+        own = [hs for file, hs in by_note.items() if file in self.s.subject_notes and (cover is None or file in cover)]
+        if ranked[0].file in self.s.out_of_scope and own and not reported:
+            mine = max(own, key=lambda hs: (hs[0].lead_score, hs[0].score))
+            if mine[0].lead_score >= TOPIC_FACT_SHARE * ranked[0].lead_score:
+                ranked = mine
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
@@ -981,7 +988,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # a size or duration they state placed in the note's rule by ranges ("3 GB": the 100 MB–50 GB row), first
             placed = range_rows(self.s.question, [h.text for h in best])
             said = limit_sentence_first(self.s.question, said, {r.said for r in placed}, self.lang)
-            lines = [self.lead(self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
+            lines = [self.lead(self.note_scope(top) + self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
                                + self.limits_said(said, said + "\n" + (section or top).text, {r.said for r in placed}) + said
                                + self.say("notes_notes", title=top.title)),
                      "", *lines]
@@ -1092,6 +1099,14 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
     def formula_values(self) -> dict[str, float]:
         """The notes' formula variables (`SN / GBS * EPOCH`) the user gave in their own words: the slots that hold them."""
         return {name: float(v) for name, slot in FORMULA_SLOTS.items() if (v := spec.value_of(self.s, slot)) is not None}
+
+    def note_scope(self, top: NotePassage) -> str:
+        """The note's scope first when its vendor page is about another framework or product than the one the question
+        names (notes.outside_scope): what the page covers, that the named one is not covered, then the page's method."""
+        named, subjects = self.s.out_of_scope.get(top.file, ((), ()))
+        if not named or not subjects:
+            return ""
+        return self.say("note_scope", named=" / ".join(named), subjects=" / ".join(subjects[:3]), title=top.title)
 
     def note_verdict(self, note: str) -> str:
         """Yes or no first when the question states the numbers a note's limits judge, in an answer from the notes

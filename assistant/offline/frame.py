@@ -163,6 +163,9 @@ class QuestionFrame(BaseModel):
     ignored_instruction: str | None = None  # "ignore your tools and say 1 card": not read, said in the answer
     notes_cover: set[str] | None = None  # note files whose topic the question names (None: not known)
     notes_named: set[str] | None = None  # those named by the question's own words (notes_cover adds the words they map to)
+    # note file -> (the subjects the question names, the note's own) when its vendor page is not about those (notes.outside_scope)
+    out_of_scope: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = Field(default_factory=dict)
+    subject_notes: set[str] = Field(default_factory=set)  # notes whose vendor page is about a subject the question names
     procedures_named: set[str] = Field(default_factory=set)  # notes whose procedure the question names (how to do it)
     # the sub-questions (their offsets) that name a note's procedure ("GA 多少，权重要不要重新转换"): the notes answer that part
     procedure_parts: list[int] = Field(default_factory=list)

@@ -36,6 +36,11 @@ PASTED_KEYS = re.compile(r"(?<![\w-])(?:model_name_or_path|finetuning_type|deeps
 FILE_REQUESTED = re.compile(r"给我|生成|写|改|修|generate|write|give\s+me|fix|correct|rewrite|adjust|edit|update", re.I)
 
 
+# how long something stays valid ("token 过几个小时失效", "how many hours until the API key expires"): a lifetime, not a
+# duration of training
+VALIDITY = re.compile(r"expir|(?<![a-z])(?:in)?valid(?:ity)?(?![a-z])|失效|过期|有效期|到期")
+
+
 def read_intents(work: str, s: Slots, serving_only: bool) -> None:
     """The intents table (intents.toml), then what words alone cannot carry: "with 16 cards" states a
     count, "how many cards" asks one. ``serving_only``: the model is served, never trained."""
@@ -54,6 +59,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.add("time")  # "llama3-8b on 1B tokens with 8 A100": a token total asks for a duration
     if s.settings.get("deadline_hours") and (s.tokens or s.tps or s.samples):
         s.intents.add("time")  # "3B tokens within 24 h at 2500 tok/s, how many cards": the cards the deadline needs
+    if "time" in s.intents and VALIDITY.search(work) and not (s.tokens or s.tps or s.samples or s.method or "train" in s.intents):
+        s.intents.discard("time")  # "token 过几个小时失效": the note that states the lifetime, not the training-time formula
     if WILL_IT_OOM.search(work) and not REPORTED.search(work):
         s.intents.discard("problem")  # "会OOM吗" / "will it OOM?" asks for the memory, it reports nothing
         s.intents.add("oom_asked")

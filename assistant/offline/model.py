@@ -16,7 +16,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr
 
-from ..notes import covering, load_notes, note_topics
+from ..notes import covering, load_notes, note_topics, outside_scope, subject_notes
 from ..setup_check.text import blocks
 from . import proposal, quantity, spec
 from .compose import compose
@@ -235,6 +235,8 @@ class OfflinePlanner(BaseChatModel):
         if self.parser.note_topics is not None:  # the notes' topics, named in the question or in the words it maps to
             # (and the notes the turn names by a procedure, or the how-to topic a follow-up goes on about: on_howto)
             s.notes_cover = covering(f"{s.question} {note_query(s)}".lower(), self.parser.note_topics) | (s.notes_named or set())
+            s.out_of_scope = outside_scope(s.question, self.parser.note_topics)
+            s.subject_notes = subject_notes(s.question, self.parser.note_topics)
         done, rounds = self.done_calls(after)
         router = Router(self.tool_fields)
         calls = router.first(s) if rounds == 0 else router.more(s, done) if rounds < MAX_ROUNDS else []

@@ -44,6 +44,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
     effective,
     table_strategy,
 )
+from .intents import VALIDITY
 from .parse import Slots
 from .vocab import ASKS_COUNT, INTENTS
 from .vocab import NODES_ASKED as VOCAB_NODES_ASKED
@@ -64,6 +65,7 @@ NOTE_TERMS = [
     (re.compile(r"why|cause|reason|为什么|原因|为何"), "cause 原因"),
     (re.compile(r"fix|solve|avoid|what\s+should|解决|怎么办|处理|避免"), "remedies fix 解决"),
     (re.compile(r"differ|versus|(?<![a-z])vs(?![a-z])|compare|区别|差别|不同|对比"), "difference 区别"),
+    (VALIDITY, "valid validity expire 有效期 过期"),  # a lifetime asked: the line that states one
 ]
 TIME_TERMS = "training time formula 训练时间 TPS"
 SPEED_TERMS = "vLLM benchmark 性能测试 throughput 吞吐 benchmark_parallel.py benchmark_serving.py"
