@@ -266,9 +266,14 @@ TIME_ASKED = re.compile(r"how\s+long|how\s+many\s+(?:hours|days)|training\s+time
                         re.I)
 
 
+# "在这个卡数上训完得几个小时": a count pointed at ("this card count", "the same cards") is the one the time is asked on
+POINTED_AT = re.compile(r"(?:这个|那个|这些|那些|同样的?|相同的?)\s*$")
+
+
 def sizing_asked_before_time(question: str) -> bool:
     """The question asks a sizing (a ZeRO stage, a count, a fit) before it asks how long the run takes."""
-    a, b = SIZING_ASKED.search(question), TIME_ASKED.search(question)
+    a = next((m for m in SIZING_ASKED.finditer(question) if not POINTED_AT.search(question[:m.start()])), None)
+    b = TIME_ASKED.search(question)
     return a is not None and b is not None and a.start() < b.start()
 
 
