@@ -39,22 +39,32 @@ def parse(text: str) -> Any:
 KEY_WITHOUT_COLON = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z_][\w.\-]*)(?:\s*=\s*|\s+)(?P<value>[^\s:=]+)\s*$")
 
 
+# A setting whose colon was typed twice: "finetuning_type: : full", "cutoff_len:: 4096" (YAML: "mapping values are not
+# allowed here")
+DOUBLED_COLON = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z_][\w.\-]*)\s*:\s*:\s*(?P<value>[^:]*?)\s*$")
+
+
 def parse_repaired(text: str) -> tuple[Any, list[tuple[int, str, str, str]]]:
     """The YAML, with each line that breaks YAML in a way people often paste read as they meant it, when the text then
     parses: (data, [(line number, fault code, the line as written, the corrected line)]), every faulty line said, not
-    only the first the parser stops at. The faults (``line_faults``): a LLaMA-Factory argument without its colon, a tab
+    only the first the parser stops at. The faults (``line_faults``): a LLaMA-Factory argument without its colon or with it doubled, a tab
     or a stray indent before a top-level argument, a list or mapping never closed, a quote never closed. Malformed in
     any other way: the parser's error, naming the line."""
+    loaded = True
     try:
-        return parse(text), []
+        data = parse(text)
     except SizingError:
-        mended, repairs = mend(text)
-        if not repairs:
-            raise
-        try:
-            return yaml.safe_load(mended), repairs
-        except yaml.YAMLError:
-            raise yaml_error_of(text) from None
+        loaded = False
+    doubled = any((m := DOUBLED_COLON.match(line)) and m.group("key") in ARGUMENT_NAMES for line in text.splitlines())
+    if loaded and not doubled:  # "key:: value" loads, as the key "key:": mended and said like the faults that stop it
+        return data, []
+    mended, repairs = mend(text)
+    if not repairs:
+        raise yaml_error_of(text)
+    try:
+        return yaml.safe_load(mended), repairs
+    except yaml.YAMLError:
+        raise yaml_error_of(text) from None
 
 
 def mend(text: str) -> tuple[str, list[tuple[int, str, str, str]]]:
@@ -75,7 +85,7 @@ def mend(text: str) -> tuple[str, list[tuple[int, str, str, str]]]:
 def line_faults(line: str, parent: bool) -> tuple[str, list[str]]:
     """One line as meant, and the faults mended (finding codes, in the order met): a tab or a stray indent before a
     top-level LLaMA-Factory argument (YAML allows no tab in indentation; an argument indented under a plain value
-    breaks the mapping), the argument's missing colon, a "[" or "{" never closed, a quote never closed."""
+    breaks the mapping), the argument's colon doubled or missing, a "[" or "{" never closed, a quote never closed."""
     codes = []
     indent = line[: len(line) - len(line.lstrip(" \t"))]
     key = re.match(r"\s*([A-Za-z_][\w.\-]*)", line)
@@ -86,6 +96,10 @@ def line_faults(line: str, parent: bool) -> tuple[str, list[str]]:
     elif indent and top:
         codes.append("yaml_stray_indent")
         line = line.lstrip(" ")
+    doubled = DOUBLED_COLON.match(line)
+    if doubled and doubled.group("key") in ARGUMENT_NAMES:
+        codes.append("yaml_doubled_colon")
+        line = f"{doubled.group('indent')}{doubled.group('key')}: {doubled.group('value')}"
     m = KEY_WITHOUT_COLON.match(line)
     if m and m.group("key") in ARGUMENT_NAMES:
         codes.append("yaml_missing_colon")
@@ -189,6 +203,10 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
 
     for key, value in data.items():
         key = str(key)
+        if key in WHOLE_NUMBER_ARGUMENTS and value is not None and _int(value) is None:
+            _not_a_whole_number(key, value, out)
+            used.add(key)  # said as a finding, not as "read but not used"
+            continue
         if key == "model_name_or_path" and isinstance(value, str):
             take(key, "model", value)
         elif key == "stage" and isinstance(value, str) and value.lower() in STAGES:
@@ -262,6 +280,19 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
 
 # Preference losses LLaMA-Factory runs under `stage: dpo` with `pref_loss` (FinetuningArguments.pref_loss), not stages
 PREF_LOSS_STAGES = ("orpo", "simpo", "ipo", "sigmoid", "hinge")
+
+
+# LLaMA-Factory arguments typed int in its dataclasses (hparams/data_args.py, finetuning_args.py; transformers'
+# TrainingArguments): HfArgumentParser refuses any other value ("eight thousand", "4k", 2.5)
+WHOLE_NUMBER_ARGUMENTS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "lora_rank",
+                          "lora_alpha", "quantization_bit", "max_samples", "preprocessing_num_workers", "save_steps",
+                          "logging_steps")
+
+
+def _not_a_whole_number(key: str, value: Any, out: Reading) -> None:
+    """A whole-number argument written otherwise: said with what is valid; the estimate keeps its default for it."""
+    out.findings.append(Finding(code="lf_not_a_whole_number", key=key, value=str(value), valid="a whole number",
+                                source=SOURCES["lf_arguments"], source_zh=SOURCES_ZH["lf_arguments"]))
 
 
 def _bad_stage(value: str, out: Reading) -> None:

@@ -49,7 +49,8 @@ def blocks(text: str) -> tuple[list[Block], str]:
     return found, prose
 
 
-_YAML_LINE = re.compile(r"^\s*(#.*|[A-Za-z_][\w.\-]*\s*:(\s.*)?|-\s+\S.*)$")
+# (a colon typed twice, "finetuning_type:: lora", is still the file's line: llamafactory.line_faults mends and says it)
+_YAML_LINE = re.compile(r"^\s*(#.*|[A-Za-z_][\w.\-]*\s*:(\s*:)?(\s.*)?|-\s+\S.*)$")
 # A command line: vllm serve, or a launcher followed by a flag or a file ("deepspeed throws an assertion" is prose).
 _SHELL_LINE = re.compile(r"^\s*(export\s+\w+=|\w+=\S*\s*(#.*)?$|(\S+=\S+\s+)*(vllm\s+serve\b|(vllm|python3?|torchrun|"
                          r"deepspeed|llamafactory-cli|accelerate|bash|sh|msrun)\s+(-|\S+\.(py|ya?ml|json|sh)\b|train\b|"

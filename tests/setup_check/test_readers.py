@@ -236,3 +236,25 @@ def test_a_batch_or_rank_is_not_a_length(question, seq_len):
            "59.00 GiB already allocated; 0 bytes free)")
     r, _ = read_setup(f"{question}\n{msg}")
     assert r.settings.get("seq_len") == seq_len
+
+
+def test_a_doubled_colon_and_a_number_in_words_are_each_said_with_their_line():
+    # Pasted without a fence: the stray indent, the missing colon and the doubled colon of a LLaMA-Factory file are
+    # each a finding with its line; "eight thousand" loads as a string, which LLaMA-Factory's int cutoff_len refuses.
+    r, _ = read_setup("check this:\ndeepspeed: examples/deepspeed/ds_z3_config.json\n  stage sft\n"
+                      "finetuning_type: : full\ncutoff_len: eight thousand")
+    found = [(f.code, f.key, f.value) for f in r.findings]
+    assert found[:3] == [("yaml_stray_indent", "stage sft", 2), ("yaml_missing_colon", "stage sft", 2),
+                         ("yaml_doubled_colon", "finetuning_type: : full", 3)]
+    assert ("lf_not_a_whole_number", "cutoff_len", "eight thousand") in found
+    assert (r.settings["stage"], r.settings["method"]) == ("sft", "full")
+    assert "seq_len" not in r.settings  # not read from the words, and not listed as "read but not used" either
+    assert not any("cutoff_len" in u for u in r.unused)
+
+
+def test_a_doubled_colon_that_loads_is_still_said():
+    # "key:: value" is valid YAML (the key "key:"), so the parser never stops on it; LLaMA-Factory would not get the key.
+    r, _ = read_setup("```yaml\nmodel_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\nfinetuning_type:: lora\n```")
+    assert [(f.code, f.value, f.corrected) for f in r.findings][:1] == [
+        ("yaml_doubled_colon", 3, "finetuning_type: lora")]
+    assert r.settings["method"] == "lora" and r.sources["method"] == "YAML: finetuning_type: lora"
