@@ -324,7 +324,9 @@ class Router:
         frameworks = [None, "MindSpeed-LLM"] if both else [(s.framework or s.stack) if training else None]
         # serving at a stated TP ("vllm tp 4"): one instance of that layout, on the user's devices or on tp of them
         trainer = trainer_args(s) if training else {"gpu_memory_utilization": s.gpu_util, "weight_bits": s.weight_bits,
-                                                    "kv_cache_dtype": self.kv_dtype(s, e), "tp": s.tp}
+                                                    "kv_cache_dtype": self.kv_dtype(s, e), "tp": s.tp,
+                                                    # "max-model-len for 16 concurrent": the length all of them hold at once
+                                                    "concurrency": s.concurrency if goal == "context" else None}
         devices = e.devices or (s.tp if s.tp and not training else 1)
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
@@ -636,6 +638,15 @@ class Router:
             if handler:
                 calls += handler(self, own_frame(s, d), e, d, done)
         return calls
+
+    def last(self, s: Slots, done: list[Done]) -> list[Call]:
+        """Round three, one chain only: "最长能开多少" with no devices said and no vendor row on the memory asked — round two
+        found the count the model needs (estimate_inference), so the longest context is searched on that count."""
+        if not asks_max_context(s) or effective(s).devices or any(d.name == "what_fits" for d in done):
+            return []
+        count = next((d for d in reversed(done) if d.name == "estimate_inference" and d.ok and d.result.get("fits")
+                      and not d.args.get("max_devices")), None)
+        return self.max_context(s, replace(effective(s), devices=int(count.result["devices"]))) if count else []
 
     def family_of_unknown(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """"qwen3": not one model but the start of a family's names: list the whole family."""

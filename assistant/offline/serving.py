@@ -12,7 +12,7 @@ from ..tools.estimates import InferenceResult
 from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, ListModelsResult, VllmRow
 from . import table_query
-from .asked import WHY_ASKED, asks_table_length, serving_parts_asked
+from .asked import WHY_ASKED, asks_table_length, asks_verdict, serving_parts_asked
 from .capacity import CapacityBlocks
 from .results import Result
 from .wording import TOOL_NOTE_ZH, VLLM_LABEL, assumption_zh
@@ -37,14 +37,15 @@ class ServingBlocks(CapacityBlocks):
             return []  # the weights of a model being trained: their figure leads (component.py), no serving plan
         rows, best = self.table_lines(tables)
         searched = self.searched_context()
-        if cells := self.memory_cells(tables):
+        if not searched and (cells := self.memory_cells(tables)):
             # "32G 的卡要几张？64G 的呢" / "on 32GB cards?" with a '–' cell: each memory column asked is the answer
             # the user's devices judged: the yes/no by the estimate within them leads, the columns asked under it (no
             # vendor row on the memory size said, the tables cannot judge them)
-            verdict = self.serving_verdict(None, ests) if self.e.devices else None
+            verdict = self.serving_verdict(None, ests) if self.e.devices else self.fewest_verdict(ests, None)
             head = [self.lead(verdict), "- " + cells] if verdict else [self.lead(cells)]
             return [*head, *rows, *[line for r in ests for line in self.estimate_lines(r)], ""]
-        if best and best.max_model_len and asks_table_length(self.s, searched, best.cards):
+        if best and best.max_model_len and asks_table_length(self.s, searched, best.cards) and not (
+                searched and self.row_off_frame(best)):
             # the table's tested length is the value asked: it leads; the yes/no for the devices (or the search) backs it
             lead = None if searched else self.serving_lead(tables, ests, best)[0]
             # another table's run on the same cards at another length (v0.7.2 64K at 0.9, newest 32K at 0.95): both stand
@@ -73,6 +74,30 @@ class ServingBlocks(CapacityBlocks):
         for r in ests:
             out += self.estimate_lines(r)
         return out + [""]
+
+    def fewest_verdict(self, ests: list[Result[InferenceResult]], best: VllmRow | None) -> str | None:
+        """"util 只能给到 0.75，还跑得起来吗" with no devices of the user's: the yes/no at the setting stated, on the fewest
+        devices that hold it (the estimate without a cap), the vendor's row beside it (it ran another setting). None when
+        no yes/no is asked or no such estimate ran."""
+        free = next((r.value for r in ests if r.value and not r.arg("max_devices") and not r.arg("largest_layout")), None)
+        if self.e.devices or free is None or not asks_verdict(self.s):
+            return None
+        yours = self.say("serving_at_setting", util=free.gpu_memory_utilization)
+        line = self.say("serving_yes_by_estimate" if free.fits else "serving_no_by_estimate",
+                        est=self.capped_text(free, ests, yours=yours), tp=self.tp_said(ests))
+        if best and best.cards:
+            line += self.say("serving_row_beside", devs=self.devices(best.cards), gb=best.memory_gb, version=best.table,
+                             util=best.gpu_memory_utilization, n=f"{best.max_model_len or 0:,}")
+        return line
+
+    def row_off_frame(self, row: VllmRow) -> bool:
+        """The vendor row was measured off the user's frame: on another memory size than the one asked ("32G 的卡" with
+        only a 64 GB row), at another gpu-memory-utilization than the one stated (0.75 against the row's 0.95), or for more
+        sequences at once than the one the vendor ran. Then the
+        search on the user's own setting answers the longest length, and the row stays a comparison."""
+        s = self.s
+        return bool((s.memory_gb and row.memory_gb != s.memory_gb) or (s.concurrency or 1) > 1  # (one sequence tested)
+                    or (s.gpu_util and abs(s.gpu_util - (row.gpu_memory_utilization or 0)) > 1e-6))
 
     def after_serving_lead(self) -> list[str]:
         """Lines a part asked after the serving figure adds right under it (the weights, component.py)."""
@@ -131,6 +156,8 @@ class ServingBlocks(CapacityBlocks):
         sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=self.hw_name(est.hardware), precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
             sizing = self.serving_verdict(best if table_answer and self.unit_of(None) != "die" else None, ests) or sizing
+        elif (best is None or estimate_decides or self.row_off_frame(best)) and (fewest := self.fewest_verdict(ests, best)):
+            sizing = fewest
         if (not self.e.devices or sizing is None) and s.tp and (
                 probe := next((r.value for r in ests if r.value and r.arg("largest_layout")), None)):
             # "tp=2 呢": the layout the user names is judged (yes or no on its TP devices), not a count nobody asked

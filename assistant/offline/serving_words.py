@@ -51,7 +51,7 @@ CONCURRENCY = [re.compile(p) for p in (
     # "16 并发" (not "max-model-len 32768 并发 8": a count written after 并发 is the concurrency, the next pattern)
     rf"(?<![0-9.]){COUNT}\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{{1,6}}(?![0-9.kK])))"
     r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
-    rf"(?:concurrency|max[-_ ]num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*{COUNT_ZH}(?![0-9.kK])",
+    rf"(?:concurrency|(?<![a-z])(?:max[-_ ])?num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*{COUNT_ZH}(?![0-9.kK])",
     rf"(?<![0-9.]){COUNT}\s*(?:users?|requests?|sessions?|clients?|个用户|用户|个请求|请求)\s*"
     r"(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously|同时)",
     rf"(?:serv(?:e|ing)|support(?:ing)?|handle|for)\s+{COUNT}\s+(?:concurrent\s+)?(?:users?|requests?|clients?|sessions?)(?![a-z])",
@@ -73,7 +73,10 @@ UTIL_WORD_RX = re.compile(UTIL_WORD)
 UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成|设置|设|{CHANGE})?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
                   rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)|"
                   # "at 0.9 util", "0.85 gpu util": the fraction written before the word
-                  rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])")
+                  rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])|"
+                  # a few words between the setting and its fraction ("gpu-memory-utilization 只能给到 0.75", "util can only
+                  # be 0.8", "显存利用率最多开到 85%"): a fraction or a percentage only (no bare "1" — "for 1 card" is a count)
+                  rf"(?:{UTIL_WORD})[^\d\n,，。;；?？!！]{{1,14}}?(?<![0-9.])(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1\.0+)(?![0-9])")
 
 # "gpu util at 80%", "util 85%" in a serving question: vLLM's memory share said short, as a percentage (elsewhere "GPU
 # util 100%" is a compute load, so only beside a serving word and below 100%)
@@ -141,7 +144,7 @@ def read(r: Reading) -> ServingWords:
         r.claim_match(m, "quant_text", m.group(0), "vocabulary")
     out.quant_text = " ".join(dict.fromkeys(w for _, w in sorted(said))) or None
     for m in list(r.finditer(UTIL)):
-        raw = (m.group(1) or m.group(2) or m.group(3) or "").replace(" ", "")
+        raw = (m.group(1) or m.group(2) or m.group(3) or m.group(4) or "").replace(" ", "")
         value = float(raw.rstrip("%")) / (100 if raw.endswith("%") or m.group(2) else 1)
         if out.gpu_util is None and 0 < value <= 1:
             out.gpu_util = round(value, 4)
