@@ -547,7 +547,7 @@ class Router:
             calls = [c for m in (sizes or [mem]) for c in self.call("inference_min_cards", model=s.model,
                                                                      max_model_len=s.seq_len, memory_gb=m)]
             # the longest context: searched if no row; a TP the user states ("would tp=2 be enough?"): that layout estimated
-            if (beyond_tables(s, e) or s.tp) and not asks_max_context(s):
+            if (beyond_tables(s, e) or s.tp or "instances" in s.intents) and not asks_max_context(s):
                 calls += self.estimate_inference(s, e)
             return calls
         return self.estimate_inference(s, e)
@@ -568,12 +568,16 @@ class Router:
         pool = (("kv" in serving_parts_asked(s.question) and bool(s.devices) and not s.seq_len)
                 or ("kv" in s.intents and "cards" not in s.intents)) and not asks_verdict(s)
         probe = bool(("capacity" in s.intents or pool) and not s.concurrency and e.devices)
+        # "how many instances fit on the node": one instance is sized (on the devices said of one, else the fewest); the
+        # writer divides the devices by it
+        one = s.per_instance or s.tp if "instances" in s.intents else None
         # "bf16 and int8 weights": one estimate per precision named, in the order typed
         return [c for bits in (list[int | None](s.weight_bits_each) or [s.weight_bits]) for c in self.call(
             "estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
             gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
-            weight_bits=bits, kv_cache_dtype=self.kv_dtype(s, e), max_devices=s.tp or e.devices,
-            largest_layout=probe or bool(s.tp) or None,  # "tp=8 on 8 cards": TP 8, not the fewest
+            weight_bits=bits, kv_cache_dtype=self.kv_dtype(s, e),
+            max_devices=one if "instances" in s.intents else s.tp or e.devices,
+            largest_layout=(bool(one) if "instances" in s.intents else probe or bool(s.tp)) or None,  # "tp=8 on 8 cards": TP 8
             # "tp 4 pp 2": that layout itself (a TP x PP the layout rules refused is said instead, before any call)
             given_tp=s.tp if s.tp and s.pp else None, given_pp=s.pp if s.tp and s.pp else None,
             # "--max-num-seqs 128": the sequences its profiling run samples; the answer sets the cap against the room

@@ -75,6 +75,38 @@ class ServingBlocks(CapacityBlocks):
             out += self.estimate_lines(r)
         return out + [""]
 
+    def instances_text(self, ests: list[Result[InferenceResult]], best: VllmRow | None) -> str | None:
+        """"How many instances fit on one node / my 8 cards?": the devices (the user's, else one node of the part) over the
+        devices of one instance — the ones said per instance, else the vendor row's (when it ran the user's setting), else
+        the estimate's fewest — with one instance's KV room beside it, and the other count when the table and the
+        estimate disagree on one instance."""
+        s = self.s
+        est = next((r.value for r in ests if r.value), None)  # one instance, as the router sized it
+        hw = est.hardware if est else self.e.hardware
+        unit = "DIE" if self.unit_of(hw) == "die" else "card"
+        pool = self.e.devices or self.node_size(hw)
+        where = self.have() if self.e.devices else self.say("instances_one_node", devs=self.devices(pool, unit, hw))
+        said = s.per_instance or s.tp
+        if said:
+            per, src = said, self.say("instances_per_yours")
+        elif best and best.cards and not self.row_off_frame(best):
+            per, src = best.cards, self.say("instances_per_table", version=best.table, util=best.gpu_memory_utilization,
+                                            n=f"{best.max_model_len or 0:,}")
+        elif est and est.fits:
+            per, src = est.devices, self.say("instances_per_estimate", layout=self.layout(est))
+        else:
+            return None
+        if said and est and not est.fits:  # one instance does not fit on the devices said of it
+            return self.say("instances_none", per=self.devices(said, unit, hw), est=self.capped_text(est, ests, yours=self.devices(said, unit, hw)))
+        n, left = pool // per, pool % per
+        kv = self.say("instances_kv", tokens=est.kv_tokens_fit, many=seqs(est.max_sequences_at_len, est.max_model_len, self.zh),
+                      util=est.gpu_memory_utilization, layout=self.layout(est)) if est and est.fits and est.devices == per else ""
+        other = self.say("instances_by_estimate", n=pool // est.devices, layout=self.layout(est)) if (
+            not said and est and est.fits and est.devices != per and est.devices <= pool) else ""
+        return self.say("instances_lead", n=n, where=where, pool=self.devices(pool, unit, hw), per=self.devices(per, unit, hw),
+                        src=src, left=self.say("instances_left", left=self.devices(left, unit, hw)) if left else "",
+                        kv=kv, other=other, n_s="s" if n != 1 else "")
+
     def fewest_verdict(self, ests: list[Result[InferenceResult]], best: VllmRow | None) -> str | None:
         """"util 只能给到 0.75，还跑得起来吗" with no devices of the user's: the yes/no at the setting stated, on the fewest
         devices that hold it (the estimate without a cap), the vendor's row beside it (it ran another setting). None when
@@ -164,6 +196,8 @@ class ServingBlocks(CapacityBlocks):
             said = f"TP {s.tp}" + (f" × PP {s.pp}" if s.pp else "") + (" " if self.zh else "")
             sizing = self.say("serving_yes_by_estimate" if probe.fits else "serving_no_by_estimate",
                               est=self.capped_text(probe, ests, yours=said), tp=self.tp_said(ests))
+        if "instances" in s.intents and (lead := self.instances_text(ests, best)):
+            return lead, sizing if self.e.devices else None
         if "capacity" in s.intents and (lead := self.capacity_text(ests)):
             return lead, None
         # the part asked first leads with its own figure ("kv per token?", "which tensor-parallel-size?"); a yes/no or a

@@ -99,6 +99,26 @@ KV_ASKED = re.compile(r"kv[-_ ]?cache|kv\s*缓存|键值缓存|(?<![a-z])kv\s*(?
 # the vendor's training throughput and stays a training-time word.)
 SPEED = re.compile(r"throughput|吞吐|tokens?\s*(?:/|per)\s*(?:s|sec|second)(?![a-z])|tok/s|(?<![a-z])qps(?![a-z])|latency|延迟|"
                    r"ttft|first[-_ ]token|首\s*token|how\s+fast|速度|多快")
+# How many copies of the served model the devices hold ("how many copies/instances/replicas can I run", "能起几个实例",
+# "一台能同时跑几个这样的", "how many of these fit on one node"): the devices (or one node) over the devices of one instance
+INSTANCES_ASKED = re.compile(
+    r"how\s+many\s+(?:[\w.-]+\s+){0,2}?(?:copies|instances|replicas|deployments|servers|endpoints)|"
+    r"how\s+many\s+(?:of\s+)?(?:these|them|those|such)(?:\s+(?:jobs|services|models))?\s+(?:can\s+)?(?:fit|run|go|share)|"
+    r"(?:能|可以|可)?(?:起|跑|放|部署|开|同时跑|同时起|同时部署|塞|放下)\s*(?:得下)?\s*(?:多少|几)\s*(?:个|份|套)\s*"
+    r"(?:[^，,。？?]{0,20}?)(?:实例|副本|服务|任务|这样的|进程|模型)|(?:多少|几)\s*(?:个|份|套)\s*(?:实例|副本)")
+# the copies named as served ones (an instance, a replica), not a training job ("同时跑几个这样的任务")
+SERVED_COPY = re.compile(r"实例|副本|(?<![a-z])(?:instances?|replicas?|copies|deployments?|endpoints?)(?![a-z])")
+# The devices one instance takes, as said ("每个实例要 2 卡", "each instance on 4 GPUs", "one replica per card", "2 cards per
+# instance"): the divisor of the instance count, no device count of the user's
+_DEV = r"(?:张\s*卡|张|卡|块\s*卡|块|cards?|gpus?|npus?|die|dies|devices?)"
+_ONE = r"(\d{1,3}|one|a|an|single)"
+PER_INSTANCE = re.compile(
+    rf"(?:每个|每一个|每|单个|一个)\s*(?:[a-z][\w.\-]*\s*(?:的\s*)?)?(?:vllm\s*)?(?:实例|副本|服务|任务|replica|instance)\s*(?:要|用|占|需要|分|给|跑在|放在|上)?\s*(\d{{1,3}})\s*{_DEV}|"
+    rf"(?<![a-z])(?:each|per|every)\s+(?:vllm\s+)?(?:instance|replica|copy|server|deployment)\s*(?:on|uses?|takes?|needs?|gets?|with|of|=|:)?\s*{_ONE}\s*{_DEV}(?![a-z])|"
+    rf"(?<![0-9.]){_ONE}\s*(?:instance|replica|copy|server)s?\s+(?:per|on\s+each|for\s+each|each)\s*{_DEV}(?![a-z])|"
+    rf"(?<![0-9.])(\d{{1,3}})\s*{_DEV}\s*(?:per|each|for\s+each|/)\s*(?:instance|replica|copy)|"
+    rf"(?<![0-9.])(\d{{1,3}})\s*{_DEV}\s*(?:一个|一份|每个)\s*(?:实例|副本)")
+_WORD_ONE = {"one": 1, "a": 1, "an": 1, "single": 1}
 TRAINING_WORDS = re.compile(r"train|fine[-_ ]?tun|finetun|(?<![a-z])sft(?![a-z])|lora|微调|训练|全参|全量|精调|epoch")
 
 
@@ -112,6 +132,8 @@ class ServingWords:
     # every weight precision named, in the order typed, when more than one ("bf16 and int8 weights", "int8 跟 int4 各要几张"):
     # each is sized and answered (``weight_bits`` stays the first quantised one)
     weight_bits_each: list[int] = field(default_factory=list)
+    # the devices one served instance takes, as said ("每个实例要 2 卡", "one replica per card"): the instance count's divisor
+    per_instance: int | None = None
 
 
 def read(r: Reading) -> ServingWords:
@@ -154,6 +176,13 @@ def read(r: Reading) -> ServingWords:
         r.claim_match(pct, "gpu_util", out.gpu_util)
     for m in list(r.finditer(UTIL_WORD_RX)):
         r.claim_match(m, "gpu_util", None, "vocabulary")  # the flag alone is no memory question
+    for m in list(r.finditer(PER_INSTANCE)):
+        raw = next(g for g in m.groups() if g)
+        # "one replica per card": the count said first is the replicas, one device each
+        n = 1 if m.group(3) is not None else _WORD_ONE.get(raw) or int(raw)
+        out.per_instance = out.per_instance or n
+        first = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i))
+        r.claim(m.start(first), m.end(), "per_instance", n)  # from the count on: a model named between "每个" and "实例" stays
     for rx in CONCURRENCY:
         for m in list(r.finditer(rx)):
             if out.concurrency is not None and (m.group(2) or "").lower() == "k":
@@ -184,5 +213,10 @@ def serving_intents(intents: set[str], work: str, training: bool, tps_given: boo
         out.discard("time")
     if (serving_only or served) and not training:
         out.add("inference")
+    if INSTANCES_ASKED.search(work):  # copies of a served model: no card count of one copy
+        out.add("instances")
+        out.discard("cards")
+        if SERVED_COPY.search(work) and not training:
+            out.add("inference")
     return out
 
