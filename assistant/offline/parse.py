@@ -339,6 +339,10 @@ class Parser:
         spec.read(r, s, "amounts")  # the batch settings (slots.toml)
         num.host_ram(r, s)
         for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count
+            if name == "kv_dtypes_each":
+                if value:  # "fp8 kv cache vs bf16 kv cache": each KV precision sized and compared
+                    s.changes = {"kv_cache_dtype": value}
+                continue
             setattr(s, name, value)
         s.shape = num.shape(r) or None
         span = self.names.read(r, text, s)

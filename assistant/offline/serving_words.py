@@ -39,6 +39,10 @@ KV_DTYPE = re.compile(rf"(?<![a-z0-9]){_KV_TYPE}{_KV_QUANT}\s*(?:的)?\s*(?:kv[-
                       rf"(?<![a-z])(?:kv[-_ ]?cache|kv\s*缓存|kv)(?:[-_ ]?dtype)?{_KV_QUANT}{_KV_CHANGE}\s*{_KV_JOIN}\s*{_KV_TYPE}(?![0-9])|"
                       r"--kv[-_]cache[-_]dtype[= ]+(int8|fp8(?:[-_](?:e4m3|e5m2|inc)(?:fn)?)?|auto)")
 KV_16 = ("fp16", "bf16", "float16", "bfloat16")
+# "fp8 kv cache vs bf16", "int8 kv 和 bf16 比": a 16-bit type set against the KV precision named is the KV cache's default
+KV_OTHER_HALF = re.compile(r"(?:(?<![a-z])(?:vs\.?|versus|or|against|compared\s+(?:to|with)|than)|和|跟|与|比|对比|相比|还是)\s*"
+                           r"(?:the\s+)?(?:default\s+)?(bf16|fp16|bfloat16|float16|auto|默认)(?![0-9a-z])|"
+                           r"(?<![a-z0-9])(bf16|fp16|bfloat16|float16)\s*(?:kv\s*)?(?:vs\.?|versus|or|和|跟|与|还是|对比)")
 # Said, not claimed: "bf16" and "fp16" also ask the BF16-vs-FP16 note.
 HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9])")
 QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量化")
@@ -99,6 +103,11 @@ KV_ASKED = re.compile(r"kv[-_ ]?cache|kv\s*缓存|键值缓存|(?<![a-z])kv\s*(?
 # the vendor's training throughput and stays a training-time word.)
 SPEED = re.compile(r"throughput|吞吐|tokens?\s*(?:/|per)\s*(?:s|sec|second)(?![a-z])|tok/s|(?<![a-z])qps(?![a-z])|latency|延迟|"
                    r"ttft|first[-_ ]token|首\s*token|how\s+fast|速度|多快")
+# What a changed KV precision does, asked of a follow-up ("token 容量呢", "how many tokens then", "能多放多少", "what does
+# that buy me"): the two precisions are compared
+KV_EFFECT = re.compile(r"(?<![a-z])(?:more|fewer|extra)\s+(?:tokens?|sequences?|context|room|users?)|how\s+many\s+(?:tokens?|sequences?)|"
+                       r"capacity|gain|buy|change|differ|compare|effect|impact|"
+                       r"容量|多放|多装|能放|能多|多了|少了|变化|变成|影响|区别|差别|对比|比较|提升|增加")
 # How many copies of the served model the devices hold ("how many copies/instances/replicas can I run", "能起几个实例",
 # "一台能同时跑几个这样的", "how many of these fit on one node"): the devices (or one node) over the devices of one instance
 INSTANCES_ASKED = re.compile(
@@ -134,6 +143,9 @@ class ServingWords:
     weight_bits_each: list[int] = field(default_factory=list)
     # the devices one served instance takes, as said ("每个实例要 2 卡", "one replica per card"): the instance count's divisor
     per_instance: int | None = None
+    # every KV cache precision named, in the order typed, when more than one ("fp8 kv cache vs bf16 kv cache"): each is
+    # sized and compared (frame.changes)
+    kv_dtypes_each: list[str] = field(default_factory=list)
 
 
 def read(r: Reading) -> ServingWords:
@@ -143,7 +155,17 @@ def read(r: Reading) -> ServingWords:
         raw = next(g for g in m.groups() if g)
         value = "int8" if raw.startswith(("int8", "8")) else "fp8" if raw.startswith("fp8") else "auto" if raw in KV_16 else raw
         out.kv_cache_dtype = out.kv_cache_dtype or value
+        out.kv_dtypes_each.append(value)
         r.claim_match(m, "kv_cache_dtype", value)  # still asks about the KV cache (serving_intents)
+    # "fp8 kv cache vs bf16": the 16-bit one said alone beside the KV precision named is the other side of the comparison
+    if out.kv_cache_dtype and len(set(out.kv_dtypes_each)) == 1 and out.kv_cache_dtype != "auto" and (
+            half := r.search(KV_OTHER_HALF)):
+        out.kv_dtypes_each.insert(0 if half.start() < next(sp.start for sp in r.slot("kv_cache_dtype")) else 1, "auto")
+        r.claim_match(half, "kv_cache_dtype", "auto")
+    # the model's own 16-bit cache first: the 8-bit one is what is compared against it
+    out.kv_dtypes_each = sorted(dict.fromkeys(out.kv_dtypes_each), key=lambda v: v != "auto")
+    if len(out.kv_dtypes_each) < 2:
+        out.kv_dtypes_each = []
     said: list[tuple[int, str]] = []  # (position, words): said back in the order typed
     widths: list[tuple[int, int]] = []  # (position, bits) of every precision named
     for rx, bits in BITS:

@@ -8,6 +8,7 @@ from typing import Any
 from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import InferenceMinCardsResult
 from .asked import asks_verdict, serving_parts_asked
+from .serving import kv_name
 from .frame import DEFAULT_HARDWARE, table_strategy
 from .parse import Slots
 from .route import Done
@@ -85,7 +86,9 @@ class VariantBlocks(TrainingBlocks):
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
         more = self.count_difference(writers, [label for label, _ in needs], like) if key == "compared" else ""
-        if key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
+        if "kv_cache_dtype" in self.s.changes and (kv_lead := self.kv_change(writers)):
+            listed, key, more = kv_lead, "compared_factor", ""  # "int8 kv 的话 token 容量翻倍吗": the KV room at each precision
+        elif key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
         elif key != "compared_verdict" and (saved := self.memory_saved(writers, [label for label, _ in needs])):
             listed, key, more = saved, "compared_factor", ""  # "能省点显存吗": yes or no on the saving first
@@ -198,6 +201,31 @@ class VariantBlocks(TrainingBlocks):
             big = big[:1].upper() + big[1:]  # "full fine-tuning" opens the sentence (a model id keeps its spelling)
         return self.say("compared_more", big=big, small=small, diff=self.devices(nbig - nsmall, ua),
                         ratio=f"{nbig / nsmall:.3g}")
+
+    def kv_change(self, writers: list[Any]) -> str:
+        """"fp8 vs bf16 KV cache", "int8 kv 的话 token 容量是两倍吗": the tokens the KV cache holds at each precision (the
+        estimate of each variant, on its layout), their ratio, and yes or no first when a factor is asked; '' when an
+        estimate is missing."""
+        ests = []
+        for w in writers:
+            calls = w.r.of("estimate_inference", InferenceResult)
+            one = next((c.value for c in calls if c.value and c.arg("largest_layout")), None) or next(
+                (c.value for c in calls if c.value and c.value.fits), None)
+            ests.append(one)
+        if len(ests) != 2 or not all(ests) or not ests[0].kv_tokens_fit:
+            return ""
+        a, b = ests
+        ratio = b.kv_tokens_fit / a.kv_tokens_fit
+        q = self.s.question.lower()
+        key = "kv_change"
+        if DOUBLES.search(q):
+            want = 0.5 if HALVES.search(q) else 2.0
+            key = "kv_change_yes" if abs(ratio - want) <= 0.1 * want else "kv_change_no"
+        where = writers[1].layout(b) + (self.say("kv_change_layouts", other=writers[0].layout(a)) if
+                                        (a.devices, a.tp) != (b.devices, b.tp) else "")
+        return self.say(key, a=kv_name(a), b=kv_name(b), ta=f"{a.kv_tokens_fit:,}", tb=f"{b.kv_tokens_fit:,}",
+                        pa=f"{a.kv_bytes_per_token / 1024:g}", pb=f"{b.kv_bytes_per_token / 1024:g}", ratio=f"{ratio:.2f}",
+                        where=where, util=f"{b.gpu_memory_utilization:g}", precision=writers[1].precision(b))
 
     def factor_asked(self, writers: list[Any], labels: list[str]) -> str:
         """"from 8k to 16k, does the card count double?", "减半吗": yes or no on the factor asked, from the two variants'
