@@ -42,6 +42,8 @@ class ServingBlocks(CapacityBlocks):
             # the user's devices judged: the yes/no by the estimate within them leads, the columns asked under it (no
             # vendor row on the memory size said, the tables cannot judge them)
             verdict = self.serving_verdict(None, ests) if self.e.devices else self.fewest_verdict(ests, None)
+            # "32G 的卡能同时跑几路": the sequences asked lead; "32G 的卡要几张" with no vendor row there: the estimate's count
+            verdict = (self.capacity_text(ests) if "capacity" in self.s.intents else None) or verdict or self.unlisted_estimate(tables, ests)
             head = [self.lead(verdict), "- " + cells] if verdict else [self.lead(cells)]
             return [*head, *rows, *[line for r in ests for line in self.estimate_lines(r)], ""]
         if best and best.max_model_len and asks_table_length(self.s, searched, best.cards) and not (
@@ -169,6 +171,18 @@ class ServingBlocks(CapacityBlocks):
             else:
                 cells.append(self.say("memory_cell_none", gb=gb, model=self.s.model))
         return self.say("memory_cells_lead", cells=self.say("semicolon").join(cells), table=VLLM_LABEL[self.lang])
+
+    def unlisted_estimate(self, tables: list[Result[InferenceMinCardsResult]], ests: list[Result[InferenceResult]]) -> str | None:
+        """The one memory size asked has no vendor row (or a '–'): the estimate's fewest devices on that part is the count
+        asked, said first and named as the estimate (None when two sizes are asked or no such estimate ran)."""
+        asked = list(dict.fromkeys(int(c.arg("memory_gb")) for c in tables if c.arg("memory_gb")))
+        est = next((r.value for r in ests if r.value and r.value.fits and not r.arg("max_devices")), None)
+        if len(asked) != 1 or est is None or int(float((self.parts.get(est.hardware) or {}).get("memory_gb") or 0)) != asked[0]:
+            return None
+        return self.say("memory_unlisted_estimate", gb=asked[0], layout=self.layout(est), max_model_len=est.max_model_len,
+                        conc=self.concurrent(est), precision=self.precision(est), kv_tokens_fit=est.kv_tokens_fit,
+                        many=seqs(est.max_sequences_at_len, est.max_model_len, self.zh), util=est.gpu_memory_utilization,
+                        kv=kv_name(est))
 
     def searched_context(self) -> bool:
         """The longest context on the user's devices was searched (what_fits with the context goal)."""

@@ -85,7 +85,10 @@ UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置�
 # "gpu util at 80%", "util 85%" in a serving question: vLLM's memory share said short, as a percentage (elsewhere "GPU
 # util 100%" is a compute load, so only beside a serving word and below 100%)
 UTIL_PERCENT = re.compile(rf"(?<![a-z_-])(?:(?:gpu|npu)[-_ ]?)?util(?:i[sz]ation)?\s*(?:of|=|:|is|at|to|set\s+to|为|是|设为|设成|{CHANGE})?\s*"
-                          r"(\d{1,2}(?:\.\d+)?)\s*%")
+                          r"(\d{1,2}(?:\.\d+)?)\s*%|"
+                          # "I can only spare 60% of the card for vllm", "卡的 70% 给 vllm": the share of the device vLLM gets
+                          r"(?<![0-9.])(\d{1,2}(?:\.\d+)?)\s*%\s*of\s+(?:the\s+|each\s+|my\s+|a\s+|every\s+)?(?:cards?|gpus?|npus?|devices?|hbm|vram)(?![a-z])|"
+                          r"(?:卡|gpu|npu)\s*的\s*(\d{1,2}(?:\.\d+)?)\s*%")
 SERVING_CONTEXT = re.compile(r"vllm|(?<![a-z])serv(?:e|ing|ed)(?![a-z])|max[-_ ]model[-_ ]len|kv[-_ ]?cache|部署|推理|上线")
 
 # What a serving question asks, beside "how many cards".
@@ -194,7 +197,7 @@ def read(r: Reading) -> ServingWords:
             out.gpu_util = round(value, 4)
         r.claim_match(m, "gpu_util", round(value, 4))
     if out.gpu_util is None and SERVING_CONTEXT.search(r.text) and (pct := r.search(UTIL_PERCENT)):
-        out.gpu_util = round(float(pct.group(1)) / 100, 4)
+        out.gpu_util = round(float(next(g for g in pct.groups() if g)) / 100, 4)
         r.claim_match(pct, "gpu_util", out.gpu_util)
     for m in list(r.finditer(UTIL_WORD_RX)):
         r.claim_match(m, "gpu_util", None, "vocabulary")  # the flag alone is no memory question
