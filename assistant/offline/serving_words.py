@@ -56,8 +56,8 @@ CONCURRENCY = [re.compile(p) for p in (
     rf"(?<![0-9.]){COUNT}\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{{1,6}}(?![0-9.kK])))"
     r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
     rf"(?:concurrency|(?<![a-z])(?:max[-_ ])?num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*{COUNT_ZH}(?![0-9.kK])",
-    rf"(?<![0-9.]){COUNT}\s*(?:users?|requests?|sessions?|clients?|个用户|用户|个请求|请求)\s*"
-    r"(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously|同时)",
+    rf"(?<![0-9.]){COUNT}\s*(?:users?|requests?|sessions?|clients?|chats?|conversations?|prompts?|个用户|用户|个请求|请求|个对话|对话)\s*"
+    r"(?:(?:run(?:ning)?\s+|going\s+|active\s+)?(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously)|同时)",
     rf"(?:serv(?:e|ing)|support(?:ing)?|handle|for)\s+{COUNT}\s+(?:concurrent\s+)?(?:users?|requests?|clients?|sessions?)(?![a-z])",
     rf"(?:支持|服务|满足|承载)\s*{COUNT}\s*(?:个|路)?\s*(?:用户|请求|并发)",
     # "10 路请求", "20 路": 路 counts concurrent streams by itself (not 路径 / 路由 / 路线)
@@ -70,6 +70,8 @@ _UTIL_NAME = r"(?:[-_ ](?:knob|setting|flag|param(?:eter)?|value|ratio|fraction)
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
              r"(?<![a-z])(?:gpu[-_ ]?)?mem(?:ory)?[-_ ]?frac(?:tion)?(?:[-_ ]static)?(?![a-z])|"
              rf"(?<![a-z_-])util(?:i[sz]ation)?{_UTIL_NAME}(?=\s*(?:=|:|is|of|at|to|set\s+to|{CHANGE})?\s*(?:0?\.\d|1\.0))|"  # "util 0.9", "util 降到 0.85"
+             # "the util can only be 0.8", "util 只能给到 0.75": a few words, then the fraction
+             r"(?<![a-z_-])util(?:i[sz]ation)?(?=[^\d\n,，。;；?？!！]{1,14}?(?<![0-9.])0?\.\d)|"
              r"显存\s*(?:占用|使用|利用|分配)?\s*(?:比例|比率|占比|率|系数)|显存占比")
 UTIL_WORD_RX = re.compile(UTIL_WORD)
 # a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE); one set
