@@ -16,7 +16,15 @@ from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
 from .serving_words import KV_EFFECT
-from .vocab import ASKS_COUNT, DIFFERENCE_ASKED, DOUBLES, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
+from .vocab import (
+    ASKS_COUNT,
+    DIFFERENCE_ASKED,
+    DOUBLES,
+    EN_NUMBERS,
+    SETTING_ASKED,
+    cn_number,
+    cn_numerals_to_digits,
+)
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 

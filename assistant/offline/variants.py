@@ -8,10 +8,10 @@ from typing import Any
 from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import InferenceMinCardsResult
 from .asked import asks_verdict, serving_parts_asked
-from .serving import kv_name, seqs
 from .frame import DEFAULT_HARDWARE, table_strategy
 from .parse import Slots
 from .route import Done
+from .serving import kv_name, seqs
 from .sizing import TrainingBlocks
 from .vocab import DOUBLES, HALVES, MEMORY_SAVED_ASKED, NODES_ASKED
 
@@ -221,8 +221,9 @@ class VariantBlocks(TrainingBlocks):
         """"tensor parallel 用 4 还是 8", "util 0.8 vs 0.9": each value's serving estimate side by side — its layout, the
         tokens its KV cache holds and the sequences of the length asked — and, on the user's devices, how many copies
         of each layout they run; the one with more KV room per copy named. '' when an estimate is missing."""
-        ests = [self.served_estimate(w) for w in writers]
-        if len(ests) != 2 or not all(ests):
+        found = [self.served_estimate(w) for w in writers]
+        ests = [r for r in found if r is not None]
+        if len(ests) != 2:
             return ""
         have = self.e.devices or 0
         parts = []
@@ -241,8 +242,8 @@ class VariantBlocks(TrainingBlocks):
         """"fp8 vs bf16 KV cache", "int8 kv 的话 token 容量是两倍吗": the tokens the KV cache holds at each precision (the
         estimate of each variant, on its layout), their ratio, and yes or no first when a factor is asked; '' when an
         estimate is missing."""
-        ests = [self.served_estimate(w) for w in writers]
-        if len(ests) != 2 or not all(ests) or not ests[0].kv_tokens_fit:
+        ests = [r for r in (self.served_estimate(w) for w in writers) if r is not None]
+        if len(ests) != 2 or not ests[0].kv_tokens_fit:
             return ""
         a, b = ests
         ratio = b.kv_tokens_fit / a.kv_tokens_fit
