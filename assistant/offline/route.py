@@ -646,8 +646,12 @@ class Router:
     def last(self, s: Slots, done: list[Done]) -> list[Call]:
         """Round three, one chain only: "最长能开多少" with no devices said and no vendor row on the memory asked — round two
         found the count the model needs (estimate_inference), so the longest context is searched on that count."""
-        if not asks_max_context(s) or effective(s).devices or any(d.name == "what_fits" for d in done):
-            return []
+        if not asks_max_context(s) or effective(s).devices or any(d.name == "what_fits" for d in done) or (
+                "cards" in s.intents or len(s.memory_sizes) > 1):
+            return []  # (a count asked too, or two memory columns: the tables' rows and the count lead)
+        if any(d.name == "inference_min_cards" and d.ok and d.args.get("memory_gb") == s.memory_gb
+               and any(row.get("supported") for row in d.result.get("rows") or []) for d in done):
+            return []  # the vendor's row on the memory asked gives the tested length
         count = next((d for d in reversed(done) if d.name == "estimate_inference" and d.ok and d.result.get("fits")
                       and not d.args.get("max_devices")), None)
         return self.max_context(s, replace(effective(s), devices=int(count.result["devices"]))) if count else []

@@ -37,7 +37,8 @@ class ServingBlocks(CapacityBlocks):
             return []  # the weights of a model being trained: their figure leads (component.py), no serving plan
         rows, best = self.table_lines(tables)
         searched = self.searched_context()
-        if not searched and (cells := self.memory_cells(tables)):
+        # (the longest length searched on a memory size the tables have no row for: that search leads, fits.py)
+        if (cells := self.memory_cells(tables)) and not (searched and self.unlisted_sizes(tables)):
             # "32G 的卡要几张？64G 的呢" / "on 32GB cards?" with a '–' cell: each memory column asked is the answer
             # the user's devices judged: the yes/no by the estimate within them leads, the columns asked under it (no
             # vendor row on the memory size said, the tables cannot judge them)
@@ -107,7 +108,7 @@ class ServingBlocks(CapacityBlocks):
             not said and est and est.fits and est.devices != per and est.devices <= pool) else ""
         return self.say("instances_lead", n=n, where=where, pool=self.devices(pool, unit, hw), per=self.devices(per, unit, hw),
                         src=src, left=self.say("instances_left", left=self.devices(left, unit, hw)) if left else "",
-                        kv=kv, other=other, n_s="s" if n != 1 else "")
+                        kv=kv, other=other, instances=self.L("instance" + ("s" if n != 1 else ""), "个实例"))
 
     def fewest_verdict(self, ests: list[Result[InferenceResult]], best: VllmRow | None) -> str | None:
         """"util 只能给到 0.75，还跑得起来吗" with no devices of the user's: the yes/no at the setting stated, on the fewest
@@ -147,6 +148,13 @@ class ServingBlocks(CapacityBlocks):
         short = est.max_sequences_at_len < int(cap)
         return self.say("max_num_seqs_short" if short else "max_num_seqs_all", cap=cap, seqs=est.max_sequences_at_len,
                         length=est.max_model_len), short
+
+    @staticmethod
+    def unlisted_sizes(tables: list[Result[InferenceMinCardsResult]]) -> list[int]:
+        """The memory sizes asked that no supported vendor row has."""
+        asked = list(dict.fromkeys(int(c.arg("memory_gb")) for c in tables if c.arg("memory_gb")))
+        every = [r for c in tables if c.value for r in c.value.rows]
+        return [m for m in asked if not any(r.supported and r.memory_gb == m for r in every)]
 
     def memory_cells(self, tables: list[Result[InferenceMinCardsResult]]) -> str | None:
         """The vendor's cell for each memory size asked, when two are asked or the one asked is '–' (the vendor did not

@@ -29,7 +29,7 @@ class WhatFitsArgs(TrainerOptions):
     hardware: HardwareName = "snt9b"
     devices: int = Field(1, ge=1, le=4096, description="Devices available (cards; DIE on Snt9B23), >= 1.")
     model: str | None = Field(None, min_length=1, max_length=200,
-                              description="The model, for goal context or batch (any spelling).")
+                              description="Model (any spelling), for goal context or batch.")
     params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False,
                                    description="Parameters in billions, for a model not in the catalog (context or batch).")
     method: Method = "lora"
@@ -45,8 +45,7 @@ class WhatFitsArgs(TrainerOptions):
                                                   "checkpoint's own, as estimate_inference.")
     kv_cache_dtype: Literal["auto", "fp8", "int8"] | None = Field(None, description="Serving: KV cache precision (vLLM "
                                                                   "--kv-cache-dtype); None: the model's own (auto).")
-    concurrency: int | None = Field(None, ge=1, le=100_000, description="Serving, goal context: sequences of the length "
-                                    "found that must fit in the KV cache at once; None: one.")
+    concurrency: int | None = Field(None, ge=1, le=100_000)  # serving: sequences of the length found held at once
     tp: int | None = Field(None, ge=1, le=256, description="TP size (serving: the user's --tensor-parallel-size; one "
                            "instance of it is searched).")
 
