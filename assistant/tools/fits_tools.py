@@ -45,7 +45,8 @@ class WhatFitsArgs(TrainerOptions):
                                                   "checkpoint's own, as estimate_inference.")
     kv_cache_dtype: Literal["auto", "fp8", "int8"] | None = Field(None, description="Serving: KV cache precision (vLLM "
                                                                   "--kv-cache-dtype); None: the model's own (auto).")
-    concurrency: int | None = Field(None, ge=1, le=100_000)  # serving: sequences of the length found held at once
+    concurrency: int | None = Field(None, ge=1, le=100_000, description="Concurrency (serving): sequences of the length found "
+                                    "that the KV cache holds at once; None: one.")
     tp: int | None = Field(None, ge=1, le=256, description="TP size (serving: the user's --tensor-parallel-size; one "
                            "instance of it is searched).")
 
