@@ -241,7 +241,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         config_failed = bool(self.results("generate_config", ok=False)) and not self.results("generate_config")
         # "max context per the ModelArts table?": the table's tested length (serving block) before the search on the devices
         best = self.table_lines(self.r.of("inference_min_cards", InferenceMinCardsResult, ok=None))[1]
-        table_first = self.searched_context() and best is not None and asks_table_length(self.s, True, best.cards)
+        table_first = self.searched_context() and best is not None and asks_table_length(self.s, True, best.cards) and not (
+            self.row_off_frame(best))
         # "ok what about TP 4 PP 4 on those 16 cards?": a follow-up that changes the layout asks for that layout's estimate
         # first, not again for the vendor's count on the devices it keeps
         # ("what if 32 cards, same TP PP?", "用 32 张卡 TP 8 PP 4 可以吗" after a sizing answer: the layout on the devices

@@ -15,7 +15,16 @@ from . import checks, proposal, quantity, spec
 from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
-from .vocab import ASKS_COUNT, DIFFERENCE_ASKED, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
+from .serving_words import KV_EFFECT
+from .vocab import (
+    ASKS_COUNT,
+    DIFFERENCE_ASKED,
+    DOUBLES,
+    EN_NUMBERS,
+    SETTING_ASKED,
+    cn_number,
+    cn_numerals_to_digits,
+)
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 
@@ -549,6 +558,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
     against_earlier(new, earlier, turn)
+    kv_changed(new, earlier, turn)
     unnamed_gpu(new, earlier, turn)
     if new.shares_with:  # "could both share one card?" asks that yes/no, not the last turn's quantities again
         new.intents -= (CARRY.asked - {"compare", "support"}) - turn.intents
@@ -569,6 +579,17 @@ def against_earlier(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
         else:
             setattr(new, many, [before, now])
         return
+
+
+def kv_changed(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """"--kv-cache-dtype int8 的话 token 容量翻倍吗", "and with fp8 kv, how many more tokens?": a serving follow-up that
+    changes the KV cache's precision and asks what it changes is sized at both precisions, the earlier one first
+    (frame.changes), so the answer compares them."""
+    now, before = turn.kv_cache_dtype, earlier.kv_cache_dtype or "auto"
+    if not now or now == before or new.changes or not (earlier.model or earlier.params_b):
+        return
+    if DIFFERENCE_ASKED.search(turn.question.lower()) or DOUBLES.search(turn.question.lower()) or KV_EFFECT.search(turn.question.lower()):
+        new.changes = {"kv_cache_dtype": [before, now]}
 
 
 def remembered(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:

@@ -48,7 +48,8 @@ class FitsBlocks(Writer):
 
     def job(self, r: WhatFitsResult) -> str:
         if r.workload == "inference":
-            return self.say("job_serving_with_vllm")
+            conc = int((r.plan or {}).get("concurrency") or 1)  # "max-model-len for 16 concurrent": each of them that long
+            return self.say("job_serving_concurrent", conc=conc) if conc > 1 else self.say("job_serving_with_vllm")
         method = self.method_name((r.plan or {}).get("method") or "lora")
         if len(self.r.of("what_fits", WhatFitsResult)) < 2:
             return method

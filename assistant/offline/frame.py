@@ -229,6 +229,7 @@ class QuestionFrame(BaseModel):
     in the order typed: each is sized and answered in the lead; one precision: empty."""
     quant_text: str | None = None  # those words as typed ("awq int4"; "量化" alone: quantised, bits not said)
     concurrency: int | None = None  # "32 concurrent users", "并发 64"
+    per_instance: int | None = None  # "每个实例要 2 卡", "one replica per card": the devices of one served instance
     kv_cache_dtype: str | None = None  # "int8 kv cache", "--kv-cache-dtype fp8": estimate_inference kv_cache_dtype
     pp: int | None = None  # "PP 2", "pp=4": pipeline stages (data parallel = devices / (TP x PP))
     tp: int | None = None  # "tp=2", "TP 4", "--tensor-parallel-size 4": the serving layout's devices / MindSpeed TP

@@ -239,7 +239,8 @@ class OfflinePlanner(BaseChatModel):
             s.subject_notes = subject_notes(s.question, self.parser.note_topics)
         done, rounds = self.done_calls(after)
         router = Router(self.tool_fields)
-        calls = router.first(s) if rounds == 0 else router.more(s, done) if rounds < MAX_ROUNDS else []
+        calls = (router.first(s) if rounds == 0 else router.more(s, done) if rounds < MAX_ROUNDS else
+                 router.last(s, done) if rounds == MAX_ROUNDS else [])
         if calls:
             return AIMessage(content="", tool_calls=[
                 {"name": c.name, "args": c.args, "id": f"offline-{rounds + 1}-{i}-{c.name}", "type": "tool_call"}

@@ -339,6 +339,10 @@ class Parser:
         spec.read(r, s, "amounts")  # the batch settings (slots.toml)
         num.host_ram(r, s)
         for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count
+            if name == "kv_dtypes_each":
+                if value:  # "fp8 kv cache vs bf16 kv cache": each KV precision sized and compared
+                    s.changes = {"kv_cache_dtype": value}
+                continue
             setattr(s, name, value)
         s.shape = num.shape(r) or None
         span = self.names.read(r, text, s)
@@ -569,12 +573,19 @@ class Parser:
         """A setting changed with its effect asked ("GA 从 8 改成 16，显存会翻倍吗", "rank from 8 to 16, does memory double?",
         "zero-2 to zero-3: does it halve?"): both values are sized and compared (frame ``changes``), the new one no
         unused number. Without the effect asked, the value read stays the frame's."""
-        if s.changes or not num.WHAT_CHANGES.search(r.text):
+        # a serving setting offered as a choice ("tensor parallel 用 4 还是 8 好", "tp 2 or 4 - which is better?"): both sized
+        choice = bool(serving_words.SERVING_CONTEXT.search(r.text) and spec.CHOICE_ASKED.search(r.text))
+        if s.changes or not (num.WHAT_CHANGES.search(r.text) or choice):
             return
         for slot in spec.SLOTS:
             if slot.change is None or slot.type != "int" or slot.name not in QuestionFrame.model_fields:
                 continue
-            if (m := r.search(slot.change)) and (values := [slot.value(v) for v in m.groups() if v]) and len(values) == 2 \
+            offered = choice and slot.choice is not None and not num.WHAT_CHANGES.search(r.text)
+            # (the choice's first value was read as the slot's own: its words are the slot's span already)
+            m = (slot.choice.search(r.text) if offered and slot.choice else r.search(slot.change))
+            if offered and m and any(sp.overlaps(m.start(), m.end()) and sp.slot != slot.name for sp in r.spans):
+                m = None
+            if m and (values := [slot.value(v) for v in m.groups() if v]) and len(values) == 2 \
                     and values[0] != values[1] and all(slot.valid(v) for v in values):
                 r.claim_match(m, slot.name, values[0], "change")
                 setattr(s, slot.name, values[0])

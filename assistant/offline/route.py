@@ -324,7 +324,9 @@ class Router:
         frameworks = [None, "MindSpeed-LLM"] if both else [(s.framework or s.stack) if training else None]
         # serving at a stated TP ("vllm tp 4"): one instance of that layout, on the user's devices or on tp of them
         trainer = trainer_args(s) if training else {"gpu_memory_utilization": s.gpu_util, "weight_bits": s.weight_bits,
-                                                    "kv_cache_dtype": self.kv_dtype(s, e), "tp": s.tp}
+                                                    "kv_cache_dtype": self.kv_dtype(s, e), "tp": s.tp,
+                                                    # "max-model-len for 16 concurrent": the length all of them hold at once
+                                                    "concurrency": s.concurrency if goal == "context" else None}
         devices = e.devices or (s.tp if s.tp and not training else 1)
         return [c for fw in frameworks for c in self.call(
             "what_fits", goal=goal, workload="training" if training else "inference", hardware=e.hardware,
@@ -545,7 +547,7 @@ class Router:
             calls = [c for m in (sizes or [mem]) for c in self.call("inference_min_cards", model=s.model,
                                                                      max_model_len=s.seq_len, memory_gb=m)]
             # the longest context: searched if no row; a TP the user states ("would tp=2 be enough?"): that layout estimated
-            if (beyond_tables(s, e) or s.tp) and not asks_max_context(s):
+            if (beyond_tables(s, e) or s.tp or "instances" in s.intents) and not asks_max_context(s):
                 calls += self.estimate_inference(s, e)
             return calls
         return self.estimate_inference(s, e)
@@ -566,12 +568,16 @@ class Router:
         pool = (("kv" in serving_parts_asked(s.question) and bool(s.devices) and not s.seq_len)
                 or ("kv" in s.intents and "cards" not in s.intents)) and not asks_verdict(s)
         probe = bool(("capacity" in s.intents or pool) and not s.concurrency and e.devices)
+        # "how many instances fit on the node": one instance is sized (on the devices said of one, else the fewest); the
+        # writer divides the devices by it
+        one = s.per_instance or s.tp if "instances" in s.intents else None
         # "bf16 and int8 weights": one estimate per precision named, in the order typed
         return [c for bits in (list[int | None](s.weight_bits_each) or [s.weight_bits]) for c in self.call(
             "estimate_inference", **self.model_args(s), max_model_len=e.seq_len, hardware=e.hardware,
             gpu_memory_utilization=s.gpu_util or 0.9, concurrency=s.concurrency,
-            weight_bits=bits, kv_cache_dtype=self.kv_dtype(s, e), max_devices=s.tp or e.devices,
-            largest_layout=probe or bool(s.tp) or None,  # "tp=8 on 8 cards": TP 8, not the fewest
+            weight_bits=bits, kv_cache_dtype=self.kv_dtype(s, e),
+            max_devices=one if "instances" in s.intents else s.tp or e.devices,
+            largest_layout=(bool(one) if "instances" in s.intents else probe or bool(s.tp)) or None,  # "tp=8 on 8 cards": TP 8
             # "tp 4 pp 2": that layout itself (a TP x PP the layout rules refused is said instead, before any call)
             given_tp=s.tp if s.tp and s.pp else None, given_pp=s.pp if s.tp and s.pp else None,
             # "--max-num-seqs 128": the sequences its profiling run samples; the answer sets the cap against the room
@@ -636,6 +642,19 @@ class Router:
             if handler:
                 calls += handler(self, own_frame(s, d), e, d, done)
         return calls
+
+    def last(self, s: Slots, done: list[Done]) -> list[Call]:
+        """Round three, one chain only: "最长能开多少" with no devices said and no vendor row on the memory asked — round two
+        found the count the model needs (estimate_inference), so the longest context is searched on that count."""
+        if not asks_max_context(s) or effective(s).devices or any(d.name == "what_fits" for d in done) or (
+                "cards" in s.intents or len(s.memory_sizes) > 1):
+            return []  # (a count asked too, or two memory columns: the tables' rows and the count lead)
+        if any(d.name == "inference_min_cards" and d.ok and d.args.get("memory_gb") == s.memory_gb
+               and any(row.get("supported") for row in d.result.get("rows") or []) for d in done):
+            return []  # the vendor's row on the memory asked gives the tested length
+        count = next((d for d in reversed(done) if d.name == "estimate_inference" and d.ok and d.result.get("fits")
+                      and not d.args.get("max_devices")), None)
+        return self.max_context(s, replace(effective(s), devices=int(count.result["devices"]))) if count else []
 
     def family_of_unknown(self, s: Slots, e: Effective, d: Done, done: list[Done]) -> list[Call]:
         """"qwen3": not one model but the start of a family's names: list the whole family."""

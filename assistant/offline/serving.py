@@ -12,7 +12,7 @@ from ..tools.estimates import InferenceResult
 from ..tools.fits_tools import WhatFitsResult
 from ..tools.tables import InferenceMinCardsResult, ListModelsResult, VllmRow
 from . import table_query
-from .asked import WHY_ASKED, asks_table_length, serving_parts_asked
+from .asked import WHY_ASKED, asks_table_length, asks_verdict, serving_parts_asked
 from .capacity import CapacityBlocks
 from .results import Result
 from .wording import TOOL_NOTE_ZH, VLLM_LABEL, assumption_zh
@@ -37,14 +37,18 @@ class ServingBlocks(CapacityBlocks):
             return []  # the weights of a model being trained: their figure leads (component.py), no serving plan
         rows, best = self.table_lines(tables)
         searched = self.searched_context()
-        if cells := self.memory_cells(tables):
+        # (the longest length searched on a memory size the tables have no row for: that search leads, fits.py)
+        if (cells := self.memory_cells(tables)) and not (searched and self.unlisted_sizes(tables)):
             # "32G 的卡要几张？64G 的呢" / "on 32GB cards?" with a '–' cell: each memory column asked is the answer
             # the user's devices judged: the yes/no by the estimate within them leads, the columns asked under it (no
             # vendor row on the memory size said, the tables cannot judge them)
-            verdict = self.serving_verdict(None, ests) if self.e.devices else None
+            verdict = self.serving_verdict(None, ests) if self.e.devices else self.fewest_verdict(ests, None)
+            # "32G 的卡能同时跑几路": the sequences asked lead; "32G 的卡要几张" with no vendor row there: the estimate's count
+            verdict = (self.capacity_text(ests) if "capacity" in self.s.intents else None) or verdict or self.unlisted_estimate(tables, ests)
             head = [self.lead(verdict), "- " + cells] if verdict else [self.lead(cells)]
             return [*head, *rows, *[line for r in ests for line in self.estimate_lines(r)], ""]
-        if best and best.max_model_len and asks_table_length(self.s, searched, best.cards):
+        if best and best.max_model_len and asks_table_length(self.s, searched, best.cards) and not (
+                searched and self.row_off_frame(best)):
             # the table's tested length is the value asked: it leads; the yes/no for the devices (or the search) backs it
             lead = None if searched else self.serving_lead(tables, ests, best)[0]
             # another table's run on the same cards at another length (v0.7.2 64K at 0.9, newest 32K at 0.95): both stand
@@ -74,6 +78,62 @@ class ServingBlocks(CapacityBlocks):
             out += self.estimate_lines(r)
         return out + [""]
 
+    def instances_text(self, ests: list[Result[InferenceResult]], best: VllmRow | None) -> str | None:
+        """"How many instances fit on one node / my 8 cards?": the devices (the user's, else one node of the part) over the
+        devices of one instance — the ones said per instance, else the vendor row's (when it ran the user's setting), else
+        the estimate's fewest — with one instance's KV room beside it, and the other count when the table and the
+        estimate disagree on one instance."""
+        s = self.s
+        est = next((r.value for r in ests if r.value), None)  # one instance, as the router sized it
+        hw = est.hardware if est else self.e.hardware
+        unit = "DIE" if self.unit_of(hw) == "die" else "card"
+        pool = self.e.devices or self.node_size(hw)
+        where = self.have() if self.e.devices else self.say("instances_one_node", devs=self.devices(pool, unit, hw))
+        said = s.per_instance or s.tp
+        if said:
+            per, src = said, self.say("instances_per_yours")
+        elif best and best.cards and not self.row_off_frame(best):
+            per, src = best.cards, self.say("instances_per_table", version=best.table, util=best.gpu_memory_utilization,
+                                            n=f"{best.max_model_len or 0:,}")
+        elif est and est.fits:
+            per, src = est.devices, self.say("instances_per_estimate", layout=self.layout(est))
+        else:
+            return None
+        if said and est and not est.fits:  # one instance does not fit on the devices said of it
+            return self.say("instances_none", per=self.devices(said, unit, hw), est=self.capped_text(est, ests, yours=self.devices(said, unit, hw)))
+        n, left = pool // per, pool % per
+        kv = self.say("instances_kv", tokens=est.kv_tokens_fit, many=seqs(est.max_sequences_at_len, est.max_model_len, self.zh),
+                      util=est.gpu_memory_utilization, layout=self.layout(est)) if est and est.fits and est.devices == per else ""
+        other = self.say("instances_by_estimate", n=pool // est.devices, layout=self.layout(est)) if (
+            not said and est and est.fits and est.devices != per and est.devices <= pool) else ""
+        return self.say("instances_lead", n=n, where=where, pool=self.devices(pool, unit, hw), per=self.devices(per, unit, hw),
+                        src=src, left=self.say("instances_left", left=self.devices(left, unit, hw)) if left else "",
+                        kv=kv, other=other, instances=self.L("instance" + ("s" if n != 1 else ""), "个实例"))
+
+    def fewest_verdict(self, ests: list[Result[InferenceResult]], best: VllmRow | None) -> str | None:
+        """"util 只能给到 0.75，还跑得起来吗" with no devices of the user's: the yes/no at the setting stated, on the fewest
+        devices that hold it (the estimate without a cap), the vendor's row beside it (it ran another setting). None when
+        no yes/no is asked or no such estimate ran."""
+        free = next((r.value for r in ests if r.value and not r.arg("max_devices") and not r.arg("largest_layout")), None)
+        if self.e.devices or free is None or not asks_verdict(self.s):
+            return None
+        yours = self.say("serving_at_setting", util=free.gpu_memory_utilization)
+        line = self.say("serving_yes_by_estimate" if free.fits else "serving_no_by_estimate",
+                        est=self.capped_text(free, ests, yours=yours), tp=self.tp_said(ests))
+        if best and best.cards:
+            line += self.say("serving_row_beside", devs=self.devices(best.cards), gb=best.memory_gb, version=best.table,
+                             util=best.gpu_memory_utilization, n=f"{best.max_model_len or 0:,}")
+        return line
+
+    def row_off_frame(self, row: VllmRow) -> bool:
+        """The vendor row was measured off the user's frame: on another memory size than the one asked ("32G 的卡" with
+        only a 64 GB row), at another gpu-memory-utilization than the one stated (0.75 against the row's 0.95), or for more
+        sequences at once than the one the vendor ran. Then the
+        search on the user's own setting answers the longest length, and the row stays a comparison."""
+        s = self.s
+        return bool((s.memory_gb and row.memory_gb != s.memory_gb) or (s.concurrency or 1) > 1  # (one sequence tested)
+                    or (s.gpu_util and abs(s.gpu_util - (row.gpu_memory_utilization or 0)) > 1e-6))
+
     def after_serving_lead(self) -> list[str]:
         """Lines a part asked after the serving figure adds right under it (the weights, component.py)."""
         return []
@@ -88,6 +148,13 @@ class ServingBlocks(CapacityBlocks):
         short = est.max_sequences_at_len < int(cap)
         return self.say("max_num_seqs_short" if short else "max_num_seqs_all", cap=cap, seqs=est.max_sequences_at_len,
                         length=est.max_model_len), short
+
+    @staticmethod
+    def unlisted_sizes(tables: list[Result[InferenceMinCardsResult]]) -> list[int]:
+        """The memory sizes asked that no supported vendor row has."""
+        asked = list(dict.fromkeys(int(c.arg("memory_gb")) for c in tables if c.arg("memory_gb")))
+        every = [r for c in tables if c.value for r in c.value.rows]
+        return [m for m in asked if not any(r.supported and r.memory_gb == m for r in every)]
 
     def memory_cells(self, tables: list[Result[InferenceMinCardsResult]]) -> str | None:
         """The vendor's cell for each memory size asked, when two are asked or the one asked is '–' (the vendor did not
@@ -113,6 +180,18 @@ class ServingBlocks(CapacityBlocks):
                 cells.append(self.say("memory_cell_none", gb=gb, model=self.s.model))
         return self.say("memory_cells_lead", cells=self.say("semicolon").join(cells), table=VLLM_LABEL[self.lang])
 
+    def unlisted_estimate(self, tables: list[Result[InferenceMinCardsResult]], ests: list[Result[InferenceResult]]) -> str | None:
+        """The one memory size asked has no vendor row (or a '–'): the estimate's fewest devices on that part is the count
+        asked, said first and named as the estimate (None when two sizes are asked or no such estimate ran)."""
+        asked = list(dict.fromkeys(int(c.arg("memory_gb")) for c in tables if c.arg("memory_gb")))
+        est = next((r.value for r in ests if r.value and r.value.fits and not r.arg("max_devices")), None)
+        if len(asked) != 1 or est is None or int(float((self.parts.get(est.hardware) or {}).get("memory_gb") or 0)) != asked[0]:
+            return None
+        return self.say("memory_unlisted_estimate", gb=asked[0], layout=self.layout(est), max_model_len=est.max_model_len,
+                        conc=self.concurrent(est), precision=self.precision(est), kv_tokens_fit=est.kv_tokens_fit,
+                        many=seqs(est.max_sequences_at_len, est.max_model_len, self.zh), util=est.gpu_memory_utilization,
+                        kv=kv_name(est))
+
     def searched_context(self) -> bool:
         """The longest context on the user's devices was searched (what_fits with the context goal)."""
         return any(c.value is not None and c.value.goal == "context" for c in self.r.of("what_fits", WhatFitsResult, ok=None))
@@ -131,12 +210,16 @@ class ServingBlocks(CapacityBlocks):
         sizing = table_answer or (self.say("estimate_answer_estimate_for_max", layout=self.layout(est), max_model_len=est.max_model_len, conc=self.concurrent(est), hardware=self.hw_name(est.hardware), precision=self.precision(est), per_token=self.per_token(est), kv_tokens_fit=est.kv_tokens_fit) if est else None)
         if self.e.devices:  # yes or no for the user's devices (the vLLM tables measured 910B cards, not Snt9B23 DIE)
             sizing = self.serving_verdict(best if table_answer and self.unit_of(None) != "die" else None, ests) or sizing
+        elif (best is None or estimate_decides or self.row_off_frame(best)) and (fewest := self.fewest_verdict(ests, best)):
+            sizing = fewest
         if (not self.e.devices or sizing is None) and s.tp and (
                 probe := next((r.value for r in ests if r.value and r.arg("largest_layout")), None)):
             # "tp=2 呢": the layout the user names is judged (yes or no on its TP devices), not a count nobody asked
             said = f"TP {s.tp}" + (f" × PP {s.pp}" if s.pp else "") + (" " if self.zh else "")
             sizing = self.say("serving_yes_by_estimate" if probe.fits else "serving_no_by_estimate",
                               est=self.capped_text(probe, ests, yours=said), tp=self.tp_said(ests))
+        if "instances" in s.intents and (lead := self.instances_text(ests, best)):
+            return lead, sizing if self.e.devices else None
         if "capacity" in s.intents and (lead := self.capacity_text(ests)):
             return lead, None
         # the part asked first leads with its own figure ("kv per token?", "which tensor-parallel-size?"); a yes/no or a

@@ -39,6 +39,10 @@ KV_DTYPE = re.compile(rf"(?<![a-z0-9]){_KV_TYPE}{_KV_QUANT}\s*(?:的)?\s*(?:kv[-
                       rf"(?<![a-z])(?:kv[-_ ]?cache|kv\s*缓存|kv)(?:[-_ ]?dtype)?{_KV_QUANT}{_KV_CHANGE}\s*{_KV_JOIN}\s*{_KV_TYPE}(?![0-9])|"
                       r"--kv[-_]cache[-_]dtype[= ]+(int8|fp8(?:[-_](?:e4m3|e5m2|inc)(?:fn)?)?|auto)")
 KV_16 = ("fp16", "bf16", "float16", "bfloat16")
+# "fp8 kv cache vs bf16", "int8 kv 和 bf16 比": a 16-bit type set against the KV precision named is the KV cache's default
+KV_OTHER_HALF = re.compile(r"(?:(?<![a-z])(?:vs\.?|versus|or|against|compared\s+(?:to|with)|than)|和|跟|与|比|对比|相比|还是)\s*"
+                           r"(?:the\s+)?(?:default\s+)?(bf16|fp16|bfloat16|float16|auto|默认)(?![0-9a-z])|"
+                           r"(?<![a-z0-9])(bf16|fp16|bfloat16|float16)\s*(?:kv\s*)?(?:vs\.?|versus|or|和|跟|与|还是|对比)")
 # Said, not claimed: "bf16" and "fp16" also ask the BF16-vs-FP16 note.
 HALF = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|bfloat16|float16|半精度)(?![0-9])")
 QUANTIZED = re.compile(r"quanti[sz](?:ed|ation|e)|(?<![a-z])quant(?![a-z])|量化")
@@ -51,9 +55,9 @@ CONCURRENCY = [re.compile(p) for p in (
     # "16 并发" (not "max-model-len 32768 并发 8": a count written after 并发 is the concurrency, the next pattern)
     rf"(?<![0-9.]){COUNT}\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{{1,6}}(?![0-9.kK])))"
     r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
-    rf"(?:concurrency|max[-_ ]num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*{COUNT_ZH}(?![0-9.kK])",
-    rf"(?<![0-9.]){COUNT}\s*(?:users?|requests?|sessions?|clients?|个用户|用户|个请求|请求)\s*"
-    r"(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously|同时)",
+    rf"(?:concurrency|(?<![a-z])(?:max[-_ ])?num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*{COUNT_ZH}(?![0-9.kK])",
+    rf"(?<![0-9.]){COUNT}\s*(?:users?|requests?|sessions?|clients?|chats?|conversations?|prompts?|个用户|用户|个请求|请求|个对话|对话)\s*"
+    r"(?:(?:run(?:ning)?\s+|going\s+|active\s+)?(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously)|同时)",
     rf"(?:serv(?:e|ing)|support(?:ing)?|handle|for)\s+{COUNT}\s+(?:concurrent\s+)?(?:users?|requests?|clients?|sessions?)(?![a-z])",
     rf"(?:支持|服务|满足|承载)\s*{COUNT}\s*(?:个|路)?\s*(?:用户|请求|并发)",
     # "10 路请求", "20 路": 路 counts concurrent streams by itself (not 路径 / 路由 / 路线)
@@ -66,6 +70,8 @@ _UTIL_NAME = r"(?:[-_ ](?:knob|setting|flag|param(?:eter)?|value|ratio|fraction)
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
              r"(?<![a-z])(?:gpu[-_ ]?)?mem(?:ory)?[-_ ]?frac(?:tion)?(?:[-_ ]static)?(?![a-z])|"
              rf"(?<![a-z_-])util(?:i[sz]ation)?{_UTIL_NAME}(?=\s*(?:=|:|is|of|at|to|set\s+to|{CHANGE})?\s*(?:0?\.\d|1\.0))|"  # "util 0.9", "util 降到 0.85"
+             # "the util can only be 0.8", "util 只能给到 0.75": a few words, then the fraction
+             r"(?<![a-z_-])util(?:i[sz]ation)?(?=[^\d\n,，。;；?？!！]{1,14}?(?<![0-9.])0?\.\d)|"
              r"显存\s*(?:占用|使用|利用|分配)?\s*(?:比例|比率|占比|率|系数)|显存占比")
 UTIL_WORD_RX = re.compile(UTIL_WORD)
 # a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE); one set
@@ -73,12 +79,18 @@ UTIL_WORD_RX = re.compile(UTIL_WORD)
 UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成|设置|设|{CHANGE})?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
                   rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)|"
                   # "at 0.9 util", "0.85 gpu util": the fraction written before the word
-                  rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])")
+                  rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])|"
+                  # a few words between the setting and its fraction ("gpu-memory-utilization 只能给到 0.75", "util can only
+                  # be 0.8", "显存利用率最多开到 85%"): a fraction or a percentage only (no bare "1" — "for 1 card" is a count)
+                  rf"(?:{UTIL_WORD})[^\d\n,，。;；?？!！]{{1,14}}?(?<![0-9.])(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1\.0+)(?![0-9])")
 
 # "gpu util at 80%", "util 85%" in a serving question: vLLM's memory share said short, as a percentage (elsewhere "GPU
 # util 100%" is a compute load, so only beside a serving word and below 100%)
 UTIL_PERCENT = re.compile(rf"(?<![a-z_-])(?:(?:gpu|npu)[-_ ]?)?util(?:i[sz]ation)?\s*(?:of|=|:|is|at|to|set\s+to|为|是|设为|设成|{CHANGE})?\s*"
-                          r"(\d{1,2}(?:\.\d+)?)\s*%")
+                          r"(\d{1,2}(?:\.\d+)?)\s*%|"
+                          # "I can only spare 60% of the card for vllm", "卡的 70% 给 vllm": the share of the device vLLM gets
+                          r"(?<![0-9.])(\d{1,2}(?:\.\d+)?)\s*%\s*of\s+(?:the\s+|each\s+|my\s+|a\s+|every\s+)?(?:cards?|gpus?|npus?|devices?|hbm|vram)(?![a-z])|"
+                          r"(?:卡|gpu|npu)\s*的\s*(\d{1,2}(?:\.\d+)?)\s*%")
 SERVING_CONTEXT = re.compile(r"vllm|(?<![a-z])serv(?:e|ing|ed)(?![a-z])|max[-_ ]model[-_ ]len|kv[-_ ]?cache|部署|推理|上线")
 
 # What a serving question asks, beside "how many cards".
@@ -96,6 +108,31 @@ KV_ASKED = re.compile(r"kv[-_ ]?cache|kv\s*缓存|键值缓存|(?<![a-z])kv\s*(?
 # the vendor's training throughput and stays a training-time word.)
 SPEED = re.compile(r"throughput|吞吐|tokens?\s*(?:/|per)\s*(?:s|sec|second)(?![a-z])|tok/s|(?<![a-z])qps(?![a-z])|latency|延迟|"
                    r"ttft|first[-_ ]token|首\s*token|how\s+fast|速度|多快")
+# What a changed KV precision does, asked of a follow-up ("token 容量呢", "how many tokens then", "能多放多少", "what does
+# that buy me"): the two precisions are compared
+KV_EFFECT = re.compile(r"(?<![a-z])(?:more|fewer|extra)\s+(?:tokens?|sequences?|context|room|users?)|how\s+many\s+(?:tokens?|sequences?)|"
+                       r"capacity|gain|buy|change|differ|compare|effect|impact|"
+                       r"容量|多放|多装|能放|能多|多了|少了|变化|变成|影响|区别|差别|对比|比较|提升|增加")
+# How many copies of the served model the devices hold ("how many copies/instances/replicas can I run", "能起几个实例",
+# "一台能同时跑几个这样的", "how many of these fit on one node"): the devices (or one node) over the devices of one instance
+INSTANCES_ASKED = re.compile(
+    r"how\s+many\s+(?:[\w.-]+\s+){0,2}?(?:copies|instances|replicas|deployments|servers|endpoints)|"
+    r"how\s+many\s+(?:of\s+)?(?:these|them|those|such)(?:\s+(?:jobs|services|models))?\s+(?:can\s+)?(?:fit|run|go|share)|"
+    r"(?:能|可以|可)?(?:起|跑|放|部署|开|同时跑|同时起|同时部署|塞|放下)\s*(?:得下)?\s*(?:多少|几)\s*(?:个|份|套)\s*"
+    r"(?:[^，,。？?]{0,20}?)(?:实例|副本|服务|任务|这样的|进程|模型)|(?:多少|几)\s*(?:个|份|套)\s*(?:实例|副本)")
+# the copies named as served ones (an instance, a replica), not a training job ("同时跑几个这样的任务")
+SERVED_COPY = re.compile(r"实例|副本|(?<![a-z])(?:instances?|replicas?|copies|deployments?|endpoints?)(?![a-z])")
+# The devices one instance takes, as said ("每个实例要 2 卡", "each instance on 4 GPUs", "one replica per card", "2 cards per
+# instance"): the divisor of the instance count, no device count of the user's
+_DEV = r"(?:张\s*卡|张|卡|块\s*卡|块|cards?|gpus?|npus?|die|dies|devices?)"
+_ONE = r"(\d{1,3}|one|a|an|single)"
+PER_INSTANCE = re.compile(
+    rf"(?:每个|每一个|每|单个|一个)\s*(?:[a-z][\w.\-]*\s*(?:的\s*)?)?(?:vllm\s*)?(?:实例|副本|服务|任务|replica|instance)\s*(?:要|用|占|需要|分|给|跑在|放在|上)?\s*(\d{{1,3}})\s*{_DEV}|"
+    rf"(?<![a-z])(?:each|per|every)\s+(?:vllm\s+)?(?:instance|replica|copy|server|deployment)\s*(?:on|uses?|takes?|needs?|gets?|with|of|=|:)?\s*{_ONE}\s*{_DEV}(?![a-z])|"
+    rf"(?<![0-9.]){_ONE}\s*(?:instance|replica|copy|server)s?\s+(?:per|on\s+each|for\s+each|each)\s*{_DEV}(?![a-z])|"
+    rf"(?<![0-9.])(\d{{1,3}})\s*{_DEV}\s*(?:per|each|for\s+each|/)\s*(?:instance|replica|copy)|"
+    rf"(?<![0-9.])(\d{{1,3}})\s*{_DEV}\s*(?:一个|一份|每个)\s*(?:实例|副本)")
+_WORD_ONE = {"one": 1, "a": 1, "an": 1, "single": 1}
 TRAINING_WORDS = re.compile(r"train|fine[-_ ]?tun|finetun|(?<![a-z])sft(?![a-z])|lora|微调|训练|全参|全量|精调|epoch")
 
 
@@ -109,6 +146,11 @@ class ServingWords:
     # every weight precision named, in the order typed, when more than one ("bf16 and int8 weights", "int8 跟 int4 各要几张"):
     # each is sized and answered (``weight_bits`` stays the first quantised one)
     weight_bits_each: list[int] = field(default_factory=list)
+    # the devices one served instance takes, as said ("每个实例要 2 卡", "one replica per card"): the instance count's divisor
+    per_instance: int | None = None
+    # every KV cache precision named, in the order typed, when more than one ("fp8 kv cache vs bf16 kv cache"): each is
+    # sized and compared (frame.changes)
+    kv_dtypes_each: list[str] = field(default_factory=list)
 
 
 def read(r: Reading) -> ServingWords:
@@ -118,7 +160,17 @@ def read(r: Reading) -> ServingWords:
         raw = next(g for g in m.groups() if g)
         value = "int8" if raw.startswith(("int8", "8")) else "fp8" if raw.startswith("fp8") else "auto" if raw in KV_16 else raw
         out.kv_cache_dtype = out.kv_cache_dtype or value
+        out.kv_dtypes_each.append(value)
         r.claim_match(m, "kv_cache_dtype", value)  # still asks about the KV cache (serving_intents)
+    # "fp8 kv cache vs bf16": the 16-bit one said alone beside the KV precision named is the other side of the comparison
+    if out.kv_cache_dtype and len(set(out.kv_dtypes_each)) == 1 and out.kv_cache_dtype != "auto" and (
+            half := r.search(KV_OTHER_HALF)):
+        out.kv_dtypes_each.insert(0 if half.start() < next(sp.start for sp in r.slot("kv_cache_dtype")) else 1, "auto")
+        r.claim_match(half, "kv_cache_dtype", "auto")
+    # the model's own 16-bit cache first: the 8-bit one is what is compared against it
+    out.kv_dtypes_each = sorted(dict.fromkeys(out.kv_dtypes_each), key=lambda v: v != "auto")
+    if len(out.kv_dtypes_each) < 2:
+        out.kv_dtypes_each = []
     said: list[tuple[int, str]] = []  # (position, words): said back in the order typed
     widths: list[tuple[int, int]] = []  # (position, bits) of every precision named
     for rx, bits in BITS:
@@ -141,16 +193,23 @@ def read(r: Reading) -> ServingWords:
         r.claim_match(m, "quant_text", m.group(0), "vocabulary")
     out.quant_text = " ".join(dict.fromkeys(w for _, w in sorted(said))) or None
     for m in list(r.finditer(UTIL)):
-        raw = (m.group(1) or m.group(2) or m.group(3) or "").replace(" ", "")
+        raw = (m.group(1) or m.group(2) or m.group(3) or m.group(4) or "").replace(" ", "")
         value = float(raw.rstrip("%")) / (100 if raw.endswith("%") or m.group(2) else 1)
         if out.gpu_util is None and 0 < value <= 1:
             out.gpu_util = round(value, 4)
         r.claim_match(m, "gpu_util", round(value, 4))
     if out.gpu_util is None and SERVING_CONTEXT.search(r.text) and (pct := r.search(UTIL_PERCENT)):
-        out.gpu_util = round(float(pct.group(1)) / 100, 4)
+        out.gpu_util = round(float(next(g for g in pct.groups() if g)) / 100, 4)
         r.claim_match(pct, "gpu_util", out.gpu_util)
     for m in list(r.finditer(UTIL_WORD_RX)):
         r.claim_match(m, "gpu_util", None, "vocabulary")  # the flag alone is no memory question
+    for m in list(r.finditer(PER_INSTANCE)):
+        raw = next(g for g in m.groups() if g)
+        # "one replica per card": the count said first is the replicas, one device each
+        n = 1 if m.group(3) is not None else _WORD_ONE.get(raw) or int(raw)
+        out.per_instance = out.per_instance or n
+        first = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i))
+        r.claim(m.start(first), m.end(), "per_instance", n)  # from the count on: a model named between "每个" and "实例" stays
     for rx in CONCURRENCY:
         for m in list(r.finditer(rx)):
             if out.concurrency is not None and (m.group(2) or "").lower() == "k":
@@ -181,5 +240,10 @@ def serving_intents(intents: set[str], work: str, training: bool, tps_given: boo
         out.discard("time")
     if (serving_only or served) and not training:
         out.add("inference")
+    if INSTANCES_ASKED.search(work):  # copies of a served model: no card count of one copy
+        out.add("instances")
+        out.discard("cards")
+        if SERVED_COPY.search(work) and not training:
+            out.add("inference")
     return out
 

@@ -11,8 +11,12 @@ from .asked import asks_verdict, serving_parts_asked
 from .frame import DEFAULT_HARDWARE, table_strategy
 from .parse import Slots
 from .route import Done
+from .serving import kv_name, seqs
 from .sizing import TrainingBlocks
 from .vocab import DOUBLES, HALVES, MEMORY_SAVED_ASKED, NODES_ASKED
+
+SERVING_CHANGES = {"tp", "gpu_util"}  # serving settings a choice or a change compares by each one's KV room
+SERVING_ARGS = {"tp": "max_devices", "gpu_util": "gpu_memory_utilization"}  # their estimate_inference arguments
 
 COMPARED = (("models", "model"), ("frameworks", "framework"), ("hardwares", "hardware"), ("seq_lens", "seq_len"))
 
@@ -40,6 +44,9 @@ def belongs(d: Done, v: Slots, s: Slots) -> bool:
         return False
     for name in getattr(s, "changes", None) or {}:  # "GA 8 → 16": the calls made with this variant's value
         if d.args.get(name) is not None and d.args.get(name) != getattr(v, name):
+            return False
+        # a serving setting passed under the tool's own name ("tp 4" as estimate_inference's max_devices)
+        if name in SERVING_ARGS and d.name == "estimate_inference" and d.args.get(SERVING_ARGS[name]) not in (None, getattr(v, name)):
             return False
         if name == "method" and d.args.get("strategy") not in (None, table_strategy(v.method)):
             return False  # the vendor tables' rows of this variant's method
@@ -85,7 +92,11 @@ class VariantBlocks(TrainingBlocks):
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
         more = self.count_difference(writers, [label for label, _ in needs], like) if key == "compared" else ""
-        if key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
+        if "kv_cache_dtype" in self.s.changes and (kv_lead := self.kv_change(writers)):
+            listed, key, more = kv_lead, "compared_factor", ""  # "int8 kv 的话 token 容量翻倍吗": the KV room at each precision
+        elif self.s.changes.keys() & SERVING_CHANGES and (served := self.serving_change(writers, [label for label, _ in needs])):
+            listed, key, more = served, "compared_factor", ""  # "tp 用 4 还是 8": each layout's KV room and copies
+        elif key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
         elif key != "compared_verdict" and (saved := self.memory_saved(writers, [label for label, _ in needs])):
             listed, key, more = saved, "compared_factor", ""  # "能省点显存吗": yes or no on the saving first
@@ -198,6 +209,54 @@ class VariantBlocks(TrainingBlocks):
             big = big[:1].upper() + big[1:]  # "full fine-tuning" opens the sentence (a model id keeps its spelling)
         return self.say("compared_more", big=big, small=small, diff=self.devices(nbig - nsmall, ua),
                         ratio=f"{nbig / nsmall:.3g}")
+
+    @staticmethod
+    def served_estimate(w: Any) -> InferenceResult | None:
+        """A variant's serving estimate: the layout searched within the devices (largest_layout), else the fitting one."""
+        calls = w.r.of("estimate_inference", InferenceResult)
+        return next((c.value for c in calls if c.value and c.arg("largest_layout")), None) or next(
+            (c.value for c in calls if c.value and c.value.fits), None)
+
+    def serving_change(self, writers: list[Any], labels: list[str]) -> str:
+        """"tensor parallel 用 4 还是 8", "util 0.8 vs 0.9": each value's serving estimate side by side — its layout, the
+        tokens its KV cache holds and the sequences of the length asked — and, on the user's devices, how many copies
+        of each layout they run; the one with more KV room per copy named. '' when an estimate is missing."""
+        found = [self.served_estimate(w) for w in writers]
+        ests = [r for r in found if r is not None]
+        if len(ests) != 2:
+            return ""
+        have = self.e.devices or 0
+        parts = []
+        for label, w, r in zip(labels, writers, ests, strict=True):
+            copies = have // r.devices if r.fits and have >= 2 * r.devices else 0
+            parts.append(self.say("serving_change_item", label=label, layout=w.layout(r), tokens=f"{r.kv_tokens_fit:,}",
+                                  many=seqs(r.max_sequences_at_len, r.max_model_len, self.zh),
+                                  copies=self.say("serving_change_copies", n=copies) if copies else "")
+                         if r.fits else self.say("serving_change_none", label=label, layout=w.layout(r)))
+        a, b = ests
+        best = max(range(2), key=lambda i: (ests[i].fits, ests[i].kv_tokens_fit))
+        return self.say("serving_change", items=self.say("semicolon").join(parts), best=labels[best],
+                        util=f"{b.gpu_memory_utilization:g}", precision=writers[1].precision(b))
+
+    def kv_change(self, writers: list[Any]) -> str:
+        """"fp8 vs bf16 KV cache", "int8 kv 的话 token 容量是两倍吗": the tokens the KV cache holds at each precision (the
+        estimate of each variant, on its layout), their ratio, and yes or no first when a factor is asked; '' when an
+        estimate is missing."""
+        ests = [r for r in (self.served_estimate(w) for w in writers) if r is not None]
+        if len(ests) != 2 or not ests[0].kv_tokens_fit:
+            return ""
+        a, b = ests
+        ratio = b.kv_tokens_fit / a.kv_tokens_fit
+        q = self.s.question.lower()
+        key = "kv_change"
+        if DOUBLES.search(q):
+            want = 0.5 if HALVES.search(q) else 2.0
+            key = "kv_change_yes" if abs(ratio - want) <= 0.1 * want else "kv_change_no"
+        where = writers[1].layout(b) + (self.say("kv_change_layouts", other=writers[0].layout(a)) if
+                                        (a.devices, a.tp) != (b.devices, b.tp) else "")
+        return self.say(key, a=kv_name(a), b=kv_name(b), ta=f"{a.kv_tokens_fit:,}", tb=f"{b.kv_tokens_fit:,}",
+                        pa=f"{a.kv_bytes_per_token / 1024:g}", pb=f"{b.kv_bytes_per_token / 1024:g}", ratio=f"{ratio:.2f}",
+                        where=where, util=f"{b.gpu_memory_utilization:g}", precision=writers[1].precision(b))
 
     def factor_asked(self, writers: list[Any], labels: list[str]) -> str:
         """"from 8k to 16k, does the card count double?", "减半吗": yes or no on the factor asked, from the two variants'

@@ -263,7 +263,7 @@ PARAMS_BOUND = (("lt", re.compile(r"(?<![a-z])(?:under|below|less\s+than|smaller
 LIST_OF_MODELS = re.compile(r"(?<![a-z])models(?![a-z])|模型")
 # "does the card count double?", "会不会翻倍", "显存减半吗": a change asked as a factor (the answer leads with yes or no)
 DOUBLES = re.compile(r"(?<![a-z])(?:doubles?|doubled|doubling|halve[sd]?|halving|twice\s+as|2x|cut\s+in\s+half)(?![a-z])|"
-                     r"翻倍|翻番|翻\s*一倍|翻不翻|加倍|减半|减少一半|少一半|一半|两倍|2\s*倍")
+                     r"翻倍|翻番|翻\s*一倍|翻不翻|加倍|多一倍|大一倍|减半|减少一半|少一半|一半|两倍|2\s*倍")
 HALVES = re.compile(r"(?<![a-z])(?:halve[sd]?|halving|cut\s+in\s+half)(?![a-z])|减半|减少一半|少一半|一半")
 INSTEAD_OF = re.compile(r"instead\s+of|rather\s+than|in\s+place\s+of|swap(?:ping)?\s+out|replacing|而不是|而非|代替|替代(?!成)|不用|取代")
 

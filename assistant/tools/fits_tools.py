@@ -18,7 +18,7 @@ from .common import MAX_SEQ_LEN
 from .estimate_models import HardwareName, Method, TrainerOptions, TrainingFramework
 from .registry import REGISTRY, tool
 
-SERVING_OPTIONS = {"gpu_memory_utilization", "weight_bits", "kv_cache_dtype"}  # passed to estimate_inference when set
+SERVING_OPTIONS = {"gpu_memory_utilization", "weight_bits", "kv_cache_dtype", "concurrency"}  # passed to estimate_inference when set
 
 
 class WhatFitsArgs(TrainerOptions):
@@ -29,7 +29,7 @@ class WhatFitsArgs(TrainerOptions):
     hardware: HardwareName = "snt9b"
     devices: int = Field(1, ge=1, le=4096, description="Devices available (cards; DIE on Snt9B23), >= 1.")
     model: str | None = Field(None, min_length=1, max_length=200,
-                              description="The model, for goal context or batch (any spelling).")
+                              description="Model (any spelling), for goal context or batch.")
     params_b: float | None = Field(None, gt=0, le=100_000, allow_inf_nan=False,
                                    description="Parameters in billions, for a model not in the catalog (context or batch).")
     method: Method = "lora"
@@ -45,6 +45,8 @@ class WhatFitsArgs(TrainerOptions):
                                                   "checkpoint's own, as estimate_inference.")
     kv_cache_dtype: Literal["auto", "fp8", "int8"] | None = Field(None, description="Serving: KV cache precision (vLLM "
                                                                   "--kv-cache-dtype); None: the model's own (auto).")
+    concurrency: int | None = Field(None, ge=1, le=100_000, description="Concurrency (serving): sequences of the length found "
+                                    "that the KV cache holds at once; None: one.")
     tp: int | None = Field(None, ge=1, le=256, description="TP size (serving: the user's --tensor-parallel-size; one "
                            "instance of it is searched).")
 
@@ -163,7 +165,8 @@ def _assumptions(args: WhatFitsArgs, training: bool) -> list[str]:
             "within the devices (ZeRO stage and offload, or TP/PP)"] if training else
            [f"vLLM serving at gpu-memory-utilization {args.gpu_memory_utilization or 0.9}, weights at "
             + (f"{args.weight_bits} bits" if args.weight_bits else "the checkpoint's own precision")
-            + (f", KV cache {args.kv_cache_dtype.upper()}" if args.kv_cache_dtype not in (None, "auto") else "")])
+            + (f", KV cache {args.kv_cache_dtype.upper()}" if args.kv_cache_dtype not in (None, "auto") else "")
+            + (f", {args.concurrency} sequences of that length at once" if args.concurrency and args.concurrency > 1 else "")])
     if args.tp and not training:
         out.append(f"one vLLM instance at the stated TP {args.tp} ({args.tp} devices); more devices run copies of it")
     if args.goal == "model":
