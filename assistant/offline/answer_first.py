@@ -24,6 +24,7 @@ from ..notes import (
     tokenize,
 )
 from ..tools.tables import NotePassage
+from ..note_kinds import kinds_asked, kinds_held
 from .note_pick import about_done
 
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|怎么修|怎么改|报错|what\s+(?:should|can|do)\s+i\s+do|"
@@ -237,3 +238,27 @@ def how_first(question: str, lead: str, passages: Sequence[NotePassage], lang: s
     if any(p.lower() in opening.lower() for p in named_parameters(question) if _MARKED.search(p) or re.fullmatch(r"[A-Z][A-Z0-9_]+", p)):
         return lead
     return ("" if lang == "zh" else " ").join([summary, lead])
+
+
+
+def held_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en", kinds: Sequence[str] = ()) -> str:
+    """"What command do I run first?", "HF 权重输出到哪个目录": a lead whose first sentence holds none of the kinds the
+    question asks for (note_kinds: a command, a path, a variable, a script, a flag; or the ``kinds`` given) opens with
+    the first sentence that does, of the lead or else of the note's paragraph the lead opens ("默认不会转回 HF。… 输出在
+    `saved_models/pretrain_hf/` 下"); the lead's sentences follow in their order."""
+    kinds = list(kinds) or kinds_asked(question)
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+    if not kinds or not sentences or kinds_held(sentences[0], kinds):
+        return lead
+    first_key = re.sub(r"\W+", "", sentences[0])
+    own = [s.strip() for p in passages for para in re.split(r"\n\s*\n", p.text)
+           if first_key and first_key in re.sub(r"\W+", "", (plain := _plain(para))) for s in _SENTENCE.split(plain) if s and s.strip()]
+    said = {re.sub(r"\W+", "", s) for s in sentences}
+    # (the lead's own paragraph first: a later sentence of the lead may be another section's fact)
+    pick = next((s for s in [s for s in own if re.sub(r"\W+", "", s) not in said] + sentences[1:] if kinds_held(s, kinds)), None)
+    if pick is None:
+        return lead
+    rest = [s for s in sentences if s != pick]
+    if not re.search(r"[.。!！?？]\**$", pick):  # a sentence ending in its code: ended before the next one
+        pick += "。" if lang == "zh" else "."
+    return ("" if lang == "zh" else " ").join([pick, *rest])

@@ -45,7 +45,7 @@ from . import (
     subquestions,
     tool_flags,
 )
-from .answer_first import answer_first
+from .answer_first import answer_first, held_first
 from .asked import (
     GBS_WORDS,
     WHY_ASKED,
@@ -682,6 +682,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         return lines
 
     in_part = False  # rendering one sub-question's notes (its lead is written though another block led)
+    note_file: str | None = None  # the note the whole question's notes answer was quoted from
 
     def in_part_of(self, part: subquestions.Part, result: SearchNotesResult) -> list[str]:
         """The notes found for one sub-question, rendered as they answer its own words."""
@@ -716,8 +717,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return lines
         out: list[str] = []
         sources: list[str] = []
+        # the parts of one question share its topic: each part is answered from the whole question's note while that note
+        # holds a fact for it (the topic rule of notes()), not from a note that only shares a word ("how long … token":
+        # the training-time note's token formulas after an answer on the service's tokens)
+        topic = self.s.topic_note or self.note_file
         for part, result in each:
-            own, headlined, self.s = self.s, self.headlined, self.s.model_copy(update={"question": part.text, "topic_text": ""})
+            own, headlined, self.s = self.s, self.headlined, self.s.model_copy(
+                update={"question": part.text, "topic_text": "", "topic_note": topic})
             self.headlined = False
             try:
                 got = self.notes(result)
@@ -947,6 +953,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 ranked = mine
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
+        if not self.in_part:
+            self.note_file = top.file
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         quoted = best[:2]
         # (a question of several parts: the part the notes answer gets its lead after the part another block led with)
@@ -982,6 +990,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                     and (nxt := note_pick.after_done(done, best, self.s.topic_said or ""))):
                 lead = self.section_lead(nxt)
                 quoted = [h for h in best if h is not nxt][:2]
+            # the sentence holding the kind asked (a command, a path, …; where to begin: the command) first
+            lead = held_first(self.s.question, lead, best, self.lang,
+                              ["command"] if section is not None and section is note_pick.first_section(self.s.question, best) else ())
             said = self.fact_picked(lead, best, r.results) + lead
             if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)
                 said = answer_first(self.s.question, said, best, self.lang, done=note_pick.done_clause(self.s.question))

@@ -26,9 +26,9 @@ NEAR_BEFORE, NEAR_AFTER = 8, 30
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 # "what first / before touching X", "第一步先做什么": the list's first step, or the one before the step naming X
-ASKS_FIRST = re.compile(r"first\s+(?:thing|step)|(?:check|do|try|look\s+at)\s+first|\bfirst\b[^?]{0,60}\bbefore\b|"
+ASKS_FIRST = re.compile(r"first\s+(?:thing|step|command)|(?:check|do|try|look\s+at|run|execute|type|use)\s+first|\bfirst\b[^?]{0,60}\bbefore\b|"
                         r"\bbefore\s+(?:touching|changing|lowering|raising|reducing|trying|increasing|adding)|"
-                        r"第一步|先做什么|先(?:查|检查|试|看|改)什么|首先(?:做|查|检查|要)|之前(?:先|应该|要)", re.I)
+                        r"第一步|先做什么|先(?:查|检查|试|看|改|执行|跑|运行|敲|用)(?:什么|啥|哪)|先[^，。,？?]{0,6}(?:什么|啥|哪个)命令|首先(?:做|查|检查|要)|之前(?:先|应该|要)", re.I)
 # "what's next", "after npu-smi info shows nothing, what next?", "下一步", "npu-smi 之后呢": the step after the one named
 ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\b(?:do|try|check)\s+next\b|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
                        r"下一步|接下来|然后(?:呢|做什么|怎么办|该)|之后(?:呢|做什么|怎么办|该|再)", re.I)
