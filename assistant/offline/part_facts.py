@@ -196,7 +196,7 @@ class PartFactsBlocks(Writer):
     def figure_compared(self, parts: list[HardwareInfo], asked: set[str]) -> str:
         """Two parts and one figure asked of both ("A2 vs A3 HBM per node", "which has more per card", "差多少"): the
         comparison itself leads (the ratio and the difference), each part's own line follows."""
-        key = next((k for k in ("dies", "part_total", "part_memory", "part_node") if k in asked or
+        key = next((k for k in ("dies", "part_total", "part_memory", "part_node", "part_compute") if k in asked or
                     (k == "dies" and DIES_PER_CARD.search(self.s.question))), None)
         if key is None:
             return ""
@@ -207,7 +207,9 @@ class PartFactsBlocks(Writer):
             # "一台 Snt9B23 的总 HBM 和两台 Snt9B 比": the nodes each part was said with, each node's total times its count
             (a, va), (b, vb) = ((h, n * value(h)) for h, n in zip(parts, owns, strict=True))
             en, zh = "memory in the nodes said", "所述节点的显存合计"
-        short = lambda h: h.name.removeprefix("ModelArts ").split(" (")[0]  # noqa: E731
+        short = self.short
+        if not (va and vb):  # a figure the catalog lacks for one of them (no official TFLOPS): nothing to compare
+            return ""
         # a DIE part beside a one-device card ("a Snt9B23 device vs a Snt9B device"): per card and per device differ
         per_device = ""
         q = self.s.question.lower()
@@ -416,7 +418,9 @@ class PartFactsBlocks(Writer):
         return [self.lead(lead), basis, ""]
 
     def short(self, h: HardwareInfo) -> str:
-        return h.name.removeprefix("ModelArts ").split(" (")[0]
+        """The part's name without its platform and its description; a one-word form factor stays ("H800 80GB (PCIe)" is
+        not the SXM5 module)."""
+        return re.sub(r"\s*\((?![A-Za-z0-9]+\))[^)]*\)$", "", h.name.removeprefix("ModelArts ")).strip()
 
     def count_word(self, unit: str, n: float) -> str:
         """The unit of a count as the answer writes it: node, card, DIE, chip."""
@@ -823,6 +827,8 @@ class PartFactsBlocks(Writer):
             # "A3": a spelling of this part with no naming remark: the part it names, by the catalog's own name
             return self.L(f"{said[0]} is {self.short(h)}", f"{said[0]} 即 {self.short(h)}") + self.say("pf_catalog_name", name=h.name)
         if not text and len(said) < 2:
+            if len({sp.value for sp in self.s.spans if sp.slot == "hardware"}) > 1:
+                return ""  # "H800 PCIe 和 H800 SXM 一样吗": two parts compared by their own names, no other name asked
             return self.not_in_catalog("other names or variants", "其他名称或子型号", h)
         verdict = ""
         if len(said) > 1:  # "is Snt9b2 the same chip as 910B3?": yes when the row's name or naming equates the spellings said
@@ -941,6 +947,7 @@ DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:�
 # what two parts are compared on: (English label, Chinese label, unit, the figure from the catalog row)
 COMPARABLE = {
     "dies": ("DIE per card", "每张卡 DIE 数", "", lambda h: h.dies_per_card or 1),
+    "part_compute": ("BF16 TFLOPS (dense, per device)", "BF16 稠密算力（每设备）", " TFLOPS", lambda h: h.bf16_tflops or 0),
     "part_total": ("memory per node", "每节点显存合计", " GB", lambda h: h.devices_per_node * h.memory_gb),
     "part_memory": ("memory per card", "每张卡显存", " GB", lambda h: h.memory_gb * (h.dies_per_card or 1)),
     "part_node": ("cards per node", "每节点卡数", "", lambda h: h.devices_per_node // (h.dies_per_card or 1)),
