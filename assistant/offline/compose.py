@@ -12,6 +12,7 @@ from ..answer import source_as_known
 from ..configs.messages import PLAN_ERRORS
 from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, range_rows, roundings, solved_formulas, worked_formulas
+from ..wordings import in_language
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_support import generic_part
@@ -760,6 +761,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
     # -- unknown models and lists --------------------------------------------------------------
     def unknown_model(self, call: Result[ModelInfo]) -> list[str]:
         name = str(call.arg("name") or "")
+        if call.error.code == "unsupported_model":  # an encoder-decoder model: refused by the tool, said as it says
+            return [t("unsupported_model", self.lang, message=in_language(call.error.message, self.lang))]
         closest = [str(c) for c in (call.error.valid or [])][:6]
         typed = self.s.model_text if name == self.s.unknown_model and self.s.model_text else name
         size = re.fullmatch(r"([a-z\u4e00-\u9fff]+)\s*[-_ ]?\s*(\d+(?:\.\d+)?b)", name.lower())
