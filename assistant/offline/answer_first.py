@@ -45,7 +45,13 @@ ELSEWHERE = re.compile(r"(?<![a-z])(?:is|are)\s+(?:a|an)\s+(?:different|separate
 ASKS_STATE = re.compile(r"still\s+(?:usable|valid|good|ok(?:ay)?|intact|safe)|(?<![a-z])(?:is|are)\s+(?:it|they|(?:the|my|our)\s+[\w-]+)\s+"
                         r"(?:corrupt(?:ed)?|affected|damaged|broken|intact)|safe\s+to\s+use|还能用|能不能用|可以用吗|会不会坏|坏了吗|坏掉|受影响|有没有影响|有影响吗", re.I)
 STATE_SAYS = re.compile(r"(?<![a-z])(?:affect(?:s|ed)?|unaffected|corrupt(?:s|ed)?|intact|usable|damag(?:e|es|ed)|safe)(?![a-z])|影响|损坏|完好|可用|能用", re.I)
-SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS, "state": STATE_SAYS}
+# "is the dynamic test supported for multimodal?", "能做动态测试吗": whether a thing is allowed, answered by the sentence
+# that says what is supported or not ("only the static test", "只支持静态测试")
+ASKS_WHETHER = re.compile(r"(?<![a-z])(?:supports?|supported)(?![a-z])|(?<![a-z])(?:can|could)\s+(?:i|we)(?![a-z])|is\s+it\s+possible|"
+                          r"支持|能不能|能否|可不可以|能做|可以做", re.I)
+WHETHER_SAYS = re.compile(r"(?<![a-z])(?:only|not\s+supported|unsupported|cannot|can't|not\s+available|supported|supports?)(?![a-z])|"
+                          r"只支持|仅支持|不支持|只能|不能|无法|支持", re.I)
+SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS, "state": STATE_SAYS, "whether": WHETHER_SAYS}
 # a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …", "Training OOM
 # on MindSpeed-LLM, in the vendor's order: kill …"), or names
 # itself the remedy ("the vendor says to comment out …", "厂商的办法：…"); a verb in passing ("examples use …") does not
@@ -67,8 +73,8 @@ _SENTENCE = re.compile(r"(?<=[。！？])(?!\*\*)|(?<=[.!?])\s+(?=[A-Z`*“\"(�
 
 
 def kind_asked(question: str) -> str | None:
-    """state, fix, choice or limit: what the question asks for, or None."""
-    for kind, rx in (("state", ASKS_STATE), ("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT)):
+    """state, fix, choice, limit or whether: what the question asks for, or None."""
+    for kind, rx in (("state", ASKS_STATE), ("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT), ("whether", ASKS_WHETHER)):
         if rx.search(question):
             return kind
     return None
