@@ -268,3 +268,27 @@ def held_first(question: str, lead: str, passages: Sequence[NotePassage], lang: 
     if not re.search(r"[.。!！?？]\**$", pick):  # a sentence ending in its code: ended before the next one
         pick += "。" if lang == "zh" else "."
     return ("" if lang == "zh" else " ").join([pick, *rest])
+
+
+# a sentence that leans on the one before it: it opens with a pronoun ("When it is set, …", "This keeps …", "它会…")
+LEANS_BACK = re.compile(r"^[*`\s]*(?:(?:when|if|once|so|and|but)\s+)?(?:it|this|that|they|these|those|both)(?![a-z])|^[*`\s]*(?:它|这|该|此|其|二者|两者)", re.I)
+
+
+def with_antecedent(lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """A lead whose first sentence leans on the one before it in the note ("When it is set, training skips
+    preprocessing": set is `USER_PROCESSED_DATA_DIR`) opens with that sentence of its paragraph, so the answer names
+    what it is about."""
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+    if not sentences or not LEANS_BACK.search(sentences[0]):
+        return lead
+    key = re.sub(r"\W+", "", sentences[0])
+    for p in passages:
+        for para in re.split(r"\n\s*\n", p.text):
+            own = [s.strip() for s in _SENTENCE.split(_plain(para)) if s and s.strip()]
+            at = next((i for i, s in enumerate(own) if re.sub(r"\W+", "", s) == key), None)
+            if at:  # (not the paragraph's first sentence: nothing before it to carry)
+                before = own[at - 1]
+                if re.sub(r"\W+", "", before) not in re.sub(r"\W+", "", lead):
+                    return ("" if lang == "zh" else " ").join([before, lead])
+                return lead
+    return lead
