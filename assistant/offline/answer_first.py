@@ -292,3 +292,33 @@ def with_antecedent(lead: str, passages: Sequence[NotePassage], lang: str = "en"
                     return ("" if lang == "zh" else " ").join([before, lead])
                 return lead
     return lead
+
+
+# "ModelLink 和 MindSpeed 各自锁的 commit", "X and Y respectively": the same thing asked of each name
+EACH = re.compile(r"各自|分别|各是|每个|(?<![a-z])(?:each|both|respectively)(?![a-z])", re.I)
+NAME_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9.-]{3,}(?![\w-])")
+
+
+def each_named(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """A question asking the same thing of each of two or more names ("ModelLink 和 MindSpeed 各自的 commit"), whose lead
+    answers it for some: the note's sentence for each other name, the one most like the lead's (the same fact of the
+    other name: "克隆 MindSpeed，检出 commit …" beside "克隆 ModelLink，检出 commit …"), after the lead."""
+    if not EACH.search(question):
+        return lead
+    body = "\n".join(p.text for p in passages).lower()
+    names = [n for n in dict.fromkeys(NAME_WORD.findall(question)) if re.search(r"[A-Z]", n[1:]) or re.search(r"\d", n)]
+    names = [n for n in names if n.lower() in body]
+    said = [n for n in names if n.lower() in lead.lower()]
+    missing = [n for n in names if n.lower() not in lead.lower()]
+    if len(names) < 2 or not said or not missing:
+        return lead
+    shape = _terms(lead) - {n.lower() for n in names}
+    added: list[str] = []
+    for name in missing:
+        rx = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.I)
+        found = [(len(_terms(f) & shape), -i, _plain(f)) for i, f in enumerate(
+            f for p in passages for f in facts(p.text) if "\n" not in f) if rx.search(f)]
+        best = max(found, default=None)
+        if best and best[0] > 0 and best[2] not in lead and best[2] not in added:
+            added.append(best[2])
+    return ("" if lang == "zh" else " ").join([lead, *added]) if added else lead
