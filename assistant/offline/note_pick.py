@@ -456,10 +456,13 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
 # answer of its own any more; the note's next section leads.
 _DONE_VERBS = (r"tried|restarted|rebooted|deleted|killed|reinstalled|reran|re-ran|relaunched|resubmitted|lowered|raised|reduced|"
                r"increased|removed|changed|exported|upgraded|downgraded|checked|disabled|enabled|set|ran|added|turned")
+# what a Chinese "已经…了" did to fix something (restarted, deleted, changed, set …); "已经部署好了", "已经预处理过了" state the
+# situation the question is about, not a step done
+_DONE_ZH = r"重启|重装|重新|删|杀|kill|改|调|设|加|装|卸|降|升|换|关|开|清|试|执行|运行|跑|export"
 DONE = re.compile(
     rf"\balready\s+(?:(?:have|did)\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|\b(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|"
     rf"(?:^|[,.;!?]\s*)(?:ok(?:ay)?\s*,?\s*|so\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|"
-    r"(?:试过|试了|做过|都试了)[^，。,；;？?！!]+|已经[^，。,；;？?！!的]{1,30}(?:了|过)|[^，。,；;？?！!\s]{1,16}(?:了|过)\s*(?:两次|三次|几次|好几次|多次|\d+\s*次)?[^，。,；;？?！!]{0,16}(?=[，,。]?\s*(?:还是|仍然|依然|依旧|还))",
+    r"(?:试过|试了|做过|都试了)[^，。,；;？?！!]+|已经[^，。,；;？?！!的]{0,14}(?:" + _DONE_ZH + r")[^，。,；;？?！!的]{0,16}(?:了|过)|[^，。,；;？?！!\s]{1,16}(?:了|过)\s*(?:两次|三次|几次|好几次|多次|\d+\s*次)?[^，。,；;？?！!]{0,16}(?=[，,。]?\s*(?:还是|仍然|依然|依旧|还))",
     re.I)
 _DONE_STOP = frozenset({"already", "twice", "times", "time", "three", "two", "several", "again", "ok", "okay", "still"})
 
