@@ -31,7 +31,8 @@ NODE_FACTS = {"part_memory", "part_node", "part_unit"}
 WH_ASKED = re.compile(r"多少|几|哪|什么|(?<![a-z])(?:what|which|how\s+(?:many|much))(?![a-z])")
 YES_NO_ASKED = re.compile(r"吗|是不是|是否|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^(?:is|does|do|has|are|can)\s")
 # the physical cards asked of a count of DIE ("TP 8 占几张物理卡", "how many physical cards is TP 4")
-CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|physical\s+(?:cards?|npus?)|how\s+many\s+(?:physical\s+)?cards")
+CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|(?:几|多少)\s*张\s*[a-z0-9 ]{2,12}(?:卡)?(?![a-z0-9])|physical\s+(?:cards?|npus?)|"
+                         r"how\s+many\s+(?:physical\s+)?(?:[a-z0-9-]+\s+){0,2}cards")  # "几张 Snt9B", "how many snt9b cards"
 NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
 
 
@@ -442,8 +443,8 @@ class PartFactsBlocks(Writer):
         said = self.s.nodes or self.s.devices
         if not counts and said:
             counts = [m.span() for m in re.finditer(rf"(?<![0-9.]){said}(?![0-9.])", self.s.question)]
-        if not counts:
-            return self.s.hardware, self.s.hardware
+        if not counts:  # a count said in words ("一个 DIE"): of the part written first, asked of the other
+            return (ids[0], ids[1]) if said else (self.s.hardware, self.s.hardware)
         c0, c1 = counts[0]
         inside = [sp for sp in spans if c0 <= sp[0] and sp[1] <= c1]  # "2 Snt9B23 nodes": the part named inside the count
         near = (inside or [min(spans, key=lambda sp: min(abs(sp[0] - c1), abs(c0 - sp[1])))])[0][2]
