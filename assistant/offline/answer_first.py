@@ -252,8 +252,12 @@ def held_first(question: str, lead: str, passages: Sequence[NotePassage], lang: 
     question asks for (note_kinds: a command, a path, a variable, a script, a flag; or the ``kinds`` given) opens with
     the first sentence that does, of the lead or else of the note's paragraph the lead opens ("默认不会转回 HF。… 输出在
     `saved_models/pretrain_hf/` 下"); the lead's sentences follow in their order."""
+    given = bool(kinds)
     kinds = list(kinds) or kinds_asked(question)
     sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+    # (a sentence moved for its kind alone must share a word of the question's own: "API key 在哪里拿到" asks the key's
+    # place, not the URL path of the sentence beside it; a where-to-begin section's command needs none)
+    asked = {w for w in _terms(question) - _KIND_WORDS if not re.search(r"[哪里么什啥怎]", w)}
     if not kinds or not sentences or kinds_held(sentences[0], kinds):
         return lead
     first_key = re.sub(r"\W+", "", sentences[0])
@@ -261,7 +265,8 @@ def held_first(question: str, lead: str, passages: Sequence[NotePassage], lang: 
            if first_key and first_key in re.sub(r"\W+", "", (plain := _plain(para))) for s in _SENTENCE.split(plain) if s and s.strip()]
     said = {re.sub(r"\W+", "", s) for s in sentences}
     # (the lead's own paragraph first: a later sentence of the lead may be another section's fact)
-    pick = next((s for s in [s for s in own if re.sub(r"\W+", "", s) not in said] + sentences[1:] if kinds_held(s, kinds)), None)
+    pick = next((s for s in [s for s in own if re.sub(r"\W+", "", s) not in said] + sentences[1:]
+                 if kinds_held(s, kinds) and (given or _terms(s) & asked)), None)
     if pick is None:
         return lead
     rest = [s for s in sentences if s != pick]
