@@ -596,6 +596,9 @@ class PartFactsBlocks(Writer):
         """"H20 96G 显存对吗": the size said is the part's, asked yes or no: yes first; an inferred row's only as the
         catalog takes it (no yes the row's own remark takes back)."""
         said = set(sizes_gb(self.s.question))
+        if len(said) > 1 and self.unverified(h) and any(abs(n - h.memory_gb) < 0.5 for n in said):
+            # "910B4 是 32G 还是 64G": of the sizes offered, the row's, as the catalog takes it (the row is inferred)
+            return self.L("**The catalog takes it so, not verified**: ", "**目录按此计，但未经核实**：")
         if len(said) == 1 and abs(said.pop() - h.memory_gb) < 0.5 and YES_NO_ASKED.search(self.s.question.lower()):
             return self.L("**The catalog takes it so, not verified**: ", "**目录按此计，但未经核实**：") if self.unverified(h) else \
                 self.L("**Yes**, ", "**对**，")
@@ -812,8 +815,11 @@ class PartFactsBlocks(Writer):
             return ""
         row = self.parts.get(h.id) or {}
         has = vendor_tables(row)
+        # an inferred row (its notes say not verified) is the table's part only as the catalog takes it: said so, not
+        # stated flat after the hedge
+        applies = "pf_table_applies_inferred" if self.unverified(h) else "pf_table_applies"
         said = self.L("; ", "；").join(
-            self.say("pf_table_applies" if t in has else "pf_table_not", table=self.say(f"pf_table_{t}"),
+            self.say(applies if t in has else "pf_table_not", table=self.say(f"pf_table_{t}"),
                      part=row.get("table_part") or self.short(h)) for t in named)
         # a part counted in DIE: its rows count DIE too (said once, after the tables)
         return said + (self.say("pf_table_in_die") if h.unit == "die" and has & set(named) else "")
