@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from ..note_kinds import kinds_asked, kinds_held
 from ..notes import (
     _MARKED,
     _REMARK,
@@ -24,7 +25,6 @@ from ..notes import (
     tokenize,
 )
 from ..tools.tables import NotePassage
-from ..note_kinds import kinds_asked, kinds_held
 from .note_pick import about_done
 
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|怎么修|怎么改|报错|what\s+(?:should|can|do)\s+i\s+do|"

@@ -12,7 +12,6 @@ from ..answer import source_as_known
 from ..configs.messages import PLAN_ERRORS
 from ..configs.plan import TrainingPlan
 from ..notes import limit_checks, range_rows, roundings, solved_formulas, worked_formulas
-from ..wordings import in_language
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_support import generic_part
@@ -27,6 +26,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
+from ..wordings import in_language
 from . import (
     batch_math,
     checks,

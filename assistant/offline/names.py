@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 
 from ..resolve import FAMILY_WORDS, squash
-from ..tools.estimate_support import ENCODER_DECODER  # the resolver's own Chinese family words: one list, one truth
+from ..tools.estimate_support import (
+    ENCODER_DECODER,  # the resolver's own Chinese family words: one list, one truth
+)
 from . import numbers as num
 from .frame import QuestionFrame as Slots
 from .spans import Reading

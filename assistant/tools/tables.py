@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import SizingError
 from ..estimate.shape import arch_of
 from ..resolve import variant_of
-from .estimate_support import refuse_unmodelled_family
 from .common import AscendPart, Framework, ModelName, NoteLang, SeqLen, Strategy
+from .estimate_support import refuse_unmodelled_family
 from .model_filter import Compare, model_passes
 from .registry import tool
 
