@@ -49,7 +49,7 @@ STATE_SAYS = re.compile(r"(?<![a-z])(?:affect(?:s|ed)?|unaffected|corrupt(?:s|ed
 # that says what is supported or not ("only the static test", "只支持静态测试")
 ASKS_WHETHER = re.compile(r"(?<![a-z])(?:supports?|supported)(?![a-z])|(?<![a-z])(?:can|could)\s+(?:i|we)(?![a-z])|is\s+it\s+possible|"
                           r"支持|能不能|能否|可不可以|能做|可以做", re.I)
-WHETHER_SAYS = re.compile(r"(?<![a-z])(?:only|not\s+supported|unsupported|cannot|can't|not\s+available|supported|supports?)(?![a-z])|"
+WHETHER_SAYS = re.compile(r"(?<![a-z])(?:(?<!reference\s)only|not\s+supported|unsupported|cannot|can't|not\s+available|supported|supports?)(?![a-z])|"
                           r"只支持|仅支持|不支持|只能|不能|无法|支持", re.I)
 SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS, "state": STATE_SAYS, "whether": WHETHER_SAYS}
 # a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …", "Training OOM
@@ -327,3 +327,21 @@ def each_named(question: str, lead: str, passages: Sequence[NotePassage], lang: 
         if best and best[0] > 0 and best[2] not in lead and best[2] not in added:
             added.append(best[2])
     return ("" if lang == "zh" else " ").join([lead, *added]) if added else lead
+
+
+BULLET_LINE = re.compile(r"(?m)^\s*[-*]\s+(.+)$")
+
+
+def named_item_first(question: str, lead: str) -> str:
+    """A lead that is a list ("On the connected machine: - … - Clone **MindSpeed** … `4ea42a23`."), asked of one of its
+    items by a name only that item holds ("which MindSpeed commit?"): that item first, as a sentence, the list after."""
+    items = BULLET_LINE.findall(lead)
+    if len(items) < 3:
+        return lead
+    names = [n for n in dict.fromkeys(NAME_WORD.findall(question)) if re.search(r"[A-Z]", n[1:]) or re.search(r"\d", n)]
+    hits = {i for n in names for i, item in enumerate(items)
+            if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", item, re.I)}
+    if len(hits) != 1:
+        return lead
+    item = items[hits.pop()].strip()
+    return item + "\n" + lead

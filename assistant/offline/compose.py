@@ -46,7 +46,7 @@ from . import (
     subquestions,
     tool_flags,
 )
-from .answer_first import answer_first, each_named, held_first, with_antecedent
+from .answer_first import answer_first, each_named, held_first, named_item_first, with_antecedent
 from .asked import (
     GBS_WORDS,
     WHY_ASKED,
@@ -995,6 +995,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 quoted = [h for h in best if h is not nxt][:2]
             lead = with_antecedent(lead, best, self.lang)  # "When it is set, …": the sentence naming "it" first
             lead = each_named(self.s.question, lead, best, self.lang)  # "A 和 B 各自的 commit": B's line beside A's
+            lead = named_item_first(self.s.question, lead)  # "which MindSpeed commit?": that item of the list first
             # the sentence holding the kind asked (a command, a path, …; where to begin: the command) first
             lead = held_first(self.s.question, lead, best, self.lang,
                               ["command"] if section is not None and section is note_pick.first_section(self.s.question, best) else ())

@@ -135,3 +135,9 @@ def test_inferred_910b4_row_is_hedged_not_contradicted(assistant):
     first = lead(ans)
     assert first.index("未经核实") < first.index("每张卡 32 GB")
     assert "表中的行就是" not in ans
+
+
+def test_one_item_of_a_listed_lead_asked_by_name_leads(assistant):
+    # modelarts_llm_train_91016: MindSpeed at commit 4ea42a23 (ModelLink 8f50777 is the other item)
+    first = lead(assistant.ask("offline install: which MindSpeed commit does the vendor pin?").answer)
+    assert first.split("\n")[0] == "**Answer:** Clone **MindSpeed** and check out commit `4ea42a23`."
