@@ -47,8 +47,10 @@ ASKS_STATE = re.compile(r"still\s+(?:usable|valid|good|ok(?:ay)?|intact|safe)|(?
 STATE_SAYS = re.compile(r"(?<![a-z])(?:affect(?:s|ed)?|unaffected|corrupt(?:s|ed)?|intact|usable|damag(?:e|es|ed)|safe)(?![a-z])|影响|损坏|完好|可用|能用", re.I)
 # "is the dynamic test supported for multimodal?", "能做动态测试吗": whether a thing is allowed, answered by the sentence
 # that says what is supported or not ("only the static test", "只支持静态测试")
-ASKS_WHETHER = re.compile(r"(?<![a-z])(?:supports?|supported)(?![a-z])|(?<![a-z])(?:can|could)\s+(?:i|we)(?![a-z])|is\s+it\s+possible|"
-                          r"支持|能不能|能否|可不可以|能做|可以做", re.I)
+ASKS_WHETHER = re.compile(r"(?<![a-z])(?:is|are)\s+(?:[\w.-]+\s+){0,6}supported|(?<![a-z])(?:does|do)\s+(?:[\w.-]+\s+){0,6}support(?![a-z])|"
+                          r"(?<![a-z])(?:can|could)\s+(?:i|we)(?![a-z])|is\s+it\s+possible|支持[^，。？?]{0,12}吗|能不能|能否|可不可以|能做|可以做", re.I)
+# "which methods does it support?" lists, it asks no yes or no
+LISTS_ASKED = re.compile(r"(?<![a-z])(?:which|what)\s+(?:[\w.-]+\s+){0,6}(?:does|do|is|are|can)\s+(?:[\w.-]+\s+){0,6}support|哪些|哪几|哪种", re.I)
 WHETHER_SAYS = re.compile(r"(?<![a-z])(?:(?<!reference\s)only|not\s+supported|unsupported|cannot|can't|not\s+available|supported|supports?)(?![a-z])|"
                           r"只支持|仅支持|不支持|只能|不能|无法|支持", re.I)
 SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS, "state": STATE_SAYS, "whether": WHETHER_SAYS}
@@ -75,7 +77,7 @@ _SENTENCE = re.compile(r"(?<=[。！？])(?!\*\*)|(?<=[.!?])\s+(?=[A-Z`*“\"(�
 def kind_asked(question: str) -> str | None:
     """state, fix, choice, limit or whether: what the question asks for, or None."""
     for kind, rx in (("state", ASKS_STATE), ("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT), ("whether", ASKS_WHETHER)):
-        if rx.search(question):
+        if rx.search(question) and not (kind == "whether" and LISTS_ASKED.search(question)):
             return kind
     return None
 

@@ -743,7 +743,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                     text += cite.group(0)
                 out.append(text)
                 sources.append(next((ln for ln in reversed(got) if ln.strip()), ""))
-        if main not in out:
+        # the note's summary follows the parts' own leads: a part's fact answers it directly, the summary around it
+        # ("does it convert back to HF automatically? how do I get HF format?": the mg2hf fact, then the launch rules)
+        summaries = {flat_text(p.summary)[:60] for r in self.r.values("search_notes", SearchNotesResult) for p in r.results if p.summary}
+        if any(s_ and s_ in flat_text(main) for s_ in summaries) and any(x != main for x in out):
+            out = [x for x in out if x != main] + [main]
+        elif main not in out:
             out.insert(0, main)
         rest = lines[1:]
         return [(label if labelled else "") + out[0], *out[1:], *rest, *[s for s in dict.fromkeys(sources) if s and s not in rest]]
