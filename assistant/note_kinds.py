@@ -15,7 +15,7 @@ KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "path": (re.compile(r"(?:哪个|什么)(?:目录|路径|文件夹)|(?:在|放|存|输出到|写到)哪(?:里|儿|个)?|(?:which|what)\s+(?:dir(?:ectory)?|folder|path)|"
                         r"where\s+(?:do|does|are|is|will|did|should)\s+(?:\w+\s+){0,4}(?:go|land|end\s+up|saved?|written|put|stored?|live)", re.I),
              re.compile(r"`[^`\s]*\w/[^`\s]*`|`/[^`\s]+`")),
-    "command": (re.compile(r"(?:什么|哪个|哪条)命令|命令(?:是什么|怎么写|咋写|是啥)|(?:which|what)\s+command|the\s+(?:exact\s+)?command|"
+    "command": (re.compile(r"(?:什么|哪个|哪条|啥)命令|命令(?:是什么|怎么写|咋写|是啥)|(?:which|what)\s+command|the\s+(?:exact\s+)?command|"
                            r"怎么(?:跑|运行|执行)|如何(?:跑|运行|执行)|how\s+(?:do\s+i\s+|to\s+|should\s+i\s+)?run\b", re.I),
                 re.compile(r"```|`(?:kubectl|docker|python|bash|sh|export|pip|npu-smi|llamafactory-cli|ascendfactory-cli|torchrun|conda)\s[^`]*`|"
                            r"`[A-Z][A-Z0-9_]*=\S+\s[^`]*`")),

@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from ..note_kinds import kinds_asked, kinds_held
 from ..notes import (
     _MARKED,
     _REMARK,
@@ -44,7 +45,15 @@ ELSEWHERE = re.compile(r"(?<![a-z])(?:is|are)\s+(?:a|an)\s+(?:different|separate
 ASKS_STATE = re.compile(r"still\s+(?:usable|valid|good|ok(?:ay)?|intact|safe)|(?<![a-z])(?:is|are)\s+(?:it|they|(?:the|my|our)\s+[\w-]+)\s+"
                         r"(?:corrupt(?:ed)?|affected|damaged|broken|intact)|safe\s+to\s+use|还能用|能不能用|可以用吗|会不会坏|坏了吗|坏掉|受影响|有没有影响|有影响吗", re.I)
 STATE_SAYS = re.compile(r"(?<![a-z])(?:affect(?:s|ed)?|unaffected|corrupt(?:s|ed)?|intact|usable|damag(?:e|es|ed)|safe)(?![a-z])|影响|损坏|完好|可用|能用", re.I)
-SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS, "state": STATE_SAYS}
+# "is the dynamic test supported for multimodal?", "能做动态测试吗": whether a thing is allowed, answered by the sentence
+# that says what is supported or not ("only the static test", "只支持静态测试")
+ASKS_WHETHER = re.compile(r"(?<![a-z])(?:is|are)\s+(?:[\w.-]+\s+){0,6}supported|(?<![a-z])(?:does|do)\s+(?:[\w.-]+\s+){0,6}support(?![a-z])|"
+                          r"(?<![a-z])(?:can|could)\s+(?:i|we)(?![a-z])|is\s+it\s+possible|支持[^，。？?]{0,12}吗|能不能|能否|可不可以|能做|可以做", re.I)
+# "which methods does it support?" lists, it asks no yes or no
+LISTS_ASKED = re.compile(r"(?<![a-z])(?:which|what)\s+(?:[\w.-]+\s+){0,6}(?:does|do|is|are|can)\s+(?:[\w.-]+\s+){0,6}support|哪些|哪几|哪种", re.I)
+WHETHER_SAYS = re.compile(r"(?<![a-z])(?:(?<!reference\s)only|not\s+supported|unsupported|cannot|can't|not\s+available|supported|supports?)(?![a-z])|"
+                          r"只支持|仅支持|不支持|只能|不能|无法|支持", re.I)
+SAYS = {"fix": FIX_SAYS, "limit": LIMIT_SAYS, "choice": CHOICE_SAYS, "state": STATE_SAYS, "whether": WHETHER_SAYS}
 # a sentence that plainly gives the fix: it opens with what to do ("Use BF16 …", "On LLaMA-Factory: export …", "Training OOM
 # on MindSpeed-LLM, in the vendor's order: kill …"), or names
 # itself the remedy ("the vendor says to comment out …", "厂商的办法：…"); a verb in passing ("examples use …") does not
@@ -66,9 +75,9 @@ _SENTENCE = re.compile(r"(?<=[。！？])(?!\*\*)|(?<=[.!?])\s+(?=[A-Z`*“\"(�
 
 
 def kind_asked(question: str) -> str | None:
-    """state, fix, choice or limit: what the question asks for, or None."""
-    for kind, rx in (("state", ASKS_STATE), ("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT)):
-        if rx.search(question):
+    """state, fix, choice, limit or whether: what the question asks for, or None."""
+    for kind, rx in (("state", ASKS_STATE), ("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT), ("whether", ASKS_WHETHER)):
+        if rx.search(question) and not (kind == "whether" and LISTS_ASKED.search(question)):
             return kind
     return None
 
@@ -237,3 +246,104 @@ def how_first(question: str, lead: str, passages: Sequence[NotePassage], lang: s
     if any(p.lower() in opening.lower() for p in named_parameters(question) if _MARKED.search(p) or re.fullmatch(r"[A-Z][A-Z0-9_]+", p)):
         return lead
     return ("" if lang == "zh" else " ").join([summary, lead])
+
+
+
+def held_first(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en", kinds: Sequence[str] = ()) -> str:
+    """"What command do I run first?", "HF 权重输出到哪个目录": a lead whose first sentence holds none of the kinds the
+    question asks for (note_kinds: a command, a path, a variable, a script, a flag; or the ``kinds`` given) opens with
+    the first sentence that does, of the lead or else of the note's paragraph the lead opens ("默认不会转回 HF。… 输出在
+    `saved_models/pretrain_hf/` 下"); the lead's sentences follow in their order."""
+    given = bool(kinds)
+    kinds = list(kinds) or kinds_asked(question)
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+    # (a sentence moved for its kind alone must share a word of the question's own: "API key 在哪里拿到" asks the key's
+    # place, not the URL path of the sentence beside it; a where-to-begin section's command needs none)
+    asked = {w for w in _terms(question) - _KIND_WORDS if not re.search(r"[哪里么什啥怎]", w)}
+    if not kinds or not sentences or kinds_held(sentences[0], kinds):
+        return lead
+    first_key = re.sub(r"\W+", "", sentences[0])
+    own = [s.strip() for p in passages for para in re.split(r"\n\s*\n", p.text)
+           if first_key and first_key in re.sub(r"\W+", "", (plain := _plain(para))) for s in _SENTENCE.split(plain) if s and s.strip()]
+    said = {re.sub(r"\W+", "", s) for s in sentences}
+    # (the lead's own paragraph first: a later sentence of the lead may be another section's fact)
+    pick = next((s for s in [s for s in own if re.sub(r"\W+", "", s) not in said] + sentences[1:]
+                 if kinds_held(s, kinds) and (given or _terms(s) & asked)), None)
+    if pick is None:
+        return lead
+    rest = [s for s in sentences if s != pick]
+    if not re.search(r"[.。!！?？]\**$", pick):  # a sentence ending in its code: ended before the next one
+        pick += "。" if lang == "zh" else "."
+    return ("" if lang == "zh" else " ").join([pick, *rest])
+
+
+# a sentence that leans on the one before it: it opens with a pronoun ("When it is set, …", "This keeps …", "它会…")
+LEANS_BACK = re.compile(r"^[*`\s]*(?:(?:when|if|once|so|and|but)\s+)?(?:it|this|that|they|these|those|both)(?![a-z])|^[*`\s]*(?:它|这|该|此|其|二者|两者)", re.I)
+
+
+def with_antecedent(lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """A lead whose first sentence leans on the one before it in the note ("When it is set, training skips
+    preprocessing": set is `USER_PROCESSED_DATA_DIR`) opens with that sentence of its paragraph, so the answer names
+    what it is about."""
+    sentences = [s.strip() for s in _SENTENCE.split(lead) if s and s.strip()]
+    if not sentences or not LEANS_BACK.search(sentences[0]):
+        return lead
+    key = re.sub(r"\W+", "", sentences[0])
+    for p in passages:
+        for para in re.split(r"\n\s*\n", p.text):
+            own = [s.strip() for s in _SENTENCE.split(_plain(para)) if s and s.strip()]
+            at = next((i for i, s in enumerate(own) if re.sub(r"\W+", "", s) == key), None)
+            if at:  # (not the paragraph's first sentence: nothing before it to carry)
+                before = own[at - 1]
+                if re.sub(r"\W+", "", before) not in re.sub(r"\W+", "", lead):
+                    return ("" if lang == "zh" else " ").join([before, lead])
+                return lead
+    return lead
+
+
+# "ModelLink 和 MindSpeed 各自锁的 commit", "X and Y respectively": the same thing asked of each name
+EACH = re.compile(r"各自|分别|各是|每个|(?<![a-z])(?:each|both|respectively)(?![a-z])", re.I)
+NAME_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9.-]{3,}(?![\w-])")
+
+
+def each_named(question: str, lead: str, passages: Sequence[NotePassage], lang: str = "en") -> str:
+    """A question asking the same thing of each of two or more names ("ModelLink 和 MindSpeed 各自的 commit"), whose lead
+    answers it for some: the note's sentence for each other name, the one most like the lead's (the same fact of the
+    other name: "克隆 MindSpeed，检出 commit …" beside "克隆 ModelLink，检出 commit …"), after the lead."""
+    if not EACH.search(question):
+        return lead
+    body = "\n".join(p.text for p in passages).lower()
+    names = [n for n in dict.fromkeys(NAME_WORD.findall(question)) if re.search(r"[A-Z]", n[1:]) or re.search(r"\d", n)]
+    names = [n for n in names if n.lower() in body]
+    said = [n for n in names if n.lower() in lead.lower()]
+    missing = [n for n in names if n.lower() not in lead.lower()]
+    if len(names) < 2 or not said or not missing:
+        return lead
+    shape = _terms(lead) - {n.lower() for n in names}
+    added: list[str] = []
+    for name in missing:
+        rx = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.I)
+        found = [(len(_terms(f) & shape), -i, _plain(f)) for i, f in enumerate(
+            f for p in passages for f in facts(p.text) if "\n" not in f) if rx.search(f)]
+        best = max(found, default=None)
+        if best and best[0] > 0 and best[2] not in lead and best[2] not in added:
+            added.append(best[2])
+    return ("" if lang == "zh" else " ").join([lead, *added]) if added else lead
+
+
+BULLET_LINE = re.compile(r"(?m)^\s*[-*]\s+(.+)$")
+
+
+def named_item_first(question: str, lead: str) -> str:
+    """A lead that is a list ("On the connected machine: - … - Clone **MindSpeed** … `4ea42a23`."), asked of one of its
+    items by a name only that item holds ("which MindSpeed commit?"): that item first, as a sentence, the list after."""
+    items = BULLET_LINE.findall(lead)
+    if len(items) < 3:
+        return lead
+    names = [n for n in dict.fromkeys(NAME_WORD.findall(question)) if re.search(r"[A-Z]", n[1:]) or re.search(r"\d", n)]
+    hits = {i for n in names for i, item in enumerate(items)
+            if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", item, re.I)}
+    if len(hits) != 1:
+        return lead
+    item = items[hits.pop()].strip()
+    return item + "\n" + lead

@@ -26,6 +26,7 @@ from ..tools.tables import (
     NotePassage,
     SearchNotesResult,
 )
+from ..wordings import in_language
 from . import (
     batch_math,
     checks,
@@ -45,7 +46,7 @@ from . import (
     subquestions,
     tool_flags,
 )
-from .answer_first import answer_first
+from .answer_first import answer_first, each_named, held_first, named_item_first, with_antecedent
 from .asked import (
     GBS_WORDS,
     WHY_ASKED,
@@ -683,6 +684,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         return lines
 
     in_part = False  # rendering one sub-question's notes (its lead is written though another block led)
+    note_file: str | None = None  # the note the whole question's notes answer was quoted from
 
     def in_part_of(self, part: subquestions.Part, result: SearchNotesResult) -> list[str]:
         """The notes found for one sub-question, rendered as they answer its own words."""
@@ -717,8 +719,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             return lines
         out: list[str] = []
         sources: list[str] = []
+        # the parts of one question share its topic: each part is answered from the whole question's note while that note
+        # holds a fact for it (the topic rule of notes()), not from a note that only shares a word ("how long … token":
+        # the training-time note's token formulas after an answer on the service's tokens)
+        topic = self.s.topic_note or self.note_file
         for part, result in each:
-            own, headlined, self.s = self.s, self.headlined, self.s.model_copy(update={"question": part.text, "topic_text": ""})
+            own, headlined, self.s = self.s, self.headlined, self.s.model_copy(
+                update={"question": part.text, "topic_text": "", "topic_note": topic})
             self.headlined = False
             try:
                 got = self.notes(result)
@@ -737,7 +744,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                     text += cite.group(0)
                 out.append(text)
                 sources.append(next((ln for ln in reversed(got) if ln.strip()), ""))
-        if main not in out:
+        # the note's summary follows the parts' own leads: a part's fact answers it directly, the summary around it
+        # ("does it convert back to HF automatically? how do I get HF format?": the mg2hf fact, then the launch rules)
+        summaries = {flat_text(p.summary)[:60] for r in self.r.values("search_notes", SearchNotesResult) for p in r.results if p.summary}
+        if any(s_ and s_ in flat_text(main) for s_ in summaries) and any(x != main for x in out):
+            out = [x for x in out if x != main] + [main]
+        elif main not in out:
             out.insert(0, main)
         rest = lines[1:]
         return [(label if labelled else "") + out[0], *out[1:], *rest, *[s for s in dict.fromkeys(sources) if s and s not in rest]]
@@ -755,6 +767,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
     # -- unknown models and lists --------------------------------------------------------------
     def unknown_model(self, call: Result[ModelInfo]) -> list[str]:
         name = str(call.arg("name") or "")
+        if call.error.code == "unsupported_model":  # an encoder-decoder model: refused by the tool, said as it says
+            return [t("unsupported_model", self.lang, message=in_language(call.error.message, self.lang))]
         closest = [str(c) for c in (call.error.valid or [])][:6]
         typed = self.s.model_text if name == self.s.unknown_model and self.s.model_text else name
         size = re.fullmatch(r"([a-z\u4e00-\u9fff]+)\s*[-_ ]?\s*(\d+(?:\.\d+)?b)", name.lower())
@@ -948,6 +962,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 ranked = mine
         best = sorted(ranked, key=self.passage_fit, reverse=True)
         top = best[0]
+        if not self.in_part:
+            self.note_file = top.file
         lines = [self.L("From the notes:", note_lead_in_zh(top.file, top.title, top.text))]
         quoted = best[:2]
         # (a question of several parts: the part the notes answer gets its lead after the part another block led with)
@@ -983,6 +999,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                     and (nxt := note_pick.after_done(done, best, self.s.topic_said or ""))):
                 lead = self.section_lead(nxt)
                 quoted = [h for h in best if h is not nxt][:2]
+            lead = with_antecedent(lead, best, self.lang)  # "When it is set, …": the sentence naming "it" first
+            lead = each_named(self.s.question, lead, best, self.lang)  # "A 和 B 各自的 commit": B's line beside A's
+            lead = named_item_first(self.s.question, lead)  # "which MindSpeed commit?": that item of the list first
+            # the sentence holding the kind asked (a command, a path, …; where to begin: the command) first
+            lead = held_first(self.s.question, lead, best, self.lang,
+                              ["command"] if section is not None and section is note_pick.first_section(self.s.question, best) else ())
             said = self.fact_picked(lead, best, r.results) + lead
             if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)
                 said = answer_first(self.s.question, said, best, self.lang, done=note_pick.done_clause(self.s.question))

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import re
 
-from ..resolve import FAMILY_WORDS, squash  # the resolver's own Chinese family words: one list, one truth
+from ..resolve import FAMILY_WORDS, squash
+from ..tools.estimate_support import (
+    ENCODER_DECODER,  # the resolver's own Chinese family words: one list, one truth
+)
 from . import numbers as num
 from .frame import QuestionFrame as Slots
 from .spans import Reading
@@ -127,7 +130,8 @@ class ModelNames:
                     # "Mistral Large 2", "Qwen Max": a variant the catalog lacks ("mistral small" it has)
                     end = i + 3 if VERSION.fullmatch(after) and not UNIT_AFTER_VERSION.fullmatch(words[i + 3] if i + 3 < len(words) else "") else i + 2
                     return self._mention(toks, i, end)
-            if has_digit and re.search(r"[-_]", latin) and re.match(r"[a-z]{2,}", latin):
+            # (a one-letter family of the encoder-decoder vocabulary too: "t5-11b", refused by name downstream)
+            if has_digit and re.search(r"[-_]", latin) and (re.match(r"[a-z]{2,}", latin) or ENCODER_DECODER.match(latin)):
                 return toks[i][2], (toks[i][0], toks[i][1])
             parts = re.split(r"[-_]", latin)
             if len(parts) >= 2 and len(parts[0]) >= 3 and parts[-1] in VARIANT_WORDS:

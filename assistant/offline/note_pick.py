@@ -26,9 +26,9 @@ NEAR_BEFORE, NEAR_AFTER = 8, 30
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 # "what first / before touching X", "第一步先做什么": the list's first step, or the one before the step naming X
-ASKS_FIRST = re.compile(r"first\s+(?:thing|step)|(?:check|do|try|look\s+at)\s+first|\bfirst\b[^?]{0,60}\bbefore\b|"
+ASKS_FIRST = re.compile(r"first\s+(?:thing|step|command)|(?:check|do|try|look\s+at|run|execute|type|use)\s+first|\bfirst\b[^?]{0,60}\bbefore\b|"
                         r"\bbefore\s+(?:touching|changing|lowering|raising|reducing|trying|increasing|adding)|"
-                        r"第一步|先做什么|先(?:查|检查|试|看|改)什么|首先(?:做|查|检查|要)|之前(?:先|应该|要)", re.I)
+                        r"第一步|先做什么|先(?:查|检查|试|看|改|执行|跑|运行|敲|用)(?:什么|啥|哪)|先[^，。,？?]{0,6}(?:什么|啥|哪个)命令|首先(?:做|查|检查|要)|之前(?:先|应该|要)", re.I)
 # "what's next", "after npu-smi info shows nothing, what next?", "下一步", "npu-smi 之后呢": the step after the one named
 ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\b(?:do|try|check)\s+next\b|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
                        r"下一步|接下来|然后(?:呢|做什么|怎么办|该)|之后(?:呢|做什么|怎么办|该|再)", re.I)
@@ -456,10 +456,13 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
 # answer of its own any more; the note's next section leads.
 _DONE_VERBS = (r"tried|restarted|rebooted|deleted|killed|reinstalled|reran|re-ran|relaunched|resubmitted|lowered|raised|reduced|"
                r"increased|removed|changed|exported|upgraded|downgraded|checked|disabled|enabled|set|ran|added|turned")
+# what a Chinese "已经…了" did to fix something (restarted, deleted, changed, set …); "已经部署好了", "已经预处理过了" state the
+# situation the question is about, not a step done
+_DONE_ZH = r"重启|重装|重新|删|杀|kill|改|调|设|加|装|卸|降|升|换|关|开|清|试|执行|运行|跑|export"
 DONE = re.compile(
     rf"\balready\s+(?:(?:have|did)\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|\b(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|"
     rf"(?:^|[,.;!?]\s*)(?:ok(?:ay)?\s*,?\s*|so\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|"
-    r"(?:试过|试了|做过|都试了)[^，。,；;？?！!]+|已经[^，。,；;？?！!的]{1,30}(?:了|过)|[^，。,；;？?！!\s]{1,16}(?:了|过)\s*(?:两次|三次|几次|好几次|多次|\d+\s*次)?[^，。,；;？?！!]{0,16}(?=[，,。]?\s*(?:还是|仍然|依然|依旧|还))",
+    r"(?:试过|试了|做过|都试了)[^，。,；;？?！!]+|已经[^，。,；;？?！!的]{0,14}(?:" + _DONE_ZH + r")[^，。,；;？?！!的]{0,16}(?:了|过)|[^，。,；;？?！!\s]{1,16}(?:了|过)\s*(?:两次|三次|几次|好几次|多次|\d+\s*次)?[^，。,；;？?！!]{0,16}(?=[，,。]?\s*(?:还是|仍然|依然|依旧|还))",
     re.I)
 _DONE_STOP = frozenset({"already", "twice", "times", "time", "three", "two", "several", "again", "ok", "okay", "still"})
 

@@ -31,7 +31,8 @@ NODE_FACTS = {"part_memory", "part_node", "part_unit"}
 WH_ASKED = re.compile(r"多少|几|哪|什么|(?<![a-z])(?:what|which|how\s+(?:many|much))(?![a-z])")
 YES_NO_ASKED = re.compile(r"吗|是不是|是否|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^(?:is|does|do|has|are|can)\s")
 # the physical cards asked of a count of DIE ("TP 8 占几张物理卡", "how many physical cards is TP 4")
-CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|physical\s+(?:cards?|npus?)|how\s+many\s+(?:physical\s+)?cards")
+CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|(?:几|多少)\s*张\s*[a-z0-9 ]{2,12}(?:卡)?(?![a-z0-9])|physical\s+(?:cards?|npus?)|"
+                         r"how\s+many\s+(?:physical\s+)?(?:[a-z0-9-]+\s+){0,2}cards")  # "几张 Snt9B", "how many snt9b cards"
 NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
 
 
@@ -196,7 +197,7 @@ class PartFactsBlocks(Writer):
     def figure_compared(self, parts: list[HardwareInfo], asked: set[str]) -> str:
         """Two parts and one figure asked of both ("A2 vs A3 HBM per node", "which has more per card", "差多少"): the
         comparison itself leads (the ratio and the difference), each part's own line follows."""
-        key = next((k for k in ("dies", "part_total", "part_memory", "part_node") if k in asked or
+        key = next((k for k in ("dies", "part_total", "part_memory", "part_node", "part_compute") if k in asked or
                     (k == "dies" and DIES_PER_CARD.search(self.s.question))), None)
         if key is None:
             return ""
@@ -207,7 +208,9 @@ class PartFactsBlocks(Writer):
             # "一台 Snt9B23 的总 HBM 和两台 Snt9B 比": the nodes each part was said with, each node's total times its count
             (a, va), (b, vb) = ((h, n * value(h)) for h, n in zip(parts, owns, strict=True))
             en, zh = "memory in the nodes said", "所述节点的显存合计"
-        short = lambda h: h.name.removeprefix("ModelArts ").split(" (")[0]  # noqa: E731
+        short = self.short
+        if not (va and vb):  # a figure the catalog lacks for one of them (no official TFLOPS): nothing to compare
+            return ""
         # a DIE part beside a one-device card ("a Snt9B23 device vs a Snt9B device"): per card and per device differ
         per_device = ""
         q = self.s.question.lower()
@@ -416,7 +419,9 @@ class PartFactsBlocks(Writer):
         return [self.lead(lead), basis, ""]
 
     def short(self, h: HardwareInfo) -> str:
-        return h.name.removeprefix("ModelArts ").split(" (")[0]
+        """The part's name without its platform and its description; a one-word form factor stays ("H800 80GB (PCIe)" is
+        not the SXM5 module)."""
+        return re.sub(r"\s*\((?![A-Za-z0-9]+\))[^)]*\)$", "", h.name.removeprefix("ModelArts ")).strip()
 
     def count_word(self, unit: str, n: float) -> str:
         """The unit of a count as the answer writes it: node, card, DIE, chip."""
@@ -438,8 +443,8 @@ class PartFactsBlocks(Writer):
         said = self.s.nodes or self.s.devices
         if not counts and said:
             counts = [m.span() for m in re.finditer(rf"(?<![0-9.]){said}(?![0-9.])", self.s.question)]
-        if not counts:
-            return self.s.hardware, self.s.hardware
+        if not counts:  # a count said in words ("一个 DIE"): of the part written first, asked of the other
+            return (ids[0], ids[1]) if said else (self.s.hardware, self.s.hardware)
         c0, c1 = counts[0]
         inside = [sp for sp in spans if c0 <= sp[0] and sp[1] <= c1]  # "2 Snt9B23 nodes": the part named inside the count
         near = (inside or [min(spans, key=lambda sp: min(abs(sp[0] - c1), abs(c0 - sp[1])))])[0][2]
@@ -591,6 +596,9 @@ class PartFactsBlocks(Writer):
         """"H20 96G 显存对吗": the size said is the part's, asked yes or no: yes first; an inferred row's only as the
         catalog takes it (no yes the row's own remark takes back)."""
         said = set(sizes_gb(self.s.question))
+        if len(said) > 1 and self.unverified(h) and any(abs(n - h.memory_gb) < 0.5 for n in said):
+            # "910B4 是 32G 还是 64G": of the sizes offered, the row's, as the catalog takes it (the row is inferred)
+            return self.L("**The catalog takes it so, not verified**: ", "**目录按此计，但未经核实**：")
         if len(said) == 1 and abs(said.pop() - h.memory_gb) < 0.5 and YES_NO_ASKED.search(self.s.question.lower()):
             return self.L("**The catalog takes it so, not verified**: ", "**目录按此计，但未经核实**：") if self.unverified(h) else \
                 self.L("**Yes**, ", "**对**，")
@@ -807,8 +815,11 @@ class PartFactsBlocks(Writer):
             return ""
         row = self.parts.get(h.id) or {}
         has = vendor_tables(row)
+        # an inferred row (its notes say not verified) is the table's part only as the catalog takes it: said so, not
+        # stated flat after the hedge
+        applies = "pf_table_applies_inferred" if self.unverified(h) else "pf_table_applies"
         said = self.L("; ", "；").join(
-            self.say("pf_table_applies" if t in has else "pf_table_not", table=self.say(f"pf_table_{t}"),
+            self.say(applies if t in has else "pf_table_not", table=self.say(f"pf_table_{t}"),
                      part=row.get("table_part") or self.short(h)) for t in named)
         # a part counted in DIE: its rows count DIE too (said once, after the tables)
         return said + (self.say("pf_table_in_die") if h.unit == "die" and has & set(named) else "")
@@ -823,6 +834,8 @@ class PartFactsBlocks(Writer):
             # "A3": a spelling of this part with no naming remark: the part it names, by the catalog's own name
             return self.L(f"{said[0]} is {self.short(h)}", f"{said[0]} 即 {self.short(h)}") + self.say("pf_catalog_name", name=h.name)
         if not text and len(said) < 2:
+            if len({sp.value for sp in self.s.spans if sp.slot == "hardware"}) > 1:
+                return ""  # "H800 PCIe 和 H800 SXM 一样吗": two parts compared by their own names, no other name asked
             return self.not_in_catalog("other names or variants", "其他名称或子型号", h)
         verdict = ""
         if len(said) > 1:  # "is Snt9b2 the same chip as 910B3?": yes when the row's name or naming equates the spellings said
@@ -941,6 +954,7 @@ DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:�
 # what two parts are compared on: (English label, Chinese label, unit, the figure from the catalog row)
 COMPARABLE = {
     "dies": ("DIE per card", "每张卡 DIE 数", "", lambda h: h.dies_per_card or 1),
+    "part_compute": ("BF16 TFLOPS (dense, per device)", "BF16 稠密算力（每设备）", " TFLOPS", lambda h: h.bf16_tflops or 0),
     "part_total": ("memory per node", "每节点显存合计", " GB", lambda h: h.devices_per_node * h.memory_gb),
     "part_memory": ("memory per card", "每张卡显存", " GB", lambda h: h.memory_gb * (h.dies_per_card or 1)),
     "part_node": ("cards per node", "每节点卡数", "", lambda h: h.devices_per_node // (h.dies_per_card or 1)),

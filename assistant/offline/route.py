@@ -976,8 +976,25 @@ def knowledge_about_model(s: Slots) -> bool:
     # ("give me the yaml") is an amount (asks_amount)
     # a vendor table named beside the model ("what do the v0.7.2 and newest vllm tables say for X?") asks the model's rows
     row_asked = table_query.names_table(s.question.lower()) and not MEANING.search(s.question.lower())
-    return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(s.question.lower())) and not job_stated
+    # a yes/no on the topic ("is the dynamic benchmark supported for it?", "能做动态测试吗") asks the notes too, while no
+    # part or serving job is named (those ask the tables: "does vllm support qwen3-8b on 910B?")
+    q = s.question.lower()
+    whether = bool(WHETHER.search(q)) and not (s.hardware or "inference" in s.intents)
+    return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(q) or whether) and not job_stated
             and not row_asked and not asks_amount(s) and not s.intents & {"problem", "oom_asked", "list_models", "list_hardware"})
+
+
+WHETHER = re.compile(r"support|(?<![a-z])(?:can|could)\s+(?:i|we)(?![a-z])|possible|支持|能否|能不能|可不可以|能做|可以做")
+
+
+def about_topic_with_example(s: Slots) -> bool:
+    """"For a multimodal model like qwen2-vl, is the dynamic benchmark supported?": a knowledge or procedure question
+    whose model is named only as the example, by a name the catalog does not resolve to one model (a family, a model
+    it lacks): the notes answer it, no model is asked for."""
+    if not s.unknown_model or s.model:
+        return False
+    as_model = s.model_copy(update={"model": s.unknown_model})
+    return knowledge_about_model(as_model) or procedure_about_model(as_model)
 
 
 # the intents whose tools answer a job's numbers: beside one of them, a hyperparameter is the user's own value
@@ -1330,6 +1347,7 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (lambda s: bool(s.problems), Router.refused),
     (reads_pasted_output, Router.notes),  # pasted tool output: its diagnosis leads, the notes' remedies follow
     (reads_error_signature, Router.signature_notes),  # a pasted error message: the note section its signature names
+    (about_topic_with_example, Router.notes),  # a family or unknown model named only as a how-to's example
     (lambda s: bool(s.unknown_model), Router.resolve_unknown),
     (asks_table_rows, Router.table_rows),
     # a pasted log's own figures (a Trainer banner, MindSpeed iteration lines): derived in the answer from the whole log,

@@ -127,13 +127,13 @@ def resolve_shape(ctx, args: ModelArgs) -> tuple[Shape, str | None]:
 PARAMS_AGREE = 0.10
 # Encoder-decoder families: the memory model (one decoder stack, causal-LM loss, one KV cache per layer)
 # does not describe them, so they are refused by name before the catalog lookup.
-_ENCODER_DECODER = re.compile(r"(?<![a-z])(?:flan-?t5|t5|mt5|umt5|byt5|long-?t5|code-?t5|ul2|bart|mbart|pegasus|"
+ENCODER_DECODER = re.compile(r"(?<![a-z])(?:flan-?t5|t5|mt5|umt5|byt5|long-?t5|code-?t5|ul2|bart|mbart|pegasus|"
                               r"marian|opus-mt|nllb|m2m-?100|whisper|seamless|prophetnet|switch-(?:base|large|xxl|c))"
                               r"(?![a-z])", re.IGNORECASE)
 
 
 def refuse_unmodelled_family(name: str) -> None:
-    m = _ENCODER_DECODER.search(name.replace("_", "-"))
+    m = ENCODER_DECODER.search(name.replace("_", "-"))
     if m:
         raise SizingError("unsupported_model", TOOL_ERRORS.en("encoder_decoder", name=repr(name), family=m.group(0)),
                           field="model")

@@ -11,6 +11,7 @@ from ..errors import SizingError
 from ..estimate.shape import arch_of
 from ..resolve import variant_of
 from .common import AscendPart, Framework, ModelName, NoteLang, SeqLen, Strategy
+from .estimate_support import refuse_unmodelled_family
 from .model_filter import Compare, model_passes
 from .registry import tool
 
@@ -81,8 +82,14 @@ def model_info(ctx, model_id: str, variant: str | None = None) -> ModelInfo:
 def resolve_model(ctx, args: ResolveModelArgs) -> ModelInfo:
     """Resolve a model name in any spelling (Chinese, HF repo, vendor-table style) to the canonical id, with its size and the vendor tables that list it.
 
-    Unknown names return an error listing the closest known models."""
-    return model_info(ctx, ctx.resolver.model_id(args.name), variant_of(args.name))
+    Unknown names return an error listing the closest known models; an encoder-decoder model (T5, BART, Whisper, …) returns
+    an error saying the estimator sizes decoder-only models."""
+    try:
+        model_id = ctx.resolver.model_id(args.name)
+    except SizingError:
+        refuse_unmodelled_family(args.name)
+        raise
+    return model_info(ctx, model_id, variant_of(args.name))
 
 
 class ListModelsArgs(TableModel):

@@ -129,7 +129,7 @@ def test_catalog_native_precisions(shapes, devices):
     assert shapes["deepseek-v2"].native_weights == shapes["deepseek-v2-lite"].native_weights == ""
     assert {s.native_weights for s in shapes.values()} <= {"", *NATIVE_FORMATS}
     # FP8 tensor cores: Hopper, Ada (L40S, L4, RTX 40xx), Blackwell (B200); AMD CDNA 3 (MI300X) computes FP8 too
-    assert {d for d, dev in devices.items() if dev.fp8} == {"h100-80g", "h800-80g", "h200-141g", "h20-96g", "l40s-48g",
+    assert {d for d, dev in devices.items() if dev.fp8} == {"h100-80g", "h100-pcie-80g", "h800-80g", "h800-pcie-80g", "h200-141g", "h20-96g", "l40s-48g",
                                                             "rtx4090-24g", "l4-24g", "rtx4060ti-16g", "rtx4080-16g",
                                                             "b200-180g", "mi300x-192g"}
 
