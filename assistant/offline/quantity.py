@@ -41,19 +41,38 @@ class QuantityRow:
     solves: tuple[str, ...] = ()  # the frame value a formula row solves for: said outright, it is no question
 
 
+def read_parts(path: Path = TABLE_FILE) -> tuple[dict[str, re.Pattern], str, str, re.Pattern]:
+    """The memory parts' words (one pattern per part), the pattern of any one part, what joins two, and the words of
+    a part asked on one device (quantities.toml [parts])."""
+    with path.open("rb") as f:
+        table = tomllib.load(f)["parts"]
+    names = [k for k, v in table.items() if isinstance(v, list) and k != "per_device"]
+    each = {k: re.compile("|".join(table[k]), re.I) for k in names}
+    one = "(?:" + "|".join(f"(?:{p})" for k in names for p in table[k]) + ")"
+    return each, one, table["join"], re.compile("|".join(table["per_device"]), re.I)
+
+
+PART_WORDS, ANY_PART, PART_JOIN, PER_DEVICE = read_parts()
+# two memory parts named together ("bf16 权重和梯度", "weights + gradients"): the weights are one part of a sum asked
+PARTS_JOINED = re.compile(ANY_PART + PART_JOIN + ANY_PART, re.I)
+
+
 def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
     with path.open("rb") as f:
         rows = tomllib.load(f)["quantity"]
 
+    def expand(p: str) -> str:  # {part}: any one memory part; {join}: what joins two
+        return p.replace("{part}", ANY_PART).replace("{join}", PART_JOIN)
+
     def joined(d: dict[str, list[str]] | None) -> re.Pattern | None:
-        pats = [p for lang in ("en", "zh") for p in (d or {}).get(lang, [])]
+        pats = [expand(p) for lang in ("en", "zh") for p in (d or {}).get(lang, [])]
         return re.compile("|".join(pats), re.I) if pats else None
 
     out = []
     for row in rows:
         words = joined(row["words"])
         assert words is not None, row["name"]
-        out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(row["unless"]), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
+        out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(map(expand, row["unless"])), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
                                tuple(row.get("any", ())), bool(row.get("model")), tuple(row.get("replaces", ())),
                                row["label"], row.get("note", {}), tuple(row.get("solves", ()))))
     return out
@@ -179,7 +198,15 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "iterations": spec.value_of(s, "train_iters"), "iterations_done": spec.value_of(s, "iteration_now"),
             "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
             "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup"),
-            "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs}
+            "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs,
+            **(memory_parts_args(s, e) if row.name == "memory_parts" else {})}
+
+
+def memory_parts_args(s: QuestionFrame, e: Effective) -> dict[str, Any]:
+    """The memory parts the question names together, in the catalog's order, and whether it asks them on one device
+    (per-device words and a device count known)."""
+    parts = [name for name, rx in PART_WORDS.items() if rx.search(s.question)]
+    return {"parts": parts, "per_device": bool(PER_DEVICE.search(s.question) and e.devices)}
 
 
 def iteration_seconds(s: QuestionFrame) -> float | None:
