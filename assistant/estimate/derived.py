@@ -566,15 +566,19 @@ def duration(seconds: float) -> str:
 
 
 def run_time(s: Shape | None, i: Inputs) -> Derived:
-    n = int(need(i.iterations, "iterations", "The run's iterations"))
+    """The run's time from its steps and the time per step; the steps said, or worked out from the data set (samples /
+    GBS × epochs, total_steps) when only that is said."""
+    steps = None if i.iterations or not i.samples else total_steps(s, replace(i, epochs=i.epochs or 1))
+    n = int(steps.value) if steps else int(need(i.iterations, "iterations", "The run's iterations"))
     per = need(i.iteration_seconds, "iteration_seconds", "The time per iteration")
     total = n * per
-    formula = f"{n:,} iterations × {per:g} s = {total:,.0f} s = {duration(total)}"
+    formula = (f"steps {steps.formula}; " if steps else "") + f"{n:,} iterations × {per:g} s = {total:,.0f} s = {duration(total)}"
     if i.iterations_done and i.iterations_done < n:
         left = (n - i.iterations_done) * per
         formula += f"; left after iteration {i.iterations_done:,}: {n - i.iterations_done:,} × {per:g} s = {duration(left)}"
-    return Derived(total, "seconds", formula, ["the logged time per iteration holds for the rest of the run (no evaluation "
-                                               "or checkpoint pauses)"])
+    notes = (steps.assumptions + ([] if i.epochs else ["no epochs said: one epoch"])) if steps else []
+    return Derived(total, "seconds", formula, notes + ["the logged time per iteration holds for the rest of the run (no "
+                                                       "evaluation or checkpoint pauses)"])
 
 
 def run_time_left(s: Shape | None, i: Inputs) -> Derived:
@@ -715,6 +719,7 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "steps_for_tokens": steps_for_tokens,
     "tokens_in_window": tokens_in_window,
     "run_time": run_time,
+    "run_time_for_data": run_time,
     "run_time_left": run_time_left,
     "throughput_needed": solved("time", "tokens_per_second", "tokens/s", "per device"),
     "throughput_per_device": solved("step_rate", "tokens_per_second", "tokens/s", "per device"),
@@ -723,7 +728,7 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "tokens_for_iters": solved("run_tokens", "tokens", "tokens"),
 }
 CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_left", "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"})
+MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_for_data", "run_time_left", "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:
