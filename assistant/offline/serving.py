@@ -42,6 +42,9 @@ class ServingBlocks(CapacityBlocks):
             # the user's devices judged: the yes/no by the estimate within them leads, the columns asked under it (no
             # vendor row on the memory size said, the tables cannot judge them)
             verdict = self.serving_verdict(None, ests) if self.e.devices else None
+            # a memory size the tables have no row for ("32G 的卡要几张"): the estimate on that size is the answer asked
+            # (its count, KV room or sequences, as for any serving question), the tables' cells under it as reference
+            verdict = verdict or (self.serving_lead(tables, ests, None)[0] if self.unlisted_memory(tables) else None)
             head = [self.lead(verdict), "- " + cells] if verdict else [self.lead(cells)]
             return [*head, *rows, *[line for r in ests for line in self.estimate_lines(r)], ""]
         if best and best.max_model_len and asks_table_length(self.s, searched, best.cards):
@@ -88,6 +91,12 @@ class ServingBlocks(CapacityBlocks):
         short = est.max_sequences_at_len < int(cap)
         return self.say("max_num_seqs_short" if short else "max_num_seqs_all", cap=cap, seqs=est.max_sequences_at_len,
                         length=est.max_model_len), short
+
+    def unlisted_memory(self, tables: list[Result[InferenceMinCardsResult]]) -> bool:
+        """Every memory size asked lacks a supported row in the tables (so only the estimate answers for it)."""
+        asked = {int(c.arg("memory_gb")) for c in tables if c.arg("memory_gb")}
+        rows = [r for c in tables if c.value for r in c.value.rows if r.supported]
+        return bool(asked) and not any(r.memory_gb in asked for r in rows)
 
     def memory_cells(self, tables: list[Result[InferenceMinCardsResult]]) -> str | None:
         """The vendor's cell for each memory size asked, when two are asked or the one asked is '–' (the vendor did not
