@@ -22,7 +22,9 @@ BETWEEN = (r"\s*(?:x\s*)?(?:of\s+(?:the\s+)?)?(?:张|个|块)?\s*(?:snt9b23|snt9
 MOST_CARDS = 4096  # a larger number without a unit is a length, not a count
 ZERO = re.compile(r"zero[- _]?([0-3])(?![0-9])|ds_z([0-3])|stage\s*([0-3])(?![0-9])")
 NO_OFFLOAD = re.compile(r"(?:no|without|not?)\s+(?:cpu\s+)?offload|(?:不开|不带|无|没有|不用)\s*offload")
-GA = re.compile(r"(?<![a-z])(?:ga|grad(?:ient)?[ _]?accum\w*(?:[ _]steps)?|梯度累积值?)\s*(?:=|:|：|是|为|of|is)?\s*(\d{1,4})(?![0-9])")
+# ("GA 4", "grad accum drops to 4", "梯度累积降到 4")
+GA = re.compile(r"(?<![a-z])(?:ga|grad(?:ient)?[ _]?accum\w*(?:[ _]steps)?|梯度累积值?)\s*"
+                r"(?:=|:|：|是|为|of|is|(?:drops?|dropped|goes|went|falls?|fell|is\s+set|equals?|gets?)\s+(?:down\s+)?to|降到|降为|变成|等于)?\s*(\d{1,4})(?![0-9])")
 
 Op = Literal["lt", "le", "eq", "ge", "gt"]
 
