@@ -719,7 +719,6 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "steps_for_tokens": steps_for_tokens,
     "tokens_in_window": tokens_in_window,
     "run_time": run_time,
-    "run_time_for_data": run_time,
     "run_time_left": run_time_left,
     "throughput_needed": solved("time", "tokens_per_second", "tokens/s", "per device"),
     "throughput_per_device": solved("step_rate", "tokens_per_second", "tokens/s", "per device"),
@@ -728,7 +727,7 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "tokens_for_iters": solved("run_tokens", "tokens", "tokens"),
 }
 CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_for_data", "run_time_left", "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"})
+MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_left", "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

@@ -39,6 +39,7 @@ class QuantityRow:
     label: dict[str, str]
     note: dict[str, str]
     solves: tuple[str, ...] = ()  # the frame value a formula row solves for: said outright, it is no question
+    term: str = ""  # the estimator term that computes it, when not the row's own name (two readings of one quantity)
 
 
 def read_parts(path: Path = TABLE_FILE) -> tuple[dict[str, re.Pattern], str, str, re.Pattern]:
@@ -74,7 +75,7 @@ def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
         assert words is not None, row["name"]
         out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(map(expand, row["unless"])), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
                                tuple(row.get("any", ())), bool(row.get("model")), tuple(row.get("replaces", ())),
-                               row["label"], row.get("note", {}), tuple(row.get("solves", ()))))
+                               row["label"], row.get("note", {}), tuple(row.get("solves", ())), row.get("term", row["name"])))
     return out
 
 
@@ -188,7 +189,7 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
     """derive_quantity's arguments for ``row`` from the frame (None values are left out by the router)."""
     model = {"model": s.model} if s.model else ({"params_b": s.params_b} if s.params_b and row.model else {})
     method = s.method if s.method in ("lora", "qlora", "freeze") else "full"
-    return {"quantity": row.name, **(model if row.model else {}), "lora_rank": s.lora_rank, "lora_targets": lora_targets(s.question),
+    return {"quantity": row.term, **(model if row.model else {}), "lora_rank": s.lora_rank, "lora_targets": lora_targets(s.question),
             "method": method, "zero_stage": s.zero_stage, "tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"),
             "devices": e.devices, "hardware": e.hardware, "weight_bits": s.weight_bits if s.weight_bits else None,
             "gpu_memory_utilization": s.gpu_util, "global_batch": s.global_batch, "seq_len": s.seq_len,

@@ -19,7 +19,7 @@ from .time_tools import DEFAULT_SPEEDUP
 Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "layers_per_stage",
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
-                   "run_time", "run_time_for_data", "run_time_left", "min_global_batch", "steps_for_tokens", "steps_per_epoch", "total_steps", "total_tokens", "tokens_in_window", "adam_moments", "states_at_bytes", "min_context_parallel",
+                   "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "steps_per_epoch", "total_steps", "total_tokens", "tokens_in_window", "adam_moments", "states_at_bytes", "min_context_parallel",
                    "params_per_layer", "embedding_params", "flops_per_token", "memory_parts", "logits", "activations",
                    "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
@@ -81,7 +81,7 @@ class DerivedResult(BaseModel):
 
 @tool
 def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
-    """Compute one quantity of a model and a layout other than a device count, with the arithmetic shown: trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device, the KV room left per device, tokens per iteration or in a time window, the smallest global batch.
+    """Compute one quantity of a model or a layout, with its arithmetic. Trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device and their sum, the logits and activations of a micro-batch, the KV room left per device, tokens per iteration or in a time window, the run time, the smallest global batch.
 
     Quantities without a model (data_parallel, ranks, tokens_*, min_global_batch, run_time*) need no model."""
     shape, model_id = (resolve_shape(ctx, ModelArgs(model=args.model, params_b=args.params_b)) if args.model or args.params_b
