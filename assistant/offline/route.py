@@ -272,7 +272,9 @@ class Router:
                 args[q.versus.against] = q.this
         if q.table == "vllm" and s.memory_gb in (32, 64):
             args["memory_gb"] = s.memory_gb
-        return self.call("find_table_rows", **args)
+        rows = self.call("find_table_rows", **args)
+        # "…, and does qwen3-30b-a3b?": the model's own question is answered after the rows, as any question on it
+        return rows + (self.each_variant(s) if s.table_then_model else [])
 
     def list_models(self, s: Slots) -> list[Call]:
         """"which models does MindSpeed-LLM support (for LoRA)": the framework's supported rows only;
@@ -851,7 +853,7 @@ SETTING_KEY = re.compile(r"(?<![a-z0-9_])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9_])")
 
 def asks_table_rows(s: Slots) -> bool:
     """A question over a whole vendor table ("which recipe rows use ZeRO-0?", "哪些模型 MindSpeed 要 64 卡以上?"): its rows."""
-    return s.table_query is not None and (not names_model(s) or s.table_query.model is not None)
+    return s.table_query is not None and (not names_model(s) or s.table_query.model is not None or s.table_then_model)
 
 
 def lists_models(s: Slots) -> bool:
