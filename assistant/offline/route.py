@@ -259,7 +259,7 @@ class Router:
         args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family,
                                 "model": q.model, "arch": q.arch,
                                 "params_b": {"op": q.params_b[0], "value": q.params_b[1]} if q.params_b else None}
-        for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table", "extreme"):
+        for name in ("zero_stage", "offload", "grad_accum", "grad_accum_not", "supported", "vllm_table", "extreme"):
             args[name] = getattr(q, name)
         for name in ("cards", "nodes", "per_node", "versus"):
             args[name] = getattr(q, name).model_dump(exclude_none=True) if getattr(q, name) else None

@@ -125,3 +125,14 @@ def test_a_model_mention_never_spans_the_words_between_its_tokens(parse):
     # "llama3.1-8b 全参 bf16": "llama3.1-8b bf16" is a spelling of the model, but not across "全参", which is the method
     s = parse("llama3.1-8b 全参 bf16 要几张卡")
     assert s.model == "llama3.1-8b" and s.method == "full"
+
+
+@pytest.mark.parametrize("q,head,rows", [
+    # seeds/000: every LoRA row has gradient_accumulation_steps 8, so none is other than 8
+    ("配方表里有没有梯度累积不是 8 的 lora 行？", "**结论**：没有。", 0),
+    # full rows with GA 4: llama2/llama3/llama3.1 70B, Qwen2 72B, Qwen1.5 72B (4096 and 8192 each) and Qwen1.5 32B at 8192
+    ("in the recipe table, which full rows use a GA other than 8?", "**Answer:** **11 rows** (6 models)", 11),
+])
+def test_a_negated_accumulation_filters_the_recipe_rows(assistant, q, head, rows):
+    ans = assistant.ask(q)
+    assert lead(ans).startswith(head) and ans.answer.count("| 4 |") == rows
