@@ -64,6 +64,8 @@ class Inputs:
     epochs: float | None = None  # passes over the data set
     parts: tuple[str, ...] = ()  # the memory parts a sum is asked of (MEMORY_PARTS), in the order named
     per_device: bool = False  # the parts asked per device, not for the whole model
+    checkpoints: int | None = None  # checkpoints kept ("keep 5 checkpoints")
+    disk_gb: float | None = None  # the disk they are written to
 
 
 @dataclass(frozen=True)
@@ -391,6 +393,33 @@ def memory_parts(s: Shape, i: Inputs) -> Derived:
                    f"{', '.join(each[p] for p in parts)}){vs}", notes + ["all devices together"], fits=fits)
 
 
+def checkpoint_size(s: Shape, i: Inputs) -> Derived:
+    """One checkpoint as DeepSpeed / the HF Trainer write it: the bf16 weights and, for full fine-tuning, the optimizer
+    states (fp32 master + Adam m and v, 12 B per parameter) that resuming needs; LoRA saves the adapters and their Adam
+    states only. Times the checkpoints kept, set against the disk said."""
+    lora = i.method in ("lora", "qlora")
+    if lora:
+        t, what = trained(s, i)
+        per = t * (4 + C.ADAM_BYTES["bf16"])  # fp32 adapters + Adam m and v
+        one = f"{what} × 12 B (fp32 adapters 4 + Adam m, v 8) = {per / 1e9:.2f} GB"
+    else:
+        w, o = s.params * weight_bytes(i), s.params * (C.MASTER_BYTES["bf16"] + C.ADAM_BYTES["bf16"])
+        per = w + o
+        one = (f"weights {s.params / 1e9:g}B × {weight_bytes(i):g} B = {w / 1e9:.1f} GB + optimizer states × 12 B (fp32 master + "
+               f"Adam m, v) = {o / 1e9:.1f} GB → {per / 1e9:.1f} GB per checkpoint")
+    n = i.checkpoints or 1
+    value = per * n
+    formula = one + (f"; × {n} checkpoints = {value / 1e9:,.1f} GB" if n > 1 else "")
+    fits = None
+    if i.disk_gb:
+        fits = value <= i.disk_gb * 1e9
+        formula += f"; against the {i.disk_gb:,.0f} GB disk: {value / 1e9:,.1f} GB {'≤' if fits else '>'} {i.disk_gb:,.0f} GB"
+    notes = ["a checkpoint without the optimizer states (save_only_model, or the final model) is the weights alone"
+             + ("" if lora else f": {s.params * weight_bytes(i) / 1e9:.1f} GB"),
+             "DeepSpeed's ZeRO shards are the same bytes split into files per rank"]
+    return Derived(value, "bytes", formula, notes, fits=fits)
+
+
 def logits(s: Shape, i: Inputs) -> Derived:
     """The logits and the loss over the full vocabulary for one micro-batch, in layers: the bf16 logits (2 B per token
     per vocabulary entry), the fp32 loss's upcast copy beside them (4 B), and the backward's peak the estimator sizes
@@ -707,6 +736,7 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "gradients_total": gradients_total,
     "adam_moments": adam_moments,
     "memory_parts": memory_parts,
+    "checkpoint_size": checkpoint_size,
     "logits": logits,
     "activations": activations,
     "states_at_bytes": states_at_bytes,

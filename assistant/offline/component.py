@@ -101,6 +101,9 @@ class ComponentBlocks(ServingBlocks):
                 key = "weights_over_budget"  # served: vLLM's share of the memory is what the weights must fit in
             line += self.say(key, have=self.devices(have, unit, r.hardware), cap_all=have * capacity,
                              util=r.gpu_memory_utilization, budget=have * r.budget_gib)
+        if self.s.disk_gb:  # "放 50G 的盘够不够": the weight files against the disk said (GB as the disk is sold)
+            gb = total * 2**30 / 1e9
+            line += self.say("weights_disk_fit" if gb <= self.s.disk_gb else "weights_disk_over", disk=self.s.disk_gb, gb=gb)
         return line
 
     def states_line(self) -> str | None:

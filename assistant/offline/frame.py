@@ -200,6 +200,7 @@ class QuestionFrame(BaseModel):
     gpu_unnamed_note: str = ""
     memory_gb: int | None = None
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
+    disk_gb: int | None = None  # "a 1 TB disk", "50G 的盘": what checkpoints or weight files are checked against
     devices: int | None = None
     device_unit: str | None = None  # "die" when counted in DIE/NPUs ("8个DIE"), "card" for cards ("16张卡")
     nodes: int | None = None

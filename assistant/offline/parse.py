@@ -342,6 +342,7 @@ class Parser:
         s.either = either.read(r)  # "0.9 or 0.95?": a choice asked about, no setting (before the serving words read them)
         spec.read(r, s, "amounts")  # the batch settings (slots.toml)
         num.host_ram(r, s)
+        num.disk(r, s)
         for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count
             setattr(s, name, value)
         s.shape = num.shape(r) or None

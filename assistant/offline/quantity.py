@@ -40,6 +40,8 @@ class QuantityRow:
     note: dict[str, str]
     solves: tuple[str, ...] = ()  # the frame value a formula row solves for: said outright, it is no question
     term: str = ""  # the estimator term that computes it, when not the row's own name (two readings of one quantity)
+    fits: dict[str, str] | None = None  # per language: the yes that leads when the value is set against what the user has
+    over: dict[str, str] | None = None
 
 
 def read_parts(path: Path = TABLE_FILE) -> tuple[dict[str, re.Pattern], str, str, re.Pattern]:
@@ -75,7 +77,8 @@ def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
         assert words is not None, row["name"]
         out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(map(expand, row["unless"])), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
                                tuple(row.get("any", ())), bool(row.get("model")), tuple(row.get("replaces", ())),
-                               row["label"], row.get("note", {}), tuple(row.get("solves", ())), row.get("term", row["name"])))
+                               row["label"], row.get("note", {}), tuple(row.get("solves", ())), row.get("term", row["name"]),
+                               row.get("fits"), row.get("over")))
     return out
 
 
@@ -200,7 +203,17 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
             "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup"),
             "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs,
+            "disk_gb": s.disk_gb, "checkpoints": checkpoints_kept(s.question),
             **(memory_parts_args(s, e) if row.name == "memory_parts" else {})}
+
+
+# "keep 5 checkpoints", "保留 5 个 checkpoint", "5 ckpts": how many are kept on the disk
+CHECKPOINTS_KEPT = re.compile(r"(\d{1,4})\s*(?:个\s*)?(?:checkpoints|ckpts|checkpoint|ckpt|检查点|存档)", re.I)
+
+
+def checkpoints_kept(question: str) -> int | None:
+    m = CHECKPOINTS_KEPT.search(question)
+    return int(m.group(1)) if m and int(m.group(1)) > 1 else None
 
 
 def memory_parts_args(s: QuestionFrame, e: Effective) -> dict[str, Any]:

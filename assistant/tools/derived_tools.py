@@ -20,7 +20,7 @@ Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_hea
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
                    "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "steps_per_epoch", "total_steps", "total_tokens", "tokens_in_window", "adam_moments", "states_at_bytes", "min_context_parallel",
-                   "params_per_layer", "embedding_params", "flops_per_token", "memory_parts", "logits", "activations",
+                   "params_per_layer", "embedding_params", "flops_per_token", "memory_parts", "logits", "activations", "checkpoint_size",
                    "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
@@ -64,6 +64,8 @@ class DeriveQuantityArgs(BaseModel):
     parts: list[Literal["weights", "gradients", "optimizer"]] = Field(default_factory=list, max_length=3,
                                                                       description="memory_parts: the parts summed.")
     per_device: bool = Field(False, description="memory_parts: on one device instead of in all.")
+    checkpoints: int | None = Field(None, ge=1, le=10_000, description="checkpoint_size: checkpoints kept.")
+    disk_gb: float | None = Field(None, gt=0, le=1e7, allow_inf_nan=False, description="checkpoint_size: the disk (GB).")
 
 
 class DerivedResult(BaseModel):
@@ -95,7 +97,8 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
                             seq_len=args.seq_len, tokens_per_second=args.tokens_per_second, hours=args.hours, speedup=args.speedup or DEFAULT_SPEEDUP,
                             iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds,
                             tokens=args.tokens, samples=args.samples, epochs=args.epochs,
-                            parts=tuple(args.parts), per_device=args.per_device)
+                            parts=tuple(args.parts), per_device=args.per_device, checkpoints=args.checkpoints,
+                            disk_gb=args.disk_gb)
     try:
         d = derived.derive(args.quantity, shape, inputs)
     except derived.NotDerivable as e:

@@ -136,3 +136,21 @@ def test_a_model_mention_never_spans_the_words_between_its_tokens(parse):
 def test_a_negated_accumulation_filters_the_recipe_rows(assistant, q, head, rows):
     ans = assistant.ask(q)
     assert lead(ans).startswith(head) and ans.answer.count("| 4 |") == rows
+
+
+def test_checkpoints_against_the_disk_said_lead_with_the_yes_no(assistant):
+    # Qwen2.5-14B (catalog 14.7B) full: bf16 weights 29.4 GB + optimizer states 12 B x 14.7B = 176.4 GB = 205.8 GB each;
+    # 5 kept: 1,029 GB > a 1 TB (1,000 GB) disk
+    ans = assistant.ask("I want to keep 5 checkpoints (with optimizer states) of a qwen2.5-14b full finetune. Is a 1 TB disk enough?")
+    head = lead(ans)
+    assert head.startswith("**Answer:** **No: the disk is not enough.**") and "205.8 GB per checkpoint" in head and "1,029.0 GB" in head
+
+
+@pytest.mark.parametrize("q,text", [
+    # DeepSeek-R1-Distill-Qwen-7B: 7.616B x 2 B = 15.2 GB of weight files on a 50 GB disk
+    ("DeepSeek-R1-Distill-Qwen-7B 的 bf16 权重大概多大？放 50G 的盘够不够", "**够**：50 GB 的盘放得下权重文件（15.2 GB"),
+    # Qwen2.5-72B: 72.7B x 2 B = 145.4 GB > 100 GB
+    ("qwen2.5-72b weights in bf16 - will they fit on a 100GB disk?", "**No**, a 100 GB disk does not hold the weight files (145.4 GB)"),
+])
+def test_weight_files_against_the_disk_said(assistant, q, text):
+    assert text in lead(assistant.ask(q))
