@@ -20,11 +20,11 @@ from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
 from .asked import (
     NamedSetting,
     asks_host_ram,
-    judges_host_ram,
     asks_offload_needed,
     asks_recipe_match,
     implausible,
     judges_grad_accum,
+    judges_host_ram,
     named_setting,
     offload_asked_first,
     stages_offered,
