@@ -154,3 +154,8 @@ def test_checkpoints_against_the_disk_said_lead_with_the_yes_no(assistant):
 ])
 def test_weight_files_against_the_disk_said(assistant, q, text):
     assert text in lead(assistant.ask(q))
+
+
+def test_run_time_with_the_step_time_said_as_one_step(assistant):
+    # 80,000 / 256 x 3 = 937.5 -> 938 steps x 12 s = 11,256 s = 3.1 h
+    assert "3.1 小时（11,256 秒）" in lead(assistant.ask("8 万条数据，GBS 256，跑 3 个 epoch，一步 12 秒，大概要多少小时"))
