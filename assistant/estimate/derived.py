@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from . import constants as C
+from .inference import kv_bytes_per_token
 from .memory import TrainConfig, _activations, _vocab_loss
 from .shape import Shape, _lora_modules
 
@@ -64,6 +65,7 @@ class Inputs:
     epochs: float | None = None  # passes over the data set
     parts: tuple[str, ...] = ()  # the memory parts a sum is asked of (MEMORY_PARTS), in the order named
     per_device: bool = False  # the parts asked per device, not for the whole model
+    concurrency: int | None = None  # sequences served at once (the KV cache's)
     checkpoints: int | None = None  # checkpoints kept ("keep 5 checkpoints")
     disk_gb: float | None = None  # the disk they are written to
 
@@ -348,7 +350,7 @@ def gradients_total(s: Shape, i: Inputs) -> Derived:
 
 
 # -- the parts of the memory named together ("weights + gradients", "optimizer states + gradients per card") ----------
-MEMORY_PARTS = ("weights", "gradients", "optimizer")
+MEMORY_PARTS = ("weights", "gradients", "optimizer", "kv")
 
 
 def part_on_device(part: str, total: float, i: Inputs) -> tuple[float, str]:
@@ -371,13 +373,20 @@ def part_on_device(part: str, total: float, i: Inputs) -> tuple[float, str]:
 def memory_parts(s: Shape, i: Inputs) -> Derived:
     """The sum of the memory parts named together, each worked out: weights at the weight width, bf16 gradients of
     the trained parameters, fp32 master + Adam m and v (Adam's moments only for LoRA); in all, or on one device."""
-    parts = [p for p in MEMORY_PARTS if p in i.parts] or list(MEMORY_PARTS)
+    parts = [p for p in MEMORY_PARTS if p in i.parts] or list(MEMORY_PARTS[:3])
     totals = {"weights": weights_total(s, replace(i, devices=None)).value, "gradients": gradients_total(s, i).value,
               "optimizer": optimizer_total(s, i).value}
     each = {"weights": f"weights {weight_bytes(i):g} B", "gradients": f"gradients {C.GRAD_BYTES['bf16']} B",
             "optimizer": "optimizer " + ("8 B (Adam m, v)" if i.method in ("lora", "qlora") else "12 B (fp32 master + Adam m, v)")}
-    notes = ["bf16 mixed precision with AdamW; DeepSpeed also keeps an fp32 gradient partition (4 B per trained parameter, "
-             "split from ZeRO-1)" if "gradients" in parts else "bf16 mixed precision with AdamW"]
+    if "kv" in parts:  # the KV cache of the sequences served at once, at the length said (bf16)
+        seq, n = int(need(i.seq_len, "seq_len", "The sequence length")), i.concurrency or 1
+        per, _ = kv_bytes_per_token(s, 2.0, seq)
+        totals["kv"] = per * seq * n
+        each["kv"] = f"KV {per / 1024:,.0f} KiB per token × {seq:,} tokens × {n} sequence{'s' if n != 1 else ''}"
+    trains = bool({"gradients", "optimizer"} & set(parts))
+    notes = (["bf16 mixed precision with AdamW; DeepSpeed also keeps an fp32 gradient partition (4 B per trained parameter, "
+              "split from ZeRO-1)" if "gradients" in parts else "bf16 mixed precision with AdamW"] if trains else []) + (
+        ["KV cache in bf16; vLLM's activations and graph buffers come on top"] if "kv" in parts else [])
     if i.method in ("lora", "qlora"):
         notes.append("LoRA: gradients and optimizer states are the adapters' only; the frozen weights have none")
     if i.per_device and i.devices:

@@ -15,7 +15,8 @@ from .frame import Effective, QuestionFrame
 
 TABLE_FILE = Path(__file__).with_name("quantities.toml")
 # an amount asked in the same clause as the quantity's words ("total size of the optimizer states", "梯度一共占多少 GB")
-AMOUNT = re.compile(r"how\s+(?:much|big|large|many)|(?<![a-z])size|what(?:'s|\s+is|\s+are)|多少|多大|几|占|(?<![a-z])in\s+gi?b(?![a-z])", re.I)
+AMOUNT = re.compile(r"how\s+(?:much|big|large|many)|(?<![a-z])size|what(?:'s|\s+is|\s+are)|多少|多大|几|占|(?<![a-z])in\s+gi?b(?![a-z])|"
+                    r"(?<![a-z])total\s+(?:[kmg]i?b|memory|bytes)(?![a-z])", re.I)
 ELLIPTIC_LENGTH = 60  # characters: a follow-up this short names the thing and leaves "how much" to the last turn
 # how such a follow-up opens ("and the Adam states for those?", "那梯度呢"): not a yes/no about the thing ("…, right?")
 ELLIPTIC_START = re.compile(r"\s*(?:and|what\s+about|how\s+about|then|plus|also|那么?|还有|再看|再问)(?![a-z])", re.I)
@@ -203,7 +204,7 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
             "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup"),
             "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs,
-            "disk_gb": s.disk_gb, "checkpoints": checkpoints_kept(s.question),
+            "disk_gb": s.disk_gb, "checkpoints": checkpoints_kept(s.question), "concurrency": s.concurrency,
             **(memory_parts_args(s, e) if row.name == "memory_parts" else {})}
 
 

@@ -159,3 +159,14 @@ def test_weight_files_against_the_disk_said(assistant, q, text):
 def test_run_time_with_the_step_time_said_as_one_step(assistant):
     # 80,000 / 256 x 3 = 937.5 -> 938 steps x 12 s = 11,256 s = 3.1 h
     assert "3.1 小时（11,256 秒）" in lead(assistant.ask("8 万条数据，GBS 256，跑 3 个 epoch，一步 12 秒，大概要多少小时"))
+
+
+@pytest.mark.parametrize("q,texts", [
+    # Qwen2.5-72B: weights 72.7B x 2 B = 145.4 GB; KV 2 x 80 layers x 8 KV heads x 128 x 2 B = 320 KiB/token x 32,768 x 4 = 42.9 GB
+    ("qwen2.5-72b serving at 32k with 4 concurrent requests: weights plus KV, total GB?", ["188.3 GB", "145.4 GB", "42.9 GB"]),
+    # Llama-3.1-8B: 16.1 GB + 128 KiB/token x 131,072 = 17.2 GB -> 33.2 GB
+    ("llama3.1-8b 部署，128k 上下文单请求，权重加 kv cache 一共多少显存", ["33.2 GB", "16.1 GB", "17.2 GB"]),
+])
+def test_weights_and_kv_named_together_lead_with_their_sum(assistant, q, texts):
+    head = lead(assistant.ask(q))
+    assert all(t in head for t in texts) and "AdamW" not in head
