@@ -65,7 +65,7 @@ class DeriveQuantityArgs(BaseModel):
                                                                       description="memory_parts: the parts summed.")
     per_device: bool = Field(False, description="memory_parts: on one device instead of in all.")
     checkpoints: int | None = Field(None, ge=1, le=10_000, description="checkpoint_size: checkpoints kept.")
-    concurrency: int | None = Field(None, ge=1, le=100_000, description="memory_parts: sequences served at once (KV).")
+    kv_sequences: int | None = Field(None, ge=1, le=100_000, description="memory_parts: sequences served at once (KV).")
     disk_gb: float | None = Field(None, gt=0, le=1e7, allow_inf_nan=False, description="checkpoint_size: the disk (GB).")
 
 
@@ -98,7 +98,7 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
                             seq_len=args.seq_len, tokens_per_second=args.tokens_per_second, hours=args.hours, speedup=args.speedup or DEFAULT_SPEEDUP,
                             iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds,
                             tokens=args.tokens, samples=args.samples, epochs=args.epochs,
-                            parts=tuple(args.parts), per_device=args.per_device, checkpoints=args.checkpoints, concurrency=args.concurrency,
+                            parts=tuple(args.parts), per_device=args.per_device, checkpoints=args.checkpoints, concurrency=args.kv_sequences,
                             disk_gb=args.disk_gb)
     try:
         d = derived.derive(args.quantity, shape, inputs)
