@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from . import constants as C
+from .inference import kv_bytes_per_token
+from .memory import TrainConfig, _activations, _vocab_loss
 from .shape import Shape, _lora_modules
 
 GIB = 2**30
@@ -61,6 +63,11 @@ class Inputs:
     tokens: float | None = None  # training tokens to run through ("1B tokens")
     samples: int | None = None  # training samples (sequences) in the data set ("120k samples", "SN")
     epochs: float | None = None  # passes over the data set
+    parts: tuple[str, ...] = ()  # the memory parts a sum is asked of (MEMORY_PARTS), in the order named
+    per_device: bool = False  # the parts asked per device, not for the whole model
+    concurrency: int | None = None  # sequences served at once (the KV cache's)
+    checkpoints: int | None = None  # checkpoints kept ("keep 5 checkpoints")
+    disk_gb: float | None = None  # the disk they are written to
 
 
 @dataclass(frozen=True)
@@ -342,6 +349,119 @@ def gradients_total(s: Shape, i: Inputs) -> Derived:
                     "split over the devices from ZeRO-1); Megatron's main gradients are fp32"])
 
 
+# -- the parts of the memory named together ("weights + gradients", "optimizer states + gradients per card") ----------
+MEMORY_PARTS = ("weights", "gradients", "optimizer", "kv")
+
+
+def part_on_device(part: str, total: float, i: Inputs) -> tuple[float, str]:
+    """One part's bytes on one device and how it is split: the weights over TP × PP (or ZeRO-3's data parallel), the
+    gradients from ZeRO-2, the optimizer states from ZeRO-1 (a stage not said: the stage that splits that part)."""
+    n = int(need(i.devices, "devices", "The device count"))
+    if part == "weights":
+        if i.tp or i.pp:
+            mp = (i.tp or 1) * (i.pp or 1)
+            return total / mp, f"/ (TP × PP {mp})"
+        if i.zero_stage == 3:
+            return total / n, f"/ {n} (ZeRO-3)"
+        return total, "whole on every device" + (f" (ZeRO-{i.zero_stage})" if i.zero_stage is not None else " (ZeRO-0 to 2; ZeRO-3 splits it)")
+    first = {"gradients": 2, "optimizer": 1}[part]
+    if i.zero_stage is not None and i.zero_stage < first:
+        return total, f"whole on every device (ZeRO-{i.zero_stage})"
+    return total / n, f"/ {n}" + (f" (ZeRO-{i.zero_stage})" if i.zero_stage is not None else f" (split from ZeRO-{first})")
+
+
+def memory_parts(s: Shape, i: Inputs) -> Derived:
+    """The sum of the memory parts named together, each worked out: weights at the weight width, bf16 gradients of
+    the trained parameters, fp32 master + Adam m and v (Adam's moments only for LoRA); in all, or on one device."""
+    parts = [p for p in MEMORY_PARTS if p in i.parts] or list(MEMORY_PARTS[:3])
+    totals = {"weights": weights_total(s, replace(i, devices=None)).value, "gradients": gradients_total(s, i).value,
+              "optimizer": optimizer_total(s, i).value}
+    each = {"weights": f"weights {weight_bytes(i):g} B", "gradients": f"gradients {C.GRAD_BYTES['bf16']} B",
+            "optimizer": "optimizer " + ("8 B (Adam m, v)" if i.method in ("lora", "qlora") else "12 B (fp32 master + Adam m, v)")}
+    if "kv" in parts:  # the KV cache of the sequences served at once, at the length said (bf16)
+        seq, n = int(need(i.seq_len, "seq_len", "The sequence length")), i.concurrency or 1
+        per, _ = kv_bytes_per_token(s, 2.0, seq)
+        totals["kv"] = per * seq * n
+        each["kv"] = f"KV {per / 1024:,.0f} KiB per token × {seq:,} tokens × {n} sequence{'s' if n != 1 else ''}"
+    trains = bool({"gradients", "optimizer"} & set(parts))
+    notes = (["bf16 mixed precision with AdamW; DeepSpeed also keeps an fp32 gradient partition (4 B per trained parameter, "
+              "split from ZeRO-1)" if "gradients" in parts else "bf16 mixed precision with AdamW"] if trains else []) + (
+        ["KV cache in bf16; vLLM's activations and graph buffers come on top"] if "kv" in parts else [])
+    if i.method in ("lora", "qlora"):
+        notes.append("LoRA: gradients and optimizer states are the adapters' only; the frozen weights have none")
+    if i.per_device and i.devices:
+        shares = {p: part_on_device(p, totals[p], i) for p in parts}
+        value = sum(v for v, _ in shares.values())
+        formula = " + ".join(f"{p} {totals[p] / 1e9:.1f} GB {how} = {v / 1e9:.2f} GB" for p, (v, how) in shares.items())
+        return Derived(value, "bytes", f"{formula}; sum {value / 1e9:.2f} GB", notes + [
+            "model states only: activations, logits and the framework's own memory come on top"], per=f"per {unit_word(i)}")
+    value = sum(totals[p] for p in parts)
+    formula = " + ".join(f"{p} {totals[p] / 1e9:.1f} GB" for p in parts)
+    vs, fits = against_memory(value, i)
+    return Derived(value, "bytes", f"{formula} = {value / 1e9:.1f} GB ({s.params / 1e9:g}B params: "
+                   f"{', '.join(each[p] for p in parts)}){vs}", notes + ["all devices together"], fits=fits)
+
+
+def checkpoint_size(s: Shape, i: Inputs) -> Derived:
+    """One checkpoint as DeepSpeed / the HF Trainer write it: the bf16 weights and, for full fine-tuning, the optimizer
+    states (fp32 master + Adam m and v, 12 B per parameter) that resuming needs; LoRA saves the adapters and their Adam
+    states only. Times the checkpoints kept, set against the disk said."""
+    lora = i.method in ("lora", "qlora")
+    if lora:
+        t, what = trained(s, i)
+        per = t * (4 + C.ADAM_BYTES["bf16"])  # fp32 adapters + Adam m and v
+        one = f"{what} × 12 B (fp32 adapters 4 + Adam m, v 8) = {per / 1e9:.2f} GB"
+    else:
+        w, o = s.params * weight_bytes(i), s.params * (C.MASTER_BYTES["bf16"] + C.ADAM_BYTES["bf16"])
+        per = w + o
+        one = (f"weights {s.params / 1e9:g}B × {weight_bytes(i):g} B = {w / 1e9:.1f} GB + optimizer states × 12 B (fp32 master + "
+               f"Adam m, v) = {o / 1e9:.1f} GB → {per / 1e9:.1f} GB per checkpoint")
+    n = i.checkpoints or 1
+    value = per * n
+    formula = one + (f"; × {n} checkpoints = {value / 1e9:,.1f} GB" if n > 1 else "")
+    fits = None
+    if i.disk_gb:
+        fits = value <= i.disk_gb * 1e9
+        formula += f"; against the {i.disk_gb:,.0f} GB disk: {value / 1e9:,.1f} GB {'≤' if fits else '>'} {i.disk_gb:,.0f} GB"
+    notes = ["a checkpoint without the optimizer states (save_only_model, or the final model) is the weights alone"
+             + ("" if lora else f": {s.params * weight_bytes(i) / 1e9:.1f} GB"),
+             "DeepSpeed's ZeRO shards are the same bytes split into files per rank"]
+    return Derived(value, "bytes", formula, notes, fits=fits)
+
+
+def logits(s: Shape, i: Inputs) -> Derived:
+    """The logits and the loss over the full vocabulary for one micro-batch, in layers: the bf16 logits (2 B per token
+    per vocabulary entry), the fp32 loss's upcast copy beside them (4 B), and the backward's peak the estimator sizes
+    (constants.LOGITS_BYTES: saved fp32 log-softmax + its gradient + the logits' gradient), which leads."""
+    seq = int(need(i.seq_len, "seq_len", "The sequence length"))
+    mbs = i.micro_batch or 1
+    entries = float(mbs * seq) * s.vocab / (i.tp or 1)
+    per, what = _vocab_loss("fp32", False)
+    value = entries * per
+    bf16, up = entries * C.WEIGHT_BYTES["bf16"], entries * 4
+    tp = f" / TP {i.tp} (vocab-parallel)" if i.tp and i.tp > 1 else ""
+    return Derived(value, "bytes", f"micro batch {mbs} × {seq:,} tokens × vocab {s.vocab:,}{tp} = {entries:,.0f} entries: "
+                   f"bf16 logits × 2 B = {bf16 / 1e9:.1f} GB, fp32 upcast for the loss × 4 B = {up / 1e9:.1f} GB more; "
+                   f"the loss's backward peak × {per} B = {value / 1e9:.1f} GB ({value / GIB:.1f} GiB)",
+                   [f"{what} (the default loss of LLaMA-Factory and MindSpeed-LLM)",
+                    "a fused or chunked cross-entropy (e.g. enable_liger_kernel) never holds the full logits"] + (
+                       [] if i.micro_batch else ["no micro batch said: 1"]))
+
+
+def activations(s: Shape, i: Inputs) -> Derived:
+    """The activations one micro-batch keeps for the backward pass on one device, with full recompute (gradient
+    checkpointing, LLaMA-Factory's default) and without, by the estimator's own terms (memory.py)."""
+    seq = int(need(i.seq_len, "seq_len", "The sequence length"))
+    mbs = i.micro_batch or 1
+    cfg = TrainConfig(method=i.method, seq_len=seq, micro_batch=mbs, tp=i.tp or 1, pp=i.pp or 1, cp=i.cp or 1)
+    on, _ = _activations(s, cfg._replace(recompute=True), 1, 1)
+    off, _ = _activations(s, cfg._replace(recompute=False), 1, 1)
+    value = on.gib * GIB
+    return Derived(value, "bytes", f"{on.how} = {on.gib:.1f} GiB; {off.how} = {off.gib:.1f} GiB", ["bf16 activations with a fused attention kernel (FlashAttention / NPU_Flash_Attn: "
+                                         "no s² scores)", "per micro-batch on one device, one pipeline stage's layers"]
+                   + ([] if i.micro_batch else ["no micro batch said: 1"]), per=f"per {unit_word(i)}")
+
+
 # -- run arithmetic (no model needed) ---------------------------------------------------------------------------
 def global_batch_of(i: Inputs) -> tuple[int, str]:
     """The global batch said, else GBS = MBS × DP × GA (the ModelArts MindSpeed-LLM pages' identity) from its parts."""
@@ -484,15 +604,19 @@ def duration(seconds: float) -> str:
 
 
 def run_time(s: Shape | None, i: Inputs) -> Derived:
-    n = int(need(i.iterations, "iterations", "The run's iterations"))
+    """The run's time from its steps and the time per step; the steps said, or worked out from the data set (samples /
+    GBS × epochs, total_steps) when only that is said."""
+    steps = None if i.iterations or not i.samples else total_steps(s, replace(i, epochs=i.epochs or 1))
+    n = int(steps.value) if steps else int(need(i.iterations, "iterations", "The run's iterations"))
     per = need(i.iteration_seconds, "iteration_seconds", "The time per iteration")
     total = n * per
-    formula = f"{n:,} iterations × {per:g} s = {total:,.0f} s = {duration(total)}"
+    formula = (f"steps {steps.formula}; " if steps else "") + f"{n:,} iterations × {per:g} s = {total:,.0f} s = {duration(total)}"
     if i.iterations_done and i.iterations_done < n:
         left = (n - i.iterations_done) * per
         formula += f"; left after iteration {i.iterations_done:,}: {n - i.iterations_done:,} × {per:g} s = {duration(left)}"
-    return Derived(total, "seconds", formula, ["the logged time per iteration holds for the rest of the run (no evaluation "
-                                               "or checkpoint pauses)"])
+    notes = (steps.assumptions + ([] if i.epochs else ["no epochs said: one epoch"])) if steps else []
+    return Derived(total, "seconds", formula, notes + ["the logged time per iteration holds for the rest of the run (no "
+                                                       "evaluation or checkpoint pauses)"])
 
 
 def run_time_left(s: Shape | None, i: Inputs) -> Derived:
@@ -620,6 +744,10 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "optimizer_per_device": optimizer_per_device,
     "gradients_total": gradients_total,
     "adam_moments": adam_moments,
+    "memory_parts": memory_parts,
+    "checkpoint_size": checkpoint_size,
+    "logits": logits,
+    "activations": activations,
     "states_at_bytes": states_at_bytes,
     "tokens_per_iteration": tokens_per_iteration,
     "min_global_batch": min_global_batch,

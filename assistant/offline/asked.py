@@ -42,13 +42,24 @@ class NamedSetting(NamedTuple):
 
 
 def asks_host_ram(s: QuestionFrame) -> bool:
-    """"How much host RAM per node": the CPU memory that offload needs, not device memory."""
+    """"How much host RAM per node": the CPU memory that offload needs, not device memory; or, with the host RAM
+    stated, whether it is enough (judges_host_ram)."""
     if s.host_ram_gb and not HOST_RAM_QUANTITY.search(s.question):  # "1 TB host RAM per node — feasible?": stated, not asked
-        return False
+        return judges_host_ram(s)
     return bool(HOST_RAM.search(s.question)) and bool(s.model or s.params_b)
 
 
 HOST_RAM_QUANTITY = re.compile(r"how much|how many|多少|多大|几", re.I)
+# "is host memory enough?", "each node has 768GB of RAM, is that enough?", "每台主机内存 1TB 够吗": the host RAM the user
+# states is what the yes/no judges (not the job as a whole: "1 TB host RAM — feasible?")
+RAM_WORD = re.compile(HOST_RAM.pattern + r"|(?<![a-z])ram(?![a-z])|内存(?!不足)", re.I)
+RAM_JUDGED = re.compile(r"(?<![a-z])(?:enough|sufficient|suffice)(?![a-z])|够", re.I)
+
+
+def judges_host_ram(s: QuestionFrame) -> bool:
+    """The host RAM stated is judged: its yes/no leads the answer, the devices' verdict after it."""
+    return bool(s.host_ram_gb) and bool(RAM_WORD.search(s.question)) and bool(RAM_JUDGED.search(s.question)) \
+        and bool(s.model or s.params_b)
 
 
 def named_setting(s: QuestionFrame) -> NamedSetting | None:

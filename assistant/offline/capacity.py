@@ -24,6 +24,7 @@ from .asked import (
     asks_recipe_match,
     implausible,
     judges_grad_accum,
+    judges_host_ram,
     named_setting,
     offload_asked_first,
     stages_offered,
@@ -454,8 +455,9 @@ class CapacityBlocks(Writer):
             else:
                 lines.append(line)  # the second part asked ("and do I even need the offload?"), after the verdict
         if asks_host_ram(self.s) and (line := self.host_ram_first(calls)):
-            # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the verdict
-            lines.insert(0 if setting and setting.offload else len(lines), line)
+            # the host RAM of the offload setting the user chose is the answer; as the fallback ("if not"), it follows the
+            # verdict; the user's own host RAM judged ("is host memory enough?") leads with its yes/no
+            lines.insert(0 if (setting and setting.offload) or judges_host_ram(self.s) else len(lines), line)
         return [self.lead(line) if not line.startswith("- ") else line for line in lines] + [""] if lines else []
 
     def stage_choice(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
@@ -651,7 +653,17 @@ class CapacityBlocks(Writer):
         return out
 
     def host_ram_first(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
-        """'About **460 GiB of host RAM per node** for ZeRO-3 + offload on your 4 nodes (32 cards; estimate)'."""
+        """'About **460 GiB of host RAM per node** for ZeRO-3 + offload on your 4 nodes (32 cards; estimate)'; with the
+        user's host RAM judged, its yes/no before it ('**No: 500 GB of host RAM per node is not enough** — …')."""
+        line = self.host_ram_line(calls)
+        if line is None or not judges_host_ram(self.s) or not (gib := HOST_RAM_GIB.search(line)):
+            return line
+        have = self.s.host_ram_gb or 0
+        need = float(gib.group(1).replace(",", ""))
+        key = "host_ram_enough" if need <= host_ram_usable_gib(have) else "host_ram_not_enough"
+        return self.say(key, have=have, usable=f"{host_ram_usable_gib(have):,.0f}", line=line[0].lower() + line[1:])
+
+    def host_ram_line(self, calls: list[Result[TrainingMemoryResult]]) -> str | None:
         with_ram = [c for c in calls if c.value is not None and c.value.offload]
         # the plan shown on the user's devices offloads: its own host RAM is the answer, for its own setting (not the
         # ZeRO-3 offload estimated beside it for this question; round 17 c7-04.3 said 370 GiB under a ZeRO-2 offload plan)
@@ -758,6 +770,9 @@ def lighter_recipe(named: NamedSetting, row: TrainingRecipeResult | PlanResult) 
         return False
     return (named.offload and not row.offload) or (named.zero_stage > row.zero_stage and named.offload == bool(row.offload))
 
+
+# the host RAM per node a host-RAM line states ("about **460 GiB of host RAM per node**", "每节点约需 **460 GiB 主机内存**")
+HOST_RAM_GIB = re.compile(r"\*\*([\d,.]+) GiB")
 
 def host_ram_usable_gib(have_gb: int) -> float:
     """The host RAM an offload plan may fill: about nine tenths of what the user has (the OS, data loaders and pinned

@@ -91,13 +91,19 @@ class ComponentBlocks(ServingBlocks):
         capacity = r.budget_gib / r.gpu_memory_utilization  # what one device reports (the budget is a share of it)
         n = devices_to_hold(total, capacity)
         unit = self.unit_of(r.hardware)
-        line = self.say("weights_first", gib=total, precision=self.precision(r), params=f"{r.shape.params_b:g}",
+        line = self.say("weights_first", gib=total, gb=total * 2**30 / 1e9, precision=self.precision(r), params=f"{r.shape.params_b:g}",
                         bytes=f"{total * 2**30 / (r.shape.params_b * 1e9):.2g}", n=self.devices(n, unit, r.hardware),
                         cap=capacity, part=self.hw_name(r.hardware))
         have = self.e.devices
         if have:  # the user's own devices (or "one 64G card"): held or not, by the weights alone
-            line += self.say("weights_fit_yours" if n <= have else "weights_over_yours",
-                             have=self.devices(have, unit, r.hardware), cap_all=have * capacity)
+            key = "weights_fit_yours" if n <= have else "weights_over_yours"
+            if key == "weights_fit_yours" and "inference" in self.s.intents and total > have * r.budget_gib:
+                key = "weights_over_budget"  # served: vLLM's share of the memory is what the weights must fit in
+            line += self.say(key, have=self.devices(have, unit, r.hardware), cap_all=have * capacity,
+                             util=r.gpu_memory_utilization, budget=have * r.budget_gib)
+        if self.s.disk_gb:  # "放 50G 的盘够不够": the weight files against the disk said (GB as the disk is sold)
+            gb = total * 2**30 / 1e9
+            line += self.say("weights_disk_fit" if gb <= self.s.disk_gb else "weights_disk_over", disk=self.s.disk_gb, gb=gb)
         return line
 
     def states_line(self) -> str | None:

@@ -256,7 +256,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # "which ZeRO stage and how long?": the plan asked first leads, the time follows it
         time_after = self.s.model is not None and sizing_asked_before_time(self.s.question)
         blocks: list[Callable[[], list[str]]] = [
-            partial(self.rendered, "resolve_model"), partial(self.rendered, "find_table_rows"), self.own_context,
+            partial(self.rendered, "resolve_model"), self.table_rows_first, self.own_context,
             partial(self.rendered, "list_models"), self.hardware_why,
             self.either_first,  # "so 0.9, not 0.95?": the value asked about, before any block that leads
             self.shared_card_first,  # "could both share one card?": the two models' sum against the card
@@ -641,6 +641,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         return self.say("shape_name_custom_model", size=size, given=given, counted=counted)
 
     # -- blocks over one tool each: one renderer per result type (RENDERERS) ---------------------
+    def table_rows_first(self) -> list[str]:
+        """The rows of a whole table's filter; with a model's own question after it ("…, and does X?"), that answer
+        follows as a block of its own."""
+        lines = self.rendered("find_table_rows")
+        return lines + [""] if lines and self.s.table_then_model else lines
+
     def rendered(self, tool: str) -> list[str]:
         """Every result of ``tool`` through its renderer: the failed lookups of resolve_model, the successful
         lists, every call of the others (a failed one says why)."""

@@ -113,6 +113,9 @@ class QuestionFrame(BaseModel):
     memory_sizes: list[int] = Field(default_factory=list)  # "32G 的卡要几张？64G 的呢": each memory size is answered
     # "which models in the min-card table need more than 64 cards?": the filter over a whole vendor table (no model named)
     table_query: TableQuery | None = None
+    # "which qwen3 models run on 1 card at 32k, and does qwen3-30b-a3b?": a filter over a table asked before a model's own
+    # question; both are answered, the rows first
+    table_then_model: bool = False
     params_bound: tuple[str, int] | None = None  # "models under 10B": (op, billions) a list of models is filtered by
     model_arch: str | None = None  # "dense" or "moe": a list of models ("which dense qwen3 models") asks for only those
     length_before: int | None = None  # the length the thread stated before this turn asked for the longest one
@@ -197,6 +200,7 @@ class QuestionFrame(BaseModel):
     gpu_unnamed_note: str = ""
     memory_gb: int | None = None
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
+    disk_gb: int | None = None  # "a 1 TB disk", "50G 的盘": what checkpoints or weight files are checked against
     devices: int | None = None
     device_unit: str | None = None  # "die" when counted in DIE/NPUs ("8个DIE"), "card" for cards ("16张卡")
     nodes: int | None = None

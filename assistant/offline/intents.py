@@ -9,6 +9,7 @@ import re
 from . import serving_words
 from .asked import ASKS_VERDICT
 from .frame import QuestionFrame as Slots
+from .quantity import PARTS_JOINED
 from .vocab import ASKS_COUNT, CONFIG_FORMATS, INTENTS, MEMORY_ASKED
 
 # A question whether a setting would run out of memory, against a report that it did.
@@ -70,8 +71,9 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.discard("config")  # a pasted config judged: the verdict on its job, not the file written back
     if "memory" in s.intents and WEIGHTS_IN_NAME.search(s.model_text or "") and not s.intents & {"states_memory", "kv"}:
         s.intents.add("weights_memory")  # "qwen2.5-32b 权重 bf16 多大": the model's span took the weights word with it
-    if "states_memory" in s.intents:
-        s.intents.discard("weights_memory")  # "weights + grads + Adam" names the weights as one of the states
+    if "states_memory" in s.intents or PARTS_JOINED.search(work):
+        # "weights + grads + Adam", "bf16 权重和梯度一共多大" name the weights as one of the states, not alone
+        s.intents.discard("weights_memory")
     if s.intents & {"weights_memory", "states_memory"}:
         s.intents.add("memory")  # "model states only" / "权重本身多大": an amount of memory, whatever words it uses
         if "weights_memory" in s.intents and not (s.method or s.stage or "train" in s.intents):

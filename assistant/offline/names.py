@@ -25,6 +25,9 @@ SHAPE_FIELDS = ("arch", "layers", "hidden", "ffn", "heads", "kv_heads", "head_di
 MAX_TOKENS = 4000  # model-mention scan bound: a 20 kB paste is still answered in milliseconds
 
 
+# what may stand between two tokens of one model name: separators, not words ("qwen2.5 7b", "Qwen/Qwen2.5-7B")
+GAP_WORDS = re.compile(r"[^\s\-_/.]")
+
 class ModelNames:
     """Model mentions read against one catalog (the resolver's model spellings and the models' families)."""
 
@@ -73,6 +76,8 @@ class ModelNames:
             if not re.search(r"[a-z\u4e00-\u9fff]", toks[i][2]):
                 continue
             for j in range(i + 1, min(len(toks), i + 5) + 1):
+                if j - 1 > i and GAP_WORDS.search(text[toks[j - 2][1]:toks[j - 1][0]]):
+                    break  # words between the tokens ("llama3.1-8b 全参 bf16"): the mention ends before them
                 key = squash(" ".join(t[2] for t in toks[i:j]))
                 if key in self.keys:
                     found.append((toks[j - 1][1] - toks[i][0], self.keys[key], (toks[i][0], toks[j - 1][1])))

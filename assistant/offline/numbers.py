@@ -417,6 +417,21 @@ HOST_RAM = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:of\s+)?(?:
                       r"(?:\bram|(?<!显)内存)\s*(?:per node|每节点|每台)?\s*(?:of|=|:|：|is|为|是|有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])")
 
 
+DISK = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:的)?\s*(?:of\s+)?(?:local\s+|free\s+)?(?:disks?|ssds?|nvme|storage|磁盘|硬盘|(?<!显)盘|存储)|"
+                  r"(?:disks?|ssds?|storage|磁盘|硬盘|存储)\s*(?:空间)?\s*(?:of|=|:|：|is|为|是|有|只有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])")
+
+
+def disk(r: Reading, s: Slots) -> None:
+    """The disk the user has ("a 1 TB disk", "放 50G 的盘", "磁盘 500GB"): checkpoints or weight files are checked against
+    it; claimed, so it is no device memory."""
+    m = r.search(DISK)
+    if not m:
+        return
+    value, unit = int(next(g for g in m.groups() if g)), m.group(0).lower()
+    s.disk_gb = value * (1000 if re.search(r"\d\s*t", unit) else 1)
+    r.claim_match(m, "disk_gb", s.disk_gb)
+
+
 def host_ram(r: Reading, s: Slots) -> None:
     """Host RAM the user has ("256GB host RAM", "主机内存 512G"): offload is checked against it; claimed, so it is
     no device memory and no length."""

@@ -34,6 +34,7 @@ from .names import ModelNames
 from .setting import PART_MEMORY_AFTER, Setting
 from .spans import Reading
 from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this module's interface)
+    ASKS_COUNT,
     CLAIM,
     DIFFERENCE_ASKED,
     DOMAIN,
@@ -274,6 +275,9 @@ def qlora_bits(low: str, s: Slots) -> None:
 TABLE_CELL_COUNT = re.compile(r"\d+\s*[*×x]\s*ascend", re.I)
 
 
+# where a second question starts before a model named in it ("…, and does X?", "…？那 X 呢", "; what about X")
+SECOND_ASK = re.compile(r"(?:[,;?？，；。]\s*|\s)(?:and|but|also|plus|what\s+about|how\s+about|以及|另外|还有|那|而)(?![a-z])[^,;?？，；。]{0,30}$|[?？]\s*[^?？]{0,30}$")
+
 class Parser:
     """Parses questions against one catalog: each extractor reads one kind of thing and claims its span."""
 
@@ -338,6 +342,7 @@ class Parser:
         s.either = either.read(r)  # "0.9 or 0.95?": a choice asked about, no setting (before the serving words read them)
         spec.read(r, s, "amounts")  # the batch settings (slots.toml)
         num.host_ram(r, s)
+        num.disk(r, s)
         for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count
             if name == "kv_dtypes_each":
                 if value:  # "fp8 kv cache vs bf16 kv cache": each KV precision sized and compared
@@ -410,6 +415,14 @@ class Parser:
             s.model_arch = next((arch for arch, rx in MODEL_ARCH if rx.search(low)), None)  # "which dense qwen3 models"
             s.spans = r.spans  # the claimed words (a size bound) the table filter does not read again
             s.table_query = self.table_query(r.text, s)
+        elif s.model and not s.models and (first := self.table_before_model(r.text, r.spans, s)) is not None:
+            s.table_query, s.table_then_model = first, True  # a whole table's filter asked first, the model's question after it
+            cut = next(sp.start for sp in r.spans if sp.slot == "model")
+            if (first.cards or first.nodes) and ASKS_COUNT.search(r.text[max(0, cut - 40):]):
+                # "…on one card, and how many cards does X need?": the filter's count is no count of the user's for X
+                s.devices = s.nodes = None
+            if not s.intents & {"cards", "inference", "memory", "zero", "ga", "kv", "capacity", "time"}:
+                s.intents.add("cards")  # "…有哪些模型？X 呢？": the filter's own ask (its rows' counts) asked of X
         elif s.model and not s.models and s.task() != "serving":  # "deepseek-v3 最多需要多少张卡": the model's largest row
             s.table_query = table_query.most_of_model(r.text, s.model)
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
@@ -450,6 +463,20 @@ class Parser:
                                                                 or self.asks_elsewhere(text, s)):
             s.problems = [OUT_OF_SCOPE[s.lang]]  # a poem, the weather, an instruction with nothing else asked: what this does
         return s
+
+    def table_before_model(self, text: str, spans: list, s: Slots) -> table_query.TableQuery | None:
+        """"Which qwen3 models run on 1 card at 32k, and does qwen3-30b-a3b?": the clause before the model's own names a
+        table's rows ("which … models", a table named or a filter) and ends where a second question starts ("and", "？");
+        the model's question follows it. None when the model is named in the filter's own clause."""
+        at = next((sp.start for sp in spans if sp.slot == "model"), None)
+        if at is None or not (m := SECOND_ASK.search(text[:at])) or not table_query.VOCAB.asks.search(text[:m.start()]):
+            return None
+        head = text[:m.start()]
+        # "which qwen3 models …": a family named in the filter's clause (a catalog id's stem, not a whole id)
+        family = next((w for w in re.findall(r"(?<![a-z0-9._/-])[a-z][a-z0-9._-]*", head)
+                       if w not in self.catalog and any(in_family(mid, w) for mid in self.catalog)), None)
+        q = self.table_query(head, s.model_copy(update={"model": None, "spans": [], "family": family}))
+        return q if q is not None and q.model is None else None
 
     def table_query(self, text: str, s: Slots) -> table_query.TableQuery | None:
         """The filter over a whole vendor table the question asks for; "which qwen3 rows …" narrows it to a family

@@ -15,7 +15,8 @@ from .frame import Effective, QuestionFrame
 
 TABLE_FILE = Path(__file__).with_name("quantities.toml")
 # an amount asked in the same clause as the quantity's words ("total size of the optimizer states", "梯度一共占多少 GB")
-AMOUNT = re.compile(r"how\s+(?:much|big|large|many)|(?<![a-z])size|what(?:'s|\s+is|\s+are)|多少|多大|几|占|(?<![a-z])in\s+gi?b(?![a-z])", re.I)
+AMOUNT = re.compile(r"how\s+(?:much|big|large|many)|(?<![a-z])size|what(?:'s|\s+is|\s+are)|多少|多大|几|占|(?<![a-z])in\s+gi?b(?![a-z])|"
+                    r"(?<![a-z])total\s+(?:[kmg]i?b|memory|bytes)(?![a-z])", re.I)
 ELLIPTIC_LENGTH = 60  # characters: a follow-up this short names the thing and leaves "how much" to the last turn
 # how such a follow-up opens ("and the Adam states for those?", "那梯度呢"): not a yes/no about the thing ("…, right?")
 ELLIPTIC_START = re.compile(r"\s*(?:and|what\s+about|how\s+about|then|plus|also|那么?|还有|再看|再问)(?![a-z])", re.I)
@@ -39,23 +40,46 @@ class QuantityRow:
     label: dict[str, str]
     note: dict[str, str]
     solves: tuple[str, ...] = ()  # the frame value a formula row solves for: said outright, it is no question
+    term: str = ""  # the estimator term that computes it, when not the row's own name (two readings of one quantity)
+    fits: dict[str, str] | None = None  # per language: the yes that leads when the value is set against what the user has
+    over: dict[str, str] | None = None
+
+
+def read_parts(path: Path = TABLE_FILE) -> tuple[dict[str, re.Pattern], str, str, re.Pattern]:
+    """The memory parts' words (one pattern per part), the pattern of any one part, what joins two, and the words of
+    a part asked on one device (quantities.toml [parts])."""
+    with path.open("rb") as f:
+        table = tomllib.load(f)["parts"]
+    names = [k for k, v in table.items() if isinstance(v, list) and k != "per_device"]
+    each = {k: re.compile("|".join(table[k]), re.I) for k in names}
+    one = "(?:" + "|".join(f"(?:{p})" for k in names for p in table[k]) + ")"
+    return each, one, table["join"], re.compile("|".join(table["per_device"]), re.I)
+
+
+PART_WORDS, ANY_PART, PART_JOIN, PER_DEVICE = read_parts()
+# two memory parts named together ("bf16 权重和梯度", "weights + gradients"): the weights are one part of a sum asked
+PARTS_JOINED = re.compile(ANY_PART + PART_JOIN + ANY_PART, re.I)
 
 
 def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
     with path.open("rb") as f:
         rows = tomllib.load(f)["quantity"]
 
+    def expand(p: str) -> str:  # {part}: any one memory part; {join}: what joins two
+        return p.replace("{part}", ANY_PART).replace("{join}", PART_JOIN)
+
     def joined(d: dict[str, list[str]] | None) -> re.Pattern | None:
-        pats = [p for lang in ("en", "zh") for p in (d or {}).get(lang, [])]
+        pats = [expand(p) for lang in ("en", "zh") for p in (d or {}).get(lang, [])]
         return re.compile("|".join(pats), re.I) if pats else None
 
     out = []
     for row in rows:
         words = joined(row["words"])
         assert words is not None, row["name"]
-        out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(row["unless"]), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
+        out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(map(expand, row["unless"])), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
                                tuple(row.get("any", ())), bool(row.get("model")), tuple(row.get("replaces", ())),
-                               row["label"], row.get("note", {}), tuple(row.get("solves", ()))))
+                               row["label"], row.get("note", {}), tuple(row.get("solves", ())), row.get("term", row["name"]),
+                               row.get("fits"), row.get("over")))
     return out
 
 
@@ -169,7 +193,7 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
     """derive_quantity's arguments for ``row`` from the frame (None values are left out by the router)."""
     model = {"model": s.model} if s.model else ({"params_b": s.params_b} if s.params_b and row.model else {})
     method = s.method if s.method in ("lora", "qlora", "freeze") else "full"
-    return {"quantity": row.name, **(model if row.model else {}), "lora_rank": s.lora_rank, "lora_targets": lora_targets(s.question),
+    return {"quantity": row.term, **(model if row.model else {}), "lora_rank": s.lora_rank, "lora_targets": lora_targets(s.question),
             "method": method, "zero_stage": s.zero_stage, "tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"),
             "devices": e.devices, "hardware": e.hardware, "weight_bits": s.weight_bits if s.weight_bits else None,
             "gpu_memory_utilization": s.gpu_util, "global_batch": s.global_batch, "seq_len": s.seq_len,
@@ -179,7 +203,25 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "iterations": spec.value_of(s, "train_iters"), "iterations_done": spec.value_of(s, "iteration_now"),
             "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
             "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup"),
-            "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs}
+            "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs,
+            "disk_gb": s.disk_gb, "checkpoints": checkpoints_kept(s.question), "kv_sequences": s.concurrency,
+            **(memory_parts_args(s, e) if row.name == "memory_parts" else {})}
+
+
+# "keep 5 checkpoints", "保留 5 个 checkpoint", "5 ckpts": how many are kept on the disk
+CHECKPOINTS_KEPT = re.compile(r"(\d{1,4})\s*(?:个\s*)?(?:checkpoints|ckpts|checkpoint|ckpt|检查点|存档)", re.I)
+
+
+def checkpoints_kept(question: str) -> int | None:
+    m = CHECKPOINTS_KEPT.search(question)
+    return int(m.group(1)) if m and int(m.group(1)) > 1 else None
+
+
+def memory_parts_args(s: QuestionFrame, e: Effective) -> dict[str, Any]:
+    """The memory parts the question names together, in the catalog's order, and whether it asks them on one device
+    (per-device words and a device count known)."""
+    parts = [name for name, rx in PART_WORDS.items() if rx.search(s.question)]
+    return {"parts": parts, "per_device": bool(PER_DEVICE.search(s.question) and e.devices)}
 
 
 def iteration_seconds(s: QuestionFrame) -> float | None:

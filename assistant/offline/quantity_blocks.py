@@ -91,6 +91,8 @@ class QuantityBlocks(Writer):
         line = f"{head} = `{d.formula}`" + (f"（{tail}）" if self.zh and tail else f" ({tail})" if tail else "")
         self.cite(self.L(d.source, assumption_zh(d.source, TOOL_NOTE_ZH)))
         line += "。" if self.zh else "."
-        if d.fits is not None:  # "do 2 nodes hold it?", "够不够": the verdict on the memory said, right after its arithmetic
+        if d.fits is not None and (row.fits if d.fits else row.over):  # "is a 1 TB disk enough?": the row's own yes/no leads
+            line = (row.fits if d.fits else row.over)[self.lang] + " " + line  # type: ignore[index]
+        elif d.fits is not None:  # "do 2 nodes hold it?", "够不够": the verdict on the memory said, right after its arithmetic
             line += self.say("quantity_fits" if d.fits else "quantity_over")
         return line

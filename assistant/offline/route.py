@@ -259,7 +259,7 @@ class Router:
         args: dict[str, Any] = {"table": q.table, "seq_len": s.seq_len, "whole_model": q.whole_model or None, "family": q.family,
                                 "model": q.model, "arch": q.arch,
                                 "params_b": {"op": q.params_b[0], "value": q.params_b[1]} if q.params_b else None}
-        for name in ("zero_stage", "offload", "grad_accum", "supported", "vllm_table", "extreme"):
+        for name in ("zero_stage", "offload", "grad_accum", "grad_accum_not", "supported", "vllm_table", "extreme"):
             args[name] = getattr(q, name)
         for name in ("cards", "nodes", "per_node", "versus"):
             args[name] = getattr(q, name).model_dump(exclude_none=True) if getattr(q, name) else None
@@ -272,7 +272,9 @@ class Router:
                 args[q.versus.against] = q.this
         if q.table == "vllm" and s.memory_gb in (32, 64):
             args["memory_gb"] = s.memory_gb
-        return self.call("find_table_rows", **args)
+        rows = self.call("find_table_rows", **args)
+        # "…, and does qwen3-30b-a3b?": the model's own question is answered after the rows, as any question on it
+        return rows + (self.each_variant(s) if s.table_then_model else [])
 
     def list_models(self, s: Slots) -> list[Call]:
         """"which models does MindSpeed-LLM support (for LoRA)": the framework's supported rows only;
@@ -870,7 +872,7 @@ SETTING_KEY = re.compile(r"(?<![a-z0-9_])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9_])")
 
 def asks_table_rows(s: Slots) -> bool:
     """A question over a whole vendor table ("which recipe rows use ZeRO-0?", "哪些模型 MindSpeed 要 64 卡以上?"): its rows."""
-    return s.table_query is not None and (not names_model(s) or s.table_query.model is not None)
+    return s.table_query is not None and (not names_model(s) or s.table_query.model is not None or s.table_then_model)
 
 
 def lists_models(s: Slots) -> bool:

@@ -22,7 +22,13 @@ BETWEEN = (r"\s*(?:x\s*)?(?:of\s+(?:the\s+)?)?(?:张|个|块)?\s*(?:snt9b23|snt9
 MOST_CARDS = 4096  # a larger number without a unit is a length, not a count
 ZERO = re.compile(r"zero[- _]?([0-3])(?![0-9])|ds_z([0-3])|stage\s*([0-3])(?![0-9])")
 NO_OFFLOAD = re.compile(r"(?:no|without|not?)\s+(?:cpu\s+)?offload|(?:不开|不带|无|没有|不用)\s*offload")
-GA = re.compile(r"(?<![a-z])(?:ga|grad(?:ient)?[ _]?accum\w*(?:[ _]steps)?|梯度累积值?)\s*(?:=|:|：|是|为|of|is)?\s*(\d{1,4})(?![0-9])")
+# ("GA 4", "grad accum drops to 4", "梯度累积降到 4")
+GA = re.compile(r"(?<![a-z])(?:ga|grad(?:ient)?[ _]?accum\w*(?:[ _]steps)?|梯度累积值?)\s*"
+                r"(?:=|:|：|是|为|of|is|(?:drops?|dropped|goes|went|falls?|fell|is\s+set|equals?|gets?)\s+(?:down\s+)?to|降到|降为|变成|等于)?\s*(\d{1,4})(?![0-9])")
+
+# ("梯度累积不是 8", "GA other than 8", "grad accum not equal to 8"): the rows of any other accumulation
+GA_NOT = re.compile(r"(?<![a-z])(?:ga|grad(?:ient)?[ _]?accum\w*(?:[ _]steps)?|梯度累积值?)\s*(?:is\s+)?"
+                    r"(?:不是|不等于|不为|不为|!=|≠|other\s+than|not(?:\s+equal\s+to)?|isn'?t|besides|except)\s*(\d{1,4})(?![0-9])")
 
 Op = Literal["lt", "le", "eq", "ge", "gt"]
 
@@ -52,6 +58,7 @@ class TableQuery(BaseModel):
     zero_stage: int | None = None
     offload: bool | None = None
     grad_accum: int | None = None
+    grad_accum_not: int | None = None  # "GA 不是 8": the rows of any other accumulation
     supported: bool | None = None
     whole_model: bool = False
     vllm_table: str | None = None
@@ -272,7 +279,8 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     zero = next((int(next(g for g in m.groups() if g)) for m in ZERO.finditer(text)), None)
     offload = False if NO_OFFLOAD.search(text) else True if "offload" in text else None
     ga = next((int(m.group(1)) for m in GA.finditer(text)), None)
-    blanked = GA.sub(" ", ZERO.sub(" ", text))  # a stage's or GA's digits are no count
+    ga_not = next((int(m.group(1)) for m in GA_NOT.finditer(text)), None)
+    blanked = GA_NOT.sub(" ", GA.sub(" ", ZERO.sub(" ", text)))  # a stage's or GA's digits are no count
     spec_nodes, per_node, spec_cards, blanked = recipe_spec(blanked, named[0] if named else None, v)
     memory = v.memory_cards.search(blanked)  # "2 x 32GB cards": the count of serving cards
     if memory:
@@ -283,16 +291,16 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     nodes = spec_nodes or nodes
     unsupported = bool(v.unsupported.search(text))
     extreme = next((k for k, rx in v.extreme.items() if rx.search(blanked)), None) if v.extreme_of.search(blanked) else None
-    if not (named or cards or nodes or zero is not None or offload is not None or ga or unsupported or pair or extreme):
+    if not (named or cards or nodes or zero is not None or offload is not None or ga or ga_not or unsupported or pair or extreme):
         return None  # "which models does MindSpeed support?": the model list answers it
-    recipe_words = zero is not None or offload is not None or ga or per_node
+    recipe_words = zero is not None or offload is not None or ga or ga_not or per_node
     table = (named[0] if named else "vllm" if memory else "recipes" if recipe_words else "vllm" if inference else "min_cards")
     if table != "min_cards":
         pair = this = None  # the pairs are the minimum-card table's (two frameworks, two parts)
     if table != "recipes":
         per_node = None
     if table != "recipes":
-        zero = offload = ga = None  # the recipe table's columns only
+        zero = offload = ga = ga_not = None  # the recipe table's columns only
     supported = False if unsupported and table != "recipes" else True if table != "recipes" and v.supported.search(text) else None
     whole = supported is False and bool(v.models.search(text)) and not v.rows.search(text)
     framework = None
@@ -302,5 +310,5 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     default = None if memory and "32" in memory.group(0) else "vllm-newest"
     vllm_table = next((k for k, rx in v.vllm_tables.items() if rx.search(text)), default) if table == "vllm" else None
     return TableQuery(table=table, table_named=bool(named), cards=cards, nodes=nodes, zero_stage=zero, offload=offload,
-                      grad_accum=ga, supported=supported, whole_model=whole, vllm_table=vllm_table, per_node=per_node,
+                      grad_accum=ga, grad_accum_not=ga_not, supported=supported, whole_model=whole, vllm_table=vllm_table, per_node=per_node,
                       versus=pair, this=this, yes_no=bool(v.yes_no.search(text)), extreme=extreme, framework=framework)

@@ -132,6 +132,8 @@ class TableRowsBlocks(Writer):
             out.append(self.offload_text(a["offload"]))
         if a.get("grad_accum"):
             out.append(self.say("table_rows_ga", n=a["grad_accum"]))
+        if a.get("grad_accum_not"):
+            out.append(self.say("table_rows_ga_not", n=a["grad_accum_not"]))
         for name in ("cards", "nodes", "per_node"):
             if cmp := a.get(name):
                 out.append(self.say(f"table_rows_{name}", op=OP_WORDS[self.lang][cmp["op"]], n=cmp["value"]))

@@ -260,7 +260,8 @@ PARAMS_BOUND = (("lt", re.compile(r"(?<![a-z])(?:under|below|less\s+than|smaller
                 ("gt", re.compile(r"(?<![a-z])(?:over|above|more\s+than|larger\s+than|bigger\s+than)\s+(\d{1,4})\s*b(?![a-z0-9])|"
                                   r"(?:大于|超过|多于)\s*(\d{1,4})\s*b(?![a-z0-9])|(?<![0-9.])(\d{1,4})\s*b\s*以上")),
                 ("ge", re.compile(r"(?<![a-z])at\s+least\s+(\d{1,4})\s*b(?![a-z0-9])|(?:不少于|不小于|至少)\s*(\d{1,4})\s*b(?![a-z0-9])")))
-LIST_OF_MODELS = re.compile(r"(?<![a-z])models(?![a-z])|模型")
+# ("any model under 70B", "which model below 10B": one model asked of a list is a filter over it too)
+LIST_OF_MODELS = re.compile(r"(?<![a-z])models(?![a-z])|模型|(?<![a-z])(?:any|which|what|every)\s+(?:[\w.-]+\s+){0,2}?model(?![a-z])")
 # "does the card count double?", "会不会翻倍", "显存减半吗": a change asked as a factor (the answer leads with yes or no)
 DOUBLES = re.compile(r"(?<![a-z])(?:doubles?|doubled|doubling|halve[sd]?|halving|twice\s+as|2x|cut\s+in\s+half)(?![a-z])|"
                      r"翻倍|翻番|翻\s*一倍|翻不翻|加倍|多一倍|大一倍|减半|减少一半|少一半|一半|两倍|2\s*倍")

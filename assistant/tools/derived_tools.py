@@ -20,7 +20,7 @@ Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_hea
                    "data_parallel", "ranks", "params_per_rank", "weights_total", "weights_per_device", "kv_room_per_device",
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
                    "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "steps_per_epoch", "total_steps", "total_tokens", "tokens_in_window", "adam_moments", "states_at_bytes", "min_context_parallel",
-                   "params_per_layer", "embedding_params", "flops_per_token",
+                   "params_per_layer", "embedding_params", "flops_per_token", "memory_parts", "logits", "activations", "checkpoint_size",
                    "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
@@ -61,6 +61,12 @@ class DeriveQuantityArgs(BaseModel):
     tokens: float | None = Field(None, gt=0, le=1e15, allow_inf_nan=False, description="Training tokens (steps_for_tokens).")
     samples: int | None = Field(None, ge=1, le=10**12, description="Training samples in the data set.")
     epochs: float | None = Field(None, gt=0, le=10**4, allow_inf_nan=False, description="Epochs.")
+    parts: list[Literal["weights", "gradients", "optimizer", "kv"]] = Field(default_factory=list, max_length=4,
+                                                                      description="memory_parts: the parts summed.")
+    per_device: bool = Field(False, description="memory_parts: on one device instead of in all.")
+    checkpoints: int | None = Field(None, ge=1, le=10_000, description="checkpoint_size: checkpoints kept.")
+    kv_sequences: int | None = Field(None, ge=1, le=100_000, description="memory_parts: sequences served at once (KV).")
+    disk_gb: float | None = Field(None, gt=0, le=1e7, allow_inf_nan=False, description="checkpoint_size: the disk (GB).")
 
 
 class DerivedResult(BaseModel):
@@ -78,7 +84,7 @@ class DerivedResult(BaseModel):
 
 @tool
 def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
-    """Compute one quantity of a model and a layout other than a device count, with the arithmetic shown: trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device, the KV room left per device, tokens per iteration or in a time window, the smallest global batch.
+    """Compute one quantity of a model or a layout, with its arithmetic. Trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device and their sum, the logits and activations of a micro-batch, the KV room left per device, tokens per iteration or in a time window, the run time, the smallest global batch.
 
     Quantities without a model (data_parallel, ranks, tokens_*, min_global_batch, run_time*) need no model."""
     shape, model_id = (resolve_shape(ctx, ModelArgs(model=args.model, params_b=args.params_b)) if args.model or args.params_b
@@ -91,7 +97,9 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
                             global_batch=args.global_batch, micro_batch=args.micro_batch, grad_accum=args.grad_accum,
                             seq_len=args.seq_len, tokens_per_second=args.tokens_per_second, hours=args.hours, speedup=args.speedup or DEFAULT_SPEEDUP,
                             iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds,
-                            tokens=args.tokens, samples=args.samples, epochs=args.epochs)
+                            tokens=args.tokens, samples=args.samples, epochs=args.epochs,
+                            parts=tuple(args.parts), per_device=args.per_device, checkpoints=args.checkpoints, concurrency=args.kv_sequences,
+                            disk_gb=args.disk_gb)
     try:
         d = derived.derive(args.quantity, shape, inputs)
     except derived.NotDerivable as e:

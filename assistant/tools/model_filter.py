@@ -4,6 +4,7 @@ order the registry lists the tools in."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,8 +34,22 @@ def in_family(model_id: str, family: str) -> bool:
     return family.isalpha() and rest[:1].isdigit()
 
 
+# the size a model is named by ("llama2-70b": 70, "qwen3-30b-a3b": 30); a mixture named by its experts ("8x7b") has none
+NAMED_SIZE = re.compile(r"(?<![\dx.])(\d+(?:\.\d+)?)b(?![a-z0-9])")
+
+
+def named_size(m: dict[str, Any]) -> float | None:
+    """The size in the model's name, the one people compare ("models under 70B" leaves llama2-70b out, whose config
+    counts 68.98B); the catalog's count when the name has none."""
+    mid = str(m.get("id") or "")
+    if (found := NAMED_SIZE.search(mid)) and not re.search(r"\d+x\d", mid):
+        return float(found.group(1))
+    return float(m["params_b"]) if m.get("params_b") is not None else None
+
+
 def model_passes(m: dict[str, Any], arch: str | None, params_b: Compare | None) -> bool:
-    """A catalog model meets a list's filters on the model itself: dense or MoE, and its total parameters compared."""
+    """A catalog model meets a list's filters on the model itself: dense or MoE, and its size compared (the size it is
+    named by, else its total parameters)."""
     if arch and arch_of(m) != arch:
         return False
-    return params_b is None or (m.get("params_b") is not None and OPS[params_b.op](float(m["params_b"]), params_b.value))
+    return params_b is None or ((size := named_size(m)) is not None and OPS[params_b.op](size, params_b.value))

@@ -18,7 +18,7 @@ TableName = Literal["min_cards", "recipes", "vllm"]
 SQL_TABLE = {"min_cards": "min_cards", "recipes": "recipes_llamafactory", "vllm": "vllm_min_cards"}
 APPLIES = {
     "min_cards": {"framework", "strategy", "seq_len", "hardware", "cards", "nodes", "supported", "versus"},
-    "recipes": {"framework", "strategy", "seq_len", "zero_stage", "offload", "grad_accum", "cards", "nodes", "per_node"},
+    "recipes": {"framework", "strategy", "seq_len", "zero_stage", "offload", "grad_accum", "grad_accum_not", "cards", "nodes", "per_node"},
     "vllm": {"seq_len", "cards", "supported", "memory_gb", "vllm_table"},
 }
 TITLE = {"min_cards": "ModelArts minimum-card table (模型最小卡数配置, 2025-06-24)",
@@ -55,6 +55,7 @@ class FindTableRowsArgs(FilterModel):
     zero_stage: int | None = Field(None, ge=0, le=3, description="recipes only. The DeepSpeed ZeRO stage.")
     offload: bool | None = Field(None, description="recipes only. CPU offload on (true) or off (false).")
     grad_accum: int | None = Field(None, ge=1, le=4096, description="recipes only. gradient_accumulation_steps.")
+    grad_accum_not: int | None = Field(None, ge=1, le=4096, description="recipes only. gradient_accumulation_steps other than this.")
     # the row's count: DIE on Snt9B23, total cards in the recipe table; a '-' row has no count and never matches
     cards: Compare | None = Field(None, description="Cards compared: {op: gt, value: 64}.")
     nodes: Compare | None = Field(None, description="Whole nodes compared. min_cards, recipes; 8 cards per Snt9B node, 16 DIE per Snt9B23 node.")
@@ -186,7 +187,7 @@ def _passes(a: FindTableRowsArgs, h: TableRowHit) -> bool:
         want = getattr(a, name)
         if want is not None and getattr(h, name) != want:
             return False
-    return True
+    return a.grad_accum_not is None or h.grad_accum != a.grad_accum_not
 
 
 @tool

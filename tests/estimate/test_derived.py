@@ -91,8 +91,18 @@ def test_per_die_wording():
 def test_every_table_row_has_a_term():
     from assistant.offline.quantity import ROWS
     from assistant.tools.derived_tools import Quantity
-    names = {row.name for row in ROWS}
+    names = {row.term for row in ROWS}  # a row's own name, or the term it reads another way (run_time_for_data: run_time)
     assert names <= set(derived.TERMS) and set(derived.TERMS) <= set(Quantity.__args__)
+
+
+def test_memory_parts_logits_and_checkpoints():
+    s = llama3_8b()
+    # 8.03B x (2 + 2) = 32.1 GB; x (2 + 12) per checkpoint = 112.4 GB, 3 of them 337.3 GB against a 300 GB disk
+    assert derived.derive("memory_parts", s, derived.Inputs(parts=("weights", "gradients"))).value / 1e9 == pytest.approx(32.1, abs=0.1)
+    ck = derived.derive("checkpoint_size", s, derived.Inputs(checkpoints=3, disk_gb=300))
+    assert ck.value / 1e9 == pytest.approx(337.3, abs=0.2) and ck.fits is False
+    # 8,192 tokens x vocab 128,256 x 12 B = 12.6 GB
+    assert derived.derive("logits", s, derived.Inputs(seq_len=8192)).value / 1e9 == pytest.approx(12.6, abs=0.05)
 
 
 def test_run_time_left():

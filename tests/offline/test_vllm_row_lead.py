@@ -88,7 +88,8 @@ def test_a_chat_variant_named_caps_the_search_at_its_own_limit(assistant):
 
 
 def test_no_row_at_the_32g_column_estimates_the_fewest_cards(assistant):
-    """Qwen2.5-32B has no 32 GB cell: its 64 GB cell (newest 2/32) leads; the estimate sizes the fewest 32 GB cards, not one:
+    """Qwen2.5-32B has no 32 GB cell: the estimate on the 32 GB cards asked leads (labelled estimate), the 64 GB cell
+    (newest 2/32) right under it as the tables' reference; the estimate sizes the fewest 32 GB cards, not one:
     32.5e9 x 2 bytes = 65 GB of weights over 32 GB x 0.9 per card needs 3, and TP must divide 40 heads and 8 KV heads: 4."""
     history = []
     for q in ["I want to serve Qwen2.5-32B-Instruct on 910B with vLLM — min cards and max-model-len?",
@@ -102,3 +103,10 @@ def test_no_row_at_the_32g_column_estimates_the_fewest_cards(assistant):
     cells = ans.answer.split(first, 1)[1].strip().splitlines()[0]
     assert "**32 GB cards: no row**" in cells and "**64 GB cards: 2 cards, max-model-len 32,768**" in cells
     assert "nothing fits on 1 card" not in ans.answer
+
+
+def test_an_unlisted_memory_size_leads_with_its_estimate_in_chinese(assistant):
+    """c2-08 (round 19): 910B 32G, qwen2.5-14b at 16k: no 32 GB row; the 32 GB estimate leads: 14.77e9 x 2 B = 29.5 GB of
+    weights over 32 GB x 0.953 x 0.9 = 27.4 GiB per card needs 2 (TP 2 divides 40 heads, 8 KV heads); 64 GB row: 1 card."""
+    first = lead(assistant.ask("910B 32G 的卡，vllm 部署 qwen2.5-14b，max-model-len 16k，要几张"))
+    assert first.startswith("**结论**：**32 GB 卡**：**2 张卡**（TP 2）（估算")
