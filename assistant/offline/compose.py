@@ -211,7 +211,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 out = out[first + 1:]
             out = [diagnosis, "", *out]
         sized = any(d.name in SIZING_TOOLS for d in self.done)
-        if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
+        if sized and COST.search(s.question.lower()) and not asks_host_ram(s):  # no price is known here ("what does offload cost in RAM" asks memory)
             out = [self.say("no_prices"), ""] + out
         out += self.host_ram_check()
         if sized or self.results("generate_config", ok=None):

@@ -417,6 +417,11 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.quantities_carried = list(dict.fromkeys([*earlier.quantities_carried, *(r.name for r in quantity.asked(earlier))]))
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
+    if not asks(turn) and (turn.devices is not None or turn.nodes is not None) and "config" in new.intents - turn.intents:
+        # "what if I only get 4 of those GPUs?" after "write out the ds_config": a count proposed is judged (does the job fit
+        # it, and how), not answered with another file for it
+        new.intents.discard("config")
+        new.verdict_carried = True
     if turn.task() is None:
         new.intents |= earlier.intents & CARRY.domain
     if turn.task() == "serving" and earlier.task() == "training":
@@ -787,3 +792,35 @@ def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
         return
     # "that many cards" adopts the count; a split asked of it ("TP PP 怎么设") does not make it the user's cards
     new.mark("conversation" if said else "last_answer", "devices", "device_unit")
+
+
+# the setting a plan line states: "ZeRO-2 + offload", "ZeRO-3-Offload", "ZeRO-2，开启 offload", "ZeRO-1"
+PLAN_STAGE = re.compile(r"ZeRO-([0-3])(?![0-9])(\s*\+\s*(?:CPU\s+)?offload|-Offload|[（(，,]\s*(?:with offload|开启 offload))?", re.I)
+
+
+def plan_adopted(new: QuestionFrame, answers: list[str]) -> None:
+    """"write out the ds_config for that choice", "给我对应的 ds 配置" after an answer that planned the job: the file is for that
+    plan, so its DeepSpeed stage and offload (the "Needed" line's, else the lead's) are the conversation's when the turns
+    stated neither; a stage the user said keeps, with the offload the plan put beside that same stage (also when a count
+    is proposed for it)."""
+    # (a count proposed of a stage the user chose, "what if I only get 4 of those GPUs?": that stage with the plan's offload)
+    users_stage = new.verdict_carried and new.zero_stage is not None and new.origin("zero_stage") in USERS and new.offload is None
+    if not ("config" in new.intents or users_stage) or not answers or new.framework == "MindSpeed-LLM" \
+            or new.origin("zero_stage") == "said" and new.origin("offload") == "said":
+        return
+    lines = answers[-1].splitlines()
+    plan = [ln for ln in lines if ln.startswith(("**Needed:**", "**所需**"))] + [ln for ln in lines if ln.startswith(("**Answer:**", "**结论**"))]
+    for line in plan:
+        m = PLAN_STAGE.search(line)
+        if m is None or "without offload" in line[m.end():m.end() + 20] or "不开" in line[m.end():m.end() + 6]:
+            continue
+        stage, offload = int(m.group(1)), bool(m.group(2))
+        if new.zero_stage is not None and new.zero_stage != stage:
+            return  # the user's own stage: the plan's offload was for another one
+        if new.zero_stage is None:
+            new.zero_stage = stage
+            new.mark("last_answer", "zero_stage")
+        if new.offload is None and offload:
+            new.offload = True
+            new.mark("last_answer", "offload")
+        return

@@ -22,6 +22,7 @@ from . import proposal, quantity, spec
 from .compose import compose
 from .conversation import (
     language_only,
+    plan_adopted,
     product_kept,
     proposal_kept,
     referent,
@@ -164,6 +165,7 @@ class OfflinePlanner(BaseChatModel):
         that_many(frame, text, [message_text(a) for a in answers[-HISTORY_TURNS:]])
         solved_kept(frame, [message_text(a) for a in answers[-1:]])
         product_kept(frame, [message_text(a) for a in answers[-1:]])
+        plan_adopted(frame, [message_text(a) for a in answers[-1:]])  # "the ds_config for that choice": the plan said
         return frame, messages[last + 1:]
 
     def sibling(self, turn: Slots, earlier: Slots | None, text: str) -> Slots:
