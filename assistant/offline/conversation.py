@@ -15,7 +15,7 @@ from . import checks, proposal, quantity, spec
 from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
-from .vocab import ASKS_COUNT, DIFFERENCE_ASKED, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
+from .vocab import ASKS_COUNT, DIFFERENCE_ASKED, effect_asked, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 
@@ -417,9 +417,10 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.quantities_carried = list(dict.fromkeys([*earlier.quantities_carried, *(r.name for r in quantity.asked(earlier))]))
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
-    if not asks(turn) and (turn.devices is not None or turn.nodes is not None) and "config" in new.intents - turn.intents:
-        # "what if I only get 4 of those GPUs?" after "write out the ds_config": a count proposed is judged (does the job fit
-        # it, and how), not answered with another file for it
+    if not asks(turn) and new.origin("devices") == "said" and (earlier.model or earlier.params_b) and (new.devices, new.nodes) != (
+            earlier.devices, earlier.nodes):
+        # "what if I only get 4 of those GPUs?" after "write out the ds_config", "and if I add two more (4 total)?" after the
+        # host RAM: a count proposed is judged (does the job fit it, and how), not answered with another file for it
         new.intents.discard("config")
         new.verdict_carried = True
     if turn.task() is None:
@@ -562,17 +563,24 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
 
 def against_earlier(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """"what about full fine-tuning - how many extra cards?", "LlamaFactory 那边比这个多几张?": the value the turn changes
-    (a compared slot of carry.toml [slots.comparisons]) is sized beside the earlier one, so the difference asked is said."""
-    if not DIFFERENCE_ASKED.search(turn.question.lower()):
+    (a compared slot of carry.toml [slots.comparisons]) is sized beside the earlier one, so the difference asked is said;
+    so is whether the count changes ("cutoff 拉到 8k，最少卡数会不会涨", "改成 4k 能省卡吗", vocab.effect_asked)."""
+    effect = effect_asked(turn.question)
+    if not (DIFFERENCE_ASKED.search(turn.question.lower()) or effect):
         return
     for many, one in CARRY.comparisons.items():
         now, before = getattr(turn, one, None), getattr(earlier, one, None)
+        if one == "seq_len" and before is None and effect and (earlier.model or earlier.params_b):
+            before = earlier.effective().seq_len  # "cutoff 拉到 8k" after a job sized at the default length: that length
         if not (now and before and now != before) or getattr(new, many, None) or new.changes:
             continue
         if one == "method":
             new.changes = {"method": [before, now]}  # the methods are compared as a change (frame.variants)
         else:
             setattr(new, many, [before, now])
+            new.effect_of = (many, effect) if effect else None
+            if effect:
+                new.intents.add("cards")  # "占用有区别没": the count each value needs is what changes or not (the vendor rows)
         return
 
 
@@ -583,6 +591,9 @@ def remembered(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bo
     from .route import answered_from_notes  # the router's test of a turn the notes alone answer
 
     frame = compared_kept(turn.with_history(earlier, follow_up), turn)
+    if frame.effect_of:  # "cutoff 拉到 8k，会不会涨": compared with the earlier length for this turn; the thread moves on at 8k
+        many = frame.effect_of[0]
+        frame = frame.model_copy(update={many: [], CARRY.comparisons[many]: getattr(frame, many)[-1], "effect_of": None})
     kept = earlier if earlier is not None and new_topic(turn, follow_up or refers_back(turn)) else frame
     return kept.model_copy(update=howto_kept(frame, answered_from_notes(frame)))
 
@@ -824,3 +835,30 @@ def plan_adopted(new: QuestionFrame, answers: list[str]) -> None:
             new.offload = True
             new.mark("last_answer", "offload")
         return
+
+
+BATCH_SLOTS = ("grad_accum", "micro_batch")
+
+
+def batch_changed(new: QuestionFrame, earlier: QuestionFrame | None, answers: list[str]) -> None:
+    """"梯度累积改成 16 会怎样", "per device batch 改成 4 显存会涨多少" after a plan: the accumulation or micro batch the turn
+    states replaces the conversation's (the user's earlier value, else the one the last answer's plan stated), kept in
+    ``current`` so the answer leads with what the change does (compose.batch_change_first)."""
+    if earlier is None or not answers or new.changes:
+        return
+    for name in BATCH_SLOTS:
+        now = getattr(new, name)
+        if now is None or new.origin(name) != "said" or name in new.current:
+            continue
+        before = getattr(earlier, name)
+        if before is None:
+            for line in answers[-1].splitlines():  # the plan the last answer stated (its count and accumulation)
+                count, ga = PLAN_COUNT.search(line), PLAN_GA.search(line)
+                if count and ga and ga.start() > count.start():
+                    micro, split = PLAN_MICRO.search(line), PLAN_SPLIT.search(line)
+                    before = int(ga.group(1)) if name == "grad_accum" else int(micro.group(1)) if micro else 1
+                    # the plan's devices and model-parallel size: the data parallelism of the change when nothing fits after it
+                    new.current["batch_plan"] = (int(count.group(1)), int(split.group(1)) * int(split.group(2)) if split else 1)
+                    break
+        if before is not None and before != now:
+            new.current[name] = before
