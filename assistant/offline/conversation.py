@@ -15,7 +15,15 @@ from . import checks, proposal, quantity, spec
 from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
-from .vocab import ASKS_COUNT, DIFFERENCE_ASKED, effect_asked, EN_NUMBERS, SETTING_ASKED, cn_number, cn_numerals_to_digits
+from .vocab import (
+    ASKS_COUNT,
+    DIFFERENCE_ASKED,
+    EN_NUMBERS,
+    SETTING_ASKED,
+    cn_number,
+    cn_numerals_to_digits,
+    effect_asked,
+)
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
 

@@ -21,8 +21,8 @@ from ..setup_check.text import blocks
 from . import proposal, quantity, spec
 from .compose import compose
 from .conversation import (
-    language_only,
     batch_changed,
+    language_only,
     plan_adopted,
     product_kept,
     proposal_kept,

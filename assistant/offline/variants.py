@@ -237,9 +237,9 @@ class VariantBlocks(TrainingBlocks):
         for k in range(0, len(writers), 2):  # the changed slot varies fastest (frame.variants)
             pair = writers[k:k + 2]
             counts = [w.fewest_count(like) for w in pair]
-            if not all(isinstance(c, tuple) for c in counts) or counts[0][1].lower() != counts[1][1].lower():  # type: ignore[index]
+            if not all(isinstance(c, tuple) for c in counts) or counts[0][1].lower() != counts[1][1].lower():
                 return ""
-            (na, ua, ha, sa), (nb, ub, hb, sb) = counts  # type: ignore[misc]
+            (na, ua, ha, sa), (nb, ub, hb, sb) = counts
             a, b = (str(getattr(w.s, one)) for w in pair)
             rest = labels[k].replace(a, "").strip(" ·") if len(writers) > 2 else ""
             outcome = "same" if na == nb else "up" if nb > na else "down"
@@ -249,7 +249,7 @@ class VariantBlocks(TrainingBlocks):
                                  ratio=f"{nb / na:.3g}" if na else "", rest=self.say("change_rest", rest=rest) if rest else ""))
             points = [w.plan_point() for w in pair] if "memory" in self.s.intents else []
             if points and all(points) and points[0][1] == points[1][1]:  # "占用有区别没": the memory per device of each too
-                (ga, dev, na_, wa), (gb, _, nb_, wb) = points  # type: ignore[misc]
+                (ga, dev, na_, wa), (gb, _, nb_, wb) = points
                 said[-1] += self.say("change_memory", a=a, b=b, fa=self.say("factor_memory", gib=f"{ga:.1f}", dev=dev) + self.say("saved_on", plan=wa, n=na_),
                                      fb=self.say("factor_memory", gib=f"{gb:.1f}", dev=dev) + self.say("saved_on", plan=wb, n=nb_))
         return self.say("semicolon").join(said)
