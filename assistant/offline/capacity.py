@@ -658,7 +658,7 @@ class CapacityBlocks(Writer):
         named = named_setting(self.s)
         plan = next((r.value for r in self.r.of("plan_training", PlanResult) if r.arg("max_devices") and r.value is not None
                      and r.value.fits and r.value.offload and r.value.memory.host_ram_gib), None)
-        if plan is not None and self.s.zero_stage is None and not (named and named.offload) \
+        if plan is not None and self.s.zero_stage is None and not self.s.offload and not (named and named.offload) \
                 and self.s.framework != "MindSpeed-LLM":
             self.host_ram_of_plan = True
             nodes = max(1, math.ceil(plan.devices / self.node_size(plan.hardware)))

@@ -350,6 +350,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The sentence batch_change_first leads with ('' when the frame changes no batch figure or no plan was made)."""
         s = self.s
         changed = [n for n in ("grad_accum", "micro_batch") if n in s.current and getattr(s, n) not in (None, s.current[n])]
+        if s.global_batch or s.intents & {"ga", "gbs"}:
+            return ""  # a global batch kept, or the accumulation asked: batch_after_lead solves it on the changed figures
         plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices")]
         plans += [r.value for r in self.r.of("plan_training", PlanResult) if r.value and not r.arg("max_devices")]
         p = next((x for x in plans if x.fits), None) or next(iter(plans), None)

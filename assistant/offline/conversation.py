@@ -425,12 +425,6 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.quantities_carried = list(dict.fromkeys([*earlier.quantities_carried, *(r.name for r in quantity.asked(earlier))]))
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
-    if not asks(turn) and new.origin("devices") == "said" and (earlier.model or earlier.params_b) and (new.devices, new.nodes) != (
-            earlier.devices, earlier.nodes):
-        # "what if I only get 4 of those GPUs?" after "write out the ds_config", "and if I add two more (4 total)?" after the
-        # host RAM: a count proposed is judged (does the job fit it, and how), not answered with another file for it
-        new.intents.discard("config")
-        new.verdict_carried = True
     if turn.task() is None:
         new.intents |= earlier.intents & CARRY.domain
     if turn.task() == "serving" and earlier.task() == "training":
@@ -556,12 +550,20 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
         unnamed_gpu(new, earlier, turn)  # "qwen2.5-14b on 4 GPUs" after the user's A100s: those GPUs
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
+    # what the turn asks of its own, before a relative change ("卡数翻倍呢") drops its count word
+    asked_own = asks(turn) or quantity.asked(turn, inputs=False) or SETTING_ASKED.search(turn.question.lower())
     carry(new, earlier, turn)
     # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count); a change of devices the conversation
     # never stated is made on the last answer's count (that_many)
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
+    if not asked_own and new.origin("devices") == "said" and (earlier.model or earlier.params_b) and (new.devices, new.nodes) != (
+            earlier.devices, earlier.nodes):
+        # "what if I only get 4 of those GPUs?" after "write out the ds_config", "and if I add two more (4 total)?" after the
+        # host RAM: a count proposed is judged (does the job fit it, and how), not answered with another file for it
+        new.intents.discard("config")
+        new.verdict_carried = True
     against_earlier(new, earlier, turn)
     unnamed_gpu(new, earlier, turn)
     if new.shares_with:  # "could both share one card?" asks that yes/no, not the last turn's quantities again
@@ -837,6 +839,8 @@ def plan_adopted(new: QuestionFrame, answers: list[str]) -> None:
         if new.zero_stage is not None and new.zero_stage != stage:
             return  # the user's own stage: the plan's offload was for another one
         if new.zero_stage is None:
+            if new.origin("devices") in USERS:
+                return  # the user's own devices: the config plans within them (route.config_calls), not the plan said for more
             new.zero_stage = stage
             new.mark("last_answer", "zero_stage")
         if new.offload is None and offload:
