@@ -350,7 +350,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The sentence batch_change_first leads with ('' when the frame changes no batch figure or no plan was made)."""
         s = self.s
         changed = [n for n in ("grad_accum", "micro_batch") if n in s.current and getattr(s, n) not in (None, s.current[n])]
-        if s.global_batch or s.intents & {"ga", "gbs"}:
+        if s.global_batch or "gbs" in s.intents or "ga" in s.intents and "grad_accum" not in changed:
             return ""  # a global batch kept, or the accumulation asked: batch_after_lead solves it on the changed figures
         plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices")]
         plans += [r.value for r in self.r.of("plan_training", PlanResult) if r.value and not r.arg("max_devices")]

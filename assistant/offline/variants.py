@@ -243,7 +243,7 @@ class VariantBlocks(TrainingBlocks):
             a, b = (str(getattr(w.s, one)) for w in pair)
             rest = labels[k].replace(a, "").strip(" ·") if len(writers) > 2 else ""
             outcome = "same" if na == nb else "up" if nb > na else "down"
-            yes = outcome != "same" if asked == "any" else outcome == asked
+            yes = outcome != "same" if asked == "any" else outcome == asked  # ("same": yes when it stays)
             said.append(self.say(f"change_{outcome}", yes=self.say("change_yes" if yes else "change_no"), a=a, b=b,
                                  fa=self.say(f"fewest_{sa}", n=self.devices(na, ua, ha)), fb=self.say(f"fewest_{sb}", n=self.devices(nb, ub, hb)),
                                  ratio=f"{nb / na:.3g}" if na else "", rest=self.say("change_rest", rest=rest) if rest else ""))

@@ -247,20 +247,25 @@ DIFFERENCE_ASKED = re.compile(r"how\s+many\s+(?:more|fewer|less|extra|additional
 
 
 # Whether a count changes, asked of a value a follow-up changes ("bumping cutoff to 8192, does that number go up?", "cutoff 拉到
-# 8k，最少卡数会不会涨", "改成 4k 能省卡吗", "still 16?"): the earlier value and the new one are each sized and the lead says
-# whether the count goes up, down or stays, with both counts (variants.change_lead); the direction asked, by its words
+# 8k，最少卡数会不会涨", "改成 4k 能省卡吗"): the earlier value and the new one are each sized and the lead says
+# whether the count goes up, down or stays, with both counts (variants.change_lead); the direction asked, by its words ("still
+# 16?" names the user's count: the verdict on it answers, not this comparison)
 EFFECT_UP = re.compile(r"(?<![a-z])(?:go(?:es)?\s+up|goes?\s+higher|increase[sd]?|rise[sd]?|grows?|more\s+(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
                        r"涨|增加|变多|上升|更多|多要|加卡")
 EFFECT_DOWN = re.compile(r"(?<![a-z])(?:go(?:es)?\s+down|drops?|decrease[sd]?|fewer|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
                          r"省卡|省.{0,2}卡|减少|变少|降下来|少用")
-EFFECT_SAME = re.compile(r"(?<![a-z])(?:still\s+(?:\d+|the\s+same)|same\s+(?:count|number)|does\s+(?:that|it|this)\s+(?:number\s+|count\s+)?change|"
-                         r"any\s+change|any\s+difference)(?![a-z])|有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化|还是\s*\d+\s*(?:张|个|台)?.{0,3}吗|一样吗|不变吗")
+EFFECT_SAME = re.compile(r"(?<![a-z])(?:still\s+the\s+same|(?:the\s+)?same\s+(?:count|number)\s*\?)|一样吗|不变吗|还是一样")
+EFFECT_ANY = re.compile(r"(?<![a-z])(?:does\s+(?:that|it|this)\s+(?:number\s+|count\s+)?change|any\s+change|any\s+difference)(?![a-z])|"
+                        r"有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化")
 
 
 def effect_asked(question: str) -> str | None:
-    """The change asked of a count ("up", "down", or "any"), or None."""
+    """The change asked of a count ("up", "down", "same" or "any"), or None."""
     q = question.lower()
-    return "up" if EFFECT_UP.search(q) else "down" if EFFECT_DOWN.search(q) else "any" if EFFECT_SAME.search(q) else None
+    for name, rx in (("up", EFFECT_UP), ("down", EFFECT_DOWN), ("same", EFFECT_SAME), ("any", EFFECT_ANY)):
+        if rx.search(q):
+            return name
+    return None
 
 
 # Words that change one value into another between two mentions ("全参换成 lora", "switch LLaMA-Factory to MindSpeed",
