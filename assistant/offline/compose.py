@@ -358,7 +358,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if not changed or p is None:
             return ""
         devices, split = self.e.devices or p.devices, (p.tp or 1) * (p.pp or 1) * (p.cp or 1)
-        if not p.fits and "batch_plan" in s.current:  # nothing fits after the change: the plan it changes, on its devices
+        if "batch_plan" in s.current and not self.e.devices:  # the plan the last answer led with (the recipe's 16 cards), on its devices
             devices, split = s.current["batch_plan"]
         if not devices or devices % split:
             return ""

@@ -255,7 +255,7 @@ EFFECT_UP = re.compile(r"(?<![a-z])(?:go(?:es)?\s+up|goes?\s+higher|increase[sd]
 EFFECT_DOWN = re.compile(r"(?<![a-z])(?:go(?:es)?\s+down|drops?|decrease[sd]?|fewer|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
                          r"省卡|省.{0,2}卡|减少|变少|降下来|少用")
 EFFECT_SAME = re.compile(r"(?<![a-z])(?:still\s+the\s+same|(?:the\s+)?same\s+(?:count|number)\s*\?)|一样吗|不变吗|还是一样")
-EFFECT_ANY = re.compile(r"(?<![a-z])(?:does\s+(?:that|it|this)\s+(?:number\s+|count\s+)?change|any\s+change|any\s+difference)(?![a-z])|"
+EFFECT_ANY = re.compile(r"(?<![a-z])(?:(?:does|do|will|would)\s+(?:\w+\s+){0,4}change|any\s+change|any\s+difference)(?![a-z])|"
                         r"有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化")
 
 
