@@ -558,8 +558,10 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
-    if not asked_own and new.origin("devices") == "said" and (earlier.model or earlier.params_b) and (new.devices, new.nodes) != (
-            earlier.devices, earlier.nodes):
+    # ("and with 64 cards?" after "what GA?" asks that figure again on 64: a quantity the earlier turn asked is not judged)
+    again = earlier.intents & {"ga", "gbs", "tp", "time", "max_context", "max_batch", "throughput", "capacity", "kv"} or earlier.quantities_carried
+    if not asked_own and not again and new.origin("devices") == "said" and (earlier.model or earlier.params_b) and (
+            new.devices, new.nodes) != (earlier.devices, earlier.nodes):
         # "what if I only get 4 of those GPUs?" after "write out the ds_config", "and if I add two more (4 total)?" after the
         # host RAM: a count proposed is judged (does the job fit it, and how), not answered with another file for it
         new.intents.discard("config")
