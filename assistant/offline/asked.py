@@ -15,7 +15,7 @@ from .frame import QuestionFrame
 from .vocab import ASKS_COUNT, NODES_ASKED
 
 # 内存 is host RAM (device memory is 显存): "内存要多少", "要多少内存"
-HOST_RAM = re.compile(r"host\s*(?:ram|memory)|cpu\s*(?:ram|memory)|system\s+ram|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))|"
+HOST_RAM = re.compile(r"host\s*(?:ram|memory)|cpu(?:[-\s]*side)?\s*(?:ram|memory)|(?:system|server|machine)\s+(?:ram|memory)|cpu\s*(?:侧|端)?\s*的?\s*内存|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))|"
                       r"(?:多少|多大)\s*的?\s*内存(?!不足)",
                       re.I)
 NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offload|关(?:掉|闭)?\s*offload|without\s+(?:cpu\s+)?offload|"

@@ -201,6 +201,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         out = self.oom_reported_first(out)
         out = self.next_remedy_first(out)
         out = self.proposal_first(out)
+        out = self.batch_change_first(out)
         if diagnosis and pasted is not None and pasted_output.note_of(pasted) is None:
             return diagnosis  # no note covers what the paste shows: the diagnosis alone, no unrelated quote
         if diagnosis:
@@ -212,7 +213,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 out = out[first + 1:]
             out = [diagnosis, "", *out]
         sized = any(d.name in SIZING_TOOLS for d in self.done)
-        if sized and COST.search(s.question.lower()):  # what was asked first: no price is known here
+        if sized and COST.search(s.question.lower()) and not asks_host_ram(s):  # no price is known here ("what does offload cost in RAM" asks memory)
             out = [self.say("no_prices"), ""] + out
         out += self.host_ram_check()
         if sized or self.results("generate_config", ok=None):
@@ -339,6 +340,42 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if at is None:
             return [label + line, "", *out]
         return [*out[:at], label + line, out[at][len(label):], *out[at + 1:]]
+
+    def batch_change_first(self, out: list[str]) -> list[str]:
+        """"梯度累积改成 16 会怎样", "per device batch 改成 4 显存会涨多少" (conversation.batch_changed): what the change does
+        leads, against the value it replaces: the global batch before and after (GBS = micro batch x DP x GA), the memory
+        per device (unchanged by the accumulation; the activations grow with the micro batch) and the time per step."""
+        line = self.batch_change_line()
+        return self.headline_first(out, line) if line else out
+
+    def batch_change_line(self) -> str:
+        """The sentence batch_change_first leads with ('' when the frame changes no batch figure or no plan was made)."""
+        s = self.s
+        changed = [n for n in ("grad_accum", "micro_batch") if n in s.current and getattr(s, n) not in (None, s.current[n])]
+        if s.global_batch or "gbs" in s.intents or "ga" in s.intents and "grad_accum" not in changed:
+            return ""  # a global batch kept, or the accumulation asked: batch_after_lead solves it on the changed figures
+        plans = [r.value for r in self.r.of("plan_training", PlanResult) if r.value and r.arg("max_devices")]
+        plans += [r.value for r in self.r.of("plan_training", PlanResult) if r.value and not r.arg("max_devices")]
+        p = next((x for x in plans if x.fits), None) or next(iter(plans), None)
+        if not changed or p is None:
+            return ""
+        devices, split = self.e.devices or p.devices, (p.tp or 1) * (p.pp or 1) * (p.cp or 1)
+        if "batch_plan" in s.current and not self.e.devices:  # the plan the last answer led with (the recipe's 16 cards), on its devices
+            devices, split = s.current["batch_plan"]
+        if not devices or devices % split:
+            return ""
+        dp = devices // split
+        mbs, ga = s.micro_batch or p.micro_batch or 1, s.grad_accum or p.grad_accum or 1
+        mbs0, ga0 = s.current.get("micro_batch", mbs), s.current.get("grad_accum", ga)
+        dev = self.per_device(p.unit, p.hardware)
+        fits = p.fits and p.memory is not None
+        mem = self.say("batch_change_mem", gib=self.point(p.memory), dev=dev, devs=self.devices(p.devices, p.unit, p.hardware),
+                       setting=self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp, p.ep),
+                       verdict=self.say("verdict_" + p.verdict)) if fits else self.say("batch_change_no_fit", mbs=mbs)
+        key = "batch_change_ga" if changed == ["grad_accum"] else "batch_change_mbs"
+        a, b = (ga0, ga) if key == "batch_change_ga" else (mbs0, mbs)
+        return self.say(key, a=a, b=b, gbs_a=mbs0 * dp * ga0, gbs_b=mbs * dp * ga, mbs=mbs, ga=ga, dp=dp, dev=dev, mem=mem,
+                        ratio=f"{b / a:.3g}", inv=f"{a / b:.3g}")
 
     def next_remedy_first(self, out: list[str]) -> list[str]:
         """A follow-up saying the out-of-memory error persists after remedies already applied: the next remedy in the

@@ -24,6 +24,7 @@ from .vocab import (
     SETTING_ASKED,
     cn_number,
     cn_numerals_to_digits,
+    effect_asked,
 )
 
 CARRY_FILE = Path(__file__).with_name("carry.toml")
@@ -551,12 +552,22 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
         unnamed_gpu(new, earlier, turn)  # "qwen2.5-14b on 4 GPUs" after the user's A100s: those GPUs
         return new
     earlier = bare_count_as_devices(new, earlier, turn, follow_up)
+    # what the turn asks of its own, before a relative change ("卡数翻倍呢") drops its count word
+    asked_own = asks(turn) or quantity.asked(turn, inputs=False) or SETTING_ASKED.search(turn.question.lower())
     carry(new, earlier, turn)
     # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count); a change of devices the conversation
     # never stated is made on the last answer's count (that_many)
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
+    # ("and with 64 cards?" after "what GA?" asks that figure again on 64: a quantity the earlier turn asked is not judged)
+    again = earlier.intents & {"ga", "gbs", "tp", "time", "max_context", "max_batch", "throughput", "capacity", "kv"} or earlier.quantities_carried
+    if not asked_own and not again and new.origin("devices") == "said" and (earlier.model or earlier.params_b) and (
+            new.devices, new.nodes) != (earlier.devices, earlier.nodes):
+        # "what if I only get 4 of those GPUs?" after "write out the ds_config", "and if I add two more (4 total)?" after the
+        # host RAM: a count proposed is judged (does the job fit it, and how), not answered with another file for it
+        new.intents.discard("config")
+        new.verdict_carried = True
     against_earlier(new, earlier, turn)
     kv_changed(new, earlier, turn)
     unnamed_gpu(new, earlier, turn)
@@ -567,17 +578,24 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
 
 def against_earlier(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """"what about full fine-tuning - how many extra cards?", "LlamaFactory 那边比这个多几张?": the value the turn changes
-    (a compared slot of carry.toml [slots.comparisons]) is sized beside the earlier one, so the difference asked is said."""
-    if not DIFFERENCE_ASKED.search(turn.question.lower()):
+    (a compared slot of carry.toml [slots.comparisons]) is sized beside the earlier one, so the difference asked is said;
+    so is whether the count changes ("cutoff 拉到 8k，最少卡数会不会涨", "改成 4k 能省卡吗", vocab.effect_asked)."""
+    effect = effect_asked(turn.question)
+    if not (DIFFERENCE_ASKED.search(turn.question.lower()) or effect):
         return
     for many, one in CARRY.comparisons.items():
         now, before = getattr(turn, one, None), getattr(earlier, one, None)
+        if one == "seq_len" and before is None and effect and (earlier.model or earlier.params_b):
+            before = earlier.effective().seq_len  # "cutoff 拉到 8k" after a job sized at the default length: that length
         if not (now and before and now != before) or getattr(new, many, None) or new.changes:
             continue
         if one == "method":
             new.changes = {"method": [before, now]}  # the methods are compared as a change (frame.variants)
         else:
             setattr(new, many, [before, now])
+            new.effect_of = (many, effect) if effect else None
+            if effect:
+                new.intents.add("cards")  # "占用有区别没": the count each value needs is what changes or not (the vendor rows)
         return
 
 
@@ -599,6 +617,9 @@ def remembered(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bo
     from .route import answered_from_notes  # the router's test of a turn the notes alone answer
 
     frame = compared_kept(turn.with_history(earlier, follow_up), turn)
+    if frame.effect_of:  # "cutoff 拉到 8k，会不会涨": compared with the earlier length for this turn; the thread moves on at 8k
+        many = frame.effect_of[0]
+        frame = frame.model_copy(update={many: [], CARRY.comparisons[many]: getattr(frame, many)[-1], "effect_of": None})
     kept = earlier if earlier is not None and new_topic(turn, follow_up or refers_back(turn)) else frame
     return kept.model_copy(update=howto_kept(frame, answered_from_notes(frame)))
 
@@ -808,3 +829,64 @@ def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
         return
     # "that many cards" adopts the count; a split asked of it ("TP PP 怎么设") does not make it the user's cards
     new.mark("conversation" if said else "last_answer", "devices", "device_unit")
+
+
+# the setting a plan line states: "ZeRO-2 + offload", "ZeRO-3-Offload", "ZeRO-2，开启 offload", "ZeRO-1"
+PLAN_STAGE = re.compile(r"ZeRO-([0-3])(?![0-9])(\s*\+\s*(?:CPU\s+)?offload|-Offload|[（(，,]\s*(?:with offload|开启 offload))?", re.I)
+
+
+def plan_adopted(new: QuestionFrame, answers: list[str]) -> None:
+    """"write out the ds_config for that choice", "给我对应的 ds 配置" after an answer that planned the job: the file is for that
+    plan, so its DeepSpeed stage and offload (the "Needed" line's, else the lead's) are the conversation's when the turns
+    stated neither; a stage the user said keeps, with the offload the plan put beside that same stage (also when a count
+    is proposed for it)."""
+    # (a count proposed of a stage the user chose, "what if I only get 4 of those GPUs?": that stage with the plan's offload)
+    users_stage = new.verdict_carried and new.zero_stage is not None and new.origin("zero_stage") in USERS and new.offload is None
+    if not ("config" in new.intents or users_stage) or not answers or new.framework == "MindSpeed-LLM" \
+            or new.origin("zero_stage") == "said" and new.origin("offload") == "said":
+        return
+    lines = answers[-1].splitlines()
+    plan = [ln for ln in lines if ln.startswith(("**Needed:**", "**所需**"))] + [ln for ln in lines if ln.startswith(("**Answer:**", "**结论**"))]
+    for line in plan:
+        m = PLAN_STAGE.search(line)
+        if m is None or "without offload" in line[m.end():m.end() + 20] or "不开" in line[m.end():m.end() + 6]:
+            continue
+        stage, offload = int(m.group(1)), bool(m.group(2))
+        if new.zero_stage is not None and new.zero_stage != stage:
+            return  # the user's own stage: the plan's offload was for another one
+        if new.zero_stage is None:
+            if new.origin("devices") in USERS:
+                return  # the user's own devices: the config plans within them (route.config_calls), not the plan said for more
+            new.zero_stage = stage
+            new.mark("last_answer", "zero_stage")
+        if new.offload is None and offload:
+            new.offload = True
+            new.mark("last_answer", "offload")
+        return
+
+
+BATCH_SLOTS = ("grad_accum", "micro_batch")
+
+
+def batch_changed(new: QuestionFrame, earlier: QuestionFrame | None, answers: list[str]) -> None:
+    """"梯度累积改成 16 会怎样", "per device batch 改成 4 显存会涨多少" after a plan: the accumulation or micro batch the turn
+    states replaces the conversation's (the user's earlier value, else the one the last answer's plan stated), kept in
+    ``current`` so the answer leads with what the change does (compose.batch_change_first)."""
+    if earlier is None or not answers or new.changes:
+        return
+    for name in BATCH_SLOTS:
+        now = getattr(new, name)
+        if now is None or new.origin(name) != "said" or name in new.current:
+            continue
+        before = getattr(earlier, name)
+        if before is None:
+            for line in answers[-1].splitlines():  # the plan the last answer stated (its count and accumulation)
+                count, ga = PLAN_COUNT.search(line), PLAN_GA.search(line)
+                if count and ga and ga.start() > count.start():
+                    micro, split = PLAN_MICRO.search(line), PLAN_SPLIT.search(line)
+                    before = int(ga.group(1)) if name == "grad_accum" else int(micro.group(1)) if micro else 1
+                    # the plan's devices and model-parallel size: the data parallelism of the change when nothing fits after it
+                    new.current["batch_plan"] = (int(count.group(1)), int(split.group(1)) * int(split.group(2)) if split else 1)
+                    break
+        if before is not None and before != now:
+            new.current[name] = before

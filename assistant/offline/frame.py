@@ -110,6 +110,9 @@ class QuestionFrame(BaseModel):
     # a setting changed with its effect asked ("GA 从 8 改成 16，显存会翻倍吗", "zero-2 to zero-3, does memory halve?"): the
     # frame attribute and both values, in the order written; each is sized (``variants``) and compared in the lead
     changes: dict[str, list[Any]] = Field(default_factory=dict)
+    # a follow-up changing a compared slot ("cutoff 拉到 8k，最少卡数会不会涨"): the list of the two values (``seq_lens``) and the
+    # change asked of the count ("up", "down", "any"), so the lead says whether it changes (conversation.against_earlier)
+    effect_of: tuple[str, str] | None = None
     memory_sizes: list[int] = Field(default_factory=list)  # "32G 的卡要几张？64G 的呢": each memory size is answered
     # "which models in the min-card table need more than 64 cards?": the filter over a whole vendor table (no model named)
     table_query: TableQuery | None = None

@@ -21,7 +21,9 @@ from ..setup_check.text import blocks
 from . import proposal, quantity, spec
 from .compose import compose
 from .conversation import (
+    batch_changed,
     language_only,
+    plan_adopted,
     product_kept,
     proposal_kept,
     referent,
@@ -164,6 +166,8 @@ class OfflinePlanner(BaseChatModel):
         that_many(frame, text, [message_text(a) for a in answers[-HISTORY_TURNS:]])
         solved_kept(frame, [message_text(a) for a in answers[-1:]])
         product_kept(frame, [message_text(a) for a in answers[-1:]])
+        batch_changed(frame, earlier, [message_text(a) for a in answers[-1:]])  # "GA 改成 16 会怎样": the value it replaces
+        plan_adopted(frame, [message_text(a) for a in answers[-1:]])  # "the ds_config for that choice": the plan said
         return frame, messages[last + 1:]
 
     def sibling(self, turn: Slots, earlier: Slots | None, text: str) -> Slots:

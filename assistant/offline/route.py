@@ -600,8 +600,10 @@ class Router:
             return self.generate_config(s, e, tp=s.tp, pp=s.pp, devices=e.devices)
         if s.devices and not s.nodes and s.zero_stage is None:  # "on 2 nodes" in a config request is its nnodes
             # the user's device limit (said now or earlier): plan within it first; the config follows that plan (round two)
+            # ("the ds_config with that offload": the plan keeps the offload the conversation chose)
             return self.call("plan_training", model=s.model, method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
-                             hardware=e.hardware, framework=self.config_framework(s), max_devices=e.devices, **batch_args(s))
+                             hardware=e.hardware, framework=self.config_framework(s), max_devices=e.devices, **batch_args(s),
+                             **stage_args(s))
         # a stage said with the user's devices ("8 张卡 ds_z2" pasted earlier): the file is for those devices, so the
         # global batch derived from them keeps the user's accumulation
         devices = e.devices if s.devices and not s.nodes and s.zero_stage is not None else None

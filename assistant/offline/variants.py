@@ -74,6 +74,8 @@ class VariantBlocks(TrainingBlocks):
 
     def compared(self) -> list[str]:
         writers = self.per_variant()
+        if (batch := self.batch_changed(writers)) is not None:
+            return batch
         compared = [one for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]  # each variant by what differs
         # "enough for my 4 GPUs?" over parts: the yes/no on the user's devices, each part's, is what is compared
         verdict = asks_verdict(self.s) and bool(self.s.effective().devices) and all(w.verdict_on_devices() for w in writers)
@@ -92,7 +94,9 @@ class VariantBlocks(TrainingBlocks):
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
         key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
         more = self.count_difference(writers, [label for label, _ in needs], like) if key == "compared" else ""
-        if "kv_cache_dtype" in self.s.changes and (kv_lead := self.kv_change(writers)):
+        if change := self.change_lead(writers, [label for label, _ in needs], like):
+            listed, key, more = change, "compared_factor", ""  # "cutoff 拉到 8k，会不会涨": up, down or the same, first
+        elif "kv_cache_dtype" in self.s.changes and (kv_lead := self.kv_change(writers)):
             listed, key, more = kv_lead, "compared_factor", ""  # "int8 kv 的话 token 容量翻倍吗": the KV room at each precision
         elif self.s.changes.keys() & SERVING_CHANGES and (served := self.serving_change(writers, [label for label, _ in needs])):
             listed, key, more = served, "compared_factor", ""  # "tp 用 4 还是 8": each layout's KV room and copies
@@ -108,6 +112,25 @@ class VariantBlocks(TrainingBlocks):
             out += w.body() + [""]
             for src in w.sources:
                 self.cite(src)
+        return out
+
+    def batch_changed(self, writers: list[Any]) -> list[str] | None:
+        """"GA 从 8 改成 16 会怎样", "micro batch 1 → 2, what changes?": what the change does leads (the global batch, the memory
+        per device, the time per step: batch_change_line on the new value's block, against the old value), then that block
+        alone (the old value's plan is the same job with the other figure); None when no batch figure changes, or a factor
+        of the memory is asked ("显存会翻倍吗": factor_asked answers it with both estimates)."""
+        changed = list(self.s.changes)
+        if len(writers) != 2 or changed not in (["grad_accum"], ["micro_batch"]) or DOUBLES.search(self.s.question.lower()):
+            return None
+        name, w = changed[0], writers[1]
+        w.s.current[name] = self.s.changes[name][0]
+        w.s.mark("said", name)
+        if not (line := w.batch_change_line()):
+            return None
+        w.headlined = True
+        out = [self.lead(line), "", *w.body()]
+        for src in w.sources:
+            self.cite(src)
         return out
 
     def verdict_on_devices(self) -> str | None:
@@ -257,6 +280,38 @@ class VariantBlocks(TrainingBlocks):
         return self.say(key, a=kv_name(a), b=kv_name(b), ta=f"{a.kv_tokens_fit:,}", tb=f"{b.kv_tokens_fit:,}",
                         pa=f"{a.kv_bytes_per_token / 1024:g}", pb=f"{b.kv_bytes_per_token / 1024:g}", ratio=f"{ratio:.2f}",
                         where=where, util=f"{b.gpu_memory_utilization:g}", precision=writers[1].precision(b))
+
+    def change_lead(self, writers: list[Any], labels: list[str], like: bool) -> str:
+        """A follow-up asking whether the count changes with the value it changes (frame ``effect_of``, "bumping cutoff to
+        8192, does that number go up?", "改成 4k 能省卡吗"): per pair of variants that differ only in that value, whether the
+        fewest count goes up, down or stays, both counts beside it; '' when not asked or a count is missing."""
+        if not self.s.effect_of:
+            return ""
+        many, asked = self.s.effect_of
+        one = dict(COMPARED)[many]
+        width = len(getattr(self.s, many) or [])
+        if width != 2 or len(writers) % 2:
+            return ""
+        said = []
+        for k in range(0, len(writers), 2):  # the changed slot varies fastest (frame.variants)
+            pair = writers[k:k + 2]
+            counts = [w.fewest_count(like) for w in pair]
+            if not all(isinstance(c, tuple) for c in counts) or counts[0][1].lower() != counts[1][1].lower():
+                return ""
+            (na, ua, ha, sa), (nb, ub, hb, sb) = counts
+            a, b = (str(getattr(w.s, one)) for w in pair)
+            rest = labels[k].replace(a, "").strip(" ·") if len(writers) > 2 else ""
+            outcome = "same" if na == nb else "up" if nb > na else "down"
+            yes = outcome != "same" if asked == "any" else outcome == asked  # ("same": yes when it stays)
+            said.append(self.say(f"change_{outcome}", yes=self.say("change_yes" if yes else "change_no"), a=a, b=b,
+                                 fa=self.say(f"fewest_{sa}", n=self.devices(na, ua, ha)), fb=self.say(f"fewest_{sb}", n=self.devices(nb, ub, hb)),
+                                 ratio=f"{nb / na:.3g}" if na else "", rest=self.say("change_rest", rest=rest) if rest else ""))
+            points = [w.plan_point() for w in pair] if "memory" in self.s.intents else []
+            if points and all(points) and points[0][1] == points[1][1]:  # "占用有区别没": the memory per device of each too
+                (ga, dev, na_, wa), (gb, _, nb_, wb) = points
+                said[-1] += self.say("change_memory", a=a, b=b, fa=self.say("factor_memory", gib=f"{ga:.1f}", dev=dev) + self.say("saved_on", plan=wa, n=na_),
+                                     fb=self.say("factor_memory", gib=f"{gb:.1f}", dev=dev) + self.say("saved_on", plan=wb, n=nb_))
+        return self.say("semicolon").join(said)
 
     def factor_asked(self, writers: list[Any], labels: list[str]) -> str:
         """"from 8k to 16k, does the card count double?", "减半吗": yes or no on the factor asked, from the two variants'

@@ -123,7 +123,9 @@ LEANS_ON_CONVERSATION = re.compile(r"(?<![a-z])(?:it|its|that|this|these|those|t
 # assistant's ground (its notes may not cover it, but it is never called outside its scope).
 PLATFORM = re.compile(r"modelarts|ascend|huawei|(?<![a-z])(?:cann|obs|docker|notebook|kubernetes|k8s|kubectl|pods?|cluster|"
                       r"pytorch|torch|cuda|python|pip|conda|hugging\s*face|model|llm)(?![a-z])|昇腾|华为|镜像|集群|模型|大模型")
-FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|what\s+if|same|instead|then|also|with|using|on|for)\b|那|呢|换成|改成|改用|如果|同样|还是|再")
+# ("so that's how many cards total - would 12 do?": a count proposed of the job answered)
+FOLLOW_UP = re.compile(r"^\s*(?:and|so|what\s+about|how\s+about|what\s+if|same|instead|then|also|with|using|on|for)\b|"
+                       r"(?<![a-z])would\s+\d+\s+(?:\w+\s+)?(?:do|work|be\s+enough)(?![a-z])|那|呢|换成|改成|改用|如果|同样|还是|再")
 
 # "显存占用多少", "内存要多少", "多少显存", "per card": a memory amount asked, not a count of cards.
 MEMORY_ASKED = re.compile(r"(?:显存|内存|memory|hbm|vram)\s*(?:占用|需要|要|用|消耗|使用)?\s*(?:是|为|有)?\s*多少|多少\s*(?:的)?\s*(?:显存|内存)|"
@@ -242,6 +244,28 @@ RATIO = r"(?:几|多少)\s*倍(?!\s*(?:的)?\s*(?:速度|吞吐|throughput))|how
 DIFFERENCE_ASKED = re.compile(r"how\s+many\s+(?:more|fewer|less|extra|additional)(?![a-z])|by\s+how\s+(?:much|many)|"
                               r"how\s+much\s+(?:more|less|fewer|bigger|smaller)|(?<![a-z])difference(?![a-z])|"
                               r"多几|少几|差几|省几|多多少|少多少|差多少|省多少|多出(?:多少|几)|相差|差距|差别|" + RATIO + "|" + MEMORY_SAVED)
+
+
+# Whether a count changes, asked of a value a follow-up changes ("bumping cutoff to 8192, does that number go up?", "cutoff 拉到
+# 8k，最少卡数会不会涨", "改成 4k 能省卡吗"): the earlier value and the new one are each sized and the lead says
+# whether the count goes up, down or stays, with both counts (variants.change_lead); the direction asked, by its words ("still
+# 16?" names the user's count: the verdict on it answers, not this comparison)
+EFFECT_UP = re.compile(r"(?<![a-z])(?:go(?:es)?\s+up|goes?\s+higher|increase[sd]?|rise[sd]?|grows?|more\s+(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
+                       r"涨|增加|变多|上升|更多|多要|加卡")
+EFFECT_DOWN = re.compile(r"(?<![a-z])(?:go(?:es)?\s+down|drops?|decrease[sd]?|fewer|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
+                         r"省卡|省.{0,2}卡|减少|变少|降下来|少用")
+EFFECT_SAME = re.compile(r"(?<![a-z])(?:still\s+the\s+same|(?:the\s+)?same\s+(?:count|number)\s*\?)|一样吗|不变吗|还是一样")
+EFFECT_ANY = re.compile(r"(?<![a-z])(?:(?:does|do|will|would)\s+(?:\w+\s+){0,4}change|any\s+change|any\s+difference)(?![a-z])|"
+                        r"有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化")
+
+
+def effect_asked(question: str) -> str | None:
+    """The change asked of a count ("up", "down", "same" or "any"), or None."""
+    q = question.lower()
+    for name, rx in (("up", EFFECT_UP), ("down", EFFECT_DOWN), ("same", EFFECT_SAME), ("any", EFFECT_ANY)):
+        if rx.search(q):
+            return name
+    return None
 
 
 # Words that change one value into another between two mentions ("全参换成 lora", "switch LLaMA-Factory to MindSpeed",
