@@ -262,7 +262,8 @@ class QuestionFrame(BaseModel):
         naming one of them and no longer a comparison; a frame that compares nothing: itself."""
         if self.changes:  # one frame per value of the setting changed, each no longer a change
             name, values = next(iter(self.changes.items()))
-            return [self.model_copy(update={name: v, "changes": {}}) for v in values]
+            # each value is one job sized (a "vs" between two values of a setting compares no parts)
+            return [self.model_copy(update={name: v, "changes": {}, "intents": self.intents - {"compare"}}) for v in values]
         if not (self.models or self.frameworks or self.hardwares or self.seq_lens):
             return [self]
         frames = [self.model_copy(update={"intents": self.intents - {"compare"}, "same_shape": [] if self.models else self.same_shape})]

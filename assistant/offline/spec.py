@@ -29,6 +29,8 @@ CONNECT = (r"[\"']?\s*(?:可以|能)?\s*(?:of|=|:|is|->|(?:(?:goes|go|went|drops
 # "GA 从 8 改成 16", "rank from 8 to 16", "micro batch 1 -> 2": one slot's value before and after a change
 CHANGE_FROM = r"\s*(?:[:=]\s*)?(?:(?:is\s+)?from|从|由)?\s*"
 CHANGE_TO = r"\s*(?:to|->|→|=>|改成|改为|换成|调到|调成|变成|升到|降到|加到|增加到|提高到|减少到|改到|到)\s*"
+# "TP4 or TP8", "rank 16 vs rank 128", "micro batch 1 还是 4": the same slot's values offered as alternatives, each compared
+ALTERNATIVE = r"\s*(?:or|vs\.?|versus|还是|或者|或)\s*"
 VALUE = {
     # "batch 4", not "batch 4k" (a length) or "4.5"; a sign after a space or "=" is read ("batch_size -4": said invalid)
     "int": r"((?:(?<=[\s=:：])-)?\d{1,7})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",
@@ -81,6 +83,7 @@ class SlotSpec:
     units: tuple[tuple[re.Pattern, float], ...] = ()  # the unit words beside a value and what each multiplies it by ("3 days": 72 h)
     change: re.Pattern | None = None  # the slot changed from one value to another ("GA 从 8 改成 16", "rank from 8 to 16")
     trainers: tuple[tuple[str, re.Pattern], ...] = ()  # (framework, its own spelling of the key): the trainer the key names
+    alternative: re.Pattern | None = None  # right after a value: another value offered instead ("TP4 or TP8", "rank 16 vs 128")
 
 
     def valid(self, value: float) -> bool:
@@ -127,7 +130,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
                             re.compile("|".join(row["elsewhere"])) if row.get("elsewhere") else None,
                             tuple((re.compile(rx), float(f)) for rx, f in row.get("units", [])),
                             re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHANGE_TO}{VALUE[row['type']]}") if keys else None,
-                            tuple((fw, re.compile(rx)) for fw, rx in row.get("trainers", {}).items())))
+                            tuple((fw, re.compile(rx)) for fw, rx in row.get("trainers", {}).items()),
+                            re.compile(f"{ALTERNATIVE}(?:(?:{'|'.join(keys)}){CONNECT})?{VALUE[row['type']]}") if keys else None))
     return out
 
 
@@ -176,7 +180,11 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if not at:
             continue
         value = slot.value(at.raw, r.text[at.start:at.end])
-        if slot.valid(value):
+        if slot.valid(value) and (other := alternative(r, slot, frame, at.end, value)):
+            r.claim(at.start, other[0], slot.name, value)  # both values are this slot's: compared, neither unused
+            put(frame, slot.name, value)
+            frame.changes = {slot.name: [value, other[1]]}
+        elif slot.valid(value):
             r.claim(at.start, at.end, slot.name, value)
             put(frame, slot.name, value)
         else:  # said but out of range: no count or length either; the reason given, else the ledger names it
@@ -184,6 +192,19 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             if slot.invalid:
                 typed = frame.question[at.start:at.end] if len(frame.question) == len(r.text) else r.text[at.start:at.end]  # as written
                 checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
+
+
+def alternative(r: Reading, slot: SlotSpec, frame: Any, end: int, value: float) -> tuple[int, int | float] | None:
+    """Another value of ``slot`` offered right after the one read ("TP4 or TP8", "rank 16 vs rank 128", "micro batch 1
+    还是 4"): where its words end and the value, when it is valid, differs and the frame compares nothing else yet (a
+    ZeRO stage offered as a choice is asked.stages_offered's: it leads with the stage to use)."""
+    if slot.alternative is None or slot.type != "int" or slot.name == "zero_stage" or getattr(frame, "changes", None) \
+            or slot.name not in type(frame).model_fields:
+        return None
+    m = slot.alternative.match(r.unread(), end)
+    if not m or (other := slot.value(next(g for g in m.groups() if g))) == value or not slot.valid(other):
+        return None
+    return m.end(), other
 
 
 def own_bare(r: Reading, slot: SlotSpec, after: int) -> re.Match | None:

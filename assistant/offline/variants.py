@@ -7,6 +7,7 @@ from typing import Any
 
 from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import InferenceMinCardsResult
+from . import spec
 from .asked import asks_verdict, serving_parts_asked
 from .frame import DEFAULT_HARDWARE, table_strategy
 from .parse import Slots
@@ -39,7 +40,8 @@ def belongs(d: Done, v: Slots, s: Slots) -> bool:
     if len(s.models) > 1 and d.args.get("model") != v.model:
         return False
     for name in getattr(s, "changes", None) or {}:  # "GA 8 → 16": the calls made with this variant's value
-        if d.args.get(name) is not None and d.args.get(name) != getattr(v, name):
+        taking = (name, *(spec.BY_NAME[name].args if name in spec.BY_NAME else ()))  # a serving TP is max_devices
+        if any(d.args.get(arg) is not None and d.args.get(arg) != getattr(v, name) for arg in taking):
             return False
         if name == "method" and d.args.get("strategy") not in (None, table_strategy(v.method)):
             return False  # the vendor tables' rows of this variant's method

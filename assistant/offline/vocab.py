@@ -233,7 +233,10 @@ COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|than|compared?\s+(?:to|
 # vs full?"): each one's memory per device on the same devices is compared, yes or no on the saving first
 MEMORY_SAVED = (r"省(?:点|些|一点|一些|下|得了|多少)?\s*(?:显存|内存|memory)|显存.{0,6}(?:更少|更省|少一些|少点|省)|"
                 r"(?:less|lower|smaller)\s+(?:device\s+|gpu\s+|npu\s+)?memory|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:device\s+)?memory|"
-                r"(?:use|need)s?\s+less(?![a-z])")
+                r"(?:use|need)s?\s+less(?![a-z])|"
+                # "how much more memory does rank 128 need", "显存多多少": the difference asked the other way round
+                r"(?:more|extra|additional)\s+(?:device\s+|gpu\s+|npu\s+)?memory|memory\s+(?:difference|diff)(?![a-z])|"
+                r"显存\s*(?:多|差|相差)\s*(?:多少|几)|多(?:占|用|要)\s*(?:多少|点|些)?\s*显存")
 MEMORY_SAVED_ASKED = re.compile(MEMORY_SAVED, re.I)
 # The ratio of two counts asked ("是 lora 的几倍", "how many times the LoRA count"): said with the difference, as "(8×)"
 RATIO = r"(?:几|多少)\s*倍(?!\s*(?:的)?\s*(?:速度|吞吐|throughput))|how\s+many\s+times|(?:what|which)\s+multiple|\d?x\s+as\s+many|times\s+as\s+many"
