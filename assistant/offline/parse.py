@@ -258,6 +258,10 @@ UNKNOWN_PART = {
 }
 
 
+# a count or length as written, with its unit: the words of a value taken back and of the one meant (Parser._restated_counts)
+SAID_COUNT = re.compile(r"(?<![0-9.a-z])(\d+)\s*(?:k(?![a-z])|(?:张|块|个|台)?\s*(?:卡|节点|机器|die|npus?|gpus?|cards?|devices?|nodes?|tokens?)(?![a-z]))")
+
+
 # LLaMA-Factory's quantization_bit: the base weights' bits of a LoRA run, which makes it QLoRA
 QUANT_BIT = re.compile(r"quantization[_ ]?bits?\s*[:=]?\s*(2|3|4|8)(?![0-9])")
 
@@ -778,6 +782,7 @@ class Parser:
             s.rule_notes.insert(0, s.length_read)
         if s.part_stand_in and s.part_stand_in not in s.rule_notes:
             s.rule_notes.insert(0, s.part_stand_in)  # "L20 48GB": not in the catalog, sized by its stated memory
+        s.rule_notes[:0] = [n for n in s.values_restated if n not in s.rule_notes]  # "GA 8 … actually 16": the later one used
         s.layout_refused = refused
         s.layout_offers = checks.offered(fields, task) if refused and s.model else []
         s.layout_task = task
@@ -828,6 +833,26 @@ class Parser:
         return bool(re.search(rf"{size}\s*的?\s*$", r.text[:part.start]) or
                     re.match(rf"\s*[-_]?\s*{size}(?![a-z0-9])", r.text[part.end:]))
 
+    @staticmethod
+    def _restated_counts(work: str, s: Slots, r: Reading) -> None:
+        """A count or length written, then taken back and written again ("16 张卡……不对，是 32 张卡", "4 nodes, sorry, 2
+        nodes"): the later one is the job's, the earlier one's words claimed and both said before the answer."""
+        cut = spec.CORRECTION.search(work)
+        if not cut:
+            return
+        head, tail = work[:cut.start()], work[cut.end():]
+        for name, read in (("devices", num.devices), ("nodes", num.nodes), ("seq_len", num.seq_len)):
+            a, b = read(head), read(tail)
+            if not (a and b and a != b and getattr(s, name) == a):
+                continue
+            setattr(s, name, b)
+            said = [m for m in SAID_COUNT.finditer(head) if num.cn_number(m.group(1)) == a or m.group(0).rstrip().endswith("k")]
+            later = next((m for m in SAID_COUNT.finditer(tail) if m.group(0).strip()), None)
+            if said and later:
+                first = said[-1]
+                r.claim(first.start(), first.end(), spec.RESTATED_SLOT, None, "vocabulary")
+                spec.restate(s, s.question[first.start():first.end()], s.question[cut.end() + later.start():cut.end() + later.end()])
+
     def _counts(self, work: str, s: Slots, hw_count: int | None, r: Reading) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.offload = num.offload(work)
@@ -876,6 +901,7 @@ class Parser:
             s.hardware = self.setting.hardware_id("snt9b-32g")
             s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)
+        self._restated_counts(work, s, r)
         if s.seq_len and (bound := num.length_above(work, s.seq_len)):  # "longer than 20k": the least, said so
             typed = s.question[r.text.find(bound):][:len(bound)] if bound in r.text else bound
             s.length_read = LENGTH_ABOVE[s.lang].format(said=typed, n=f"{s.seq_len:,}")

@@ -20,6 +20,7 @@ from .spans import Reading
 
 SPEC_FILE = Path(__file__).with_name("slots.toml")
 CURRENT = "current_setting"  # a setting's value the run has now, beside the one the question proposes (proposal.py)
+RESTATED_SLOT = "restated"  # the words of a value the question takes back ("GA 8 … actually GA 16"): said, not used
 NOT_A_SETTING = "not_a_setting"  # the span of words a slot's ``elsewhere`` found: their digits are no stated value
 # The words between a setting and its value, in prose, YAML, JSON, env-var and flag form: "rank 16", "lr=2e-5",
 # "GA: 16", "batch size to 8", "rank goes to 128", "秩为 8", "TP 可以设成 3", "梯度累积设 0" (a bare 设 sets it too), "micro batch 取 1", '"stage": 4', "NNODES=2", "--lora-rank 64".
@@ -222,6 +223,13 @@ def proposed_match(r: Reading, slot: SlotSpec, frame: Any) -> re.Match | None:
     from . import proposal
 
     matches = list(r.finditer(slot.pattern))
+    if len(matches) >= 2 and corrected(r.text, matches[0].end(), matches[-1].start()):
+        # "GA 8 … actually make GA 16": the value taken back is claimed (no value of the job), the later one read
+        first, last = matches[0], matches[-1]
+        r.claim_match(first, RESTATED_SLOT, None, "vocabulary")
+        typed = frame.question if len(frame.question) == len(r.text) else r.text
+        restate(frame, typed[first.start():first.end()], typed[last.start():last.end()])
+        return last
     if len(matches) < 2 or slot.name not in proposal.SPEC.slots:
         return matches[0] if matches else None
     parts = proposal.clauses(r.text)
@@ -237,6 +245,29 @@ def proposed_match(r: Reading, slot: SlotSpec, frame: Any) -> re.Match | None:
         frame.current[slot.name] = value
         r.claim(at.start, at.end, CURRENT, value)
     return later
+
+
+# "GA 8 … actually make GA 16", "16 张卡……不对，是 32 张卡", "rank 8, sorry, I mean 16": words that take back a value
+# written before them; the value written after is the one meant (spec.proposed_match, parse._counts)
+CORRECTION = re.compile(r"(?<![a-z])(?:actually|correction|i\s+mean|i\s+meant|sorry|scratch\s+that|my\s+bad|typo|oops|wait,?\s+no|"
+                        r"no\s+wait|(?:make|change)\s+(?:it|that)(?:\s+to)?|not\s+\d+\s*,?\s*but)(?![a-z])|"
+                        r"不对|说错了?|写错了?|打错了?|更正|纠正|其实是|应该是|准确地?说|不是\s*\d+\s*[,，]?\s*(?:而)?是")
+RESTATED = {
+    "en": "You wrote “{a}” and then “{b}”: the later value is the one used below.",
+    "zh": "你先写了“{a}”，后面又写了“{b}”：下面按后写的值计算。",
+}
+
+
+def corrected(text: str, first_end: int, later_start: int) -> bool:
+    """Words between two values of one setting that take the first back ("… actually make GA 16", "不对，是 32 张卡")."""
+    return bool(CORRECTION.search(text[first_end:later_start]))
+
+
+def restate(frame: Any, a: str, b: str) -> None:
+    """Say before the answer that the later of two values written for one setting is used (a note, not a refusal)."""
+    note = RESTATED[frame.lang].format(a=a.strip(), b=b.strip())
+    if note not in frame.values_restated:
+        frame.values_restated.append(note)
 
 
 def trainer_of_keys(r: Reading) -> str | None:

@@ -71,7 +71,8 @@ def mentions(question: str) -> list[Mention]:
 
 def name_spans(frame: QuestionFrame) -> list[tuple[int, int]]:
     """Where the reader read model and part names in the question: their digits are part of a name."""
-    return [(span.start, span.end) for span in frame.spans if span.slot in NAME_SLOTS | ASKED_SLOTS | {spec.NOT_A_SETTING, spec.CURRENT}]
+    return [(span.start, span.end) for span in frame.spans
+            if span.slot in NAME_SLOTS | ASKED_SLOTS | {spec.NOT_A_SETTING, spec.CURRENT, spec.RESTATED_SLOT}]
 
 
 def numbers_in(value: object) -> set[float]:
