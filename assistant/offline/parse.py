@@ -14,6 +14,7 @@ from ..setup_check import rules
 from ..setup_check.text import blocks
 from ..tools.estimate_support import generic_part
 from ..tools.model_filter import in_family
+from ..tools.setup_tools import CAPACITY_SHARE
 from . import (
     checks,
     clock,
@@ -262,6 +263,22 @@ UNKNOWN_PART = {
 SAID_COUNT = re.compile(r"(?<![0-9.a-z])(\d+)\s*(?:k(?![a-z])|(?:张|块|个|台)?\s*(?:卡|节点|机器|die|npus?|gpus?|cards?|devices?|nodes?|tokens?)(?![a-z]))")
 
 
+# "HBM 32768 MB", "65536MB": a device's memory as the smi tools print it (a whole number of GB; Parser._memory_in_mb)
+MEMORY_MB = re.compile(r"(?<![0-9.])(\d{4,6})\s*(?:mb|mib)(?![a-z/])")
+MEMORY_MB_READ = {
+    "en": "“{typed}” is {gb} GB per device: sized on {hw}.",
+    "zh": "“{typed}”即每卡 {gb} GB：下面按 {hw} 计算。",
+}
+# "29.5 GiB total capacity", "total capacity of 44.4 GiB": what the runtime reports of one device (Parser._capacity_part)
+CAPACITY_SAID = re.compile(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*gi?b\s*(?:of\s+)?total\s+capacity|total\s+capacity\s*(?:of|is|:|=)?\s*(\d+(?:\.\d+)?)\s*gi?b|"
+                           r"总容量\s*(?:是|为|:|：)?\s*(\d+(?:\.\d+)?)\s*gi?b")
+TRIED = re.compile(r"tried\s+to\s+allocate")  # a pasted out-of-memory message: check_setup tells the part from it
+CAPACITY_READ = {
+    "en": "The {cap} GiB total capacity you quote is what a {gb} GB card reports: sized on {hw} (a 64 GB card reports about 61 GiB).",
+    "zh": "你给出的总容量 {cap} GiB 对应 {gb} GB 的卡：下面按 {hw} 计算（64 GB 的卡报告约 61 GiB）。",
+}
+
+
 # LLaMA-Factory's quantization_bit: the base weights' bits of a LoRA run, which makes it QLoRA
 QUANT_BIT = re.compile(r"quantization[_ ]?bits?\s*[:=]?\s*(2|3|4|8)(?![0-9])")
 
@@ -345,6 +362,7 @@ class Parser:
         for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count
             setattr(s, name, value)
         s.shape = num.shape(r) or None
+        self._memory_in_mb(r, s)  # "HBM 32768 MB": a device's memory, no length
         span = self.names.read(r, text, s)
         self._params_bound(r, s)
         hw_count = self._unknown_part(r, s) or hw_count
@@ -652,6 +670,44 @@ class Parser:
                                        kind={"en": kind.upper(), "zh": kind.upper()}[s.lang])
         return f"custom-{gb}gb-{kind}", True, note
 
+    def _memory_in_mb(self, r: Reading, s: Slots) -> None:
+        """A device's memory in MB, as npu-smi and nvidia-smi print it ("HBM 32768 MB", "每张卡 65536 MB"): claimed (its
+        digits are no length or count), the frame's memory per device, and the catalog part of that memory when none is named
+        (the device word picks the kind, Setting.by_memory), said as read."""
+        m = r.search(MEMORY_MB)
+        if not m or (mb := int(m.group(1))) % 1024:
+            return
+        r.claim_match(m, "memory_gb", mb // 1024, "pattern")
+        s.memory_gb = mb // 1024
+        if s.hardware is None and not self.setting.unknown_part(r.unread()):
+            hw, _ = self.setting.by_memory(s.memory_gb, r.text)
+            row = self.resolver.hardware.get(hw or DEFAULT_HARDWARE) or {}
+            s.hardware = hw or DEFAULT_HARDWARE
+            s.mark("read_as", "hardware")
+            s.part_stand_in = MEMORY_MB_READ[s.lang].format(typed=s.question[m.start():m.end()].strip(), gb=mb // 1024,
+                                                            hw=row.get("name") or s.hardware)
+
+    def _capacity_part(self, work: str, s: Slots) -> None:
+        """The total capacity a runtime reports, said in words ("log says 29.5 GiB total capacity"): the catalog part of the
+        named (else the default) part's kind whose memory reports it (check_setup's CAPACITY_SHARE; a pasted out-of-memory
+        message is check_setup's own), when the part named is not one of that memory; said as read."""
+        m = CAPACITY_SAID.search(work)
+        if not m or TRIED.search(work):
+            return
+        cap = float(next(g for g in m.groups() if g))
+        named = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE) or {}
+        if named and CAPACITY_SHARE[0] <= cap / float(named.get("memory_gb") or 1) <= CAPACITY_SHARE[1]:
+            return  # the part named reports it
+        kind = named.get("kind") or "npu"
+        same = [h for h in self.resolver.hardware.values() if h.get("kind") == kind and h.get("memory_gb")
+                and CAPACITY_SHARE[0] <= cap / float(h["memory_gb"]) <= CAPACITY_SHARE[1]]
+        same.sort(key=lambda h: not h.get("vendor_tables"))  # the part the vendor tables use first
+        if same:
+            s.hardware = same[0]["id"]
+            s.mark("read_as", "hardware")
+            s.part_stand_in = CAPACITY_READ[s.lang].format(cap=f"{cap:g}", hw=same[0].get("name") or same[0]["id"],
+                                                           gb=f"{float(same[0]['memory_gb']):g}")
+
     def _device_memory(self, work: str, s: Slots) -> None:
         """Memory said of one device that no accelerator has ("my NPU has 1.5 TB HBM") is said, never sized on silently."""
         said = num.device_memory_said(work)
@@ -856,7 +912,7 @@ class Parser:
     def _counts(self, work: str, s: Slots, hw_count: int | None, r: Reading) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.offload = num.offload(work)
-        s.memory_gb = num.memory_gb(work)
+        s.memory_gb = num.memory_gb(work) or s.memory_gb
         s.memory_sizes = num.memory_sizes(work)
         s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
         per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
@@ -911,6 +967,7 @@ class Parser:
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
         self._part_of_memory(r, s)
+        self._capacity_part(work, s)
         stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # a setting of slots.toml
         if not (stated or s.devices or s.seq_len or s.tokens or s.samples or s.tps):
             # a number written after a snake_case key ("quantization_bit 4", "max_num_seqs=8") is that key's value
