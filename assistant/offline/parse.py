@@ -506,6 +506,24 @@ class Parser:
         """A part the catalog does not have ("Snt9B99") is said with the nearest parts and every part there is, never
         read as the default part. Written with its memory ("4x MI250 64GB") it is a generic device of that memory: the
         count written with it is returned, and a catalog part it is compared with ("L20 48GB vs 910B") is sized too."""
+        if qualified := self.setting.qualified_part(r):  # "910B Ultra", "Ascend 910 Pro X": no catalog row, never the stem's
+            start, end, stem = qualified
+            r.spans[:] = [sp for sp in r.spans if not (sp.slot == "hardware" and sp.overlaps(start, end))]
+            r.claim(start, end, "unknown_part", None, "catalog")
+            if s.hardware == stem:
+                s.hardware = s.hardwares[1] if len(s.hardwares) > 1 else None
+            s.hardwares = [hw for hw in s.hardwares if hw != stem] if len(s.hardwares) > 2 else []
+            shown = s.question[start:end] if len(s.question) == len(r.text) else r.text[start:end]
+            if (memory := PART_MEMORY_AFTER.match(r.text, end)) and (stand := self._stand_in(
+                    r.text, r.text[start:end], shown, s, (self.resolver.hardware.get(stem or "") or {}).get("kind"))):
+                s.hardware, guessed, s.part_stand_in = stand  # "H100 Pro 96GB": sized by its stated memory, said so
+                s.hardware_guessed = guessed and not s.part_stand_in
+                r.spans[:] = [sp for sp in r.spans if sp.slot != "unknown_part"]
+                r.claim(start, memory.end(), "hardware", s.hardware, "catalog")
+                return num.count_before_hardware(r.unread()[:start], r.text[memory.end():])
+            near = [stem] if stem else self.setting.closest_parts(shown)
+            self._say_unknown_part(shown.strip(), near, s)
+            return None
         work = r.unread()
         name = self.setting.unknown_part(work)
         if not name:
@@ -523,12 +541,15 @@ class Parser:
             if memory := (PART_MEMORY_AFTER.match(after) or NAME_WORDS_MEMORY.match(after)):
                 after = after[memory.end():]  # "Gaudi2 96GB x8": the count follows the memory
             return num.count_before_hardware(work[:start], after)
-        near = self.setting.closest_parts(name)
+        self._say_unknown_part(shown, self.setting.closest_parts(name), s)
+        return None
+
+    def _say_unknown_part(self, shown: str, near: list[str], s: Slots) -> None:
+        """The part is not in the catalog: said with the nearest parts, every part there is, and what would size it."""
         closest = ", ".join(near[:-1]) + ((" 或 " if s.lang == "zh" else " or ") if near[:-1] else "") + near[-1] if near else ""
         closest = (f"是指 {closest} 吗？" if s.lang == "zh" else f" Did you mean {closest}?") if closest else ""
         every = ", ".join(self.resolver.hardware)
         checks.add(s.problems, UNKNOWN_PART[s.lang].format(name=shown, closest=closest, every=every), s.lang)
-        return None
 
     @staticmethod
     def _mixed_fleet(r: Reading, s: Slots) -> None:
@@ -650,7 +671,7 @@ class Parser:
         s.hardwares, s.hardware = [], hw
         s.part_stand_in = STATES_NO_GPU[s.lang].format(part=row.get("short_name") or row.get("name") or hw)
 
-    def _stand_in(self, work: str, name: str, shown: str, s: Slots) -> tuple[str, bool, str] | None:
+    def _stand_in(self, work: str, name: str, shown: str, s: Slots, kind: str | None = None) -> tuple[str, bool, str] | None:
         """A part the catalog lacks, written with its memory ("L20 48GB", "MI210 (64 GB)"): the memory is the one figure
         the estimate needs, so the job is sized on the catalog's part of that kind with that memory, and the answer says
         the part is not in the catalog and which memory the estimate used (round 13 c5-05: "L20 48GB" refused). The
@@ -663,7 +684,7 @@ class Parser:
         gb = int(m.group(1))
         if not gb or checks.device_memory(gb, "", self.resolver.hardware, DEFAULT_HARDWARE, s.lang):
             return None  # no accelerator has that much: the memory check says so
-        kind = "npu" if re.search(r"npu|昇腾|ascend|atlas", work) else "gpu"
+        kind = kind or ("npu" if re.search(r"npu|昇腾|ascend|atlas", work) else "gpu")  # (a variant: its stem's kind)
         # a generic device of that memory, not the catalog's part of that size: a stand-in part would bring its own
         # precisions and speed ("RTX 5090 32GB" sized as a V100 without BF16)
         note = STAND_IN[s.lang].format(name=NAME_WITH_MEMORY.sub("", shown.strip()).strip() or shown.strip(), gb=gb,
