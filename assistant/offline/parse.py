@@ -106,6 +106,17 @@ def zero_means_full(s: QuestionFrame) -> None:
     s.mark("default", "method")
 
 
+def sft_means_full(s: QuestionFrame) -> None:
+    """MindSpeed-LLM's "sft" with no LoRA word or setting is its full-parameter fine-tuning (a LoRA run adds
+    `--lora-r` / `--lora-alpha` to the same script; round 19 c6-06: "mindspeed sft llama2-13b" sized as LoRA). Marked as a
+    default, as zero_means_full does."""
+    if s.method or s.methods or s.framework != "MindSpeed-LLM" or s.stage != "sft" or s.origin("stage") != "said" \
+            or s.task() == "serving" or s.lora_rank or s.settings.get("lora_alpha"):
+        return
+    s.method = "full"
+    s.mark("default", "method")
+
+
 def mark_corrections(s: QuestionFrame) -> None:
     """Values read from the user's words with a correction, or guessed by a rule, say so in ``origins``."""
     if s.model_read_as:
@@ -378,6 +389,7 @@ class Parser:
         if not (s.framework or s.frameworks) and (trainer := spec.trainer_of_keys(r)):
             s.framework = trainer  # the settings written in one trainer's own argument names ask about that trainer
             s.mark("read_as", "framework")
+        sft_means_full(s)
         self._counts(work, s, hw_count, r)
         self._changes(r, s)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back

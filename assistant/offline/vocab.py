@@ -43,12 +43,14 @@ TRAINER_PARTS = [
 ]
 METHODS = [
     ("qlora", re.compile(r"q[-_ ]?lora")),
-    ("lora", re.compile(r"(?<![a-z])lora(?![a-z])|低秩")),
+    # "no lora", "without LoRA", "不用 lora": the method said not to be LoRA (full, below)
+    ("lora", re.compile(r"(?<![a-z])(?<!no )(?<!not )(?<!without )(?<!w/o )(?<!non-)(?<!不用)(?<!不用 )(?<!不是)(?<!不是 )(?<!非)lora(?![a-z])|低秩")),
     ("freeze", re.compile(r"(?<![a-z])freeze(?![a-z])|冻结")),
     # "full-length sequences", "full context", "满长" are no method
     # ("the full 128k context", "full 32768-token window" is a length, not the method)
     ("full", re.compile(r"(?<![a-z])full(?![a-z])(?![-_ ]?(?:length|len|context|ctx|size|precision|node|batch|kv|shard(?:ing|ed)?)(?![a-z]))"
-                        r"(?!\s+[\d.,]+\s*[km]?\s*[-_ ]?(?:tokens?|context|ctx|length|len|window|seq)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
+                        r"(?!\s+[\d.,]+\s*[km]?\s*[-_ ]?(?:tokens?|context|ctx|length|len|window|seq)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数|"
+                        r"(?<![a-z])(?:no|not|without|w/o|non-)\s*(?:lora|peft|adapters?)(?![a-z])|(?:不用|不是|非)\s*lora(?![a-z])")),
 ]
 # A method word mistyped by one letter left out, added or swapped with its neighbour ("lroa", "loar", "qlroa", "ful",
 # "fulll"); a changed letter is a word of its own ("load", "lord", "fall", "fill"). Words that are such a spelling
