@@ -274,6 +274,11 @@ UNKNOWN_PART = {
 SAID_COUNT = re.compile(r"(?<![0-9.a-z])(\d+)\s*(?:k(?![a-z])|(?:张|块|个|台)?\s*(?:卡|节点|机器|die|npus?|gpus?|cards?|devices?|nodes?|tokens?)(?![a-z]))")
 
 
+UTIL_INVALID = {
+    "en": "“{text}” is not a valid gpu-memory-utilization: it is the share of each device's memory vLLM may take, above 0 "
+          "and at most 1 (e.g. 0.9, vLLM's default; 90% is written 0.9).",
+    "zh": "“{text}”不是有效的 gpu-memory-utilization：它是 vLLM 可占用的每卡显存比例，必须大于 0、不超过 1（例如默认值 0.9；90% 写作 0.9）。",
+}
 # "HBM 32768 MB", "65536MB": a device's memory as the smi tools print it (a whole number of GB; Parser._memory_in_mb)
 MEMORY_MB = re.compile(r"(?<![0-9.])(\d{4,6})\s*(?:mb|mib)(?![a-z/])")
 MEMORY_MB_READ = {
@@ -371,7 +376,10 @@ class Parser:
         spec.read(r, s, "amounts")  # the batch settings (slots.toml)
         num.host_ram(r, s)
         for name, value in vars(serving_words.read(r)).items():  # "gptq-int4" is no model, "64 并发" no count
-            setattr(s, name, value)
+            if name != "util_invalid":
+                setattr(s, name, value)
+            elif value:  # "util 1.3", "130%": no share of a device's memory; refused with the valid range
+                checks.add(s.problems, UTIL_INVALID[s.lang].format(text=value.strip()), s.lang)
         s.shape = num.shape(r) or None
         self._memory_in_mb(r, s)  # "HBM 32768 MB": a device's memory, no length
         span = self.names.read(r, text, s)
