@@ -280,7 +280,9 @@ class Setting:
                 before, after = work[: toks[i][0]], work[toks[j - 1][1]:]
                 # its memory written after it ("L20 48GB") makes a short model number a part, as a device word does
                 with_memory = bool(PART_MEMORY_AFTER.match(after)) and digits >= series[m.group(1)]
-                if digits < max(series[m.group(1)], 3 if len(m.group(1)) == 1 else 2) and not with_memory:
+                # ... as a count before it and a device word after it do ("2 L20 cards", "4 x H30 GPUs")
+                counted = bool(COUNTED_BEFORE.search(before) and DEVICE_WORD_AFTER.match(after)) and digits >= 2
+                if digits < max(series[m.group(1)], 3 if len(m.group(1)) == 1 else 2) and not (with_memory or counted):
                     continue
                 if LENGTH_WORD_AFTER.match(after) and not DEVICE_WORD_AFTER.match(after):
                     continue  # "with a 4096 cutoff", "a 8192-token context": a length after an article, no part
