@@ -76,16 +76,21 @@ class VariantBlocks(TrainingBlocks):
         settings = not verdict and bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
         # "qwen3-32b 的 kv 每 token 多少，为啥比 llama2-13b 小": the KV bytes per token asked first are what is compared
         kv = not (settings or verdict) and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
+        # "TP4 or TP8?" when serving: the table's count is the model's, the same for each layout; each layout's estimate is
+        # what differs (its devices and the KV cache room it leaves)
+        served = not (settings or verdict or kv) and bool(set(self.s.changes) & {"tp", "pp"}) and all(w.served_layout() for w in writers)
         changed = list(self.s.changes)
         # like with like: when every variant has a minimum-card row, those rows are compared (not one side's recipe row)
         like = all(w.min_table_count() for w in writers)
         needs = [(" · ".join([self.method_name(w.s.method) if one == "method" else self.say(f"change_label_{one}", v=getattr(w.s, one))
                               for one in changed] +
                              [self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared]),
-                  w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest(like))
+                  w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv
+                  else w.served_layout() if served else w.fewest(like))
                  for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
-        key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
+        key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else \
+            "compared_served" if served else "compared"
         more = self.count_difference(writers, [label for label, _ in needs], like) if key == "compared" else ""
         if key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
@@ -124,6 +129,12 @@ class VariantBlocks(TrainingBlocks):
             return self.say("verdict_variant_serving", word=self.say("verdict_fits" if served.fits else "verdict_does_not_fit"),
                             n=self.devices(served.devices, served.unit, served.hardware))
         return None
+
+    def served_layout(self) -> str | None:
+        """This layout's serving estimate: its devices and the KV cache room it leaves (estimate_inference within it)."""
+        r = next((x.value for x in self.r.of("estimate_inference", InferenceResult) if x.value and x.value.fits), None)
+        return self.say("served_layout", n=self.devices(r.devices, r.unit, r.hardware), tokens=f"{r.kv_tokens_fit:,}",
+                        seqs=r.kv_tokens_fit // max(r.max_model_len, 1), len=r.max_model_len) if r else None
 
     def kv_per_token(self) -> str | None:
         """This variant's KV cache bytes per token with the formula's numbers (estimate_inference), else None."""
