@@ -181,10 +181,10 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if not at:
             continue
         value = slot.value(at.raw, r.text[at.start:at.end])
-        if slot.valid(value) and (other := alternative(r, slot, frame, at.end, value)):
-            r.claim(at.start, other[0], slot.name, value)  # both values are this slot's: compared, neither unused
+        if slot.valid(value) and (offered := alternative(r, slot, frame, at.end, value)):
+            r.claim(at.start, offered[0], slot.name, value)  # both values are this slot's: compared, neither unused
             put(frame, slot.name, value)
-            frame.changes = {slot.name: [value, other[1]]}
+            frame.changes = {slot.name: [value, offered[1]]}
         elif slot.valid(value):
             r.claim(at.start, at.end, slot.name, value)
             put(frame, slot.name, value)
