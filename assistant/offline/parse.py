@@ -716,17 +716,31 @@ class Parser:
         digits are no length or count), the frame's memory per device, and the catalog part of that memory when none is named
         (the device word picks the kind, Setting.by_memory), said as read."""
         m = r.search(MEMORY_MB)
-        if not m or (mb := int(m.group(1))) % 1024:
+        if not m:
             return
-        r.claim_match(m, "memory_gb", mb // 1024, "pattern")
-        s.memory_gb = mb // 1024
+        mb = int(m.group(1))
+        kind = "npu" if re.search(r"npu|昇腾|ascend|hbm", r.text) else "gpu" if re.search(r"nvidia|gpu|cuda|显卡", r.text) else None
+        # what the tool prints is the capacity the runtime sees (nvidia-smi: 24564 MiB on a 24 GB card, 46068 on a 48 GB one)
+        row = self.part_by_capacity(mb / 1024, kind) if kind else None
+        gb = int(float(row["memory_gb"])) if row else mb // 1024 if mb % 1024 == 0 else None
+        if gb is None:
+            return
+        r.claim_match(m, "memory_gb", gb, "pattern")
+        s.memory_gb = gb
         if s.hardware is None and not self.setting.unknown_part(r.unread()):
-            hw, _ = self.setting.by_memory(s.memory_gb, r.text)
-            row = self.resolver.hardware.get(hw or DEFAULT_HARDWARE) or {}
+            hw = row["id"] if row else self.setting.by_memory(gb, r.text)[0]
             s.hardware = hw or DEFAULT_HARDWARE
             s.mark("read_as", "hardware")
-            s.part_stand_in = MEMORY_MB_READ[s.lang].format(typed=s.question[m.start():m.end()].strip(), gb=mb // 1024,
-                                                            hw=row.get("name") or s.hardware)
+            s.part_stand_in = MEMORY_MB_READ[s.lang].format(typed=s.question[m.start():m.end()].strip(), gb=gb,
+                                                            hw=(self.resolver.hardware.get(s.hardware) or {}).get("name") or s.hardware)
+
+    def part_by_capacity(self, cap_gib: float, kind: str) -> dict | None:
+        """The catalog part of ``kind`` whose memory reports ``cap_gib`` (check_setup's CAPACITY_SHARE), the one the vendor
+        tables use first; None when none does."""
+        same = [h for h in self.resolver.hardware.values() if h.get("kind") == kind and h.get("memory_gb")
+                and CAPACITY_SHARE[0] <= cap_gib / float(h["memory_gb"]) <= CAPACITY_SHARE[1]]
+        same.sort(key=lambda h: not h.get("vendor_tables"))
+        return same[0] if same else None
 
     def _capacity_part(self, work: str, s: Slots) -> None:
         """The total capacity a runtime reports, said in words ("log says 29.5 GiB total capacity"): the catalog part of the
@@ -739,15 +753,11 @@ class Parser:
         named = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE) or {}
         if named and CAPACITY_SHARE[0] <= cap / float(named.get("memory_gb") or 1) <= CAPACITY_SHARE[1]:
             return  # the part named reports it
-        kind = named.get("kind") or "npu"
-        same = [h for h in self.resolver.hardware.values() if h.get("kind") == kind and h.get("memory_gb")
-                and CAPACITY_SHARE[0] <= cap / float(h["memory_gb"]) <= CAPACITY_SHARE[1]]
-        same.sort(key=lambda h: not h.get("vendor_tables"))  # the part the vendor tables use first
-        if same:
-            s.hardware = same[0]["id"]
+        if row := self.part_by_capacity(cap, named.get("kind") or "npu"):
+            s.hardware = row["id"]
             s.mark("read_as", "hardware")
-            s.part_stand_in = CAPACITY_READ[s.lang].format(cap=f"{cap:g}", hw=same[0].get("name") or same[0]["id"],
-                                                           gb=f"{float(same[0]['memory_gb']):g}")
+            s.part_stand_in = CAPACITY_READ[s.lang].format(cap=f"{cap:g}", hw=row.get("name") or row["id"],
+                                                           gb=f"{float(row['memory_gb']):g}")
 
     def _device_memory(self, work: str, s: Slots) -> None:
         """Memory said of one device that no accelerator has ("my NPU has 1.5 TB HBM") is said, never sized on silently."""

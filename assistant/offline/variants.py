@@ -71,7 +71,9 @@ class VariantBlocks(TrainingBlocks):
         writers = self.per_variant()
         compared = [one for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]  # each variant by what differs
         # "enough for my 4 GPUs?" over parts: the yes/no on the user's devices, each part's, is what is compared
-        verdict = asks_verdict(self.s) and bool(self.s.effective().devices) and all(w.verdict_on_devices() for w in writers)
+        # (so is "PP 2 or PP 4 on my 32 cards?": a layout's count is the table's whatever the layout, its memory is what differs)
+        layout = bool(set(self.s.changes) & {"tp", "pp", "cp"}) and "inference" not in self.s.intents
+        verdict = (asks_verdict(self.s) or layout) and bool(self.s.effective().devices) and all(w.verdict_on_devices() for w in writers)
         # "推荐的 zero 配置有啥区别", "GA for each": the setting asked is what is compared, each variant's; else the count
         settings = not verdict and bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
         # "qwen3-32b 的 kv 每 token 多少，为啥比 llama2-13b 小": the KV bytes per token asked first are what is compared
@@ -96,6 +98,8 @@ class VariantBlocks(TrainingBlocks):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
         elif key != "compared_verdict" and (saved := self.memory_saved(writers, [label for label, _ in needs])):
             listed, key, more = saved, "compared_factor", ""  # "能省点显存吗": yes or no on the saving first
+        if "grad_accum" in self.s.changes and (ga := self.ga_judged()):  # "GA 4 or 16?": the batch each gives, memory the same
+            listed, key, more = ga, "compared_ga", ""
         out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line

@@ -156,3 +156,29 @@ def test_batch_beside_oom_message_is_used(assistant):
     check = next(c for c in ans.tool_calls if c.name == "check_setup")
     read = {x["name"]: x["value"] for x in check.result["read"]}
     assert read.get("micro_batch") == 2 and read.get("seq_len") == 2048, read
+
+
+# ---------------------------------------------------------------- second wave: GA and layouts offered, smi MiB
+def test_ga_alternatives_judged(assistant):
+    """GBS = MBS x DP x GA: 1 x 8 x 16 = 128 against 1 x 8 x 4 = 32; memory and cards unchanged."""
+    head = lead(assistant.ask("llama2-7b lora on 8 snt9b, grad accum 4 or 16 - which gives the better global batch for 8k seqs "
+                              "and does memory change?"))
+    assert "GA 16 is no problem for memory" in head and "GA 4" in head and "**128**" in head and "instead of 32" in head, head
+
+
+def test_layout_alternatives_judged_on_the_devices(assistant):
+    ans = assistant.ask("qwen2.5-14b 全参 mindspeed，PP 2 还是 PP 4，32 张卡，seq 4096")
+    pp = {c.args.get("pp"): c.result["total_gib"] for c in ans.tool_calls if c.name == "estimate_training_memory"}
+    assert set(pp) == {2, 4} and pp[4] < pp[2], pp
+    head = lead(ans)
+    assert "在你的 32 张卡 上" in head and f"{pp[2]:.1f}" in head and f"{pp[4]:.1f}" in head, head
+
+
+@pytest.mark.parametrize("q,hw,gb", [
+    # nvidia-smi prints what the runtime sees: 24564 MiB = 23.99 GiB of a 24 GB card, 46068 MiB = 45.0 GiB of a 48 GB one
+    ("跑 qwen2.5-7b lora 的机器 nvidia-smi 显示 24564MiB，两张卡，cutoff 2048 够吗", "rtx4090-24g", 24),
+    ("nvidia-smi says 46068MiB per gpu, 4 of them, llama3-8b full 4k zero3?", "l40s-48g", 48),
+])
+def test_smi_mib_picks_the_part(parse, q, hw, gb):
+    s = parse(q)
+    assert s.hardware == hw and s.memory_gb == gb and s.seq_len in (2048, 4096), (s.hardware, s.memory_gb, s.seq_len)
