@@ -948,6 +948,19 @@ class Parser:
         if not cut:
             return
         head, tail = work[:cut.start()], work[cut.end():]
+        # "16 910B... wait no, 24 910B": the counts written before the part's name, one each side of the correction
+        counted = [(sp.start, int(c.group(1)), c) for sp in r.slot("hardware")
+                   if (c := re.search(r"(?<![0-9.])(\d{1,5})\s*(?:x|×|\*)?\s*$", r.text[:sp.start]))]
+        before = [x for x in counted if x[0] < cut.start()]
+        after = [x for x in counted if x[0] >= cut.end()]
+        if before and after and s.devices == before[-1][1] != after[0][1]:
+            s.devices = after[0][1]
+            first, later = before[-1][2], after[0][2]
+            r.claim(first.start(1), first.end(1), spec.RESTATED_SLOT, None, "vocabulary")
+            part = next(sp for sp in r.slot("hardware") if sp.start >= cut.end())
+            spec.restate(s, s.question[first.start(1):before[-1][0] + (part.end - part.start)],
+                         s.question[later.start(1):part.end])
+            return
         for name, read in (("devices", num.devices), ("nodes", num.nodes), ("seq_len", num.seq_len)):
             a, b = read(head), read(tail)
             if not (a and b and a != b and getattr(s, name) == a):

@@ -182,3 +182,12 @@ def test_layout_alternatives_judged_on_the_devices(assistant):
 def test_smi_mib_picks_the_part(parse, q, hw, gb):
     s = parse(q)
     assert s.hardware == hw and s.memory_gb == gb and s.seq_len in (2048, 4096), (s.hardware, s.memory_gb, s.seq_len)
+
+
+@pytest.mark.parametrize("q,devices", [
+    ("qwen2-72b lora 4k on 16 910B... wait no, 24 910B. is that enough?", 24),
+    ("llama3-8b lora on 8 A100s, sorry, 4 A100s", 4),
+])
+def test_restated_count_before_a_part(parse, q, devices):
+    s = parse(q)
+    assert s.devices == devices and s.values_restated, (s.devices, s.values_restated)
