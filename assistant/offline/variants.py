@@ -98,7 +98,7 @@ class VariantBlocks(TrainingBlocks):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
         elif key != "compared_verdict" and (saved := self.memory_saved(writers, [label for label, _ in needs])):
             listed, key, more = saved, "compared_factor", ""  # "能省点显存吗": yes or no on the saving first
-        if "grad_accum" in self.s.changes and (ga := self.ga_judged()):  # "GA 4 or 16?": the batch each gives, memory the same
+        if "grad_accum" in self.s.changes and key != "compared_factor" and (ga := self.ga_judged()):  # "GA 4 or 16?": the batch each gives, memory the same
             listed, key, more = ga, "compared_ga", ""
         out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
