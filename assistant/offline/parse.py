@@ -967,11 +967,11 @@ class Parser:
                 continue
             setattr(s, name, b)
             said = [m for m in SAID_COUNT.finditer(head) if num.cn_number(m.group(1)) == a or m.group(0).rstrip().endswith("k")]
-            later = next((m for m in SAID_COUNT.finditer(tail) if m.group(0).strip()), None)
-            if said and later:
+            meant = next((m for m in SAID_COUNT.finditer(tail) if m.group(0).strip()), None)
+            if said and meant:
                 first = said[-1]
                 r.claim(first.start(), first.end(), spec.RESTATED_SLOT, None, "vocabulary")
-                spec.restate(s, s.question[first.start():first.end()], s.question[cut.end() + later.start():cut.end() + later.end()])
+                spec.restate(s, s.question[first.start():first.end()], s.question[cut.end() + meant.start():cut.end() + meant.end()])
 
     def _counts(self, work: str, s: Slots, hw_count: int | None, r: Reading) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
