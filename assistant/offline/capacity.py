@@ -566,20 +566,24 @@ class CapacityBlocks(Writer):
         """"Is GA 16 a problem?": the user's accumulation against the recipe row's (or the value they quote from a table):
         it changes neither the memory per device nor the count, only the global batch (GBS = MBS × DP × GA)."""
         s = self.s
-        if not judges_grad_accum(s) or not s.grad_accum:
+        if not (judges_grad_accum(s) or len(s.changes.get("grad_accum") or []) == 2) or not s.grad_accum:
             return None
         strategy = table_strategy(s.method) if s.method else None
         row = next((r for r in self.training_facts().recipes if r.found and r.grad_accum
                     and (strategy is None or r.strategy == strategy)), None)
         ref = row.grad_accum if row else int(s.quoted.get("grad_accum") or 0)
+        ga = s.grad_accum
+        if len(offered := s.changes.get("grad_accum") or []) == 2:  # "GA 4 or 16?": the second judged against the first
+            ref, ga, row = int(offered[0]), int(offered[1]), None
         mbs = s.micro_batch or 1
         dp = max(1, (self.e.devices or 1) // ((s.tp or 1) * (s.pp or 1)))
-        gbs = mbs * dp * s.grad_accum
-        if not ref or ref == s.grad_accum:
-            return self.say("ga_judged_same" if ref else "ga_judged", ga=s.grad_accum, gbs=gbs, mbs=mbs, dp=dp)
-        source = self.say("ga_ref_row", ref=ref, label=RECIPE_LABEL[self.lang]) if row else self.say("ga_ref_quoted", ref=ref)
-        return self.say("ga_judged_larger" if s.grad_accum > ref else "ga_judged_smaller", ga=s.grad_accum, ref=ref, source=source,
-                        gbs=gbs, ref_gbs=mbs * dp * ref, mbs=mbs, dp=dp, ratio=f"{max(s.grad_accum, ref) / min(s.grad_accum, ref):g}")
+        gbs = mbs * dp * ga
+        if not ref or ref == ga:
+            return self.say("ga_judged_same" if ref else "ga_judged", ga=ga, gbs=gbs, mbs=mbs, dp=dp)
+        source = self.say("ga_ref_row", ref=ref, label=RECIPE_LABEL[self.lang]) if row else \
+            self.say("ga_ref_offered" if offered else "ga_ref_quoted", ref=ref)
+        return self.say("ga_judged_larger" if ga > ref else "ga_judged_smaller", ga=ga, ref=ref, source=source,
+                        gbs=gbs, ref_gbs=mbs * dp * ref, mbs=mbs, dp=dp, ratio=f"{max(ga, ref) / min(ga, ref):g}")
 
     def recipe_match(self, f: TrainingFacts, named: NamedSetting) -> str | None:
         """Yes or no: the setting and device count the user runs against the recipe row for the job."""

@@ -195,6 +195,9 @@ class QuestionFrame(BaseModel):
     part_nodes: dict[str, int] = Field(default_factory=dict)  # a mixed fleet: the nodes said of each part ("一台 Snt9B 加一台 Snt9B23")
     part_count_read: str = ""  # "2 nodes of 16 cards" on Snt9B23 (8 cards = 16 DIE a node): read as DIE, said before the answer
     length_read: str = ""  # a length said as a bound ("longer than 20k"): sized at the bound, said before the answer
+    # a value written, taken back and written again ("GA 8 … actually GA 16", "16 张卡……不对，是 32 张卡"): the later is used,
+    # and each such pair said before the answer (spec.restate)
+    values_restated: list[str] = Field(default_factory=list)
     part_stand_in: str = ""  # a part the catalog lacks, sized by its stated memory ("L20 48GB"): said before the answer
     hardware_guessed: bool = False  # read from a memory size alone ("a 24GB GPU"): said as assumed
     # a GPU said without its part or memory ("8 GPUs", "两张显卡"): the catalog's GPUs of UNNAMED_GPU_MEMORY_GB it is sized
@@ -270,7 +273,8 @@ class QuestionFrame(BaseModel):
         naming one of them and no longer a comparison; a frame that compares nothing: itself."""
         if self.changes:  # one frame per value of the setting changed, each no longer a change
             name, values = next(iter(self.changes.items()))
-            return [self.model_copy(update={name: v, "changes": {}}) for v in values]
+            # each value is one job sized (a "vs" between two values of a setting compares no parts)
+            return [self.model_copy(update={name: v, "changes": {}, "intents": self.intents - {"compare"}}) for v in values]
         if not (self.models or self.frameworks or self.hardwares or self.seq_lens):
             return [self]
         frames = [self.model_copy(update={"intents": self.intents - {"compare"}, "same_shape": [] if self.models else self.same_shape})]

@@ -14,6 +14,7 @@ from ..setup_check import rules
 from ..setup_check.text import blocks
 from ..tools.estimate_support import generic_part
 from ..tools.model_filter import in_family
+from ..tools.setup_tools import CAPACITY_SHARE
 from . import (
     checks,
     clock,
@@ -102,6 +103,17 @@ def zero_means_full(s: QuestionFrame) -> None:
         return
     if not (s.model or s.params_b or s.unknown_model):
         return  # "what does ZeRO-3 partition?", "any single-card ZeRO-3 row?": a term or a table filter, no job to size
+    s.method = "full"
+    s.mark("default", "method")
+
+
+def sft_means_full(s: QuestionFrame) -> None:
+    """MindSpeed-LLM's "sft" with no LoRA word or setting is its full-parameter fine-tuning (a LoRA run adds
+    `--lora-r` / `--lora-alpha` to the same script; round 19 c6-06: "mindspeed sft llama2-13b" sized as LoRA). Marked as a
+    default, as zero_means_full does."""
+    if s.method or s.methods or s.framework != "MindSpeed-LLM" or s.stage != "sft" or s.origin("stage") != "said" \
+            or s.task() == "serving" or s.lora_rank or s.settings.get("lora_alpha"):
+        return
     s.method = "full"
     s.mark("default", "method")
 
@@ -259,6 +271,31 @@ UNKNOWN_PART = {
 }
 
 
+# a count or length as written, with its unit: the words of a value taken back and of the one meant (Parser._restated_counts)
+SAID_COUNT = re.compile(r"(?<![0-9.a-z])(\d+)\s*(?:k(?![a-z])|(?:张|块|个|台)?\s*(?:卡|节点|机器|die|npus?|gpus?|cards?|devices?|nodes?|tokens?)(?![a-z]))")
+
+
+UTIL_INVALID = {
+    "en": "“{text}” is not a valid gpu-memory-utilization: it is the share of each device's memory vLLM may take, above 0 "
+          "and at most 1 (e.g. 0.9, vLLM's default; 90% is written 0.9).",
+    "zh": "“{text}”不是有效的 gpu-memory-utilization：它是 vLLM 可占用的每卡显存比例，必须大于 0、不超过 1（例如默认值 0.9；90% 写作 0.9）。",
+}
+# "HBM 32768 MB", "65536MB": a device's memory as the smi tools print it (a whole number of GB; Parser._memory_in_mb)
+MEMORY_MB = re.compile(r"(?<![0-9.])(\d{4,6})\s*(?:mb|mib)(?![a-z/])")
+MEMORY_MB_READ = {
+    "en": "“{typed}” is {gb} GB per device: sized on {hw}.",
+    "zh": "“{typed}”即每卡 {gb} GB：下面按 {hw} 计算。",
+}
+# "29.5 GiB total capacity", "total capacity of 44.4 GiB": what the runtime reports of one device (Parser._capacity_part)
+CAPACITY_SAID = re.compile(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*gi?b\s*(?:of\s+)?total\s+capacity|total\s+capacity\s*(?:of|is|:|=)?\s*(\d+(?:\.\d+)?)\s*gi?b|"
+                           r"总容量\s*(?:是|为|:|：)?\s*(\d+(?:\.\d+)?)\s*gi?b")
+TRIED = re.compile(r"tried\s+to\s+allocate")  # a pasted out-of-memory message: check_setup tells the part from it
+CAPACITY_READ = {
+    "en": "The {cap} GiB total capacity you quote is what a {gb} GB card reports: sized on {hw} (a 64 GB card reports about 61 GiB).",
+    "zh": "你给出的总容量 {cap} GiB 对应 {gb} GB 的卡：下面按 {hw} 计算（64 GB 的卡报告约 61 GiB）。",
+}
+
+
 # LLaMA-Factory's quantization_bit: the base weights' bits of a LoRA run, which makes it QLoRA
 QUANT_BIT = re.compile(r"quantization[_ ]?bits?\s*[:=]?\s*(2|3|4|8)(?![0-9])")
 
@@ -348,8 +385,12 @@ class Parser:
                 if value:  # "fp8 kv cache vs bf16 kv cache": each KV precision sized and compared
                     s.changes = {"kv_cache_dtype": value}
                 continue
-            setattr(s, name, value)
+            if name != "util_invalid":
+                setattr(s, name, value)
+            elif value:  # "util 1.3", "130%": no share of a device's memory; refused with the valid range
+                checks.add(s.problems, UTIL_INVALID[s.lang].format(text=value.strip()), s.lang)
         s.shape = num.shape(r) or None
+        self._memory_in_mb(r, s)  # "HBM 32768 MB": a device's memory, no length
         span = self.names.read(r, text, s)
         self._params_bound(r, s)
         hw_count = self._unknown_part(r, s) or hw_count
@@ -365,6 +406,7 @@ class Parser:
         if not (s.framework or s.frameworks) and (trainer := spec.trainer_of_keys(r)):
             s.framework = trainer  # the settings written in one trainer's own argument names ask about that trainer
             s.mark("read_as", "framework")
+        sft_means_full(s)
         self._counts(work, s, hw_count, r)
         self._changes(r, s)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
@@ -515,6 +557,24 @@ class Parser:
         """A part the catalog does not have ("Snt9B99") is said with the nearest parts and every part there is, never
         read as the default part. Written with its memory ("4x MI250 64GB") it is a generic device of that memory: the
         count written with it is returned, and a catalog part it is compared with ("L20 48GB vs 910B") is sized too."""
+        if qualified := self.setting.qualified_part(r):  # "910B Ultra", "Ascend 910 Pro X": no catalog row, never the stem's
+            start, end, stem = qualified
+            r.spans[:] = [sp for sp in r.spans if not (sp.slot == "hardware" and sp.overlaps(start, end))]
+            r.claim(start, end, "unknown_part", None, "catalog")
+            if s.hardware == stem:
+                s.hardware = s.hardwares[1] if len(s.hardwares) > 1 else None
+            s.hardwares = [hw for hw in s.hardwares if hw != stem] if len(s.hardwares) > 2 else []
+            shown = s.question[start:end] if len(s.question) == len(r.text) else r.text[start:end]
+            if (memory := PART_MEMORY_AFTER.match(r.text, end)) and (stand := self._stand_in(
+                    r.text, r.text[start:end], shown, s, (self.resolver.hardware.get(stem or "") or {}).get("kind"))):
+                s.hardware, guessed, s.part_stand_in = stand  # "H100 Pro 96GB": sized by its stated memory, said so
+                s.hardware_guessed = guessed and not s.part_stand_in
+                r.spans[:] = [sp for sp in r.spans if sp.slot != "unknown_part"]
+                r.claim(start, memory.end(), "hardware", s.hardware, "catalog")
+                return num.count_before_hardware(r.unread()[:start], r.text[memory.end():])
+            near = [stem] if stem else self.setting.closest_parts(shown)
+            self._say_unknown_part(shown.strip(), near, s)
+            return None
         work = r.unread()
         name = self.setting.unknown_part(work)
         if not name:
@@ -532,12 +592,15 @@ class Parser:
             if memory := (PART_MEMORY_AFTER.match(after) or NAME_WORDS_MEMORY.match(after)):
                 after = after[memory.end():]  # "Gaudi2 96GB x8": the count follows the memory
             return num.count_before_hardware(work[:start], after)
-        near = self.setting.closest_parts(name)
+        self._say_unknown_part(shown, self.setting.closest_parts(name), s)
+        return None
+
+    def _say_unknown_part(self, shown: str, near: list[str], s: Slots) -> None:
+        """The part is not in the catalog: said with the nearest parts, every part there is, and what would size it."""
         closest = ", ".join(near[:-1]) + ((" 或 " if s.lang == "zh" else " or ") if near[:-1] else "") + near[-1] if near else ""
         closest = (f"是指 {closest} 吗？" if s.lang == "zh" else f" Did you mean {closest}?") if closest else ""
         every = ", ".join(self.resolver.hardware)
         checks.add(s.problems, UNKNOWN_PART[s.lang].format(name=shown, closest=closest, every=every), s.lang)
-        return None
 
     @staticmethod
     def _mixed_fleet(r: Reading, s: Slots) -> None:
@@ -666,7 +729,7 @@ class Parser:
         s.hardwares, s.hardware = [], hw
         s.part_stand_in = STATES_NO_GPU[s.lang].format(part=row.get("short_name") or row.get("name") or hw)
 
-    def _stand_in(self, work: str, name: str, shown: str, s: Slots) -> tuple[str, bool, str] | None:
+    def _stand_in(self, work: str, name: str, shown: str, s: Slots, kind: str | None = None) -> tuple[str, bool, str] | None:
         """A part the catalog lacks, written with its memory ("L20 48GB", "MI210 (64 GB)"): the memory is the one figure
         the estimate needs, so the job is sized on the catalog's part of that kind with that memory, and the answer says
         the part is not in the catalog and which memory the estimate used (round 13 c5-05: "L20 48GB" refused). The
@@ -679,12 +742,60 @@ class Parser:
         gb = int(m.group(1))
         if not gb or checks.device_memory(gb, "", self.resolver.hardware, DEFAULT_HARDWARE, s.lang):
             return None  # no accelerator has that much: the memory check says so
-        kind = "npu" if re.search(r"npu|昇腾|ascend|atlas", work) else "gpu"
+        kind = kind or ("npu" if re.search(r"npu|昇腾|ascend|atlas", work) else "gpu")  # (a variant: its stem's kind)
         # a generic device of that memory, not the catalog's part of that size: a stand-in part would bring its own
         # precisions and speed ("RTX 5090 32GB" sized as a V100 without BF16)
         note = STAND_IN[s.lang].format(name=NAME_WITH_MEMORY.sub("", shown.strip()).strip() or shown.strip(), gb=gb,
                                        kind={"en": kind.upper(), "zh": kind.upper()}[s.lang])
         return f"custom-{gb}gb-{kind}", True, note
+
+    def _memory_in_mb(self, r: Reading, s: Slots) -> None:
+        """A device's memory in MB, as npu-smi and nvidia-smi print it ("HBM 32768 MB", "每张卡 65536 MB"): claimed (its
+        digits are no length or count), the frame's memory per device, and the catalog part of that memory when none is named
+        (the device word picks the kind, Setting.by_memory), said as read."""
+        m = r.search(MEMORY_MB)
+        if not m:
+            return
+        mb = int(m.group(1))
+        kind = "npu" if re.search(r"npu|昇腾|ascend|hbm", r.text) else "gpu" if re.search(r"nvidia|gpu|cuda|显卡", r.text) else None
+        # what the tool prints is the capacity the runtime sees (nvidia-smi: 24564 MiB on a 24 GB card, 46068 on a 48 GB one)
+        row = self.part_by_capacity(mb / 1024, kind) if kind else None
+        gb = int(float(row["memory_gb"])) if row else mb // 1024 if mb % 1024 == 0 else None
+        if gb is None:
+            return
+        r.claim_match(m, "memory_gb", gb, "pattern")
+        s.memory_gb = gb
+        if s.hardware is None and not self.setting.unknown_part(r.unread()):
+            hw = row["id"] if row else self.setting.by_memory(gb, r.text)[0]
+            s.hardware = hw or DEFAULT_HARDWARE
+            s.mark("read_as", "hardware")
+            s.part_stand_in = MEMORY_MB_READ[s.lang].format(typed=s.question[m.start():m.end()].strip(), gb=gb,
+                                                            hw=(self.resolver.hardware.get(s.hardware) or {}).get("name") or s.hardware)
+
+    def part_by_capacity(self, cap_gib: float, kind: str) -> dict | None:
+        """The catalog part of ``kind`` whose memory reports ``cap_gib`` (check_setup's CAPACITY_SHARE), the one the vendor
+        tables use first; None when none does."""
+        same = [h for h in self.resolver.hardware.values() if h.get("kind") == kind and h.get("memory_gb")
+                and CAPACITY_SHARE[0] <= cap_gib / float(h["memory_gb"]) <= CAPACITY_SHARE[1]]
+        same.sort(key=lambda h: not h.get("vendor_tables"))
+        return same[0] if same else None
+
+    def _capacity_part(self, work: str, s: Slots) -> None:
+        """The total capacity a runtime reports, said in words ("log says 29.5 GiB total capacity"): the catalog part of the
+        named (else the default) part's kind whose memory reports it (check_setup's CAPACITY_SHARE; a pasted out-of-memory
+        message is check_setup's own), when the part named is not one of that memory; said as read."""
+        m = CAPACITY_SAID.search(work)
+        if not m or TRIED.search(work):
+            return
+        cap = float(next(g for g in m.groups() if g))
+        named = self.resolver.hardware.get(s.hardware or DEFAULT_HARDWARE) or {}
+        if named and CAPACITY_SHARE[0] <= cap / float(named.get("memory_gb") or 1) <= CAPACITY_SHARE[1]:
+            return  # the part named reports it
+        if row := self.part_by_capacity(cap, named.get("kind") or "npu"):
+            s.hardware = row["id"]
+            s.mark("read_as", "hardware")
+            s.part_stand_in = CAPACITY_READ[s.lang].format(cap=f"{cap:g}", hw=row.get("name") or row["id"],
+                                                           gb=f"{float(row['memory_gb']):g}")
 
     def _device_memory(self, work: str, s: Slots) -> None:
         """Memory said of one device that no accelerator has ("my NPU has 1.5 TB HBM") is said, never sized on silently."""
@@ -816,6 +927,7 @@ class Parser:
             s.rule_notes.insert(0, s.length_read)
         if s.part_stand_in and s.part_stand_in not in s.rule_notes:
             s.rule_notes.insert(0, s.part_stand_in)  # "L20 48GB": not in the catalog, sized by its stated memory
+        s.rule_notes[:0] = [n for n in s.values_restated if n not in s.rule_notes]  # "GA 8 … actually 16": the later one used
         s.layout_refused = refused
         s.layout_offers = checks.offered(fields, task) if refused and s.model else []
         s.layout_task = task
@@ -866,10 +978,43 @@ class Parser:
         return bool(re.search(rf"{size}\s*的?\s*$", r.text[:part.start]) or
                     re.match(rf"\s*[-_]?\s*{size}(?![a-z0-9])", r.text[part.end:]))
 
+    @staticmethod
+    def _restated_counts(work: str, s: Slots, r: Reading) -> None:
+        """A count or length written, then taken back and written again ("16 张卡……不对，是 32 张卡", "4 nodes, sorry, 2
+        nodes"): the later one is the job's, the earlier one's words claimed and both said before the answer."""
+        cut = spec.CORRECTION.search(work)
+        if not cut:
+            return
+        head, tail = work[:cut.start()], work[cut.end():]
+        # "16 910B... wait no, 24 910B": the counts written before the part's name, one each side of the correction
+        counted = [(sp.start, int(c.group(1)), c) for sp in r.slot("hardware")
+                   if (c := re.search(r"(?<![0-9.])(\d{1,5})\s*(?:x|×|\*)?\s*$", r.text[:sp.start]))]
+        before = [x for x in counted if x[0] < cut.start()]
+        after = [x for x in counted if x[0] >= cut.end()]
+        if before and after and s.devices == before[-1][1] != after[0][1]:
+            s.devices = after[0][1]
+            first, later = before[-1][2], after[0][2]
+            r.claim(first.start(1), first.end(1), spec.RESTATED_SLOT, None, "vocabulary")
+            part = next(sp for sp in r.slot("hardware") if sp.start >= cut.end())
+            spec.restate(s, s.question[first.start(1):before[-1][0] + (part.end - part.start)],
+                         s.question[later.start(1):part.end])
+            return
+        for name, read in (("devices", num.devices), ("nodes", num.nodes), ("seq_len", num.seq_len)):
+            a, b = read(head), read(tail)
+            if not (a and b and a != b and getattr(s, name) == a):
+                continue
+            setattr(s, name, b)
+            said = [m for m in SAID_COUNT.finditer(head) if num.cn_number(m.group(1)) == a or m.group(0).rstrip().endswith("k")]
+            meant = next((m for m in SAID_COUNT.finditer(tail) if m.group(0).strip()), None)
+            if said and meant:
+                first = said[-1]
+                r.claim(first.start(), first.end(), spec.RESTATED_SLOT, None, "vocabulary")
+                spec.restate(s, s.question[first.start():first.end()], s.question[cut.end() + meant.start():cut.end() + meant.end()])
+
     def _counts(self, work: str, s: Slots, hw_count: int | None, r: Reading) -> None:
         """ZeRO stage, memory, nodes, devices (and their unit), the length, and a bare count in a follow-up."""
         s.offload = num.offload(work)
-        s.memory_gb = num.memory_gb(work)
+        s.memory_gb = num.memory_gb(work) or s.memory_gb
         s.memory_sizes = num.memory_sizes(work)
         s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
         per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
@@ -914,6 +1059,7 @@ class Parser:
             s.hardware = self.setting.hardware_id("snt9b-32g")
             s.mark("read_as", "hardware")
         s.seq_len = s.seq_len or num.seq_len(work)
+        self._restated_counts(work, s, r)
         if s.seq_len and (bound := num.length_above(work, s.seq_len)):  # "longer than 20k": the least, said so
             typed = s.question[r.text.find(bound):][:len(bound)] if bound in r.text else bound
             s.length_read = LENGTH_ABOVE[s.lang].format(said=typed, n=f"{s.seq_len:,}")
@@ -923,6 +1069,7 @@ class Parser:
         if s.hardware is None and s.memory_gb and num.memory_names_a_device(work):
             s.hardware, s.hardware_guessed = self.setting.by_memory(s.memory_gb, work)
         self._part_of_memory(r, s)
+        self._capacity_part(work, s)
         stated = any(spec.value_of(s, name) is not None for name in spec.BY_NAME)  # a setting of slots.toml
         if not (stated or s.devices or s.seq_len or s.tokens or s.samples or s.tps):
             # a number written after a snake_case key ("quantization_bit 4", "max_num_seqs=8") is that key's value

@@ -76,7 +76,8 @@ UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem
 UTIL_WORD_RX = re.compile(UTIL_WORD)
 # a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE); one set
 # ("gpu_memory_utilization 设 70%") is the value used
-UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成|设置|设|{CHANGE})?\s*(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1(?:\.0+)?)(?![0-9])|"
+# (a value above 1, "1.3" or "130%", is read and refused with the valid range: ServingWords.util_invalid)
+UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置为|设成|设置|设|{CHANGE})?\s*(\d{{1,3}}(?:\.\d+)?\s*%|\d?\.\d+|\d)(?![0-9]|\.\d)|"
                   rf"(?<![0-9.])(\d{{1,3}}(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?:{UTIL_WORD}|(?:gpu\s+|device\s+)?memory(?:\s+util\w*)?|显存)|"
                   # "at 0.9 util", "0.85 gpu util": the fraction written before the word
                   rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])|"
@@ -87,7 +88,7 @@ UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置�
 # "gpu util at 80%", "util 85%" in a serving question: vLLM's memory share said short, as a percentage (elsewhere "GPU
 # util 100%" is a compute load, so only beside a serving word and below 100%)
 UTIL_PERCENT = re.compile(rf"(?<![a-z_-])(?:(?:gpu|npu)[-_ ]?)?util(?:i[sz]ation)?\s*(?:of|=|:|is|at|to|set\s+to|为|是|设为|设成|{CHANGE})?\s*"
-                          r"(\d{1,2}(?:\.\d+)?)\s*%|"
+                          r"(\d{1,3}(?:\.\d+)?)\s*%|"
                           # "I can only spare 60% of the card for vllm", "卡的 70% 给 vllm": the share of the device vLLM gets
                           r"(?<![0-9.])(\d{1,2}(?:\.\d+)?)\s*%\s*of\s+(?:the\s+|each\s+|my\s+|a\s+|every\s+)?(?:cards?|gpus?|npus?|devices?|hbm|vram)(?![a-z])|"
                           r"(?:卡|gpu|npu)\s*的\s*(\d{1,2}(?:\.\d+)?)\s*%")
@@ -151,6 +152,7 @@ class ServingWords:
     # every KV cache precision named, in the order typed, when more than one ("fp8 kv cache vs bf16 kv cache"): each is
     # sized and compared (frame.changes)
     kv_dtypes_each: list[str] = field(default_factory=list)
+    util_invalid: str | None = None  # a memory share said outside (0, 1] ("util 1.3", "130%"), as typed: refused with the range
 
 
 def read(r: Reading) -> ServingWords:
@@ -197,9 +199,16 @@ def read(r: Reading) -> ServingWords:
         value = float(raw.rstrip("%")) / (100 if raw.endswith("%") or m.group(2) else 1)
         if out.gpu_util is None and 0 < value <= 1:
             out.gpu_util = round(value, 4)
+        elif not 0 < value <= 1:
+            out.util_invalid = out.util_invalid or r.text[m.start():m.end()]
         r.claim_match(m, "gpu_util", round(value, 4))
     if out.gpu_util is None and SERVING_CONTEXT.search(r.text) and (pct := r.search(UTIL_PERCENT)):
-        out.gpu_util = round(float(next(g for g in pct.groups() if g)) / 100, 4)
+        text = next(g for g in pct.groups() if g)
+        value = round(float(text) / 100, 4)
+        if 0 < value <= 1:
+            out.gpu_util = value
+        else:
+            out.util_invalid = out.util_invalid or r.text[pct.start():pct.end()]
         r.claim_match(pct, "gpu_util", out.gpu_util)
     for m in list(r.finditer(UTIL_WORD_RX)):
         r.claim_match(m, "gpu_util", None, "vocabulary")  # the flag alone is no memory question

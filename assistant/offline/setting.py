@@ -76,6 +76,11 @@ def asked_in_turn(text: str, found: list[tuple[int, int, str]]) -> bool:
 # is an unknown part even with no count or device word beside it ("Ascend 950 的卡你们表里有吗")
 BRAND_PART = re.compile(r"(?<![a-z0-9])(?:gaudi\s*\d(?:\.\d)?|trainium\s*\d?|inferentia\s*\d?|tpu\s*v\d+[a-z]{0,2}|mlu\s*\d{3}[a-z]?|"
                         r"mi\s*\d{3}[a-z]{0,2}|(?:ascend|昇腾)\s*9\d\d[a-z]?\d?)(?![a-z0-9])")
+# a variant word after a part's name ("910B Ultra", "Ascend 910 Pro X", "H100 Max"): a part the catalog lacks when the
+# spelling with it is none of the catalog's (Setting.qualified_part); "x 8" after a name is a count, not a variant
+QUALIFIER = r"(?:pro|max|ultra|plus|lite|mini|super|turbo|next|prime)"
+QUALIFIER_AFTER = re.compile(rf"[\s\-_]*{QUALIFIER}(?![a-z])(?:[\s\-_]*(?:x|max|plus|ultra|\d{{1,2}})(?![a-z0-9]))?")
+QUALIFIED_BRAND = re.compile(rf"(?<![a-z0-9])(?:atlas|ascend|昇腾)\s*\d{{3}}[a-z]?\d?[\s\-_]*{QUALIFIER}(?![a-z])(?:[\s\-_]*(?:x|max|plus|ultra|\d{{1,2}})(?![a-z0-9]))?")
 PART_MEMORY_AFTER = re.compile(r"\s*[-_(（,，]?\s*(\d{1,4})\s*g(?:i?b)?(?![a-z0-9])")
 
 
@@ -226,6 +231,20 @@ class Setting:
                 return m.group(0)
         return self.unknown_series_part(work)
 
+    def qualified_part(self, r: Reading) -> tuple[int, int, str | None] | None:
+        """A part name followed by a variant word the catalog's spellings of it do not have ("910B Ultra", "Ascend 910 Pro
+        X", "Atlas 900 Pro"): a part the catalog lacks, never the row its stem names. The words' start and end, and the
+        catalog part the stem was read as (None for a brand's model number the catalog has no row of)."""
+        keys = self.resolver.hardware_keys
+        for sp in r.slot("hardware"):
+            m = QUALIFIER_AFTER.match(r.text, sp.end)
+            if m and squash(r.text[sp.start:m.end()]) not in keys:
+                return sp.start, m.end(), sp.value
+        for m in QUALIFIED_BRAND.finditer(r.unread()):
+            if squash(m.group(0)) not in keys:
+                return m.start(), m.end(), None
+        return None
+
     def unknown_brand_part(self, work: str) -> str | None:
         """A model number of an accelerator line that only names accelerators ("Gaudi2", "Ascend 910D", "昇腾 950",
         "MI325X", "TPU v5e"), wherever it stands: a part the catalog lacks when its spelling is none of the catalog's."""
@@ -261,7 +280,9 @@ class Setting:
                 before, after = work[: toks[i][0]], work[toks[j - 1][1]:]
                 # its memory written after it ("L20 48GB") makes a short model number a part, as a device word does
                 with_memory = bool(PART_MEMORY_AFTER.match(after)) and digits >= series[m.group(1)]
-                if digits < max(series[m.group(1)], 3 if len(m.group(1)) == 1 else 2) and not with_memory:
+                # ... as a count before it and a device word after it do ("2 L20 cards", "4 x H30 GPUs")
+                counted = bool(COUNTED_BEFORE.search(before) and DEVICE_WORD_AFTER.match(after)) and digits >= 2
+                if digits < max(series[m.group(1)], 3 if len(m.group(1)) == 1 else 2) and not (with_memory or counted):
                     continue
                 if LENGTH_WORD_AFTER.match(after) and not DEVICE_WORD_AFTER.match(after):
                     continue  # "with a 4096 cutoff", "a 8192-token context": a length after an article, no part

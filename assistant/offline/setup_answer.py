@@ -215,6 +215,12 @@ P = {
                       "moment, and the step was not done allocating.",
                 "zh": "OOM 报错：**模型/配置太大**：{platform} {dev} 已分配 {alloc:.2f} / {cap:.2f} GiB 时再申请 {tried:.2f} GiB"
                       "（占容量 {share:.0%}）；当时至少差 {short:.2f} GiB，而这一步还没分配完。"},
+    # the part told from the capacity the message reports (check_setup's assumed hardware, why "capacity"): said after the
+    # cause, so the card size asked about (or silently taken) is the one the figures below use (round 19 c6-09)
+    "capacity_part": {"en": "**The card: {hw}**: {cap:.2f} GiB total capacity is what a card of that catalog memory reports{also} "
+                            "(a 64 GB card reports about 61 GiB); the estimate below uses it.",
+                      "zh": "**这张卡：{hw}**：报错中的总容量 {cap:.2f} GiB 对应目录中这档显存的卡{also}（64 GB 的卡报告约 61 GiB）；"
+                            "下面的估算按它计算。"},
     "too_big_in_use": {"en": "Out-of-memory message: **too big**: {platform} {dev} had {alloc:.2f} of {cap:.2f} GiB in use "
                              "when {tried:.2f} GiB more was asked ({share:.0%} of capacity); at least {short:.2f} GiB short.",
                        "zh": "OOM 报错：**模型/配置太大**：{platform} {dev} 已占用 {alloc:.2f} / {cap:.2f} GiB 时再申请 "
@@ -653,6 +659,10 @@ def _oom(r: dict[str, Any], lang: str) -> list[str]:
         out = [_p("too_big_in_use", lang, **{**kw, "alloc": o["in_use_gib"]})]
     else:
         out = [_p(o["cause"], lang, **kw, outside=o.get("outside_gib") or 0.0)]
+    told = next((a for a in r.get("assumed") or [] if a.get("name") == "hardware" and a.get("why") == "capacity"), None)
+    if told:  # the part the capacity tells: said, not left to the assumptions' list at the end
+        also = (f" (or {told['detail']})" if lang == "en" else f"（也可能是 {told['detail']}）") if told.get("detail") else ""
+        out.append(_p("capacity_part", lang, hw=told["value"], cap=o["capacity_gib"], also=also))
     phase = {x["name"]: x["value"] for x in r.get("read") or []}
     if phase.get("phase") == "eval":
         batch = phase.get("eval_batch")

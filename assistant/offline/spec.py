@@ -20,6 +20,7 @@ from .spans import Reading
 
 SPEC_FILE = Path(__file__).with_name("slots.toml")
 CURRENT = "current_setting"  # a setting's value the run has now, beside the one the question proposes (proposal.py)
+RESTATED_SLOT = "restated"  # the words of a value the question takes back ("GA 8 … actually GA 16"): said, not used
 NOT_A_SETTING = "not_a_setting"  # the span of words a slot's ``elsewhere`` found: their digits are no stated value
 # The words between a setting and its value, in prose, YAML, JSON, env-var and flag form: "rank 16", "lr=2e-5",
 # "GA: 16", "batch size to 8", "rank goes to 128", "秩为 8", "TP 可以设成 3", "梯度累积设 0" (a bare 设 sets it too), "micro batch 取 1", '"stage": 4', "NNODES=2", "--lora-rank 64".
@@ -32,6 +33,8 @@ CHANGE_TO = r"\s*(?:to|->|→|=>|改成|改为|换成|调到|调成|变成|升�
 # "tp 用 4 还是 8", "tp 2 or 4": two values of one slot offered as a choice, asked which is better (parse._changes)
 CHOICE_JOIN = r"\s*(?:还是|或者|或是|或|(?<![a-z])(?:or|vs\.?|versus)(?![a-z]))\s*"
 CHOICE_ASKED = re.compile(r"(?<![a-z])(?:which|better|best|should|recommend\w*|prefer\w*)(?![a-z])|哪个|哪一个|哪种|好|合适|推荐|选")
+# "TP4 or TP8", "rank 16 vs rank 128", "micro batch 1 还是 4": the same slot's values offered as alternatives, each compared
+ALTERNATIVE = r"\s*(?:or|vs\.?|versus|还是|或者|或)\s*"
 VALUE = {
     # "batch 4", not "batch 4k" (a length) or "4.5"; a sign after a space or "=" is read ("batch_size -4": said invalid)
     "int": r"((?:(?<=[\s=:：])-)?\d{1,7})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",
@@ -85,6 +88,7 @@ class SlotSpec:
     change: re.Pattern | None = None  # the slot changed from one value to another ("GA 从 8 改成 16", "rank from 8 to 16")
     trainers: tuple[tuple[str, re.Pattern], ...] = ()  # (framework, its own spelling of the key): the trainer the key names
     choice: re.Pattern | None = None  # two values of the slot offered as a choice ("tp 用 4 还是 8")
+    alternative: re.Pattern | None = None  # right after a value: another value offered instead ("TP4 or TP8", "rank 16 vs 128")
 
 
     def valid(self, value: float) -> bool:
@@ -132,7 +136,8 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
                             tuple((re.compile(rx), float(f)) for rx, f in row.get("units", [])),
                             re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHANGE_TO}{VALUE[row['type']]}") if keys else None,
                             tuple((fw, re.compile(rx)) for fw, rx in row.get("trainers", {}).items()),
-                            re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHOICE_JOIN}{VALUE[row['type']]}") if keys else None))
+                            re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHOICE_JOIN}{VALUE[row['type']]}") if keys else None,
+                            re.compile(f"{ALTERNATIVE}(?:(?:{'|'.join(keys)}){CONNECT})?{VALUE[row['type']]}") if keys else None))
     return out
 
 
@@ -181,7 +186,11 @@ def read(r: Reading, frame: Any, phase: str) -> None:
         if not at:
             continue
         value = slot.value(at.raw, r.text[at.start:at.end])
-        if slot.valid(value):
+        if slot.valid(value) and (offered := alternative(r, slot, frame, at.end, value)):
+            r.claim(at.start, offered[0], slot.name, value)  # both values are this slot's: compared, neither unused
+            put(frame, slot.name, value)
+            frame.changes = {slot.name: [value, offered[1]]}
+        elif slot.valid(value):
             r.claim(at.start, at.end, slot.name, value)
             put(frame, slot.name, value)
         else:  # said but out of range: no count or length either; the reason given, else the ledger names it
@@ -189,6 +198,19 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             if slot.invalid:
                 typed = frame.question[at.start:at.end] if len(frame.question) == len(r.text) else r.text[at.start:at.end]  # as written
                 checks.add(frame.problems, slot.invalid[frame.lang].format(text=re.sub(r"[\"']", "", typed).strip()), frame.lang)
+
+
+def alternative(r: Reading, slot: SlotSpec, frame: Any, end: int, value: float) -> tuple[int, int | float] | None:
+    """Another value of ``slot`` offered right after the one read ("TP4 or TP8", "rank 16 vs rank 128", "micro batch 1
+    还是 4"): where its words end and the value, when it is valid, differs and the frame compares nothing else yet (a
+    ZeRO stage offered as a choice is asked.stages_offered's: it leads with the stage to use)."""
+    if slot.alternative is None or slot.type != "int" or slot.name == "zero_stage" or getattr(frame, "changes", None) \
+            or slot.name not in type(frame).model_fields:
+        return None
+    m = slot.alternative.match(r.unread(), end)
+    if not m or (other := slot.value(next(g for g in m.groups() if g))) == value or not slot.valid(other):
+        return None
+    return m.end(), other
 
 
 def own_bare(r: Reading, slot: SlotSpec, after: int) -> re.Match | None:
@@ -206,6 +228,13 @@ def proposed_match(r: Reading, slot: SlotSpec, frame: Any) -> re.Match | None:
     from . import proposal
 
     matches = list(r.finditer(slot.pattern))
+    if len(matches) >= 2 and corrected(r.text, matches[0].end(), matches[-1].start()):
+        # "GA 8 … actually make GA 16": the value taken back is claimed (no value of the job), the later one read
+        first, last = matches[0], matches[-1]
+        r.claim_match(first, RESTATED_SLOT, None, "vocabulary")
+        typed = frame.question if len(frame.question) == len(r.text) else r.text
+        restate(frame, typed[first.start():first.end()], typed[last.start():last.end()])
+        return last
     if len(matches) < 2 or slot.name not in proposal.SPEC.slots:
         return matches[0] if matches else None
     parts = proposal.clauses(r.text)
@@ -221,6 +250,29 @@ def proposed_match(r: Reading, slot: SlotSpec, frame: Any) -> re.Match | None:
         frame.current[slot.name] = value
         r.claim(at.start, at.end, CURRENT, value)
     return later
+
+
+# "GA 8 … actually make GA 16", "16 张卡……不对，是 32 张卡", "rank 8, sorry, I mean 16": words that take back a value
+# written before them; the value written after is the one meant (spec.proposed_match, parse._counts)
+CORRECTION = re.compile(r"(?<![a-z])(?:actually|correction|i\s+mean|i\s+meant|sorry|scratch\s+that|my\s+bad|typo|oops|wait,?\s+no|"
+                        r"no\s+wait|(?:make|change)\s+(?:it|that)(?:\s+to)?|not\s+\d+\s*,?\s*but)(?![a-z])|"
+                        r"不对|说错了?|写错了?|打错了?|更正|纠正|其实是|应该是|准确地?说|不是\s*\d+\s*[,，]?\s*(?:而)?是")
+RESTATED = {
+    "en": "You wrote “{a}” and then “{b}”: the later value is the one used below.",
+    "zh": "你先写了“{a}”，后面又写了“{b}”：下面按后写的值计算。",
+}
+
+
+def corrected(text: str, first_end: int, later_start: int) -> bool:
+    """Words between two values of one setting that take the first back ("… actually make GA 16", "不对，是 32 张卡")."""
+    return bool(CORRECTION.search(text[first_end:later_start]))
+
+
+def restate(frame: Any, a: str, b: str) -> None:
+    """Say before the answer that the later of two values written for one setting is used (a note, not a refusal)."""
+    note = RESTATED[frame.lang].format(a=a.strip(), b=b.strip())
+    if note not in frame.values_restated:
+        frame.values_restated.append(note)
 
 
 def trainer_of_keys(r: Reading) -> str | None:

@@ -31,6 +31,7 @@ SCALE = {"k": (1000, 1024), "m": (1e6, 2**20), "b": (1, 1e9), "bn": (1, 1e9), "t
 STATED_SLOTS = ("seq_len", "devices", "memory_gb", "params_b", "weight_bits", "concurrency", "host_ram_gb",
                 *(slot.name for slot in spec.SLOTS if slot.stated))
 NAME_SLOTS = {"model", "models", "unknown_model", "hardware"}  # spans whose digits belong to a name
+UNIT_READ = {"memory_gb"}  # spans of a frame value the answer states in its own unit, not as written
 ASKED_SLOTS = {"asked_nodes", "either"}  # spans whose digits the question asks about ("fit in 1 node?"): no value stated
 # A software version ("vllm 0.6.3", "CANN 8.0.RC2", "torch 2.1.0"): three parts, or two after a software name; no number
 # the sizing takes, so it is named as unused (with why) unless it names one of the vendor's vLLM tables (table_query.toml)
@@ -71,7 +72,10 @@ def mentions(question: str) -> list[Mention]:
 
 def name_spans(frame: QuestionFrame) -> list[tuple[int, int]]:
     """Where the reader read model and part names in the question: their digits are part of a name."""
-    return [(span.start, span.end) for span in frame.spans if span.slot in NAME_SLOTS | ASKED_SLOTS | {spec.NOT_A_SETTING, spec.CURRENT}]
+    return [(span.start, span.end) for span in frame.spans
+            if span.slot in NAME_SLOTS | ASKED_SLOTS | {spec.NOT_A_SETTING, spec.CURRENT, spec.RESTATED_SLOT}
+            # a value read in another unit than the answer says it in ("HBM 32768 MB" is the 32 GB per device stated)
+            or span.slot in UNIT_READ and span.value is not None and spec.value_of(frame, span.slot) == span.value]
 
 
 def numbers_in(value: object) -> set[float]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..tools.estimates import InferenceResult, PlanResult, TrainingMemoryResult
 from ..tools.tables import InferenceMinCardsResult
+from . import spec
 from .asked import asks_verdict, serving_parts_asked
 from .frame import DEFAULT_HARDWARE, table_strategy
 from .parse import Slots
@@ -43,7 +44,8 @@ def belongs(d: Done, v: Slots, s: Slots) -> bool:
     if len(s.models) > 1 and d.args.get("model") != v.model:
         return False
     for name in getattr(s, "changes", None) or {}:  # "GA 8 → 16": the calls made with this variant's value
-        if d.args.get(name) is not None and d.args.get(name) != getattr(v, name):
+        taking = (name, *(spec.BY_NAME[name].args if name in spec.BY_NAME else ()))  # a serving TP is max_devices
+        if any(d.args.get(arg) is not None and d.args.get(arg) != getattr(v, name) for arg in taking):
             return False
         # a serving setting passed under the tool's own name ("tp 4" as estimate_inference's max_devices)
         if name in SERVING_ARGS and d.name == "estimate_inference" and d.args.get(SERVING_ARGS[name]) not in (None, getattr(v, name)):
@@ -78,21 +80,28 @@ class VariantBlocks(TrainingBlocks):
             return batch
         compared = [one for many, one in COMPARED if len(getattr(self.s, many, None) or []) > 1]  # each variant by what differs
         # "enough for my 4 GPUs?" over parts: the yes/no on the user's devices, each part's, is what is compared
-        verdict = asks_verdict(self.s) and bool(self.s.effective().devices) and all(w.verdict_on_devices() for w in writers)
+        # (so is "PP 2 or PP 4 on my 32 cards?": a layout's count is the table's whatever the layout, its memory is what differs)
+        layout = bool(set(self.s.changes) & {"tp", "pp", "cp"}) and "inference" not in self.s.intents
+        verdict = (asks_verdict(self.s) or layout) and bool(self.s.effective().devices) and all(w.verdict_on_devices() for w in writers)
         # "推荐的 zero 配置有啥区别", "GA for each": the setting asked is what is compared, each variant's; else the count
         settings = not verdict and bool(self.s.intents & {"zero", "ga"}) and all(w.compared_setting() for w in writers)
         # "qwen3-32b 的 kv 每 token 多少，为啥比 llama2-13b 小": the KV bytes per token asked first are what is compared
         kv = not (settings or verdict) and serving_parts_asked(self.s.question.lower())[:1] == ["kv"] and all(w.kv_per_token() for w in writers)
+        # "TP4 or TP8?" when serving: the table's count is the model's, the same for each layout; each layout's estimate is
+        # what differs (its devices and the KV cache room it leaves)
+        served = not (settings or verdict or kv) and bool(set(self.s.changes) & {"tp", "pp"}) and all(w.served_layout() for w in writers)
         changed = list(self.s.changes)
         # like with like: when every variant has a minimum-card row, those rows are compared (not one side's recipe row)
         like = all(w.min_table_count() for w in writers)
         needs = [(" · ".join([self.method_name(w.s.method) if one == "method" else self.say(f"change_label_{one}", v=getattr(w.s, one))
                               for one in changed] +
                              [self.hw_name(getattr(w.s, one)) if one == "hardware" else str(getattr(w.s, one) or "") for one in compared]),
-                  w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv else w.fewest(like))
+                  w.verdict_on_devices() if verdict else w.compared_setting() if settings else w.kv_per_token() if kv
+                  else w.served_layout() if served else w.fewest(like))
                  for w in writers]
         listed = self.say("comma").join(f"{label} {n}" for label, n in needs if n)
-        key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else "compared"
+        key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else \
+            "compared_served" if served else "compared"
         more = self.count_difference(writers, [label for label, _ in needs], like) if key == "compared" else ""
         if change := self.change_lead(writers, [label for label, _ in needs], like):
             listed, key, more = change, "compared_factor", ""  # "cutoff 拉到 8k，会不会涨": up, down or the same, first
@@ -104,6 +113,8 @@ class VariantBlocks(TrainingBlocks):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
         elif key != "compared_verdict" and (saved := self.memory_saved(writers, [label for label, _ in needs])):
             listed, key, more = saved, "compared_factor", ""  # "能省点显存吗": yes or no on the saving first
+        if "grad_accum" in self.s.changes and key != "compared_factor" and (ga := self.ga_judged()):  # "GA 4 or 16?": the batch each gives, memory the same
+            listed, key, more = ga, "compared_ga", ""
         out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
@@ -156,6 +167,12 @@ class VariantBlocks(TrainingBlocks):
             return self.say("verdict_variant_serving", word=self.say("verdict_fits" if served.fits else "verdict_does_not_fit"),
                             n=self.devices(served.devices, served.unit, served.hardware))
         return None
+
+    def served_layout(self) -> str | None:
+        """This layout's serving estimate: its devices and the KV cache room it leaves (estimate_inference within it)."""
+        r = next((x.value for x in self.r.of("estimate_inference", InferenceResult) if x.value and x.value.fits), None)
+        return self.say("served_layout", n=self.devices(r.devices, r.unit, r.hardware), tokens=f"{r.kv_tokens_fit:,}",
+                        seqs=r.kv_tokens_fit // max(r.max_model_len, 1), len=r.max_model_len) if r else None
 
     def kv_per_token(self) -> str | None:
         """This variant's KV cache bytes per token with the formula's numbers (estimate_inference), else None."""

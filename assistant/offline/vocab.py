@@ -43,12 +43,14 @@ TRAINER_PARTS = [
 ]
 METHODS = [
     ("qlora", re.compile(r"q[-_ ]?lora")),
-    ("lora", re.compile(r"(?<![a-z])lora(?![a-z])|低秩")),
+    # "no lora", "without LoRA", "不用 lora": the method said not to be LoRA (full, below)
+    ("lora", re.compile(r"(?<![a-z])(?<!no )(?<!not )(?<!without )(?<!w/o )(?<!non-)(?<!不用)(?<!不用 )(?<!不是)(?<!不是 )(?<!非)lora(?![a-z])|低秩")),
     ("freeze", re.compile(r"(?<![a-z])freeze(?![a-z])|冻结")),
     # "full-length sequences", "full context", "满长" are no method
     # ("the full 128k context", "full 32768-token window" is a length, not the method)
     ("full", re.compile(r"(?<![a-z])full(?![a-z])(?![-_ ]?(?:length|len|context|ctx|size|precision|node|batch|kv|shard(?:ing|ed)?)(?![a-z]))"
-                        r"(?!\s+[\d.,]+\s*[km]?\s*[-_ ]?(?:tokens?|context|ctx|length|len|window|seq)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数")),
+                        r"(?!\s+[\d.,]+\s*[km]?\s*[-_ ]?(?:tokens?|context|ctx|length|len|window|seq)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数|"
+                        r"(?<![a-z])(?:no|not|without|w/o|non-)\s*(?:lora|peft|adapters?)(?![a-z])|(?:不用|不是|非)\s*lora(?![a-z])")),
 ]
 # A method word mistyped by one letter left out, added or swapped with its neighbour ("lroa", "loar", "qlroa", "ful",
 # "fulll"); a changed letter is a word of its own ("load", "lord", "fall", "fill"). Words that are such a spelling
@@ -235,7 +237,10 @@ COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|and|than|compared?\s+(?:to|
 # vs full?"): each one's memory per device on the same devices is compared, yes or no on the saving first
 MEMORY_SAVED = (r"省(?:点|些|一点|一些|下|得了|多少)?\s*(?:显存|内存|memory)|显存.{0,6}(?:更少|更省|少一些|少点|省)|"
                 r"(?:less|lower|smaller)\s+(?:device\s+|gpu\s+|npu\s+)?memory|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:device\s+)?memory|"
-                r"(?:use|need)s?\s+less(?![a-z])")
+                r"(?:use|need)s?\s+less(?![a-z])|"
+                # "how much more memory does rank 128 need", "显存多多少": the difference asked the other way round
+                r"(?:more|extra|additional)\s+(?:device\s+|gpu\s+|npu\s+)?memory|memory\s+(?:difference|diff)(?![a-z])|"
+                r"显存\s*(?:多|差|相差)\s*(?:多少|几)|多(?:占|用|要)\s*(?:多少|点|些)?\s*显存")
 MEMORY_SAVED_ASKED = re.compile(MEMORY_SAVED, re.I)
 # The ratio of two counts asked ("是 lora 的几倍", "how many times the LoRA count"): said with the difference, as "(8×)"
 RATIO = r"(?:几|多少)\s*倍(?!\s*(?:的)?\s*(?:速度|吞吐|throughput))|how\s+many\s+times|(?:what|which)\s+multiple|\d?x\s+as\s+many|times\s+as\s+many"

@@ -34,7 +34,9 @@ _VLLM_SAID = [(setting, re.compile(rf"(?<![\w-])--{flag}[ =]+(\d+(?:\.\d+)?)(?![
                                                                       "max_num_seqs", "max_num_batched_tokens") and len(flag) > 2]
 _VLLM_SAID += [("tp", re.compile(r"(?<![\w-])tp\s*[:=]?\s*(\d{1,2})(?![\w.])", re.I))]
 _ZERO = re.compile(r"\bzero[-_ ]?(?:stage[-_ ]?)?(\d)\b|(?:\b|(?<=ds_))z(\d)\b", re.I)  # a stage beyond 3 is a finding
-_MICRO = re.compile(r"(?:per_device(?:_train_batch_size)?|per device|micro[_ ]?batch(?:[_ ]?size)?|\bMBS)\s*[:=]?\s*(\d{1,4})", re.I)
+# ("batch 2", "batch size 4" beside a pasted message is the per-device batch; "global batch 128" is not)
+_MICRO = re.compile(r"(?:per_device(?:_train_batch_size)?|per device|micro[_ ]?batch(?:[_ ]?size)?|\bMBS|"
+                    r"(?<![\w-])(?<!global )(?<!total )(?<!eval )(?<!effective )batch(?:[_ ]?size)?)\s*[:=]?\s*(\d{1,4})(?!\d|\.\d|\s*k\b)", re.I)
 _FRAMEWORK = [("MindSpeed-LLM", re.compile(r"mindspeed", re.I)), ("LLaMA-Factory", re.compile(r"llama-?factory", re.I))]
 # A layout said in words or flags beside a pasted log ("16 卡 TP 4 PP 2 MBS 2", "--tensor-model-parallel-size 8"): the
 # script's own names (shell.py), so the estimate runs on the layout the log came from, not TP 1 PP 1.
