@@ -107,8 +107,8 @@ class VariantBlocks(TrainingBlocks):
             listed, key, more = change, "compared_factor", ""  # "cutoff 拉到 8k，会不会涨": up, down or the same, first
         elif "kv_cache_dtype" in self.s.changes and (kv_lead := self.kv_change(writers)):
             listed, key, more = kv_lead, "compared_factor", ""  # "int8 kv 的话 token 容量翻倍吗": the KV room at each precision
-        elif self.s.changes.keys() & SERVING_CHANGES and (served := self.serving_change(writers, [label for label, _ in needs])):
-            listed, key, more = served, "compared_factor", ""  # "tp 用 4 还是 8": each layout's KV room and copies
+        elif self.s.changes.keys() & SERVING_CHANGES and (served_lead := self.serving_change(writers, [label for label, _ in needs])):
+            listed, key, more = served_lead, "compared_factor", ""  # "tp 用 4 还是 8": each layout's KV room and copies
         elif key != "compared_verdict" and (factor := self.factor_asked(writers, [label for label, _ in needs])):
             listed, key, more = factor, "compared_factor", ""  # "does the card count double?": yes or no first
         elif key != "compared_verdict" and (saved := self.memory_saved(writers, [label for label, _ in needs])):
