@@ -110,6 +110,9 @@ class QuestionFrame(BaseModel):
     # a setting changed with its effect asked ("GA 从 8 改成 16，显存会翻倍吗", "zero-2 to zero-3, does memory halve?"): the
     # frame attribute and both values, in the order written; each is sized (``variants``) and compared in the lead
     changes: dict[str, list[Any]] = Field(default_factory=dict)
+    # the values of ``changes`` were offered side by side ("micro batch 1 or 4", "GA 4 还是 16": spec.alternative), not
+    # changed one into the other ("GA from 8 to 32"): each is sized and compared, no before → after lead
+    alternatives: bool = False
     # a follow-up changing a compared slot ("cutoff 拉到 8k，最少卡数会不会涨"): the list of the two values (``seq_lens``) and the
     # change asked of the count ("up", "down", "any"), so the lead says whether it changes (conversation.against_earlier)
     effect_of: tuple[str, str] | None = None

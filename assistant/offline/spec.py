@@ -190,6 +190,7 @@ def read(r: Reading, frame: Any, phase: str) -> None:
             r.claim(at.start, offered[0], slot.name, value)  # both values are this slot's: compared, neither unused
             put(frame, slot.name, value)
             frame.changes = {slot.name: [value, offered[1]]}
+            frame.alternatives = True
         elif slot.valid(value):
             r.claim(at.start, at.end, slot.name, value)
             put(frame, slot.name, value)

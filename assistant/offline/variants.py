@@ -131,7 +131,8 @@ class VariantBlocks(TrainingBlocks):
         alone (the old value's plan is the same job with the other figure); None when no batch figure changes, or a factor
         of the memory is asked ("显存会翻倍吗": factor_asked answers it with both estimates)."""
         changed = list(self.s.changes)
-        if len(writers) != 2 or changed not in (["grad_accum"], ["micro_batch"]) or DOUBLES.search(self.s.question.lower()):
+        if len(writers) != 2 or changed not in (["grad_accum"], ["micro_batch"]) or DOUBLES.search(self.s.question.lower()) \
+                or self.s.alternatives:
             return None
         name, w = changed[0], writers[1]
         w.s.current[name] = self.s.changes[name][0]

@@ -51,7 +51,7 @@ def test_rank_difference_leads(assistant):
 def test_serving_layouts_lead_with_each_estimate(assistant):
     ans = assistant.ask("serving qwen2.5-72b-instruct with vllm on 910B: TP4 or TP8, which one should I pick?")
     head = lead(ans)
-    assert "TP 4 **4 cards**" in head and "TP 8 **8 cards**" in head, head
+    assert "**TP 4**: **4 cards**" in head and "**TP 8**: **8 cards**" in head, head
 
 
 # ---------------------------------------------------------------- a value taken back: the later one, said
