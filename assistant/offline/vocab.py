@@ -214,15 +214,18 @@ LENGTH_WORD_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?
                                 r"长度|序列|上下文|length)\s*(?:=|:|is|of|为|是|：|到|达到)?\s*$")
 TOKEN_TOTAL = 1e7  # tokens written with no length word: 10 million or more is a training total ("5000万 token 数据")
 TOKEN_AFTER = re.compile(r"\s*-?\s*(?:个\s*)?tokens?(?!\s*/)(?![a-z])")
+# a length word right after the number ("1M 上下文", "2M context", "128万 长度"): the number is that length, whatever its size
+LENGTH_WORD_AFTER = re.compile(r"\s*-?\s*(?:的\s*)?(?:上下文|context(?![a-z])|ctx(?![a-z])|序列长度|长度)")
 
 
 def scaled_length(work: str) -> tuple[int, re.Match] | None:
     """The first sequence length written with a magnitude word, as tokens, and where it is: a count of tokens
-    ("400 万 token") or a number after a length word ("序列长度 20 万", "context 2M"); a total of training tokens (10
+    ("400 万 token") or a number after or before a length word ("序列长度 20 万", "context 2M", "1M 上下文"); a total of training tokens (10
     million or more, read before as an amount) is claimed already."""
     for m in LENGTH_SCALED.finditer(work):
         n = int(float(m.group(1)) * LENGTH_SCALE[m.group(2)])
-        if LENGTH_WORD_BEFORE.search(work[max(0, m.start() - 24): m.start()]) or (TOKEN_AFTER.match(work, m.end()) and n < TOKEN_TOTAL):
+        if LENGTH_WORD_BEFORE.search(work[max(0, m.start() - 24): m.start()]) or LENGTH_WORD_AFTER.match(work, m.end()) or (
+                TOKEN_AFTER.match(work, m.end()) and n < TOKEN_TOTAL):
             return n, m
     return None
 

@@ -4,6 +4,8 @@ the finding leads the answer, names the user's numbers and the rule's source; a 
 
 from __future__ import annotations
 
+import pytest
+
 
 def test_global_batch_not_divisible_by_dp_is_worked_out_in_chinese(assistant):
     # 16 cards / (TP 8 x PP 1) = DP 2; MBS 1 x 2 = 2 does not divide GBS 25: nearest 24 / 26 (Megatron's check)
@@ -68,3 +70,25 @@ def test_a_global_batch_said_in_words_is_split_and_twelve_cards_meet_the_vendor_
     a = assistant.ask("12 x 910B, qwen3-32b lora 8192 with mindspeed, TP 4 PP 1 MBS 1 GBS 96 — ok?").answer
     assert a.startswith("**12 cards is not a whole number of 8-card nodes**") and "590604" in a.split("\n")[0]
     assert "data parallel 3, gradient accumulation 32 (GBS 96 / (MBS 1 × DP 3))" in a
+
+
+@pytest.mark.parametrize("q,text", [
+    ("llama3.1-8b lora on 2.5 Snt9B cards with seq len 4096?", "“2.5” is not a valid device count"),
+    ("qwen2.5-7b lora 4096，1.5 张 910B 卡够吗", "“1.5”不是有效的卡数"),
+])
+def test_a_fraction_of_a_device_with_the_part_named_between_is_refused(assistant, q, text):
+    # the part's name between the number and "cards" does not hide the count (round 20 c8-01 read "on 2.5" as unused)
+    assert assistant.ask(q).answer.startswith(text)
+
+
+def test_a_gpu_memory_share_before_the_devices_is_no_device_count(assistant):
+    ans = assistant.ask("qwen2.5-7b serve util 0.9 on 2 H100 GPUs?")
+    assert "not a valid device count" not in ans.answer and "**Yes**" in ans.answer
+
+
+def test_a_length_written_before_its_word_is_read_and_held_against_the_context():
+    # "1M 上下文": 1M = 2^20 = 1,048,576 tokens (the same scale as "context 1M"); qwen3-8b's own context is 40,960
+    from assistant.offline.vocab import scaled_length
+
+    assert scaled_length("qwen3-8b 推理想开 1m 上下文，单卡 910b 行不行")[0] == 1_048_576
+    assert scaled_length("a 2m context on 8 h100s")[0] == 2 * 1_048_576
