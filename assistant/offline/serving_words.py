@@ -60,6 +60,9 @@ CONCURRENCY = [re.compile(p) for p in (
     r"(?:(?:run(?:ning)?\s+|going\s+|active\s+)?(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously)|同时)",
     rf"(?:serv(?:e|ing)|support(?:ing)?|handle|for)\s+{COUNT}\s+(?:concurrent\s+)?(?:users?|requests?|clients?|sessions?)(?![a-z])",
     rf"(?:支持|服务|满足|承载)\s*{COUNT}\s*(?:个|路)?\s*(?:用户|请求|并发)",
+    # "8 users each holding a 32k context", "4 个用户各 32k 上下文": each of them holds a sequence of its own at once
+    rf"(?<![0-9.]){COUNT}\s*(?:users?|sessions?|clients?|chats?|conversations?|sequences?|个用户|用户|个会话|会话|个对话|对话|条序列)\s*"
+    r"(?:,\s*)?(?:each(?![a-z])|every\s+one|各自?|每人|每个)",
     # "10 路请求", "20 路": 路 counts concurrent streams by itself (not 路径 / 路由 / 路线)
     rf"(?<![0-9.]){COUNT}\s*路(?!径|由|线)\s*(?:请求|用户|会话|流|并发)?",
 )]
