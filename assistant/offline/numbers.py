@@ -421,26 +421,26 @@ DISK = re.compile(r"(?<![0-9.])(\d{1,5})\s*(?:g|gb|gib|t|tb)\s*(?:的)?\s*(?:of\
                   r"(?:disks?|ssds?|storage|磁盘|硬盘|存储)\s*(?:空间)?\s*(?:of|=|:|：|is|为|是|有|只有)?\s*(\d{1,5})\s*(?:g|gb|gib|t|tb)(?![a-z])")
 
 
+def size_gb(m: re.Match, per_tb: int) -> int:
+    """The GB a size match says: its number, times ``per_tb`` when written in terabytes ("1 TB", "2T")."""
+    value = int(next(g for g in m.groups() if g))
+    return value * (per_tb if re.search(r"\d\s*t", m.group(0).lower()) else 1)
+
+
 def disk(r: Reading, s: Slots) -> None:
     """The disk the user has ("a 1 TB disk", "放 50G 的盘", "磁盘 500GB"): checkpoints or weight files are checked against
     it; claimed, so it is no device memory."""
-    m = r.search(DISK)
-    if not m:
-        return
-    value, unit = int(next(g for g in m.groups() if g)), m.group(0).lower()
-    s.disk_gb = value * (1000 if re.search(r"\d\s*t", unit) else 1)
-    r.claim_match(m, "disk_gb", s.disk_gb)
+    if m := r.search(DISK):
+        s.disk_gb = size_gb(m, per_tb=1000)  # disks are sold in decimal terabytes
+        r.claim_match(m, "disk_gb", s.disk_gb)
 
 
 def host_ram(r: Reading, s: Slots) -> None:
     """Host RAM the user has ("256GB host RAM", "主机内存 512G"): offload is checked against it; claimed, so it is
     no device memory and no length."""
-    m = r.search(HOST_RAM)
-    if not m:
-        return
-    value, unit = int(next(g for g in m.groups() if g)), m.group(0).lower()
-    s.host_ram_gb = value * (1024 if re.search(r"\d\s*t", unit) else 1)
-    r.claim_match(m, "host_ram_gb", s.host_ram_gb)
+    if m := r.search(HOST_RAM):
+        s.host_ram_gb = size_gb(m, per_tb=1024)  # memory comes in binary terabytes
+        r.claim_match(m, "host_ram_gb", s.host_ram_gb)
 
 
 # Memory said of one device: "1.5 TB HBM", "640 GB of VRAM", "显存 2TB", "my NPU has 1.5 TB", "卡有 2TB 显存" (host RAM is
