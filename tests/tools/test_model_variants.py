@@ -35,3 +35,10 @@ def test_resolve_model_gives_the_named_variants_context(ctx, registry):
     out = registry.call_json("resolve_model", {"name": "glm-4-9b-chat"}, ctx)
     assert (out["max_context"], out["context_variant"]) == (131072, "glm-4-9b-chat")
     assert out["context_by_variant"] == {"glm-4-9b": 8192, "glm-4-9b-chat": 131072}
+
+
+def test_an_xlm_roberta_models_context_is_its_position_slots_less_the_padding_offset(ctx, registry):
+    """bge-reranker-v2-m3's config has max_position_embeddings 8194; XLM-R numbers positions from padding_idx + 1 = 2,
+    so it holds 8192 tokens: the model card's limit and the newest vLLM table's measured max-model-len on 1 card."""
+    out = registry.call_json("resolve_model", {"name": "bge-reranker-v2-m3"}, ctx)
+    assert out["max_context"] == 8194 - 2
