@@ -945,8 +945,15 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                                 f"{', '.join(fields)}.",
                                 f"- 按你{'在前面对话中提到' if earlier else ''}的 {yours}内可行的方案设置：{'，'.join(fields)}。"))
         elif plan.overrides:
-            lines.append(self.L(f"- Set as you asked: {', '.join(fields)}; the rest is the {kind}'s.",
-                                f"- 按你的要求设置：{'，'.join(fields)}；其余来自{kind}。"))
+            # a stage or offload the last answer's plan stated (conversation.plan_adopted) is that plan's, not the user's
+            named = dict(zip(plan.overrides, fields, strict=True))
+            kept = [named[f] for f in plan.overrides if self.s.origin(f) == "last_answer"]
+            asked = [name for name in named.values() if name not in kept]
+            sep = self.L(", ", "，")
+            whose = ([self.say("config_plan_asked", fields=sep.join(asked))] if asked else []) + \
+                ([self.say("config_plan_kept", fields=sep.join(kept))] if kept else [])
+            said = self.L("; ", "；").join(whose)
+            lines.append(self.say("config_plan_whose", whose=said[:1].upper() + said[1:], kind=kind))
         return lines
 
     def notes(self, r: SearchNotesResult) -> list[str]:

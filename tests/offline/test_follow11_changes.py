@@ -80,6 +80,8 @@ def test_the_config_for_that_choice_keeps_its_offload_and_a_count_proposed_is_ju
     files = re.findall(r"```json\n(.*?)```", config.answer, re.S)
     stage = json.loads(files[0])["zero_optimization"]
     assert stage["stage"] == 2 and stage["offload_optimizer"]["device"] == "cpu"
+    # the stage and offload are the plan's (turn 1), not values the user set: the file says whose they are
+    assert "- Set as you asked: devices, zero_stage; kept from the plan above: offload; the rest is the estimate's." in config.answer
     head = lead(four)
     assert head.startswith(("**Answer:** **Yes**", "**Answer:** **No**")) and "4 GPUs" in head, head
     assert "```" not in four.answer  # a verdict on the count, not another file
@@ -100,3 +102,9 @@ def test_a_count_proposed_after_so_is_judged(assistant):
                        "so that's how many cards total - would 12 do?")
     head = lead(ans)
     assert head.startswith("**Answer:** **Not by the vendor tables**") and "16 cards" in head and "12 cards" in head, head
+
+
+def test_a_config_for_the_recipe_row_says_its_stage_and_offload_are_the_plans(assistant):
+    # seeds/000: qwen2-vl-7b full cutoff_len 8192 is ZeRO-2-Offload on 1 x 8; the user set nothing, the plan above did
+    _, config = converse(assistant, "qwen2-vl-7b full 8192 recipe 里 zero 是啥", "把对应的 ds_config.json 发我")
+    assert "- 沿用上面方案中的：offload，ZeRO 阶段；其余来自" in config.answer and "按你的要求设置" not in config.answer
