@@ -71,3 +71,16 @@ def test_whether_offload_is_still_on_at_8192(assistant):
     text = last_answer(assistant, "llama3-70b full 4096 在 recipe 表里用的什么 zero", "换成 8192 呢，还开不开 offload").answer
     lead = next(line for line in text.split("\n") if line.startswith("**结论**"))
     assert "32 张卡" in lead and "ZeRO-3-Offload" in lead and "梯度累积 4" in lead
+
+
+def test_rows_of_one_model_named_with_its_possessive(assistant):
+    # llama3.1-70b: LoRA 4096 2×8 ZeRO-3 and LoRA 8192 2×8 ZeRO-3-Offload; the full rows are 4×8
+    text = assistant.ask("which of llama3.1-70b's rows in the recipe table run on exactly 2 nodes?").answer
+    assert "**2 rows**" in text.split("\n")[0] and text.count("2 × 8 = 16") == 2 and "4 × 8" not in text
+
+
+def test_a_method_follow_up_asking_offload_keeps_the_job(assistant):
+    # recipe table: qwen2-72b LoRA 4096 is 2 nodes × 8, ZeRO-3 without offload (full 4096 is ZeRO-3-Offload 4×8)
+    text = last_answer(assistant, "qwen2-72b full 4096 要几张卡", "lora 的话还要开 offload 吗").answer
+    lead = next(line for line in text.split("\n") if line.startswith("**结论**"))
+    assert "qwen2-72b" in text.split("\n")[0] and "16 张卡" in lead and "不开 offload" in lead
