@@ -84,3 +84,10 @@ def test_a_method_follow_up_asking_offload_keeps_the_job(assistant):
     text = last_answer(assistant, "qwen2-72b full 4096 要几张卡", "lora 的话还要开 offload 吗").answer
     lead = next(line for line in text.split("\n") if line.startswith("**结论**"))
     assert "qwen2-72b" in text.split("\n")[0] and "16 张卡" in lead and "不开 offload" in lead
+
+
+def test_a_quoted_part_with_no_model_gets_the_catalog_facts(assistant):
+    # hardware catalog: Snt9B23 (Atlas A3) has 16 DIE = 8 cards per node; no model is asked for
+    text = assistant.ask("our cloud rep says we're getting 'A3' nodes. on ModelArts that's which flavor, and how many devices "
+                         "will npu-smi list per node?").answer
+    assert "Snt9B23" in text.split("\n")[0] and "16 DIE" in text and "Which model" not in text
