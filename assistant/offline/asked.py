@@ -236,6 +236,28 @@ OFFLOAD_NEEDED = re.compile(
     r"(?:去掉|不用|省掉|免掉|关掉)\s*(?:cpu\s*)?offload\s*(?:吗|行吗|可以吗)", re.I)
 
 
+# whether the job (still) takes CPU offload asked as a yes/no ("还开不开 offload", "offload 还要留着吗", "do I still need
+# offload?", "要不要开 offload"): the offload is what is asked, no setting the plan keeps to
+OFFLOAD_ASKED = re.compile(
+    OFFLOAD_NEEDED.pattern + r"|(?:开不开|用不用|要不要|还开|还用|还得|仍然?要|还需|还留)\s*(?:cpu\s*)?offload|"
+    r"offload\s*(?:还|仍然?|也)?\s*(?:要|需要|得|用|开)?\s*(?:留着|开着|保留|不保留|开|用)?\s*(?:吗|么|嘛|不)\s*[?？]?\s*$|"
+    r"(?<![a-z])(?:still|even)\s+(?:need|use|require|keep|want)\s+(?:the\s+)?(?:cpu\s+)?offload|offload\s+or\s+not|"
+    r"(?<![a-z])keep\s+(?:the\s+)?(?:cpu\s+)?offload|(?<![a-z])(?:is|does\s+it\s+use|is\s+there)\s+(?:cpu\s+)?offload\s+(?:on|used|enabled|needed)?\s*\?",
+    re.I)
+
+
+def offload_asked(s: QuestionFrame) -> bool:
+    """Whether the job takes CPU offload is asked (a yes/no), not said: the plans and the table rows answer it."""
+    return bool(OFFLOAD_ASKED.search(s.question))
+
+
+def offload_said(s: QuestionFrame) -> bool | None:
+    """The CPU offload the user set for the job: none when whether to take it is what is asked with no devices of theirs
+    ("那 4096 呢，还要 offload 吗"): the vendor row and the plan answer that. On their devices the offload they run is theirs
+    and the answer says whether they need it (asks_offload_needed)."""
+    return None if offload_asked(s) and not s.effective().devices else s.offload
+
+
 def asks_offload_needed(s: QuestionFrame) -> bool:
     """The user runs (or plans) CPU offload and asks whether it is needed at all on their devices."""
     return bool(s.offload) and bool(OFFLOAD_NEEDED.search(s.question)) and bool(s.model or s.params_b)

@@ -1218,7 +1218,7 @@ MARKED_NAME = re.compile(r"^--|_|\.(?:sh|py|json|ya?ml)$|-cli$")
 OUTRIGHT_FACT_RATIO = 2.0
 # Of the notes quoted, one whose best fact matches this many times better than the best-ranked note's leads instead
 DECISIVE_FACT_RATIO = 1.5
-FUSED_ATTENTION_NOTE = "flash_attention.md"  # the note of the vendor page whose limits fused_attention checks
+FUSED_ATTENTION_NOTE = fused_attention.NOTE
 
 
 def exact(x: float) -> str:

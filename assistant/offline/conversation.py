@@ -132,7 +132,8 @@ def new_topic(s: QuestionFrame, follow_up: bool) -> bool:
     job_said = bool(s.model or s.params_b or s.devices or s.nodes or stated or s.seq_len or s.method or s.framework)
     if defines(s) and not job_said:
         return True  # "what is gradient checkpointing and does it save memory?": a term explained, however short
-    if follow_up or s.model or s.params_b or s.devices or s.nodes or stated or s.seq_len:
+    # a method said is the job's as a length is ("lora 的话还要开 offload 吗" asks the job as LoRA), unless a term is explained
+    if follow_up or s.model or s.params_b or s.devices or s.nodes or stated or s.seq_len or (s.method and not defines(s)):
         return False
     if s.intents & (SIZING - {"zero", "ga"}):
         return False  # "what does ZeRO-3 do" explains a stage; a KV cache, a length or a count asked is sizing

@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+NOTE = "flash_attention.md"  # the note of the vendor page whose limits this module checks
 HEADS_LIMIT = 2048  # N1 and N2
 HEAD_DIM_LIMIT = 512  # D
 # The shape reader (numbers.SHAPE_FIELDS) reads "64 heads, 8 kv heads" of a model to size; these also read
 # the operator's own words ("40 query heads", "N1=40", "head_dim 576", "D=576"); a number inside a name is none
 # ("deepseek-v3 head dim is 576": not 3 heads).
-QUERY_HEADS = re.compile(r"(?<![0-9a-z.\-])(\d{1,4})\s*(?:个\s*)?(?:query\s+|attention\s+|查询|注意力)?(?:heads?|头)(?![a-z_])|"
+QUERY_HEADS = re.compile(r"(?<![0-9a-z.\-])(\d{1,4})\s*(?:个\s*)?(?:query\s+|q\s+|attention\s+|查询|注意力)?(?:heads?|头)(?![a-z_])|"
                          r"(?:query\s+heads?|num_attention_heads|(?<![a-z0-9])n1|查询头数?|注意力头数?)[\"']?\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
 KV_HEADS = re.compile(r"(?<![0-9a-z.\-])(\d{1,4})\s*(?:个\s*)?(?:kv|key[-_ ]value)[-_ ]?(?:heads?|头)|"
                       r"(?:kv[-_ ]?(?:heads?|头数?)|num_key_value_heads|(?<![a-z0-9])n2)[\"']?\s*(?:is|=|:|为|是)?\s*(\d{1,4})(?![0-9])")
@@ -111,3 +112,10 @@ def check(question: str) -> Verdict | None:
     if broken_en:
         return Verdict(False, broken_en, broken_zh, bool(CAUSE_ASKED.search(text)))
     return Verdict(True, held_en, held_zh)
+
+
+def judged(question: str, notes_named: set[str] | None) -> bool:
+    """The question names the note and states values its limits judge ("llama3-8b: 32 q heads, 8 kv heads, head dim
+    128, will NPU_Flash_Attn kick in?"): the note's rule applied to them is the answer, not a sizing of the model
+    named as their owner."""
+    return NOTE in (notes_named or set()) and check(question) is not None

@@ -466,7 +466,11 @@ class Parser:
             if not s.intents & {"cards", "inference", "memory", "zero", "ga", "kv", "capacity", "time"}:
                 s.intents.add("cards")  # "…有哪些模型？X 呢？": the filter's own ask (its rows' counts) asked of X
         elif s.model and not s.models and s.task() != "serving":  # "deepseek-v3 最多需要多少张卡": the model's largest row
-            s.table_query = table_query.most_of_model(r.text, s.model)
+            # …or the rows of the model that pass a filter ("recipe 表里 llama2-70b 哪几行要多机"): every row, no setup of the user's
+            model_at = [(sp.start, sp.end) for sp in r.spans if sp.slot == "model"]
+            unnamed = "".join(" " if any(a <= i < b for a, b in model_at) else c for i, c in enumerate(r.text))
+            s.table_query = (table_query.most_of_model(r.text, s.model)
+                             or table_query.rows_of_model(unnamed, s.model, inference="inference" in s.intents))
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
         s.spans = r.spans  # the layout checks quote the words as written

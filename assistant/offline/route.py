@@ -18,6 +18,7 @@ from . import (
     batch_math,
     error_signature,
     file_values,
+    fused_attention,
     pasted_log,
     pasted_output,
     proposal,
@@ -33,6 +34,7 @@ from .asked import (
     asks_verdict,
     named_setting,
     nodes_of_devices_said,
+    offload_said,
     serving_parts_asked,
     stages_offered,
 )
@@ -778,7 +780,8 @@ def stage_args(s: Slots) -> dict[str, int | bool]:
     under FSDP (slots.toml), whose sharding strategy is the trainer's: its plans keep to it."""
     if s.framework == "MindSpeed-LLM":
         return {}
-    said = {"zero_stage": s.zero_stage, "offload": s.offload}
+    # "还开不开 offload": whether it takes offload is the question, so the plan is free to choose
+    said = {"zero_stage": s.zero_stage, "offload": offload_said(s)}
     if said["offload"] and said["zero_stage"] in (0, 1):
         said["offload"] = None  # ZeRO-0/1 with offload is no planner setting: the stage said is kept, offload named unused
     return {k: v for k, v in said.items() if v is not None}
@@ -984,7 +987,10 @@ def knowledge_about_model(s: Slots) -> bool:
     # part or serving job is named (those ask the tables: "does vllm support qwen3-8b on 910B?")
     q = s.question.lower()
     whether = bool(WHETHER.search(q)) and not (s.hardware or "inference" in s.intents)
-    return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(q) or whether) and not job_stated
+    # the values a note's limits judge, stated of the model ("qwen2.5-14b 是 40 heads, 8 kv heads, head dim 128, 能用上吗"):
+    # that note's rule applied to them
+    judged = fused_attention.judged(s.question, s.notes_named)
+    return (names_model(s) and bool(s.notes_named) and bool(EXPLAINS.search(q) or whether or judged) and not job_stated
             and not row_asked and not asks_amount(s) and not s.intents & {"problem", "oom_asked", "list_models", "list_hardware"})
 
 

@@ -73,8 +73,8 @@ _UTIL_NAME = r"(?:[-_ ](?:knob|setting|flag|param(?:eter)?|value|ratio|fraction)
 UTIL_WORD = (r"-{0,2}gpu[-_ ]?mem(?:ory)?[-_ ]?util(?:i[sz]ation)?|(?<![a-z])mem(?:ory)?[-_ ]util(?:i[sz]ation)?|"
              r"(?<![a-z])(?:gpu[-_ ]?)?mem(?:ory)?[-_ ]?frac(?:tion)?(?:[-_ ]static)?(?![a-z])|"
              rf"(?<![a-z_-])util(?:i[sz]ation)?{_UTIL_NAME}(?=\s*(?:=|:|is|of|at|to|set\s+to|{CHANGE})?\s*(?:0?\.\d|1\.0))|"  # "util 0.9", "util 降到 0.85"
-             # "the util can only be 0.8", "util 只能给到 0.75": a few words, then the fraction
-             r"(?<![a-z_-])util(?:i[sz]ation)?(?=[^\d\n,，。;；?？!！]{1,14}?(?<![0-9.])0?\.\d)|"
+             # "the util can only be 0.8", "util 只能给到 0.75", "util has to stay at 0.85": a few words, then the fraction
+             r"(?<![a-z_-])util(?:i[sz]ation)?(?=[^\d\n,，。;；?？!！]{1,24}?(?<![0-9.])0?\.\d)|"
              r"显存\s*(?:占用|使用|利用|分配)?\s*(?:比例|比率|占比|率|系数)|显存占比")
 UTIL_WORD_RX = re.compile(UTIL_WORD)
 # a value said to change ("gpu-memory-utilization 改 0.8", "util drops to 0.85") is the new value (vocab.CHANGE); one set
@@ -86,7 +86,7 @@ UTIL = re.compile(rf"(?:{UTIL_WORD})\s*(?:of|=|:|is|to|at|为|是|设为|设置�
                   rf"(?<![0-9.])(0?\.\d+|1\.0+)\s*(?:gpu[-_ ]?)?(?:mem(?:ory)?[-_ ]?)?util(?:i[sz]ation)?(?![a-z])|"
                   # a few words between the setting and its fraction ("gpu-memory-utilization 只能给到 0.75", "util can only
                   # be 0.8", "显存利用率最多开到 85%"): a fraction or a percentage only (no bare "1" — "for 1 card" is a count)
-                  rf"(?:{UTIL_WORD})[^\d\n,，。;；?？!！]{{1,14}}?(?<![0-9.])(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1\.0+)(?![0-9])")
+                  rf"(?:{UTIL_WORD})[^\d\n,，。;；?？!！]{{1,24}}?(?<![0-9.])(\d{{1,3}}(?:\.\d+)?\s*%|0?\.\d+|1\.0+)(?![0-9])")
 
 # "gpu util at 80%", "util 85%" in a serving question: vLLM's memory share said short, as a percentage (elsewhere "GPU
 # util 100%" is a compute load, so only beside a serving word and below 100%)

@@ -14,8 +14,9 @@ from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import FRAMEWORKS, changed_to, compared
 
-DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?\s*(?:的\s*)?(?:(?:\d+|几|多少)\s*(?:个|张)\s*(?:die|卡|npu)|hardware|硬件|cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
+DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?[\x27\x22\u2019\u201d\u300d]?\s*(?:的\s*)?(?:(?:\d+|几|多少)\s*(?:个|张)\s*(?:die|卡|npu)|hardware|硬件|cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
                                r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|单机|单节点|整机|每台|一台|显存|算力|支持|有几|有多少|是什么|是啥|指的是|还是|(?:is|are)\s+(?:what|which)|in\s+modelarts|or\s+(?:an?\s+)?[a-z]*\d|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样|也|同样|(?:also|too|as\s+well)(?![a-z]))")
+# (a closing quote after the name is no other word: "we're getting 'A3' nodes")
 # A count before a plural part name ("four A3s", "2 A2s", "a pair of A3s", "several A3s")
 COUNT_BEFORE = re.compile(r"(?:(?<![a-z0-9.])\d{1,5}|\b(?:one|two|three|four|five|six|eight|ten|twelve|sixteen|thirty-two|sixty-four|"
                           r"pair\s+of|couple\s+of|several|few|multiple|some|our|my|the))\s*$", re.I)

@@ -16,6 +16,7 @@ from .asked import (
     asks_verdict,
     implausible,
     named_setting,
+    offload_said,
     stage_named_not_asked,
     weights_floor,
 )
@@ -230,14 +231,14 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
 
     def keeps_setting_row(self, r) -> bool:
         """The recipe row runs the ZeRO stage and offload the user said (or they said neither)."""
-        zero, offload = self.s.zero_stage, self.s.offload
+        zero, offload = self.s.zero_stage, offload_said(self.s)
         return (zero is None or r.zero_stage == zero) and (offload is None or bool(r.offload) == offload)
 
     def keeps_setting(self, p: PlanResult) -> bool:
         """The plan has the ZeRO stage and offload the user said (in this turn or earlier), or they said neither; a stage
         judged without offload named ("zero2 能跑吗") is judged without it, so a plan with offload is another setting."""
         named = named_setting(self.s)
-        zero, offload = self.s.zero_stage, named.offload if named else self.s.offload
+        zero, offload = self.s.zero_stage, named.offload if named else offload_said(self.s)
         return (zero is None or p.zero_stage == zero) and (offload is None or p.offload == offload)
 
     # -- the headline: the first rule that applies ---------------------------------------------
@@ -329,7 +330,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
     def users_framework_plan(self, p: PlanResult) -> bool:
         """The plan runs the framework the user named, or the one their DeepSpeed setting implies ("zero2",
         "offload"): another framework's plan is an alternative said in the lines, never what their job needs."""
-        deepspeed = self.s.zero_stage is not None or bool(self.s.offload)
+        deepspeed = self.s.zero_stage is not None or bool(offload_said(self.s))
         if self.s.framework:
             return p.framework == self.s.framework
         return not deepspeed or p.zero_stage is not None

@@ -93,6 +93,8 @@ class Vocab:
     minimum_said: re.Pattern = re.compile("$^")
     extreme: dict[str, re.Pattern] = field(default_factory=dict)
     extreme_of: re.Pattern = re.compile("$^")
+    model_rows: re.Pattern = re.compile("$^")
+    multi_node: re.Pattern = re.compile("$^")
 
 
 def _columns(d: dict) -> dict[str, dict[str, re.Pattern]]:
@@ -137,6 +139,8 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         minimum_said=_any(d["minimum_said"]["patterns"]),
         extreme={k: _any(v) for k, v in d["extreme"].items() if k in ("max", "min")},
         extreme_of=_any(d["extreme"]["of"]),
+        model_rows=_any(d["model_rows"]["patterns"]),
+        multi_node=_any(d["multi_node"]["patterns"]),
     )
 
 
@@ -246,6 +250,20 @@ def most_of_model(text: str, model: str, v: Vocab = VOCAB) -> TableQuery | None:
     return TableQuery(table=named[0] if named else "min_cards", table_named=bool(named), extreme="max", model=model)
 
 
+def rows_of_model(text: str, model: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery | None:
+    """"recipe 表里 llama2-70b 哪几行要多机", "which of qwen2-72b's recipe rows turn on offload": one model's rows that pass a
+    filter of the table's own columns (a count, nodes, ZeRO stage, offload, GA), every length and method the question does
+    not narrow. ``text`` has the model's name blanked (its digits are no count). None when no row filter is asked."""
+    if not v.model_rows.search(text):
+        return None
+    q = read(text, inference=inference, v=v)
+    if q is None:
+        return None
+    filtered = (q.cards or q.nodes or q.per_node or q.zero_stage is not None or q.offload is not None or q.grad_accum
+                or q.grad_accum_not or q.supported is not None)
+    return q.model_copy(update={"model": model}) if filtered else None
+
+
 # the largest count said as what the model needs ("最多需要", "the most cards it needs", "needs at most how many")
 MOST_NEEDED = re.compile(r"最多(?:需要|要|得)|(?<![a-z])most\s+(?:[\w.-]+\s+){0,3}?(?:needs?|needed|requires?|required)(?![a-z])|"
                          r"(?:needs?|requires?)\s+the\s+most|largest\s+(?:minimum|count|row)")
@@ -281,6 +299,8 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     ga = next((int(m.group(1)) for m in GA.finditer(text)), None)
     ga_not = next((int(m.group(1)) for m in GA_NOT.finditer(text)), None)
     blanked = GA_NOT.sub(" ", GA.sub(" ", ZERO.sub(" ", text)))  # a stage's or GA's digits are no count
+    multi = v.multi_node.search(blanked)  # "more than one node", "多机": read before "one node" is read as a single node
+    blanked = v.multi_node.sub(" ", blanked)
     spec_nodes, per_node, spec_cards, blanked = recipe_spec(blanked, named[0] if named else None, v)
     memory = v.memory_cards.search(blanked)  # "2 x 32GB cards": the count of serving cards
     if memory:
@@ -288,7 +308,7 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     pair, this, this_count, blanked = versus(blanked, v)
     cards, nodes = counts(blanked, bool(named) or bool(memory))
     cards = this_count or (Count(op="eq", value=int(memory.group("n"))) if memory else None) or spec_cards or cards
-    nodes = spec_nodes or nodes
+    nodes = spec_nodes or nodes or (Count(op="gt", value=1) if multi else None)
     unsupported = bool(v.unsupported.search(text))
     extreme = next((k for k, rx in v.extreme.items() if rx.search(blanked)), None) if v.extreme_of.search(blanked) else None
     if not (named or cards or nodes or zero is not None or offload is not None or ga or ga_not or unsupported or pair or extreme):

@@ -33,6 +33,8 @@ def lead(answer: str) -> str:
     ("qwen2.5-7b on vllm, the util can only be 0.8 on our cluster", 0.8),
     ("显存利用率最多开到 85%，qwen2.5-7b 推理够吗", 0.85),
     ("vllm serve qwen2.5-14b, I can only spare 60% of the card for vllm", 0.6),
+    # (round 20 c2-04: the utilisation alone, with no serving word, makes the question a serving one)
+    ("qwen2.5-32b on two 64G cards (TP2); util has to stay at 0.85 because another process shares them", 0.85),
 ])
 def test_the_util_is_read_across_a_few_words(planner, text, util):
     assert frame(planner, text).gpu_util == util
