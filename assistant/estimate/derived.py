@@ -68,6 +68,8 @@ class Inputs:
     concurrency: int | None = None  # sequences served at once (the KV cache's)
     checkpoints: int | None = None  # checkpoints kept ("keep 5 checkpoints")
     disk_gb: float | None = None  # the disk they are written to
+    save_interval: int | None = None  # iterations between two checkpoints (MindSpeed-LLM's SAVE_INTERVAL)
+    step_tokens: float | None = None  # tokens one optimizer step takes (GBS × sequence length)
 
 
 @dataclass(frozen=True)
@@ -633,12 +635,16 @@ def run_time_left(s: Shape | None, i: Inputs) -> Derived:
 @dataclass(frozen=True)
 class Formula:
     """An identity of products, lhs = rhs (each a product of named figures), which a question may state all but one of:
-    the one left out is solved for ("1B tokens in 10 h on 32 cards: what TPS per card?")."""
+    the one left out is solved for ("1B tokens in 10 h on 32 cards: what TPS per card?"). ``floor``: the lhs is a whole
+    count the rhs only reaches by integer division (checkpoints saved = TRAIN_ITERS // SAVE_INTERVAL + 1): a solved
+    figure of the rhs is rounded down, and the lhs solved is the smallest that gives the rhs."""
 
     lhs: tuple[str, ...]
     rhs: tuple[str, ...]
     source: str
     whole: frozenset[str] = frozenset()  # figures that must come out whole (a micro batch, a GA)
+    floor: bool = False
+    names: dict[str, str] = field(default_factory=dict)  # the source's own spelling of a figure (TRAIN_ITERS), said in the arithmetic
 
 
 FORMULAS: dict[str, Formula] = {
@@ -647,22 +653,42 @@ FORMULAS: dict[str, Formula] = {
                     "the vendor's formula Time = tokens / (TPS × N) / η (ModelArts 590604)"),
     # the MindSpeed-LLM pages' GBS = MBS × DP × GA
     "batch": Formula(("global_batch",), ("micro_batch", "dp", "grad_accum"), "GBS = MBS × DP × GA (ModelArts MindSpeed-LLM pages)",
-                     frozenset({"micro_batch", "grad_accum"})),
+                     frozenset({"micro_batch", "grad_accum", "dp"})),
+    # Megatron's layout: the devices are the data-parallel replicas times one replica's TP × PP × CP ranks
+    "devices": Formula(("devices",), ("dp", "tp", "pp", "cp"), "devices = DP × TP × PP × CP (Megatron / MindSpeed-LLM layout)",
+                       frozenset({"dp", "tp", "pp", "cp"})),
     # a run's tokens: steps × GBS × sequence length (fixed-length sequences)
     "run_tokens": Formula(("tokens",), ("iterations", "global_batch", "seq_len"), "tokens = steps × GBS × sequence length"),
     # the launch-script note's TRAIN_ITERS = SN / GBS × EPOCH
     "epochs": Formula(("iterations", "global_batch"), ("samples", "epochs"), "TRAIN_ITERS = SN / GBS × EPOCH (launch-script note)"),
+    # a run's tokens over its time and devices, as measured: no speed-up factor (η plans a run; a measurement holds it)
+    "measured": Formula(("tokens",), ("tokens_per_second", "devices", "seconds"),
+                        "throughput = tokens / (N × time), as measured (the vendor's η belongs to planning, ModelArts 590604)"),
     # a step's tokens over its time and the devices: the measured throughput per device
     "step_rate": Formula(("tokens_per_second", "devices", "iteration_seconds"), ("global_batch", "seq_len"),
                          "TPS per device = GBS × sequence length / (step time × devices)"),
+    # one step's tokens: GBS × sequence length (fixed-length sequences)
+    "step_tokens": Formula(("step_tokens",), ("global_batch", "seq_len"), "tokens per step = GBS × sequence length (fixed-length sequences)",
+                           frozenset({"global_batch"})),
+    # the launch-script note: checkpoints saved = TRAIN_ITERS // SAVE_INTERVAL + 1 (the saves at each interval and the last)
+    "saves": Formula(("iterations",), ("save_interval", "saves"), "checkpoints = TRAIN_ITERS // SAVE_INTERVAL + 1 (launch-script note)",
+                     frozenset({"save_interval", "saves"}), floor=True, names={"iterations": "TRAIN_ITERS"}),
 }
 SYMBOL = {"tokens": "tokens", "tokens_per_second": "TPS", "devices": "N", "seconds": "time (s)", "eta": "η", "global_batch": "GBS",
           "micro_batch": "MBS", "dp": "DP", "grad_accum": "GA", "iterations": "steps", "iteration_seconds": "step time (s)",
-          "seq_len": "sequence length", "samples": "samples", "epochs": "epochs"}
+          "seq_len": "sequence length", "samples": "samples", "epochs": "epochs", "tp": "TP", "pp": "PP", "cp": "CP",
+          "save_interval": "SAVE_INTERVAL", "saves": "(checkpoints − 1)",
+          "step_tokens": "tokens per step"}
+# figures a formula may leave unsaid at their neutral value: no TP / PP / CP said is 1 (no model parallelism)
+NEUTRAL = {"tp": 1.0, "pp": 1.0, "cp": 1.0}
+# a figure the user says that stands for another one of a formula: the checkpoints counted are the saves plus one
+OFFSET = {"saves": ("checkpoints", -1)}
 
 
-def figure(name: str, formula: str, i: Inputs) -> float | None:
-    """A figure of a formula from the inputs (None: not said and not computable from what is)."""
+def figure(name: str, formula: str, i: Inputs, steps: list[str] | None = None, depth: int = 1) -> float | None:
+    """A figure of a formula from the inputs (None: not said and not computable from what is). A figure not said is
+    solved from another formula whose other figures are (``depth`` such steps), each step's arithmetic appended to
+    ``steps`` ("DP = GBS 64 / (MBS 1 × GA 8) = 8" before "N = DP 8 × TP 8 × PP 2 = 128")."""
     if name == "seconds":
         return i.hours * 3600 if i.hours else None
     if name == "eta":
@@ -671,53 +697,116 @@ def figure(name: str, formula: str, i: Inputs) -> float | None:
         if i.tokens:
             return i.tokens
         return float(i.samples * i.seq_len * (i.epochs or 1)) if i.samples and i.seq_len else None
+    if name in OFFSET:
+        said, by = OFFSET[name]
+        v = getattr(i, said, None)
+        return float(v + by) if v is not None else None
     if name == "dp":
         if i.dp:
             return float(i.dp)
         mp = math.prod(v for v in (i.tp, i.pp, i.cp) if v)
-        return i.devices / mp if i.devices and i.devices % mp == 0 else None
-    if name == "global_batch" and formula != "batch" and not i.global_batch:
+        if i.devices and i.devices % mp == 0:
+            return i.devices / mp
+    elif name == "global_batch" and formula != "batch" and not i.global_batch:
         try:
             return float(global_batch_of(i)[0])
         except NotDerivable:
-            return None
-    v = getattr(i, name, None)
-    return float(v) if v is not None else None
+            pass
+    elif (v := getattr(i, name, None)) is not None:
+        return float(v)
+    elif name in NEUTRAL:
+        return NEUTRAL[name]
+    if depth <= 0:
+        return None
+    for other, f in FORMULAS.items():  # solved from another relation whose other figures are all said
+        if other == formula or name not in (*f.lhs, *f.rhs):
+            continue
+        try:
+            d = solved(other, name, "count", depth=depth - 1)(None, i)
+        except NotDerivable:
+            continue
+        if steps is not None:
+            steps.append(d.formula)
+        return d.value
+    return None
 
 
-def solved(formula: str, asked: str, unit: str, per: str = "") -> Callable[[Shape | None, Inputs], Derived]:
+def solved(formula: str, asked: str, unit: str, per: str = "", depth: int = 1) -> Callable[[Shape | None, Inputs], Derived]:
     """The term giving ``asked`` from the other figures of ``formula``: the product of the side without it over the rest
-    of its own side."""
+    of its own side; a figure the question does not say is first solved from another relation (``figure``), and those
+    steps lead the arithmetic."""
     f = FORMULAS[formula]
 
     def term(s: Shape | None, i: Inputs) -> Derived:
-        own, other = (f.lhs, f.rhs) if asked in f.lhs else (f.rhs, f.lhs)
-        rest = [n for n in own if n != asked]
-        values = {n: figure(n, formula, i) for n in (*rest, *other)}
+        target = next((k for k, (said, _) in OFFSET.items() if said == asked), asked)  # "checkpoints" is the saves + 1
+        own, other = (f.lhs, f.rhs) if target in f.lhs else (f.rhs, f.lhs)
+        rest = [n for n in own if n != target]
+        steps: list[str] = []
+        values = {n: figure(n, formula, i, steps, depth) for n in (*rest, *other)}
         if lacking := [n for n, v in values.items() if v is None]:
-            raise NotDerivable(f"{SYMBOL[asked]} = {' × '.join(SYMBOL[n] for n in other)} / ({' × '.join(SYMBOL[n] for n in rest)}) "
+            raise NotDerivable(f"{SYMBOL[target]} = {' × '.join(SYMBOL[n] for n in other)} / ({' × '.join(SYMBOL[n] for n in rest)}) "
                                f"needs {', '.join(SYMBOL[n] for n in lacking)}.", lacking[0])
         top, bottom = math.prod(values[n] for n in other), math.prod(values[n] for n in rest)  # type: ignore[misc]
+        if not bottom:
+            raise NotDerivable(f"{SYMBOL[target]} cannot be solved: {' × '.join(SYMBOL[n] for n in rest)} is 0.", rest[0])
         value = top / bottom
+        notes = [f.source]
+        if f.floor and target in f.rhs:  # a whole count reached by integer division: the largest that still gives it
+            low = top / (bottom + 1)
+            value = float(math.floor(value))
+            if value < 1:
+                raise NotDerivable(f"{SYMBOL[target]} would be below 1: {SYMBOL[f.lhs[0]]} {top:,.0f} is too few.", target)
+            if math.floor(low) + 1 < value:
+                notes.append(f"any {SYMBOL[target]} from {math.floor(low) + 1:,} to {value:,.0f} gives the same count")
 
         def num(v: float) -> str:
             return f"{v:,.0f}" if v == int(v) else f"{v:,.4g}"
 
         def shown(names: list[str] | tuple[str, ...]) -> str:
-            return " × ".join(f"{SYMBOL[n]} {num(values[n])}" for n in names if values[n] != 1 or n != "eta")  # type: ignore[arg-type]
+            return " × ".join(f"{SYMBOL[n]} {num(values[n])}" for n in names  # type: ignore[arg-type]
+                              if values[n] != 1 or n not in ("eta", *NEUTRAL))
 
-        notes = [f.source]
-        if asked in f.whole and abs(value - round(value)) > 1e-9:
-            notes.append(f"{value:.3g} is not a whole number: the other figures do not divide evenly")
+        if target in f.whole and abs(value - round(value)) > 1e-9:
+            notes.append(f"{value:,.2f} is not a whole number: the other figures do not divide evenly (the nearest whole values are "
+                         f"{math.floor(value):,} and {math.ceil(value):,})")
         if "eta" in rest and (eta := values["eta"]) is not None and eta != 1:
             notes.append(f"η {eta:g} is the vendor's linear speed-up factor on more than one device (at η 1: {value * eta:,.0f})")
         if "tokens" in values and not i.tokens and i.samples:
             notes.append("tokens = samples × sequence length × epochs (fixed-length sequences)")
-        exact = f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:,.3g}"
-        over = f" / ({shown(rest)})" if len(rest) > 1 else f" / {shown(rest)}" if rest else ""
-        return Derived(value, unit, f"{SYMBOL[asked]} = {shown(other)}{over} = {exact}", notes, per=per)
+        exact = (f"{value:,.2f}" if target in f.whole and value != int(value)  # a whole figure that does not come out whole
+                 else f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:,.3g}")
+        kept = [n for n in rest if values[n] != 1 or n not in ("eta", *NEUTRAL)]
+        over = f" / ({shown(kept)})" if len(kept) > 1 else f" / {shown(kept)}" if kept else ""
+        op = " // " if f.floor and target in f.rhs else " / "
+        over = over.replace(" / ", op, 1)
+        text = f"{SYMBOL[target]} = {shown(other)}{over} = {exact}"
+        if f.floor and len(other) == 1 and len(kept) == 1:  # the source's own form: TRAIN_ITERS//SAVE_INTERVAL + 1
+            text = floor_text(f, target, asked, other[0], kept[0], values, value)  # type: ignore[arg-type]
+        if target != asked:  # the figure said stands for another: the checkpoints are the saves + 1
+            value -= OFFSET[target][1]
+        return Derived(value, unit, "; ".join([*steps, text]), notes, per=per)
 
     return term
+
+
+def floor_text(f: Formula, target: str, asked: str, whole: str, by: str, values: dict[str, float], value: float) -> str:
+    """The arithmetic of a whole-count relation in its source's own spelling, with the user's figures put in and the
+    count it gives checked: "checkpoints = TRAIN_ITERS//SAVE_INTERVAL + 1 = 1200//300 + 1 = 5"."""
+    def name(n: str) -> str:
+        return f.names.get(n, SYMBOL[n])
+
+    def fig(v: float) -> str:
+        return f"{v:.0f}"
+
+    if target == asked:  # the interval (the divisor) from the count: the largest that still gives it
+        said, off = next(((s, b) for k, (s, b) in OFFSET.items() if k == by), (by, 0))
+        count = values[by] - off
+        check = f"{fig(values[whole])}//{fig(value)}" + (f" + {-off}" if off else "")
+        return (f"{name(target)} = {name(whole)} // ({said} − {-off}) = {fig(values[whole])} // ({fig(count)} − {-off}) = {fig(value)}; "
+                f"check: {check} = {fig(values[whole] // value - off)}") if off else (
+                f"{name(target)} = {name(whole)} // {name(by)} = {fig(values[whole])} // {fig(values[by])} = {fig(value)}")
+    said, off = OFFSET[target]
+    return (f"{said} = {name(whole)}//{name(by)} + {-off} = {fig(values[whole])}//{fig(values[by])} + {-off} = {fig(value - off)}")
 
 
 TERMS: dict[str, Callable[..., Derived]] = {
@@ -764,9 +853,15 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "micro_batch_for": solved("batch", "micro_batch", "count"),
     "epochs_for_iters": solved("epochs", "epochs", "count"),
     "tokens_for_iters": solved("run_tokens", "tokens", "tokens"),
+    "checkpoints_saved": solved("saves", "checkpoints", "count"),
+    "save_interval_for": solved("saves", "save_interval", "count"),
+    "dp_for_batch": solved("batch", "dp", "count"),
+    "devices_for_layout": solved("devices", "devices", "devices"),
+    "throughput_achieved": solved("measured", "tokens_per_second", "tokens/s", "per device"),
+    "global_batch_for_tokens": solved("step_tokens", "global_batch", "count"),
 }
 CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_left", "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"})
+MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_left", "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters", "checkpoints_saved", "save_interval_for", "dp_for_batch", "devices_for_layout", "throughput_achieved", "global_batch_for_tokens"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

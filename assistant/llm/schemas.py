@@ -80,7 +80,12 @@ def tool_use_lines(prompts_dir: Path) -> tuple[dict[str, str], set[str]]:
                 lines[m.group(1)] = m.group(2).strip()
             elif line.lower().startswith("not shown:"):
                 hidden |= {w.strip(" .`") for w in line.split(":", 1)[1].split(",") if w.strip(" .`")}
+            elif line.lower().startswith("values not shown:"):  # choices of an enum argument, kept as "value:<name>"
+                hidden |= {VALUE_PREFIX + w.strip(" .`") for w in line.split(":", 1)[1].split(",") if w.strip(" .`")}
     return lines, hidden
+
+
+VALUE_PREFIX = "value:"
 
 
 def llm_schema(full: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
@@ -89,7 +94,13 @@ def llm_schema(full: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
     compact = compact_schema(full)
     required = set(compact.get("required", []))
     props = {k: v for k, v in compact.get("properties", {}).items() if k not in hidden or k in required}
-    return {**compact, "properties": props}
+
+    def choices(prop: Any) -> Any:  # an enum's choices the LLM is not shown ("Values not shown:")
+        if isinstance(prop, dict) and isinstance(prop.get("enum"), list):
+            return {**prop, "enum": [v for v in prop["enum"] if f"{VALUE_PREFIX}{v}" not in hidden]}
+        return prop
+
+    return {**compact, "properties": {k: choices(v) for k, v in props.items()}}
 
 
 def compact_description(description: str, when: str | None) -> str:

@@ -383,6 +383,14 @@ def keep_product(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame
     if (value := global_batch_of(earlier)) is not None:
         new.global_batch = value
         new.mark("conversation", "global_batch")
+        kept_asks_accumulation(new)
+
+
+def kept_asks_accumulation(new: QuestionFrame) -> None:
+    """The global batch kept ("keep the same global batch") names the product, it does not ask it: with the devices
+    changed, the factor left to solve is the accumulation (GBS = MBS × DP × GA)."""
+    if "gbs" in new.intents and new.grad_accum is None:
+        new.intents = (new.intents - {"gbs"}) | {"ga"}
 
 
 def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
@@ -803,6 +811,7 @@ def product_kept(new: QuestionFrame, answers: list[str]) -> None:
     if (value := plan_global_batch(answers[-1])) is not None:
         new.global_batch = value
         new.mark("last_answer", "global_batch")
+        kept_asks_accumulation(new)
 
 
 def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
@@ -812,6 +821,8 @@ def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     said = CARRY.that_many.search(question.lower())
     changed = new.devices is None and any(rx.search(cn_numerals_to_digits(question.lower())) for rx, _, _ in CARRY.relative.get("devices", []))
     on_count = asks(new) & CARRY.on_last_count or asks_host_ram(new)  # carry.toml [on_last_count]
+    # a quantity of the layout whose only figure missing is the count ("TP8 PP4 的话 DP 多少" after "32 张卡"): that count's
+    on_count = on_count or any(quantity.missing(row, new) == ["devices"] for row in quantity.asked(new, inputs=False))
     if new.devices or not (said or changed or on_count) or defines(new) and not new.model:
         return  # "what is pipeline parallelism?" explains a term: no count of the last answer is split
     led = None

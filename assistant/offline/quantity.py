@@ -204,7 +204,9 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
             "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup"),
             "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs,
-            "disk_gb": s.disk_gb, "checkpoints": checkpoints_kept(s.question), "kv_sequences": s.concurrency,
+            "disk_gb": s.disk_gb, "checkpoints": spec.value_of(s, "checkpoints") or checkpoints_kept(s.question), "kv_sequences": s.concurrency,
+            "save_interval": spec.value_of(s, "save_interval"),
+            "step_tokens": spec.value_of(s, "step_tokens"),
             **(memory_parts_args(s, e) if row.name == "memory_parts" else {})}
 
 

@@ -63,7 +63,7 @@ class QuantityBlocks(Writer):
             return self.devices(int(v), d.device_unit)
         if d.unit == "tokens/s":
             return f"{v:,.0f} tokens/s"
-        text = f"{v:,.0f}" if v == int(v) else f"{v:g}"
+        text = f"{v:,.0f}" if v == int(v) else f"{v:,.2f}".rstrip("0").rstrip(".")
         if d.unit == "layers" and v != int(v):  # an uneven split: the stages hold the two whole counts around it
             text = f"{int(v)}–{int(v) + 1}"
         if d.unit == "tokens":

@@ -1192,7 +1192,8 @@ def converts_parts(s: Slots) -> bool:
             # a memory asked across two parts ("4×H100 = how many 910B by memory") is a conversion by memory
             and not part_facts_asked(s) - CONVERSION_FACTS - ({"part_memory", "part_total"} if len(set(hardware_named(s))) > 1 else set())
             - ({"part_unit"} if layout_devices(s) else set())
-            and not (s.method or s.stage or s.seq_len or s.tokens)
+            # (a method or stage named, "for MindSpeed pretraining", is what the devices are for: no job to size without a model)
+            and not (s.seq_len or s.tokens)
             and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))
                                                                       or bool(layout_devices(s))
                                                                       # "一台 A3 顶几台 910B": one node of a part in another's

@@ -118,9 +118,10 @@ KV_EFFECT = re.compile(r"(?<![a-z])(?:more|fewer|extra)\s+(?:tokens?|sequences?|
                        r"capacity|gain|buy|change|differ|compare|effect|impact|"
                        r"容量|多放|多装|能放|能多|多了|少了|变化|变成|影响|区别|差别|对比|比较|提升|增加")
 # How many copies of the served model the devices hold ("how many copies/instances/replicas can I run", "能起几个实例",
+# not a training job's "how many data-parallel replicas",
 # "一台能同时跑几个这样的", "how many of these fit on one node"): the devices (or one node) over the devices of one instance
 INSTANCES_ASKED = re.compile(
-    r"how\s+many\s+(?:[\w.-]+\s+){0,2}?(?:copies|instances|replicas|deployments|servers|endpoints)|"
+    r"how\s+many\s+(?!data[-\s]?parallel)(?:[\w.-]+\s+){0,2}?(?:copies|instances|replicas|deployments|servers|endpoints)|"
     r"how\s+many\s+(?:of\s+)?(?:these|them|those|such)(?:\s+(?:jobs|services|models))?\s+(?:can\s+)?(?:fit|run|go|share)|"
     r"(?:能|可以|可)?(?:起|跑|放|部署|开|同时跑|同时起|同时部署|塞|放下)\s*(?:得下)?\s*(?:多少|几)\s*(?:个|份|套)\s*"
     r"(?:[^，,。？?]{0,20}?)(?:实例|副本|服务|任务|这样的|进程|模型)|(?:多少|几)\s*(?:个|份|套)\s*(?:实例|副本)")

@@ -214,6 +214,10 @@ LENGTH_WORD_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?
                                 r"长度|序列|上下文|length)\s*(?:=|:|is|of|为|是|：|到|达到)?\s*$")
 TOKEN_TOTAL = 1e7  # tokens written with no length word: 10 million or more is a training total ("5000万 token 数据")
 TOKEN_AFTER = re.compile(r"\s*-?\s*(?:个\s*)?tokens?(?!\s*/)(?![a-z])")
+# the tokens of one optimizer step, not a length ("2M tokens per update", "每次更新 200万 个 token")
+PER_STEP_AFTER = re.compile(r"\s*-?\s*(?:个\s*)?tok(?:e?n)?s?\s+(?:per|each|an?|in\s+(?:one|each|an?))\s+(?:optimi[sz]er\s+|training\s+|gradient\s+)?"
+                            r"(?:step|update|iteration|iter)(?![a-z])")
+PER_STEP_BEFORE = re.compile(r"每(?:次|个|一)?\s*(?:参数更新|更新|step|步|迭代|iteration)\s*(?:想|要|希望)?\s*(?:吃|处理|喂|用|过)?\s*(?:进去|进)?\s*(?:约|大约)?\s*$")
 # a length word right after the number ("1M 上下文", "2M context", "128万 长度"): the number is that length, whatever its size
 LENGTH_WORD_AFTER = re.compile(r"\s*-?\s*(?:的\s*)?(?:上下文|context(?![a-z])|ctx(?![a-z])|序列长度|长度)")
 
@@ -224,6 +228,8 @@ def scaled_length(work: str) -> tuple[int, re.Match] | None:
     million or more, read before as an amount) is claimed already."""
     for m in LENGTH_SCALED.finditer(work):
         n = int(float(m.group(1)) * LENGTH_SCALE[m.group(2)])
+        if PER_STEP_AFTER.match(work, m.end()) or PER_STEP_BEFORE.search(work[max(0, m.start() - 24): m.start()]):
+            continue  # "2M tokens per update", "每步 200万 token": the tokens of one optimizer step (slots.toml step_tokens)
         if LENGTH_WORD_BEFORE.search(work[max(0, m.start() - 24): m.start()]) or LENGTH_WORD_AFTER.match(work, m.end()) or (
                 TOKEN_AFTER.match(work, m.end()) and n < TOKEN_TOTAL):
             return n, m

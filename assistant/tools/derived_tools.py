@@ -21,7 +21,9 @@ Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_hea
                    "optimizer_total", "optimizer_per_device", "gradients_total", "tokens_per_iteration",
                    "run_time", "run_time_left", "min_global_batch", "steps_for_tokens", "steps_per_epoch", "total_steps", "total_tokens", "tokens_in_window", "adam_moments", "states_at_bytes", "min_context_parallel",
                    "params_per_layer", "embedding_params", "flops_per_token", "memory_parts", "logits", "activations", "checkpoint_size",
-                   "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters"]
+                   "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters",
+                   "checkpoints_saved", "save_interval_for", "dp_for_batch", "devices_for_layout", "throughput_achieved",
+                   "global_batch_for_tokens"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
 
@@ -67,6 +69,8 @@ class DeriveQuantityArgs(BaseModel):
     checkpoints: int | None = Field(None, ge=1, le=10_000, description="checkpoint_size: checkpoints kept.")
     kv_sequences: int | None = Field(None, ge=1, le=100_000, description="memory_parts: sequences served at once (KV).")
     disk_gb: float | None = Field(None, gt=0, le=1e7, allow_inf_nan=False, description="checkpoint_size: the disk (GB).")
+    save_interval: int | None = Field(None, ge=1, le=10**9, description="Iterations between checkpoints (SAVE_INTERVAL).")
+    step_tokens: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False, description="Tokens per optimizer step.")
 
 
 class DerivedResult(BaseModel):
@@ -99,7 +103,8 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
                             iterations=args.iterations, iterations_done=args.iterations_done, iteration_seconds=args.iteration_seconds,
                             tokens=args.tokens, samples=args.samples, epochs=args.epochs,
                             parts=tuple(args.parts), per_device=args.per_device, checkpoints=args.checkpoints, concurrency=args.kv_sequences,
-                            disk_gb=args.disk_gb)
+                            disk_gb=args.disk_gb, save_interval=args.save_interval,
+                            step_tokens=args.step_tokens)
     try:
         d = derived.derive(args.quantity, shape, inputs)
     except derived.NotDerivable as e:

@@ -165,3 +165,49 @@ def test_flops_per_token_six_n_and_attention():
     assert with_len.value == 6 * 7.61e9 + 6 * 28 * 4096 * 3584
     lora = derived.flops_per_token(qwen25_7b(), derived.Inputs(method="lora"))
     assert lora.value == 4 * 7.61e9
+
+
+# -- the run's relations (FORMULAS) solved for the figure left out, each by hand ----------------------------------
+def test_checkpoints_saved_by_the_launch_script_rule():
+    # launch-script note: checkpoints = TRAIN_ITERS // SAVE_INTERVAL + 1 -> 2000 // 500 + 1 = 5; 1050 // 100 + 1 = 11
+    assert derived.derive("checkpoints_saved", None, derived.Inputs(iterations=2000, save_interval=500)).value == 5
+    d = derived.derive("checkpoints_saved", None, derived.Inputs(iterations=1050, save_interval=100))
+    assert d.value == 11 and "TRAIN_ITERS//SAVE_INTERVAL + 1 = 1050//100 + 1 = 11" in d.formula
+
+
+def test_checkpoints_from_the_default_iterations():
+    # TRAIN_ITERS unset: SN / GBS x EPOCH = 6400 / 64 x 3 = 300; 300 // 100 + 1 = 4
+    d = derived.derive("checkpoints_saved", None, derived.Inputs(samples=6400, global_batch=64, epochs=3, save_interval=100))
+    assert d.value == 4 and "300//100 + 1 = 4" in d.formula
+
+
+def test_save_interval_for_a_checkpoint_count():
+    # 5 checkpoints in 1200 iterations: 1200 // S = 4 -> S from 241 (1200 // 241 = 4) to 300 (1200 // 300 = 4); 300 leads
+    d = derived.derive("save_interval_for", None, derived.Inputs(iterations=1200, checkpoints=5))
+    assert d.value == 300 and "241" in " ".join(d.assumptions)
+    # 3 checkpoints in 900: 900 // S = 2 -> S = 450 (301..450)
+    assert derived.derive("save_interval_for", None, derived.Inputs(iterations=900, checkpoints=3)).value == 450
+    with pytest.raises(derived.NotDerivable):  # one checkpoint is the last save alone: no interval gives it
+        derived.derive("save_interval_for", None, derived.Inputs(iterations=900, checkpoints=1))
+
+
+def test_data_parallel_and_devices_from_the_batch():
+    # GBS = MBS x DP x GA: 512 / (2 x 16) = 16
+    assert derived.derive("dp_for_batch", None, derived.Inputs(global_batch=512, micro_batch=2, grad_accum=16)).value == 16
+    # DP = 64 / (1 x 8) = 8; devices = DP 8 x TP 8 x PP 2 = 128
+    d = derived.derive("devices_for_layout", None, derived.Inputs(global_batch=64, micro_batch=1, grad_accum=8, tp=8, pp=2))
+    assert d.value == 128 and "DP = GBS 64 / (MBS 1 × GA 8) = 8" in d.formula
+    # 100 / (3 x 4) = 8.33: not a whole data parallelism, said
+    d = derived.derive("dp_for_batch", None, derived.Inputs(global_batch=100, micro_batch=3, grad_accum=4))
+    assert any("not a whole number" in a for a in d.assumptions)
+
+
+def test_measured_throughput_has_no_speedup_factor():
+    # 2e9 tokens / (64 cards x 20 h x 3600 s) = 434.03 tokens/s per card (η plans; a measurement holds it)
+    d = derived.derive("throughput_achieved", None, derived.Inputs(tokens=2e9, devices=64, hours=20, speedup=0.9))
+    assert round(d.value) == 434
+
+
+def test_global_batch_for_tokens():
+    # 524,288 tokens per step / 4096 = 128 sequences
+    assert derived.derive("global_batch_for_tokens", None, derived.Inputs(step_tokens=524288, seq_len=4096)).value == 128

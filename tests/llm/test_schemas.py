@@ -39,3 +39,12 @@ def test_front_ends_keep_the_complete_schemas(ctx):
     small = compact_schema(full)
     assert small["properties"]["framework"]["enum"] == ["MindSpeed-LLM", "LLaMA-Factory"]
     assert "title" not in json.dumps(small) and "anyOf" not in json.dumps(small)
+
+
+def test_choices_the_llm_is_not_shown_stay_with_the_tool(ctx):
+    """prompts/tool_use.md "Values not shown": derive_quantity's relations solved from figures the LLM is not shown either
+    (SAVE_INTERVAL, the tokens per step) are left out of the enum it sees; REST and MCP keep every choice."""
+    a = Assistant(ctx)
+    seen = next(t for t in a.llm_tools if t.name == "derive_quantity").args_schema["properties"]["quantity"]["enum"]
+    full = REGISTRY.get("derive_quantity").input_schema()["properties"]["quantity"]["enum"]
+    assert "save_interval_for" in full and "save_interval_for" not in seen and "data_parallel" in seen

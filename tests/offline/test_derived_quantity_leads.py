@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.offline.dialog import last_answer
+
 
 def lead(ans) -> str:
     return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
@@ -147,3 +149,48 @@ def test_the_context_parallel_rule_is_applied_to_the_length_said(assistant, ques
     answer = assistant.ask(question).answer
     first = next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
     assert lead in first
+
+
+# The run's relations solved for the figure the question leaves out, the value first with its arithmetic (round 20 B:
+# the formula was quoted and 300 never derived; DP never computed in a MindSpeed conversation). Hand computations:
+@pytest.mark.parametrize("q,text", [
+    # launch-script note: checkpoints = TRAIN_ITERS // SAVE_INTERVAL + 1; 5 = 1200 // S + 1 -> S = 1200 // 4 = 300
+    ("MindSpeed 跑 1200 iter，SAVE_INTERVAL 应该设多大才能正好留下 5 份权重", "**SAVE_INTERVAL（保存间隔）：300**"),
+    ("I want exactly 3 checkpoints out of a 900-iteration MindSpeed run. What SAVE_INTERVAL do I put?", "**SAVE_INTERVAL: 450**"),
+    # 1000 // 250 + 1 = 5
+    ("save_interval 250 with train_iters 1000 -> how many ckpts end up saved?", "**Checkpoints saved: 5**"),
+    # GBS = MBS x DP x GA: DP = 512 / (2 x 16) = 16
+    ("global batch 512, micro batch 2, GA 16 — how many data-parallel replicas does that imply?", "**Data parallel size: 16**"),
+    # DP = 64 / (1 x 8) = 8; devices = 8 x TP 8 x PP 2 = 128
+    ("GBS 64, MBS 1, GA 8, TP 8, PP 2 on MindSpeed, how many cards in total?", "**Devices: 128 cards**"),
+    # 524,288 / 4096 = 128
+    ("每次参数更新想吃 524288 个 token，seq 4096，GBS 设多少", "**全局 batch（GBS）：128**"),
+    # measured: 2e9 / (64 x 72,000 s) = 434 tokens/s per card (no η)
+    ("we pushed 2B tokens through in 20 hours on 64 cards, so what throughput per card did we actually get?", "434 tokens/s"),
+    # (5000 - 3200) x 2.5 s = 4,500 s
+    ("train_iters 5000, log says iteration 3200, 2.5 s/iter — time left?", "4,500 s"),
+    # 2000 x 64 / 32,000 = 4 epochs ("how many epochs is 2000" asks the epochs, it sets none)
+    ("How many epochs is 2000 iterations at GBS 64 when the dataset has 32k samples?", "**Epochs: 4**"),
+    # 1200 / 128 x 10 = 93.75 -> 94 (TRAIN_ITERS = SN / GBS x EPOCH, a part step rounded up)
+    ("1200 条样本, GBS 128, 想跑 10 个 epoch，TRAIN_ITERS 写多少", "**总训练步数：94**"),
+    # 128 x 4096 / (6 s x 16) = 5,461 tokens/s per card
+    ("step time 6s, GBS 128, seq 4096 on 16 cards, whats the tokens/s per card?", "5,461 tokens/s"),
+])
+def test_a_relation_of_the_run_is_solved_for_the_figure_asked(assistant, q, text):
+    assert text in lead(assistant.ask(q))
+
+
+def test_dp_of_a_split_after_a_mindspeed_count_uses_that_count(assistant):
+    # seeds/004: qwen2.5-72b full 4096 MindSpeed-LLM Snt9B 32 cards; DP = 32 / (TP 8 x PP 2) = 2; TP and PP are used,
+    # never named unused (MindSpeed-LLM splits TP x PP)
+    ans = last_answer(assistant, "qwen2.5-72b full finetune at 4096 with MindSpeed on Snt9B, what's the vendor minimum?",
+                      "ok and if i split it tp 8 pp 2, dp?")
+    assert "**Data parallel size: 2**" in lead(ans) and "32 / 16 = 2" in lead(ans)
+    assert "not used" not in ans.answer.lower()
+
+
+def test_the_same_global_batch_on_fewer_cards_asks_the_accumulation(assistant):
+    # GBS 64 kept: GA = 64 / (MBS 2 x 4 cards) = 8
+    ans = last_answer(assistant, "llama3.1-8b LoRA on 8 Snt9B cards, seq 4096, GBS 64 with micro batch 2 — what GA?",
+                      "and if I only get 4 cards but keep the same global batch?")
+    assert "**Gradient accumulation 8**" in ans.answer.split("\n\n")[1]

@@ -42,6 +42,9 @@ def test_catalog_figures_the_tests_use():
     # 40 / 8 = 5 nodes; 20 / 8 = 2.5, so 3
     ("how many nodes is 40 H100 cards", ("5 nodes",)),
     ("20 张 910B 是几台机器？", ("2.5", "3 台")),
+    # what the devices are for ("MindSpeed pretraining", "LoRA") names no job to size without a model: 96 / 8 = 12, 24 / 8 = 3
+    ("I have 96 Snt9B cards for MindSpeed pretraining; how many 8-card nodes is that?", ("12 nodes",)),
+    ("LoRA 微调，手上 24 张 910B，算下来是几台机器", ("3 台",)),
 ])
 def test_a_count_is_converted_from_the_catalog(assistant, question, want):
     ans = assistant.ask(question)

@@ -237,13 +237,12 @@ def test_asking_what_utilization_the_vllm_table_was_measured_at_needs_no_model(a
 
 
 @pytest.mark.parametrize("q,said", [
-    # research/modelarts_pages.md §7: checkpoints saved = TRAIN_ITERS//SAVE_INTERVAL + 1 -> 100//10 + 1 = 11
-    ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100，最后会存几个 checkpoint", "**按你给的值：TRAIN_ITERS//SAVE_INTERVAL + 1 = 100//10 + 1 = 11。**"),
-    ("with SAVE_INTERVAL=10 and TRAIN_ITERS=100, how many checkpoints are saved?",
-     "**With your values: TRAIN_ITERS//SAVE_INTERVAL + 1 = 100//10 + 1 = 11.**"),
+    # research/modelarts_pages.md §7: checkpoints saved = TRAIN_ITERS//SAVE_INTERVAL + 1 -> 100//10 + 1 = 11 (the relation is
+    # the quantity table's, estimate/derived.py FORMULAS "saves": the arithmetic in the page's own spelling leads)
+    ("SAVE_INTERVAL 设 10，TRAIN_ITERS 100，最后会存几个 checkpoint", "TRAIN_ITERS//SAVE_INTERVAL + 1 = 100//10 + 1 = 11"),
+    ("with SAVE_INTERVAL=10 and TRAIN_ITERS=100, how many checkpoints are saved?", "TRAIN_ITERS//SAVE_INTERVAL + 1 = 100//10 + 1 = 11"),
     # the run's iterations said in words ("总共跑 2000 个 iteration") are TRAIN_ITERS: 2000//300 + 1 = 7
-    ("存盘间隔 SAVE_INTERVAL 设 300、总共跑 2000 个 iteration，最后能留下几个 checkpoint？",
-     "**按你给的值：TRAIN_ITERS//SAVE_INTERVAL + 1 = 2000//300 + 1 = 7。**"),
+    ("存盘间隔 SAVE_INTERVAL 设 300、总共跑 2000 个 iteration，最后能留下几个 checkpoint？", "TRAIN_ITERS//SAVE_INTERVAL + 1 = 2000//300 + 1 = 7"),
 ])
 def test_the_pages_formula_is_worked_with_the_users_values(assistant, q, said):
     lead = lead_of(assistant.ask(q).answer)
