@@ -274,10 +274,16 @@ class QuestionFrame(BaseModel):
     def variants(self) -> list[QuestionFrame]:
         """One frame per compared model x framework x part x length (``models``, ``frameworks``, ``hardwares``, ``seq_lens``), each
         naming one of them and no longer a comparison; a frame that compares nothing: itself."""
+        if self.changes and (self.models or self.frameworks or self.hardwares or self.seq_lens):
+            # "MindSpeed 全参和 lora 各几张？换成 LlamaFactory 呢": each framework (model, part, length) compared, then each value
+            return [v for f in self.model_copy(update={"changes": {}}).variants()
+                    for v in f.model_copy(update={"changes": self.changes}).variants()]
         if self.changes:  # one frame per value of the setting changed, each no longer a change
-            name, values = next(iter(self.changes.items()))
-            # each value is one job sized (a "vs" between two values of a setting compares no parts)
-            return [self.model_copy(update={name: v, "changes": {}, "intents": self.intents - {"compare"}}) for v in values]
+            # each value is one job sized (a "vs" between two values of a setting compares no parts); settings changed
+            # together ("full 4096 / lora 4096 / full 8192": the method and the length) give one job per position
+            count = min(len(values) for values in self.changes.values())
+            return [self.model_copy(update={**{name: values[i] for name, values in self.changes.items()}, "changes": {},
+                                            "intents": self.intents - {"compare"}}) for i in range(count)]
         if not (self.models or self.frameworks or self.hardwares or self.seq_lens):
             return [self]
         frames = [self.model_copy(update={"intents": self.intents - {"compare"}, "same_shape": [] if self.models else self.same_shape})]

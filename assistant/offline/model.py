@@ -18,7 +18,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from ..notes import covering, load_notes, note_topics, outside_scope, subject_notes
 from ..setup_check.text import blocks
-from . import proposal, quantity, spec
+from . import proposal, quantity, spec, subquestions
 from .compose import compose
 from .conversation import (
     batch_changed,
@@ -177,6 +177,12 @@ class OfflinePlanner(BaseChatModel):
                 or not is_follow_up(text)):
             return turn
         if member := self.parser.names.sibling(earlier.model, turn.params_b):
+            # "那 8192 呢？32b 在 8192 下又是多少": a first part that names no model asks of the conversation's model; the
+            # size asked after it is a second model, each answered
+            at = next((sp.start for sp in turn.spans if sp.slot == "params_b"), None)
+            first = subquestions.asked_apart(text)
+            if first and at is not None and member != earlier.model and subquestions.apart(text, [first[0].start, at]):
+                turn.models = [earlier.model, member]
             turn.model, turn.model_text, turn.params_b = member, member, None
             turn.same_shape = self.parser.names.same_shape(member)
         return turn

@@ -11,9 +11,10 @@ from ..tools.estimate_support import (
     ENCODER_DECODER,  # the resolver's own Chinese family words: one list, one truth
 )
 from . import numbers as num
+from . import subquestions
 from .frame import QuestionFrame as Slots
 from .spans import Reading
-from .vocab import NOT_A_MODEL, SIZE, UNIT_AFTER_VERSION, VARIANT_WORDS, VERSION, compared
+from .vocab import NOT_A_MODEL, SIZE, UNIT_AFTER_VERSION, VARIANT_WORDS, VERSION, compared, effect_asked
 
 # a file name or path ("qwen2_7b_lora.yaml", "run_llama3.sh", "ds_z3.json"): the user's file, never a model's name
 FILE_NAME = re.compile(r"\.(?:ya?ml|json|sh|py|txt|csv|log|toml|cfg|conf|ini|md|ckpt|safetensors|bin|pt)$|/")
@@ -102,13 +103,25 @@ class ModelNames:
         return [mid for mid in self.shapes.get(key, []) if mid != model] if key else []
 
     @staticmethod
-    def compared_models(work: str, mentions: list[tuple[str, tuple[int, int]]]) -> list[str]:
-        """Two or more catalog models joined as a comparison ("llama3-8b vs qwen2.5-7b", "X 和 Y"), in the
-        order written; one model, or mentions not joined so: empty."""
+    def compared_models(work: str, mentions: list[tuple[str, tuple[int, int]]], question: str = "") -> list[str]:
+        """Two or more catalog models joined as a comparison ("llama3-8b vs qwen2.5-7b", "X 和 Y") or each asked in a
+        sub-question of its own ("qwen2.5-7b 最少几张卡？qwen2.5-72b 呢"), in the order written; one model, or mentions
+        not joined so: empty."""
         ids = list(dict.fromkeys(mid for mid, _ in mentions))
         if len(ids) < 2:
             return []
-        return ids if compared(work, [span for _, span in mentions]) else []
+        spans = [span for _, span in mentions]
+        return ids if compared(work, spans) or subquestions.apart(question, [a for a, _ in spans]) else []
+
+    def sibling_asked(self, r: Reading, model: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]] | None:
+        """A bare size asked in a later sub-question than the model ("qwen2.5-32b 要 32 张吧，那 14b 呢", "…, and for the
+        4b one?", "…具体各是多少，32b 也这样吗"): the catalog model that is ``model`` at that size, and the size's span."""
+        work = r.unread()
+        sized = num.raw_size(work[span[1]:])
+        if not sized or not (member := self.sibling(model, sized[0])) or member == model:
+            return None
+        at = (span[1] + sized[1].start(), span[1] + sized[1].end())
+        return (member, at) if subquestions.apart(r.text, [span[0], at[0]]) else None
 
     def find_unknown_model(self, text: str) -> tuple[str, tuple[int, int]] | None:
         """A model-like mention that is not in the catalog, with its span: 'gpt-99-ultra', 'qwen9-13b',
@@ -157,13 +170,23 @@ class ModelNames:
         mentions = self.model_mentions(work)
         mid, typed, span = self.find_model(work, mentions)
         if mid and typed and span:
-            s.models = self.compared_models(work, mentions)
+            s.models = self.compared_models(work, mentions, r.text)
             if s.models:  # "X vs Y": the first named leads; every mention is read
                 (mid, span), typed = mentions[0], work[mentions[0][1][0]:mentions[0][1][1]]
                 for other_id, other in mentions[1:]:
                     r.claim(*other, "models", other_id, "catalog")
+                later = mentions[1][1][0]
             s.model, s.model_text = mid, typed.strip()
             r.claim(*span, "model", mid, "catalog")
+            if not s.models and (second := self.sibling_asked(r, mid, span)):
+                s.models = [mid, second[0]]  # the same question of the model at the other size: a part of its own
+                r.claim(*second[1], "models", second[0], "catalog")
+                later = second[1][0]
+            if len(s.models) == 2 and subquestions.apart(r.text, [span[0], later]):
+                # "…how many cards? does the same count work for qwen2.5-14b?": the second part's yes/no on the count leads
+                part = next(p for p in subquestions.asked_apart(r.text) if p.start <= later - (len(r.text) - len(r.text.lstrip())) < p.start + len(p.text))
+                if effect := effect_asked(part.text):
+                    s.effect_of = ("models", effect)
             return span
         sized = num.raw_size(work)
         raw = sized[0] if sized else None

@@ -315,6 +315,10 @@ TABLE_CELL_COUNT = re.compile(r"\d+\s*[*×x]\s*ascend", re.I)
 # where a second question starts before a model named in it ("…, and does X?", "…？那 X 呢", "; what about X")
 SECOND_ASK = re.compile(r"(?:[,;?？，；。]\s*|\s)(?:and|but|also|plus|what\s+about|how\s+about|以及|另外|还有|那|而)(?![a-z])[^,;?？，；。]{0,30}$|[?？]\s*[^?？]{0,30}$")
 
+# the length written right after a method word in a list of jobs ("full 4096", "全参 4k", "lora @ 8k", "lora at 8192")
+JOB_LENGTH = re.compile(r"\s*(?:微调|训练|fine[-_ ]?tun\w*|ft|sft)?\s*(?:@|at|,|，|的)?\s*(?:(\d+(?:\.\d+)?)\s*k|(\d{3,6}))(?![0-9a-z]|\.\d)")
+
+
 class Parser:
     """Parses questions against one catalog: each extractor reads one kind of thing and claims its span."""
 
@@ -409,6 +413,7 @@ class Parser:
         sft_means_full(s)
         self._counts(work, s, hw_count, r)
         self._changes(r, s)
+        self._jobs_listed(r.text.lower(), s)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
         self._device_memory(work, s)
         self._gpu_unnamed(work, s)
@@ -687,6 +692,29 @@ class Parser:
                 return
         if (m := ZERO_CHANGE.search(r.text)) and m.group(1) != m.group(2):  # its words are the stage's span already
             s.zero_stage, s.changes = int(m.group(1)), {"zero_stage": [int(m.group(1)), int(m.group(2))]}
+
+    @staticmethod
+    def _jobs_listed(text: str, s: Slots) -> None:
+        """Jobs listed each as a method with its length ("full 4096 / lora 4096 / full 8192", "全参 4k、全参 8k、lora 8k
+        各要几张"): each is a part asked of its own (frame ``changes`` over the method and the length together), not every
+        method at every length. Every method named must carry its length."""
+        if s.changes or not (s.methods or s.seq_lens):
+            return
+        said = sorted((m.start(), m.end(), name) for name, rx in METHODS for m in rx.finditer(text))
+        pairs: list[tuple[str, int]] = []
+        for start, end, name in said:
+            if any(a < end and start < b for a, b, _ in said if (a, b) != (start, end) and b - a > end - start):
+                continue  # "qlora" holds "lora": the longer word's
+            m = JOB_LENGTH.match(text, end)
+            if not m:
+                return
+            n = int(float(m.group(1)) * 1024) if m.group(1) else int(m.group(2))
+            pairs.append((name, n))
+        jobs = list(dict.fromkeys(pairs))
+        if len(jobs) < 2:
+            return
+        s.changes = {"method": [m for m, _ in jobs], "seq_len": [n for _, n in jobs]}
+        s.method, s.seq_len, s.methods, s.seq_lens = jobs[0][0], jobs[0][1], [], []
 
     def _part_of_memory(self, r: Reading, s: Slots) -> None:
         """A part named with the memory said apart from its name ("4 张 A100，是 40G 版本", "our V100s have 32GB"): the

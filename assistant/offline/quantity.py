@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import spec
+from . import spec, subquestions
 from .frame import Effective, QuestionFrame
 
 TABLE_FILE = Path(__file__).with_name("quantities.toml")
@@ -43,6 +43,8 @@ class QuantityRow:
     term: str = ""  # the estimator term that computes it, when not the row's own name (two readings of one quantity)
     fits: dict[str, str] | None = None  # per language: the yes that leads when the value is set against what the user has
     over: dict[str, str] | None = None
+    share_of: str = ""  # the total this row is one device's share of (asked in a later sub-question, see share_spans)
+    share_only: bool = False  # a total asked only beside its share on each device (its words alone ask nothing)
 
 
 def read_parts(path: Path = TABLE_FILE) -> tuple[dict[str, re.Pattern], str, str, re.Pattern]:
@@ -50,15 +52,21 @@ def read_parts(path: Path = TABLE_FILE) -> tuple[dict[str, re.Pattern], str, str
     a part asked on one device (quantities.toml [parts])."""
     with path.open("rb") as f:
         table = tomllib.load(f)["parts"]
-    names = [k for k, v in table.items() if isinstance(v, list) and k != "per_device"]
+    names = [k for k, v in table.items() if isinstance(v, list) and k not in ("per_device", "share")]
     each = {k: re.compile("|".join(table[k]), re.I) for k in names}
     one = "(?:" + "|".join(f"(?:{p})" for k in names for p in table[k]) + ")"
     return each, one, table["join"], re.compile("|".join(table["per_device"]), re.I)
 
 
 PART_WORDS, ANY_PART, PART_JOIN, PER_DEVICE = read_parts()
+# two different parts joined ("weights + gradients"); two words of one part ("fp32 master weights + Adam moments", both the
+# optimizer's) ask that part alone
+TWO_PARTS = "(?:" + "|".join(f"(?:{a.pattern}){PART_JOIN}(?:{b.pattern})" for na, a in PART_WORDS.items()
+                             for nb, b in PART_WORDS.items() if na != nb) + ")"
+with TABLE_FILE.open("rb") as _f:
+    SHARE = re.compile("|".join(tomllib.load(_f)["parts"]["share"]), re.I)
 # two memory parts named together ("bf16 权重和梯度", "weights + gradients"): the weights are one part of a sum asked
-PARTS_JOINED = re.compile(ANY_PART + PART_JOIN + ANY_PART, re.I)
+PARTS_JOINED = re.compile(TWO_PARTS, re.I)
 
 
 def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
@@ -66,6 +74,8 @@ def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
         rows = tomllib.load(f)["quantity"]
 
     def expand(p: str) -> str:  # {part}: any one memory part; {join}: what joins two
+        if p == "{part}{join}{part}":
+            return TWO_PARTS
         return p.replace("{part}", ANY_PART).replace("{join}", PART_JOIN)
 
     def joined(d: dict[str, list[str]] | None) -> re.Pattern | None:
@@ -79,7 +89,7 @@ def load(path: Path = TABLE_FILE) -> list[QuantityRow]:
         out.append(QuantityRow(row["name"], words, joined(row.get("with")), re.compile("|".join(map(expand, row["unless"])), re.I) if row.get("unless") else None, bool(row.get("amount")), tuple(row.get("needs", ())),
                                tuple(row.get("any", ())), bool(row.get("model")), tuple(row.get("replaces", ())),
                                row["label"], row.get("note", {}), tuple(row.get("solves", ())), row.get("term", row["name"]),
-                               row.get("fits"), row.get("over")))
+                               row.get("fits"), row.get("over"), row.get("share_of", ""), bool(row.get("share_only"))))
     return out
 
 
@@ -104,13 +114,24 @@ def where_asked(row: QuantityRow, s: QuestionFrame) -> int | None:
 def spans_asked(row: QuantityRow, s: QuestionFrame, inputs: bool = True) -> list[tuple[int, int]]:
     """Every place (start, end) the question asks ``row``'s quantity, in order; empty when it does not or (``inputs``)
     the frame cannot compute it."""
-    q = s.question
     if inputs and row.model and not (s.model or s.params_b):
         return []
     if inputs and missing(row, s):
         return []
     if any(has(s, n) for n in row.solves):
         return []
+    out = own_spans(row, s)
+    if row.share_of and row.share_of in BY_NAME:
+        out = sorted({*out, *share_spans(row, s)})
+    if row.share_only and out and not any(a > out[0][0] for share in ROWS if share.share_of == row.name
+                                          for a, _ in [*own_spans(share, s), *share_spans(share, s, out)]):
+        return []  # "权重一共多少" alone: the weights' own estimate answers it; its share on each device asked after it keeps it
+    return out
+
+
+def own_spans(row: QuantityRow, s: QuestionFrame) -> list[tuple[int, int]]:
+    """Where the question's words ask ``row`` (its words, with the amount and the things measured they need)."""
+    q = s.question
     if row.with_ is not None and not row.with_.search(q):
         return []
     if row.unless is not None and row.unless.search(q):
@@ -124,6 +145,24 @@ def spans_asked(row: QuantityRow, s: QuestionFrame, inputs: bool = True) -> list
         if row.amount and not elliptic and not any(AMOUNT.search(c) for c in clause_of(q, m.start(), m.end())):
             continue
         out.append((m.start(), m.end()))
+    return out
+
+
+def share_spans(row: QuantityRow, s: QuestionFrame, totals: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """Where a sub-question after the one asking ``row``'s total asks one device's share with no thing named ("…优化器状态
+    一共多少 GB？ZeRO-2 切到 8 卡每张多少", "total bf16 weights, and per NPU with TP8?"): that share is ``row``'s."""
+    q, parts = s.question, subquestions.asked_apart(s.question)
+    if len(parts) < 2:
+        return []
+    totals = own_spans(BY_NAME[row.share_of], s) if totals is None else totals
+    shift = len(q) - len(q.lstrip())  # parts() reads the stripped question
+    out = []
+    for p in parts:
+        lo = p.start + shift
+        if not any(a < lo for a, _ in totals):
+            continue  # the total is asked in this part or after it: no share of it yet
+        if m := SHARE.search(q, lo, lo + len(p.text)):
+            out.append((m.start(), m.end()))
     return out
 
 
@@ -161,7 +200,14 @@ def clause_of(text: str, start: int, end: int) -> list[str]:
 def asked(s: QuestionFrame, inputs: bool = True) -> list[QuantityRow]:
     """The quantities the question asks and (``inputs``) the frame can compute, in the order the question asks them;
     with none asked in its words, those an earlier turn asked that the frame now computes (a turn that changes a value)."""
-    rows = chosen({row.name: sp for row in ROWS if (sp := spans_asked(row, s, inputs))})
+    found = {row.name: sp for row in ROWS if (sp := spans_asked(row, s, inputs))}
+    rows = chosen(found)
+    # a total asked before its share on each device (share_of) keeps its own answer, though the share replaces it
+    for i, row in reversed(list(enumerate(rows))):
+        total = BY_NAME.get(row.share_of)
+        if total and total not in rows and found.get(total.name) and found[total.name][0][0] < found[row.name][0][0] \
+                and share_spans(row, s, found[total.name]):
+            rows.insert(i, total)
     if rows or not s.quantities_carried:
         return rows
     return [BY_NAME[n] for n in s.quantities_carried if n in BY_NAME and not missing(BY_NAME[n], s)

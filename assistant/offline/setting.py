@@ -10,6 +10,7 @@ import re
 from ..errors import SizingError
 from ..resolve import squash
 from . import numbers as num
+from . import subquestions
 from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import FRAMEWORKS, changed_to, compared
@@ -145,9 +146,11 @@ class Setting:
             for m in matches:
                 r.claim_match(m, "framework", fw_name, "vocabulary")
         names = list(dict.fromkeys(name for _, _, name in sorted(found)))
-        if len(names) > 1 and (now := changed_to(r.text, found)):
+        # "MindSpeed 全参和 lora 各几张？换成 LlamaFactory 呢": a change asked in a sub-question of its own asks both
+        apart = len(names) > 1 and subquestions.apart(r.text, [a for a, _, _ in sorted(found)])
+        if len(names) > 1 and not apart and (now := changed_to(r.text, found)):
             s.framework = now  # "LLaMA-Factory 换成 MindSpeed": the framework the job moves to
-        elif len(names) > 1 and (compared(r.text, [(a, b) for a, b, _ in found]) or asked_in_turn(r.text, found)):
+        elif len(names) > 1 and (apart or compared(r.text, [(a, b) for a, b, _ in found]) or asked_in_turn(r.text, found)):
             s.frameworks, s.framework = names, names[0]
 
     def catalog_parts(self, r: Reading, most: int = 5) -> list[tuple[tuple[int, int], str]]:

@@ -12,12 +12,15 @@ from typing import NamedTuple
 # question ("另外", "还有", "顺便问下", "also", "and how …"), a full stop or semicolon
 BREAK = re.compile(r"[?？]+\s*|[;；。]\s*|(?:[,，]\s*)?(?:另外|此外|还有(?=[,，\s]|一个|个)|以及|顺便(?:问一下|问下|问)?|再问(?:一下|下)?|其次|第二)\s*[,，:：]?\s*|"
                    r"(?:[,，]\s*|\s)(?:and\s+)?(?:also|plus|second(?:ly)?|then)(?:\s*,)?\s+(?=(?:how|what|where|which|when|why|is|are|can|could|do|does|should|will)\b)|"
-                   r",\s+and\s+(?=(?:how|what|where|which|when|why|is|are|can|could|do|does|should|will)\b)", re.I)
+                   r",\s+and\s+(?=(?:how|what|where|which|when|why|is|are|can|could|do|does|should|will)\b)|"
+                   # an elliptic second question after a comma ("…, and for the 4b one?", "…, what about 8192?")
+                   r"[,，]\s*(?:and\s+)?(?=(?:for|with)\s+(?:the\s+)?\S+(?:\s+\S+)?\s*(?:one|model|version)?\s*[?？]\s*$|(?:what|how)\s+about\b)",
+                   re.I)
 # a list announced ("two things:", "两个问题：") opens the question; what follows is its parts
 ANNOUNCED = re.compile(r"^\s*(?:(?:two|three|a\s+couple\s+of|some)\s+(?:things|questions)|两个问题|几个问题|两件事|问两个)\s*[:：,，]\s*", re.I)
 # something asked: a question word, a question mark or a Chinese question particle; an English auxiliary asks only where
 # the part opens with it ("is BF16 better …", not "my head dim is 576")
-ASKS = re.compile(r"[?？]|吗|么|呢|多少|几|什么|啥|哪|怎么|怎样|如何|是否|是不是|对吧|要不要|能不能|可不可以|(?<![a-z])(?:what|how|which|where|when|why)(?![a-z])|"
+ASKS = re.compile(r"[?？]|吗|么|呢|吧\s*$|多少|几|什么|啥|哪|怎么|怎样|如何|是否|是不是|对吧|要不要|能不能|可不可以|(?<![a-z])(?:what|how|which|where|when|why)(?![a-z])|"
                   r"^\s*(?:(?:and|also|then|so)\s+)?(?:does|do|is|are|can|could|should|will|would)(?![a-z])", re.I)
 MIN_CHARS = 6  # a part shorter than this ("ok?", "对吧") asks nothing of its own
 
@@ -89,3 +92,15 @@ def asked_apart(question: str) -> list[Part]:
     """The sub-questions of a question of several (two or more), else empty."""
     found = parts(question)
     return found if len(found) >= 2 else []
+
+
+def apart(question: str, offsets: list[int]) -> bool:
+    """True when the question asks several things and the offsets (into ``question``, in the order written) fall in
+    different sub-questions, each after the one before ("qwen2.5-7b 最少几张卡？qwen2.5-72b 呢", "…, and for the 4b one?"):
+    what each names is a part asked of its own, not context of one question."""
+    found = asked_apart(question)
+    if not found or len(offsets) < 2:
+        return False
+    shift = len(question) - len(question.lstrip())  # parts() reads the stripped question
+    index = [next((i for i, p in enumerate(found) if p.start <= at - shift < p.start + len(p.text)), None) for at in offsets]
+    return None not in index and all(a < b for a, b in zip(index, index[1:], strict=False))  # type: ignore[operator]

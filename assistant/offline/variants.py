@@ -90,7 +90,8 @@ class VariantBlocks(TrainingBlocks):
         # "TP4 or TP8?" when serving: the table's count is the model's, the same for each layout; each layout's estimate is
         # what differs (its devices and the KV cache room it leaves)
         served = not (settings or verdict or kv) and bool(set(self.s.changes) & {"tp", "pp"}) and all(w.served_layout() for w in writers)
-        changed = list(self.s.changes)
+        # each variant named by the settings that differ ("full 4096 / lora 4096": the method alone)
+        changed = [name for name, values in self.s.changes.items() if len(set(values)) > 1] or list(self.s.changes)
         # like with like: when every variant has a minimum-card row, those rows are compared (not one side's recipe row)
         like = all(w.min_table_count() for w in writers)
         needs = [(" · ".join([self.method_name(w.s.method) if one == "method" else self.say(f"change_label_{one}", v=getattr(w.s, one))

@@ -126,7 +126,8 @@ LEANS_ON_CONVERSATION = re.compile(r"(?<![a-z])(?:it|its|that|this|these|those|t
 PLATFORM = re.compile(r"modelarts|ascend|huawei|(?<![a-z])(?:cann|obs|docker|notebook|kubernetes|k8s|kubectl|pods?|cluster|"
                       r"pytorch|torch|cuda|python|pip|conda|hugging\s*face|model|llm)(?![a-z])|昇腾|华为|镜像|集群|模型|大模型")
 # ("so that's how many cards total - would 12 do?": a count proposed of the job answered)
-FOLLOW_UP = re.compile(r"^\s*(?:and|so|what\s+about|how\s+about|what\s+if|same|instead|then|also|with|using|on|for)\b|"
+# (an acknowledgement before it opens it too: "ok. and at 8192?", "thanks, what about the 32b?")
+FOLLOW_UP = re.compile(r"^\s*(?:(?:ok(?:ay)?|thanks?|thx|cool|great|got\s+it|i\s+see)\s*[.,!]*\s+)?(?:and|so|what\s+about|how\s+about|what\s+if|same|instead|then|also|with|using|on|for)\b|"
                        r"(?<![a-z])would\s+\d+\s+(?:\w+\s+)?(?:do|work|be\s+enough)(?![a-z])|那|呢|换成|改成|改用|如果|同样|还是|再")
 
 # "显存占用多少", "内存要多少", "多少显存", "per card": a memory amount asked, not a count of cards.
@@ -268,7 +269,8 @@ EFFECT_UP = re.compile(r"(?<![a-z])(?:go(?:es)?\s+up|goes?\s+higher|increase[sd]
                        r"涨|增加|变多|上升|更多|多要|加卡")
 EFFECT_DOWN = re.compile(r"(?<![a-z])(?:go(?:es)?\s+down|drops?|decrease[sd]?|fewer|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
                          r"省卡|省.{0,2}卡|减少|变少|降下来|少用")
-EFFECT_SAME = re.compile(r"(?<![a-z])(?:still\s+the\s+same|(?:the\s+)?same\s+(?:count|number)\s*\?)|一样吗|不变吗|还是一样")
+EFFECT_SAME = re.compile(r"(?<![a-z])(?:still\s+the\s+same|(?:the\s+)?same\s+(?:count|number)\s*(?:\?|(?:work|hold|apply|do)s?(?![a-z])))|"
+                         r"一样吗|不变吗|还是一样")
 EFFECT_ANY = re.compile(r"(?<![a-z])(?:(?:does|do|will|would)\s+(?:\w+\s+){0,4}change|any\s+change|any\s+difference)(?![a-z])|"
                         r"有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化")
 
