@@ -90,3 +90,21 @@ def test_two_memory_shares_offered_are_both_sized(assistant, question, shares):
     first = first_paragraph(ans.answer)
     assert all(f"gpu-memory-utilization {v}" in first for v in shares), first
     assert "未使用" not in ans.answer and "Not used" not in ans.answer
+
+
+@pytest.mark.parametrize("question,tp,link", [
+    # hardware catalog: RTX 4090 "PCIe Gen4 x16, no NVLink"; the plan on the 4 GPUs said is Megatron TP 4 (estimate)
+    ("RTX 4090 24G x4 跑 qwen2.5-14b lora 8k, 没有 nvlink 行不行", "TP 4", "PCIe Gen4 x16"),
+    # serving: TP 8 on 8 L40S ("PCIe Gen4 x16, no NVLink")
+    ("8x L40S, PCIe only, serving qwen2.5-72b with vLLM tp 8, is the PCIe a problem?", "TP 8", "PCIe Gen4 x16, no NVLink"),
+])
+def test_no_nvlink_said_is_weighed_against_the_plans_tp(assistant, question, tp, link):
+    text = assistant.ask(question).answer
+    line = next(x for x in text.split("\n") if "NVLink" in x)
+    assert tp in line and link in line
+    assert text.index(line) < text.index("- ")  # right after the lead, before the supporting lines
+
+
+def test_no_nvlink_with_a_zero_plan_says_only_gradients_cross_pcie(assistant):
+    text = assistant.ask("4 张 RTX 3090 无 nvlink 桥，qwen2.5-7b 全参 4096，用 TP 还是 ZeRO").answer
+    assert "不用 TP" in text and "PCIe Gen4 x16" in text

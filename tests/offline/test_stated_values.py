@@ -211,7 +211,7 @@ SLOT_PHRASES = {
     "iteration_ms": "elapsed time per iteration (ms): {v}", "iteration_s": "{v} s per iteration",
     "dp": "DP {v}", "bytes_per_param": "{v} bytes per parameter", "speedup": "scaling efficiency {v}%",
     "warmup_ratio": "warmup ratio {v}", "weight_decay": "weight decay {v}", "layers": "{v} layers",
-    "hccl_exec_timeout": "HCCL_EXEC_TIMEOUT={v}", "hccl_connect_timeout": "HCCL_CONNECT_TIMEOUT={v}",
+    "hccl_exec_timeout": "HCCL_EXEC_TIMEOUT={v}", "hccl_connect_timeout": "HCCL_CONNECT_TIMEOUT={v}", "nvlink": "nvlink={v}",
 }
 # Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
 # TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.
