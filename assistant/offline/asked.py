@@ -208,6 +208,16 @@ WHY_ASKED = re.compile(r"(?<![a-z])why(?![a-z])|为什么|为啥|为何|怎么(?
 TABLE_PUTS = re.compile(r"(?:(?<![a-z])why|how\s+come|为什么|为啥|为何).{0,50}(?:recipe|table|vendor|配方|表格?|厂商).{0,60}?"
                         r"(?:(?<![a-z])(?:puts?|runs?|uses?|lists?|gives?|assigns?|only)(?![a-z])|只用|只给|只要|只放|用|放|给|列)|"
                         r"(?:配方表?|表格?|厂商)(?:里|中|上)?\s*(?:为什么|为啥|为何).{0,40}?(?:只用|只给|只要|只放|用|放|给|列)")
+# "表里写 LF 要 32 张", "the table says LF needs 8 cards", "docs say … is 4 cards": a device count the user quotes from the
+# vendor's table (the reference their own count is set against), not their devices; the count is group "n"
+TABLE_SAYS = re.compile(
+    r"(?:(?<![a-z])(?:the\s+)?(?:table|recipe|docs?|documentation|vendor|modelarts)(?:'s)?\s+(?:says?|said|lists?|gives?|shows?|has)|"
+    r"(?:表|表格|配方|文档|官方|厂商)(?:里|中|上)?\s*(?:说|写的?是?|给的?是?|列的?是?|要求))"
+    r"[^。.?？!！;；\n]{0,60}?(?<![0-9.a-z])(?P<n>\d{1,4})\s*(?:x|×)?\s*"
+    r"(?:cards?|npus?|gpus?|devices?|dies?|张|块|个\s*die|卡)(?![a-z])", re.I)
+# the user's own count written bare beside a quoted one ("and I only have 8", "我们有 32", "4 of my 910B3")
+OWN_COUNT = re.compile(r"(?:(?<![a-z])(?:i|we)\s+(?:only\s+)?(?:have|got|own)|我(?:们)?(?:这边|这里)?(?:只)?有|手上有?|手里有?)\s*"
+                       r"(?:only\s+|just\s+|只有?\s*)?(\d{1,4})(?![0-9.])|(?<![0-9.])(\d{1,4})\s+of\s+(?:my|our)(?![a-z])", re.I)
 OWN_DEVICES = re.compile(r"(?<![a-z])(?:i|we)\s+(?:have|got|own|only\s+have)|(?<![a-z])(?:my|our)\s+\d|我(?:们)?(?:只)?有|手上|手里", re.I)
 WEIGHTS_WORD = re.compile(r"权重|(?<![a-z])weights?(?![a-z])", re.I)
 

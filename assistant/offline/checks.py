@@ -232,6 +232,26 @@ def holds(fields: dict, task: str, lang: str) -> str:
     return HOLDS_LEAD[lang].format(said=said, sources=sources)
 
 
+def held_said(fields: dict, code: str, lang: str, reported: bool = True) -> str:
+    """The sentence for a stated value a rule compares with a documented default and that meets it (rules.said_held):
+    the value, the default and what follows (a problem ``reported``: why this setting is not its cause; else the
+    comparison alone), with the rule's source."""
+    from .wording import W  # the phrases (finding_* and held_*)
+
+    rule = next(r for r in rules.RULES if r.code == code)
+    src = (rules.SOURCES_ZH if lang == "zh" else rules.SOURCES)[rule.source]
+    figures = rules.hccl_held(rule.needs[0], fields[rule.needs[0]])
+    # the default itself, 0 ("never time out" on Atlas A2/A3, the notes), or above the default
+    variant = "_default" if figures["value"] == figures["default"] else "_never" if not figures["value"] else ""
+    if not reported:
+        text = W["held_aside"][lang].format(relation=W[f"held_relation{variant}"][lang], **figures)
+    elif f"held_{code}{variant}" in W:
+        text = W[f"held_{code}{variant}"][lang].format(**figures)
+    else:
+        text = W["held_aside"][lang].format(relation=W[f"held_relation{variant}"][lang], **figures)
+    return text + " " + W["finding_source"][lang].format(source=src)
+
+
 def offered(fields: dict, task: str) -> list[tuple[int, int]]:
     """The layouts (TP, PP) the first refusing layout rule offers instead of the user's: the answer sizes each on their
     devices before offering it (a rule checks divisibility, not memory)."""

@@ -22,6 +22,7 @@ from ..tools.tables import (
     InferenceMinCardsResult,
     ListHardwareResult,
     ListModelsResult,
+    MinCardsResult,
     ModelInfo,
     NotePassage,
     SearchNotesResult,
@@ -91,6 +92,7 @@ from .wording import (
     MIN_LABEL,
     PASSAGE_CHARS,
     RECIPE_LABEL,
+    STRATEGY,
     TOOL_NOTE_ZH,
     TRAINER_WORDS,
     assumption_zh,
@@ -140,7 +142,54 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             parts = body.split("\n\n")
             at = next((i + 1 for i, part in enumerate(parts) if LEAD_LABEL.search(part)), 0)
             body = "\n\n".join([*parts[:at], *s.notes_after_lead, *parts[at:]])
+        if link := self.link_line():  # "没有 nvlink": the plan's TP weighed against a PCIe link, after the lead
+            body = self.after_lead(body, link)
+        if quoted := self.quoted_count():  # "表里写 LF 要 32 张": the count quoted, set against the table's row, after the lead
+            body = self.after_lead(body, quoted)
         return "\n\n".join([*s.rule_notes, body]) if s.rule_notes else body  # a vendor limit the values break: first
+
+    @staticmethod
+    def after_lead(body: str, line: str) -> str:
+        """``line`` put right after the lead's first line (the answer's own lead, not the notes quoted after it)."""
+        parts = body.split("\n\n")
+        lead_at = next((i for i, part in enumerate(parts) if LEAD_LABEL.search(part)), None)
+        if lead_at is None:
+            return "\n\n".join([line, body])
+        lines = parts[lead_at].split("\n")
+        parts[lead_at] = "\n".join([lines[0], line, *lines[1:]])
+        return "\n\n".join(parts)
+
+    def link_line(self) -> str:
+        """No NVLink said (slots.toml ``nvlink`` 0): the tensor parallelism of the plans shown, which all-reduces in every
+        layer, weighed against a PCIe link (the part's interconnect from the hardware catalog); none: only gradients cross it."""
+        if spec.value_of(self.s, "nvlink") != 0:
+            return ""
+        serving = bool(self.r.values("estimate_inference", InferenceResult))
+        shown = [r for name, kind in (("plan_training", PlanResult), ("estimate_inference", InferenceResult),
+                                      ("estimate_training_memory", TrainingMemoryResult))
+                 for r in self.r.values(name, kind)]
+        # the plans on the user's own devices when they said how many (the lead's), else every plan shown
+        own = [r for r in shown if self.e.devices and int(getattr(r, "devices", 0) or 0) <= self.e.devices] or shown
+        tp = max((int(getattr(r, "tp", 1) or 1) for r in own), default=1)
+        part = self.parts.get(self.e.hardware or "") or {}
+        link = str(part.get("interconnect_zh" if self.zh else "interconnect") or "PCIe")
+        key = "link_npu" if part.get("kind") == "npu" else "link_no_tp" if tp <= 1 else "link_tp_serving" if serving else "link_tp"
+        return self.say(key, tp=tp, link=link)
+
+    def quoted_count(self) -> str:
+        """A device count the question quotes from the vendor's table, compared with the table's row of the framework
+        asked (every framework's when none is): "as you quoted" or "not N"; '' when no row was looked up."""
+        n = self.s.quoted.get("devices")
+        rows = [row for res in self.r.values("min_cards", MinCardsResult) for row in res.rows
+                if row.supported and row.cards and (self.s.framework in (None, row.framework))]
+        if not n or not rows:
+            return ""
+        rows = list({row.framework: row for row in rows}.values())
+        listed = self.say("comma").join(f"{row.framework} {self.devices(row.cards, row.unit, row.hardware.lower())}" for row in rows)
+        same = any(row.cards == n for row in rows)
+        return self.say("quoted_count_same" if same else "quoted_count_differs", n=int(n), listed=listed,
+                        strategy=STRATEGY[self.lang].get(rows[0].strategy, rows[0].strategy), seq_len=rows[0].seq_len,
+                        part=rows[0].hardware)
 
     def per_rank(self) -> dict[str, float]:
         """The catalog's LoRA parameters at rank 1 per target set, for a pasted PEFT line of a named model (route)."""

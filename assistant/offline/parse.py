@@ -8,6 +8,7 @@ import re
 import threading
 import unicodedata
 
+from ..estimate.memory import TrainConfig
 from ..notes import NoteTopic, covering, procedures_named
 from ..resolve import FAMILY_WORDS  # the resolver's own Chinese family words: one list, one truth
 from ..setup_check import rules
@@ -20,6 +21,7 @@ from . import (
     clock,
     either,
     file_values,
+    pasted_output,
     proposal,
     serving_words,
     spec,
@@ -28,7 +30,7 @@ from . import (
     tool_flags,
 )
 from . import numbers as num
-from .asked import OWN_DEVICES, TABLE_PUTS, asks_verdict
+from .asked import OWN_COUNT, OWN_DEVICES, TABLE_PUTS, TABLE_SAYS, asks_verdict
 from .frame import DEFAULT_HARDWARE, UNNAMED_GPU_MEMORY_GB, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
@@ -280,6 +282,8 @@ UTIL_INVALID = {
           "and at most 1 (e.g. 0.9, vLLM's default; 90% is written 0.9).",
     "zh": "“{text}”不是有效的 gpu-memory-utilization：它是 vLLM 可占用的每卡显存比例，必须大于 0、不超过 1（例如默认值 0.9；90% 写作 0.9）。",
 }
+# a second memory share offered right after the one read ("0.9 还是 0.95", "0.85 or 0.92"): a choice between the two
+UTIL_OFFERED = re.compile(spec.CHOICE_JOIN + r"(0?\.\d+|1\.0+|\d{1,3}(?:\.\d+)?\s*%)(?![0-9])")
 # "HBM 32768 MB", "65536MB": a device's memory as the smi tools print it (a whole number of GB; Parser._memory_in_mb)
 MEMORY_MB = re.compile(r"(?<![0-9.])(\d{4,6})\s*(?:mb|mib)(?![a-z/])")
 MEMORY_MB_READ = {
@@ -301,10 +305,11 @@ QUANT_BIT = re.compile(r"quantization[_ ]?bits?\s*[:=]?\s*(2|3|4|8)(?![0-9])")
 
 
 def qlora_bits(low: str, s: Slots) -> None:
-    """"lora, quantization_bit 4" (LLaMA-Factory's key, said or pasted) is QLoRA on a 4-bit base; beside full
-    fine-tuning it is no method (the setup rules say LLaMA-Factory refuses it)."""
+    """"lora, quantization_bit 4" (LLaMA-Factory's key, said or pasted) is QLoRA on a 4-bit base, and "qlora …
+    quantization_bit 8" names the base's bits; beside full fine-tuning it is no method (the setup rules say
+    LLaMA-Factory refuses it)."""
     m = QUANT_BIT.search(low)
-    if m and s.method == "lora":
+    if m and s.method in ("lora", "qlora"):
         s.method, s.weight_bits = "qlora", int(m.group(1))
 
 
@@ -676,6 +681,15 @@ class Parser:
         choice = bool(serving_words.SERVING_CONTEXT.search(r.text) and spec.CHOICE_ASKED.search(r.text))
         if s.changes or not (num.WHAT_CHANGES.search(r.text) or choice):
             return
+        util = next((sp for sp in r.spans if sp.slot == "gpu_util" and sp.value == s.gpu_util), None) if choice else None
+        if util and s.gpu_util and (m := UTIL_OFFERED.match(r.text, util.end)):
+            # "gpu-memory-utilization 设 0.9 还是 0.95 好": the second share offered is sized and compared too
+            raw = m.group(1).replace(" ", "")
+            other = round(float(raw.rstrip("%")) / (100 if raw.endswith("%") else 1), 4)
+            if 0 < other <= 1 and other != s.gpu_util:
+                r.claim(m.start(1), m.end(1), "gpu_util", other)
+                s.changes = {"gpu_util": [s.gpu_util, other]}
+                return
         for slot in spec.SLOTS:
             if slot.change is None or slot.type != "int" or slot.name not in QuestionFrame.model_fields:
                 continue
@@ -789,6 +803,8 @@ class Parser:
         if not m:
             return
         mb = int(m.group(1))
+        if (shown := pasted_output.read_devices(s.question)) and any(p.memory_mb == mb for p in shown.processes):
+            return  # "PID 8812 占 60125MB": what a process holds, not the device's memory (pasted_output.py reads it)
         kind = "npu" if re.search(r"npu|昇腾|ascend|hbm", r.text) else "gpu" if re.search(r"nvidia|gpu|cuda|显卡", r.text) else None
         # what the tool prints is the capacity the runtime sees (nvidia-smi: 24564 MiB on a 24 GB card, 46068 on a 48 GB one)
         row = self.part_by_capacity(mb / 1024, kind) if kind else None
@@ -905,7 +921,11 @@ class Parser:
                   "kv_heads": kv_heads if s.model else None,
                   "layers": (layers if s.model else None) or spec.value_of(s, "layers"),  # the catalog's, else as said
                   "model_id": s.model, "stage": s.stage, "method": s.method, "zero_stage": s.zero_stage,
+                  # QLoRA's base bits as said, else the estimator's own (TrainConfig): the quantisation rules see them
+                  "quant_bits": (s.weight_bits or TrainConfig().quant_bits) if s.method == "qlora" and (s.model or s.params_b)
+                  and s.framework != "MindSpeed-LLM" else None,  # (MindSpeed-LLM takes no QLoRA at all: its own rule)
                   "recompute_flags": rules.recompute_flags(s.question.lower()),
+                  **{name: spec.value_of(s, name) for name in rules.HCCL_DEFAULTS},  # a HCCL wait set in the script
                   "accelerator_kind": (part or {}).get("kind"), "part_training": (part or {}).get("training"),
                   "part_name": (part or {}).get("table_part") or str((part or {}).get("name") or s.hardware or "")}
         if s.device_unit == "die":
@@ -934,7 +954,11 @@ class Parser:
         # vendor's card-count rule their count breaks follows it (round 12 c2-01); a limit of the job itself stays first
         after_lead = COUNT_RULE if (asks_verdict(s) or "time" in s.intents) and not any(
             spec.value_of(s, name) is not None for name in LAYOUT_SETTINGS) else frozenset()
-        refused, s.rule_notes = checks.stated(fields, task, s.lang, skip | after_lead)
+        # a setting compared with its documented default (a HCCL wait): first when the question reports a problem ("保存时
+        # HCCL 超时"), else after the lead ("what value takes effect?", "是干什么的")
+        compared = frozenset(r.code for r in rules.RULES if r.said_held)
+        reported = fields["problem_reported"] = "problem" in s.intents
+        refused, s.rule_notes = checks.stated(fields, task, s.lang, skip | after_lead | (frozenset() if reported else compared))
         if assumed and refused:
             refused = [f"{refused[0]} {checks.ASSUMED_TRAINING[s.lang]}"]
         if fields["layers"] and not (s.model and layers):  # the layer count is the user's, not the catalog's
@@ -948,8 +972,15 @@ class Parser:
             if fields["layers"] and not (s.model and layers):
                 yes = yes.replace(rules.LAYERS_FROM["catalog"][s.lang], rules.LAYERS_FROM["said"][s.lang])
             s.rule_notes.insert(0, f"{yes} {checks.ASSUMED_TRAINING[s.lang]}" if assumed else yes)
+        if reported:  # the default met: said too, so the user knows the setting is not the cause
+            s.rule_notes += [held for code in rules.held(fields, task) if code in compared
+                             if (held := checks.held_said(fields, code, s.lang))]
         if after_lead - skip:
             s.notes_after_lead = checks.stated(fields, task, s.lang, frozenset(r.code for r in rules.RULES) - after_lead)[1]
+        if not reported:  # compared all the same, after the lead
+            s.notes_after_lead += checks.stated(fields, task, s.lang, frozenset(r.code for r in rules.RULES) - compared)[1]
+            s.notes_after_lead += [checks.held_said(fields, code, s.lang, reported=False)
+                                   for code in rules.held(fields, task) if code in compared]
         said = num.device_memory_said(s.question.lower()) if part and s.hardware else None
         if said and (premise := checks.part_memory(said[0], s.question[said[1][0]:said[1][1]], part, s.lang)):  # type: ignore[arg-type]
             s.rule_notes.insert(0, premise)  # a false premise about the part: corrected before the answer that uses the catalog
@@ -1050,6 +1081,14 @@ class Parser:
         s.memory_sizes = num.memory_sizes(work)
         s.nodes = s.nodes or num.nodes(work)  # "NNODES=2" (slots.toml) or "2 nodes"
         per_node = s.settings.get("per_node")  # "NPUS_PER_NODE=8": the devices are the nodes' total
+        if s.model and (quote := TABLE_SAYS.search(work)) and not TABLE_PUTS.search(work):
+            # "表里写 LF 要 32 张，我这 8 张够吗": the table's count as quoted, set against the table's row in the answer;
+            # the user's own count is another one
+            s.quoted["devices"] = int(quote.group("n"))
+            r.claim(quote.start("n"), quote.end("n"), spec.QUOTED_COUNT, s.quoted["devices"])
+            work = r.unread()
+            if not (num.devices(work) or hw_count) and (own := OWN_COUNT.search(work)):
+                hw_count = int(own.group(1) or own.group(2))  # "… and I only have 8": the user's own, said bare
         s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)
         flavor = s.settings.pop("flavor_devices", None)
         if not s.devices and flavor and (s.model or s.params_b):  # a job on a rented flavor: the flavor's own devices

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 # An idle Ascend device shows only the driver's and runtime's own share of HBM in use (about 3 GB of 64 GB on a 910B,
 # general knowledge): a quarter of the device or more in use with no AICore load is memory some process holds.
 HELD_SHARE = 0.25
+# a device shown only by its process rows (no usage line, so no total): an idle device shows a few hundred MB to a few
+# GB (the same reading), so a process holding more than this is memory a new job cannot have
+IDLE_MB = 4096
 # the second line of a device's pair: "| 0   | 0000:C1:00.0 | 0   0 / 0   58210/ 65536 |" (AICore %, memory, HBM used/total);
 # an A3 table adds the chip's Phy-ID after the chip ("| 0     1   | 0000:9F:00.0 | …")
 BUS_LINE = re.compile(r"^\s*\|\s*(\d+)(?:\s+\d+)?\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*\|\s*(\d+)\s+(.*?)\|?\s*$")
@@ -51,7 +54,7 @@ class NpuDevice:
     @property
     def held(self) -> bool:
         """Memory held with no computing: a process that is not running a step keeps it."""
-        return self.aicore == 0 and self.share >= HELD_SHARE
+        return self.aicore == 0 and (self.share >= HELD_SHARE if self.hbm_total_mb else self.hbm_used_mb > IDLE_MB)
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,7 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
         if PROCESS_HEADER.search(line):
             in_processes = True
         elif in_processes:
-            if (m := PROCESS_LINE.match(line)) and devices:
+            if m := PROCESS_LINE.match(line):  # under the process table's header: a process, with or without device lines
                 processes.append(NpuProcess(int(m.group(1)), int(m.group(3)), m.group(4), int(m.group(5))))
         elif m := BUS_LINE.match(line):
             pairs = PAIR.findall(m.group(3))
@@ -150,15 +153,21 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
                 npu = name[0] if name else devices[-1].npu if devices and int(m.group(1)) > 0 else len(devices)
                 devices.append(NpuDevice(npu, int(m.group(1)), name[1] if name else None, int(m.group(2)), used, total))
             name = None
+        elif m := PROCESS_LINE.match(line):  # a process row (before the name line, whose shape it also has): kept when
+            # device lines, a header or the tool's name say so
+            processes.append(NpuProcess(int(m.group(1)), int(m.group(3)), m.group(4), int(m.group(5))))
         elif m := NAME_LINE.match(line):
             name = (int(m.group(1)), m.group(2))
-        elif (m := PROCESS_LINE.match(line)) and devices:
-            processes.append(NpuProcess(int(m.group(1)), int(m.group(3)), m.group(4), int(m.group(5))))
+    shown_alone = not devices and processes and (in_processes or SAID_TOOL.search(question))
+    if shown_alone:
+        # only the process rows pasted: each device is known by what its processes hold (its total is not shown)
+        devices = [NpuDevice(npu, 0, None, 0, sum(p.memory_mb for p in processes if p.npu == npu), 0)
+                   for npu in dict.fromkeys(p.npu for p in processes)]
     if not devices:
         return None
     own = "\n".join(line for line in question.splitlines() if "|" not in line)
     return NpuSmiTable(tuple(devices), tuple(processes), bool(SAYS_IDLE.search(own)), bool(SAYS_STOPPED.search(own)),
-                       says_oom=bool(SAYS_OOM.search(own)), size_asked=size_asked(own))
+                       says_oom=bool(SAYS_OOM.search(own)), load_said=not shown_alone, size_asked=size_asked(own))
 
 
 # nvidia-smi: the device line "|   0  NVIDIA A100-SXM...  On   | 00000000:07:00.0 Off |   0 |" and the line under it
@@ -175,7 +184,7 @@ SAID_PAIR = re.compile(r"(?<![\d.])(\d{3,6})\s*(?:mi?b)?\s*/\s*(\d{4,6})\s*(mi?b
 SAID_DEVICE = re.compile(r"(?:npu|gpu|card|device|卡)\s*(?:#|no\.?\s*)?(\d{1,2})(?!\d)|(\d{1,2})\s*号\s*(?:卡|npu|gpu)", re.I)
 SAID_LOAD = re.compile(r"(?:aicore|gpu[-\s]?util(?:ization)?|util(?:ization)?|利用率|使用率)\s*(?:\(%\))?\s*[:=是为]?\s*(\d{1,3})\s*%|"
                        r"(?<![\d.])(\d{1,3})\s*%\s*(?:aicore|gpu[-\s]?util(?:ization)?|util(?:ization)?|利用率|load)", re.I)
-SAID_PID = re.compile(r"pid\s*[:=#]?\s*(\d{2,8})", re.I)
+SAID_PID = re.compile(r"(?:(?<![a-z])pid|process\s*id|进程\s*(?:号|id)?)\s*[:=#]?\s*(\d{2,8})", re.I)
 SAID_PROCESS_NAME = re.compile(r"(python3?|torchrun|vllm|java|ray)", re.I)
 # a GPU said in words: the vendor's words or a data-centre part's shape (a letter and 2-3 digits), no part names kept here
 GPU_WORDS = re.compile(r"(?i)nvidia|cuda|gpu|(?<![a-z])(?:a|h|l|b|v|t)\d{2,3}(?![0-9])|rtx|mi\d{3}")
@@ -207,13 +216,16 @@ def read_said(question: str) -> NpuSmiTable | None:
     if "|" in question or not SAID_TOOL.search(question):
         return None
     pair = SAID_PAIR.search(question)
+    pid = SAID_PID.search(question)
+    held = SAID_HELD.search(question) if pid and not pair else None  # "PID 8812 python 占 60125MB": one amount, no total
+    if held:
+        return _held_said(question, pid, held)  # type: ignore[arg-type]
     if not pair or int(pair.group(1)) > int(pair.group(2)):
         return None
     gpu = bool(GPU_WORDS.search(question)) or pair.group(3).lower() == "mib" and "npu" not in question.lower()
     dev = SAID_DEVICE.search(question)
     npu = int(next(g for g in dev.groups() if g)) if dev else 0
     load = SAID_LOAD.search(question)
-    pid = SAID_PID.search(question)
     pname = SAID_PROCESS_NAME.search(question)
     used, total = int(pair.group(1)), int(pair.group(2))
     device = NpuDevice(npu, 0, None, int(load.group(1) or load.group(2)) if load else 0, used, total)
@@ -221,6 +233,22 @@ def read_said(question: str) -> NpuSmiTable | None:
     return NpuSmiTable((device,), procs, bool(SAYS_IDLE.search(question)) or bool(BEFORE_START.search(question)),
                        bool(SAYS_STOPPED.search(question)), "nvidia-smi" if gpu else "npu-smi",
                        bool(SAYS_OOM.search(question)), load is not None)
+
+
+# the memory a process holds, said with its PID and no total ("process id 8812 python 占 60125MB")
+SAID_HELD = re.compile(r"(?<![\d.])(\d{3,6})\s*(mi?b)(?![a-z])", re.I)
+
+
+def _held_said(question: str, pid: re.Match, held: re.Match) -> NpuSmiTable:
+    """One process said in words with the memory it holds: the device it is on (its total not said) holds that much."""
+    dev = SAID_DEVICE.search(question)
+    npu = int(next(g for g in dev.groups() if g)) if dev else 0
+    pname = SAID_PROCESS_NAME.search(question)
+    used = int(held.group(1))
+    gpu = bool(GPU_WORDS.search(question)) or held.group(2).lower() == "mib" and "npu" not in question.lower()
+    return NpuSmiTable((NpuDevice(npu, 0, None, 0, used, 0),), (NpuProcess(npu, int(pid.group(1)), pname.group(1) if pname else "?", used),),
+                       bool(SAYS_IDLE.search(question)) or bool(BEFORE_START.search(question)), bool(SAYS_STOPPED.search(question)),
+                       "nvidia-smi" if gpu else "npu-smi", bool(SAYS_OOM.search(question)), load_said=False)
 
 
 # "before I start training", "还没开始跑": nothing of the user's runs yet, so what is in use is held by something else
@@ -291,11 +319,13 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
 
     def figure(d: NpuDevice) -> str:
         shown = f"，{load} {d.aicore}%" if t.load_said else ""
+        if not d.hbm_total_mb:  # only its processes shown: what they hold
+            return f"{dev} {d.npu} 上进程占 {d.hbm_used_mb:,} {mb}" if zh else f"{d.hbm_used_mb:,} {mb} held on {dev} {d.npu}"
         return (f"{dev} {d.npu} 已用 {d.hbm_used_mb:,} / {d.hbm_total_mb:,} {mb}（{d.share:.0%}）{shown}" if zh else
                 f"{dev} {d.npu} {d.hbm_used_mb:,} / {d.hbm_total_mb:,} {mb} in use ({d.share:.0%}){shown.replace('，', ', ')}")
 
     figures = [figure(d) for d in (held or busy or t.devices)]
-    totals = sorted({d.hbm_total_mb for d in t.devices})
+    totals = sorted({d.hbm_total_mb for d in t.devices if d.hbm_total_mb})
     lines: list[str] = []
     if t.size_asked and totals:  # "is this a 32GB card?": the size the table shows answers it first
         size = round(max(totals) / 1024)
@@ -315,8 +345,9 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
             ("却有约" if one else "却各有约")
         idle_en = (f"{'This device computes' if one else 'These devices compute'} nothing ({load} 0%)" if t.load_said else
                    "Nothing of yours runs on it") + f", yet about {{gb}} GB{'' if one else ' each'} is taken"
-        then_zh = "新任务一上来只剩几 GB，自然 OOM。" if t.says_oom else "新任务启动时只能用剩下的部分，多半会 OOM。"
-        then_en = ("so a new job finds only a few GB free and runs out at once." if t.says_oom else
+        few_left = t.says_oom and all(d.hbm_total_mb for d in held)  # "only a few GB left" needs the total shown
+        then_zh = "新任务一上来只剩几 GB，自然 OOM。" if few_left else "新任务启动时只能用剩下的部分，多半会 OOM。"
+        then_en = ("so a new job finds only a few GB free and runs out at once." if few_left else
                    "so a new job gets only what is left and will likely run out of memory.")
         if zh:
             who = f"{pids} 还占着显存" if procs else "显存被残留进程占着"

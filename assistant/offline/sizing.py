@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from ..estimate.memory import TrainConfig
 from ..tools.estimates import PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
 from .asked import (
@@ -401,7 +402,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             ("LLaMA-Factory", r.total_cards, "card") for r in f.recipes if r.total_cards]
         if self.s.method == "qlora" and upper:
             listed = self.say("comma").join(f"{fw} {self.devices(n, unit)}" for fw, n, unit in upper)
-            return self.say("estimate_with_upper", plans=joined, listed=listed)
+            return self.say("estimate_with_upper", plans=joined, listed=listed,
+                            bits=self.s.weight_bits or TrainConfig().quant_bits)  # the base's bits as said, else the estimator's
         return None
 
     def headline_nothing_fits(self, f: TrainingFacts) -> str | None:

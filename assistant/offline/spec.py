@@ -20,6 +20,7 @@ from .spans import Reading
 
 SPEC_FILE = Path(__file__).with_name("slots.toml")
 CURRENT = "current_setting"  # a setting's value the run has now, beside the one the question proposes (proposal.py)
+QUOTED_COUNT = "quoted_count"  # a device count the question quotes from the vendor's table ("表里写 LF 要 32 张"): compared
 RESTATED_SLOT = "restated"  # the words of a value the question takes back ("GA 8 … actually GA 16"): said, not used
 NOT_A_SETTING = "not_a_setting"  # the span of words a slot's ``elsewhere`` found: their digits are no stated value
 # The words between a setting and its value, in prose, YAML, JSON, env-var and flag form: "rank 16", "lr=2e-5",

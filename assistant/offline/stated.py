@@ -73,7 +73,7 @@ def mentions(question: str) -> list[Mention]:
 def name_spans(frame: QuestionFrame) -> list[tuple[int, int]]:
     """Where the reader read model and part names in the question: their digits are part of a name."""
     return [(span.start, span.end) for span in frame.spans
-            if span.slot in NAME_SLOTS | ASKED_SLOTS | {spec.NOT_A_SETTING, spec.CURRENT, spec.RESTATED_SLOT}
+            if span.slot in NAME_SLOTS | ASKED_SLOTS | {spec.NOT_A_SETTING, spec.CURRENT, spec.RESTATED_SLOT, spec.QUOTED_COUNT}
             # a value read in another unit than the answer says it in ("HBM 32768 MB" is the 32 GB per device stated)
             or span.slot in UNIT_READ and span.value is not None and spec.value_of(frame, span.slot) == span.value]
 

@@ -41,6 +41,8 @@ SOURCES = {
     "mindspeed_variables": "ModelArts MindSpeed-LLM 训练参数配置说明 (modelarts_llm_train_5901042: STAGE pt or sft, "
     "FINETUNING_TYPE full or lora)",
     "lf_qlora_npu": "the notes' caveat (lora_qlora.md): bitsandbytes is built on CUDA kernels, not validated by the vendor",
+    "cann_env": "CANN environment-variable reference (HCCL_EXEC_TIMEOUT envref_07_0078: default 1836 s; HCCL_CONNECT_TIMEOUT: "
+    "default 120 s), quoted in the notes (ckpt_timeout.md)",
     "lf_recipe": "ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory (seeds/000)",
     "lf_template": "ModelArts: 模型NPU卡数、梯度累积值取值表, LLaMA-Factory (seeds/000: the Template column, e.g. Qwen2 -> "
     "qwen, llama3.1 -> llama3); the model catalog's template column (knowledge/catalog/models.csv); LLaMA-Factory README "
@@ -105,6 +107,8 @@ SOURCES_ZH = {
     "mindspeed_variables": "ModelArts MindSpeed-LLM《训练参数配置说明》(modelarts_llm_train_5901042：STAGE 为 pt 或 sft，"
     "FINETUNING_TYPE 为 full 或 lora)",
     "lf_qlora_npu": "笔记 lora_qlora.md 的提示：bitsandbytes 基于 CUDA 内核，厂商未验证",
+    "cann_env": "CANN 环境变量参考（HCCL_EXEC_TIMEOUT envref_07_0078：默认 1836 s；HCCL_CONNECT_TIMEOUT：默认 120 s），"
+    "笔记 ckpt_timeout.md 引用",
     "lf_recipe": "ModelArts《模型NPU卡数、梯度累积值取值表》LLaMA-Factory (seeds/000)",
     "lf_template": "ModelArts《模型NPU卡数、梯度累积值取值表》LLaMA-Factory（seeds/000 的 Template 列，例如 Qwen2 → qwen、"
     "llama3.1 → llama3）；模型目录的 template 列（knowledge/catalog/models.csv）；LLaMA-Factory README（instruct/chat 模型必须用它自己的对话模板）",
@@ -150,6 +154,8 @@ PREFERENCE_SERIES = "llama3"  # llama3, llama3.1, llama3.2, llama3.3 (catalog id
 LORAPLUS_MODEL = "qwen1.5-7b"  # the guide: "lora+ … 目前仅支持 qwen1.5-7B"
 QUANT_TYPES = ("lora", "oft")  # LLaMA-Factory: quantization_bit only with these finetuning types
 LF_LORA_RANK = 8  # LLaMA-Factory's lora_rank default (hparams/finetuning_args.py)
+# CANN's defaults for the HCCL waits a launch script sets (SOURCES["cann_env"]), in seconds; 0 means "never time out"
+HCCL_DEFAULTS = {"hccl_exec_timeout": ("HCCL_EXEC_TIMEOUT", 1836), "hccl_connect_timeout": ("HCCL_CONNECT_TIMEOUT", 120)}
 # The vendor's benchmark scripts (modelarts_llm_infer_5905029): --backend values, and which URL ending each interface has
 BENCHMARK_BACKENDS = ("tgi", "vllm", "mindspore", "openai")
 BENCHMARK_URL_BACKEND = {"/v1/completions": "openai", "/generate": "vllm"}
@@ -184,6 +190,7 @@ class Rule:
     source: str  # a key of SOURCES
     task: str | None = None  # "training" or "serving": the rule applies only there; None: both
     refuses: bool = False  # the framework refuses to start: a question in words gets only this (nothing is sized on it)
+    said_held: bool = False  # a value compared with a documented default: said when it meets the rule too (phrase held_<code>)
 
 
 def _whole(v: Any) -> bool:
@@ -546,6 +553,28 @@ def _quant_npu(f: dict[str, Any]) -> Broken | None:
     return Broken(f["quant_bits"], "bf16 LoRA with ZeRO-2/3 on Ascend", figures={"method": f.get("quant_method") or "bnb"})
 
 
+def _hccl_default(name: str) -> Callable[[dict[str, Any]], Broken | None]:
+    """A HCCL wait set below CANN's default (0 = never time out): collectives that wait longer, such as the nodes that
+    wait while others save a checkpoint, time out earlier than they would unset."""
+    var, default = HCCL_DEFAULTS[name]
+
+    def test(f: dict[str, Any]) -> Broken | None:
+        v = f[name]
+        if not v or v >= default:
+            return None
+        # a problem reported beside it ("ckpt save times out"): the likely trigger, said as the answer to it; else an aside
+        variant = {} if f.get("problem_reported", True) else {"variant": "aside"}
+        return Broken(v, f"{var} >= {default} s (CANN default), or unset", figures={"var": var, "default": default,
+                                                                                     "minutes": round(default / 60, 1), **variant})
+    return test
+
+
+def hccl_held(name: str, value: float) -> dict[str, Any]:
+    """The figures a HCCL wait at or above CANN's default is said with (rule said_held)."""
+    var, default = HCCL_DEFAULTS[name]
+    return {"var": var, "value": value, "default": default, "minutes": round(default / 60, 1)}
+
+
 def _part_training(f: dict[str, Any]) -> Broken | None:
     """A part the catalog marks as not for training (the Atlas 300I Duo: torch_npu lists the Atlas inference series as
     unsupported for training)."""
@@ -836,6 +865,10 @@ RULES: list[Rule] = [
     Rule("lf_quantization_zero3", "quantization_bit", ("quant_bits", "zero_stage"), _quant_zero3, "lf_quant", "training"),
     Rule("lf_quantization_npu", "quantization_bit", ("quant_bits", "accelerator_kind"), _quant_npu, "lf_qlora_npu",
          "training"),
+    Rule("hccl_exec_timeout", "HCCL_EXEC_TIMEOUT", ("hccl_exec_timeout",), _hccl_default("hccl_exec_timeout"), "cann_env",
+         said_held=True),
+    Rule("hccl_connect_timeout", "HCCL_CONNECT_TIMEOUT", ("hccl_connect_timeout",), _hccl_default("hccl_connect_timeout"),
+         "cann_env", said_held=True),
     Rule("lf_stage_model", "stage", ("stage", "model_id", "accelerator_kind"), _preference_series, "lf_modelarts",
          "training"),
     Rule("mindspeed_method", "FINETUNING_TYPE", ("method",), _mindspeed_method, "mindspeed_variables", "training",

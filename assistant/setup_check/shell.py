@@ -12,7 +12,7 @@ from typing import Any
 from ..configs.llamafactory_names import ARGUMENT_NAMES
 from . import llamafactory
 from .reading import Finding, Reading
-from .rules import SOURCES, SOURCES_ZH
+from .rules import HCCL_DEFAULTS, SOURCES, SOURCES_ZH
 
 ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(.*)$")
 # MindSpeed-LLM launch variables (ModelArts pages and the example scripts) -> setting
@@ -21,6 +21,7 @@ MINDSPEED_VARS = {"TP": "tp", "PP": "pp", "CP": "cp", "EP": "ep", "MBS": "micro_
                   "STAGE": "stage"}
 NODE_VARS = {"NNODES": "nodes", "NUM_NODES": "nodes", "NPUS_PER_NODE": "per_node", "GPUS_PER_NODE": "per_node",
              "NPROC_PER_NODE": "per_node", "NUM_GPUS": "per_node", "WORLD_SIZE": "devices"}
+HCCL_VARS = {var: setting for setting, (var, _) in HCCL_DEFAULTS.items()}  # HCCL_EXEC_TIMEOUT -> hccl_exec_timeout
 _INT_SETTINGS = {"tp", "pp", "cp", "ep", "micro_batch", "global_batch", "seq_len", "nodes", "per_node", "devices",
                  "max_model_len", "max_num_seqs", "max_num_batched_tokens", "grad_accum", "layers", "lora_rank"}
 # Megatron / MindSpeed-LLM flags -> setting
@@ -77,6 +78,8 @@ def _assignment(name: str, value: str, out: Reading) -> None:
         out.put(MINDSPEED_VARS[name], _as(MINDSPEED_VARS[name], value), where)
     elif name in NODE_VARS:
         out.put(NODE_VARS[name], _as(NODE_VARS[name], value), where)
+    elif name in HCCL_VARS:  # a HCCL wait: the rules compare it with CANN's default
+        out.put(HCCL_VARS[name], int(value) if value.isdigit() else None, where)
     elif name in ("ASCEND_RT_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES") and re.fullmatch(r"\d+(,\d+)*", value):
         out.put("per_node", len(value.split(",")), where, keep=True)
         out.put("accelerator", "npu" if name.startswith("ASCEND") else "gpu", where)

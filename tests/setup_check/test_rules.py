@@ -148,3 +148,14 @@ def test_mindspeed_scripts_take_full_or_lora_only():
         assert "5901042" in f.source
     assert "mindspeed_method" not in codes({"framework": "MindSpeed-LLM", "method": "lora"})
     assert "mindspeed_method" not in codes({"framework": "LLaMA-Factory", "method": "qlora"})
+
+
+def test_a_hccl_wait_below_canns_default_is_a_finding():
+    # CANN env-var reference (ckpt_timeout.md): HCCL_EXEC_TIMEOUT defaults to 1836 s, HCCL_CONNECT_TIMEOUT to 120 s;
+    # 600 < 1836 and 60 < 120 wait less than unset; 3600 > 1836, 1836 itself and 0 ("never time out") do not
+    f = codes({"hccl_exec_timeout": 600, "hccl_connect_timeout": 60}, None)
+    assert f["hccl_exec_timeout"].value == 600 and f["hccl_exec_timeout"].figures["default"] == 1836
+    assert f["hccl_connect_timeout"].value == 60 and f["hccl_connect_timeout"].figures["default"] == 120
+    assert "1836 s" in SOURCES["cann_env"]
+    for fine in (3600, 1836, 0):
+        assert "hccl_exec_timeout" not in codes({"hccl_exec_timeout": fine}, None)
