@@ -1,6 +1,6 @@
 """The kind of thing a how-to question asks for, and whether a fact of the notes holds one: "要设哪个变量" asks for a
 variable (a fact holding `CONVERT_MG2HF=TRUE` answers it), "转完的在哪个目录" for a path, "命令怎么写" for a command,
-"用哪个脚本" for a script, "参数叫啥" for a flag. A fact that shares the question's words but holds nothing of the kind
+"用哪个脚本" for a script, "拷哪些文件" for files, "参数叫啥" for a flag. A fact that shares the question's words but holds nothing of the kind
 asked ("多机启动脚本要设置 …" beside "要设哪个变量" for the conversion) is a neighbour, not the answer. Pure data and
 two functions; notes.NoteIndex.lead weighs facts with them."""
 
@@ -21,6 +21,8 @@ KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                            r"`[A-Z][A-Z0-9_]*=\S+\s[^`]*`")),
     "script": (re.compile(r"(?:哪个|什么)脚本|(?:which|what)\s+script", re.I),
                re.compile(r"`[^`\s]*\.(?:py|sh)`")),
+    "file": (re.compile(r"(?:哪些|哪个|什么)文件|(?:which|what)\s+(?:\w+\s+)?files?(?![a-z])", re.I),
+             re.compile(r"`[\w.-]+\.(?:json|ya?ml|txt|model|bin|safetensors|py|sh)`")),
     "flag": (re.compile(r"(?:哪个|什么)参数|参数(?:叫|是)(?:啥|什么)|参数(?:该|要|应该)?(?:怎么|如何)(?:给|填|设|写|传|加|配)|(?:which|what)\s+(?:flag|option|argument)|"
                         r"how\s+(?:do\s+i\s+|should\s+i\s+|to\s+)?(?:pass|give|set)\s+(?:the\s+)?(?:flags|arguments|args|parameters)", re.I),
              re.compile(r"`--[a-z][\w-]*")),

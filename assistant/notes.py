@@ -141,7 +141,8 @@ def without_negated(text: str) -> str:
 def answers_named(question: str, answers: list[str]) -> int:
     """How many of a section's ``answers`` phrases the question holds (a Latin phrase as whole words)."""
     low = question.lower()
-    return sum(bool(re.search(rf"(?<![a-z0-9_-]){re.escape(a)}(?![a-z0-9_-])", low)) if a.isascii() else a in low for a in answers)
+    return sum(bool(re.search(rf"(?<![a-z0-9_-]){re.escape(a)}(?![a-z0-9_-])", low)) if a.isascii() else bool(re.search(spaced(a), low))
+               for a in answers)
 
 
 def parse_note(path: Path, lang: str = "en") -> list[NoteSection]:
@@ -422,7 +423,12 @@ class NoteIndex:
         # (it picks among the facts only: whether a fact or the note's summary answers is judged on the fact's own words)
         scores = index.scores(asked)
         headed = self._headings[lang].scores(asked)
-        named = self.named_lead(text, every_fact, lang, scores)
+        # (of the section the question's context names, when one is: "after the mg2hf conversion … where does the output
+        # go" is the export's line, not the other direction's line that also names `mg2hf`)
+        # (of the section the question's context names first, when it has one: "after the mg2hf conversion … where does the
+        # output go" is the export's line, not the other direction's line that also names `mg2hf`)
+        inside = [k for k in every_fact if units[k][0] in context]
+        named = (self.named_lead(text, inside, lang, scores) if inside else None) or self.named_lead(text, every_fact, lang, scores)
         if named is not None and context and not any(units[k][3] in named.text for k in facts_ if units[k][0] in context):
             named = None  # the parameter's line is in another section than the one the question's context asks
         if named is not None:  # "--epochs 默认多少": the note's line about that parameter, never a neighbouring one
@@ -456,7 +462,10 @@ class NoteIndex:
                 # does ("trained weights are not converted back by default" before "set `CONVERT_MG2HF=TRUE`")
                 before = [k for k in facts_ if units[k][0] == units[steps[0]][0] and units[k][2] == units[steps[0]][2] - 1
                           and scores[k] > CONTEXT_FLOOR and not units[k][3].rstrip().endswith((":", "："))]
-                return Lead(self.joined(before + steps[:1], lang), scores[steps[0]], False)
+                # (the steps that follow in the same paragraph go on with it: "set CONVERT_MG2HF=TRUE …; afterwards copy the
+                # tokenizer files")
+                more = [k for k in steps[1:] if units[k][0] == units[steps[0]][0] and units[k][2] == units[steps[0]][2] + 1]
+                return Lead(self.joined(before + steps[:1] + more[:1], lang), scores[steps[0]], False)
         top = max(facts_, key=lambda k: scores[k])
         if scores[top] <= 0:
             return summary_lead
@@ -702,8 +711,9 @@ def without_runs_of(text: str, other: str) -> str:
 # A fact that says what to do (an instruction, or names a way) and a question that asks how to do something.
 SAYS_WHAT_TO_DO = re.compile(r"办法|解决|改用|设置|设为|拷贝|复制|补拷|执行|删除|调大|调低|加上|换成|运行|停掉|重装|对照|增加节点|(?<![A-Za-z])(?:use|set|copy|run|add|"
                              r"export|delete|raise|lower|install|reinstall|remove|replace|switch|upgrade|restart|kill|reduce|increase|stop)(?![A-Za-z])", re.I)
-ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|what\s+(?:should|can|do)\s+i\s+do|how\s+(?:do\s+i|to|can\s+i)\s+"
-                      r"(?:fix|solve|avoid|resolve)|(?<![a-z])(?:fix|workaround)(?![a-z])")
+ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|有什么办法|怎么绕|绕过|what\s+(?:should|can|do)\s+(?:i|we)\s+do|"
+                      r"what\s+now|how\s+(?:do\s+(?:i|we)|to|can\s+(?:i|we))\s+(?:fix|solve|avoid|resolve|get\s+around)|"
+                      r"(?<![a-z])(?:fix|workaround|work\s+around|get\s+around|way\s+around)(?![a-z])")
 # "what does ZeRO-0 mean", "各阶段什么意思": a meaning asked is answered by the fact that says what things mean
 ASKS_MEANING = re.compile(r"(?<![a-z])(?:mean(?:s|ing)?|explain)(?![a-z])|什么意思|含义|意思是|是指")
 SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意思|是指")
@@ -741,7 +751,9 @@ _QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(tb|gb|mb|kb|g|m|t|seconds?
 # What makes a number a limit: a maximum ("at most 12 MB", "最长 40 s", "up to 50 GB") or a minimum ("at least 64 GB").
 _MAXIMUM = re.compile(r"(?:at\s+most|up\s+to|no\s+more\s+than|not\s+exceed|maximum(?:\s+of)?|max\.?|under|below|within|limited\s+to|≤|"
                       r"最大|最多|最长|不超过|不能超过|上限|以内|不到)\W{0,3}$", re.I)
-_WHEN_IT_HAPPENED = re.compile(r"(?:after|过了|等了)\s*(?:about|around|roughly|~|约|大约)?\s*$", re.I)
+# "times out after ~36 min", "gets cut at 60 seconds", "在 60 秒被断开": when the failure came, not a size to measure
+_WHEN_IT_HAPPENED = re.compile(r"(?:after|(?:cut|killed|dropped|stopped|disconnected|times?\s+out)(?:\s+off)?\s+at|过了|等了|在)\s*"
+                               r"(?:about|around|roughly|~|约|大约)?\s*$", re.I)
 _MINIMUM = re.compile(r"(?:at\s+least|minimum(?:\s+of)?|no\s+less\s+than|≥|至少|不低于|不少于|最少)\W{0,3}$", re.I)
 
 
@@ -1050,9 +1062,17 @@ class NoteTopic:
         return bool(self.all_words) and all(rx.search(text) for rx in self.all_words)
 
 
+def spaced(word: str) -> str:
+    """A phrase mixing Chinese and Latin as a pattern: a Latin word beside Chinese is written with a space or without
+    ("hf格式", "hf 格式", "转 megatron"), so either matches."""
+    return r"\s*".join(re.escape(r) for r in re.findall(rf"[{_CJK}]+|[^{_CJK}\s]+", word))
+
+
 def _word_rx(word: str) -> str:
     """Latin words whole (with a plural, -ed/-ing or -ism ending: "pipeline parallelism"), Chinese and symbols as substrings."""
-    if re.search(rf"[{_CJK}]", word) or not re.fullmatch(r"[\w\s.\-]+", word):
+    if re.search(rf"[{_CJK}]", word):
+        return spaced(word)
+    if not re.fullmatch(r"[\w\s.\-]+", word):
         return re.escape(word)
     return rf"(?<![a-z0-9]){re.escape(word)}(?:s|es|ed|ing|ism)?(?![a-z0-9])"
 

@@ -271,7 +271,8 @@ def held_first(question: str, lead: str, passages: Sequence[NotePassage], lang: 
                  if kinds_held(s, kinds) and (given or _terms(s) & asked)), None)
     if pick is None:
         return lead
-    rest = [s for s in sentences if s != pick]
+    # (a lead's sentence that holds the one moved, run on with the next: "…`ModelLink`。**TP、PP 必须…**", keeps the rest)
+    rest = [r for s in sentences if s != pick and (r := s.replace(pick, "").strip())]
     if not re.search(r"[.。!！?？]\**$", pick):  # a sentence ending in its code: ended before the next one
         pick += "。" if lang == "zh" else "."
     return ("" if lang == "zh" else " ").join([pick, *rest])

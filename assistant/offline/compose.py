@@ -1104,7 +1104,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # the sentence holding the kind asked (a command, a path, …; where to begin: the command) first
             lead = held_first(self.s.question, lead, best, self.lang,
                               ["command"] if section is not None and section is note_pick.first_section(self.s.question, best) else ())
-            said = self.fact_picked(lead, best, r.results) + lead
+            picked = self.fact_picked(lead, best, r.results)
+            # (the table's rows answer the part asked first, "BF16 有几个指数位"; the part after them, "为啥不容易溢出", follows)
+            said = lead + "\n" + picked.strip() if rows and picked.strip() else picked + lead
             if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)
                 said = answer_first(self.s.question, said, best, self.lang, done=note_pick.done_clause(self.s.question))
             # a size or duration they state placed in the note's rule by ranges ("3 GB": the 100 MB–50 GB row), first

@@ -112,6 +112,9 @@ def lead(seen: Seen, passages: Sequence[NotePassage], lang: str) -> str | None:
     pick = seen.signature.pick.get(lang)
     body = p.summary if seen.signature.summary else "\n".join(m.group(0).strip() for m in pick.finditer(p.text)) if pick else p.text
     body = re.sub(r"\n{2,}", "\n", body).strip()
+    # a command block inside the lead's one paragraph: each of its lines as inline code
+    body = re.sub(r"```[^\n]*\n(.*?)```", lambda m: "; ".join(f"`{ln.strip()}`" for ln in m.group(1).splitlines() if ln.strip()),
+                  body, flags=re.S)
     first = [m.group(0).strip() for kind in seen.asked if (rx := seen.signature.first.get(kind, {}).get(lang))
              and (m := rx.search(p.text))]
     for f in first:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..note_kinds import kinds_asked, kinds_held
-from ..notes import explains_other_excerpt
+from ..notes import ASKS_FIX, SAYS_WHAT_TO_DO, explains_other_excerpt
 from ..tools.tables import NotePassage
 
 # "which DATA_TYPE", "which one fits", "what should I pick", "该选哪个", "用哪个", "适合哪个"
@@ -45,6 +45,8 @@ STOP = frozenset({"the", "and", "for", "with", "what", "when", "does", "should",
                   "have",
                   # verbs of asking a value ("what is X set to", "what do they use") name no part of a note
                   "set", "use", "used", "uses",
+                  # pronouns of a choice ("which one is it?") name nothing either
+                  "one", "ones", "which",
                   # function words of two letters, which the word pattern keeps
                   "to", "of", "in", "is", "are", "an", "it", "do", "be", "by", "at", "or", "as", "if", "so", "we", "my"})
 
@@ -408,6 +410,7 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
         return None
     file = passages[0].file
     done = done_clause(question)
+    fix = ASKS_FIX.search(question.lower())
 
     title = follow_up_words(passages[0].title)
 
@@ -426,6 +429,8 @@ def follow_up_fact(question: str, passages: Sequence[NotePassage], lead: str, le
             if len(piece) < 12 or piece.startswith("|") or piece.startswith("`") and piece.endswith("`"):
                 continue
             if done and about_done(done, piece):  # what they already did ("restarted it twice") is no next step
+                continue
+            if fix and not SAYS_WHAT_TO_DO.search(piece):  # "what can we do about it?": a piece saying what to do answers
                 continue
             shared = asked & follow_up_words(piece)
             # (of pieces sharing as much, one the answer before did not say, then the shorter one, which says it more

@@ -48,7 +48,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
 )
 from .intents import VALIDITY
 from .parse import Slots
-from .vocab import ASKS_COUNT, INTENTS
+from .vocab import ASKS_COUNT, INTENTS, OOM_NAMED
 from .vocab import NODES_ASKED as VOCAB_NODES_ASKED
 
 TABLE_MEMORY_GB = (32, 64)  # the ModelArts vLLM tables' memory columns (GB per card)
@@ -59,8 +59,8 @@ NOTE_QUERY_CHARS = 400
 NOTE_HITS = 8  # passages fetched; the answer quotes the best note's best sections
 # Query expansion for the notes: the words a person uses -> the words the notes use (both languages).
 NOTE_TERMS = [
-    # (memory named alone, "对显存有要求吗", is no out-of-memory report)
-    (re.compile(r"oom|out\s+of\s+memory|显存(?:不足|不够|溢出|爆|满|炸|oom)|爆显存|内存不足|溢出"), "out of memory OOM 显存溢出 remedies"),
+    # (memory named alone, "对显存有要求吗", is no out-of-memory report; nor "溢出" said of FP16's range)
+    (OOM_NAMED, "out of memory OOM 显存溢出 remedies"),
     (re.compile(r"time[sd]?\s*out|超时|(?<![a-z])hang|卡住|barrier"), "timeout 超时"),
     (re.compile(r"requir|constraint|condition|need|limit|要求|条件|限制|约束|前提|需要什么"), "constraints 约束"),
     (re.compile(r"flash\s*-?att"), "FlashAttention NPU_Flash_Attn"),

@@ -14,7 +14,7 @@ from ..setup_check.errors import JSON_PROBLEMS
 from ..setup_check.notices import in_language
 from ..setup_check.rules import BENCHMARK_URL_BACKEND, UNNAMED_MODEL
 from ..setup_check.text import blocks
-from . import tool_flags
+from . import error_signature, tool_flags
 from .parse import language
 from .wording import W, assumption_zh
 
@@ -44,8 +44,10 @@ _PASTED = re.compile(
 
 
 def is_pasted_setup(text: str) -> bool:
-    """A message that carries a config, a launch or serve command, or an out-of-memory message."""
-    return bool(_PASTED.search(text))
+    """A message that carries a config, a launch or serve command, or an out-of-memory message; not one whose error
+    message has a signature (signatures.toml: "llamafactory-cli train 报错：Please use `FORCE_TORCHRUN=1` …"), which its
+    note section answers, the command beside it only where it was run."""
+    return bool(_PASTED.search(text)) and error_signature.read(text) is None
 
 
 def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],

@@ -110,6 +110,12 @@ DOMAIN = re.compile(
     r"memory|oom|flash|bf16|fp16|hccl|ckpt|checkpoint|timeout|token|seq|context|batch|accum|parallel|mindspeed|factory|"
     r"卡|节点|显存|内存|训练|微调|推理|部署|并行|超时|报错|精度|序列|上下文|梯度|算子|权重|昇腾"
 )
+# Numeric overflow (a value past FP16's range, loss scaling) said in words: "溢出" beside it is no out-of-memory.
+NUMERIC_OVERFLOW = re.compile(r"上溢|下溢|数值溢出|梯度溢出|(?:fp16|bf16|半精度|精度|数值|范围|loss|梯度|grad|nan|inf)[^，。,.？?\n]{0,16}溢出|"
+                              r"溢出[^，。,.？?\n]{0,10}(?:nan|inf|loss\s*scal|损失缩放)|(?<![a-z])overflow|loss\s*scal|损失缩放", re.I)
+# Out-of-memory named: its own words, or a bare "溢出" in a question that says nothing of numeric overflow.
+OOM_NAMED = re.compile(r"oom|out\s+of\s+memory|显存(?:不足|不够|溢出|爆|满|炸|oom)|爆显存|内存不足|(?s:^(?!.*(?:" + NUMERIC_OVERFLOW.pattern + r")).*溢出)",
+                       re.I)
 # "with 16 cards" states a count; "how many cards" asks for one.
 ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?|iterations?|iters?|prompts?|requests?|rounds?))|minimum|(?<![a-z])min(?![a-z])|"
                         r"least|fewest|(?<![a-z])(?:enough|sufficient)|最少|至少|几张|几卡|几个(?!小时|月)|(?<!显存)(?<!内存)(?<!显存大概)(?<!显存大约)(?<!内存大概)(?<!内存大约)(?<!显存约)(?<!显存要)(?<!显存需要)(?<!显存占)(?<!内存要)(?<!内存需要)多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory|gpu|利用率|utili))|"
