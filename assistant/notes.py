@@ -1012,6 +1012,21 @@ class Rounded:
     result: int  # what the rule makes of it
     step: int  # the multiple
     up: bool
+    scope: str = ""  # what the rule's line is about ("Atlas training series (first-generation 910)"), when it names one
+
+    def named_in(self, question: str) -> bool:
+        """Whether the question names the rule's subject by one of its own words ("on an Atlas training box", "在 910
+        上"; "910B" is not "910"): then the rule is the question's, said without the condition."""
+        words = [w for w in re.findall(r"[A-Za-z0-9]{3,}", self.scope) if w.lower() not in _SCOPE_GENERIC]
+        return any(re.search(rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])", question, re.I) for w in words)
+
+
+# words of a rule's subject that do not tell one product from another
+_SCOPE_GENERIC = frozenset({"series", "training", "inference", "first", "generation", "the", "and"})
+
+
+# the subject a rule's line is stated for: "- Atlas training series (first-generation 910): range …" (before the colon)
+_LINE_SCOPE = re.compile(r"^\s*(?:[-*]\s+)?([^:：\n]{3,80}?)\s*[:：]")
 
 
 def roundings(question: str, text: str) -> list[Rounded]:
@@ -1022,12 +1037,17 @@ def roundings(question: str, text: str) -> list[Rounded]:
         return []
     up = (m.group(1) or "").lower() == "up" or m.group(3) == "上"
     step = int(m.group(2) or m.group(4))
+    # a rule stated for one subject ("- Atlas training series (first-generation 910): … rounded down") holds for that
+    # subject only: the answer says it under that condition, not as what the user's own value becomes
+    line = _SENTENCE_END.split(text[:m.start()])[-1].rsplit("\n", 1)[-1]  # the rule's own sentence or line (a lead joins a bullet's lines)
+    scoped = _LINE_SCOPE.match(line)
+    scope = scoped.group(1).strip("*_ ") if scoped and not _SETS.search(scoped.group(1)) else ""
     out = []
     for v in (int(x) for x in _SETS.findall(question)):
         if v == step or v % step == 0:
             continue
         result = -(-v // step) * step if up else max(step, v // step * step)
-        out.append(Rounded(v, result, step, up))
+        out.append(Rounded(v, result, step, up, scope))
     return out[:1]
 
 

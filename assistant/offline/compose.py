@@ -1216,7 +1216,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         said += [self.say("formula_worked", formula=f, filled=filled, result=exact(result))  # the note's formula, their numbers
                  # the formulas of the whole paragraph the lead is cut from: a sentence cut off still counts
                  for f, filled, result in worked_formulas(self.s.question, whole or lead, self.formula_values())]
-        said += [self.say("rounding_worked_up" if r.up else "rounding_worked_down", said=r.said, result=r.result, step=r.step)
+        said += [self.say(("rounding_worked_up" if r.up else "rounding_worked_down")
+                          + ("_on" if r.scope and not r.named_in(self.s.question) else ""),
+                          said=r.said, result=r.result, step=r.step, scope=r.scope)
                  for r in roundings(self.s.question, lead)]  # the note's rounding rule applied to the value they set
         return " ".join(said) + " " if said else ""
 

@@ -317,3 +317,20 @@ def test_a_formula_is_solved_for_the_variable_asked():
     # SN / GBS * EPOCH = 400 with SN 12800 and EPOCH 2: GBS 64
     (z,) = solved_formulas("SN 12800, EPOCH 2, I want 400 iterations: what GBS?", "defaults to `SN / GBS * EPOCH`")
     assert (z.name, z.value, z.low) == ("GBS", 64, 64)
+
+
+def test_a_rounding_rule_stated_for_one_series_keeps_that_series():
+    from assistant.notes import roundings
+
+    # knowledge/notes/ckpt_timeout.md: the 68 s rounding is the first-generation 910's rule; A2 (910B) and A3 take the
+    # value as set, so the answer must not say what "your 600" becomes without the series it holds for
+    text = ("- Atlas training series (first-generation 910): range (0, 17340] s; the effective value is rounded "
+            "**down to a multiple of 68 s** (`value // 68 * 68`).\n- Atlas A2 (910B) and A3 training series: range [0, 2147483647] s")
+    (r,) = roundings("HCCL_EXEC_TIMEOUT=600, is that the problem?", text)
+    assert (r.said, r.result, r.scope) == (600, 600 // 68 * 68, "Atlas training series (first-generation 910)")
+    assert roundings("我设 2000 实际生效多少", "实际生效值会向下取整到 68 s 的整数倍")[0].scope == ""  # no subject named
+    # a lead joins the bullet to the sentences before it: the rule's own sentence still names its series
+    joined = "更早的 CANN 版本是 1800 s。Atlas 训练系列（第一代 910）：取值范围 (0, 17340] s；实际生效值会**向下取整到 68 s 的整数倍**"
+    assert roundings("HCCL_EXEC_TIMEOUT=600", joined)[0].scope == "Atlas 训练系列（第一代 910）"
+    # the question names that series by one of its own words, or names another part ("910B" is not "910")
+    assert r.named_in("在 910 上设 600") and r.named_in("on an Atlas training box") and not r.named_in("在 910B 上设 600")
