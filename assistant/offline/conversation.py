@@ -847,11 +847,17 @@ def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
 PLAN_STAGE = re.compile(r"ZeRO-([0-3])(?![0-9])(\s*\+\s*(?:CPU\s+)?offload|-Offload|[（(，,]\s*(?:with offload|开启 offload))?", re.I)
 
 
-def plan_adopted(new: QuestionFrame, answers: list[str]) -> None:
+# the settings that make a job another one: a plan said for one of them is not the plan of the other
+JOB_SLOTS = ("model", "method", "seq_len", "hardware", "framework")
+
+
+def plan_adopted(new: QuestionFrame, earlier: QuestionFrame | None, answers: list[str]) -> None:
     """"write out the ds_config for that choice", "给我对应的 ds 配置" after an answer that planned the job: the file is for that
     plan, so its DeepSpeed stage and offload (the "Needed" line's, else the lead's) are the conversation's when the turns
     stated neither; a stage the user said keeps, with the offload the plan put beside that same stage (also when a count
-    is proposed for it)."""
+    is proposed for it). A turn that changes the job ("4096 呢" after the 8192 row's ZeRO-2-Offload) plans it afresh."""
+    if earlier is not None and any(getattr(new, slot) != getattr(earlier, slot) for slot in JOB_SLOTS):
+        return
     # (a count proposed of a stage the user chose, "what if I only get 4 of those GPUs?": that stage with the plan's offload)
     users_stage = new.verdict_carried and new.zero_stage is not None and new.origin("zero_stage") in USERS and new.offload is None
     if not ("config" in new.intents or users_stage) or not answers or new.framework == "MindSpeed-LLM" \

@@ -167,7 +167,7 @@ class OfflinePlanner(BaseChatModel):
         solved_kept(frame, [message_text(a) for a in answers[-1:]])
         product_kept(frame, [message_text(a) for a in answers[-1:]])
         batch_changed(frame, earlier, [message_text(a) for a in answers[-1:]])  # "GA 改成 16 会怎样": the value it replaces
-        plan_adopted(frame, [message_text(a) for a in answers[-1:]])  # "the ds_config for that choice": the plan said
+        plan_adopted(frame, earlier, [message_text(a) for a in answers[-1:]])  # "the ds_config for that choice": the plan said
         return frame, messages[last + 1:]
 
     def sibling(self, turn: Slots, earlier: Slots | None, text: str) -> Slots:

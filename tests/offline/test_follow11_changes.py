@@ -108,3 +108,14 @@ def test_a_config_for_the_recipe_row_says_its_stage_and_offload_are_the_plans(as
     # seeds/000: qwen2-vl-7b full cutoff_len 8192 is ZeRO-2-Offload on 1 x 8; the user set nothing, the plan above did
     _, config = converse(assistant, "qwen2-vl-7b full 8192 recipe 里 zero 是啥", "把对应的 ds_config.json 发我")
     assert "- 沿用上面方案中的：offload，ZeRO 阶段；其余来自" in config.answer and "按你的要求设置" not in config.answer
+
+
+def test_a_follow_up_that_changes_the_length_takes_that_lengths_row_not_the_last_plans_offload(assistant):
+    # seeds/000: qwen2-vl-7b full is ZeRO-2-Offload at cutoff_len 8192 and ZeRO-2 without offload at 4096 (1 x 8, GA 8)
+    first, shorter, config = converse(assistant, "Qwen2-VL-7B 全参 8192，LlamaFactory 推荐什么配置？", "4096 呢",
+                                      "把 4096 这个方案的 llamafactory yaml 写出来")
+    assert "ZeRO-2 + offload" in lead(first)
+    for ans in (shorter, config):
+        assert "ZeRO-2，micro batch 1，梯度累积 8" in lead(ans) and "offload" not in lead(ans), lead(ans)
+        assert "ds_z2_config.json" in ans.answer and "offload_optimizer" not in ans.answer and "ds_z2_offload" not in ans.answer
+    assert "沿用上面方案中的：ZeRO 阶段；" in config.answer  # the 4096 plan's stage (turn 2), without the 8192 plan's offload
