@@ -105,9 +105,15 @@ def fractions(text: str, lang: str) -> list[str]:
     return out
 
 
+# an index before a number (a process rank, a device id): the number names one of them, it counts none
+INDEX_BEFORE = re.compile(r"(?<![a-z])(?:rank|device[_ ]?id|npu[_ ]?id|local[_ ]rank)\s*[_#:=]?\s*$")
+
+
 def role(text: str, m: re.Match) -> str | None:
     """What a number stands for, from the words beside it: a device count or a sequence length."""
     after = text[m.end():]
+    if INDEX_BEFORE.search(text[max(0, m.start() - 12): m.start()]):
+        return None  # "the rank 0 machine", "rank0 那台": which node or process, not how many
     if DEVICE_AFTER.match(after):
         return "devices"
     if NODES_AFTER.match(after):

@@ -125,7 +125,8 @@ def count_word(word: str) -> int | None:
 
 
 def nodes(work: str) -> int | None:
-    m = re.search(rf"(?<![0-9.])(\d+|[一二两三四五六七八九十]+)\s*{NODE_WORDS}", work)
+    # a process rank's node ("the rank 0 machine", "rank0 那台") counts no nodes
+    m = re.search(rf"(?<![0-9.])(?<!rank)(?<!rank )(?<!rank_)(\d+|[一二两三四五六七八九十]+)\s*{NODE_WORDS}", work)
     if m and not re.search(r"几|多少", m.group(0)):
         return cn_number(m.group(1))
     m = re.search(rf"(?<![a-z])({EN_COUNT})\s+(?:[\w.\-]+\s+)?(?:nodes?|servers?|machines?|hosts?)(?![a-z])", work)
