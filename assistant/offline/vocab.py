@@ -49,6 +49,10 @@ METHODS = [
     # "full-length sequences", "full context", "满长" are no method
     # ("the full 128k context", "full 32768-token window" is a length, not the method)
     ("full", re.compile(r"(?<![a-z])full(?![a-z])(?![-_ ]?(?:length|len|context|ctx|size|precision|node|batch|kv|shard(?:ing|ed)?)(?![a-z]))"
+                        # "the full hidden instructions", "the full log", "full error output": what qualifies a text, no job
+                        r"(?!\s+(?:[a-z]+\s+){0,2}?(?:instructions?|prompts?|logs?|output|text|traceback|stack(?:\s*trace)?|errors?|messages?|"
+                        r"answers?|details?|dump|list|history|conversation|story|explanation|docs?|documentation|report|transcript|"
+                        r"disclosure|rules|guidelines)(?![a-z]))"
                         r"(?!\s+[\d.,]+\s*[km]?\s*[-_ ]?(?:tokens?|context|ctx|length|len|window|seq)(?![a-z]))|(?<![a-z])fully\s+(?:fine[-_ ]?tun|finetun|train)|(?:fine[-_ ]?tun|finetun|train)\w*\s+(?:[\w.\-]+\s+){0,3}?fully(?![a-z])|全参|全量|全部参数|full[-_ ]?(?:param|fine|ft|sft)|所有参数|"
                         r"(?<![a-z])(?:no|not|without|w/o|non-)\s*(?:lora|peft|adapters?)(?![a-z])|(?:不用|不是|非)\s*lora(?![a-z])")),
 ]
