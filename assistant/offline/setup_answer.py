@@ -94,7 +94,7 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     words = blocks(text)[1]
     asked = ASKS_MEANING.search(words) or tool_flags.TIME_ASKED.search(words) or tool_flags.FIGURE_ASKED.search(words)
     flags = tool_flags.stated(text, lang) if asked else []
-    checked = render_setup(r, lang)
+    checked = render_setup(r, lang, batch_asked=bool(BATCH_ASKED.search(words.lower())))
     return AIMessage(content="\n".join(flags) + "\n\n" + checked if flags else checked)
 
 
@@ -238,6 +238,14 @@ P = {
                           "{devices}.** The estimate fits on paper; the vendor has not run it on fewer than {table}.",
                     "zh": "**低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。** 按估算能放下，"
                           "但厂商未在少于 {table} {unit}上验证过。"},
+    "global_batch_is": {"en": "**Global batch = {gbs}** samples per optimizer step: micro batch {mbs} × gradient accumulation {ga} × "
+                              "{dp} data-parallel devices{dp_how} = {gbs}.",
+                        "zh": "**全局 batch = {gbs}**（每个优化器步的样本数）：micro batch {mbs} × 梯度累积 {ga} × 数据并行 {dp} 张卡{dp_how} = {gbs}。"},
+    "ds_tbs_optional": {"en": "`train_batch_size` need not be set: DeepSpeed derives it as micro batch × gradient accumulation × "
+                              "data-parallel size ({gbs} here); if you set it, it must equal that product or DeepSpeed refuses to "
+                              "start (LLaMA-Factory's own configs write \"auto\").",
+                        "zh": "`train_batch_size` 不必写：DeepSpeed 会按 micro batch × 梯度累积 × 数据并行数推出（这里是 {gbs}）；"
+                              "如果写了，必须等于这个乘积，否则 DeepSpeed 启动时报错（LLaMA-Factory 自带的配置写 \"auto\"）。"},
     "gbs_splits": {"en": "**GBS {gbs} splits whole**: MBS {mbs} × DP {dp} × GA {ga} = {gbs} (DP = {devices} / (TP {tp} × PP {pp}"
                          "{cp}) = {dp}); Megatron needs the global batch to be a multiple of MBS × DP.",
                    "zh": "**GBS {gbs} 可以整除**：MBS {mbs} × DP {dp} × GA {ga} = {gbs}（DP = {devices} / (TP {tp} × PP {pp}{cp}) = "
@@ -441,7 +449,34 @@ def _ds_does(r: dict[str, Any], lang: str) -> list[str]:
                opt=_p("ds_opt_off", lang, device=opt) if opt else _p("ds_opt_on", lang))]
 
 
-def render_setup(r: dict[str, Any], lang: str) -> str:
+# the batch a question asks of a pasted setup ("what's the effective global batch", "等效的全局 batch", "train_batch_size 要不要写")
+BATCH_ASKED = re.compile(r"(?:global|effective|total|overall)\s+batch|train_batch_size|(?:全局|等效|总的?|实际的?|有效的?)\s*(?:的\s*)?batch"
+                         r"|\bgbs\b|batch\s*(?:size)?\s*(?:is|=)\s*(?:how|what)")
+
+
+def _global_batch(r: dict[str, Any], lang: str) -> list[str]:
+    """The global batch a pasted setup makes when it gives micro batch, gradient accumulation and the devices but no
+    global batch of its own: micro × GA × DP (DP = devices / (TP × PP × CP)), and for a DeepSpeed JSON without
+    train_batch_size that DeepSpeed derives it (its rule: train_batch_size = micro × GA × DP)."""
+    got = {x["name"]: x["value"] for x in r.get("read") or []}
+    mbs, ga, devices = got.get("micro_batch"), got.get("grad_accum"), got.get("devices")
+    if "global_batch" in got or not all(isinstance(v, int) and v > 0 for v in (mbs, ga, devices)):
+        return []
+    split = 1
+    for k in ("tp", "pp", "cp"):
+        v = got.get(k)
+        split *= v if isinstance(v, int) and v > 0 else 1
+    if devices % split:
+        return []
+    dp = devices // split
+    how = "" if split == 1 else (f" ({devices} / {split})" if lang == "en" else f"（{devices} / {split}）")
+    out = [_p("global_batch_is", lang, gbs=mbs * ga * dp, mbs=mbs, ga=ga, dp=dp, dp_how=how)]
+    if "deepspeed_json" in (r.get("recognised") or []):
+        out.append(_p("ds_tbs_optional", lang, gbs=mbs * ga * dp))
+    return out
+
+
+def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False) -> str:
     if "error" in r:
         e = r["error"]
         if e.get("code") == "invalid_json" and isinstance(e.get("valid"), dict) and "problem" in e["valid"]:
@@ -455,7 +490,9 @@ def render_setup(r: dict[str, Any], lang: str) -> str:
     elif r.get("oom"):  # a message: what it says and what to change first, then the estimate of the job it names
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     else:
-        out = [*findings, *_ds_does(r, lang), *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
+        batch = _global_batch(r, lang) if batch_asked else []  # the batch asked leads; what the file does follows
+        out = [*findings, *batch, *_ds_does(r, lang), *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang),
+               *_change(r, lang)]
     if r.get("kind") in ("benchmark", "preprocess") and not findings:
         out.append(_checked_command(r, lang))
     if r.get("table"):
