@@ -871,6 +871,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             if any(x.args.get("family") == name for x in self.results("list_models")):
                 return []  # the family list below asks which one
             return [t("which_size", self.lang, name=name, closest=", ".join(closest))]
+        if self.s.params_b and name == self.s.unknown_model and len(self.done) > 1:  # its size said: the estimate below uses it
+            return [self.say("unknown_sized", name=typed, size=f"{self.s.params_b:g}", closest=", ".join(closest) or "-")]
         return [t("unknown", self.lang, name=typed, closest=", ".join(closest) or "-")]
 
     def model_list(self, call: Result[ListModelsResult]) -> list[str]:

@@ -212,6 +212,8 @@ class ModelNames:
             if not (raw and unknown.endswith("b") and not re.search(r"[a-z]{2,}", unknown.replace(str(raw), ""))):
                 s.unknown_model, s.model_text = unknown, as_typed(uspan, unknown)
                 r.claim(*uspan, "unknown_model", unknown)
+                if raw:  # "gpt-5-ultra 900B", "foo-chat 13B": the size said is the estimate's, the name stays unknown
+                    s.params_b = raw
                 return None
         if sized:
             s.params_b = raw

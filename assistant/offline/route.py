@@ -212,6 +212,8 @@ class Router:
         for applies, route in FIRST_ROUTES:
             if applies(s):
                 calls = route(self, s)
+                if s.unknown_model and s.params_b and calls and not any(c.name == "resolve_model" for c in calls):
+                    calls = self.resolve_unknown(s) + calls  # said not in the catalog, then the estimate from the size said
                 if route in ANSWERS_BESIDE_QUANTITIES and not any(c.name == "derive_quantity" for c in calls):
                     # "how many DIE is that, and what DP at TP 8 PP 2?": each quantity asked is worked out beside the part's
                     # facts or the notes, and leads where it was asked (quantity_blocks.py)
@@ -1359,7 +1361,8 @@ FIRST_ROUTES: list[tuple[Callable[[Slots], bool], Callable[[Router, Slots], list
     (reads_pasted_output, Router.notes),  # pasted tool output: its diagnosis leads, the notes' remedies follow
     (reads_error_signature, Router.signature_notes),  # a pasted error message: the note section its signature names
     (about_topic_with_example, Router.notes),  # a family or unknown model named only as a how-to's example
-    (lambda s: bool(s.unknown_model), Router.resolve_unknown),
+    # a model the catalog lacks with its size said ("gpt-5-ultra 900B"): sized from that size below, the name looked up beside
+    (lambda s: bool(s.unknown_model) and not s.params_b, Router.resolve_unknown),
     (asks_table_rows, Router.table_rows),
     # a pasted log's own figures (a Trainer banner, MindSpeed iteration lines): derived in the answer from the whole log,
     # before the quantity table reads single figures out of it
