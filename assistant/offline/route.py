@@ -1307,7 +1307,9 @@ def troubleshoot_beyond_width(question: str) -> bool:
 
 TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
 # the count word before the quantity ("how many data-parallel replicas") or after it ("DP 是多少", "DP 等于几")
+# ("how many GB do the AdamW optimizer states take": a memory unit asked of the quantity, however far in the clause)
 ASKS_ITS = re.compile(r"(?:how\s+many|what(?:'s|\s+is)\s+the|(?:多少|几)\s*个?)[\w\s-]{0,12}?§+"
+                      r"|how\s+(?:many|much)\s+(?:gi?b|mi?b|ti?b|bytes?|memory)(?![a-z])[^?.;!§]{0,40}?§+"
                       r"|§+\s*(?:应该|大概|一共|总共|最小|最少|分别|各自|各)?\s*(?:能|可以|可|要|得)?\s*(?:是|为|有|等于|取|设|设为|设成)?\s*(?:多少|几|多大)", re.I)
 
 
