@@ -53,7 +53,7 @@ COUNT = r"(\d{1,6}(?:\.\d+)?)\s*(k|千|万)?"
 COUNT_ZH = r"(\d{1,6}(?:\.\d+)?)\s*(千|万)?"  # after "并发" a "k" is a length's ("并发 8k 上下文")
 CONCURRENCY = [re.compile(p) for p in (
     # "16 并发" (not "max-model-len 32768 并发 8": a count written after 并发 is the concurrency, the next pattern)
-    rf"(?<![0-9.]){COUNT}\s*(?:个|路)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{{1,6}}(?![0-9.kK])))"
+    rf"(?<![0-9.]){COUNT}\s*(?:个|路|条)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{{1,6}}(?![0-9.kK])))"
     r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
     rf"(?:concurrency|(?<![a-z])(?:max[-_ ])?num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*{COUNT_ZH}(?![0-9.kK])",
     rf"(?<![0-9.]){COUNT}\s*(?:users?|requests?|sessions?|clients?|chats?|conversations?|prompts?|个用户|用户|个请求|请求|个对话|对话)\s*"

@@ -208,7 +208,7 @@ TPS_RX = re.compile(rf"{PER_CARD_RATE}(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|to
                     # "900 tokens per second per card", "2k tokens a second on each GPU"
                     rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*(?:per|a|/)\s*(?:second|sec|s)\s*(?:per|/|on\s+each|for\s+each|each)\s*(?:card|gpu|npu|device|die)(?![a-z])")
 # (a count after a concurrency word is the concurrency: "并发 20 条 8k" is 20 sequences served at once, no data set)
-SAMPLES_RX = re.compile(rf"(?<!并发)(?<!并发\s)(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|rows|records|条(?:数据|样本)?|个样本|sequences)(?![a-z])|"
+SAMPLES_RX = re.compile(rf"(?<!并发)(?<!并发\s)(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|rows|records|条(?!\s*(?:并发|同时))(?:数据|样本)?|个样本|sequences)(?![a-z])|"
                         # the launch script's variable: "SN 6400", "SN=1200" (the data set's samples)
                         rf"(?<![a-z0-9_])sn\s*[=:：]?\s*{NUM}\s*(万|千|k|m|million)?(?![a-z0-9])|"
                         # "样本 64000", "样本数 3.6万": the count after the word
