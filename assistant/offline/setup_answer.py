@@ -460,7 +460,7 @@ def _global_batch(r: dict[str, Any], lang: str) -> list[str]:
     train_batch_size that DeepSpeed derives it (its rule: train_batch_size = micro × GA × DP)."""
     got = {x["name"]: x["value"] for x in r.get("read") or []}
     mbs, ga, devices = got.get("micro_batch"), got.get("grad_accum"), got.get("devices")
-    if "global_batch" in got or not all(isinstance(v, int) and v > 0 for v in (mbs, ga, devices)):
+    if "global_batch" in got or not (isinstance(mbs, int) and isinstance(ga, int) and isinstance(devices, int)) or min(mbs, ga, devices) <= 0:
         return []
     split = 1
     for k in ("tp", "pp", "cp"):
