@@ -100,7 +100,8 @@ SERVING_CONTEXT = re.compile(r"vllm|(?<![a-z])serv(?:e|ing|ed)(?![a-z])|max[-_ ]
 # What a serving question asks, beside "how many cards".
 # A request length may stand between the words: "how many 4k requests", "多少个 4k 请求", "how many 8192-token sequences".
 REQUEST_LEN = r"(?:\d+(?:\.\d+)?\s*k|\d{3,6})?\s*(?:[-\s]?tokens?\s*|的\s*)?"
-CAPACITY = re.compile(rf"how\s+many\s+(?:[a-z][\w-]*\s+){{0,3}}?{REQUEST_LEN}(?:[a-z][\w-]*\s+){{0,2}}?(?:users?|requests?|sessions?|sequences?|seqs?|clients?|"
+# ("how many GB per sequence" asks the memory of one sequence: an amount of memory, no count of sequences)
+CAPACITY = re.compile(rf"how\s+many\s+(?!(?:[gmtk]i?b|bytes?)(?![a-z]))(?:[a-z][\w-]*\s+){{0,3}}?{REQUEST_LEN}(?:[a-z][\w-]*\s+){{0,2}}?(?:users?|requests?|sessions?|sequences?|seqs?|clients?|"
                       r"streams?|people)|max(?:imum)?\s+concurren|how\s+many\s+(?:[a-z][\w-]*\s+){{0,3}}?(?:can\s+)?(?:run|be\s+served|fit)\s+concurrent|how\s+much\s+concurren|how\s+many\s+at\s+once|"
                       rf"(?:多少|几)(?:个|路|条)?\s*{REQUEST_LEN}[^，,。？?\s]{{0,4}}?(?:并发|用户|请求|序列|人)|并发(?:数|量)?\s*(?:能)?\s*(?:有|是|为|到|达到)?\s*(?:多少|几(?:个|路|条))|最大并发|几路|能服务多少|能支持多少")
 # "kv per token", "kv/token", a misspelt "kv cahce": the KV cache asked all the same

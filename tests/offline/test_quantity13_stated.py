@@ -94,3 +94,11 @@ def test_kv_total_over_concurrency_zh(assistant):
     # 2 x 28 x 4 x 128 x 2 B = 56 KiB/token; x 4096 x 64 = 14 GiB
     a = assistant.ask("qwen2.5-7b 的 KV cache 按 bf16 算，每个 token 多少字节？4096 长度、64 条并发一共要多少 GB？").answer
     assert "64 条并发约 **14.0 GiB**" in a and "并发 64" in a.split("\n")[0]
+
+
+def test_kv_per_sequence_asked_is_no_concurrency(assistant):
+    # 2 x 80 x 8 x 128 x 2 B = 320 KiB/token; x 32,768 = 10 GiB per sequence; "how many GB per sequence" counts no sequences
+    head = next(line for line in assistant.ask("KV cache per token for llama3-70b in bf16? and for a 32k context, how many GB "
+                                               "per sequence?").answer.splitlines() if line.startswith("**Answer:**"))
+    assert head.startswith("**Answer:** KV cache **320 KiB per token**") and "**10.0 GiB** for one 32768-token sequence" in head
+    assert "concurrent" not in head
