@@ -317,7 +317,8 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         if (kinds := kinds_asked(part)) and all(kinds_held(lead, [k]) for k in kinds):
             continue  # the part asks a kind the lead holds ("参数怎么给": the lead gives the flags)
         want = stems(part + " " + " ".join(words for rx, words in ASKED_AS if rx.search(part))) - common
-        scored = [(len(want & s), -i) for i, s in enumerate(seen)]
+        # ("动态 benchmark 用哪个 script": only a bullet naming a script answers it, not one sharing "benchmark")
+        scored = [(len(want & s) if not kinds or kinds_held(bullets[i], kinds) else 0, -i) for i, s in enumerate(seen)]
         best, at = max(scored)
         if best < 1 or len(want & stems(lead)) >= best:  # the lead answers this part as well as any bullet would
             continue
