@@ -180,6 +180,24 @@ def pick_named(question: str, passages: Sequence[NotePassage]) -> str | None:
     return singled_out(terms(rest), named, passages)
 
 
+# "我该怎么一步步排查", "what are the steps", "walk me through it": the note's step list, given whole
+ASKS_STEPS = re.compile(r"一步步|一步一步|逐步|(?:哪些|什么|几个)?步骤|step[\s-]+by[\s-]+step|(?<![a-z])steps(?![a-z])|walk\s+(?:me|us)\s+through", re.I)
+
+
+def steps_listed(question: str, lead: str, passages: Sequence[NotePassage]) -> tuple[str, list[str]] | None:
+    """When the question asks for the steps, the numbered list of the notes' passages (in their order) that the lead
+    does not already give: its section's heading and its steps, whole. None when no steps are asked, no passage holds a
+    list of two steps or more, or the lead already gives it."""
+    if not ASKS_STEPS.search(question):
+        return None
+    flat = re.sub(r"[*`>\s]", "", lead)
+    for p in passages:
+        steps = [re.sub(r"\s*\n\s*>?\s*", " ", text).strip() for _, text in STEP.findall(p.text)]
+        if len(steps) >= 2 and re.sub(r"[*`>\s]", "", steps[0])[:30] not in flat:
+            return p.heading, steps
+    return None
+
+
 def step_asked(question: str, passages: Sequence[NotePassage]) -> Step | None:
     """The step of a numbered list that the question asks by its place: the first, the one before the step naming
     what the question names ("before touching TP/PP"), or the one after it ("after npu-smi info … next")."""
