@@ -593,10 +593,10 @@ class NoteIndex:
         # "set 了会怎样? 默认有没有?": what setting it does is the sentence that goes on about it ("设置后，训练会…"), when the
         # line picked gives only its default
         if ASKS_EFFECT.search(text.lower()) and len(picked) < MAX_LEAD_FACTS and not any(SAYS_EFFECT.search(units[k][3]) for k in picked):
-            nxt = next((k + 1 for k in picked if k + 1 in facts_ and units[k + 1][0] == units[k][0] and k + 1 not in picked
-                        and SAYS_EFFECT.search(units[k + 1][3])), None)
-            if nxt is not None:
-                picked.append(nxt)
+            effect = next((k + 1 for k in picked if k + 1 in facts_ and units[k + 1][0] == units[k][0] and k + 1 not in picked
+                           and SAYS_EFFECT.search(units[k + 1][3])), None)
+            if effect is not None:
+                picked.append(effect)
         left = set(t for t in tokenize(text.lower(), unigrams=False)) - {t for k in picked for t in self._facts[lang][1][k]}
         left -= own_words
         if left and len(picked) < MAX_LEAD_FACTS:
