@@ -731,7 +731,9 @@ ASKS_DIFFERENCE = re.compile(rf"{DIFFERENCE_ASKED.pattern}|(?<![a-z])(?:vs\.?|ve
 # a value asked of a parameter: its default, its range, how it is computed
 # "what happens if I set it", "设了会怎样", "有什么作用": what a setting does, said by a sentence of its effect
 ASKS_EFFECT = re.compile(r"会怎样|会怎么样|会如何|有(?:什么|啥)(?:用|作用|效果|影响)|起什么作用|作用是|what\s+happens|what\s+does\s+[\w.-]+\s+do\b|"
-                         r"(?<![a-z])effects?(?![a-z])|what\s+(?:is|'s)\s+it\s+for")
+                         r"(?<![a-z])effects?(?![a-z])|what\s+(?:is|'s)\s+it\s+for|"
+                         # "配了之后还会再跑预处理吗", "once it is set, does training still …": a yes or no on what setting it does
+                         r"(?:设|配|set)[^，。?？]{0,6}(?:之后|以后|后)[^，。?？]{0,30}吗|(?:once|after|when|if)\s+(?:i\s+)?(?:it\s+is\s+)?set[^?]{0,40}\b(?:still|does|will)\b")
 SAYS_EFFECT = re.compile(r"设置后|设了|开启后|打开后|之后|会|则|跳过|优先|(?<![a-z])(?:when\s+set|once\s+set|if\s+set|then|skips?|loads?|makes?|"
                          r"turns?|causes?|rises?|drops?)(?![a-z])", re.I)
 ASKS_VALUE = re.compile(r"default|默认|取值|范围|(?<![a-z])range")

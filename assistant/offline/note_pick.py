@@ -83,6 +83,9 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
     `GeneralPretrainHandler`（默认，用于预训练）). None when no one option stands out."""
     if not WHICH_ONE.search(question):
         return None
+    # "which handler is the default?": the default is a value the note states, not an option picked for the user
+    if re.search(r"(?:which|what)\s+(?:\w+\s+){0,3}(?:is|are)\s+(?:the\s+)?default|默认(?:是|用|为)?(?:哪个|哪一个|什么)|哪个是默认", question, re.I):
+        return None
     # the flags and files the question names say where the option goes, not which one ("which --tokenizer-type …": the
     # "tokenizer" of the flag's name singles out no `GPT2BPETokenizer`)
     own = re.sub(r"--[\w-]+|[\w-]+\.(?:sh|py|json|ya?ml)", " ", question.lower())
@@ -181,7 +184,7 @@ def pick_named(question: str, passages: Sequence[NotePassage]) -> str | None:
 
 
 # "我该怎么一步步排查", "what are the steps", "walk me through it": the note's step list, given whole
-ASKS_STEPS = re.compile(r"一步步|一步一步|逐步|(?:哪些|什么|几个)?步骤|step[\s-]+by[\s-]+step|(?<![a-z])steps(?![a-z])|walk\s+(?:me|us)\s+through", re.I)
+ASKS_STEPS = re.compile(r"一步步|一步一步|逐步|(?:哪些|什么|几个)?步骤|哪几步|几步|step[\s-]+by[\s-]+step|(?<![a-z])steps(?![a-z])|walk\s+(?:me|us)\s+through", re.I)
 
 
 def steps_listed(question: str, lead: str, passages: Sequence[NotePassage]) -> tuple[str, list[str]] | None:
@@ -336,7 +339,9 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
             continue  # the part asks a kind the lead holds ("参数怎么给": the lead gives the flags)
         want = stems(part + " " + " ".join(words for rx, words in ASKED_AS if rx.search(part))) - common
         # ("动态 benchmark 用哪个 script": only a bullet naming a script answers it, not one sharing "benchmark")
-        scored = [(len(want & s) if not kinds or kinds_held(bullets[i], kinds) else 0, -i) for i, s in enumerate(seen)]
+        # (when some bullet holds one: "where are the results written" has no path among them, the file's bullet answers)
+        holding = bool(kinds) and any(kinds_held(b, kinds) for b in bullets)
+        scored = [(len(want & s) if not holding or kinds_held(bullets[i], kinds) else 0, -i) for i, s in enumerate(seen)]
         best, at = max(scored)
         if best < 1 or len(want & stems(lead)) >= best:  # the lead answers this part as well as any bullet would
             continue
