@@ -184,7 +184,8 @@ def pick_named(question: str, passages: Sequence[NotePassage]) -> str | None:
 
 
 # "我该怎么一步步排查", "what are the steps", "walk me through it": the note's step list, given whole
-ASKS_STEPS = re.compile(r"一步步|一步一步|逐步|(?:哪些|什么|几个)?步骤|哪几步|几步|step[\s-]+by[\s-]+step|(?<![a-z])steps(?![a-z])|walk\s+(?:me|us)\s+through", re.I)
+ASKS_STEPS = re.compile(r"一步步|一步一步|逐步|(?:哪些|什么|几个)?步骤|哪几步|几步|(?:两|三|几)个(?:解决)?(?:办法|方法)|(?:办法|方法)分别|"
+                        r"(?:what|which)\s+are\s+the\s+(?:two|three)\s+(?:fixes|ways|options)|step[\s-]+by[\s-]+step|(?<![a-z])steps(?![a-z])|walk\s+(?:me|us)\s+through", re.I)
 
 
 def steps_listed(question: str, lead: str, passages: Sequence[NotePassage]) -> tuple[str, list[str]] | None:
@@ -339,9 +340,9 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
             continue  # the part asks a kind the lead holds ("参数怎么给": the lead gives the flags)
         want = stems(part + " " + " ".join(words for rx, words in ASKED_AS if rx.search(part))) - common
         # ("动态 benchmark 用哪个 script": only a bullet naming a script answers it, not one sharing "benchmark")
-        # (when some bullet holds one: "where are the results written" has no path among them, the file's bullet answers)
-        holding = bool(kinds) and any(kinds_held(b, kinds) for b in bullets)
-        scored = [(len(want & s) if not holding or kinds_held(bullets[i], kinds) else 0, -i) for i, s in enumerate(seen)]
+        # (a file named answers "where are the results written" as a path does)
+        held = [*kinds, "file"] if "path" in kinds else kinds
+        scored = [(len(want & s) if not kinds or kinds_held(bullets[i], held) else 0, -i) for i, s in enumerate(seen)]
         best, at = max(scored)
         if best < 1 or len(want & stems(lead)) >= best:  # the lead answers this part as well as any bullet would
             continue
