@@ -91,3 +91,9 @@ def test_recompute_read_on_or_off(question, fits):
 def test_which_is_the_default_picks_no_option(assistant):
     head = lead(converse(assistant, "What does --handler-name GeneralInstructionHandler do, and which handler is the default?")[0])
     assert "**Use `" not in head and "GeneralPretrainHandler` (the default" in head
+
+
+def test_a_timeout_asked_is_no_training_time(assistant):
+    """"等多久会超时" of a checkpoint save is the page's 36 minutes, not the training-time formula (round 21 c4-05)."""
+    head = lead(converse(assistant, "多节点训练完保存 ckpt 的时候报超时，等多久会超时？这个错要紧吗，怎么解决？")[0])
+    assert head.startswith("如果这段等待超过 **36 分钟**") and "Time = tokens" not in head
