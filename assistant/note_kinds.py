@@ -19,11 +19,11 @@ KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                            r"怎么(?:跑|运行|执行)|如何(?:跑|运行|执行)|how\s+(?:do\s+i\s+|to\s+|should\s+i\s+)?run\b", re.I),
                 re.compile(r"```|`(?:kubectl|docker|python|bash|sh|export|pip|npu-smi|llamafactory-cli|ascendfactory-cli|torchrun|conda)\s[^`]*`|"
                            r"`[A-Z][A-Z0-9_]*=\S+\s[^`]*`")),
-    "script": (re.compile(r"(?:哪个|什么)脚本|(?:which|what)\s+script", re.I),
+    "script": (re.compile(r"(?:哪个|什么)\s*(?:脚本|script)|(?:which|what)\s+script", re.I),
                re.compile(r"`[^`\s]*\.(?:py|sh)`")),
     "file": (re.compile(r"(?:哪些|哪个|什么)文件|(?:which|what)\s+(?:\w+\s+)?files?(?![a-z])", re.I),
-             re.compile(r"`[\w.-]+\.(?:json|ya?ml|txt|model|bin|safetensors|py|sh)`")),
-    "flag": (re.compile(r"(?:哪个|什么)参数|参数(?:叫|是)(?:啥|什么)|参数(?:该|要|应该)?(?:怎么|如何)(?:给|填|设|写|传|加|配)|(?:which|what)\s+(?:flag|option|argument)|"
+             re.compile(r"`[\w.-]+\.(?:json|ya?ml|txt|csv|model|bin|safetensors|py|sh)`")),
+    "flag": (re.compile(r"(?:哪个|什么|哪[两几些]个?)参数|参数(?:叫|是)(?:啥|什么)|参数(?:该|要|应该)?(?:怎么|如何)(?:给|填|设|写|传|加|配)|(?:which|what)\s+(?:flag|option|argument)|"
                         r"how\s+(?:do\s+i\s+|should\s+i\s+|to\s+)?(?:pass|give|set)\s+(?:the\s+)?(?:flags|arguments|args|parameters)", re.I),
              re.compile(r"`--[a-z][\w-]*")),
 }

@@ -590,6 +590,13 @@ class NoteIndex:
             nxt = picked[0] + 1
             if nxt in facts_ and units[nxt][0] == units[picked[0]][0] and nxt not in picked:
                 picked.insert(1, nxt)
+        # "set 了会怎样? 默认有没有?": what setting it does is the sentence that goes on about it ("设置后，训练会…"), when the
+        # line picked gives only its default
+        if ASKS_EFFECT.search(text.lower()) and len(picked) < MAX_LEAD_FACTS and not any(SAYS_EFFECT.search(units[k][3]) for k in picked):
+            effect = next((k + 1 for k in picked if k + 1 in facts_ and units[k + 1][0] == units[k][0] and k + 1 not in picked
+                           and SAYS_EFFECT.search(units[k + 1][3])), None)
+            if effect is not None:
+                picked.append(effect)
         left = set(t for t in tokenize(text.lower(), unigrams=False)) - {t for k in picked for t in self._facts[lang][1][k]}
         left -= own_words
         if left and len(picked) < MAX_LEAD_FACTS:
@@ -722,6 +729,13 @@ SAYS_MEANING = re.compile(r"(?<![A-Za-z])(?:means?|meaning)(?![a-z])|含义|意�
 DIFFERENCE_ASKED = re.compile(r"区别|差在哪|差别|不同|不一样|差异|阉割|(?<![a-z])(?:differ\w*|distinguish\w*)(?![a-z])")
 ASKS_DIFFERENCE = re.compile(rf"{DIFFERENCE_ASKED.pattern}|(?<![a-z])(?:vs\.?|versus|compared?)(?![a-z])|对比|比较")
 # a value asked of a parameter: its default, its range, how it is computed
+# "what happens if I set it", "设了会怎样", "有什么作用": what a setting does, said by a sentence of its effect
+ASKS_EFFECT = re.compile(r"会怎样|会怎么样|会如何|有(?:什么|啥)(?:用|作用|效果|影响)|起什么作用|作用是|what\s+happens|what\s+does\s+[\w.-]+\s+do\b|"
+                         r"(?<![a-z])effects?(?![a-z])|what\s+(?:is|'s)\s+it\s+for|"
+                         # "配了之后还会再跑预处理吗", "once it is set, does training still …": a yes or no on what setting it does
+                         r"(?:设|配|set)[^，。?？]{0,6}(?:之后|以后|后)[^，。?？]{0,30}吗|(?:once|after|when|if)\s+(?:i\s+)?(?:it\s+is\s+)?set[^?]{0,40}\b(?:still|does|will)\b")
+SAYS_EFFECT = re.compile(r"设置后|设了|开启后|打开后|之后|会|则|跳过|优先|(?<![a-z])(?:when\s+set|once\s+set|if\s+set|then|skips?|loads?|makes?|"
+                         r"turns?|causes?|rises?|drops?)(?![a-z])", re.I)
 ASKS_VALUE = re.compile(r"default|默认|取值|范围|(?<![a-z])range")
 # "哪里有问题", "一直报错", "what's wrong", "getting errors": the user reports a setup that fails
 REPORTS_PROBLEM = re.compile(r"哪里(?:有)?(?:问题|不对|错)|报错|出错|有什么问题|what'?s\s+wrong|wrong\s+with|errors?\b|fails?\b|failing", re.I)

@@ -143,6 +143,10 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     # the lead's first sentence already answers: plainly (a fix or a pick given), or a number with the question's words
     if answers(first) and not ELSEWHERE.search(first) and (kind in GIVEN or weight(first) > 0):
         return lead
+    # "图像宽高用哪两个参数传", "which script for the dynamic test": a choice asked as a kind (note_kinds) is answered by
+    # the lead's first sentence when that holds the kind, not by a neighbour's "use …" sentence
+    if kind == "choice" and (held := kinds_asked(question)) and kinds_held(first, held):
+        return lead
     # a sentence that says it is about something else ("… is a different limit: `HCCL_CONNECT_TIMEOUT` …") answers not this
     # (nor one naming what the user already did: "restarting the scheduler does not fix this" after "restarted it twice")
     pool = [(fit(s, h) + (LEAD_BONUS if lead_own else 0), lead_own, -i, s) for i, (s, h) in enumerate(found)
@@ -152,6 +156,10 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
         return lead
     best = max(pool, key=lambda c: c[:3])
     if best[3] == first or best[0] < (LEAD_BONUS if best[1] else MIN_FIT):  # the lead's own sentence needs no more words
+        return lead
+    # (but at least one word of the question: a rule about a neighbouring parameter, "`--backend` 的可选值 … 使用 `openai`",
+    # says the kind asked of another thing, and never goes first)
+    if best[0] - (LEAD_BONUS if best[1] else 0) <= 0:
         return lead
     chosen = best[3]
     rest = [s for s in sentences if s != chosen]  # a sentence of the lead moves to the front; the note's goes before it

@@ -1114,10 +1114,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # a size or duration they state placed in the note's rule by ranges ("3 GB": the 100 MB–50 GB row), first
             placed = range_rows(self.s.question, [h.text for h in best])
             said = limit_sentence_first(self.s.question, said, {r.said for r in placed}, self.lang)
+            # "一步步怎么排查": the note's step list, whole, after the lead (not only the section the lead opens)
+            listed = note_pick.steps_listed(self.s.question, said, best)
+            steps = [self.say("note_steps_listed", heading=listed[0]), *(f"{i}. {t}" for i, t in enumerate(listed[1], 1))] if listed else []
             lines = [self.lead(self.note_scope(top) + self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
                                + self.limits_said(said, said + "\n" + (section or top).text, {r.said for r in placed}) + said
                                + self.say("notes_notes", title=top.title)),
-                     "", *lines]
+                     *steps, "", *lines]
         for i, h in enumerate(quoted):
             passage = sentence_cut(h.text, PASSAGE_CHARS if i == 0 else PASSAGE_CHARS * 2 // 3).replace("~", "≈")  # "~" renders as strikethrough
             lines += [f"**{h.title} — {h.heading}**", "\n".join("> " + ln for ln in passage.splitlines())]

@@ -33,8 +33,14 @@ HEAD_DIM = re.compile(r"(?:head[_\s-]?dim(?:ension)?|(?<![a-z0-9])d)[\"']?\s*(?:
 _DTYPE = r"(bool(?:ean)?|none|float16|fp16|half|bfloat16|bf16|float32|fp32|float|int8|uint8|int64|long|additive)"
 MASK_DTYPE = re.compile(rf"(?<![a-z0-9]){_DTYPE}(?:\s+(?:additive|causal|padding|attention|float))*\s+(?:attention\s+|attn\s+)?mask|"
                         rf"(?:attn_mask|attention[-_ ]mask|mask)\s*(?:is|=|:|为|是|用的是|dtype\s*(?:is|=|:)?)?\s*(?:a\s+|an\s+)?{_DTYPE}(?![a-z0-9])")
-RECOMPUTE_ON = re.compile(r"(?<!no\s)(?<!without\s)(?:recompute|recomputation|gradient[-_ ]checkpointing|重计算)\s*(?:is\s+|=\s*|:\s*)?(?:on|enabled|true|开启|打开|开着)|"
+RECOMPUTE_ON = re.compile(r"(?<!no\s)(?<!without\s)(?<!disable_)(?<!disable\s)(?<!disable-)(?:recompute|recomputation|gradient[-_ ]checkpointing|重计算)\s*(?:is\s+|=\s*|:\s*)?(?:on|enabled|true|开启|打开|开着)|"
                           r"(?:with|enable[ds]?|turn(?:ed)?\s+on|开(?:了|启)?|打开)\s*(?:full\s+)?(?:recompute|recomputation|gradient[-_ ]checkpointing|重计算)", re.I)
+
+
+# "disable_gradient_checkpointing: true", "关掉重计算", "turn recompute off": q/k/v keep their gradients, that condition holds
+RECOMPUTE_OFF = re.compile(r"disable[_\s-]gradient[_\s-]checkpointing(?!\s*[:=]\s*false)|(?:recompute|recomputation|gradient[-_ ]checkpointing|重计算)\s*"
+                           r"(?:is\s+|=\s*|:\s*)?(?:off|disabled|false|关闭|关掉|关了)|(?:without|disabl\w*|turn(?:ed|ing)?\s+off|关(?:掉|闭|了)|不开)\s*(?:the\s+)?"
+                           r"(?:full\s+)?(?:recompute|recomputation|gradient[-_ ]checkpointing|重计算)", re.I)
 
 
 CAUSE_ASKED = re.compile(r"reason|why|cause|because|原因|为什么|是不是因为|导致|造成")
@@ -46,10 +52,13 @@ class Verdict:
     reasons_en: list[str]
     reasons_zh: list[str]
     cause_asked: bool = False  # "could that be the reason?": a broken limit answers it yes
+    numbers: bool = True  # the question states numbers or a mask's dtype, not only that recomputation is off
 
     def text(self, lang: str) -> str:
         zh = lang == "zh"
         reasons = ("；" if zh else "; ").join(self.reasons_zh if zh else self.reasons_en)
+        if self.fits and not self.numbers:  # only recomputation off: that condition holds, memory is its cost
+            return (f"{reasons}；其余条件见下。" if zh else f"{reasons[0].upper() + reasons[1:]}; the other conditions below still apply.")
         if self.fits:
             # a value at the limit is allowed (the page's limits are "≤"): say so, it is what such a question doubts
             edge = [n for n in (HEAD_DIM_LIMIT, HEADS_LIMIT) if f"= {n} ≤ {n}" in reasons]
@@ -77,8 +86,9 @@ def check(question: str) -> Verdict | None:
     heads = first_number(QUERY_HEADS, KV_HEADS.sub(" ", text))
     mask = MASK_DTYPE.search(text)
     dtype = next((g for g in mask.groups() if g), None) if mask else None
-    recompute = RECOMPUTE_ON.search(text)
-    if head_dim is None and heads is None and kv_heads is None and dtype is None and recompute is None:
+    off = RECOMPUTE_OFF.search(text)
+    recompute = None if off else RECOMPUTE_ON.search(text)
+    if head_dim is None and heads is None and kv_heads is None and dtype is None and recompute is None and off is None:
         return None
     broken_en: list[str] = []
     broken_zh: list[str] = []
@@ -109,9 +119,13 @@ def check(question: str) -> Verdict | None:
     if recompute is not None:
         rule(False, "recomputation is on, so q/k/v carry no gradient in the forward pass, while the operator needs all "
              "three to need gradients", "开启了重计算，前向时 q/k/v 不带梯度，而该算子要求三者都需要梯度")
+    numbers = bool(held_en or broken_en)
+    if off is not None:
+        rule(True, "recomputation is off, so q/k/v keep their gradients and that condition holds, but memory use rises sharply, per the vendor",
+             "关掉了重计算，q/k/v 带梯度，这一条满足，但厂商提醒显存占用会直线上升")
     if broken_en:
         return Verdict(False, broken_en, broken_zh, bool(CAUSE_ASKED.search(text)))
-    return Verdict(True, held_en, held_zh)
+    return Verdict(True, held_en, held_zh, numbers=numbers)
 
 
 def judged(question: str, notes_named: set[str] | None) -> bool:

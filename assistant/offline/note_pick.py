@@ -83,6 +83,9 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
     `GeneralPretrainHandler`（默认，用于预训练）). None when no one option stands out."""
     if not WHICH_ONE.search(question):
         return None
+    # "which handler is the default?": the default is a value the note states, not an option picked for the user
+    if re.search(r"(?:which|what)\s+(?:\w+\s+){0,3}(?:is|are)\s+(?:the\s+)?default|默认(?:是|用|为)?(?:哪个|哪一个|什么)|哪个是默认", question, re.I):
+        return None
     # the flags and files the question names say where the option goes, not which one ("which --tokenizer-type …": the
     # "tokenizer" of the flag's name singles out no `GPT2BPETokenizer`)
     own = re.sub(r"--[\w-]+|[\w-]+\.(?:sh|py|json|ya?ml)", " ", question.lower())
@@ -178,6 +181,25 @@ def pick_named(question: str, passages: Sequence[NotePassage]) -> str | None:
     # the question's words besides the options' names, the flags and files it names (where the option goes)
     rest = re.sub("|".join(re.escape(o.lower()) for o in named) + r"|--[\w-]+|[\w-]+\.(?:sh|py|json|ya?ml)", " ", low)
     return singled_out(terms(rest), named, passages)
+
+
+# "我该怎么一步步排查", "what are the steps", "walk me through it": the note's step list, given whole
+ASKS_STEPS = re.compile(r"一步步|一步一步|逐步|(?:哪些|什么|几个)?步骤|哪几步|几步|(?:两|三|几)个(?:解决)?(?:办法|方法)|(?:办法|方法)分别|"
+                        r"(?:what|which)\s+are\s+the\s+(?:two|three)\s+(?:fixes|ways|options)|step[\s-]+by[\s-]+step|(?<![a-z])steps(?![a-z])|walk\s+(?:me|us)\s+through", re.I)
+
+
+def steps_listed(question: str, lead: str, passages: Sequence[NotePassage]) -> tuple[str, list[str]] | None:
+    """When the question asks for the steps, the numbered list of the notes' passages (in their order) that the lead
+    does not already give: its section's heading and its steps, whole. None when no steps are asked, no passage holds a
+    list of two steps or more, or the lead already gives it."""
+    if not ASKS_STEPS.search(question):
+        return None
+    flat = re.sub(r"[*`>\s]", "", lead)
+    for p in passages:
+        steps = [re.sub(r"\s*\n\s*>?\s*", " ", text).strip() for _, text in STEP.findall(p.text)]
+        if len(steps) >= 2 and re.sub(r"[*`>\s]", "", steps[0])[:30] not in flat:
+            return p.heading, steps
+    return None
 
 
 def step_asked(question: str, passages: Sequence[NotePassage]) -> Step | None:
@@ -317,7 +339,10 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         if (kinds := kinds_asked(part)) and all(kinds_held(lead, [k]) for k in kinds):
             continue  # the part asks a kind the lead holds ("参数怎么给": the lead gives the flags)
         want = stems(part + " " + " ".join(words for rx, words in ASKED_AS if rx.search(part))) - common
-        scored = [(len(want & s), -i) for i, s in enumerate(seen)]
+        # ("动态 benchmark 用哪个 script": only a bullet naming a script answers it, not one sharing "benchmark")
+        # (a file named answers "where are the results written" as a path does)
+        held = [*kinds, "file"] if "path" in kinds else kinds
+        scored = [(len(want & s) if not kinds or kinds_held(bullets[i], held) else 0, -i) for i, s in enumerate(seen)]
         best, at = max(scored)
         if best < 1 or len(want & stems(lead)) >= best:  # the lead answers this part as well as any bullet would
             continue

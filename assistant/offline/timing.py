@@ -39,6 +39,10 @@ TRAINING_SUBJECT = re.compile(r"train|训练|微调|fine-?tun|pre-?train|预训�
                               r"dataset|iteration|迭代|(?<![a-z])steps?(?![a-z])|步", re.I)
 
 
+# "等多久会超时", "how long before the save times out": the duration of a timeout, a limit the notes state
+TIMEOUT_ASKED = re.compile(r"超时|time[\s-]?outs?|timed\s+out|times\s+out|过期|expire", re.I)
+
+
 class _Devices(NamedTuple):
     """The device count a time is asked for, when the time tool returned no result to read it from."""
 
@@ -61,6 +65,8 @@ class TimeBlocks(Writer):
         if not calls:
             if not (self.s.model or self.s.tokens or self.s.tps or self.s.method or TRAINING_SUBJECT.search(self.s.question)):
                 return []  # a duration of something else (a token's validity, a timeout): the notes answer it
+            if TIMEOUT_ASKED.search(self.s.question) and not (self.s.tokens or self.s.tps):
+                return []  # "训练完保存 ckpt 时等多久会超时": a timeout's length, though training is named
             return [self.lead(FORMULA[self.lang]), "- " + NEEDS[self.lang], ""]
         lines: list[str] = []
         for call in calls:
