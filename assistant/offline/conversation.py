@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import checks, proposal, quantity, spec
-from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
+from .asked import ASKS_VERDICT, HOST_RAM, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
 from .serving_words import KV_EFFECT
@@ -436,6 +436,8 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.quantities_carried = list(dict.fromkeys([*earlier.quantities_carried, *(r.name for r in quantity.asked(earlier))]))
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
+    if not asks(turn) and not quantity.asked(turn, inputs=False) and not HOST_RAM.search(turn.question) and asks_host_ram(earlier):
+        new.host_ram_carried = True  # "每台要多少内存" then "那 8 台呢": the host RAM per node again, on the changed count
     if turn.task() is None:
         new.intents |= earlier.intents & CARRY.domain
     if turn.task() == "serving" and earlier.task() == "training":
@@ -823,7 +825,9 @@ def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     on_count = asks(new) & CARRY.on_last_count or asks_host_ram(new)  # carry.toml [on_last_count]
     # a quantity of the layout whose only figure missing is the count ("TP8 PP4 的话 DP 多少" after "32 张卡"): that count's
     on_count = on_count or any(quantity.missing(row, new) == ["devices"] for row in quantity.asked(new, inputs=False))
-    if new.devices or not (said or changed or on_count) or defines(new) and not new.model:
+    # the nodes the user says ("if we only have 2 nodes?") are the count a quantity asked of them is on, not the last answer's
+    users_nodes = bool(new.nodes) and new.origin("nodes") == "said" and not (said or changed)
+    if new.devices or users_nodes or not (said or changed or on_count) or defines(new) and not new.model:
         return  # "what is pipeline parallelism?" explains a term: no count of the last answer is split
     led = None
     for answer in reversed(answers):
