@@ -70,6 +70,7 @@ class CarrySpec:
     ordinals: tuple[tuple[int, re.Pattern], ...] = ()  # "the first case", "第二种方案": the N-th turn that asked about a job
     back: re.Pattern = re.compile(r"(?!)")  # "回到全参那个方案", "back to the 4k one": the earlier turn with the value named
     referent_slots: tuple[str, ...] = ()  # the slots whose value names the earlier turn gone back to
+    serving_part: tuple[str, ...] = ()  # the part a serving turn named for its job: not the training job's (carry.toml)
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -106,7 +107,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      words(raw.get("both", {})),
                      {slot: words(pats) for slot, pats in asked.get("solved", {}).items()},
                      tuple((int(n), words(pats)) for n, pats in raw.get("referents", {}).get("ordinal", {}).items()),
-                     words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())))
+                     words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
+                     tuple(slots.get("serving_part", {}).get("slots", ())))
 
 
 CARRY = load()
@@ -279,6 +281,8 @@ def keep_hardware(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         return
     if not (earlier.origin("devices") in USERS or earlier.origin("nodes") in USERS or CARRY.owns.search(earlier.question.lower())):
         return  # a part the last job was sized on ("on Snt9B23, how many cards?") is not hardware the user said they have
+    if serving_part_left(new, earlier, turn):
+        return  # "back to 训练：qwen2.5-7b full 要几张" after serving it on one 32GB card: the training default part
     names = list(CARRY.hardware_part) + ([] if turn.devices or turn.nodes else list(CARRY.hardware_devices))
     skip = facts_quoted(earlier)
     for name in names:
@@ -289,6 +293,13 @@ def keep_hardware(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
             setattr(new, name, value)
             new.origins[name] = "conversation"
     new.part_facts = {**earlier.part_facts, **new.part_facts}
+
+
+def serving_part_left(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> bool:
+    """A turn switching from serving to training, naming no part of its own: the part the serving turn named for its job
+    stays behind (carry.toml [slots.serving_part]) unless the user said it is theirs or the turn refers back to it."""
+    return turn.task() == "training" and earlier.task() == "serving" and not (turn.hardware or turn.hardwares or turn.memory_gb) \
+        and not (refers_back(turn) or CARRY.owns.search(earlier.question.lower()))
 
 
 def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
@@ -305,6 +316,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         # "the 64GB card" after "a 32GB card": the part with the other memory (the default part, or the one the reader
         # picks by memory), not the carried 32 GB one
         left_behind |= {"hardware", "hardware_text", "hardwares"}
+    if serving_part_left(new, earlier, turn):
+        left_behind |= set(CARRY.serving_part)  # "切回训练" after serving on a 32 GB card: the training default part
     for group in CARRY.together:  # "那只用一台呢" after "两台，每台 8 卡": one node, not the 16 devices said before
         if any(getattr(turn, slot) is not None for slot in group):
             left_behind |= {slot for slot in group if getattr(turn, slot) is None}
