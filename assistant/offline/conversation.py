@@ -70,6 +70,7 @@ class CarrySpec:
     ordinals: tuple[tuple[int, re.Pattern], ...] = ()  # "the first case", "第二种方案": the N-th turn that asked about a job
     back: re.Pattern = re.compile(r"(?!)")  # "回到全参那个方案", "back to the 4k one": the earlier turn with the value named
     referent_slots: tuple[str, ...] = ()  # the slots whose value names the earlier turn gone back to
+    proposed_count: re.Pattern = re.compile(r"(?!)")  # "would 12 cards do?": a count proposed, not the user's (carry.toml)
     serving_part: tuple[str, ...] = ()  # the part a serving turn named for its job: not the training job's (carry.toml)
 
 
@@ -108,7 +109,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      {slot: words(pats) for slot, pats in asked.get("solved", {}).items()},
                      tuple((int(n), words(pats)) for n, pats in raw.get("referents", {}).get("ordinal", {}).items()),
                      words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
-                     tuple(slots.get("serving_part", {}).get("slots", ())))
+                     words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())))
 
 
 CARRY = load()
@@ -283,7 +284,7 @@ def keep_hardware(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         return  # a part the last job was sized on ("on Snt9B23, how many cards?") is not hardware the user said they have
     if serving_part_left(new, earlier, turn):
         return  # "back to 训练：qwen2.5-7b full 要几张" after serving it on one 32GB card: the training default part
-    names = list(CARRY.hardware_part) + ([] if turn.devices or turn.nodes else list(CARRY.hardware_devices))
+    names = list(CARRY.hardware_part) + ([] if turn.devices or turn.nodes or earlier.devices_proposed else list(CARRY.hardware_devices))
     skip = facts_quoted(earlier)
     for name in names:
         value = getattr(earlier, name)
@@ -293,6 +294,30 @@ def keep_hardware(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
             setattr(new, name, value)
             new.origins[name] = "conversation"
     new.part_facts = {**earlier.part_facts, **new.part_facts}
+
+
+def proposes_count(turn: QuestionFrame) -> bool:
+    """"would 12 cards do?", "16 张够吗": a count proposed in a yes/no about it (carry.toml [proposed_count]), with no word
+    saying the user has the devices."""
+    q = turn.question.lower()
+    return (turn.devices is not None or turn.nodes is not None) and bool(CARRY.proposed_count.search(q)) and not CARRY.owns.search(q)
+
+
+def proposed_count_left(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """A count the user proposed ("would 12 cards do?") is not their device limit when the next turn asks a count of its
+    own ("and the minimum at 8192?"): that turn is answered from the tables, not as a yes/no on the 12. A turn asking the
+    same yes/no again ("换成 8192 呢") keeps it."""
+    if turn.devices is not None or turn.nodes is not None:
+        new.devices_proposed = proposes_count(turn)
+        return
+    if not earlier.devices_proposed:
+        return
+    if "cards" in asks(turn) and new.origin("devices") not in ("said", "read_as") and new.origin("nodes") not in ("said", "read_as"):
+        new.devices = new.nodes = None
+        for slot in ("devices", "nodes"):
+            new.origins.pop(slot, None)
+        return
+    new.devices_proposed = True
 
 
 def serving_part_left(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> bool:
@@ -561,7 +586,7 @@ def models_kept(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame)
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
     """The conversation's frame after this turn: ``turn`` with what it leaves open filled from ``earlier``."""
     if earlier is None:
-        return turn
+        return turn.model_copy(update={"devices_proposed": proposes_count(turn)})
     follow_up = follow_up or refers_back(turn)
     new = turn.copy_for_turn()
     models_kept(new, earlier, turn)
@@ -579,6 +604,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     # what the turn asks of its own, before a relative change ("卡数翻倍呢") drops its count word
     asked_own = asks(turn) or quantity.asked(turn, inputs=False) or SETTING_ASKED.search(turn.question.lower())
     carry(new, earlier, turn)
+    proposed_count_left(new, earlier, turn)
     # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count); a change of devices the conversation
     # never stated is made on the last answer's count (that_many)
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:

@@ -77,3 +77,16 @@ def test_training_the_model_served_on_one_32gb_card_uses_the_default_part(assist
 def test_the_users_own_serving_cards_stay_for_training(assistant):
     *_, ans = converse(assistant, "我们有 8 张 32GB 显存的昇腾卡，qwen2.5-32b 推理要几张？", "那训练呢，全参 4096 要几张？")
     assert "32G" in ans.answer.splitlines()[0], ans.answer.splitlines()[0]  # the user's own cards, said so
+
+
+def test_a_proposed_count_is_not_the_device_limit_of_a_count_asked_next(assistant):
+    ms, lf = (seed_cards("qwen3-8b", "full", 8192, fw) for fw in ("MindSpeed-LLM", "LLaMA-Factory"))
+    *_, ans = converse(assistant, "qwen3-8b full fine-tune 4096, would 12 cards do?", "and the minimum at 8192?")
+    assert "12" not in ans.answer, ans.answer[:300]  # the 12 was proposed, not the user's cards
+    head = lead(ans)
+    assert f"LLaMA-Factory: **{lf} cards**" in head and f"MindSpeed-LLM: **{ms} cards**" in head, head
+
+
+def test_a_proposed_count_stays_for_the_same_yes_no_again(assistant):
+    *_, ans = converse(assistant, "qwen3-8b full fine-tune 4096, 12 张够吗?", "换成 8192 呢")
+    assert "你的 12 张卡满足" in lead(ans), lead(ans)
