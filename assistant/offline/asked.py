@@ -14,8 +14,8 @@ from ..tools.estimates import PlanResult
 from .frame import QuestionFrame
 from .vocab import ASKS_COUNT, NODES_ASKED
 
-# 内存 is host RAM (device memory is 显存): "内存要多少", "要多少内存"
-HOST_RAM = re.compile(r"host\s*(?:ram|memory)|cpu(?:[-\s]*side)?\s*(?:ram|memory)|(?:system|server|machine)\s+(?:ram|memory)|cpu\s*(?:侧|端)?\s*的?\s*内存|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))|"
+# 内存 is host RAM (device memory is 显存): "内存要多少", "要多少内存", "多少 host 内存"
+HOST_RAM = re.compile(r"host\s*(?:ram|memory|内存)|cpu(?:[-\s]*side)?\s*(?:ram|memory)|(?:system|server|machine)\s+(?:ram|memory)|cpu\s*(?:侧|端)?\s*的?\s*内存|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))|"
                       r"(?:多少|多大)\s*的?\s*内存(?!不足)",
                       re.I)
 NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offload|关(?:掉|闭)?\s*offload|without\s+(?:cpu\s+)?offload|"
@@ -46,7 +46,7 @@ def asks_host_ram(s: QuestionFrame) -> bool:
     stated, whether it is enough (judges_host_ram)."""
     if s.host_ram_gb and not HOST_RAM_QUANTITY.search(s.question):  # "1 TB host RAM per node — feasible?": stated, not asked
         return judges_host_ram(s)
-    return bool(HOST_RAM.search(s.question)) and bool(s.model or s.params_b)
+    return (bool(HOST_RAM.search(s.question)) or s.host_ram_carried) and bool(s.model or s.params_b)
 
 
 HOST_RAM_QUANTITY = re.compile(r"how much|how many|多少|多大|几", re.I)

@@ -681,7 +681,9 @@ class CapacityBlocks(Writer):
             return self.say("host_ram_first", gib=f"{plan.memory.host_ram_gib:,.0f}", setting=self.parallel(plan.zero_stage, plan.offload),
                             nodes=self.nodes(nodes), devs=self.devices(plan.devices, plan.unit, plan.hardware))
         if with_ram:
-            m = with_ram[0].value
+            # on the user's devices when one of them is estimated there ("if we only have 2 nodes?" after the host RAM on
+            # the recipe's 4): the host RAM per node of the count asked, not of the recipe's
+            m = next((c.value for c in with_ram if c.value is not None and c.value.devices == self.e.devices), with_ram[0].value)
             assert m is not None
             devs = self.devices(m.devices, m.unit, m.hardware)
             nodes = max(1, math.ceil(m.devices / self.node_size(m.hardware)))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import checks, proposal, quantity, spec
-from .asked import ASKS_VERDICT, asks_host_ram, asks_verdict
+from .asked import ASKS_VERDICT, HOST_RAM, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
 from .serving_words import KV_EFFECT
@@ -70,6 +70,8 @@ class CarrySpec:
     ordinals: tuple[tuple[int, re.Pattern], ...] = ()  # "the first case", "第二种方案": the N-th turn that asked about a job
     back: re.Pattern = re.compile(r"(?!)")  # "回到全参那个方案", "back to the 4k one": the earlier turn with the value named
     referent_slots: tuple[str, ...] = ()  # the slots whose value names the earlier turn gone back to
+    proposed_count: re.Pattern = re.compile(r"(?!)")  # "would 12 cards do?": a count proposed, not the user's (carry.toml)
+    serving_part: tuple[str, ...] = ()  # the part a serving turn named for its job: not the training job's (carry.toml)
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -106,7 +108,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      words(raw.get("both", {})),
                      {slot: words(pats) for slot, pats in asked.get("solved", {}).items()},
                      tuple((int(n), words(pats)) for n, pats in raw.get("referents", {}).get("ordinal", {}).items()),
-                     words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())))
+                     words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
+                     words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())))
 
 
 CARRY = load()
@@ -279,7 +282,9 @@ def keep_hardware(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         return
     if not (earlier.origin("devices") in USERS or earlier.origin("nodes") in USERS or CARRY.owns.search(earlier.question.lower())):
         return  # a part the last job was sized on ("on Snt9B23, how many cards?") is not hardware the user said they have
-    names = list(CARRY.hardware_part) + ([] if turn.devices or turn.nodes else list(CARRY.hardware_devices))
+    if serving_part_left(new, earlier, turn):
+        return  # "back to 训练：qwen2.5-7b full 要几张" after serving it on one 32GB card: the training default part
+    names = list(CARRY.hardware_part) + ([] if turn.devices or turn.nodes or earlier.devices_proposed else list(CARRY.hardware_devices))
     skip = facts_quoted(earlier)
     for name in names:
         value = getattr(earlier, name)
@@ -289,6 +294,37 @@ def keep_hardware(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
             setattr(new, name, value)
             new.origins[name] = "conversation"
     new.part_facts = {**earlier.part_facts, **new.part_facts}
+
+
+def proposes_count(turn: QuestionFrame) -> bool:
+    """"would 12 cards do?", "16 张够吗": a count proposed in a yes/no about it (carry.toml [proposed_count]), with no word
+    saying the user has the devices."""
+    q = turn.question.lower()
+    return (turn.devices is not None or turn.nodes is not None) and bool(CARRY.proposed_count.search(q)) and not CARRY.owns.search(q)
+
+
+def proposed_count_left(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
+    """A count the user proposed ("would 12 cards do?") is not their device limit when the next turn asks a count of its
+    own ("and the minimum at 8192?"): that turn is answered from the tables, not as a yes/no on the 12. A turn asking the
+    same yes/no again ("换成 8192 呢") keeps it."""
+    if turn.devices is not None or turn.nodes is not None:
+        new.devices_proposed = proposes_count(turn)
+        return
+    if not earlier.devices_proposed:
+        return
+    if "cards" in asks(turn) and new.origin("devices") not in ("said", "read_as") and new.origin("nodes") not in ("said", "read_as"):
+        new.devices = new.nodes = None
+        for slot in ("devices", "nodes"):
+            new.origins.pop(slot, None)
+        return
+    new.devices_proposed = True
+
+
+def serving_part_left(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> bool:
+    """A turn switching from serving to training, naming no part of its own: the part the serving turn named for its job
+    stays behind (carry.toml [slots.serving_part]) unless the user said it is theirs or the turn refers back to it."""
+    return turn.task() == "training" and earlier.task() == "serving" and not (turn.hardware or turn.hardwares or turn.memory_gb) \
+        and not (refers_back(turn) or CARRY.owns.search(earlier.question.lower()))
 
 
 def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
@@ -305,6 +341,8 @@ def carry(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> No
         # "the 64GB card" after "a 32GB card": the part with the other memory (the default part, or the one the reader
         # picks by memory), not the carried 32 GB one
         left_behind |= {"hardware", "hardware_text", "hardwares"}
+    if serving_part_left(new, earlier, turn):
+        left_behind |= set(CARRY.serving_part)  # "切回训练" after serving on a 32 GB card: the training default part
     for group in CARRY.together:  # "那只用一台呢" after "两台，每台 8 卡": one node, not the 16 devices said before
         if any(getattr(turn, slot) is not None for slot in group):
             left_behind |= {slot for slot in group if getattr(turn, slot) is None}
@@ -436,6 +474,8 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.quantities_carried = list(dict.fromkeys([*earlier.quantities_carried, *(r.name for r in quantity.asked(earlier))]))
     if not asks(turn) and (ASKS_VERDICT.search(earlier.question) or earlier.verdict_carried):
         new.verdict_carried = True  # "够吗?" then "换成 8192 呢": the same yes/no, on the changed job
+    if not asks(turn) and not quantity.asked(turn, inputs=False) and not HOST_RAM.search(turn.question) and asks_host_ram(earlier):
+        new.host_ram_carried = True  # "每台要多少内存" then "那 8 台呢": the host RAM per node again, on the changed count
     if turn.task() is None:
         new.intents |= earlier.intents & CARRY.domain
     if turn.task() == "serving" and earlier.task() == "training":
@@ -546,7 +586,7 @@ def models_kept(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame)
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
     """The conversation's frame after this turn: ``turn`` with what it leaves open filled from ``earlier``."""
     if earlier is None:
-        return turn
+        return turn.model_copy(update={"devices_proposed": proposes_count(turn)})
     follow_up = follow_up or refers_back(turn)
     new = turn.copy_for_turn()
     models_kept(new, earlier, turn)
@@ -564,6 +604,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     # what the turn asks of its own, before a relative change ("卡数翻倍呢") drops its count word
     asked_own = asks(turn) or quantity.asked(turn, inputs=False) or SETTING_ASKED.search(turn.question.lower())
     carry(new, earlier, turn)
+    proposed_count_left(new, earlier, turn)
     # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count); a change of devices the conversation
     # never stated is made on the last answer's count (that_many)
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
@@ -823,7 +864,9 @@ def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     on_count = asks(new) & CARRY.on_last_count or asks_host_ram(new)  # carry.toml [on_last_count]
     # a quantity of the layout whose only figure missing is the count ("TP8 PP4 的话 DP 多少" after "32 张卡"): that count's
     on_count = on_count or any(quantity.missing(row, new) == ["devices"] for row in quantity.asked(new, inputs=False))
-    if new.devices or not (said or changed or on_count) or defines(new) and not new.model:
+    # the nodes the user says ("if we only have 2 nodes?") are the count a quantity asked of them is on, not the last answer's
+    users_nodes = bool(new.nodes) and new.origin("nodes") == "said" and not (said or changed)
+    if new.devices or users_nodes or not (said or changed or on_count) or defines(new) and not new.model:
         return  # "what is pipeline parallelism?" explains a term: no count of the last answer is split
     led = None
     for answer in reversed(answers):

@@ -145,6 +145,13 @@ class QuestionFrame(BaseModel):
     layout_task: str | None = None  # "training" or "serving": what the layout rules were checked for
     # the conversation's yes/no asked again: "够吗?" then "把 cutoff_len 改成 8192 呢" asks whether the changed job still fits
     verdict_carried: bool = False
+    # the host RAM per node asked by an earlier turn, asked again by a turn that only changes the count ("and with 4
+    # nodes?", "那 8 台呢" after "每台要多少内存"): the thread's quantity on the changed devices (asked.asks_host_ram)
+    host_ram_carried: bool = False
+    # the devices are a count the user proposed in a yes/no ("would 12 cards do?", "12 张够吗"), not ones they said they have:
+    # judged on that turn and the turns that ask the same yes/no again, not the device limit of a turn asking its own
+    # count or naming another model (conversation.proposed_count_left)
+    devices_proposed: bool = False
     quantities_carried: list[str] = Field(default_factory=list)
     """The quantities (quantities.toml) an earlier turn asked, asked again by a turn that only changes a value ("what if
     the window is 72 hours instead?" after "what TPS per card for 2B tokens in 48 h on 16 cards?")."""
