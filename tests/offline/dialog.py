@@ -18,3 +18,12 @@ def converse(assistant, *questions):
 def last_answer(assistant, *questions):
     """The answer to the last of ``questions``, asked as one conversation."""
     return converse(assistant, *questions)[-1]
+
+
+def lead(ans) -> str:
+    """The headline paragraph: from the answer label to the first blank line."""
+    text = ans.answer
+    for label in ("**Answer:**", "**结论**："):
+        if label in text:
+            return text.split(label, 1)[1].split("\n\n", 1)[0].strip()
+    return text.split("\n\n", 1)[0]

@@ -13,16 +13,7 @@ import pytest
 
 from assistant.offline import fused_attention
 
-from .dialog import converse
-
-
-def lead(ans) -> str:
-    """The headline paragraph: from the answer label to the first blank line."""
-    text = ans.answer
-    for label in ("**Answer:**", "**结论**："):
-        if label in text:
-            return text.split(label, 1)[1].split("\n\n", 1)[0].strip()
-    return text.split("\n\n", 1)[0]
+from .dialog import converse, lead
 
 
 @pytest.mark.parametrize(("question", "first", "absent"), [
