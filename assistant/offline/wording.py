@@ -117,14 +117,14 @@ TOOL_NOTE_ZH = [
     (re.compile(r"^estimate from the model catalog and the figures given$"), "按模型目录和你给出的数字估算"),
     (re.compile(r"^model catalog \((.+)\)$"), r"模型目录（\1）"),
     (re.compile(r"^model catalog$"), "模型目录"),
-    # generate_config's check of a plan changed by hand (tools/configs.py _memory_note), one piece at a time
-    (re.compile(r"^With (.+) set by hand the estimate is ([\d.]+) GiB per (\S+) \(likely ([\d.]+)-([\d.]+)\) of ([\d.]+) usable: it "),
-     r"按手动设置的 \1，估算每个 \3 约 \2 GiB（可能在 \4-\5 之间），可用 \6 GiB："),
-    (re.compile(r"^(按手动设置的 .*)每个 card "), r"\1每卡"),
-    (re.compile(r"^(按手动设置的 .*：)fits\.$"), r"\1放得下。"),
-    (re.compile(r"^(按手动设置的 .*：)does not fit\.$"), r"\1放不下。"),
-    (re.compile(r"^(按手动设置的 .*：)is tight \(the likely range crosses the usable memory\)\.$"), r"\1偏紧（可能范围越过可用显存）。"),
-    (re.compile(r"^(按手动设置的 .*：)is tight \(the likely range fits; a case beside it, such as pinned ZeRO-3 blocks, does not\)\.$"),
+    # generate_config's check of a plan changed by the request (tools/configs.py _memory_note), one piece at a time
+    (re.compile(r"^With (.+) as given the estimate is ([\d.]+) GiB per (\S+) \(likely ([\d.]+)-([\d.]+)\) of ([\d.]+) usable: it "),
+     r"按请求中给出的 \1，估算每个 \3 约 \2 GiB（可能在 \4-\5 之间），可用 \6 GiB："),
+    (re.compile(r"^(按请求中给出的 .*)每个 card "), r"\1每卡"),
+    (re.compile(r"^(按请求中给出的 .*：)fits\.$"), r"\1放得下。"),
+    (re.compile(r"^(按请求中给出的 .*：)does not fit\.$"), r"\1放不下。"),
+    (re.compile(r"^(按请求中给出的 .*：)is tight \(the likely range crosses the usable memory\)\.$"), r"\1偏紧（可能范围越过可用显存）。"),
+    (re.compile(r"^(按请求中给出的 .*：)is tight \(the likely range fits; a case beside it, such as pinned ZeRO-3 blocks, does not\)\.$"),
      r"\1偏紧（可能范围放得下，但旁边的情形（如被钉住的 ZeRO-3 权重块）放不下）。"),
     (re.compile(r" \+ full recompute$"), " + 完全重计算"),  # a slower setting: 'TP 4 × PP 1 + full recompute'
     (re.compile(r" \+ CPU offload$"), " + CPU offload 卸载"),
