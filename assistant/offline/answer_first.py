@@ -421,8 +421,15 @@ def in_ask_order(lead: str, parts: Sequence[str], lang: str = "en") -> str:
     best = scores.index(max(scores))
     if best == 0 or not scores[best][0] or scores[0] >= scores[best]:
         return lead
-    ordered = [sentences[best], *(x for i, x in enumerate(sentences) if i != best)]
+    # (the sentences that go on from it, "因此一个 epoch 是 …", "So …", move with it)
+    end = best + 1
+    while end < len(sentences) and GOES_ON.match(sentences[end]):
+        end += 1
+    ordered = [*sentences[best:end], *sentences[:best], *sentences[end:]]
     return ("" if lang == "zh" else " ").join(ordered) + (cite.group(0) if cite else "")
+
+
+GOES_ON = re.compile(r"(?:因此|所以|于是|也就是说)|(?:so|therefore|thus|hence|that\s+is)(?![a-z])", re.I)
 
 
 _NOTE_CITED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")

@@ -102,3 +102,10 @@ def test_no_is_said_only_of_the_way_asked(assistant):
     head = lead(converse(assistant, "Will bumping --gpu-memory-utilization up help with an NPU out of memory error during vllm serving?")[0])
     assert not head.startswith("**No**"), head
     assert "lower `--gpu-memory-utilization`" in head, head
+
+
+def test_a_sentence_going_on_from_the_moved_one_moves_with_it():
+    parts = ["TRAIN_ITERS 默认多少", "SAVE_INTERVAL 呢"]
+    text = "还有 `SAVE_INTERVAL`（10）和 `TRAIN_ITERS`。`TRAIN_ITERS` 默认为 `SN / GBS * EPOCH`。因此一个 epoch 是 `SN / GBS` 步。"
+    assert in_ask_order(text, parts, "zh") == ("`TRAIN_ITERS` 默认为 `SN / GBS * EPOCH`。因此一个 epoch 是 `SN / GBS` 步。"
+                                               "还有 `SAVE_INTERVAL`（10）和 `TRAIN_ITERS`。")
