@@ -26,6 +26,7 @@ from ..notes import (
 )
 from ..tools.tables import NotePassage
 from .note_pick import about_done
+from .wording import W
 
 ASKS_FIX = re.compile(r"怎么办|怎么解决|如何解决|怎么处理|如何处理|怎么修|怎么改|报错|what\s+(?:should|can|do)\s+i\s+do|"
                       r"how\s+(?:do\s+i|to|can\s+i|should\s+i)\s+(?:fix|solve|avoid|resolve|get\s+rid|get\s+(?:past|around)|work\s+around|bypass)|"
@@ -65,6 +66,7 @@ CHOICE_GIVEN = re.compile(r"^[\W\d]*(?:(?:on|for|in)\s[^:：,]{1,60}[:：,][\s`*
                           r"recommend|(?<![a-z])(?:best|should)(?![a-z])|^[^，。：]{0,40}(?:用|选)|建议|推荐|就用", re.I)
 # a sentence saying what does not help ("the training remedies above do not apply", "重启解决不了这个事件") gives no fix
 NO_FIX = re.compile(r"不适用|没有用|没用|无效|解决不了|不能解决|(?:do|does|did|will)\s*(?:not|n't)\s+(?:apply|help|work|fix)|won't\s+(?:help|fix|work)", re.I)
+SAYS["helps"] = NO_FIX  # the sentence that answers "does it help?": one saying it does not
 # an FAQ item "problem → fix" gives its fix
 FIX_GIVEN = re.compile(FIX_GIVEN.pattern + r"|\s(?:→|->|=>)\s", re.I)
 GIVEN = {"fix": FIX_GIVEN, "choice": CHOICE_GIVEN}
@@ -74,9 +76,15 @@ _KIND_WORDS = {"fix", "how", "do", "i", "what", "which", "should", "use", "choos
 _SENTENCE = re.compile(r"(?<=[。！？])(?!\*\*)|(?<=[.!?])\s+(?=[A-Z`*“\"(（])")  # "**忽略这个报错。**" is one sentence
 
 
+# "will restarting the scheduler fix that?", "重启 scheduler 能解决吗": whether a way the user names helps, answered by the
+# note's sentence saying it does not help (NO_FIX), led by a plain no; a note with no such sentence answers it as a fix
+ASKS_HELPS = re.compile(r"(?:^|[,.;:?!，。；：？]\s*|(?<![a-z])(?:and|but|so)\s+)(?:will|would|does|do|did|can|could|is|are)\s+(?!(?:i|we|you)\s)((?:[\w.'-]+\s+){1,8}?)(?:fix|help|solve|resolve|cure)(?:s|es)?(?![a-z])"
+                        r"[^?？.。;；]{0,80}[?？]|([^，。；？?,;]{1,24}?)(?:能|可以|会)(?:解决|修好|好)吗|([^，。；？?,;]{1,24}?)(?:能不能解决|有用吗|管用吗|有没有用|有效吗)", re.I)
+
+
 def kind_asked(question: str) -> str | None:
-    """state, fix, choice, limit or whether: what the question asks for, or None."""
-    for kind, rx in (("state", ASKS_STATE), ("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT), ("whether", ASKS_WHETHER)):
+    """helps, state, fix, choice, limit or whether: what the question asks for, or None."""
+    for kind, rx in (("helps", ASKS_HELPS), ("state", ASKS_STATE), ("fix", ASKS_FIX), ("choice", ASKS_CHOICE), ("limit", ASKS_LIMIT), ("whether", ASKS_WHETHER)):
         if rx.search(question) and not (kind == "whether" and LISTS_ASKED.search(question)):
             return kind
     return None
@@ -140,6 +148,9 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
         return (bool(says.search(s)) and (kind not in GIVEN or bool(GIVEN[kind].search(s)))
                 and not (kind == "fix" and NO_FIX.search(s)))
 
+    if kind == "helps":  # a plain no, with the note's sentence saying so first; else the question is answered as a fix
+        return helps_not(lead, sentences, [(s, fit(s, h)) for s, h in found], way_asked(question), lang) or answer_first(
+            ASKS_HELPS.sub(" fix? ", question), lead, passages, lang, done)
     # the lead's first sentence already answers: plainly (a fix or a pick given), or a number with the question's words
     if answers(first) and not ELSEWHERE.search(first) and (kind in GIVEN or weight(first) > 0):
         return lead
@@ -164,6 +175,33 @@ def answer_first(question: str, lead: str, passages: Sequence[NotePassage], lang
     chosen = best[3]
     rest = [s for s in sentences if s != chosen]  # a sentence of the lead moves to the front; the note's goes before it
     return ("" if lang == "zh" else " ").join([chosen, *rest])
+
+
+def way_asked(question: str) -> set[str]:
+    """The words of the way "does it help?" asks about ("restarting the volcano scheduler pod", "重启 scheduler")."""
+    m = ASKS_HELPS.search(question)
+    if not m:
+        return set()
+    said = next((g for g in m.groups() if g), "")
+    if not _terms(said) - PRONOUNS:  # "…, does that fix it?": the clause before says the way
+        said = question[:m.start()]
+    rest = question.replace(said, " ") if said else question
+    # (its own words: not those of the problem it is asked against, "raising --gpu-memory-utilization" for "out of memory")
+    return _terms(said) - _terms(rest) - _KIND_WORDS - PRONOUNS
+
+
+PRONOUNS = frozenset({"that", "this", "it", "them", "these", "those", "这个", "那个", "这样"})
+
+
+def helps_not(lead: str, sentences: list[str], fits: list[tuple[str, float]], way: set[str], lang: str) -> str | None:
+    """"Will X fix it?": the note's sentence saying X does not fix it (one saying no way helps that names a word of X, the
+    best fit of the question's words), after a plain no, then the rest of the lead; None when no sentence says so."""
+    said = [(f, -i, s) for i, (s, f) in enumerate(fits) if NO_FIX.search(s) and way & _terms(s)]
+    if not said:
+        return None
+    chosen = max(said)[2]
+    rest = [s for s in sentences if s != chosen]
+    return W["note_helps_no"][lang].format(sentence=chosen) + ("" if lang == "zh" else " ") + ("" if lang == "zh" else " ").join(rest)
 
 
 ARROW = re.compile(r"\s(?:→|->|=>)\s")
@@ -356,3 +394,42 @@ def named_item_first(question: str, lead: str) -> str:
         return lead
     item = items[hits.pop()].strip()
     return item + "\n" + lead
+
+
+def in_ask_order(lead: str, parts: Sequence[str], lang: str = "en") -> str:
+    """A lead answering a question of several parts ("how long is a Token valid, and when should I use it over AK/SK?"):
+    the sentence answering the part asked first goes first. That is the sentence holding most of the first part's own
+    words (those no other part has), when the lead's first sentence holds fewer of them (or as many, among more words
+    of its own); the rest keep their order. The
+    note's words are kept: a sentence moves, none is made up; the note named at the end stays at the end."""
+    cite = _NOTE_CITED.search(lead)
+    body = lead[:cite.start()] if cite else lead
+    sentences = [x.strip() for x in _SENTENCE.split(body) if x and x.strip()]
+    if len(parts) < 2 or len(sentences) < 2 or "\n" in body.strip():  # (a list or a command block keeps its lines)
+        return lead
+    # a kind the first part asks ("输出到哪个目录": a path): the first sentence holding it answers; only such a sentence moves
+    if (kinds := kinds_asked(parts[0])) and any(kinds_held(x, kinds) for x in sentences):
+        if kinds_held(sentences[0], kinds):
+            return lead
+        holding = [kinds_held(x, kinds) for x in sentences]
+    else:
+        holding = [True] * len(sentences)
+    words = [_terms(p) - _KIND_WORDS for p in parts]
+    first_own = words[0] - set().union(*words[1:])
+    # (on a tie, the sentence about fewer things: "`TRAIN_ITERS` defaults to …" over a list naming it among others)
+    scores = [(len(first_own & (ts := _terms(x))) if held else 0, -len(ts)) for x, held in zip(sentences, holding, strict=True)]
+    best = scores.index(max(scores))
+    if best == 0 or not scores[best][0] or scores[0] >= scores[best]:
+        return lead
+    # (the sentences that go on from it, "因此一个 epoch 是 …", "So …", move with it)
+    end = best + 1
+    while end < len(sentences) and GOES_ON.match(sentences[end]):
+        end += 1
+    ordered = [*sentences[best:end], *sentences[:best], *sentences[end:]]
+    return ("" if lang == "zh" else " ").join(ordered) + (cite.group(0) if cite else "")
+
+
+GOES_ON = re.compile(r"(?:因此|所以|于是|也就是说)|(?:so|therefore|thus|hence|that\s+is)(?![a-z])", re.I)
+
+
+_NOTE_CITED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")

@@ -47,7 +47,15 @@ from . import (
     subquestions,
     tool_flags,
 )
-from .answer_first import answer_first, each_named, held_first, named_item_first, with_antecedent
+from .answer_first import (
+    answer_first,
+    each_named,
+    held_first,
+    in_ask_order,
+    kind_asked,
+    named_item_first,
+    with_antecedent,
+)
 from .asked import (
     GBS_WORDS,
     WHY_ASKED,
@@ -815,6 +823,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # holds a fact for it (the topic rule of notes()), not from a note that only shares a word ("how long … token":
         # the training-time note's token formulas after an answer on the service's tokens)
         topic = self.s.topic_note or self.note_file
+        # the whole question's lead answers the parts in the order asked
+        if kind_asked(self.s.question) != "helps":  # (a no said to "does it help?" answers the question whole)
+            main = in_ask_order(main, [p.text for p in subquestions.asked_apart(self.s.question)], self.lang)
         for part, result in each:
             own, headlined, self.s = self.s, self.headlined, self.s.model_copy(
                 update={"question": part.text, "topic_text": "", "topic_note": topic})
@@ -826,7 +837,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
 
             lead = got[0][len(label):] if got and got[0].startswith(label) else ""
             said = [flat_text(x) for x in (main, *out)]
-            new = [x for x in SENTENCE_END.split(lead) if flat_text(NOTE_NAMED.sub("", x)) and not any(flat_text(NOTE_NAMED.sub("", x)) in s for s in said)]
+            # (a sentence said already of another thing, "结果写入 `benchmark_parallel.csv`" beside the whole question's
+            # "结果写入 `benchmark_serving.csv`": the same fact of the thing the whole question is about, said)
+            kinds = {same_fact(x) for y in (main, *out) for x in SENTENCE_END.split(y)}
+            new = [x for x in SENTENCE_END.split(lead) if flat_text(NOTE_NAMED.sub("", x)) and not any(flat_text(NOTE_NAMED.sub("", x)) in s for s in said)
+                   and same_fact(x) not in kinds]
             if not new or flat_text(lead)[:40] in flat_text(main):  # the whole question's lead answers this part
                 if main not in out:
                     out.append(main)
@@ -1111,9 +1126,14 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             said = lead + "\n" + picked.strip() if rows and picked.strip() else picked + lead
             if not rows:  # the fix, the limit or the choice asked, first (answer_first.py)
                 said = answer_first(self.s.question, said, best, self.lang, done=note_pick.done_clause(self.s.question))
+                # a question of several parts: the sentence answering the part asked first leads (not before a no said
+                # to "does it help?", which answers the question whole)
+                if kind_asked(self.s.question) != "helps":
+                    said = in_ask_order(said, [p.text for p in subquestions.asked_apart(self.s.question)], self.lang)
             # a size or duration they state placed in the note's rule by ranges ("3 GB": the 100 MB–50 GB row), first
             placed = range_rows(self.s.question, [h.text for h in best])
             said = limit_sentence_first(self.s.question, said, {r.said for r in placed}, self.lang)
+            said = without_rows(said, [r.row for r in placed], self.lang)  # each placed row is said once, with their value
             # "一步步怎么排查": the note's step list, whole, after the lead (not only the section the lead opens)
             listed = note_pick.steps_listed(self.s.question, said, best)
             steps = [self.say("note_steps_listed", heading=listed[0]), *(f"{i}. {t}" for i, t in enumerate(listed[1], 1))] if listed else []
@@ -1285,6 +1305,12 @@ def exact(x: float) -> str:
     return f"{int(r):,}" if r == int(r) else f"{r:,}"
 
 
+def same_fact(sentence: str) -> str:
+    """A sentence without its code values and marks: two sentences alike but for the file, flag or value in code say
+    the same fact of different things."""
+    return flat_text(re.sub(r"`[^`]*`", "`", NOTE_NAMED.sub("", sentence)))
+
+
 def flat_text(text: str) -> str:
     """Text without its marks and spaces, to find one sentence inside another's rendering."""
     return re.sub(r"[*`>\s]", "", text)
@@ -1397,6 +1423,20 @@ def count_asked_before_batch(question: str) -> bool:
     q = question.lower()
     count, gbs = ASKS_COUNT.search(q), GBS_WORDS.search(q)
     return bool(count and gbs and count.start() < gbs.start())
+
+
+def without_rows(said: str, rows: list[str], lang: str) -> str:
+    """The lead less the sentences that only repeat a range row placed with the user's value before it."""
+    if not rows or "\n" in said.strip():
+        return said
+    cite = NOTE_NAMED.search(said)
+    body = said[:cite.start()] if cite else said
+    sentences = [x.strip() for x in SENTENCE_END.split(body) if x and x.strip()]
+    kept = [x for x in sentences if not any(flat_text(row) in flat_text(x) and len(flat_text(x)) <= len(flat_text(row)) + 4
+                                            for row in rows)]
+    if len(kept) == len(sentences):
+        return said
+    return ("" if lang == "zh" else " ").join(kept) + (cite.group(0) if cite else "")
 
 
 def limit_sentence_first(question: str, said: str, placed: set[str], lang: str) -> str:

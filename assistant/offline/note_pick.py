@@ -96,6 +96,11 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
     if len(options) < 3:
         return None
     parts = {o: option_parts(o) for o in options}
+    # the flag the question names says the kind of value ("which --handler-name …": the handlers, not `DATA_TYPE`)
+    flagged = set().union(set(), *(option_parts(f) for f in re.findall(r"--[\w-]+", question))) - {"name", "type", "path"}
+    if flagged and 2 <= len(narrowed := [o for o in options if parts[o] & flagged]) < len(options):
+        options = narrowed
+        parts = {o: parts[o] for o in options}
     shared = {p: sum(p in ps for ps in parts.values()) for p in set().union(*parts.values())}
 
     def named(p: str) -> bool:  # a two-letter part ("HF" of `PretrainedFromHF`) only as a word of its own
@@ -323,12 +328,17 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
     parts = [p for p in parts if asks(p, question) or len(re.findall(r"[\u4e00-\u9fff]|[A-Za-z]+", p)) < TOLD_WORDS
              and not TOLD_BY_USER.search(p)]
     # whole bullets only: one that runs on to the next line ("… and change") is no answer on its own
-    bullets = list(dict.fromkeys(b.strip() for p in passages for b in BULLET.findall(p.text)
-                                 if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip())
-                                 and not explains_other_excerpt(b, question)))  # a sample message's piece they never wrote
+    where: dict[str, NotePassage] = {}  # each bullet's section (the first that holds it)
+    for p in passages:
+        for b in BULLET.findall(p.text):
+            if len(b.strip()) >= 12 and re.search(r"[.。)）!！]$", b.strip()) and not explains_other_excerpt(b, question):
+                where.setdefault(b.strip(), p)  # (not a sample message's piece they never wrote)
+    bullets = list(where)
     if len(bullets) < 2:
         return []
     seen = [stems(b) for b in bullets]
+    # a section's own words ("动态测试"), to tell bullets alike ("结果写入 `…csv`") by the section the question is about
+    section = [stems(where[b].heading) for b in bullets]
     # the note's subject names no part of the question: its title, and the code names its headings give
     # ("HCCL_EXEC_TIMEOUT facts"); a heading's other words ("限制：请求体 12 MB") describe what the section answers
     subject = " ".join(p.title + " " + " ".join(re.findall(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+", p.heading)) for p in passages)
@@ -342,8 +352,10 @@ def parts_unanswered(question: str, lead: str, passages: Sequence[NotePassage]) 
         # ("动态 benchmark 用哪个 script": only a bullet naming a script answers it, not one sharing "benchmark")
         # (a file named answers "where are the results written" as a path does)
         held = [*kinds, "file"] if "path" in kinds else kinds
-        scored = [(len(want & s) if not kinds or kinds_held(bullets[i], held) else 0, -i) for i, s in enumerate(seen)]
-        best, at = max(scored)
+        context = stems(question) - want - common  # the question's other words: the topic the part is asked of
+        scored = [(len(want & s) if not kinds or kinds_held(bullets[i], held) else 0, len(context & section[i]), -i)
+                  for i, s in enumerate(seen)]
+        best, _, at = max(scored)
         if best < 1 or len(want & stems(lead)) >= best:  # the lead answers this part as well as any bullet would
             continue
         # one Chinese character pair in common ("能放开" and "能放下") is no match; one word of the part's own is

@@ -509,7 +509,9 @@ class Parser:
             if self.note_term_not_model(s.unknown_model):
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
-        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work))
+        # a question in a note's own topic words ("config.yaml 起的 pod 怎么删") is on topic, whatever domain word it lacks
+        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work)
+                          or s.notes_named)
         s.spans = r.spans
         # "per_device 1, GA 8?": a turn of English setting names and values has no words of its own to tell its
         # language ("并发 32 呢" does: its setting is said in Chinese)

@@ -25,6 +25,11 @@ ASKS = re.compile(r"[?？]|吗|么|呢|吧\s*$|多少|几|什么|啥|哪|怎么|
 MIN_CHARS = 6  # a part shorter than this ("ok?", "对吧") asks nothing of its own
 
 
+def size(text: str) -> int:
+    """A part's length, a Chinese character counting twice ("要怎么打开" asks a whole question in five)."""
+    return len(text) + len(re.findall(r"[\u4e00-\u9fff]", text))
+
+
 class Part(NamedTuple):
     start: int
     text: str
@@ -50,12 +55,12 @@ def parts(question: str) -> list[Part]:
     for p, marked in pieces:
         text = p.text.strip(" ,，:：")
         asks = marked or bool(ASKS.search(text))  # "1M samples at gbs 256 - steps per epoch?": asked by its mark
-        if len(text) < MIN_CHARS and out and not asks:
+        if size(text) < MIN_CHARS and out and not asks:
             continue  # "ok", "thanks": nothing asked
         if pending is not None:  # a statement before: context of this part
             p = Part(pending.start, q[pending.start:p.start + len(p.text)])
             pending = None
-        if not asks or len(text) < MIN_CHARS:
+        if not asks or size(text) < MIN_CHARS:
             pending = p
             continue
         out.append(p)
@@ -68,7 +73,7 @@ def parts(question: str) -> list[Part]:
 
 
 def asks(text: str) -> bool:
-    return len(text.strip(" ,，:：")) >= MIN_CHARS and bool(ASKS.search(text.strip(" ,，:：")))
+    return size(text.strip(" ,，:：")) >= MIN_CHARS and bool(ASKS.search(text.strip(" ,，:：")))
 
 
 def at_commas(q: str, piece: Part, marked: bool) -> list[tuple[Part, bool]]:

@@ -70,7 +70,10 @@ def given(question: str) -> list[Given]:
 
 
 CONNECTIVES = frozenset({"and", "or", "to", "is", "are", "the", "with", "vs", "versus", "actually", "really", "do", "does",
-                         "mean", "means", "control", "controls", "need", "needs", "set", "for", "in", "of", "on", "和", "与", "或"})
+                         "mean", "means", "control", "controls", "need", "needs", "set", "for", "in", "of", "on", "和", "与", "或",
+                         # a modal or a pronoun after the flag asks about it ("which --handler-name should SFT data use")
+                         "should", "would", "could", "can", "will", "must", "may", "i", "we", "you", "it", "take", "takes",
+                         "accept", "accepts", "default", "defaults"})
 NUMERIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.I)
 
 
