@@ -11,6 +11,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from ..setup_check.errors import JSON_PROBLEMS
+from ..setup_check.framework_errors import is_framework_error
 from ..setup_check.notices import in_language
 from ..setup_check.rules import BENCHMARK_URL_BACKEND, UNNAMED_MODEL
 from ..setup_check.text import blocks
@@ -47,7 +48,7 @@ def is_pasted_setup(text: str) -> bool:
     """A message that carries a config, a launch or serve command, or an out-of-memory message; not one whose error
     message has a signature (signatures.toml: "llamafactory-cli train 报错：Please use `FORCE_TORCHRUN=1` …"), which its
     note section answers, the command beside it only where it was run."""
-    return bool(_PASTED.search(text)) and error_signature.read(text) is None
+    return bool(_PASTED.search(text) or is_framework_error(text)) and error_signature.read(text) is None
 
 
 def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
@@ -71,6 +72,8 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
         said = read_prose(blocks(text)[1]) if read_prose else {}
         if read_prose and not {"hardware", "devices"} & set(said):  # "vllm serve X on 2 x A100 80G with --flag …": the
             said |= {k: v for k, v in read_prose(text).items() if k in ("hardware", "devices")}  # words sat in the line
+        if read_prose and "model" not in said and is_framework_error(text):  # a parser's message with the words on its
+            said |= {k: v for k, v in read_prose(text).items() if k in ("model", "params_b")}  # lines: no file, all words
         args = {"text": text, **{k: v for k, v in said.items() if k in tool_fields[TOOL]}}
         return AIMessage(content="", tool_calls=[{"name": TOOL, "args": args, "id": f"offline-1-0-{TOOL}",
                                                   "type": "tool_call"}])

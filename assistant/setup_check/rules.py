@@ -647,7 +647,7 @@ def _template_model(f: dict[str, Any]) -> Broken | None:
     written, own = str(f["keep_template"]).strip().lower(), str(f["model_template"]).strip().lower()
     if not own or written == own or written in GENERIC_TEMPLATES and f.get("model_variant") not in ("instruct", "chat"):
         return None
-    return Broken(f["keep_template"], own, corrected=f"template: {own}",
+    return Broken(f["keep_template"], own, corrected=f"template: {own}", fix={"keep_template": own},
                   figures={"model": f.get("model_id"), "template": own, **({"variant": "generic"} if written in GENERIC_TEMPLATES else {})})
 
 
