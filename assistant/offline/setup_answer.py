@@ -13,7 +13,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from ..setup_check.errors import JSON_PROBLEMS
 from ..setup_check.framework_errors import is_framework_error
 from ..setup_check.notices import in_language
-from ..setup_check.rules import BENCHMARK_URL_BACKEND, UNNAMED_MODEL
+from ..setup_check.rules import BENCHMARK_URL_BACKEND, RULES, UNNAMED_MODEL
 from ..setup_check.text import blocks
 from . import error_signature, tool_flags
 from .parse import language
@@ -479,6 +479,9 @@ def _global_batch(r: dict[str, Any], lang: str) -> list[str]:
     return out
 
 
+REFUSING = frozenset(rule.code for rule in RULES if rule.refuses)  # findings the framework stops on (rules.py)
+
+
 def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False) -> str:
     if "error" in r:
         e = r["error"]
@@ -494,7 +497,10 @@ def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False) -> str
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     else:
         batch = _global_batch(r, lang) if batch_asked else []  # the batch asked leads; what the file does follows
-        out = [*findings, *batch, *_ds_does(r, lang), *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang),
+        # only a value the framework refuses to start on goes before the batch asked; other findings follow it
+        first = [t for f, t in zip(r.get("findings") or [], findings, strict=True) if not batch or f["code"] in REFUSING]
+        rest = [t for t in findings if t not in first]
+        out = [*first, *batch, *rest, *_ds_does(r, lang), *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang),
                *_change(r, lang)]
     if r.get("kind") in ("benchmark", "preprocess") and not findings:
         out.append(_checked_command(r, lang))

@@ -137,3 +137,11 @@ def test_vllm_heads_message_answers_the_tp_that_divides(assistant):
     a = assistant.ask("vllm serving qwen2.5-7b on 8 cards fails:\nValueError: Total number of attention heads (28) must "
                       "be divisible by tensor parallel size (8).\nwhich tp?")
     assert a.answer.startswith("No: TP 8 does not divide the 28 attention heads") and "--tensor-parallel-size 4" in a.answer
+
+
+def test_the_global_batch_asked_leads_a_recipe_difference(assistant):
+    # 2 per device x GA 4 x 8 cards = 64; the recipe's ZeRO-2 (llama3.1-8b full 4096, seeds/000) is said after it
+    a = assistant.ask("per_device_train_batch_size: 2\ngradient_accumulation_steps: 4\n"
+                      "deepspeed: examples/deepspeed/ds_z3_config.json\nmodel_name_or_path: meta-llama/Llama-3.1-8B-Instruct\n"
+                      "finetuning_type: full\ncutoff_len: 4096\non 8 cards what is the effective batch?")
+    assert a.answer.startswith("**Global batch = 64**") and "the recipe uses ZeRO-2" in a.answer
