@@ -28,6 +28,7 @@ class Signature:
     id: str
     match: tuple[re.Pattern[str], ...]
     phase: tuple[re.Pattern[str], ...]
+    not_phase: tuple[re.Pattern[str], ...]  # words placing the message outside that phase ("during training step 1200")
     note: str
     heading: dict[str, str]
     first: dict[str, dict[str, re.Pattern[str]]]  # asked kind -> language -> the section's sentence that goes first
@@ -56,7 +57,7 @@ def spec() -> tuple[dict[str, tuple[re.Pattern[str], ...]], tuple[Signature, ...
         raw = tomllib.load(f)
     asks = {kind: _rx(patterns) for kind, patterns in raw["asks"].items()}
     sigs = tuple(Signature(
-        id=e["id"], match=_rx(e["match"]), phase=_rx(e.get("phase")), note=e["note"], heading=dict(e["heading"]),
+        id=e["id"], match=_rx(e["match"]), phase=_rx(e.get("phase")), not_phase=_rx(e.get("not_phase")), note=e["note"], heading=dict(e["heading"]),
         first={kind: {lang: re.compile(p) for lang, p in by_lang.items() if p} for kind, by_lang in (e.get("first") or {}).items()},
         pick={lang: re.compile(p) for lang, p in (e.get("pick") or {}).items() if p}, title=dict(e.get("title") or {}),
         summary=e.get("body") == "summary") for e in raw["signature"])
@@ -68,7 +69,8 @@ def read(question: str) -> Seen | None:
     asks, sigs = spec()
     for sig in sigs:
         m = next((m for rx in sig.match if (m := rx.search(question))), None)
-        if m is None or (sig.phase and not any(rx.search(question) for rx in sig.phase)):
+        if m is None or (sig.phase and not any(rx.search(question) for rx in sig.phase)) or any(
+                rx.search(question) for rx in sig.not_phase):
             continue
         line = next((ln.strip() for ln in question.splitlines() if m.group(0) in ln), m.group(0)).strip()
         if CJK.search(line[:line.find(m.group(0))]):  # the user's Chinese words before the message on its line

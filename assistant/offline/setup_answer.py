@@ -11,8 +11,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from ..setup_check.errors import JSON_PROBLEMS
+from ..setup_check.framework_errors import is_framework_error
 from ..setup_check.notices import in_language
-from ..setup_check.rules import BENCHMARK_URL_BACKEND, UNNAMED_MODEL
+from ..setup_check.rules import BENCHMARK_URL_BACKEND, RULES, UNNAMED_MODEL
 from ..setup_check.text import blocks
 from . import error_signature, tool_flags
 from .parse import language
@@ -47,7 +48,7 @@ def is_pasted_setup(text: str) -> bool:
     """A message that carries a config, a launch or serve command, or an out-of-memory message; not one whose error
     message has a signature (signatures.toml: "llamafactory-cli train 报错：Please use `FORCE_TORCHRUN=1` …"), which its
     note section answers, the command beside it only where it was run."""
-    return bool(_PASTED.search(text)) and error_signature.read(text) is None
+    return bool(_PASTED.search(text) or is_framework_error(text)) and error_signature.read(text) is None
 
 
 def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
@@ -71,6 +72,8 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
         said = read_prose(blocks(text)[1]) if read_prose else {}
         if read_prose and not {"hardware", "devices"} & set(said):  # "vllm serve X on 2 x A100 80G with --flag …": the
             said |= {k: v for k, v in read_prose(text).items() if k in ("hardware", "devices")}  # words sat in the line
+        if read_prose and "model" not in said and is_framework_error(text):  # a parser's message with the words on its
+            said |= {k: v for k, v in read_prose(text).items() if k in ("model", "params_b")}  # lines: no file, all words
         args = {"text": text, **{k: v for k, v in said.items() if k in tool_fields[TOOL]}}
         return AIMessage(content="", tool_calls=[{"name": TOOL, "args": args, "id": f"offline-1-0-{TOOL}",
                                                   "type": "tool_call"}])
@@ -476,6 +479,9 @@ def _global_batch(r: dict[str, Any], lang: str) -> list[str]:
     return out
 
 
+REFUSING = frozenset(rule.code for rule in RULES if rule.refuses)  # findings the framework stops on (rules.py)
+
+
 def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False) -> str:
     if "error" in r:
         e = r["error"]
@@ -491,7 +497,10 @@ def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False) -> str
         out = [*findings, *_oom(r, lang), *_headline(r, lang), *_vllm_log(r, lang), *_change(r, lang)]
     else:
         batch = _global_batch(r, lang) if batch_asked else []  # the batch asked leads; what the file does follows
-        out = [*findings, *batch, *_ds_does(r, lang), *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang),
+        # only a value the framework refuses to start on goes before the batch asked; other findings follow it
+        first = [t for f, t in zip(r.get("findings") or [], findings, strict=True) if not batch or f["code"] in REFUSING]
+        rest = [t for t in findings if t not in first]
+        out = [*first, *batch, *rest, *_ds_does(r, lang), *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang),
                *_change(r, lang)]
     if r.get("kind") in ("benchmark", "preprocess") and not findings:
         out.append(_checked_command(r, lang))

@@ -36,6 +36,8 @@ def read_setup(text: str) -> tuple[Reading, list[str]]:
     shell_blocks: list[str] = []
     for b in found:
         _read_block(b, out, json_blocks, shell_blocks)
+    if "llamafactory_yaml" not in out.kinds:  # a parser's refusal with no YAML pasted: the argument it names, checked
+        framework_errors.read_arguments(text, out)
     if shell_blocks:  # one script: variables set in one block are used in the next
         shell.read("\n".join(shell_blocks), out)
     for data in json_blocks:  # the YAML's own batch settings win over the JSON's fixed ones
@@ -55,7 +57,7 @@ DS_AS_YAML = re.compile(r"\s*(?:zero_optimization|train_micro_batch_size_per_gpu
 
 
 def _read_block(b: Block, out: Reading, json_blocks: list, shell_blocks: list) -> None:
-    body = b.text.strip()
+    body = textwrap.dedent(b.text).strip()  # a block pasted indented as a whole ("  key: v" on every line) is its file
     if not body:
         return
     if b.lang == "json" or body.startswith("{"):

@@ -23,6 +23,7 @@ KEPT = ("template", "dataset", "output_dir", "learning_rate", "num_train_epochs"
 # (4 or 8 bit), hqq (1-6 or 8) or eetq (8); gptq/awq/aqlm/... load models already quantized.
 QUANT_METHODS = ("bnb", "gptq", "awq", "aqlm", "quanto", "eetq", "hqq", "mxfp4", "fp8")
 QUANT_BITS = {"bnb": (4, 8), "hqq": (1, 2, 3, 4, 5, 6, 8), "eetq": (8,)}
+ON_THE_FLY_DEFAULT = "bnb"  # ModelArguments.quantization_method's default: what quantization_bit alone quantizes with
 _QUANT_ALIASES = {"bitsandbytes": "bnb", "bnb4": "bnb", "bnb8": "bnb", "nf4": "bnb", "llm.int8": "bnb"}
 _OPTIM = {"adamw_torch": "adamw", "adamw_hf": "adamw", "adamw_torch_fused": "adamw", "adamw_apex_fused": "adamw",
           "adamw_8bit": "adamw_8bit", "adamw_bnb_8bit": "adamw_8bit", "paged_adamw_8bit": "paged_adamw_8bit"}
@@ -223,8 +224,7 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
             take(key, "method", "lora" if str(value).lower() in ("qlora", "lora") else
                  "full" if str(value).lower() in ("full", "fft", "all") else None)
         elif key == "quantization_method":
-            _check_quant_method(str(value), data, out)
-            take(key, "quant_method", _QUANT_ALIASES.get(str(value).lower(), str(value).lower()))
+            take(key, "quant_method", _check_quant_method(str(value), data, out))
         elif key == "quantization_bit" and _int(value):
             take(key, "quant_bits", _int(value))
         elif key == "cutoff_len":
@@ -275,7 +275,34 @@ def read(data: dict[str, Any], out: Reading, name: str = "YAML") -> None:
         key = str(key)
         if key in used:
             continue
+        if key not in ARGUMENT_NAMES and _elsewhere(key, data[key], out):
+            continue
         (out.unused if key in ARGUMENT_NAMES else out.unknown).append(f"{name}: {key}")
+
+
+# Settings people put in the YAML that another file or the launcher owns (LLaMA-Factory stops on them, "Some keys are
+# not used by the HfArgumentParser"): the ZeRO stage and DeepSpeed's own keys belong in the DeepSpeed JSON the YAML names
+# (`deepspeed: ...`); the device and node counts are the launcher's (shell.LAUNCHER_FLAGS, the flags that set them).
+DEEPSPEED_OWN = ("zero_stage", "zero_optimization", "offload_optimizer", "offload_param", "train_micro_batch_size_per_gpu",
+                 "train_batch_size")
+
+
+def _elsewhere(key: str, value: Any, out: Reading) -> bool:
+    """A key another file or the launcher owns: said as a finding naming where it goes (with the user's value)."""
+    from .shell import LAUNCHER_FLAGS  # shell reads launch lines with this module: imported when needed
+
+    stage = _int(value)
+    if key in DEEPSPEED_OWN:
+        target = "deepspeed"
+        corrected = f"deepspeed: examples/deepspeed/ds_z{stage}_config.json" if key == "zero_stage" and stage in (0, 2, 3) else ""
+    elif key in LAUNCHER_FLAGS:
+        target, corrected = "launcher", ""
+    else:
+        return False
+    out.findings.append(Finding(code="lf_key_elsewhere", key=key, value="" if value is None else value, valid=target,
+                                corrected=corrected, figures={"variant": target},
+                                source=SOURCES["hf_extra_keys"], source_zh=SOURCES_ZH["hf_extra_keys"]))
+    return True
 
 
 # Preference losses LLaMA-Factory runs under `stage: dpo` with `pref_loss` (FinetuningArguments.pref_loss), not stages
@@ -319,9 +346,12 @@ def _bad_finetuning_type(value: str, data: dict[str, Any], out: Reading) -> None
                                 source=SOURCES["lf_arguments"], source_zh=SOURCES_ZH["lf_arguments"]))
 
 
-def _check_quant_method(value: str, data: dict[str, Any], out: Reading) -> None:
+def _check_quant_method(value: str, data: dict[str, Any], out: Reading) -> str:
+    """The method LLaMA-Factory would quantize with once the value is corrected; each fault said as a finding."""
     method = _QUANT_ALIASES.get(value.lower(), value.lower())
     bits = _int(data.get("quantization_bit"))
+    if method not in QUANT_METHODS and bits in QUANT_BITS[ON_THE_FLY_DEFAULT]:  # "gptq-int4" with quantization_bit: 4:
+        method = ON_THE_FLY_DEFAULT  # quantizing on the fly, which LLaMA-Factory does with its default method
     if value not in QUANT_METHODS:
         out.findings.append(Finding(code="lf_quantization_method", key="quantization_method", value=value,
                                     valid=" | ".join(QUANT_METHODS), applied=method in QUANT_METHODS,
@@ -332,3 +362,4 @@ def _check_quant_method(value: str, data: dict[str, Any], out: Reading) -> None:
                                     valid=" | ".join(map(str, QUANT_BITS[method])), figures={"method": method},
                                     corrected=f"quantization_bit: {QUANT_BITS[method][0] if method == 'bnb' else QUANT_BITS[method][-1]}",
                                     source=SOURCES["lf_quant"], source_zh=SOURCES_ZH["lf_quant"]))
+    return method

@@ -52,8 +52,8 @@ FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quanti
                       "preprocess_handler", "part_not_for_training", "lf_stage", "mindspeed_cp_long", "yaml_missing_colon",
                       "yaml_tab_indent", "yaml_stray_indent", "yaml_unclosed_bracket", "yaml_unclosed_quote", "yaml_fixed_file",
                       "mindspeed_recompute_layers", "vllm_flag_value", "mindspeed_layer_list",
-                      "lf_template_model", "lf_cutoff_beyond_context", "dp_not_devices", "gbs_not_product",
-                      "mindspeed_method", "lf_misspelled_key", "yaml_duplicate_key", "yaml_doubled_colon",
+                      "lf_template_model", "lf_cutoff_beyond_context", "dp_not_devices", "launch_per_node", "gbs_not_product",
+                      "mindspeed_method", "lf_misspelled_key", "lf_key_elsewhere", "yaml_duplicate_key", "yaml_doubled_colon",
                       "hccl_exec_timeout", "hccl_connect_timeout",
                       "lf_not_a_whole_number"]
 

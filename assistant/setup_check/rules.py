@@ -25,6 +25,8 @@ SOURCES = {
     "deepspeed_zero": "DeepSpeed's ZeRO config (deepspeed/runtime/zero/config.py: stages 0-3)",
     "mindspeed_cp": "ModelArts MindSpeed-LLM 训练参数配置说明 (modelarts_llm_train_5901042: CP >= 2 when SEQ_LEN > 32768, "
     "Llama3 only)",
+    "launcher_world": "PyTorch's torchrun (--nproc-per-node: workers per node; world size = nnodes x nproc-per-node); "
+    "LLaMA-Factory's launcher (NNODES, NPROC_PER_NODE)",
     "megatron_world": "Megatron's argument check (arguments.py: world size divisible by TP x PP x CP); ModelArts "
     "显存溢出错误 (modelarts_llm_train_c_5910041)",
     "megatron_batch": "Megatron's micro-batch calculator (\"global batch size is not divisible by micro batch size times "
@@ -91,6 +93,8 @@ SOURCES_ZH = {
     "deepspeed_zero": "DeepSpeed 的 ZeRO 配置（deepspeed/runtime/zero/config.py：stage 0-3）",
     "mindspeed_cp": "ModelArts MindSpeed-LLM《训练参数配置说明》(modelarts_llm_train_5901042：SEQ_LEN > 32768 时 CP ≥ 2，"
     "仅 Llama3 系列)",
+    "launcher_world": "PyTorch torchrun（--nproc-per-node：每个节点的进程数；总进程数 = nnodes × nproc-per-node）；"
+    "LLaMA-Factory 的启动变量（NNODES、NPROC_PER_NODE）",
     "megatron_world": "Megatron 的参数检查（arguments.py：总卡数须能被 TP × PP × CP 整除）；ModelArts 显存溢出错误 "
     "(modelarts_llm_train_c_5910041)",
     "megatron_batch": "Megatron 的 micro batch 计算（\"global batch size is not divisible by micro batch size times data "
@@ -405,6 +409,18 @@ def _split_dp(f: dict[str, Any]) -> tuple[int, int, int, int, int] | None:
     return tp, pp, cp, devices, devices // (tp * pp * cp)
 
 
+def _per_node(f: dict[str, Any]) -> Broken | None:
+    """A launcher's processes per node (NPROC_PER_NODE, --nproc_per_node) against the devices and nodes the user has: the
+    launcher starts nodes x per-node processes, one per device, so the total they give ("all 16 cards of my 2 nodes" with
+    NPROC_PER_NODE=16) is devices / nodes per node."""
+    per, devices, nodes = f["per_node"], f["devices"], f.get("nodes") or 1
+    if not (_whole(per) and _whole(devices) and _whole(nodes)) or nodes < 1 or devices % nodes or per * nodes == devices:
+        return None
+    want = devices // nodes
+    return Broken(per, str(want), corrected=f"NPROC_PER_NODE={want}" + (f"\nNNODES={nodes}" if nodes > 1 else ""),
+                  figures={"devices": devices, "nodes": nodes, "per": want, "started": per * nodes}, fix={"per_node": want})
+
+
 def _dp_stated(f: dict[str, Any]) -> Broken | None:
     """A data-parallel size said beside the devices and the split: DP is the devices over TP x PP x CP, so a DP they do
     not give ("16 cards, TP 2 PP 2, DP 8") is said, and the batch arithmetic runs on the devices' DP."""
@@ -647,7 +663,7 @@ def _template_model(f: dict[str, Any]) -> Broken | None:
     written, own = str(f["keep_template"]).strip().lower(), str(f["model_template"]).strip().lower()
     if not own or written == own or written in GENERIC_TEMPLATES and f.get("model_variant") not in ("instruct", "chat"):
         return None
-    return Broken(f["keep_template"], own, corrected=f"template: {own}",
+    return Broken(f["keep_template"], own, corrected=f"template: {own}", fix={"keep_template": own},
                   figures={"model": f.get("model_id"), "template": own, **({"variant": "generic"} if written in GENERIC_TEMPLATES else {})})
 
 
@@ -845,6 +861,7 @@ RULES: list[Rule] = [
     Rule("gbs_not_divisible", "GBS", ("global_batch", "devices"), _gbs_divisible, "megatron_batch", "training",
          refuses=True),
     Rule("dp_not_devices", "DP", ("dp", "devices"), _dp_stated, "megatron_world", "training"),
+    Rule("launch_per_node", "NPROC_PER_NODE", ("per_node", "devices"), _per_node, "launcher_world", "training"),
     Rule("gbs_not_product", "GBS", ("global_batch", "grad_accum", "devices"), _gbs_product, "batch_identity", "training"),
     Rule("vllm_tp_devices", "--tensor-parallel-size", ("tp", "devices"), _tp_devices, "vllm", "serving", refuses=True),
     Rule("part_not_for_training", "hardware", ("part_training",), _part_training, "part_training", "training"),

@@ -74,6 +74,12 @@ def test_a_pasted_table_does_not_set_the_language():
     ("step 1200 then EI0002: The wait execution of the Notify register times out on rank 3", "notify_wait_timeout"),
     ("{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1e-4, 'epoch': 0.1} 用的 fp16", "nan_loss"),
     ("my loss goes nan after 200 steps with fp16: true", "nan_loss"),
+    # the words place the message outside saving, though they ask about checkpoints: the EI0002 section, not the save one
+    ("EI0002: The wait execution of the Notify register times out during training step 1200 (not saving)\n这是保存 ckpt 的问题吗",
+     "notify_wait_timeout"),
+    ("EI0002: Notify Wait Timeout 不是在保存权重的时候，是训练到一半", "notify_wait_timeout"),
+    ("User-specified max_model_len (65536) is greater than the derived max_model_len (max_position_embeddings=32768)",
+     "vllm_derived_max_model_len"),
 ])
 def test_error_signatures(text, expected):
     seen = es.read(text)

@@ -122,3 +122,26 @@ def test_vllm_tp_beyond_a_single_node_in_words(assistant):
 def test_lora_rank_zero_in_words(assistant):
     a = assistant.ask("qwen3-8b lora，lora_rank 0，4096，1 张 910B 够吗")
     assert a.answer.startswith("“lora_rank 0”不是有效的 LoRA 秩：必须是 1 到 4096 的整数")
+
+
+def test_invalid_choice_message_leads_with_the_valid_value(assistant):
+    # LLaMA-Factory: quantization_method takes bnb (bitsandbytes), hqq, eetq on the fly
+    a = assistant.ask("跑 train 报错 invalid choice for quantization_method: 'bitsandbytes', 我写的 quantization_bit: 4 + "
+                      "quantization_method: bitsandbytes, 咋改")
+    assert a.answer.startswith("**`quantization_method: bitsandbytes` 不是 LLaMA-Factory 的取值**")
+    assert "quantization_method: bnb" in a.answer
+
+
+def test_vllm_heads_message_answers_the_tp_that_divides(assistant):
+    # qwen2.5-7b: 28 attention heads, 4 KV heads -> TP 1 / 2 / 4 on an 8-card node
+    a = assistant.ask("vllm serving qwen2.5-7b on 8 cards fails:\nValueError: Total number of attention heads (28) must "
+                      "be divisible by tensor parallel size (8).\nwhich tp?")
+    assert a.answer.startswith("No: TP 8 does not divide the 28 attention heads") and "--tensor-parallel-size 4" in a.answer
+
+
+def test_the_global_batch_asked_leads_a_recipe_difference(assistant):
+    # 2 per device x GA 4 x 8 cards = 64; the recipe's ZeRO-2 (llama3.1-8b full 4096, seeds/000) is said after it
+    a = assistant.ask("per_device_train_batch_size: 2\ngradient_accumulation_steps: 4\n"
+                      "deepspeed: examples/deepspeed/ds_z3_config.json\nmodel_name_or_path: meta-llama/Llama-3.1-8B-Instruct\n"
+                      "finetuning_type: full\ncutoff_len: 4096\non 8 cards what is the effective batch?")
+    assert a.answer.startswith("**Global batch = 64**") and "the recipe uses ZeRO-2" in a.answer

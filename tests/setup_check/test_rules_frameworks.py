@@ -212,3 +212,12 @@ def test_a_valid_json_is_read():
 # ---------------------------------------------------------------- sources in both languages
 def test_every_rule_source_has_a_chinese_wording():
     assert set(SOURCES) == set(SOURCES_ZH)
+
+
+# ---------------------------------------------------------------- the launcher's processes per node
+def test_processes_per_node_against_the_devices_and_nodes_said():
+    # torchrun: world size = nnodes x nproc-per-node; 16 cards on 2 nodes is 8 per node, NPROC_PER_NODE=16 starts 32
+    f = codes({"per_node": 16, "devices": 16, "nodes": 2})["launch_per_node"]
+    assert (f.figures["per"], f.figures["started"], f.corrected) == (8, 32, "NPROC_PER_NODE=8\nNNODES=2")
+    assert "launch_per_node" not in codes({"per_node": 8, "devices": 16, "nodes": 2})
+    assert codes({"per_node": 8, "devices": 12, "nodes": 2})["launch_per_node"].figures["per"] == 6  # 12 cards / 2 nodes
