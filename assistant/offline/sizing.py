@@ -350,7 +350,12 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         return self.say("estimate_plain", plans=f"{name}{' ' if self.lang == 'en' or name[-1].isascii() else ''}{self.no_fit_text(failed)}")
 
     def headline_estimate(self, f: TrainingFacts) -> str | None:
-        plans = self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits and self.users_framework_plan(p)]
+        # "memory per card on our 16": the plan on all of the user's devices (plan_training all_devices) gives the figure
+        mine = [r.value for r in f.plans if r.value is not None and r.arg("all_devices") and r.value.fits
+                and r.value.devices == r.arg("max_devices") and self.users_framework_plan(r.value)
+                and (not self.s.method or r.value.method == self.s.method)] \
+            if "memory" in self.s.intents and "cards" not in self.s.intents else []
+        plans = mine or self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits and self.users_framework_plan(p)]
         if not plans:
             return None
         checked = [p for p in plans if not implausible(p)]  # the plausibility check picks what is shown, before it is shown

@@ -47,3 +47,12 @@ def test_twice_that_many_doubles_the_last_answers_count(assistant):
     ans = last_answer(assistant, "glm4-9b full 4096, how many cards in the recipe table and what GA?",
                       "we have twice that many. GA to keep the same global batch?")
     assert "16 cards" in ans.answer and "gradient accumulation 4" in lead(ans)
+
+
+def test_memory_per_card_is_the_one_on_the_users_count(assistant):
+    # recipe llama2 13B full: ZeRO-3, GA 8 on 1 x 8 cards; the memory asked on 16 is the plan on all 16 (GA 4 keeps 64)
+    ans = assistant.ask("llama2-13b full 4096 on our 2 nodes (16 cards) - per-card memory and GA?")
+    mine = next(c.result for c in ans.tool_calls if c.name == "plan_training" and c.args.get("all_devices"))
+    assert mine["devices"] == 16 and mine["grad_accum"] == 4
+    needed = next(line for line in ans.answer.splitlines() if line.startswith("**Needed:**"))
+    assert "on 16 cards" in needed and "gradient accumulation 4" in lead(ans)
