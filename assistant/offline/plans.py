@@ -53,7 +53,7 @@ class PlanBlocks(CapacityBlocks):
             return []  # the plan without a cap (same method and framework) already is the one on the user's devices: shown once
         method, fw, devs = self.method_name(p.method), self.fw_name(p.framework, p.hardware), self.devices(cap, p.unit)
         label = self.say("plan_label_estimate", method=method, fw=fw) if not cap else self.say(
-            "plan_label_on_yours", devs=devs, method=method, fw=fw) if on_yours else self.L(
+            "plan_label_on_yours", devs=devs + (" " if self.zh and devs[-1:].isascii() else ""), method=method, fw=fw) if on_yours else self.L(
             f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
         how = self.estimate_label(p.assumptions, short=True)
         if not p.fits:

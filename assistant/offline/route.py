@@ -798,7 +798,8 @@ def on_all(s: Slots, cap: int | None) -> dict[str, Any]:
     """A plan within the devices the user has ("we have 16 cards", not "at most 16": frame.devices_limit) asked for a
     quantity that depends on the count (the split, ZeRO stage, GA, memory per device) is made on all of them (plan_training
     all_devices). A bare yes/no ("enough?") keeps the fewest within them, the count that answers it."""
-    return {"all_devices": True} if cap and not s.devices_limit and s.intents & ON_COUNT else {}
+    own = s.origin("devices") != "last_answer"  # "TP PP 怎么切" after "16 DIE": the last answer's count split, not the user's
+    return {"all_devices": True} if cap and own and not s.devices_limit and s.intents & ON_COUNT else {}
 
 
 def batch_args(s: Slots) -> dict[str, float | None]:
