@@ -87,6 +87,7 @@ class TrainConfig(NamedTuple):
     upper_end: bool = False  # the planner sizes on the likely range's upper end (verdict `fits`), not the planning margin
     offload_fixed: bool | None = None  # the planner keeps offload on (True) or off (False); None: it picks
     grad_accum_fixed: int | None = None  # the planner keeps this accumulation (the user's) when no global batch is given
+    all_devices: bool = False  # the planner plans on all max_devices (the user's own count), not the fewest within them
 
     @property
     def loss_impl(self) -> str:

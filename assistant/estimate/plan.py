@@ -51,7 +51,8 @@ def _plan_from(hit, dev: Device, tier: str, reason: str, **extra) -> Plan:
     count follow from the device count."""
     cfg, mem, (ga, gb) = hit
     n = cfg.devices
-    return Plan(True, n, -(-n // dev.devices_per_node), min(n, dev.devices_per_node), cfg, mem, ga, gb, tier, reason, **extra)
+    nodes = -(-n // dev.devices_per_node)
+    return Plan(True, n, nodes, -(-n // nodes), cfg, mem, ga, gb, tier, reason, **extra)  # 12 cards: 2 nodes x 6
 
 
 def device_counts(dev: Device, max_devices: int) -> list[int]:
@@ -67,13 +68,18 @@ def device_counts(dev: Device, max_devices: int) -> list[int]:
     return [x for x in out if x <= max_devices]
 
 
-def _batch(n_dp: int, micro: int, global_batch: int | None, ga: int | None = None) -> tuple[int, int] | None:
+def _batch(n_dp: int, micro: int, global_batch: int | None, ga: int | None = None,
+           nearest: bool = False) -> tuple[int, int] | None:
     """(GA, GBS) on ``n_dp`` data-parallel ranks: GA from the global batch, else the accumulation given (the user's) or
-    the default, the global batch following the plan's data parallel (GBS = MBS x DP x GA)."""
+    the default, the global batch following the plan's data parallel (GBS = MBS x DP x GA). ``nearest``: a global batch
+    that is no multiple of MBS x DP gets the nearest whole GA (at least 1) and the GBS that gives, instead of no plan."""
     if global_batch is None:
         ga = ga or C.DEFAULT_GRAD_ACCUM
         return ga, micro * ga * n_dp
     if global_batch % (micro * n_dp):
+        if nearest:
+            ga = max(1, round(global_batch / (micro * n_dp)))
+            return ga, micro * n_dp * ga
         return None
     return global_batch // (micro * n_dp), global_batch
 
@@ -127,7 +133,7 @@ def _ms_settings(s: Shape, base: TrainConfig, n: int, dev: Device, slow: bool):
 
 
 def _fits(s: Shape, cfg: TrainConfig, dev: Device, global_batch: int | None):
-    batch = _batch(cfg.dp, cfg.micro_batch, global_batch, cfg.grad_accum_fixed)
+    batch = _batch(cfg.dp, cfg.micro_batch, global_batch, cfg.grad_accum_fixed, nearest=cfg.all_devices)
     if batch is None:
         return None
     cfg = cfg._replace(grad_accum=batch[0])  # accumulation keeps gradients alive between micro-batches
@@ -221,6 +227,8 @@ def _recommended(s: Shape, base: TrainConfig, dev: Device, max_devices: int | No
     plan = memory_plan(s, base, dev, max_devices, global_batch)
     plan.fast_devices = plan.devices
     plan.memory_devices = minimum = _device_minimum(s, base, dev, plan, max_devices, global_batch)
+    if base.all_devices:  # the user's own count: the plan is on it, no practice rule raises or lowers it
+        return plan
     if not practice or not plan.fits or base.method != "lora" or dev.kind != "npu":  # the practice is ModelArts' (Ascend) own
         return plan
     full = memory_plan(s, base._replace(method="full"), dev, max_devices, global_batch)
@@ -325,7 +333,8 @@ def memory_plan(s: Shape, base: TrainConfig, dev: Device, max_devices: int | Non
                 global_batch: int | None = None) -> Plan:
     """The smallest plan that fits in memory, fastest setting first."""
     limit = max_devices or C.MAX_DEVICES_DEFAULT
-    counts = device_counts(dev, limit)
+    # the user's own devices (all_devices): that one count, whole nodes or not ("we have 24 cards": 3 nodes x 8)
+    counts = [limit] if base.all_devices and max_devices and limit % max(1, dev.min_unit) == 0 else device_counts(dev, limit)
     for tier in ("fast", "slow"):
         # within the user's devices a slow setting (offload, full recompute) runs faster on all of them and
         # needs less per device: the most devices first; without a cap, the fewest (the memory minimum)

@@ -219,6 +219,16 @@ TABLE_SAYS = re.compile(
 OWN_COUNT = re.compile(r"(?:(?<![a-z])(?:i|we)\s+(?:only\s+)?(?:have|got|own)|我(?:们)?(?:这边|这里)?(?:只)?有|手上有?|手里有?)\s*"
                        r"(?:only\s+|just\s+|只有?\s*)?(\d{1,4})(?![0-9.])|(?<![0-9.])(\d{1,4})\s+of\s+(?:my|our)(?![a-z])", re.I)
 OWN_DEVICES = re.compile(r"(?<![a-z])(?:i|we)\s+(?:have|got|own|only\s+have)|(?<![a-z])(?:my|our)\s+\d|我(?:们)?(?:只)?有|手上|手里", re.I)
+# "we have 32.", "我们有 24 张" with the count standing alone at the end of its clause (no "GB", "tokens" after it): the
+# devices the user has, in a thread about a job (the device word left out)
+OWN_BARE = re.compile(r"(?:(?<![a-z])(?:i|we)\s+(?:only\s+|now\s+)?(?:have|got|own)|我(?:们)?(?:这边|这里)?(?:只)?有|手上有?|手里有?)\s*"
+                      r"(?:only\s+|just\s+|只有?\s*)?(\d{1,4})(?=\s*(?:[.,;:!?，。；！？、)]|$|\s+(?:now|left|available|in\s+total|total)(?![a-z])))", re.I)
+# a device count said as a cap, not as the devices the user has: "at most 16 cards", "up to 2 nodes", "最多给 8 张卡"
+DEVICE_LIMIT = re.compile(
+    r"(?<![a-z])(?:at\s+most|up\s+to|no\s+more\s+than|not\s+more\s+than|a\s+max(?:imum)?\s+of|max(?:imum)?|capped\s+at|"
+    r"a\s+cap\s+of|limited\s+to|a\s+limit\s+of)\s*:?\s*\d{1,5}\s*(?:x\s*)?(?:[\w.-]+\s+)?(?:cards?|gpus?|npus?|devices?|dies?|nodes?)"
+    r"|(?<![0-9.])\d{1,5}\s*(?:[\w.-]+\s+)?(?:cards?|gpus?|npus?|devices?|dies?|nodes?)\s+(?:at\s+most|max(?:imum)?|tops)(?![a-z])"
+    r"|(?:最多|至多|不超过|顶多|上限(?:是|为)?)\s*(?:只)?(?:能)?(?:给|用|有|分配)?(?:我|我们)?\s*\d{1,5}\s*(?:张|块|台|个|卡)", re.I)
 WEIGHTS_WORD = re.compile(r"权重|(?<![a-z])weights?(?![a-z])", re.I)
 
 

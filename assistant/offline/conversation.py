@@ -877,7 +877,7 @@ def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
         return
     new.devices, new.device_unit = led
     new.bare_count = None
-    if changed and not said and (count := relative_devices(question, led[0])):
+    if changed and (count := relative_devices(question, led[0])):  # "twice that many": the count the last answer led with, changed
         new.devices, new.nodes = count, None
         new.mark("said", "devices")  # "double the cards": the changed count is the user's now
         new.mark("conversation", "device_unit")

@@ -218,6 +218,9 @@ class QuestionFrame(BaseModel):
     host_ram_gb: int | None = None  # "256GB host RAM": what CPU offload is checked against
     disk_gb: int | None = None  # "a 1 TB disk", "50G 的盘": what checkpoints or weight files are checked against
     devices: int | None = None
+    # the devices said as a limit ("at most 16 cards", "最多 8 张"): plans take the fewest within them; None: the user's own
+    # count ("we have 16", "我手上 24 张", "2 nodes only"), which plans are made on, the fewest that would do said beside
+    devices_limit: bool | None = None
     device_unit: str | None = None  # "die" when counted in DIE/NPUs ("8个DIE"), "card" for cards ("16张卡")
     nodes: int | None = None
     bare_count: int | None = None  # a lone number ("and with 16?"): a device count in a follow-up

@@ -30,7 +30,7 @@ from . import (
     tool_flags,
 )
 from . import numbers as num
-from .asked import OWN_COUNT, OWN_DEVICES, TABLE_PUTS, TABLE_SAYS, asks_verdict
+from .asked import DEVICE_LIMIT, OWN_BARE, OWN_COUNT, OWN_DEVICES, TABLE_PUTS, TABLE_SAYS, asks_verdict
 from .frame import DEFAULT_HARDWARE, UNNAMED_GPU_MEMORY_GB, PartFacts, QuestionFrame
 from .intents import read_config_format, read_intents
 from .names import ModelNames
@@ -1092,6 +1092,10 @@ class Parser:
             if not (num.devices(work) or hw_count) and (own := OWN_COUNT.search(work)):
                 hw_count = int(own.group(1) or own.group(2))  # "… and I only have 8": the user's own, said bare
         s.devices = num.devices(work) or hw_count or (int(per_node) * (s.nodes or 1) if per_node else None)
+        if not s.devices and not s.nodes and (own_bare := OWN_BARE.search(work)):
+            s.devices = int(own_bare.group(1))  # "we have 32. per-card memory on those 32?": the user's devices, no unit said
+        if (s.devices or s.nodes) and DEVICE_LIMIT.search(s.question):
+            s.devices_limit = True  # "at most 16 cards": the fewest within them, not a plan on all of them
         flavor = s.settings.pop("flavor_devices", None)
         if not s.devices and flavor and (s.model or s.params_b):  # a job on a rented flavor: the flavor's own devices
             s.devices = int(flavor)

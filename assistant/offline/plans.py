@@ -46,19 +46,46 @@ class PlanBlocks(CapacityBlocks):
         if p is None:
             return [self.say("estimate_unavailable", why=self.error_text(call))]
         cap = call.arg("max_devices")
-        if cap and any(x.value is not None and x.value.fits and x.value.devices <= cap for x in f.plans if not x.arg("max_devices")
+        on_yours = bool(cap and call.arg("all_devices") and p.fits and p.devices == cap)  # the plan on all the user's devices
+        if cap and any(x.value is not None and x.value.fits and x.value.devices <= cap and (not on_yours or x.value.devices == cap)
+                       for x in f.plans if not x.arg("max_devices")
                        and (x.arg("method"), x.arg("framework")) == (call.arg("method"), call.arg("framework"))):
-            return []  # the plan without a cap (same method and framework) already fits the user's devices: shown once
+            return []  # the plan without a cap (same method and framework) already is the one on the user's devices: shown once
         method, fw, devs = self.method_name(p.method), self.fw_name(p.framework, p.hardware), self.devices(cap, p.unit)
-        label = self.say("plan_label_estimate", method=method, fw=fw) if not cap else self.L(
+        label = self.say("plan_label_estimate", method=method, fw=fw) if not cap else self.say(
+            "plan_label_on_yours", devs=devs + (" " if self.zh and devs[-1:].isascii() else ""), method=method, fw=fw) if on_yours else self.L(
             f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
         how = self.estimate_label(p.assumptions, short=True)
         if not p.fits:
             return [self.no_fit_line(call, p, label, how)]
         summary = self.say("plan_above") if any(x is p for x in self.stated) else self.plan_summary(p)
         self.stated.append(p)
-        return ([self.say("plan_line", label=label, how=how, summary=summary)] + self.plausibility(p) + self.table_comparison(p)
-                + self.practice_lines(p) + self.other_settings(call, p) + self.no_row_line(call, p, f))
+        # a plan on the user's own count is no count the job needs: the vendor rows are set against the fewest plan, not it
+        return ([self.say("plan_line", label=label, how=how, summary=summary)] + self.on_yours(p) + self.plausibility(p)
+                + ([] if on_yours else self.table_comparison(p)) + self.practice_lines(p) + self.other_settings(call, p) + self.no_row_line(call, p, f))
+
+    def kept_batch(self, p: PlanResult) -> str | None:
+        """The global batch a plan on the user's devices keeps with its gradient accumulation (the user's, the recipe row's
+        or the fewest plan's), or the nearest whole accumulation when none keeps it exactly."""
+        if not p.kept_global_batch or not p.kept_from:
+            return None
+        dp = max(1, p.devices // max(1, p.tp * p.pp * p.cp))
+        figures = dict(source=self.say("kept_source_" + p.kept_from), batch=p.kept_global_batch, mb=p.micro_batch, dp=dp,
+                       ga=p.grad_accum, devs=self.devices(p.devices, p.unit, p.hardware))
+        if p.global_batch == p.kept_global_batch:
+            return self.say("kept_batch", **figures)
+        return self.say("kept_batch_nearest", got=p.global_batch, **figures)
+
+    def on_yours(self, p: PlanResult) -> list[str]:
+        """Under a plan on all of the user's devices: the global batch its accumulation keeps, and the fewest that would do."""
+        lines = [line] if (line := self.kept_batch(p)) else []
+        if (few := p.fewest) is not None:
+            setting = self.sharding_words(few.setting.replace(" x ", " × "))
+            lines.append(self.say("fewest_within", devs=self.devices(few.devices, p.unit, p.hardware),
+                                  total=f"{few.total_gib - few.cached_gib:.1f}",
+                                  setting=assumption_zh(setting, TOOL_NOTE_ZH) if self.zh else setting,
+                                  per=self.per_device(p.unit, p.hardware)))
+        return lines
 
     def no_fit_line(self, call: Result[PlanResult], p: PlanResult, label: str, how: str) -> str:
         mem = p.memory

@@ -437,12 +437,13 @@ class Router:
             # them would answer with another layout and another GA beside it
             for cap in ([None, e.devices] if e.devices and not stated_layout(s) else [None]):
                 calls += self.call("plan_training", **self.model_args(s), method=method, stage=s.stage, seq_len=e.seq_len,
-                                   hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **batch_args(s),
+                                   hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap, **on_all(s, cap), **batch_args(s),
                                    **trainer_args(s), **(stage_args(s) if not asks_verdict(s) or s.settings.get("fsdp") else {}))
         if "tp" in s.intents and not (s.tp or s.pp) and e.devices and s.framework != "MindSpeed-LLM" and s.model:
             # "TP PP 怎么切": TP and PP are MindSpeed-LLM's; its split within the devices beside the framework's own plan
             calls += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage, seq_len=e.seq_len,
-                               hardware=e.hardware, framework="MindSpeed-LLM", max_devices=e.devices, **batch_args(s))
+                               hardware=e.hardware, framework="MindSpeed-LLM", max_devices=e.devices, **on_all(s, e.devices),
+                               **batch_args(s))
         for stage in stages_offered(s) if e.devices else []:  # "ZeRO-2 or ZeRO-3, which?": each stage on the devices
             calls += self.call("estimate_training_memory", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                                seq_len=e.seq_len, devices=e.devices, zero_stage=stage, offload=False,
@@ -496,7 +497,7 @@ class Router:
             host = self.host_ram_calls(s, e) if asks_host_ram(s) else []  # "host RAM?": the offload setting's need too
             return host + self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                              seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=e.devices,
-                             **batch_args(s), **trainer_args(s))
+                             **on_all(s, e.devices), **batch_args(s), **trainer_args(s))
         named = named_setting(s)  # "zero3 不开 offload 放得下吗": the setting judged, offload as the judgement says
         offload = named.offload if named else s.offload
         judged: list[Call] = []
@@ -508,6 +509,7 @@ class Router:
             for cap in (e.devices, None):
                 judged += self.call("plan_training", **self.model_args(s), method=s.method or "lora", stage=s.stage,
                                     seq_len=e.seq_len, hardware=e.hardware, framework=s.framework or s.stack, max_devices=cap,
+                                    **on_all(s, cap),
                                     **batch_args(s), **trainer_args(s), **(stage_args(s) if s.settings.get("fsdp") else {}))
             if not offload and asks_host_ram(s):  # "…, and host RAM if I need offload": the offload setting's need too
                 judged += self.host_ram_calls(s, e, fallback=True)
@@ -787,6 +789,17 @@ def stage_args(s: Slots) -> dict[str, int | bool]:
     if said["offload"] and said["zero_stage"] in (0, 1):
         said["offload"] = None  # ZeRO-0/1 with offload is no planner setting: the stage said is kept, offload named unused
     return {k: v for k, v in said.items() if v is not None}
+
+
+ON_COUNT = {"zero", "ga", "gbs", "memory", "tp"}  # quantities that change with the count they are on
+
+
+def on_all(s: Slots, cap: int | None) -> dict[str, Any]:
+    """A plan within the devices the user has ("we have 16 cards", not "at most 16": frame.devices_limit) asked for a
+    quantity that depends on the count (the split, ZeRO stage, GA, memory per device) is made on all of them (plan_training
+    all_devices). A bare yes/no ("enough?") keeps the fewest within them, the count that answers it."""
+    own = s.origin("devices") != "last_answer"  # "TP PP 怎么切" after "16 DIE": the last answer's count split, not the user's
+    return {"all_devices": True} if cap and own and not s.devices_limit and s.intents & ON_COUNT else {}
 
 
 def batch_args(s: Slots) -> dict[str, float | None]:

@@ -135,8 +135,10 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         recipe = next((r for r in f.recipes if r.total_cards and r.total_cards <= have and self.tables_size_it()), None)
         if recipe and recipe.grad_accum and recipe.total_cards and recipe.zero_stage is not None:
             batch = recipe.grad_accum * recipe.total_cards  # micro batch 1 in the recipe table
-            keep = self.say("setting_on_your_devices_to_keep_its", batch=batch, devs=self.devices(have), value=batch // have) \
-                if batch % have == 0 and have != recipe.total_cards else ""
+            nearest = max(1, round(batch / have))  # no whole accumulation keeps it: the nearest, and the batch it gives
+            keep = "" if have == recipe.total_cards else self.say(
+                "setting_on_your_devices_to_keep_its", batch=batch, devs=self.devices(have), value=batch // have) if batch % have == 0 \
+                else self.say("setting_on_your_devices_nearest", batch=batch, devs=self.devices(have), value=nearest, got=nearest * have)
             if self.s.global_batch:  # the user's own global batch replaces the row's
                 keep = self.users_batch(have)
             return self.L(f"**{self.parallel(recipe.zero_stage, recipe.offload)}**, gradient accumulation **{recipe.grad_accum}** "
@@ -158,7 +160,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp, plan.ep)
             return self.say("setting_on_your_devices_fewer_needed", devs=devs, setting=setting, plan_summary=self.plan_summary(plan),
                             fw=fw, offload=offload)
-        return self.say("setting_on_your_devices_estimate_for_your", devs=devs, plan_summary=self.plan_summary(plan), fw=fw, offload=offload)
+        setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp, plan.ep)
+        return self.say("setting_on_your_devices_estimate_for_your", devs=devs, setting=setting, plan_summary=self.plan_summary(plan),
+                        fw=fw, offload=offload)
 
     def split_on_all(self, plan: PlanResult, have: int, fw: str) -> str:
         """A MindSpeed-LLM plan on fewer of the user's devices whose TP x PP x CP does not divide all of them: the layout
@@ -346,7 +350,12 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         return self.say("estimate_plain", plans=f"{name}{' ' if self.lang == 'en' or name[-1].isascii() else ''}{self.no_fit_text(failed)}")
 
     def headline_estimate(self, f: TrainingFacts) -> str | None:
-        plans = self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits and self.users_framework_plan(p)]
+        # "memory per card on our 16": the plan on all of the user's devices (plan_training all_devices) gives the figure
+        mine = [r.value for r in f.plans if r.value is not None and r.arg("all_devices") and r.value.fits
+                and r.value.devices == r.arg("max_devices") and self.users_framework_plan(r.value)
+                and (not self.s.method or r.value.method == self.s.method)] \
+            if "memory" in self.s.intents and "cards" not in self.s.intents else []
+        plans = mine or self.asked_plans(f) or [p for p in self.free_plans(f) if p.fits and self.users_framework_plan(p)]
         if not plans:
             return None
         checked = [p for p in plans if not implausible(p)]  # the plausibility check picks what is shown, before it is shown

@@ -162,6 +162,9 @@ class PlanTrainingArgs(TrainerOptions, ModelArgs):
                            "predicted; Ascend 1.0, the vendor-tested point).")
     zero_stage: Annotated[Literal[0, 1, 2, 3], NOT_A_BOOL] | None = Field(None, description="Keep this ZeRO stage; omitted: the planner picks.")
     offload: bool | None = Field(None, description="Keep CPU offload on or off. Omitted: the planner picks.")
+    all_devices: bool = Field(False, description="Plan on all max_devices (the devices the user has) instead of the fewest "
+                              "within them; without a global_batch the global batch of the recipe row (else of the fewest "
+                              "plan) is kept by scaling gradient accumulation, the nearest whole one when none divides.")
 
 
 class FewerDevices(BaseModel):
@@ -252,6 +255,12 @@ class PlanResult(BaseModel):
                                                           "at micro batch 1 with gradient accumulation raised to keep the "
                                                           "sequences per step (activations and the loss shrink; the model "
                                                           "states do not).")
+    fewest: FewerDevices | None = Field(None, description="With all_devices: the plan on the fewest devices within "
+                                        "max_devices, when fewer than all of them hold the job.")
+    kept_global_batch: int | None = Field(None, description="With all_devices: the global batch the gradient accumulation "
+                                          "was scaled to keep (global_batch differs when no whole accumulation gives it).")
+    kept_from: str | None = Field(None, description="Where kept_global_batch comes from: recipe (the recipe row's "
+                                  "cards x GA), plan (the fewest plan's) or user (the global_batch given).")
 
 
 def _alternative(p, dev: Device) -> FewerDevices | None:
@@ -338,7 +347,35 @@ def plan_training(ctx, args: PlanTrainingArgs) -> PlanResult:
                        quant_bits=args.quant_bits, tightest=args.tightest, zero_fixed=args.zero_stage,
                        offload_fixed=args.offload, grad_accum_fixed=None if args.global_batch else args.keep_grad_accum,
                        **args.trainer_config(args.framework))
+    if args.all_devices and args.max_devices:
+        return plan_on_all(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
     return plan_result(ctx, s, model_id, hw_id, dev, base, args.max_devices, args.global_batch)
+
+
+def plan_on_all(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, base: TrainConfig, have: int,
+                global_batch: int | None) -> PlanResult:
+    """The plan on all of the user's ``have`` devices: the fastest setting that fits on that count, its gradient
+    accumulation scaled to keep a global batch (the user's; else the LLaMA-Factory recipe row's, cards x GA at micro
+    batch 1; else the fewest plan's), with the fewest devices within ``have`` beside it."""
+    refs = table_refs(ctx, model_id, base.method, base.seq_len, base.framework, hw_id, base.stage)
+    fewest = _plan(s, base, dev, have, global_batch, practice=not any(r.supported and r.cards for r in refs))
+    recipe = next((r for r in refs if r.source == "recipes_llamafactory" and r.cards and r.grad_accum), None)
+    kept, source = (global_batch, "user") if global_batch else (None, None)
+    if kept is None and base.grad_accum_fixed is None:
+        if recipe is not None and recipe.cards and recipe.grad_accum and base.framework == "LLaMA-Factory":
+            kept, source = recipe.cards * recipe.grad_accum, "recipe"  # the table's runs are at micro batch 1
+        elif fewest.fits:
+            kept, source = fewest.global_batch, "plan"
+    # on a count the user has, a setting sized on its likely range's upper end before a faster one only its point fits
+    result = plan_result(ctx, s, model_id, hw_id, dev, base._replace(all_devices=True, upper_end=True), have, kept)
+    if not result.fits:
+        result = plan_result(ctx, s, model_id, hw_id, dev, base._replace(all_devices=True), have, kept)
+    if not result.fits:  # nothing on all of them: the plan within them, as without all_devices
+        return plan_result(ctx, s, model_id, hw_id, dev, base, have, global_batch)
+    result.fewer_devices = None  # the fewest within them is said instead
+    result.fewest = _alternative(fewest, dev) if fewest.fits and fewest.devices < result.devices else None
+    result.kept_global_batch, result.kept_from = kept, source
+    return result
 
 
 # ---------------------------------------------------------------- compare_hardware

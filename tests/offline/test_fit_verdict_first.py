@@ -29,7 +29,8 @@ def test_states_alone_over_usable_lead_with_no_then_host_ram_in_chinese(assistan
     assert est["verdict"] == "does_not_fit"
     assert first.startswith("**结论**：" + VERDICT_ZH[est["verdict"]]) and "不开 offload" in first
     after = ans.answer.split(first, 1)[1]
-    assert after.index("主机内存") < after.index("估算（在你的 16 张卡以内")  # host RAM right after the verdict
+    # host RAM right after the verdict; the plan after it is on all 16 cards (count14: the memory asked is on the user's count)
+    assert after.index("主机内存") < after.index("估算（在你的全部 16 张卡上")
     assert "offload" in after.split("\n\n")[1]  # what fits the 16 cards: the offload setting
 
 

@@ -27,8 +27,9 @@ def test_estimate_setting_leads_without_a_recipe_row(assistant):
     plan = next(c.result for c in ans.tool_calls if c.name == "plan_training" and c.args.get("max_devices") == 8)
     first = lead(ans)
     assert first.startswith(f"**Answer:** **ZeRO-{plan['zero_stage']}") and "on your 8 GPUs" in first
-    # the plan needs fewer than the user's 8: the setting is for all 8, the smaller count is named as memory's need
-    assert plan["devices"] < 8 and f"estimate: **{plan['devices']} GPUs**" in first
+    # the plan is on all of the user's 8 (the count asked on, count14); fewer would hold it, said beside it, not instead
+    assert plan["devices"] == 8 and "estimate: **8 GPUs**" in first
+    assert plan["fewest"]["devices"] < 8 and f"Fewer would do: {plan['fewest']['devices']} GPU" in ans.answer
 
 
 def test_the_time_asked_after_the_setting_follows_it(assistant):
