@@ -149,8 +149,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             body = self.after_lead(body, quoted)
         if not s.rule_notes:
             return body
-        # a vendor limit the values break leads: the body after it supports it, with no lead label of its own (one lead)
-        return "\n\n".join([*s.rule_notes, LEAD_AND_MARK.sub("", body, count=1)])
+        # a vendor limit the values break leads; when it answers what the notes answer (no sizing asked: "HCCL_EXEC_TIMEOUT=600,
+        # why does the save time out?"), the notes' text after it supports it, with no lead label of its own (one lead)
+        if self.done and all(d.name == "search_notes" for d in self.done):
+            body = LEAD_AND_MARK.sub("", body, count=1)
+        return "\n\n".join([*s.rule_notes, body])
 
     @staticmethod
     def after_lead(body: str, line: str) -> str:

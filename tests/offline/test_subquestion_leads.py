@@ -23,8 +23,8 @@ def before_quotes(text: str) -> str:
 
 @pytest.mark.parametrize(("question", "figures"), [
     # one rounding rule, the launch script's whole-number arithmetic (TRAIN_ITERS = SN / GBS * EPOCH in shell arithmetic):
-    # 120000 / 128 = 937.5 → 937 steps in one epoch (938 for a trainer that keeps the last partial batch)
-    ("我手上有 120000 条训练样本, global batch 设 128, 那跑完一轮(epoch)大概要几个迭代?", ("937", "937.5", "938")),
+    # 120000 / 128 = 937.5 → 937 steps in one epoch (a trainer that keeps the last partial batch rounds up)
+    ("我手上有 120000 条训练样本, global batch 设 128, 那跑完一轮(epoch)大概要几个迭代?", ("937.5 → 937", "向上取整")),
     # GBS = 2 × 4 × 8 = 64; 50000 // 64 = 781 × 3 = 2,343; a trainer keeping each epoch's partial batch: 782 × 3 = 2,346
     # ("pbs" is the per-device batch)
     ("50k samples, 3 epochs, pbs 2, ga 8 on 4 gpus. how many optimizer steps in total?", ("global batch 64", "2,343", "782 × 3 = 2,346")),
