@@ -503,40 +503,59 @@ def steps_for_tokens(s: Shape | None, i: Inputs) -> Derived:
                    ["fixed-length (packed or padded) sequences; dynamic lengths take more steps"])
 
 
+# The one rounding rule of a run's step count from its samples. MindSpeed-LLM's launch script defaults TRAIN_ITERS to
+# `SN / GBS * EPOCH` (launch-script note; SN is a variable of the script only, so the script computes it): shell
+# arithmetic, whole numbers left to right, ⌊SN / GBS⌋ × EPOCH; the last partial batch of each epoch is not a step. A
+# trainer that keeps it (HF Trainer, LLaMA-Factory) runs ⌈SN / GBS⌉ per epoch, said beside it when the two differ.
+ITERS_RULE = "TRAIN_ITERS = SN / GBS * EPOCH in the launch script's whole-number shell arithmetic: ⌊SN / GBS⌋ × EPOCH"
+
+
+def epoch_iters(n: int, gbs: int) -> int:
+    """Iterations of one epoch by the launch script's rule (``ITERS_RULE``): ⌊SN / GBS⌋."""
+    return n // gbs
+
+
+def run_iters(n: int, gbs: int, epochs: float) -> int:
+    """Iterations of the whole run by the launch script's rule (``ITERS_RULE``): ⌊SN / GBS⌋ × EPOCH."""
+    return math.floor(epoch_iters(n, gbs) * epochs)
+
+
+def iters_text(n: int, gbs: int, epochs: float | None, words: str) -> str:
+    """The arithmetic of ``run_iters`` (or of one epoch) with the figures put in: "50,000 samples / GBS 64 = 781.25 → 781
+    (whole iterations) × 2 epochs = 1,562"."""
+    exact = n / gbs
+    one = f"{epoch_iters(n, gbs):,}" if n % gbs == 0 else f"{round(exact, 3):,} → {epoch_iters(n, gbs):,} (whole iterations)"
+    text = f"{n:,} samples / {words} = {one}"
+    return text if epochs is None else f"{text} × {epochs:g} epochs = {run_iters(n, gbs, epochs):,}"
+
+
+def partial_batch_note(n: int, gbs: int, epochs: float = 1) -> list[str]:
+    if not n % gbs:
+        return []
+    kept = math.ceil(n / gbs)
+    return [f"a trainer that keeps each epoch's last partial batch (HF Trainer, LLaMA-Factory) runs {kept:,}"
+            + (f" × {epochs:g} = {kept * epochs:,.0f}" if epochs != 1 else "")]
+
+
 def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
-    """Optimizer steps in one pass over the data: samples / global batch, a last part-filled batch counted as a step
-    (the launch-script note: SN / GBS, rounded up; a trainer that drops the last partial batch rounds down)."""
+    """Optimizer steps in one pass over the data: ⌊samples / global batch⌋ (``ITERS_RULE``)."""
     n = int(need(i.samples, "samples", "The number of training samples"))
     gbs, words = global_batch_of(i)
-    value = math.ceil(n / gbs)
-    notes = [f"a trainer that drops the last partial batch takes {n // gbs:,}"] if n % gbs else []
+    notes = [ITERS_RULE, *partial_batch_note(n, gbs)]
     if not i.global_batch and not i.grad_accum:
         notes.append("no gradient accumulation said: GA 1")
-    q = round(n / gbs, 3)
-    exact = (f"{q:,}" if n % gbs else f"{n // gbs:,}") + (f" → {value:,}" if n % gbs else "")
-    return Derived(float(value), "count", f"{n:,} samples / {words} = {exact}", notes)
+    return Derived(float(epoch_iters(n, gbs)), "count", iters_text(n, gbs, None, words), notes)
 
 
 def total_steps(s: Shape | None, i: Inputs) -> Derived:
-    """Optimizer steps of the whole run by the vendor's formula, MindSpeed-LLM's default TRAIN_ITERS = SN / GBS × EPOCH
-    over the run, a part step rounded up to a whole one. A trainer that loops over epochs rounds each epoch instead:
-    both counts are said when they differ (12,000 / 64 × 5 = 937.5 → 938; per epoch 188 × 5 = 940, or 187 × 5 = 935
-    dropping the last partial batch), so the figure never contradicts the formula it names."""
+    """Optimizer steps of the whole run: MindSpeed-LLM's default TRAIN_ITERS, ⌊SN / GBS⌋ × EPOCH (``ITERS_RULE``)."""
     epochs = need(i.epochs, "epochs", "The number of epochs")
     n = int(need(i.samples, "samples", "The number of training samples"))
     gbs, words = global_batch_of(i)
-    exact = n / gbs * epochs
-    value = math.ceil(exact)
-    shown = f"{value:,}" if exact == value else f"{round(exact, 3):,} → {value:,}"
-    notes = ["MindSpeed-LLM's default TRAIN_ITERS = SN / GBS × EPOCH (the launch-script note)"]
-    per_epoch_up, per_epoch_down = math.ceil(n / gbs) * epochs, n // gbs * epochs
-    if per_epoch_up != value or per_epoch_down != value:
-        notes.append(f"a trainer that rounds each epoch (HF Trainer, LLaMA-Factory) runs {math.ceil(n / gbs):,} × {epochs:g} = "
-                     f"{per_epoch_up:,.0f} steps counting each epoch's last partial batch, {n // gbs:,} × {epochs:g} = "
-                     f"{per_epoch_down:,.0f} dropping it")
+    notes = [ITERS_RULE, *partial_batch_note(n, gbs, epochs)]
     if not i.global_batch and not i.grad_accum:
         notes.append("no gradient accumulation said: GA 1")
-    return Derived(float(value), "count", f"{n:,} samples / {words} × {epochs:g} epochs = {shown}", notes)
+    return Derived(float(run_iters(n, gbs, epochs)), "count", iters_text(n, gbs, epochs, words), notes)
 
 
 def total_tokens(s: Shape | None, i: Inputs) -> Derived:
@@ -716,6 +735,14 @@ def figure(name: str, formula: str, i: Inputs, steps: list[str] | None = None, d
         return float(v)
     elif name in NEUTRAL:
         return NEUTRAL[name]
+    if name == "iterations" and formula != "epochs" and i.samples and i.epochs:  # the run's default TRAIN_ITERS, one rule
+        try:
+            gbs, words = global_batch_of(i)
+        except NotDerivable:
+            return None
+        if steps is not None:
+            steps.append(f"TRAIN_ITERS = {iters_text(int(i.samples), gbs, i.epochs, words)}")
+        return float(run_iters(int(i.samples), gbs, i.epochs))
     if depth <= 0:
         return None
     for other, f in FORMULAS.items():  # solved from another relation whose other figures are all said

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from ..tools.estimates import PlanResult
 from .frame import QuestionFrame
-from .vocab import ASKS_COUNT, NODES_ASKED
+from .vocab import ASKS_COUNT, INTENTS, NODES_ASKED
 
 # 内存 is host RAM (device memory is 显存): "内存要多少", "要多少内存", "多少 host 内存"
 HOST_RAM = re.compile(r"host\s*(?:ram|memory|内存)|cpu(?:[-\s]*side)?\s*(?:ram|memory)|(?:system|server|machine)\s+(?:ram|memory)|cpu\s*(?:侧|端)?\s*的?\s*内存|主机内存|cpu\s*内存|内存(?!不足)(?=.{0,6}(?:多少|多大|够))|"
@@ -295,7 +295,10 @@ LISTED_ASKED = re.compile(
 
 def asks_listed(s: QuestionFrame) -> bool:
     """Whether the vendor table lists the job is asked (a yes/no half of its own)."""
-    return bool(s.model) and bool(LISTED_ASKED.search(s.question.lower()))
+    q = s.question.lower()
+    m, length = LISTED_ASKED.search(q), INTENTS["row_length"].search(q)
+    # ("what SEQ_LEN is that row for": the words ask the row's length, not whether the table lists it)
+    return bool(s.model) and m is not None and not (length and length.start() < m.end() and m.start() < length.end())
 
 
 # the global batch asked in words (intents.toml "gbs"): where, to order it against the other parts asked

@@ -128,6 +128,7 @@ SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_infer
 
 
 LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
+LEAD_AND_MARK = re.compile(LEAD_LABEL.pattern + r"(?:：|\s+)?", re.M)  # the label with what follows it ("**结论**：")
 
 
 class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks,
@@ -154,7 +155,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             body = self.after_lead(body, link)
         if quoted := self.quoted_count():  # "表里写 LF 要 32 张": the count quoted, set against the table's row, after the lead
             body = self.after_lead(body, quoted)
-        return "\n\n".join([*s.rule_notes, body]) if s.rule_notes else body  # a vendor limit the values break: first
+        if not s.rule_notes:
+            return body
+        # a vendor limit the values break leads; when it answers what the notes answer (no sizing asked: "HCCL_EXEC_TIMEOUT=600,
+        # why does the save time out?"), the notes' text after it supports it, with no lead label of its own (one lead)
+        if self.done and all(d.name == "search_notes" for d in self.done):
+            body = LEAD_AND_MARK.sub("", body, count=1)
+        return "\n\n".join([*s.rule_notes, body])
 
     @staticmethod
     def after_lead(body: str, line: str) -> str:
@@ -1234,11 +1241,14 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         keys = {("max", True): "limit_over", ("max", False): "limit_within", ("min", True): "limit_short"}
         said = [self.say(keys[c.kind, c.breaks], said=c.said, limit=c.limit)
                 for c in limit_checks(self.s.question, lead) if (c.kind, c.breaks) in keys and c.said not in placed]
+        # a relation the estimator's table computes (derive_quantity, estimate/derived.py) was stated first with its one
+        # rounding rule: the note's same formulas are not worked again by another arithmetic
+        derived = any(c.value is not None for c in self.r.of("derive_quantity", DerivedResult))
         # the note's formula solved for the variable asked, from the result wanted ("6 checkpoints: what SAVE_INTERVAL?")
-        said += [self.say("formula_solved", name=x.name, value=x.value, formula=x.formula, filled=x.filled, target=exact(x.target),
+        said += [] if derived else [self.say("formula_solved", name=x.name, value=x.value, formula=x.formula, filled=x.filled, target=exact(x.target),
                           range=self.say("formula_solved_range", low=x.low, value=x.value, target=exact(x.target)) if x.low < x.value else "")
                  for x in solved_formulas(self.s.question, whole or lead, self.formula_values())]
-        said += [self.say("formula_worked", formula=f, filled=filled, result=exact(result))  # the note's formula, their numbers
+        said += [] if derived else [self.say("formula_worked", formula=f, filled=filled, result=exact(result))  # the note's formula, their numbers
                  # the formulas of the whole paragraph the lead is cut from: a sentence cut off still counts
                  for f, filled, result in worked_formulas(self.s.question, whole or lead, self.formula_values())]
         said += [self.say(("rounding_worked_up" if r.up else "rounding_worked_down")

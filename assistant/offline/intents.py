@@ -37,6 +37,13 @@ PASTED_KEYS = re.compile(r"(?<![\w-])(?:model_name_or_path|finetuning_type|deeps
 FILE_REQUESTED = re.compile(r"给我|生成|写|改|修|generate|write|give\s+me|fix|correct|rewrite|adjust|edit|update", re.I)
 
 
+# how long a wait lasts before a timeout fires ("等多久会超时", "how long before it gives up"): the timeout's own figure
+TIMEOUT_WAIT = re.compile(r"(?:多久|多长时间|几分钟|多少分钟|多少秒|几秒)[^，,。？?]{0,6}(?:超时|timeout|time\s*out)|"
+                          r"(?:超时|timeout|time\s*out)[^，,。？?]{0,8}(?:多久|多长时间|几分钟|多少分钟|多少秒|几秒)|"
+                          r"how\s+long\s+(?:before|until|till)\s+(?:[\w-]+\s+){0,3}?(?:times?\s*out|gives?\s+up|fails?|errors?\s+out|aborts?)|"
+                          r"(?:time\s*out|timeout)\s+(?:after\s+)?how\s+long")
+
+
 # how long something stays valid ("token 过几个小时失效", "how many hours until the API key expires"): a lifetime, not a
 # duration of training
 VALIDITY = re.compile(r"expir|(?<![a-z])(?:in)?valid(?:ity)?(?![a-z])|失效|过期|有效期|到期")
@@ -46,6 +53,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
     """The intents table (intents.toml), then what words alone cannot carry: "with 16 cards" states a
     count, "how many cards" asks one. ``serving_only``: the model is served, never trained."""
     s.intents = {name for name, rx in INTENTS.items() if rx.search(work)}
+    if "row_length" in s.intents:
+        s.intents.discard("max_context")  # "那一行是按多长的序列写的": the row's own length, not the longest that fits
     s.intents = serving_words.serving_intents(s.intents, work, bool(s.method or s.stage or "train" in s.intents),
                                               bool(s.tps or s.tokens), serving_only,
                                               bool(s.quant_text and s.weight_bits != 16 or s.concurrency or s.gpu_util),
@@ -62,6 +71,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.add("time")  # "3B tokens within 24 h at 2500 tok/s, how many cards": the cards the deadline needs
     if "time" in s.intents and VALIDITY.search(work) and not (s.tokens or s.tps or s.samples or s.method or "train" in s.intents):
         s.intents.discard("time")  # "token 过几个小时失效": the note that states the lifetime, not the training-time formula
+    if "time" in s.intents and TIMEOUT_WAIT.search(work) and not (s.tokens or s.tps or s.samples):
+        s.intents.discard("time")  # "等多久会超时": the wait a timeout allows (its note), not the training-time formula
     if WILL_IT_OOM.search(work) and not REPORTED.search(work):
         s.intents.discard("problem")  # "会OOM吗" / "will it OOM?" asks for the memory, it reports nothing
         s.intents.add("oom_asked")

@@ -181,7 +181,7 @@ def wanting(s: QuestionFrame) -> list[tuple[QuantityRow, list[str]]]:
     for a model."""
     if s.model or s.params_b:
         return []
-    rows = chosen({row.name: sp for row in ROWS if not row.model and (sp := spans_asked(row, s, inputs=False))})
+    rows = chosen({row.name: sp for row in ROWS if not row.model and (sp := spans_asked(row, s, inputs=False))}, s.question)
     # a figure of its own said ("GBS 128, 一个 epoch 多少步"): the user works it out with their figures; with none ("TRAIN_ITERS
     # 默认多少", "token 多久过期") the words ask what the notes say, not arithmetic
     return [(row, need) for row in rows if (need := missing(row, s)) and any(has(s, n) for n in (*row.needs, *row.any))]
@@ -201,7 +201,7 @@ def asked(s: QuestionFrame, inputs: bool = True) -> list[QuantityRow]:
     """The quantities the question asks and (``inputs``) the frame can compute, in the order the question asks them;
     with none asked in its words, those an earlier turn asked that the frame now computes (a turn that changes a value)."""
     found = {row.name: sp for row in ROWS if (sp := spans_asked(row, s, inputs))}
-    rows = chosen(found)
+    rows = chosen(found, s.question)
     # a total asked before its share on each device (share_of) keeps its own answer, though the share replaces it
     for i, row in reversed(list(enumerate(rows))):
         total = BY_NAME.get(row.share_of)
@@ -214,14 +214,18 @@ def asked(s: QuestionFrame, inputs: bool = True) -> list[QuantityRow]:
             and not any(has(s, v) for v in BY_NAME[n].solves)]
 
 
-def chosen(spans: dict[str, list[tuple[int, int]]]) -> list[QuantityRow]:
+def chosen(spans: dict[str, list[tuple[int, int]]], question: str = "") -> list[QuantityRow]:
     """The rows asked, in the order asked, from where each one's words stand: words overlapping another quantity's
     longer words ask that one ("一个 epoch 多少步", "how many steps per epoch": the steps of an epoch, not of the run),
     and a row another one ``replaces`` is dropped."""
     found = [(at, row) for row in ROWS if (at := next((a for a, b in spans.get(row.name, []) if not any(
         o != row.name and o not in row.replaces and x < b and a < y and y - x > b - a for o, sp in spans.items() for x, y in sp)),
         None)) is not None]
-    dropped = {r for _, row in found for r in row.replaces}
+    where = {row.name: a for a, row in found}
+    # a row another one replaces is dropped, unless a sub-question of its own asks it ("how many steps is one epoch, and
+    # how many epochs does TRAIN_ITERS=1000 cover?": each asked apart, each answered in the order asked)
+    dropped = {r for _, row in found for r in row.replaces
+               if not (question and r in where and subquestions.apart(question, sorted((where[r], where[row.name]))))}
     return [row for _, row in sorted(found, key=lambda x: x[0]) if row.name not in dropped]
 
 

@@ -10,6 +10,7 @@ from functools import partial
 from ..estimate.memory import TrainConfig
 from ..tools.estimates import PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsRow, TrainingRecipeResult
+from . import table_query
 from .asked import (
     TABLE_PUTS,
     asks_listed,
@@ -25,6 +26,7 @@ from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .setup_answer import VERDICT
 from .vendor_rows import TableBlocks
+from .vocab import ASKS_COUNT, INTENTS
 from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY, TOOL_NOTE_ZH, assumption_zh
 
 PREFERENCE_STAGES = ("dpo", "kto", "ppo", "rm")  # the vendor tables size SFT/PT jobs only
@@ -257,7 +259,34 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             partial(self.headline_recipe, first=True), self.headline_min_rows, self.headline_recipe,
             self.headline_method_fits_nowhere, self.headline_estimate, self.headline_nothing_fits,
         ]
-        return next((text for rule in rules if (text := rule(f))), None)
+        text = next((text for rule in rules if (text := rule(f))), None)
+        if not text or not (length := self.row_length_first(f)):
+            return text
+        # each ask in the order asked: the row's length before its counts when the question asks it first
+        q = self.s.question.lower()
+        for rx in table_query.VOCAB.tables.values():  # a table's name ("min card row", "最小卡数表") asks no count
+            q = rx.sub(lambda m: " " * len(m.group(0)), q)
+        at, count = INTENTS["row_length"].search(q), ASKS_COUNT.search(q)
+        return length + text if at and (count is None or at.start() <= count.start()) else text + self.space() + length.strip()
+
+    def row_length_first(self, f: TrainingFacts) -> str:
+        """"What sequence length is the min-card row written for, and how many cards?": the row's own length, a field of
+        the row asked, leads its counts (the frame's default length is an assumption, not the row's)."""
+        if "row_length" not in self.s.intents:
+            return ""
+        if asks_recipe(self.s) and f.recipes:
+            lengths, table = sorted({r.seq_len_used or r.seq_len for r in f.recipes}), RECIPE_LABEL[self.lang]
+        else:
+            rows = [r for r in (f.rows or f.bound) if not self.s.method or r.strategy == self.s.method]
+            lengths, table = sorted({r.seq_len for r in rows}), MIN_LABEL[self.lang]
+        if not lengths:
+            return ""
+        only = f.min_call is not None and f.min_call.arg("seq_len") is None and len(lengths) == 1  # every row of the model
+        return self.say("row_length_lead", table=table, model=self.s.model, method=self.method_name(self.s.method),
+                        lengths=" / ".join(map(str, lengths))) + (self.say("row_length_only") if only else "") + self.say("period") + self.space()
+
+    def space(self) -> str:
+        return "" if self.zh else " "
 
     def headline_not_listed(self, f: TrainingFacts) -> str | None:
         """"Is X supported by MindSpeed-LLM?" and the vendor tables do not name X: say so first, then the
@@ -310,7 +339,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return None
         if first and (self.s.framework not in (None, "LLaMA-Factory") or (
                 (self.s.framework == "LLaMA-Factory" or self.e.facts.unit == "die")  # Snt9B23: the min-card table has its own
-                and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"})):  # DIE columns for a count
+                and self.table_rows_apply(f) and not self.s.intents & {"zero", "ga"}  # DIE columns for a count
+                and not asks_recipe(self.s))):  # "配方表给几台机器": the table the question names answers it
             return None
         # on Snt9B23 the recipe's setting runs on at least the minimum-card table's DIE count for the same job
         # (not when the recipe itself is asked for: then its own row is the answer)

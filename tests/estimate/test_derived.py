@@ -211,3 +211,17 @@ def test_measured_throughput_has_no_speedup_factor():
 def test_global_batch_for_tokens():
     # 524,288 tokens per step / 4096 = 128 sequences
     assert derived.derive("global_batch_for_tokens", None, derived.Inputs(step_tokens=524288, seq_len=4096)).value == 128
+
+
+def test_a_runs_steps_follow_one_rounding_rule():
+    # TRAIN_ITERS = SN / GBS * EPOCH in the launch script's whole-number arithmetic, left to right:
+    # 50,000 // 64 = 781 (781.25), x 2 = 1,562; a trainer keeping each epoch's partial batch runs 782 x 2 = 1,564
+    i = derived.Inputs(samples=50000, global_batch=64, epochs=2, save_interval=500)
+    assert derived.steps_per_epoch(None, i).value == 781
+    total = derived.total_steps(None, i)
+    assert total.value == 1562 and "782 × 2 = 1,564" in "; ".join(total.assumptions)
+    # the checkpoints count the same TRAIN_ITERS: 1562 // 500 + 1 = 4, and no other value of it is shown
+    saves = derived.derive("checkpoints_saved", None, i)
+    assert saves.value == 4 and "1562//500 + 1 = 4" in saves.formula and "1,562.5" not in saves.formula
+    # 12,000 // 64 = 187 x 5 = 935 (937.5 over the run would be one more partial step per epoch, not a whole one)
+    assert derived.total_steps(None, derived.Inputs(samples=12000, global_batch=64, epochs=5)).value == 935

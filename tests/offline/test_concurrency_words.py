@@ -24,5 +24,6 @@ def test_the_concurrency_said_in_measure_words_multiplies_the_kv(assistant, ques
 
 
 def test_rows_of_a_data_set_stay_samples(assistant):
-    # "12000 条" with no concurrency word is the data set: 12,000 / 64 x 5 = 937.5 -> 938 steps
-    assert "938" in lead(assistant.ask("数据集 12000 条，GBS 64，EPOCH 5，默认跑多少步？"))
+    # "12000 条" with no concurrency word is the data set: 12,000 // 64 = 187 x 5 = 935 steps
+    # (the launch script's whole-number arithmetic: the last partial batch of each epoch is not a step)
+    assert "935" in lead(assistant.ask("数据集 12000 条，GBS 64，EPOCH 5，默认跑多少步？"))

@@ -112,8 +112,8 @@ def test_the_filter_count_is_not_the_users_when_the_model_half_asks_a_count(assi
 
 
 @pytest.mark.parametrize("q,text", [
-    # 100,000 / 128 x 2 = 1,562.5 -> 1,563 steps x 5 s = 7,815 s = 2.2 h
-    ("10万条样本, 2 个 epoch, GBS 128, 每步 5 秒, 总共要训多久", "2.2 小时（7,815 秒）"),
+    # 100,000 // 128 = 781 x 2 = 1,562 steps (the launch script's whole-number arithmetic) x 5 s = 7,810 s = 2.2 h
+    ("10万条样本, 2 个 epoch, GBS 128, 每步 5 秒, 总共要训多久", "2.2 小时（7,810 秒）"),
     # MBS 2 x DP 16 x GA 4 = GBS 128; x 8,192 = 1,048,576 tokens
     ("MBS 2, DP 16, GA 4, seq 8192: how many tokens go into one optimizer step?", "1,048,576 tokens"),
 ])
@@ -157,8 +157,8 @@ def test_weight_files_against_the_disk_said(assistant, q, text):
 
 
 def test_run_time_with_the_step_time_said_as_one_step(assistant):
-    # 80,000 / 256 x 3 = 937.5 -> 938 steps x 12 s = 11,256 s = 3.1 h
-    assert "3.1 小时（11,256 秒）" in lead(assistant.ask("8 万条数据，GBS 256，跑 3 个 epoch，一步 12 秒，大概要多少小时"))
+    # 80,000 // 256 = 312 x 3 = 936 steps (the launch script's whole-number arithmetic) x 12 s = 11,232 s = 3.1 h
+    assert "3.1 小时（11,232 秒）" in lead(assistant.ask("8 万条数据，GBS 256，跑 3 个 epoch，一步 12 秒，大概要多少小时"))
 
 
 @pytest.mark.parametrize("q,texts", [

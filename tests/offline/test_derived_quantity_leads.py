@@ -171,8 +171,8 @@ def test_the_context_parallel_rule_is_applied_to_the_length_said(assistant, ques
     ("train_iters 5000, log says iteration 3200, 2.5 s/iter — time left?", "4,500 s"),
     # 2000 x 64 / 32,000 = 4 epochs ("how many epochs is 2000" asks the epochs, it sets none)
     ("How many epochs is 2000 iterations at GBS 64 when the dataset has 32k samples?", "**Epochs: 4**"),
-    # 1200 / 128 x 10 = 93.75 -> 94 (TRAIN_ITERS = SN / GBS x EPOCH, a part step rounded up)
-    ("1200 条样本, GBS 128, 想跑 10 个 epoch，TRAIN_ITERS 写多少", "**总训练步数：94**"),
+    # 1200 // 128 = 9 (9.375) x 10 = 90 (TRAIN_ITERS = SN / GBS * EPOCH in the launch script's whole-number arithmetic)
+    ("1200 条样本, GBS 128, 想跑 10 个 epoch，TRAIN_ITERS 写多少", "**总训练步数：90**"),
     # 128 x 4096 / (6 s x 16) = 5,461 tokens/s per card
     ("step time 6s, GBS 128, seq 4096 on 16 cards, whats the tokens/s per card?", "5,461 tokens/s"),
 ])

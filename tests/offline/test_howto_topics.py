@@ -50,9 +50,9 @@ def test_the_page_fact_leads(assistant, question, facts):
 
 
 @pytest.mark.parametrize(("question", "worked"), [
-    # SN / GBS rounded up (launch-script note): 120000 / 256 = 468.75 → 469; 50000 / 128 = 390.625 → 391
-    ("120k samples, global batch 256 — how many iterations per epoch?", "120,000 samples / global batch 256 = 468.75 → 469"),
-    ("数据集 5 万条样本，GBS 128，一个 epoch 多少 step", "50,000 samples / global batch 128 = 390.625 → 391"),
+    # SN // GBS (the launch script's whole-number arithmetic): 120000 / 256 = 468.75 → 468; 50000 / 128 = 390.625 → 390
+    ("120k samples, global batch 256 — how many iterations per epoch?", "120,000 samples / global batch 256 = 468.75 → 468"),
+    ("数据集 5 万条样本，GBS 128，一个 epoch 多少 step", "50,000 samples / global batch 128 = 390.625 → 390"),
 ])
 def test_steps_per_epoch_are_worked_with_the_stated_samples_and_batch(assistant, question, worked):
     assert worked in lead(assistant.ask(question).answer)
@@ -67,7 +67,7 @@ def test_steps_per_epoch_are_worked_with_the_stated_samples_and_batch(assistant,
     (["How do I run the static benchmark with prompt 512 and output 128 at concurrency 1, 8 and 32?",
       "I also want 2048 input / 256 output", "how many rounds per concurrency level by default?"], ("default 5",), ()),
     (["In the MindSpeed launch script, what is SN?", "what about LOG_SAVE_PATH?",
-      "and with SN 6400, GBS 64, 2 epochs how many iterations?"], ("6,400 samples / global batch 64 × 2 epochs = 200",), ()),  # SN 6400 read as the samples
+      "and with SN 6400, GBS 64, 2 epochs how many iterations?"], ("6,400 samples / global batch 64 = 100 × 2 epochs = 200",), ()),  # SN 6400 read as the samples
     (["自定义镜像训练作业的 boot command 有什么要求", "那 conda 环境怎么激活"], ("conda run -n",), ()),
 ])
 def test_a_follow_up_keeps_the_howto_topic(assistant, turns, facts, not_said):

@@ -22,16 +22,17 @@ def before_quotes(text: str) -> str:
 
 
 @pytest.mark.parametrize(("question", "figures"), [
-    # 120000 / 128 = 937.5 → 938 steps in one epoch
-    ("我手上有 120000 条训练样本, global batch 设 128, 那跑完一轮(epoch)大概要几个迭代?", ("938", "937.5")),
-    # GBS = 2 × 4 × 8 = 64; 50000 / 64 × 3 = 2343.75 → 2344 by the vendor's TRAIN_ITERS formula (SN / GBS × EPOCH);
-    # a trainer rounding each epoch: 782 × 3 = 2346 ("pbs" is the per-device batch)
-    ("50k samples, 3 epochs, pbs 2, ga 8 on 4 gpus. how many optimizer steps in total?", ("global batch 64", "2,344", "2,346")),
-    # the default TRAIN_ITERS asked: 9000 / 128 × 3 = 210.9375 → 211 (the formula the answer names), beside the per-epoch
-    # counts 71 × 3 = 213 (last partial batch a step) and 70 × 3 = 210 (dropped): one figure per rule, none contradicting it
-    ("SN 9000, GBS 128, EPOCH 3, TRAIN_ITERS left unset: how many iterations does it run?", ("211", "71 × 3 = 213", "70 × 3 = 210")),
-    # 300000 / 256 × 4 = 4687.5 → 4688 steps; 300000 × 4096 × 4 = 4,915,200,000 tokens
-    ("训练集 30万条，每条按 4096 token 打包，4 个 epoch，GBS 256，总共多少步，总共多少 token？", ("4,688", "4,915,200,000")),
+    # one rounding rule, the launch script's whole-number arithmetic (TRAIN_ITERS = SN / GBS * EPOCH in shell arithmetic):
+    # 120000 / 128 = 937.5 → 937 steps in one epoch (a trainer that keeps the last partial batch rounds up)
+    ("我手上有 120000 条训练样本, global batch 设 128, 那跑完一轮(epoch)大概要几个迭代?", ("937.5 → 937", "向上取整")),
+    # GBS = 2 × 4 × 8 = 64; 50000 // 64 = 781 × 3 = 2,343; a trainer keeping each epoch's partial batch: 782 × 3 = 2,346
+    # ("pbs" is the per-device batch)
+    ("50k samples, 3 epochs, pbs 2, ga 8 on 4 gpus. how many optimizer steps in total?", ("global batch 64", "2,343", "782 × 3 = 2,346")),
+    # the default TRAIN_ITERS asked: 9000 // 128 = 70 × 3 = 210 (the formula the answer names), beside 71 × 3 = 213 for a
+    # trainer that keeps the last partial batch: one figure per rule, none contradicting it
+    ("SN 9000, GBS 128, EPOCH 3, TRAIN_ITERS left unset: how many iterations does it run?", ("210", "71 × 3 = 213")),
+    # 300000 // 256 = 1171 × 4 = 4,684 steps; 300000 × 4096 × 4 = 4,915,200,000 tokens
+    ("训练集 30万条，每条按 4096 token 打包，4 个 epoch，GBS 256，总共多少步，总共多少 token？", ("4,684", "4,915,200,000")),
     # 256 × 8192 = 2,097,152 tokens per iteration
     ("seq len 8192 and GBS 256: how many tokens does each iteration consume?", ("2,097,152",)),
 ])
