@@ -12,8 +12,6 @@ from ..tools.tables import InferenceMinCardsResult, ModelInfo
 from ..what_fits import MAX_CONTEXT
 from .wording import Writer
 
-SETTING_KEYS = ("zero_stage", "offload", "tp", "pp", "cp")
-
 
 class FitsBlocks(Writer):
     """Blocks for "what model can I fine-tune on X" and "what max context" questions."""

@@ -695,14 +695,16 @@ class Parser:
         for slot in spec.SLOTS:
             if slot.change is None or slot.type != "int" or slot.name not in QuestionFrame.model_fields:
                 continue
-            offered = choice and slot.choice is not None and not num.WHAT_CHANGES.search(r.text)
-            # (the choice's first value was read as the slot's own: its words are the slot's span already)
-            m = (slot.choice.search(r.text) if offered and slot.choice else r.search(slot.change))
-            if offered and m and any(sp.overlaps(m.start(), m.end()) and sp.slot != slot.name for sp in r.spans):
-                m = None
-            if m and (values := [slot.value(v) for v in m.groups() if v]) and len(values) == 2 \
-                    and values[0] != values[1] and all(slot.valid(v) for v in values):
-                r.claim_match(m, slot.name, values[0], "change")
+            m, first = r.search(slot.change), None
+            if choice and slot.alternative is not None and not num.WHAT_CHANGES.search(r.text):
+                # the choice's first value was read as the slot's own (its span); the other is offered right after it
+                first = next((sp for sp in r.spans if sp.slot == slot.name and sp.value is not None), None)
+                m = slot.alternative.match(r.text, first.end) if first else None
+                if m and any(sp.overlaps(m.start(), m.end()) and sp.slot != slot.name for sp in r.spans):
+                    m = None
+            values = ([first.value] if first else []) + [slot.value(v) for v in m.groups() if v] if m else []
+            if m and len(values) == 2 and values[0] != values[1] and all(slot.valid(v) for v in values):
+                r.claim(first.start if first else m.start(), m.end(), slot.name, values[0], "change")
                 setattr(s, slot.name, values[0])
                 s.changes = {slot.name: [int(v) for v in values]}
                 return

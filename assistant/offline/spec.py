@@ -31,11 +31,10 @@ CONNECT = (r"[\"']?\s*(?:可以|能)?\s*(?:of|=|:|is|->|(?:(?:goes|go|went|drops
 # "GA 从 8 改成 16", "rank from 8 to 16", "micro batch 1 -> 2": one slot's value before and after a change
 CHANGE_FROM = r"\s*(?:[:=]\s*)?(?:(?:is\s+)?from|从|由)?\s*"
 CHANGE_TO = r"\s*(?:to|->|→|=>|改成|改为|换成|调到|调成|变成|升到|降到|加到|增加到|提高到|减少到|改到|到)\s*"
-# "tp 用 4 还是 8", "tp 2 or 4": two values of one slot offered as a choice, asked which is better (parse._changes)
+# "TP4 or TP8", "rank 16 vs rank 128", "tp 用 4 还是 8": two values of one slot offered side by side, each sized and
+# compared (spec.alternative; a serving setting asked which is better: parse._changes)
 CHOICE_JOIN = r"\s*(?:还是|或者|或是|或|(?<![a-z])(?:or|vs\.?|versus)(?![a-z]))\s*"
 CHOICE_ASKED = re.compile(r"(?<![a-z])(?:which|better|best|should|recommend\w*|prefer\w*)(?![a-z])|哪个|哪一个|哪种|好|合适|推荐|选")
-# "TP4 or TP8", "rank 16 vs rank 128", "micro batch 1 还是 4": the same slot's values offered as alternatives, each compared
-ALTERNATIVE = r"\s*(?:or|vs\.?|versus|还是|或者|或)\s*"
 VALUE = {
     # "batch 4", not "batch 4k" (a length) or "4.5"; a sign after a space or "=" is read ("batch_size -4": said invalid)
     "int": r"((?:(?<=[\s=:：])-)?\d{1,7})(?![0-9]|\.\d|\s*(?:k|g|b|万|亿)(?![a-z]))",
@@ -88,7 +87,6 @@ class SlotSpec:
     units: tuple[tuple[re.Pattern, float], ...] = ()  # the unit words beside a value and what each multiplies it by ("3 days": 72 h)
     change: re.Pattern | None = None  # the slot changed from one value to another ("GA 从 8 改成 16", "rank from 8 to 16")
     trainers: tuple[tuple[str, re.Pattern], ...] = ()  # (framework, its own spelling of the key): the trainer the key names
-    choice: re.Pattern | None = None  # two values of the slot offered as a choice ("tp 用 4 还是 8")
     alternative: re.Pattern | None = None  # right after a value: another value offered instead ("TP4 or TP8", "rank 16 vs 128")
 
 
@@ -137,8 +135,7 @@ def load(path: Path = SPEC_FILE) -> list[SlotSpec]:
                             tuple((re.compile(rx), float(f)) for rx, f in row.get("units", [])),
                             re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHANGE_TO}{VALUE[row['type']]}") if keys else None,
                             tuple((fw, re.compile(rx)) for fw, rx in row.get("trainers", {}).items()),
-                            re.compile(f"(?:{'|'.join(keys)}){CHANGE_FROM}{VALUE[row['type']]}{CHOICE_JOIN}{VALUE[row['type']]}") if keys else None,
-                            re.compile(f"{ALTERNATIVE}(?:(?:{'|'.join(keys)}){CONNECT})?{VALUE[row['type']]}") if keys else None))
+                            re.compile(f"{CHOICE_JOIN}(?:(?:{'|'.join(keys)}){CONNECT})?{VALUE[row['type']]}") if keys else None))
     return out
 
 

@@ -22,8 +22,14 @@ def last_answer(assistant, *questions):
 
 def lead(ans) -> str:
     """The headline paragraph: from the answer label to the first blank line."""
-    text = ans.answer
+    text = ans if isinstance(ans, str) else ans.answer
     for label in ("**Answer:**", "**结论**："):
         if label in text:
             return text.split(label, 1)[1].split("\n\n", 1)[0].strip()
     return text.split("\n\n", 1)[0]
+
+
+def lead_line(ans) -> str:
+    """The answer's labelled line (the one that opens with "**Answer:**" or "**结论**"), label included."""
+    text = ans if isinstance(ans, str) else ans.answer
+    return next(line for line in text.splitlines() if line.startswith(("**Answer:**", "**结论**")))

@@ -14,12 +14,9 @@ from pathlib import Path
 import pytest
 
 from assistant.offline.wording import W, load_phrases
+from tests.offline.dialog import lead_line as lead
 
 NOTES = Path(__file__).resolve().parents[2] / "knowledge" / "notes"
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def calls(ans, tool):

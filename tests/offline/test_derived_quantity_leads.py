@@ -6,10 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.offline.dialog import last_answer
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+from tests.offline.dialog import lead_line as lead
 
 
 def called(ans, quantity: str) -> bool:

@@ -4,11 +4,8 @@ through tests/seedfiles.py; the rest are hand computations written out beside ea
 
 from __future__ import annotations
 
+from tests.offline.dialog import lead_line as lead
 from tests.seedfiles import min_cards_rows, recipe_rows
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def recipe(model: str, strategy: str, cutoff: int):

@@ -6,12 +6,10 @@ fp32 master and two Adam moments); ZeRO-3 without offload splits them over the d
 
 from __future__ import annotations
 
+from tests.offline.dialog import lead_line as lead
+
 VERDICT_EN = {"fits": "**Yes**", "tight": "**Tight**", "does_not_fit": "**No**"}
 VERDICT_ZH = {"fits": "**可以**", "tight": "**偏紧**", "does_not_fit": "**不行**"}
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def judged(ans, offload: bool = False) -> dict:

@@ -8,13 +8,10 @@ from __future__ import annotations
 import json
 import re
 
+from tests.offline.dialog import lead_line as lead
 from tests.seedfiles import min_cards_rows, recipe_rows
 
 from .dialog import converse
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def seed_cards(model, strategy, seq, framework, hardware="Snt9B"):

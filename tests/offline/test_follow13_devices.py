@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import re
 
+from tests.offline.dialog import lead_line as lead
 from tests.seedfiles import min_cards_rows
 
 from .dialog import converse
 
 HOST_RAM = re.compile(r"\*\*([\d,]+) GiB (?:of host RAM per node|主机内存)\*\*")
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def seed_cards(model, strategy, seq, framework, hardware="Snt9B"):

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import re
 
+from tests.offline.dialog import lead_line as lead
+
 from .dialog import converse
-
-
-def lead(answer: str) -> str:
-    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def test_global_batch_asked_after_a_card_count_is_the_plans(assistant):

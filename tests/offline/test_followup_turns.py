@@ -6,10 +6,7 @@ hand arithmetic on them."""
 from __future__ import annotations
 
 from tests.offline.dialog import converse
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+from tests.offline.dialog import lead_line as lead
 
 
 def test_a_language_asked_repeats_the_answer_in_it(assistant):

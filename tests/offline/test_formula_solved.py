@@ -7,10 +7,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.estimate import derived
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+from tests.offline.dialog import lead_line as lead
 
 
 @pytest.mark.parametrize("name,inputs,value", [

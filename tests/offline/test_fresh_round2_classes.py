@@ -7,13 +7,11 @@ the question's own words. Expected figures: hardware.csv (Snt9B23: 16 DIE per no
 
 from __future__ import annotations
 
+from tests.offline.dialog import lead_line as lead
+
 
 def args_of(ans, tool):
     return [c.args for c in ans.tool_calls if c.name == tool]
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def test_how_many_concurrent_requests_leads_with_the_count(assistant):

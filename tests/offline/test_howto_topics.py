@@ -16,16 +16,9 @@ from assistant.notes import worked_formulas
 from assistant.offline.conversation import CARRY
 from assistant.offline.route import PRODUCES
 
-from .dialog import converse
+from .dialog import converse, lead
 
 WHICH_MODEL = ("Which model", "是哪个模型")
-
-
-def lead(text: str) -> str:
-    for label in ("**Answer:**", "**结论**："):
-        if label in text:
-            return text.split(label, 1)[1].split("\n\n", 1)[0]
-    return text.split("\n\n", 1)[0]
 
 
 @pytest.mark.parametrize(("question", "facts"), [

@@ -15,7 +15,7 @@ import pytest
 
 from assistant.notes import limit_checks
 
-from .dialog import converse
+from .dialog import converse, lead
 
 OUT_OF_SCOPE = ("That is outside what I do", "这不在我能回答的范围内")
 WHICH_MODEL = ("Which model", "是哪个模型", "已记下")
@@ -23,13 +23,6 @@ WHICH_MODEL = ("Which model", "是哪个模型", "已记下")
 
 def tools(ans) -> set[str]:
     return {c.name for c in ans.tool_calls}
-
-
-def lead(text: str) -> str:
-    for label in ("**Answer:**", "**结论**："):
-        if label in text:
-            return text.split(label, 1)[1].split("\n\n", 1)[0]
-    return text.split("\n\n", 1)[0]
 
 
 PUBLIC = "my real-time service on ModelArts must be callable from the internet, how do I set that up?"

@@ -3,9 +3,7 @@ nodes with the devices left over (hand computations from the vendor tables and t
 
 from __future__ import annotations
 
-
-def lead(answer: str) -> str:
-    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**：")))
+from tests.offline.dialog import lead_line as lead
 
 
 def test_frameworks_asked_in_turn_are_led_in_that_order(assistant):

@@ -10,16 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.offline.dialog import lead
+
 from .dialog import converse
-
-
-def lead(ans) -> str:
-    """The headline paragraph: from the answer label to the first blank line."""
-    text = ans.answer
-    for label in ("**Answer:**", "**结论**："):
-        if label in text:
-            return text.split(label, 1)[1].split("\n\n", 1)[0].strip()
-    return text.split("\n\n", 1)[0]
 
 
 @pytest.mark.parametrize(("question", "option"), [

@@ -9,10 +9,7 @@ import pytest
 
 from assistant.notes import worked_formulas
 from assistant.offline.asked import serving_parts_asked
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+from tests.offline.dialog import lead_line as lead
 
 
 # ---------------------------------------------------------------- which serving part is asked first

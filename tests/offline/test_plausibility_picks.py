@@ -6,9 +6,7 @@ from __future__ import annotations
 import math
 import re
 
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+from tests.offline.dialog import lead_line as lead
 
 
 def test_no_plausible_plan_gives_the_floor_of_the_model_states_not_a_count(assistant):

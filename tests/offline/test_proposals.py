@@ -16,12 +16,9 @@ import re
 import pytest
 
 from assistant.offline import proposal, subquestions
+from tests.offline.dialog import lead_line as lead
 
 from .dialog import converse
-
-
-def lead(answer: str) -> str:
-    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def args_of(ans, tool: str) -> list[dict]:

@@ -10,10 +10,7 @@ import pytest
 
 from assistant.offline import clock
 from assistant.offline.spans import Reading
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+from tests.offline.dialog import lead_line as lead
 
 
 def called(ans, quantity: str) -> bool:

@@ -12,11 +12,8 @@ import pytest
 from assistant.offline.note_pick import parts_unanswered
 from assistant.offline.part_facts import counts_said
 from assistant.tools.tables import NotePassage
+from tests.offline.dialog import lead_line as lead
 from tests.seedfiles import recipe_rows
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 # ---------------------------------------------------------------- devices and ranks, from the hardware catalog

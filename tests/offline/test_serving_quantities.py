@@ -11,6 +11,7 @@ import re
 import pytest
 
 from assistant.offline.model import OfflinePlanner
+from tests.offline.dialog import lead_line as lead
 
 from .dialog import converse
 
@@ -22,10 +23,6 @@ def planner(ctx):
 
 def frame(planner, text: str):
     return planner.parser.parse(text)
-
-
-def lead(answer: str) -> str:
-    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 @pytest.mark.parametrize(("text", "util"), [

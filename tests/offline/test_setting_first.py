@@ -4,11 +4,8 @@ batch on the user's count is computed here."""
 
 from __future__ import annotations
 
+from tests.offline.dialog import lead_line as lead
 from tests.seedfiles import recipe_rows
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def test_recipe_setting_leads_with_the_batch_kept_on_the_users_devices(assistant):

@@ -8,12 +8,9 @@ from __future__ import annotations
 import pytest
 
 from assistant.offline.subquestions import apart
+from tests.offline.dialog import lead_line as lead
 
 from .dialog import last_answer
-
-
-def lead(answer: str) -> str:
-    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**：")))
 
 
 def test_offsets_in_different_sub_questions():

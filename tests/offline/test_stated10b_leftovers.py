@@ -8,11 +8,9 @@ import re
 
 import pytest
 
+from tests.offline.dialog import lead_line as lead
+
 from .dialog import converse
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 # ---------------------------------------------------------------- the model states need no GPU type

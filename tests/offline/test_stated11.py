@@ -8,10 +8,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.tools.setup_tools import CAPACITY_SHARE
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+from tests.offline.dialog import lead_line as lead
 
 
 # ---------------------------------------------------------------- alternatives: every one evaluated

@@ -22,16 +22,13 @@ from hypothesis import strategies as st
 
 from assistant.tools.time_tools import devices_for_deadline
 from tests.offline.dialog import last_answer as converse
+from tests.offline.dialog import lead_line as lead
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = max(10, int(os.environ.get("QUESTION_EXAMPLES", "400")) // 8)
 with open(ROOT / "knowledge/catalog/hardware.csv", encoding="utf-8", newline="") as f:
     HARDWARE = {r["id"]: r for r in csv.DictReader(f)}
 ETA = 0.9  # the vendor's linear speed-up factor (线性度), the tool's default
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def args_of(ans, tool):

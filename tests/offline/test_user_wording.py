@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.offline.dialog import lead_line
 from tests.seedfiles import min_cards_rows
 
 
 def seed_cards(model, strategy, seq, framework, hardware="Snt9B"):
     return next(c for m, s, q, fw, hw, c in min_cards_rows() if (m, s, q, fw, hw) == (model, strategy, seq, framework, hardware))
-
-
-def lead_line(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def test_an_estimate_beside_a_dash_says_what_the_dash_means(assistant):

@@ -13,10 +13,7 @@ Ground truth: ../shared/seeds/004 (minimum cards, 2025-06-24) and 000 (LLaMA-Fac
 from __future__ import annotations
 
 from assistant.answer import ChatTurn
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+from tests.offline.dialog import lead_line as lead
 
 
 def capped(ans) -> dict:

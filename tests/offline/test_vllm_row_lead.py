@@ -6,9 +6,7 @@ modelarts_llm_infer_5902037 at utilisation 0.9; newest modelarts_llm_infer_59100
 
 from __future__ import annotations
 
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+from tests.offline.dialog import lead_line as lead
 
 
 def test_a_max_model_len_question_without_a_count_leads_with_the_newest_cell(assistant):

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.offline.dialog import lead_line as lead
+
 
 def calls(ans, tool):
     return [c.args for c in ans.tool_calls if c.name == tool]
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 @pytest.mark.parametrize("q,args", [

@@ -13,6 +13,7 @@ import csv
 from pathlib import Path
 
 from tests.offline.dialog import converse
+from tests.offline.dialog import lead_line as lead
 
 TABLES = Path(__file__).resolve().parents[2] / "knowledge" / "tables"
 
@@ -29,10 +30,6 @@ def min_cards(model: str, strategy: str, seq_len: int, framework: str, hardware:
 
 def recipe(model: str, strategy: str, seq_len: int) -> dict:
     return next(r for r in _rows("recipes_llamafactory.csv") if (r["model_id"], r["strategy"], int(r["cutoff_len"])) == (model, strategy, seq_len))
-
-
-def lead(ans) -> str:
-    return next(line for line in ans.answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
 
 
 def calls(ans, tool):
