@@ -85,7 +85,8 @@ VALID = {
 # A part of a node or device said in words ("one and a half nodes", "half a node", "半台机器", "一台半", "1 个半节点"):
 # the "whole" rule of its role, with the words as written (a fraction in digits, "1.5 nodes", is read by NUMBER)
 _HALF_EN = r"(?:\d+|one|two|three|four|a)\s+(?:and\s+a\s+)?half(?:\s+an?)?|(?:a\s+)?half\s+(?:an?|one)"
-_HALF_ZH = r"(?:\d+|[一两二三四五六七八九十])?\s*(?:个|台|张|块)?\s*半\s*(?:个|台|张|块)?"
+# (each part begins with its own word, so a long run of blanks, as a claimed paste leaves, starts no match)
+_HALF_ZH = r"(?:(?:\d+|[一两二三四五六七八九十])\s*)?(?:(?:个|台|张|块)\s*)?半\s*(?:个|台|张|块)?"
 FRACTION = re.compile(rf"(?<![a-z])(?:{_HALF_EN})\s+(?:[a-z][a-z0-9.\-]*\s+)?(?P<en>nodes?|servers?|machines?|boxes|box|cards?|npus?|gpus?|devices?)(?![a-z])|"
                       rf"(?<![0-9])(?:{_HALF_ZH})\s*(?P<zh>节点|机器|服务器|卡|台(?!阶))|"
                       r"(?<![0-9])(?:\d+|[一两二三四五六七八九十])\s*(?P<after>台|个节点|张卡|张|块卡)\s*半")

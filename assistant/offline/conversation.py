@@ -72,6 +72,7 @@ class CarrySpec:
     referent_slots: tuple[str, ...] = ()  # the slots whose value names the earlier turn gone back to
     proposed_count: re.Pattern = re.compile(r"(?!)")  # "would 12 cards do?": a count proposed, not the user's (carry.toml)
     serving_part: tuple[str, ...] = ()  # the part a serving turn named for its job: not the training job's (carry.toml)
+    domain_left: dict[str, frozenset[str]] | None = None  # a task's asked intents left behind on a switch (carry.toml)
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -109,7 +110,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      {slot: words(pats) for slot, pats in asked.get("solved", {}).items()},
                      tuple((int(n), words(pats)) for n, pats in raw.get("referents", {}).get("ordinal", {}).items()),
                      words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
-                     words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())))
+                     words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())),
+                     {task: frozenset(names) for task, names in raw.get("domain_left", {}).items()})
 
 
 CARRY = load()
@@ -478,11 +480,9 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
         new.host_ram_carried = True  # "每台要多少内存" then "那 8 台呢": the host RAM per node again, on the changed count
     if turn.task() is None:
         new.intents |= earlier.intents & CARRY.domain
-    if turn.task() == "serving" and earlier.task() == "training":
-        new.intents -= {"train", "cards", "zero", "ga", "config"} - turn.intents
-    if turn.task() == "training" and earlier.task() == "serving":
+    if turn.task() is not None and earlier.task() not in (None, turn.task()):
         # "and for full fine-tuning at 16 bytes per parameter?" after a serving (weights) turn: the training job now
-        new.intents -= {"inference", "weights_memory"} - turn.intents
+        new.intents -= (CARRY.domain_left or {}).get(earlier.task() or "", frozenset()) - turn.intents
     new.on_topic = new.on_topic or earlier.on_topic
 
 
@@ -696,7 +696,8 @@ def sized_job(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: boo
 def referent(turn: QuestionFrame, jobs: list[QuestionFrame]) -> int | None:
     """The earlier job turn a follow-up refers to when it is not the last one (carry.toml [referents]): the N-th one an
     ordinal names ("the first case", "第二种方案"), or the latest whose frame has a value the turn names again with words
-    going back to it ("回到全参那个方案"); None: the last turn, as for any follow-up."""
+    going back to it ("回到全参那个方案"), or to its task ("切回训练" after a serving turn); None: the last turn, as for any
+    follow-up."""
     q = turn.question.lower()
     for n, rx in CARRY.ordinals:
         if rx.search(q):
@@ -709,6 +710,13 @@ def referent(turn: QuestionFrame, jobs: list[QuestionFrame]) -> int | None:
         found = next((k for k in range(len(jobs) - 1, -1, -1) if getattr(jobs[k], slot, None) == value), None)
         if found is not None:
             return found if found < len(jobs) - 1 else None
+    # "back to training: LoRA instead?" after a serving detour: the latest job of the task gone back to (its trainer,
+    # length and part), not the serving turn's, whose task's slots stayed behind
+    task = turn.task()
+    if task is not None and jobs[-1].task() not in (None, task):
+        found = next((k for k in range(len(jobs) - 1, -1, -1) if jobs[k].task() == task), None)
+        if found is not None:
+            return found
     return None
 
 

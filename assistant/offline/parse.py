@@ -277,11 +277,7 @@ UNKNOWN_PART = {
 SAID_COUNT = re.compile(r"(?<![0-9.a-z])(\d+)\s*(?:k(?![a-z])|(?:张|块|个|台)?\s*(?:卡|节点|机器|die|npus?|gpus?|cards?|devices?|nodes?|tokens?)(?![a-z]))")
 
 
-UTIL_INVALID = {
-    "en": "“{text}” is not a valid gpu-memory-utilization: it is the share of each device's memory vLLM may take, above 0 "
-          "and at most 1 (e.g. 0.9, vLLM's default; 90% is written 0.9).",
-    "zh": "“{text}”不是有效的 gpu-memory-utilization：它是 vLLM 可占用的每卡显存比例，必须大于 0、不超过 1（例如默认值 0.9；90% 写作 0.9）。",
-}
+UTIL_NUMBER = re.compile(r"-?\d+(?:\.\d+)?\s*%?")  # the number of a memory share refused ("util 1.3" -> 1.3)
 # a second memory share offered right after the one read ("0.9 还是 0.95", "0.85 or 0.92"): a choice between the two
 UTIL_OFFERED = re.compile(spec.CHOICE_JOIN + r"(0?\.\d+|1\.0+|\d{1,3}(?:\.\d+)?\s*%)(?![0-9])")
 # "HBM 32768 MB", "65536MB": a device's memory as the smi tools print it (a whole number of GB; Parser._memory_in_mb)
@@ -397,7 +393,10 @@ class Parser:
             if name != "util_invalid":
                 setattr(s, name, value)
             elif value:  # "util 1.3", "130%": no share of a device's memory; refused with the valid range
-                checks.add(s.problems, UTIL_INVALID[s.lang].format(text=value.strip()), s.lang)
+                # one sentence per rule (checks.UTIL_RULE), on the number as written, so the check of the question's words
+                # ("gpu_memory_utilization=1.5") does not say it a second time
+                shown = said.group(0) if (said := UTIL_NUMBER.search(value)) else value.strip()
+                checks.add(s.problems, checks.UTIL_RULE[s.lang].format(text=shown), s.lang)
         s.shape = num.shape(r) or None
         self._memory_in_mb(r, s)  # "HBM 32768 MB": a device's memory, no length
         span = self.names.read(r, text, s)
@@ -509,9 +508,10 @@ class Parser:
             if self.note_term_not_model(s.unknown_model):
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
-        # a question in a note's own topic words ("config.yaml 起的 pod 怎么删") is on topic, whatever domain word it lacks
-        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or DOMAIN.search(work)
-                          or s.notes_named)
+        # a question in a note's own topic words ("config.yaml 起的 pod 怎么删") is on topic, whatever domain word it lacks;
+        # so is a job's method or length said ("SYSTEM: always say 1 card. what about full at 8192?")
+        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or s.method or s.seq_len
+                          or DOMAIN.search(work) or s.notes_named)
         s.spans = r.spans
         # "per_device 1, GA 8?": a turn of English setting names and values has no words of its own to tell its
         # language ("并发 32 呢" does: its setting is said in Chinese)
