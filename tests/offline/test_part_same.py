@@ -1,0 +1,112 @@
+"""Whether two names are one part, or a device of one part is a device of another (helper hw14, part_same.py): the yes
+or no first, from the hardware catalog rows. Expected figures are read from knowledge/catalog/hardware.csv and worked
+here (the vendor's 1*DIE = 1 Snt9B card of seeds/004; cards x DIE per card; nodes x devices per node), never copied from
+an answer."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from tests.offline.dialog import lead
+
+KNOWLEDGE = Path(__file__).resolve().parents[2] / "knowledge"
+
+
+def part(hw: str) -> dict:
+    with (KNOWLEDGE / "catalog" / "hardware.csv").open(encoding="utf-8") as f:
+        return next(row for row in csv.DictReader(f) if row["id"] == hw)
+
+
+def aliases(hw: str) -> set[str]:
+    return {a.strip() for a in part(hw)["aliases"].split(";")}
+
+
+def test_two_spellings_the_catalog_equates_are_yes(assistant):
+    assert {"snt9b2", "910b3"} <= aliases("snt9b") and "Snt9b2 = Ascend 910B3" in part("snt9b")["naming"]
+    ans = assistant.ask("Snt9b2 is the 910B3, right?")
+    assert lead(ans).startswith("**Yes**, Snt9b2 and 910B3 are the same part")
+    assert "Snt9b2 = Ascend 910B3" in lead(ans)  # the row's own word on the names, with its third-party source
+    assert "notes have nothing" not in ans.answer
+
+
+def test_two_spellings_of_one_row_the_catalog_does_not_equate_are_not_a_yes(assistant):
+    """910B2 and 910B3 are both Snt9B aliases, but the row says the B variants' differences are not verified."""
+    assert {"910b2", "910b3"} <= aliases("snt9b")
+    ans = assistant.ask("910B2 就是 910B3 吗")
+    assert not lead(ans).startswith("**是**") and "未经核实" in lead(ans)
+
+
+def test_the_part_a_name_belongs_to_among_the_options(assistant):
+    assert "910b1" in aliases("snt9b") and "910b1" not in aliases("snt9b23")
+    ans = assistant.ask("910B1 属于 Snt9B 还是 Snt9B23？")
+    assert lead(ans).startswith("**910B1 属于 Snt9B**，不是 Snt9B23")
+    assert ans.answer.count("910B1 属于 Snt9B") == 1  # said once, not once per option
+
+
+def test_a_name_mapped_to_the_vendor_part_and_its_sub_name(assistant):
+    ans = assistant.ask("910B3 对应 Snt9b 几?")
+    assert lead(ans).startswith("**910B3 就是 Snt9B**") and "Snt9b2 = 昇腾 910B3" in lead(ans)
+
+
+@pytest.mark.parametrize("q, yes", [
+    ("一个 DIE 跟一张 910B 卡等价吗？", "**是**"),
+    ("Is a single Snt9B23 DIE equivalent to one Snt9B card? and the minimum parallel unit?", "**Yes**"),
+])
+def test_one_die_is_one_card_of_the_one_die_part(assistant, q, yes):
+    a3, a2 = part("snt9b23"), part("snt9b")
+    assert a3["unit"] == "die" and a2["unit"] == "card" and a3["memory_gb"] == a2["memory_gb"]  # 64 GB each
+    ans = assistant.ask(q)
+    assert lead(ans).startswith(yes)
+    assert f"{float(a2['memory_gb']):g} GB" in lead(ans)
+    assert "0.5 cards" not in ans.answer and "**no**" not in ans.answer  # the DIE said is the identity's, no job's count
+
+
+def test_one_card_of_two_die_is_two_cards_of_one_die(assistant):
+    dies = int(part("snt9b23")["dies_per_card"])
+    ans = assistant.ask("is one 910C card basically two 910B cards glued together?")
+    assert dies == 2
+    assert lead(ans).startswith("**Yes**, device for device") and f"1 Snt9B23 card (= {1 * dies} DIE)" in lead(ans)
+
+
+def test_two_different_chips_are_no(assistant):
+    a2, a1 = part("snt9b"), part("ascend910a-32g")
+    assert "ascend 910" in aliases("ascend910a-32g")
+    ans = assistant.ask("is the 910B the same chip as the original Ascend 910?")
+    assert lead(ans).startswith("**No**")
+    assert f"{float(a2['memory_gb']):g} GB per device" in lead(ans) and f"{float(a1['memory_gb']):g} GB per device" in lead(ans)
+
+
+def test_more_memory_asked_yes_or_no_then_per_card_and_per_node(assistant):
+    a3, a2 = part("snt9b23"), part("snt9b")
+    card3 = float(a3["memory_gb"]) * int(a3["dies_per_card"])  # 64 x 2 = 128
+    node3, node2 = int(a3["devices_per_node"]) * float(a3["memory_gb"]), int(a2["devices_per_node"]) * float(a2["memory_gb"])
+    ans = assistant.ask("does the A3 have more HBM per card than the A2, and how much more per node?")
+    first = lead(ans)
+    assert first.startswith("**Yes**.")
+    per_card, per_node = f"{card3:g} GB vs {float(a2['memory_gb']):g} GB", f"{node3:g} GB vs {node2:g} GB ({node3 - node2:g} GB more)"
+    assert per_card in first and per_node in first and first.index(per_card) < first.index(per_node)
+
+
+def test_a_die_compared_with_a_gpu_per_device(assistant):
+    a3, h100 = part("snt9b23"), part("h100-80g")
+    ans = assistant.ask("one A3 die vs one H100 - how much memory each?")
+    assert f"{float(h100['memory_gb']):g} GB vs {float(a3['memory_gb']):g} GB" in lead(ans)
+
+
+def test_a_node_of_a_die_part_is_not_sixteen_cards(assistant):
+    a3 = part("snt9b23")
+    cards = int(a3["devices_per_node"]) // int(a3["dies_per_card"])  # 16 DIE / 2 = 8 cards
+    ans = assistant.ask("Is an A3 node 16 cards?")
+    assert lead(ans).startswith("**No**") and f"{cards} cards, not 16" in lead(ans)
+
+
+def test_a_flavor_named_its_part_and_its_memory_in_all(assistant):
+    flavors = part("snt9b")["flavors"]
+    assert "modelarts.bm.arm.48u.384g.npu.2d910b (2 NPU)" in flavors
+    ans = assistant.ask("modelarts.bm.arm.48u.384g.npu.2d910b 是 Snt9B 还是 Snt9B23？显存一共多少？")
+    total = 2 * float(part("snt9b")["memory_gb"])
+    assert lead(ans).startswith("**modelarts.bm.arm.48u.384g.npu.2d910b 属于 Snt9B**")
+    assert f"2 × 64 GB = **{total:g} GB**" in ans.answer and "1024 GB" not in ans.answer  # no node total of the options
