@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..kb import vendor_tables
 from ..notes import DIFFERENCE_ASKED
+from ..resolve import flavor_names
 from ..tools.tables import HardwareInfo, ListHardwareResult
 from . import part_same, table_query
 from .frame import QuestionFrame
@@ -96,7 +97,8 @@ class PartFactsBlocks(Writer):
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
         said = (self.s.hardware_text or "").lower()
-        if any(said == f.split(" (")[0].lower() for h in parts for f in (h.flavors or "").split(";")):
+        flavor_named = any(said in {n.lower() for n in flavor_names(f)} for h in parts for f in (h.flavors or "").split(";"))
+        if flavor_named:
             asked.add("part_flavor")  # "what is modelarts.bm.arm.24u.192g.npu.1d910b?": the flavor named is one of its own
             # "what card, how many?" of a flavour: its own NPU count answers the count, not a node's or a node's total
             asked -= {"part_node", "part_total", "part_compute", "part_precision", "part_unit", "whole_row"}
@@ -123,6 +125,8 @@ class PartFactsBlocks(Writer):
                 f
                 for f in (
                     stated,
+                    # "how many NPUs in the npu.1d910b flavor?": the flavor's own count first
+                    self.fact_flavor(h, asked) if flavor_named and "cards" in self.s.intents else "",
                     precision if precision_first else "",
                     "" if same else self.fact_count(h, asked),
                     self.fact_memory(h, asked),
@@ -133,7 +137,7 @@ class PartFactsBlocks(Writer):
                     self.fact_dies(h),
                     self.fact_unit(h, asked),
                     self.fact_naming(h, asked),
-                    self.fact_flavor(h, asked),
+                    "" if flavor_named and "cards" in self.s.intents else self.fact_flavor(h, asked),
                     self.fact_topology(h, asked),
                     self.fact_job_devices(h, asked),
                     self.fact_cores(h, asked),
@@ -742,6 +746,10 @@ class PartFactsBlocks(Writer):
         q = self.s.question.lower()
         named = [p for p in has if p.lower() in q]
         yes, no = self.L("Yes", "支持"), self.L("No", "不支持")
+        unheld = [p for p in UNHELD_PRECISION.findall(q)]
+        if unheld and not named:  # "910B 支持 INT8 吗": no column holds it; said so, then the precisions the row has
+            return self.not_in_catalog(f"{unheld[0].upper()} flag", f"{unheld[0].upper()} 支持与否的记录", h) + self.L("; ", "；") + self.L("; ", "；").join(
+                self.L(f"{p} compute: {'yes' if has[p] else 'no'}", f"{p} 计算：{yes if has[p] else no}") for p in has)
         if not named:  # nothing asked of a precision (a part's whole row): a plain fact, no yes/no headline
             return self.L("; ", "；").join(self.L(f"{p} compute: {'yes' if has[p] else 'no'}", f"{p} 计算：{yes if has[p] else no}")
                                           for p in has)
@@ -787,7 +795,9 @@ class PartFactsBlocks(Writer):
                 if tp
                 else ""
             )
-            return said + self.L(
+            unit = "" if tp or not UNIT_ASKED.search(self.s.question.lower()) else self.L(  # "smallest parallel unit on Snt9B?"
+                f"**the smallest parallel unit is {step} {self.part_device(h)}**; ", f"**最小并行单位是 {step} 张{self.part_device(h)}**；")
+            return said + unit + self.L(
                 f"one {self.part_device(h)} is one device, so TP need not be even: TP must divide the attention heads "
                 "and TP × PP the device count",
                 f"一张{self.part_device(h)}就是一个设备，TP 不必是偶数：TP 要整除注意力头数，TP × PP 要整除卡数",
@@ -892,7 +902,8 @@ class PartFactsBlocks(Writer):
         count = lambda f: int(m.group(1)) if (m := re.search(r"\((\d+)", f)) else 0  # noqa: E731
         said, text = self.s.devices, self.s.question.lower()
         # the flavor the question names first, else the one with the device count said
-        flavors.sort(key=lambda f: (f.split(" (")[0].lower() not in text, count(f) != said))
+        named_in = lambda f: any(n.lower() in text for n in flavor_names(f))  # noqa: E731  (its full or short name)
+        flavors.sort(key=lambda f: (not named_in(f), count(f) != said))
         named = [self.L(f"`{f.split(' (')[0]}` ({count(f)} NPU{'s' if count(f) > 1 else ''})",
                         f"`{f.split(' (')[0]}`（{count(f)} 张 NPU）") for f in flavors]
         verdict = ""
@@ -901,7 +912,7 @@ class PartFactsBlocks(Writer):
             verdict = self.L(f"**{'Yes' if ok else 'No'}**, {count(flavors[0])} {self.short(h)} NPU{'s' * (count(flavors[0]) > 1)}: ",
                              f"**{'是' if ok else '不是'}**，{count(flavors[0])} 张 {self.short(h)} NPU：")
         total = ""
-        if "part_total" in self.s.intents and flavors[0].split(" (")[0].lower() in text and (n := count(flavors[0])):
+        if "part_total" in self.s.intents and named_in(flavors[0]) and (n := count(flavors[0])):
             # "npu.2d910b 显存一共多少": the flavor's own NPUs times the memory of each (catalog row)
             total = self.L(f"; in all {n} × {fig(h.memory_gb)} GB = **{fig(n * h.memory_gb)} GB**",
                            f"；合计 {n} × {fig(h.memory_gb)} GB = **{fig(n * h.memory_gb)} GB**")
@@ -915,7 +926,13 @@ class PartFactsBlocks(Writer):
         text = (h.interconnect_zh if self.lang == "zh" else None) or h.interconnect
         if not text:
             return self.not_in_catalog("interconnect", "互联方式", h)
-        return self.say("pf_wiring", text=text)
+        q = self.s.question.lower()
+        verdict = ""
+        if (link := LINK_NAMED.search(q)) and YES_NO_ASKED.search(q):  # "A2 里卡之间走的是 NVLink 吗": that link, yes or no
+            has = link.group(0).replace(" ", "") in (h.interconnect or "").lower().replace(" ", "")
+            said = self.s.question[link.start():link.end()]
+            verdict = self.L(f"**{'Yes' if has else 'No'}**, {'' if has else 'not '}{said}: ", f"**{'是' if has else '不是'}** {said}：")
+        return verdict + self.say("pf_wiring", text=text)
 
     def fact_job_devices(self, h: HardwareInfo, asked: set[str]) -> str:
         """The device counts a job may get on one node, and whether the count the user said is one of them."""
@@ -990,6 +1007,12 @@ DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|o
 UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred|未经核实|未核实|推断")
 # "how many DIE per card", "每张卡几个 DIE"
 DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
+# a link named of a part ("is it NVLink?", "走的是 HCCS 吗"): the catalog's interconnect says whether it has it
+LINK_NAMED = re.compile(r"(?<![a-z])(?:nvlink|nvswitch|hccs|roce|infiniband|pcie|sio|infinity\s+fabric)(?![a-z])")
+# a precision the catalog has no column for ("INT8", "FP4", "INT4"): not held, not a yes or no
+UNHELD_PRECISION = re.compile(r"(?<![a-z0-9])(int8|int4|fp4|fp32|tf32)(?![a-z0-9])")
+# the parallel unit asked ("smallest parallel unit", "最小并行单位")
+UNIT_ASKED = re.compile(r"(?:smallest|minimum|min)\s+(?:\w+\s+)?unit|parallel(?:ism)?\s+unit|最小.{0,4}单位|并行单位")
 # "does X have more … than Y", "X 比 Y 显存大吗": the comparison asked yes or no
 MORE_ASKED = re.compile(r"(?<![a-z])(?:more|less|fewer|bigger|larger|smaller)(?![a-z])|比.{0,12}(?:多|大|少|小)")
 # "how much more per node", "每台多多少": the node's total asked beside the per-card figure (figure_compared)

@@ -110,3 +110,36 @@ def test_a_flavor_named_its_part_and_its_memory_in_all(assistant):
     total = 2 * float(part("snt9b")["memory_gb"])
     assert lead(ans).startswith("**modelarts.bm.arm.48u.384g.npu.2d910b 属于 Snt9B**")
     assert f"2 × 64 GB = **{total:g} GB**" in ans.answer and "1024 GB" not in ans.answer  # no node total of the options
+
+
+def test_a_flavor_shortened_to_its_last_fields_is_its_part_and_its_count(assistant):
+    flavors = part("snt9b")["flavors"]
+    assert "modelarts.bm.arm.24u.192g.npu.1d910b (1 NPU)" in flavors
+    ans = assistant.ask("how many NPUs are in the npu.1d910b flavor?")
+    assert "`modelarts.bm.arm.24u.192g.npu.1d910b` (1 NPU)" in lead(ans).split(";")[0]  # the count asked leads
+
+
+def test_a_link_named_yes_or_no_from_the_interconnect_column(assistant):
+    wiring = part("snt9b")["interconnect"]
+    assert "HCCS" in wiring and "NVLink" not in wiring
+    ans = assistant.ask("A2 机器里卡和卡之间走的是 NVLink 吗")
+    assert "**不是** NVLink" in lead(ans) and "HCCS" in lead(ans)
+
+
+def test_a_precision_no_column_holds_is_not_covered(assistant):
+    ans = assistant.ask("910B 支持 INT8 吗")
+    assert "**未收录**" in lead(ans) and "INT8" in lead(ans)
+    assert "BF16 计算：支持" in lead(ans)  # what the row does have (bf16 true)
+
+
+def test_the_smallest_unit_of_a_one_device_card(assistant):
+    assert part("snt9b")["min_parallel_unit"] == "1" and part("snt9b23")["min_parallel_unit"] == "2"
+    ans = assistant.ask("what's the smallest parallel unit on Snt9B, and on Snt9B23?")
+    assert "the smallest parallel unit is 1 card" in ans.answer and "steps of 2 DIE" in ans.answer
+
+
+def test_a_job_asking_for_an_odd_count_of_die(assistant):
+    allowed = part("snt9b23")["job_devices"].split(";")
+    assert "5" not in allowed
+    ans = assistant.ask("can my A3 job ask for 5 dies?")
+    assert "**No**, 5 is not one of them" in lead(ans) and ", ".join(allowed) in lead(ans)
