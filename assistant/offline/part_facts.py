@@ -929,9 +929,10 @@ class PartFactsBlocks(Writer):
         q = self.s.question.lower()
         verdict = ""
         if (link := LINK_NAMED.search(q)) and YES_NO_ASKED.search(q):  # "A2 里卡之间走的是 NVLink 吗": that link, yes or no
-            has = link.group(0).replace(" ", "") in (h.interconnect or "").lower().replace(" ", "")
+            # (a link the row names is said in its place by the wiring itself: where it sits is not a yes or no)
             said = self.s.question[link.start():link.end()]
-            verdict = self.L(f"**{'Yes' if has else 'No'}**, {'' if has else 'not '}{said}: ", f"**{'是' if has else '不是'}** {said}：")
+            if link.group(0).replace(" ", "") not in (h.interconnect or "").lower().replace(" ", ""):
+                verdict = self.L(f"**No**, not {said}: ", f"**不是** {said}：")
         return verdict + self.say("pf_wiring", text=text)
 
     def fact_job_devices(self, h: HardwareInfo, asked: set[str]) -> str:
@@ -1016,7 +1017,7 @@ UNIT_ASKED = re.compile(r"(?:smallest|minimum|min)\s+(?:\w+\s+)?unit|parallel(?:
 # "does X have more … than Y", "X 比 Y 显存大吗": the comparison asked yes or no
 MORE_ASKED = re.compile(r"(?<![a-z])(?:more|less|fewer|bigger|larger|smaller)(?![a-z])|比.{0,12}(?:多|大|少|小)")
 # "how much more per node", "每台多多少": the node's total asked beside the per-card figure (figure_compared)
-MORE_PER_NODE = re.compile(r"more\s+(?:\w+\s+){0,2}(?:per|in\s+(?:a|one|each))\s+(?:node|server|machine)|(?:每台|每节点|每个节点|一台|整机).{0,6}(?:多|差)")
+MORE_PER_NODE = re.compile(r"more\s+(?:[\w-]+\s+){0,2}(?:per|in\s+(?:a|one|each))\s+(?:[\w-]+\s+)?(?:node|server|machine)|(?:每台|每节点|每个节点|一台|整机).{0,6}(?:多|差)")
 PER_NODE = re.compile(r"(?:per|in\s+(?:a|one|each))\s+(?:node|server|machine)|每台|每节点|每个节点|一台|整机")
 PER_CARD = re.compile(r"(?:per|a|one|each)\s+card|每张卡|每卡|单卡")
 # what two parts are compared on: (English label, Chinese label, unit, the figure from the catalog row)

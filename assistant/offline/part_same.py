@@ -25,9 +25,11 @@ CHOICE = re.compile(r"(?i)哪个|哪一?种|which|more|less|bigger|faster|区别
 # options offered for the first name to belong to ("910B1 属于 Snt9B 还是 Snt9B23", "is the 910B1 a Snt9B or a Snt9B23")
 OFFERED = re.compile(r"(?i)还是|(?<![a-z])or(?![a-z])|属于|哪个|哪一|which")
 # the yes or no asked (not "which one", not "what is it")
-YES_NO = re.compile(r"(?i)吗|吧\s*(?:[?？]|$)|是不是|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^\s*(?:is|are|does|do)\s")
+YES_NO = re.compile(r"(?i)吗|吧\s*(?:[?？]|$)|same[^?？]*[?？]|是不是|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^\s*(?:is|are|does|do)\s")
 # a count of DIE said ("one DIE on Snt9B23", "一个 DIE", "2 die")
 DIE_COUNT = re.compile(r"(?i)(?<![0-9.])(\d+|one|a|two|一|两|二)\s*(?:个|颗)?\s*dies?(?![a-z])")
+DIE_AFTER = re.compile(r"(?i)\s*(?:的\s*)?dies?(?![a-z])")
+COUNT_BEFORE = re.compile(r"(?i)(?<![0-9.])(\d+|one|a|two|一|两|二)\s*(?:个|颗)?\s*$")
 WORDS = {"one": 1, "a": 1, "two": 2, "一": 1, "两": 2, "二": 2}
 
 
@@ -42,12 +44,22 @@ def device_equivalent(a: dict[str, Any], b: dict[str, Any]) -> bool:
             and float(a.get("memory_gb") or 0) == float(b.get("memory_gb") or 0))
 
 
-def equated(r: dict[str, Any], spelled: list[str], zh: bool = False) -> bool:
+def equated(r: dict[str, Any], spelled: list[str]) -> bool:
     """The row's own name or its word on names ("Snt9b2 = Ascend 910B3 = Atlas A2") holds every spelling said: they are
     one part, not only one row whose variants' differences are unverified (910B1 and 910B3)."""
-    key = lambda x: re.sub(r"[^0-9a-z]", "", x.lower())  # noqa: E731
-    text = key(str(r.get("naming") or "") + str(r.get("name") or ""))
-    return all(key(x) in text for x in spelled)
+    if len(spelled) < 2:
+        return True  # one name beside the row's own: it is one of the row's names
+    text = squash(str(r.get("naming") or "") + str(r.get("name") or ""))
+    return all(squash(x) in text for x in spelled)
+
+
+def squash(x: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", x.lower())
+
+
+def own(r: dict[str, Any]) -> set[str]:
+    """The row's own names (its id, its vendor-table part, its short name), squashed."""
+    return {squash(str(r.get(k) or "")) for k in ("id", "table_part", "short_name")} - {""}
 
 
 def name(r: dict[str, Any]) -> str:
@@ -77,6 +89,9 @@ def _count(s: QuestionFrame, sp: Any, row: dict[str, Any]) -> tuple[int, str]:
     if (m := None if not before else list(DIE_COUNT.finditer(before))) and m:
         raw = m[-1].group(1).lower()
         return (int(raw) if raw.isdigit() else WORDS.get(raw, 1)), "die"
+    if DIE_AFTER.match(s.question, sp.end) and (n := COUNT_BEFORE.search(before)):  # "two Snt9B23 DIEs"
+        raw = n.group(1).lower()
+        return (int(raw) if raw.isdigit() else WORDS.get(raw, 1)), "die"
     return 1, str(row.get("unit") or "card")
 
 
@@ -101,7 +116,8 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[
         if not yes_no:
             head = (f"**{spelled[0]} 就是 {name(r)}**（硬件目录：{r.get('name')}）。" if zh else
                     f"**{spelled[0]} is {name(r)}** (hardware catalog: {r.get('name')}).")
-        elif equated(r, spelled, zh):
+        elif equated(r, [x for x in spelled if squash(x) not in own(r)]):
+            # (a name that is the row's own, "Snt9B", is the part itself: the other name said is checked against it)
             head = (f"**是**，{both} 是同一款（硬件目录：{r.get('name')}）。" if zh else
                     f"**Yes**, {both} are the same part (hardware catalog: {r.get('name')}).")
         else:  # one row that holds both names, the catalog not saying they are one chip

@@ -143,3 +143,21 @@ def test_a_job_asking_for_an_odd_count_of_die(assistant):
     assert "5" not in allowed
     ans = assistant.ask("can my A3 job ask for 5 dies?")
     assert "**No**, 5 is not one of them" in lead(ans) and ", ".join(allowed) in lead(ans)
+
+
+def test_a_count_of_die_written_after_the_part(assistant):
+    ans = assistant.ask("are two Snt9B23 DIEs equal to two 910B cards in memory?")
+    assert lead(ans).startswith("**Yes**, device for device: 2 Snt9B23 DIE")
+
+
+def test_a_row_alias_beside_the_rows_own_name_is_yes(assistant):
+    assert "atlas 800t a2" in aliases("snt9b") and part("snt9b")["table_part"] == "Snt9B"
+    ans = assistant.ask("Atlas 800T A2 and Snt9B — one and the same hardware?")
+    assert lead(ans).startswith("**Yes**, Atlas 800T A2 and Snt9B are the same part")
+
+
+def test_a_link_the_row_names_somewhere_is_no_flat_yes(assistant):
+    """RoCE is in the Snt9B23 wiring, but between SuperPoDs, not between a server's cards: no yes is claimed."""
+    assert "RoCE" in part("snt9b23")["interconnect"]
+    ans = assistant.ask("do the cards in a Snt9B23 server use RoCE between them?")
+    assert "**Yes**" not in ans.answer and "HCCS" in lead(ans)
