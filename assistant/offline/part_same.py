@@ -23,7 +23,8 @@ SAME = re.compile(r"(?i)same|equivalent|(?<![a-z])equal|glued|basically|(?<![a-z
                   r"等价|等效|相当于|等于|一样|同一|就是|是不是")
 CHOICE = re.compile(r"(?i)哪个|哪一?种|which|more|less|bigger|faster|区别|差别|不同|differ|(?<![a-z])vs\.?(?![a-z])|比")
 # options offered for the first name to belong to ("910B1 属于 Snt9B 还是 Snt9B23", "is the 910B1 a Snt9B or a Snt9B23")
-OFFERED = re.compile(r"(?i)还是|(?<![a-z])or(?![a-z])|属于|哪个|哪一|which")
+OFFERED = re.compile(r"(?i)还是|(?<![a-z])or(?![a-z])|属于")
+FIGURES = {"part_compute", "part_total", "part_precision", "part_topology"}
 # the yes or no asked (not "which one", not "what is it")
 YES_NO = re.compile(r"(?i)吗|吧\s*(?:[?？]|$)|same[^?？]*[?？]|是不是|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^\s*(?:is|are|does|do)\s")
 # a count of DIE said ("one DIE on Snt9B23", "一个 DIE", "2 die")
@@ -142,7 +143,8 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[
         raw = m.group(1).lower() if m else "1"
         na, ua = (int(raw) if raw.isdigit() else WORDS.get(raw, 1)), "die"
         nb, ub = _count(s, spans[0], b)
-    elif len(rows) == 2 and len(spans) == 2 and SAME.search(q) and not CHOICE.search(q):
+    elif len(rows) == 2 and len(spans) == 2 and SAME.search(q) and not CHOICE.search(q) and not s.intents & FIGURES:
+        # (a figure asked of both, "H800 PCIe 和 SXM 算力一样吗", is their comparison's, not an identity)
         a, b = rows
         sa = next(sp for sp in spans if sp.value == a["id"])
         sb = next(sp for sp in spans if sp.value == b["id"])
