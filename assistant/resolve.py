@@ -87,6 +87,14 @@ def _candidates(name: str) -> list[str]:
     return out
 
 
+def flavor_names(item: str) -> list[str]:
+    """The names a ";"-list item gives its row: its first words ("910b", "modelarts.bm.arm.24u.192g.npu.1d910b (1 NPU)"),
+    and of a dotted flavor name its last two fields too ("npu.1d910b": how people shorten a ModelArts flavor)."""
+    full = item.split(" (")[0].strip()
+    fields = full.split(".")
+    return [full, ".".join(fields[-2:])] if len(fields) >= 4 else [full]
+
+
 class Resolver:
     def __init__(self, models: list[dict[str, Any]], hardware: list[dict[str, Any]]):
         self.models = {m["id"]: m for m in models}
@@ -94,8 +102,9 @@ class Resolver:
         self._model_keys = self._keys(models, ("id", "display_name", "hf_repo"))
         self._hw_keys = self._keys(hardware, ("id", "name"), ("aliases", "flavors"))
         # a ModelArts flavor names its device count ("modelarts.bm.arm.24u.192g.npu.1d910b (1 NPU)"): what renting it gives
-        self.flavor_devices = {squash(f.split(" (")[0]): int(m.group(1)) for h in hardware for f in str(h.get("flavors") or "").split(";")
-                               if (m := re.search(r"\((\d+)\s*(?:npus?|gpus?|cards?|dies?)\)", f, re.I))}
+        self.flavor_devices = {squash(n): int(m.group(1)) for h in hardware for f in str(h.get("flavors") or "").split(";")
+                               if (m := re.search(r"\((\d+)\s*(?:npus?|gpus?|cards?|dies?)\)", f, re.I))
+                               for n in flavor_names(f)}
 
     @staticmethod
     def _keys(rows, fields, lists=("aliases",)) -> dict[str, str]:
@@ -104,7 +113,7 @@ class Resolver:
         keys: dict[str, str] = {}
         for r in rows:
             items = [item for f in lists for item in str(r.get(f) or "").split(";")]
-            names = [r.get(f) for f in fields] + [item.split(" (")[0] for item in items]
+            names = [r.get(f) for f in fields] + [n for item in items for n in flavor_names(item)]
             for n in names:
                 if n and str(n).strip():
                     keys.setdefault(squash(str(n)), r["id"])

@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 from ..kb import vendor_tables
 from ..notes import DIFFERENCE_ASKED
+from ..resolve import flavor_names
 from ..tools.tables import HardwareInfo, ListHardwareResult
-from . import table_query
+from . import part_same, table_query
 from .frame import QuestionFrame
 from .memory_units import sizes_gb
 from .route import NODES_ASKED, RANKS_ASKED, SUPPORT_ASKED, converts_parts, layout_devices, part_facts_asked
@@ -82,10 +83,22 @@ class PartFactsBlocks(Writer):
             asked.discard("part_flavor")  # "the Snt9B23 flavor": the word names the part's kind, its flavor names are not asked
         if asked and self.s.memory_gb and "part_memory" not in asked and self.s.hardware_text:
             asked.add("part_memory")  # "still 8 cards a node, 64GB each": the size said beside the question is checked too
+        same = part_same.line(self.s, self.parts, self.zh)  # "Snt9b2 is the 910B3, right?", "1 DIE = 1 Snt9B card?"
+        if same and parts and parts[0].id not in {r["id"] for r in same[1]}:
+            return []  # "X 属于 A 还是 B": the block of the part X is leads, the other option's has nothing asked
+        said_before = same is not None and same[0] in self.said_once  # parts compared: one block each, the identity said once
+        if same:  # the identity leads; the names it settles and the counts it read are not asked again
+            self.said_once.add(same[0])
+            asked.discard("part_naming")
+            for row in same[1]:
+                self.cite(str(row.get("source") or ""))
+            if not asked:
+                return [] if said_before else [self.lead(same[0]), ""]
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
         said = (self.s.hardware_text or "").lower()
-        if any(said == f.split(" (")[0].lower() for h in parts for f in (h.flavors or "").split(";")):
+        flavor_named = any(said in {n.lower() for n in flavor_names(f)} for h in parts for f in (h.flavors or "").split(";"))
+        if flavor_named:
             asked.add("part_flavor")  # "what is modelarts.bm.arm.24u.192g.npu.1d910b?": the flavor named is one of its own
             # "what card, how many?" of a flavour: its own NPU count answers the count, not a node's or a node's total
             asked -= {"part_node", "part_total", "part_compute", "part_precision", "part_unit", "whole_row"}
@@ -97,10 +110,10 @@ class PartFactsBlocks(Writer):
             asked.discard("part_naming")  # "一个 rank 还是两个": the either-or asks the ranks, not the part's other names
         if "part_ranks" in asked:
             asked.discard("part_job_devices")  # "how many ranks does a 2-node job have": the count, not the sizes a job may take
-        lines = [] if asked & set(NAMED_ONLY) or "part_ranks" in asked else [
+        lines = ([] if said_before else [self.lead(same[0])]) if same else [] if asked & set(NAMED_ONLY) or "part_ranks" in asked else [
             line for h in parts[:1] for line in self.part_count_said(h)]
         for h in parts:
-            stated = self.fact_stated_count(h, asked) if len(parts) == 1 else ""
+            stated = self.fact_stated_count(h, asked) if len(parts) == 1 and not same else ""
             if stated:  # the nodes or cards the user said, in devices, cards and memory: it holds the rank count and the total
                 asked = asked - {"part_ranks", "part_total"}
             # "支持 fp8 吗，算力多少": the yes or no asked of a precision leads the figures asked beside it
@@ -112,8 +125,10 @@ class PartFactsBlocks(Writer):
                 f
                 for f in (
                     stated,
+                    # "how many NPUs in the npu.1d910b flavor?": the flavor's own count first
+                    self.fact_flavor(h, asked) if flavor_named and "cards" in self.s.intents else "",
                     precision if precision_first else "",
-                    self.fact_count(h, asked),
+                    "" if same else self.fact_count(h, asked),
                     self.fact_memory(h, asked),
                     self.fact_node(h, asked),
                     self.fact_total(h, asked),
@@ -122,7 +137,7 @@ class PartFactsBlocks(Writer):
                     self.fact_dies(h),
                     self.fact_unit(h, asked),
                     self.fact_naming(h, asked),
-                    self.fact_flavor(h, asked),
+                    "" if flavor_named and "cards" in self.s.intents else self.fact_flavor(h, asked),
                     self.fact_topology(h, asked),
                     self.fact_job_devices(h, asked),
                     self.fact_cores(h, asked),
@@ -151,6 +166,8 @@ class PartFactsBlocks(Writer):
 
     def catalog_comparison(self) -> str:
         """The comparison line of the parts the question compares, from the catalog rows listed."""
+        if part_same.line(self.s, self.parts, self.zh):
+            return ""  # "X 是 Snt9B 还是 Snt9B23": the part it is leads, the options are not compared
         rows = [h for r in self.r.values("list_hardware", ListHardwareResult) for h in r.hardware]
         parts = [h for hw in self.s.hardwares for h in rows if h.id == hw]
         return self.comparison_lead(parts[:2], part_facts_asked(self.s)) if len(parts) >= 2 else ""
@@ -197,10 +214,20 @@ class PartFactsBlocks(Writer):
     def figure_compared(self, parts: list[HardwareInfo], asked: set[str]) -> str:
         """Two parts and one figure asked of both ("A2 vs A3 HBM per node", "which has more per card", "差多少"): the
         comparison itself leads (the ratio and the difference), each part's own line follows."""
-        key = next((k for k in ("dies", "part_total", "part_memory", "part_node", "part_compute") if k in asked or
-                    (k == "dies" and DIES_PER_CARD.search(self.s.question))), None)
-        if key is None:
+        keys = [k for k in ("dies", "part_total", "part_memory", "part_node", "part_compute") if k in asked or
+                (k == "dies" and DIES_PER_CARD.search(self.s.question))]
+        if not keys:
             return ""
+        if {"part_memory", "part_total"} <= set(keys) and MORE_PER_NODE.search(self.s.question.lower()):
+            # "more HBM per card than the A2, and how much more per node?": both figures, in the order asked
+            q = self.s.question.lower()
+            cue = lambda k: (m.start() if (m := (PER_NODE if k == "part_total" else PER_CARD).search(q)) else len(q))  # noqa: E731
+            keys = sorted(("part_memory", "part_total"), key=cue)
+            return self.L(" ", "").join(x for x in (self.one_compared(parts, k, i == 0) for i, k in enumerate(keys)) if x)
+        return self.one_compared(parts, keys[0])
+
+    def one_compared(self, parts: list[HardwareInfo], key: str, verdict: bool = True) -> str:
+        """One figure of two parts compared: the ratio and the difference (the yes or no asked first, when ``verdict``)."""
         en, zh, unit, value = COMPARABLE[key]
         (a, va), (b, vb) = ((h, value(h)) for h in parts)
         owns = [self.own_nodes(h) for h in parts]
@@ -215,7 +242,12 @@ class PartFactsBlocks(Writer):
         per_device = ""
         q = self.s.question.lower()
         devices_asked = bool(re.search(r"device|设备|(?<![a-z])dies?(?![a-z])", q)) or not re.search(r"card|卡", q)  # "per card" asked: no
-        if key in ("part_memory", "part_node") and (a.dies_per_card or 1) != (b.dies_per_card or 1) and devices_asked:
+        dies_differ = (a.dies_per_card or 1) != (b.dies_per_card or 1)
+        if key == "part_memory" and dies_differ and re.search(r"(?<![a-z])dies?(?![a-z])", q) and not re.search(r"card|卡", q):
+            # "one A3 die vs one H100: memory each?": the device asked is compared, not a card of two DIE
+            (a, va), (b, vb) = ((h, h.memory_gb) for h in parts)
+            en, zh = "memory per device", "每设备显存"
+        elif key in ("part_memory", "part_node") and dies_differ and devices_asked:
             dev = lambda h: self.count_word(h.unit, 2 if key == "part_node" else 1)  # noqa: E731
             each = (lambda h: f"{h.devices_per_node} {dev(h)}") if key == "part_node" else (lambda h: f"{fig(h.memory_gb)} GB/{dev(h)}")  # noqa: E731
             per_device = self.L(f" Per device ({key == 'part_node' and 'per node' or 'each'}): {short(a)} {each(a)} vs {short(b)} {each(b)} "
@@ -227,7 +259,12 @@ class PartFactsBlocks(Writer):
                           f"**{zh}相同**：{short(a)} 和 {short(b)} 都是 {fig(va)}{unit}。") + per_device
         (big, vbig), (small, vsmall) = sorted(((a, va), (b, vb)), key=lambda x: -x[1])
         ratio = fig(round(vbig / vsmall, 2)) if vsmall else ""
-        return self.L(f"**{short(big)} has {ratio}× the {en} of {short(small)}**: {fig(vbig)}{unit} vs {fig(vsmall)}{unit} "
+        lead = ""
+        if verdict and (m := MORE_ASKED.search(q)) and YES_NO_ASKED.search(q):
+            # "does the A3 have more HBM per card than the A2?": yes or no first, of the part the question names first
+            more = not re.search(r"less|fewer|smaller|少|小", m.group(0))
+            lead = self.L("**Yes**. " if (big is a) == more else "**No**. ", "**是**。" if (big is a) == more else "**不是**。")
+        return lead + self.L(f"**{short(big)} has {ratio}× the {en} of {short(small)}**: {fig(vbig)}{unit} vs {fig(vsmall)}{unit} "
                       f"({fig(vbig - vsmall)}{unit} more).",
                       f"**{short(big)} 的{zh}是 {short(small)} 的 {ratio} 倍**：{fig(vbig)}{unit} 对 {fig(vsmall)}{unit}"
                       f"（多 {fig(vbig - vsmall)}{unit}）。") + per_device
@@ -709,6 +746,10 @@ class PartFactsBlocks(Writer):
         q = self.s.question.lower()
         named = [p for p in has if p.lower() in q]
         yes, no = self.L("Yes", "支持"), self.L("No", "不支持")
+        unheld = [p for p in UNHELD_PRECISION.findall(q)]
+        if unheld and not named:  # "910B 支持 INT8 吗": no column holds it; said so, then the precisions the row has
+            return self.not_in_catalog(f"{unheld[0].upper()} flag", f"{unheld[0].upper()} 支持与否的记录", h) + self.L("; ", "；") + self.L("; ", "；").join(
+                self.L(f"{p} compute: {'yes' if has[p] else 'no'}", f"{p} 计算：{yes if has[p] else no}") for p in has)
         if not named:  # nothing asked of a precision (a part's whole row): a plain fact, no yes/no headline
             return self.L("; ", "；").join(self.L(f"{p} compute: {'yes' if has[p] else 'no'}", f"{p} 计算：{yes if has[p] else no}")
                                           for p in has)
@@ -754,7 +795,9 @@ class PartFactsBlocks(Writer):
                 if tp
                 else ""
             )
-            return said + self.L(
+            unit = "" if tp or not UNIT_ASKED.search(self.s.question.lower()) else self.L(  # "smallest parallel unit on Snt9B?"
+                f"**the smallest parallel unit is {step} {self.part_device(h)}**; ", f"**最小并行单位是 {step} 张{self.part_device(h)}**；")
+            return said + unit + self.L(
                 f"one {self.part_device(h)} is one device, so TP need not be even: TP must divide the attention heads "
                 "and TP × PP the device count",
                 f"一张{self.part_device(h)}就是一个设备，TP 不必是偶数：TP 要整除注意力头数，TP × PP 要整除卡数",
@@ -762,6 +805,8 @@ class PartFactsBlocks(Writer):
         options = [n for n in range(step, h.devices_per_node + 1, step) if h.devices_per_node % n == 0]
         verdict = ""
         n = self.s.devices if self.s.device_unit == "die" and h.unit == "die" else None
+        if n and part_same.asked(self.s):
+            n = None  # "is one DIE the same as one Snt9B card?": the DIE said is the identity's (part_same), no job's count
         # "why is 2 DIE the unit? can I use 1 DIE?": the count checked is the one asked about, the last one written
         written = [int(m.group(1)) for m in re.finditer(r"(?<![0-9.])(\d+)\s*(?:个|张)?\s*dies?(?![a-z])", self.s.question.lower())]
         if n and len(set(written)) > 1:
@@ -839,8 +884,7 @@ class PartFactsBlocks(Writer):
             return self.not_in_catalog("other names or variants", "其他名称或子型号", h)
         verdict = ""
         if len(said) > 1:  # "is Snt9b2 the same chip as 910B3?": yes when the row's name or naming equates the spellings said
-            key = lambda x: re.sub(r"[^0-9a-z]", "", x.lower())  # noqa: E731
-            same = all(key(x) in key((text or "") + h.name) for x in said)
+            same = part_same.equated({"naming": h.naming, "name": h.name}, said)
             both = self.L(" and ", " 和 ").join(said)
             verdict = self.L(f"**Yes**, {both} are the same part; " if same else f"{both} are one catalog part (their differences are not verified); ",
                              f"**是**，{both} 是同一款；" if same else f"{both} 在目录中是同一行（差别未经核实）；")
@@ -858,7 +902,8 @@ class PartFactsBlocks(Writer):
         count = lambda f: int(m.group(1)) if (m := re.search(r"\((\d+)", f)) else 0  # noqa: E731
         said, text = self.s.devices, self.s.question.lower()
         # the flavor the question names first, else the one with the device count said
-        flavors.sort(key=lambda f: (f.split(" (")[0].lower() not in text, count(f) != said))
+        named_in = lambda f: any(n.lower() in text for n in flavor_names(f))  # noqa: E731  (its full or short name)
+        flavors.sort(key=lambda f: (not named_in(f), count(f) != said))
         named = [self.L(f"`{f.split(' (')[0]}` ({count(f)} NPU{'s' if count(f) > 1 else ''})",
                         f"`{f.split(' (')[0]}`（{count(f)} 张 NPU）") for f in flavors]
         verdict = ""
@@ -866,9 +911,14 @@ class PartFactsBlocks(Writer):
             ok = count(flavors[0]) == said
             verdict = self.L(f"**{'Yes' if ok else 'No'}**, {count(flavors[0])} {self.short(h)} NPU{'s' * (count(flavors[0]) > 1)}: ",
                              f"**{'是' if ok else '不是'}**，{count(flavors[0])} 张 {self.short(h)} NPU：")
+        total = ""
+        if "part_total" in self.s.intents and named_in(flavors[0]) and (n := count(flavors[0])):
+            # "npu.2d910b 显存一共多少": the flavor's own NPUs times the memory of each (catalog row)
+            total = self.L(f"; in all {n} × {fig(h.memory_gb)} GB = **{fig(n * h.memory_gb)} GB**",
+                           f"；合计 {n} × {fig(h.memory_gb)} GB = **{fig(n * h.memory_gb)} GB**")
         return verdict + self.L(f"ModelArts flavor **{named[0]}**", f"ModelArts 规格（flavor）**{named[0]}**") + (
             self.L(", also " + ", ".join(named[1:]), "，另有 " + "、".join(named[1:])) if named[1:] else "") + self.L(
-            f" (source: {h.flavors_source})", f"（来源：{h.flavors_source}）")
+            f" (source: {h.flavors_source})", f"（来源：{h.flavors_source}）") + total
 
     def fact_topology(self, h: HardwareInfo, asked: set[str]) -> str:
         if "part_topology" not in asked:
@@ -876,7 +926,14 @@ class PartFactsBlocks(Writer):
         text = (h.interconnect_zh if self.lang == "zh" else None) or h.interconnect
         if not text:
             return self.not_in_catalog("interconnect", "互联方式", h)
-        return self.say("pf_wiring", text=text)
+        q = self.s.question.lower()
+        verdict = ""
+        if (link := LINK_NAMED.search(q)) and YES_NO_ASKED.search(q):  # "A2 里卡之间走的是 NVLink 吗": that link, yes or no
+            # (a link the row names is said in its place by the wiring itself: where it sits is not a yes or no)
+            said = self.s.question[link.start():link.end()]
+            if link.group(0).replace(" ", "") not in (h.interconnect or "").lower().replace(" ", ""):
+                verdict = self.L(f"**No**, not {said}: ", f"**不是** {said}：")
+        return verdict + self.say("pf_wiring", text=text)
 
     def fact_job_devices(self, h: HardwareInfo, asked: set[str]) -> str:
         """The device counts a job may get on one node, and whether the count the user said is one of them."""
@@ -951,6 +1008,18 @@ DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|o
 UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred|未经核实|未核实|推断")
 # "how many DIE per card", "每张卡几个 DIE"
 DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
+# a link named of a part ("is it NVLink?", "走的是 HCCS 吗"): the catalog's interconnect says whether it has it
+LINK_NAMED = re.compile(r"(?<![a-z])(?:nvlink|nvswitch|hccs|roce|infiniband|pcie|sio|infinity\s+fabric)(?![a-z])")
+# a precision the catalog has no column for ("INT8", "FP4", "INT4"): not held, not a yes or no
+UNHELD_PRECISION = re.compile(r"(?<![a-z0-9])(int8|int4|fp4|fp32|tf32)(?![a-z0-9])")
+# the parallel unit asked ("smallest parallel unit", "最小并行单位")
+UNIT_ASKED = re.compile(r"(?:smallest|minimum|min)\s+(?:\w+\s+)?unit|parallel(?:ism)?\s+unit|最小.{0,4}单位|并行单位")
+# "does X have more … than Y", "X 比 Y 显存大吗": the comparison asked yes or no
+MORE_ASKED = re.compile(r"(?<![a-z])(?:more|less|fewer|bigger|larger|smaller)(?![a-z])|比.{0,12}(?:多|大|少|小)")
+# "how much more per node", "每台多多少": the node's total asked beside the per-card figure (figure_compared)
+MORE_PER_NODE = re.compile(r"more\s+(?:[\w-]+\s+){0,2}(?:per|in\s+(?:a|one|each))\s+(?:[\w-]+\s+)?(?:node|server|machine)|(?:每台|每节点|每个节点|一台|整机).{0,6}(?:多|差)")
+PER_NODE = re.compile(r"(?:per|in\s+(?:a|one|each))\s+(?:node|server|machine)|每台|每节点|每个节点|一台|整机")
+PER_CARD = re.compile(r"(?:per|a|one|each)\s+card|每张卡|每卡|单卡")
 # what two parts are compared on: (English label, Chinese label, unit, the figure from the catalog row)
 COMPARABLE = {
     "dies": ("DIE per card", "每张卡 DIE 数", "", lambda h: h.dies_per_card or 1),

@@ -19,6 +19,7 @@ from . import (
     error_signature,
     file_values,
     fused_attention,
+    part_same,
     pasted_log,
     pasted_output,
     proposal,
@@ -1150,6 +1151,8 @@ def about_parts(s: Slots) -> bool:
         return True
     if s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s):
         return True
+    if part_same.asked(s) and not (s.method or s.stage or s.seq_len or s.tokens):
+        return True  # "Snt9b2 is the 910B3, right?", "一个 DIE 跟一张 910B 卡等价吗": the catalog's names and devices
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
     if "part_ranks" in s.intents and not (s.method or s.seq_len or s.tokens):
         job = False  # "3 台机器的训练总共多少个 rank": a job's device count is the part's arithmetic, no sizing

@@ -36,7 +36,7 @@ SERIES_NAME = re.compile(r"([a-z]{1,7})(\d{2,5})([a-z]{0,3})")
 LENGTH_WORD_AFTER = re.compile(r"[\s-]*(?:cutoff|cut[-_ ]off|context|ctx|tokens?|seq(?:uence)?s?|length|len\b|长度|上下文|序列|token)", re.I)
 COUNTED_BEFORE = re.compile(r"(?<![0-9.])\d{1,4}\s*(?:x|×|\*|张|块|台)?\s*$|(?:one|two|four|eight|sixteen|single|a|an)\s+$")
 # (also a count with its unit right before the name: "3台A2", "2x A3")
-PLACE_BEFORE = re.compile(r"(?:(?:(?<![a-z0-9./])[a-z]{0,6}\d{1,4}[a-z]{0,2}\s*|\s)[/、]|(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus|between|and|what\s+is|what's|what\s+are|或|还是|or|if\s+(?:it|this|that)\s+(?:were|was|is))(?:\s+(?:an?|the|my|our|one))?|用|在|换成|改成|换到|改用|换|和|与|跟|"
+PLACE_BEFORE = re.compile(r"(?:(?:(?<![a-z0-9./])[a-z]{0,6}\d{1,4}[a-z]{0,2}\s*|\s)[/、]|(?<![a-z])(?:on|with|using|use|to|onto|vs\.?|versus|between|and|than|what\s+is|what's|what\s+are|或|还是|or|if\s+(?:it|this|that)\s+(?:were|was|is))(?:\s+(?:an?|the|my|our|one))?|(?<![a-z])(?:the|my|our)|用|在|换成|改成|换到|改用|换|和|与|跟|"
                           r"(?<![0-9.])\d{1,4}\s*(?:台|套|张|块|个节点|x|×|\*)|[一两二三四五六七八九十]\s*(?:台|套|个节点)|"
                           r"(?:几|多少)\s*(?:台|套|个)\s*(?:完整|整)?的?|完整的?)\s*$")  # "2 台 A3", "3台A2", "2x A3", "几台完整的 A3"
 

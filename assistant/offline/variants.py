@@ -72,6 +72,7 @@ class VariantBlocks(TrainingBlocks):
             calls = [d for d in self.done if belongs(d, v, self.s)]
             if calls:
                 out.append(type(self)(v, calls, self.parts))
+                out[-1].said_once = self.said_once  # a line every variant could write (a part's identity) is said once
         return out
 
     def compared(self) -> list[str]:

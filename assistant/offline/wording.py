@@ -192,6 +192,7 @@ class Writer:
         # training verdict (capacity: the vendor tables' no), whichever comes first; the other leaves it out
         self.below_minimum_said = False
         self.said_micro_batch_1: set[tuple[int, str]] = set()  # the micro-batch-1 plan said once (plans.other_settings)
+        self.said_once: set[str] = set()  # a line that two blocks could each write (part_facts: the identity of two names)
         self.e: Effective = effective(s)
         self.sources: list[str] = []
         self.zh = self.lang == "zh"
