@@ -23,15 +23,17 @@ def test_global_batch_asked_after_a_card_count_is_the_plans(assistant):
     assert lead(second.answer).startswith("**结论**：**全局 batch 为 64** = micro batch 1 × 数据并行 8 × 梯度累积 8")
 
 
-def test_global_batch_follows_a_new_device_count(assistant):
+def test_global_batch_is_kept_on_a_new_device_count(assistant):
+    # the plan on the user's new count keeps the global batch of the 8-card plan (1 x 8 x GA 8 = 64): GA 64 / 16 = 4
     *_, third = converse(assistant, "Qwen2.5-7B 全参 8k LLaMA-Factory Snt9B 几张卡", "global batch 该设多少？", "如果换成 16 卡呢")
-    assert lead(third.answer).startswith("**结论**：**全局 batch 为 128** = micro batch 1 × 数据并行 16 × 梯度累积 8")
+    assert lead(third.answer).startswith("**结论**：**全局 batch 为 64** = micro batch 1 × 数据并行 16 × 梯度累积 4")
 
 
-def test_doubling_the_cards_after_a_global_batch_answer_doubles_its_count(assistant):
+def test_doubling_the_cards_after_a_global_batch_answer_keeps_it_with_half_the_accumulation(assistant):
     *_, third = converse(assistant, "Llama3.1-8B full fine-tuning at 4k with LLaMA-Factory on Snt9B, how many cards?",
                          "what global batch does that give?", "and if I double the cards?")
-    assert lead(third.answer).startswith("**Answer:** **Global batch 128** = micro batch 1 × data parallel 16")
+    # recipe row 1 x 8 cards, GA 8: global batch 64, kept on 16 cards with GA 64 / 16 = 4
+    assert lead(third.answer).startswith("**Answer:** **Global batch 64** = micro batch 1 × data parallel 16 × gradient accumulation 4")
 
 
 def test_pp_asked_beside_a_stated_tp_is_solved_on_the_conversations_cards(assistant):
