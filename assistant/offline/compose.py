@@ -131,6 +131,9 @@ LEAD_LABEL = re.compile(r"^\*\*(?:Answer:|结论)\*\*", re.M)
 LEAD_AND_MARK = re.compile(LEAD_LABEL.pattern + r"(?:：|\s+)?", re.M)  # the label with what follows it ("**结论**：")
 
 
+# a sentence opened by a short label and a colon ("原因：…", "Cause: …"): what the sentence is, named by the note
+_LABEL = re.compile(r"^\*{0,2}([^\s：:，,。.*]{1,8})\*{0,2}[：:]")
+
 class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsBlocks, PartFactsBlocks, EitherBlocks,
                TableRowsBlocks, SharedCardBlocks, ExampleBlocks, OffersBlocks):
     """The whole answer: header, the blocks for what was asked, sources, and the offer of a config."""
@@ -849,6 +852,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             kinds = {same_fact(x) for y in (main, *out) for x in SENTENCE_END.split(y)}
             new = [x for x in SENTENCE_END.split(lead) if flat_text(NOTE_NAMED.sub("", x)) and not any(flat_text(NOTE_NAMED.sub("", x)) in s for s in said)
                    and same_fact(x) not in kinds]
+            # (a part's sentence under a label the whole question's lead already gives, "原因：…" beside "原因：…": that
+            # label's sentence in the lead answers the part; a second "cause" from another section would contradict it)
+            labelled_in_main = {m.group(1) for x in SENTENCE_END.split(main) if (m := _LABEL.match(x.strip()))}
+            if new and (m := _LABEL.match(new[0].strip())) and m.group(1) in labelled_in_main:
+                new = []
             if not new or flat_text(lead)[:40] in flat_text(main):  # the whole question's lead answers this part
                 if main not in out:
                     out.append(main)

@@ -286,8 +286,9 @@ def _apply_overrides(plan: TrainingPlan, args: GenerateConfigArgs, hw: dict[str,
     if new.framework == "LLaMA-Factory" and new.zero_stage is not None:
         deepspeed.check(new.zero_stage, new.offload)
     if set_fields:
-        # "given", not "by hand": the caller may be passing on an earlier answer's plan as well as the user's own values
-        new.notes.append("Given in the request: " + ", ".join(sorted(set_fields)) + " (the rest is the plan's).")
+        # whose values these are is not the file's to say: a caller passes the user's own values and an earlier answer's
+        # plan alike (the answer that carries the file says which is which)
+        new.notes.append("Set on top of that plan: " + ", ".join(sorted(set_fields)) + " (the rest is the plan's).")
     return new
 
 
@@ -327,7 +328,7 @@ def _memory_note(check: MemoryCheck, plan: TrainingPlan) -> str:
     words = {"fits": "fits", "does_not_fit": "does not fit",
              "tight": "is tight (the likely range crosses the usable memory)" if crosses else
                       "is tight (the likely range fits; a case beside it, such as pinned ZeRO-3 blocks, does not)"}
-    return (f"With {', '.join(check.changed)} as given the estimate is {check.total_gib:.1f} GiB per {plan.unit} "
+    return (f"With {', '.join(check.changed)} so set the estimate is {check.total_gib:.1f} GiB per {plan.unit} "
             f"(likely {check.low_gib:.1f}-{check.high_gib:.1f}) of {check.usable_gib:.1f} usable: it {words[check.verdict]}.")
 
 
