@@ -647,7 +647,7 @@ def _headline(r: dict[str, Any], lang: str, verdict_asked: bool = False) -> list
         own = verdict_asked and not any(a["name"] == "devices" for a in assumed)
         if table > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all
             below = "below_table_assumed" if any(a["name"] == "devices" for a in assumed) else \
-                "below_table_no_fit" if r["verdict"] == "does_not_fit" else "below_table"
+                "below_table_no_fit" if key in ("does_not_fit", "tight_over") else "below_table"  # "fits on paper" only if it does
             said = _p(below, lang, table=table, devices=t["devices"], unit=unit)
             line.insert(0 if own else len(line), said)
         elif table and own and r["verdict"] != "does_not_fit":

@@ -57,3 +57,13 @@ def test_start_up_link_timeout_leads_with_the_peer_that_never_started(assistant)
     ]:
         first = assistant.ask(q).answer.split("\n\n")[0]
         assert peer in first and first.index(peer) < first.index(limit), first
+
+
+def test_below_the_table_never_says_it_fits_on_paper_when_the_estimate_is_over(assistant):
+    # 004: qwen2.5-14b full SEQ_LEN 8192 on Snt9B, LLaMA-Factory: 16 cards; on 8 with ZeRO-3 the estimate is over 61.0 GiB
+    # (hand: states 16 × 14.8e9 B / 8 ≈ 27.6 GiB before activations of 8192 tokens on 48 layers)
+    q = ("这套配置 8 卡 910B 够吗？\nmodel_name_or_path: /models/Qwen2.5-14B-Instruct\nstage: sft\nfinetuning_type: full\n"
+         "deepspeed: examples/deepspeed/ds_z3_config.json\ncutoff_len: 8192\nper_device_train_batch_size: 1\ngradient_accumulation_steps: 2")
+    a = assistant.ask(q).answer
+    first = a.split("\n\n")[0]
+    assert "16 卡" in first and "8 卡" in first and "不够" in first and "能放下" not in first
