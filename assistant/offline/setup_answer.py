@@ -16,6 +16,7 @@ from ..setup_check.notices import in_language
 from ..setup_check.rules import BENCHMARK_URL_BACKEND, RULES, UNNAMED_MODEL
 from ..setup_check.text import blocks
 from . import error_signature, tool_flags
+from .asked import ASKS_VERDICT
 from .parse import language
 from .wording import W, assumption_zh
 
@@ -97,7 +98,7 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     words = blocks(text)[1]
     asked = ASKS_MEANING.search(words) or tool_flags.TIME_ASKED.search(words) or tool_flags.FIGURE_ASKED.search(words)
     flags = tool_flags.stated(text, lang) if asked else []
-    checked = render_setup(r, lang, batch_asked=bool(BATCH_ASKED.search(words.lower())))
+    checked = render_setup(r, lang, batch_asked=bool(BATCH_ASKED.search(words.lower())), verdict_asked=bool(ASKS_VERDICT.search(words)))
     return AIMessage(content="\n".join(flags) + "\n\n" + checked if flags else checked)
 
 
@@ -253,9 +254,12 @@ P = {
                          "{cp}) = {dp}); Megatron needs the global batch to be a multiple of MBS × DP.",
                    "zh": "**GBS {gbs} 可以整除**：MBS {mbs} × DP {dp} × GA {ga} = {gbs}（DP = {devices} / (TP {tp} × PP {pp}{cp}) = "
                          "{dp}）；Megatron 要求全局 batch 是 MBS × DP 的整数倍。"},
-    "below_table_no_fit": {"en": "**Below the vendor's minimum too: its minimum-card table lists {table} {unit}s for this job, "
+    "below_table_no_fit": {"en": "**Not enough by the vendor's minimum-card table: it lists {table} {unit}s for this job, "
                                  "you have {devices}.**",
-                           "zh": "**也低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。**"},
+                           "zh": "**按厂商最小卡数表不够：此任务为 {table} {unit}，你只有 {devices} {unit}。**"},
+    # the user's own count at or above the vendor's minimum for the job: the table's yes leads, the estimate beside it
+    "at_table": {"en": "**Enough by the vendor's minimum-card table: it lists {table} {unit}(s) for this job, you have {devices}.**",
+                 "zh": "**按厂商最小卡数表够用：此任务为 {table} {unit}，你有 {devices} {unit}。**"},
     # the pasted setup says no card count: the count the check assumed is said as assumed, never as what the user has
     "below_table_assumed": {"en": "**On the assumed {devices} {unit}(s) (no count given) this is also below the vendor's minimum: "
                                   "its minimum-card table lists {table} {unit}s for this job.**",
@@ -315,6 +319,14 @@ P = {
     "change": {"en": "**Smallest change that fits: {desc}** → {total:.1f} GiB of {usable:.1f} GiB ({verdict}; estimate). "
                      "Speed: {speed}.",
                "zh": "**能放下的最小改动：{desc}** → {total:.1f} / {usable:.1f} GiB（{verdict}；估算）。速度代价：{speed}。"},
+    # the closest change still needs more than the usable memory (a "tight" whose figure is over): never called one that fits
+    "change_over": {"en": "**Closest change, still over: {desc}** → {total:.1f} GiB of {usable:.1f} GiB (estimate; it does not fit "
+                          "on its own: combine it with more {unit}s). Speed: {speed}.",
+                    "zh": "**最接近的改动，仍然超出：{desc}** → {total:.1f} / {usable:.1f} GiB（估算；单独改这一项放不下，"
+                          "需要再加{unit}）。速度代价：{speed}。"},
+    # fewer devices than the vendor's minimum: a change that fits on paper is the estimate's, not a setting the vendor ran
+    "change_below_table": {"en": "This change fits on paper only: the vendor has not run this job on fewer than {table} {unit}s.",
+                           "zh": "这个改动只是估算上放得下：厂商没有在少于 {table} {unit}上跑过这个任务。"},
     "host_ram": {"en": "Offload needs {ram:.0f} GiB of host RAM per node.", "zh": "卸载需要每节点 {ram:.0f} GiB 主机内存。"},
     "no_change": {"en": "No change in the usual order (micro batch, ZeRO stage, recompute, offload, more devices, shorter "
                         "length) fits on its own.",
@@ -482,7 +494,7 @@ def _global_batch(r: dict[str, Any], lang: str) -> list[str]:
 REFUSING = frozenset(rule.code for rule in RULES if rule.refuses)  # findings the framework stops on (rules.py)
 
 
-def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False) -> str:
+def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False, verdict_asked: bool = False) -> str:
     if "error" in r:
         e = r["error"]
         if e.get("code") == "invalid_json" and isinstance(e.get("valid"), dict) and "problem" in e["valid"]:
@@ -500,7 +512,7 @@ def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False) -> str
         # only a value the framework refuses to start on goes before the batch asked; other findings follow it
         first = [t for f, t in zip(r.get("findings") or [], findings, strict=True) if not batch or f["code"] in REFUSING]
         rest = [t for t in findings if t not in first]
-        out = [*first, *batch, *rest, *_ds_does(r, lang), *_headline(r, lang), *_batch_split(r, lang), *_vllm_log(r, lang),
+        out = [*first, *batch, *rest, *_ds_does(r, lang), *_headline(r, lang, verdict_asked), *_batch_split(r, lang), *_vllm_log(r, lang),
                *_change(r, lang)]
     if r.get("kind") in ("benchmark", "preprocess") and not findings:
         out.append(_checked_command(r, lang))
@@ -609,7 +621,7 @@ def _description(c: dict[str, Any], lang: str) -> str:
 VERDICT_INPUTS = frozenset({"devices", "micro_batch", "zero_stage", "offload", "seq_len", "hardware"})
 
 
-def _headline(r: dict[str, Any], lang: str) -> list[str]:
+def _headline(r: dict[str, Any], lang: str, verdict_asked: bool = False) -> list[str]:
     t, s = r.get("training"), r.get("serving")
     unit = {"en": r.get("unit") or "device", "zh": "卡" if (r.get("unit") or "card") == "card" else r.get("unit") or "卡"}[lang]
     if t:
@@ -630,10 +642,16 @@ def _headline(r: dict[str, Any], lang: str) -> list[str]:
         line = [_p(key, lang, total=needed, usable=t["usable_gib"], hw=r["hardware"], unit=unit, head=t["usable_gib"] - needed,
                    over=needed - t["usable_gib"], low=t.get("low_gib", needed) - t.get("cached_gib", 0.0))]
         assumed = [a for a in r.get("assumed") or [] if a.get("name") in VERDICT_INPUTS]
-        if (r.get("table_min_devices") or 0) > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all
+        table = r.get("table_min_devices") or 0
+        # a yes/no on the user's own count: the vendor table's verdict leads, the estimate beside it
+        own = verdict_asked and not any(a["name"] == "devices" for a in assumed)
+        if table > t["devices"]:  # fewer than the vendor tested: fits on paper, or not at all
             below = "below_table_assumed" if any(a["name"] == "devices" for a in assumed) else \
-                "below_table_no_fit" if r["verdict"] == "does_not_fit" else "below_table"
-            line.append(_p(below, lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
+                "below_table_no_fit" if key in ("does_not_fit", "tight_over") else "below_table"  # "fits on paper" only if it does
+            said = _p(below, lang, table=table, devices=t["devices"], unit=unit)
+            line.insert(0 if own else len(line), said)
+        elif table and own and r["verdict"] != "does_not_fit":
+            line.insert(0, _p("at_table", lang, table=table, devices=t["devices"], unit=unit))
         if assumed:  # "放不下 237 GiB" from a default micro batch of 8: said as the default's, not the user's
             line.append(_p("on_assumed", lang, items=("，" if lang == "zh" else ", ").join(f"{a['name']} {a['value']}" for a in assumed)))
         return line
@@ -811,8 +829,13 @@ def _change(r: dict[str, Any], lang: str) -> list[str]:
                 out.append(_p("vendor_fits_combined", lang, table=r["table_min_devices"], devices=t["devices"], unit=unit))
         return out
     speed = SPEED_ZH.get(c["kind"], c["speed_cost"]) if lang == "zh" else c["speed_cost"]
-    out.insert(0, _p("change", lang, desc=_description(c, lang), total=c["total_gib"], usable=c["usable_gib"],
-                     verdict=VERDICT[c["verdict"]][lang], speed=speed))
+    unit = {"en": r.get("unit") or "device", "zh": "卡" if (r.get("unit") or "card") == "card" else r.get("unit") or "卡"}[lang]
+    over = c["verdict"] == "does_not_fit" or c["total_gib"] > c["usable_gib"]
+    out.insert(0, _p("change_over" if over else "change", lang, desc=_description(c, lang), total=c["total_gib"],
+                     usable=c["usable_gib"], verdict=VERDICT[c["verdict"]][lang], speed=speed, unit=unit))
+    devices = (r.get("training") or {}).get("devices") or 0
+    if not over and devices and (r.get("table_min_devices") or 0) > devices:
+        out.insert(1, _p("change_below_table", lang, table=r["table_min_devices"], unit=unit))
     if c.get("host_ram_gib"):
         out.append(_p("host_ram", lang, ram=c["host_ram_gib"]))
     if c.get("files"):
