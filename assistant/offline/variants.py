@@ -170,6 +170,11 @@ class VariantBlocks(TrainingBlocks):
             if have and isinstance(found := self.fewest_count(like=True), tuple) and found[3] == "table":
                 return self.say("verdict_variant_table", word=self.say("verdict_table_" + ("yes" if have >= found[0] else "no")),
                                 n=self.devices(found[0], found[1], found[2]), estimate=estimate)
+            # no row at this length, but a shorter length's row already needs more than the user's devices: a no
+            shorter = [(r.cards, r.unit) for r in self.wanted_rows(self.training_facts().bound) if r.supported and r.cards]
+            if have and shorter and have < min(shorter)[0]:
+                n, unit = min(shorter)
+                return self.say("verdict_variant_bound", n=self.devices(n, unit, None), estimate=estimate)
             return estimate
         served = next((r.value for r in self.r.of("estimate_inference", InferenceResult) if r.value and r.arg("max_devices") == have), None)
         if served is not None:
