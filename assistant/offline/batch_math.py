@@ -29,10 +29,12 @@ class BatchSum:
     kept_from_answer: bool = False  # the global batch kept is the one of the plan an earlier answer stated
 
 
-def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: bool = False) -> BatchSum | None:
+def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: bool = False,
+          split: tuple[int, int] | None = None) -> BatchSum | None:
     """The asked figure from the other three, data parallelism being the devices over TP x PP: the split the user said,
-    else ``layout``, the split of the plan the answer states (so the GA line and the plan line share one split)."""
-    said = (s.tp or 1, s.pp or 1) if s.tp or s.pp else None
+    else ``layout``, the split of the plan the answer states (so the GA line and the plan line share one split);
+    ``split`` another scenario's TP x PP in place of the one said (``scenarios``)."""
+    said = split or ((s.tp or 1, s.pp or 1) if s.tp or s.pp else None)
     if not (said or layout) and s.framework == "MindSpeed-LLM":
         return None  # its data parallel is the devices over a TP x PP not yet chosen: the plan's accumulation answers
     tp, pp = said or layout or (1, 1)
@@ -56,6 +58,43 @@ def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: b
     if asks_gbs and s.grad_accum:
         return BatchSum("global_batch", mbs * dp * s.grad_accum, dp, mbs, s.grad_accum, None, tp, pp, cp, assumed)
     return None
+
+
+def pure_dp_at(s: QuestionFrame) -> int | None:
+    """Where the question says a data-parallel-only layout in words (the tp slot's words that set TP 1 and PP 1,
+    slots.toml: "plain DP", "纯数据并行"), else None."""
+    text = s.question.lower()
+    for rx, value, also in spec.BY_NAME["tp"].words:
+        if value == 1 and also.get("pp") == 1 and (m := rx.search(text)):
+            return m.start()
+    return None
+
+
+def scenarios(s: QuestionFrame) -> list[BatchSum]:
+    """Each layout the question asks the figure for, in the order asked: "global batch with pure DP? and with TP 8, PP 2?"
+    is two jobs on the same devices, the data-parallel-only one (TP 1, PP 1) and the split said; one question of one
+    layout, its one sum."""
+    b = solve(s)
+    if b is None:
+        return []
+    at = pure_dp_at(s)
+    if at is None or (b.tp == 1 and b.pp == 1) or (base := solve(s, split=(1, 1))) is None:
+        return [b]
+    split_at = min((m.start() for name in ("tp", "pp") if (m := spec.BY_NAME[name].pattern.search(s.question.lower()))),
+                   default=len(s.question))
+    return [base, b] if at < split_at else [b, base]
+
+
+def render_all(sums: list[BatchSum], lang: str, framework: str | None = None) -> str:
+    """One sum's answer; several layouts' each on its line, labelled with its layout (phrases.toml batch_layout)."""
+    if len(sums) == 1:
+        return render(sums[0], lang, framework)
+    lines = []
+    for b in sums:
+        parts = [f"TP {b.tp}"] * (b.tp > 1) + [f"PP {b.pp}"] * (b.pp > 1) + [f"CP {b.cp}"] * (b.cp > 1)
+        layout = ("、" if lang == "zh" else ", ").join(parts) or W["batch_layout_dp"][lang]
+        lines.append(f"- {W['batch_layout'][lang].format(layout=layout)}{render(b, lang, framework)}")
+    return "\n".join(lines)
 
 
 def asked_at(s: QuestionFrame, b: BatchSum | None = None) -> int | None:

@@ -219,8 +219,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if (not self.done or isinstance(log := pasted_log.read(s.question), pasted_log.AdapterLine)) and (
                 log := pasted_log.read(s.question)) and (derived := pasted_log.render(log, self.lang, s.question, self.per_rank(), s.model)):
             return derived
-        if not self.done and not names_model(s) and (batch := batch_math.solve(s)):
-            return batch_math.render(batch, self.lang, self.s.framework or self.s.stack)
+        if not self.done and not names_model(s) and (batches := batch_math.scenarios(s)):
+            return batch_math.render_all(batches, self.lang, self.s.framework or self.s.stack)
         if not names_model(s) and (told := memory_units.answer(s.question, s.hardware if s.hardware_text else None, self.parts, self.zh)
                                    or part_ident.answer(s.question, self.parts, self.zh)):
             # a device's memory said in MiB beside GiB or GB ("65536 MB vs 60.97 GiB: where did the rest go?"): the units

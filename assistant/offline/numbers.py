@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from . import subquestions
 from .frame import QuestionFrame as Slots
 from .spans import Reading
 from .vocab import (
@@ -276,6 +277,8 @@ def lengths_compared(work: str) -> list[int]:
         return []  # "8k, not 4k": the first length, the other one ruled out (seq_len reads the first)
     if compared(work, [(a, b) for a, b, _ in found]):
         return values
+    if len(values) == len(found) and subquestions.apart(work, [a for a, _, _ in found]):
+        return values  # "8192 行不行？不行的话改成 4096 呢": each length asked in a sub-question of its own is a job of its own
     joined = all(CHANGED_TO.search(work[a[1]:b[0]]) or LENGTH_TO.search(work[a[1]:b[0]]) for a, b in zip(found, found[1:], strict=False))
     return values if joined and WHAT_CHANGES.search(work) else []
 

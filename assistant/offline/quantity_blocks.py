@@ -27,7 +27,7 @@ class QuantityBlocks(Writer):
             items.append((len(self.s.question) if at is None else at, self.quantity_line(d)))
         if items and not names_model(self.s) and (b := batch_math.solve(self.s)) is not None and (
                 at := batch_math.asked_at(self.s, b)) is not None:
-            items.append((at, batch_math.render(b, self.lang)))
+            items.append((at, batch_math.render_all(batch_math.scenarios(self.s) or [b], self.lang)))
         lines: list[str] = []
         for _, line in sorted(items, key=lambda x: x[0]):
             lines.append(self.lead(line) if not lines else line)

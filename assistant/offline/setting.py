@@ -11,9 +11,10 @@ from ..errors import SizingError
 from ..resolve import squash
 from . import numbers as num
 from . import subquestions
+from .frame import DEFAULT_HARDWARE
 from .frame import QuestionFrame as Slots
 from .spans import Reading
-from .vocab import FRAMEWORKS, changed_to, compared
+from .vocab import CHANGED_TO, FRAMEWORKS, changed_to, compared
 
 DEVICE_WORD_AFTER = re.compile(r"\s*(?:s\b)?[\x27\x22\u2019\u201d\u300d]?\s*(?:的\s*)?(?:(?:\d+|几|多少)\s*(?:个|张)\s*(?:die|卡|npu)|hardware|硬件|cards?|npus?|dies?|devices?|nodes?|servers?|machines?|box(?:es)?|clusters?|super\s*pods?|"
                                r"卡|张|块|节点|机器|服务器|集群|超节点|机|台|上|呢|单机|单节点|整机|每台|一台|显存|算力|支持|有几|有多少|是什么|是啥|指的是|还是|(?:is|are)\s+(?:what|which)|in\s+modelarts|or\s+(?:an?\s+)?[a-z]*\d|(?:\d+|[一两二三四五六七八九十])\s*(?:台|张|块|个节点)|[（(]\s*\d+\s*(?:个|张)?\s*(?:die|卡|cards?|npus?)|\s(?:和|与|跟|vs\.?|versus)\s|(?:the\s+)?same\s|是同一|一样|也|同样|(?:also|too|as\s+well)(?![a-z]))")
@@ -87,6 +88,9 @@ PART_MEMORY_AFTER = re.compile(r"\s*[-_(（,，]?\s*(\d{1,4})\s*g(?:i?b)?(?![a-z
 
 
 COMPARE_BEFORE = re.compile(r"(?i)compar|contrast|(?<![a-z])differen|比较|对比|区别")
+# the words of a later sub-question moving the job to a part ("最少几卡？换成 Snt9B23 要几个 DIE", "…? and if it's on
+# Snt9B23?"): the sub-question before asked it on the default part
+SWITCHED = re.compile(rf"(?i){CHANGED_TO.pattern}|如果是|若是|要是|(?<![a-z])if\s+(?:it'?s|it\s+is|we\s+use|i\s+use)(?![a-z])")
 JOINED = re.compile(r"(?i)(?<![a-z])(?:with|to|and|against)(?![a-z])|和|与|跟|同")
 
 
@@ -132,6 +136,12 @@ class Setting:
         firsts = [span for i, (span, hw) in enumerate(ordered) if all(h != hw for _, h in ordered[:i])]
         if len(ids) > 1 and not now and (compared(r.text, mentions) or compared(r.text, firsts) or in_turn or compare_first):
             s.hardwares = ids  # "A100 vs 910B": each part named is sized, the first written leads
+        elif len(ids) == 1 and ids[0] != DEFAULT_HARDWARE and (subs := subquestions.asked_apart(r.text)) and (
+                later := next((p for p in subs[1:] if p.start <= start < p.start + len(p.text)), None)) and (
+                SWITCHED.search(r.text[later.start:start])):
+            # "qwen 72b lora 最少几卡？换成 Snt9B23 要几个 DIE": the first sub-question names no part, so it asks the
+            # default part's count; the later one moves the job to the part named: both are sized, in the order asked
+            s.hardwares = [DEFAULT_HARDWARE, s.hardware]
         return hw_count
 
     @staticmethod

@@ -163,8 +163,19 @@ class VariantBlocks(TrainingBlocks):
             setting = self.parallel(plan.zero_stage, plan.offload, plan.tp, plan.pp, plan.cp, plan.ep)
             if have and plan.devices < have:  # the plan uses fewer than the user's devices: its verdict is on those ("on 2 GPUs")
                 setting += self.say("setting_on", devs=self.devices(plan.devices, plan.unit, plan.hardware))
-            return self.say("verdict_variant", word=self.say("verdict_" + plan.verdict), gib=self.point(plan.memory), setting=setting,
-                            usable=f"{plan.memory.usable_gib:.1f}", dev=self.per_device(plan.unit, plan.hardware))
+            estimate = self.say("verdict_variant", word=self.say("verdict_" + plan.verdict), gib=self.point(plan.memory), setting=setting,
+                                usable=f"{plan.memory.usable_gib:.1f}", dev=self.per_device(plan.unit, plan.hardware))
+            # a job the vendor table counts: its yes/no on the user's devices leads (as each variant's block says), the
+            # estimate after it ("8192 行不行？不行的话 4096 呢": no by the table at 8192, yes at 4096)
+            if have and isinstance(found := self.fewest_count(like=True), tuple) and found[3] == "table":
+                return self.say("verdict_variant_table", word=self.say("verdict_table_" + ("yes" if have >= found[0] else "no")),
+                                n=self.devices(found[0], found[1], found[2]), estimate=estimate)
+            # no row at this length, but a shorter length's row already needs more than the user's devices: a no
+            shorter = [(r.cards, r.unit) for r in self.wanted_rows(self.training_facts().bound) if r.supported and r.cards]
+            if have and shorter and have < min(shorter)[0]:
+                n, unit = min(shorter)
+                return self.say("verdict_variant_bound", n=self.devices(n, unit, None), estimate=estimate)
+            return estimate
         served = next((r.value for r in self.r.of("estimate_inference", InferenceResult) if r.value and r.arg("max_devices") == have), None)
         if served is not None:
             return self.say("verdict_variant_serving", word=self.say("verdict_fits" if served.fits else "verdict_does_not_fit"),
