@@ -1157,6 +1157,8 @@ def about_parts(s: Slots) -> bool:
     "Snt9B23 上 tp 必须是偶数吗"), one part or several compared."""
     if names_model(s) or batch_asked(s):
         return False
+    if asks_note_kind(s) and not s.hardware:  # "what command shows what holds memory on the NPUs": the note's command
+        return False
     if converts_parts(s):
         return True
     if s.intents & {"list_hardware", "hardware_facts"} or parts_compared(s):
