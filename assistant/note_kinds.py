@@ -10,7 +10,8 @@ import re
 
 # kind -> (how a question asks for it, how a fact writes one)
 KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
-    "variable": (re.compile(r"(?:哪个|什么|哪些)(?:环境)?变量|环境变量|(?:which|what)\s+(?:env(?:ironment)?\s+)?variables?|env\s*vars?", re.I),
+    "variable": (re.compile(r"(?:哪个|什么|哪些)(?:环境)?变量|环境变量|(?:which|what)\s+(?:env(?:ironment)?\s+)?variables?|env\s*vars?|"
+                             r"what\s+(?:do|should)\s+i\s+export|(?:要|该)?export\s*(?:什么|哪个|啥)", re.I),
                  re.compile(r"`[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^`\s]*)?`")),
     "path": (re.compile(r"(?:哪个|什么)(?:目录|路径|文件夹)|(?:在|放|存|输出到|写到)哪(?:里|儿|个)?|(?:which|what)\s+(?:dir(?:ectory)?|folder|path)|"
                         r"where\s+(?:do|does|are|is|will|did|should)\s+(?:\w+\s+){0,4}(?:go|land|end\s+up|saved?|written|put|stored?|live)", re.I),

@@ -1057,7 +1057,8 @@ def notes_without_model(s: Slots) -> bool:
     """No model and nothing to size, or a knowledge question ("how many cards?" without a model gets no
     call: the answer asks for one), or the form of a command or where something lands asked with no model ("两机训练，
     第二台的启动命令怎么写"): the notes write the command, no job is sized for it."""
-    return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s) or asks_form(s))
+    return not names_model(s) and (s.on_topic and not asks_for_sizing(s) or knowledge_question(s) or asks_form(s)
+                                   or asks_note_kind(s))
 
 
 def goes_on_about_topic(s: Slots) -> bool:
@@ -1070,6 +1071,15 @@ def goes_on_about_topic(s: Slots) -> bool:
 def asks_form(s: Slots) -> bool:
     """A command or a path asked (note_kinds.py), with the devices or nodes as the job's setting, not an amount asked."""
     return bool({"command", "path"} & set(kinds_asked(s.question))) and not asks_count_of_job(s) and on_topic_howto(s)
+
+
+def asks_note_kind(s: Slots) -> bool:
+    """A variable, command, flag or script asked by what it does, with no model and no job of devices or lengths stated
+    ("which env var stops the allocator fragmenting?", "用什么命令看卡上的进程"): the thing a note names, not an amount of a
+    job, whatever device or memory word describes what it does."""
+    return (bool({"variable", "command", "flag", "script"} & set(kinds_asked(s.question))) and s.on_topic
+            and not (s.devices or s.nodes or s.params_b or s.seq_len or asks_count_of_job(s))
+            and not s.intents & {"list_models", "list_hardware"})
 
 
 def on_topic_howto(s: Slots) -> bool:
@@ -1146,6 +1156,8 @@ def about_parts(s: Slots) -> bool:
     the parts the question names ("910B vs H100 — HBM and FP16 TFLOPS?", "Snt9B23 一个节点 memory 总共多少 GB",
     "Snt9B23 上 tp 必须是偶数吗"), one part or several compared."""
     if names_model(s) or batch_asked(s):
+        return False
+    if asks_note_kind(s) and not s.hardware:  # "what command shows what holds memory on the NPUs": the note's command
         return False
     if converts_parts(s):
         return True
