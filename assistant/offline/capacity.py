@@ -191,7 +191,8 @@ class CapacityBlocks(Writer):
         FAR_ABOVE times that and more than one node, every extra device is one more data-parallel replica, so the global
         batch is at least the count (micro batch 1, no accumulation: GBS = MBS × DP × GA) and the all-reduce spans them."""
         need = [(n.devices, n.who) for n in v.needs if n.devices] + [
-            (p.devices, self.say("far_src_estimate")) for p in (v.free, v.fitting) if p is not None and p.fits]
+            # (a plan the estimate calls tight is no need met: the count that fits even at the range's upper end is)
+            (p.devices, self.say("far_src_estimate")) for p in (v.free, v.fitting, v.upper_end_plan) if p is not None and p.verdict == "fits"]
         if not need or not v.have:
             return None
         n, who = min(need, key=lambda x: x[0])
