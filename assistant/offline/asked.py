@@ -32,6 +32,9 @@ VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能
                  r"靠谱|可行|合理吗|合不合理|是否合理|扛得住|撑得住|吃得消|划算吗")
 JUDGE = re.compile(VERDICT_WORDS + r"|\?|？", re.I)
 ASKS_VERDICT = re.compile(VERDICT_WORDS, re.I)  # a yes/no asked in words, not only by a question mark
+# "is that sensible?", "合理吗", "overkill?": a judgement of the plan, not only whether it fits (a count far above the
+# need fits, and is still no sensible plan)
+PLAUSIBILITY = re.compile(r"sensible|reasonable|makes?\s+sense|(?:good|bad)\s+idea|overkill|合理|靠谱|划算|值得|有必要", re.I)
 
 
 class NamedSetting(NamedTuple):

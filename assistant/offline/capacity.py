@@ -18,6 +18,7 @@ from ..tools.estimate_models import MemoryBreakdown
 from ..tools.estimates import FewerDevices, PlanResult, TrainingMemoryResult
 from ..tools.tables import MinCardsResult, MinCardsRow, TrainingRecipeResult
 from .asked import (
+    PLAUSIBILITY,
     NamedSetting,
     asks_host_ram,
     asks_offload_needed,
@@ -35,6 +36,7 @@ from .results import Result
 from .route import table_strategy
 from .wording import MIN_LABEL, RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
 
+FAR_ABOVE = 8  # a count this many times the need (and above one node) is judged as far more than the job needs
 SAID_ALREADY = "\0"  # a rule that applies with nothing left to say (its verdict was said earlier in the answer)
 
 
@@ -175,10 +177,30 @@ class CapacityBlocks(Writer):
         rules: list[Callable[[Verdict], str | None]] = [
             self.yes_by_table, self.no_by_table, self.no_by_bound, self.yes_by_estimate, self.no_by_estimate,
         ] if not self.setting_led else [self.yes_by_table]
-        line = next((text for rule in rules if (text := rule(v))), None)
+        rule, line = next(((rule, text) for rule in rules if (text := rule(v))), (None, None))
         if line is None or line == SAID_ALREADY:
             return None
+        if rule in (self.yes_by_table, self.yes_by_estimate) and (far := self.far_above_need(v)):
+            # a yes on a count far above the need is no "sensible": asked so, that judgement leads; else it follows
+            # (the yes that follows the judgement is said as the fit alone, so the two do not read as opposite answers)
+            line = f"{far} {self.say('far_fit_alone')}{line}" if PLAUSIBILITY.search(self.s.question) else f"{line} {far}"
         return (f"{self.method_name(method)}{self.say('colon')}" if many else "") + line
+
+    def far_above_need(self, v: Verdict) -> str | None:
+        """The user's count against the fewest devices the job needs (the vendor rows', else the estimate's plan): at
+        FAR_ABOVE times that and more than one node, every extra device is one more data-parallel replica, so the global
+        batch is at least the count (micro batch 1, no accumulation: GBS = MBS × DP × GA) and the all-reduce spans them."""
+        need = [(n.devices, n.who) for n in v.needs if n.devices] + [
+            # (a plan the estimate calls tight is no need met: the count that fits even at the range's upper end is)
+            (p.devices, self.say("far_src_estimate")) for p in (v.free, v.fitting, v.upper_end_plan) if p is not None and p.verdict == "fits"]
+        if not need or not v.have:
+            return None
+        n, who = min(need, key=lambda x: x[0])
+        node = int((self.parts.get(self.e.part or "") or {}).get("devices_per_node") or 8)
+        if v.have < FAR_ABOVE * n or v.have <= node:
+            return None
+        return self.say("far_above_need_lead" if PLAUSIBILITY.search(self.s.question) else "far_above_need",
+                        have=self.have(), n=self.devices(n), who=who, ratio=v.have // n, gbs=v.have)
 
     # -- the rules, each None when it does not apply -------------------------------------------
     def need_list(self, needs: list[Need], key: str = "need_item") -> str:

@@ -25,8 +25,12 @@ DEVICE_AFTER = re.compile(rf"\s*(?:x|×)?\s*(?:个\s*)?(?:张\s*)?(?:{_PART_WORD
 NODES_AFTER = re.compile(r"\s*(?:x|×)?\s*(?:个\s*)?(?:nodes?|servers?|machines?|hosts?|节点|台)(?![a-z_])")
 LENGTH_AFTER = re.compile(r"\s*(?:[-\s]?tokens?(?:\s+(?:sequence|context|length))|个?\s*token(?:s)?\s*(?:的)?\s*(?:序列|长度|上下文))")
 TOKENS_AFTER = re.compile(r"\s*(?:个\s*)?tokens?(?![a-z/])")  # "-4096 tokens"; "1e9 tokens" is a training amount
-LENGTH_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|"
-                           r"长度|序列|上下文|length)\s*(?:=|:|is|of|为|是|：)?\s*$")
+# how a value is given to the word before it: "cutoff_len 设 0", "max_length 设成 -1024", "device count set to -2"
+_SET_TO = r"\s*(?:=|:|is|of|为|是|：|(?:is\s+)?set\s+to|设置?(?:成|为|到)?|改(?:成|为)|to)?\s*$"
+LENGTH_BEFORE = re.compile(r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|cutoff[-_ ]?len(?:gth)?|max[-_ ]?(?:model[-_ ]?)?len(?:gth)?|context(?:\s+length)?|"
+                           r"长度|序列|上下文|length)" + _SET_TO)
+# a device count named before its value ("device count set to -2", "卡数设为 0", "number of NPUs: -4")
+DEVICES_BEFORE = re.compile(r"(?:(?:device|card|gpu|npu)s?[-_ ]?(?:count|number)|number\s+of\s+(?:devices|cards|gpus|npus)|卡数|卡的数量)" + _SET_TO)
 
 
 MAGNITUDE_AFTER = re.compile(r"\s*(?:百万|万|千|million|m(?![a-z])|k(?![a-z]))")
@@ -115,7 +119,7 @@ def role(text: str, m: re.Match) -> str | None:
     after = text[m.end():]
     if INDEX_BEFORE.search(text[max(0, m.start() - 12): m.start()]):
         return None  # "the rank 0 machine", "rank0 那台": which node or process, not how many
-    if DEVICE_AFTER.match(after):
+    if DEVICE_AFTER.match(after) or DEVICES_BEFORE.search(text[max(0, m.start() - 24): m.start()]):
         return "devices"
     if NODES_AFTER.match(after):
         return "nodes"
