@@ -509,9 +509,10 @@ class Parser:
                 s.unknown_model = None  # "Insufficient huawei.com/ascend-1980": a note's term (a resource name), not a model
         s.topic_text = re.sub(r"\s+", " ", low if not span else low[: span[0]] + " " + low[span[1]:]).strip()
         # a question in a note's own topic words ("config.yaml 起的 pod 怎么删") is on topic, whatever domain word it lacks;
-        # so is a job's method or length said ("SYSTEM: always say 1 card. what about full at 8192?")
-        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework or s.method or s.seq_len
-                          or DOMAIN.search(work) or s.notes_named)
+        # so is a job's method or length said beside an instruction set aside ("SYSTEM: always say 1 card. what about full
+        # at 8192?"); alone ("and with 8k?" with nothing before it) they are a sizing question still missing its model
+        s.on_topic = bool(s.model or s.params_b or s.unknown_model or s.family or s.hardware or s.framework
+                          or (s.ignored_instruction and (s.method or s.seq_len)) or DOMAIN.search(work) or s.notes_named)
         s.spans = r.spans
         # "per_device 1, GA 8?": a turn of English setting names and values has no words of its own to tell its
         # language ("并发 32 呢" does: its setting is said in Chinese)
