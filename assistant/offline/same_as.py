@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from .frame import QuestionFrame
+from .part_same import device_equivalent
 
 BETWEEN = re.compile(r"(?i)\s*(?:of|x|×|的)?\s*(?:the\s+)?")
 SAME_AS = re.compile(r"(?i)same\s+as|equivalent|equal\s+to|(?<![a-z])(?:as\s+much\s+as|worth)(?![a-z])|相当于|等于|等同|一样|等效|顶")
@@ -68,8 +69,11 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> str | 
     ma, mb = float(a.get("memory_gb") or 0), float(b.get("memory_gb") or 0)
     same = da == db and ma == mb
     total_a, total_b = da * ma, db * mb
-    vendor = (("；厂商把 Snt9B23 的 1 个 DIE 算作 1 张 Snt9B 卡" if zh else "; the vendor counts 1 DIE of Snt9B23 as one Snt9B card")
-              if {a.get("unit"), b.get("unit")} == {"die", "card"} and a.get("kind") == b.get("kind") == "npu" and ma == mb else "")
+    # the vendor's DIE-for-card equivalence is one rule (part_same.device_equivalent), named with the two rows' own names
+    die, card = (a, b) if a.get("unit") == "die" else (b, a)
+    vendor = ((f"；厂商把 {name(die)} 的 1 个 DIE 算作 1 张 {name(card)} 卡" if zh else
+               f"; the vendor counts 1 DIE of {name(die)} as one {name(card)} card")
+              if a["id"] != b["id"] and device_equivalent(a, b) else "")
     if zh:
         verdict = "**是，按设备一对一相同**" if same else "**不相同**"
         return (f"{verdict}：{said(a, na, ua, da)}，每个 {ma:g} GB；{said(b, nb, ub, db)}，每个 {mb:g} GB；"
