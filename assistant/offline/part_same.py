@@ -31,6 +31,8 @@ YES_NO = re.compile(r"(?i)吗|吧\s*(?:[?？]|$)|same[^?？]*[?？]|是不是|�
 DIE_COUNT = re.compile(r"(?i)(?<![0-9.])(\d+|one|a|two|一|两|二)\s*(?:个|颗)?\s*dies?(?![a-z])")
 DIE_AFTER = re.compile(r"(?i)\s*(?:的\s*)?dies?(?![a-z])")
 COUNT_BEFORE = re.compile(r"(?i)(?<![0-9.])(\d+|one|a|two|一|两|二)\s*(?:个|颗)?\s*$")
+# a count of nodes said ("两台", "2 nodes"): _count reads counts of devices only
+NODE_COUNT = re.compile(r"(?i)(?<![0-9.])(?:\d+|one|two|three|four|一|两|二|三|四)\s*(?:台|个?节点|nodes?(?![a-z]))")
 WORDS = {"one": 1, "a": 1, "two": 2, "一": 1, "两": 2, "二": 2}
 
 
@@ -143,7 +145,8 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[
         raw = m.group(1).lower() if m else "1"
         na, ua = (int(raw) if raw.isdigit() else WORDS.get(raw, 1)), "die"
         nb, ub = _count(s, spans[0], b)
-    elif len(rows) == 2 and len(spans) == 2 and SAME.search(q) and not CHOICE.search(q) and not s.intents & FIGURES:
+    elif len(rows) == 2 and len(spans) == 2 and SAME.search(q) and not CHOICE.search(q) and not s.intents & FIGURES \
+            and not NODE_COUNT.search(q):  # (counts of nodes, "一台 A3 … 两台 910B", are the node comparison's, not a device identity)
         # (a figure asked of both, "H800 PCIe 和 SXM 算力一样吗", is their comparison's, not an identity)
         a, b = rows
         sa = next(sp for sp in spans if sp.value == a["id"])

@@ -161,3 +161,10 @@ def test_a_link_the_row_names_somewhere_is_no_flat_yes(assistant):
     assert "RoCE" in part("snt9b23")["interconnect"]
     ans = assistant.ask("do the cards in a Snt9B23 server use RoCE between them?")
     assert "**Yes**" not in ans.answer and "HCCS" in lead(ans)
+
+
+def test_node_counts_of_two_parts_are_not_read_as_device_counts(assistant):
+    # seeds/004: 1 DIE of Snt9B23 counts as 1 Snt9B card; a Snt9B23 node has 16 DIE, two Snt9B nodes 2 × 8 = 16 cards:
+    # yes. The identity path read "16 个 DIE" as the 910B's count and one DIE for the A3, and said no.
+    a = assistant.ask("一台 A3 的 16 个 DIE 相当于两台 910B 吗").answer
+    assert a.startswith("**结论**：**是**"), a
