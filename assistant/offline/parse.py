@@ -182,6 +182,16 @@ ENDS_ENGLISH = re.compile(r"(?<![\w-])[a-z]{2,}(?:\s+[a-z]{2,}){2,}\s*[?.!]*\s*$
 INLINE_OBJECT = re.compile(r"\{[^\n]*[\"']\s*:[^\n]*(?:\}|$)")
 
 
+def language_is_weak(text: str) -> bool:
+    """Too few words to tell ("16呢", "8k?"), or both languages in about equal measure and no Chinese question at the
+    end ("describe 里写着 resource fit failed", a log line quoted in a Chinese thread): a follow-up of that kind keeps the
+    conversation's language ("back to 训练：… 要几张?" asks in Chinese)."""
+    cjk, english = language_words(text)
+    chinese = cjk / 2  # (a Chinese character is about half a word)
+    balanced = cjk >= 2 and english >= 2 and max(chinese, english) <= 3 * min(chinese, english)
+    return max(cjk, english) < 2 or (balanced and not CJK.search(text.strip()[-4:]))
+
+
 def language_words(text: str) -> tuple[int, int]:
     """(Chinese characters, English words) of the question's own words."""
     # a pasted table's lines (npu-smi's "| NPU Name | Health |", its "+----+" rules) are the tool's words, not the user's
@@ -367,7 +377,7 @@ class Parser:
     def _read(self, text: str, whole_instruction: bool) -> Slots:
         """Each extractor claims what it read (spans.Reading), in the order of their priority, so later ones
         do not read it again; the spans stay in the frame."""
-        s = Slots(lang=language(text), question=text, lang_weak=max(language_words(text)) < 2)
+        s = Slots(lang=language(text), question=text, lang_weak=language_is_weak(text))
         r = Reading(text.lower())
         self._drop_instruction(r, s, whole_instruction)
         for m in FILE_NAMED.finditer(r.text):  # "train qwen2_7b_lora.yaml": the user's file; its words are no model, size or method

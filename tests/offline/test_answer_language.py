@@ -15,7 +15,9 @@ import itertools
 import pytest
 
 from assistant.agent import Assistant
+from assistant.answer import ChatTurn
 from assistant.offline.other_language import english_runs, other_language
+from assistant.offline.parse import language_is_weak
 from assistant.setup_check.notices import notice
 from assistant.wordings import REGISTERED, in_language
 
@@ -260,3 +262,22 @@ def test_vllm_table_of_unknown_version_named_in_the_answer_language(assistant):
     assert "**2 张卡**" in zh and "版本不明，约 v0.5.0/v0.6.x 时期" in zh and "era" not in zh
     en = assistant.ask("baichuan2-13b vLLM serving on 32GB cards: how many, and from which table version?").answer
     assert "**2 cards**" in en and "version unknown, v0.5.0/v0.6.x era" in en
+
+
+@pytest.mark.parametrize(("question", "weak"), [
+    ("16呢", True),  # too few words
+    ("describe 里写着 resource fit failed", True),  # both languages, a log line at the end
+    ("back to 训练：qwen2.5-7b full 4096 要几张?", False),  # asked in Chinese at the end
+    ("why does llamafactory need twice as many?", False),
+    ("如果不做全参只训 LoRA 呢，卡数多少", False),
+])
+def test_a_balanced_turn_without_a_chinese_ending_is_weak(question, weak):
+    assert language_is_weak(question) is weak
+
+
+def test_a_log_line_quoted_in_a_chinese_thread_is_answered_in_chinese(assistant):
+    history = [ChatTurn(role="user", content="训练作业一直卡在 Pending，怎么排查"),
+               ChatTurn(role="assistant", content="先用 kubectl describe pod 看事件。")]
+    question = "日志里写着 pod group not ready"
+    answer = assistant.ask(question, history).answer
+    assert not other_language(answer.split("\n\n")[0], question, "zh"), answer[:200]
