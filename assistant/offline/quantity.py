@@ -256,7 +256,7 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "device_unit": "die" if s.device_unit == "die" else None,
             "iterations": spec.value_of(s, "train_iters"), "iterations_done": spec.value_of(s, "iteration_now"),
             "iteration_seconds": iteration_seconds(s), "dp": spec.value_of(s, "dp"),
-            "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": 1.0 if measured_here(s) else spec.value_of(s, "speedup"),
+            "bytes_per_param": spec.value_of(s, "bytes_per_param"), "speedup": spec.value_of(s, "speedup"),
             "tokens": s.tokens, "samples": s.samples, "epochs": s.epochs,
             "disk_gb": s.disk_gb, "checkpoints": spec.value_of(s, "checkpoints") or checkpoints_kept(s.question), "kv_sequences": s.concurrency,
             "save_interval": spec.value_of(s, "save_interval"),
@@ -280,18 +280,6 @@ def memory_parts_args(s: QuestionFrame, e: Effective) -> dict[str, Any]:
     (per-device words and a device count known)."""
     parts = [name for name, rx in PART_WORDS.items() if rx.search(s.question)]
     return {"parts": parts, "per_device": bool(PER_DEVICE.search(s.question) and e.devices)}
-
-
-# a rate the user measured ("we measured 2,500 tokens/s per card on 32 cards", "实测每卡 2000 tokens/s"), not one assumed
-MEASURED = re.compile(r"(?<![a-z])(?:measured|observed|benchmarked|profiled)(?![a-z])|实测|测得|测出|跑出来", re.I)
-
-
-def measured_here(s: QuestionFrame) -> bool:
-    """A per-device rate the user measured on the one device count the question names (none named: the cards asked for
-    are not the ones it was measured on): it already holds that count's scaling, so the vendor's speed-up factor η (0.9)
-    is not applied again (η 1); a stated efficiency keeps its own."""
-    return bool(s.tps and not spec.value_of(s, "speedup") and MEASURED.search(s.question)
-                and sum(sp.slot == "said_cards" for sp in s.spans) == 1)
 
 
 def recompute_said(question: str) -> bool | None:

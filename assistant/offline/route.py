@@ -1265,8 +1265,6 @@ def tps_per_device(s: Slots, devices: int | None) -> tuple[float | None, float |
     efficiency in place of η; or a rate of all the devices together ("整机吞吐 9600 tokens/s" on 8 cards) divided by
     them, which already holds the scaling (η 1)."""
     total = s.settings.get("tps_total")
-    if quantity.measured_here(s) and devices:
-        return s.tps, 1.0  # a per-card rate measured on the devices the run uses already holds their scaling (η 1)
     if s.tps or not total or not devices:
         return s.tps, s.settings.get("speedup")
     return total / devices, s.settings.get("speedup") or 1.0

@@ -159,8 +159,6 @@ def estimate_training_time(ctx, args: EstimateTrainingTimeArgs) -> TrainingTimeR
         if n > 1:
             assumptions.append(f"linear speed-up factor η = {eta:g}" + (" (default; the vendor gives ≥ 0.9 as typical)"
                                                                       if args.speedup == DEFAULT_SPEEDUP else
-                                                                      " (a rate measured on these devices already holds their scaling)"
-                                                                      if eta == 1 else
                                                                       " (the scaling efficiency given, in place of the vendor's 0.9)"))
         if peak and params_b:
             implied = args.tps * k * params_b * 1e9 / (peak * 1e12)
