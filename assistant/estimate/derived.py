@@ -70,6 +70,10 @@ class Inputs:
     disk_gb: float | None = None  # the disk they are written to
     save_interval: int | None = None  # iterations between two checkpoints (MindSpeed-LLM's SAVE_INTERVAL)
     step_tokens: float | None = None  # tokens one optimizer step takes (GBS × sequence length)
+    figures: tuple[tuple[str, int], ...] = ()  # shape figures the user states with no model ("48 layers, 8 KV heads, head dim 128")
+    kv_bytes: float = 2.0  # bytes of one KV-cache value (bf16 / fp16; 1 for an fp8 / int8 cache)
+    recompute: bool | None = None  # full recompute (gradient checkpointing) said on or off
+    fused_attention: bool = True  # a fused attention kernel (FlashAttention / NPU_Flash_Attn): no s² scores kept
 
 
 @dataclass(frozen=True)
@@ -462,6 +466,77 @@ def activations(s: Shape, i: Inputs) -> Derived:
     return Derived(value, "bytes", f"{on.how} = {on.gib:.1f} GiB; {off.how} = {off.gib:.1f} GiB", ["bf16 activations with a fused attention kernel (FlashAttention / NPU_Flash_Attn: "
                                          "no s² scores)", "per micro-batch on one device, one pipeline stage's layers"]
                    + ([] if i.micro_batch else ["no micro batch said: 1"]), per=f"per {unit_word(i)}")
+
+
+# -- per-layer and per-token figures from a shape (the model's, or the figures the user states) --------------------
+def stated_shape(s: Shape | None, i: Inputs, needs: tuple[str, ...]) -> Shape:
+    """The model's shape (the user's figures already over it), else one built from the figures the user states, which
+    must hold every field in ``needs``; the rest are no figures of the answer."""
+    if s is not None:
+        return s
+    said = dict(i.figures)
+    if "head_dim" in needs and "head_dim" not in said and {"hidden", "heads"} <= set(said):
+        said["head_dim"] = said["hidden"] // said["heads"]
+    if lacking := [n for n in needs if not said.get(n)]:
+        raise NotDerivable(f"{', '.join(lacking)} is needed for this quantity (or a model name).", lacking[0])
+    kv = said.get("kv_heads") or said.get("heads") or 1
+    return Shape("stated figures", 0.0, said.get("layers", 1), said.get("hidden", 0), said.get("heads", kv), kv, 0,
+                 head_dim=said.get("head_dim", 0))
+
+
+def size(v: float) -> str:
+    return f"{v / 1e9:.2f} GB ({v / GIB:.2f} GiB)" if v >= 1e8 else f"{v / 2**20:,.1f} MiB" if v >= 2**20 else f"{v / 2**10:,.0f} KiB"
+
+
+def kv_per_token(s: Shape | None, i: Inputs) -> Derived:
+    """KV-cache bytes one token holds over all layers: 2 (K, V) × layers × KV heads × head dim × bytes per value
+    (research/sizing_formulas.md; the vLLM note), the formula the serving estimate uses (inference.kv_bytes_per_token)."""
+    shape = stated_shape(s, i, ("layers", "kv_heads", "head_dim"))
+    value, formula = kv_bytes_per_token(shape, i.kv_bytes, i.seq_len)
+    return Derived(value, "bytes", f"{formula} = {value:,.0f} B = {size(value)}",
+                   [f"{i.kv_bytes:g} B per value ({'bf16 / fp16' if i.kv_bytes == 2 else '8-bit cache'})",
+                    "the whole model; with TP each device holds kv_heads / TP of the heads"])
+
+
+def kv_per_request(s: Shape | None, i: Inputs) -> Derived:
+    """The KV cache one request of the length said holds (× the sequences served at once, when said)."""
+    seq = int(need(i.seq_len, "seq_len", "The request's length in tokens"))
+    token = kv_per_token(s, i)
+    n = i.concurrency or 1
+    value = token.value * seq * n
+    many = f" × {n} sequences" if n > 1 else ""
+    return Derived(value, "bytes", f"{token.formula} per token × {seq:,} tokens{many} = {size(value)}", token.assumptions)
+
+
+def activation_per_layer(s: Shape | None, i: Inputs) -> Derived:
+    """Activations one transformer layer keeps for the backward pass (research/sizing_formulas.md, Korthikanti et al.,
+    2-byte activations): no recompute s·b·h·(34 + 5·a·s/h) B, a fused attention kernel dropping the 5·a·s/h scores term;
+    full recompute keeps the layer's 2·s·b·h input; tensor + sequence parallel divides by TP. × layers is the model's
+    (÷ PP the stage's)."""
+    eager = not i.fused_attention and i.recompute is not True
+    shape = stated_shape(s, i, ("hidden", "heads") if eager else ("hidden",))
+    seq = int(need(i.seq_len, "seq_len", "The sequence length"))
+    b, h, t = i.micro_batch or 1, shape.hidden, i.tp or 1
+    sbh = f"s {seq:,} × b {b} × h {h:,}"
+    if i.recompute:
+        per, how = 2.0 * seq * b * h, f"{sbh} × 2 B (full recompute: only the layer's input is kept)"
+    elif eager:
+        extra = 5 * shape.heads * seq / h
+        per, how = seq * b * h * (34 + extra), f"{sbh} × (34 + 5 × a {shape.heads} × s / h = {34 + extra:g}) B (no recompute)"
+    else:
+        per, how = 34.0 * seq * b * h, f"{sbh} × 34 B (no recompute; fused attention: no 5·a·s/h scores term)"
+    if t > 1:
+        per, how = per / t, f"{how} / TP {t}"
+    text = f"{how} = {size(per)} per layer"
+    layers = shape.layers if (s is not None or dict(i.figures).get("layers")) else None
+    if layers:
+        stage = layers / (i.pp or 1)
+        text += f"; × {layers} layers = {size(per * layers)}" + (f"; one of PP {i.pp} stages ({stage:g} layers) = {size(per * stage)}"
+                                                                   if i.pp and i.pp > 1 else "")
+    notes = ["Korthikanti et al. (research/sizing_formulas.md), 2-byte activations"] + (
+        [] if i.micro_batch else ["no micro batch said: 1"]) + (
+        ["a fused attention kernel (FlashAttention / NPU_Flash_Attn), as on ModelArts; without it add 5·a·s/h"] if not eager and not i.recompute else [])
+    return Derived(per, "bytes", text, notes, per="per layer")
 
 
 # -- run arithmetic (no model needed) ---------------------------------------------------------------------------
@@ -864,6 +939,9 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "checkpoint_size": checkpoint_size,
     "logits": logits,
     "activations": activations,
+    "kv_per_token": kv_per_token,
+    "kv_per_request": kv_per_request,
+    "activation_per_layer": activation_per_layer,
     "states_at_bytes": states_at_bytes,
     "tokens_per_iteration": tokens_per_iteration,
     "min_global_batch": min_global_batch,
@@ -888,7 +966,7 @@ TERMS: dict[str, Callable[..., Derived]] = {
     "global_batch_for_tokens": solved("step_tokens", "global_batch", "count"),
 }
 CATALOG_FIGURES = frozenset({"params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
-MODEL_FREE = frozenset({"steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_left", "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters", "checkpoints_saved", "save_interval_for", "dp_for_batch", "devices_for_layout", "throughput_achieved", "global_batch_for_tokens"})
+MODEL_FREE = frozenset({"kv_per_token", "kv_per_request", "activation_per_layer", "steps_per_epoch", "total_steps", "total_tokens", "steps_for_tokens", "data_parallel", "ranks", "tokens_per_iteration", "min_global_batch", "min_context_parallel", "tokens_in_window", "run_time", "run_time_left", "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters", "checkpoints_saved", "save_interval_for", "dp_for_batch", "devices_for_layout", "throughput_achieved", "global_batch_for_tokens"})
 
 
 def derive(name: str, s: Shape | None, i: Inputs) -> Derived:

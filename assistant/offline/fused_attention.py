@@ -39,7 +39,7 @@ RECOMPUTE_ON = re.compile(r"(?<!no\s)(?<!without\s)(?<!disable_)(?<!disable\s)(?
 
 # "disable_gradient_checkpointing: true", "关掉重计算", "turn recompute off": q/k/v keep their gradients, that condition holds
 RECOMPUTE_OFF = re.compile(r"disable[_\s-]gradient[_\s-]checkpointing(?!\s*[:=]\s*false)|(?:recompute|recomputation|gradient[-_ ]checkpointing|重计算)\s*"
-                           r"(?:is\s+|=\s*|:\s*)?(?:off|disabled|false|关闭|关掉|关了)|(?:without|disabl\w*|turn(?:ed|ing)?\s+off|关(?:掉|闭|了)|不开)\s*(?:the\s+)?"
+                           r"(?:is\s+|=\s*|:\s*)?(?:off|disabled|false|关闭|关掉|关了)|(?:(?<![a-z])no|without|disabl\w*|turn(?:ed|ing)?\s+off|关(?:掉|闭|了)|不开)\s*(?:the\s+)?"
                            r"(?:full\s+)?(?:recompute|recomputation|gradient[-_ ]checkpointing|重计算)", re.I)
 
 

@@ -53,6 +53,8 @@ SHAPE_FIELDS = [  # (field, regex): "80 layers" / "layers 80" / "80层", "hidden
                r"(?<![0-9.])(\d{3,6})\s*(?:hidden(?:[_ ]size)?|d_model)"),
     ("kv_heads", r"(?<![0-9.])(\d{1,3})\s*(?:个\s*)?(?:kv|key[-_ ]value)[-_ ]?(?:heads?|头)|"
                  r"(?:kv[-_ ]?(?:heads?|头数?)|num_key_value_heads)\s*[:=]?\s*(\d{1,3})(?![0-9])"),
+    ("head_dim", r"(?:head[-_ ]?dim(?:ension)?|每个?头\s*(?:的)?\s*维度|头维度)\s*(?:of\s+|is\s+|=|:|为|是)?\s*(\d{2,4})(?![0-9])|"
+                 r"(?<![0-9.])(\d{2,4})\s*(?:-|的)?\s*head[-_ ]?dim"),
     ("heads", r"(?<![0-9.])(\d{1,3})\s*(?:个\s*)?(?:(?:attention\s+)?heads?|(?:注意力)?头)|"
               r"(?<![a-z_-])(?:heads?|num_attention_heads|注意力头数?|头数)\s*[:=]?\s*(\d{1,3})(?![0-9])"),
     ("ffn", r"(?:ffn|intermediate(?:[_ ]size)?|mlp)\s*[:=]?\s*(\d{3,6})(?![0-9])"),
@@ -285,14 +287,14 @@ def lengths_compared(work: str) -> list[int]:
 
 def shape(r: Reading) -> dict[str, int]:
     """A custom transformer shape ("80 layers, hidden 8192, 64 heads, 8 kv heads"), its fields claimed; at least
-    two fields, so "freeze 10 layers" alone is no shape."""
+    two fields, so "freeze 10 layers" alone is no shape (a hidden size alone is: "hidden size 5120" names itself)."""
     found: list[tuple[re.Match, str, int]] = []
     work = r.unread()
     for name, rx in SHAPE_FIELDS:  # a field's words are not also another's ("8 kv heads" is no 8 heads)
         m = next((m for m in re.finditer(rx, work) if not any(f.start() < m.end() and m.start() < f.end() for f, _, _ in found)), None)
         if m:
             found.append((m, name, int(next(g for g in m.groups() if g))))
-    if len(found) < 2:
+    if len(found) < 2 and not (found and found[0][1] == "hidden"):  # "hidden size 5120" alone: its own word names it
         return {}
     for m, name, value in found:
         r.claim_match(m, f"shape.{name}", value)
@@ -350,6 +352,11 @@ WHOLE_RATE = re.compile(r"整机|整个?节点|单机|整个?集群|集群|总�
 PER_DEVICE_WORD = re.compile(r"单卡|每卡|每张卡|单张卡|(?<![a-z])per[-\s]?(?:card|gpu|npu|device)|/\s*(?:p|card|卡)(?![a-z])|each\s+(?:card|gpu|npu)", re.I)
 
 
+# a count of sequences that is a batch: after the batch's words ("global batch of", "total batch should be") or per step
+BATCH_BEFORE = re.compile(r"(?:batch(?:[-_ ]?size)?|gbs)\s*(?:should|must|needs?\s+to|has\s+to|is|of|=|:|be|\s)*$", re.I)
+PER_STEP_AFTER = re.compile(r"\s*(?:per|each|every|an?)\s+(?:optimi[sz]er\s+)?(?:step|update|iteration)", re.I)
+
+
 def training_amounts(r: Reading, s: Slots) -> None:
     """Token totals, samples and TPS into ``s``; their text claimed (epochs: slots.toml). "4096 tokens" and "32k
     tokens" stay: a plain count under 10 million or a k suffix is a sequence length."""
@@ -377,6 +384,8 @@ def training_amounts(r: Reading, s: Slots) -> None:
         if (m.group(2) or "").lower() == "k" and m.group(0).rstrip().endswith("sequences") and \
                 re.search(r"(?:how\s+many|concurrent|simultaneous|parallel|active|in-flight)\s*$", work[: m.start()]):
             continue  # "how many (concurrent) 32k sequences fit": a length to count sequences of, not a training set
+        if m.group(0).rstrip().endswith("sequences") and (BATCH_BEFORE.search(work[: m.start()]) or PER_STEP_AFTER.match(work[m.end():])):
+            continue  # "total batch should be 256 sequences", "256 sequences per step": a batch in sequences, not a data set
         # "12 万条样本", "SN 6400" or "样本 64000": the first alternative that matched
         num, mag = next((m.group(k), m.group(k + 1)) for k in (1, 3, 5) if m.group(k))
         s.samples = s.samples or int(amount(num, mag))

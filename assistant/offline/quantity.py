@@ -12,6 +12,7 @@ from typing import Any
 
 from . import spec, subquestions
 from .frame import Effective, QuestionFrame
+from .fused_attention import RECOMPUTE_OFF, RECOMPUTE_ON
 
 TABLE_FILE = Path(__file__).with_name("quantities.toml")
 # an amount asked in the same clause as the quantity's words ("total size of the optimizer states", "梯度一共占多少 GB")
@@ -101,6 +102,8 @@ def has(s: QuestionFrame, name: str) -> bool:
     e = s.effective()
     if name == "devices":
         return bool(e.devices)
+    if name in ("shape", "figures"):  # the model's shape or the figures stated ("hidden 4096, 32 layers"); figures: those alone
+        return bool(s.shape or (name == "shape" and s.model))
     return spec.value_of(s, name) not in (None, False)
 
 
@@ -241,9 +244,10 @@ def lora_targets(question: str) -> str:
 
 def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any]:
     """derive_quantity's arguments for ``row`` from the frame (None values are left out by the router)."""
+    shaped = "shape" in row.needs  # the model's shape when named, else the figures stated
     model = {"model": s.model} if s.model else ({"params_b": s.params_b} if s.params_b and row.model else {})
     method = s.method if s.method in ("lora", "qlora", "freeze") else "full"
-    return {"quantity": row.term, **(model if row.model else {}), "lora_rank": s.lora_rank, "lora_targets": lora_targets(s.question),
+    return {"quantity": row.term, **(model if row.model or shaped and s.model else {}), "lora_rank": s.lora_rank, "lora_targets": lora_targets(s.question),
             "method": method, "zero_stage": s.zero_stage, "tp": s.tp, "pp": s.pp, "cp": spec.value_of(s, "cp"),
             "devices": e.devices, "hardware": e.hardware, "weight_bits": s.weight_bits if s.weight_bits else None,
             "gpu_memory_utilization": s.gpu_util, "global_batch": s.global_batch, "seq_len": s.seq_len,
@@ -257,6 +261,8 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "disk_gb": s.disk_gb, "checkpoints": spec.value_of(s, "checkpoints") or checkpoints_kept(s.question), "kv_sequences": s.concurrency,
             "save_interval": spec.value_of(s, "save_interval"),
             "step_tokens": spec.value_of(s, "step_tokens"),
+            "shape": s.shape, "kv_cache_dtype": s.kv_cache_dtype if s.kv_cache_dtype in ("fp8", "int8") else None,
+            "recompute": recompute_said(s.question), "attention": s.attention,
             **(memory_parts_args(s, e) if row.name == "memory_parts" else {})}
 
 
@@ -274,6 +280,13 @@ def memory_parts_args(s: QuestionFrame, e: Effective) -> dict[str, Any]:
     (per-device words and a device count known)."""
     parts = [name for name, rx in PART_WORDS.items() if rx.search(s.question)]
     return {"parts": parts, "per_device": bool(PER_DEVICE.search(s.question) and e.devices)}
+
+
+def recompute_said(question: str) -> bool | None:
+    """Full recompute (gradient checkpointing) said off ("不开重计算", "no recompute") or on; None when not said."""
+    if RECOMPUTE_OFF.search(question):
+        return False
+    return True if RECOMPUTE_ON.search(question) else None
 
 
 def iteration_seconds(s: QuestionFrame) -> float | None:

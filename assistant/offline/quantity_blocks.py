@@ -52,6 +52,9 @@ class QuantityBlocks(Writer):
         if d.unit == "params":
             short = f"{v / 1e9:.2f}B" if v >= 1e9 else f"{v / 1e6:.1f}M"
             return f"{v:,.0f}（约 {short}）" if zh else f"{v:,.0f} (about {short})"
+        if d.unit == "bytes" and v < 1e8:  # a per-token KV cache (192 KiB), a small layer: in the binary unit it is exact in
+            small = f"{v / 2**20:,.1f} MiB" if v >= 2**20 else f"{v / 2**10:,.0f} KiB"
+            return f"{small}（{v:,.0f} 字节）" if zh else f"{small} ({v:,.0f} bytes)"
         if d.unit == "bytes":
             p = 2 if v < 1e9 else 1  # under a GB (a LoRA adapter's Adam states: 0.26 GB) one decimal says too little
             return f"{v / 1e9:.{p}f} GB（{v / 2**30:.{p}f} GiB）" if zh else f"{v / 1e9:.{p}f} GB ({v / 2**30:.{p}f} GiB)"

@@ -25,7 +25,7 @@ RESTATED_SLOT = "restated"  # the words of a value the question takes back ("GA 
 NOT_A_SETTING = "not_a_setting"  # the span of words a slot's ``elsewhere`` found: their digits are no stated value
 # The words between a setting and its value, in prose, YAML, JSON, env-var and flag form: "rank 16", "lr=2e-5",
 # "GA: 16", "batch size to 8", "rank goes to 128", "秩为 8", "TP 可以设成 3", "梯度累积设 0" (a bare 设 sets it too), "micro batch 取 1", '"stage": 4', "NNODES=2", "--lora-rank 64".
-CONNECT = (r"[\"']?\s*(?:可以|能)?\s*(?:of|=|:|is|->|(?:(?:goes|go|went|drops?|dropped|falls?|fell|rises?|rose|changed?|set|increased?|"
+CONNECT = (r"[\"']?\s*(?:可以|能)?\s*(?:of|=|:|is|->|(?:should|must|needs?\s+to|has\s+to|ought\s+to)\s+be|(?:(?:goes|go|went|drops?|dropped|falls?|fell|rises?|rose|changed?|set|increased?|"
            r"decreased?|raised?|lowered?|bumped|moved?|up|down)\s+)?to|为|是|设为|设成|设置为|设置成|设置|设|改成|改为|换成|调到|调成|降到|升到|提高到|"
            r"增加到|减少到|变成|取|定为|写的是|写的|写着|写|给的是|给的|用的是|：)?\s*[\"']?")
 # "GA 从 8 改成 16", "rank from 8 to 16", "micro batch 1 -> 2": one slot's value before and after a change

@@ -30,7 +30,10 @@ TRAINER_PARTS = [
     ("precision", "pure_bf16", re.compile(r"pure[-_ ]?bf16|bf16[-_ ]?true|(?:纯|全)\s*bf16(?:\s*训练)?")),
     # the attention kernel: eager materialises the heads x s^2 scores; a fused kernel named as the implementation settles it
     ("attention", "eager", re.compile(r"eager[-_ ]?(?:attention|attn)|(?:attn|attention)[-_ ]?(?:implementation|impl)?\s*[:=]?\s*[\"']?eager"
-                                      r"|(?:attention|attn|注意力)\s*(?:用|走|使用)?\s*eager")),
+                                      r"|(?:attention|attn|注意力)\s*(?:用|走|使用)?\s*eager"
+                                      # a fused kernel said off ("no flash attention", "不开 flash attention"): plain attention
+                                      r"|(?:(?<![a-z])no|without|disabl\w*|turn(?:ed)?\s+off|不开|不用|没开|关(?:掉|闭|了)?)\s*(?:the\s+)?(?:npu[_ ]?)?"
+                                      r"flash[-_ ]?(?:attention|attn)|flash[-_ ]?(?:attention|attn)\s*(?:off|disabled|关(?:掉|闭|了)?)")),
     ("attention", "fused", re.compile(r"(?:attn|attention)[-_ ]?(?:implementation|impl)\s*[:=]?\s*[\"']?(?:flash_attention_2|fa2|sdpa)"
                                       r"|use[-_ ]?flash[-_ ]?attn\s*[:=]\s*true|flash_attn\s*[:=]\s*(?:fa2|sdpa)")),
     ("compile", True, re.compile(r"torch\.?[-_ ]?compile\w*|(?<![a-z])compiled?\s+(?:model|mode|graph)|编译")),
@@ -201,7 +204,7 @@ PER_CARD = r"(?:(?:单卡|每卡|每张卡|单张卡|(?<![a-z])per[- ]?(?:card|g
 PER_CARD_RATE = (r"(?:(?:单卡|每卡|每张卡|单张卡|(?<![a-z])per[- ]?(?:card|gpu|npu|device))\s*(?:的)?\s*(?:训练)?\s*(?:吞吐量?|throughput|速度|speed|tps)?"
                  r"\s*(?:约|大约|是|为|:|：|of|is|at|~|≈|around|about)?\s*)?")
 TPS_RX = re.compile(rf"{PER_CARD_RATE}(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec|second|秒)(?![a-z])(?:\s*/\s*(?:p|card|npu|gpu|device|卡)(?![a-z]))?|"
-                    rf"{PER_CARD}(?<![a-z])tps(?:\s*(?:per|/)\s*(?:card|gpu|npu|device|die|卡))?\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|按|取|用|设为|算|假设为?|assumed?\s+(?:to\s+be\s+|at\s+)?|at|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
+                    rf"{PER_CARD}(?<![a-z])(?:tps|tokens?\s*/\s*s(?:ec)?(?![a-z]))(?:\s*(?:per|/)\s*(?:card|gpu|npu|device|die|卡))?\s*(?:=|:|of|is|是|为|约|大约|around|about|~|≈|按|取|用|设为|算|假设为?|assumed?\s+(?:to\s+be\s+|at\s+)?|at|{CHANGE})?\s*{NUM}|{NUM}\s*tps(?![a-z])|"
                     rf"{PER_CARD}(?:(?<![a-z])throughput|吞吐量?)\s*{CHANGE}\s*{NUM}(?![\d.,])(?!\s*(?:k|tokens?|tok|requests?|个请求|请求)(?![a-z]))|"
                     # "每卡每秒 900 token", "单卡每秒能处理 1200 个 token": the per-card and per-second words before the count
                     rf"(?:每(?:张)?卡每秒|每秒每(?:张)?卡|单卡每秒)\s*(?:能|可以|可)?\s*(?:处理|训练|跑|训)?\s*(?:约|大约|大概)?\s*{NUM}\s*(k)?\s*(?:个\s*)?(?:tokens?|tok)|"

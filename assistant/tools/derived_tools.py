@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SizingError
 from ..estimate import derived
-from .estimate_models import ModelArgs
+from .estimate_models import CustomShape, ModelArgs
 from .estimate_support import resolve_hardware, resolve_shape
 from .registry import tool
 from .time_tools import DEFAULT_SPEEDUP
@@ -23,7 +23,7 @@ Quantity = Literal["lora_params", "params", "layers", "hidden", "heads", "kv_hea
                    "params_per_layer", "embedding_params", "flops_per_token", "memory_parts", "logits", "activations", "checkpoint_size",
                    "throughput_needed", "throughput_per_device", "micro_batch_for", "epochs_for_iters", "tokens_for_iters",
                    "checkpoints_saved", "save_interval_for", "dp_for_batch", "devices_for_layout", "throughput_achieved",
-                   "global_batch_for_tokens"]
+                   "global_batch_for_tokens", "kv_per_token", "kv_per_request", "activation_per_layer"]
 ARITHMETIC_SOURCE = "arithmetic on the figures given"
 
 
@@ -71,6 +71,10 @@ class DeriveQuantityArgs(BaseModel):
     disk_gb: float | None = Field(None, gt=0, le=1e7, allow_inf_nan=False, description="checkpoint_size: the disk (GB).")
     save_interval: int | None = Field(None, ge=1, le=10**9, description="Iterations between checkpoints (SAVE_INTERVAL).")
     step_tokens: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False, description="Tokens per optimizer step.")
+    shape: CustomShape | None = Field(None, description="Shape figures stated (over the model's, or alone with no model).")
+    kv_cache_dtype: Literal["auto", "bf16", "fp16", "fp8", "int8"] | None = Field(None, description="KV cache values (auto: bf16).")
+    recompute: bool | None = Field(None, description="Full recompute (gradient checkpointing) on or off.")
+    attention: Literal["fused", "eager"] | None = Field(None, description="fused: FlashAttention (no s² scores); eager: plain.")
 
 
 class DerivedResult(BaseModel):
@@ -91,8 +95,9 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
     """Compute one quantity of a model or a layout, with its arithmetic. Trainable LoRA parameters at a rank, a catalog figure (layers, heads...), layers per pipeline stage, ranks and data parallelism, parameters per rank, weights / gradients / optimizer-state bytes in total or per device and their sum, the logits and activations of a micro-batch, the KV room left per device, tokens per iteration or in a time window, the run time, the smallest global batch.
 
     Quantities without a model (data_parallel, ranks, tokens_*, min_global_batch, run_time*) need no model."""
-    shape, model_id = (resolve_shape(ctx, ModelArgs(model=args.model, params_b=args.params_b)) if args.model or args.params_b
-                       else (None, None))
+    shape, model_id = (resolve_shape(ctx, ModelArgs(model=args.model, params_b=args.params_b, shape=args.shape))
+                       if args.model or args.params_b else (None, None))
+    figures = tuple(sorted(args.shape.model_dump(exclude_none=True).items())) if args.shape else ()
     hw_id, dev = resolve_hardware(ctx, args.hardware)
     inputs = derived.Inputs(lora_rank=args.lora_rank, lora_targets=args.lora_targets, tp=args.tp, pp=args.pp, cp=args.cp,
                             devices=args.devices, unit=args.device_unit or dev.unit, weight_bits=args.weight_bits, capacity_gib=dev.capacity_gib,
@@ -104,7 +109,9 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
                             tokens=args.tokens, samples=args.samples, epochs=args.epochs,
                             parts=tuple(args.parts), per_device=args.per_device, checkpoints=args.checkpoints, concurrency=args.kv_sequences,
                             disk_gb=args.disk_gb, save_interval=args.save_interval,
-                            step_tokens=args.step_tokens)
+                            step_tokens=args.step_tokens, figures=figures,
+                            kv_bytes=1.0 if args.kv_cache_dtype in ("fp8", "int8") else 2.0, recompute=args.recompute,
+                            fused_attention=args.attention != "eager")
     try:
         d = derived.derive(args.quantity, shape, inputs)
     except derived.NotDerivable as e:

@@ -225,3 +225,39 @@ def test_a_runs_steps_follow_one_rounding_rule():
     assert saves.value == 4 and "1562//500 + 1 = 4" in saves.formula and "1,562.5" not in saves.formula
     # 12,000 // 64 = 187 x 5 = 935 (937.5 over the run would be one more partial step per epoch, not a whole one)
     assert derived.total_steps(None, derived.Inputs(samples=12000, global_batch=64, epochs=5)).value == 935
+
+
+# -- per-layer and per-token figures from the figures the user states (research/sizing_formulas.md) --------------------
+def test_kv_per_token_from_stated_figures():
+    # 2 (K, V) x 48 layers x 8 KV heads x head dim 128 x 2 B (bf16) = 196,608 B = 192 KiB
+    d = derived.kv_per_token(None, derived.Inputs(figures=(("head_dim", 128), ("kv_heads", 8), ("layers", 48))))
+    assert d.value == 2 * 48 * 8 * 128 * 2 == 196_608 and "192 KiB" in d.formula
+    # an 8-bit cache halves it
+    assert derived.kv_per_token(None, derived.Inputs(figures=(("head_dim", 128), ("kv_heads", 8), ("layers", 48)),
+                                                     kv_bytes=1.0)).value == 98_304
+
+
+def test_kv_per_request_and_missing_figure():
+    # 192 KiB x 16,384 tokens = 3 GiB
+    i = derived.Inputs(figures=(("head_dim", 128), ("kv_heads", 8), ("layers", 48)), seq_len=16384)
+    assert derived.kv_per_request(None, i).value == 196_608 * 16384 == 3 * 2**30
+    with pytest.raises(derived.NotDerivable) as e:  # no KV heads said: that figure is asked for, not a model
+        derived.kv_per_token(None, derived.Inputs(figures=(("head_dim", 128), ("layers", 48))))
+    assert e.value.field == "kv_heads"
+
+
+def test_activation_per_layer_fused_no_recompute():
+    # Korthikanti s·b·h·34 B with a fused attention kernel: 4096 x 1 x 4096 x 34 = 570,425,344 B; x 32 layers = 18.25 GB
+    i = derived.Inputs(figures=(("hidden", 4096), ("layers", 32)), seq_len=4096, micro_batch=1, recompute=False)
+    d = derived.activation_per_layer(None, i)
+    assert d.value == 4096 * 1 * 4096 * 34 == 570_425_344
+    assert "18.25 GB" in d.formula
+
+
+def test_activation_per_layer_eager_and_recompute():
+    # eager attention adds 5·a·s/h: 2048 x 2 x 8192 x (34 + 5 x 64 x 2048 / 8192 = 80) = 3,825,205,248 B
+    i = derived.Inputs(figures=(("heads", 64), ("hidden", 8192)), seq_len=2048, micro_batch=2, fused_attention=False)
+    assert derived.activation_per_layer(None, i).value == 2048 * 2 * 8192 * (34 + 80) == 3_825_205_248
+    # full recompute keeps the layer's 2·s·b·h input: Qwen2.5-7B h 3584, seq 2048, b 1 -> 14,680,064 B
+    d = derived.activation_per_layer(qwen25_7b(), derived.Inputs(seq_len=2048, recompute=True))
+    assert d.value == 2 * 2048 * 3584 == 14_680_064 and "28 layers" in d.formula

@@ -191,3 +191,23 @@ def test_the_same_global_batch_on_fewer_cards_asks_the_accumulation(assistant):
     ans = last_answer(assistant, "llama3.1-8b LoRA on 8 Snt9B cards, seq 4096, GBS 64 with micro batch 2 — what GA?",
                       "and if I only get 4 cards but keep the same global batch?")
     assert "**Gradient accumulation 8**" in ans.answer.split("\n\n")[1]
+
+
+@pytest.mark.parametrize("q,quantity,text", [
+    # 2 x 48 x 8 x 128 x 2 B = 196,608 B = 192 KiB (the figures stated, no model)
+    ("KV cache bytes per token for a model with 48 layers, 8 KV heads, head dim 128, in bf16?", "kv_per_token", "192 KiB"),
+    # 2 x 61 x 8 x 128 x 2 = 249,856 B = 244 KiB
+    ("KV cache 每 token 多少字节：层数 61，kv_heads 8，head_dim 128，fp16", "kv_per_token", "244 KiB"),
+    # 34·s·b·h: 4096 x 1 x 4096 x 34 = 0.57 GB per layer
+    ("hidden 4096，seq 4096，micro batch 1，不开重计算、开 flash attention，每层激活大概多少？32 层总共呢？", "activation_per_layer", "0.57 GB"),
+    # Llama-2-7B h 4096: the same 0.57 GB per layer, x 32 layers = 18.25 GB
+    ("activation memory per layer without recompute for llama2-7b, seq 4096, micro batch 1, with flash attention? and for all layers?",
+     "activation_per_layer", "18.25 GB"),
+    # no flash attention: 2048 x 2 x 8192 x (34 + 80) = 3.83 GB
+    ("activation memory per layer with hidden 8192, 64 heads, seq 2048, micro batch 2 and no flash attention, no recompute?",
+     "activation_per_layer", "3.8 GB"),
+])
+def test_stated_figures_quantity_leads(assistant, q, quantity, text):
+    ans = assistant.ask(q)
+    assert called(ans, quantity)
+    assert text in lead(ans)
