@@ -73,6 +73,7 @@ class CarrySpec:
     proposed_count: re.Pattern = re.compile(r"(?!)")  # "would 12 cards do?": a count proposed, not the user's (carry.toml)
     serving_part: tuple[str, ...] = ()  # the part a serving turn named for its job: not the training job's (carry.toml)
     domain_left: dict[str, frozenset[str]] | None = None  # a task's asked intents left behind on a switch (carry.toml)
+    why: re.Pattern = re.compile(r"(?!)")  # "why 16?": where the last answer's figure comes from (carry.toml [why])
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -111,7 +112,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      tuple((int(n), words(pats)) for n, pats in raw.get("referents", {}).get("ordinal", {}).items()),
                      words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
                      words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())),
-                     {task: frozenset(names) for task, names in raw.get("domain_left", {}).items()})
+                     {task: frozenset(names) for task, names in raw.get("domain_left", {}).items()},
+                     words(raw.get("why", {})))
 
 
 CARRY = load()
@@ -583,11 +585,38 @@ def models_kept(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame)
             new.shares_with = new.model_before
 
 
+def asks_why(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
+    """"why 16 though?", "为啥一下翻倍了" after a job was sized (carry.toml [why]): the reason for the last answer's figure,
+    naming no other model and reporting no problem."""
+    if not CARRY.why.search(turn.question.lower()) or not (earlier.model or earlier.params_b):
+        return False
+    other_model = names_model(turn) and (turn.unknown_model or turn.model != earlier.model or turn.params_b != earlier.params_b)
+    return not other_model and not turn.oom_reported and "problem" not in turn.intents and not turn.proposed
+
+
+def why_kept(new: QuestionFrame, earlier: QuestionFrame) -> None:
+    """A "why" turn asks about the job as it was: a value it quotes ("the 4k row was only 8", "要 8 张这么多") is not a
+    new value of the job, and the conversation's question is asked again with the reason leading (frame.why_asked)."""
+    for name in CARRY.carried:
+        if name not in QuestionFrame.model_fields or getattr(new, name) == getattr(earlier, name):
+            continue
+        setattr(new, name, getattr(earlier, name))
+        if name in earlier.origins:
+            new.origins[name] = earlier.origins[name]
+        else:
+            new.origins.pop(name, None)
+    new.settings = dict(earlier.settings)
+    new.bare_count = None
+    new.intents = set(earlier.intents) - CARRY.reported
+    new.why_asked = True
+
+
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
     """The conversation's frame after this turn: ``turn`` with what it leaves open filled from ``earlier``."""
     if earlier is None:
         return turn.model_copy(update={"devices_proposed": proposes_count(turn)})
-    follow_up = follow_up or refers_back(turn)
+    why = asks_why(turn, earlier)
+    follow_up = follow_up or refers_back(turn) or why
     new = turn.copy_for_turn()
     models_kept(new, earlier, turn)
     keep_language(new, earlier, turn)
@@ -623,6 +652,8 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     unnamed_gpu(new, earlier, turn)
     if new.shares_with:  # "could both share one card?" asks that yes/no, not the last turn's quantities again
         new.intents -= (CARRY.asked - {"compare", "support"}) - turn.intents
+    if why:
+        why_kept(new, earlier)
     return new
 
 
@@ -874,8 +905,8 @@ def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     on_count = on_count or any(quantity.missing(row, new) == ["devices"] for row in quantity.asked(new, inputs=False))
     # the nodes the user says ("if we only have 2 nodes?") are the count a quantity asked of them is on, not the last answer's
     users_nodes = bool(new.nodes) and new.origin("nodes") == "said" and not (said or changed)
-    if new.devices or users_nodes or not (said or changed or on_count) or defines(new) and not new.model:
-        return  # "what is pipeline parallelism?" explains a term: no count of the last answer is split
+    if new.devices or users_nodes or not (said or changed or on_count) or defines(new) and not new.model or new.why_asked:
+        return  # "what is pipeline parallelism?" explains a term, "为什么要 8 张这么多" asks a reason: no count of the last answer
     led = None
     for answer in reversed(answers):
         led = lead_count(answer, new.framework)

@@ -1,0 +1,42 @@
+"""Conversations (fresh 2026-12-07 conv16): a turn asking why the last answer's count is what it is ("why 16 though?",
+"为什么 … 要 8 张这么多") is answered on the same job, leading with where the count comes from (the vendor row, pinned to
+seeds/004 via the hand-typed tests/golden seed) and what memory alone needs beside it; a value the turn quotes ("the 4k
+row was only 8") is not a new length of the job, and the count it quotes is not the user's devices."""
+
+from __future__ import annotations
+
+from tests.seedfiles import min_cards_rows
+
+from .dialog import converse, lead
+
+
+def seed_cards(model, strategy, seq, framework, hardware="Snt9B"):
+    return next(c for m, s, q, fw, hw, c in min_cards_rows() if (m, s, q, fw, hw) == (model, strategy, seq, framework, hardware))
+
+
+def test_why_the_count_leads_with_the_vendor_row_of_the_same_job(assistant):
+    first, why = converse(assistant, "How many Snt9B cards does LLaMA-Factory need for LoRA on qwen2.5-32b with an 8192 cutoff?",
+                          "why 16 though? the 4k row was only 8 iirc")
+    cards = seed_cards("qwen2.5-32b", "lora", 8192, "LLaMA-Factory")  # 16 in the min-card table (2025-06-24)
+    assert f"**{cards} cards**" in lead(first)
+    head = lead(why)
+    assert head.startswith(f"**Why {cards} cards:**"), why.answer
+    assert "SEQ_LEN 8192" in head and "minimum-card table" in head  # the row the count comes from, not the 4096 one
+    assert "8192 tokens" in why.answer.splitlines()[0]  # the job's length is kept; "4k" was quoted, not a change
+
+
+def test_why_in_chinese_does_not_read_the_quoted_count_as_the_users_devices(assistant):
+    *_, why = converse(assistant, "GLM-4 9B 的 lora adapter 训练，8192 tokens，Snt9B 最低配几卡?",
+                       "what about qwen3-8b, same settings?", "为什么 qwen3-8b 要 8 张这么多？")
+    cards = seed_cards("qwen3-8b", "lora", 8192, "LLaMA-Factory")  # 8 in the min-card table (2025-06-24)
+    head = lead(why)
+    assert head.startswith(f"**为什么是 {cards} 张卡**"), why.answer
+    assert "够" not in head  # no yes/no on 8 cards the user never said they have
+    assert "只按显存估算需要" in head  # the estimate beside the vendor figure
+
+
+def test_why_not_a_setting_is_a_proposal_not_a_reason_asked(assistant):
+    from assistant.offline.conversation import CARRY
+
+    assert CARRY.why.search("why 16?") and CARRY.why.search("为啥一下翻倍了")
+    assert not CARRY.why.search("why not zero-2?") and not CARRY.why.search("为什么不用 zero2")
