@@ -21,6 +21,7 @@ from .vocab import (
     DIFFERENCE_ASKED,
     DOUBLES,
     EN_NUMBERS,
+    NODES_ASKED,
     SETTING_ASKED,
     cn_number,
     cn_numerals_to_digits,
@@ -420,6 +421,13 @@ def keep_product(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame
     """"卡减半，想保持同样的全局 batch": the conversation's global batch kept as the user's (carry.toml [kept_product]), so the
     accumulation asked is solved on the changed devices."""
     rx = (CARRY.kept_product or {}).get("global_batch")
+    value_rx = (CARRY.kept_product or {}).get("global_batch_value")
+    batch_turn = bool((turn.intents | earlier.intents) & {"ga", "gbs"})
+    if value_rx is not None and not turn.global_batch and batch_turn and (m := value_rx.search(turn.question.lower())):
+        new.global_batch = int(next(g for g in m.groups() if g))  # "想保持 64": the global batch the user keeps, named
+        new.mark("said", "global_batch")
+        kept_asks_accumulation(new)
+        return
     if rx is None or turn.global_batch or not rx.search(turn.question.lower()):
         return
     if (value := global_batch_of(earlier)) is not None:
@@ -894,11 +902,23 @@ def product_kept(new: QuestionFrame, answers: list[str]) -> None:
         kept_asks_accumulation(new)
 
 
+def count_quoted(new: QuestionFrame, question: str, answers: list[str]) -> None:
+    """"那 16 张是几台机器" after an answer that led with 16 cards: the count the turn names is the last answer's, quoted to
+    ask it in nodes (compose.nodes_first), not devices the user says they have (no yes/no on them)."""
+    q = question.lower()
+    if not (new.devices and new.origin("devices") == "said" and NODES_ASKED.search(q)) or CARRY.owns.search(q):
+        return
+    led = next((c for a in reversed(answers) if (c := lead_count(a, new.framework))), None)
+    if led is not None and led[0] == new.devices:
+        new.mark("conversation", "devices")
+
+
 def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
     one the last answer with a count led with (a detour's answer, "what is ZeRO-3", leads with none); so is the base of
     a relative change the conversation's own devices cannot give ("double the cards" after "8 cards" was answered)."""
     said = CARRY.that_many.search(question.lower())
+    count_quoted(new, question, answers)
     changed = new.devices is None and any(rx.search(cn_numerals_to_digits(question.lower())) for rx, _, _ in CARRY.relative.get("devices", []))
     on_count = asks(new) & CARRY.on_last_count or asks_host_ram(new)  # carry.toml [on_last_count]
     # a quantity of the layout whose only figure missing is the count ("TP8 PP4 的话 DP 多少" after "32 张卡"): that count's

@@ -40,3 +40,29 @@ def test_why_not_a_setting_is_a_proposal_not_a_reason_asked(assistant):
 
     assert CARRY.why.search("why 16?") and CARRY.why.search("为啥一下翻倍了")
     assert not CARRY.why.search("why not zero-2?") and not CARRY.why.search("为什么不用 zero2")
+
+
+def test_the_last_answers_count_quoted_to_ask_it_in_nodes_leads_with_the_nodes(assistant):
+    *_, nodes = converse(assistant, "qwen2.5-14b full fine-tuning 4096 LLaMA-Factory 在 Snt9B 上最少几张卡",
+                         "cutoff 如果拉长一倍到 8192，卡数会跟着变吗", "那 16 张是几台机器")
+    cards = seed_cards("qwen2.5-14b", "full", 8192, "LLaMA-Factory")  # 16 in the min-card table (2025-06-24)
+    head = lead(nodes)
+    assert head.startswith(f"**{cards} 张卡 = {cards // 8} 个节点**"), nodes.answer  # 8 cards per Snt9B node
+    assert "够" not in head  # the 16 is the last answer's count, not devices the user has
+
+
+def test_batch_arithmetic_follow_ups_carry_the_layout_and_the_kept_global_batch(assistant):
+    # hand computation: DP = 16 / (TP 2 x PP 2) = 4, GBS = 1 x 4 x 16 = 64; TP 4: DP = 16 / (4 x 2) = 2, GBS = 32;
+    # keeping 64 with DP 2 and micro batch 1: GA = 64 / (1 x 2) = 32
+    first, changed, kept = converse(assistant, "16 张卡，TP 2 PP 2，micro batch 1，梯度累积 16，全局 batch 是多少",
+                                    "假如张量并行从 2 提到 4，其他都不动，这个数变成多少", "想保持 64 的话梯度累积要设多少")
+    assert first.answer.startswith("**全局 batch 为 64**"), first.answer
+    assert changed.answer.startswith("**全局 batch 为 32**"), changed.answer
+    assert kept.answer.startswith("**梯度累积设为 32**"), kept.answer
+
+
+def test_other_values_unchanged_is_no_global_batch_kept(assistant):
+    # "其他不变，全局 batch 呢" asks the global batch of the changed layout: 1 x 16 / (4 x 2) x 16 = 32, not a "你写的 64"
+    _, changed = converse(assistant, "16 张卡，TP 2 PP 2，micro batch 1，梯度累积 16，全局 batch 是多少",
+                          "张量并行改成 4，其他不变，全局 batch 呢")
+    assert changed.answer.startswith("**全局 batch 为 32**"), changed.answer
