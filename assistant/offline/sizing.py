@@ -98,22 +98,24 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         recipe = next((r for r in f.recipes if r.found and r.total_cards), None) if fw in (None, "LLaMA-Factory") else None
         row = next((r for r in f.rows if r.supported and r.cards and (fw is None or r.framework == fw)), None)
         if recipe is not None and recipe.total_cards:
-            count, unit, label = recipe.total_cards, "card", RECIPE_LABEL[self.lang]
+            count, unit, label, method = recipe.total_cards, "card", RECIPE_LABEL[self.lang], recipe.strategy
             what = f"{self.s.model} {STRATEGY[self.lang].get(recipe.strategy, recipe.strategy)} cutoff_len {recipe.seq_len_used}"
             self.cite(recipe.source)
         elif row is not None and row.cards:
-            count, unit, label = row.cards, row.unit, MIN_LABEL[self.lang]
+            count, unit, label, method = row.cards, row.unit, MIN_LABEL[self.lang], row.strategy
             what = f"{self.s.model} {STRATEGY[self.lang].get(row.strategy, row.strategy)} SEQ_LEN {row.seq_len} {row.framework} {row.hardware}"
             self.cite(row.source)
         else:
             return None
         n = self.devices(count, unit)
         plan = next((c.value for c in f.plans if c.value is not None and c.value.fits and not c.arg("max_devices")
-                     and self.users_framework_plan(c.value)), None)
+                     and c.value.method == method and self.users_framework_plan(c.value)), None)
         memory = ""
         if plan is not None:
             need = plan.memory_devices or plan.devices
             rel = "why_table_above" if need < count else "why_table_same" if need == count else "why_table_below"
+            if recipe is not None and recipe.offload and not plan.offload and need > count:
+                rel = "why_table_offload"  # the recipe's ZeRO-3-Offload holds the job on fewer cards than a plan without it
             memory = self.say("why_memory", n=self.devices(need, plan.unit, plan.hardware), summary=self.memory_summary(plan),
                               rel=self.say(rel))
         return self.say("why_count", n=n, label=label, what=what, memory=memory)

@@ -66,3 +66,19 @@ def test_other_values_unchanged_is_no_global_batch_kept(assistant):
     _, changed = converse(assistant, "16 张卡，TP 2 PP 2，micro batch 1，梯度累积 16，全局 batch 是多少",
                           "张量并行改成 4，其他不变，全局 batch 呢")
     assert changed.answer.startswith("**全局 batch 为 32**"), changed.answer
+
+
+def test_why_after_a_recipe_with_offload_says_offload_holds_it_on_fewer_cards(assistant):
+    # seeds/000 (recipe table): Qwen2 72B full 4096 = 4 nodes x 8 cards, ZeRO-3-Offload, GA 4
+    *_, why = converse(assistant, "Qwen2 72B 想全量训练，长度 4096，LlamaFactory 官方那张取值表里这一档是几机几卡、开没开 offload？",
+                       "为什么要开 offload")
+    head = lead(why)
+    assert head.startswith("**为什么是 32 张卡**"), why.answer
+    assert "CPU offload" in head and "主机内存" in head
+
+
+def test_a_proposed_count_of_those_cards_in_a_serving_turn_leads_with_the_no(assistant):
+    # vLLM newest table (0.95): Qwen2.5-72B 4 cards; 2 cards hold no bf16 weights of 72.7B x 2 B = ~145 GB
+    *_, two = converse(assistant, "serving Qwen2.5-72B with vLLM on 64GB Snt9B cards, how many cards and what max-model-len does the table list?",
+                       "now LoRA fine-tune that same model at 4096, how many cards?", "back to serving - would 2 of those cards do?")
+    assert lead(two).startswith("**No"), two.answer
