@@ -112,7 +112,7 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
                      and c.value.method == method and self.users_framework_plan(c.value)), None)
         memory = ""
         if plan is not None:
-            need = plan.memory_devices or plan.devices
+            need = plan.devices  # the plan whose memory is said beside it (not a fewer-device memory minimum)
             rel = "why_table_above" if need < count else "why_table_same" if need == count else "why_table_below"
             if recipe is not None and recipe.offload and not plan.offload and need > count:
                 rel = "why_table_offload"  # the recipe's ZeRO-3-Offload holds the job on fewer cards than a plan without it

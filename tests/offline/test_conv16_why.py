@@ -82,3 +82,12 @@ def test_a_proposed_count_of_those_cards_in_a_serving_turn_leads_with_the_no(ass
     *_, two = converse(assistant, "serving Qwen2.5-72B with vLLM on 64GB Snt9B cards, how many cards and what max-model-len does the table list?",
                        "now LoRA fine-tune that same model at 4096, how many cards?", "back to serving - would 2 of those cards do?")
     assert lead(two).startswith("**No"), two.answer
+
+
+def test_a_method_ruled_out_before_the_other_is_not_the_jobs(assistant):
+    # seeds/004: qwen3-32b lora 4096 MindSpeed-LLM 8 cards: the user's 8 910B cover it
+    *_, lora = converse(assistant, "我有 8 张 A3 的卡，qwen3-32b 全参 4096 用 MindSpeed-LLM 够不够", "不对我说错了，是 910B 不是 A3",
+                        "好吧，全参不行的话只训 LoRA 适配器，这 8 张 910B 撑得住吗")
+    cards = seed_cards("qwen3-32b", "lora", 4096, "MindSpeed-LLM")
+    assert "LoRA" in lora.answer.splitlines()[0], lora.answer
+    assert lora.answer.count(f"**{cards} 张卡**") >= 1 and lead(lora).startswith("**够**"), lora.answer
