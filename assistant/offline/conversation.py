@@ -21,6 +21,7 @@ from .vocab import (
     DIFFERENCE_ASKED,
     DOUBLES,
     EN_NUMBERS,
+    NODES_ASKED,
     SETTING_ASKED,
     cn_number,
     cn_numerals_to_digits,
@@ -73,6 +74,7 @@ class CarrySpec:
     proposed_count: re.Pattern = re.compile(r"(?!)")  # "would 12 cards do?": a count proposed, not the user's (carry.toml)
     serving_part: tuple[str, ...] = ()  # the part a serving turn named for its job: not the training job's (carry.toml)
     domain_left: dict[str, frozenset[str]] | None = None  # a task's asked intents left behind on a switch (carry.toml)
+    why: re.Pattern = re.compile(r"(?!)")  # "why 16?": where the last answer's figure comes from (carry.toml [why])
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -111,7 +113,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      tuple((int(n), words(pats)) for n, pats in raw.get("referents", {}).get("ordinal", {}).items()),
                      words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
                      words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())),
-                     {task: frozenset(names) for task, names in raw.get("domain_left", {}).items()})
+                     {task: frozenset(names) for task, names in raw.get("domain_left", {}).items()},
+                     words(raw.get("why", {})))
 
 
 CARRY = load()
@@ -418,6 +421,13 @@ def keep_product(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame
     """"卡减半，想保持同样的全局 batch": the conversation's global batch kept as the user's (carry.toml [kept_product]), so the
     accumulation asked is solved on the changed devices."""
     rx = (CARRY.kept_product or {}).get("global_batch")
+    value_rx = (CARRY.kept_product or {}).get("global_batch_value")
+    batch_turn = bool((turn.intents | earlier.intents) & {"ga", "gbs"})
+    if value_rx is not None and not turn.global_batch and batch_turn and (m := value_rx.search(turn.question.lower())):
+        new.global_batch = int(next(g for g in m.groups() if g))  # "想保持 64": the global batch the user keeps, named
+        new.mark("said", "global_batch")
+        kept_asks_accumulation(new)
+        return
     if rx is None or turn.global_batch or not rx.search(turn.question.lower()):
         return
     if (value := global_batch_of(earlier)) is not None:
@@ -583,11 +593,38 @@ def models_kept(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame)
             new.shares_with = new.model_before
 
 
+def asks_why(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
+    """"why 16 though?", "为啥一下翻倍了" after a job was sized (carry.toml [why]): the reason for the last answer's figure,
+    naming no other model and reporting no problem."""
+    if not CARRY.why.search(turn.question.lower()) or not (earlier.model or earlier.params_b):
+        return False
+    other_model = names_model(turn) and (turn.unknown_model or turn.model != earlier.model or turn.params_b != earlier.params_b)
+    return not other_model and not turn.oom_reported and "problem" not in turn.intents and not turn.proposed
+
+
+def why_kept(new: QuestionFrame, earlier: QuestionFrame) -> None:
+    """A "why" turn asks about the job as it was: a value it quotes ("the 4k row was only 8", "要 8 张这么多") is not a
+    new value of the job, and the conversation's question is asked again with the reason leading (frame.why_asked)."""
+    for name in CARRY.carried:
+        if name not in QuestionFrame.model_fields or getattr(new, name) == getattr(earlier, name):
+            continue
+        setattr(new, name, getattr(earlier, name))
+        if name in earlier.origins:
+            new.origins[name] = earlier.origins[name]
+        else:
+            new.origins.pop(name, None)
+    new.settings = dict(earlier.settings)
+    new.bare_count = None
+    new.intents = set(earlier.intents) - CARRY.reported
+    new.why_asked = True
+
+
 def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) -> QuestionFrame:
     """The conversation's frame after this turn: ``turn`` with what it leaves open filled from ``earlier``."""
     if earlier is None:
         return turn.model_copy(update={"devices_proposed": proposes_count(turn)})
-    follow_up = follow_up or refers_back(turn)
+    why = asks_why(turn, earlier)
+    follow_up = follow_up or refers_back(turn) or why
     new = turn.copy_for_turn()
     models_kept(new, earlier, turn)
     keep_language(new, earlier, turn)
@@ -623,6 +660,8 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     unnamed_gpu(new, earlier, turn)
     if new.shares_with:  # "could both share one card?" asks that yes/no, not the last turn's quantities again
         new.intents -= (CARRY.asked - {"compare", "support"}) - turn.intents
+    if why:
+        why_kept(new, earlier)
     return new
 
 
@@ -863,19 +902,31 @@ def product_kept(new: QuestionFrame, answers: list[str]) -> None:
         kept_asks_accumulation(new)
 
 
+def count_quoted(new: QuestionFrame, question: str, answers: list[str]) -> None:
+    """"那 16 张是几台机器" after an answer that led with 16 cards: the count the turn names is the last answer's, quoted to
+    ask it in nodes (compose.nodes_first), not devices the user says they have (no yes/no on them)."""
+    q = question.lower()
+    if not (new.devices and new.origin("devices") == "said" and NODES_ASKED.search(q)) or CARRY.owns.search(q):
+        return
+    led = next((c for a in reversed(answers) if (c := lead_count(a, new.framework))), None)
+    if led is not None and led[0] == new.devices:
+        new.mark("conversation", "devices")
+
+
 def that_many(new: QuestionFrame, question: str, answers: list[str]) -> None:
     """A count the question refers to ("that many cards"), or one a quantity asked splits ("TP PP 怎么切"), is the
     one the last answer with a count led with (a detour's answer, "what is ZeRO-3", leads with none); so is the base of
     a relative change the conversation's own devices cannot give ("double the cards" after "8 cards" was answered)."""
     said = CARRY.that_many.search(question.lower())
+    count_quoted(new, question, answers)
     changed = new.devices is None and any(rx.search(cn_numerals_to_digits(question.lower())) for rx, _, _ in CARRY.relative.get("devices", []))
     on_count = asks(new) & CARRY.on_last_count or asks_host_ram(new)  # carry.toml [on_last_count]
     # a quantity of the layout whose only figure missing is the count ("TP8 PP4 的话 DP 多少" after "32 张卡"): that count's
     on_count = on_count or any(quantity.missing(row, new) == ["devices"] for row in quantity.asked(new, inputs=False))
     # the nodes the user says ("if we only have 2 nodes?") are the count a quantity asked of them is on, not the last answer's
     users_nodes = bool(new.nodes) and new.origin("nodes") == "said" and not (said or changed)
-    if new.devices or users_nodes or not (said or changed or on_count) or defines(new) and not new.model:
-        return  # "what is pipeline parallelism?" explains a term: no count of the last answer is split
+    if new.devices or users_nodes or not (said or changed or on_count) or defines(new) and not new.model or new.why_asked:
+        return  # "what is pipeline parallelism?" explains a term, "为什么要 8 张这么多" asks a reason: no count of the last answer
     led = None
     for answer in reversed(answers):
         led = lead_count(answer, new.framework)

@@ -152,6 +152,7 @@ class QuestionFrame(BaseModel):
     # judged on that turn and the turns that ask the same yes/no again, not the device limit of a turn asking its own
     # count or naming another model (conversation.proposed_count_left)
     devices_proposed: bool = False
+    why_asked: bool = False  # "why 16?": where the last answer's figure comes from is asked (carry.toml [why])
     quantities_carried: list[str] = Field(default_factory=list)
     """The quantities (quantities.toml) an earlier turn asked, asked again by a turn that only changes a value ("what if
     the window is 72 hours instead?" after "what TPS per card for 2B tokens in 48 h on 16 cards?")."""

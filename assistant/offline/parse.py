@@ -692,7 +692,10 @@ class Parser:
         unused number. Without the effect asked, the value read stays the frame's."""
         # a serving setting offered as a choice ("tensor parallel 用 4 还是 8 好", "tp 2 or 4 - which is better?"): both sized
         choice = bool(serving_words.SERVING_CONTEXT.search(r.text) and spec.CHOICE_ASKED.search(r.text))
-        if s.changes or not (num.WHAT_CHANGES.search(r.text) or choice):
+        if s.changes:
+            return
+        if not (num.WHAT_CHANGES.search(r.text) or choice):
+            Parser._changed_to(r, s)  # "张量并行从 2 提到 4，其他都不动": the value after the change is the job's now
             return
         util = next((sp for sp in r.spans if sp.slot == "gpu_util" and sp.value == s.gpu_util), None) if choice else None
         if util and s.gpu_util and (m := UTIL_OFFERED.match(r.text, util.end)):
@@ -721,6 +724,22 @@ class Parser:
                 return
         if (m := ZERO_CHANGE.search(r.text)) and m.group(1) != m.group(2):  # its words are the stage's span already
             s.zero_stage, s.changes = int(m.group(1)), {"zero_stage": [int(m.group(1)), int(m.group(2))]}
+
+    @staticmethod
+    def _changed_to(r: Reading, s: Slots) -> None:
+        """A setting changed from one value to another with no effect asked ("张量并行从 2 提到 4，其他都不动，这个数变成多少",
+        "rank from 8 to 16 then"): the slot takes the value after the change, when no other words of the question gave it one."""
+        for slot in spec.SLOTS:
+            if slot.change is None or slot.type != "int" or slot.name not in QuestionFrame.model_fields or getattr(s, slot.name) is not None:
+                continue
+            m = r.search(slot.change)
+            values = [slot.value(v) for v in m.groups() if v] if m else []
+            if m and len(values) == 2 and values[0] != values[1] and all(slot.valid(v) for v in values) \
+                    and not any(sp.overlaps(m.start(), m.end()) for sp in r.spans):
+                r.claim(m.start(), m.end(), slot.name, values[1], "change")
+                setattr(s, slot.name, values[1])
+                s.mark("said", slot.name)
+                return
 
     @staticmethod
     def _jobs_listed(text: str, s: Slots) -> None:

@@ -41,6 +41,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
             return []
         body: list[str] = []
         verdict = self.verdict(f)  # "can I with my 16 cards?": yes or no before the details
+        if why := self.count_why(f):  # "why 16?": where the figure comes from leads; the rows and estimate follow
+            body.append(self.lead(why))
         # the setting on the user's devices, unless the verdict on the setting they named already leads
         # ("ZeRO-2 on my 4 cards, sensible?" names the stage and asks a yes/no: the verdict leads, no stage is proposed)
         setting = self.setting_on_your_devices(f) if verdict and not self.headlined and not self.setting_after \
@@ -84,6 +86,39 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         for p in f.plans:
             body += self.plan_lines(p, f)
         return body + [""]
+
+    def count_why(self, f: TrainingFacts) -> str | None:
+        """"why 16?" after a count (frame.why_asked, carry.toml [why]): the figure is the vendor table's row (the recipe
+        row when one covers the job, else the minimum-card row of the framework), which gives no reason per row; the
+        estimate says what memory alone needs beside it. None when no table row gives the count (the estimate's plan
+        lines say how it was found)."""
+        if not self.s.why_asked:
+            return None
+        fw = self.s.framework
+        recipe = next((r for r in f.recipes if r.found and r.total_cards), None) if fw in (None, "LLaMA-Factory") else None
+        row = next((r for r in f.rows if r.supported and r.cards and (fw is None or r.framework == fw)), None)
+        if recipe is not None and recipe.total_cards:
+            count, unit, label, method = recipe.total_cards, "card", RECIPE_LABEL[self.lang], recipe.strategy
+            what = f"{self.s.model} {STRATEGY[self.lang].get(recipe.strategy, recipe.strategy)} cutoff_len {recipe.seq_len_used}"
+            self.cite(recipe.source)
+        elif row is not None and row.cards:
+            count, unit, label, method = row.cards, row.unit, MIN_LABEL[self.lang], row.strategy
+            what = f"{self.s.model} {STRATEGY[self.lang].get(row.strategy, row.strategy)} SEQ_LEN {row.seq_len} {row.framework} {row.hardware}"
+            self.cite(row.source)
+        else:
+            return None
+        n = self.devices(count, unit)
+        plan = next((c.value for c in f.plans if c.value is not None and c.value.fits and not c.arg("max_devices")
+                     and c.value.method == method and self.users_framework_plan(c.value)), None)
+        memory = ""
+        if plan is not None:
+            need = plan.devices  # the plan whose memory is said beside it (not a fewer-device memory minimum)
+            rel = "why_table_above" if need < count else "why_table_same" if need == count else "why_table_below"
+            if recipe is not None and recipe.offload and not plan.offload and need > count:
+                rel = "why_table_offload"  # the recipe's ZeRO-3-Offload holds the job on fewer cards than a plan without it
+            memory = self.say("why_memory", n=self.devices(need, plan.unit, plan.hardware), summary=self.memory_summary(plan),
+                              rel=self.say(rel))
+        return self.say("why_count", n=n, label=label, what=what, memory=memory)
 
     def recipe_why(self, f: TrainingFacts) -> list[str]:
         """"Why does the recipe table put X on one card with ZeRO-3?": the table gives no reason (its values are for

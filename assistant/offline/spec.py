@@ -30,7 +30,7 @@ CONNECT = (r"[\"']?\s*(?:可以|能)?\s*(?:of|=|:|is|->|(?:should|must|needs?\s+
            r"增加到|减少到|变成|取|定为|写的是|写的|写着|写|给的是|给的|用的是|：)?\s*[\"']?")
 # "GA 从 8 改成 16", "rank from 8 to 16", "micro batch 1 -> 2": one slot's value before and after a change
 CHANGE_FROM = r"\s*(?:[:=]\s*)?(?:(?:is\s+)?from|从|由)?\s*"
-CHANGE_TO = r"\s*(?:to|->|→|=>|改成|改为|换成|调到|调成|变成|升到|降到|加到|增加到|提高到|减少到|改到|到)\s*"
+CHANGE_TO = r"\s*(?:to|->|→|=>|改成|改为|换成|调到|调成|变成|升到|降到|加到|增加到|提高到|提到|涨到|减少到|减到|改到|到)\s*"
 # "TP4 or TP8", "rank 16 vs rank 128", "tp 用 4 还是 8": two values of one slot offered side by side, each sized and
 # compared (spec.alternative; a serving setting asked which is better: parse._changes)
 CHOICE_JOIN = r"\s*(?:还是|或者|或是|或|(?<![a-z])(?:or|vs\.?|versus)(?![a-z]))\s*"

@@ -299,7 +299,10 @@ def effect_asked(question: str) -> str | None:
 
 # Words that change one value into another between two mentions ("全参换成 lora", "switch LLaMA-Factory to MindSpeed",
 # "910B → A3"): the later mention is the value now; "lora instead of full" / "用 lora 而不是全参": the earlier one.
+# ...and so does the first one ruled out before the other ("全参不行的话只训 LoRA", "full doesn't fit then, just lora"), unless
+# the first is asked about first ("全参够吗？不够的话 LoRA 呢" asks both: a question mark between them)
 CHANGED_TO = re.compile(r"换成|改成|改为|换为|换到|改用|换用|变成|切到|切换到|->|→|(?<![a-z])(?:switch(?:ed)?|move[ds]?|go(?:es)?)\s+to(?![a-z])|"
+                        r"^[^?？]*(?:(?:不行|放不下|不够|跑不了|跑不动)(?:的话|就|那)|(?<![a-z])(?:doesn.?t|does\s+not|won.?t|can.?t|cannot)\s+(?:fit|work|run)(?![a-z]))|"
                         r"(?<!compared\s)(?<!compare\s)(?<![a-z])(?:to|into)(?![a-z])")
 # "which dense Qwen3 models", "有哪些 MoE 模型": the models' architecture a list asks for (estimate.shape.arch_of's values);
 # dense first ("non-MoE" also holds "moe")
