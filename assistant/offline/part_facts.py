@@ -409,7 +409,8 @@ class PartFactsBlocks(Writer):
                  + self.L(".", "。")]
         if b is not a:
             same = a.memory_gb == b.memory_gb
-            die_vs_card = {a.unit, b.unit} == {"die", "card"}  # the vendor's equivalence (seeds/004) is of a DIE and a card
+            # the vendor's equivalence of a DIE and a card (seeds/004) is one rule (part_same.device_equivalent)
+            die_vs_card = part_same.device_equivalent(self.parts.get(a.id) or {"id": a.id}, self.parts.get(b.id) or {"id": b.id})
             basis.append(self.L(
                 "Counted device for device" + (f" (each {fig(a.memory_gb)} GB" + ("; the vendor counts 1 DIE as one card of a one-DIE part" if die_vs_card else "") + ")"
                                                if same else f"; memory per device differs: {fig(a.memory_gb)} GB vs {fig(b.memory_gb)} GB, "
