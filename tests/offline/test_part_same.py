@@ -150,6 +150,16 @@ def test_a_count_of_die_written_after_the_part(assistant):
     assert lead(ans).startswith("**Yes**, device for device: 2 Snt9B23 DIE")
 
 
+def test_a_die_count_of_one_part_is_not_the_next_parts_count(assistant):
+    """Each part's count is the typed span said of it (numbers.COUNTS_SAID): "一个 DIE" is Snt9B23's, "一张卡" Snt9B's.
+    The 16-character window before a name read the Snt9B23's DIE as a DIE of the Snt9B (a part counted in cards)."""
+    assert part("snt9b")["unit"] == "card" and part("snt9b23")["unit"] == "die"
+    ans = assistant.ask("Snt9B23 的一个 DIE 和 Snt9B 的一张卡一样吗？")
+    assert lead(ans).startswith("**是**") and "Snt9B 1 张卡" in lead(ans) and "Snt9B 1 个 DIE" not in ans.answer
+    ans = assistant.ask("is 1 die of a snt9b23 equivalent to 1 snt9b card?")  # a DIE count before its part, joined by "of a"
+    assert lead(ans).startswith("**Yes**, device for device: 1 Snt9B23 DIE")
+
+
 def test_a_row_alias_beside_the_rows_own_name_is_yes(assistant):
     assert "atlas 800t a2" in aliases("snt9b") and part("snt9b")["table_part"] == "Snt9B"
     ans = assistant.ask("Atlas 800T A2 and Snt9B — one and the same hardware?")
