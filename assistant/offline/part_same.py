@@ -29,8 +29,11 @@ FIGURES = {"part_compute", "part_total", "part_precision", "part_topology"}
 YES_NO = re.compile(r"(?i)吗|吧\s*(?:[?？]|$)|same[^?？]*[?？]|是不是|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^\s*(?:is|are|does|do)\s")
 # a count of DIE said ("one DIE on Snt9B23", "一个 DIE", "2 die")
 DIE_COUNT = re.compile(r"(?i)(?<![0-9.])(\d+|one|a|two|一|两|二)\s*(?:个|颗)?\s*dies?(?![a-z])")
-# the words between a DIE count and the part it counts ("one DIE on a Snt9B23", "1 个 DIE 的 Snt9B23")
+# the words between a count and the part it counts: before it ("one DIE on a Snt9B23", "1 个 DIE 的 Snt9B23"), after it
+# ("Snt9B23 上的 4 个 DIE", "Snt9B 的 4 张卡")
 OF_PART = re.compile(r"(?i)\s*(?:of|on|in|x|×|的)?\s*(?:the\s+|an?\s+)?")
+PARTS_OWN = re.compile(r"(?i)\s*(?:上|里|中)?\s*(?:的|'s)?\s*")
+UNIT_OF = {"said_cards": "card", "said_dies": "die"}
 # a count of nodes said ("两台", "2 nodes"): _count reads counts of devices only
 NODE_COUNT = re.compile(r"(?i)(?<![0-9.])(?:\d+|one|two|three|four|一|两|二|三|四)\s*(?:台|个?节点|nodes?(?![a-z]))")
 
@@ -83,15 +86,15 @@ def asked(s: QuestionFrame) -> bool:
 
 def _count(s: QuestionFrame, sp: Any, row: dict[str, Any]) -> tuple[int, str]:
     """The count said of the part written at ``sp`` and its unit, from the reader's typed spans (numbers.COUNTS_SAID):
-    "two 910B cards", "2 Snt9B23 DIEs" (a count span around the part's name), "one DIE on Snt9B23" (a DIE count just
-    before it), else one of the part's own devices. A count said of another part is that part's."""
-    for c in s.spans:
-        if c.slot == "said_cards" and c.value and c.start <= sp.start and sp.end <= c.end:
-            return int(c.value), "card"
-    for c in s.spans:
-        if c.slot == "said_dies" and c.value and (c.start <= sp.start and sp.end <= c.end
-                                                  or c.end <= sp.start and OF_PART.fullmatch(s.question[c.end:sp.start])):
-            return int(c.value), "die"
+    "two 910B cards", "2 Snt9B23 DIEs" (a count span around the part's name), "Snt9B 的 4 张卡" (just after it), "one DIE on
+    Snt9B23" (just before it), else one of the part's own devices. A count said of another part is that part's."""
+    counts = [c for c in s.spans if c.slot in UNIT_OF and c.value]
+    q = s.question
+    for belongs in (lambda c: c.start <= sp.start and sp.end <= c.end,
+                    lambda c: sp.end <= c.start and PARTS_OWN.fullmatch(q[sp.end:c.start]),
+                    lambda c: c.end <= sp.start and OF_PART.fullmatch(q[c.end:sp.start])):
+        if found := next((c for c in counts if belongs(c)), None):
+            return int(found.value), UNIT_OF[found.slot]
     return 1, str(row.get("unit") or "card")
 
 
