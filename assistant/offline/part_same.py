@@ -84,18 +84,21 @@ def asked(s: QuestionFrame) -> bool:
     return bool(IDENTITY.search(s.question)) and (len(texts) >= 2 or (len(names) == 1 and die_said))
 
 
+def said_of(spans: list[Any], text: str, sp: Any, slots: set[str], ways: str = "around after before") -> Any:
+    """The count span (numbers.COUNTS_SAID) of ``slots`` said of the part written at ``sp`` of ``text``, read the ``ways``
+    given in order: around its name ("two 910B cards", "2 Snt9B23 DIEs"), just after it ("Snt9B 的 4 张卡") or just before
+    it ("one DIE on Snt9B23", "一台 A3"); None when none is. A count said of another part is that part's."""
+    counts = [c for c in spans if c.slot in slots and c.value]
+    belongs = {"around": lambda c: c.start <= sp.start and sp.end <= c.end,
+               "after": lambda c: sp.end <= c.start and PARTS_OWN.fullmatch(text[sp.end:c.start]),
+               "before": lambda c: c.end <= sp.start and OF_PART.fullmatch(text[c.end:sp.start])}
+    return next((c for way in ways.split() for c in counts if belongs[way](c)), None)
+
+
 def _count(s: QuestionFrame, sp: Any, row: dict[str, Any]) -> tuple[int, str]:
-    """The count said of the part written at ``sp`` and its unit, from the reader's typed spans (numbers.COUNTS_SAID):
-    "two 910B cards", "2 Snt9B23 DIEs" (a count span around the part's name), "Snt9B 的 4 张卡" (just after it), "one DIE on
-    Snt9B23" (just before it), else one of the part's own devices. A count said of another part is that part's."""
-    counts = [c for c in s.spans if c.slot in UNIT_OF and c.value]
-    q = s.question
-    for belongs in (lambda c: c.start <= sp.start and sp.end <= c.end,
-                    lambda c: sp.end <= c.start and PARTS_OWN.fullmatch(q[sp.end:c.start]),
-                    lambda c: c.end <= sp.start and OF_PART.fullmatch(q[c.end:sp.start])):
-        if found := next((c for c in counts if belongs(c)), None):
-            return int(found.value), UNIT_OF[found.slot]
-    return 1, str(row.get("unit") or "card")
+    """The count said of the part written at ``sp`` and its unit (cards or DIE), else one of the part's own devices."""
+    found = said_of(s.spans, s.question, sp, set(UNIT_OF))
+    return (int(found.value), UNIT_OF[found.slot]) if found else (1, str(row.get("unit") or "card"))
 
 
 def _devices(n: int, unit: str, row: dict[str, Any]) -> int:
