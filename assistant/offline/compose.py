@@ -1091,7 +1091,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             mine = max(own, key=lambda hs: (hs[0].lead_score, hs[0].score))
             if mine[0].lead_score >= TOPIC_FACT_SHARE * ranked[0].lead_score:
                 ranked = mine
-        best = sorted(ranked, key=self.passage_fit, reverse=True)
+        fit = partial(note_pick.passage_fit, framework=self.s.framework, serving="inference" in self.s.intents)
+        best = sorted(ranked, key=fit, reverse=True)
         top = best[0]
         if not self.in_part:
             self.note_file = top.file
@@ -1199,41 +1200,25 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         low, question = summary.lower(), self.s.question.lower()
         # a heading that names a quoted message the question contains, quoted or not; the most specific (longest)
         # signature wins ("not same node idle" over "Insufficient" when an event holds both words)
-        named = [(len(q.strip()), -i, h) for i, h in enumerate(best) for quote in QUOTED.findall(h.heading) for q in quote
+        named = [(len(q.strip()), -i, h) for i, h in enumerate(best) for quote in note_pick.QUOTED.findall(h.heading) for q in quote
                  if q and q.strip().lower() in question and q.strip().lower() not in low]
         if named:
             return max(named, key=lambda n: n[:2])[2]
-        quoted = self.quoted_texts()
+        quoted = note_pick.quoted_texts(self.s.question)
         for text in quoted:
             if len(text) >= 8 and text not in low:
                 section = next((h for h in best if text in (h.heading + " " + h.text).lower()), None)
                 if section is not None:
                     return section
         # a term the note defines (`60.97 GiB total capacity` is …) that the question types without quotes
-        return next((h for h in best if any(c not in low for c in self.code_asked(h.text))), None)
-
-    def code_asked(self, text: str) -> list[str]:
-        """The terms a note defines (a line or bullet that opens with the term in code: "- `60.97 GiB total capacity` is
-        what torch_npu sees…") that the question contains, lower-cased, 8 characters or more."""
-        question = self.s.question.lower()
-        return [c for c in (m.lower() for m in re.findall(r"(?m)^\s*(?:[-*]\s+)?`([^`\n]{8,80})`", text)) if c in question]
-
-    def quoted_texts(self) -> list[str]:
-        """What the question quotes, lower-cased: quoted text, and every run of five or more words of an error
-        pasted without quotes, longest first ("vllm says User-specified max_model_len is … max_model_len")."""
-        texts = [next(q for q in quote if q).strip().lower() for quote in QUOTED.findall(self.s.question)]
-        for m in ERROR_WORDS.finditer(self.s.question):
-            words = m.group(0).lower().split()
-            texts += [run for n in range(len(words), 4, -1) for i in range(len(words) - n + 1)
-                      if ERROR_TOKEN.search(run := " ".join(words[i:i + n]))]  # an error's words, not plain prose
-        return texts
+        return next((h for h in best if any(c not in low for c in note_pick.code_asked(self.s.question, h.text))), None)
 
     def section_lead(self, section: NotePassage) -> str:
         """The lead taken from a section: the bullet or paragraph that holds the quoted text, else the section's opening."""
         question = self.s.question.lower()
         # a term the question types is led by the bullet that explains it (`term` …), before any text quoting it
-        code = [f"`{c}`" for c in self.code_asked(section.text)]
-        quoted = self.quoted_texts()
+        code = [f"`{c}`" for c in note_pick.code_asked(self.s.question, section.text)]
+        quoted = note_pick.quoted_texts(self.s.question)
         in_heading = any(t in section.heading.lower() or section.heading.lower() in question for t in quoted)
         paras = re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)", section.text)
         for terms in ([code, quoted] if not in_heading else [code]):
@@ -1285,18 +1270,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         found = fused_attention.check(self.s.question)
         return f"**{found.text(self.lang)}** " if found else ""
 
-    def passage_fit(self, h: NotePassage) -> tuple[bool, bool, float]:
-        """The section about the user's framework and task first."""
-        head, fw = h.heading.lower(), (self.s.framework or "").lower()
-        serving = "inference" in self.s.intents
-        return (bool(fw) and fw in head, serving or not re.search(r"vllm|inference|推理", head), h.score)
 
-
-# Text the question quotes: 'an error message', "a flag", `code`, “中文引号”, 「…」.
-QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|“([^”\n]{8,200})”|「([^」\n]{8,200})」")
-# An error message pasted into the question without quotes: a run of at least five Latin words.
-ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.:'-]*){4,}")
-ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
 # The launch-script variables of the notes' formulas and the frame slots that read them in words ("12 万条样本", "global
 # batch 256", "3 个 epoch")
 FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch",

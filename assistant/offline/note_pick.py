@@ -543,3 +543,34 @@ def after_done(done: str, passages: Sequence[NotePassage], said: str = "") -> No
     later = [p for p in others if not FIRST_HEADING.search(p.heading)] or others
     flat = re.sub(r"[*`>\s]", "", said)
     return next((p for p in later if re.sub(r"[*`>\s]", "", p.text[:80]) not in flat), later[0] if later else None)
+
+
+# Text the question quotes: 'an error message', "a flag", `code`, “中文引号”, 「…」.
+QUOTED = re.compile(r"'([^'\n]{8,200})'|\"([^\"\n]{8,200})\"|`([^`\n]{8,200})`|“([^”\n]{8,200})”|「([^」\n]{8,200})」")
+# An error message pasted into the question without quotes: a run of at least five Latin words.
+ERROR_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_.:'-]*(?:\s+[A-Za-z_][A-Za-z0-9_.:'-]*){4,}")
+ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|traceback|invalid|not found|cannot")
+
+
+def quoted_texts(question: str) -> list[str]:
+    """What the question quotes, lower-cased: quoted text, and every run of five or more words of an error
+    pasted without quotes, longest first ("vllm says User-specified max_model_len is … max_model_len")."""
+    texts = [next(q for q in quote if q).strip().lower() for quote in QUOTED.findall(question)]
+    for m in ERROR_WORDS.finditer(question):
+        words = m.group(0).lower().split()
+        texts += [run for n in range(len(words), 4, -1) for i in range(len(words) - n + 1)
+                  if ERROR_TOKEN.search(run := " ".join(words[i:i + n]))]  # an error's words, not plain prose
+    return texts
+
+
+def code_asked(question: str, text: str) -> list[str]:
+    """The terms a note defines (a line or bullet that opens with the term in code: "- `60.97 GiB total capacity` is
+    what torch_npu sees…") that the question contains, lower-cased, 8 characters or more."""
+    question = question.lower()
+    return [c for c in (m.lower() for m in re.findall(r"(?m)^\s*(?:[-*]\s+)?`([^`\n]{8,80})`", text)) if c in question]
+
+
+def passage_fit(h: NotePassage, framework: str | None, serving: bool) -> tuple[bool, bool, float]:
+    """The section about the user's framework and task first."""
+    head, fw = h.heading.lower(), (framework or "").lower()
+    return (bool(fw) and fw in head, serving or not re.search(r"vllm|inference|推理", head), h.score)

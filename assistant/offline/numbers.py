@@ -308,16 +308,17 @@ def shape_params_b(shape: dict[str, int]) -> float:
     return round(12 * shape["layers"] * shape["hidden"] ** 2 / 1e9, 1)
 
 
-# A node or card count as written, digits or a Chinese numeral ("2-node", "3 台机器", "4 physical cards", "6 张物理卡", "2
+# A node, card or DIE count as written, digits or a Chinese numeral ("2-node", "3 台机器", "4 physical cards", "6 张物理卡", "2
 # Snt9B23 nodes" with the part's name claimed between): each claimed as a typed span, so the hardware answer reads the
 # counts the question states from the frame, never from the question's text again.
 COUNT_NUMERAL = rf"(?<![a-z0-9.])(\d+|[一二两三四五六七八九十]|(?<![a-z]){EN_COUNT}(?=\s))"
 COUNTS_SAID = (("said_nodes", re.compile(COUNT_NUMERAL + r"\s*(?:(?:-|个|台)?\s*(?:nodes?|servers?|machines?|boxes|节点|机器|服务器)(?![a-z])|台(?!阶))")),
-               ("said_cards", re.compile(COUNT_NUMERAL + r"\s*(?:张)?\s*(?:physical\s+)?(?:cards?|物理卡|卡)(?![a-z])")))
+               ("said_cards", re.compile(COUNT_NUMERAL + r"\s*(?:张)?\s*(?:physical\s+)?(?:cards?|物理卡|卡)(?![a-z])")),
+               ("said_dies", re.compile(COUNT_NUMERAL + r"\s*(?:个|颗)?\s*dies?(?![a-z])")))  # "one DIE", "2 Snt9B23 DIEs", "一个 DIE"
 
 
 def claim_counts(r: Reading) -> None:
-    """Each node and card count the question writes, claimed with its value (``COUNTS_SAID``)."""
+    """Each node, card and DIE count the question writes, claimed with its value (``COUNTS_SAID``)."""
     for slot, rx in COUNTS_SAID:
         for m in list(r.finditer(rx)):
             value = cn_number(m.group(1)) or count_word(m.group(1))

@@ -21,6 +21,7 @@ from . import (
     clock,
     either,
     file_values,
+    part_same,
     pasted_output,
     proposal,
     serving_words,
@@ -637,12 +638,11 @@ class Parser:
         parts = [sp for sp in r.spans if sp.slot == "hardware" and sp.value]
         if len({sp.value for sp in parts}) < 2 or not (s.model or s.params_b):
             return  # no job: the parts' own facts compared ("一台 A3 和两台 A2 的显存"), part_facts.py
-        nodes = [sp for sp in r.spans if sp.slot == "said_nodes"]
         own: dict[str, int] = {}
-        for part in parts:
-            said = [n for n in nodes if (n.end <= part.start and part.start - n.end <= 3) or (n.start <= part.start and part.end <= n.end)]
+        for part in parts:  # "两台 Snt9B", "2 Snt9B23 nodes": the node count said of each part (part_same.said_of)
+            said = part_same.said_of(r.spans, r.text, part, {"said_nodes"}, "around before")
             if said and part.value not in own:
-                own[str(part.value)] = int(said[-1].value)
+                own[str(part.value)] = int(said.value)
         if len(own) < 2:
             return
         s.part_nodes, s.hardwares = own, list(own)

@@ -314,16 +314,14 @@ class PartFactsBlocks(Writer):
         return lead
 
     def own_nodes(self, h: HardwareInfo) -> int | None:
-        """The node count written right before this part's name ("两台 Snt9B", "2 Snt9B23 nodes" reads the other way and
-        is the question's own count), when the question names two or more parts; else None."""
+        """The node count written right before this part's name ("两台 Snt9B", part_same.said_of; "2 Snt9B23 nodes" reads
+        the other way and is the question's own count), when the question names two or more parts; else None."""
         parts = [sp for sp in self.s.spans if sp.slot == "hardware" and sp.value]
         if len({sp.value for sp in parts}) < 2:
             return None
-        nodes = [sp for sp in self.s.spans if sp.slot == "said_nodes"]
         for part in (sp for sp in parts if sp.value == h.id):
-            before = [n for n in nodes if n.end <= part.start and part.start - n.end <= 3]
-            if before:
-                return int(before[-1].value)
+            if found := part_same.said_of(self.s.spans, self.s.question, part, {"said_nodes"}, "before"):
+                return int(found.value)
         return None
 
     def part_conversion(self, rows: list[HardwareInfo]) -> list[str]:
@@ -409,7 +407,8 @@ class PartFactsBlocks(Writer):
                  + self.L(".", "。")]
         if b is not a:
             same = a.memory_gb == b.memory_gb
-            die_vs_card = {a.unit, b.unit} == {"die", "card"}  # the vendor's equivalence (seeds/004) is of a DIE and a card
+            # the vendor's equivalence of a DIE and a card (seeds/004) is one rule (part_same.device_equivalent)
+            die_vs_card = part_same.device_equivalent(self.parts.get(a.id) or {"id": a.id}, self.parts.get(b.id) or {"id": b.id})
             basis.append(self.L(
                 "Counted device for device" + (f" (each {fig(a.memory_gb)} GB" + ("; the vendor counts 1 DIE as one card of a one-DIE part" if die_vs_card else "") + ")"
                                                if same else f"; memory per device differs: {fig(a.memory_gb)} GB vs {fig(b.memory_gb)} GB, "

@@ -29,11 +29,13 @@ FIGURES = {"part_compute", "part_total", "part_precision", "part_topology"}
 YES_NO = re.compile(r"(?i)吗|吧\s*(?:[?？]|$)|same[^?？]*[?？]|是不是|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^\s*(?:is|are|does|do)\s")
 # a count of DIE said ("one DIE on Snt9B23", "一个 DIE", "2 die")
 DIE_COUNT = re.compile(r"(?i)(?<![0-9.])(\d+|one|a|two|一|两|二)\s*(?:个|颗)?\s*dies?(?![a-z])")
-DIE_AFTER = re.compile(r"(?i)\s*(?:的\s*)?dies?(?![a-z])")
-COUNT_BEFORE = re.compile(r"(?i)(?<![0-9.])(\d+|one|a|two|一|两|二)\s*(?:个|颗)?\s*$")
+# the words between a count and the part it counts: before it ("one DIE on a Snt9B23", "1 个 DIE 的 Snt9B23"), after it
+# ("Snt9B23 上的 4 个 DIE", "Snt9B 的 4 张卡")
+OF_PART = re.compile(r"(?i)\s*(?:of|on|in|x|×|的)?\s*(?:the\s+|an?\s+)?")
+PARTS_OWN = re.compile(r"(?i)\s*(?:上|里|中)?\s*(?:的|'s)?\s*")
+UNIT_OF = {"said_cards": "card", "said_dies": "die"}
 # a count of nodes said ("两台", "2 nodes"): _count reads counts of devices only
 NODE_COUNT = re.compile(r"(?i)(?<![0-9.])(?:\d+|one|two|three|four|一|两|二|三|四)\s*(?:台|个?节点|nodes?(?![a-z]))")
-WORDS = {"one": 1, "a": 1, "two": 2, "一": 1, "两": 2, "二": 2}
 
 
 def device_equivalent(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -82,20 +84,21 @@ def asked(s: QuestionFrame) -> bool:
     return bool(IDENTITY.search(s.question)) and (len(texts) >= 2 or (len(names) == 1 and die_said))
 
 
+def said_of(spans: list[Any], text: str, sp: Any, slots: set[str], ways: str = "around after before") -> Any:
+    """The count span (numbers.COUNTS_SAID) of ``slots`` said of the part written at ``sp`` of ``text``, read the ``ways``
+    given in order: around its name ("two 910B cards", "2 Snt9B23 DIEs"), just after it ("Snt9B 的 4 张卡") or just before
+    it ("one DIE on Snt9B23", "一台 A3"); None when none is. A count said of another part is that part's."""
+    counts = [c for c in spans if c.slot in slots and c.value]
+    belongs = {"around": lambda c: c.start <= sp.start and sp.end <= c.end,
+               "after": lambda c: sp.end <= c.start and PARTS_OWN.fullmatch(text[sp.end:c.start]),
+               "before": lambda c: c.end <= sp.start and OF_PART.fullmatch(text[c.end:sp.start])}
+    return next((c for way in ways.split() for c in counts if belongs[way](c)), None)
+
+
 def _count(s: QuestionFrame, sp: Any, row: dict[str, Any]) -> tuple[int, str]:
-    """The count said of the part written at ``sp`` and its unit: "two 910B cards" (the reader's said cards), "one DIE on
-    Snt9B23" (a DIE count just before it), else one of the part's own devices."""
-    for c in s.spans:
-        if c.slot == "said_cards" and c.value and c.start <= sp.start and sp.end <= c.end:
-            return int(c.value), "card"
-    before = s.question[max(0, sp.start - 16):sp.start]
-    if (m := None if not before else list(DIE_COUNT.finditer(before))) and m:
-        raw = m[-1].group(1).lower()
-        return (int(raw) if raw.isdigit() else WORDS.get(raw, 1)), "die"
-    if DIE_AFTER.match(s.question, sp.end) and (n := COUNT_BEFORE.search(before)):  # "two Snt9B23 DIEs"
-        raw = n.group(1).lower()
-        return (int(raw) if raw.isdigit() else WORDS.get(raw, 1)), "die"
-    return 1, str(row.get("unit") or "card")
+    """The count said of the part written at ``sp`` and its unit (cards or DIE), else one of the part's own devices."""
+    found = said_of(s.spans, s.question, sp, set(UNIT_OF))
+    return (int(found.value), UNIT_OF[found.slot]) if found else (1, str(row.get("unit") or "card"))
 
 
 def _devices(n: int, unit: str, row: dict[str, Any]) -> int:
@@ -141,9 +144,7 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[
         if len(die_rows) != 1:
             return None
         a, b = die_rows[0], rows[0]
-        m = DIE_COUNT.search(q)
-        raw = m.group(1).lower() if m else "1"
-        na, ua = (int(raw) if raw.isdigit() else WORDS.get(raw, 1)), "die"
+        na, ua = next((int(c.value) for c in s.spans if c.slot == "said_dies" and c.value), 1), "die"
         nb, ub = _count(s, spans[0], b)
     elif len(rows) == 2 and len(spans) == 2 and SAME.search(q) and not CHOICE.search(q) and not s.intents & FIGURES \
             and not NODE_COUNT.search(q):  # (counts of nodes, "一台 A3 … 两台 910B", are the node comparison's, not a device identity)

@@ -9,22 +9,16 @@ import re
 from typing import Any
 
 from .frame import QuestionFrame
-from .part_same import device_equivalent
+from .part_same import device_equivalent, said_of
 
-BETWEEN = re.compile(r"(?i)\s*(?:of|x|×|的)?\s*(?:the\s+)?")
 SAME_AS = re.compile(r"(?i)same\s+as|equivalent|equal\s+to|(?<![a-z])(?:as\s+much\s+as|worth)(?![a-z])|相当于|等于|等同|一样|等效|顶")
 
 
-def _count(s: QuestionFrame, span_start: int, span_end: int, first: bool) -> tuple[int, str] | None:
-    """The count said of the part written at [span_start, span_end): its node count ("two Snt9B nodes", "一台 A3"), else
+def _count(s: QuestionFrame, sp: Any, first: bool) -> tuple[int, str] | None:
+    """The count said of the part written at ``sp``: its node count ("two Snt9B nodes", "一台 A3", part_same.said_of), else
     (the first part only) the devices the question states."""
-    for sp in s.spans:
-        if sp.slot != "said_nodes" or not sp.value:
-            continue
-        inside = sp.start <= span_start and span_end <= sp.end
-        before = sp.end <= span_start and bool(BETWEEN.fullmatch(s.question[sp.end:span_start]))  # "一台 A3", "8 nodes of 910B"
-        if inside or before:
-            return int(sp.value), "node"
+    if found := said_of(s.spans, s.question, sp, {"said_nodes"}, "around before"):
+        return int(found.value), "node"
     if first and s.devices:
         return s.devices, s.device_unit or "card"
     return None
@@ -44,7 +38,7 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> str | 
     counted = []
     for i, sp in enumerate(seen):
         row = parts[str(sp.value)]
-        count = _count(s, sp.start, sp.end, i == 0)
+        count = _count(s, sp, i == 0)
         if count is None:
             return None
         n, unit = count

@@ -150,6 +150,27 @@ def test_a_count_of_die_written_after_the_part(assistant):
     assert lead(ans).startswith("**Yes**, device for device: 2 Snt9B23 DIE")
 
 
+def test_a_die_count_of_one_part_is_not_the_next_parts_count(assistant):
+    """Each part's count is the typed span said of it (numbers.COUNTS_SAID): "一个 DIE" is Snt9B23's, "一张卡" Snt9B's.
+    The 16-character window before a name read the Snt9B23's DIE as a DIE of the Snt9B (a part counted in cards)."""
+    assert part("snt9b")["unit"] == "card" and part("snt9b23")["unit"] == "die"
+    ans = assistant.ask("Snt9B23 的一个 DIE 和 Snt9B 的一张卡一样吗？")
+    assert lead(ans).startswith("**是**") and "Snt9B 1 张卡" in lead(ans) and "Snt9B 1 个 DIE" not in ans.answer
+    ans = assistant.ask("is 1 die of a snt9b23 equivalent to 1 snt9b card?")  # a DIE count before its part, joined by "of a"
+    assert lead(ans).startswith("**Yes**, device for device: 1 Snt9B23 DIE")
+
+
+def test_a_count_written_after_its_part_is_that_parts(assistant):
+    """"A2 的 1 张卡和 A3 的 1 张卡": one Snt9B card is 1 device, one Snt9B23 card is 2 DIE (catalog dies_per_card), so
+    1 vs 2 devices: no. Each count follows its own part, joined by 的."""
+    a2, a3 = part("snt9b"), part("snt9b23")
+    assert a2["unit"] == "card" and int(a3["dies_per_card"]) == 2
+    ans = assistant.ask("A2 的 1 张卡和 A3 的 1 张卡一样吗")
+    assert lead(ans).startswith("**不是**") and "Snt9B23 1 张卡（= 2 个 DIE）" in lead(ans) and "（1 对 2）" in lead(ans)
+    ans = assistant.ask("Snt9B23 上的 4 个 DIE 等于 Snt9B 的 4 张卡吗？")  # 4 DIE vs 4 cards: 4 vs 4 devices, 64 GB each
+    assert lead(ans).startswith("**是**") and "Snt9B23 4 个 DIE" in lead(ans) and "Snt9B 4 张卡" in lead(ans)
+
+
 def test_a_row_alias_beside_the_rows_own_name_is_yes(assistant):
     assert "atlas 800t a2" in aliases("snt9b") and part("snt9b")["table_part"] == "Snt9B"
     ans = assistant.ask("Atlas 800T A2 and Snt9B — one and the same hardware?")
