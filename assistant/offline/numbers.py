@@ -91,7 +91,7 @@ def offload(work: str) -> bool | None:
 
 OFFLOAD = r"of{1,2}l(?:oa|ao)d"
 # the model states put on the CPU in words ("参数和优化器全放 CPU", "optimizer states on the CPU"): the offload itself
-ON_CPU = re.compile(r"(?:全|都)?\s*(?:放|放到|放在|搬到|挪到|卸到|丢到)\s*(?:cpu|主机内存)|"
+ON_CPU = re.compile(r"(?:(?:全|都)\s*)?(?:放|放到|放在|搬到|挪到|卸到|丢到)\s*(?:cpu|主机内存)|"
                     r"(?:optimi[sz]er|param(?:eter)?s?|states?)\s+(?:\w+\s+){0,3}(?:on|to|into|in)\s+(?:the\s+)?cpu(?![a-z])")
 
 

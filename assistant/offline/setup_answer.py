@@ -32,17 +32,17 @@ READER_TAKES_OVER = {"nothing_recognised", "unknown_model", "invalid_json"}
 OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more than the runtime's usual reserve
 _PASTED = re.compile(
     r"out of memory\.?\s*Tried to allocate[^\n]*total capacity|No available memory for the cache blocks|is larger than the maximum number of "
-    r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
+    r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|^[ \t]*(?:\S+=\S+[ \t]+)*vllm\s+serve\s|vllm\.entrypoints|"
     r"(?<![\w-])vllm\s+serve\s+\S+\s+--[a-z]|"  # a serve line inside a sentence ("帮我看下这条命令 vllm serve /m --tp …")
-    r"(?:^|\n)\s*(?:export\s+)?(?:[A-Z_]+=\S+\s+)*(?:TP|PP|CP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
-    r"(?:^|\n)\s*zero_optimization\s*:\s*\n\s+\w|"  # a DeepSpeed config written as YAML (setup_check: read as its JSON)
+    r"^[ \t]*(?:export[ \t]+)?(?:[A-Z_]+=\S+[ \t]+)*(?:TP|PP|CP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
+    r"^[ \t]*zero_optimization[ \t]*:[ \t]*\n(?:[ \t]*\n)*[ \t]+\w|"  # a DeepSpeed config written as YAML (setup_check: read as its JSON)
     r"num[_ ]layers\s*\(?\d+\)?\s*(?:must|should)\s+be\s+divisible|"  # Megatron's start-up assertion (framework_errors.py)
     r"preprocess_data\.(?:sh|py)\s+-|"  # the dataset preprocessing line (setup_check/preprocess.py)
-    r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
-    r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
+    r"^[ \t]*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)[ \t]*:[ \t]*\S|"
+    r"^[ \t]*(?:\S+=\S+[ \t]+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
     r"--(?:prompt-tokens|output-tokens|request-rate|num-prompts)[ =]+\d|"  # the vendor's benchmark scripts: lists checked
-    r"^\s*\{\s*\"[\w.-]+\"\s*:",  # a JSON object pasted whole (a DeepSpeed file, a request body): read, or located where broken
-    re.IGNORECASE)
+    r"\A\s*\{\s*\"[\w.-]+\"\s*:",  # a JSON object pasted whole (a DeepSpeed file, a request body): read, or located where broken
+    re.IGNORECASE | re.MULTILINE)
 
 
 def is_pasted_setup(text: str) -> bool:
