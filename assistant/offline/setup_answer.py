@@ -552,6 +552,8 @@ def _json_error(v: dict[str, Any], lang: str) -> str:
         problem = JSON_PROBLEMS.get(v.get("problem", "")) or v.get("parser", "")
         unclosed = f"; {n} bracket(s) are never closed" if more else ""
         fix = "Fix it (double-quoted keys, no trailing commas, every bracket closed) and paste it again to check it."
+    if v.get("repaired"):  # every fault has one fix (setup_check.errors.repaired_json): the file as meant, whole
+        fix = W["setup_json_repaired"][lang] + f"\n```json\n{v['repaired']}\n```"
     return W["setup_invalid_json"][lang].format(line=v.get("line"), column=v.get("column"), snippet=v.get("snippet", ""),
                                                 problem=problem, unclosed=unclosed, fix=fix)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 
@@ -51,7 +52,7 @@ def json_problem(e: json.JSONDecodeError) -> tuple[str, int, int]:
     elif e.msg.startswith("Expecting property name") and (here.isalpha() or here == "_"):
         code = "unquoted_key"
     elif e.msg.startswith("Expecting ',' delimiter"):
-        code = "missing_comma"
+        code, pos = "missing_comma", max(len(before) - 1, 0)  # said where the comma goes: after the entry before
     else:
         code = "other"
     line = doc.count("\n", 0, pos) + 1
@@ -70,7 +71,39 @@ def json_error(e: json.JSONDecodeError, what: str, text: str) -> SizingError:
                        field="text",
                        valid={"format": "a JSON object, double-quoted keys, no trailing commas or comments",
                               "line": line, "column": column, "problem": code, "unclosed": opened, "parser": e.msg,
-                              "snippet": _line(text, line - 1)})
+                              "snippet": _line(text, line - 1), "repaired": repaired_json(text)})
+
+
+# Python's literals in a dict pasted as JSON ({'bf16': {'enabled': True}}), where a value goes: JSON's own
+_PY_LITERAL = re.compile(r"([:\[,]\s*)(True|False|None)(?=\s*[,}\]])")
+_LINE_COMMENT = re.compile(r"(?m)(^|[ \t])//[^\n]*")
+MAX_REPAIRS = 20
+
+
+def repaired_json(text: str) -> str | None:
+    """The JSON as meant, when every fault the parser meets is one with a single fix: a trailing comma (dropped), a
+    missing comma between two entries (put after the first), single quotes in a text with no double quote (made
+    double, with Python's True/False/None made JSON's), // comments (dropped). None when any other fault remains."""
+    fixed = text.strip()
+    for _ in range(MAX_REPAIRS):
+        try:
+            return fixed if isinstance(json.loads(fixed), dict) else None
+        except json.JSONDecodeError as e:
+            code, _, _ = json_problem(e)
+            if code == "trailing_comma":
+                cut = len(fixed[:e.pos].rstrip()) - 1
+                fixed = fixed[:cut] + fixed[cut + 1:]
+            elif code == "missing_comma":
+                end = len(fixed[:e.pos].rstrip())
+                fixed = fixed[:end] + "," + fixed[end:]
+            elif code == "single_quotes" and '"' not in fixed:
+                fixed = _PY_LITERAL.sub(lambda m: m.group(1) + {"True": "true", "False": "false", "None": "null"}[m.group(2)],
+                                        fixed.replace("'", '"'))
+            elif code == "comment" and _LINE_COMMENT.search(fixed):
+                fixed = _LINE_COMMENT.sub(r"\1", fixed)
+            else:
+                return None
+    return None
 
 
 def _line(text: str, index: int) -> str:
