@@ -453,7 +453,7 @@ DEVICE_MEMORY = re.compile(
     r"(?<![0-9.])(?P<a>\d+(?:\.\d+)?)\s*(?P<ua>tb|tib|t|gb|gib|g)(?![a-z])\s*(?:of\s+)?(?:hbm\w*|vram|显存|device\s+memory|"
     r"memory\s+(?:per|on\s+(?:each|every|one|the|my))\s+(?:card|npu|gpu|device|die))|"
     r"(?:hbm\w*|vram|显存)\s*(?:of|is|=|:|为|是|有)?\s*(?P<b>\d+(?:\.\d+)?)\s*(?P<ub>tb|tib|t|gb|gib|g)(?![a-z])|"
-    r"(?:cards?|npus?|gpus?|devices?|显卡|卡)\s*(?:has|have|with|有|带)\s*(?P<c>\d+(?:\.\d+)?)\s*(?P<uc>tb|tib|t|gb|gib|g)(?![a-z])"
+    r"(?:cards?|npus?|gpus?|devices?|显卡|卡)\s*(?:has|have|with|of|有|带)\s*(?P<c>\d+(?:\.\d+)?)\s*(?P<uc>tb|tib|t|gb|gib|g)(?![a-z])"
     r"(?!\s*(?:of\s+)?(?:host|cpu|system)?\s*(?:ram|内存))|"
     # a part said to have an amount per card ("Snt9B has 128GB per card", "910B (128GB per card)"): what it has, not
     # what a job needs ("needs 40 GB per card" has no such verb)
