@@ -538,7 +538,8 @@ def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False, verdic
 JSON_PROBLEM_ZH = {"trailing_comma": "右括号前多了一个逗号（JSON 不允许末尾逗号）", "double_comma": "连续两个逗号（中间缺了一个值）",
                    "single_quotes": "用了单引号：JSON 的键和字符串必须用双引号", "unquoted_key": "键没有加双引号",
                    "missing_comma": "两项之间缺逗号（或括号提前闭合）", "unclosed": "文本结束时仍有括号没有闭合",
-                   "comment": "有注释：JSON 不支持注释", "other": "无法解析"}
+                   "comment": "有注释：JSON 不支持注释", "python_literal": "用了 Python 的值（True、False 或 None）：JSON 写作 true、false 和 null",
+                   "other": "无法解析"}
 
 
 def _json_error(v: dict[str, Any], lang: str) -> str:

@@ -30,6 +30,7 @@ JSON_PROBLEMS = {
     "missing_comma": "a missing comma between two entries (or a bracket closed too early)",
     "unclosed": "the text ends before every bracket is closed",
     "comment": "a comment: JSON has no comments",
+    "python_literal": "a Python value (True, False or None): JSON writes true, false and null",
     "other": "",
 }
 
@@ -49,6 +50,8 @@ def json_problem(e: json.JSONDecodeError) -> tuple[str, int, int]:
         code = "single_quotes"
     elif here == "/" or here == "#":
         code = "comment"
+    elif _PY_VALUE.match(doc, pos):
+        code = "python_literal"
     elif e.msg.startswith("Expecting property name") and (here.isalpha() or here == "_"):
         code = "unquoted_key"
     elif e.msg.startswith("Expecting ',' delimiter"):
@@ -74,6 +77,8 @@ def json_error(e: json.JSONDecodeError, what: str, text: str) -> SizingError:
                               "snippet": _line(text, line - 1), "repaired": repaired_json(text)})
 
 
+JSON_VALUE = {"True": "true", "False": "false", "None": "null"}
+_PY_VALUE = re.compile(r"(?:True|False|None)(?![\w])")
 # Python's literals in a dict pasted as JSON ({'bf16': {'enabled': True}}), where a value goes: JSON's own
 _PY_LITERAL = re.compile(r"([:\[,]\s*)(True|False|None)(?=\s*[,}\]])")
 _LINE_COMMENT = re.compile(r"(?m)(^|[ \t])//[^\n]*")
@@ -97,8 +102,10 @@ def repaired_json(text: str) -> str | None:
                 end = len(fixed[:e.pos].rstrip())
                 fixed = fixed[:end] + "," + fixed[end:]
             elif code == "single_quotes" and '"' not in fixed:
-                fixed = _PY_LITERAL.sub(lambda m: m.group(1) + {"True": "true", "False": "false", "None": "null"}[m.group(2)],
-                                        fixed.replace("'", '"'))
+                fixed = _PY_LITERAL.sub(lambda m: m.group(1) + JSON_VALUE[m.group(2)], fixed.replace("'", '"'))
+            elif code == "python_literal":
+                m = _PY_VALUE.match(fixed, e.pos)
+                fixed = fixed[:e.pos] + JSON_VALUE[m.group(0)] + fixed[m.end():]  # type: ignore[union-attr]
             elif code == "comment" and _LINE_COMMENT.search(fixed):
                 fixed = _LINE_COMMENT.sub(r"\1", fixed)
             else:

@@ -62,3 +62,10 @@ def test_several_faults_and_comments_are_all_mended():
 def test_no_repair_when_a_fix_would_be_a_guess():
     assert repaired_json('{"a": 1, "b": ') is None  # cut off: what follows is unknown
     assert repaired_json("{'a': \"it's\"}") is None  # quotes of both kinds: which are the string's is a guess
+
+
+def test_python_value_in_double_quoted_json_is_named_and_mended():
+    v = _error('{\n  "zero_optimization": {"stage": 2, "overlap_comm": True},\n  "train_micro_batch_size_per_gpu": 1,\n}')
+    assert (v["problem"], v["line"]) == ("python_literal", 2)
+    assert json.loads(v["repaired"]) == {"zero_optimization": {"stage": 2, "overlap_comm": True},
+                                         "train_micro_batch_size_per_gpu": 1}
