@@ -72,14 +72,17 @@ UTIL_RULE = {"en": "“{text}” is not a valid --gpu-memory-utilization: it is 
                    "greater than 0 and at most 1 (e.g. 0.9, or 90%).",
              "zh": "“{text}”不是有效的 --gpu-memory-utilization：它是 vLLM 可使用的每卡显存比例，须大于 0 且不超过 1（例如 0.9 或 90%）。"}
 # Memory said for one device beyond any real part: a part newer than the catalog may carry more than its largest, not
-# this many times as much
-MEMORY_BEYOND = 2
+# this many times as much (the newest parts announced, 288 GB, are 1.5 times the catalog's largest, 192 GB)
+MEMORY_BEYOND = 1.5
 MEMORY_RULE = {
     "en": "“{text}” is not the memory of one accelerator: the largest in the hardware catalog is {largest} with {gb:g} GB per "
           "device, and a {default} has {default_gb:g} GB. Give the part (e.g. 910B or A100 80G) or its real memory per device.",
     "zh": "“{text}”不是单张加速卡的显存：硬件目录中显存最大的是 {largest}，每卡 {gb:g} GB；{default} 每卡 {default_gb:g} GB。"
           "请给出具体型号（例如 910B、A100 80G）或每卡的实际显存。",
 }
+# the rest of the question is answered all the same (when nothing else in it is refused), on the default part
+MEMORY_SET_ASIDE = {"en": "The answer below leaves {text} out and uses the {default}'s {default_gb:g} GB.",
+                    "zh": "下面的回答不用 {text}，按 {default} 每卡 {default_gb:g} GB 计算。"}
 VALID = {
     "en": "Ask again with valid values, e.g. “qwen2.5-7b LoRA, sequence length 4096, I have 8 cards”.",
     "zh": "请用有效的数值重新提问，例如“qwen2.5-7b LoRA 微调，序列长度 4096，我有 8 张卡”。",
@@ -293,12 +296,13 @@ def part_memory(gb: float, text: str, part: dict, lang: str) -> str | None:
                                     card_zh=f"（每卡 {k} 个 DIE，共 {per * k:g} GB）" if die else "")
 
 
-def device_memory(gb: float, text: str, parts: dict[str, dict], default: str, lang: str) -> str | None:
+def device_memory(gb: float, text: str, parts: dict[str, dict], default: str, lang: str, refused: bool = False) -> str | None:
     """The sentence for memory said of one device that no accelerator has (``parts``: the hardware catalog by id), else
-    None."""
+    None; unless the question is ``refused`` for another bad value, it says the answer uses the default part instead."""
     largest = max(parts.values(), key=lambda h: float(h.get("memory_gb") or 0))
     if gb <= MEMORY_BEYOND * float(largest.get("memory_gb") or 0):
         return None
     base = parts.get(default) or largest
-    return MEMORY_RULE[lang].format(text=text, largest=largest.get("name"), gb=float(largest.get("memory_gb") or 0),
-                                    default=base.get("name"), default_gb=float(base.get("memory_gb") or 0))
+    values = {"text": text, "largest": largest.get("name"), "gb": float(largest.get("memory_gb") or 0),
+              "default": base.get("name"), "default_gb": float(base.get("memory_gb") or 0)}
+    return MEMORY_RULE[lang].format(**values) + ("" if refused else " " + MEMORY_SET_ASIDE[lang].format(**values))

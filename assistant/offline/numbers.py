@@ -93,7 +93,7 @@ def offload(work: str) -> bool | None:
 
 OFFLOAD = r"of{1,2}l(?:oa|ao)d"
 # the model states put on the CPU in words ("参数和优化器全放 CPU", "optimizer states on the CPU"): the offload itself
-ON_CPU = re.compile(r"(?:全|都)?\s*(?:放|放到|放在|搬到|挪到|卸到|丢到)\s*(?:cpu|主机内存)|"
+ON_CPU = re.compile(r"(?:(?:全|都)\s*)?(?:放|放到|放在|搬到|挪到|卸到|丢到)\s*(?:cpu|主机内存)|"
                     r"(?:optimi[sz]er|param(?:eter)?s?|states?)\s+(?:\w+\s+){0,3}(?:on|to|into|in)\s+(?:the\s+)?cpu(?![a-z])")
 
 
@@ -463,7 +463,7 @@ DEVICE_MEMORY = re.compile(
     r"(?<![0-9.])(?P<a>\d+(?:\.\d+)?)\s*(?P<ua>tb|tib|t|gb|gib|g)(?![a-z])\s*(?:of\s+)?(?:hbm\w*|vram|显存|device\s+memory|"
     r"memory\s+(?:per|on\s+(?:each|every|one|the|my))\s+(?:card|npu|gpu|device|die))|"
     r"(?:hbm\w*|vram|显存)\s*(?:of|is|=|:|为|是|有)?\s*(?P<b>\d+(?:\.\d+)?)\s*(?P<ub>tb|tib|t|gb|gib|g)(?![a-z])|"
-    r"(?:cards?|npus?|gpus?|devices?|显卡|卡)\s*(?:has|have|with|有|带)\s*(?P<c>\d+(?:\.\d+)?)\s*(?P<uc>tb|tib|t|gb|gib|g)(?![a-z])"
+    r"(?:cards?|npus?|gpus?|devices?|显卡|卡)\s*(?:has|have|with|of|有|带)\s*(?P<c>\d+(?:\.\d+)?)\s*(?P<uc>tb|tib|t|gb|gib|g)(?![a-z])"
     r"(?!\s*(?:of\s+)?(?:host|cpu|system)?\s*(?:ram|内存))|"
     # a part said to have an amount per card ("Snt9B has 128GB per card", "910B (128GB per card)"): what it has, not
     # what a job needs ("needs 40 GB per card" has no such verb)

@@ -430,7 +430,6 @@ class Parser:
         self._changes(r, s)
         self._jobs_listed(r.text.lower(), s)
         num.claim_counts(r)  # the node and card counts as typed spans, for the answers that say them back
-        self._device_memory(work, s)
         self._gpu_unnamed(work, s)
         self._mixed_fleet(r, s)  # before the parts' facts: each part of a mixed fleet is sized
         part = self.part_row(s.hardware or DEFAULT_HARDWARE)
@@ -879,12 +878,12 @@ class Parser:
             s.part_stand_in = CAPACITY_READ[s.lang].format(cap=f"{cap:g}", hw=row.get("name") or row["id"],
                                                            gb=f"{float(row['memory_gb']):g}")
 
-    def _device_memory(self, work: str, s: Slots) -> None:
-        """Memory said of one device that no accelerator has ("my NPU has 1.5 TB HBM") is said, never sized on silently."""
-        said = num.device_memory_said(work)
+    def _device_memory(self, s: Slots) -> str | None:
+        """Memory said of one device that no accelerator has ("my NPU has 1.5 TB HBM"): the sentence naming it as bad
+        input with what is valid; the rest of the question is answered on the default part, never sized on it silently."""
+        said = num.device_memory_said(s.question.lower())
         shown = s.question[said[1][0]:said[1][1]] if said else ""
-        if said and (sentence := checks.device_memory(said[0], shown, self.resolver.hardware, DEFAULT_HARDWARE, s.lang)):
-            checks.add(s.problems, sentence, s.lang)
+        return checks.device_memory(said[0], shown, self.resolver.hardware, DEFAULT_HARDWARE, s.lang, bool(s.problems)) if said else None
 
     def note_term_not_model(self, name: str | None) -> bool:
         """An unknown "model" that is a note's term and starts like no catalog family ("huawei.com/ascend-1980";
@@ -919,6 +918,11 @@ class Parser:
         self.layout(s, self.part_row(s.hardware or DEFAULT_HARDWARE), self.heads.get(s.model or ""),
                     self.layers.get(s.model or ""), self.kv_heads.get(s.model or ""))
         self.expert_layout(s, self.experts.get(s.model, 0) if s.model in self.catalog else None)
+        if (beyond := self._device_memory(s)) and beyond not in s.rule_notes + s.problems:
+            if s.problems:  # refused for another value: said beside it
+                checks.add(s.problems, beyond, s.lang)
+            else:
+                s.rule_notes.insert(0, beyond)
 
     @staticmethod
     def expert_layout(s: Slots, experts: int | None) -> None:

@@ -20,6 +20,8 @@ IDLE_MB = 4096
 # an A3 table adds the chip's Phy-ID after the chip ("| 0     1   | 0000:9F:00.0 | …")
 BUS_LINE = re.compile(r"^\s*\|\s*(\d+)(?:\s+\d+)?\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*\|\s*(\d+)\s+(.*?)\|?\s*$")
 PAIR = re.compile(r"(\d+)\s*/\s*(\d+)")
+# the smallest HBM total a device shows (MB): a smaller pair on a name line is another figure (Hugepages-Usage "0 / 0")
+MIN_HBM_MB = 1024
 # the first line of a pair: "| 0     910B3   | OK  | 95.1  40  0 / 0 |" (device id, chip name, health)
 NAME_LINE = re.compile(r"^\s*\|\s*(\d+)\s+(\w+)\s*\|\s*(OK|Warning|Alarm|Critical|\w+)\s*\|")
 # a process row: "| 0  0 | 123456 | python | 57000 |" (device, chip, PID, name, memory MB)
@@ -138,13 +140,13 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
     devices: list[NpuDevice] = []
     processes: list[NpuProcess] = []
     name: tuple[int, str] | None = None
-    in_processes = False
+    in_processes = one_line = False
     for line in question.splitlines():
         if PROCESS_HEADER.search(line):
             in_processes = True
         elif in_processes:
-            if m := PROCESS_LINE.match(line):  # under the process table's header: a process, with or without device lines
-                processes.append(NpuProcess(int(m.group(1)), int(m.group(3)), m.group(4), int(m.group(5))))
+            if proc := process_row(line):  # under the process table's header: a process, with or without device lines
+                processes.append(proc)
         elif m := BUS_LINE.match(line):
             pairs = PAIR.findall(m.group(3))
             if pairs:
@@ -158,6 +160,12 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
             processes.append(NpuProcess(int(m.group(1)), int(m.group(3)), m.group(4), int(m.group(5))))
         elif m := NAME_LINE.match(line):
             name = (int(m.group(1)), m.group(2))
+            hbm = [p for p in PAIR.findall(line[m.end():]) if int(p[1]) >= MIN_HBM_MB]
+            if hbm:  # a one-line device row ("| 3  910B3 | OK | 180.2 55 | 58210 / 65536 |"): its HBM pair is on it
+                used, total = map(int, hbm[-1])
+                devices.append(NpuDevice(name[0], 0, name[1], 0, used, total))
+                one_line = True
+                name = None
     shown_alone = not devices and processes and (in_processes or SAID_TOOL.search(question))
     if shown_alone:
         # only the process rows pasted: each device is known by what its processes hold (its total is not shown)
@@ -167,7 +175,20 @@ def read_npu_smi(question: str) -> NpuSmiTable | None:
         return None
     own = "\n".join(line for line in question.splitlines() if "|" not in line)
     return NpuSmiTable(tuple(devices), tuple(processes), bool(SAYS_IDLE.search(own)), bool(SAYS_STOPPED.search(own)),
-                       says_oom=bool(SAYS_OOM.search(own)), load_said=not shown_alone, size_asked=size_asked(own))
+                       says_oom=bool(SAYS_OOM.search(own)), load_said=not (shown_alone or one_line), size_asked=size_asked(own))
+
+
+def process_row(line: str) -> NpuProcess | None:
+    """A row of the process table in any of npu-smi's layouts: the device (and chip) and the PID in one cell or
+    apart ("| 0  0 | 123456 | python | 57000 |", "| 3  187342 | python | 54800 |"), then the name, then the memory."""
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    named = next((i for i, c in enumerate(cells) if re.search(r"[A-Za-z]", c)), None)
+    if named is None or named == 0 or not cells[-1].isdigit() or named == len(cells) - 1:
+        return None
+    ids = [int(x) for c in cells[:named] for x in c.split()] if all(re.fullmatch(r"[\d\s]+", c) for c in cells[:named]) else []
+    if len(ids) < 2:
+        return None
+    return NpuProcess(ids[0], ids[-1], cells[named], int(cells[-1]))
 
 
 # nvidia-smi: the device line "|   0  NVIDIA A100-SXM...  On   | 00000000:07:00.0 Off |   0 |" and the line under it

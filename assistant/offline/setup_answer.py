@@ -32,17 +32,17 @@ READER_TAKES_OVER = {"nothing_recognised", "unknown_model", "invalid_json"}
 OUTSIDE_SHARE = 0.10  # memory outside PyTorch's allocator worth naming: more than the runtime's usual reserve
 _PASTED = re.compile(
     r"out of memory\.?\s*Tried to allocate[^\n]*total capacity|No available memory for the cache blocks|is larger than the maximum number of "
-    r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|(?:^|\n)\s*(?:\S+=\S+\s+)*vllm\s+serve\s|vllm\.entrypoints|"
+    r"tokens that can be stored in KV cache|GiB KV cache is needed|Available KV cache memory:|KV cache size:\s*[\d,]+\s*tokens|^[ \t]*(?:\S+=\S+[ \t]+)*vllm\s+serve\s|vllm\.entrypoints|"
     r"(?<![\w-])vllm\s+serve\s+\S+\s+--[a-z]|"  # a serve line inside a sentence ("帮我看下这条命令 vllm serve /m --tp …")
-    r"(?:^|\n)\s*(?:export\s+)?(?:[A-Z_]+=\S+\s+)*(?:TP|PP|CP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
-    r"(?:^|\n)\s*zero_optimization\s*:\s*\n\s+\w|"  # a DeepSpeed config written as YAML (setup_check: read as its JSON)
+    r"^[ \t]*(?:export[ \t]+)?(?:[A-Z_]+=\S+[ \t]+)*(?:TP|PP|CP|MBS|GBS|SEQ_LEN)=\d|[\"']zero_optimization[\"']\s*:|"
+    r"^[ \t]*zero_optimization[ \t]*:[ \t]*\n(?:[ \t]*\n)*[ \t]+\w|"  # a DeepSpeed config written as YAML (setup_check: read as its JSON)
     r"num[_ ]layers\s*\(?\d+\)?\s*(?:must|should)\s+be\s+divisible|"  # Megatron's start-up assertion (framework_errors.py)
     r"preprocess_data\.(?:sh|py)\s+-|"  # the dataset preprocessing line (setup_check/preprocess.py)
-    r"(?:^|\n)\s*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)\s*:\s*\S|"
-    r"(?:^|\n)\s*(?:\S+=\S+\s+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
+    r"^[ \t]*(?:model_name_or_path|finetuning_type|cutoff_len|per_device_train_batch_size)[ \t]*:[ \t]*\S|"
+    r"^[ \t]*(?:\S+=\S+[ \t]+)*(?-i:torchrun|deepspeed|llamafactory-cli)\s+(?:-|\S+\.(?:py|ya?ml)\b|train\b)|"
     r"--(?:prompt-tokens|output-tokens|request-rate|num-prompts)[ =]+\d|"  # the vendor's benchmark scripts: lists checked
-    r"^\s*\{\s*\"[\w.-]+\"\s*:",  # a JSON object pasted whole (a DeepSpeed file, a request body): read, or located where broken
-    re.IGNORECASE)
+    r"\A\s*\{\s*\"[\w.-]+\"\s*:",  # a JSON object pasted whole (a DeepSpeed file, a request body): read, or located where broken
+    re.IGNORECASE | re.MULTILINE)
 
 
 def is_pasted_setup(text: str) -> bool:
@@ -538,7 +538,8 @@ def render_setup(r: dict[str, Any], lang: str, batch_asked: bool = False, verdic
 JSON_PROBLEM_ZH = {"trailing_comma": "右括号前多了一个逗号（JSON 不允许末尾逗号）", "double_comma": "连续两个逗号（中间缺了一个值）",
                    "single_quotes": "用了单引号：JSON 的键和字符串必须用双引号", "unquoted_key": "键没有加双引号",
                    "missing_comma": "两项之间缺逗号（或括号提前闭合）", "unclosed": "文本结束时仍有括号没有闭合",
-                   "comment": "有注释：JSON 不支持注释", "other": "无法解析"}
+                   "comment": "有注释：JSON 不支持注释", "python_literal": "用了 Python 的值（True、False 或 None）：JSON 写作 true、false 和 null",
+                   "other": "无法解析"}
 
 
 def _json_error(v: dict[str, Any], lang: str) -> str:
@@ -552,6 +553,8 @@ def _json_error(v: dict[str, Any], lang: str) -> str:
         problem = JSON_PROBLEMS.get(v.get("problem", "")) or v.get("parser", "")
         unclosed = f"; {n} bracket(s) are never closed" if more else ""
         fix = "Fix it (double-quoted keys, no trailing commas, every bracket closed) and paste it again to check it."
+    if v.get("repaired"):  # every fault has one fix (setup_check.errors.repaired_json): the file as meant, whole
+        fix = W["setup_json_repaired"][lang] + f"\n```json\n{v['repaired']}\n```"
     return W["setup_invalid_json"][lang].format(line=v.get("line"), column=v.get("column"), snippet=v.get("snippet", ""),
                                                 problem=problem, unclosed=unclosed, fix=fix)
 

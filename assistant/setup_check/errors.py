@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 
@@ -29,6 +30,7 @@ JSON_PROBLEMS = {
     "missing_comma": "a missing comma between two entries (or a bracket closed too early)",
     "unclosed": "the text ends before every bracket is closed",
     "comment": "a comment: JSON has no comments",
+    "python_literal": "a Python value (True, False or None): JSON writes true, false and null",
     "other": "",
 }
 
@@ -48,10 +50,12 @@ def json_problem(e: json.JSONDecodeError) -> tuple[str, int, int]:
         code = "single_quotes"
     elif here == "/" or here == "#":
         code = "comment"
+    elif _PY_VALUE.match(doc, pos):
+        code = "python_literal"
     elif e.msg.startswith("Expecting property name") and (here.isalpha() or here == "_"):
         code = "unquoted_key"
     elif e.msg.startswith("Expecting ',' delimiter"):
-        code = "missing_comma"
+        code, pos = "missing_comma", max(len(before) - 1, 0)  # said where the comma goes: after the entry before
     else:
         code = "other"
     line = doc.count("\n", 0, pos) + 1
@@ -70,7 +74,43 @@ def json_error(e: json.JSONDecodeError, what: str, text: str) -> SizingError:
                        field="text",
                        valid={"format": "a JSON object, double-quoted keys, no trailing commas or comments",
                               "line": line, "column": column, "problem": code, "unclosed": opened, "parser": e.msg,
-                              "snippet": _line(text, line - 1)})
+                              "snippet": _line(text, line - 1), "repaired": repaired_json(text)})
+
+
+JSON_VALUE = {"True": "true", "False": "false", "None": "null"}
+_PY_VALUE = re.compile(r"(?:True|False|None)(?![\w])")
+# Python's literals in a dict pasted as JSON ({'bf16': {'enabled': True}}), where a value goes: JSON's own
+_PY_LITERAL = re.compile(r"([:\[,]\s*)(True|False|None)(?=\s*[,}\]])")
+_LINE_COMMENT = re.compile(r"(?m)(^|[ \t])//[^\n]*")
+MAX_REPAIRS = 20
+
+
+def repaired_json(text: str) -> str | None:
+    """The JSON as meant, when every fault the parser meets is one with a single fix: a trailing comma (dropped), a
+    missing comma between two entries (put after the first), single quotes in a text with no double quote (made
+    double, with Python's True/False/None made JSON's), // comments (dropped). None when any other fault remains."""
+    fixed = text.strip()
+    for _ in range(MAX_REPAIRS):
+        try:
+            return fixed if isinstance(json.loads(fixed), dict) else None
+        except json.JSONDecodeError as e:
+            code, _, _ = json_problem(e)
+            if code == "trailing_comma":
+                cut = len(fixed[:e.pos].rstrip()) - 1
+                fixed = fixed[:cut] + fixed[cut + 1:]
+            elif code == "missing_comma":
+                end = len(fixed[:e.pos].rstrip())
+                fixed = fixed[:end] + "," + fixed[end:]
+            elif code == "single_quotes" and '"' not in fixed:
+                fixed = _PY_LITERAL.sub(lambda m: m.group(1) + JSON_VALUE[m.group(2)], fixed.replace("'", '"'))
+            elif code == "python_literal":
+                m = _PY_VALUE.match(fixed, e.pos)
+                fixed = fixed[:e.pos] + JSON_VALUE[m.group(0)] + fixed[m.end():]  # type: ignore[union-attr]
+            elif code == "comment" and _LINE_COMMENT.search(fixed):
+                fixed = _LINE_COMMENT.sub(r"\1", fixed)
+            else:
+                return None
+    return None
 
 
 def _line(text: str, index: int) -> str:

@@ -37,14 +37,32 @@ def test_half_in_other_words_is_no_fraction(parse, question):
 
 
 # Memory said of one device that no accelerator has (round 10 c8-07): said with the catalog's largest (MI300X, 192 GB)
+# as bad input before the answer, and the rest of the question answered on the default part (Snt9B, 64 GB); beyond 1.5
+# times the largest (288 GB) no part has it (round 22 c8-06: a 300 GB card)
 @pytest.mark.parametrize("question,amount", [
     ("my NPU has 1.5 TB HBM, so 1 card for llama3.1-70b full 8k right?", "1.5 TB"),
     ("my 910B card has 640 GB of HBM, can qwen2.5-72b lora 4096 run on one?", "640 GB"),
     ("我的卡有 2TB 显存，qwen2.5-72b 全参 4096 一张卡够吗", "2TB"),
+    ("can llama3.1-70b lora 4096 run on 8 cards of 320 GB each?", "320 GB"),
 ])
 def test_impossible_device_memory_is_said(parse, question, amount):
-    (said,) = parse(question).problems
-    assert f"“{amount}”" in said and "192" in said and "64" in said
+    frame = parse(question)
+    assert not frame.problems  # not refused: the rest is answered
+    said = next(n for n in frame.rule_notes if f"“{amount}”" in n)
+    assert "192" in said and "64" in said
+
+
+def test_impossible_device_memory_leads_and_the_count_follows(assistant):
+    # 004 qwen2.5-14b full 4096 on Snt9B: LLaMA-Factory 8 cards, MindSpeed-LLM 8 cards
+    a = assistant.ask("qwen2.5-14b full sft 4096 on accelerators with 400GB HBM each, how many do I need?").answer
+    assert a.startswith("“400GB” is not the memory of one accelerator")
+    assert "LLaMA-Factory: **8 cards**" in a
+
+
+def test_impossible_device_memory_beside_another_refused_value(assistant):
+    a = assistant.ask("qwen2.5-72b lora 4096, gpu-memory-utilization 150%, 每卡 320GB 显存，要几张卡?").answer
+    assert "“150%”" in a and "“320GB”" in a
+    assert "下面的回答" not in a  # nothing is answered below a refusal
 
 
 @pytest.mark.parametrize("question", ["MI300X has 192GB HBM, llama3-70b lora fits on one?",

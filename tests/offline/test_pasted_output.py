@@ -85,3 +85,37 @@ def test_answers_lead_with_the_diagnosis_and_cite_the_note(assistant):
     assert "not in the catalog" not in pods and "kubectl describe pod qwen-train-worker-0" in pods.split("From the notes")[0]
     cpu = assistant.ask(CPU_EVENT).answer
     assert cpu.startswith("**Answer:** **No node has enough free `cpu`**")
+
+
+# npu-smi's one-line layout: each device's name, health and HBM pair on one row (no bus-id line under it), and a process
+# table whose first cell holds the device and the PID together
+ONE_LINE_TABLE = """why does my job OOM right away on card 6?
+| NPU   Name        | Health | Power(W) Temp(C) | HBM-Usage(MB)  |
+| 6     910B3       | OK     | 176.0    53      | 57980 / 65536  |
+| 7     910B3       | OK     | 92.4     40      | 3377 / 65536   |
+| Process id | Process name | Process memory(MB) |
+| 6  240517  | python       | 54610              |"""
+
+
+def test_one_line_device_rows_and_joined_process_cells_are_read():
+    t = po.read(ONE_LINE_TABLE)
+    assert isinstance(t, po.NpuSmiTable)
+    assert [(d.npu, d.hbm_used_mb, d.hbm_total_mb) for d in t.devices] == [(6, 57980, 65536), (7, 3377, 65536)]
+    assert [(p.npu, p.pid, p.name, p.memory_mb) for p in t.processes] == [(6, 240517, "python", 54610)]
+    assert not t.load_said  # this layout shows no AICore column
+
+
+def test_one_line_layout_names_the_pid_to_end():
+    text = po.render(po.read(ONE_LINE_TABLE), "en")  # type: ignore[arg-type]
+    assert text.startswith("**PID 240517")
+    assert "kill -9 240517" in text
+    assert "AICore 0%" not in text  # not shown in this layout, so not claimed
+
+
+def test_hugepages_pair_on_a_name_line_is_not_a_device():
+    # the two-line layout's name row carries Hugepages-Usage "0 / 0": the device comes from the bus line under it
+    table = ("| 0     910B3   | OK  | 95.1  40  0 / 0 |\n"
+             "| 0     | 0000:C1:00.0 | 0   0 / 0   58210/ 65536 |\n")
+    t = po.read("npu-smi info\n" + table)
+    assert isinstance(t, po.NpuSmiTable)
+    assert [(d.npu, d.hbm_used_mb) for d in t.devices] == [(0, 58210)]

@@ -103,7 +103,9 @@ def test_malformed_json_in_english(assistant):
     a = assistant.ask('what is wrong with my deepspeed config?\n```json\n{\n  "train_micro_batch_size_per_gpu": 1,\n'
                       '  "zero_optimization": {\n    "stage": 2,\n  }\n}\n```')
     assert a.answer.startswith("I could not check this setup: the pasted JSON is not valid at line 4, column 11 "
-                               "(\"stage\": 2,): a comma right before a closing bracket (JSON allows no trailing comma). Fix it")
+                               "(\"stage\": 2,): a comma right before a closing bracket (JSON allows no trailing comma). ")
+    # one fix only (drop the comma): the whole file as meant follows, written by hand from the paste
+    assert '```json\n{\n  "train_micro_batch_size_per_gpu": 1,\n  "zero_optimization": {\n    "stage": 2\n  }\n}\n```' in a.answer
 
 
 def test_valid_mixed_language_config_is_not_flagged_and_answered_in_chinese(assistant):
