@@ -11,7 +11,7 @@ from typing import Any
 from ..answer import source_as_known
 from ..configs.messages import PLAN_ERRORS
 from ..configs.plan import TrainingPlan
-from ..notes import limit_checks, range_rows, roundings, solved_formulas, worked_formulas
+from ..notes import _subject_rx, limit_checks, range_rows, roundings, solved_formulas, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_support import generic_part
@@ -1152,7 +1152,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # "一步步怎么排查": the note's step list, whole, after the lead (not only the section the lead opens)
             listed = note_pick.steps_listed(self.s.question, said, best)
             steps = [self.say("note_steps_listed", heading=listed[0]), *(f"{i}. {t}" for i, t in enumerate(listed[1], 1))] if listed else []
-            lines = [self.lead(self.note_scope(top) + self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
+            lines = [self.lead(self.note_scope(top, said) + self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
                                + self.limits_said(said, said + "\n" + (section or top).text, {r.said for r in placed}) + said
                                + self.say("notes_notes", title=top.title)),
                      *steps, "", *lines]
@@ -1269,11 +1269,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The notes' formula variables (`SN / GBS * EPOCH`) the user gave in their own words: the slots that hold them."""
         return {name: float(v) for name, slot in FORMULA_SLOTS.items() if (v := spec.value_of(self.s, slot)) is not None}
 
-    def note_scope(self, top: NotePassage) -> str:
+    def note_scope(self, top: NotePassage, said: str = "") -> str:
         """The note's scope first when its vendor page is about another framework or product than the one the question
-        names (notes.outside_scope): what the page covers, that the named one is not covered, then the page's method."""
+        names (notes.outside_scope): what the page covers, that the named one is not covered, then the page's method.
+        Not when the lead itself names the one asked (the Dockerfile's `install_type=llamafactory`): the page covers it there."""
         named, subjects = self.s.out_of_scope.get(top.file, ((), ()))
-        if not named or not subjects:
+        if not named or not subjects or any(_subject_rx(n).search(said) for n in named):
             return ""
         return self.say("note_scope", named=" / ".join(named), subjects=" / ".join(subjects[:3]), title=top.title)
 
@@ -1302,7 +1303,7 @@ ERROR_TOKEN = re.compile(r"\w_\w|\w[:.]\w|\d|error|exception|failed|timeout|trac
 FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch",
                  "TRAIN_ITERS": "train_iters"}  # "总共跑 2000 个 iteration": the run's iterations
 # a sentence with its end mark (the pieces a part's lead is cut into, to leave out what another lead said)
-NOTE_NAMED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")  # the "(notes: title)" a lead ends with
+NOTE_NAMED = re.compile(r"\s*\(notes: (?:[^()]|\([^()]*\))*\)\s*$|（笔记：《[^》]*》）\s*$")  # the "(notes: title)" a lead ends with
 SENTENCE_END = re.compile(r"(?<=[。！？])\s*(?=\S)|(?<=[。！？]\*\*)\s*(?=\S)|(?<=[.!?])\s+(?=\S)|(?<=[.!?]\*\*)\s+(?=\S)")
 TOPIC_FACT_SHARE = 0.5  # the topic's note answers a follow-up while its best fact is this close to the best note's
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
