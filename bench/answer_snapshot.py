@@ -62,6 +62,10 @@ def main(out: Path, before: Path | None) -> None:
                 history += [ChatTurn(role="user", content=q), ChatTurn(role="assistant", content=text)]
     out.write_text(json.dumps(answers, ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"{len(answers)} answers -> {out}")
+    # (a planner exception reaches the user as "internal error (…)": each one is a bug, listed whatever the diff says)
+    for key, text in answers.items():
+        if "internal error (" in text:
+            print("   internal error:", key[:120])
     if before:
         old = json.loads(before.read_text(encoding="utf-8"))
         diff = [k for k in old.keys() | answers.keys() if old.get(k) != answers.get(k)]

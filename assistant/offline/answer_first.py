@@ -417,7 +417,8 @@ def in_ask_order(lead: str, parts: Sequence[str], lang: str = "en") -> str:
     words = [_terms(p) - _KIND_WORDS for p in parts]
     first_own = words[0] - set().union(*words[1:])
     # (on a tie, the sentence about fewer things: "`TRAIN_ITERS` defaults to …" over a list naming it among others)
-    scores = [(len(first_own & (ts := _terms(x))) if held else 0, -len(ts)) for x, held in zip(sentences, holding, strict=True)]
+    sentence_terms = [_terms(x) for x in sentences]
+    scores = [(len(first_own & ts) if held else 0, -len(ts)) for ts, held in zip(sentence_terms, holding, strict=True)]
     best = scores.index(max(scores))
     if best == 0 or not scores[best][0] or scores[0] >= scores[best]:
         return lead

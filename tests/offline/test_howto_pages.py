@@ -109,3 +109,11 @@ def test_a_sentence_going_on_from_the_moved_one_moves_with_it():
     text = "还有 `SAVE_INTERVAL`（10）和 `TRAIN_ITERS`。`TRAIN_ITERS` 默认为 `SN / GBS * EPOCH`。因此一个 epoch 是 `SN / GBS` 步。"
     assert in_ask_order(text, parts, "zh") == ("`TRAIN_ITERS` 默认为 `SN / GBS * EPOCH`。因此一个 epoch 是 `SN / GBS` 步。"
                                                "还有 `SAVE_INTERVAL`（10）和 `TRAIN_ITERS`。")
+
+
+def test_a_part_asking_a_kind_the_first_sentence_lacks_moves_the_holding_sentence_up():
+    # the first part asks for a variable; the first sentence names none, the second does: it leads. (This path used to
+    # raise NameError: the word set of a sentence not holding the kind was never computed.)
+    parts = ["which env variable turns the conversion on", "and where does the output go"]
+    text = "The conversion runs after training. Set `CONVERT_MG2HF=TRUE` to turn it on. (notes: X)"
+    assert in_ask_order(text, parts) == "Set `CONVERT_MG2HF=TRUE` to turn it on. The conversion runs after training. (notes: X)"
