@@ -11,7 +11,8 @@ from typing import Any
 from ..answer import source_as_known
 from ..configs.messages import PLAN_ERRORS
 from ..configs.plan import TrainingPlan
-from ..notes import _subject_rx, limit_checks, range_rows, roundings, solved_formulas, worked_formulas
+from ..note_kinds import kinds_asked, kinds_held
+from ..notes import limit_checks, range_rows, roundings, solved_formulas, tokenize, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_support import generic_part
@@ -846,6 +847,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 self.s, self.headlined = own, headlined
 
             lead = got[0][len(label):] if got and got[0].startswith(label) else ""
+            if part_held(part.text, [p.text for p in subquestions.asked_apart(self.s.question)], main):
+                # the whole question's lead holds the kind this part asks (its path, its default) said of the part's own
+                # words: it answers the part; the part's own search, without the question's topic, may hold that kind of
+                # another thing (the other direction's output folder)
+                if main not in out:
+                    out.append(main)
+                continue
             said = [flat_text(x) for x in (main, *out)]
             # (a sentence said already of another thing, "结果写入 `benchmark_parallel.csv`" beside the whole question's
             # "结果写入 `benchmark_serving.csv`": the same fact of the thing the whole question is about, said)
@@ -1152,7 +1160,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # "一步步怎么排查": the note's step list, whole, after the lead (not only the section the lead opens)
             listed = note_pick.steps_listed(self.s.question, said, best)
             steps = [self.say("note_steps_listed", heading=listed[0]), *(f"{i}. {t}" for i, t in enumerate(listed[1], 1))] if listed else []
-            lines = [self.lead(self.note_scope(top, said) + self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
+            lines = [self.lead(self.note_scope(top) + self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
                                + self.limits_said(said, said + "\n" + (section or top).text, {r.said for r in placed}) + said
                                + self.say("notes_notes", title=top.title)),
                      *steps, "", *lines]
@@ -1269,12 +1277,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The notes' formula variables (`SN / GBS * EPOCH`) the user gave in their own words: the slots that hold them."""
         return {name: float(v) for name, slot in FORMULA_SLOTS.items() if (v := spec.value_of(self.s, slot)) is not None}
 
-    def note_scope(self, top: NotePassage, said: str = "") -> str:
+    def note_scope(self, top: NotePassage) -> str:
         """The note's scope first when its vendor page is about another framework or product than the one the question
-        names (notes.outside_scope): what the page covers, that the named one is not covered, then the page's method.
-        Not when the lead itself names the one asked (the Dockerfile's `install_type=llamafactory`): the page covers it there."""
+        names (notes.outside_scope): what the page covers, that the named one is not covered, then the page's method."""
         named, subjects = self.s.out_of_scope.get(top.file, ((), ()))
-        if not named or not subjects or any(_subject_rx(n).search(said) for n in named):
+        if not named or not subjects:
             return ""
         return self.say("note_scope", named=" / ".join(named), subjects=" / ".join(subjects[:3]), title=top.title)
 
@@ -1428,6 +1435,16 @@ def answers_outright(hit: NotePassage, hits: list[NotePassage], cover: set[str])
         return True  # its lead is the line about a parameter the question names (`--dataset-type`), no named note's is
     named = max((h.lead_score for h in hits if h.file in cover), default=0.0)
     return hit.lead_score >= max(MIN_DECISIVE_FACT, OUTRIGHT_FACT_RATIO * named)
+
+
+def part_held(part: str, parts: list[str], lead: str) -> bool:
+    """A sentence of ``lead`` holds every kind ``part`` asks (note_kinds: a path, a default, …) and two or more of the
+    part's own words (those no other part of the question has)."""
+    if not (asked := kinds_asked(part)):
+        return False
+    own = set(tokenize(part.lower(), unigrams=False)) - set().union(set(), *(tokenize(p.lower(), unigrams=False) for p in parts if p != part))
+    return any(all(kinds_held(x, [k]) for k in asked) and len(own & set(tokenize(x.lower(), unigrams=False))) >= 2
+               for x in SENTENCE_END.split(lead))
 
 
 def title_overlap(title: str, question: str) -> float:

@@ -19,7 +19,8 @@ from ..tools.tables import NotePassage
 WHICH_ONE = re.compile(r"\bwhich\b|\bwhat\s+(?:\w+\s+){0,3}(?:should|do|to)\s+(?:i\s+|we\s+)?(?:use|pick|choose|set|select|pass|give|specify)|"
                        r"\b(?:fits?|suits?)\b|哪个|哪一个|哪种|选哪|用哪|选什么|用什么|适合", re.I)
 # "which files do I copy", "哪些文件", "哪几个": several asked, the list is the answer, not one option singled out of it
-ASKS_SEVERAL = re.compile(r"\bwhich\s+(?:\w+\s+){0,2}?\w+(?<!s)(?<!u)(?<!i)s\b|\bwhat\s+\w+(?<!s)(?<!u)(?<!i)s\s+(?:do|should|must)\b|哪些|哪几", re.I)
+# (a plural noun is followed by what is done with them: "which one fits …" names one, its verb ends in s too)
+ASKS_SEVERAL = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}?\w+(?<!s)(?<!u)(?<!i)s\s+(?:do|does|should|must|need|are|have|to)\b|哪些|哪几", re.I)
 # an option: a code name of at least four characters, an identifier ("SharegptStyleInstructionHandler", "ds_z3_config")
 OPTION = re.compile(r"`([A-Za-z][A-Za-z0-9_.-]{3,})`")
 # the characters beside an option that say what it is for: a few before ("动态测试（`benchmark_serving.py`"), more after
@@ -161,9 +162,7 @@ def _to_comma(text: str) -> str:
 def singled_out(asked: set[str], options: Sequence[str], passages: Sequence[NotePassage]) -> str | None:
     """The one option whose words beside it (said_beside) share the most of the question's words that no other option
     shares; None on a tie or no word at all."""
-    # (the words of the notes' titles name the topic every option is of: "数据" of "数据集预处理" singles out none)
-    topic = set().union(set(), *(terms(p.title) for p in passages))
-    matched = {o: asked & terms(said_beside(o, passages, options)) - terms(o) - {"data", "type"} - topic for o in options}
+    matched = {o: asked & terms(said_beside(o, passages, options)) - terms(o) - {"data", "type"} for o in options}
     # a word the notes say of every option ("性能测试" beside the static and the dynamic script) singles out none: an
     # option named in more places would win on such words alone
     scores = {o: len(ws - set().union(*(w for other, w in matched.items() if other != o))) for o, ws in matched.items()}
