@@ -433,4 +433,4 @@ def in_ask_order(lead: str, parts: Sequence[str], lang: str = "en") -> str:
 GOES_ON = re.compile(r"(?:因此|所以|于是|也就是说)|(?:so|therefore|thus|hence|that\s+is)(?![a-z])", re.I)
 
 
-_NOTE_CITED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")
+_NOTE_CITED = re.compile(r"\s*\(notes: (?:[^()]|\([^()]*\))*\)\s*$|（笔记：《[^》]*》）\s*$")  # (a title may hold its own brackets)

@@ -11,7 +11,8 @@ from typing import Any
 from ..answer import source_as_known
 from ..configs.messages import PLAN_ERRORS
 from ..configs.plan import TrainingPlan
-from ..notes import limit_checks, range_rows, roundings, solved_formulas, worked_formulas
+from ..note_kinds import kinds_asked, kinds_held
+from ..notes import limit_checks, range_rows, roundings, solved_formulas, tokenize, worked_formulas
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_support import generic_part
@@ -846,6 +847,13 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 self.s, self.headlined = own, headlined
 
             lead = got[0][len(label):] if got and got[0].startswith(label) else ""
+            if part_held(part.text, [p.text for p in subquestions.asked_apart(self.s.question)], main):
+                # the whole question's lead holds the kind this part asks (its path, its default) said of the part's own
+                # words: it answers the part; the part's own search, without the question's topic, may hold that kind of
+                # another thing (the other direction's output folder)
+                if main not in out:
+                    out.append(main)
+                continue
             said = [flat_text(x) for x in (main, *out)]
             # (a sentence said already of another thing, "结果写入 `benchmark_parallel.csv`" beside the whole question's
             # "结果写入 `benchmark_serving.csv`": the same fact of the thing the whole question is about, said)
@@ -1276,7 +1284,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
 FORMULA_SLOTS = {"SN": "samples", "GBS": "global_batch", "EPOCH": "epochs", "MBS": "micro_batch",
                  "TRAIN_ITERS": "train_iters"}  # "总共跑 2000 个 iteration": the run's iterations
 # a sentence with its end mark (the pieces a part's lead is cut into, to leave out what another lead said)
-NOTE_NAMED = re.compile(r"\s*\(notes: [^)]*\)\s*$|（笔记：《[^》]*》）\s*$")  # the "(notes: title)" a lead ends with
+NOTE_NAMED = re.compile(r"\s*\(notes: (?:[^()]|\([^()]*\))*\)\s*$|（笔记：《[^》]*》）\s*$")  # the "(notes: title)" a lead ends with
 SENTENCE_END = re.compile(r"(?<=[。！？])\s*(?=\S)|(?<=[。！？]\*\*)\s*(?=\S)|(?<=[.!?])\s+(?=\S)|(?<=[.!?]\*\*)\s+(?=\S)")
 TOPIC_FACT_SHARE = 0.5  # the topic's note answers a follow-up while its best fact is this close to the best note's
 TITLE_FACT_SHARE = 0.8  # a note named by its title still needs a fact this close to the best note's to be quoted
@@ -1401,6 +1409,16 @@ def answers_outright(hit: NotePassage, hits: list[NotePassage], cover: set[str])
         return True  # its lead is the line about a parameter the question names (`--dataset-type`), no named note's is
     named = max((h.lead_score for h in hits if h.file in cover), default=0.0)
     return hit.lead_score >= max(MIN_DECISIVE_FACT, OUTRIGHT_FACT_RATIO * named)
+
+
+def part_held(part: str, parts: list[str], lead: str) -> bool:
+    """A sentence of ``lead`` holds every kind ``part`` asks (note_kinds: a path, a default, …) and two or more of the
+    part's own words (those no other part of the question has)."""
+    if not (asked := kinds_asked(part)):
+        return False
+    own = set(tokenize(part.lower(), unigrams=False)) - set().union(set(), *(tokenize(p.lower(), unigrams=False) for p in parts if p != part))
+    return any(all(kinds_held(x, [k]) for k in asked) and len(own & set(tokenize(x.lower(), unigrams=False))) >= 2
+               for x in SENTENCE_END.split(lead))
 
 
 def title_overlap(title: str, question: str) -> float:

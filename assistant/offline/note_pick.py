@@ -16,8 +16,11 @@ from ..notes import ASKS_FIX, SAYS_WHAT_TO_DO, explains_other_excerpt
 from ..tools.tables import NotePassage
 
 # "which DATA_TYPE", "which one fits", "what should I pick", "该选哪个", "用哪个", "适合哪个"
-WHICH_ONE = re.compile(r"\bwhich\b|\bwhat\s+(?:\w+\s+){0,3}(?:should|do|to)\s+(?:i\s+|we\s+)?(?:use|pick|choose|set|select)|"
+WHICH_ONE = re.compile(r"\bwhich\b|\bwhat\s+(?:\w+\s+){0,3}(?:should|do|to)\s+(?:i\s+|we\s+)?(?:use|pick|choose|set|select|pass|give|specify)|"
                        r"\b(?:fits?|suits?)\b|哪个|哪一个|哪种|选哪|用哪|选什么|用什么|适合", re.I)
+# "which files do I copy", "哪些文件", "哪几个": several asked, the list is the answer, not one option singled out of it
+# (a plural noun is followed by what is done with them: "which one fits …" names one, its verb ends in s too)
+ASKS_SEVERAL = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}?\w+(?<!s)(?<!u)(?<!i)s\s+(?:do|does|should|must|need|are|have|to)\b|哪些|哪几", re.I)
 # an option: a code name of at least four characters, an identifier ("SharegptStyleInstructionHandler", "ds_z3_config")
 OPTION = re.compile(r"`([A-Za-z][A-Za-z0-9_.-]{3,})`")
 # the characters beside an option that say what it is for: a few before ("动态测试（`benchmark_serving.py`"), more after
@@ -81,7 +84,7 @@ def pick_option(question: str, lead: str, passages: Sequence[NotePassage]) -> st
     """The one option of the lead's list that the question's own words single out: by a distinctive part of its name
     ("ShareGPT-style" → `SharegptStyleInstructionHandler`), else by what the notes say of it ("预训练" beside
     `GeneralPretrainHandler`（默认，用于预训练）). None when no one option stands out."""
-    if not WHICH_ONE.search(question):
+    if not WHICH_ONE.search(question) or ASKS_SEVERAL.search(question):
         return None
     # "which handler is the default?": the default is a value the note states, not an option picked for the user
     if re.search(r"(?:which|what)\s+(?:\w+\s+){0,3}(?:is|are)\s+(?:the\s+)?default|默认(?:是|用|为)?(?:哪个|哪一个|什么)|哪个是默认", question, re.I):
@@ -502,7 +505,7 @@ _DONE_VERBS = (r"tried|restarted|rebooted|deleted|killed|reinstalled|reran|re-ra
 # situation the question is about, not a step done
 _DONE_ZH = r"重启|重装|重新|删|杀|kill|改|调|设|加|装|卸|降|升|换|关|开|清|试|执行|运行|跑|export"
 DONE = re.compile(
-    rf"\balready\s+(?:(?:have|did)\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|\b(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|"
+    rf"\balready\s+(?:(?:have|did)\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|(?<!\bif\s)(?<!\bwhen\s)(?<!\bonce\s)(?<!\bshould\s)(?<!\bcan\s)(?<!\bdo\s)\b(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|"
     rf"(?:^|[,.;!?]\s*)(?:ok(?:ay)?\s*,?\s*|so\s+)?(?:{_DONE_VERBS})\b[^,.;?!]*|"
     r"(?:试过|试了|做过|都试了)[^，。,；;？?！!]+|已经[^，。,；;？?！!的]{0,14}(?:" + _DONE_ZH + r")[^，。,；;？?！!的]{0,16}(?:了|过)|[^，。,；;？?！!\s]{1,16}(?:了|过)\s*(?:两次|三次|几次|好几次|多次|\d+\s*次)?[^，。,；;？?！!]{0,16}(?=[，,。]?\s*(?:还是|仍然|依然|依旧|还))",
     re.I)
@@ -510,7 +513,7 @@ _DONE_STOP = frozenset({"already", "twice", "times", "time", "three", "two", "se
 
 
 def done_clause(question: str) -> str | None:
-    """The user's own words for what they already did, or None."""
+    """The user's own words for what they already did, or None ("if I set X, what happens?" supposes, it did nothing)."""
     # (up to the clause's "and"/"but"/"still": "… three times and the job is still Pending" did not do the Pending)
     found = [re.split(r"\b(?:and|but|still)\b|还是|仍然|依然", m.group(0), flags=re.I)[0].strip(" ,.;，")
              for m in DONE.finditer(question)]
