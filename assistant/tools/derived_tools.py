@@ -71,6 +71,8 @@ class DeriveQuantityArgs(BaseModel):
     disk_gb: float | None = Field(None, gt=0, le=1e7, allow_inf_nan=False, description="checkpoint_size: the disk (GB).")
     save_interval: int | None = Field(None, ge=1, le=10**9, description="Iterations between checkpoints (SAVE_INTERVAL).")
     step_tokens: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False, description="Tokens per optimizer step.")
+    sample_tokens: int | None = Field(None, ge=1, le=10**7, description="Average tokens per sample (steps with packing).")
+    packing: bool | None = Field(None, description="Samples packed into full-length sequences (steps count packed sequences).")
 
 
 class DerivedResult(BaseModel):
@@ -104,7 +106,7 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
                             tokens=args.tokens, samples=args.samples, epochs=args.epochs,
                             parts=tuple(args.parts), per_device=args.per_device, checkpoints=args.checkpoints, concurrency=args.kv_sequences,
                             disk_gb=args.disk_gb, save_interval=args.save_interval,
-                            step_tokens=args.step_tokens)
+                            step_tokens=args.step_tokens, sample_tokens=args.sample_tokens, packing=args.packing)
     try:
         d = derived.derive(args.quantity, shape, inputs)
     except derived.NotDerivable as e:

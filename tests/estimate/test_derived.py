@@ -225,3 +225,22 @@ def test_a_runs_steps_follow_one_rounding_rule():
     assert saves.value == 4 and "1562//500 + 1 = 4" in saves.formula and "1,562.5" not in saves.formula
     # 12,000 // 64 = 187 x 5 = 935 (937.5 over the run would be one more partial step per epoch, not a whole one)
     assert derived.total_steps(None, derived.Inputs(samples=12000, global_batch=64, epochs=5)).value == 935
+
+
+def test_packed_steps_count_the_packed_sequences():
+    """Packing with the tokens per sample: the steps count ⌈samples × tokens / length⌉ packed sequences (hand computation:
+    1,200,000 × 600 / 4096 = 175,781.25 → 175,782 sequences; GBS 8 × 2 × 8 = 128; ⌊175,782 / 128⌋ = 1,373 × 3 = 4,119),
+    not the samples (1,200,000 / 128 = 9,375 × 3 = 28,125)."""
+    i = derived.Inputs(samples=1_200_000, sample_tokens=600, packing=True, seq_len=4096, devices=8, micro_batch=2,
+                       grad_accum=8, epochs=3)
+    d = derived.derive("total_steps", None, i)
+    assert d.value == 4119 and "175,782 packed sequences" in d.formula
+    assert derived.derive("steps_per_epoch", None, i).value == 1373
+
+
+def test_tokens_per_sample_without_packing_leave_the_samples_as_sequences():
+    i = derived.Inputs(samples=200_000, sample_tokens=500, packing=False, seq_len=2048, devices=8, micro_batch=2,
+                       grad_accum=4, epochs=3)
+    d = derived.derive("total_steps", None, i)
+    assert d.value == 9375  # 200,000 / 64 = 3,125 × 3
+    assert any("500 tokens per sample do not change" in a for a in d.assumptions)
