@@ -43,3 +43,10 @@ def test_tokens_per_sample_without_packing_are_named_with_why(assistant):
     assert "1,562" in ans.splitlines()[0], ans
     unused = next(line for line in ans.splitlines() if line.startswith("Not used from your question"))
     assert "800" in unused and "packing" in unused, ans
+
+
+def test_thousands_written_with_a_comma_are_no_zero_length(assistant):
+    # "2,000 tokens each": one number (the tokens per sample), not a length "000"; no packing: 100,000 / 64 = 1,562 × 5
+    ans = assistant.ask("100k rows, 2,000 tokens each, without packing, seq 4096, 4 cards, micro batch 1, grad accum 16, "
+                        "5 epochs — total steps?").answer
+    assert "not a valid" not in ans and "7,810" in ans.splitlines()[0], ans
