@@ -74,6 +74,8 @@ class Inputs:
     kv_bytes: float = 2.0  # bytes of one KV-cache value (bf16 / fp16; 1 for an fp8 / int8 cache)
     recompute: bool | None = None  # full recompute (gradient checkpointing) said on or off
     fused_attention: bool = True  # a fused attention kernel (FlashAttention / NPU_Flash_Attn): no s² scores kept
+    sample_tokens: int | None = None  # the data's tokens per sample on average ("avg 600 tokens each")
+    packing: bool | None = None  # samples packed into full-length sequences (None: not said)
 
 
 @dataclass(frozen=True)
@@ -595,12 +597,12 @@ def run_iters(n: int, gbs: int, epochs: float) -> int:
     return math.floor(epoch_iters(n, gbs) * epochs)
 
 
-def iters_text(n: int, gbs: int, epochs: float | None, words: str) -> str:
+def iters_text(n: int, gbs: int, epochs: float | None, words: str, what: str = "samples") -> str:
     """The arithmetic of ``run_iters`` (or of one epoch) with the figures put in: "50,000 samples / GBS 64 = 781.25 → 781
     (whole iterations) × 2 epochs = 1,562"."""
     exact = n / gbs
     one = f"{epoch_iters(n, gbs):,}" if n % gbs == 0 else f"{round(exact, 3):,} → {epoch_iters(n, gbs):,} (whole iterations)"
-    text = f"{n:,} samples / {words} = {one}"
+    text = f"{n:,} {what} / {words} = {one}"
     return text if epochs is None else f"{text} × {epochs:g} epochs = {run_iters(n, gbs, epochs):,}"
 
 
@@ -612,25 +614,48 @@ def partial_batch_note(n: int, gbs: int, epochs: float = 1) -> list[str]:
             + (f" × {epochs:g} = {kept * epochs:,.0f}" if epochs != 1 else "")]
 
 
-def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
-    """Optimizer steps in one pass over the data: ⌊samples / global batch⌋ (``ITERS_RULE``)."""
+def sequences_of(i: Inputs) -> tuple[int, str, str, list[str]]:
+    """The sequences one epoch runs through, what they are, the arithmetic before the steps and its notes. Each sample is
+    one sequence, except with packing: samples are packed into full-length sequences, ⌈samples × tokens per sample /
+    sequence length⌉ of them (LLaMA-Factory packing, ms-swift --packing; the last one part-filled). Tokens per sample
+    without packing, or packing without them, leave the samples as the count, and a note says why."""
     n = int(need(i.samples, "samples", "The number of training samples"))
+    per, seq = i.sample_tokens, i.seq_len
+    if i.packing and per and seq:
+        packed = math.ceil(n * per / seq)
+        return packed, "packed sequences", (f"{n:,} samples × {per:,} tokens / sequence length {seq:,} = {packed:,} packed "
+                                            "sequences; "), ["packing: the average tokens per sample fill sequences of the full length"]
+    if per and i.packing is False:
+        return n, "samples", "", [f"without packing each sample is one sequence: the {per:,} tokens per sample do not change the step count"]
+    if per and not i.packing:
+        return n, "samples", "", [f"each sample taken as one sequence (no packing said); with packing the {per:,} tokens per sample give "
+                                  + (f"{math.ceil(n * per / seq):,} sequences of {seq:,}" if seq else "sample × tokens / sequence length sequences")]
+    if i.packing:
+        return n, "samples", "", ["packing: the steps count packed sequences; give the average tokens per sample (and the sequence "
+                                  "length) to count them — here each sample is taken as one sequence"]
+    return n, "samples", "", []
+
+
+def steps_per_epoch(s: Shape | None, i: Inputs) -> Derived:
+    """Optimizer steps in one pass over the data: ⌊sequences / global batch⌋ (``ITERS_RULE``; ``sequences_of``)."""
+    n, what, before, said = sequences_of(i)
     gbs, words = global_batch_of(i)
-    notes = [ITERS_RULE, *partial_batch_note(n, gbs)]
+    notes = [ITERS_RULE, *partial_batch_note(n, gbs), *said]
     if not i.global_batch and not i.grad_accum:
         notes.append("no gradient accumulation said: GA 1")
-    return Derived(float(epoch_iters(n, gbs)), "count", iters_text(n, gbs, None, words), notes)
+    return Derived(float(epoch_iters(n, gbs)), "count", before + iters_text(n, gbs, None, words, what), notes)
 
 
 def total_steps(s: Shape | None, i: Inputs) -> Derived:
-    """Optimizer steps of the whole run: MindSpeed-LLM's default TRAIN_ITERS, ⌊SN / GBS⌋ × EPOCH (``ITERS_RULE``)."""
+    """Optimizer steps of the whole run: MindSpeed-LLM's default TRAIN_ITERS, ⌊SN / GBS⌋ × EPOCH (``ITERS_RULE``; SN the
+    sequences, ``sequences_of``)."""
     epochs = need(i.epochs, "epochs", "The number of epochs")
-    n = int(need(i.samples, "samples", "The number of training samples"))
+    n, what, before, said = sequences_of(i)
     gbs, words = global_batch_of(i)
-    notes = [ITERS_RULE, *partial_batch_note(n, gbs, epochs)]
+    notes = [ITERS_RULE, *partial_batch_note(n, gbs, epochs), *said]
     if not i.global_batch and not i.grad_accum:
         notes.append("no gradient accumulation said: GA 1")
-    return Derived(float(run_iters(n, gbs, epochs)), "count", iters_text(n, gbs, epochs, words), notes)
+    return Derived(float(run_iters(n, gbs, epochs)), "count", before + iters_text(n, gbs, epochs, words, what), notes)
 
 
 def total_tokens(s: Shape | None, i: Inputs) -> Derived:

@@ -17,7 +17,8 @@ MAX_DEVICES = 100_000  # more accelerators than the largest clusters have
 MAX_NODES = MAX_DEVICES // 8  # the same bound in 8-device servers
 
 # A sign written as "-", "−" or 负 ("负4096", "负八张卡" once the numerals are digits).
-NUMBER = r"(?P<sign>(?<![a-z0-9_.])(?:[-−]|负)\s?)?(?<![a-z0-9_.])(?P<num>\d+(?:\.\d+)?(?:e\d+)?)"
+# (digits after a thousands comma are part of their number: "2,000 tokens each" holds no "000 tokens")
+NUMBER = r"(?P<sign>(?<![a-z0-9_.])(?:[-−]|负)\s?)?(?<![a-z0-9_.])(?!(?<=\d,)\d{3}(?![\d.]))(?P<num>\d+(?:\.\d+)?(?:e\d+)?)"
 # (a word glued to "_" is a variable's name: "NNODES=0 NPUS_PER_NODE=8" has no "0 NPUs")
 # (a part's name may stand between the number and the device word: "2.5 Snt9B cards", "1.5 张 910B 卡", "3 A100 GPUs")
 _PART_WORD = r"(?:(?=[a-z\-]*\d)(?=[0-9\-]*[a-z])[a-z0-9][a-z0-9\-]*|ascend|nvidia|huawei)"

@@ -284,8 +284,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if sized and COST.search(s.question.lower()) and not asks_host_ram(s):  # no price is known here ("what does offload cost in RAM" asks memory)
             out = [self.say("no_prices"), ""] + out
         out += self.host_ram_check()
-        if sized or self.results("generate_config", ok=None):
-            out += self.not_used()
+        if sized or self.results("generate_config", ok=None) or self.results("derive_quantity"):
+            out += self.not_used()  # (a quantity worked out from the figures names those it left out, and why)
         if self.sources:
             out += ["", t("sources", self.lang) + self.say("semicolon").join(self.sources)]
         if s.model and is_training_question(s) and "config" not in s.intents and self.results("min_cards") + self.results("training_recipe"):

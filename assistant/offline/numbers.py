@@ -46,7 +46,11 @@ PER_NODE = re.compile(r"(?:nodes?|servers?|machines?|hosts?|box(?:es)?)\s*(?:x|�
                       r"\d+\s*(?:张|块|cards?|gpus?|npus?)?\s*(?:x|×|\*)\s*\d+\s*(?:个)?\s*(?:节点|台|nodes?|servers?|machines?)|\d+\s*(?:[a-z]+\s+)?(?:each|per\s+(?:node|server|machine)|/\s*node)(?![a-z])|"
                       r"每\s*(?:台|个节点|节点|机)[^0-9，,。]{0,4}\d+|\d+\s*(?:张|块)?\s*卡?\s*/\s*(?:台|节点|机)|"
                       # "2 台 8x H20", "2 nodes with 8x A800": the multiplier after the node count is the devices per node
-                      r"(?<![0-9.])(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|个节点|节点|nodes?|servers?|machines?|hosts?)\s*(?:with\s+|of\s+)?\d+\s*(?:x|×|\*)(?![0-9a-z])")
+                      r"(?<![0-9.])(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|个节点|节点|nodes?|servers?|machines?|hosts?)\s*(?:with\s+|of\s+)?\d+\s*(?:x|×|\*)(?![0-9a-z])|"
+                      # "每台1TB内存、8张卡", "每个节点 host RAM 512GB, 8 cards x 64GB", "each node has 1TB RAM and 8 NPUs": a
+                      # device count in the list a per-node word opens, up to the sentence's end, is each node's
+                      r"(?:每\s*(?:台|个节点|节点|个?机器?|个?服务器)|(?<![a-z])(?:each|every|per)\s+(?:node|server|machine|host|box)(?![a-z]))"
+                      r"(?:[^。;；?？.]|\.(?=\d)){0,40}?(?<![0-9.])\d+\s*(?:张|块)?\s*(?:卡|npus?|gpus?|cards?|devices?)(?![a-z])")
 SHAPE_FIELDS = [  # (field, regex): "80 layers" / "layers 80" / "80层", "hidden 8192" / "hidden size: 8192" ...
     ("layers", r"(?<![0-9.])(\d{1,3})\s*(?:transformer\s+)?(?:layers?|层)|(?:layers?|num_hidden_layers|层数)\s*[:=]?\s*(\d{1,3})(?![0-9])"),
     ("hidden", r"(?:hidden(?:[_ ]size|[_ ]dim)?|d_model|隐藏层?(?:维度|大小)?)\s*[:=]?\s*(\d{3,6})(?![0-9])|"

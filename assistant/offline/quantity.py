@@ -263,7 +263,18 @@ def call_args(s: QuestionFrame, e: Effective, row: QuantityRow) -> dict[str, Any
             "step_tokens": spec.value_of(s, "step_tokens"),
             "shape": s.shape, "kv_cache_dtype": s.kv_cache_dtype if s.kv_cache_dtype in ("fp8", "int8") else None,
             "recompute": recompute_said(s.question), "attention": s.attention,
+            **packed_args(s),
             **(memory_parts_args(s, e) if row.name == "memory_parts" else {})}
+
+
+def packed_args(s: QuestionFrame) -> dict[str, Any]:
+    """Packing as said (the steps count packed sequences, a token count takes full-length sequences; off: the samples as
+    they are), and the tokens per sample only with packing on: without it they change no step count and are named as
+    not used, with the slot's reason (slots.toml)."""
+    per, packing = spec.value_of(s, "sample_tokens"), spec.value_of(s, "packing")
+    if packing is None:
+        return {}
+    return {"packing": bool(packing), **({"sample_tokens": per} if per and packing else {})}
 
 
 # "keep 5 checkpoints", "保留 5 个 checkpoint", "5 ckpts": how many are kept on the disk

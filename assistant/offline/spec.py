@@ -98,6 +98,7 @@ class SlotSpec:
         """The value as the slot counts it: ``raw`` in the unit the ``words`` it was read from name (slots.toml ``units``;
         none named: the slot's own unit)."""
         factor = next((f for rx, f in self.units if rx.search(words)), 1.0)
+        raw = raw.replace(",", "")  # "1,200 tokens": the thousands written with commas
         return int(raw) if self.type == "int" else float(raw) * factor
 
 

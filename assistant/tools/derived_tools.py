@@ -75,6 +75,8 @@ class DeriveQuantityArgs(BaseModel):
     kv_cache_dtype: Literal["auto", "bf16", "fp16", "fp8", "int8"] | None = Field(None, description="KV cache values (auto: bf16).")
     recompute: bool | None = Field(None, description="Full recompute (gradient checkpointing) on or off.")
     attention: Literal["fused", "eager"] | None = Field(None, description="fused: FlashAttention (no s² scores); eager: plain.")
+    sample_tokens: int | None = Field(None, ge=1, le=10**7, description="Average tokens per sample (steps with packing).")
+    packing: bool | None = Field(None, description="Samples packed into full-length sequences (steps count packed sequences).")
 
 
 class DerivedResult(BaseModel):
@@ -111,7 +113,7 @@ def derive_quantity(ctx, args: DeriveQuantityArgs) -> DerivedResult:
                             disk_gb=args.disk_gb, save_interval=args.save_interval,
                             step_tokens=args.step_tokens, figures=figures,
                             kv_bytes=1.0 if args.kv_cache_dtype in ("fp8", "int8") else 2.0, recompute=args.recompute,
-                            fused_attention=args.attention != "eager")
+                            fused_attention=args.attention != "eager", sample_tokens=args.sample_tokens, packing=args.packing)
     try:
         d = derived.derive(args.quantity, shape, inputs)
     except derived.NotDerivable as e:

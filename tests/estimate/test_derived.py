@@ -261,3 +261,20 @@ def test_activation_per_layer_eager_and_recompute():
     # full recompute keeps the layer's 2·s·b·h input: Qwen2.5-7B h 3584, seq 2048, b 1 -> 14,680,064 B
     d = derived.activation_per_layer(qwen25_7b(), derived.Inputs(seq_len=2048, recompute=True))
     assert d.value == 2 * 2048 * 3584 == 14_680_064 and "28 layers" in d.formula
+def test_packed_steps_count_the_packed_sequences():
+    """Packing with the tokens per sample: the steps count ⌈samples × tokens / length⌉ packed sequences (hand computation:
+    1,200,000 × 600 / 4096 = 175,781.25 → 175,782 sequences; GBS 8 × 2 × 8 = 128; ⌊175,782 / 128⌋ = 1,373 × 3 = 4,119),
+    not the samples (1,200,000 / 128 = 9,375 × 3 = 28,125)."""
+    i = derived.Inputs(samples=1_200_000, sample_tokens=600, packing=True, seq_len=4096, devices=8, micro_batch=2,
+                       grad_accum=8, epochs=3)
+    d = derived.derive("total_steps", None, i)
+    assert d.value == 4119 and "175,782 packed sequences" in d.formula
+    assert derived.derive("steps_per_epoch", None, i).value == 1373
+
+
+def test_tokens_per_sample_without_packing_leave_the_samples_as_sequences():
+    i = derived.Inputs(samples=200_000, sample_tokens=500, packing=False, seq_len=2048, devices=8, micro_batch=2,
+                       grad_accum=4, epochs=3)
+    d = derived.derive("total_steps", None, i)
+    assert d.value == 9375  # 200,000 / 64 = 3,125 × 3
+    assert any("500 tokens per sample do not change" in a for a in d.assumptions)

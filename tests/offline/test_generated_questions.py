@@ -270,3 +270,29 @@ def test_typos_and_noise_in_a_table_question_still_get_an_answer(assistant, tq, 
 def test_org_prefixed_name_after_other_words(assistant, q, key):
     cards = MIN_CARDS[key]
     assert re.search(rf"{re.escape(key[3])}(?:: |：)\*\*{cards} (?:cards?|张卡)\*\*", headline(assistant.ask(q).answer))
+
+
+# ---------------------------------------------------------------- stated data amounts (tokens per sample, packing)
+@settings(max_examples=max(10, EXAMPLES // 10), deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from([100_000, 300_000, 1_200_000]), st.sampled_from([300, 600, 1500]), st.booleans(),
+       st.sampled_from([2048, 4096, 8192]), st.sampled_from([8, 16]), st.sampled_from([1, 2]), st.sampled_from([4, 8]),
+       st.sampled_from([1, 2, 3]), st.sampled_from(["en", "zh"]))
+def test_stated_tokens_per_sample_and_packing_reach_the_step_count(assistant, samples, per, packing, seq, cards, mbs, ga, epochs, lang):
+    """A generated steps question stating the samples, their average tokens, packing on or off, the length, the cards,
+    the batch and the epochs: the lead's count is the hand computation (packing: ⌈samples × tokens / length⌉ packed
+    sequences; without: the samples) ⌊sequences / GBS⌋ × epochs, and tokens per sample without packing are named as
+    not used."""
+    if lang == "en":
+        q = (f"{samples} samples averaging {per} tokens, {'packing enabled' if packing else 'no packing'}, cutoff_len {seq}, "
+             f"{cards} cards, micro batch {mbs}, GA {ga}, {epochs} epochs. How many steps in total?")
+    else:
+        q = (f"{samples}条样本，平均每条{per} token，{'开packing' if packing else '不开packing'}，cutoff_len {seq}，{cards}卡，"
+             f"micro batch {mbs}，梯度累积{ga}，{epochs}个epoch，总共多少步？")
+    gbs = cards * mbs * ga
+    sequences = -(-samples * per // seq) if packing else samples
+    want = (sequences // gbs) * epochs
+    ans = assistant.ask(q).answer
+    assert f"{want:,}" in ans.splitlines()[0], (q, want, ans)
+    if not packing:
+        unused = next(line for line in ans.splitlines() if line.startswith(("Not used from your question", "问题中未使用的数值")))
+        assert str(per) in unused, (q, ans)

@@ -213,6 +213,7 @@ SLOT_PHRASES = {
     "warmup_ratio": "warmup ratio {v}", "weight_decay": "weight decay {v}", "layers": "{v} layers",
     "save_interval": "SAVE_INTERVAL {v}", "checkpoints": "{v} checkpoints", "step_tokens": "{v} tokens per step",
     "hccl_exec_timeout": "HCCL_EXEC_TIMEOUT={v}", "hccl_connect_timeout": "HCCL_CONNECT_TIMEOUT={v}", "nvlink": "nvlink={v}",
+    "sample_tokens": "averaging {v} tokens per sample", "packing": "packing={v}",
 }
 # Values valid together on 16 cards of a MoE model (qwen3-30b-a3b: 128 experts, 32 heads, 4 KV heads; models.csv):
 # TP x PP = 4 leaves data parallel 4, which EP 2 or 4 divides.
@@ -225,6 +226,7 @@ SLOT_VALUES = {
     "deadline_hours": st.sampled_from([12, 24]), "warmup_ratio": st.sampled_from([0.03, 0.1]),
     "weight_decay": st.sampled_from([0.01, 0.1]),
     "hccl_exec_timeout": st.sampled_from([600, 3600]), "hccl_connect_timeout": st.sampled_from([60, 600]),
+    "sample_tokens": st.sampled_from([600, 1200]), "packing": st.just(1),
 }
 
 
