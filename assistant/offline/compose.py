@@ -124,6 +124,7 @@ RENDERERS: dict[str, tuple[type, bool | None, str]] = {
 VALUE_ONLY = {"list_hardware"}  # renderers that take the result's value rather than the call
 # Quantities a follow-up of an OOM report may ask besides device memory: the figure asked leads, not the OOM's estimate
 OTHER_QUANTITIES = {"kv", "time", "config", "throughput", "host_ram"}
+STEP_QUANTITIES = {"total_steps", "steps_per_epoch"}  # derive_quantity's step counts
 SIZING_TOOLS = {"plan_training", "min_cards", "training_recipe", "estimate_inference", "inference_min_cards", "compare_hardware",
                 "what_fits"}
 
@@ -284,8 +285,10 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if sized and COST.search(s.question.lower()) and not asks_host_ram(s):  # no price is known here ("what does offload cost in RAM" asks memory)
             out = [self.say("no_prices"), ""] + out
         out += self.host_ram_check()
-        if sized or self.results("generate_config", ok=None) or self.results("derive_quantity"):
-            out += self.not_used()  # (a quantity worked out from the figures names those it left out, and why)
+        # (a step count worked out from the data names the figures it left out, and why: tokens per sample without packing)
+        steps = any(d.args.get("quantity") in STEP_QUANTITIES for d in self.results("derive_quantity"))
+        if sized or self.results("generate_config", ok=None) or steps:
+            out += self.not_used()
         if self.sources:
             out += ["", t("sources", self.lang) + self.say("semicolon").join(self.sources)]
         if s.model and is_training_question(s) and "config" not in s.intents and self.results("min_cards") + self.results("training_recipe"):
