@@ -43,6 +43,7 @@ def test_shortened_flavor_identified(assistant, question, part, total):
 @pytest.mark.parametrize("question, lead", [
     ("Can a single training job on Snt9B23 ask for 6 DIE?", "**Yes**, 6 is one of them"),
     ("一个训练任务在 A3 上可以申请 3 个 die 吗", "**不可以**，3 不在其中"),
+    ("Snt9B23 上一个任务能要 12 个 die 吗", "**可以**，12 在其中"),
 ])
 def test_job_die_count_asked_yes_or_no(assistant, question, lead):
     first = assistant.ask(question).answer.split("\n")[0]
@@ -53,6 +54,7 @@ def test_job_die_count_asked_yes_or_no(assistant, question, lead):
     ("qwen2.5-7b LoRA 4096，MindSpeed 和 LlamaFactory 的最小卡数一致吗？", "**不一样**", ("2 张卡", "1 张卡")),
     ("glm4-9b full 4096: do MindSpeed and LlamaFactory need the same number of cards?", "**Yes**, the same count",
      ("8 cards", "8 cards")),
+    ("llama3.2-1b 全参 4096 和 8192 是不是相同的卡数", "**一样**", ("1 张卡", "1 张卡")),
 ])
 def test_same_count_asked_leads_with_yes_or_no(assistant, question, verdict, counts):
     first = assistant.ask(question).answer.split("\n")[0]
@@ -65,6 +67,11 @@ def test_dash_under_one_framework(assistant):
     first = ans.split("\n\n")[0]
     assert "**3 models**" in first and all(m in first for m in ("qwen2-1.5b", "mixtral-8x7b", "deepseek-v3"))
     assert "gemma3" not in first
+
+
+def test_dash_quoted_in_chinese(assistant):
+    first = assistant.ask("最小卡数表里 LlamaFactory 列为“-”、MindSpeed 有卡数的是哪些模型").answer.split("\n\n")[0]
+    assert "**3 个模型**" in first and all(m in first for m in ("qwen2-1.5b", "mixtral-8x7b", "deepseek-v3"))
 
 
 def test_misspelled_table_filter(assistant):
