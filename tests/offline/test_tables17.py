@@ -78,3 +78,21 @@ def test_misspelled_table_filter(assistant):
     ans = assistant.ask("wich modles need 16 cards for lora in the min-card tabel with mindspeed at 4096?").answer
     rows = set(re.findall(r"^\| ([\w.-]+) \| LoRA \| 4096 \| MindSpeed-LLM \| Snt9B \| 16 cards", ans, re.M))
     assert rows == {"llama3.1-70b", "qwen2-72b", "qwen2.5-32b", "qwen2.5-72b", "qwen3-30b-a3b"}
+
+
+def test_same_settings_is_a_premise_not_a_yes_no(assistant):
+    # "at the same settings" states the job of the second model; the two counts (4 and 64, min_cards) lead, no yes/no
+    first = assistant.ask("MindSpeed-LLM full 8192 on Snt9B: min cards for llama3.1-8b, and llama3.1-70b with the same settings?"
+                          ).answer.split("\n")[0]
+    assert "4 cards" in first and "64 cards" in first and "**No**" not in first and "**Yes**" not in first
+
+
+def test_flavor_field_is_no_unknown_part(assistant):
+    ans = assistant.ask("what is the 24u.192g in modelarts.bm.arm.24u.192g.npu.1d910b?").answer
+    assert "not in the hardware catalog" not in ans and "Snt9B" in ans.split("\n")[0]
+
+
+def test_one_card_total_is_no_sum_of_devices(assistant):
+    # one Snt9B23 card: 2 DIE x 64 GB = 128 GB per card; no "1 devices in all" sum
+    ans = assistant.ask("how much HBM does a single 910C card hold in total?").answer
+    assert "128 GB per card" in ans and "devices in all" not in ans
