@@ -89,10 +89,11 @@ def _candidates(name: str) -> list[str]:
 
 def flavor_names(item: str) -> list[str]:
     """The names a ";"-list item gives its row: its first words ("910b", "modelarts.bm.arm.24u.192g.npu.1d910b (1 NPU)"),
-    and of a dotted flavor name its last two fields too ("npu.1d910b": how people shorten a ModelArts flavor)."""
+    and of a dotted flavor name each tail of two fields or more too ("npu.1d910b", "48u.384g.npu.2d910b",
+    "bm.arm.24u.192g.npu.1d910b": how people shorten a ModelArts flavor, dropping its leading fields)."""
     full = item.split(" (")[0].strip()
     fields = full.split(".")
-    return [full, ".".join(fields[-2:])] if len(fields) >= 4 else [full]
+    return [full, *(".".join(fields[i:]) for i in range(1, len(fields) - 1))] if len(fields) >= 4 else [full]
 
 
 class Resolver:

@@ -91,6 +91,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
             # the weights alone, of no training job: sized by the serving estimate (its weights figure), and a count
             # asked beside them ("how many cards just to hold them") is the count that holds the weights
             s.intents = (s.intents | {"inference"}) - {"cards"}
+    if s.settings.get("requested_devices") and s.hardware_text and not (s.model or s.models or s.method):
+        s.intents.add("part_job_devices")  # "A3 上一个任务可以申请 3 个 die 吗": a count a job requests of the part, no model
     if s.hardware_text and (s.dies_per_card or 1) > 1 and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
     if s.hardware_text and not s.model and len(s.hardwares) < 2 and DIFFERENCE.search(NUMBERS_OFFERED.sub(" ", work)):

@@ -1168,6 +1168,8 @@ def about_parts(s: Slots) -> bool:
     job = s.method or s.stage or s.seq_len or s.tokens or s.zero_stage is not None or s.intents & JOB_INTENTS
     if "part_ranks" in s.intents and not (s.method or s.seq_len or s.tokens):
         job = False  # "3 台机器的训练总共多少个 rank": a job's device count is the part's arithmetic, no sizing
+    if "part_job_devices" in s.intents and not (s.method or s.stage or s.seq_len or s.tokens):
+        job = False  # "can a single training job on Snt9B23 ask for 6 DIE?": the counts a job may take, no sizing
     q = s.question.lower()
     if job and "part_precision" in part_facts_asked(s) and not (s.method or s.stage or s.seq_len or s.tokens) \
             and not s.intents & JOB_INTENTS - {"train"} and SUPPORT_ASKED.search(q) \

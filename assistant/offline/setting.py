@@ -231,6 +231,8 @@ class Setting:
             word = squash(m.group(0))
             if word in self.resolver.hardware_keys or not (re.search(r"\d", word) and re.search(r"[a-z]", word)):
                 continue
+            if any(k.startswith(word) and (word.endswith(".") or k[len(word):len(word) + 1] == ".") for k in keys):
+                continue  # the leading fields of a catalog flavor's name ("48u." of 48u.384g.npu.2d910b): a piece of it
             if re.fullmatch(r"\d+(?:\.\d+)?(?:g|gb|gib)", word):
                 continue  # a memory size ("32GB cards", "64G"): it picks a table's column or a part by memory, not a name
             # the model number of a catalog part with another generation letter ("910D" beside 910b / 910c, "310Q"):

@@ -6,6 +6,7 @@ A question that names a model asks about that model's rows and is no table query
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -95,6 +96,8 @@ class Vocab:
     extreme_of: re.Pattern = re.compile("$^")
     model_rows: re.Pattern = re.compile("$^")
     multi_node: re.Pattern = re.compile("$^")
+    spelling: tuple[str, ...] = ()
+    spelling_cutoff: float = 1.0
 
 
 def _columns(d: dict) -> dict[str, dict[str, re.Pattern]]:
@@ -141,6 +144,8 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         extreme_of=_any(d["extreme"]["of"]),
         model_rows=_any(d["model_rows"]["patterns"]),
         multi_node=_any(d["multi_node"]["patterns"]),
+        spelling=tuple(d["spelling"]["words"]),
+        spelling_cutoff=float(d["spelling"]["cutoff"]),
     )
 
 
@@ -276,6 +281,12 @@ def filtered_framework(text: str, supported: bool | None, whole: bool, v: Vocab)
     other framework's rows are all '-'; "LF 不支持", "MindSpeed shows a dash" for the '-' rows of the framework named
     just before the words of '-'. (framework, supported, whole model); no framework when it does not say."""
     names = [fw for fw, rx in v.columns["framework"].items() if rx.search(text)]
+    if len(names) > 1 and supported is False and (m := v.unsupported.search(text)):
+        # "a MindSpeed number but only a dash under LlamaFactory": the framework the '-' is said under (before "only X")
+        after = re.match(r"\s*(?:under|for|in|on|at|of|with|from)\s+(?:the\s+)?", text[m.end():])
+        under = [fw for fw, rx in v.columns["framework"].items() if after and rx.match(text, m.end() + after.end())]
+        if under:
+            return under[0], supported, whole
     only = [fw for fw, rx in v.only.items() if rx.search(text)]
     if len(only) == 1:
         return next(fw for fw in v.columns["framework"] if fw != only[0]), False, True
@@ -286,8 +297,22 @@ def filtered_framework(text: str, supported: bool | None, whole: bool, v: Vocab)
     return None, supported, whole
 
 
+def spelled(text: str, v: Vocab = VOCAB) -> str:
+    """The question with a misspelled word of the table vocabulary read as that word ("wich modles … tabel" -> "which
+    models … table"); the same length is not kept (nothing refers to positions in it)."""
+    def fix(m: re.Match) -> str:
+        w = m.group(0)
+        if w in v.spelling:
+            return w
+        near = difflib.get_close_matches(w, v.spelling, n=1, cutoff=v.spelling_cutoff)
+        # a word the vocabulary word starts with ("mode", "row") or that starts with it is another word, not a typo
+        return near[0] if near and not (near[0].startswith(w) or w.startswith(near[0])) else w
+    return re.sub(r"(?<![a-z0-9_.-])[a-z]{4,}(?![a-z0-9_])", fix, text)
+
+
 def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery | None:
     """The table query of a question (lower-cased, numerals as digits), or None when it asks for no table's rows."""
+    text = spelled(text, v)
     # the vLLM table's own name ("vllm 最小卡数表") holds the minimum-card table's words: the named vLLM table is the one
     named = sorted((name for name, rx in v.tables.items() if rx.search(text)), key=lambda name: name != "vllm")
     # "最小卡数表里 qwen2.5 系列最多是多少": a table named and its largest (smallest) count asked asks for rows too

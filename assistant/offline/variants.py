@@ -14,7 +14,7 @@ from .parse import Slots
 from .route import Done
 from .serving import kv_name, seqs
 from .sizing import TrainingBlocks
-from .vocab import DOUBLES, HALVES, MEMORY_SAVED_ASKED, NODES_ASKED
+from .vocab import DOUBLES, HALVES, MEMORY_SAVED_ASKED, NODES_ASKED, SAME_ASKED
 
 SERVING_CHANGES = {"tp", "gpu_util"}  # serving settings a choice or a change compares by each one's KV room
 SERVING_ARGS = {"tp": "max_devices", "gpu_util": "gpu_memory_utilization"}  # their estimate_inference arguments
@@ -117,7 +117,8 @@ class VariantBlocks(TrainingBlocks):
             listed, key, more = saved, "compared_factor", ""  # "能省点显存吗": yes or no on the saving first
         if "grad_accum" in self.s.changes and key != "compared_factor" and (ga := self.ga_judged()):  # "GA 4 or 16?": the batch each gives, memory the same
             listed, key, more = ga, "compared_ga", ""
-        out = [self.lead(self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
+        same = self.same_asked(writers, like) if key == "compared" else ""  # "一样吗": yes or no first
+        out = [self.lead(same + self.say(key, listed=listed, have=self.have() if verdict else "") + more), ""] if listed else []
         if not listed and (line := self.catalog_comparison()):  # "A2 vs A3: HBM per node?": the comparison leads
             out, listed = [self.lead(line), ""], line
         for i, w in enumerate(writers):
@@ -246,6 +247,17 @@ class VariantBlocks(TrainingBlocks):
             n, unit, hw = min(fits)
             return n, unit, hw, "estimate"
         return None
+
+    def same_asked(self, writers: list[Any], like: bool = False) -> str:
+        """"do the two give the same count?", "一样吗": yes or no on the two variants' fewest counts being equal, said
+        before them; '' when not asked or a count is missing."""
+        counts = [w.fewest_count(like) for w in writers]
+        if not SAME_ASKED.search(self.s.question.lower()) or len(counts) != 2 or not all(isinstance(c, tuple) for c in counts):
+            return ""
+        (na, ua, *_), (nb, ub, *_) = counts
+        if ua.lower() != ub.lower():
+            return ""
+        return self.say("compared_same_yes" if na == nb else "compared_same_no")
 
     def count_difference(self, writers: list[Any], labels: list[str], like: bool = False) -> str:
         """Two variants' fewest counts in one unit ("gemma3-27b vs internvl2.5-38b — which needs more, by how much?"):

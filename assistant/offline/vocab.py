@@ -321,6 +321,9 @@ LIST_OF_MODELS = re.compile(r"(?<![a-z])models(?![a-z])|模型|(?<![a-z])(?:any|
 # "does the card count double?", "会不会翻倍", "显存减半吗": a change asked as a factor (the answer leads with yes or no)
 DOUBLES = re.compile(r"(?<![a-z])(?:doubles?|doubled|doubling|halve[sd]?|halving|twice\s+as|2x|cut\s+in\s+half)(?![a-z])|"
                      r"翻倍|翻番|翻\s*一倍|翻不翻|加倍|多一倍|大一倍|减半|减少一半|少一半|一半|两倍|2\s*倍")
+# "do MindSpeed and LF give the same count?", "4096 和 8192 的卡数一样吗", "一致吗": whether two counts are equal, asked yes or no
+# ("at the same settings", "with the same length": a premise, not the question)
+SAME_ASKED = re.compile(r"(?<![a-z])(?<!at\sthe\s)(?<!with\sthe\s)(?<!under\sthe\s)(?<!using\sthe\s)(?<!for\sthe\s)(?<!on\sthe\s)(?:same|equal|identical|match(?:es)?)(?![a-z])[^.!;]*\?|(?:一样|一致|相同|相等)(?:吗|么|嘛|不|没有?|[?？])|是不是\s*(?:一样|一致|相同|相等)")
 HALVES = re.compile(r"(?<![a-z])(?:halve[sd]?|halving|cut\s+in\s+half)(?![a-z])|减半|减少一半|少一半|一半")
 INSTEAD_OF = re.compile(r"instead\s+of|rather\s+than|in\s+place\s+of|swap(?:ping)?\s+out|replacing|而不是|而非|代替|替代(?!成)|不用|取代")
 
