@@ -38,6 +38,9 @@ SAYS_STOPPED = re.compile(r"ctrl\s*[-+]?\s*c|\^c(?![a-z])|(?:killed|stopped|term
 PROCESS_HEADER = re.compile(r"process\s+id|process\s+name", re.I)
 
 
+FEW_GB_MB = 8 * 1024  # free memory a sentence may call "a few GB"
+
+
 @dataclass(frozen=True)
 class NpuDevice:
     """One device of an `npu-smi info` table: HBM in MB as printed."""
@@ -366,7 +369,8 @@ def render_npu_smi(t: NpuSmiTable, zh: bool) -> str:
             ("却有约" if one else "却各有约")
         idle_en = (f"{'This device computes' if one else 'These devices compute'} nothing ({load} 0%)" if t.load_said else
                    "Nothing of yours runs on it") + f", yet about {{gb}} GB{'' if one else ' each'} is taken"
-        few_left = t.says_oom and all(d.hbm_total_mb for d in held)  # "only a few GB left" needs the total shown
+        # "only a few GB left" needs the total shown, and little free on it
+        few_left = t.says_oom and all(d.hbm_total_mb and d.hbm_total_mb - d.hbm_used_mb <= FEW_GB_MB for d in held)
         then_zh = "新任务一上来只剩几 GB，自然 OOM。" if few_left else "新任务启动时只能用剩下的部分，多半会 OOM。"
         then_en = ("so a new job finds only a few GB free and runs out at once." if few_left else
                    "so a new job gets only what is left and will likely run out of memory.")

@@ -4,12 +4,14 @@ the verdict first. Kept apart from the planner's reader: one detection, one rout
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from ..setup_check import deepspeed
 from ..setup_check.errors import JSON_PROBLEMS
 from ..setup_check.framework_errors import is_framework_error
 from ..setup_check.notices import in_language
@@ -553,7 +555,9 @@ def _json_error(v: dict[str, Any], lang: str) -> str:
         problem = JSON_PROBLEMS.get(v.get("problem", "")) or v.get("parser", "")
         unclosed = f"; {n} bracket(s) are never closed" if more else ""
         fix = "Fix it (double-quoted keys, no trailing commas, every bracket closed) and paste it again to check it."
-    if v.get("repaired"):  # every fault has one fix (setup_check.errors.repaired_json): the file as meant, whole
+    # every fault has one fix (setup_check.errors.repaired_json): the file as meant, whole; only for a DeepSpeed config
+    # (a trainer's log line "{'loss': 1.0, …}" parses the same way but is no file to correct)
+    if v.get("repaired") and deepspeed.KNOWN & set(json.loads(v["repaired"])):
         fix = W["setup_json_repaired"][lang] + f"\n```json\n{v['repaired']}\n```"
     return W["setup_invalid_json"][lang].format(line=v.get("line"), column=v.get("column"), snippet=v.get("snippet", ""),
                                                 problem=problem, unclosed=unclosed, fix=fix)

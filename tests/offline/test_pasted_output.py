@@ -119,3 +119,12 @@ def test_hugepages_pair_on_a_name_line_is_not_a_device():
     t = po.read("npu-smi info\n" + table)
     assert isinstance(t, po.NpuSmiTable)
     assert [(d.npu, d.hbm_used_mb) for d in t.devices] == [(0, 58210)]
+
+
+def test_only_a_few_gb_left_is_said_only_when_little_is_free():
+    # 60,000 of 65,536 MB held (5.4 GB free): "only a few GB"; 42,000 of 65,536 MB (23 GB free): not said
+    def table(used: int) -> po.NpuSmiTable:
+        return po.NpuSmiTable(devices=(po.NpuDevice(npu=3, chip=0, name="910B3", aicore=0, hbm_used_mb=used, hbm_total_mb=65536),),
+                              processes=(po.NpuProcess(npu=3, pid=4242, name="python", memory_mb=used),), says_idle=False)
+    assert "only a few GB free" in po.render_npu_smi(table(60000), zh=False)
+    assert "only a few GB free" not in po.render_npu_smi(table(42000), zh=False)

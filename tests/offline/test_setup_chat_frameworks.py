@@ -147,3 +147,17 @@ def test_the_global_batch_asked_leads_a_recipe_difference(assistant):
                       "deepspeed: examples/deepspeed/ds_z3_config.json\nmodel_name_or_path: meta-llama/Llama-3.1-8B-Instruct\n"
                       "finetuning_type: full\ncutoff_len: 4096\non 8 cards what is the effective batch?")
     assert a.answer.startswith("**Global batch = 64**") and "the recipe uses ZeRO-2" in a.answer
+
+
+def test_a_repaired_object_with_no_deepspeed_key_is_not_offered_as_the_file():
+    # a trainer's log line ("{'loss': 1.03, 'epoch': 0.01,}") parses once repaired, but it is no config to correct
+    from assistant.offline.setup_answer import _json_error
+    from assistant.setup_check.errors import repaired_json
+
+    log = "{'loss': 1.03, 'epoch': 0.01,}"
+    assert repaired_json(log) == '{"loss": 1.03, "epoch": 0.01}'
+    v = {"line": 1, "column": 30, "snippet": log, "problem": "trailing_comma", "repaired": repaired_json(log)}
+    assert "```json" not in _json_error(v, "en")
+    ds = '{"zero_optimization": {"stage": 3,}}'
+    v = {"line": 1, "column": 35, "snippet": ds, "problem": "trailing_comma", "repaired": repaired_json(ds)}
+    assert '```json\n{"zero_optimization": {"stage": 3}}\n```' in _json_error(v, "en")
