@@ -308,6 +308,16 @@ def asks_listed(s: QuestionFrame) -> bool:
 GBS_WORDS = re.compile(r"global[-_ ]?batch|(?<![a-z])gbs(?![a-z])|effective\s+batch|全局\s*(?:batch|批)|总\s*(?:batch|批量)")
 
 
+def batch_asked_before_verdict(s: QuestionFrame) -> bool:
+    """"全局 batch 是多少，显存够不够", "samples per step? and does it fit?": the global batch (intents.toml "gbs") is asked
+    before the yes/no, so its figure leads and the verdict follows it."""
+    if "gbs" not in s.intents:
+        return False
+    q = s.question.lower()
+    batch, verdict = INTENTS["gbs"].search(q), ASKS_VERDICT.search(q)
+    return bool(batch and verdict and batch.start() < verdict.start())
+
+
 def offload_asked_first(s: QuestionFrame) -> bool:
     """"Is the offload necessary? and the global batch?": the offload half is written before any fit question and
     before the global batch, so it is answered first."""

@@ -63,6 +63,7 @@ from .asked import (
     asks_host_ram,
     asks_table_length,
     asks_verdict,
+    batch_asked_before_verdict,
     judges_grad_accum,
     offload_asked_first,
     sizing_asked_before_time,
@@ -563,6 +564,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             if "gbs" in self.s.intents:
                 return self.headline_first(out, line)
             return out[:1] + ["", line, ""] + out[1:]
+        if batch_asked_before_verdict(self.s):  # the global batch asked before the yes/no: its figure leads
+            return self.headline_first(out, batch_math.render(batch, self.lang, self.s.framework or self.s.stack))
         lead = self.say("answer")
         at = next((i + 1 for i, line in enumerate(out) if line.startswith(lead)), None)
         if at is None:

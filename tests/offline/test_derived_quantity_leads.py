@@ -156,6 +156,10 @@ def test_the_context_parallel_rule_is_applied_to_the_length_said(assistant, ques
     ("I want exactly 3 checkpoints out of a 900-iteration MindSpeed run. What SAVE_INTERVAL do I put?", "**SAVE_INTERVAL: 450**"),
     # 1000 // 250 + 1 = 5
     ("save_interval 250 with train_iters 1000 -> how many ckpts end up saved?", "**Checkpoints saved: 5**"),
+    # the interval asked bare beside the checkpoints (helper parts17): 4 = 2400 // S + 1 -> S = 2400 // 3 = 800
+    ("2400 iterations in total, I'd like 4 checkpoints - which interval do I set?", "**SAVE_INTERVAL: 800**"),
+    # 7 = 1800 // S + 1 -> S = 1800 // 6 = 300
+    ("TRAIN_ITERS 1800，想留 7 个 checkpoint，interval 应该设多少", "**SAVE_INTERVAL（保存间隔）：300**"),
     # GBS = MBS x DP x GA: DP = 512 / (2 x 16) = 16
     ("global batch 512, micro batch 2, GA 16 — how many data-parallel replicas does that imply?", "**Data parallel size: 16**"),
     # DP = 64 / (1 x 8) = 8; devices = 8 x TP 8 x PP 2 = 128

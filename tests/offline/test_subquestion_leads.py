@@ -58,6 +58,18 @@ def test_each_quantity_asked_gets_its_lead_in_order(assistant, question, first, 
     assert answer.index(first) < answer.index(second), answer[:600]
 
 
+@pytest.mark.parametrize(("question", "batch", "verdict"), [
+    # GBS = 2 x 8 x 4 = 64; llama3-8b full on 8 Snt9B: 004 lists 8 cards for LLaMA-Factory, so a yes/no follows
+    ("8 张 Snt9B 跑 llama3-8b full 4096, per_device_train_batch_size 2, GA 4, global batch 多大，够不够", "全局 batch 为 64", "**结论**"),
+    # GBS = 1 x 16 x 8 = 128; qwen2.5-7b LoRA: 004 lists 4 cards, the 16 said are enough
+    ("16 cards, qwen2.5-7b lora, micro batch 1 and GA 8: what's the global batch, and is 16 cards enough?", "Global batch 128", "**Answer:**"),
+])
+def test_a_global_batch_asked_before_the_yes_no_leads(assistant, question, batch, verdict):
+    """The global batch asked before the yes/no (helper parts17) is the headline, and the verdict follows it."""
+    answer = assistant.ask(question).answer
+    assert answer.index(verdict) < answer.index(batch) < answer.index(verdict) + 40, answer[:600]
+
+
 def test_part_facts_and_a_quantity_beside_them(assistant):
     """4 Snt9B23 nodes × 16 DIE = 64 DIE (hardware catalog); DP = 64 / (8 × 2) = 4."""
     answer = assistant.ask("4 nodes of Snt9B23 — how many DIE is that, and what DP do I get at TP 8 PP 2?").answer
