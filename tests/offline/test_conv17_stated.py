@@ -37,3 +37,9 @@ def test_a_stated_kv_budget_counts_the_sequences_in_it(assistant):
     _, kv = converse(assistant, "serving qwen2.5-72b in bf16 — what's the per-token KV footprint?",
                      "ok so with 60 GB of KV space how many 16k-token requests can I hold at once?")
     assert "about **11 concurrent sequences of 16384 tokens** in your 60 GB of KV cache" in lead(kv), kv.answer
+
+
+def test_the_last_answers_count_split_per_node_is_never_called_yours(assistant):
+    # the user never gave a card count: the 8 per node is the min-card row's (qwen2.5-14b LoRA 8192 MindSpeed-LLM)
+    _, host = converse(assistant, "qwen2.5-14b LoRA 用 MindSpeed 训，8192 长度要几张 Snt9B", "每台机器 host memory 要多少？")
+    assert "你的" not in host.answer, host.answer
