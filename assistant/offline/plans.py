@@ -52,9 +52,11 @@ class PlanBlocks(CapacityBlocks):
                        and (x.arg("method"), x.arg("framework")) == (call.arg("method"), call.arg("framework"))):
             return []  # the plan without a cap (same method and framework) already is the one on the user's devices: shown once
         method, fw, devs = self.method_name(p.method), self.fw_name(p.framework, p.hardware), self.devices(cap, p.unit)
+        yours = self.s.origin("devices") != "last_answer"  # the count the last answer led with is not the user's
         label = self.say("plan_label_estimate", method=method, fw=fw) if not cap else self.say(
-            "plan_label_on_yours", devs=devs + (" " if self.zh and devs[-1:].isascii() else ""), method=method, fw=fw) if on_yours else self.L(
-            f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
+            "plan_label_on_yours", devs=devs + (" " if self.zh and devs[-1:].isascii() else ""), method=method, fw=fw) if on_yours and yours else self.L(
+            f"Estimate within your {devs}, {method}, {fw}", f"估算（在你的 {devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）") if yours else self.L(
+            f"Estimate within {devs}, {method}, {fw}", f"估算（{devs}{' ' if devs[-1:].isascii() else ''}以内，{method}，{fw}）")
         how = self.estimate_label(p.assumptions, short=True)
         if not p.fits:
             return [self.no_fit_line(call, p, label, how)]

@@ -483,6 +483,15 @@ class ServingBlocks(CapacityBlocks):
         if r is None:
             return None
         n, m, length = r.devices, r.max_sequences_at_len, r.max_model_len
+        if budget := self.s.settings.get("kv_budget_gb"):  # "with 60 GB of KV space": counted in the user's budget
+            each = r.kv_bytes_per_token * length
+            fit = int(budget * 1e9 // each)
+            return self.L(f"about **{fit} concurrent sequences of {length} tokens** in your {budget:g} GB of KV cache — estimate: "
+                          f"one sequence takes {length} × {self.per_token(r)} = {each / GIB:.2f} GiB, and {budget:g} GB / "
+                          f"{each / 1e9:.2f} GB = {budget * 1e9 / each:.1f}. vLLM's --max-num-seqs also caps how many run at once.",
+                          f"约 **{fit} 条 {length} token 的并发序列**，按你给 KV cache 的 {budget:g} GB 计——估算：一条序列占 "
+                          f"{length} × {self.per_token(r)} = {each / GIB:.2f} GiB，{budget:g} GB ÷ {each / 1e9:.2f} GB = "
+                          f"{budget * 1e9 / each:.1f}。vLLM 的 --max-num-seqs 也会限制同时运行的请求数。")
         if probe and m < 1:
             return self.say("capacity_text_no_estimate_not", length=length, have=self.have(), precision=self.precision(r), kv_tokens_fit=r.kv_tokens_fit, needed=self.needed(ests))
         fewer = probe and n < (self.e.devices or 0)

@@ -328,12 +328,20 @@ HALVES = re.compile(r"(?<![a-z])(?:halve[sd]?|halving|cut\s+in\s+half)(?![a-z])|
 INSTEAD_OF = re.compile(r"instead\s+of|rather\s+than|in\s+place\s+of|swap(?:ping)?\s+out|replacing|而不是|而非|代替|替代(?!成)|不用|取代")
 
 
+# The first of two values said not to be the job ("skip full tuning and just do lora", "不做全参只训 LoRA", "instead of
+# full, lora"): the next value said is the one the job changes to.
+RULED_OUT_BEFORE = re.compile(r"(?:(?<![a-z])(?:skip(?:ping)?|drop(?:ping)?|forget(?:\s+about)?|not|no\s+longer|never\s+mind|"
+                              r"instead\s+of|rather\s+than)|不做|不搞|不训|不要|不跑|不用|(?<!是)不是|放弃|别(?:做|搞|训)?)\s*(?:the\s+|a\s+)?$")
+
+
 def changed_to(work: str, mentions: list[tuple[int, int, str]]) -> str | None:
-    """The value a turn changes to when two mentions are joined by a change ("A 换成 B": B; "B instead of A": B),
-    else None (a comparison, or two values said apart)."""
+    """The value a turn changes to when two mentions are joined by a change ("A 换成 B": B; "B instead of A": B), or
+    the first is ruled out ("not A but B", "不做 A 只训 B": B), else None (a comparison, or two values said apart)."""
     ordered = sorted(mentions)
-    for (_, a_end, a), (b_start, _, b) in zip(ordered, ordered[1:], strict=False):
+    for (a_start, a_end, a), (b_start, _, b) in zip(ordered, ordered[1:], strict=False):
         between = work[a_end:b_start]
+        if a != b and RULED_OUT_BEFORE.search(work[max(0, a_start - 16):a_start]):
+            return b
         if a != b and INSTEAD_OF.search(between):
             return a
         if a != b and CHANGED_TO.search(between):

@@ -209,7 +209,7 @@ SLOT_PHRASES = {
     "requested_devices": "the job requests {v} NPUs",
     "deadline_hours": "finish within {v} hours", "train_iters": "train_iters {v}", "iteration_now": "iteration {v}/ 1000 |",
     "iteration_ms": "elapsed time per iteration (ms): {v}", "iteration_s": "{v} s per iteration",
-    "dp": "DP {v}", "bytes_per_param": "{v} bytes per parameter", "speedup": "scaling efficiency {v}%",
+    "dp": "DP {v}", "bytes_per_param": "{v} bytes per parameter", "speedup": "scaling efficiency {v}%", "kv_budget_gb": "{v} GB of KV cache",
     "warmup_ratio": "warmup ratio {v}", "weight_decay": "weight decay {v}", "layers": "{v} layers",
     "save_interval": "SAVE_INTERVAL {v}", "checkpoints": "{v} checkpoints", "step_tokens": "{v} tokens per step",
     "hccl_exec_timeout": "HCCL_EXEC_TIMEOUT={v}", "hccl_connect_timeout": "HCCL_CONNECT_TIMEOUT={v}", "nvlink": "nvlink={v}",
