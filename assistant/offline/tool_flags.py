@@ -73,7 +73,9 @@ CONNECTIVES = frozenset({"and", "or", "to", "is", "are", "the", "with", "vs", "v
                          "mean", "means", "control", "controls", "need", "needs", "set", "for", "in", "of", "on", "和", "与", "或",
                          # a modal or a pronoun after the flag asks about it ("which --handler-name should SFT data use")
                          "should", "would", "could", "can", "will", "must", "may", "i", "we", "you", "it", "take", "takes",
-                         "accept", "accepts", "default", "defaults"})
+                         "accept", "accepts", "default", "defaults",
+                         # a verb or a clause word after it asks about it too ("what should --handler-name be in …")
+                         "be", "been", "become", "look", "like", "here", "there", "when", "if", "then", "so", "at", "by"})
 NUMERIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.I)
 
 

@@ -284,11 +284,12 @@ def test_the_most_specific_event_signature_leads(assistant):
     ("USER_PROCESSED_DATA_DIR 默认是什么，设置了会怎样", ("默认没有", "跳过预处理")),
     ("what is USER_PROCESSED_DATA_DIR by default and what happens if I set it", ("absent from the script by default", "skips preprocessing")),
     ("benchmark_serving.py 的 --dataset-type 可以填哪些值", ("`alpaca`、`sharegpt` 或 `custom`",)),
-    ("for SFT data, what should --handler-name be in 1_preprocess_data.sh?", ("`GeneralInstructionHandler` (for SFT and LoRA",)),
+    ("for SFT data, what should --handler-name be in 1_preprocess_data.sh?", ("`GeneralInstructionHandler` (for SFT (instruction tuning) and LoRA",)),
 ])
 def test_a_named_parameter_leads_with_its_own_line(assistant, q, facts):
     lead = lead_of(assistant.ask(q).answer)
     assert all(f in lead for f in facts), lead
+    assert "With your values" not in lead, lead  # no word after a flag ("should --x be") is read as its value
 
 
 # The user's set value goes through the page's rounding rule: HCCL_EXEC_TIMEOUT is rounded down to a multiple of
