@@ -10,6 +10,7 @@ import pytest
 from assistant.tools.estimate_models import CustomShape
 
 SHAPE_TOOLS = ["estimate_training_memory", "plan_training", "compare_hardware", "estimate_inference"]
+# derive_quantity takes a shape too, alone with no model ("48 layers, 8 KV heads, head dim 128"): its quantity is required
 
 
 @pytest.mark.parametrize("tool", SHAPE_TOOLS)
@@ -21,7 +22,14 @@ def test_a_misspelt_shape_key_is_refused(call, tool, typo):
 
 
 def test_every_tool_with_a_shape_is_covered(registry):
-    assert sorted(t.name for t in registry if "shape" in t.input_schema().get("properties", {})) == sorted(SHAPE_TOOLS)
+    assert sorted(t.name for t in registry if "shape" in t.input_schema().get("properties", {})) == sorted([*SHAPE_TOOLS, "derive_quantity"])
+
+
+@pytest.mark.parametrize("typo", ["layer", "hiden"])
+def test_a_misspelt_shape_key_is_refused_by_derive_quantity(call, typo):
+    err = call("derive_quantity", quantity="kv_per_token", shape={typo: 3})["error"]
+    assert err["code"] == "invalid_arguments" and err["field"] == f"shape.{typo}"
+    assert err["valid"] == sorted(CustomShape.model_fields)
 
 
 @pytest.mark.parametrize("value", [True, False])
