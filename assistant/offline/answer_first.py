@@ -408,10 +408,10 @@ def in_ask_order(lead: str, parts: Sequence[str], lang: str = "en") -> str:
     if len(parts) < 2 or len(sentences) < 2 or "\n" in body.strip():  # (a list or a command block keeps its lines)
         return lead
     # a kind the first part asks ("输出到哪个目录": a path): the first sentence holding it answers; only such a sentence moves
+    # (the first sentence may hold that kind of another thing, "`TOKENIZER_PATH`（默认取 …）" in a list beside the
+    # part's own "`TRAIN_ITERS` … 默认为 …": the part's own words decide among the sentences holding it)
     if (kinds := kinds_asked(parts[0])) and any(kinds_held(x, kinds) for x in sentences):
-        if kinds_held(sentences[0], kinds):
-            return lead
-        holding = [kinds_held(x, kinds) for x in sentences]
+        holding = [bool(kinds_held(x, kinds)) for x in sentences]
     else:
         holding = [True] * len(sentences)
     words = [_terms(p) - _KIND_WORDS for p in parts]

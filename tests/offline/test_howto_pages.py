@@ -117,3 +117,10 @@ def test_a_part_asking_a_kind_the_first_sentence_lacks_moves_the_holding_sentenc
     parts = ["which env variable turns the conversion on", "and where does the output go"]
     text = "The conversion runs after training. Set `CONVERT_MG2HF=TRUE` to turn it on. (notes: X)"
     assert in_ask_order(text, parts) == "Set `CONVERT_MG2HF=TRUE` to turn it on. The conversion runs after training. (notes: X)"
+
+
+def test_a_sentence_holding_the_kind_of_another_thing_does_not_keep_the_front():
+    # the first part asks FOO_ITERS's default; the first sentence holds a default too, but of BAR_PATH in a list
+    parts = ["FOO_ITERS 不填默认多少", "BAZ 默认多少"]
+    text = "还有 `BAR_PATH`（默认取 `X`）、`BAZ`（10）和 `FOO_ITERS`。`FOO_ITERS` 不设置时默认为 `A / B`。"
+    assert in_ask_order(text, parts, "zh") == "`FOO_ITERS` 不设置时默认为 `A / B`。还有 `BAR_PATH`（默认取 `X`）、`BAZ`（10）和 `FOO_ITERS`。"
