@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from functools import lru_cache
 
 from ..estimate.memory import TrainConfig
 from ..notes import NoteTopic, covering, procedures_named
@@ -193,6 +194,7 @@ def language_is_weak(text: str) -> bool:
     return max(cjk, english) < 2 or (balanced and not CJK.search(text.strip()[-4:]))
 
 
+@lru_cache(maxsize=64)  # (read three times per question: its language, whether that is weak, and after the reading)
 def language_words(text: str) -> tuple[int, int]:
     """(Chinese characters, English words) of the question's own words."""
     # a pasted table's lines (npu-smi's "| NPU Name | Health |", its "+----+" rules) are the tool's words, not the user's
