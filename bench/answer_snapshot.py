@@ -8,8 +8,8 @@ a behaviour-preserving change leaves every answer byte-identical.
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import tempfile
 from pathlib import Path
 
@@ -75,5 +75,9 @@ def main(out: Path, before: Path | None) -> None:
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    main(Path(args[0]), Path(args[2]) if len(args) > 2 and args[1] == "--diff" else None)
+    # (argparse: a bare `--help` once became the name of a 5,000-answer output file)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="JSON file to write: question -> answer text")
+    parser.add_argument("--diff", type=Path, metavar="BEFORE.json", help="an earlier snapshot to compare against")
+    args = parser.parse_args()
+    main(args.out, args.diff)
