@@ -76,7 +76,7 @@ def main(out: Path, before: Path | None) -> None:
 
 if __name__ == "__main__":
     # (argparse: a bare `--help` once became the name of a 5,000-answer output file)
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("out", type=Path, help="JSON file to write: question -> answer text")
     parser.add_argument("--diff", type=Path, metavar="BEFORE.json", help="an earlier snapshot to compare against")
     args = parser.parse_args()
