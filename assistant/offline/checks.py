@@ -115,7 +115,7 @@ def fractions(text: str, lang: str) -> list[str]:
 # still be sized: the count is set aside (no slot takes it), and the answer says so with the part's own node (the
 # catalog's devices per node) before the plan, which gives the whole nodes the job needs
 NODES_SET_ASIDE = {
-    "en": "**“{text}” is not a valid node count: nodes come whole**, and a {part} node has {n} {unit}s (a job takes whole "
+    "en": "**“{text}” is not a valid node count: nodes come whole**, and a {part} node has {n} {units} (a job takes whole "
           "nodes, or part of one node given as a {unit} count).",
     "zh": "**“{text}”不是有效的节点数：节点只能按整台算**，{part} 每个节点 {n} {unit_zh}（任务用整数个节点，或在一个节点内"
           "按{count_zh}申请）。",
@@ -147,6 +147,7 @@ def nodes_set_aside(text: str, part: dict | None, lang: str, sized: bool = True)
     die = part.get("unit") == "die"
     name = part.get("short_name") or re.sub(r"\s*\(.*\)$", "", str(part.get("name") or "")).removeprefix("ModelArts ")
     return NODES_SET_ASIDE[lang].format(text=text, part=name or "an accelerator", n=n, unit="DIE" if die else "card",
+                                        units="DIE" if die else "cards",
                                         unit_zh="个 DIE" if die else "张卡", count_zh="DIE 数" if die else "卡数") + (
         NODES_SIZED[lang].format(text=text) if sized else "")
 
