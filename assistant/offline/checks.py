@@ -23,7 +23,7 @@ NUMBER = r"(?P<sign>(?<![a-z0-9_.])(?:[-−]|负)\s?)?(?<![a-z0-9_.])(?!(?<=\d,)
 # (a part's name may stand between the number and the device word: "2.5 Snt9B cards", "1.5 张 910B 卡", "3 A100 GPUs")
 _PART_WORD = r"(?:(?=[a-z\-]*\d)(?=[0-9\-]*[a-z])[a-z0-9][a-z0-9\-]*|ascend|nvidia|huawei)"
 DEVICE_AFTER = re.compile(rf"\s*(?:x|×)?\s*(?:个\s*)?(?:张\s*)?(?:{_PART_WORD}\s*){{0,2}}(?:cards?|npus?|gpus?|devices?|dies?|accelerators?|张|块|卡)(?![a-z_])")
-NODES_AFTER = re.compile(r"\s*(?:x|×)?\s*(?:个\s*)?(?:nodes?|servers?|machines?|hosts?|节点|台)(?![a-z_])")
+NODES_AFTER = re.compile(rf"\s*(?:x|×)?\s*(?:个\s*)?(?:{_PART_WORD}\s*)?(?:nodes?|servers?|machines?|hosts?|节点|台)(?![a-z_])")
 LENGTH_AFTER = re.compile(r"\s*(?:[-\s]?tokens?(?:\s+(?:sequence|context|length))|个?\s*token(?:s)?\s*(?:的)?\s*(?:序列|长度|上下文))")
 TOKENS_AFTER = re.compile(r"\s*(?:个\s*)?tokens?(?![a-z/])")  # "-4096 tokens"; "1e9 tokens" is a training amount
 # how a value is given to the word before it: "cutoff_len 设 0", "max_length 设成 -1024", "device count set to -2"
@@ -54,9 +54,6 @@ RULES = [
          f"“{{text}}”卡数过大：超过任何实际集群的规模（超过 {MAX_DEVICES:,} 张）。"),
     Rule("nodes", "positive", "“{text}” is not a valid node count: it must be a whole number of at least 1 (e.g. 2 nodes).",
          "“{text}”不是有效的节点数：节点数必须是大于 0 的正整数（例如 2 个节点）。"),
-    Rule("nodes", "whole", "“{text}” is not a valid node count: nodes come whole, so give an integer (e.g. 1 or 2 nodes; "
-         "for part of a node give the device count, e.g. 4 cards).",
-         "“{text}”不是有效的节点数：节点数必须是整数（例如 1 或 2 个节点；只用部分卡时请给卡数，例如 4 张卡）。"),
     Rule("nodes", "max", f"“{{text}}” is too large a node count: it exceeds any real cluster (more than {MAX_NODES:,}).",
          f"“{{text}}”节点数过大：超过任何实际集群的规模（超过 {MAX_NODES:,} 个节点）。"),
     Rule("seq_len", "positive", "“{text}” is not a valid sequence length: it must be a positive whole number of tokens (e.g. 4096).",
@@ -103,15 +100,56 @@ FRACTION_ROLE = {"nodes": ("node", "server", "machine", "box", "节点", "机器
 
 
 def fractions(text: str, lang: str) -> list[str]:
-    """The "whole" rule for each part of a node or device said in words."""
+    """The "whole" rule for each part of a device said in words (a part of a node is set aside: ``partial_nodes``)."""
     out = []
     for m in FRACTION.finditer(text):
         unit = m.group("en") or m.group("zh") or m.group("after")
         what = next((k for k, words in FRACTION_ROLE.items() if any(unit.startswith(w) for w in words)), None)
         rule = next((r for r in RULES if r.role == what and r.test == "whole"), None)
-        if rule:
+        if rule and what != "nodes":
             out.append((rule.zh if lang == "zh" else rule.en).format(text=m.group(0).strip()))
     return out
+
+
+# A part of a node ("1.5 nodes", "半台机器", "0.5 of a node") is no job a scheduler gives, but the job it was said of can
+# still be sized: the count is set aside (no slot takes it), and the answer says so with the part's own node (the
+# catalog's devices per node) before the plan, which gives the whole nodes the job needs
+NODES_SET_ASIDE = {
+    "en": "**“{text}” is not a valid node count: nodes come whole**, and a {part} node has {n} {units} (a job takes whole "
+          "nodes, or part of one node given as a {unit} count).",
+    "zh": "**“{text}”不是有效的节点数：节点只能按整台算**，{part} 每个节点 {n} {unit_zh}（任务用整数个节点，或在一个节点内"
+          "按{count_zh}申请）。",
+}
+NODES_SIZED = {"en": " The answer below leaves “{text}” out and gives the whole nodes the job needs.",
+               "zh": "下面的回答不用“{text}”，给出这个任务需要的整数节点数。"}
+# "0.5 of a node", "half of an 8-card server": a share of one node
+SHARE_OF_NODE = re.compile(r"(?<![\d.])(0?\.\d+|\d+/\d+)\s+of\s+(?:an?|one|the|my)\s+(?:[\w.\-]+\s+){0,2}(?:nodes?|servers?|machines?)(?![a-z])")
+
+
+def partial_nodes(text: str) -> list[str]:
+    """The node counts in the (lower-cased) question that are a part of a node, as written ("1.5", "半台", "0.5 of a
+    snt9b node"): set aside, never refused (the job they were said of is still sized)."""
+    out = [(m.group("sign") or "") + m.group("num") for m in re.finditer(NUMBER, text)
+           if role(text, m) == "nodes" and not m.group("sign") and 0 < float(m.group("num")) != int(float(m.group("num")))]
+    out += [m.group(0).strip() for m in SHARE_OF_NODE.finditer(text)]
+    for m in FRACTION.finditer(text):
+        unit = m.group("en") or m.group("zh") or m.group("after")
+        if any(unit.startswith(w) for w in FRACTION_ROLE["nodes"]):
+            out.append(m.group(0).strip())
+    return out
+
+
+def nodes_set_aside(text: str, part: dict | None, lang: str, sized: bool = True) -> str:
+    """The sentence setting a part of a node aside, with the part's node from the catalog row ``part`` (and, when a job
+    is ``sized`` below, that its plan gives the whole nodes)."""
+    part = part or {}
+    n = int(part.get("devices_per_node") or 8)
+    die = part.get("unit") == "die"
+    name = part.get("short_name") or re.sub(r"\s*\(.*\)$", "", str(part.get("name") or "")).removeprefix("ModelArts ")
+    return NODES_SET_ASIDE[lang].format(text=text, part=name or "an accelerator", n=n, unit="DIE" if die else "card",
+                                        units="DIE" if die else "cards",
+                                        unit_zh="个 DIE" if die else "张卡", count_zh="DIE 数" if die else "卡数") + (
+        NODES_SIZED[lang].format(text=text) if sized else "")
 
 
 # an index before a number (a process rank, a device id): the number names one of them, it counts none
@@ -150,6 +188,7 @@ def problems(text: str, lang: str) -> list[str]:
             continue  # "上下文 12.8 万", "12.5k": a length with its magnitude word (checked as scaled below)
         value = float(m.group("num")) * (-1 if m.group("sign") else 1)
         limit = {"devices": MAX_DEVICES, "nodes": MAX_NODES}.get(what, MAX_SEQ_LEN)
+        # (a part of a node has no rule here: it is set aside, the rest answered; partial_nodes)
         rule = next((r for r in RULES if r.role == what and failed(value, r.test, limit)), None)
         if rule:
             shown = ("-" if m.group("sign") else "") + m.group("num")

@@ -621,9 +621,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         """The numbers of the question that no slot took, named so nothing stated is dropped silently."""
         # the node counts "is that the same as 8 Snt9B nodes?" compares are used by that comparison (same_as.py)
         compared = [(sp.start, sp.end) for sp in self.s.spans if sp.slot == "said_nodes"] if same_as.line(self.s, self.parts, self.zh) else []
+        # (a part of a node is said set aside before the answer, with why: checks.nodes_set_aside)
+        aside = {n for t in checks.partial_nodes(self.s.question.lower()) for n in re.findall(r"\d+(?:\.\d+)?", t)}
         left = [f"“{m.text}”" + (self.say("not_used_text", why=why) if (why := spec.why_unused(self.s, m.start, m.end, self.lang) or (
                     self.say("version_unused") if stated.VERSION.fullmatch(m.text.lower()) else "")) else "")
-                for m in stated.unused(self.s, [d.args for d in self.done]) if not any(a <= m.at < b for a, b in compared)]
+                for m in stated.unused(self.s, [d.args for d in self.done]) if not any(a <= m.at < b for a, b in compared)
+                and not set(re.findall(r"\d+(?:\.\d+)?", m.text)) & aside]
         if not left:
             return []
         return ["", self.say("not_used", values=self.say("enum").join(left))]

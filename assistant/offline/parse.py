@@ -925,6 +925,11 @@ class Parser:
                 checks.add(s.problems, beyond, s.lang)
             else:
                 s.rule_notes.insert(0, beyond)
+        # a part of a node ("1.5 nodes", "半台"): said with the part's node before the answer, which sizes the job without it
+        for text in checks.partial_nodes(s.question.lower()):
+            aside = checks.nodes_set_aside(text, self.part_row(s.hardware or DEFAULT_HARDWARE), s.lang, bool(s.model or s.params_b))
+            if aside not in s.rule_notes:
+                s.rule_notes.insert(0, aside)
 
     @staticmethod
     def expert_layout(s: Slots, experts: int | None) -> None:

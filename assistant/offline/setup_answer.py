@@ -98,10 +98,19 @@ def setup_reply(messages: list[BaseMessage], tool_fields: dict[str, set[str]],
     # asked of ("what does … mean", "how long does it run"): what they asked of the flags first, then the check; a
     # command pasted to be checked gets the check alone
     words = blocks(text)[1]
-    asked = ASKS_MEANING.search(words) or tool_flags.TIME_ASKED.search(words) or tool_flags.FIGURE_ASKED.search(words)
+    flags_at = tool_flags.asked_at(text, words)
+    asked = ASKS_MEANING.search(words) or flags_at is not None
     flags = tool_flags.stated(text, lang) if asked else []
     checked = render_setup(r, lang, batch_asked=bool(BATCH_ASKED.search(words.lower())), verdict_asked=bool(ASKS_VERDICT.search(words)))
+    # each part in the order asked: "is that ok? and how many rounds …" is answered by the check first, then the flags
+    if flags and flags_at is not None and (j := JUDGED.search(words)) and j.start() < flags_at and not ASKS_MEANING.search(words[:j.start()]):
+        return AIMessage(content=checked + "\n\n" + "\n".join(flags))
     return AIMessage(content="\n".join(flags) + "\n\n" + checked if flags else checked)
+
+
+# a judgement of the pasted setup asked ("is that ok?", "anything wrong?", "有问题吗", "对吗")
+JUDGED = re.compile(r"(?<![a-z])(?:ok(?:ay)?|fine|right|correct|valid|wrong|problems?|issues?|mistakes?)(?![a-z])|"
+                    r"有问题|有没有问题|有啥问题|问题吗|对吗|对不对|行吗|可以吗|没问题吧|哪里错", re.I)
 
 
 MALFORMED = ("invalid_json", "invalid_yaml")

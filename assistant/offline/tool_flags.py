@@ -32,6 +32,8 @@ class Flag:
     role: str
     meaning: dict[str, str]
     pattern: re.Pattern
+    default: str = ""
+    asked: re.Pattern | None = None
 
 
 @dataclass(frozen=True)
@@ -51,9 +53,33 @@ def spec() -> tuple[tuple[Flag, ...], dict[str, Any], dict[str, str]]:
             else:  # "VAR=v", "VAR: v", "VAR v" (upper case as the scripts write it)
                 rx = rf"(?<![\w$]){re.escape(name)}(?![\w])\s*(?:[:=：]\s*|\s+)({NUMBER}(?![\d.]))"
             rx = "|".join(f"(?:{r})" for r in [rx, *f.get("spoken", [])])
+            # the flag named without a value, or the words that ask for its value ("how many rounds")
+            bare = re.escape(name.lstrip("-")).replace(r"\-", "[-_ ]?")
+            asked = re.compile(r"(?<![A-Za-z0-9_-])(?:(?:--?)?" + "|".join([bare, *f.get("asked", [])]) + r")(?![A-Za-z0-9_-])", re.I)
             flags.append(Flag(name, f["note"], f.get("role", ""), {"en": f["en"], "zh": f["zh"]},
-                              re.compile(rx, 0 if name.isupper() else re.I)))
+                              re.compile(rx, 0 if name.isupper() else re.I), str(f.get("default", "")), asked))
     return tuple(flags), data["derived"], data["lead"]
+
+
+@cache
+def said() -> dict[str, dict[str, str]]:
+    """The phrases around a flag's default (tool_flags.toml [default], [omitted])."""
+    data = tomllib.loads(SPEC_FILE.read_text(encoding="utf-8"))
+    return {"default": data["default"], "omitted": data["omitted"]}
+
+
+def omitted(question: str, gs: list[Given] | None = None) -> list[Flag]:
+    """The flags with a default that the question names without a value ("how many rounds if I leave epochs out",
+    "epochs 不写默认几轮") beside values it gives the same tool's other flags (a role of the same figure): their
+    default is what the run takes."""
+    gs = given(question) if gs is None else gs
+    tools = {g.flag.role.split(".")[0] for g in gs if g.flag.role}
+    named = {g.flag.name for g in gs}
+    out = []
+    for f in spec()[0]:
+        if f.default and f.asked and f.name not in named and f.role.split(".")[0] in tools and f.asked.search(question):
+            out.append(f)
+    return out
 
 
 def given(question: str) -> list[Given]:
@@ -90,8 +116,12 @@ def stated(question: str, lang: str) -> list[str]:
     if not gs:
         return []
     joiner = "、" if lang == "zh" else ", "
-    meanings = [f"- `{g.flag.name}{'=' if g.flag.name.isupper() else ' '}{' '.join(g.values)}`: {g.flag.meaning[lang].format(v=joiner.join(g.values))}" for g in gs]
-    roles = {g.flag.role: g.values for g in gs if g.flag.role}
+    default = said()["default"][lang]
+    meanings = [f"- `{g.flag.name}{'=' if g.flag.name.isupper() else ' '}{' '.join(g.values)}`: {g.flag.meaning[lang].format(v=joiner.join(g.values))}"
+                + (default.format(d=g.flag.default) if g.flag.default else "") for g in gs]
+    left = omitted(question, gs)  # named without a value: said with its default (what was asked of it), which the figures use
+    defaults = ["- " + said()["omitted"][lang].format(name=f.name, d=f.default, meaning=f.meaning[lang].format(v=f.default)) for f in left]
+    roles = {g.flag.role: g.values for g in gs if g.flag.role} | {f.role: (f.default,) for f in left if f.role}
     derived = spec()[1]
     lines: list[str] = []
     for what in ("input", "output"):
@@ -103,7 +133,15 @@ def stated(question: str, lang: str) -> list[str]:
     lines += _batch(question, roles, derived["batch"], lang)
     # the figure asked ("how long", "which range") before the meanings it comes from; else the meanings first
     figure_asked = TIME_ASKED.search(question) or FIGURE_ASKED.search(question)
-    return [spec()[2][lang], *(lines + meanings if figure_asked else meanings + lines)]
+    return [spec()[2][lang], *defaults, *(lines + meanings if figure_asked else meanings + lines)]
+
+
+def asked_at(question: str, words: str) -> int | None:
+    """Where ``words`` (the question's own, beside a paste) first ask something of the flags ``question`` gives: their
+    meaning is asked elsewhere; here a figure, a time or a flag left out ("how many rounds if I leave epochs out")."""
+    at = [m.start() for rx in (TIME_ASKED, FIGURE_ASKED) if (m := rx.search(words))]
+    at += [m.start() for f in omitted(question) if f.asked and (m := f.asked.search(words))]
+    return min(at, default=None)
 
 
 def _num(v: str) -> float:

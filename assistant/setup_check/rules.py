@@ -768,11 +768,18 @@ def _tp_devices(f: dict[str, Any]) -> Broken | None:
                   fix={"tp": fits} if fits else None)  # the estimate runs on the devices the user has
 
 
+def _filled(values: list[Any], n: int) -> list[Any]:
+    """A list the benchmark pairs with another of ``n`` entries, made as long: every value the user gave kept, the last
+    one repeated for the entries it lacks (one output length for every prompt length, one count for every rate)."""
+    return (list(values) + [values[-1]] * n)[:max(n, len(values))]
+
+
 def _benchmark_lists(f: dict[str, Any]) -> Broken | None:
     prompts, outputs = f["prompt_tokens"], f["output_tokens"]
     if len(prompts) == len(outputs):
         return None
-    n = min(len(prompts), len(outputs))
+    n = max(len(prompts), len(outputs))
+    prompts_fixed, outputs_fixed = _filled(prompts, n), _filled(outputs, n)
     return Broken(
         len(prompts),
         "--prompt-tokens and --output-tokens with the same number of entries, paired in order",
@@ -782,7 +789,7 @@ def _benchmark_lists(f: dict[str, Any]) -> Broken | None:
             "prompt_list": " ".join(map(str, prompts)),
             "output_list": " ".join(map(str, outputs)),
         },
-        corrected=f"--prompt-tokens {' '.join(map(str, prompts[:n]))} --output-tokens {' '.join(map(str, outputs[:n]))}",
+        corrected=f"--prompt-tokens {' '.join(map(str, prompts_fixed))} --output-tokens {' '.join(map(str, outputs_fixed))}",
     )
 
 
@@ -821,7 +828,7 @@ def _rates_prompts(f: dict[str, Any]) -> Broken | None:
     if len(rates) == len(counts):
         return None
     n = len(rates)
-    fixed = (list(counts) + [counts[-1]] * n)[:n]
+    fixed = _filled(counts, n)[:n]  # (a count beyond the rates has no rate to go with)
     return Broken(len(counts), "one --num-prompts per --request-rate",
                   figures={"rates": len(rates), "counts": len(counts), "rate_list": " ".join(map(str, rates)),
                            "count_list": " ".join(map(str, counts))},

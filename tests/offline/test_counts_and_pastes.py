@@ -19,7 +19,8 @@ def test_a_dictated_count_is_not_the_users(parse, question):
     assert frame.ignored_instruction and frame.model and frame.effective().devices is None
 
 
-# Part of a node said in words is said invalid, as "1.5 nodes" is (round 10 c8-05)
+# Part of a node said in words is said invalid, as "1.5 nodes" is (round 10 c8-05), before the answer: the job is still
+# sized without it (round 24 c8-06), so it is no refusal
 @pytest.mark.parametrize("question,words", [
     ("qwen2.5-7b full 4096 on one and a half Snt9B nodes — ok?", "one and a half"),
     ("qwen2.5-7b lora on half a node", "half a node"),
@@ -27,8 +28,20 @@ def test_a_dictated_count_is_not_the_users(parse, question):
     ("qwen2.5-7b lora 一台半 910B 够吗", "一台半"),
 ])
 def test_part_of_a_node_in_words_is_said(parse, question, words):
-    said = parse(question).problems
-    assert any(words in p and ("node count" in p or "节点数" in p) for p in said), said
+    frame = parse(question)
+    said = frame.rule_notes
+    assert any(words in p and ("node count" in p or "节点数" in p) for p in said) and not frame.problems, said
+
+
+@pytest.mark.parametrize("question,words,node", [
+    ("llama3-70b lora on 1.5 snt9b nodes?", "“1.5”", "a Snt9B node has 8 cards"),  # hardware.csv devices_per_node 8
+    ("qwen2.5-72b 全参 4096，snt9b23 用 2.5 台", "“2.5”", "Snt9B23 每个节点 16 个 DIE"),  # 8 cards x 2 DIE
+    ("qwen2.5-7b lora on 0.5 of a node", "“0.5 of a node”", "a Snt9B node has 8 cards"),
+])
+def test_part_of_a_node_is_set_aside_with_the_parts_node(parse, question, words, node):
+    frame = parse(question)
+    assert not frame.problems and frame.nodes is None
+    assert any(words in p and node in p for p in frame.rule_notes), frame.rule_notes
 
 
 @pytest.mark.parametrize("question", ["qwen2.5-7b lora 半精度 8 卡", "half the cards are busy, qwen2.5-7b lora on 8 cards?"])

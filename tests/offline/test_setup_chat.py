@@ -176,6 +176,17 @@ def test_benchmark_lists_in_a_chinese_sentence(assistant):
     assert "5905029" in a
 
 
+def test_a_pasted_benchmark_line_answers_the_check_then_the_default_asked(assistant):
+    # round 24 c4-06: "is that ok? and how many rounds if I leave epochs out": the pairing rule first (5905029), then
+    # --epochs' default of 5 rounds per level (the inference_benchmark note), in the order asked
+    a = assistant.ask("python benchmark_parallel.py --backend openai --host 10.0.0.5 --port 8080 --tokenizer /data/t "
+                      "--parallel-num 1 8 --prompt-tokens 1024 2048 --output-tokens 256\nis this ok? how many rounds per "
+                      "level if epochs is left out").answer
+    assert a.startswith("**`--prompt-tokens` has 2 entries") and "--prompt-tokens 1024 2048 --output-tokens 256 256" in a
+    assert a.index("Corrected line") < a.index("`--epochs` not given: the default 5 applies")
+    assert "2 concurrency levels × 5 rounds = 10" in a
+
+
 def test_a_yaml_with_another_zero_stage_than_the_recipe_names_it(assistant):
     # seeds/000: llama2-13b full, cutoff_len 8192 -> ZeRO-3
     a = assistant.ask("这个配置在 Snt9B 上用 8 卡跑全参有没有问题？\n```yaml\nmodel_name_or_path: /data/llama2-13b\nstage: sft\n"

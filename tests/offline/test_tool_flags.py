@@ -95,3 +95,16 @@ def test_the_figure_asked_comes_before_the_meanings():
 def test_a_time_question_on_a_benchmark_command_leads_with_the_time(assistant):
     answer = converse(assistant, "if I run benchmark_serving.py with --request-rate 5 --num-prompts 100, roughly how long does the run take?")[0].answer
     assert answer.find("about 20 s") < answer.find("No problem found")
+
+
+def test_a_flag_left_out_is_said_with_its_default_and_the_rounds_use_it():
+    # inference_benchmark note (modelarts_llm_infer_5905029): --epochs defaults to 5 rounds per --parallel-num level;
+    # 3 levels x 5 rounds = 15 (round 24 c4-06: "how many rounds if I leave epochs out" went unanswered)
+    lines = tool_flags.stated("--parallel-num 1 8 32 --prompt-tokens 1024 --output-tokens 256, how many rounds if I leave epochs out", "en")
+    assert lines[1] == "- `--epochs` not given: the default 5 applies, so 5 rounds at each concurrency level"
+    assert "3 concurrency levels × 5 rounds = 15" in "\n".join(lines)
+    zh = "\n".join(tool_flags.stated("--parallel-num 4 16 --prompt-tokens 512 --output-tokens 128 不加 --epochs 一共跑几轮", "zh"))
+    assert "`--epochs` 不写时取默认值 5" in zh and "2 个并发档位 × 5 轮 = 共 10 轮" in zh
+    # given, it is the user's value, with the default after it; another tool's flags do not call for it
+    assert "3 rounds at each concurrency level (default 5)" in "\n".join(tool_flags.stated("--parallel-num 8 --epochs 3", "en"))
+    assert not tool_flags.omitted("--request-rate 1 2 --num-prompts 10 10, how many epochs?")

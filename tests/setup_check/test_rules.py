@@ -61,6 +61,15 @@ def test_benchmark_lists_of_different_lengths():
     assert not check({"prompt_tokens": [128, 2048], "output_tokens": [128, 2048]})
 
 
+def test_the_corrected_benchmark_lists_keep_every_value_given():
+    # round 24 c4-06: "--prompt-tokens 512 1024 2048 --output-tokens 128" became "--prompt-tokens 512 --output-tokens 128";
+    # the pages pair the lists in order (5905029), so one output length goes with each of the three prompt lengths
+    f = codes({"prompt_tokens": [512, 1024, 2048], "output_tokens": [128]}, None)["benchmark_list_lengths"]
+    assert f.corrected == "--prompt-tokens 512 1024 2048 --output-tokens 128 128 128"
+    f = codes({"prompt_tokens": [512], "output_tokens": [128, 256]}, None)["benchmark_list_lengths"]
+    assert f.corrected == "--prompt-tokens 512 512 --output-tokens 128 256"
+
+
 def test_dpo_rm_ppo_only_for_the_llama3_series_on_modelarts():
     # ModelArts LLaMA-Factory guide (590620): "DPO, RM and PPO only for the llama3 series"; PPO not with ZeRO-3
     f = codes({"stage": "ppo", "model_id": "qwen2.5-7b", "accelerator_kind": "npu", "zero_stage": 3})
