@@ -49,6 +49,10 @@ class Reading:
     def claim_match(self, m: re.Match, slot: str, value: Any = None, how: How = "pattern", group: int | str = 0) -> Span:
         return self.claim(m.start(group), m.end(group), slot, value, how)
 
+    def claim_all(self, rx: re.Pattern, slot: str, how: How = "vocabulary") -> list[Span]:
+        """Claims every match of ``rx`` in what is still unread (words read as ``slot``, which later readers skip)."""
+        return [self.claim_match(m, slot, how=how) for m in self.finditer(rx)]
+
     def claimed(self, start: int, end: int) -> bool:
         return any(s.overlaps(start, end) for s in self.spans)
 

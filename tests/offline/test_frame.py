@@ -193,3 +193,16 @@ def test_a_turn_read_again_is_an_independent_copy(ctx):
     again = parser.parse("qwen2.5-7b lora 8 cards")
     assert again.devices == 8 and "config" not in again.intents
     assert again == parser.read("qwen2.5-7b lora 8 cards")
+
+
+def test_claim_all_claims_every_match_and_later_readers_skip_it():
+    import re
+
+    from assistant.offline.spans import Reading
+    text = "how many bytes per token, and how many cards?"
+    r = Reading(text)
+    spans = r.claim_all(re.compile(r"how\s+many\s+bytes"), "amount_asked")
+    assert [(text[sp.start:sp.end], sp.slot, sp.how) for sp in spans] == [("how many bytes", "amount_asked", "vocabulary")]
+    # offsets are kept: what is left unread is the question with the claimed words read as spaces
+    assert len(r.unread()) == len(text)
+    assert [m.start() for m in r.finditer(re.compile(r"how\s+many"))] == [text.index("how many cards")]
