@@ -246,8 +246,7 @@ def serving_parts_asked(question: str) -> list[str]:
     """The serving quantities a question asks, in the order it asks them: "kv" (bytes per token), "tp" (the
     tensor-parallel-size), "verdict" (a yes/no or a card count for the devices). The writer leads with the first
     it has a figure for and answers the others after it, in order."""
-    amounts = Reading(question)
-    amounts.claim_all(AMOUNT_WORDS, "amount_asked")  # "how many bytes" asks an amount, not a count
+    amounts = Reading.claiming(question, "amount_asked", AMOUNT_WORDS)  # "how many bytes" asks an amount, not a count
     found = {"kv": KV_PER_TOKEN_ASKED.search(question), "tp": TP_VALUE_ASKED.search(question),
              "verdict": ASKS_VERDICT.search(question) or amounts.search(ASKS_COUNT)}
     return [k for k, m in sorted(((k, m) for k, m in found.items() if m), key=lambda km: km[1].start())]

@@ -229,9 +229,7 @@ def asks(turn: QuestionFrame) -> set[str]:
 
 def count_asked(question: str) -> bool:
     """A count is asked in words other than a setting's figure asked ("TP 是多少" asks the split, not a count of cards)."""
-    r = Reading(question.lower())
-    r.claim_all(SETTING_ASKED, "setting_asked")
-    return bool(r.search(ASKS_COUNT))
+    return bool(Reading.claiming(question.lower(), "setting_asked", SETTING_ASKED).search(ASKS_COUNT))
 
 
 def solved_slot(s: QuestionFrame) -> str | None:

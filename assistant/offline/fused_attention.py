@@ -85,9 +85,7 @@ def check(question: str) -> Verdict | None:
     text = question.lower()
     head_dim = first_number(HEAD_DIM, text)
     kv_heads = first_number(KV_HEADS, text)
-    query = Reading(text)
-    query.claim_all(KV_HEADS, "kv_heads")  # "8 kv heads" is no count of query heads
-    heads = first_number(QUERY_HEADS, query.unread())
+    heads = first_number(QUERY_HEADS, Reading.claiming(text, "kv_heads", KV_HEADS).unread())  # "8 kv heads": no query heads
     mask = MASK_DTYPE.search(text)
     dtype = next((g for g in mask.groups() if g), None) if mask else None
     off = RECOMPUTE_OFF.search(text)

@@ -299,9 +299,8 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if not text or not (length := self.row_length_first(f)):
             return text
         # each ask in the order asked: the row's length before its counts when the question asks it first
-        q = Reading(self.s.question.lower())
-        for rx in table_query.VOCAB.tables.values():  # a table's name ("min card row", "最小卡数表") asks no count
-            q.claim_all(rx, "table")
+        # a table's name ("min card row", "最小卡数表") asks no count
+        q = Reading.claiming(self.s.question.lower(), "table", *table_query.VOCAB.tables.values())
         at, count = q.search(INTENTS["row_length"]), q.search(ASKS_COUNT)
         return length + text if at and (count is None or at.start() <= count.start()) else text + self.space() + length.strip()
 

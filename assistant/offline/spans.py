@@ -39,6 +39,15 @@ class Reading:
         self.spans: list[Span] = []
         self._unread: str | None = text
 
+    @classmethod
+    def claiming(cls, text: str, slot: str, *patterns: re.Pattern) -> Reading:
+        """A reading of ``text`` with every match of ``patterns`` claimed as ``slot``, in turn: what is left is what
+        the words of another reading leave to a later one ("how many users" asks users, its "how many" no count)."""
+        r = cls(text)
+        for rx in patterns:
+            r.claim_all(rx, slot)
+        return r
+
     def claim(self, start: int, end: int, slot: str, value: Any = None, how: How = "pattern") -> Span:
         span = Span(start, end, slot, value, how)
         if end > start:
