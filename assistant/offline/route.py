@@ -49,6 +49,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
 )
 from .intents import VALIDITY
 from .parse import Slots
+from .spans import Reading
 from .vocab import ASKS_COUNT, INTENTS, OOM_NAMED
 from .vocab import NODES_ASKED as VOCAB_NODES_ASKED
 
@@ -1332,7 +1333,7 @@ PRECISION_AS_WIDTH = re.compile(r"(?:in|at|as|with|using|用|按|以)\s*(?:bf16|
 
 def troubleshoot_beyond_width(question: str) -> bool:
     """The troubleshooting intent is still read once a precision said as a quantity's width is left out."""
-    return bool(INTENTS["troubleshoot"].search(PRECISION_AS_WIDTH.sub(" ", question.lower())))
+    return bool(Reading.claiming(question.lower(), "precision", PRECISION_AS_WIDTH).search(INTENTS["troubleshoot"]))
 
 
 TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
