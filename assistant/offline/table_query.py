@@ -19,8 +19,9 @@ from .spans import Reading
 
 VOCAB_FILE = Path(__file__).with_name("table_query.toml")
 N = r"(?P<n>\d{1,5})(?![0-9.]|\s*k(?![a-z])|\s*g(?:i?b)?(?![a-z]))"  # no length (8k) or memory size (32GB)
-# between a count and its unit: a measure word, "of the", a part's name or a card memory ("4 of the 64GB cards")
-BETWEEN = (r"\s*(?:x\s*)?(?:of\s+(?:the\s+)?)?(?:张|个|块)?\s*(?:snt9b23|snt9b|910b|910c|a2|a3|昇腾|ascend)?\s*(?:的)?\s*"
+# between a count and its unit: a measure word, "of the", a part's name (the hardware column's, or the vendor's brand)
+# or a card memory ("4 of the 64GB cards")
+BETWEEN = (r"\s*(?:x\s*)?(?:of\s+(?:the\s+)?)?(?:张|个|块)?\s*(?:{parts}|昇腾|ascend)?\s*(?:的)?\s*"
            r"(?:(?:32|64)\s*g(?:i?b)?\s*(?:的)?\s*)?")
 MOST_CARDS = 4096  # a larger number without a unit is a length, not a count
 ZERO = re.compile(r"zero[- _]?([0-3])(?![0-9])|ds_z([0-3])|stage\s*([0-3])(?![0-9])")
@@ -115,10 +116,11 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         d: dict[str, Any] = tomllib.load(f)
     units = d["units"]
     unit = "(?P<unit>" + "|".join(units["nodes"] + units["cards"]) + ")"
+    between = BETWEEN.replace("{parts}", "|".join(p for names in d["columns"]["hardware"].values() for p in names))
 
     def filled(p: str, op: str, unit_optional: bool = False) -> re.Pattern:
         # an equality names its unit ("need 32 cards"): a bare number beside "on" or "use" is too often something else
-        for k, v in {"{n}": N, "{u}": BETWEEN, "{unit}": unit if op == "eq" and not unit_optional else unit + "?"}.items():
+        for k, v in {"{n}": N, "{u}": between, "{unit}": unit if op == "eq" and not unit_optional else unit + "?"}.items():
             p = p.replace(k, v)
         return re.compile(p)
 
