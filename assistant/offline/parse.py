@@ -488,8 +488,7 @@ class Parser:
                 s.intents.add("cards")  # "…有哪些模型？X 呢？": the filter's own ask (its rows' counts) asked of X
         elif s.model and not s.models and s.task() != "serving":  # "deepseek-v3 最多需要多少张卡": the model's largest row
             # …or the rows of the model that pass a filter ("recipe 表里 llama2-70b 哪几行要多机"): every row, no setup of the user's
-            model_at = [(sp.start, sp.end) for sp in r.spans if sp.slot == "model"]
-            unnamed = "".join(" " if any(a <= i < b for a, b in model_at) else c for i, c in enumerate(r.text))
+            unnamed = Reading.holding(r.text, [sp for sp in r.spans if sp.slot == "model"]).unread()
             s.table_query = (table_query.most_of_model(r.text, s.model)
                              or table_query.rows_of_model(unnamed, s.model, inference="inference" in s.intents))
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
@@ -552,8 +551,8 @@ class Parser:
     def table_query(self, text: str, s: Slots) -> table_query.TableQuery | None:
         """The filter over a whole vendor table the question asks for; "which qwen3 rows …" narrows it to a family
         (a name every catalog id of which starts with it: no unknown model then)."""
-        bound = [(sp.start, sp.end) for sp in s.spans if sp.slot == "params_bound"]  # "models under 10B": no count of cards
-        text = "".join(" " if any(a <= i < b for a, b in bound) else c for i, c in enumerate(text)) if bound else text
+        # "models under 10B": no count of cards
+        text = Reading.holding(text, [sp for sp in s.spans if sp.slot == "params_bound"]).unread()
         q = table_query.read(text, inference="inference" in s.intents)
         if q is not None and (s.model_arch or s.params_bound):
             q = q.model_copy(update={"arch": s.model_arch, "params_b": s.params_bound})

@@ -10,7 +10,7 @@ and part names) skip claimed tokens directly."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,15 @@ class Reading:
         r = cls(text)
         for rx in patterns:
             r.claim_all(rx, slot)
+        return r
+
+    @classmethod
+    def holding(cls, text: str, spans: Iterable[Span]) -> Reading:
+        """A reading of ``text`` (a question, or the head of one) holding another reading's ``spans``, cut to the text:
+        what those spans leave unread ("recipe 表里 llama2-70b 哪几行要多机" without the model's words, its digits no count)."""
+        r = cls(text)
+        for sp in spans:
+            r.claim(sp.start, min(sp.end, len(text)), sp.slot, sp.value, sp.how)
         return r
 
     def claim(self, start: int, end: int, slot: str, value: Any = None, how: How = "pattern") -> Span:

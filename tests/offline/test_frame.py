@@ -206,3 +206,15 @@ def test_claim_all_claims_every_match_and_later_readers_skip_it():
     # offsets are kept: what is left unread is the question with the claimed words read as spaces
     assert len(r.unread()) == len(text)
     assert [m.start() for m in r.finditer(re.compile(r"how\s+many"))] == [text.index("how many cards")]
+
+
+def test_a_reading_holding_other_spans_leaves_the_rest_unread():
+    from assistant.offline.spans import Reading, Span
+    text = "recipe 表里 llama2-70b 哪几行要多机"
+    at = text.index("llama2-70b")
+    model = Span(at, at + len("llama2-70b"), "model", "llama2-70b", "catalog")
+    unread = Reading.holding(text, [model]).unread()
+    assert unread == text.replace("llama2-70b", " " * len("llama2-70b"))
+    # a span reaching past the text (the head of a question) is cut to it
+    assert Reading.holding(text[: at + 6], [model]).unread() == text[:at] + " " * 6
+    assert Reading.holding(text, []).unread() == text
