@@ -194,23 +194,26 @@ def language_is_weak(text: str) -> bool:
     return max(cjk, english) < 2 or (balanced and not CJK.search(text.strip()[-4:]))
 
 
+# the model families' Chinese names (the resolver's list) are names, not Chinese words of the question
+FAMILY_WORD = re.compile("|".join(re.escape(zh) for zh, _ in FAMILY_WORDS))
+# a code name is an identifier, not English words: a file ("1_preprocess_data.sh"), a CamelCase class
+# ("GeneralInstructionHandler"); a snake_case key's words still count ("per_device_train_batch_size")
+CODE_NAME = re.compile(r"(?<![\w.])[\w-]+\.(?:sh|py|json|ya?ml|txt|csv)(?![\w.])|(?<![\w])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w])")
+# a command-line flag ("gpu-memory-utilization", "--max-model-len") is an identifier, not English words
+FLAG_NAME = re.compile(r"(?<![\w-])-{0,2}[a-z0-9]+(?:-[a-z0-9]+){2,}")
+
+
 @lru_cache(maxsize=64)  # (read three times per question: its language, whether that is weak, and after the reading)
 def language_words(text: str) -> tuple[int, int]:
-    """(Chinese characters, English words) of the question's own words."""
+    """(Chinese characters, English words) of the question's own words: an error message pasted into a Chinese
+    question, a JSON object pasted on its line ("这个 ds json 能用吗 {"zero…}"), a family's Chinese name and code names
+    are claimed first (the system's words and names, not its language)."""
     # a pasted table's lines (npu-smi's "| NPU Name | Health |", its "+----+" rules) are the tool's words, not the user's
     rest = "\n".join(line for line in text.splitlines() if not TABLE_LINE.match(line))
-    rest = PASTED_MESSAGE.sub(" ", rest)  # an error message pasted into a Chinese question is not its language
-    rest = INLINE_OBJECT.sub(" ", rest)  # a JSON object pasted on the question's line ("这个 ds json 能用吗 {"zero…}")
-    for zh, _ in FAMILY_WORDS:
-        rest = rest.replace(zh, "")
-    # a code name is an identifier, not English words: a file ("1_preprocess_data.sh"), a CamelCase class
-    # ("GeneralInstructionHandler"); a snake_case key's words still count ("per_device_train_batch_size")
-    rest = re.sub(r"(?<![\w.])[\w-]+\.(?:sh|py|json|ya?ml|txt|csv)(?![\w.])|(?<![\w])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w])",
-                  " ", rest)
-    # a command-line flag ("gpu-memory-utilization", "--max-model-len") is an identifier, not English words
-    rest = re.sub(r"(?<![\w-])-{0,2}[a-z0-9]+(?:-[a-z0-9]+){2,}", " ", rest.lower())
-    english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", rest) if w not in TECH_WORDS]
-    return len(CJK.findall(rest)), len(english)
+    own = Reading.claiming(rest, "not_prose", PASTED_MESSAGE, INLINE_OBJECT, FAMILY_WORD, CODE_NAME).unread()
+    own = Reading.claiming(own.lower(), "not_prose", FLAG_NAME).unread()
+    english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", own) if w not in TECH_WORDS]
+    return len(CJK.findall(own)), len(english)
 
 
 OUT_OF_SCOPE = {
