@@ -163,7 +163,7 @@ def language(text: str) -> str:
     """'zh' when Chinese outweighs English in the question's own words. Model names, frameworks and
     jargon do not count, so "用MindSpeed-LLM全参微调llama3.1-70b" is Chinese and "LoRA微调 with
     LlamaFactory, how many cards?" is English."""
-    own = QUOTED_CHINESE.sub(" ", text) if re.search(r"[a-z]{2,}", text, re.I) else text
+    own = Reading.claiming(text, "quoted", QUOTED_CHINESE).unread() if re.search(r"[a-z]{2,}", text, re.I) else text
     cjk, english = language_words(own)
     if "\n" in own and english > cjk:  # a pasted YAML, JSON or launch block is in English whatever the question
         pasted, prose = blocks(own)
