@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..tools.estimates import PlanResult
 from .frame import QuestionFrame
+from .spans import Reading
 from .vocab import ASKS_COUNT, INTENTS, NODES_ASKED
 
 # 内存 is host RAM (device memory is 显存): "内存要多少", "要多少内存", "多少 host 内存"
@@ -245,8 +246,9 @@ def serving_parts_asked(question: str) -> list[str]:
     """The serving quantities a question asks, in the order it asks them: "kv" (bytes per token), "tp" (the
     tensor-parallel-size), "verdict" (a yes/no or a card count for the devices). The writer leads with the first
     it has a figure for and answers the others after it, in order."""
+    amounts = Reading.claiming(question, "amount_asked", AMOUNT_WORDS)  # "how many bytes" asks an amount, not a count
     found = {"kv": KV_PER_TOKEN_ASKED.search(question), "tp": TP_VALUE_ASKED.search(question),
-             "verdict": ASKS_VERDICT.search(question) or ASKS_COUNT.search(AMOUNT_WORDS.sub(lambda m: " " * len(m.group(0)), question))}
+             "verdict": ASKS_VERDICT.search(question) or amounts.search(ASKS_COUNT)}
     return [k for k, m in sorted(((k, m) for k, m in found.items() if m), key=lambda km: km[1].start())]
 
 

@@ -16,6 +16,7 @@ from .asked import ASKS_VERDICT, HOST_RAM, asks_host_ram, asks_verdict
 from .frame import PartFacts, QuestionFrame
 from .next_remedy import reports_done, said_done
 from .serving_words import KV_EFFECT
+from .spans import Reading
 from .vocab import (
     ASKS_COUNT,
     DIFFERENCE_ASKED,
@@ -221,9 +222,14 @@ def asks(turn: QuestionFrame) -> set[str]:
     out = {i for i in turn.intents & CARRY.asked
            if not (i in CARRY.stated_by and any(spec.value_of(turn, n) is not None for n in CARRY.stated_by[i]))
            or solved in CARRY.stated_by.get(i, ())}
-    if "cards" in out and not ASKS_COUNT.search(SETTING_ASKED.sub(" ", turn.question.lower())):
+    if "cards" in out and not count_asked(turn.question):
         out.discard("cards")
     return out
+
+
+def count_asked(question: str) -> bool:
+    """A count is asked in words other than a setting's figure asked ("TP 是多少" asks the split, not a count of cards)."""
+    return bool(Reading.claiming(question.lower(), "setting_asked", SETTING_ASKED).search(ASKS_COUNT))
 
 
 def solved_slot(s: QuestionFrame) -> str | None:
@@ -246,10 +252,9 @@ def asks_count_of_kept_devices(s: QuestionFrame) -> bool:
     """A follow-up asking the count itself ("表里 LlamaFactory 最少要几张卡", "what's the nearest count the table
     accepts?") of a job whose devices the conversation holds: the count leads; whether those devices cover it is no
     longer what is asked (unless the turn asks that yes/no in words)."""
-    q = SETTING_ASKED.sub(" ", s.question.lower())
     # "这么多卡的话每张卡显存多少" asks the memory of the count, not the count
     other = s.intents & (CARRY.one_quantity | {"memory", "kv", "max_context", "capacity"})
-    return s.origin("devices") == "conversation" and bool(ASKS_COUNT.search(q)) and not asks_verdict(s) and not other
+    return s.origin("devices") == "conversation" and count_asked(s.question) and not asks_verdict(s) and not other
 
 
 def layout_outgrows_devices(turn: QuestionFrame, earlier: QuestionFrame) -> bool:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .spans import Reading
+
 NOTE = "flash_attention.md"  # the note of the vendor page whose limits this module checks
 HEADS_LIMIT = 2048  # N1 and N2
 HEAD_DIM_LIMIT = 512  # D
@@ -83,7 +85,7 @@ def check(question: str) -> Verdict | None:
     text = question.lower()
     head_dim = first_number(HEAD_DIM, text)
     kv_heads = first_number(KV_HEADS, text)
-    heads = first_number(QUERY_HEADS, KV_HEADS.sub(" ", text))
+    heads = first_number(QUERY_HEADS, Reading.claiming(text, "kv_heads", KV_HEADS).unread())  # "8 kv heads": no query heads
     mask = MASK_DTYPE.search(text)
     dtype = next((g for g in mask.groups() if g), None) if mask else None
     off = RECOMPUTE_OFF.search(text)

@@ -10,6 +10,7 @@ from . import serving_words
 from .asked import ASKS_VERDICT
 from .frame import QuestionFrame as Slots
 from .quantity import PARTS_JOINED
+from .spans import Reading
 from .vocab import ASKS_COUNT, CONFIG_FORMATS, INTENTS, MEMORY_ASKED
 
 # A question whether a setting would run out of memory, against a report that it did.
@@ -59,7 +60,7 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
                                               bool(s.tps or s.tokens), serving_only,
                                               bool(s.quant_text and s.weight_bits != 16 or s.concurrency or s.gpu_util),
                                               bool(s.kv_cache_dtype))
-    if {"memory", "cards"} <= s.intents and not INTENTS["cards"].search(MEMORY_ASKED.sub(" ", work)):
+    if {"memory", "cards"} <= s.intents and not Reading.claiming(work, "memory_asked", MEMORY_ASKED).search(INTENTS["cards"]):
         s.intents.discard("cards")  # "显存占用多少" / "how much memory per card" asks GiB, not a card count
     if "cards" in s.intents and (s.devices or s.nodes) and not ASKS_COUNT.search(work):
         s.intents.discard("cards")  # "with 16 cards" / "我只有16张卡" states what they have; nothing asks for a count
@@ -95,7 +96,7 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
         s.intents.add("part_job_devices")  # "A3 上一个任务可以申请 3 个 die 吗": a count a job requests of the part, no model
     if s.hardware_text and (s.dies_per_card or 1) > 1 and re.search(r"(?<![a-z])die", work):
         s.intents.add("cards")
-    if s.hardware_text and not s.model and len(s.hardwares) < 2 and DIFFERENCE.search(NUMBERS_OFFERED.sub(" ", work)):
+    if s.hardware_text and not s.model and len(s.hardwares) < 2 and Reading.claiming(work, "offered", NUMBERS_OFFERED).search(DIFFERENCE):
         s.intents.add("part_naming")  # "910b1 和 910b2 有啥区别": spellings or variants of one catalog part, what its names are
 
 

@@ -163,7 +163,7 @@ def language(text: str) -> str:
     """'zh' when Chinese outweighs English in the question's own words. Model names, frameworks and
     jargon do not count, so "用MindSpeed-LLM全参微调llama3.1-70b" is Chinese and "LoRA微调 with
     LlamaFactory, how many cards?" is English."""
-    own = QUOTED_CHINESE.sub(" ", text) if re.search(r"[a-z]{2,}", text, re.I) else text
+    own = Reading.claiming(text, "quoted", QUOTED_CHINESE).unread() if re.search(r"[a-z]{2,}", text, re.I) else text
     cjk, english = language_words(own)
     if "\n" in own and english > cjk:  # a pasted YAML, JSON or launch block is in English whatever the question
         pasted, prose = blocks(own)
@@ -194,23 +194,26 @@ def language_is_weak(text: str) -> bool:
     return max(cjk, english) < 2 or (balanced and not CJK.search(text.strip()[-4:]))
 
 
+# the model families' Chinese names (the resolver's list) are names, not Chinese words of the question
+FAMILY_WORD = re.compile("|".join(re.escape(zh) for zh, _ in FAMILY_WORDS))
+# a code name is an identifier, not English words: a file ("1_preprocess_data.sh"), a CamelCase class
+# ("GeneralInstructionHandler"); a snake_case key's words still count ("per_device_train_batch_size")
+CODE_NAME = re.compile(r"(?<![\w.])[\w-]+\.(?:sh|py|json|ya?ml|txt|csv)(?![\w.])|(?<![\w])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w])")
+# a command-line flag ("gpu-memory-utilization", "--max-model-len") is an identifier, not English words
+FLAG_NAME = re.compile(r"(?<![\w-])-{0,2}[a-z0-9]+(?:-[a-z0-9]+){2,}")
+
+
 @lru_cache(maxsize=64)  # (read three times per question: its language, whether that is weak, and after the reading)
 def language_words(text: str) -> tuple[int, int]:
-    """(Chinese characters, English words) of the question's own words."""
+    """(Chinese characters, English words) of the question's own words: an error message pasted into a Chinese
+    question, a JSON object pasted on its line ("这个 ds json 能用吗 {"zero…}"), a family's Chinese name and code names
+    are claimed first (the system's words and names, not its language)."""
     # a pasted table's lines (npu-smi's "| NPU Name | Health |", its "+----+" rules) are the tool's words, not the user's
     rest = "\n".join(line for line in text.splitlines() if not TABLE_LINE.match(line))
-    rest = PASTED_MESSAGE.sub(" ", rest)  # an error message pasted into a Chinese question is not its language
-    rest = INLINE_OBJECT.sub(" ", rest)  # a JSON object pasted on the question's line ("这个 ds json 能用吗 {"zero…}")
-    for zh, _ in FAMILY_WORDS:
-        rest = rest.replace(zh, "")
-    # a code name is an identifier, not English words: a file ("1_preprocess_data.sh"), a CamelCase class
-    # ("GeneralInstructionHandler"); a snake_case key's words still count ("per_device_train_batch_size")
-    rest = re.sub(r"(?<![\w.])[\w-]+\.(?:sh|py|json|ya?ml|txt|csv)(?![\w.])|(?<![\w])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w])",
-                  " ", rest)
-    # a command-line flag ("gpu-memory-utilization", "--max-model-len") is an identifier, not English words
-    rest = re.sub(r"(?<![\w-])-{0,2}[a-z0-9]+(?:-[a-z0-9]+){2,}", " ", rest.lower())
-    english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", rest) if w not in TECH_WORDS]
-    return len(CJK.findall(rest)), len(english)
+    own = Reading.claiming(rest, "not_prose", PASTED_MESSAGE, INLINE_OBJECT, FAMILY_WORD, CODE_NAME).unread()
+    own = Reading.claiming(own.lower(), "not_prose", FLAG_NAME).unread()
+    english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", own) if w not in TECH_WORDS]
+    return len(CJK.findall(own)), len(english)
 
 
 OUT_OF_SCOPE = {
@@ -488,8 +491,7 @@ class Parser:
                 s.intents.add("cards")  # "…有哪些模型？X 呢？": the filter's own ask (its rows' counts) asked of X
         elif s.model and not s.models and s.task() != "serving":  # "deepseek-v3 最多需要多少张卡": the model's largest row
             # …or the rows of the model that pass a filter ("recipe 表里 llama2-70b 哪几行要多机"): every row, no setup of the user's
-            model_at = [(sp.start, sp.end) for sp in r.spans if sp.slot == "model"]
-            unnamed = "".join(" " if any(a <= i < b for a, b in model_at) else c for i, c in enumerate(r.text))
+            unnamed = Reading.holding(r.text, [sp for sp in r.spans if sp.slot == "model"]).unread()
             s.table_query = (table_query.most_of_model(r.text, s.model)
                              or table_query.rows_of_model(unnamed, s.model, inference="inference" in s.intents))
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
@@ -552,8 +554,8 @@ class Parser:
     def table_query(self, text: str, s: Slots) -> table_query.TableQuery | None:
         """The filter over a whole vendor table the question asks for; "which qwen3 rows …" narrows it to a family
         (a name every catalog id of which starts with it: no unknown model then)."""
-        bound = [(sp.start, sp.end) for sp in s.spans if sp.slot == "params_bound"]  # "models under 10B": no count of cards
-        text = "".join(" " if any(a <= i < b for a, b in bound) else c for i, c in enumerate(text)) if bound else text
+        # "models under 10B": no count of cards
+        text = Reading.holding(text, [sp for sp in s.spans if sp.slot == "params_bound"]).unread()
         q = table_query.read(text, inference="inference" in s.intents)
         if q is not None and (s.model_arch or s.params_bound):
             q = q.model_copy(update={"arch": s.model_arch, "params_b": s.params_bound})

@@ -10,16 +10,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import pasted_output
+from .table_query import VOCAB as TABLE_VOCAB
 
+# the two Ascend parts a question may choose between, as the vendor tables' hardware column spells them
+PARTS = "|".join(rx.pattern for rx in TABLE_VOCAB.columns["hardware"].values())
 # the question asks which part it is ("which part is this", "Snt9B or Snt9B23?", "A2 还是 A3", "是什么卡", "哪个型号")
 ASKS = re.compile(
     r"(?<![a-z])(?:which|what)\s+(?:modelarts\s+)?(?:part|card|npu|chip|hardware|model|flavou?r|type|kind|machine|node|server)s?"
     r"\s+(?:is|are|does|do)\s+(?:this|that|it|these|those|mine|my|our)|(?<![a-z])(?:which|what)\s+(?:modelarts\s+)?(?:part|hardware)"
     r"(?![a-z])|(?<![a-z])is\s+(?:this|it|my\s+\w+|our\s+\w+)\s+(?:an?\s+)?[\w.-]+\s+or\s+(?:an?\s+)?[\w.-]+|"
-    r"(?<![a-z])(?:snt9b(?:23)?|a[23]|910[bc])\s+or\s+(?:snt9b(?:23)?|a[23]|910[bc])(?![a-z0-9])|"
+    rf"(?<![a-z])(?:{PARTS})\s+or\s+(?:{PARTS})(?![a-z0-9])|"
     r"how\s+many\s+[\w.-]+\s+(?:cards?|nodes?)\s+is\s+(?:that|this|it)|"
-    r"(?:snt9b(?:23)?|a[23]|910[bc])\s*还是\s*(?:snt9b(?:23)?|a[23]|910[bc])|哪(?:个|种|款)\s*(?:型号|硬件|卡|规格|机型)|什么\s*(?:型号|卡|硬件|机型)|"
-    r"对应.{0,12}(?:型号|规格|机型)|是\s*(?:a2|a3|snt9b(?:23)?|910[bc])\s*(?:吗|还是)|算\s*几\s*张", re.I)
+    rf"(?:{PARTS})\s*还是\s*(?:{PARTS})|"
+    r"哪(?:个|种|款)\s*(?:型号|硬件|卡|规格|机型)|什么\s*(?:型号|卡|硬件|机型)|"
+    r"对应.{0,12}(?:型号|规格|机型)|"
+    rf"是\s*(?:{PARTS})\s*(?:吗|还是)|算\s*几\s*张", re.I)
 # a count of devices said in words, and their memory ("16 个芯片", "16 devices", "每个 65536 MB", "64 GB each")
 COUNT = re.compile(r"(?<![0-9.])(\d{1,3})\s*(?:(?:个|颗|张|块)\s*(?:chips?|devices?|npus?|dies?|芯片|设备|处理器|die|卡)?|"
                    r"(?:chips?|devices?|npus?|dies?|cards?)(?![a-z]))", re.I)

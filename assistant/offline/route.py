@@ -49,6 +49,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
 )
 from .intents import VALIDITY
 from .parse import Slots
+from .spans import Reading
 from .vocab import ASKS_COUNT, INTENTS, OOM_NAMED
 from .vocab import NODES_ASKED as VOCAB_NODES_ASKED
 
@@ -1291,9 +1292,11 @@ def only_quantities(s: Slots) -> bool:
         rest = INTENTS["ga" if b.asked == "grad_accum" else "gbs"].sub(lambda m: "§" * len(m.group(0)), rest.lower())
     if any("§" not in rest[p.start:p.start + len(p.text)] for p in subquestions.asked_apart(s.question)):
         return False  # "GBS 是什么意思？另外 DP 是多少": a part asks no quantity (the notes answer it, the quantity beside)
-    rest = ASKS_ITS.sub(" ", rest).replace("§", " ")  # "how many data-parallel replicas": the count word asks the quantity
+    # "how many data-parallel replicas": the count word asks the quantity (ASKS_ITS reads the quantities' words as §)
+    left = Reading.claiming(rest, "quantity_asked", ASKS_ITS, QUANTITY_WORDS)
     if nodes_of_devices_said(s):  # "64 DIE, TP 4 PP 4: DP? how many machines?": the nodes of the devices said, no sizing
-        rest = VOCAB_NODES_ASKED.sub(" ", rest)  # the same words nodes_of_devices_said reads
+        left.claim_all(VOCAB_NODES_ASKED, "nodes_asked")  # the same words nodes_of_devices_said reads
+    rest = left.unread()
     return not (ASKS_COUNT.search(rest.lower()) or asks_verdict(s.model_copy(update={"question": rest})) or TIME_ASKED.search(rest))
 
 
@@ -1332,9 +1335,10 @@ PRECISION_AS_WIDTH = re.compile(r"(?:in|at|as|with|using|用|按|以)\s*(?:bf16|
 
 def troubleshoot_beyond_width(question: str) -> bool:
     """The troubleshooting intent is still read once a precision said as a quantity's width is left out."""
-    return bool(INTENTS["troubleshoot"].search(PRECISION_AS_WIDTH.sub(" ", question.lower())))
+    return bool(Reading.claiming(question.lower(), "precision", PRECISION_AS_WIDTH).search(INTENTS["troubleshoot"]))
 
 
+QUANTITY_WORDS = re.compile("§+")  # (only_quantities marks the words of the quantities asked)
 TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time", re.I)
 # the count word before the quantity ("how many data-parallel replicas") or after it ("DP 是多少", "DP 等于几")
 # ("how many GB do the AdamW optimizer states take": a memory unit asked of the quantity, however far in the clause)

@@ -244,7 +244,7 @@ def serving_intents(intents: set[str], work: str, training: bool, tps_given: boo
     out = set(intents)
     if CAPACITY.search(work):
         out |= {"capacity", "inference"}
-        if not INTENTS["cards"].search(CAPACITY.sub(" ", work)):
+        if not Reading.claiming(work, "capacity", CAPACITY).search(INTENTS["cards"]):
             out.discard("cards")  # "how many users can 8 cards serve" asks users, not cards
     if KV_ASKED.search(work) or kv_said:
         out |= {"kv", "inference"}

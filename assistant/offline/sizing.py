@@ -25,6 +25,7 @@ from .asked import (
 from .capacity import TrainingFacts
 from .plans import PlanBlocks
 from .setup_answer import VERDICT
+from .spans import Reading
 from .vendor_rows import TableBlocks
 from .vocab import ASKS_COUNT, INTENTS
 from .wording import MIN_LABEL, RECIPE_LABEL, STRATEGY, TOOL_NOTE_ZH, assumption_zh
@@ -298,10 +299,9 @@ class TrainingBlocks(TableBlocks, PlanBlocks):
         if not text or not (length := self.row_length_first(f)):
             return text
         # each ask in the order asked: the row's length before its counts when the question asks it first
-        q = self.s.question.lower()
-        for rx in table_query.VOCAB.tables.values():  # a table's name ("min card row", "最小卡数表") asks no count
-            q = rx.sub(lambda m: " " * len(m.group(0)), q)
-        at, count = INTENTS["row_length"].search(q), ASKS_COUNT.search(q)
+        # a table's name ("min card row", "最小卡数表") asks no count
+        q = Reading.claiming(self.s.question.lower(), "table", *table_query.VOCAB.tables.values())
+        at, count = q.search(INTENTS["row_length"]), q.search(ASKS_COUNT)
         return length + text if at and (count is None or at.start() <= count.start()) else text + self.space() + length.strip()
 
     def row_length_first(self, f: TrainingFacts) -> str:

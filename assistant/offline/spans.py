@@ -10,7 +10,7 @@ and part names) skip claimed tokens directly."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,24 @@ class Reading:
         self.spans: list[Span] = []
         self._unread: str | None = text
 
+    @classmethod
+    def claiming(cls, text: str, slot: str, *patterns: re.Pattern) -> Reading:
+        """A reading of ``text`` with every match of ``patterns`` claimed as ``slot``, in turn: what is left is what
+        the words of another reading leave to a later one ("how many users" asks users, its "how many" no count)."""
+        r = cls(text)
+        for rx in patterns:
+            r.claim_all(rx, slot)
+        return r
+
+    @classmethod
+    def holding(cls, text: str, spans: Iterable[Span]) -> Reading:
+        """A reading of ``text`` (a question, or the head of one) holding another reading's ``spans``, cut to the text:
+        what those spans leave unread ("recipe 表里 llama2-70b 哪几行要多机" without the model's words, its digits no count)."""
+        r = cls(text)
+        for sp in spans:
+            r.claim(sp.start, min(sp.end, len(text)), sp.slot, sp.value, sp.how)
+        return r
+
     def claim(self, start: int, end: int, slot: str, value: Any = None, how: How = "pattern") -> Span:
         span = Span(start, end, slot, value, how)
         if end > start:
@@ -48,6 +66,10 @@ class Reading:
 
     def claim_match(self, m: re.Match, slot: str, value: Any = None, how: How = "pattern", group: int | str = 0) -> Span:
         return self.claim(m.start(group), m.end(group), slot, value, how)
+
+    def claim_all(self, rx: re.Pattern, slot: str, how: How = "vocabulary") -> list[Span]:
+        """Claims every match of ``rx`` in what is still unread (words read as ``slot``, which later readers skip)."""
+        return [self.claim_match(m, slot, how=how) for m in self.finditer(rx)]
 
     def claimed(self, start: int, end: int) -> bool:
         return any(s.overlaps(start, end) for s in self.spans)

@@ -15,10 +15,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from .spans import Reading
+
 VOCAB_FILE = Path(__file__).with_name("table_query.toml")
 N = r"(?P<n>\d{1,5})(?![0-9.]|\s*k(?![a-z])|\s*g(?:i?b)?(?![a-z]))"  # no length (8k) or memory size (32GB)
-# between a count and its unit: a measure word, "of the", a part's name or a card memory ("4 of the 64GB cards")
-BETWEEN = (r"\s*(?:x\s*)?(?:of\s+(?:the\s+)?)?(?:张|个|块)?\s*(?:snt9b23|snt9b|910b|910c|a2|a3|昇腾|ascend)?\s*(?:的)?\s*"
+# between a count and its unit: a measure word, "of the", a part's name (the hardware column's, or the vendor's brand)
+# or a card memory ("4 of the 64GB cards")
+BETWEEN = (r"\s*(?:x\s*)?(?:of\s+(?:the\s+)?)?(?:张|个|块)?\s*(?:{parts}|昇腾|ascend)?\s*(?:的)?\s*"
            r"(?:(?:32|64)\s*g(?:i?b)?\s*(?:的)?\s*)?")
 MOST_CARDS = 4096  # a larger number without a unit is a length, not a count
 ZERO = re.compile(r"zero[- _]?([0-3])(?![0-9])|ds_z([0-3])|stage\s*([0-3])(?![0-9])")
@@ -113,10 +116,11 @@ def load(path: Path = VOCAB_FILE) -> Vocab:
         d: dict[str, Any] = tomllib.load(f)
     units = d["units"]
     unit = "(?P<unit>" + "|".join(units["nodes"] + units["cards"]) + ")"
+    between = BETWEEN.replace("{parts}", "|".join(p for names in d["columns"]["hardware"].values() for p in names))
 
     def filled(p: str, op: str, unit_optional: bool = False) -> re.Pattern:
         # an equality names its unit ("need 32 cards"): a bare number beside "on" or "use" is too often something else
-        for k, v in {"{n}": N, "{u}": BETWEEN, "{unit}": unit if op == "eq" and not unit_optional else unit + "?"}.items():
+        for k, v in {"{n}": N, "{u}": between, "{unit}": unit if op == "eq" and not unit_optional else unit + "?"}.items():
             p = p.replace(k, v)
         return re.compile(p)
 
@@ -206,42 +210,47 @@ def pair_counts(text: str, v: Vocab = VOCAB) -> list[tuple[str, int]]:
     return []
 
 
-def versus(text: str, v: Vocab = VOCAB) -> tuple[Versus | None, str | None, Count | None, str]:
+def versus(r: Reading, v: Vocab = VOCAB) -> tuple[Versus | None, str | None, Count | None]:
     """A row's count against its pair's: the first named framework (or part) against the other; with a count on each
-    side, the first side's count and the second's. Returns the comparison, the first side, its own count and the text
-    with the counts said of the sides blanked (no card count of their own)."""
+    side, the first side's count and the second's. Returns the comparison, the first side and its own count; the
+    counts said of the sides are claimed (no card count of their own)."""
+    text = r.unread()
     pairs = pair_counts(text, v)
     if len(pairs) >= 2 and pairs[0][0] != pairs[1][0]:
         (this, n), (_, m) = pairs[0], pairs[1]
-        return Versus(against="hardware", other=Count(op="eq", value=m)), this, Count(op="eq", value=n), re.sub(r"\d", " ", text)
+        r.claim_all(DIGIT, "pair_count")
+        return Versus(against="hardware", other=Count(op="eq", value=m)), this, Count(op="eq", value=n)
     for column in ("framework", "hardware", "strategy"):
         named = named_values(text, column, v)
         if len(named) < 2:
             continue
         op = next((op for op, rx in v.versus.items() if rx.search(text)), None)
         if op:
-            return Versus(against=column, op=op), named[0][1], None, text
-    return None, None, None, text
+            return Versus(against=column, op=op), named[0][1], None
+    return None, None, None
 
 
-def recipe_spec(text: str, table_named: str | None, v: Vocab = VOCAB) -> tuple[Count | None, Count | None, Count | None, str]:
-    """The recipe's nodes, cards per node and total cards said as its spec ("2 nodes x 8 cards", "单机4卡", "1×4"), and the
-    text with them blanked."""
+DIGIT = re.compile(r"\d")
+
+
+def recipe_spec(r: Reading, table_named: str | None, v: Vocab = VOCAB) -> tuple[Count | None, Count | None, Count | None]:
+    """The recipe's nodes, cards per node and total cards said as its spec ("2 nodes x 8 cards", "单机4卡", "1×4"), each
+    claimed."""
     for kind in ("per_node", "total", *(("bare",) if table_named == "recipes" else ())):
-        if m := next((m for rx in v.spec[kind] if (m := rx.search(text))), None):
+        if m := next((m for rx in v.spec[kind] if (m := r.search(rx))), None):
             a, b = Count(op="eq", value=int(m.group("a"))), Count(op="eq", value=int(m.group("b")))
-            rest = text[: m.start()] + " " + text[m.end():]
-            return (a, None, b, rest) if kind == "total" else (a, b, None, rest)
+            r.claim_match(m, "recipe_spec")
+            return (a, None, b) if kind == "total" else (a, b, None)
     one_node, one_card = _any([rx.pattern for rx in v.spec["one_node"]]), _any([rx.pattern for rx in v.spec["one_card"]])
-    node = one_node.search(text)
-    rest = one_node.sub(" ", text)
-    card = one_card.search(rest)
+    node = r.search(one_node)
+    r.claim_all(one_node, "one_node")
+    card = r.search(one_card)
     per = None
-    if node and (m := re.search(r"^\s*(\d{1,2})\s*(?:张|个)?\s*(?:卡|cards?|npus?)", rest[node.start():])):
+    if node and (m := re.search(r"^\s*(\d{1,2})\s*(?:张|个)?\s*(?:卡|cards?|npus?)", r.unread()[node.start():])):
         per = Count(op="eq", value=int(m.group(1)))  # 单机4卡: one node of 4 cards
-        rest = rest[: node.start()] + " " + rest[node.start() + m.end():]
-    return (Count(op="eq", value=1) if node else None, per, Count(op="eq", value=1) if card else None,
-            one_card.sub(" ", rest))
+        r.claim(node.start(), node.start() + m.end(), "per_node")
+    r.claim_all(one_card, "one_card")
+    return Count(op="eq", value=1) if node else None, per, Count(op="eq", value=1) if card else None
 
 
 def most_of_model(text: str, model: str, v: Vocab = VOCAB) -> TableQuery | None:
@@ -323,19 +332,20 @@ def read(text: str, *, inference: bool = False, v: Vocab = VOCAB) -> TableQuery 
     offload = False if NO_OFFLOAD.search(text) else True if "offload" in text else None
     ga = next((int(m.group(1)) for m in GA.finditer(text)), None)
     ga_not = next((int(m.group(1)) for m in GA_NOT.finditer(text)), None)
-    blanked = GA_NOT.sub(" ", GA.sub(" ", ZERO.sub(" ", text)))  # a stage's or GA's digits are no count
-    multi = v.multi_node.search(blanked)  # "more than one node", "多机": read before "one node" is read as a single node
-    blanked = v.multi_node.sub(" ", blanked)
-    spec_nodes, per_node, spec_cards, blanked = recipe_spec(blanked, named[0] if named else None, v)
-    memory = v.memory_cards.search(blanked)  # "2 x 32GB cards": the count of serving cards
+    r = Reading.claiming(text, "recipe_column", ZERO, GA, GA_NOT)  # a stage's or GA's digits are no count
+    multi = r.search(v.multi_node)  # "more than one node", "多机": read before "one node" is read as a single node
+    r.claim_all(v.multi_node, "multi_node")
+    spec_nodes, per_node, spec_cards = recipe_spec(r, named[0] if named else None, v)
+    memory = r.search(v.memory_cards)  # "2 x 32GB cards": the count of serving cards
     if memory:
-        blanked = blanked[: memory.start()] + " " + blanked[memory.end():]
-    pair, this, this_count, blanked = versus(blanked, v)
-    cards, nodes = counts(blanked, bool(named) or bool(memory))
+        r.claim_match(memory, "memory_cards")
+    pair, this, this_count = versus(r, v)
+    unread = r.unread()
+    cards, nodes = counts(unread, bool(named) or bool(memory))
     cards = this_count or (Count(op="eq", value=int(memory.group("n"))) if memory else None) or spec_cards or cards
     nodes = spec_nodes or nodes or (Count(op="gt", value=1) if multi else None)
     unsupported = bool(v.unsupported.search(text))
-    extreme = next((k for k, rx in v.extreme.items() if rx.search(blanked)), None) if v.extreme_of.search(blanked) else None
+    extreme = next((k for k, rx in v.extreme.items() if rx.search(unread)), None) if v.extreme_of.search(unread) else None
     if not (named or cards or nodes or zero is not None or offload is not None or ga or ga_not or unsupported or pair or extreme):
         return None  # "which models does MindSpeed support?": the model list answers it
     recipe_words = zero is not None or offload is not None or ga or ga_not or per_node

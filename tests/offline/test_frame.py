@@ -193,3 +193,28 @@ def test_a_turn_read_again_is_an_independent_copy(ctx):
     again = parser.parse("qwen2.5-7b lora 8 cards")
     assert again.devices == 8 and "config" not in again.intents
     assert again == parser.read("qwen2.5-7b lora 8 cards")
+
+
+def test_claim_all_claims_every_match_and_later_readers_skip_it():
+    import re
+
+    from assistant.offline.spans import Reading
+    text = "how many bytes per token, and how many cards?"
+    r = Reading(text)
+    spans = r.claim_all(re.compile(r"how\s+many\s+bytes"), "amount_asked")
+    assert [(text[sp.start:sp.end], sp.slot, sp.how) for sp in spans] == [("how many bytes", "amount_asked", "vocabulary")]
+    # offsets are kept: what is left unread is the question with the claimed words read as spaces
+    assert len(r.unread()) == len(text)
+    assert [m.start() for m in r.finditer(re.compile(r"how\s+many"))] == [text.index("how many cards")]
+
+
+def test_a_reading_holding_other_spans_leaves_the_rest_unread():
+    from assistant.offline.spans import Reading, Span
+    text = "recipe 表里 llama2-70b 哪几行要多机"
+    at = text.index("llama2-70b")
+    model = Span(at, at + len("llama2-70b"), "model", "llama2-70b", "catalog")
+    unread = Reading.holding(text, [model]).unread()
+    assert unread == text.replace("llama2-70b", " " * len("llama2-70b"))
+    # a span reaching past the text (the head of a question) is cut to it
+    assert Reading.holding(text[: at + 6], [model]).unread() == text[:at] + " " * 6
+    assert Reading.holding(text, []).unread() == text
