@@ -206,12 +206,22 @@ def bare_count_as_devices(new: QuestionFrame, earlier: QuestionFrame, turn: Ques
     """"and with 16?" after a sizing answer: the same job on 16 devices, counted as before (and no
     longer on the earlier nodes). Returns the earlier frame to carry from."""
     if (new.devices is None and new.nodes is None and turn.bare_count and follow_up
-            and (earlier.model or earlier.params_b) and not (turn.model or turn.params_b)):
+            and (earlier.model or earlier.params_b) and not (turn.model or turn.params_b)
+            # "switch to qwen2.5-7b with the same 64" after 64 requests: the conversation's own value, not a device count
+            and turn.bare_count not in {earlier.concurrency} - {earlier.effective().devices}):
         new.devices, new.device_unit, new.nodes = turn.bare_count, earlier.device_unit, None
         new.mark("said", "devices")
         new.mark("conversation", "device_unit")
         return earlier.model_copy(update={"nodes": None})
     return earlier
+
+
+def served_counts(new: QuestionFrame, turn: QuestionFrame) -> None:
+    """"bump that to 24 sequences" in a serving conversation: the sequences counted are those served at once (as
+    parse reads them in a serving question), not a training set; the conversation's domain decides, not the turn's words."""
+    if new.task() == "serving" and turn.task() is None and turn.samples and not turn.concurrency:
+        new.concurrency, new.samples = int(turn.samples), None
+        new.mark("said", "concurrency")
 
 
 def asks(turn: QuestionFrame) -> set[str]:
@@ -517,7 +527,7 @@ def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
             if amount is None or getattr(turn, slot, None) not in (None, amount if op == "add" else None):
                 continue
             value = base + amount if op == "add" else base * amount
-            setattr(new, slot, int(value) if slot == "devices" else value)
+            setattr(new, slot, value if isinstance(base, float) else int(round(value)))  # a count stays whole
             if slot == "devices":
                 new.nodes, new.device_unit = None, earlier.device_unit
             new.mark("said", slot)
@@ -647,6 +657,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
     carry_intents(new, earlier, turn)
+    served_counts(new, turn)
     # ("and with 64 cards?" after "what GA?" asks that figure again on 64: a quantity the earlier turn asked is not judged)
     again = earlier.intents & {"ga", "gbs", "tp", "time", "max_context", "max_batch", "throughput", "capacity", "kv"} or earlier.quantities_carried
     if not asked_own and not again and new.origin("devices") == "said" and (earlier.model or earlier.params_b) and (
