@@ -463,8 +463,12 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     other_devices = turn.devices is not None or turn.nodes is not None or new.devices != earlier.devices
     # "could we do ZeRO-3 instead?", "TP8 PP2 行吗" (carry.toml [proposal]): the proposed run has not run, so it has not failed;
     # it is judged (a yes/no on it) unless the turn asks a quantity of its own
-    if turn.proposed and not asks(turn) and (proposal.asks_yes_no(turn.question) or not earlier.intents & CARRY.asked - CARRY.domain):
-        new.verdict_carried = True  # ("那 per_device 改成 2 呢" after "how much memory per card?" asks that quantity again)
+    # ("那 per_device 改成 2 呢" after "how much memory per card?" asks that quantity again; so does "GA 改成 32 呢" after
+    # "每个 step 多少 token": a quantity of quantities.toml the thread asks)
+    thread_quantity = bool(earlier.quantities_carried or quantity.asked(earlier, inputs=False))
+    if turn.proposed and not asks(turn) and (proposal.asks_yes_no(turn.question)
+                                             or not earlier.intents & CARRY.asked - CARRY.domain and not thread_quantity):
+        new.verdict_carried = True
     if earlier.oom_reported and turn.task() in (None, earlier.task()) and not other_devices and not turn.proposed:
         new.oom_reported = True
         # the remedies said done in this turn and the earlier ones (next_remedy.py): not suggested again

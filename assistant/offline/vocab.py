@@ -126,10 +126,11 @@ OOM_NAMED = re.compile(r"oom|out\s+of\s+memory|显存(?:不足|不够|溢出|爆
 # "with 16 cards" states a count; "how many cards" asks for one.
 ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?|iterations?|iters?|prompts?|requests?|rounds?))|minimum|(?<![a-z])min(?![a-z])|"
                         r"least|fewest|(?<![a-z])(?:enough|sufficient)|最少|至少|几张|几卡|几个(?!小时|月)|(?<!显存)(?<!内存)(?<!显存大概)(?<!显存大约)(?<!内存大概)(?<!内存大约)(?<!显存约)(?<!显存要)(?<!显存需要)(?<!显存占)(?<!内存要)(?<!内存需要)多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory|gpu|利用率|utili))|"
-                        r"卡数(?!表)|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)|"
+                        r"卡数(?!表)(?!\s*(?:double|翻倍|加倍|改|换|变|调|增加|加|减|降|提|升|扩|涨)[^\d?？]{0,6}\d)|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)|"
                         # "the nearest count the table accepts", "closest card count": a count asked by its place
                         r"(?:nearest|closest|smallest|lowest|next)\s+(?:allowed\s+|valid\s+|legal\s+)?(?:card\s+|device\s+|gpu\s+|npu\s+)?count")
-# (多少 after 显存/内存, "每个 DIE 显存大概多少": the memory is asked, not a count)
+# (多少 after 显存/内存, "每个 DIE 显存大概多少": the memory is asked, not a count; "卡数 double 到 32 呢", "卡数改成 16": the
+# count's new value is said, none asked)
 # Words that lean on the conversation ("explain that again", "what else", "为什么", "这个呢"): a turn with one of them is
 # read with the conversation, never judged on its own words as outside the assistant's scope.
 LEANS_ON_CONVERSATION = re.compile(r"(?<![a-z])(?:it|its|that|this|these|those|them|they|else|again|more|why|how|same|above|"
