@@ -75,6 +75,7 @@ class CarrySpec:
     serving_part: tuple[str, ...] = ()  # the part a serving turn named for its job: not the training job's (carry.toml)
     domain_left: dict[str, frozenset[str]] | None = None  # a task's asked intents left behind on a switch (carry.toml)
     why: re.Pattern = re.compile(r"(?!)")  # "why 16?": where the last answer's figure comes from (carry.toml [why])
+    that_stage: re.Pattern = re.compile(r"(?!)")  # "用那个 stage": the ZeRO stage the last answer stated (carry.toml)
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -114,7 +115,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
                      words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())),
                      {task: frozenset(names) for task, names in raw.get("domain_left", {}).items()},
-                     words(raw.get("why", {})))
+                     words(raw.get("why", {})), words(raw.get("that_stage", {})))
 
 
 CARRY = load()
@@ -845,6 +846,19 @@ def stage_replaced(new: QuestionFrame, earlier: QuestionFrame | None, answers: l
         before = int(m.group(1)) if m else None
     if before is not None and before != new.zero_stage:
         new.current["zero_stage"] = before
+
+
+def stage_referred(new: QuestionFrame, answers: list[str]) -> None:
+    """"用那个 stage, 每卡 model states 多少", "with that stage, how much per card?": the ZeRO stage the last answer's lead
+    stated (the recipe's ZeRO-3), as if the user had said it, not the estimator's own choice nor a stage carried from
+    before it (carry.toml [that_stage]); a stage the turn states itself wins."""
+    if new.origin("zero_stage") == "said" or not answers or not CARRY.that_stage.search(new.question.lower()):
+        return
+    lines = answers[-1].splitlines()
+    lead = next((ln for ln in lines if ln.startswith(("**Answer:**", "**结论**"))), "")
+    if m := STAGE_IN_ANSWER.search(lead):
+        new.zero_stage = int(m.group(1))
+        new.mark("last_answer", "zero_stage")
 
 
 def solved_kept(new: QuestionFrame, answers: list[str]) -> None:
