@@ -516,6 +516,13 @@ def amount_word(word: str) -> float | None:
     return float(word) if word.isdigit() else cn_number(word) if cn_number(word) is not None else EN_NUMBERS.get(word)
 
 
+def changes_relative(turn: QuestionFrame) -> bool:
+    """"double the cutoff - does anything change?", "并发翻倍呢": a value changed relative to the conversation's own
+    (carry.toml [relative]) says the turn goes on with it, whatever else it says or lacks."""
+    q = cn_numerals_to_digits(turn.question.lower())
+    return any(rx.search(q) for rules in CARRY.relative.values() for rx, _, _ in rules)
+
+
 def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> bool:
     """A carried value the turn changes relative to itself (carry.toml [relative]): "再加一个 epoch" after 3 epochs is 4,
     "double the cards" after 8 is 16; a value the turn states outright wins. True when a value changed."""
@@ -639,7 +646,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if earlier is None:
         return turn.model_copy(update={"devices_proposed": proposes_count(turn)})
     why = asks_why(turn, earlier)
-    follow_up = follow_up or refers_back(turn) or why
+    follow_up = follow_up or refers_back(turn) or why or changes_relative(turn)
     new = turn.copy_for_turn()
     models_kept(new, earlier, turn)
     keep_language(new, earlier, turn)
@@ -661,6 +668,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     # never stated is made on the last answer's count (that_many)
     if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
         turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
+        new.problems = own_problems(new)  # "double the cutoff - does anything change?" changes the job: not out of scope
     carry_intents(new, earlier, turn)
     served_counts(new, turn)
     # ("and with 64 cards?" after "what GA?" asks that figure again on 64: a quantity the earlier turn asked is not judged)
@@ -689,7 +697,9 @@ def against_earlier(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
     if not (DIFFERENCE_ASKED.search(turn.question.lower()) or effect):
         return
     for many, one in CARRY.comparisons.items():
-        now, before = getattr(turn, one, None), getattr(earlier, one, None)
+        # (a value changed relative to the conversation's, "double the cutoff", is the turn's own too: relative_change)
+        now = getattr(turn, one, None) or (getattr(new, one, None) if new.origin(one) == "said" else None)
+        before = getattr(earlier, one, None)
         if one == "seq_len" and before is None and effect and (earlier.model or earlier.params_b):
             before = earlier.effective().seq_len  # "cutoff 拉到 8k" after a job sized at the default length: that length
         if not (now and before and now != before) or getattr(new, many, None) or new.changes:

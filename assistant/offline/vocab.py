@@ -286,7 +286,9 @@ EFFECT_DOWN = re.compile(r"(?<![a-z])(?:go(?:es)?\s+down|drops?|decrease[sd]?|fe
 EFFECT_SAME = re.compile(r"(?<![a-z])(?:still\s+the\s+same|(?:the\s+)?same\s+(?:count|number)\s*(?:\?|(?:work|hold|apply|do)s?(?![a-z])))|"
                          r"一样吗|不变吗|还是一样")
 EFFECT_ANY = re.compile(r"(?<![a-z])(?:(?:does|do|will|would)\s+(?:\w+\s+){0,4}change|any\s+change|any\s+difference)(?![a-z])|"
-                        r"有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化")
+                        # "which framework's number moves?", "哪个框架的卡数变了": which count changes is asked
+                        r"(?<![a-z])which\s+(?:[\w'’]+\s+){0,3}(?:change[sd]?|move[sd]?|differs?)(?![a-z])|哪个.{0,8}(?:变了|会变|有变|变化|涨了|动了)|"
+                        r"有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化|变了吗|变了没")
 
 
 def effect_asked(question: str) -> str | None:
