@@ -76,6 +76,7 @@ class CarrySpec:
     domain_left: dict[str, frozenset[str]] | None = None  # a task's asked intents left behind on a switch (carry.toml)
     why: re.Pattern = re.compile(r"(?!)")  # "why 16?": where the last answer's figure comes from (carry.toml [why])
     that_stage: re.Pattern = re.compile(r"(?!)")  # "用那个 stage": the ZeRO stage the last answer stated (carry.toml)
+    keeps_values: re.Pattern = re.compile(r"(?!)")  # "glm4-9b with the same number of requests": values kept (carry.toml)
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -115,7 +116,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
                      words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())),
                      {task: frozenset(names) for task, names in raw.get("domain_left", {}).items()},
-                     words(raw.get("why", {})), words(raw.get("that_stage", {})))
+                     words(raw.get("why", {})), words(raw.get("that_stage", {})), words(raw.get("keeps_values", {})))
 
 
 CARRY = load()
@@ -646,7 +647,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if earlier is None:
         return turn.model_copy(update={"devices_proposed": proposes_count(turn)})
     why = asks_why(turn, earlier)
-    follow_up = follow_up or refers_back(turn) or why or changes_relative(turn)
+    follow_up = follow_up or refers_back(turn) or why or changes_relative(turn) or bool(CARRY.keeps_values.search(turn.question.lower()))
     new = turn.copy_for_turn()
     models_kept(new, earlier, turn)
     keep_language(new, earlier, turn)

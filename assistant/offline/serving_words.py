@@ -66,8 +66,9 @@ CONCURRENCY = [re.compile(p) for p in (
     # "10 路请求", "20 路": 路 counts concurrent streams by itself (not 路径 / 路由 / 路线)
     rf"(?<![0-9.]){COUNT}\s*路(?!径|由|线)\s*(?:请求|用户|会话|流|并发)?",
     # "what if it's 64 requests", "with 48 users", "再加 20 个用户": the noun says what the count counts, the requests (users)
-    # served at once, never a count of devices (not a rate: "500 requests per second", "100 个请求每秒")
-    rf"(?<![0-9.]){COUNT}\s*(?:users?|requests?|clients?|个用户|位用户|用户|个请求|条请求|请求)(?![a-z])"
+    # served at once, never a count of devices (not a rate: "500 requests per second", "100 个请求每秒"; a k-number is the
+    # requests' length: "how many 16k requests fit")
+    rf"(?<![0-9.]){COUNT_ZH}(?![kK0-9.])\s*(?:users?|requests?|clients?|个用户|位用户|用户|个请求|条请求|请求)(?![a-z])"
     r"(?!\s*(?:/\s*(?:s|sec|min)|per\s+(?:second|sec|minute|min|hour|day)|a\s+(?:second|minute|day)|每秒|每分钟|/秒|每天))",
 )]
 # The setting however it is named: the flag, its short and informal names ("util knob", "utilization to 0.95", "mem
