@@ -31,8 +31,8 @@ from .conversation import (
     remembered,
     sized_job,
     solved_kept,
-    stage_replaced,
     stage_referred,
+    stage_replaced,
     that_many,
 )
 from .parse import FOLLOW_UP, Parser, Slots

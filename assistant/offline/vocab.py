@@ -196,6 +196,11 @@ MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|b
 # "5e8 training tokens", "a 50M-token dataset", "1 亿个训练 token": a word saying what the tokens are may stand between
 TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*-?\s*(?:个\s*)?(?:(?:training|train|text|data|dataset|corpus|pre-?training|"
                        rf"fine-?tuning|sft)\s+|训练\s*|数据\s*|语料\s*)?tokens?(?!\s*/)(?![a-z])")
+# ...or written after the word ("总 token 50 亿", "token 总数 20 亿", "tokens: 3B"), or as a word ("a billion tokens",
+# "half a billion tokens"): the group of the number, then its magnitude (a word's number is its own group)
+TOKENS_AFTER_RX = re.compile(rf"(?<![a-z])tokens?(?!\s*/)\s*(?:总数|总量|数|量)?\s*(?:为|是|有|共|一共|总共|=|:|：)?\s*(?<![0-9.]){NUM}\s*{MAG}(?![0-9.])(?!\s*(?:/|per|每))|"
+                             r"(?<![a-z])(a|one|two|three|five|ten|half\s+a)\s+(billion|million|trillion)\s+(?:training\s+|train\s+)?tokens?(?![a-z])")
+TOKEN_WORDS = {"a": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "five": 5.0, "ten": 10.0}
 # A value said to change ("tps drops to 1500", "吞吐只有 1200", "降到 0.8"): the words between a setting and its new value.
 CHANGE = (r"(?:(?:drops?|dropped|falls?|fell|goes|went|rises?|rose|changes?|changed|is\s+now|becomes?|only)\s+(?:to\s+)?|"
           r"只有|降到|降为|降至|掉到|变成|变为|改成|改为|改到|改|调到|调成|调为|提到|升到|涨到)")
