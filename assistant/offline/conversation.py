@@ -524,10 +524,10 @@ def changes_relative(turn: QuestionFrame) -> bool:
     return any(rx.search(q) for rules in CARRY.relative.values() for rx, _, _ in rules)
 
 
-def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> bool:
+def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> set[str]:
     """A carried value the turn changes relative to itself (carry.toml [relative]): "再加一个 epoch" after 3 epochs is 4,
-    "double the cards" after 8 is 16; a value the turn states outright wins. True when a value changed."""
-    q, changed = cn_numerals_to_digits(turn.question.lower()), False
+    "double the cards" after 8 is 16; a value the turn states outright wins. The slots changed."""
+    q, changed = cn_numerals_to_digits(turn.question.lower()), set()
     for slot, rules in CARRY.relative.items():
         base = earlier.effective().devices if slot == "devices" else getattr(earlier, slot, None)
         if not base:
@@ -544,7 +544,7 @@ def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
             if slot == "devices":
                 new.nodes, new.device_unit = None, earlier.device_unit
             new.mark("said", slot)
-            changed = True
+            changed.add(slot)
             break
     return changed
 
@@ -667,8 +667,10 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     proposed_count_left(new, earlier, turn)
     # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count); a change of devices the conversation
     # never stated is made on the last answer's count (that_many)
-    if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
-        turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
+    if (changed := relative_change(new, earlier, turn)) or relative_devices(turn.question, 0) is not None:
+        # the changed value is the turn's own, as if said outright ("halve the global batch" states a GBS, asks none)
+        turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked, **{slot: getattr(new, slot) for slot in changed}})
+        new.intents -= {i for i, slots in CARRY.stated_by.items() if changed & set(slots)}
         new.problems = own_problems(new)  # "double the cutoff - does anything change?" changes the job: not out of scope
     carry_intents(new, earlier, turn)
     served_counts(new, turn)
@@ -698,9 +700,7 @@ def against_earlier(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
     if not (DIFFERENCE_ASKED.search(turn.question.lower()) or effect):
         return
     for many, one in CARRY.comparisons.items():
-        # (a value changed relative to the conversation's, "double the cutoff", is the turn's own too: relative_change)
-        now = getattr(turn, one, None) or (getattr(new, one, None) if new.origin(one) == "said" else None)
-        before = getattr(earlier, one, None)
+        now, before = getattr(turn, one, None), getattr(earlier, one, None)
         if one == "seq_len" and before is None and effect and (earlier.model or earlier.params_b):
             before = earlier.effective().seq_len  # "cutoff 拉到 8k" after a job sized at the default length: that length
         if not (now and before and now != before) or getattr(new, many, None) or new.changes:

@@ -284,7 +284,8 @@ DIFFERENCE_ASKED = re.compile(r"how\s+many\s+(?:more|fewer|less|extra|additional
 # 8k，最少卡数会不会涨", "改成 4k 能省卡吗"): the earlier value and the new one are each sized and the lead says
 # whether the count goes up, down or stays, with both counts (variants.change_lead); the direction asked, by its words ("still
 # 16?" names the user's count: the verdict on it answers, not this comparison)
-EFFECT_UP = re.compile(r"(?<![a-z])(?:go(?:es)?\s+up|goes?\s+higher|increase[sd]?|rise[sd]?|grows?|more\s+(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
+EFFECT_UP = re.compile(r"(?<![a-z])(?:go(?:es)?\s+up|goes?\s+higher|increase[sd]?|rise[sd]?|grows?|more\s+(?:cards|gpus|npus|devices|nodes|die)|"
+                       r"needs?\s+more(?=\s*[?？]|\s+(?:of\s+them|cards|gpus|npus|devices|nodes|die)))(?![a-z])|"
                        r"涨|增加|变多|上升|更多|多要|加卡")
 EFFECT_DOWN = re.compile(r"(?<![a-z])(?:go(?:es)?\s+down|drops?|decrease[sd]?|fewer|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
                          r"省卡|省.{0,2}卡|减少|变少|降下来|少用")
