@@ -293,7 +293,8 @@ EFFECT_SAME = re.compile(r"(?<![a-z])(?:still\s+the\s+same|(?:the\s+)?same\s+(?:
                          r"一样吗|不变吗|还是一样")
 EFFECT_ANY = re.compile(r"(?<![a-z])(?:(?:does|do|will|would)\s+(?:\w+\s+){0,4}change|any\s+change|any\s+difference)(?![a-z])|"
                         # "which framework's number moves?", "哪个框架的卡数变了": which count changes is asked
-                        r"(?<![a-z])which\s+(?:[\w'’]+\s+){0,3}(?:change[sd]?|move[sd]?|differs?)(?![a-z])|哪个.{0,8}(?:变了|会变|有变|变化|涨了|动了)|"
+                        r"(?<![a-z])which\s+(?:[\w'’]+\s+){0,3}(?:change[sd]?|move[sd]?|differs?)(?![a-z])|(?<![a-z])(?:anything|something)\s+changes?(?![a-z])|"
+                        r"(?<![a-z])change\s+anything(?![a-z])|哪个.{0,8}(?:变了|会变|有变|变化|涨了|动了)|"
                         r"有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化|变了吗|变了没")
 
 
