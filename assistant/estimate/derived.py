@@ -726,8 +726,10 @@ def duration(seconds: float) -> str:
 
 def run_time(s: Shape | None, i: Inputs) -> Derived:
     """The run's time from its steps and the time per step; the steps said, or worked out from the data set (samples /
-    GBS × epochs, total_steps) when only that is said."""
-    steps = None if i.iterations or not i.samples else total_steps(s, replace(i, epochs=i.epochs or 1))
+    GBS × epochs, total_steps) or from a token total (tokens / (GBS × sequence length), steps_for_tokens) when only that
+    is said."""
+    steps = (None if i.iterations else total_steps(s, replace(i, epochs=i.epochs or 1)) if i.samples
+             else steps_for_tokens(s, i) if i.tokens else None)
     n = int(steps.value) if steps else int(need(i.iterations, "iterations", "The run's iterations"))
     per = need(i.iteration_seconds, "iteration_seconds", "The time per iteration")
     total = n * per
@@ -735,7 +737,7 @@ def run_time(s: Shape | None, i: Inputs) -> Derived:
     if i.iterations_done and i.iterations_done < n:
         left = (n - i.iterations_done) * per
         formula += f"; left after iteration {i.iterations_done:,}: {n - i.iterations_done:,} × {per:g} s = {duration(left)}"
-    notes = (steps.assumptions + ([] if i.epochs else ["no epochs said: one epoch"])) if steps else []
+    notes = (steps.assumptions + ([] if i.epochs or not i.samples else ["no epochs said: one epoch"])) if steps else []
     return Derived(total, "seconds", formula, notes + ["the logged time per iteration holds for the rest of the run (no "
                                                        "evaluation or checkpoint pauses)"])
 

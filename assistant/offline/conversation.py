@@ -76,6 +76,8 @@ class CarrySpec:
     serving_part: tuple[str, ...] = ()  # the part a serving turn named for its job: not the training job's (carry.toml)
     domain_left: dict[str, frozenset[str]] | None = None  # a task's asked intents left behind on a switch (carry.toml)
     why: re.Pattern = re.compile(r"(?!)")  # "why 16?": where the last answer's figure comes from (carry.toml [why])
+    that_stage: re.Pattern = re.compile(r"(?!)")  # "用那个 stage": the ZeRO stage the last answer stated (carry.toml)
+    keeps_values: re.Pattern = re.compile(r"(?!)")  # "glm4-9b with the same number of requests": values kept (carry.toml)
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -115,7 +117,7 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
                      words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())),
                      {task: frozenset(names) for task, names in raw.get("domain_left", {}).items()},
-                     words(raw.get("why", {})))
+                     words(raw.get("why", {})), words(raw.get("that_stage", {})), words(raw.get("keeps_values", {})))
 
 
 CARRY = load()
@@ -207,12 +209,22 @@ def bare_count_as_devices(new: QuestionFrame, earlier: QuestionFrame, turn: Ques
     """"and with 16?" after a sizing answer: the same job on 16 devices, counted as before (and no
     longer on the earlier nodes). Returns the earlier frame to carry from."""
     if (new.devices is None and new.nodes is None and turn.bare_count and follow_up
-            and (earlier.model or earlier.params_b) and not (turn.model or turn.params_b)):
+            and (earlier.model or earlier.params_b) and not (turn.model or turn.params_b)
+            # "switch to qwen2.5-7b with the same 64" after 64 requests: the conversation's own value, not a device count
+            and turn.bare_count not in {earlier.concurrency} - {earlier.effective().devices}):
         new.devices, new.device_unit, new.nodes = turn.bare_count, earlier.device_unit, None
         new.mark("said", "devices")
         new.mark("conversation", "device_unit")
         return earlier.model_copy(update={"nodes": None})
     return earlier
+
+
+def served_counts(new: QuestionFrame, turn: QuestionFrame) -> None:
+    """"bump that to 24 sequences" in a serving conversation: the sequences counted are those served at once (as
+    parse reads them in a serving question), not a training set; the conversation's domain decides, not the turn's words."""
+    if new.task() == "serving" and turn.task() is None and turn.samples and not turn.concurrency:
+        new.concurrency, new.samples = int(turn.samples), None
+        new.mark("said", "concurrency")
 
 
 def asks(turn: QuestionFrame) -> set[str]:
@@ -458,8 +470,12 @@ def carry_intents(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFram
     other_devices = turn.devices is not None or turn.nodes is not None or new.devices != earlier.devices
     # "could we do ZeRO-3 instead?", "TP8 PP2 行吗" (carry.toml [proposal]): the proposed run has not run, so it has not failed;
     # it is judged (a yes/no on it) unless the turn asks a quantity of its own
-    if turn.proposed and not asks(turn) and (proposal.asks_yes_no(turn.question) or not earlier.intents & CARRY.asked - CARRY.domain):
-        new.verdict_carried = True  # ("那 per_device 改成 2 呢" after "how much memory per card?" asks that quantity again)
+    # ("那 per_device 改成 2 呢" after "how much memory per card?" asks that quantity again; so does "GA 改成 32 呢" after
+    # "每个 step 多少 token": a quantity of quantities.toml the thread asks)
+    thread_quantity = bool(earlier.quantities_carried or quantity.asked(earlier, inputs=False))
+    if turn.proposed and not asks(turn) and (proposal.asks_yes_no(turn.question)
+                                             or not earlier.intents & CARRY.asked - CARRY.domain and not thread_quantity):
+        new.verdict_carried = True
     if earlier.oom_reported and turn.task() in (None, earlier.task()) and not other_devices and not turn.proposed:
         new.oom_reported = True
         # the remedies said done in this turn and the earlier ones (next_remedy.py): not suggested again
@@ -506,10 +522,17 @@ def amount_word(word: str) -> float | None:
     return float(word) if word.isdigit() else cn_number(word) if cn_number(word) is not None else EN_NUMBERS.get(word)
 
 
-def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> bool:
+def changes_relative(turn: QuestionFrame) -> bool:
+    """"double the cutoff - does anything change?", "并发翻倍呢": a value changed relative to the conversation's own
+    (carry.toml [relative]) says the turn goes on with it, whatever else it says or lacks."""
+    q = cn_numerals_to_digits(turn.question.lower())
+    return any(rx.search(q) for rules in CARRY.relative.values() for rx, _, _ in rules)
+
+
+def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> set[str]:
     """A carried value the turn changes relative to itself (carry.toml [relative]): "再加一个 epoch" after 3 epochs is 4,
-    "double the cards" after 8 is 16; a value the turn states outright wins. True when a value changed."""
-    q, changed = cn_numerals_to_digits(turn.question.lower()), False
+    "double the cards" after 8 is 16; a value the turn states outright wins. The slots changed."""
+    q, changed = cn_numerals_to_digits(turn.question.lower()), set()
     for slot, rules in CARRY.relative.items():
         base = earlier.effective().devices if slot == "devices" else getattr(earlier, slot, None)
         if not base:
@@ -522,11 +545,11 @@ def relative_change(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFr
             if amount is None or getattr(turn, slot, None) not in (None, amount if op == "add" else None):
                 continue
             value = base + amount if op == "add" else base * amount
-            setattr(new, slot, int(value) if slot == "devices" else value)
+            setattr(new, slot, value if isinstance(base, float) else int(round(value)))  # a count stays whole
             if slot == "devices":
                 new.nodes, new.device_unit = None, earlier.device_unit
             new.mark("said", slot)
-            changed = True
+            changed.add(slot)
             break
     return changed
 
@@ -629,7 +652,7 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     if earlier is None:
         return turn.model_copy(update={"devices_proposed": proposes_count(turn)})
     why = asks_why(turn, earlier)
-    follow_up = follow_up or refers_back(turn) or why
+    follow_up = follow_up or refers_back(turn) or why or changes_relative(turn) or bool(CARRY.keeps_values.search(turn.question.lower()))
     new = turn.copy_for_turn()
     models_kept(new, earlier, turn)
     keep_language(new, earlier, turn)
@@ -649,9 +672,13 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
     proposed_count_left(new, earlier, turn)
     # "卡数翻倍呢": the same question on the changed job (its 卡数 asks no count); a change of devices the conversation
     # never stated is made on the last answer's count (that_many)
-    if relative_change(new, earlier, turn) or relative_devices(turn.question, 0) is not None:
-        turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked})
+    if (changed := relative_change(new, earlier, turn)) or relative_devices(turn.question, 0) is not None:
+        # the changed value is the turn's own, as if said outright ("halve the global batch" states a GBS, asks none)
+        turn = turn.model_copy(update={"intents": turn.intents - CARRY.asked, **{slot: getattr(new, slot) for slot in changed}})
+        new.intents -= {i for i, slots in CARRY.stated_by.items() if changed & set(slots)}
+        new.problems = own_problems(new)  # "double the cutoff - does anything change?" changes the job: not out of scope
     carry_intents(new, earlier, turn)
+    served_counts(new, turn)
     # ("and with 64 cards?" after "what GA?" asks that figure again on 64: a quantity the earlier turn asked is not judged)
     again = earlier.intents & {"ga", "gbs", "tp", "time", "max_context", "max_batch", "throughput", "capacity", "kv"} or earlier.quantities_carried
     if not asked_own and not again and new.origin("devices") == "said" and (earlier.model or earlier.params_b) and (
@@ -835,6 +862,19 @@ def stage_replaced(new: QuestionFrame, earlier: QuestionFrame | None, answers: l
         before = int(m.group(1)) if m else None
     if before is not None and before != new.zero_stage:
         new.current["zero_stage"] = before
+
+
+def stage_referred(new: QuestionFrame, answers: list[str]) -> None:
+    """"用那个 stage, 每卡 model states 多少", "with that stage, how much per card?": the ZeRO stage the last answer's lead
+    stated (the recipe's ZeRO-3), as if the user had said it, not the estimator's own choice nor a stage carried from
+    before it (carry.toml [that_stage]); a stage the turn states itself wins."""
+    if new.origin("zero_stage") == "said" or not answers or not CARRY.that_stage.search(new.question.lower()):
+        return
+    lines = answers[-1].splitlines()
+    lead = next((ln for ln in lines if ln.startswith(("**Answer:**", "**结论**"))), "")
+    if m := STAGE_IN_ANSWER.search(lead):
+        new.zero_stage = int(m.group(1))
+        new.mark("last_answer", "zero_stage")
 
 
 def solved_kept(new: QuestionFrame, answers: list[str]) -> None:

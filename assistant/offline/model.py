@@ -31,6 +31,7 @@ from .conversation import (
     remembered,
     sized_job,
     solved_kept,
+    stage_referred,
     stage_replaced,
     that_many,
 )
@@ -158,6 +159,7 @@ class OfflinePlanner(BaseChatModel):
         frame = turn.with_history(earlier, follow_up)
         proposal_kept(frame, [message_text(a) for a in answers[-1:]])  # "改成 PP4 呢": the last answer's TP kept beside it
         stage_replaced(frame, earlier, [message_text(a) for a in answers[-1:]])  # "zero3 会更好吗" after a ZeRO-2 plan
+        stage_referred(frame, [message_text(a) for a in answers[-1:]])  # "用那个 stage": the stage the last answer stated
         if earlier is not None:
             self.parser.check_layout(frame)  # the turn's TP / PP on the devices said before
         if frame.howto_before and answers:  # a follow-up of a how-to topic: the note the last answer quoted

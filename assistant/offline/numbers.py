@@ -16,8 +16,11 @@ from .vocab import (
     DOUBLES,
     EN_COUNT,
     EN_NUMBERS,
+    MAGNITUDE,
     NODE_WORDS,
     SAMPLES_RX,
+    TOKEN_WORDS,
+    TOKENS_AFTER_RX,
     TOKENS_RX,
     TPS_RX,
     TRAINER_PARTS,
@@ -382,6 +385,15 @@ def training_amounts(r: Reading, s: Slots) -> None:
         n = amount(m.group(1), mag)
         if mag == "k" or n < 1e7:
             continue
+        s.tokens = s.tokens or n
+        r.claim_match(m, "tokens", n)
+    for m in list(r.finditer(TOKENS_AFTER_RX)):
+        if m.group(3):  # "a billion tokens", "half a billion tokens"
+            n = TOKEN_WORDS.get(m.group(3), 0.5) * MAGNITUDE[m.group(4)]
+        else:
+            n = amount(m.group(1), m.group(2))
+            if not m.group(2) or m.group(2).lower() == "k" or n < 1e7:
+                continue  # "token 4096", "tokens 32k": a length, not a total
         s.tokens = s.tokens or n
         r.claim_match(m, "tokens", n)
     work = r.unread()

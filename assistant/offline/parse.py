@@ -496,6 +496,8 @@ class Parser:
                              or table_query.rows_of_model(unnamed, s.model, inference="inference" in s.intents))
         if s.task() == "serving" and s.micro_batch and not s.concurrency:  # "KV cache at 32k, batch 8": sequences at once
             s.concurrency, s.micro_batch = s.micro_batch, None
+        if s.task() == "serving" and s.samples and not s.concurrency:  # "vLLM with 16 sequences of 8192": served at once
+            s.concurrency, s.samples = int(s.samples), None
         s.spans = r.spans  # the layout checks quote the words as written
         self.check_layout(s)
         if "config" in s.intents:

@@ -55,7 +55,7 @@ CONCURRENCY = [re.compile(p) for p in (
     # "16 并发" (not "max-model-len 32768 并发 8": a count written after 并发 is the concurrency, the next pattern)
     rf"(?<![0-9.]){COUNT}\s*(?:个|路|条)?\s*(?:concurrent|simultaneous|parallel(?=\s+(?:users?|requests?|sessions?|clients?))|并发(?!\s*(?:数|量)?\s*(?:为|是|=|:)?\s*\d{{1,6}}(?![0-9.kK])))"
     r"(?:\s*(?:users?|requests?|sessions?|sequences?|streams?|connections?|clients?|个?用户|个?请求|路))?",
-    rf"(?:concurrency|(?<![a-z])(?:max[-_ ])?num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要)?\s*{COUNT_ZH}(?![0-9.kK])",
+    rf"(?:concurrency|(?<![a-z])(?:max[-_ ])?num[-_ ]seqs|并发(?:数|量|请求数?|用户数?)?)\s*(?:of|=|:|is|to|为|是|达到|到|要|{CHANGE})?\s*{COUNT_ZH}(?![0-9.kK])",
     rf"(?<![0-9.]){COUNT}\s*(?:users?|requests?|sessions?|clients?|chats?|conversations?|prompts?|个用户|用户|个请求|请求|个对话|对话)\s*"
     r"(?:(?:run(?:ning)?\s+|going\s+|active\s+)?(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously)|同时)",
     rf"(?:serv(?:e|ing)|support(?:ing)?|handle|for)\s+{COUNT}\s+(?:concurrent\s+)?(?:users?|requests?|clients?|sessions?)(?![a-z])",
@@ -65,6 +65,11 @@ CONCURRENCY = [re.compile(p) for p in (
     r"(?:,\s*)?(?:each(?![a-z])|every\s+one|各自?|每人|每个)",
     # "10 路请求", "20 路": 路 counts concurrent streams by itself (not 路径 / 路由 / 路线)
     rf"(?<![0-9.]){COUNT}\s*路(?!径|由|线)\s*(?:请求|用户|会话|流|并发)?",
+    # "what if it's 64 requests", "with 48 users", "再加 20 个用户": the noun says what the count counts, the requests (users)
+    # served at once, never a count of devices (not a rate: "500 requests per second", "100 个请求每秒"; a k-number is the
+    # requests' length: "how many 16k requests fit")
+    rf"(?<![0-9.]){COUNT_ZH}(?![kK0-9.])\s*(?:users?|requests?|clients?|个用户|位用户|用户|个请求|条请求|请求)(?![a-z])"
+    r"(?!\s*(?:/\s*(?:s|sec|min)|per\s+(?:second|sec|minute|min|hour|day)|a\s+(?:second|minute|day)|每秒|每分钟|/秒|每天))",
 )]
 # The setting however it is named: the flag, its short and informal names ("util knob", "utilization to 0.95", "mem
 # fraction", "mem-frac 0.6", SGLang's --mem-fraction-static), and in Chinese (显存利用率, 显存占用比例, 显存占比); a bare

@@ -344,6 +344,9 @@ class VariantBlocks(TrainingBlocks):
             (na, ua, ha, sa), (nb, ub, hb, sb) = counts
             a, b = (str(getattr(w.s, one)) for w in pair)
             rest = labels[k].replace(a, "").strip(" ·") if len(writers) > 2 else ""
+            if each := self.change_each(pair, asked, a, b, rest):
+                said.append(each)  # "does either column change?": each trainer's count of the table, not only the fewest
+                continue
             outcome = "same" if na == nb else "up" if nb > na else "down"
             yes = outcome != "same" if asked == "any" else outcome == asked  # ("same": yes when it stays)
             said.append(self.say(f"change_{outcome}", yes=self.say("change_yes" if yes else "change_no"), a=a, b=b,
@@ -355,6 +358,31 @@ class VariantBlocks(TrainingBlocks):
                 said[-1] += self.say("change_memory", a=a, b=b, fa=self.say("factor_memory", gib=f"{ga:.1f}", dev=dev) + self.say("saved_on", plan=wa, n=na_),
                                      fb=self.say("factor_memory", gib=f"{gb:.1f}", dev=dev) + self.say("saved_on", plan=wb, n=nb_))
         return self.say("semicolon").join(said)
+
+    def change_each(self, pair: list[Any], asked: str, a: str, b: str, rest: str) -> str:
+        """The change asked with no trainer named, where the minimum-card table has a column per trainer for both values
+        ("cutoff doubled to 8192 — does either column change?"): each trainer's count from ``a`` to ``b``, the changed ones
+        first, and yes or no on the change asked (any trainer's); '' when a trainer's column is missing for one value."""
+        if self.s.framework:
+            return ""
+        cols = []
+        for w in pair:
+            col: dict[str, tuple[int, str]] = {}
+            for r in w.wanted_rows(w.training_facts().rows):
+                if r.supported and r.cards and (r.framework not in col or r.cards < col[r.framework][0]):
+                    col[r.framework] = (r.cards, r.unit)
+            cols.append(col)
+        both = [fw for fw in cols[0] if fw in cols[1] and cols[0][fw][1].lower() == cols[1][fw][1].lower()]
+        if len(both) < 2:
+            return ""
+        moves = {fw: "same" if cols[0][fw][0] == cols[1][fw][0] else "up" if cols[1][fw][0] > cols[0][fw][0] else "down" for fw in both}
+        yes = (set(moves.values()) == {"same"}) if asked == "same" else any(
+            m != "same" if asked == "any" else m == asked for m in moves.values())
+        items = [self.say(f"change_each_{moves[fw]}", fw=fw, na=self.devices(cols[0][fw][0], cols[0][fw][1], None),
+                          nb=self.devices(cols[1][fw][0], cols[1][fw][1], None), ratio=f"{cols[1][fw][0] / cols[0][fw][0]:.3g}")
+                 for fw in sorted(both, key=lambda fw: moves[fw] == "same")]
+        return self.say("change_each", yes=self.say("change_yes" if yes else "change_no"), a=a, b=b,
+                        items=self.say("semicolon").join(items), rest=self.say("change_rest", rest=rest) if rest else "")
 
     def factor_asked(self, writers: list[Any], labels: list[str]) -> str:
         """"from 8k to 16k, does the card count double?", "减半吗": yes or no on the factor asked, from the two variants'

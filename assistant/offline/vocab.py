@@ -126,10 +126,11 @@ OOM_NAMED = re.compile(r"oom|out\s+of\s+memory|显存(?:不足|不够|溢出|爆
 # "with 16 cards" states a count; "how many cards" asks for one.
 ASKS_COUNT = re.compile(r"how\s+many(?!\s+(?:hours?|days?|minutes?|weeks?|steps?|tokens?|epochs?|iterations?|iters?|prompts?|requests?|rounds?))|minimum|(?<![a-z])min(?![a-z])|"
                         r"least|fewest|(?<![a-z])(?:enough|sufficient)|最少|至少|几张|几卡|几个(?!小时|月)|(?<!显存)(?<!内存)(?<!显存大概)(?<!显存大约)(?<!内存大概)(?<!内存大约)(?<!显存约)(?<!显存要)(?<!显存需要)(?<!显存占)(?<!内存要)(?<!内存需要)多少(?!\s*(?:小时|天|时间|分钟|token|显存|内存|gi?b?|memory|gpu|利用率|utili))|"
-                        r"卡数(?!表)|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)|"
+                        r"卡数(?!表)(?!\s*(?:double|翻倍|加倍|改|换|变|调|增加|加|减|降|提|升|扩|涨)[^\d?？]{0,6}\d)|节点数|几台|够不够|够吗|够用|足够|需要.{0,6}[卡机]|what\s+(?:is\s+)?the\s+(?:number|count)|"
                         # "the nearest count the table accepts", "closest card count": a count asked by its place
                         r"(?:nearest|closest|smallest|lowest|next)\s+(?:allowed\s+|valid\s+|legal\s+)?(?:card\s+|device\s+|gpu\s+|npu\s+)?count")
-# (多少 after 显存/内存, "每个 DIE 显存大概多少": the memory is asked, not a count)
+# (多少 after 显存/内存, "每个 DIE 显存大概多少": the memory is asked, not a count; "卡数 double 到 32 呢", "卡数改成 16": the
+# count's new value is said, none asked)
 # Words that lean on the conversation ("explain that again", "what else", "为什么", "这个呢"): a turn with one of them is
 # read with the conversation, never judged on its own words as outside the assistant's scope.
 LEANS_ON_CONVERSATION = re.compile(r"(?<![a-z])(?:it|its|that|this|these|those|them|they|else|again|more|why|how|same|above|"
@@ -195,6 +196,11 @@ MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|b
 # "5e8 training tokens", "a 50M-token dataset", "1 亿个训练 token": a word saying what the tokens are may stand between
 TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*-?\s*(?:个\s*)?(?:(?:training|train|text|data|dataset|corpus|pre-?training|"
                        rf"fine-?tuning|sft)\s+|训练\s*|数据\s*|语料\s*)?tokens?(?!\s*/)(?![a-z])")
+# ...or written after the word ("总 token 50 亿", "token 总数 20 亿", "tokens: 3B"), or as a word ("a billion tokens",
+# "half a billion tokens"): the group of the number, then its magnitude (a word's number is its own group)
+TOKENS_AFTER_RX = re.compile(rf"(?<![a-z])tokens?(?!\s*/)\s*(?:总数|总量|数|量)?\s*(?:为|是|有|共|一共|总共|=|:|：)?\s*(?<![0-9.]){NUM}\s*{MAG}(?![0-9.])(?!\s*(?:/|per|每))|"
+                             r"(?<![a-z])(a|one|two|three|five|ten|half\s+a)\s+(billion|million|trillion)\s+(?:training\s+|train\s+)?tokens?(?![a-z])")
+TOKEN_WORDS = {"a": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "five": 5.0, "ten": 10.0}
 # A value said to change ("tps drops to 1500", "吞吐只有 1200", "降到 0.8"): the words between a setting and its new value.
 CHANGE = (r"(?:(?:drops?|dropped|falls?|fell|goes|went|rises?|rose|changes?|changed|is\s+now|becomes?|only)\s+(?:to\s+)?|"
           r"只有|降到|降为|降至|掉到|变成|变为|改成|改为|改到|改|调到|调成|调为|提到|升到|涨到)")
@@ -278,14 +284,18 @@ DIFFERENCE_ASKED = re.compile(r"how\s+many\s+(?:more|fewer|less|extra|additional
 # 8k，最少卡数会不会涨", "改成 4k 能省卡吗"): the earlier value and the new one are each sized and the lead says
 # whether the count goes up, down or stays, with both counts (variants.change_lead); the direction asked, by its words ("still
 # 16?" names the user's count: the verdict on it answers, not this comparison)
-EFFECT_UP = re.compile(r"(?<![a-z])(?:go(?:es)?\s+up|goes?\s+higher|increase[sd]?|rise[sd]?|grows?|more\s+(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
+EFFECT_UP = re.compile(r"(?<![a-z])(?:go(?:es)?\s+up|goes?\s+higher|increase[sd]?|rise[sd]?|grows?|more\s+(?:cards|gpus|npus|devices|nodes|die)|"
+                       r"needs?\s+more(?=\s*[?？]|\s+(?:of\s+them|cards|gpus|npus|devices|nodes|die)))(?![a-z])|"
                        r"涨|增加|变多|上升|更多|多要|加卡")
 EFFECT_DOWN = re.compile(r"(?<![a-z])(?:go(?:es)?\s+down|drops?|decrease[sd]?|fewer|sav(?:e|es|ing)\s+(?:any\s+|some\s+)?(?:cards|gpus|npus|devices|nodes|die))(?![a-z])|"
                          r"省卡|省.{0,2}卡|减少|变少|降下来|少用")
 EFFECT_SAME = re.compile(r"(?<![a-z])(?:still\s+the\s+same|(?:the\s+)?same\s+(?:count|number)\s*(?:\?|(?:work|hold|apply|do)s?(?![a-z])))|"
                          r"一样吗|不变吗|还是一样")
 EFFECT_ANY = re.compile(r"(?<![a-z])(?:(?:does|do|will|would)\s+(?:\w+\s+){0,4}change|any\s+change|any\s+difference)(?![a-z])|"
-                        r"有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化")
+                        # "which framework's number moves?", "哪个框架的卡数变了": which count changes is asked
+                        r"(?<![a-z])which\s+(?:[\w'’]+\s+){0,3}(?:change[sd]?|move[sd]?|differs?)(?![a-z])|(?<![a-z])(?:anything|something)\s+changes?(?![a-z])|"
+                        r"(?<![a-z])change\s+anything(?![a-z])|哪个.{0,8}(?:变了|会变|有变|变化|涨了|动了)|"
+                        r"有区别|有没有区别|区别大|有差别|变不变|会不会变|有没有变|有变化|变了吗|变了没")
 
 
 def effect_asked(question: str) -> str | None:
