@@ -13,6 +13,7 @@ from typing import NamedTuple
 from ..kb import vendor_tables
 from ..notes import DIFFERENCE_ASKED
 from ..resolve import flavor_names
+from ..setup_check import rules
 from ..tools.tables import HardwareInfo, ListHardwareResult
 from . import part_same, table_query
 from .frame import QuestionFrame
@@ -94,6 +95,8 @@ class PartFactsBlocks(Writer):
                 self.cite(str(row.get("source") or ""))
             if not asked:
                 return [] if said_before else [self.lead(same[0]), ""]
+        if asked == {"part_framework"}:
+            asked.add("part_memory")  # "is MindSpeed-LLM supported on 910B4?": the requirement leads, the part's memory beside
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
         said = (self.s.hardware_text or "").lower()
@@ -157,6 +160,8 @@ class PartFactsBlocks(Writer):
                 # none of it in the catalog: say so, with what the catalog does have
                 facts.append(self.L("what the catalog has: ", "目录中有的是：") + self.L("; ", "；").join(
                     f for f in (self.fact_memory(h, {"part_memory"}), self.fact_node(h, {"part_node"})) if f))
+            if fit := self.framework_fit(h, asked):  # the framework's requirement on the part leads its facts
+                lines.append(self.lead(fit))
             text = f"**{h.name}**{self.L(': ', '：')}" + self.L("; ", "；").join(facts) + self.L(".", "。")
             lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
             self.cite(h.source)
@@ -848,6 +853,24 @@ class PartFactsBlocks(Writer):
     def not_in_catalog(self, what_en: str, what_zh: str, h: HardwareInfo) -> str:
         return self.L(f"**not covered**: the catalog and notes have no {what_en} for {h.name}",
                       f"**未收录**：目录和笔记中没有 {h.name} 的{what_zh}")
+
+    def framework_fit(self, h: HardwareInfo, asked: set[str]) -> str:
+        """"Is MindSpeed-LLM supported on the 910B4?": the framework's memory requirement per NPU (setup_check/rules.py
+        DEVICE_MEMORY_FLOOR_GB, the rule on device_memory_gb) against the part's memory per device, no or yes first."""
+        from .setup_answer import finding_text  # (setup_answer reads parsed frames: imported when used)
+        floor = rules.DEVICE_MEMORY_FLOOR_GB.get(self.s.framework or "")
+        if "part_framework" not in asked or floor is None:
+            return ""
+        row = self.parts.get(h.id) or {}
+        part = str(row.get("table_part") or row.get("name") or h.id)  # as the reader's rule note names it (parse.layout)
+        fields = {"framework": self.s.framework, "device_memory_gb": h.memory_gb, "accelerator_kind": row.get("kind"),
+                  "part_name": part}
+        codes = {r.code for r in rules.RULES if "device_memory_gb" in r.needs}
+        if found := rules.check(fields, "training", codes):
+            return self.L("**No**. ", "**不行**。") + finding_text(found[0].model_dump(), self.lang)
+        rule = next(r for r in rules.RULES if r.code in codes)
+        return self.say(f"held_{rule.code}", part=part, framework=self.s.framework, floor=floor, gb=fig(h.memory_gb)) + \
+            " " + self.say("finding_source", source=(rules.SOURCES_ZH if self.lang == "zh" else rules.SOURCES)[rule.source])
 
     def fact_tables(self, h: HardwareInfo, asked: set[str]) -> str:
         """"Does the min-card table apply to it?": whether the vendor table named has rows for the part (the catalog's

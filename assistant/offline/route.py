@@ -1130,7 +1130,7 @@ def parts_compared(s: Slots) -> bool:
 # What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
 PART_FACTS = {"part_ranks", "part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit", "part_naming", "part_flavor",
               "part_topology", "part_job_devices", "part_cores", "part_host_ram", "part_power",
-              "part_mixed_job", "part_table"}
+              "part_mixed_job", "part_table", "part_framework"}
 # "what is modelarts.bm.arm.24u.192g.npu.1d910b?", "910B3 是什么": a part named and what it is asked (its whole row)
 WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
@@ -1175,13 +1175,16 @@ def about_parts(s: Slots) -> bool:
             and not s.intents & JOB_INTENTS - {"train"} and SUPPORT_ASKED.search(q) \
             and len({p.replace("bfloat16", "bf16").replace("float16", "fp16") for p in PRECISIONS.findall(q)}) < 2:
         job = False  # "can I train in bf16 on a V100?": whether the part computes in that precision, no sizing
+    framework = "part_framework" in s.intents and not (s.method or s.stage or s.seq_len or s.tokens)
+    if framework:
+        job = False  # "can I still train with MindSpeed-LLM on the 910A?": the framework's requirement on the part, no sizing
     flavour = bool(FLAVOR.search(s.hardware_text or "")) and not (s.method or s.stage or s.seq_len or s.tokens)
     if flavour:
         job = False  # "what card is modelarts.….npu.2d910b, how many?": the flavour's own NPUs are the count asked
     named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
     q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
     return (named and not job and bool(part_facts_asked(s) or WHAT_IS.search(q) or flavour) and bool(QUESTION.search(q))
-            and not (NEEDS.search(q) and not flavour) and not COST.search(q))
+            and not (NEEDS.search(q) and not (flavour or framework)) and not COST.search(q))
 
 
 def part_facts_asked(s: Slots) -> set[str]:
