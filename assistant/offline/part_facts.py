@@ -18,7 +18,15 @@ from ..tools.tables import HardwareInfo, ListHardwareResult
 from . import part_same, table_query
 from .frame import QuestionFrame
 from .memory_units import sizes_gb
-from .route import NODES_ASKED, RANKS_ASKED, SUPPORT_ASKED, converts_parts, layout_devices, part_facts_asked
+from .route import (
+    NODE_WORDS,
+    NODES_ASKED,
+    RANKS_ASKED,
+    SUPPORT_ASKED,
+    converts_parts,
+    layout_devices,
+    part_facts_asked,
+)
 from .wording import Writer
 
 ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
@@ -33,9 +41,8 @@ NODE_FACTS = {"part_memory", "part_node", "part_unit"}
 WH_ASKED = re.compile(r"多少|几|哪|什么|(?<![a-z])(?:what|which|how\s+(?:many|much))(?![a-z])")
 YES_NO_ASKED = re.compile(r"吗|是不是|是否|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^(?:is|does|do|has|are|can)\s")
 # the physical cards asked of a count of DIE ("TP 8 占几张物理卡", "how many physical cards is TP 4")
-CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|(?:几|多少)\s*张\s*[a-z0-9 ]{2,12}(?:卡)?(?![a-z0-9])|physical\s+(?:cards?|npus?)|"
+CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|卡\s*(?:是|有|为|算)?\s*(?:几|多少)\s*张|(?:几|多少)\s*张\s*[a-z0-9 ]{2,12}(?:卡)?(?![a-z0-9])|physical\s+(?:cards?|npus?)|"
                          r"how\s+many\s+(?:physical\s+)?(?:[a-z0-9-]+\s+){0,2}cards")  # "几张 Snt9B", "how many snt9b cards"
-NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
 
 
 def squash_name(x: str) -> str:
@@ -484,6 +491,10 @@ class PartFactsBlocks(Writer):
         said = self.s.nodes or self.s.devices
         if not counts and said:
             counts = [m.span() for m in re.finditer(rf"(?<![0-9.]){said}(?![0-9.])", self.s.question)]
+        if not counts and not said and (node := NODE_WORDS.search(self.s.question.lower())):
+            # "a whole Snt9B23 server is worth how many Snt9B cards?": one node, of the part named nearest its node word
+            near = min(spans, key=lambda sp: min(abs(sp[0] - node.end()), abs(node.start() - sp[1])))[2]
+            return near, next(i for i in ids if i != near)
         if not counts:  # a count said in words ("一个 DIE"): of the part written first, asked of the other
             return (ids[0], ids[1]) if said else (self.s.hardware, self.s.hardware)
         c0, c1 = counts[0]
@@ -504,6 +515,8 @@ class PartFactsBlocks(Writer):
             if said.nodes:
                 return said.nodes, "node", said.nodes * h.devices_per_node
             n = said.cards
+            if not n and NODE_WORDS.search(self.s.question.lower()) and len(set(hardware_ids(self.s))) > 1:
+                return 1, "node", h.devices_per_node  # "a whole Snt9B23 server in Snt9B cards": one node, no count written
             if not n:
                 return None
         if unit == "die" or h.unit not in ("die", "chip"):
@@ -987,6 +1000,11 @@ class PartFactsBlocks(Writer):
 class CountsSaid(NamedTuple):
     nodes: int | None
     cards: int | None
+
+
+def hardware_ids(s: QuestionFrame) -> list[str]:
+    """The parts the question names, in the order written (the reader's hardware spans)."""
+    return [str(sp.value) for sp in sorted(s.spans, key=lambda sp: sp.start) if sp.slot == "hardware" and sp.value]
 
 
 def counts_said(s: QuestionFrame) -> CountsSaid:

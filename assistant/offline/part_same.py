@@ -147,7 +147,7 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[
         na, ua = next((int(c.value) for c in s.spans if c.slot == "said_dies" and c.value), 1), "die"
         nb, ub = _count(s, spans[0], b)
     elif len(rows) == 2 and len(spans) == 2 and SAME.search(q) and not CHOICE.search(q) and not s.intents & FIGURES \
-            and not NODE_COUNT.search(q):  # (counts of nodes, "一台 A3 … 两台 910B", are the node comparison's, not a device identity)
+            and not (NODE_COUNT.search(q) or any(c.slot == "said_nodes" for c in s.spans)):  # (counts of nodes, "一台 A3 … 两台 910B", are the node comparison's, not a device identity)
         # (a figure asked of both, "H800 PCIe 和 SXM 算力一样吗", is their comparison's, not an identity)
         a, b = rows
         sa = next(sp for sp in spans if sp.value == a["id"])

@@ -1220,6 +1220,10 @@ def layout_devices(s: Slots) -> int | None:
     return s.tp * (s.pp or 1)
 
 
+# a node named ("a whole Snt9B23 server", "一整台", "Snt9B 一台是 8 卡吗"): a count of one node when no other is said
+NODE_WORDS = re.compile(r"node|server|machine|(?<![a-z])box|节点|台|服务器|机器|单机|一机")
+
+
 def converts_parts(s: Slots) -> bool:
     """"256 DIE on Snt9B23: how many nodes?", "4 Snt9B nodes = how many A3 nodes?": a count of a part stated and a count
     of another unit (or of another part) asked, no model and no job: the catalog's arithmetic, never "which model?"."""
@@ -1232,7 +1236,10 @@ def converts_parts(s: Slots) -> bool:
             and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))
                                                                       or bool(layout_devices(s))
                                                                       # "一台 A3 顶几台 910B": one node of a part in another's
-                                                                      or bool(s.nodes or s.devices) and len(set(hardware_named(s))) > 1))
+                                                                      # ("一整台 A3", "a whole A3 server": a node count said or implied)
+                                                                      or bool(s.nodes or s.devices or any(sp.slot == "said_nodes" for sp in s.spans)
+                                                                              or NODE_WORDS.search(s.question.lower()))
+                                                                      and len(set(hardware_named(s))) > 1))
 
 
 def hardware_named(s: Slots) -> list[str]:

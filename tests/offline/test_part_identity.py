@@ -1,0 +1,39 @@
+"""What a part is, asked by its chip or in another part's devices (assistant/offline/part_facts.py). Expected values from
+the hardware catalog (knowledge/catalog/hardware.csv) and its sources: Snt9b2 = Ascend 910B3 and the flavors
+modelarts.bm.arm.24u.192g.npu.1d910b (1 NPU) / ….48u.384g.npu.2d910b (2 NPU) (third-party sample,
+research/modelarts.md §10); a Snt9B23 node is 8 cards = 16 DIE and the vendor counts 1 DIE as 1 Snt9B card (seeds/004,
+ModelArts 模型最小卡数配置 2025-06-24), so one Snt9B23 node = 16 Snt9B cards = 2 Snt9B nodes of 8."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.resolve import flavor_names
+
+
+def test_a_flavor_is_named_by_its_last_field_too():
+    # "2d910b": 2 × 910b, how people shorten modelarts.bm.arm.48u.384g.npu.2d910b
+    assert "2d910b" in flavor_names("modelarts.bm.arm.48u.384g.npu.2d910b (2 NPU)")
+    assert flavor_names("a.b.c") == ["a.b.c"]
+
+
+@pytest.mark.parametrize("question, wanted", [
+    ("which chip is inside the 48u.384g 2d910b flavour, and how many npus", ("2 NPU", "910B3")),
+    ("what exact processor is a Snt9B built on", ("910B3",)),
+    ("Snt9B 里面是什么芯片", ("910B3",)),
+])
+def test_the_chip_of_a_part_is_named(assistant, question, wanted):
+    ans = assistant.ask(question)
+    assert all(w in ans.answer for w in wanted), ans.answer
+    assert "Which model" not in ans.answer and "哪个模型" not in ans.answer
+
+
+@pytest.mark.parametrize("question, lead", [
+    ("a whole snt9b23 server is worth how many snt9b cards?", "16 cards of Snt9B"),
+    ("one entire Snt9B23 box equals how many Snt9B cards", "16 cards of Snt9B"),
+    ("一整台 Snt9B23 相当于几张 Snt9B 卡", "Snt9B 16 张卡"),
+    ("Snt9B23 的一台机器，折算成 Snt9B 的卡是几张", "Snt9B 16 张卡"),
+])
+def test_a_node_of_one_part_in_another_parts_cards(assistant, question, lead):
+    head = assistant.ask(question).answer.split("\n")[0]
+    assert lead in head, head
