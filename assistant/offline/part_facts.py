@@ -586,7 +586,7 @@ class PartFactsBlocks(Writer):
             cards = said.cards or self.s.devices or 0
             in_dies = h.unit == "die" and bool(said.cards or self.s.device_unit != "die")
             total = cards * dies if in_dies else cards
-            how = self.L(f"{cards} cards × {dies} DIE", f"{cards} 张物理卡 × {dies} 个 DIE") if in_dies and dies > 1 else ""
+            how = self.L(f"{cards} card{'s' * (cards != 1)} × {dies} DIE", f"{cards} 张物理卡 × {dies} 个 DIE") if in_dies and dies > 1 else ""
         else:
             if "part_node" in asked:
                 return ""  # "每节点几个 DIE": the node's own line says it
@@ -616,7 +616,7 @@ class PartFactsBlocks(Writer):
         cards = devices // per_card
         n = lambda k: self.devices(k, h.unit, h.id)  # noqa: E731
         start = (self.L(f"{said.nodes} nodes × {n(h.devices_per_node)}", f"{said.nodes} 个节点 × {n(h.devices_per_node)}") if said.nodes
-                 else self.L(f"{said.cards} cards × {dies} DIE", f"{said.cards} 张物理卡 × {dies} 个 DIE") if per_card > 1 else "")
+                 else self.L(f"{said.cards} card{'s' * (said.cards != 1)} × {dies} DIE", f"{said.cards} 张物理卡 × {dies} 个 DIE") if per_card > 1 else "")
         figures = [f"**{n(devices)}**"] + ([self.L(f"**{cards} physical cards**", f"**{cards} 张物理卡**")] if per_card > 1 else
                                           [] if not said.nodes else [])
         total = fig(devices * h.memory_gb)
@@ -785,8 +785,11 @@ class PartFactsBlocks(Writer):
         n = h.dies_per_card or 1
         verdict = ""
         q = self.s.question.lower()
-        if (m := DIES_SAID.search(q)) and YES_NO_ASKED.search(q):  # "does the 910B have 2 dies per card like the 910C?"
-            ok = int(m.group(1) or m.group(2)) == n
+        # "does the 910B have 2 dies per card like the 910C?", "does a Snt9B card have two dies?" (the reader's DIE count)
+        said = int(m.group(1) or m.group(2)) if (m := DIES_SAID.search(q)) else next(
+            (int(sp.value) for sp in self.s.spans if sp.slot == "said_dies" and sp.value), None)
+        if said and YES_NO_ASKED.search(q):
+            ok = said == n
             verdict = self.L("**Yes**: " if ok else "**No**: ", "**是**：" if ok else "**不是**：")
         # the other part named beside it ("like the 910C"): its own DIE per card, from its catalog row
         others = [self.parts.get(str(sp.value)) for sp in self.s.spans if sp.slot == "hardware" and sp.value and sp.value != h.id]
@@ -1047,7 +1050,8 @@ FIGURE_WORD = re.compile(r"显存|内存|算力|memory|hbm|vram|tflops|flops|com
 DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,4}?(\d)\s*个?\s*die")
 UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred|未经核实|未核实|推断")
 # "how many DIE per card", "每张卡几个 DIE"
-DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
+DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die|"
+                           r"cards?\s+(?:have|has|hold|holds|contain|contains)\s+(?:\w+\s+)?dies?(?![a-z])")
 # a link named of a part ("is it NVLink?", "走的是 HCCS 吗"): the catalog's interconnect says whether it has it
 LINK_NAMED = re.compile(r"(?<![a-z])(?:nvlink|nvswitch|hccs|roce|infiniband|pcie|sio|infinity\s+fabric)(?![a-z])")
 # a precision the catalog has no column for ("INT8", "FP4", "INT4"): not held, not a yes or no

@@ -37,3 +37,24 @@ def test_the_chip_of_a_part_is_named(assistant, question, wanted):
 def test_a_node_of_one_part_in_another_parts_cards(assistant, question, lead):
     head = assistant.ask(question).answer.split("\n")[0]
     assert lead in head, head
+
+
+@pytest.mark.parametrize("question, lead, wanted", [
+    # Snt9B (910B3) 64 GB per device; 910B4 taken as the 32 GB Snt9B part, inferred (hardware.csv snt9b-32g)
+    ("is a 910b3 the same memory as the 910b4", "**No**", ("910b3 (Snt9B)", "64 GB", "32 GB", "not verified")),
+    ("910b4 和 910b3 是一样的卡吗", "**不是**", ("910b4（Snt9B 32G）", "64 GB", "32 GB", "未经核实")),
+])
+def test_two_parts_not_the_same_lead_with_no_as_spelled_and_hedged(assistant, question, lead, wanted):
+    ans = assistant.ask(question).answer
+    assert lead in ans.split("\n")[0] and all(w in ans for w in wanted), ans
+
+
+@pytest.mark.parametrize("question, wanted", [
+    ("does a snt9b card have two dies?", ("**No**", "1 DIE per card")),
+    ("A3 上一张物理卡对应几个 HCCL rank", ("2 个 HCCL rank",)),
+    ("sum of hbm across every die of one snt9b23 server?", ("1024 GB",)),
+    ("does the LLaMA-Factory recipe table cover snt9b23?", ("does not cover it",)),
+])
+def test_identity_facts_asked_in_other_words(assistant, question, wanted):
+    ans = assistant.ask(question).answer
+    assert all(w in ans for w in wanted), ans
