@@ -131,9 +131,12 @@ class PartFactsBlocks(Writer):
             support, figure = SUPPORT_ASKED.search(q), FIGURE_WORD.search(q)
             precision_first = "part_precision" in asked and bool(support) and not (figure and figure.start() < support.start())  # type: ignore[union-attr]
             precision = self.fact_precision(h, asked)
+            dies = self.fact_dies(h)  # "每张卡是不是两个 die": its yes or no leads the part's facts
+            dies_first = dies.startswith(tuple(self.L(x, y) for x, y in (("**Yes", "**是"), ("**No", "**不是"))))
             facts = [
                 f
                 for f in (
+                    dies if dies_first else "",
                     stated,
                     # "how many NPUs in the npu.1d910b flavor?": the flavor's own count first
                     self.fact_flavor(h, asked) if flavor_named and "cards" in self.s.intents else "",
@@ -144,7 +147,7 @@ class PartFactsBlocks(Writer):
                     self.fact_total(h, asked),
                     self.fact_compute(h, asked),
                     "" if precision_first else precision,
-                    self.fact_dies(h),
+                    "" if dies_first else dies,
                     self.fact_unit(h, asked),
                     self.fact_naming(h, asked),
                     "" if flavor_named and "cards" in self.s.intents else self.fact_flavor(h, asked),
@@ -272,7 +275,9 @@ class PartFactsBlocks(Writer):
         (big, vbig), (small, vsmall) = sorted(((a, va), (b, vb)), key=lambda x: -x[1])
         ratio = fig(round(vbig / vsmall, 2)) if vsmall else ""
         lead = ""
-        if verdict and (m := MORE_ASKED.search(q)) and YES_NO_ASKED.search(q):
+        if verdict and SAME_FIGURE_ASKED.search(q) and not MORE_ASKED.search(q):
+            lead = self.L("**No**. ", "**不一样**。")  # "a 910B4 and an A2 card, identical memory?": they differ
+        elif verdict and (m := MORE_ASKED.search(q)) and YES_NO_ASKED.search(q):
             # "does the A3 have more HBM per card than the A2?": yes or no first, of the part the question names first
             more = not re.search(r"less|fewer|smaller|少|小", m.group(0))
             lead = self.L("**Yes**. " if (big is a) == more else "**No**. ", "**是**。" if (big is a) == more else "**不是**。")
@@ -1050,7 +1055,7 @@ FIGURE_WORD = re.compile(r"显存|内存|算力|memory|hbm|vram|tflops|flops|com
 DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,4}?(\d)\s*个?\s*die")
 UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred|未经核实|未核实|推断")
 # "how many DIE per card", "每张卡几个 DIE"
-DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die|"
+DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少|\d|[一两二三四])\s*个?\s*die|"
                            r"cards?\s+(?:have|has|hold|holds|contain|contains)\s+(?:\w+\s+)?dies?(?![a-z])")
 # a link named of a part ("is it NVLink?", "走的是 HCCS 吗"): the catalog's interconnect says whether it has it
 LINK_NAMED = re.compile(r"(?<![a-z])(?:nvlink|nvswitch|hccs|roce|infiniband|pcie|sio|infinity\s+fabric)(?![a-z])")
@@ -1059,6 +1064,8 @@ UNHELD_PRECISION = re.compile(r"(?<![a-z0-9])(int8|int4|fp4|fp32|tf32)(?![a-z0-9
 # the parallel unit asked ("smallest parallel unit", "最小并行单位")
 UNIT_ASKED = re.compile(r"(?:smallest|minimum|min)\s+(?:\w+\s+)?unit|parallel(?:ism)?\s+unit|最小.{0,4}单位|并行单位")
 # "does X have more … than Y", "X 比 Y 显存大吗": the comparison asked yes or no
+# the same figure asked of two parts ("identical memory?", "显存一样吗"): answered no or yes
+SAME_FIGURE_ASKED = re.compile(r"(?<![a-z])(?:same|identical|equal)(?![a-z])|一样|相同|相等")
 MORE_ASKED = re.compile(r"(?<![a-z])(?:more|less|fewer|bigger|larger|smaller)(?![a-z])|比.{0,12}(?:多|大|少|小)")
 # "how much more per node", "每台多多少": the node's total asked beside the per-card figure (figure_compared)
 MORE_PER_NODE = re.compile(r"more\s+(?:[\w-]+\s+){0,2}(?:per|in\s+(?:a|one|each))\s+(?:[\w-]+\s+)?(?:node|server|machine)|(?:每台|每节点|每个节点|一台|整机).{0,6}(?:多|差)")

@@ -1137,7 +1137,7 @@ WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 NEEDS = re.compile(r"(?:do|would|will|should)\s+(?:i|we)\s+need|enough|(?<![a-z])fits?(?![a-z])|需要(?:几|多少)|要几|够|放得下|装得下|跑得")
 # Something asked ("我们有两台机器，每台8张910B" states the user's devices: which model is the question to ask back)
 QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|是不是|区别|对比|还是|([\u4e00-\u9fff])[不没]\1|"  # "有没有", "支不支持"
-                      r"(?<![a-z])(?:what|how|which|does|do|is|are|can|could|should|why|whether|difference|compare|vs)(?![a-z])")
+                      r"(?<![a-z])(?:whats?|how|which|does|do|is|are|can|could|should|why|whether|difference|compare|vs)(?![a-z])")
 JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
 
 

@@ -58,3 +58,14 @@ def test_two_parts_not_the_same_lead_with_no_as_spelled_and_hedged(assistant, qu
 def test_identity_facts_asked_in_other_words(assistant, question, wanted):
     ans = assistant.ask(question).answer
     assert all(w in ans for w in wanted), ans
+
+
+@pytest.mark.parametrize("question, wanted", [
+    ("whats the chip inside a 2d910b flavour", ("910B3",)),
+    ("how many snt9b cards does one full A3 server match", ("16 cards of Snt9B",)),
+    ("910B4 vs an A2 card: identical memory per card?", ("**No**", "64 GB vs 32 GB")),
+    ("Snt9B23 一张卡是不是 2 个 die", ("**是**：**每张卡 2 个 DIE**",)),
+])
+def test_identity_yes_no_and_chip_lead(assistant, question, wanted):
+    head = assistant.ask(question).answer.split("\n")[0]
+    assert all(w in head for w in wanted), head
