@@ -131,6 +131,8 @@ class PartFactsBlocks(Writer):
             support, figure = SUPPORT_ASKED.search(q), FIGURE_WORD.search(q)
             precision_first = "part_precision" in asked and bool(support) and not (figure and figure.start() < support.start())  # type: ignore[union-attr]
             precision = self.fact_precision(h, asked)
+            # "how many NPUs in the flavor?", "npu.2d910b 是两张 910B 吗，哪种芯片": the flavor named is answered before its names
+            flavor_first = "cards" in self.s.intents or "part_naming" in asked
             dies = self.fact_dies(h)  # "每张卡是不是两个 die": its yes or no leads the part's facts
             dies_first = dies.startswith(tuple(self.L(x, y) for x, y in (("**Yes", "**是"), ("**No", "**不是"))))
             facts = [
@@ -139,7 +141,7 @@ class PartFactsBlocks(Writer):
                     dies if dies_first else "",
                     stated,
                     # "how many NPUs in the npu.1d910b flavor?": the flavor's own count first
-                    self.fact_flavor(h, asked) if flavor_named and "cards" in self.s.intents else "",
+                    self.fact_flavor(h, asked) if flavor_named and flavor_first else "",
                     precision if precision_first else "",
                     "" if same else self.fact_count(h, asked),
                     self.fact_memory(h, asked),
@@ -150,7 +152,7 @@ class PartFactsBlocks(Writer):
                     "" if dies_first else dies,
                     self.fact_unit(h, asked),
                     self.fact_naming(h, asked),
-                    "" if flavor_named and "cards" in self.s.intents else self.fact_flavor(h, asked),
+                    "" if flavor_named and flavor_first else self.fact_flavor(h, asked),
                     self.fact_topology(h, asked),
                     self.fact_job_devices(h, asked),
                     self.fact_cores(h, asked),

@@ -1221,6 +1221,8 @@ def layout_devices(s: Slots) -> int | None:
 
 
 # a node named ("a whole Snt9B23 server", "一整台", "Snt9B 一台是 8 卡吗"): a count of one node when no other is said
+# each part's own node asked ("per node, Snt9B vs Snt9B23", "A2 跟 A3 每台分别几张卡"): their facts side by side, no node implied
+PER_NODE_ASKED = re.compile(r"(?:per|each|every)\s+(?:node|server|machine|box)|每(?:个)?(?:台|节点|机)|分别|(?<![a-z])(?:versus|vs)(?![a-z])")
 NODE_WORDS = re.compile(r"node|server|machine|(?<![a-z])box|节点|台|服务器|机器|单机|一机")
 
 
@@ -1238,7 +1240,7 @@ def converts_parts(s: Slots) -> bool:
                                                                       # "一台 A3 顶几台 910B": one node of a part in another's
                                                                       # ("一整台 A3", "a whole A3 server": a node count said or implied)
                                                                       or bool(s.nodes or s.devices or any(sp.slot == "said_nodes" for sp in s.spans)
-                                                                              or NODE_WORDS.search(s.question.lower()))
+                                                                              or NODE_WORDS.search(s.question.lower()) and not PER_NODE_ASKED.search(s.question.lower()))
                                                                       and len(set(hardware_named(s))) > 1))
 
 
