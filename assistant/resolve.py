@@ -90,10 +90,14 @@ def _candidates(name: str) -> list[str]:
 def flavor_names(item: str) -> list[str]:
     """The names a ";"-list item gives its row: its first words ("910b", "modelarts.bm.arm.24u.192g.npu.1d910b (1 NPU)"),
     and of a dotted flavor name each tail of two fields or more too ("npu.1d910b", "48u.384g.npu.2d910b",
-    "bm.arm.24u.192g.npu.1d910b": how people shorten a ModelArts flavor, dropping its leading fields)."""
+    "bm.arm.24u.192g.npu.1d910b": how people shorten a ModelArts flavor, dropping its leading fields), and its last
+    field when that names the devices and the chip ("2d910b": 2 × 910b)."""
     full = item.split(" (")[0].strip()
     fields = full.split(".")
-    return [full, *(".".join(fields[i:]) for i in range(1, len(fields) - 1))] if len(fields) >= 4 else [full]
+    if len(fields) < 4:
+        return [full]
+    last = [fields[-1]] if re.fullmatch(r"\d+d[a-z]*\d{3}[a-z0-9]*", fields[-1]) else []
+    return [full, *(".".join(fields[i:]) for i in range(1, len(fields) - 1)), *last]
 
 
 class Resolver:

@@ -161,13 +161,14 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             body = self.after_lead(body, link)
         if quoted := self.quoted_count():  # "表里写 LF 要 32 张": the count quoted, set against the table's row, after the lead
             body = self.after_lead(body, quoted)
-        if not s.rule_notes:
+        notes = [n for n in s.rule_notes if n not in body]  # a finding the answer's own lead states is not said twice
+        if not notes:
             return body
         # a vendor limit the values break leads; when it answers what the notes answer (no sizing asked: "HCCL_EXEC_TIMEOUT=600,
         # why does the save time out?"), the notes' text after it supports it, with no lead label of its own (one lead)
         if self.done and all(d.name == "search_notes" for d in self.done):
             body = LEAD_AND_MARK.sub("", body, count=1)
-        return "\n\n".join([*s.rule_notes, body])
+        return "\n\n".join([*notes, body])
 
     @staticmethod
     def after_lead(body: str, line: str) -> str:

@@ -60,6 +60,8 @@ def read_intents(work: str, s: Slots, serving_only: bool) -> None:
                                               bool(s.tps or s.tokens), serving_only,
                                               bool(s.quant_text and s.weight_bits != 16 or s.concurrency or s.gpu_util),
                                               bool(s.kv_cache_dtype))
+    if not (s.framework and s.hardware):
+        s.intents.discard("part_framework")  # a framework's requirement is asked of a part only when both are named
     if {"memory", "cards"} <= s.intents and not Reading.claiming(work, "memory_asked", MEMORY_ASKED).search(INTENTS["cards"]):
         s.intents.discard("cards")  # "显存占用多少" / "how much memory per card" asks GiB, not a card count
     if "cards" in s.intents and (s.devices or s.nodes) and not ASKS_COUNT.search(work):

@@ -976,6 +976,7 @@ class Parser:
                   "recompute_flags": rules.recompute_flags(s.question.lower()),
                   **{name: spec.value_of(s, name) for name in rules.HCCL_DEFAULTS},  # a HCCL wait set in the script
                   "accelerator_kind": (part or {}).get("kind"), "part_training": (part or {}).get("training"),
+                  "device_memory_gb": (part or {}).get("memory_gb"),  # MindSpeed-LLM's floor per NPU
                   "part_name": (part or {}).get("table_part") or str((part or {}).get("name") or s.hardware or "")}
         if s.device_unit == "die":
             fields |= {"die_count": s.devices, "dies_per_card": s.dies_per_card or 1,

@@ -13,11 +13,20 @@ from typing import NamedTuple
 from ..kb import vendor_tables
 from ..notes import DIFFERENCE_ASKED
 from ..resolve import flavor_names
+from ..setup_check import rules
 from ..tools.tables import HardwareInfo, ListHardwareResult
 from . import part_same, table_query
 from .frame import QuestionFrame
 from .memory_units import sizes_gb
-from .route import NODES_ASKED, RANKS_ASKED, SUPPORT_ASKED, converts_parts, layout_devices, part_facts_asked
+from .route import (
+    NODE_WORDS,
+    NODES_ASKED,
+    RANKS_ASKED,
+    SUPPORT_ASKED,
+    converts_parts,
+    layout_devices,
+    part_facts_asked,
+)
 from .wording import Writer
 
 ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
@@ -32,9 +41,8 @@ NODE_FACTS = {"part_memory", "part_node", "part_unit"}
 WH_ASKED = re.compile(r"多少|几|哪|什么|(?<![a-z])(?:what|which|how\s+(?:many|much))(?![a-z])")
 YES_NO_ASKED = re.compile(r"吗|是不是|是否|对不对|对吧|(?<![a-z])(?:right|correct|true)\s*[?？]|^(?:is|does|do|has|are|can)\s")
 # the physical cards asked of a count of DIE ("TP 8 占几张物理卡", "how many physical cards is TP 4")
-CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|(?:几|多少)\s*张\s*[a-z0-9 ]{2,12}(?:卡)?(?![a-z0-9])|physical\s+(?:cards?|npus?)|"
+CARDS_ASKED = re.compile(r"物理卡|(?:几|多少)\s*张\s*(?:物理)?\s*卡|卡\s*(?:是|有|为|算)?\s*(?:几|多少)\s*张|(?:几|多少)\s*张\s*[a-z0-9 ]{2,12}(?:卡)?(?![a-z0-9])|physical\s+(?:cards?|npus?)|"
                          r"how\s+many\s+(?:physical\s+)?(?:[a-z0-9-]+\s+){0,2}cards")  # "几张 Snt9B", "how many snt9b cards"
-NODE_WORDS = re.compile(r"node|server|machine|节点|台|服务器|机器|单机|一机")
 
 
 def squash_name(x: str) -> str:
@@ -94,6 +102,8 @@ class PartFactsBlocks(Writer):
                 self.cite(str(row.get("source") or ""))
             if not asked:
                 return [] if said_before else [self.lead(same[0]), ""]
+        if asked == {"part_framework"}:
+            asked.add("part_memory")  # "is MindSpeed-LLM supported on 910B4?": the requirement leads, the part's memory beside
         if not asked:  # a part named and nothing in particular asked ("A2 和 A3 有什么区别"): its whole row
             asked = NODE_FACTS if "hardware_facts" in self.s.intents else set(ASKED) | {"whole_row"}
         said = (self.s.hardware_text or "").lower()
@@ -121,12 +131,17 @@ class PartFactsBlocks(Writer):
             support, figure = SUPPORT_ASKED.search(q), FIGURE_WORD.search(q)
             precision_first = "part_precision" in asked and bool(support) and not (figure and figure.start() < support.start())  # type: ignore[union-attr]
             precision = self.fact_precision(h, asked)
+            # "how many NPUs in the flavor?", "npu.2d910b 是两张 910B 吗，哪种芯片": the flavor named is answered before its names
+            flavor_first = "cards" in self.s.intents or "part_naming" in asked
+            dies = self.fact_dies(h)  # "每张卡是不是两个 die": its yes or no leads the part's facts
+            dies_first = dies.startswith(tuple(self.L(x, y) for x, y in (("**Yes", "**是"), ("**No", "**不是"))))
             facts = [
                 f
                 for f in (
+                    dies if dies_first else "",
                     stated,
                     # "how many NPUs in the npu.1d910b flavor?": the flavor's own count first
-                    self.fact_flavor(h, asked) if flavor_named and "cards" in self.s.intents else "",
+                    self.fact_flavor(h, asked) if flavor_named and flavor_first else "",
                     precision if precision_first else "",
                     "" if same else self.fact_count(h, asked),
                     self.fact_memory(h, asked),
@@ -134,10 +149,10 @@ class PartFactsBlocks(Writer):
                     self.fact_total(h, asked),
                     self.fact_compute(h, asked),
                     "" if precision_first else precision,
-                    self.fact_dies(h),
+                    "" if dies_first else dies,
                     self.fact_unit(h, asked),
                     self.fact_naming(h, asked),
-                    "" if flavor_named and "cards" in self.s.intents else self.fact_flavor(h, asked),
+                    "" if flavor_named and flavor_first else self.fact_flavor(h, asked),
                     self.fact_topology(h, asked),
                     self.fact_job_devices(h, asked),
                     self.fact_cores(h, asked),
@@ -157,6 +172,8 @@ class PartFactsBlocks(Writer):
                 # none of it in the catalog: say so, with what the catalog does have
                 facts.append(self.L("what the catalog has: ", "目录中有的是：") + self.L("; ", "；").join(
                     f for f in (self.fact_memory(h, {"part_memory"}), self.fact_node(h, {"part_node"})) if f))
+            if fit := self.framework_fit(h, asked):  # the framework's requirement on the part leads its facts
+                lines.append(self.lead(fit))
             text = f"**{h.name}**{self.L(': ', '：')}" + self.L("; ", "；").join(facts) + self.L(".", "。")
             lines.append(self.lead(text) if len(parts) == 1 else f"- {text}")
             self.cite(h.source)
@@ -260,7 +277,9 @@ class PartFactsBlocks(Writer):
         (big, vbig), (small, vsmall) = sorted(((a, va), (b, vb)), key=lambda x: -x[1])
         ratio = fig(round(vbig / vsmall, 2)) if vsmall else ""
         lead = ""
-        if verdict and (m := MORE_ASKED.search(q)) and YES_NO_ASKED.search(q):
+        if verdict and SAME_FIGURE_ASKED.search(q) and not MORE_ASKED.search(q):
+            lead = self.L("**No**. ", "**不一样**。")  # "a 910B4 and an A2 card, identical memory?": they differ
+        elif verdict and (m := MORE_ASKED.search(q)) and YES_NO_ASKED.search(q):
             # "does the A3 have more HBM per card than the A2?": yes or no first, of the part the question names first
             more = not re.search(r"less|fewer|smaller|少|小", m.group(0))
             lead = self.L("**Yes**. " if (big is a) == more else "**No**. ", "**是**。" if (big is a) == more else "**不是**。")
@@ -479,6 +498,10 @@ class PartFactsBlocks(Writer):
         said = self.s.nodes or self.s.devices
         if not counts and said:
             counts = [m.span() for m in re.finditer(rf"(?<![0-9.]){said}(?![0-9.])", self.s.question)]
+        if not counts and not said and (node := NODE_WORDS.search(self.s.question.lower())):
+            # "a whole Snt9B23 server is worth how many Snt9B cards?": one node, of the part named nearest its node word
+            near = min(spans, key=lambda sp: min(abs(sp[0] - node.end()), abs(node.start() - sp[1])))[2]
+            return near, next(i for i in ids if i != near)
         if not counts:  # a count said in words ("一个 DIE"): of the part written first, asked of the other
             return (ids[0], ids[1]) if said else (self.s.hardware, self.s.hardware)
         c0, c1 = counts[0]
@@ -499,6 +522,8 @@ class PartFactsBlocks(Writer):
             if said.nodes:
                 return said.nodes, "node", said.nodes * h.devices_per_node
             n = said.cards
+            if not n and NODE_WORDS.search(self.s.question.lower()) and len(set(hardware_ids(self.s))) > 1:
+                return 1, "node", h.devices_per_node  # "a whole Snt9B23 server in Snt9B cards": one node, no count written
             if not n:
                 return None
         if unit == "die" or h.unit not in ("die", "chip"):
@@ -568,7 +593,7 @@ class PartFactsBlocks(Writer):
             cards = said.cards or self.s.devices or 0
             in_dies = h.unit == "die" and bool(said.cards or self.s.device_unit != "die")
             total = cards * dies if in_dies else cards
-            how = self.L(f"{cards} cards × {dies} DIE", f"{cards} 张物理卡 × {dies} 个 DIE") if in_dies and dies > 1 else ""
+            how = self.L(f"{cards} card{'s' * (cards != 1)} × {dies} DIE", f"{cards} 张物理卡 × {dies} 个 DIE") if in_dies and dies > 1 else ""
         else:
             if "part_node" in asked:
                 return ""  # "每节点几个 DIE": the node's own line says it
@@ -598,7 +623,7 @@ class PartFactsBlocks(Writer):
         cards = devices // per_card
         n = lambda k: self.devices(k, h.unit, h.id)  # noqa: E731
         start = (self.L(f"{said.nodes} nodes × {n(h.devices_per_node)}", f"{said.nodes} 个节点 × {n(h.devices_per_node)}") if said.nodes
-                 else self.L(f"{said.cards} cards × {dies} DIE", f"{said.cards} 张物理卡 × {dies} 个 DIE") if per_card > 1 else "")
+                 else self.L(f"{said.cards} card{'s' * (said.cards != 1)} × {dies} DIE", f"{said.cards} 张物理卡 × {dies} 个 DIE") if per_card > 1 else "")
         figures = [f"**{n(devices)}**"] + ([self.L(f"**{cards} physical cards**", f"**{cards} 张物理卡**")] if per_card > 1 else
                                           [] if not said.nodes else [])
         total = fig(devices * h.memory_gb)
@@ -767,8 +792,11 @@ class PartFactsBlocks(Writer):
         n = h.dies_per_card or 1
         verdict = ""
         q = self.s.question.lower()
-        if (m := DIES_SAID.search(q)) and YES_NO_ASKED.search(q):  # "does the 910B have 2 dies per card like the 910C?"
-            ok = int(m.group(1) or m.group(2)) == n
+        # "does the 910B have 2 dies per card like the 910C?", "does a Snt9B card have two dies?" (the reader's DIE count)
+        said = int(m.group(1) or m.group(2)) if (m := DIES_SAID.search(q)) else next(
+            (int(sp.value) for sp in self.s.spans if sp.slot == "said_dies" and sp.value), None)
+        if said and YES_NO_ASKED.search(q):
+            ok = said == n
             verdict = self.L("**Yes**: " if ok else "**No**: ", "**是**：" if ok else "**不是**：")
         # the other part named beside it ("like the 910C"): its own DIE per card, from its catalog row
         others = [self.parts.get(str(sp.value)) for sp in self.s.spans if sp.slot == "hardware" and sp.value and sp.value != h.id]
@@ -848,6 +876,24 @@ class PartFactsBlocks(Writer):
     def not_in_catalog(self, what_en: str, what_zh: str, h: HardwareInfo) -> str:
         return self.L(f"**not covered**: the catalog and notes have no {what_en} for {h.name}",
                       f"**未收录**：目录和笔记中没有 {h.name} 的{what_zh}")
+
+    def framework_fit(self, h: HardwareInfo, asked: set[str]) -> str:
+        """"Is MindSpeed-LLM supported on the 910B4?": the framework's memory requirement per NPU (setup_check/rules.py
+        DEVICE_MEMORY_FLOOR_GB, the rule on device_memory_gb) against the part's memory per device, no or yes first."""
+        from .setup_answer import finding_text  # (setup_answer reads parsed frames: imported when used)
+        floor = rules.DEVICE_MEMORY_FLOOR_GB.get(self.s.framework or "")
+        if "part_framework" not in asked or floor is None:
+            return ""
+        row = self.parts.get(h.id) or {}
+        part = str(row.get("table_part") or row.get("name") or h.id)  # as the reader's rule note names it (parse.layout)
+        fields = {"framework": self.s.framework, "device_memory_gb": h.memory_gb, "accelerator_kind": row.get("kind"),
+                  "part_name": part}
+        codes = {r.code for r in rules.RULES if "device_memory_gb" in r.needs}
+        if found := rules.check(fields, "training", codes):
+            return self.L("**No**. ", "**不行**。") + finding_text(found[0].model_dump(), self.lang)
+        rule = next(r for r in rules.RULES if r.code in codes)
+        return self.say(f"held_{rule.code}", part=part, framework=self.s.framework, floor=floor, gb=fig(h.memory_gb)) + \
+            " " + self.say("finding_source", source=(rules.SOURCES_ZH if self.lang == "zh" else rules.SOURCES)[rule.source])
 
     def fact_tables(self, h: HardwareInfo, asked: set[str]) -> str:
         """"Does the min-card table apply to it?": whether the vendor table named has rows for the part (the catalog's
@@ -966,6 +1012,11 @@ class CountsSaid(NamedTuple):
     cards: int | None
 
 
+def hardware_ids(s: QuestionFrame) -> list[str]:
+    """The parts the question names, in the order written (the reader's hardware spans)."""
+    return [str(sp.value) for sp in sorted(s.spans, key=lambda sp: sp.start) if sp.slot == "hardware" and sp.value]
+
+
 def counts_said(s: QuestionFrame) -> CountsSaid:
     """The last node count and the last card count the question states (None when it states none), from the reader's
     typed spans (numbers.COUNTS_SAID): "1 node = …, and 2 nodes?" asks of the last one."""
@@ -1006,7 +1057,8 @@ FIGURE_WORD = re.compile(r"显存|内存|算力|memory|hbm|vram|tflops|flops|com
 DIES_SAID = re.compile(r"(?<![0-9.])(\d)\s*(?:个\s*)?dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,4}?(\d)\s*个?\s*die")
 UNVERIFIED = re.compile(r"(?i)not\s+verified|unverified|inferred|未经核实|未核实|推断")
 # "how many DIE per card", "每张卡几个 DIE"
-DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少)\s*个?\s*die")
+DIES_PER_CARD = re.compile(r"(?i)dies?\s+(?:per|in\s+(?:a|one|each))\s+card|(?:每|一)张卡.{0,6}(?:几|多少|\d|[一两二三四])\s*个?\s*die|"
+                           r"cards?\s+(?:have|has|hold|holds|contain|contains)\s+(?:\w+\s+)?dies?(?![a-z])")
 # a link named of a part ("is it NVLink?", "走的是 HCCS 吗"): the catalog's interconnect says whether it has it
 LINK_NAMED = re.compile(r"(?<![a-z])(?:nvlink|nvswitch|hccs|roce|infiniband|pcie|sio|infinity\s+fabric)(?![a-z])")
 # a precision the catalog has no column for ("INT8", "FP4", "INT4"): not held, not a yes or no
@@ -1014,6 +1066,8 @@ UNHELD_PRECISION = re.compile(r"(?<![a-z0-9])(int8|int4|fp4|fp32|tf32)(?![a-z0-9
 # the parallel unit asked ("smallest parallel unit", "最小并行单位")
 UNIT_ASKED = re.compile(r"(?:smallest|minimum|min)\s+(?:\w+\s+)?unit|parallel(?:ism)?\s+unit|最小.{0,4}单位|并行单位")
 # "does X have more … than Y", "X 比 Y 显存大吗": the comparison asked yes or no
+# the same figure asked of two parts ("identical memory?", "显存一样吗"): answered no or yes
+SAME_FIGURE_ASKED = re.compile(r"(?<![a-z])(?:same|identical|equal)(?![a-z])|一样|相同|相等")
 MORE_ASKED = re.compile(r"(?<![a-z])(?:more|less|fewer|bigger|larger|smaller)(?![a-z])|比.{0,12}(?:多|大|少|小)")
 # "how much more per node", "每台多多少": the node's total asked beside the per-card figure (figure_compared)
 MORE_PER_NODE = re.compile(r"more\s+(?:[\w-]+\s+){0,2}(?:per|in\s+(?:a|one|each))\s+(?:[\w-]+\s+)?(?:node|server|machine)|(?:每台|每节点|每个节点|一台|整机).{0,6}(?:多|差)")

@@ -67,6 +67,10 @@ def own(r: dict[str, Any]) -> set[str]:
     return {squash(str(r.get(k) or "")) for k in ("id", "table_part", "short_name")} - {""}
 
 
+# a catalog row inferred, not read from a vendor page (its notes say so)
+INFERRED = re.compile(r"(?i)inferred|not\s+verified")
+
+
 def name(r: dict[str, Any]) -> str:
     return str(r.get("table_part") or r.get("short_name") or r["id"])
 
@@ -147,7 +151,7 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[
         na, ua = next((int(c.value) for c in s.spans if c.slot == "said_dies" and c.value), 1), "die"
         nb, ub = _count(s, spans[0], b)
     elif len(rows) == 2 and len(spans) == 2 and SAME.search(q) and not CHOICE.search(q) and not s.intents & FIGURES \
-            and not NODE_COUNT.search(q):  # (counts of nodes, "一台 A3 … 两台 910B", are the node comparison's, not a device identity)
+            and not (NODE_COUNT.search(q) or any(c.slot == "said_nodes" for c in s.spans)):  # (counts of nodes, "一台 A3 … 两台 910B", are the node comparison's, not a device identity)
         # (a figure asked of both, "H800 PCIe 和 SXM 算力一样吗", is their comparison's, not an identity)
         a, b = rows
         sa = next(sp for sp in spans if sp.value == a["id"])
@@ -173,11 +177,15 @@ def line(s: QuestionFrame, parts: dict[str, dict[str, Any]], zh: bool) -> tuple[
     elif device_equivalent(a, b):  # the same device, a different count
         head = (f"**不是**：{each(a, na, ua, da, ga)}，{each(b, nb, ub, db, gb)}，设备数不同（{da} 对 {db}）（硬件目录）。" if zh else
                 f"**No**: {each(a, na, ua, da, ga)} and {each(b, nb, ub, db, gb)} are {da} vs {db} devices (hardware catalog).")
-    else:
-        head = (f"**不是**：{name(a)} 和 {name(b)} 是硬件目录里的两个型号：{a.get('name')}，每设备 {ga:g} GB；{b.get('name')}，每设备 {gb:g} GB。"
+    else:  # each part as the question spells it ("910B3", "910B4"), with the catalog's part; an inferred row's remark follows
+        sa, sb = (said(next(sp for sp in spans if sp.value == r["id"])) for r in (a, b))
+        as_said = lambda x, r: x if squash(x) in (squash(name(r)), squash(str(r["id"]))) else (  # noqa: E731
+            f"{x}（{name(r)}）" if zh else f"{x} ({name(r)})")
+        head = (f"**不是**：{as_said(sa, a)} 和 {as_said(sb, b)} 是硬件目录里的两个型号：{name(a)} 每设备 {ga:g} GB，{name(b)} 每设备 {gb:g} GB。"
                 if zh else
-                f"**No**: {name(a)} and {name(b)} are two parts in the hardware catalog: {a.get('name')}, {ga:g} GB per device; "
+                f"**No**: {as_said(sa, a)} and {as_said(sb, b)} are two parts in the hardware catalog: {a.get('name')}, {ga:g} GB per device; "
                 f"{b.get('name')}, {gb:g} GB per device.")
+        head += "".join(_naming(r, zh) for r in (a, b) if INFERRED.search(str(r.get("notes") or "")))
     return head, [a, b]
 
 

@@ -1131,14 +1131,14 @@ def parts_compared(s: Slots) -> bool:
 # What the parts are (memory, devices per node, a node's total, TFLOPS, precisions, the parallel unit: intents.toml)
 PART_FACTS = {"part_ranks", "part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit", "part_naming", "part_flavor",
               "part_topology", "part_job_devices", "part_cores", "part_host_ram", "part_power",
-              "part_mixed_job", "part_table"}
+              "part_mixed_job", "part_table", "part_framework"}
 # "what is modelarts.bm.arm.24u.192g.npu.1d910b?", "910B3 是什么": a part named and what it is asked (its whole row)
 WHAT_IS = re.compile(r"what\s+(?:is|are|'s)|是什么|什么是|是啥|啥是")
 # A job's need said of a part ("how many H100s do I need", "显存够吗"): a sizing question that lacks its model
 NEEDS = re.compile(r"(?:do|would|will|should)\s+(?:i|we)\s+need|enough|(?<![a-z])fits?(?![a-z])|需要(?:几|多少)|要几|够|放得下|装得下|跑得")
 # Something asked ("我们有两台机器，每台8张910B" states the user's devices: which model is the question to ask back)
 QUESTION = re.compile(r"[?？]|吗|么|多少|几|什么|哪|怎么|如何|是否|是不是|区别|对比|还是|([\u4e00-\u9fff])[不没]\1|"  # "有没有", "支不支持"
-                      r"(?<![a-z])(?:what|how|which|does|do|is|are|can|could|should|why|whether|difference|compare|vs)(?![a-z])")
+                      r"(?<![a-z])(?:whats?|how|which|does|do|is|are|can|could|should|why|whether|difference|compare|vs)(?![a-z])")
 JOB_INTENTS = {"config", "time", "train", "largest_model", "max_context", "max_batch", "list_models", "problem", "oom_asked"}
 
 
@@ -1176,13 +1176,16 @@ def about_parts(s: Slots) -> bool:
             and not s.intents & JOB_INTENTS - {"train"} and SUPPORT_ASKED.search(q) \
             and len({p.replace("bfloat16", "bf16").replace("float16", "fp16") for p in PRECISIONS.findall(q)}) < 2:
         job = False  # "can I train in bf16 on a V100?": whether the part computes in that precision, no sizing
+    framework = "part_framework" in s.intents and not (s.method or s.stage or s.seq_len or s.tokens)
+    if framework:
+        job = False  # "can I still train with MindSpeed-LLM on the 910A?": the framework's requirement on the part, no sizing
     flavour = bool(FLAVOR.search(s.hardware_text or "")) and not (s.method or s.stage or s.seq_len or s.tokens)
     if flavour:
         job = False  # "what card is modelarts.….npu.2d910b, how many?": the flavour's own NPUs are the count asked
     named = bool(s.hardwares or s.hardware_text) and not s.hardware_guessed
     q = s.question.lower()  # a price is no catalog property: the notes say what is not covered
     return (named and not job and bool(part_facts_asked(s) or WHAT_IS.search(q) or flavour) and bool(QUESTION.search(q))
-            and not (NEEDS.search(q) and not flavour) and not COST.search(q))
+            and not (NEEDS.search(q) and not (flavour or framework)) and not COST.search(q))
 
 
 def part_facts_asked(s: Slots) -> set[str]:
@@ -1218,6 +1221,12 @@ def layout_devices(s: Slots) -> int | None:
     return s.tp * (s.pp or 1)
 
 
+# a node named ("a whole Snt9B23 server", "一整台", "Snt9B 一台是 8 卡吗"): a count of one node when no other is said
+# each part's own node asked ("per node, Snt9B vs Snt9B23", "A2 跟 A3 每台分别几张卡"): their facts side by side, no node implied
+PER_NODE_ASKED = re.compile(r"(?:per|each|every)\s+(?:node|server|machine|box)|每(?:个)?(?:台|节点|机)|分别|(?<![a-z])(?:versus|vs)(?![a-z])")
+NODE_WORDS = re.compile(r"node|server|machine|(?<![a-z])box|节点|台|服务器|机器|单机|一机")
+
+
 def converts_parts(s: Slots) -> bool:
     """"256 DIE on Snt9B23: how many nodes?", "4 Snt9B nodes = how many A3 nodes?": a count of a part stated and a count
     of another unit (or of another part) asked, no model and no job: the catalog's arithmetic, never "which model?"."""
@@ -1230,7 +1239,10 @@ def converts_parts(s: Slots) -> bool:
             and bool(s.hardware_text) and not s.hardware_guessed and ((s.devices or 0) > 1 or (s.nodes or 0) > 1 or bool(COUNT_SAID.search(s.question))
                                                                       or bool(layout_devices(s))
                                                                       # "一台 A3 顶几台 910B": one node of a part in another's
-                                                                      or bool(s.nodes or s.devices) and len(set(hardware_named(s))) > 1))
+                                                                      # ("一整台 A3", "a whole A3 server": a node count said or implied)
+                                                                      or bool(s.nodes or s.devices or any(sp.slot == "said_nodes" for sp in s.spans)
+                                                                              or NODE_WORDS.search(s.question.lower()) and not PER_NODE_ASKED.search(s.question.lower()))
+                                                                      and len(set(hardware_named(s))) > 1))
 
 
 def hardware_named(s: Slots) -> list[str]:

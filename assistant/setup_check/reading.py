@@ -49,7 +49,7 @@ FindingCode = Literal["lf_finetuning_type", "lf_quantization_method", "lf_quanti
                       "both_precisions", "lf_loraplus_model", "megatron_layers_pp", "lf_quantization_type",
                       "lf_galore_deepspeed", "lf_galore_lora", "lora_rank_positive", "ds_offload_param_stage",
                       "benchmark_backend_url", "preprocess_input_format", "preprocess_tokenizer_type",
-                      "preprocess_handler", "part_not_for_training", "lf_stage", "mindspeed_cp_long", "yaml_missing_colon",
+                      "preprocess_handler", "part_not_for_training", "mindspeed_device_memory", "lf_stage", "mindspeed_cp_long", "yaml_missing_colon",
                       "yaml_tab_indent", "yaml_stray_indent", "yaml_unclosed_bracket", "yaml_unclosed_quote", "yaml_fixed_file",
                       "mindspeed_recompute_layers", "vllm_flag_value", "mindspeed_layer_list",
                       "lf_template_model", "lf_cutoff_beyond_context", "dp_not_devices", "launch_per_node", "gbs_not_product",

@@ -51,6 +51,8 @@ SOURCES = {
     "(the chat template of an instruct/chat model must be its own)",
     "lf_rope": "LLaMA-Factory's configure_rope (model/model_utils/rope.py: no scaling unless `rope_scaling` is set; then a "
     "factor of ceil(cutoff_len / max_position_embeddings)); the model's own context from the model catalog",
+    "mindspeed_memory": "MindSpeed-LLM docs/en/pytorch/models/supported_models.md (>= 64 GB on-chip memory per NPU), quoted in "
+    "research/modelarts.md §10 and the notes (snt9b_vs_snt9b23.md)",
     "part_training": "the hardware catalog's training column (knowledge/catalog/hardware.csv), from the torch_npu "
     "installation guide's hardware table: Atlas inference series not supported for training",
     "vllm": "vLLM's engine argument check",
@@ -118,6 +120,8 @@ SOURCES_ZH = {
     "llama3.1 → llama3）；模型目录的 template 列（knowledge/catalog/models.csv）；LLaMA-Factory README（instruct/chat 模型必须用它自己的对话模板）",
     "lf_rope": "LLaMA-Factory 的 configure_rope（model/model_utils/rope.py：不设 `rope_scaling` 就不做缩放；设了则因子为 "
     "ceil(cutoff_len / max_position_embeddings)）；模型自身的上下文取自模型目录",
+    "mindspeed_memory": "MindSpeed-LLM 文档 docs/en/pytorch/models/supported_models.md（每个 NPU 片上内存 ≥ 64 GB），"
+    "research/modelarts.md §10 与笔记 snt9b_vs_snt9b23.md 引用",
     "part_training": "硬件目录的 training 列（knowledge/catalog/hardware.csv），依据 torch_npu 安装指南的产品硬件支持列表（训练场景）："
     "Atlas 推理系列产品不支持训练",
     "vllm": "vLLM 的引擎参数检查",
@@ -599,6 +603,21 @@ def _part_training(f: dict[str, Any]) -> Broken | None:
     return Broken(f.get("part_name") or "this part", "Atlas A2/A3 training series (Snt9B, Snt9B23) or a GPU")
 
 
+# The on-chip memory per NPU a framework requires (rule mindspeed_device_memory): MindSpeed-LLM's supported-models page,
+# "at least 64 GB of on-chip memory per NPU"
+DEVICE_MEMORY_FLOOR_GB = {"MindSpeed-LLM": 64}
+
+
+def _device_memory_floor(f: dict[str, Any]) -> Broken | None:
+    """A framework that requires a memory per NPU (MindSpeed-LLM: 64 GB) on a part below it (a 32 GB 910B4, the 910A).
+    The memory per device is the hardware catalog's."""
+    floor = DEVICE_MEMORY_FLOOR_GB.get(str(f["framework"]))
+    if floor is None or f["accelerator_kind"] != "npu" or float(f["device_memory_gb"]) >= floor:
+        return None
+    return Broken(f.get("part_name") or "this part", f">= {floor} GB per NPU",
+                  figures={"gb": f"{float(f['device_memory_gb']):g}", "floor": floor, "framework": f["framework"]})
+
+
 def _preference_series(f: dict[str, Any]) -> Broken | None:
     """The ModelArts LLaMA-Factory guide: DPO, RM and PPO are supported only for the llama3 series."""
     if f["accelerator_kind"] != "npu" or f.get("framework", "LLaMA-Factory") != "LLaMA-Factory":
@@ -872,6 +891,8 @@ RULES: list[Rule] = [
     Rule("gbs_not_product", "GBS", ("global_batch", "grad_accum", "devices"), _gbs_product, "batch_identity", "training"),
     Rule("vllm_tp_devices", "--tensor-parallel-size", ("tp", "devices"), _tp_devices, "vllm", "serving", refuses=True),
     Rule("part_not_for_training", "hardware", ("part_training",), _part_training, "part_training", "training"),
+    Rule("mindspeed_device_memory", "hardware", ("framework", "device_memory_gb", "accelerator_kind"), _device_memory_floor,
+         "mindspeed_memory", "training"),
     Rule("cards_multiple_of_8", "devices", ("devices", "accelerator_kind"), _cards_multiple_of_8, "train_time", "training"),
     Rule("ds_train_batch_size", "train_batch_size", ("global_batch", "micro_batch", "grad_accum", "devices"),
          _ds_batch_identity, "deepspeed_batch", "training"),

@@ -168,3 +168,16 @@ def test_a_hccl_wait_below_canns_default_is_a_finding():
     assert "1836 s" in SOURCES["cann_env"]
     for fine in (3600, 1836, 0):
         assert "hccl_exec_timeout" not in codes({"hccl_exec_timeout": fine}, None)
+
+
+def test_mindspeed_needs_64_gb_per_npu():
+    # MindSpeed-LLM supported_models.md (research/modelarts.md §10): ">= 64 GB on-chip memory per NPU"; 910B4 taken as
+    # 32 GB and the 910A is 32 GB: below it; Snt9B and a Snt9B23 DIE are 64 GB: at it; LLaMA-Factory states no floor
+    f = codes({"framework": "MindSpeed-LLM", "device_memory_gb": 32, "accelerator_kind": "npu", "part_name": "910B4"})
+    m = f["mindspeed_device_memory"]
+    assert (m.value, m.figures["gb"], m.figures["floor"]) == ("910B4", "32", 64)
+    assert "supported_models.md" in m.source
+    assert "mindspeed_device_memory" not in codes({"framework": "MindSpeed-LLM", "device_memory_gb": 64, "accelerator_kind": "npu"})
+    assert "mindspeed_device_memory" not in codes({"framework": "LLaMA-Factory", "device_memory_gb": 32, "accelerator_kind": "npu"})
+    assert "mindspeed_device_memory" not in codes({"framework": "MindSpeed-LLM", "device_memory_gb": 32, "accelerator_kind": "npu"},
+                                                  "serving")
