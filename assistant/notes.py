@@ -434,7 +434,7 @@ class NoteIndex:
         if named is None and not context and (subject := self.subject_default(text, file, lang, facts_)):
             # "ckpt 保存超时默认多少秒": a default asked with no setting named is the default of the note's own subject
             # (the setting its summary gives a default for), not another setting's the note also states (exit barrier)
-            named = self.named_lead(f"{text} `{subject}`", every_fact, lang, scores)
+            named = self.named_lead(f"{text} `{subject}` {'默认' if lang == 'zh' else 'default'}", every_fact, lang, scores)
         if named is not None:  # "--epochs 默认多少": the note's line about that parameter, never a neighbouring one
             return named
         # what the question asks for ("哪个变量", "在哪个目录", "命令怎么写"): a fact holding one answers, a neighbour
@@ -529,8 +529,8 @@ class NoteIndex:
         ("raising `HCCL_EXEC_TIMEOUT` (default 1836 s)"). None when no default is asked, the summary states none or
         several, or a fact stating another default shares rare words of the question that the subject's facts lack
         ("建链超时默认几秒，大集群初始化…": the connect timeout's own line names 建链 and 初始化)."""
-        if "default" not in kinds_asked(text):
-            return None
+        if "default" not in kinds_asked(text) or not re.search(r"默认|缺省|(?<![a-z])defaults?(?![a-z])", text, re.I):
+            return None  # (the default asked in so many words: "不改的话是多久" is left to the usual lead)
         units, unit_toks, _ = self._facts[lang]
         summary = next((units[k][3] for k, u in enumerate(units) if u[1] == file and u[0] < 0), "")
         names = set(_SUMMARY_DEFAULT.findall(summary))
@@ -538,6 +538,19 @@ class NoteIndex:
             return None
         subject = names.pop()
         rows = self._sections[lang][0]
+        # the question is about the note's subject: it shares a word of the note's title, and every setting it names by
+        # its name (`--handler-name`, EPOCH) is one the note holds (else another note's default is asked)
+        title_text = next((r["title"] for r in rows if r["file"] == file), "").lower()
+        plain = ASKS_VALUE.sub(" ", text.lower())
+        if not set(tokenize(title_text, unigrams=False)) & set(tokenize(plain, unigrams=False)):
+            return None
+        body = "\n".join(units[k][3] for k in facts_).lower()
+        low = text.lower()
+        # (questions arrive lower-cased: a setting is also any name the notes write in code, `EPOCH`, named as a word)
+        names = set(_SETTING_NAME.findall(text)) | {n for u in units for n in _SPAN.findall(u[3]) if _SETTING_NAME.fullmatch(n)
+                                                  and re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", low)}
+        if any(name.lower() not in body for name in names):
+            return None
         held = [k for k in facts_ if kinds_held(units[k][3], ["default"])]
         held = [k for k in held if not any(j != k and units[j][3] in units[k][3] for j in held)]  # a list's rows, not the list
         mine = [k for k in held if is_about(units[k][3], rows[units[k][0]]["heading"], subject)]
@@ -659,6 +672,7 @@ _MARKED = re.compile(r"^--|_|\.(?:sh|py|json|ya?ml)$|-cli$")
 _CONTEXT_PARAM = re.compile(r"\.(?:sh|py|json|ya?ml)$|-cli$")
 _SPAN = re.compile(r"`([^`\n]+)`")
 # a note summary's "`HCCL_EXEC_TIMEOUT` (default 1836 s)" / "`HCCL_EXEC_TIMEOUT`（默认 1836 s）": the setting it gives a default for
+_SETTING_NAME = re.compile(r"--[A-Za-z][\w-]*|(?<![\w-])[A-Za-z]\w*_\w+|(?<![\w-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # --flag, snake_name, EPOCH
 _SUMMARY_DEFAULT = re.compile(r"`([A-Za-z][\w.-]*)`\s*[（(]\s*(?:default|默认)\s*[\d.]+", re.I)
 
 

@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..note_kinds import KINDS
 from ..tools.tables import NotePassage
 
 SPEC_FILE = Path(__file__).with_name("signatures.toml")
@@ -111,8 +112,8 @@ def lead(seen: Seen, passages: Sequence[NotePassage], lang: str) -> str | None:
     """The section's answer: the lines the signature picks (or the whole section, cut), the sentence answering what is
     asked first. None when the search did not return the section."""
     p = section(seen, passages, lang)
-    if p is None or (seen.asked == ("value",) and "value" not in seen.signature.first):
-        return None  # (only a setting's default asked: the section's fixes do not answer it; the notes' lead does)
+    if p is None or (seen.asked == ("value",) and "value" not in seen.signature.first and not KINDS["default"][1].search(p.text)):
+        return None  # (only a default asked, which the section does not state: the notes' lead answers it)
     pick = seen.signature.pick.get(lang)
     body = p.summary if seen.signature.summary else "\n".join(m.group(0).strip() for m in pick.finditer(p.text)) if pick else p.text
     body = re.sub(r"\n{2,}", "\n", body).strip()
