@@ -843,7 +843,7 @@ def _quantities(text: str) -> list[tuple[str, str, float, int]]:
 _SAID_OVER = re.compile(r"(?:超过|超出|大于|多于|高于|(?<![a-z])(?:longer|more|larger|bigger)\s+than|(?<![a-z])(?:over|above|beyond|exceed(?:s|ing)?))\s*$", re.I)
 
 
-_NAMES_LIMIT = re.compile(r"(?:-?\s*(?:long|limit)?\s*)(?:[a-z]+\s+){0,2}(?:time[-\s]?out|limit|cap)(?![a-z])|\s*(?:的)?\s*\S{0,4}?(?:超时|上限)", re.I)
+_NAMES_LIMIT = re.compile(r"(?:-?\s*(?:long|limit)?\s*)(?:[a-z]+\s+){0,2}(?:time[-\s]?out|limit|cap)(?![a-z])|\s*(?:的)?\s*(?:超时|上限)", re.I)
 
 
 def limit_checks(question: str, text: str) -> list[LimitCheck]:
