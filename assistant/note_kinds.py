@@ -35,7 +35,7 @@ KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     # default answers, a neighbour listing the options does not
     # ("does it write results somewhere by default": "by default" says how it behaves, it asks no setting's value)
     "default": (re.compile(r"默认|缺省|(?:不|没)(?:写|填|设|设置|配|配置|传|改|加)(?:的话|时)|留空|(?<![a-z])(?:the|its|a)\s+default(?![a-z])|"
-                           r"(?<![a-z])defaults?\s+(?:value|setting|to|is)(?![a-z])|(?<!by\s)(?<![a-z])default\s*\?|out\s+of\s+the\s+box|"
+                           r"(?<![a-z])defaults?\s+(?:value|setting|to|is)(?![a-z])|what(?:'?s|\s+is)\s+(?:the\s+)?[\w.-]+\s+default(?![a-z])|(?<!by\s)(?<![a-z])default\s*\?|out\s+of\s+the\s+box|"
                            r"if\s+(?:i\s+|you\s+)?(?:don'?t|do\s+not|never)\s+(?:set|pass|give|change|specify)|left\s+(?:empty|blank|unset|out)|(?<![a-z])unset(?![a-z])", re.I),
                 re.compile(r"(?<!非)默认|缺省|(?<![a-z-])defaults?(?![a-z])", re.I)),  # ("设成非默认值", "non-default": no default said)
 }

@@ -431,6 +431,10 @@ class NoteIndex:
         named = (self.named_lead(text, inside, lang, scores) if inside else None) or self.named_lead(text, every_fact, lang, scores)
         if named is not None and context and not any(units[k][3] in named.text for k in facts_ if units[k][0] in context):
             named = None  # the parameter's line is in another section than the one the question's context asks
+        if named is None and not context and (subject := self.subject_default(text, file, lang, facts_)):
+            # "ckpt 保存超时默认多少秒": a default asked with no setting named is the default of the note's own subject
+            # (the setting its summary gives a default for), not another setting's the note also states (exit barrier)
+            named = self.named_lead(f"{text} `{subject}` {'默认' if lang == 'zh' else 'default'}", every_fact, lang, scores)
         if named is not None:  # "--epochs 默认多少": the note's line about that parameter, never a neighbouring one
             return named
         # what the question asks for ("哪个变量", "在哪个目录", "命令怎么写"): a fact holding one answers, a neighbour
@@ -520,6 +524,46 @@ class NoteIndex:
         joiner = "" if lang == "zh" else " "
         return joiner.join(units[k][3] if "\n" not in units[k][3] else "\n" + units[k][3] + "\n" for k in picked).strip()
 
+    def subject_default(self, text: str, file: str, lang: str, facts_: list[int]) -> str | None:
+        """The setting whose default a question asks when it names none: the one the note's summary states a default for
+        ("raising `HCCL_EXEC_TIMEOUT` (default 1836 s)"). None when no default is asked, the summary states none or
+        several, or a fact stating another default shares rare words of the question that the subject's facts lack
+        ("建链超时默认几秒，大集群初始化…": the connect timeout's own line names 建链 and 初始化)."""
+        if "default" not in kinds_asked(text) or not re.search(r"默认|缺省|(?<![a-z])defaults?(?![a-z])", text, re.I):
+            return None  # (the default asked in so many words: "不改的话是多久" is left to the usual lead)
+        units, unit_toks, _ = self._facts[lang]
+        summary = next((units[k][3] for k, u in enumerate(units) if u[1] == file and u[0] < 0), "")
+        names = set(_SUMMARY_DEFAULT.findall(summary))
+        if len(names) != 1:
+            return None
+        subject = names.pop()
+        rows = self._sections[lang][0]
+        # the question is about the note's subject: it shares a word of the note's title, and every setting it names by
+        # its name (`--handler-name`, EPOCH) is one the note holds (else another note's default is asked)
+        title_text = next((r["title"] for r in rows if r["file"] == file), "").lower()
+        plain = ASKS_VALUE.sub(" ", text.lower())
+        if not set(tokenize(title_text, unigrams=False)) & set(tokenize(plain, unigrams=False)):
+            return None
+        body = "\n".join(units[k][3] for k in facts_).lower()
+        low = text.lower()
+        # (questions arrive lower-cased: a setting is also any name the notes write in code, `EPOCH`, named as a word)
+        names = set(_SETTING_NAME.findall(text)) | {n for u in units for n in _SPAN.findall(u[3]) if _SETTING_NAME.fullmatch(n)
+                                                  and re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", low)}
+        if any(name.lower() not in body for name in names):
+            return None
+        held = [k for k in facts_ if kinds_held(units[k][3], ["default"])]
+        held = [k for k in held if not any(j != k and units[j][3] in units[k][3] for j in held)]  # a list's rows, not the list
+        mine = [k for k in held if is_about(units[k][3], rows[units[k][0]]["heading"], subject)]
+        if not mine:
+            return None
+        # (the words naming a setting, without the value word asked: "超时默认是" names no "时默")
+        asked = set(tokenize(_CJK_STOP_CHAR.sub(" ", ASKS_VALUE.sub(" ", text.lower())), unigrams=False)) & self._rare[lang]
+        own = set().union(*(unit_toks[k] for k in facts_ if is_about("", rows[units[k][0]]["heading"], subject)), *(unit_toks[k] for k in mine))
+        # (two words at least: one shared piece of CJK text, "其他节点" read as "他节", names nothing)
+        if any(len((unit_toks[k] & asked) - own) >= 2 for k in held if k not in mine):
+            return None
+        return subject
+
     def named_lead(self, text: str, facts_: list[int], lang: str, scores: list[float]) -> Lead | None:
         """The lead for a question that names parameters of the note (a flag, a variable, a key, a script: `--epochs`,
         `HCCL_EXEC_TIMEOUT`, `2_convert_mg_hf.sh`): for each, the fact that is about it (names it in its prose, not
@@ -573,7 +617,10 @@ class NoteIndex:
         value_words = [m.group(0) for m in ASKS_VALUE.finditer(text.lower())]
         for p in sorted(about, key=lambda p: len(about[p])):  # the most specific parameter first
             # the parameter's own line ("`TRAIN_ITERS` 可选：不设置时默认为 …") over a list that only names it beside others
-            own_line = {k: opens_with(units[k][3], p) and any(w in units[k][3].lower() for w in value_words) for k in about[p]}
+            # (in a section headed by it, the line that opens with the value word: "Default: **1836 s**", "默认值：…")
+            own_line = {k: opens_with(units[k][3], p) and any(w in units[k][3].lower() for w in value_words)
+                        or any(units[k][3].lower().lstrip("-*• ").startswith(w) for w in value_words)
+                        and is_about("", rows[units[k][0]]["heading"], p) for k in about[p]}
             if any(k in about[p] for k in picked) and not (any(own_line.values()) and not any(own_line.get(k) for k in picked)):
                 continue
             covers = {k: sum(k in ks for ks in about.values()) for k in about[p]}
@@ -624,6 +671,9 @@ _MARKED = re.compile(r"^--|_|\.(?:sh|py|json|ya?ml)$|-cli$")
 # a script or command named beside a flag or variable says where it is set, not what is asked
 _CONTEXT_PARAM = re.compile(r"\.(?:sh|py|json|ya?ml)$|-cli$")
 _SPAN = re.compile(r"`([^`\n]+)`")
+# a note summary's "`HCCL_EXEC_TIMEOUT` (default 1836 s)" / "`HCCL_EXEC_TIMEOUT`（默认 1836 s）": the setting it gives a default for
+_SETTING_NAME = re.compile(r"--[A-Za-z][\w-]*|(?<![\w-])[A-Za-z]\w*_\w+|(?<![\w-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # --flag, snake_name, EPOCH
+_SUMMARY_DEFAULT = re.compile(r"`([A-Za-z][\w.-]*)`\s*[（(]\s*(?:default|默认)\s*[\d.]+", re.I)
 
 
 def named_parameters(text: str) -> list[str]:
@@ -793,6 +843,9 @@ def _quantities(text: str) -> list[tuple[str, str, float, int]]:
 _SAID_OVER = re.compile(r"(?:超过|超出|大于|多于|高于|(?<![a-z])(?:longer|more|larger|bigger)\s+than|(?<![a-z])(?:over|above|beyond|exceed(?:s|ing)?))\s*$", re.I)
 
 
+_NAMES_LIMIT = re.compile(r"(?:-?\s*(?:long|limit)?\s*)(?:[a-z]+\s+){0,2}(?:time[-\s]?out|limit|cap)(?![a-z])|\s*(?:的)?\s*(?:超时|上限)", re.I)
+
+
 def limit_checks(question: str, text: str) -> list[LimitCheck]:
     """Each size or duration of the question against the limits ``text`` states for that kind of quantity: the
     largest maximum it exceeds, else the smallest it stays within; a minimum it falls short of. Numbers in the
@@ -807,6 +860,9 @@ def limit_checks(question: str, text: str) -> list[LimitCheck]:
     for said, dim, value, start in _quantities(question):
         # "times out after ~36 min", "36 分钟后报错": when the failure came, the limit reached, not a size to measure
         if _WHEN_IT_HAPPENED.search(question[max(0, start - 12):start]) or re.match(r"\s*(?:之?后|以后)", question[start + len(said):]):
+            continue
+        # "the 36 minute ckpt timeout", "36 分钟的超时": the limit itself named, not a size or duration of theirs to measure
+        if _NAMES_LIMIT.match(question[start + len(said):]):
             continue
         maxima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "max")
         minima = sorted((v, w) for w, d, v, k in limits if d == dim and k == "min")

@@ -411,7 +411,11 @@ def in_ask_order(lead: str, parts: Sequence[str], lang: str = "en") -> str:
     # (the first sentence may hold that kind of another thing, "`TOKENIZER_PATH`（默认取 …）" in a list beside the
     # part's own "`TRAIN_ITERS` … 默认为 …": the part's own words decide among the sentences holding it)
     if (kinds := kinds_asked(parts[0])) and any(kinds_held(x, kinds) for x in sentences):
-        holding = [bool(kinds_held(x, kinds)) for x in sentences]
+        # (a sentence giving another setting's value, "`HCCL_CONNECT_TIMEOUT` … (default 120 s)" when the part names
+        # `HCCL_EXEC_TIMEOUT`, holds no value of the setting asked)
+        named = {n.lower() for n in _VARIABLE.findall(parts[0])}
+        holding = [bool(kinds_held(x, kinds)) and not (named and (own := {n.lower() for n in _VARIABLE.findall(x)}) and not own & named)
+                   for x in sentences]
     else:
         holding = [True] * len(sentences)
     words = [_terms(p) - _KIND_WORDS for p in parts]
@@ -420,7 +424,10 @@ def in_ask_order(lead: str, parts: Sequence[str], lang: str = "en") -> str:
     sentence_terms = [_terms(x) for x in sentences]
     scores = [(len(first_own & ts) if held else 0, -len(ts)) for ts, held in zip(sentence_terms, holding, strict=True)]
     best = scores.index(max(scores))
-    if best == 0 or not scores[best][0] or scores[0] >= scores[best]:
+    # (the kind the first part asks, "the default", held by no sentence before it: its sentence moves even when it holds
+    # none of the part's other words, "Default: **1836 s**" after the variable's description)
+    kind_only = holding[0] is False and all(holding[k] is False for k in range(best))
+    if best == 0 or not (scores[best][0] or kind_only) or scores[0] >= scores[best]:
         return lead
     # (the sentences that go on from it, "因此一个 epoch 是 …", "So …", move with it)
     end = best + 1
@@ -430,6 +437,7 @@ def in_ask_order(lead: str, parts: Sequence[str], lang: str = "en") -> str:
     return ("" if lang == "zh" else " ").join(ordered) + (cite.group(0) if cite else "")
 
 
+_VARIABLE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w-])")  # a setting's name: HCCL_EXEC_TIMEOUT
 GOES_ON = re.compile(r"(?:因此|所以|于是|也就是说)|(?:so|therefore|thus|hence|that\s+is)(?![a-z])", re.I)
 
 

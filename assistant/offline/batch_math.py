@@ -27,6 +27,7 @@ class BatchSum:
     micro_assumed: bool = False  # no micro batch said: 1, the per_device_train_batch_size of every vendor recipe
     from_plan: bool = False  # micro batch and accumulation taken from the estimate's plan, not the user's figures
     kept_from_answer: bool = False  # the global batch kept is the one of the plan an earlier answer stated
+    from_recipe: bool = False  # the accumulation (and, none said, the devices) is the LLaMA-Factory recipe row's
 
 
 def solve(s: QuestionFrame, layout: tuple[int, int] | None = None, assume_mbs: bool = False,
@@ -119,6 +120,15 @@ def of_plan(s: QuestionFrame, micro_batch: int, grad_accum: int, devices: int, l
     return BatchSum("global_batch", mbs * dp * ga, dp, mbs, ga, None, tp, pp, from_plan=True)
 
 
+def of_recipe(s: QuestionFrame, grad_accum: int, devices: int) -> BatchSum:
+    """"global batch 多少" beside a LLaMA-Factory recipe row (seed 000: cards and gradient_accumulation_steps, at
+    per_device_train_batch_size 1): the row's accumulation on ``devices`` (the user's, else the row's), every device data
+    parallel (LLaMA-Factory has no TP / PP); a micro batch or accumulation the user gave replaces the row's."""
+    mbs, ga = s.micro_batch or 1, s.grad_accum or grad_accum
+    return BatchSum("global_batch", mbs * devices * ga, devices, mbs, ga, None, 1, 1, micro_assumed=not s.micro_batch,
+                    from_recipe=not s.grad_accum)
+
+
 def where_set(b: BatchSum, lang: str, framework: str | None) -> str:
     """Where the figures are set, in the keys of the framework in context (phrases.toml batch_set_*): a TP/PP layout is
     MindSpeed-LLM's; none named, LLaMA-Factory's (the default framework)."""
@@ -142,6 +152,8 @@ def render(b: BatchSum, lang: str, framework: str | None = None) -> str:
                 "keep it by changing gradient_accumulation_steps when the device count changes.") if b.from_plan else ""
         plan_zh = ("micro batch 与梯度累积取自下面估算的方案；全局 batch 随数据并行变化，卡数变化时可改 gradient_accumulation_steps "
                    "保持它不变。") if b.from_plan else ""
+        if b.from_recipe:
+            plan, plan_zh = " " + W["batch_from_recipe"]["en"], W["batch_from_recipe"]["zh"]
         return (f"**Global batch {b.value}** = micro batch {mb} × data parallel {dp} × gradient accumulation "
                 f"{b.grad_accum} (GBS = MBS × DP × GA, the ModelArts MindSpeed-LLM pages' identity; LLaMA-Factory's is the "
                 "same with per_device_train_batch_size)." + plan) if lang == "en" else (

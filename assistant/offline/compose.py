@@ -27,6 +27,7 @@ from ..tools.tables import (
     ModelInfo,
     NotePassage,
     SearchNotesResult,
+    TrainingRecipeResult,
 )
 from ..wordings import in_language
 from . import (
@@ -580,6 +581,14 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         p = next(iter(plans), None)
         if p is None or not p.micro_batch or not p.grad_accum:
             return None
+        # the LLaMA-Factory recipe row the answer shows fixes the accumulation on its cards: the global batch on those
+        # cards (the user's count, or none said) is worked on the row's figures, never on a plan's that contradicts it
+        # (GA 8 shown, GA 4 used); on another count the plan keeps the row's global batch (plan_on_all)
+        row = next((r.value for r in self.r.of("training_recipe", TrainingRecipeResult) if r.value and r.value.found
+                    and r.value.grad_accum and r.value.total_cards), None)
+        if (row is not None and row.grad_accum and row.total_cards and self.s.framework in (None, "LLaMA-Factory")
+                and not self.s.tp and not self.s.pp and (self.e.devices or row.total_cards) == row.total_cards):
+            return batch_math.of_recipe(self.s, row.grad_accum, row.total_cards)
         return batch_math.of_plan(self.s, p.micro_batch, p.grad_accum, self.e.devices or p.devices, (p.tp or 1, p.pp or 1))
 
     def plan_layout(self) -> tuple[int, int] | None:

@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..note_kinds import KINDS
 from ..tools.tables import NotePassage
 
 SPEC_FILE = Path(__file__).with_name("signatures.toml")
@@ -82,7 +83,9 @@ def read(question: str) -> Seen | None:
         own = question.replace(m.group(0), " ")
         if "\n" not in question.strip() and len(line) >= len(question.strip()) * 0.8:
             line = m.group(0)  # the error named in the user's own sentence, not pasted: its name is what is shown
-        asked = tuple(kind for kind, rxs in asks.items() if any(rx.search(own) for rx in rxs))
+        # (a default is asked in the user's words even where a loose match ran over them, "通信，默认等多久会超时": no
+        # message says "默认")
+        asked = tuple(kind for kind, rxs in asks.items() if any(rx.search(question if kind == "value" else own) for rx in rxs))
         return Seen(sig, line, asked)
     return None
 
@@ -109,8 +112,8 @@ def lead(seen: Seen, passages: Sequence[NotePassage], lang: str) -> str | None:
     """The section's answer: the lines the signature picks (or the whole section, cut), the sentence answering what is
     asked first. None when the search did not return the section."""
     p = section(seen, passages, lang)
-    if p is None:
-        return None
+    if p is None or (seen.asked == ("value",) and "value" not in seen.signature.first and not KINDS["default"][1].search(p.text)):
+        return None  # (only a default asked, which the section does not state: the notes' lead answers it)
     pick = seen.signature.pick.get(lang)
     body = p.summary if seen.signature.summary else "\n".join(m.group(0).strip() for m in pick.finditer(p.text)) if pick else p.text
     body = re.sub(r"\n{2,}", "\n", body).strip()

@@ -75,7 +75,10 @@ class PlanBlocks(CapacityBlocks):
         figures = dict(source=self.say("kept_source_" + p.kept_from), batch=p.kept_global_batch, mb=p.micro_batch, dp=dp,
                        ga=p.grad_accum, devs=self.devices(p.devices, p.unit, p.hardware))
         if p.global_batch == p.kept_global_batch:
-            return self.say("kept_batch", **figures)
+            # (on the row's own count the row's accumulation is kept at the user's micro batch: plan_on_all)
+            mb_kept = (p.kept_from == "recipe" and p.micro_batch > 1 and p.table is not None
+                       and p.table.source == "recipes_llamafactory" and p.table.cards == p.devices)
+            return self.say("kept_batch_recipe_mb" if mb_kept else "kept_batch", **figures)
         return self.say("kept_batch_nearest", got=p.global_batch, **figures)
 
     def on_yours(self, p: PlanResult) -> list[str]:

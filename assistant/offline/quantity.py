@@ -187,7 +187,16 @@ def wanting(s: QuestionFrame) -> list[tuple[QuantityRow, list[str]]]:
     rows = chosen({row.name: sp for row in ROWS if not row.model and (sp := spans_asked(row, s, inputs=False))}, s.question)
     # a figure of its own said ("GBS 128, 一个 epoch 多少步"): the user works it out with their figures; with none ("TRAIN_ITERS
     # 默认多少", "token 多久过期") the words ask what the notes say, not arithmetic
-    return [(row, need) for row in rows if (need := missing(row, s)) and any(has(s, n) for n in (*row.needs, *row.any))]
+    # (a serving question, "服务想测 … 的吞吐", asks no training quantity: one that needs a training value, the global batch,
+    # is not asked of it when the question gives none of its training values, so its figures are not asked for either)
+    return [(row, need) for row in rows if (need := missing(row, s)) and any(has(s, n) for n in (*row.needs, *row.any))
+            and not ("inference" in s.intents and any(_training(n) for n in need)
+                     and not any(has(s, n) and _training(n) for n in (*row.needs, *row.any)))]
+
+
+def _training(slot: str) -> bool:
+    """A slot of training only (slots.toml task), such as the global batch."""
+    return slot in spec.BY_NAME and spec.BY_NAME[slot].task == "training"
 
 
 def clause_of(text: str, start: int, end: int) -> list[str]:

@@ -24,6 +24,7 @@ from . import (
     pasted_output,
     proposal,
     quantity,
+    spec,
     subquestions,
     table_query,
     tool_flags,
@@ -475,7 +476,8 @@ class Router:
         model term); the device count defaults to one node."""
         devices = e.devices or e.per_node
         tps, speedup = tps_per_device(s, devices)
-        if not (s.model or s.params_b or tps) or not (s.tokens or (s.samples and s.seq_len)):
+        length = sample_length(s)
+        if not (s.model or s.params_b or tps) or not (s.tokens or (s.samples and length)):
             return []
         # a follow-up changing the count of a job timed before ("如果只有 32 张呢"): the minimum-card row it is held against
         # (timing.py below_floor); a first question stating its cards asks no count, so no table is looked up
@@ -486,7 +488,7 @@ class Router:
         if floor and s.framework in (None, "LLaMA-Factory") and len(e.strategies) == 1:  # the recipe table's row may allow fewer
             floor += self.call("training_recipe", model=s.model, strategy=e.strategies[0], seq_len=e.seq_len)
         return self.call("estimate_training_time", **self.model_args(s), tokens=s.tokens,
-                         samples=s.samples if not s.tokens else None, seq_len=s.seq_len if s.samples and not s.tokens else None,
+                         samples=s.samples if not s.tokens else None, seq_len=length if s.samples and not s.tokens else None,
                          epochs=s.epochs, devices=devices, hardware=e.hardware, tps=tps,
                          deadline_hours=s.settings.get("deadline_hours"), speedup=speedup) + floor
 
@@ -908,7 +910,13 @@ def lists_models(s: Slots) -> bool:
 def time_without_model(s: Slots) -> bool:
     """Tokens (or samples × length, each epoch) and a measured TPS: the vendor formula Time = tokens / (TPS × N) / η
     needs no model."""
-    return not names_model(s) and "time" in s.intents and bool(s.tps and (s.tokens or (s.samples and s.seq_len)))
+    return not names_model(s) and "time" in s.intents and bool(s.tps and (s.tokens or (s.samples and sample_length(s))))
+
+
+def sample_length(s: Slots) -> int | None:
+    """The tokens of one sample in the vendor's Tok_total = Seq_len × samples: the sequence length said (fixed-length
+    data, padded or packed), else the data's average tokens per sample ("200k samples averaging 1500 tokens")."""
+    return s.seq_len or spec.value_of(s, "sample_tokens")
 
 
 # What a knowledge question may ask: a meaning, a difference, a rule, a way ("what is ZeRO-3", "PP must

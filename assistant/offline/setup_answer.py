@@ -249,6 +249,13 @@ P = {
                           "zh": "**你的任务已经显存溢出，而估算认为放得下：每{unit}约 {total:.1f} GiB（可能 {low:.1f}-{high:.1f} GiB），"
                                 "{hw} 可用 {usable:.1f} GiB**（估算），报错时已分配 {alloc:.2f} GiB。要找的是任务比估算多占的部分："
                                 "先用 `{smi}` 查找并结束残留进程，再按上面的顺序逐项修改。"},
+    "oom_estimate_over": {"en": "**Out of memory in your run, and the estimate agrees: about {total:.1f} GiB per {unit} (likely "
+                                "{low:.1f}-{high:.1f}) against {usable:.1f} GiB usable on {hw}** (estimate, {over:.1f} GiB over), "
+                                "with {alloc:.2f} GiB already allocated when the message came: the changes above, first to last, "
+                                "bring it under.",
+                          "zh": "**你的任务已经显存溢出，估算也超出可用显存：每{unit}约 {total:.1f} GiB（可能 {low:.1f}-{high:.1f} GiB），"
+                                "{hw} 可用 {usable:.1f} GiB**（估算，超出 {over:.1f} GiB），报错时已分配 {alloc:.2f} GiB：按上面的顺序"
+                                "逐项修改即可降下来。"},
     "below_table": {"en": "**Below the vendor's minimum: its minimum-card table lists {table} {unit}s for this job, you have "
                           "{devices}.** The estimate fits on paper; the vendor has not run it on fewer than {table}.",
                     "zh": "**低于厂商最小卡数：最小卡数表中此任务为 {table} {unit}，你只有 {devices} {unit}。** 按估算能放下，"
@@ -646,9 +653,12 @@ def _headline(r: dict[str, Any], lang: str, verdict_asked: bool = False) -> list
         needed = t["total_gib"] - t.get("cached_gib", 0.0)
         o = r.get("oom") or {}
         if o and r["verdict"] != "does_not_fit":
-            # the user reports the OOM: an estimate that fits is no verdict on their run, only a range to compare with
+            # the user reports the OOM: an estimate that fits is no verdict on their run, only a range to compare with;
+            # one above the usable memory it states ("tight", 63.7 of 61.0 GiB) agrees with the OOM and says so
             cached = t.get("cached_gib", 0.0)
-            line = [_p("oom_fits_on_paper", lang, total=needed, low=t.get("low_gib", needed) - cached, high=t.get("high_gib", needed) - cached,
+            over = needed > t["usable_gib"]
+            line = [_p("oom_estimate_over" if over else "oom_fits_on_paper", lang, total=needed,
+                       over=round(needed, 1) - round(t["usable_gib"], 1), low=t.get("low_gib", needed) - cached, high=t.get("high_gib", needed) - cached,
                        usable=t["usable_gib"], hw=r["hardware"], unit=unit, alloc=o.get("allocated_gib") or o.get("in_use_gib") or 0.0,
                        smi="npu-smi info" if o.get("platform") == "npu" else "nvidia-smi")]
             if (r.get("table_min_devices") or 0) > t["devices"]:

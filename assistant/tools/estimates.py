@@ -356,14 +356,16 @@ def plan_on_all(ctx, s: Shape, model_id: str | None, hw_id: str, dev: Device, ba
                 global_batch: int | None) -> PlanResult:
     """The plan on all of the user's ``have`` devices: the fastest setting that fits on that count, its gradient
     accumulation scaled to keep a global batch (the user's; else the LLaMA-Factory recipe row's, cards x GA at micro
-    batch 1; else the fewest plan's), with the fewest devices within ``have`` beside it."""
+    batch 1, or on the row's own count at the user's micro batch, so it keeps the row's GA; else the fewest plan's), with the fewest devices within ``have`` beside it."""
     refs = table_refs(ctx, model_id, base.method, base.seq_len, base.framework, hw_id, base.stage)
     fewest = _plan(s, base, dev, have, global_batch, practice=not any(r.supported and r.cards for r in refs))
     recipe = next((r for r in refs if r.source == "recipes_llamafactory" and r.cards and r.grad_accum), None)
     kept, source = (global_batch, "user") if global_batch else (None, None)
     if kept is None and base.grad_accum_fixed is None:
         if recipe is not None and recipe.cards and recipe.grad_accum and base.framework == "LLaMA-Factory":
-            kept, source = recipe.cards * recipe.grad_accum, "recipe"  # the table's runs are at micro batch 1
+            # the row fixes cards and gradient_accumulation_steps (its runs at micro batch 1): on the row's own count its
+            # accumulation at the user's micro batch (the plan's GA is the row's); on another count its global batch
+            kept, source = recipe.cards * recipe.grad_accum * (base.micro_batch if have == recipe.cards else 1), "recipe"
         elif fewest.fits:
             kept, source = fewest.global_batch, "plan"
     # on a count the user has, a setting sized on its likely range's upper end before a faster one only its point fits

@@ -334,3 +334,12 @@ def test_a_rounding_rule_stated_for_one_series_keeps_that_series():
     assert roundings("HCCL_EXEC_TIMEOUT=600", joined)[0].scope == "Atlas 训练系列（第一代 910）"
     # the question names that series by one of its own words, or names another part ("910B" is not "910")
     assert r.named_in("在 910 上设 600") and r.named_in("on an Atlas training box") and not r.named_in("在 910B 上设 600")
+
+
+def test_a_limit_the_question_names_is_no_duration_of_its_own():
+    # "the 36 minute ckpt timeout" names the note's limit ("after 36 minutes of waiting"): nothing to measure against it
+    from assistant.notes import limit_checks
+
+    text = "If that wait exceeds **36 minutes**, the waiting ranks raise a timeout error."
+    assert limit_checks("how does the default relate to the 36 minute ckpt timeout?", text) == []
+    assert limit_checks("36 分钟的超时和默认值什么关系", "等待超过 **36 分钟**就报超时") == []

@@ -44,3 +44,12 @@ def test_users_global_batch_kept(call):
 def test_without_all_devices_the_fewest_within(call):
     out = call("plan_training", model="llama3.1-8b", method="full", seq_len=4096, max_devices=16)
     assert out["devices"] == 8 and out["fewest"] is None and out["kept_global_batch"] is None
+
+
+def test_recipe_rows_accumulation_kept_at_a_larger_micro_batch(call):
+    # GLM4 9B lora 8192 (seeds/000): 1 node x 1 card, GA 8. The row fixes gradient_accumulation_steps, so per-device
+    # batch 2 on its 1 card keeps GA 8: global batch 2 x 1 x 8 = 16 (not the micro-batch-1 batch 8 at GA 4)
+    out = call("plan_training", model="glm4-9b", method="lora", seq_len=8192, max_devices=1, all_devices=True,
+               micro_batch=2, zero_stage=2)
+    assert out["kept_from"] == "recipe" and out["kept_global_batch"] == 16
+    assert out["grad_accum"] == 8 and out["global_batch"] == 16
