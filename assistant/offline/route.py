@@ -49,6 +49,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
 )
 from .intents import VALIDITY
 from .parse import Slots
+from .serving_words import KV_PER_TOKEN_ASKED
 from .vocab import ASKS_COUNT, INTENTS, OOM_NAMED
 from .vocab import NODES_ASKED as VOCAB_NODES_ASKED
 
@@ -961,7 +962,9 @@ def asks_amount(s: Slots) -> bool:
     if REQUIREMENT.search(q) and MEMORY_WORD.search(q) and not DEVICES_COUNTED.search(q):
         return False
     amounts = s.intents & (AMOUNT_INTENTS - ({"zero", "ga"} if explained else set()))
-    return bool(amounts or ASKS_COUNT.search(q)) and bool(SIZED.search(q))
+    # the KV cache's bytes asked ("glm4-9b per-token KV bytes? it has 2 kv heads"): sized in bytes, no device word needed
+    kv_bytes = "kv" in amounts and bool(KV_PER_TOKEN_ASKED.search(q))
+    return bool(amounts or ASKS_COUNT.search(q)) and bool(SIZED.search(q) or kv_bytes)
 
 
 def knowledge_question(s: Slots) -> bool:

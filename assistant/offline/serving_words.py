@@ -109,6 +109,25 @@ KV_ASKED = re.compile(r"kv[-_ ]?cache|kv\s*缓存|键值缓存|(?<![a-z])kv\s*(?
                       r"(?<![a-z])kv\s*(?:per|/|每)\s*(?:个\s*)?tok|(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])|"
                       # the KV bytes of one token, the token said first ("per-token KV bytes", "每个 token 的 KV")
                       r"per[-_ ]?token\s+kv(?![a-z])|(?<![a-z])kv\s+bytes|每\s*(?:个\s*)?token\s*(?:的\s*)?kv(?![a-z])")
+# The KV cache's size asked of the bare "kv" with its amount ("KV 要多少", "kv 占多少显存", "光 KV 就要几个 G", "KV 部分占几个
+# GB": a verb of needing before the amount, a few words between) or named by its unit or word ("bytes of kv per token", "the
+# kv footprint", "GB of KV"): the KV cache asked, whatever else the question names (not "kv heads": a shape figure)
+KV_AMOUNT = (r"(?<![a-z])kv(?![a-z])(?!\s*heads?)[^?？。，,]{0,6}?(?:要|需要|得|占|占用|吃|吃掉|用|用掉)\s*"
+             r"(?:多少|多大|几\s*(?:个)?\s*(?:[gmt]i?b?|字节|bytes?)(?![a-z]))|"
+             r"(?:bytes?|[kmg]i?b)\s+of\s+(?:the\s+)?kv(?![a-z])(?!\s*heads?)|(?<![a-z])kv(?:[-_ ]?cache)?\s+(?:footprint|size|usage)(?![a-z])")
+# "kv cache 每 token 多大", "kv per token", "KV bytes per token": the KV bytes per token are asked
+KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s*)?(?:size\s*)?(?:per|/|每)\s*(?:个\s*)?tok|"
+                                r"per[-_ ]?token\s+kv(?![a-z])|(?<![a-z])kv\s+bytes|每\s*(?:个\s*)?token\s*(?:的\s*)?kv(?![a-z])|"
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,20}(?:多大|多少|how\s+(?:big|much|many)|size)|"
+                                # "KV cache for one 24k request in GiB": the amount asked by its unit
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,40}(?<![a-z])in\s+[kmg]i?b(?![a-z])|"
+                                # "KV 一共多少", "kv total how much": the bare "kv" with an amount after it
+                                r"(?<![a-z])kv(?![a-z])\s*(?:一共|总共|合计|加起来|总量|total|in\s+total)[^?？。]{0,8}(?:多大|多少|how\s+(?:big|much)|size)|"
+                                + KV_AMOUNT + "|"
+                                r"(?:how\s+(?:big|much|many\s+(?:bytes|[kmg]i?b))|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
+                                # "kv cache 为什么比 … 大", "why is the kv cache …", "每 token 各多少": the KV size asked all the same
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,12}(?:为什么|为啥|why)|(?:why|为什么|为啥)[^?？。]{0,30}(?<![a-z])kv(?![a-z])|"
+                                r"(?:每|per)\s*(?:个\s*)?tok(?:en)?[^?？。]{0,8}(?:各|分别)?\s*(?:多少|多大|how\s+(?:big|much))", re.I)
 # Serving speed: no tool has a figure; the answer says so and quotes the benchmark note. ("TPS" alone is
 # the vendor's training throughput and stays a training-time word.)
 SPEED = re.compile(r"throughput|吞吐|tokens?\s*(?:/|per)\s*(?:s|sec|second)(?![a-z])|tok/s|(?<![a-z])qps(?![a-z])|latency|延迟|"
@@ -246,7 +265,7 @@ def serving_intents(intents: set[str], work: str, training: bool, tps_given: boo
         out |= {"capacity", "inference"}
         if not INTENTS["cards"].search(CAPACITY.sub(" ", work)):
             out.discard("cards")  # "how many users can 8 cards serve" asks users, not cards
-    if KV_ASKED.search(work) or kv_said:
+    if KV_ASKED.search(work) or re.search(KV_AMOUNT, work, re.I) or kv_said:
         out |= {"kv", "inference"}
     training = training or bool(TRAINING_WORDS.search(work))
     if SPEED.search(work) and not tps_given and ("inference" in out or not training):
