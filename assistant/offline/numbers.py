@@ -368,8 +368,11 @@ def training_amounts(r: Reading, s: Slots) -> None:
     for m in list(r.finditer(TPS_RX)):
         given = m.group(1) or m.group(3) or m.group(4) or m.group(5) or m.group(6) or m.group(8)
         k = m.group(2) or m.group(7) or m.group(9)
-        before = r.text[max(0, m.start() - 24):m.start()]
-        if WHOLE_RATE.search(before) and not PER_DEVICE_WORD.search(m.group(0) + before[-8:]):
+        # (the words of its own clause: "3e9 tokens total, 16 cards, 2000 tok/s per card" says the tokens' total, and the
+        # per-device word may follow the rate)
+        before = re.split(r"[,，;；。]", r.text[max(0, m.start() - 24):m.start()])[-1]
+        after = r.text[m.end():m.end() + 12]
+        if WHOLE_RATE.search(before) and not PER_DEVICE_WORD.search(m.group(0) + before[-8:] + after):
             # "整机吞吐 9600 tokens/s", "total throughput 20k tok/s": the rate of all the devices together, no TPS per card;
             # the router divides it by the devices (route.py tps_per_device)
             s.settings["tps_total"] = s.settings.get("tps_total") or amount(given, k)

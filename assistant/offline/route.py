@@ -907,8 +907,11 @@ def lists_models(s: Slots) -> bool:
 
 def time_without_model(s: Slots) -> bool:
     """Tokens (or samples × length, each epoch) and a measured TPS: the vendor formula Time = tokens / (TPS × N) / η
-    needs no model."""
-    return not names_model(s) and "time" in s.intents and bool(s.tps and (s.tokens or (s.samples and s.seq_len)))
+    needs no model. A rate of all the devices together ("单机 8 卡整机吞吐 9600 tokens/s") is the TPS over them."""
+    if names_model(s) or "time" not in s.intents or not (s.tokens or (s.samples and s.seq_len)):
+        return False
+    e = effective(s)
+    return bool(tps_per_device(s, e.devices or e.per_node)[0])
 
 
 # What a knowledge question may ask: a meaning, a difference, a rule, a way ("what is ZeRO-3", "PP must
