@@ -24,7 +24,8 @@ NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offloa
                         # offload as the fallback ("host RAM for offload if not", "不够的话开 offload"): judged without it
                         r"offload\s+if\s+(?:not|needed|it\s+does\s*n[o']t)|(?:if\s+not|otherwise)\b.{0,30}offload|"
                         r"(?:不够|放不下|不行)(?:的话)?.{0,12}offload", re.I)
-VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能不能|能否|够不够|够吗|放得下|(?<![a-z])ok\b|okay|work|enough|will\s+it|"
+# ("ok, and …", "ok so …": an "ok" that opens the turn's next words acknowledges the last answer, it asks no yes/no)
+VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能不能|能否|够不够|够吗|放得下|(?<![a-z])ok\b(?!\s*(?:[,，]|and\b|so\b|then\b|now\b|but\b))|okay|work|enough|will\s+it|"
                  r"would\s+it|(?:will|would)\s+(?:\d+|one|two|a|an)\s+(?:\w+\s+){0,3}do(?![a-z])|can\s+i|could\s+i|is\s+it\s+possible|fit|suffic|feasible|doable|viable|"
                  # "能跑吗", "跑得起来吗", "和配方一致吗", "does it match the recipe": a yes/no on the run the user describes
                  r"能跑|跑得(?:起来|动|了)|(?:能|可以)?(?:起|启动|拉)得?(?:起)?来(?:吗|不)|起得来|跑不跑得|一致吗|对不对|\bmatch(?:es)?\b|can\s+it\s+run|does\s+it\s+run|"
