@@ -63,6 +63,8 @@ CONCURRENCY = [re.compile(p) for p in (
     # "8 users each holding a 32k context", "4 个用户各 32k 上下文": each of them holds a sequence of its own at once
     rf"(?<![0-9.]){COUNT}\s*(?:users?|sessions?|clients?|chats?|conversations?|sequences?|个用户|用户|个会话|会话|个对话|对话|条序列)\s*"
     r"(?:,\s*)?(?:each(?![a-z])|every\s+one|各自?|每人|每个)",
+    # "8192-token prompts, 16 of them concurrently": the requests just named, counted by "of them"
+    rf"(?<![0-9.]){COUNT}\s+of\s+(?:them|these|those)\s+(?:(?:run(?:ning)?|going|active)\s+)?(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously)",
     # "10 路请求", "20 路": 路 counts concurrent streams by itself (not 路径 / 路由 / 路线)
     rf"(?<![0-9.]){COUNT}\s*路(?!径|由|线)\s*(?:请求|用户|会话|流|并发)?",
 )]
