@@ -85,3 +85,26 @@ def test_ascendfactory_named_without_cli_reaches_its_launch_command(assistant):
 def test_a_quoted_piece_of_the_sample_message_gets_its_reading(assistant, question):
     line = lead(assistant.ask(question, []))
     assert "64 GB" in line and "Tried to allocate" not in line
+
+
+def test_the_requests_counted_by_of_them_are_the_concurrency(assistant):
+    # llama3.1-70b: 320 KiB x 8192 = 2.5 GiB per request; x 16 = 40 GiB
+    line = lead(assistant.ask("llama3.1-70b, 8192 token prompts, 16 of them concurrently: total KV cache GB?", []))
+    assert "2.5 GiB" in line and "40.0 GiB" in line
+
+
+def test_an_ok_that_opens_a_follow_up_asks_no_yes_no(assistant):
+    """"ok and per token, how many bytes of kv is that?": the KV bytes lead (llama3.1-8b: 2 x 32 x 8 x 128 x 2 = 128 KiB)."""
+    from tests.offline.dialog import converse
+    answers = converse(assistant, "I'm serving llama3.1-8b on snt9b", "ok and per token, how many bytes of kv is that?")
+    assert lead(answers[-1]).startswith("**Answer:** KV cache **128 KiB per token**")
+
+
+@pytest.mark.parametrize(("question", "shown"), [
+    # 5e9 / (1800 x 32 x 0.9) = 96,451 s = 26.8 h = 1.1 days
+    ("5e9 tokens, 32 npus, 1800 tokens/s per npu, linear scaling 0.9 — how many days of training?", "1.1 days (26.8 hours)"),
+    # 1e11 / (1500 x 64 x 0.9) = 1,157,407 s = 321.5 h (asked in hours, though above two days)
+    ("1e11 tokens, 64 cards, 1500 tok/s per card -> hours?", "321.5 hours"),
+])
+def test_the_run_time_is_said_in_the_unit_asked(assistant, question, shown):
+    assert shown in lead(assistant.ask(question, []))
