@@ -116,7 +116,9 @@ KV_ASKED = re.compile(r"kv[-_ ]?cache|kv\s*缓存|键值缓存|(?<![a-z])kv\s*(?
 # kv footprint", "GB of KV"): the KV cache asked, whatever else the question names (not "kv heads": a shape figure)
 KV_AMOUNT = (r"(?<![a-z])kv(?![a-z])(?!\s*heads?)[^?？。，,]{0,6}?(?:要|需要|得|占|占用|吃|吃掉|用|用掉)\s*"
              r"(?:多少|多大|几\s*(?:个)?\s*(?:[gmt]i?b?|字节|bytes?)(?![a-z]))|"
-             r"(?:bytes?|[kmg]i?b)\s+of\s+(?:the\s+)?kv(?![a-z])(?!\s*heads?)|(?<![a-z])kv(?:[-_ ]?cache)?\s+(?:footprint|size|usage)(?![a-z])")
+             r"(?:bytes?|[kmg]i?b)\s+of\s+(?:the\s+)?kv(?![a-z])(?!\s*heads?)|(?<![a-z])kv(?:[-_ ]?cache)?\s+(?:footprint|size|usage)(?![a-z])|"
+             # "how much KV does one token cost", "KV total?": the amount asked of the bare "kv"
+             r"how\s+much\s+kv(?![a-z])(?!\s*heads?)|(?<![a-z])kv(?:[-_ ]?cache)?\s+(?:in\s+)?total\s*[?？]")
 # "kv cache 每 token 多大", "kv per token", "KV bytes per token": the KV bytes per token are asked
 KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s*)?(?:size\s*)?(?:per|/|每)\s*(?:个\s*)?tok|"
                                 r"per[-_ ]?token\s+kv(?![a-z])|(?<![a-z])kv\s+bytes|每\s*(?:个\s*)?token\s*(?:的\s*)?kv(?![a-z])|"
