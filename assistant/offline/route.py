@@ -169,8 +169,10 @@ def is_training_question(s: Slots) -> bool:
     return bool(s.intents & TRAINING_INTENTS) or not others
 
 
-# Prices and billing: no table or note has them (the notes search then says so).
-COST = re.compile(r"(?<![a-z])(?:cost|costs|price|pricing|billing|per\s+hour|how\s+much\s+money|cheap(?:er|est)?)(?![a-z])|"
+# Prices and billing: no table or note has them (the notes search then says so). (A cost counted in memory units, "how much
+# KV does one token cost in bf16 (KiB)?", is an amount of memory.)
+COST = re.compile(r"(?<![a-z])(?:costs?(?![a-z])(?![^.?!]{0,30}(?:(?<![a-z])(?:bytes?|[kmgt]i?b)(?![a-z])|memory|显存))|price|pricing|billing|per\s+hour|"
+                  r"how\s+much\s+money|cheap(?:er|est)?)(?![a-z])|"
                   r"价格|费用|多少钱|计费|收费|单价|便宜|划算|性价比")
 def config_format(s: Slots) -> str:
     """The file asked for, in the framework of the conversation: "the yaml" after switching to MindSpeed-LLM
