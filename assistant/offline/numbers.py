@@ -352,7 +352,7 @@ def trainer_parts(r: Reading, s: Slots) -> None:
 
 
 # a throughput said of all the devices together ("单机 8 卡整机吞吐 9600 tokens/s", "aggregate 50k tok/s over the cluster")
-WHOLE_RATE = re.compile(r"整机|整个?节点|单机|整个?集群|集群|总吞吐|总共|合计|一共|(?<![a-z])(?:total|aggregate|overall|combined|cluster|whole[-\s]node|"
+WHOLE_RATE = re.compile(r"整机|整个?节点|单机|整个?集群|集群|整体|总吞吐|总共|合计|一共|(?<![a-z])(?:total|aggregate|overall|combined|cluster|whole[-\s]node|"
                         r"per[-\s]node|node[-\s]level|all\s+(?:the\s+)?(?:cards|gpus|npus|devices))(?![a-z])", re.I)
 PER_DEVICE_WORD = re.compile(r"单卡|每卡|每张卡|单张卡|(?<![a-z])per[-\s]?(?:card|gpu|npu|device)|/\s*(?:p|card|卡)(?![a-z])|each\s+(?:card|gpu|npu)", re.I)
 

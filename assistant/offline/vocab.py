@@ -194,7 +194,8 @@ NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d+)?)"  # "5e8", "1e+08" (as Python pri
 MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|billion|million|bn|[kmbt])?"
 # "5e8 training tokens", "a 50M-token dataset", "1 亿个训练 token": a word saying what the tokens are may stand between
 TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*-?\s*(?:个\s*)?(?:(?:training|train|text|data|dataset|corpus|pre-?training|"
-                       rf"fine-?tuning|sft)\s+|训练\s*|数据\s*|语料\s*)?tokens?(?!\s*/)(?![a-z])")
+                       rf"fine-?tuning|sft)\s+|训练\s*|数据\s*|语料\s*)?tokens?(?!\s*/\s*(?:s|sec|second|秒|p|card|卡)(?![a-z]))(?![a-z])")
+# (a slash after the tokens that divides them by a time or a card is a rate, "tokens/s"; "6e9 tokens / 48 cards" lists figures)
 # A value said to change ("tps drops to 1500", "吞吐只有 1200", "降到 0.8"): the words between a setting and its new value.
 CHANGE = (r"(?:(?:drops?|dropped|falls?|fell|goes|went|rises?|rose|changes?|changed|is\s+now|becomes?|only)\s+(?:to\s+)?|"
           r"只有|降到|降为|降至|掉到|变成|变为|改成|改为|改到|改|调到|调成|调为|提到|升到|涨到)")
