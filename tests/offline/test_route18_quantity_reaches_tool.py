@@ -108,3 +108,29 @@ def test_an_ok_that_opens_a_follow_up_asks_no_yes_no(assistant):
 ])
 def test_the_run_time_is_said_in_the_unit_asked(assistant, question, shown):
     assert shown in lead(assistant.ask(question, []))
+
+
+def test_a_kv_cost_in_kib_is_memory_not_a_price(assistant):
+    # qwen2.5-32b: 2 x 64 x 8 x 128 x 2 B = 262,144 B = 256 KiB
+    ans = assistant.ask("qwen2.5-32b: how much KV does one token cost in bf16 (KiB)?", [])
+    assert ans.answer.lstrip().startswith("**qwen2.5-32b**") and "256 KiB per token" in lead(ans)
+
+
+def test_kv_total_asked_bare_is_said(assistant):
+    # llama3.1-8b: 128 KiB x 4096 = 0.5 GiB per request; x 24 = 12 GiB
+    assert "12.0 GiB" in lead(assistant.ask("llama3.1-8b, 4096 tokens each, 24 of them at once — KV total?", []))
+
+
+def test_figures_listed_with_slashes_and_eta_are_read(assistant):
+    # 6e9 / (1600 x 48 x 0.92) = 84,918 s = 23.6 h
+    line = lead(assistant.ask("6e9 tokens / 48 cards / 1600 tokens per sec per card / eta 0.92 -> days?", []))
+    assert "23.6 hours" in line
+
+
+def test_a_whole_rate_said_as_zhengti_is_over_the_cards(assistant):
+    # 3e9 / 60000 = 50,000 s = 13.9 h (the 24 cards' rate together: 2500 per card, eta 1)
+    assert "13.9" in lead(assistant.ask("三台机器 24 卡整体吞吐 60000 tokens/s，30 亿 token 大概几个小时", []))
+
+
+def test_a_process_rank_still_saving_is_no_lora_rank(parse):
+    assert parse("two-node job: rank 0 still saving ckpt, the other node died with a timeout. do I have to retrain?").problems == []
