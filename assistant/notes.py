@@ -396,6 +396,12 @@ class NoteIndex:
             facts_ = [k for k in facts_ if SAYS_WHAT_TO_DO.search(units[k][3])]
         # a line explaining a piece of the note's sample message ("`NPU 4` is the device…") answers only a question that
         # quotes that piece: said to a user whose message has no "NPU 4", it explains something they never wrote
+        # and the line explaining a piece the question quotes ("total capacity 才 60.97 GiB，少的去哪了") answers it: the
+        # sample message itself, which the user already has, does not (a failure reported whole, "out of memory (NPU 5;
+        # 60.97 GiB total capacity; 58.31 GiB already allocated)，哪里不对", asks what went wrong, not what the piece is)
+        quoted = [] if REPORTED_WHOLE.search(text) else [k for k in facts_ if explains_quoted_excerpt(units[k][3], text)]
+        if quoted:
+            return Lead(units[quoted[0]][3], 0.0, False)
         facts_ = [k for k in facts_ if not explains_other_excerpt(units[k][3], text)]
         every_fact = facts_  # (a parameter's own line says what it means, whatever its words: "`--epochs` … is the number of rounds")
         meaning = ASKS_MEANING.search(text.lower()) and [k for k in facts_ if SAYS_MEANING.search(units[k][3])]
@@ -729,6 +735,20 @@ def explains_other_excerpt(fact: str, question: str) -> bool:
     `NPU 4`, `60.97 GiB total capacity`) that the question does not contain."""
     m = _EXCERPT.match(fact)
     return m is not None and re.sub(r"\s+", " ", m.group(1).lower()) not in re.sub(r"\s+", " ", question.lower())
+
+
+REPORTED_WHOLE = re.compile(r"out\s+of\s+memory|tried\s+to\s+allocate|already\s+allocated|reserved\s+in\s+total", re.I)
+
+
+def explains_quoted_excerpt(fact: str, question: str) -> bool:
+    """The fact opens by explaining a quoted piece of a sample message that the question quotes: the piece itself, or its
+    distinctive figure ("60.97" of `60.97 GiB total capacity`; a one-digit figure such as `NPU 4`'s is no quote of it)."""
+    m = _EXCERPT.match(fact)
+    if m is None:
+        return False
+    piece, asked = re.sub(r"\s+", " ", m.group(1).lower()), re.sub(r"\s+", " ", question.lower())
+    figures = [f for f in re.findall(r"\d+(?:\.\d+)?", piece) if len(f) >= 3]
+    return piece in asked or any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d.])", asked) for f in figures)
 
 
 EXAMPLE_ASKED = re.compile(r"example|示例|例子|样例|set\s+to|设(?:的|成|为)?多少|取值是")

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..tools.estimates import PlanResult
 from .frame import QuestionFrame
+from .serving_words import KV_PER_TOKEN_ASKED
 from .spans import Reading
 from .vocab import ASKS_COUNT, INTENTS, NODES_ASKED
 
@@ -24,7 +25,8 @@ NO_OFFLOAD = re.compile(r"不开\s*(?:cpu\s*)?offload|不用\s*(?:cpu\s*)?offloa
                         # offload as the fallback ("host RAM for offload if not", "不够的话开 offload"): judged without it
                         r"offload\s+if\s+(?:not|needed|it\s+does\s*n[o']t)|(?:if\s+not|otherwise)\b.{0,30}offload|"
                         r"(?:不够|放不下|不行)(?:的话)?.{0,12}offload", re.I)
-VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能不能|能否|够不够|够吗|放得下|(?<![a-z])ok\b|okay|work|enough|will\s+it|"
+# ("ok, and …", "ok so …": an "ok" that opens the turn's next words acknowledges the last answer, it asks no yes/no)
+VERDICT_WORDS = (r"行不行|行吗|可以吗|会不会|\boom\b|可不可以|能不能|能否|够不够|够吗|放得下|(?<![a-z])ok\b(?!\s*(?:[,，]|and\b|so\b|then\b|now\b|but\b))|okay|work|enough|will\s+it|"
                  r"would\s+it|(?:will|would)\s+(?:\d+|one|two|a|an)\s+(?:\w+\s+){0,3}do(?![a-z])|can\s+i|could\s+i|is\s+it\s+possible|fit|suffic|feasible|doable|viable|"
                  # "能跑吗", "跑得起来吗", "和配方一致吗", "does it match the recipe": a yes/no on the run the user describes
                  r"能跑|跑得(?:起来|动|了)|(?:能|可以)?(?:起|启动|拉)得?(?:起)?来(?:吗|不)|起得来|跑不跑得|一致吗|对不对|\bmatch(?:es)?\b|can\s+it\s+run|does\s+it\s+run|"
@@ -188,20 +190,6 @@ TP_VALUE_ASKED = re.compile(
     r"(?:--)?(?:tensor[-_ ]parallel(?:[-_ ]size)?|(?<![a-z])tp(?:[-_ ]?size)?)\s*(?:要|应该|应|该)?\s*"
     r"(?:设置?|设成|设为|填|写|开|用|配)?\s*(?:成|为)?\s*(?:多少|几|多大)|"
     r"(?:tensor[-_ ]parallel(?:[-_ ]size)?|(?<![a-z])tp)\s+(?:should|do\s+i|to\s+(?:set|use|pass))", re.I)
-# "kv cache 每 token 多大", "kv per token", "KV bytes per token": the KV bytes per token are asked
-KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s*)?(?:size\s*)?(?:per|/|每)\s*(?:个\s*)?tok|"
-                                r"per[-_ ]?token\s+kv(?![a-z])|(?<![a-z])kv\s+bytes|每\s*(?:个\s*)?token\s*(?:的\s*)?kv(?![a-z])|"
-                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,20}(?:多大|多少|how\s+(?:big|much|many)|size)|"
-                                # "KV cache for one 24k request in GiB": the amount asked by its unit
-                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,40}(?<![a-z])in\s+[kmg]i?b(?![a-z])|"
-                                # "KV 一共多少", "kv total how much": the bare "kv" with an amount after it
-                                r"(?<![a-z])kv(?![a-z])\s*(?:一共|总共|合计|加起来|总量|total|in\s+total)[^?？。]{0,8}(?:多大|多少|how\s+(?:big|much)|size)|"
-                                # "KV 要多少", "kv 占多少显存", "kv 得多大": the bare "kv" with a verb of needing before the amount
-                                r"(?<![a-z])kv(?![a-z])\s*(?:要|需要|得|占|占用|吃|吃掉|用|用掉)\s*(?:多少|多大)|"
-                                r"(?:how\s+(?:big|much|many\s+(?:bytes|[kmg]i?b))|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
-                                # "kv cache 为什么比 … 大", "why is the kv cache …", "每 token 各多少": the KV size asked all the same
-                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,12}(?:为什么|为啥|why)|(?:why|为什么|为啥)[^?？。]{0,30}(?<![a-z])kv(?![a-z])|"
-                                r"(?:每|per)\s*(?:个\s*)?tok(?:en)?[^?？。]{0,8}(?:各|分别)?\s*(?:多少|多大|how\s+(?:big|much))", re.I)
 # "how many bytes", "多少字节": an amount, not a count of devices
 AMOUNT_WORDS = re.compile(r"how\s+many\s+(?:kv[-_ ]?(?:cache\s+)?)?(?:bytes|[kmg]i?b)(?![a-z])|多少\s*(?:个\s*)?(?:字节|bytes|[kmg]i?b)", re.I)
 WHY_ASKED = re.compile(r"(?<![a-z])why(?![a-z])|为什么|为啥|为何|怎么(?:会|这么)", re.I)

@@ -355,7 +355,7 @@ def trainer_parts(r: Reading, s: Slots) -> None:
 
 
 # a throughput said of all the devices together ("单机 8 卡整机吞吐 9600 tokens/s", "aggregate 50k tok/s over the cluster")
-WHOLE_RATE = re.compile(r"整机|整个?节点|单机|整个?集群|集群|总吞吐|总共|合计|一共|(?<![a-z])(?:total|aggregate|overall|combined|cluster|whole[-\s]node|"
+WHOLE_RATE = re.compile(r"整机|整个?节点|单机|整个?集群|集群|整体|总吞吐|总共|合计|一共|(?<![a-z])(?:total|aggregate|overall|combined|cluster|whole[-\s]node|"
                         r"per[-\s]node|node[-\s]level|all\s+(?:the\s+)?(?:cards|gpus|npus|devices))(?![a-z])", re.I)
 PER_DEVICE_WORD = re.compile(r"单卡|每卡|每张卡|单张卡|(?<![a-z])per[-\s]?(?:card|gpu|npu|device)|/\s*(?:p|card|卡)(?![a-z])|each\s+(?:card|gpu|npu)", re.I)
 
@@ -371,8 +371,11 @@ def training_amounts(r: Reading, s: Slots) -> None:
     for m in list(r.finditer(TPS_RX)):
         given = m.group(1) or m.group(3) or m.group(4) or m.group(5) or m.group(6) or m.group(8)
         k = m.group(2) or m.group(7) or m.group(9)
-        before = r.text[max(0, m.start() - 24):m.start()]
-        if WHOLE_RATE.search(before) and not PER_DEVICE_WORD.search(m.group(0) + before[-8:]):
+        # (the words of its own clause: "3e9 tokens total, 16 cards, 2000 tok/s per card" says the tokens' total, and the
+        # per-device word may follow the rate)
+        before = re.split(r"[,，;；。]", r.text[max(0, m.start() - 24):m.start()])[-1]
+        after = r.text[m.end():m.end() + 12]
+        if WHOLE_RATE.search(before) and not PER_DEVICE_WORD.search(m.group(0) + before[-8:] + after):
             # "整机吞吐 9600 tokens/s", "total throughput 20k tok/s": the rate of all the devices together, no TPS per card;
             # the router divides it by the devices (route.py tps_per_device)
             s.settings["tps_total"] = s.settings.get("tps_total") or amount(given, k)

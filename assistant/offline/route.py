@@ -50,6 +50,7 @@ from .frame import (  # noqa: F401  (defaults re-exported: the answer writer imp
 )
 from .intents import VALIDITY
 from .parse import Slots
+from .serving_words import KV_PER_TOKEN_ASKED
 from .spans import Reading
 from .vocab import ASKS_COUNT, INTENTS, OOM_NAMED
 from .vocab import NODES_ASKED as VOCAB_NODES_ASKED
@@ -170,8 +171,10 @@ def is_training_question(s: Slots) -> bool:
     return bool(s.intents & TRAINING_INTENTS) or not others
 
 
-# Prices and billing: no table or note has them (the notes search then says so).
-COST = re.compile(r"(?<![a-z])(?:cost|costs|price|pricing|billing|per\s+hour|how\s+much\s+money|cheap(?:er|est)?)(?![a-z])|"
+# Prices and billing: no table or note has them (the notes search then says so). (A cost counted in memory units, "how much
+# KV does one token cost in bf16 (KiB)?", is an amount of memory.)
+COST = re.compile(r"(?<![a-z])(?:costs?(?![a-z])(?![^.?!]{0,30}(?:(?<![a-z])(?:bytes?|[kmgt]i?b)(?![a-z])|memory|显存))|price|pricing|billing|per\s+hour|"
+                  r"how\s+much\s+money|cheap(?:er|est)?)(?![a-z])|"
                   r"价格|费用|多少钱|计费|收费|单价|便宜|划算|性价比")
 def config_format(s: Slots) -> str:
     """The file asked for, in the framework of the conversation: "the yaml" after switching to MindSpeed-LLM
@@ -909,8 +912,11 @@ def lists_models(s: Slots) -> bool:
 
 def time_without_model(s: Slots) -> bool:
     """Tokens (or samples × length, each epoch) and a measured TPS: the vendor formula Time = tokens / (TPS × N) / η
-    needs no model."""
-    return not names_model(s) and "time" in s.intents and bool(s.tps and (s.tokens or (s.samples and sample_length(s))))
+    needs no model. A rate of all the devices together ("单机 8 卡整机吞吐 9600 tokens/s") is the TPS over them."""
+    if names_model(s) or "time" not in s.intents or not (s.tokens or (s.samples and sample_length(s))):
+        return False
+    e = effective(s)
+    return bool(tps_per_device(s, e.devices or e.per_node)[0])
 
 
 def sample_length(s: Slots) -> int | None:
@@ -970,7 +976,9 @@ def asks_amount(s: Slots) -> bool:
     if REQUIREMENT.search(q) and MEMORY_WORD.search(q) and not DEVICES_COUNTED.search(q):
         return False
     amounts = s.intents & (AMOUNT_INTENTS - ({"zero", "ga"} if explained else set()))
-    return bool(amounts or ASKS_COUNT.search(q)) and bool(SIZED.search(q))
+    # the KV cache's bytes asked ("glm4-9b per-token KV bytes? it has 2 kv heads"): sized in bytes, no device word needed
+    kv_bytes = "kv" in amounts and bool(KV_PER_TOKEN_ASKED.search(q))
+    return bool(amounts or ASKS_COUNT.search(q)) and bool(SIZED.search(q) or kv_bytes)
 
 
 def knowledge_question(s: Slots) -> bool:

@@ -63,6 +63,8 @@ CONCURRENCY = [re.compile(p) for p in (
     # "8 users each holding a 32k context", "4 个用户各 32k 上下文": each of them holds a sequence of its own at once
     rf"(?<![0-9.]){COUNT}\s*(?:users?|sessions?|clients?|chats?|conversations?|sequences?|个用户|用户|个会话|会话|个对话|对话|条序列)\s*"
     r"(?:,\s*)?(?:each(?![a-z])|every\s+one|各自?|每人|每个)",
+    # "8192-token prompts, 16 of them concurrently": the requests just named, counted by "of them"
+    rf"(?<![0-9.]){COUNT}\s+of\s+(?:them|these|those)\s+(?:(?:run(?:ning)?|going|active)\s+)?(?:at\s+(?:once|the\s+same\s+time)|concurrently|in\s+parallel|simultaneously)",
     # "10 路请求", "20 路": 路 counts concurrent streams by itself (not 路径 / 路由 / 路线)
     rf"(?<![0-9.]){COUNT}\s*路(?!径|由|线)\s*(?:请求|用户|会话|流|并发)?",
     # "what if it's 64 requests", "with 48 users", "再加 20 个用户": the noun says what the count counts, the requests (users)
@@ -114,6 +116,27 @@ KV_ASKED = re.compile(r"kv[-_ ]?cache|kv\s*缓存|键值缓存|(?<![a-z])kv\s*(?
                       r"(?<![a-z])kv\s*(?:per|/|每)\s*(?:个\s*)?tok|(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])|"
                       # the KV bytes of one token, the token said first ("per-token KV bytes", "每个 token 的 KV")
                       r"per[-_ ]?token\s+kv(?![a-z])|(?<![a-z])kv\s+bytes|每\s*(?:个\s*)?token\s*(?:的\s*)?kv(?![a-z])")
+# The KV cache's size asked of the bare "kv" with its amount ("KV 要多少", "kv 占多少显存", "光 KV 就要几个 G", "KV 部分占几个
+# GB": a verb of needing before the amount, a few words between) or named by its unit or word ("bytes of kv per token", "the
+# kv footprint", "GB of KV"): the KV cache asked, whatever else the question names (not "kv heads": a shape figure)
+KV_AMOUNT = (r"(?<![a-z])kv(?![a-z])(?!\s*heads?)[^?？。，,]{0,6}?(?:要|需要|得|占|占用|吃|吃掉|用|用掉)\s*"
+             r"(?:多少|多大|几\s*(?:个)?\s*(?:[gmt]i?b?|字节|bytes?)(?![a-z]))|"
+             r"(?:bytes?|[kmg]i?b)\s+of\s+(?:the\s+)?kv(?![a-z])(?!\s*heads?)|(?<![a-z])kv(?:[-_ ]?cache)?\s+(?:footprint|size|usage)(?![a-z])|"
+             # "how much KV does one token cost", "KV total?": the amount asked of the bare "kv"
+             r"how\s+much\s+kv(?![a-z])(?!\s*heads?)|(?<![a-z])kv(?:[-_ ]?cache)?\s+(?:in\s+)?total\s*[?？]")
+# "kv cache 每 token 多大", "kv per token", "KV bytes per token": the KV bytes per token are asked
+KV_PER_TOKEN_ASKED = re.compile(r"(?<![a-z])kv[-_ ]?(?:c[aceh]{3,4}\s*)?(?:的\s*)?(?:size\s*)?(?:per|/|每)\s*(?:个\s*)?tok|"
+                                r"per[-_ ]?token\s+kv(?![a-z])|(?<![a-z])kv\s+bytes|每\s*(?:个\s*)?token\s*(?:的\s*)?kv(?![a-z])|"
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,20}(?:多大|多少|how\s+(?:big|much|many)|size)|"
+                                # "KV cache for one 24k request in GiB": the amount asked by its unit
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,40}(?<![a-z])in\s+[kmg]i?b(?![a-z])|"
+                                # "KV 一共多少", "kv total how much": the bare "kv" with an amount after it
+                                r"(?<![a-z])kv(?![a-z])\s*(?:一共|总共|合计|加起来|总量|total|in\s+total)[^?？。]{0,8}(?:多大|多少|how\s+(?:big|much)|size)|"
+                                + KV_AMOUNT + "|"
+                                r"(?:how\s+(?:big|much|many\s+(?:bytes|[kmg]i?b))|多大|多少)[^?？。]{0,25}(?<![a-z])kv(?![a-z])|"
+                                # "kv cache 为什么比 … 大", "why is the kv cache …", "每 token 各多少": the KV size asked all the same
+                                r"(?<![a-z])kv[-_ ]?c[aceh]{3,4}(?![a-z])[^?？。]{0,12}(?:为什么|为啥|why)|(?:why|为什么|为啥)[^?？。]{0,30}(?<![a-z])kv(?![a-z])|"
+                                r"(?:每|per)\s*(?:个\s*)?tok(?:en)?[^?？。]{0,8}(?:各|分别)?\s*(?:多少|多大|how\s+(?:big|much))", re.I)
 # Serving speed: no tool has a figure; the answer says so and quotes the benchmark note. ("TPS" alone is
 # the vendor's training throughput and stays a training-time word.)
 SPEED = re.compile(r"throughput|吞吐|tokens?\s*(?:/|per)\s*(?:s|sec|second)(?![a-z])|tok/s|(?<![a-z])qps(?![a-z])|latency|延迟|"
@@ -251,7 +274,7 @@ def serving_intents(intents: set[str], work: str, training: bool, tps_given: boo
         out |= {"capacity", "inference"}
         if not Reading.claiming(work, "capacity", CAPACITY).search(INTENTS["cards"]):
             out.discard("cards")  # "how many users can 8 cards serve" asks users, not cards
-    if KV_ASKED.search(work) or kv_said:
+    if KV_ASKED.search(work) or re.search(KV_AMOUNT, work, re.I) or kv_said:
         out |= {"kv", "inference"}
     training = training or bool(TRAINING_WORDS.search(work))
     if SPEED.search(work) and not tps_given and ("inference" in out or not training):

@@ -41,6 +41,9 @@ TRAINING_SUBJECT = re.compile(r"train|训练|微调|fine-?tun|pre-?train|预训�
 
 # "等多久会超时", "how long before the save times out": the duration of a timeout, a limit the notes state
 TIMEOUT_ASKED = re.compile(r"超时|time[\s-]?outs?|timed\s+out|times\s+out|过期|expire", re.I)
+# the unit the run's length is asked in ("how many days of training?", "-> hours?", "要训几天", "几个小时")
+DAYS_ASKED = re.compile(r"how\s+many\s+days|(?<![a-z])in\s+days(?![a-z])|(?:->|=>|→)\s*days?\s*[?？]|几天|多少天", re.I)
+HOURS_ASKED = re.compile(r"how\s+many\s+(?:hours|hrs?)(?![a-z])|(?<![a-z])in\s+hours(?![a-z])|(?:->|=>|→)\s*(?:hours?|hrs?|h)\s*[?？]|几个?\s*小时|多少\s*(?:个)?\s*小时", re.I)
 
 
 class _Devices(NamedTuple):
@@ -74,10 +77,14 @@ class TimeBlocks(Writer):
         return lines + [""]
 
     def duration(self, seconds: float) -> str:
+        """The run's length in the unit the question asks ("how many days", "-> hours?", "几天"), else the one that reads
+        best: minutes under an hour, hours under two days, days beyond."""
         hours = seconds / 3600
+        if DAYS_ASKED.search(self.s.question) and hours >= 1:
+            return self.say("duration_days_hours", days=hours / 24, hours=hours)
         if hours < 1:
             return self.say("duration_minutes", value=seconds / 60)
-        if hours < 48:
+        if hours < 48 or HOURS_ASKED.search(self.s.question):
             return self.say("duration_hours", hours=hours)
         return self.say("duration_days", value=hours / 24)
 

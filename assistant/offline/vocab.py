@@ -195,7 +195,8 @@ NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d+)?)"  # "5e8", "1e+08" (as Python pri
 MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|billion|million|bn|[kmbt])?"
 # "5e8 training tokens", "a 50M-token dataset", "1 亿个训练 token": a word saying what the tokens are may stand between
 TOKENS_RX = re.compile(rf"(?<![a-z0-9.\-]){NUM}\s*{MAG}\s*-?\s*(?:个\s*)?(?:(?:training|train|text|data|dataset|corpus|pre-?training|"
-                       rf"fine-?tuning|sft)\s+|训练\s*|数据\s*|语料\s*)?tokens?(?!\s*/)(?![a-z])")
+                       rf"fine-?tuning|sft)\s+|训练\s*|数据\s*|语料\s*)?tokens?(?!\s*/\s*(?:s|sec|second|秒|p|card|卡)(?![a-z]))(?![a-z])")
+# (a slash after the tokens that divides them by a time or a card is a rate, "tokens/s"; "6e9 tokens / 48 cards" lists figures)
 # ...or written after the word ("总 token 50 亿", "token 总数 20 亿", "tokens: 3B"), or as a word ("a billion tokens",
 # "half a billion tokens"): the group of the number, then its magnitude (a word's number is its own group)
 TOKENS_AFTER_RX = re.compile(rf"(?<![a-z])tokens?(?!\s*/)\s*(?:总数|总量|数|量)?\s*(?:为|是|有|共|一共|总共|=|:|：)?\s*(?<![0-9.]){NUM}\s*{MAG}(?![0-9.])(?!\s*(?:/|per|每))|"
