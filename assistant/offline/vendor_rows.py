@@ -139,7 +139,7 @@ class TableBlocks(CapacityBlocks):
                     most = max(rec.total_cards, row.cards)
                     out.append(self.L(
                         f"- Note: the two vendor tables disagree for LLaMA-Factory {STRATEGY['en'][rec.strategy]}: the recipe table "
-                        f"uses {rec.total_cards} cards, the minimum-card table lists {row.cards}. Both are shown; plan for "
+                        f"uses {rec.total_cards} card{'s' * (rec.total_cards != 1)}, the minimum-card table lists {row.cards}. Both are shown; plan for "
                         f"{most} if memory is tight.",
                         f"- 注意：两张厂商表对 LLaMA-Factory {STRATEGY['zh'][rec.strategy]} 不一致：配方表为 {rec.total_cards} 张卡，"
                         f"最小卡数表为 {row.cards} 张。两者都列出；显存紧张时按 {most} 张规划。"))

@@ -160,3 +160,9 @@ def test_qlora_reads_the_lora_rows_as_upper_bounds_not_as_a_split(assistant):
     ans = assistant.ask("qlora qwen2-72b 4096 on 16 910B cards, LLaMA-Factory, enough?")
     first = lead(ans)
     assert first.startswith("**Answer:** **Yes.**") and "disagree" not in first
+
+
+def test_the_tables_disagreement_note_counts_one_card_in_the_singular(assistant):
+    # seeds/000: Qwen2 7B lora = 1 node x 1 card; seeds/004: qwen2-7b lora 4096, LLaMA-Factory Snt9B: 8 cards
+    note = next(line for line in assistant.ask("qwen2 7b lora how many npus").answer.splitlines() if "tables disagree" in line)
+    assert "the recipe table uses 1 card, the minimum-card table lists 8" in note
