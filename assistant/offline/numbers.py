@@ -217,13 +217,18 @@ def count_before_hardware(before: str, after: str, article_counts: bool = True) 
     return None if word in ("a", "an") and not article_counts else EN_NUMBERS[word]
 
 
+# the lengths people write in k (1k … 256k): "8k sequences" with no other length said is their length
+POW2_K = {str(2 ** i) for i in range(9)}
+LENGTH_WORD = re.compile(r"seq(?:uence)?[-_ ]?len|(?<![a-z])seq(?![a-z])|cutoff|max[-_ ]?(?:model[-_ ]?)?len|context|ctx|长度|上下文|(?<![a-z])length", re.I)
+
+
 def seq_len(work: str) -> int | None:
     if scaled := scaled_length(work):  # "400 万 token 长度", "序列长度 100 万", "3 million token samples", "2M-token sequences"
         return scaled[0]
     m = re.search(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*k(?![a-z0-9])", work)
     if m:
         return int(float(m.group(1)) * 1024)
-    keyword = r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|seq|cutoff[-_ ]?len|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|ctx|长度|序列|上下文|length)"
+    keyword = r"(?:seq(?:uence)?[-_ ]?len(?:gth)?|seq|cutoff(?:[-_ ]?len)?|max[-_ ]?(?:model[-_ ]?)?len|context(?:\s+length)?|ctx|长度|序列|上下文|length)"
     m = re.search(keyword + r"\D{0,12}?(\d+(?:\.\d+)?)\s*m(?![a-z0-9])", work)  # "seq len 1M": 1,048,576 (2^20) tokens
     if m:
         return int(float(m.group(1)) * 1024 * 1024)
@@ -233,7 +238,7 @@ def seq_len(work: str) -> int | None:
     m = re.search(r"(?<![0-9.])(\d{3,8})\s*(?:tokens?|个token|token)", work)
     if m:
         return int(m.group(1))
-    for m in re.finditer(r"(?<![0-9.a-z])(\d{3,7})(?![0-9.])(?!\s*(?:x|×)?\s*(?:卡|张|块|步|节点|(?:cards?|npus?|gpus?|dies?|nodes?|gi?b?|steps?|iters?)(?![a-z])))", work):
+    for m in re.finditer(r"(?<![0-9.a-z])(\d{3,7})(?![0-9]|\.\d)(?!\s*(?:x|×)?\s*(?:卡|张|块|步|节点|(?:cards?|npus?|gpus?|dies?|nodes?|gi?b?|steps?|iters?)(?![a-z])))", work):
         n = int(m.group(1))
         if n >= 512 and n % 256 == 0:
             return n
@@ -404,6 +409,9 @@ def training_amounts(r: Reading, s: Slots) -> None:
         if (m.group(2) or "").lower() == "k" and m.group(0).rstrip().endswith("sequences") and \
                 re.search(r"(?:how\s+many|concurrent|simultaneous|parallel|active|in-flight)\s*$", work[: m.start()]):
             continue  # "how many (concurrent) 32k sequences fit": a length to count sequences of, not a training set
+        if (m.group(2) or "").lower() == "k" and m.group(0).rstrip().endswith("sequences") and m.group(1) in POW2_K \
+                and not LENGTH_WORD.search(work):
+            continue  # "fine-tune with 8k sequences": a power-of-two k with no other length said is the length, not a data set
         if m.group(0).rstrip().endswith("sequences") and (BATCH_BEFORE.search(work[: m.start()]) or PER_STEP_AFTER.match(work[m.end():])):
             continue  # "total batch should be 256 sequences", "256 sequences per step": a batch in sequences, not a data set
         # "12 万条样本", "SN 6400" or "样本 64000": the first alternative that matched

@@ -23,6 +23,8 @@ ELLIPTIC_LENGTH = 60  # characters: a follow-up this short names the thing and l
 ELLIPTIC_START = re.compile(r"\s*(?:and|what\s+about|how\s+about|then|plus|also|那么?|还有|再看|再问)(?![a-z])", re.I)
 CLAUSE = re.compile(r"[?？。;；!！\n]|,\s|，")
 MODULE = re.compile(r"(?<![a-z])(q|k|v|o|gate|up|down)[-_]?proj", re.I)
+# the projections by their letters alone, two or more in a list ("on q,k,v,o", "q/v", "q、k、v"): one letter alone is no list
+LETTER_LIST = re.compile(r"(?<![a-z0-9])[qkvo](?:\s*[,/、，]\s*[qkvo])+(?![a-z0-9])", re.I)
 ALL_LINEAR = re.compile(r"all[-_ ]linear|all\s+(?:the\s+)?linear|every\s+linear|lora_target\s*[:=]?\s*all|全部线性|所有线性|全部.{0,4}层", re.I)
 ATTENTION_ONLY = re.compile(r"(?:only|just)\s+(?:the\s+)?attention|attention\s+(?:only|projections?\s+only)|只(?:加|挂|用)?在?\s*attention", re.I)
 
@@ -246,6 +248,8 @@ def lora_targets(question: str) -> str:
     if ALL_LINEAR.search(question):
         return "all"
     named = list(dict.fromkeys(m.group(1).lower() + "_proj" for m in MODULE.finditer(question)))
+    named += [f"{x.lower()}_proj" for m in LETTER_LIST.finditer(question) for x in re.findall(r"[qkvo]", m.group(0), re.I)
+              if f"{x.lower()}_proj" not in named]
     if named:
         return ",".join(named)
     return "attention" if ATTENTION_ONLY.search(question) else "all"
