@@ -1073,7 +1073,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             hits = [h for h in hits if h.file in cover or title_overlap(h.title, self.s.question) >= 0.5
                     or answers_outright(h, hits, cover)] or ([] if not (self.s.model or self.s.params_b) else hits)
             if not hits:
-                return [t("not_covered", self.lang)]
+                # (another block answered already, a sum worked out from the figures given: no note is no "not covered")
+                return [] if self.headlined else [t("not_covered", self.lang)]
         if not hits:
             return [self.say("notes_nothing")]
         by_note: dict[str, list[NotePassage]] = {}

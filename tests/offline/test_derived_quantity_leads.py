@@ -215,3 +215,9 @@ def test_stated_figures_quantity_leads(assistant, q, quantity, text):
     ans = assistant.ask(q)
     assert called(ans, quantity)
     assert text in lead(ans)
+
+
+def test_a_sum_worked_out_from_the_figures_is_not_followed_by_not_covered(assistant):
+    # checkpoints = TRAIN_ITERS // SAVE_INTERVAL + 1 = 2000 // 250 + 1 = 9 (the launch-script note's rule)
+    ans = assistant.ask("跑 2000 个 iteration，每 250 步存一次权重，磁盘上最后会有几份 ckpt？").answer
+    assert "9" in lead(ans) and "没有涉及" not in ans and "不在我能回答" not in ans
