@@ -165,7 +165,8 @@ class Assistant:
         # devices and DIE per node of the catalog's hardware: a node count the LLM works out from a device count is grounded
         self.per_node = sorted({int(n) for h in ctx.kb.hardware() for n in (h.get("devices_per_node"),
                                 (h.get("devices_per_node") or 0) * (h.get("dies_per_card") or 1)) if n})
-        self._offline: Any = None  # the offline agent graph, built on first use
+        self._offline: Any = None  # the offline agent graph, built on first use (or by warm_up)
+        self._planner: OfflinePlanner | None = None
         self.startup_notice: str | None = None
         if isinstance(llm, BaseChatModel):
             self.model_name = getattr(llm, "model_name", None) or getattr(llm, "model", None) or type(llm).__name__
@@ -196,9 +197,17 @@ class Assistant:
 
     def offline_agent(self):
         if self._offline is None:
-            planner = OfflinePlanner(ctx=self.ctx)
-            self._offline = create_agent(planner, self.tools, system_prompt=self.system_prompt)
+            self._planner = OfflinePlanner(ctx=self.ctx)
+            self._offline = create_agent(self._planner, self.tools, system_prompt=self.system_prompt)
         return self._offline
+
+    def warm_up(self) -> None:
+        """Builds the offline planner and its reader now (the notes' index, the catalog's names: a second or more on a
+        busy machine), so an LLM that runs out of its budget is replaced at once, inside the request's time limit."""
+        if self.model_name == OFFLINE or self.settings.llm_fallback:
+            self.offline_agent()
+            if self._planner is not None:
+                _ = self._planner.parser, self._planner.script
 
     # -- input ---------------------------------------------------------------------------------
     def prepare(self, question: str, history: list[ChatTurn] | None) -> tuple[list[BaseMessage], str | None]:

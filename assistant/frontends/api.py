@@ -211,7 +211,9 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
     def warm_up() -> None:
         """Build the agent at start-up, so /readyz says ready only when /v1/ask can answer at once."""
         try:
-            the_assistant()
+            assistant = the_assistant()
+            if hasattr(assistant, "warm_up"):  # (a factory's stand-in may have none)
+                assistant.warm_up()
         except Exception as e:  # e.g. the configured LLM cannot be built: /readyz says why, /v1/ask answers 503
             holder["error"] = f"{type(e).__name__}: {e}"
             log.error("The agent could not be built: %s", holder["error"])

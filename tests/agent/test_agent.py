@@ -126,3 +126,13 @@ def test_history_turns_reach_the_model(ctx):
     mc = next(c for c in ans.tool_calls if c.name == "min_cards")
     assert mc.args["model"] == "qwen2.5-7b" and mc.args["strategy"] == "lora"
     assert "MindSpeed-LLM：**2 张卡**" in ans.answer  # seed 004: qwen2.5-7b lora 4096 MindSpeed-LLM Snt9B = 2
+
+
+def test_warm_up_builds_the_offline_planners_reader_before_the_first_question(ctx):
+    # REST warms the assistant before /readyz says ready: an LLM that runs out of its budget is then replaced by the
+    # offline planner at once (building its reader on a busy machine took longer than the request's time left)
+    from assistant.agent import Assistant
+
+    assistant = Assistant(ctx, llm="offline")
+    assistant.warm_up()
+    assert assistant._planner is not None and assistant._planner._parser is not None
