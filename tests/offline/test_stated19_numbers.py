@@ -1,0 +1,51 @@
+"""Numbers the user states are read and used (fresh 2026-12-08 stated19): "50w" is 万 typed in Latin letters
+(50 x 10^4 = 500,000 samples), a bare "micro 1" is the micro batch, and "the script's default" names where the figure
+asked comes from, not a file asked for. Hand computations: 500,000 / 128 = 3,906.25 -> 3,906 whole iterations x 3 epochs
+= 11,718 (the launch script's TRAIN_ITERS = SN / GBS * EPOCH in shell integers); 1 x 8 x 32 = 256 sequences x 8192
+tokens = 2,097,152 tokens per step; 30,000 / 64 = 468.75 -> 468."""
+
+from __future__ import annotations
+
+import pytest
+
+from .dialog import converse, lead
+
+
+@pytest.mark.parametrize(("question", "samples"), [
+    ("我数据 50w 条样本，global batch 128，跑 3 轮，总共多少步", 500_000),
+    ("样本数 3w, gbs 64, 一个 epoch 多少步", 30_000),
+    ("SN 12w, GBS 256, 2 epochs, how many steps in total?", 120_000),
+])
+def test_w_after_a_count_is_wan(parse, question, samples):
+    assert parse(question).samples == samples
+
+
+def test_w_alone_is_no_magnitude_of_other_numbers(parse):
+    assert parse("qwen2.5-7b lora on 8 cards, 300w power cap per card").samples is None
+
+
+def test_a_bare_micro_is_the_micro_batch(parse):
+    s = parse("tokens per step: micro 1, GA 8, 32 cards, seq 8192")
+    assert (s.micro_batch, s.grad_accum) == (1, 8)
+
+
+def test_the_scripts_default_asked_is_the_figure_not_a_file(assistant):
+    (ans,) = converse(assistant, "我数据 50w 条样本，global batch 128，跑 3 轮。不写 TRAIN_ITERS 时脚本默认给多少步")
+    assert "11,718" in lead(ans), ans.answer
+    (ans,) = converse(assistant, "300k samples, gbs 512, 2 epochs: how many steps does the script default to?")
+    assert "1,170" in lead(ans), ans.answer  # 300,000 / 512 = 585.9 -> 585 x 2
+
+
+def test_tokens_per_step_then_the_thread_values_carry(assistant):
+    t1, t2, t3 = converse(assistant, "tokens per step: micro 1, GA 8, 32 cards, seq 8192",
+                          "if I double the cards but keep the global batch the same, what GA?",
+                          "then how many steps per epoch for 100k samples?")
+    assert "2,097,152" in lead(t1), t1.answer
+    assert "Gradient accumulation 4" in lead(t2), t2.answer  # 256 / (1 x 64)
+    assert "390" in lead(t3), t3.answer  # 100,000 / 256 = 390.6
+
+
+def test_a_figure_worked_out_from_the_figures_said_needs_no_model(assistant):
+    # 300,000 / 64 = 4,687.5 -> 4,687 whole iterations x 1 epoch
+    (ans,) = converse(assistant, "30万条样本, global batch 64, 训练 1 轮, 脚本默认 TRAIN_ITERS 算出来多少")
+    assert "4,687" in lead(ans), ans.answer
