@@ -49,3 +49,19 @@ def test_a_figure_worked_out_from_the_figures_said_needs_no_model(assistant):
     # 300,000 / 64 = 4,687.5 -> 4,687 whole iterations x 1 epoch
     (ans,) = converse(assistant, "30万条样本, global batch 64, 训练 1 轮, 脚本默认 TRAIN_ITERS 算出来多少")
     assert "4,687" in lead(ans), ans.answer
+
+
+@pytest.mark.parametrize(("question", "devices"), [
+    ("64GB 卡 x16，qwen2.5-72b lora 4096 够不够？用 llamafactory", 16),
+    ("32G npu ×4 够跑 qwen2.5-7b lora 4096 吗", 4),
+    ("qwen2.5-7b lora on cards x 2 nodes of 8", None),  # a multiplier of nodes counts no devices here
+])
+def test_a_multiplier_after_the_device_word_counts_them(parse, question, devices):
+    assert parse(question).devices == devices
+
+
+def test_a_count_written_after_the_device_word_gets_the_verdict(assistant):
+    # seeds/004 qwen2.5-72b lora 4096 Snt9B: LLaMA-Factory 32, MindSpeed-LLM 16 -> 16 cards are short for LLaMA-Factory
+    (ans,) = converse(assistant, "64GB 卡 x16，qwen2.5-72b lora 4096 够不够？用 llamafactory")
+    assert lead(ans).startswith("**按厂商表格不够**"), ans.answer
+    assert "32 张卡" in lead(ans) and "16 张卡" in lead(ans), ans.answer
