@@ -65,3 +65,12 @@ def test_a_count_written_after_the_device_word_gets_the_verdict(assistant):
     (ans,) = converse(assistant, "64GB 卡 x16，qwen2.5-72b lora 4096 够不够？用 llamafactory")
     assert lead(ans).startswith("**按厂商表格不够**"), ans.answer
     assert "32 张卡" in lead(ans) and "16 张卡" in lead(ans), ans.answer
+
+
+@pytest.mark.parametrize(("question", "steps"), [
+    ("4.5w条样本 gbs 96 两个epoch 几步", "936"),  # 45,000 / 96 = 468.75 -> 468 x 2 ("epoch 几步" asks steps, not epochs)
+    ("5万条样本，GBS 128，训三轮，总共多少步", "1,170"),  # 50,000 / 128 = 390.6 -> 390 x 3
+])
+def test_epochs_in_chinese_numerals_are_read(assistant, question, steps):
+    (ans,) = converse(assistant, question)
+    assert steps in lead(ans), ans.answer
