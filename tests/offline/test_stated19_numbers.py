@@ -74,3 +74,8 @@ def test_a_count_written_after_the_device_word_gets_the_verdict(assistant):
 def test_epochs_in_chinese_numerals_are_read(assistant, question, steps):
     (ans,) = converse(assistant, question)
     assert steps in lead(ans), ans.answer
+
+
+def test_tokens_per_step_asked_with_the_step_first(assistant):
+    (ans,) = converse(assistant, "per-step token count with micro 1, GA 4, 64 cards and seq 4096?")
+    assert "1,048,576" in lead(ans), ans.answer  # 1 x 4 x 64 = 256 sequences x 4096
