@@ -79,3 +79,9 @@ def test_epochs_in_chinese_numerals_are_read(assistant, question, steps):
 def test_tokens_per_step_asked_with_the_step_first(assistant):
     (ans,) = converse(assistant, "per-step token count with micro 1, GA 4, 64 cards and seq 4096?")
     assert "1,048,576" in lead(ans), ans.answer  # 1 x 4 x 64 = 256 sequences x 4096
+
+
+def test_one_epoch_asked_is_no_epoch_count_said(assistant):
+    # 500,000 / 256 = 1,953.1 -> 1,953 per epoch; x 2 epochs (said after) = 3,906
+    (ans,) = converse(assistant, "数据 50 万条，全局 batch 256，一个 epoch 几步？训 2 个 epoch 呢？")
+    assert "1,953" in ans.answer and "3,906" in ans.answer, ans.answer
