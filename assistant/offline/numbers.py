@@ -158,6 +158,10 @@ def devices(work: str) -> int | None:
     for said in re.finditer(rf"(?<![0-9.a-z])(\d+)\s*(?:x|×|\*|-)?\s*{UNIT_WORDS}(?![a-z数])", work):
         if not UNIT_RULE_AFTER.match(work, said.end()):  # "2 DIE 不是最小单位吗": the vendor's rule quoted, no count of devices
             return int(said.group(1))
+    # "64GB 卡 x16", "npus ×8", "cards * 4": a multiplier after the device word counts them ("3090 x2" after a part name
+    # is count_before_hardware's)
+    if m := re.search(rf"(?<![a-z]){UNIT_WORDS}(?<![张块个])\s*(?:x|×|\*)\s*(\d{{1,4}})(?![0-9.a-z])(?!\s*{NODE_WORDS})", work):
+        return int(m.group(1))
     # "16 of our Snt9B cards", "8 of the H100s": the devices counted out of the user's
     m = re.search(rf"(?<![0-9.a-z])(\d{{1,5}}|{EN_COUNT})\s+of\s+(?:our|my|the|these|those|its|their)\s+(?:[\w.-]+\s+)?{UNIT_WORDS}(?![a-z数])", work)
     if m:

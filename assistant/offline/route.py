@@ -1372,7 +1372,9 @@ TIME_ASKED = re.compile(r"how\s+long|多久|多长时间|(?:training|run)\s+time
 # ("how many GB do the AdamW optimizer states take": a memory unit asked of the quantity, however far in the clause)
 ASKS_ITS = re.compile(r"(?:how\s+many|what(?:'s|\s+is)\s+the|(?:多少|几)\s*个?)[\w\s-]{0,12}?§+"
                       r"|how\s+(?:many|much)\s+(?:gi?b|mi?b|ti?b|bytes?|memory)(?![a-z])[^?.;!§]{0,40}?§+"
-                      r"|§+\s*(?:应该|大概|一共|总共|最小|最少|分别|各自|各)?\s*(?:能|可以|可|要|得)?\s*(?:是|为|有|等于|取|设|设为|设成)?\s*(?:多少|几|多大)", re.I)
+                      r"|§+\s*(?:应该|大概|一共|总共|最小|最少|分别|各自|各)?\s*(?:能|可以|可|要|得)?\s*(?:是|为|有|等于|取|设|设为|设成|"
+                      # "TRAIN_ITERS 算出来多少", "默认 TRAIN_ITERS 会给多少": worked out from the figures said
+                      r"(?:会|就)?\s*(?:算|给|得)\s*(?:出来|出|到)?\s*(?:是|的)?)?\s*(?:多少|几|多大)", re.I)
 
 
 def asks_largest_model(s: Slots) -> bool:

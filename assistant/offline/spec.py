@@ -17,6 +17,7 @@ from rapidfuzz.distance import OSA
 
 from . import checks
 from .spans import Reading
+from .vocab import cn_number
 
 SPEC_FILE = Path(__file__).with_name("slots.toml")
 CURRENT = "current_setting"  # a setting's value the run has now, beside the one the question proposes (proposal.py)
@@ -99,6 +100,8 @@ class SlotSpec:
         none named: the slot's own unit)."""
         factor = next((f for rx, f in self.units if rx.search(words)), 1.0)
         raw = raw.replace(",", "")  # "1,200 tokens": the thousands written with commas
+        if (cn := cn_number(raw)) is not None and not raw.isdigit():  # "两个 epoch": a count in Chinese numerals
+            raw = str(cn)
         return int(raw) if self.type == "int" else float(raw) * factor
 
 

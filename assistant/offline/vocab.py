@@ -189,7 +189,8 @@ NODE_WORDS = r"(?:nodes?|servers?|machines?|hosts?|box(?:es)?(?![a-z])|个节点
 
 # Training amounts ("on 1B tokens", "50000 samples, 3 epochs", "TPS 1500"): read and claimed before
 # the model, size and length parsers so "1B tokens" is not a 1B model and "1500 tokens/s" no length.
-MAGNITUDE = {"k": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
+# "w" is 万 as Chinese users type it ("50w 条样本" is 500,000): read only where a count's noun follows (SAMPLES_RX)
+MAGNITUDE = {"k": 1e3, "w": 1e4, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
              "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12}
 NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d+)?)"  # "5e8", "1e+08" (as Python prints it)
 MAG = r"(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千|trillion|billion|million|bn|[kmbt])?"
@@ -218,11 +219,13 @@ TPS_RX = re.compile(rf"{PER_CARD_RATE}(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|to
                     # "900 tokens per second per card", "2k tokens a second on each GPU"
                     rf"(?<![a-z0-9.]){NUM}\s*(k)?\s*(?:tokens?|tok)\s*(?:per|a|/)\s*(?:second|sec|s)\s*(?:per|/|on\s+each|for\s+each|each)\s*(?:card|gpu|npu|device|die)(?![a-z])")
 # (a count after a concurrency word is the concurrency: "并发 20 条 8k" is 20 sequences served at once, no data set)
-SAMPLES_RX = re.compile(rf"(?<!并发)(?<!并发\s)(?<![a-z0-9.]){NUM}\s*(万|千|k|m|million)?\s*(?:samples?|examples?|rows|records|条(?!\s*(?:并发|同时))(?:数据|样本)?|个样本|sequences)(?![a-z])|"
+# a count's magnitude: 万 / 千, "w" (万 typed in Latin letters, "50w"), "k", "m", "million"
+COUNT_MAG = r"(万|千|w|k|m|million)?"
+SAMPLES_RX = re.compile(rf"(?<!并发)(?<!并发\s)(?<![a-z0-9.]){NUM}\s*{COUNT_MAG}\s*(?:samples?|examples?|rows|records|条(?!\s*(?:并发|同时))(?:数据|样本)?|个样本|sequences)(?![a-z])|"
                         # the launch script's variable: "SN 6400", "SN=1200" (the data set's samples)
-                        rf"(?<![a-z0-9_])sn\s*[=:：]?\s*{NUM}\s*(万|千|k|m|million)?(?![a-z0-9])|"
+                        rf"(?<![a-z0-9_])sn\s*[=:：]?\s*{NUM}\s*{COUNT_MAG}(?![a-z0-9])|"
                         # "样本 64000", "样本数 3.6万": the count after the word
-                        rf"(?:样本|数据)(?:数|量|条数)?\s*(?:是|为|有|[=:：])?\s*{NUM}\s*(万|千|k|m|million)?(?![a-z0-9])")
+                        rf"(?:样本|数据)(?:数|量|条数)?\s*(?:是|为|有|[=:：])?\s*{NUM}\s*{COUNT_MAG}(?![a-z0-9])")
 
 
 # A sequence length written with a magnitude word ("400 万 token 长度", "3 million token samples", "2M-token sequences",

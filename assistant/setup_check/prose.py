@@ -35,8 +35,12 @@ _VLLM_SAID = [(setting, re.compile(rf"(?<![\w-])--{flag}[ =]+(\d+(?:\.\d+)?)(?![
 _VLLM_SAID += [("tp", re.compile(r"(?<![\w-])tp\s*[:=]?\s*(\d{1,2})(?![\w.])", re.I))]
 _ZERO = re.compile(r"\bzero[-_ ]?(?:stage[-_ ]?)?(\d)\b|(?:\b|(?<=ds_))z(\d)\b", re.I)  # a stage beyond 3 is a finding
 # ("batch 2", "batch size 4" beside a pasted message is the per-device batch; "global batch 128" is not)
-_MICRO = re.compile(r"(?:per_device(?:_train_batch_size)?|per device|micro[_ ]?batch(?:[_ ]?size)?|\bMBS|"
-                    r"(?<![\w-])(?<!global )(?<!total )(?<!eval )(?<!effective )batch(?:[_ ]?size)?)\s*[:=]?\s*(\d{1,4})(?!\d|\.\d|\s*k\b)", re.I)
+_MICRO = re.compile(r"(?:per_device(?:_train_batch_size)?|per device|micro[_ ]?batch(?:[_ ]?size)?|(?<![\w-])[mp]?bs|"
+                    r"(?<![\w-])(?<!global )(?<!total )(?<!eval )(?<!effective )batch(?:[_ ]?size)?|\bmicro(?=\s*[:=]?\s*\d))\s*[:=]?\s*(\d{1,4})(?!\d|\.\d|\s*k\b)", re.I)
+# ("GA 2", "grad accum 4", "gradient_accumulation_steps: 8", "梯度累积 8" beside a pasted message: the accumulation the run had,
+# so a remedy that keeps the global batch keeps the user's, not the one with the default 1)
+_ACCUM = re.compile(r"(?:gradient[_ ]accumulation(?:[_ ]steps)?|grad[_ ]?acc(?:um(?:ulation)?)?(?:[_ ]steps)?|\bGA|梯度累[积计加](?:步数|步)?)"
+                    r"\s*[:=]?\s*(\d{1,4})(?!\d|\.\d)", re.I)
 _FRAMEWORK = [("MindSpeed-LLM", re.compile(r"mindspeed", re.I)), ("LLaMA-Factory", re.compile(r"llama-?factory", re.I))]
 # A layout said in words or flags beside a pasted log ("16 卡 TP 4 PP 2 MBS 2", "--tensor-model-parallel-size 8"): the
 # script's own names (shell.py), so the estimate runs on the layout the log came from, not TP 1 PP 1.
@@ -53,7 +57,7 @@ def _length(m: re.Match) -> int:
 
 
 def read_settings(prose: str, out: Reading) -> None:
-    """Method, length, ZeRO stage, micro batch and framework stated in the words around the paste: they fill what the
+    """Method, length, ZeRO stage, micro batch, accumulation and framework stated in the words around the paste: they fill what the
     block lacks; a value the block sets otherwise is a conflict (named; the block's value is used)."""
     said: dict[str, tuple[object, str]] = {}
     for method, pattern in _METHOD:
@@ -70,6 +74,8 @@ def read_settings(prose: str, out: Reading) -> None:
         said["zero_stage"] = (int(m.group(1) or m.group(2)), m.group(0))
     if m := _MICRO.search(prose):
         said["micro_batch"] = (int(m.group(1)), m.group(0))
+    if m := _ACCUM.search(prose):
+        said["grad_accum"] = (int(m.group(1)), m.group(0))
     for framework, pattern in _FRAMEWORK:
         if m := pattern.search(prose):
             said["framework"] = (framework, m.group(0))

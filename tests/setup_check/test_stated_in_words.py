@@ -73,3 +73,15 @@ def test_a_letter_o_for_a_zero_is_named_but_a_k_length_is_not():
                         "--gpu-memory-utilization O.95")
     found = {f.key: f for f in out.findings if f.code == "vllm_flag_value"}
     assert set(found) == {"--gpu-memory-utilization"} and found["--gpu-memory-utilization"].corrected.endswith(" 0.95")
+
+
+def test_an_accumulation_stated_beside_an_oom_message_is_read():
+    # "GA 2" beside the message is the run's accumulation: the global batch a remedy keeps is 4 x 2 x 8 = 64, not 4 x 1 x 8
+    out, _ = read_setup(f"llama3-8b full, 8 cards, zero2, per_device_train_batch_size 4, GA 2. crashes at step 1:\n{OOM}")
+    assert (out.settings["micro_batch"], out.settings["grad_accum"]) == (4, 2)
+    out, _ = read_setup(f"qwen2.5-7b lora 8卡 micro 2 梯度累积 16 爆了 {OOM}")
+    assert (out.settings["micro_batch"], out.settings["grad_accum"]) == (2, 16)
+    out, _ = read_setup(f"step 0 就挂了，qwen2.5-7b 全参 8 卡 zero-2 长度 4k, bs 8 ga 4, 日志: {OOM}")
+    assert (out.settings["micro_batch"], out.settings["grad_accum"]) == (8, 4)
+    out, _ = read_setup(f"qwen2.5-7b lora 8 cards gbs 64 ga 8, crashed: {OOM}")  # the global batch is no micro batch
+    assert "micro_batch" not in out.settings
