@@ -877,7 +877,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # (a part naming a subject outside the page's own, "只装 llamafactory 那部分可以吗", that the whole question's lead
             # answers with the page's line naming it: that line answers the part, not another note about the subject)
             subject_said = any(subject_rx(n).search(part.text) and subject_rx(n).search(main)
-                               for named, _ in self.s.out_of_scope.values() for n in named)
+                               for n in self.s.out_of_scope.get(self.note_file or "", ((), ()))[0])
             if subject_said or part_held(part.text, [p.text for p in subquestions.asked_apart(self.s.question)], main):
                 # the whole question's lead holds the kind this part asks (its path, its default) said of the part's own
                 # words: it answers the part; the part's own search, without the question's topic, may hold that kind of
