@@ -10,8 +10,9 @@ import re
 
 # kind -> (how a question asks for it, how a fact writes one)
 KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    # (the line that sets one, "the exact export line", asks for the variable with its value)
     "variable": (re.compile(r"(?:哪个|什么|哪些)(?:环境)?变量|环境变量|(?:which|what)\s+(?:env(?:ironment)?\s+)?variables?|env\s*vars?|"
-                             r"what\s+(?:do|should)\s+i\s+export|(?:要|该)?export\s*(?:什么|哪个|啥)", re.I),
+                             r"what\s+(?:do|should)\s+i\s+export|(?:要|该)?export\s*(?:什么|哪个|啥)|export\s+(?:line|statement)", re.I),
                  re.compile(r"`[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^`\s]*)?`")),
     "path": (re.compile(r"(?:哪个|什么)(?:目录|路径|文件夹)|(?:在|放|存|输出到|写到)哪(?:里|儿|个)?|(?:which|what)\s+(?:dir(?:ectory)?|folder|path)|"
                         r"where\s+(?:do|does|are|is|will|did|should)\s+(?:\w+\s+){0,4}(?:go|land|end\s+up|saved?|written|put|stored?|live)", re.I),
@@ -31,6 +32,13 @@ KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "flag": (re.compile(r"(?:哪个|什么|哪[两几些]个?)参数|参数(?:叫|是)(?:啥|什么)|参数(?:该|要|应该)?(?:怎么|如何)(?:给|填|设|写|传|加|配)|(?:which|what)\s+(?:flag|option|argument)|"
                         r"how\s+(?:do\s+i\s+|should\s+i\s+|to\s+)?(?:pass|give|set)\s+(?:the\s+)?(?:flags|arguments|args|parameters)", re.I),
              re.compile(r"`--[a-z][\w-]*")),
+    # the value to give a setting the note names ("PYTORCH_NPU_ALLOC_CONF 设成什么值", "what value should X take", "the exact
+    # export line"): a fact that writes the setting with its value (`X=v`, `key:value`) answers, one naming it alone does not
+    # (an amount, "设多少", is worked out by the tools, not looked up; "what value takes effect" asks the rule's result)
+    "value": (re.compile(r"(?:设|设置|改|调|配|填|取)(?:成|为|到)?\s*(?:什么|哪个|啥)(?:样的)?值|(?:什么|哪个|啥)值|"
+                         r"(?:which|what)\s+(?:exact\s+)?values?\s+(?:should|to|do|must|would|for)(?![a-z])|(?:exact|right)\s+value|export\s+(?:line|statement)|"
+                         r"set\s+(?:it|that|this|them)?\s*to\s+what(?![a-z])", re.I),
+              re.compile(r"`[^`\n]*\w(?:=|:)[^`\s<>{}]*\w[^`\n]*`")),
     # the value a setting takes when the user leaves it out ("默认是哪个", "不写的话用什么", "out of the box?"): a fact saying its
     # default answers, a neighbour listing the options does not
     # ("does it write results somewhere by default": "by default" says how it behaves, it asks no setting's value)

@@ -1234,7 +1234,7 @@ def covering(question: str, topics: dict[str, NoteTopic]) -> set[str]:
     return {file for file, topic in topics.items() if topic.named_in(text)}
 
 
-def _subject_rx(name: str) -> re.Pattern[str]:
+def subject_rx(name: str) -> re.Pattern[str]:
     """A subject's name as a question spells it: case, spaces, hyphens and dots aside ("llama factory", "LlamaFactory")."""
     parts = [re.escape(c) for c in re.sub(r"[\s._-]+", "", name.lower())]
     return re.compile(r"(?<![a-z0-9])" + r"[\s._-]?".join(parts) + r"(?![a-z0-9])", re.I)
@@ -1246,7 +1246,7 @@ def subjects_named(question: str, topics: dict[str, NoteTopic]) -> list[str]:
     for topic in topics.values():
         for name in topic.subjects:
             key = re.sub(r"[\s._-]+", "", name.lower())
-            if key not in seen and _subject_rx(name).search(question):
+            if key not in seen and subject_rx(name).search(question):
                 seen[key] = name
     return list(seen.values())
 
@@ -1259,7 +1259,7 @@ def subject_notes(question: str, topics: dict[str, NoteTopic]) -> set[str]:
     named = {re.sub(r"[\s._-]+", "", n.lower()) for n in found}
     rest = question.lower()
     for name in found:
-        rest = _subject_rx(name).sub(" ", rest)
+        rest = subject_rx(name).sub(" ", rest)
     return {file for file, topic in topics.items()
             if named & {re.sub(r"[\s._-]+", "", n.lower()) for n in topic.subjects} and topic.named_in(rest)}
 

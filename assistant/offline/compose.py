@@ -12,7 +12,15 @@ from ..answer import source_as_known
 from ..configs.messages import PLAN_ERRORS
 from ..configs.plan import TrainingPlan
 from ..note_kinds import kinds_asked, kinds_held
-from ..notes import limit_checks, range_rows, roundings, solved_formulas, tokenize, worked_formulas
+from ..notes import (
+    limit_checks,
+    range_rows,
+    roundings,
+    solved_formulas,
+    subject_rx,
+    tokenize,
+    worked_formulas,
+)
 from ..tools.configs import ConfigFile, GenerateConfigResult
 from ..tools.derived_tools import DerivedResult
 from ..tools.estimate_support import generic_part
@@ -866,7 +874,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                 self.s, self.headlined = own, headlined
 
             lead = got[0][len(label):] if got and got[0].startswith(label) else ""
-            if part_held(part.text, [p.text for p in subquestions.asked_apart(self.s.question)], main):
+            # (a part naming a subject outside the page's own, "只装 llamafactory 那部分可以吗", that the whole question's lead
+            # answers with the page's line naming it: that line answers the part, not another note about the subject)
+            subject_said = any(subject_rx(n).search(part.text) and subject_rx(n).search(main)
+                               for n in self.s.out_of_scope.get(self.note_file or "", ((), ()))[0])
+            if subject_said or part_held(part.text, [p.text for p in subquestions.asked_apart(self.s.question)], main):
                 # the whole question's lead holds the kind this part asks (its path, its default) said of the part's own
                 # words: it answers the part; the part's own search, without the question's topic, may hold that kind of
                 # another thing (the other direction's output folder)
@@ -1115,7 +1127,9 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         # a note about another framework than the one named ("MASTER_ADDR for a llamafactory job" from the MindSpeed-LLM
         # launch-script page): the note about the named framework answers, while it holds a fact as good as half the best
         own = [hs for file, hs in by_note.items() if file in self.s.subject_notes and (cover is None or file in cover)]
-        if ranked[0].file in self.s.out_of_scope and own and not reported:
+        # (unless a line of the page names it, about what is asked: install_type=llamafactory on the package's page)
+        if (ranked[0].file in self.s.out_of_scope and own and not reported
+                and note_pick.line_naming(self.s.question, self.s.out_of_scope[ranked[0].file][0], ranked) is None):
             mine = max(own, key=lambda hs: (hs[0].lead_score, hs[0].score))
             if mine[0].lead_score >= TOPIC_FACT_SHARE * ranked[0].lead_score:
                 ranked = mine
@@ -1130,6 +1144,11 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
         if top.summary and (not self.headlined or self.in_part or subquestions.asked_apart(self.s.question)):  # the summary leads
             # a question naming a parameter is answered by the note's lines about it, whatever section it quotes
             section = None if top.lead_names else self.answering_section(best, top.summary)
+            # a term the user only mentions ("reserved >> allocated, exact export line?") leads no section whose line
+            # lacks the kind of thing asked (a value, a command) while the note's best fact holds it
+            if (section is not None and (kinds := kinds_asked(self.s.question)) and top.lead and not top.lead_is_summary
+                    and not kinds_held(self.section_lead(section), kinds) and kinds_held(top.lead, kinds)):
+                section = None
             if section is None and not top.lead_names:  # where to begin: the section headed as the first step
                 section = note_pick.first_section(self.s.question, best)
             # what the user already did ("restarted the scheduler twice, still pending") leads no more: the next section
@@ -1159,6 +1178,12 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
                     and (nxt := note_pick.after_done(done, best, self.s.topic_said or ""))):
                 lead = self.section_lead(nxt)
                 quoted = [h for h in best if h is not nxt][:2]
+            # the page's own line about the subject named ("install_type=llamafactory" on the ModelLink package's page): it
+            # answers first, and the page is not said to leave that subject out
+            own_line = note_pick.line_naming(self.s.question, self.s.out_of_scope.get(top.file, ((), ()))[0], best)
+            if own_line is not None and not re.sub(r"[*`>\s]", "", lead).startswith(key := re.sub(r"[*`>\s]", "", own_line)[:40]):
+                rest = "\n".join(ln for ln in lead.splitlines() if key not in re.sub(r"[*`>\s]", "", ln))
+                lead = own_line + ("\n" if "\n" in rest else "" if self.lang == "zh" else " ") + rest
             lead = with_antecedent(lead, best, self.lang)  # "When it is set, …": the sentence naming "it" first
             lead = each_named(self.s.question, lead, best, self.lang)  # "A 和 B 各自的 commit": B's line beside A's
             lead = named_item_first(self.s.question, lead)  # "which MindSpeed commit?": that item of the list first
@@ -1181,7 +1206,7 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # "一步步怎么排查": the note's step list, whole, after the lead (not only the section the lead opens)
             listed = note_pick.steps_listed(self.s.question, said, best)
             steps = [self.say("note_steps_listed", heading=listed[0]), *(f"{i}. {t}" for i, t in enumerate(listed[1], 1))] if listed else []
-            lines = [self.lead(self.note_scope(top) + self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
+            lines = [self.lead(("" if own_line is not None else self.note_scope(top)) + self.note_verdict(top.file) + "".join(self.say("range_row", said=r.said, row=r.row) + " " for r in placed)
                                + self.limits_said(said, said + "\n" + (section or top).text, {r.said for r in placed}) + said
                                + self.say("notes_notes", title=top.title)),
                      *steps, "", *lines]

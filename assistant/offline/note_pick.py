@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..note_kinds import kinds_asked, kinds_held
-from ..notes import ASKS_FIX, SAYS_WHAT_TO_DO, explains_other_excerpt
+from ..notes import ASKS_FIX, ASKS_HOW, SAYS_WHAT_TO_DO, explains_other_excerpt, subject_rx
 from ..tools.tables import NotePassage
 
 # "which DATA_TYPE", "which one fits", "what should I pick", "该选哪个", "用哪个", "适合哪个"
@@ -199,13 +199,18 @@ ASKS_STEPS = re.compile(r"一步步|一步一步|逐步|(?:哪些|什么|几个)
 def steps_listed(question: str, lead: str, passages: Sequence[NotePassage]) -> tuple[str, list[str]] | None:
     """When the question asks for the steps, the numbered list of the notes' passages (in their order) that the lead
     does not already give: its section's heading and its steps, whole. None when no steps are asked, no passage holds a
-    list of two steps or more, or the lead already gives it."""
-    if not ASKS_STEPS.search(question):
+    list of two steps or more, or the lead already gives every step of it."""
+    # (a how asked whose lead is one step of a list, "how do I build it?" led by "1. Write a Dockerfile…": the list whole)
+    how = bool(ASKS_HOW.search(question))
+    if not ASKS_STEPS.search(question) and not how:
         return None
     flat = re.sub(r"[*`>\s]", "", lead)
     for p in passages:
         steps = [re.sub(r"\s*\n\s*>?\s*", " ", text).strip() for _, text in STEP.findall(p.text)]
-        if len(steps) >= 2 and re.sub(r"[*`>\s]", "", steps[0])[:30] not in flat:
+        if not ASKS_STEPS.search(question) and not any(re.sub(r"[*`>\s]", "", step)[:30] in flat for step in steps):
+            continue
+        # (a lead holding the first step alone, "在预置镜像上写 Dockerfile…", gives no steps: the list follows it whole)
+        if len(steps) >= 2 and not all(re.sub(r"[*`>\s]", "", step)[:30] in flat for step in steps):
             return p.heading, steps
     return None
 
@@ -577,3 +582,21 @@ def passage_fit(h: NotePassage, framework: str | None, serving: bool) -> tuple[b
     """The section about the user's framework and task first."""
     head, fw = h.heading.lower(), (framework or "").lower()
     return (bool(fw) and fw in head, serving or not re.search(r"vllm|inference|推理", head), h.score)
+
+
+def line_naming(question: str, named: Sequence[str], passages: Sequence[NotePassage]) -> str | None:
+    """The note's own line naming a subject the question names, about what the question asks of it: "AscendFactory 镜像只装
+    llamafactory 那部分？" against the page of the ModelLink package, whose Dockerfile line takes `install_type=llamafactory`.
+    The page covers that subject there, so it answers, with no "not covered" before it. The line must share a word of the
+    question beyond the subject and the note's title (an offline install of LLaMA-Factory shares only the title's words
+    with that line: the page is still about another package)."""
+    if not named or not passages:
+        return None
+    names = [subject_rx(n) for n in named]
+    shared = _stems(" ".join(named)) | _stems(passages[0].title)
+    want = _stems(question) - shared
+    for p in passages:
+        for b in BULLET.findall(p.text):
+            if any(rx.search(b) for rx in names) and want & (_stems(b) - shared):
+                return b.strip()
+    return None

@@ -199,6 +199,9 @@ FAMILY_WORD = re.compile("|".join(re.escape(zh) for zh, _ in FAMILY_WORDS))
 # a code name is an identifier, not English words: a file ("1_preprocess_data.sh"), a CamelCase class
 # ("GeneralInstructionHandler"); a snake_case key's words still count ("per_device_train_batch_size")
 CODE_NAME = re.compile(r"(?<![\w.])[\w-]+\.(?:sh|py|json|ya?ml|txt|csv)(?![\w.])|(?<![\w])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w])")
+# a setting written with its value ("cutoff_len=0", "per_device_train_batch_size: 1") is a config line's key, not the
+# question's English: "llama3-8b lora 的显存，cutoff_len=0, per_device_train_batch_size=1" asks in Chinese
+KEY_SET = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\s*[=:]\s*(?=[\w.\-\"'])", re.I)
 # a command-line flag ("gpu-memory-utilization", "--max-model-len") is an identifier, not English words
 FLAG_NAME = re.compile(r"(?<![\w-])-{0,2}[a-z0-9]+(?:-[a-z0-9]+){2,}")
 
@@ -210,7 +213,7 @@ def language_words(text: str) -> tuple[int, int]:
     are claimed first (the system's words and names, not its language)."""
     # a pasted table's lines (npu-smi's "| NPU Name | Health |", its "+----+" rules) are the tool's words, not the user's
     rest = "\n".join(line for line in text.splitlines() if not TABLE_LINE.match(line))
-    own = Reading.claiming(rest, "not_prose", PASTED_MESSAGE, INLINE_OBJECT, FAMILY_WORD, CODE_NAME).unread()
+    own = Reading.claiming(rest, "not_prose", PASTED_MESSAGE, INLINE_OBJECT, FAMILY_WORD, CODE_NAME, KEY_SET).unread()
     own = Reading.claiming(own.lower(), "not_prose", FLAG_NAME).unread()
     english = [w for w in re.findall(r"(?<![a-z0-9])[a-z]{2,}(?![a-z0-9])", own) if w not in TECH_WORDS]
     return len(CJK.findall(own)), len(english)

@@ -1094,7 +1094,7 @@ def asks_note_kind(s: Slots) -> bool:
     """A variable, command, flag or script asked by what it does, with no model and no job of devices or lengths stated
     ("which env var stops the allocator fragmenting?", "用什么命令看卡上的进程"): the thing a note names, not an amount of a
     job, whatever device or memory word describes what it does."""
-    return (bool({"variable", "command", "flag", "script"} & set(kinds_asked(s.question))) and s.on_topic
+    return (bool({"variable", "command", "flag", "script", "value"} & set(kinds_asked(s.question))) and s.on_topic
             and not (s.devices or s.nodes or s.params_b or s.seq_len or asks_count_of_job(s))
             and not s.intents & {"list_models", "list_hardware"})
 
