@@ -1,0 +1,52 @@
+"""Two setups compared on headroom ("哪个余量大", "which has more headroom"): the lead names the one with more free memory
+per device first, with each one's free memory (usable minus its estimate) and the difference (fresh round 25 c5-07: both
+estimates shown, the comparison never said)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+
+def lead_of(answer: str) -> str:
+    return next(line for line in answer.splitlines() if line.startswith(("**Answer:**", "**结论**")))
+
+
+def figures(lead: str) -> list[tuple[float, float, float]]:
+    """(free, used, usable) per setup, in the order the lead names them."""
+    en = re.findall(r"about ([\d.]+) GiB free per \S+ \(about ([\d.]+) of ([\d.]+) GiB usable", lead)
+    zh = re.findall(r"约剩 ([\d.]+) GiB（约用 ([\d.]+) GiB，可用 ([\d.]+) GiB", lead)
+    return [(float(a), float(b), float(c)) for a, b, c in en or zh]
+
+
+@pytest.mark.parametrize("question,winner", [
+    # the same LoRA job on a 80 GB H800 and a 64 GB Snt9B card (64 GB x 0.953 = 61.0 GiB usable): the bigger card has more room
+    ("h800 还是 snt9b，llama3-8b lora 4k 4卡，哪边更宽裕", "**结论**：**H800 80GB 余量更大**"),
+    # the same QLoRA job on a 24 GB RTX 4090 and a 48 GB L40S
+    ("rtx 4090 vs l40s for qwen2.5-7b qlora seq 1024 single card - which has more margin?",
+     "**Answer:** **L40S 48GB has more headroom**"),
+    # the same model and cards at 4096 and 8192 tokens: the longer sequence holds more activations, so 4096 has more room
+    ("seq 4096 vs 8192, qwen2.5-7b full on 8 910b cards - which has more headroom left?", "**Answer:** **4096 has more headroom**"),
+])
+def test_the_one_with_more_headroom_leads_with_both_figures(assistant, question, winner):
+    lead = lead_of(assistant.ask(question).answer)
+    assert lead.startswith(winner)
+    (fa, ua, ca), (fb, ub, cb) = figures(lead)
+    assert fa == pytest.approx(ca - ua, abs=0.11) and fb == pytest.approx(cb - ub, abs=0.11)  # free = usable - estimate
+    assert fa > fb
+    diff = float(re.search(r"(?:about|多约) ([\d.]+) GiB", lead).group(1))
+    assert diff == pytest.approx(fa - fb, abs=0.11)
+
+
+def test_snt9b_usable_memory_is_the_capacity_reported(assistant):
+    # 64 GB x 0.953 (the runtime's reported capacity, hardware catalog) = 61.0 GiB usable per Snt9B card
+    lead = lead_of(assistant.ask("A100 40GB vs 910B 64GB: lora qwen2.5-7b on 4 cards, seq 2048 - which one has more headroom?").answer)
+    assert lead.startswith("**Answer:** **Snt9B has more headroom**")
+    assert figures(lead)[0][2] == pytest.approx(64 * 0.953, abs=0.05)
+
+
+def test_without_headroom_asked_the_counts_are_compared(assistant):
+    # seeds/004 qwen2.5-7b full Snt9B: 4096 fewest 4 (MindSpeed-LLM), 8192 fewest 8 -> the count lead stays
+    lead = lead_of(assistant.ask("seq 4096 vs 8192, qwen2.5-7b full on 8 910b cards - how many cards each?").answer)
+    assert "headroom" not in lead and "needs 4 cards more than 4096" in lead
