@@ -50,3 +50,10 @@ def test_without_headroom_asked_the_counts_are_compared(assistant):
     # seeds/004 qwen2.5-7b full Snt9B: 4096 fewest 4 (MindSpeed-LLM), 8192 fewest 8 -> the count lead stays
     lead = lead_of(assistant.ask("seq 4096 vs 8192, qwen2.5-7b full on 8 910b cards - how many cards each?").answer)
     assert "headroom" not in lead and "needs 4 cards more than 4096" in lead
+
+
+def test_two_methods_named_with_headroom_asked_are_both_sized(assistant):
+    # full fine-tuning holds ~16 B/param of model states (ZeRO-3 shards them), LoRA a frozen 2 B/param base plus small adapter
+    # states: on the same 8 H100s LoRA leaves more free memory per GPU; both methods are sized, not LoRA alone
+    lead = lead_of(assistant.ask("qwen2.5-14b on 8x h100 80gb - full vs lora, which leaves more spare memory per gpu and how much").answer)
+    assert lead.startswith("**Answer:** **LoRA has more headroom**") and "full fine-tuning about" in lead
