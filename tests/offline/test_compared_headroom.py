@@ -57,3 +57,15 @@ def test_two_methods_named_with_headroom_asked_are_both_sized(assistant):
     # states: on the same 8 H100s LoRA leaves more free memory per GPU; both methods are sized, not LoRA alone
     lead = lead_of(assistant.ask("qwen2.5-14b on 8x h100 80gb - full vs lora, which leaves more spare memory per gpu and how much").answer)
     assert lead.startswith("**Answer:** **LoRA has more headroom**") and "full fine-tuning about" in lead
+
+
+@pytest.mark.parametrize("follow_up,winner", [
+    ("和 910B 64G 比，哪个余量多", "**结论**：**A100 80GB 余量更大**"),
+    ("vs snt9b, which one has more headroom?", "**Answer:** **A100 80GB has more headroom**"),
+])
+def test_a_follow_up_naming_another_part_compares_headroom_with_the_earlier_one(assistant, follow_up, winner):
+    from tests.offline.dialog import converse
+    # the same LoRA job on an 80 GB A100 and a 64 GB Snt9B card (64 GB x 0.953 = 61.0 GiB usable): the A100 has more room
+    _, second = converse(assistant, "qwen2.5-7b lora seq 2048 on 4 x A100 80GB, fits?", follow_up)
+    lead = lead_of(second.answer)
+    assert lead.startswith(winner) and len(figures(lead)) == 2
