@@ -435,21 +435,13 @@ class VariantBlocks(TrainingBlocks):
 
     def headroom_compared(self, writers: list[Any], labels: list[str]) -> str:
         """"H100 80GB vs snt9b 64GB, 哪个余量大": each variant's free memory per device (usable minus the estimate its block
-        states, headroom_point), the one with the most named first, both figures and the difference; '' when not asked or a
-        variant has no estimate that fits."""
+        states, headroom_point; Writer.headroom words it); '' when not asked or a variant has no estimate that fits."""
         if not HEADROOM_ASKED.search(self.s.question) or len(writers) < 2:
             return ""
         points = [w.headroom_point() for w in writers]
         if not all(points):
             return ""
-        ranked = sorted(((usable - used, used, usable, dev, label) for (used, usable, dev), label in zip(points, labels, strict=True)),
-                        key=lambda x: -x[0])
-        items = self.say("comma").join(self.say("headroom_item", label=label, free=f"{free:.1f}", used=f"{used:.1f}",
-                                                usable=f"{usable:.1f}", dev=dev) for free, used, usable, dev, label in ranked)
-        diff = ranked[0][0] - ranked[1][0]
-        if diff < 0.5:  # within the estimate's rounding: neither is said to have more
-            return self.say("headroom_same", items=items)
-        return self.say("headroom_more", best=ranked[0][4], other=ranked[1][4], diff=f"{diff:.1f}", items=items)
+        return self.headroom([(label, *point) for point, label in zip(points, labels, strict=True) if point])
 
     def headroom_point(self) -> tuple[float, float, str] | None:
         """This variant's memory per device as its block states it (plan_point's plan), the usable memory per device, and

@@ -69,3 +69,12 @@ def test_a_follow_up_naming_another_part_compares_headroom_with_the_earlier_one(
     _, second = converse(assistant, "qwen2.5-7b lora seq 2048 on 4 x A100 80GB, fits?", follow_up)
     lead = lead_of(second.answer)
     assert lead.startswith(winner) and len(figures(lead)) == 2
+
+
+def test_two_zero_stages_compared_on_headroom_lead_with_the_one_with_more(assistant):
+    # qwen2.5-7b full on 8 cards: ZeRO-3 also shards the 2 B/param bf16 weights that ZeRO-2 keeps whole on every card
+    # (7.6B x 2 B = 15.2 GB vs 15.2 / 8 = 1.9 GB), so ZeRO-3 leaves more free memory per card
+    lead = lead_of(assistant.ask("8 张 snt9b 全参 qwen2.5-7b，zero2 跟 zero3 哪个单卡显存余量更大？").answer)
+    assert lead.startswith("**结论**：**ZeRO-3 余量更大**")
+    (f3, u3, c3), (f2, u2, c2) = figures(lead)
+    assert c3 == c2 == pytest.approx(64 * 0.953, abs=0.05) and u3 < u2 and f3 == pytest.approx(c3 - u3, abs=0.11)
