@@ -510,7 +510,7 @@ class CapacityBlocks(Writer):
         m = found[pick].value
         assert m is not None
         # "zero2 跟 zero3 哪个余量更大": the stage with more free memory per device first, then the choice
-        room = self.headroom([(f"ZeRO-{z}", float(self.point(x)), x.usable_gib, self.per_device(x.unit, x.hardware))
+        room = self.headroom([(f"ZeRO-{z}", float(self.point(x)), x.usable_gib, self.per_device(x.unit, x.hardware), "")
                               for z, x in ms.items()]) + self.say("period") + self.L(" ", "") if HEADROOM_ASKED.search(self.s.question) else ""
         return room + self.say("stage_choice_tight" if m.verdict == "tight" and m.high_gib > m.usable_gib else "stage_choice",
                                stage=pick, devs=self.devices(m.devices, m.unit, m.hardware), each=each,

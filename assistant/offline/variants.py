@@ -443,12 +443,14 @@ class VariantBlocks(TrainingBlocks):
             return ""
         return self.headroom([(label, *point) for point, label in zip(points, labels, strict=True) if point])
 
-    def headroom_point(self) -> tuple[float, float, str] | None:
-        """This variant's memory per device as its block states it (plan_point's plan), the usable memory per device, and
-        what a device is called; None without a plan that fits."""
+    def headroom_point(self) -> tuple[float, float, str, str] | None:
+        """This variant's memory per device as its block states it (stated_plan), the usable memory per device, what a
+        device is called, and the layout and devices it is sized on; None without a plan that fits."""
         if (p := self.stated_plan()) is None:
             return None
-        return float(self.point(p.memory)), p.memory.usable_gib, self.per_device(p.unit, p.hardware)
+        how = self.say("headroom_how", plan=self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp, p.ep),
+                       n=self.devices(p.devices, p.unit, p.hardware))
+        return float(self.point(p.memory)), p.memory.usable_gib, self.per_device(p.unit, p.hardware), how
 
     def stated_plan(self) -> PlanResult | None:
         """The plan this variant's block states: the one within the user's devices that fits, else any that fits."""
