@@ -233,3 +233,10 @@ def test_a_figure_not_held_is_said_so_first(assistant, question, said):
 ])
 def test_the_cards_in_one_server_are_answered(assistant, question, per_node):
     assert per_node in assistant.ask(question).answer.splitlines()[0]
+
+
+def test_the_node_count_asked_before_the_memory_is_said_first(assistant):
+    # "几张卡、几个DIE、总显存多少": the catalog's 16 DIE (8 cards) per Snt9B23 node before the 64 GB per DIE
+    lead = assistant.ask("Atlas 900 A3 SuperPoD 单台服务器几张卡、几个DIE、总显存多少").answer.splitlines()[0]
+    node = f"每节点 {A3['devices_per_node']} 个 DIE"
+    assert node in lead and lead.index(node) < lead.index(f"每个 DIE {g(A3['memory_gb'])} GB")
