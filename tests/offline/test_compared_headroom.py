@@ -78,3 +78,11 @@ def test_two_zero_stages_compared_on_headroom_lead_with_the_one_with_more(assist
     assert lead.startswith("**结论**：**ZeRO-3 余量更大**")
     (f3, u3, c3), (f2, u2, c2) = figures(lead)
     assert c3 == c2 == pytest.approx(64 * 0.953, abs=0.05) and u3 < u2 and f3 == pytest.approx(c3 - u3, abs=0.11)
+
+
+def test_one_setups_headroom_is_the_usable_memory_less_its_estimate(assistant):
+    # 64 GB x 0.953 = 61.0 GiB usable per Snt9B card; the headroom said is that less the per-card estimate beside it
+    lead = lead_of(assistant.ask("qwen2.5-7b full sft 16384 with ZeRO-3 on 8 Snt9B cards, how much headroom per card?").answer)
+    used = float(re.search(r"about \*\*([\d.]+) GiB per card\*\*", lead).group(1))
+    free = float(re.search(r"Headroom: about \*\*([\d.]+) GiB per card\*\* left of the ([\d.]+) GiB usable", lead).group(1))
+    assert free == pytest.approx(64 * 0.953 - used, abs=0.11)
