@@ -34,6 +34,7 @@ from .conversation import asks_count_of_kept_devices, asks_other_than_verdict, s
 from .next_remedy import split_on_more_devices
 from .results import Result
 from .route import table_strategy
+from .vocab import HEADROOM_ASKED
 from .wording import MIN_LABEL, RECIPE_LABEL, TOOL_NOTE_ZH, Writer, assumption_zh
 
 FAR_ABOVE = 8  # a count this many times the need (and above one node) is judged as far more than the job needs
@@ -508,9 +509,12 @@ class CapacityBlocks(Writer):
             return self.say("stage_choice_none", stages=" / ".join(f"ZeRO-{z}" for z in order), each=each, next=nxt)
         m = found[pick].value
         assert m is not None
-        return self.say("stage_choice_tight" if m.verdict == "tight" and m.high_gib > m.usable_gib else "stage_choice", stage=pick,
-                        devs=self.devices(m.devices, m.unit, m.hardware), each=each,
-                        others=" / ".join(f"ZeRO-{z}" for z in order if z != pick))
+        # "zero2 跟 zero3 哪个余量更大": the stage with more free memory per device first, then the choice
+        room = self.headroom([(f"ZeRO-{z}", float(self.point(x)), x.usable_gib, self.per_device(x.unit, x.hardware), "")
+                              for z, x in ms.items()]) + self.say("period") + self.L(" ", "") if HEADROOM_ASKED.search(self.s.question) else ""
+        return room + self.say("stage_choice_tight" if m.verdict == "tight" and m.high_gib > m.usable_gib else "stage_choice",
+                               stage=pick, devs=self.devices(m.devices, m.unit, m.hardware), each=each,
+                               others=" / ".join(f"ZeRO-{z}" for z in order if z != pick))
 
     def stage_vs_current(self, a: TrainingMemoryResult, b: TrainingMemoryResult, cur: int, new: int) -> str:
         """"would zero3 be better?" after a ZeRO-2 plan: the stage proposed against the conversation's, each one's memory

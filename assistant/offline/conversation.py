@@ -22,6 +22,7 @@ from .vocab import (
     DIFFERENCE_ASKED,
     DOUBLES,
     EN_NUMBERS,
+    HEADROOM_ASKED,
     NODES_ASKED,
     SETTING_ASKED,
     cn_number,
@@ -700,9 +701,10 @@ def update(earlier: QuestionFrame | None, turn: QuestionFrame, follow_up: bool) 
 def against_earlier(new: QuestionFrame, earlier: QuestionFrame, turn: QuestionFrame) -> None:
     """"what about full fine-tuning - how many extra cards?", "LlamaFactory 那边比这个多几张?": the value the turn changes
     (a compared slot of carry.toml [slots.comparisons]) is sized beside the earlier one, so the difference asked is said;
-    so is whether the count changes ("cutoff 拉到 8k，最少卡数会不会涨", "改成 4k 能省卡吗", vocab.effect_asked)."""
+    so is whether the count changes ("cutoff 拉到 8k，最少卡数会不会涨", "改成 4k 能省卡吗", vocab.effect_asked), and which one
+    has more headroom ("和 910B 64G 比，哪个余量多": each one's free memory per device)."""
     effect = effect_asked(turn.question)
-    if not (DIFFERENCE_ASKED.search(turn.question.lower()) or effect):
+    if not (DIFFERENCE_ASKED.search(turn.question.lower()) or HEADROOM_ASKED.search(turn.question) or effect):
         return
     for many, one in CARRY.comparisons.items():
         now, before = getattr(turn, one, None), getattr(earlier, one, None)

@@ -46,6 +46,7 @@ from .vocab import (  # noqa: F401  (FOLLOW_UP and cn_number are part of this mo
     EN_COUNT,
     FOLLOW_UP,
     GPU_UNNAMED,
+    HEADROOM_ASKED,
     INSTRUCTION,
     LEANS_ON_CONVERSATION,
     LIST_OF_MODELS,
@@ -1068,8 +1069,9 @@ class Parser:
             if num.WHAT_CHANGES.search(work):  # "从 lora 换成全参，卡数会不会翻倍": both sized, the change's effect compared
                 s.changes = {"method": [m for m in dict.fromkeys(name for _, _, name in sorted(said)) if m != now] + [now]}
             methods = [now]  # "全参换成 lora": the method the job changes to, not a comparison of the two
-        elif len(methods) > 1 and DIFFERENCE_ASKED.search(work):
-            # "全参比 LoRA 多几张卡": both sized as a comparison, the difference of their counts said
+        elif len(methods) > 1 and (DIFFERENCE_ASKED.search(work) or HEADROOM_ASKED.search(work)):
+            # "全参比 LoRA 多几张卡": both sized as a comparison, the difference of their counts said ("full vs lora, which
+            # leaves more headroom": each one's free memory per device)
             s.changes = {"method": list(dict.fromkeys(name for _, _, name in sorted(said)))}
         if not methods and (slip := misspelt_method(work)):  # "lroa", "ful finetune": read as the method, and said so
             methods, s.method_read_as = [slip[0]], slip[1]

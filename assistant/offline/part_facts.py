@@ -32,6 +32,9 @@ from .wording import Writer
 ASKED = ("part_memory", "part_node", "part_total", "part_compute", "part_precision", "part_unit")
 # asked only by name: a part's whole row leaves them out
 NAMED_ONLY = ("part_naming", "part_flavor", "part_topology", "part_job_devices", "part_cores")
+# a count of the devices in a node ("几张卡", "几块 910C", "how many NPUs") and a memory word, for the order they are asked in
+NODE_COUNT_WORD = re.compile(r"how\s+many|几\s*[张块个颗]|多少\s*[张块个颗]")
+MEMORY_WORD = re.compile(r"memory|hbm|vram|显存|内存|容量")
 # "can a job get 3 processors": a count said with a processor word (the reader's device count knows cards and DIE)
 PROCESSORS = re.compile(r"(?<![0-9.])(\d+)\s*(?:个|颗|张)?\s*(?:processors?|处理器|npus?|dies?|芯片)(?![a-z])")
 # "how many cards per node", "what is a DIE" (the hardware_facts intent): what a device and a node are
@@ -135,6 +138,10 @@ class PartFactsBlocks(Writer):
             flavor_first = "cards" in self.s.intents or "part_naming" in asked
             dies = self.fact_dies(h)  # "每张卡是不是两个 die": its yes or no leads the part's facts
             dies_first = dies.startswith(tuple(self.L(x, y) for x, y in (("**Yes", "**是"), ("**No", "**不是"))))
+            # "单台服务器几张卡、几个DIE、总显存多少": the node's count asked before the memory is said before it
+            count, memory = NODE_COUNT_WORD.search(q), MEMORY_WORD.search(q)
+            node_first = "part_node" in asked and bool(count) and not (memory and memory.start() < count.start())  # type: ignore[union-attr]
+            node = self.fact_node(h, asked)
             facts = [
                 f
                 for f in (
@@ -144,8 +151,9 @@ class PartFactsBlocks(Writer):
                     self.fact_flavor(h, asked) if flavor_named and flavor_first else "",
                     precision if precision_first else "",
                     "" if same else self.fact_count(h, asked),
+                    node if node_first else "",
                     self.fact_memory(h, asked),
-                    self.fact_node(h, asked),
+                    "" if node_first else node,
                     self.fact_total(h, asked),
                     self.fact_compute(h, asked),
                     "" if precision_first else precision,

@@ -8,6 +8,7 @@ from ..tools.estimates import PlanResult, TrainingMemoryResult
 from .asked import implausible, weights_floor
 from .capacity import CapacityBlocks, TrainingFacts, open_scenario_only
 from .results import Result
+from .vocab import HEADROOM_ASKED
 from .wording import TOOL_NOTE_ZH, TRAINER_WORDS, assumption_zh
 
 
@@ -216,8 +217,11 @@ class PlanBlocks(CapacityBlocks):
             "memory_tp_pp_data", tp=m.tp, pp=m.pp, cp=f" × CP {m.cp}" if m.cp > 1 else "", data_parallel=m.data_parallel,
             ga=ga, devices=self.devices(m.devices, m.unit, m.hardware))
         per = self.per_device(m.unit, m.hardware)  # the part's own unit: a DIE on Snt9B23, a GPU, a card
+        # "how much headroom per card?": the usable memory less the estimate, beside it
+        room = self.say("memory_headroom", free=f"{m.usable_gib - float(self.point(m)):.1f}", usable=f"{m.usable_gib:.1f}",
+                        per=per) if HEADROOM_ASKED.search(self.s.question) else ""
         lines = [self.lead(self.trainer_label(call) + split + self.say("memory_lead", total=self.point(m), per=per,
-                                                                        how=self.estimate_label(m.assumptions)))]
+                                                                        how=self.estimate_label(m.assumptions)) + room)]
         # every part of the headline pool, the allocator's cached blocks on their own line-item, so the parts add up to
         # it (round 8 F6: "parts 43.3 GiB vs 55.1 GiB")
         terms = [("weights", m.weights_gib), ("gradients", m.gradients_gib), ("optimizer", m.optimizer_gib),

@@ -14,7 +14,7 @@ from .parse import Slots
 from .route import Done
 from .serving import kv_name, seqs
 from .sizing import TrainingBlocks
-from .vocab import DOUBLES, HALVES, MEMORY_SAVED_ASKED, NODES_ASKED, SAME_ASKED
+from .vocab import DOUBLES, HALVES, HEADROOM_ASKED, MEMORY_SAVED_ASKED, NODES_ASKED, SAME_ASKED
 
 SERVING_CHANGES = {"tp", "gpu_util"}  # serving settings a choice or a change compares by each one's KV room
 SERVING_ARGS = {"tp": "max_devices", "gpu_util": "gpu_memory_utilization"}  # their estimate_inference arguments
@@ -105,7 +105,9 @@ class VariantBlocks(TrainingBlocks):
         key = "compared_verdict" if verdict else "compared_setting" if settings else "compared_kv" if kv else \
             "compared_served" if served else "compared"
         more = self.count_difference(writers, [label for label, _ in needs], like) if key == "compared" else ""
-        if change := self.change_lead(writers, [label for label, _ in needs], like):
+        if headroom := self.headroom_compared(writers, [label for label, _ in needs]):
+            listed, key, more = headroom, "compared_factor", ""  # "哪个余量大": the one with more free memory per device, first
+        elif change := self.change_lead(writers, [label for label, _ in needs], like):
             listed, key, more = change, "compared_factor", ""  # "cutoff 拉到 8k，会不会涨": up, down or the same, first
         elif "kv_cache_dtype" in self.s.changes and (kv_lead := self.kv_change(writers)):
             listed, key, more = kv_lead, "compared_factor", ""  # "int8 kv 的话 token 容量翻倍吗": the KV room at each precision
@@ -431,15 +433,37 @@ class VariantBlocks(TrainingBlocks):
         (small, fs, _), (big, fbig, _) = sorted(((labels[0], fa, ga), (labels[1], fb, gb)), key=lambda x: x[2])
         return self.say("saved_less", small=small, big=big, diff=f"{abs(ga - gb):.1f}", fs=fs, fbig=fbig)
 
-    def plan_point(self) -> tuple[float, str, str, str] | None:
-        """This variant's memory per device as its block states it: the plan within the user's devices that fits (else
-        any that fits), with its device count and layout; None without one."""
+    def headroom_compared(self, writers: list[Any], labels: list[str]) -> str:
+        """"H100 80GB vs snt9b 64GB, 哪个余量大": each variant's free memory per device (usable minus the estimate its block
+        states, headroom_point; Writer.headroom words it); '' when not asked or a variant has no estimate that fits."""
+        if not HEADROOM_ASKED.search(self.s.question) or len(writers) < 2:
+            return ""
+        points = [w.headroom_point() for w in writers]
+        if not all(points):
+            return ""
+        return self.headroom([(label, *point) for point, label in zip(points, labels, strict=True) if point])
+
+    def headroom_point(self) -> tuple[float, float, str, str] | None:
+        """This variant's memory per device as its block states it (stated_plan), the usable memory per device, what a
+        device is called, and the layout and devices it is sized on; None without a plan that fits."""
+        if (p := self.stated_plan()) is None:
+            return None
+        how = self.say("headroom_how", plan=self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp, p.ep),
+                       n=self.devices(p.devices, p.unit, p.hardware))
+        return float(self.point(p.memory)), p.memory.usable_gib, self.per_device(p.unit, p.hardware), how
+
+    def stated_plan(self) -> PlanResult | None:
+        """The plan this variant's block states: the one within the user's devices that fits, else any that fits."""
         plans = self.r.of("plan_training", PlanResult)
         fit = [r.value for r in plans if r.value and r.value.fits and r.arg("max_devices")] or [
             r.value for r in plans if r.value and r.value.fits]
-        if not fit:
+        return fit[0] if fit else None
+
+    def plan_point(self) -> tuple[float, str, str, str] | None:
+        """This variant's memory per device as its block states it (stated_plan), with its device count and layout; None
+        without one."""
+        if (p := self.stated_plan()) is None:
             return None
-        p = fit[0]
         return (float(self.point(p.memory)), self.per_device(p.unit, p.hardware), self.devices(p.devices, p.unit, p.hardware),
                 self.parallel(p.zero_stage, p.offload, p.tp, p.pp, p.cp, p.ep))
 

@@ -275,6 +275,11 @@ MEMORY_SAVED = (r"省(?:点|些|一点|一些|下|得了|多少)?\s*(?:显存|�
                 r"(?:more|extra|additional)\s+(?:device\s+|gpu\s+|npu\s+)?memory|memory\s+(?:difference|diff)(?![a-z])|"
                 r"显存\s*(?:多|差|相差)\s*(?:多少|几)|多(?:占|用|要)\s*(?:多少|点|些)?\s*显存")
 MEMORY_SAVED_ASKED = re.compile(MEMORY_SAVED, re.I)
+# The headroom of one setup against another asked ("H100 vs snt9b, 哪个余量大", "which leaves more spare memory"): each one's
+# free memory per device (usable minus its estimate) is compared, the one with more named first with both figures
+HEADROOM_ASKED = re.compile(r"head\s*room|(?<![a-z])margin|(?:spare|free|left\s*over|leftover)\s+(?:device\s+|gpu\s+|npu\s+)?memory|"
+                            r"memory\s+(?:left|to\s+spare)|room\s+to\s+spare|(?:more|most|less|least)\s+(?:spare\s+)?room|"
+                            r"breathing\s+room|slack|余量|裕量|富余|宽裕|余地|剩(?:余|下)?(?:的)?\s*(?:显存|内存)|显存(?:还)?剩", re.I)
 # The ratio of two counts asked ("是 lora 的几倍", "how many times the LoRA count"): said with the difference, as "(8×)"
 RATIO = r"(?:几|多少)\s*倍(?!\s*(?:的)?\s*(?:速度|吞吐|throughput))|how\s+many\s+times|(?:what|which)\s+multiple|\d?x\s+as\s+many|times\s+as\s+many"
 # The difference of two counts asked ("how many more cards", "by how much", "多几张", "差多少", "省几张"): the two values

@@ -324,6 +324,20 @@ class Writer:
         exactly the usable memory ("61.0 of 61.0 GiB"): that figure is the device, not the job."""
         return m.cached_gib >= 0.05 and m.total_gib >= m.usable_gib - 0.05
 
+    def headroom(self, rows: list[tuple[str, float, float, str, str]]) -> str:
+        """"哪个余量大", "which has more headroom": (label, memory per device, usable per device, what a device is called, the
+        layout and devices it is sized on or '') of each setup compared; the one with the most free memory (usable minus the
+        memory) named first, each one's free memory and the difference; within 0.5 GiB (the estimate's rounding) neither is
+        said to have more."""
+        ranked = sorted(((usable - used, used, usable, dev, label, how) for label, used, usable, dev, how in rows), key=lambda x: -x[0])
+        items = self.say("comma").join(self.say("headroom_item", label=label, free=f"{free:.1f}", used=f"{used:.1f}",
+                                                usable=f"{usable:.1f}", dev=dev, how=how)
+                                       for free, used, usable, dev, label, how in ranked)
+        diff = ranked[0][0] - ranked[1][0]
+        if diff < 0.5:
+            return self.say("headroom_same", items=items)
+        return self.say("headroom_more", best=ranked[0][4], other=ranked[1][4], diff=f"{diff:.1f}", items=items)
+
     def point(self, m: Any) -> str:
         """The per-device figure an answer shows: the pool, or, when its cached blocks only fill the free room, what the
         job holds without them (the verdict is judged on that too); the cached blocks are said beside it (filled)."""

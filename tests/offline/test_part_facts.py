@@ -223,3 +223,20 @@ def test_a_figure_not_held_is_said_so_first(assistant, question, said):
     from .dialog import converse
     first = converse(assistant, question)[0].answer.splitlines()[0]
     assert said in first and first.index(said) < 80
+
+
+@pytest.mark.parametrize("question,per_node", [
+    # a node said as one server or the whole machine: the catalog's devices per node (Snt9B 8 cards; Snt9B23 16 DIE = 8 cards)
+    ("A3 超节点单台服务器几块 910C，每块显存多大？", f"每节点 {A3['devices_per_node']} 个 DIE（{int(A3['devices_per_node']) // 2} 张卡）"),
+    ("整机 Atlas 800T A2 里面插几块 NPU", f"每节点 {A2['devices_per_node']} 张卡"),
+    ("what does an Atlas 800T A2 server come with - how many NPUs and HBM per NPU?", f"{A2['devices_per_node']} cards per node"),
+])
+def test_the_cards_in_one_server_are_answered(assistant, question, per_node):
+    assert per_node in assistant.ask(question).answer.splitlines()[0]
+
+
+def test_the_node_count_asked_before_the_memory_is_said_first(assistant):
+    # "几张卡、几个DIE、总显存多少": the catalog's 16 DIE (8 cards) per Snt9B23 node before the 64 GB per DIE
+    lead = assistant.ask("Atlas 900 A3 SuperPoD 单台服务器几张卡、几个DIE、总显存多少").answer.splitlines()[0]
+    node = f"每节点 {A3['devices_per_node']} 个 DIE"
+    assert node in lead and lead.index(node) < lead.index(f"每个 DIE {g(A3['memory_gb'])} GB")
