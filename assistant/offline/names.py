@@ -226,12 +226,15 @@ class ModelNames:
         return None
 
     def member(self, stem: str, size_b: float) -> str | None:
-        """The catalog model of a family (or of another model's stem) at a size: "qwen2.5" and 14 -> qwen2.5-14b."""
-        return self.keys.get(squash(f"{stem}{size_b:g}b"))
+        """The catalog model of a family (or of another model's stem) at a size: "qwen2.5" and 14 -> qwen2.5-14b; a MoE
+        model by its total size alone ("qwen3" and 235 -> qwen3-235b-a22b) when the catalog has one such model."""
+        key = squash(f"{stem}{size_b:g}b")
+        return self.keys.get(key) or self.resolver.moe_by_total(key)
 
     def sibling(self, model: str, size_b: float) -> str | None:
         """The catalog model that is ``model`` at another size ("and the 14b one?" after qwen2.5-7b: qwen2.5-14b)."""
-        stem, n = re.subn(r"[-_]?\d+(?:\.\d+)?b(?![a-z0-9])", "", model, count=1)
+        # the size and a MoE model's active size after it ("qwen3-30b-a3b" is of the stem "qwen3")
+        stem, n = re.subn(r"[-_]?\d+(?:\.\d+)?b(?:[-_]a\d+(?:\.\d+)?b)?(?![a-z0-9])", "", model, count=1)
         return self.member(stem, size_b) if n else None
 
     def family(self, work: str) -> str | None:
