@@ -195,7 +195,9 @@ class ModelNames:
         def as_typed(sp: tuple[int, int], alt: str) -> str:  # "Llama 9 Ultra" as typed
             return text[sp[0]:sp[1]] if len(text) == len(work) else alt
 
-        if found and sized and (member := self.member(found[0], sized[0])):
+        # (the stem before the size when the name holds it: "qwen3 235b moe" is qwen3's model of 235B)
+        if found and sized and (member := self.member(found[0], sized[0])
+                                or self.member(re.split(r"\s+[\d.]+b(?:\s|$)", found[0])[0], sized[0])):
             # "the 14b variant of qwen2.5": a family and a size written apart are that family's model of the size
             s.model, s.model_text = member, member
             r.claim(*found[1], "model", member, "catalog")

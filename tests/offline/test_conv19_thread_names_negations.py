@@ -40,6 +40,8 @@ def test_the_names_reader_gives_a_moe_model_by_its_family_and_total_size(parse):
     assert names.sibling("qwen3-235b-a22b", 30) == "qwen3-30b-a3b"
     assert names.member("qwen3", 235) == "qwen3-235b-a22b"
     assert names.sibling("qwen2.5-7b", 14) == "qwen2.5-14b"  # a dense sibling as before
+    # a family and a size written apart with a variant word after the size ("qwen3 的 235b moe")
+    assert parse("qwen3 的 235b moe 全参 4096 要多少卡").model == "qwen3-235b-a22b"
 
 
 def test_a_method_ruled_out_by_a_bare_negation_is_the_one_changed_from(assistant):
@@ -57,7 +59,8 @@ def test_a_negated_filter_lists_the_unsupported_models(assistant):
     lf = unsupported("LLaMA-Factory")
     assert lf == {"qwen2-1.5b", "mixtral-8x7b", "DeepSeek-V3/R1"}
     for q in ("which models does LLaMA-Factory not support in the minimum card table?",
-              "list the models llamafactory cannot run according to the min card table"):
+              "list the models llamafactory cannot run according to the min card table",
+              "in the minimum-card table, what models are there that llama-factory doesn't have a card count for?"):
         ans = assistant.ask(q, [])
         assert "**3 models**" in ans.answer and "not supported" in ans.answer, ans.answer
         assert "mixtral-8x7b" in ans.answer and "llama3.1-8b" not in ans.answer, ans.answer
