@@ -34,10 +34,14 @@ ASKS_FIRST = re.compile(r"first\s+(?:thing|step|command)|(?:check|do|try|look\s+
                         r"第一步|先做什么|先(?:查|检查|试|看|改|执行|跑|运行|敲|用)(?:什么|啥|哪)|先[^，。,？?]{0,6}(?:什么|啥|哪个)命令|首先(?:做|查|检查|要)|之前(?:先|应该|要)", re.I)
 # "what's next", "after npu-smi info shows nothing, what next?", "下一步", "npu-smi 之后呢", "set X already and still OOM, now
 # what": the step after the one named (or that step itself when its check only found something: FOUND)
-ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\b(?:now\s+what|what\s+now)\b|\b(?:do|try|check)\s+next\b|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
+ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\b(?:already|still|tried|found|see|saw|shows?)\b[^?]{0,80}\b(?:now\s+what|what\s+now)\b|\b(?:do|try|check)\s+next\b|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
                        r"下一步|接下来|然后(?:呢|做什么|怎么办|该)|之后(?:呢|做什么|怎么办|该|再)", re.I)
 # "found a leftover process", "npu-smi 看到有个残留进程": what a step's check turned up, the step's own fix not yet done
 FOUND = re.compile(r"\b(?:found|finds?|see|saw|spotted|shows?|showed|there(?:'s|\s+is|\s+are))\b|看到|发现|查到|显示有", re.I)
+# a step that checks for something ("Check for leftover processes … kill the residual process"): what it finds is its own fix
+CHECK_STEP = re.compile(r"\bcheck|\blook\s+for|检查|查看|确认", re.I)
+# "what to do next after that": the user is past the step named
+AFTER = re.compile(r"\bafter\b|之后|以后", re.I)
 # ("after npu-smi info shows nothing left over, next?": the check found nothing, its step is done)
 FOUND_NOTHING = re.compile(r"\b(?:nothing|none|no\s+(?:\w+\s+)?(?:process(?:es)?|leftovers?)|not)\b|没(?:有|看到|发现|查到)|什么都没", re.I)
 # "what should I look at", "where do I start", "怎么排查": where to begin, which a section headed as the first step answers
@@ -240,7 +244,8 @@ def step_asked(question: str, passages: Sequence[NotePassage]) -> Step | None:
         # `npu-smi` step, not a later one that only says "NPU count"); of as many, the later
         done = max(named, key=lambda i: (shared[i], i))
         at = done + 1 if done + 1 < len(steps) else None
-        if FOUND.search(question) and not FOUND_NOTHING.search(question) and not done_clause(question):
+        if (FOUND.search(question) and not FOUND_NOTHING.search(question) and not done_clause(question)
+                and not AFTER.search(question) and CHECK_STEP.search(steps[done][1])):
             at = done  # "npu-smi shows a leftover process, what next?": what the step's check found is fixed by that step
     else:
         tail = question[first.end():] if first else ""
