@@ -200,6 +200,8 @@ class ModelNames:
                                 or self.member(re.split(r"\s+[\d.]+b(?:\s|$)", found[0])[0], sized[0])):
             # "the 14b variant of qwen2.5": a family and a size written apart are that family's model of the size
             s.model, s.model_text = member, member
+            if squash(found[0]) not in self.keys:  # "qwen3 235B": a MoE model by its total size, said how it was read
+                s.model_read_as = s.model_text = as_typed(found[1], found[0])
             r.claim(*found[1], "model", member, "catalog")
             r.claim_match(sized[1], "model", member)
             return found[1]
