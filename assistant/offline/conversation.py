@@ -79,6 +79,7 @@ class CarrySpec:
     why: re.Pattern = re.compile(r"(?!)")  # "why 16?": where the last answer's figure comes from (carry.toml [why])
     that_stage: re.Pattern = re.compile(r"(?!)")  # "用那个 stage": the ZeRO stage the last answer stated (carry.toml)
     keeps_values: re.Pattern = re.compile(r"(?!)")  # "glm4-9b with the same number of requests": values kept (carry.toml)
+    next_step: re.Pattern = re.compile(r"(?!)")  # "…, now what?": the next step of the how-to topic (carry.toml [howto])
 
 
 def words(table: dict[str, Any]) -> re.Pattern:
@@ -118,7 +119,8 @@ def load(path: Path = CARRY_FILE) -> CarrySpec:
                      words(raw.get("referents", {}).get("back", {})), tuple(raw.get("referents", {}).get("slots", ())),
                      words(raw.get("proposed_count", {})), tuple(slots.get("serving_part", {}).get("slots", ())),
                      {task: frozenset(names) for task, names in raw.get("domain_left", {}).items()},
-                     words(raw.get("why", {})), words(raw.get("that_stage", {})), words(raw.get("keeps_values", {})))
+                     words(raw.get("why", {})), words(raw.get("that_stage", {})), words(raw.get("keeps_values", {})),
+                     words(raw.get("howto", {}).get("next_step", {})))
 
 
 CARRY = load()
@@ -569,6 +571,8 @@ def howto_follow_up(turn: QuestionFrame, earlier: QuestionFrame) -> bool:
     job = bool(earlier.model or earlier.params_b)
     back_to_job = bool(CARRY.refers_back.search(turn.question.lower())) and job
     named = set(turn.notes_named or ())
+    if CARRY.next_step.search(turn.question.lower()):
+        named = set()  # "found a leftover process eating 50GB, now what": the topic's next step, not another note's subject
     on_topic_note = bool(named & earlier.howto_notes)
     amount = asks_amount(turn) and not (on_topic_note and not job)
     # (judged out of scope on its own words, a question goes on about the topic; a request does not: "recommend me some

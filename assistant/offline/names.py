@@ -195,9 +195,13 @@ class ModelNames:
         def as_typed(sp: tuple[int, int], alt: str) -> str:  # "Llama 9 Ultra" as typed
             return text[sp[0]:sp[1]] if len(text) == len(work) else alt
 
-        if found and sized and (member := self.member(found[0], sized[0])):
+        # (the stem before the size when the name holds it: "qwen3 235b moe" is qwen3's model of 235B)
+        if found and sized and (member := self.member(found[0], sized[0])
+                                or self.member(re.split(r"\s+[\d.]+b(?:\s|$)", found[0])[0], sized[0])):
             # "the 14b variant of qwen2.5": a family and a size written apart are that family's model of the size
             s.model, s.model_text = member, member
+            if squash(found[0]) not in self.keys:  # "qwen3 235B": a MoE model by its total size, said how it was read
+                s.model_read_as = s.model_text = as_typed(found[1], found[0])
             r.claim(*found[1], "model", member, "catalog")
             r.claim_match(sized[1], "model", member)
             return found[1]
@@ -226,12 +230,15 @@ class ModelNames:
         return None
 
     def member(self, stem: str, size_b: float) -> str | None:
-        """The catalog model of a family (or of another model's stem) at a size: "qwen2.5" and 14 -> qwen2.5-14b."""
-        return self.keys.get(squash(f"{stem}{size_b:g}b"))
+        """The catalog model of a family (or of another model's stem) at a size: "qwen2.5" and 14 -> qwen2.5-14b; a MoE
+        model by its total size alone ("qwen3" and 235 -> qwen3-235b-a22b) when the catalog has one such model."""
+        key = squash(f"{stem}{size_b:g}b")
+        return self.keys.get(key) or self.resolver.moe_by_total(key)
 
     def sibling(self, model: str, size_b: float) -> str | None:
         """The catalog model that is ``model`` at another size ("and the 14b one?" after qwen2.5-7b: qwen2.5-14b)."""
-        stem, n = re.subn(r"[-_]?\d+(?:\.\d+)?b(?![a-z0-9])", "", model, count=1)
+        # the size and a MoE model's active size after it ("qwen3-30b-a3b" is of the stem "qwen3")
+        stem, n = re.subn(r"[-_]?\d+(?:\.\d+)?b(?:[-_]a\d+(?:\.\d+)?b)?(?![a-z0-9])", "", model, count=1)
         return self.member(stem, size_b) if n else None
 
     def family(self, work: str) -> str | None:

@@ -32,9 +32,18 @@ CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 ASKS_FIRST = re.compile(r"first\s+(?:thing|step|command)|(?:check|do|try|look\s+at|run|execute|type|use)\s+first|\bfirst\b[^?]{0,60}\bbefore\b|"
                         r"\bbefore\s+(?:touching|changing|lowering|raising|reducing|trying|increasing|adding)|"
                         r"第一步|先做什么|先(?:查|检查|试|看|改|执行|跑|运行|敲|用)(?:什么|啥|哪)|先[^，。,？?]{0,6}(?:什么|啥|哪个)命令|首先(?:做|查|检查|要)|之前(?:先|应该|要)", re.I)
-# "what's next", "after npu-smi info shows nothing, what next?", "下一步", "npu-smi 之后呢": the step after the one named
-ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\b(?:do|try|check)\s+next\b|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
+# "what's next", "after npu-smi info shows nothing, what next?", "下一步", "npu-smi 之后呢", "set X already and still OOM, now
+# what": the step after the one named (or that step itself when its check only found something: FOUND)
+ASKS_NEXT = re.compile(r"next\s+(?:thing|step)|what(?:'s|\s+is)?\s+next|then\s+what|\b(?:already|still|tried|found|see|saw|shows?)\b[^?]{0,80}\b(?:now\s+what|what\s+now)\b|\b(?:do|try|check)\s+next\b|\bafter\b[^?]{0,60}\b(?:next|then|what)\b|"
                        r"下一步|接下来|然后(?:呢|做什么|怎么办|该)|之后(?:呢|做什么|怎么办|该|再)", re.I)
+# "found a leftover process", "npu-smi 看到有个残留进程": what a step's check turned up, the step's own fix not yet done
+FOUND = re.compile(r"\b(?:found|finds?|see|saw|spotted|shows?|showed|there(?:'s|\s+is|\s+are))\b|看到|发现|查到|显示有", re.I)
+# a step that checks for something ("Check for leftover processes … kill the residual process"): what it finds is its own fix
+CHECK_STEP = re.compile(r"\bcheck|\blook\s+for|检查|查看|确认", re.I)
+# "what to do next after that": the user is past the step named
+AFTER = re.compile(r"\bafter\b|之后|以后", re.I)
+# ("after npu-smi info shows nothing left over, next?": the check found nothing, its step is done)
+FOUND_NOTHING = re.compile(r"\b(?:nothing|none|no\s+(?:\w+\s+)?(?:process(?:es)?|leftovers?)|not)\b|没(?:有|看到|发现|查到)|什么都没", re.I)
 # "what should I look at", "where do I start", "怎么排查": where to begin, which a section headed as the first step answers
 ASKS_START = re.compile(ASKS_FIRST.pattern + r"|what\s+(?:should|do|can)\s+(?:i|we)\s+(?:look\s+at|check|look\s+into)|"
                         r"where\s+(?:do|should|can)\s+(?:i|we)\s+(?:start|begin|look)|how\s+(?:do\s+i|to|can\s+i)\s+(?:debug|troubleshoot|diagnose)|"
@@ -45,7 +54,7 @@ WORD = re.compile(r"[a-z][a-z0-9_-]+")
 STOP = frozenset({"the", "and", "for", "with", "what", "when", "does", "should", "first", "next", "step", "thing",
                   "then", "after", "before", "vendor", "page", "say", "says", "training", "train", "fine", "tune",
                   "oom", "shows", "show", "nothing", "left", "over", "still", "this", "that", "from", "into", "your",
-                  "have",
+                  "have", "already", "now",
                   # verbs of asking a value ("what is X set to", "what do they use") name no part of a note
                   "set", "use", "used", "uses",
                   # pronouns of a choice ("which one is it?") name nothing either
@@ -240,6 +249,9 @@ def step_asked(question: str, passages: Sequence[NotePassage]) -> Step | None:
         # `npu-smi` step, not a later one that only says "NPU count"); of as many, the later
         done = max(named, key=lambda i: (shared[i], i))
         at = done + 1 if done + 1 < len(steps) else None
+        if (FOUND.search(question) and not FOUND_NOTHING.search(question) and not done_clause(question)
+                and not AFTER.search(question) and CHECK_STEP.search(steps[done][1])):
+            at = done  # "npu-smi shows a leftover process, what next?": what the step's check found is fixed by that step
     else:
         tail = question[first.end():] if first else ""
         before = [i for i, (_, text) in enumerate(steps) if terms(tail) & terms(text)] if re.search(r"before|之前", question, re.I) else []

@@ -347,10 +347,10 @@ HALVES = re.compile(r"(?<![a-z])(?:halve[sd]?|halving|cut\s+in\s+half)(?![a-z])|
 INSTEAD_OF = re.compile(r"instead\s+of|rather\s+than|in\s+place\s+of|swap(?:ping)?\s+out|replacing|而不是|而非|代替|替代(?!成)|不用|取代")
 
 
-# The first of two values said not to be the job ("skip full tuning and just do lora", "不做全参只训 LoRA", "instead of
+# The first of two values said not to be the job ("skip full tuning and just do lora", "不做全参只训 LoRA", "不全参了，改 lora", "instead of
 # full, lora"): the next value said is the one the job changes to.
 RULED_OUT_BEFORE = re.compile(r"(?:(?<![a-z])(?:skip(?:ping)?|drop(?:ping)?|forget(?:\s+about)?|not|no\s+longer|never\s+mind|"
-                              r"instead\s+of|rather\s+than)|不做|不搞|不训|不要|不跑|不用|(?<!是)不是|放弃|别(?:做|搞|训)?)\s*(?:the\s+|a\s+)?$")
+                              r"instead\s+of|rather\s+than)|不做|不搞|不训|不要|不跑|不用|(?<!是)不是|不再|(?<![是要会能])不|放弃|别(?:做|搞|训)?)\s*(?:the\s+|a\s+)?$")
 
 
 def changed_to(work: str, mentions: list[tuple[int, int, str]]) -> str | None:
