@@ -214,6 +214,7 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
             assistant = the_assistant()
             if hasattr(assistant, "warm_up"):  # (a factory's stand-in may have none)
                 assistant.warm_up()
+            holder["warm"] = True
         except Exception as e:  # e.g. the configured LLM cannot be built: /readyz says why, /v1/ask answers 503
             holder["error"] = f"{type(e).__name__}: {e}"
             log.error("The agent could not be built: %s", holder["error"])
@@ -231,7 +232,7 @@ def create_app(ctx, settings, assistant_factory: Callable[[Any], Any] | None = N
     @app.get("/readyz", tags=["meta"], summary="Readiness probe: 200 once /v1/ask can answer, else 503 (no API key needed)",
              responses={503: {"description": "Still starting, or the agent cannot be built (the reason is given)"}})
     async def readyz() -> Response:
-        if "assistant" in holder:
+        if "warm" in holder:  # the agent built, and with an LLM its offline fallback too
             return Response('{"status":"ready"}', media_type="application/json")
         body = {"status": "unavailable", "reason": holder["error"]} if "error" in holder else {"status": "starting"}
         return Response(json.dumps(body), status_code=503, media_type="application/json", headers={"Retry-After": "1"})
