@@ -22,7 +22,7 @@ NUMBER = r"(?P<sign>(?<![a-z0-9_.])(?:[-−]|负)\s?)?(?<![a-z0-9_.])(?!(?<=\d,)
 # (a word glued to "_" is a variable's name: "NNODES=0 NPUS_PER_NODE=8" has no "0 NPUs")
 # (a part's name may stand between the number and the device word: "2.5 Snt9B cards", "1.5 张 910B 卡", "3 A100 GPUs")
 _PART_WORD = r"(?:(?=[a-z\-]*\d)(?=[0-9\-]*[a-z])[a-z0-9][a-z0-9\-]*|ascend|nvidia|huawei)"
-DEVICE_AFTER = re.compile(rf"\s*(?:x|×)?\s*(?:个\s*)?(?:张\s*)?(?:{_PART_WORD}\s*){{0,2}}(?:cards?|npus?|gpus?|devices?|dies?|accelerators?|张|块|卡)(?![a-z_])")
+DEVICE_AFTER = re.compile(rf"\s*(?:x|×)?\s*(?:个\s*)?(?:张\s*)?(?:{_PART_WORD}\s*){{0,2}}(?:cards?|npus?|gpus?|devices?|dies?|accelerators?|张|块|卡(?!数))(?![a-z_])")
 NODES_AFTER = re.compile(rf"\s*(?:x|×)?\s*(?:个\s*)?(?:{_PART_WORD}\s*)?(?:nodes?|servers?|machines?|hosts?|节点|台)(?![a-z_])")
 LENGTH_AFTER = re.compile(r"\s*(?:[-\s]?tokens?(?:\s+(?:sequence|context|length))|个?\s*token(?:s)?\s*(?:的)?\s*(?:序列|长度|上下文))")
 TOKENS_AFTER = re.compile(r"\s*(?:个\s*)?tokens?(?![a-z/])")  # "-4096 tokens"; "1e9 tokens" is a training amount

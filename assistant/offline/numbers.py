@@ -329,7 +329,7 @@ def shape_params_b(shape: dict[str, int]) -> float:
 # counts the question states from the frame, never from the question's text again.
 COUNT_NUMERAL = rf"(?<![a-z0-9.])(\d+|[一二两三四五六七八九十]|(?<![a-z]){EN_COUNT}(?=\s))"
 COUNTS_SAID = (("said_nodes", re.compile(COUNT_NUMERAL + r"\s*(?:整\s*|(?:whole|full|entire)\s+)?(?:(?:-|个|台)?\s*(?:nodes?|servers?|machines?|boxes|节点|机器|服务器)(?![a-z])|台(?!阶))")),
-               ("said_cards", re.compile(COUNT_NUMERAL + r"\s*(?:张)?\s*(?:physical\s+)?(?:cards?|物理卡|卡)(?![a-z])")),
+               ("said_cards", re.compile(COUNT_NUMERAL + r"\s*(?:张)?\s*(?:physical\s+)?(?:cards?|物理卡|卡(?!数))(?![a-z])")),
                ("said_dies", re.compile(COUNT_NUMERAL + r"\s*(?:个|颗)?\s*dies?(?![a-z])")))  # "one DIE", "2 Snt9B23 DIEs", "一个 DIE"
 
 

@@ -66,7 +66,7 @@ def test_will_it_oom_and_could_that_be_the_reason_are_answered_the_right_way_rou
 
 def test_a_note_worded_like_the_question_is_the_one_quoted(assistant):
     image = lead(assistant.ask("How do I build a custom training image from a preset pytorch image? I need extra pip packages"))
-    assert "custom image" in image and "install.sh" not in image
+    assert "(notes: Building a custom training image from a preset image)" in image and "install.sh" not in image
     back = lead(assistant.ask("how do i convert my trained megatron weights back to hugging face format after training?"))
     assert "CONVERT_MG2HF=TRUE" in back
 

@@ -40,3 +40,10 @@ def test_lora_targets_by_their_letters(assistant):
     assert "13,631,488" in first and "41,943,040" not in first
     # r 8 on q/v: q 8 x 8192 = 65,536 + v 8 x 5120 = 40,960 -> 106,496 x 32 = 3,407,872
     assert "3,407,872" in lead(assistant.ask("llama3-8b lora rank 8 on q/v, trainable params?"))
+
+
+def test_a_digit_before_the_word_card_count_is_no_count(parse, assistant):
+    # "卡数" is the noun "card count": a stray digit before it ("…上0 卡数是多少", a typo) states no cards
+    frame = parse("qwen3-30b-a3b 全量微调 4k 用mindspeed 在Snt9B23上0 卡数是多少")
+    assert not any(sp.slot == "said_cards" for sp in frame.spans) and frame.devices is None
+    assert "不是有效的卡数" in assistant.ask("qwen2.5-7b lora 0 张卡够吗").answer  # "0 张卡" still is one, refused
