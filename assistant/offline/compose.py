@@ -1181,8 +1181,8 @@ class Composer(QuantityBlocks, VariantBlocks, ComponentBlocks, TimeBlocks, FitsB
             # the page's own line about the subject named ("install_type=llamafactory" on the ModelLink package's page): it
             # answers first, and the page is not said to leave that subject out
             own_line = note_pick.line_naming(self.s.question, self.s.out_of_scope.get(top.file, ((), ()))[0], best)
-            if own_line is not None and not re.sub(r"[*`>\s]", "", lead).startswith(key := re.sub(r"[*`>\s]", "", own_line)[:40]):
-                rest = "\n".join(ln for ln in lead.splitlines() if key not in re.sub(r"[*`>\s]", "", ln))
+            if own_line is not None and not flat_text(lead).startswith(key := flat_text(own_line)[:40]):
+                rest = "\n".join(ln for ln in lead.splitlines() if key not in flat_text(ln))
                 lead = own_line + ("\n" if "\n" in rest else "" if self.lang == "zh" else " ") + rest
             lead = with_antecedent(lead, best, self.lang)  # "When it is set, …": the sentence naming "it" first
             lead = each_named(self.s.question, lead, best, self.lang)  # "A 和 B 各自的 commit": B's line beside A's
